@@ -121,6 +121,28 @@ def make_specs(madial_as: str = "notes") -> dict[str, Spec]:
     }
 
 
+REFERENCE = {
+    "locomo": [
+        "bm25s (English stemmer) turn_recall@5 / @10 = 0.488 / 0.559, all-MiniLM-L6-v2 0.415 / 0.507; those "
+        "turns carry no image caption (our bm25s reproduces 0.488 / 0.559 without captions; captions are in here)",
+        "bm25s session_recall@5 = 0.832 with each whole session as one document (here sessions are ranked by "
+        "their best turn, a different setting)",
+        "published, other metrics: MemPalace hybrid 0.889 session R@10; engram-search 0.939 recall_any@5",
+    ],
+    "longmemeval-user": [
+        "bm25s session_recall_any@5 = 0.951, all-MiniLM-L6-v2 0.967 (user turns as documents, same 61 q)",
+        "published on the full 500 q (not comparable one to one): agentmemory 0.952, MemPalace 0.966, "
+        "engram-search 0.984",
+    ],
+    "longmemeval": ["the reference figures use user turns only: see longmemeval-user"],
+    "madial-zh": [
+        "char-bigram BM25 recall@5 = 0.430 on all 160 dialogues (here: the 80 dev dialogues); published "
+        "embeddings on all 160: OpenAI 0.694, Dmeta 0.599, BGE-M3 0.586",
+    ],
+}
+"""Reference figures from shared/data/README.md, printed beside our numbers with their definitions."""
+
+
 # -------------------------------------------------------------------------------------- systems
 
 def _norm(text: str) -> str:
@@ -377,6 +399,8 @@ def markdown(report: dict) -> str:
                 cells = [" / ".join(_fmt(b["systems"][s]["by"][g].get(h)) for s in systems) for h in head]
                 lines.append(f"| {g} | {n} | " + " | ".join(cells) + " |")
             lines.append("")
+        if REFERENCE.get(name):
+            lines += ["Reference figures (shared/data/README.md):", ""] + [f"- {r}" for r in REFERENCE[name]] + [""]
         notes = b["notes"] + [f"{s}: {n}" for s in systems for n in b["systems"][s]["notes"]]
         if notes:
             shown = notes[:8]
