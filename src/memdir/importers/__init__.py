@@ -1,0 +1,62 @@
+"""Transcript importers: turn a host's session files into plain event dicts, without touching a database.
+
+Every importer is a generator of::
+
+    {"key": str, "role": "user" | "assistant" | "tool", "text": str, "session": str,
+     "ts": "<ISO 8601 UTC>" | None, "source": "claude-code" | "codex" | "opencode" | "jsonl",
+     "meta": {...}}   # optional extras: line, cwd, tool, call id, is_error …
+
+Keys are deterministic (seed 004): ``import:<source>:<session>:<line id>``, with the transcript's own
+stable id as line id (Claude Code message ``uuid`` / ``tool_use`` id, Codex ``L<line>`` / ``call_id``,
+OpenCode part id), so importing a file twice yields identical keys and a grown file yields the old
+keys plus new ones. Each importer takes an optional ``stats: collections.Counter`` that it increments
+with ``skipped:<reason>``, ``bad_json``, ``bad_ts`` … (bad or truncated lines never raise). Tool
+calls become one event each, bounded to ``TOOL_SUMMARY_MAX_CHARS`` (2,000) chars. Texts are not
+redacted or gated here: the core's capture does that.
+
+Usage::
+
+    from collections import Counter
+    from memdir.importers import iter_events, resolve_paths
+    stats = Counter()
+    for path in resolve_paths("codex"):            # default locations
+        for ev in iter_events("codex", path, stats=stats):
+            ...
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from .claude_code import iter_claude_code
+from .codex import iter_codex
+from .discover import HOSTS, default_paths, resolve_paths
+from .jsonl import TOOL_SUMMARY_MAX_CHARS, iter_jsonl
+from .opencode import iter_opencode
+
+IMPORTERS: dict[str, Callable[..., Iterator[dict]]] = {
+    "claude-code": iter_claude_code,
+    "codex": iter_codex,
+    "opencode": iter_opencode,
+    "jsonl": iter_jsonl,
+}
+
+
+def iter_events(source: str, path: str | Path, *, stats: Counter | None = None) -> Iterator[dict]:
+    """Events of one transcript ``path`` read by the importer of ``source`` (a key of ``IMPORTERS``).
+
+    Raises ``memdir.errors.UsageError`` for an unknown source; the importer's own errors otherwise.
+    """
+    from ..errors import UsageError
+
+    try:
+        fn = IMPORTERS[source]
+    except KeyError:
+        raise UsageError(f"unknown transcript source {source!r}: use one of {', '.join(IMPORTERS)}") from None
+    return fn(path, stats=stats)
+
+
+__all__ = ["HOSTS", "IMPORTERS", "TOOL_SUMMARY_MAX_CHARS", "default_paths", "iter_claude_code", "iter_codex",
+           "iter_events", "iter_jsonl", "iter_opencode", "resolve_paths"]

@@ -1,0 +1,75 @@
+"""Default transcript locations per host, and expansion of a user-given path into files to import.
+
+| host | default location | override |
+|---|---|---|
+| ``claude-code`` | ``~/.claude/projects/**/*.jsonl`` (sessions and ``<session>/subagents/*.jsonl``) | ``$CLAUDE_CONFIG_DIR`` replaces ``~/.claude`` |
+| ``codex`` | ``~/.codex/sessions/**/rollout-*.jsonl`` | ``$CODEX_HOME`` replaces ``~/.codex`` |
+| ``opencode`` | ``~/.local/share/opencode/opencode.db`` and ``…/opencode/storage/`` | ``$XDG_DATA_HOME`` replaces ``~/.local/share`` |
+| ``jsonl`` | none: a path must be given | |
+
+Only paths that exist are returned, sorted.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+from ..errors import UsageError
+
+HOSTS = ("claude-code", "codex", "opencode", "jsonl")
+
+
+def _check(host: str) -> None:
+    if host not in HOSTS:
+        raise UsageError(f"unknown transcript source {host!r}: use one of {', '.join(HOSTS)}")
+
+
+def default_paths(host: str, *, env: Mapping[str, str] | None = None, home: Path | None = None) -> list[Path]:
+    """Existing transcript files (or, for OpenCode, the database file and the storage directory) of ``host``.
+
+    env/home: stand-ins for ``os.environ`` and ``Path.home()`` (tests). Returns ``[]`` when nothing is
+    there. Raises ``memdir.errors.UsageError`` for an unknown host.
+    """
+    _check(host)
+    env = os.environ if env is None else env
+    home = Path.home() if home is None else Path(home)
+    if host == "claude-code":
+        base = Path(env["CLAUDE_CONFIG_DIR"]) if env.get("CLAUDE_CONFIG_DIR") else home / ".claude"
+        projects = base / "projects"
+        return sorted(p for p in projects.rglob("*.jsonl") if p.is_file()) if projects.is_dir() else []
+    if host == "codex":
+        base = Path(env["CODEX_HOME"]) if env.get("CODEX_HOME") else home / ".codex"
+        sessions = base / "sessions"
+        return sorted(p for p in sessions.rglob("rollout-*.jsonl") if p.is_file()) if sessions.is_dir() else []
+    if host == "opencode":
+        data = Path(env["XDG_DATA_HOME"]) if env.get("XDG_DATA_HOME") else home / ".local" / "share"
+        base = data / "opencode"
+        out = []
+        if (base / "opencode.db").is_file():
+            out.append(base / "opencode.db")
+        if (base / "storage" / "message").is_dir():
+            out.append(base / "storage")
+        return out
+    return []
+
+
+def resolve_paths(host: str, path: str | Path | None = None, **kw) -> list[Path]:
+    """Files to import for ``host``: ``default_paths(host)`` when ``path`` is None, else ``path`` expanded.
+
+    A file is returned as is. A directory is searched: ``**/*.jsonl`` (claude-code),
+    ``**/rollout-*.jsonl`` (codex), ``*.jsonl`` (jsonl); for opencode the directory itself is returned
+    (the importer accepts a data dir or a storage dir). Raises ``memdir.errors.UsageError`` for an
+    unknown host or a path that does not exist.
+    """
+    _check(host)
+    if path is None:
+        return default_paths(host, **kw)
+    p = Path(path).expanduser()
+    if not p.exists():
+        raise UsageError(f"{p} does not exist: give a transcript file or directory")
+    if p.is_file() or host == "opencode":
+        return [p]
+    pattern = {"claude-code": "**/*.jsonl", "codex": "**/rollout-*.jsonl", "jsonl": "*.jsonl"}[host]
+    return sorted(f for f in p.glob(pattern) if f.is_file())
