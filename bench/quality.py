@@ -93,12 +93,18 @@ class Spec:
     score: Callable[[list[str], Query, Callable], dict[str, float]]
     depth: int  # how many results to ask each system for (enough for the largest session cut-off)
     as_notes: bool = False
+    meta: str = "tags"  # where an item's tags go: "tags" (memdir tags field), "text" (appended), "none"
     headline: tuple[str, ...] = ()
     description: str = ""
 
 
-def make_specs(madial_as: str = "notes") -> dict[str, Spec]:
-    """The benchmark table; ``madial_as`` in {"notes", "events"} decides how MADial memories are stored."""
+def make_specs(madial_as: str = "notes", madial_meta: str = "tags") -> dict[str, Spec]:
+    """The benchmark table.
+
+    ``madial_as`` in {"notes", "events"}: how MADial memories are stored in memdir. ``madial_meta`` in
+    {"tags", "text", "none"}: where a memory's scene and emotion go (memdir note tags, appended to the
+    text, or nowhere); baselines always index text + scene + emotion unless ``none``.
+    """
     notes = madial_as == "notes"
     return {
         "locomo": Spec("locomo", load_locomo, "en", _locomo_metrics, 100,
@@ -113,11 +119,13 @@ def make_specs(madial_as: str = "notes") -> dict[str, Spec]:
                                  description="LongMemEval-S dev sample (61 q); user turns only are documents "
                                              "(the reference figure's setting), a session ranked by its best turn"),
         "madial-zh": Spec("madial-zh", lambda d: load_madial(d, "zh"), "cjk-bigram", _madial_metrics, 20,
-                          as_notes=notes, headline=("recall@5", "mrr@10"),
-                          description=f"MADial-Bench zh dev (80 dialogues, 171 memories as {madial_as})"),
+                          as_notes=notes, meta=madial_meta, headline=("recall@5", "mrr@10"),
+                          description=f"MADial-Bench zh dev (80 dialogues, 171 memories as {madial_as}, "
+                                      f"scene+emotion: {madial_meta})"),
         "madial-en": Spec("madial-en", lambda d: load_madial(d, "en"), "en", _madial_metrics, 20,
-                          as_notes=notes, headline=("recall@5", "mrr@10"),
-                          description=f"MADial-Bench en dev (80 dialogues, 160 memories as {madial_as})"),
+                          as_notes=notes, meta=madial_meta, headline=("recall@5", "mrr@10"),
+                          description=f"MADial-Bench en dev (80 dialogues, 160 memories as {madial_as}, "
+                                      f"scene+emotion: {madial_meta})"),
     }
 
 
@@ -149,9 +157,16 @@ def _norm(text: str) -> str:
     return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
 
 
-def baseline_doc(item: Item) -> str:
-    """The text a baseline indexes for an item: its text plus its tags (what memdir is given)."""
-    return " ".join([item.text, *item.tags]) if item.tags else item.text
+def baseline_doc(item: Item, meta: str = "tags") -> str:
+    """The text a baseline indexes for an item: its text plus its tags unless ``meta == "none"``."""
+    return " ".join([item.text, *item.tags]) if item.tags and meta != "none" else item.text
+
+
+def memdir_text(item: Item, meta: str) -> tuple[str, list[str]]:
+    """(text, tags) given to memdir for an item under the ``meta`` placement (see :func:`make_specs`)."""
+    if meta == "text":
+        return baseline_doc(item, meta), []
+    return item.text, (list(item.tags) if meta == "tags" else [])
 
 
 class BaselineSystem:
@@ -163,7 +178,7 @@ class BaselineSystem:
 
     def build(self, case: Case, spec: Spec):
         keys = [it.key for it in case.items]
-        index = self.factory([baseline_doc(it) for it in case.items])
+        index = self.factory([baseline_doc(it, spec.meta) for it in case.items])
         notes: list[str] = []
 
         def search(query: str, k: int) -> list[str]:
@@ -191,7 +206,8 @@ class MemdirSystem:
         import memdir
 
         (tmp / "project").mkdir(parents=True, exist_ok=True)
-        cfg = {"recall.half_life_days": 0, "recall.channel": self.channel}
+        # no decay (benchmarks span years) and no rehearsal (recall would change later queries' scores)
+        cfg = {"recall.half_life_days": 0, "recall.rehearsal_weight": 0, "recall.channel": self.channel}
         if self.provider:
             cfg["embed.provider"] = self.provider
         kwargs = dict(project_dir=tmp / "project", home=tmp / "home", clock=lambda: clock_at)
@@ -215,13 +231,15 @@ class MemdirSystem:
         alias: dict[str, list[str]] = {}
         if spec.as_notes:
             for it in case.items:
-                note = m.remember(it.text, category="facts", tags=list(it.tags))
+                text, tags = memdir_text(it, spec.meta)
+                note = m.remember(text, category="facts", tags=tags)
                 alias.setdefault(note.id, []).append(it.key)
                 if note.existed:
                     notes.append(f"{case.name}: item {it.key} has the same text as an earlier one (note {note.id})")
         else:
-            events = [{"key": it.key, "role": it.role, "text": it.text, "session": it.group, "ts": it.ts}
-                      for it in case.items]
+            events = [{"key": it.key, "role": it.role, "text": memdir_text(it, "text" if spec.meta == "tags"
+                                                                           else spec.meta)[0],
+                       "session": it.group, "ts": it.ts} for it in case.items]
             counts = m.import_events(events)
             if counts.get("stored", len(events)) != len(events):
                 notes.append(f"{case.name}: import_events counts {counts}")
@@ -421,12 +439,12 @@ def _commit() -> str:
 
 def run(data: Path, benches: list[str], *, channel: str = "lexical", provider: str | None = None,
         limit: int | None = None, systems: tuple[str, ...] = ("memdir", "bm25s", "minilm"),
-        madial_as: str = "notes", log=lambda s: None) -> dict:
+        madial_as: str = "notes", madial_meta: str = "tags", log=lambda s: None) -> dict:
     """Run the named benchmarks; returns the report dict that :func:`markdown` renders and main writes as JSON.
 
     Raises: BenchError (unknown benchmark/system), DataError (missing or malformed data file).
     """
-    specs = make_specs(madial_as)
+    specs = make_specs(madial_as, madial_meta)
     unknown = [b for b in benches if b not in specs]
     if unknown:
         raise BenchError(f"unknown benchmark(s) {unknown}; choose from {', '.join(specs)}")
@@ -447,6 +465,7 @@ def run(data: Path, benches: list[str], *, channel: str = "lexical", provider: s
             "provider": provider,
             "limit": limit,
             "madial_as": madial_as,
+            "madial_meta": madial_meta,
             "systems": names,
             "baselines": baselines,
         },
@@ -473,6 +492,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--limit", type=int, default=None, help="at most N queries per benchmark")
     p.add_argument("--systems", default="memdir,bm25s,minilm", help="comma-separated: memdir,bm25s,minilm")
     p.add_argument("--madial-as", default="notes", choices=("notes", "events"))
+    p.add_argument("--madial-meta", default="tags", choices=("tags", "text", "none"),
+                   help="where MADial scene+emotion go for memdir (events have no tags: tags means text)")
     p.add_argument("--out", type=Path, default=ROOT / "bench" / "results", help="directory for JSON + MD")
     p.add_argument("--no-write", action="store_true", help="print the table only")
     a = p.parse_args(argv)
@@ -484,7 +505,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         report = run(a.data, benches, channel=a.channel, provider=a.provider, limit=a.limit,
                      systems=tuple(s.strip() for s in a.systems.split(",") if s.strip()),
-                     madial_as=a.madial_as, log=log)
+                     madial_as=a.madial_as, madial_meta=a.madial_meta, log=log)
     except (BenchError, DataError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -493,6 +514,7 @@ def main(argv: list[str] | None = None) -> int:
     if not a.no_write:
         stem = f"quality-{a.channel}" + (f"-{a.provider}" if a.provider else "") + \
             (f"-limit{a.limit}" if a.limit else "") + ("" if a.madial_as == "notes" else f"-madial-{a.madial_as}") + \
+            ("" if a.madial_meta == "tags" else f"-meta-{a.madial_meta}") + \
             ("" if set(benches) >= set(ALL_BENCHES) else "-" + "+".join(benches))
         a.out.mkdir(parents=True, exist_ok=True)
         (a.out / f"{stem}.json").write_text(json.dumps(report, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
