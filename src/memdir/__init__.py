@@ -1,0 +1,35 @@
+"""memdir — local-first long-term memory for AI coding agents.
+
+Curated memory is Markdown with YAML frontmatter in two roots (global and per project); episodic memory is
+captured into SQLite; recall is CJK-correct BM25 (plus optional embeddings); the ``<memory>`` block injects
+rules, an outline and the best bodies within a character budget. See ``docs/API.md``.
+
+>>> import memdir
+>>> with memdir.open() as m:            # doctest: +SKIP
+...     m.remember("部署脚本用 pnpm 而不是 npm", category="decisions")
+...     m.recall("部署")
+"""
+
+from __future__ import annotations
+
+import os
+from datetime import datetime
+from typing import Any, Callable
+
+from .core import Memdir
+from .errors import MemdirError, NotFound, PathError, UsageError
+from .types import Event, Hit, Note, Report
+
+__version__ = "0.1.0"
+__all__ = ["open", "Memdir", "Note", "Event", "Hit", "Report", "MemdirError", "UsageError", "PathError", "NotFound"]
+
+
+def open(project_dir: str | os.PathLike | None = None, *, home: str | os.PathLike | None = None,
+         config: dict[str, Any] | None = None, clock: Callable[[], datetime] | None = None) -> Memdir:
+    """Open memdir for the project containing ``project_dir`` (default: the working directory).
+
+    ``home`` overrides the global root (else ``$MEMDIR_HOME`` or the platform's user data dir); ``config``
+    overrides any setting (highest precedence); ``clock`` returns an aware UTC datetime (for tests).
+    Nothing is created on disk until something is written.
+    """
+    return Memdir(project_dir, home=home, config=config, clock=clock)

@@ -1,0 +1,604 @@
+"""The facade: :class:`Memdir` is what the CLI, the MCP server, host hooks and benchmarks call.
+
+See ``docs/API.md`` for the contract. Nothing outside this module talks to the files or SQLite directly.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import os
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+from . import index, inject, notes, rank
+from .config import Config
+from .errors import MemdirError, NotFound, PathError, UsageError
+from .root import Root
+from .roots import check_segment, global_root, project_root, split_id, PROJECT_DIRNAME
+from .timeutil import iso, now_utc, parse_ts
+from .tokenize import query_tokens, tokenize
+from .types import Event, Hit, Note, Report
+
+log = logging.getLogger("memdir")
+
+SCOPES = ("project", "global")
+ROLES = ("user", "assistant", "tool", "system")
+MAX_EVENT_CHARS = 20_000  # stored length bound per event (case C8): head + tail kept, middle elided
+
+
+def _redact(text: str) -> str:
+    from .redact import redact
+
+    return redact(text)
+
+
+def bound_text(text: str, limit: int = MAX_EVENT_CHARS) -> str:
+    """Bound a stored text to ``limit`` chars: keep the first 70% and the last 30%, joined by a marker that
+    says how many characters were elided (case C8's documented policy)."""
+    if len(text) <= limit:
+        return text
+    head = int(limit * 0.7)
+    tail = limit - head - 40
+    return f"{text[:head]}\n[… {len(text) - head - tail} chars elided by memdir …]\n{text[-tail:]}"
+
+
+class Memdir:
+    """Both memory roots (project and global) behind one API. Create with :func:`memdir.open`."""
+
+    def __init__(self, project_dir: str | os.PathLike | None = None, *, home: str | os.PathLike | None = None,
+                 config: dict[str, Any] | None = None, clock: Callable[[], datetime] | None = None):
+        self.project_root = project_root(project_dir)
+        self.home = global_root(home)
+        self.clock = clock or now_utc
+        proj = self.project_root / PROJECT_DIRNAME
+        self.config = Config(global_file=self.home / "config.toml", project_file=proj / "config.toml", overrides=config)
+        cats = self.config.get("categories")
+        self.roots = {
+            "project": Root(proj, "project", categories=cats, clock=self.clock),
+            "global": Root(self.home, "global", categories=cats, clock=self.clock),
+        }
+        if self.config.get("debug"):
+            _enable_debug_log(self.home)
+
+    # ---- lifecycle -------------------------------------------------------------------------------------
+    def close(self) -> None:
+        """Close both indexes (safe to call twice)."""
+        for r in self.roots.values():
+            r.close()
+
+    def __enter__(self) -> "Memdir":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def _root(self, scope: str) -> Root:
+        if scope not in SCOPES:
+            raise UsageError(f"unknown scope {scope!r}: use 'project' or 'global'")
+        return self.roots[scope]
+
+    def _live_roots(self, scope: str | None = None) -> list[Root]:
+        roots = [self._root(scope)] if scope else [self.roots["project"], self.roots["global"]]
+        return [r for r in roots if r.exists()]
+
+    # ---- curated notes ---------------------------------------------------------------------------------
+    def remember(self, text: str, *, category: str = "facts", summary: str | None = None, tags: Iterable[str] = (),
+                 load_when: Iterable[str] = (), pinned: bool = False, supersedes: str | None = None,
+                 scope: str = "project", kind: str | None = None, highlight: str | None = None) -> Note:
+        """Store a curated note as ``<root>/<category>/<slug>.md`` and recompile the indexes.
+
+        Secrets are redacted first. The same normalized text already in that root returns the existing note
+        with ``existed=True`` and changes nothing (case C5). ``supersedes`` marks an older note (by id) as
+        replaced: it keeps its file, gains ``superseded_by`` and drops out of recall (case C6).
+
+        Raises ``UsageError`` (empty text, unknown category or scope, unknown ``supersedes`` id) and
+        ``PathError`` (a category or id that would leave the root).
+        """
+        if not isinstance(text, str) or not text.strip():
+            raise UsageError("nothing to remember: the text is empty")
+        root = self._root(scope)
+        check_segment(category, "category")
+        known = list(self.config.get("categories"))
+        if category not in known and not (root.path / category).is_dir():
+            raise UsageError(f"unknown category {category!r}: use one of {', '.join(known)} (or set `categories` in config.toml)")
+        text = _redact(text.replace("\x00", "")).strip()
+        summary = _redact(" ".join((summary or "").split())) or _summary_of(text)
+        tags = tuple(dict.fromkeys(_redact(str(t)).strip() for t in tags if str(t).strip()))
+        load_when = tuple(dict.fromkeys(_redact(str(t)).strip() for t in load_when if str(t).strip()))
+        highlight = _redact(highlight).strip() if highlight else None
+        sha = notes.content_hash(text)
+        root.ensure()
+        with root.locked():
+            db = root.db
+            root.sync()
+            row = db.execute("SELECT ref FROM docs WHERE kind = 'note' AND content_sha256 = ? ORDER BY id LIMIT 1", (sha,)).fetchone()
+            if row is not None:
+                existing = self.get(row["ref"], scope=scope)
+                if isinstance(existing, Note):
+                    log.debug("remember: same text as %s; nothing written", existing.id)
+                    return _replace(existing, existed=True)
+            old_root = None
+            if supersedes:
+                split_id(supersedes)
+                old_root = next((r for r in (root, *self._live_roots()) if r.exists() and
+                                 r.db.execute("SELECT 1 FROM docs WHERE kind='note' AND ref = ?", (supersedes,)).fetchone()), None)
+                if old_root is None:
+                    raise UsageError(f"cannot supersede {supersedes!r}: no such note (see `memdir inspect`)")
+            cat_dir = root.path / category
+            from .roots import safe_join
+
+            safe_join(root.path, category)
+            taken = {p.stem for p in cat_dir.glob("*.md")} if cat_dir.is_dir() else set()
+            taken.add("index")
+            slug = notes.slugify(summary, taken)
+            note_id = f"{category}/{slug}"
+            now = self.clock()
+            meta: dict[str, Any] = {"id": note_id, "kind": kind or notes.kind_for(category), "summary": summary}
+            if highlight:
+                meta["highlight"] = highlight
+            meta.update({"created": now, "updated": now, "load_when": list(load_when), "tags": list(tags), "pinned": bool(pinned)})
+            if supersedes:
+                meta["supersedes"] = supersedes
+            path = safe_join(root.path, category, slug + ".md")
+            notes.atomic_write(path, notes.render(meta, text + "\n"))
+            if supersedes and old_root is not None:
+                old_path = old_root.path / (supersedes + ".md")
+                with old_root.locked():
+                    notes.atomic_write(old_path, notes.update_fields(notes.read_text(old_path), {"superseded_by": note_id, "updated": now}))
+                    old_root.sync()
+            root.sync()
+            root.compile()
+        note = self.get(note_id, scope=scope)
+        assert isinstance(note, Note)
+        return note
+
+    def get(self, id: str, *, scope: str | None = None) -> Note | Event | None:
+        """The note (by id, project first) or event (by key) named ``id``, or ``None``."""
+        for root in self._live_roots(scope):
+            row = root.db.execute("SELECT * FROM docs WHERE ref = ?", (id,)).fetchone()
+            if row is None:
+                continue
+            if row["kind"] == "event":
+                return Event(key=row["ref"], role=row["role"], text=row["text"], session=row["session"],
+                             ts=parse_ts(row["ts"]), scope=root.scope)
+            try:
+                note, _ = root.read_note(row["ref"], root.path / (row["ref"] + ".md"))
+                return note
+            except (UsageError, OSError):
+                continue
+        return None
+
+    def forget(self, id: str) -> bool:
+        """Delete a note (its file) or an event by id/key and write a tombstone so re-import or backfill cannot
+        bring it back. Returns ``False`` when nothing has that id. Raises ``PathError`` for ids that would
+        leave the root (``../x``, ``/etc/passwd``; case C14)."""
+        if not isinstance(id, str) or not id.strip():
+            raise UsageError("forget needs an id: see `memdir recall` or `memdir inspect` for ids")
+        id = id.strip()
+        is_note_id = "/" in id or "\\" in id or id.startswith((".", "~")) or id.endswith(".md")
+        if is_note_id:
+            category, slug = split_id(id)
+            id = f"{category}/{slug}"
+        found = False
+        now = iso(self.clock())
+        for root in self._live_roots():
+            with root.locked():
+                db = root.db
+                row = db.execute("SELECT kind, content_sha256 FROM docs WHERE ref = ?", (id,)).fetchone()
+                if is_note_id:
+                    from .roots import safe_join
+
+                    path = safe_join(root.path, category, slug + ".md")
+                    if row is None and not path.is_file():
+                        continue
+                    if path.is_file():
+                        path.unlink()
+                elif row is None:
+                    continue
+                with root.tx() as tx:
+                    index.delete_doc(tx, id)
+                    tx.execute("DELETE FROM rehearsal WHERE ref = ?", (id,))
+                    tx.execute("INSERT OR REPLACE INTO tombstones(ref, content_sha256, kind, deleted_at) VALUES (?, ?, ?, ?)",
+                               (id, row["content_sha256"] if row else None, row["kind"] if row else "note", now))
+                    self._on_forget(tx, id)
+                if is_note_id:
+                    root.compile()
+                found = True
+        return found
+
+    def _on_forget(self, db, ref: str) -> None:
+        """Extension point: other tables keyed by ref (e.g. vectors) delete their rows here."""
+        try:
+            db.execute("DELETE FROM vectors WHERE ref = ?", (ref,))
+        except Exception:
+            pass
+
+    # ---- episodic events -------------------------------------------------------------------------------
+    def import_events(self, events: Iterable[dict[str, Any]], *, scope: str = "project") -> dict[str, int]:
+        """Bulk-store episodic events ``{key, role, text, session, ts}`` (``meta`` optional) in one transaction.
+
+        Dedup by key and by SHA-256 of the normalized text; tombstoned keys/texts are skipped; text is redacted
+        and bounded (:func:`bound_text`). ``ts`` may be a datetime (naive = UTC), ISO 8601 string or epoch s/ms;
+        missing → now. Returns ``{"read", "stored", "duplicate", "skipped"}``; a malformed item is counted as
+        skipped with a debug-log reason, never raised.
+        """
+        root = self._root(scope)
+        root.ensure()
+        counts = {"read": 0, "stored": 0, "duplicate": 0, "skipped": 0}
+        now = self.clock()
+        with root.locked(), root.tx() as db:
+            tomb_refs = {r[0] for r in db.execute("SELECT ref FROM tombstones")}
+            tomb_shas = {r[0] for r in db.execute("SELECT content_sha256 FROM tombstones WHERE content_sha256 IS NOT NULL")}
+            for ev in events:
+                counts["read"] += 1
+                row, why = self._event_row(ev, now)
+                if row is None:
+                    counts["skipped"] += 1
+                    log.debug("import_events: skipped (%s): %.80r", why, ev)
+                    continue
+                if row["ref"] in tomb_refs or row["content_sha256"] in tomb_shas:
+                    counts["skipped"] += 1
+                    log.debug("import_events: skipped (tombstoned): %s", row["ref"])
+                    continue
+                if index.insert_event(db, row):
+                    counts["stored"] += 1
+                    self._on_event_stored(db, row)
+                else:
+                    counts["duplicate"] += 1
+                    log.debug("import_events: duplicate key or text: %s", row["ref"])
+        return counts
+
+    def _on_event_stored(self, db, row: dict[str, Any]) -> None:
+        """Extension point (e.g. embeddings mark the new row pending)."""
+
+    def _event_row(self, ev: Any, now: datetime) -> tuple[dict[str, Any] | None, str]:
+        if not isinstance(ev, dict):
+            return None, "not an object"
+        text = ev.get("text")
+        if not isinstance(text, str) or not text.strip():
+            return None, "empty text"
+        role = str(ev.get("role") or "user").strip().lower()
+        if role not in ROLES:
+            return None, f"unknown role {role!r}"
+        try:
+            ts = parse_ts(ev.get("ts")) if ev.get("ts") not in (None, "") else now
+        except UsageError as exc:
+            return None, str(exc)
+        text = bound_text(_redact(text.replace("\x00", "")).strip())
+        sha = notes.content_hash(text)
+        key = ev.get("key")
+        key = str(key).strip() if key not in (None, "") else f"import:{ev.get('source') or 'jsonl'}:{sha[:16]}"
+        session = ev.get("session")
+        meta = ev.get("meta")
+        return {
+            "kind": "event", "ref": key[:500], "content_sha256": sha, "role": role,
+            "session": str(session) if session not in (None, "") else None, "ts": iso(ts), "ts_epoch": ts.timestamp(),
+            "text": text, "meta": json.dumps(meta, ensure_ascii=False, default=str) if meta else None,
+        }, ""
+
+    # ---- recall ----------------------------------------------------------------------------------------
+    def recall(self, query: str, *, k: int | None = None, scope: str | None = None, kinds: Iterable[str] | None = None,
+               rehearse: bool = False) -> list[Hit]:
+        """The ``k`` best memories for ``query``, best first.
+
+        BM25 (FTS5) over the OR of the query's tokens — a document matching any term is a candidate, so a query
+        never comes back empty because one term is missing — × scope prior × decay × rehearsal boost (see
+        :mod:`memdir.rank`). Superseded notes and forgotten items never appear. Project wins over global for
+        the same note id. ``kinds`` filters by ``"note"``, ``"event"``, a note kind or an event role.
+        ``rehearse=True`` counts the hits as rehearsed (tools/CLI do; benchmarks do not).
+        Never raises on query text; an empty or punctuation-only query returns ``[]``.
+        """
+        k = int(k or self.config.get("recall.k"))
+        if k <= 0 or not isinstance(query, str):
+            return []
+        tokens = query_tokens(query)
+        if not tokens:
+            return []
+        hits = self._lexical(tokens, k=k, scope=scope, kinds=tuple(kinds) if kinds else None)
+        if rehearse and hits:
+            self._rehearse(hits)
+        return hits
+
+    def _lexical(self, tokens: list[str], *, k: int, scope: str | None, kinds: tuple[str, ...] | None) -> list[Hit]:
+        cfg = self.config
+        weights = (cfg.get("recall.weight_tags"), cfg.get("recall.weight_title"), cfg.get("recall.weight_body"))
+        hl, floor = cfg.get("recall.half_life_days"), cfg.get("recall.decay_floor")
+        rw = cfg.get("recall.rehearsal_weight")
+        limit = max(cfg.get("recall.candidates"), k * 3)
+        now = self.clock().timestamp()
+        doc_kinds = tuple(x for x in (kinds or ()) if x in ("note", "event")) or None
+        sub_kinds = set(x for x in (kinds or ()) if x not in ("note", "event"))
+        scored: list[tuple[float, float, Root, Any]] = []
+        for root in self._live_roots(scope):
+            prior = cfg.get(f"recall.scope_prior_{root.scope}")
+            for row in index.search(root.db, tokens, weights=weights, limit=limit, kinds=doc_kinds):
+                kind = row["note_kind"] if row["kind"] == "note" else row["role"]
+                if sub_kinds and kind not in sub_kinds:
+                    continue
+                d = rank.decay((now - row["ts_epoch"]) / 86400.0, hl, floor, bool(row["pinned"]))
+                b = rank.rehearsal_boost(row["rehearsals"], rw)
+                s = rank.score(row["bm25"], prior=prior, decay_mult=d, boost=b)
+                scored.append((s, row["ts_epoch"], root, (row, prior, d, b, kind)))
+        scored.sort(key=lambda x: (-x[0], -x[1]))
+        hits: list[Hit] = []
+        seen: set[str] = set()
+        for s, _, root, (row, prior, d, b, kind) in scored:
+            if row["ref"] in seen:  # project wins: it is scored with prior 1.0 and so comes first on a tie
+                continue
+            seen.add(row["ref"])
+            hits.append(self._hit(root, row, s, tokens, {"bm25": round(row["bm25"], 4), "prior": prior,
+                                                         "decay": round(d, 4), "rehearsal": round(b, 4)}, kind))
+            if len(hits) >= k:
+                break
+        if log.isEnabledFor(logging.DEBUG):
+            for h in hits:
+                log.debug("recall %r -> %s %.4f %s", " ".join(tokens)[:80], h.id, h.score, h.reasons)
+        return hits
+
+    def _hit(self, root: Root, row, score: float, tokens: list[str], factors: dict[str, float], kind: str) -> Hit:
+        qset = set(tokens)
+        tags = json.loads(row["tags"] or "[]") + json.loads(row["load_when"] or "[]")
+        fields = {
+            "tags": sorted(qset & set(tokenize(" ".join(tags)))),
+            "title": sorted(qset & set(tokenize(" ".join(x for x in (row["summary"], row["highlight"]) if x)))),
+            "body": sorted(qset & set(tokenize(row["text"]))),
+        }
+        fields = {f: v for f, v in fields.items() if v}
+        terms = [t for t in tokens if any(t in v for v in fields.values())]
+        reasons = {"terms": terms, "fields": fields, "scope": root.scope, **factors}
+        ts = parse_ts(row["ts"])
+        return Hit(id=row["ref"], key=row["ref"], kind=kind, scope=root.scope, score=score, text=row["text"],
+                   reasons=reasons, summary=row["summary"], ts=ts, pinned=bool(row["pinned"]), category=row["category"],
+                   session=row["session"])
+
+    def _rehearse(self, hits: list[Hit]) -> None:
+        when = iso(self.clock())
+        for root in self._live_roots():
+            refs = [h.id for h in hits if h.scope == root.scope]
+            if refs:
+                try:
+                    with root.tx() as db:
+                        index.bump_rehearsal(db, refs, when)
+                except Exception as exc:  # a busy store must not fail a recall
+                    log.debug("rehearsal not recorded: %s", exc)
+
+    # ---- the <memory> block ----------------------------------------------------------------------------
+    def rules(self) -> list[Note]:
+        """Live notes of the ``rules`` category: global first, then project (seed 000: global rules are always
+        resident and cannot be overridden; project rules are appended)."""
+        out: list[Note] = []
+        for root in (self.roots["global"], self.roots["project"]):
+            if not root.exists():
+                continue
+            for r in root.db.execute("SELECT ref, note_kind, summary, text, pinned FROM docs WHERE kind = 'note' "
+                                     "AND category = 'rules' AND superseded_by IS NULL ORDER BY ref"):
+                out.append(Note(id=r["ref"], category="rules", kind=r["note_kind"], summary=r["summary"] or "",
+                                text=r["text"], scope=root.scope, pinned=bool(r["pinned"])))
+        return out
+
+    def outline(self) -> list[str]:
+        """The registry in one line per category and scope: ``project decisions/ (3): newest summary; …``."""
+        lines = []
+        for root in (self.roots["project"], self.roots["global"]):
+            if not root.exists():
+                continue
+            rows = root.db.execute("SELECT category, count(*) AS n, group_concat(summary, '; ') AS s FROM "
+                                   "(SELECT category, summary FROM docs WHERE kind = 'note' AND superseded_by IS NULL "
+                                   "ORDER BY ts_epoch DESC) GROUP BY category ORDER BY category").fetchall()
+            for r in rows:
+                lines.append(inject.truncate(f"- {root.scope} {r['category']}/ ({r['n']}): {r['s'] or ''}", 160))
+            n_events = root.db.execute("SELECT count(*) FROM docs WHERE kind = 'event'").fetchone()[0]
+            if n_events:
+                lines.append(f"- {root.scope} episodic: {n_events} captured turns (use memory_recall to search)")
+        return lines
+
+    def context(self, prompt: str = "", *, max_chars: int | None = None, max_entries: int | None = None,
+                reinforce: bool = True) -> str:
+        """The ``<memory>`` block for ``prompt`` (see :mod:`memdir.inject`): rules always, the outline always,
+        the best bodies up to ``max_entries`` (default 4) within ``max_chars`` (default 1,200) characters, tags
+        included. Entries actually injected have their rehearsal counter bumped when ``reinforce``. Returns
+        ``""`` when there is nothing at all to show."""
+        max_chars = int(max_chars or self.config.get("inject.max_chars"))
+        max_entries = int(max_entries or self.config.get("inject.max_entries"))
+        rules = self.rules()
+        rule_ids = {(r.scope, r.id) for r in rules}
+        hits = [h for h in self.recall(prompt or "", k=max_entries * 3) if (h.scope, h.id) not in rule_ids] if prompt else []
+        block = inject.build(
+            rules=[(r.id, r.summary if len(r.text) > 200 else r.text) for r in rules],
+            outline=self.outline(),
+            hits=[(h.id, f"### {h.id} ({h.scope} {h.kind}{', ' + iso(h.ts)[:10] if h.ts else ''})", h.text) for h in hits],
+            max_chars=max_chars, max_entries=max_entries,
+        )
+        if reinforce and hits and block:
+            shown = [h for h in hits if f"### {h.id} (" in block]
+            if shown:
+                self._rehearse(shown)
+        return block
+
+    # ---- inspection --------------------------------------------------------------------------------------
+    def inspect(self) -> Report:
+        """Counts and consistency problems: unreadable files, notes missing from ``index.md``, dangling
+        ``supersedes``/``superseded_by``, broken auto markers, files symlinked out of the root."""
+        problems: list[dict[str, str]] = []
+        all_notes: list[Note] = []
+        counts: dict[str, Any] = {}
+        for root in self._live_roots():
+            db = root.db
+            root.sync()
+            problems += root.problems
+            ids = {r[0] for r in db.execute("SELECT ref FROM docs WHERE kind = 'note'")}
+            c: dict[str, Any] = {"notes": len(ids), "events": db.execute("SELECT count(*) FROM docs WHERE kind='event'").fetchone()[0],
+                                 "superseded": db.execute("SELECT count(*) FROM docs WHERE kind='note' AND superseded_by IS NOT NULL").fetchone()[0],
+                                 "tombstones": db.execute("SELECT count(*) FROM tombstones").fetchone()[0],
+                                 "categories": {r[0]: r[1] for r in db.execute("SELECT category, count(*) FROM docs WHERE kind='note' GROUP BY category")},
+                                 "path": str(root.path)}
+            counts[root.scope] = c
+            for nid in sorted(ids):
+                try:
+                    note, _ = root.read_note(nid, root.path / (nid + ".md"))
+                except (UsageError, OSError) as exc:
+                    problems.append(root._problem("unreadable", root.path / (nid + ".md"), str(exc)))
+                    continue
+                all_notes.append(note)
+                for field, target in (("supersedes", note.supersedes), ("superseded_by", note.superseded_by)):
+                    if target and target not in ids and not any(target in {x[0] for x in r.db.execute("SELECT ref FROM docs WHERE kind='note'")} for r in self._live_roots() if r is not root):
+                        problems.append(root._problem("dangling_" + field, note.path, f"{nid} {field} {target!r}, which does not exist"))
+            for cat in sorted({n.split("/")[0] for n in ids}):
+                idx = root.path / cat / "index.md"
+                text = idx.read_text(encoding="utf-8", errors="replace") if idx.exists() else ""
+                for nid in sorted(n for n in ids if n.startswith(cat + "/")):
+                    if f"({nid.split('/', 1)[1]}.md)" not in text:
+                        problems.append(root._problem("index_missing_file", idx, f"index.md does not list {nid}; run `memdir reindex`"))
+            from .compile import find_blocks
+
+            root_md = root.path / "ROOT.md"
+            if root_md.exists():
+                _, marker_problems = find_blocks(root_md.read_text(encoding="utf-8", errors="replace"))
+                problems += [root._problem("markers", root_md, p) for p in marker_problems]
+        return Report(counts=counts, problems=problems, notes=all_notes)
+
+    def status(self) -> dict[str, Any]:
+        """Counts and paths per root, plus the index size in bytes."""
+        out: dict[str, Any] = {"project_root": str(self.project_root)}
+        for scope, root in self.roots.items():
+            if not root.exists():
+                out[scope] = {"path": str(root.path), "exists": False}
+                continue
+            db = root.db
+            out[scope] = {
+                "path": str(root.path), "exists": True,
+                "notes": db.execute("SELECT count(*) FROM docs WHERE kind='note'").fetchone()[0],
+                "events": db.execute("SELECT count(*) FROM docs WHERE kind='event'").fetchone()[0],
+                "tombstones": db.execute("SELECT count(*) FROM tombstones").fetchone()[0],
+                "index_bytes": index.file_size(root.db_path),
+                "schema_version": db.execute("PRAGMA user_version").fetchone()[0],
+            }
+        return out
+
+    def reindex(self) -> dict[str, int]:
+        """Rebuild the note mirror and FTS rows of every root from the Markdown and recompile the indexes.
+        Events, tombstones and rehearsal counters are kept. Returns ``{scope: notes indexed}``."""
+        out = {}
+        for root in self._live_roots():
+            with root.locked():
+                db = root.db
+                with root.tx() as tx:
+                    for (doc_id,) in tx.execute("SELECT id FROM docs WHERE kind = 'note'").fetchall():
+                        tx.execute("DELETE FROM fts WHERE rowid = ?", (doc_id,))
+                    tx.execute("DELETE FROM docs WHERE kind = 'note'")
+                root.sync()
+                root.compile()
+                out[root.scope] = db.execute("SELECT count(*) FROM docs WHERE kind='note'").fetchone()[0]
+        return out
+
+    # ---- export / import -------------------------------------------------------------------------------
+    def export(self, path: str | os.PathLike) -> dict[str, int]:
+        """Write every note and event of both roots to ``path`` as JSONL (``{"type": "note"|"event", …}``),
+        atomically. Returns ``{"notes", "events"}``."""
+        counts = {"notes": 0, "events": 0}
+        lines = []
+        for root in self._live_roots():
+            for nid in [r[0] for r in root.db.execute("SELECT ref FROM docs WHERE kind = 'note' ORDER BY ref")]:
+                try:
+                    note, _ = root.read_note(nid, root.path / (nid + ".md"))
+                except (UsageError, OSError):
+                    continue
+                d = note.to_dict()
+                d.pop("path", None)
+                d.pop("existed", None)
+                d["text"] = _redact(d["text"])
+                lines.append(json.dumps(d, ensure_ascii=False))
+                counts["notes"] += 1
+            for r in root.db.execute("SELECT ref, role, text, session, ts, meta FROM docs WHERE kind = 'event' ORDER BY ts_epoch, id"):
+                d = {"type": "event", "key": r["ref"], "role": r["role"], "text": _redact(r["text"]), "session": r["session"],
+                     "ts": r["ts"], "scope": root.scope}
+                if r["meta"]:
+                    d["meta"] = json.loads(r["meta"])
+                lines.append(json.dumps(d, ensure_ascii=False))
+                counts["events"] += 1
+        notes.atomic_write(Path(path), "".join(x + "\n" for x in lines))
+        return counts
+
+    def import_jsonl(self, path: str | os.PathLike) -> dict[str, int]:
+        """Import a JSONL file: ``type: note`` lines are remembered (same scope/category; duplicates reported),
+        others are events (sorted by ts; dedup by key and text). Bad lines are counted as ``bad_lines`` and
+        skipped. Returns counts."""
+        p = Path(path)
+        if not p.is_file():
+            raise NotFound(f"no such file: {p}")
+        counts = {"read": 0, "stored": 0, "duplicate": 0, "skipped": 0, "notes": 0, "notes_existing": 0, "bad_lines": 0}
+        events: list[dict[str, Any]] = []
+        with open(p, encoding="utf-8", errors="replace") as f:
+            for n, line in enumerate(f, 1):
+                if not line.strip():
+                    continue
+                try:
+                    obj = json.loads(line)
+                    if not isinstance(obj, dict):
+                        raise ValueError("not an object")
+                except ValueError as exc:
+                    counts["bad_lines"] += 1
+                    log.warning("memdir: %s line %d skipped: %s", p.name, n, str(exc)[:80])
+                    continue
+                if obj.get("type") == "note":
+                    try:
+                        note = self.remember(obj.get("text") or "", category=obj.get("category") or "facts",
+                                             summary=obj.get("summary"), tags=obj.get("tags") or (),
+                                             load_when=obj.get("load_when") or (), pinned=bool(obj.get("pinned")),
+                                             scope=obj.get("scope") if obj.get("scope") in SCOPES else "project",
+                                             kind=obj.get("kind"))
+                        counts["notes_existing" if note.existed else "notes"] += 1
+                    except MemdirError as exc:
+                        counts["bad_lines"] += 1
+                        log.warning("memdir: %s line %d skipped: %s", p.name, n, exc)
+                else:
+                    obj.setdefault("source", p.stem)
+                    events.append(obj)
+        events.sort(key=lambda e: _sort_ts(e.get("ts")))
+        by_scope: dict[str, list] = {}
+        for e in events:
+            by_scope.setdefault(e.get("scope") if e.get("scope") in SCOPES else "project", []).append(e)
+        for scope, evs in by_scope.items():
+            c = self.import_events(evs, scope=scope)
+            for key, v in c.items():
+                counts[key] += v
+        return counts
+
+
+def _sort_ts(ts: Any) -> float:
+    try:
+        return parse_ts(ts).timestamp()
+    except UsageError:
+        return math.inf
+
+
+def _summary_of(text: str) -> str:
+    for line in text.splitlines():
+        line = line.strip().lstrip("#").strip()
+        if line:
+            return line if len(line) <= 100 else line[:99].rstrip() + "…"
+    return text[:100]
+
+
+def _replace(note: Note, **changes: Any) -> Note:
+    from dataclasses import replace
+
+    return replace(note, **changes)
+
+
+def _enable_debug_log(home: Path) -> None:
+    if any(getattr(h, "_memdir_debug", False) for h in log.handlers):
+        return
+    try:
+        d = home / ".memdir"
+        d.mkdir(parents=True, exist_ok=True)
+        h = logging.FileHandler(d / "debug.log", encoding="utf-8")
+    except OSError:
+        return
+    h.setFormatter(logging.Formatter("%(asctime)s %(process)d %(levelname)s %(message)s"))
+    h._memdir_debug = True  # type: ignore[attr-defined]
+    log.addHandler(h)
+    log.setLevel(logging.DEBUG)

@@ -1,0 +1,149 @@
+"""The derived SQLite index of one memory root (``<root>/.memdir/index.sqlite3``).
+
+WAL mode, a busy timeout, numbered migrations. The Markdown files are the truth for notes: the index mirrors
+them and is rebuilt when missing; a corrupt database file is moved aside (never deleted) with a warning and a
+fresh one is built. Events live only here (export them with ``memdir export``).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import shutil
+import sqlite3
+import time
+from pathlib import Path
+from typing import Any, Iterable
+
+from .migrations import migrate
+from .tokenize import fts_query, tokenize
+
+log = logging.getLogger("memdir")
+
+BUSY_TIMEOUT_MS = 30_000
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    db = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False)
+    db.row_factory = sqlite3.Row
+    db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    mode = db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+    if mode.lower() != "wal":
+        log.debug("journal_mode is %s (WAL unavailable on this filesystem)", mode)
+    db.execute("PRAGMA synchronous = NORMAL")
+    db.execute("PRAGMA foreign_keys = ON")
+    return db
+
+
+def open_index(path: Path) -> tuple[sqlite3.Connection, bool]:
+    """Open (creating or migrating) the index at ``path``; returns ``(connection, created)``.
+
+    A file that is not a usable SQLite database is renamed to ``<name>.corrupt-<epoch>`` beside it, with a
+    warning, and a new one is created (``created`` is then True).
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    existed = path.exists() and path.stat().st_size > 0
+    try:
+        db = _connect(path)
+        if existed:
+            ok = db.execute("PRAGMA quick_check").fetchone()[0]
+            if ok != "ok":
+                raise sqlite3.DatabaseError(f"quick_check: {ok}")
+        migrate(db)
+        return db, not existed
+    except sqlite3.DatabaseError as exc:
+        try:
+            db.close()  # type: ignore[possibly-undefined]
+        except Exception:
+            pass
+        aside = path.with_name(f"{path.name}.corrupt-{int(time.time())}")
+        for suffix in ("", "-wal", "-shm"):
+            src = Path(str(path) + suffix)
+            if src.exists():
+                shutil.move(str(src), str(aside) + suffix)
+        log.warning("memdir: index %s was unreadable (%s); moved aside to %s and rebuilt from the Markdown", path, exc, aside.name)
+        db = _connect(path)
+        migrate(db)
+        return db, True
+
+
+def fts_fields(tags: Iterable[str], title: str, body: str) -> tuple[str, str, str]:
+    """Token streams for the three FTS5 columns (tags + load_when, summary/highlight, body)."""
+    return " ".join(tokenize(" ".join(tags))), " ".join(tokenize(title)), " ".join(tokenize(body))
+
+
+def upsert_doc(db: sqlite3.Connection, row: dict[str, Any]) -> int:
+    """Insert or replace a doc by ``ref`` and refresh its FTS row; returns the doc id. Caller holds a transaction."""
+    old = db.execute("SELECT id FROM docs WHERE ref = ?", (row["ref"],)).fetchone()
+    if old is not None:
+        db.execute("DELETE FROM fts WHERE rowid = ?", (old["id"],))
+        db.execute("DELETE FROM docs WHERE id = ?", (old["id"],))
+    cols = list(row)
+    cur = db.execute(f"INSERT INTO docs({', '.join(cols)}) VALUES ({', '.join('?' for _ in cols)})", [row[c] for c in cols])
+    doc_id = cur.lastrowid
+    tags = json.loads(row.get("tags") or "[]") + json.loads(row.get("load_when") or "[]")
+    title = " ".join(x for x in (row.get("summary"), row.get("highlight")) if x)
+    db.execute("INSERT INTO fts(rowid, tags, title, body) VALUES (?, ?, ?, ?)", (doc_id, *fts_fields(tags, title, row["text"])))
+    return doc_id
+
+
+def insert_event(db: sqlite3.Connection, row: dict[str, Any]) -> bool:
+    """Insert an event unless its key or content hash exists; returns True when stored. Caller holds a transaction."""
+    cols = list(row)
+    cur = db.execute(f"INSERT OR IGNORE INTO docs({', '.join(cols)}) VALUES ({', '.join('?' for _ in cols)})",
+                     [row[c] for c in cols])
+    if cur.rowcount == 0:
+        return False
+    db.execute("INSERT INTO fts(rowid, tags, title, body) VALUES (?, '', '', ?)", (cur.lastrowid, " ".join(tokenize(row["text"]))))
+    return True
+
+
+def delete_doc(db: sqlite3.Connection, ref: str) -> bool:
+    """Delete a doc and its FTS row; returns True if it existed. Caller holds a transaction."""
+    old = db.execute("SELECT id FROM docs WHERE ref = ?", (ref,)).fetchone()
+    if old is None:
+        return False
+    db.execute("DELETE FROM fts WHERE rowid = ?", (old["id"],))
+    db.execute("DELETE FROM docs WHERE id = ?", (old["id"],))
+    return True
+
+
+def search(db: sqlite3.Connection, tokens: list[str], *, weights: tuple[float, float, float], limit: int,
+           kinds: tuple[str, ...] | None = None) -> list[sqlite3.Row]:
+    """BM25 candidates for the OR of ``tokens``: rows of ``docs`` plus ``bm25`` (positive; larger is better).
+
+    FTS5's ``bm25()`` (Robertson-Spärck Jones BM25, k1 = 1.2, b = 0.75) is negated so that larger is better;
+    ``weights`` are the per-column multipliers (tags, title, body). Superseded notes are excluded.
+    """
+    q = fts_query(tokens)
+    if not q:
+        return []
+    kind_sql = ""
+    params: list[Any] = [*weights, q]
+    if kinds:
+        kind_sql = f" AND d.kind IN ({', '.join('?' for _ in kinds)})"
+        params.extend(kinds)
+    params.append(limit)
+    sql = (
+        "SELECT d.*, -bm25(fts, ?, ?, ?) AS bm25, coalesce(r.count, 0) AS rehearsals FROM fts "
+        "JOIN docs d ON d.id = fts.rowid LEFT JOIN rehearsal r ON r.ref = d.ref "
+        f"WHERE fts MATCH ? AND d.superseded_by IS NULL{kind_sql} ORDER BY bm25(fts, {weights[0]}, {weights[1]}, {weights[2]}) LIMIT ?"
+    )
+    return db.execute(sql, params).fetchall()
+
+
+def bump_rehearsal(db: sqlite3.Connection, refs: Iterable[str], when: str) -> None:
+    """Add one to the rehearsal counter of each ref (recalled by a person/tool, or injected into a block)."""
+    refs = list(dict.fromkeys(refs))
+    if not refs:
+        return
+    db.executemany(
+        "INSERT INTO rehearsal(ref, count, last) VALUES (?, 1, ?) ON CONFLICT(ref) DO UPDATE SET count = count + 1, last = excluded.last",
+        [(r, when) for r in refs],
+    )
+
+
+def file_size(path: Path) -> int:
+    """Bytes of the database plus its WAL (0 when missing)."""
+    return sum(os.path.getsize(p) for p in (str(path), str(path) + "-wal") if os.path.exists(p))

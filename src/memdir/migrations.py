@@ -1,0 +1,80 @@
+"""Numbered schema migrations for the derived index (``PRAGMA user_version``), applied in order.
+
+Each migration is a small function ``mNNN_name(db)``; add new ones at the end, never edit old ones.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+from .tokenize import FTS_TOKENCHARS
+
+
+def m001_create_tables(db: sqlite3.Connection) -> None:
+    _script(db, f"""
+        CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);
+        -- one row per recallable document: a note mirror (kind='note') or an episodic event (kind='event')
+        CREATE TABLE docs(
+            id INTEGER PRIMARY KEY,
+            kind TEXT NOT NULL CHECK (kind IN ('note', 'event')),
+            ref TEXT NOT NULL UNIQUE,            -- note id 'category/slug' or event key
+            content_sha256 TEXT NOT NULL,
+            role TEXT,                           -- events: user | assistant | tool
+            category TEXT, note_kind TEXT,       -- notes
+            session TEXT,
+            ts TEXT NOT NULL,                    -- ISO 8601 UTC ('...Z'); notes: updated
+            ts_epoch REAL NOT NULL,
+            summary TEXT, highlight TEXT,
+            text TEXT NOT NULL,
+            tags TEXT, load_when TEXT,           -- JSON arrays
+            pinned INTEGER NOT NULL DEFAULT 0,
+            supersedes TEXT, superseded_by TEXT,
+            path TEXT, mtime_ns INTEGER, size INTEGER,
+            meta TEXT
+        );
+        CREATE UNIQUE INDEX docs_event_sha ON docs(content_sha256) WHERE kind = 'event';
+        CREATE INDEX docs_note_sha ON docs(content_sha256) WHERE kind = 'note';
+        CREATE INDEX docs_kind_ts ON docs(kind, ts_epoch);
+        CREATE INDEX docs_session ON docs(session) WHERE session IS NOT NULL;
+        -- token streams from memdir.tokenize (space-separated); rowid = docs.id
+        CREATE VIRTUAL TABLE fts USING fts5(tags, title, body,
+            tokenize = "unicode61 remove_diacritics 0 tokenchars '{FTS_TOKENCHARS}'");
+        CREATE TABLE tombstones(
+            ref TEXT PRIMARY KEY, content_sha256 TEXT, kind TEXT, deleted_at TEXT NOT NULL
+        );
+        CREATE INDEX tombstones_sha ON tombstones(content_sha256);
+        -- rehearsal counters stay out of the Markdown so Git sync never conflicts (seed 000 .state.json)
+        CREATE TABLE rehearsal(ref TEXT PRIMARY KEY, count INTEGER NOT NULL DEFAULT 0, last TEXT);
+        CREATE VIEW events AS SELECT id, ref AS key, content_sha256, session, role, ts, text FROM docs WHERE kind = 'event';
+        """)
+
+
+def _script(db: sqlite3.Connection, sql: str) -> None:
+    # executescript() would COMMIT the migration's transaction; run the statements one by one instead
+    for stmt in sql.split(";\n"):
+        lines = [ln for ln in stmt.splitlines() if ln.strip() and not ln.strip().startswith("--")]
+        if lines:
+            db.execute("\n".join(lines))
+
+
+MIGRATIONS = [m001_create_tables]
+
+
+def migrate(db: sqlite3.Connection) -> int:
+    """Apply pending migrations, each in its own transaction; returns the resulting schema version.
+
+    Raises ``RuntimeError`` if the database is newer than this memdir (downgrade is not supported).
+    """
+    version = db.execute("PRAGMA user_version").fetchone()[0]
+    if version > len(MIGRATIONS):
+        raise RuntimeError(f"index schema v{version} is newer than this memdir (v{len(MIGRATIONS)}); upgrade memdir")
+    for n, fn in enumerate(MIGRATIONS[version:], start=version + 1):
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            fn(db)
+            db.execute(f"PRAGMA user_version = {n}")
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+    return len(MIGRATIONS)

@@ -1,0 +1,182 @@
+"""Markdown notes with YAML frontmatter (seed 000's format), read as-is and written atomically.
+
+Reading accepts the seed's fields (``id, kind, summary, highlight, created, updated, load_when, pinned,
+supersedes, superseded_by``, plus ``tags``) including millisecond epochs; unknown fields are kept on rewrite;
+the body is kept byte for byte. Writing emits ISO 8601 UTC times.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import tempfile
+import unicodedata
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import frontmatter
+import yaml
+
+from .errors import UsageError
+from .timeutil import iso, parse_ts
+
+_HANDLER = frontmatter.YAMLHandler()
+MAX_NOTE_BYTES = 1_000_000  # a larger file is reported as unreadable, not parsed
+
+
+def kind_for(category: str) -> str:
+    """Default ``kind`` of a category: ``rules`` → ``rule``, ``pitfalls`` → ``pitfall``, else the name."""
+    return {"rules": "rule", "preferences": "preference", "decisions": "decision", "pitfalls": "pitfall",
+            "facts": "fact"}.get(category, category[:-1] if category.endswith("s") and len(category) > 3 else category)
+
+
+def normalize_text(text: str) -> str:
+    """The form used for duplicate detection: NFKC, whitespace runs collapsed, stripped."""
+    return re.sub(r"\s+", " ", unicodedata.normalize("NFKC", text)).strip()
+
+
+def content_hash(text: str) -> str:
+    """SHA-256 hex of :func:`normalize_text` (case C5: same text with other whitespace is the same memory)."""
+    return hashlib.sha256(normalize_text(text).encode("utf-8", "replace")).hexdigest()
+
+
+def slugify(summary: str, taken: set[str] | None = None) -> str:
+    """A file-name slug: up to 8 ASCII words of ``summary``; non-ASCII summaries get ``note-<hash>``."""
+    words = re.findall(r"[a-z0-9]+", unicodedata.normalize("NFKD", summary).encode("ascii", "ignore").decode().lower())
+    base = "-".join(words[:8])[:60].strip("-")
+    if len(base) < 3:
+        base = "note-" + hashlib.sha256(summary.encode("utf-8", "replace")).hexdigest()[:8]
+    slug, n = base, 2
+    while taken and slug in taken:
+        slug, n = f"{base}-{n}", n + 1
+    return slug
+
+
+def split(raw: str) -> tuple[dict[str, Any], str, str | None]:
+    """Split a note file into ``(metadata, body, frontmatter_text)``; raises ``UsageError`` for broken YAML.
+
+    A file without frontmatter is all body. ``body`` is the exact text after the closing ``---`` line's newline.
+    """
+    if raw.startswith("\ufeff"):
+        raw = raw[1:]
+    if not _HANDLER.detect(raw):
+        return {}, raw, None
+    try:
+        _, fm, body = _HANDLER.FM_BOUNDARY.split(raw, 2)
+    except ValueError:
+        raise UsageError("frontmatter opened with '---' but never closed") from None
+    if body.startswith("\r\n"):
+        body = body[2:]
+    elif body.startswith("\n"):
+        body = body[1:]
+    try:
+        meta = yaml.safe_load(fm) if fm.strip() else {}
+    except yaml.YAMLError as exc:
+        raise UsageError(f"invalid YAML frontmatter: {str(exc).splitlines()[0]}") from None
+    except RecursionError:
+        raise UsageError("invalid YAML frontmatter: nested too deeply") from None
+    if meta is None:
+        meta = {}
+    if not isinstance(meta, dict):
+        raise UsageError("frontmatter is not a mapping of fields")
+    return meta, body, fm
+
+
+def _strlist(v: Any) -> tuple[str, ...]:
+    if v is None:
+        return ()
+    if isinstance(v, (str, int, float)):
+        v = [v]
+    if not isinstance(v, (list, tuple)):
+        return ()
+    return tuple(str(x).strip() for x in v if x is not None and not isinstance(x, (dict, list)) and str(x).strip())
+
+
+def _opt_str(v: Any) -> str | None:
+    if v is None or isinstance(v, (dict, list)):
+        return None
+    s = str(v).strip()
+    return s or None
+
+
+def fields(meta: dict[str, Any], body: str, *, category: str, fallback_time: datetime) -> dict[str, Any]:
+    """Typed view of the frontmatter: strings, tuples, booleans and aware UTC datetimes (never raises)."""
+    created = parse_ts(meta.get("created"), default=fallback_time) if meta.get("created") is not None else fallback_time
+    updated = parse_ts(meta.get("updated"), default=created) if meta.get("updated") is not None else created
+    summary = _opt_str(meta.get("summary")) or _first_line(body)
+    pinned = meta.get("pinned")
+    return {
+        "kind": _opt_str(meta.get("kind")) or kind_for(category),
+        "summary": summary,
+        "highlight": _opt_str(meta.get("highlight")),
+        "created": created,
+        "updated": updated,
+        "load_when": _strlist(meta.get("load_when")),
+        "tags": _strlist(meta.get("tags")),
+        "pinned": pinned is True or (isinstance(pinned, str) and pinned.strip().lower() in ("true", "yes", "1")),
+        "supersedes": _opt_str(meta.get("supersedes")),
+        "superseded_by": _opt_str(meta.get("superseded_by")),
+    }
+
+
+def _first_line(body: str) -> str:
+    for line in body.splitlines():
+        line = line.strip().lstrip("#").strip()
+        if line:
+            return line[:120]
+    return ""
+
+
+def render(meta: dict[str, Any], body: str) -> str:
+    """Serialize frontmatter + body. Datetimes become ISO 8601 UTC strings; key order is kept."""
+    clean = {k: (iso(v) if isinstance(v, datetime) else v) for k, v in meta.items() if v is not None}
+    fm = yaml.safe_dump(clean, allow_unicode=True, sort_keys=False, width=1000, default_flow_style=False)
+    if body and not body.endswith("\n"):
+        body += "\n"
+    return f"---\n{fm}---\n{body}"
+
+
+def update_fields(raw: str, changes: dict[str, Any]) -> str:
+    """Return ``raw`` with frontmatter fields changed (``None`` removes a field); the body and unknown fields
+    are kept byte for byte / as they were. Raises ``UsageError`` if the frontmatter is broken."""
+    meta, body, _ = split(raw)
+    for k, v in changes.items():
+        if v is None:
+            meta.pop(k, None)
+        else:
+            meta[k] = v
+    return render(meta, body)
+
+
+def atomic_write(path: Path, text: str) -> None:
+    """Write ``text`` (UTF-8) to ``path`` via a temp file in the same directory + fsync + ``os.replace``,
+    so a reader never sees a half-written file, even if the writer is killed."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".part", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def read_text(path: Path) -> str:
+    """Read a note file as UTF-8; raises ``UsageError`` for binary, oversized or non-UTF-8 files."""
+    data = path.read_bytes()
+    if len(data) > MAX_NOTE_BYTES:
+        raise UsageError(f"file is larger than {MAX_NOTE_BYTES} bytes")
+    if b"\x00" in data:
+        raise UsageError("file is binary (contains NUL bytes)")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"file is not UTF-8 (byte {exc.start})") from None

@@ -1,0 +1,239 @@
+"""One memory root (global or project): its Markdown files and the derived index that mirrors them.
+
+Layout (seed 000)::
+
+    <root>/ROOT.md                 compiled registry + routing (auto blocks), hand-written elsewhere
+    <root>/<category>/index.md     compiled, one line per note
+    <root>/<category>/<slug>.md    the notes (frontmatter + body)
+    <root>/config.toml             optional settings for this root
+    <root>/.memdir/                derived: index.sqlite3 (WAL), write.lock, debug.log — git-ignored
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sqlite3
+from contextlib import contextmanager
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import filelock
+
+from . import compile as compiler
+from . import index, notes
+from .errors import MemdirError, UsageError
+from .roots import DERIVED_DIRNAME, check_segment
+from .timeutil import iso, parse_ts
+from .types import Note
+
+log = logging.getLogger("memdir")
+LOCK_TIMEOUT_S = 60
+
+
+class Root:
+    """A memory root at ``path`` with ``scope`` ``"project"`` or ``"global"``. The index opens lazily."""
+
+    def __init__(self, path: Path, scope: str, *, categories: list[str], clock: Callable[[], datetime]):
+        self.path = path
+        self.scope = scope
+        self.categories = categories
+        self.clock = clock
+        self.derived = path / DERIVED_DIRNAME
+        self.db_path = self.derived / "index.sqlite3"
+        self._db: sqlite3.Connection | None = None
+        self.problems: list[dict[str, str]] = []
+        self._lock: filelock.FileLock | None = None
+
+    # ---- lifecycle -------------------------------------------------------------------------------------
+    def exists(self) -> bool:
+        return self.path.is_dir()
+
+    def ensure(self) -> None:
+        """Create the root (directories, ``.gitignore`` for derived files, ROOT.md) if missing."""
+        if self.path.exists() and not self.path.is_dir():
+            raise MemdirError(f"{self.path} exists and is not a directory; move it away or pick another root")
+        self.derived.mkdir(parents=True, exist_ok=True)
+        gi = self.path / ".gitignore"
+        if not gi.exists():
+            notes.atomic_write(gi, f"# derived by memdir (rebuilt from the Markdown)\n{DERIVED_DIRNAME}/\n")
+
+    @property
+    def db(self) -> sqlite3.Connection:
+        if self._db is None:
+            self.derived.mkdir(parents=True, exist_ok=True)
+            self._db, _ = index.open_index(self.db_path)
+            self.sync()
+        return self._db
+
+    def close(self) -> None:
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+
+    @contextmanager
+    def locked(self) -> Iterator[None]:
+        """Hold this root's inter-process write lock (``.memdir/write.lock``; re-entrant in one process)."""
+        self.derived.mkdir(parents=True, exist_ok=True)
+        if self._lock is None:
+            self._lock = filelock.FileLock(str(self.derived / "write.lock"), timeout=LOCK_TIMEOUT_S)
+        try:
+            with self._lock:
+                yield
+        except filelock.Timeout:
+            raise MemdirError(f"another memdir process holds {self.derived / 'write.lock'} for over {LOCK_TIMEOUT_S}s; retry") from None
+
+    @contextmanager
+    def tx(self) -> Iterator[sqlite3.Connection]:
+        """A write transaction (``BEGIN IMMEDIATE``) on the index."""
+        db = self.db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            yield db
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+
+    # ---- files -----------------------------------------------------------------------------------------
+    def _inside(self, p: Path) -> bool:
+        real_root = os.path.realpath(self.path)
+        return os.path.commonpath([real_root, os.path.realpath(p)]) == real_root
+
+    def scan(self) -> tuple[dict[str, tuple[Path, int, int]], list[dict[str, str]]]:
+        """Every note file: ``{id: (path, mtime_ns, size)}`` and problems (symlinks out, bad names)."""
+        found: dict[str, tuple[Path, int, int]] = {}
+        problems: list[dict[str, str]] = []
+        if not self.path.is_dir():
+            return found, problems
+        for cat in sorted(os.scandir(self.path), key=lambda e: e.name):
+            if cat.name.startswith(".") or not cat.is_dir():
+                continue
+            if not self._inside(Path(cat.path)):
+                problems.append(self._problem("outside_root", cat.path, "category directory is a symlink out of the root; skipped"))
+                continue
+            for f in sorted(os.scandir(cat.path), key=lambda e: e.name):
+                if not f.name.endswith(".md") or f.name == "index.md" or f.name.startswith("."):
+                    continue
+                if not self._inside(Path(f.path)):
+                    problems.append(self._problem("outside_root", f.path, "note is a symlink out of the root; skipped"))
+                    continue
+                try:
+                    check_segment(cat.name, "category")
+                    check_segment(f.name[:-3], "slug")
+                    st = f.stat()
+                except (UsageError, OSError) as exc:
+                    problems.append(self._problem("unreadable", f.path, str(exc)))
+                    continue
+                found[f"{cat.name}/{f.name[:-3]}"] = (Path(f.path), st.st_mtime_ns, st.st_size)
+        return found, problems
+
+    def _problem(self, kind: str, path: str | Path, detail: str) -> dict[str, str]:
+        return {"kind": kind, "scope": self.scope, "path": str(path), "detail": detail}
+
+    def read_note(self, note_id: str, path: Path) -> tuple[Note, dict[str, Any]]:
+        """Parse one note file; raises ``UsageError`` (unreadable) with a one-line reason."""
+        raw = notes.read_text(path)
+        meta, body, _ = notes.split(raw)
+        category = note_id.split("/", 1)[0]
+        st = path.stat()
+        f = notes.fields(meta, body, category=category, fallback_time=parse_ts(st.st_mtime))
+        note = Note(id=note_id, category=category, kind=f["kind"], summary=f["summary"], text=body.strip(),
+                    scope=self.scope, path=path, tags=f["tags"], load_when=f["load_when"], pinned=f["pinned"],
+                    supersedes=f["supersedes"], superseded_by=f["superseded_by"], created=f["created"],
+                    updated=f["updated"], highlight=f["highlight"])
+        return note, meta
+
+    def note_row(self, note: Note, mtime_ns: int, size: int) -> dict[str, Any]:
+        return {
+            "kind": "note", "ref": note.id, "content_sha256": notes.content_hash(note.text), "category": note.category,
+            "note_kind": note.kind, "ts": iso(note.updated), "ts_epoch": note.updated.timestamp(), "summary": note.summary,
+            "highlight": note.highlight, "text": note.text, "tags": json.dumps(list(note.tags), ensure_ascii=False),
+            "load_when": json.dumps(list(note.load_when), ensure_ascii=False), "pinned": int(note.pinned),
+            "supersedes": note.supersedes, "superseded_by": note.superseded_by,
+            "path": os.path.relpath(note.path, self.path) if note.path else None, "mtime_ns": mtime_ns, "size": size,
+            "meta": json.dumps({"created": iso(note.created)}),
+        }
+
+    def sync(self) -> int:
+        """Mirror hand edits of the Markdown into the index (new, changed, deleted files); recompile the
+        indexes when anything changed. Returns the number of notes re-read. Unreadable files are reported in
+        ``self.problems`` and skipped (never deleted)."""
+        db = self._db
+        assert db is not None
+        found, problems = self.scan()
+        known = {r["ref"]: (r["mtime_ns"], r["size"]) for r in db.execute("SELECT ref, mtime_ns, size FROM docs WHERE kind = 'note'")}
+        changed = [nid for nid, (_, m, s) in found.items() if known.get(nid) != (m, s)]
+        gone = [nid for nid in known if nid not in found]
+        bad: list[str] = []
+        if changed or gone:
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                for nid in changed:
+                    path, m, s = found[nid]
+                    try:
+                        note, _ = self.read_note(nid, path)
+                    except (UsageError, OSError) as exc:
+                        problems.append(self._problem("unreadable", path, str(exc)))
+                        index.delete_doc(db, nid)
+                        bad.append(nid)
+                        continue
+                    index.upsert_doc(db, self.note_row(note, m, s))
+                for nid in gone:
+                    index.delete_doc(db, nid)
+                db.execute("COMMIT")
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+        # an unreadable file has no docs row, so it is re-read (and re-reported) on every open until fixed
+        self.problems = problems
+        if (len(changed) - len(bad)) or gone:
+            try:
+                self.compile()
+            except OSError as exc:
+                log.warning("memdir: could not recompile indexes in %s: %s", self.path, exc)
+        return len(changed)
+
+    # ---- compiled indexes -------------------------------------------------------------------------------
+    def entries(self) -> list[compiler.Entry]:
+        rows = self.db.execute(
+            "SELECT ref, category, note_kind, summary, load_when, pinned, superseded_by, ts_epoch FROM docs WHERE kind = 'note'")
+        return [compiler.Entry(id=r["ref"], category=r["category"], slug=r["ref"].split("/", 1)[1], kind=r["note_kind"],
+                               summary=r["summary"] or "", load_when=tuple(json.loads(r["load_when"] or "[]")),
+                               pinned=bool(r["pinned"]), superseded_by=r["superseded_by"], updated_epoch=r["ts_epoch"])
+                for r in rows]
+
+    def compile(self) -> list[str]:
+        """Rewrite ``<category>/index.md`` and ``ROOT.md`` from the index (only files whose text changes).
+        Returns problems found in existing files' markers."""
+        entries = self.entries()
+        problems: list[str] = []
+        cats = sorted({e.category for e in entries} | {c for c in self.categories if (self.path / c).is_dir()})
+        for cat in cats:
+            path = self.path / cat / "index.md"
+            existing = self._read_or_none(path)
+            text, p = compiler.index_md(cat, [e for e in entries if e.category == cat], existing)
+            problems += [f"{path}: {x}" for x in p]
+            if text != existing:
+                notes.atomic_write(path, text)
+        path = self.path / "ROOT.md"
+        existing = self._read_or_none(path)
+        text, p = compiler.root_md(self.scope, entries, self.categories, existing)
+        problems += [f"{path}: {x}" for x in p]
+        if text != existing:
+            notes.atomic_write(path, text)
+        for x in problems:
+            log.warning("memdir: %s", x)
+        return problems
+
+    @staticmethod
+    def _read_or_none(path: Path) -> str | None:
+        try:
+            with open(path, encoding="utf-8", newline="") as f:
+                return f.read()
+        except FileNotFoundError:
+            return None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise OSError(f"{path} is unreadable ({exc}); fix or remove it") from None

@@ -1,0 +1,82 @@
+"""Where memories live: the global and project roots, and ids that may never leave them (case C14).
+
+* Global root: ``$MEMDIR_HOME``, else ``platformdirs.user_data_dir("memdir")``.
+* Project root: for a working directory, its git top-level (the nearest ancestor holding ``.git``, a
+  directory or a worktree file), else the nearest ancestor holding ``.memory/``, else the directory itself;
+  the memory root is ``<project root>/.memory/`` (seed 000).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+from .errors import PathError
+
+PROJECT_DIRNAME = ".memory"
+DERIVED_DIRNAME = ".memdir"  # derived files (index, lock, quarantine) inside each root; git-ignored
+
+_RESERVED = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(1, 10)), *(f"lpt{i}" for i in range(1, 10))}
+_SEGMENT = re.compile(r"^[^\x00-\x1f<>:\"|?*\\/]{1,120}$")
+
+
+def global_root(home: str | os.PathLike | None = None) -> Path:
+    """The global memory root (not created here)."""
+    if home:
+        return Path(home).expanduser().absolute()
+    env = os.environ.get("MEMDIR_HOME")
+    if env:
+        return Path(env).expanduser().absolute()
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("memdir", appauthor=False)).absolute()
+
+
+def project_root(start: str | os.PathLike | None = None) -> Path:
+    """The project root for ``start`` (default: the working directory). Same answer from any subdirectory."""
+    start_path = Path(start if start is not None else os.getcwd()).expanduser().absolute()
+    if start_path.name == PROJECT_DIRNAME:
+        return start_path.parent
+    for d in (start_path, *start_path.parents):
+        if (d / ".git").exists():
+            return d
+    for d in (start_path, *start_path.parents):
+        if (d / PROJECT_DIRNAME).is_dir():
+            return d
+    return start_path
+
+
+def check_segment(seg: str, what: str = "name") -> str:
+    """Validate one path segment (a category or a slug); raises ``PathError``."""
+    if not isinstance(seg, str) or not seg or seg in (".", "..") or seg.startswith(".") or not _SEGMENT.match(seg):
+        raise PathError(f"invalid {what} {seg!r}: use letters, digits, '-' or '_' without '/', '..' or a leading '.'")
+    if seg.split(".")[0].lower() in _RESERVED:
+        raise PathError(f"invalid {what} {seg!r}: it is a reserved device name on Windows")
+    return seg
+
+
+def split_id(note_id: str) -> tuple[str, str]:
+    """Split ``"category/slug"`` (an optional ``.md`` suffix is dropped); raises ``PathError`` on anything else."""
+    if not isinstance(note_id, str) or not note_id.strip():
+        raise PathError("empty id: give an id such as 'decisions/use-pnpm' (see `memdir inspect`)")
+    raw = note_id.strip()
+    if raw.startswith(("/", "\\", "~")) or re.match(r"^[A-Za-z]:", raw) or "\\" in raw or "\x00" in raw:
+        raise PathError(f"invalid id {raw[:80]!r}: ids are relative, like 'decisions/use-pnpm'")
+    if raw.endswith(".md"):
+        raw = raw[:-3]
+    parts = raw.split("/")
+    if len(parts) != 2:
+        raise PathError(f"invalid id {raw[:80]!r}: ids have the form 'category/slug'")
+    return check_segment(parts[0], "category"), check_segment(parts[1], "slug")
+
+
+def safe_join(root: Path, *segments: str) -> Path:
+    """Join validated segments under ``root`` and refuse the result if it resolves outside ``root``
+    (symlinked directories or files pointing elsewhere). Raises ``PathError``."""
+    path = root.joinpath(*segments)
+    real_root = os.path.realpath(root)
+    real = os.path.realpath(path)
+    if os.path.commonpath([real_root, real]) != real_root:
+        raise PathError(f"refused: {'/'.join(segments)!r} resolves outside the memory root {root}")
+    return path

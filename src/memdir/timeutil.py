@@ -1,0 +1,88 @@
+"""Timestamps: every stored time is an aware UTC ``datetime`` (case C13).
+
+Accepted inputs for :func:`parse_ts`:
+
+* ``datetime`` — aware ones are converted to UTC; naive ones are taken as UTC (documented policy);
+* ``date`` — midnight UTC;
+* ``int``/``float`` epoch — seconds, or milliseconds when ``abs(value) >= 1e11`` (seed 000 writes ms epochs);
+* ``str`` — ISO 8601 (``Z`` or offset, with or without time), a numeric epoch string, or the
+  LoCoMo form ``"1:56 pm on 8 May, 2023"``.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date, datetime, timezone
+
+from .errors import UsageError
+
+UTC = timezone.utc
+_MS_THRESHOLD = 1e11  # 1e11 s is year 5138; anything larger is milliseconds
+
+
+def now_utc() -> datetime:
+    """The current time as an aware UTC datetime."""
+    return datetime.now(UTC)
+
+
+def parse_ts(value, *, default: datetime | None = None) -> datetime:
+    """Parse ``value`` into an aware UTC datetime.
+
+    Raises ``UsageError`` for an unparseable value unless ``default`` is given (then it is returned).
+    ``None`` and ``""`` return ``default`` (or raise when it is ``None``).
+    """
+    try:
+        return _parse(value)
+    except (UsageError, ValueError, OverflowError, OSError, TypeError) as exc:
+        if default is not None:
+            return default
+        if isinstance(exc, UsageError):
+            raise
+        raise UsageError(f"unreadable timestamp {str(value)[:60]!r}: use ISO 8601 or epoch seconds/milliseconds") from None
+
+
+def _parse(value) -> datetime:
+    if value is None or (isinstance(value, str) and not value.strip()):
+        raise UsageError("missing timestamp")
+    if isinstance(value, bool):
+        raise UsageError("a boolean is not a timestamp")
+    if isinstance(value, datetime):
+        if value.tzinfo is None or value.tzinfo.utcoffset(value) is None:
+            return value.replace(tzinfo=UTC)
+        return value.astimezone(UTC)
+    if isinstance(value, date):
+        return datetime(value.year, value.month, value.day, tzinfo=UTC)
+    if isinstance(value, (int, float)):
+        v = float(value)
+        if v != v:  # NaN
+            raise UsageError("NaN is not a timestamp")
+        if abs(v) >= _MS_THRESHOLD:
+            v /= 1000.0
+        return datetime.fromtimestamp(v, UTC)
+    if isinstance(value, str):
+        s = value.strip()
+        if re.fullmatch(r"-?\d+(\.\d+)?", s):
+            return _parse(float(s))
+        iso = s[:-1] + "+00:00" if s.endswith(("Z", "z")) else s
+        try:
+            return _parse(datetime.fromisoformat(iso))
+        except ValueError:
+            pass
+        m = re.fullmatch(r"(\d{1,2}):(\d{2})\s*([ap]m)\s+on\s+(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})", s, re.I)
+        if m:
+            hh, mm, ap, dd, mon, yy = m.groups()
+            dt = datetime.strptime(f"{dd} {mon[:3]} {yy} {int(hh) % 12 + (12 if ap.lower() == 'pm' else 0)}:{mm}", "%d %b %Y %H:%M")
+            return dt.replace(tzinfo=UTC)
+        for fmt in ("%Y/%m/%d %H:%M:%S", "%Y/%m/%d %H:%M", "%Y/%m/%d", "%Y/%m/%d (%a) %H:%M"):
+            try:
+                return datetime.strptime(s, fmt).replace(tzinfo=UTC)
+            except ValueError:
+                continue
+        raise UsageError(f"unreadable timestamp {s[:60]!r}: use ISO 8601 or epoch seconds/milliseconds")
+    raise UsageError(f"unreadable timestamp of type {type(value).__name__}")
+
+
+def iso(dt: datetime) -> str:
+    """Format an aware datetime as ISO 8601 UTC with milliseconds and ``Z``, e.g. ``2026-11-30T03:25:11.123Z``."""
+    dt = dt.astimezone(UTC)
+    return dt.strftime("%Y-%m-%dT%H:%M:%S.") + f"{dt.microsecond // 1000:03d}Z"

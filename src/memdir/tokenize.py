@@ -1,0 +1,103 @@
+"""memdir's tokenizer for recall (ours; seed 000 explains why FTS5's built-in ones fail on Chinese).
+
+Pipeline: NFKC + casefold, then
+
+* runs of Han / kana / hangul become overlapping character **bigrams** (``部署脚本`` → ``部署 署脚 脚本``);
+  a lone CJK character stays a unigram;
+* Latin letters and digits become **words**; an identifier joined by ``. - _ / : @`` or ending in ``+``/``#``
+  (``node.js``, ``pre-edit``, ``C++``, ``a:b``) is kept whole *and* split into its parts, so both
+  ``node.js`` and ``node`` find it; apostrophes are dropped (``don't`` → ``dont``).
+
+Tokens only ever contain word characters and ``. - _ / : @ + #``, which the FTS5 column is told to treat as
+token characters (:data:`FTS_TOKENCHARS`), and queries are built from tokens, never raw text, so no input can
+raise an FTS5 syntax error.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+# Han (incl. ext. A, compatibility, ext. B+), Hiragana, Katakana (+ phonetic ext.), Hangul syllables/jamo, CJK symbols.
+_CJK = (
+    "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f"
+    "\u3040-\u309f\u30a0-\u30ff\u31f0-\u31ff"
+    "\uac00-\ud7af\u1100-\u11ff\u3130-\u318f"
+)
+_ALNUM = rf"[^\W_{_CJK}]"
+_JOIN = r"[.\-_/:@']"
+_PATTERN = re.compile(rf"(?P<cjk>[{_CJK}]+)|(?P<word>{_ALNUM}+(?:{_JOIN}+{_ALNUM}+)*[+#]*)")
+_SPLIT = re.compile(r"[.\-_/:@]+")
+
+#: characters (besides letters and digits) that the FTS5 ``unicode61`` tokenizer must keep inside a token
+FTS_TOKENCHARS = ".-_/:@+#"
+
+#: very common English function words, dropped from *queries* only (documents keep every token) unless a
+#: query has nothing else — so ``NOT`` or ``AND OR`` still find notes containing those words (case C3).
+STOPWORDS = frozenset(
+    """a an and are as at be but by did do does for from had has have he her his how i if in into is it its
+    me my of on or our she so that the their them then there these they this to was we were what when where
+    which who whom why will with you your""".split()
+)
+
+MAX_TOKEN_CHARS = 64
+
+
+def normalize(text: str) -> str:
+    """NFKC + casefold, with lone surrogates replaced (they cannot be encoded as UTF-8)."""
+    if not isinstance(text, str):
+        text = str(text)
+    text = text.encode("utf-8", "replace").decode("utf-8") if _has_surrogate(text) else text
+    return unicodedata.normalize("NFKC", text).casefold()
+
+
+def _has_surrogate(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+        return False
+    except UnicodeEncodeError:
+        return True
+
+
+def tokenize(text: str) -> list[str]:
+    """Split ``text`` into recall tokens, in order, with repeats (for BM25 term frequency).
+
+    >>> tokenize("部署脚本用 pnpm")
+    ['部署', '署脚', '脚本', '本用', 'pnpm']
+    """
+    out: list[str] = []
+    for m in _PATTERN.finditer(normalize(text)):
+        run = m.group("cjk")
+        if run is not None:
+            if len(run) == 1:
+                out.append(run)
+            else:
+                out.extend(run[i : i + 2] for i in range(len(run) - 1))
+            continue
+        word = m.group("word").replace("'", "")
+        if len(word) > MAX_TOKEN_CHARS:
+            word = word[:MAX_TOKEN_CHARS]
+        out.append(word)
+        core = word.rstrip("+#")
+        parts = [p for p in _SPLIT.split(core) if p]
+        if len(parts) > 1 or core != word:
+            out.extend(p for p in parts if p != word)
+    return out
+
+
+def query_tokens(text: str) -> list[str]:
+    """Distinct tokens of a query, in first-seen order, with stopwords dropped unless nothing else is left."""
+    seen: dict[str, None] = {}
+    for t in tokenize(text):
+        seen.setdefault(t, None)
+    toks = list(seen)
+    content = [t for t in toks if t not in STOPWORDS]
+    return content or toks
+
+
+def fts_query(tokens: list[str]) -> str:
+    """Build an FTS5 MATCH expression: the OR of quoted tokens (a document matching any term is a candidate).
+
+    Returns ``""`` for no tokens. Quoting makes every token a literal, so operators in user text are inert.
+    """
+    return " OR ".join('"' + t.replace('"', '""') + '"' for t in tokens)
