@@ -93,7 +93,7 @@ def iter_claude_code(path: str | Path, *, stats: Counter | None = None) -> Itera
     path = Path(path)
     results = _collect_results(path)
     for lineno, obj in read_jsonl(path, stats, label=SOURCE):
-        typ = obj.get("type")
+        typ = obj.get("type") if isinstance(obj.get("type"), str) else None
         if typ in SKIP_TYPES:
             count(stats, f"skipped:{typ}")
             continue

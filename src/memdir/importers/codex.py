@@ -107,7 +107,7 @@ def _collect_outputs(path: Path) -> tuple[dict[str, object], bool, str | None]:
         payload = obj.get("payload")
         if not isinstance(payload, dict):
             continue
-        ptype = payload.get("type")
+        ptype = payload.get("type") if isinstance(payload.get("type"), str) else None
         if obj.get("type") == "session_meta" and session is None and payload.get("id"):
             session = str(payload["id"])
         elif obj.get("type") == "response_item" and ptype in _CALL_TYPES.values() and payload.get("call_id"):
@@ -142,12 +142,12 @@ def iter_codex(path: str | Path, *, stats: Counter | None = None) -> Iterator[di
     session = session_id or path.stem
     cwd = None
     for lineno, obj in read_jsonl(path, stats, label=SOURCE):
-        typ = obj.get("type")
+        typ = obj.get("type") if isinstance(obj.get("type"), str) else None
         payload = obj.get("payload")
         if not isinstance(payload, dict):
             count(stats, f"skipped:{typ}" if typ in _KNOWN_TYPES else "skipped:unknown")
             continue
-        ptype = payload.get("type")
+        ptype = payload.get("type") if isinstance(payload.get("type"), str) else None
         ts = iso(obj.get("timestamp"), stats)
         meta: dict = {"line": lineno}
         if typ not in _KNOWN_TYPES:

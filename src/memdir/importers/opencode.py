@@ -75,7 +75,7 @@ def _part_events(session: str, message: dict, part: dict, part_id: str, cwd: str
                  stats: Counter | None) -> Iterator[dict]:
     count(stats, "parts")
     role = message.get("role")
-    ptype = part.get("type")
+    ptype = part.get("type") if isinstance(part.get("type"), str) else None
     msg_time = (message.get("time") or {}).get("created") if isinstance(message.get("time"), dict) else None
     meta: dict = {"message": message.get("id")}
     if cwd:
