@@ -251,6 +251,13 @@ class Memdir:
                     log.debug("import_events: duplicate key or text: %s", row["ref"])
         return counts
 
+    def capture(self, event: dict[str, Any], **kwargs: Any):
+        """Gated capture of one host event (user prompt, assistant reply, tool-call summary); see
+        :mod:`memdir.capture` for the gates, keys and the returned ``CaptureResult``."""
+        from .capture import capture
+
+        return capture(self, event, **kwargs)
+
     def _on_event_stored(self, db, row: dict[str, Any]) -> None:
         """Extension point (e.g. embeddings mark the new row pending)."""
 

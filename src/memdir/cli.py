@@ -1,0 +1,324 @@
+"""The ``memdir`` command: a thin layer over the Python API, same names, ``--json`` everywhere.
+
+Exit codes: 0 ok, 1 not found (or an operational error), 2 usage error. Errors are one line on stderr;
+a traceback is shown only with ``--debug``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import logging
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from .errors import MemdirError, NotFound, UsageError
+
+log = logging.getLogger("memdir")
+
+#: extra commands living in other modules, loaded only when used (keeps `memdir recall` start-up light)
+LAZY_COMMANDS = {
+    "hook": "memdir.hooks:hook",
+    "install": "memdir.install:install",
+    "mcp": "memdir.mcp_server:mcp_command",
+    "serve": "memdir.mcp_server:serve_command",
+    "backfill": "memdir.tiers_cli:backfill",
+    "sweep": "memdir.tiers_cli:sweep",
+    "prune": "memdir.tiers_cli:prune",
+    "doctor": "memdir.tiers_cli:doctor",
+}
+IMPORT_SOURCES = ("claude-code", "codex", "opencode", "jsonl")
+
+
+class LazyGroup(click.Group):
+    def list_commands(self, ctx):
+        names = set(super().list_commands(ctx))
+        names.update(n for n, target in LAZY_COMMANDS.items() if _find_spec(target))
+        return sorted(names)
+
+    def get_command(self, ctx, name):
+        cmd = super().get_command(ctx, name)
+        if cmd is not None or name not in LAZY_COMMANDS:
+            return cmd
+        mod_name, attr = LAZY_COMMANDS[name].split(":")
+        try:
+            mod = importlib.import_module(mod_name)
+        except ImportError as exc:
+            missing = getattr(exc, "name", None) or str(exc)
+            if mod_name.endswith(str(missing)) or str(missing).startswith("memdir"):
+                return None
+            return _unavailable(name, f"needs an optional dependency ({missing}); see README 'Install'")
+        return getattr(mod, attr, None)
+
+
+def _find_spec(target: str) -> bool:
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec(target.split(":")[0]) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def _unavailable(name: str, why: str) -> click.Command:
+    @click.command(name, context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
+    def cmd():
+        raise UsageError(f"`memdir {name}` {why}")
+
+    return cmd
+
+
+def open_store(ctx: click.Context):
+    """The Memdir for the group's ``--dir`` / ``--home`` options (opened once per command)."""
+    import memdir
+
+    obj = ctx.find_root().obj
+    if obj.get("store") is None:
+        obj["store"] = memdir.open(obj.get("dir"), home=obj.get("home"))
+        ctx.find_root().call_on_close(obj["store"].close)
+    return obj["store"]
+
+
+def _emit(ctx: click.Context, as_json: bool, data: Any, human: str) -> None:
+    if as_json or ctx.find_root().obj.get("json"):
+        click.echo(json.dumps(data, ensure_ascii=False, indent=2, default=str))
+    elif human:
+        click.echo(human)
+
+
+def _read_text(arg: str | None, what: str) -> str:
+    """The text argument, or stdin when it is ``-`` or absent and stdin is piped."""
+    if arg is not None and arg != "-":
+        return arg
+    if arg == "-" or not sys.stdin.isatty():
+        data = sys.stdin.buffer.read()
+        return data.decode("utf-8", errors="replace")
+    raise UsageError(f"give the {what} as an argument or on stdin")
+
+
+json_opt = click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.option("--dir", "dir_", type=click.Path(file_okay=False), envvar="MEMDIR_PROJECT_DIR",
+              help="Project directory to use (default: the working directory; its git top-level is the project root).")
+@click.option("--home", type=click.Path(file_okay=False), help="Global memory root (default: $MEMDIR_HOME or the user data dir).")
+@click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON (any command).")
+@click.option("--debug", is_flag=True, help="Log ranking and skip decisions to stderr; show tracebacks.")
+@click.version_option(package_name="memdir")
+@click.pass_context
+def cli(ctx: click.Context, dir_: str | None, home: str | None, as_json: bool, debug: bool) -> None:
+    """memdir — long-term memory for AI coding agents: Markdown you can read, recall that finds it."""
+    ctx.obj = {"dir": dir_, "home": home, "json": as_json, "debug": debug, "store": None}
+    if debug:
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("memdir: %(levelname)s %(message)s"))
+        log.addHandler(handler)
+        log.setLevel(logging.DEBUG)
+
+
+@cli.command()
+@click.argument("text", required=False)
+@click.option("-c", "--category", default="facts", show_default=True, help="rules, preferences, decisions, pitfalls, facts, …")
+@click.option("-s", "--summary", help="One-line summary (default: the first line).")
+@click.option("-t", "--tag", "tags", multiple=True, help="Tag (repeatable).")
+@click.option("-w", "--load-when", "load_when", multiple=True, help="Routing trigger for ROOT.md (repeatable).")
+@click.option("--pinned", is_flag=True, help="Never decays.")
+@click.option("--supersedes", help="Id of the note this one replaces.")
+@click.option("--scope", type=click.Choice(["project", "global"]), default="project", show_default=True)
+@json_opt
+@click.pass_context
+def remember(ctx, text, category, summary, tags, load_when, pinned, supersedes, scope, as_json):
+    """Store a curated note (TEXT, or stdin)."""
+    m = open_store(ctx)
+    note = m.remember(_read_text(text, "text"), category=category, summary=summary, tags=tags, load_when=load_when,
+                      pinned=pinned, supersedes=supersedes, scope=scope)
+    human = f"already remembered as {note.id} ({note.scope})" if note.existed else f"remembered {note.id} ({note.scope}) → {note.path}"
+    _emit(ctx, as_json, note.to_dict(), human)
+
+
+@cli.command()
+@click.argument("query", required=False)
+@click.option("-k", "--k", "k", type=click.IntRange(1, 1000), default=None, help="Number of hits (default 8).")
+@click.option("--scope", type=click.Choice(["project", "global"]), default=None)
+@click.option("--kind", "kinds", multiple=True, help="Filter: note, event, rule, decision, user, tool, … (repeatable).")
+@click.option("--explain", is_flag=True, help="Show each hit's reasons (terms, fields, factors).")
+@json_opt
+@click.pass_context
+def recall(ctx, query, k, scope, kinds, explain, as_json):
+    """Search memories for QUERY (or stdin). Exit 1 when nothing matches."""
+    q = _read_text(query, "query")
+    if not q.strip():
+        raise UsageError("empty query: give some words to search for")
+    m = open_store(ctx)
+    hits = m.recall(q, k=k, scope=scope, kinds=kinds or None, rehearse=True)
+    lines = []
+    for i, h in enumerate(hits, 1):
+        head = f"{i}. [{h.scope} {h.kind}] {h.id}  score={h.score:.3f}"
+        if h.ts:
+            head += f"  {h.ts.date().isoformat()}"
+        text = " ".join(h.text.split())
+        lines.append(head + "\n   " + (text[:300] + ("…" if len(text) > 300 else "")))
+        if explain:
+            lines.append("   why: " + json.dumps(h.reasons, ensure_ascii=False))
+    _emit(ctx, as_json, [h.to_dict() for h in hits], "\n".join(lines))
+    if not hits:
+        if not (as_json or ctx.find_root().obj.get("json")):
+            click.echo("no memory matches", err=True)
+        ctx.exit(1)
+
+
+@cli.command()
+@click.argument("id")
+@json_opt
+@click.pass_context
+def forget(ctx, id, as_json):
+    """Delete a note (category/slug) or an event (key); a tombstone blocks re-import."""
+    m = open_store(ctx)
+    ok = m.forget(id)
+    _emit(ctx, as_json, {"id": id, "forgotten": ok}, f"forgot {id}" if ok else "")
+    if not ok:
+        raise NotFound(f"no memory with id {id!r}: see `memdir recall` or `memdir inspect` for ids")
+
+
+@cli.command()
+@json_opt
+@click.pass_context
+def inspect(ctx, as_json):
+    """List notes and check consistency (index.md, supersedes, unreadable files)."""
+    rep = open_store(ctx).inspect()
+    lines = []
+    for scope, c in rep.counts.items():
+        lines.append(f"{scope}: {c['notes']} notes ({c['superseded']} superseded), {c['events']} events, {c['tombstones']} tombstones — {c['path']}")
+    for n in rep.notes:
+        flag = f"  [superseded by {n.superseded_by}]" if n.superseded_by else ("  [pinned]" if n.pinned else "")
+        lines.append(f"  {n.scope:7} {n.id}: {n.summary[:80]}{flag}")
+    lines.append("problems: none" if rep.ok else f"problems ({len(rep.problems)}):")
+    lines += [f"  {p['kind']}: {p['path']}: {p['detail']}" for p in rep.problems]
+    _emit(ctx, as_json, rep.to_dict(), "\n".join(lines))
+
+
+@cli.command()
+@json_opt
+@click.pass_context
+def status(ctx, as_json):
+    """Counts, paths and index size per root."""
+    st = open_store(ctx).status()
+    lines = [f"project root: {st['project_root']}"]
+    for scope in ("project", "global"):
+        s = st[scope]
+        if not s.get("exists"):
+            lines.append(f"{scope}: {s['path']} (not created yet)")
+        else:
+            extra = "".join(f", {k}={v}" for k, v in s.items() if k not in ("path", "exists", "notes", "events"))
+            lines.append(f"{scope}: {s['path']}: {s['notes']} notes, {s['events']} events{extra}")
+    _emit(ctx, as_json, st, "\n".join(lines))
+
+
+@cli.command()
+@click.argument("prompt", required=False)
+@click.option("--max-chars", type=click.IntRange(50, 1_000_000), default=None, help="Block budget in characters (default 1200).")
+@click.option("--max-entries", type=click.IntRange(1, 100), default=None, help="Bodies inlined (default 4).")
+@json_opt
+@click.pass_context
+def context(ctx, prompt, max_chars, max_entries, as_json):
+    """Print the <memory> block for PROMPT (or stdin)."""
+    p = _read_text(prompt, "prompt") if (prompt is not None or not sys.stdin.isatty()) else ""
+    block = open_store(ctx).context(p, max_chars=max_chars, max_entries=max_entries)
+    _emit(ctx, as_json, {"context": block, "chars": len(block)}, block)
+
+
+@cli.command()
+@json_opt
+@click.pass_context
+def reindex(ctx, as_json):
+    """Rebuild the derived index from the Markdown and recompile index.md / ROOT.md."""
+    out = open_store(ctx).reindex()
+    _emit(ctx, as_json, out, ", ".join(f"{k}: {v} notes indexed" for k, v in out.items()) or "nothing to index")
+
+
+@cli.command()
+@click.argument("path", type=click.Path(dir_okay=False))
+@json_opt
+@click.pass_context
+def export(ctx, path, as_json):
+    """Write all notes and events to PATH as JSONL."""
+    out = open_store(ctx).export(path)
+    _emit(ctx, as_json, out, f"exported {out['notes']} notes and {out['events']} events to {path}")
+
+
+@cli.command(name="import")
+@click.argument("source")
+@click.argument("path", required=False, type=click.Path())
+@click.option("--no-progress", is_flag=True, help="Hide the progress bar.")
+@json_opt
+@click.pass_context
+def import_(ctx, source, path, no_progress, as_json):
+    """Import SOURCE: a JSONL file, or claude-code | codex | opencode [PATH] (default locations when PATH is omitted)."""
+    m = open_store(ctx)
+    if source not in IMPORT_SOURCES or source == "jsonl":
+        file = Path(path if source == "jsonl" else source)
+        if source == "jsonl" and not path:
+            raise UsageError("give the JSONL file: memdir import jsonl FILE")
+        if not file.exists():
+            raise UsageError(f"no such file {str(file)!r}: give a JSONL file or one of {', '.join(IMPORT_SOURCES[:3])}")
+        out = m.import_jsonl(file)
+    else:
+        from .transcripts import import_host
+
+        out = import_host(m, source, Path(path) if path else None, progress=not no_progress and not as_json)
+    summary = ", ".join(f"{k} {v}" for k, v in out.items() if not isinstance(v, dict))
+    _emit(ctx, as_json, out, summary)
+
+
+@cli.command(name="config")
+@json_opt
+@click.pass_context
+def config_cmd(ctx, as_json):
+    """Print the effective settings and where each came from."""
+    cfg = open_store(ctx).config
+    items = cfg.items()
+    data = {k: {"value": v, "source": s, "doc": d} for k, v, s, d in items}
+    width = max(len(k) for k, *_ in items)
+    lines = [f"{k:<{width}}  {json.dumps(v, ensure_ascii=False):<28} {s}" for k, v, s, _ in items]
+    _emit(ctx, as_json, data, "\n".join(lines))
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point: run the CLI, mapping errors to one line on stderr and exit codes 0/1/2."""
+    debug = "--debug" in (argv if argv is not None else sys.argv[1:])
+    logging.basicConfig(level=logging.WARNING, format="%(message)s", stream=sys.stderr)
+    try:
+        rv = cli.main(args=argv, prog_name="memdir", standalone_mode=False)
+        if isinstance(rv, int) and rv:
+            sys.exit(rv)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+    except click.ClickException as exc:
+        click.echo(f"memdir: error: {exc.format_message()}", err=True)
+        sys.exit(exc.exit_code)
+    except click.exceptions.Abort:
+        click.echo("memdir: aborted", err=True)
+        sys.exit(130)
+    except MemdirError as exc:
+        if debug:
+            raise
+        click.echo(f"memdir: error: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}", err=True)
+        sys.exit(exc.exit_code)
+    except KeyboardInterrupt:
+        sys.exit(130)
+    except BrokenPipeError:
+        sys.exit(0)
+    except Exception as exc:  # noqa: BLE001 — the promise is "never a traceback"
+        if debug:
+            raise
+        msg = str(exc).splitlines()[0] if str(exc) else ""
+        click.echo(f"memdir: internal error: {type(exc).__name__}: {msg[:200]} (rerun with --debug for details)", err=True)
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
