@@ -57,7 +57,35 @@ def _script(db: sqlite3.Connection, sql: str) -> None:
             db.execute("\n".join(lines))
 
 
-MIGRATIONS = [m001_create_tables]
+def m002_vectors_tiers(db: sqlite3.Connection) -> None:
+    """Embeddings (memdir.vectors) and heat tiers (memdir.tiers), both keyed by ``docs.ref`` (seed 001)."""
+    _script(db, """
+        -- one L2-normalised float32 vector per doc; status pending | ok | failed; a model/dim/text change makes it stale
+        CREATE TABLE vectors(
+            ref TEXT PRIMARY KEY,
+            content_sha256 TEXT,
+            model TEXT, dim INTEGER,
+            status TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'ok', 'failed')),
+            vector BLOB,
+            error TEXT,
+            updated TEXT
+        );
+        CREATE INDEX vectors_status ON vectors(status, model);
+        -- heat = heat0 * 0.5 ** ((now - reinforced_at) / half_life); tier hot | warm | cold | archive
+        CREATE TABLE tiers(
+            ref TEXT PRIMARY KEY,
+            heat0 REAL NOT NULL DEFAULT 1.0,
+            reinforced_at REAL NOT NULL,
+            seen_count INTEGER NOT NULL DEFAULT 0,
+            tier TEXT NOT NULL DEFAULT 'hot' CHECK (tier IN ('hot', 'warm', 'cold', 'archive')),
+            importance REAL NOT NULL DEFAULT 1.0,
+            changed_at TEXT
+        );
+        CREATE INDEX tiers_tier ON tiers(tier)
+        """)
+
+
+MIGRATIONS = [m001_create_tables, m002_vectors_tiers]
 
 
 def migrate(db: sqlite3.Connection) -> int:
