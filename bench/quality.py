@@ -26,6 +26,7 @@ Benchmarks and metrics (gold ids come from the datasets; see bench/datasets.py f
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import platform
@@ -273,6 +274,8 @@ def make_systems(names: list[str], channel: str, provider: str | None, log) -> l
     for name in names:
         if name == "memdir":
             try:
+                if importlib.util.find_spec("memdir") is None and (ROOT / "src" / "memdir").is_dir():
+                    sys.path.insert(0, str(ROOT / "src"))  # a checkout without `pip install -e .`
                 systems.append(MemdirSystem(channel, provider))
             except ImportError as e:
                 log(f"memdir skipped: cannot import it ({e}); run `pip install -e .` in the checkout")
@@ -340,6 +343,7 @@ def run_bench(spec: Spec, cases: list[Case], systems: list, log=lambda s: None) 
         rows, sys_notes = [], []
         build_s = search_s = 0.0
         empty = 0
+        empty_qids: list[str] = []
         foreign = 0
         for ci, case in enumerate(cases):
             group_map = case.group_of()
@@ -354,6 +358,7 @@ def run_bench(spec: Spec, cases: list[Case], systems: list, log=lambda s: None) 
                     search_s += time.perf_counter() - t1
                     if not ranked:
                         empty += 1
+                        empty_qids.append(q.qid)
                     unknown = [x for x in ranked if x not in group_map]
                     if unknown:
                         foreign += len(unknown)
@@ -366,7 +371,10 @@ def run_bench(spec: Spec, cases: list[Case], systems: list, log=lambda s: None) 
         if foreign:
             sys_notes.append(f"{foreign} hits had ids that are not items of the case (counted as misses)")
         agg = M.aggregate(rows)
-        agg.update(build_s=round(build_s, 2), search_s=round(search_s, 2), empty_results=empty, notes=sys_notes)
+        if empty_qids:
+            sys_notes.append(f"no result for: {', '.join(empty_qids[:10])}" + (" …" if len(empty_qids) > 10 else ""))
+        agg.update(build_s=round(build_s, 2), search_s=round(search_s, 2), empty_results=empty,
+                   empty_qids=empty_qids, notes=sys_notes)
         result["systems"][sysobj.name] = agg
     return result
 
@@ -429,12 +437,18 @@ def markdown(report: dict) -> str:
     return "\n".join(lines)
 
 
-def _commit() -> str:
+def _git(*args: str) -> str:
     try:
-        return subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True,
-                              text=True, timeout=10).stdout.strip() or "unknown"
+        return subprocess.run(["git", "-C", str(ROOT), *args], capture_output=True, text=True,
+                              timeout=10).stdout.strip()
     except (OSError, subprocess.SubprocessError):
-        return "unknown"
+        return ""
+
+
+def _commit() -> str:
+    """Short HEAD hash, with ``+dirty`` when src/memdir has uncommitted changes (the run measured those)."""
+    head = _git("rev-parse", "--short", "HEAD") or "unknown"
+    return head + ("+dirty" if _git("status", "--porcelain", "--", "src/memdir") else "")
 
 
 def run(data: Path, benches: list[str], *, channel: str = "lexical", provider: str | None = None,

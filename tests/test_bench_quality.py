@@ -239,6 +239,8 @@ def test_cli_errors_are_one_line(tmp_path, capsys):
 
 
 def _memdir_ready() -> bool:
+    if importlib.util.find_spec("memdir") is None and (ROOT / "src" / "memdir").is_dir():
+        sys.path.insert(0, str(ROOT / "src"))  # checkout without `pip install -e .`
     try:
         import memdir
     except ImportError:
@@ -267,14 +269,31 @@ def test_end_to_end_memdir_tiny(tmp_path):
 @needs_bm25s
 @pytest.mark.skipif(not _memdir_ready(), reason="memdir.open not importable yet")
 def test_end_to_end_memdir_on_shared_slice():
-    """One LoCoMo conversation (3 questions) and 3 MADial-zh dialogues through memdir and bm25s."""
+    """Each benchmark on a tiny slice (3 questions) through memdir and bm25s: one LoCoMo conversation,
+    3 LongMemEval haystacks, 3 MADial dialogues (memories imported as events here; notes in the slow test)."""
     from bench.quality import run
 
-    report = run(DATA, ["locomo", "madial-zh"], limit=3, systems=("memdir", "bm25s"))
-    for name in ("locomo", "madial-zh"):
+    benches = ["locomo", "longmemeval-user", "madial-zh", "madial-en"]
+    report = run(DATA, benches, limit=3, systems=("memdir", "bm25s"), madial_as="events")
+    for name in benches:
         b = report["benches"][name]
         assert b["n_queries"] == 3
         for s in ("memdir", "bm25s"):
             vals = [v for k, v in b["systems"][s]["all"].items() if "@" in k]
             assert vals and all(0.0 <= v <= 1.0 for v in vals)
     assert report["benches"]["locomo"]["n_cases"] == 1
+    assert report["benches"]["longmemeval-user"]["n_cases"] == 3
+
+
+@pytest.mark.slow
+@needs_shared
+@needs_bm25s
+@pytest.mark.skipif(not _memdir_ready(), reason="memdir.open not importable yet")
+def test_end_to_end_madial_as_notes():
+    """MADial memories stored with ``remember`` (the default of the benchmark): every hit maps to a memory."""
+    from bench.quality import run
+
+    report = run(DATA, ["madial-zh"], limit=3, systems=("memdir",))
+    r = report["benches"]["madial-zh"]["systems"]["memdir"]
+    assert r["all"]["n"] == 3
+    assert not any("not items of the case" in n for n in r["notes"])
