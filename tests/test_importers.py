@@ -26,10 +26,15 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures" / "importers"
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 TRANSCRIPTS = SHARED / "data" / "transcripts"
 
-needs_shared = pytest.mark.skipif(
+_skip_without_shared = pytest.mark.skipif(
     not TRANSCRIPTS.is_dir(),
     reason=f"real transcripts not found at {TRANSCRIPTS} (the ../shared checkout beside the repo is absent)",
 )
+
+
+def needs_shared(fn):
+    """Mark a test as reading ../shared (marker ``shared``) and skip it when that directory is absent."""
+    return pytest.mark.shared(_skip_without_shared(fn))
 
 # Expected (user, assistant, tool) events per real file, counted by hand with jq and grep, NOT with the parser:
 #
@@ -146,6 +151,23 @@ def test_claude_code_truncated_file_yields_a_prefix_of_keys(tmp_path):
     # the file grows back: same keys as a fresh import of the full file
     part.write_bytes(data)
     assert [e["key"] for e in iter_claude_code(part)] == [e["key"] for e in full]
+
+
+@needs_shared
+def test_second_import_through_the_facade_adds_nothing(tmp_path):
+    memdir = pytest.importorskip("memdir")
+    if not hasattr(memdir, "open"):
+        pytest.skip("memdir.open (the core facade) is not available in this checkout")
+    events = [ev for f in sorted(CLAUDE_COUNTS) for ev in iter_claude_code(TRANSCRIPTS / "claude-code" / f)]
+    events += [ev for f in sorted(CODEX_COUNTS) for ev in iter_codex(TRANSCRIPTS / "codex" / f)]
+    with memdir.open(project_dir=tmp_path / "proj", home=tmp_path / "home") as m:
+        first = m.import_events(events)
+        second = m.import_events(
+            [ev for f in sorted(CLAUDE_COUNTS) for ev in iter_claude_code(TRANSCRIPTS / "claude-code" / f)]
+            + [ev for f in sorted(CODEX_COUNTS) for ev in iter_codex(TRANSCRIPTS / "codex" / f)])
+    assert first["read"] == len(events) == sum(map(sum, CLAUDE_COUNTS.values())) + sum(map(sum, CODEX_COUNTS.values()))
+    assert first["stored"] > 0 and first["skipped"] == 0
+    assert second["stored"] == 0 and second["duplicate"] == len(events)
 
 
 # ---------------------------------------------------------------- real Codex rollout
