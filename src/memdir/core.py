@@ -258,6 +258,25 @@ class Memdir:
 
         return capture(self, event, **kwargs)
 
+    def count_events(self, *, since: datetime, until: datetime | None = None, key_prefixes: Iterable[str] = (),
+                     scope: str = "project") -> int:
+        """Number of stored events with ``since <= ts < until`` (aware datetimes; ``until`` open when None) whose
+        key starts with one of ``key_prefixes`` (any key when empty). Used by capture's daily cap."""
+        root = self._root(scope)
+        if not root.exists():
+            return 0
+        sql = "SELECT count(*) FROM docs WHERE kind = 'event' AND ts_epoch >= ?"
+        params: list[Any] = [since.timestamp()]
+        if until is not None:
+            sql += " AND ts_epoch < ?"
+            params.append(until.timestamp())
+        prefixes = [p for p in key_prefixes if p]
+        if prefixes:
+            sql += " AND (" + " OR ".join("substr(ref, 1, ?) = ?" for _ in prefixes) + ")"
+            for p in prefixes:
+                params += [len(p), p]
+        return int(root.db.execute(sql, params).fetchone()[0])
+
     def _on_event_stored(self, db, row: dict[str, Any]) -> None:
         """Extension point (e.g. embeddings mark the new row pending)."""
 
