@@ -157,7 +157,7 @@ def recall(ctx, query, k, scope, kinds, explain, as_json):
     hits = m.recall(q, k=k, scope=scope, kinds=kinds or None, rehearse=True)
     lines = []
     for i, h in enumerate(hits, 1):
-        head = f"{i}. [{h.scope} {h.kind}] {h.id}  score={h.score:.3f}"
+        head = f"{i}. [{h.scope} {h.kind}] {h.id}  score={h.score:.4g}"
         if h.ts:
             head += f"  {h.ts.date().isoformat()}"
         text = " ".join(h.text.split())

@@ -1,0 +1,55 @@
+import os
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+
+import memdir
+
+SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+
+
+def shared_path(*parts: str) -> Path:
+    """A path under ../shared, or skip the test with a clear message when it is absent (users' machines)."""
+    p = SHARED.joinpath(*parts)
+    if not p.exists():
+        pytest.skip(f"needs {p} (the team's shared data, present in CI but not in a user's checkout)")
+    return p
+
+
+class Clock:
+    """An injectable clock: tests move time instead of sleeping."""
+
+    def __init__(self, start=datetime(2026, 11, 1, 12, 0, tzinfo=timezone.utc)):
+        self.now = start
+
+    def __call__(self):
+        return self.now
+
+
+@pytest.fixture(autouse=True)
+def _isolate_home(tmp_path, monkeypatch):
+    # never touch the developer's real global root
+    monkeypatch.setenv("MEMDIR_HOME", str(tmp_path / "global-home"))
+    for k in list(os.environ):
+        if k.startswith("MEMDIR_") and k != "MEMDIR_HOME":
+            monkeypatch.delenv(k, raising=False)
+
+
+@pytest.fixture
+def clock():
+    return Clock()
+
+
+@pytest.fixture
+def project(tmp_path):
+    p = tmp_path / "proj"
+    (p / ".git").mkdir(parents=True)
+    return p
+
+
+@pytest.fixture
+def m(project, tmp_path, clock):
+    store = memdir.open(project, home=tmp_path / "g", clock=clock)
+    yield store
+    store.close()
