@@ -1,0 +1,81 @@
+"""`make demo` / `python -m memdir.demo`: memdir's main job on a shipped sample, in a throwaway store.
+
+Imports a fictional bilingual coding session (about 100 turns, through the capture gates when available) and
+a dozen curated notes, then prints recall results for a Chinese and an English query and the ``<memory>``
+block an agent would receive. With ``--transcript PATH`` it imports a Claude Code session file too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import tempfile
+from importlib import resources
+from pathlib import Path
+
+import memdir
+
+
+def _lines(name: str) -> list[dict]:
+    text = resources.files("memdir").joinpath("data", name).read_text(encoding="utf-8")
+    return [json.loads(x) for x in text.splitlines() if x.strip()]
+
+
+def _show(m, query: str, k: int = 3) -> None:
+    print(f"\n$ memdir recall {query!r}")
+    hits = m.recall(query, k=k)
+    if not hits:
+        print("  (no match)")
+    for i, h in enumerate(hits, 1):
+        text = " ".join(h.text.split())
+        print(f"  {i}. [{h.scope} {h.kind}] {h.id}  score={h.score:.3g}  terms={','.join(h.reasons.get('terms', [])[:6])}")
+        print(f"     {text[:160]}{'…' if len(text) > 160 else ''}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="memdir-demo", description=__doc__.splitlines()[0])
+    ap.add_argument("--transcript", help="also import this Claude Code session JSONL")
+    ap.add_argument("--keep", help="use this directory instead of a temporary one (kept afterwards)")
+    args = ap.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="memdir-demo-") as tmp:
+        base = Path(args.keep) if args.keep else Path(tmp)
+        project = base / "tally"
+        (project / ".git").mkdir(parents=True, exist_ok=True)
+        with memdir.open(project, home=base / "global") as m:
+            events = _lines("sample_session.jsonl")
+            stored = skipped = 0
+            for ev in events:
+                if hasattr(m, "capture"):
+                    try:
+                        res = m.capture(ev)
+                        ok = bool(getattr(res, "stored", res))
+                    except ImportError:
+                        ok = m.import_events([ev])["stored"] == 1
+                else:
+                    ok = m.import_events([ev])["stored"] == 1
+                stored += ok
+                skipped += not ok
+            print(f"captured {stored} of {len(events)} session turns ({skipped} skipped by the gates or as duplicates)")
+            n_notes = 0
+            for note in _lines("sample_notes.jsonl"):
+                m.remember(note.pop("text"), **note)
+                n_notes += 1
+            print(f"remembered {n_notes} curated notes in {m.roots['project'].path}")
+            if args.transcript:
+                from .transcripts import import_host
+
+                print("imported transcript:", import_host(m, "claude-code", Path(args.transcript), progress=False))
+            _show(m, "缓存串租户是怎么回事")
+            _show(m, "why did the test only fail in the nightly run")
+            _show(m, "database password")
+            prompt = "部署之前要注意什么？ how do I roll back a bad deploy?"
+            print(f"\n$ memdir context {prompt!r}")
+            print(m.context(prompt))
+            root_md = m.roots["project"].path / "ROOT.md"
+            print(f"\n{root_md} (compiled tables):")
+            print("\n".join(root_md.read_text(encoding="utf-8").splitlines()[-18:]))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
