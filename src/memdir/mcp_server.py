@@ -1,0 +1,604 @@
+"""memdir's MCP server: the memory tools for agents, over stdio (``memdir mcp``) or streamable HTTP
+(``memdir serve``).
+
+Tools (names avoid generic words such as ``write`` or ``read``, which were seen shadowing a host's own
+tools — design seed 000):
+
+=================  ==============================================================  ======================
+tool               does                                                            annotations
+=================  ==============================================================  ======================
+``memory_recall``  best memories for a query, with scores and reasons              read-only
+``memory_remember`` store a curated note (same text twice → the existing note)     additive, idempotent
+``memory_forget``  delete a note or event by id (tombstoned)                       destructive
+``memory_inspect`` counts per root and consistency problems                        read-only
+``memory_prune``   cold-memory prune: preview by default, acts only with the       destructive
+                   ``confirm_token`` the preview returned (design seed 001)
+=================  ==============================================================  ======================
+
+Every tool is ``open_world_hint=False`` (it only touches the local memory roots) and returns structured
+output (an ``outputSchema`` derived from its return annotation). Failures — a bad id, a path traversal,
+an unknown category — come back as MCP tool errors with a one-line message; the server never crashes on
+tool input. Strings are made valid UTF-8 on the way in and out (lone surrogates become U+FFFD; case C9).
+Logs go to stderr only; in stdio mode the SDK also points fd 1 at stderr while serving, so a stray
+``print`` cannot corrupt the protocol stream.
+
+The :class:`~memdir.Memdir` is opened lazily on the first tool call (for ``--dir`` or the working
+directory) and reused; calls are serialised by a lock because the SDK runs synchronous tools on worker
+threads.
+
+Importing this module is cheap (click and the standard library only); the ``mcp`` SDK (about 0.6 s to
+import) is loaded when a server is built. It is the ``mcp`` extra: ``pip install 'memdir[mcp]'``.
+"""
+
+import hmac
+import ipaddress
+import json
+import logging
+import socket
+import sys
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable
+
+import click
+
+from .errors import MemdirError, UsageError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from mcp.server import MCPServer
+
+    from .core import Memdir
+
+log = logging.getLogger("memdir.mcp")
+
+SERVER_NAME = "memdir"
+DEFAULT_PORT = 8765
+DEFAULT_PATH = "/mcp"
+MAX_K = 50                   # memory_recall hits per call
+MAX_HIT_CHARS = 4_000        # text per hit; longer bodies are cut (``truncated: true``) to stay under host caps
+MAX_INSPECT_NOTES = 500      # notes listed by memory_inspect (counts are always complete)
+LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
+INSTRUCTIONS = (
+    "memdir holds this project's long-term memory (curated Markdown notes and past conversation events) "
+    "plus the user's global memory. memory_recall searches it; memory_remember stores a durable fact, rule, "
+    "preference, decision or pitfall; memory_forget deletes by id; memory_inspect reports counts and problems; "
+    "memory_prune previews cold-memory cleanup and deletes only with the preview's confirm_token."
+)
+
+
+# ---- text hygiene -------------------------------------------------------------------------------------
+def clean_text(value: str) -> str:
+    """Return ``value`` as a string that encodes to UTF-8: lone surrogates (``"\\ud800"``) become U+FFFD,
+    valid surrogate pairs are joined into their code point, NUL bytes are dropped. Never raises."""
+    if not isinstance(value, str):
+        return value
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        value = value.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+    return value.replace("\x00", "")
+
+
+def clean(value: Any) -> Any:
+    """:func:`clean_text` applied to every string in a JSON-like value (dict keys included)."""
+    if isinstance(value, str):
+        return clean_text(value)
+    if isinstance(value, dict):
+        return {clean(k): clean(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [clean(v) for v in value]
+    return value
+
+
+def one_line(exc: BaseException) -> str:
+    """A one-line, UTF-8-safe message for ``exc`` (first line of its text, at most 300 chars)."""
+    text = clean_text(str(exc)).strip()
+    first = text.splitlines()[0] if text else type(exc).__name__
+    return first[:300]
+
+
+# ---- the store: lazily opened, reused, serialised ----------------------------------------------------
+class MemoryStore:
+    """Holds the one :class:`Memdir` a server uses.
+
+    ``project_dir``/``home`` are passed to :func:`memdir.open` on first use; alternatively give an
+    already-open ``memdir`` (tests). ``run(fn)`` calls ``fn(memdir)`` under a lock and maps errors:
+    :class:`MemdirError` → ``ToolError`` with its one-line message; anything else is logged (stderr, with
+    traceback) and reported as a one-line internal error.
+    """
+
+    def __init__(self, project_dir: str | Path | None = None, *, home: str | Path | None = None,
+                 memdir: "Memdir | None" = None, config: dict[str, Any] | None = None):
+        self.project_dir = project_dir
+        self.home = home
+        self.config = config
+        self._memdir = memdir
+        self._owned = memdir is None
+        self._lock = threading.RLock()
+
+    @property
+    def memdir(self) -> "Memdir":
+        """The Memdir, opened on first access."""
+        with self._lock:
+            if self._memdir is None:
+                import memdir
+
+                self._memdir = memdir.open(self.project_dir, home=self.home, config=self.config)
+                log.debug("mcp: opened memory for %s", self._memdir.project_root)
+            return self._memdir
+
+    def run(self, what: str, fn: Callable[["Memdir"], Any]) -> Any:
+        """``fn(memdir)`` under the lock; errors become ``ToolError`` (one line). ``what`` names the tool."""
+        from mcp.server.mcpserver.exceptions import ToolError
+
+        with self._lock:
+            try:
+                return clean(fn(self.memdir))
+            except ToolError:
+                raise
+            except MemdirError as exc:
+                log.info("%s refused: %s", what, one_line(exc))
+                raise ToolError(one_line(exc)) from None
+            except (ValueError, TypeError, LookupError) as exc:
+                log.info("%s refused: %s", what, one_line(exc))
+                raise ToolError(f"bad input: {one_line(exc)}") from None
+            except Exception as exc:  # noqa: BLE001 — a tool must answer, never crash the server
+                log.error("%s failed", what, exc_info=True)
+                raise ToolError(f"internal error in {what}: {type(exc).__name__}: {one_line(exc)}") from None
+
+    def close(self) -> None:
+        """Close the Memdir if this store opened it (safe to call twice)."""
+        with self._lock:
+            if self._memdir is not None and self._owned:
+                self._memdir.close()
+                self._memdir = None
+
+
+# ---- tool bodies (plain functions over a Memdir; the server wraps them) -------------------------------
+def _hit_out(hit: Any) -> dict[str, Any]:
+    text = hit.text or ""
+    truncated = len(text) > MAX_HIT_CHARS
+    if truncated:
+        text = text[:MAX_HIT_CHARS].rstrip() + " …"
+    reasons = json.loads(json.dumps(hit.reasons or {}, ensure_ascii=False, default=str))
+    return {"id": hit.id, "kind": hit.kind, "scope": hit.scope, "score": round(float(hit.score), 6),
+            "summary": hit.summary, "text": text, "truncated": truncated,
+            "ts": hit.ts.isoformat() if getattr(hit, "ts", None) else None,
+            "pinned": bool(hit.pinned), "category": hit.category, "reasons": reasons}
+
+
+def do_recall(m: "Memdir", query: str, k: int = 8, scope: str | None = None,
+              kinds: list[str] | None = None) -> dict[str, Any]:
+    """``{"query", "count", "hits": [{id, kind, scope, score, summary, text, truncated, ts, pinned,
+    category, reasons}]}``, best first; ``k`` is clamped to 1..50. Recall counts as a rehearsal."""
+    k = max(1, min(int(k), MAX_K))
+    hits = m.recall(clean_text(query), k=k, scope=scope, kinds=[clean_text(x) for x in kinds] if kinds else None,
+                    rehearse=True)
+    out = [_hit_out(h) for h in hits]
+    return {"query": query, "count": len(out), "hits": out}
+
+
+def _note_out(note: Any) -> dict[str, Any]:
+    return {"id": note.id, "category": note.category, "kind": note.kind, "scope": note.scope,
+            "summary": note.summary, "text": note.text, "tags": list(note.tags), "load_when": list(note.load_when),
+            "pinned": bool(note.pinned), "supersedes": note.supersedes, "superseded_by": note.superseded_by,
+            "created": note.created.isoformat() if note.created else None,
+            "updated": note.updated.isoformat() if note.updated else None,
+            "path": str(note.path) if note.path else None}
+
+
+def do_remember(m: "Memdir", text: str, category: str = "facts", summary: str | None = None,
+                tags: list[str] | None = None, load_when: list[str] | None = None, pinned: bool = False,
+                supersedes: str | None = None, scope: str = "project") -> dict[str, Any]:
+    """``{"existed": bool, "note": {...}}``; raises what :meth:`Memdir.remember` raises."""
+    note = m.remember(clean_text(text), category=clean_text(category),
+                      summary=clean_text(summary) if summary else None,
+                      tags=[clean_text(t) for t in tags or ()], load_when=[clean_text(t) for t in load_when or ()],
+                      pinned=bool(pinned), supersedes=clean_text(supersedes) if supersedes else None, scope=scope)
+    return {"existed": bool(note.existed), "note": _note_out(note)}
+
+
+def do_forget(m: "Memdir", id: str) -> dict[str, Any]:
+    """``{"id", "forgotten": bool, "message"}``; ``PathError`` for ids leaving the root (case C14)."""
+    id = clean_text(id)
+    gone = m.forget(id)
+    msg = f"forgot {id}" if gone else f"nothing has the id {id!r}; see memory_recall or memory_inspect for ids"
+    return {"id": id, "forgotten": bool(gone), "message": msg}
+
+
+def do_inspect(m: "Memdir") -> dict[str, Any]:
+    """``{"ok", "counts", "problems", "notes": [{id, scope, kind, summary, pinned, superseded_by}],
+    "notes_total", "notes_listed"}`` — notes listed up to 500."""
+    rep = m.inspect()
+    notes = [{"id": n.id, "scope": n.scope, "kind": n.kind, "summary": n.summary, "pinned": bool(n.pinned),
+              "superseded_by": n.superseded_by} for n in rep.notes]
+    problems = [{str(k): ("" if v is None else str(v)) for k, v in p.items()} for p in rep.problems]
+    counts = json.loads(json.dumps(rep.counts, ensure_ascii=False, default=str))
+    return {"ok": not rep.problems, "counts": counts, "problems": problems,
+            "notes": notes[:MAX_INSPECT_NOTES], "notes_total": len(notes), "notes_listed": min(len(notes), MAX_INSPECT_NOTES)}
+
+
+def _as_dict(value: Any) -> dict[str, Any]:
+    if value is None:
+        return {}
+    if hasattr(value, "to_dict"):
+        value = value.to_dict()
+    elif hasattr(value, "__dataclass_fields__"):
+        from dataclasses import asdict
+
+        value = asdict(value)
+    if not isinstance(value, dict):
+        value = {"result": value}
+    return json.loads(json.dumps(value, ensure_ascii=False, default=str))
+
+
+def do_prune(m: "Memdir", days: int = 90, confirm_token: str | None = None) -> dict[str, Any]:
+    """Preview (no token) or act (token from a preview) via ``Memdir.prune(days, token=…)``.
+
+    Returns ``{"available", "acted", "days", "count", "deleted", "bytes", "confirm_token", "samples",
+    "message", "detail"}``; ``detail`` is whatever ``Memdir.prune`` returned. When this memdir has no
+    ``prune`` (it arrives with the tiers issue) the answer is ``available: false`` with a message, not an
+    error. A wrong or expired token is refused by ``Memdir.prune`` (``UsageError`` → tool error).
+    """
+    days = int(days)
+    if days < 1:
+        raise UsageError(f"days must be at least 1 (got {days})")
+    token = clean_text(confirm_token).strip() if confirm_token else None
+    prune = getattr(m, "prune", None)
+    base = {"available": False, "acted": False, "days": days, "count": None, "deleted": None, "bytes": None,
+            "confirm_token": None, "samples": [], "detail": {}}
+    if not callable(prune):
+        return base | {"message": "memory_prune is not available in this version of memdir (it needs the "
+                                  "hot/warm/cold tiers); nothing was changed"}
+    detail = _as_dict(prune(days, token=token))
+    acted = bool(token) and not detail.get("preview", False) and detail.get("mode") != "preview"
+    count = detail.get("count", detail.get("candidates"))
+    deleted = detail.get("deleted")
+    if isinstance(deleted, (list, tuple)):
+        deleted = len(deleted)
+    samples = detail.get("samples") or []
+    out_token = None if acted else (detail.get("confirm_token") or detail.get("token"))
+    if acted:
+        msg = f"pruned {deleted if deleted is not None else count} cold memories older than {days} days"
+    else:
+        msg = (f"preview: {count if count is not None else 'some'} cold memories older than {days} days would be "
+               f"deleted; nothing was changed. To delete them, call memory_prune again with the same days and "
+               f"confirm_token (valid within the hour).")
+    return base | {"available": True, "acted": acted,
+                   "count": int(count) if isinstance(count, (int, float)) else None,
+                   "deleted": int(deleted) if isinstance(deleted, (int, float)) else None,
+                   "bytes": int(detail["bytes"]) if isinstance(detail.get("bytes"), (int, float)) else None,
+                   "confirm_token": str(out_token) if out_token else None,
+                   "samples": [s if isinstance(s, dict) else {"text": str(s)} for s in samples][:20],
+                   "message": detail.get("message") or msg, "detail": detail}
+
+
+# ---- the server -------------------------------------------------------------------------------------
+def build_server(project_dir: str | Path | None = None, *, home: str | Path | None = None,
+                 memdir: "Memdir | None" = None, config: dict[str, Any] | None = None,
+                 log_level: str = "WARNING") -> "MCPServer":
+    """Build the MCP server with memdir's five tools (nothing is opened until the first call).
+
+    ``project_dir``/``home``/``config`` go to :func:`memdir.open`; or pass an open ``memdir`` (tests,
+    embedding). The store is reachable as ``server.memdir_store`` (call ``.close()`` when done).
+    Raises ``UsageError`` when the ``mcp`` SDK is not installed.
+    """
+    try:
+        from mcp.server import MCPServer
+        from mcp.types import ToolAnnotations
+        from pydantic import BaseModel, Field
+    except ImportError as exc:  # pragma: no cover - depends on the install
+        raise UsageError("the MCP server needs the optional dependency `mcp`: pip install 'memdir[mcp]'") from exc
+    return _build(MCPServer, ToolAnnotations, BaseModel, Field,
+                  MemoryStore(project_dir, home=home, memdir=memdir, config=config), log_level)
+
+
+def _build(MCPServer, ToolAnnotations, BaseModel, Field, store: MemoryStore, log_level: str):  # noqa: N803
+    # The SDK reads each tool's signature (inspect.signature) to build its input and output schemas. The
+    # models are defined here, not at module level, so that importing this module does not import pydantic;
+    # this works because the module does not postpone annotations (no `from __future__ import annotations`):
+    # the tools' annotations are evaluated right here, where these local classes exist.
+    from typing import Annotated, Literal, Optional
+
+    Scope = Literal["project", "global"]
+
+    class RecallHit(BaseModel):
+        id: str = Field(description="note id (category/slug) or event key")
+        kind: str = Field(description="note kind (rule, preference, decision, pitfall, fact) or event role")
+        scope: str = Field(description="project or global")
+        score: float = Field(description="final score: BM25 x scope prior x decay x rehearsal boost")
+        summary: Optional[str] = None
+        text: str
+        truncated: bool = Field(False, description=f"text was cut at {MAX_HIT_CHARS} chars")
+        ts: Optional[str] = Field(None, description="event time, ISO 8601 UTC")
+        pinned: bool = False
+        category: Optional[str] = None
+        reasons: dict[str, Any] = Field(default_factory=dict, description="matched terms, fields and each factor")
+
+    class RecallResult(BaseModel):
+        query: str
+        count: int
+        hits: list[RecallHit]
+
+    class NoteOut(BaseModel):
+        id: str
+        category: str
+        kind: str
+        scope: str
+        summary: str
+        text: str
+        tags: list[str] = []
+        load_when: list[str] = []
+        pinned: bool = False
+        supersedes: Optional[str] = None
+        superseded_by: Optional[str] = None
+        created: Optional[str] = None
+        updated: Optional[str] = None
+        path: Optional[str] = None
+
+    class RememberResult(BaseModel):
+        existed: bool = Field(description="true when the same text was already stored; nothing was written")
+        note: NoteOut
+
+    class ForgetResult(BaseModel):
+        id: str
+        forgotten: bool = Field(description="false when nothing had that id")
+        message: str
+
+    class NoteBrief(BaseModel):
+        id: str
+        scope: str
+        kind: str
+        summary: str
+        pinned: bool = False
+        superseded_by: Optional[str] = None
+
+    class InspectResult(BaseModel):
+        ok: bool = Field(description="true when no problem was found")
+        counts: dict[str, Any] = Field(description="per scope: notes, events, superseded, tombstones, categories, path")
+        problems: list[dict[str, str]] = Field(description="each {kind, path, detail, ...}")
+        notes: list[NoteBrief]
+        notes_total: int
+        notes_listed: int
+
+    class PruneResult(BaseModel):
+        available: bool = Field(description="false when this memdir version has no prune")
+        acted: bool = Field(description="true only when memories were deleted")
+        days: int
+        count: Optional[int] = Field(None, description="cold memories matching (preview)")
+        deleted: Optional[int] = None
+        bytes: Optional[int] = None
+        confirm_token: Optional[str] = Field(None, description="pass back to delete; quantised to the hour")
+        samples: list[dict[str, Any]] = []
+        message: str
+        detail: dict[str, Any] = {}
+
+    server = MCPServer(SERVER_NAME, instructions=INSTRUCTIONS, log_level=log_level,
+                       version=_version(), warn_on_duplicate_tools=False)
+    server.memdir_store = store  # type: ignore[attr-defined]
+
+    def ann(title: str, *, read_only: bool, destructive: bool, idempotent: bool):
+        return ToolAnnotations(title=title, read_only_hint=read_only, destructive_hint=destructive,
+                               idempotent_hint=idempotent, open_world_hint=False)
+
+    def memory_recall(
+        query: Annotated[str, Field(description="words to search for (any language; CJK works)")],
+        k: Annotated[int, Field(description=f"number of hits, 1..{MAX_K}")] = 8,
+        scope: Annotated[Optional[Scope], Field(description="project, global, or both when omitted")] = None,
+        kinds: Annotated[Optional[list[str]], Field(description="filter: note, event, rule, decision, user, tool, …")] = None,
+    ) -> RecallResult:
+        """Search long-term memory (curated notes and past conversation events) and return the best
+        matches with their ids, scores and the reasons they matched. Read-only."""
+        return RecallResult(**store.run("memory_recall", lambda m: do_recall(m, query, k, scope, kinds)))
+
+    def memory_remember(
+        text: Annotated[str, Field(description="the memory itself: context, decision, reason, root cause")],
+        category: Annotated[str, Field(description="rules, preferences, decisions, pitfalls or facts")] = "facts",
+        summary: Annotated[Optional[str], Field(description="one-line summary (default: the first line)")] = None,
+        tags: Annotated[Optional[list[str]], Field(description="tags")] = None,
+        load_when: Annotated[Optional[list[str]], Field(description="topics that should bring this memory up")] = None,
+        pinned: Annotated[bool, Field(description="never decays")] = False,
+        supersedes: Annotated[Optional[str], Field(description="id of an older note this one replaces")] = None,
+        scope: Annotated[Scope, Field(description="project (default) or global")] = "project",
+    ) -> RememberResult:
+        """Store a durable memory as a Markdown note. The same text twice returns the existing note with
+        existed=true. Secrets are redacted before anything is written."""
+        return RememberResult(**store.run("memory_remember", lambda m: do_remember(
+            m, text, category, summary, tags, load_when, pinned, supersedes, scope)))
+
+    def memory_forget(
+        id: Annotated[str, Field(description="note id (category/slug) or event key, as memory_recall returns it")],
+    ) -> ForgetResult:
+        """Delete one memory by id. A tombstone keeps re-imports from bringing it back."""
+        return ForgetResult(**store.run("memory_forget", lambda m: do_forget(m, id)))
+
+    def memory_inspect() -> InspectResult:
+        """Counts per memory root and consistency problems (files missing from index.md, dangling
+        supersedes, unreadable notes), plus the list of notes. Read-only."""
+        return InspectResult(**store.run("memory_inspect", do_inspect))
+
+    def memory_prune(
+        days: Annotated[int, Field(description="cold memories not recalled for this many days")] = 90,
+        confirm_token: Annotated[Optional[str], Field(description="token from a preview; omit to preview")] = None,
+    ) -> PruneResult:
+        """Clean up cold memories. Without confirm_token this only previews (count, samples and a
+        confirm_token); with the token from a recent preview it deletes them."""
+        return PruneResult(**store.run("memory_prune", lambda m: do_prune(m, days, confirm_token)))
+
+    read = dict(read_only=True, destructive=False, idempotent=True)
+    server.add_tool(memory_recall, annotations=ann("Recall memories", **read))
+    server.add_tool(memory_remember, annotations=ann("Remember a note", read_only=False, destructive=False, idempotent=True))
+    server.add_tool(memory_forget, annotations=ann("Forget a memory", read_only=False, destructive=True, idempotent=True))
+    server.add_tool(memory_inspect, annotations=ann("Inspect memory", **read))
+    server.add_tool(memory_prune, annotations=ann("Prune cold memories", read_only=False, destructive=True, idempotent=False))
+    return server
+
+
+def _version() -> str:
+    try:
+        from . import __version__
+
+        return __version__
+    except Exception:  # pragma: no cover
+        return ""
+
+
+# ---- HTTP: bearer token, loopback check ---------------------------------------------------------------
+def is_loopback(host: str) -> bool:
+    """True for ``localhost`` and loopback addresses (``127.0.0.0/8``, ``::1``)."""
+    h = host.strip().strip("[]").lower()
+    if h in LOOPBACK_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(h).is_loopback
+    except ValueError:
+        return False
+
+
+class BearerAuth:
+    """ASGI middleware: every HTTP request needs ``Authorization: Bearer <token>`` (constant-time compare);
+    otherwise 401 with a one-line JSON error. Lifespan and other scopes pass through."""
+
+    def __init__(self, app: Any, token: str):
+        self.app = app
+        self._token = token.encode("utf-8")
+
+    async def __call__(self, scope, receive, send):
+        if scope.get("type") != "http":
+            return await self.app(scope, receive, send)
+        got = b""
+        for name, value in scope.get("headers") or ():
+            if name.lower() == b"authorization":
+                got = value
+                break
+        scheme, _, cred = got.partition(b" ")
+        if scheme.lower() == b"bearer" and hmac.compare_digest(cred.strip(), self._token):
+            return await self.app(scope, receive, send)
+        body = b'{"error": "unauthorized: send Authorization: Bearer <token> (memdir serve --token)"}'
+        await send({"type": "http.response.start", "status": 401,
+                    "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+                                (b"www-authenticate", b"Bearer")]})
+        await send({"type": "http.response.body", "body": body})
+
+
+def http_app(server: "MCPServer", *, host: str = "127.0.0.1", token: str | None = None, path: str = DEFAULT_PATH):
+    """The ASGI app for ``memdir serve``: the SDK's streamable-HTTP app (DNS-rebinding protection on for
+    loopback hosts), wrapped in :class:`BearerAuth` when ``token`` is set."""
+    app = server.streamable_http_app(streamable_http_path=path, host=host)
+    return BearerAuth(app, token) if token else app
+
+
+def check_serve_options(host: str, token: str | None) -> None:
+    """Raise ``UsageError`` when a non-loopback ``host`` has no ``token`` (or the token is too short)."""
+    if token is not None and len(token.strip()) < 16:
+        raise UsageError("--token must be at least 16 characters (try: python -c 'import secrets; print(secrets.token_urlsafe(24))')")
+    if not is_loopback(host) and not token:
+        raise UsageError(f"refusing to serve on {host}: a non-loopback host needs --token (or $MEMDIR_TOKEN)")
+
+
+# ---- click commands --------------------------------------------------------------------------------------
+def _dirs(ctx: click.Context, dir_: str | None, home: str | None) -> tuple[str | None, str | None]:
+    obj = (ctx.find_root().obj or {}) if ctx else {}
+    return dir_ or obj.get("dir"), home or obj.get("home")
+
+
+def _debug(ctx: click.Context) -> bool:
+    return bool((ctx.find_root().obj or {}).get("debug"))
+
+
+def _log_to_stderr(debug: bool) -> None:
+    root = logging.getLogger()
+    if not any(isinstance(h, logging.StreamHandler) and getattr(h, "stream", None) is sys.stderr for h in root.handlers):
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("memdir: %(levelname)s %(message)s"))
+        root.addHandler(handler)
+    # any handler writing to stdout would corrupt the stdio protocol: point it at stderr
+    for h in root.handlers:
+        if isinstance(h, logging.StreamHandler) and getattr(h, "stream", None) is sys.stdout:
+            h.setStream(sys.stderr)
+    logging.getLogger("memdir").setLevel(logging.DEBUG if debug else logging.WARNING)
+
+
+@click.command("mcp")
+@click.option("--dir", "dir_", type=click.Path(file_okay=False), default=None,
+              help="Project directory (default: the group's --dir, else the working directory).")
+@click.option("--home", type=click.Path(file_okay=False), default=None, help="Global memory root.")
+@click.option("--json", "as_json", is_flag=True, help="Accepted for symmetry; stdio output is always MCP JSON-RPC.")
+@click.pass_context
+def mcp_command(ctx: click.Context, dir_: str | None, home: str | None, as_json: bool) -> None:
+    """Serve the memory tools over stdio (MCP). Register it with your host, e.g. in .mcp.json:
+    {"mcpServers": {"memdir": {"type": "stdio", "command": "memdir", "args": ["mcp"]}}}"""
+    debug = _debug(ctx)
+    _log_to_stderr(debug)
+    dir_, home = _dirs(ctx, dir_, home)
+    server = build_server(dir_, home=home, log_level="DEBUG" if debug else "WARNING")
+    try:
+        server.run("stdio")
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.memdir_store.close()
+
+
+@click.command("serve")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind; non-loopback needs --token.")
+@click.option("--port", type=click.IntRange(0, 65535), default=DEFAULT_PORT, show_default=True, help="0 = any free port.")
+@click.option("--path", "path", default=DEFAULT_PATH, show_default=True, help="URL path of the MCP endpoint.")
+@click.option("--token", envvar="MEMDIR_TOKEN", default=None,
+              help="Bearer token clients must send (required for a non-loopback host). Env: MEMDIR_TOKEN.")
+@click.option("--dir", "dir_", type=click.Path(file_okay=False), default=None, help="Project directory.")
+@click.option("--home", type=click.Path(file_okay=False), default=None, help="Global memory root.")
+@click.option("--json", "as_json", is_flag=True, help="Print the ready line as JSON ({url, host, port, pid}).")
+@click.pass_context
+def serve_command(ctx: click.Context, host: str, port: int, path: str, token: str | None, dir_: str | None,
+                  home: str | None, as_json: bool) -> None:
+    """Serve the memory tools over streamable HTTP (MCP), bound to 127.0.0.1 by default. Prints one
+    ready line with the URL once the socket is listening."""
+    import os
+
+    check_serve_options(host, token)
+    if not path.startswith("/"):
+        raise UsageError(f"--path must start with '/' (got {path!r})")
+    debug = _debug(ctx)
+    _log_to_stderr(debug)
+    dir_, home = _dirs(ctx, dir_, home)
+    server = build_server(dir_, home=home, log_level="DEBUG" if debug else "WARNING")
+    app = http_app(server, host=host, token=token, path=path)
+    sock = _bind(host, port)
+    real_port = sock.getsockname()[1]
+    shown = f"[{host}]" if ":" in host else host
+    url = f"http://{shown}:{real_port}{path}"
+    info = {"url": url, "host": host, "port": real_port, "pid": os.getpid(), "auth": "bearer" if token else "none"}
+    click.echo(json.dumps(info) if as_json else f"memdir: serving MCP at {url} (Ctrl-C stops)")
+    sys.stdout.flush()
+    try:
+        import anyio
+        import uvicorn
+
+        config = uvicorn.Config(app, log_level="debug" if debug else "warning", access_log=debug,
+                                lifespan="on", timeout_graceful_shutdown=3)
+        anyio.run(lambda: uvicorn.Server(config).serve(sockets=[sock]))
+    except KeyboardInterrupt:
+        pass
+    finally:
+        sock.close()
+        server.memdir_store.close()
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    """A listening TCP socket on ``host:port`` (``port`` 0 = any free port); ``UsageError`` if it cannot bind."""
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as exc:
+        raise UsageError(f"cannot resolve --host {host!r}: {exc.strerror}") from None
+    family, stype, proto, _, addr = infos[0]
+    sock = socket.socket(family, stype, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(addr)
+        sock.listen(128)
+    except OSError as exc:
+        sock.close()
+        raise UsageError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    sock.set_inheritable(True)
+    return sock
