@@ -1,0 +1,313 @@
+"""Gated capture of single host events (seeds 001 and 004): what a hook or plugin sees becomes an episodic event
+only when it is worth keeping.
+
+An event is a dict (or a plain string, read as a user prompt)::
+
+    {"role": "user" | "assistant" | "tool", "text": str, "session": str | None, "ts": datetime | str | number | None,
+     # tool events only (text is then built from these when absent):
+     "tool": str, "input": dict | str, "output": str | None, "call_id": str, "is_error": bool,
+     "source": "claude-code" | "codex" | "opencode" | "dsh" | …, "meta": dict}
+
+Gates, in order (the first that fires decides; each decision is logged at debug level on logger ``memdir``):
+
+1. ``invalid`` — not a dict/str, unknown role, no text.
+2. tools: ``noisy_tool`` — the tool name matches a skip pattern (``DEFAULT_SKIP_TOOLS`` plus the config list
+   ``capture.skip_tools``; case-insensitive shell-style patterns, ``*`` wildcards).
+3. user/assistant text is cleaned: our own ``<memory>…</memory>`` block and host-injected blocks
+   (``<system-reminder>``, ``<available_skills>``, Codex ``<environment_context>`` / ``<user_instructions>``,
+   ``<local-command-…>``, ``<task-notification>``) are cut out. A text that *starts* with host material
+   (``Instructions from: …``, ``# Code Mode``, ``# AGENTS.md instructions``) is ``host_injected`` as a whole;
+   one that is empty after cutting is ``host_injected`` (or ``memory_block`` when only our block was there).
+4. user text: ``slash_command`` — ``/compact``, ``/model opus``, Claude Code's ``<command-name>`` echoes.
+5. ``trivial`` — the whole text, lower-cased and without punctuation, spaces or emoji, is one of
+   ``TRIVIAL`` (``ok``, ``thanks``, ``好的``, ``继续``, ``嗯`` …) or a concatenation of them (``ok thanks``, ``好的谢谢``).
+6. ``too_short`` — weighted length below ``capture.min_chars`` (default 10; a wide CJK/kana/hangul character
+   counts 2, anything else 1, whitespace 0), so ``继续执行`` (8) is dropped and ``部署用 pnpm`` (10) is kept.
+7. ``daily_cap`` — ``capture.daily_cap`` captured events (keys ``u:``/``a:``/``t:``) already stored with a
+   timestamp on today's local calendar day (0 = no cap).
+
+Keys are deterministic (seed 004), so two copies of one hook, or a prompt seen by two paths, store once:
+``u:<session>:<h>``, ``a:<session>:<h>`` (``h`` = first 16 hex digits of SHA-256 of the cleaned,
+whitespace-collapsed text) and ``t:<session>:<call id>`` (``t:<session>:<h>`` without a call id). The store
+also refuses the same text twice under other keys. Redaction and the length bound happen in
+:meth:`memdir.Memdir.import_events`, which stores the row.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import logging
+import re
+import unicodedata
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from .config import register
+
+log = logging.getLogger("memdir")
+
+register("capture.min_chars", 10, "captured user/assistant text shorter than this is skipped (a CJK character counts 2)",
+         check=lambda v: v >= 0)
+register("capture.daily_cap", 500, "most events captured per local day and project (0 = no cap; seed 001 daily_cap)",
+         check=lambda v: v >= 0)
+register("capture.skip_tools", [], "extra tool names/patterns never captured (added to read, grep, glob, ls, memory_* …)",
+         type_=list)
+register("capture.enabled", True, "capture events from host hooks at all", type_=bool)
+
+ROLE_PREFIX = {"user": "u", "assistant": "a", "tool": "t"}
+CAPTURE_PREFIXES = ("u:", "a:", "t:")
+
+#: tools whose calls are noise for memory (seed 004 skips read/grep/glob/ls), plus memdir's own tools
+DEFAULT_SKIP_TOOLS = ("read", "grep", "glob", "ls", "list", "todoread", "todowrite", "notebookread",
+                      "memory_*", "mcp__memdir__*", "memdir_*")
+
+#: whole-message acknowledgements (compared after lower-casing and removing punctuation, spaces and emoji)
+TRIVIAL = frozenset("""
+ok okay okey k kk oki yes yep yeah yup y no nope n sure fine cool nice great good thanks thank thankyou thx ty
+tks cheers please pls go goon goahead continue cont next done lgtm agreed right correct got gotit understood
+alright allright roger hi hello hey yo bye retry again proceed 继续 好 好的 好滴 好吧 好啊 好嘞 行 行吧 可以 可
+嗯 嗯嗯 恩 哦 噢 喔 对 对的 对呀 是 是的 谢谢 多谢 感谢 谢啦 收到 明白 了解 知道了 懂了 没问题 好了 完成 下一步
+开始 确认 同意 ok了 はい うん ありがとう 네 감사합니다
+""".split())
+
+_MEMORY_BLOCK = re.compile(r"<memory\b[^>]*>.*?(?:</memory\s*>|\Z)", re.S | re.I)
+_HOST_TAGS = ("system-reminder", "available_skills", "environment_context", "user_instructions",
+              "local-command-stdout", "local-command-stderr", "local-command-caveat", "task-notification",
+              "user-prompt-submit-hook")
+_HOST_BLOCK = re.compile(r"<(%s)\b[^>]*>.*?(?:</\1\s*>|\Z)" % "|".join(map(re.escape, _HOST_TAGS)), re.S | re.I)
+_HOST_PREFIXES = ("Instructions from:", "# Code Mode", "# AGENTS.md instructions", "<INSTRUCTIONS>")
+_COMMAND_ECHO = re.compile(r"^\s*<command-(name|message|args)>", re.I)
+_SLASH = re.compile(r"^/[A-Za-z][\w.-]*(?::[\w.-]+)?(?:\s|$)")
+_WIDE = ("W", "F")
+
+
+@dataclass(frozen=True)
+class CaptureResult:
+    """What :func:`capture` decided.
+
+    ``stored``: True when a new event row was written. ``reason``: ``"stored"``, ``"duplicate"`` (same key or
+    text already stored), ``"tombstoned"``, or the gate that fired (``invalid``, ``disabled``, ``noisy_tool``,
+    ``host_injected``, ``memory_block``, ``slash_command``, ``trivial``, ``too_short``, ``daily_cap``).
+    ``key``: the deterministic key (None when a gate fired before one existed). ``text``: the cleaned text
+    that was (or would have been) stored.
+    """
+
+    stored: bool
+    reason: str
+    key: str | None = None
+    role: str | None = None
+    text: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"stored": self.stored, "reason": self.reason, "key": self.key, "role": self.role, "text": self.text}
+
+
+# ---- pure helpers (no store) -------------------------------------------------------------------------------
+def strip_injected(text: str) -> tuple[str, set[str]]:
+    """Cut our ``<memory>`` block(s) and host-injected blocks out of ``text``.
+
+    Returns ``(cleaned text, what was removed)`` with ``what`` ⊆ ``{"memory", "host"}``. An unclosed block is
+    removed to the end of the text. The cleaned text is stripped of surrounding whitespace.
+    """
+    removed: set[str] = set()
+    out, n = _MEMORY_BLOCK.subn("", text)
+    if n:
+        removed.add("memory")
+    out, n = _HOST_BLOCK.subn("", out)
+    if n:
+        removed.add("host")
+    return out.strip(), removed
+
+
+def is_host_injected(text: str) -> bool:
+    """True when the whole message is host material (``Instructions from: …``, ``# Code Mode`` …)."""
+    head = text.lstrip()
+    return head.startswith(_HOST_PREFIXES)
+
+
+def is_slash_command(text: str) -> bool:
+    """``/compact``, ``/model opus``, ``/mcp:tool x`` or a Claude Code ``<command-name>`` echo; not a path such as
+    ``/usr/bin/env is missing``."""
+    head = text.lstrip()
+    return bool(_COMMAND_ECHO.match(head) or _SLASH.match(head))
+
+
+def _squash(text: str) -> str:
+    """Lower-case, NFKC, and drop everything that is not a letter or digit (punctuation, spaces, emoji)."""
+    t = unicodedata.normalize("NFKC", text).lower()
+    return "".join(ch for ch in t if unicodedata.category(ch)[0] in "LN")
+
+
+def is_trivial(text: str) -> bool:
+    """True when ``text`` is only acknowledgements from :data:`TRIVIAL` (``OK!``, ``thanks 🙏``, ``好的，继续``).
+
+    Longest-match segmentation over the squashed text (dynamic programming, O(n·m) for n ≤ 40 chars)."""
+    s = _squash(text)
+    if not s:
+        return True  # only punctuation / emoji
+    if s in TRIVIAL:
+        return True
+    if len(s) > 40:
+        return False
+    ok = [True] + [False] * len(s)
+    for i in range(1, len(s) + 1):
+        for j in range(max(0, i - 12), i):
+            if ok[j] and s[j:i] in TRIVIAL:
+                ok[i] = True
+                break
+    return ok[len(s)]
+
+
+def weighted_len(text: str) -> int:
+    """Length for the ``min_chars`` gate: wide (East Asian W/F) characters count 2, whitespace 0, others 1."""
+    n = 0
+    for ch in text:
+        if ch.isspace():
+            continue
+        n += 2 if unicodedata.east_asian_width(ch) in _WIDE else 1
+    return n
+
+
+def text_hash(text: str) -> str:
+    """First 16 hex digits of SHA-256 of the whitespace-collapsed text (the ``<h>`` of capture keys)."""
+    return hashlib.sha256(" ".join(text.split()).encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def skip_tool(name: str, extra: list[str] | tuple[str, ...] = ()) -> bool:
+    """True when tool ``name`` matches a skip pattern (``DEFAULT_SKIP_TOOLS`` + ``extra``), case-insensitively."""
+    n = name.strip().lower()
+    return any(fnmatch.fnmatchcase(n, p.strip().lower()) for p in (*DEFAULT_SKIP_TOOLS, *extra) if p.strip())
+
+
+def tool_text(name: str, tool_input: Any, output: Any, *, is_error: bool = False) -> str:
+    """``<tool>: <main argument> → <first output lines>`` (bounded to 2,000 chars; see
+    :func:`memdir.importers.jsonl.summarise_tool`). ``output`` may be a string, a list of text blocks or a dict
+    (``stdout``/``stderr``/``output``/``content`` are read)."""
+    from .importers.jsonl import primary_arg, summarise_tool
+
+    return summarise_tool(name, primary_arg(tool_input), _output_text(output), is_error=is_error)
+
+
+def _output_text(output: Any) -> str | None:
+    if output is None:
+        return None
+    if isinstance(output, str):
+        return output
+    if isinstance(output, list):
+        parts = []
+        for b in output:
+            if isinstance(b, dict) and isinstance(b.get("text"), str):
+                parts.append(b["text"])
+            elif isinstance(b, str):
+                parts.append(b)
+        return "\n".join(parts)
+    if isinstance(output, dict):
+        parts = [str(output[k]) for k in ("stdout", "output", "content", "result", "stderr", "error")
+                 if isinstance(output.get(k), (str, int, float)) and str(output.get(k)).strip()]
+        if parts:
+            return "\n".join(parts)
+        import json
+
+        return json.dumps(output, ensure_ascii=False, default=str)[:4000]
+    return str(output)
+
+
+def _local_day_bounds(now: datetime) -> tuple[datetime, datetime]:
+    local = now.astimezone()
+    start = local.replace(hour=0, minute=0, second=0, microsecond=0)
+    return start, start + timedelta(days=1)
+
+
+def _skip(reason: str, detail: str, *, key: str | None = None, role: str | None = None, text: str | None = None) -> CaptureResult:
+    log.debug("capture: skipped (%s) %s", reason, detail)
+    return CaptureResult(False, reason, key, role, text)
+
+
+# ---- the gate --------------------------------------------------------------------------------------------
+def capture(m, event: Any, *, scope: str = "project", **fields: Any) -> CaptureResult:
+    """Gate one host event and store it when it passes (see the module docstring for gates and keys).
+
+    ``m``: an open :class:`memdir.Memdir`. ``event``: a dict (shape in the module docstring) or a string
+    (a user prompt). ``fields``: overrides merged into the event (``session=…``, ``role=…``). ``scope``:
+    ``"project"`` (default) or ``"global"``. Never raises for a bad event (it is ``invalid``); raises
+    ``UsageError`` for an unknown scope and ``MemdirError`` if the store cannot be written.
+    """
+    if isinstance(event, str):
+        event = {"role": "user", "text": event}
+    if not isinstance(event, dict):
+        return _skip("invalid", f"not an event object: {type(event).__name__}")
+    ev = {**event, **fields}
+    cfg = m.config
+    if not cfg.get("capture.enabled"):
+        return _skip("disabled", "capture.enabled is false")
+    role = str(ev.get("role") or "user").strip().lower()
+    if role not in ROLE_PREFIX:
+        return _skip("invalid", f"unknown role {role!r}")
+    session = str(ev.get("session") or "").strip() or "nosession"
+    session = session.replace("\n", " ")[:200]
+    text = ev.get("text")
+
+    if role == "tool":
+        name = str(ev.get("tool") or ev.get("tool_name") or "").strip()
+        if name and skip_tool(name, cfg.get("capture.skip_tools")):
+            return _skip("noisy_tool", name, role=role)
+        if not isinstance(text, str) or not text.strip():
+            if not name:
+                return _skip("invalid", "tool event without a tool name or text", role=role)
+            text = tool_text(name, ev.get("input"), ev.get("output"), is_error=bool(ev.get("is_error")))
+        call_id = str(ev.get("call_id") or "").strip()
+        key = f"t:{session}:{call_id[:200]}" if call_id else f"t:{session}:{text_hash(text)}"
+    else:
+        if not isinstance(text, str) or not text.strip():
+            return _skip("invalid", "no text", role=role)
+        if is_host_injected(text):
+            return _skip("host_injected", repr(text[:60]), role=role)
+        cleaned, removed = strip_injected(text)
+        if not cleaned:
+            return _skip("memory_block" if removed == {"memory"} else "host_injected",
+                         f"nothing left after removing {sorted(removed)}", role=role)
+        if is_host_injected(cleaned):
+            return _skip("host_injected", repr(cleaned[:60]), role=role)
+        text = cleaned
+        if role == "user" and is_slash_command(text):
+            return _skip("slash_command", repr(text[:60]), role=role)
+        if is_trivial(text):
+            return _skip("trivial", repr(text[:60]), role=role, text=text)
+        min_chars = cfg.get("capture.min_chars")
+        if weighted_len(text) < min_chars:
+            return _skip("too_short", f"{weighted_len(text)} < capture.min_chars={min_chars}: {text[:60]!r}", role=role, text=text)
+        key = f"{ROLE_PREFIX[role]}:{session}:{text_hash(text)}"
+
+    if ev.get("ts") not in (None, ""):
+        from .errors import UsageError
+        from .timeutil import parse_ts
+
+        try:
+            parse_ts(ev.get("ts"))
+        except (UsageError, ValueError, TypeError, OverflowError) as exc:
+            return _skip("invalid", f"bad ts {ev.get('ts')!r}: {exc}", key=key, role=role, text=text)
+
+    cap = cfg.get("capture.daily_cap")
+    if cap:
+        start, end = _local_day_bounds(m.clock())
+        n = m.count_events(since=start, until=end, key_prefixes=CAPTURE_PREFIXES, scope=scope)
+        if n >= cap:
+            return _skip("daily_cap", f"{n} events captured today >= capture.daily_cap={cap}", key=key, role=role, text=text)
+
+    meta = dict(ev.get("meta") or {}) if isinstance(ev.get("meta"), dict) else {}
+    for k in ("source", "tool", "call_id", "cwd"):
+        if ev.get(k) not in (None, ""):
+            meta.setdefault(k, ev[k])
+    if ev.get("is_error"):
+        meta["is_error"] = True
+    row = {"key": key, "role": role, "text": text, "session": None if session == "nosession" else session,
+           "ts": ev.get("ts"), "meta": meta or None}
+    counts = m.import_events([row], scope=scope)
+    if counts.get("stored"):
+        log.debug("capture: stored %s (%d chars)", key, len(text))
+        return CaptureResult(True, "stored", key, role, text)
+    if counts.get("duplicate"):
+        return _skip("duplicate", key, key=key, role=role, text=text)
+    return _skip("tombstoned", f"{key} (forgotten earlier)", key=key, role=role, text=text)

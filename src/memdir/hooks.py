@@ -1,0 +1,329 @@
+"""``memdir hook <host> <event>``: the command a host runs on each hook event.
+
+It reads the host's JSON payload on stdin (Codex's ``notify`` passes it as the last argument instead), calls the
+facade, prints what the host expects, and **fails open**: on any error, on a payload it cannot read, or when
+the time budget (``hook.budget_ms``, default 3,000 ms; env ``MEMDIR_HOOK_BUDGET_MS``) runs out, it prints
+nothing and exits 0, so memory can never block or break a prompt. Errors are logged at debug level (``memdir
+--debug hook …`` or ``MEMDIR_DEBUG=1``, which writes ``<home>/.memdir/debug.log``).
+
+What each event does (hosts and payload fields: :mod:`memdir.adapters`):
+
+=================  =====================================================================================
+event              action
+=================  =====================================================================================
+``session-start``  print the full block (rules + outline), at most ``hook.session_max_chars`` (4,000)
+``user-prompt``    print the block for the prompt (``inject.max_chars``, 1,200 by default), then capture
+                   the prompt (OpenCode: capture only; its plugin injects through ``context``)
+``context``        OpenCode per-request transform: print the block, capture the recent user texts
+``post-tool-use``  capture a tool summary (name + main argument + first output lines)
+``stop``           capture the last assistant message; print nothing (a Stop hook's output would make
+                   Claude Code continue)
+``notify``         Codex legacy notify: capture the turn's user messages and the assistant reply
+=================  =====================================================================================
+
+Every block handed to a host is capped at :data:`memdir.adapters.HOOK_MAX_CHARS` (9,000) characters: Claude
+Code shows the model only a preview of ``additionalContext`` above 10,000. The block is computed *before* the
+prompt is captured (so the prompt never recalls itself) and printed before the capture is written.
+
+The hook path imports only the core (no click on ``python -m memdir.hooks``, no mcp, numpy or tqdm).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sys
+import threading
+import time
+from typing import Any, Callable
+
+from .config import register
+
+log = logging.getLogger("memdir")
+
+register("hook.budget_ms", 3000, "wall-time budget of one `memdir hook` call; past it the hook prints nothing and exits 0",
+         check=lambda v: v > 0)
+register("hook.session_max_chars", 4000, "size cap of the SessionStart block (rules + outline), in characters",
+         check=lambda v: v > 0)
+
+DEFAULT_BUDGET_MS = 3000
+MAX_PAYLOAD_BYTES = 16 * 1024 * 1024
+
+
+class _Watchdog:
+    """Hard-exits the process with status 0 and no output once the budget is spent (fail open).
+
+    ``claim()`` is taken by whoever finishes first: the main thread before printing, or the timer before
+    exiting, so output is never cut in half."""
+
+    def __init__(self, budget_ms: float):
+        self.start = time.monotonic()
+        self.lock = threading.Lock()
+        self.timer: threading.Timer | None = None
+        self.reset(budget_ms)
+
+    def reset(self, budget_ms: float) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+        remaining = max(0.0, budget_ms / 1000.0 - (time.monotonic() - self.start))
+        self.timer = threading.Timer(remaining, self._fire)
+        self.timer.daemon = True
+        self.timer.start()
+
+    def _fire(self) -> None:
+        if self.lock.acquire(blocking=False):
+            log.debug("hook: time budget spent after %.0f ms; exiting without output", (time.monotonic() - self.start) * 1000)
+            os._exit(0)
+
+    def claim(self) -> bool:
+        return self.lock.acquire(blocking=False)
+
+    def release(self) -> None:
+        try:
+            self.lock.release()
+        except RuntimeError:
+            pass
+
+    def cancel(self) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+
+
+def _env_budget() -> float:
+    try:
+        v = float(os.environ.get("MEMDIR_HOOK_BUDGET_MS", DEFAULT_BUDGET_MS))
+        return v if v > 0 else DEFAULT_BUDGET_MS
+    except ValueError:
+        return DEFAULT_BUDGET_MS
+
+
+def decode_payload(raw: bytes | str | dict | None) -> Any:
+    """The JSON payload from stdin bytes (UTF-8, BOM tolerated; empty → ``{}``). Raises ``ValueError``."""
+    if isinstance(raw, dict):
+        return raw
+    if raw is None:
+        return {}
+    if isinstance(raw, bytes):
+        raw = raw.decode("utf-8-sig", errors="replace")
+    raw = raw.strip()
+    if not raw:
+        return {}
+    return json.loads(raw)
+
+
+def run_hook(host: str, event: str, raw: bytes | str | dict | None, *, project_dir: str | None = None,
+             home: str | None = None, config: dict[str, Any] | None = None,
+             emit: Callable[[str], None] | None = None, on_open: Callable[[Any], None] | None = None) -> str:
+    """Run one hook: parse, open the store, inject and/or capture. Returns what the host should read on stdout
+    (``""`` for nothing); ``emit(output)`` is called as soon as the output is known, before captures are written.
+
+    ``project_dir``: overrides the payload's ``cwd``. ``home``/``config``: as :func:`memdir.open`.
+    ``on_open(m)``: called with the open store (the CLI uses it to apply ``hook.budget_ms``).
+    Raises on bad input or store errors; the CLI wrapper turns every exception into "no output, exit 0".
+    """
+    from . import adapters
+    from .core import Memdir
+
+    payload = decode_payload(raw)
+    call = adapters.parse(host, event, payload)
+    out = ""
+    if call.event == "ignore":
+        log.debug("hook %s %s: nothing to do for this event", call.host, event)
+        if emit:
+            emit(out)
+        return out
+    m = Memdir(project_dir or call.cwd or None, home=home, config=config)
+    try:
+        if on_open is not None:
+            on_open(m)
+        source = {"source": call.host}
+        if call.event == "session-start":
+            limit = min(int(m.config.get("hook.session_max_chars")), adapters.HOOK_MAX_CHARS)
+            out = adapters.render(call, m.context("", max_chars=limit))
+        elif call.event in ("user-prompt", "context") and not (call.host == "opencode" and call.event == "user-prompt"):
+            from .capture import strip_injected
+
+            query = strip_injected(call.prompt or "")[0]
+            limit = min(int(m.config.get("inject.max_chars")), adapters.HOOK_MAX_CHARS)
+            out = adapters.render(call, m.context(query, max_chars=limit))
+        if emit:
+            emit(out)
+        texts: list[tuple[str, str]] = []
+        if call.event == "user-prompt" and call.prompt:
+            texts.append(("user", call.prompt))
+        if call.event in ("context", "notify"):
+            texts += [("user", t) for t in call.messages]
+        if call.event in ("stop", "notify") and call.assistant:
+            texts.append(("assistant", call.assistant))
+        for role, text in texts:
+            r = m.capture({"role": role, "text": text, "session": call.session, "cwd": call.cwd, **source})
+            log.debug("hook %s %s: %s %s", call.host, call.event, r.reason, r.key or "")
+        if call.event == "post-tool-use" and call.tool:
+            r = m.capture({"role": "tool", "tool": call.tool, "input": call.tool_input, "output": call.tool_output,
+                           "call_id": call.call_id, "is_error": call.is_error, "session": call.session, **source})
+            log.debug("hook %s %s: %s %s", call.host, call.event, r.reason, r.key or "")
+    finally:
+        m.close()
+    return out
+
+
+def _write(out: str) -> None:
+    if not out:
+        return
+    data = (out + "\n").encode("utf-8", errors="replace")
+    try:
+        sys.__stdout__.buffer.write(data)  # type: ignore[union-attr]
+        sys.__stdout__.flush()  # type: ignore[union-attr]
+    except (BrokenPipeError, OSError, AttributeError):
+        pass
+
+
+def _read_stdin() -> bytes:
+    stdin = sys.stdin
+    if stdin is None or stdin.closed:
+        return b""
+    try:
+        if stdin.isatty():
+            return b""
+        return stdin.buffer.read(MAX_PAYLOAD_BYTES)
+    except (OSError, ValueError, AttributeError):
+        return b""
+
+
+def execute(host: str, event: str | None, argv_payload: str | None = None, *, project_dir: str | None = None,
+            home: str | None = None, budget_ms: float | None = None) -> int:
+    """The fail-open wrapper used by the CLI and ``python -m memdir.hooks``: always returns 0.
+
+    Reads stdin (or ``argv_payload`` when given, for Codex ``notify``), runs :func:`run_hook` with a watchdog,
+    prints at most one output, and swallows every error (logged at debug level)."""
+    if os.environ.get("MEMDIR_DEBUG", "").strip().lower() in ("1", "true", "yes", "on"):
+        from .core import _enable_debug_log
+        from .roots import global_root
+
+        try:
+            _enable_debug_log(global_root(home))
+        except Exception:  # noqa: BLE001
+            pass
+    dog = _Watchdog(budget_ms or _env_budget())
+    real_stdout = sys.stdout
+    printed = False
+
+    def emit(out: str) -> None:
+        nonlocal printed
+        if printed or not out:
+            return
+        if dog.claim():  # the watchdog cannot fire while we print
+            try:
+                _write(out)
+                printed = True
+            finally:
+                dog.release()
+
+    def on_open(m) -> None:
+        if budget_ms is None and "MEMDIR_HOOK_BUDGET_MS" not in os.environ:
+            dog.reset(float(m.config.get("hook.budget_ms")))
+
+    try:
+        sys.stdout = sys.stderr  # nothing but our one answer may reach the host's stdout
+        if not event:
+            log.debug("hook %s: no event given", host)
+            return 0
+        raw = argv_payload.encode("utf-8", "replace") if argv_payload is not None else _read_stdin()
+        run_hook(host, event, raw, project_dir=project_dir, home=home, emit=emit, on_open=on_open)
+    except BaseException as exc:  # noqa: BLE001 — fail open, whatever happened
+        if isinstance(exc, KeyboardInterrupt):
+            return 0
+        log.debug("hook %s %s failed open: %s: %s", host, event, type(exc).__name__, exc, exc_info=True)
+    finally:
+        sys.stdout = real_stdout
+        dog.cancel()
+    return 0
+
+
+# ---- click wiring (memdir.cli loads `hook` lazily) -------------------------------------------------------
+def _make_group():
+    import click
+
+    from .adapters import HOSTS
+
+    def host_command(name: str) -> click.Command:
+        @click.command(name, context_settings={"ignore_unknown_options": True, "allow_extra_args": True,
+                                               "help_option_names": ["-h", "--help"]})
+        @click.argument("event", required=False)
+        @click.argument("payload", nargs=-1, type=click.UNPROCESSED)
+        @click.option("--budget-ms", type=float, default=None, help="Time budget (default: hook.budget_ms, 3000).")
+        @click.option("--json", "as_json", is_flag=True, hidden=True, help="Accepted for uniformity; output is the host's format.")
+        @click.pass_context
+        def cmd(ctx, event, payload, budget_ms, as_json):
+            obj = (ctx.find_root().obj or {}) if ctx.find_root() is not None else {}
+            argv_payload = payload[-1] if payload else None
+            code = execute(name, event, argv_payload, project_dir=obj.get("dir"), home=obj.get("home"), budget_ms=budget_ms)
+            ctx.exit(code)
+
+        cmd.help = (f"Run the {name} hook for EVENT (session-start, user-prompt, post-tool-use, stop"
+                    f"{', context' if name == 'opencode' else ''}{', notify' if name == 'codex' else ''}; the host's "
+                    "own names work too). Reads the JSON payload on stdin; always exits 0.")
+        return cmd
+
+    class HookGroup(click.Group):
+        def list_commands(self, ctx):
+            return list(HOSTS)
+
+        def get_command(self, ctx, name):
+            # any host name gets a command, so a typo in a host's settings fails open (exit 0), never exit 2,
+            # which Claude Code would treat as "block this prompt"
+            return host_command(name)
+
+    @click.group("hook", cls=HookGroup, invoke_without_command=True)
+    @click.pass_context
+    def hook(ctx):
+        """Host hook entry point: `memdir hook <host> <event>` (see docs/HOSTS-USAGE.md). Fails open."""
+        if ctx.invoked_subcommand is None:
+            click.echo(ctx.get_help())
+
+    return hook
+
+
+def __getattr__(name: str):
+    if name == "hook":  # built on first use so `python -m memdir.hooks` never imports click
+        grp = _make_group()
+        globals()["hook"] = grp
+        return grp
+    raise AttributeError(name)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m memdir.hooks <host> <event> [payload]`` — the same as ``memdir hook``, without click."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    budget = None
+    project_dir = os.environ.get("MEMDIR_PROJECT_DIR") or None
+    home = None
+    rest: list[str] = []
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a in ("--budget-ms", "--dir", "--home") and i + 1 < len(args):
+            val = args[i + 1]
+            if a == "--budget-ms":
+                try:
+                    budget = float(val)
+                except ValueError:
+                    pass
+            elif a == "--dir":
+                project_dir = val
+            else:
+                home = val
+            i += 2
+            continue
+        if not a.startswith("--"):
+            rest.append(a)
+        i += 1
+    if not rest:
+        return 0
+    return execute(rest[0], rest[1] if len(rest) > 1 else None, rest[2] if len(rest) > 2 else None,
+                   project_dir=project_dir, home=home, budget_ms=budget)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
