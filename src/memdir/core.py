@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from . import index, inject, notes, rank
+from . import vectors as _vectors  # registers embed.*, tiers.*, hybrid recall.* config keys (no numpy import)
 from .config import Config
 from .errors import MemdirError, NotFound, PathError, UsageError
 from .root import Root
@@ -323,7 +324,10 @@ class Memdir:
         tokens = query_tokens(query)
         if not tokens:
             return []
-        hits = self._lexical(tokens, k=k, scope=scope, kinds=tuple(kinds) if kinds else None)
+        if self.config.get("recall.channel") != "lexical":  # vector / hybrid: RRF fusion (memdir.vectors)
+            hits = _vectors.recall_fused(self, query, tokens, k=k, scope=scope, kinds=tuple(kinds) if kinds else None)[0]
+        else:
+            hits = self._lexical(tokens, k=k, scope=scope, kinds=tuple(kinds) if kinds else None)
         if rehearse and hits:
             self._rehearse(hits)
         return hits
@@ -502,7 +506,37 @@ class Memdir:
                 "index_bytes": index.file_size(root.db_path),
                 "schema_version": db.execute("PRAGMA user_version").fetchone()[0],
             }
+        _vectors.status_extra(self, out)  # embedding provider, tiers and vector counts per root
         return out
+
+    # ---- embeddings and tiers (memdir.vectors, memdir.tiers) -------------------------------------------
+    def explain(self, query: str, *, k: int | None = None, scope: str | None = None, kinds: Iterable[str] | None = None) -> dict[str, Any]:
+        """Recall with the latency split (embed, lexical, vector, fuse; ms) and each hit's channel ranks; see
+        :func:`memdir.vectors.explain`. Does not rehearse."""
+        return _vectors.explain(self, query, k=k, scope=scope, kinds=kinds)
+
+    def backfill(self, *, limit: int | None = None, progress: Callable[[int], None] | None = None) -> dict[str, Any]:
+        """Embed every pending memory (new, failed, edited, or from another model); see :func:`memdir.vectors.backfill`.
+        Raises ``memdir.embed.EmbedError`` when no provider is configured or it fails to load."""
+        return _vectors.backfill(self, limit=limit, progress=progress)
+
+    def sweep(self) -> dict[str, dict[str, int]]:
+        """Recompute heat tiers (hot/warm/cold/archive), writing only changed rows; see :mod:`memdir.tiers`."""
+        from . import tiers
+
+        return tiers.sweep(self)
+
+    def prune(self, days: float, token: str | None = None) -> dict[str, Any]:
+        """Preview (no token) or delete (with the preview's token) cold, unpinned, low-importance memories idle
+        for ``days`` days; see :func:`memdir.tiers.prune`. Raises ``UsageError`` for a wrong or expired token."""
+        from . import tiers
+
+        return tiers.prune(self, days, token)
+
+    def doctor(self) -> list[dict[str, str]]:
+        """Health checks with remedies (provider call, index integrity, Markdown/index consistency, pending
+        vectors); see :func:`memdir.vectors.doctor`."""
+        return _vectors.doctor(self)
 
     def reindex(self) -> dict[str, int]:
         """Rebuild the note mirror and FTS rows of every root from the Markdown and recompile the indexes.
