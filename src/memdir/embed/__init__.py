@@ -1,0 +1,130 @@
+"""Embedding providers: a registry of interchangeable back ends (seed 001's embedding step, made pluggable).
+
+A provider turns texts into L2-normalised float32 vectors, shape ``(n, dim)``. Choose one with the config key
+``embed.provider``: ``none`` (the default: lexical recall only), ``fake`` (deterministic hashing, for tests),
+``sentence-transformers``, ``model2vec``, ``openai`` (any OpenAI-compatible ``/v1/embeddings`` endpoint) or
+``auto`` (the best one installed: sentence-transformers > model2vec > none; never a network provider).
+
+Adding a provider is one :func:`register` call (the shape of simonw/llm's ``register_embedding_models``).
+Nothing here imports numpy, torch or an HTTP client until a provider is actually built.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from dataclasses import dataclass
+from typing import Any, Callable, Protocol, Sequence
+
+from ..config import register as _register_key
+from ..errors import UsageError
+
+_register_key("embed.provider", "none", "none | auto | fake | sentence-transformers | model2vec | openai",
+              check=lambda v: v in ("none", "auto") or v in PROVIDERS)
+_register_key("embed.model", "", "model name or local path (provider default when empty)", type_=str)
+_register_key("embed.url", "http://127.0.0.1:11434/v1/embeddings", "openai provider: the /v1/embeddings endpoint", type_=str)
+_register_key("embed.api_key_env", "OPENAI_API_KEY", "openai provider: environment variable holding the API key", type_=str)
+_register_key("embed.dim", 0, "requested dimensions (openai `dimensions`; fake: vector size); 0 = model default",
+              check=lambda v: v >= 0)
+_register_key("embed.timeout_s", 6.0, "openai provider: per-request timeout in seconds (seed 001: 6 s)", type_=float,
+              check=lambda v: v > 0)
+_register_key("embed.batch", 64, "texts per provider call", check=lambda v: v > 0)
+_register_key("embed.retries", 2, "openai provider: retries after a timeout, 429 or 5xx (exponential back-off)",
+              check=lambda v: v >= 0)
+_register_key("embed.max_chars", 2000, "texts are cut to this many characters before embedding", check=lambda v: v > 0)
+_register_key("embed.device", "cpu", "sentence-transformers device (cpu, cuda, mps)", type_=str)
+
+
+class Provider(Protocol):
+    """What every provider offers. ``model`` names the exact vector space (provider + model + dim), so a
+    change of any of them marks the stored vectors stale (pending)."""
+
+    name: str
+    model: str
+
+    def embed(self, texts: Sequence[str]) -> Any:
+        """``texts`` (n strings) -> float32 array ``(n, dim)``, rows L2-normalised. Raises ``EmbedError``."""
+
+
+class EmbedError(RuntimeError):
+    """A provider could not embed (missing package, bad model path, HTTP failure): one-line message."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    name: str
+    factory: Callable[[Any], Provider]      # config -> provider (may raise EmbedError)
+    available: Callable[[], bool]           # cheap check (find_spec), no heavy import
+    auto_rank: int | None = None            # lower = preferred by `auto`; None = never chosen by `auto`
+
+
+PROVIDERS: dict[str, Entry] = {}
+
+
+def register(name: str, factory: Callable[[Any], Provider], available: Callable[[], bool], auto_rank: int | None = None) -> None:
+    """Declare a provider ``name`` (idempotent). ``factory(config)`` builds it lazily."""
+    PROVIDERS[name] = Entry(name, factory, available, auto_rank)
+
+
+def has_module(name: str) -> bool:
+    """True when ``name`` is importable, without importing it."""
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def _lazy(module: str, cls: str) -> Callable[[Any], Provider]:
+    def factory(config: Any) -> Provider:
+        return getattr(importlib.import_module(f"{__name__}.{module}"), cls).from_config(config)
+    return factory
+
+
+register("fake", _lazy("fake", "FakeEmbedder"), lambda: True)
+register("sentence-transformers", _lazy("sentence_transformers", "SentenceTransformersProvider"),
+         lambda: has_module("sentence_transformers"), auto_rank=10)
+register("model2vec", _lazy("model2vec", "Model2VecProvider"), lambda: has_module("model2vec"), auto_rank=20)
+register("openai", _lazy("openai_compat", "OpenAICompatProvider"), lambda: True)
+
+
+def resolve_name(config: Any) -> str:
+    """The provider name that ``embed.provider`` means here (``auto`` resolved; ``none`` when nothing fits)."""
+    name = config.get("embed.provider")
+    if name == "auto":
+        ranked = sorted((e.auto_rank, e.name) for e in PROVIDERS.values() if e.auto_rank is not None and e.available())
+        return ranked[0][1] if ranked else "none"
+    return name
+
+
+def get_provider(config: Any) -> Provider | None:
+    """Build the configured provider, or ``None`` for ``none``. Raises ``EmbedError`` when it cannot be built
+    (package missing, model not found) and ``UsageError`` for an unknown name."""
+    name = resolve_name(config)
+    if name == "none":
+        return None
+    entry = PROVIDERS.get(name)
+    if entry is None:
+        raise UsageError(f"unknown embedding provider {name!r}: use one of none, auto, {', '.join(sorted(PROVIDERS))}")
+    if not entry.available():
+        raise EmbedError(f"embedding provider {name!r} is not installed: pip install 'memdir[embeddings]'")
+    return entry.factory(config)
+
+
+def cap(texts: Sequence[str], max_chars: int) -> list[str]:
+    """Cut each text to ``max_chars`` characters (an input length cap shared by all providers); empty → ' '."""
+    return [(t or " ")[:max_chars] for t in texts]
+
+
+def normalize(mat: Any) -> Any:
+    """Rows of ``mat`` (n, dim) scaled to unit L2 norm as float32; all-zero rows stay zero."""
+    import numpy as np
+
+    mat = np.asarray(mat, dtype=np.float32)
+    if mat.ndim == 1:
+        mat = mat.reshape(1, -1)
+    norms = np.linalg.norm(mat, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return np.ascontiguousarray(mat / norms, dtype=np.float32)
+
+
+__all__ = ["EmbedError", "Provider", "PROVIDERS", "register", "get_provider", "resolve_name", "cap", "normalize"]

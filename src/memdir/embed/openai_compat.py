@@ -1,0 +1,81 @@
+"""The ``openai`` provider: any OpenAI-compatible ``POST /v1/embeddings`` endpoint (OpenAI, SiliconFlow
+bge-m3, Ollama, a local server), with the standard library's ``urllib`` (no extra dependency).
+
+Request body ``{"model", "input": [texts], "dimensions"?}``; response ``{"data": [{"index", "embedding"}]}``.
+Texts are cut to ``embed.max_chars`` characters and sent ``embed.batch`` at a time; each request has a timeout
+of ``embed.timeout_s`` seconds (seed 001: 6 s) and is retried ``embed.retries`` times after a timeout, a
+connection error, HTTP 429 or 5xx, with back-off 0.5 s · 2^attempt. The key is read from the environment
+variable named by ``embed.api_key_env`` (never from a file we write).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+import urllib.error
+import urllib.request
+from typing import Any, Callable, Sequence
+
+from . import EmbedError, cap, normalize
+
+
+class OpenAICompatProvider:
+    name = "openai"
+
+    def __init__(self, url: str, model: str = "", *, api_key: str | None = None, dim: int = 0, timeout_s: float = 6.0,
+                 batch: int = 64, retries: int = 2, max_chars: int = 2000, sleep: Callable[[float], None] = time.sleep):
+        if not url.startswith(("http://", "https://")):
+            raise EmbedError(f"embed.url {url!r} is not an http(s) URL")
+        self.url, self.model_name, self.api_key, self.dim = url, model or "text-embedding-3-small", api_key, dim
+        self.timeout_s, self.batch, self.retries, self.max_chars, self._sleep = timeout_s, batch, retries, max_chars, sleep
+        self.model = f"openai:{self.model_name}" + (f":{dim}" if dim else "")
+
+    @classmethod
+    def from_config(cls, config: Any) -> "OpenAICompatProvider":
+        return cls(config.get("embed.url"), config.get("embed.model"), api_key=os.environ.get(config.get("embed.api_key_env")),
+                   dim=config.get("embed.dim"), timeout_s=config.get("embed.timeout_s"), batch=config.get("embed.batch"),
+                   retries=config.get("embed.retries"), max_chars=config.get("embed.max_chars"))
+
+    def _post(self, texts: list[str]) -> list[list[float]]:
+        body: dict[str, Any] = {"model": self.model_name, "input": texts}
+        if self.dim:
+            body["dimensions"] = self.dim
+        headers = {"Content-Type": "application/json"}
+        if self.api_key:
+            headers["Authorization"] = f"Bearer {self.api_key}"
+        data = json.dumps(body).encode("utf-8")
+        last = ""
+        for attempt in range(self.retries + 1):
+            if attempt:
+                self._sleep(0.5 * 2 ** (attempt - 1))
+            req = urllib.request.Request(self.url, data=data, headers=headers, method="POST")
+            try:
+                with urllib.request.urlopen(req, timeout=self.timeout_s) as resp:
+                    payload = json.loads(resp.read().decode("utf-8"))
+                items = sorted(payload["data"], key=lambda d: d.get("index", 0))
+                if len(items) != len(texts):
+                    raise EmbedError(f"{self.url} returned {len(items)} embeddings for {len(texts)} texts")
+                return [d["embedding"] for d in items]
+            except urllib.error.HTTPError as exc:
+                last = f"HTTP {exc.code}"
+                if exc.code != 429 and exc.code < 500:
+                    hint = " (check the API key: embed.api_key_env)" if exc.code in (401, 403) else ""
+                    raise EmbedError(f"{self.url} answered {last}{hint}") from None
+            except (urllib.error.URLError, TimeoutError, OSError) as exc:
+                last = str(getattr(exc, "reason", exc)) or type(exc).__name__
+            except (ValueError, KeyError, TypeError) as exc:
+                raise EmbedError(f"{self.url} returned an unexpected body ({type(exc).__name__}: {exc})") from None
+        raise EmbedError(f"{self.url} failed after {self.retries + 1} tries: {last}")
+
+    def embed(self, texts: Sequence[str]):
+        """``texts`` (n) -> float32 ``(n, dim)`` unit rows, in batches. Raises ``EmbedError``."""
+        import numpy as np
+
+        texts = cap(texts, self.max_chars)
+        rows: list[list[float]] = []
+        for i in range(0, len(texts), self.batch):
+            rows.extend(self._post(texts[i:i + self.batch]))
+        if not rows:
+            return np.zeros((0, self.dim or 0), dtype=np.float32)
+        return normalize(np.asarray(rows, dtype=np.float32))

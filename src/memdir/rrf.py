@@ -1,0 +1,39 @@
+"""Reciprocal Rank Fusion (Cormack, Clarke & Büttcher, SIGIR 2009), with per-channel weights.
+
+``score(d) = Σ_c  w_c / (k + rank_c(d))`` over the channels ``c`` that ranked ``d`` (ranks from 1). The paper
+uses k = 60 and equal weights; seed 001 weights vector 1.0 / lexical 0.35 / cold ×0.8. Our defaults are
+set by measurement on LoCoMo (see ``recall.rrf_*`` in :mod:`memdir.vectors`).
+"""
+
+from __future__ import annotations
+
+from typing import Hashable, Mapping, Sequence
+
+K = 60
+
+
+def fuse(channels: Mapping[str, Sequence[Hashable]], weights: Mapping[str, float] | None = None, *,
+         k: int = K) -> list[tuple[Hashable, float, dict[str, int]]]:
+    """Fuse ranked lists.
+
+    ``channels``: ``{name: [item, …]}`` best first (an item repeated within a channel counts at its first
+    rank). ``weights``: ``{name: w}`` (missing → 1.0; 0 ignores the channel's score but keeps its ranks).
+    Returns ``[(item, score, {channel: rank})]`` sorted by score descending; ties keep the order in which the
+    items were first seen, channels in the order given. Raises ``ValueError`` when ``k`` < 0.
+    """
+    if k < 0:
+        raise ValueError("RRF k must be >= 0")
+    weights = weights or {}
+    scores: dict[Hashable, float] = {}
+    ranks: dict[Hashable, dict[str, int]] = {}
+    for name, items in channels.items():
+        w = float(weights.get(name, 1.0))
+        seen: set = set()
+        for r, item in enumerate(items, start=1):
+            if item in seen:
+                continue
+            seen.add(item)
+            scores[item] = scores.get(item, 0.0) + w / (k + r)
+            ranks.setdefault(item, {})[name] = r
+    order = {item: i for i, item in enumerate(scores)}
+    return sorted(((it, s, ranks[it]) for it, s in scores.items()), key=lambda x: (-x[1], order[x[0]]))

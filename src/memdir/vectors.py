@@ -1,0 +1,525 @@
+"""Vectors and hybrid recall (seed 001's recall flow): store, pending/backfill, in-memory search, RRF fusion.
+
+Storage (migration ``m002``): ``vectors(ref, content_sha256, model, dim, status, vector)`` — one L2-normalised
+float32 blob per doc, tagged with the provider's ``model`` (provider + model + dim) and the text hash it was
+computed from. A doc is *pending* when it has no ``ok`` vector for the current model and its current text:
+new rows, failed calls, edited notes and a model or dimension change all become pending, and
+:func:`backfill` (``memdir backfill``) re-embeds them. An embedding failure never loses a memory: the doc is
+stored first, its vector later.
+
+Recall (``recall.channel`` = ``vector`` or ``hybrid``):
+
+1. embed the query (the provider's cost; reported separately by :func:`explain`);
+2. lexical BM25 candidates from the core (hybrid only; always run, it is cheap);
+3. exact cosine scan (one matrix–vector product) over a contiguous in-memory float32 matrix of the hot and warm
+   vectors of each root, rebuilt only when the stored vectors or tiers change; above ``recall.ann_threshold``
+   vectors an HNSW index (usearch) replaces the scan;
+4. when fewer than ``k`` vector hits pass ``recall.min_similarity``, cold vectors are scanned from SQLite in
+   chunks within ``recall.cold_budget_ms`` (seed 001: 900 ms) — a third channel;
+5. RRF (:mod:`memdir.rrf`, k = 60) over the channels with per-channel weights; the similarity threshold
+   applies to the vector channels only (a literal match needs no score threshold).
+
+Superseded notes, forgotten/pruned items (tombstones) and stale vectors never appear (case C12): every
+candidate is re-checked against ``docs`` before it becomes a hit. numpy is imported only here, lazily.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import time
+from typing import TYPE_CHECKING, Any, Callable, Iterable
+
+from . import embed, index, rank, rrf, tiers  # noqa: F401  (embed/tiers register their config keys)
+from .config import register
+from .timeutil import iso
+from .types import Hit
+
+if TYPE_CHECKING:
+    from .core import Memdir
+    from .root import Root
+
+log = logging.getLogger("memdir")
+
+_p = lambda v: v > 0  # noqa: E731
+_nn = lambda v: v >= 0  # noqa: E731
+register("recall.rrf_k", 60, "RRF constant k (Cormack et al. 2009)", check=_nn)
+register("recall.weight_vector", 1.0, "RRF weight of the vector channel (seed 001: 1.0)", type_=float, check=_nn)
+register("recall.weight_lexical", 0.5, "RRF weight of the lexical channel (seed 001: 0.35; 0.5 measured on LoCoMo)",
+         type_=float, check=_nn)
+register("recall.weight_cold", 0.8, "RRF weight of the cold-tier vector channel (seed 001: x0.8)", type_=float, check=_nn)
+register("recall.min_similarity", 0.2, "cosine threshold on the vector channels only", type_=float,
+         check=lambda v: -1 <= v <= 1)
+register("recall.vector_candidates", 100, "vector candidates per root before fusion", check=_p)
+register("recall.cold_budget_ms", 900.0, "time budget of the cold-tier scan in ms (seed 001: 900)", type_=float, check=_nn)
+register("recall.cold_max", 200_000, "most cold vectors scanned per recall (seed 001: 200k)", check=_nn)
+register("recall.ann_threshold", 200_000, "above this many hot+warm vectors use an HNSW index (usearch) if installed",
+         check=_p)
+register("embed.recall_backfill_ms", 1500.0, "recall embeds pending memories first, for at most this long (ms)",
+         type_=float, check=_nn)
+
+COLD_CHUNK = 4096
+
+
+# ---- per-Memdir state (provider, matrices) ---------------------------------------------------------------
+def _state(m: "Memdir") -> dict[str, Any]:
+    st = m.__dict__.get("_vectors_state")
+    if st is None:
+        st = m.__dict__["_vectors_state"] = {"provider": None, "provider_error": None, "built": False, "index": {}}
+    return st
+
+
+def provider_for(m: "Memdir", *, strict: bool = False):
+    """The configured provider (built once per ``Memdir``), or ``None`` for ``none``.
+
+    A provider that cannot be built is logged once and treated as ``None`` (recall falls back to lexical), or
+    raises ``EmbedError``/``UsageError`` when ``strict``."""
+    st = _state(m)
+    if not st["built"]:
+        try:
+            st["provider"] = embed.get_provider(m.config)
+        except Exception as exc:
+            st["provider_error"] = str(exc)
+            log.warning("memdir: embeddings off: %s", exc)
+        st["built"] = True
+    if strict and st["provider_error"]:
+        raise embed.EmbedError(st["provider_error"])
+    return st["provider"]
+
+
+def set_provider(m: "Memdir", provider) -> None:
+    """Use ``provider`` (any object with ``name``, ``model``, ``embed``) for ``m`` — tests and embedders."""
+    st = _state(m)
+    st.update(provider=provider, provider_error=None, built=True, index={})
+
+
+def _np():
+    import numpy as np
+
+    return np
+
+
+# ---- storage ----------------------------------------------------------------------------------------------
+_PENDING_WHERE = ("(v.ref IS NULL OR v.status != 'ok' OR v.model IS NOT ? OR v.content_sha256 IS NOT d.content_sha256) "
+                  "AND d.superseded_by IS NULL AND d.ref NOT IN (SELECT ref FROM tombstones)")
+
+
+def pending_count(db, model: str | None) -> int:
+    """Docs of this index that need a vector for ``model`` (none yet, failed, stale text or other model)."""
+    return db.execute(f"SELECT count(*) FROM docs d LEFT JOIN vectors v ON v.ref = d.ref WHERE {_PENDING_WHERE}",
+                      (model,)).fetchone()[0]
+
+
+def pending_rows(db, model: str | None, limit: int) -> list:
+    """Up to ``limit`` pending docs ``(ref, content_sha256, kind, summary, text)``, newest first."""
+    return db.execute(f"SELECT d.ref, d.content_sha256, d.kind, d.summary, d.text FROM docs d LEFT JOIN vectors v "
+                      f"ON v.ref = d.ref WHERE {_PENDING_WHERE} ORDER BY d.ts_epoch DESC, d.id DESC LIMIT ?",
+                      (model, limit)).fetchall()
+
+
+def embed_text(row) -> str:
+    """What is embedded for a doc: a note's summary line then its body; an event's text."""
+    if row["kind"] == "note" and row["summary"] and not row["text"].startswith(row["summary"]):
+        return f"{row['summary']}\n{row['text']}"
+    return row["text"]
+
+
+def store(db, items: list[tuple[str, str]], mat, model: str, when: str) -> int:
+    """Write ``ok`` vectors: ``items`` = ``[(ref, content_sha256)]``, ``mat`` float32 ``(n, dim)`` unit rows.
+    Tombstoned refs are skipped (no resurrection). Returns rows written. Caller holds a transaction."""
+    np = _np()
+    mat = np.ascontiguousarray(mat, dtype=np.float32)
+    dead = {r[0] for r in db.execute("SELECT ref FROM tombstones")} if items else set()
+    n = 0
+    for (ref, sha), vec in zip(items, mat):
+        if ref in dead:
+            continue
+        db.execute("INSERT OR REPLACE INTO vectors(ref, content_sha256, model, dim, status, vector, error, updated) "
+                   "VALUES (?, ?, ?, ?, 'ok', ?, NULL, ?)", (ref, sha, model, int(vec.shape[0]), vec.tobytes(), when))
+        n += 1
+    return n
+
+
+def mark_failed(db, items: list[tuple[str, str]], model: str, error: str, when: str) -> None:
+    """Record a failed embedding (status ``failed``; still pending for :func:`backfill`)."""
+    db.executemany("INSERT OR REPLACE INTO vectors(ref, content_sha256, model, dim, status, vector, error, updated) "
+                   "VALUES (?, ?, ?, NULL, 'failed', NULL, ?, ?)", [(r, s, model, error[:300], when) for r, s in items])
+
+
+def backfill(m: "Memdir", *, budget_ms: float | None = None, limit: int | None = None,
+             progress: Callable[[int], None] | None = None, provider=None) -> dict[str, Any]:
+    """Embed pending docs of every root (batches of ``embed.batch``), newest first.
+
+    ``budget_ms``: stop after this long (None = no limit); ``limit``: at most this many docs; ``progress(n)``
+    is called after each batch with the number just handled. Returns ``{"embedded", "failed", "pending"
+    (left), "provider", "model"}``. Raises ``EmbedError`` when no provider is configured or it cannot be built.
+    A failed batch is recorded as ``failed`` and the run stops (the memories themselves are untouched).
+    """
+    prov = provider or provider_for(m, strict=True)
+    if prov is None:
+        raise embed.EmbedError("no embedding provider: set embed.provider (e.g. `auto`, `sentence-transformers`)")
+    t0 = time.perf_counter()
+    batch = int(m.config.get("embed.batch"))
+    out: dict[str, Any] = {"embedded": 0, "failed": 0, "pending": 0, "provider": prov.name, "model": prov.model}
+    for root in m._live_roots():
+        while True:
+            if budget_ms is not None and (time.perf_counter() - t0) * 1000 >= budget_ms:
+                break
+            if limit is not None and out["embedded"] + out["failed"] >= limit:
+                break
+            n = batch if limit is None else min(batch, limit - out["embedded"] - out["failed"])
+            rows = pending_rows(root.db, prov.model, n)
+            if not rows:
+                break
+            items = [(r["ref"], r["content_sha256"]) for r in rows]
+            when = iso(m.clock())
+            try:
+                mat = prov.embed([embed_text(r) for r in rows])
+                if len(mat) != len(rows):
+                    raise embed.EmbedError(f"provider returned {len(mat)} vectors for {len(rows)} texts")
+            except Exception as exc:
+                with root.locked(), root.tx() as db:
+                    mark_failed(db, items, prov.model, str(exc), when)
+                out["failed"] += len(items)
+                out["error"] = str(exc)
+                log.warning("memdir: embedding failed (%s); %d memories stay pending", exc, len(items))
+                break
+            with root.locked(), root.tx() as db:
+                out["embedded"] += store(db, items, mat, prov.model, when)
+            if progress:
+                progress(len(rows))
+        if out.get("error"):
+            break
+    out["pending"] = sum(pending_count(r.db, prov.model) for r in m._live_roots())
+    return out
+
+
+# ---- in-memory search ---------------------------------------------------------------------------------------
+class VectorIndex:
+    """The hot + warm vectors of one root as one contiguous float32 matrix ``(n, dim)`` plus their refs and text
+    hashes; reloaded when the stored vectors, docs or tiers change (a cheap stamp query), else reused."""
+
+    def __init__(self):
+        self.stamp: tuple | None = None
+        self.refs: list[str] = []
+        self.shas: list[str] = []
+        self.mat = None
+        self.ann = None
+
+    @staticmethod
+    def _stamp(db, model: str) -> tuple:
+        v = db.execute("SELECT count(*), max(rowid) FROM vectors").fetchone()
+        d = db.execute("SELECT max(id) FROM docs").fetchone()[0]
+        g = db.execute("SELECT value FROM meta WHERE key = 'tiers_gen'").fetchone()
+        return (model, v[0], v[1], d, g[0] if g else None)
+
+    def refresh(self, db, model: str, ann_threshold: int) -> None:
+        """Reload from ``db`` when its stamp changed (shape ``(n, dim)``, n = hot + warm + unswept vectors)."""
+        stamp = self._stamp(db, model)
+        if stamp == self.stamp:
+            return
+        np = _np()
+        rows = db.execute(
+            "SELECT v.ref, v.content_sha256, v.vector FROM vectors v LEFT JOIN tiers t ON t.ref = v.ref "
+            "WHERE v.status = 'ok' AND v.model = ? AND coalesce(t.tier, 'hot') IN ('hot', 'warm') ORDER BY v.rowid",
+            (model,)).fetchall()
+        self.refs = [r[0] for r in rows]
+        self.shas = [r[1] for r in rows]
+        if rows:
+            self.mat = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.float32).reshape(len(rows), -1).copy()
+        else:
+            self.mat = None
+        self.ann = None
+        if self.mat is not None and len(rows) > ann_threshold:
+            self.ann = _build_ann(self.mat)
+        self.stamp = stamp
+
+    def search(self, q, k: int) -> list[tuple[int, float]]:
+        """Top ``k`` ``(row, cosine)`` for unit query ``q`` (dim,), best first; exact unless the ANN is built."""
+        if self.mat is None or k <= 0 or q.shape[0] != self.mat.shape[1]:
+            return []
+        if self.ann is not None:
+            res = self.ann.search(q, k)
+            return [(int(i), 1.0 - float(d)) for i, d in zip(res.keys, res.distances)]
+        return top_k(self.mat @ q, k)
+
+
+def top_k(sims, k: int) -> list[tuple[int, float]]:
+    """Indices and values of the ``k`` largest of ``sims`` (n,), best first (argpartition: O(n))."""
+    np = _np()
+    n = sims.shape[0]
+    if n == 0:
+        return []
+    if k < n:
+        idx = np.argpartition(-sims, k - 1)[:k]
+    else:
+        idx = np.arange(n)
+    idx = idx[np.argsort(-sims[idx], kind="stable")]
+    return [(int(i), float(sims[i])) for i in idx]
+
+
+def _build_ann(mat):
+    """An HNSW index over ``mat`` (usearch, cosine, f32), or None when usearch is not installed."""
+    if not embed.has_module("usearch"):
+        log.warning("memdir: %d vectors exceed recall.ann_threshold but usearch is not installed; exact scan", len(mat))
+        return None
+    np = _np()
+    from usearch.index import Index
+
+    ix = Index(ndim=mat.shape[1], metric="ip", dtype="f32", connectivity=16, expansion_add=128, expansion_search=64)
+    ix.add(np.arange(len(mat), dtype=np.uint64), mat)
+    return ix
+
+
+def cold_scan(db, model: str, q, k: int, budget_ms: float, max_rows: int) -> tuple[list[tuple[str, str, float]], dict]:
+    """Scan cold vectors from SQLite in chunks of 4,096 until ``budget_ms`` or ``max_rows``; returns the top ``k``
+    ``(ref, sha, cosine)`` and ``{"scanned", "truncated"}``."""
+    np = _np()
+    t0 = time.perf_counter()
+    best: list[tuple[str, str, float]] = []
+    scanned, truncated = 0, False
+    cur = db.execute("SELECT v.ref, v.content_sha256, v.vector FROM vectors v JOIN tiers t ON t.ref = v.ref "
+                     "WHERE t.tier = 'cold' AND v.status = 'ok' AND v.model = ?", (model,))
+    while True:
+        if (time.perf_counter() - t0) * 1000 >= budget_ms or scanned >= max_rows:
+            truncated = cur.fetchone() is not None
+            break
+        rows = cur.fetchmany(COLD_CHUNK)
+        if not rows:
+            break
+        mat = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.float32).reshape(len(rows), -1)
+        if mat.shape[1] != q.shape[0]:
+            break
+        best += [(rows[i][0], rows[i][1], s) for i, s in top_k(mat @ q, k)]
+        best = sorted(best, key=lambda x: -x[2])[:k]
+        scanned += len(rows)
+    return best, {"scanned": scanned, "truncated": truncated}
+
+
+# ---- recall -------------------------------------------------------------------------------------------------
+def _kind_filters(kinds: tuple[str, ...] | None) -> tuple[tuple[str, ...] | None, set[str]]:
+    doc_kinds = tuple(x for x in (kinds or ()) if x in ("note", "event")) or None
+    return doc_kinds, {x for x in (kinds or ()) if x not in ("note", "event")}
+
+
+def _vector_channel(m: "Memdir", prov, q, *, k: int, scope: str | None, kinds, info: dict) -> tuple[list, list, dict]:
+    """Hot/warm and cold candidates as ``[(key, root, row, sim, factors)]`` lists, ranked by similarity × scope
+    prior × decay × rehearsal (as the lexical channel); threshold on raw similarity."""
+    cfg = m.config
+    cand = max(int(cfg.get("recall.vector_candidates")), k)
+    thr = float(cfg.get("recall.min_similarity"))
+    hl, floor, rw = cfg.get("recall.half_life_days"), cfg.get("recall.decay_floor"), cfg.get("recall.rehearsal_weight")
+    now = m.clock().timestamp()
+    doc_kinds, sub_kinds = _kind_filters(kinds)
+    st = _state(m)
+    out: dict[str, list] = {"vector": [], "cold": []}
+    info.setdefault("cold", {"scanned": 0, "truncated": False})
+    for root in m._live_roots(scope):
+        vi = st["index"].setdefault(root.scope, VectorIndex())
+        vi.refresh(root.db, prov.model, int(cfg.get("recall.ann_threshold")))
+        found = {"vector": [(vi.refs[i], vi.shas[i], s) for i, s in vi.search(q, cand) if s >= thr]}
+        if len(found["vector"]) < k and cfg.get("recall.cold_budget_ms") > 0:
+            cold, ci = cold_scan(root.db, prov.model, q, cand, cfg.get("recall.cold_budget_ms"), cfg.get("recall.cold_max"))
+            found["cold"] = [c for c in cold if c[2] >= thr]
+            info["cold"]["scanned"] += ci["scanned"]
+            info["cold"]["truncated"] |= ci["truncated"]
+        refs = [f[0] for lst in found.values() for f in lst]
+        if not refs:
+            continue
+        prior = cfg.get(f"recall.scope_prior_{root.scope}")
+        rows = {}
+        for i in range(0, len(refs), 500):
+            part = refs[i:i + 500]
+            for r in root.db.execute(
+                    "SELECT d.*, coalesce(r.count, 0) AS rehearsals FROM docs d LEFT JOIN rehearsal r ON r.ref = d.ref "
+                    f"WHERE d.ref IN ({','.join('?' * len(part))}) AND d.superseded_by IS NULL "
+                    "AND d.ref NOT IN (SELECT ref FROM tombstones)", part):
+                rows[r["ref"]] = r
+        for ch, lst in found.items():
+            for ref, sha, sim in lst:
+                row = rows.get(ref)
+                if row is None or row["content_sha256"] != sha:  # gone, superseded, forgotten or stale
+                    continue
+                kind = row["note_kind"] if row["kind"] == "note" else row["role"]
+                if (doc_kinds and row["kind"] not in doc_kinds) or (sub_kinds and kind not in sub_kinds):
+                    continue
+                d = rank.decay((now - row["ts_epoch"]) / 86400.0, hl, floor, bool(row["pinned"]))
+                b = rank.rehearsal_boost(row["rehearsals"], rw)
+                out[ch].append((sim * prior * d * b, row["ts_epoch"], root, row, sim,
+                                {"similarity": round(sim, 4), "prior": prior, "decay": round(d, 4), "rehearsal": round(b, 4)}, kind))
+    ranked = {}
+    for ch, lst in out.items():
+        lst.sort(key=lambda x: (-x[0], -x[1]))
+        seen: set[str] = set()
+        ranked[ch] = []
+        for s, _, root, row, sim, factors, kind in lst:
+            if row["ref"] in seen:  # project first on a tie (prior 1.0 vs 0.5)
+                continue
+            seen.add(row["ref"])
+            ranked[ch].append((row["ref"], root, row, s, factors, kind))
+    return ranked["vector"], ranked["cold"], {}
+
+
+def recall_fused(m: "Memdir", query: str, tokens: list[str], *, k: int, scope: str | None = None,
+                 kinds: tuple[str, ...] | None = None, channel: str | None = None) -> tuple[list[Hit], dict[str, Any]]:
+    """Recall through ``channel`` (``lexical``, ``vector`` or ``hybrid``; default ``recall.channel``).
+
+    Returns ``(hits, info)``: hits best first (``score`` = RRF score; ``reasons`` gain ``ranks`` per channel and
+    ``similarity``), ``info`` = ``{"channel", "provider", "model", "latency_ms": {"backfill", "embed", "lexical",
+    "vector", "fuse", "total"}, "cold", "fallback"?}``. Without a usable provider, or when embedding the query
+    fails, it falls back to lexical (``info["fallback"]`` says why) — recall never fails for lack of vectors.
+    """
+    cfg = m.config
+    channel = channel or cfg.get("recall.channel")
+    lat = {"backfill": 0.0, "embed": 0.0, "lexical": 0.0, "vector": 0.0, "fuse": 0.0}
+    info: dict[str, Any] = {"channel": channel, "provider": "none", "model": None, "latency_ms": lat}
+    t_all = time.perf_counter()
+    prov = provider_for(m) if channel != "lexical" else None
+    q = None
+    if prov is not None:
+        info.update(provider=prov.name, model=prov.model)
+        t = time.perf_counter()
+        budget = float(cfg.get("embed.recall_backfill_ms"))
+        if budget > 0 and any(pending_count(r.db, prov.model) for r in m._live_roots(scope)):
+            try:
+                info["backfill"] = backfill(m, budget_ms=budget, provider=prov)
+            except Exception as exc:
+                info["backfill"] = {"error": str(exc)}
+        lat["backfill"] = (time.perf_counter() - t) * 1000
+        t = time.perf_counter()
+        try:
+            q = prov.embed([query])[0]
+        except Exception as exc:
+            info["fallback"] = f"query embedding failed: {exc}"
+            log.warning("memdir: %s; lexical recall only", info["fallback"])
+        lat["embed"] = (time.perf_counter() - t) * 1000
+    elif channel != "lexical":
+        info["fallback"] = _state(m)["provider_error"] or "embed.provider is none"
+    use_vec = q is not None
+    t = time.perf_counter()
+    lex: list[Hit] = []
+    if channel == "lexical" or channel == "hybrid" or not use_vec:
+        cand = max(int(cfg.get("recall.vector_candidates")), k) if use_vec else k
+        lex = m._lexical(tokens, k=cand, scope=scope, kinds=kinds) if tokens else []
+    lat["lexical"] = (time.perf_counter() - t) * 1000
+    if not use_vec:
+        lat["total"] = (time.perf_counter() - t_all) * 1000
+        for i, h in enumerate(lex[:k], 1):
+            h.reasons["ranks"] = {"lexical": i}
+        return lex[:k], info
+    t = time.perf_counter()
+    vec, cold, _ = _vector_channel(m, prov, q, k=k, scope=scope, kinds=kinds, info=info)
+    lat["vector"] = (time.perf_counter() - t) * 1000
+    t = time.perf_counter()
+    channels = {"vector": [v[0] for v in vec], "lexical": [h.id for h in lex], "cold": [c[0] for c in cold]}
+    weights = {"vector": cfg.get("recall.weight_vector"), "lexical": cfg.get("recall.weight_lexical"),
+               "cold": cfg.get("recall.weight_cold")}
+    fused = rrf.fuse(channels, weights, k=int(cfg.get("recall.rrf_k")))
+    by_lex = {h.id: h for h in lex}
+    by_vec = {v[0]: v for v in (*cold, *vec)}  # vec wins over cold for the same ref
+    hits: list[Hit] = []
+    for ref, score, ranks in fused[:k]:
+        v = by_vec.get(ref)
+        if ref in by_lex:
+            h = by_lex[ref]
+            reasons = dict(h.reasons)
+            if v is not None:
+                reasons["similarity"] = v[4]["similarity"]
+        else:
+            _, root, row, _s, factors, kind = v
+            h = m._hit(root, row, score, tokens, factors, kind)
+            reasons = dict(h.reasons)
+        reasons.update(ranks=ranks, rrf=round(score, 6))
+        hits.append(dataclasses.replace(h, score=score, reasons=reasons))
+    lat["fuse"] = (time.perf_counter() - t) * 1000
+    lat["total"] = (time.perf_counter() - t_all) * 1000
+    return hits, info
+
+
+def explain(m: "Memdir", query: str, *, k: int | None = None, scope: str | None = None,
+            kinds: Iterable[str] | None = None, channel: str | None = None) -> dict[str, Any]:
+    """Recall with the working shown: ``{"query", "channel", "provider", "model", "latency_ms" (backfill, embed,
+    lexical, vector, fuse, total — ms), "cold", "hits": [{"id", "scope", "kind", "score", "ranks",
+    "similarity", "bm25"}]}``. Never rehearses."""
+    from .tokenize import query_tokens
+
+    k = int(k or m.config.get("recall.k"))
+    tokens = query_tokens(query) if isinstance(query, str) else []
+    hits, info = recall_fused(m, query if isinstance(query, str) else "", tokens, k=k, scope=scope,
+                              kinds=tuple(kinds) if kinds else None, channel=channel)
+    info["latency_ms"] = {key: round(v, 3) for key, v in info["latency_ms"].items()}
+    info["query"] = query
+    info["hits"] = [{"id": h.id, "scope": h.scope, "kind": h.kind, "score": round(h.score, 6),
+                     "ranks": h.reasons.get("ranks", {}), "similarity": h.reasons.get("similarity"),
+                     "bm25": h.reasons.get("bm25")} for h in hits]
+    return info
+
+
+# ---- status / doctor --------------------------------------------------------------------------------------------
+def status_extra(m: "Memdir", out: dict[str, Any]) -> dict[str, Any]:
+    """Add ``embedding`` (provider, model, error) and, per existing root, ``tiers`` and ``vectors`` counts
+    (``ok`` for the current model, ``pending``, ``failed``, ``other_model``) to a :meth:`Memdir.status` dict."""
+    name = embed.resolve_name(m.config)
+    prov = provider_for(m) if name != "none" else None
+    model = prov.model if prov else None
+    out["embedding"] = {"provider": name, "model": model, "error": _state(m)["provider_error"]}
+    for root in m._live_roots():
+        db = root.db
+        s = out.setdefault(root.scope, {})
+        s["tiers"] = tiers.tier_counts(db)
+        ok = db.execute("SELECT count(*) FROM vectors WHERE status = 'ok' AND model IS ?", (model,)).fetchone()[0]
+        s["vectors"] = {
+            "ok": ok,
+            "pending": pending_count(db, model) if model else None,
+            "failed": db.execute("SELECT count(*) FROM vectors WHERE status = 'failed'").fetchone()[0],
+            "other_model": db.execute("SELECT count(*) FROM vectors WHERE status = 'ok' AND model IS NOT ?", (model,)).fetchone()[0],
+        }
+    return out
+
+
+def doctor(m: "Memdir") -> list[dict[str, str]]:
+    """Checks with remedies: ``[{"check", "ok" ("ok"|"warn"|"fail"), "detail", "remedy"}]``.
+
+    The provider (one real embedding call), each index (``PRAGMA integrity_check``, FTS rows vs docs, orphan
+    vectors), the Markdown/index consistency (:meth:`Memdir.inspect`), pending vectors."""
+    checks: list[dict[str, str]] = []
+
+    def add(check, ok, detail, remedy=""):
+        checks.append({"check": check, "ok": ok, "detail": detail, "remedy": remedy})
+
+    name = embed.resolve_name(m.config)
+    if name == "none":
+        add("provider", "ok", "embed.provider is none: lexical recall only",
+            "for semantic recall set embed.provider = \"auto\" and pip install 'memdir[embeddings]'")
+        prov = None
+    else:
+        try:
+            prov = provider_for(m, strict=True)
+            t = time.perf_counter()
+            v = prov.embed(["memdir doctor: provider check"])
+            add("provider", "ok", f"{prov.name} {prov.model}: {v.shape[1]} dims in {(time.perf_counter() - t) * 1000:.0f} ms")
+        except Exception as exc:
+            prov = None
+            add("provider", "fail", f"{name}: {exc}", "fix embed.* in config.toml (see `memdir config`), or set embed.provider = \"none\"")
+    for root in m._live_roots():
+        db = root.db
+        ic = db.execute("PRAGMA integrity_check").fetchone()[0]
+        add(f"{root.scope} index", "ok" if ic == "ok" else "fail", f"{root.db_path}: integrity {ic}",
+            "" if ic == "ok" else "delete the index file and run `memdir reindex` (notes are rebuilt from the Markdown; events need an export)")
+        n_docs = db.execute("SELECT count(*) FROM docs").fetchone()[0]
+        n_fts = db.execute("SELECT count(*) FROM fts").fetchone()[0]
+        add(f"{root.scope} fts", "ok" if n_docs == n_fts else "warn", f"{n_docs} docs, {n_fts} full-text rows",
+            "" if n_docs == n_fts else "run `memdir reindex`")
+        orphans = db.execute("SELECT count(*) FROM vectors WHERE ref NOT IN (SELECT ref FROM docs)").fetchone()[0]
+        if orphans:
+            with root.locked(), root.tx() as tx:
+                tx.execute("DELETE FROM vectors WHERE ref NOT IN (SELECT ref FROM docs)")
+            add(f"{root.scope} vectors", "warn", f"{orphans} orphan vectors removed", "")
+        if prov is not None:
+            p = pending_count(db, prov.model)
+            add(f"{root.scope} pending", "ok" if p == 0 else "warn", f"{p} memories without a current vector",
+                "" if p == 0 else "run `memdir backfill`")
+    rep = m.inspect()
+    add("markdown", "ok" if rep.ok else "warn", f"{len(rep.problems)} problems between the Markdown and the index",
+        "" if rep.ok else "see `memdir inspect`; `memdir reindex` rebuilds the index from the files")
+    return checks
