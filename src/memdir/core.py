@@ -113,8 +113,7 @@ class Memdir:
         sha = notes.content_hash(text)
         root.ensure()
         with root.locked():
-            db = root.db
-            root.sync()
+            db = root.db  # opening syncs hand edits once; later writes by memdir keep the mirror current
             row = db.execute("SELECT ref FROM docs WHERE kind = 'note' AND content_sha256 = ? ORDER BY id LIMIT 1", (sha,)).fetchone()
             if row is not None:
                 existing = self.get(row["ref"], scope=scope)
@@ -132,9 +131,7 @@ class Memdir:
             from .roots import safe_join
 
             safe_join(root.path, category)
-            taken = {p.stem for p in cat_dir.glob("*.md")} if cat_dir.is_dir() else set()
-            taken.add("index")
-            slug = notes.slugify(summary, taken)
+            slug = notes.slugify(summary, exists=lambda s: s == "index" or (cat_dir / f"{s}.md").exists())
             note_id = f"{category}/{slug}"
             now = self.clock()
             meta: dict[str, Any] = {"id": note_id, "kind": kind or notes.kind_for(category), "summary": summary}
@@ -149,9 +146,11 @@ class Memdir:
                 old_path = old_root.path / (supersedes + ".md")
                 with old_root.locked():
                     notes.atomic_write(old_path, notes.update_fields(notes.read_text(old_path), {"superseded_by": note_id, "updated": now}))
-                    old_root.sync()
-            root.sync()
-            root.compile()
+                    old_root.refresh(supersedes)
+                    if old_root is not root:
+                        old_root.compile(categories=[supersedes.split("/")[0]])
+            root.refresh(note_id)
+            root.compile(categories=[category])
         note = self.get(note_id, scope=scope)
         assert isinstance(note, Note)
         return note

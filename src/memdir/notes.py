@@ -42,14 +42,15 @@ def content_hash(text: str) -> str:
     return hashlib.sha256(normalize_text(text).encode("utf-8", "replace")).hexdigest()
 
 
-def slugify(summary: str, taken: set[str] | None = None) -> str:
-    """A file-name slug: up to 8 ASCII words of ``summary``; non-ASCII summaries get ``note-<hash>``."""
+def slugify(summary: str, taken: set[str] | None = None, *, exists=None) -> str:
+    """A file-name slug: up to 8 ASCII words of ``summary``; non-ASCII summaries get ``note-<hash>``.
+    ``-2``, ``-3`` … are appended while the slug is in ``taken`` or ``exists(slug)`` is true."""
     words = re.findall(r"[a-z0-9]+", unicodedata.normalize("NFKD", summary).encode("ascii", "ignore").decode().lower())
     base = "-".join(words[:8])[:60].strip("-")
     if len(base) < 3:
         base = "note-" + hashlib.sha256(summary.encode("utf-8", "replace")).hexdigest()[:8]
     slug, n = base, 2
-    while taken and slug in taken:
+    while (taken and slug in taken) or (exists is not None and exists(slug)):
         slug, n = f"{base}-{n}", n + 1
     return slug
 

@@ -196,6 +196,18 @@ class Root:
                 log.warning("memdir: could not recompile indexes in %s: %s", self.path, exc)
         return len(changed)
 
+    def refresh(self, note_id: str) -> None:
+        """Re-read one note file into the index (after memdir itself wrote it); a missing file is removed."""
+        path = self.path / (note_id + ".md")
+        with self.tx() as db:
+            try:
+                st = path.stat()
+            except FileNotFoundError:
+                index.delete_doc(db, note_id)
+                return
+            note, _ = self.read_note(note_id, path)
+            index.upsert_doc(db, self.note_row(note, st.st_mtime_ns, st.st_size))
+
     # ---- compiled indexes -------------------------------------------------------------------------------
     def entries(self) -> list[compiler.Entry]:
         rows = self.db.execute(
@@ -205,12 +217,14 @@ class Root:
                                pinned=bool(r["pinned"]), superseded_by=r["superseded_by"], updated_epoch=r["ts_epoch"])
                 for r in rows]
 
-    def compile(self) -> list[str]:
-        """Rewrite ``<category>/index.md`` and ``ROOT.md`` from the index (only files whose text changes).
-        Returns problems found in existing files' markers."""
+    def compile(self, categories: list[str] | None = None) -> list[str]:
+        """Rewrite ``<category>/index.md`` (all, or just ``categories``) and ``ROOT.md`` from the index, writing
+        only files whose text changes. Returns problems found in existing files' markers."""
         entries = self.entries()
         problems: list[str] = []
         cats = sorted({e.category for e in entries} | {c for c in self.categories if (self.path / c).is_dir()})
+        if categories is not None:
+            cats = [c for c in cats if c in categories]
         for cat in cats:
             path = self.path / cat / "index.md"
             existing = self._read_or_none(path)
