@@ -132,7 +132,8 @@ def test_unreadable_note_is_reported_and_kept(m, project):
 def test_inspect_reports_index_missing_file_and_dangling_supersedes(m, project):
     a = m.remember("first version")
     (project / ".memory" / "facts" / "orphan.md").write_text("---\nsupersedes: facts/nope\n---\norphan\n")
-    m.recall("orphan")  # picks up the hand-made file and recompiles
+    m.close()
+    m.recall("orphan")  # reopening picks up the hand-made file and recompiles
     idx = project / ".memory" / "facts" / "index.md"
     idx.write_text(idx.read_text().replace(f"({a.id.split('/')[1]}.md)", "(gone.md)"))  # a hand edit of a compiled file
     rep = m.inspect()
