@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Protocol, Sequence
 
 from ..config import register as _register_key
-from ..errors import UsageError
+from ..errors import MemdirError, UsageError
 
 _register_key("embed.provider", "none", "none | auto | fake | sentence-transformers | model2vec | openai",
               check=lambda v: v in ("none", "auto") or v in PROVIDERS)
@@ -46,7 +46,7 @@ class Provider(Protocol):
         """``texts`` (n strings) -> float32 array ``(n, dim)``, rows L2-normalised. Raises ``EmbedError``."""
 
 
-class EmbedError(RuntimeError):
+class EmbedError(MemdirError, RuntimeError):
     """A provider could not embed (missing package, bad model path, HTTP failure): one-line message."""
 
 

@@ -1,0 +1,101 @@
+"""CLI commands ``backfill``, ``sweep``, ``prune`` and ``doctor`` (loaded lazily by :mod:`memdir.cli`).
+
+Each is a thin layer over the facade (:meth:`Memdir.backfill`, ``sweep``, ``prune``, ``doctor``), with ``--json``.
+"""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from .cli import open_store
+
+
+def _json(ctx: click.Context, as_json: bool) -> bool:
+    return as_json or bool(ctx.find_root().obj.get("json"))
+
+
+def _emit(ctx: click.Context, as_json: bool, data, human: str) -> None:
+    if _json(ctx, as_json):
+        click.echo(json.dumps(data, ensure_ascii=False, indent=2, default=str))
+    elif human:
+        click.echo(human)
+
+
+json_opt = click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")
+
+
+@click.command()
+@click.option("--limit", type=click.IntRange(1, None), default=None, help="Embed at most N memories.")
+@click.option("--no-progress", is_flag=True, help="No progress bar.")
+@json_opt
+@click.pass_context
+def backfill(ctx, limit, no_progress, as_json):
+    """Embed pending memories (new, failed, edited, or made with another model)."""
+    from . import vectors
+
+    m = open_store(ctx)
+    prov = vectors.provider_for(m, strict=True)
+    if prov is None:
+        raise click.UsageError("no embedding provider: set embed.provider (e.g. \"auto\") in config.toml or MEMDIR_EMBED_PROVIDER")
+    total = sum(vectors.pending_count(r.db, prov.model) for r in m._live_roots())
+    if limit:
+        total = min(total, limit)
+    if no_progress or _json(ctx, as_json) or total == 0:
+        res = m.backfill(limit=limit)
+    else:
+        with click.progressbar(length=total, label=f"embedding with {prov.model}", file=click.get_text_stream("stderr")) as bar:
+            res = m.backfill(limit=limit, progress=bar.update)
+    human = f"embedded {res['embedded']}, failed {res['failed']}, still pending {res['pending']} ({res['model']})"
+    if res.get("error"):
+        human += f"\nlast error: {res['error']}"
+    _emit(ctx, as_json, res, human)
+    if res["failed"]:
+        ctx.exit(1)
+
+
+@click.command()
+@json_opt
+@click.pass_context
+def sweep(ctx, as_json):
+    """Recompute heat tiers (hot/warm/cold/archive) now; only changed rows are written."""
+    res = open_store(ctx).sweep()
+    lines = [f"{scope}: hot {c['hot']}, warm {c['warm']}, cold {c['cold']}, archive {c['archive']} "
+             f"({c['changed']} changed, {c['written']} rows written)" for scope, c in res.items()]
+    _emit(ctx, as_json, res, "\n".join(lines) or "nothing to sweep: no memory root exists yet")
+
+
+@click.command()
+@click.option("--days", type=click.FloatRange(0, None), required=True, help="Only memories idle longer than this.")
+@click.option("--token", default=None, help="Confirm token from the preview: deletes.")
+@json_opt
+@click.pass_context
+def prune(ctx, days, token, as_json):
+    """Preview (default) or delete (--token) cold, unpinned episodic memories idle for --days days."""
+    res = open_store(ctx).prune(days, token)
+    if res["deleted"]:
+        human = f"deleted {res['count']} memories ({res['bytes']} bytes); tombstones keep them from coming back"
+    else:
+        lines = [f"{res['count']} cold memories idle since before {res['cutoff']} ({res['bytes']} bytes) would be deleted"]
+        lines += [f"  {s['ts'][:10]} {s['scope']} {s['id']}: {' '.join((s['text'] or '').split())[:80]}" for s in res["samples"]]
+        if res["count"]:
+            lines.append(f"to delete them: memdir prune --days {days:g} --token {res['token']}  (valid this hour)")
+        human = "\n".join(lines)
+    _emit(ctx, as_json, res, human)
+
+
+@click.command()
+@json_opt
+@click.pass_context
+def doctor(ctx, as_json):
+    """Check the embedding provider (one real call), the indexes and the Markdown/index consistency."""
+    checks = open_store(ctx).doctor()
+    lines = []
+    for c in checks:
+        lines.append(f"[{c['ok']:>4}] {c['check']}: {c['detail']}")
+        if c["remedy"]:
+            lines.append(f"       → {c['remedy']}")
+    _emit(ctx, as_json, checks, "\n".join(lines))
+    if any(c["ok"] == "fail" for c in checks):
+        ctx.exit(1)

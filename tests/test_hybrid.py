@@ -1,0 +1,203 @@
+"""Hybrid recall with the deterministic fake embedder: RRF order, vector-only threshold, pending → backfill,
+model change → re-embed, forget removes the vector (case C12), failures never lose a memory."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import numpy as np
+import pytest
+
+import memdir
+from memdir import rrf, vectors
+from memdir.embed.fake import FakeEmbedder
+
+T0 = datetime(2025, 3, 1, tzinfo=timezone.utc)
+
+
+def _open(tmp_path, **cfg):
+    (tmp_path / "p").mkdir(exist_ok=True)
+    base = {"embed.provider": "fake", "embed.dim": 256, "recall.channel": "hybrid", "recall.half_life_days": 0}
+    base.update(cfg)
+    return memdir.open(tmp_path / "p", home=tmp_path / "h", config=base, clock=lambda: T0)
+
+
+def _events(m, texts):
+    return m.import_events([{"key": f"e{i}", "role": "user", "text": t, "ts": T0} for i, t in enumerate(texts)])
+
+
+# ---- RRF ----------------------------------------------------------------------------------------------------
+def test_rrf_formula_and_order():
+    out = rrf.fuse({"vector": ["a", "b", "c"], "lexical": ["c", "a"]}, {"vector": 1.0, "lexical": 0.5}, k=60)
+    scores = {x: s for x, s, _ in out}
+    assert scores["a"] == pytest.approx(1 / 61 + 0.5 / 62)
+    assert scores["c"] == pytest.approx(1 / 63 + 0.5 / 61)
+    assert [x for x, _, _ in out] == ["a", "c", "b"]
+    assert out[0][2] == {"vector": 1, "lexical": 2}
+
+
+def test_rrf_weights_decide_and_ties_keep_first_seen():
+    v, lex = ["x", "y"], ["y", "x"]
+    assert rrf.fuse({"vector": v, "lexical": lex}, {"vector": 1.0, "lexical": 0.35})[0][0] == "x"
+    assert rrf.fuse({"vector": v, "lexical": lex}, {"vector": 0.35, "lexical": 1.0})[0][0] == "y"
+    assert [x for x, *_ in rrf.fuse({"a": ["p"], "b": ["q"]})] == ["p", "q"]
+    assert [x for x, *_ in rrf.fuse({"a": ["p", "p", "q"]})] == ["p", "q"]  # repeats count once
+    with pytest.raises(ValueError):
+        rrf.fuse({"a": ["p"]}, k=-1)
+
+
+# ---- recall -----------------------------------------------------------------------------------------------------
+def test_hybrid_finds_by_vector_and_by_words(tmp_path):
+    with _open(tmp_path) as m:
+        _events(m, ["the backup script runs nightly at two", "deploy uses pnpm workspaces", "lunch was pasta"])
+        hits = m.recall("nightly backup", k=3)
+        assert hits[0].id == "e0"
+        assert set(hits[0].reasons["ranks"]) >= {"vector", "lexical"}
+        assert hits[0].reasons["similarity"] > 0.2
+
+
+def test_threshold_applies_to_vector_channel_only(tmp_path):
+    with _open(tmp_path, **{"recall.min_similarity": 0.99}) as m:
+        _events(m, ["alpha beta gamma delta", "epsilon zeta"])
+        hits = m.recall("alpha", k=5)
+        assert [h.id for h in hits] == ["e0"]  # lexical still finds it
+        assert hits[0].reasons["ranks"] == {"lexical": 1}  # the vector channel was cut by the threshold
+    with _open(tmp_path, **{"recall.min_similarity": 0.99, "recall.channel": "vector"}) as m:
+        assert m.recall("alpha", k=5) == []
+
+
+def test_vector_channel_alone_finds_without_shared_query_order(tmp_path):
+    with _open(tmp_path, **{"recall.channel": "vector", "recall.min_similarity": 0.0}) as m:
+        _events(m, ["one two three four", "five six seven eight"])
+        assert m.recall("eight seven six", k=1)[0].id == "e1"
+
+
+def test_pending_then_backfill(tmp_path):
+    with _open(tmp_path, **{"embed.recall_backfill_ms": 0}) as m:
+        _events(m, [f"memory number {i} about topic {i % 3}" for i in range(10)])
+        m.remember("pnpm is the package manager", category="decisions")
+        st = m.status()["project"]["vectors"]
+        assert st["pending"] == 11 and st["ok"] == 0
+        res = m.backfill()
+        assert res["embedded"] == 11 and res["pending"] == 0
+        assert m.status()["project"]["vectors"] == {"ok": 11, "pending": 0, "failed": 0, "other_model": 0}
+        assert m.backfill()["embedded"] == 0  # idempotent
+
+
+def test_recall_backfills_within_budget(tmp_path):
+    with _open(tmp_path) as m:
+        _events(m, ["the cache lives in redis"])
+        assert m.recall("redis cache")[0].reasons["ranks"].get("vector") == 1
+        assert m.status()["project"]["vectors"]["pending"] == 0
+
+
+def test_embedding_failure_never_loses_memory(tmp_path):
+    with _open(tmp_path, **{"embed.recall_backfill_ms": 0}) as m:
+        vectors.set_provider(m, FakeEmbedder(dim=256, fail=True))
+        assert _events(m, ["kept even when the embedder is down"])["stored"] == 1
+        res = m.backfill()
+        assert res["failed"] == 1 and res["pending"] == 1 and "fail" in res["error"]
+        hits = m.recall("embedder down")  # query embedding fails too: lexical fallback
+        assert [h.id for h in hits] == ["e0"]
+        info = m.explain("embedder down")
+        assert "query embedding failed" in info["fallback"]
+        vectors.set_provider(m, FakeEmbedder(dim=256))
+        assert m.backfill()["embedded"] == 1
+
+
+def test_model_change_marks_pending_and_reembeds(tmp_path):
+    with _open(tmp_path, **{"embed.dim": 32}) as m:
+        _events(m, ["first memory", "second memory"])
+        assert m.backfill()["embedded"] == 2
+    with _open(tmp_path, **{"embed.dim": 48, "embed.recall_backfill_ms": 0}) as m:
+        st = m.status()["project"]["vectors"]
+        assert st == {"ok": 0, "pending": 2, "failed": 0, "other_model": 2}
+        assert m.backfill()["embedded"] == 2
+        row = m.roots["project"].db.execute("SELECT dim, model FROM vectors WHERE ref = 'e0'").fetchone()
+        assert (row["dim"], row["model"]) == (48, "fake-hash-48")
+
+
+def test_edited_note_is_reembedded(tmp_path):
+    with _open(tmp_path) as m:
+        n = m.remember("use pnpm", category="decisions")
+        m.backfill()
+        n.path.write_text(n.path.read_text().replace("use pnpm", "use yarn berry"), encoding="utf-8")
+    with _open(tmp_path, **{"embed.recall_backfill_ms": 0}) as m:
+        m.roots["project"].db  # opening syncs the edit
+        assert m.status()["project"]["vectors"]["pending"] == 1
+        m.backfill()
+        assert m.recall("yarn berry", k=1)[0].reasons["ranks"]["vector"] == 1
+
+
+def test_forget_removes_vector_case_c12(tmp_path):
+    with _open(tmp_path, **{"recall.min_similarity": -1.0}) as m:
+        a = m.remember("the staging database password rotates monthly", category="facts")
+        b = m.remember("the staging database lives in frankfurt", category="facts")
+        _events(m, ["staging database notes from a chat"])
+        m.backfill()
+        assert m.forget(a.id)
+        assert m.roots["project"].db.execute("SELECT count(*) FROM vectors WHERE ref = ?", (a.id,)).fetchone()[0] == 0
+        for ch in ("hybrid", "vector"):
+            hits = vectors.recall_fused(m, "staging database password monthly", ["staging"], k=10, channel=ch)[0]
+            ids = [h.id for h in hits]
+            assert a.id not in ids and b.id in ids
+        assert m.backfill()["embedded"] == 0  # tombstone: not re-embedded
+
+
+def test_superseded_never_appears_on_vector_path(tmp_path):
+    with _open(tmp_path, **{"recall.channel": "vector", "recall.min_similarity": -1.0}) as m:
+        old = m.remember("deploys go through jenkins", category="decisions")
+        m.backfill()
+        m.recall("jenkins deploys")  # builds the in-memory matrix with the old note
+        new = m.remember("deploys go through github actions", category="decisions", supersedes=old.id)
+        ids = [h.id for h in m.recall("deploys jenkins", k=10)]
+        assert old.id not in ids and new.id in ids
+
+
+def test_kinds_filter_and_scope(tmp_path):
+    with _open(tmp_path, **{"recall.min_similarity": -1.0}) as m:
+        m.remember("redis holds the session cache", category="facts")
+        m.remember("redis cache is shared by all projects", category="facts", scope="global")
+        _events(m, ["redis cache flushed today"])
+        assert {h.kind for h in m.recall("redis cache", kinds=["event"])} == {"user"}
+        assert {h.scope for h in m.recall("redis cache", scope="global")} == {"global"}
+
+
+def test_cold_tier_is_scanned_within_budget(tmp_path):
+    with _open(tmp_path, **{"recall.channel": "vector", "recall.min_similarity": 0.1}) as m:
+        _events(m, ["kubernetes ingress certificates", "unrelated lunch menu"])
+        m.backfill()
+        with m.roots["project"].tx() as db:
+            db.execute("INSERT INTO tiers(ref, reinforced_at, tier) VALUES ('e0', 0, 'cold'), ('e1', 0, 'cold')")
+        info = m.explain("ingress certificates")
+        assert info["hits"][0]["id"] == "e0" and info["hits"][0]["ranks"] == {"cold": 1}
+        assert info["cold"]["scanned"] == 2
+    with _open(tmp_path, **{"recall.channel": "vector", "recall.cold_budget_ms": 0}) as m:
+        assert m.recall("ingress certificates") == []  # no budget: cold is not searched
+
+
+def test_explain_reports_latency_split(tmp_path):
+    with _open(tmp_path) as m:
+        _events(m, ["the release checklist lives in docs"])
+        info = m.explain("release checklist", k=3)
+        assert set(info["latency_ms"]) >= {"embed", "lexical", "vector", "fuse", "total"}
+        assert info["provider"] == "fake" and info["hits"][0]["ranks"]["vector"] == 1
+    with memdir.open(tmp_path / "p", home=tmp_path / "h") as m:  # lexical default
+        info = m.explain("release checklist")
+        assert info["channel"] == "lexical" and info["hits"][0]["ranks"] == {"lexical": 1}
+
+
+def test_top_k_matches_full_sort():
+    rng = np.random.default_rng(0)
+    sims = rng.standard_normal(1000).astype(np.float32)
+    assert [i for i, _ in vectors.top_k(sims, 10)] == list(np.argsort(-sims)[:10])
+    assert len(vectors.top_k(sims[:3], 10)) == 3
+
+
+def test_ann_index_used_above_threshold(tmp_path):
+    pytest.importorskip("usearch")
+    with _open(tmp_path, **{"recall.channel": "vector", "recall.ann_threshold": 5, "recall.min_similarity": 0.0}) as m:
+        _events(m, [f"note {w} {i}" for i, w in enumerate(["alpha", "beta", "gamma", "delta", "eps", "zeta", "eta", "theta"])])
+        m.backfill()
+        assert m.recall("gamma", k=1)[0].id == "e2"
+        assert vectors._state(m)["index"]["project"].ann is not None
