@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import logging
 import os
-import shutil
 import sqlite3
 import time
 from pathlib import Path
@@ -57,6 +56,8 @@ def open_index(path: Path) -> tuple[sqlite3.Connection, bool]:
             db.close()  # type: ignore[possibly-undefined]
         except Exception:
             pass
+        import shutil
+
         aside = path.with_name(f"{path.name}.corrupt-{int(time.time())}")
         for suffix in ("", "-wal", "-shm"):
             src = Path(str(path) + suffix)

@@ -16,13 +16,20 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-import frontmatter
-import yaml
-
 from .errors import UsageError
 from .timeutil import iso, parse_ts
 
-_HANDLER = frontmatter.YAMLHandler()
+_HANDLER = None
+
+
+def _handler():
+    """python-frontmatter's YAML handler, imported on first use (keeps the recall path's start-up light)."""
+    global _HANDLER
+    if _HANDLER is None:
+        import frontmatter
+
+        _HANDLER = frontmatter.YAMLHandler()
+    return _HANDLER
 MAX_NOTE_BYTES = 1_000_000  # a larger file is reported as unreadable, not parsed
 
 
@@ -62,10 +69,13 @@ def split(raw: str) -> tuple[dict[str, Any], str, str | None]:
     """
     if raw.startswith("\ufeff"):
         raw = raw[1:]
-    if not _HANDLER.detect(raw):
+    import yaml
+
+    handler = _handler()
+    if not handler.detect(raw):
         return {}, raw, None
     try:
-        _, fm, body = _HANDLER.FM_BOUNDARY.split(raw, 2)
+        _, fm, body = handler.FM_BOUNDARY.split(raw, 2)
     except ValueError:
         raise UsageError("frontmatter opened with '---' but never closed") from None
     if body.startswith("\r\n"):
@@ -132,6 +142,8 @@ def _first_line(body: str) -> str:
 
 def render(meta: dict[str, Any], body: str) -> str:
     """Serialize frontmatter + body. Datetimes become ISO 8601 UTC strings; key order is kept."""
+    import yaml
+
     clean = {k: (iso(v) if isinstance(v, datetime) else v) for k, v in meta.items() if v is not None}
     fm = yaml.safe_dump(clean, allow_unicode=True, sort_keys=False, width=1000, default_flow_style=False)
     if body and not body.endswith("\n"):

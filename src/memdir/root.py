@@ -20,8 +20,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-import filelock
-
 from . import compile as compiler
 from . import index, notes
 from .errors import MemdirError, UsageError
@@ -45,7 +43,7 @@ class Root:
         self.db_path = self.derived / "index.sqlite3"
         self._db: sqlite3.Connection | None = None
         self.problems: list[dict[str, str]] = []
-        self._lock: filelock.FileLock | None = None
+        self._lock = None  # filelock.FileLock, created on first write
 
     # ---- lifecycle -------------------------------------------------------------------------------------
     def exists(self) -> bool:
@@ -76,6 +74,8 @@ class Root:
     @contextmanager
     def locked(self) -> Iterator[None]:
         """Hold this root's inter-process write lock (``.memdir/write.lock``; re-entrant in one process)."""
+        import filelock
+
         self.derived.mkdir(parents=True, exist_ok=True)
         if self._lock is None:
             self._lock = filelock.FileLock(str(self.derived / "write.lock"), timeout=LOCK_TIMEOUT_S)
