@@ -392,3 +392,12 @@ def test_property_output_has_no_findings(text: str) -> None:
     out = redact(text)
     assert find_secrets(out) == []
     assert all(m.group(0).startswith("[redacted:") for m in MARKER_RE.finditer(out))
+
+
+def test_offsets_survive_case_mappings_that_change_length() -> None:
+    # "İ".lower() is two chars: the lowered copy must still line up with the text.
+    text = "İİİ PASSWORD=hunter2 İ token: abc123XYZ"
+    out = redact(text)
+    assert out == "İİİ PASSWORD=[redacted:password] İ token: [redacted:token]"
+    for kind, s, e in find_secrets(text):
+        assert text[s:e] in ("hunter2", "abc123XYZ")

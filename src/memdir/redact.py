@@ -51,6 +51,7 @@ when one of its literal hints occurs in the text. See ``bench/redact_bench.py`` 
 from __future__ import annotations
 
 import bisect
+import string
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -62,12 +63,16 @@ MARKER_RE = re.compile(r"\[redacted:[a-z0-9_]{1,40}\]")
 
 _MAX_PASSES = 8
 
-# Boundary look-arounds. ``_B`` refuses a start inside a word or base64url token. Formats made of
-# plain alphanumerics (``AIza…``, ``SK`` + hex) could occur inside a standard base64 blob (an
-# image's data URI), so they use ``_B64``/``_B64_END``, which also refuse ``+`` and ``/`` (not ``=``: it precedes values in ``KEY=value``).
-_B = r"(?<![A-Za-z0-9_-])"
+# Boundaries. A rule with ``pre=_W`` refuses a match preceded by a word or base64url char, so a
+# key-like substring inside a longer token is never reported. Formats made of plain alphanumerics
+# (``AIza…``, ``SK`` + hex) could occur inside a standard base64 blob (an image's data URI), so they
+# use ``_W64`` / ``_B64_END``, which also refuse ``+`` and ``/`` (not ``=``: it precedes the value in
+# ``KEY=value``). Checking the char before a match in Python, rather than with a leading
+# look-behind, lets every pattern start with a literal, which CPython's ``re`` searches for fast.
+_W = frozenset(string.ascii_letters + string.digits + "_-")
+_W64 = _W | {"+", "/"}
+_KEYCHARS = frozenset(string.ascii_lowercase + string.digits + "_.-")
 _B_END = r"(?![A-Za-z0-9_-])"
-_B64 = r"(?<![A-Za-z0-9_+/-])"
 _B64_END = r"(?![A-Za-z0-9_+/-])"
 
 # Priorities: a merged cluster of overlapping findings takes the kind of its highest priority member.
@@ -79,16 +84,19 @@ _P_URI = 30
 _P_HEADER = 20
 _P_ASSIGN = 10
 
+_Check = Callable[[re.Match[str], str, str], bool]  # (match, value from the original text, text)
+
 
 @dataclass(frozen=True, slots=True)
 class _Rule:
     kind: str
     regex: re.Pattern[str]
-    hints: tuple[str, ...]  # the rule runs only when one of these occurs in the (lowered) text
+    hints: tuple[str, ...]  # the rule runs only when one of these occurs in the text it scans
     priority: int = _P_PROVIDER
-    group: int | str = 0  # the part of the match that is the secret
-    check: Callable[[re.Match[str]], bool] | None = None
-    lower_hints: bool = False  # hints are compared with the lowered text
+    group: str | int = 0  # the secret's part: "qval" when it matched, else this ("val" if 0 and present)
+    check: _Check | None = None
+    pre: frozenset[str] = _W  # chars that may not stand right before the match
+    lowered: bool = False  # pattern and hints are lower case and run on the lowered text
 
 
 def _r(pattern: str, flags: int = 0) -> re.Pattern[str]:
@@ -103,8 +111,8 @@ _PLACEHOLDER_WORDS = frozenset(
     """
     none null nil true false undefined required optional empty unset default yes no
     str string bytes int integer bool boolean secretstr secretbytes any object dict list
-    password passwd pwd token secret key value xxx xxxx xxxxx changeme_later redacted
-    your_password your_token your_api_key your-api-key your-token yourpassword
+    password passwd pwd token secret key value xxx xxxx xxxxx redacted hidden masked
+    your_password your_token your_api_key yourpassword placeholder dummy example
     env environ getenv getpass input prompt os process config settings self this
     """.split()
 )
@@ -117,9 +125,12 @@ _PLACEHOLDER_RE = _r(
     | %\(?[a-z]                          # %s, %(name)s
     | \*{3,} | x{4,} | X{4,} | \.{3} | …  # masks and ellipses
     | \[redacted                           # our own marker
+    | (?i:redacted|placeholder)
+    | [A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\Z        # ENV_VAR_NAME, REDACTED_API_KEY
     """
 )
 
+_WORDY = _r(r"[A-Za-z][a-z]*(?:[-_ ][A-Za-z][a-z]*)+")  # not-needed-for-local, Use Your Own Key
 _DOTTED_EXPR_RE = _r(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+")
 
 
@@ -129,278 +140,206 @@ def _is_placeholder(value: str) -> bool:
         return True
     if v.lower().strip("_-") in _PLACEHOLDER_WORDS:
         return True
-    if _PLACEHOLDER_RE.match(v):
-        return True
-    return False
+    return _PLACEHOLDER_RE.match(v) is not None
 
 
 def _looks_secretish(value: str) -> bool:
-    """A bare word after a weak separator (``:``, ``is``) counts only if it has letters and digits
-    or symbols, so ``token: the`` or ``Password: Enter`` in prose are not findings."""
+    """A bare word after a weak separator (``:``, `` = ``, ``is``) counts only when it mixes letters
+    with digits or with symbols other than ``-'.`` (so ``token: the``, ``Token is one-time`` and
+    ``Password: Enter`` in prose are not findings, ``hunter2`` and ``p@ss!word`` are)."""
+    if len(value) < 6:
+        return False
     has_alpha = any(c.isalpha() for c in value)
     has_digit = any(c.isdigit() for c in value)
-    has_sym = any(not c.isalnum() for c in value)
-    return len(value) >= 6 and ((has_alpha and has_digit) or (has_alpha and has_sym and not value.isidentifier()))
+    has_sym = any(not c.isalnum() and c not in "-'._" for c in value)
+    return has_alpha and (has_digit or has_sym)
 
 
-def _value(m: re.Match[str]) -> str:
-    """The value of a match: the quoted one (group ``qval``) when present, else group ``val``."""
-    if "qval" in m.re.groupindex and m.group("qval") is not None:
-        return m.group("qval")
-    return m.group("val") or ""
-
-
-def _check_assignment(m: re.Match[str]) -> bool:
-    key = m.group("key").lower()
-    sep = m.group("sep")
-    quoted = m.group("q") is not None
-    value = _value(m)
-    if _is_placeholder(value):
+def _check_assignment(m: re.Match[str], value: str, text: str) -> bool:
+    kw = m.start("kw")
+    hay = m.string
+    i = kw
+    while i > 0 and hay[i - 1] in _KEYCHARS and kw - i <= 40:
+        i -= 1
+    if i > 0 and hay[i - 1] in _KEYCHARS:  # key longer than 40 chars: not a credential name
         return False
-    if quoted:
-        return True
+    key = hay[i : m.end("kw")]
+    if _is_placeholder(value) or value.startswith("="):
+        return False
+    is_password = "pass" in key or "pwd" in key
+    if m.group("q") is not None:
+        # A quoted literal: any password counts (short ones exist); a token or key is a long random
+        # string, so ``apiKey: 'ollama'`` or ``'proxy-handled'`` (dummy values) are not findings.
+        return is_password or _looks_secretish(value) or (len(value) >= 20 and not _WORDY.fullmatch(value))
     if _DOTTED_EXPR_RE.fullmatch(value):  # self.password, os.environ, settings.API_KEY
         return False
-    if value.isdigit() and "pass" not in key and "pwd" not in key:  # max_token=5, token: 42
+    if value.isdigit() and not is_password:  # token: 42, auth=1
         return False
-    tight = sep.strip() == "=" and sep == "="
-    if tight:  # PASSWORD=hunter2, ?token=abc, --password=x: an assignment beyond doubt
+    if m.group("sep") == "=":  # PASSWORD=hunter2, ?token=abc, --password=x: beyond doubt
         return True
     return _looks_secretish(value)
 
 
-def _check_is_phrase(m: re.Match[str]) -> bool:
-    value = _value(m)
+def _check_is_phrase(m: re.Match[str], value: str, text: str) -> bool:
     if _is_placeholder(value):
         return False
     return m.group("q") is not None or _looks_secretish(value)
 
 
-def _check_cli_flag(m: re.Match[str]) -> bool:
-    value = m.group("val")
+def _check_cli_flag(m: re.Match[str], value: str, text: str) -> bool:
     return not _is_placeholder(value) and not value.startswith("-")
 
 
-def _check_cjk(m: re.Match[str]) -> bool:
-    return not _is_placeholder(m.group("val"))
+def _check_plain(m: re.Match[str], value: str, text: str) -> bool:
+    return not _is_placeholder(value)
 
 
-def _check_bearer(m: re.Match[str]) -> bool:
-    value = m.group("val")
+def _check_bearer(m: re.Match[str], value: str, text: str) -> bool:
     return not _is_placeholder(value) and any(c.isdigit() for c in value)
 
 
 # ---------------------------------------------------------------------------------------------
-# The rule table
+# The rule table (provider formats: the prefixes each provider documents for its credentials)
 # ---------------------------------------------------------------------------------------------
 
-_ASSIGN_KEYWORDS = (
-    r"password|passwd|passphrase|pwd|secret|api[_-]?key|apikey|access[_-]?key|secret[_-]?key"
-    r"|private[_-]?key|signing[_-]?key|encryption[_-]?key|master[_-]?key|token|auth|credentials?"
-)
-_VALUE_UNQUOTED = r"(?P<val>[^\s\"'`,;&<>()\[\]{}]{1,512}+)(?![\[({\"'])"
 
-_ASSIGN_RE = _r(
-    r"(?<![A-Za-z0-9_.-])[\"']?(?P<key>[A-Za-z0-9_.-]{0,40}?(?:" + _ASSIGN_KEYWORDS + r"))[\"']?"
-    r"(?P<sep>[ \t]{0,8}(?::=|=>|==?|:)[ \t]{0,8})"
-    r"(?:(?P<q>[\"'])(?P<qval>[^\"'\r\n]{1,512}+)(?P=q)|" + _VALUE_UNQUOTED + r")",
-    re.IGNORECASE,
-)
+def _tok(kind: str, pattern: str, *hints: str, pre: frozenset[str] = _W, end: str = _B_END) -> _Rule:
+    return _Rule(kind, _r(pattern + end), hints or (pattern[:3],), pre=pre)
+
+
+_UNQUOTED = r"(?P<val>[^\s\"'`,;&<>()\[\]{}]{1,512}+)(?![\[({\"'])"
+_QUOTED_OR_BARE = r"(?:(?P<q>[\"'])(?P<qval>[^\"'\r\n]{1,512}+)(?P=q)|" + _UNQUOTED + ")"
+_FLAG_VALUE = r"(?P<q>[\"'])?(?P<val>[^\s\"'`<>|;&-][^\s\"'`<>|;&]{0,511}+)"
 
 _PROVIDER_RULES: list[_Rule] = [
     # --- AI providers
-    _Rule("anthropic_key", _r(_B + r"sk-ant-[A-Za-z0-9_-]{20,400}+" + _B_END), ("sk-ant-",)),
-    _Rule(
-        "openai_key",
-        _r(_B + r"sk-(?:(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{20,400}+|[A-Za-z0-9]{32,400}+)" + _B_END),
-        ("sk-",),
-    ),
-    _Rule("huggingface_token", _r(_B + r"hf_[A-Za-z0-9]{30,100}+" + _B_END), ("hf_",)),
-    _Rule("groq_key", _r(_B + r"gsk_[A-Za-z0-9]{40,100}+" + _B_END), ("gsk_",)),
-    _Rule("xai_key", _r(_B + r"xai-[A-Za-z0-9]{50,120}+" + _B_END), ("xai-",)),
-    _Rule("replicate_token", _r(_B + r"r8_[A-Za-z0-9]{30,60}+" + _B_END), ("r8_",)),
-    _Rule("perplexity_key", _r(_B + r"pplx-[A-Za-z0-9]{40,80}+" + _B_END), ("pplx-",)),
-    # --- VCS and CI
-    _Rule("github_token", _r(_B + r"gh[pousr]_[A-Za-z0-9]{36,255}+" + _B_END), ("gh",)),
-    _Rule("github_token", _r(_B + r"github_pat_[A-Za-z0-9_]{22,255}+" + _B_END), ("github_pat_",)),
-    _Rule(
-        "gitlab_token",
-        _r(_B + r"gl(?:pat|ptt|dt|rt|soat|oas|cbt|ft|imt|agent|ffct)-[A-Za-z0-9_-]{20,255}+" + _B_END),
-        ("gl",),
-    ),
-    _Rule("atlassian_token", _r(_B + r"ATATT3[A-Za-z0-9_=-]{100,400}+" + _B_END), ("ATATT3",)),
-    _Rule("npm_token", _r(_B + r"npm_[A-Za-z0-9]{36,64}+" + _B_END), ("npm_",)),
-    _Rule("pypi_token", _r(_B + r"pypi-Ag[A-Za-z0-9_-]{50,400}+" + _B_END), ("pypi-",)),
+    _tok("anthropic_key", r"sk-ant-[A-Za-z0-9_-]{20,400}+", "sk-ant-"),
+    _tok("openai_key", r"sk-(?:(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{20,400}+|[A-Za-z0-9]{32,400}+)", "sk-"),
+    _tok("huggingface_token", r"hf_[A-Za-z0-9]{30,100}+", "hf_"),
+    _tok("groq_key", r"gsk_[A-Za-z0-9]{40,100}+", "gsk_"),
+    _tok("xai_key", r"xai-[A-Za-z0-9]{50,120}+", "xai-"),
+    _tok("replicate_token", r"r8_[A-Za-z0-9]{30,60}+", "r8_"),
+    _tok("perplexity_key", r"pplx-[A-Za-z0-9]{40,80}+", "pplx-"),
+    # --- VCS, registries, CI
+    _tok("github_token", r"gh[pousr]_[A-Za-z0-9]{36,255}+", "ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
+    _tok("github_token", r"github_pat_[A-Za-z0-9_]{22,255}+", "github_pat_"),
+    _tok("gitlab_token", r"gl(?:pat|ptt|dt|rt|soat|oas|cbt|ft|imt|agent|ffct)-[A-Za-z0-9_-]{20,255}+", "gl"),
+    _tok("atlassian_token", r"ATATT3[A-Za-z0-9_=-]{100,400}+", "ATATT3"),
+    _tok("npm_token", r"npm_[A-Za-z0-9]{36,64}+", "npm_"),
+    _tok("pypi_token", r"pypi-Ag[A-Za-z0-9_-]{50,400}+", "pypi-Ag"),
     # --- chat
-    _Rule("slack_token", _r(_B + r"xox[abposre]-[A-Za-z0-9-]{10,250}+" + _B_END), ("xox",)),
-    _Rule("slack_token", _r(_B + r"xapp-[0-9]-[A-Za-z0-9-]{10,250}+" + _B_END), ("xapp-",)),
-    _Rule(
-        "slack_webhook",
-        _r(r"https?://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/-]{20,300}+"),
-        ("hooks.slack.com",),
-    ),
-    _Rule(
-        "discord_webhook",
-        _r(r"https?://(?:[a-z]+\.)?discord(?:app)?\.com/api/webhooks/[0-9]{5,30}/[A-Za-z0-9_-]{20,200}+"),
-        ("/api/webhooks/",),
-    ),
-    _Rule(
-        "discord_token",
-        _r(_B + r"[MNO][A-Za-z0-9_-]{23,27}+\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}+" + _B_END),
-        (".",),
-    ),
-    _Rule("telegram_bot_token", _r(r"(?<![A-Za-z0-9_:-])[0-9]{6,12}:AA[A-Za-z0-9_-]{30,40}+" + _B_END), (":AA",)),
+    _tok("slack_token", r"xox[abposre]-[A-Za-z0-9-]{10,250}+", "xox"),
+    _tok("slack_token", r"xapp-[0-9]-[A-Za-z0-9-]{10,250}+", "xapp-"),
+    _tok("slack_webhook", r"https?://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/-]{20,300}+",
+         "hooks.slack.com", end=""),
+    _tok("discord_webhook",
+         r"https?://(?:[a-z]+\.)?discord(?:app)?\.com/api/webhooks/[0-9]{5,30}/[A-Za-z0-9_-]{20,200}+",
+         "/api/webhooks/", end=""),
+    _tok("discord_token", r"[MNO][A-Za-z0-9_-]{23,27}+\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}+", "."),
+    _tok("telegram_bot_token", r"[0-9]{6,12}:AA[A-Za-z0-9_-]{30,40}+", ":AA", pre=_W | {":"}),
     # --- cloud
-    _Rule(
-        "aws_access_key",
-        _r(_B64 + r"(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}" + _B64_END),
-        ("AKIA", "ASIA", "ABIA", "ACCA", "A3T"),
-    ),
-    _Rule(
-        "aws_secret_key",
-        _r(
-            r"(?i)(?<![A-Za-z0-9])aws_?(?:secret_?access_?key|secret_?key|session_?token)[\"']?"
-            r"[ \t]{0,8}(?:=|:|=>)[ \t]{0,8}[\"']?(?P<val>[A-Za-z0-9/+=]{20,1024}+)"
-        ),
-        ("aws",),
-        group="val",
-        lower_hints=True,
-    ),
-    _Rule("google_api_key", _r(_B64 + r"AIza[0-9A-Za-z_-]{35}" + _B64_END), ("AIza",)),
-    _Rule("google_oauth_token", _r(_B + r"ya29\.[0-9A-Za-z_-]{20,2048}+"), ("ya29.",)),
-    _Rule("google_client_secret", _r(_B + r"GOCSPX-[0-9A-Za-z_-]{24,40}+" + _B_END), ("GOCSPX-",)),
-    _Rule(
-        "azure_key",
-        _r(r"(?i)(?<![A-Za-z0-9])(?:AccountKey|SharedAccessKey)=(?P<val>[A-Za-z0-9+/]{20,200}+={0,2})"),
-        ("accountkey=", "sharedaccesskey="),
-        group="val",
-        lower_hints=True,
-    ),
-    _Rule(
-        "azure_sas",
-        _r(r"(?i)[?&;]sig=(?P<val>[A-Za-z0-9%+/=]{16,300}+)"),
-        ("sig=",),
-        group="val",
-        lower_hints=True,
-    ),
-    _Rule("digitalocean_token", _r(_B + r"do[opr]_v1_[a-f0-9]{64}" + _B_END), ("_v1_",)),
-    _Rule("databricks_token", _r(_B64 + r"dapi[a-f0-9]{32}(?:-[0-9])?" + _B64_END), ("dapi",)),
-    _Rule("vault_token", _r(_B + r"hv[sb]\.[A-Za-z0-9_-]{24,200}+" + _B_END), ("hvs.", "hvb.")),
-    _Rule("doppler_token", _r(_B + r"dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,60}+" + _B_END), ("dp.",)),
+    _tok("aws_access_key", r"A(?:KIA|SIA|BIA|CCA|3T[A-Z0-9])[A-Z0-9]{16}", "AKIA", "ASIA", "ABIA", "ACCA", "A3T",
+         pre=_W64, end=_B64_END),
+    _tok("google_api_key", r"AIza[0-9A-Za-z_-]{35}", "AIza", pre=_W64, end=_B64_END),
+    _tok("google_oauth_token", r"ya29\.[0-9A-Za-z_-]{20,2048}+", "ya29.", end=""),
+    _tok("google_client_secret", r"GOCSPX-[0-9A-Za-z_-]{24,40}+", "GOCSPX-"),
+    _tok("digitalocean_token", r"do[opr]_v1_[a-f0-9]{64}", "_v1_"),
+    _tok("databricks_token", r"dapi[a-f0-9]{32}(?:-[0-9])?", "dapi", pre=_W64, end=_B64_END),
+    _tok("vault_token", r"hv[sb]\.[A-Za-z0-9_-]{24,200}+", "hvs.", "hvb."),
+    _tok("doppler_token", r"dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,60}+", "dp."),
     # --- payments and SaaS
-    _Rule("stripe_key", _r(_B + r"(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,250}+" + _B_END), ("k_live_", "k_test_")),
-    _Rule("stripe_webhook_secret", _r(_B + r"whsec_[A-Za-z0-9+/=]{24,100}+"), ("whsec_",)),
-    _Rule("twilio_key", _r(_B64 + r"SK[0-9a-f]{32}" + _B64_END), ("SK",)),
-    _Rule(
-        "sendgrid_key",
-        _r(_B + r"SG\.[A-Za-z0-9_-]{16,32}+\.[A-Za-z0-9_-]{30,64}+" + _B_END),
-        ("SG.",),
-    ),
-    _Rule("mailchimp_key", _r(_B + r"[0-9a-f]{32}-us[0-9]{1,2}" + _B_END), ("-us",)),
-    _Rule("shopify_token", _r(_B + r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}" + _B_END), ("shp",)),
-    _Rule("square_token", _r(_B + r"sq0(?:atp|csp)-[0-9A-Za-z_-]{22,60}+" + _B_END), ("sq0",)),
-    _Rule("linear_key", _r(_B + r"lin_api_[A-Za-z0-9]{40}" + _B_END), ("lin_api_",)),
-    _Rule("notion_token", _r(_B + r"(?:secret_[A-Za-z0-9]{43}|ntn_[A-Za-z0-9]{40,60}+)" + _B_END), ("secret_", "ntn_")),
-    _Rule("sentry_token", _r(_B + r"sntry[su]_[A-Za-z0-9+/=_]{40,300}+"), ("sntry",)),
-    _Rule("age_secret_key", _r(r"AGE-SECRET-KEY-1[0-9A-Z]{58}"), ("AGE-SECRET-KEY-",)),
-    # --- JWT (three base64url parts, the first two JSON objects)
+    _tok("stripe_key", r"[sr]k_(?:live|test)_[A-Za-z0-9]{16,250}+", "k_live_", "k_test_"),
+    _tok("stripe_webhook_secret", r"whsec_[A-Za-z0-9+/=]{24,100}+", "whsec_", end=""),
+    _tok("twilio_key", r"SK[0-9a-f]{32}", "SK", pre=_W64, end=_B64_END),
+    _tok("sendgrid_key", r"SG\.[A-Za-z0-9_-]{16,32}+\.[A-Za-z0-9_-]{30,64}+", "SG."),
+    _tok("shopify_token", r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}", "shp"),
+    _tok("square_token", r"sq0(?:atp|csp)-[0-9A-Za-z_-]{22,60}+", "sq0"),
+    _tok("linear_key", r"lin_api_[A-Za-z0-9]{40}", "lin_api_"),
+    _tok("notion_token", r"(?:secret_[A-Za-z0-9]{43}|ntn_[A-Za-z0-9]{40,60}+)", "secret_", "ntn_"),
+    _tok("sentry_token", r"sntry[su]_[A-Za-z0-9+/=_]{40,300}+", "sntry", end=""),
+    _tok("age_secret_key", r"AGE-SECRET-KEY-1[0-9A-Z]{58}", "AGE-SECRET-KEY-1"),
+    # --- JWT: three base64url parts, the first two JSON objects ("eyJ" = base64 of '{"')
     _Rule(
         "jwt",
-        _r(_B + r"eyJ[A-Za-z0-9_-]{5,4096}+\.eyJ[A-Za-z0-9_-]{5,8192}+\.[A-Za-z0-9_-]{0,4096}+" + _B_END),
+        _r(r"eyJ[A-Za-z0-9_-]{5,4096}+\.eyJ[A-Za-z0-9_-]{5,8192}+\.[A-Za-z0-9_-]{0,4096}+" + _B_END),
         ("eyJ",),
         priority=_P_JWT,
     ),
-    # --- headers
+]
+
+# Rules on the lowered text: credential words are matched in any case.
+_KEYWORD_RULES: list[_Rule] = [
+    _Rule(
+        "aws_secret_key",
+        _r(r"aws_?(?:secret_?access_?key|secret_?key|session_?token)[\"']?[ \t]{0,8}(?:=|:|=>)[ \t]{0,8}[\"']?"
+           r"(?P<val>[a-z0-9/+=]{20,1024}+)"),
+        ("aws",), group="val", pre=_W.difference("_") | {"."}, lowered=True,
+    ),
+    _Rule(
+        "azure_key",
+        _r(r"(?:accountkey|sharedaccesskey)=(?P<val>[a-z0-9+/]{20,200}+={0,2})"),
+        ("accountkey=", "sharedaccesskey="), group="val", lowered=True,
+    ),
+    _Rule("azure_sas", _r(r"[?&;]sig=(?P<val>[a-z0-9%+/=]{16,300}+)"), ("sig=",), group="val", pre=frozenset(),
+          lowered=True),
     _Rule(
         "auth_header",
-        _r(
-            r"(?i)(?<![A-Za-z0-9_-])(?:proxy-)?authorization[\"']?[ \t]{0,8}[:=][ \t]{0,8}[\"']?"
-            r"(?:bearer|basic|token|bot|digest|apikey|sso-key)[ \t]{1,8}(?P<val>[A-Za-z0-9._~+/=:-]{6,8192}+)"
-        ),
-        ("authorization",),
-        priority=_P_HEADER,
-        group="val",
-        lower_hints=True,
+        _r(r"authorization[\"']?[ \t]{0,8}[:=][ \t]{0,8}[\"']?(?:bearer|basic|token|bot|digest|apikey|sso-key)"
+           r"[ \t]{1,8}(?P<val>[a-z0-9._~+/=:-]{6,8192}+)"),
+        ("authorization",), priority=_P_HEADER, group="val", check=_check_plain,
+        pre=_W.difference("-"), lowered=True,
     ),
     _Rule(
         "bearer_token",
-        _r(r"(?<![A-Za-z0-9_-])[Bb]earer[ \t]{1,8}(?P<val>[A-Za-z0-9._~+/-]{16,8192}+=*)"),
-        ("earer",),
-        priority=_P_HEADER,
-        group="val",
-        check=_check_bearer,
+        _r(r"bearer[ \t]{1,8}(?P<val>[a-z0-9._~+/-]{16,8192}+=*)"),
+        ("bearer",), priority=_P_HEADER, group="val", check=_check_bearer, lowered=True,
     ),
-    # --- CLI flags: --password hunter2, --token=abc
+    # CLI flags: --password hunter2, --token=abc, mysql -phunter2
     _Rule(
         "password",
-        _r(
-            r"(?i)(?<![A-Za-z0-9_-])--?(?:password|passwd|db-password|pass)(?:[ \t]{1,4}|=)"
-            r"(?P<q>[\"'])?(?P<val>[^\s\"'`<>|;&][^\s\"'`<>|;&]{0,511}+)"
-        ),
-        ("pass",),
-        priority=_P_ASSIGN,
-        group="val",
-        check=_check_cli_flag,
-        lower_hints=True,
+        _r(r"--?(?:password|passwd|db-password|pass)(?:[ \t]{1,4}|=)" + _FLAG_VALUE),
+        ("pass",), priority=_P_ASSIGN, group="val", check=_check_cli_flag, lowered=True,
     ),
     _Rule(
         "token",
-        _r(
-            r"(?i)(?<![A-Za-z0-9_-])--(?:token|api-key|apikey|secret|auth-token|access-token)(?:[ \t]{1,4}|=)"
-            r"(?P<q>[\"'])?(?P<val>[^\s\"'`<>|;&][^\s\"'`<>|;&]{0,511}+)"
-        ),
-        ("--",),
-        priority=_P_ASSIGN,
-        group="val",
-        check=_check_cli_flag,
+        _r(r"--(?:token|api-key|apikey|secret|auth-token|access-token)(?:[ \t]{1,4}|=)" + _FLAG_VALUE),
+        ("--",), priority=_P_ASSIGN, group="val", check=_check_cli_flag, lowered=True,
     ),
     _Rule(
         "password",
-        _r(
-            r"(?<![A-Za-z0-9_-])(?:mysql|mysqldump|mysqladmin|mariadb)(?![A-Za-z0-9_-])[^\n]{0,300}?"
-            r"[ \t]-p(?P<val>[^\s\"'`<>|;&-][^\s\"'`<>|;&]{0,255}+)"
-        ),
-        ("mysql", "mariadb"),
-        priority=_P_ASSIGN,
-        group="val",
-        check=_check_cli_flag,
+        _r(r"(?:mysql|mysqldump|mysqladmin|mariadb)(?![a-z0-9_-])[^\n]{0,300}?[ \t]-p"
+           r"(?P<val>[^\s\"'`<>|;&-][^\s\"'`<>|;&]{0,255}+)"),
+        ("mysql", "mariadb"), priority=_P_ASSIGN, group="val", check=_check_cli_flag, lowered=True,
     ),
-    # --- "the password is hunter2", "token was `abc123`"
+    # "the password is hunter2", "token was `abc123`"
     _Rule(
         "password",
-        _r(
-            r"(?i)(?<![A-Za-z0-9_-])(?:password|passwd|passphrase|pwd|secret|token|api key)"
-            r"[ \t]{1,4}(?:is|was)[ \t]{1,4}(?:(?P<q>[`\"'])(?P<qval>[^`\"'\r\n]{1,512}+)(?P=q)|"
-            r"(?P<val>[^\s\"'`,;&<>()\[\]{}]{1,512}+)(?<![.!?]))"
-        ),
-        (" is ", " was "),
-        priority=_P_ASSIGN,
-        check=_check_is_phrase,
-        lower_hints=True,
+        _r(r"(?:password|passwd|passphrase|pwd|secret|token|api key)[ \t]{1,4}(?:is|was)[ \t]{1,4}"
+           r"(?:(?P<q>[`\"'])(?P<qval>[^`\"'\r\n]{1,512}+)(?P=q)|"
+           r"(?P<val>[^\s\"'`,;&<>()\[\]{}]{1,512}+)(?<![.!?]))"),
+        (" is ", " was "), priority=_P_ASSIGN, check=_check_is_phrase, lowered=True,
     ),
-    # --- Chinese labels: 密码：hunter2, 口令是 abc, 密钥=xyz, 令牌：…
+    # Chinese labels: 密码：hunter2, 口令是 abc, 密钥=xyz, 令牌：…
     _Rule(
         "cjk_label",
-        _r(
-            r"(?P<key>密码|口令|密钥|秘钥|私钥|令牌|访问令牌|授权码|通行码|支付密码|登录密码)"
-            r"[ \t\u3000]{0,4}(?:[:：=]|是|为)[ \t\u3000]{0,4}[\"'“‘「『`]?"
-            r"(?P<val>[\x21-\x7e]{1,512}+)(?<![\"'`。，,.;；])"
-        ),
+        _r(r"(?P<key>密码|口令|密钥|秘钥|私钥|令牌|授权码|通行码)"
+           r"[ \t\u3000]{0,4}(?:[:：=]|是|为)[ \t\u3000]{0,4}[\"'“‘「『`]?"
+           r"(?P<val>[\x21-\x7e]{1,512}+)(?<![\"'`。，,.;；])"),
         ("密码", "口令", "密钥", "秘钥", "私钥", "令牌", "授权码", "通行码"),
-        priority=_P_ASSIGN,
-        group="val",
-        check=_check_cjk,
+        priority=_P_ASSIGN, group="val", check=_check_plain, pre=frozenset(), lowered=True,
+    ),
+    # key = value, "key": "value", key: value, for credential-like key names
+    _Rule(
+        "password",  # refined per key by _assignment_kind
+        _r(r"(?P<kw>password|passwd|passphrase|pwd|secret|apikey|api[_-]key|access[_-]?key|secret[_-]?key"
+           r"|private[_-]?key|signing[_-]?key|encryption[_-]?key|master[_-]?key|token|auth|credentials?)"
+           r"[\"']?(?P<sep>[ \t]{0,8}(?::=|=>|=|:)[ \t]{0,8})" + _QUOTED_OR_BARE),
+        ("pass", "pwd", "secret", "key", "token", "auth", "credential"),
+        priority=_P_ASSIGN, check=_check_assignment, pre=frozenset(), lowered=True,
     ),
 ]
+_ASSIGN_RULE = _KEYWORD_RULES[-1]
 
-_ASSIGN_RULE = _Rule(
-    "password",  # refined per key by _assignment_kind
-    _ASSIGN_RE,
-    ("pass", "pwd", "secret", "key", "token", "auth", "credential"),
-    priority=_P_ASSIGN,
-    check=_check_assignment,
-    lower_hints=True,
-)
 
 # ---------------------------------------------------------------------------------------------
 # URIs with credentials
@@ -511,8 +450,11 @@ def _scan_private(text: str, lowered: str) -> Iterator[tuple[str, int, int, int]
 # ---------------------------------------------------------------------------------------------
 
 
-def _assignment_kind(key: str) -> str:
-    k = key.lower()
+def _assignment_kind(hay: str, kw_start: int, kw_end: int) -> str:
+    i = kw_start
+    while i > 0 and hay[i - 1] in _KEYCHARS and kw_start - i <= 40:
+        i -= 1
+    k = hay[i:kw_end].lower()
     if "aws" in k and ("secret" in k or "session" in k):
         return "aws_secret_key"
     if "pass" in k or "pwd" in k:
@@ -538,44 +480,72 @@ def _cjk_kind(key: str) -> str:
     return "password"
 
 
-def _run_rule(rule: _Rule, text: str) -> Iterator[tuple[str, int, int, int]]:
-    for m in rule.regex.finditer(text):
-        if rule.check is not None and not rule.check(m):
+def _run_rule(rule: _Rule, hay: str, text: str) -> Iterator[tuple[str, int, int, int]]:
+    """Matches of ``rule`` in ``hay`` (``text`` or its same-length lowered copy); values and kinds
+    are read from ``text`` at the same offsets."""
+    pre = rule.pre
+    qval = "qval" in rule.regex.groupindex
+    group = "val" if rule.group == 0 and "val" in rule.regex.groupindex else rule.group
+    for m in rule.regex.finditer(hay):
+        start = m.start()
+        if start and hay[start - 1] in pre:
+            continue
+        grp = "qval" if qval and m.group("qval") is not None else group
+        s, e = m.span(grp)
+        if s >= e:
+            continue
+        if rule.check is not None and not rule.check(m, text[s:e], text):
             continue
         kind = rule.kind
         if rule is _ASSIGN_RULE:
-            kind = _assignment_kind(m.group("key"))
-            grp = "qval" if m.group("q") is not None else "val"
-        elif rule.kind == "cjk_label":
+            kind = _assignment_kind(hay, m.start("kw"), m.end("kw"))
+        elif kind == "cjk_label":
             kind = _cjk_kind(m.group("key"))
-            grp = "val"
-        elif "qval" in rule.regex.groupindex:
-            grp = "qval" if m.group("qval") is not None else "val"
-        else:
-            grp = rule.group
-        s, e = m.span(grp)
-        if s < e:
-            yield kind, s, e, rule.priority
+        yield kind, s, e, rule.priority
 
 
-_ALL_RULES = [*_PROVIDER_RULES, _ASSIGN_RULE]
+_MAILCHIMP = _r(r"-us[0-9]{1,2}" + _B_END)
+_HEX = frozenset("0123456789abcdef")
+
+
+def _scan_mailchimp(text: str) -> Iterator[tuple[str, int, int, int]]:
+    """Mailchimp API keys: 32 lower-case hex digits, ``-us`` and a data-centre number."""
+    if "-us" not in text:
+        return
+    for m in _MAILCHIMP.finditer(text):
+        s = m.start() - 32
+        if s >= 0 and all(c in _HEX for c in text[s : m.start()]) and not (s and text[s - 1] in _W):
+            yield "mailchimp_key", s, m.end(), _P_PROVIDER
+
 
 #: Every kind name :func:`find_secrets` can report.
 KINDS = frozenset(
-    {r.kind for r in _PROVIDER_RULES if r.kind != "cjk_label"}
+    {r.kind for r in (*_PROVIDER_RULES, *_KEYWORD_RULES) if r.kind != "cjk_label"}
     | {"password", "token", "secret", "secret_key", "api_key", "credentials", "aws_secret_key"}
-    | {"db_uri", "uri_password", "private_key", "private"}
+    | {"db_uri", "uri_password", "private_key", "private", "mailchimp_key"}
 )
 
 
+def _lower_same_length(text: str) -> str:
+    lowered = text.lower()
+    if len(lowered) == len(text):  # every char mapped to one char: offsets line up
+        return lowered
+    return text.translate(_ASCII_LOWER)  # rare (e.g. "İ" lowers to two chars)
+
+
+_ASCII_LOWER = {c: c + 32 for c in range(ord("A"), ord("Z") + 1)}
+
+
 def _candidates(text: str) -> list[tuple[str, int, int, int]]:
-    lowered = text.lower()  # for hints only: its offsets are never used
+    lowered = _lower_same_length(text)
     found: list[tuple[str, int, int, int]] = []
-    for rule in _ALL_RULES:
-        hay = lowered if rule.lower_hints else text
-        if not any(h in hay for h in rule.hints):
-            continue
-        found.extend(_run_rule(rule, text))
+    for rule in _PROVIDER_RULES:
+        if any(h in text for h in rule.hints):
+            found.extend(_run_rule(rule, text, text))
+    for rule in _KEYWORD_RULES:
+        if any(h in lowered for h in rule.hints):
+            found.extend(_run_rule(rule, lowered, text))
+    found.extend(_scan_mailchimp(text))
     found.extend(_scan_uris(text))
     found.extend(_scan_pem(text))
     found.extend(_scan_private(text, lowered))

@@ -1,0 +1,70 @@
+"""Benchmark memdir.redact: import time, time per 10 KB of text, scaling on adversarial input.
+
+Usage: python bench/redact_bench.py   (prints a table; nothing is asserted)
+"""
+
+from __future__ import annotations
+
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+SRC = HERE.parent / "src"
+sys.path.insert(0, str(SRC))
+
+
+def import_ms(runs: int = 7) -> float:
+    """Median wall time (ms) of `import memdir.redact` in a fresh interpreter, minus a bare start."""
+    def run(code: str) -> float:
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env={"PYTHONPATH": str(SRC)})
+        return float(out.stdout)
+
+    code = "import time; t=time.perf_counter(); import memdir.redact; print((time.perf_counter()-t)*1000)"
+    return statistics.median(run(code) for _ in range(runs))
+
+
+def per_10kb(text: str, reps: int = 200) -> float:
+    """Median ms for redact() of a 10,000-char slice of `text`."""
+    from memdir.redact import redact
+
+    chunk = (text * (10_000 // max(1, len(text)) + 1))[:10_000]
+    times = []
+    for _ in range(reps):
+        t = time.perf_counter()
+        redact(chunk)
+        times.append((time.perf_counter() - t) * 1000)
+    return statistics.median(times)
+
+
+def main() -> None:
+    prose = (HERE.parent / "tests" / "corpus" / "prose.txt").read_text(encoding="utf-8")
+    english = "The deploy failed because the migration ran before the lock was released, so we retried it twice. " * 5
+    chinese = "部署失败是因为迁移在锁释放之前就执行了，我们决定以 Markdown 文件为准，SQLite 只是派生的索引。" * 5
+    code = "def login(username: str, password: str) -> Session:\n    token = request.headers.get('Authorization')\n" * 5
+    secrets = "password=hunter2 and postgres://u:p4ss@h/db and ghp_" + "a1B2" * 9 + " and 密码：abc123\n"
+    print(f"import memdir.redact: {import_ms():.1f} ms (median of 7, fresh interpreter)")
+    print("| text (10,000 chars) | ms per redact() (median of 200) |")
+    print("|---|---|")
+    for name, text in [("English prose", english), ("Chinese prose", chinese), ("code", code),
+                       ("prose corpus (mixed, 273 lines)", prose), ("dense secrets", secrets)]:
+        print(f"| {name} | {per_10kb(text):.3f} |")
+    from memdir.redact import redact
+
+    print("| adversarial input | 30k chars ms | 300k chars ms | ratio |")
+    print("|---|---|---|---|")
+    for name, unit in [("'password: '", "password: "), ("'eyJa.'", "eyJa."), ("'<private>'", "<private>"),
+                       ("'a://b:'", "a://b:"), ("'密码：'", "密码："), ("'AKIA'", "AKIA")]:
+        ms = []
+        for n in (30_000, 300_000):
+            s = (unit * (n // len(unit) + 1))[:n]
+            t = time.perf_counter()
+            redact(s)
+            ms.append((time.perf_counter() - t) * 1000)
+        print(f"| {name} | {ms[0]:.1f} | {ms[1]:.1f} | {ms[1] / max(ms[0], 1e-9):.1f} |")
+
+
+if __name__ == "__main__":
+    main()
