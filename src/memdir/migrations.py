@@ -99,6 +99,9 @@ def migrate(db: sqlite3.Connection) -> int:
     for n, fn in enumerate(MIGRATIONS[version:], start=version + 1):
         db.execute("BEGIN IMMEDIATE")
         try:
+            if db.execute("PRAGMA user_version").fetchone()[0] >= n:  # another process applied it meanwhile
+                db.execute("COMMIT")
+                continue
             fn(db)
             db.execute(f"PRAGMA user_version = {n}")
             db.execute("COMMIT")
