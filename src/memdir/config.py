@@ -116,6 +116,9 @@ def read_toml(path: Path) -> dict[str, Any]:
         return {}
 
 
+_MISSING = object()
+
+
 class Config:
     """Effective configuration: ``get(key)`` and ``source(key)`` ("default", "global", "project", "env", "override")."""
 
@@ -137,6 +140,7 @@ class Config:
                 env_layer[name] = env[var]
         layers.append(("env", env_layer))
         layers.append(("override", dict(overrides or {})))
+        self._layers, self._env = layers, env  # kept for keys registered after this Config was built
         for name, key in REGISTRY.items():
             self._values[name] = key.default
             self._sources[name] = "default"
@@ -166,8 +170,21 @@ class Config:
     def get(self, name: str) -> Any:
         """The effective value of ``name``; raises ``KeyError`` for an unregistered key."""
         if name not in self._values:
-            key = REGISTRY[name]  # registered after this Config was built
-            return key.default
+            key = REGISTRY[name]  # registered after this Config was built (e.g. on a lazy import): resolve it now
+            self._values[name], self._sources[name] = key.default, "default"
+            var = "MEMDIR_" + name.replace(".", "_").upper()
+            for source, layer in self._layers:
+                raw = self._env.get(var) if source == "env" and var in self._env else layer.get(name, _MISSING)
+                if raw is _MISSING:
+                    continue
+                try:
+                    value = _coerce(key, raw)
+                    if key.check is not None and not key.check(value):
+                        raise ValueError("out of range")
+                except (ValueError, TypeError) as exc:
+                    self._warn(f"bad value {raw!r} for {name} in {source} ({exc}); keeping {self._values[name]!r}")
+                    continue
+                self._values[name], self._sources[name] = value, source
         return self._values[name]
 
     def __getitem__(self, name: str) -> Any:
