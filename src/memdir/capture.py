@@ -214,6 +214,15 @@ def _output_text(output: Any) -> str | None:
     return str(output)
 
 
+def _clean_unicode(text: str) -> str:
+    """Replace lone UTF-16 surrogates (a JSON payload may carry ``\\ud800``) with U+FFFD; keep valid pairs."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
 def _local_day_bounds(now: datetime) -> tuple[datetime, datetime]:
     local = now.astimezone()
     start = local.replace(hour=0, minute=0, second=0, microsecond=0)
@@ -249,6 +258,8 @@ def capture(m, event: Any, *, scope: str = "project", **fields: Any) -> CaptureR
     session = session.replace("\n", " ")[:200]
     text = ev.get("text")
 
+    if isinstance(text, str):
+        text = _clean_unicode(text)
     if role == "tool":
         name = str(ev.get("tool") or ev.get("tool_name") or "").strip()
         if name and skip_tool(name, cfg.get("capture.skip_tools")):
@@ -256,7 +267,7 @@ def capture(m, event: Any, *, scope: str = "project", **fields: Any) -> CaptureR
         if not isinstance(text, str) or not text.strip():
             if not name:
                 return _skip("invalid", "tool event without a tool name or text", role=role)
-            text = tool_text(name, ev.get("input"), ev.get("output"), is_error=bool(ev.get("is_error")))
+            text = _clean_unicode(tool_text(name, ev.get("input"), ev.get("output"), is_error=bool(ev.get("is_error"))))
         call_id = str(ev.get("call_id") or "").strip()
         key = f"t:{session}:{call_id[:200]}" if call_id else f"t:{session}:{text_hash(text)}"
     else:

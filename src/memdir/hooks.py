@@ -99,16 +99,17 @@ def _env_budget() -> float:
 
 
 def decode_payload(raw: bytes | str | dict | None) -> Any:
-    """The JSON payload from stdin bytes (UTF-8, BOM tolerated; empty → ``{}``). Raises ``ValueError``."""
+    """The JSON payload from stdin bytes (UTF-8, BOM tolerated). Raises ``ValueError`` when it is missing,
+    empty or not JSON (a hook without a payload does nothing)."""
     if isinstance(raw, dict):
         return raw
     if raw is None:
-        return {}
+        raise ValueError("no payload")
     if isinstance(raw, bytes):
         raw = raw.decode("utf-8-sig", errors="replace")
     raw = raw.strip()
     if not raw:
-        return {}
+        raise ValueError("empty payload")
     return json.loads(raw)
 
 
@@ -226,11 +227,8 @@ def execute(host: str, event: str | None, argv_payload: str | None = None, *, pr
 
     try:
         sys.stdout = sys.stderr  # nothing but our one answer may reach the host's stdout
-        if not event:
-            log.debug("hook %s: no event given", host)
-            return 0
         raw = argv_payload.encode("utf-8", "replace") if argv_payload is not None else _read_stdin()
-        run_hook(host, event, raw, project_dir=project_dir, home=home, emit=emit, on_open=on_open)
+        run_hook(host, event or "", raw, project_dir=project_dir, home=home, emit=emit, on_open=on_open)
     except BaseException as exc:  # noqa: BLE001 — fail open, whatever happened
         if isinstance(exc, KeyboardInterrupt):
             return 0

@@ -100,8 +100,8 @@ def parse(host: str, event: str, payload: Any) -> HookCall:
     h = normalize_host(host)
     if h is None:
         raise ValueError(f"unknown host {host!r}: use one of {', '.join(HOSTS)}")
-    ev = normalize_event(event)
-    if ev is None and isinstance(payload, dict):
+    ev = normalize_event(event) if event else None
+    if not event and isinstance(payload, dict):  # no event argument: the payload's own event name decides
         ev = normalize_event(payload.get("hook_event_name") or payload.get("event") or payload.get("type") or "")
     if ev is None:
         raise ValueError(f"unknown event {event!r} for {h}")

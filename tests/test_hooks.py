@@ -1,0 +1,226 @@
+"""`memdir hook <host> <event>` end to end: recorded payloads in, host output out, events stored, fail open."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import memdir
+from memdir import adapters
+from memdir.hooks import run_hook
+
+FIX = Path(__file__).parent / "fixtures" / "hooks"
+SESSION = "5f1d2c3a-0b1e-4c55-9a27-3e6f0d1b2c4d"
+
+
+def payload(name: str, project: Path) -> bytes:
+    return (FIX / name).read_text(encoding="utf-8").replace("__CWD__", str(project)).encode("utf-8")
+
+
+def hook(project: Path, host: str, event: str, data: bytes, *extra: str, module: str = "memdir.cli", env=None):
+    args = [sys.executable, "-m", module] + (["hook"] if module == "memdir.cli" else []) + [host, event, *extra]
+    return subprocess.run(args, input=data, capture_output=True, cwd=str(project), env=env, timeout=120)
+
+
+@pytest.fixture
+def seeded(project, tmp_path):
+    with memdir.open(project) as m:
+        m.remember("Always run pnpm, never npm, in this repository.", category="rules")
+        m.remember("The staging database listens on port 5433 at staging-db.internal.", category="facts")
+        m.remember("预发环境数据库端口是 5433，主机 staging-db.internal。", category="facts", summary="预发数据库端口")
+    return project
+
+
+def events(project):
+    with memdir.open(project) as m:
+        hits = m.recall("staging database port 5433 nightly backup cron pnpm", k=50, kinds=["event"])
+        return {h.key: h for h in hits}
+
+
+# ---- Claude Code, as a subprocess --------------------------------------------------------------------------
+def test_prompt_in_block_out_and_prompt_captured(seeded):
+    r = hook(seeded, "claude-code", "user-prompt", payload("claude_user_prompt.json", seeded))
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    ctx = out["hookSpecificOutput"]
+    assert ctx["hookEventName"] == "UserPromptSubmit"
+    block = ctx["additionalContext"]
+    assert block.startswith("<memory>") and block.endswith("</memory>")
+    assert "5433" in block and "pnpm" in block
+    assert len(block) <= 1200  # inject.max_chars default
+    assert any(k.startswith(f"u:{SESSION}:") for k in events(seeded))
+
+
+def test_host_event_names_work_too(seeded):
+    r = hook(seeded, "claude-code", "UserPromptSubmit", payload("claude_user_prompt.json", seeded))
+    assert json.loads(r.stdout)["hookSpecificOutput"]["hookEventName"] == "UserPromptSubmit"
+
+
+def test_cjk_prompt(seeded):
+    r = hook(seeded, "claude-code", "user-prompt", payload("claude_user_prompt_zh.json", seeded))
+    block = json.loads(r.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "预发环境数据库端口" in block
+
+
+def test_trivial_prompt_still_gets_block_but_is_not_captured(seeded):
+    r = hook(seeded, "claude-code", "user-prompt", payload("claude_user_prompt_trivial.json", seeded))
+    assert "pnpm" in json.loads(r.stdout)["hookSpecificOutput"]["additionalContext"]
+    with memdir.open(seeded) as m:
+        assert m.status()["project"]["events"] == 0
+
+
+def test_session_start_full_block(seeded):
+    r = hook(seeded, "claude-code", "session-start", payload("claude_session_start.json", seeded))
+    ctx = json.loads(r.stdout)["hookSpecificOutput"]
+    assert ctx["hookEventName"] == "SessionStart"
+    assert "## Rules" in ctx["additionalContext"] and "## Outline" in ctx["additionalContext"]
+
+
+def test_tool_and_stop_events_are_stored(seeded):
+    r1 = hook(seeded, "claude-code", "post-tool-use", payload("claude_post_tool_use_bash.json", seeded))
+    r2 = hook(seeded, "claude-code", "PostToolUse", payload("claude_post_tool_use_read.json", seeded))
+    r3 = hook(seeded, "claude-code", "stop", payload("claude_stop.json", seeded))
+    for r in (r1, r2, r3):
+        assert r.returncode == 0 and r.stdout == b""
+    with memdir.open(seeded) as m:
+        tool = m.get(f"t:{SESSION}:toolu_01HkQe7xV1mZ3c9Yb2Rr8sTt")
+        assert tool is not None and tool.role == "tool" and tool.text.startswith("Bash: psql -h staging-db.internal")
+        assert m.get(f"t:{SESSION}:toolu_01Pq5wE2bN8kXo3Lf6Gh9jUv") is None  # Read is noise
+        assert m.status()["project"]["events"] == 2
+        assistant = [h for h in m.recall("pointed migrate.sh", kinds=["assistant"])]
+        assert assistant and assistant[0].key.startswith(f"a:{SESSION}:")
+
+
+def test_same_payload_twice_stores_once(seeded):
+    for _ in range(2):
+        hook(seeded, "claude-code", "stop", payload("claude_stop.json", seeded))
+    with memdir.open(seeded) as m:
+        assert m.status()["project"]["events"] == 1
+
+
+@pytest.mark.parametrize("data", [None, b"", b"[1, 2]", b"\xff\xfe not json", b'"a string"'])
+def test_broken_payload_exit_0_no_output(seeded, data):
+    data = payload("broken.json", seeded) if data is None else data
+    r = hook(seeded, "claude-code", "user-prompt", data)
+    assert (r.returncode, r.stdout) == (0, b"")
+
+
+@pytest.mark.parametrize("host,event", [("no-such-host", "user-prompt"), ("claude-code", "no-such-event")])
+def test_unknown_host_or_event_fails_open(seeded, host, event):
+    r = hook(seeded, host, event, payload("claude_user_prompt.json", seeded))
+    assert (r.returncode, r.stdout) == (0, b"")
+
+
+def test_missing_event_fails_open(seeded):
+    r = subprocess.run([sys.executable, "-m", "memdir.cli", "hook", "claude-code"], input=b"{}", capture_output=True, timeout=60)
+    assert (r.returncode, r.stdout) == (0, b"")
+
+
+def test_python_m_memdir_hooks_entry(seeded):
+    r = hook(seeded, "claude-code", "user-prompt", payload("claude_user_prompt.json", seeded), module="memdir.hooks")
+    assert r.returncode == 0 and "5433" in json.loads(r.stdout)["hookSpecificOutput"]["additionalContext"]
+
+
+def test_budget_overrun_prints_nothing_exit_0(seeded):
+    code = ("import sys, threading, memdir.hooks as h\n"
+            "h.run_hook = lambda *a, **k: threading.Event().wait()\n"
+            "sys.exit(h.main(['--budget-ms', '200', 'claude-code', 'user-prompt']))\n")
+    r = subprocess.run([sys.executable, "-c", code], input=payload("claude_user_prompt.json", seeded),
+                       capture_output=True, timeout=60)
+    assert (r.returncode, r.stdout) == (0, b"")
+
+
+def test_block_capped_at_9000_even_with_bigger_budget(seeded, monkeypatch):
+    with memdir.open(seeded) as m:
+        for i in range(60):
+            m.remember(f"Staging database fact {i}: " + "port 5433 details " * 30, category="facts", summary=f"staging db {i}")
+    monkeypatch.setenv("MEMDIR_INJECT_MAX_CHARS", "50000")
+    monkeypatch.setenv("MEMDIR_INJECT_MAX_ENTRIES", "100")
+    r = hook(seeded, "claude-code", "user-prompt", payload("claude_user_prompt.json", seeded))
+    block = json.loads(r.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert 1200 < len(block) <= adapters.HOOK_MAX_CHARS
+
+
+def test_lone_surrogate_emoji_and_cjk_in_payload(seeded):
+    data = json.dumps({"session_id": "u1", "cwd": str(seeded), "hook_event_name": "UserPromptSubmit",
+                       "prompt": "staging database 端口 🚀 with a lone \ud800 surrogate, which port?"}).encode()
+    assert b"\\ud800" in data
+    r = hook(seeded, "claude-code", "user-prompt", data)
+    assert r.returncode == 0
+    json.loads(r.stdout.decode("utf-8"))
+    with memdir.open(seeded) as m:
+        hits = m.recall("surrogate", kinds=["user"])
+    assert hits and "\ufffd" in hits[0].text and "🚀" in hits[0].text
+
+
+# ---- other hosts (in-process: same code path, faster) ------------------------------------------------------
+def test_codex_prompt_and_notify(seeded):
+    out = run_hook("codex", "UserPromptSubmit", payload("codex_user_prompt.json", seeded))
+    assert "5433" in json.loads(out)["hookSpecificOutput"]["additionalContext"]
+    r = hook(seeded, "codex", "notify", b"", payload("codex_notify.json", seeded).decode())
+    assert (r.returncode, r.stdout) == (0, b"")
+    with memdir.open(seeded) as m:
+        roles = sorted(h.kind for h in m.recall("nightly-backup cron 02:30", kinds=["event"]))
+    assert roles == ["assistant", "user"]
+
+
+def test_dsh_bridge_uses_claude_format(seeded):
+    out = run_hook("dsh", "UserPromptSubmit", payload("claude_user_prompt.json", seeded))
+    assert json.loads(out)["hookSpecificOutput"]["hookEventName"] == "UserPromptSubmit"
+    assert run_hook("dsh", "Stop", {"session_id": "d1", "cwd": str(seeded), "hook_event_name": "Stop"}) == ""
+
+
+def test_opencode_context_plain_block_and_fallback_capture(seeded):
+    out = run_hook("opencode", "context", payload("opencode_context.json", seeded))
+    assert out.startswith("<memory>") and "5433" in out
+    # the fallback captured both recent user texts; the prompt hook seeing the same text stores nothing new
+    again = run_hook("opencode", "prompt", {"sessionID": "ses_5c2f1a9e8ffeQk3Lr7Tn2Wb4Yd", "directory": str(seeded),
+                                            "text": "Which port does the staging database listen on?"})
+    assert again == ""
+    run_hook("opencode", "tool", payload("opencode_tool.json", seeded))
+    with memdir.open(seeded) as m:
+        assert m.status()["project"]["events"] == 3
+        assert m.get("t:ses_5c2f1a9e8ffeQk3Lr7Tn2Wb4Yd:call_8Yq2Zr4Tm1") is not None
+
+
+def test_emit_happens_before_capture(seeded):
+    seen = []
+
+    def emit(out):
+        with memdir.open(seeded) as m:
+            seen.append((bool(out), m.status()["project"]["events"]))
+
+    run_hook("claude-code", "user-prompt", payload("claude_user_prompt.json", seeded), emit=emit)
+    assert seen == [(True, 0)]
+
+
+# ---- adapters ------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("name,expected", [("UserPromptSubmit", "user-prompt"), ("user-prompt", "user-prompt"),
+                                           ("SessionStart", "session-start"), ("PostToolUse", "post-tool-use"),
+                                           ("tool.execute.after", "post-tool-use"), ("Stop", "stop"),
+                                           ("experimental.chat.system.transform", "context"), ("PreCompact", "ignore"),
+                                           ("nope", None)])
+def test_event_names(name, expected):
+    assert adapters.normalize_event(name) == expected
+
+
+def test_click_group_lists_hosts_and_unknown_host_exit_0():
+    from click.testing import CliRunner
+
+    from memdir.cli import cli
+
+    runner = CliRunner()
+    r = runner.invoke(cli, ["hook", "--help"])
+    assert r.exit_code == 0 and "claude-code" in r.output and "opencode" in r.output
+    r = runner.invoke(cli, ["hook", "typo-host", "user-prompt"], input="{}")
+    assert r.exit_code == 0 and r.output == ""
+
+
+def test_hook_path_imports_stay_light():
+    code = ("import sys, memdir.hooks, memdir.adapters, memdir.adapters.claude_code, memdir.capture\n"
+            "bad = [m for m in ('mcp', 'numpy', 'tqdm', 'click') if m in sys.modules]\n"
+            "print(','.join(bad))\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert r.stdout.strip() == ""
