@@ -48,7 +48,7 @@ def test_semantic_recall_without_shared_words(tmp_path):
         ])
         hits = m.recall("puppy playing fetch", k=3)  # no word in common with the right answer
         assert hits[0].id == "pets" and hits[0].reasons["ranks"].get("vector") == 1
-        info = m.explain("which database engine do we use", k=1)
+        info = m.explain("which SQL database do we run", k=1)
         assert info["hits"][0]["id"] == "db" and info["model"] == "st:all-MiniLM-L6-v2"
         assert m.status()["project"]["vectors"]["pending"] == 0
         checks = {c["check"]: c for c in m.doctor()}
