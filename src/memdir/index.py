@@ -56,6 +56,10 @@ def open_index(path: Path) -> tuple[sqlite3.Connection, bool]:
             db.close()  # type: ignore[possibly-undefined]
         except Exception:
             pass
+        if isinstance(exc, sqlite3.OperationalError):  # locked, busy, I/O: not corruption; never move it aside
+            from .errors import MemdirError
+
+            raise MemdirError(f"could not open the index {path}: {exc}; retry") from None
         import shutil
 
         aside = path.with_name(f"{path.name}.corrupt-{int(time.time())}")
