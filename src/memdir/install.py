@@ -235,7 +235,8 @@ def _toml_remove_ours(text: str) -> str:
         if s.endswith(TOML_LINE_MARK) and s.startswith("codex_hooks"):
             continue
         out.append(line)
-    return re.sub(r"\n{3,}\Z", "\n", "".join(out)) if out else ""
+    text = "".join(out)
+    return text.rstrip("\n") + "\n" if text.strip() else ""
 
 
 def _codex_toml(text: str, argv: list[str], plan: Plan, path: Path) -> str:
