@@ -143,6 +143,13 @@ def _cases() -> list[tuple[str, str, str]]:
     add("azure_key", "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey={s};EndpointSuffix=core.windows.net", rnd(86, B64) + "==")
     add("azure_key", "Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=Root;SharedAccessKey={s}", rnd(43, B64) + "=")
     add("azure_sas", "https://acct.blob.core.windows.net/c/f?sv=2022-11-02&se=2030&sp=r&sig={s}", rnd(40, B64).replace("/", "%2F") + "%3D")
+    add("password", "<settings><server><password>{s}</password></server></settings>", "s3cr3t!PW")
+    add("password", "machine api.example.com login bob password {s}", "s3cr3tPW")
+    add("password", "curl -u admin:{s} https://api.example.com/v1", "s3cr3tPW")
+    add("password", "docker login -u bob -p {s} registry.example.com", "s3cr3tPW")
+    add("token", "Cookie: sessionid={s}; Path=/", rnd(32, HEXL))
+    add("secret_key", "PRIVATE_KEY=0x{s}", rnd(64, HEXL))
+    add("password", "PGPASSWORD={s} psql -h db", "s3cr3t")
     # Last, so that in test_whole_corpus_in_one_text it swallows nothing else.
     add("private", "unclosed <private> {s}", "everything after")
     return c
@@ -172,6 +179,21 @@ def test_secret_fully_redacted(kind: str, text: str, secret: str) -> None:
     assert kind in kinds, (kinds, out)
     assert f"[redacted:{kind}]" in out
     assert redact(out) == out
+
+
+WRAPPERS = ['"{}"', "`{}`", "({})", "{}.", "{},", "<{}>", "x?q={}&y=1", "'{}'", "[{}]", "{{{}}}", "\t{}\n",
+            "：{}。", "「{}」", "**{}**", "{};", "| {} |", "说{}的", "- {}", "> {}"]
+
+
+@pytest.mark.parametrize("wrapper", WRAPPERS)
+def test_secret_redacted_in_any_wrapper(wrapper: str) -> None:
+    """Quotes, backticks, brackets, trailing punctuation (ASCII and CJK) around every corpus line."""
+    leaks = []
+    for kind, text, secret in CASES:
+        out = redact(wrapper.format(text))
+        if secret in out:
+            leaks.append((kind, out))
+    assert leaks == []
 
 
 def test_whole_corpus_in_one_text() -> None:

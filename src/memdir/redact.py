@@ -97,6 +97,7 @@ class _Rule:
     check: _Check | None = None
     pre: frozenset[str] = _W  # chars that may not stand right before the match
     lowered: bool = False  # pattern and hints are lower case and run on the lowered text
+    trim: str = ""  # chars dropped from the end of the value (closing quotes, sentence punctuation)
 
 
 def _r(pattern: str, flags: int = 0) -> re.Pattern[str]:
@@ -130,6 +131,7 @@ _PLACEHOLDER_RE = _r(
     """
 )
 
+_STRING_PREFIXES = frozenset({"f", "r", "b", "u", "rb", "br", "fr", "rf"})
 _WORDY = _r(r"[A-Za-z][a-z]*(?:[-_ ][A-Za-z][a-z]*)+")  # not-needed-for-local, Use Your Own Key
 _DOTTED_EXPR_RE = _r(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+")
 
@@ -167,6 +169,9 @@ def _check_assignment(m: re.Match[str], value: str, text: str) -> bool:
     if _is_placeholder(value) or value.startswith("="):
         return False
     is_password = "pass" in key or "pwd" in key
+    after = m.end("val") if m.group("val") is not None else -1
+    if 0 <= after < len(hay) and hay[after] in "\"'" and value.lower() in _STRING_PREFIXES:
+        return False  # password = f"{x}", token=b'...': a string literal's prefix, not a value
     if m.group("q") is not None:
         # A quoted literal: any password counts (short ones exist); a token or key is a long random
         # string, so ``apiKey: 'ollama'`` or ``'proxy-handled'`` (dummy values) are not findings.
@@ -207,7 +212,7 @@ def _tok(kind: str, pattern: str, *hints: str, pre: frozenset[str] = _W, end: st
     return _Rule(kind, _r(pattern + end), hints or (pattern[:3],), pre=pre)
 
 
-_UNQUOTED = r"(?P<val>[^\s\"'`,;&<>()\[\]{}]{1,512}+)(?![\[({\"'])"
+_UNQUOTED = r"(?P<val>[^\s\"'`,;&<>()\[\]{}]{1,512}+)(?![\[({])"
 _QUOTED_OR_BARE = r"(?:(?P<q>[\"'])(?P<qval>[^\"'\r\n]{1,512}+)(?P=q)|" + _UNQUOTED + ")"
 _FLAG_VALUE = r"(?P<q>[\"'])?(?P<val>[^\s\"'`<>|;&-][^\s\"'`<>|;&]{0,511}+)"
 
@@ -316,25 +321,54 @@ _KEYWORD_RULES: list[_Rule] = [
         "password",
         _r(r"(?:password|passwd|passphrase|pwd|secret|token|api key)[ \t]{1,4}(?:is|was)[ \t]{1,4}"
            r"(?:(?P<q>[`\"'])(?P<qval>[^`\"'\r\n]{1,512}+)(?P=q)|"
-           r"(?P<val>[^\s\"'`,;&<>()\[\]{}]{1,512}+)(?<![.!?]))"),
-        (" is ", " was "), priority=_P_ASSIGN, check=_check_is_phrase, lowered=True,
+           r"(?P<val>[^\s\"'`,;&<>()\[\]{}]{1,512}+))"),
+        (" is ", " was "), priority=_P_ASSIGN, check=_check_is_phrase, lowered=True, trim=".!?:",
     ),
     # Chinese labels: 密码：hunter2, 口令是 abc, 密钥=xyz, 令牌：…
     _Rule(
         "cjk_label",
         _r(r"(?P<key>密码|口令|密钥|秘钥|私钥|令牌|授权码|通行码)"
            r"[ \t\u3000]{0,4}(?:[:：=]|是|为)[ \t\u3000]{0,4}[\"'“‘「『`]?"
-           r"(?P<val>[\x21-\x7e]{1,512}+)(?<![\"'`。，,.;；])"),
+           r"(?P<val>[\x21-\x7e]{1,512}+)"),
         ("密码", "口令", "密钥", "秘钥", "私钥", "令牌", "授权码", "通行码"),
         priority=_P_ASSIGN, group="val", check=_check_plain, pre=frozenset(), lowered=True,
+        trim="\"'`.,;:!?)]}>",
+    ),
+    # <password>hunter2</password> (XML configs: Maven settings, .NET, Ant)
+    _Rule(
+        "password",
+        _r(r"<(?P<tag>password|passwd|passphrase|secret|token|apikey|api_key|accesskey|access_key|secretkey"
+           r"|secret_key|privatekey|private_key|clientsecret|client_secret)>(?P<val>[^<]{1,512}+)</(?P=tag)>"),
+        ("<pass", "<secret", "<token", "<api", "<access", "<private", "<client"),
+        priority=_P_ASSIGN, group="val", check=_check_plain, pre=frozenset(), lowered=True,
+    ),
+    # .netrc: machine host login user password s3cret
+    _Rule(
+        "password",
+        _r(r"machine[ \t]+\S{1,256}+[ \t]+login[ \t]+\S{1,256}+[ \t]+password[ \t]+(?P<val>\S{1,512}+)"),
+        ("machine",), priority=_P_ASSIGN, group="val", check=_check_plain, lowered=True,
+    ),
+    # curl -u user:pass, curl --user user:pass, docker login -p pass
+    _Rule(
+        "password",
+        _r(r"(?:curl|wget)(?![a-z0-9_-])[^\n]{0,300}?[ \t](?:-u|--user)[ =]?[\"']?"
+           r"[^\s:\"']{1,256}+:(?P<val>[^\s\"']{1,512}+)"),
+        ("curl", "wget"), priority=_P_ASSIGN, group="val", check=_check_plain, lowered=True,
+    ),
+    _Rule(
+        "password",
+        _r(r"(?:docker|podman|helm|oras|buildah)[ \t]+(?:registry[ \t]+)?login(?![a-z0-9_-])[^\n]{0,300}?"
+           r"[ \t]-p[ \t]+(?P<val>[^\s\"'`<>|;&-][^\s\"'`<>|;&]{0,511}+)"),
+        ("login",), priority=_P_ASSIGN, group="val", check=_check_cli_flag, lowered=True,
     ),
     # key = value, "key": "value", key: value, for credential-like key names
     _Rule(
         "password",  # refined per key by _assignment_kind
         _r(r"(?P<kw>password|passwd|passphrase|pwd|secret|apikey|api[_-]key|access[_-]?key|secret[_-]?key"
-           r"|private[_-]?key|signing[_-]?key|encryption[_-]?key|master[_-]?key|token|auth|credentials?)"
+           r"|private[_-]?key|signing[_-]?key|encryption[_-]?key|master[_-]?key|token|auth|credentials?"
+           r"|session[_-]?id|session[_-]?key)"
            r"[\"']?(?P<sep>[ \t]{0,8}(?::=|=>|=|:)[ \t]{0,8})" + _QUOTED_OR_BARE),
-        ("pass", "pwd", "secret", "key", "token", "auth", "credential"),
+        ("pass", "pwd", "secret", "key", "token", "auth", "credential", "session"),
         priority=_P_ASSIGN, check=_check_assignment, pre=frozenset(), lowered=True,
     ),
 ]
@@ -459,7 +493,7 @@ def _assignment_kind(hay: str, kw_start: int, kw_end: int) -> str:
         return "aws_secret_key"
     if "pass" in k or "pwd" in k:
         return "password"
-    if "token" in k or k.endswith("auth"):
+    if "token" in k or k.endswith("auth") or "session" in k:
         return "token"
     if "private" in k or "signing" in k or "encryption" in k or "master" in k:
         return "secret_key"
@@ -492,6 +526,9 @@ def _run_rule(rule: _Rule, hay: str, text: str) -> Iterator[tuple[str, int, int,
             continue
         grp = "qval" if qval and m.group("qval") is not None else group
         s, e = m.span(grp)
+        if rule.trim:
+            while e > s and text[e - 1] in rule.trim:
+                e -= 1
         if s >= e:
             continue
         if rule.check is not None and not rule.check(m, text[s:e], text):
