@@ -106,6 +106,9 @@ def run(spec: dict) -> None:
         if mode == "mix":
             _mix(m, rng, wid, spec["n"])
             return
+        if mode == "forget":
+            ack(op="forget", id=spec["forget"], result=m.forget(spec["forget"]))
+            return
         if mode == "crash":
             _crash(m, rng, wid)
             return
