@@ -117,7 +117,7 @@ class Root:
             for f in sorted(os.scandir(cat.path), key=lambda e: e.name):
                 if not f.name.endswith(".md") or f.name == "index.md" or f.name.startswith("."):
                     continue
-                if not self._inside(Path(f.path)):
+                if f.is_symlink() and not self._inside(Path(f.path)):  # the category dir is already checked
                     problems.append(self._problem("outside_root", f.path, "note is a symlink out of the root; skipped"))
                     continue
                 try:
