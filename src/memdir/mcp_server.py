@@ -34,6 +34,7 @@ import hmac
 import ipaddress
 import json
 import logging
+import re
 import socket
 import sys
 import threading
@@ -90,11 +91,88 @@ def clean(value: Any) -> Any:
     return value
 
 
+_ESCAPES = re.compile(r"\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}"  # a valid surrogate pair
+                      r"|\\u[dD][89a-fA-F][0-9a-fA-F]{2}"                               # a lone surrogate
+                      r"|\\.", re.S)                                                    # any other escape
+_SURROGATE_HINT = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def repair_json_text(line: str) -> str:
+    """Replace JSON escapes of lone UTF-16 surrogates (``\\ud800`` not followed by a low surrogate, or a lone
+    low one) with ``\\ufffd``; valid pairs and escaped backslashes are kept. The SDK's JSON parser rejects a
+    lone surrogate escape, and a request it cannot parse gets no answer at all, so the client would hang
+    (case C9). Text without such an escape is returned unchanged (fast path)."""
+    if not _SURROGATE_HINT.search(line):
+        return line
+
+    def fix(m: re.Match) -> str:
+        tok = m.group(0)
+        return "\\ufffd" if len(tok) == 6 and tok[1] == "u" else tok
+
+    return _ESCAPES.sub(fix, line)
+
+
+class _RepairedLines:
+    """Async line iterator over an ``anyio`` text file that applies :func:`repair_json_text` to each line."""
+
+    def __init__(self, source: Any):
+        self._it = source.__aiter__()
+
+    def __aiter__(self):
+        return self
+
+    async def __anext__(self) -> str:
+        return repair_json_text(await self._it.__anext__())
+
+
 def one_line(exc: BaseException) -> str:
     """A one-line, UTF-8-safe message for ``exc`` (first line of its text, at most 300 chars)."""
     text = clean_text(str(exc)).strip()
     first = text.splitlines()[0] if text else type(exc).__name__
     return first[:300]
+
+
+_PYDANTIC_NOISE = re.compile(r"\s*\[type=[^\]]*\]|\s*For further information visit \S+")
+
+
+def flatten_error(text: str) -> str:
+    """One line from a tool error text: pydantic's multi-line argument report (``N validation error(s) for
+    …Arguments`` / ``loc`` / ``  message [type=…]``) becomes ``bad arguments: loc: message; …``; anything else
+    has its lines joined with ``; ``. At most 400 chars, UTF-8 safe."""
+    text = _PYDANTIC_NOISE.sub("", clean_text(text or ""))
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    if not lines:
+        return "error"
+    head, parts, loc = lines[0].strip(), [], None
+    if re.search(r"\d+ validation errors? for \S+$", head):
+        head = re.sub(r"\d+ validation errors? for \S+$", "bad arguments", head)
+        for ln in lines[1:]:
+            if ln[:1].isspace():
+                parts.append(f"{loc}: {ln.strip()}" if loc else ln.strip())
+                loc = None
+            else:
+                loc = ln.strip()
+        out = head + (": " + "; ".join(parts) if parts else "")
+    else:
+        out = "; ".join(ln.strip() for ln in lines)
+    return out if len(out) <= 400 else out[:399] + "…"
+
+
+async def _one_line_tool_errors(ctx: Any, call_next: Any) -> Any:
+    """Server middleware: every ``tools/call`` error result carries a one-line, UTF-8-safe message."""
+    result = await call_next(ctx)
+    if getattr(ctx, "method", None) != "tools/call" or result is None:
+        return result
+    is_error = result.get("isError") if isinstance(result, dict) else getattr(result, "is_error", False)
+    if not is_error:
+        return result
+    blocks = result.get("content", []) if isinstance(result, dict) else getattr(result, "content", [])
+    for b in blocks:
+        if isinstance(b, dict) and isinstance(b.get("text"), str):
+            b["text"] = flatten_error(b["text"])
+        elif isinstance(getattr(b, "text", None), str):
+            b.text = flatten_error(b.text)
+    return result
 
 
 # ---- the store: lazily opened, reused, serialised ----------------------------------------------------
@@ -232,45 +310,51 @@ def _as_dict(value: Any) -> dict[str, Any]:
     return json.loads(json.dumps(value, ensure_ascii=False, default=str))
 
 
-def do_prune(m: "Memdir", days: int = 90, confirm_token: str | None = None) -> dict[str, Any]:
-    """Preview (no token) or act (token from a preview) via ``Memdir.prune(days, token=…)``.
+def do_prune(m: "Memdir", days: float = 90, confirm_token: str | None = None) -> dict[str, Any]:
+    """Preview (no token) or act (the token from a preview) via ``Memdir.prune(days, token=…)``, which
+    previews ``{"deleted": False, "count", "bytes", "samples", "token", "cutoff"}`` and deletes
+    ``{"deleted": True, "count", "bytes"}`` (cold, unpinned, low-importance items idle ``days`` days; the
+    token is quantised to the hour — seed 001).
 
     Returns ``{"available", "acted", "days", "count", "deleted", "bytes", "confirm_token", "samples",
-    "message", "detail"}``; ``detail`` is whatever ``Memdir.prune`` returned. When this memdir has no
-    ``prune`` (it arrives with the tiers issue) the answer is ``available: false`` with a message, not an
-    error. A wrong or expired token is refused by ``Memdir.prune`` (``UsageError`` → tool error).
+    "message", "detail"}`` (``detail`` = what ``Memdir.prune`` returned). A memdir without ``prune`` answers
+    ``available: false`` with a message rather than an error. ``UsageError`` for days < 0, and — raised by
+    ``Memdir.prune`` — for a wrong or expired token; nothing is deleted without the right token.
     """
-    days = int(days)
-    if days < 1:
-        raise UsageError(f"days must be at least 1 (got {days})")
+    try:
+        days = float(days)
+    except (TypeError, ValueError):
+        raise UsageError(f"days must be a number, not {days!r}") from None
+    if not (days >= 0 and days != float("inf")):
+        raise UsageError(f"days must be a number >= 0 (got {days:g})")
     token = clean_text(confirm_token).strip() if confirm_token else None
-    prune = getattr(m, "prune", None)
     base = {"available": False, "acted": False, "days": days, "count": None, "deleted": None, "bytes": None,
             "confirm_token": None, "samples": [], "detail": {}}
+    prune = getattr(m, "prune", None)
     if not callable(prune):
         return base | {"message": "memory_prune is not available in this version of memdir (it needs the "
                                   "hot/warm/cold tiers); nothing was changed"}
     detail = _as_dict(prune(days, token=token))
-    acted = bool(token) and not detail.get("preview", False) and detail.get("mode") != "preview"
-    count = detail.get("count", detail.get("candidates"))
-    deleted = detail.get("deleted")
-    if isinstance(deleted, (list, tuple)):
-        deleted = len(deleted)
-    samples = detail.get("samples") or []
+    flag = detail.get("deleted")
+    acted = flag if isinstance(flag, bool) else bool(token) and detail.get("mode") != "preview"
+    count = detail.get("count")
+    count = int(count) if isinstance(count, (int, float)) and not isinstance(count, bool) else None
+    n_deleted = (count if isinstance(flag, bool) else flag if isinstance(flag, int) else count) if acted else 0
+    size = detail.get("bytes")
     out_token = None if acted else (detail.get("confirm_token") or detail.get("token"))
+    samples = [s if isinstance(s, dict) else {"text": str(s)} for s in (detail.get("samples") or [])][:20]
     if acted:
-        msg = f"pruned {deleted if deleted is not None else count} cold memories older than {days} days"
+        msg = f"deleted {n_deleted} cold memories idle for more than {days:g} days (tombstoned)"
+    elif out_token:
+        msg = (f"preview only, nothing deleted: {count} cold memories idle for more than {days:g} days would go. "
+               f"To delete them call memory_prune again with days={days:g} and confirm_token={out_token!r} "
+               f"(the token changes every hour).")
     else:
-        msg = (f"preview: {count if count is not None else 'some'} cold memories older than {days} days would be "
-               f"deleted; nothing was changed. To delete them, call memory_prune again with the same days and "
-               f"confirm_token (valid within the hour).")
-    return base | {"available": True, "acted": acted,
-                   "count": int(count) if isinstance(count, (int, float)) else None,
-                   "deleted": int(deleted) if isinstance(deleted, (int, float)) else None,
-                   "bytes": int(detail["bytes"]) if isinstance(detail.get("bytes"), (int, float)) else None,
-                   "confirm_token": str(out_token) if out_token else None,
-                   "samples": [s if isinstance(s, dict) else {"text": str(s)} for s in samples][:20],
-                   "message": detail.get("message") or msg, "detail": detail}
+        msg = f"preview only, nothing deleted: {count} cold memories idle for more than {days:g} days"
+    return base | {"available": True, "acted": bool(acted), "count": count, "deleted": n_deleted,
+                   "bytes": int(size) if isinstance(size, (int, float)) and not isinstance(size, bool) else None,
+                   "confirm_token": str(out_token) if out_token else None, "samples": samples,
+                   "message": msg, "detail": detail}
 
 
 # ---- the server -------------------------------------------------------------------------------------
@@ -364,11 +448,11 @@ def _build(MCPServer, ToolAnnotations, BaseModel, Field, store: MemoryStore, log
     class PruneResult(BaseModel):
         available: bool = Field(description="false when this memdir version has no prune")
         acted: bool = Field(description="true only when memories were deleted")
-        days: int
+        days: float
         count: Optional[int] = Field(None, description="cold memories matching (preview)")
         deleted: Optional[int] = None
         bytes: Optional[int] = None
-        confirm_token: Optional[str] = Field(None, description="pass back to delete; quantised to the hour")
+        confirm_token: Optional[str] = Field(None, description="pass back with the same days to delete; changes every hour")
         samples: list[dict[str, Any]] = []
         message: str
         detail: dict[str, Any] = {}
@@ -376,6 +460,7 @@ def _build(MCPServer, ToolAnnotations, BaseModel, Field, store: MemoryStore, log
     server = MCPServer(SERVER_NAME, instructions=INSTRUCTIONS, log_level=log_level,
                        version=_version(), warn_on_duplicate_tools=False)
     server.memdir_store = store  # type: ignore[attr-defined]
+    server.middleware.append(_one_line_tool_errors)
 
     def ann(title: str, *, read_only: bool, destructive: bool, idempotent: bool):
         return ToolAnnotations(title=title, read_only_hint=read_only, destructive_hint=destructive,
@@ -418,7 +503,7 @@ def _build(MCPServer, ToolAnnotations, BaseModel, Field, store: MemoryStore, log
         return InspectResult(**store.run("memory_inspect", do_inspect))
 
     def memory_prune(
-        days: Annotated[int, Field(description="cold memories not recalled for this many days")] = 90,
+        days: Annotated[float, Field(description="cold memories idle for more than this many days", ge=0)] = 90,
         confirm_token: Annotated[Optional[str], Field(description="token from a preview; omit to preview")] = None,
     ) -> PruneResult:
         """Clean up cold memories. Without confirm_token this only previews (count, samples and a
@@ -481,10 +566,47 @@ class BearerAuth:
         await send({"type": "http.response.body", "body": body})
 
 
+class RepairJsonBody:
+    """ASGI middleware: a POST body's lone-surrogate escapes are repaired (:func:`repair_json_text`) before
+    the SDK parses it, so such a request is answered instead of rejected (case C9 over HTTP). The repair
+    keeps the body's length, so ``Content-Length`` stays right; bodies over 8 MiB pass through untouched."""
+
+    LIMIT = 8 * 1024 * 1024
+
+    def __init__(self, app: Any):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope.get("type") != "http" or scope.get("method") != "POST":
+            return await self.app(scope, receive, send)
+        queue: list[dict] = []
+        size, more = 0, True
+        while more and size <= self.LIMIT:
+            msg = await receive()
+            queue.append(msg)
+            if msg.get("type") != "http.request":
+                break
+            size += len(msg.get("body", b""))
+            more = bool(msg.get("more_body"))
+        if not more and queue and all(m.get("type") == "http.request" for m in queue):
+            body = b"".join(m.get("body", b"") for m in queue)
+            if b"\\u" in body:
+                text = body.decode("utf-8", "surrogateescape")
+                fixed = repair_json_text(text)
+                if fixed != text:
+                    body = fixed.encode("utf-8", "surrogateescape")
+            queue = [{"type": "http.request", "body": body, "more_body": False}]
+
+        async def replay():
+            return queue.pop(0) if queue else await receive()
+
+        await self.app(scope, replay, send)
+
+
 def http_app(server: "MCPServer", *, host: str = "127.0.0.1", token: str | None = None, path: str = DEFAULT_PATH):
     """The ASGI app for ``memdir serve``: the SDK's streamable-HTTP app (DNS-rebinding protection on for
-    loopback hosts), wrapped in :class:`BearerAuth` when ``token`` is set."""
-    app = server.streamable_http_app(streamable_http_path=path, host=host)
+    loopback hosts) behind :class:`RepairJsonBody`, wrapped in :class:`BearerAuth` when ``token`` is set."""
+    app = RepairJsonBody(server.streamable_http_app(streamable_http_path=path, host=host))
     return BearerAuth(app, token) if token else app
 
 
@@ -533,11 +655,37 @@ def mcp_command(ctx: click.Context, dir_: str | None, home: str | None, as_json:
     dir_, home = _dirs(ctx, dir_, home)
     server = build_server(dir_, home=home, log_level="DEBUG" if debug else "WARNING")
     try:
-        server.run("stdio")
+        run_stdio(server)
     except KeyboardInterrupt:
         pass
     finally:
         server.memdir_store.close()
+
+
+def run_stdio(server: "MCPServer") -> None:
+    """Serve ``server`` on this process's stdin/stdout until stdin closes.
+
+    Like ``server.run("stdio")`` (the SDK still claims fd 1 and points it at stderr while serving), but
+    stdin is read by us: invalid UTF-8 bytes become U+FFFD and lone-surrogate escapes are repaired
+    (:func:`repair_json_text`) so that every request gets an answer (case C9).
+    """
+    import io
+
+    import anyio
+    from mcp.server.stdio import stdio_server
+
+    low = getattr(server, "_lowlevel_server", None)
+    if low is None:  # pragma: no cover - an SDK without the attribute: plain SDK loop
+        server.run("stdio")
+        return
+
+    async def main() -> None:
+        raw = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace", newline=None)
+        stdin = _RepairedLines(anyio.wrap_file(raw))
+        async with stdio_server(stdin=stdin) as (read_stream, write_stream):  # type: ignore[arg-type]
+            await low.run(read_stream, write_stream, low.create_initialization_options())
+
+    anyio.run(main)
 
 
 @click.command("serve")
