@@ -170,6 +170,20 @@ async def test_recall_empty_store_and_odd_queries(server):
 
 
 @pytest.mark.anyio
+async def test_recall_output_stays_small(server, store):
+    from memdir.mcp_server import MAX_HIT_CHARS, MAX_RECALL_CHARS, MIN_HIT_CHARS
+
+    for i in range(12):
+        store.remember(f"long note {i} about caching " + ("lorem ipsum dolor " * 600), category="facts")
+    r = (await call(server, "memory_recall", {"query": "caching", "k": 12})).structured_content
+    assert r["count"] == 12
+    lengths = [len(h["text"]) for h in r["hits"]]
+    assert all(h["truncated"] for h in r["hits"]) and max(lengths) <= MAX_HIT_CHARS + 2
+    assert sum(lengths) <= MAX_RECALL_CHARS + 12 * (MIN_HIT_CHARS + 2)
+    assert lengths[0] >= lengths[-1]  # the best hit keeps the most text
+
+
+@pytest.mark.anyio
 async def test_bad_input_is_a_one_line_tool_error(server):
     async with Client(server) as c:
         msg = _error_text(await c.call_tool("memory_remember", {"text": "x", "category": "no-such-category"}))

@@ -56,8 +56,10 @@ SERVER_NAME = "memdir"
 DEFAULT_PORT = 8765
 DEFAULT_PATH = "/mcp"
 MAX_K = 50                   # memory_recall hits per call
-MAX_HIT_CHARS = 4_000        # text per hit; longer bodies are cut (``truncated: true``) to stay under host caps
-MAX_INSPECT_NOTES = 500      # notes listed by memory_inspect (counts are always complete)
+MAX_HIT_CHARS = 4_000        # text per hit; longer bodies are cut (``truncated: true``) ...
+MAX_RECALL_CHARS = 20_000    # ... and all hits together stay under this, so a reply fits hosts' output caps
+MIN_HIT_CHARS = 200          # (Claude Code: MAX_MCP_OUTPUT_TOKENS, 25k tokens); each hit keeps at least this
+MAX_INSPECT_NOTES = 200      # notes listed by memory_inspect (counts are always complete)
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
 INSTRUCTIONS = (
     "memdir holds this project's long-term memory (curated Markdown notes and past conversation events) "
@@ -233,11 +235,11 @@ class MemoryStore:
 
 
 # ---- tool bodies (plain functions over a Memdir; the server wraps them) -------------------------------
-def _hit_out(hit: Any) -> dict[str, Any]:
+def _hit_out(hit: Any, limit: int = MAX_HIT_CHARS) -> dict[str, Any]:
     text = hit.text or ""
-    truncated = len(text) > MAX_HIT_CHARS
+    truncated = len(text) > limit
     if truncated:
-        text = text[:MAX_HIT_CHARS].rstrip() + " …"
+        text = text[:limit].rstrip() + " …"
     reasons = json.loads(json.dumps(hit.reasons or {}, ensure_ascii=False, default=str))
     return {"id": hit.id, "kind": hit.kind, "scope": hit.scope, "score": round(float(hit.score), 6),
             "summary": hit.summary, "text": text, "truncated": truncated,
@@ -248,11 +250,16 @@ def _hit_out(hit: Any) -> dict[str, Any]:
 def do_recall(m: "Memdir", query: str, k: int = 8, scope: str | None = None,
               kinds: list[str] | None = None) -> dict[str, Any]:
     """``{"query", "count", "hits": [{id, kind, scope, score, summary, text, truncated, ts, pinned,
-    category, reasons}]}``, best first; ``k`` is clamped to 1..50. Recall counts as a rehearsal."""
+    category, reasons}]}``, best first; ``k`` is clamped to 1..50. Each text is cut at 4,000 chars and all
+    texts together at about 20,000 (``truncated: true``; the full note is its Markdown file). Recall counts as
+    a rehearsal."""
     k = max(1, min(int(k), MAX_K))
     hits = m.recall(clean_text(query), k=k, scope=scope, kinds=[clean_text(x) for x in kinds] if kinds else None,
                     rehearse=True)
-    out = [_hit_out(h) for h in hits]
+    out, left = [], MAX_RECALL_CHARS
+    for h in hits:  # best first: the best hits keep the most text
+        out.append(_hit_out(h, max(MIN_HIT_CHARS, min(MAX_HIT_CHARS, left))))
+        left -= len(out[-1]["text"])
     return {"query": query, "count": len(out), "hits": out}
 
 
@@ -286,7 +293,7 @@ def do_forget(m: "Memdir", id: str) -> dict[str, Any]:
 
 def do_inspect(m: "Memdir") -> dict[str, Any]:
     """``{"ok", "counts", "problems", "notes": [{id, scope, kind, summary, pinned, superseded_by}],
-    "notes_total", "notes_listed"}`` — notes listed up to 500."""
+    "notes_total", "notes_listed"}`` — at most 200 notes listed; counts are complete."""
     rep = m.inspect()
     notes = [{"id": n.id, "scope": n.scope, "kind": n.kind, "summary": n.summary, "pinned": bool(n.pinned),
               "superseded_by": n.superseded_by} for n in rep.notes]
@@ -393,7 +400,7 @@ def _build(MCPServer, ToolAnnotations, BaseModel, Field, store: MemoryStore, log
         score: float = Field(description="final score: BM25 x scope prior x decay x rehearsal boost")
         summary: Optional[str] = None
         text: str
-        truncated: bool = Field(False, description=f"text was cut at {MAX_HIT_CHARS} chars")
+        truncated: bool = Field(False, description="text was cut to keep the reply small")
         ts: Optional[str] = Field(None, description="event time, ISO 8601 UTC")
         pinned: bool = False
         category: Optional[str] = None
