@@ -4,16 +4,12 @@
 Tools (names avoid generic words such as ``write`` or ``read``, which were seen shadowing a host's own
 tools — design seed 000):
 
-=================  ==============================================================  ======================
-tool               does                                                            annotations
-=================  ==============================================================  ======================
-``memory_recall``  best memories for a query, with scores and reasons              read-only
-``memory_remember`` store a curated note (same text twice → the existing note)     additive, idempotent
-``memory_forget``  delete a note or event by id (tombstoned)                       destructive
-``memory_inspect`` counts per root and consistency problems                        read-only
-``memory_prune``   cold-memory prune: preview by default, acts only with the       destructive
-                   ``confirm_token`` the preview returned (design seed 001)
-=================  ==============================================================  ======================
+* ``memory_recall`` — best memories for a query, with scores and reasons (read-only);
+* ``memory_remember`` — store a curated note; the same text twice returns the existing note (idempotent);
+* ``memory_forget`` — delete a note or event by id, leaving a tombstone (destructive);
+* ``memory_inspect`` — counts per root and consistency problems (read-only);
+* ``memory_prune`` — cold-memory prune: a preview by default; deletes only with the ``confirm_token`` the
+  preview returned, which changes every hour (design seed 001) (destructive).
 
 Every tool is ``open_world_hint=False`` (it only touches the local memory roots) and returns structured
 output (an ``outputSchema`` derived from its return annotation). Failures — a bad id, a path traversal,
@@ -26,8 +22,8 @@ The :class:`~memdir.Memdir` is opened lazily on the first tool call (for ``--dir
 directory) and reused; calls are serialised by a lock because the SDK runs synchronous tools on worker
 threads.
 
-Importing this module is cheap (click and the standard library only); the ``mcp`` SDK (about 0.6 s to
-import) is loaded when a server is built. It is the ``mcp`` extra: ``pip install 'memdir[mcp]'``.
+Importing this module is cheap (click and the standard library only); the ``mcp`` SDK (0.6–1.9 s to import,
+measured) is loaded only when a server is built. It is the ``mcp`` extra: ``pip install 'memdir[mcp]'``.
 """
 
 import hmac
