@@ -147,9 +147,9 @@ def _cases() -> list[tuple[str, str, str]]:
     add("password", "machine api.example.com login bob password {s}", "s3cr3tPW")
     add("password", "curl -u admin:{s} https://api.example.com/v1", "s3cr3tPW")
     add("password", "docker login -u bob -p {s} registry.example.com", "s3cr3tPW")
-    add("token", "Cookie: sessionid={s}; Path=/", rnd(32, HEXL))
     add("secret_key", "PRIVATE_KEY=0x{s}", rnd(64, HEXL))
     add("password", "PGPASSWORD={s} psql -h db", "s3cr3t")
+    add("password", '{{"command": "export DB_PASSWORD=\\"{s}\\" && make migrate"}}', "s3cr3t-Db")
     # Last, so that in test_whole_corpus_in_one_text it swallows nothing else.
     add("private", "unclosed <private> {s}", "everything after")
     return c

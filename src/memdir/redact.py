@@ -11,13 +11,13 @@ Why our own regex table and not a detector library
 --------------------------------------------------
 ``detect-secrets`` 1.5.0 (PyPI) was evaluated on this machine (Python 3.11, 2 cores):
 
-* importing its scanner costs about 90-100 ms, paid on every hook invocation (this module: ~10 ms);
+* importing its scanner costs about 90-100 ms, paid on every hook invocation (this module: ~6 ms);
 * it reports the *value* of a finding, never its offsets, and for some plugins the value is only a
   capture group (``GitHub Token`` reports ``"ghp"``), so it cannot drive a replacement;
 * it scans line by line, so a multi-line PEM block is only flagged on its BEGIN line;
 * it misses ``sk-proj-`` keys, Chinese labels (``密码：``), ``<private>`` spans, and its entropy
   plugins flag ordinary words (``password=hunter2`` came back as "Base64 High Entropy String");
-* a 10 KB plain-text scan took ~36 ms (this module: well under 1 ms).
+* a 10 KB plain-text scan took ~36 ms (this module: ~0.5-1 ms).
 
 So memdir keeps a small table of anchored regular expressions (prefix formats of providers are
 facts published by each provider) plus two hand-written scanners (PEM blocks, ``<private>`` spans).
@@ -43,18 +43,24 @@ Choices
 * Idempotent: existing ``[redacted:…]`` markers are never re-redacted, and :func:`redact` repeats
   its pass until nothing is found, so ``redact(redact(x)) == redact(x)``.
 
-Performance: every pattern is anchored by a boundary look-behind and uses possessive quantifiers
-(Python >= 3.11), so no pattern backtracks over a run it has already consumed; each rule only runs
-when one of its literal hints occurs in the text. See ``bench/redact_bench.py`` for figures.
+Not covered (documented limits): a secret split across lines or messages; bare values with no
+label and no known prefix (a 32-hex Twilio auth token, a random password alone on a line); an
+unquoted password containing spaces after ``:``. Values inside JSON-escaped text may be redacted
+a little too far (through a literal ``\\n``), never too short.
+
+Performance: patterns start with a literal (found with ``str.find``, then ``re.match`` there), the
+word boundary before a match is checked in Python, and every repeat is possessive (Python >= 3.11)
+and bounded, so no pattern backtracks over a run it has already consumed: time is linear in the
+input. Figures (``bench/redact_bench.py``): this module imports in ~6 ms; ``redact()`` of 10,000
+chars of prose or code takes ~0.5-1 ms, of real agent transcripts ~2 ms.
 """
 
 from __future__ import annotations
 
 import bisect
-import string
 import re
+import string
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 
 __all__ = ["KINDS", "MARKER_RE", "find_secrets", "redact", "redact_with_kinds"]
 
@@ -87,21 +93,48 @@ _P_ASSIGN = 10
 _Check = Callable[[re.Match[str], str, str], bool]  # (match, value from the original text, text)
 
 
-@dataclass(frozen=True, slots=True)
+class _Lazy:
+    """A regular expression compiled on first use: a hook process pays only for the rules whose
+    literals occur in its text (compiling the whole table costs several ms per process)."""
+
+    __slots__ = ("pattern", "_compiled")
+
+    def __init__(self, pattern: str) -> None:
+        self.pattern = pattern
+        self._compiled: re.Pattern[str] | None = None
+
+    def get(self) -> re.Pattern[str]:
+        if self._compiled is None:
+            self._compiled = re.compile(self.pattern)
+        return self._compiled
+
+
 class _Rule:
-    kind: str
-    regex: re.Pattern[str]
-    hints: tuple[str, ...]  # the rule runs only when one of these occurs in the text it scans
-    priority: int = _P_PROVIDER
-    group: str | int = 0  # the secret's part: "qval" when it matched, else this ("val" if 0 and present)
-    check: _Check | None = None
-    pre: frozenset[str] = _W  # chars that may not stand right before the match
-    lowered: bool = False  # pattern and hints are lower case and run on the lowered text
-    trim: str = ""  # chars dropped from the end of the value (closing quotes, sentence punctuation)
+    """One detector: ``regex`` (lazily compiled) and how to read and vet its matches."""
+
+    __slots__ = ("kind", "_regex", "hints", "priority", "group", "check", "pre", "lowered", "trim", "anchors")
+
+    def __init__(self, kind: str, regex: _Lazy, hints: tuple[str, ...], *, priority: int = _P_PROVIDER,
+                 group: str | int = 0, check: _Check | None = None, pre: frozenset[str] = _W,
+                 lowered: bool = False, trim: str = "", anchors: tuple[str, ...] = ()) -> None:
+        self.kind = kind
+        self._regex = regex
+        self.hints = hints  # the rule runs only when one of these occurs in the text it scans
+        self.priority = priority
+        self.group = group  # the secret's part: "qval" when it matched, else this ("val" if 0 and present)
+        self.check = check
+        self.pre = pre  # chars that may not stand right before the match
+        self.lowered = lowered  # pattern and hints are lower case and run on the lowered text
+        self.trim = trim  # chars dropped from the end of the value (closing quotes, punctuation)
+        self.anchors = anchors  # literals every match starts with: found by str.find, then matched
+
+    @property
+    def regex(self) -> re.Pattern[str]:
+        return self._regex.get()
 
 
-def _r(pattern: str, flags: int = 0) -> re.Pattern[str]:
-    return re.compile(pattern, flags)
+def _r(pattern: str) -> _Lazy:
+    return _Lazy(pattern)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -118,7 +151,7 @@ _PLACEHOLDER_WORDS = frozenset(
     """.split()
 )
 
-_PLACEHOLDER_RE = _r(
+_PLACEHOLDER_RE = _Lazy(
     r"""(?x)
     \$\{?[A-Za-z_]                       # $VAR, ${VAR}, ${{ secrets.X }}
     | \{\{ | \{[A-Za-z_][\w.]*\}          # {{ jinja }}, {name}
@@ -132,17 +165,17 @@ _PLACEHOLDER_RE = _r(
 )
 
 _STRING_PREFIXES = frozenset({"f", "r", "b", "u", "rb", "br", "fr", "rf"})
-_WORDY = _r(r"[A-Za-z][a-z]*(?:[-_ ][A-Za-z][a-z]*)+")  # not-needed-for-local, Use Your Own Key
-_DOTTED_EXPR_RE = _r(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+")
+_WORDY = _Lazy(r"[A-Za-z][a-z]*(?:[-_ ][A-Za-z][a-z]*)+")  # not-needed-for-local, Use Your Own Key
+_DOTTED_EXPR_RE = _Lazy(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+")
 
 
 def _is_placeholder(value: str) -> bool:
     v = value.strip()
-    if not v:
+    if not any(c.isalnum() for c in v):  # "", "\\", "-", "***"
         return True
     if v.lower().strip("_-") in _PLACEHOLDER_WORDS:
         return True
-    return _PLACEHOLDER_RE.match(v) is not None
+    return _PLACEHOLDER_RE.get().match(v) is not None
 
 
 def _looks_secretish(value: str) -> bool:
@@ -175,8 +208,8 @@ def _check_assignment(m: re.Match[str], value: str, text: str) -> bool:
     if m.group("q") is not None:
         # A quoted literal: any password counts (short ones exist); a token or key is a long random
         # string, so ``apiKey: 'ollama'`` or ``'proxy-handled'`` (dummy values) are not findings.
-        return is_password or _looks_secretish(value) or (len(value) >= 20 and not _WORDY.fullmatch(value))
-    if _DOTTED_EXPR_RE.fullmatch(value):  # self.password, os.environ, settings.API_KEY
+        return is_password or _looks_secretish(value) or (len(value) >= 20 and not _WORDY.get().fullmatch(value))
+    if _DOTTED_EXPR_RE.get().fullmatch(value):  # self.password, os.environ, settings.API_KEY
         return False
     if value.isdigit() and not is_password:  # token: 42, auth=1
         return False
@@ -208,12 +241,18 @@ def _check_bearer(m: re.Match[str], value: str, text: str) -> bool:
 # ---------------------------------------------------------------------------------------------
 
 
-def _tok(kind: str, pattern: str, *hints: str, pre: frozenset[str] = _W, end: str = _B_END) -> _Rule:
-    return _Rule(kind, _r(pattern + end), hints or (pattern[:3],), pre=pre)
+def _tok(kind: str, pattern: str, *hints: str, pre: frozenset[str] = _W, end: str = _B_END,
+         anchors: tuple[str, ...] | None = None) -> _Rule:
+    """A provider token rule; by default its hints are also the literals every match starts with."""
+    return _Rule(kind, _r(pattern + end), hints, pre=pre, anchors=hints if anchors is None else anchors)
 
 
 _UNQUOTED = r"(?P<val>[^\s\"'`,;&<>()\[\]{}]{1,512}+)(?![\[({])"
-_QUOTED_OR_BARE = r"(?:(?P<q>[\"'])(?P<qval>[^\"'\r\n]{1,512}+)(?P=q)|" + _UNQUOTED + ")"
+# A quote may be backslash-escaped (``TOKEN=\\"x\\"`` inside a JSON string); a backslash may stand in a
+# quoted value unless it escapes a quote.
+_QUOTED_OR_BARE = (
+    r"(?:(?P<q>\\?[\"'])(?P<qval>(?:[^\"'\\\r\n]|\\[^\"'\r\n]){1,512}+)(?P=q)|" + _UNQUOTED + ")"
+)
 _FLAG_VALUE = r"(?P<q>[\"'])?(?P<val>[^\s\"'`<>|;&-][^\s\"'`<>|;&]{0,511}+)"
 
 _PROVIDER_RULES: list[_Rule] = [
@@ -236,24 +275,24 @@ _PROVIDER_RULES: list[_Rule] = [
     _tok("slack_token", r"xox[abposre]-[A-Za-z0-9-]{10,250}+", "xox"),
     _tok("slack_token", r"xapp-[0-9]-[A-Za-z0-9-]{10,250}+", "xapp-"),
     _tok("slack_webhook", r"https?://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/-]{20,300}+",
-         "hooks.slack.com", end=""),
+         "hooks.slack.com", end="", anchors=("https://hooks.slack.com/", "http://hooks.slack.com/")),
     _tok("discord_webhook",
          r"https?://(?:[a-z]+\.)?discord(?:app)?\.com/api/webhooks/[0-9]{5,30}/[A-Za-z0-9_-]{20,200}+",
-         "/api/webhooks/", end=""),
-    _tok("discord_token", r"[MNO][A-Za-z0-9_-]{23,27}+\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}+", "."),
-    _tok("telegram_bot_token", r"[0-9]{6,12}:AA[A-Za-z0-9_-]{30,40}+", ":AA", pre=_W | {":"}),
+         "/api/webhooks/", end="", anchors=()),
+    _tok("discord_token", r"[MNO][A-Za-z0-9_-]{23,27}+\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}+", ".", anchors=()),
+    _tok("telegram_bot_token", r"[0-9]{6,12}:AA[A-Za-z0-9_-]{30,40}+", ":AA", pre=_W | {":"}, anchors=()),
     # --- cloud
     _tok("aws_access_key", r"A(?:KIA|SIA|BIA|CCA|3T[A-Z0-9])[A-Z0-9]{16}", "AKIA", "ASIA", "ABIA", "ACCA", "A3T",
          pre=_W64, end=_B64_END),
     _tok("google_api_key", r"AIza[0-9A-Za-z_-]{35}", "AIza", pre=_W64, end=_B64_END),
     _tok("google_oauth_token", r"ya29\.[0-9A-Za-z_-]{20,2048}+", "ya29.", end=""),
     _tok("google_client_secret", r"GOCSPX-[0-9A-Za-z_-]{24,40}+", "GOCSPX-"),
-    _tok("digitalocean_token", r"do[opr]_v1_[a-f0-9]{64}", "_v1_"),
+    _tok("digitalocean_token", r"do[opr]_v1_[a-f0-9]{64}", "doo_v1_", "dop_v1_", "dor_v1_"),
     _tok("databricks_token", r"dapi[a-f0-9]{32}(?:-[0-9])?", "dapi", pre=_W64, end=_B64_END),
     _tok("vault_token", r"hv[sb]\.[A-Za-z0-9_-]{24,200}+", "hvs.", "hvb."),
     _tok("doppler_token", r"dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,60}+", "dp."),
     # --- payments and SaaS
-    _tok("stripe_key", r"[sr]k_(?:live|test)_[A-Za-z0-9]{16,250}+", "k_live_", "k_test_"),
+    _tok("stripe_key", r"[sr]k_(?:live|test)_[A-Za-z0-9]{16,250}+", "sk_live_", "rk_live_", "sk_test_", "rk_test_"),
     _tok("stripe_webhook_secret", r"whsec_[A-Za-z0-9+/=]{24,100}+", "whsec_", end=""),
     _tok("twilio_key", r"SK[0-9a-f]{32}", "SK", pre=_W64, end=_B64_END),
     _tok("sendgrid_key", r"SG\.[A-Za-z0-9_-]{16,32}+\.[A-Za-z0-9_-]{30,64}+", "SG."),
@@ -269,6 +308,7 @@ _PROVIDER_RULES: list[_Rule] = [
         _r(r"eyJ[A-Za-z0-9_-]{5,4096}+\.eyJ[A-Za-z0-9_-]{5,8192}+\.[A-Za-z0-9_-]{0,4096}+" + _B_END),
         ("eyJ",),
         priority=_P_JWT,
+        anchors=("eyJ",),
     ),
 ]
 
@@ -278,12 +318,12 @@ _KEYWORD_RULES: list[_Rule] = [
         "aws_secret_key",
         _r(r"aws_?(?:secret_?access_?key|secret_?key|session_?token)[\"']?[ \t]{0,8}(?:=|:|=>)[ \t]{0,8}[\"']?"
            r"(?P<val>[a-z0-9/+=]{20,1024}+)"),
-        ("aws",), group="val", pre=_W.difference("_") | {"."}, lowered=True,
+        ("aws",), group="val", pre=_W.difference("_") | {"."}, lowered=True, anchors=("aws",),
     ),
     _Rule(
         "azure_key",
         _r(r"(?:accountkey|sharedaccesskey)=(?P<val>[a-z0-9+/]{20,200}+={0,2})"),
-        ("accountkey=", "sharedaccesskey="), group="val", lowered=True,
+        ("accountkey=", "sharedaccesskey="), group="val", lowered=True, anchors=("accountkey=", "sharedaccesskey="),
     ),
     _Rule("azure_sas", _r(r"[?&;]sig=(?P<val>[a-z0-9%+/=]{16,300}+)"), ("sig=",), group="val", pre=frozenset(),
           lowered=True),
@@ -292,29 +332,32 @@ _KEYWORD_RULES: list[_Rule] = [
         _r(r"authorization[\"']?[ \t]{0,8}[:=][ \t]{0,8}[\"']?(?:bearer|basic|token|bot|digest|apikey|sso-key)"
            r"[ \t]{1,8}(?P<val>[a-z0-9._~+/=:-]{6,8192}+)"),
         ("authorization",), priority=_P_HEADER, group="val", check=_check_plain,
-        pre=_W.difference("-"), lowered=True,
+        pre=_W.difference("-"), lowered=True, anchors=("authorization",),
     ),
     _Rule(
         "bearer_token",
         _r(r"bearer[ \t]{1,8}(?P<val>[a-z0-9._~+/-]{16,8192}+=*)"),
-        ("bearer",), priority=_P_HEADER, group="val", check=_check_bearer, lowered=True,
+        ("bearer",), priority=_P_HEADER, group="val", check=_check_bearer, lowered=True, anchors=("bearer",),
     ),
     # CLI flags: --password hunter2, --token=abc, mysql -phunter2
     _Rule(
         "password",
         _r(r"--?(?:password|passwd|db-password|pass)(?:[ \t]{1,4}|=)" + _FLAG_VALUE),
         ("pass",), priority=_P_ASSIGN, group="val", check=_check_cli_flag, lowered=True,
+        anchors=("--pass", "-pass", "--db-password", "-db-password"),
     ),
     _Rule(
         "token",
         _r(r"--(?:token|api-key|apikey|secret|auth-token|access-token)(?:[ \t]{1,4}|=)" + _FLAG_VALUE),
         ("--",), priority=_P_ASSIGN, group="val", check=_check_cli_flag, lowered=True,
+        anchors=("--token", "--api-key", "--apikey", "--secret", "--auth-token", "--access-token"),
     ),
     _Rule(
         "password",
         _r(r"(?:mysql|mysqldump|mysqladmin|mariadb)(?![a-z0-9_-])[^\n]{0,300}?[ \t]-p"
            r"(?P<val>[^\s\"'`<>|;&-][^\s\"'`<>|;&]{0,255}+)"),
         ("mysql", "mariadb"), priority=_P_ASSIGN, group="val", check=_check_cli_flag, lowered=True,
+        anchors=("mysql", "mariadb"),
     ),
     # "the password is hunter2", "token was `abc123`"
     _Rule(
@@ -323,6 +366,7 @@ _KEYWORD_RULES: list[_Rule] = [
            r"(?:(?P<q>[`\"'])(?P<qval>[^`\"'\r\n]{1,512}+)(?P=q)|"
            r"(?P<val>[^\s\"'`,;&<>()\[\]{}]{1,512}+))"),
         (" is ", " was "), priority=_P_ASSIGN, check=_check_is_phrase, lowered=True, trim=".!?:",
+        anchors=("pass", "pwd", "secret", "token", "api key"),
     ),
     # Chinese labels: 密码：hunter2, 口令是 abc, 密钥=xyz, 令牌：…
     _Rule(
@@ -332,7 +376,7 @@ _KEYWORD_RULES: list[_Rule] = [
            r"(?P<val>[\x21-\x7e]{1,512}+)"),
         ("密码", "口令", "密钥", "秘钥", "私钥", "令牌", "授权码", "通行码"),
         priority=_P_ASSIGN, group="val", check=_check_plain, pre=frozenset(), lowered=True,
-        trim="\"'`.,;:!?)]}>",
+        trim="\"'`.,;:!?)]}>", anchors=("密码", "口令", "密钥", "秘钥", "私钥", "令牌", "授权码", "通行码"),
     ),
     # <password>hunter2</password> (XML configs: Maven settings, .NET, Ant)
     _Rule(
@@ -341,12 +385,13 @@ _KEYWORD_RULES: list[_Rule] = [
            r"|secret_key|privatekey|private_key|clientsecret|client_secret)>(?P<val>[^<]{1,512}+)</(?P=tag)>"),
         ("<pass", "<secret", "<token", "<api", "<access", "<private", "<client"),
         priority=_P_ASSIGN, group="val", check=_check_plain, pre=frozenset(), lowered=True,
+        anchors=("<pass", "<secret", "<token", "<api", "<access", "<private", "<client"),
     ),
     # .netrc: machine host login user password s3cret
     _Rule(
         "password",
         _r(r"machine[ \t]+\S{1,256}+[ \t]+login[ \t]+\S{1,256}+[ \t]+password[ \t]+(?P<val>\S{1,512}+)"),
-        ("machine",), priority=_P_ASSIGN, group="val", check=_check_plain, lowered=True,
+        ("machine",), priority=_P_ASSIGN, group="val", check=_check_plain, lowered=True, anchors=("machine",),
     ),
     # curl -u user:pass, curl --user user:pass, docker login -p pass
     _Rule(
@@ -354,22 +399,25 @@ _KEYWORD_RULES: list[_Rule] = [
         _r(r"(?:curl|wget)(?![a-z0-9_-])[^\n]{0,300}?[ \t](?:-u|--user)[ =]?[\"']?"
            r"[^\s:\"']{1,256}+:(?P<val>[^\s\"']{1,512}+)"),
         ("curl", "wget"), priority=_P_ASSIGN, group="val", check=_check_plain, lowered=True,
+        anchors=("curl", "wget"),
     ),
     _Rule(
         "password",
         _r(r"(?:docker|podman|helm|oras|buildah)[ \t]+(?:registry[ \t]+)?login(?![a-z0-9_-])[^\n]{0,300}?"
            r"[ \t]-p[ \t]+(?P<val>[^\s\"'`<>|;&-][^\s\"'`<>|;&]{0,511}+)"),
         ("login",), priority=_P_ASSIGN, group="val", check=_check_cli_flag, lowered=True,
+        anchors=("docker", "podman", "helm", "oras", "buildah"),
     ),
     # key = value, "key": "value", key: value, for credential-like key names
     _Rule(
         "password",  # refined per key by _assignment_kind
         _r(r"(?P<kw>password|passwd|passphrase|pwd|secret|apikey|api[_-]key|access[_-]?key|secret[_-]?key"
-           r"|private[_-]?key|signing[_-]?key|encryption[_-]?key|master[_-]?key|token|auth|credentials?"
-           r"|session[_-]?id|session[_-]?key)"
+           r"|private[_-]?key|signing[_-]?key|encryption[_-]?key|master[_-]?key|token|auth|credentials?)"
            r"[\"']?(?P<sep>[ \t]{0,8}(?::=|=>|=|:)[ \t]{0,8})" + _QUOTED_OR_BARE),
-        ("pass", "pwd", "secret", "key", "token", "auth", "credential", "session"),
+        ("pass", "pwd", "secret", "key", "token", "auth", "credential"),
         priority=_P_ASSIGN, check=_check_assignment, pre=frozenset(), lowered=True,
+        anchors=("pass", "pwd", "secret", "api", "access", "private", "signing", "encryption", "master",
+                 "token", "auth", "credential"),
     ),
 ]
 _ASSIGN_RULE = _KEYWORD_RULES[-1]
@@ -386,46 +434,49 @@ _DB_SCHEMES = frozenset(
     bolt memcached elasticsearch influxdb nats kafka mqtt mqtts rabbitmq snowflake db2 sqlite
     """.split()
 )
-_URI_RE = _r(r"(?<![A-Za-z0-9+.-])(?P<scheme>[A-Za-z][A-Za-z0-9+.-]{1,30}+)://(?P<auth>[^\s/?#\"'<>`]{3,1024}+)")
+_SCHEME_CHARS = frozenset(string.ascii_letters + string.digits + "+.-")
+_AUTHORITY = _Lazy(r"[^\s/?#\"'<>`]{3,1024}+")
 
 
 def _scan_uris(text: str) -> Iterator[tuple[str, int, int, int]]:
-    if "://" not in text:
-        return
-    for m in _URI_RE.finditer(text):
-        auth = m.group("auth")
+    """``scheme://user:password@host``: the password (text between the first ``:`` of the userinfo
+    and the last ``@`` of the authority, so passwords holding ``@`` or ``:`` are covered whole)."""
+    i = text.find("://")
+    while i >= 0:
+        j = i
+        while j > 0 and i - j <= 31 and text[j - 1] in _SCHEME_CHARS:
+            j -= 1
+        m = _AUTHORITY.get().match(text, i + 3)
+        nxt = text.find("://", m.end() if m else i + 3)
+        if m is None or j == i or not text[j].isalpha() or (j and text[j - 1] in _SCHEME_CHARS):
+            i = nxt
+            continue
+        auth = m.group()
         at = auth.rfind("@")
-        if at <= 0:
-            continue
-        userinfo = auth[:at]
-        colon = userinfo.find(":")
-        if colon < 0:
-            continue
-        password = userinfo[colon + 1 :]
-        if _is_placeholder(password):
-            continue
-        scheme = m.group("scheme").lower()
-        base = scheme.rsplit(":", 1)[-1]  # jdbc:postgresql
-        kind = "db_uri" if base in _DB_SCHEMES or scheme.startswith("jdbc") else "uri_password"
-        start = m.start("auth") + colon + 1
-        yield kind, start, start + len(password), _P_URI
+        colon = auth.find(":", 0, at) if at > 0 else -1
+        if colon >= 0 and not _is_placeholder(auth[colon + 1 : at]):
+            scheme = text[j:i].lower()
+            kind = "db_uri" if scheme in _DB_SCHEMES else "uri_password"
+            start = m.start() + colon + 1
+            yield kind, start, m.start() + at, _P_URI
+        i = nxt
 
 
 # ---------------------------------------------------------------------------------------------
 # PEM / PGP private key blocks
 # ---------------------------------------------------------------------------------------------
 
-_PEM_BEGIN = _r(r"-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----")
-_PEM_END = _r(r"-----END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----")
-_PEM_BODY = _r(r"(?:[A-Za-z0-9+/=:,\- \t\r\n]|\\[nr])*+")
+_PEM_BEGIN = _Lazy(r"-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----")
+_PEM_END = _Lazy(r"-----END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----")
+_PEM_BODY = _Lazy(r"(?:[A-Za-z0-9+/=:,\- \t\r\n]|\\[nr])*+")
 
 
 def _scan_pem(text: str) -> Iterator[tuple[str, int, int, int]]:
     if "PRIVATE KEY" not in text:
         return
-    begins = list(_PEM_BEGIN.finditer(text))
+    begins = list(_PEM_BEGIN.get().finditer(text))
     begin_starts = [m.start() for m in begins]
-    ends = list(_PEM_END.finditer(text))
+    ends = list(_PEM_END.get().finditer(text))
     end_starts = [m.start() for m in ends]
     pos = 0
     for m in begins:
@@ -437,7 +488,7 @@ def _scan_pem(text: str) -> Iterator[tuple[str, int, int, int]]:
         if i < len(ends) and end_starts[i] < next_begin:
             end = ends[i].end()
         else:  # unterminated: take the base64 body that follows the BEGIN line
-            body = _PEM_BODY.match(text, m.end())
+            body = _PEM_BODY.get().match(text, m.end())
             end = body.end() if body else m.end()
             while end > m.end() and text[end - 1] in " \t\r\n":
                 end -= 1
@@ -449,7 +500,7 @@ def _scan_pem(text: str) -> Iterator[tuple[str, int, int, int]]:
 # <private>...</private>
 # ---------------------------------------------------------------------------------------------
 
-_PRIVATE_TAG = _r(r"<(?P<close>/)?private(?:\s[^<>]{0,200})?>", re.IGNORECASE)
+_PRIVATE_TAG = _Lazy(r"(?i)<(?P<close>/)?private(?:\s[^<>]{0,200})?>")
 
 
 def _is_mention(text: str, m: re.Match[str]) -> bool:
@@ -463,7 +514,7 @@ def _scan_private(text: str, lowered: str) -> Iterator[tuple[str, int, int, int]
         return
     depth = 0
     start = 0
-    for m in _PRIVATE_TAG.finditer(text):
+    for m in _PRIVATE_TAG.get().finditer(text):
         if m.group("close"):
             if depth:
                 depth -= 1
@@ -493,7 +544,7 @@ def _assignment_kind(hay: str, kw_start: int, kw_end: int) -> str:
         return "aws_secret_key"
     if "pass" in k or "pwd" in k:
         return "password"
-    if "token" in k or k.endswith("auth") or "session" in k:
+    if "token" in k or k.endswith("auth"):
         return "token"
     if "private" in k or "signing" in k or "encryption" in k or "master" in k:
         return "secret_key"
@@ -514,13 +565,38 @@ def _cjk_kind(key: str) -> str:
     return "password"
 
 
+def _matches(rule: _Rule, hay: str) -> Iterator[re.Match[str]]:
+    """Like ``rule.regex.finditer(hay)``; with anchors, the regex is only tried where one occurs
+    (``str.find`` is many times faster than a regex scan; ``match`` at a position still sees the
+    text before it, so boundary look-behinds keep working)."""
+    if not rule.anchors:
+        yield from rule.regex.finditer(hay)
+        return
+    positions: list[int] = []
+    for a in rule.anchors:
+        i = hay.find(a)
+        while i >= 0:
+            positions.append(i)
+            i = hay.find(a, i + 1)
+    positions.sort()
+    match = rule.regex.match
+    last = 0
+    for p in positions:
+        if p < last:
+            continue
+        m = match(hay, p)
+        if m is not None:
+            last = max(m.end(), p + 1)
+            yield m
+
+
 def _run_rule(rule: _Rule, hay: str, text: str) -> Iterator[tuple[str, int, int, int]]:
     """Matches of ``rule`` in ``hay`` (``text`` or its same-length lowered copy); values and kinds
     are read from ``text`` at the same offsets."""
     pre = rule.pre
     qval = "qval" in rule.regex.groupindex
     group = "val" if rule.group == 0 and "val" in rule.regex.groupindex else rule.group
-    for m in rule.regex.finditer(hay):
+    for m in _matches(rule, hay):
         start = m.start()
         if start and hay[start - 1] in pre:
             continue
@@ -541,7 +617,7 @@ def _run_rule(rule: _Rule, hay: str, text: str) -> Iterator[tuple[str, int, int,
         yield kind, s, e, rule.priority
 
 
-_MAILCHIMP = _r(r"-us[0-9]{1,2}" + _B_END)
+_MAILCHIMP = _Lazy(r"-us[0-9]{1,2}" + _B_END)
 _HEX = frozenset("0123456789abcdef")
 
 
@@ -549,7 +625,7 @@ def _scan_mailchimp(text: str) -> Iterator[tuple[str, int, int, int]]:
     """Mailchimp API keys: 32 lower-case hex digits, ``-us`` and a data-centre number."""
     if "-us" not in text:
         return
-    for m in _MAILCHIMP.finditer(text):
+    for m in _MAILCHIMP.get().finditer(text):
         s = m.start() - 32
         if s >= 0 and all(c in _HEX for c in text[s : m.start()]) and not (s and text[s - 1] in _W):
             yield "mailchimp_key", s, m.end(), _P_PROVIDER
@@ -577,10 +653,10 @@ def _candidates(text: str) -> list[tuple[str, int, int, int]]:
     lowered = _lower_same_length(text)
     found: list[tuple[str, int, int, int]] = []
     for rule in _PROVIDER_RULES:
-        if any(h in text for h in rule.hints):
+        if rule.anchors or any(h in text for h in rule.hints):
             found.extend(_run_rule(rule, text, text))
     for rule in _KEYWORD_RULES:
-        if any(h in lowered for h in rule.hints):
+        if rule.anchors or any(h in lowered for h in rule.hints):
             found.extend(_run_rule(rule, lowered, text))
     found.extend(_scan_mailchimp(text))
     found.extend(_scan_uris(text))
