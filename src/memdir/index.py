@@ -116,26 +116,36 @@ def delete_doc(db: sqlite3.Connection, ref: str) -> bool:
 
 def search(db: sqlite3.Connection, tokens: list[str], *, weights: tuple[float, float, float], limit: int,
            kinds: tuple[str, ...] | None = None) -> list[sqlite3.Row]:
-    """BM25 candidates for the OR of ``tokens``: rows of ``docs`` plus ``bm25`` (positive; larger is better).
+    """BM25 candidates for ``tokens`` (any term matching makes a candidate): rows of ``docs`` plus ``bm25``
+    (positive; larger is better) and ``rehearsals``, best first, at most ``limit``.
 
-    FTS5's ``bm25()`` (Robertson-Spärck Jones BM25, k1 = 1.2, b = 0.75) is negated so that larger is better;
-    ``weights`` are the per-column multipliers (tags, title, body). Superseded notes are excluded.
+    Scoring is :func:`memdir.bm25.score` (FTS5 term statistics, Lucene idf); ``weights`` are the per-column
+    multipliers (tags, title, body). Superseded notes and other ``kinds`` are dropped after scoring.
     """
-    q = fts_query(tokens)
-    if not q:
+    from .bm25 import score
+
+    if not tokens:
         return []
-    kind_sql = ""
-    params: list[Any] = [*weights, q]
-    if kinds:
-        kind_sql = f" AND d.kind IN ({', '.join('?' for _ in kinds)})"
-        params.extend(kinds)
-    params.append(limit)
-    sql = (
-        "SELECT d.*, -bm25(fts, ?, ?, ?) AS bm25, coalesce(r.count, 0) AS rehearsals FROM fts "
-        "JOIN docs d ON d.id = fts.rowid LEFT JOIN rehearsal r ON r.ref = d.ref "
-        f"WHERE fts MATCH ? AND d.superseded_by IS NULL{kind_sql} ORDER BY bm25(fts, {weights[0]}, {weights[1]}, {weights[2]}) LIMIT ?"
-    )
-    return db.execute(sql, params).fetchall()
+    ranked = score(db, tokens, weights=weights, limit=limit * 2 if kinds else limit)
+    if not ranked:
+        return []
+    scores = dict(ranked)
+    ids = list(scores)
+    rows = []
+    for i in range(0, len(ids), 500):
+        chunk = ids[i:i + 500]
+        rows += db.execute(
+            "SELECT d.*, coalesce(r.count, 0) AS rehearsals FROM docs d LEFT JOIN rehearsal r ON r.ref = d.ref "
+            f"WHERE d.id IN ({','.join('?' * len(chunk))}) AND d.superseded_by IS NULL", chunk).fetchall()
+    out = []
+    for r in rows:
+        if kinds and r["kind"] not in kinds:
+            continue
+        d = dict(r)
+        d["bm25"] = scores[r["id"]]
+        out.append(d)
+    out.sort(key=lambda d: -d["bm25"])
+    return out[:limit]
 
 
 def bump_rehearsal(db: sqlite3.Connection, refs: Iterable[str], when: str) -> None:

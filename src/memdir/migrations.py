@@ -85,7 +85,12 @@ def m002_vectors_tiers(db: sqlite3.Connection) -> None:
         """)
 
 
-MIGRATIONS = [m001_create_tables, m002_vectors_tiers]
+def m003_fts_vocab(db: sqlite3.Connection) -> None:
+    # per-term document frequencies for memdir.bm25 (Lucene idf)
+    db.execute("CREATE VIRTUAL TABLE IF NOT EXISTS fts_vocab USING fts5vocab(fts, 'row')")
+
+
+MIGRATIONS = [m001_create_tables, m002_vectors_tiers, m003_fts_vocab]
 
 
 def migrate(db: sqlite3.Connection) -> int:
