@@ -6,7 +6,8 @@ Pipeline: NFKC + casefold, then
   a lone CJK character stays a unigram;
 * Latin letters and digits become **words**; an identifier joined by ``. - _ / : @`` or ending in ``+``/``#``
   (``node.js``, ``pre-edit``, ``C++``, ``a:b``) is kept whole *and* split into its parts, so both
-  ``node.js`` and ``node`` find it; apostrophes are dropped (``don't`` → ``dont``).
+  ``node.js`` and ``node`` find it; a word with an apostrophe is kept joined and split without its clitic
+  (``don't`` → ``dont``, ``don``; ``Caroline's`` → ``carolines``, ``caroline``).
 
 Tokens only ever contain word characters and ``. - _ / : @ + #``, which the FTS5 column is told to treat as
 token characters (:data:`FTS_TOKENCHARS`), and queries are built from tokens, never raw text, so no input can
@@ -25,9 +26,10 @@ _CJK = (
     "\uac00-\ud7af\u1100-\u11ff\u3130-\u318f"
 )
 _ALNUM = rf"[^\W_{_CJK}]"
-_JOIN = r"[.\-_/:@']"
+_JOIN = r"[.\-_/:@'\u2019]"
 _PATTERN = re.compile(rf"(?P<cjk>[{_CJK}]+)|(?P<word>{_ALNUM}+(?:{_JOIN}+{_ALNUM}+)*[+#]*)")
-_SPLIT = re.compile(r"[.\-_/:@]+")
+_SPLIT = re.compile(r"[.\-_/:@'\u2019]+")
+_CLITICS = frozenset({"s", "t", "re", "ll", "ve", "d", "m"})  # caroline's → caroline, don't → don
 
 #: characters (besides letters and digits) that the FTS5 ``unicode61`` tokenizer must keep inside a token
 FTS_TOKENCHARS = ".-_/:@+#"
@@ -74,14 +76,14 @@ def tokenize(text: str) -> list[str]:
             else:
                 out.extend(run[i : i + 2] for i in range(len(run) - 1))
             continue
-        word = m.group("word").replace("'", "")
-        if len(word) > MAX_TOKEN_CHARS:
-            word = word[:MAX_TOKEN_CHARS]
+        raw = m.group("word")[:MAX_TOKEN_CHARS]
+        word = raw.replace("'", "").replace("\u2019", "")
         out.append(word)
-        core = word.rstrip("+#")
+        core = raw.rstrip("+#")
         parts = [p for p in _SPLIT.split(core) if p]
-        if len(parts) > 1 or core != word:
-            out.extend(p for p in parts if p != word)
+        if len(parts) > 1 or core != raw:
+            apostrophe = "'" in raw or "\u2019" in raw
+            out.extend(p for p in parts if p != word and not (apostrophe and p in _CLITICS))
     return out
 
 
