@@ -33,7 +33,17 @@ MAX_EVENT_CHARS = 20_000  # stored length bound per event (case C8): head + tail
 def _redact(text: str) -> str:
     from .redact import redact
 
-    return redact(text)
+    return redact(_clean(text))
+
+
+def _clean(text: str) -> str:
+    """``text`` with lone UTF-16 surrogates (JSON ``\\ud800`` escapes, broken decoders) turned into U+FFFD and
+    valid surrogate pairs joined, so it can be written as UTF-8 (SQLite, Markdown) without raising."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
 def bound_text(text: str, limit: int = MAX_EVENT_CHARS) -> str:
@@ -106,6 +116,9 @@ class Memdir:
         if category not in known and not (root.path / category).is_dir():
             raise UsageError(f"unknown category {category!r}: use one of {', '.join(known)} (or set `categories` in config.toml)")
         text = _redact(text.replace("\x00", "")).strip()
+        if len(text.encode("utf-8")) > notes.MAX_NOTE_BYTES - 100_000:  # refused before any file is written
+            raise UsageError(f"note too long ({len(text):,} characters): notes are read back up to {notes.MAX_NOTE_BYTES:,} "
+                             "bytes; keep long material in a file and remember a pointer to it")
         summary = _redact(" ".join((summary or "").split())) or _summary_of(text)
         tags = tuple(dict.fromkeys(_redact(str(t)).strip() for t in tags if str(t).strip()))
         load_when = tuple(dict.fromkeys(_redact(str(t)).strip() for t in load_when if str(t).strip()))
@@ -157,6 +170,9 @@ class Memdir:
 
     def get(self, id: str, *, scope: str | None = None) -> Note | Event | None:
         """The note (by id, project first) or event (by key) named ``id``, or ``None``."""
+        if not isinstance(id, str):
+            return None
+        id = _clean(id)
         for root in self._live_roots(scope):
             row = root.db.execute("SELECT * FROM docs WHERE ref = ?", (id,)).fetchone()
             if row is None:
@@ -177,7 +193,7 @@ class Memdir:
         leave the root (``../x``, ``/etc/passwd``; case C14)."""
         if not isinstance(id, str) or not id.strip():
             raise UsageError("forget needs an id: see `memdir recall` or `memdir inspect` for ids")
-        id = id.strip()
+        id = _clean(id).strip()
         is_note_id = "/" in id or "\\" in id or id.startswith((".", "~")) or id.endswith(".md")
         if is_note_id:
             category, slug = split_id(id)
@@ -296,8 +312,8 @@ class Memdir:
         text = bound_text(_redact(text.replace("\x00", "")).strip())
         sha = notes.content_hash(text)
         key = ev.get("key")
-        key = str(key).strip() if key not in (None, "") else f"import:{ev.get('source') or 'jsonl'}:{sha[:16]}"
-        session = ev.get("session")
+        key = _clean(str(key)).strip() if key not in (None, "") else f"import:{ev.get('source') or 'jsonl'}:{sha[:16]}"
+        session = _clean(str(ev.get("session"))) if ev.get("session") not in (None, "") else None
         meta = ev.get("meta")
         return {
             "kind": "event", "ref": key[:500], "content_sha256": sha, "role": role,
