@@ -95,6 +95,16 @@ def split(raw: str) -> tuple[dict[str, Any], str, str | None]:
     return meta, body, fm
 
 
+def _str(v: Any) -> str:
+    """``str(v)`` stripped, with lone surrogates (YAML ``"\\ud800"`` escapes) turned into U+FFFD."""
+    s = str(v)
+    try:
+        s.encode("utf-8")
+    except UnicodeEncodeError:
+        s = s.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    return s.strip()
+
+
 def _strlist(v: Any) -> tuple[str, ...]:
     if v is None:
         return ()
@@ -102,13 +112,13 @@ def _strlist(v: Any) -> tuple[str, ...]:
         v = [v]
     if not isinstance(v, (list, tuple)):
         return ()
-    return tuple(str(x).strip() for x in v if x is not None and not isinstance(x, (dict, list)) and str(x).strip())
+    return tuple(_str(x) for x in v if x is not None and not isinstance(x, (dict, list)) and _str(x))
 
 
 def _opt_str(v: Any) -> str | None:
     if v is None or isinstance(v, (dict, list)):
         return None
-    s = str(v).strip()
+    s = _str(v)
     return s or None
 
 
