@@ -260,9 +260,9 @@ def import_(ctx, source, path, no_progress, as_json):
     """Import SOURCE: a JSONL file, or claude-code | codex | opencode [PATH] (default locations when PATH is omitted)."""
     m = open_store(ctx)
     if source not in IMPORT_SOURCES or source == "jsonl":
-        file = Path(path if source == "jsonl" else source)
         if source == "jsonl" and not path:
             raise UsageError("give the JSONL file: memdir import jsonl FILE")
+        file = Path(path if source == "jsonl" else source)
         if not file.exists():
             raise UsageError(f"no such file {str(file)!r}: give a JSONL file or one of {', '.join(IMPORT_SOURCES[:3])}")
         out = m.import_jsonl(file)
