@@ -227,6 +227,8 @@ class Root:
             cats = [c for c in cats if c in categories]
         for cat in cats:
             path = self.path / cat / "index.md"
+            if not self._inside(path):  # a category dir symlinked out of the root: never write there (case C14)
+                continue
             existing = self._read_or_none(path)
             text, p = compiler.index_md(cat, [e for e in entries if e.category == cat], existing)
             problems += [f"{path}: {x}" for x in p]
