@@ -46,10 +46,11 @@ def open_index(path: Path) -> tuple[sqlite3.Connection, bool]:
     try:
         db = _connect(path)
         if existed:
-            ok = db.execute("PRAGMA quick_check").fetchone()[0]
-            if ok != "ok":
-                raise sqlite3.DatabaseError(f"quick_check: {ok}")
+            # reading the schema fails fast on a file that is not a database; the full integrity check is
+            # `memdir doctor`'s job (PRAGMA quick_check reads every page: too slow for each hook call)
+            db.execute("SELECT count(*) FROM sqlite_master").fetchone()
         migrate(db)
+        check_tokenizer(db)
         return db, not existed
     except sqlite3.DatabaseError as exc:
         try:
@@ -71,6 +72,40 @@ def open_index(path: Path) -> tuple[sqlite3.Connection, bool]:
         db = _connect(path)
         migrate(db)
         return db, True
+
+
+def check_tokenizer(db: sqlite3.Connection) -> int:
+    """Re-tokenize every FTS row when the index was built by another tokenizer version; returns rows rebuilt."""
+    from .tokenize import TOKENIZER_VERSION
+
+    row = db.execute("SELECT value FROM meta WHERE key = 'tokenizer'").fetchone()
+    if row is not None and row[0] == TOKENIZER_VERSION:
+        return 0
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        row = db.execute("SELECT value FROM meta WHERE key = 'tokenizer'").fetchone()
+        if row is not None and row[0] == TOKENIZER_VERSION:
+            db.execute("COMMIT")
+            return 0
+        n = 0
+        if row is not None:  # an older index: rebuild its token streams from the stored texts
+            log.warning("memdir: index built by tokenizer %s; re-tokenizing for %s (one-time)", row[0], TOKENIZER_VERSION)
+            db.execute("DELETE FROM fts")
+            for r in db.execute("SELECT id, kind, tags, load_when, summary, highlight, text FROM docs").fetchall():
+                if r["kind"] == "note":
+                    tags = json.loads(r["tags"] or "[]") + json.loads(r["load_when"] or "[]")
+                    title = " ".join(x for x in (r["summary"], r["highlight"]) if x)
+                    fields = fts_fields(tags, title, r["text"])
+                else:
+                    fields = ("", "", " ".join(tokenize(r["text"])))
+                db.execute("INSERT INTO fts(rowid, tags, title, body) VALUES (?, ?, ?, ?)", (r["id"], *fields))
+                n += 1
+        db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('tokenizer', ?)", (TOKENIZER_VERSION,))
+        db.execute("COMMIT")
+        return n
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
 
 
 def fts_fields(tags: Iterable[str], title: str, body: str) -> tuple[str, str, str]:

@@ -4,7 +4,8 @@ Pipeline: NFKC + casefold, then
 
 * runs of Han / kana / hangul become overlapping character **bigrams** (``部署脚本`` → ``部署 署脚 脚本``);
   a lone CJK character stays a unigram;
-* Latin letters and digits become **words**; an identifier joined by ``. - _ / : @`` or ending in ``+``/``#``
+* Latin letters and digits become **words**, English words of 4+ letters reduced to their Snowball stem
+  (``running`` → ``run``; PyStemmer); an identifier joined by ``. - _ / : @`` or ending in ``+``/``#``
   (``node.js``, ``pre-edit``, ``C++``, ``a:b``) is kept whole *and* split into its parts, so both
   ``node.js`` and ``node`` find it; a word with an apostrophe is kept joined and split without its clitic
   (``don't`` → ``dont``, ``don``; ``Caroline's`` → ``carolines``, ``caroline``).
@@ -44,6 +45,29 @@ STOPWORDS = frozenset(
 
 MAX_TOKEN_CHARS = 64
 
+#: bump when the token stream changes; an index built with another version re-tokenizes itself on open
+TOKENIZER_VERSION = "2+snowball-en"
+
+_ALPHA = re.compile(r"[a-z]{4,}")
+_stem_cache: dict[str, str] = {}
+_stemmer = None
+
+
+def _stem(word: str) -> str:
+    """English Snowball stem of an ASCII word of 4+ letters (PyStemmer); other tokens pass through.
+    Measured on LoCoMo dev turn recall@5/@10: 0.512/0.585 → 0.529/0.615; MADial-en recall@5 0.446 → 0.457."""
+    global _stemmer
+    s = _stem_cache.get(word)
+    if s is None:
+        if _stemmer is None:
+            import Stemmer
+
+            _stemmer = Stemmer.Stemmer("english")
+        s = _stemmer.stemWord(word)
+        if len(_stem_cache) < 200_000:
+            _stem_cache[word] = s
+    return s
+
 
 def normalize(text: str) -> str:
     """NFKC + casefold, with lone surrogates replaced (they cannot be encoded as UTF-8)."""
@@ -78,12 +102,12 @@ def tokenize(text: str) -> list[str]:
             continue
         raw = m.group("word")[:MAX_TOKEN_CHARS]
         word = raw.replace("'", "").replace("\u2019", "")
-        out.append(word)
+        out.append(_stem(word) if _ALPHA.fullmatch(word) else word)
         core = raw.rstrip("+#")
         parts = [p for p in _SPLIT.split(core) if p]
         if len(parts) > 1 or core != raw:
             apostrophe = "'" in raw or "\u2019" in raw
-            out.extend(p for p in parts if p != word and not (apostrophe and p in _CLITICS))
+            out.extend(_stem(p) if _ALPHA.fullmatch(p) else p for p in parts if p != word and not (apostrophe and p in _CLITICS))
     return out
 
 
