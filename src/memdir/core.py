@@ -317,7 +317,7 @@ class Memdir:
         meta = ev.get("meta")
         return {
             "kind": "event", "ref": key[:500], "content_sha256": sha, "role": role,
-            "session": str(session) if session not in (None, "") else None, "ts": iso(ts), "ts_epoch": ts.timestamp(),
+            "session": _clean(str(session)) if session not in (None, "") else None, "ts": iso(ts), "ts_epoch": ts.timestamp(),
             "text": text, "meta": json.dumps(meta, ensure_ascii=False, default=str) if meta else None,
         }, ""
 
