@@ -59,7 +59,7 @@ def select_terms(df: dict[str, int], N: int, *, max_terms: int = MAX_TERMS) -> l
     return ranked[:max_terms]
 
 
-def score(db: sqlite3.Connection, tokens: list[str], *, weights: tuple[float, float, float], limit: int) -> list[tuple[int, float]]:
+def score(db: sqlite3.Connection, tokens: list[str], *, weights: tuple[float, ...], limit: int) -> list[tuple[int, float]]:
     """``[(rowid, score)]`` best first, at most ``limit``; empty when no token occurs in the index."""
     N = db.execute("SELECT count(*) FROM fts").fetchone()[0]
     if not N:

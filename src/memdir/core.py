@@ -46,6 +46,20 @@ def _clean(text: str) -> str:
         return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
+def _redact_obj(obj: Any, depth: int = 0) -> Any:
+    """``obj`` (event metadata: dicts, lists, scalars) with every string redacted; nesting beyond 20 levels is
+    replaced by its redacted ``str``."""
+    if isinstance(obj, str):
+        return _redact(obj)
+    if depth > 20:
+        return _redact(str(obj))
+    if isinstance(obj, dict):
+        return {_redact(str(k)): _redact_obj(v, depth + 1) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_redact_obj(v, depth + 1) for v in obj]
+    return obj if obj is None or isinstance(obj, (bool, int, float)) else _redact(str(obj))
+
+
 def bound_text(text: str, limit: int = MAX_EVENT_CHARS) -> str:
     """Bound a stored text to ``limit`` chars: keep the first 70% and the last 30%, joined by a marker that
     says how many characters were elided (case C8's documented policy)."""
@@ -215,7 +229,10 @@ class Memdir:
                 elif row is None:
                     continue
                 with root.tx() as tx:
+                    sess = tx.execute("SELECT session FROM docs WHERE ref = ? AND kind = 'event'", (id,)).fetchone()
                     index.delete_doc(tx, id)
+                    if sess and sess[0]:
+                        index.refresh_context(tx, [sess[0]])  # the neighbours no longer carry its words
                     tx.execute("DELETE FROM rehearsal WHERE ref = ?", (id,))
                     tx.execute("INSERT OR REPLACE INTO tombstones(ref, content_sha256, kind, deleted_at) VALUES (?, ?, ?, ?)",
                                (id, row["content_sha256"] if row else None, row["kind"] if row else "note", now))
@@ -248,6 +265,8 @@ class Memdir:
         with root.locked(), root.tx() as db:
             tomb_refs = {r[0] for r in db.execute("SELECT ref FROM tombstones")}
             tomb_shas = {r[0] for r in db.execute("SELECT content_sha256 FROM tombstones WHERE content_sha256 IS NOT NULL")}
+            touched: set[str] = set()
+            new_ids: set[int] = set()
             for ev in events:
                 counts["read"] += 1
                 row, why = self._event_row(ev, now)
@@ -259,12 +278,18 @@ class Memdir:
                     counts["skipped"] += 1
                     log.debug("import_events: skipped (tombstoned): %s", row["ref"])
                     continue
-                if index.insert_event(db, row):
+                new_id = index.insert_event(db, row)
+                if new_id:
                     counts["stored"] += 1
+                    if row["session"]:
+                        touched.add(row["session"])
+                        new_ids.add(new_id)
                     self._on_event_stored(db, row)
                 else:
                     counts["duplicate"] += 1
                     log.debug("import_events: duplicate key or text: %s", row["ref"])
+            if touched:
+                index.refresh_context(db, touched, new_ids)
         return counts
 
     def capture(self, event: dict[str, Any], **kwargs: Any):
@@ -318,7 +343,7 @@ class Memdir:
         return {
             "kind": "event", "ref": key[:500], "content_sha256": sha, "role": role,
             "session": _clean(str(session)) if session not in (None, "") else None, "ts": iso(ts), "ts_epoch": ts.timestamp(),
-            "text": text, "meta": json.dumps(meta, ensure_ascii=False, default=str) if meta else None,
+            "text": text, "meta": json.dumps(_redact_obj(meta), ensure_ascii=False, default=str) if meta else None,
         }, ""
 
     # ---- recall ----------------------------------------------------------------------------------------
@@ -349,7 +374,8 @@ class Memdir:
 
     def _lexical(self, tokens: list[str], *, k: int, scope: str | None, kinds: tuple[str, ...] | None) -> list[Hit]:
         cfg = self.config
-        weights = (cfg.get("recall.weight_tags"), cfg.get("recall.weight_title"), cfg.get("recall.weight_body"))
+        weights = (cfg.get("recall.weight_tags"), cfg.get("recall.weight_title"), cfg.get("recall.weight_body"),
+                   cfg.get("recall.weight_context"))
         hl, floor = cfg.get("recall.half_life_days"), cfg.get("recall.decay_floor")
         rw = cfg.get("recall.rehearsal_weight")
         limit = max(cfg.get("recall.candidates"), k * 3)

@@ -90,7 +90,19 @@ def m003_fts_vocab(db: sqlite3.Connection) -> None:
     db.execute("CREATE VIRTUAL TABLE IF NOT EXISTS fts_vocab USING fts5vocab(fts, 'row')")
 
 
-MIGRATIONS = [m001_create_tables, m002_vectors_tiers, m003_fts_vocab]
+def m004_fts_context(db: sqlite3.Connection) -> None:
+    # a fourth FTS column: the neighbouring turns of an event (memdir.index.refresh_context); rows are rebuilt by
+    # memdir.index.check_tokenizer, which the marker below triggers
+    db.execute("DROP TABLE IF EXISTS fts_vocab")
+    db.execute("DROP TABLE IF EXISTS fts")
+    db.execute(f"""CREATE VIRTUAL TABLE fts USING fts5(tags, title, body, context,
+        tokenize = "unicode61 remove_diacritics 0 tokenchars '{FTS_TOKENCHARS}'")""")
+    db.execute("CREATE VIRTUAL TABLE fts_vocab USING fts5vocab(fts, 'row')")
+    if db.execute("SELECT 1 FROM docs LIMIT 1").fetchone():
+        db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('tokenizer', 'rebuild-m004')")
+
+
+MIGRATIONS = [m001_create_tables, m002_vectors_tiers, m003_fts_vocab, m004_fts_context]
 
 
 def migrate(db: sqlite3.Connection) -> int:
