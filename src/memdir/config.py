@@ -53,7 +53,7 @@ register("recall.scope_prior_global", 0.5, "score multiplier for global memories
 register("recall.weight_tags", 4.0, "BM25 field weight of tags + load_when (seed 004: tags x4)", type_=float, check=_nonneg)
 register("recall.weight_title", 3.0, "BM25 field weight of summary/highlight (seed 004: title x3)", type_=float, check=_nonneg)
 register("recall.weight_body", 1.0, "BM25 field weight of the body (seed 004: body x1)", type_=float, check=_nonneg)
-register("recall.weight_context", 0.5, "BM25 field weight of an event's neighbouring turns (0 turns the context off)", type_=float, check=_nonneg)
+register("recall.weight_context", 0.3, "BM25 field weight of an event's neighbouring turns (0 turns the context off)", type_=float, check=_nonneg)
 register("recall.rehearsal_weight", 0.1, "boost = 1 + weight * ln(1 + times recalled/injected)", type_=float, check=_nonneg)
 register("recall.candidates", 200, "BM25 candidates fetched per root before priors are applied", check=_pos)
 register("recall.channel", "lexical", "lexical | vector | hybrid (vector needs an embedding provider)", check=lambda v: v in ("lexical", "vector", "hybrid"))
