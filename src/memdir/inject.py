@@ -19,6 +19,7 @@ CLOSE = "</memory>"
 _TAGLIKE = re.compile(r"<(?=\s*/?\s*m\s*e\s*m\s*o\s*r\s*y)", re.I)
 _INVISIBLE = re.compile("[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
 _MARKER = "…"
+_HEADING = re.compile(r"(?m)^([ \t]*)#")
 
 
 def escape(text: str) -> str:
@@ -96,7 +97,7 @@ def build(*, rules: list[tuple[str, str]], outline: list[str], hits: list[tuple[
         for hid, header, text in hits:
             if shown >= max_entries:
                 break
-            body = escape(text.strip())
+            body = _HEADING.sub(r"\1\\#", escape(text.strip()))  # a stored "## Rules" / "### id" line cannot forge structure
             key = " ".join(body.split())
             if hid in seen or key in seen:
                 continue
