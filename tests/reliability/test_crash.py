@@ -43,8 +43,10 @@ def _one_kill(project, home, rng, i, state):
                 break
             lines.append(line)
         p.send_signal(signal.SIGKILL)
-    out, err = p.communicate(timeout=120)
-    lines += out.splitlines()
+    # read the rest through the same buffered reader: communicate() would bypass lines readline() already buffered
+    lines += p.stdout.read().splitlines()
+    err = p.stderr.read()
+    p.wait(timeout=120)
     acks, begins, errs = parse(lines)
     assert errs == [] and "Traceback" not in err, (errs, err[-2000:])
     assert p.returncode == -signal.SIGKILL, (p.returncode, err[-2000:])
