@@ -4,6 +4,7 @@ Usage (from the repository root)::
 
     .venv/bin/python bench/speed.py [--sizes 1000,10000,100000] [--queries 100] [--out bench/results]
     .venv/bin/python bench/speed.py --notes-only [--out bench/results]     # issue 2's two closing figures
+    .venv/bin/python bench/speed.py --hybrid-max 100000 --stem speed-full  # hybrid at 100k too (slow)
 
 What is measured, per store size N (items = curated notes + episodic events, from ``bench/synth.py``,
 fixed seed, mixed Chinese/English, 40-600 chars):
@@ -11,7 +12,8 @@ fixed seed, mixed Chinese/English, 40-600 chars):
 * **memdir** (one child process per size, so its peak RSS is its own): ``remember`` for
   ``min(300, N/10)`` notes, ``import_events`` for the rest (items/s of each), then ``recall`` latency
   p50/p95 in-process (k = 8, one warm-up query first) on the lexical channel, and on the hybrid channel
-  with the fake fixed-cost embedder when ``memdir.embed.fake`` exists (else "n/a (pending issue 5)");
+  with the fake fixed-cost embedder after ``Memdir.backfill()`` when ``memdir.embed.fake`` exists (else
+  "n/a (pending issue 5)"), for sizes up to ``--hybrid-max`` (default 10,000);
   database size (``status()["project"]["index_bytes"]``, WAL included) and peak RSS (``ru_maxrss``).
 * **reference** (another child process per size, same items, same tokenizer ``memdir.tokenize``):
   - *seed scan*: seed 000/004's full Python scan. Every document's tokens are held as sets (tokenizing
@@ -168,7 +170,7 @@ def _prepare_hybrid(m) -> float:
 
 # ----------------------------------------------------------------------------------------------- workers
 
-def worker_memdir(size: int, workdir: Path, n_queries: int, seed: int) -> dict[str, Any]:
+def worker_memdir(size: int, workdir: Path, n_queries: int, seed: int, hybrid_max: int = 10_000) -> dict[str, Any]:
     """Build a store of ``size`` items in ``workdir`` through the public API and time recall."""
     import memdir
 
@@ -193,9 +195,14 @@ def worker_memdir(size: int, workdir: Path, n_queries: int, seed: int) -> dict[s
         out["remember_s"] = dt
         out["remember_per_s"] = n_notes / dt if n_notes and dt else None
         out["lexical"] = latency(lambda q: m.recall(q, k=K), queries)
-        out["database_bytes"] = m.status()["project"]["index_bytes"]
+        st = m.status()["project"]
+        out["database_bytes"] = st["index_bytes"]
+        wal = Path(st["path"]) / ".memdir" / "index.sqlite3-wal"  # layout documented in memdir.root
+        out["wal_bytes"] = wal.stat().st_size if wal.exists() else 0
     out["hybrid"] = None
-    if hybrid_available():
+    if size > hybrid_max:
+        out["hybrid_note"] = f"skipped: above --hybrid-max {hybrid_max} (the fake-embed backfill dominates the run)"
+    elif hybrid_available():
         with memdir.open(proj, home=home, clock=lambda: synth.NOW, config=hybrid_config()) as mh:
             out["hybrid_prepare_s"] = _prepare_hybrid(mh)
             if hybrid_engaged(mh.recall(queries[0], k=K)):
@@ -382,7 +389,8 @@ def render(result: dict[str, Any]) -> str:
     for s in result["sizes"]:
         md, ref = s["memdir"], s["reference"]
         lex, hyb, scan, bm = md["lexical"], md.get("hybrid"), ref["scan"], ref.get("bm25s")
-        hyb_p50 = (_ms(hyb["p50_ms"]) + (f" (n={hyb['n']})" if hyb["n"] < lex["n"] else "")) if hyb else PENDING_HYBRID
+        hyb_p50 = ((_ms(hyb["p50_ms"]) + (f" (n={hyb['n']})" if hyb["n"] < lex["n"] else "")) if hyb else
+                   f"n/a (> --hybrid-max)" if "hybrid-max" in md.get("hybrid_note", "") else PENDING_HYBRID)
         hyb_p95 = _ms(hyb["p95_ms"]) if hyb else "n/a"
         rec_rows.append([f"{s['items']:,}", _ms(lex["p50_ms"]), _ms(lex["p95_ms"]), hyb_p50, hyb_p95,
                          _ms(scan["p50_ms"]) + (f" (n={scan['n']})" if scan["n"] < lex["n"] else ""),
@@ -390,7 +398,7 @@ def render(result: dict[str, Any]) -> str:
                          _ratio(lex["p50_ms"], scan["p50_ms"]), _ratio(lex["p50_ms"], bm["p50_ms"] if bm else None)])
         ing_rows.append([f"{s['items']:,}", f"{md['notes']:,}", f"{md['events']:,}", _num(md["remember_per_s"], "{:,.1f}"),
                          _num(md["import_events_per_s"]), f"{md['peak_rss_mb']:.0f}",
-                         f"{md['database_bytes'] / 1e6:.1f}",
+                         f"{md['database_bytes'] / 1e6:.1f} (WAL {md.get('wal_bytes', 0) / 1e6:.1f})",
                          _num(md.get("hybrid_prepare_s") if md.get("hybrid") else None, "{:.1f}"),
                          f"{ref['tokenize_all_s']:.2f}",
                          _num(ref.get("bm25s_build_s"), "{:.2f}"), f"{ref['peak_rss_mb']:.0f}"])
@@ -459,7 +467,7 @@ def render_notes(result: dict[str, Any]) -> str:
 # ----------------------------------------------------------------------------------------------- runs
 
 def run(sizes: list[int], n_queries: int, out_dir: Path | None, seed: int, cold_repeat: int,
-        command: str) -> dict[str, Any]:
+        command: str, hybrid_max: int = 10_000, stem: str = "speed") -> dict[str, Any]:
     """The full benchmark; writes ``speed.md``/``speed.json`` to ``out_dir`` (when given) and returns the
     result dict. Raises ``BenchError`` when a worker fails."""
     started = time.strftime("%Y-%m-%d %H:%M:%S %Z")
@@ -472,7 +480,7 @@ def run(sizes: list[int], n_queries: int, out_dir: Path | None, seed: int, cold_
             wd = Path(tmp) / f"s{size}"
             print(f"[speed] {size:,} items: memdir ...", file=sys.stderr, flush=True)
             md = _run_worker(["--worker", "memdir", "--size", str(size), "--workdir", str(wd),
-                              "--queries", str(n_queries), "--seed", str(seed)])
+                              "--queries", str(n_queries), "--seed", str(seed), "--hybrid-max", str(hybrid_max)])
             print(f"[speed] {size:,} items: reference ...", file=sys.stderr, flush=True)
             ref = _run_worker(["--worker", "reference", "--size", str(size), "--queries", str(n_queries),
                                "--seed", str(seed)])
@@ -485,7 +493,7 @@ def run(sizes: list[int], n_queries: int, out_dir: Path | None, seed: int, cold_
             else:
                 shutil.rmtree(wd, ignore_errors=True)
     result["elapsed_s"] = time.perf_counter() - t0
-    _write(out_dir, "speed", result, render(result))
+    _write(out_dir, stem, result, render(result))
     return result
 
 
@@ -582,6 +590,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-write", action="store_true", help="print only")
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--cold-repeat", type=int, default=7, help="runs per cold-process command (median reported)")
+    ap.add_argument("--hybrid-max", type=int, default=10_000,
+                    help="largest size timed on the hybrid channel (default 10000; the fake-embed backfill of "
+                         "100k items takes minutes)")
+    ap.add_argument("--stem", default="speed", help="result file name stem (default speed)")
     ap.add_argument("--notes-only", action="store_true", help="issue 2's figures: 1k-note cold recall, 10k-note p50")
     ap.add_argument("--notes-sizes", default="1000,10000", help=argparse.SUPPRESS)
     ap.add_argument("--worker", choices=("memdir", "reference"), help=argparse.SUPPRESS)
@@ -592,7 +604,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.queries < 1 or args.cold_repeat < 1:
             raise BenchUsage("--queries and --cold-repeat must be >= 1")
         if args.worker == "memdir":
-            print(json.dumps(worker_memdir(args.size, Path(args.workdir), args.queries, args.seed)))
+            print(json.dumps(worker_memdir(args.size, Path(args.workdir), args.queries, args.seed, args.hybrid_max)))
             return 0
         if args.worker == "reference":
             print(json.dumps(worker_reference(args.size, args.queries, args.seed)))
@@ -603,7 +615,8 @@ def main(argv: list[str] | None = None) -> int:
             small, large = _sizes(args.notes_sizes)
             run_notes(out, args.seed, args.cold_repeat, args.queries, command.strip(), small=small, large=large)
         else:
-            run(_sizes(args.sizes), args.queries, out, args.seed, args.cold_repeat, command.strip())
+            run(_sizes(args.sizes), args.queries, out, args.seed, args.cold_repeat, command.strip(),
+                hybrid_max=args.hybrid_max, stem=args.stem)
     except BenchError as exc:
         print(f"speed: {exc}", file=sys.stderr)
         return 2 if isinstance(exc, BenchUsage) else 1
