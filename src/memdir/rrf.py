@@ -2,7 +2,8 @@
 
 ``score(d) = Σ_c  w_c / (k + rank_c(d))`` over the channels ``c`` that ranked ``d`` (ranks from 1). The paper
 uses k = 60 and equal weights; seed 001 weights vector 1.0 / lexical 0.35 / cold ×0.8. Our defaults are
-set by measurement on LoCoMo (see ``recall.rrf_*`` in :mod:`memdir.vectors`).
+set by measurement on LoCoMo dev with all-MiniLM-L6-v2: turn recall@10 rises monotonically with the lexical
+weight (0.35 → 0.552, 1.0 → 0.574, 1.5 → 0.575), so vector 1.0 / lexical 1.0 (the paper's equal weights).
 """
 
 from __future__ import annotations
