@@ -13,12 +13,15 @@ where ``f(t,d)`` is the column-weighted count of ``t`` in ``d``. ``tf_part`` is 
 query: ``-bm25() / idf_fts5(t)``. Measured on MADial-Bench (dev, recall@5): zh 0.437 → 0.451, en 0.405 → 0.472 in a
 plain-Python replica of both formulas.
 
-Long queries are cut to the ``max_terms`` rarest terms; in large stores (``N >= 2,000``) terms found in more than
-``common_fraction`` of the documents are skipped (their idf is below ln 2 at 50%) unless nothing else is left.
+Long queries are cut to the ``max_terms`` rarest terms. In large stores (``N >= 2,000``) terms found in more than
+``COMMON_FRACTION`` of the documents are skipped unless nothing else is left, and terms are taken rarest first until
+``POSTINGS_BUDGET`` postings have been scored — the top-k is then an approximation that favours the rare, telling
+terms (measured in bench/results/speed.md). Stores below 2,000 documents are scored exactly.
 """
 
 from __future__ import annotations
 
+import heapq
 import math
 import sqlite3
 from collections import defaultdict
@@ -27,6 +30,7 @@ MAX_TERMS = 32
 COMMON_FRACTION = 0.25
 LARGE_STORE = 2000
 PER_TERM_CAP = 5000  # postings read per term; beyond it, the top by tf_part
+POSTINGS_BUDGET = 40_000  # postings scored per query in large stores; rarer terms are taken first
 
 
 def idf_lucene(N: int, n: int) -> float:
@@ -56,12 +60,19 @@ def select_terms(df: dict[str, int], N: int, *, max_terms: int = MAX_TERMS) -> l
     if N >= LARGE_STORE:
         kept = [t for t in ranked if df[t] <= COMMON_FRACTION * N]
         ranked = kept or ranked[:1]
+        budget, out = 0, []
+        for t in ranked[:max_terms]:
+            if out and budget + min(df[t], PER_TERM_CAP) > POSTINGS_BUDGET:
+                break
+            out.append(t)
+            budget += min(df[t], PER_TERM_CAP)
+        return out
     return ranked[:max_terms]
 
 
 def score(db: sqlite3.Connection, tokens: list[str], *, weights: tuple[float, ...], limit: int) -> list[tuple[int, float]]:
     """``[(rowid, score)]`` best first, at most ``limit``; empty when no token occurs in the index."""
-    N = db.execute("SELECT count(*) FROM fts").fetchone()[0]
+    N = db.execute("SELECT count(*) FROM fts_docsize").fetchone()[0]  # FTS5 shadow table: one small row per doc
     if not N:
         return []
     df = doc_freqs(db, tokens)
@@ -78,5 +89,4 @@ def score(db: sqlite3.Connection, tokens: list[str], *, weights: tuple[float, ..
             rows = db.execute(f"SELECT rowid, bm25(fts, {w}) AS r FROM fts WHERE fts MATCH ? ORDER BY r LIMIT {PER_TERM_CAP}", (phrase,))
         for rowid, raw in rows:
             acc[rowid] += -raw * scale
-    best = sorted(acc.items(), key=lambda kv: -kv[1])
-    return best[:limit]
+    return heapq.nlargest(limit, acc.items(), key=lambda kv: kv[1])
