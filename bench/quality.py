@@ -186,6 +186,8 @@ class BaselineSystem:
     def build(self, case: Case, spec: Spec):
         keys = [it.key for it in case.items]
         index = self.factory([baseline_doc(it, spec.meta) for it in case.items])
+        if hasattr(index, "prepare"):  # dense: encode the case's queries in one batch (cached by text)
+            index.prepare([q.text for q in case.queries])
         notes: list[str] = []
 
         def search(query: str, k: int) -> list[str]:
