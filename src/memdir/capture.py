@@ -90,8 +90,8 @@ class CaptureResult:
     ``stored``: True when a new event row was written. ``reason``: ``"stored"``, ``"duplicate"`` (same key or
     text already stored), ``"tombstoned"``, or the gate that fired (``invalid``, ``disabled``, ``noisy_tool``,
     ``host_injected``, ``memory_block``, ``slash_command``, ``trivial``, ``too_short``, ``daily_cap``).
-    ``key``: the deterministic key (None when a gate fired before one existed). ``text``: the cleaned text
-    that was (or would have been) stored.
+    ``key``: the deterministic key (None when a gate fired before one existed). ``text``: the cleaned, redacted
+    text that was (or would have been) stored.
     """
 
     stored: bool
@@ -230,8 +230,17 @@ def _local_day_bounds(now: datetime) -> tuple[datetime, datetime]:
 
 
 def _skip(reason: str, detail: str, *, key: str | None = None, role: str | None = None, text: str | None = None) -> CaptureResult:
-    log.debug("capture: skipped (%s) %s", reason, detail)
-    return CaptureResult(False, reason, key, role, text)
+    log.debug("capture: skipped (%s) %s", reason, _safe(detail))
+    return CaptureResult(False, reason, key, role, _safe(text))
+
+
+def _safe(text: str | None) -> str | None:
+    """Redacted copy for results and logs (what is stored is redacted by ``import_events`` too)."""
+    if not text:
+        return text
+    from .redact import redact
+
+    return redact(text)
 
 
 # ---- the gate --------------------------------------------------------------------------------------------
@@ -318,7 +327,7 @@ def capture(m, event: Any, *, scope: str = "project", **fields: Any) -> CaptureR
     counts = m.import_events([row], scope=scope)
     if counts.get("stored"):
         log.debug("capture: stored %s (%d chars)", key, len(text))
-        return CaptureResult(True, "stored", key, role, text)
+        return CaptureResult(True, "stored", key, role, _safe(text))
     if counts.get("duplicate"):
         return _skip("duplicate", key, key=key, role=role, text=text)
     return _skip("tombstoned", f"{key} (forgotten earlier)", key=key, role=role, text=text)

@@ -141,6 +141,7 @@ class Memdir:
         root.ensure()
         with root.locked():
             db = root.db  # opening syncs hand edits once; later writes by memdir keep the mirror current
+            clean = root.gens()[0] == root.gens()[1]
             row = db.execute("SELECT ref FROM docs WHERE kind = 'note' AND content_sha256 = ? ORDER BY id LIMIT 1", (sha,)).fetchone()
             if row is not None:
                 existing = self.get(row["ref"], scope=scope)
@@ -173,11 +174,12 @@ class Memdir:
                 old_path = old_root.path / (supersedes + ".md")
                 with old_root.locked():
                     notes.atomic_write(old_path, notes.update_fields(notes.read_text(old_path), {"superseded_by": note_id, "updated": now}))
+                    old_clean = old_root.gens()[0] == old_root.gens()[1]
                     old_root.refresh(supersedes)
                     if old_root is not root:
-                        old_root.compile(categories=[supersedes.split("/")[0]])
+                        old_root.compile(categories=[supersedes.split("/")[0]], was_clean=old_clean)
             root.refresh(note_id)
-            root.compile(categories=[category])
+            root.compile(categories=sorted({category, (supersedes or category).split("/")[0]}), was_clean=clean)
         note = self.get(note_id, scope=scope)
         assert isinstance(note, Note)
         return note

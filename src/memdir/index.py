@@ -115,6 +115,19 @@ def fts_fields(tags: Iterable[str], title: str, body: str) -> tuple[str, str, st
     return " ".join(tokenize(" ".join(tags))), " ".join(tokenize(title)), " ".join(tokenize(body))
 
 
+def bump_gen(db: sqlite3.Connection, key: str = "notes_gen") -> None:
+    """Count a change of the note mirror (compared with ``compiled_gen`` to find stale index.md/ROOT.md)."""
+    db.execute("INSERT INTO meta(key, value) VALUES (?, '1') ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1", (key,))
+
+
+def meta_int(db: sqlite3.Connection, key: str) -> int:
+    row = db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+    try:
+        return int(row[0]) if row else 0
+    except (TypeError, ValueError):
+        return 0
+
+
 def upsert_doc(db: sqlite3.Connection, row: dict[str, Any]) -> int:
     """Insert or replace a doc by ``ref`` and refresh its FTS row; returns the doc id. Caller holds a transaction."""
     old = db.execute("SELECT id FROM docs WHERE ref = ?", (row["ref"],)).fetchone()
@@ -124,6 +137,8 @@ def upsert_doc(db: sqlite3.Connection, row: dict[str, Any]) -> int:
     cols = list(row)
     cur = db.execute(f"INSERT INTO docs({', '.join(cols)}) VALUES ({', '.join('?' for _ in cols)})", [row[c] for c in cols])
     doc_id = cur.lastrowid
+    if row.get("kind") == "note":
+        bump_gen(db)
     tags = json.loads(row.get("tags") or "[]") + json.loads(row.get("load_when") or "[]")
     title = " ".join(x for x in (row.get("summary"), row.get("highlight")) if x)
     db.execute("INSERT INTO fts(rowid, tags, title, body, context) VALUES (?, ?, ?, ?, '')", (doc_id, *fts_fields(tags, title, row["text"])))
@@ -165,9 +180,11 @@ def refresh_context(db: sqlite3.Connection, sessions: Iterable[str], changed: se
 
 def delete_doc(db: sqlite3.Connection, ref: str) -> bool:
     """Delete a doc and its FTS row; returns True if it existed. Caller holds a transaction."""
-    old = db.execute("SELECT id FROM docs WHERE ref = ?", (ref,)).fetchone()
+    old = db.execute("SELECT id, kind FROM docs WHERE ref = ?", (ref,)).fetchone()
     if old is None:
         return False
+    if old["kind"] == "note":
+        bump_gen(db)
     db.execute("DELETE FROM fts WHERE rowid = ?", (old["id"],))
     db.execute("DELETE FROM docs WHERE id = ?", (old["id"],))
     return True

@@ -115,6 +115,9 @@ class Root:
                 problems.append(self._problem("outside_root", cat.path, "category directory is a symlink out of the root; skipped"))
                 continue
             for f in sorted(os.scandir(cat.path), key=lambda e: e.name):
+                if f.name.startswith(".tmp-") and f.name.endswith(".part"):
+                    self._drop_stale_temp(f)
+                    continue
                 if not f.name.endswith(".md") or f.name == "index.md" or f.name.startswith("."):
                     continue
                 if f.is_symlink() and not self._inside(Path(f.path)):  # the category dir is already checked
@@ -129,6 +132,18 @@ class Root:
                     continue
                 found[f"{cat.name}/{f.name[:-3]}"] = (Path(f.path), st.st_mtime_ns, st.st_size)
         return found, problems
+
+    @staticmethod
+    def _drop_stale_temp(entry: os.DirEntry) -> None:
+        """Remove a temp file left by a writer killed between write and rename (never acknowledged, never a
+        note) once it is over 10 minutes old, so a live writer's file is never touched."""
+        import time
+
+        try:
+            if time.time() - entry.stat(follow_symlinks=False).st_mtime > 600:
+                os.unlink(entry.path)
+        except OSError:
+            pass
 
     def _problem(self, kind: str, path: str | Path, detail: str) -> dict[str, str]:
         return {"kind": kind, "scope": self.scope, "path": str(path), "detail": detail}
@@ -189,7 +204,8 @@ class Root:
                 raise
         # an unreadable file has no docs row, so it is re-read (and re-reported) on every open until fixed
         self.problems = problems
-        if (len(changed) - len(bad)) or gone:
+        stale = index.meta_int(db, "notes_gen") != index.meta_int(db, "compiled_gen")  # e.g. a writer killed mid-way
+        if (len(changed) - len(bad)) or gone or stale:
             try:
                 self.compile()
             except OSError as exc:
@@ -217,9 +233,16 @@ class Root:
                                pinned=bool(r["pinned"]), superseded_by=r["superseded_by"], updated_epoch=r["ts_epoch"])
                 for r in rows]
 
-    def compile(self, categories: list[str] | None = None) -> list[str]:
+    def gens(self) -> tuple[int, int]:
+        """``(notes_gen, compiled_gen)``: equal when index.md/ROOT.md reflect every note row."""
+        return index.meta_int(self.db, "notes_gen"), index.meta_int(self.db, "compiled_gen")
+
+    def compile(self, categories: list[str] | None = None, *, was_clean: bool = False) -> list[str]:
         """Rewrite ``<category>/index.md`` (all, or just ``categories``) and ``ROOT.md`` from the index, writing
-        only files whose text changes. Returns problems found in existing files' markers."""
+        only files whose text changes. A full compile — or a partial one after a write to a store whose compiled
+        files were current (``was_clean``) — records ``compiled_gen``, so a compile cut short by a crash is
+        redone on the next open. Returns problems found in existing files' markers."""
+        gen = index.meta_int(self.db, "notes_gen")
         entries = self.entries()
         problems: list[str] = []
         cats = sorted({e.category for e in entries} | {c for c in self.categories if (self.path / c).is_dir()})
@@ -242,6 +265,9 @@ class Root:
             notes.atomic_write(path, text)
         for x in problems:
             log.warning("memdir: %s", x)
+        if categories is None or was_clean:
+            with self.tx() as db:
+                db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('compiled_gen', ?)", (str(gen),))
         return problems
 
     @staticmethod

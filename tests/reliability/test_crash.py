@@ -84,14 +84,9 @@ def test_sigkill_loses_nothing_acknowledged(tmp_path, kills):
     assert state["notes"] and state["events"]
 
 
-STALE = pytest.mark.xfail(strict=True, reason="a kill after a note's index row is committed but before index.md/ROOT.md "
-                          "are recompiled leaves them stale; the next open sees no file change and does not recompile "
-                          "(fix proposal in docs/GUARANTEES.md: record a compile signature in the index, repair on open)")
-
-
 @pytest.mark.parametrize("op,point", [
-    pytest.param("remember", "compile", marks=STALE, id="remember-killed-before-compile"),
-    pytest.param("forget", "compile", marks=STALE, id="forget-killed-before-compile"),
+    pytest.param("remember", "compile", id="remember-killed-before-compile"),
+    pytest.param("forget", "compile", id="forget-killed-before-compile"),
     pytest.param("forget", "unlink", id="forget-killed-after-unlink"),
     pytest.param("remember", "replace_after", id="remember-killed-after-file-written"),
 ])

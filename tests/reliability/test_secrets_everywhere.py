@@ -131,9 +131,6 @@ def test_secret_after_a_keyword_label_is_redacted():
     assert leaks == []
 
 
-@pytest.mark.xfail(strict=True, reason="memdir.capture (not a core module): CaptureResult.text is the cleaned text "
-                   "before redaction (redaction happens when import_events stores it), so a hook that prints or logs "
-                   "the result shows the secret; the stored row is redacted")
 def test_capture_result_text_is_redacted(tmp_path):
     proj = tmp_path / "proj"
     (proj / ".git").mkdir(parents=True)
