@@ -310,6 +310,12 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(exc.exit_code)
     except KeyboardInterrupt:
         sys.exit(130)
+    except OSError as exc:  # a file the user named cannot be read or written
+        if debug:
+            raise
+        where = f": {exc.filename}" if getattr(exc, "filename", None) else ""
+        click.echo(f"memdir: error: {exc.strerror or exc}{where}", err=True)
+        sys.exit(1)
     except BrokenPipeError:
         sys.exit(0)
     except Exception as exc:  # noqa: BLE001 — the promise is "never a traceback"

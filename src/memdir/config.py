@@ -61,6 +61,27 @@ register("categories", ["rules", "preferences", "decisions", "pitfalls", "facts"
 register("debug", False, "write a debug log explaining ranking and skip decisions (also MEMDIR_DEBUG=1)", type_=bool)
 
 
+#: modules that register their keys at import time (imported only when a key is not yet known)
+FEATURE_MODULES = ("memdir.capture", "memdir.hooks", "memdir.vectors", "memdir.tiers", "memdir.embed")
+_features_loaded = False
+
+
+def _load_feature_keys() -> bool:
+    """Import the feature modules once so their keys are known; returns True if that was done now."""
+    global _features_loaded
+    if _features_loaded:
+        return False
+    _features_loaded = True
+    import importlib
+
+    for mod in FEATURE_MODULES:
+        try:
+            importlib.import_module(mod)
+        except ImportError:
+            continue
+    return True
+
+
 def _coerce(key: Key, value: Any) -> Any:
     t = key.type
     if t is bool:
@@ -148,6 +169,8 @@ class Config:
         for source, layer in layers:
             for name, raw in layer.items():
                 key = REGISTRY.get(name)
+                if key is None and _load_feature_keys():
+                    key = REGISTRY.get(name)
                 if key is None:
                     self._warn(f"unknown config key {name!r} in {source}; see `memdir config` for the known keys")
                     continue

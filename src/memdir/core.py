@@ -210,7 +210,8 @@ class Memdir:
         if not isinstance(id, str) or not id.strip():
             raise UsageError("forget needs an id: see `memdir recall` or `memdir inspect` for ids")
         id = _clean(id).strip()
-        is_note_id = "/" in id or "\\" in id or id.startswith((".", "~")) or id.endswith(".md")
+        is_event = any(r.db.execute("SELECT 1 FROM docs WHERE ref = ? AND kind = 'event'", (id,)).fetchone() for r in self._live_roots())
+        is_note_id = not is_event and ("/" in id or "\\" in id or id.startswith((".", "~")) or id.endswith(".md"))
         if is_note_id:
             category, slug = split_id(id)
             id = f"{category}/{slug}"
@@ -260,6 +261,8 @@ class Memdir:
         missing → now. Returns ``{"read", "stored", "duplicate", "skipped"}``; a malformed item is counted as
         skipped with a debug-log reason, never raised.
         """
+        if events is None or isinstance(events, (str, bytes, dict)) or not hasattr(events, "__iter__"):
+            raise UsageError("import_events needs an iterable of event dicts ({key, role, text, session, ts})")
         root = self._root(scope)
         root.ensure()
         counts = {"read": 0, "stored": 0, "duplicate": 0, "skipped": 0}
