@@ -162,8 +162,11 @@ def test_codex_prompt_and_notify(seeded):
     r = hook(seeded, "codex", "notify", b"", payload("codex_notify.json", seeded).decode())
     assert (r.returncode, r.stdout) == (0, b"")
     with memdir.open(seeded) as m:
-        roles = sorted(h.kind for h in m.recall("nightly-backup cron 02:30", kinds=["event"]))
-    assert roles == ["assistant", "user"]
+        hits = m.recall("nightly-backup cron 02:30", kinds=["event"])
+    got = {(h.kind, h.text) for h in hits}
+    assert ("user", "Rename the cron job to nightly-backup and keep the 02:30 schedule.") in got
+    assert ("assistant", "Renamed the cron job to nightly-backup; the schedule stays at 02:30 UTC.") in got
+    assert [h.kind for h in hits[:2]].count("assistant") == 1  # the notify turn pair ranks first
 
 
 def test_dsh_bridge_uses_claude_format(seeded):
