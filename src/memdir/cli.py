@@ -154,8 +154,15 @@ def recall(ctx, query, k, scope, kinds, explain, as_json):
     if not q.strip():
         raise UsageError("empty query: give some words to search for")
     m = open_store(ctx)
+    info = None
+    if explain:
+        info = m.explain(q, k=k, scope=scope, kinds=kinds or None)
     hits = m.recall(q, k=k, scope=scope, kinds=kinds or None, rehearse=True)
     lines = []
+    if info is not None:
+        lat = ", ".join(f"{k_} {v:.1f}" for k_, v in info.get("latency_ms", {}).items())
+        lines.append(f"channel {info.get('channel')} (provider {info.get('provider')}); latency ms: {lat}")
+        ranks = {h["id"]: h.get("ranks", {}) for h in info.get("hits", [])}
     for i, h in enumerate(hits, 1):
         head = f"{i}. [{h.scope} {h.kind}] {h.id}  score={h.score:.4g}"
         if h.ts:
@@ -164,7 +171,12 @@ def recall(ctx, query, k, scope, kinds, explain, as_json):
         lines.append(head + "\n   " + (text[:300] + ("…" if len(text) > 300 else "")))
         if explain:
             lines.append("   why: " + json.dumps(h.reasons, ensure_ascii=False))
-    _emit(ctx, as_json, [h.to_dict() for h in hits], "\n".join(lines))
+            if info is not None and ranks.get(h.id):
+                lines.append("   channel ranks: " + json.dumps(ranks[h.id]))
+    data: Any = [h.to_dict() for h in hits]
+    if info is not None:
+        data = {"explain": {k_: v for k_, v in info.items() if k_ != "hits"}, "channel_hits": info.get("hits", []), "hits": data}
+    _emit(ctx, as_json, data, "\n".join(lines))
     if not hits:
         if not (as_json or ctx.find_root().obj.get("json")):
             click.echo("no memory matches", err=True)
