@@ -203,6 +203,8 @@ def _check_assignment(m: re.Match[str], value: str, text: str) -> bool:
         return False
     is_password = "pass" in key or "pwd" in key
     after = m.end("val") if m.group("val") is not None else -1
+    if value.endswith((":", "=")) or (0 <= after < len(hay) and hay[after:after + 4].lstrip(" \t").startswith((":", "="))):
+        return False  # 'password: passwd: X', 'token: refreshToken = X': the "value" is the next label; its own rule redacts X
     if 0 <= after < len(hay) and hay[after] in "\"'" and value.lower() in _STRING_PREFIXES:
         return False  # password = f"{x}", token=b'...': a string literal's prefix, not a value
     if m.group("q") is not None:
@@ -586,7 +588,9 @@ def _matches(rule: _Rule, hay: str) -> Iterator[re.Match[str]]:
             continue
         m = match(hay, p)
         if m is not None:
-            last = max(m.end(), p + 1)
+            # the next anchor may sit inside this match: still try it, in case the rule's check rejects this
+            # one ('password: passwd: X' — the first "value" is the next label); overlapping spans are merged
+            last = p + 1
             yield m
 
 

@@ -122,9 +122,6 @@ def _label_leaks() -> list[tuple[str, str]]:
     return out
 
 
-@pytest.mark.xfail(strict=True, reason="memdir.redact (not a core module): a keyword label before an assignment "
-                   "('about password: passwd: X', 'about token: refreshToken = \"X\"') redacts the label's value and "
-                   "leaves the real secret; reported to the redact owner")
 def test_secret_after_a_keyword_label_is_redacted():
     leaks = _label_leaks()
     print(f"\nkeyword-label leaks: {len(leaks)} of {len(CASES)}: {sorted({k for k, _ in leaks})}")
