@@ -190,6 +190,15 @@ def _looks_secretish(value: str) -> bool:
     return has_alpha and (has_digit or has_sym)
 
 
+_LABEL_RE = re.compile(r"[A-Za-z_][\w.-]{0,40}[:=]?")
+_LABEL_WORDS = ("pass", "pwd", "token", "secret", "key", "auth", "cred")
+
+
+def _is_label(value: str) -> bool:
+    """Does ``value`` read as another credential label (``passwd:``, ``refreshToken``) rather than a secret?"""
+    return bool(_LABEL_RE.fullmatch(value)) and any(w in value.lower() for w in _LABEL_WORDS)
+
+
 def _check_assignment(m: re.Match[str], value: str, text: str) -> bool:
     kw = m.start("kw")
     hay = m.string
@@ -203,7 +212,7 @@ def _check_assignment(m: re.Match[str], value: str, text: str) -> bool:
         return False
     is_password = "pass" in key or "pwd" in key
     after = m.end("val") if m.group("val") is not None else -1
-    if value.endswith((":", "=")) or (0 <= after < len(hay) and hay[after:after + 4].lstrip(" \t").startswith((":", "="))):
+    if _is_label(value) and (value.endswith((":", "=")) or (0 <= after < len(hay) and hay[after:after + 4].lstrip(" \t").startswith((":", "=")))):
         return False  # 'password: passwd: X', 'token: refreshToken = X': the "value" is the next label; its own rule redacts X
     if 0 <= after < len(hay) and hay[after] in "\"'" and value.lower() in _STRING_PREFIXES:
         return False  # password = f"{x}", token=b'...': a string literal's prefix, not a value
