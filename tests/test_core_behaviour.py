@@ -264,3 +264,18 @@ def test_cli_round_trip_and_exit_codes(project):
     for cmd in ("inspect", "status", "config", "reindex"):
         r = _cli([cmd, "--json"], project)
         assert r.returncode == 0 and json.loads(r.stdout) is not None, (cmd, r.stderr)
+
+
+def test_neighbouring_turns_are_indexed_and_forget_clears_them(m):
+    m.import_events([
+        {"key": "t1", "role": "user", "text": "we tried the zebrafish migration on staging", "session": "s", "ts": 1},
+        {"key": "t2", "role": "assistant", "text": "it failed with a lock timeout", "session": "s", "ts": 2},
+        {"key": "t3", "role": "user", "text": "unrelated lunch plans", "session": "other", "ts": 3},
+    ])
+    ids = [h.id for h in m.recall("zebrafish")]
+    assert ids[0] == "t1" and "t2" in ids and "t3" not in ids  # t2 is found through its neighbour
+    # a turn added later becomes t2's neighbour too
+    m.import_events([{"key": "t4", "role": "user", "text": "so we raised lock_timeout to 3s", "session": "s", "ts": 4}])
+    assert "t2" in [h.id for h in m.recall("raised")]
+    assert m.forget("t1")
+    assert m.recall("zebrafish") == []  # the forgotten words are gone from the neighbours too

@@ -270,8 +270,7 @@ class Memdir:
         with root.locked(), root.tx() as db:
             tomb_refs = {r[0] for r in db.execute("SELECT ref FROM tombstones")}
             tomb_shas = {r[0] for r in db.execute("SELECT content_sha256 FROM tombstones WHERE content_sha256 IS NOT NULL")}
-            touched: set[str] = set()
-            new_ids: set[int] = set()
+            pending: dict[int, str] = {}
             for ev in events:
                 counts["read"] += 1
                 row, why = self._event_row(ev, now)
@@ -283,18 +282,14 @@ class Memdir:
                     counts["skipped"] += 1
                     log.debug("import_events: skipped (tombstoned): %s", row["ref"])
                     continue
-                new_id = index.insert_event(db, row)
+                new_id = index.insert_event(db, row, pending=pending)
                 if new_id:
                     counts["stored"] += 1
-                    if row["session"]:
-                        touched.add(row["session"])
-                        new_ids.add(new_id)
                     self._on_event_stored(db, row)
                 else:
                     counts["duplicate"] += 1
                     log.debug("import_events: duplicate key or text: %s", row["ref"])
-            if touched:
-                index.refresh_context(db, touched, new_ids)
+            index.flush_events(db, pending)  # FTS rows with each event's neighbouring turns
         return counts
 
     def capture(self, event: dict[str, Any], **kwargs: Any):

@@ -102,7 +102,12 @@ def m004_fts_context(db: sqlite3.Connection) -> None:
         db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('tokenizer', 'rebuild-m004')")
 
 
-MIGRATIONS = [m001_create_tables, m002_vectors_tiers, m003_fts_vocab, m004_fts_context]
+def m005_event_order_index(db: sqlite3.Connection) -> None:
+    # neighbour lookups for the context column (memdir.index.flush_events)
+    db.execute("CREATE INDEX IF NOT EXISTS docs_event_order ON docs(session, ts_epoch, id) WHERE kind = 'event'")
+
+
+MIGRATIONS = [m001_create_tables, m002_vectors_tiers, m003_fts_vocab, m004_fts_context, m005_event_order_index]
 
 
 def migrate(db: sqlite3.Connection) -> int:
