@@ -110,6 +110,20 @@ def pending_count(db, model: str | None) -> int:
                       (model,)).fetchone()[0]
 
 
+def pending_exists(db, model: str | None) -> bool:
+    """Is anything pending for ``model``? Only docs above the watermark left by the last complete backfill are
+    checked (new and edited docs get new ids), so the recall path does not scan the whole store."""
+    row = db.execute("SELECT value FROM meta WHERE key = ?", (f"embed_watermark:{model}",)).fetchone()
+    wm = int(row[0]) if row and str(row[0]).isdigit() else 0
+    return db.execute(f"SELECT 1 FROM docs d LEFT JOIN vectors v ON v.ref = d.ref WHERE d.id > ? AND {_PENDING_WHERE} LIMIT 1",
+                      (wm, model)).fetchone() is not None
+
+
+def _set_watermark(db, model: str | None) -> None:
+    top = db.execute("SELECT coalesce(max(id), 0) FROM docs").fetchone()[0]
+    db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (f"embed_watermark:{model}", str(top)))
+
+
 def pending_rows(db, model: str | None, limit: int) -> list:
     """Up to ``limit`` pending docs ``(ref, content_sha256, kind, summary, text)``, newest first."""
     return db.execute(f"SELECT d.ref, d.content_sha256, d.kind, d.summary, d.text FROM docs d LEFT JOIN vectors v "
@@ -190,7 +204,13 @@ def backfill(m: "Memdir", *, budget_ms: float | None = None, limit: int | None =
                 progress(len(rows))
         if out.get("error"):
             break
-    out["pending"] = sum(pending_count(r.db, prov.model) for r in m._live_roots())
+    out["pending"] = 0
+    for r in m._live_roots():
+        left = pending_count(r.db, prov.model)
+        out["pending"] += left
+        if not left and not out.get("error"):
+            with r.tx() as db:
+                _set_watermark(db, prov.model)
     return out
 
 
@@ -380,7 +400,7 @@ def recall_fused(m: "Memdir", query: str, tokens: list[str], *, k: int, scope: s
         info.update(provider=prov.name, model=prov.model)
         t = time.perf_counter()
         budget = float(cfg.get("embed.recall_backfill_ms"))
-        if budget > 0 and any(pending_count(r.db, prov.model) for r in m._live_roots(scope)):
+        if budget > 0 and any(pending_exists(r.db, prov.model) for r in m._live_roots(scope)):
             try:
                 info["backfill"] = backfill(m, budget_ms=budget, provider=prov)
             except Exception as exc:
