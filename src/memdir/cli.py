@@ -102,7 +102,8 @@ def _read_text(arg: str | None, what: str) -> str:
 json_opt = click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")
 
 
-@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.group(cls=LazyGroup, invoke_without_command=True,
+             context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.option("--dir", "dir_", type=click.Path(file_okay=False), envvar="MEMDIR_PROJECT_DIR",
               help="Project directory to use (default: the working directory; its git top-level is the project root).")
 @click.option("--home", type=click.Path(file_okay=False), help="Global memory root (default: $MEMDIR_HOME or the user data dir).")
@@ -113,6 +114,9 @@ json_opt = click.option("--json", "as_json", is_flag=True, help="Print machine-r
 def cli(ctx: click.Context, dir_: str | None, home: str | None, as_json: bool, debug: bool) -> None:
     """memdir — long-term memory for AI coding agents: Markdown you can read, recall that finds it."""
     ctx.obj = {"dir": dir_, "home": home, "json": as_json, "debug": debug, "store": None}
+    if ctx.invoked_subcommand is None:
+        click.echo(ctx.get_help())
+        ctx.exit(0)
     if debug:
         handler = logging.StreamHandler(sys.stderr)
         handler.setFormatter(logging.Formatter("memdir: %(levelname)s %(message)s"))
