@@ -279,3 +279,24 @@ def test_neighbouring_turns_are_indexed_and_forget_clears_them(m):
     assert "t2" in [h.id for h in m.recall("raised")]
     assert m.forget("t1")
     assert m.recall("zebrafish") == []  # the forgotten words are gone from the neighbours too
+
+
+@pytest.mark.parametrize("budget", [40, 80, 100, 150, 200, 300, 400, 800])
+def test_small_budgets_never_leave_an_empty_section(m, budget):
+    m.remember("Never force-push to main or to a shared branch", category="rules")
+    m.remember("deploy with scripts/deploy.sh staging, then check /healthz for 60 seconds\nroll back with --rollback")
+    block = m.context("how do I deploy", max_chars=budget)
+    assert len(block) <= budget
+    if not block:
+        return
+    lines = block.splitlines()
+    for i, line in enumerate(lines):
+        if line.startswith("## "):
+            assert i + 1 < len(lines) - 1 and not lines[i + 1].startswith("## "), block
+        if line.startswith("### "):
+            assert i + 1 < len(lines) - 1 and not lines[i + 1].startswith(("#", "</memory>")), block
+
+
+def test_block_keeps_chinese_punctuation(m):
+    m.remember("部署脚本改用 pnpm 9，并且锁定 lockfile。")
+    assert "pnpm 9，并且" in m.context("部署")
