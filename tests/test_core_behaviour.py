@@ -300,3 +300,32 @@ def test_small_budgets_never_leave_an_empty_section(m, budget):
 def test_block_keeps_chinese_punctuation(m):
     m.remember("部署脚本改用 pnpm 9，并且锁定 lockfile。")
     assert "pnpm 9，并且" in m.context("部署")
+
+
+def test_forgetting_a_replacement_brings_the_old_note_back(m):
+    old = m.remember("deploys use npm", category="decisions")
+    new = m.remember("deploys use pnpm now", category="decisions", supersedes=old.id)
+    assert [h.id for h in m.recall("deploys")] == [new.id]
+    assert m.forget(new.id)
+    assert [h.id for h in m.recall("deploys")] == [old.id]
+    assert m.get(old.id).superseded_by is None and m.inspect().ok
+
+
+def test_export_import_keeps_note_ids_times_and_supersede_links(m, tmp_path, clock):
+    from datetime import timedelta
+
+    old = m.remember("deploys use npm", category="decisions")
+    clock.now += timedelta(days=3)
+    new = m.remember("部署改用 pnpm", category="decisions", supersedes=old.id)
+    m.export(tmp_path / "d.jsonl")
+    proj2 = tmp_path / "p2"
+    (proj2 / ".git").mkdir(parents=True)
+    with memdir.open(proj2, home=tmp_path / "g2") as m2:
+        c = m2.import_jsonl(tmp_path / "d.jsonl")
+        assert c["notes"] == 2
+        o, n = m2.get(old.id), m2.get(new.id)
+        assert o is not None and n is not None
+        assert o.superseded_by == new.id and n.supersedes == old.id
+        assert o.created == old.created and n.created == new.created
+        assert [h.id for h in m2.recall("deploys pnpm npm")] == [new.id]
+        assert m2.inspect().ok

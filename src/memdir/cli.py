@@ -282,6 +282,11 @@ def import_(ctx, source, path, no_progress, as_json):
         if not file.exists():
             raise UsageError(f"no such file {str(file)!r}: give a JSONL file or one of {', '.join(IMPORT_SOURCES[:3])}")
         out = m.import_jsonl(file)
+        human = (f"{out['lines']} lines: {out['notes']} notes added ({out['notes_existing']} already there), "
+                 f"{out['stored']} events stored ({out['duplicate']} duplicates, {out['skipped']} skipped), "
+                 f"{out['bad_lines']} bad lines")
+        _emit(ctx, as_json, out, human)
+        return
     else:
         from .transcripts import import_host
 

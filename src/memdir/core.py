@@ -243,7 +243,27 @@ class Memdir:
                 if is_note_id:
                     root.compile()
                 found = True
+        if found and is_note_id:
+            self._unsupersede(id)
         return found
+
+    def _unsupersede(self, gone_id: str) -> None:
+        """Notes that ``gone_id`` had superseded become live again (their ``superseded_by`` is removed), so
+        forgetting a replacement never leaves the older note hidden behind a dangling link."""
+        for root in self._live_roots():
+            with root.locked():
+                refs = [r[0] for r in root.db.execute("SELECT ref FROM docs WHERE kind = 'note' AND superseded_by = ?", (gone_id,))]
+                for ref in refs:
+                    path = root.path / (ref + ".md")
+                    try:
+                        notes.atomic_write(path, notes.update_fields(notes.read_text(path), {"superseded_by": None}))
+                    except (UsageError, OSError) as exc:
+                        log.warning("memdir: could not restore %s after forgetting %s: %s", ref, gone_id, exc)
+                        continue
+                    root.refresh(ref)
+                    log.debug("forget: %s is live again (its replacement %s was forgotten)", ref, gone_id)
+                if refs:
+                    root.compile()
 
     def _on_forget(self, db, ref: str) -> None:
         """Extension point: other tables keyed by ref (e.g. vectors) delete their rows here."""
@@ -623,6 +643,52 @@ class Memdir:
         notes.atomic_write(Path(path), "".join(x + "\n" for x in lines))
         return counts
 
+    def _restore_note(self, obj: dict[str, Any]) -> Note:
+        """Bring back an exported note as it was: same id when free, times, kind, highlight, pinned and the
+        supersede links. Same text already in that root → the existing note (``existed``). Raises like
+        :meth:`remember`."""
+        scope = obj.get("scope") if obj.get("scope") in SCOPES else "project"
+        text = obj.get("text")
+        if not isinstance(text, str) or not text.strip():
+            raise UsageError("a note line needs a non-empty text")
+        nid = obj.get("id")
+        try:
+            category, slug = split_id(nid) if isinstance(nid, str) else (None, None)
+        except PathError:
+            category, slug = None, None
+        category = category or obj.get("category") or "facts"
+        note = self.remember(text, category=category, summary=obj.get("summary"), tags=obj.get("tags") or (),
+                             load_when=obj.get("load_when") or (), pinned=bool(obj.get("pinned")), scope=scope,
+                             kind=obj.get("kind"), highlight=obj.get("highlight"))
+        if note.existed:
+            return note
+        root = self._root(scope)
+        changes: dict[str, Any] = {}
+        for key in ("created", "updated"):
+            try:
+                changes[key] = parse_ts(obj[key])
+            except (KeyError, UsageError):
+                pass
+        for key in ("supersedes", "superseded_by"):
+            if isinstance(obj.get(key), str) and obj[key].strip():
+                changes[key] = _clean(obj[key]).strip()
+        target = note.id
+        with root.locked():
+            path = note.path
+            raw = notes.update_fields(notes.read_text(path), changes) if changes else notes.read_text(path)
+            if slug and f"{category}/{slug}" != note.id and not (root.path / category / f"{slug}.md").exists():
+                target = f"{category}/{slug}"
+                raw = notes.update_fields(raw, {"id": target})
+                notes.atomic_write(root.path / category / f"{slug}.md", raw)
+                path.unlink()
+                root.refresh(note.id)
+            else:
+                notes.atomic_write(path, raw)
+            root.refresh(target)
+            root.compile(categories=[category])
+        got = self.get(target, scope=scope)
+        return got if isinstance(got, Note) else note
+
     def import_jsonl(self, path: str | os.PathLike) -> dict[str, int]:
         """Import a JSONL file: ``type: note`` lines are remembered (same scope/category; duplicates reported),
         others are events (sorted by ts; dedup by key and text). Bad lines are counted as ``bad_lines`` and
@@ -630,12 +696,13 @@ class Memdir:
         p = Path(path)
         if not p.is_file():
             raise NotFound(f"no such file: {p}")
-        counts = {"read": 0, "stored": 0, "duplicate": 0, "skipped": 0, "notes": 0, "notes_existing": 0, "bad_lines": 0}
+        counts = {"lines": 0, "notes": 0, "notes_existing": 0, "read": 0, "stored": 0, "duplicate": 0, "skipped": 0, "bad_lines": 0}
         events: list[dict[str, Any]] = []
         with open(p, encoding="utf-8", errors="replace") as f:
             for n, line in enumerate(f, 1):
                 if not line.strip():
                     continue
+                counts["lines"] += 1
                 try:
                     obj = json.loads(line)
                     if not isinstance(obj, dict):
@@ -646,11 +713,7 @@ class Memdir:
                     continue
                 if obj.get("type") == "note":
                     try:
-                        note = self.remember(obj.get("text") or "", category=obj.get("category") or "facts",
-                                             summary=obj.get("summary"), tags=obj.get("tags") or (),
-                                             load_when=obj.get("load_when") or (), pinned=bool(obj.get("pinned")),
-                                             scope=obj.get("scope") if obj.get("scope") in SCOPES else "project",
-                                             kind=obj.get("kind"))
+                        note = self._restore_note(obj)
                         counts["notes_existing" if note.existed else "notes"] += 1
                     except MemdirError as exc:
                         counts["bad_lines"] += 1
