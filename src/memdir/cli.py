@@ -89,8 +89,11 @@ def _emit(ctx: click.Context, as_json: bool, data: Any, human: str) -> None:
         click.echo(human)
 
 
-def _read_text(arg: str | None, what: str) -> str:
-    """The text argument, or stdin when it is ``-`` or absent and stdin is piped."""
+def _read_text(arg, what: str) -> str:
+    """The text argument (several words are joined with spaces), or stdin when it is ``-`` or absent and stdin
+    is piped."""
+    if isinstance(arg, tuple):
+        arg = " ".join(arg) if arg else None
     if arg is not None and arg != "-":
         return arg
     if arg == "-" or not sys.stdin.isatty():
@@ -99,12 +102,16 @@ def _read_text(arg: str | None, what: str) -> str:
     raise UsageError(f"give the {what} as an argument or on stdin")
 
 
+def _n(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
 json_opt = click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")
 
 
 @click.group(cls=LazyGroup, invoke_without_command=True,
              context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
-@click.option("--dir", "dir_", type=click.Path(file_okay=False), envvar="MEMDIR_PROJECT_DIR",
+@click.option("--dir", "dir_", type=click.Path(exists=True, file_okay=False), envvar="MEMDIR_PROJECT_DIR",
               help="Project directory to use (default: the working directory; its git top-level is the project root).")
 @click.option("--home", type=click.Path(file_okay=False), help="Global memory root (default: $MEMDIR_HOME or the user data dir).")
 @click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON (any command).")
@@ -122,10 +129,11 @@ def cli(ctx: click.Context, dir_: str | None, home: str | None, as_json: bool, d
         handler.setFormatter(logging.Formatter("memdir: %(levelname)s %(message)s"))
         log.addHandler(handler)
         log.setLevel(logging.DEBUG)
+        log.propagate = False  # one line per message (not again through the root handler)
 
 
 @cli.command()
-@click.argument("text", required=False)
+@click.argument("text", nargs=-1)
 @click.option("-c", "--category", default="facts", show_default=True, help="rules, preferences, decisions, pitfalls, facts, …")
 @click.option("-s", "--summary", help="One-line summary (default: the first line).")
 @click.option("-t", "--tag", "tags", multiple=True, help="Tag (repeatable).")
@@ -145,7 +153,7 @@ def remember(ctx, text, category, summary, tags, load_when, pinned, supersedes, 
 
 
 @cli.command()
-@click.argument("query", required=False)
+@click.argument("query", nargs=-1)
 @click.option("-k", "--k", "k", type=click.IntRange(1, 1000), default=None, help="Number of hits (default 8).")
 @click.option("--scope", type=click.Choice(["project", "global"]), default=None)
 @click.option("--kind", "kinds", multiple=True, help="Filter: note, event, rule, decision, user, tool, … (repeatable).")
@@ -158,6 +166,10 @@ def recall(ctx, query, k, scope, kinds, explain, as_json):
     if not q.strip():
         raise UsageError("empty query: give some words to search for")
     m = open_store(ctx)
+    known = {"note", "event", "user", "assistant", "tool", "system"} | {k.rstrip("s") for k in m.config.get("categories")}
+    for kd in kinds:
+        if kd not in known:
+            click.echo(f"memdir: warning: unknown --kind {kd!r}; known: {', '.join(sorted(known))}", err=True)
     info = None
     if explain:
         info = m.explain(q, k=k, scope=scope, kinds=kinds or None)
@@ -229,20 +241,27 @@ def status(ctx, as_json):
         if not s.get("exists"):
             lines.append(f"{scope}: {s['path']} (not created yet)")
         else:
-            extra = "".join(f", {k}={v}" for k, v in s.items() if k not in ("path", "exists", "notes", "events"))
-            lines.append(f"{scope}: {s['path']}: {s['notes']} notes, {s['events']} events{extra}")
+            lines.append(f"{scope}: {s['path']}: {_n(s['notes'], 'note')}, {_n(s['events'], 'event')}, "
+                         f"{_n(s.get('tombstones', 0), 'tombstone')}, index {s.get('index_bytes', 0) / 1e6:.1f} MB "
+                         f"(schema v{s.get('schema_version')})")
+            for key, val in s.items():
+                if isinstance(val, dict):
+                    lines.append(f"  {key}: " + ", ".join(f"{k}={v}" for k, v in val.items() if v is not None))
+    for key, val in st.items():
+        if key not in ("project_root", "project", "global"):
+            lines.append(f"{key}: " + (", ".join(f"{k}={v}" for k, v in val.items() if v is not None) if isinstance(val, dict) else str(val)))
     _emit(ctx, as_json, st, "\n".join(lines))
 
 
 @cli.command()
-@click.argument("prompt", required=False)
+@click.argument("prompt", nargs=-1)
 @click.option("--max-chars", type=click.IntRange(50, 1_000_000), default=None, help="Block budget in characters (default 1200).")
 @click.option("--max-entries", type=click.IntRange(1, 100), default=None, help="Bodies inlined (default 4).")
 @json_opt
 @click.pass_context
 def context(ctx, prompt, max_chars, max_entries, as_json):
     """Print the <memory> block for PROMPT (or stdin)."""
-    p = _read_text(prompt, "prompt") if (prompt is not None or not sys.stdin.isatty()) else ""
+    p = _read_text(prompt, "prompt") if (prompt or not sys.stdin.isatty()) else ""
     block = open_store(ctx).context(p, max_chars=max_chars, max_entries=max_entries)
     _emit(ctx, as_json, {"context": block, "chars": len(block)}, block)
 
@@ -261,8 +280,20 @@ def reindex(ctx, as_json):
 @json_opt
 @click.pass_context
 def export(ctx, path, as_json):
-    """Write all notes and events to PATH as JSONL."""
-    out = open_store(ctx).export(path)
+    """Write all notes and events to PATH as JSONL (``-`` for stdout)."""
+    m = open_store(ctx)
+    if path == "-":
+        import tempfile
+
+        with tempfile.TemporaryDirectory() as tmp:
+            out = m.export(Path(tmp) / "export.jsonl")
+            sys.stdout.write((Path(tmp) / "export.jsonl").read_text(encoding="utf-8"))
+        click.echo(f"exported {out['notes']} notes and {out['events']} events", err=True)
+        return
+    parent = Path(path).expanduser().absolute().parent
+    if not parent.is_dir():
+        raise UsageError(f"directory {str(parent)!r} does not exist: create it first or export elsewhere")
+    out = m.export(path)
     _emit(ctx, as_json, out, f"exported {out['notes']} notes and {out['events']} events to {path}")
 
 

@@ -99,15 +99,19 @@ def _coerce(key: Key, value: Any) -> Any:
             raise ValueError("expected a list of strings")
         return value
     if t is int:
-        if isinstance(value, bool):
+        if isinstance(value, bool) or (isinstance(value, float) and not value.is_integer()):
             raise ValueError("expected an integer")
-        if isinstance(value, float) and not value.is_integer():
-            raise ValueError("expected an integer")
-        return int(value)
+        try:
+            return int(value)
+        except (TypeError, ValueError):
+            raise ValueError("expected an integer") from None
     if t is float:
         if isinstance(value, bool):
             raise ValueError("expected a number")
-        return float(value)
+        try:
+            return float(value)
+        except (TypeError, ValueError):
+            raise ValueError("expected a number") from None
     if t is str:
         if not isinstance(value, str):
             raise ValueError("expected a string")

@@ -49,12 +49,25 @@ def content_hash(text: str) -> str:
     return hashlib.sha256(normalize_text(text).encode("utf-8", "replace")).hexdigest()
 
 
+_SLUG_CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af"
+_SLUG_RUNS = re.compile(rf"[a-z0-9]+|[{_SLUG_CJK}]+")
+
+
 def slugify(summary: str, taken: set[str] | None = None, *, exists=None) -> str:
-    """A file-name slug: up to 8 ASCII words of ``summary``; non-ASCII summaries get ``note-<hash>``.
+    """A file-name slug from ``summary``: lower-case ASCII words and CJK runs joined by ``-``, at most 8 runs
+    and 48 characters (``部署脚本用 pnpm`` → ``部署脚本用-pnpm``); a summary with neither gets ``note-<hash>``.
     ``-2``, ``-3`` … are appended while the slug is in ``taken`` or ``exists(slug)`` is true."""
-    words = re.findall(r"[a-z0-9]+", unicodedata.normalize("NFKD", summary).encode("ascii", "ignore").decode().lower())
-    base = "-".join(words[:8])[:60].strip("-")
-    if len(base) < 3:
+    text = unicodedata.normalize("NFKC", summary).casefold()
+    runs = _SLUG_RUNS.findall(text)
+    base = ""
+    for r in runs[:8]:
+        cand = f"{base}-{r}" if base else r
+        if len(cand) > 48:
+            if not base:
+                base = r[:48]
+            break
+        base = cand
+    if len(base) < 2 or (base.isascii() and len(base) < 3):
         base = "note-" + hashlib.sha256(summary.encode("utf-8", "replace")).hexdigest()[:8]
     slug, n = base, 2
     while (taken and slug in taken) or (exists is not None and exists(slug)):
