@@ -435,9 +435,17 @@ def install(ctx, host, project, uninstall, dry_run, command, legacy, as_json):
     for c in plan.changes:
         extra = f" (backup {c['backup']})" if c.get("backup") else ""
         detail = f": {c['detail']}" if c.get("detail") else ""
-        click.echo(f"{c['action']:<9} {c['file']}{extra}{detail}")
+        action = f"would be {c['action']}" if dry_run else c["action"]
+        click.echo(f"{action:<9} {c['file']}{extra}{detail}")
     for n in plan.notes:
         click.echo(f"note: {n}")
+    if dry_run:
+        click.echo("dry run: nothing was written (use --json to see each change)")
+    import importlib.util
+
+    if not uninstall and importlib.util.find_spec("mcp") is None:
+        click.echo("warning: the MCP server needs the optional 'mcp' package, which is not installed: "
+                   "pip install 'memdir[mcp]' (hooks work without it)", err=True)
     if not dry_run and not uninstall:
         click.echo(f"memdir {verb} installed for {host}; restart {host} to load it.")
     elif not dry_run:
