@@ -278,10 +278,35 @@ def top_k(sims, k: int) -> list[tuple[int, float]]:
     return [(int(i), float(sims[i])) for i in idx]
 
 
+class _HnswlibIndex:
+    """hnswlib behind the same ``search(q, k)`` shape as usearch (``keys``, ``distances`` = 1 - cosine)."""
+
+    def __init__(self, mat):
+        import hnswlib
+
+        np = _np()
+        self.ix = hnswlib.Index(space="ip", dim=int(mat.shape[1]))
+        self.ix.init_index(max_elements=len(mat), ef_construction=128, M=16)
+        self.ix.add_items(mat, np.arange(len(mat)))
+        self.ix.set_ef(64)
+
+    def search(self, q, k: int):
+        import types
+
+        labels, dists = self.ix.knn_query(q.reshape(1, -1), k=min(k, self.ix.get_current_count()))
+        return types.SimpleNamespace(keys=labels[0], distances=dists[0])
+
+
 def _build_ann(mat):
-    """An HNSW index over ``mat`` (usearch, cosine, f32), or None when usearch is not installed."""
+    """An HNSW index over ``mat`` (inner product on unit rows = cosine), M = 16, ef_construction = 128, ef = 64.
+
+    hnswlib when installed, else usearch, else None (exact scan). Measured at 200,000 × 384 synthetic vectors
+    (bench/results/vector-ann.md): hnswlib build 122 s, p50 0.14 ms, recall@10 0.9995 vs exact; usearch build
+    395 s, p50 0.38 ms, recall@10 0.994. usearch ships wheels everywhere; hnswlib builds from source."""
+    if embed.has_module("hnswlib"):
+        return _HnswlibIndex(mat)
     if not embed.has_module("usearch"):
-        log.warning("memdir: %d vectors exceed recall.ann_threshold but usearch is not installed; exact scan", len(mat))
+        log.warning("memdir: %d vectors exceed recall.ann_threshold but neither hnswlib nor usearch is installed; exact scan", len(mat))
         return None
     np = _np()
     from usearch.index import Index
