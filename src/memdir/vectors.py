@@ -176,13 +176,17 @@ def backfill(m: "Memdir", *, budget_ms: float | None = None, limit: int | None =
     batch = int(m.config.get("embed.batch"))
     out: dict[str, Any] = {"embedded": 0, "failed": 0, "pending": 0, "provider": prov.name, "model": prov.model}
     for root in m._live_roots():
+        # one query for the whole root (newest first), then batches: re-querying per batch was quadratic
+        todo = pending_rows(root.db, prov.model, -1 if limit is None else limit)
+        pos = 0
         while True:
             if budget_ms is not None and (time.perf_counter() - t0) * 1000 >= budget_ms:
                 break
             if limit is not None and out["embedded"] + out["failed"] >= limit:
                 break
             n = batch if limit is None else min(batch, limit - out["embedded"] - out["failed"])
-            rows = pending_rows(root.db, prov.model, n)
+            rows = todo[pos:pos + n]
+            pos += n
             if not rows:
                 break
             items = [(r["ref"], r["content_sha256"]) for r in rows]
