@@ -34,6 +34,9 @@ def _isolate_home(tmp_path, monkeypatch):
     for k in list(os.environ):
         if k.startswith("MEMDIR_") and k != "MEMDIR_HOME":
             monkeypatch.delenv(k, raising=False)
+    # hook subprocesses on a loaded CI machine must not trip the 3 s fail-open budget by accident
+    # (tests of the budget itself pass --budget-ms explicitly)
+    monkeypatch.setenv("MEMDIR_HOOK_BUDGET_MS", "60000")
 
 
 @pytest.fixture
