@@ -384,10 +384,18 @@ class Memdir:
         tokens = query_tokens(query)
         if not tokens:
             return []
+        want = k
+        reranking = bool(self.config.get("recall.rerank"))
+        if reranking:  # a wider first stage for the cross-encoder (memdir.rerank)
+            want = max(k, int(self.config.get("recall.rerank_top")))
         if self.config.get("recall.channel") != "lexical":  # vector / hybrid: RRF fusion (memdir.vectors)
-            hits = _vectors.recall_fused(self, query, tokens, k=k, scope=scope, kinds=tuple(kinds) if kinds else None)[0]
+            hits = _vectors.recall_fused(self, query, tokens, k=want, scope=scope, kinds=tuple(kinds) if kinds else None)[0]
         else:
-            hits = self._lexical(tokens, k=k, scope=scope, kinds=tuple(kinds) if kinds else None)
+            hits = self._lexical(tokens, k=want, scope=scope, kinds=tuple(kinds) if kinds else None)
+        if reranking:
+            from .rerank import rerank
+
+            hits = rerank(self, query, hits, k)
         if rehearse and hits:
             self._rehearse(hits)
         return hits
