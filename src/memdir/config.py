@@ -57,12 +57,16 @@ register("recall.weight_context", 0.3, "BM25 field weight of an event's neighbou
 register("recall.rehearsal_weight", 0.1, "boost = 1 + weight * ln(1 + times recalled/injected)", type_=float, check=_nonneg)
 register("recall.candidates", 200, "BM25 candidates fetched per root before priors are applied", check=_pos)
 register("recall.channel", "lexical", "lexical | vector | hybrid (vector needs an embedding provider)", check=lambda v: v in ("lexical", "vector", "hybrid"))
+register("recall.rerank", False, "rerank the top candidates with a cross-encoder (needs rerank.model; memdir.rerank)", type_=bool)
+register("recall.rerank_top", 20, "candidates passed to the cross-encoder", check=_pos)
+register("rerank.model", "", "cross-encoder for recall.rerank: a local path or a sentence-transformers model name")
+register("rerank.max_chars", 2000, "characters of each memory given to the cross-encoder", check=_pos)
 register("categories", ["rules", "preferences", "decisions", "pitfalls", "facts"], "category directories (seed 000)", type_=list)
 register("debug", False, "write a debug log explaining ranking and skip decisions (also MEMDIR_DEBUG=1)", type_=bool)
 
 
 #: modules that register their keys at import time (imported only when a key is not yet known)
-FEATURE_MODULES = ("memdir.capture", "memdir.hooks", "memdir.vectors", "memdir.tiers", "memdir.embed", "memdir.rerank")
+FEATURE_MODULES = ("memdir.capture", "memdir.hooks", "memdir.vectors", "memdir.tiers", "memdir.embed")
 _features_loaded = False
 
 
@@ -198,6 +202,8 @@ class Config:
     def get(self, name: str) -> Any:
         """The effective value of ``name``; raises ``KeyError`` for an unregistered key."""
         if name not in self._values:
+            if name not in REGISTRY:
+                _load_feature_keys()
             key = REGISTRY[name]  # registered after this Config was built (e.g. on a lazy import): resolve it now
             self._values[name], self._sources[name] = key.default, "default"
             var = "MEMDIR_" + name.replace(".", "_").upper()

@@ -14,14 +14,10 @@ import dataclasses
 import logging
 from typing import Any, Callable, Sequence
 
-from .config import register
 
 log = logging.getLogger("memdir")
 
-register("recall.rerank", False, "rerank the top candidates with a cross-encoder (needs rerank.model)", type_=bool)
-register("recall.rerank_top", 20, "candidates passed to the cross-encoder", check=lambda v: v > 0)
-register("rerank.model", "", "cross-encoder for recall.rerank: a local path or a sentence-transformers model name")
-register("rerank.max_chars", 2000, "characters of each memory given to the cross-encoder", check=lambda v: v > 0)
+# keys recall.rerank, recall.rerank_top, rerank.model, rerank.max_chars are registered in memdir.config
 
 Scorer = Callable[[str, Sequence[str]], Sequence[float]]
 
