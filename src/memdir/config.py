@@ -182,18 +182,23 @@ class Config:
                 if key is None:
                     self._warn(f"unknown config key {name!r} in {source}; see `memdir config` for the known keys")
                     continue
-                try:
-                    value = _coerce(key, raw)
-                    if key.check is not None and not key.check(value):
-                        raise ValueError("out of range")
-                except (ValueError, TypeError) as exc:
-                    self._warn(f"bad value {raw!r} for {name} in {source} ({exc}); keeping {self._values[name]!r}")
-                    continue
-                self._values[name] = value
-                self._sources[name] = source
+                value = self._checked(key, raw, source)
+                if value is not _MISSING:
+                    self._values[name], self._sources[name] = value, source
         if env.get("MEMDIR_DEBUG", "").strip().lower() in ("1", "true", "yes", "on"):
             self._values["debug"] = True
             self._sources["debug"] = "env"
+
+    def _checked(self, key: Key, raw: Any, source: str) -> Any:
+        """``raw`` coerced and range-checked for ``key``, or ``_MISSING`` after a one-line warning."""
+        try:
+            value = _coerce(key, raw)
+            if key.check is not None and not key.check(value):
+                raise ValueError("out of range")
+            return value
+        except (ValueError, TypeError) as exc:
+            self._warn(f"bad value {raw!r} for {key.name} in {source} ({exc}); keeping {self._values[key.name]!r}")
+            return _MISSING
 
     def _warn(self, msg: str) -> None:
         self.warnings.append(msg)
@@ -211,14 +216,9 @@ class Config:
                 raw = self._env.get(var) if source == "env" and var in self._env else layer.get(name, _MISSING)
                 if raw is _MISSING:
                     continue
-                try:
-                    value = _coerce(key, raw)
-                    if key.check is not None and not key.check(value):
-                        raise ValueError("out of range")
-                except (ValueError, TypeError) as exc:
-                    self._warn(f"bad value {raw!r} for {name} in {source} ({exc}); keeping {self._values[name]!r}")
-                    continue
-                self._values[name], self._sources[name] = value, source
+                value = self._checked(key, raw, source)
+                if value is not _MISSING:
+                    self._values[name], self._sources[name] = value, source
         return self._values[name]
 
     def __getitem__(self, name: str) -> Any:
