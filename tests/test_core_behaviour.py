@@ -329,3 +329,45 @@ def test_export_import_keeps_note_ids_times_and_supersede_links(m, tmp_path, clo
         assert o.created == old.created and n.created == new.created
         assert [h.id for h in m2.recall("deploys pnpm npm")] == [new.id]
         assert m2.inspect().ok
+
+
+def test_review_findings_pinned(m, tmp_path, project, clock):
+    # forget touches only the root recall shows (project shadows global)
+    a = m.remember("deploy tool is make", summary="deploy tool")
+    b = m.remember("deploy tool is just", summary="deploy tool", scope="global")
+    assert a.id == b.id and m.forget(a.id)
+    assert m.get(b.id, scope="global") is not None and b.path.exists()
+    # re-stating a superseded text revives it instead of answering with the dead note
+    old = m.remember("use npm", category="decisions")
+    m.remember("use pnpm", category="decisions", supersedes=old.id)
+    again = m.remember("use npm", category="decisions")
+    assert not again.existed and [h.id for h in m.recall("npm")][0] == again.id
+    # export/import keeps notes of a custom category
+    (project / ".memory" / "snippets").mkdir()
+    m.remember("curl localhost:8080/healthz", category="snippets")
+    m.export(tmp_path / "d.jsonl")
+    p2 = tmp_path / "p2"
+    (p2 / ".git").mkdir(parents=True)
+    with memdir.open(p2, home=tmp_path / "g2") as m2:
+        c = m2.import_jsonl(tmp_path / "d.jsonl")
+        assert c["bad_lines"] == 0 and m2.recall("healthz")[0].category == "snippets"
+    # a non-finite weight is a warning, not a crash
+    with memdir.open(project, home=tmp_path / "g", config={"recall.weight_body": float("inf")}) as m3:
+        assert m3.config.get("recall.weight_body") == 1.0 and m3.recall("npm")
+
+
+def test_naive_frontmatter_times_are_utc_on_rewrite(m, project, monkeypatch):
+    import time
+
+    monkeypatch.setenv("TZ", "Asia/Shanghai")
+    time.tzset()
+    try:
+        path = project / ".memory" / "facts" / "naive.md"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("---\ncreated: 2026-01-01 10:00:00\nsummary: naive time\n---\nbody\n", encoding="utf-8")
+        m.close()
+        new = m.remember("replacement", supersedes="facts/naive")
+        assert m.get("facts/naive").created.isoformat() == "2026-01-01T10:00:00+00:00" and new
+    finally:
+        monkeypatch.delenv("TZ")
+        time.tzset()

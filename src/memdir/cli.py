@@ -201,12 +201,14 @@ def recall(ctx, query, k, scope, kinds, explain, as_json):
 
 @cli.command()
 @click.argument("id")
+@click.option("--scope", type=click.Choice(["project", "global"]), default=None,
+              help="Root to forget from (default: the first holding the id, project before global).")
 @json_opt
 @click.pass_context
-def forget(ctx, id, as_json):
+def forget(ctx, id, scope, as_json):
     """Delete a note (category/slug) or an event (key); a tombstone blocks re-import."""
     m = open_store(ctx)
-    ok = m.forget(id)
+    ok = m.forget(id, scope=scope)
     _emit(ctx, as_json, {"id": id, "forgotten": ok}, f"forgot {id}" if ok else "")
     if not ok:
         raise NotFound(f"no memory with id {id!r}: see `memdir recall` or `memdir inspect` for ids")

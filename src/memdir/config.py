@@ -113,9 +113,12 @@ def _coerce(key: Key, value: Any) -> Any:
         if isinstance(value, bool):
             raise ValueError("expected a number")
         try:
-            return float(value)
+            f = float(value)
         except (TypeError, ValueError):
             raise ValueError("expected a number") from None
+        if f != f or f in (float("inf"), float("-inf")):
+            raise ValueError("expected a finite number")
+        return f
     if t is str:
         if not isinstance(value, str):
             raise ValueError("expected a string")

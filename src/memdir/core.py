@@ -142,7 +142,8 @@ class Memdir:
         with root.locked():
             db = root.db  # opening syncs hand edits once; later writes by memdir keep the mirror current
             clean = root.gens()[0] == root.gens()[1]
-            row = db.execute("SELECT ref FROM docs WHERE kind = 'note' AND content_sha256 = ? ORDER BY id LIMIT 1", (sha,)).fetchone()
+            row = db.execute("SELECT ref FROM docs WHERE kind = 'note' AND content_sha256 = ? AND superseded_by IS NULL "
+                             "ORDER BY id LIMIT 1", (sha,)).fetchone()  # a superseded copy does not count: re-stating it revives the text
             if row is not None:
                 existing = self.get(row["ref"], scope=scope)
                 if isinstance(existing, Note):
@@ -203,9 +204,10 @@ class Memdir:
                 continue
         return None
 
-    def forget(self, id: str) -> bool:
+    def forget(self, id: str, *, scope: str | None = None) -> bool:
         """Delete a note (its file) or an event by id/key and write a tombstone so re-import or backfill cannot
-        bring it back. Returns ``False`` when nothing has that id. Raises ``PathError`` for ids that would
+        bring it back. Only the first root holding the id is touched (project before global; ``scope`` picks one),
+        matching what recall shows. Returns ``False`` when nothing has that id. Raises ``PathError`` for ids that would
         leave the root (``../x``, ``/etc/passwd``; case C14)."""
         if not isinstance(id, str) or not id.strip():
             raise UsageError("forget needs an id: see `memdir recall` or `memdir inspect` for ids")
@@ -217,7 +219,9 @@ class Memdir:
             id = f"{category}/{slug}"
         found = False
         now = iso(self.clock())
-        for root in self._live_roots():
+        for root in self._live_roots(scope):
+            if found:
+                break  # the same id in the other root is a different memory (project shadows global): keep it
             with root.locked():
                 db = root.db
                 row = db.execute("SELECT kind, content_sha256 FROM docs WHERE ref = ?", (id,)).fetchone()
@@ -296,7 +300,7 @@ class Memdir:
                 row, why = self._event_row(ev, now)
                 if row is None:
                     counts["skipped"] += 1
-                    log.debug("import_events: skipped (%s): %.80r", why, ev)
+                    log.debug("import_events: skipped (%s): key %.80r", why, ev.get("key") if isinstance(ev, dict) else type(ev).__name__)
                     continue
                 if row["ref"] in tomb_refs or row["content_sha256"] in tomb_shas:
                     counts["skipped"] += 1
@@ -434,7 +438,8 @@ class Memdir:
                 break
         if log.isEnabledFor(logging.DEBUG):
             for h in hits:
-                log.debug("recall %r -> %s %.4f %s", " ".join(tokens)[:80], h.id, h.score, h.reasons)
+                log.debug("recall %r -> %s %.4f %s", _redact(" ".join(tokens)[:200]), h.id, h.score,
+                          {k: v for k, v in h.reasons.items() if k not in ("terms", "fields")})
         return hits
 
     def _hit(self, root: Root, row, score: float, tokens: list[str], factors: dict[str, float], kind: str) -> Hit:
@@ -665,6 +670,13 @@ class Memdir:
         except PathError:
             category, slug = None, None
         category = category or obj.get("category") or "facts"
+        check_segment(category, "category")
+        root = self._root(scope)
+        if category not in self.config.get("categories"):  # a custom category the export came from: recreate it
+            root.ensure()
+            from .roots import safe_join
+
+            safe_join(root.path, category).mkdir(exist_ok=True)
         note = self.remember(text, category=category, summary=obj.get("summary"), tags=obj.get("tags") or (),
                              load_when=obj.get("load_when") or (), pinned=bool(obj.get("pinned")), scope=scope,
                              kind=obj.get("kind"), highlight=obj.get("highlight"))

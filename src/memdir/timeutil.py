@@ -83,6 +83,7 @@ def _parse(value) -> datetime:
 
 
 def iso(dt: datetime) -> str:
-    """Format an aware datetime as ISO 8601 UTC with milliseconds and ``Z``, e.g. ``2026-11-30T03:25:11.123Z``."""
-    dt = dt.astimezone(UTC)
+    """Format a datetime as ISO 8601 UTC with milliseconds and ``Z``, e.g. ``2026-11-30T03:25:11.123Z``; a naive
+    one is taken as UTC (the same policy as :func:`parse_ts`), never as local time."""
+    dt = dt.replace(tzinfo=UTC) if dt.tzinfo is None else dt.astimezone(UTC)
     return dt.strftime("%Y-%m-%dT%H:%M:%S.") + f"{dt.microsecond // 1000:03d}Z"

@@ -23,7 +23,7 @@ import unicodedata
 # Han (incl. ext. A, compatibility, ext. B+), Hiragana, Katakana (+ phonetic ext.), Hangul syllables/jamo, CJK symbols.
 _CJK = (
     "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f"
-    "\u3040-\u309f\u30a0-\u30ff\u31f0-\u31ff"
+    "\u3041-\u3096\u309d-\u309f\u30a1-\u30fa\u30fc-\u30ff\u31f0-\u31ff"  # kana without ・ ゠ and sound marks
     "\uac00-\ud7af\u1100-\u11ff\u3130-\u318f"
 )
 _ALNUM = rf"[^\W_{_CJK}]"
@@ -46,7 +46,7 @@ STOPWORDS = frozenset(
 MAX_TOKEN_CHARS = 64
 
 #: bump when the token stream changes; an index built with another version re-tokenizes itself on open
-TOKENIZER_VERSION = "2+snowball-en"
+TOKENIZER_VERSION = "3+snowball-en"
 
 _ALPHA = re.compile(r"[a-z]{4,}")
 _stem_cache: dict[str, str] = {}
