@@ -371,3 +371,10 @@ def test_naive_frontmatter_times_are_utc_on_rewrite(m, project, monkeypatch):
     finally:
         monkeypatch.delenv("TZ")
         time.tzset()
+
+
+def test_supersede_across_roots(m):
+    g = m.remember("tabs for indentation", category="preferences", scope="global")
+    p = m.remember("spaces for indentation in this repo", category="preferences", supersedes=g.id)
+    assert m.get(g.id, scope="global").superseded_by == p.id
+    assert [h.id for h in m.recall("indentation")] == [p.id] and m.inspect().ok

@@ -171,19 +171,28 @@ class Memdir:
                 meta["supersedes"] = supersedes
             path = safe_join(root.path, category, slug + ".md")
             notes.atomic_write(path, notes.render(meta, text + "\n"))
-            if supersedes and old_root is not None:
-                old_path = old_root.path / (supersedes + ".md")
-                with old_root.locked():
-                    notes.atomic_write(old_path, notes.update_fields(notes.read_text(old_path), {"superseded_by": note_id, "updated": now}))
-                    old_clean = old_root.gens()[0] == old_root.gens()[1]
-                    old_root.refresh(supersedes)
-                    if old_root is not root:
-                        old_root.compile(categories=[supersedes.split("/")[0]], was_clean=old_clean)
+            if supersedes and old_root is root:
+                self._mark_superseded(root, supersedes, note_id, now)
             root.refresh(note_id)
             root.compile(categories=sorted({category, (supersedes or category).split("/")[0]}), was_clean=clean)
+        if supersedes and old_root is not None and old_root is not root:
+            # the other root's lock is taken only after this one is released: two writers superseding across the
+            # roots in opposite directions can never wait on each other
+            with old_root.locked():
+                self._mark_superseded(old_root, supersedes, note_id, now, compile_=True)
         note = self.get(note_id, scope=scope)
         assert isinstance(note, Note)
         return note
+
+    @staticmethod
+    def _mark_superseded(root: Root, old_id: str, new_id: str, now: datetime, *, compile_: bool = False) -> None:
+        """Write ``superseded_by`` into the old note's file and refresh it (caller holds ``root``'s lock)."""
+        old_path = root.path / (old_id + ".md")
+        old_clean = root.gens()[0] == root.gens()[1]
+        notes.atomic_write(old_path, notes.update_fields(notes.read_text(old_path), {"superseded_by": new_id, "updated": now}))
+        root.refresh(old_id)
+        if compile_:
+            root.compile(categories=[old_id.split("/")[0]], was_clean=old_clean)
 
     def get(self, id: str, *, scope: str | None = None) -> Note | Event | None:
         """The note (by id, project first) or event (by key) named ``id``, or ``None``."""

@@ -72,18 +72,19 @@ class Root:
             self._db = None
 
     @contextmanager
-    def locked(self) -> Iterator[None]:
+    def locked(self, timeout: float | None = None) -> Iterator[None]:
         """Hold this root's inter-process write lock (``.memdir/write.lock``; re-entrant in one process)."""
         import filelock
 
         self.derived.mkdir(parents=True, exist_ok=True)
         if self._lock is None:
             self._lock = filelock.FileLock(str(self.derived / "write.lock"), timeout=LOCK_TIMEOUT_S)
+        wait = LOCK_TIMEOUT_S if timeout is None else timeout
         try:
-            with self._lock:
+            with self._lock.acquire(timeout=wait):
                 yield
         except filelock.Timeout:
-            raise MemdirError(f"another memdir process holds {self.derived / 'write.lock'} for over {LOCK_TIMEOUT_S}s; retry") from None
+            raise MemdirError(f"another memdir process holds {self.derived / 'write.lock'} for over {wait}s; retry") from None
 
     @contextmanager
     def tx(self) -> Iterator[sqlite3.Connection]:
@@ -207,7 +208,10 @@ class Root:
         stale = index.meta_int(db, "notes_gen") != index.meta_int(db, "compiled_gen")  # e.g. a writer killed mid-way
         if (len(changed) - len(bad)) or gone or stale:
             try:
-                self.compile()
+                with self.locked(timeout=0):  # a writer holding the lock compiles itself; never wait on a read path
+                    self.compile()
+            except MemdirError:
+                log.debug("compile skipped: another process holds the write lock")
             except OSError as exc:
                 log.warning("memdir: could not recompile indexes in %s: %s", self.path, exc)
         return len(changed)
