@@ -238,18 +238,7 @@ def test_cli_errors_are_one_line(tmp_path, capsys):
     assert "not found" in capsys.readouterr().err
 
 
-def _memdir_ready() -> bool:
-    if importlib.util.find_spec("memdir") is None and (ROOT / "src" / "memdir").is_dir():
-        sys.path.insert(0, str(ROOT / "src"))  # checkout without `pip install -e .`
-    try:
-        import memdir
-    except ImportError:
-        return False
-    return callable(getattr(memdir, "open", None))
-
-
 @needs_bm25s
-@pytest.mark.skipif(not _memdir_ready(), reason="memdir.open not importable yet")
 def test_end_to_end_memdir_tiny(tmp_path):
     from bench.quality import markdown, run_bench, make_specs, make_systems
 
@@ -267,7 +256,6 @@ def test_end_to_end_memdir_tiny(tmp_path):
 
 @needs_shared
 @needs_bm25s
-@pytest.mark.skipif(not _memdir_ready(), reason="memdir.open not importable yet")
 def test_end_to_end_memdir_on_shared_slice():
     """Each benchmark on a tiny slice (3 questions) through memdir and bm25s: one LoCoMo conversation,
     3 LongMemEval haystacks, 3 MADial dialogues (memories imported as events here; notes in the slow test)."""
@@ -288,7 +276,6 @@ def test_end_to_end_memdir_on_shared_slice():
 @pytest.mark.slow
 @needs_shared
 @needs_bm25s
-@pytest.mark.skipif(not _memdir_ready(), reason="memdir.open not importable yet")
 def test_end_to_end_madial_as_notes():
     """MADial memories stored with ``remember`` (the default of the benchmark): every hit maps to a memory."""
     from bench.quality import run

@@ -5,25 +5,14 @@ Each is a thin layer over the facade (:meth:`Memdir.backfill`, ``sweep``, ``prun
 
 from __future__ import annotations
 
-import json
 
 import click
 
-from .cli import open_store
+from .cli import _emit, json_opt, open_store
 
 
 def _json(ctx: click.Context, as_json: bool) -> bool:
     return as_json or bool(ctx.find_root().obj.get("json"))
-
-
-def _emit(ctx: click.Context, as_json: bool, data, human: str) -> None:
-    if _json(ctx, as_json):
-        click.echo(json.dumps(data, ensure_ascii=False, indent=2, default=str))
-    elif human:
-        click.echo(human)
-
-
-json_opt = click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")
 
 
 @click.command()
