@@ -2,7 +2,7 @@
 PYTHON ?= python3
 VENV   ?= .venv
 PY      = $(VENV)/bin/python
-EXTRAS ?= test,mcp,bench
+EXTRAS ?= test,mcp,bench,ui
 STAMP   = $(VENV)/.installed
 
 .PHONY: demo test test-all bench bench-quality bench-speed embeddings clean

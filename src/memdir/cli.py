@@ -328,6 +328,30 @@ def import_(ctx, source, path, no_progress, as_json):
     _emit(ctx, as_json, out, summary)
 
 
+@cli.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind; non-loopback needs --token.")
+@click.option("--port", type=click.IntRange(0, 65535), default=8766, show_default=True, help="0 = any free port.")
+@click.option("--token", envvar="MEMDIR_TOKEN", default=None,
+              help="Token the browser must present (required for a non-loopback host). Env: MEMDIR_TOKEN.")
+@click.option("--no-browser", is_flag=True, help="Print the URL only; do not open a browser.")
+@json_opt
+@click.pass_context
+def ui(ctx, host, port, token, no_browser, as_json):
+    """Open the web viewer (search, notes, timeline, what the model saw, health) on 127.0.0.1."""
+    from .ui import missing_deps, serve
+
+    if missing_deps():
+        raise UsageError(f"`memdir ui` needs the ui extra (missing: {', '.join(missing_deps())}): pip install 'memdir[ui]'")
+    m = open_store(ctx)
+
+    def ready(info):
+        _emit(ctx, as_json, info, f"memdir: viewer at {info['url']} (Ctrl-C stops)")
+        sys.stdout.flush()
+
+    serve(get=lambda: m, host=host, port=port, token=token, open_browser=not no_browser, on_ready=ready,
+          debug=bool(ctx.find_root().obj.get("debug")))
+
+
 @cli.command(name="config")
 @json_opt
 @click.pass_context

@@ -13,7 +13,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from . import index, inject, notes, rank
+from . import index, inject, journal, notes, rank
 from . import vectors as _vectors  # registers embed.*, tiers.*, hybrid recall.* config keys (no numpy import)
 from .config import Config
 from .errors import MemdirError, NotFound, PathError, UsageError
@@ -330,7 +330,30 @@ class Memdir:
         :mod:`memdir.capture` for the gates, keys and the returned ``CaptureResult``."""
         from .capture import capture
 
-        return capture(self, event, **kwargs)
+        result = capture(self, event, **kwargs)
+        if not result.stored and result.reason != "duplicate":
+            self._log_skip(result, event, kwargs)
+        return result
+
+    def _log_skip(self, result: Any, event: Any, fields: dict[str, Any]) -> None:
+        """Record a capture that stored nothing in the bounded skip log (:mod:`memdir.journal`), in a root that
+        already exists; never raises (a hook must not fail over its own bookkeeping)."""
+        try:
+            ev = dict(event) if isinstance(event, dict) else {"text": event}
+            ev.update({k: v for k, v in fields.items() if k != "scope"})
+            root = self._root(fields.get("scope") or "project")
+            if not root.exists():
+                return
+            try:
+                when = parse_ts(ev["ts"]) if ev.get("ts") not in (None, "") else self.clock()
+            except (UsageError, ValueError, TypeError, OverflowError):
+                when = self.clock()
+            text = result.text or (ev.get("tool") or ev.get("tool_name") if result.reason == "noisy_tool" else ev.get("text"))
+            session = str(ev.get("session") or "").strip() or None
+            journal.log_skip(root.db, when=when, reason=result.reason, role=result.role or ev.get("role"),
+                             session=session, source=ev.get("source"), text=text)
+        except Exception as exc:  # noqa: BLE001
+            log.debug("capture skip not logged: %s", exc)
 
     def count_events(self, *, since: datetime, until: datetime | None = None, key_prefixes: Iterable[str] = (),
                      scope: str = "project") -> int:
@@ -636,6 +659,109 @@ class Memdir:
                 root.compile()
                 out[root.scope] = db.execute("SELECT count(*) FROM docs WHERE kind='note'").fetchone()[0]
         return out
+
+    # ---- viewer: edit, pin, the skip and injection logs (memdir.journal) -----------------------------------
+    def _note_root(self, id: str, scope: str | None) -> tuple[Root, str]:
+        category, slug = split_id(id)
+        nid = f"{category}/{slug}"
+        for root in self._live_roots(scope):
+            if (root.path / category / f"{slug}.md").is_file():
+                return root, nid
+        raise NotFound(f"no note has the id {nid!r}; see `memdir inspect` for ids")
+
+    def note_source(self, id: str, *, scope: str | None = None) -> str:
+        """The note file's text (frontmatter + body) as it is on disk. Raises ``NotFound``, ``PathError``."""
+        root, nid = self._note_root(id, scope)
+        return notes.read_text(root.path / (nid + ".md"))
+
+    def edit(self, id: str, text: str, *, scope: str | None = None) -> Note:
+        """Replace a note's file with ``text`` (frontmatter + body) after validating it
+        (:func:`memdir.notes.check_edit`): a bad edit raises ``UsageError`` with every reason and writes nothing.
+        ``supersedes``/``superseded_by`` cannot be changed here (use ``remember(..., supersedes=)``). Secrets are
+        redacted, ``updated`` is set to now, the index and ``index.md``/``ROOT.md`` are updated."""
+        root, nid = self._note_root(id, scope)
+        path = root.path / (nid + ".md")
+        meta, body = notes.check_edit(text, note_id=nid)
+        old_meta, _, _ = notes.split(notes.read_text(path))
+        for k in ("supersedes", "superseded_by"):
+            if (meta.get(k) or None) != (old_meta.get(k) or None):
+                raise UsageError(f"edit refused: {k} cannot be changed by an edit (it was {old_meta.get(k)!r}); "
+                                 "use supersede, or forget the newer note")
+        meta = {k: (_redact(v) if isinstance(v, str) else
+                    [_redact(str(x)) for x in v] if isinstance(v, list) else v) for k, v in meta.items()}
+        meta = {"id": nid, **{k: v for k, v in meta.items() if k != "id"}}
+        meta["updated"] = self.clock()
+        body = _redact(body.replace("\x00", "")).strip() + "\n"
+        with root.locked():
+            clean = root.gens()[0] == root.gens()[1]
+            notes.atomic_write(path, notes.render(meta, body))
+            root.refresh(nid)
+            root.compile(categories=[nid.split("/")[0]], was_clean=clean)
+        note = self.get(nid, scope=root.scope)
+        assert isinstance(note, Note)
+        return note
+
+    def pin(self, id: str, pinned: bool = True, *, scope: str | None = None) -> Note:
+        """Set (or clear) a note's ``pinned`` flag: a pinned note never decays. Raises ``NotFound``, ``PathError``."""
+        root, nid = self._note_root(id, scope)
+        path = root.path / (nid + ".md")
+        with root.locked():
+            clean = root.gens()[0] == root.gens()[1]
+            notes.atomic_write(path, notes.update_fields(notes.read_text(path), {"pinned": bool(pinned), "updated": self.clock()}))
+            root.refresh(nid)
+            root.compile(categories=[nid.split("/")[0]], was_clean=clean)
+        note = self.get(nid, scope=root.scope)
+        assert isinstance(note, Note)
+        return note
+
+    def record_injection(self, block: str, *, prompt: str = "", host: str | None = None, event: str | None = None,
+                         session: str | None = None) -> int | None:
+        """Log a ``<memory>`` block handed to a host (time, host, hook event, session, prompt SHA-256, the block,
+        its hit ids) in the project root, else the global root, when one exists. Returns the log row id, or
+        ``None`` when nothing was logged; never raises (hooks call it)."""
+        try:
+            if not block:
+                return None
+            root = next((r for r in (self.roots["project"], self.roots["global"]) if r.exists()), None)
+            if root is None:
+                return None
+            return journal.log_injection(root.db, when=self.clock(), block=block, prompt=prompt or "", host=host,
+                                         event=event, session=session)
+        except Exception as exc:  # noqa: BLE001
+            log.debug("injection not logged: %s", exc)
+            return None
+
+    def injections(self, *, limit: int = 50, id: int | None = None, scope: str | None = None) -> list[dict[str, Any]]:
+        """Logged ``<memory>`` blocks, newest first: ``[{"id", "scope", "ts", "prompt_sha256", "host", "event",
+        "session", "block", "hit_ids"}]``; ``id`` (with ``scope``) picks one."""
+        out = []
+        for root in self._live_roots(scope):
+            out += [{**r, "scope": root.scope} for r in journal.injections(root.db, limit=limit, id=id)]
+        return sorted(out, key=lambda r: (r["ts"], r["id"]), reverse=True)[:limit]
+
+    def capture_skips(self, *, limit: int = 200, session: str | None = None) -> list[dict[str, Any]]:
+        """Captures that stored nothing, newest first: ``[{"id", "scope", "ts", "reason", "role", "session",
+        "source", "preview"}]`` (bounded log; duplicates are not logged)."""
+        out = []
+        for root in self._live_roots():
+            out += [{**r, "scope": root.scope} for r in journal.skips(root.db, limit=limit, session=session)]
+        return sorted(out, key=lambda r: (r["ts"], r["id"]), reverse=True)[:limit]
+
+    def sessions(self, *, limit: int = 200) -> list[dict[str, Any]]:
+        """Captured sessions of both roots, newest first: ``[{"scope", "session", "first", "last", "turns", "roles",
+        "source", "cwd"}]``."""
+        out = []
+        for root in self._live_roots():
+            out += [{**r, "scope": root.scope} for r in journal.sessions(root.db, limit=limit)]
+        return sorted(out, key=lambda r: r["last_epoch"], reverse=True)[:limit]
+
+    def session_events(self, session: str | None, *, scope: str | None = None, limit: int = 1000) -> list[dict[str, Any]]:
+        """One session's events in time order: ``[{"key", "scope", "role", "text", "ts", "meta"}]`` (text as stored,
+        secrets already ``[redacted:kind]``)."""
+        out = []
+        for root in self._live_roots(scope):
+            out += [{**r, "scope": root.scope} for r in journal.session_events(root.db, session, limit=limit)]
+        return sorted(out, key=lambda r: r["ts"])[:limit]
 
     # ---- export / import -------------------------------------------------------------------------------
     def export(self, path: str | os.PathLike) -> dict[str, int]:

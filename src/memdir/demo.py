@@ -32,6 +32,22 @@ def _show(m, query: str, k: int = 3) -> None:
         print(f"     {text[:160]}{'…' if len(text) > 160 else ''}")
 
 
+def load_sample(m) -> tuple[int, int, int]:
+    """Capture the shipped sample session through the gates and remember the sample notes into ``m``.
+    Returns ``(turns stored, turns skipped, notes remembered)``. Used by the demo, the viewer's tests and its
+    screenshots."""
+    stored = skipped = 0
+    for ev in _lines("sample_session.jsonl"):
+        ok = bool(m.capture(ev).stored)
+        stored += ok
+        skipped += not ok
+    n_notes = 0
+    for note in _lines("sample_notes.jsonl"):
+        m.remember(note.pop("text"), **note)
+        n_notes += 1
+    return stored, skipped, n_notes
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="memdir-demo", description=__doc__.splitlines()[0])
     ap.add_argument("--transcript", help="also import this Claude Code session JSONL")
@@ -42,24 +58,8 @@ def main(argv: list[str] | None = None) -> int:
         project = base / "tally"
         (project / ".git").mkdir(parents=True, exist_ok=True)
         with memdir.open(project, home=base / "global") as m:
-            events = _lines("sample_session.jsonl")
-            stored = skipped = 0
-            for ev in events:
-                if hasattr(m, "capture"):
-                    try:
-                        res = m.capture(ev)
-                        ok = bool(getattr(res, "stored", res))
-                    except ImportError:
-                        ok = m.import_events([ev])["stored"] == 1
-                else:
-                    ok = m.import_events([ev])["stored"] == 1
-                stored += ok
-                skipped += not ok
-            print(f"captured {stored} of {len(events)} session turns ({skipped} skipped by the gates or as duplicates)")
-            n_notes = 0
-            for note in _lines("sample_notes.jsonl"):
-                m.remember(note.pop("text"), **note)
-                n_notes += 1
+            stored, skipped, n_notes = load_sample(m)
+            print(f"captured {stored} of {stored + skipped} session turns ({skipped} skipped by the gates or as duplicates)")
             print(f"remembered {n_notes} curated notes in {m.roots['project'].path}")
             if args.transcript:
                 from .transcripts import import_host

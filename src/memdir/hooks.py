@@ -139,17 +139,22 @@ def run_hook(host: str, event: str, raw: bytes | str | dict | None, *, project_d
         if on_open is not None:
             on_open(m)
         source = {"source": call.host}
+        block, query = "", ""
         if call.event == "session-start":
             limit = min(int(m.config.get("hook.session_max_chars")), adapters.HOOK_MAX_CHARS)
-            out = adapters.render(call, m.context("", max_chars=limit))
+            block = m.context("", max_chars=limit)
+            out = adapters.render(call, block)
         elif call.event in ("user-prompt", "context") and not (call.host == "opencode" and call.event == "user-prompt"):
             from .capture import strip_injected
 
             query = strip_injected(call.prompt or "")[0]
             limit = min(int(m.config.get("inject.max_chars")), adapters.HOOK_MAX_CHARS)
-            out = adapters.render(call, m.context(query, max_chars=limit))
+            block = m.context(query, max_chars=limit)
+            out = adapters.render(call, block)
         if emit:
             emit(out)
+        if out and block:  # what the model saw, for `memdir ui` (a bounded log; never raises)
+            m.record_injection(block, prompt=query, host=call.host, event=call.event, session=call.session)
         texts: list[tuple[str, str]] = []
         if call.event == "user-prompt" and call.prompt:
             texts.append(("user", call.prompt))

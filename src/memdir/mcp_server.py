@@ -606,11 +606,21 @@ class RepairJsonBody:
         await self.app(scope, replay, send)
 
 
-def http_app(server: "MCPServer", *, host: str = "127.0.0.1", token: str | None = None, path: str = DEFAULT_PATH):
+def http_app(server: "MCPServer", *, host: str = "127.0.0.1", token: str | None = None, path: str = DEFAULT_PATH,
+             ui: bool = True):
     """The ASGI app for ``memdir serve``: the SDK's streamable-HTTP app (DNS-rebinding protection on for
-    loopback hosts) behind :class:`RepairJsonBody`, wrapped in :class:`BearerAuth` when ``token`` is set."""
+    loopback hosts) behind :class:`RepairJsonBody`, wrapped in :class:`BearerAuth` when ``token`` is set. With
+    ``ui`` (and the ``ui`` extra installed) the viewer's pages answer under ``/ui`` (:mod:`memdir.ui`), behind
+    the same Host / Origin / token checks."""
     app = RepairJsonBody(server.streamable_http_app(streamable_http_path=path, host=host))
-    return BearerAuth(app, token) if token else app
+    app = BearerAuth(app, token) if token else app
+    if ui and path != "/ui" and not path.startswith("/ui/"):
+        from .ui import missing_deps, with_pages
+
+        if not missing_deps():
+            store = server.memdir_store  # type: ignore[attr-defined]
+            app = with_pages(app, get=lambda: store.memdir, lock=store._lock, host=host, token=token)
+    return app
 
 
 def check_serve_options(host: str, token: str | None) -> None:
@@ -720,6 +730,10 @@ def serve_command(ctx: click.Context, host: str, port: int, path: str, token: st
     shown = f"[{host}]" if ":" in host else host
     url = f"http://{shown}:{real_port}{path}"
     info = {"url": url, "host": host, "port": real_port, "pid": os.getpid(), "auth": "bearer" if token else "none"}
+    from .ui import missing_deps
+
+    if not missing_deps() and not path.startswith("/ui"):
+        info["ui"] = f"http://{shown}:{real_port}/ui/search"  # the viewer's pages (memdir ui), same door
     click.echo(json.dumps(info) if as_json else f"memdir: serving MCP at {url} (Ctrl-C stops)")
     sys.stdout.flush()
     try:

@@ -107,7 +107,32 @@ def m005_event_order_index(db: sqlite3.Connection) -> None:
     db.execute("CREATE INDEX IF NOT EXISTS docs_event_order ON docs(session, ts_epoch, id) WHERE kind = 'event'")
 
 
-MIGRATIONS = [m001_create_tables, m002_vectors_tiers, m003_fts_vocab, m004_fts_context, m005_event_order_index]
+def m006_journal(db: sqlite3.Connection) -> None:
+    """Two small bounded logs for the viewer (memdir.journal): capture decisions that stored nothing, with the
+    gate's reason, and each ``<memory>`` block handed to a host. Each keeps its newest rows only."""
+    _script(db, """
+        CREATE TABLE capture_skips(
+            id INTEGER PRIMARY KEY,
+            ts TEXT NOT NULL, ts_epoch REAL NOT NULL,
+            reason TEXT NOT NULL,                -- the gate: trivial, too_short, slash_command, noisy_tool, ...
+            role TEXT, session TEXT, source TEXT,
+            preview TEXT                         -- redacted, at most 200 characters
+        );
+        CREATE INDEX capture_skips_ts ON capture_skips(ts_epoch);
+        CREATE TABLE injections(
+            id INTEGER PRIMARY KEY,
+            ts TEXT NOT NULL, ts_epoch REAL NOT NULL,
+            prompt_sha256 TEXT,                  -- of the prompt text the block was built for ('' = session start)
+            host TEXT, event TEXT, session TEXT,
+            block TEXT NOT NULL,                 -- the <memory> block as sent
+            hit_ids TEXT                         -- JSON array of the note ids / event keys whose bodies it holds
+        );
+        CREATE INDEX injections_ts ON injections(ts_epoch)
+        """)
+
+
+MIGRATIONS = [m001_create_tables, m002_vectors_tiers, m003_fts_vocab, m004_fts_context, m005_event_order_index,
+              m006_journal]
 
 
 def migrate(db: sqlite3.Connection) -> int:

@@ -223,3 +223,67 @@ def read_text(path: Path) -> str:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise UsageError(f"file is not UTF-8 (byte {exc.start})") from None
+
+
+#: frontmatter fields with a fixed type (anything else is kept as written)
+_STR_FIELDS = ("id", "kind", "summary", "highlight", "supersedes", "superseded_by")
+_LIST_FIELDS = ("tags", "load_when")
+_TIME_FIELDS = ("created", "updated")
+
+
+def check_edit(raw: str, *, note_id: str) -> tuple[dict[str, Any], str]:
+    """Validate a whole note file (frontmatter + body) submitted as an edit of ``note_id``.
+
+    Returns ``(meta, body)``; raises ``UsageError`` with every reason found, joined by ``; `` (nothing is written
+    by this function). Checks: the YAML parses to a mapping; ``id``, when present, is ``note_id`` (an edit cannot
+    move a note); ``kind``/``summary``/``highlight``/``supersedes``/``superseded_by`` are strings; ``tags`` and
+    ``load_when`` are lists of strings (or one string); ``pinned`` is true/false; ``created``/``updated`` are
+    times; ``supersedes`` is an id of the form ``category/slug`` other than this note; the body is not empty
+    and the file is under :data:`MAX_NOTE_BYTES`.
+    """
+    from .roots import split_id
+
+    if not isinstance(raw, str):
+        raise UsageError("the note must be text")
+    if len(raw.encode("utf-8", "replace")) > MAX_NOTE_BYTES - 100_000:
+        raise UsageError(f"note too long: keep it under {MAX_NOTE_BYTES - 100_000:,} bytes")
+    try:
+        meta, body, _ = split(raw.replace("\r\n", "\n"))
+    except UsageError as exc:
+        raise UsageError(f"edit refused: {exc}") from None
+    problems: list[str] = []
+    for k in _STR_FIELDS:
+        if k in meta and meta[k] is not None and not isinstance(meta[k], str):
+            problems.append(f"{k} must be text, not {type(meta[k]).__name__}")
+    if isinstance(meta.get("id"), str) and meta["id"].strip() != note_id:
+        problems.append(f"id must stay {note_id!r} (an edit cannot rename a note; remember a new one and supersede this)")
+    if isinstance(meta.get("summary"), str) and not meta["summary"].strip():
+        problems.append("summary is empty (remove the field to use the first line)")
+    for k in _LIST_FIELDS:
+        v = meta.get(k)
+        if v is None or isinstance(v, str):
+            continue
+        if not isinstance(v, list) or any(isinstance(x, (dict, list)) or x is None for x in v):
+            problems.append(f"{k} must be a list of words, like [deploy, 部署]")
+    if "pinned" in meta and not isinstance(meta["pinned"], bool):
+        problems.append(f"pinned must be true or false, not {meta['pinned']!r}")
+    for k in _TIME_FIELDS:
+        if meta.get(k) is not None:
+            try:
+                parse_ts(meta[k])
+            except (UsageError, ValueError, TypeError, OverflowError):
+                problems.append(f"{k} is not a time: {str(meta[k])[:40]!r} (use ISO 8601, e.g. 2026-11-30T12:00:00Z)")
+    for k in ("supersedes", "superseded_by"):
+        v = meta.get(k)
+        if isinstance(v, str) and v.strip():
+            try:
+                split_id(v)
+            except UsageError as exc:
+                problems.append(f"{k}: {exc}")
+            if v.strip() == note_id:
+                problems.append(f"{k} cannot name the note itself")
+    if not body.strip():
+        problems.append("the body is empty (forget the note instead)")
+    if problems:
+        raise UsageError("edit refused: " + "; ".join(problems))
+    return meta, body

@@ -1,0 +1,425 @@
+"""The viewer's pages (Starlette routes rendering Jinja2 templates; no JavaScript).
+
+Every page is a plain URL that can be bookmarked (``/search?q=部署&scope=project``); every change is a POST
+form that answers with a redirect (303) to the page it changed, or re-renders the form with the reason it was
+refused. All memory access goes through the facade (:class:`memdir.Memdir`), one call at a time under a lock,
+on a worker thread.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from datetime import date, datetime
+from pathlib import Path
+from typing import Any, Callable
+from urllib.parse import quote, urlencode
+
+from markupsafe import Markup, escape
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from ..errors import MemdirError, NotFound, UsageError
+from . import i18n
+
+HERE = Path(__file__).parent
+KINDS = ("note", "event", "rule", "preference", "decision", "pitfall", "fact", "user", "assistant", "tool")
+MAX_K = 100
+_REDACTED = re.compile(r"\[redacted:[a-z0-9_]{1,40}\]")
+_NOTE_ID = re.compile(r"^[^/\s]+/[^/\s]+$")
+
+
+class Backend:
+    """How the pages reach memory: ``get()`` returns the open :class:`memdir.Memdir`; ``lock`` serialises calls
+    (shared with the MCP tools under ``memdir serve``)."""
+
+    def __init__(self, get: Callable[[], Any], lock: Any = None):
+        self.get = get
+        self.lock = lock or threading.RLock()
+
+    async def call(self, fn: Callable[[Any], Any]) -> Any:
+        def run():
+            with self.lock:
+                return fn(self.get())
+
+        return await run_in_threadpool(run)
+
+
+# ---- template helpers ----------------------------------------------------------------------------------------
+def _env():
+    import jinja2
+
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(HERE / "templates")), autoescape=True,
+                             trim_blocks=True, lstrip_blocks=True, undefined=jinja2.ChainableUndefined)
+    env.filters["redmark"] = redmark
+    env.filters["day"] = lambda ts: (ts or "")[:10]
+    env.filters["hm"] = lambda ts: (ts or "")[11:16]
+    env.filters["q"] = lambda s: quote(str(s or ""), safe="")
+    return env
+
+
+def redmark(text: Any) -> Markup:
+    """Escape ``text`` and wrap each ``[redacted:kind]`` marker in ``<mark class="redacted">``."""
+    s = str(escape(text or ""))
+    return Markup(_REDACTED.sub(lambda m: f'<mark class="redacted">{m.group(0)}</mark>', s))
+
+
+_MD = None
+
+
+def markdown(text: str) -> Markup:
+    """CommonMark to HTML with raw HTML disabled (it is shown as text) and unsafe link schemes refused
+    (markdown-it-py's defaults); redaction markers highlighted."""
+    global _MD
+    if _MD is None:
+        from markdown_it import MarkdownIt
+
+        _MD = MarkdownIt("commonmark", {"html": False, "linkify": False}).enable("table")
+    html = _MD.render(text or "")
+    return Markup(_REDACTED.sub(lambda m: f'<mark class="redacted">{m.group(0)}</mark>', html))
+
+
+def note_href(base: str, scope: str, note_id: str) -> str:
+    return f"{base}/notes/{scope}/{quote(note_id)}"
+
+
+def hit_href(base: str, scope: str, hid: str) -> str:
+    """A note id links to its page; an event key to its turn in the timeline."""
+    if _NOTE_ID.match(hid) and ":" not in hid:
+        return note_href(base, scope, hid)
+    return f"{base}/event?{urlencode({'key': hid, 'scope': scope})}"
+
+
+# ---- the app ---------------------------------------------------------------------------------------------------
+def create_app(backend: Backend, *, prefix: str = "") -> Starlette:
+    """The pages under ``prefix`` (``""`` for ``memdir ui``, ``"/ui"`` inside ``memdir serve``)."""
+    env = _env()
+    base = prefix.rstrip("/")
+
+    def render(request: Request, name: str, code: int = 200, **ctx: Any) -> HTMLResponse:
+        lang = i18n.pick(request.query_params.get("lang"), request.cookies.get("memdir_lang"),
+                         request.headers.get("accept-language"))
+        other = "en" if lang == "zh" else "zh"
+        params = [(k, v) for k, v in request.query_params.multi_items() if k not in ("lang", "done")]
+        switch = f"{request.url.path}?{urlencode(params + [('lang', other)])}"
+        html = env.get_template(name).render(t=i18n.translator(lang), lang=lang, base=base, switch=switch,
+                                             path=request.url.path, done=request.query_params.get("done"),
+                                             done_id=request.query_params.get("id"), note_href=note_href,
+                                             hit_href=hit_href, markdown=markdown, **ctx)
+        resp = HTMLResponse(html, status_code=code)
+        if request.query_params.get("lang") in i18n.LANGS:
+            resp.set_cookie("memdir_lang", lang, max_age=365 * 86400, samesite="strict", httponly=True, path="/")
+        return resp
+
+    def error(request: Request, status: int, message: str) -> HTMLResponse:
+        return render(request, "error.html", code=status, message=message)
+
+    async def call(request: Request, fn: Callable[[Any], Any]) -> Any:
+        return await backend.call(fn)
+
+    # ---- search ------------------------------------------------------------------------------------------
+    async def index(request: Request) -> Response:
+        return RedirectResponse(f"{base}/search", status_code=302)
+
+    async def search(request: Request) -> Response:
+        qp = request.query_params
+        q = qp.get("q", "").strip()
+        scope = qp.get("scope") if qp.get("scope") in ("project", "global") else None
+        kind = qp.get("kind") if qp.get("kind") in KINDS else None
+        category = qp.get("category") or None
+        session = (qp.get("session") or "").strip() or None
+        since, until = _date(qp.get("since")), _date(qp.get("until"))
+        try:
+            k = max(1, min(int(qp.get("k") or 10), MAX_K))
+        except ValueError:
+            k = 10
+        filtered = bool(category or session or since or until)
+
+        def run(m):
+            cats = list(m.config.get("categories"))
+            if not q:
+                return [], cats
+            hits = m.recall(q, k=k * 10 if filtered else k, scope=scope, kinds=[kind] if kind else None)
+            out = []
+            for h in hits:
+                if category and h.category != category:
+                    continue
+                if session and (h.session or "") != session:
+                    continue
+                d = h.ts.date() if h.ts else None
+                if (since and (d is None or d < since)) or (until and (d is None or d > until)):
+                    continue
+                out.append(h)
+                if len(out) >= k:
+                    break
+            return out, cats
+
+        hits, cats = await call(request, run)
+        form = {"q": q, "scope": scope or "", "kind": kind or "", "category": category or "", "session": session or "",
+                "since": qp.get("since") or "", "until": qp.get("until") or "", "k": k}
+        return render(request, "search.html", hits=hits, form=form, kinds=KINDS, categories=cats,
+                      nav="search")
+
+    # ---- notes -------------------------------------------------------------------------------------------
+    async def notes_list(request: Request) -> Response:
+        category = request.query_params.get("category") or None
+        rep = await call(request, lambda m: m.inspect())
+        groups: dict[str, list] = {}
+        for n in sorted(rep.notes, key=lambda n: (n.category, n.superseded_by is not None, -(n.updated.timestamp() if n.updated else 0))):
+            if category and n.category != category:
+                continue
+            groups.setdefault(n.category, []).append(n)
+        cats = sorted({n.category for n in rep.notes})
+        return render(request, "notes.html", groups=groups, categories=cats, category=category, total=len(rep.notes),
+                      nav="notes")
+
+    def _scope(request: Request) -> str:
+        s = request.path_params["scope"]
+        if s not in ("project", "global"):
+            raise NotFound(f"unknown scope {s!r}")
+        return s
+
+    async def note_page(request: Request) -> Response:
+        scope, nid = _scope(request), request.path_params["id"]
+
+        def run(m):
+            note = m.get(nid, scope=scope)
+            if note is None or not hasattr(note, "category"):
+                raise NotFound(f"no note has the id {nid!r}")
+            return note
+
+        note = await call(request, run)
+        return render(request, "note.html", note=note, nav="notes")
+
+    async def note_edit(request: Request) -> Response:
+        scope, nid = _scope(request), request.path_params["id"]
+        if request.method == "POST":
+            form = await request.form()
+            fm = str(form.get("frontmatter", "")).replace("\r\n", "\n").strip("\n")
+            body = str(form.get("body", "")).replace("\r\n", "\n")
+            text = f"---\n{fm}\n---\n{body}"
+            try:
+                await call(request, lambda m: m.edit(nid, text, scope=scope))
+            except UsageError as exc:
+                return render(request, "edit.html", code=400, id=nid, scope=scope, frontmatter=fm, body=body,
+                              refused=str(exc), nav="notes")
+            return RedirectResponse(f"{note_href(base, scope, nid)}?done=saved", status_code=303)
+        raw = await call(request, lambda m: m.note_source(nid, scope=scope))
+        from ..notes import split
+
+        try:
+            _, body, fm = split(raw)
+        except UsageError:
+            fm, body = "", raw
+        return render(request, "edit.html", id=nid, scope=scope, frontmatter=(fm or "").strip("\n"), body=body,
+                      refused=None, nav="notes")
+
+    async def note_pin(request: Request) -> Response:
+        scope, nid = _scope(request), request.path_params["id"]
+        form = await request.form()
+        on = form.get("pinned") == "1"
+        await call(request, lambda m: m.pin(nid, on, scope=scope))
+        return RedirectResponse(f"{note_href(base, scope, nid)}?done={'pinned' if on else 'unpinned'}", status_code=303)
+
+    async def note_forget(request: Request) -> Response:
+        scope, nid = _scope(request), request.path_params["id"]
+        form = await request.form()
+        if form.get("confirm") != "yes":
+            return RedirectResponse(note_href(base, scope, nid), status_code=303)
+        gone = await call(request, lambda m: m.forget(nid, scope=scope))
+        if not gone:
+            raise NotFound(f"no note has the id {nid!r}")
+        return RedirectResponse(f"{base}/notes?{urlencode({'done': 'forgotten', 'id': nid})}", status_code=303)
+
+    async def note_supersede(request: Request) -> Response:
+        scope, nid = _scope(request), request.path_params["id"]
+        form = await request.form()
+        text = str(form.get("text", "")).replace("\r\n", "\n")
+
+        def run(m):
+            old = m.get(nid, scope=scope)
+            if old is None or not hasattr(old, "category"):
+                raise NotFound(f"no note has the id {nid!r}")
+            return m.remember(text, category=old.category, tags=old.tags, load_when=old.load_when, pinned=old.pinned,
+                              supersedes=nid, scope=scope)
+
+        try:
+            new = await call(request, run)
+        except UsageError as exc:
+            note = await call(request, lambda m: m.get(nid, scope=scope))
+            return render(request, "note.html", code=400, note=note, refused=str(exc), nav="notes")
+        return RedirectResponse(f"{note_href(base, new.scope, new.id)}?done=superseded", status_code=303)
+
+    # ---- timeline ------------------------------------------------------------------------------------------
+    async def timeline(request: Request) -> Response:
+        def run(m):
+            return m.sessions(limit=500), m.capture_skips(limit=100), str(m.project_root)
+
+        sessions, skips, project = await call(request, run)
+        days: dict[str, list] = {}
+        for s in sessions:
+            days.setdefault((s["last"] or "")[:10], []).append(s)
+        return render(request, "timeline.html", days=days, skips=skips, project=project, nav="timeline")
+
+    async def session_page(request: Request) -> Response:
+        sid = request.query_params.get("s") or None
+        scope = request.query_params.get("scope") if request.query_params.get("scope") in ("project", "global") else None
+
+        def run(m):
+            return m.session_events(sid, scope=scope), (m.capture_skips(limit=2000, session=sid) if sid else [])
+
+        events, skips = await call(request, run)
+        rows = [{"type": "event", **e} for e in events] + [{"type": "skip", **s} for s in skips]
+        rows.sort(key=lambda r: r["ts"] or "")
+        return render(request, "session.html", session=sid, rows=rows, nav="timeline")
+
+    async def event_link(request: Request) -> Response:
+        key = request.query_params.get("key", "")
+        scope = request.query_params.get("scope") if request.query_params.get("scope") in ("project", "global") else None
+        ev = await call(request, lambda m: m.get(key, scope=scope))
+        if ev is None:
+            raise NotFound(f"no memory has the id {key!r}")
+        if hasattr(ev, "category"):
+            return RedirectResponse(note_href(base, ev.scope, ev.id), status_code=302)
+        params = urlencode({"s": ev.session or "", "scope": ev.scope})
+        return RedirectResponse(f"{base}/timeline/session?{params}#{quote(key, safe='')}", status_code=302)
+
+    # ---- what the model saw ----------------------------------------------------------------------------------
+    async def injections(request: Request) -> Response:
+        rows = await call(request, lambda m: m.injections(limit=100))
+        return render(request, "injections.html", rows=rows, why=None, nav="injections")
+
+    async def injection_page(request: Request) -> Response:
+        scope = _scope(request)
+        try:
+            iid = int(request.path_params["n"])
+        except ValueError:
+            raise NotFound("no such block") from None
+        rows = await call(request, lambda m: m.injections(limit=1, id=iid, scope=scope))
+        if not rows:
+            raise NotFound("no such block")
+        return render(request, "injection.html", row=rows[0], nav="injections")
+
+    async def why(request: Request) -> Response:
+        q = request.query_params.get("q", "").strip()
+        want = request.query_params.get("id", "").strip()
+
+        def run(m):
+            from ..tokenize import query_tokens, tokenize
+
+            info = m.explain(q, k=50) if q else {"hits": []}
+            out: dict[str, Any] = {"q": q, "id": want, "info": info, "rank": None, "exists": None}
+            if want:
+                ids = [h["id"] for h in info["hits"]]
+                if want in ids:
+                    out["rank"] = ids.index(want) + 1
+                item = m.get(want)
+                out["exists"] = item is not None
+                if item is not None:
+                    out["superseded_by"] = getattr(item, "superseded_by", None)
+                    text = " ".join(str(x) for x in (getattr(item, "summary", "") or "", " ".join(getattr(item, "tags", ()) or ()),
+                                                      " ".join(getattr(item, "load_when", ()) or ()), item.text))
+                    qt = query_tokens(q) if q else []
+                    out["shared"] = [t for t in qt if t in set(tokenize(text))]
+                    out["qterms"] = qt
+            return out
+
+        result = await call(request, run)
+        rows = await call(request, lambda m: m.injections(limit=100))
+        return render(request, "injections.html", rows=rows, why=result, nav="injections")
+
+    # ---- health --------------------------------------------------------------------------------------------
+    async def health(request: Request) -> Response:
+        try:
+            days = float(request.query_params.get("days") or 90)
+        except ValueError:
+            days = 90.0
+
+        def run(m):
+            status = m.status()
+            checks = m.doctor()
+            rep = m.inspect()
+            preview = m.prune(days) if request.query_params.get("days") else None
+            proposals = _proposals(m)
+            return status, checks, rep, preview, proposals
+
+        status, checks, rep, preview, proposals = await call(request, run)
+        return render(request, "health.html", status=status, checks=checks, problems=rep.problems, preview=preview,
+                      days=days, proposals=proposals, nav="health", pruned=request.query_params.get("n"))
+
+    async def prune(request: Request) -> Response:
+        form = await request.form()
+        try:
+            days = float(str(form.get("days", "")))
+        except ValueError:
+            raise UsageError("prune needs a number of days") from None
+        token = str(form.get("token", ""))
+        res = await call(request, lambda m: m.prune(days, token))
+        return RedirectResponse(f"{base}/health?{urlencode({'done': 'pruned', 'n': res.get('count', 0)})}", status_code=303)
+
+    async def proposal_action(request: Request) -> Response:
+        form = await request.form()
+        pid, action = str(form.get("id", "")), str(form.get("action", ""))
+        if action not in ("accept", "reject"):
+            raise UsageError("action must be accept or reject")
+        await call(request, lambda m: getattr(m, f"{action}_proposal")(pid))
+        return RedirectResponse(f"{base}/health", status_code=303)
+
+    # ---- errors -----------------------------------------------------------------------------------------------
+    async def on_error(request: Request, exc: Exception) -> Response:
+        if isinstance(exc, NotFound):
+            return error(request, 404, str(exc))
+        if isinstance(exc, UsageError):
+            return error(request, 400, str(exc))
+        if isinstance(exc, MemdirError):
+            return error(request, 500, str(exc))
+        return error(request, 500, f"{type(exc).__name__}: {str(exc).splitlines()[0][:300] if str(exc) else ''}")
+
+    async def not_found(request: Request, exc: Exception) -> Response:
+        return error(request, 404, "not found")
+
+    routes = [
+        Route(f"{base}/", index) if base else Route("/", index),
+        Route(f"{base}/search", search),
+        Route(f"{base}/notes", notes_list),
+        Route(f"{base}/notes/{{scope}}/{{id:path}}/edit", note_edit, methods=["GET", "POST"]),
+        Route(f"{base}/notes/{{scope}}/{{id:path}}/pin", note_pin, methods=["POST"]),
+        Route(f"{base}/notes/{{scope}}/{{id:path}}/forget", note_forget, methods=["POST"]),
+        Route(f"{base}/notes/{{scope}}/{{id:path}}/supersede", note_supersede, methods=["POST"]),
+        Route(f"{base}/notes/{{scope}}/{{id:path}}", note_page),
+        Route(f"{base}/timeline", timeline),
+        Route(f"{base}/timeline/session", session_page),
+        Route(f"{base}/event", event_link),
+        Route(f"{base}/injections", injections),
+        Route(f"{base}/injections/{{scope}}/{{n}}", injection_page),
+        Route(f"{base}/why", why),
+        Route(f"{base}/health", health),
+        Route(f"{base}/prune", prune, methods=["POST"]),
+        Route(f"{base}/proposals", proposal_action, methods=["POST"]),
+        Mount(f"{base}/static", app=StaticFiles(directory=str(HERE / "static")), name="static"),
+    ]
+    if base:
+        routes.append(Route(base, index))
+    return Starlette(routes=routes, exception_handlers={Exception: on_error, MemdirError: on_error, 404: not_found})
+
+
+def _date(s: str | None) -> date | None:
+    try:
+        return datetime.strptime(s.strip(), "%Y-%m-%d").date() if s and s.strip() else None
+    except ValueError:
+        return None
+
+
+def _proposals(m: Any) -> list[dict[str, Any]] | None:
+    """Pending distillation proposals when this memdir has them (``Memdir.proposals``), else ``None``."""
+    fn = getattr(m, "proposals", None)
+    if fn is None:
+        return None
+    try:
+        return list(fn())
+    except Exception:  # noqa: BLE001 — the health page shows what it can
+        return None

@@ -1,0 +1,286 @@
+"""The viewer without a browser: its door (Host / Origin / token), the edit validation, the skip and injection
+logs, every page rendering on the sample data, and the pages mounted in ``memdir serve``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from urllib.parse import quote
+
+import pytest
+
+import memdir
+from memdir import journal
+from memdir.ui import i18n, missing_deps
+
+pytestmark = pytest.mark.skipif(bool(missing_deps()), reason=f"the ui extra is not installed: {missing_deps()}")
+
+LOOPBACK = "http://127.0.0.1:8766"
+TOKEN = "t0ken-for-tests-0123456789"
+
+
+def client(m, *, host="127.0.0.1", token=None, base_url=LOOPBACK, prefix=""):
+    from starlette.testclient import TestClient
+
+    from memdir.ui import build
+
+    return TestClient(build(get=lambda: m, host=host, token=token, prefix=prefix), base_url=base_url,
+                      raise_server_exceptions=True, follow_redirects=False)
+
+
+@pytest.fixture
+def sample(tmp_path):
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from ui_support import sample_store
+
+    m, project, home = sample_store(tmp_path / "s")
+    yield m, project, home
+    m.close()
+
+
+def _pages(m) -> list[str]:
+    note = m.inspect().notes[0]
+    inj = m.injections(limit=1)
+    out = ["/", "/search", "/search?q=部署&scope=project&kind=fact", "/notes", "/notes?category=rules",
+           f"/notes/{note.scope}/{note.id}", f"/notes/{note.scope}/{note.id}/edit", "/timeline",
+           "/timeline/session?s=sample-s1&scope=project", "/injections", "/why?q=deploy&id=" + note.id,
+           "/health", "/health?days=0", "/static/style.css"]
+    if inj:
+        out.append(f"/injections/{inj[0]['scope']}/{inj[0]['id']}")
+    return out
+
+
+# ---- strings ------------------------------------------------------------------------------------------------
+def test_both_languages_have_the_same_keys():
+    assert set(i18n.EN) == set(i18n.ZH)
+    assert i18n.pick("zh", None, None) == "zh"
+    assert i18n.pick(None, "zh", "en-US") == "zh"
+    assert i18n.pick(None, None, "zh-CN,zh;q=0.9,en;q=0.5") == "zh"
+    assert i18n.pick("xx", None, "fr") == "en"
+
+
+# ---- every page renders ---------------------------------------------------------------------------------------
+def test_every_page_renders_on_the_sample(sample):
+    m, _, _ = sample
+    c = client(m)
+    for url in _pages(m):
+        r = c.get(url)
+        assert r.status_code in (200, 302), (url, r.status_code, r.text[:300])
+        if url != "/" and not url.startswith("/static"):
+            assert "memdir" in r.text and 'rel="stylesheet"' in r.text
+            assert "default-src 'self'" in r.headers["content-security-policy"]
+            assert r.headers["x-frame-options"] == "DENY"
+
+
+def test_search_is_recall_ranking_with_readable_reasons(sample):
+    m, _, _ = sample
+    r = client(m).get("/search", params={"q": "缓存串租户", "k": 5})
+    ids = [h.id for h in m.recall("缓存串租户", k=5)]
+    assert r.status_code == 200
+    shown = [line.split('data-id="')[1].split('"')[0] for line in r.text.splitlines() if 'class="hit" data-id=' in line]
+    assert shown == ids
+    assert "matched terms" in r.text and "BM25" in r.text and "scope prior" in r.text
+
+
+def test_search_filters_category_session_date(sample):
+    m, _, _ = sample
+    c = client(m)
+    r = c.get("/search", params={"q": "部署", "category": "rules"})
+    assert 'data-id="rules/' in r.text and 'data-id="facts/' not in r.text
+    r = c.get("/search", params={"q": "部署", "session": "sample-s3"})
+    rows = [line for line in r.text.splitlines() if 'class="hit" data-id=' in line]
+    assert rows and all(m.get(x.split('data-id="')[1].split('"')[0]).session == "sample-s3" for x in rows)
+    r = c.get("/search", params={"q": "部署", "since": "2026-11-05", "until": "2026-11-05", "kind": "event"})
+    for line in r.text.splitlines():
+        if 'class="hit" data-id=' in line:
+            assert m.get(line.split('data-id="')[1].split('"')[0]).ts.date().isoformat() == "2026-11-05"
+
+
+def test_redactions_show_as_markers_in_the_timeline(sample):
+    m, _, _ = sample
+    r = client(m).get("/timeline/session", params={"s": "sample-s1", "scope": "project"})
+    assert '<mark class="redacted">[redacted:' in r.text
+    assert "hunter" not in r.text.lower() or "[redacted:" in r.text
+
+
+# ---- the door -------------------------------------------------------------------------------------------------
+def test_loopback_refuses_foreign_host_and_other_origins(sample):
+    m, _, _ = sample
+    c = client(m)
+    assert c.get("/search", headers={"host": "evil.example:8766"}).status_code == 421
+    assert c.get("/search", headers={"origin": "http://evil.example"}).status_code == 403
+    assert c.get("/search", headers={"sec-fetch-site": "cross-site"}).status_code == 403
+    assert c.get("/search", headers={"sec-fetch-site": "same-origin"}).status_code == 200
+    note = m.inspect().notes[0]
+    # a change needs a same-origin Origin: none, or another one, is refused and nothing happens
+    for headers in ({}, {"origin": "http://evil.example"}, {"origin": "http://localhost:9999"}):
+        r = c.post(f"/notes/{note.scope}/{note.id}/forget", data={"confirm": "yes"}, headers=headers)
+        assert r.status_code == 403
+        assert m.get(note.id) is not None
+    r = c.post(f"/notes/{note.scope}/{note.id}/forget", data={"confirm": "yes"}, headers={"origin": LOOPBACK})
+    assert r.status_code == 303 and m.get(note.id) is None
+
+
+def test_beyond_loopback_needs_a_token_for_every_page(sample):
+    m, _, _ = sample
+    from memdir.errors import UsageError
+    from memdir.ui import build
+
+    with pytest.raises(UsageError, match="token"):
+        build(get=lambda: m, host="0.0.0.0")
+    c = client(m, host="0.0.0.0", token=TOKEN, base_url="http://192.0.2.10:8766")
+    pages = _pages(m)
+    for url in pages:
+        assert c.get(url).status_code == 401, url
+        assert c.get(url, headers={"authorization": "Bearer wrong-token-0123456789"}).status_code == 401, url
+        assert c.get(url, headers={"authorization": f"Bearer {TOKEN}"}).status_code in (200, 302), url
+    note = m.inspect().notes[0]
+    r = c.post(f"/notes/{note.scope}/{note.id}/forget", data={"confirm": "yes"}, headers={"origin": "http://192.0.2.10:8766"})
+    assert r.status_code == 401 and m.get(note.id) is not None
+    # another origin is refused even with the token
+    r = c.get("/search", headers={"authorization": f"Bearer {TOKEN}", "origin": "http://evil.example"})
+    assert r.status_code == 403
+    # ?token= logs a browser in: a cookie, and the token leaves the address bar
+    r = c.get("/search?q=deploy&token=" + TOKEN)
+    assert r.status_code == 303 and r.headers["location"] == "/search?q=deploy"
+    assert "HttpOnly" in r.headers["set-cookie"] and "SameSite=Strict" in r.headers["set-cookie"]
+    assert c.get("/search?q=deploy").status_code == 200  # the client kept the cookie
+    assert c.get("/search?token=nope").status_code == 401
+
+
+# ---- edits through the facade ----------------------------------------------------------------------------------
+def test_bad_edits_are_refused_and_write_nothing(m):
+    note = m.remember("部署用 pnpm，不用 npm", category="decisions", tags=["pnpm"])
+    before = note.path.read_bytes()
+    index_before = (note.path.parent / "index.md").read_bytes()
+    src = m.note_source(note.id)
+    bad = {
+        "invalid YAML": src.replace("tags:", "tags: [unclosed"),
+        "pinned must be true or false": src.replace("pinned: false", "pinned: maybe"),
+        "id must stay": src.replace(f"id: {note.id}", "id: decisions/other"),
+        "not a time": src.replace("created:", "created: yesterday-ish\nx_old_created:"),
+        "body is empty": src.split("---\n", 2)[0] + "---\n" + src.split("---\n", 2)[1] + "---\n\n",
+        "tags must be a list": src.replace("tags:\n- pnpm", "tags:\n- {a: 1}"),
+        "supersedes cannot be changed": src.replace("pinned: false", "pinned: false\nsupersedes: facts/x"),
+    }
+    for why, text in bad.items():
+        with pytest.raises(memdir.UsageError, match=why):
+            m.edit(note.id, text)
+        assert note.path.read_bytes() == before, why
+        assert (note.path.parent / "index.md").read_bytes() == index_before
+
+
+def test_edit_pin_update_file_index_and_recall(m, clock):
+    note = m.remember("部署用 pnpm，不用 npm", category="decisions", tags=["pnpm"])
+    src = m.note_source(note.id)
+    new = src.replace("summary: 部署用 pnpm，不用 npm", "summary: 前端统一用 pnpm").replace("部署用 pnpm，不用 npm\n", "前端统一用 pnpm，lockfile 是 pnpm-lock.yaml\n")
+    edited = m.edit(note.id, new)
+    assert edited.summary == "前端统一用 pnpm" and "lockfile" in edited.text
+    assert "前端统一用 pnpm" in (note.path.parent / "index.md").read_text(encoding="utf-8")
+    assert m.recall("lockfile")[0].id == note.id
+    assert m.pin(note.id).pinned and m.get(note.id).pinned
+    assert not m.pin(note.id, False).pinned
+    with pytest.raises(memdir.NotFound):
+        m.edit("decisions/nope", new)
+
+
+def test_edit_redacts_secrets(m):
+    note = m.remember("the staging database lives on db1", category="facts")
+    src = m.note_source(note.id) + "password: postgres://app:S3cretPassw0rd@db1/app\n"
+    m.edit(note.id, src)
+    assert "S3cretPassw0rd" not in note.path.read_text(encoding="utf-8")
+
+
+# ---- the logs ---------------------------------------------------------------------------------------------------
+def test_skips_are_logged_with_reasons_and_bounded(m, monkeypatch):
+    m.capture({"role": "user", "text": "部署脚本要先跑 alembic upgrade", "session": "s1"})
+    assert m.capture_skips() == []  # the project root did not exist before the first capture: nothing to log into
+    m.capture({"role": "user", "text": "好的", "session": "s1"})
+    m.capture({"role": "user", "text": "/compact", "session": "s1"})
+    m.capture({"role": "tool", "tool": "Read", "input": {"file_path": "x.py"}, "session": "s1"})
+    m.capture({"role": "user", "text": "部署脚本要先跑 alembic upgrade", "session": "s1"})  # duplicate: not logged
+    reasons = [s["reason"] for s in m.capture_skips(session="s1")]
+    assert reasons == ["noisy_tool", "slash_command", "trivial"]
+    assert m.capture_skips()[0]["preview"] == "Read"
+    monkeypatch.setattr(journal, "SKIPS_KEEP", 3)
+    for i in range(5):
+        m.capture({"role": "user", "text": "ok", "session": f"x{i}"})
+    assert len(m.capture_skips()) == 3
+
+
+def test_injection_log_after_a_hook_run(tmp_path):
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from ui_support import inject_once
+
+    project, home = tmp_path / "p", tmp_path / "h"
+    (project / ".git").mkdir(parents=True)
+    with memdir.open(project, home=home) as m:
+        note = m.remember("回滚用 ./scripts/deploy.sh --rollback，记录在 deploys.log", category="facts", tags=["部署", "回滚"])
+    out = inject_once(project, home, "怎么回滚部署？")
+    sent = json.loads(out)["hookSpecificOutput"]["additionalContext"]
+    assert note.id in sent
+    with memdir.open(project, home=home) as m:
+        rows = m.injections()
+        assert len(rows) == 1
+        row = rows[0]
+        assert row["host"] == "claude-code" and row["event"] == "user-prompt" and row["session"] == "s-live"
+        assert row["hit_ids"] == [note.id]
+        assert row["block"].startswith("<memory") and row["block"] == sent
+        assert row["prompt_sha256"] == journal.prompt_hash("怎么回滚部署？")
+        page = client(m).get(f"/injections/{row['scope']}/{row['id']}")
+        assert page.status_code == 200 and f'/notes/project/{quote(note.id)}' in page.text
+
+
+def test_record_injection_never_raises(m):
+    m.remember("something to show", category="facts")
+    m.roots["project"].close()
+    m.roots["project"].db.execute("DROP TABLE injections")
+    assert m.record_injection("<memory>\nx\n</memory>", prompt="p") is None
+    assert m.record_injection("") is None
+
+
+def test_hit_ids_from_a_block():
+    block = "<memory>\n## Relevant\n### facts/a-b (project fact, 2026-11-01)\nx\n### u:s 1:abc (global user)\ny\n</memory>"
+    assert journal.hit_ids(block) == ["facts/a-b", "u:s 1:abc"]
+
+
+# ---- inside memdir serve ------------------------------------------------------------------------------------------
+def test_pages_are_mounted_in_serve(sample):
+    m, _, _ = sample
+    from starlette.testclient import TestClient
+
+    from memdir.ui import with_pages
+
+    async def other(scope, receive, send):
+        await send({"type": "http.response.start", "status": 299, "headers": []})
+        await send({"type": "http.response.body", "body": b"mcp"})
+
+    app = with_pages(other, get=lambda: m, host="127.0.0.1")
+    c = TestClient(app, base_url=LOOPBACK, follow_redirects=False)
+    assert c.get("/mcp").status_code == 299
+    r = c.get("/ui/search", params={"q": "部署"})
+    assert r.status_code == 200 and 'href="/ui/notes"' in r.text and 'href="/ui/static/style.css"' in r.text
+    assert c.get("/ui").headers["location"] == "/ui/search"
+    assert c.get("/ui/search", headers={"host": "evil.example"}).status_code == 421
+
+
+def test_serve_app_has_the_pages_behind_its_token(sample, tmp_path):
+    pytest.importorskip("mcp")
+    m, project, home = sample
+    from starlette.testclient import TestClient
+
+    from memdir.mcp_server import build_server, http_app
+
+    server = build_server(project, home=home)
+    try:
+        c = TestClient(http_app(server, host="0.0.0.0", token=TOKEN), base_url="http://192.0.2.10:8765", follow_redirects=False)
+        assert c.get("/ui/search?q=部署").status_code == 401
+        assert c.post("/mcp", json={}).status_code == 401
+        r = c.get("/ui/search?q=部署", headers={"authorization": f"Bearer {TOKEN}"})
+        assert r.status_code == 200 and 'class="hit"' in r.text
+    finally:
+        server.memdir_store.close()
