@@ -8,15 +8,21 @@ An event is a dict (or a plain string, read as a user prompt)::
      "tool": str, "input": dict | str, "output": str | None, "call_id": str, "is_error": bool,
      "source": "claude-code" | "codex" | "opencode" | "dsh" | …, "meta": dict}
 
-Gates, in order (the first that fires decides; each decision is logged at debug level on logger ``memdir``):
+Gates, in order (the first that fires decides; each decision is logged at debug level on logger ``memdir``).
+Gates 1-6 are :func:`gate`, the one "should this be stored" function that the host hooks (through
+:func:`capture`) and the transcript importers (:mod:`memdir.transcripts`) both call; 7 and ``capture.enabled``
+limit live capture only:
 
 1. ``invalid`` — not a dict/str, unknown role, no text.
 2. tools: ``noisy_tool`` — the tool name matches a skip pattern (``DEFAULT_SKIP_TOOLS`` plus the config list
    ``capture.skip_tools``; case-insensitive shell-style patterns, ``*`` wildcards).
 3. user/assistant text is cleaned: our own ``<memory>…</memory>`` block and host-injected blocks
-   (``<system-reminder>``, ``<available_skills>``, Codex ``<environment_context>`` / ``<user_instructions>``,
-   ``<local-command-…>``, ``<task-notification>``) are cut out. A text that *starts* with host material
-   (``Instructions from: …``, ``# Code Mode``, ``# AGENTS.md instructions``) is ``host_injected`` as a whole;
+   (``<system-reminder>``, ``<available_skills>``, Codex ``<environment_context>`` / ``<user_instructions>`` /
+   ``<turn_aborted>`` / ``<collaboration_mode>`` / ``<skills_instructions>`` / ``<plugins_instructions>`` /
+   ``<permissions instructions>``, ``<local-command-…>``, ``<task-notification>``) are cut out. A text that
+   *starts* with host material (``Instructions from: …``, ``# Code Mode``, ``# AGENTS.md instructions``,
+   Claude Code's ``[Request interrupted by user…]`` marker and ``<task-notification>`` messages, Codex
+   ``<turn_aborted>``) is ``host_injected`` as a whole;
    one that is empty after cutting is ``host_injected`` (or ``memory_block`` when only our block was there).
 4. user text: ``slash_command`` — ``/compact``, ``/model opus``, Claude Code's ``<command-name>`` echoes.
 5. ``trivial`` — the whole text, lower-cased and without punctuation, spaces or emoji, is one of
@@ -75,9 +81,11 @@ alright allright roger hi hello hey yo bye retry again proceed 继续 好 好的
 _MEMORY_BLOCK = re.compile(r"<memory\b[^>]*>.*?(?:</memory\s*>|\Z)", re.S | re.I)
 _HOST_TAGS = ("system-reminder", "available_skills", "environment_context", "user_instructions",
               "local-command-stdout", "local-command-stderr", "local-command-caveat", "task-notification",
-              "user-prompt-submit-hook")
+              "user-prompt-submit-hook", "turn_aborted", "collaboration_mode", "skills_instructions",
+              "plugins_instructions", "permissions instructions")
 _HOST_BLOCK = re.compile(r"<(%s)\b[^>]*>.*?(?:</\1\s*>|\Z)" % "|".join(map(re.escape, _HOST_TAGS)), re.S | re.I)
-_HOST_PREFIXES = ("Instructions from:", "# Code Mode", "# AGENTS.md instructions", "<INSTRUCTIONS>")
+_HOST_PREFIXES = ("Instructions from:", "# Code Mode", "# AGENTS.md instructions", "<INSTRUCTIONS>",
+                  "[Request interrupted by user", "<task-notification>", "<turn_aborted>")
 _COMMAND_ECHO = re.compile(r"^\s*<command-(name|message|args)>", re.I)
 _SLASH = re.compile(r"^/[A-Za-z][\w.-]*(?::[\w.-]+)?(?:\s|$)")
 _WIDE = ("W", "F")
@@ -181,13 +189,14 @@ def skip_tool(name: str, extra: list[str] | tuple[str, ...] = ()) -> bool:
     return any(fnmatch.fnmatchcase(n, p.strip().lower()) for p in (*DEFAULT_SKIP_TOOLS, *extra) if p.strip())
 
 
-def tool_text(name: str, tool_input: Any, output: Any, *, is_error: bool = False) -> str:
-    """``<tool>: <main argument> → <first output lines>`` (bounded to 2,000 chars; see
-    :func:`memdir.importers.jsonl.summarise_tool`). ``output`` may be a string, a list of text blocks or a dict
-    (``stdout``/``stderr``/``output``/``content`` are read)."""
-    from .importers.jsonl import primary_arg, summarise_tool
+def tool_text(name: str, tool_input: Any, output: Any, *, is_error: bool = False, cwd: str | None = None) -> str:
+    """The tool summary a hook stores: :func:`memdir.importers.changes.tool_summary`, the same function the
+    importers use (``<tool>: <main argument> → <first output lines>``; file edits as "file + what changed").
+    ``output`` may be a string, a list of text blocks or a dict (``stdout``/``stderr``/``output``/``content`` are
+    read). ``cwd``: file paths under it are shown relative to it."""
+    from .importers.changes import tool_summary
 
-    return summarise_tool(name, primary_arg(tool_input), _output_text(output), is_error=is_error)
+    return tool_summary(name, tool_input, _output_text(output), is_error=is_error, cwd=cwd)
 
 
 def _output_text(output: Any) -> str | None:
@@ -244,12 +253,108 @@ def _safe(text: str | None) -> str | None:
 
 
 # ---- the gate --------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Decision:
+    """What :func:`gate` decided for one event.
+
+    ``reason``: ``None`` when the event is worth storing, else the gate that fired (``invalid``, ``noisy_tool``,
+    ``host_injected``, ``memory_block``, ``slash_command``, ``trivial``, ``too_short``). ``role``: the normalised
+    role. ``text``: the cleaned text to store (host and memory blocks cut out; for a tool event without text, the
+    summary built by :func:`tool_text`), not yet redacted. ``key``: the live-capture key (``u:``/``a:``/``t:``;
+    ``None`` when a gate fired before one existed); importers keep their own ``import:…`` keys.
+    """
+
+    reason: str | None
+    role: str | None = None
+    text: str | None = None
+    key: str | None = None
+
+    @property
+    def keep(self) -> bool:
+        return self.reason is None
+
+
+def _no(reason: str, detail: str, **kw: Any) -> Decision:
+    log.debug("capture: skipped (%s) %s", reason, _safe(detail))
+    return Decision(reason, **kw)
+
+
+def gate(event: Any, config: Any) -> Decision:
+    """Decide whether one event is worth storing: THE one "should this be stored" function, called by the host
+    hooks (through :func:`capture`) and by every transcript importer (:mod:`memdir.transcripts`).
+
+    ``event``: a dict shaped as in the module docstring (a string is a user prompt); importer events carry the
+    tool name in ``meta["tool"]``, which is read too. ``config``: anything with ``get(key)`` (``Memdir.config``);
+    ``capture.skip_tools`` and ``capture.min_chars`` are read. Gates 1-6 of the module docstring, in order; the
+    daily cap and ``capture.enabled`` are not content gates: they limit live hook capture only (:func:`capture`),
+    an explicit import is not rate-limited. Pure: never writes, never raises for a bad event.
+    """
+    if isinstance(event, str):
+        event = {"role": "user", "text": event}
+    if not isinstance(event, dict):
+        return _no("invalid", f"not an event object: {type(event).__name__}")
+    ev = event
+    role = str(ev.get("role") or "user").strip().lower()
+    if role not in ROLE_PREFIX:
+        return _no("invalid", f"unknown role {role!r}")
+    session = str(ev.get("session") or "").strip() or "nosession"
+    session = session.replace("\n", " ")[:200]
+    text = ev.get("text")
+    meta = ev.get("meta") if isinstance(ev.get("meta"), dict) else {}
+
+    if isinstance(text, str):
+        text = _clean_unicode(text)
+    if role == "tool":
+        name = str(ev.get("tool") or ev.get("tool_name") or meta.get("tool") or "").strip()
+        if name and skip_tool(name, config.get("capture.skip_tools")):
+            return _no("noisy_tool", name, role=role)
+        if not isinstance(text, str) or not text.strip():
+            if not name:
+                return _no("invalid", "tool event without a tool name or text", role=role)
+            text = _clean_unicode(tool_text(name, ev.get("input"), ev.get("output"), is_error=bool(ev.get("is_error")),
+                                            cwd=ev.get("cwd") or meta.get("cwd")))
+        call_id = str(ev.get("call_id") or "").strip()
+        key = f"t:{session}:{call_id[:200]}" if call_id else f"t:{session}:{text_hash(text)}"
+    else:
+        if not isinstance(text, str) or not text.strip():
+            return _no("invalid", "no text", role=role)
+        if is_host_injected(text):
+            return _no("host_injected", repr(text[:60]), role=role)
+        cleaned, removed = strip_injected(text)
+        if not cleaned:
+            return _no("memory_block" if removed == {"memory"} else "host_injected",
+                       f"nothing left after removing {sorted(removed)}", role=role)
+        if is_host_injected(cleaned):
+            return _no("host_injected", repr(cleaned[:60]), role=role)
+        text = cleaned
+        if role == "user" and is_slash_command(text):
+            return _no("slash_command", repr(text[:60]), role=role)
+        if is_trivial(text):
+            return _no("trivial", repr(text[:60]), role=role, text=text)
+        min_chars = config.get("capture.min_chars")
+        if weighted_len(text) < min_chars:
+            return _no("too_short", f"{weighted_len(text)} < capture.min_chars={min_chars}: {text[:60]!r}", role=role,
+                       text=text)
+        key = f"{ROLE_PREFIX[role]}:{session}:{text_hash(text)}"
+
+    if ev.get("ts") not in (None, ""):
+        from .errors import UsageError
+        from .timeutil import parse_ts
+
+        try:
+            parse_ts(ev.get("ts"))
+        except (UsageError, ValueError, TypeError, OverflowError) as exc:
+            return _no("invalid", f"bad ts {ev.get('ts')!r}: {exc}", key=key, role=role, text=text)
+    return Decision(None, role, text, key)
+
+
 def capture(m, event: Any, *, scope: str = "project", **fields: Any) -> CaptureResult:
     """Gate one host event and store it when it passes (see the module docstring for gates and keys).
 
     ``m``: an open :class:`memdir.Memdir`. ``event``: a dict (shape in the module docstring) or a string
     (a user prompt). ``fields``: overrides merged into the event (``session=…``, ``role=…``). ``scope``:
-    ``"project"`` (default) or ``"global"``. Never raises for a bad event (it is ``invalid``); raises
+    ``"project"`` (default) or ``"global"``. The content gates are :func:`gate` (the same function the importers
+    call); then ``capture.enabled`` and the daily cap. Never raises for a bad event (it is ``invalid``); raises
     ``UsageError`` for an unknown scope and ``MemdirError`` if the store cannot be written.
     """
     if isinstance(event, str):
@@ -260,54 +365,12 @@ def capture(m, event: Any, *, scope: str = "project", **fields: Any) -> CaptureR
     cfg = m.config
     if not cfg.get("capture.enabled"):
         return _skip("disabled", "capture.enabled is false")
-    role = str(ev.get("role") or "user").strip().lower()
-    if role not in ROLE_PREFIX:
-        return _skip("invalid", f"unknown role {role!r}")
+    d = gate(ev, cfg)
+    if not d.keep:
+        return CaptureResult(False, d.reason or "invalid", d.key, d.role, _safe(d.text))
+    role, text, key = d.role, d.text, d.key
     session = str(ev.get("session") or "").strip() or "nosession"
     session = session.replace("\n", " ")[:200]
-    text = ev.get("text")
-
-    if isinstance(text, str):
-        text = _clean_unicode(text)
-    if role == "tool":
-        name = str(ev.get("tool") or ev.get("tool_name") or "").strip()
-        if name and skip_tool(name, cfg.get("capture.skip_tools")):
-            return _skip("noisy_tool", name, role=role)
-        if not isinstance(text, str) or not text.strip():
-            if not name:
-                return _skip("invalid", "tool event without a tool name or text", role=role)
-            text = _clean_unicode(tool_text(name, ev.get("input"), ev.get("output"), is_error=bool(ev.get("is_error"))))
-        call_id = str(ev.get("call_id") or "").strip()
-        key = f"t:{session}:{call_id[:200]}" if call_id else f"t:{session}:{text_hash(text)}"
-    else:
-        if not isinstance(text, str) or not text.strip():
-            return _skip("invalid", "no text", role=role)
-        if is_host_injected(text):
-            return _skip("host_injected", repr(text[:60]), role=role)
-        cleaned, removed = strip_injected(text)
-        if not cleaned:
-            return _skip("memory_block" if removed == {"memory"} else "host_injected",
-                         f"nothing left after removing {sorted(removed)}", role=role)
-        if is_host_injected(cleaned):
-            return _skip("host_injected", repr(cleaned[:60]), role=role)
-        text = cleaned
-        if role == "user" and is_slash_command(text):
-            return _skip("slash_command", repr(text[:60]), role=role)
-        if is_trivial(text):
-            return _skip("trivial", repr(text[:60]), role=role, text=text)
-        min_chars = cfg.get("capture.min_chars")
-        if weighted_len(text) < min_chars:
-            return _skip("too_short", f"{weighted_len(text)} < capture.min_chars={min_chars}: {text[:60]!r}", role=role, text=text)
-        key = f"{ROLE_PREFIX[role]}:{session}:{text_hash(text)}"
-
-    if ev.get("ts") not in (None, ""):
-        from .errors import UsageError
-        from .timeutil import parse_ts
-
-        try:
-            parse_ts(ev.get("ts"))
-        except (UsageError, ValueError, TypeError, OverflowError) as exc:
-            return _skip("invalid", f"bad ts {ev.get('ts')!r}: {exc}", key=key, role=role, text=text)
 
     cap = cfg.get("capture.daily_cap")
     if cap:

@@ -47,11 +47,11 @@ class LazyGroup(click.Group):
         try:
             mod = importlib.import_module(mod_name)
         except ImportError as exc:
-            missing = getattr(exc, "name", None) or str(exc)
-            if mod_name.endswith(str(missing)) or str(missing).startswith("memdir"):
-                return None
+            missing = str(getattr(exc, "name", None) or exc)
+            if missing == "memdir" or missing.startswith("memdir."):
+                raise  # our own module or name is missing: a defect, never hidden as "no such command"
             return _unavailable(name, f"needs an optional dependency ({missing}); see README 'Install'")
-        return getattr(mod, attr, None)
+        return getattr(mod, attr)
 
 
 def _find_spec(target: str) -> bool:
@@ -302,11 +302,17 @@ def export(ctx, path, as_json):
 @cli.command(name="import")
 @click.argument("source")
 @click.argument("path", required=False, type=click.Path())
-@click.option("--no-progress", is_flag=True, help="Hide the progress bar.")
+@click.option("--all-projects", is_flag=True,
+              help="Import each session into its own project (by the directory it was recorded in).")
+@click.option("--here", is_flag=True, help="Import every session into this project, whatever its directory.")
+@click.option("--no-progress", is_flag=True, help="Hide the progress bar (it is only drawn on a terminal).")
 @json_opt
 @click.pass_context
-def import_(ctx, source, path, no_progress, as_json):
-    """Import SOURCE: a JSONL file, or claude-code | codex | opencode [PATH] (default locations when PATH is omitted)."""
+def import_(ctx, source, path, all_projects, here, no_progress, as_json):
+    """Import SOURCE: a JSONL file, or claude-code | codex | opencode [PATH] (default locations when PATH is omitted).
+
+    Host sessions go to the project they were recorded in: without a flag only this project's sessions are
+    imported; --all-projects imports each into its own project; --here imports all of them into this one."""
     m = open_store(ctx)
     if source not in IMPORT_SOURCES or source == "jsonl":
         if source == "jsonl" and not path:
@@ -320,12 +326,14 @@ def import_(ctx, source, path, no_progress, as_json):
                  f"{out['bad_lines']} bad lines")
         _emit(ctx, as_json, out, human)
         return
-    else:
-        from .transcripts import import_host
+    if all_projects and here:
+        raise UsageError("--all-projects and --here exclude each other: choose one")
+    from .transcripts import import_host, summary
 
-        out = import_host(m, source, Path(path) if path else None, progress=not no_progress and not as_json)
-    summary = ", ".join(f"{k} {v}" for k, v in out.items() if not isinstance(v, dict))
-    _emit(ctx, as_json, out, summary)
+    out = import_host(m, source, Path(path) if path else None,
+                      projects="all" if all_projects else "here" if here else "current",
+                      progress=not no_progress and not (as_json or ctx.find_root().obj.get("json")))
+    _emit(ctx, as_json, out, summary(out))
 
 
 @cli.command()

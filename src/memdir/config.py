@@ -79,10 +79,7 @@ def _load_feature_keys() -> bool:
     import importlib
 
     for mod in FEATURE_MODULES:
-        try:
-            importlib.import_module(mod)
-        except ImportError:
-            continue
+        importlib.import_module(mod)  # our own modules: a failing import is a defect to surface, never skip
     return True
 
 
@@ -173,6 +170,7 @@ class Config:
                 env_layer[name] = env[var]
         layers.append(("env", env_layer))
         layers.append(("override", dict(overrides or {})))
+        self.overrides: dict[str, Any] = dict(overrides or {})  # what the caller passed (to open a sibling store alike)
         self._layers, self._env = layers, env  # kept for keys registered after this Config was built
         for name, key in REGISTRY.items():
             self._values[name] = key.default

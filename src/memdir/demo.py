@@ -64,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
             if args.transcript:
                 from .transcripts import import_host
 
-                print("imported transcript:", import_host(m, "claude-code", Path(args.transcript), progress=False))
+                print("imported transcript:", import_host(m, "claude-code", Path(args.transcript), projects="here", progress=False))
             _show(m, "缓存串租户是怎么回事")
             _show(m, "why did the test only fail in the nightly run")
             _show(m, "database password")

@@ -58,5 +58,34 @@ def iter_events(source: str, path: str | Path, *, stats: Counter | None = None) 
     return fn(path, stats=stats)
 
 
+def peek_session(source: str, path: str | Path, *, max_lines: int = 200) -> tuple[str | None, str | None]:
+    """``(session id, cwd)`` of a one-session transcript file (``claude-code``, ``codex``), read from its first
+    ``max_lines`` lines without parsing the rest; ``(None, None)`` for other sources or when not found there. Lets
+    an import decide where a session goes (or skip it) before reading the whole file. Never raises for content."""
+    from .jsonl import read_jsonl
+
+    if source not in ("claude-code", "codex"):
+        return None, None
+    session = cwd = None
+    try:
+        for lineno, obj in read_jsonl(Path(path), None, label=source, warn=False):
+            if source == "claude-code":
+                session = session or (str(obj["sessionId"]) if obj.get("sessionId") else None)
+                cwd = cwd or (obj.get("cwd") if isinstance(obj.get("cwd"), str) else None)
+            else:
+                payload = obj.get("payload") if isinstance(obj.get("payload"), dict) else {}
+                if obj.get("type") in ("session_meta", "turn_context"):
+                    if obj.get("type") == "session_meta" and payload.get("id"):
+                        session = session or str(payload["id"])
+                    cwd = cwd or (payload.get("cwd") if isinstance(payload.get("cwd"), str) else None)
+            if (session and cwd) or lineno >= max_lines:
+                break
+    except OSError:
+        return None, None
+    if source == "codex" and session is None and cwd is not None:
+        session = Path(path).stem  # iter_codex's fallback session id
+    return session, cwd
+
+
 __all__ = ["HOSTS", "IMPORTERS", "TOOL_SUMMARY_MAX_CHARS", "default_paths", "iter_claude_code", "iter_codex",
-           "iter_events", "iter_jsonl", "iter_opencode", "resolve_paths"]
+           "iter_events", "iter_jsonl", "iter_opencode", "peek_session", "resolve_paths"]

@@ -12,20 +12,21 @@ The line format is undocumented (HOSTS.md ⚠); this parser follows what the rea
 
 What becomes an event (keys ``import:claude-code:<sessionId>:<id>``):
 
-* user text → ``role="user"``, id = the line's ``uuid``. Skipped: ``isMeta`` lines (``skipped:meta``),
-  compaction summaries (``isCompactSummary``, ``skipped:compact_summary``), slash-command echoes
-  (``<command-name>``/``<command-message>``, ``skipped:command``), local command output and caveats
-  (``<local-command-…>``, ``skipped:command_output``), the host's ``[Request interrupted by user…]``
-  marker (``skipped:interrupted``), ``<task-notification>`` (``skipped:host_injected``) and user
+* user text → ``role="user"``, id = the line's ``uuid``. Skipped here, by the line's structure: ``isMeta``
+  lines (``skipped:meta``), compaction summaries (``isCompactSummary``, ``skipped:compact_summary``) and user
   lines that only carry tool results (``skipped:tool_result_only``: they are folded into the tool event).
+  What the text says (slash-command echoes ``<command-name>``, ``<local-command-…>`` output, the host's
+  ``[Request interrupted by user…]`` marker, ``<task-notification>``, ``continue`` …) is judged by the capture
+  gate (:func:`memdir.capture.gate`), the same function the hooks call, not here.
 * assistant text blocks of one line, joined → ``role="assistant"``, id = ``uuid``; whitespace-only text
   is ``skipped:empty``; ``thinking`` blocks are never imported (``skipped:thinking``).
 * each ``tool_use`` block + its ``tool_result`` (found anywhere in the file) → ONE ``role="tool"`` event,
-  id = the ``tool_use`` id, text from :func:`~memdir.importers.jsonl.summarise_tool` (bounded to 2,000
-  chars); ``meta.is_error`` notes a failed call. A call without a result reads ``→ (no result)`` and
-  counts ``info:tool_without_result``.
+  id = the ``tool_use`` id, text from :func:`~memdir.importers.changes.tool_summary` (bounded to 2,000
+  chars; ``Edit``/``Write``/``MultiEdit`` as "file + what changed", paths relative to the line's ``cwd``);
+  ``meta.is_error`` notes a failed call. A call without a result reads ``→ (no result)`` and counts
+  ``info:tool_without_result``. ``Read``/``Grep``/``Glob`` calls are yielded too: the gate drops them.
 
-Texts are kept as they are: gating and redaction happen later in the core's capture.
+Texts are kept as they are: gating and redaction happen later (:mod:`memdir.transcripts`).
 """
 
 from __future__ import annotations
@@ -34,15 +35,11 @@ from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
-from .jsonl import count, iso, make_event, primary_arg, read_jsonl, summarise_tool
+from .changes import tool_summary
+from .jsonl import count, iso, make_event, read_jsonl
 
 SOURCE = "claude-code"
 SKIP_TYPES = frozenset({"file-history-snapshot", "progress", "summary", "system", "queue-operation"})
-
-_COMMAND_PREFIXES = ("<command-name>", "<command-message>", "<command-args>")
-_COMMAND_OUTPUT_PREFIXES = ("<local-command-stdout>", "<local-command-stderr>", "<local-command-caveat>")
-_HOST_PREFIXES = ("<task-notification>",)
-_INTERRUPTED_PREFIX = "[Request interrupted by user"
 
 
 def _result_text(content) -> str:
@@ -147,19 +144,7 @@ def _user_event(obj: dict, content, session: str, line_id: str, ts, meta: dict, 
     if not text.strip():
         count(stats, "skipped:tool_result_only" if n_results else "skipped:empty")
         return None
-    head = text.lstrip()
-    if head.startswith(_COMMAND_PREFIXES):
-        reason = "command"
-    elif head.startswith(_COMMAND_OUTPUT_PREFIXES):
-        reason = "command_output"
-    elif head.startswith(_INTERRUPTED_PREFIX):
-        reason = "interrupted"
-    elif head.startswith(_HOST_PREFIXES):
-        reason = "host_injected"
-    else:
-        return make_event(SOURCE, session, line_id, "user", text, ts, meta)
-    count(stats, f"skipped:{reason}")
-    return None
+    return make_event(SOURCE, session, line_id, "user", text, ts, meta)
 
 
 def _assistant_events(obj: dict, content, session: str, line_id: str, ts, meta: dict,
@@ -197,6 +182,6 @@ def _assistant_events(obj: dict, content, session: str, line_id: str, ts, meta: 
             output, is_error = None, False
         else:
             output, is_error = found
-        text_t = summarise_tool(name, primary_arg(block.get("input")), output, is_error=is_error)
+        text_t = tool_summary(name, block.get("input"), output, is_error=is_error, cwd=meta.get("cwd"))
         yield make_event(SOURCE, session, tool_id, "tool", text_t, ts,
                          {**meta, "tool": name, "tool_use_id": tool_id, "is_error": is_error})

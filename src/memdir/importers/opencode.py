@@ -13,7 +13,7 @@ data** (none was available); the tests use hand-written fixtures.
 Message JSON gives ``role`` (``user``/``assistant``) and ``time.created`` (epoch ms); part JSON gives
 ``type``: ``text`` → a user or assistant event (``synthetic``/``ignored`` parts are host-made and
 skipped), ``tool`` → one tool event from ``tool``, ``callID`` and ``state{status, input, output, error,
-time}`` (``status == "error"`` sets ``meta.is_error``; ``pending``/``running`` read ``→ (no result)``),
+time}`` (text from :func:`~memdir.importers.changes.tool_summary`: ``edit``/``write`` as file + what changed) (``status == "error"`` sets ``meta.is_error``; ``pending``/``running`` read ``→ (no result)``),
 ``reasoning`` → skipped (``skipped:reasoning``); ``step-start``, ``step-finish``, ``snapshot``,
 ``patch``, ``file``, ``agent``, ``compaction``, ``subtask``, ``retry`` and unknown types → skipped by
 type. Keys: ``import:opencode:<sessionID>:<part id>`` — the same from the database and from the tree,
@@ -31,7 +31,8 @@ from pathlib import Path
 from urllib.request import pathname2url
 
 from ..errors import UsageError
-from .jsonl import count, iso, make_event, primary_arg, summarise_tool
+from .changes import tool_summary
+from .jsonl import count, iso, make_event
 
 log = logging.getLogger("memdir.importers")
 SOURCE = "opencode"
@@ -109,7 +110,7 @@ def _part_events(session: str, message: dict, part: dict, part_id: str, cwd: str
             output = None
         stime = state.get("time") if isinstance(state.get("time"), dict) else {}
         ts = iso(stime.get("start") or msg_time, stats)
-        text = summarise_tool(name, primary_arg(state.get("input")), output, is_error=is_error)
+        text = tool_summary(name, state.get("input"), output, is_error=is_error, cwd=cwd)
         meta.update({"tool": name, "call_id": part.get("callID"), "is_error": is_error})
         yield make_event(SOURCE, session, part_id, "tool", text, ts, meta)
     else:
