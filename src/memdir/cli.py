@@ -200,14 +200,29 @@ def recall(ctx, query, k, scope, kinds, explain, as_json):
 
 
 @cli.command()
-@click.argument("id")
+@click.argument("id", required=False)
 @click.option("--scope", type=click.Choice(["project", "global"]), default=None,
               help="Root to forget from (default: the first holding the id, project before global).")
+@click.option("--source", help="Forget every note from this source instead of one id (e.g. distill).")
+@click.option("--session", help="With --source: only the notes distilled from this session.")
 @json_opt
 @click.pass_context
-def forget(ctx, id, scope, as_json):
-    """Delete a note (category/slug) or an event (key); a tombstone blocks re-import."""
+def forget(ctx, id, scope, source, session, as_json):
+    """Delete a note (category/slug) or an event (key); a tombstone blocks re-import.
+    `--source distill [--session ID]` removes a distilled batch (and rejects its pending proposals)."""
     m = open_store(ctx)
+    if source is not None or session is not None:
+        if id is not None or source is None:
+            raise UsageError("use either an ID or --source NAME [--session ID]")
+        out = m.forget_source(source, session=session)
+        _emit(ctx, as_json, out, f"forgot {_n(len(out['forgotten']), 'note')}"
+              + (f", rejected {_n(len(out['proposals_rejected']), 'proposal')}" if out["proposals_rejected"] else "")
+              + "".join(f"\n  {i}" for i in out["forgotten"]))
+        if not out["forgotten"] and not out["proposals_rejected"]:
+            raise NotFound(f"no note from source {source!r}" + (f" and session {session!r}" if session else ""))
+        return
+    if id is None:
+        raise UsageError("give the id to forget (see `memdir recall` or `memdir inspect`), or --source NAME")
     ok = m.forget(id, scope=scope)
     _emit(ctx, as_json, {"id": id, "forgotten": ok}, f"forgot {id}" if ok else "")
     if not ok:
@@ -358,6 +373,69 @@ def ui(ctx, host, port, token, no_browser, as_json):
 
     serve(get=lambda: m, host=host, port=port, token=token, open_browser=not no_browser, on_ready=ready,
           debug=bool(ctx.find_root().obj.get("debug")))
+
+
+@cli.command()
+@click.option("--session", help="Distil only this session (default: every session with new turns).")
+@click.option("--since", help="Only turns at or after this time (ISO 8601, or epoch seconds).")
+@click.option("--dry-run", is_flag=True, help="Ask the model and show what would be written; write nothing.")
+@json_opt
+@click.pass_context
+def distill(ctx, session, since, dry_run, as_json):
+    """Turn captured sessions into curated notes with a model (distill.provider); rules become proposals."""
+    out = open_store(ctx).distill(session=session, since=since, dry_run=dry_run)
+    lines = []
+    for s in out["sessions"]:
+        lines.append(f"session {s['session']}: {s['turns']} new turns, {s['status']}"
+                     + (f" ({s['reason']})" if s.get("reason") else "") + (f", {_n(s['calls'], 'model call')}" if s.get("calls") else ""))
+    verb = "would write" if dry_run else "wrote"
+    for n in out["notes"]:
+        lines.append(f"  {verb} {n['id'] or n['category'] + '/…'}: {n['summary'][:80]}" + (f" (supersedes {n['supersedes']})" if n.get("supersedes") else ""))
+    for p in out["proposals"]:
+        lines.append(f"  proposed rule {p['id']}: {p['summary'][:80]} (memdir proposals accept {p['id']})")
+    for k in out["skipped"]:
+        lines.append(f"  skipped: {k['summary'][:60]}: {k['reason']}")
+    for r in out["rejected"]:
+        lines.append(f"  rejected item {r['item'] if r['item'] is not None else '(reply)'}: {r['reason']}")
+    for e in out["errors"]:
+        lines.append(f"  error: {e['session']}: {e['reason']}")
+    if not lines:
+        lines.append("nothing to distill")
+    _emit(ctx, as_json, out, "\n".join(lines))
+
+
+@cli.group(invoke_without_command=True)
+@json_opt
+@click.option("--all", "all_", is_flag=True, help="Include accepted and rejected proposals.")
+@click.pass_context
+def proposals(ctx, as_json, all_):
+    """List rule proposals (rules a model suggested); `accept ID` writes the rule, `reject ID` drops it."""
+    if ctx.invoked_subcommand is not None:
+        return
+    items = open_store(ctx).proposals(status=None if all_ else "pending")
+    lines = [f"{p['id']} [{p['scope']} {p['status']}] {p.get('summary', '')[:90]}  (source {p.get('source')}"
+             + (f", session {', '.join(map(str, p['sessions']))}" if p.get("sessions") else "") + ")" for p in items]
+    _emit(ctx, as_json, items, "\n".join(lines) or "no pending proposals")
+
+
+@proposals.command("accept")
+@click.argument("pid")
+@json_opt
+@click.pass_context
+def proposals_accept(ctx, pid, as_json):
+    """Write proposal PID as a rules note."""
+    note = open_store(ctx).accept_proposal(pid)
+    _emit(ctx, as_json, note.to_dict(), f"accepted {pid} → {note.id} ({note.scope})")
+
+
+@proposals.command("reject")
+@click.argument("pid")
+@json_opt
+@click.pass_context
+def proposals_reject(ctx, pid, as_json):
+    """Reject proposal PID (kept as a record so it is not proposed again)."""
+    p = open_store(ctx).reject_proposal(pid)
+    _emit(ctx, as_json, p, f"rejected {pid}")
 
 
 @cli.command(name="config")

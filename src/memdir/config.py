@@ -66,7 +66,7 @@ register("debug", False, "write a debug log explaining ranking and skip decision
 
 
 #: modules that register their keys at import time (imported only when a key is not yet known)
-FEATURE_MODULES = ("memdir.capture", "memdir.hooks", "memdir.vectors", "memdir.tiers", "memdir.embed")
+FEATURE_MODULES = ("memdir.capture", "memdir.hooks", "memdir.vectors", "memdir.tiers", "memdir.embed", "memdir.distill")
 _features_loaded = False
 
 

@@ -112,12 +112,16 @@ class Memdir:
     # ---- curated notes ---------------------------------------------------------------------------------
     def remember(self, text: str, *, category: str = "facts", summary: str | None = None, tags: Iterable[str] = (),
                  load_when: Iterable[str] = (), pinned: bool = False, supersedes: str | None = None,
-                 scope: str = "project", kind: str | None = None, highlight: str | None = None) -> Note:
+                 scope: str = "project", kind: str | None = None, highlight: str | None = None,
+                 provenance: dict[str, Any] | None = None) -> Note:
         """Store a curated note as ``<root>/<category>/<slug>.md`` and recompile the indexes.
 
         Secrets are redacted first. The same normalized text already in that root returns the existing note
         with ``existed=True`` and changes nothing (case C5). ``supersedes`` marks an older note (by id) as
         replaced: it keeps its file, gains ``superseded_by`` and drops out of recall (case C6).
+        ``provenance``: extra frontmatter fields written as given after the standard ones (distillation writes
+        ``source``, ``sessions``, ``model``, ``distilled_at``, ``distill_run``); standard fields cannot be
+        overridden this way.
 
         Raises ``UsageError`` (empty text, unknown category or scope, unknown ``supersedes`` id) and
         ``PathError`` (a category or id that would leave the root).
@@ -169,6 +173,9 @@ class Memdir:
             meta.update({"created": now, "updated": now, "load_when": list(load_when), "tags": list(tags), "pinned": bool(pinned)})
             if supersedes:
                 meta["supersedes"] = supersedes
+            for key, val in (provenance or {}).items():
+                if isinstance(key, str) and key not in meta and key not in ("superseded_by", "id"):
+                    meta[key] = _redact_obj(val)
             path = safe_join(root.path, category, slug + ".md")
             notes.atomic_write(path, notes.render(meta, text + "\n"))
             if supersedes and old_root is root:
@@ -762,6 +769,114 @@ class Memdir:
         for root in self._live_roots(scope):
             out += [{**r, "scope": root.scope} for r in journal.session_events(root.db, session, limit=limit)]
         return sorted(out, key=lambda r: r["ts"])[:limit]
+
+    # ---- distillation and rule proposals (memdir.distill, memdir.proposals) -------------------------------
+    def distill(self, *, session: str | None = None, since: Any = None, dry_run: bool = False,
+                provider: Any = None) -> dict[str, Any]:
+        """Turn captured sessions into curated notes with a model; see :func:`memdir.distill.run` for the flow,
+        the returned dict and the three protections. ``session``: one session id; ``since``: only turns at or
+        after this time (any :func:`memdir.timeutil.parse_ts` form); neither: every session with new turns.
+        ``dry_run``: ask the model, write nothing. Raises ``UsageError`` (no ``distill.provider``),
+        ``MemdirError`` (another distillation of this project is running)."""
+        from . import distill
+
+        return distill.run(self, session=session, since=since, dry_run=dry_run, provider=provider)
+
+    def propose(self, text: str, *, category: str = "rules", summary: str | None = None, tags: Iterable[str] = (),
+                load_when: Iterable[str] = (), supersedes: str | None = None, scope: str = "project",
+                source: str = "mcp", provenance: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Record a rule a model suggested as a pending proposal instead of writing ``rules/`` (seed 000: iron
+        rules are written by people). Text, summary and tags are redacted. Returns the proposal dict with
+        ``created`` (False when the same text was proposed before). Raises ``UsageError`` for empty text."""
+        from . import proposals
+
+        if not isinstance(text, str) or not text.strip():
+            raise UsageError("nothing to propose: the text is empty")
+        text = _redact(text.replace("\x00", "")).strip()
+        root = self._root(scope)
+        root.ensure()
+        with root.locked():
+            p, created = proposals.create(
+                root.path, text=text, summary=_redact(" ".join((summary or "").split())) or _summary_of(text),
+                category=category, tags=[_redact(str(t)).strip() for t in tags if str(t).strip()],
+                load_when=[_redact(str(t)).strip() for t in load_when if str(t).strip()], supersedes=supersedes,
+                source=source, now=self.clock(), provenance=_redact_obj(provenance or {}))
+        return {**p, "scope": scope, "created": created}
+
+    def proposals(self, *, status: str | None = "pending") -> list[dict[str, Any]]:
+        """Rule proposals of both roots (project first), oldest first: ``[{id, status, category, summary, text,
+        tags, load_when, supersedes?, source, sessions?, model?, proposed, scope, path}]``; ``status=None``
+        includes accepted and rejected ones."""
+        from . import proposals
+
+        return [{**p, "scope": r.scope} for r in self._live_roots() for p in proposals.list_all(r.path, status=status)]
+
+    def _proposal_path(self, pid: str) -> tuple[Root, Path]:
+        from . import proposals
+
+        for r in self._live_roots():
+            path = proposals.find(r.path, pid)
+            if path is not None:
+                return r, path
+        raise NotFound(f"no proposal {pid!r}: see `memdir proposals`")
+
+    def accept_proposal(self, pid: str) -> Note:
+        """Write a pending proposal as a ``rules`` note (a person decided) and mark it accepted. Raises
+        ``NotFound`` (no such proposal), ``UsageError`` (already decided, malformed id)."""
+        from . import proposals
+
+        root, path = self._proposal_path(pid)
+        p = proposals.read(path) or {}
+        if p.get("status") != "pending":
+            raise UsageError(f"proposal {pid} is already {p.get('status')}")
+        prov = {"source": p.get("source") or "proposal", "proposal": p.get("id")}
+        for key in ("sessions", "model"):
+            if p.get(key):
+                prov[key] = p[key]
+        sup = p.get("supersedes") if isinstance(p.get("supersedes"), str) else None
+        if sup and self.get(sup) is None:
+            sup = None
+        note = self.remember(p.get("text") or "", category=p.get("category") or "rules", summary=p.get("summary"),
+                             tags=p.get("tags") or (), load_when=p.get("load_when") or (), supersedes=sup,
+                             scope=root.scope, provenance=prov)
+        with root.locked():
+            proposals.decide(path, "accepted", self.clock(), note=note.id)
+        return note
+
+    def reject_proposal(self, pid: str) -> dict[str, Any]:
+        """Mark a pending proposal rejected (its record stays, so the same rule is not proposed again).
+        Raises ``NotFound`` / ``UsageError`` like :meth:`accept_proposal`."""
+        from . import proposals
+
+        root, path = self._proposal_path(pid)
+        p = proposals.read(path) or {}
+        if p.get("status") != "pending":
+            raise UsageError(f"proposal {pid} is already {p.get('status')}")
+        with root.locked():
+            return {**proposals.decide(path, "rejected", self.clock()), "scope": root.scope}
+
+    def forget_source(self, source: str, *, session: str | None = None) -> dict[str, Any]:
+        """Forget every note whose frontmatter says ``source`` (e.g. ``distill``), only those listing
+        ``session`` in ``sessions`` when given, and reject the pending proposals of that batch. Returns
+        ``{"forgotten": [ids], "proposals_rejected": [ids]}``."""
+        from . import distill, proposals
+
+        if not isinstance(source, str) or not source.strip():
+            raise UsageError("forget --source needs a source name, e.g. distill")
+        gone = []
+        for scope, ref in distill.batch_ids(self, source=source.strip(), session=session):
+            if self.forget(ref, scope=scope):
+                gone.append(ref)
+        rejected = []
+        for p in self.proposals():
+            sessions = p.get("sessions") or []
+            sessions = [sessions] if isinstance(sessions, str) else sessions
+            if p.get("source") == source and (session is None or session in [str(s) for s in sessions]):
+                path = Path(p["path"])
+                with self._root(p["scope"]).locked():
+                    proposals.decide(path, "rejected", self.clock(), reason=f"forget --source {source}")
+                rejected.append(p["id"])
+        return {"forgotten": gone, "proposals_rejected": rejected}
 
     # ---- export / import -------------------------------------------------------------------------------
     def export(self, path: str | os.PathLike) -> dict[str, int]:

@@ -5,9 +5,11 @@ Tools (names avoid generic words such as ``write`` or ``read``, which were seen 
 tools — design seed 000):
 
 * ``memory_recall`` — best memories for a query, with scores and reasons (read-only);
-* ``memory_remember`` — store a curated note; the same text twice returns the existing note (idempotent);
+* ``memory_remember`` — store a curated note; the same text twice returns the existing note (idempotent); a
+  ``rules`` note becomes a pending proposal a person accepts (``memdir proposals``): hard rules are written
+  by people only (seed 000);
 * ``memory_forget`` — delete a note or event by id, leaving a tombstone (destructive);
-* ``memory_inspect`` — counts per root and consistency problems (read-only);
+* ``memory_inspect`` — counts per root, consistency problems and pending rule proposals (read-only);
 * ``memory_prune`` — cold-memory prune: a preview by default; deletes only with the ``confirm_token`` the
   preview returned, which changes every hour (design seed 001) (destructive).
 
@@ -271,7 +273,17 @@ def _note_out(note: Any) -> dict[str, Any]:
 def do_remember(m: "Memdir", text: str, category: str = "facts", summary: str | None = None,
                 tags: list[str] | None = None, load_when: list[str] | None = None, pinned: bool = False,
                 supersedes: str | None = None, scope: str = "project") -> dict[str, Any]:
-    """``{"existed": bool, "note": {...}}``; raises what :meth:`Memdir.remember` raises."""
+    """``{"existed": bool, "note": {...}}``; raises what :meth:`Memdir.remember` raises. A ``rules`` note is
+    not written: it becomes a pending proposal, ``{"existed": bool, "note": None, "proposal": {...}, "message"}``
+    (a person accepts it with ``memdir proposals accept ID``)."""
+    if clean_text(category).strip() == "rules":
+        p = m.propose(clean_text(text), category="rules", summary=clean_text(summary) if summary else None,
+                      tags=[clean_text(t) for t in tags or ()], load_when=[clean_text(t) for t in load_when or ()],
+                      supersedes=clean_text(supersedes) if supersedes else None, scope=scope, source="mcp")
+        brief = {k: p.get(k) for k in ("id", "status", "scope", "summary", "text", "proposed")}
+        msg = (f"rules are written by people: proposal {p['id']} is pending; the user accepts it with "
+               f"`memdir proposals accept {p['id']}`")
+        return {"existed": not p["created"], "note": None, "proposal": brief, "message": msg}
     note = m.remember(clean_text(text), category=clean_text(category),
                       summary=clean_text(summary) if summary else None,
                       tags=[clean_text(t) for t in tags or ()], load_when=[clean_text(t) for t in load_when or ()],
@@ -295,8 +307,11 @@ def do_inspect(m: "Memdir") -> dict[str, Any]:
               "superseded_by": n.superseded_by} for n in rep.notes]
     problems = [{str(k): ("" if v is None else str(v)) for k, v in p.items()} for p in rep.problems]
     counts = json.loads(json.dumps(rep.counts, ensure_ascii=False, default=str))
+    pending = [{k: ("" if p.get(k) is None else str(p.get(k))) for k in ("id", "scope", "source", "summary", "proposed")}
+               for p in m.proposals()]
     return {"ok": not rep.problems, "counts": counts, "problems": problems,
-            "notes": notes[:MAX_INSPECT_NOTES], "notes_total": len(notes), "notes_listed": min(len(notes), MAX_INSPECT_NOTES)}
+            "notes": notes[:MAX_INSPECT_NOTES], "notes_total": len(notes), "notes_listed": min(len(notes), MAX_INSPECT_NOTES),
+            "proposals": pending[:MAX_INSPECT_NOTES]}
 
 
 def _as_dict(value: Any) -> dict[str, Any]:
@@ -425,7 +440,9 @@ def _build(MCPServer, ToolAnnotations, BaseModel, Field, store: MemoryStore, log
 
     class RememberResult(BaseModel):
         existed: bool = Field(description="true when the same text was already stored; nothing was written")
-        note: NoteOut
+        note: Optional[NoteOut] = Field(None, description="the note; null when a rules note became a proposal")
+        proposal: Optional[dict[str, Any]] = Field(None, description="a rules note waits for a person: {id, status, ...}")
+        message: Optional[str] = None
 
     class ForgetResult(BaseModel):
         id: str
@@ -447,6 +464,8 @@ def _build(MCPServer, ToolAnnotations, BaseModel, Field, store: MemoryStore, log
         notes: list[NoteBrief]
         notes_total: int
         notes_listed: int
+        proposals: list[dict[str, str]] = Field(default_factory=list,
+                                                description="pending rule proposals a person has to accept or reject")
 
     class PruneResult(BaseModel):
         available: bool = Field(description="false when this memdir version has no prune")
@@ -490,7 +509,8 @@ def _build(MCPServer, ToolAnnotations, BaseModel, Field, store: MemoryStore, log
         scope: Annotated[Scope, Field(description="project (default) or global")] = "project",
     ) -> RememberResult:
         """Store a durable memory as a Markdown note. The same text twice returns the existing note with
-        existed=true. Secrets are redacted before anything is written."""
+        existed=true. Secrets are redacted before anything is written. A note in category rules is not
+        written: it becomes a proposal the user accepts (hard rules are written by people only)."""
         return RememberResult(**store.run("memory_remember", lambda m: do_remember(
             m, text, category, summary, tags, load_when, pinned, supersedes, scope)))
 
@@ -502,7 +522,7 @@ def _build(MCPServer, ToolAnnotations, BaseModel, Field, store: MemoryStore, log
 
     def memory_inspect() -> InspectResult:
         """Counts per memory root and consistency problems (files missing from index.md, dangling
-        supersedes, unreadable notes), plus the list of notes. Read-only."""
+        supersedes, unreadable notes), the list of notes and the pending rule proposals. Read-only."""
         return InspectResult(**store.run("memory_inspect", do_inspect))
 
     def memory_prune(

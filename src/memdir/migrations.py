@@ -131,8 +131,24 @@ def m006_journal(db: sqlite3.Connection) -> None:
         """)
 
 
+def m007_distill(db: sqlite3.Connection) -> None:
+    # memdir.distill: which events a model has already distilled (so a second run adds nothing) and one row per
+    # model call (the per-day cap and an audit trail: provider, model, status, counts)
+    _script(db, """
+        CREATE TABLE distill_marks(ref TEXT PRIMARY KEY, session TEXT, run INTEGER, at TEXT NOT NULL);
+        CREATE TABLE distill_runs(
+            id INTEGER PRIMARY KEY,
+            session TEXT, day TEXT NOT NULL, started_at TEXT NOT NULL,
+            provider TEXT, model TEXT,
+            status TEXT NOT NULL,               -- ok | invalid_reply | error
+            detail TEXT, counts TEXT            -- JSON
+        );
+        CREATE INDEX distill_runs_day ON distill_runs(day)
+        """)
+
+
 MIGRATIONS = [m001_create_tables, m002_vectors_tiers, m003_fts_vocab, m004_fts_context, m005_event_order_index,
-              m006_journal]
+              m006_journal, m007_distill]
 
 
 def migrate(db: sqlite3.Connection) -> int:

@@ -1,0 +1,81 @@
+"""Chat-model providers for distillation (:mod:`memdir.distill`): interchangeable back ends behind one call.
+
+A provider answers one prompt: ``complete(system, prompt) -> str`` (the model's reply text). Choose one with
+``distill.provider``:
+
+============  ===================================================================================================
+``openai``    any OpenAI-compatible ``POST {distill.url}/chat/completions`` (OpenAI, Ollama, vLLM, SiliconFlow…)
+``anthropic`` Anthropic Messages ``POST {distill.url}/v1/messages``
+``claude``    the Claude Code CLI: ``claude -p --model <distill.model, default haiku>`` (prompt on stdin)
+``codex``     the Codex CLI: ``codex exec --skip-git-repo-check [-m model] -`` (prompt on stdin)
+``opencode``  the OpenCode CLI: ``opencode run [-m provider/model] <prompt>``
+============  ===================================================================================================
+
+The host CLIs need no key of ours: they use the host's own login. HTTP providers read the key from the
+environment variable named by ``distill.api_key_env`` (never from a file memdir writes). Nothing here imports
+an HTTP client until an HTTP provider is built (``httpx2``, the ``distill`` extra).
+
+Adding a provider is one entry in :data:`PROVIDERS` (as :mod:`memdir.embed` registers embedding providers).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Protocol
+
+from ..errors import MemdirError, UsageError
+
+#: environment variable set for every process a distiller starts (host CLIs and their hooks): memdir's hooks
+#: do nothing when they see it, so the distiller's own model session is never captured or distilled again
+GUARD_ENV = "MEMDIR_DISTILLING"
+
+
+class LLMError(MemdirError, RuntimeError):
+    """The model could not be asked or did not answer (missing CLI or package, HTTP error, timeout)."""
+
+
+class Provider(Protocol):
+    name: str
+    model: str  # provider + model, written into each note's provenance (``openai:gpt-4o-mini``)
+
+    def complete(self, system: str, prompt: str) -> str:
+        """The model's reply text for ``system`` + ``prompt``. Raises :class:`LLMError`."""
+
+
+def _http(kind: str) -> Callable[[Any], Provider]:
+    def make(config: Any) -> Provider:
+        from .http import AnthropicProvider, OpenAIChatProvider
+
+        return (OpenAIChatProvider if kind == "openai" else AnthropicProvider).from_config(config)
+
+    return make
+
+
+def _cli(kind: str) -> Callable[[Any], Provider]:
+    def make(config: Any) -> Provider:
+        from .host_cli import HostCLIProvider
+
+        return HostCLIProvider.from_config(kind, config)
+
+    return make
+
+
+PROVIDERS: dict[str, Callable[[Any], Provider]] = {
+    "openai": _http("openai"),
+    "anthropic": _http("anthropic"),
+    "claude": _cli("claude"),
+    "codex": _cli("codex"),
+    "opencode": _cli("opencode"),
+}
+
+
+def get_provider(config: Any) -> Provider:
+    """The provider named by ``distill.provider``. Raises ``UsageError`` when none is configured or the name is
+    unknown, :class:`LLMError` when it cannot be built (missing package or CLI)."""
+    name = str(config.get("distill.provider") or "").strip()
+    if not name:
+        raise UsageError("distillation needs a model: set distill.provider (openai, anthropic, claude, codex or "
+                         "opencode) in config.toml; see README 'Distillation'")
+    factory = PROVIDERS.get(name)
+    if factory is None:
+        raise UsageError(f"unknown distill.provider {name!r}: use one of {', '.join(PROVIDERS)}")
+    return factory(config)

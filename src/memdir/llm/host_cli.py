@@ -1,0 +1,71 @@
+"""The host's own CLI as the distillation model, so a user needs no extra key.
+
+==========  ==================================================================  ==============================
+provider    argv (``distill.command`` replaces the program)                     prompt
+==========  ==================================================================  ==============================
+claude      ``claude -p --model <distill.model or haiku>``                       stdin
+codex       ``codex exec --skip-git-repo-check [-m <distill.model>] -``          stdin
+opencode    ``opencode run [-m <distill.model>] <prompt>``                       last argument
+==========  ==================================================================  ==============================
+
+Each runs in a fresh temporary directory (so no project's hooks, plugins or files are in play), with
+``MEMDIR_DISTILLING=1`` in its environment (memdir's own hooks do nothing under it, so the distiller's model
+session is never captured), stdin closed after the prompt, and a timeout of ``distill.timeout_s``; stdout is
+the reply. A missing program, a non-zero exit or a timeout raises :class:`LLMError`.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import subprocess
+import tempfile
+from typing import Any
+
+from . import GUARD_ENV, LLMError
+
+DEFAULT_MODELS = {"claude": "haiku", "codex": "", "opencode": ""}
+
+
+class HostCLIProvider:
+    def __init__(self, kind: str, command: list[str], model: str = "", *, timeout_s: float = 120.0):
+        if kind not in DEFAULT_MODELS:
+            raise LLMError(f"unknown host CLI {kind!r}")
+        self.name, self.command, self.timeout_s = kind, command, timeout_s
+        self.model_name = model or DEFAULT_MODELS[kind]
+        self.model = f"{kind}-cli:{self.model_name or 'default'}"
+
+    @classmethod
+    def from_config(cls, kind: str, config: Any) -> "HostCLIProvider":
+        raw = str(config.get("distill.command") or "").strip()
+        command = shlex.split(raw) if raw else [kind]
+        exe = shutil.which(command[0])
+        if exe is None:
+            raise LLMError(f"distill.provider {kind!r} needs the `{command[0]}` program on PATH (or set distill.command)")
+        return cls(kind, [exe, *command[1:]], config.get("distill.model"), timeout_s=config.get("distill.timeout_s"))
+
+    def argv(self, prompt: str) -> tuple[list[str], str | None]:
+        """``(argv, stdin text)`` for one call."""
+        m = self.model_name
+        if self.name == "claude":
+            return [*self.command, "-p", *(["--model", m] if m else [])], prompt
+        if self.name == "codex":
+            return [*self.command, "exec", "--skip-git-repo-check", *(["-m", m] if m else []), "-"], prompt
+        return [*self.command, "run", *(["-m", m] if m else []), prompt], None
+
+    def complete(self, system: str, prompt: str) -> str:
+        argv, stdin = self.argv(f"{system}\n\n{prompt}")
+        env = {**os.environ, GUARD_ENV: "1"}
+        with tempfile.TemporaryDirectory(prefix="memdir-distill-") as tmp:
+            try:
+                r = subprocess.run(argv, input=stdin if stdin is not None else "", capture_output=True, text=True,
+                                   encoding="utf-8", errors="replace", timeout=self.timeout_s, cwd=tmp, env=env)
+            except subprocess.TimeoutExpired:
+                raise LLMError(f"`{self.name}` gave no answer within {self.timeout_s:g} s") from None
+            except OSError as exc:
+                raise LLMError(f"could not run `{argv[0]}`: {exc.strerror or exc}") from None
+        if r.returncode != 0:
+            tail = (r.stderr or r.stdout or "").strip().splitlines()[-1:] or [""]
+            raise LLMError(f"`{self.name}` exited with {r.returncode}: {tail[0][:200]}")
+        return r.stdout

@@ -1,0 +1,113 @@
+"""HTTP chat providers with ``httpx2`` (the maintained HTTPX line, already required by the ``mcp`` extra).
+
+* ``openai``: ``POST {distill.url}/chat/completions`` with ``{"model", "messages": [system, user],
+  "temperature": 0}``; the reply is ``choices[0].message.content``. ``distill.url`` is the base URL with its
+  version segment, e.g. ``http://127.0.0.1:11434/v1`` (Ollama) or ``https://api.openai.com/v1``.
+* ``anthropic``: ``POST {distill.url}/v1/messages`` (``/messages`` when the URL already ends in ``/v1``) with
+  ``x-api-key`` and ``anthropic-version: 2023-06-01``, ``{"model", "max_tokens", "system", "messages"}``; the
+  reply is the concatenated ``text`` blocks of ``content``.
+
+One request per call, no retry (a failed call leaves the turns pending for the next run); the timeout is
+``distill.timeout_s``. The key comes from the environment variable named by ``distill.api_key_env`` (default
+``OPENAI_API_KEY`` / ``ANTHROPIC_API_KEY``) and is never written anywhere.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from . import LLMError
+
+DEFAULT_ANTHROPIC_MODEL = "claude-haiku-4-5"
+DEFAULT_ANTHROPIC_URL = "https://api.anthropic.com"
+DEFAULT_OPENAI_URL = "https://api.openai.com/v1"
+MAX_TOKENS = 4096
+
+
+def _client_module():
+    try:
+        import httpx2
+    except ImportError:
+        raise LLMError("the openai/anthropic distill providers need httpx2: pip install 'memdir[distill]'") from None
+    return httpx2
+
+
+def _post(url: str, headers: dict[str, str], body: dict[str, Any], timeout_s: float) -> Any:
+    httpx = _client_module()
+    try:
+        with httpx.Client(timeout=timeout_s, follow_redirects=False, trust_env=False) as client:
+            r = client.post(url, headers=headers, json=body)
+    except httpx.TimeoutException:
+        raise LLMError(f"no answer from {url} within {timeout_s:g} s") from None
+    except httpx.HTTPError as exc:
+        raise LLMError(f"request to {url} failed: {type(exc).__name__}: {str(exc)[:200]}") from None
+    if r.status_code >= 400:
+        raise LLMError(f"{url} answered HTTP {r.status_code}: {r.text[:200]}")
+    try:
+        return r.json()
+    except ValueError:
+        raise LLMError(f"{url} answered with something that is not JSON: {r.text[:120]!r}") from None
+
+
+class OpenAIChatProvider:
+    name = "openai"
+
+    def __init__(self, url: str, model: str, *, api_key: str | None = None, timeout_s: float = 120.0):
+        if not url.startswith(("http://", "https://")):
+            raise LLMError(f"distill.url {url!r} is not an http(s) URL")
+        if not model:
+            raise LLMError("the openai distill provider needs distill.model (e.g. gpt-4o-mini, qwen2.5:7b)")
+        self.url, self.model_name, self.api_key, self.timeout_s = url.rstrip("/"), model, api_key, timeout_s
+        self.model = f"openai:{model}"
+
+    @classmethod
+    def from_config(cls, config: Any) -> "OpenAIChatProvider":
+        env = config.get("distill.api_key_env") or "OPENAI_API_KEY"
+        return cls(config.get("distill.url") or DEFAULT_OPENAI_URL, config.get("distill.model"),
+                   api_key=os.environ.get(env) or None, timeout_s=config.get("distill.timeout_s"))
+
+    def complete(self, system: str, prompt: str) -> str:
+        headers = {"content-type": "application/json"}
+        if self.api_key:
+            headers["authorization"] = f"Bearer {self.api_key}"
+        body = {"model": self.model_name, "temperature": 0,
+                "messages": [{"role": "system", "content": system}, {"role": "user", "content": prompt}]}
+        data = _post(self.url + "/chat/completions", headers, body, self.timeout_s)
+        try:
+            content = data["choices"][0]["message"]["content"]
+        except (KeyError, IndexError, TypeError):
+            raise LLMError("the chat endpoint answered without choices[0].message.content") from None
+        if isinstance(content, list):  # some servers answer with content parts
+            content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
+        return content if isinstance(content, str) else ""
+
+
+class AnthropicProvider:
+    name = "anthropic"
+
+    def __init__(self, url: str, model: str, *, api_key: str | None = None, timeout_s: float = 120.0):
+        if not url.startswith(("http://", "https://")):
+            raise LLMError(f"distill.url {url!r} is not an http(s) URL")
+        base = url.rstrip("/")
+        self.url = base + ("/messages" if base.endswith("/v1") else "/v1/messages")
+        self.model_name, self.api_key, self.timeout_s = model or DEFAULT_ANTHROPIC_MODEL, api_key, timeout_s
+        self.model = f"anthropic:{self.model_name}"
+
+    @classmethod
+    def from_config(cls, config: Any) -> "AnthropicProvider":
+        env = config.get("distill.api_key_env") or "ANTHROPIC_API_KEY"
+        return cls(config.get("distill.url") or DEFAULT_ANTHROPIC_URL, config.get("distill.model"),
+                   api_key=os.environ.get(env) or None, timeout_s=config.get("distill.timeout_s"))
+
+    def complete(self, system: str, prompt: str) -> str:
+        headers = {"content-type": "application/json", "anthropic-version": "2023-06-01"}
+        if self.api_key:
+            headers["x-api-key"] = self.api_key
+        body = {"model": self.model_name, "max_tokens": MAX_TOKENS, "temperature": 0, "system": system,
+                "messages": [{"role": "user", "content": prompt}]}
+        data = _post(self.url, headers, body, self.timeout_s)
+        blocks = data.get("content") if isinstance(data, dict) else None
+        if not isinstance(blocks, list):
+            raise LLMError("the Messages endpoint answered without content blocks")
+        return "".join(b.get("text", "") for b in blocks if isinstance(b, dict) and b.get("type", "text") == "text")
