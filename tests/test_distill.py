@@ -78,7 +78,7 @@ def test_real_transcript_outcomes_follow_the_stub_and_a_second_run_adds_nothing(
         with _open(project, tmp_path, clock, stub, **{"distill.max_input_chars": 1000}) as m:
             from memdir.transcripts import import_host
 
-            imported = import_host(m, "claude-code", path, progress=False)
+            imported = import_host(m, "claude-code", path, projects="here", progress=False)
             assert imported["stored"] >= 8
             m.remember(existing_text, category="preferences", summary="Tailwind utility classes, no custom CSS")
             root = m.roots["project"].path
