@@ -231,6 +231,30 @@ def test_c23_sessions_go_to_the_project_they_were_recorded_in(tmp_path, monkeypa
     assert isinstance(runner.invoke(cli, ["import", host, "--here", "--all-projects"]).exception, memdir.UsageError)
 
 
+def test_opencode_1_18_database_routed_by_session_directory(tmp_path, monkeypatch):
+    """A database written by OpenCode 1.18.33 itself (trimmed; see the fixture's header), found at the default
+    location: the session's ``directory`` decides the project."""
+    import sqlite3
+
+    a, b = _project(tmp_path, "alpha"), _project(tmp_path, "bravo")
+    data = tmp_path / "xdg"
+    (data / "opencode").mkdir(parents=True)
+    con = sqlite3.connect(data / "opencode" / "opencode.db")
+    con.executescript((FIXTURES / "opencode_1_18.sql").read_text(encoding="utf-8").replace("__CWD__", str(a)))
+    con.commit()
+    con.close()
+    monkeypatch.setenv("XDG_DATA_HOME", str(data))
+    with memdir.open(b, home=tmp_path / "home") as m:
+        out = import_host(m, "opencode", progress=False)
+    assert out["sessions"] == {"imported": 0, "other_project": 1, "cwd_missing": 0, "no_cwd": 0}
+    with memdir.open(a, home=tmp_path / "home") as m:
+        out = import_host(m, "opencode", progress=False)
+    assert out["sessions"]["imported"] == 1 and out["stored"] == 3
+    assert [e["text"] for e in _events(a, tmp_path / "home")] == [
+        '"How do we deploy this service? Check the shell first."', "bash: echo hello → hello",
+        "Deployment answer: run make ship from the repo root; the shell said hello."]
+
+
 def test_import_host_refuses_an_unknown_mode(m, tmp_path):
     f = _fixture("claude_c22.jsonl", tmp_path / "t" / "s.jsonl", m.project_root)
     with pytest.raises(memdir.UsageError):
@@ -324,6 +348,8 @@ def test_edit_write_multiedit_apply_patch_summaries():
     failed = tool_summary("Edit", {"file_path": "a", "old_string": "p", "new_string": "q"},
                           "String to replace not found in file.", is_error=True)
     assert failed.endswith("→ error: String to replace not found in file.")
+    assert tool_summary("patch", {"patchText": "*** Begin Patch\n*** Update File: a.py\n-x\n+y\n*** End Patch"},
+                        "ok") == "patch: Update a.py\n- x\n+ y"  # OpenCode's patch tool
     # OpenCode's camelCase arguments
     assert tool_summary("edit", {"filePath": "/w/c.ts", "oldString": "let a", "newString": "const a"}, "",
                         cwd="/w") == "edit: c.ts (-1 +1 lines)\n- let a\n+ const a"
@@ -356,6 +382,25 @@ def test_edits_are_stored_redacted_and_hooks_summarise_them_the_same_way(tmp_pat
     assert stored["Write"].startswith("Write: config/client.toml (3 lines)") and "retries = 5" in stored["Write"]
     assert "ghp_A1b2" not in stored["Write"]  # redacted on the way in
     assert stored["MultiEdit"].startswith("MultiEdit: README.md (2 edits)\n- Uploads retry 3 times.")
+
+
+def test_hook_and_import_store_an_edit_identically(tmp_path):
+    """A PostToolUse hook for an Edit and the import of the same call store one text (the second is a duplicate)."""
+    from memdir.hooks import run_hook
+
+    proj = _project(tmp_path, "proj")
+    home = tmp_path / "home"
+    src = _fixture("claude_c22.jsonl", tmp_path / "t" / "s.jsonl", proj)
+    line = json.loads(src.read_text().splitlines()[5])
+    payload = {"session_id": line["sessionId"], "cwd": str(proj), "hook_event_name": "PostToolUse", "tool_name": "Edit",
+               "tool_input": line["message"]["content"][1]["input"], "tool_use_id": "toolu_edit",
+               "tool_response": {"filePath": str(proj / "src/upload.py"), "structuredPatch": []}}
+    run_hook("claude-code", "post-tool-use", payload, home=str(home))
+    with memdir.open(proj, home=home) as m:
+        out = import_host(m, "claude-code", src, progress=False)
+    edits = [e["text"] for e in _events(proj, home) if e["text"].startswith("Edit:")]
+    assert edits == ["Edit: src/upload.py (-1 +1 lines)\n- RETRY_LIMIT = 3\n+ RETRY_LIMIT = 5  # raised after the flaky CDN week"]
+    assert out["duplicate"] == 1
 
 
 @needs_shared

@@ -167,7 +167,8 @@ def run_hook(host: str, event: str, raw: bytes | str | dict | None, *, project_d
             log.debug("hook %s %s: %s %s", call.host, call.event, r.reason, r.key or "")
         if call.event == "post-tool-use" and call.tool:
             r = m.capture({"role": "tool", "tool": call.tool, "input": call.tool_input, "output": call.tool_output,
-                           "call_id": call.call_id, "is_error": call.is_error, "session": call.session, **source})
+                           "call_id": call.call_id, "is_error": call.is_error, "session": call.session,
+                           "cwd": call.cwd, **source})
             log.debug("hook %s %s: %s %s", call.host, call.event, r.reason, r.key or "")
     finally:
         m.close()

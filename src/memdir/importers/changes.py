@@ -12,7 +12,8 @@ call                                     summary
 ``MultiEdit`` (``edits: [...]``)           one such block per edit
 ``Write`` (``content``)                    ``Write: <file> (<n> lines)`` then the first lines of the content
 ``apply_patch`` (Codex patch text, as     ``apply_patch: Update <file>, Add <file>`` then each file's ``+``/``-`` lines
-a string or ``{"input"|"patch": …}``)
+a string or ``{"input"|"patch": …}``;
+OpenCode ``patch`` ``{"patchText": …}``)
 =======================================  ==========================================================================
 
 Bounds: at most :data:`CHANGE_MAX_LINES` changed lines per file (when cut, two thirds go to the added lines
@@ -24,7 +25,6 @@ call ends with ``→ error: <first output lines>``. Texts are not redacted here:
 
 from __future__ import annotations
 
-import difflib
 import json
 import re
 from typing import Any
@@ -88,6 +88,8 @@ def _hunks(a: list[str], b: list[str]) -> list[tuple[list[str], list[str]]]:
     opcodes (lines both sides share are dropped), or one hunk after trimming the common head and tail when the
     texts are too large for it (more than 250,000 line pairs)."""
     if len(a) * len(b) <= 250_000:
+        import difflib  # only when a file edit is summarised (the hook path stays light)
+
         sm = difflib.SequenceMatcher(None, a, b, autojunk=False)
         return [(a[i1:i2], b[j1:j2]) for op, i1, i2, j1, j2 in sm.get_opcodes() if op != "equal"]
     i = 0
@@ -162,9 +164,9 @@ def describe_change(name: str, tool_input: Any, *, cwd: str | None = None) -> st
             args = json.loads(args)
         except json.JSONDecodeError:
             return None
-    if isinstance(args, dict) and isinstance(_get(args, "input", "patch"), str) and "*** Begin Patch" in str(
-            _get(args, "input", "patch")):
-        args = _get(args, "input", "patch")
+    patch = _get(args, "input", "patch", "patchText") if isinstance(args, dict) else None
+    if isinstance(patch, str) and "*** Begin Patch" in patch:  # Codex {"input": …}, OpenCode patch {"patchText": …}
+        args = patch
     if isinstance(args, str):
         files, body = _patch_blocks(args, cwd)
         return ", ".join(files) + "\n" + "\n".join(body[1:] if len(files) == 1 else body) if files else None

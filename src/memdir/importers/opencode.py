@@ -1,7 +1,8 @@
 """OpenCode sessions: the SQLite ``opencode.db`` (1.2+) and the older ``storage/`` JSON tree.
 
-⚠ Built from the format descriptions in HOSTS.md and public docs, **not verified on real OpenCode
-data** (none was available); the tests use hand-written fixtures.
+Checked against a database written by OpenCode 1.18.33 itself (``tests/fixtures/importers/opencode_1_18.sql``,
+from the issue-9 end-to-end run against a stub model); the older ``storage/`` tree is read from the format
+descriptions in HOSTS.md and public docs only (hand-written fixtures).
 
 * SQLite (``~/.local/share/opencode/opencode.db``, WAL): tables ``message(id, session_id, data)`` and
   ``part(id, message_id, session_id, data)`` with ``data`` a JSON text; ``session(id, directory, …)`` is
