@@ -284,3 +284,99 @@ def test_serve_app_has_the_pages_behind_its_token(sample, tmp_path):
         assert r.status_code == 200 and 'class="hit"' in r.text
     finally:
         server.memdir_store.close()
+
+
+# ---- the CLI mirrors the new API ------------------------------------------------------------------------------------
+def test_cli_edit_pin_and_logs(project, tmp_path):
+    from click.testing import CliRunner
+
+    from memdir.cli import cli
+
+    home = tmp_path / "g"
+    with memdir.open(project, home=home) as m:
+        note = m.remember("部署用 pnpm，不用 npm", category="decisions")
+        m.capture({"role": "user", "text": "好的", "session": "s9"})
+        src = m.note_source(note.id)
+    base = ["--dir", str(project), "--home", str(home)]
+    r = CliRunner().invoke(cli, [*base, "edit", note.id, "-"], input=src.replace("pinned: false", "pinned: maybe"))
+    assert isinstance(r.exception, memdir.UsageError) and "pinned must be true or false" in str(r.exception)
+    assert m.note_source(note.id) == src
+    r = CliRunner().invoke(cli, [*base, "edit", note.id, "-", "--json"], input=src.replace("不用 npm", "不用 npm 和 yarn"))
+    assert r.exit_code == 0 and json.loads(r.output)["note"]["text"].endswith("不用 npm 和 yarn")
+    r = CliRunner().invoke(cli, [*base, "pin", note.id, "--json"])
+    assert r.exit_code == 0 and json.loads(r.output)["pinned"] is True
+    r = CliRunner().invoke(cli, [*base, "log", "skips", "--json"])
+    assert r.exit_code == 0 and [x["reason"] for x in json.loads(r.output)] == ["trivial"]
+    r = CliRunner().invoke(cli, [*base, "log", "injections"])
+    assert r.exit_code == 0 and "no injections logged" in r.output
+
+
+def test_memdir_ui_command_serves_and_stops(project, tmp_path):
+    """`memdir ui --port 0 --no-browser --json` prints its URL once listening, serves the pages, stops on SIGINT."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import urllib.request
+
+    env = {**os.environ, "MEMDIR_HOME": str(tmp_path / "g")}
+    proc = subprocess.Popen([sys.executable, "-m", "memdir.cli", "--dir", str(project), "ui", "--port", "0", "--no-browser", "--json"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        head = ""
+        while not head.rstrip().endswith("}"):
+            line = proc.stdout.readline()
+            assert line, proc.stderr.read()
+            head += line
+        info = json.loads(head)
+        assert info["host"] == "127.0.0.1" and info["auth"] == "none" and info["url"].endswith("/search")
+        with urllib.request.urlopen(info["url"] + "?q=x", timeout=20) as r:
+            assert r.status == 200 and b"memdir" in r.read()
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=10)
+            raise
+    r = subprocess.run([sys.executable, "-m", "memdir.cli", "--dir", str(project), "ui", "--host", "0.0.0.0", "--no-browser"],
+                       capture_output=True, text=True, env=env, timeout=60)
+    assert r.returncode == 2 and "token" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+
+
+def test_proposals_accept_and_reject_through_the_facade(m):
+    """The health page lists pending distillation proposals when the facade has them (``Memdir.proposals``) and
+    posts accept/reject to ``accept_proposal`` / ``reject_proposal``; a stand-in facade shows the wiring."""
+    m.remember("something", category="facts")
+    calls = []
+
+    class WithProposals:
+        def __getattr__(self, name):
+            return getattr(m, name)
+
+        def proposals(self):
+            return [{"id": "p-0123456789ab", "summary": "Run make test before pushing", "text": "每次 push 前跑 make test",
+                     "category": "rules", "scope": "project", "source": "distill"}]
+
+        def accept_proposal(self, pid):
+            calls.append(("accept", pid))
+            return m.remember("每次 push 前跑 make test", category="rules")
+
+        def reject_proposal(self, pid):
+            calls.append(("reject", pid))
+            return {"id": pid, "status": "rejected"}
+
+    from starlette.testclient import TestClient
+
+    from memdir.ui import build
+
+    c = TestClient(build(get=lambda: WithProposals()), base_url=LOOPBACK, follow_redirects=False)
+    page = c.get("/health").text
+    assert 'data-id="p-0123456789ab"' in page and "Run make test before pushing" in page
+    r = c.post("/proposals", data={"id": "p-0123456789ab", "action": "accept"}, headers={"origin": LOOPBACK})
+    assert r.status_code == 303 and "done=accepted" in r.headers["location"]
+    r = c.post("/proposals", data={"id": "p-0123456789ab", "action": "reject"}, headers={"origin": LOOPBACK})
+    assert r.status_code == 303 and calls == [("accept", "p-0123456789ab"), ("reject", "p-0123456789ab")]
+    assert c.post("/proposals", data={"id": "x", "action": "drop"}, headers={"origin": LOOPBACK}).status_code == 400
+    assert "Accepted: rules/" in c.get(r.headers["location"].replace("rejected", "accepted").replace("p-0123456789ab", "rules/x")).text

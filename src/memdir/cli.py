@@ -230,6 +230,59 @@ def forget(ctx, id, scope, source, session, as_json):
 
 
 @cli.command()
+@click.argument("id")
+@click.argument("file", required=False)
+@click.option("--scope", type=click.Choice(["project", "global"]), default=None)
+@json_opt
+@click.pass_context
+def edit(ctx, id, file, scope, as_json):
+    """Replace note ID with FILE (`-` = stdin): frontmatter + body, validated; a bad edit is refused with every
+    reason and nothing is written. Without FILE on a terminal, opens $EDITOR on the note."""
+    m = open_store(ctx)
+    if file is None and sys.stdin.isatty():
+        before = m.note_source(id, scope=scope)
+        text = click.edit(before, extension=".md")
+        if text is None or text == before:
+            _emit(ctx, as_json, {"id": id, "changed": False}, "no change")
+            return
+    else:
+        text = _read_text(None if file in (None, "-") else Path(file).read_text(encoding="utf-8"), "note")
+    note = m.edit(id, text, scope=scope)
+    _emit(ctx, as_json, {"changed": True, "note": note.to_dict()}, f"saved {note.id} ({note.scope}) → {note.path}")
+
+
+@cli.command()
+@click.argument("id")
+@click.option("--unpin", is_flag=True, help="Clear the flag instead.")
+@click.option("--scope", type=click.Choice(["project", "global"]), default=None)
+@json_opt
+@click.pass_context
+def pin(ctx, id, unpin, scope, as_json):
+    """Pin note ID (it never decays), or --unpin it."""
+    note = open_store(ctx).pin(id, not unpin, scope=scope)
+    _emit(ctx, as_json, note.to_dict(), f"{'pinned' if note.pinned else 'unpinned'} {note.id} ({note.scope})")
+
+
+@cli.command(name="log")
+@click.argument("which", type=click.Choice(["skips", "injections"]))
+@click.option("-n", "--limit", type=click.IntRange(1, 10_000), default=20, show_default=True)
+@click.option("--session", default=None, help="skips: only this session.")
+@json_opt
+@click.pass_context
+def log_cmd(ctx, which, limit, session, as_json):
+    """Show the newest skipped captures (with the gate's reason) or injected <memory> blocks (with their hits)."""
+    m = open_store(ctx)
+    if which == "skips":
+        rows = m.capture_skips(limit=limit, session=session)
+        human = "\n".join(f"{r['ts']}  {r['reason']:<13} {r['role'] or '':<9} {r['session'] or '-'}  {r['preview']}" for r in rows)
+    else:
+        rows = m.injections(limit=limit)
+        human = "\n".join(f"{r['ts']}  {r['host'] or '-'} {r['event'] or '-'} {r['session'] or '-'}  {len(r['block'])} chars  "
+                          f"hits: {', '.join(r['hit_ids']) or '-'}" for r in rows)
+    _emit(ctx, as_json, rows, human or f"no {which} logged")
+
+
+@cli.command()
 @json_opt
 @click.pass_context
 def inspect(ctx, as_json):

@@ -107,7 +107,7 @@ def create_app(backend: Backend, *, prefix: str = "") -> Starlette:
         params = [(k, v) for k, v in request.query_params.multi_items() if k not in ("lang", "done")]
         switch = f"{request.url.path}?{urlencode(params + [('lang', other)])}"
         html = env.get_template(name).render(t=i18n.translator(lang), lang=lang, base=base, switch=switch,
-                                             path=request.url.path, done=request.query_params.get("done"),
+                                             path=request.url.path, done=_done(request.query_params.get("done")),
                                              done_id=request.query_params.get("id"), note_href=note_href,
                                              hit_href=hit_href, markdown=markdown, **ctx)
         resp = HTMLResponse(html, status_code=code)
@@ -366,8 +366,9 @@ def create_app(backend: Backend, *, prefix: str = "") -> Starlette:
         pid, action = str(form.get("id", "")), str(form.get("action", ""))
         if action not in ("accept", "reject"):
             raise UsageError("action must be accept or reject")
-        await call(request, lambda m: getattr(m, f"{action}_proposal")(pid))
-        return RedirectResponse(f"{base}/health", status_code=303)
+        res = await call(request, lambda m: getattr(m, f"{action}_proposal")(pid))
+        params = {"done": "accepted" if action == "accept" else "rejected", "id": getattr(res, "id", pid)}
+        return RedirectResponse(f"{base}/health?{urlencode(params)}#proposals", status_code=303)
 
     # ---- errors -----------------------------------------------------------------------------------------------
     async def on_error(request: Request, exc: Exception) -> Response:
@@ -405,6 +406,11 @@ def create_app(backend: Backend, *, prefix: str = "") -> Starlette:
     if base:
         routes.append(Route(base, index))
     return Starlette(routes=routes, exception_handlers={Exception: on_error, MemdirError: on_error, 404: not_found})
+
+
+def _done(value: str | None) -> str | None:
+    """The ``?done=`` notice to show, only when it names one of ours (never echoes arbitrary text)."""
+    return value if value and f"done.{value}" in i18n.EN else None
 
 
 def _date(s: str | None) -> date | None:
