@@ -307,6 +307,34 @@ def test_codex_assistant_messages_from_every_rollout_form(tmp_path):
     assert [e["text"] for e in events if e["role"] == "user"] == ["Why does the nightly build time out?"]
 
 
+def test_sessions_recorded_by_the_current_hosts(tmp_path):
+    """Transcripts written by Claude Code 2.1.197 and Codex 0.171.0 themselves (the issue-9 end-to-end run against a
+    stub model; host prose removed): prompt, tool call and reply each come out once, and neither our own injected
+    ``<memory>`` block (a Claude Code ``attachment`` line, a Codex ``developer`` message) nor the environment context
+    is imported."""
+    proj = _project(tmp_path, "proj")
+    home = tmp_path / "home"
+    cc = _fixture("claude_2_1_197.jsonl", tmp_path / "t" / "919ee6c8-7ca8-49c2-9535-7411bd6721ab.jsonl", proj)
+    cx = _fixture("codex_0_171.jsonl", tmp_path / "t" / "rollout-2026-11-30T16-14-23-x.jsonl", proj)
+    stats = Counter()
+    assert [(e["role"], e["text"]) for e in iter_claude_code(cc, stats=stats)] == [
+        ("user", "How do we deploy this service? Check the shell first."), ("tool", "Bash: echo hello → hello"),
+        ("assistant", "Deployment answer: run make ship from the repo root; the shell said hello.")]
+    assert stats["skipped:attachment"] == 5 and stats["skipped:last-prompt"] == 1 and "skipped:unknown" not in stats
+    stats = Counter()
+    events = list(iter_codex(cx, stats=stats))
+    assert [e["meta"].get("via") for e in events if e["role"] != "tool"] == ["response_item"] * 3
+    assert stats["skipped:developer_message"] == 3 and "skipped:unknown" not in stats
+    with memdir.open(proj, home=home) as m:
+        a = import_host(m, "claude-code", cc, progress=False)
+        b = import_host(m, "codex", cx, progress=False)
+    assert (a["stored"], a["sessions"]["imported"]) == (3, 1)
+    assert b["skipped_by"] == {"host_injected": 1} and b["stored"] == 2 and b["duplicate"] == 1  # same reply twice
+    texts = [e["text"] for e in _events(proj, home)]
+    assert "What do you remember about deploys? [use-memory-tool]" in texts and "exec_command: echo hello → hello" in texts
+    assert not any("<memory>" in t or "environment_context" in t for t in texts)
+
+
 @needs_shared
 def test_codex_real_rollout_has_no_split_command_output(tmp_path):
     f = TRANSCRIPTS / "codex" / "rollout-2026-05-11T11-26-55.jsonl"

@@ -2,13 +2,15 @@
 under ``<session>/subagents/*.jsonl``.
 
 The line format is undocumented (HOSTS.md ⚠); this parser follows what the real files in
-``shared/data/transcripts/claude-code`` (Claude Code 2.0-2.1) contain:
+``shared/data/transcripts/claude-code`` (Claude Code 2.0-2.1) and a 2.1.197 session recorded by the issue-9
+end-to-end run (``tests/fixtures/importers/claude_2_1_197.jsonl``) contain:
 
 * ``type: user|assistant`` lines carry ``message.content`` (a string or a list of blocks ``text``,
   ``thinking``, ``tool_use{id,name,input}``, ``tool_result{tool_use_id,content,is_error}``), plus
   ``uuid``, ``sessionId``, ``timestamp``, ``cwd`` and, in subagent files, ``agentId``/``isSidechain``.
-* ``file-history-snapshot``, ``progress``, ``summary``, ``system`` and ``queue-operation`` lines are
-  skipped (``skipped:<type>``), any other type too (``skipped:unknown``).
+* ``file-history-snapshot``, ``progress``, ``summary``, ``system``, ``queue-operation`` and (2.1.19x)
+  ``attachment`` (hook output such as our own ``<memory>`` block, skill and agent listings) and
+  ``last-prompt`` lines are skipped (``skipped:<type>``), any other type too (``skipped:unknown``).
 
 What becomes an event (keys ``import:claude-code:<sessionId>:<id>``):
 
@@ -39,7 +41,8 @@ from .changes import tool_summary
 from .jsonl import count, iso, make_event, read_jsonl
 
 SOURCE = "claude-code"
-SKIP_TYPES = frozenset({"file-history-snapshot", "progress", "summary", "system", "queue-operation"})
+SKIP_TYPES = frozenset({"file-history-snapshot", "progress", "summary", "system", "queue-operation",
+                        "attachment", "last-prompt"})
 
 
 def _result_text(content) -> str:

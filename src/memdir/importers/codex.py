@@ -1,7 +1,8 @@
 """Codex CLI rollouts: ``$CODEX_HOME/sessions/YYYY/MM/DD/rollout-<ts>-<uuid>.jsonl``.
 
 Each line is ``{timestamp, type, payload}`` (HOSTS.md; checked against the real 0.125 rollout in
-``shared/data/transcripts/codex``). The session id is ``session_meta.payload.id`` (else the file stem); the
+``shared/data/transcripts/codex`` and a 0.171 ``codex exec`` rollout recorded by the issue-9 end-to-end run,
+``tests/fixtures/importers/codex_0_171.jsonl``, whose messages exist only as ``response_item`` s). The session id is ``session_meta.payload.id`` (else the file stem); the
 ``cwd`` of ``session_meta``/``turn_context`` goes into every event's ``meta.cwd`` (the project it belongs to).
 
 Messages (Codex writes most of them twice, as an ``event_msg`` and as a ``response_item``):
@@ -34,7 +35,7 @@ used. A ``write_stdin`` on a session never opened in this file stays a tool even
 ``web_search_call`` (no call id) becomes a tool event keyed ``L<n>``.
 
 Skipped: ``reasoning`` (``skipped:response_item:reasoning``), ``session_meta``/``turn_context`` (read for the
-session id and cwd), ``compacted``, other ``event_msg`` kinds (``token_count``, ``exec_command_end`` … which
+session id and cwd), ``compacted``, ``world_state`` and ``token_usage_record`` (0.17x), other ``event_msg`` kinds (``token_count``, ``exec_command_end`` … which
 repeat the tool calls) and any unknown type, each counted as ``skipped:<type>[:<payload type>]``.
 """
 
@@ -52,7 +53,8 @@ from .jsonl import count, iso, make_event, primary_arg, read_jsonl, summarise_to
 
 SOURCE = "codex"
 _CALL_TYPES = {"function_call": "function_call_output", "custom_tool_call": "custom_tool_call_output"}
-_KNOWN_TYPES = frozenset({"session_meta", "turn_context", "response_item", "event_msg", "compacted"})
+_KNOWN_TYPES = frozenset({"session_meta", "turn_context", "response_item", "event_msg", "compacted", "world_state",
+                          "token_usage_record"})
 _RUNNING_RE = re.compile(r"Process running with session ID\s*(\d+)")
 _EXIT_RE = re.compile(r"(?:Process exited with code|Exit code:)\s*(-?\d+)")
 _EXEC_TOOLS = frozenset({"exec_command", "shell", "local_shell", "container.exec", "shell_command"})
