@@ -14,22 +14,35 @@ from __future__ import annotations
 
 import os
 from datetime import datetime
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
-from .core import Memdir
 from .errors import MemdirError, NotFound, PathError, UsageError
 from .types import Event, Hit, Note, Report
+
+if TYPE_CHECKING:
+    from .core import Memdir
 
 __version__ = "0.1.0"
 __all__ = ["open", "Memdir", "Note", "Event", "Hit", "Report", "MemdirError", "UsageError", "PathError", "NotFound"]
 
 
 def open(project_dir: str | os.PathLike | None = None, *, home: str | os.PathLike | None = None,
-         config: dict[str, Any] | None = None, clock: Callable[[], datetime] | None = None) -> Memdir:
+         config: dict[str, Any] | None = None, clock: Callable[[], datetime] | None = None) -> "Memdir":
     """Open memdir for the project containing ``project_dir`` (default: the working directory).
 
     ``home`` overrides the global root (else ``$MEMDIR_HOME`` or the platform's user data dir); ``config``
     overrides any setting (highest precedence); ``clock`` returns an aware UTC datetime (for tests).
     Nothing is created on disk until something is written.
     """
+    from .core import Memdir
+
     return Memdir(project_dir, home=home, config=config, clock=clock)
+
+
+def __getattr__(name: str) -> Any:
+    # the facade is imported on first use, so `import memdir.hooks` (a host hook) pays only for what it runs
+    if name == "Memdir":
+        from .core import Memdir
+
+        return Memdir
+    raise AttributeError(f"module 'memdir' has no attribute {name!r}")

@@ -50,17 +50,10 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from .config import register
 
 log = logging.getLogger("memdir")
 
-register("capture.min_chars", 10, "captured user/assistant text shorter than this is skipped (a CJK character counts 2)",
-         check=lambda v: v >= 0)
-register("capture.daily_cap", 500, "most events captured per local day and project (0 = no cap; seed 001 daily_cap)",
-         check=lambda v: v >= 0)
-register("capture.skip_tools", [], "extra tool names/patterns never captured (added to read, grep, glob, ls, memory_* …)",
-         type_=list)
-register("capture.enabled", True, "capture events from host hooks at all", type_=bool)
+# settings: the capture.* keys of memdir.config.SETTINGS
 
 ROLE_PREFIX = {"user": "u", "assistant": "a", "tool": "t"}
 CAPTURE_PREFIXES = ("u:", "a:", "t:")

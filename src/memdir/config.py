@@ -8,8 +8,8 @@ environment ``MEMDIR_`` + the key upper-cased with dots as underscores (``MEMDIR
 Lists in the environment are comma-separated. An unknown key or a bad value is a one-line warning and the
 next layer's value is used; it never raises.
 
-Other modules add their keys with :func:`register` at import time (one place per feature, as simonw/llm
-registers plugins), so ``memdir config`` lists everything.
+Every key is declared in one static table, :data:`SETTINGS`, so reading the configuration never imports a
+feature module and ``memdir config`` lists everything. :func:`register` stays for keys added at run time.
 """
 
 from __future__ import annotations
@@ -43,35 +43,122 @@ def register(name: str, default: Any, doc: str, *, type_: type | None = None, ch
 
 _pos = lambda v: v > 0  # noqa: E731
 _nonneg = lambda v: v >= 0  # noqa: E731
-register("inject.max_chars", 1200, "hard cap on the <memory> block, in characters (seed 000 maxInjectChars)", check=_pos)
-register("inject.max_entries", 4, "bodies inlined per block (seed 000 maxInjectEntries)", check=_pos)
-register("recall.k", 8, "default number of hits", check=_pos)
-register("recall.half_life_days", 14.0, "decay half-life in days; 0 turns decay off (seed 000 halfLifeDays)", type_=float, check=_nonneg)
-register("recall.decay_floor", 0.3, "lowest decay multiplier: old memories are down-weighted, never erased", type_=float, check=lambda v: 0 <= v <= 1)
-register("recall.scope_prior_project", 1.0, "score multiplier for project memories (seed 000)", type_=float, check=_nonneg)
-register("recall.scope_prior_global", 0.5, "score multiplier for global memories (seed 000)", type_=float, check=_nonneg)
-register("recall.weight_tags", 4.0, "BM25 field weight of tags + load_when (seed 004: tags x4)", type_=float, check=_nonneg)
-register("recall.weight_title", 3.0, "BM25 field weight of summary/highlight (seed 004: title x3)", type_=float, check=_nonneg)
-register("recall.weight_body", 1.0, "BM25 field weight of the body (seed 004: body x1)", type_=float, check=_nonneg)
-register("recall.weight_context", 0.3, "BM25 field weight of an event's neighbouring turns (0 turns the context off)", type_=float, check=_nonneg)
-register("recall.rehearsal_weight", 0.1, "boost = 1 + weight * ln(1 + times recalled/injected)", type_=float, check=_nonneg)
-register("recall.candidates", 200, "BM25 candidates fetched per root before priors are applied", check=_pos)
-register("recall.channel", "lexical", "lexical | vector | hybrid (vector needs an embedding provider)", check=lambda v: v in ("lexical", "vector", "hybrid"))
-register("recall.rerank", False, "rerank the top candidates with a cross-encoder (needs rerank.model; memdir.rerank)", type_=bool)
-register("recall.rerank_top", 20, "candidates passed to the cross-encoder", check=_pos)
-register("rerank.model", "", "cross-encoder for recall.rerank: a local path or a sentence-transformers model name")
-register("rerank.max_chars", 2000, "characters of each memory given to the cross-encoder", check=_pos)
-register("categories", ["rules", "preferences", "decisions", "pitfalls", "facts"], "category directories (seed 000)", type_=list)
-register("debug", False, "write a debug log explaining ranking and skip decisions (also MEMDIR_DEBUG=1)", type_=bool)
 
 
-#: modules that register their keys at import time (imported only when a key is not yet known)
+def _embed_provider_ok(v: str) -> bool:
+    if v in ("none", "auto"):
+        return True
+    from .embed import PROVIDERS  # only when another provider is configured
+
+    return v in PROVIDERS
+
+
+#: Every setting memdir has, in one static table: ``(name, default, doc, type or None, check or None)``. Feature
+#: modules (capture, hooks, vectors, tiers, embed, rerank) read their keys from here and are imported only when
+#: used, so reading a setting never imports a feature and ``memdir config`` lists every key.
+SETTINGS: tuple[tuple[str, Any, str, type | None, Callable[[Any], bool] | None], ...] = (
+    # the <memory> block (memdir.inject)
+    ("inject.max_chars", 1200, "hard cap on the <memory> block, in characters (seed 000 maxInjectChars)", None, _pos),
+    ("inject.max_entries", 4, "bodies inlined per block (seed 000 maxInjectEntries)", None, _pos),
+    # lexical recall (memdir.core, memdir.bm25, memdir.rank)
+    ("recall.k", 8, "default number of hits", None, _pos),
+    ("recall.half_life_days", 14.0, "decay half-life in days; 0 turns decay off (seed 000 halfLifeDays)", float, _nonneg),
+    ("recall.decay_floor", 0.3, "lowest decay multiplier: old memories are down-weighted, never erased", float, lambda v: 0 <= v <= 1),
+    ("recall.scope_prior_project", 1.0, "score multiplier for project memories (seed 000)", float, _nonneg),
+    ("recall.scope_prior_global", 0.5, "score multiplier for global memories (seed 000)", float, _nonneg),
+    ("recall.weight_tags", 4.0, "BM25 field weight of tags + load_when (seed 004: tags x4)", float, _nonneg),
+    ("recall.weight_title", 3.0, "BM25 field weight of summary/highlight (seed 004: title x3)", float, _nonneg),
+    ("recall.weight_body", 1.0, "BM25 field weight of the body (seed 004: body x1)", float, _nonneg),
+    ("recall.weight_context", 0.3, "BM25 field weight of an event's neighbouring turns (0 turns the context off)", float, _nonneg),
+    ("recall.rehearsal_weight", 0.1, "boost = 1 + weight * ln(1 + times recalled/injected)", float, _nonneg),
+    ("recall.candidates", 200, "BM25 candidates fetched per root before priors are applied", None, _pos),
+    ("recall.channel", "lexical", "lexical | vector | hybrid (vector needs an embedding provider)", None,
+     lambda v: v in ("lexical", "vector", "hybrid")),
+    # cross-encoder rerank (memdir.rerank)
+    ("recall.rerank", False, "rerank the top candidates with a cross-encoder (needs rerank.model; memdir.rerank)", bool, None),
+    ("recall.rerank_top", 20, "candidates passed to the cross-encoder", None, _pos),
+    ("rerank.model", "", "cross-encoder for recall.rerank: a local path or a sentence-transformers model name", None, None),
+    ("rerank.max_chars", 2000, "characters of each memory given to the cross-encoder", None, _pos),
+    # vector / hybrid recall (memdir.vectors)
+    ("recall.rrf_k", 60, "RRF constant k (Cormack et al. 2009)", None, _nonneg),
+    ("recall.weight_vector", 1.0, "RRF weight of the vector channel (seed 001: 1.0)", float, _nonneg),
+    ("recall.weight_lexical", 4.0, "RRF weight of the lexical channel, vector = 1 (seed 001: 0.35). MiniLM, turn R@10 LoCoMo / "
+     "R@5 MADial-en / R@5 MADial-zh: w=1 0.663/0.581/0.290, w=2 0.700/0.541/0.373, w=4 0.728/0.500/0.414; lexical alone "
+     "0.705/0.457/0.449", float, _nonneg),
+    ("recall.weight_cold", 0.8, "RRF weight of the cold-tier vector channel (seed 001: x0.8)", float, _nonneg),
+    ("recall.min_similarity", 0.2, "cosine threshold on the vector channels only", float, lambda v: -1 <= v <= 1),
+    ("recall.vector_candidates", 100, "vector candidates per root before fusion", None, _pos),
+    ("recall.cold_budget_ms", 900.0, "time budget of the cold-tier scan in ms (seed 001: 900)", float, _nonneg),
+    ("recall.cold_max", 200_000, "most cold vectors scanned per recall (seed 001: 200k)", None, _nonneg),
+    ("recall.ann_threshold", 200_000, "above this many hot+warm vectors use an HNSW index (usearch) if installed", None, _pos),
+    # embedding providers (memdir.embed)
+    ("embed.provider", "none", "none | auto | fake | sentence-transformers | model2vec | openai", None, _embed_provider_ok),
+    ("embed.model", "", "model name or local path (provider default when empty)", str, None),
+    ("embed.url", "http://127.0.0.1:11434/v1/embeddings", "openai provider: the /v1/embeddings endpoint", str, None),
+    ("embed.api_key_env", "OPENAI_API_KEY", "openai provider: environment variable holding the API key", str, None),
+    ("embed.dim", 0, "requested dimensions (openai `dimensions`; fake: vector size); 0 = model default", None, _nonneg),
+    ("embed.timeout_s", 6.0, "openai provider: per-request timeout in seconds (seed 001: 6 s)", float, _pos),
+    ("embed.batch", 64, "texts per provider call", None, _pos),
+    ("embed.retries", 2, "openai provider: retries after a timeout, 429 or 5xx (exponential back-off)", None, _nonneg),
+    ("embed.max_chars", 2000, "texts are cut to this many characters before embedding", None, _pos),
+    ("embed.device", "cpu", "sentence-transformers device (cpu, cuda, mps)", str, None),
+    ("embed.recall_backfill_ms", 1500.0, "recall embeds pending memories first, for at most this long (ms)", float, _nonneg),
+    # heat tiers and prune (memdir.tiers)
+    ("tiers.half_life_days", 45.0, "heat half-life in days (seed 001: 45); 0 = no decay", float, _nonneg),
+    ("tiers.hot_max", 3000, "hard cap on hot memories (seed 001)", None, _nonneg),
+    ("tiers.warm_max", 12000, "hard cap on warm memories (seed 001)", None, _nonneg),
+    ("tiers.hot_enter", 0.6, "heat to enter hot (seed 001)", float, _nonneg),
+    ("tiers.hot_exit", 0.4, "heat below which hot is left (seed 001)", float, _nonneg),
+    ("tiers.warm_enter", 0.3, "heat to enter warm (seed 001)", float, _nonneg),
+    ("tiers.warm_exit", 0.15, "heat below which warm is left (seed 001)", float, _nonneg),
+    ("tiers.archive_days", 365.0, "cold memories idle this long become archive; 0 = never", float, _nonneg),
+    # host capture (memdir.capture) and hooks (memdir.hooks)
+    ("capture.min_chars", 10, "captured user/assistant text shorter than this is skipped (a CJK character counts 2)", None, _nonneg),
+    ("capture.daily_cap", 500, "most events captured per local day and project (0 = no cap; seed 001 daily_cap)", None, _nonneg),
+    ("capture.skip_tools", [], "extra tool names/patterns never captured (added to read, grep, glob, ls, memory_* …)", list, None),
+    ("capture.enabled", True, "capture events from host hooks at all", bool, None),
+    ("hook.budget_ms", 3000, "wall-time budget of one `memdir hook` call; past it the hook prints nothing and exits 0", None, _pos),
+    ("hook.session_max_chars", 4000, "size cap of the SessionStart block (rules + outline), in characters", None, _pos),
+    ("hook.warm", True, "a hook asks a running `memdir serve` over its local socket first (in-process when none answers)", bool, None),
+    # distillation of sessions into notes (memdir.distill)
+    ("distill.auto", False, "distil a session in a detached process when the host's Stop/SessionEnd/session.idle "
+     "fires (seed 000 autoExtract); needs distill.provider", bool, None),
+    ("distill.provider", "", "openai | anthropic | claude | codex | opencode (seed 000 extractModel); empty = off", None,
+     lambda v: v in ("", "openai", "anthropic", "claude", "codex", "opencode")),
+    ("distill.model", "", "model name; empty = the provider's cheap default (anthropic claude-haiku-4-5, "
+     "claude haiku, codex/opencode their configured model)", None, None),
+    ("distill.url", "", "openai/anthropic base URL, e.g. http://127.0.0.1:11434/v1 (empty = the vendor's)", None, None),
+    ("distill.api_key_env", "", "name of the environment variable holding the key (empty = OPENAI_API_KEY / "
+     "ANTHROPIC_API_KEY); the key itself is never stored", None, None),
+    ("distill.command", "", "host CLI program (and leading arguments) for claude/codex/opencode; empty = on PATH", None, None),
+    ("distill.min_turns", 4, "a session is distilled once it has this many new turns (seed 000 minTurns)", None, _pos),
+    ("distill.daily_cap", 20, "most model calls per UTC day and project root", None, _nonneg),
+    ("distill.timeout_s", 120.0, "time limit of one model call, in seconds", float, _pos),
+    ("distill.max_input_chars", 24000, "transcript characters per model call (longer sessions take several calls)", None,
+     lambda v: v >= 1000),
+    ("distill.max_turn_chars", 2000, "characters kept of each turn in the prompt", None, lambda v: v >= 100),
+    ("distill.max_items", 8, "most memories accepted from one reply (the rest are rejected)", None, _pos),
+    ("distill.max_body_chars", 2000, "a candidate's body above this is rejected as oversized", None, _pos),
+    ("distill.overlap_lexical", 0.5, "token-set Jaccard (summary + body) at or above which a candidate duplicates "
+     "a note", float, lambda v: 0 < v <= 1),
+    ("distill.overlap_vector", 0.9, "cosine at or above which a candidate duplicates a note (embeddings on)", float,
+     lambda v: 0 < v <= 1),
+    # general
+    ("categories", ["rules", "preferences", "decisions", "pitfalls", "facts"], "category directories (seed 000)", list, None),
+    ("debug", False, "write a debug log explaining ranking and skip decisions (also MEMDIR_DEBUG=1)", bool, None),
+)
+for _name, _default, _doc, _type, _check in SETTINGS:
+    register(_name, _default, _doc, type_=_type, check=_check)
+del _name, _default, _doc, _type, _check
+
+#: modules that may still register keys of their own at import time (imported only when a key is not in the table)
 FEATURE_MODULES = ("memdir.capture", "memdir.hooks", "memdir.vectors", "memdir.tiers", "memdir.embed", "memdir.distill")
 _features_loaded = False
 
 
 def _load_feature_keys() -> bool:
-    """Import the feature modules once so their keys are known; returns True if that was done now."""
+    """Import the feature modules once so keys they register themselves are known; returns True if that was
+    done now. Every key of memdir's own is in :data:`SETTINGS`, so this runs only for a key nobody knows."""
     global _features_loaded
     if _features_loaded:
         return False

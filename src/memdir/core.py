@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from . import index, inject, journal, notes, rank
-from . import vectors as _vectors  # registers embed.*, tiers.*, hybrid recall.* config keys (no numpy import)
 from .config import Config
 from .errors import MemdirError, NotFound, PathError, UsageError
 from .root import Root
+from .stores import Stores
 from .roots import check_segment, global_root, project_root, split_id, PROJECT_DIRNAME
 from .timeutil import iso, now_utc, parse_ts
 from .tokenize import query_tokens, tokenize
@@ -85,6 +85,8 @@ class Memdir:
             "project": Root(proj, "project", categories=cats, clock=self.clock),
             "global": Root(self.home, "global", categories=cats, clock=self.clock),
         }
+        #: what feature modules (memdir.vectors, memdir.tiers) are given instead of this facade
+        self.stores = Stores(self.roots, self.config, self.clock, lexical=self._lexical, hit=self._hit)
         if self.config.get("debug"):
             _enable_debug_log(self.home)
 
@@ -106,8 +108,9 @@ class Memdir:
         return self.roots[scope]
 
     def _live_roots(self, scope: str | None = None) -> list[Root]:
-        roots = [self._root(scope)] if scope else [self.roots["project"], self.roots["global"]]
-        return [r for r in roots if r.exists()]
+        if scope:
+            self._root(scope)  # UsageError for an unknown scope
+        return self.stores.live(scope)
 
     # ---- curated notes ---------------------------------------------------------------------------------
     def remember(self, text: str, *, category: str = "facts", summary: str | None = None, tags: Iterable[str] = (),
@@ -432,7 +435,9 @@ class Memdir:
         if reranking:  # a wider first stage for the cross-encoder (memdir.rerank)
             want = max(k, int(self.config.get("recall.rerank_top")))
         if self.config.get("recall.channel") != "lexical":  # vector / hybrid: RRF fusion (memdir.vectors)
-            hits = _vectors.recall_fused(self, query, tokens, k=want, scope=scope, kinds=tuple(kinds) if kinds else None)[0]
+            from . import vectors
+
+            hits = vectors.recall_fused(self.stores, query, tokens, k=want, scope=scope, kinds=tuple(kinds) if kinds else None)[0]
         else:
             hits = self._lexical(tokens, k=want, scope=scope, kinds=tuple(kinds) if kinds else None)
         if reranking:
@@ -619,37 +624,45 @@ class Memdir:
                 "index_bytes": index.file_size(root.db_path),
                 "schema_version": db.execute("PRAGMA user_version").fetchone()[0],
             }
-        _vectors.status_extra(self, out)  # embedding provider, tiers and vector counts per root
+        from . import vectors
+
+        vectors.status_extra(self.stores, out)  # embedding provider, tiers and vector counts per root
         return out
 
     # ---- embeddings and tiers (memdir.vectors, memdir.tiers) -------------------------------------------
     def explain(self, query: str, *, k: int | None = None, scope: str | None = None, kinds: Iterable[str] | None = None) -> dict[str, Any]:
         """Recall with the latency split (embed, lexical, vector, fuse; ms) and each hit's channel ranks; see
         :func:`memdir.vectors.explain`. Does not rehearse."""
-        return _vectors.explain(self, query, k=k, scope=scope, kinds=kinds)
+        from . import vectors
+
+        return vectors.explain(self.stores, query, k=k, scope=scope, kinds=kinds)
 
     def backfill(self, *, limit: int | None = None, progress: Callable[[int], None] | None = None) -> dict[str, Any]:
         """Embed every pending memory (new, failed, edited, or from another model); see :func:`memdir.vectors.backfill`.
         Raises ``memdir.embed.EmbedError`` when no provider is configured or it fails to load."""
-        return _vectors.backfill(self, limit=limit, progress=progress)
+        from . import vectors
+
+        return vectors.backfill(self.stores, limit=limit, progress=progress)
 
     def sweep(self) -> dict[str, dict[str, int]]:
         """Recompute heat tiers (hot/warm/cold/archive), writing only changed rows; see :mod:`memdir.tiers`."""
         from . import tiers
 
-        return tiers.sweep(self)
+        return tiers.sweep(self.stores)
 
     def prune(self, days: float, token: str | None = None) -> dict[str, Any]:
         """Preview (no token) or delete (with the preview's token) cold, unpinned, low-importance memories idle
         for ``days`` days; see :func:`memdir.tiers.prune`. Raises ``UsageError`` for a wrong or expired token."""
         from . import tiers
 
-        return tiers.prune(self, days, token)
+        return tiers.prune(self.stores, days, token)
 
     def doctor(self) -> list[dict[str, str]]:
         """Health checks with remedies (provider call, index integrity, Markdown/index consistency, pending
         vectors); see :func:`memdir.vectors.doctor`."""
-        return _vectors.doctor(self)
+        from . import vectors
+
+        return vectors.doctor(self.stores, inspect=self.inspect)
 
     def reindex(self) -> dict[str, int]:
         """Rebuild the note mirror and FTS rows of every root from the Markdown and recompile the indexes.

@@ -44,36 +44,13 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, Iterable
 
-from .config import register
 from .errors import MemdirError, UsageError
 from .timeutil import iso, parse_ts
 
 log = logging.getLogger("memdir")
 
 PROVIDER_NAMES = ("", "openai", "anthropic", "claude", "codex", "opencode")
-_pos = lambda v: v > 0  # noqa: E731
-register("distill.auto", False, "distil a session in a detached process when the host's Stop/SessionEnd/session.idle "
-         "fires (seed 000 autoExtract); needs distill.provider", type_=bool)
-register("distill.provider", "", "openai | anthropic | claude | codex | opencode (seed 000 extractModel); empty = off",
-         check=lambda v: v in PROVIDER_NAMES)
-register("distill.model", "", "model name; empty = the provider's cheap default (anthropic claude-haiku-4-5, "
-         "claude haiku, codex/opencode their configured model)")
-register("distill.url", "", "openai/anthropic base URL, e.g. http://127.0.0.1:11434/v1 (empty = the vendor's)")
-register("distill.api_key_env", "", "name of the environment variable holding the key (empty = OPENAI_API_KEY / "
-         "ANTHROPIC_API_KEY); the key itself is never stored")
-register("distill.command", "", "host CLI program (and leading arguments) for claude/codex/opencode; empty = on PATH")
-register("distill.min_turns", 4, "a session is distilled once it has this many new turns (seed 000 minTurns)", check=_pos)
-register("distill.daily_cap", 20, "most model calls per UTC day and project root", check=lambda v: v >= 0)
-register("distill.timeout_s", 120.0, "time limit of one model call, in seconds", type_=float, check=_pos)
-register("distill.max_input_chars", 24000, "transcript characters per model call (longer sessions take several calls)",
-         check=lambda v: v >= 1000)
-register("distill.max_turn_chars", 2000, "characters kept of each turn in the prompt", check=lambda v: v >= 100)
-register("distill.max_items", 8, "most memories accepted from one reply (the rest are rejected)", check=_pos)
-register("distill.max_body_chars", 2000, "a candidate's body above this is rejected as oversized", check=_pos)
-register("distill.overlap_lexical", 0.5, "token-set Jaccard (summary + body) at or above which a candidate duplicates "
-         "a note", type_=float, check=lambda v: 0 < v <= 1)
-register("distill.overlap_vector", 0.9, "cosine at or above which a candidate duplicates a note (embeddings on)",
-         type_=float, check=lambda v: 0 < v <= 1)
+# settings: the distill.* keys of memdir.config.SETTINGS
 
 SCHEMA_VERSION = 1
 #: the reply shape the prompt asks for (docs/API.md "Distillation reply"); ``supersedes`` is optional

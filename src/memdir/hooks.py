@@ -38,15 +38,10 @@ import threading
 import time
 from typing import Any, Callable
 
-from .config import register
 
 log = logging.getLogger("memdir")
 
-register("hook.budget_ms", 3000, "wall-time budget of one `memdir hook` call; past it the hook prints nothing and exits 0",
-         check=lambda v: v > 0)
-register("hook.session_max_chars", 4000, "size cap of the SessionStart block (rules + outline), in characters",
-         check=lambda v: v > 0)
-
+# settings: the hook.* keys of memdir.config.SETTINGS
 DEFAULT_BUDGET_MS = 3000
 MAX_PAYLOAD_BYTES = 16 * 1024 * 1024
 
@@ -115,16 +110,17 @@ def decode_payload(raw: bytes | str | dict | None) -> Any:
 
 def run_hook(host: str, event: str, raw: bytes | str | dict | None, *, project_dir: str | None = None,
              home: str | None = None, config: dict[str, Any] | None = None,
-             emit: Callable[[str], None] | None = None, on_open: Callable[[Any], None] | None = None) -> str:
+             emit: Callable[[str], None] | None = None, on_open: Callable[[Any], None] | None = None,
+             open_store: Callable[[str | None], Any] | None = None) -> str:
     """Run one hook: parse, open the store, inject and/or capture. Returns what the host should read on stdout
     (``""`` for nothing); ``emit(output)`` is called as soon as the output is known, before captures are written.
 
     ``project_dir``: overrides the payload's ``cwd``. ``home``/``config``: as :func:`memdir.open`.
     ``on_open(m)``: called with the open store (the CLI uses it to apply ``hook.budget_ms``).
+    ``open_store(project_dir)``: returns an already open store to use and keep open (the warm server's).
     Raises on bad input or store errors; the CLI wrapper turns every exception into "no output, exit 0".
     """
     from . import adapters
-    from .core import Memdir
 
     payload = decode_payload(raw)
     call = adapters.parse(host, event, payload)
@@ -134,7 +130,12 @@ def run_hook(host: str, event: str, raw: bytes | str | dict | None, *, project_d
         if emit:
             emit(out)
         return out
-    m = Memdir(project_dir or call.cwd or None, home=home, config=config)
+    if open_store is not None:
+        m = open_store(project_dir or call.cwd or None)
+    else:
+        from .core import Memdir
+
+        m = Memdir(project_dir or call.cwd or None, home=home, config=config)
     try:
         if on_open is not None:
             on_open(m)
@@ -171,7 +172,8 @@ def run_hook(host: str, event: str, raw: bytes | str | dict | None, *, project_d
                            "cwd": call.cwd, **source})
             log.debug("hook %s %s: %s %s", call.host, call.event, r.reason, r.key or "")
     finally:
-        m.close()
+        if open_store is None:
+            m.close()
     return out
 
 
@@ -234,6 +236,9 @@ def execute(host: str, event: str | None, argv_payload: str | None = None, *, pr
     try:
         sys.stdout = sys.stderr  # nothing but our one answer may reach the host's stdout
         raw = argv_payload.encode("utf-8", "replace") if argv_payload is not None else _read_stdin()
+        if _ask_warm(host, event or "", raw, project_dir=project_dir, home=home, emit=emit,
+                     budget_s=(budget_ms or _env_budget()) / 1000.0 - (time.monotonic() - dog.start)):
+            return 0
         run_hook(host, event or "", raw, project_dir=project_dir, home=home, emit=emit, on_open=on_open)
     except BaseException as exc:  # noqa: BLE001 — fail open, whatever happened
         if isinstance(exc, KeyboardInterrupt):
@@ -243,6 +248,22 @@ def execute(host: str, event: str | None, argv_payload: str | None = None, *, pr
         sys.stdout = real_stdout
         dog.cancel()
     return 0
+
+
+def _ask_warm(host: str, event: str, raw: bytes, *, project_dir: str | None, home: str | None,
+              emit: Callable[[str], None], budget_s: float) -> bool:
+    """Hand the call to a running ``memdir serve`` (:mod:`memdir.warm`); True when it took it (its answer is
+    emitted), False when the call must run in-process."""
+    from . import warm
+
+    if not warm.enabled() or budget_s <= 0:
+        return False
+    out = warm.ask(host, event, raw.decode("utf-8-sig", "replace"), project_dir=project_dir, home=home,
+                   timeout_s=budget_s - 0.05)
+    if out is None:
+        return False
+    emit(out)
+    return True
 
 
 # ---- click wiring (memdir.cli loads `hook` lazily) -------------------------------------------------------

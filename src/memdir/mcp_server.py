@@ -754,7 +754,10 @@ def serve_command(ctx: click.Context, host: str, port: int, path: str, token: st
 
     if not missing_deps() and not path.startswith("/ui"):
         info["ui"] = f"http://{shown}:{real_port}/ui/search"  # the viewer's pages (memdir ui), same door
-    click.echo(json.dumps(info) if as_json else f"memdir: serving MCP at {url} (Ctrl-C stops)")
+    warm = _start_warm_hooks(home)
+    info["hook_socket"] = str(warm.path) if warm else None
+    click.echo(json.dumps(info) if as_json else f"memdir: serving MCP at {url} (Ctrl-C stops)"
+               + (f"; hooks answered on {warm.path}" if warm else ""))
     sys.stdout.flush()
     try:
         import anyio
@@ -767,7 +770,23 @@ def serve_command(ctx: click.Context, host: str, port: int, path: str, token: st
         pass
     finally:
         sock.close()
+        if warm is not None:
+            warm.close()
         server.memdir_store.close()
+
+
+def _start_warm_hooks(home: str | None):
+    """The warm hook listener (:mod:`memdir.warm`) for ``home``, started; ``None`` when ``hook.warm`` is off
+    or another server already answers hooks there."""
+    from .config import Config
+    from .roots import global_root
+    from .warm import WarmServer
+
+    g = global_root(home)
+    if not Config(global_file=g / "config.toml").get("hook.warm"):
+        return None
+    w = WarmServer(home)
+    return w if w.start() else None
 
 
 def _bind(host: str, port: int) -> socket.socket:

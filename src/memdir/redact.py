@@ -278,7 +278,8 @@ _PROVIDER_RULES: list[_Rule] = [
     # --- VCS, registries, CI
     _tok("github_token", r"gh[pousr]_[A-Za-z0-9]{36,255}+", "ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
     _tok("github_token", r"github_pat_[A-Za-z0-9_]{22,255}+", "github_pat_"),
-    _tok("gitlab_token", r"gl(?:pat|ptt|dt|rt|soat|oas|cbt|ft|imt|agent|ffct)-[A-Za-z0-9_-]{20,255}+", "gl"),
+    _tok("gitlab_token", r"gl(?:pat|ptt|dt|rt|soat|oas|cbt|ft|imt|agent|ffct)-[A-Za-z0-9_-]{20,255}+",
+         *(f"gl{p}-" for p in ("pat", "ptt", "dt", "rt", "soat", "oas", "cbt", "ft", "imt", "agent", "ffct"))),
     _tok("atlassian_token", r"ATATT3[A-Za-z0-9_=-]{100,400}+", "ATATT3"),
     _tok("npm_token", r"npm_[A-Za-z0-9]{36,64}+", "npm_"),
     _tok("pypi_token", r"pypi-Ag[A-Za-z0-9_-]{50,400}+", "pypi-Ag"),
@@ -291,6 +292,7 @@ _PROVIDER_RULES: list[_Rule] = [
          r"https?://(?:[a-z]+\.)?discord(?:app)?\.com/api/webhooks/[0-9]{5,30}/[A-Za-z0-9_-]{20,200}+",
          "/api/webhooks/", end="", anchors=()),
     _tok("discord_token", r"[MNO][A-Za-z0-9_-]{23,27}+\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}+", ".", anchors=()),
+    # (the gate below checks the discord rule with _DOTTED6 rather than its "." hint)
     _tok("telegram_bot_token", r"[0-9]{6,12}:AA[A-Za-z0-9_-]{30,40}+", ":AA", pre=_W | {":"}, anchors=()),
     # --- cloud
     _tok("aws_access_key", r"A(?:KIA|SIA|BIA|CCA|3T[A-Z0-9])[A-Z0-9]{16}", "AKIA", "ASIA", "ABIA", "ACCA", "A3T",
@@ -662,19 +664,59 @@ def _lower_same_length(text: str) -> str:
 _ASCII_LOWER = {c: c + 32 for c in range(ord("A"), ord("Z") + 1)}
 
 
+def _literal_index(rules: list[_Rule]) -> tuple[tuple[str, tuple[_Rule, ...]], ...]:
+    """``((literal, rules needing it), …)``: each rule's anchors (or, without anchors, its hints)."""
+    index: dict[str, list[_Rule]] = {}
+    for rule in rules:
+        if rule.kind == "discord_token":  # its hint "." is in most texts: _DOTTED6 stands in for it
+            continue
+        for lit in rule.anchors or rule.hints:
+            index.setdefault(lit, []).append(rule)
+    return tuple((lit, tuple(rs)) for lit, rs in sorted(index.items()))
+
+
+#: The combined pre-filter (issue 12): one pass over every detector's literals picks the detectors a text can
+#: trigger (provider formats on the text as is, keyword rules on the lower-cased text). A text holding none of
+#: them — most captured turns — costs that pass alone.
+_EXACT_INDEX = _literal_index(_PROVIDER_RULES)
+_LOWER_INDEX = _literal_index(_KEYWORD_RULES)
+_DISCORD = next(r for r in _PROVIDER_RULES if r.kind == "discord_token")
+_DOTTED6 = _Lazy(r"\.[A-Za-z0-9_-]{6}\.")
+_ORDER = {id(r): n for n, r in enumerate((*_PROVIDER_RULES, *_KEYWORD_RULES))}
+
+
+def _rules_for(text: str, lowered: str) -> tuple[list[_Rule], list[_Rule]]:
+    """The provider rules and keyword rules whose literals occur in ``text`` / ``lowered``, in table order."""
+    exact = {id(r): r for lit, rules in _EXACT_INDEX if lit in text for r in rules}
+    if "." in text and _DOTTED6.get().search(text) is not None:
+        exact[id(_DISCORD)] = _DISCORD
+    lower = {id(r): r for lit, rules in _LOWER_INDEX if lit in lowered for r in rules}
+    key = _ORDER.__getitem__
+    return [exact[k] for k in sorted(exact, key=key)], [lower[k] for k in sorted(lower, key=key)]
+
+
+def _may_hold_secret(text: str, lowered: str) -> bool:
+    """False when no detector can report anything in ``text`` (its literals and the scanners' triggers are absent)."""
+    exact, lower = _rules_for(text, lowered)
+    return bool(exact or lower) or any(t in text for t in ("-us", "://", "PRIVATE KEY")) or "<private" in lowered
+
+
 def _candidates(text: str) -> list[tuple[str, int, int, int]]:
     lowered = _lower_same_length(text)
+    exact, lower = _rules_for(text, lowered)
     found: list[tuple[str, int, int, int]] = []
-    for rule in _PROVIDER_RULES:
-        if rule.anchors or any(h in text for h in rule.hints):
-            found.extend(_run_rule(rule, text, text))
-    for rule in _KEYWORD_RULES:
-        if rule.anchors or any(h in lowered for h in rule.hints):
-            found.extend(_run_rule(rule, lowered, text))
-    found.extend(_scan_mailchimp(text))
-    found.extend(_scan_uris(text))
-    found.extend(_scan_pem(text))
-    found.extend(_scan_private(text, lowered))
+    for rule in exact:
+        found.extend(_run_rule(rule, text, text))
+    for rule in lower:
+        found.extend(_run_rule(rule, lowered, text))
+    if "-us" in text:
+        found.extend(_scan_mailchimp(text))
+    if "://" in text:
+        found.extend(_scan_uris(text))
+    if "PRIVATE KEY" in text:
+        found.extend(_scan_pem(text))
+    if "<private" in lowered:
+        found.extend(_scan_private(text, lowered))
     return found
 
 

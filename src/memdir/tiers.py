@@ -24,26 +24,17 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from . import index
-from .config import register
 from .errors import UsageError
+from .stores import Stores, stores_of
 from .timeutil import iso, parse_ts
 
 if TYPE_CHECKING:
-    from .core import Memdir
     from .root import Root
 
 log = logging.getLogger("memdir")
 
 TIERS = ("hot", "warm", "cold", "archive")
-_f = lambda v: v >= 0  # noqa: E731
-register("tiers.half_life_days", 45.0, "heat half-life in days (seed 001: 45); 0 = no decay", type_=float, check=_f)
-register("tiers.hot_max", 3000, "hard cap on hot memories (seed 001)", check=_f)
-register("tiers.warm_max", 12000, "hard cap on warm memories (seed 001)", check=_f)
-register("tiers.hot_enter", 0.6, "heat to enter hot (seed 001)", type_=float, check=_f)
-register("tiers.hot_exit", 0.4, "heat below which hot is left (seed 001)", type_=float, check=_f)
-register("tiers.warm_enter", 0.3, "heat to enter warm (seed 001)", type_=float, check=_f)
-register("tiers.warm_exit", 0.15, "heat below which warm is left (seed 001)", type_=float, check=_f)
-register("tiers.archive_days", 365.0, "cold memories idle this long become archive; 0 = never", type_=float, check=_f)
+# settings: the tiers.* keys of memdir.config.SETTINGS
 
 PRUNE_SAMPLES = 20
 PRUNE_MAX_IMPORTANCE = 1.5  # seed 001: prune touches importance < 1.5 only
@@ -133,11 +124,12 @@ def sweep_root(root: "Root", cfg: Any, now: float) -> dict[str, int]:
     return counts
 
 
-def sweep(m: "Memdir") -> dict[str, dict[str, int]]:
+def sweep(m: "Stores | Any") -> dict[str, dict[str, int]]:
     """Sweep every existing root; returns ``{scope: counts}`` (see :func:`sweep_root`)."""
+    m = stores_of(m)
     now = m.clock().timestamp()
     out = {}
-    for root in m._live_roots():
+    for root in m.live():
         with root.locked():
             out[root.scope] = sweep_root(root, m.config, now)
     return out
@@ -158,8 +150,9 @@ def _cutoff(now: float, days: float) -> float:
     return math.floor((now - days * 86400.0) / 3600.0) * 3600.0
 
 
-def confirm_token(m: "Memdir", days: float, now: float) -> str:
+def confirm_token(m: "Stores | Any", days: float, now: float) -> str:
     """10 hex chars of SHA-256 over (days, hour-quantised cutoff, both root paths). Changes every hour."""
+    m = stores_of(m)
     paths = "|".join(str(r.path) for r in m.roots.values())
     return hashlib.sha256(f"prune|{days:g}|{_cutoff(now, days):.0f}|{paths}".encode()).hexdigest()[:10]
 
@@ -172,7 +165,7 @@ _CANDIDATES = (
     "AND max(d.ts_epoch, t.reinforced_at) < ? ORDER BY d.ts_epoch DESC")
 
 
-def prune(m: "Memdir", days: float, token: str | None = None) -> dict[str, Any]:
+def prune(m: "Stores | Any", days: float, token: str | None = None) -> dict[str, Any]:
     """Preview (``token`` None) or delete (matching ``token``) cold/archived, unpinned, low-importance memories
     idle for more than ``days`` days. Tiers are swept first.
 
@@ -180,6 +173,7 @@ def prune(m: "Memdir", days: float, token: str | None = None) -> dict[str, Any]:
     Delete: ``{"deleted": True, "count", "bytes"}``; each item gets a tombstone (no resurrection by import or
     backfill). Raises ``UsageError`` for ``days`` < 0 or a wrong/expired token (tokens change every hour).
     """
+    m = stores_of(m)
     try:
         days = float(days)
     except (TypeError, ValueError):
@@ -194,7 +188,7 @@ def prune(m: "Memdir", days: float, token: str | None = None) -> dict[str, Any]:
         raise UsageError("confirm token is wrong or expired (tokens change every hour): run `memdir prune --days "
                          f"{days:g}` again and pass the new token")
     found: list[tuple[Any, Any]] = []
-    for root in m._live_roots():
+    for root in m.live():
         found += [(root, r) for r in root.db.execute(_CANDIDATES, (PRUNE_MAX_IMPORTANCE, cutoff))]
     out: dict[str, Any] = {"deleted": False, "days": days, "cutoff": iso(parse_ts(cutoff)), "count": len(found),
                            "bytes": sum(r["bytes"] or 0 for _, r in found)}
@@ -205,7 +199,7 @@ def prune(m: "Memdir", days: float, token: str | None = None) -> dict[str, Any]:
         out["token"] = expected
         return out
     stamp = iso(m.clock())
-    for root in m._live_roots():
+    for root in m.live():
         refs = [r["ref"] for rt, r in found if rt is root]
         if not refs:
             continue
@@ -219,6 +213,6 @@ def prune(m: "Memdir", days: float, token: str | None = None) -> dict[str, Any]:
                 db.execute("DELETE FROM tiers WHERE ref = ?", (ref,))
                 db.execute("INSERT OR REPLACE INTO tombstones(ref, content_sha256, kind, deleted_at) VALUES (?, ?, ?, ?)",
                            (ref, row["content_sha256"], row["kind"], stamp))
-                m._on_forget(db, ref)
+                db.execute("DELETE FROM vectors WHERE ref = ?", (ref,))
     out["deleted"] = True
     return out

@@ -73,6 +73,8 @@ def normalize(text: str) -> str:
     """NFKC + casefold, with lone surrogates replaced (they cannot be encoded as UTF-8)."""
     if not isinstance(text, str):
         text = str(text)
+    if text.isascii():  # fast path: NFKC leaves ASCII alone and casefold is lower() there
+        return text.lower()
     text = text.encode("utf-8", "replace").decode("utf-8") if _has_surrogate(text) else text
     return unicodedata.normalize("NFKC", text).casefold()
 
@@ -92,22 +94,29 @@ def tokenize(text: str) -> list[str]:
     ['部署', '署脚', '脚本', '本用', 'pnpm']
     """
     out: list[str] = []
-    for m in _PATTERN.finditer(normalize(text)):
-        run = m.group("cjk")
-        if run is not None:
+    append, extend = out.append, out.extend
+    cache = _stem_cache
+    for run, raw in _PATTERN.findall(normalize(text)):
+        if run:
             if len(run) == 1:
-                out.append(run)
+                append(run)
             else:
-                out.extend(run[i : i + 2] for i in range(len(run) - 1))
+                extend([run[i : i + 2] for i in range(len(run) - 1)])
             continue
-        raw = m.group("word")[:MAX_TOKEN_CHARS]
+        raw = raw[:MAX_TOKEN_CHARS]
+        if raw.isalnum():  # fast path (most words): no joiner, apostrophe or trailing +/#, so nothing to split
+            if len(raw) >= 4 and raw.isascii() and raw.isalpha():
+                append(cache.get(raw) or _stem(raw))
+            else:
+                append(raw)
+            continue
         word = raw.replace("'", "").replace("\u2019", "")
-        out.append(_stem(word) if _ALPHA.fullmatch(word) else word)
+        append(_stem(word) if _ALPHA.fullmatch(word) else word)
         core = raw.rstrip("+#")
         parts = [p for p in _SPLIT.split(core) if p]
         if len(parts) > 1 or core != raw:
             apostrophe = "'" in raw or "\u2019" in raw
-            out.extend(_stem(p) if _ALPHA.fullmatch(p) else p for p in parts if p != word and not (apostrophe and p in _CLITICS))
+            extend(_stem(p) if _ALPHA.fullmatch(p) else p for p in parts if p != word and not (apostrophe and p in _CLITICS))
     return out
 
 

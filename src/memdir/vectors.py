@@ -30,50 +30,37 @@ import logging
 import time
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
-from . import embed, index, rank, rrf, tiers  # noqa: F401  (embed/tiers register their config keys)
-from .config import register
+from . import embed, index, rank, rrf, tiers
+from .stores import Stores, stores_of
 from .timeutil import iso
 from .types import Hit
 
 if TYPE_CHECKING:
-    from .core import Memdir
     from .root import Root
 
 log = logging.getLogger("memdir")
 
-_p = lambda v: v > 0  # noqa: E731
-_nn = lambda v: v >= 0  # noqa: E731
-register("recall.rrf_k", 60, "RRF constant k (Cormack et al. 2009)", check=_nn)
-register("recall.weight_vector", 1.0, "RRF weight of the vector channel (seed 001: 1.0)", type_=float, check=_nn)
-register("recall.weight_lexical", 4.0, "RRF weight of the lexical channel, vector = 1 (seed 001: 0.35). MiniLM, turn R@10 LoCoMo / R@5 MADial-en / R@5 MADial-zh: w=1 0.663/0.581/0.290, w=2 0.700/0.541/0.373, w=4 0.728/0.500/0.414; lexical alone 0.705/0.457/0.449",
-         type_=float, check=lambda v: v >= 0)
-register("recall.weight_cold", 0.8, "RRF weight of the cold-tier vector channel (seed 001: x0.8)", type_=float, check=_nn)
-register("recall.min_similarity", 0.2, "cosine threshold on the vector channels only", type_=float,
-         check=lambda v: -1 <= v <= 1)
-register("recall.vector_candidates", 100, "vector candidates per root before fusion", check=_p)
-register("recall.cold_budget_ms", 900.0, "time budget of the cold-tier scan in ms (seed 001: 900)", type_=float, check=_nn)
-register("recall.cold_max", 200_000, "most cold vectors scanned per recall (seed 001: 200k)", check=_nn)
-register("recall.ann_threshold", 200_000, "above this many hot+warm vectors use an HNSW index (usearch) if installed",
-         check=_p)
-register("embed.recall_backfill_ms", 1500.0, "recall embeds pending memories first, for at most this long (ms)",
-         type_=float, check=_nn)
+# settings: the recall.*/embed.* keys of memdir.config.SETTINGS
 
 COLD_CHUNK = 4096
 
 
 # ---- per-Memdir state (provider, matrices) ---------------------------------------------------------------
-def _state(m: "Memdir") -> dict[str, Any]:
-    st = m.__dict__.get("_vectors_state")
+def _state(m: Stores | Any) -> dict[str, Any]:
+    """The vector state of a store (``m``: :class:`memdir.stores.Stores` or a facade holding one)."""
+    state = stores_of(m).state
+    st = state.get("vectors")
     if st is None:
-        st = m.__dict__["_vectors_state"] = {"provider": None, "provider_error": None, "built": False, "index": {}}
+        st = state["vectors"] = {"provider": None, "provider_error": None, "built": False, "index": {}}
     return st
 
 
-def provider_for(m: "Memdir", *, strict: bool = False):
+def provider_for(m: "Stores | Any", *, strict: bool = False):
     """The configured provider (built once per ``Memdir``), or ``None`` for ``none``.
 
     A provider that cannot be built is logged once and treated as ``None`` (recall falls back to lexical), or
     raises ``EmbedError``/``UsageError`` when ``strict``."""
+    m = stores_of(m)
     st = _state(m)
     if not st["built"]:
         try:
@@ -87,8 +74,9 @@ def provider_for(m: "Memdir", *, strict: bool = False):
     return st["provider"]
 
 
-def set_provider(m: "Memdir", provider) -> None:
+def set_provider(m: "Stores | Any", provider) -> None:
     """Use ``provider`` (any object with ``name``, ``model``, ``embed``) for ``m`` — tests and embedders."""
+    m = stores_of(m)
     st = _state(m)
     st.update(provider=provider, provider_error=None, built=True, index={})
 
@@ -160,7 +148,7 @@ def mark_failed(db, items: list[tuple[str, str]], model: str, error: str, when: 
                    "VALUES (?, ?, ?, NULL, 'failed', NULL, ?, ?)", [(r, s, model, error[:300], when) for r, s in items])
 
 
-def backfill(m: "Memdir", *, budget_ms: float | None = None, limit: int | None = None,
+def backfill(m: "Stores | Any", *, budget_ms: float | None = None, limit: int | None = None,
              progress: Callable[[int], None] | None = None, provider=None) -> dict[str, Any]:
     """Embed pending docs of every root (batches of ``embed.batch``), newest first.
 
@@ -169,13 +157,14 @@ def backfill(m: "Memdir", *, budget_ms: float | None = None, limit: int | None =
     (left), "provider", "model"}``. Raises ``EmbedError`` when no provider is configured or it cannot be built.
     A failed batch is recorded as ``failed`` and the run stops (the memories themselves are untouched).
     """
+    m = stores_of(m)
     prov = provider or provider_for(m, strict=True)
     if prov is None:
         raise embed.EmbedError("no embedding provider: set embed.provider (e.g. `auto`, `sentence-transformers`)")
     t0 = time.perf_counter()
     batch = int(m.config.get("embed.batch"))
     out: dict[str, Any] = {"embedded": 0, "failed": 0, "pending": 0, "provider": prov.name, "model": prov.model}
-    for root in m._live_roots():
+    for root in m.live():
         # one query for the whole root (newest first), then batches: re-querying per batch was quadratic
         todo = pending_rows(root.db, prov.model, -1 if limit is None else limit)
         pos = 0
@@ -209,7 +198,7 @@ def backfill(m: "Memdir", *, budget_ms: float | None = None, limit: int | None =
         if out.get("error"):
             break
     out["pending"] = 0
-    for r in m._live_roots():
+    for r in m.live():
         left = pending_count(r.db, prov.model)
         out["pending"] += left
         if not left and not out.get("error"):
@@ -351,9 +340,10 @@ def _kind_filters(kinds: tuple[str, ...] | None) -> tuple[tuple[str, ...] | None
     return doc_kinds, {x for x in (kinds or ()) if x not in ("note", "event")}
 
 
-def _vector_channel(m: "Memdir", prov, q, *, k: int, scope: str | None, kinds, info: dict) -> tuple[list, list, dict]:
+def _vector_channel(m: "Stores | Any", prov, q, *, k: int, scope: str | None, kinds, info: dict) -> tuple[list, list, dict]:
     """Hot/warm and cold candidates as ``[(key, root, row, sim, factors)]`` lists, ranked by similarity × scope
     prior × decay × rehearsal (as the lexical channel); threshold on raw similarity."""
+    m = stores_of(m)
     cfg = m.config
     cand = max(int(cfg.get("recall.vector_candidates")), k)
     thr = float(cfg.get("recall.min_similarity"))
@@ -363,7 +353,7 @@ def _vector_channel(m: "Memdir", prov, q, *, k: int, scope: str | None, kinds, i
     st = _state(m)
     out: dict[str, list] = {"vector": [], "cold": []}
     info.setdefault("cold", {"scanned": 0, "truncated": False})
-    for root in m._live_roots(scope):
+    for root in m.live(scope):
         vi = st["index"].setdefault(root.scope, VectorIndex())
         vi.refresh(root.db, prov.model, int(cfg.get("recall.ann_threshold")))
         found = {"vector": [(vi.refs[i], vi.shas[i], s) for i, s in vi.search(q, cand) if s >= thr]}
@@ -409,7 +399,7 @@ def _vector_channel(m: "Memdir", prov, q, *, k: int, scope: str | None, kinds, i
     return ranked["vector"], ranked["cold"], {}
 
 
-def recall_fused(m: "Memdir", query: str, tokens: list[str], *, k: int, scope: str | None = None,
+def recall_fused(m: "Stores | Any", query: str, tokens: list[str], *, k: int, scope: str | None = None,
                  kinds: tuple[str, ...] | None = None, channel: str | None = None) -> tuple[list[Hit], dict[str, Any]]:
     """Recall through ``channel`` (``lexical``, ``vector`` or ``hybrid``; default ``recall.channel``).
 
@@ -418,6 +408,7 @@ def recall_fused(m: "Memdir", query: str, tokens: list[str], *, k: int, scope: s
     "vector", "fuse", "total"}, "cold", "fallback"?}``. Without a usable provider, or when embedding the query
     fails, it falls back to lexical (``info["fallback"]`` says why) — recall never fails for lack of vectors.
     """
+    m = stores_of(m)
     cfg = m.config
     channel = channel or cfg.get("recall.channel")
     lat = {"backfill": 0.0, "embed": 0.0, "lexical": 0.0, "vector": 0.0, "fuse": 0.0}
@@ -429,7 +420,7 @@ def recall_fused(m: "Memdir", query: str, tokens: list[str], *, k: int, scope: s
         info.update(provider=prov.name, model=prov.model)
         t = time.perf_counter()
         budget = float(cfg.get("embed.recall_backfill_ms"))
-        if budget > 0 and any(pending_exists(r.db, prov.model) for r in m._live_roots(scope)):
+        if budget > 0 and any(pending_exists(r.db, prov.model) for r in m.live(scope)):
             try:
                 info["backfill"] = backfill(m, budget_ms=budget, provider=prov)
             except Exception as exc:
@@ -449,7 +440,7 @@ def recall_fused(m: "Memdir", query: str, tokens: list[str], *, k: int, scope: s
     lex: list[Hit] = []
     if channel == "lexical" or channel == "hybrid" or not use_vec:
         cand = max(int(cfg.get("recall.vector_candidates")), k) if use_vec else k
-        lex = m._lexical(tokens, k=cand, scope=scope, kinds=kinds) if tokens else []
+        lex = m.lexical(tokens, k=cand, scope=scope, kinds=kinds) if tokens else []
     lat["lexical"] = (time.perf_counter() - t) * 1000
     if not use_vec:
         lat["total"] = (time.perf_counter() - t_all) * 1000
@@ -476,7 +467,7 @@ def recall_fused(m: "Memdir", query: str, tokens: list[str], *, k: int, scope: s
                 reasons["similarity"] = v[4]["similarity"]
         else:
             _, root, row, _s, factors, kind = v
-            h = m._hit(root, row, score, tokens, factors, kind)
+            h = m.hit(root, row, score, tokens, factors, kind)
             reasons = dict(h.reasons)
         reasons.update(ranks=ranks, rrf=round(score, 6))
         hits.append(dataclasses.replace(h, score=score, reasons=reasons))
@@ -485,11 +476,12 @@ def recall_fused(m: "Memdir", query: str, tokens: list[str], *, k: int, scope: s
     return hits, info
 
 
-def explain(m: "Memdir", query: str, *, k: int | None = None, scope: str | None = None,
+def explain(m: "Stores | Any", query: str, *, k: int | None = None, scope: str | None = None,
             kinds: Iterable[str] | None = None, channel: str | None = None) -> dict[str, Any]:
     """Recall with the working shown: ``{"query", "channel", "provider", "model", "latency_ms" (backfill, embed,
     lexical, vector, fuse, total — ms), "cold", "hits": [{"id", "scope", "kind", "score", "ranks",
     "similarity", "bm25"}]}``. Never rehearses."""
+    m = stores_of(m)
     from .tokenize import query_tokens
 
     k = int(k or m.config.get("recall.k"))
@@ -505,14 +497,15 @@ def explain(m: "Memdir", query: str, *, k: int | None = None, scope: str | None 
 
 
 # ---- status / doctor --------------------------------------------------------------------------------------------
-def status_extra(m: "Memdir", out: dict[str, Any]) -> dict[str, Any]:
+def status_extra(m: "Stores | Any", out: dict[str, Any]) -> dict[str, Any]:
     """Add ``embedding`` (provider, model, error) and, per existing root, ``tiers`` and ``vectors`` counts
     (``ok`` for the current model, ``pending``, ``failed``, ``other_model``) to a :meth:`Memdir.status` dict."""
+    m = stores_of(m)
     name = embed.resolve_name(m.config)
     prov = provider_for(m) if name != "none" else None
     model = prov.model if prov else None
     out["embedding"] = {"provider": name, "model": model, "error": _state(m)["provider_error"]}
-    for root in m._live_roots():
+    for root in m.live():
         db = root.db
         s = out.setdefault(root.scope, {})
         s["tiers"] = tiers.tier_counts(db)
@@ -526,11 +519,12 @@ def status_extra(m: "Memdir", out: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def doctor(m: "Memdir") -> list[dict[str, str]]:
+def doctor(m: "Stores | Any", inspect: Callable[[], Any] | None = None) -> list[dict[str, str]]:
     """Checks with remedies: ``[{"check", "ok" ("ok"|"warn"|"fail"), "detail", "remedy"}]``.
 
     The provider (one real embedding call), each index (``PRAGMA integrity_check``, FTS rows vs docs, orphan
     vectors), the Markdown/index consistency (:meth:`Memdir.inspect`), pending vectors."""
+    m = stores_of(m)
     checks: list[dict[str, str]] = []
 
     def add(check, ok, detail, remedy=""):
@@ -550,7 +544,7 @@ def doctor(m: "Memdir") -> list[dict[str, str]]:
         except Exception as exc:
             prov = None
             add("provider", "fail", f"{name}: {exc}", "fix embed.* in config.toml (see `memdir config`), or set embed.provider = \"none\"")
-    for root in m._live_roots():
+    for root in m.live():
         db = root.db
         ic = db.execute("PRAGMA integrity_check").fetchone()[0]
         add(f"{root.scope} index", "ok" if ic == "ok" else "fail", f"{root.db_path}: integrity {ic}",
@@ -568,7 +562,8 @@ def doctor(m: "Memdir") -> list[dict[str, str]]:
             p = pending_count(db, prov.model)
             add(f"{root.scope} pending", "ok" if p == 0 else "warn", f"{p} memories without a current vector",
                 "" if p == 0 else "run `memdir backfill`")
-    rep = m.inspect()
-    add("markdown", "ok" if rep.ok else "warn", f"{len(rep.problems)} problems between the Markdown and the index",
-        "" if rep.ok else "see `memdir inspect`; `memdir reindex` rebuilds the index from the files")
+    rep = inspect() if inspect is not None else None
+    if rep is not None:
+        add("markdown", "ok" if rep.ok else "warn", f"{len(rep.problems)} problems between the Markdown and the index",
+            "" if rep.ok else "see `memdir inspect`; `memdir reindex` rebuilds the index from the files")
     return checks

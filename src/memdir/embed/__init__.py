@@ -16,24 +16,9 @@ import importlib.util
 from dataclasses import dataclass
 from typing import Any, Callable, Protocol, Sequence
 
-from ..config import register as _register_key
 from ..errors import MemdirError, UsageError
 
-_register_key("embed.provider", "none", "none | auto | fake | sentence-transformers | model2vec | openai",
-              check=lambda v: v in ("none", "auto") or v in PROVIDERS)
-_register_key("embed.model", "", "model name or local path (provider default when empty)", type_=str)
-_register_key("embed.url", "http://127.0.0.1:11434/v1/embeddings", "openai provider: the /v1/embeddings endpoint", type_=str)
-_register_key("embed.api_key_env", "OPENAI_API_KEY", "openai provider: environment variable holding the API key", type_=str)
-_register_key("embed.dim", 0, "requested dimensions (openai `dimensions`; fake: vector size); 0 = model default",
-              check=lambda v: v >= 0)
-_register_key("embed.timeout_s", 6.0, "openai provider: per-request timeout in seconds (seed 001: 6 s)", type_=float,
-              check=lambda v: v > 0)
-_register_key("embed.batch", 64, "texts per provider call", check=lambda v: v > 0)
-_register_key("embed.retries", 2, "openai provider: retries after a timeout, 429 or 5xx (exponential back-off)",
-              check=lambda v: v >= 0)
-_register_key("embed.max_chars", 2000, "texts are cut to this many characters before embedding", check=lambda v: v > 0)
-_register_key("embed.device", "cpu", "sentence-transformers device (cpu, cuda, mps)", type_=str)
-
+# settings: the embed.* keys of memdir.config.SETTINGS
 
 class Provider(Protocol):
     """What every provider offers. ``model`` names the exact vector space (provider + model + dim), so a

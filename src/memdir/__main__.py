@@ -1,0 +1,65 @@
+"""The ``memdir`` console script (and ``python -m memdir``).
+
+``memdir hook <host> <event>`` — what a host runs on every prompt — goes straight to :mod:`memdir.hooks`, which
+does not import click, the facade or any feature module before it knows it needs them (and asks a running
+``memdir serve`` first). Every other command is the click CLI (:func:`memdir.cli.main`).
+"""
+
+from __future__ import annotations
+
+import sys
+
+#: group options that may stand before ``hook`` (``memdir --dir X hook claude-code user-prompt``)
+_VALUE_OPTS = ("--dir", "--home")
+_FLAG_OPTS = ("--debug", "--json")
+
+
+def _hook_argv(argv: list[str]) -> list[str] | None:
+    """The argument list for :func:`memdir.hooks.main` when ``argv`` is a plain ``hook`` call, else ``None``
+    (help, unknown options: the click CLI handles those)."""
+    pre: list[str] = []
+    i = 0
+    while i < len(argv):
+        a = argv[i]
+        if a == "hook":
+            rest = argv[i + 1:]
+            if not rest or any(x in ("-h", "--help") for x in rest):
+                return None
+            return pre + rest
+        if a in _VALUE_OPTS and i + 1 < len(argv):
+            pre += [a, argv[i + 1]]
+            i += 2
+            continue
+        if a.startswith(tuple(o + "=" for o in _VALUE_OPTS)):
+            name, _, val = a.partition("=")
+            pre += [name, val]
+            i += 1
+            continue
+        if a in _FLAG_OPTS:
+            if a == "--debug":
+                pre.append(a)
+            i += 1
+            continue
+        return None
+    return None
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = list(sys.argv[1:] if argv is None else argv)
+    hook_args = _hook_argv(args)
+    if hook_args is not None:
+        if "--debug" in hook_args:
+            import os
+
+            hook_args.remove("--debug")
+            os.environ["MEMDIR_DEBUG"] = "1"
+        from .hooks import main as hook_main
+
+        sys.exit(hook_main(hook_args))
+    from .cli import main as cli_main
+
+    cli_main(argv)
+
+
+if __name__ == "__main__":
+    main()

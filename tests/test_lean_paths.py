@@ -1,0 +1,100 @@
+"""Issue 12, item 4: the hook/recall path imports only what it uses; one static settings table; no feature
+module imports the facade; the redaction pre-filter never hides a finding."""
+
+import ast
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from memdir import config, redact
+
+SRC = Path(__file__).resolve().parents[1] / "src" / "memdir"
+FEATURES = ["vectors.py", "tiers.py", "capture.py", "rerank.py", "embed/__init__.py", "stores.py", "distill.py"]  # warm, hooks, mcp: hosts of the facade
+
+
+def _imports(path: Path) -> set[str]:
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom):
+            out.add(("." * node.level) + (node.module or ""))
+        elif isinstance(node, ast.Import):
+            out.update(a.name for a in node.names)
+    return out
+
+
+def test_no_feature_module_imports_the_facade():
+    for name in FEATURES:
+        mods = _imports(SRC / name)
+        assert not {".core", "..core", "memdir.core"} & mods, f"{name} imports the facade"
+
+
+def test_every_key_is_in_the_static_table():
+    static = {row[0] for row in config.SETTINGS}
+    import memdir.capture  # noqa: F401
+    import memdir.distill  # noqa: F401
+    import memdir.embed  # noqa: F401
+    import memdir.hooks  # noqa: F401
+    import memdir.tiers  # noqa: F401
+    import memdir.vectors  # noqa: F401
+
+    assert set(config.REGISTRY) == static  # importing the features added nothing
+
+
+def test_config_lists_every_key_in_a_fresh_process(project):
+    code = ("import json, sys; from memdir import config; c = config.Config(); "
+            "print(json.dumps([[k for k, *_ in c.items()], sorted(m for m in sys.modules if m.startswith('memdir'))]))")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=str(project), timeout=120)
+    keys, mods = json.loads(r.stdout)
+    assert set(keys) == {row[0] for row in config.SETTINGS}
+    assert "hook.budget_ms" in keys and "tiers.hot_max" in keys and "embed.provider" in keys
+    assert not {"memdir.vectors", "memdir.tiers", "memdir.embed", "memdir.capture", "memdir.hooks"} & set(mods)
+
+
+def test_cli_config_lists_feature_keys(project, monkeypatch):
+    from memdir.cli import cli
+
+    monkeypatch.chdir(project)
+    r = CliRunner().invoke(cli, ["config", "--json"])
+    assert r.exit_code == 0, r.output
+    assert {"hook.budget_ms", "capture.daily_cap", "tiers.warm_max", "recall.rrf_k", "embed.batch"} <= set(json.loads(r.output))
+
+
+def test_lexical_recall_and_capture_import_no_feature_or_cli_module(project):
+    code = """
+import json, sys
+import memdir
+with memdir.open(sys.argv[1]) as m:
+    m.remember("deploy with pnpm", category="facts")
+    m.import_events([{"key": "e1", "role": "user", "text": "how do we deploy the staging server", "session": "s"}])
+    m.context("how to deploy")
+    m.capture({"role": "user", "text": "deploy staging with pnpm please", "session": "s"})
+print(json.dumps(sorted(sys.modules)))
+"""
+    r = subprocess.run([sys.executable, "-c", code, str(project)], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    mods = set(json.loads(r.stdout.splitlines()[-1]))
+    for heavy in ("memdir.vectors", "memdir.tiers", "memdir.embed", "click", "filelock", "numpy", "platformdirs"):
+        assert heavy not in mods, heavy
+
+
+def test_setting_embed_provider_is_still_checked(tmp_path):
+    c = config.Config(overrides={"embed.provider": "no-such-provider"})
+    assert c.get("embed.provider") == "none" and c.warnings
+    assert config.Config(overrides={"embed.provider": "fake"}).get("embed.provider") == "fake"
+
+
+def test_gate_covers_every_rule():
+    """Each detector is reachable from the pre-filter's literal index (discord through its own shape check)."""
+    indexed = {id(r) for _, rules in (*redact._EXACT_INDEX, *redact._LOWER_INDEX) for r in rules}
+    for rule in (*redact._PROVIDER_RULES, *redact._KEYWORD_RULES):
+        assert rule.kind == "discord_token" or id(rule) in indexed, rule.kind
+
+
+def test_gate_skips_plain_text_and_keeps_findings():
+    assert not redact._may_hold_secret("部署脚本用 pnpm 而不是 npm。", "部署脚本用 pnpm 而不是 npm。")
+    for text in ("token = 8f3a9c1d2b7e4f60a1b2", "see postgres://app:hunter2x@db/prod",
+                 "MTk4NjIyNDgzNDcxOTI1MjQ4.Cl2FMQ.ZnCjm1XVW7vRze4b7Cq4se7kKWs", "密码：Tr0ub4dor&3"):
+        assert redact.find_secrets(text), text

@@ -1,0 +1,128 @@
+"""The warm hook path (memdir.warm): a running server answers `memdir hook` over a Unix socket; without one, or
+when it declines, the hook runs in-process with the same output."""
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+import memdir
+from memdir import warm
+from memdir.hooks import run_hook
+
+pytestmark = pytest.mark.skipif(not hasattr(socket, "AF_UNIX"), reason="needs Unix sockets")
+
+FIX = Path(__file__).parent / "fixtures" / "hooks"
+
+
+@pytest.fixture
+def short_home(monkeypatch):
+    # a Unix socket path must stay under ~100 bytes: pytest's tmp_path can be longer
+    d = Path(tempfile.mkdtemp(prefix="mdw-", dir="/tmp"))
+    monkeypatch.setenv("MEMDIR_HOME", str(d))
+    yield d
+    shutil.rmtree(d, ignore_errors=True)
+
+
+@pytest.fixture
+def seeded(project, short_home):
+    with memdir.open(project) as m:
+        m.remember("Always run pnpm, never npm, in this repository.", category="rules")
+        m.remember("The staging database listens on port 5433 at staging-db.internal.", category="facts")
+    return project
+
+
+def payload(project: Path) -> str:
+    return (FIX / "claude_user_prompt.json").read_text(encoding="utf-8").replace("__CWD__", str(project))
+
+
+def stored_prompts(project: Path) -> list[str]:
+    with memdir.open(project) as m:
+        return [h.key for h in m.recall("staging database port 5433 nightly backup", k=50, kinds=["event"])]
+
+
+def test_no_server_means_in_process(seeded):
+    assert not warm.socket_path().exists()
+    assert warm.ask("claude-code", "user-prompt", payload(seeded)) is None
+
+
+def test_server_answers_like_the_in_process_hook_and_captures(seeded, short_home):
+    expected = run_hook("claude-code", "user-prompt", payload(seeded).replace('"prompt"', '"prompt_"'))  # no capture
+    with warm.WarmServer() as srv:
+        assert srv.start()
+        assert oct(os.stat(srv.path).st_mode & 0o777) == "0o600"
+        out = warm.ask("claude-code", "user-prompt", payload(seeded), timeout_s=30)
+        assert out is not None and "5433" in out and "pnpm" in out
+        assert json.loads(out)["hookSpecificOutput"]["hookEventName"] == "UserPromptSubmit"
+        assert srv.served == 1
+        # a second call reuses the open store; a note written meanwhile by another process is seen
+        with memdir.open(seeded) as m:
+            m.remember("Nightly backup runs at 02:00 via cron.", category="facts")
+        out2 = warm.ask("claude-code", "user-prompt", payload(seeded), timeout_s=30)
+        assert "Nightly backup" in out2 or "02:00" in out2
+    assert not srv.path.exists()  # removed on close
+    assert stored_prompts(seeded)  # the prompt was captured by the server
+    assert expected  # the in-process hook gives a block too
+
+
+def test_subprocess_hook_uses_the_server(seeded, short_home):
+    with warm.WarmServer() as srv:
+        assert srv.start()
+        r = subprocess.run([sys.executable, "-m", "memdir", "hook", "claude-code", "user-prompt"],
+                           input=payload(seeded).encode(), capture_output=True, cwd=str(seeded), timeout=120)
+        assert r.returncode == 0, r.stderr
+        assert "5433" in json.loads(r.stdout)["hookSpecificOutput"]["additionalContext"]
+        assert srv.served == 1
+        # MEMDIR_HOOK_WARM=0: in-process, same kind of answer, the server is not asked
+        env = {**os.environ, "MEMDIR_HOOK_WARM": "0"}
+        r = subprocess.run([sys.executable, "-m", "memdir", "hook", "claude-code", "user-prompt"], env=env,
+                           input=payload(seeded).encode(), capture_output=True, cwd=str(seeded), timeout=120)
+        assert "5433" in json.loads(r.stdout)["hookSpecificOutput"]["additionalContext"]
+        assert srv.served == 1
+
+
+def test_server_declines_another_environment(seeded, monkeypatch):
+    with warm.WarmServer() as srv:
+        assert srv.start()
+        monkeypatch.setenv("MEMDIR_INJECT_MAX_CHARS", "300")  # the caller's settings differ from the server's
+        assert warm.ask("claude-code", "user-prompt", payload(seeded), timeout_s=30) is None
+        assert srv.served == 0
+
+
+def test_stale_socket_is_replaced_and_a_live_one_kept(short_home):
+    path = warm.socket_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.bind(str(path))
+    s.close()  # bound, never listening: a server that died
+    with warm.WarmServer() as first:
+        assert first.start()
+        second = warm.WarmServer()
+        assert not second.start()  # the first one answers: the second does not steal the socket
+        second.close()
+        assert path.exists()
+    assert not path.exists()
+
+
+def test_server_fails_open_on_a_broken_payload(short_home):
+    with warm.WarmServer() as srv:
+        assert srv.start()
+        assert warm.ask("claude-code", "user-prompt", "{not json", timeout_s=30) == ""
+
+
+def test_console_entry_routes_hook_without_click(seeded):
+    code = ("import sys, runpy; sys.argv = ['memdir', 'hook', 'claude-code', 'user-prompt']; "
+            "import memdir.__main__ as e\n"
+            "try:\n    e.main()\nexcept SystemExit:\n    pass\n"
+            "print('CLICK' if 'click' in sys.modules else 'NOCLICK', 'CORE' if 'memdir.vectors' in sys.modules else '',"
+            " file=sys.stderr)")
+    r = subprocess.run([sys.executable, "-c", code], input=payload(seeded).encode(), capture_output=True,
+                       cwd=str(seeded), timeout=120, env={**os.environ, "MEMDIR_HOOK_WARM": "0"})
+    assert "NOCLICK" in r.stderr.decode() and "CORE" not in r.stderr.decode().split("NOCLICK")[-1]
+    assert "5433" in r.stdout.decode()
