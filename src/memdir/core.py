@@ -544,19 +544,22 @@ class Memdir:
         return lines
 
     def context(self, prompt: str = "", *, max_chars: int | None = None, max_entries: int | None = None,
-                reinforce: bool = True) -> str:
+                reinforce: bool = True, sections: Iterable[str] = ("rules", "outline", "hits")) -> str:
         """The ``<memory>`` block for ``prompt`` (see :mod:`memdir.inject`): rules always, the outline always,
         the best bodies up to ``max_entries`` (default 4) within ``max_chars`` (default 1,200) characters, tags
-        included. Entries actually injected have their rehearsal counter bumped when ``reinforce``. Returns
-        ``""`` when there is nothing at all to show."""
+        included. Entries actually injected have their rehearsal counter bumped when ``reinforce``. ``sections``
+        limits the block to some of ``"rules"``, ``"outline"``, ``"hits"`` (hooks send rules and outline once per
+        session, hits per prompt). Returns ``""`` when there is nothing at all to show."""
         max_chars = int(max_chars or self.config.get("inject.max_chars"))
         max_entries = int(max_entries or self.config.get("inject.max_entries"))
+        sections = set(sections)
         rules = self.rules()
         rule_ids = {(r.scope, r.id) for r in rules}
-        hits = [h for h in self.recall(prompt or "", k=max_entries * 3) if (h.scope, h.id) not in rule_ids] if prompt else []
+        hits = [h for h in self.recall(prompt or "", k=max_entries * 3) if (h.scope, h.id) not in rule_ids] \
+            if prompt and "hits" in sections else []
         block = inject.build(
-            rules=[(r.id, r.summary if len(r.text) > 200 else r.text) for r in rules],
-            outline=self.outline(),
+            rules=[(r.id, r.summary if len(r.text) > 200 else r.text) for r in rules] if "rules" in sections else [],
+            outline=self.outline() if "outline" in sections else [],
             hits=[(h.id, f"### {h.id} ({h.scope} {h.kind}{', ' + iso(h.ts)[:10] if h.ts else ''})", h.text) for h in hits],
             max_chars=max_chars, max_entries=max_entries,
         )

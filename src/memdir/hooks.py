@@ -11,15 +11,23 @@ What each event does (hosts and payload fields: :mod:`memdir.adapters`):
 =================  =====================================================================================
 event              action
 =================  =====================================================================================
-``session-start``  print the full block (rules + outline), at most ``hook.session_max_chars`` (4,000)
+``session-start``  print rules + outline, at most ``hook.session_max_chars`` (4,000); the host keeps it in
+                   the session, so it reaches every request of the session once
 ``user-prompt``    print the block for the prompt (``inject.max_chars``, 1,200 by default), then capture
-                   the prompt (OpenCode: capture only; its plugin injects through ``context``)
-``context``        OpenCode per-request transform: print the block, capture the recent user texts
+                   the prompt. Claude Code and Codex: only the matching entries (rules and outline came with
+                   session-start); OpenCode (no session-start hook): the whole block, which its plugin adds
+                   to each request of the turn
+``context``        OpenCode per-request transform (fallback when the prompt hook did not run): print the
+                   block, capture the recent user texts
 ``post-tool-use``  capture a tool summary (name + main argument + first output lines)
-``stop``           capture the last assistant message; print nothing (a Stop hook's output would make
+``stop``           capture the last assistant message (Claude Code without ``last_assistant_message``: the
+                   last reply in ``transcript_path``); print nothing (a Stop hook's output would make
                    Claude Code continue)
 ``notify``         Codex legacy notify: capture the turn's user messages and the assistant reply
 =================  =====================================================================================
+
+Every hook runs synchronously within its budget (hosts drop ``"async"`` hooks in headless runs). With debug
+logging on, each call logs its wall time (``hook <host> <event>: done in N ms``).
 
 Every block handed to a host is capped at :data:`memdir.adapters.HOOK_MAX_CHARS` (9,000) characters: Claude
 Code shows the model only a preview of ``additionalContext`` above 10,000. The block is computed *before* the
@@ -44,6 +52,9 @@ log = logging.getLogger("memdir")
 # settings: the hook.* keys of memdir.config.SETTINGS
 DEFAULT_BUDGET_MS = 3000
 MAX_PAYLOAD_BYTES = 16 * 1024 * 1024
+#: hosts whose session-start hook output stays in the session: their prompt blocks carry only the matches
+SESSION_BLOCK_HOSTS = ("claude-code", "codex")
+ALL_SECTIONS = ("rules", "outline", "hits")
 
 
 class _Watchdog:
@@ -145,17 +156,22 @@ def run_hook(host: str, event: str, raw: bytes | str | dict | None, *, project_d
             limit = min(int(m.config.get("hook.session_max_chars")), adapters.HOOK_MAX_CHARS)
             block = m.context("", max_chars=limit)
             out = adapters.render(call, block)
-        elif call.event in ("user-prompt", "context") and not (call.host == "opencode" and call.event == "user-prompt"):
+        elif call.event in ("user-prompt", "context"):
             from .capture import strip_injected
 
             query = strip_injected(call.prompt or "")[0]
             limit = min(int(m.config.get("inject.max_chars")), adapters.HOOK_MAX_CHARS)
-            block = m.context(query, max_chars=limit)
+            sections = ("hits",) if call.event == "user-prompt" and call.host in SESSION_BLOCK_HOSTS else ALL_SECTIONS
+            block = m.context(query, max_chars=limit, sections=sections)
             out = adapters.render(call, block)
         if emit:
             emit(out)
         if out and block:  # what the model saw, for `memdir ui` (a bounded log; never raises)
             m.record_injection(block, prompt=query, host=call.host, event=call.event, session=call.session)
+        if call.event == "stop" and not call.assistant and call.transcript_path:
+            from .adapters.claude_code import last_assistant_text
+
+            call.assistant = last_assistant_text(call.transcript_path)
         texts: list[tuple[str, str]] = []
         if call.event == "user-prompt" and call.prompt:
             texts.append(("user", call.prompt))
@@ -240,6 +256,7 @@ def execute(host: str, event: str | None, argv_payload: str | None = None, *, pr
                      budget_s=(budget_ms or _env_budget()) / 1000.0 - (time.monotonic() - dog.start)):
             return 0
         run_hook(host, event or "", raw, project_dir=project_dir, home=home, emit=emit, on_open=on_open)
+        log.debug("hook %s %s: done in %.0f ms", host, event, (time.monotonic() - dog.start) * 1000)
     except BaseException as exc:  # noqa: BLE001 — fail open, whatever happened
         if isinstance(exc, KeyboardInterrupt):
             return 0

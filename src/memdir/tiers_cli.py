@@ -78,8 +78,12 @@ def prune(ctx, days, token, as_json):
 @json_opt
 @click.pass_context
 def doctor(ctx, as_json):
-    """Check the embedding provider (one real call), the indexes and the Markdown/index consistency."""
-    checks = open_store(ctx).doctor()
+    """Check the embedding provider (one real call), the indexes, the Markdown/index consistency and the host
+    registrations (memdir hooks a host will not run)."""
+    from .install import host_checks
+
+    store = open_store(ctx)
+    checks = store.doctor() + host_checks(store.project_root)
     lines = []
     for c in checks:
         lines.append(f"[{c['ok']:>4}] {c['check']}: {c['detail']}")

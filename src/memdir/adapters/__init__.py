@@ -63,7 +63,8 @@ class HookCall:
     back (Claude Code's ``hookEventName``). ``cwd``: the project directory from the payload (or None).
     ``prompt``: the user's text (user-prompt, context). ``messages``: recent user texts to capture (context,
     notify). ``tool``/``tool_input``/``tool_output``/``call_id``/``is_error``: post-tool-use. ``assistant``:
-    the assistant's last message (stop, notify).
+    the assistant's last message (stop, notify). ``transcript_path``: where the host keeps the session (stop:
+    the reply is read from it when the payload has none).
     """
 
     host: str
@@ -79,6 +80,7 @@ class HookCall:
     call_id: str | None = None
     is_error: bool = False
     assistant: str | None = None
+    transcript_path: str | None = None
 
 
 def _str(v: Any) -> str | None:

@@ -2,7 +2,7 @@
 
 stdin fields read (HOSTS.md): ``session_id``, ``cwd``, ``hook_event_name``; ``prompt`` (UserPromptSubmit);
 ``tool_name``, ``tool_input``, ``tool_response``, ``tool_use_id`` (PostToolUse); ``last_assistant_message``
-(Stop; DSH's bridge does not send it, so nothing is captured there). Output: the JSON
+(Stop; when it is missing, as from DSH's bridge or older Claude Code, the reply is read from ``transcript_path``). Output: the JSON
 ``{"hookSpecificOutput": {"hookEventName": <event>, "additionalContext": <block>}}``, which every one of these
 hosts reads for SessionStart and UserPromptSubmit.
 """
@@ -37,7 +37,45 @@ def parse_payload(host: str, event: str, raw_event: str, p: dict[str, Any]) -> H
         call.call_id = _str(p.get("tool_use_id") or p.get("call_id") or p.get("tool_call_id"))
     elif event == "stop":
         call.assistant = _str(p.get("last_assistant_message"))
+        call.transcript_path = _str(p.get("transcript_path"))
     return call
+
+
+#: most bytes read from the end of a transcript to find the last reply
+TRANSCRIPT_TAIL_BYTES = 4 * 1024 * 1024
+
+
+def last_assistant_text(path: str) -> str | None:
+    """The text of the last assistant reply in a Claude Code transcript (JSONL lines ``{"type": "assistant",
+    "message": {"content": str | [{"type": "text", "text"}…]}}``): the text blocks of the assistant entries
+    after the last user prompt (tool results do not count as prompts), joined by blank lines. Reads at most
+    :data:`TRANSCRIPT_TAIL_BYTES` from the end; ``None`` when there is no such text or the file is unreadable."""
+    try:
+        with open(path, "rb") as f:
+            f.seek(0, 2)
+            size = f.tell()
+            f.seek(max(0, size - TRANSCRIPT_TAIL_BYTES))
+            raw = f.read()
+    except OSError:
+        return None
+    texts: list[str] = []
+    for line in raw.decode("utf-8", "replace").splitlines():
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue
+        if not isinstance(entry, dict) or entry.get("isSidechain"):
+            continue
+        msg = entry.get("message") if isinstance(entry.get("message"), dict) else {}
+        content = msg.get("content")
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content if isinstance(content, list) else []
+        if entry.get("type") == "user":
+            if any(isinstance(b, dict) and b.get("type") == "text" for b in blocks):
+                texts = []  # a new prompt: the reply we want comes after it
+        elif entry.get("type") == "assistant":
+            texts += [b["text"] for b in blocks if isinstance(b, dict) and b.get("type") == "text"
+                      and isinstance(b.get("text"), str) and b["text"].strip()]
+    return "\n\n".join(texts) or None
 
 
 def render_json(call: HookCall, block: str) -> str:

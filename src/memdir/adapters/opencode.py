@@ -3,21 +3,25 @@
 
 The plugin is one dependency-free ES module serving both plugin APIs:
 
-* v1 — ``server(input)`` returns hooks ``chat.message`` (capture the prompt), ``tool.execute.after`` (capture
-  a tool summary) and ``experimental.chat.system.transform`` (push the block onto ``output.system`` for this
-  request only);
+* v1 — ``server(input)`` returns hooks ``chat.message`` (build the block for the prompt, then capture the
+  prompt: one ``prompt`` call, so the prompt never recalls itself), ``tool.execute.after`` (capture a tool
+  summary), ``experimental.chat.system.transform`` (push that block onto ``output.system`` of each request of
+  the turn, never onto OpenCode's own title/summary requests) and ``event`` (``message.part.updated`` text
+  parts of assistant messages, captured as the reply on ``session.idle``);
 * v2 — ``setup(ctx)`` registers ``session.hook("prompt")``, ``session.hook("context")`` (pushes
   ``{type: "text", text}`` onto ``event.system`` for primary requests, and hands the last two user texts to
   the capture fallback) and ``tool.hook("execute.after")`` (completed calls only).
 
 The default export is ``{id, setup, server}`` (HOSTS.md: one file can serve both ⚠); ``legacy=True`` writes
 ``export const MemdirPlugin = server`` instead, for old v1 loaders that call every export as a function.
-Each hook runs ``memdir hook opencode <event>`` in a child process with a timeout, sends JSON on stdin and,
-for ``context``, reads the block as plain text from stdout. Any failure or timeout means "no memory this
+Each hook runs ``memdir hook opencode <event>`` in a child process, sends JSON on stdin and, for ``prompt``
+and ``context``, reads the block as plain text from stdout (with a timeout); capture-only events (tool, reply)
+run in a detached child that outlives ``opencode run``. Any failure or timeout means "no memory this
 time"; the plugin never throws into the host and never touches ``event.messages`` or persisted history.
 
 Payload (stdin) fields: ``sessionID``, ``directory``, ``text`` (prompt / last user text), ``messages``
-(recent user texts, context only), ``messageID``, ``tool``, ``callID``, ``args``, ``output``, ``error``.
+(recent user texts, context only), ``messageID``, ``tool``, ``callID``, ``args``, ``output``, ``error``;
+``stop``: ``text`` is the assistant reply.
 """
 
 from __future__ import annotations
@@ -59,9 +63,11 @@ import { spawn } from "node:child_process";
 
 const MEMDIR = __COMMAND__;
 const TIMEOUT_MS = __TIMEOUT_MS__;
-const CACHE_MS = 60000;
-const cache = new Map(); // sessionID -> {text, block, at}
-const lastPrompt = new Map(); // sessionID -> last user text (v1: the system transform gets no messages)
+const blocks = new Map(); // sessionID -> {text, block}: the block built for the session's current prompt
+const roles = new Map(); // messageID -> "user" | "assistant"
+const replies = new Map(); // sessionID -> {messageID, parts: Map(partID -> text)} of the last assistant message
+// requests of OpenCode's own helper agents (title, summary) get no memory
+const HELPER_PROMPT = /^You are a title generator|Generate a (brief )?title|^Summarize (what was done|the following conversation)/;
 
 function runMemdir(event, payload) {
   return new Promise((resolve) => {
@@ -96,6 +102,21 @@ function runMemdir(event, payload) {
   });
 }
 
+// capture-only events: a detached child that outlives OpenCode (`opencode run` may exit right after)
+function captureDetached(event, payload) {
+  try {
+    const child = spawn(MEMDIR[0], [...MEMDIR.slice(1), "hook", "opencode", event], {
+      stdio: ["pipe", "ignore", "ignore"],
+      detached: true,
+      windowsHide: true,
+    });
+    child.on("error", () => {});
+    child.stdin.on("error", () => {});
+    child.stdin.end(JSON.stringify(payload));
+    child.unref();
+  } catch (_) {}
+}
+
 function textOf(parts) {
   if (!Array.isArray(parts)) return typeof parts === "string" ? parts : "";
   return parts
@@ -117,12 +138,26 @@ function recentUserTexts(messages, n) {
   return out;
 }
 
-async function contextBlock(sessionID, directory, text, messages) {
-  const hit = cache.get(sessionID);
-  if (hit && hit.text === text && Date.now() - hit.at < CACHE_MS) return hit.block;
-  const block = await runMemdir("context", { sessionID, directory, text, messages });
-  cache.set(sessionID, { text, block, at: Date.now() });
+// the prompt hook builds the block *before* it stores the prompt, so the prompt never recalls itself;
+// every request of that prompt's turn reuses this block
+async function promptBlock(sessionID, messageID, directory, text) {
+  const block = await runMemdir("prompt", { sessionID, messageID, directory, text });
+  blocks.set(sessionID, { text, block });
   return block;
+}
+
+async function contextBlock(sessionID, directory, text, messages) {
+  const hit = blocks.get(sessionID);
+  if (hit && (!text || hit.text === text)) return hit.block;
+  const block = await runMemdir("context", { sessionID, directory, text, messages });
+  blocks.set(sessionID, { text, block });
+  return block;
+}
+
+function isHelperRequest(system) {
+  const first = Array.isArray(system) && system.length ? system[0] : "";
+  const s = typeof first === "string" ? first : first?.text || "";
+  return HELPER_PROMPT.test(s.trim());
 }
 
 function toolPayload(sessionID, directory, e, output) {
@@ -136,29 +171,54 @@ function toolPayload(sessionID, directory, e, output) {
   };
 }
 
+// assistant replies: text parts of assistant messages, handed to memdir when the session goes idle
+function onEvent(directory, event) {
+  const props = event?.properties || {};
+  if (event?.type === "message.updated" && props.info?.id) {
+    roles.set(props.info.id, props.info.role);
+  } else if (event?.type === "message.part.updated" && props.part?.type === "text") {
+    const part = props.part;
+    if (roles.get(part.messageID) !== "assistant" || part.synthetic || typeof part.text !== "string") return;
+    let r = replies.get(part.sessionID);
+    if (!r || r.messageID !== part.messageID) {
+      r = { messageID: part.messageID, parts: new Map() };
+      replies.set(part.sessionID, r);
+    }
+    r.parts.set(part.id, part.text);
+  } else if (event?.type === "session.idle" && props.sessionID) {
+    const r = replies.get(props.sessionID);
+    replies.delete(props.sessionID);
+    blocks.delete(props.sessionID);
+    const text = r ? [...r.parts.values()].join("\n").trim() : "";
+    if (text) captureDetached("stop", { sessionID: props.sessionID, messageID: r.messageID, directory, text });
+  }
+}
+
 // ---- v1: a function returning hooks ------------------------------------------------------------------------
 async function server(input) {
-  const directory = input?.worktree || input?.directory || process.cwd();
+  const directory = input?.directory || input?.worktree || process.cwd();
   return {
     "chat.message": async (inp, out) => {
       try {
         const text = textOf(out?.parts);
         if (!text) return;
-        lastPrompt.set(inp?.sessionID, text);
-        await runMemdir("prompt", { sessionID: inp?.sessionID, messageID: inp?.messageID, directory, text });
+        await promptBlock(inp?.sessionID, inp?.messageID, directory, text);
       } catch (_) {}
     },
     "tool.execute.after": async (inp, out) => {
       try {
-        await runMemdir("tool", toolPayload(inp?.sessionID, directory, inp || {}, out?.output ?? out));
+        captureDetached("tool", toolPayload(inp?.sessionID, directory, inp || {}, out?.output ?? out));
       } catch (_) {}
     },
     "experimental.chat.system.transform": async (inp, out) => {
       try {
-        const sid = inp?.sessionID;
-        const block = await contextBlock(sid, directory, lastPrompt.get(sid) || "", []);
+        if (!inp?.sessionID || isHelperRequest(out?.system)) return;
+        const block = await contextBlock(inp.sessionID, directory, "", []);
         if (block && Array.isArray(out?.system)) out.system.push(block);
       } catch (_) {}
+    },
+    event: async ({ event }) => {
+      try { onEvent(directory, event); } catch (_) {}
     },
   };
 }
@@ -170,15 +230,14 @@ async function setup(ctx) {
     try {
       const text = e?.text || textOf(e?.parts || e?.message?.parts);
       if (!text) return;
-      lastPrompt.set(e?.sessionID, text);
-      await runMemdir("prompt", { sessionID: e?.sessionID, messageID: e?.messageID, directory, text });
+      await promptBlock(e?.sessionID, e?.messageID, directory, text);
     } catch (_) {}
   });
   ctx.session.hook("context", async (e) => {
     try {
       if (e?.kind !== undefined && e.kind !== "primary") return;
       const recent = recentUserTexts(e?.messages, 2); // read only: messages are never modified
-      const text = recent[recent.length - 1] || lastPrompt.get(e?.sessionID) || "";
+      const text = recent[recent.length - 1] || "";
       const block = await contextBlock(e?.sessionID, directory, text, recent);
       if (block && Array.isArray(e?.system)) e.system.push({ type: "text", text: block });
     } catch (_) {}
@@ -186,9 +245,10 @@ async function setup(ctx) {
   ctx.tool.hook("execute.after", async (e) => {
     try {
       if (e?.status !== undefined && e.status !== "completed" && e.status !== "error") return;
-      await runMemdir("tool", toolPayload(e?.sessionID, directory, e || {}, e?.output));
+      captureDetached("tool", toolPayload(e?.sessionID, directory, e || {}, e?.output));
     } catch (_) {}
   });
+  try { ctx.event?.subscribe?.((ev) => { try { onEvent(directory, ev); } catch (_) {} }); } catch (_) {}
 }
 
 __EXPORTS__
