@@ -27,7 +27,8 @@ event              action
 =================  =====================================================================================
 
 Every hook runs synchronously within its budget (hosts drop ``"async"`` hooks in headless runs). With debug
-logging on, each call logs its wall time (``hook <host> <event>: done in N ms``).
+logging on, each call logs its wall time (``hook <host> <event>: done in N ms (process M ms)``, the second
+figure with the interpreter's start-up).
 
 Every block handed to a host is capped at :data:`memdir.adapters.HOOK_MAX_CHARS` (9,000) characters: Claude
 Code shows the model only a preview of ``additionalContext`` above 10,000. The block is computed *before* the
@@ -216,6 +217,19 @@ def _read_stdin() -> bytes:
         return b""
 
 
+def _process_age_ms() -> float | None:
+    """Wall time since this process started (interpreter start-up included), in ms, from ``/proc`` (10 ms
+    resolution); ``None`` where ``/proc`` is missing."""
+    try:
+        with open("/proc/self/stat", "rb") as f:
+            start_ticks = int(f.read().rsplit(b")", 1)[1].split()[19])
+        with open("/proc/uptime", "rb") as f:
+            uptime_s = float(f.read().split()[0])
+        return max(0.0, (uptime_s - start_ticks / os.sysconf("SC_CLK_TCK")) * 1000)
+    except (OSError, ValueError, IndexError, AttributeError):
+        return None
+
+
 def execute(host: str, event: str | None, argv_payload: str | None = None, *, project_dir: str | None = None,
             home: str | None = None, budget_ms: float | None = None) -> int:
     """The fail-open wrapper used by the CLI and ``python -m memdir.hooks``: always returns 0.
@@ -256,7 +270,9 @@ def execute(host: str, event: str | None, argv_payload: str | None = None, *, pr
                      budget_s=(budget_ms or _env_budget()) / 1000.0 - (time.monotonic() - dog.start)):
             return 0
         run_hook(host, event or "", raw, project_dir=project_dir, home=home, emit=emit, on_open=on_open)
-        log.debug("hook %s %s: done in %.0f ms", host, event, (time.monotonic() - dog.start) * 1000)
+        age = _process_age_ms()
+        log.debug("hook %s %s: done in %.0f ms (process %s ms)", host, event, (time.monotonic() - dog.start) * 1000,
+                  "?" if age is None else f"{age:.0f}")
     except BaseException as exc:  # noqa: BLE001 — fail open, whatever happened
         if isinstance(exc, KeyboardInterrupt):
             return 0

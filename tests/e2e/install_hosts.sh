@@ -7,7 +7,13 @@ CACHE="${MEMDIR_E2E_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/memdir-e2e}"
 PKGS=("@anthropic-ai/claude-code@${MEMDIR_E2E_CLAUDE:-2.1.197}:claude"
       "@openai/codex@${MEMDIR_E2E_CODEX:-0.171.0}:codex"
       "opencode-ai@${MEMDIR_E2E_OPENCODE:-1.18.33}:opencode")
+if ! command -v npm >/dev/null && command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
+  echo "installing nodejs and npm from Debian" >&2
+  apt-get update -qq >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >&2
+fi
 command -v npm >/dev/null || { echo "install_hosts.sh: npm is required (Node.js >= 18)" >&2; exit 1; }
+major="$(node -p 'process.versions.node.split(".")[0]')"
+[ "$major" -ge 18 ] || { echo "install_hosts.sh: Node.js >= 18 is required (found $(node --version))" >&2; exit 1; }
 dirs=()
 for p in "${PKGS[@]}"; do
   spec="${p%:*}"; bin="${p##*:}"

@@ -1,4 +1,4 @@
-"""Drive the real hosts headless against the stub model (see ``stub_model.py``) in scratch HOMEs.
+"""Drive the real hosts headless against the stub model (see ``e2e_stub_model.py``) in scratch HOMEs.
 
 One :class:`Scratch` per host and scope: a HOME, a git project with two seeded memories (a rule and a fact),
 the host's own base configuration (provider → stub), then ``memdir install <host> [--project]``. Each
@@ -24,7 +24,7 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-import stub_model  # noqa: E402
+import e2e_stub_model as stub_model  # noqa: E402
 
 #: the suite's settings, read at import (the test session's fixtures clear MEMDIR_* variables later)
 E2E_ENV = {k: v for k, v in os.environ.items() if k.startswith("MEMDIR_E2E")}
@@ -258,8 +258,9 @@ class Scratch:
         log = self.memdir_home / ".memdir" / "debug.log"
         if not log.exists():
             return []
-        found = re.findall(r"hook (\S+) (\S+): done in (\d+) ms", log.read_text(encoding="utf-8", errors="replace"))
-        return [(ev, float(ms)) for _h, ev, ms in found]
+        found = re.findall(r"hook (\S+) (\S+): done in (\d+) ms(?: \(process (\d+) ms\))?",
+                           log.read_text(encoding="utf-8", errors="replace"))
+        return [(ev, float(proc or ms)) for _h, ev, ms, proc in found]  # whole process when known
 
     # ---- one host run ---------------------------------------------------------------------------------------
     def argv(self, prompt: str) -> list[str]:

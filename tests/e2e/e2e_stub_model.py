@@ -10,7 +10,7 @@ Script of one turn, decided from the request alone (so any host, any retry, gets
   ``MCP_MARK``, memdir's ``memory_recall`` MCP tool with the query ``deploy`` (as soon as the host offers it:
   Claude Code is first asked to ``WaitForMcpServers``, a host still connecting gets a shell call first).
 
-Run: ``python stub_model.py LOG_PATH`` prints ``PORT`` on stdout and serves until killed.
+Run: ``python e2e_stub_model.py LOG_PATH`` prints ``PORT`` on stdout and serves until killed.
 """
 
 from __future__ import annotations
