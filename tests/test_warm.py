@@ -53,18 +53,21 @@ def test_no_server_means_in_process(seeded):
 
 
 def test_server_answers_like_the_in_process_hook_and_captures(seeded, short_home):
-    expected = run_hook("claude-code", "user-prompt", payload(seeded).replace('"prompt"', '"prompt_"'))  # no capture
+    expected = run_hook("claude-code", "session-start", payload(seeded))  # in process, captures nothing
     with warm.WarmServer() as srv:
         assert srv.start()
         assert oct(os.stat(srv.path).st_mode & 0o777) == "0o600"
         out = warm.ask("claude-code", "user-prompt", payload(seeded), timeout_s=30)
-        assert out is not None and "5433" in out and "pnpm" in out
+        # the prompt's block carries the matching entries; the rule (pnpm) comes once per session with SessionStart
+        assert out is not None and "5433" in out and "pnpm" not in out
         assert json.loads(out)["hookSpecificOutput"]["hookEventName"] == "UserPromptSubmit"
         assert srv.served == 1
         # a second call reuses the open store; a note written meanwhile by another process is seen
         with memdir.open(seeded) as m:
             m.remember("Nightly backup runs at 02:00 via cron.", category="facts")
-        out2 = warm.ask("claude-code", "user-prompt", payload(seeded), timeout_s=30)
+        asked = payload(seeded).replace("Which port does the staging database listen on? I need to point the "
+                                        "migration script at it.", "When does the nightly backup run?")
+        out2 = warm.ask("claude-code", "user-prompt", asked, timeout_s=30)
         assert "Nightly backup" in out2 or "02:00" in out2
     assert not srv.path.exists()  # removed on close
     assert stored_prompts(seeded)  # the prompt was captured by the server
