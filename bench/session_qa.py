@@ -1,0 +1,209 @@
+"""Session-QA: does the ``<memory>`` block carry the answer to what a developer asks days after a coding session?
+
+Usage (from the repository root, with ``../shared/data`` beside the checkout)::
+
+    .venv/bin/python bench/session_qa.py [--data ../shared/data] [--questions bench/data/session_qa.jsonl]
+        [--max-chars 1200] [--label NAME] [--out bench/results] [--show-misses]
+
+What it does:
+
+1. Imports every real transcript under ``<data>/transcripts/claude-code`` and ``<data>/transcripts/codex`` with
+   memdir's own importer (``memdir.transcripts.import_host``, the path ``memdir import`` takes, capture gates
+   included) into one scratch store. The clock is set to three days after the newest transcript line.
+2. For each question of ``bench/data/session_qa.jsonl`` (written for memdir: paraphrased questions in English and
+   Chinese about those sessions, each with one or more short answer strings), builds ``context(question)`` at
+   ``--max-chars`` (default 1,200, the shipped default) and checks whether an answer string appears in the block
+   (case-insensitive, whitespace collapsed).
+
+Figures:
+
+* ``in_block``: share of questions whose answer is in the block (the target: >= 0.80).
+* ``stored``: share whose answer is in some stored event text at all (the ceiling for ``in_block``).
+* ``recall@8``: share whose answer is in the text of one of the top 8 recall hits (what recall found).
+* ``markup``: characters of the blocks spent on headers and markup, over all block characters (target <= 10%).
+  Markup = the ``<memory>`` tags, section headings (``## …``), entry headers (``### …`` lines, or the compact
+  ``[handle kind date]`` prefix), list bullets, truncation marks, and the newline ending each of these.
+* ``layers``: share of block characters in the rules and outline sections (headings included).
+
+Results go to ``<out>/session-qa.md`` (a table per run label, newest first) and ``<out>/session-qa.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import sys
+import tempfile
+import time
+from datetime import timedelta
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_DATA = ROOT.parent / "shared" / "data"
+DEFAULT_QUESTIONS = ROOT / "bench" / "data" / "session_qa.jsonl"
+DEFAULT_OUT = ROOT / "bench" / "results"
+
+_OLD_HEADER = re.compile(r"(?m)^### [^\n]*\n?")
+_NEW_HEADER = re.compile(r"(?m)^\[[^\]\n]{1,60}\] ?")
+_SECTION = re.compile(r"(?m)^## [^\n]*\n?")
+_TAGS = re.compile(r"</?memory>\n?")
+_BULLET = re.compile(r"(?m)^- ")
+_MARKS = re.compile(r"…|\[… \d+ chars elided by memdir …\]")
+
+
+def norm(s: str) -> str:
+    return " ".join(s.casefold().split())
+
+
+def markup_chars(block: str) -> int:
+    """Characters of ``block`` that are headers or markup (see the module docstring)."""
+    if not block:
+        return 0
+    n = 0
+    for rx in (_TAGS, _SECTION, _OLD_HEADER, _NEW_HEADER, _BULLET, _MARKS):
+        n += sum(len(m.group(0)) for m in rx.finditer(block))
+    return n
+
+
+def layer_chars(block: str) -> int:
+    """Characters of the rules and outline sections (from their heading to the next section)."""
+    n = 0
+    for m in re.finditer(r"(?ms)^## (Rules|Outline)[^\n]*\n.*?(?=^## |^</memory>|\Z)", block):
+        n += len(m.group(0))
+    return n
+
+
+def load_questions(path: Path) -> list[dict]:
+    out = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            q = json.loads(line)
+            q["a"] = [q["a"]] if isinstance(q["a"], str) else list(q["a"])
+            out.append(q)
+    return out
+
+
+def build_store(data: Path, tmp: Path):
+    """A scratch store holding every transcript under ``data/transcripts``; returns ``(Memdir, import counts, clock)``."""
+    import memdir
+    from memdir.importers import iter_events, resolve_paths
+    from memdir.timeutil import parse_ts
+    from memdir.transcripts import import_host
+
+    newest = None
+    for source in ("claude-code", "codex"):
+        for f in resolve_paths(source, data / "transcripts" / source):
+            for ev in iter_events(source, f):
+                if ev.get("ts"):
+                    t = parse_ts(ev["ts"])
+                    newest = t if newest is None or t > newest else newest
+    now = newest + timedelta(days=3)
+    proj = tmp / "project"
+    proj.mkdir()
+    m = memdir.open(proj, home=tmp / "home", clock=lambda: now)
+    counts = {}
+    for source in ("claude-code", "codex"):
+        counts[source] = import_host(m, source, data / "transcripts" / source, progress=False)
+    return m, counts, now
+
+
+def run(args) -> dict:
+    data = Path(args.data)
+    if not (data / "transcripts").is_dir():
+        sys.exit(f"session_qa: no transcripts under {data}/transcripts (pass --data)")
+    questions = load_questions(Path(args.questions))
+    with tempfile.TemporaryDirectory(prefix="memdir-sqa-") as t:
+        tmp = Path(t)
+        t0 = time.perf_counter()
+        m, counts, now = build_store(data, tmp)
+        import_s = time.perf_counter() - t0
+        texts = [norm(r[0]) for root in m._live_roots() for r in root.db.execute("SELECT text FROM docs WHERE kind='event'")]
+        rows = []
+        t0 = time.perf_counter()
+        for q in questions:
+            block = m.context(q["q"], max_chars=args.max_chars, reinforce=False)
+            hits = m.recall(q["q"], k=8)
+            answers = [norm(a) for a in q["a"]]
+            nb = norm(block)
+            rows.append({
+                "id": q["id"], "lang": q["lang"],
+                "in_block": any(a in nb for a in answers),
+                "stored": any(a in x for a in answers for x in texts),
+                "recall8": any(a in norm(h.text) for a in answers for h in hits),
+                "chars": len(block), "markup": markup_chars(block), "layers": layer_chars(block),
+                "block": block,
+            })
+        ctx_s = time.perf_counter() - t0
+        m.close()
+    return {"rows": rows, "counts": counts, "import_s": import_s, "context_ms": 1000 * ctx_s / max(1, len(questions)),
+            "now": now.isoformat()}
+
+
+def summarise(rows: list[dict]) -> dict:
+    def rate(rs, key):
+        return round(sum(r[key] for r in rs) / len(rs), 3) if rs else 0.0
+
+    out = {}
+    for name, rs in (("all", rows), ("en", [r for r in rows if r["lang"] == "en"]), ("zh", [r for r in rows if r["lang"] == "zh"])):
+        chars = sum(r["chars"] for r in rs) or 1
+        out[name] = {"n": len(rs), "in_block": rate(rs, "in_block"), "stored": rate(rs, "stored"),
+                     "recall@8": rate(rs, "recall8"), "markup": round(sum(r["markup"] for r in rs) / chars, 3),
+                     "layers": round(sum(r["layers"] for r in rs) / chars, 3),
+                     "avg_chars": round(chars / max(1, len(rs)))}
+    return out
+
+
+def table(summary: dict, label: str, max_chars: int) -> str:
+    lines = [f"### {label} (max_chars={max_chars})", "",
+             "| questions | n | answer in block | answer stored | answer in recall top 8 | headers+markup | rules+outline | avg block chars |",
+             "|---|---|---|---|---|---|---|---|"]
+    for name in ("all", "en", "zh"):
+        s = summary[name]
+        lines.append(f"| {name} | {s['n']} | **{s['in_block']:.3f}** | {s['stored']:.3f} | {s['recall@8']:.3f} | "
+                     f"**{100 * s['markup']:.1f}%** | {100 * s['layers']:.1f}% | {s['avg_chars']} |")
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--data", default=str(DEFAULT_DATA))
+    ap.add_argument("--questions", default=str(DEFAULT_QUESTIONS))
+    ap.add_argument("--max-chars", type=int, default=1200)
+    ap.add_argument("--label", default="current")
+    ap.add_argument("--out", default=str(DEFAULT_OUT))
+    ap.add_argument("--show-misses", action="store_true")
+    ap.add_argument("--no-save", action="store_true")
+    args = ap.parse_args(argv)
+    res = run(args)
+    summary = summarise(res["rows"])
+    print(table(summary, args.label, args.max_chars))
+    print(f"\nimport: {res['import_s']:.1f} s ({json.dumps({k: v.get('stored') for k, v in res['counts'].items()})} events stored); "
+          f"context: {res['context_ms']:.1f} ms per question")
+    if args.show_misses:
+        for r in res["rows"]:
+            if not r["in_block"]:
+                print(f"\n--- MISS {r['id']} stored={r['stored']} recall8={r['recall8']}\n{r['block']}")
+    if args.no_save:
+        return 0
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    jpath = out / "session-qa.json"
+    runs = json.loads(jpath.read_text()) if jpath.exists() else []
+    runs = [r for r in runs if not (r["label"] == args.label and r["max_chars"] == args.max_chars)]
+    runs.insert(0, {"label": args.label, "max_chars": args.max_chars, "summary": summary, "now": res["now"],
+                    "per_question": {r["id"]: {k: r[k] for k in ("in_block", "stored", "recall8", "chars", "markup")} for r in res["rows"]}})
+    jpath.write_text(json.dumps(runs, indent=1, ensure_ascii=False) + "\n")
+    md = ["# Session-QA: answers in the `<memory>` block", "",
+          "Produced by `bench/session_qa.py` (questions: `bench/data/session_qa.jsonl`, transcripts: `../shared/data/transcripts`). "
+          "Newest run first; metric definitions in the script's docstring.", ""]
+    for r in runs:
+        md += [table(r["summary"], r["label"], r["max_chars"]), ""]
+    (out / "session-qa.md").write_text("\n".join(md))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(ROOT / "src"))
+    raise SystemExit(main())
