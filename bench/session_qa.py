@@ -9,7 +9,8 @@ What it does:
 
 1. Imports every real transcript under ``<data>/transcripts/claude-code`` and ``<data>/transcripts/codex`` with
    memdir's own importer (``memdir.transcripts.import_host``, the path ``memdir import`` takes, capture gates
-   included) into one scratch store. The clock is set to three days after the newest transcript line.
+   included) into one scratch store per project they were recorded in (``PROJECTS``: spotter, codemie). Each
+   store's clock is set to three days after its newest transcript line.
 2. For each question of ``bench/data/session_qa.jsonl`` (written for memdir: paraphrased questions in English and
    Chinese about those sessions, each with one or more short answer strings), builds ``context(question)`` at
    ``--max-chars`` (default 1,200, the shipped default) and checks whether an answer string appears in the block
@@ -85,27 +86,38 @@ def load_questions(path: Path) -> list[dict]:
     return out
 
 
-def build_store(data: Path, tmp: Path):
-    """A scratch store holding every transcript under ``data/transcripts``; returns ``(Memdir, import counts, clock)``."""
+#: which project each transcript was recorded in (by its ``cwd``): one scratch store per project, as ``memdir import``
+#: would route them (case C23); a question is asked in the store of the project its session belongs to
+PROJECTS = {
+    "spotter": [("claude-code", "258c7280-ae70-4798-800f-63464d01a85d.jsonl"), ("claude-code", "4d5611e5-241a-462a-8d15-5122611a9569.jsonl"),
+                ("claude-code", "short.jsonl"), ("claude-code", "subagent.jsonl"), ("claude-code", "tool_heavy.jsonl")],
+    "codemie": [("claude-code", "session-9eda1058.jsonl"), ("codex", "rollout-2026-05-11T11-26-55.jsonl")],
+}
+SESSION_PROJECT = {"258c7280": "spotter", "4d5611e5": "spotter", "short": "spotter", "subagent": "spotter",
+                   "tool_heavy": "spotter", "9eda1058": "codemie", "codex": "codemie"}
+
+
+def build_store(data: Path, tmp: Path, project: str):
+    """A scratch store holding the transcripts of ``project``; returns ``(Memdir, import counts, clock)``."""
     import memdir
-    from memdir.importers import iter_events, resolve_paths
+    from memdir.importers import iter_events
     from memdir.timeutil import parse_ts
     from memdir.transcripts import import_host
 
+    files = [(source, data / "transcripts" / source / name) for source, name in PROJECTS[project]]
     newest = None
-    for source in ("claude-code", "codex"):
-        for f in resolve_paths(source, data / "transcripts" / source):
-            for ev in iter_events(source, f):
-                if ev.get("ts"):
-                    t = parse_ts(ev["ts"])
-                    newest = t if newest is None or t > newest else newest
+    for source, f in files:
+        for ev in iter_events(source, f):
+            if ev.get("ts"):
+                t = parse_ts(ev["ts"])
+                newest = t if newest is None or t > newest else newest
     now = newest + timedelta(days=3)
-    proj = tmp / "project"
+    proj = tmp / project
     proj.mkdir()
     m = memdir.open(proj, home=tmp / "home", clock=lambda: now)
-    counts = {}
-    for source in ("claude-code", "codex"):
-        counts[source] = import_host(m, source, data / "transcripts" / source, progress=False)
+    counts = {"stored": 0}
+    for source, f in files:
+        counts["stored"] += import_host(m, source, f, progress=False)["stored"]
     return m, counts, now
 
 
@@ -117,12 +129,17 @@ def run(args) -> dict:
     with tempfile.TemporaryDirectory(prefix="memdir-sqa-") as t:
         tmp = Path(t)
         t0 = time.perf_counter()
-        m, counts, now = build_store(data, tmp)
+        stores = {p: build_store(data, tmp, p) for p in PROJECTS}
         import_s = time.perf_counter() - t0
-        texts = [norm(r[0]) for root in m._live_roots() for r in root.db.execute("SELECT text FROM docs WHERE kind='event'")]
+        counts = {p: s[1] for p, s in stores.items()}
+        now = max(s[2] for s in stores.values())
+        texts = {p: [norm(r[0]) for root in s[0]._live_roots() for r in root.db.execute("SELECT text FROM docs WHERE kind='event'")]
+                 for p, s in stores.items()}
         rows = []
         t0 = time.perf_counter()
         for q in questions:
+            project = SESSION_PROJECT[q["session"]]
+            m = stores[project][0]
             block = m.context(q["q"], max_chars=args.max_chars, reinforce=False)
             hits = m.recall(q["q"], k=8)
             answers = [norm(a) for a in q["a"]]
@@ -130,13 +147,14 @@ def run(args) -> dict:
             rows.append({
                 "id": q["id"], "lang": q["lang"],
                 "in_block": any(a in nb for a in answers),
-                "stored": any(a in x for a in answers for x in texts),
+                "stored": any(a in x for a in answers for x in texts[project]),
                 "recall8": any(a in norm(h.text) for a in answers for h in hits),
                 "chars": len(block), "markup": markup_chars(block), "layers": layer_chars(block),
                 "block": block,
             })
         ctx_s = time.perf_counter() - t0
-        m.close()
+        for st in stores.values():
+            st[0].close()
     return {"rows": rows, "counts": counts, "import_s": import_s, "context_ms": 1000 * ctx_s / max(1, len(questions)),
             "now": now.isoformat()}
 

@@ -271,7 +271,7 @@ def test_claude_subagent_fixture(tmp_path):
     assert by_key["toolu_A"]["text"] == "Bash: ls scripts/ → deploy.sh\nbuild.sh"
     err = by_key["toolu_B"]
     assert err["meta"]["is_error"] is True and err["text"].startswith("Bash: ./scripts/deploy.sh --dry-run → error: Exit code 2")
-    assert len(err["text"]) == TOOL_SUMMARY_MAX_CHARS and err["text"].endswith("…")
+    assert len(err["text"]) <= TOOL_SUMMARY_MAX_CHARS and err["text"].endswith("x" * 100)  # the output is kept whole
     assert by_key["toolu_C"]["text"].endswith("→ (no result)")
     assert "secret plan" not in json.dumps(events, ensure_ascii=False)  # thinking is never imported
     assert stats["skipped:unknown"] == 1 and stats["bad_json"] == 1 and stats["info:tool_without_result"] == 1

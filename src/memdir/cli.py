@@ -180,7 +180,7 @@ def recall(ctx, query, k, scope, kinds, explain, as_json):
         lines.append(f"channel {info.get('channel')} (provider {info.get('provider')}); latency ms: {lat}")
         ranks = {h["id"]: h.get("ranks", {}) for h in info.get("hits", [])}
     for i, h in enumerate(hits, 1):
-        head = f"{i}. [{h.scope} {h.kind}] {h.id}  score={h.score:.4g}"
+        head = f"{i}. [{h.handle + ' ' if h.handle else ''}{h.scope} {h.kind}] {h.id}  score={h.score:.4g}"
         if h.ts:
             head += f"  {h.ts.date().isoformat()}"
         text = " ".join(h.text.split())
@@ -201,6 +201,24 @@ def recall(ctx, query, k, scope, kinds, explain, as_json):
 
 @cli.command()
 @click.argument("id", required=False)
+@click.option("--scope", type=click.Choice(["project", "global"]), default=None,
+              help="Root to read from (default: project, then global).")
+@json_opt
+@click.pass_context
+def get(ctx, id, scope, as_json):
+    """Show one memory by note id, event key or the short handle the <memory> block shows. Exit 1 when absent."""
+    m = open_store(ctx)
+    item = m.get(id, scope=scope)
+    if item is None:
+        raise NotFound(f"no memory with id {id!r}: see `memdir recall` or `memdir inspect` for ids")
+    data = item.to_dict()
+    name = getattr(item, "id", None) or getattr(item, "key", "")
+    what = getattr(item, "kind", None) or getattr(item, "role", "")
+    _emit(ctx, as_json, data, f"{name} ({item.scope} {what})\n{item.text}")
+
+
+@cli.command()
+@click.argument("id")
 @click.option("--scope", type=click.Choice(["project", "global"]), default=None,
               help="Root to forget from (default: the first holding the id, project before global).")
 @click.option("--source", help="Forget every note from this source instead of one id (e.g. distill).")
@@ -325,8 +343,9 @@ def status(ctx, as_json):
 
 @cli.command()
 @click.argument("prompt", nargs=-1)
-@click.option("--max-chars", type=click.IntRange(50, 1_000_000), default=None, help="Block budget in characters (default 1200).")
-@click.option("--max-entries", type=click.IntRange(1, 100), default=None, help="Bodies inlined (default 4).")
+@click.option("--max-chars", type=click.IntRange(0, 1_000_000), default=None,
+              help="Block budget in characters (default 1200; 0 prints nothing).")
+@click.option("--max-entries", type=click.IntRange(0, 100), default=None, help="Memories inlined (default 4; 0 prints nothing).")
 @json_opt
 @click.pass_context
 def context(ctx, prompt, max_chars, max_entries, as_json):

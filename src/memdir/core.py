@@ -28,6 +28,7 @@ log = logging.getLogger("memdir")
 SCOPES = ("project", "global")
 ROLES = ("user", "assistant", "tool", "system")
 MAX_EVENT_CHARS = 20_000  # stored length bound per event (case C8): head + tail kept, middle elided
+TOOL_EVIDENCE = 0.4  # a tool output is shown in full when it holds this share of the best entry's query weight
 
 
 def _redact(text: str) -> str:
@@ -204,11 +205,27 @@ class Memdir:
         if compile_:
             root.compile(categories=[old_id.split("/")[0]], was_clean=old_clean)
 
+    def _resolve(self, id: str, scope: str | None = None) -> str:
+        """``id`` itself when some root holds that note id or event key; else the id/key whose short handle (the
+        ``[handle kind date]`` of the ``<memory>`` block, :mod:`memdir.handles`) is ``id``, project first."""
+        from . import handles
+
+        if not handles.looks_like(id):
+            return id
+        roots = self._live_roots(scope)
+        if any(r.db.execute("SELECT 1 FROM docs WHERE ref = ?", (id,)).fetchone() for r in roots):
+            return id
+        for r in roots:
+            ref = index.resolve_handle(r.db, id)
+            if ref is not None:
+                return ref
+        return id
+
     def get(self, id: str, *, scope: str | None = None) -> Note | Event | None:
-        """The note (by id, project first) or event (by key) named ``id``, or ``None``."""
+        """The note (by id, project first) or event (by key) named ``id`` — or by its short handle — or ``None``."""
         if not isinstance(id, str):
             return None
-        id = _clean(id)
+        id = self._resolve(_clean(id).strip(), scope)
         for root in self._live_roots(scope):
             row = root.db.execute("SELECT * FROM docs WHERE ref = ?", (id,)).fetchone()
             if row is None:
@@ -224,13 +241,13 @@ class Memdir:
         return None
 
     def forget(self, id: str, *, scope: str | None = None) -> bool:
-        """Delete a note (its file) or an event by id/key and write a tombstone so re-import or backfill cannot
+        """Delete a note (its file) or an event by id/key (or its short handle) and write a tombstone so re-import or backfill cannot
         bring it back. Only the first root holding the id is touched (project before global; ``scope`` picks one),
         matching what recall shows. Returns ``False`` when nothing has that id. Raises ``PathError`` for ids that would
         leave the root (``../x``, ``/etc/passwd``; case C14)."""
         if not isinstance(id, str) or not id.strip():
             raise UsageError("forget needs an id: see `memdir recall` or `memdir inspect` for ids")
-        id = _clean(id).strip()
+        id = self._resolve(_clean(id).strip(), scope)
         is_event = any(r.db.execute("SELECT 1 FROM docs WHERE ref = ? AND kind = 'event'", (id,)).fetchone() for r in self._live_roots())
         is_note_id = not is_event and ("/" in id or "\\" in id or id.startswith((".", "~")) or id.endswith(".md"))
         if is_note_id:
@@ -492,7 +509,7 @@ class Memdir:
         fields = {
             "tags": sorted(qset & set(tokenize(" ".join(tags)))),
             "title": sorted(qset & set(tokenize(" ".join(x for x in (row["summary"], row["highlight"]) if x)))),
-            "body": sorted(qset & set(tokenize(row["text"]))),
+            "body": sorted(qset & set(tokenize(_matched_text(row)))),
         }
         fields = {f: v for f, v in fields.items() if v}
         terms = [t for t in tokens if any(t in v for v in fields.values())]
@@ -500,7 +517,7 @@ class Memdir:
         ts = parse_ts(row["ts"])
         return Hit(id=row["ref"], key=row["ref"], kind=kind, scope=root.scope, score=score, text=row["text"],
                    reasons=reasons, summary=row["summary"], ts=ts, pinned=bool(row["pinned"]), category=row["category"],
-                   session=row["session"])
+                   session=row["session"], handle=_row_get(row, "handle"), span=_row_get(row, "span"))
 
     def _rehearse(self, hits: list[Hit]) -> None:
         when = iso(self.clock())
@@ -546,28 +563,143 @@ class Memdir:
     def context(self, prompt: str = "", *, max_chars: int | None = None, max_entries: int | None = None,
                 reinforce: bool = True, sections: Iterable[str] = ("rules", "outline", "hits")) -> str:
         """The ``<memory>`` block for ``prompt`` (see :mod:`memdir.inject`): rules always, the outline always,
-        the best bodies up to ``max_entries`` (default 4) within ``max_chars`` (default 1,200) characters, tags
-        included. Entries actually injected have their rehearsal counter bumped when ``reinforce``. ``sections``
-        limits the block to some of ``"rules"``, ``"outline"``, ``"hits"`` (hooks send rules and outline once per
-        session, hits per prompt). Returns ``""`` when there is nothing at all to show."""
-        max_chars = int(max_chars or self.config.get("inject.max_chars"))
-        max_entries = int(max_entries or self.config.get("inject.max_entries"))
+        the best memories up to ``max_entries`` (default 4) within ``max_chars`` (default 1,200) characters, tags
+        included, each under a compact ``[handle kind date]`` header. A matched past question brings the reply that
+        answered it; the prompt itself (a stored copy of it) never comes back as a memory. ``None`` means the
+        configured default; ``0`` gives ``""``; a negative value raises ``UsageError`` (case C19). Entries actually
+        injected have their rehearsal counter bumped when ``reinforce``. ``sections`` limits the block to some of
+        ``"rules"``, ``"outline"``, ``"hits"`` (hooks send rules and outline once per session, hits per prompt).
+        Returns ``""`` when there is nothing at all to show."""
+        max_chars = self._limit(max_chars, "max_chars")
+        max_entries = self._limit(max_entries, "max_entries")
+        if max_chars == 0 or max_entries == 0:
+            return ""
         sections = set(sections)
         rules = self.rules()
         rule_ids = {(r.scope, r.id) for r in rules}
-        hits = [h for h in self.recall(prompt or "", k=max_entries * 3) if (h.scope, h.id) not in rule_ids] \
-            if prompt and "hits" in sections else []
+        prompt = prompt if isinstance(prompt, str) else ""
+        hits = [h for h in self.recall(prompt, k=max(8, max_entries * 3)) if (h.scope, h.id) not in rule_ids] \
+            if prompt.strip() and "hits" in sections else []
+        weights = self._idf(query_tokens(prompt)) if hits else {}
+        entries = self._entries(prompt, hits, weights)
         block = inject.build(
             rules=[(r.id, r.summary if len(r.text) > 200 else r.text) for r in rules] if "rules" in sections else [],
-            outline=self.outline() if "outline" in sections else [],
-            hits=[(h.id, f"### {h.id} ({h.scope} {h.kind}{', ' + iso(h.ts)[:10] if h.ts else ''})", h.text) for h in hits],
+            outline=self.outline() if "outline" in sections else [], entries=[e for e, _ in entries], weights=weights,
             max_chars=max_chars, max_entries=max_entries,
         )
-        if reinforce and hits and block:
-            shown = [h for h in hits if f"### {h.id} (" in block]
+        if reinforce and entries and block:
+            shown = [scope_ref for e, scope_ref in entries if f"[{e.handle}" in block]
             if shown:
-                self._rehearse(shown)
+                from types import SimpleNamespace
+
+                self._rehearse([SimpleNamespace(scope=sc, id=ref) for sc, ref in shown])
         return block
+
+    def _limit(self, value: Any, name: str) -> int:
+        if value is None:
+            return int(self.config.get(f"inject.{name}"))
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
+            raise UsageError(f"{name} must be a whole number of 0 or more, not {value!r}")
+        if value < 0:
+            raise UsageError(f"{name} must be 0 or more (0 gives an empty block), not {value}")
+        return int(value)
+
+    def _idf(self, tokens: list[str]) -> dict[str, float]:
+        """Lucene idf of each query token in the project root (else the global root); 0 for unknown tokens."""
+        from .bm25 import doc_freqs, idf_lucene
+
+        for root in self._live_roots():
+            n = root.db.execute("SELECT count(*) FROM fts_docsize").fetchone()[0]
+            if n:
+                df = doc_freqs(root.db, list(dict.fromkeys(tokens)))
+                return {t: idf_lucene(n, c) for t, c in df.items()}
+        return {}
+
+    def _entries(self, prompt: str, hits: list[Hit], weights: dict[str, float]) -> list[tuple[inject.Entry, tuple[str, str]]]:
+        """Block entries for ``hits`` (best first), with the ``(scope, ref)`` each shows. A user turn is replaced by the
+        reply that answered it (led by the question, unless it is the prompt itself); a user turn that is the prompt
+        and has no reply is dropped (case C24)."""
+        now = self.clock()
+        ptoks = set(tokenize(prompt))
+        out: list[tuple[inject.Entry, tuple[str, str]]] = []
+        for h in hits:
+            if h.kind == "user":
+                same = _near_same(ptoks, prompt, h.text)
+                reply = self._reply(h, weights)
+                if reply is None:
+                    if not same:
+                        out.append((self._entry(h, now), (h.scope, h.id)))
+                    continue
+                lead = "" if same else 're: "' + inject.one_line(h.text, 90) + '"'
+                out.append((self._entry(reply, now, lead=lead), (h.scope, reply.key)))
+                continue
+            out.append((self._entry(h, now), (h.scope, h.id)))
+        # a tool call is shown in full only when it is the evidence: its matched text holds nearly as much of the
+        # query's weight as the best entry's; otherwise one line (what was run and the first output line)
+        cover = [self._cover(e, weights) for e, _ in out]
+        top = max(cover, default=0.0)
+        for (e, _), c in zip(out, cover):
+            if e.kind == "tool" and not e.dump and c < TOOL_EVIDENCE * top:
+                e.brief = True
+                if e.lead:
+                    e.text, e.lead, e.span = e.lead + " " + e.text.lstrip(), "", None
+        return out
+
+    @staticmethod
+    def _cover(e: inject.Entry, weights: dict[str, float]) -> float:
+        text = e.text[e.span[0]:e.span[1]] if e.span else e.text[:3000]
+        return sum(weights.get(t, 0.0) for t in set(tokenize(e.lead + " " + text)))
+
+    @staticmethod
+    def _entry(h: Any, now: datetime, *, lead: str = "") -> inject.Entry:
+        ts = h.ts
+        date = "" if ts is None else (ts.strftime("%m-%d") if ts.year == now.year else ts.strftime("%Y-%m-%d"))
+        kind = h.kind
+        text = h.text
+        span = getattr(h, "span", None)
+        dump = False
+        if kind == "tool" and " → " in text and not lead:
+            # "<tool>: <argument> → <output>": the call as a one-line lead, the output as the text to focus in
+            call, _, output = text.partition(" → ")
+            dump = call.split(":", 1)[0].strip().casefold() in inject.FILE_DUMP_TOOLS
+            if output.strip() and not dump:
+                cut = len(call) + 3
+                lead = inject.one_line(call, 80) + " →"
+                text = output
+                span = (max(0, span[0] - cut), max(0, span[1] - cut)) if span else None
+        return inject.Entry(id=h.key, handle=h.handle or h.key, kind=kind, date=date, text=text,
+                            span=span, lead=lead, brief=dump, dump=dump)
+
+    def _reply(self, h: Hit, weights: dict[str, float]) -> Event | None:
+        """The assistant turn that answered the user turn ``h``: among the assistant turns after it in its session,
+        up to the next user turn (at most 80 events), the one holding most of the query's weight (the last on a tie)."""
+        if not h.session:
+            return None
+        root = self.roots.get(h.scope)
+        if root is None or not root.exists():
+            return None
+        db = root.db
+        me = db.execute("SELECT id, ts_epoch FROM docs WHERE ref = ?", (h.id,)).fetchone()
+        if me is None:
+            return None
+        rows = db.execute("SELECT ref, role, text, ts, handle FROM docs WHERE kind = 'event' AND session = ? AND "
+                          "(ts_epoch > ? OR (ts_epoch = ? AND id > ?)) ORDER BY ts_epoch, id LIMIT 80",
+                          (h.session, me["ts_epoch"], me["ts_epoch"], me["id"])).fetchall()
+        best, best_s = None, -1.0
+        for r in rows:
+            if r["role"] == "user":
+                break
+            if r["role"] != "assistant":
+                continue
+            sc = sum(weights.get(t, 0.0) for t in set(tokenize(r["text"][:3000])))
+            if sc >= best_s:
+                best, best_s = r, sc
+        if best is None:
+            return None
+        from types import SimpleNamespace
+
+        return SimpleNamespace(key=best["ref"], kind="assistant", text=best["text"], ts=parse_ts(best["ts"]),
+                               handle=best["handle"], span=None, scope=h.scope)
 
     # ---- inspection --------------------------------------------------------------------------------------
     def inspect(self) -> Report:
@@ -1016,6 +1148,28 @@ class Memdir:
             for key, v in c.items():
                 counts[key] += v
         return counts
+
+
+def _near_same(ptoks: set[str], prompt: str, text: str) -> bool:
+    """True when ``text`` is the prompt again: the same words, or token sets overlapping by 80% (Jaccard)."""
+    if " ".join(prompt.casefold().split()) == " ".join(text.casefold().split()):
+        return True
+    t = set(tokenize(text))
+    return bool(ptoks and t) and len(ptoks & t) / len(ptoks | t) >= 0.8
+
+
+def _matched_text(row: Any) -> str:
+    """The part of a hit's text that recall matched: its passage when it has one (long events), else the text."""
+    span = _row_get(row, "span")
+    text = row["text"]
+    return text[span[0]:span[1]] if span else text
+
+
+def _row_get(row: Any, key: str) -> Any:
+    try:
+        return row[key]
+    except (KeyError, IndexError):
+        return None
 
 
 def _sort_ts(ts: Any) -> float:

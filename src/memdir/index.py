@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 from typing import Any, Iterable
 
+from . import handles, passages
 from .migrations import migrate
 from .tokenize import fts_query, tokenize
 
@@ -91,13 +92,14 @@ def check_tokenizer(db: sqlite3.Connection) -> int:
         if row is not None:  # an older index: rebuild its token streams from the stored texts
             log.warning("memdir: index built by tokenizer %s; re-tokenizing for %s (one-time)", row[0], TOKENIZER_VERSION)
             db.execute("DELETE FROM fts")
+            db.execute("DELETE FROM passages")
             for r in db.execute("SELECT id, kind, tags, load_when, summary, highlight, text FROM docs").fetchall():
                 if r["kind"] == "note":
                     tags = json.loads(r["tags"] or "[]") + json.loads(r["load_when"] or "[]")
                     title = " ".join(x for x in (r["summary"], r["highlight"]) if x)
                     fields = fts_fields(tags, title, r["text"])
                 else:
-                    fields = ("", "", " ".join(tokenize(r["text"])))
+                    fields = ("", "", index_passages(db, r["id"], r["text"]))
                 db.execute("INSERT INTO fts(rowid, tags, title, body, context) VALUES (?, ?, ?, ?, '')", (r["id"], *fields))
                 n += 1
             sessions = [x[0] for x in db.execute("SELECT DISTINCT session FROM docs WHERE kind = 'event' AND session IS NOT NULL")]
@@ -132,8 +134,10 @@ def upsert_doc(db: sqlite3.Connection, row: dict[str, Any]) -> int:
     """Insert or replace a doc by ``ref`` and refresh its FTS row; returns the doc id. Caller holds a transaction."""
     old = db.execute("SELECT id FROM docs WHERE ref = ?", (row["ref"],)).fetchone()
     if old is not None:
+        _delete_passages(db, old["id"])
         db.execute("DELETE FROM fts WHERE rowid = ?", (old["id"],))
         db.execute("DELETE FROM docs WHERE id = ?", (old["id"],))
+    row = {**row, "handle": handles.assign(db, row["ref"])}
     cols = list(row)
     cur = db.execute(f"INSERT INTO docs({', '.join(cols)}) VALUES ({', '.join('?' for _ in cols)})", [row[c] for c in cols])
     doc_id = cur.lastrowid
@@ -150,12 +154,15 @@ def insert_event(db: sqlite3.Connection, row: dict[str, Any], *, pending: dict[i
     duplicate. With ``pending`` (a dict), an event that has a session gets its FTS row later from
     :func:`flush_events` (which adds its neighbours in the ``context`` column in one write); otherwise the FTS
     row is written now. Caller holds a transaction."""
+    if db.execute("SELECT 1 FROM docs WHERE ref = ?", (row["ref"],)).fetchone():
+        return None
+    row = {**row, "handle": handles.assign(db, row["ref"])}
     cols = list(row)
     cur = db.execute(f"INSERT OR IGNORE INTO docs({', '.join(cols)}) VALUES ({', '.join('?' for _ in cols)})",
                      [row[c] for c in cols])
     if cur.rowcount == 0:
         return None
-    toks = " ".join(tokenize(row["text"]))
+    toks = index_passages(db, cur.lastrowid, row["text"])
     if pending is not None and row.get("session"):
         pending[cur.lastrowid] = toks
     else:
@@ -261,9 +268,38 @@ def delete_doc(db: sqlite3.Connection, ref: str) -> bool:
         return False
     if old["kind"] == "note":
         bump_gen(db)
+    _delete_passages(db, old["id"])
     db.execute("DELETE FROM fts WHERE rowid = ?", (old["id"],))
     db.execute("DELETE FROM docs WHERE id = ?", (old["id"],))
     return True
+
+
+def index_passages(db: sqlite3.Connection, doc_id: int, text: str) -> str:
+    """Split an event's ``text`` into passages (:func:`memdir.passages.split`), write the FTS rows of passages 1..
+    (rowid ``-passages.id``) and return the tokens of passage 0, which go into the event's own FTS row. Earlier
+    passages of ``doc_id`` are replaced. Caller holds a transaction."""
+    _delete_passages(db, doc_id)
+    spans = passages.split(text)
+    for seq, (a, b) in enumerate(spans[1:], start=1):
+        cur = db.execute("INSERT INTO passages(doc_id, seq, start, end) VALUES (?, ?, ?, ?)", (doc_id, seq, a, b))
+        db.execute("INSERT INTO fts(rowid, tags, title, body, context) VALUES (?, '', '', ?, '')",
+                   (-cur.lastrowid, " ".join(tokenize(text[a:b]))))
+    a, b = spans[0]
+    return " ".join(tokenize(text[a:b]))
+
+
+def _delete_passages(db: sqlite3.Connection, doc_id: int) -> None:
+    ids = [r[0] for r in db.execute("SELECT id FROM passages WHERE doc_id = ?", (doc_id,))]
+    for pid in ids:
+        db.execute("DELETE FROM fts WHERE rowid = ?", (-pid,))
+    if ids:
+        db.execute("DELETE FROM passages WHERE doc_id = ?", (doc_id,))
+
+
+def resolve_handle(db: sqlite3.Connection, handle: str) -> str | None:
+    """The ref whose handle is ``handle`` in this index, or ``None``."""
+    row = db.execute("SELECT ref FROM docs WHERE handle = ? LIMIT 2", (handle,)).fetchall()
+    return row[0][0] if len(row) == 1 else None
 
 
 def search(db: sqlite3.Connection, tokens: list[str], *, weights: tuple[float, ...], limit: int,
@@ -278,10 +314,28 @@ def search(db: sqlite3.Connection, tokens: list[str], *, weights: tuple[float, .
 
     if not tokens:
         return []
-    ranked = score(db, tokens, weights=weights, limit=limit * 2 if kinds else limit)
+    ranked = score(db, tokens, weights=weights, limit=(limit * 2 if kinds else limit) * 2)
     if not ranked:
         return []
-    scores = dict(ranked)
+    scores: dict[int, float] = {}
+    spans: dict[int, tuple[int, int] | None] = {}
+    neg = [-r for r, _ in ranked if r < 0]
+    where: dict[int, tuple[int, int, int]] = {}
+    for i in range(0, len(neg), 500):
+        chunk = neg[i:i + 500]
+        for r in db.execute(f"SELECT id, doc_id, start, end FROM passages WHERE id IN ({','.join('?' * len(chunk))})", chunk):
+            where[r[0]] = (r[1], r[2], r[3])
+    for rowid, sc in ranked:  # best first: each doc keeps its best row (its own row = passage 0, or a passage)
+        if rowid < 0:
+            if -rowid not in where:
+                continue
+            doc_id, a, b = where[-rowid]
+            span = (a, b)
+        else:
+            doc_id, span = rowid, None
+        if doc_id not in scores:
+            scores[doc_id] = sc
+            spans[doc_id] = span
     ids = list(scores)
     rows = []
     for i in range(0, len(ids), 500):
@@ -295,6 +349,10 @@ def search(db: sqlite3.Connection, tokens: list[str], *, weights: tuple[float, .
             continue
         d = dict(r)
         d["bm25"] = scores[r["id"]]
+        span = spans.get(r["id"])
+        if span is None and r["kind"] == "event" and len(r["text"]) > passages.SPLIT_ABOVE:
+            span = passages.split(r["text"])[0]
+        d["span"] = span
         out.append(d)
     out.sort(key=lambda d: -d["bm25"])
     return out[:limit]

@@ -1,25 +1,41 @@
-"""The ``<memory>`` block injected before each model request (seed 000's three layers).
+"""The ``<memory>`` block injected before each model request (seed 000's three layers), built for the reader.
 
 1. **Rules** — every live note in ``rules/`` (global first, then project), always.
 2. **Outline** — the registry: categories with counts and their newest summaries, always (cheap).
-3. **Bodies** — the best recall hits, at most ``max_entries``, within the ``max_chars`` budget.
+3. **Relevant** — the best recall hits, at most ``max_entries``, within the ``max_chars`` budget.
 
-The whole block, tags included, is at most ``max_chars`` characters. When anything matched, the block is never
-empty: an over-long best hit is cut at a line boundary (or a word boundary inside a single long line).
-Memory text is escaped so it can never close or forge the block.
+Each entry is one compact header and its text: ``[k3f9qa decision 11-02] text…`` — a short handle that
+``memdir get``/``forget`` (and the MCP tools) accept, the kind (note kind or event role) and the date (``MM-DD`` in
+the current year, else ``YYYY-MM-DD``). What an entry shows:
+
+* the part of a long text that matched (the passage recall found, then the lines richest in the query's rare terms),
+  not its start; cuts are marked ``…``;
+* for a matched user question, the reply that answered it (prefixed ``re: "question"``) — an earlier question alone
+  answers nothing, and the prompt being submitted never comes back as its own memory (``memdir.core``);
+* a tool call as a one-line summary unless its output is the evidence; file dumps (``Read`` outputs) as one line,
+  after everything else.
+
+The room left after the rules and outline is shared among the entries by water-filling (a short entry gives what it
+does not need to the others). Small budgets degrade in order: the best hit is truncated before anything is dropped
+(below ~90 chars its header shrinks to ``[handle]`` and the ``## Relevant`` heading goes), rules and outline lose
+items with a visible ``- …+N more`` line rather than silently. The whole block, tags included, is at most
+``max_chars`` characters. Memory text is escaped so it can never close or forge the block or an entry header.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
+from dataclasses import dataclass
 
 OPEN = "<memory>"
 CLOSE = "</memory>"
 _TAGLIKE = re.compile(r"<(?=\s*/?\s*m\s*e\s*m\s*o\s*r\s*y)", re.I)
 _INVISIBLE = re.compile("[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
 _MARKER = "…"
-_HEADING = re.compile(r"(?m)^([ \t]*)#")
+_HEADING = re.compile(r"(?m)^([ \t]*)([#\[])")  # a stored "## Rules" or "[abc123 …]" line cannot forge structure
+MIN_BODY = 20  # chars of text an entry shows at least, or it is not shown
+FILE_DUMP_TOOLS = ("read", "read_file", "view", "notebookread", "cat")
 
 
 #: compatibility forms that could spell a tag: full-width/small ``< > /`` and full-width Latin letters → ASCII
@@ -53,80 +69,246 @@ def truncate(text: str, limit: int) -> str:
     return text[:cut].rstrip() + _MARKER
 
 
-def build(*, rules: list[tuple[str, str]], outline: list[str], hits: list[tuple[str, str, str]],
-          max_chars: int, max_entries: int) -> str:
+@dataclass
+class Entry:
+    """One memory to show: ``id`` (note id / event key, for de-duplication), ``handle``, ``kind``, ``date`` (already
+    formatted), ``text``; ``span`` = the passage recall matched (chars of ``text``); ``lead`` = a line shown before the
+    text (``re: "question"`` for a reply); ``brief`` = show one line only; ``dump`` = a file dump (placed last)."""
+
+    id: str
+    handle: str
+    kind: str
+    date: str
+    text: str
+    span: tuple[int, int] | None = None
+    lead: str = ""
+    brief: bool = False
+    dump: bool = False
+
+    def header(self, full: bool = True) -> str:
+        if not full:
+            return f"[{self.handle}] "
+        return "[" + " ".join(x for x in (self.handle, self.kind, self.date) if x) + "] "
+
+
+def _pieces(text: str, width: int = 160) -> list[tuple[int, int]]:
+    """Line spans of ``text``; a line longer than ``2 * width`` is cut into pieces of about ``width`` at spaces."""
+    out: list[tuple[int, int]] = []
+    pos = 0
+    for line in text.split("\n"):
+        a, b = pos, pos + len(line)
+        while b - a > 2 * width:
+            cut = text.rfind(" ", a + width // 2, a + width)
+            cut = cut + 1 if cut > a else a + width
+            out.append((a, cut))
+            a = cut
+        out.append((a, b))
+        pos = b + 1
+    return out
+
+
+def focus(text: str, weights: dict[str, float], size: int, span: tuple[int, int] | None = None) -> str:
+    """At most ``size`` chars of ``text`` around its best-matching line: each line (or piece of a long line) scores the
+    summed ``weights`` (idf) of the distinct query tokens it holds; lines inside ``span`` (the passage recall matched)
+    are preferred; ties go to the earliest line. The window grows by whole lines, after then before the best one, and
+    is marked ``…`` where it cuts. Returns ``text`` itself when it fits."""
+    if len(text) <= size:
+        return text
+    if size <= len(_MARKER) * 2 + 4:
+        return truncate(text, size)
+    from .tokenize import tokenize
+
+    pieces = [p for p in _pieces(text) if p[1] > p[0]] or [(0, len(text))]
+    if span:  # look near the passage recall matched
+        near = [p for p in pieces if p[1] > span[0] - 1500 and p[0] < span[1] + 1500]
+        pieces = near or pieces
+    probes = [t[:4] for t, w in weights.items() if w > 0]
+
+    def score(p: tuple[int, int]) -> float:
+        piece = text[p[0]:p[1]]
+        low = piece.casefold()
+        if not any(x in low for x in probes):  # cheap test before tokenizing
+            return 0.0
+        return sum(weights.get(t, 0.0) for t in set(tokenize(piece)))
+
+    inside = [i for i, p in enumerate(pieces) if span and p[0] < span[1] and p[1] > span[0]]
+    best, best_s = (inside[0] if inside else 0), 0.0
+    for pool in ((inside, 1.0), (range(len(pieces)), 0.999)) if inside else ((range(len(pieces)), 1.0),):
+        for i in pool[0]:
+            sc = score(pieces[i]) * pool[1]
+            if sc > best_s:
+                best, best_s = i, sc
+    lo = hi = best
+    room = size - len(_MARKER) * 2
+    length = pieces[best][1] - pieces[best][0]
+    if length > room:
+        a = pieces[best][0]
+        return (_MARKER if a > 0 else "") + truncate(text[a:pieces[best][1]], room + len(_MARKER))
+    turn = 0
+    while True:
+        grew = False
+        for side in ((1, -1) if turn % 2 == 0 else (-1, 1)):
+            j = hi + 1 if side == 1 else lo - 1
+            if 0 <= j < len(pieces):
+                add = pieces[j][1] - pieces[j][0] + 1
+                if length + add <= room:
+                    length += add
+                    hi, lo = (j, lo) if side == 1 else (hi, j)
+                    grew = True
+                    break
+        turn += 1
+        if not grew:
+            break
+    a, b = pieces[lo][0], pieces[hi][1]
+    return (_MARKER if a > 0 else "") + text[a:b] + (_MARKER if b < len(text) else "")
+
+
+def _clean(text: str) -> str:
+    """Escape, drop blank lines and trailing spaces, and neutralise lines that would read as structure."""
+    lines = [ln.rstrip() for ln in escape(text).split("\n")]
+    return _HEADING.sub(r"\1\\\2", "\n".join(ln for ln in lines if ln.strip()))
+
+
+def one_line(text: str, limit: int = 100) -> str:
+    """The first non-blank line of ``text``, whitespace collapsed, cut at ``limit`` chars."""
+    first = next((ln for ln in text.split("\n") if ln.strip()), "")
+    return truncate(" ".join(first.split()), limit)
+
+
+def render(e: Entry, room: int, weights: dict[str, float], *, full: bool = True) -> str | None:
+    """The entry in at most ``room`` chars (header included), or ``None`` when fewer than ``MIN_BODY`` chars of text
+    would fit."""
+    head = e.header(full)
+    lead = _clean(e.lead) + "\n" if e.lead else ""
+    avail = room - len(head) - len(lead)
+    if avail < MIN_BODY:
+        lead, avail = "", room - len(head)
+        if avail < MIN_BODY:
+            return None
+    raw = one_line(e.text, max(MIN_BODY, min(avail, 120))) if e.brief else focus(e.text.strip(), weights, avail, e.span)
+    body = _clean(raw)
+    if len(body) > avail:
+        body = truncate(body, avail)
+    return head + lead + body
+
+
+def natural(e: Entry, weights: dict[str, float]) -> int:
+    """Chars the entry would take with no budget (header included)."""
+    head = len(e.header()) + (len(e.lead) + 1 if e.lead else 0)
+    if e.brief:
+        return head + len(one_line(e.text, 120))
+    return head + len(e.text.strip())
+
+
+def waterfill(needs: list[int], room: int) -> list[int]:
+    """Share ``room`` among items needing ``needs`` chars: each gets ``min(need, fair share)``, what a small item
+    does not use goes to the others."""
+    alloc = [0] * len(needs)
+    left = list(range(len(needs)))
+    while left and room > 0:
+        share = room // len(left)
+        small = [i for i in left if needs[i] <= share]
+        if not small:
+            for i in left:
+                alloc[i] = share
+            return alloc
+        for i in small:
+            alloc[i] = needs[i]
+            room -= needs[i]
+        left = [i for i in left if i not in small]
+    return alloc
+
+
+def build(*, rules: list[tuple[str, str]], outline: list[str], entries: list[Entry], max_chars: int, max_entries: int,
+          weights: dict[str, float] | None = None) -> str:
     """Assemble the block.
 
-    ``rules``: ``(id, text)``; ``outline``: lines; ``hits``: ``(id, header, text)`` best first.
-    Each section is its heading plus at least one line, or absent. Returns ``""`` when all three are empty or
+    ``rules``: ``(id, text)``; ``outline``: lines; ``entries``: best first (see :class:`Entry`); ``weights``: idf of
+    the query's tokens (used to find the matching lines). Each section is its heading plus at least one line, or
+    absent. Returns ``""`` when ``max_chars`` or ``max_entries`` is 0 or less, when all three layers are empty, or when
     nothing fits. Never longer than ``max_chars``.
     """
-    if not rules and not outline and not hits:
+    weights = weights or {}
+    if max_chars <= 0 or max_entries <= 0 or (not rules and not outline and not entries):
         return ""
     budget = max_chars - (len(OPEN) + 1 + len(CLOSE))
     if budget <= 0:
         return ""
+    seen: set[str] = set()
+    uniq: list[Entry] = []
+    for e in entries:
+        key = " ".join(e.text.split())
+        if e.id in seen or key in seen:
+            continue
+        seen.update((e.id, key))
+        uniq.append(e)
+    uniq = [e for e in uniq if not e.dump] + [e for e in uniq if e.dump]  # file dumps never take a decision's slot
     parts: list[str] = []
     used = 0
+    rel_head = "## Relevant"
 
-    def section(head: str, items: list[str], limit: int, *, min_room: int = 20, max_items: int | None = None) -> int:
-        """Append ``head`` and the items that fit under ``limit``; the first item may be truncated (keeping at
-        least ``min_room`` chars). Appends nothing unless one item fits. Returns items added."""
+    def section(head: str, items: list[str], limit: int, noun: str) -> None:
+        """Append ``head`` and the items that fit under ``limit`` (an item may be cut to fit, keeping ``MIN_BODY``
+        chars); items left out are counted in a last ``- …+N more`` line when it fits (visible, never silent)."""
         nonlocal used
         room = limit - used - (len(head) + 1)
         added: list[str] = []
-        for item in items:
-            if max_items is not None and len(added) >= max_items:
-                break
-            need = len(item) + 1
-            if need <= room:
+        for n, item in enumerate(items):
+            rest = len(items) - n - 1
+            more = len(f"- {_MARKER}+{rest} more") + 1 if rest else 0
+            if len(item) + 1 + more <= room:
                 added.append(item)
-                room -= need
-            elif not added and room - 1 >= min_room:
-                added.append(truncate(item, room - 1))
-                room = 0
+                room -= len(item) + 1
+            elif room - more - 1 >= MIN_BODY + 2:
+                added.append(truncate(item, room - more - 1))
+                room -= len(added[-1]) + 1
+            else:
                 break
+        missing = len(items) - len(added)
+        if missing:
+            line = f"- {_MARKER}+{missing} more" + (f" {noun}" if len(f"- {_MARKER}+{missing} more {noun}") < room else "")
+            if len(line) + 1 <= room:
+                added.append(line)
         if added:
             parts.append(head)
             parts.extend(added)
             used += len(head) + 1 + sum(len(x) + 1 for x in added)
-        return len(added)
 
     # room kept for the best hit, so what matched is never crowded out by rules and outline
-    reserve = min(len(hits[0][1]) + len(hits[0][2]) + 2, max(160, budget // 2)) if hits else 0
+    reserve = 0
+    if uniq:
+        reserve = min(len(rel_head) + 1 + natural(uniq[0], weights) + 1, max(100, budget // 2))
     if rules:
-        section("## Rules (always apply)", ["- " + escape(" ".join(t.split())) for _, t in rules], budget - reserve)
+        section("## Rules (always apply)", ["- " + escape(" ".join(t.split())) for _, t in rules], budget - reserve, "(memdir inspect)")
     if outline:
-        section("## Outline", [escape(x) for x in outline], budget - reserve)
-    if hits:
-        chunks: list[str] = []
-        seen: set[str] = set()
-        for hid, header, text in hits:
-            body = _HEADING.sub(r"\1\\#", escape(text.strip()))  # a stored "## Rules" / "### id" line cannot forge structure
-            key = " ".join(body.split())
-            if hid in seen or key in seen:
-                continue
-            seen.update((hid, key))
-            chunks.append(f"{escape(header)}\n{body}")
-        # entries that do not fit are skipped (a shorter one may still fit); only the first may be truncated
-        head = "## Relevant"
-        room = budget - used - (len(head) + 1)
-        added: list[str] = []
-        for c in chunks:
-            if len(added) >= max_entries:
+        section("## Outline", [escape(x) for x in outline], budget - reserve, "")
+    if uniq:
+        room = budget - used - (len(rel_head) + 1)
+        cands = uniq[:max_entries]
+        shown: list[str] = []
+        while cands:
+            needs = [natural(e, weights) + 1 for e in cands]
+            alloc = waterfill(needs, room)
+            pieces = [render(e, a - 1, weights) if a > 1 else None for e, a in zip(cands, alloc)]
+            if all(p is not None for p in pieces) or len(cands) == 1:
+                shown = [p for p in pieces if p is not None]
                 break
-            if len(c) + 1 <= room:
-                added.append(c)
-                room -= len(c) + 1
-            elif not added:
-                header, _, body = c.partition("\n")
-                if room - 1 >= len(header) + 1 + 20:  # the header and at least 20 chars of its body
-                    added.append(header + "\n" + truncate(body, room - 1 - len(header) - 1))
-                    room = 0
-        if added:
-            parts.append(head)
-            parts.extend(added)
-            used += len(head) + 1 + sum(len(x) + 1 for x in added)
+            # drop the lowest-ranked entry that did not fit and share again (the best one is never dropped here)
+            worst = max(i for i, p in enumerate(pieces) if p is None) if any(p is None for p in pieces[1:]) else None
+            if worst is None or worst == 0:
+                cands = cands[:1]
+            else:
+                cands = cands[:worst] + cands[worst + 1:]
+        if shown:
+            parts.append(rel_head)
+            parts.extend(shown)
+            used += len(rel_head) + 1 + sum(len(x) + 1 for x in shown)
+        elif not parts or budget - used < len(rel_head) + 1 + len(uniq[0].header()) + MIN_BODY:
+            # tiny budget: no heading, the smallest header, whatever text fits — what matched still shows
+            best = render(uniq[0], budget - used - 1, weights, full=False) if budget - used - 1 > 0 else None
+            if best is not None:
+                parts.append(best)
+                used += len(best) + 1
     if not parts:
         return ""
     return OPEN + "\n" + "\n".join(parts) + "\n" + CLOSE

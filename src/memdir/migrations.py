@@ -147,8 +147,38 @@ def m007_distill(db: sqlite3.Connection) -> None:
         """)
 
 
+def m008_handles_passages(db: sqlite3.Connection) -> None:
+    """Short handles (``memdir.handles``) and passages of long events (``memdir.passages``).
+
+    ``docs.handle``: the short, stable name the block shows and ``get``/``forget`` accept. ``passages``: spans 1.. of a
+    long event's text; each has an FTS row whose rowid is ``-passages.id`` (passage 0 stays in the event's own row).
+    Existing rows get their handles here; the marker below makes :func:`memdir.index.check_tokenizer` re-index events
+    so long ones are split into passages."""
+    from .handles import digest, LENGTH
+
+    db.execute("ALTER TABLE docs ADD COLUMN handle TEXT")
+    db.execute("CREATE INDEX docs_handle ON docs(handle)")
+    db.execute("""CREATE TABLE passages(
+        id INTEGER PRIMARY KEY,
+        doc_id INTEGER NOT NULL,             -- docs.id of the event
+        seq INTEGER NOT NULL,                -- 1.. (passage 0 is indexed in the event's own FTS row)
+        start INTEGER NOT NULL, end INTEGER NOT NULL   -- character span in docs.text
+    )""")
+    db.execute("CREATE INDEX passages_doc ON passages(doc_id)")
+    taken: set[str] = set()
+    for doc_id, ref in db.execute("SELECT id, ref FROM docs ORDER BY id").fetchall():
+        d = digest(ref)
+        n = LENGTH
+        while d[:n] in taken and n < len(d):
+            n += 1
+        taken.add(d[:n])
+        db.execute("UPDATE docs SET handle = ? WHERE id = ?", (d[:n], doc_id))
+    if db.execute("SELECT 1 FROM docs WHERE kind = 'event' LIMIT 1").fetchone():
+        db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('tokenizer', 'rebuild-m008')")
+
+
 MIGRATIONS = [m001_create_tables, m002_vectors_tiers, m003_fts_vocab, m004_fts_context, m005_event_order_index,
-              m006_journal, m007_distill]
+              m006_journal, m007_distill, m008_handles_passages]
 
 
 def migrate(db: sqlite3.Connection) -> int:

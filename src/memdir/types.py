@@ -80,13 +80,16 @@ class Hit:
     pinned: bool = False
     category: str | None = None
     session: str | None = None
+    handle: str | None = None
+    span: tuple[int, int] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         from .timeutil import iso
 
         return {"id": self.id, "key": self.key, "kind": self.kind, "scope": self.scope, "score": round(self.score, 6),
                 "summary": self.summary, "text": self.text, "ts": iso(self.ts) if self.ts else None,
-                "pinned": self.pinned, "category": self.category, "session": self.session, "reasons": self.reasons}
+                "pinned": self.pinned, "category": self.category, "session": self.session, "reasons": self.reasons,
+                "handle": self.handle, "span": list(self.span) if self.span else None}
 
 
 @dataclass(frozen=True)

@@ -550,6 +550,7 @@ def doctor(m: "Stores | Any", inspect: Callable[[], Any] | None = None) -> list[
         add(f"{root.scope} index", "ok" if ic == "ok" else "fail", f"{root.db_path}: integrity {ic}",
             "" if ic == "ok" else "delete the index file and run `memdir reindex` (notes are rebuilt from the Markdown; events need an export)")
         n_docs = db.execute("SELECT count(*) FROM docs").fetchone()[0]
+        n_docs += db.execute("SELECT count(*) FROM passages").fetchone()[0]  # passages 1.. of long events (memdir.passages)
         n_fts = db.execute("SELECT count(*) FROM fts").fetchone()[0]
         add(f"{root.scope} fts", "ok" if n_docs == n_fts else "warn", f"{n_docs} docs, {n_fts} full-text rows",
             "" if n_docs == n_fts else "run `memdir reindex`")

@@ -11,7 +11,7 @@ stable id as line id (Claude Code message ``uuid`` / ``tool_use`` id, Codex ``L<
 OpenCode part id), so importing a file twice yields identical keys and a grown file yields the old
 keys plus new ones. Each importer takes an optional ``stats: collections.Counter`` that it increments
 with ``skipped:<reason>``, ``bad_json``, ``bad_ts`` … (bad or truncated lines never raise). Tool
-calls become one event each, bounded to ``TOOL_SUMMARY_MAX_CHARS`` (2,000) chars. Texts are not
+calls become one event each, bounded to ``TOOL_SUMMARY_MAX_CHARS`` (20,000) chars. Texts are not
 redacted or gated here: the core's capture does that.
 
 Usage::

@@ -23,8 +23,8 @@ What becomes an event (keys ``import:claude-code:<sessionId>:<id>``):
 * assistant text blocks of one line, joined → ``role="assistant"``, id = ``uuid``; whitespace-only text
   is ``skipped:empty``; ``thinking`` blocks are never imported (``skipped:thinking``).
 * each ``tool_use`` block + its ``tool_result`` (found anywhere in the file) → ONE ``role="tool"`` event,
-  id = the ``tool_use`` id, text from :func:`~memdir.importers.changes.tool_summary` (bounded to 2,000
-  chars; ``Edit``/``Write``/``MultiEdit`` as "file + what changed", paths relative to the line's ``cwd``);
+  id = the ``tool_use`` id, text from :func:`~memdir.importers.changes.tool_summary` (the whole output, bounded
+  to 20,000 chars; ``Edit``/``Write``/``MultiEdit`` as "file + what changed", paths relative to the line's ``cwd``);
   ``meta.is_error`` notes a failed call. A call without a result reads ``→ (no result)`` and counts
   ``info:tool_without_result``. ``Read``/``Grep``/``Glob`` calls are yielded too: the gate drops them.
 
@@ -38,7 +38,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from .changes import tool_summary
-from .jsonl import count, iso, make_event, read_jsonl
+from .jsonl import TOOL_SUMMARY_MAX_CHARS, count, iso, make_event, read_jsonl
 
 SOURCE = "claude-code"
 SKIP_TYPES = frozenset({"file-history-snapshot", "progress", "summary", "system", "queue-operation",
@@ -64,7 +64,7 @@ def _result_text(content) -> str:
 
 
 def _collect_results(path: Path) -> dict[str, tuple[str, bool]]:
-    """First pass: ``tool_use_id -> (result text, is_error)``; results are cut to 8,000 chars."""
+    """First pass: ``tool_use_id -> (result text, is_error)``; results are cut to ``TOOL_SUMMARY_MAX_CHARS``."""
     results: dict[str, tuple[str, bool]] = {}
     for _, obj in read_jsonl(path, None, label=SOURCE, warn=False):
         if obj.get("type") != "user":
@@ -74,7 +74,7 @@ def _collect_results(path: Path) -> dict[str, tuple[str, bool]]:
             continue
         for block in content:
             if isinstance(block, dict) and block.get("type") == "tool_result" and block.get("tool_use_id"):
-                results[str(block["tool_use_id"])] = (_result_text(block.get("content"))[:8000],
+                results[str(block["tool_use_id"])] = (_result_text(block.get("content"))[:TOOL_SUMMARY_MAX_CHARS],
                                                       bool(block.get("is_error")))
     return results
 

@@ -34,12 +34,15 @@ from ..timeutil import parse_ts
 
 log = logging.getLogger("memdir.importers")
 
-TOOL_SUMMARY_MAX_CHARS = 2000
-"""Upper bound (chars) of one tool event's text: ``<tool>: <argument> → <output head>``."""
+TOOL_SUMMARY_MAX_CHARS = 20_000
+"""Upper bound (chars) of one tool event's text: ``<tool>: <argument> → <output>``. Outputs are kept whole up to it
+(the same bound as any stored event, ``memdir.core.MAX_EVENT_CHARS``) and indexed as passages
+(:mod:`memdir.passages`), so an answer deep in a long output is found; the block shows a one-line summary or the
+matching passage."""
 TOOL_ARG_MAX_CHARS = 500
 """Upper bound (chars) of the argument part (command, path, query …), whitespace collapsed."""
-TOOL_OUTPUT_MAX_LINES = 8
-"""Number of non-blank output lines kept after the arrow."""
+TOOL_OUTPUT_MAX_LINES = 2000
+"""Number of non-blank output lines kept after the arrow (the character bound usually comes first)."""
 
 _ROLE_ALIASES = {
     "user": "user", "human": "user",
@@ -121,25 +124,31 @@ def _one_line(value: str, limit: int) -> str:
 def summarise_tool(name: str, arg: str, output: str | None, *, is_error: bool = False) -> str:
     """One tool event text: ``<name>: <arg> → <first output lines>``, bounded.
 
-    ``arg`` is whitespace-collapsed and cut to ``TOOL_ARG_MAX_CHARS``; the output keeps its first
-    ``TOOL_OUTPUT_MAX_LINES`` non-blank lines; ``output=None`` means no result was recorded
+    ``arg`` is whitespace-collapsed and cut to ``TOOL_ARG_MAX_CHARS``; the output keeps its non-blank
+    lines (beyond ``TOOL_OUTPUT_MAX_LINES``, the first 70% and last 30% of them); ``output=None`` means no result was recorded
     (``→ (no result)``); an error result reads ``→ error: …``. The whole text is cut to
-    ``TOOL_SUMMARY_MAX_CHARS`` chars, ending in ``…`` when cut.
+    ``TOOL_SUMMARY_MAX_CHARS`` chars: when longer, its first 70% and last 30% are kept around a
+    ``[… N chars elided …]`` line.
     """
     head = f"{name}: {_one_line(arg, TOOL_ARG_MAX_CHARS)}" if arg else f"{name}"
     if output is None:
         tail = "(no result)"
     else:
         lines = [ln.rstrip() for ln in str(output).splitlines() if ln.strip()]
-        body = "\n".join(lines[:TOOL_OUTPUT_MAX_LINES])
         if len(lines) > TOOL_OUTPUT_MAX_LINES:
-            body += f"\n… (+{len(lines) - TOOL_OUTPUT_MAX_LINES} lines)"
+            head_n = int(TOOL_OUTPUT_MAX_LINES * 0.7)
+            tail_n = TOOL_OUTPUT_MAX_LINES - head_n
+            lines = lines[:head_n] + [f"… ({len(lines) - TOOL_OUTPUT_MAX_LINES} lines elided)"] + lines[-tail_n:]
+        body = "\n".join(lines)
         tail = body or "(no output)"
         if is_error:
             tail = "error: " + tail
     text = f"{head} → {tail}"
-    if len(text) > TOOL_SUMMARY_MAX_CHARS:
-        text = text[: TOOL_SUMMARY_MAX_CHARS - 1] + "…"
+    if len(text) > TOOL_SUMMARY_MAX_CHARS:  # keep the head and the tail (test summaries, exit codes live at the end)
+        mark = f"\n[… {len(text) - TOOL_SUMMARY_MAX_CHARS + 40} chars elided …]\n"
+        keep = TOOL_SUMMARY_MAX_CHARS - len(mark)
+        head_n = int(keep * 0.7)
+        text = text[:head_n] + mark + text[len(text) - (keep - head_n):]
     return text
 
 

@@ -1,0 +1,45 @@
+"""Short, stable handles for stored memories: what the ``<memory>`` block shows instead of 36-char session ids and
+40-char slugs, and what ``get``/``forget`` (API, CLI, MCP) accept wherever a note id or event key is accepted.
+
+A handle is the first :data:`LENGTH` characters of the Crockford base-32 encoding (lower case, no ``i l o u``) of
+SHA-256 over the memory's id/key, so it never changes for the same memory (re-import, ``reindex``, export and import
+all keep it). It is stored in ``docs.handle`` (migration ``m008``); when two ids of one root would share a handle, the
+later one takes one more character (:func:`assign`), so a handle names one memory per root.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import sqlite3
+
+LENGTH = 6
+ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz"
+PATTERN = re.compile(rf"^[{ALPHABET}]{{{LENGTH},16}}$")
+
+
+def digest(ref: str) -> str:
+    """26 Crockford base-32 characters of SHA-256(``ref``) (130 bits)."""
+    n = int.from_bytes(hashlib.sha256(ref.encode("utf-8", "replace")).digest(), "big")
+    out = []
+    for _ in range(26):
+        n, r = divmod(n, 32)
+        out.append(ALPHABET[r])
+    return "".join(out)
+
+
+def assign(db: sqlite3.Connection, ref: str) -> str:
+    """The handle for ``ref`` in this index: the shortest prefix (>= :data:`LENGTH`) of :func:`digest` that no other
+    ref of ``docs`` holds. Caller holds a transaction."""
+    d = digest(ref)
+    for n in range(LENGTH, len(d) + 1):
+        h = d[:n]
+        row = db.execute("SELECT ref FROM docs WHERE handle = ? AND ref != ? LIMIT 1", (h, ref)).fetchone()
+        if row is None:
+            return h
+    return d
+
+
+def looks_like(text: str) -> bool:
+    """True when ``text`` has the shape of a handle (6-16 characters of the handle alphabet)."""
+    return bool(PATTERN.match(text or ""))

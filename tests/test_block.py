@@ -1,0 +1,130 @@
+"""The block built for the reader (issue 10, item 3) and cases C19 and C24 of ../shared/cases/cases.md (rewritten
+here so they run without it)."""
+
+import re
+
+import pytest
+from click.testing import CliRunner
+
+from memdir import UsageError
+from memdir.cli import cli
+from memdir.importers.jsonl import summarise_tool
+
+HEADER = re.compile(r"(?m)^\[([0-9a-z]{6,16})(?: ([a-z]+))?(?: ([0-9-]+))?\] ")
+
+
+def test_c19_zero_means_empty_and_negative_is_a_usage_error(m, project, tmp_path):
+    m.remember("Deploy with scripts/deploy.sh staging, then check /healthz", category="decisions")
+    m.remember("Never force-push to main", category="rules")
+    assert m.context("deploy", max_chars=0) == ""
+    assert m.context("deploy", max_entries=0) == ""
+    assert m.context("", max_chars=0) == ""
+    for kw in ({"max_chars": -1}, {"max_entries": -5}):
+        with pytest.raises(UsageError):
+            m.context("deploy", **kw)
+    assert "deploy.sh" in m.context("deploy")  # None still means the default
+    base = ["--dir", str(project), "--home", str(tmp_path / "g"), "context", "deploy"]
+    r = CliRunner().invoke(cli, base + ["--max-chars", "0"])
+    assert r.exit_code == 0 and r.output.strip() == ""
+    r = CliRunner().invoke(cli, base + ["--max-chars", "-3"])
+    assert r.exit_code == 2
+
+
+def _exchange(m, session, q, a, t0, *, tools=()):
+    evs = [{"key": f"u:{session}:1", "role": "user", "text": q, "session": session, "ts": t0}]
+    for i, (name, arg, out) in enumerate(tools):
+        evs.append({"key": f"t:{session}:{i}", "role": "tool", "text": summarise_tool(name, arg, out), "session": session,
+                    "ts": t0 + 1 + i})
+    evs.append({"key": f"a:{session}:1", "role": "assistant", "text": a, "session": session, "ts": t0 + 10})
+    m.import_events(evs)
+
+
+def test_c24_a_matched_question_brings_its_answer_and_the_prompt_never_returns_itself(m):
+    _exchange(m, "s1", "did you push the release branch?",
+              "Yes: pushed release/2.4 to origin, CI run 8812 is green.", 1_700_000_000,
+              tools=[("Bash", "git push origin release/2.4", "To github.com:acme/app.git\n   1a2b3c4..5d6e7f8  release/2.4 -> release/2.4")])
+    for i in range(3):
+        _exchange(m, f"s{i + 2}", f"did you push the docs change number {i}?", f"Not yet, docs change {i} waits for review.",
+                  1_700_000_000 + 100 * (i + 1))
+    block = m.context("did you push the release branch?")
+    assert "CI run 8812 is green" in block, block
+    # the earlier question is not shown bare: it only appears as the lead of its answer, or not at all
+    assert "did you push the release branch?" not in block.replace('re: "did you push the release branch?"', "")
+    # the prompt being submitted, captured before the reply exists, never comes back as its own memory
+    m.capture({"role": "user", "text": "which CI run checked the release push?", "session": "s9"})
+    block = m.context("which CI run checked the release push?")
+    assert "which CI run checked the release push" not in block, block
+    assert "8812" in block
+
+
+def test_headers_are_short_handles_that_get_and_forget_accept(m):
+    m.import_events([{"key": "import:claude-code:258c7280-ae70-4798-800f-63464d01a85d:toolu_01UeW27qA9GbyT6uKQgp2VCT",
+                      "role": "assistant", "text": "The review tokens live in an ETS table for 120 seconds.", "session": "s",
+                      "ts": "2026-11-01T10:00:00Z"}])
+    note = m.remember("Review tokens are one-time and expire after two minutes", category="decisions",
+                      summary="review tokens are one-time and expire after two minutes of inactivity in any project")
+    block = m.context("how long do review tokens live?")
+    heads = HEADER.findall(block)
+    assert len(heads) == 2, block
+    relevant = block.split("## Relevant", 1)[1]
+    assert "258c7280" not in relevant and "decisions/" not in relevant  # no session ids, no slugs
+    kinds = {k for _, k, _ in heads}
+    assert kinds == {"assistant", "decision"} and all(d == "11-01" for _, _, d in heads)
+    ids = {m.get(h).id if hasattr(m.get(h), "id") else m.get(h).key for h, _, _ in heads}
+    assert note.id in ids
+    assert all(m.forget(h) for h, _, _ in heads)
+    assert m.context("how long do review tokens live?").count("[") == 0
+
+
+def test_the_matching_passage_of_a_long_text_is_shown_not_its_start(m):
+    lines = [f"step {i}: compiled module Spotter.Gen{i} with the usual unused alias warnings" for i in range(120)]
+    lines[97] = "Finished in 2.8 seconds: 14 doctests, 73 tests, 0 failures"
+    m.import_events([{"key": "t:s:1", "role": "tool", "text": summarise_tool("Bash", "mix test", "\n".join(lines)),
+                      "session": "s"}])
+    block = m.context("how many doctests passed?")
+    assert "14 doctests, 73 tests, 0 failures" in block, block
+    assert "Bash: mix test →" in block  # the call, as a one-line lead
+    assert len(block) <= 1200
+
+
+def test_file_dumps_take_no_slot_from_a_decision(m):
+    dump = summarise_tool("Read", "/repo/lib/deploy.ex", "\n".join(f"{i}→  deploy helper line {i} pnpm" for i in range(213)))
+    m.import_events([{"key": "t:s:read", "role": "tool", "text": dump, "session": "s"}])
+    m.remember("Deploys use pnpm, not npm: the lockfile differs", category="decisions")
+    block = m.context("deploy pnpm", max_entries=1)
+    assert "Deploys use pnpm" in block and "deploy helper line" not in block, block
+    block = m.context("deploy pnpm")
+    lines = [ln for ln in block.splitlines() if "deploy helper line" in ln or "Read: /repo/lib/deploy.ex" in ln]
+    assert len(lines) <= 1 and all(len(ln) <= 140 for ln in lines), block  # one line at most, after the decision
+
+
+@pytest.mark.parametrize("budget", [50, 60, 80])
+def test_tiny_budgets_still_show_the_matching_note(m, budget):
+    m.remember("Deploy with scripts/deploy.sh staging", category="decisions")
+    m.remember("Never force-push to main", category="rules")
+    block = m.context("deploy staging", max_chars=budget)
+    assert 0 < len(block) <= budget, block
+    assert "Deploy with" in block, block
+
+
+def test_at_200_chars_rules_and_outline_degrade_visibly(m):
+    for i in range(3):
+        m.remember(f"Rule {i}: never force-push to shared branch number {i} under any circumstances", category="rules")
+    for i in range(4):
+        m.remember(f"Deploy fact {i}: staging deploys run scripts/deploy.sh with profile {i}", category="facts")
+    block = m.context("deploy staging profile", max_chars=200)
+    assert len(block) <= 200
+    assert "## Rules" in block and ("more" in block or block.count("Rule ") == 3), block
+    assert "Deploy fact" in block, block
+
+
+def test_tool_calls_that_are_not_the_evidence_are_one_line(m):
+    m.import_events([
+        {"key": "a:s:1", "role": "assistant", "text": "The default port of the spotter server is 1100.", "session": "s", "ts": 10},
+        {"key": "t:s:2", "role": "tool", "session": "s", "ts": 20,
+         "text": summarise_tool("Bash", "mix phx.server", "\n".join(f"[info] server port boot line {i}" for i in range(60)))},
+    ])
+    block = m.context("what port does the spotter server use?")
+    assert "is 1100" in block
+    tool_lines = [ln for ln in block.splitlines() if "boot line" in ln]
+    assert len(tool_lines) <= 4, block
