@@ -71,7 +71,7 @@ def test_sweep_writes_only_changed_rows_and_reinforcement(tmp_path):
         s = m.sweep()["project"]
         assert s["warm"] == 5 and s["changed"] == 5
         block = m.context("memory 3 deploys", max_entries=1)  # only the injected one is reinforced
-        assert "e3" in block
+        assert "memory 3 about deploys" in block
         s = m.sweep()["project"]
         assert s["written"] == 1 and s["hot"] == 1
         row = m.roots["project"].db.execute("SELECT tier, heat0 FROM tiers WHERE ref = 'e3'").fetchone()
