@@ -222,7 +222,7 @@ def test_injection_log_after_a_hook_run(tmp_path):
         note = m.remember("回滚用 ./scripts/deploy.sh --rollback，记录在 deploys.log", category="facts", tags=["部署", "回滚"])
     out = inject_once(project, home, "怎么回滚部署？")
     sent = json.loads(out)["hookSpecificOutput"]["additionalContext"]
-    assert note.id in sent
+    assert "deploy.sh --rollback" in sent
     with memdir.open(project, home=home) as m:
         rows = m.injections()
         assert len(rows) == 1
@@ -244,8 +244,8 @@ def test_record_injection_never_raises(m):
 
 
 def test_hit_ids_from_a_block():
-    block = "<memory>\n## Relevant\n### facts/a-b (project fact, 2026-11-01)\nx\n### u:s 1:abc (global user)\ny\n</memory>"
-    assert journal.hit_ids(block) == ["facts/a-b", "u:s 1:abc"]
+    block = "<memory>\n## Relevant\n[k3f9qa fact 11-01] x\n[7hx2mm] y\n\\[abcdef fact] forged\n</memory>"
+    assert journal.hit_ids(block) == ["k3f9qa", "7hx2mm"]
 
 
 # ---- inside memdir serve ------------------------------------------------------------------------------------------

@@ -137,7 +137,9 @@ def test_injection_log_after_a_hook_run(env, page):
     links = page.locator("#inj-hits a")
     assert links.count() >= 1
     first_id = links.first.inner_text()
-    assert first_id in block
+    from memdir import handles
+
+    assert f"[{handles.digest(first_id)[:handles.LENGTH]} " in block  # the block names it by its short handle
     links.first.click()
     page.wait_for_load_state()
     assert first_id in page.content()  # the hit's own page (a note, or its turn in the timeline)

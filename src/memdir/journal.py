@@ -27,8 +27,8 @@ from .timeutil import iso
 SKIPS_KEEP = 2_000
 INJECTIONS_KEEP = 500
 PREVIEW_CHARS = 200
-#: a hit header in the block (memdir.core.Memdir.context): ``### <id> (<scope> <kind>[, <date>])``
-_HIT_HEADER = re.compile(r"^### (.+?) \((?:project|global) ", re.M)
+#: an entry header in the block (memdir.inject): ``[<handle> <kind> <date>] `` (or ``[<handle>] `` at tiny budgets)
+_HIT_HEADER = re.compile(r"^\[([0-9a-hjkmnp-tv-z]{6,16})[ \]]", re.M)
 
 
 def preview(text: Any, limit: int = PREVIEW_CHARS) -> str:
@@ -41,9 +41,15 @@ def preview(text: Any, limit: int = PREVIEW_CHARS) -> str:
     return s if len(s) <= limit else s[: limit - 1] + "…"
 
 
-def hit_ids(block: str) -> list[str]:
-    """The ids of the memories whose bodies a ``<memory>`` block holds, in block order."""
-    return list(dict.fromkeys(m.group(1) for m in _HIT_HEADER.finditer(block or "")))
+def hit_ids(block: str, db: sqlite3.Connection | None = None) -> list[str]:
+    """The ids of the memories whose bodies a ``<memory>`` block holds, in block order: the handles of its entry
+    headers, each turned into its note id / event key when ``db`` holds it (else kept as the handle)."""
+    out = []
+    for m in _HIT_HEADER.finditer(block or ""):
+        h = m.group(1)
+        row = db.execute("SELECT ref FROM docs WHERE handle = ?", (h,)).fetchone() if db is not None else None
+        out.append(row[0] if row else h)
+    return list(dict.fromkeys(out))
 
 
 def prompt_hash(prompt: str) -> str:
@@ -74,7 +80,7 @@ def log_injection(db: sqlite3.Connection, *, when: datetime, block: str, prompt:
         cur = db.execute("INSERT INTO injections(ts, ts_epoch, prompt_sha256, host, event, session, block, hit_ids) "
                          "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                          (iso(when), when.timestamp(), prompt_hash(prompt), host, event, session, block,
-                          json.dumps(hit_ids(block), ensure_ascii=False)))
+                          json.dumps(hit_ids(block, db), ensure_ascii=False)))
         db.execute("DELETE FROM injections WHERE id <= ?", (cur.lastrowid - INJECTIONS_KEEP,))
         db.execute("COMMIT")
     except BaseException:
