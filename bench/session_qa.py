@@ -116,8 +116,11 @@ def build_store(data: Path, tmp: Path, project: str):
     proj.mkdir()
     m = memdir.open(proj, home=tmp / "home", clock=lambda: now)
     counts = {"stored": 0}
+    import inspect
+
+    extra = {"projects": "here"} if "projects" in inspect.signature(import_host).parameters else {}  # this store is the project
     for source, f in files:
-        counts["stored"] += import_host(m, source, f, progress=False)["stored"]
+        counts["stored"] += import_host(m, source, f, progress=False, **extra)["stored"]
     return m, counts, now
 
 
