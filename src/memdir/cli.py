@@ -200,7 +200,7 @@ def recall(ctx, query, k, scope, kinds, explain, as_json):
 
 
 @cli.command()
-@click.argument("id", required=False)
+@click.argument("id")
 @click.option("--scope", type=click.Choice(["project", "global"]), default=None,
               help="Root to read from (default: project, then global).")
 @json_opt
@@ -218,7 +218,7 @@ def get(ctx, id, scope, as_json):
 
 
 @cli.command()
-@click.argument("id")
+@click.argument("id", required=False)
 @click.option("--scope", type=click.Choice(["project", "global"]), default=None,
               help="Root to forget from (default: the first holding the id, project before global).")
 @click.option("--source", help="Forget every note from this source instead of one id (e.g. distill).")
