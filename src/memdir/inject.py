@@ -108,10 +108,10 @@ def _pieces(text: str, width: int = 160) -> list[tuple[int, int]]:
 
 
 def focus(text: str, weights: dict[str, float], size: int, span: tuple[int, int] | None = None) -> str:
-    """At most ``size`` chars of ``text`` around its best-matching line: each line (or piece of a long line) scores the
-    summed ``weights`` (idf) of the distinct query tokens it holds; lines inside ``span`` (the passage recall matched)
-    are preferred; ties go to the earliest line. The window grows by whole lines, after then before the best one, and
-    is marked ``…`` where it cuts. Returns ``text`` itself when it fits."""
+    """At most ``size`` chars of ``text``: the run of whole lines (a long line counts as pieces of about 160 chars)
+    that fits in ``size`` and holds the most query weight — the summed ``weights`` (idf) of the distinct query tokens
+    in it. Runs overlapping ``span`` (the passage recall matched) win ties; then the earliest. Cuts are marked ``…``.
+    Returns ``text`` itself when it fits."""
     if len(text) <= size:
         return text
     if size <= len(_MARKER) * 2 + 4:
@@ -123,43 +123,38 @@ def focus(text: str, weights: dict[str, float], size: int, span: tuple[int, int]
         near = [p for p in pieces if p[1] > span[0] - 1500 and p[0] < span[1] + 1500]
         pieces = near or pieces
     probes = [t[:4] for t, w in weights.items() if w > 0]
-
-    def score(p: tuple[int, int]) -> float:
-        piece = text[p[0]:p[1]]
+    found: list[set[str]] = []
+    for a, b in pieces:
+        piece = text[a:b]
         low = piece.casefold()
-        if not any(x in low for x in probes):  # cheap test before tokenizing
-            return 0.0
-        return sum(weights.get(t, 0.0) for t in set(tokenize(piece)))
-
-    inside = [i for i, p in enumerate(pieces) if span and p[0] < span[1] and p[1] > span[0]]
-    best, best_s = (inside[0] if inside else 0), 0.0
-    for pool in ((inside, 1.0), (range(len(pieces)), 0.999)) if inside else ((range(len(pieces)), 1.0),):
-        for i in pool[0]:
-            sc = score(pieces[i]) * pool[1]
-            if sc > best_s:
-                best, best_s = i, sc
-    lo = hi = best
+        found.append({t for t in tokenize(piece) if weights.get(t, 0.0) > 0} if any(x in low for x in probes) else set())
     room = size - len(_MARKER) * 2
-    length = pieces[best][1] - pieces[best][0]
-    if length > room:
-        a = pieces[best][0]
-        return (_MARKER if a > 0 else "") + truncate(text[a:pieces[best][1]], room + len(_MARKER))
-    turn = 0
-    while True:
-        grew = False
-        for side in ((1, -1) if turn % 2 == 0 else (-1, 1)):
-            j = hi + 1 if side == 1 else lo - 1
-            if 0 <= j < len(pieces):
-                add = pieces[j][1] - pieces[j][0] + 1
-                if length + add <= room:
-                    length += add
-                    hi, lo = (j, lo) if side == 1 else (hi, j)
-                    grew = True
-                    break
-        turn += 1
-        if not grew:
-            break
+    best, best_s = (0, 1), -1.0
+    for i in range(len(pieces)):
+        if not found[i] and best_s >= 0:
+            continue  # a best run can always start at a matching line
+        terms: set[str] = set()
+        length, j = 0, i
+        while j < len(pieces):
+            add = pieces[j][1] - pieces[j][0] + (1 if j > i else 0)
+            if length + add > room and j > i:
+                break
+            length += add
+            terms |= found[j]
+            j += 1
+        sc = sum(weights[t] for t in terms)
+        if span and not (pieces[i][0] < span[1] and pieces[j - 1][1] > span[0]):
+            sc *= 0.999
+        if sc > best_s:
+            best, best_s = (i, j), sc
+    lo, hi = best[0], best[1] - 1
+    length = pieces[hi][1] - pieces[lo][0]
+    while lo > 0 and length + (pieces[lo][0] - pieces[lo - 1][0]) <= room:  # room left at the end: add lines before
+        lo -= 1
+        length = pieces[hi][1] - pieces[lo][0]
     a, b = pieces[lo][0], pieces[hi][1]
+    if b - a > room:
+        return (_MARKER if a > 0 else "") + truncate(text[a:b], room + len(_MARKER))
     return (_MARKER if a > 0 else "") + text[a:b] + (_MARKER if b < len(text) else "")
 
 
