@@ -19,7 +19,7 @@ fixed seed, mixed Chinese/English, 40-600 chars):
   - *seed scan*: seed 000/004's full Python scan. Every document's tokens are held as sets (tokenizing
     them all is timed once as "tokenize all"; a seed that re-reads its files pays it on every recall);
     score = Σ over query tokens present of idf × field weight (tags 4, title 3, body 1; seed 004) ×
-    decay (``0.3 + 0.7 · 0.5 ** (age_days / 14)``, memdir's defaults); idf = ln(1 + (N − df + 0.5) / (df + 0.5)).
+    decay (``max(0.3, 0.5 ** (age_days / 14))``, memdir's defaults); idf = ln(1 + (N − df + 0.5) / (df + 0.5)).
   - *bm25s*: ``bm25s.BM25`` indexed once on the same token lists (build time reported separately),
     ``retrieve(k=8)`` per query (query tokenizing included).
 * **cold process** at the smallest size (1,000 by default): wall time of ``python -c pass`` (the floor),
@@ -258,7 +258,7 @@ def worker_reference(size: int, n_queries: int, seed: int) -> dict[str, Any]:
                     s += w
             if s:
                 age = (now - ts) / 86400.0
-                s *= floor + (1 - floor) * 0.5 ** (age / hl) if age > 0 else 1.0
+                s *= max(floor, 0.5 ** (age / hl)) if age > 0 else 1.0
                 if len(heap) < K:
                     heapq.heappush(heap, (s, i))
                 elif s > heap[0][0]:

@@ -379,3 +379,18 @@ def test_supersede_across_roots(m):
     p = m.remember("spaces for indentation in this repo", category="preferences", supersedes=g.id)
     assert m.get(g.id, scope="global").superseded_by == p.id
     assert [h.id for h in m.recall("indentation")] == [p.id] and m.inspect().ok
+
+
+def test_half_life_means_half_at_fourteen_days(project, tmp_path, clock):
+    """Issue 13 item 11: a 14-day-old unpinned note scores 0.5 of a new one; the floor applies only below it."""
+    from memdir import rank
+
+    assert rank.decay(14, 14, 0.3) == pytest.approx(0.5)
+    assert rank.decay(7, 14, 0.3) == pytest.approx(0.5 ** 0.5)
+    assert rank.decay(28, 14, 0.3) == pytest.approx(0.3)  # 0.25 on the curve, held at the floor
+    assert rank.decay(28, 14, 0.1) == pytest.approx(0.25)
+    with memdir.open(project, home=tmp_path / "g", clock=clock) as m:
+        m.remember("the narwhal service owns billing")
+        clock.now += timedelta(days=14)
+        hit = m.recall("narwhal")[0]
+        assert hit.reasons["decay"] == pytest.approx(0.5, abs=1e-3)

@@ -24,7 +24,7 @@ from memdir.mcp_server import (  # noqa: E402
     RepairJsonBody, build_server, check_serve_options, clean_text, is_loopback, repair_json_text,
 )
 
-TOOLS = {"memory_recall", "memory_remember", "memory_forget", "memory_inspect", "memory_prune"}
+TOOLS = {"memory_recall", "memory_remember", "memory_forget", "memory_inspect", "memory_prune", "memory_list"}
 T0 = datetime(2025, 1, 1, tzinfo=timezone.utc)
 START_TIMEOUT = 30  # seconds a subprocess server may take to start before the test is skipped (not asserted)
 
@@ -91,7 +91,7 @@ async def test_tools_listed_with_annotations_and_output_schemas(server):
         assert t.output_schema and t.output_schema.get("type") == "object", name
         assert t.annotations.open_world_hint is False, name
         assert t.description, name
-    for name in ("memory_recall", "memory_inspect"):
+    for name in ("memory_recall", "memory_inspect", "memory_list"):
         assert tools[name].annotations.read_only_hint is True
         assert tools[name].annotations.destructive_hint is False
     for name in ("memory_forget", "memory_prune"):
@@ -104,7 +104,7 @@ async def test_tools_listed_with_annotations_and_output_schemas(server):
     assert {"id", "kind", "scope", "score", "text", "reasons"} <= set(hit)
     assert {"query", "k", "scope"} <= set(tools["memory_recall"].input_schema["properties"])
     assert set(tools["memory_remember"].input_schema["properties"]) == {
-        "text", "category", "summary", "tags", "load_when", "pinned", "supersedes", "scope"}
+        "text", "category", "summary", "tags", "load_when", "pinned", "supersedes", "scope", "highlight"}
 
 
 # ---- each tool ---------------------------------------------------------------------------------------------
@@ -136,7 +136,8 @@ async def test_remember_recall_forget_inspect(server, store):
         assert ins["counts"]["project"]["notes"] == 1 and ins["notes"][0]["id"] == note["id"]
 
         gone = (await c.call_tool("memory_forget", {"id": note["id"]})).structured_content
-        assert gone == {"id": note["id"], "forgotten": True, "message": f"forgot {note['id']}"}
+        assert {k: gone[k] for k in ("id", "forgotten", "message")} == {
+            "id": note["id"], "forgotten": True, "message": f"forgot {note['id']}"}
         assert (await c.call_tool("memory_recall", {"query": "部署"})).structured_content["count"] == 0
         missing = (await c.call_tool("memory_forget", {"id": note["id"]})).structured_content
         assert missing["forgotten"] is False
@@ -270,7 +271,9 @@ async def test_http_body_repair_middleware():
 def _cold_store(tmp_path, clock):
     (tmp_path / "p").mkdir(exist_ok=True)
     m = memdir.open(tmp_path / "p", home=tmp_path / "h", clock=clock)
+    later, clock.t = clock.t, T0  # captured at the time (imported history starts hot at import: issue 13)
     m.import_events([{"key": f"old{i}", "text": f"old chatter number {i}", "ts": T0} for i in range(3)])
+    clock.t = later
     m.import_events([{"key": "new", "text": "fresh memory", "ts": clock.t}])
     return m
 

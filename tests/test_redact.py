@@ -423,3 +423,65 @@ def test_offsets_survive_case_mappings_that_change_length() -> None:
     assert out == "İİİ PASSWORD=[redacted:password] İ token: [redacted:token]"
     for kind, s, e in find_secrets(text):
         assert text[s:e] in ("hunter2", "abc123XYZ")
+
+
+# ---- issue 13 item 4: bare long hex and base64 secrets; case C18: a bare dotted sk- key -----------------------
+def _b64_key(nbytes: int) -> str:
+    import base64
+
+    return base64.b64encode(bytes(_rng.getrandbits(8) for _ in range(nbytes))).decode()
+
+
+@pytest.mark.parametrize("n", [32, 48, 64, 128])
+def test_bare_long_hex_is_redacted(n: int) -> None:
+    secret = rnd(n, HEXL)
+    for text in (f"use {secret} for the webhook", f"{secret}", f"the key is `{secret}`.", f"signing key {secret.upper()}"):
+        out = redact(text)
+        assert secret not in out and secret.upper() not in out and "[redacted:" in out
+
+
+@pytest.mark.parametrize("nbytes", [32, 48, 64])
+def test_bare_base64_key_is_redacted(nbytes: int) -> None:
+    secret = _b64_key(nbytes)
+    out = redact(f"set it to {secret} and restart")
+    assert secret.rstrip("=") not in out and "[redacted:base64_secret]" in out
+
+
+@pytest.mark.parametrize("text", [
+    "commit 3f9a1c2e8b7d4f6a0e5c9b1d2a3f4e5d6c7b8a90",
+    "git checkout " + "4b825dc642cb6eb9a060e54bf8d69288fbee4904",
+    "4b825dc642cb6eb9a060e54bf8d69288fbee4904",  # a bare 40-hex is a git object name
+    "sha256:5d41402abc4b2a76b9719d911017c592ae8a52f0c1e9b5b1f1e8d3c2a7b6e4f0",
+    "md5 9e107d9d372bb6826bd81d3542a419d6",
+    "d41d8cd98f00b204e9800998ecf8427e  empty.txt",
+    "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855 *archive.tar.gz",
+    "https://github.com/o/r/commit/5d41402abc4b2a76b9719d911017c592ae8a52f0c1e9b5b1f1e8d3c2a7b6e4f0",
+    "/objects/5d41402abc4b2a76b9719d911017c592ae8a52f0c1e9b5b1f1e8d3c2a7b6e4f0",
+    "the image digest is 1b9ed3c8e9f0a2d4c6e8f0a2b4c6d8e0f1a3b5c7d9e1f3a5b7c9d1e3f5a7b9c1",
+    "integrity sha512-3KMdmJr6r8kR1YOk7kQZ6u1M1y6nG8v9T0Y2c4vYQm0e6k0u1x2y3z4A5B6C7D8E9F0G1H2I3J4K5L6M7N8O9P==",
+    "U29tZSBiYXNlNjQgZW5jb2RlZCB0ZXh0IHRoYXQgaXMgbm90IGEgc2VjcmV0Lg==",
+    "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHb1xZ0rY8c3m9Jt2QJm4lV5y5cK8uW2m3n4p5q6r7s8 me@laptop",
+    "see /var/folders/ty/3c7j5qqx5mq5llgxnfd6q2500000gn/T for the temp files",
+    "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+    "00000000000000000000000000000000000000000000000000000000000000",
+    "ConversationPayloadWriterFactoryImplementation2024Edition",
+    "a UUID 123e4567e89b12d3a456426614174000 in the log",
+])
+def test_hashes_ids_and_data_are_not_blob_secrets(text: str) -> None:
+    assert [k for k, *_ in find_secrets(text) if k in ("hex_secret", "base64_secret")] == []
+
+
+def test_wrapped_base64_block_is_data() -> None:
+    lines = [_b64_key(48) for _ in range(4)]
+    assert [k for k, *_ in find_secrets("\n".join(lines)) if k == "base64_secret"] == []
+
+
+def test_c18_bare_dotted_provider_key_is_redacted_whole() -> None:
+    key = "sk-sp-" + rnd(8, string.ascii_uppercase) + rnd(10, string.digits) + "." + rnd(8, string.ascii_lowercase) + \
+        rnd(10, string.digits) + "_XYZ-" + rnd(10, string.digits)
+    out = redact(f"use {key} for the endpoint")
+    assert out == "use [redacted:api_key] for the endpoint"
+    for part in key.split("."):
+        assert part not in out
+    assert redact(f"key: {key}.").endswith("].")
+    assert redact("pip install sk-learn-intelex") == "pip install sk-learn-intelex"

@@ -91,7 +91,9 @@ def test_caps_demote_by_heat(tmp_path):
 def test_archive_after_idle_days(tmp_path):
     clock = Clock(T0 + timedelta(days=400))
     with _open(tmp_path, clock) as m:
+        later, clock.t = clock.t, T0  # captured at the time (imported history starts hot at import: issue 13)
         m.import_events([{"key": "old", "text": "an old thing", "ts": T0}])
+        clock.t = later
         m.remember("pinned rule", category="rules", pinned=True)
         c = m.sweep()["project"]
         assert c["archive"] == 1 and c["hot"] == 1
@@ -99,7 +101,9 @@ def test_archive_after_idle_days(tmp_path):
 
 def _cold_store(tmp_path, clock):
     m = _open(tmp_path, clock)
+    later, clock.t = clock.t, T0  # captured at the time, not imported later (issue 13 item 13)
     m.import_events([{"key": f"old{i}", "text": f"old chatter number {i}", "ts": T0} for i in range(3)])
+    clock.t = later
     m.import_events([{"key": "new", "text": "fresh memory", "ts": clock.t}])
     m.remember("an old curated note", category="facts")
     return m
@@ -179,3 +183,16 @@ def test_cli_sweep_prune_doctor_backfill(tmp_path):
     assert json.loads(r.output)["embedded"] == 1
     r = _cli(tmp_path, "doctor", env={"MEMDIR_EMBED_PROVIDER": "fake"})
     assert r.exit_code == 0 and "fake-hash-64" in r.output
+
+
+def test_imported_history_starts_hot_at_import(tmp_path):
+    """Issue 13 item 13: prune right after importing old history offers none of it; once idle it is prunable."""
+    clock = Clock(T0 + timedelta(days=400))
+    with _open(tmp_path, clock) as m:
+        c = m.import_events([{"key": f"h{i}", "session": "s", "text": f"old imported turn about topic {i}",
+                              "ts": T0 + timedelta(minutes=i)} for i in range(510)])
+        assert c["stored"] == 510
+        assert m.prune(30)["count"] == 0
+        assert m.sweep()["project"]["hot"] == 510
+        clock.t += timedelta(days=200)
+        assert m.prune(30)["count"] == 510

@@ -135,7 +135,8 @@ def cli(ctx: click.Context, dir_: str | None, home: str | None, as_json: bool, d
 @cli.command()
 @click.argument("text", nargs=-1)
 @click.option("-c", "--category", default="facts", show_default=True, help="rules, preferences, decisions, pitfalls, facts, …")
-@click.option("-s", "--summary", help="One-line summary (default: the first line).")
+@click.option("-s", "--summary", "--title", "summary", help="One-line summary (default: the first line); --title is the same.")
+@click.option("--highlight", help="One striking line shown beside the summary (seed 000's `highlight`).")
 @click.option("-t", "--tag", "tags", multiple=True, help="Tag (repeatable).")
 @click.option("-w", "--load-when", "load_when", multiple=True, help="Routing trigger for ROOT.md (repeatable).")
 @click.option("--pinned", is_flag=True, help="Never decays.")
@@ -143,11 +144,11 @@ def cli(ctx: click.Context, dir_: str | None, home: str | None, as_json: bool, d
 @click.option("--scope", type=click.Choice(["project", "global"]), default="project", show_default=True)
 @json_opt
 @click.pass_context
-def remember(ctx, text, category, summary, tags, load_when, pinned, supersedes, scope, as_json):
+def remember(ctx, text, category, summary, highlight, tags, load_when, pinned, supersedes, scope, as_json):
     """Store a curated note (TEXT, or stdin)."""
     m = open_store(ctx)
     note = m.remember(_read_text(text, "text"), category=category, summary=summary, tags=tags, load_when=load_when,
-                      pinned=pinned, supersedes=supersedes, scope=scope)
+                      pinned=pinned, supersedes=supersedes, scope=scope, highlight=highlight)
     human = f"already remembered as {note.id} ({note.scope})" if note.existed else f"remembered {note.id} ({note.scope}) → {note.path}"
     _emit(ctx, as_json, note.to_dict(), human)
 
@@ -223,15 +224,20 @@ def get(ctx, id, scope, as_json):
               help="Root to forget from (default: the first holding the id, project before global).")
 @click.option("--source", help="Forget every note from this source instead of one id (e.g. distill).")
 @click.option("--session", help="With --source: only the notes distilled from this session.")
+@click.option("--query", "-q", default=None, help="Forget every memory whose text contains this (preview, then --token).")
+@click.option("--prefix", default=None, help="Forget every event whose key starts with this, e.g. import:mysource.")
+@click.option("--token", default=None, help="Confirm token from the --query/--prefix preview: deletes.")
+@click.option("--force", is_flag=True, help="With --query/--prefix: delete at once without a preview (scripts).")
 @json_opt
 @click.pass_context
-def forget(ctx, id, scope, source, session, as_json):
+def forget(ctx, id, scope, source, session, query, prefix, token, force, as_json):
     """Delete a note (category/slug) or an event (key); a tombstone blocks re-import.
-    `--source distill [--session ID]` removes a distilled batch (and rejects its pending proposals)."""
+    `--source distill [--session ID]` removes a distilled batch (and rejects its pending proposals).
+    `--query TEXT` / `--prefix KEY` preview the matches, then delete them with the printed token."""
     m = open_store(ctx)
     if source is not None or session is not None:
-        if id is not None or source is None:
-            raise UsageError("use either an ID or --source NAME [--session ID]")
+        if id is not None or source is None or query is not None or prefix is not None:
+            raise UsageError("use either an ID, --source NAME [--session ID], or --query/--prefix")
         out = m.forget_source(source, session=session)
         _emit(ctx, as_json, out, f"forgot {_n(len(out['forgotten']), 'note')}"
               + (f", rejected {_n(len(out['proposals_rejected']), 'proposal')}" if out["proposals_rejected"] else "")
@@ -239,8 +245,25 @@ def forget(ctx, id, scope, source, session, as_json):
         if not out["forgotten"] and not out["proposals_rejected"]:
             raise NotFound(f"no note from source {source!r}" + (f" and session {session!r}" if session else ""))
         return
-    if id is None:
-        raise UsageError("give the id to forget (see `memdir recall` or `memdir inspect`), or --source NAME")
+    if query is not None or prefix is not None:
+        if id:
+            raise UsageError("give either an id or --query/--prefix, not both")
+        res = m.forget_matching(query=query, prefix=prefix, scope=scope, token=token, force=force)
+        what = f"--query {query!r}" if query is not None else f"--prefix {prefix!r}"
+        if res["deleted"]:
+            human = f"forgot {res['count']} memories ({res['notes']} notes, {res['events']} events); tombstones keep them out"
+        else:
+            lines = [f"{res['count']} memories match {what} ({res['notes']} notes, {res['events']} events); nothing deleted yet"]
+            lines += [f"  {(x['ts'] or '')[:10]} {x['scope']} {x['id']}: {' '.join((x['text'] or '').split())[:80]}" for x in res["samples"]]
+            if res["count"]:
+                lines.append(f"to delete them: memdir forget {what} --token {res['token']}")
+            human = "\n".join(lines)
+        _emit(ctx, as_json, res, human)
+        return
+    if token or force:
+        raise UsageError("--token and --force go with --query or --prefix")
+    if not id:
+        raise UsageError("give the id to forget (see `memdir recall` or `memdir inspect`), or --query TEXT / --prefix KEY / --source NAME")
     ok = m.forget(id, scope=scope)
     _emit(ctx, as_json, {"id": id, "forgotten": ok}, f"forgot {id}" if ok else "")
     if not ok:
@@ -318,6 +341,21 @@ def inspect(ctx, as_json):
 
 
 @cli.command()
+@click.option("--kind", "kinds", multiple=True, help="note, event, rule, decision, user, tool, … (repeatable).")
+@click.option("-c", "--category", default=None, help="Only notes of this category.")
+@click.option("--scope", type=click.Choice(["project", "global"]), default=None)
+@click.option("-n", "--limit", type=click.IntRange(1, 500), default=20, show_default=True)
+@json_opt
+@click.pass_context
+def recent(ctx, kinds, category, scope, limit, as_json):
+    """List the newest memories (by kind or category), newest first."""
+    hits = open_store(ctx).recent(kinds=kinds or None, category=category, scope=scope, limit=limit)
+    lines = [f"{(h.ts.isoformat()[:16] if h.ts else ''):16} [{h.scope} {h.kind}] {h.id}: "
+             f"{' '.join((h.summary or h.text or '').split())[:80]}" for h in hits]
+    _emit(ctx, as_json, [h.to_dict() for h in hits], "\n".join(lines) or "no memories yet")
+
+
+@cli.command()
 @json_opt
 @click.pass_context
 def status(ctx, as_json):
@@ -335,9 +373,14 @@ def status(ctx, as_json):
             for key, val in s.items():
                 if isinstance(val, dict):
                     lines.append(f"  {key}: " + ", ".join(f"{k}={v}" for k, v in val.items() if v is not None))
+    def fmt(k, v):
+        if isinstance(v, dict) and "set" in v and "env" in v:  # a secret: whether it is set and where, never its value
+            return f"{k} {v['env']} " + (f"set ({v['source']})" if v["set"] else "not set")
+        return f"{k}={v}"
+
     for key, val in st.items():
         if key not in ("project_root", "project", "global"):
-            lines.append(f"{key}: " + (", ".join(f"{k}={v}" for k, v in val.items() if v is not None) if isinstance(val, dict) else str(val)))
+            lines.append(f"{key}: " + (", ".join(fmt(k, v) for k, v in val.items() if v is not None) if isinstance(val, dict) else str(val)))
     _emit(ctx, as_json, st, "\n".join(lines))
 
 

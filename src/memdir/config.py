@@ -244,6 +244,7 @@ class Config:
         self._values: dict[str, Any] = {}
         self._sources: dict[str, str] = {}
         self.warnings: list[str] = []
+        self.home = global_file.parent if global_file is not None else None  # the global root (its .env: memdir.envfile)
         env = os.environ if env is None else env
         layers: list[tuple[str, dict[str, Any]]] = []
         if global_file is not None:

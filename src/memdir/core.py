@@ -152,6 +152,8 @@ class Memdir:
             clean = root.gens()[0] == root.gens()[1]
             row = db.execute("SELECT ref FROM docs WHERE kind = 'note' AND content_sha256 = ? AND superseded_by IS NULL "
                              "ORDER BY id LIMIT 1", (sha,)).fetchone()  # a superseded copy does not count: re-stating it revives the text
+            if row is None:  # a near-duplicate: same words, other case/spacing/punctuation (issue 13 item 10)
+                row = _near_duplicate(db, text)
             if row is not None:
                 existing = self.get(row["ref"], scope=scope)
                 if isinstance(existing, Note):
@@ -287,6 +289,46 @@ class Memdir:
             self._unsupersede(id)
         return found
 
+    def forget_matching(self, *, query: str | None = None, prefix: str | None = None, scope: str | None = None,
+                        token: str | None = None, force: bool = False) -> dict[str, Any]:
+        """Forget by text (``query``: substring, case/width/space-folded, notes and events) or by event-key
+        ``prefix`` (``import:<source>`` undoes an import). Without ``token`` a preview ``{"count", "notes",
+        "events", "samples", "token"}``; with the preview's token (or ``force``) deletes with tombstones. See
+        :mod:`memdir.forgetting`. Raises ``UsageError`` (neither or both given, a query under 2 chars, a token
+        that no longer matches)."""
+        from .forgetting import forget_matching
+
+        return forget_matching(self, query=query, prefix=prefix, scope=scope, token=token, force=force)
+
+    def recent(self, *, kinds: Iterable[str] | None = None, category: str | None = None, scope: str | None = None,
+               limit: int = 20) -> list[Hit]:
+        """The newest memories, newest first (seed 004's ``list``): ``kinds`` as in :meth:`recall` (``note``,
+        ``event``, a note kind or an event role), ``category`` a note category; at most ``limit`` (1..500).
+        Superseded notes are left out. Hits carry ``score`` 0 and empty reasons."""
+        limit = max(1, min(int(limit), 500))
+        kinds = tuple(kinds or ())
+        doc_kinds = tuple(x for x in kinds if x in ("note", "event"))
+        sub = tuple(x for x in kinds if x not in ("note", "event"))
+        sql = "SELECT * FROM docs WHERE superseded_by IS NULL"
+        params: list[Any] = []
+        if doc_kinds:
+            sql += f" AND kind IN ({','.join('?' * len(doc_kinds))})"
+            params += doc_kinds
+        if sub:
+            marks = ",".join("?" * len(sub))
+            sql += f" AND ((kind = 'note' AND note_kind IN ({marks})) OR (kind = 'event' AND role IN ({marks})))"
+            params += [*sub, *sub]
+        if category:
+            sql += " AND kind = 'note' AND category = ?"
+            params.append(category)
+        sql += " ORDER BY ts_epoch DESC, id DESC LIMIT ?"
+        rows = []
+        for root in self._live_roots(scope):
+            rows += [(r["ts_epoch"], root, r) for r in root.db.execute(sql, (*params, limit))]
+        rows.sort(key=lambda x: -x[0])
+        return [self._hit(root, r, 0.0, [], {}, r["note_kind"] if r["kind"] == "note" else r["role"])
+                for _, root, r in rows[:limit]]
+
     def _unsupersede(self, gone_id: str) -> None:
         """Notes that ``gone_id`` had superseded become live again (their ``superseded_by`` is removed), so
         forgetting a replacement never leaves the older note hidden behind a dangling link."""
@@ -327,6 +369,7 @@ class Memdir:
         root.ensure()
         counts = {"read": 0, "stored": 0, "duplicate": 0, "skipped": 0}
         now = self.clock()
+        history: list[str] = []  # stored events older than an hour: their heat starts now (issue 13 item 13)
         with root.locked(), root.tx() as db:
             tomb_refs = {r[0] for r in db.execute("SELECT ref FROM tombstones")}
             tomb_shas = {r[0] for r in db.execute("SELECT content_sha256 FROM tombstones WHERE content_sha256 IS NOT NULL")}
@@ -346,10 +389,16 @@ class Memdir:
                 if new_id:
                     counts["stored"] += 1
                     self._on_event_stored(db, row)
+                    if row["ts_epoch"] < now.timestamp() - 3600:
+                        history.append(row["ref"])
                 else:
                     counts["duplicate"] += 1
                     log.debug("import_events: duplicate key or text: %s", row["ref"])
             index.flush_events(db, pending)  # FTS rows with each event's neighbouring turns
+            if history:
+                from .tiers import start_heat
+
+                start_heat(db, history, now.timestamp())
         return counts
 
     def capture(self, event: dict[str, Any], **kwargs: Any):
@@ -717,6 +766,7 @@ class Memdir:
                                  "superseded": db.execute("SELECT count(*) FROM docs WHERE kind='note' AND superseded_by IS NOT NULL").fetchone()[0],
                                  "tombstones": db.execute("SELECT count(*) FROM tombstones").fetchone()[0],
                                  "categories": {r[0]: r[1] for r in db.execute("SELECT category, count(*) FROM docs WHERE kind='note' GROUP BY category")},
+                                 "roles": {r[0]: r[1] for r in db.execute("SELECT role, count(*) FROM docs WHERE kind='event' GROUP BY role")},
                                  "path": str(root.path)}
             counts[root.scope] = c
             for nid in sorted(ids):
@@ -785,12 +835,13 @@ class Memdir:
 
         return tiers.sweep(self.stores)
 
-    def prune(self, days: float, token: str | None = None) -> dict[str, Any]:
+    def prune(self, days: float, token: str | None = None, *, force: bool = False) -> dict[str, Any]:
         """Preview (no token) or delete (with the preview's token) cold, unpinned, low-importance memories idle
-        for ``days`` days; see :func:`memdir.tiers.prune`. Raises ``UsageError`` for a wrong or expired token."""
+        for ``days`` days; see :func:`memdir.tiers.prune`. ``force=True`` computes and applies the token in one
+        step (scripts; still only cold unpinned events). Raises ``UsageError`` for a wrong or expired token."""
         from . import tiers
 
-        return tiers.prune(self.stores, days, token)
+        return tiers.prune(self.stores, days, token, force=force)
 
     def doctor(self) -> list[dict[str, str]]:
         """Health checks with remedies (provider call, index integrity, Markdown/index consistency, pending
@@ -1170,6 +1221,16 @@ def _row_get(row: Any, key: str) -> Any:
         return row[key]
     except (KeyError, IndexError):
         return None
+
+
+def _near_duplicate(db, text: str):
+    """The first live note whose text differs from ``text`` only by case, spacing or punctuation
+    (:func:`memdir.notes.near_key`), or ``None``. Notes are curated and few: one pass over their texts."""
+    key = notes.near_key(text)
+    for row in db.execute("SELECT ref, text FROM docs WHERE kind = 'note' AND superseded_by IS NULL ORDER BY id"):
+        if notes.near_key(row["text"]) == key:
+            return row
+    return None
 
 
 def _sort_ts(ts: Any) -> float:

@@ -8,7 +8,9 @@ tools — design seed 000):
 * ``memory_remember`` — store a curated note; the same text twice returns the existing note (idempotent); a
   ``rules`` note becomes a pending proposal a person accepts (``memdir proposals``): hard rules are written
   by people only (seed 000);
-* ``memory_forget`` — delete a note or event by id, leaving a tombstone (destructive);
+* ``memory_forget`` — delete a note or event by id, or by text/key prefix after a preview with a confirm
+  token, leaving tombstones (destructive);
+* ``memory_list`` — the newest memories by kind or category (read-only);
 * ``memory_inspect`` — counts per root, consistency problems and pending rule proposals (read-only);
 * ``memory_prune`` — cold-memory prune: a preview by default; deletes only with the ``confirm_token`` the
   preview returned, which changes every hour (design seed 001) (destructive).
@@ -59,11 +61,20 @@ MAX_RECALL_CHARS = 20_000    # ... and all hits together stay under this, so a r
 MIN_HIT_CHARS = 200          # (Claude Code: MAX_MCP_OUTPUT_TOKENS, 25k tokens); each hit keeps at least this
 MAX_INSPECT_NOTES = 200      # notes listed by memory_inspect (counts are always complete)
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
+#: what is worth a note and what is not (seed 000's 该记 / 不该记 table; issue 13 item 12)
+REMEMBER_GUIDANCE = (
+    "Remember: the user's preferences, decisions with their reasons, non-obvious pitfalls with their root cause, "
+    "and project conventions. Do not remember: what the code or git history already shows, the current task's "
+    "state, branch names, local file paths, or one-off chatter; these go stale and a wrong memory is worse than "
+    "none. Hard rules (category rules) are the user's to state."
+)
 INSTRUCTIONS = (
     "memdir holds this project's long-term memory (curated Markdown notes and past conversation events) "
-    "plus the user's global memory. memory_recall searches it; memory_remember stores a durable fact, rule, "
-    "preference, decision or pitfall; memory_forget deletes by id; memory_inspect reports counts and problems; "
-    "memory_prune previews cold-memory cleanup and deletes only with the preview's confirm_token."
+    "plus the user's global memory. memory_recall searches it; memory_list shows the newest entries by kind "
+    "or category; memory_remember stores a durable fact, rule, preference, decision or pitfall; memory_forget "
+    "deletes by id, or by text with a preview and confirm_token; memory_inspect reports counts and problems; "
+    "memory_prune previews cold-memory cleanup and deletes only with the preview's confirm_token. "
+    + REMEMBER_GUIDANCE
 )
 
 
@@ -272,7 +283,7 @@ def _note_out(note: Any) -> dict[str, Any]:
 
 def do_remember(m: "Memdir", text: str, category: str = "facts", summary: str | None = None,
                 tags: list[str] | None = None, load_when: list[str] | None = None, pinned: bool = False,
-                supersedes: str | None = None, scope: str = "project") -> dict[str, Any]:
+                supersedes: str | None = None, scope: str = "project", highlight: str | None = None) -> dict[str, Any]:
     """``{"existed": bool, "note": {...}}``; raises what :meth:`Memdir.remember` raises. A ``rules`` note is
     not written: it becomes a pending proposal, ``{"existed": bool, "note": None, "proposal": {...}, "message"}``
     (a person accepts it with ``memdir proposals accept ID``)."""
@@ -287,8 +298,39 @@ def do_remember(m: "Memdir", text: str, category: str = "facts", summary: str | 
     note = m.remember(clean_text(text), category=clean_text(category),
                       summary=clean_text(summary) if summary else None,
                       tags=[clean_text(t) for t in tags or ()], load_when=[clean_text(t) for t in load_when or ()],
-                      pinned=bool(pinned), supersedes=clean_text(supersedes) if supersedes else None, scope=scope)
+                      pinned=bool(pinned), supersedes=clean_text(supersedes) if supersedes else None, scope=scope,
+                      highlight=clean_text(highlight) if highlight else None)
     return {"existed": bool(note.existed), "note": _note_out(note)}
+
+
+def do_forget_matching(m: "Memdir", query: str | None = None, prefix: str | None = None,
+                       confirm_token: str | None = None) -> dict[str, Any]:
+    """Forget by text or key prefix (:meth:`Memdir.forget_matching`): a preview with a ``confirm_token``, or
+    the delete when the token is given. Returns ``{"id": None, "forgotten", "count", "confirm_token",
+    "samples", "message"}``."""
+    res = m.forget_matching(query=clean_text(query) if query is not None else None,
+                            prefix=clean_text(prefix) if prefix is not None else None,
+                            token=clean_text(confirm_token).strip() if confirm_token else None)
+    what = f"query={query!r}" if query is not None else f"prefix={prefix!r}"
+    if res["deleted"]:
+        msg = f"forgot {res['count']} memories matching {what} ({res['notes']} notes, {res['events']} events)"
+    else:
+        msg = (f"preview only, nothing deleted: {res['count']} memories match {what}. To delete them call memory_forget "
+               f"again with the same {what.split('=')[0]} and confirm_token={res['token']!r}.")
+    return {"id": None, "forgotten": bool(res["deleted"]), "count": res["count"],
+            "confirm_token": None if res["deleted"] else res["token"], "samples": res.get("samples", []), "message": msg}
+
+
+def do_list(m: "Memdir", kinds: list[str] | None = None, category: str | None = None, scope: str | None = None,
+            limit: int = 20) -> dict[str, Any]:
+    """``{"count", "entries": [hit dicts as memory_recall, score 0]}``, newest first (:meth:`Memdir.recent`)."""
+    hits = m.recent(kinds=[clean_text(k) for k in kinds] if kinds else None,
+                    category=clean_text(category) if category else None, scope=scope, limit=max(1, min(int(limit), MAX_K)))
+    out, left = [], MAX_RECALL_CHARS
+    for h in hits:
+        out.append(_hit_out(h, max(MIN_HIT_CHARS, min(MAX_HIT_CHARS, left))))
+        left -= len(out[-1]["text"])
+    return {"count": len(out), "entries": out}
 
 
 def do_forget(m: "Memdir", id: str) -> dict[str, Any]:
@@ -379,7 +421,7 @@ def do_prune(m: "Memdir", days: float = 90, confirm_token: str | None = None) ->
 def build_server(project_dir: str | Path | None = None, *, home: str | Path | None = None,
                  memdir: "Memdir | None" = None, config: dict[str, Any] | None = None,
                  log_level: str = "WARNING") -> "MCPServer":
-    """Build the MCP server with memdir's five tools (nothing is opened until the first call).
+    """Build the MCP server with memdir's tools (nothing is opened until the first call).
 
     ``project_dir``/``home``/``config`` go to :func:`memdir.open`; or pass an open ``memdir`` (tests,
     embedding). The store is reachable as ``server.memdir_store`` (call ``.close()`` when done).
@@ -445,9 +487,16 @@ def _build(MCPServer, ToolAnnotations, BaseModel, Field, store: MemoryStore, log
         message: Optional[str] = None
 
     class ForgetResult(BaseModel):
-        id: str
-        forgotten: bool = Field(description="false when nothing had that id")
+        id: Optional[str] = None
+        forgotten: bool = Field(description="false when nothing had that id, or for a preview")
         message: str
+        count: Optional[int] = Field(None, description="query/prefix: memories matching")
+        confirm_token: Optional[str] = Field(None, description="query/prefix preview: pass back to delete them")
+        samples: list[dict[str, Any]] = []
+
+    class ListResult(BaseModel):
+        count: int
+        entries: list[RecallHit]
 
     class NoteBrief(BaseModel):
         id: str
@@ -459,7 +508,7 @@ def _build(MCPServer, ToolAnnotations, BaseModel, Field, store: MemoryStore, log
 
     class InspectResult(BaseModel):
         ok: bool = Field(description="true when no problem was found")
-        counts: dict[str, Any] = Field(description="per scope: notes, events, superseded, tombstones, categories, path")
+        counts: dict[str, Any] = Field(description="per scope: notes, events, events by role, superseded, tombstones, categories, path")
         problems: list[dict[str, str]] = Field(description="each {kind, path, detail, ...}")
         notes: list[NoteBrief]
         notes_total: int
@@ -507,18 +556,44 @@ def _build(MCPServer, ToolAnnotations, BaseModel, Field, store: MemoryStore, log
         pinned: Annotated[bool, Field(description="never decays")] = False,
         supersedes: Annotated[Optional[str], Field(description="id of an older note this one replaces")] = None,
         scope: Annotated[Scope, Field(description="project (default) or global")] = "project",
+        highlight: Annotated[Optional[str], Field(description="one striking line shown beside the summary")] = None,
     ) -> RememberResult:
-        """Store a durable memory as a Markdown note. The same text twice returns the existing note with
-        existed=true. Secrets are redacted before anything is written. A note in category rules is not
-        written: it becomes a proposal the user accepts (hard rules are written by people only)."""
         return RememberResult(**store.run("memory_remember", lambda m: do_remember(
-            m, text, category, summary, tags, load_when, pinned, supersedes, scope)))
+            m, text, category, summary, tags, load_when, pinned, supersedes, scope, highlight)))
+
+    memory_remember.__doc__ = (
+        "Store a durable memory as a Markdown note. The same text twice (or differing only in case, spacing or "
+        "punctuation) returns the existing note with existed=true. Secrets are redacted before anything is "
+        "written. A note in category rules is not written: it becomes a proposal the user accepts (hard rules are "
+        "written by people only). " + REMEMBER_GUIDANCE)
 
     def memory_forget(
-        id: Annotated[str, Field(description="note id (category/slug) or event key, as memory_recall returns it")],
+        id: Annotated[Optional[str], Field(description="note id (category/slug) or event key, as memory_recall returns it")] = None,
+        query: Annotated[Optional[str], Field(description="instead of id: forget every memory containing this text")] = None,
+        prefix: Annotated[Optional[str], Field(description="instead of id: forget every event whose key starts with this")] = None,
+        confirm_token: Annotated[Optional[str], Field(description="with query/prefix: the token from the preview")] = None,
     ) -> ForgetResult:
-        """Delete one memory by id. A tombstone keeps re-imports from bringing it back."""
-        return ForgetResult(**store.run("memory_forget", lambda m: do_forget(m, id)))
+        """Delete one memory by id, or every memory matching a text (query) or key prefix: those first return
+        a preview with a confirm_token and delete only when called again with it. Tombstones keep re-imports
+        from bringing deleted memories back."""
+        def run(m):
+            if query is not None or prefix is not None:
+                if id:
+                    raise UsageError("give id, or query/prefix, not both")
+                return do_forget_matching(m, query, prefix, confirm_token)
+            if not id:
+                raise UsageError("give the id to forget, or query/prefix to forget by text")
+            return do_forget(m, id)
+        return ForgetResult(**store.run("memory_forget", run))
+
+    def memory_list(
+        kinds: Annotated[Optional[list[str]], Field(description="filter: note, event, rule, decision, user, tool, …")] = None,
+        category: Annotated[Optional[str], Field(description="only notes of this category")] = None,
+        scope: Annotated[Optional[Scope], Field(description="project, global, or both when omitted")] = None,
+        limit: Annotated[int, Field(description=f"entries, 1..{MAX_K}")] = 20,
+    ) -> ListResult:
+        """The newest memories, newest first, optionally by kind or category. Read-only."""
+        return ListResult(**store.run("memory_list", lambda m: do_list(m, kinds, category, scope, limit)))
 
     def memory_inspect() -> InspectResult:
         """Counts per memory root and consistency problems (files missing from index.md, dangling
@@ -538,6 +613,7 @@ def _build(MCPServer, ToolAnnotations, BaseModel, Field, store: MemoryStore, log
     server.add_tool(memory_remember, annotations=ann("Remember a note", read_only=False, destructive=False, idempotent=True))
     server.add_tool(memory_forget, annotations=ann("Forget a memory", read_only=False, destructive=True, idempotent=True))
     server.add_tool(memory_inspect, annotations=ann("Inspect memory", **read))
+    server.add_tool(memory_list, annotations=ann("List recent memories", **read))
     server.add_tool(memory_prune, annotations=ann("Prune cold memories", read_only=False, destructive=True, idempotent=False))
     return server
 

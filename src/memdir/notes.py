@@ -44,6 +44,16 @@ def normalize_text(text: str) -> str:
     return re.sub(r"\s+", " ", unicodedata.normalize("NFKC", text)).strip()
 
 
+def near_key(text: str) -> str:
+    """The form two notes share when they differ only by case, spacing or punctuation (issue 13 item 10, seed
+    000's "同一件事记两遍"): NFKC, casefolded, every whitespace and Unicode punctuation character (categories
+    P*) removed. Symbols such as ``+`` or ``$`` and all letters/digits are kept, so ``C++`` ≠ ``C``. A text of
+    punctuation only keys on its normalized self."""
+    t = unicodedata.normalize("NFKC", text).casefold()
+    key = "".join(ch for ch in t if not ch.isspace() and not unicodedata.category(ch).startswith("P"))
+    return key or normalize_text(t)
+
+
 def content_hash(text: str) -> str:
     """SHA-256 hex of :func:`normalize_text` (case C5: same text with other whitespace is the same memory)."""
     return hashlib.sha256(normalize_text(text).encode("utf-8", "replace")).hexdigest()

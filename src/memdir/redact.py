@@ -243,6 +243,11 @@ def _check_plain(m: re.Match[str], value: str, text: str) -> bool:
     return not _is_placeholder(value)
 
 
+def _check_sk_key(m: re.Match[str], value: str, text: str) -> bool:
+    """An ``sk-`` key of another provider: 20+ chars with at least 6 digits (``sk-learn-…`` is a word)."""
+    return len(value) >= 20 and sum(c.isdigit() for c in value) >= 6
+
+
 def _check_bearer(m: re.Match[str], value: str, text: str) -> bool:
     return not _is_placeholder(value) and any(c.isdigit() for c in value)
 
@@ -270,6 +275,9 @@ _PROVIDER_RULES: list[_Rule] = [
     # --- AI providers
     _tok("anthropic_key", r"sk-ant-[A-Za-z0-9_-]{20,400}+", "sk-ant-"),
     _tok("openai_key", r"sk-(?:(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{20,400}+|[A-Za-z0-9]{32,400}+)", "sk-"),
+    # any other sk- key (sk-sp-…, sk-or-v1-…, DashScope, DeepSeek…), dots included: whole, never cut at a '.' (C18)
+    _Rule("api_key", _r(r"sk-[A-Za-z0-9][A-Za-z0-9._-]{18,400}+" + _B_END), ("sk-",), check=_check_sk_key,
+          priority=_P_PROVIDER - 5, trim=".-", anchors=("sk-",)),  # a known provider's own rule names the kind
     _tok("huggingface_token", r"hf_[A-Za-z0-9]{30,100}+", "hf_"),
     _tok("groq_key", r"gsk_[A-Za-z0-9]{40,100}+", "gsk_"),
     _tok("xai_key", r"xai-[A-Za-z0-9]{50,120}+", "xai-"),
@@ -646,11 +654,113 @@ def _scan_mailchimp(text: str) -> Iterator[tuple[str, int, int, int]]:
             yield "mailchimp_key", s, m.end(), _P_PROVIDER
 
 
+# ---------------------------------------------------------------------------------------------
+# Bare long hex and base64 secrets (seed 001: "长 hex、base64 块"), without git SHAs, digests or data
+# ---------------------------------------------------------------------------------------------
+
+_P_BLOB = 5  # below every labelled rule: a label's kind wins a merged cluster
+_BLOB_EDGE = frozenset(string.ascii_letters + string.digits + "_+/=.-")  # part of a longer token, path or URL
+_LONG_RUN = _Lazy(r"[A-Za-z0-9+/]{32}")  # the trigger of _scan_blobs: no bare hex/base64 secret is shorter
+_HEX_RUN = _Lazy(r"[0-9a-fA-F]{32,4096}+")
+_B64_RUN = _Lazy(r"[A-Za-z0-9+/]{40,4096}+={0,2}")
+#: words that say a hex or base64 string nearby is a hash, an id or encoded data, not a secret
+_DIGEST_WORDS = (
+    "sha", "hash", "digest", "checksum", "md5", "crc", "commit", "git", "rev", "merge", "parent", "tree", "blob",
+    "object", "head", "etag", "integrity", "fingerprint", "image", "container", "layer", "build", "uuid", "id",
+    "base64", "encoded", "signature", "nonce", "salt", "iv", "cid", "ipfs", "torrent", "magnet", "hmac", "cache",
+    "version", "tx", "block", "address", "wallet", "key id", "keyid", "session", "trace", "span", "request",
+    "ssh", "ecdsa", "public",
+)
+_DIGEST_WORD_RE = _Lazy(r"(?<![a-z])(?:" + "|".join(re.escape(w) for w in _DIGEST_WORDS) + r")(?:e?s|ed)?(?![a-z])")
+#: base64 that starts like a file or a length-prefixed binary record (SSH public keys: AAAAB3…, AAAAC3…; PNG, GIF, JPEG, PDF, zip, gzip, WOFF, WebP/RIFF, ELF, class, wasm): data
+_FILE_MAGIC = ("AAAA", "iVBORw0KGgo", "R0lGOD", "/9j/", "JVBERi", "UEsDB", "H4sI", "d09GR", "UklGR", "f0VMR", "yv66v", "AGFzbQ")
+
+
+def _digest_context(text: str, s: int, e: int) -> bool:
+    """Does the same line, up to 48 chars before ``s`` (or ``sha256sum``-style output after ``e``), say this is
+    a hash, an object id or encoded data? Git ranges (``a..b``) count too."""
+    line_start = text.rfind("\n", max(0, s - 48), s) + 1
+    before = text[max(line_start, s - 48):s].lower()
+    if _DIGEST_WORD_RE.get().search(before):
+        return True
+    after = text[e:e + 3]
+    return after.startswith(("  ", " *", "..")) or before.endswith("..")
+
+
+def _entropy(value: str) -> float:
+    """Shannon entropy in bits per char."""
+    import math
+    from collections import Counter
+
+    n = len(value)
+    return -sum(c / n * math.log2(c / n) for c in Counter(value).values())
+
+
+def _decodes_to_text(value: str) -> bool:
+    """Base64 that decodes to mostly printable UTF-8 text is encoded data ("Some base64 encoded text"), not a
+    random key; random key bytes decode to binary."""
+    import base64
+    import binascii
+
+    v = value.rstrip("=")
+    try:
+        raw = base64.b64decode(v + "=" * (-len(v) % 4), validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    try:
+        decoded = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    printable = sum(ch.isprintable() or ch in "\n\r\t" for ch in decoded)
+    return printable >= 0.9 * max(1, len(decoded))
+
+
+def _scan_blobs(text: str) -> Iterator[tuple[str, int, int, int]]:
+    """Bare long hex (32-128 digits of one case, not 40) and base64 (40-100 chars mixing upper, lower and
+    digits, high entropy, decoding to binary) standing alone as a token. Not findings: a run inside a longer
+    token, path, URL or dotted value; 40-hex (a git SHA-1) and hex over 128 digits (data); anything with a hash/id/encoding word shortly before it
+    on its line (``commit``, ``sha256:``, ``md5``, ``digest``, ``image``, ``base64,``, …) or ``sha256sum``-style
+    output after it; low-variety runs (``AAAA…``, ``0000…``); base64 decoding to text; file data by its magic
+    prefix; base64 lines wrapped into a block (the next line continues the run)."""
+    n = len(text)
+    for m in _HEX_RUN.get().finditer(text):
+        s, e = m.span()
+        v = m.group()
+        if (len(v) == 40 or len(v) > 128 or (s and text[s - 1] in _BLOB_EDGE) or (e < n and text[e] in _BLOB_EDGE)
+                or not (v.islower() or v.isupper() or v.isdigit()) or v.isdigit() or len(set(v.lower())) < 10
+                or _digest_context(text, s, e)):
+            continue
+        yield "hex_secret", s, e, _P_BLOB
+    for m in _B64_RUN.get().finditer(text):
+        s, e = m.span()
+        v = m.group()
+        core = v.rstrip("=")
+        if (not 40 <= len(core) <= 100 or (s and text[s - 1] in _BLOB_EDGE) or (e < n and text[e] in _BLOB_EDGE)
+                or all(c in "0123456789abcdefABCDEF" for c in core)):
+            continue
+        if not (any(c.isupper() for c in core) and any(c.islower() for c in core) and any(c.isdigit() for c in core)):
+            continue
+        if core.startswith(_FILE_MAGIC) or _entropy(core) < 4.3 or _decodes_to_text(v):
+            continue
+        if core.startswith("/") or (core.count("/") >= 2 and any(len(p) >= 3 and p.isalpha() and p.islower()
+                                                                  for p in core.split("/"))):
+            continue  # a path (/var/folders/ty/3c7j5qqx…/T, src/app/x9…), not a key
+        if e + 1 < n and text[e] == "\n" and _B64_RUN.get().match(text, e + 1):
+            continue  # wrapped base64 data (MIME, certificates): the run goes on on the next line
+        if s >= 2 and text[s - 1] == "\n" and text[s - 2] in _BLOB_EDGE:
+            line_start = text.rfind("\n", 0, s - 1) + 1
+            if _B64_RUN.get().fullmatch(text, line_start, s - 1):
+                continue  # the last line of such a block
+        if _digest_context(text, s, e):
+            continue
+        yield "base64_secret", s, e, _P_BLOB
+
+
 #: Every kind name :func:`find_secrets` can report.
 KINDS = frozenset(
     {r.kind for r in (*_PROVIDER_RULES, *_KEYWORD_RULES) if r.kind != "cjk_label"}
     | {"password", "token", "secret", "secret_key", "api_key", "credentials", "aws_secret_key"}
-    | {"db_uri", "uri_password", "private_key", "private", "mailchimp_key"}
+    | {"db_uri", "uri_password", "private_key", "private", "mailchimp_key", "hex_secret", "base64_secret"}
 )
 
 
@@ -698,7 +808,8 @@ def _rules_for(text: str, lowered: str) -> tuple[list[_Rule], list[_Rule]]:
 def _may_hold_secret(text: str, lowered: str) -> bool:
     """False when no detector can report anything in ``text`` (its literals and the scanners' triggers are absent)."""
     exact, lower = _rules_for(text, lowered)
-    return bool(exact or lower) or any(t in text for t in ("-us", "://", "PRIVATE KEY")) or "<private" in lowered
+    return (bool(exact or lower) or any(t in text for t in ("-us", "://", "PRIVATE KEY")) or "<private" in lowered
+            or _LONG_RUN.get().search(text) is not None)
 
 
 def _candidates(text: str) -> list[tuple[str, int, int, int]]:
@@ -711,6 +822,8 @@ def _candidates(text: str) -> list[tuple[str, int, int, int]]:
         found.extend(_run_rule(rule, lowered, text))
     if "-us" in text:
         found.extend(_scan_mailchimp(text))
+    if _LONG_RUN.get().search(text) is not None:
+        found.extend(_scan_blobs(text))
     if "://" in text:
         found.extend(_scan_uris(text))
     if "PRIVATE KEY" in text:

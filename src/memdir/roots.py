@@ -2,7 +2,8 @@
 
 * Global root: ``$MEMDIR_HOME``, else ``platformdirs.user_data_dir("memdir")``.
 * Project root: for a working directory, its git top-level (the nearest ancestor holding ``.git``, a
-  directory or a worktree file), else the nearest ancestor holding ``.memory/``, else the directory itself;
+  directory or a worktree file; a linked worktree maps to its main repository's top-level, so every worktree
+  of a repository shares one ``.memory/`` — seed 000, issue 13 item 9), else the nearest ancestor holding ``.memory/``, else the directory itself;
   the memory root is ``<project root>/.memory/`` (seed 000).
 """
 
@@ -40,11 +41,39 @@ def project_root(start: str | os.PathLike | None = None) -> Path:
         return start_path.parent
     for d in (start_path, *start_path.parents):
         if (d / ".git").exists():
-            return d
+            return main_worktree(d)
     for d in (start_path, *start_path.parents):
         if (d / PROJECT_DIRNAME).is_dir():
             return d
     return start_path
+
+
+def main_worktree(top: Path) -> Path:
+    """The main working tree of the repository whose top-level is ``top``: ``top`` itself unless ``top/.git`` is
+    a linked worktree's file (``gitdir: <main>/.git/worktrees/<name>``) whose ``commondir`` names the main
+    repository's ``.git``; then that directory's parent — what ``git rev-parse --git-common-dir`` gives, read
+    from the files instead of spawning git (the hooks run on every prompt). A submodule (no ``commondir``),
+    a bare main repository or anything unreadable keeps ``top``."""
+    dotgit = top / ".git"
+    if not dotgit.is_file():
+        return top
+    try:
+        first = dotgit.read_text(encoding="utf-8", errors="replace").splitlines()[0].strip()
+        if not first.startswith("gitdir:"):
+            return top
+        gitdir = Path(first[len("gitdir:"):].strip())
+        gitdir = gitdir if gitdir.is_absolute() else (top / gitdir)
+        common_file = gitdir / "commondir"
+        if not common_file.is_file():
+            return top
+        common = Path(common_file.read_text(encoding="utf-8", errors="replace").strip())
+        common = (common if common.is_absolute() else gitdir / common).resolve()
+    except (OSError, IndexError):
+        return top
+    main = common.parent
+    if common.name != ".git" or not main.is_dir():
+        return top  # a bare repository has no main working tree: the worktree keeps its own memory
+    return main
 
 
 def check_segment(seg: str, what: str = "name") -> str:

@@ -47,6 +47,19 @@ def heat(heat0: float, reinforced_at: float, now: float, half_life_days: float, 
     return heat0 * 0.5 ** ((now - reinforced_at) / 86400.0 / half_life_days)
 
 
+def start_heat(db, refs: list[str], now: float) -> int:
+    """Start the heat of just-imported history at the import time ``now`` (epoch s): ``heat0 = 1``,
+    ``reinforced_at = now``, tier hot, so a ``prune`` right after an import never offers what was just brought
+    in (issue 13 item 13; without it a turn from last year started cold). Rows that already have heat are
+    kept. Caller holds the write transaction. Returns rows written."""
+    stamp = iso(parse_ts(now))
+    n = 0
+    for ref in refs:
+        n += db.execute("INSERT OR IGNORE INTO tiers(ref, heat0, reinforced_at, seen_count, tier, importance, changed_at) "
+                        "VALUES (?, 1.0, ?, 0, 'hot', 1.0, ?)", (ref, now, stamp)).rowcount
+    return n
+
+
 def importance(kind: str, pinned: bool) -> float:
     """2.0 pinned, 1.5 curated note, 1.0 episodic event."""
     return 2.0 if pinned else 1.5 if kind == "note" else 1.0
@@ -93,7 +106,8 @@ def sweep_root(root: "Root", cfg: Any, now: float) -> dict[str, int]:
         want = classify(h, "cold" if prev == "archive" else prev, th)
         state.append([r, h0, at, seen, h, want, importance(r["kind"], pinned)])
     for tier, cap, down in (("hot", cfg.get("tiers.hot_max"), "warm"), ("warm", cfg.get("tiers.warm_max"), "cold")):
-        members = sorted((s for s in state if s[5] == tier), key=lambda s: (-s[4], -s[2]))
+        # equal heat (history imported together starts equal): the newer memory stays in the higher tier
+        members = sorted((s for s in state if s[5] == tier), key=lambda s: (-s[4], -s[2], -s[0]["ts_epoch"]))
         for s in members[cap:]:
             s[5] = down
     for s in state:
@@ -165,13 +179,14 @@ _CANDIDATES = (
     "AND max(d.ts_epoch, t.reinforced_at) < ? ORDER BY d.ts_epoch DESC")
 
 
-def prune(m: "Stores | Any", days: float, token: str | None = None) -> dict[str, Any]:
+def prune(m: "Stores | Any", days: float, token: str | None = None, *, force: bool = False) -> dict[str, Any]:
     """Preview (``token`` None) or delete (matching ``token``) cold/archived, unpinned, low-importance memories
     idle for more than ``days`` days. Tiers are swept first.
 
     Preview: ``{"deleted": False, "count", "bytes", "samples" (≤ 20, newest first), "token", "cutoff"}``.
     Delete: ``{"deleted": True, "count", "bytes"}``; each item gets a tombstone (no resurrection by import or
-    backfill). Raises ``UsageError`` for ``days`` < 0 or a wrong/expired token (tokens change every hour).
+    backfill). ``force`` applies the current token at once (scripts). Raises ``UsageError`` for ``days`` < 0
+    or a wrong/expired token (tokens change every hour).
     """
     m = stores_of(m)
     try:
@@ -184,6 +199,8 @@ def prune(m: "Stores | Any", days: float, token: str | None = None) -> dict[str,
     now = m.clock().timestamp()
     cutoff = _cutoff(now, days)
     expected = confirm_token(m, days, now)
+    if force:  # seed 001's "token or force": the same selection, token computed and applied in one step
+        token = expected
     if token is not None and token.strip() != expected:
         raise UsageError("confirm token is wrong or expired (tokens change every hour): run `memdir prune --days "
                          f"{days:g}` again and pass the new token")

@@ -58,11 +58,12 @@ def sweep(ctx, as_json):
 @click.command()
 @click.option("--days", type=click.FloatRange(0, None), required=True, help="Only memories idle longer than this.")
 @click.option("--token", default=None, help="Confirm token from the preview: deletes.")
+@click.option("--force", is_flag=True, help="Delete at once: computes and applies the token in one step (scripts).")
 @json_opt
 @click.pass_context
-def prune(ctx, days, token, as_json):
-    """Preview (default) or delete (--token) cold, unpinned episodic memories idle for --days days."""
-    res = open_store(ctx).prune(days, token)
+def prune(ctx, days, token, force, as_json):
+    """Preview (default) or delete (--token or --force) cold, unpinned episodic memories idle for --days days."""
+    res = open_store(ctx).prune(days, token, force=force)
     if res["deleted"]:
         human = f"deleted {res['count']} memories ({res['bytes']} bytes); tombstones keep them from coming back"
     else:

@@ -504,7 +504,10 @@ def status_extra(m: "Stores | Any", out: dict[str, Any]) -> dict[str, Any]:
     name = embed.resolve_name(m.config)
     prov = provider_for(m) if name != "none" else None
     model = prov.model if prov else None
-    out["embedding"] = {"provider": name, "model": model, "error": _state(m)["provider_error"]}
+    from .envfile import describe
+
+    out["embedding"] = {"provider": name, "model": model, "error": _state(m)["provider_error"],
+                        "api_key": describe(m.config.get("embed.api_key_env"), getattr(m.config, "home", None))}  # never the value
     for root in m.live():
         db = root.db
         s = out.setdefault(root.scope, {})

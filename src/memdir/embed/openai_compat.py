@@ -5,7 +5,8 @@ Request body ``{"model", "input": [texts], "dimensions"?}``; response ``{"data":
 Texts are cut to ``embed.max_chars`` characters and sent ``embed.batch`` at a time; each request has a timeout
 of ``embed.timeout_s`` seconds (seed 001: 6 s) and is retried ``embed.retries`` times after a timeout, a
 connection error, HTTP 429 or 5xx, with back-off 0.5 s · 2^attempt. The key is read from the environment
-variable named by ``embed.api_key_env`` (never from a file we write).
+variable named by ``embed.api_key_env``, else from that name in ``<global root>/.env`` (:mod:`memdir.envfile`;
+never from a file we write).
 """
 
 from __future__ import annotations
@@ -33,7 +34,10 @@ class OpenAICompatProvider:
 
     @classmethod
     def from_config(cls, config: Any) -> "OpenAICompatProvider":
-        return cls(config.get("embed.url"), config.get("embed.model"), api_key=os.environ.get(config.get("embed.api_key_env")),
+        from ..envfile import lookup
+
+        key, _ = lookup(config.get("embed.api_key_env"), getattr(config, "home", None))
+        return cls(config.get("embed.url"), config.get("embed.model"), api_key=key,
                    dim=config.get("embed.dim"), timeout_s=config.get("embed.timeout_s"), batch=config.get("embed.batch"),
                    retries=config.get("embed.retries"), max_chars=config.get("embed.max_chars"))
 
