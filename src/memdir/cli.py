@@ -430,20 +430,52 @@ def export(ctx, path, as_json):
 
 
 @cli.command(name="import")
-@click.argument("source")
+@click.argument("source", required=False)
 @click.argument("path", required=False, type=click.Path())
 @click.option("--all-projects", is_flag=True,
               help="Import each session into its own project (by the directory it was recorded in).")
 @click.option("--here", is_flag=True, help="Import every session into this project, whatever its directory.")
+@click.option("--pending", is_flag=True, help="Import the JSONL files dropped in <global root>/import/ and rename them .done-<time>.")
 @click.option("--no-progress", is_flag=True, help="Hide the progress bar (it is only drawn on a terminal).")
 @json_opt
 @click.pass_context
-def import_(ctx, source, path, all_projects, here, no_progress, as_json):
-    """Import SOURCE: a JSONL file, or claude-code | codex | opencode [PATH] (default locations when PATH is omitted).
+def import_(ctx, source, path, all_projects, here, pending, no_progress, as_json):
+    """Import SOURCE: a JSONL file, claude-code | codex | opencode [PATH] (default locations when PATH is omitted),
+    claude-mem [DB] (its SQLite store), or --pending (files dropped in <global root>/import/).
 
     Host sessions go to the project they were recorded in: without a flag only this project's sessions are
     imported; --all-projects imports each into its own project; --here imports all of them into this one."""
     m = open_store(ctx)
+    if pending:
+        if source:
+            raise UsageError("--pending takes no SOURCE: it imports what waits in <global root>/import/")
+        out = m.import_pending()
+        human = "\n".join(f"{f['file']}: " + (f"error: {f['error']}" if "error" in f else
+                           f"{f['stored']} stored, {f['duplicate']} duplicates, {f['skipped']} skipped, "
+                           f"{f['skipped_over_max']} over import.max_items → {f['done_as']}") for f in out["files"])
+        _emit(ctx, as_json, out, "another import is running" if out["busy"] else (human or "nothing waiting in the import directory"))
+        return
+    if not source:
+        raise UsageError("give a SOURCE (a JSONL file, claude-code, codex, opencode, claude-mem) or --pending")
+    if source == "claude-mem":
+        from collections import Counter
+
+        from .importers.claude_mem import default_path, iter_claude_mem
+
+        db = Path(path) if path else default_path()
+        if not db.is_file():
+            raise NotFound(f"no claude-mem database at {db}: pass its path (memdir import claude-mem PATH)")
+        from .dropimport import gate_all
+
+        stats: Counter = Counter()
+        kept, gated = gate_all(list(iter_claude_mem(db, stats=stats)), m.config)  # the hooks' capture gate
+        out = m.import_events(kept)
+        out["skipped"] += sum(gated.values())
+        out["tables"] = dict(stats)
+        out["skipped_by"] = dict(gated)
+        _emit(ctx, as_json, out, f"{out['stored']} stored, {out['duplicate']} duplicates, {out['skipped']} skipped "
+                                 f"({', '.join(f'{k} {v}' for k, v in stats.items())}); undo: memdir forget --prefix import:claude-mem")
+        return
     if source not in IMPORT_SOURCES or source == "jsonl":
         if source == "jsonl" and not path:
             raise UsageError("give the JSONL file: memdir import jsonl FILE")
@@ -551,6 +583,33 @@ def proposals_reject(ctx, pid, as_json):
     """Reject proposal PID (kept as a record so it is not proposed again)."""
     p = open_store(ctx).reject_proposal(pid)
     _emit(ctx, as_json, p, f"rejected {pid}")
+
+
+@cli.command()
+@click.option("--from", "from_path", type=click.Path(exists=True), default=None,
+              help="A store to bring in: alice-memory data dir, memdir root / Markdown memory dir, or export .jsonl.")
+@click.option("--scan", "scan_dir", type=click.Path(exists=True, file_okay=False), default=None,
+              help="Find and migrate every store under this directory.")
+@click.option("--dry-run", is_flag=True, help="Write nothing; say what would be done.")
+@click.option("--purge", is_flag=True, help="Afterwards delete a migrated alice-memory directory holding only store files.")
+@json_opt
+@click.pass_context
+def migrate(ctx, from_path, scan_dir, dry_run, purge, as_json):
+    """Bring other memory stores into this project's memory (safe to re-run)."""
+    out = open_store(ctx).migrate(from_path=from_path, scan=scan_dir, dry_run=dry_run, purge=purge)
+    lines = []
+    for s in out["sources"]:
+        head = f"{s['path']} ({s['type']}{', ' + s['layout'] + ' layout' if s.get('layout') else ''})"
+        if "error" in s:
+            lines.append(f"{head}: error: {s['error']}")
+            continue
+        res = s.get("result") or s.get("found") or {}
+        lines.append(f"{head}: " + (", ".join(f"{k} {v}" for k, v in res.items()) or "nothing to do"))
+    lines += [f"purged {p}" for p in out["purged"]]
+    lines += [f"not purged {r['path']}: {r['reason']}" for r in out["purge_refused"]]
+    if dry_run:
+        lines.append("dry run: nothing was written")
+    _emit(ctx, as_json, out, "\n".join(lines) or "no memory store found")
 
 
 @cli.command(name="config")

@@ -143,6 +143,9 @@ SETTINGS: tuple[tuple[str, Any, str, type | None, Callable[[Any], bool] | None],
      "a note", float, lambda v: 0 < v <= 1),
     ("distill.overlap_vector", 0.9, "cosine at or above which a candidate duplicates a note (embeddings on)", float,
      lambda v: 0 < v <= 1),
+    # drop-file import (memdir.dropimport)
+    ("import.max_items", 1500, "drop-file import (<global root>/import/*.jsonl): newest records taken per file (seed 004 "
+     "IMPORT_MAX)", None, _pos),
     # general
     ("categories", ["rules", "preferences", "decisions", "pitfalls", "facts"], "category directories (seed 000)", list, None),
     ("debug", False, "write a debug log explaining ranking and skip decisions (also MEMDIR_DEBUG=1)", bool, None),

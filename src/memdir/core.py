@@ -1158,6 +1158,23 @@ class Memdir:
         got = self.get(target, scope=scope)
         return got if isinstance(got, Note) else note
 
+    def migrate(self, *, from_path: str | os.PathLike | None = None, scan: str | os.PathLike | None = None,
+                dry_run: bool = False, purge: bool = False) -> dict[str, Any]:
+        """Bring other stores into the project root: an alice-memory data directory (one-file or two-file
+        layout), a memdir root or seed 000 Markdown memory directory, or a memdir export; ``scan`` finds every
+        store under a directory. Safe to re-run; ``dry_run`` writes nothing; ``purge`` deletes a migrated
+        alice-memory directory that holds nothing but store files. See :mod:`memdir.migrate`."""
+        from .migrate import migrate
+
+        return migrate(self, from_path=from_path, scan_dir=scan, dry_run=dry_run, purge=purge)
+
+    def import_pending(self) -> dict[str, Any]:
+        """Import the JSONL files dropped in ``<global root>/import/`` and rename each to
+        ``<name>.done-<yyyyMMdd-HHmmss>``; see :mod:`memdir.dropimport`."""
+        from .dropimport import import_pending
+
+        return import_pending(self)
+
     def import_jsonl(self, path: str | os.PathLike) -> dict[str, int]:
         """Import a JSONL file: ``type: note`` lines are remembered (same scope/category; duplicates reported),
         others are events (sorted by ts; dedup by key and text). Bad lines are counted as ``bad_lines`` and

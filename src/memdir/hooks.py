@@ -148,6 +148,9 @@ def run_hook(host: str, event: str, raw: bytes | str | dict | None, *, project_d
         from .core import Memdir
 
         m = Memdir(project_dir or call.cwd or None, home=home, config=config)
+    from .dropimport import spawn_if_pending
+
+    spawn_if_pending(m.home, m.project_root)  # files dropped in <global root>/import/: a detached importer (issue 13)
     try:
         if on_open is not None:
             on_open(m)

@@ -763,6 +763,9 @@ def mcp_command(ctx: click.Context, dir_: str | None, home: str | None, as_json:
     _log_to_stderr(debug)
     dir_, home = _dirs(ctx, dir_, home)
     server = build_server(dir_, home=home, log_level="DEBUG" if debug else "WARNING")
+    from .dropimport import spawn_if_pending
+
+    spawn_if_pending(home, dir_)  # files dropped in <global root>/import/: imported by a detached process
     try:
         run_stdio(server)
     except KeyboardInterrupt:
@@ -820,6 +823,9 @@ def serve_command(ctx: click.Context, host: str, port: int, path: str, token: st
     _log_to_stderr(debug)
     dir_, home = _dirs(ctx, dir_, home)
     server = build_server(dir_, home=home, log_level="DEBUG" if debug else "WARNING")
+    from .dropimport import spawn_if_pending
+
+    spawn_if_pending(home, dir_)
     app = http_app(server, host=host, token=token, path=path)
     sock = _bind(host, port)
     real_port = sock.getsockname()[1]

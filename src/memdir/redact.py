@@ -21,7 +21,10 @@ Why our own regex table and not a detector library
 
 So memdir keeps a small table of anchored regular expressions (prefix formats of providers are
 facts published by each provider) plus two hand-written scanners (PEM blocks, ``<private>`` spans).
-No entropy-only detection: it produces false positives on git SHAs, UUIDs and base64 data.
+No entropy-only detection: it produces false positives on git SHAs, UUIDs and base64 data. Bare long hex and
+base64 keys (seed 001) are found by :func:`_scan_blobs`, which needs more than entropy: a standalone token of a
+key-like length, no hash/id/encoding word before it on its line, base64 decoding to binary, no file magic, not
+a wrapped block (``bench/redact_fp.py`` measures the findings on the prose corpus and real transcripts).
 
 Choices
 -------
@@ -44,7 +47,8 @@ Choices
   its pass until nothing is found, so ``redact(redact(x)) == redact(x)``.
 
 Not covered (documented limits): a secret split across lines or messages; bare values with no
-label and no known prefix (a 32-hex Twilio auth token, a random password alone on a line); an
+label and no known prefix other than long hex/base64 (a 40-hex token reads as a git SHA; a random password
+alone on a line); an
 unquoted password containing spaces after ``:``. Values inside JSON-escaped text may be redacted
 a little too far (through a literal ``\\n``), never too short.
 

@@ -31,6 +31,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from .claude_code import iter_claude_code
+from .claude_mem import iter_claude_mem
 from .codex import iter_codex
 from .discover import HOSTS, default_paths, resolve_paths
 from .jsonl import TOOL_SUMMARY_MAX_CHARS, iter_jsonl
@@ -41,6 +42,7 @@ IMPORTERS: dict[str, Callable[..., Iterator[dict]]] = {
     "codex": iter_codex,
     "opencode": iter_opencode,
     "jsonl": iter_jsonl,
+    "claude-mem": iter_claude_mem,  # a SQLite database, not transcripts: `memdir import claude-mem [PATH]`
 }
 
 
