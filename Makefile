@@ -2,7 +2,7 @@
 PYTHON ?= python3
 VENV   ?= .venv
 PY      = $(VENV)/bin/python
-EXTRAS ?= test,mcp,bench,ui
+EXTRAS ?= test,mcp,bench,ui,postgres
 STAMP   = $(VENV)/.installed
 
 .PHONY: demo test test-all e2e bench bench-quality bench-speed embeddings clean

@@ -146,6 +146,9 @@ SETTINGS: tuple[tuple[str, Any, str, type | None, Callable[[Any], bool] | None],
     # drop-file import (memdir.dropimport)
     ("import.max_items", 1500, "drop-file import (<global root>/import/*.jsonl): newest records taken per file (seed 004 "
      "IMPORT_MAX)", None, _pos),
+    # where the index lives (memdir.storage): the embedded SQLite file, or a PostgreSQL database shared by projects
+    ("store", "", "empty = the SQLite index in <root>/.memdir; postgresql://user@host/db = a team store (memdir.pgstore, "
+     "extra 'postgres')", str, lambda v: v == "" or v.startswith(("postgresql://", "postgres://"))),
     # general
     ("categories", ["rules", "preferences", "decisions", "pitfalls", "facts"], "category directories (seed 000)", list, None),
     ("debug", False, "write a debug log explaining ranking and skip decisions (also MEMDIR_DEBUG=1)", bool, None),

@@ -1,0 +1,388 @@
+"""A :class:`memdir.storage.Store` on PostgreSQL: one database shared by several projects (issue 14).
+
+Chosen by ``store = "postgresql://user@host/db"`` in ``config.toml`` or ``MEMDIR_STORE``; needs the ``postgres`` extra
+(psycopg 3). Every table has a ``project`` column and every statement names the store's project, so projects sharing
+a database never see each other's rows.
+
+Full text. PostgreSQL never tokenizes: each full-text row (an event's passage 0 with its neighbouring turns, a later
+passage, or a note's tags/title/body) holds memdir's own token streams (:func:`memdir.tokenize.tokenize`) per field,
+their total length ``dl``, and ``tsv = array_to_tsvector(tokens)`` with a GIN index. ``array_to_tsvector`` takes our
+tokens verbatim (the ``simple`` text-search configuration would re-parse them and split ``node.js`` or ``c++``); a
+query term is matched as one quoted lexeme. Scoring is the same BM25 as the SQLite path (:mod:`memdir.bm25`):
+
+    score(d, q) = Σ_t idf_lucene(N, n_t) · f·(k1 + 1) / (f + k1·(1 - b + b·dl/avgdl)),  k1 = 1.2, b = 0.75,
+
+``f`` the field-weighted count of ``t`` in the row, ``N`` the full-text rows of the project, ``n_t`` those holding
+``t`` (per-term statistics read through the GIN index), terms chosen by :func:`memdir.bm25.select_terms`. These are
+FTS5's ``bm25()`` constants and length normalisation, so both stores give the same scores on the same rows.
+
+Events. ``(project, ref)`` and ``(project, content_sha256)`` of events are unique; inserts are ``ON CONFLICT DO
+NOTHING``, so the same event written twice (a retry, a second host, a queued write replayed) is stored once.
+
+Schema changes are numbered migrations (:data:`MIGRATIONS`, version in ``memdir_schema``), applied under an advisory
+lock so concurrent clients migrate once.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter, defaultdict
+from contextlib import contextmanager
+from typing import Any, Iterable, Iterator
+
+from . import handles, passages
+from .bm25 import idf_lucene, select_terms
+from .errors import MemdirError
+from .index import CONTEXT_TOKENS, fts_fields
+from .tokenize import tokenize
+
+#: FTS5's BM25 constants (sqlite/ext/fts5/fts5_aux.c), which the SQLite path uses through ``bm25()``
+K1, B = 1.2, 0.75
+
+DOC_COLUMNS = ("kind", "ref", "content_sha256", "role", "category", "note_kind", "session", "ts", "ts_epoch", "summary",
+               "highlight", "text", "tags", "load_when", "pinned", "supersedes", "superseded_by", "path", "mtime_ns", "size",
+               "meta", "handle")
+FIELDS = ("tags", "title", "body", "context")
+
+_LOCK_KEY = 0x6D656D646972  # 'memdir': the advisory lock held while migrating
+
+
+def m001_create_tables(cur) -> None:
+    cur.execute("""
+        CREATE TABLE meta(project text NOT NULL, key text NOT NULL, value text, PRIMARY KEY (project, key));
+        CREATE TABLE docs(
+            id bigserial PRIMARY KEY,
+            project text NOT NULL,
+            kind text NOT NULL CHECK (kind IN ('note', 'event')),
+            ref text NOT NULL,
+            content_sha256 text NOT NULL,
+            role text, category text, note_kind text, session text,
+            ts text NOT NULL, ts_epoch double precision NOT NULL,
+            summary text, highlight text, text text NOT NULL, tags text, load_when text,
+            pinned integer NOT NULL DEFAULT 0, supersedes text, superseded_by text,
+            path text, mtime_ns bigint, size bigint, meta text, handle text,
+            UNIQUE (project, ref)
+        );
+        CREATE UNIQUE INDEX docs_event_sha ON docs(project, content_sha256) WHERE kind = 'event';
+        CREATE INDEX docs_note_sha ON docs(project, content_sha256) WHERE kind = 'note';
+        CREATE INDEX docs_handle ON docs(project, handle);
+        CREATE INDEX docs_event_order ON docs(project, session, ts_epoch, id) WHERE kind = 'event';
+        -- full-text rows: seq 0 = the doc's own row, 1.. = passages of a long event (span in docs.text)
+        CREATE TABLE fts(
+            id bigserial PRIMARY KEY,
+            project text NOT NULL,
+            doc_id bigint NOT NULL REFERENCES docs(id) ON DELETE CASCADE,
+            seq integer NOT NULL,
+            span_start integer, span_end integer,
+            tags text NOT NULL DEFAULT '', title text NOT NULL DEFAULT '', body text NOT NULL DEFAULT '',
+            context text NOT NULL DEFAULT '',
+            dl integer NOT NULL,
+            tsv tsvector NOT NULL,
+            UNIQUE (doc_id, seq)
+        );
+        CREATE INDEX fts_tsv ON fts USING gin (tsv);
+        CREATE INDEX fts_project ON fts(project);
+        CREATE TABLE tombstones(project text NOT NULL, ref text NOT NULL, content_sha256 text, kind text,
+                                deleted_at text NOT NULL, PRIMARY KEY (project, ref));
+        CREATE INDEX tombstones_sha ON tombstones(project, content_sha256);
+        CREATE TABLE rehearsal(project text NOT NULL, ref text NOT NULL, count integer NOT NULL DEFAULT 0, last text,
+                               PRIMARY KEY (project, ref));
+    """)
+
+
+#: numbered schema migrations; append, never edit a landed one
+MIGRATIONS = [m001_create_tables]
+
+
+def migrate(conn) -> int:
+    """Apply pending migrations (each in its own transaction, under an advisory lock); returns the schema version.
+    Raises ``MemdirError`` when the database is newer than this memdir."""
+    conn.execute("CREATE TABLE IF NOT EXISTS memdir_schema(version integer NOT NULL)")
+    for n, fn in enumerate(MIGRATIONS, start=1):
+        with conn.transaction():
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK_KEY,))
+            row = conn.execute("SELECT max(version) AS v FROM memdir_schema").fetchone()
+            have = row["v"] or 0
+            if have > len(MIGRATIONS):
+                raise MemdirError(f"store schema v{have} is newer than this memdir (v{len(MIGRATIONS)}); upgrade memdir")
+            if have >= n:
+                continue
+            with conn.cursor() as cur:
+                fn(cur)
+            conn.execute("INSERT INTO memdir_schema(version) VALUES (%s)", (n,))
+    return len(MIGRATIONS)
+
+
+def _lexeme(t: str) -> str:
+    """``t`` as a one-lexeme tsquery literal (quoted; ``'`` doubled, ``\\`` escaped): never parsed, never an error."""
+    return "'" + t.replace("\\", "\\\\").replace("'", "''") + "'"
+
+
+def _tsv_tokens(*streams: str) -> list[str]:
+    return list(dict.fromkeys(t for s in streams for t in s.split()))
+
+
+class PgStore:
+    """One project's view of a PostgreSQL memdir database (see the module docstring)."""
+
+    def __init__(self, conn, project: str) -> None:
+        if not project:
+            raise MemdirError("a PostgreSQL store needs a project name")
+        self.conn = conn
+        self.project = project
+
+    @classmethod
+    def connect(cls, url: str, *, project: str) -> "PgStore":
+        """Connect to ``url`` (``postgresql://…``), migrate the schema, and return ``project``'s store. Raises
+        ``MemdirError`` when psycopg is missing or the server cannot be reached."""
+        try:
+            import psycopg
+            from psycopg.rows import dict_row
+        except ImportError:
+            raise MemdirError("store is a postgresql:// URL but psycopg is not installed: pip install 'memdir[postgres]'") from None
+        try:
+            conn = psycopg.connect(url, autocommit=True, row_factory=dict_row, connect_timeout=10)
+        except psycopg.Error as exc:
+            raise MemdirError(f"could not connect to the store {_safe_url(url)}: {str(exc).strip().splitlines()[0]}") from None
+        migrate(conn)
+        return cls(conn, project)
+
+    def close(self) -> None:
+        self.conn.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator["PgStore"]:
+        with self.conn.transaction():
+            yield self
+
+    def _x(self, sql: str, params: Iterable[Any] = ()):
+        return self.conn.execute(sql, tuple(params))
+
+    # ---- writes ------------------------------------------------------------------------------------------
+    def _handle(self, ref: str) -> str:
+        d = handles.digest(ref)
+        for n in range(handles.LENGTH, len(d) + 1):
+            if self._x("SELECT 1 FROM docs WHERE project = %s AND handle = %s AND ref <> %s LIMIT 1",
+                       (self.project, d[:n], ref)).fetchone() is None:
+                return d[:n]
+        return d
+
+    def _insert_doc(self, row: dict[str, Any], *, on_conflict: bool) -> int | None:
+        row = {**row, "handle": self._handle(row["ref"])}
+        cols = [c for c in DOC_COLUMNS if c in row]
+        sql = (f"INSERT INTO docs(project, {', '.join(cols)}) VALUES (%s, {', '.join('%s' for _ in cols)})"
+               + (" ON CONFLICT DO NOTHING" if on_conflict else "") + " RETURNING id")
+        got = self._x(sql, [self.project, *(row[c] for c in cols)]).fetchone()
+        return got["id"] if got else None
+
+    def _insert_fts(self, doc_id: int, seq: int, span: tuple[int, int] | None, fields: tuple[str, str, str, str]) -> None:
+        dl = sum(len(f.split()) for f in fields)
+        self._x("INSERT INTO fts(project, doc_id, seq, span_start, span_end, tags, title, body, context, dl, tsv) "
+                "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, array_to_tsvector(%s::text[]))",
+                (self.project, doc_id, seq, *(span or (None, None)), *fields, dl, _tsv_tokens(*fields)))
+
+    def _bump_gen(self) -> None:
+        self._x("INSERT INTO meta(project, key, value) VALUES (%s, 'notes_gen', '1') ON CONFLICT (project, key) "
+                "DO UPDATE SET value = (meta.value::integer + 1)::text", (self.project,))
+
+    def upsert_doc(self, row: dict[str, Any]) -> int:
+        self.delete_doc(row["ref"], bump=False)
+        doc_id = self._insert_doc(row, on_conflict=False)
+        if row.get("kind") == "note":
+            self._bump_gen()
+        tags = json.loads(row.get("tags") or "[]") + json.loads(row.get("load_when") or "[]")
+        title = " ".join(x for x in (row.get("summary"), row.get("highlight")) if x)
+        self._insert_fts(doc_id, 0, None, (*fts_fields(tags, title, row["text"]), ""))
+        return doc_id
+
+    def _passages(self, doc_id: int, text: str) -> str:
+        """Full-text rows of passages 1.. of ``text``; returns passage 0's tokens (see :func:`memdir.index.index_passages`)."""
+        spans = passages.split(text)
+        for seq, (a, b) in enumerate(spans[1:], start=1):
+            self._insert_fts(doc_id, seq, (a, b), ("", "", " ".join(tokenize(text[a:b])), ""))
+        a, b = spans[0]
+        return " ".join(tokenize(text[a:b]))
+
+    def insert_event(self, row: dict[str, Any], *, pending: dict[int, str] | None = None) -> int | None:
+        doc_id = self._insert_doc(row, on_conflict=True)  # same key or same text: stored once
+        if doc_id is None:
+            return None
+        toks = self._passages(doc_id, row["text"])
+        self._insert_fts(doc_id, 0, None, ("", "", toks, ""))
+        if pending is not None and row.get("session"):
+            pending[doc_id] = toks
+        return doc_id
+
+    def _order(self, session: str) -> list[int]:
+        return [r["id"] for r in self._x("SELECT id FROM docs WHERE project = %s AND kind = 'event' AND session = %s "
+                                         "ORDER BY ts_epoch, id", (self.project, session))]
+
+    def _body_tokens(self, ids: Iterable[int]) -> dict[int, str]:
+        ids = list(ids)
+        if not ids:
+            return {}
+        return {r["doc_id"]: r["body"] for r in self._x("SELECT doc_id, body FROM fts WHERE doc_id = ANY(%s) AND seq = 0",
+                                                        (ids,))}
+
+    def _set_context(self, targets: dict[int, tuple[int | None, int | None]]) -> int:
+        toks = self._body_tokens({x for pair in targets.values() for x in pair if x is not None})
+        n = 0
+        for doc_id in sorted(targets):  # one order for every writer: no deadlock between two flushing clients
+            prev, nxt = targets[doc_id]
+            ctx = " ".join(t for x in (prev, nxt) if x is not None for t in toks.get(x, "").split()[:CONTEXT_TOKENS])
+            fields = self._x("SELECT tags, title, body FROM fts WHERE doc_id = %s AND seq = 0", (doc_id,)).fetchone()
+            if fields is None:
+                continue
+            allf = (fields["tags"], fields["title"], fields["body"], ctx)
+            self._x("UPDATE fts SET context = %s, dl = %s, tsv = array_to_tsvector(%s::text[]) WHERE doc_id = %s AND seq = 0",
+                    (ctx, sum(len(f.split()) for f in allf), _tsv_tokens(*allf), doc_id))
+            n += 1
+        return n
+
+    def flush_events(self, pending: dict[int, str]) -> int:
+        """The ``context`` field (neighbouring turns' tokens) of the events in ``pending`` and of the older events
+        that gained a new neighbour, as :func:`memdir.index.flush_events`."""
+        if not pending:
+            return 0
+        sess = {r["id"]: r["session"] for r in self._x("SELECT id, session FROM docs WHERE id = ANY(%s)", (list(pending),))}
+        targets: dict[int, tuple[int | None, int | None]] = {}
+        for session in {s for s in sess.values() if s}:
+            order = self._order(session)
+            for i, x in enumerate(order):
+                prev = order[i - 1] if i > 0 else None
+                nxt = order[i + 1] if i + 1 < len(order) else None
+                if x in pending or prev in pending or nxt in pending:
+                    targets[x] = (prev, nxt)
+        return self._set_context(targets)
+
+    def refresh_context(self, sessions: Iterable[str]) -> int:
+        targets: dict[int, tuple[int | None, int | None]] = {}
+        for session in set(sessions):
+            order = self._order(session)
+            for i, x in enumerate(order):
+                targets[x] = (order[i - 1] if i > 0 else None, order[i + 1] if i + 1 < len(order) else None)
+        return self._set_context(targets)
+
+    def delete_doc(self, ref: str, *, bump: bool = True) -> bool:
+        got = self._x("DELETE FROM docs WHERE project = %s AND ref = %s RETURNING kind", (self.project, ref)).fetchone()
+        if got is None:
+            return False
+        if bump and got["kind"] == "note":
+            self._bump_gen()
+        return True  # its fts rows go with it (ON DELETE CASCADE)
+
+    def bump_rehearsal(self, refs: Iterable[str], when: str) -> None:
+        for ref in sorted(dict.fromkeys(refs)):
+            self._x("INSERT INTO rehearsal(project, ref, count, last) VALUES (%s, %s, 1, %s) ON CONFLICT (project, ref) "
+                    "DO UPDATE SET count = rehearsal.count + 1, last = excluded.last", (self.project, ref, when))
+
+    def tombstone(self, ref: str, sha: str | None, kind: str, when: str) -> None:
+        self._x("DELETE FROM rehearsal WHERE project = %s AND ref = %s", (self.project, ref))
+        self._x("INSERT INTO tombstones(project, ref, content_sha256, kind, deleted_at) VALUES (%s, %s, %s, %s, %s) "
+                "ON CONFLICT (project, ref) DO UPDATE SET content_sha256 = excluded.content_sha256, kind = excluded.kind, "
+                "deleted_at = excluded.deleted_at", (self.project, ref, sha, kind, when))
+
+    # ---- reads -------------------------------------------------------------------------------------------
+    def resolve_handle(self, handle: str) -> str | None:
+        rows = self._x("SELECT ref FROM docs WHERE project = %s AND handle = %s LIMIT 2", (self.project, handle)).fetchall()
+        return rows[0]["ref"] if len(rows) == 1 else None
+
+    def meta_int(self, key: str) -> int:
+        row = self._x("SELECT value FROM meta WHERE project = %s AND key = %s", (self.project, key)).fetchone()
+        try:
+            return int(row["value"]) if row else 0
+        except (TypeError, ValueError):
+            return 0
+
+    def get_doc(self, ref: str) -> dict[str, Any] | None:
+        row = self._x("SELECT * FROM docs WHERE project = %s AND ref = %s", (self.project, ref)).fetchone()
+        if row is None:
+            return None
+        row.pop("project", None)
+        return row
+
+    def live_note_with_sha(self, sha: str) -> str | None:
+        row = self._x("SELECT ref FROM docs WHERE project = %s AND kind = 'note' AND content_sha256 = %s AND superseded_by "
+                      "IS NULL ORDER BY id LIMIT 1", (self.project, sha)).fetchone()
+        return row["ref"] if row else None
+
+    def tombstoned(self) -> tuple[set[str], set[str]]:
+        rows = self._x("SELECT ref, content_sha256 FROM tombstones WHERE project = %s", (self.project,)).fetchall()
+        return {r["ref"] for r in rows}, {r["content_sha256"] for r in rows if r["content_sha256"]}
+
+    def count(self, kind: str) -> int:
+        return int(self._x("SELECT count(*) AS n FROM docs WHERE project = %s AND kind = %s", (self.project, kind)).fetchone()["n"])
+
+    def score(self, tokens: list[str], *, weights: tuple[float, ...], limit: int) -> list[tuple[int, float]]:
+        """``[(fts row id, score)]`` best first, at most ``limit`` (the formula in the module docstring)."""
+        st = self._x("SELECT count(*) AS n, coalesce(sum(dl), 0) AS total FROM fts WHERE project = %s", (self.project,)).fetchone()
+        N = st["n"]
+        if not N:
+            return []
+        avgdl = st["total"] / N if st["total"] else 1.0
+        df: dict[str, int] = {}
+        for t in dict.fromkeys(tokens):
+            n = self._x("SELECT count(*) AS n FROM fts WHERE project = %s AND tsv @@ %s::tsquery",
+                        (self.project, _lexeme(t))).fetchone()["n"]
+            if n:
+                df[t] = n
+        w = dict(zip(FIELDS, (tuple(weights) + (0.0,) * 4)[:4]))
+        acc: dict[int, float] = defaultdict(float)
+        for t in select_terms(df, N):
+            idf = idf_lucene(N, df[t])
+            for r in self._x("SELECT id, tags, title, body, context, dl FROM fts WHERE project = %s AND tsv @@ %s::tsquery",
+                             (self.project, _lexeme(t))):
+                f = sum(w[c] * Counter(r[c].split())[t] for c in FIELDS if r[c])
+                if f > 0:
+                    acc[r["id"]] += idf * f * (K1 + 1) / (f + K1 * (1 - B + B * r["dl"] / avgdl))
+        return sorted(acc.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
+
+    def search(self, tokens: list[str], *, weights: tuple[float, ...], limit: int,
+               kinds: tuple[str, ...] | None = None) -> list[dict[str, Any]]:
+        """As :func:`memdir.index.search`: each doc keeps its best full-text row; superseded notes and other
+        ``kinds`` are dropped after scoring; rows are dicts of ``docs`` + ``bm25``, ``rehearsals``, ``span``."""
+        if not tokens:
+            return []
+        ranked = self.score(tokens, weights=weights, limit=(limit * 2 if kinds else limit) * 2)
+        if not ranked:
+            return []
+        where = {r["id"]: r for r in self._x("SELECT id, doc_id, seq, span_start, span_end FROM fts WHERE id = ANY(%s)",
+                                             ([i for i, _ in ranked],))}
+        scores: dict[int, float] = {}
+        spans: dict[int, tuple[int, int] | None] = {}
+        for fid, sc in ranked:
+            r = where.get(fid)
+            if r is None or r["doc_id"] in scores:
+                continue
+            scores[r["doc_id"]] = sc
+            spans[r["doc_id"]] = (r["span_start"], r["span_end"]) if r["seq"] else None
+        rows = self._x("SELECT d.*, coalesce(r.count, 0) AS rehearsals FROM docs d LEFT JOIN rehearsal r "
+                       "ON r.project = d.project AND r.ref = d.ref WHERE d.project = %s AND d.id = ANY(%s) "
+                       "AND d.superseded_by IS NULL", (self.project, list(scores))).fetchall()
+        out = []
+        for d in rows:
+            if kinds and d["kind"] not in kinds:
+                continue
+            d.pop("project", None)
+            d["bm25"] = scores[d["id"]]
+            span = spans.get(d["id"])
+            if span is None and d["kind"] == "event" and len(d["text"]) > passages.SPLIT_ABOVE:
+                span = passages.split(d["text"])[0]
+            d["span"] = span
+            out.append(d)
+        out.sort(key=lambda d: -d["bm25"])
+        return out[:limit]
+
+
+def _safe_url(url: str) -> str:
+    """``url`` without its password, for messages."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    try:
+        p = urlsplit(url)
+        if p.password:
+            netloc = p.netloc.replace(f":{p.password}@", ":***@")
+            return urlunsplit(p._replace(netloc=netloc))
+    except ValueError:
+        pass
+    return url

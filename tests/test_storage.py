@@ -1,0 +1,262 @@
+"""The storage interface (issue 14): the same behaviour tests on the SQLite index and on PostgreSQL.
+
+The PostgreSQL store runs against a real server started for the session (tests/pg_cluster.py); without the server
+binaries or psycopg those cases skip with the reason (and fail under MEMDIR_REQUIRE_POSTGRES=1, as in CI).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import pytest
+
+from memdir import passages, storage
+from memdir.storage import SqliteStore, Store, open_store
+from memdir.tokenize import query_tokens
+
+import pg_cluster
+
+WEIGHTS = (4.0, 3.0, 1.0, 0.3)
+
+
+@pytest.fixture(scope="session")
+def pg():
+    cluster = pg_cluster.start_cluster()
+    yield cluster
+    cluster.stop()
+
+
+@pytest.fixture
+def pg_url(pg):
+    return pg.new_database()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store(request, tmp_path):
+    if request.param == "sqlite":
+        s = open_store("", project="p", path=tmp_path / "index.sqlite3")
+    else:
+        s = open_store(request.getfixturevalue("pg_url"), project="proj-a")
+    yield s
+    s.close()
+
+
+def sha(text: str) -> str:
+    return hashlib.sha256(" ".join(text.split()).encode()).hexdigest()
+
+
+def event(key: str, text: str, *, session: str | None = "s1", ts: float = 1_700_000_000.0, role: str = "user") -> dict:
+    return {"kind": "event", "ref": key, "content_sha256": sha(text), "role": role, "session": session,
+            "ts": f"{ts}", "ts_epoch": ts, "text": text, "meta": None}
+
+
+def note(ref: str, text: str, *, summary: str = "", tags=(), superseded_by: str | None = None, ts: float = 1_700_000_000.0) -> dict:
+    cat = ref.split("/")[0]
+    return {"kind": "note", "ref": ref, "content_sha256": sha(text), "category": cat, "note_kind": "fact", "ts": f"{ts}",
+            "ts_epoch": ts, "summary": summary, "highlight": None, "text": text, "tags": json.dumps(list(tags)),
+            "load_when": "[]", "pinned": 0, "supersedes": None, "superseded_by": superseded_by}
+
+
+def refs(store: Store, query: str, **kw) -> list[str]:
+    return [r["ref"] for r in store.search(query_tokens(query), weights=WEIGHTS, limit=10, **kw)]
+
+
+def import_events(store: Store, rows: list[dict]) -> dict[str, int]:
+    """What the facade's import does with a store: tombstones skipped, duplicates counted, context flushed."""
+    counts = {"stored": 0, "duplicate": 0, "skipped": 0}
+    with store.transaction():
+        tomb_refs, tomb_shas = store.tombstoned()
+        pending: dict[int, str] = {}
+        for row in rows:
+            if row["ref"] in tomb_refs or row["content_sha256"] in tomb_shas:
+                counts["skipped"] += 1
+            elif store.insert_event(row, pending=pending):
+                counts["stored"] += 1
+            else:
+                counts["duplicate"] += 1
+        store.flush_events(pending)
+    return counts
+
+
+def test_both_implementations_are_stores(tmp_path):
+    s = SqliteStore.open(tmp_path / "i.sqlite3")
+    assert isinstance(s, Store)
+    s.close()
+    from memdir.pgstore import PgStore
+
+    assert all(callable(getattr(PgStore, m, None)) for m in ("upsert_doc", "insert_event", "flush_events", "search",
+                                                             "delete_doc", "tombstone", "tombstoned", "get_doc"))
+
+
+def test_unknown_store_spec_is_a_usage_error(tmp_path):
+    from memdir.errors import UsageError
+
+    with pytest.raises(UsageError):
+        open_store("mysql://x", project="p")
+    assert storage.is_remote("postgresql://u@h/db") and not storage.is_remote("")
+
+
+def test_remember_and_recall(store):
+    with store.transaction():
+        store.upsert_doc(note("decisions/deploy", "We deploy with the blue-green script every Friday.", summary="deploy day",
+                              tags=["release"]))
+        store.upsert_doc(note("facts/db", "The staging database is PostgreSQL 15.", summary="staging db"))
+    assert store.meta_int("notes_gen") == 2
+    assert refs(store, "when do we deploy?") == ["decisions/deploy"]
+    assert refs(store, "release") == ["decisions/deploy"]  # tags are indexed
+    got = store.get_doc("facts/db")
+    assert got["summary"] == "staging db" and store.resolve_handle(got["handle"]) == "facts/db"
+    assert store.live_note_with_sha(sha("The staging database is PostgreSQL 15.")) == "facts/db"
+    assert store.count("note") == 2 and store.count("event") == 0
+    with store.transaction():  # a rewrite of the same id replaces it
+        store.upsert_doc(note("facts/db", "The staging database moved to MySQL.", summary="staging db"))
+    assert store.count("note") == 1 + 1 and refs(store, "postgresql") == []
+
+
+def test_import_events_dedup_by_key_and_text(store):
+    first = import_events(store, [event("k1", "the cache key includes the locale"), event("k2", "flaky test in ci pipeline")])
+    assert first == {"stored": 2, "duplicate": 0, "skipped": 0}
+    again = import_events(store, [event("k1", "the cache key includes the locale"),
+                                  event("k3", "the cache key  includes the locale")])  # same key; same text, new key
+    assert again == {"stored": 0, "duplicate": 2, "skipped": 0}
+    assert store.count("event") == 2
+    assert refs(store, "locale cache")[0] == "k1"
+
+
+def test_neighbouring_turns_are_context(store):
+    import_events(store, [event("a", "which port does the api listen on", ts=1.0),
+                          event("b", "it listens on 8443 behind nginx", ts=2.0, role="assistant"),
+                          event("c", "unrelated: lunch at noon", session="s2", ts=3.0)])
+    got = refs(store, "api port")
+    assert got[0] == "a" and "b" in got and "c" not in got  # b found through its neighbour's words
+
+
+def test_forget_tombstones_and_blocks_reimport(store):
+    import_events(store, [event("a", "the deploy token lives in vault", ts=1.0), event("b", "rotate it monthly", ts=2.0)])
+    with store.transaction():
+        row = store.get_doc("a")
+        assert store.delete_doc("a")
+        store.refresh_context(["s1"])
+        store.tombstone("a", row["content_sha256"], "event", "2026-11-30T00:00:00Z")
+    assert refs(store, "vault") == []  # neither a's own row nor b's context still holds the word
+    assert store.get_doc("a") is None and not store.delete_doc("a")
+    assert "a" in store.tombstoned()[0]
+    assert import_events(store, [event("a", "the deploy token lives in vault"), event("a2", "the deploy token lives in vault")]) \
+        == {"stored": 0, "duplicate": 0, "skipped": 2}
+
+
+def test_superseded_notes_are_not_recalled(store):
+    with store.transaction():
+        store.upsert_doc(note("facts/port-old", "The api port is 8080.", superseded_by="facts/port"))
+        store.upsert_doc(note("facts/port", "The api port is 8443."))
+    assert refs(store, "api port") == ["facts/port"]
+    assert store.live_note_with_sha(sha("The api port is 8080.")) is None  # a superseded copy does not count
+
+
+def test_kinds_filter_and_rehearsal(store):
+    import_events(store, [event("e1", "grafana dashboard for latency")])
+    with store.transaction():
+        store.upsert_doc(note("facts/grafana", "Grafana lives at grafana.internal.", tags=["grafana"]))
+        store.bump_rehearsal(["facts/grafana", "facts/grafana"], "2026-11-30T00:00:00Z")
+        store.bump_rehearsal(["facts/grafana"], "2026-11-30T00:00:01Z")
+    assert refs(store, "grafana", kinds=("event",)) == ["e1"]
+    rows = store.search(query_tokens("grafana"), weights=WEIGHTS, limit=5, kinds=("note",))
+    assert [r["ref"] for r in rows] == ["facts/grafana"] and rows[0]["rehearsals"] == 2
+
+
+def test_long_event_recalls_its_passage(store):
+    filler = "\n".join(f"line {i} about nothing in particular" for i in range(80))
+    text = filler + "\nthe kubelet crashed because of the cgroup driver mismatch\n" + filler
+    import_events(store, [event("long", text)])
+    rows = store.search(query_tokens("cgroup driver"), weights=WEIGHTS, limit=5)
+    assert rows and rows[0]["ref"] == "long"
+    a, b = rows[0]["span"]
+    assert "cgroup driver" in text[a:b] and (a, b) != (0, len(text))
+
+
+CORPUS_NOTES = [
+    note("decisions/deploy", "We deploy with the blue-green script every Friday; rollback is `make rollback`.",
+         summary="deploy on Friday", tags=["release", "deploy"]),
+    note("pitfalls/node", "node.js 18 breaks the C++ addon; pin node 16 for the build image.", summary="node pin"),
+    note("facts/zh", "部署脚本在 scripts/deploy.sh，周五发布。", summary="部署脚本"),
+    note("facts/db", "The staging database is PostgreSQL 15 with pgvector.", summary="staging database", tags=["db"]),
+]
+CORPUS_EVENTS = [
+    event("e1", "how do we deploy the api to staging?", ts=10.0),
+    event("e2", "Run scripts/deploy.sh staging; it uses the blue-green switch.", ts=11.0, role="assistant"),
+    event("e3", "the database migration failed on staging: lock timeout", ts=12.0),
+    event("e4", "部署失败了，数据库锁超时", session="s2", ts=13.0),
+    event("e5", "\n".join(f"log line {i}: retrying connection" for i in range(120)) + "\nfinal: pgvector extension missing",
+          session="s2", ts=14.0, role="tool"),
+    event("e6", "don't forget Caroline's review of the node.js upgrade", session=None, ts=15.0),
+]
+QUERIES = ["deploy staging", "how do we deploy?", "部署", "数据库 锁", "node.js c++ addon", "pgvector extension", "caroline review",
+           "lock timeout database", "blue-green rollback friday", "retrying connection"]
+
+
+def test_postgres_scores_match_sqlite(tmp_path, pg_url):
+    """The same rows give the same candidates and the same BM25 scores on both stores (the ranking is one code)."""
+    stores = [open_store("", project="p", path=tmp_path / "i.sqlite3"), open_store(pg_url, project="p")]
+    try:
+        for s in stores:
+            with s.transaction():
+                for n in CORPUS_NOTES:
+                    s.upsert_doc(n)
+            import_events(s, CORPUS_EVENTS)
+        for q in QUERIES:
+            a, b = (s.search(query_tokens(q), weights=WEIGHTS, limit=20) for s in stores)
+            assert [r["ref"] for r in a] == [r["ref"] for r in b], q
+            assert [r["bm25"] for r in a] == pytest.approx([r["bm25"] for r in b], rel=1e-9), q
+            for x, y in zip(a, b):  # the best passage; among passages of equal score either store may pick another
+                assert (x["span"] is None) == (y["span"] is None), q
+                if x["span"] and tuple(x["span"]) != tuple(y["span"]):
+                    spans = passages.split(x["text"])
+                    assert tuple(x["span"]) in spans and tuple(y["span"]) in spans, q
+        rows = [s.search(query_tokens("pgvector extension"), weights=WEIGHTS, limit=1)[0] for s in stores]
+        assert rows[0]["span"] == tuple(rows[1]["span"]) and "pgvector" in rows[0]["text"][slice(*rows[0]["span"])]
+    finally:
+        for s in stores:
+            s.close()
+
+
+def test_projects_sharing_a_database_never_see_each_other(pg_url):
+    a, b = open_store(pg_url, project="alpha"), open_store(pg_url, project="beta")
+    try:
+        import_events(a, [event("k1", "alpha secret: the launch code is swordfish")])
+        with a.transaction():
+            a.upsert_doc(note("facts/x", "alpha note about swordfish"))
+        assert refs(b, "swordfish") == [] and b.get_doc("k1") is None and b.count("event") == 0
+        assert b.resolve_handle(a.get_doc("k1")["handle"]) is None
+        # the same key and text in the other project is a different memory, stored there too
+        assert import_events(b, [event("k1", "alpha secret: the launch code is swordfish")])["stored"] == 1
+        with b.transaction():
+            assert b.delete_doc("facts/x") is False
+        assert refs(a, "swordfish") and a.count("event") == 1
+    finally:
+        a.close()
+        b.close()
+
+
+def test_schema_migrates_once_and_refuses_a_newer_one(pg_url):
+    import psycopg
+
+    from memdir.errors import MemdirError
+    from memdir.pgstore import MIGRATIONS
+
+    s1, s2 = open_store(pg_url, project="x"), open_store(pg_url, project="y")
+    with psycopg.connect(pg_url, autocommit=True) as c:
+        assert c.execute("SELECT count(*), max(version) FROM memdir_schema").fetchone() == (len(MIGRATIONS), len(MIGRATIONS))
+        c.execute("INSERT INTO memdir_schema(version) VALUES (%s)", (len(MIGRATIONS) + 1,))
+    s1.close()
+    s2.close()
+    with pytest.raises(MemdirError, match="newer"):
+        open_store(pg_url, project="x")
+
+
+def test_unreachable_server_is_one_clear_error(tmp_path):
+    pytest.importorskip("psycopg")
+    from memdir.errors import MemdirError
+
+    with pytest.raises(MemdirError, match="could not connect"):
+        open_store(f"postgresql://nobody:pw@/none?host={tmp_path}&connect_timeout=2", project="p")
