@@ -345,38 +345,29 @@ def test_memdir_ui_command_serves_and_stops(project, tmp_path):
     assert r.returncode == 2 and "token" in r.stderr and len(r.stderr.strip().splitlines()) == 1
 
 
-def test_proposals_accept_and_reject_through_the_facade(m):
-    """The health page lists pending distillation proposals when the facade has them (``Memdir.proposals``) and
-    posts accept/reject to ``accept_proposal`` / ``reject_proposal``; a stand-in facade shows the wiring."""
+def test_proposals_on_the_health_page(m):
     m.remember("something", category="facts")
-    calls = []
-
-    class WithProposals:
-        def __getattr__(self, name):
-            return getattr(m, name)
-
-        def proposals(self):
-            return [{"id": "p-0123456789ab", "summary": "Run make test before pushing", "text": "每次 push 前跑 make test",
-                     "category": "rules", "scope": "project", "source": "distill"}]
-
-        def accept_proposal(self, pid):
-            calls.append(("accept", pid))
-            return m.remember("每次 push 前跑 make test", category="rules")
-
-        def reject_proposal(self, pid):
-            calls.append(("reject", pid))
-            return {"id": pid, "status": "rejected"}
-
-    from starlette.testclient import TestClient
-
-    from memdir.ui import build
-
-    c = TestClient(build(get=lambda: WithProposals()), base_url=LOOPBACK, follow_redirects=False)
-    page = c.get("/health").text
-    assert 'data-id="p-0123456789ab"' in page and "Run make test before pushing" in page
-    r = c.post("/proposals", data={"id": "p-0123456789ab", "action": "accept"}, headers={"origin": LOOPBACK})
+    p = m.propose("每次 push 前跑 make test", summary="push 前跑 make test", source="distill")
+    c = client(m)
+    assert f'data-id="{p["id"]}"' in c.get("/health").text
+    r = c.post("/proposals", data={"id": p["id"], "action": "accept"}, headers={"origin": LOOPBACK})
     assert r.status_code == 303 and "done=accepted" in r.headers["location"]
-    r = c.post("/proposals", data={"id": "p-0123456789ab", "action": "reject"}, headers={"origin": LOOPBACK})
-    assert r.status_code == 303 and calls == [("accept", "p-0123456789ab"), ("reject", "p-0123456789ab")]
-    assert c.post("/proposals", data={"id": "x", "action": "drop"}, headers={"origin": LOOPBACK}).status_code == 400
-    assert "Accepted: rules/" in c.get(r.headers["location"].replace("rejected", "accepted").replace("p-0123456789ab", "rules/x")).text
+    assert any(n.category == "rules" and n.summary == "push 前跑 make test" for n in m.inspect().notes)
+    r = c.post("/proposals", data={"id": p["id"], "action": "reject"}, headers={"origin": LOOPBACK})
+    assert r.status_code == 400 and "already accepted" in r.text  # decided once; the reason is shown
+    assert c.post("/proposals", data={"id": p["id"], "action": "drop"}, headers={"origin": LOOPBACK}).status_code == 400
+
+
+def test_supersede_from_the_note_page(m):
+    old = m.remember("staging 用 docker compose 起服务", category="decisions", tags=["staging"])
+    c = client(m)
+    r = c.post(f"/notes/project/{old.id}/supersede", data={"text": "staging 改用 k3s 起服务"}, headers={"origin": LOOPBACK})
+    assert r.status_code == 303 and "done=superseded" in r.headers["location"]
+    assert m.get(old.id).superseded_by is not None
+    new = m.get(m.get(old.id).superseded_by)
+    assert new.text == "staging 改用 k3s 起服务" and new.supersedes == old.id and new.tags == ("staging",)
+    assert [h.id for h in m.recall("staging 服务")] == [new.id]
+    page = c.get(r.headers["location"]).text
+    assert "Saved the replacement" in page and quote(old.id) in page
+    r = c.post(f"/notes/project/{new.id}/supersede", data={"text": "  "}, headers={"origin": LOOPBACK})
+    assert r.status_code == 400 and "empty" in r.text

@@ -211,3 +211,21 @@ def test_token_when_bound_beyond_loopback(env, page):
             assert ctx2.new_page().goto(url + "/search?q=x").status == 401  # another browser has no cookie
         finally:
             ctx2.close()
+
+
+def test_distillation_proposals_accept_and_reject(env, page):
+    m = env["m"]
+    keep = m.propose("发版前必须先在 staging 跑一遍 deploy.sh 并看 /healthz", summary="发版前先在 staging 验证",
+                     source="distill")
+    drop = m.propose("Always use tabs", summary="Always use tabs", source="distill")
+    page.goto(env["url"] + "/health")
+    page.click(f"li.proposal[data-id='{keep['id']}'] button.accept")
+    page.wait_for_selector("#notice")
+    assert "Accepted: rules/" in page.inner_text("#notice")
+    rule = next(n for n in m.inspect().notes if n.category == "rules" and n.summary == "发版前先在 staging 验证")
+    assert rule.path.is_file() and "发版前先在 staging 验证" in (rule.path.parent / "index.md").read_text(encoding="utf-8")
+    page.click(f"li.proposal[data-id='{drop['id']}'] button.reject")
+    page.wait_for_selector("#notice")
+    assert page.locator("li.proposal").count() == 0
+    statuses = {p["id"]: p["status"] for p in m.proposals(status=None)}
+    assert statuses[keep["id"]] == "accepted" and statuses[drop["id"]] == "rejected"

@@ -63,6 +63,8 @@ def main() -> int:
             later = datetime.now(timezone.utc) + timedelta(days=400)
             with memdir.open(m.project_root, home=m.home, clock=lambda: later) as old:
                 old.sweep()
+                old.propose("发版前必须先在 staging 跑一遍 deploy.sh 并确认 /healthz 通过", summary="发版前先在 staging 验证",
+                            source="distill")
                 with live_server(build(get=lambda: old)) as url2:
                     ctx = b.new_context(viewport={"width": 1200, "height": 820}, locale="en-US")
                     page = ctx.new_page()
