@@ -371,3 +371,17 @@ def test_supersede_from_the_note_page(m):
     assert "Saved the replacement" in page and quote(old.id) in page
     r = c.post(f"/notes/project/{new.id}/supersede", data={"text": "  "}, headers={"origin": LOOPBACK})
     assert r.status_code == 400 and "empty" in r.text
+
+
+def test_ids_cannot_leave_the_root(m, tmp_path):
+    m.remember("something to keep", category="facts")
+    outside = tmp_path / "secret.md"
+    outside.write_text("---\nid: x\n---\nTOP SECRET\n", encoding="utf-8")
+    c = client(m)
+    for nid in ("../../secret", "facts/../../../secret", "/etc/passwd", "facts/..%2F..%2Fsecret"):
+        for suffix in ("", "/edit"):
+            r = c.get(f"/notes/project/{nid}{suffix}")
+            assert r.status_code in (400, 404) and "TOP SECRET" not in r.text, (nid, suffix, r.status_code)
+        r = c.post(f"/notes/project/{nid}/edit", data={"frontmatter": "id: x", "body": "pwned"}, headers={"origin": LOOPBACK})
+        assert r.status_code in (400, 404)
+    assert outside.read_text(encoding="utf-8").endswith("TOP SECRET\n")
