@@ -232,7 +232,10 @@ def test_injection_log_after_a_hook_run(tmp_path):
         assert row["block"].startswith("<memory") and row["block"] == sent
         assert row["prompt_sha256"] == journal.prompt_hash("怎么回滚部署？")
         page = client(m).get(f"/injections/{row['scope']}/{row['id']}")
-        assert page.status_code == 200 and f'/notes/project/{quote(note.id)}' in page.text
+        assert page.status_code == 200
+        assert "/event?key=" + quote(note.id, safe="") in page.text.replace("&amp;", "&")
+        link = client(m).get("/event", params={"key": note.id})
+        assert link.status_code == 302 and link.headers["location"] == f"/notes/project/{quote(note.id)}"
 
 
 def test_record_injection_never_raises(m):
@@ -385,3 +388,21 @@ def test_ids_cannot_leave_the_root(m, tmp_path):
         r = c.post(f"/notes/project/{nid}/edit", data={"frontmatter": "id: x", "body": "pwned"}, headers={"origin": LOOPBACK})
         assert r.status_code in (400, 404)
     assert outside.read_text(encoding="utf-8").endswith("TOP SECRET\n")
+
+
+def test_a_global_hit_in_a_logged_block_links_to_its_note(project, tmp_path):
+    home = tmp_path / "h"
+    with memdir.open(project, home=home) as m:
+        m.remember("project fact so the project root exists", category="facts")
+        g = m.remember("回滚一律用 deploy.sh --rollback，不手工切镜像", category="decisions", scope="global", tags=["回滚"])
+        block = m.context("怎么回滚？")
+        assert m.record_injection(block, prompt="怎么回滚？", host="test") is not None
+        row = m.injections()[0]
+        assert row["scope"] == "project" and g.id in row["hit_ids"]  # the handle was resolved in the global root
+        c = client(m)
+        r = c.get(f"/injections/project/{row['id']}")
+        href = r.text.split(f'">{g.id}</a>')[0].rsplit('href="', 1)[1].replace("&amp;", "&")
+        r = c.get(href)
+        assert r.status_code == 302, (href, r.text[-300:])
+        assert r.headers["location"] == f"/notes/global/{quote(g.id)}"
+        assert c.get(r.headers["location"]).status_code == 200

@@ -931,8 +931,9 @@ class Memdir:
             root = next((r for r in (self.roots["project"], self.roots["global"]) if r.exists()), None)
             if root is None:
                 return None
+            others = tuple(r.db for r in self._live_roots() if r is not root)
             return journal.log_injection(root.db, when=self.clock(), block=block, prompt=prompt or "", host=host,
-                                         event=event, session=session)
+                                         event=event, session=session, others=others)
         except Exception as exc:  # noqa: BLE001
             log.debug("injection not logged: %s", exc)
             return None

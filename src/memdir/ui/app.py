@@ -87,11 +87,12 @@ def note_href(base: str, scope: str, note_id: str) -> str:
     return f"{base}/notes/{scope}/{quote(note_id)}"
 
 
-def hit_href(base: str, scope: str, hid: str) -> str:
-    """A note id links to its page; an event key to its turn in the timeline."""
-    if _NOTE_ID.match(hid) and ":" not in hid:
+def hit_href(base: str, scope: str | None, hid: str) -> str:
+    """A note id links to its page; an event key (or a block's short handle) to its turn in the timeline. With
+    ``scope`` None the link is resolved when followed (project first), e.g. for a logged block's hits."""
+    if scope and _NOTE_ID.match(hid) and ":" not in hid:
         return note_href(base, scope, hid)
-    return f"{base}/event?{urlencode({'key': hid, 'scope': scope})}"
+    return f"{base}/event?{urlencode({'key': hid, **({'scope': scope} if scope else {})})}"
 
 
 # ---- the app ---------------------------------------------------------------------------------------------------
