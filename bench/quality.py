@@ -206,9 +206,10 @@ class MemdirSystem:
 
     name = "memdir"
 
-    def __init__(self, channel: str = "lexical", provider: str | None = None):
+    def __init__(self, channel: str = "lexical", provider: str | None = None, settings: dict | None = None):
         self.channel = channel
         self.provider = provider
+        self.settings = dict(settings or {})
         import memdir  # noqa: F401  (fail early, in main)
 
     def _open(self, tmp: Path, clock_at: datetime, notes: list[str]):
@@ -219,6 +220,7 @@ class MemdirSystem:
         cfg = {"recall.half_life_days": 0, "recall.rehearsal_weight": 0, "recall.channel": self.channel}
         if self.provider:
             cfg["embed.provider"] = self.provider
+        cfg.update(self.settings)
         kwargs = dict(project_dir=tmp / "project", home=tmp / "home", clock=lambda: clock_at)
         try:
             return memdir.open(config=cfg, **kwargs)
@@ -276,7 +278,7 @@ class MemdirSystem:
         return search, close, notes
 
 
-def make_systems(names: list[str], channel: str, provider: str | None, log) -> list:
+def make_systems(names: list[str], channel: str, provider: str | None, log, settings: dict | None = None) -> list:
     """Instantiate the requested systems; unavailable optional ones are skipped with a logged reason."""
     systems = []
     for name in names:
@@ -284,7 +286,7 @@ def make_systems(names: list[str], channel: str, provider: str | None, log) -> l
             try:
                 if importlib.util.find_spec("memdir") is None and (ROOT / "src" / "memdir").is_dir():
                     sys.path.insert(0, str(ROOT / "src"))  # a checkout without `pip install -e .`
-                systems.append(MemdirSystem(channel, provider))
+                systems.append(MemdirSystem(channel, provider, settings))
             except ImportError as e:
                 log(f"memdir skipped: cannot import it ({e}); run `pip install -e .` in the checkout")
         elif name == "bm25s":
@@ -469,7 +471,7 @@ def _commit() -> str:
 def run(data: Path, benches: list[str], *, channel: str = "lexical", provider: str | None = None,
         limit: int | None = None, systems: tuple[str, ...] = ("memdir", "bm25s", "minilm"),
         madial_as: str = "notes", madial_meta: str = "tags", minilm_all_turns: bool = False,
-        cache: Path | None = None, log=lambda s: None) -> dict:
+        cache: Path | None = None, settings: dict | None = None, log=lambda s: None) -> dict:
     """Run the named benchmarks; returns the report dict that :func:`markdown` renders and main writes as JSON.
 
     Raises: BenchError (unknown benchmark/system), DataError (missing or malformed data file).
@@ -478,7 +480,7 @@ def run(data: Path, benches: list[str], *, channel: str = "lexical", provider: s
     unknown = [b for b in benches if b not in specs]
     if unknown:
         raise BenchError(f"unknown benchmark(s) {unknown}; choose from {', '.join(specs)}")
-    sysobjs = make_systems(list(systems), channel, provider, log)
+    sysobjs = make_systems(list(systems), channel, provider, log, settings)
     names = [s if isinstance(s, str) else s.name for s in sysobjs]
     baselines = {}
     if "bm25s" in names:
@@ -496,6 +498,7 @@ def run(data: Path, benches: list[str], *, channel: str = "lexical", provider: s
             "platform": f"{platform.system()} {platform.machine()}, Python {platform.python_version()}",
             "channel": channel,
             "provider": provider,
+            "settings": dict(settings or {}),
             "limit": limit,
             "madial_as": madial_as,
             "madial_meta": madial_meta,
@@ -536,17 +539,30 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--cache", type=Path, default=DEFAULT_CACHE,
                    help=f"directory for cached MiniLM document embeddings (default {DEFAULT_CACHE})")
     p.add_argument("--no-cache", action="store_true", help="do not read or write the embedding cache")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="a memdir config override for this run (repeatable), e.g. recall.subject_boost=0.5")
     a = p.parse_args(argv)
     if a.limit is not None and a.limit < 1:
         print("error: --limit must be >= 1", file=sys.stderr)
         return 2
     log = lambda s: print(s, file=sys.stderr, flush=True)  # noqa: E731
     benches = [b.strip() for b in a.bench.split(",") if b.strip()]
+    settings = {}
+    for kv in a.set:
+        key, sep, val = kv.partition("=")
+        if not sep:
+            print(f"error: --set wants KEY=VALUE, got {kv!r}", file=sys.stderr)
+            return 2
+        try:
+            settings[key.strip()] = json.loads(val)
+        except ValueError:
+            settings[key.strip()] = val
+
     try:
         report = run(a.data, benches, channel=a.channel, provider=a.provider, limit=a.limit,
                      systems=tuple(s.strip() for s in a.systems.split(",") if s.strip()),
                      madial_as=a.madial_as, madial_meta=a.madial_meta, minilm_all_turns=a.minilm_all_turns,
-                     cache=None if a.no_cache else a.cache, log=log)
+                     cache=None if a.no_cache else a.cache, settings=settings, log=log)
     except (BenchError, DataError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

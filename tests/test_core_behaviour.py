@@ -207,9 +207,11 @@ def test_any_text_tokenizes_and_any_query_is_safe(text):
 
 
 def test_cjk_bigrams_and_lone_char():
-    assert tokenize("部署") == ["部署"]
+    assert tokenize("部署", unigrams=False) == ["部署"]
     assert tokenize("我") == ["我"]
-    assert tokenize("用户身份") == ["用户", "户身", "身份"]
+    assert tokenize("用户身份", unigrams=False) == ["用户", "户身", "身份"]
+    assert tokenize("用户身份") == ["用户", "户身", "身份", "用", "户", "身", "份"]  # documents: unigrams too (C17)
+    assert query_tokens("用户身份") == ["用户", "户身", "身份"] and query_tokens("锁") == ["锁"]
     assert "c++" in tokenize("C++") and "node.js" in tokenize("Node.js") and "node" in tokenize("node.js")
 
 

@@ -5,11 +5,12 @@ half of the documents counts for nothing — in a small store (tens of notes) th
 into ties. We keep FTS5 for what it does well (postings, per-column term frequencies, length normalisation, the
 column weights) and swap the idf:
 
-    score(d, q) = Σ_{t ∈ q} idf(t) · tf_part(t, d)
+    score(d, q) = Σ_{t ∈ q} qtf(t) · idf(t) · tf_part(t, d)
     idf(t)      = ln(1 + (N - n_t + 0.5) / (n_t + 0.5))                 (Lucene's BM25 idf; Robertson & Zaragoza 2009)
     tf_part     = f(t,d)·(k1 + 1) / (f(t,d) + k1·(1 - b + b·|d|/avgdl)), k1 = 1.2, b = 0.75 (FTS5's constants),
 
-where ``f(t,d)`` is the column-weighted count of ``t`` in ``d``. ``tf_part`` is recovered exactly from a one-term FTS5
+where ``qtf(t)`` counts ``t`` in the query (``tokens`` may repeat a term: a term the user says twice weighs
+twice), ``f(t,d)`` is the column-weighted count of ``t`` in ``d``. ``tf_part`` is recovered exactly from a one-term FTS5
 query: ``-bm25() / idf_fts5(t)``. Measured on MADial-Bench (dev, recall@5): zh 0.437 → 0.451, en 0.405 → 0.472 in a
 plain-Python replica of both formulas.
 
@@ -75,14 +76,17 @@ def score(db: sqlite3.Connection, tokens: list[str], *, weights: tuple[float, ..
     N = db.execute("SELECT count(*) FROM fts_docsize").fetchone()[0]  # FTS5 shadow table: one small row per doc
     if not N:
         return []
-    df = doc_freqs(db, tokens)
+    qtf: dict[str, int] = {}
+    for t in tokens:
+        qtf[t] = qtf.get(t, 0) + 1
+    df = doc_freqs(db, list(qtf))
     terms = select_terms(df, N)
     w = ",".join(repr(float(x)) for x in weights)
     acc: dict[int, float] = defaultdict(float)
     for t in terms:
         n = df[t]
         phrase = '"' + t.replace('"', '""') + '"'
-        scale = idf_lucene(N, n) / idf_fts5(N, n)
+        scale = qtf[t] * idf_lucene(N, n) / idf_fts5(N, n)
         if n <= PER_TERM_CAP:
             rows = db.execute(f"SELECT rowid, bm25(fts, {w}) FROM fts WHERE fts MATCH ?", (phrase,))
         else:

@@ -493,7 +493,19 @@ class Memdir:
         k = int(k or self.config.get("recall.k"))
         if k <= 0 or not isinstance(query, str):
             return []
-        tokens = query_tokens(query)
+        self._resync()
+        return self._recall(query, k=k, scope=scope, kinds=kinds, rehearse=rehearse)
+
+    def _resync(self) -> None:
+        """Mirror notes edited or deleted on disk since this process last looked (case C20)."""
+        for root in self._live_roots():
+            try:
+                root.resync()
+            except MemdirError as exc:  # a busy store: answer from the index as it is
+                log.debug("resync skipped: %s", exc)
+
+    def _recall(self, query: str, *, k: int, scope: str | None, kinds: Iterable[str] | None, rehearse: bool) -> list[Hit]:
+        tokens = query_tokens(query, repeats=True)
         if not tokens:
             return []
         want = k
@@ -505,7 +517,7 @@ class Memdir:
 
             hits = vectors.recall_fused(self.stores, query, tokens, k=want, scope=scope, kinds=tuple(kinds) if kinds else None)[0]
         else:
-            hits = self._lexical(tokens, k=want, scope=scope, kinds=tuple(kinds) if kinds else None)
+            hits = self._lexical(tokens, k=want, scope=scope, kinds=tuple(kinds) if kinds else None, query=query)
         if reranking:
             from .rerank import rerank
 
@@ -514,8 +526,11 @@ class Memdir:
             self._rehearse(hits)
         return hits
 
-    def _lexical(self, tokens: list[str], *, k: int, scope: str | None, kinds: tuple[str, ...] | None) -> list[Hit]:
+    def _lexical(self, tokens: list[str], *, k: int, scope: str | None, kinds: tuple[str, ...] | None,
+                 query: str = "") -> list[Hit]:
         cfg = self.config
+        sb = float(cfg.get("recall.subject_boost"))
+        names = rank.query_names(query) if sb > 0 else frozenset()
         weights = (cfg.get("recall.weight_tags"), cfg.get("recall.weight_title"), cfg.get("recall.weight_body"),
                    cfg.get("recall.weight_context"))
         hl, floor = cfg.get("recall.half_life_days"), cfg.get("recall.decay_floor")
@@ -533,17 +548,18 @@ class Memdir:
                     continue
                 d = rank.decay((now - row["ts_epoch"]) / 86400.0, hl, floor, bool(row["pinned"]))
                 b = rank.rehearsal_boost(row["rehearsals"], rw)
-                s = rank.score(row["bm25"], prior=prior, decay_mult=d, boost=b)
-                scored.append((s, row["ts_epoch"], root, (row, prior, d, b, kind)))
+                f = {"subject": 1.0 + sb} if names and rank.subject_of(row["text"], event=row["kind"] == "event") in names else {}
+                s = rank.score(row["bm25"], prior=prior, decay_mult=d, boost=b, **f)
+                scored.append((s, row["ts_epoch"], root, (row, prior, d, b, kind, f)))
         scored.sort(key=lambda x: (-x[0], -x[1]))
         hits: list[Hit] = []
         seen: set[str] = set()
-        for s, _, root, (row, prior, d, b, kind) in scored:
+        for s, _, root, (row, prior, d, b, kind, f) in scored:
             if row["ref"] in seen:  # project wins: it is scored with prior 1.0 and so comes first on a tie
                 continue
             seen.add(row["ref"])
             hits.append(self._hit(root, row, s, tokens, {"bm25": round(row["bm25"], 4), "prior": prior,
-                                                         "decay": round(d, 4), "rehearsal": round(b, 4)}, kind))
+                                                         "decay": round(d, 4), "rehearsal": round(b, 4), **f}, kind))
             if len(hits) >= k:
                 break
         if log.isEnabledFor(logging.DEBUG):
@@ -561,7 +577,7 @@ class Memdir:
             "body": sorted(qset & set(tokenize(_matched_text(row)))),
         }
         fields = {f: v for f, v in fields.items() if v}
-        terms = [t for t in tokens if any(t in v for v in fields.values())]
+        terms = [t for t in dict.fromkeys(tokens) if any(t in v for v in fields.values())]
         reasons = {"terms": terms, "fields": fields, "scope": root.scope, **factors}
         ts = parse_ts(row["ts"])
         return Hit(id=row["ref"], key=row["ref"], kind=kind, scope=root.scope, score=score, text=row["text"],
@@ -624,11 +640,12 @@ class Memdir:
         if max_chars == 0 or max_entries == 0:
             return ""
         sections = set(sections)
+        self._resync()
         rules = self.rules()
         rule_ids = {(r.scope, r.id) for r in rules}
         prompt = prompt if isinstance(prompt, str) else ""
-        hits = [h for h in self.recall(prompt, k=max(8, max_entries * 3)) if (h.scope, h.id) not in rule_ids] \
-            if prompt.strip() and "hits" in sections else []
+        hits = [h for h in self._recall(prompt, k=max(8, max_entries * 3), scope=None, kinds=None, rehearse=False)
+                if (h.scope, h.id) not in rule_ids] if prompt.strip() and "hits" in sections else []
         weights = self._idf(query_tokens(prompt)) if hits else {}
         entries = self._entries(prompt, hits, weights)
         block = inject.build(

@@ -9,11 +9,70 @@ of its term-overlap × idf).
   14) and keeps old memories findable, down-weighted, never erased (seed 000: "不删除，只降权").
 * Rehearsal: ``1 + w · ln(1 + n)`` where n counts recalls and injections (seed 000 复述加成; log-damped so
   popular memories cannot grow without bound).
+* Subject: ``1 + recall.subject_boost`` when the question names the memory's speaker (an event ``Name: …``) or
+  its named subject (the first name in a note), else 1 (:func:`query_names`, :func:`subject_of`).
 """
 
 from __future__ import annotations
 
 import math
+import re
+
+from .config import register
+
+register("recall.subject_boost", 1.0, "score multiplier - 1 for a memory whose speaker/subject the query names "
+         "(0 = off). LoCoMo turn R@10 / MADial zh R@5 / en R@5: 0 0.709/0.476/0.492, 0.5 0.738/0.495/0.494, 1 0.741/0.502/0.506, 2 0.736/0.525/0.494", type_=float, check=lambda v: v >= 0)
+
+#: capitalised words that are never names: weekdays, months, roles, and what starts a question
+NOT_NAMES = frozenset(
+    """monday tuesday wednesday thursday friday saturday sunday january february march april may june july
+    august september october november december today yesterday tomorrow assistant user system human ai bot
+    i what when where who whom whose why how which did does do is are was were can could would should will
+    the a an in on at for to of and or but if then this that these those my your his her our their its""".split()
+)
+_LABEL = re.compile(r"^[ \t]*([A-Z][A-Za-z0-9.'\-]{1,30})[ \t]*:", re.M)
+_CAP = re.compile(r"(?<![A-Za-z0-9'\u2019])([A-Z][a-z][A-Za-z\-]{0,30})(?:['\u2019]s)?(?![A-Za-z0-9])")
+_SENTENCE_START = re.compile(r"(?:^|[.!?。！？:：\n])[\s\"'“‘(（]*$")
+
+
+def _name(word: str) -> str | None:
+    w = word.casefold()
+    return None if w in NOT_NAMES else w
+
+
+def query_names(text: str) -> frozenset[str]:
+    """Names the query mentions (casefolded): speaker labels (``Bart: …`` at a line start) and capitalised
+    words that do not open a sentence, minus :data:`NOT_NAMES` (weekday and month words are not names)."""
+    if not text or not any(c.isupper() for c in text):
+        return frozenset()
+    out: set[str] = set()
+    for m in _LABEL.finditer(text):
+        n = _name(m.group(1))
+        if n:
+            out.add(n)
+    for m in _CAP.finditer(text):
+        if _SENTENCE_START.search(text[max(0, m.start() - 4):m.start()]):
+            continue
+        n = _name(m.group(1))
+        if n:
+            out.add(n)
+    return frozenset(out)
+
+
+def subject_of(text: str, *, event: bool) -> str | None:
+    """The speaker of an event (``Name: …``) or the named subject of a note (its first capitalised word that is
+    a name, within the first 60 characters), casefolded; None when there is none."""
+    if not text:
+        return None
+    head = text[:60]
+    if event:
+        m = _LABEL.match(head)
+        return _name(m.group(1)) if m else None
+    for m in _CAP.finditer(head):
+        n = _name(m.group(1))
+        if n:
+            return n
+    return None
 
 
 def decay(age_days: float, half_life_days: float, floor: float, pinned: bool = False) -> float:
@@ -30,6 +89,6 @@ def rehearsal_boost(count: int, weight: float) -> float:
     return 1.0 + weight * math.log1p(max(0, count))
 
 
-def score(bm25: float, *, prior: float, decay_mult: float, boost: float) -> float:
+def score(bm25: float, *, prior: float, decay_mult: float, boost: float, subject: float = 1.0) -> float:
     """The final lexical score (all factors are multiplicative, so each one's effect reads off ``reasons``)."""
-    return bm25 * prior * decay_mult * boost
+    return bm25 * prior * decay_mult * boost * subject

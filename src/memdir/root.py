@@ -44,6 +44,7 @@ class Root:
         self._db: sqlite3.Connection | None = None
         self.problems: list[dict[str, str]] = []
         self._lock = None  # _FlockLock (or a filelock.FileLock where fcntl is missing), created on first write
+        self._synced_on_open = False  # the open just mirrored the Markdown: the next resync() may skip
 
     # ---- lifecycle -------------------------------------------------------------------------------------
     def exists(self) -> bool:
@@ -64,7 +65,20 @@ class Root:
             self.derived.mkdir(parents=True, exist_ok=True)
             self._db, _ = index.open_index(self.db_path)
             self.sync()
+            self._synced_on_open = True
         return self._db
+
+    def resync(self) -> int:
+        """Mirror hand edits made since the last look (case C20: a long-lived process — the MCP server, one
+        ``Memdir`` — must answer as a fresh process would after a note is edited or deleted in an editor).
+        One ``scandir`` per category and one ``stat`` per note; skipped right after the open's own sync.
+        Returns the number of notes re-read."""
+        if self._db is None:
+            _ = self.db
+        if self._synced_on_open:
+            self._synced_on_open = False
+            return 0
+        return self.sync()
 
     def close(self) -> None:
         if self._db is not None:

@@ -3,7 +3,9 @@
 Pipeline: NFKC + casefold, then
 
 * runs of Han / kana / hangul become overlapping character **bigrams** (``部署脚本`` → ``部署 署脚 脚本``);
-  a lone CJK character stays a unigram;
+  a lone CJK character stays a unigram. Documents also index every character of a run as a **unigram**, so a
+  one-character query finds the character inside a longer run (case C17: ``锁`` finds ``…表加锁…``, as ``lock``
+  finds "lock"); queries use unigrams only for a lone character, so longer queries still score bigrams only;
 * Latin letters and digits become **words**, English words of 4+ letters reduced to their Snowball stem
   (``running`` → ``run``; PyStemmer); an identifier joined by ``. - _ / : @`` or ending in ``+``/``#``
   (``node.js``, ``pre-edit``, ``C++``, ``a:b``) is kept whole *and* split into its parts, so both
@@ -43,10 +45,19 @@ STOPWORDS = frozenset(
     which who whom why will with you your""".split()
 )
 
+#: Chinese function characters (pronouns, prepositions, conjunctions, auxiliaries, adverbs, particles, 是/有, 一/年),
+#: derived from jieba's dictionary by part of speech and frequency — bench/derive_zh_function_chars.py documents
+#: the method; no benchmark text was read. A query bigram of two of them (我在, 了一, 我们, 就是) is a *stop
+#: bigram*: dropped from queries, like an English stopword, unless nothing else is left.
+ZH_FUNCTION_CHARS = frozenset(
+    "了是在和有他不我的也为就这年你一都等着对与地还又而之以得她将那但从把被于只过并或由用所向已其给却它最更再才便及各至本们"
+    "正同比自跟则因曾呢该约谁先吧太者共另吗按均"
+)
+
 MAX_TOKEN_CHARS = 64
 
 #: bump when the token stream changes; an index built with another version re-tokenizes itself on open
-TOKENIZER_VERSION = "3+snowball-en"
+TOKENIZER_VERSION = "4+snowball-en+cjk-unigrams"
 
 _ALPHA = re.compile(r"[a-z]{4,}")
 _stem_cache: dict[str, str] = {}
@@ -87,11 +98,15 @@ def _has_surrogate(text: str) -> bool:
         return True
 
 
-def tokenize(text: str) -> list[str]:
+def tokenize(text: str, *, unigrams: bool = True) -> list[str]:
     """Split ``text`` into recall tokens, in order, with repeats (for BM25 term frequency).
 
-    >>> tokenize("部署脚本用 pnpm")
+    ``unigrams`` (documents): each character of a CJK run of 2+ also becomes a token, after the run's bigrams.
+
+    >>> tokenize("部署脚本用 pnpm", unigrams=False)
     ['部署', '署脚', '脚本', '本用', 'pnpm']
+    >>> tokenize("加锁")
+    ['加锁', '加', '锁']
     """
     out: list[str] = []
     append, extend = out.append, out.extend
@@ -102,6 +117,8 @@ def tokenize(text: str) -> list[str]:
                 append(run)
             else:
                 extend([run[i : i + 2] for i in range(len(run) - 1)])
+                if unigrams:
+                    extend(run)
             continue
         raw = raw[:MAX_TOKEN_CHARS]
         if raw.isalnum():  # fast path (most words): no joiner, apostrophe or trailing +/#, so nothing to split
@@ -111,23 +128,36 @@ def tokenize(text: str) -> list[str]:
                 append(raw)
             continue
         word = raw.replace("'", "").replace("\u2019", "")
-        append(_stem(word) if _ALPHA.fullmatch(word) else word)
+        whole = _stem(word) if _ALPHA.fullmatch(word) else word
+        append(whole)
         core = raw.rstrip("+#")
         parts = [p for p in _SPLIT.split(core) if p]
         if len(parts) > 1 or core != raw:
             apostrophe = "'" in raw or "\u2019" in raw
-            extend(_stem(p) if _ALPHA.fullmatch(p) else p for p in parts if p != word and not (apostrophe and p in _CLITICS))
+            for p in parts:
+                if p == word or (apostrophe and p in _CLITICS):
+                    continue
+                sp = _stem(p) if _ALPHA.fullmatch(p) else p
+                if sp != whole:  # "Caroline's" → carolin once, not twice (its stem equals the joined word's)
+                    append(sp)
     return out
 
 
-def query_tokens(text: str) -> list[str]:
-    """Distinct tokens of a query, in first-seen order, with stopwords dropped unless nothing else is left."""
-    seen: dict[str, None] = {}
-    for t in tokenize(text):
-        seen.setdefault(t, None)
-    toks = list(seen)
-    content = [t for t in toks if t not in STOPWORDS]
-    return content or toks
+def query_tokens(text: str, *, repeats: bool = False) -> list[str]:
+    """Tokens of a query, in first-seen order, with stopwords dropped unless nothing else is left.
+
+    Distinct by default; with ``repeats`` every occurrence is kept (BM25 counts a term the user repeats,
+    :func:`memdir.bm25.score`)."""
+    toks = tokenize(text, unigrams=False)
+    content = [t for t in toks if not is_stop(t)] or toks
+    return content if repeats else list(dict.fromkeys(content))
+
+
+def is_stop(token: str) -> bool:
+    """An English stopword, or a CJK token made only of Chinese function characters (a stop bigram)."""
+    if token in STOPWORDS:
+        return True
+    return len(token) <= 2 and all(c in ZH_FUNCTION_CHARS for c in token)
 
 
 def fts_query(tokens: list[str]) -> str:

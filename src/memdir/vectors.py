@@ -88,8 +88,42 @@ def _np():
 
 
 # ---- storage ----------------------------------------------------------------------------------------------
-_PENDING_WHERE = ("(v.ref IS NULL OR v.status != 'ok' OR v.model IS NOT ? OR v.content_sha256 IS NOT d.content_sha256) "
+_PENDING_WHERE = ("(v.ref IS NULL OR v.status != 'ok' OR v.model IS NOT ?1 OR v.content_sha256 IS NOT d.content_sha256 "
+                  "OR v.dim IS NOT coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'embed_dim:' || ?1), v.dim)) "
                   "AND d.superseded_by IS NULL AND d.ref NOT IN (SELECT ref FROM tombstones)")
+
+
+def current_dim(db, model: str | None) -> int | None:
+    """The vector length ``model`` returns now, as last seen (``meta`` key ``embed_dim:<model>``); ``None`` unknown.
+
+    An endpoint can change its vector length under the same model name (case C21): vectors of another length
+    are then stale (pending for :func:`backfill`), never searched and never an error."""
+    row = db.execute("SELECT value FROM meta WHERE key = ?", (f"embed_dim:{model}",)).fetchone()
+    try:
+        return int(row[0]) if row else None
+    except (TypeError, ValueError):
+        return None
+
+
+def note_dim(db, model: str | None, dim: int) -> bool:
+    """Record that ``model`` returns vectors of length ``dim``; on a change, drop the backfill watermark so the
+    old-length vectors are found as pending. Returns True when the length changed. Opens its own transaction
+    unless one is open."""
+    if current_dim(db, model) == dim:
+        return False
+    own = not db.in_transaction
+    if own:
+        db.execute("BEGIN IMMEDIATE")
+    try:
+        db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (f"embed_dim:{model}", str(int(dim))))
+        db.execute("DELETE FROM meta WHERE key = ?", (f"embed_watermark:{model}",))
+        if own:
+            db.execute("COMMIT")
+    except BaseException:
+        if own:
+            db.execute("ROLLBACK")
+        raise
+    return True
 
 
 def pending_count(db, model: str | None) -> int:
@@ -103,8 +137,8 @@ def pending_exists(db, model: str | None) -> bool:
     checked (new and edited docs get new ids), so the recall path does not scan the whole store."""
     row = db.execute("SELECT value FROM meta WHERE key = ?", (f"embed_watermark:{model}",)).fetchone()
     wm = int(row[0]) if row and str(row[0]).isdigit() else 0
-    return db.execute(f"SELECT 1 FROM docs d LEFT JOIN vectors v ON v.ref = d.ref WHERE d.id > ? AND {_PENDING_WHERE} LIMIT 1",
-                      (wm, model)).fetchone() is not None
+    return db.execute(f"SELECT 1 FROM docs d LEFT JOIN vectors v ON v.ref = d.ref WHERE d.id > ?2 AND {_PENDING_WHERE} LIMIT 1",
+                      (model, wm)).fetchone() is not None
 
 
 def _set_watermark(db, model: str | None) -> None:
@@ -115,7 +149,7 @@ def _set_watermark(db, model: str | None) -> None:
 def pending_rows(db, model: str | None, limit: int) -> list:
     """Up to ``limit`` pending docs ``(ref, content_sha256, kind, summary, text)``, newest first."""
     return db.execute(f"SELECT d.ref, d.content_sha256, d.kind, d.summary, d.text FROM docs d LEFT JOIN vectors v "
-                      f"ON v.ref = d.ref WHERE {_PENDING_WHERE} ORDER BY d.ts_epoch DESC, d.id DESC LIMIT ?",
+                      f"ON v.ref = d.ref WHERE {_PENDING_WHERE} ORDER BY d.ts_epoch DESC, d.id DESC LIMIT ?2",
                       (model, limit)).fetchall()
 
 
@@ -131,6 +165,10 @@ def store(db, items: list[tuple[str, str]], mat, model: str, when: str) -> int:
     Tombstoned refs are skipped (no resurrection). Returns rows written. Caller holds a transaction."""
     np = _np()
     mat = np.ascontiguousarray(mat, dtype=np.float32)
+    if mat.ndim != 2 or (len(items) and mat.shape[0] != len(items)):
+        raise embed.EmbedError(f"provider returned an array of shape {mat.shape} for {len(items)} texts")
+    if len(items):
+        note_dim(db, model, int(mat.shape[1]))
     dead = {r[0] for r in db.execute("SELECT ref FROM tombstones")} if items else set()
     n = 0
     for (ref, sha), vec in zip(items, mat):
@@ -224,7 +262,7 @@ class VectorIndex:
         v = db.execute("SELECT count(*), max(rowid) FROM vectors").fetchone()
         d = db.execute("SELECT max(id) FROM docs").fetchone()[0]
         g = db.execute("SELECT value FROM meta WHERE key = 'tiers_gen'").fetchone()
-        return (model, v[0], v[1], d, g[0] if g else None)
+        return (model, v[0], v[1], d, g[0] if g else None, current_dim(db, model))
 
     def refresh(self, db, model: str, ann_threshold: int) -> None:
         """Reload from ``db`` when its stamp changed (shape ``(n, dim)``, n = hot + warm + unswept vectors)."""
@@ -232,10 +270,16 @@ class VectorIndex:
         if stamp == self.stamp:
             return
         np = _np()
+        dim = stamp[-1]
         rows = db.execute(
             "SELECT v.ref, v.content_sha256, v.vector FROM vectors v LEFT JOIN tiers t ON t.ref = v.ref "
-            "WHERE v.status = 'ok' AND v.model = ? AND coalesce(t.tier, 'hot') IN ('hot', 'warm') ORDER BY v.rowid",
-            (model,)).fetchall()
+            "WHERE v.status = 'ok' AND v.model = ? AND coalesce(t.tier, 'hot') IN ('hot', 'warm') "
+            "AND (? IS NULL OR v.dim = ?) ORDER BY v.rowid", (model, dim, dim)).fetchall()
+        if dim is None and rows:  # vectors from before the length was recorded: keep the most common length
+            from collections import Counter
+
+            common = Counter(len(r[2]) for r in rows).most_common(1)[0][0]
+            rows = [r for r in rows if len(r[2]) == common]
         self.refs = [r[0] for r in rows]
         self.shas = [r[1] for r in rows]
         if rows:
@@ -317,7 +361,7 @@ def cold_scan(db, model: str, q, k: int, budget_ms: float, max_rows: int) -> tup
     best: list[tuple[str, str, float]] = []
     scanned, truncated = 0, False
     cur = db.execute("SELECT v.ref, v.content_sha256, v.vector FROM vectors v JOIN tiers t ON t.ref = v.ref "
-                     "WHERE t.tier = 'cold' AND v.status = 'ok' AND v.model = ?", (model,))
+                     "WHERE t.tier = 'cold' AND v.status = 'ok' AND v.model = ? AND v.dim = ?", (model, int(q.shape[0])))
     while True:
         if (time.perf_counter() - t0) * 1000 >= budget_ms or scanned >= max_rows:
             truncated = cur.fetchone() is not None
@@ -428,11 +472,20 @@ def recall_fused(m: "Stores | Any", query: str, tokens: list[str], *, k: int, sc
         lat["backfill"] = (time.perf_counter() - t) * 1000
         t = time.perf_counter()
         try:
-            q = prov.embed([query])[0]
+            q = _np().asarray(prov.embed([query]), dtype="float32")[0]
         except Exception as exc:
             info["fallback"] = f"query embedding failed: {exc}"
             log.warning("memdir: %s; lexical recall only", info["fallback"])
         lat["embed"] = (time.perf_counter() - t) * 1000
+        if q is not None:
+            for r in m.live(scope):  # a new vector length makes the stored ones stale (case C21)
+                try:
+                    if current_dim(r.db, prov.model) not in (None, q.shape[0]):
+                        with r.locked(timeout=1):
+                            note_dim(r.db, prov.model, int(q.shape[0]))
+                        info["dim_changed"] = int(q.shape[0])
+                except Exception as exc:  # a busy store: the old-length vectors are skipped by the search anyway
+                    log.debug("vector length change not recorded: %s", exc)
     elif channel != "lexical":
         info["fallback"] = _state(m)["provider_error"] or "embed.provider is none"
     use_vec = q is not None
@@ -440,7 +493,7 @@ def recall_fused(m: "Stores | Any", query: str, tokens: list[str], *, k: int, sc
     lex: list[Hit] = []
     if channel == "lexical" or channel == "hybrid" or not use_vec:
         cand = max(int(cfg.get("recall.vector_candidates")), k) if use_vec else k
-        lex = m.lexical(tokens, k=cand, scope=scope, kinds=kinds) if tokens else []
+        lex = m.lexical(tokens, k=cand, scope=scope, kinds=kinds, query=query) if tokens else []
     lat["lexical"] = (time.perf_counter() - t) * 1000
     if not use_vec:
         lat["total"] = (time.perf_counter() - t_all) * 1000
@@ -485,7 +538,7 @@ def explain(m: "Stores | Any", query: str, *, k: int | None = None, scope: str |
     from .tokenize import query_tokens
 
     k = int(k or m.config.get("recall.k"))
-    tokens = query_tokens(query) if isinstance(query, str) else []
+    tokens = query_tokens(query, repeats=True) if isinstance(query, str) else []
     hits, info = recall_fused(m, query if isinstance(query, str) else "", tokens, k=k, scope=scope,
                               kinds=tuple(kinds) if kinds else None, channel=channel)
     info["latency_ms"] = {key: round(v, 3) for key, v in info["latency_ms"].items()}
@@ -544,6 +597,7 @@ def doctor(m: "Stores | Any", inspect: Callable[[], Any] | None = None) -> list[
             t = time.perf_counter()
             v = prov.embed(["memdir doctor: provider check"])
             add("provider", "ok", f"{prov.name} {prov.model}: {v.shape[1]} dims in {(time.perf_counter() - t) * 1000:.0f} ms")
+            live_dim = int(v.shape[1])
         except Exception as exc:
             prov = None
             add("provider", "fail", f"{name}: {exc}", "fix embed.* in config.toml (see `memdir config`), or set embed.provider = \"none\"")
@@ -563,6 +617,15 @@ def doctor(m: "Stores | Any", inspect: Callable[[], Any] | None = None) -> list[
                 tx.execute("DELETE FROM vectors WHERE ref NOT IN (SELECT ref FROM docs)")
             add(f"{root.scope} vectors", "warn", f"{orphans} orphan vectors removed", "")
         if prov is not None:
+            other = db.execute("SELECT dim, count(*) FROM vectors WHERE status = 'ok' AND model = ? AND dim IS NOT ? "
+                               "GROUP BY dim", (prov.model, live_dim)).fetchall()
+            if other:
+                with root.locked():
+                    note_dim(db, prov.model, live_dim)
+                lens = ", ".join(f"{n} of length {d}" for d, n in other)
+                add(f"{root.scope} vector length", "warn",
+                    f"{prov.model} now returns {live_dim}-dim vectors but {lens} are stored (the endpoint changed its "
+                    "vector length under the same model name); they are stale and unused", "run `memdir backfill`")
             p = pending_count(db, prov.model)
             add(f"{root.scope} pending", "ok" if p == 0 else "warn", f"{p} memories without a current vector",
                 "" if p == 0 else "run `memdir backfill`")

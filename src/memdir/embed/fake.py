@@ -41,7 +41,7 @@ class FakeEmbedder:
             raise EmbedError("fake provider set to fail")
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         for i, t in enumerate(cap(texts, self.max_chars)):
-            for tok in tokenize(t):
+            for tok in tokenize(t, unigrams=False):
                 h = hashlib.blake2b(tok.encode("utf-8"), digest_size=8).digest()
                 v = int.from_bytes(h, "little")
                 out[i, v % self.dim] += 1.0 if (v >> 63) & 1 else -1.0

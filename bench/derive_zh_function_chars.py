@@ -1,0 +1,40 @@
+"""Derive memdir's Chinese function characters (``memdir.tokenize.ZH_FUNCTION_CHARS``) from a published lexicon.
+
+Method (run once; the output is pasted into src/memdir/tokenize.py, nothing here runs at recall time):
+
+1. Read the single-character entries of jieba's dictionary (``jieba/dict.txt``: word, corpus frequency,
+   part-of-speech tag; MIT licence; ``pip install jieba``). No benchmark text is read.
+2. Keep a character when its tag is a function class and it is frequent (frequency >= 20,000):
+   pronouns ``r``, prepositions ``p``, conjunctions ``c``, auxiliaries ``u*`` (的 了 着 过 地 得 …), adverbs ``d``,
+   modal particles ``y``, interjections ``e``, the plural suffix ``k`` (们); plus the two most frequent verbs,
+   the copula 是 and 有 (frequency >= 400,000), and the most frequent numerals 一 and 年 (>= 200,000).
+3. A CJK bigram made of two such characters (我在, 了一, 我们, 就是, 还有 …) is a *stop bigram*: it is dropped
+   from queries (never from documents) unless nothing else is left, as English stopwords are.
+
+Usage: ``python bench/derive_zh_function_chars.py`` prints the characters, most frequent first.
+"""
+
+from __future__ import annotations
+
+import os
+
+
+def derive(min_freq: int = 20_000) -> str:
+    import jieba
+
+    path = os.path.join(os.path.dirname(jieba.__file__), "dict.txt")
+    freq: dict[str, int] = {}
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            word, n, tag = line.split()
+            n = int(n)
+            if len(word) != 1:
+                continue
+            function = tag in ("r", "p", "c", "d", "y", "e", "k") or tag.startswith("u")
+            if (function and n >= min_freq) or (tag == "v" and n >= 400_000) or (tag == "m" and n >= 200_000):
+                freq[word] = max(freq.get(word, 0), n)
+    return "".join(sorted(freq, key=lambda w: -freq[w]))
+
+
+if __name__ == "__main__":
+    print(derive())
