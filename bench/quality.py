@@ -196,6 +196,62 @@ class BaselineSystem:
         return search, (lambda: None), notes
 
 
+class CachedProvider:
+    """Wraps a memdir embedding provider with a per-text vector cache kept on disk (one ``.npz`` per model in the
+    bench cache directory), so re-running a benchmark does not re-embed the same texts. Same ``name``/``model``."""
+
+    def __init__(self, inner, cache_dir: Path | None):
+        self.inner, self.name, self.model = inner, inner.name, inner.model
+        self.path = None if cache_dir is None else cache_dir / f"memdir-{self.model.replace(':', '_')}.npz"
+        self.vecs: dict[str, object] = {}
+        self.dirty = False
+        self.embed_s = 0.0
+        self.query_s: list[float] = []
+        if self.path is not None and self.path.is_file():
+            import numpy as np
+
+            with np.load(self.path, allow_pickle=False) as z:
+                for key, mat in zip(z["keys"], z["mats"]):
+                    self.vecs[str(key)] = mat
+
+    def _get(self, texts, fn, tag: str):
+        import hashlib
+
+        import numpy as np
+
+        keys = [tag + hashlib.blake2b(t.encode("utf-8", "replace"), digest_size=16).hexdigest() for t in texts]
+        todo = [i for i, k in enumerate(keys) if k not in self.vecs]
+        if todo:
+            t0 = time.perf_counter()
+            out = fn([texts[i] for i in todo])
+            dt = time.perf_counter() - t0
+            self.embed_s += dt
+            if tag == "q" and len(todo) == 1:
+                self.query_s.append(dt)
+            for i, v in zip(todo, out):
+                self.vecs[keys[i]] = np.asarray(v, dtype=np.float32)
+            self.dirty = True
+        return np.stack([self.vecs[k] for k in keys]) if keys else fn([])
+
+    def embed(self, texts):
+        return self._get(list(texts), self.inner.embed, "p")
+
+    def embed_query(self, texts):
+        return self._get(list(texts), getattr(self.inner, "embed_query", None) or self.inner.embed, "q")
+
+    def save(self) -> None:
+        if self.path is None or not self.dirty:
+            return
+        import numpy as np
+
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        keys = list(self.vecs)
+        tmp = self.path.with_suffix(".tmp.npz")
+        np.savez(tmp, keys=np.array(keys), mats=np.stack([self.vecs[k] for k in keys]))
+        os.replace(tmp, self.path)
+        self.dirty = False
+
+
 class MemdirSystem:
     """Adapter over the memdir facade (``memdir.open`` / ``import_events`` / ``remember`` / ``recall``).
 
@@ -210,6 +266,8 @@ class MemdirSystem:
         self.channel = channel
         self.provider = provider
         self.settings = dict(settings or {})
+        self.cache_dir: Path | None = None
+        self.cached: CachedProvider | None = None
         import memdir  # noqa: F401  (fail early, in main)
 
     def _open(self, tmp: Path, clock_at: datetime, notes: list[str]):
@@ -239,6 +297,12 @@ class MemdirSystem:
         latest = max(stamps) if stamps else "2024-01-01T00:00:00+00:00"
         clock_at = datetime.fromisoformat(latest).astimezone(timezone.utc)
         m = self._open(tmp, clock_at, notes)
+        if self.provider and self.channel != "lexical":
+            from memdir import vectors
+
+            if self.cached is None:
+                self.cached = CachedProvider(vectors.provider_for(m, strict=True), self.cache_dir)
+            vectors.set_provider(m, self.cached)
         alias: dict[str, list[str]] = {}
         if spec.as_notes:
             for it in case.items:
@@ -262,6 +326,9 @@ class MemdirSystem:
                 if len(group) > 1:
                     alias[it.key] = group
 
+        if self.provider and self.channel != "lexical":
+            m.backfill()  # every memory embedded before the first question (recall would embed within a budget)
+
         def search(query: str, k: int) -> list[str]:
             out: list[str] = []
             for h in m.recall(query, k=k):
@@ -271,6 +338,8 @@ class MemdirSystem:
 
         def close():
             try:
+                if self.cached is not None:
+                    self.cached.save()
                 m.close()
             finally:
                 tmpdir.cleanup()
@@ -382,6 +451,12 @@ def run_bench(spec: Spec, cases: list[Case], systems: list, log=lambda s: None) 
                 close()
             if (ci + 1) % 10 == 0 or ci + 1 == len(cases):
                 log(f"  {spec.name}/{sysobj.name}: {ci + 1}/{len(cases)} stores")
+        cached = getattr(sysobj, "cached", None)
+        if cached is not None and cached.query_s:
+            qs = sorted(cached.query_s)
+            sys_notes.append(f"query embedding ({cached.model}, uncached queries only): p50 {qs[len(qs) // 2] * 1000:.0f} ms, "
+                             f"p95 {qs[int(len(qs) * 0.95)] * 1000:.0f} ms over {len(qs)} queries")
+            cached.query_s = []
         if foreign:
             sys_notes.append(f"{foreign} hits had ids that are not items of the case (counted as misses)")
         agg = M.aggregate(rows)
@@ -481,6 +556,9 @@ def run(data: Path, benches: list[str], *, channel: str = "lexical", provider: s
     if unknown:
         raise BenchError(f"unknown benchmark(s) {unknown}; choose from {', '.join(specs)}")
     sysobjs = make_systems(list(systems), channel, provider, log, settings)
+    for so in sysobjs:
+        if isinstance(so, MemdirSystem):
+            so.cache_dir = cache
     names = [s if isinstance(s, str) else s.name for s in sysobjs]
     baselines = {}
     if "bm25s" in names:

