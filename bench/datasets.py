@@ -69,6 +69,7 @@ class Query:
     label: str
     relevant: frozenset[str] = frozenset()
     relevant_groups: frozenset[str] = frozenset()
+    ts: str | None = None  # when the question is asked (ISO 8601 UTC; LongMemEval's question_date), else None
 
 
 @dataclass
@@ -215,7 +216,7 @@ def load_longmemeval(data_dir: Path | str, *, roles=("user", "assistant")) -> li
     (turn index counts all turns, so keys are stable across role filters), group = session id, ts =
     the haystack date. A session id repeated within one haystack gets ``~2``, ``~3`` appended to its
     keys (group unchanged) and a note. Query: the question, label = ``question_type``,
-    ``relevant_groups`` = ``answer_session_ids``, ``relevant`` = indexed turns marked ``has_answer``
+    ``relevant_groups`` = ``answer_session_ids``, ``ts`` = ``question_date``, ``relevant`` = indexed turns marked ``has_answer``
     (may be empty: turn-level recall is then not computed for that question).
     Raises: DataError on a missing file or unexpected shape.
     """
@@ -256,7 +257,8 @@ def load_longmemeval(data_dir: Path | str, *, roles=("user", "assistant")) -> li
             queries = []
         else:
             queries = [Query(qid=qid, text=str(q["question"]), label=str(q.get("question_type", "?")),
-                             relevant=frozenset(relevant), relevant_groups=groups)]
+                             relevant=frozenset(relevant), relevant_groups=groups,
+                             ts=parse_lme_date(str(q.get("question_date", ""))))]
         cases.append(Case(name=qid, items=items, queries=queries, notes=notes))
     return cases
 

@@ -190,7 +190,7 @@ class BaselineSystem:
             index.prepare([q.text for q in case.queries])
         notes: list[str] = []
 
-        def search(query: str, k: int) -> list[str]:
+        def search(query: str, k: int, when: str | None = None) -> list[str]:
             return [keys[i] for i in index.search(query, k)]
 
         return search, (lambda: None), notes
@@ -270,7 +270,7 @@ class MemdirSystem:
         self.cached: CachedProvider | None = None
         import memdir  # noqa: F401  (fail early, in main)
 
-    def _open(self, tmp: Path, clock_at: datetime, notes: list[str]):
+    def _open(self, tmp: Path, clock, notes: list[str]):
         import memdir
 
         (tmp / "project").mkdir(parents=True, exist_ok=True)
@@ -279,7 +279,7 @@ class MemdirSystem:
         if self.provider:
             cfg["embed.provider"] = self.provider
         cfg.update(self.settings)
-        kwargs = dict(project_dir=tmp / "project", home=tmp / "home", clock=lambda: clock_at)
+        kwargs = dict(project_dir=tmp / "project", home=tmp / "home", clock=clock)
         try:
             return memdir.open(config=cfg, **kwargs)
         except Exception as e:  # an engine without the channel key yet: lexical is its only behaviour
@@ -296,7 +296,8 @@ class MemdirSystem:
         stamps = [it.ts for it in case.items if it.ts]
         latest = max(stamps) if stamps else "2024-01-01T00:00:00+00:00"
         clock_at = datetime.fromisoformat(latest).astimezone(timezone.utc)
-        m = self._open(tmp, clock_at, notes)
+        now = [clock_at]  # "now" is each question's own time when the dataset gives one (LongMemEval), else the newest item
+        m = self._open(tmp, lambda: now[0], notes)
         if self.provider and self.channel != "lexical":
             from memdir import vectors
 
@@ -329,7 +330,8 @@ class MemdirSystem:
         if self.provider and self.channel != "lexical":
             m.backfill()  # every memory embedded before the first question (recall would embed within a budget)
 
-        def search(query: str, k: int) -> list[str]:
+        def search(query: str, k: int, when: str | None = None) -> list[str]:
+            now[0] = datetime.fromisoformat(when).astimezone(timezone.utc) if when else clock_at
             out: list[str] = []
             for h in m.recall(query, k=k):
                 hid = getattr(h, "id", None) or h.key
@@ -437,7 +439,7 @@ def run_bench(spec: Spec, cases: list[Case], systems: list, log=lambda s: None) 
             try:
                 for q in case.queries:
                     t1 = time.perf_counter()
-                    ranked = M.dedupe(search(q.text, spec.depth))
+                    ranked = M.dedupe(search(q.text, spec.depth, when=q.ts))
                     search_s += time.perf_counter() - t1
                     if not ranked:
                         empty += 1

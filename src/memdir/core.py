@@ -13,7 +13,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from . import index, inject, journal, notes, rank
+from . import dates, index, inject, journal, notes, rank
 from .config import Config
 from .errors import MemdirError, NotFound, PathError, UsageError
 from .root import Root
@@ -531,6 +531,8 @@ class Memdir:
         cfg = self.config
         sb = float(cfg.get("recall.subject_boost"))
         names = rank.query_names(query) if sb > 0 else frozenset()
+        db_ = float(cfg.get("recall.date_boost"))
+        wins = dates.windows(query, self.clock()) if db_ > 0 and query else []
         weights = (cfg.get("recall.weight_tags"), cfg.get("recall.weight_title"), cfg.get("recall.weight_body"),
                    cfg.get("recall.weight_context"))
         hl, floor = cfg.get("recall.half_life_days"), cfg.get("recall.decay_floor")
@@ -549,6 +551,8 @@ class Memdir:
                 d = rank.decay((now - row["ts_epoch"]) / 86400.0, hl, floor, bool(row["pinned"]))
                 b = rank.rehearsal_boost(row["rehearsals"], rw)
                 f = {"subject": 1.0 + sb} if names and rank.subject_of(row["text"], event=row["kind"] == "event") in names else {}
+                if wins and dates.in_windows(row["ts_epoch"], wins):
+                    f["date"] = 1.0 + db_
                 s = rank.score(row["bm25"], prior=prior, decay_mult=d, boost=b, **f)
                 scored.append((s, row["ts_epoch"], root, (row, prior, d, b, kind, f)))
         scored.sort(key=lambda x: (-x[0], -x[1]))

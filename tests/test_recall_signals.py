@@ -1,0 +1,81 @@
+"""The lexical signals added for issue 10: query term frequency, Chinese stop bigrams, the speaker/subject field,
+dates resolved against the question's time."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import memdir
+from memdir import dates, rank
+from memdir.tokenize import is_stop, query_tokens, tokenize
+
+NOW = datetime(2023, 3, 25, 18, 0, tzinfo=timezone.utc)  # a Saturday
+
+
+def _day(ts: float) -> str:
+    return datetime.fromtimestamp(ts, timezone.utc).strftime("%Y-%m-%d")
+
+
+def test_query_repeats_are_kept_and_possessive_counts_once():
+    assert query_tokens("deploy deploy cache", repeats=True) == ["deploy", "deploy", "cach"]
+    assert query_tokens("deploy deploy cache") == ["deploy", "cach"]
+    assert tokenize("Caroline's").count("carolin") == 1
+
+
+def test_chinese_stop_bigrams_dropped_from_queries_only():
+    assert is_stop("我在") and is_stop("了一") and is_stop("我们") and not is_stop("部署") and not is_stop("锁")
+    assert "我在" not in query_tokens("我在学校部署") and "部署" in query_tokens("我在学校部署")
+    assert query_tokens("我们") == ["我们"]  # nothing else left: kept
+    assert "我在" in tokenize("我在学校")  # documents keep every token
+
+
+def test_query_names_and_subjects():
+    assert rank.query_names("What did Caroline research on Monday in May?") == {"caroline"}
+    assert rank.query_names("Bart: 我要表演魔术\nAssistant: 太棒了") == {"bart"}
+    assert rank.query_names("你还记得Lisa的画吗") == {"lisa"}
+    assert rank.query_names("When is Melanie's daughter's birthday?") == {"melanie"}
+    assert rank.subject_of("Caroline: I went to a support group", event=True) == "caroline"
+    assert rank.subject_of("Bart在圣诞节晚会上跳舞", event=False) == "bart"
+    assert rank.subject_of("no speaker here", event=True) is None
+
+
+def test_subject_boost_prefers_the_named_speaker(tmp_path):
+    (tmp_path / "p").mkdir()
+    with memdir.open(tmp_path / "p", home=tmp_path / "h", config={"recall.half_life_days": 0}) as m:
+        m.import_events([
+            {"key": "a", "role": "user", "session": "s", "text": "Melanie: I painted a lake sunrise last week", "ts": NOW},
+            {"key": "b", "role": "user", "session": "s", "text": "Caroline: I painted a sunrise too", "ts": NOW},
+        ])
+        assert m.recall("What did Caroline paint?", k=1)[0].id == "b"
+        assert m.recall("What did Melanie paint?", k=1)[0].id == "a"
+        assert m.recall("What did Caroline paint?", k=1)[0].reasons["subject"] == 2.0
+
+
+def test_date_windows_resolve_against_now():
+    def days(text):
+        return [(_day(a), _day(b)) for a, b in dates.windows(text, NOW)]
+
+    a, b = days("What kitchen appliance did I buy 10 days ago?")[0]
+    assert a <= "2023-03-15" <= b and b < "2023-03-20"
+    assert days("I got it last Saturday") == [("2023-03-17", "2023-03-19")]  # the 18th, never today
+    a, b = days("昨天我们部署了什么")[0]
+    assert a <= "2023-03-24" <= b and b <= "2023-03-25"
+    a, b = days("上周六")[0]
+    assert a <= "2023-03-18" <= b
+    assert days("on May 20, 2023")[0][0] <= "2023-05-20" <= days("on May 20, 2023")[0][1]
+    assert dates.windows("nothing dated here", NOW) == [] and dates.windows("2023/02/30", NOW) == []
+
+
+def test_date_boost_uses_the_clock(tmp_path):
+    (tmp_path / "p").mkdir()
+    clock = [NOW]
+    with memdir.open(tmp_path / "p", home=tmp_path / "h", clock=lambda: clock[0],
+                     config={"recall.half_life_days": 0, "recall.date_boost": 1.0}) as m:
+        m.import_events([
+            {"key": "old", "role": "user", "session": "s1", "text": "I will buy a new blender", "ts": NOW - timedelta(days=10)},
+            {"key": "new", "role": "user", "session": "s2", "text": "I will buy a new blender, a red one", "ts": NOW - timedelta(days=1)},
+        ])
+        assert m.recall("what did I buy 10 days ago?", k=1)[0].id == "old"
+        assert m.recall("what did I buy yesterday?", k=1)[0].id == "new"
+        clock[0] = NOW + timedelta(days=9)  # the same words asked later mean another day
+        assert m.recall("what did I buy 10 days ago?", k=1)[0].id == "new"
