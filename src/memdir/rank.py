@@ -20,15 +20,6 @@ from __future__ import annotations
 import math
 import re
 
-from .config import register
-
-register("recall.subject_boost", 1.0, "score multiplier - 1 for a memory whose speaker/subject the query names "
-         "(0 = off). LoCoMo turn R@10 / MADial zh R@5 / en R@5: 0 0.709/0.476/0.492, 0.5 0.738/0.495/0.494, 1 0.741/0.502/0.506, 2 0.736/0.525/0.494", type_=float, check=lambda v: v >= 0)
-
-register("recall.date_boost", 0.5, "score multiplier - 1 for a memory whose time falls in a date the query names "
-         "('10 days ago', 'last Saturday', '昨天'; memdir.dates), resolved against the clock (0 = off). LongMemEval-S all turns / user turns, session R_any@5, turn R@10: 0 0.967/0.951, 0.768/0.920; 0.5 0.967/0.951, 0.784/0.920; 1 0.967/0.967, 0.784/0.920 (user turn R@5 0.824 -> 0.807)",
-         type_=float, check=lambda v: v >= 0)
-
 #: capitalised words that are never names: weekdays, months, roles, and what starts a question
 NOT_NAMES = frozenset(
     """monday tuesday wednesday thursday friday saturday sunday january february march april may june july
