@@ -5,12 +5,13 @@ half of the documents counts for nothing — in a small store (tens of notes) th
 into ties. We keep FTS5 for what it does well (postings, per-column term frequencies, length normalisation, the
 column weights) and swap the idf:
 
-    score(d, q) = Σ_{t ∈ q} qtf(t) · idf(t) · tf_part(t, d)
+    score(d, q) = Σ_{t ∈ q} √qtf(t) · idf(t) · tf_part(t, d)
     idf(t)      = ln(1 + (N - n_t + 0.5) / (n_t + 0.5))                 (Lucene's BM25 idf; Robertson & Zaragoza 2009)
     tf_part     = f(t,d)·(k1 + 1) / (f(t,d) + k1·(1 - b + b·|d|/avgdl)), k1 = 1.2, b = 0.75 (FTS5's constants),
 
-where ``qtf(t)`` counts ``t`` in the query (``tokens`` may repeat a term: a term the user says twice weighs
-twice), ``f(t,d)`` is the column-weighted count of ``t`` in ``d``. ``tf_part`` is recovered exactly from a one-term FTS5
+where ``qtf(t)`` counts ``t`` in the query (``tokens`` may repeat a term: a term the user says again weighs more,
+damped by the square root — measured with the subject boost on: raw / √ / once, LoCoMo turn R@10 0.741 / 0.752 / –,
+MADial zh R@5 0.502 / 0.522 / 0.520, en 0.506 / 0.503 / 0.475, MRR@10 en 0.549 / 0.579 / 0.515), ``f(t,d)`` is the column-weighted count of ``t`` in ``d``. ``tf_part`` is recovered exactly from a one-term FTS5
 query: ``-bm25() / idf_fts5(t)``. Measured on MADial-Bench (dev, recall@5): zh 0.437 → 0.451, en 0.405 → 0.472 in a
 plain-Python replica of both formulas.
 
@@ -86,7 +87,7 @@ def score(db: sqlite3.Connection, tokens: list[str], *, weights: tuple[float, ..
     for t in terms:
         n = df[t]
         phrase = '"' + t.replace('"', '""') + '"'
-        scale = qtf[t] * idf_lucene(N, n) / idf_fts5(N, n)
+        scale = math.sqrt(qtf[t]) * idf_lucene(N, n) / idf_fts5(N, n)
         if n <= PER_TERM_CAP:
             rows = db.execute(f"SELECT rowid, bm25(fts, {w}) FROM fts WHERE fts MATCH ?", (phrase,))
         else:
