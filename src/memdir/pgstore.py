@@ -26,6 +26,7 @@ lock so concurrent clients migrate once.
 from __future__ import annotations
 
 import json
+import math
 from collections import Counter, defaultdict
 from contextlib import contextmanager
 from typing import Any, Iterable, Iterator
@@ -321,7 +322,8 @@ class PgStore:
             return []
         avgdl = st["total"] / N if st["total"] else 1.0
         df: dict[str, int] = {}
-        for t in dict.fromkeys(tokens):
+        qtf = Counter(tokens)  # a repeated query term weighs sqrt(count), as memdir.bm25.score
+        for t in qtf:
             n = self._x("SELECT count(*) AS n FROM fts WHERE project = %s AND tsv @@ %s::tsquery",
                         (self.project, _lexeme(t))).fetchone()["n"]
             if n:
@@ -329,7 +331,7 @@ class PgStore:
         w = dict(zip(FIELDS, (tuple(weights) + (0.0,) * 4)[:4]))
         acc: dict[int, float] = defaultdict(float)
         for t in select_terms(df, N):
-            idf = idf_lucene(N, df[t])
+            idf = math.sqrt(qtf[t]) * idf_lucene(N, df[t])
             for r in self._x("SELECT id, tags, title, body, context, dl FROM fts WHERE project = %s AND tsv @@ %s::tsquery",
                              (self.project, _lexeme(t))):
                 f = sum(w[c] * Counter(r[c].split())[t] for c in FIELDS if r[c])
