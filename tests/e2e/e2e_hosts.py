@@ -70,7 +70,7 @@ class Run:
     stdout: str
     stderr: str
     requests: list[dict[str, Any]]
-    hook_ms: list[float] = field(default_factory=list)
+    hook_ms: list[tuple[str, float]] = field(default_factory=list)  # (event, ms) per memdir hook call
 
     def model_requests(self) -> list[dict[str, Any]]:
         """Requests to a model endpoint (not probes)."""
@@ -282,4 +282,4 @@ class Scratch:
         reqs = [json.loads(l) for l in self.log.read_text().splitlines()] if self.log.exists() else []
         if self.host == "opencode":
             self.save_opencode_deps()
-        return Run(r.returncode, r.stdout, r.stderr, reqs, [ms for _ev, ms in self.hook_times()[before:]])
+        return Run(r.returncode, r.stdout, r.stderr, reqs, self.hook_times()[before:])

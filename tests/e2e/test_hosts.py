@@ -15,10 +15,13 @@ then asserted together, so one failure does not hide the others):
 * ``no_duplicates`` — the second run of the same prompt stores nothing new;
 * ``mcp_offered`` / ``mcp_callable`` — the model is offered memdir's tools and a call returns the stored fact;
 * ``clean_stderr`` / ``exit_ok`` — nothing on the host's stderr (beyond its own environment warnings), exit 0;
+* ``doctor_clean`` — ``memdir doctor`` reports memdir's registration for the host, with nothing the host
+  will not run;
 * ``config_preserved`` — after ``--uninstall`` the user's own host settings are exactly as before and files
   that install created are gone.
 
-The hook wall time (p50 over every memdir hook call of the runs, from memdir's debug log) is recorded. With
+The hook wall time (p50 over every memdir hook call of the runs, whole process with the interpreter's start-up,
+from memdir's debug log; also per event) is recorded. With
 ``MEMDIR_E2E_REPORT=<file>`` a JSON summary per host and scope is appended there (``make e2e`` writes
 ``bench/results/e2e_hosts.json``).
 """
@@ -100,6 +103,11 @@ def test_host_end_to_end(host, scope, tmp_path):
     try:
         before = {p: _read_config(p) for p in s.config_files()}
         s.install()
+        doc = json.loads(s.memdir(["doctor", "--json"], check=False).stdout or "[]")
+        mine = [c for c in doc if c["check"].startswith(host)]
+        checks["doctor_clean"] = bool(mine) and all(c["ok"] == "ok" for c in mine)
+        if not checks["doctor_clean"]:
+            notes["doctor"] = json.dumps(mine)[:600]
 
         # ---- run 1: the prompt -------------------------------------------------------------------------
         r1 = s.run(hosts.PROMPT)
@@ -151,10 +159,16 @@ def test_host_end_to_end(host, scope, tmp_path):
         checks["config_preserved"] = kept and created_gone and no_memdir
         if not checks["config_preserved"]:
             notes["config"] = json.dumps({str(p): after[p] for p in after}, default=str)[:1500]
-        times = [ms for r in runs for ms in r.hook_ms]
+        times = [ms for r in runs for _ev, ms in r.hook_ms]
+        by_event: dict[str, list[float]] = {}
+        for r in runs:
+            for ev, ms in r.hook_ms:
+                by_event.setdefault(ev, []).append(ms)
         result = {"host": host, "version": hosts.host_version(host), "scope": scope, "checks": checks,
                   "hook_calls": len(times), "hook_p50_ms": statistics.median(times) if times else None,
-                  "hook_max_ms": max(times) if times else None, "notes": notes}
+                  "hook_max_ms": max(times) if times else None,
+                  "hook_p50_ms_by_event": {ev: statistics.median(v) for ev, v in sorted(by_event.items())},
+                  "notes": notes}
     finally:
         s.close()
     report = hosts.E2E_ENV.get("MEMDIR_E2E_REPORT")
