@@ -58,7 +58,7 @@ def test_search(env, page):
     page.select_option("#f-kind", "pitfall")
     page.click("#search-go")
     page.wait_for_load_state()
-    kinds = page.locator("li.hit .head .badge:nth-of-type(2)").all_inner_texts()
+    kinds = page.locator("li.hit .badge.kind").evaluate_all("els => els.map(e => e.dataset.kind)")
     assert kinds and set(kinds) == {"pitfall"} and "kind=pitfall" in page.url
     # opening a bookmarked URL gives the same page
     page.goto(page.url)
