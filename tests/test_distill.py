@@ -157,14 +157,18 @@ def test_mcp_remember_of_a_rule_is_a_proposal_but_the_cli_writes_rules(project, 
     with memdir.open(project, home=tmp_path / "g", clock=clock) as m:
         r = do_remember(m, "Always run migrations in a transaction.", category="rules")
         assert r["note"] is None and r["proposal"]["status"] == "pending" and "memdir proposals accept" in r["message"]
-        assert m.rules() == [] and not (m.roots["project"].path / "rules").is_dir() or not _note_files(m.roots["project"].path, "rules")
+        assert m.rules() == [] and not _note_files(m.roots["project"].path, "rules")
         assert do_remember(m, "Always run migrations in a transaction.", category="rules")["existed"] is True
         assert do_remember(m, "The API listens on 8080.", category="facts")["note"]["category"] == "facts"
+        rule = m.remember("Deploy only on weekdays.", category="rules")                   # a person wrote it
+        sneaky = do_remember(m, "Deploy any day.", category="facts", supersedes=rule.id)  # a model replacing it
+        assert sneaky["note"] is None and sneaky["proposal"]["status"] == "pending"
+        assert m.get(rule.id).superseded_by is None and [n.id for n in m.rules()] == [rule.id]
         pid = r["proposal"]["id"]
     env = {**os.environ, "MEMDIR_HOME": str(tmp_path / "g")}
     cli = [sys.executable, "-m", "memdir.cli", "--dir", str(project)]
     listed = json.loads(subprocess.run(cli + ["proposals", "--json"], capture_output=True, text=True, env=env, check=True).stdout)
-    assert [p["id"] for p in listed] == [pid] and listed[0]["source"] == "mcp"
+    assert pid in [p["id"] for p in listed] and len(listed) == 2 and {p["source"] for p in listed} == {"mcp"}
     acc = subprocess.run(cli + ["proposals", "accept", pid, "--json"], capture_output=True, text=True, env=env)
     assert acc.returncode == 0 and json.loads(acc.stdout)["category"] == "rules"
     again = subprocess.run(cli + ["proposals", "reject", pid], capture_output=True, text=True, env=env)
@@ -419,9 +423,11 @@ def test_host_cli_providers(project, tmp_path, clock, monkeypatch, kind):
     call = json.loads(rec.read_text().splitlines()[0])
     assert call["guard"] == "1" and Path(call["cwd"]).name.startswith("memdir-distill-")
     if kind == "claude":
-        assert call["argv"] == ["-p", "--model", "haiku"] and "Conversation (session s1)" in call["stdin"]
+        assert call["argv"] == ["-p", "--model", "haiku", "--tools", "", "--no-session-persistence"]
+        assert "Conversation (session s1)" in call["stdin"]
     elif kind == "codex":
-        assert call["argv"] == ["exec", "--skip-git-repo-check", "-"] and "Conversation" in call["stdin"]
+        assert call["argv"] == ["exec", "--skip-git-repo-check", "--ephemeral", "--sandbox", "read-only", "-"]
+        assert "Conversation" in call["stdin"]
     else:
         assert call["argv"][0] == "run" and "Conversation (session s1)" in call["argv"][-1]
 
@@ -451,6 +457,35 @@ def _wait_for(pred, what: str, limit_s: float = 60.0):
             return
         time.sleep(0.1)
     raise AssertionError(f"timed out waiting for {what}")
+
+
+@pytest.mark.parametrize("host,event", [("claude-code", "Stop"), ("codex", "Stop"), ("claude-code", "SessionEnd"),
+                                        ("opencode", "session.idle")])
+def test_stop_hook_starts_a_detached_distiller(project, tmp_path, host, event):
+    with StubModel([memories(GOOD[0])]) as stub:
+        (project / ".memory").mkdir()
+        (project / ".memory" / "config.toml").write_text(
+            f'[distill]\nauto = true\nprovider = "openai"\nurl = "{stub.url}"\nmodel = "stub-1"\n', encoding="utf-8")
+        with memdir.open(project, home=tmp_path / "g") as m:
+            _session(m)
+        payload = {"session_id": "s1", "sessionID": "s1", "cwd": str(project), "directory": str(project),
+                   "hook_event_name": event, "last_assistant_message": "Done: deploys now use pnpm."}
+        r = _hook(project, tmp_path, payload, host=host, event=event)
+        assert r.returncode == 0 and r.stdout == ""
+        logf = tmp_path / "g" / ".memdir" / "distill.log"
+        _wait_for(lambda: logf.exists() and "distill: session s1:" in logf.read_text(), "the distiller's summary line")
+        assert "1 notes" in logf.read_text() and len(stub.requests) == 1
+        with memdir.open(project, home=tmp_path / "g") as m:
+            assert len(distill.batch_ids(m, session="s1")) == 1
+
+
+def test_hooks_do_nothing_inside_a_distillers_own_session(project, tmp_path):
+    (project / ".memory").mkdir()
+    payload = {"session_id": "s9", "cwd": str(project), "prompt": "remember that we deploy with pnpm please"}
+    r = _hook(project, tmp_path, payload, event="user-prompt", extra_env={"MEMDIR_DISTILLING": "1"})
+    assert r.returncode == 0 and r.stdout == ""
+    with memdir.open(project, home=tmp_path / "g") as m:
+        assert m.status()["project"].get("events", 0) == 0
 
 
 def test_trigger_is_off_by_default_and_without_a_provider(project, tmp_path, clock):

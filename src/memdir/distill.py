@@ -62,6 +62,7 @@ MAX_LIST_ITEM_CHARS = 80
 TOOL_TURN_CHARS = 300
 MAX_EXISTING_CHARS = 3000
 LOG_NAME = "distill.log"
+MAX_LOG_BYTES = 1_000_000
 
 SYSTEM_PROMPT = """You turn a finished conversation between a developer and a coding agent into a few durable memory \
 notes for later sessions. Answer with exactly one JSON object and nothing else (no prose, no code fence), shaped:
@@ -589,7 +590,8 @@ def log_path(home: Path) -> Path:
 
 def trigger(m: Any, session: str | None, *, home: str | os.PathLike | None = None) -> int | None:
     """Start ``python -m memdir.distill --session S`` in a new session (detached from the host: its own
-    process group, stdin from /dev/null, stdout/stderr appended to ``<global root>/.memdir/distill.log``) when
+    process group, stdin from /dev/null, stdout/stderr appended to ``<global root>/.memdir/distill.log``, which is
+    rotated to ``distill.log.1`` past 1 MB) when
     ``distill.auto`` is on and a provider is set. Returns the child's pid, or ``None`` when nothing was
     started. Never waits for the child; raises nothing (a failure is logged at debug level)."""
     try:
@@ -600,6 +602,11 @@ def trigger(m: Any, session: str | None, *, home: str | os.PathLike | None = Non
         home_path = m.roots["global"].path
         logf = log_path(home_path)
         logf.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            if logf.stat().st_size > MAX_LOG_BYTES:  # keep one previous log, never an unbounded one
+                os.replace(logf, logf.with_name(LOG_NAME + ".1"))
+        except OSError:
+            pass
         argv = [sys.executable, "-m", "memdir.distill", "--session", str(session), "--dir", str(m.project_root),
                 "--home", str(home_path)]
         env = {**os.environ, "MEMDIR_DISTILLING": "1"}

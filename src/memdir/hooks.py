@@ -24,11 +24,16 @@ event              action
                    last reply in ``transcript_path``); print nothing (a Stop hook's output would make
                    Claude Code continue)
 ``notify``         Codex legacy notify: capture the turn's user messages and the assistant reply
+``session-end``    nothing but the distillation trigger below
 =================  =====================================================================================
 
 Every hook runs synchronously within its budget (hosts drop ``"async"`` hooks in headless runs). With debug
 logging on, each call logs its wall time (``hook <host> <event>: done in N ms (process M ms)``, the second
 figure with the interpreter's start-up).
+
+On ``stop`` (Claude Code / Codex Stop, OpenCode ``session.idle``) and ``session-end`` (SessionEnd), when
+``distill.auto`` is on, :func:`memdir.distill.trigger` starts a detached distiller for the session and returns
+at once (the hook never waits for it).
 
 Every block handed to a host is capped at :data:`memdir.adapters.HOOK_MAX_CHARS` (9,000) characters: Claude
 Code shows the model only a preview of ``additionalContext`` above 10,000. The block is computed *before* the
@@ -191,6 +196,10 @@ def run_hook(host: str, event: str, raw: bytes | str | dict | None, *, project_d
                            "call_id": call.call_id, "is_error": call.is_error, "session": call.session,
                            "cwd": call.cwd, **source})
             log.debug("hook %s %s: %s %s", call.host, call.event, r.reason, r.key or "")
+        if call.event in ("stop", "session-end"):  # distill.auto: a detached distiller; the hook never waits for it
+            from .distill import trigger
+
+            trigger(m, call.session)
     finally:
         if open_store is None:
             m.close()
@@ -238,7 +247,10 @@ def execute(host: str, event: str | None, argv_payload: str | None = None, *, pr
     """The fail-open wrapper used by the CLI and ``python -m memdir.hooks``: always returns 0.
 
     Reads stdin (or ``argv_payload`` when given, for Codex ``notify``), runs :func:`run_hook` with a watchdog,
-    prints at most one output, and swallows every error (logged at debug level)."""
+    prints at most one output, and swallows every error (logged at debug level). Does nothing at all inside a
+    distiller's own model session (``MEMDIR_DISTILLING`` set, see :mod:`memdir.distill`)."""
+    if os.environ.get("MEMDIR_DISTILLING"):
+        return 0
     if os.environ.get("MEMDIR_DEBUG", "").strip().lower() in ("1", "true", "yes", "on"):
         from .core import _enable_debug_log
         from .roots import global_root

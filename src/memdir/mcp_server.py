@@ -286,9 +286,11 @@ def do_remember(m: "Memdir", text: str, category: str = "facts", summary: str | 
                 supersedes: str | None = None, scope: str = "project", highlight: str | None = None) -> dict[str, Any]:
     """``{"existed": bool, "note": {...}}``; raises what :meth:`Memdir.remember` raises. A ``rules`` note is
     not written: it becomes a pending proposal, ``{"existed": bool, "note": None, "proposal": {...}, "message"}``
-    (a person accepts it with ``memdir proposals accept ID``)."""
-    if clean_text(category).strip() == "rules":
-        p = m.propose(clean_text(text), category="rules", summary=clean_text(summary) if summary else None,
+    (a person accepts it with ``memdir proposals accept ID``); so does a note that would supersede a rule."""
+    sup = clean_text(supersedes).strip() if supersedes else None
+    replaces_rule = bool(sup) and sup.split("/", 1)[0] == "rules" and m.get(sup) is not None
+    if clean_text(category).strip() == "rules" or replaces_rule:  # a model never writes or replaces a rule
+        p = m.propose(clean_text(text), category=clean_text(category).strip(), summary=clean_text(summary) if summary else None,
                       tags=[clean_text(t) for t in tags or ()], load_when=[clean_text(t) for t in load_when or ()],
                       supersedes=clean_text(supersedes) if supersedes else None, scope=scope, source="mcp")
         brief = {k: p.get(k) for k in ("id", "status", "scope", "summary", "text", "proposed")}

@@ -12,7 +12,8 @@ see :mod:`memdir.adapters.opencode`). Events are normalised to:
 * ``post-tool-use`` — capture a tool summary;
 * ``stop`` — capture the last assistant message (prints nothing);
 * ``notify`` — Codex's legacy ``notify`` program (payload as the last argv): capture the turn;
-* ``ignore`` — an event we know and deliberately do nothing for (PreToolUse, PreCompact, SessionEnd …).
+* ``session-end`` — the session ended (Claude Code SessionEnd): only the distillation trigger runs;
+* ``ignore`` — an event we know and deliberately do nothing for (PreToolUse, PreCompact …).
 
 Names are accepted in kebab-case or as the host spells them (``UserPromptSubmit``, ``tool.execute.after``).
 """
@@ -36,7 +37,8 @@ _EVENT_NAMES = {
     "post-tool-use": ("posttooluse", "tool", "toolexecuteafter", "executeafter", "toolafter", "aftertool"),
     "stop": ("stop", "sessionidle", "turncomplete", "agentturncomplete", "assistant"),
     "notify": ("notify",),
-    "ignore": ("pretooluse", "precompact", "postcompact", "sessionend", "subagentstart", "subagentstop",
+    "session-end": ("sessionend", "sessionended", "sessiondeleted"),
+    "ignore": ("pretooluse", "precompact", "postcompact", "subagentstart", "subagentstop",
                "permissionrequest", "stopfailure", "notification", "toolexecutebefore"),
 }
 _BY_SQUASHED = {alias: ev for ev, names in _EVENT_NAMES.items() for alias in names}

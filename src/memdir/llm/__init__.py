@@ -6,8 +6,8 @@ A provider answers one prompt: ``complete(system, prompt) -> str`` (the model's 
 ============  ===================================================================================================
 ``openai``    any OpenAI-compatible ``POST {distill.url}/chat/completions`` (OpenAI, Ollama, vLLM, SiliconFlow…)
 ``anthropic`` Anthropic Messages ``POST {distill.url}/v1/messages``
-``claude``    the Claude Code CLI: ``claude -p --model <distill.model, default haiku>`` (prompt on stdin)
-``codex``     the Codex CLI: ``codex exec --skip-git-repo-check [-m model] -`` (prompt on stdin)
+``claude``    the Claude Code CLI: ``claude -p --model <distill.model, default haiku> --tools ""`` (stdin)
+``codex``     the Codex CLI: ``codex exec --ephemeral --sandbox read-only [-m model] -`` (stdin)
 ``opencode``  the OpenCode CLI: ``opencode run [-m provider/model] <prompt>``
 ============  ===================================================================================================
 

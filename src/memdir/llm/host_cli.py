@@ -3,10 +3,16 @@
 ==========  ==================================================================  ==============================
 provider    argv (``distill.command`` replaces the program)                     prompt
 ==========  ==================================================================  ==============================
-claude      ``claude -p --model <distill.model or haiku>``                       stdin
-codex       ``codex exec --skip-git-repo-check [-m <distill.model>] -``          stdin
+claude      ``claude -p --model <distill.model or haiku> --tools ""              stdin
+            --no-session-persistence``
+codex       ``codex exec --skip-git-repo-check --ephemeral --sandbox read-only   stdin
+            [-m <distill.model>] -``
 opencode    ``opencode run [-m <distill.model>] <prompt>``                       last argument
 ==========  ==================================================================  ==============================
+
+Claude Code gets no tools and Codex a read-only sandbox (the model only has to answer), and neither keeps the
+distiller's session on disk, so a later ``memdir import`` cannot read the prompt back as a conversation
+(``opencode run`` has no such switch: its distiller sessions stay in OpenCode's history).
 
 Each runs in a fresh temporary directory (so no project's hooks, plugins or files are in play), with
 ``MEMDIR_DISTILLING=1`` in its environment (memdir's own hooks do nothing under it, so the distiller's model
@@ -49,9 +55,10 @@ class HostCLIProvider:
         """``(argv, stdin text)`` for one call."""
         m = self.model_name
         if self.name == "claude":
-            return [*self.command, "-p", *(["--model", m] if m else [])], prompt
+            return [*self.command, "-p", *(["--model", m] if m else []), "--tools", "", "--no-session-persistence"], prompt
         if self.name == "codex":
-            return [*self.command, "exec", "--skip-git-repo-check", *(["-m", m] if m else []), "-"], prompt
+            return [*self.command, "exec", "--skip-git-repo-check", "--ephemeral", "--sandbox", "read-only",
+                    *(["-m", m] if m else []), "-"], prompt
         return [*self.command, "run", *(["-m", m] if m else []), prompt], None
 
     def complete(self, system: str, prompt: str) -> str:
