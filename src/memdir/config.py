@@ -151,6 +151,8 @@ SETTINGS: tuple[tuple[str, Any, str, type | None, Callable[[Any], bool] | None],
      "a note", float, lambda v: 0 < v <= 1),
     ("distill.overlap_vector", 0.9, "cosine at or above which a candidate duplicates a note (embeddings on)", float,
      lambda v: 0 < v <= 1),
+    ("distill.delay_s", 2.0, "the detached distiller (distill.auto) sleeps this long at low priority before it works, "
+     "so the host and its hook finish first", float, _nonneg),
     # drop-file import (memdir.dropimport)
     ("import.max_items", 1500, "drop-file import (<global root>/import/*.jsonl): newest records taken per file (seed 004 "
      "IMPORT_MAX)", None, _pos),

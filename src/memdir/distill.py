@@ -608,7 +608,7 @@ def trigger(m: Any, session: str | None, *, home: str | os.PathLike | None = Non
         except OSError:
             pass
         argv = [sys.executable, "-m", "memdir.distill", "--session", str(session), "--dir", str(m.project_root),
-                "--home", str(home_path)]
+                "--home", str(home_path), "--delay", str(float(m.config.get("distill.delay_s")))]
         env = {**os.environ, "MEMDIR_DISTILLING": "1"}
         kwargs: dict[str, Any] = {}
         if os.name == "nt":  # pragma: no cover
@@ -626,7 +626,8 @@ def trigger(m: Any, session: str | None, *, home: str | os.PathLike | None = Non
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m memdir.distill --session S [--dir D] [--home H]``: the detached worker. Logs one summary
+    """``python -m memdir.distill --session S [--dir D] [--home H] [--delay SECONDS]``: the detached worker (it
+    first lowers its priority and sleeps ``--delay``, ``distill.delay_s`` = 2 s from :func:`trigger`). Logs one summary
     line (or the failure) to stderr, which :func:`trigger` points at ``distill.log``; exit 0 either way except
     for bad arguments."""
     import argparse
@@ -637,7 +638,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--dir")
     ap.add_argument("--home")
     ap.add_argument("--dry-run", action="store_true")
+    ap.add_argument("--delay", type=float, default=0.0, help="seconds to wait first (at low priority)")
     args = ap.parse_args(argv)
+    if args.delay > 0:  # let the host and the hook that started us finish before we use the CPU
+        try:
+            os.nice(10)
+        except (AttributeError, OSError):
+            pass
+        import time
+
+        time.sleep(min(args.delay, 300.0))
     os.environ["MEMDIR_DISTILLING"] = "1"  # anything we start (a host CLI and its hooks) stays out of memory
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("%(asctime)s %(process)d %(levelname)s %(message)s"))

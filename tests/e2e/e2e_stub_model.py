@@ -27,6 +27,10 @@ FINAL_TEXT = "Deployment answer: run make ship from the repo root; the shell sai
 TITLE_TEXT = "Deploy question"
 MCP_MARK = "[use-memory-tool]"
 SHELL_COMMAND = "echo hello"
+#: a memdir distillation prompt (memdir.distill.build_prompt ends with it) is answered with DISTILL_REPLY, whatever
+#: tools are offered (test_distill_e2e sets the reply)
+DISTILL_MARK = "Reply with the JSON object only."
+DISTILL_REPLY = '{"version": 1, "memories": []}'
 
 
 # ---- reading a request -----------------------------------------------------------------------------------
@@ -112,6 +116,8 @@ def memory_tool_called(body: dict[str, Any]) -> bool:
 def decide(path: str, body: dict[str, Any]) -> tuple[str, Any]:
     """``("text", str)`` or ``("tool", (name, args))`` for this request. A host that connects MCP servers
     while the first request is already out gets the memory tool call on its next turn."""
+    if DISTILL_MARK in "\n".join(user_texts(path, body)):
+        return "text", DISTILL_REPLY
     if not tool_names(body):
         return "text", TITLE_TEXT
     if last_is_tool_result(path, body):
