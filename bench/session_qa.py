@@ -143,7 +143,8 @@ def run(args) -> dict:
         for q in questions:
             project = SESSION_PROJECT[q["session"]]
             m = stores[project][0]
-            block = m.context(q["q"], max_chars=args.max_chars, reinforce=False)
+            kw = {"sections": tuple(args.sections.split(","))} if args.sections else {}
+            block = m.context(q["q"], max_chars=args.max_chars, reinforce=False, **kw)
             hits = m.recall(q["q"], k=8)
             answers = [norm(a) for a in q["a"]]
             nb = norm(block)
@@ -195,6 +196,8 @@ def main(argv=None) -> int:
     ap.add_argument("--label", default="current")
     ap.add_argument("--out", default=str(DEFAULT_OUT))
     ap.add_argument("--show-misses", action="store_true")
+    ap.add_argument("--sections", default="", help="context sections, e.g. 'hits' (what a hook sends per prompt since "
+                    "issue 9: rules and outline come once per session); default: all")
     ap.add_argument("--no-save", action="store_true")
     args = ap.parse_args(argv)
     res = run(args)
@@ -212,8 +215,9 @@ def main(argv=None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     jpath = out / "session-qa.json"
     runs = json.loads(jpath.read_text()) if jpath.exists() else []
-    runs = [r for r in runs if not (r["label"] == args.label and r["max_chars"] == args.max_chars)]
-    runs.insert(0, {"label": args.label, "max_chars": args.max_chars, "summary": summary, "now": res["now"],
+    label = args.label + (f" [sections={args.sections}]" if args.sections else "")
+    runs = [r for r in runs if not (r["label"] == label and r["max_chars"] == args.max_chars)]
+    runs.insert(0, {"label": label, "max_chars": args.max_chars, "summary": summary, "now": res["now"],
                     "per_question": {r["id"]: {k: r[k] for k in ("in_block", "stored", "recall8", "chars", "markup")} for r in res["rows"]}})
     jpath.write_text(json.dumps(runs, indent=1, ensure_ascii=False) + "\n")
     md = ["# Session-QA: answers in the `<memory>` block", "",

@@ -180,7 +180,8 @@ def test_budget_overrun_prints_nothing_exit_0(seeded):
 def test_block_capped_at_9000_even_with_bigger_budget(seeded, monkeypatch):
     with memdir.open(seeded) as m:
         for i in range(60):
-            m.remember(f"Staging database fact {i}: " + "port 5433 details " * 30, category="facts", summary=f"staging db {i}")
+            m.remember(f"Staging database fact {i}: port 5433 " + " ".join(f"replica{i}x{j}" for j in range(60)),
+                       category="facts", summary=f"staging db {i}")  # distinct texts: near-duplicates show once
     monkeypatch.setenv("MEMDIR_INJECT_MAX_CHARS", "50000")
     monkeypatch.setenv("MEMDIR_INJECT_MAX_ENTRIES", "100")
     r = hook(seeded, "claude-code", "user-prompt", payload("claude_user_prompt.json", seeded))

@@ -93,13 +93,13 @@ def check_tokenizer(db: sqlite3.Connection) -> int:
             log.warning("memdir: index built by tokenizer %s; re-tokenizing for %s (one-time)", row[0], TOKENIZER_VERSION)
             db.execute("DELETE FROM fts")
             db.execute("DELETE FROM passages")
-            for r in db.execute("SELECT id, kind, tags, load_when, summary, highlight, text FROM docs").fetchall():
+            for r in db.execute("SELECT id, kind, role, tags, load_when, summary, highlight, text FROM docs").fetchall():
                 if r["kind"] == "note":
                     tags = json.loads(r["tags"] or "[]") + json.loads(r["load_when"] or "[]")
                     title = " ".join(x for x in (r["summary"], r["highlight"]) if x)
                     fields = fts_fields(tags, title, r["text"])
                 else:
-                    fields = ("", "", index_passages(db, r["id"], r["text"]))
+                    fields = ("", "", index_passages(db, r["id"], r["text"], r["role"]))
                 db.execute("INSERT INTO fts(rowid, tags, title, body, context) VALUES (?, ?, ?, ?, '')", (r["id"], *fields))
                 n += 1
             sessions = [x[0] for x in db.execute("SELECT DISTINCT session FROM docs WHERE kind = 'event' AND session IS NOT NULL")]
@@ -162,7 +162,7 @@ def insert_event(db: sqlite3.Connection, row: dict[str, Any], *, pending: dict[i
                      [row[c] for c in cols])
     if cur.rowcount == 0:
         return None
-    toks = index_passages(db, cur.lastrowid, row["text"])
+    toks = index_passages(db, cur.lastrowid, row["text"], row.get("role"))
     if pending is not None and row.get("session"):
         pending[cur.lastrowid] = toks
     else:
@@ -274,12 +274,12 @@ def delete_doc(db: sqlite3.Connection, ref: str) -> bool:
     return True
 
 
-def index_passages(db: sqlite3.Connection, doc_id: int, text: str) -> str:
+def index_passages(db: sqlite3.Connection, doc_id: int, text: str, role: str | None = None) -> str:
     """Split an event's ``text`` into passages (:func:`memdir.passages.split`), write the FTS rows of passages 1..
     (rowid ``-passages.id``) and return the tokens of passage 0, which go into the event's own FTS row. Earlier
     passages of ``doc_id`` are replaced. Caller holds a transaction."""
     _delete_passages(db, doc_id)
-    spans = passages.split(text)
+    spans = passages.split(text, split_above=passages.split_above(role))
     for seq, (a, b) in enumerate(spans[1:], start=1):
         cur = db.execute("INSERT INTO passages(doc_id, seq, start, end) VALUES (?, ?, ?, ?)", (doc_id, seq, a, b))
         db.execute("INSERT INTO fts(rowid, tags, title, body, context) VALUES (?, '', '', ?, '')",
@@ -314,7 +314,7 @@ def search(db: sqlite3.Connection, tokens: list[str], *, weights: tuple[float, .
 
     if not tokens:
         return []
-    ranked = score(db, tokens, weights=weights, limit=(limit * 2 if kinds else limit) * 2)
+    ranked = score(db, tokens, weights=weights, limit=limit * 2 if kinds else limit)
     if not ranked:
         return []
     scores: dict[int, float] = {}
@@ -325,12 +325,14 @@ def search(db: sqlite3.Connection, tokens: list[str], *, weights: tuple[float, .
         chunk = neg[i:i + 500]
         for r in db.execute(f"SELECT id, doc_id, start, end FROM passages WHERE id IN ({','.join('?' * len(chunk))})", chunk):
             where[r[0]] = (r[1], r[2], r[3])
+    ranked = sorted(ranked, key=lambda x: -x[1] * (passages.PASSAGE_WEIGHT if x[0] < 0 else 1.0))
     for rowid, sc in ranked:  # best first: each doc keeps its best row (its own row = passage 0, or a passage)
         if rowid < 0:
             if -rowid not in where:
                 continue
             doc_id, a, b = where[-rowid]
             span = (a, b)
+            sc *= passages.PASSAGE_WEIGHT
         else:
             doc_id, span = rowid, None
         if doc_id not in scores:
@@ -350,8 +352,9 @@ def search(db: sqlite3.Connection, tokens: list[str], *, weights: tuple[float, .
         d = dict(r)
         d["bm25"] = scores[r["id"]]
         span = spans.get(r["id"])
-        if span is None and r["kind"] == "event" and len(r["text"]) > passages.SPLIT_ABOVE:
-            span = passages.split(r["text"])[0]
+        above = passages.split_above(r["role"]) if r["kind"] == "event" else None
+        if span is None and above is not None and len(r["text"]) > above:
+            span = passages.split(r["text"], split_above=above)[0]
         d["span"] = span
         out.append(d)
     out.sort(key=lambda d: -d["bm25"])

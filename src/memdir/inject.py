@@ -17,7 +17,8 @@ the current year, else ``YYYY-MM-DD``). What an entry shows:
 
 The room left after the rules and outline is shared among the entries by water-filling (a short entry gives what it
 does not need to the others). Small budgets degrade in order: the best hit is truncated before anything is dropped
-(below ~90 chars its header shrinks to ``[handle]`` and the ``## Relevant`` heading goes), rules and outline lose
+(below ~90 chars its header shrinks to ``[handle]`` and the ``## Relevant`` heading goes; a block of entries
+only — what a hook sends per prompt — has no heading at all), rules and outline lose
 items with a visible ``- …+N more`` line rather than silently. The whole block, tags included, is at most
 ``max_chars`` characters. Memory text is escaped so it can never close or forge the block or an entry header.
 """
@@ -35,6 +36,7 @@ _INVISIBLE = re.compile("[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\u
 _MARKER = "…"
 _HEADING = re.compile(r"(?m)^([ \t]*)([#\[])")  # a stored "## Rules" or "[abc123 …]" line cannot forge structure
 MIN_BODY = 20  # chars of text an entry shows at least, or it is not shown
+TOP_SHARE = 2.0  # the best entry's share of the room relative to each other entry's (chosen on bench/session_qa.py)
 FILE_DUMP_TOOLS = ("read", "read_file", "view", "notebookread", "cat")
 
 
@@ -84,11 +86,12 @@ class Entry:
     lead: str = ""
     brief: bool = False
     dump: bool = False
+    show_date: bool = True
 
     def header(self, full: bool = True) -> str:
         if not full:
             return f"[{self.handle}] "
-        return "[" + " ".join(x for x in (self.handle, self.kind, self.date) if x) + "] "
+        return "[" + " ".join(x for x in (self.handle, self.kind, self.date if self.show_date else "") if x) + "] "
 
 
 def _pieces(text: str, width: int = 160) -> list[tuple[int, int]]:
@@ -195,23 +198,49 @@ def natural(e: Entry, weights: dict[str, float]) -> int:
     return head + len(e.text.strip())
 
 
-def waterfill(needs: list[int], room: int) -> list[int]:
-    """Share ``room`` among items needing ``needs`` chars: each gets ``min(need, fair share)``, what a small item
-    does not use goes to the others."""
+def waterfill(needs: list[int], room: int, shares: list[float] | None = None) -> list[int]:
+    """Share ``room`` among items needing ``needs`` chars, in proportion to ``shares`` (default equal): each gets
+    ``min(need, its share)``, and what an item does not use goes to the others."""
+    shares = shares or [1.0] * len(needs)
     alloc = [0] * len(needs)
     left = list(range(len(needs)))
     while left and room > 0:
-        share = room // len(left)
-        small = [i for i in left if needs[i] <= share]
+        total = sum(shares[i] for i in left)
+        fair = {i: int(room * shares[i] / total) for i in left}
+        small = [i for i in left if needs[i] <= fair[i]]
         if not small:
             for i in left:
-                alloc[i] = share
+                alloc[i] = fair[i]
             return alloc
         for i in small:
             alloc[i] = needs[i]
             room -= needs[i]
         left = [i for i in left if i not in small]
     return alloc
+
+
+def _dated(entries: list[Entry]) -> list[Entry]:
+    """``entries`` with each date shown once per run: an entry dated like the one before it shows no date."""
+    last = None
+    for e in entries:
+        e.show_date = e.date != last
+        last = e.date
+    return entries
+
+
+def _near_duplicates(entries: list[Entry], weights: dict[str, float]) -> list[Entry]:
+    """``entries`` without those whose matched text repeats an earlier one's (the same spec printed by two commands,
+    a message quoted in a tool output): query-weighted token overlap of 60% or more."""
+    from .tokenize import tokenize
+
+    kept: list[tuple[Entry, set[str]]] = []
+    for e in entries:
+        text = e.text[e.span[0]:e.span[1]] if e.span else e.text[:1500]
+        toks = set(tokenize(text))
+        if toks and any(len(toks & k) >= 0.6 * min(len(toks), len(k)) for _, k in kept if k):
+            continue
+        kept.append((e, toks))
+    return [e for e, _ in kept]
 
 
 def build(*, rules: list[tuple[str, str]], outline: list[str], entries: list[Entry], max_chars: int, max_entries: int,
@@ -238,6 +267,7 @@ def build(*, rules: list[tuple[str, str]], outline: list[str], entries: list[Ent
         seen.update((e.id, key))
         uniq.append(e)
     uniq = [e for e in uniq if not e.dump] + [e for e in uniq if e.dump]  # file dumps never take a decision's slot
+    uniq = _near_duplicates(uniq, weights)
     parts: list[str] = []
     used = 0
     rel_head = "## Relevant"
@@ -278,12 +308,16 @@ def build(*, rules: list[tuple[str, str]], outline: list[str], entries: list[Ent
     if outline:
         section("## Outline", [escape(x) for x in outline], budget - reserve, "")
     if uniq:
-        room = budget - used - (len(rel_head) + 1)
+        if not parts:  # the entries are the whole block (a hook's per-prompt block): their headers say enough
+            rel_head = ""
+        head_cost = len(rel_head) + 1 if rel_head else 0
+        room = budget - used - head_cost
         cands = uniq[:max_entries]
         shown: list[str] = []
         while cands:
+            cands = _dated(cands)
             needs = [natural(e, weights) + 1 for e in cands]
-            alloc = waterfill(needs, room)
+            alloc = waterfill(needs, room, [TOP_SHARE] + [1.0] * (len(cands) - 1))
             pieces = [render(e, a - 1, weights) if a > 1 else None for e, a in zip(cands, alloc)]
             if all(p is not None for p in pieces) or len(cands) == 1:
                 shown = [p for p in pieces if p is not None]
@@ -295,10 +329,10 @@ def build(*, rules: list[tuple[str, str]], outline: list[str], entries: list[Ent
             else:
                 cands = cands[:worst] + cands[worst + 1:]
         if shown:
-            parts.append(rel_head)
+            parts.extend([rel_head] if rel_head else [])
             parts.extend(shown)
-            used += len(rel_head) + 1 + sum(len(x) + 1 for x in shown)
-        elif not parts or budget - used < len(rel_head) + 1 + len(uniq[0].header()) + MIN_BODY:
+            used += head_cost + sum(len(x) + 1 for x in shown)
+        elif not parts or budget - used < head_cost + len(uniq[0].header()) + MIN_BODY:
             # tiny budget: no heading, the smallest header, whatever text fits — what matched still shows
             best = render(uniq[0], budget - used - 1, weights, full=False) if budget - used - 1 > 0 else None
             if best is not None:
