@@ -168,7 +168,7 @@ def test_kinds_filter_and_rehearsal(store):
 def test_long_event_recalls_its_passage(store):
     filler = "\n".join(f"line {i} about nothing in particular" for i in range(80))
     text = filler + "\nthe kubelet crashed because of the cgroup driver mismatch\n" + filler
-    import_events(store, [event("long", text)])
+    import_events(store, [event("long", text, role="tool")])  # tool outputs are passages; turns are indexed whole
     rows = store.search(query_tokens("cgroup driver"), weights=WEIGHTS, limit=5)
     assert rows and rows[0]["ref"] == "long"
     a, b = rows[0]["span"]

@@ -196,9 +196,9 @@ class PgStore:
         self._insert_fts(doc_id, 0, None, (*fts_fields(tags, title, row["text"]), ""))
         return doc_id
 
-    def _passages(self, doc_id: int, text: str) -> str:
+    def _passages(self, doc_id: int, text: str, role: str | None = None) -> str:
         """Full-text rows of passages 1.. of ``text``; returns passage 0's tokens (see :func:`memdir.index.index_passages`)."""
-        spans = passages.split(text)
+        spans = passages.split(text, split_above=passages.split_above(role))
         for seq, (a, b) in enumerate(spans[1:], start=1):
             self._insert_fts(doc_id, seq, (a, b), ("", "", " ".join(tokenize(text[a:b])), ""))
         a, b = spans[0]
@@ -208,7 +208,7 @@ class PgStore:
         doc_id = self._insert_doc(row, on_conflict=True)  # same key or same text: stored once
         if doc_id is None:
             return None
-        toks = self._passages(doc_id, row["text"])
+        toks = self._passages(doc_id, row["text"], row.get("role"))
         self._insert_fts(doc_id, 0, None, ("", "", toks, ""))
         if pending is not None and row.get("session"):
             pending[doc_id] = toks
@@ -345,14 +345,15 @@ class PgStore:
         ``kinds`` are dropped after scoring; rows are dicts of ``docs`` + ``bm25``, ``rehearsals``, ``span``."""
         if not tokens:
             return []
-        ranked = self.score(tokens, weights=weights, limit=(limit * 2 if kinds else limit) * 2)
+        ranked = self.score(tokens, weights=weights, limit=limit * 2 if kinds else limit)
         if not ranked:
             return []
         where = {r["id"]: r for r in self._x("SELECT id, doc_id, seq, span_start, span_end FROM fts WHERE id = ANY(%s)",
                                              ([i for i, _ in ranked],))}
         scores: dict[int, float] = {}
         spans: dict[int, tuple[int, int] | None] = {}
-        for fid, sc in ranked:
+        weighted = [(fid, sc * (passages.PASSAGE_WEIGHT if where.get(fid) and where[fid]["seq"] else 1.0)) for fid, sc in ranked]
+        for fid, sc in sorted(weighted, key=lambda x: -x[1]):  # a passage counts PASSAGE_WEIGHT of a whole doc's row
             r = where.get(fid)
             if r is None or r["doc_id"] in scores:
                 continue
@@ -368,8 +369,9 @@ class PgStore:
             d.pop("project", None)
             d["bm25"] = scores[d["id"]]
             span = spans.get(d["id"])
-            if span is None and d["kind"] == "event" and len(d["text"]) > passages.SPLIT_ABOVE:
-                span = passages.split(d["text"])[0]
+            above = passages.split_above(d["role"]) if d["kind"] == "event" else None
+            if span is None and above is not None and len(d["text"]) > above:
+                span = passages.split(d["text"], split_above=above)[0]
             d["span"] = span
             out.append(d)
         out.sort(key=lambda d: -d["bm25"])
