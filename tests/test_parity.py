@@ -222,3 +222,29 @@ def test_guidance_in_mcp_instructions_and_readme():
         assert words in INSTRUCTIONS
     readme = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
     assert "safe to sync" in readme
+
+
+# ---- where the seeds disagree: the other behaviour is a setting ------------------------------------------
+def test_decay_curve_setting_offers_seed_004s_hyperbolic_decay(project, tmp_path, clock):
+    from memdir import rank
+
+    assert rank.decay(28, 14, 0.1, curve="hyperbolic") == pytest.approx(1 / 3)
+    assert rank.decay(14, 14, 0.1, curve="hyperbolic") == pytest.approx(0.5)
+    with memdir.open(project, home=tmp_path / "g", clock=clock, config={"recall.decay_curve": "hyperbolic",
+                                                                          "recall.decay_floor": 0.1}) as m:
+        m.remember("the walrus service owns invoices")
+        clock.now += timedelta(days=28)
+        assert m.recall("walrus")[0].reasons["decay"] == pytest.approx(1 / 3, abs=1e-3)
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_worktree_can_keep_its_own_memory(tmp_path, monkeypatch):
+    main = tmp_path / "repo"
+    main.mkdir()
+    git = lambda *a: subprocess.run(["git", *a], cwd=main, check=True, capture_output=True)  # noqa: E731
+    git("init", "-q")
+    git("-c", "user.email=a@b", "-c", "user.name=a", "commit", "-q", "--allow-empty", "-m", "init")
+    git("worktree", "add", "-q", str(tmp_path / "wt"), "-b", "x")
+    assert project_root(tmp_path / "wt") == main.resolve()
+    monkeypatch.setenv("MEMDIR_WORKTREE_MEMORY", "own")
+    assert project_root(tmp_path / "wt") == tmp_path / "wt"

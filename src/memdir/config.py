@@ -63,6 +63,8 @@ SETTINGS: tuple[tuple[str, Any, str, type | None, Callable[[Any], bool] | None],
     # lexical recall (memdir.core, memdir.bm25, memdir.rank)
     ("recall.k", 8, "default number of hits", None, _pos),
     ("recall.half_life_days", 14.0, "decay half-life in days; 0 turns decay off (seed 000 halfLifeDays)", float, _nonneg),
+    ("recall.decay_curve", "exponential", "exponential: 0.5^(age/half-life) (seed 000) | hyperbolic: 1/(1 + age/half-life) "
+     "(seed 004); both 0.5 at one half-life", None, lambda v: v in ("exponential", "hyperbolic")),
     ("recall.decay_floor", 0.3, "lowest decay multiplier: old memories are down-weighted, never erased", float, lambda v: 0 <= v <= 1),
     ("recall.scope_prior_project", 1.0, "score multiplier for project memories (seed 000)", float, _nonneg),
     ("recall.scope_prior_global", 0.5, "score multiplier for global memories (seed 000)", float, _nonneg),

@@ -548,7 +548,7 @@ class Memdir:
                 kind = row["note_kind"] if row["kind"] == "note" else row["role"]
                 if sub_kinds and kind not in sub_kinds:
                     continue
-                d = rank.decay((now - row["ts_epoch"]) / 86400.0, hl, floor, bool(row["pinned"]))
+                d = rank.decay((now - row["ts_epoch"]) / 86400.0, hl, floor, bool(row["pinned"]), cfg.get("recall.decay_curve"))
                 b = rank.rehearsal_boost(row["rehearsals"], rw)
                 f = {"subject": 1.0 + sb} if names and rank.subject_of(row["text"], event=row["kind"] == "event") in names else {}
                 if wins and dates.in_windows(row["ts_epoch"], wins):

@@ -264,7 +264,10 @@ def _copy_vector(m: "Memdir", ref: str, embedded: str, vec: tuple[str | None, in
     vector is there yet (never overwritten)."""
     prov, name, dim = _provider_model(m)
     model, dims, blob = vec
-    if prov is None or not model or model not in (name, getattr(prov, "model", None)) or (dim and dims and dim != dims):
+    if prov is None:
+        counts["vectors_pending"] += 1  # no embedding provider here: `memdir backfill` embeds them once one is set
+        return
+    if not model or model not in (name, getattr(prov, "model", None)) or (dim and dims and dim != dims):
         counts["vectors_skipped_model"] += 1
         return
     if dims and len(blob) != 4 * dims:
@@ -379,7 +382,7 @@ def migrate(m: "Memdir", *, from_path: str | os.PathLike | None = None, scan_dir
     Returns ``{"dry_run", "sources": [{"path", "type", "layout"?, "found": {...}, "result": {...}, "error"?}],
     "purged": [paths], "purge_refused": [{"path", "reason"}]}``. ``result`` counts ``notes_new``,
     ``notes_existing``, ``events_new``, ``events_existing``, ``renamed``, ``skipped``, ``vectors_copied``,
-    ``vectors_kept`` (already embedded here), ``vectors_skipped_model``/``_text``; in a dry run only the
+    ``vectors_kept`` (already embedded here), ``vectors_skipped_model``/``_text``, ``vectors_pending`` (no provider); in a dry run only the
     new/existing counts, nothing written. Raises ``UsageError`` (neither or both given, purge with dry run) and
     ``NotFound`` (a path that holds no store)."""
     if (from_path is None) == (scan_dir is None):

@@ -55,8 +55,8 @@ def main_worktree(top: Path) -> Path:
     from the files instead of spawning git (the hooks run on every prompt). A submodule (no ``commondir``),
     a bare main repository or anything unreadable keeps ``top``."""
     dotgit = top / ".git"
-    if not dotgit.is_file():
-        return top
+    if not dotgit.is_file() or os.environ.get("MEMDIR_WORKTREE_MEMORY", "").strip().lower() == "own":
+        return top  # MEMDIR_WORKTREE_MEMORY=own: each worktree keeps its own .memory/ (the pre-issue-13 behaviour)
     try:
         first = dotgit.read_text(encoding="utf-8", errors="replace").splitlines()[0].strip()
         if not first.startswith("gitdir:"):

@@ -426,7 +426,7 @@ def _vector_channel(m: "Stores | Any", prov, q, *, k: int, scope: str | None, ki
                 kind = row["note_kind"] if row["kind"] == "note" else row["role"]
                 if (doc_kinds and row["kind"] not in doc_kinds) or (sub_kinds and kind not in sub_kinds):
                     continue
-                d = rank.decay((now - row["ts_epoch"]) / 86400.0, hl, floor, bool(row["pinned"]))
+                d = rank.decay((now - row["ts_epoch"]) / 86400.0, hl, floor, bool(row["pinned"]), cfg.get("recall.decay_curve"))
                 b = rank.rehearsal_boost(row["rehearsals"], rw)
                 out[ch].append((sim * prior * d * b, row["ts_epoch"], root, row, sim,
                                 {"similarity": round(sim, 4), "prior": prior, "decay": round(d, 4), "rehearsal": round(b, 4)}, kind))
