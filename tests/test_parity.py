@@ -248,3 +248,11 @@ def test_worktree_can_keep_its_own_memory(tmp_path, monkeypatch):
     assert project_root(tmp_path / "wt") == main.resolve()
     monkeypatch.setenv("MEMDIR_WORKTREE_MEMORY", "own")
     assert project_root(tmp_path / "wt") == tmp_path / "wt"
+
+
+def test_reserved_device_name_never_becomes_a_slug(m):
+    """Found by the hostile-text property test while landing issue 13: a note whose summary is `COM1…` got the id
+    `facts/com1`, which forget then refused as a Windows device name."""
+    note = m.remember("COM1\U0001dd07\xad\U00068c63\x14Ð")
+    assert note.id == "facts/com1-note"
+    assert m.forget(note.id)
