@@ -841,7 +841,8 @@ def serve_command(ctx: click.Context, host: str, port: int, path: str, token: st
     warm = _start_warm_hooks(home)
     info["hook_socket"] = str(warm.path) if warm else None
     click.echo(json.dumps(info) if as_json else f"memdir: serving MCP at {url} (Ctrl-C stops)"
-               + (f"; hooks answered on {warm.path}" if warm else ""))
+               + (f"; hooks answered on {warm.path}" if warm else "")
+               + (f"; viewer at {info['ui']}" if info.get("ui") else ""))
     sys.stdout.flush()
     try:
         import anyio
