@@ -333,6 +333,15 @@ def test_opencode_plugin_runs_under_node_with_real_memdir(tmp_path):
     assert len(res["v1"]) == 1 and "5433" in res["v1"][0]
     assert res["v2"] and res["v2"][0]["type"] == "text" and res["v2"][0]["text"].startswith("<memory>")
     assert res["untouched"] is True
+    # the plugin hands tool captures to a detached process that may outlive node: wait for it (bounded)
+    import time
+
+    deadline = time.monotonic() + 60
+    while True:
+        with memdir.open(proj) as m:
+            if m.get("t:s1:c1") is not None or time.monotonic() > deadline:
+                break
+        time.sleep(0.2)
     with memdir.open(proj) as m:
         assert m.get("t:s1:c1") is not None            # v1 tool hook
         assert m.get("t:s2:c2") is None                # read is noise
