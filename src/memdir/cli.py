@@ -255,6 +255,8 @@ def forget(ctx, id, scope, source, session, query, prefix, token, force, as_json
         else:
             lines = [f"{res['count']} memories match {what} ({res['notes']} notes, {res['events']} events); nothing deleted yet"]
             lines += [f"  {(x['ts'] or '')[:10]} {x['scope']} {x['id']}: {' '.join((x['text'] or '').split())[:80]}" for x in res["samples"]]
+            if res["count"] > len(res["samples"]):
+                lines.append(f"  … and {res['count'] - len(res['samples'])} more")
             if res["count"]:
                 lines.append(f"to delete them: memdir forget {what} --token {res['token']}")
             human = "\n".join(lines)
@@ -486,6 +488,10 @@ def import_(ctx, source, path, all_projects, here, pending, no_progress, as_json
         human = (f"{out['lines']} lines: {out['notes']} notes added ({out['notes_existing']} already there), "
                  f"{out['stored']} events stored ({out['duplicate']} duplicates, {out['skipped']} skipped), "
                  f"{out['bad_lines']} bad lines")
+        host = _host_transcript(file) if out["skipped"] and not (out["stored"] or out["duplicate"] or out["notes"]) else None
+        if host:  # every line skipped because it is a host transcript, not memdir's JSONL: say what to run
+            out["hint"] = f"{file} is a {host} transcript: memdir import {host} {file} [--here]"
+            human += f"\nhint: {out['hint']}"
         _emit(ctx, as_json, out, human)
         return
     if all_projects and here:
@@ -496,6 +502,26 @@ def import_(ctx, source, path, all_projects, here, pending, no_progress, as_json
                       projects="all" if all_projects else "here" if here else "current",
                       progress=not no_progress and not (as_json or ctx.find_root().obj.get("json")))
     _emit(ctx, as_json, out, summary(out))
+
+
+def _host_transcript(path: Path) -> str | None:
+    """``claude-code`` or ``codex`` when the first lines of ``path`` have that host's transcript shape, else None."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            for _, line in zip(range(20), f):
+                try:
+                    obj = json.loads(line)
+                except ValueError:
+                    continue
+                if not isinstance(obj, dict) or "text" in obj:
+                    continue
+                if "sessionId" in obj and obj.get("type") in ("user", "assistant", "system", "summary"):
+                    return "claude-code"
+                if obj.get("type") in ("session_meta", "response_item", "event_msg", "turn_context") and "payload" in obj:
+                    return "codex"
+    except OSError:
+        return None
+    return None
 
 
 @cli.command()
@@ -607,9 +633,11 @@ def migrate(ctx, from_path, scan_dir, dry_run, purge, as_json):
         lines.append(f"{head}: " + (", ".join(f"{k} {v}" for k, v in res.items()) or "nothing to do"))
     lines += [f"purged {p}" for p in out["purged"]]
     lines += [f"not purged {r['path']}: {r['reason']}" for r in out["purge_refused"]]
+    if not out["sources"]:
+        lines.insert(0, f"no memory store found under {scan_dir}" if scan_dir else "no memory store found")
     if dry_run:
         lines.append("dry run: nothing was written")
-    _emit(ctx, as_json, out, "\n".join(lines) or "no memory store found")
+    _emit(ctx, as_json, out, "\n".join(lines))
 
 
 @cli.command(name="config")

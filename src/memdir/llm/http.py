@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 from typing import Any
+from urllib.parse import urlsplit
 
 from . import LLMError
 
@@ -23,6 +24,8 @@ DEFAULT_ANTHROPIC_MODEL = "claude-haiku-4-5"
 DEFAULT_ANTHROPIC_URL = "https://api.anthropic.com"
 DEFAULT_OPENAI_URL = "https://api.openai.com/v1"
 MAX_TOKENS = 4096
+#: hosts that always need a key (a request without one can only fail)
+HOSTED = ("api.openai.com", "api.anthropic.com")
 
 
 def _client_module():
@@ -50,6 +53,18 @@ def _post(url: str, headers: dict[str, str], body: dict[str, Any], timeout_s: fl
         raise LLMError(f"{url} answered with something that is not JSON: {r.text[:120]!r}") from None
 
 
+def _key(config: Any, default_env: str, url: str, provider: str) -> str | None:
+    """The API key from the variable ``distill.api_key_env`` names. A hosted API (api.openai.com,
+    api.anthropic.com) without one is refused here, once, instead of failing every session's call with 401;
+    a self-hosted URL (Ollama, vLLM, a proxy) may need none."""
+    env = config.get("distill.api_key_env") or default_env
+    key = os.environ.get(env) or None
+    if key is None and urlsplit(url).hostname in HOSTED:
+        raise LLMError(f"distill.provider {provider!r} at {url} needs an API key: set ${env} "
+                       f"(or name another variable in distill.api_key_env, or point distill.url at a server that needs none)")
+    return key
+
+
 class OpenAIChatProvider:
     name = "openai"
 
@@ -63,9 +78,10 @@ class OpenAIChatProvider:
 
     @classmethod
     def from_config(cls, config: Any) -> "OpenAIChatProvider":
-        env = config.get("distill.api_key_env") or "OPENAI_API_KEY"
-        return cls(config.get("distill.url") or DEFAULT_OPENAI_URL, config.get("distill.model"),
-                   api_key=os.environ.get(env) or None, timeout_s=config.get("distill.timeout_s"))
+        url = config.get("distill.url") or DEFAULT_OPENAI_URL
+        provider = cls(url, config.get("distill.model"), timeout_s=config.get("distill.timeout_s"))
+        provider.api_key = _key(config, "OPENAI_API_KEY", url, "openai")
+        return provider
 
     def complete(self, system: str, prompt: str) -> str:
         headers = {"content-type": "application/json"}
@@ -96,9 +112,10 @@ class AnthropicProvider:
 
     @classmethod
     def from_config(cls, config: Any) -> "AnthropicProvider":
-        env = config.get("distill.api_key_env") or "ANTHROPIC_API_KEY"
-        return cls(config.get("distill.url") or DEFAULT_ANTHROPIC_URL, config.get("distill.model"),
-                   api_key=os.environ.get(env) or None, timeout_s=config.get("distill.timeout_s"))
+        url = config.get("distill.url") or DEFAULT_ANTHROPIC_URL
+        provider = cls(url, config.get("distill.model"), timeout_s=config.get("distill.timeout_s"))
+        provider.api_key = _key(config, "ANTHROPIC_API_KEY", url, "anthropic")
+        return provider
 
     def complete(self, system: str, prompt: str) -> str:
         headers = {"content-type": "application/json", "anthropic-version": "2023-06-01"}

@@ -1,0 +1,102 @@
+"""What a new user ran into following the README on a fresh machine (issue-free trial run): each test is one
+thing that was confusing or silently did nothing."""
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+import memdir
+from memdir.cli import cli
+from memdir.llm import LLMError, get_provider
+from memdir.llm.http import AnthropicProvider, OpenAIChatProvider
+
+
+def run(project, *args):
+    return CliRunner().invoke(cli, ["--dir", str(project), *args], catch_exceptions=False)
+
+
+def test_forget_preview_says_how_many_it_did_not_list(project, tmp_path):
+    with memdir.open(project) as m:
+        m.import_events([{"key": f"u:s1:{i}", "role": "user", "text": f"zebra crossing number {i} is closed today",
+                          "session": "s1", "ts": f"2026-11-02T09:{i:02d}:05Z"} for i in range(25)])
+    r = run(project, "forget", "--query", "zebra")
+    assert r.exit_code == 0, r.output
+    assert "25 memories match" in r.output
+    listed = [line for line in r.output.splitlines() if line.startswith("  2026-")]
+    assert len(listed) == 20 and "… and 5 more" in r.output  # before: 20 lines and no word about the other 5
+    assert "--token" in r.output.splitlines()[-1]
+
+
+CLAUDE_LINES = [
+    {"type": "file-history-snapshot", "messageId": "m0", "snapshot": {}},
+    {"parentUuid": None, "cwd": "/somewhere/else", "sessionId": "s-1", "type": "user", "timestamp": "2026-02-10T21:11:00Z",
+     "message": {"role": "user", "content": "why does the nightly build fail on arm64?"}, "uuid": "u1"},
+]
+CODEX_LINES = [
+    {"timestamp": "2026-05-11T08:27:17Z", "type": "session_meta", "payload": {"id": "c-1", "cwd": "/elsewhere"}},
+    {"timestamp": "2026-05-11T08:27:18Z", "type": "response_item",
+     "payload": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "add a retry to the flaky upload step please"}]}},
+]
+
+
+@pytest.mark.parametrize("host,lines", [("claude-code", CLAUDE_LINES), ("codex", CODEX_LINES)])
+def test_host_transcript_imported_as_plain_jsonl_says_which_command_reads_it(project, tmp_path, host, lines):
+    f = tmp_path / "copied.jsonl"
+    f.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    r = run(project, "import", str(f))
+    assert r.exit_code == 0, r.output
+    assert "0 events stored" in r.output
+    assert f"hint: {f} is a {host} transcript: memdir import {host} {f}" in r.output
+    out = json.loads(run(project, "--json", "import", "jsonl", str(f)).output)
+    assert out["stored"] == 0 and out["hint"].startswith(f"{f} is a {host} transcript")
+    # the command it names does read the file
+    r = run(project, "--json", "import", host, str(f), "--here")
+    assert r.exit_code == 0 and json.loads(r.output)["stored"] >= 1, r.output
+
+
+def test_memdir_jsonl_gets_no_transcript_hint(project, tmp_path):
+    f = tmp_path / "mine.jsonl"
+    f.write_text(json.dumps({"key": "u:x:1", "role": "user", "text": "we deploy with pnpm, never npm"}) + "\n"
+                 + json.dumps({"foo": 1}) + "\n", encoding="utf-8")
+    out = json.loads(run(project, "--json", "import", str(f)).output)
+    assert out["stored"] == 1 and "hint" not in out
+    g = tmp_path / "junk.jsonl"
+    g.write_text(json.dumps({"foo": 1}) + "\n", encoding="utf-8")
+    out = json.loads(run(project, "--json", "import", str(g)).output)
+    assert out["stored"] == 0 and "hint" not in out
+
+
+def test_migrate_scan_that_finds_nothing_says_so_also_in_a_dry_run(project, tmp_path):
+    empty = tmp_path / "nothing-here"
+    empty.mkdir()
+    for extra in ([], ["--dry-run"]):
+        r = run(project, "migrate", "--scan", str(empty), *extra)
+        assert r.exit_code == 0, r.output
+        assert r.output.splitlines()[0] == f"no memory store found under {empty}"  # before: only "dry run: …"
+
+
+DISTILL = {"distill.url": "", "distill.model": "", "distill.api_key_env": "", "distill.timeout_s": 5.0}
+
+
+@pytest.mark.parametrize("provider,env", [("anthropic", "ANTHROPIC_API_KEY"), ("openai", "OPENAI_API_KEY")])
+def test_hosted_distill_api_without_a_key_is_refused_up_front(monkeypatch, provider, env):
+    monkeypatch.delenv(env, raising=False)
+    conf = {**DISTILL, "distill.provider": provider, "distill.model": "m-1"}
+    with pytest.raises(LLMError, match=rf"needs an API key: set \${env}"):
+        get_provider(conf)  # before: built, then every session's request failed (401 / no network) one by one
+    monkeypatch.setenv(env, "k-test")
+    assert get_provider(conf).api_key == "k-test"
+    monkeypatch.setenv("MY_VAR", "k-other")
+    monkeypatch.delenv(env)
+    assert get_provider({**conf, "distill.api_key_env": "MY_VAR"}).api_key == "k-other"
+
+
+def test_self_hosted_distill_url_needs_no_key(monkeypatch):
+    for env in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY"):
+        monkeypatch.delenv(env, raising=False)
+    local = {**DISTILL, "distill.url": "http://127.0.0.1:11434/v1", "distill.model": "qwen2.5:7b"}
+    assert OpenAIChatProvider.from_config(local).api_key is None
+    assert AnthropicProvider.from_config(local).api_key is None
+    with pytest.raises(LLMError, match="needs distill.model"):  # the model is still asked for first
+        OpenAIChatProvider.from_config({**DISTILL, "distill.url": ""})
