@@ -97,7 +97,7 @@ SESSION_PROJECT = {"258c7280": "spotter", "4d5611e5": "spotter", "short": "spott
                    "tool_heavy": "spotter", "9eda1058": "codemie", "codex": "codemie"}
 
 
-def build_store(data: Path, tmp: Path, project: str):
+def build_store(data: Path, tmp: Path, project: str, overrides: dict | None = None):
     """A scratch store holding the transcripts of ``project``; returns ``(Memdir, import counts, clock)``."""
     import memdir
     from memdir.importers import iter_events
@@ -114,13 +114,15 @@ def build_store(data: Path, tmp: Path, project: str):
     now = newest + timedelta(days=3)
     proj = tmp / project
     proj.mkdir()
-    m = memdir.open(proj, home=tmp / "home", clock=lambda: now)
+    m = memdir.open(proj, home=tmp / "home", clock=lambda: now, config=overrides or None)
     counts = {"stored": 0}
     import inspect
 
     extra = {"projects": "here"} if "projects" in inspect.signature(import_host).parameters else {}  # this store is the project
     for source, f in files:
         counts["stored"] += import_host(m, source, f, progress=False, **extra)["stored"]
+    if m.config.get("recall.channel") != "lexical":
+        m.backfill()  # embed every imported event before asking
     return m, counts, now
 
 
@@ -132,7 +134,8 @@ def run(args) -> dict:
     with tempfile.TemporaryDirectory(prefix="memdir-sqa-") as t:
         tmp = Path(t)
         t0 = time.perf_counter()
-        stores = {p: build_store(data, tmp, p) for p in PROJECTS}
+        overrides = dict(kv.split("=", 1) for kv in args.set)
+        stores = {p: build_store(data, tmp, p, overrides) for p in PROJECTS}
         import_s = time.perf_counter() - t0
         counts = {p: s[1] for p, s in stores.items()}
         now = max(s[2] for s in stores.values())
@@ -199,6 +202,8 @@ def main(argv=None) -> int:
     ap.add_argument("--sections", default="", help="context sections, e.g. 'hits' (what a hook sends per prompt since "
                     "issue 9: rules and outline come once per session); default: all")
     ap.add_argument("--no-save", action="store_true")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                    help="memdir config override, e.g. --set recall.channel=hybrid --set embed.provider=e5")
     args = ap.parse_args(argv)
     res = run(args)
     summary = summarise(res["rows"])
