@@ -202,6 +202,7 @@ class CachedProvider:
 
     def __init__(self, inner, cache_dir: Path | None):
         self.inner, self.name, self.model = inner, inner.name, inner.model
+        self.multilingual = bool(getattr(inner, "multilingual", False))
         self.path = None if cache_dir is None else cache_dir / f"memdir-{self.model.replace(':', '_')}.npz"
         self.vecs: dict[str, object] = {}
         self.dirty = False

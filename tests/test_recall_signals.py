@@ -79,3 +79,22 @@ def test_date_boost_uses_the_clock(tmp_path):
         assert m.recall("what did I buy yesterday?", k=1)[0].id == "new"
         clock[0] = NOW + timedelta(days=9)  # the same words asked later mean another day
         assert m.recall("what did I buy 10 days ago?", k=1)[0].id == "new"
+
+
+def test_fusion_weight_follows_the_query_script(tmp_path):
+    from memdir import vectors
+    from memdir.embed.fake import FakeEmbedder
+
+    assert vectors.cjk_share("部署前先加锁 Bart") > 0.5 and vectors.cjk_share("how do we deploy?") == 0.0
+    (tmp_path / "p").mkdir()
+    cfg = {"embed.provider": "fake", "recall.channel": "hybrid", "recall.half_life_days": 0}
+    with memdir.open(tmp_path / "p", home=tmp_path / "h", config=cfg) as m:
+        m.remember("部署前必须给数据库表加锁")
+        m.remember("deploys need a table lock first")
+        prov = FakeEmbedder(dim=64)
+        vectors.set_provider(m, prov)
+        m.backfill()
+        assert vectors.explain(m, "部署加锁")["script"] == "latin"  # an English-only model keeps the lexical weight
+        prov.multilingual = True
+        assert vectors.explain(m, "部署加锁")["script"] == "cjk"
+        assert vectors.explain(m, "deploy lock")["script"] == "latin"

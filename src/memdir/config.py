@@ -94,6 +94,9 @@ SETTINGS: tuple[tuple[str, Any, str, type | None, Callable[[Any], bool] | None],
     ("recall.weight_lexical", 4.0, "RRF weight of the lexical channel, vector = 1 (seed 001: 0.35). MiniLM, turn R@10 LoCoMo / "
      "R@5 MADial-en / R@5 MADial-zh: w=1 0.663/0.581/0.290, w=2 0.700/0.541/0.373, w=4 0.728/0.500/0.414; lexical alone "
      "0.705/0.457/0.449", float, _nonneg),
+    ("recall.weight_lexical_cjk", 1.0, "RRF weight of the lexical channel when the query is mostly Chinese/Japanese/"
+     "Korean script and the provider is multilingual (e5, use; vector = 1). e5, MADial zh R@5 / MRR@10: w=0.5 0.585/0.620, w=1 0.588/0.643, w=4 0.540/0.610; English "
+     "queries keep recall.weight_lexical (LoCoMo turn R@10 with e5: w=1 0.701, w=2 0.743, w=4 0.752)", float, _nonneg),
     ("recall.weight_cold", 0.8, "RRF weight of the cold-tier vector channel (seed 001: x0.8)", float, _nonneg),
     ("recall.min_similarity", 0.2, "cosine threshold on the vector channels only", float, lambda v: -1 <= v <= 1),
     ("recall.vector_candidates", 100, "vector candidates per root before fusion", None, _pos),

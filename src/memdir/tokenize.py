@@ -153,6 +153,14 @@ def query_tokens(text: str, *, repeats: bool = False) -> list[str]:
     return content if repeats else list(dict.fromkeys(content))
 
 
+_CJK_CHAR = re.compile(f"[{_CJK}]")
+
+
+def is_cjk_char(ch: str) -> bool:
+    """A Han, kana or hangul character."""
+    return _CJK_CHAR.match(ch) is not None
+
+
 def is_stop(token: str) -> bool:
     """An English stopword, or a CJK token made only of Chinese function characters (a stop bigram)."""
     if token in STOPWORDS:

@@ -443,6 +443,19 @@ def _vector_channel(m: "Stores | Any", prov, q, *, k: int, scope: str | None, ki
     return ranked["vector"], ranked["cold"], {}
 
 
+def cjk_share(text: str) -> float:
+    """Share of CJK characters among the letters of ``text`` (0 when it has none)."""
+    from .tokenize import is_cjk_char
+
+    cjk = latin = 0
+    for ch in text[:4000]:
+        if is_cjk_char(ch):
+            cjk += 1
+        elif ch.isalpha():
+            latin += 1
+    return cjk / (cjk + latin) if cjk + latin else 0.0
+
+
 def recall_fused(m: "Stores | Any", query: str, tokens: list[str], *, k: int, scope: str | None = None,
                  kinds: tuple[str, ...] | None = None, channel: str | None = None) -> tuple[list[Hit], dict[str, Any]]:
     """Recall through ``channel`` (``lexical``, ``vector`` or ``hybrid``; default ``recall.channel``).
@@ -505,7 +518,12 @@ def recall_fused(m: "Stores | Any", query: str, tokens: list[str], *, k: int, sc
     lat["vector"] = (time.perf_counter() - t) * 1000
     t = time.perf_counter()
     channels = {"vector": [v[0] for v in vec], "lexical": [h.id for h in lex], "cold": [c[0] for c in cold]}
-    weights = {"vector": cfg.get("recall.weight_vector"), "lexical": cfg.get("recall.weight_lexical"),
+    # fuse by script: a mostly-CJK query leans more on a multilingual model (an English-only model, e.g. MiniLM, keeps
+    # the lexical weight: it hurt Chinese at any weight)
+    cjk = bool(getattr(prov, "multilingual", False)) and cjk_share(query) >= 0.5
+    info["script"] = "cjk" if cjk else "latin"
+    weights = {"vector": cfg.get("recall.weight_vector"),
+               "lexical": cfg.get("recall.weight_lexical_cjk" if cjk else "recall.weight_lexical"),
                "cold": cfg.get("recall.weight_cold")}
     fused = rrf.fuse(channels, weights, k=int(cfg.get("recall.rrf_k")))
     by_lex = {h.id: h for h in lex}

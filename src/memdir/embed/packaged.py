@@ -32,6 +32,7 @@ class E5Provider:
 
     name = "e5"
     model = "e5:multilingual-e5-small-q4"
+    multilingual = True  # recall.weight_lexical_cjk applies to mostly-CJK queries
 
     def __init__(self, max_chars: int = 2000, threads: int = 1):
         self.max_chars = max_chars
@@ -77,6 +78,7 @@ class UseProvider:
 
     name = "use"
     model = "use:multilingual-v3"
+    multilingual = True
 
     def __init__(self, max_chars: int = 2000, threads: int = 1):
         self.max_chars = max_chars
