@@ -98,3 +98,21 @@ def test_fusion_weight_follows_the_query_script(tmp_path):
         prov.multilingual = True
         assert vectors.explain(m, "部署加锁")["script"] == "cjk"
         assert vectors.explain(m, "deploy lock")["script"] == "latin"
+
+
+def test_session_bonus_is_off_by_default_and_lifts_on_topic_sessions(tmp_path):
+    (tmp_path / "p").mkdir()
+    evs = [
+        {"key": "a1", "role": "user", "session": "A", "text": "the cache warms up at noon", "ts": NOW},
+        {"key": "a2", "role": "user", "session": "A", "text": "cache eviction uses lru policy", "ts": NOW},
+        {"key": "b1", "role": "user", "session": "B", "text": "lru policy for the parking lot", "ts": NOW},
+    ]
+    for bonus, first in ((0.0, None), (1.0, "a2")):
+        with memdir.open(tmp_path / "p", home=tmp_path / "h", config={"recall.half_life_days": 0,
+                                                                       "recall.session_bonus": bonus}) as m:
+            m.import_events(evs)
+            hits = m.recall("cache lru policy", k=3)
+            if bonus:
+                assert hits[0].id == first and hits[0].reasons["session"] > 1
+            else:
+                assert all("session" not in h.reasons for h in hits)

@@ -555,6 +555,25 @@ class Memdir:
                     f["date"] = 1.0 + db_
                 s = rank.score(row["bm25"], prior=prior, decay_mult=d, boost=b, **f)
                 scored.append((s, row["ts_epoch"], root, (row, prior, d, b, kind, f)))
+        sess_w = float(cfg.get("recall.session_bonus"))
+        if sess_w > 0:  # a turn gains a share of the best other candidate of its session (the session is on topic)
+            best: dict[tuple[str, str], list[float]] = {}
+            for x in scored:
+                row = x[3][0]
+                if row["kind"] == "event" and row["session"]:
+                    top = best.setdefault((x[2].scope, row["session"]), [0.0, 0.0])
+                    if x[0] > top[0]:
+                        top[0], top[1] = x[0], top[0]
+                    elif x[0] > top[1]:
+                        top[1] = x[0]
+            for i, x in enumerate(scored):
+                row = x[3][0]
+                top = best.get((x[2].scope, row["session"])) if row["kind"] == "event" and row["session"] else None
+                if top:
+                    other = top[1] if x[0] >= top[0] else top[0]
+                    if other > 0:
+                        x[3][5]["session"] = round(1.0 + sess_w * other / x[0], 4) if x[0] else 1.0
+                        scored[i] = (x[0] + sess_w * other, *x[1:])
         scored.sort(key=lambda x: (-x[0], -x[1]))
         hits: list[Hit] = []
         seen: set[str] = set()
