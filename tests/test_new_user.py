@@ -100,3 +100,27 @@ def test_self_hosted_distill_url_needs_no_key(monkeypatch):
     assert AnthropicProvider.from_config(local).api_key is None
     with pytest.raises(LLMError, match="needs distill.model"):  # the model is still asked for first
         OpenAIChatProvider.from_config({**DISTILL, "distill.url": ""})
+
+
+def test_remember_note_file_on_stdin_reads_its_frontmatter(project):
+    note_md = ("---\nsummary: 前端用 pnpm\nkind: decision\ntags: [pnpm]\nload_when: [依赖]\npinned: true\nfoo: 1\n---\n"
+               "前端一律 pnpm install，不用 npm，因为 lockfile 不兼容。\n")
+    r = CliRunner().invoke(cli, ["--dir", str(project), "--json", "remember", "-"], input=note_md)
+    assert r.exit_code == 0, r.output
+    note = json.loads(r.stdout)
+    # before: facts/note-<hash> with summary '---' and the frontmatter stored as body text
+    assert note["id"].startswith("decisions/") and note["summary"] == "前端用 pnpm"
+    assert note["tags"] == ["pnpm"] and note["load_when"] == ["依赖"] and note["pinned"] is True
+    assert "---" not in note["text"] and "summary:" not in note["text"]
+    assert "foo" in r.stderr and "not kept" in r.stderr
+    # flags still win over the frontmatter
+    r = CliRunner().invoke(cli, ["--dir", str(project), "--json", "remember", "-", "-c", "facts", "--title", "T"],
+                           input=note_md.replace("lockfile", "锁文件"))
+    note = json.loads(r.stdout)
+    assert note["id"].startswith("facts/") and note["summary"] == "T"
+    # text without frontmatter is unchanged behaviour; broken frontmatter is one usage error
+    r = CliRunner().invoke(cli, ["--dir", str(project), "--json", "remember", "-"],
+                           input="--- not frontmatter, just a dash line about npm\nand a second line\n")
+    assert r.exit_code == 0 and json.loads(r.stdout)["text"].startswith("---")
+    r = CliRunner().invoke(cli, ["--dir", str(project), "remember", "-"], input="---\ntags: [unclosed\n---\nbody\n")
+    assert r.exit_code != 0

@@ -145,9 +145,42 @@ def cli(ctx: click.Context, dir_: str | None, home: str | None, as_json: bool, d
 @json_opt
 @click.pass_context
 def remember(ctx, text, category, summary, highlight, tags, load_when, pinned, supersedes, scope, as_json):
-    """Store a curated note (TEXT, or stdin)."""
+    """Store a curated note (TEXT, or stdin). A note file on stdin may start with YAML frontmatter: its summary
+    (or title), tags, load_when, pinned, highlight, supersedes and kind/category fill what no flag gives."""
     m = open_store(ctx)
-    note = m.remember(_read_text(text, "text"), category=category, summary=summary, tags=tags, load_when=load_when,
+    raw = _read_text(text, "text")
+    from .notes import split
+
+    meta, body, fm = split(raw) if raw.lstrip("\ufeff").startswith("---") else ({}, raw, None)
+    if fm is not None:  # before: the frontmatter was stored as body text and the summary was '---'
+        raw = body
+
+        def one(key):
+            v = meta.get(key)
+            return str(v) if isinstance(v, (str, int, float)) and not isinstance(v, bool) and str(v).strip() else None
+
+        def many(key):
+            v = meta.get(key)
+            return tuple(str(x) for x in (v if isinstance(v, list) else [v] if isinstance(v, str) else []) if str(x).strip())
+
+        summary = summary or one("summary") or one("title")
+        highlight = highlight or one("highlight")
+        tags, load_when = tags or many("tags"), load_when or many("load_when")
+        pinned = pinned or meta.get("pinned") is True
+        supersedes = supersedes or one("supersedes")
+        if ctx.get_parameter_source("category") == click.core.ParameterSource.DEFAULT:
+            nid, kind = one("id") or "", one("kind") or ""
+            for cand in (one("category"), nid.split("/")[0] if "/" in nid else None, kind + "s" if kind else None):
+                if cand and cand in m.config.get("categories"):
+                    category = cand
+                    break
+        used = {"summary", "title", "highlight", "tags", "load_when", "pinned", "supersedes", "id", "kind", "category",
+                "created", "updated"}
+        extra = sorted(str(k) for k in meta if k not in used)
+        if extra:
+            click.echo(f"memdir: warning: frontmatter field(s) {', '.join(extra)} not kept by remember "
+                       "(`memdir edit ID -` keeps every field)", err=True)
+    note = m.remember(raw, category=category, summary=summary, tags=tags, load_when=load_when,
                       pinned=pinned, supersedes=supersedes, scope=scope, highlight=highlight)
     human = f"already remembered as {note.id} ({note.scope})" if note.existed else f"remembered {note.id} ({note.scope}) → {note.path}"
     _emit(ctx, as_json, note.to_dict(), human)
