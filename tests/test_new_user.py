@@ -124,3 +124,16 @@ def test_remember_note_file_on_stdin_reads_its_frontmatter(project):
     assert r.exit_code == 0 and json.loads(r.stdout)["text"].startswith("---")
     r = CliRunner().invoke(cli, ["--dir", str(project), "remember", "-"], input="---\ntags: [unclosed\n---\nbody\n")
     assert r.exit_code != 0
+
+
+def test_distill_exits_1_when_a_model_call_failed(project):
+    with memdir.open(project) as m:
+        m.import_events([{"key": f"{r[0]}:s1:{i}", "role": r, "text": f"turn {i}: we chose pnpm over npm because lockfiles differ",
+                          "session": "s1", "ts": f"2026-11-02T09:{i:02d}:05Z"}
+                         for i, r in enumerate(["user", "assistant"] * 4)])
+    env = {"MEMDIR_DISTILL_PROVIDER": "openai", "MEMDIR_DISTILL_URL": "http://127.0.0.1:9/v1",  # nothing listens there
+           "MEMDIR_DISTILL_MODEL": "m-1", "MEMDIR_DISTILL_TIMEOUT_S": "5"}
+    r = CliRunner().invoke(cli, ["--dir", str(project), "--json", "distill", "--dry-run"], env=env)
+    out = json.loads(r.stdout)
+    assert out["errors"] and out["errors"][0]["session"] == "s1"
+    assert r.exit_code == 1  # before: 0, so a script could not tell that nothing was distilled

@@ -608,6 +608,8 @@ def distill(ctx, session, since, dry_run, as_json):
     if not lines:
         lines.append("nothing to distill")
     _emit(ctx, as_json, out, "\n".join(lines))
+    if out["errors"]:  # a failed model call is an operational error (exit 1); its turns stay pending for the next run
+        ctx.exit(1)
 
 
 @cli.group(invoke_without_command=True)
