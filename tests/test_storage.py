@@ -260,3 +260,113 @@ def test_unreachable_server_is_one_clear_error(tmp_path):
 
     with pytest.raises(MemdirError, match="could not connect"):
         open_store(f"postgresql://nobody:pw@/none?host={tmp_path}&connect_timeout=2", project="p")
+
+
+def _login(url: str, login: str) -> str:
+    """``url`` with another user name (the test cluster trusts local logins)."""
+    return url.replace("postgresql://memdir@", f"postgresql://{login}@", 1)
+
+
+def test_a_token_for_project_a_cannot_read_project_b(pg_url):
+    """Row-level security: a client login sees and writes only the project its token grants, whatever it asks."""
+    import psycopg
+
+    from memdir import pgstore
+
+    admin = open_store(pg_url, project="alpha")  # the schema owner (a superuser here): migrates, makes tokens
+    c = admin.conn
+    for login in ("alice", "bob"):
+        c.execute(f"DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '{login}') THEN "
+                  f"CREATE ROLE {login} LOGIN; END IF; END $$")
+        pgstore.grant_client(c, login)
+    tok_a = pgstore.add_token(c, "alice", ["alpha"])
+    tok_b = pgstore.add_token(c, "bob", ["beta"])
+    alice = open_store(_login(pg_url, "alice"), project="alpha", token=tok_a)
+    bob = open_store(_login(pg_url, "bob"), project="beta", token=tok_b)
+    try:
+        assert import_events(alice, [event("a1", "alpha: the vpn password rotates on mondays")])["stored"] == 1
+        assert import_events(bob, [event("b1", "beta: the vpn gateway is in frankfurt")])["stored"] == 1
+        assert refs(alice, "vpn") == ["a1"] and refs(bob, "vpn") == ["b1"]
+        # even a statement without a project condition sees one project's rows
+        assert alice.conn.execute("SELECT array_agg(ref) AS r FROM docs").fetchone()["r"] == ["a1"]
+        # alice's token asked for beta: nothing is visible, nothing can be written
+        sneaky = open_store(_login(pg_url, "alice"), project="beta", token=tok_a)
+        assert refs(sneaky, "vpn") == [] and sneaky.get_doc("b1") is None and sneaky.count("event") == 0
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):
+            import_events(sneaky, [event("x", "planted into beta")])
+        sneaky.close()
+        # setting app.project by hand without beta's token shows nothing either
+        raw = psycopg.connect(_login(pg_url, "alice"), autocommit=True)
+        raw.execute("SELECT set_config('app.project', 'beta', false), set_config('app.token', 'guess', false)")
+        assert raw.execute("SELECT count(*) FROM docs").fetchone()[0] == 0
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):
+            raw.execute("SELECT * FROM memdir_tokens")  # clients never read the token table
+        raw.close()
+        # revoking the token closes the door on the next statement
+        pgstore.revoke_tokens(c, "bob")
+        assert refs(bob, "vpn") == []
+        assert admin.conn.execute("SELECT count(*) AS n FROM docs").fetchone()["n"] == 2  # the owner sees all
+    finally:
+        alice.close()
+        bob.close()
+        admin.close()
+
+
+def _reliability(pg, clients: int, writes: int) -> dict:
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+    import pg_reliability
+
+    admin_url = pg.new_database()
+    open_store(admin_url, project="setup").close()  # the owner migrates
+    import psycopg
+
+    with psycopg.connect(admin_url, autocommit=True) as c:
+        c.execute("DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'rel_client') THEN "
+                  "CREATE ROLE rel_client LOGIN; END IF; END $$")
+        c.execute("GRANT memdir_client TO rel_client")
+    return pg_reliability.run(admin_url, _login(admin_url, "rel_client"), clients=clients, writes=writes, batch=10)
+
+
+def test_concurrent_clients_lose_and_duplicate_nothing(pg):
+    """Client processes write through row-level security at once, each replaying its previous batch: every key once."""
+    r = _reliability(pg, 3, 30)
+    assert (r["lost"], r["duplicated"], r["dup_texts"], r["errors"]) == (0, 0, 0, [])
+    assert r["stored_rows"] == r["fts_rows"] == 90 and r["replays_refused"] == 60
+
+
+@pytest.mark.slow
+def test_sixteen_clients_by_five_hundred_writes(pg):
+    r = _reliability(pg, 16, 500)
+    assert (r["lost"], r["duplicated"], r["dup_texts"], r["errors"]) == (0, 0, 0, [])
+    assert r["stored_rows"] == r["fts_rows"] == 8000
+
+
+def test_doctor_checks_the_store(pg_url, project, tmp_path, monkeypatch):
+    import memdir
+
+    monkeypatch.setenv("MEMDIR_STORE", pg_url)
+    m = memdir.open(project, home=tmp_path / "g")
+    try:
+        checks = {c["check"]: c for c in m.doctor() if c["check"].startswith("store ")}
+    finally:
+        m.close()
+    assert checks["store connection"]["ok"] == "ok" and "PostgreSQL" in checks["store connection"]["detail"]
+    assert checks["store schema"]["ok"] == checks["store row-level security"]["ok"] == "ok"
+    assert checks["store login"]["ok"] == "warn"  # the test cluster's superuser sees every project
+    assert checks["store pgvector"]["ok"] in ("ok", "warn")
+
+
+def test_doctor_reports_an_unreachable_store(project, tmp_path, monkeypatch):
+    pytest.importorskip("psycopg")
+    import memdir
+
+    monkeypatch.setenv("MEMDIR_STORE", f"postgresql://x:secret@/none?host={tmp_path}&connect_timeout=2")
+    m = memdir.open(project, home=tmp_path / "g")
+    try:
+        c = next(c for c in m.doctor() if c["check"] == "store connection")
+    finally:
+        m.close()
+    assert c["ok"] == "fail" and "secret" not in c["detail"]

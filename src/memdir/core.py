@@ -888,7 +888,13 @@ class Memdir:
         vectors); see :func:`memdir.vectors.doctor`."""
         from . import vectors
 
-        return vectors.doctor(self.stores, inspect=self.inspect)
+        checks = vectors.doctor(self.stores, inspect=self.inspect)
+        spec = self.config.get("store")
+        if spec:  # a team store (issue 14): connection, schema, row-level security, token, pgvector
+            from .pgstore import doctor as store_doctor
+
+            checks += store_doctor(spec, project=self._root("project").path.name, token=os.environ.get("MEMDIR_STORE_TOKEN"))
+        return checks
 
     def reindex(self) -> dict[str, int]:
         """Rebuild the note mirror and FTS rows of every root from the Markdown and recompile the indexes.

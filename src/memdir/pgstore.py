@@ -91,14 +91,89 @@ def m001_create_tables(cur) -> None:
     """)
 
 
+#: the tables a client reads and writes; each is limited by row-level security to the connection's project
+PROJECT_TABLES = ("meta", "docs", "fts", "tombstones", "rehearsal")
+#: the (NOLOGIN) role a team's client logins are made members of (:func:`grant_client`)
+CLIENT_ROLE = "memdir_client"
+
+
+def m002_row_level_security(cur) -> None:
+    """Projects enforced by the database: a row is visible and writable only when its ``project`` is the
+    connection's ``app.project`` *and* the connection's ``app.token`` is a token (stored as its SHA-256 only) granted
+    that project. ``memdir_project_ok()`` runs as the schema owner (clients cannot read ``memdir_tokens``); wrapped
+    in a sub-select it is evaluated once per statement. Roles that own the tables or are superusers (the admin who
+    migrates) are not limited; client logins are members of :data:`CLIENT_ROLE`."""
+    cur.execute("""
+        CREATE TABLE memdir_tokens(
+            sha256 text PRIMARY KEY,        -- hex SHA-256 of the token; the token itself is never stored
+            person text NOT NULL,
+            projects text[] NOT NULL,
+            created_at timestamptz NOT NULL DEFAULT now()
+        );
+        REVOKE ALL ON memdir_tokens FROM PUBLIC;
+        CREATE FUNCTION memdir_project_ok() RETURNS boolean
+            LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+            SELECT coalesce(current_setting('app.project', true), '') <> '' AND EXISTS (
+                SELECT 1 FROM public.memdir_tokens t
+                WHERE t.sha256 = encode(sha256(convert_to(coalesce(current_setting('app.token', true), ''), 'UTF8')), 'hex')
+                  AND current_setting('app.project', true) = ANY (t.projects))
+        $$;
+        REVOKE ALL ON FUNCTION memdir_project_ok() FROM PUBLIC;
+    """)
+    cur.execute(f"""DO $$ BEGIN
+        IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '{CLIENT_ROLE}') THEN CREATE ROLE {CLIENT_ROLE} NOLOGIN; END IF;
+    END $$""")
+    cur.execute(f"GRANT EXECUTE ON FUNCTION memdir_project_ok() TO {CLIENT_ROLE}")
+    cur.execute(f"GRANT SELECT ON memdir_schema TO {CLIENT_ROLE}")
+    for t in PROJECT_TABLES:
+        cur.execute(f"ALTER TABLE {t} ENABLE ROW LEVEL SECURITY")
+        cur.execute(f"CREATE POLICY {t}_project ON {t} USING (project = current_setting('app.project', true) "
+                    f"AND (SELECT memdir_project_ok())) WITH CHECK (project = current_setting('app.project', true) "
+                    f"AND (SELECT memdir_project_ok()))")
+        cur.execute(f"GRANT SELECT, INSERT, UPDATE, DELETE ON {t} TO {CLIENT_ROLE}")
+    cur.execute(f"GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO {CLIENT_ROLE}")
+
+
 #: numbered schema migrations; append, never edit a landed one
-MIGRATIONS = [m001_create_tables]
+MIGRATIONS = [m001_create_tables, m002_row_level_security]
+
+
+def add_token(conn, person: str, projects: Iterable[str]) -> str:
+    """Create a token for ``person`` granting ``projects``; returns the token (shown once: only its SHA-256 is kept).
+    ``conn`` is an admin connection (the schema owner)."""
+    import hashlib
+    import secrets
+
+    projects = sorted({p for p in projects if p})
+    if not person or not projects:
+        raise MemdirError("a token needs a person and at least one project")
+    token = "mdt_" + secrets.token_urlsafe(24)
+    conn.execute("INSERT INTO memdir_tokens(sha256, person, projects) VALUES (%s, %s, %s)",
+                 (hashlib.sha256(token.encode()).hexdigest(), person, projects))
+    return token
+
+
+def revoke_tokens(conn, person: str) -> int:
+    """Delete every token of ``person``; returns how many. ``conn`` is an admin connection."""
+    return conn.execute("DELETE FROM memdir_tokens WHERE person = %s", (person,)).rowcount
+
+
+def grant_client(conn, login: str) -> None:
+    """Make the existing database login ``login`` a member of :data:`CLIENT_ROLE` (reads/writes limited by RLS)."""
+    from psycopg import sql
+
+    conn.execute(sql.SQL("GRANT {} TO {}").format(sql.Identifier(CLIENT_ROLE), sql.Identifier(login)))
 
 
 def migrate(conn) -> int:
     """Apply pending migrations (each in its own transaction, under an advisory lock); returns the schema version.
     Raises ``MemdirError`` when the database is newer than this memdir."""
-    conn.execute("CREATE TABLE IF NOT EXISTS memdir_schema(version integer NOT NULL)")
+    if conn.execute("SELECT to_regclass('memdir_schema') IS NOT NULL AS ok").fetchone()["ok"]:
+        have = conn.execute("SELECT max(version) AS v FROM memdir_schema").fetchone()["v"] or 0
+        if have == len(MIGRATIONS):
+            return have  # the usual case; a client login (no DDL rights) stops here
+    else:
+        conn.execute("CREATE TABLE IF NOT EXISTS memdir_schema(version integer NOT NULL)")
     for n, fn in enumerate(MIGRATIONS, start=1):
         with conn.transaction():
             conn.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK_KEY,))
@@ -133,9 +208,11 @@ class PgStore:
         self.project = project
 
     @classmethod
-    def connect(cls, url: str, *, project: str) -> "PgStore":
-        """Connect to ``url`` (``postgresql://…``), migrate the schema, and return ``project``'s store. Raises
-        ``MemdirError`` when psycopg is missing or the server cannot be reached."""
+    def connect(cls, url: str, *, project: str, token: str | None = None) -> "PgStore":
+        """Connect to ``url`` (``postgresql://…``), migrate the schema, and return ``project``'s store. With ``token``
+        the connection is bound to ``project`` for row-level security (``app.project``, ``app.token``): as a client
+        login it then sees and writes ``project``'s rows only, and nothing at all when the token does not grant it.
+        Raises ``MemdirError`` when psycopg is missing or the server cannot be reached."""
         try:
             import psycopg
             from psycopg.rows import dict_row
@@ -146,6 +223,8 @@ class PgStore:
         except psycopg.Error as exc:
             raise MemdirError(f"could not connect to the store {_safe_url(url)}: {str(exc).strip().splitlines()[0]}") from None
         migrate(conn)
+        conn.execute("SELECT set_config('app.project', %s, false), set_config('app.token', %s, false)",
+                     (project, token or ""))
         return cls(conn, project)
 
     def close(self) -> None:
@@ -155,6 +234,24 @@ class PgStore:
     def transaction(self) -> Iterator["PgStore"]:
         with self.conn.transaction():
             yield self
+
+    def write(self, fn, *, attempts: int = 8):
+        """``fn(self)`` in one transaction, run again (up to ``attempts`` times, with a short random back-off) when
+        PostgreSQL aborts it for a deadlock or a serialization failure between concurrent writers; returns what
+        ``fn`` returns. Writes made of deterministic keys (``ON CONFLICT DO NOTHING``) are safe to run again."""
+        import random
+        import time
+
+        import psycopg
+
+        for n in range(attempts):
+            try:
+                with self.conn.transaction():
+                    return fn(self)
+            except (psycopg.errors.DeadlockDetected, psycopg.errors.SerializationFailure):
+                if n + 1 == attempts:
+                    raise
+                time.sleep(random.uniform(0.01, 0.05) * (n + 1))
 
     def _x(self, sql: str, params: Iterable[Any] = ()):
         return self.conn.execute(sql, tuple(params))
@@ -205,11 +302,22 @@ class PgStore:
         return " ".join(tokenize(text[a:b]))
 
     def insert_event(self, row: dict[str, Any], *, pending: dict[int, str] | None = None) -> int | None:
-        doc_id = self._insert_doc(row, on_conflict=True)  # same key or same text: stored once
-        if doc_id is None:
+        spans = passages.split(row["text"], split_above=passages.split_above(row.get("role")))
+        a, b = spans[0]
+        toks = " ".join(tokenize(row["text"][a:b]))
+        row = {**row, "handle": self._handle(row["ref"])}
+        cols = [c for c in DOC_COLUMNS if c in row]
+        got = self._x(  # the doc and its own full-text row in one statement; same key or same text: stored once
+            f"WITH d AS (INSERT INTO docs(project, {', '.join(cols)}) VALUES (%s, {', '.join('%s' for _ in cols)}) "
+            "ON CONFLICT DO NOTHING RETURNING id) "
+            "INSERT INTO fts(project, doc_id, seq, body, dl, tsv) SELECT %s, d.id, 0, %s, %s, "
+            "array_to_tsvector(%s::text[]) FROM d RETURNING doc_id",
+            [self.project, *(row[c] for c in cols), self.project, toks, len(toks.split()), _tsv_tokens(toks)]).fetchone()
+        if got is None:
             return None
-        toks = self._passages(doc_id, row["text"], row.get("role"))
-        self._insert_fts(doc_id, 0, None, ("", "", toks, ""))
+        doc_id = got["doc_id"]
+        for seq, (a, b) in enumerate(spans[1:], start=1):
+            self._insert_fts(doc_id, seq, (a, b), ("", "", " ".join(tokenize(row["text"][a:b])), ""))
         if pending is not None and row.get("session"):
             pending[doc_id] = toks
         return doc_id
@@ -226,19 +334,27 @@ class PgStore:
                                                         (ids,))}
 
     def _set_context(self, targets: dict[int, tuple[int | None, int | None]]) -> int:
+        if not targets:
+            return 0
+        ids = sorted(targets)  # one order for every writer: two flushing clients never deadlock on these rows
         toks = self._body_tokens({x for pair in targets.values() for x in pair if x is not None})
-        n = 0
-        for doc_id in sorted(targets):  # one order for every writer: no deadlock between two flushing clients
+        have = {r["doc_id"]: r for r in self._x("SELECT doc_id, tags, title, body FROM fts WHERE doc_id = ANY(%s) AND seq = 0 "
+                                                "ORDER BY doc_id FOR UPDATE", (ids,))}
+        upd: list[tuple] = []
+        for doc_id in ids:
+            r = have.get(doc_id)
+            if r is None:
+                continue
             prev, nxt = targets[doc_id]
             ctx = " ".join(t for x in (prev, nxt) if x is not None for t in toks.get(x, "").split()[:CONTEXT_TOKENS])
-            fields = self._x("SELECT tags, title, body FROM fts WHERE doc_id = %s AND seq = 0", (doc_id,)).fetchone()
-            if fields is None:
-                continue
-            allf = (fields["tags"], fields["title"], fields["body"], ctx)
-            self._x("UPDATE fts SET context = %s, dl = %s, tsv = array_to_tsvector(%s::text[]) WHERE doc_id = %s AND seq = 0",
-                    (ctx, sum(len(f.split()) for f in allf), _tsv_tokens(*allf), doc_id))
-            n += 1
-        return n
+            allf = (r["tags"], r["title"], r["body"], ctx)
+            upd.append((doc_id, ctx, sum(len(f.split()) for f in allf), " ".join(_tsv_tokens(*allf))))
+        if upd:  # one statement for all rows
+            cols = list(zip(*upd))
+            self._x("UPDATE fts SET context = u.ctx, dl = u.dl, tsv = array_to_tsvector(string_to_array(u.toks, ' ')) "
+                    "FROM unnest(%s::bigint[], %s::text[], %s::integer[], %s::text[]) AS u(doc_id, ctx, dl, toks) "
+                    "WHERE fts.doc_id = u.doc_id AND fts.seq = 0", [list(c) for c in cols])
+        return len(upd)
 
     def flush_events(self, pending: dict[int, str]) -> int:
         """The ``context`` field (neighbouring turns' tokens) of the events in ``pending`` and of the older events
@@ -390,3 +506,51 @@ def _safe_url(url: str) -> str:
     except ValueError:
         pass
     return url
+
+
+def doctor(url: str, *, project: str, token: str | None = None) -> list[dict[str, str]]:
+    """Checks of a PostgreSQL store, shaped as :func:`memdir.vectors.doctor`'s (``check``, ``ok`` = ok|warn|fail,
+    ``detail``, ``remedy``): the connection and server version, the schema version, row-level security on every
+    project table, the pgvector extension, whether this login bypasses row-level security, and whether ``token``
+    grants ``project``. Never raises."""
+    out: list[dict[str, str]] = []
+
+    def add(check, ok, detail, remedy=""):
+        out.append({"check": f"store {check}", "ok": ok, "detail": detail, "remedy": remedy})
+
+    try:
+        store = PgStore.connect(url, project=project, token=token)
+    except MemdirError as exc:
+        add("connection", "fail", str(exc), "check the store URL (`memdir config`), that the server runs and accepts this login")
+        return out
+    c = store.conn
+    try:
+        v = c.execute("SHOW server_version").fetchone()["server_version"]
+        add("connection", "ok", f"{_safe_url(url)}: PostgreSQL {v}, project {project!r}")
+        have = c.execute("SELECT max(version) AS v FROM memdir_schema").fetchone()["v"]
+        add("schema", "ok" if have == len(MIGRATIONS) else "fail", f"schema v{have} (this memdir: v{len(MIGRATIONS)})")
+        rls = {r["relname"]: r["relrowsecurity"] for r in c.execute(
+            "SELECT relname, relrowsecurity FROM pg_class WHERE relname = ANY(%s) AND relkind = 'r'", (list(PROJECT_TABLES),))}
+        off = [t for t in PROJECT_TABLES if not rls.get(t)]
+        add("row-level security", "ok" if not off else "fail", "on for " + ", ".join(PROJECT_TABLES) if not off
+            else f"off for {', '.join(off)}", "" if not off else "connect once as the schema owner to migrate")
+        me = c.execute("SELECT rolsuper, rolbypassrls FROM pg_roles WHERE rolname = current_user").fetchone()
+        owner = c.execute("SELECT pg_get_userbyid(relowner) = current_user AS own FROM pg_class WHERE relname = 'docs'").fetchone()
+        if me and (me["rolsuper"] or me["rolbypassrls"] or (owner and owner["own"])):
+            add("login", "warn", "this login owns the tables or bypasses row-level security: it sees every project",
+                f"give each person a client login (GRANT {CLIENT_ROLE} TO <login>) and a token; keep this one for admin")
+        else:
+            ok = c.execute("SELECT memdir_project_ok() AS ok").fetchone()["ok"]
+            add("token", "ok" if ok else "fail", f"token grants project {project!r}" if ok else
+                f"no token granting project {project!r} (nothing will be visible)", "" if ok else "ask the store's admin for a token")
+        ext = c.execute("SELECT name, installed_version FROM pg_available_extensions WHERE name = 'vector'").fetchone()
+        if ext is None:
+            add("pgvector", "warn", "the vector extension is not available on this server: vectors are scored in the application",
+                "install pgvector on the server (e.g. the postgresql-<version>-pgvector package) for HNSW")
+        else:
+            add("pgvector", "ok", f"vector {ext['installed_version'] or 'available, not installed'}")
+    except Exception as exc:  # a check that cannot run is a finding, not a crash
+        add("checks", "fail", f"{type(exc).__name__}: {exc}", "")
+    finally:
+        store.close()
+    return out

@@ -162,14 +162,15 @@ def is_remote(spec: str | None) -> bool:
     return bool(spec) and str(spec).startswith(("postgresql://", "postgres://"))
 
 
-def open_store(spec: str | None, *, project: str, path=None) -> Store:
+def open_store(spec: str | None, *, project: str, path=None, token: str | None = None) -> Store:
     """The store named by ``spec`` (the ``store`` setting / ``MEMDIR_STORE``): a ``postgresql://…`` URL opens
-    :class:`memdir.pgstore.PgStore` for ``project`` (needs the ``postgres`` extra); empty opens the SQLite index
+    :class:`memdir.pgstore.PgStore` for ``project`` (needs the ``postgres`` extra; ``token`` binds the connection to
+    ``project`` for row-level security, see :meth:`memdir.pgstore.PgStore.connect`); empty opens the SQLite index
     at ``path``. Raises ``UsageError`` for anything else."""
     if is_remote(spec):
         from .pgstore import PgStore
 
-        return PgStore.connect(str(spec), project=project)
+        return PgStore.connect(str(spec), project=project, token=token)
     if spec:
         from .errors import UsageError
 
