@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections import Counter, defaultdict
+from collections import Counter
 from contextlib import contextmanager
 from typing import Any, Iterable, Iterator
 
@@ -437,22 +437,30 @@ class PgStore:
         if not N:
             return []
         avgdl = st["total"] / N if st["total"] else 1.0
-        df: dict[str, int] = {}
         qtf = Counter(tokens)  # a repeated query term weighs sqrt(count), as memdir.bm25.score
-        for t in qtf:
-            n = self._x("SELECT count(*) AS n FROM fts WHERE project = %s AND tsv @@ %s::tsquery",
-                        (self.project, _lexeme(t))).fetchone()["n"]
-            if n:
-                df[t] = n
+        uniq = list(qtf)
+        counts = self._x(  # per-term statistics: documents holding each term, in one pass over the GIN index
+            "SELECT " + ", ".join(f"count(*) FILTER (WHERE tsv @@ %s::tsquery) AS n{k}" for k in range(len(uniq)))
+            + " FROM fts WHERE project = %s AND tsv @@ %s::tsquery",
+            [*(_lexeme(t) for t in uniq), self.project, " | ".join(_lexeme(t) for t in uniq)]).fetchone()
+        df = {t: counts[f"n{k}"] for k, t in enumerate(uniq) if counts[f"n{k}"]}
+        terms = select_terms(df, N)
+        if not terms:
+            return []
+        idf = {t: math.sqrt(qtf[t]) * idf_lucene(N, df[t]) for t in terms}
         w = dict(zip(FIELDS, (tuple(weights) + (0.0,) * 4)[:4]))
-        acc: dict[int, float] = defaultdict(float)
-        for t in select_terms(df, N):
-            idf = math.sqrt(qtf[t]) * idf_lucene(N, df[t])
-            for r in self._x("SELECT id, tags, title, body, context, dl FROM fts WHERE project = %s AND tsv @@ %s::tsquery",
-                             (self.project, _lexeme(t))):
-                f = sum(w[c] * Counter(r[c].split())[t] for c in FIELDS if r[c])
+        acc: dict[int, float] = {}
+        for r in self._x("SELECT id, tags, title, body, context, dl FROM fts WHERE project = %s AND tsv @@ %s::tsquery",
+                         (self.project, " | ".join(_lexeme(t) for t in terms))):  # every posting of the chosen terms at once
+            per = [(w[c], Counter(r[c].split())) for c in FIELDS if r[c] and w[c]]
+            norm = K1 * (1 - B + B * r["dl"] / avgdl)
+            sc = 0.0
+            for t in terms:
+                f = sum(wc * cnt[t] for wc, cnt in per if t in cnt)
                 if f > 0:
-                    acc[r["id"]] += idf * f * (K1 + 1) / (f + K1 * (1 - B + B * r["dl"] / avgdl))
+                    sc += idf[t] * f * (K1 + 1) / (f + norm)
+            if sc > 0:
+                acc[r["id"]] = sc
         return sorted(acc.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
 
     def search(self, tokens: list[str], *, weights: tuple[float, ...], limit: int,
