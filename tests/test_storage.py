@@ -370,3 +370,100 @@ def test_doctor_reports_an_unreachable_store(project, tmp_path, monkeypatch):
     finally:
         m.close()
     assert c["ok"] == "fail" and "secret" not in c["detail"]
+
+
+def test_team_server_refuses_another_projects_token(pg_url):
+    """memdir serve --store: the person's token decides the project, the database enforces it (HTTP 403 / nothing)."""
+    pytest.importorskip("starlette")
+    from starlette.testclient import TestClient
+
+    from memdir import pgstore, teamserver
+    from memdir.errors import MemdirError
+
+    admin = open_store(pg_url, project="alpha")
+    c = admin.conn
+    c.execute("DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'team_srv') THEN "
+              "CREATE ROLE team_srv LOGIN; END IF; END $$")
+    pgstore.grant_client(c, "team_srv")
+    tok_a, tok_b = pgstore.add_token(c, "ann", ["alpha"]), pgstore.add_token(c, "ben", ["beta"])
+    with pytest.raises(MemdirError, match="sees every project"):
+        teamserver.check_login(pg_url)  # the superuser would bypass row-level security
+    srv_url = _login(pg_url, "team_srv")
+    teamserver.check_login(srv_url)
+    client = TestClient(teamserver.app(srv_url))
+    try:
+        def post(project, what, body, tok):
+            return client.post(f"/v1/{project}/{what}", json=body, headers={"Authorization": f"Bearer {tok}"})
+
+        ev = event("a1", "alpha: staging uses the eu-west bucket")
+        r = post("alpha", "events", {"events": [ev, ev]}, tok_a)
+        assert r.status_code == 200 and r.json() == {"stored": 1, "duplicate": 1, "skipped": 0}
+        assert post("alpha", "events", {"events": [ev]}, tok_a).json()["duplicate"] == 1  # a replayed queue
+        assert [h["ref"] for h in post("alpha", "recall", {"query": "staging bucket"}, tok_a).json()["hits"]] == ["a1"]
+        # ann's token on beta, ben's on alpha, no token, a made-up one: refused
+        assert post("beta", "recall", {"query": "staging bucket"}, tok_a).status_code == 403
+        assert post("alpha", "recall", {"query": "staging bucket"}, tok_b).status_code == 403
+        assert post("beta", "events", {"events": [event("x", "planted")]}, tok_a).status_code == 403
+        assert client.post("/v1/alpha/recall", json={"query": "x"}).status_code == 401
+        assert post("alpha", "recall", {"query": "x"}, "mdt_guess").status_code == 403
+        assert post("beta", "recall", {"query": "staging bucket"}, tok_b).json()["hits"] == []
+        r = post("alpha", "forget", {"ref": "a1", "when": "2026-11-30T00:00:00Z"}, tok_a)
+        assert r.json() == {"forgotten": True}
+        assert post("alpha", "events", {"events": [ev]}, tok_a).json()["skipped"] == 1  # tombstoned
+        assert post("alpha", "events", {"events": [{"ref": "x"}]}, tok_a).status_code == 400
+    finally:
+        client.close()
+        admin.close()
+
+
+def test_memdir_serve_store_end_to_end(pg_url):
+    """The CLI: `memdir serve --store URL --port 0 --json` prints its URL, answers with the token's project only."""
+    import subprocess
+    import sys
+
+    httpx = pytest.importorskip("httpx")
+    pytest.importorskip("uvicorn")
+    from memdir import pgstore
+
+    admin = open_store(pg_url, project="p1")
+    admin.conn.execute("DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'team_srv') THEN "
+                       "CREATE ROLE team_srv LOGIN; END IF; END $$")
+    pgstore.grant_client(admin.conn, "team_srv")
+    tok = pgstore.add_token(admin.conn, "ann", ["p1"])
+    admin.close()
+    bad = subprocess.run([sys.executable, "-m", "memdir", "serve", "--store", pg_url, "--port", "0"], capture_output=True,
+                         text=True, timeout=60)
+    assert bad.returncode != 0 and "sees every project" in bad.stderr and bad.stderr.count("\n") == 1
+    p = subprocess.Popen([sys.executable, "-m", "memdir", "serve", "--store", _login(pg_url, "team_srv"), "--port", "0", "--json"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        info = json.loads(p.stdout.readline())
+        h = {"Authorization": f"Bearer {tok}"}
+        r = httpx.post(info["url"] + "/p1/events", json={"events": [event("k", "the nightly job runs at 02:00")]}, headers=h, timeout=30)
+        assert r.json()["stored"] == 1
+        assert httpx.post(info["url"] + "/p2/recall", json={"query": "nightly"}, headers=h, timeout=30).status_code == 403
+        assert httpx.post(info["url"] + "/p1/recall", json={"query": "nightly"}, headers=h, timeout=30).json()["hits"][0]["ref"] == "k"
+    finally:
+        p.terminate()
+        p.wait(timeout=30)
+
+
+def test_store_cli_tokens(pg_url):
+    import subprocess
+    import sys
+
+    def run(*args):
+        r = subprocess.run([sys.executable, "-m", "memdir", "store", *args, "--store", pg_url, "--json"], capture_output=True,
+                           text=True, timeout=60)
+        assert r.returncode == 0, r.stderr
+        return json.loads(r.stdout)
+
+    got = run("token", "ann", "--project", "web", "--project", "api")
+    assert got["projects"] == ["api", "web"] and got["token"].startswith("mdt_")
+    s = open_store(pg_url, project="web", token=got["token"])
+    assert s.conn.execute("SELECT memdir_project_ok() AS ok").fetchone()["ok"]
+    s.close()
+    assert run("revoke", "ann")["revoked"] == 1
+    bad = subprocess.run([sys.executable, "-m", "memdir", "store", "token", "ann", "--project", "x", "--store", "mysql://h"],
+                         capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1

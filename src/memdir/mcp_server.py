@@ -811,13 +811,18 @@ def run_stdio(server: "MCPServer") -> None:
 @click.option("--dir", "dir_", type=click.Path(file_okay=False), default=None, help="Project directory.")
 @click.option("--home", type=click.Path(file_okay=False), default=None, help="Global memory root.")
 @click.option("--json", "as_json", is_flag=True, help="Print the ready line as JSON ({url, host, port, pid}).")
+@click.option("--store", "store_url", default=None, metavar="URL",
+              help="postgresql://… : serve a team store's HTTP API (/v1/<project>/…, a token per person) instead of MCP.")
 @click.pass_context
 def serve_command(ctx: click.Context, host: str, port: int, path: str, token: str | None, dir_: str | None,
-                  home: str | None, as_json: bool) -> None:
+                  home: str | None, as_json: bool, store_url: str | None) -> None:
     """Serve the memory tools over streamable HTTP (MCP), bound to 127.0.0.1 by default. Prints one
-    ready line with the URL once the socket is listening."""
+    ready line with the URL once the socket is listening. With --store, serve a PostgreSQL team store instead
+    (memdir.teamserver: each request's bearer token must grant its project; the database enforces it)."""
     import os
 
+    if store_url:
+        return _serve_store(ctx, host, port, store_url, as_json)
     check_serve_options(host, token)
     if not path.startswith("/"):
         raise UsageError(f"--path must start with '/' (got {path!r})")
@@ -858,6 +863,36 @@ def serve_command(ctx: click.Context, host: str, port: int, path: str, token: st
         if warm is not None:
             warm.close()
         server.memdir_store.close()
+
+
+def _serve_store(ctx: click.Context, host: str, port: int, url: str, as_json: bool) -> None:
+    """``memdir serve --store``: the team API of :mod:`memdir.teamserver` on ``host:port``."""
+    import os
+
+    from . import storage, teamserver
+
+    if not storage.is_remote(url):
+        raise UsageError(f"--store needs a postgresql:// URL (got {url!r})")
+    teamserver.check_login(url)
+    debug = _debug(ctx)
+    _log_to_stderr(debug)
+    app = teamserver.app(url)
+    sock = _bind(host, port)
+    real_port = sock.getsockname()[1]
+    shown = f"[{host}]" if ":" in host else host
+    info = {"url": f"http://{shown}:{real_port}/v1", "host": host, "port": real_port, "pid": os.getpid(), "auth": "token per person"}
+    click.echo(json.dumps(info) if as_json else f"memdir: serving the team store at {info['url']} (Ctrl-C stops)")
+    sys.stdout.flush()
+    try:
+        import anyio
+        import uvicorn
+
+        config = uvicorn.Config(app, log_level="debug" if debug else "warning", access_log=debug, timeout_graceful_shutdown=3)
+        anyio.run(lambda: uvicorn.Server(config).serve(sockets=[sock]))
+    except KeyboardInterrupt:
+        pass
+    finally:
+        sock.close()
 
 
 def _start_warm_hooks(home: str | None):

@@ -1,0 +1,79 @@
+"""`memdir store …`: the admin side of a PostgreSQL team store (tokens per person, client logins); the server
+itself is `memdir serve --store` (:mod:`memdir.teamserver`)."""
+
+from __future__ import annotations
+
+import click
+
+from .cli import _emit, json_opt
+
+
+_store_opt = click.option("--store", "url", envvar="MEMDIR_STORE", required=True, metavar="URL",
+                          help="postgresql://… as the schema owner (default: MEMDIR_STORE).")
+
+
+def _admin(url: str):
+    from . import storage
+    from .errors import UsageError
+    from .pgstore import PgStore
+
+    if not storage.is_remote(url):
+        raise UsageError(f"--store needs a postgresql:// URL (got {url!r})")
+    return PgStore.connect(url, project="-")
+
+
+@click.group("store")
+def store_command() -> None:
+    """Administer a PostgreSQL team store: tokens per person, client logins (`memdir serve --store`)."""
+
+
+@store_command.command("token")
+@click.argument("person")
+@click.option("--project", "projects", multiple=True, required=True, help="A project the token grants (repeatable).")
+@_store_opt
+@json_opt
+@click.pass_context
+def store_token(ctx, person, projects, url, as_json):
+    """Create a token for PERSON granting --project …; printed once (only its SHA-256 is kept)."""
+    from .pgstore import add_token
+
+    s = _admin(url)
+    try:
+        tok = add_token(s.conn, person, projects)
+    finally:
+        s.close()
+    _emit(ctx, as_json, {"person": person, "projects": sorted(set(projects)), "token": tok}, tok)
+
+
+@store_command.command("revoke")
+@click.argument("person")
+@_store_opt
+@json_opt
+@click.pass_context
+def store_revoke(ctx, person, url, as_json):
+    """Delete every token of PERSON."""
+    from .pgstore import revoke_tokens
+
+    s = _admin(url)
+    try:
+        n = revoke_tokens(s.conn, person)
+    finally:
+        s.close()
+    _emit(ctx, as_json, {"person": person, "revoked": n}, f"{n} token(s) of {person} revoked")
+
+
+@store_command.command("grant")
+@click.argument("login")
+@_store_opt
+@json_opt
+@click.pass_context
+def store_grant(ctx, login, url, as_json):
+    """Make the database login LOGIN a store client (member of memdir_client: row-level security applies)."""
+    from .pgstore import CLIENT_ROLE, grant_client
+
+    s = _admin(url)
+    try:
+        grant_client(s.conn, login)
+    finally:
+        s.close()
+    _emit(ctx, as_json, {"login": login, "role": CLIENT_ROLE}, f"{login} is a member of {CLIENT_ROLE}")
