@@ -467,3 +467,95 @@ def test_store_cli_tokens(pg_url):
     bad = subprocess.run([sys.executable, "-m", "memdir", "store", "token", "ann", "--project", "x", "--store", "mysql://h"],
                          capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _serve(url: str):
+    import subprocess
+    import sys
+
+    p = subprocess.Popen([sys.executable, "-m", "memdir", "serve", "--store", url, "--port", "0", "--json"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return p, json.loads(p.stdout.readline())["url"]
+
+
+def test_remote_queue_survives_a_dead_server_and_arrives_once(pg_url, project, tmp_path, monkeypatch):
+    """remote.url: events are stored locally and queued; a server that is down keeps them queued; the server killed
+    mid-write and restarted receives every queued event exactly once."""
+    import threading
+
+    import memdir
+    from memdir import pgstore, remote
+
+    admin = open_store(pg_url, project="proj")
+    admin.conn.execute("DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'team_srv') THEN "
+                       "CREATE ROLE team_srv LOGIN; END IF; END $$")
+    pgstore.grant_client(admin.conn, "team_srv")
+    tok = pgstore.add_token(admin.conn, "ann", ["proj"])
+    srv_url = _login(pg_url, "team_srv")
+    monkeypatch.setenv("MEMDIR_REMOTE_TOKEN", tok)
+    monkeypatch.setenv("MEMDIR_REMOTE_URL", f"http://127.0.0.1:{_free_port()}/v1")  # nobody listens there
+    derived = project / ".memory" / ".memdir"
+    evs = [{"key": f"k{i}", "role": "user", "text": f"queued event number {i} about the release train", "session": "s",
+            "ts": 1_700_000_000 + i} for i in range(500)]
+    p = None
+    try:
+        with memdir.open(project, home=tmp_path / "g") as m:
+            assert m.import_events(evs[:100])["stored"] == 100  # the write succeeds locally
+            assert remote.pending(derived) == 100
+            res = m.push()
+            assert res["sent"] == 0 and res["left"] == 100  # (backed off after the failed send at import)
+        p, url = _serve(srv_url)
+        monkeypatch.setenv("MEMDIR_REMOTE_URL", url)
+        with memdir.open(project, home=tmp_path / "g") as m:
+            assert remote.push(derived, url, "proj", tok, budget_s=60, now=lambda: 1e12)["left"] == 0
+            assert admin.count("event") == 100
+            monkeypatch.setenv("MEMDIR_REMOTE_URL", f"http://127.0.0.1:{_free_port()}/v1")
+        with memdir.open(project, home=tmp_path / "g") as m:
+            m.import_events(evs[100:])
+        assert remote.pending(derived) == 400
+        done = {}
+        t = threading.Thread(target=lambda: done.update(remote.push(derived, url, "proj", tok, budget_s=120, batch=10,
+                                                                    now=lambda: 1e12)))
+        t.start()
+        while admin.count("event") < 150 and t.is_alive():
+            threading.Event().wait(0.02)
+        p.kill()  # mid-write
+        p.wait(timeout=30)
+        t.join(timeout=120)
+        assert done["error"] and 0 < done["left"] < 400, done
+        p, url = _serve(srv_url)  # restarted
+        later = lambda: 2e12  # noqa: E731  (past the failed batch's back-off)
+        assert remote.push(derived, url, "proj", tok, budget_s=120, now=later) == {"sent": done["left"], "left": 0, "error": None}
+        got = admin.conn.execute("SELECT count(*) AS n, count(DISTINCT ref) AS refs FROM docs WHERE project = 'proj'").fetchone()
+        assert got["n"] == got["refs"] == 500
+    finally:
+        if p is not None:
+            p.kill()
+            p.wait(timeout=30)
+        admin.close()
+
+
+def test_a_silent_server_costs_the_push_budget_only(tmp_path):
+    """A server that accepts and never answers: the send gives up at the budget, the rows stay queued."""
+    import socket
+
+    from memdir import remote
+
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(8)
+    try:
+        remote.enqueue(tmp_path, [{"ref": "k", "content_sha256": "x", "text": "t", "ts": "2026-11-30T00:00:00Z", "ts_epoch": 0}])
+        res = remote.push(tmp_path, f"http://127.0.0.1:{srv.getsockname()[1]}/v1", "p", "tok", budget_s=0.3)
+        assert res["sent"] == 0 and res["left"] == 1 and "timed out" in res["error"].lower()
+        assert remote.enqueue(tmp_path, [{"ref": "k", "content_sha256": "x", "text": "t", "ts": "z", "ts_epoch": 0}]) == 0
+    finally:
+        srv.close()

@@ -26,6 +26,7 @@ LAZY_COMMANDS = {
     "mcp": "memdir.mcp_server:mcp_command",
     "serve": "memdir.mcp_server:serve_command",
     "store": "memdir.store_cli:store_command",
+    "push": "memdir.store_cli:push_command",
     "backfill": "memdir.tiers_cli:backfill",
     "sweep": "memdir.tiers_cli:sweep",
     "prune": "memdir.tiers_cli:prune",

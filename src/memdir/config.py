@@ -167,6 +167,14 @@ SETTINGS: tuple[tuple[str, Any, str, type | None, Callable[[Any], bool] | None],
     # where the index lives (memdir.storage): the embedded SQLite file, or a PostgreSQL database shared by projects
     ("store", "", "empty = the SQLite index in <root>/.memdir; postgresql://user@host/db = a team store (memdir.pgstore, "
      "extra 'postgres')", str, lambda v: v == "" or v.startswith(("postgresql://", "postgres://"))),
+    # a team server (memdir.remote): events stored here are queued and sent to it, never blocking a hook
+    ("remote.url", "", "team server's API, e.g. http://host:8765/v1 (memdir serve --store); empty = none", str,
+     lambda v: v == "" or v.startswith(("http://", "https://"))),
+    ("remote.project", "", "project name on the team server (empty = the project directory's name)", str, None),
+    ("remote.token_env", "MEMDIR_REMOTE_TOKEN", "environment variable holding your token for the team server", str, None),
+    ("remote.push_budget_ms", 250, "most time a write spends sending queued events to the server; the rest waits", None,
+     _nonneg),
+    ("remote.timeout_s", 30.0, "time limit of `memdir push`", float, _pos),
     # general
     ("categories", ["rules", "preferences", "decisions", "pitfalls", "facts"], "category directories (seed 000)", list, None),
     ("debug", False, "write a debug log explaining ranking and skip decisions (also MEMDIR_DEBUG=1)", bool, None),

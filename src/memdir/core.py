@@ -371,6 +371,7 @@ class Memdir:
         now = self.clock()
         history: list[str] = []  # stored events older than an hour: their heat starts now (issue 13 item 13)
         with root.locked(), root.tx() as db:
+            queued: list[dict[str, Any]] = []  # sent to remote.url afterwards (memdir.remote)
             tomb_refs = {r[0] for r in db.execute("SELECT ref FROM tombstones")}
             tomb_shas = {r[0] for r in db.execute("SELECT content_sha256 FROM tombstones WHERE content_sha256 IS NOT NULL")}
             pending: dict[int, str] = {}
@@ -389,6 +390,7 @@ class Memdir:
                 if new_id:
                     counts["stored"] += 1
                     self._on_event_stored(db, row)
+                    queued.append(row)
                     if row["ts_epoch"] < now.timestamp() - 3600:
                         history.append(row["ref"])
                 else:
@@ -399,6 +401,8 @@ class Memdir:
                 from .tiers import start_heat
 
                 start_heat(db, history, now.timestamp())
+        if queued and scope == "project" and self.config.get("remote.url"):
+            self._send_remote(root, queued)
         return counts
 
     def capture(self, event: dict[str, Any], **kwargs: Any):
@@ -449,6 +453,28 @@ class Memdir:
             for p in prefixes:
                 params += [len(p), p]
         return int(root.db.execute(sql, params).fetchone()[0])
+
+    def _send_remote(self, root: Root, rows: list[dict[str, Any]]) -> None:
+        """Queue ``rows`` for the team server and send what the queue holds within ``remote.push_budget_ms``
+        (memdir.remote); a server that is down or slow leaves them queued, never fails the write."""
+        from . import remote
+
+        url, project, token = remote.settings(self.config, self.project_root)
+        remote.enqueue(root.derived, rows)
+        res = remote.push(root.derived, url, project, token, budget_s=self.config.get("remote.push_budget_ms") / 1000)
+        if res["error"]:
+            log.debug("remote: %d sent, %d queued (%s)", res["sent"], res["left"], res["error"])
+
+    def push(self) -> dict[str, Any]:
+        """Send the events queued for ``remote.url`` (issue 14): ``{"sent", "left", "error"}``; ``left`` rows wait
+        for the next push. Raises ``UsageError`` when ``remote.url`` is not set."""
+        from . import remote
+
+        got = remote.settings(self.config, self.project_root)
+        if got is None:
+            raise UsageError("remote.url is not set: set it to a team server (memdir serve --store …), e.g. http://host:8765/v1")
+        url, project, token = got
+        return remote.push(self._root("project").derived, url, project, token, budget_s=self.config.get("remote.timeout_s"))
 
     def _on_event_stored(self, db, row: dict[str, Any]) -> None:
         """Extension point (e.g. embeddings mark the new row pending)."""
@@ -893,7 +919,7 @@ class Memdir:
         if spec:  # a team store (issue 14): connection, schema, row-level security, token, pgvector
             from .pgstore import doctor as store_doctor
 
-            checks += store_doctor(spec, project=self._root("project").path.name, token=os.environ.get("MEMDIR_STORE_TOKEN"))
+            checks += store_doctor(spec, project=self.project_root.name, token=os.environ.get("MEMDIR_STORE_TOKEN"))
         return checks
 
     def reindex(self) -> dict[str, int]:

@@ -77,3 +77,17 @@ def store_grant(ctx, login, url, as_json):
     finally:
         s.close()
     _emit(ctx, as_json, {"login": login, "role": CLIENT_ROLE}, f"{login} is a member of {CLIENT_ROLE}")
+
+
+@click.command("push")
+@json_opt
+@click.pass_context
+def push_command(ctx, as_json):
+    """Send the events queued for the team server (remote.url) now; what cannot be sent stays queued."""
+    import memdir
+
+    with memdir.open() as m:
+        res = m.push()
+    _emit(ctx, as_json, res, f"{res['sent']} sent, {res['left']} queued" + (f" ({res['error']})" if res["error"] else ""))
+    if res["error"] and res["left"]:
+        ctx.exit(1)
