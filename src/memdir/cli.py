@@ -91,6 +91,19 @@ def _emit(ctx: click.Context, as_json: bool, data: Any, human: str) -> None:
         click.echo(human)
 
 
+def _preview_text(head: str, samples: list[dict[str, Any]], count: int, confirm: str) -> str:
+    """A delete preview for a person: ``head``, one line per sample (date, scope, id, first 80 chars), how many
+    were not listed and, when anything matched, the ``confirm`` command that deletes (shared by ``forget --query/--prefix`` and ``prune``)."""
+    lines = [head]
+    lines += [f"  {(s.get('ts') or '')[:10]} {s['scope']} {s['id']}: {' '.join((s.get('text') or '').split())[:80]}"
+              for s in samples]
+    if count > len(samples):
+        lines.append(f"  … and {count - len(samples)} more")
+    if count:
+        lines.append(confirm)
+    return "\n".join(lines)
+
+
 def _read_text(arg, what: str) -> str:
     """The text argument (several words are joined with spaces), or stdin when it is ``-`` or absent and stdin
     is piped."""
@@ -288,13 +301,9 @@ def forget(ctx, id, scope, source, session, query, prefix, token, force, as_json
         if res["deleted"]:
             human = f"forgot {res['count']} memories ({res['notes']} notes, {res['events']} events); tombstones keep them out"
         else:
-            lines = [f"{res['count']} memories match {what} ({res['notes']} notes, {res['events']} events); nothing deleted yet"]
-            lines += [f"  {(x['ts'] or '')[:10]} {x['scope']} {x['id']}: {' '.join((x['text'] or '').split())[:80]}" for x in res["samples"]]
-            if res["count"] > len(res["samples"]):
-                lines.append(f"  … and {res['count'] - len(res['samples'])} more")
-            if res["count"]:
-                lines.append(f"to delete them: memdir forget {what} --token {res['token']}")
-            human = "\n".join(lines)
+            human = _preview_text(
+                f"{res['count']} memories match {what} ({res['notes']} notes, {res['events']} events); nothing deleted yet",
+                res["samples"], res["count"], f"to delete them: memdir forget {what} --token {res['token']}")
         _emit(ctx, as_json, res, human)
         return
     if token or force:

@@ -18,7 +18,6 @@
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
 import os
 import re
@@ -88,47 +87,43 @@ def records(path: Path, *, max_items: int) -> tuple[list[dict[str, Any]], dict[s
     counts = {"lines": 0, "bad_lines": 0, "skipped_over_max": 0}
     out: list[tuple[float, int, dict[str, Any]]] = []
     default_source = _slug(path.name[: -len(".jsonl")])
-    with open(path, encoding="utf-8", errors="replace") as f:
-        for n, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            counts["lines"] += 1
-            try:
-                obj = json.loads(line)
-                if not isinstance(obj, dict):
-                    raise ValueError("not an object")
-            except ValueError:
-                counts["bad_lines"] += 1
-                continue
-            body = next((obj[k] for k in ("text", "body", "content") if isinstance(obj.get(k), str) and obj[k].strip()), None)
-            if body is None:
-                counts["bad_lines"] += 1
-                continue
-            title = obj.get("title") if isinstance(obj.get("title"), str) and obj["title"].strip() else None
-            tags = [str(t) for t in obj["tags"]] if isinstance(obj.get("tags"), list) else (
-                [t.strip() for t in obj["tags"].split(",") if t.strip()] if isinstance(obj.get("tags"), str) else [])
-            kind = str(obj.get("kind") or obj.get("role") or "note").strip().lower()
-            source = _slug(obj.get("source") or default_source)
-            try:
-                ts = parse_ts(obj.get("ts") or obj.get("created_at") or obj.get("time")) if (
-                    obj.get("ts") or obj.get("created_at") or obj.get("time")) else None
-            except UsageError:
-                ts = None
-            text = body.strip()
-            if title and title.strip() not in text:
-                text = f"{title.strip()}\n{text}"
-            rid = obj.get("id") if isinstance(obj.get("id"), (str, int)) and str(obj.get("id")).strip() else None
-            ident = _slug(rid) if rid is not None else hashlib.sha256(
-                f"{kind}\0{title or ''}\0{body}\0{ts.isoformat() if ts else ''}".encode("utf-8", "replace")).hexdigest()[:16]
-            meta = {"kind": kind, "source": source, "file": path.name}
-            if title:
-                meta["title"] = title
-            if tags:
-                meta["tags"] = tags
-            ev = {"key": f"import:{source}:{ident}", "role": kind if kind in ROLES else "user", "text": text,
-                  "session": str(obj["session"]) if obj.get("session") not in (None, "") else f"import:{source}",
-                  "ts": ts, "meta": meta}
-            out.append((ts.timestamp() if ts else float("-inf"), n, ev))
+    from collections import Counter
+
+    from .importers.jsonl import read_jsonl  # imported when a file is read, never on the hook path
+
+    stats: Counter = Counter()
+    for n, obj in read_jsonl(path, stats, label="drop-file", warn=False):
+        body = next((obj[k] for k in ("text", "body", "content") if isinstance(obj.get(k), str) and obj[k].strip()), None)
+        if body is None:
+            counts["bad_lines"] += 1
+            continue
+        title = obj.get("title") if isinstance(obj.get("title"), str) and obj["title"].strip() else None
+        tags = [str(t) for t in obj["tags"]] if isinstance(obj.get("tags"), list) else (
+            [t.strip() for t in obj["tags"].split(",") if t.strip()] if isinstance(obj.get("tags"), str) else [])
+        kind = str(obj.get("kind") or obj.get("role") or "note").strip().lower()
+        source = _slug(obj.get("source") or default_source)
+        try:
+            ts = parse_ts(obj.get("ts") or obj.get("created_at") or obj.get("time")) if (
+                obj.get("ts") or obj.get("created_at") or obj.get("time")) else None
+        except UsageError:
+            ts = None
+        text = body.strip()
+        if title and title.strip() not in text:
+            text = f"{title.strip()}\n{text}"
+        rid = obj.get("id") if isinstance(obj.get("id"), (str, int)) and str(obj.get("id")).strip() else None
+        ident = _slug(rid) if rid is not None else hashlib.sha256(
+            f"{kind}\0{title or ''}\0{body}\0{ts.isoformat() if ts else ''}".encode("utf-8", "replace")).hexdigest()[:16]
+        meta = {"kind": kind, "source": source, "file": path.name}
+        if title:
+            meta["title"] = title
+        if tags:
+            meta["tags"] = tags
+        ev = {"key": f"import:{source}:{ident}", "role": kind if kind in ROLES else "user", "text": text,
+              "session": str(obj["session"]) if obj.get("session") not in (None, "") else f"import:{source}",
+              "ts": ts, "meta": meta}
+        out.append((ts.timestamp() if ts else float("-inf"), n, ev))
+    counts["lines"] += stats["lines"] - stats["skipped:blank"]
+    counts["bad_lines"] += stats["bad_json"]
     out.sort(key=lambda t: (t[0], t[1]))
     if len(out) > max_items:
         counts["skipped_over_max"] = len(out) - max_items

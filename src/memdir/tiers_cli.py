@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import click
 
-from .cli import _emit, json_opt, open_store
+from .cli import _emit, _preview_text, json_opt, open_store
 
 
 def _json(ctx: click.Context, as_json: bool) -> bool:
@@ -67,11 +67,9 @@ def prune(ctx, days, token, force, as_json):
     if res["deleted"]:
         human = f"deleted {res['count']} memories ({res['bytes']} bytes); tombstones keep them from coming back"
     else:
-        lines = [f"{res['count']} cold memories idle since before {res['cutoff']} ({res['bytes']} bytes) would be deleted"]
-        lines += [f"  {s['ts'][:10]} {s['scope']} {s['id']}: {' '.join((s['text'] or '').split())[:80]}" for s in res["samples"]]
-        if res["count"]:
-            lines.append(f"to delete them: memdir prune --days {days:g} --token {res['token']}  (valid this hour)")
-        human = "\n".join(lines)
+        human = _preview_text(
+            f"{res['count']} cold memories idle since before {res['cutoff']} ({res['bytes']} bytes) would be deleted",
+            res["samples"], res["count"], f"to delete them: memdir prune --days {days:g} --token {res['token']}  (valid this hour)")
     _emit(ctx, as_json, res, human)
 
 

@@ -1,0 +1,44 @@
+"""Review fixes (hreview): behaviour of CLI paths that were repeated or unguarded."""
+
+from __future__ import annotations
+
+from click.testing import CliRunner
+
+import memdir
+from memdir.cli import cli
+
+
+def run(home, proj, *args, **kw):
+    return CliRunner().invoke(cli, ["--home", str(home), "--dir", str(proj), *args], **kw)
+
+
+def test_forget_and_prune_previews_show_samples_and_the_confirm_command(tmp_path, project):
+    home = tmp_path / "g"
+    with memdir.open(project, home=home) as m:
+        m.import_events([{"key": "u:s:1", "session": "s", "text": "we switched\n  to pnpm today"}])
+    r = run(home, project, "forget", "--query", "pnpm")
+    assert r.exit_code == 0, r.output
+    head, sample, confirm = r.output.strip().splitlines()
+    assert head.startswith("1 memories match --query 'pnpm'") and "nothing deleted yet" in head
+    assert sample.strip().endswith("u:s:1: we switched to pnpm today")  # whitespace folded, one line per sample
+    assert confirm.startswith("to delete them: memdir forget --query 'pnpm' --token ")
+    r = run(home, project, "prune", "--days", "30")
+    assert r.exit_code == 0, r.output
+    assert r.output.strip().splitlines() == [r.output.strip()]  # nothing cold: no samples, no confirm line
+    assert "would be deleted" in r.output and "to delete them" not in r.output
+
+
+def test_drop_file_records_count_lines_through_the_shared_jsonl_reader(tmp_path):
+    from memdir.dropimport import records
+
+    f = tmp_path / "notes.jsonl"
+    f.write_bytes(b'{"text": "deploys go through staging first", "ts": "2026-01-02T00:00:00Z"}\n'
+                  b"\n"                      # blank: not a line
+                  b"{not json\n"             # bad
+                  b"[1, 2]\n"                # not an object: bad
+                  b'{"title": "no body"}\n'  # no text: bad
+                  b'{"body": "older one", "ts": "2026-01-01T00:00:00Z"}\n')
+    evs, counts = records(f, max_items=10)
+    assert counts == {"lines": 5, "bad_lines": 3, "skipped_over_max": 0}
+    assert [e["text"] for e in evs] == ["older one", "deploys go through staging first"]  # oldest first
+    assert all(e["key"].startswith("import:notes:") for e in evs)
