@@ -39,6 +39,32 @@ def _isolate_home(tmp_path, monkeypatch):
     monkeypatch.setenv("MEMDIR_HOOK_BUDGET_MS", "60000")
 
 
+_CHECKOUT = Path(__file__).resolve().parents[1]
+
+
+def _memory_dirs_near_the_checkout() -> list[Path]:
+    """``.memory`` of this checkout and, when it is a git worktree, of the main repository (worktrees share it
+    since issue 13): where a store opened without a project directory from the checkout would land."""
+    out = [_CHECKOUT / ".memory"]
+    dotgit = _CHECKOUT / ".git"
+    if dotgit.is_file():  # a worktree: "gitdir: <main>/.git/worktrees/<name>"
+        text = dotgit.read_text(encoding="utf-8", errors="replace").strip()
+        if text.startswith("gitdir:"):
+            out.append(Path(text[7:].strip()).resolve().parents[2] / ".memory")
+    return out
+
+
+@pytest.fixture(autouse=True)
+def _no_memory_in_the_checkout():
+    """A test must write under tmp_path only: fail the test that creates ``.memory`` in the checkout (a store
+    opened with no project directory, from the repository as cwd)."""
+    before = {p for p in _memory_dirs_near_the_checkout() if p.exists()}
+    yield
+    new = [p for p in _memory_dirs_near_the_checkout() if p.exists() and p not in before]
+    if new:
+        pytest.fail(f"this test created {', '.join(map(str, new))} (outside tmp_path): give the store a project directory")
+
+
 @pytest.fixture
 def clock():
     return Clock()
