@@ -42,3 +42,23 @@ def test_drop_file_records_count_lines_through_the_shared_jsonl_reader(tmp_path)
     assert counts == {"lines": 5, "bad_lines": 3, "skipped_over_max": 0}
     assert [e["text"] for e in evs] == ["older one", "deploys go through staging first"]  # oldest first
     assert all(e["key"].startswith("import:notes:") for e in evs)
+
+
+def test_claude_mem_import_of_a_file_that_is_not_sqlite_is_a_one_line_usage_error(tmp_path, project):
+    bad = tmp_path / "claude-mem.db"
+    bad.write_text("not a database, just text\n" * 50)
+    r = run(tmp_path / "g", project, "import", "claude-mem", str(bad))
+    assert isinstance(r.exception, memdir.UsageError)  # `memdir` prints it as one line, exit 2
+    assert str(r.exception) == f"{bad} is not an SQLite database: pass claude-mem's SQLite database (~/.claude-mem/claude-mem.db)"
+
+
+def test_sqlite_sources_whose_path_holds_uri_characters_are_read(tmp_path, project):
+    """``file:<path>?mode=ro`` without escaping read ``a#b`` as ``a`` (a fragment) and ``a?b`` as a query."""
+    from test_migrate import claude_mem_db
+
+    odd = tmp_path / "odd #1?x=%20"
+    odd.mkdir()
+    db = claude_mem_db(odd / "claude-mem.db")
+    r = run(tmp_path / "g", project, "--json", "import", "claude-mem", str(db))
+    assert r.exit_code == 0, r.output
+    assert '"stored": 3' in r.output

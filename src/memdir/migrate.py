@@ -102,7 +102,9 @@ def scan(top: Path, *, exclude: tuple[Path, ...] = ()) -> list[tuple[Path, str]]
 
 # ---- alice-memory --------------------------------------------------------------------------------------
 def _ro(path: Path) -> sqlite3.Connection:
-    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    from .importers.sqlite import connect_ro
+
+    db = connect_ro(path, expected="an alice-memory data directory (memories.sqlite3)")
     db.row_factory = sqlite3.Row
     return db
 

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from ..timeutil import iso, parse_ts
+from .sqlite import connect_ro
 
 SOURCE = "claude-mem"
 
@@ -77,11 +78,11 @@ def _session(row: dict[str, Any]) -> str:
 
 def iter_claude_mem(path: str | Path, *, stats: Counter | None = None) -> Iterator[dict]:
     """Events of a claude-mem database (see the module docstring), oldest first per table. Raises
-    ``FileNotFoundError`` when ``path`` does not exist and ``sqlite3.DatabaseError`` when it is not SQLite."""
+    ``FileNotFoundError`` when ``path`` does not exist and :class:`~memdir.errors.UsageError` when it is not SQLite."""
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(str(path))
-    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    db = connect_ro(path, expected="claude-mem's SQLite database (~/.claude-mem/claude-mem.db)")
     db.row_factory = sqlite3.Row
     stats = stats if stats is not None else Counter()
     try:

@@ -29,11 +29,11 @@ import sqlite3
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from urllib.request import pathname2url
 
 from ..errors import UsageError
 from .changes import tool_summary
 from .jsonl import count, iso, make_event
+from .sqlite import connect_ro
 
 log = logging.getLogger("memdir.importers")
 SOURCE = "opencode"
@@ -122,21 +122,7 @@ def _part_events(session: str, message: dict, part: dict, part_id: str, cwd: str
 
 
 def _connect_ro(db: Path) -> sqlite3.Connection:
-    url = "file:" + pathname2url(str(db.resolve()))
-    try:
-        con = sqlite3.connect(url + "?mode=ro", uri=True)
-        con.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
-        return con
-    except sqlite3.DatabaseError as exc:
-        if "not a database" in str(exc) or "file is encrypted" in str(exc):
-            raise UsageError(f"{db} is not an SQLite database: pass OpenCode's opencode.db") from None
-        log.warning("%s: read-only open failed (%s); reading it as immutable", db, exc)
-        try:
-            con = sqlite3.connect(url + "?immutable=1", uri=True)
-            con.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
-            return con
-        except sqlite3.DatabaseError as exc2:
-            raise UsageError(f"cannot read {db} ({exc2}): check its permissions") from None
+    return connect_ro(db, expected="OpenCode's opencode.db")
 
 
 def _load(raw, stats: Counter | None, where: str) -> dict | None:
