@@ -93,7 +93,8 @@ def _emit(ctx: click.Context, as_json: bool, data: Any, human: str) -> None:
 
 def _preview_text(head: str, samples: list[dict[str, Any]], count: int, confirm: str) -> str:
     """A delete preview for a person: ``head``, one line per sample (date, scope, id, first 80 chars), how many
-    were not listed and, when anything matched, the ``confirm`` command that deletes (shared by ``forget --query/--prefix`` and ``prune``)."""
+    were not listed and, when anything matched, the ``confirm`` command that deletes (``forget --query/--prefix``
+    and ``prune`` share it)."""
     lines = [head]
     lines += [f"  {(s.get('ts') or '')[:10]} {s['scope']} {s['id']}: {' '.join((s.get('text') or '').split())[:80]}"
               for s in samples]
