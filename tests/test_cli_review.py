@@ -62,3 +62,43 @@ def test_sqlite_sources_whose_path_holds_uri_characters_are_read(tmp_path, proje
     r = run(tmp_path / "g", project, "--json", "import", "claude-mem", str(db))
     assert r.exit_code == 0, r.output
     assert '"stored": 3' in r.output
+
+
+def test_a_drop_file_still_being_written_is_left_in_place_and_finished_next_run(tmp_path, project):
+    """Renaming a file a writer still appends to would move its later lines into ``.done-*``, never imported."""
+    import json
+
+    home = tmp_path / "g"
+    d = home / "import"
+    d.mkdir(parents=True)
+    f = d / "export.jsonl"
+    f.write_text(json.dumps({"text": "first record about the grafana dashboard"}) + "\n", encoding="utf-8")
+    with memdir.open(project, home=home) as m:
+        real = m.import_events
+
+        def import_while_the_writer_appends(events, **kw):
+            with open(f, "a", encoding="utf-8") as w:
+                w.write(json.dumps({"text": "second record about the loki retention"}) + "\n")
+            return real(events, **kw)
+
+        m.import_events = import_while_the_writer_appends
+        rec = m.import_pending()["files"][0]
+        assert rec["stored"] == 1 and "done_as" not in rec and rec["left_in_place"]
+        assert f.exists()
+        m.import_events = real
+        rec = m.import_pending()["files"][0]
+        assert (rec["stored"], rec["duplicate"]) == (1, 1) and rec["done_as"].startswith("export.jsonl.done-")
+        assert m.recall("loki retention") and not f.exists()
+    r = run(home, project, "import", "--pending")
+    assert r.exit_code == 0 and r.output.strip() == "nothing waiting in the import directory"
+
+
+def test_cli_names_a_drop_file_left_in_place(tmp_path, project, monkeypatch):
+    from memdir.core import Memdir
+
+    rec = {"file": "export.jsonl", "lines": 1, "bad_lines": 0, "skipped_over_max": 0, "read": 1, "stored": 1,
+           "duplicate": 0, "skipped": 0, "skipped_by": {}, "left_in_place": "it changed while it was read"}
+    monkeypatch.setattr(Memdir, "import_pending", lambda self: {"files": [rec], "busy": False})
+    r = run(tmp_path / "g", project, "import", "--pending")
+    assert r.exit_code == 0, r.output
+    assert r.output.strip().endswith("→ left in place: it changed while it was read")

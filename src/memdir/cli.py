@@ -499,7 +499,9 @@ def import_(ctx, source, path, all_projects, here, pending, no_progress, as_json
         out = m.import_pending()
         human = "\n".join(f"{f['file']}: " + (f"error: {f['error']}" if "error" in f else
                            f"{f['stored']} stored, {f['duplicate']} duplicates, {f['skipped']} skipped, "
-                           f"{f['skipped_over_max']} over import.max_items → {f['done_as']}") for f in out["files"])
+                           f"{f['skipped_over_max']} over import.max_items → "
+                           + (f"left in place: {f['left_in_place']}" if "left_in_place" in f else f["done_as"]))
+                           for f in out["files"])
         _emit(ctx, as_json, out, "another import is running" if out["busy"] else (human or "nothing waiting in the import directory"))
         return
     if not source:

@@ -150,11 +150,18 @@ def gate_all(events: list[dict[str, Any]], config: Any) -> tuple[list[dict[str, 
     return kept, gated
 
 
+def _signature(path: Path) -> tuple[int, int]:
+    st = path.stat()
+    return st.st_size, st.st_mtime_ns
+
+
 def import_pending(m: "Memdir") -> dict[str, Any]:
     """Import every waiting drop file into the project root and rename it ``<name>.done-<yyyyMMdd-HHmmss>``.
 
     Records pass the capture gate first (:func:`gate_all`). Returns ``{"files": [{"file", "done_as", "lines",
-    "bad_lines", "skipped_over_max", "read", "stored", "duplicate", "skipped", "skipped_by"}], "busy": bool}``. A file that cannot be read stays in place (``error``)."""
+    "bad_lines", "skipped_over_max", "read", "stored", "duplicate", "skipped", "skipped_by"}], "busy": bool}``. A file that cannot be read stays in place (``error``); so does one that changed while it was read
+    (``left_in_place``, no ``done_as``: a writer still appending), whose new records the next run imports (keys are
+    deterministic, so what was stored is not stored twice)."""
     import filelock
 
     home = m.home
@@ -173,6 +180,7 @@ def import_pending(m: "Memdir") -> dict[str, Any]:
         for path in pending_files(home):
             rec: dict[str, Any] = {"file": path.name}
             try:
+                seen = _signature(path)
                 events, counts = records(path, max_items=max_items)
                 rec.update(counts)
                 kept, gated = gate_all(events, m.config)
@@ -181,6 +189,10 @@ def import_pending(m: "Memdir") -> dict[str, Any]:
                 rec["skipped_by"] = dict(gated)
             except (OSError, UsageError) as exc:
                 rec["error"] = str(exc).splitlines()[0][:200]
+                out["files"].append(rec)
+                continue
+            if _signature(path) != seen:  # still being written: renaming it now would lose what comes next
+                rec["left_in_place"] = "it changed while it was read; the next run imports the rest"
                 out["files"].append(rec)
                 continue
             stamp = m.clock().strftime("%Y%m%d-%H%M%S")
