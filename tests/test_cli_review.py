@@ -102,3 +102,19 @@ def test_cli_names_a_drop_file_left_in_place(tmp_path, project, monkeypatch):
     r = run(tmp_path / "g", project, "import", "--pending")
     assert r.exit_code == 0, r.output
     assert r.output.strip().endswith("→ left in place: it changed while it was read")
+
+
+def test_migrate_dry_run_of_an_export_counts_what_the_import_reads(tmp_path, project):
+    import json
+
+    from memdir.migrate import _count_export
+
+    exp = tmp_path / "export.jsonl"
+    exp.write_text("\n".join([json.dumps({"type": "note", "text": "the staging db is db-2", "category": "facts"}),
+                              json.dumps({"key": "u:s:1", "session": "s", "text": "we moved staging to db-2"}),
+                              "[1, 2]", "not json", ""]) + "\n", encoding="utf-8")
+    dry = _count_export(exp)
+    with memdir.open(project, home=tmp_path / "g") as m:
+        real = m.import_jsonl(exp)
+    assert dry == {"notes": 1, "events": 1, "bad_lines": 2}
+    assert (real["notes"], real["read"], real["bad_lines"]) == (dry["notes"], dry["events"], dry["bad_lines"])

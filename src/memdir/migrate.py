@@ -446,15 +446,14 @@ def migrate(m: "Memdir", *, from_path: str | os.PathLike | None = None, scan_dir
 
 
 def _count_export(path: Path) -> dict[str, int]:
+    """What ``Memdir.import_jsonl`` would read from an export (a dry run): notes, events and bad lines."""
+    from collections import Counter
+
+    from .importers.jsonl import read_jsonl
+
+    stats: Counter = Counter()
     c = {"notes": 0, "events": 0, "bad_lines": 0}
-    with open(path, encoding="utf-8", errors="replace") as f:
-        for line in f:
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except ValueError:
-                c["bad_lines"] += 1
-                continue
-            c["notes" if isinstance(obj, dict) and obj.get("type") == "note" else "events"] += 1
+    for _, obj in read_jsonl(path, stats, label="export", warn=False):
+        c["notes" if obj.get("type") == "note" else "events"] += 1
+    c["bad_lines"] = stats["bad_json"]
     return c
