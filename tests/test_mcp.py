@@ -205,7 +205,6 @@ async def test_forget_traversal_refused(server, tmp_path, bad):
     msg = _error_text(r)
     assert "memory_forget" in msg and ("id" in msg or "path" in msg)
     assert victim.read_text(encoding="utf-8") == "keep me"
-    assert Path("/etc/passwd").exists() or not sys.platform.startswith("linux")
 
 
 @pytest.mark.anyio
