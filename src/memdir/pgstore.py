@@ -293,14 +293,6 @@ class PgStore:
         self._insert_fts(doc_id, 0, None, (*fts_fields(tags, title, row["text"]), ""))
         return doc_id
 
-    def _passages(self, doc_id: int, text: str, role: str | None = None) -> str:
-        """Full-text rows of passages 1.. of ``text``; returns passage 0's tokens (see :func:`memdir.index.index_passages`)."""
-        spans = passages.split(text, split_above=passages.split_above(role))
-        for seq, (a, b) in enumerate(spans[1:], start=1):
-            self._insert_fts(doc_id, seq, (a, b), ("", "", " ".join(tokenize(text[a:b])), ""))
-        a, b = spans[0]
-        return " ".join(tokenize(text[a:b]))
-
     def insert_event(self, row: dict[str, Any], *, pending: dict[int, str] | None = None) -> int | None:
         spans = passages.split(row["text"], split_above=passages.split_above(row.get("role")))
         a, b = spans[0]
