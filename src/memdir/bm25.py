@@ -17,22 +17,22 @@ plain-Python replica of both formulas.
 
 Long queries are cut to the ``max_terms`` rarest terms. In large stores (``N >= 2,000``) terms found in more than
 ``COMMON_FRACTION`` of the documents are skipped unless nothing else is left, and terms are taken rarest first until
-``POSTINGS_BUDGET`` postings have been scored — the top-k is then an approximation that favours the rare, telling
-terms (measured in bench/results/speed.md). Stores below 2,000 documents are scored exactly.
+``POSTINGS_BUDGET`` postings have been scored, and a term in more than ``PER_TERM_CAP`` documents adds its newest
+``PER_TERM_CAP`` postings only — the top-k is then an approximation that favours the rare, telling terms and the
+recent end of the common ones (measured in bench/results/speed.md). Stores below 2,000 documents are scored exactly.
+All of it is one SQL statement (:func:`score`): FTS5 reads the postings, SQLite sums and cuts them.
 """
 
 from __future__ import annotations
 
-import heapq
 import math
 import sqlite3
-from collections import defaultdict
 
 MAX_TERMS = 32
 COMMON_FRACTION = 0.25
 LARGE_STORE = 2000
-PER_TERM_CAP = 5000  # postings read per term; beyond it, the top by tf_part
-POSTINGS_BUDGET = 40_000  # postings scored per query in large stores; rarer terms are taken first
+PER_TERM_CAP = 2000  # postings read per term in large stores; beyond it, the newest (FTS5 stops early)
+POSTINGS_BUDGET = 10_000  # postings scored per query in large stores; rarer terms are taken first
 
 
 def idf_lucene(N: int, n: int) -> float:
@@ -72,9 +72,44 @@ def select_terms(df: dict[str, int], N: int, *, max_terms: int = MAX_TERMS) -> l
     return ranked[:max_terms]
 
 
-def score(db: sqlite3.Connection, tokens: list[str], *, weights: tuple[float, ...], limit: int) -> list[tuple[int, float]]:
-    """``[(rowid, score)]`` best first, at most ``limit``; empty when no token occurs in the index."""
-    N = db.execute("SELECT count(*) FROM fts_docsize").fetchone()[0]  # FTS5 shadow table: one small row per doc
+def _varint(b: bytes) -> int:
+    """An SQLite varint (big-endian 7-bit groups, a ninth byte of 8 bits) at the start of ``b``."""
+    v = 0
+    for i, byte in enumerate(b[:9]):
+        if i == 8:
+            return (v << 8) | byte
+        v = (v << 7) | (byte & 0x7F)
+        if not byte & 0x80:
+            return v
+    raise ValueError("truncated varint")
+
+
+def total_docs(db: sqlite3.Connection) -> int:
+    """Rows in the FTS index, read from FTS5's "averages" record (``fts_data`` id 1, a varint row count then the
+    per-column token totals; sqlite/ext/fts5/fts5_index.c): constant time, where ``count(*)`` over
+    ``fts_docsize`` reads a row per document (tens of ms at 1M). Falls back to that count."""
+    row = db.execute("SELECT block FROM fts_data WHERE id = 1").fetchone()
+    if row is not None and isinstance(row[0], bytes) and row[0]:
+        try:
+            return _varint(row[0])
+        except ValueError:
+            pass
+    return db.execute("SELECT count(*) FROM fts_docsize").fetchone()[0]
+
+
+def score(db: sqlite3.Connection, tokens: list[str], *, weights: tuple[float, ...], limit: int,
+          with_terms: bool = False) -> list[tuple]:
+    """``[(rowid, score)]`` best first, at most ``limit``; empty when no token occurs in the index. With
+    ``with_terms``, ``[(rowid, score, mask)]`` where bit ``i`` of ``mask`` is set when the document matched
+    ``tokens[i]`` (in any column).
+
+    One SQL statement: a ``UNION ALL`` of one FTS5 query per selected term (``bm25()`` × the Lucene/FTS5 idf
+    ratio), summed per document by ``GROUP BY`` and cut by ``ORDER BY … LIMIT`` inside SQLite — no Python loop
+    over postings. In large stores a term in more than :data:`PER_TERM_CAP` documents contributes its newest
+    ``PER_TERM_CAP`` postings (``ORDER BY rowid DESC LIMIT``, which FTS5 stops early), the recent end of its
+    postings, as recall's decay prefers anyway; smaller stores are scored exactly.
+    """
+    N = total_docs(db)
     if not N:
         return []
     qtf: dict[str, int] = {}
@@ -82,16 +117,23 @@ def score(db: sqlite3.Connection, tokens: list[str], *, weights: tuple[float, ..
         qtf[t] = qtf.get(t, 0) + 1
     df = doc_freqs(db, list(qtf))
     terms = select_terms(df, N)
+    if not terms:
+        return []
     w = ",".join(repr(float(x)) for x in weights)
-    acc: dict[int, float] = defaultdict(float)
+    bit: dict[str, int] = {}
+    for i, t in enumerate(tokens[:62]):  # a repeated term keeps the bit of its first place
+        bit.setdefault(t, 1 << i)
+    parts: list[str] = []
+    args: list[object] = []
     for t in terms:
         n = df[t]
-        phrase = '"' + t.replace('"', '""') + '"'
-        scale = math.sqrt(qtf[t]) * idf_lucene(N, n) / idf_fts5(N, n)
-        if n <= PER_TERM_CAP:
-            rows = db.execute(f"SELECT rowid, bm25(fts, {w}) FROM fts WHERE fts MATCH ?", (phrase,))
-        else:
-            rows = db.execute(f"SELECT rowid, bm25(fts, {w}) AS r FROM fts WHERE fts MATCH ? ORDER BY r LIMIT {PER_TERM_CAP}", (phrase,))
-        for rowid, raw in rows:
-            acc[rowid] += -raw * scale
-    return heapq.nlargest(limit, acc.items(), key=lambda kv: kv[1])
+        sel = f"SELECT rowid AS id, bm25(fts, {w}) * ? AS s, {bit.get(t, 0)} AS b FROM fts WHERE fts MATCH ?"
+        if N >= LARGE_STORE and n > PER_TERM_CAP:
+            sel = f"SELECT * FROM ({sel} ORDER BY rowid DESC LIMIT {PER_TERM_CAP})"
+        parts.append(sel)
+        args += [-math.sqrt(qtf[t]) * idf_lucene(N, n) / idf_fts5(N, n), '"' + t.replace('"', '""') + '"']
+    # MATERIALIZED: bm25() must run in its FTS5 scan, not inside the aggregate SQLite would otherwise flatten it into
+    sql = (f"WITH p AS MATERIALIZED ({' UNION ALL '.join(parts)}) "
+           "SELECT id, sum(s) AS score, sum(b) FROM p GROUP BY id ORDER BY score DESC, id LIMIT ?")
+    rows = db.execute(sql, (*args, int(limit))).fetchall()
+    return [tuple(r) for r in rows] if with_terms else [(r[0], r[1]) for r in rows]

@@ -576,7 +576,7 @@ class Memdir:
                     continue
                 d = rank.decay((now - row["ts_epoch"]) / 86400.0, hl, floor, bool(row["pinned"]), cfg.get("recall.decay_curve"))
                 b = rank.rehearsal_boost(row["rehearsals"], rw)
-                f = {"subject": 1.0 + sb} if names and rank.subject_of(row["text"], event=row["kind"] == "event") in names else {}
+                f = {"subject": 1.0 + sb} if names and rank.subject_of(row["head"], event=row["kind"] == "event") in names else {}
                 if wins and dates.in_windows(row["ts_epoch"], wins):
                     f["date"] = 1.0 + db_
                 s = rank.score(row["bm25"], prior=prior, decay_mult=d, boost=b, **f)
@@ -601,31 +601,46 @@ class Memdir:
                         x[3][5]["session"] = round(1.0 + sess_w * other / x[0], 4) if x[0] else 1.0
                         scored[i] = (x[0] + sess_w * other, *x[1:])
         scored.sort(key=lambda x: (-x[0], -x[1]))
-        hits: list[Hit] = []
+        top: list[tuple[float, Root, Any]] = []
         seen: set[str] = set()
-        for s, _, root, (row, prior, d, b, kind, f) in scored:
-            if row["ref"] in seen:  # project wins: it is scored with prior 1.0 and so comes first on a tie
+        for s, _, root, info in scored:
+            if info[0]["ref"] in seen:  # project wins: it is scored with prior 1.0 and so comes first on a tie
                 continue
-            seen.add(row["ref"])
-            hits.append(self._hit(root, row, s, tokens, {"bm25": round(row["bm25"], 4), "prior": prior,
-                                                         "decay": round(d, 4), "rehearsal": round(b, 4), **f}, kind))
-            if len(hits) >= k:
+            seen.add(info[0]["ref"])
+            top.append((s, root, info))
+            if len(top) >= k:
                 break
+        full: dict[tuple[str, int], Any] = {}
+        for root in {id(r): r for _, r, _ in top}.values():  # whole rows for the hits only
+            for i, r in index.hit_rows(root.db, {info[0]["id"]: info[0]["span"] for _, rt, info in top if rt is root}).items():
+                full[(root.scope, i)] = r
+        hits: list[Hit] = []
+        for s, root, (row, prior, d, b, kind, f) in top:
+            whole = full.get((root.scope, row["id"]))
+            if whole is None:  # deleted between the two reads
+                continue
+            hits.append(self._hit(root, whole, s, tokens, {"bm25": round(row["bm25"], 4), "prior": prior,
+                                                           "decay": round(d, 4), "rehearsal": round(b, 4), **f}, kind,
+                                  mask=row["mask"]))
         if log.isEnabledFor(logging.DEBUG):
             for h in hits:
                 log.debug("recall %r -> %s %.4f %s", _redact(" ".join(tokens)[:200]), h.id, h.score,
                           {k: v for k, v in h.reasons.items() if k not in ("terms", "fields")})
         return hits
 
-    def _hit(self, root: Root, row, score: float, tokens: list[str], factors: dict[str, float], kind: str) -> Hit:
-        qset = set(tokens)
-        tags = json.loads(row["tags"] or "[]") + json.loads(row["load_when"] or "[]")
-        fields = {
-            "tags": sorted(qset & set(tokenize(" ".join(tags)))),
-            "title": sorted(qset & set(tokenize(" ".join(x for x in (row["summary"], row["highlight"]) if x)))),
-            "body": sorted(qset & set(tokenize(_matched_text(row)))),
-        }
-        fields = {f: v for f, v in fields.items() if v}
+    def _hit(self, root: Root, row, score: float, tokens: list[str], factors: dict[str, float], kind: str,
+             mask: int | None = None) -> Hit:
+        # ``mask``: the query terms this row matched in the index (bit i = tokens[i]); only those are looked for
+        qset = set(tokens) if mask is None else {t for i, t in enumerate(tokens) if i >= 62 or mask >> i & 1}
+        fields: dict[str, list[str]] = {}
+        if qset:
+            tags = json.loads(row["tags"] or "[]") + json.loads(row["load_when"] or "[]")
+            fields = {
+                "tags": sorted(qset & set(tokenize(" ".join(tags)))) if tags else [],
+                "title": sorted(qset & set(tokenize(" ".join(x for x in (row["summary"], row["highlight"]) if x)))),
+                "body": sorted(qset & set(tokenize(_matched_text(row)))),
+            }
+            fields = {f: v for f, v in fields.items() if v}
         terms = [t for t in dict.fromkeys(tokens) if any(t in v for v in fields.values())]
         reasons = {"terms": terms, "fields": fields, "scope": root.scope, **factors}
         ts = parse_ts(row["ts"])

@@ -302,63 +302,80 @@ def resolve_handle(db: sqlite3.Connection, handle: str) -> str | None:
     return row[0][0] if len(row) == 1 else None
 
 
+#: what ranking needs of a candidate (the rest of a row is read for the hits alone: :func:`hit_rows`)
+_SLIM = ("d.id, d.ref, d.kind, d.note_kind, d.role, d.ts_epoch, d.pinned, coalesce(r.count, 0) AS rehearsals, "
+         "substr(d.text, 1, 60) AS head")  # head: the speaker / subject (memdir.rank.subject_of reads 60 chars)
+
+
 def search(db: sqlite3.Connection, tokens: list[str], *, weights: tuple[float, ...], limit: int,
-           kinds: tuple[str, ...] | None = None) -> list[sqlite3.Row]:
-    """BM25 candidates for ``tokens`` (any term matching makes a candidate): rows of ``docs`` plus ``bm25``
-    (positive; larger is better) and ``rehearsals``, best first, at most ``limit``.
+           kinds: tuple[str, ...] | None = None) -> list[dict[str, Any]]:
+    """BM25 candidates for ``tokens`` (any term matching makes a candidate), best first, at most ``limit``: dicts
+    of ``id, ref, kind, note_kind, role, ts_epoch, pinned, rehearsals, head`` (the text's first 60 chars) plus ``bm25`` (positive; larger is
+    better), ``mask`` (bit ``i`` set when ``tokens[i]`` matched) and ``span`` (the matching passage of a long
+    event, or ``None``). Read the hits' whole rows with :func:`hit_rows`.
 
     Scoring is :func:`memdir.bm25.score` (FTS5 term statistics, Lucene idf); ``weights`` are the per-column
-    multipliers (tags, title, body, context). Superseded notes and other ``kinds`` are dropped after scoring.
+    multipliers (tags, title, body, context). A long event's passages score as rows of their own and the event
+    keeps its best. Superseded notes and other ``kinds`` are dropped after scoring.
     """
     from .bm25 import score
 
     if not tokens:
         return []
-    ranked = score(db, tokens, weights=weights, limit=limit * 2 if kinds else limit)
+    ranked = score(db, tokens, weights=weights, limit=limit * 2 if kinds else limit, with_terms=True)
     if not ranked:
         return []
-    scores: dict[int, float] = {}
-    spans: dict[int, tuple[int, int] | None] = {}
-    neg = [-r for r, _ in ranked if r < 0]
+    best: dict[int, tuple[float, int, tuple[int, int] | None]] = {}
+    neg = [-r[0] for r in ranked if r[0] < 0]
     where: dict[int, tuple[int, int, int]] = {}
     for i in range(0, len(neg), 500):
         chunk = neg[i:i + 500]
         for r in db.execute(f"SELECT id, doc_id, start, end FROM passages WHERE id IN ({','.join('?' * len(chunk))})", chunk):
             where[r[0]] = (r[1], r[2], r[3])
+    # a passage row counts PASSAGE_WEIGHT of its score (memdir.passages)
     ranked = sorted(ranked, key=lambda x: -x[1] * (passages.PASSAGE_WEIGHT if x[0] < 0 else 1.0))
-    for rowid, sc in ranked:  # best first: each doc keeps its best row (its own row = passage 0, or a passage)
+    for rowid, sc, mask in ranked:  # best first: each doc keeps its best row (its own row = passage 0, or a passage)
         if rowid < 0:
             if -rowid not in where:
                 continue
             doc_id, a, b = where[-rowid]
-            span = (a, b)
+            span: tuple[int, int] | None = (a, b)
             sc *= passages.PASSAGE_WEIGHT
         else:
             doc_id, span = rowid, None
-        if doc_id not in scores:
-            scores[doc_id] = sc
-            spans[doc_id] = span
-    ids = list(scores)
-    rows = []
+        if doc_id not in best:
+            best[doc_id] = (sc, mask, span)
+    ids = list(best)
+    out = []
     for i in range(0, len(ids), 500):
         chunk = ids[i:i + 500]
-        rows += db.execute(
-            "SELECT d.*, coalesce(r.count, 0) AS rehearsals FROM docs d LEFT JOIN rehearsal r ON r.ref = d.ref "
-            f"WHERE d.id IN ({','.join('?' * len(chunk))}) AND d.superseded_by IS NULL", chunk).fetchall()
-    out = []
-    for r in rows:
-        if kinds and r["kind"] not in kinds:
-            continue
-        d = dict(r)
-        d["bm25"] = scores[r["id"]]
-        span = spans.get(r["id"])
-        above = passages.split_above(r["role"]) if r["kind"] == "event" else None
-        if span is None and above is not None and len(r["text"]) > above:
-            span = passages.split(r["text"], split_above=above)[0]
-        d["span"] = span
-        out.append(d)
+        for r in db.execute(f"SELECT {_SLIM} FROM docs d LEFT JOIN rehearsal r ON r.ref = d.ref "
+                            f"WHERE d.id IN ({','.join('?' * len(chunk))}) AND d.superseded_by IS NULL", chunk):
+            if kinds and r["kind"] not in kinds:
+                continue
+            d = dict(r)
+            d["bm25"], d["mask"], d["span"] = best[r["id"]]
+            out.append(d)
     out.sort(key=lambda d: -d["bm25"])
     return out[:limit]
+
+
+def hit_rows(db: sqlite3.Connection, spans: dict[int, tuple[int, int] | None]) -> dict[int, dict[str, Any]]:
+    """``{id: whole row of docs}`` for the hits shown (``spans``: ``{id: span from search}``), each with its
+    ``span``: the passage that matched, or for a long event matched in its own row its first passage."""
+    ids = list(spans)
+    out: dict[int, dict[str, Any]] = {}
+    for i in range(0, len(ids), 500):
+        chunk = ids[i:i + 500]
+        for r in db.execute(f"SELECT * FROM docs WHERE id IN ({','.join('?' * len(chunk))})", chunk):
+            d = dict(r)
+            span = spans.get(r["id"])
+            above = passages.split_above(r["role"]) if r["kind"] == "event" else None
+            if span is None and above is not None and len(r["text"]) > above:
+                span = passages.split(r["text"], split_above=above)[0]
+            d["span"] = span
+            out[r["id"]] = d
+    return out
 
 
 def bump_rehearsal(db: sqlite3.Connection, refs: Iterable[str], when: str) -> None:
