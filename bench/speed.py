@@ -2,19 +2,24 @@
 
 Usage (from the repository root)::
 
-    .venv/bin/python bench/speed.py [--sizes 1000,10000,100000] [--queries 100] [--out bench/results]
+    .venv/bin/python bench/speed.py            # = make bench-speed: 1k, 10k, 100k, 1M items + real turns
+    .venv/bin/python bench/speed.py [--sizes 1000,10000] [--queries 100] [--rounds 2] [--out bench/results]
+    .venv/bin/python bench/speed.py --rebuild  # rebuild the cached 100k / 1M stores
     .venv/bin/python bench/speed.py --notes-only [--out bench/results]     # issue 2's two closing figures
     .venv/bin/python bench/speed.py --hybrid-max 100000 --stem speed-full  # hybrid at 100k too (slow)
 
 What is measured, per store size N (items = curated notes + episodic events, from ``bench/synth.py``,
 fixed seed, mixed Chinese/English, 40-600 chars):
 
-* **memdir** (one child process per size, so its peak RSS is its own): ``remember`` for
-  ``min(300, N/10)`` notes, ``import_events`` for the rest (items/s of each), then ``recall`` latency
-  p50/p95 in-process (k = 8, one warm-up query first) on the lexical channel, and on the hybrid channel
-  with the fake fixed-cost embedder after ``Memdir.backfill()`` when ``memdir.embed.fake`` exists (else
-  "n/a (pending issue 5)"), for sizes up to ``--hybrid-max`` (default 10,000);
-  database size (``status()["project"]["index_bytes"]``, WAL included) and peak RSS (``ru_maxrss``).
+* **memdir**: the store is built once per size by a child process — ``import_events`` in chunks of 50,000
+  events generated *before* the clock starts, then ``remember`` for ``min(300, N/10)`` notes (items/s of each);
+  database size while open (WAL included) and after close. Stores of 100,000 items and more are kept in
+  ``--cache-dir`` (``bench/.cache/``, keyed by size, seed, schema and tokenizer version) and reused by later
+  runs. Then ``--rounds`` times: a memdir process times ``recall`` p50/p95 in-process (k = 8, one warm-up query
+  first) on the lexical channel, and on the hybrid channel with the fake fixed-cost embedder after
+  ``Memdir.backfill()`` for sizes up to ``--hybrid-max`` (default 10,000); its peak RSS and RSS after the
+  timings — alternating with the reference process below. Each latency is the median over the rounds (the
+  smallest p50 is shown too).
 * **reference** (another child process per size, same items, same tokenizer ``memdir.tokenize``):
   - *seed scan*: seed 000/004's full Python scan. Every document's tokens are held as sets (tokenizing
     them all is timed once as "tokenize all"; a seed that re-reads its files pays it on every recall);
@@ -22,10 +27,14 @@ fixed seed, mixed Chinese/English, 40-600 chars):
     decay (``max(0.3, 0.5 ** (age_days / 14))``, memdir's defaults); idf = ln(1 + (N − df + 0.5) / (df + 0.5)).
   - *bm25s*: ``bm25s.BM25`` indexed once on the same token lists (build time reported separately),
     ``retrieve(k=8)`` per query (query tokenizing included).
+  The reference runs up to ``--reference-max`` items (default 100,000: it holds every token in memory).
+* **real turns** (when ``../shared/data`` is present): 10,000 distinct LongMemEval turns in one store, its
+  questions as queries — memdir recall and database size, bm25s in another process (``--no-real`` skips).
 * **cold process** at the smallest size (1,000 by default): wall time of ``python -c pass`` (the floor),
   ``python -c "import memdir"``, ``memdir recall "<query>"`` and ``memdir hook claude-code user-prompt``
-  (Claude Code's UserPromptSubmit JSON on stdin), median of ``--cold-repeat`` runs; "n/a" for a command
-  the installed CLI does not have yet.
+  (Claude Code's UserPromptSubmit JSON on stdin), and the same hook while ``memdir serve`` runs on that store
+  (the warm path), median of ``--cold-repeat`` runs; "n/a" for a command the installed CLI does not have.
+* **issue 12 goals**: a table of each goal with this run's figure.
 
 ``--notes-only`` reports issue 2's two figures: the wall time of one ``memdir recall`` process on a
 1,000-note store (notes via ``remember``) and the in-process recall p50 at 10,000 notes.
@@ -63,18 +72,23 @@ if __package__ in (None, ""):
 from bench import synth  # noqa: E402
 
 K = 8
-DEFAULT_SIZES = (1_000, 10_000, 100_000)
+DEFAULT_SIZES = (1_000, 10_000, 100_000, 1_000_000)
 MAX_NOTES = 300  # remember() writes a file and recompiles the indexes per note; events carry the bulk
 PENDING_HYBRID = "n/a (pending issue 5)"
 SCAN_BUDGET_S = 60.0  # per size: the seed scan stops after this many seconds of queries (at least 5 run)
 HYBRID_BUDGET_S = 40.0  # the same for memdir's hybrid channel
+INGEST_CHUNK = 50_000  # events per import_events call (and per generated chunk) when building a store
+CACHE_MIN = 100_000  # stores of this many items or more are kept in --cache-dir and reused by later runs
+REFERENCE_MAX = 100_000  # the reference worker (seed scan + bm25s hold every token in memory) up to this size
 
 #: columns of each table (tests check that every one is printed)
 RECALL_COLUMNS = ["items", "memdir lexical p50 ms", "memdir lexical p95 ms", "memdir hybrid p50 ms",
                   "memdir hybrid p95 ms", "seed scan p50 ms", "seed scan p95 ms", "bm25s p50 ms", "bm25s p95 ms",
                   "memdir / seed scan (p50)", "memdir / bm25s (p50)"]
 INGEST_COLUMNS = ["items", "notes", "events", "remember notes/s", "import_events items/s", "memdir peak RSS MB",
-                  "database MB", "fake-embed backfill s", "tokenize all s", "bm25s index build s", "reference peak RSS MB"]
+                  "memdir RSS after recall MB", "database MB", "database MB after close", "fake-embed backfill s",
+                  "tokenize all s", "bm25s index build s", "reference peak RSS MB"]
+GOAL_COLUMNS = ["figure", "goal", "measured", "met"]
 COLD_COLUMNS = ["command", "median ms", "min ms", "minus python floor ms"]
 NOTES_COLUMNS = ["figure", "value", "detail"]
 
@@ -170,35 +184,98 @@ def _prepare_hybrid(m) -> float:
 
 # ----------------------------------------------------------------------------------------------- workers
 
-def worker_memdir(size: int, workdir: Path, n_queries: int, seed: int, hybrid_max: int = 10_000) -> dict[str, Any]:
-    """Build a store of ``size`` items in ``workdir`` through the public API and time recall."""
+def _rss_mb() -> float:
+    """Current resident set size of this process in MiB (Linux ``/proc``; else the peak)."""
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / (1024 * 1024)
+    except (OSError, ValueError, IndexError):
+        return peak_rss_mb()
+
+
+def _db_bytes(home_or_root: Path) -> tuple[int, int]:
+    """(database bytes incl. WAL, WAL bytes) of the index under ``<root>/.memdir``."""
+    db = home_or_root / ".memdir" / "index.sqlite3"  # layout documented in memdir.root
+    wal = Path(str(db) + "-wal")
+    main = db.stat().st_size if db.exists() else 0
+    w = wal.stat().st_size if wal.exists() else 0
+    return main + w, w
+
+
+def store_key(size: int, seed: int) -> str:
+    """Cache key of a built store: size, seed, schema version and tokenizer version (a layout or token change
+    rebuilds it)."""
+    from memdir.migrations import MIGRATIONS
+    from memdir.tokenize import TOKENIZER_VERSION
+
+    return f"s{size}-seed{seed}-schema{len(MIGRATIONS)}-tok{TOKENIZER_VERSION.replace('+', '_')}"
+
+
+def build_store(size: int, workdir: Path, seed: int) -> dict[str, Any]:
+    """Build a store of ``size`` items in ``workdir`` through the public API; returns the ingest figures and
+    writes them to ``workdir/build.json`` (a later run finds the store there and reuses it).
+
+    Items are generated before the clock starts (in chunks of ``INGEST_CHUNK`` events for large stores, one
+    ``import_events`` call per chunk), so the rates are memdir's alone."""
+    import itertools
+
     import memdir
 
     proj, home = workdir / "project", workdir / "home"
     proj.mkdir(parents=True, exist_ok=True)
     home.mkdir(parents=True, exist_ok=True)
     n_notes, n_events = split_counts(size)
-    queries = synth.queries(n_queries, seed)
-    out: dict[str, Any] = {"items": size, "notes": n_notes, "events": n_events}
+    out: dict[str, Any] = {"items": size, "notes": n_notes, "events": n_events, "built": time.strftime("%Y-%m-%d %H:%M:%S %Z")}
+    notes_kw = list(synth.notes(n_notes, seed))
     with memdir.open(proj, home=home, clock=lambda: synth.NOW) as m:
+        gen = synth.events(n_events, seed)
+        spent, stored = 0.0, 0
+        while True:
+            chunk = list(itertools.islice(gen, INGEST_CHUNK))
+            if not chunk:
+                break
+            t = time.perf_counter()
+            counts = m.import_events(chunk)
+            spent += time.perf_counter() - t
+            stored += counts["stored"]
+        if stored != n_events:
+            raise BenchError(f"import_events stored {stored} of {n_events} synthetic events")
+        out["import_events_s"] = spent
+        out["import_events_per_s"] = n_events / spent if spent else None
         t = time.perf_counter()
-        counts = m.import_events(synth.events(n_events, seed))
-        dt = time.perf_counter() - t
-        if counts["stored"] != n_events:
-            raise BenchError(f"import_events stored {counts['stored']} of {n_events} synthetic events: {counts}")
-        out["import_events_s"] = dt
-        out["import_events_per_s"] = n_events / dt if dt else None
-        t = time.perf_counter()
-        for kw in synth.notes(n_notes, seed):
+        for kw in notes_kw:
             m.remember(**kw)
         dt = time.perf_counter() - t
         out["remember_s"] = dt
         out["remember_per_s"] = n_notes / dt if n_notes and dt else None
+        root = Path(m.status()["project"]["path"])
+        out["database_bytes_open"], out["wal_bytes_open"] = _db_bytes(root)
+    out["database_bytes"], out["wal_bytes"] = _db_bytes(root)  # after close
+    out["build_peak_rss_mb"] = peak_rss_mb()
+    (workdir / "build.json").write_text(json.dumps(out, indent=2) + "\n", encoding="utf-8")
+    return out
+
+
+def worker_memdir(size: int, workdir: Path, n_queries: int, seed: int, hybrid_max: int = 10_000,
+                  build_only: bool = False) -> dict[str, Any]:
+    """Recall latency on the store of ``size`` items in ``workdir`` (built first unless ``build.json`` says it
+    is there); returns the build figures plus ``lexical`` (p50/p95), RSS and the hybrid figures."""
+    import memdir
+
+    proj, home = workdir / "project", workdir / "home"
+    info = workdir / "build.json"
+    if info.exists():
+        out = json.loads(info.read_text(encoding="utf-8"))
+        out["cached"] = True
+    else:
+        out = build_store(size, workdir, seed)
+        out["cached"] = False
+    if build_only:
+        return out
+    queries = synth.queries(n_queries, seed)
+    with memdir.open(proj, home=home, clock=lambda: synth.NOW) as m:
         out["lexical"] = latency(lambda q: m.recall(q, k=K), queries)
-        st = m.status()["project"]
-        out["database_bytes"] = st["index_bytes"]
-        wal = Path(st["path"]) / ".memdir" / "index.sqlite3-wal"  # layout documented in memdir.root
-        out["wal_bytes"] = wal.stat().st_size if wal.exists() else 0
+        out["rss_after_recall_mb"] = _rss_mb()
     out["hybrid"] = None
     if size > hybrid_max:
         out["hybrid_note"] = f"skipped: above --hybrid-max {hybrid_max} (the fake-embed backfill dominates the run)"
@@ -343,7 +420,38 @@ def cold_times(workdir: Path, query: str, repeat: int) -> dict[str, Any]:
     out["memdir hook claude-code user-prompt"] = (
         time_process([exe, "hook", "claude-code", "user-prompt"], repeat=repeat, cwd=proj, env=env, stdin=payload)
         if _cli_has(exe, ["hook", "claude-code", "user-prompt"]) else None)
+    out[WARM_LABEL] = warm_hook_times(exe, proj, env, payload, repeat)
     return out
+
+
+WARM_LABEL = "memdir hook claude-code user-prompt (memdir serve running)"
+
+
+def warm_hook_times(exe: str | None, proj: Path, env: dict, payload: str, repeat: int) -> dict[str, Any] | None:
+    """The hook's wall time while ``memdir serve`` runs on the same store (it answers over its Unix socket);
+    ``None`` when this CLI has no warm path or the server does not come up."""
+    if not exe or importlib.util.find_spec("memdir.warm") is None or importlib.util.find_spec("mcp") is None:
+        return None
+    srv = subprocess.Popen([exe, "serve", "--port", "0", "--json"], cwd=proj, env=env, stdout=subprocess.PIPE,
+                           stderr=subprocess.DEVNULL, text=True)
+    try:
+        line = srv.stdout.readline() if srv.stdout else ""
+        try:
+            info = json.loads(line)
+        except ValueError:
+            return None
+        if not info.get("hook_socket"):
+            return None
+        hook = [exe, "hook", "claude-code", "user-prompt"]
+        time_process(hook, repeat=1, cwd=proj, env=env, stdin=payload)  # the server opens the store once
+        return time_process(hook, repeat=repeat, cwd=proj, env=env, stdin=payload)
+    finally:
+        srv.terminate()
+        try:
+            srv.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            srv.kill()
+            srv.wait()
 
 
 # ----------------------------------------------------------------------------------------------- report
@@ -383,30 +491,94 @@ def _header(m: dict[str, Any], ratios: bool = True) -> str:
                "compare." if ratios else "."))
 
 
+def _p50(x: dict[str, Any] | None) -> str:
+    """``p50`` (median of the rounds) with the rounds' min when there were several."""
+    if not x:
+        return "n/a"
+    extra = f" (min {_ms(x['p50_min_ms'])})" if x.get("rounds", 1) > 1 else ""
+    return _ms(x["p50_ms"]) + extra
+
+
+def _mb(b: int | None) -> str:
+    return "n/a" if b is None else f"{b / 1e6:.1f}"
+
+
+def goals(result: dict[str, Any]) -> list[list[str]]:
+    """Issue 12's table: each goal with the figure measured in this run and whether it is met."""
+    by = {s["items"]: s for s in result["sizes"]}
+    rows: list[list[str]] = []
+
+    def add(figure: str, goal: str, value: str, ok: bool | None) -> None:
+        rows.append([figure, goal, value, "n/a" if ok is None else ("yes" if ok else "**no**")])
+
+    for n, limit in ((10_000, 3.0), (100_000, 15.0), (1_000_000, 100.0)):
+        s = by.get(n)
+        if s is None:
+            add(f"recall p50 at {n:,} items", f"≤ {limit:g} ms", "not run", None)
+            continue
+        p50 = s["memdir"]["lexical"]["p50_ms"]
+        bm = (s.get("reference") or {}).get("bm25s")
+        value = f"{_ms(p50)} ms" + (f" (bm25s {_ms(bm['p50_ms'])} ms, {p50 / bm['p50_ms']:.1f}×)" if bm else "")
+        ok = p50 <= limit and (n != 10_000 or not bm or p50 <= 25 * bm["p50_ms"])
+        add(f"recall p50 at {n:,} items", f"≤ {limit:g} ms" + (", ≤ 25× bm25s" if n == 10_000 else ""), value, ok)
+    real = result.get("real")
+    if real:
+        p50, bm = real["lexical"]["p50_ms"], real.get("bm25s")
+        add(f"recall p50 at {real['items']:,} real turns (LongMemEval)", "≤ 3 ms, ≤ 25× bm25s",
+            f"{_ms(p50)} ms" + (f" (bm25s {_ms(bm['p50_ms'])} ms, {p50 / bm['p50_ms']:.1f}×)" if bm else ""),
+            p50 <= 3.0 and (not bm or p50 <= 25 * bm["p50_ms"]))
+    s = by.get(100_000)
+    if s:
+        md = s["memdir"]
+        add("database at 100,000 items (incl. WAL)", "≤ 150 MB",
+            f"{_mb(md.get('database_bytes_open'))} MB open (WAL {_mb(md.get('wal_bytes_open'))}), "
+            f"{_mb(md['database_bytes'])} MB after close", max(md.get("database_bytes_open") or 0, md["database_bytes"]) <= 150e6)
+    if real:
+        add(f"database at {real['items']:,} real turns, after close", "≤ 15 MB", f"{_mb(real['database_bytes'])} MB",
+            real["database_bytes"] <= 15e6)
+    cold = (result.get("cold") or {}).get("times") or {}
+    h, w = cold.get("memdir hook claude-code user-prompt"), cold.get(WARM_LABEL)
+    if h:
+        add(f"new-process hook, {result['cold']['items']:,}-item store", "≤ 100 ms median",
+            f"{_ms(h['median_ms'])} median / {_ms(h['min_ms'])} min ms", h["median_ms"] <= 100)
+    add("the same with `memdir serve` running", "≤ 25 ms median",
+        f"{_ms(w['median_ms'])} median / {_ms(w['min_ms'])} min ms" if w else "not measured", None if not w else w["median_ms"] <= 25)
+    for s in result["sizes"]:
+        add(f"ingest, {s['items']:,} items (lexical only)", "≥ 10,000 events/s",
+            f"{_num(s['memdir']['import_events_per_s'])} events/s", (s["memdir"]["import_events_per_s"] or 0) >= 10_000)
+    return rows
+
+
 def render(result: dict[str, Any]) -> str:
-    """The Markdown report of a full run (three tables)."""
+    """The Markdown report of a full run (goals, recall, ingest/footprint, real turns, cold processes)."""
     rec_rows, ing_rows = [], []
     for s in result["sizes"]:
-        md, ref = s["memdir"], s["reference"]
-        lex, hyb, scan, bm = md["lexical"], md.get("hybrid"), ref["scan"], ref.get("bm25s")
-        hyb_p50 = ((_ms(hyb["p50_ms"]) + (f" (n={hyb['n']})" if hyb["n"] < lex["n"] else "")) if hyb else
+        md, ref = s["memdir"], s.get("reference") or {}
+        lex, hyb, scan, bm = md["lexical"], md.get("hybrid"), ref.get("scan"), ref.get("bm25s")
+        hyb_p50 = (_p50(hyb) if hyb else
                    f"n/a (> --hybrid-max)" if "hybrid-max" in md.get("hybrid_note", "") else PENDING_HYBRID)
         hyb_p95 = _ms(hyb["p95_ms"]) if hyb else "n/a"
-        rec_rows.append([f"{s['items']:,}", _ms(lex["p50_ms"]), _ms(lex["p95_ms"]), hyb_p50, hyb_p95,
-                         _ms(scan["p50_ms"]) + (f" (n={scan['n']})" if scan["n"] < lex["n"] else ""),
-                         _ms(scan["p95_ms"]), _ms(bm["p50_ms"]) if bm else "n/a", _ms(bm["p95_ms"]) if bm else "n/a",
-                         _ratio(lex["p50_ms"], scan["p50_ms"]), _ratio(lex["p50_ms"], bm["p50_ms"] if bm else None)])
-        ing_rows.append([f"{s['items']:,}", f"{md['notes']:,}", f"{md['events']:,}", _num(md["remember_per_s"], "{:,.1f}"),
-                         _num(md["import_events_per_s"]), f"{md['peak_rss_mb']:.0f}",
-                         f"{md['database_bytes'] / 1e6:.1f} (WAL {md.get('wal_bytes', 0) / 1e6:.1f})",
+        rec_rows.append([f"{s['items']:,}", _p50(lex), _ms(lex["p95_ms"]), hyb_p50, hyb_p95,
+                         (_p50(scan) + (f" (n={scan['n']})" if scan["n"] < lex["n"] else "")) if scan else "n/a (> --reference-max)",
+                         _ms(scan["p95_ms"]) if scan else "n/a", _p50(bm) if bm else "n/a", _ms(bm["p95_ms"]) if bm else "n/a",
+                         _ratio(lex["p50_ms"], scan["p50_ms"] if scan else None), _ratio(lex["p50_ms"], bm["p50_ms"] if bm else None)])
+        ing_rows.append([f"{s['items']:,}" + (" (cached store)" if md.get("cached") else ""), f"{md['notes']:,}",
+                         f"{md['events']:,}", _num(md["remember_per_s"], "{:,.1f}"),
+                         _num(md["import_events_per_s"]), f"{md['peak_rss_mb']:.0f}", _num(md.get("rss_after_recall_mb")),
+                         f"{_mb(md.get('database_bytes_open'))} (WAL {_mb(md.get('wal_bytes_open'))})", _mb(md["database_bytes"]),
                          _num(md.get("hybrid_prepare_s") if md.get("hybrid") else None, "{:.1f}"),
-                         f"{ref['tokenize_all_s']:.2f}",
-                         _num(ref.get("bm25s_build_s"), "{:.2f}"), f"{ref['peak_rss_mb']:.0f}"])
+                         _num(ref.get("tokenize_all_s"), "{:.2f}"),
+                         _num(ref.get("bm25s_build_s"), "{:.2f}"), _num(ref.get("peak_rss_mb"))])
     parts = [
         f"# memdir speed and scale\n\n{_header(result['machine'])}\n",
         f"Run: `{result['command']}` ({result['started']}, {result['elapsed_s']:.0f} s). Items from `bench/synth.py` "
         f"(seed {result['seed']}): mixed Chinese/English texts of {synth.MIN_CHARS}-{synth.MAX_CHARS} characters; "
-        f"{result['queries']} queries (Chinese, English, mixed); k = {K}.\n",
+        f"{result['queries']} queries (Chinese, English, mixed); k = {K}. Each size: the store is built once "
+        f"(from {CACHE_MIN:,} items on it is kept in `bench/.cache/` and reused while the schema and tokenizer "
+        f"versions stay the same), then {result.get('rounds', 1)} rounds of a memdir recall process alternating "
+        "with a reference process; latencies are the median of the rounds' p50/p95, `(min …)` the smallest p50.\n",
+        "## Issue 12 goals\n",
+        _table(GOAL_COLUMNS, goals(result)), "",
         "## Recall latency, in-process\n",
         "memdir: `Memdir.recall` (lexical = FTS5 BM25 × priors; hybrid = with the fake fixed-cost embedder). "
         "seed scan: seed 000/004's full Python scan over pre-tokenized documents (idf-weighted term overlap × "
@@ -414,12 +586,27 @@ def render(result: dict[str, Any]) -> str:
         "`(n=…)`: that column stopped after its time budget, with that many queries.\n",
         _table(RECALL_COLUMNS, rec_rows), "",
         "## Ingest and footprint\n",
-        "memdir: notes through `remember` (one Markdown file + index recompile each), events through "
-        "`import_events` (one transaction); peak RSS of the child process doing ingest + recall; database = "
-        "SQLite index incl. WAL (measured before the hybrid pass adds vectors); fake-embed backfill = `Memdir.backfill()` with the fake embedder before the hybrid timings. Reference (another child process): tokenizing every document once (a seed "
-        "that re-reads its files pays this on every recall), and building the bm25s index (tokenizing included).\n",
+        "memdir: events through `import_events` (chunks of 50,000, the synthetic items generated before the clock "
+        "starts), then notes through `remember` (one Markdown file + index recompile each); peak RSS of the "
+        "process doing recall (and the build when not cached), RSS after the recall timings; database = SQLite "
+        "index incl. WAL while the store is open, and after it is closed; fake-embed backfill = `Memdir.backfill()` "
+        "with the fake embedder before the hybrid timings. Reference (another child process): tokenizing every "
+        "document once (a seed that re-reads its files pays this on every recall), and building the bm25s index "
+        "(tokenizing included).\n",
         _table(INGEST_COLUMNS, ing_rows), "",
     ]
+    real = result.get("real")
+    if real:
+        parts += [f"## Real turns: {real['items']:,} distinct LongMemEval turns\n",
+                  "User and assistant turns of `longmemeval_s_dev` haystacks in order (one store), its questions as "
+                  "queries; bm25s on the same tokens in another process.\n",
+                  _table(["memdir p50 ms", "memdir p95 ms", "bm25s p50 ms", "memdir / bm25s", "import_events items/s",
+                          "database MB open (WAL)", "database MB after close", "peak RSS MB"],
+                         [[_p50(real["lexical"]), _ms(real["lexical"]["p95_ms"]), _p50(real.get("bm25s")),
+                           _ratio(real["lexical"]["p50_ms"], (real.get("bm25s") or {}).get("p50_ms")),
+                           _num(real["import_events_per_s"]),
+                           f"{_mb(real['database_bytes_open'])} ({_mb(real['wal_bytes_open'])})", _mb(real["database_bytes"]),
+                           _num(real["peak_rss_mb"])]]), ""]
     cold = result.get("cold")
     if cold:
         floor = cold["times"]["python -c pass"]["median_ms"]
@@ -466,35 +653,155 @@ def render_notes(result: dict[str, Any]) -> str:
 
 # ----------------------------------------------------------------------------------------------- runs
 
+def _summary(runs: list[dict[str, Any] | None]) -> dict[str, Any] | None:
+    """Several latency dicts of one figure (alternating rounds) folded into one: p50/p95 are the median of the
+    rounds' values, ``p50_min_ms`` the smallest p50, ``rounds`` how many."""
+    runs = [r for r in runs if r]
+    if not runs:
+        return None
+    return {"p50_ms": statistics.median(r["p50_ms"] for r in runs), "p95_ms": statistics.median(r["p95_ms"] for r in runs),
+            "p50_min_ms": min(r["p50_ms"] for r in runs), "n": min(r["n"] for r in runs), "rounds": len(runs)}
+
+
 def run(sizes: list[int], n_queries: int, out_dir: Path | None, seed: int, cold_repeat: int,
-        command: str, hybrid_max: int = 10_000, stem: str = "speed") -> dict[str, Any]:
+        command: str, hybrid_max: int = 10_000, stem: str = "speed", rounds: int = 2,
+        cache_dir: Path | None = None, reference_max: int = REFERENCE_MAX, rebuild: bool = False,
+        real: bool = True) -> dict[str, Any]:
     """The full benchmark; writes ``speed.md``/``speed.json`` to ``out_dir`` (when given) and returns the
-    result dict. Raises ``BenchError`` when a worker fails."""
+    result dict. Per size: the store is built once (kept in ``cache_dir`` from :data:`CACHE_MIN` items on),
+    then ``rounds`` × (memdir recall process, reference process) alternate and each figure is the median of
+    the rounds (the min p50 is kept too). Raises ``BenchError`` when a worker fails."""
     started = time.strftime("%Y-%m-%d %H:%M:%S %Z")
     t0 = time.perf_counter()
     result: dict[str, Any] = {"machine": machine(), "command": command, "started": started, "seed": seed,
-                              "queries": n_queries, "k": K, "sizes": [], "hybrid_available": hybrid_available()}
+                              "queries": n_queries, "k": K, "sizes": [], "hybrid_available": hybrid_available(),
+                              "rounds": rounds}
     with tempfile.TemporaryDirectory(prefix="memdir-speed-") as tmp:
         cold_dir = None
         for size in sizes:
-            wd = Path(tmp) / f"s{size}"
-            print(f"[speed] {size:,} items: memdir ...", file=sys.stderr, flush=True)
-            md = _run_worker(["--worker", "memdir", "--size", str(size), "--workdir", str(wd),
-                              "--queries", str(n_queries), "--seed", str(seed), "--hybrid-max", str(hybrid_max)])
-            print(f"[speed] {size:,} items: reference ...", file=sys.stderr, flush=True)
-            ref = _run_worker(["--worker", "reference", "--size", str(size), "--queries", str(n_queries),
-                               "--seed", str(seed)])
+            if cache_dir is not None and size >= CACHE_MIN:
+                wd = cache_dir / store_key(size, seed)
+                if rebuild and wd.exists():
+                    shutil.rmtree(wd)
+            else:
+                wd = Path(tmp) / f"s{size}"
+            base = ["--size", str(size), "--workdir", str(wd), "--queries", str(n_queries), "--seed", str(seed),
+                    "--hybrid-max", str(hybrid_max)]
+            if not (wd / "build.json").exists():
+                print(f"[speed] {size:,} items: building the store in {wd} ...", file=sys.stderr, flush=True)
+                _run_worker(["--worker", "memdir", "--build-only", *base])
+            mds, refs = [], []
+            for r in range(rounds):
+                print(f"[speed] {size:,} items: memdir recall (round {r + 1}/{rounds}) ...", file=sys.stderr, flush=True)
+                mds.append(_run_worker(["--worker", "memdir", *base]))
+                if size <= reference_max:
+                    print(f"[speed] {size:,} items: reference (round {r + 1}/{rounds}) ...", file=sys.stderr, flush=True)
+                    refs.append(_run_worker(["--worker", "reference", "--size", str(size), "--queries", str(n_queries),
+                                             "--seed", str(seed)]))
+            md = dict(mds[-1])
+            md["lexical"] = _summary([x["lexical"] for x in mds])
+            md["hybrid"] = _summary([x.get("hybrid") for x in mds])
+            ref = None
+            if refs:
+                ref = dict(refs[-1])
+                ref["scan"] = _summary([x["scan"] for x in refs])
+                ref["bm25s"] = _summary([x.get("bm25s") for x in refs])
             result["sizes"].append({"items": size, "memdir": md, "reference": ref})
             if cold_dir is None:
-                cold_dir, cold_size = wd, size
+                cold_dir = wd
                 print(f"[speed] cold processes on {size:,} items ...", file=sys.stderr, flush=True)
-                result["cold"] = {"items": cold_size, "repeat": cold_repeat, "query": synth.queries(1, seed)[0],
-                                  "times": cold_times(wd, synth.queries(1, seed)[0], cold_repeat)}
-            else:
-                shutil.rmtree(wd, ignore_errors=True)
+                q = synth.queries(1, seed)[0]
+                result["cold"] = {"items": size, "repeat": cold_repeat, "query": q, "times": cold_times(wd, q, cold_repeat)}
+        result["real"] = real_turns(n_queries, rounds) if real else None
     result["elapsed_s"] = time.perf_counter() - t0
     _write(out_dir, stem, result, render(result))
     return result
+
+
+# ----------------------------------------------------------------------------------------------- real turns
+
+REAL_TURNS = 10_000
+
+
+def _real_items(limit: int) -> tuple[list[dict[str, Any]], list[str]] | None:
+    """Up to ``limit`` distinct LongMemEval turns (user and assistant, in haystack order) as events, and the
+    questions whose haystacks they come from; ``None`` when ../shared/data is absent."""
+    data = ROOT.parent / "shared" / "data"
+    if not (data / "longmemeval").is_dir():
+        return None
+    from bench import datasets
+
+    events, seen, questions = [], set(), []
+    for case in datasets.load_longmemeval(data):
+        for it in case.items:
+            if it.text.strip() and it.text not in seen:
+                seen.add(it.text)
+                events.append({"key": it.key, "role": it.role, "text": it.text, "session": it.group, "ts": it.ts})
+        questions += [q.text for q in case.queries]
+        if len(events) >= limit:
+            break
+    return events[:limit], questions
+
+
+def worker_real(workdir: Path, n_queries: int) -> dict[str, Any]:
+    """memdir on :data:`REAL_TURNS` real turns: ingest rate, recall p50/p95, database size open and after close."""
+    import memdir
+
+    got = _real_items(REAL_TURNS)
+    if got is None:
+        return {}
+    events, questions = got
+    proj, home = workdir / "project", workdir / "home"
+    proj.mkdir(parents=True, exist_ok=True)
+    home.mkdir(parents=True, exist_ok=True)
+    out: dict[str, Any] = {"items": len(events)}
+    with memdir.open(proj, home=home) as m:
+        t = time.perf_counter()
+        m.import_events(events)
+        out["import_events_per_s"] = len(events) / (time.perf_counter() - t)
+        out["lexical"] = latency(lambda q: m.recall(q, k=K), questions[:n_queries])
+        root = Path(m.status()["project"]["path"])
+        out["database_bytes_open"], out["wal_bytes_open"] = _db_bytes(root)
+    out["database_bytes"], out["wal_bytes"] = _db_bytes(root)
+    out["peak_rss_mb"] = peak_rss_mb()
+    return out
+
+
+def worker_real_reference(n_queries: int) -> dict[str, Any]:
+    """bm25s on the same real turns and questions (same tokenizer)."""
+    got = _real_items(REAL_TURNS)
+    if got is None:
+        return {}
+    events, questions = got
+    try:
+        import bm25s
+    except ImportError:
+        return {}
+    from memdir.tokenize import query_tokens, tokenize
+
+    retriever = bm25s.BM25()
+    retriever.index([tokenize(e["text"]) or ["\x00"] for e in events], show_progress=False)
+    return {"bm25s": latency(lambda q: retriever.retrieve([query_tokens(q) or ["\x00"]], k=K, show_progress=False),
+                             questions[:n_queries])}
+
+
+def real_turns(n_queries: int, rounds: int) -> dict[str, Any] | None:
+    """The real-turn figures (alternating memdir and bm25s processes), or ``None`` without ../shared/data."""
+    if _real_items(1) is None:
+        return None
+    mds, refs = [], []
+    with tempfile.TemporaryDirectory(prefix="memdir-real-") as tmp:
+        for r in range(rounds):
+            print(f"[speed] {REAL_TURNS:,} real turns (round {r + 1}/{rounds}) ...", file=sys.stderr, flush=True)
+            wd = Path(tmp) / f"r{r}"
+            mds.append(_run_worker(["--worker", "real", "--workdir", str(wd), "--queries", str(n_queries)]))
+            refs.append(_run_worker(["--worker", "real-reference", "--queries", str(n_queries)]))
+            shutil.rmtree(wd, ignore_errors=True)
+    out = dict(mds[-1])
+    out["lexical"] = _summary([x.get("lexical") for x in mds])
+    out["import_events_per_s"] = statistics.median(x["import_events_per_s"] for x in mds)
+    out["bm25s"] = _summary([x.get("bm25s") for x in refs])
+    return out
 
 
 def run_notes(out_dir: Path | None, seed: int, cold_repeat: int, n_queries: int, command: str,
@@ -596,7 +903,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--stem", default="speed", help="result file name stem (default speed)")
     ap.add_argument("--notes-only", action="store_true", help="issue 2's figures: 1k-note cold recall, 10k-note p50")
     ap.add_argument("--notes-sizes", default="1000,10000", help=argparse.SUPPRESS)
-    ap.add_argument("--worker", choices=("memdir", "reference"), help=argparse.SUPPRESS)
+    ap.add_argument("--rounds", type=int, default=2, help="alternating memdir/reference rounds per size (median reported)")
+    ap.add_argument("--cache-dir", default=str(ROOT / "bench" / ".cache"),
+                    help=f"where stores of {CACHE_MIN:,}+ items are kept between runs ('' = never cache)")
+    ap.add_argument("--rebuild", action="store_true", help="rebuild cached stores")
+    ap.add_argument("--no-real", action="store_true", help="skip the real-turn (LongMemEval) figures")
+    ap.add_argument("--reference-max", type=int, default=REFERENCE_MAX,
+                    help=f"largest size the seed scan and bm25s run at (default {REFERENCE_MAX:,}; they hold every token in memory)")
+    ap.add_argument("--worker", choices=("memdir", "reference", "real", "real-reference"), help=argparse.SUPPRESS)
+    ap.add_argument("--build-only", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--size", type=int, help=argparse.SUPPRESS)
     ap.add_argument("--workdir", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
@@ -604,7 +919,14 @@ def main(argv: list[str] | None = None) -> int:
         if args.queries < 1 or args.cold_repeat < 1:
             raise BenchUsage("--queries and --cold-repeat must be >= 1")
         if args.worker == "memdir":
-            print(json.dumps(worker_memdir(args.size, Path(args.workdir), args.queries, args.seed, args.hybrid_max)))
+            print(json.dumps(worker_memdir(args.size, Path(args.workdir), args.queries, args.seed, args.hybrid_max,
+                                           build_only=args.build_only)))
+            return 0
+        if args.worker == "real":
+            print(json.dumps(worker_real(Path(args.workdir), args.queries)))
+            return 0
+        if args.worker == "real-reference":
+            print(json.dumps(worker_real_reference(args.queries)))
             return 0
         if args.worker == "reference":
             print(json.dumps(worker_reference(args.size, args.queries, args.seed)))
@@ -615,8 +937,12 @@ def main(argv: list[str] | None = None) -> int:
             small, large = _sizes(args.notes_sizes)
             run_notes(out, args.seed, args.cold_repeat, args.queries, command.strip(), small=small, large=large)
         else:
+            if args.rounds < 1:
+                raise BenchUsage("--rounds must be >= 1")
             run(_sizes(args.sizes), args.queries, out, args.seed, args.cold_repeat, command.strip(),
-                hybrid_max=args.hybrid_max, stem=args.stem)
+                hybrid_max=args.hybrid_max, stem=args.stem, rounds=args.rounds,
+                cache_dir=Path(args.cache_dir) if args.cache_dir else None, reference_max=args.reference_max,
+                rebuild=args.rebuild, real=not args.no_real)
     except BenchError as exc:
         print(f"speed: {exc}", file=sys.stderr)
         return 2 if isinstance(exc, BenchUsage) else 1

@@ -73,11 +73,12 @@ def test_bad_sizes_is_usage_error(capsys):
 
 @pytest.mark.skipif(importlib.util.find_spec("bm25s") is None, reason="bm25s not installed (pip install 'memdir[bench]')")
 def test_tiny_run_prints_every_column(tmp_path, capsys):
-    rc = speed.main(["--sizes", "200", "--queries", "5", "--cold-repeat", "1", "--out", str(tmp_path)])
+    rc = speed.main(["--sizes", "200", "--queries", "5", "--cold-repeat", "1", "--out", str(tmp_path), "--no-real",
+                     "--rounds", "2", "--cache-dir", str(tmp_path / "cache")])
     assert rc == 0
     md = (tmp_path / "speed.md").read_text(encoding="utf-8")
     assert md in capsys.readouterr().out
-    for col in speed.RECALL_COLUMNS + speed.INGEST_COLUMNS + speed.COLD_COLUMNS:
+    for col in speed.RECALL_COLUMNS + speed.INGEST_COLUMNS + speed.COLD_COLUMNS + speed.GOAL_COLUMNS:
         assert f" {col} |" in md, col
     assert "2-core" in md and "cores" in md
     data = json.loads((tmp_path / "speed.json").read_text(encoding="utf-8"))
@@ -87,3 +88,16 @@ def test_tiny_run_prints_every_column(tmp_path, capsys):
     assert size["memdir"]["lexical"]["n"] == 5 and size["reference"]["scan"]["n"] == 5
     assert size["memdir"]["database_bytes"] > 0 and size["memdir"]["peak_rss_mb"] > 0
     assert "python -c pass" in data["cold"]["times"]
+    assert size["memdir"]["lexical"]["rounds"] == 2 and size["reference"]["bm25s"]["rounds"] == 2
+    assert size["memdir"]["import_events_per_s"] > 0 and "database_bytes_open" in size["memdir"]
+    assert "## Issue 12 goals" in md
+
+
+def test_large_stores_are_built_once_and_reused(tmp_path, monkeypatch):
+    monkeypatch.setattr(speed, "CACHE_MIN", 100)
+    wd = tmp_path / speed.store_key(150, 7)
+    first = speed.worker_memdir(150, wd, 3, 7, hybrid_max=0)
+    assert first["cached"] is False and (wd / "build.json").exists()
+    again = speed.worker_memdir(150, wd, 3, 7, hybrid_max=0)
+    assert again["cached"] is True and again["import_events_per_s"] == first["import_events_per_s"]
+    assert again["lexical"]["n"] == 3
