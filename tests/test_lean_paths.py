@@ -98,3 +98,49 @@ def test_gate_skips_plain_text_and_keeps_findings():
     for text in ("token = 8f3a9c1d2b7e4f60a1b2", "see postgres://app:hunter2x@db/prod",
                  "MTk4NjIyNDgzNDcxOTI1MjQ4.Cl2FMQ.ZnCjm1XVW7vRze4b7Cq4se7kKWs", "密码：Tr0ub4dor&3"):
         assert redact.find_secrets(text), text
+
+
+# ---- storage (issue 12 item 3) ---------------------------------------------------------------------------------
+def _wal(m):
+    p = m.roots["project"].db_path
+    w = p.with_name(p.name + "-wal")
+    return w.stat().st_size if w.exists() else 0
+
+
+def test_big_import_leaves_no_wal_and_forget_gives_space_back(m):
+    import os
+
+    evs = [{"key": f"e{i}", "role": "user", "text": f"turn {i} about deploying service {i % 97} with pnpm " * 8,
+            "session": f"s{i // 50}"} for i in range(3000)]
+    assert m.import_events(evs)["stored"] == 3000
+    db = m.roots["project"].db
+    assert db.execute("PRAGMA auto_vacuum").fetchone()[0] == 2  # a new index vacuums incrementally
+    assert _wal(m) == 0  # checkpointed and truncated after the bulk write
+    size = os.path.getsize(m.roots["project"].db_path)
+    for i in range(0, 3000, 2):
+        db.execute("BEGIN IMMEDIATE")
+        from memdir import index
+
+        index.delete_doc(db, f"e{i}")
+        db.execute("COMMIT")
+    assert m.forget("e1")
+    assert db.execute("PRAGMA freelist_count").fetchone()[0] == 0  # the freed pages went back to the file system
+    assert os.path.getsize(m.roots["project"].db_path) < size
+    assert [h.id for h in m.recall("deploying service 5", k=50) if h.id == "e5"] == ["e5"]
+
+
+def test_doctor_converts_an_old_index(m, tmp_path):
+    import sqlite3
+
+    m.remember("deploy with pnpm", category="facts")
+    path = m.roots["project"].db_path
+    m.close()
+    db = sqlite3.connect(str(path))
+    db.execute("PRAGMA auto_vacuum = NONE")
+    db.execute("VACUUM")
+    assert db.execute("PRAGMA auto_vacuum").fetchone()[0] == 0
+    db.close()
+    checks = m.doctor()
+    assert any(c["check"] == "project storage" for c in checks)
+    assert m.roots["project"].db.execute("PRAGMA auto_vacuum").fetchone()[0] == 2
+    assert m.recall("pnpm")

@@ -27,6 +27,7 @@ log = logging.getLogger("memdir")
 
 SCOPES = ("project", "global")
 ROLES = ("user", "assistant", "tool", "system")
+SETTLE_AFTER = 1000  # an import storing this many events checkpoints and truncates the WAL afterwards
 MAX_EVENT_CHARS = 20_000  # stored length bound per event (case C8): head + tail kept, middle elided
 TOOL_EVIDENCE = 0.4  # a tool output is shown in full when it holds this share of the best entry's query weight
 
@@ -284,6 +285,7 @@ class Memdir:
                     self._on_forget(tx, id)
                 if is_note_id:
                     root.compile()
+                index.settle(root.db, freed=True)  # the space comes back (incremental vacuum)
                 found = True
         if found and is_note_id:
             self._unsupersede(id)
@@ -403,6 +405,8 @@ class Memdir:
                 start_heat(db, history, now.timestamp())
         if queued and scope == "project" and self.config.get("remote.url"):
             self._send_remote(root, queued)
+        if counts["stored"] >= SETTLE_AFTER:
+            index.settle(root.db)  # the WAL of a big import is written back and truncated
         return counts
 
     def capture(self, event: dict[str, Any], **kwargs: Any):
@@ -950,6 +954,7 @@ class Memdir:
                     tx.execute("DELETE FROM docs WHERE kind = 'note'")
                 root.sync()
                 root.compile()
+                index.settle(db, freed=True)
                 out[root.scope] = db.execute("SELECT count(*) FROM docs WHERE kind='note'").fetchone()[0]
         return out
 

@@ -27,13 +27,53 @@ BUSY_TIMEOUT_MS = 30_000
 def _connect(path: Path) -> sqlite3.Connection:
     db = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False)
     db.row_factory = sqlite3.Row
+    # freed pages can be handed back with `PRAGMA incremental_vacuum` (takes effect on a new file, so before the
+    # WAL switch writes its header; `memdir doctor` converts an older one): prune and forget give the space back
+    db.execute("PRAGMA auto_vacuum = INCREMENTAL")
     db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
     mode = db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
     if mode.lower() != "wal":
         log.debug("journal_mode is %s (WAL unavailable on this filesystem)", mode)
     db.execute("PRAGMA synchronous = NORMAL")
     db.execute("PRAGMA foreign_keys = ON")
+    # a WAL file left by a big transaction is cut back to this size at the next checkpoint (issue 12: a 300 MB WAL
+    # stayed after a one-transaction import)
+    db.execute(f"PRAGMA journal_size_limit = {JOURNAL_SIZE_LIMIT}")
     return db
+
+
+#: bytes a WAL file may keep after a checkpoint (SQLite ``journal_size_limit``)
+JOURNAL_SIZE_LIMIT = 8 * 1024 * 1024
+
+
+def settle(db: sqlite3.Connection, *, freed: bool = False) -> None:
+    """After a bulk write: copy the WAL into the database and truncate it (``wal_checkpoint(TRUNCATE)``), and after
+    deletions (``freed``) return free pages to the file system (``incremental_vacuum``). Waits at most 200 ms for
+    readers; a busy store is left for SQLite's next automatic checkpoint. Never raises; does nothing inside a
+    transaction."""
+    if db.in_transaction:
+        return
+    try:
+        if freed and db.execute("PRAGMA auto_vacuum").fetchone()[0] == 2:
+            db.executescript("PRAGMA incremental_vacuum;")  # sqlite3_exec steps it to the end (execute frees one page)
+        db.execute("PRAGMA busy_timeout = 200")
+        try:
+            db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+        finally:
+            db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    except sqlite3.Error as exc:
+        log.debug("settle skipped: %s", exc)
+
+
+def enable_incremental_vacuum(db: sqlite3.Connection) -> bool:
+    """Switch an index made before incremental vacuum existed to ``auto_vacuum = INCREMENTAL`` (rewrites the
+    file with ``VACUUM``; call with the write lock held). Returns True when it was converted now."""
+    if db.execute("PRAGMA auto_vacuum").fetchone()[0] == 2:
+        return False
+    db.execute("PRAGMA auto_vacuum = INCREMENTAL")
+    db.execute("VACUUM")
+    settle(db)
+    return True
 
 
 def open_index(path: Path) -> tuple[sqlite3.Connection, bool]:
@@ -106,6 +146,8 @@ def check_tokenizer(db: sqlite3.Connection) -> int:
             refresh_context(db, sessions)
         db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('tokenizer', ?)", (TOKENIZER_VERSION,))
         db.execute("COMMIT")
+        if n:
+            settle(db, freed=True)
         return n
     except BaseException:
         db.execute("ROLLBACK")

@@ -231,5 +231,6 @@ def prune(m: "Stores | Any", days: float, token: str | None = None, *, force: bo
                 db.execute("INSERT OR REPLACE INTO tombstones(ref, content_sha256, kind, deleted_at) VALUES (?, ?, ?, ?)",
                            (ref, row["content_sha256"], row["kind"], stamp))
                 db.execute("DELETE FROM vectors WHERE ref = ?", (ref,))
+        index.settle(root.db, freed=True)  # give the space back (incremental vacuum) and truncate the WAL
     out["deleted"] = True
     return out

@@ -629,6 +629,10 @@ def doctor(m: "Stores | Any", inspect: Callable[[], Any] | None = None) -> list[
         n_fts = db.execute("SELECT count(*) FROM fts").fetchone()[0]
         add(f"{root.scope} fts", "ok" if n_docs == n_fts else "warn", f"{n_docs} docs, {n_fts} full-text rows",
             "" if n_docs == n_fts else "run `memdir reindex`")
+        if db.execute("PRAGMA auto_vacuum").fetchone()[0] != 2:
+            with root.locked():
+                index.enable_incremental_vacuum(db)
+            add(f"{root.scope} storage", "ok", "index rewritten once for incremental vacuum (prune and forget give space back)")
         orphans = db.execute("SELECT count(*) FROM vectors WHERE ref NOT IN (SELECT ref FROM docs)").fetchone()[0]
         if orphans:
             with root.locked(), root.tx() as tx:
