@@ -10,7 +10,6 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import tempfile
 import unicodedata
 from datetime import datetime
 from pathlib import Path
@@ -204,6 +203,8 @@ def atomic_write(path: Path, text: str) -> None:
     """Write ``text`` (UTF-8) to ``path`` via a temp file in the same directory + fsync + ``os.replace``,
     so a reader never sees a half-written file, even if the writer is killed."""
     path.parent.mkdir(parents=True, exist_ok=True)
+    import tempfile  # only writers need it (a hook that only reads pays nothing)
+
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".part", dir=path.parent)
     try:
         os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; a note should get the user's usual mode
