@@ -580,7 +580,7 @@ class Memdir:
                     continue
                 d = rank.decay((now - row["ts_epoch"]) / 86400.0, hl, floor, bool(row["pinned"]), cfg.get("recall.decay_curve"))
                 b = rank.rehearsal_boost(row["rehearsals"], rw)
-                f = {"subject": 1.0 + sb} if names and rank.subject_of(row["head"], event=row["kind"] == "event") in names else {}
+                f = {"subject": 1.0 + sb} if names and rank.subject_of(row.get("head") or row.get("text") or "", event=row["kind"] == "event") in names else {}
                 if wins and dates.in_windows(row["ts_epoch"], wins):
                     f["date"] = 1.0 + db_
                 s = rank.score(row["bm25"], prior=prior, decay_mult=d, boost=b, **f)
@@ -625,7 +625,7 @@ class Memdir:
                 continue
             hits.append(self._hit(root, whole, s, tokens, {"bm25": round(row["bm25"], 4), "prior": prior,
                                                            "decay": round(d, 4), "rehearsal": round(b, 4), **f}, kind,
-                                  mask=row["mask"]))
+                                  mask=row.get("mask")))
         if log.isEnabledFor(logging.DEBUG):
             for h in hits:
                 log.debug("recall %r -> %s %.4f %s", _redact(" ".join(tokens)[:200]), h.id, h.score,
