@@ -202,6 +202,15 @@ def _db_bytes(home_or_root: Path) -> tuple[int, int]:
     return main + w, w
 
 
+def _dirs(workdir: Path) -> tuple[Path, Path]:
+    """``(project, home)`` under ``workdir``, created; the project gets its own ``.git`` marker so that a store
+    kept under this checkout (``bench/.cache``) is its own project, not this repository's ``.memory``."""
+    proj, home = workdir / "project", workdir / "home"
+    (proj / ".git").mkdir(parents=True, exist_ok=True)
+    home.mkdir(parents=True, exist_ok=True)
+    return proj, home
+
+
 def store_key(size: int, seed: int) -> str:
     """Cache key of a built store: size, seed, schema version and tokenizer version (a layout or token change
     rebuilds it)."""
@@ -221,9 +230,7 @@ def build_store(size: int, workdir: Path, seed: int) -> dict[str, Any]:
 
     import memdir
 
-    proj, home = workdir / "project", workdir / "home"
-    proj.mkdir(parents=True, exist_ok=True)
-    home.mkdir(parents=True, exist_ok=True)
+    proj, home = _dirs(workdir)
     n_notes, n_events = split_counts(size)
     out: dict[str, Any] = {"items": size, "notes": n_notes, "events": n_events, "built": time.strftime("%Y-%m-%d %H:%M:%S %Z")}
     notes_kw = list(synth.notes(n_notes, seed))
@@ -751,9 +758,7 @@ def worker_real(workdir: Path, n_queries: int) -> dict[str, Any]:
     if got is None:
         return {}
     events, questions = got
-    proj, home = workdir / "project", workdir / "home"
-    proj.mkdir(parents=True, exist_ok=True)
-    home.mkdir(parents=True, exist_ok=True)
+    proj, home = _dirs(workdir)
     out: dict[str, Any] = {"items": len(events)}
     with memdir.open(proj, home=home) as m:
         t = time.perf_counter()

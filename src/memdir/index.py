@@ -346,13 +346,14 @@ def resolve_handle(db: sqlite3.Connection, handle: str) -> str | None:
 
 #: what ranking needs of a candidate (the rest of a row is read for the hits alone: :func:`hit_rows`)
 _SLIM = ("d.id, d.ref, d.kind, d.note_kind, d.role, d.ts_epoch, d.pinned, coalesce(r.count, 0) AS rehearsals, "
-         "substr(d.text, 1, 60) AS head")  # head: the speaker / subject (memdir.rank.subject_of reads 60 chars)
+         "substr(d.text, 1, 60) AS head, length(d.text) AS text_len")  # head: the speaker / subject (rank.subject_of)
 
 
 def search(db: sqlite3.Connection, tokens: list[str], *, weights: tuple[float, ...], limit: int,
            kinds: tuple[str, ...] | None = None) -> list[dict[str, Any]]:
     """BM25 candidates for ``tokens`` (any term matching makes a candidate), best first, at most ``limit``: dicts
-    of ``id, ref, kind, note_kind, role, ts_epoch, pinned, rehearsals, head`` (the text's first 60 chars) plus ``bm25`` (positive; larger is
+    of ``id, ref, kind, note_kind, role, ts_epoch, pinned, rehearsals, head`` (the text's first 60 chars),
+    ``text_len`` plus ``bm25`` (positive; larger is
     better), ``mask`` (bit ``i`` set when ``tokens[i]`` matched) and ``span`` (the matching passage of a long
     event, or ``None``). Read the hits' whole rows with :func:`hit_rows`.
 
@@ -398,6 +399,17 @@ def search(db: sqlite3.Connection, tokens: list[str], *, weights: tuple[float, .
             d = dict(r)
             d["bm25"], d["mask"], d["span"] = best[r["id"]]
             out.append(d)
+    # a long event matched in its own row shows its first passage (the text is read for those alone)
+    long_ids = [d["id"] for d in out if d["span"] is None and d["kind"] == "event" and d["text_len"] > passages.SPLIT_ABOVE]
+    if long_ids:
+        first = {}
+        for i in range(0, len(long_ids), 500):
+            chunk = long_ids[i:i + 500]
+            for r in db.execute(f"SELECT id, text FROM docs WHERE id IN ({','.join('?' * len(chunk))})", chunk):
+                first[r[0]] = passages.split(r[1])[0]
+        for d in out:
+            if d["id"] in first:
+                d["span"] = first[d["id"]]
     out.sort(key=lambda d: -d["bm25"])
     return out[:limit]
 
