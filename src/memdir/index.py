@@ -400,13 +400,14 @@ def search(db: sqlite3.Connection, tokens: list[str], *, weights: tuple[float, .
             d["bm25"], d["mask"], d["span"] = best[r["id"]]
             out.append(d)
     # a long event matched in its own row shows its first passage (the text is read for those alone)
-    long_ids = [d["id"] for d in out if d["span"] is None and d["kind"] == "event" and d["text_len"] > passages.SPLIT_ABOVE]
+    above = {d["id"]: passages.split_above(d["role"]) for d in out if d["span"] is None and d["kind"] == "event"}
+    long_ids = [i for d in out if (i := d["id"]) in above and above[i] is not None and d["text_len"] > above[i]]
     if long_ids:
         first = {}
         for i in range(0, len(long_ids), 500):
             chunk = long_ids[i:i + 500]
             for r in db.execute(f"SELECT id, text FROM docs WHERE id IN ({','.join('?' * len(chunk))})", chunk):
-                first[r[0]] = passages.split(r[1])[0]
+                first[r[0]] = passages.split(r[1], split_above=above[r[0]])[0]
         for d in out:
             if d["id"] in first:
                 d["span"] = first[d["id"]]
