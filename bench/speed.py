@@ -694,7 +694,8 @@ def run(sizes: list[int], n_queries: int, out_dir: Path | None, seed: int, cold_
                 wd = Path(tmp) / f"s{size}"
             base = ["--size", str(size), "--workdir", str(wd), "--queries", str(n_queries), "--seed", str(seed),
                     "--hybrid-max", str(hybrid_max)]
-            if not (wd / "build.json").exists():
+            built_now = not (wd / "build.json").exists()
+            if built_now:
                 print(f"[speed] {size:,} items: building the store in {wd} ...", file=sys.stderr, flush=True)
                 _run_worker(["--worker", "memdir", "--build-only", *base])
             mds, refs = [], []
@@ -706,6 +707,7 @@ def run(sizes: list[int], n_queries: int, out_dir: Path | None, seed: int, cold_
                     refs.append(_run_worker(["--worker", "reference", "--size", str(size), "--queries", str(n_queries),
                                              "--seed", str(seed)]))
             md = dict(mds[-1])
+            md["cached"] = not built_now  # built by an earlier run (its ingest figures are from then)
             md["lexical"] = _summary([x["lexical"] for x in mds])
             md["hybrid"] = _summary([x.get("hybrid") for x in mds])
             ref = None

@@ -17,10 +17,10 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, Callable
 
 from .errors import MemdirError, NotFound, PathError, UsageError
-from .types import Event, Hit, Note, Report
 
 if TYPE_CHECKING:
     from .core import Memdir
+    from .types import Event, Hit, Note, Report
 
 __version__ = "0.1.0"
 __all__ = ["open", "Memdir", "Note", "Event", "Hit", "Report", "MemdirError", "UsageError", "PathError", "NotFound"]
@@ -40,9 +40,14 @@ def open(project_dir: str | os.PathLike | None = None, *, home: str | os.PathLik
 
 
 def __getattr__(name: str) -> Any:
-    # the facade is imported on first use, so `import memdir.hooks` (a host hook) pays only for what it runs
+    # the facade and the result types are imported on first use, so `import memdir.hooks` (a host hook, which may
+    # only hand its payload to a running `memdir serve`) pays only for what it runs
     if name == "Memdir":
         from .core import Memdir
 
         return Memdir
+    if name in ("Event", "Hit", "Note", "Report"):
+        from . import types
+
+        return getattr(types, name)
     raise AttributeError(f"module 'memdir' has no attribute {name!r}")
