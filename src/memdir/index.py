@@ -345,14 +345,14 @@ def resolve_handle(db: sqlite3.Connection, handle: str) -> str | None:
 
 
 #: what ranking needs of a candidate (the rest of a row is read for the hits alone: :func:`hit_rows`)
-_SLIM = ("d.id, d.ref, d.kind, d.note_kind, d.role, d.ts_epoch, d.pinned, coalesce(r.count, 0) AS rehearsals, "
+_SLIM = ("d.id, d.ref, d.kind, d.note_kind, d.role, d.session, d.ts_epoch, d.pinned, coalesce(r.count, 0) AS rehearsals, "
          "substr(d.text, 1, 60) AS head, length(d.text) AS text_len")  # head: the speaker / subject (rank.subject_of)
 
 
 def search(db: sqlite3.Connection, tokens: list[str], *, weights: tuple[float, ...], limit: int,
            kinds: tuple[str, ...] | None = None) -> list[dict[str, Any]]:
     """BM25 candidates for ``tokens`` (any term matching makes a candidate), best first, at most ``limit``: dicts
-    of ``id, ref, kind, note_kind, role, ts_epoch, pinned, rehearsals, head`` (the text's first 60 chars),
+    of ``id, ref, kind, note_kind, role, session, ts_epoch, pinned, rehearsals, head`` (the text's first 60 chars),
     ``text_len`` plus ``bm25`` (positive; larger is
     better), ``mask`` (bit ``i`` set when ``tokens[i]`` matched) and ``span`` (the matching passage of a long
     event, or ``None``). Read the hits' whole rows with :func:`hit_rows`.
