@@ -273,3 +273,38 @@ def test_hook_path_imports_stay_light():
             "print(','.join(bad))\n")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert r.stdout.strip() == ""
+
+
+def test_debug_log_of_a_failed_hook_holds_no_unredacted_secret(tmp_path, monkeypatch):
+    """MEMDIR_DEBUG: a hook that fails with an error quoting the prompt (and its traceback) reaches debug.log
+    only through memdir.redact."""
+    import io
+    import logging
+
+    from memdir import hooks
+
+    secret = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    prompt = json.dumps({"prompt": f"deploy with token {secret} please", "cwd": str(tmp_path)})
+
+    def boom(host, event, raw, **kw):
+        raise ValueError(f"cannot handle payload {raw.decode()}")
+
+    monkeypatch.setenv("MEMDIR_DEBUG", "1")
+    monkeypatch.setattr(hooks, "run_hook", boom)
+    monkeypatch.setattr(hooks, "_ask_warm", lambda *a, **kw: False)
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(prompt.encode())))
+    logger = logging.getLogger("memdir")
+    before, level = list(logger.handlers), logger.level
+    home = tmp_path / "home"
+    try:
+        assert hooks.execute("claude-code", "user-prompt", home=str(home)) == 0
+        for h in logger.handlers:
+            h.flush()
+    finally:
+        for h in [h for h in logger.handlers if h not in before]:
+            logger.removeHandler(h)
+            h.close()
+        logger.setLevel(level)
+    text = (home / ".memdir" / "debug.log").read_text(encoding="utf-8")
+    assert "failed open" in text and "Traceback" in text and "[redacted:" in text
+    assert secret not in text and "a1B2c3D4e5F6" not in text

@@ -1364,6 +1364,16 @@ def _replace(note: Note, **changes: Any) -> Note:
     return replace(note, **changes)
 
 
+class _RedactingFormatter(logging.Formatter):
+    """The debug log is on disk: every record, its traceback included (an error can quote a prompt), goes
+    through :func:`memdir.redact.redact` before it is written."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        from .redact import redact
+
+        return redact(super().format(record))
+
+
 def _enable_debug_log(home: Path) -> None:
     if any(getattr(h, "_memdir_debug", False) for h in log.handlers):
         return
@@ -1373,7 +1383,7 @@ def _enable_debug_log(home: Path) -> None:
         h = logging.FileHandler(d / "debug.log", encoding="utf-8")
     except OSError:
         return
-    h.setFormatter(logging.Formatter("%(asctime)s %(process)d %(levelname)s %(message)s"))
+    h.setFormatter(_RedactingFormatter("%(asctime)s %(process)d %(levelname)s %(message)s"))
     h._memdir_debug = True  # type: ignore[attr-defined]
     log.addHandler(h)
     log.setLevel(logging.DEBUG)
