@@ -128,3 +128,22 @@ def test_tool_calls_that_are_not_the_evidence_are_one_line(m):
     assert "is 1100" in block
     tool_lines = [ln for ln in block.splitlines() if "boot line" in ln]
     assert len(tool_lines) <= 4, block
+
+
+def test_the_outline_does_not_repeat_the_rules_section_and_has_no_trailing_space(m):
+    m.remember("Never force-push to main; open a pull request instead", category="rules",
+               summary="no force-push to main")
+    m.remember("Always run pnpm, never npm", category="rules")
+    for i in range(6):
+        m.remember(f"Deploy fact {i}: staging deploys run scripts/deploy.sh with profile {i}", category="facts",
+                   summary=f"staging deploy profile {i} uses scripts/deploy.sh and waits for /healthz")
+    block = m.context("")
+    assert "## Rules" in block and "## Outline" in block, block
+    assert block.count("force-push") == 1 and block.count("pnpm") == 1, block
+    assert "rules/" not in block.split("## Outline", 1)[1], block
+    tight = m.context("", max_chars=200, sections=["outline"])
+    assert "+1 more" in tight, tight  # the rules/ line was left out, counted in a "…+N more" line
+    for b in (block, tight):
+        assert all(line == line.rstrip() for line in b.splitlines()), [line for line in b.splitlines() if line != line.rstrip()]
+    # the outline alone (no rules section) still lists the rules category
+    assert "rules/ (2)" in m.context("", sections=["outline"])

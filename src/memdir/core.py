@@ -679,6 +679,9 @@ class Memdir:
 
     def outline(self) -> list[str]:
         """The registry in one line per category and scope: ``project decisions/ (3): newest summary; …``."""
+        return self._outline()
+
+    def _outline(self, skip: tuple[str, ...] = ()) -> list[str]:
         lines = []
         for root in (self.roots["project"], self.roots["global"]):
             if not root.exists():
@@ -687,6 +690,8 @@ class Memdir:
                                    "(SELECT category, summary FROM docs WHERE kind = 'note' AND superseded_by IS NULL "
                                    "ORDER BY ts_epoch DESC) GROUP BY category ORDER BY category").fetchall()
             for r in rows:
+                if r["category"] in skip:
+                    continue
                 lines.append(inject.truncate(f"- {root.scope} {r['category']}/ ({r['n']}): {r['s'] or ''}", 160))
             n_events = root.db.execute("SELECT count(*) FROM docs WHERE kind = 'event'").fetchone()[0]
             if n_events:
@@ -718,7 +723,9 @@ class Memdir:
         entries = self._entries(prompt, hits, weights)
         block = inject.build(
             rules=[(r.id, r.summary if len(r.text) > 200 else r.text) for r in rules] if "rules" in sections else [],
-            outline=self.outline() if "outline" in sections else [], entries=[e for e, _ in entries], weights=weights,
+            # the rules section already shows every rule: the outline does not repeat them
+            outline=self._outline(skip=("rules",) if rules and "rules" in sections else ()) if "outline" in sections
+            else [], entries=[e for e, _ in entries], weights=weights,
             max_chars=max_chars, max_entries=max_entries,
         )
         if reinforce and entries and block:

@@ -291,7 +291,9 @@ def build(*, rules: list[tuple[str, str]], outline: list[str], entries: list[Ent
                 break
         missing = len(items) - len(added)
         if missing:
-            line = f"- {_MARKER}+{missing} more" + (f" {noun}" if len(f"- {_MARKER}+{missing} more {noun}") < room else "")
+            line = f"- {_MARKER}+{missing} more"
+            if noun and len(f"{line} {noun}") < room:
+                line += f" {noun}"
             if len(line) + 1 <= room:
                 added.append(line)
         if added:
