@@ -493,3 +493,45 @@ def test_trigger_is_off_by_default_and_without_a_provider(project, tmp_path, clo
         assert distill.trigger(m, "s1") is None
     with memdir.open(project, home=tmp_path / "g", clock=clock, config={"distill.auto": True}) as m:
         assert distill.trigger(m, "s1") is None
+
+
+def test_a_distilled_rule_is_proposed_under_the_write_lock_as_memdir_propose_does(project, tmp_path, clock,
+                                                                                   monkeypatch):
+    """hreview item 3: distill wrote proposals by itself, without the root's write lock, so a concurrent
+    ``memory_propose`` of the same text could race it. Each proposal file must be written while the lock is held
+    (another thread cannot take it then)."""
+    import threading
+
+    from memdir import proposals
+
+    held: list[bool] = []
+    real_create = proposals.create
+
+    def spy(root_path, **kw):
+        got: list[bool] = []
+        lock = m.roots["project"]
+
+        def probe():
+            try:
+                with lock.locked(timeout=0):
+                    got.append(False)
+            except memdir.MemdirError:
+                got.append(True)
+
+        t = threading.Thread(target=probe)
+        t.start()
+        t.join()
+        held.append(got == [True])
+        return real_create(root_path, **kw)
+
+    monkeypatch.setattr(proposals, "create", spy)
+    with StubModel() as stub, _open(project, tmp_path, clock, stub) as m:
+        _session(m)
+        stub.replies.append(memories(RULE))
+        out = m.distill()
+        assert [p["summary"] for p in out["proposals"]] == [RULE["summary"]] and out["proposals"][0]["created"]
+        assert held == [True]
+        # the same text proposed again (as MCP memory_propose would) is the same proposal, not a second one
+        again = m.propose(RULE["body"], summary=RULE["summary"], source="mcp")
+        assert again["created"] is False and again["id"] == out["proposals"][0]["id"]
+        assert len(m.proposals()) == 1

@@ -468,7 +468,7 @@ def _run_locked(m: Any, root: Any, props: Any, out: dict[str, Any], *, session: 
                     continue
                 if cand.pop("redacted"):
                     log.info("distill: %s item %d: a secret in the model's reply was redacted", sid, i)
-                _decide(m, root, props, overlap, out, counts, sid, i, cand, prov, dry_run=dry_run, now=now)
+                _decide(m, root, props, overlap, out, counts, sid, i, cand, prov, dry_run=dry_run)
             if not dry_run:
                 _finish(root, run_id, sid, now, counts, chunk_rows)
                 out["marked"] += len(chunk_rows)
@@ -483,7 +483,7 @@ def _reject(out: dict[str, Any], counts: dict[str, int], sid: str, i: int, why: 
 
 
 def _decide(m: Any, root: Any, props: Any, overlap: _Overlap, out: dict[str, Any], counts: dict[str, int], sid: str,
-            i: int, cand: dict[str, Any], prov: dict[str, Any], *, dry_run: bool, now: datetime) -> None:
+            i: int, cand: dict[str, Any], prov: dict[str, Any], *, dry_run: bool) -> None:
     live = _note_ids(m)
     sup = cand["supersedes"]
     if sup is not None and sup not in live:
@@ -502,17 +502,18 @@ def _decide(m: Any, root: Any, props: Any, overlap: _Overlap, out: dict[str, Any
         if dry_run:
             out["proposals"].append({**brief, "id": props.proposal_id(cand["body"]), "supersedes": sup, "created": True})
         else:
-            p, created = props.create(root.path, text=cand["body"], summary=cand["summary"], category="rules",
-                                      tags=cand["tags"], load_when=cand["load_when"], supersedes=sup,
-                                      source="distill", now=now, provenance={k: v for k, v in prov.items() if k != "source"})
-            if not created:
+            # the one locked, redacting path to a proposal (the same as MCP memory_propose)
+            p = m.propose(cand["body"], category="rules", summary=cand["summary"], tags=cand["tags"],
+                          load_when=cand["load_when"], supersedes=sup, scope=root.scope, source="distill",
+                          provenance={k: v for k, v in prov.items() if k != "source"})
+            if not p["created"]:
                 out["skipped"].append({**brief, "reason": f"already proposed as {p.get('id')} ({p.get('status')})",
                                        "overlaps": f"proposal {p.get('id')}", "similarity": 1.0, "channel": "exact"})
                 counts["skipped"] += 1
                 return
             out["proposals"].append({**brief, "id": p["id"], "supersedes": sup, "created": True})
         counts["proposals"] += 1
-        overlap.add(f"proposal {props.proposal_id(cand['body'])}", cand, vec)
+        overlap.add(f"proposal {out['proposals'][-1]['id']}", cand, vec)
         log.info("distill: %s item %d: rule proposed (%s)", sid, i, cand["summary"][:80])
         return
     if dry_run:
