@@ -308,3 +308,23 @@ def test_debug_log_of_a_failed_hook_holds_no_unredacted_secret(tmp_path, monkeyp
     text = (home / ".memdir" / "debug.log").read_text(encoding="utf-8")
     assert "failed open" in text and "Traceback" in text and "[redacted:" in text
     assert secret not in text and "a1B2c3D4e5F6" not in text
+
+
+def test_no_module_imports_a_private_name_of_the_facade():
+    """hreview item 4: hooks took ``core._enable_debug_log``; a helper two modules need gets a public name in its
+    own module (memdir.debuglog), and nothing reaches into the facade's private names."""
+    import ast
+
+    src = Path(memdir.__file__).parent
+    bad = []
+    for path in sorted(src.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[-1] == "core":
+                bad += [f"{path.name}: {a.name}" for a in node.names if a.name.startswith("_")]
+            elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "core" \
+                    and node.attr.startswith("_") and not node.attr.startswith("__"):
+                bad.append(f"{path.name}: core.{node.attr}")
+    assert bad == []
+    from memdir.debuglog import enable_debug_log  # the public home of the debug log
+
+    assert callable(enable_debug_log)

@@ -15,6 +15,7 @@ from typing import Any, Callable, Iterable
 
 from . import dates, index, inject, journal, notes, rank
 from .config import Config
+from .debuglog import enable_debug_log
 from .errors import MemdirError, NotFound, PathError, UsageError
 from .root import Root
 from .stores import Stores
@@ -90,7 +91,7 @@ class Memdir:
         #: what feature modules (memdir.vectors, memdir.tiers) are given instead of this facade
         self.stores = Stores(self.roots, self.config, self.clock, lexical=self._lexical, hit=self._hit)
         if self.config.get("debug"):
-            _enable_debug_log(self.home)
+            enable_debug_log(self.home)
 
     # ---- lifecycle -------------------------------------------------------------------------------------
     def close(self) -> None:
@@ -1369,28 +1370,3 @@ def _replace(note: Note, **changes: Any) -> Note:
     from dataclasses import replace
 
     return replace(note, **changes)
-
-
-class _RedactingFormatter(logging.Formatter):
-    """The debug log is on disk: every record, its traceback included (an error can quote a prompt), goes
-    through :func:`memdir.redact.redact` before it is written."""
-
-    def format(self, record: logging.LogRecord) -> str:
-        from .redact import redact
-
-        return redact(super().format(record))
-
-
-def _enable_debug_log(home: Path) -> None:
-    if any(getattr(h, "_memdir_debug", False) for h in log.handlers):
-        return
-    try:
-        d = home / ".memdir"
-        d.mkdir(parents=True, exist_ok=True)
-        h = logging.FileHandler(d / "debug.log", encoding="utf-8")
-    except OSError:
-        return
-    h.setFormatter(_RedactingFormatter("%(asctime)s %(process)d %(levelname)s %(message)s"))
-    h._memdir_debug = True  # type: ignore[attr-defined]
-    log.addHandler(h)
-    log.setLevel(logging.DEBUG)

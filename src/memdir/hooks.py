@@ -252,11 +252,11 @@ def execute(host: str, event: str | None, argv_payload: str | None = None, *, pr
     if os.environ.get("MEMDIR_DISTILLING"):
         return 0
     if os.environ.get("MEMDIR_DEBUG", "").strip().lower() in ("1", "true", "yes", "on"):
-        from .core import _enable_debug_log
+        from .debuglog import enable_debug_log
         from .roots import global_root
 
         try:
-            _enable_debug_log(global_root(home))
+            enable_debug_log(global_root(home))
         except Exception:  # noqa: BLE001
             pass
     dog = _Watchdog(budget_ms or _env_budget())
