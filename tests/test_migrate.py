@@ -325,3 +325,49 @@ def test_claude_mem_importer(tmp_path):
     assert json.loads(r.output)["stored"] == 0
     with memdir.open(proj, home=tmp_path / "h") as m:
         assert m.recall("websocket timeout")[0].id.startswith("import:claude-mem:")
+
+
+def test_a_drop_file_that_keeps_failing_starts_no_importer_per_hook_until_its_retry_time(tmp_path, monkeypatch):
+    """hreview item 6: a file whose import fails stays in place; every hook call then started another importer.
+    Now the failure leaves a marker and the hooks' spawn waits RETRY_FAILED_S (or until the file changes);
+    ``memdir import --pending`` by hand still tries it, and a success removes the marker."""
+    import os
+    import subprocess
+    import time
+
+    from memdir import dropimport
+
+    started = []
+    monkeypatch.setattr(subprocess, "Popen", lambda args, **kw: started.append(args))
+    proj = tmp_path / "p"
+    (proj / ".git").mkdir(parents=True)
+    home = tmp_path / "h"
+    path = _drop(home, "bad.jsonl", [{"text": "a record that cannot be read today"}])
+    real_records = dropimport.records
+
+    def broken(p, **kw):
+        raise OSError("Input/output error")
+
+    monkeypatch.setattr(dropimport, "records", broken)
+    with memdir.open(proj, home=home) as m:
+        assert "error" in m.import_pending()["files"][0]
+        assert path.exists()
+        assert dropimport.spawn_if_pending(home, proj) is False and started == []   # backing off
+        assert m.import_pending()["files"][0]["error"]                               # by hand: tried again
+        marker = path.with_name(f".{path.name}.failed")
+        assert marker.exists() and "Input/output error" in marker.read_text(encoding="utf-8")
+        # the file changed after the failure: tried again at once
+        t = marker.stat().st_mtime
+        os.utime(path, (t + 5, t + 5))
+        assert dropimport.spawn_if_pending(home, proj) is True and len(started) == 1
+        # unchanged, but the failure is older than the retry interval: tried again
+        os.utime(path, (t - 5, t - 5))
+        assert dropimport.spawn_if_pending(home, proj) is False
+        old = time.time() - dropimport.RETRY_FAILED_S - 1
+        os.utime(path, (old - 5, old - 5))
+        os.utime(marker, (old, old))
+        assert dropimport.spawn_if_pending(home, proj) is True and len(started) == 2
+        # a later success imports it and removes the marker
+        monkeypatch.setattr(dropimport, "records", real_records)
+        assert m.import_pending()["files"][0]["stored"] == 1
+        assert not marker.exists() and not path.exists()

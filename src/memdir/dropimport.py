@@ -13,6 +13,9 @@
 * Keys ``import:<source>:<id or hash>`` are deterministic, so a re-run stores nothing, and
   ``memdir forget --prefix import:<source>`` undoes an import.
 * One importer at a time: a lock in the import directory; a second run while one works returns ``busy``.
+* A file whose import fails (``error``) stays in place with a marker ``.<name>.failed`` (the failure time and
+  error). The hooks do not start another importer for it until ``RETRY_FAILED_S`` (10 minutes) have passed or the
+  file has changed; ``memdir import --pending`` by hand always tries it; a later success removes the marker.
 """
 
 from __future__ import annotations
@@ -38,6 +41,8 @@ log = logging.getLogger("memdir")
 
 IMPORT_DIR = "import"
 ROLES = ("user", "assistant", "tool", "system")
+#: how long the hooks leave a drop file whose import failed before they start an importer for it again
+RETRY_FAILED_S = 600.0
 
 
 def import_dir(home: Path) -> Path:
@@ -54,14 +59,31 @@ def pending_files(home: Path) -> list[Path]:
     return sorted(files, key=lambda p: (p.stat().st_mtime, p.name))
 
 
-def spawn_if_pending(home: str | os.PathLike | None, project_dir: str | os.PathLike | None = None) -> bool:
-    """Start ``memdir import --pending`` detached (own session, no stdio) when a file waits; never raises,
-    never waits. Returns True when a process was started."""
+def _failed_marker(path: Path) -> Path:
+    return path.with_name(f".{path.name}.failed")
+
+
+def _backing_off(path: Path, now: float) -> bool:
+    """True while ``path`` failed less than :data:`RETRY_FAILED_S` ago and has not changed since."""
     try:
+        failed_at = _failed_marker(path).stat().st_mtime
+        return path.stat().st_mtime <= failed_at and now - failed_at < RETRY_FAILED_S
+    except OSError:
+        return False
+
+
+def spawn_if_pending(home: str | os.PathLike | None, project_dir: str | os.PathLike | None = None) -> bool:
+    """Start ``memdir import --pending`` detached (own session, no stdio) when a file waits (one whose import
+    failed only after :data:`RETRY_FAILED_S` or once it changed); never raises, never waits. Returns True when a
+    process was started."""
+    try:
+        import time
+
         from .roots import global_root
 
         h = global_root(home)
-        if not pending_files(h):
+        now = time.time()
+        if all(_backing_off(p, now) for p in pending_files(h)):  # also: nothing waits
             return False
         args = [sys.executable, "-m", "memdir.cli", "--home", str(h)]
         if project_dir:
@@ -190,7 +212,17 @@ def import_pending(m: "Memdir") -> dict[str, Any]:
             except (OSError, UsageError) as exc:
                 rec["error"] = str(exc).splitlines()[0][:200]
                 out["files"].append(rec)
+                try:  # the hooks back off from this file (spawn_if_pending)
+                    from .redact import redact
+
+                    _failed_marker(path).write_text(f"{m.clock().isoformat()} {redact(rec['error'])}\n", encoding="utf-8")
+                except OSError:
+                    pass
                 continue
+            try:
+                _failed_marker(path).unlink(missing_ok=True)
+            except OSError:
+                pass
             if _signature(path) != seen:  # still being written: renaming it now would lose what comes next
                 rec["left_in_place"] = "it changed while it was read; the next run imports the rest"
                 out["files"].append(rec)
