@@ -137,3 +137,35 @@ def test_distill_exits_1_when_a_model_call_failed(project):
     out = json.loads(r.stdout)
     assert out["errors"] and out["errors"][0]["session"] == "s1"
     assert r.exit_code == 1  # before: 0, so a script could not tell that nothing was distilled
+
+
+def test_forget_query_that_matches_nothing_exits_1_and_says_so(project):
+    import os
+    import subprocess
+    import sys
+
+    with memdir.open(project) as m:
+        m.remember("we deploy with blue-green switches", category="decisions")
+    env = {**os.environ, "MEMDIR_HOME": str(project / "g")}
+    r = subprocess.run([sys.executable, "-m", "memdir", "forget", "--query", "kangaroo"], cwd=project,
+                       capture_output=True, text=True, env=env, timeout=60)
+    assert r.returncode == 1  # before: exit 0 with "0 memories match", a script could not tell
+    assert "no memory matches --query 'kangaroo'" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    r = subprocess.run([sys.executable, "-m", "memdir", "--json", "forget", "--query", "kangaroo"], cwd=project,
+                       capture_output=True, text=True, env=env, timeout=60)
+    assert r.returncode == 1 and json.loads(r.stdout)["count"] == 0
+    with memdir.open(project) as m:
+        assert m.recall("blue-green")  # nothing was deleted
+
+
+def test_doctor_without_repair_reports_orphan_vectors_and_writes_nothing(project):
+    with memdir.open(project) as m:
+        m.remember("we deploy with blue-green switches", category="decisions")
+        root = m.stores.live("project")[0]
+        with root.locked(), root.tx() as tx:
+            tx.execute("INSERT INTO vectors (ref, model, status) VALUES ('gone:1', 'x', 'ok')")
+        checks = m.doctor(repair=False)  # the viewer's GET /health page
+        assert any("orphan" in c["detail"] for c in checks)
+        assert root.db.execute("SELECT count(*) FROM vectors WHERE ref = 'gone:1'").fetchone()[0] == 1
+        m.doctor()  # the CLI repairs
+        assert root.db.execute("SELECT count(*) FROM vectors WHERE ref = 'gone:1'").fetchone()[0] == 0

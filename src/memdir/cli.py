@@ -299,6 +299,9 @@ def forget(ctx, id, scope, source, session, query, prefix, token, force, as_json
             raise UsageError("give either an id or --query/--prefix, not both")
         res = m.forget_matching(query=query, prefix=prefix, scope=scope, token=token, force=force)
         what = f"--query {query!r}" if query is not None else f"--prefix {prefix!r}"
+        if not res["deleted"] and not res["count"]:  # like a missing id: say so, exit 1 (scripts can tell)
+            _emit(ctx, as_json, res, "")
+            raise NotFound(f"no memory matches {what}; nothing to forget (see `memdir recall`)")
         if res["deleted"]:
             human = f"forgot {res['count']} memories ({res['notes']} notes, {res['events']} events); tombstones keep them out"
         else:

@@ -936,12 +936,13 @@ class Memdir:
 
         return tiers.prune(self.stores, days, token, force=force)
 
-    def doctor(self) -> list[dict[str, str]]:
+    def doctor(self, *, repair: bool = True) -> list[dict[str, str]]:
         """Health checks with remedies (provider call, index integrity, Markdown/index consistency, pending
-        vectors); see :func:`memdir.vectors.doctor`."""
+        vectors); see :func:`memdir.vectors.doctor`. ``repair=False`` reports what ``repair=True`` (the default,
+        as the CLI runs it) would fix and writes nothing."""
         from . import vectors
 
-        checks = vectors.doctor(self.stores, inspect=self.inspect)
+        checks = vectors.doctor(self.stores, inspect=self.inspect, repair=repair)
         spec = self.config.get("store")
         if spec:  # a team store (issue 14): connection, schema, row-level security, token, pgvector
             from .pgstore import doctor as store_doctor

@@ -593,11 +593,14 @@ def status_extra(m: "Stores | Any", out: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def doctor(m: "Stores | Any", inspect: Callable[[], Any] | None = None) -> list[dict[str, str]]:
+def doctor(m: "Stores | Any", inspect: Callable[[], Any] | None = None, *, repair: bool = True) -> list[dict[str, str]]:
     """Checks with remedies: ``[{"check", "ok" ("ok"|"warn"|"fail"), "detail", "remedy"}]``.
 
     The provider (one real embedding call), each index (``PRAGMA integrity_check``, FTS rows vs docs, orphan
-    vectors), the Markdown/index consistency (:meth:`Memdir.inspect`), pending vectors."""
+    vectors), the Markdown/index consistency (:meth:`Memdir.inspect`), pending vectors. With ``repair=True``
+    (the CLI) the safe repairs run: orphan vectors are deleted, an index is switched to incremental vacuum, a
+    changed vector length is recorded. ``repair=False`` (the viewer's GET page) only reports them and writes
+    nothing."""
     m = stores_of(m)
     checks: list[dict[str, str]] = []
 
@@ -629,12 +632,17 @@ def doctor(m: "Stores | Any", inspect: Callable[[], Any] | None = None) -> list[
         n_fts = db.execute("SELECT count(*) FROM fts").fetchone()[0]
         add(f"{root.scope} fts", "ok" if n_docs == n_fts else "warn", f"{n_docs} docs, {n_fts} full-text rows",
             "" if n_docs == n_fts else "run `memdir reindex`")
-        if db.execute("PRAGMA auto_vacuum").fetchone()[0] != 2:
+        if db.execute("PRAGMA auto_vacuum").fetchone()[0] != 2 and not repair:
+            add(f"{root.scope} storage", "warn", "index not yet in incremental-vacuum mode (prune and forget keep "
+                "the file's size)", "run `memdir doctor`")
+        elif db.execute("PRAGMA auto_vacuum").fetchone()[0] != 2:
             with root.locked():
                 index.enable_incremental_vacuum(db)
             add(f"{root.scope} storage", "ok", "index rewritten once for incremental vacuum (prune and forget give space back)")
         orphans = db.execute("SELECT count(*) FROM vectors WHERE ref NOT IN (SELECT ref FROM docs)").fetchone()[0]
-        if orphans:
+        if orphans and not repair:
+            add(f"{root.scope} vectors", "warn", f"{orphans} orphan vectors (their memory is gone)", "run `memdir doctor`")
+        elif orphans:
             with root.locked(), root.tx() as tx:
                 tx.execute("DELETE FROM vectors WHERE ref NOT IN (SELECT ref FROM docs)")
             add(f"{root.scope} vectors", "warn", f"{orphans} orphan vectors removed", "")
@@ -642,8 +650,9 @@ def doctor(m: "Stores | Any", inspect: Callable[[], Any] | None = None) -> list[
             other = db.execute("SELECT dim, count(*) FROM vectors WHERE status = 'ok' AND model = ? AND dim IS NOT ? "
                                "GROUP BY dim", (prov.model, live_dim)).fetchall()
             if other:
-                with root.locked():
-                    note_dim(db, prov.model, live_dim)
+                if repair:
+                    with root.locked():
+                        note_dim(db, prov.model, live_dim)
                 lens = ", ".join(f"{n} of length {d}" for d, n in other)
                 add(f"{root.scope} vector length", "warn",
                     f"{prov.model} now returns {live_dim}-dim vectors but {lens} are stored (the endpoint changed its "

@@ -342,7 +342,7 @@ def create_app(backend: Backend, *, prefix: str = "") -> Starlette:
 
         def run(m):
             status = m.status()
-            checks = m.doctor()
+            checks = m.doctor(repair=False)  # a GET never writes
             rep = m.inspect()
             preview = m.prune(days) if request.query_params.get("days") else None
             proposals = _proposals(m)
