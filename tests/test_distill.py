@@ -535,3 +535,21 @@ def test_a_distilled_rule_is_proposed_under_the_write_lock_as_memdir_propose_doe
         again = m.propose(RULE["body"], summary=RULE["summary"], source="mcp")
         assert again["created"] is False and again["id"] == out["proposals"][0]["id"]
         assert len(m.proposals()) == 1
+
+
+def test_a_provider_error_quoting_the_key_is_stored_and_returned_redacted(project, tmp_path, clock):
+    from memdir.llm import LLMError
+
+    class Echoes:  # an endpoint whose 401 body quotes the key it was sent (some proxies do)
+        name, model = "openai", "stub-1"
+
+        def complete(self, system, user):
+            raise LLMError(f"http://127.0.0.1:9/v1 answered HTTP 401: invalid key {SECRET}")
+
+    with StubModel() as stub, _open(project, tmp_path, clock, stub) as m:
+        _session(m)
+        out = m.distill(provider=Echoes())
+        assert out["errors"] and "HTTP 401" in out["errors"][0]["reason"]
+        assert SECRET not in json.dumps(out)
+        rows = m.roots["project"].db.execute("SELECT detail FROM distill_runs").fetchall()
+        assert rows and all(SECRET not in (r[0] or "") for r in rows)

@@ -436,11 +436,14 @@ def _run_locked(m: Any, root: Any, props: Any, out: dict[str, Any], *, session: 
             try:
                 reply = provider.complete(system, user)
             except LLMError as exc:
-                out["errors"].append({"session": sid, "reason": str(exc)})
-                log.warning("distill: %s: model call failed (turns stay pending): %s", sid, exc)
+                from .redact import redact
+
+                reason = redact(str(exc))  # an endpoint's error body can quote the key it was sent
+                out["errors"].append({"session": sid, "reason": reason})
+                log.warning("distill: %s: model call failed (turns stay pending): %s", sid, reason)
                 if not dry_run:
-                    _record(root, sid, day, now, provider, "error", str(exc), {}, [])
-                entry.update(status="error", reason=str(exc))
+                    _record(root, sid, day, now, provider, "error", reason, {}, [])
+                entry.update(status="error", reason=reason)
                 break
             items, why = parse_reply(reply)
             counts = {"notes": 0, "proposals": 0, "superseded": 0, "skipped": 0, "rejected": 0}
@@ -540,7 +543,11 @@ def _decide(m: Any, root: Any, props: Any, overlap: _Overlap, out: dict[str, Any
 
 def _record(root: Any, sid: str, day: str, now: datetime, provider: Any, status: str, detail: str,
             counts: dict[str, int], rows: list[Any]) -> int:
-    """Insert one ``distill_runs`` row (and mark ``rows`` distilled); returns its id."""
+    """Insert one ``distill_runs`` row (and mark ``rows`` distilled); returns its id. ``detail`` (often a
+    provider's error text, which can quote the key it was sent) is redacted before it is stored."""
+    from .redact import redact
+
+    detail = redact(detail or "")
     with root.locked(), root.tx() as db:
         cur = db.execute("INSERT INTO distill_runs(session, day, started_at, provider, model, status, detail, counts) "
                          "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", (sid, day, iso(now), provider.name, provider.model, status,
