@@ -327,6 +327,24 @@ def test_claude_mem_importer(tmp_path):
         assert m.recall("websocket timeout")[0].id.startswith("import:claude-mem:")
 
 
+def test_claude_mem_import_is_an_api_function_too(tmp_path):
+    from memdir.errors import NotFound, UsageError
+    from memdir.importers.claude_mem import import_claude_mem
+
+    db = claude_mem_db(tmp_path / "claude-mem.db")
+    proj = tmp_path / "p"
+    (proj / ".git").mkdir(parents=True)
+    with memdir.open(proj, home=tmp_path / "h") as m:
+        out = import_claude_mem(m, db)
+        assert out["stored"] == 3 and out["tables"]["observations"] == 1
+        assert import_claude_mem(m, db)["stored"] == 0  # deterministic keys
+        with pytest.raises(NotFound):
+            import_claude_mem(m, tmp_path / "absent.db")
+        (tmp_path / "not.db").write_text("hello")
+        with pytest.raises(UsageError):
+            import_claude_mem(m, tmp_path / "not.db")
+
+
 def test_a_drop_file_that_keeps_failing_starts_no_importer_per_hook_until_its_retry_time(tmp_path, monkeypatch):
     """hreview item 6: a file whose import fails stays in place; every hook call then started another importer.
     Now the failure leaves a marker and the hooks' spawn waits RETRY_FAILED_S (or until the file changes);

@@ -510,21 +510,10 @@ def import_(ctx, source, path, all_projects, here, pending, no_progress, as_json
     if not source:
         raise UsageError("give a SOURCE (a JSONL file, claude-code, codex, opencode, claude-mem) or --pending")
     if source == "claude-mem":
-        from collections import Counter
+        from .importers.claude_mem import import_claude_mem
 
-        from .importers.claude_mem import default_path, iter_claude_mem
-
-        db = Path(path) if path else default_path()
-        if not db.is_file():
-            raise NotFound(f"no claude-mem database at {db}: pass its path (memdir import claude-mem PATH)")
-        from .dropimport import gate_all
-
-        stats: Counter = Counter()
-        kept, gated = gate_all(list(iter_claude_mem(db, stats=stats)), m.config)  # the hooks' capture gate
-        out = m.import_events(kept)
-        out["skipped"] += sum(gated.values())
-        out["tables"] = dict(stats)
-        out["skipped_by"] = dict(gated)
+        out = import_claude_mem(m, path)
+        stats = out["tables"]
         _emit(ctx, as_json, out, f"{out['stored']} stored, {out['duplicate']} duplicates, {out['skipped']} skipped "
                                  f"({', '.join(f'{k} {v}' for k, v in stats.items())}); undo: memdir forget --prefix import:claude-mem")
         return

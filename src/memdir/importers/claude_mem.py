@@ -126,3 +126,26 @@ def iter_claude_mem(path: str | Path, *, stats: Counter | None = None) -> Iterat
                    "meta": {k: v for k, v in {"table": "session_summaries", "project": r.get("project")}.items() if v}}
     finally:
         db.close()
+
+
+def import_claude_mem(m: Any, path: str | Path | None = None) -> dict[str, Any]:
+    """Import claude-mem's database at ``path`` (:func:`default_path` when ``None``) into ``m``'s project.
+
+    Every row passes the hooks' capture gate (:func:`memdir.dropimport.gate_all`) and then
+    :meth:`Memdir.import_events` (redaction, dedup by key and text, tombstones). Returns
+    ``import_events``'s counts plus ``tables`` (rows read per table) and ``skipped_by`` (gate reasons;
+    included in ``skipped``). Raises ``NotFound`` when there is no file at the path and ``UsageError`` when
+    it is not a claude-mem SQLite database."""
+    from ..dropimport import gate_all
+    from ..errors import NotFound
+
+    db = Path(path) if path else default_path()
+    if not db.is_file():
+        raise NotFound(f"no claude-mem database at {db}: pass its path (memdir import claude-mem PATH)")
+    stats: Counter = Counter()
+    kept, gated = gate_all(list(iter_claude_mem(db, stats=stats)), m.config)
+    out: dict[str, Any] = dict(m.import_events(kept))
+    out["skipped"] += sum(gated.values())
+    out["tables"] = dict(stats)
+    out["skipped_by"] = dict(gated)
+    return out
