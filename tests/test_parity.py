@@ -82,8 +82,8 @@ def test_cli_forget_query_and_prefix(tmp_path, project):
     assert r.exit_code == 0 and json.loads(r.output)["deleted"] is True
     r = CliRunner().invoke(cli, ["--home", str(home), "--dir", str(project), "forget", "--token", "x"])
     assert isinstance(r.exception, memdir.UsageError)
-    r = run(["--json", "forget", "--prefix", "import:none"], home, project)
-    assert json.loads(r.output)["count"] == 0
+    r = CliRunner().invoke(cli, ["--home", str(home), "--dir", str(project), "--json", "forget", "--prefix", "import:none"])
+    assert json.loads(r.stdout)["count"] == 0 and isinstance(r.exception, memdir.NotFound)  # exit 1: nothing matched
 
 
 # ---- item 3: status/.env, --title, --highlight, prune --force ---------------------------------------------
