@@ -65,6 +65,23 @@ def _no_memory_in_the_checkout():
         pytest.fail(f"this test created {', '.join(map(str, new))} (outside tmp_path): give the store a project directory")
 
 
+@pytest.fixture(scope="session")
+def pg():
+    """A throwaway PostgreSQL cluster for the session (tests/pg_cluster.py); skips without the server binaries or
+    psycopg, fails under MEMDIR_REQUIRE_POSTGRES=1."""
+    import pg_cluster
+
+    cluster = pg_cluster.start_cluster()
+    yield cluster
+    cluster.stop()
+
+
+@pytest.fixture
+def pg_url(pg):
+    """A fresh database of the session's cluster."""
+    return pg.new_database()
+
+
 @pytest.fixture
 def clock():
     return Clock()

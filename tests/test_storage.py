@@ -20,18 +20,6 @@ import pg_cluster
 WEIGHTS = (4.0, 3.0, 1.0, 0.3)
 
 
-@pytest.fixture(scope="session")
-def pg():
-    cluster = pg_cluster.start_cluster()
-    yield cluster
-    cluster.stop()
-
-
-@pytest.fixture
-def pg_url(pg):
-    return pg.new_database()
-
-
 @pytest.fixture(params=["sqlite", "postgresql"])
 def store(request, tmp_path):
     if request.param == "sqlite":

@@ -13,7 +13,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from . import dates, index, inject, journal, notes, rank
+from . import dates, inject, journal, notes, rank
 from .config import Config
 from .debuglog import enable_debug_log
 from .errors import MemdirError, NotFound, PathError, UsageError
@@ -84,14 +84,21 @@ class Memdir:
         proj = self.project_root / PROJECT_DIRNAME
         self.config = Config(global_file=self.home / "config.toml", project_file=proj / "config.toml", overrides=config)
         cats = self.config.get("categories")
+        spec = self.config.get("store") or None
         self.roots = {
-            "project": Root(proj, "project", categories=cats, clock=self.clock),
+            # a postgresql:// store holds the project's index (shared by a team); the global root stays local
+            "project": Root(proj, "project", categories=cats, clock=self.clock, store=spec, project=self.store_project(),
+                            token=os.environ.get("MEMDIR_STORE_TOKEN") or None),
             "global": Root(self.home, "global", categories=cats, clock=self.clock),
         }
         #: what feature modules (memdir.vectors, memdir.tiers) are given instead of this facade
         self.stores = Stores(self.roots, self.config, self.clock, lexical=self._lexical, hit=self._hit)
         if self.config.get("debug"):
             enable_debug_log(self.home)
+
+    def store_project(self) -> str:
+        """The project's name in a shared store (``remote.project``, else the project directory's name)."""
+        return str(self.config.get("remote.project") or "").strip() or self.project_root.name
 
     # ---- lifecycle -------------------------------------------------------------------------------------
     def close(self) -> None:
@@ -150,22 +157,21 @@ class Memdir:
         sha = notes.content_hash(text)
         root.ensure()
         with root.locked():
-            db = root.db  # opening syncs hand edits once; later writes by memdir keep the mirror current
+            store = root.store  # opening syncs hand edits once; later writes by memdir keep the mirror current
             clean = root.gens()[0] == root.gens()[1]
-            row = db.execute("SELECT ref FROM docs WHERE kind = 'note' AND content_sha256 = ? AND superseded_by IS NULL "
-                             "ORDER BY id LIMIT 1", (sha,)).fetchone()  # a superseded copy does not count: re-stating it revives the text
-            if row is None:  # a near-duplicate: same words, other case/spacing/punctuation (issue 13 item 10)
-                row = _near_duplicate(db, text)
-            if row is not None:
-                existing = self.get(row["ref"], scope=scope)
+            ref = store.live_note_with_sha(sha)  # a superseded copy does not count: re-stating it revives the text
+            if ref is None:  # a near-duplicate: same words, other case/spacing/punctuation (issue 13 item 10)
+                ref = _near_duplicate(store, text)
+            if ref is not None:
+                existing = self.get(ref, scope=scope)
                 if isinstance(existing, Note):
                     log.debug("remember: same text as %s; nothing written", existing.id)
                     return _replace(existing, existed=True)
             old_root = None
             if supersedes:
                 split_id(supersedes)
-                old_root = next((r for r in (root, *self._live_roots()) if r.exists() and
-                                 r.db.execute("SELECT 1 FROM docs WHERE kind='note' AND ref = ?", (supersedes,)).fetchone()), None)
+                old_root = next((r for r in (root, *self._live_roots()) if r.exists() and r.store.has_ref(supersedes, "note")),
+                                None)
                 if old_root is None:
                     raise UsageError(f"cannot supersede {supersedes!r}: no such note (see `memdir inspect`)")
             cat_dir = root.path / category
@@ -217,10 +223,10 @@ class Memdir:
         if not handles.looks_like(id):
             return id
         roots = self._live_roots(scope)
-        if any(r.db.execute("SELECT 1 FROM docs WHERE ref = ?", (id,)).fetchone() for r in roots):
+        if any(r.store.has_ref(id) for r in roots):
             return id
         for r in roots:
-            ref = index.resolve_handle(r.db, id)
+            ref = r.store.resolve_handle(id)
             if ref is not None:
                 return ref
         return id
@@ -231,7 +237,7 @@ class Memdir:
             return None
         id = self._resolve(_clean(id).strip(), scope)
         for root in self._live_roots(scope):
-            row = root.db.execute("SELECT * FROM docs WHERE ref = ?", (id,)).fetchone()
+            row = root.store.get_doc(id)
             if row is None:
                 continue
             if row["kind"] == "event":
@@ -252,7 +258,7 @@ class Memdir:
         if not isinstance(id, str) or not id.strip():
             raise UsageError("forget needs an id: see `memdir recall` or `memdir inspect` for ids")
         id = self._resolve(_clean(id).strip(), scope)
-        is_event = any(r.db.execute("SELECT 1 FROM docs WHERE ref = ? AND kind = 'event'", (id,)).fetchone() for r in self._live_roots())
+        is_event = any(r.store.has_ref(id, "event") for r in self._live_roots())
         is_note_id = not is_event and ("/" in id or "\\" in id or id.startswith((".", "~")) or id.endswith(".md"))
         if is_note_id:
             category, slug = split_id(id)
@@ -263,8 +269,8 @@ class Memdir:
             if found:
                 break  # the same id in the other root is a different memory (project shadows global): keep it
             with root.locked():
-                db = root.db
-                row = db.execute("SELECT kind, content_sha256 FROM docs WHERE ref = ?", (id,)).fetchone()
+                store = root.store
+                row = store.get_doc(id)
                 if is_note_id:
                     from .roots import safe_join
 
@@ -275,18 +281,16 @@ class Memdir:
                         path.unlink()
                 elif row is None:
                     continue
-                with root.tx() as tx:
-                    sess = tx.execute("SELECT session FROM docs WHERE ref = ? AND kind = 'event'", (id,)).fetchone()
-                    index.delete_doc(tx, id)
-                    if sess and sess[0]:
-                        index.refresh_context(tx, [sess[0]])  # the neighbours no longer carry its words
-                    tx.execute("DELETE FROM rehearsal WHERE ref = ?", (id,))
-                    tx.execute("INSERT OR REPLACE INTO tombstones(ref, content_sha256, kind, deleted_at) VALUES (?, ?, ?, ?)",
-                               (id, row["content_sha256"] if row else None, row["kind"] if row else "note", now))
+                with store.transaction() as tx:
+                    sess = row["session"] if row is not None and row["kind"] == "event" else None
+                    tx.delete_doc(id)
+                    if sess:
+                        tx.refresh_context([sess])  # the neighbours no longer carry its words
+                    tx.tombstone(id, row["content_sha256"] if row else None, row["kind"] if row else "note", now)
                     self._on_forget(tx, id)
                 if is_note_id:
                     root.compile()
-                index.settle(root.db, freed=True)  # the space comes back (incremental vacuum)
+                store.settle(freed=True)  # the space comes back (incremental vacuum)
                 found = True
         if found and is_note_id:
             self._unsupersede(id)
@@ -312,22 +316,10 @@ class Memdir:
         kinds = tuple(kinds or ())
         doc_kinds = tuple(x for x in kinds if x in ("note", "event"))
         sub = tuple(x for x in kinds if x not in ("note", "event"))
-        sql = "SELECT * FROM docs WHERE superseded_by IS NULL"
-        params: list[Any] = []
-        if doc_kinds:
-            sql += f" AND kind IN ({','.join('?' * len(doc_kinds))})"
-            params += doc_kinds
-        if sub:
-            marks = ",".join("?" * len(sub))
-            sql += f" AND ((kind = 'note' AND note_kind IN ({marks})) OR (kind = 'event' AND role IN ({marks})))"
-            params += [*sub, *sub]
-        if category:
-            sql += " AND kind = 'note' AND category = ?"
-            params.append(category)
-        sql += " ORDER BY ts_epoch DESC, id DESC LIMIT ?"
         rows = []
         for root in self._live_roots(scope):
-            rows += [(r["ts_epoch"], root, r) for r in root.db.execute(sql, (*params, limit))]
+            rows += [(r["ts_epoch"], root, r) for r in root.store.recent(doc_kinds=doc_kinds, sub_kinds=sub, category=category,
+                                                                          limit=limit)]
         rows.sort(key=lambda x: -x[0])
         return [self._hit(root, r, 0.0, [], {}, r["note_kind"] if r["kind"] == "note" else r["role"])
                 for _, root, r in rows[:limit]]
@@ -337,7 +329,7 @@ class Memdir:
         forgetting a replacement never leaves the older note hidden behind a dangling link."""
         for root in self._live_roots():
             with root.locked():
-                refs = [r[0] for r in root.db.execute("SELECT ref FROM docs WHERE kind = 'note' AND superseded_by = ?", (gone_id,))]
+                refs = root.store.notes_superseded_by(gone_id)
                 for ref in refs:
                     path = root.path / (ref + ".md")
                     try:
@@ -350,12 +342,10 @@ class Memdir:
                 if refs:
                     root.compile()
 
-    def _on_forget(self, db, ref: str) -> None:
-        """Extension point: other tables keyed by ref (e.g. vectors) delete their rows here."""
-        try:
-            db.execute("DELETE FROM vectors WHERE ref = ?", (ref,))
-        except Exception:
-            pass
+    def _on_forget(self, store, ref: str) -> None:
+        """Extension point: other tables keyed by ref (e.g. vectors) delete their rows here (``store``: the root's
+        :class:`memdir.storage.Store`, inside its transaction)."""
+        store.delete_vectors(ref)
 
     # ---- episodic events -------------------------------------------------------------------------------
     def import_events(self, events: Iterable[dict[str, Any]], *, scope: str = "project") -> dict[str, int]:
@@ -373,10 +363,9 @@ class Memdir:
         counts = {"read": 0, "stored": 0, "duplicate": 0, "skipped": 0}
         now = self.clock()
         history: list[str] = []  # stored events older than an hour: their heat starts now (issue 13 item 13)
-        with root.locked(), root.tx() as db:
+        with root.locked(), root.store.transaction() as st:
             queued: list[dict[str, Any]] = []  # sent to remote.url afterwards (memdir.remote)
-            tomb_refs = {r[0] for r in db.execute("SELECT ref FROM tombstones")}
-            tomb_shas = {r[0] for r in db.execute("SELECT content_sha256 FROM tombstones WHERE content_sha256 IS NOT NULL")}
+            tomb_refs, tomb_shas = st.tombstoned()
             pending: dict[int, str] = {}
             for ev in events:
                 counts["read"] += 1
@@ -389,25 +378,23 @@ class Memdir:
                     counts["skipped"] += 1
                     log.debug("import_events: skipped (tombstoned): %s", row["ref"])
                     continue
-                new_id = index.insert_event(db, row, pending=pending)
+                new_id = st.insert_event(row, pending=pending)
                 if new_id:
                     counts["stored"] += 1
-                    self._on_event_stored(db, row)
+                    self._on_event_stored(st, row)
                     queued.append(row)
                     if row["ts_epoch"] < now.timestamp() - 3600:
                         history.append(row["ref"])
                 else:
                     counts["duplicate"] += 1
                     log.debug("import_events: duplicate key or text: %s", row["ref"])
-            index.flush_events(db, pending)  # FTS rows with each event's neighbouring turns
+            st.flush_events(pending)  # FTS rows with each event's neighbouring turns
             if history:
-                from .tiers import start_heat
-
-                start_heat(db, history, now.timestamp())
+                st.start_heat(history, now.timestamp())
         if queued and scope == "project" and self.config.get("remote.url"):
             self._send_remote(root, queued)
         if counts["stored"] >= SETTLE_AFTER:
-            index.settle(root.db)  # the WAL of a big import is written back and truncated
+            root.store.settle()  # the WAL of a big import is written back and truncated
         return counts
 
     def capture(self, event: dict[str, Any], **kwargs: Any):
@@ -447,17 +434,8 @@ class Memdir:
         root = self._root(scope)
         if not root.exists():
             return 0
-        sql = "SELECT count(*) FROM docs WHERE kind = 'event' AND ts_epoch >= ?"
-        params: list[Any] = [since.timestamp()]
-        if until is not None:
-            sql += " AND ts_epoch < ?"
-            params.append(until.timestamp())
-        prefixes = [p for p in key_prefixes if p]
-        if prefixes:
-            sql += " AND (" + " OR ".join("substr(ref, 1, ?) = ?" for _ in prefixes) + ")"
-            for p in prefixes:
-                params += [len(p), p]
-        return int(root.db.execute(sql, params).fetchone()[0])
+        return root.store.count_events(since.timestamp(), until.timestamp() if until is not None else None,
+                                       [p for p in key_prefixes if p])
 
     def _send_remote(self, root: Root, rows: list[dict[str, Any]]) -> None:
         """Queue ``rows`` for the team server and send what the queue holds within ``remote.push_budget_ms``
@@ -481,8 +459,8 @@ class Memdir:
         url, project, token = got
         return remote.push(self._root("project").derived, url, project, token, budget_s=self.config.get("remote.timeout_s"))
 
-    def _on_event_stored(self, db, row: dict[str, Any]) -> None:
-        """Extension point (e.g. embeddings mark the new row pending)."""
+    def _on_event_stored(self, store, row: dict[str, Any]) -> None:
+        """Extension point (e.g. embeddings mark the new row pending); ``store`` is the root's Store, in its transaction."""
 
     def _event_row(self, ev: Any, now: datetime) -> tuple[dict[str, Any] | None, str]:
         if not isinstance(ev, dict):
@@ -575,7 +553,7 @@ class Memdir:
         scored: list[tuple[float, float, Root, Any]] = []
         for root in self._live_roots(scope):
             prior = cfg.get(f"recall.scope_prior_{root.scope}")
-            for row in index.search(root.db, tokens, weights=weights, limit=limit, kinds=doc_kinds):
+            for row in root.store.candidates(tokens, weights=weights, limit=limit, kinds=doc_kinds):
                 kind = row["note_kind"] if row["kind"] == "note" else row["role"]
                 if sub_kinds and kind not in sub_kinds:
                     continue
@@ -617,7 +595,7 @@ class Memdir:
                 break
         full: dict[tuple[str, int], Any] = {}
         for root in {id(r): r for _, r, _ in top}.values():  # whole rows for the hits only
-            for i, r in index.hit_rows(root.db, {info[0]["id"]: info[0]["span"] for _, rt, info in top if rt is root}).items():
+            for i, r in root.store.hit_rows({info[0]["id"]: info[0]["span"] for _, rt, info in top if rt is root}).items():
                 full[(root.scope, i)] = r
         hits: list[Hit] = []
         for s, root, (row, prior, d, b, kind, f) in top:
@@ -659,8 +637,8 @@ class Memdir:
             refs = [h.id for h in hits if h.scope == root.scope]
             if refs:
                 try:
-                    with root.tx() as db:
-                        index.bump_rehearsal(db, refs, when)
+                    with root.store.transaction() as st:
+                        st.bump_rehearsal(refs, when)
                 except Exception as exc:  # a busy store must not fail a recall
                     log.debug("rehearsal not recorded: %s", exc)
 
@@ -672,8 +650,7 @@ class Memdir:
         for root in (self.roots["global"], self.roots["project"]):
             if not root.exists():
                 continue
-            for r in root.db.execute("SELECT ref, note_kind, summary, text, pinned FROM docs WHERE kind = 'note' "
-                                     "AND category = 'rules' AND superseded_by IS NULL ORDER BY ref"):
+            for r in sorted(root.store.live_notes("rules"), key=lambda r: r["ref"]):
                 out.append(Note(id=r["ref"], category="rules", kind=r["note_kind"], summary=r["summary"] or "",
                                 text=r["text"], scope=root.scope, pinned=bool(r["pinned"])))
         return out
@@ -687,14 +664,12 @@ class Memdir:
         for root in (self.roots["project"], self.roots["global"]):
             if not root.exists():
                 continue
-            rows = root.db.execute("SELECT category, count(*) AS n, group_concat(summary, '; ') AS s FROM "
-                                   "(SELECT category, summary FROM docs WHERE kind = 'note' AND superseded_by IS NULL "
-                                   "ORDER BY ts_epoch DESC) GROUP BY category ORDER BY category").fetchall()
+            rows = root.store.outline()
             for r in rows:
                 if r["category"] in skip:
                     continue
                 lines.append(inject.truncate(f"- {root.scope} {r['category']}/ ({r['n']}): {r['s'] or ''}", 160))
-            n_events = root.db.execute("SELECT count(*) FROM docs WHERE kind = 'event'").fetchone()[0]
+            n_events = root.store.count("event")
             if n_events:
                 lines.append(f"- {root.scope} episodic: {n_events} captured turns (use memory_recall to search)")
         return lines
@@ -748,12 +723,11 @@ class Memdir:
 
     def _idf(self, tokens: list[str]) -> dict[str, float]:
         """Lucene idf of each query token in the project root (else the global root); 0 for unknown tokens."""
-        from .bm25 import doc_freqs, idf_lucene
+        from .bm25 import idf_lucene
 
         for root in self._live_roots():
-            n = root.db.execute("SELECT count(*) FROM fts_docsize").fetchone()[0]
+            n, df = root.store.doc_freqs(tokens)
             if n:
-                df = doc_freqs(root.db, list(dict.fromkeys(tokens)))
                 return {t: idf_lucene(n, c) for t, c in df.items()}
         return {}
 
@@ -820,13 +794,7 @@ class Memdir:
         root = self.roots.get(h.scope)
         if root is None or not root.exists():
             return None
-        db = root.db
-        me = db.execute("SELECT id, ts_epoch FROM docs WHERE ref = ?", (h.id,)).fetchone()
-        if me is None:
-            return None
-        rows = db.execute("SELECT ref, role, text, ts, handle FROM docs WHERE kind = 'event' AND session = ? AND "
-                          "(ts_epoch > ? OR (ts_epoch = ? AND id > ?)) ORDER BY ts_epoch, id LIMIT 80",
-                          (h.session, me["ts_epoch"], me["ts_epoch"], me["id"])).fetchall()
+        rows = root.store.events_after(h.id, h.session, 80)
         best, best_s = None, -1.0
         for r in rows:
             if r["role"] == "user":
@@ -851,15 +819,12 @@ class Memdir:
         all_notes: list[Note] = []
         counts: dict[str, Any] = {}
         for root in self._live_roots():
-            db = root.db
+            store = root.store
             root.sync()
             problems += root.problems
-            ids = {r[0] for r in db.execute("SELECT ref FROM docs WHERE kind = 'note'")}
-            c: dict[str, Any] = {"notes": len(ids), "events": db.execute("SELECT count(*) FROM docs WHERE kind='event'").fetchone()[0],
-                                 "superseded": db.execute("SELECT count(*) FROM docs WHERE kind='note' AND superseded_by IS NOT NULL").fetchone()[0],
-                                 "tombstones": db.execute("SELECT count(*) FROM tombstones").fetchone()[0],
-                                 "categories": {r[0]: r[1] for r in db.execute("SELECT category, count(*) FROM docs WHERE kind='note' GROUP BY category")},
-                                 "roles": {r[0]: r[1] for r in db.execute("SELECT role, count(*) FROM docs WHERE kind='event' GROUP BY role")},
+            ids = store.note_refs()
+            got = store.counts()
+            c: dict[str, Any] = {"notes": len(ids), **{k: got[k] for k in ("events", "superseded", "tombstones", "categories", "roles")},
                                  "path": str(root.path)}
             counts[root.scope] = c
             for nid in sorted(ids):
@@ -870,7 +835,7 @@ class Memdir:
                     continue
                 all_notes.append(note)
                 for field, target in (("supersedes", note.supersedes), ("superseded_by", note.superseded_by)):
-                    if target and target not in ids and not any(target in {x[0] for x in r.db.execute("SELECT ref FROM docs WHERE kind='note'")} for r in self._live_roots() if r is not root):
+                    if target and target not in ids and not any(r.store.has_ref(target, "note") for r in self._live_roots() if r is not root):
                         problems.append(root._problem("dangling_" + field, note.path, f"{nid} {field} {target!r}, which does not exist"))
             for cat in sorted({n.split("/")[0] for n in ids}):
                 idx = root.path / cat / "index.md"
@@ -893,15 +858,14 @@ class Memdir:
             if not root.exists():
                 out[scope] = {"path": str(root.path), "exists": False}
                 continue
-            db = root.db
+            got, info = root.store.counts(), root.store.describe()
             out[scope] = {
                 "path": str(root.path), "exists": True,
-                "notes": db.execute("SELECT count(*) FROM docs WHERE kind='note'").fetchone()[0],
-                "events": db.execute("SELECT count(*) FROM docs WHERE kind='event'").fetchone()[0],
-                "tombstones": db.execute("SELECT count(*) FROM tombstones").fetchone()[0],
-                "index_bytes": index.file_size(root.db_path),
-                "schema_version": db.execute("PRAGMA user_version").fetchone()[0],
+                "notes": got["notes"], "events": got["events"], "tombstones": got["tombstones"],
+                "index_bytes": info["bytes"], "schema_version": info["schema_version"],
             }
+            if info["engine"] != "sqlite":
+                out[scope]["store"] = {"engine": info["engine"], "project": info.get("project")}
         from . import vectors
 
         vectors.status_extra(self.stores, out)  # embedding provider, tiers and vector counts per root
@@ -956,15 +920,13 @@ class Memdir:
         out = {}
         for root in self._live_roots():
             with root.locked():
-                db = root.db
-                with root.tx() as tx:
-                    for (doc_id,) in tx.execute("SELECT id FROM docs WHERE kind = 'note'").fetchall():
-                        tx.execute("DELETE FROM fts WHERE rowid = ?", (doc_id,))
-                    tx.execute("DELETE FROM docs WHERE kind = 'note'")
+                store = root.store
+                with store.transaction() as tx:
+                    tx.delete_notes()
                 root.sync()
                 root.compile()
-                index.settle(db, freed=True)
-                out[root.scope] = db.execute("SELECT count(*) FROM docs WHERE kind='note'").fetchone()[0]
+                store.settle(freed=True)
+                out[root.scope] = store.count("note")
         return out
 
     # ---- viewer: edit, pin, the skip and injection logs (memdir.journal) -----------------------------------
@@ -1186,7 +1148,7 @@ class Memdir:
         counts = {"notes": 0, "events": 0}
         lines = []
         for root in self._live_roots():
-            for nid in [r[0] for r in root.db.execute("SELECT ref FROM docs WHERE kind = 'note' ORDER BY ref")]:
+            for nid in sorted(root.store.note_refs()):
                 try:
                     note, _ = root.read_note(nid, root.path / (nid + ".md"))
                 except (UsageError, OSError):
@@ -1197,7 +1159,7 @@ class Memdir:
                 d["text"] = _redact(d["text"])
                 lines.append(json.dumps(d, ensure_ascii=False))
                 counts["notes"] += 1
-            for r in root.db.execute("SELECT ref, role, text, session, ts, meta FROM docs WHERE kind = 'event' ORDER BY ts_epoch, id"):
+            for r in root.store.events():
                 d = {"type": "event", "key": r["ref"], "role": r["role"], "text": _redact(r["text"]), "session": r["session"],
                      "ts": r["ts"], "scope": root.scope}
                 if r["meta"]:
@@ -1342,13 +1304,13 @@ def _row_get(row: Any, key: str) -> Any:
         return None
 
 
-def _near_duplicate(db, text: str):
-    """The first live note whose text differs from ``text`` only by case, spacing or punctuation
+def _near_duplicate(store, text: str) -> str | None:
+    """The ref of the first live note whose text differs from ``text`` only by case, spacing or punctuation
     (:func:`memdir.notes.near_key`), or ``None``. Notes are curated and few: one pass over their texts."""
     key = notes.near_key(text)
-    for row in db.execute("SELECT ref, text FROM docs WHERE kind = 'note' AND superseded_by IS NULL ORDER BY id"):
+    for row in store.live_notes():
         if notes.near_key(row["text"]) == key:
-            return row
+            return row["ref"]
     return None
 
 

@@ -20,7 +20,6 @@ import re
 import unicodedata
 from typing import TYPE_CHECKING, Any
 
-from . import index
 from .errors import UsageError
 from .timeutil import iso
 
@@ -50,16 +49,11 @@ def matches(m: "Memdir", *, query: str | None = None, prefix: str | None = None,
     out: list[dict[str, Any]] = []
     for root in m._live_roots(scope):
         if prefix is not None:
-            rows = root.db.execute("SELECT ref, kind, role, note_kind, ts, ts_epoch, substr(text, 1, 100) AS head FROM docs "
-                                   "WHERE kind = 'event' AND substr(ref, 1, ?) = ?", (len(prefix), prefix))
-            found = list(rows)
+            found = list(root.store.scan_docs(prefix=prefix))
         else:
             found = []
             # a full pass in Python: SQLite's LIKE folds ASCII case only, not NFKC forms or whitespace runs
-            sql = ("SELECT ref, kind, role, note_kind, ts, ts_epoch, text, summary, highlight, substr(text, 1, 100) AS head "
-                   "FROM docs")
-            params: tuple = ()
-            for r in root.db.execute(sql, params):
+            for r in root.store.scan_docs():
                 if any(q in fold(x) for x in (r["text"], r["summary"], r["highlight"]) if x):
                     found.append(r)
         for r in found:
@@ -99,22 +93,20 @@ def forget_matching(m: "Memdir", *, query: str | None = None, prefix: str | None
     for root in m._live_roots(scope):
         refs = [x["id"] for x in found if x["scope"] == root.scope and x["type"] == "event"]
         if refs:
-            with root.locked(), root.tx() as db:
+            with root.locked(), root.store.transaction() as st:
                 sessions = set()
                 for ref in refs:
-                    row = db.execute("SELECT kind, content_sha256, session FROM docs WHERE ref = ?", (ref,)).fetchone()
+                    row = st.get_doc(ref)
                     if row is None:
                         continue
                     if row["session"]:
                         sessions.add(row["session"])
-                    index.delete_doc(db, ref)
-                    db.execute("DELETE FROM rehearsal WHERE ref = ?", (ref,))
-                    db.execute("DELETE FROM tiers WHERE ref = ?", (ref,))
-                    db.execute("INSERT OR REPLACE INTO tombstones(ref, content_sha256, kind, deleted_at) VALUES (?, ?, ?, ?)",
-                               (ref, row["content_sha256"], row["kind"], stamp))
-                    m._on_forget(db, ref)
+                    st.delete_doc(ref)
+                    st.drop_tiers(ref)
+                    st.tombstone(ref, row["content_sha256"], row["kind"], stamp)  # the rehearsal count goes too
+                    m._on_forget(st, ref)
                 if sessions:
-                    index.refresh_context(db, sorted(sessions))  # neighbours no longer carry the deleted words
+                    st.refresh_context(sorted(sessions))  # neighbours no longer carry the deleted words
     for x in found:
         if x["type"] == "note":
             m.forget(x["id"], scope=x["scope"])

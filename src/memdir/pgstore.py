@@ -134,8 +134,42 @@ def m002_row_level_security(cur) -> None:
     cur.execute(f"GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO {CLIENT_ROLE}")
 
 
+#: tables added by m003, limited by row-level security like :data:`PROJECT_TABLES`
+TIER_TABLES = ("tiers", "vectors")
+
+
+def m003_tiers_vectors(cur) -> None:
+    """Heat tiers (:mod:`memdir.tiers`) and embeddings (:mod:`memdir.vectors`) per project, as the SQLite index's
+    ``tiers`` and ``vectors`` tables (a vector is the L2-normalised float32 array's bytes; scored in the application
+    where the server has no pgvector), under the same row-level security."""
+    cur.execute("""
+        CREATE TABLE tiers(
+            project text NOT NULL, ref text NOT NULL,
+            heat0 double precision NOT NULL DEFAULT 1.0, reinforced_at double precision NOT NULL,
+            seen_count integer NOT NULL DEFAULT 0,
+            tier text NOT NULL DEFAULT 'hot' CHECK (tier IN ('hot', 'warm', 'cold', 'archive')),
+            importance double precision NOT NULL DEFAULT 1.0, changed_at text,
+            PRIMARY KEY (project, ref)
+        );
+        CREATE INDEX tiers_tier ON tiers(project, tier);
+        CREATE TABLE vectors(
+            project text NOT NULL, ref text NOT NULL, content_sha256 text, model text, dim integer,
+            status text NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'ok', 'failed')),
+            vector bytea, error text, updated text,
+            PRIMARY KEY (project, ref)
+        );
+        CREATE INDEX vectors_status ON vectors(project, status, model);
+    """)
+    for t in TIER_TABLES:
+        cur.execute(f"ALTER TABLE {t} ENABLE ROW LEVEL SECURITY")
+        cur.execute(f"CREATE POLICY {t}_project ON {t} USING (project = current_setting('app.project', true) "
+                    f"AND (SELECT memdir_project_ok())) WITH CHECK (project = current_setting('app.project', true) "
+                    f"AND (SELECT memdir_project_ok()))")
+        cur.execute(f"GRANT SELECT, INSERT, UPDATE, DELETE ON {t} TO {CLIENT_ROLE}")
+
+
 #: numbered schema migrations; append, never edit a landed one
-MIGRATIONS = [m001_create_tables, m002_row_level_security]
+MIGRATIONS = [m001_create_tables, m002_row_level_security, m003_tiers_vectors]
 
 
 def add_token(conn, person: str, projects: Iterable[str]) -> str:
@@ -492,6 +526,205 @@ class PgStore:
             out.append(d)
         out.sort(key=lambda d: -d["bm25"])
         return out[:limit]
+
+    # ---- the facade's reads and writes (memdir.storage.Store; the SQL core.py / root.py / tiers.py need) ------
+    def candidates(self, tokens: list[str], *, weights: tuple[float, ...], limit: int,
+                   kinds: tuple[str, ...] | None = None) -> list[dict[str, Any]]:
+        """Ranking rows (:meth:`search`'s whole rows plus ``head``, the text's first 60 characters; no ``mask``: the
+        facade then looks for every query term)."""
+        rows = self.search(tokens, weights=weights, limit=limit, kinds=kinds)
+        for r in rows:
+            r["head"] = r["text"][:60]
+        return rows
+
+    def hit_rows(self, spans: dict[int, tuple[int, int] | None]) -> dict[int, dict[str, Any]]:
+        out: dict[int, dict[str, Any]] = {}
+        if not spans:
+            return out
+        for d in self._x("SELECT * FROM docs WHERE project = %s AND id = ANY(%s)", (self.project, list(spans))):
+            d.pop("project", None)
+            span = spans.get(d["id"])
+            above = passages.split_above(d["role"]) if d["kind"] == "event" else None
+            if span is None and above is not None and len(d["text"]) > above:
+                span = passages.split(d["text"], split_above=above)[0]
+            d["span"] = span
+            out[d["id"]] = d
+        return out
+
+    def doc_freqs(self, tokens: list[str]) -> tuple[int, dict[str, int]]:
+        n = self._x("SELECT count(*) AS n FROM fts WHERE project = %s", (self.project,)).fetchone()["n"]
+        uniq = list(dict.fromkeys(tokens))
+        if not n or not uniq:
+            return n, {}
+        counts = self._x(
+            "SELECT " + ", ".join(f"count(*) FILTER (WHERE tsv @@ %s::tsquery) AS n{k}" for k in range(len(uniq)))
+            + " FROM fts WHERE project = %s AND tsv @@ %s::tsquery",
+            [*(_lexeme(t) for t in uniq), self.project, " | ".join(_lexeme(t) for t in uniq)]).fetchone()
+        return n, {t: counts[f"n{k}"] for k, t in enumerate(uniq) if counts[f"n{k}"]}
+
+    def has_ref(self, ref: str, kind: str | None = None) -> bool:
+        if kind is None:
+            return self._x("SELECT 1 FROM docs WHERE project = %s AND ref = %s", (self.project, ref)).fetchone() is not None
+        return self._x("SELECT 1 FROM docs WHERE project = %s AND ref = %s AND kind = %s",
+                       (self.project, ref, kind)).fetchone() is not None
+
+    def live_notes(self, category: str | None = None) -> list[dict[str, Any]]:
+        sql = ("SELECT ref, category, note_kind, summary, text, pinned, ts_epoch FROM docs WHERE project = %s "
+               "AND kind = 'note' AND superseded_by IS NULL")
+        params: list[Any] = [self.project]
+        if category is not None:
+            sql += " AND category = %s"
+            params.append(category)
+        return self._x(sql + " ORDER BY id", params).fetchall()
+
+    def notes_superseded_by(self, ref: str) -> list[str]:
+        return [r["ref"] for r in self._x("SELECT ref FROM docs WHERE project = %s AND kind = 'note' AND superseded_by = %s",
+                                          (self.project, ref))]
+
+    def note_states(self) -> dict[str, tuple[int | None, int | None]]:
+        return {r["ref"]: (r["mtime_ns"], r["size"]) for r in
+                self._x("SELECT ref, mtime_ns, size FROM docs WHERE project = %s AND kind = 'note'", (self.project,))}
+
+    def note_entries(self) -> list[dict[str, Any]]:
+        return self._x("SELECT ref, category, note_kind, summary, load_when, pinned, superseded_by, ts_epoch FROM docs "
+                       "WHERE project = %s AND kind = 'note'", (self.project,)).fetchall()
+
+    def outline(self) -> list[dict[str, Any]]:
+        return self._x("SELECT category, count(*) AS n, string_agg(summary, '; ' ORDER BY ts_epoch DESC) AS s FROM docs "
+                       "WHERE project = %s AND kind = 'note' AND superseded_by IS NULL GROUP BY category "
+                       "ORDER BY category COLLATE \"C\"", (self.project,)).fetchall()
+
+    def recent(self, *, doc_kinds: tuple[str, ...], sub_kinds: tuple[str, ...], category: str | None,
+               limit: int) -> list[dict[str, Any]]:
+        sql = "SELECT * FROM docs WHERE project = %s AND superseded_by IS NULL"
+        params: list[Any] = [self.project]
+        if doc_kinds:
+            sql += " AND kind = ANY(%s)"
+            params.append(list(doc_kinds))
+        if sub_kinds:
+            sql += " AND ((kind = 'note' AND note_kind = ANY(%s)) OR (kind = 'event' AND role = ANY(%s)))"
+            params += [list(sub_kinds), list(sub_kinds)]
+        if category:
+            sql += " AND kind = 'note' AND category = %s"
+            params.append(category)
+        rows = self._x(sql + " ORDER BY ts_epoch DESC, id DESC LIMIT %s", [*params, limit]).fetchall()
+        for r in rows:
+            r.pop("project", None)
+        return rows
+
+    def count_events(self, since: float, until: float | None, prefixes: list[str]) -> int:
+        sql = "SELECT count(*) AS n FROM docs WHERE project = %s AND kind = 'event' AND ts_epoch >= %s"
+        params: list[Any] = [self.project, since]
+        if until is not None:
+            sql += " AND ts_epoch < %s"
+            params.append(until)
+        if prefixes:
+            sql += " AND (" + " OR ".join("left(ref, %s) = %s" for _ in prefixes) + ")"
+            for p in prefixes:
+                params += [len(p), p]
+        return int(self._x(sql, params).fetchone()["n"])
+
+    def events_after(self, ref: str, session: str, limit: int) -> list[dict[str, Any]]:
+        me = self._x("SELECT id, ts_epoch FROM docs WHERE project = %s AND ref = %s", (self.project, ref)).fetchone()
+        if me is None:
+            return []
+        return self._x("SELECT ref, role, text, ts, handle FROM docs WHERE project = %s AND kind = 'event' AND session = %s "
+                       "AND (ts_epoch > %s OR (ts_epoch = %s AND id > %s)) ORDER BY ts_epoch, id LIMIT %s",
+                       (self.project, session, me["ts_epoch"], me["ts_epoch"], me["id"], limit)).fetchall()
+
+    def events(self) -> Iterator[dict[str, Any]]:
+        yield from self._x("SELECT ref, role, text, session, ts, meta FROM docs WHERE project = %s AND kind = 'event' "
+                           "ORDER BY ts_epoch, id", (self.project,)).fetchall()
+
+    def counts(self) -> dict[str, Any]:
+        p = (self.project,)
+        one = self._x("SELECT count(*) FILTER (WHERE kind = 'note') AS notes, count(*) FILTER (WHERE kind = 'event') AS events, "
+                      "count(*) FILTER (WHERE kind = 'note' AND superseded_by IS NOT NULL) AS superseded FROM docs "
+                      "WHERE project = %s", p).fetchone()
+        return {**one, "tombstones": self._x("SELECT count(*) AS n FROM tombstones WHERE project = %s", p).fetchone()["n"],
+                "categories": {r["category"]: r["n"] for r in self._x(
+                    "SELECT category, count(*) AS n FROM docs WHERE project = %s AND kind = 'note' GROUP BY category", p)},
+                "roles": {r["role"]: r["n"] for r in self._x(
+                    "SELECT role, count(*) AS n FROM docs WHERE project = %s AND kind = 'event' GROUP BY role", p)}}
+
+    def note_refs(self) -> set[str]:
+        return {r["ref"] for r in self._x("SELECT ref FROM docs WHERE project = %s AND kind = 'note'", (self.project,))}
+
+    def set_meta(self, key: str, value: str) -> None:
+        self._x("INSERT INTO meta(project, key, value) VALUES (%s, %s, %s) ON CONFLICT (project, key) "
+                "DO UPDATE SET value = excluded.value", (self.project, key, str(value)))
+
+    def bump_meta(self, key: str) -> None:
+        self._x("INSERT INTO meta(project, key, value) VALUES (%s, %s, '1') ON CONFLICT (project, key) "
+                "DO UPDATE SET value = (meta.value::integer + 1)::text", (self.project, key))
+
+    def delete_notes(self) -> None:
+        self._x("DELETE FROM docs WHERE project = %s AND kind = 'note'", (self.project,))
+
+    def delete_vectors(self, ref: str) -> None:
+        self._x("DELETE FROM vectors WHERE project = %s AND ref = %s", (self.project, ref))
+
+    def start_heat(self, refs: list[str], now: float) -> int:
+        from .timeutil import iso, parse_ts
+
+        if not refs:
+            return 0
+        return self._x("INSERT INTO tiers(project, ref, heat0, reinforced_at, seen_count, tier, importance, changed_at) "
+                       "SELECT %s, r, 1.0, %s, 0, 'hot', 1.0, %s FROM unnest(%s::text[]) AS r ON CONFLICT DO NOTHING",
+                       (self.project, now, iso(parse_ts(now)), list(dict.fromkeys(refs)))).rowcount
+
+    def tier_rows(self) -> list[dict[str, Any]]:
+        return self._x(
+            "SELECT d.ref, d.kind, d.pinned, d.ts_epoch, coalesce(r.count, 0) AS rcount, r.last AS rlast, "
+            "t.ref AS tref, t.heat0, t.reinforced_at, t.seen_count, t.tier, t.importance "
+            "FROM docs d LEFT JOIN rehearsal r ON r.project = d.project AND r.ref = d.ref "
+            "LEFT JOIN tiers t ON t.project = d.project AND t.ref = d.ref WHERE d.project = %s ORDER BY d.id",
+            (self.project,)).fetchall()
+
+    def write_tiers(self, inserts: list[tuple], updates: list[tuple]) -> int:
+        with self.conn.cursor() as cur:
+            if inserts:
+                cur.executemany("INSERT INTO tiers(project, ref, heat0, reinforced_at, seen_count, tier, importance, changed_at) "
+                                "VALUES (%s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (project, ref) DO UPDATE SET "
+                                "heat0 = excluded.heat0, reinforced_at = excluded.reinforced_at, seen_count = excluded.seen_count, "
+                                "tier = excluded.tier, importance = excluded.importance, changed_at = excluded.changed_at",
+                                [(self.project, *row) for row in inserts])
+            if updates:
+                cur.executemany("UPDATE tiers SET heat0 = %s, reinforced_at = %s, seen_count = %s, tier = %s, importance = %s, "
+                                "changed_at = CASE WHEN tier = %s THEN changed_at ELSE %s END WHERE project = %s AND ref = %s",
+                                [(h0, at, seen, tier, imp, tier, stamp, self.project, ref)
+                                 for h0, at, seen, tier, imp, stamp, ref in updates])
+        return self._x("DELETE FROM tiers t WHERE t.project = %s AND NOT EXISTS (SELECT 1 FROM docs d WHERE "
+                       "d.project = t.project AND d.ref = t.ref)", (self.project,)).rowcount
+
+    def prune_candidates(self, max_importance: float, cutoff: float) -> list[dict[str, Any]]:
+        return self._x(
+            "SELECT d.ref, d.kind, d.ts, left(d.text, 100) AS head, "
+            "octet_length(d.text) + coalesce(octet_length(v.vector), 0) AS bytes "
+            "FROM docs d JOIN tiers t ON t.project = d.project AND t.ref = d.ref "
+            "LEFT JOIN vectors v ON v.project = d.project AND v.ref = d.ref "
+            "WHERE d.project = %s AND t.tier IN ('cold', 'archive') AND d.pinned = 0 AND t.importance < %s "
+            "AND greatest(d.ts_epoch, t.reinforced_at) < %s ORDER BY d.ts_epoch DESC",
+            (self.project, max_importance, cutoff)).fetchall()
+
+    def drop_tiers(self, ref: str) -> None:
+        self._x("DELETE FROM tiers WHERE project = %s AND ref = %s", (self.project, ref))
+
+    def scan_docs(self, prefix: str | None = None) -> Iterator[dict[str, Any]]:
+        cols = "ref, kind, role, note_kind, ts, ts_epoch, text, summary, highlight, left(text, 100) AS head"
+        if prefix is not None:
+            yield from self._x(f"SELECT {cols} FROM docs WHERE project = %s AND kind = 'event' AND left(ref, %s) = %s",
+                               (self.project, len(prefix), prefix)).fetchall()
+        else:
+            yield from self._x(f"SELECT {cols} FROM docs WHERE project = %s ORDER BY id", (self.project,)).fetchall()
+
+    def settle(self, *, freed: bool = False) -> None:
+        """Nothing to do: PostgreSQL's autovacuum gives space back."""
+
+    def describe(self) -> dict[str, Any]:
+        size = self._x("SELECT coalesce(sum(octet_length(text)), 0) AS b FROM docs WHERE project = %s", (self.project,)).fetchone()["b"]
+        v = self._x("SELECT max(version) AS v FROM memdir_schema").fetchone()["v"]
+        return {"engine": "postgresql", "bytes": int(size), "schema_version": v, "project": self.project}
 
 
 def _safe_url(url: str) -> str:

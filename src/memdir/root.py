@@ -34,7 +34,8 @@ LOCK_TIMEOUT_S = 60
 class Root:
     """A memory root at ``path`` with ``scope`` ``"project"`` or ``"global"``. The index opens lazily."""
 
-    def __init__(self, path: Path, scope: str, *, categories: list[str], clock: Callable[[], datetime]):
+    def __init__(self, path: Path, scope: str, *, categories: list[str], clock: Callable[[], datetime],
+                 store: str | None = None, project: str | None = None, token: str | None = None):
         self.path = path
         self.scope = scope
         self.categories = categories
@@ -45,6 +46,12 @@ class Root:
         self.problems: list[dict[str, str]] = []
         self._lock = None  # _FlockLock (or a filelock.FileLock where fcntl is missing), created on first write
         self._synced_on_open = False  # the open just mirrored the Markdown: the next resync() may skip
+        #: where the index lives (:mod:`memdir.storage`): ``None`` = this root's SQLite file, else a
+        #: ``postgresql://`` URL shared by several projects, this root's rows under ``project`` (``token`` for RLS)
+        self.store_spec = store or None
+        self.project = project
+        self.token = token
+        self._store: Any = None
 
     # ---- lifecycle -------------------------------------------------------------------------------------
     def exists(self) -> bool:
@@ -61,20 +68,47 @@ class Root:
 
     @property
     def db(self) -> sqlite3.Connection:
+        """This root's own SQLite file: the index itself with the default store; with a PostgreSQL store, the
+        host-local bookkeeping alone (injection and skip logs, distillation marks)."""
         if self._db is None:
             self.derived.mkdir(parents=True, exist_ok=True)
             self._db, _ = index.open_index(self.db_path)
-            self.sync()
-            self._synced_on_open = True
+            if not self.store_spec:
+                from .storage import SqliteStore
+
+                self._store = SqliteStore(self._db)
+                self.sync()
+                self._synced_on_open = True
         return self._db
+
+    @property
+    def store(self) -> Any:
+        """The index (:class:`memdir.storage.Store`): :class:`memdir.storage.SqliteStore` over :attr:`db`, or
+        :class:`memdir.pgstore.PgStore` when the root has a ``postgresql://`` store. Opening it mirrors the
+        Markdown notes into it once."""
+        if self._store is None:
+            if not self.store_spec:
+                _ = self.db
+            else:
+                from .storage import open_store
+
+                self._store = open_store(self.store_spec, project=self.project or self.path.parent.name, token=self.token)
+                self.sync()
+                self._synced_on_open = True
+        return self._store
+
+    @property
+    def remote(self) -> bool:
+        """True when the index is a shared PostgreSQL store."""
+        return bool(self.store_spec)
 
     def resync(self) -> int:
         """Mirror hand edits made since the last look (case C20: a long-lived process — the MCP server, one
         ``Memdir`` — must answer as a fresh process would after a note is edited or deleted in an editor).
         One ``scandir`` per category and one ``stat`` per note; skipped right after the open's own sync.
         Returns the number of notes re-read."""
-        if self._db is None:
-            _ = self.db
+        if self._store is None:
+            _ = self.store
         if self._synced_on_open:
             self._synced_on_open = False
             return 0
@@ -85,6 +119,9 @@ class Root:
             return 0
 
     def close(self) -> None:
+        if self._store is not None and self.store_spec:
+            self._store.close()
+        self._store = None
         if self._db is not None:
             self._db.close()
             self._db = None
@@ -106,7 +143,8 @@ class Root:
 
     @contextmanager
     def tx(self) -> Iterator[sqlite3.Connection]:
-        """A write transaction (``BEGIN IMMEDIATE``) on the index."""
+        """A write transaction (``BEGIN IMMEDIATE``) on this root's SQLite file (:attr:`db`; the index's own
+        transaction is ``root.store.transaction()``)."""
         db = self.db
         db.execute("BEGIN IMMEDIATE")
         try:
@@ -195,37 +233,32 @@ class Root:
         """Mirror hand edits of the Markdown into the index (new, changed, deleted files); recompile the
         indexes when anything changed. Returns the number of notes re-read. Unreadable files are reported in
         ``self.problems`` and skipped (never deleted)."""
-        db = self._db
-        assert db is not None
+        st = self._store
+        assert st is not None
         # the index first, then the files: a note another process writes in between is then re-read (harmless),
         # never taken for deleted
-        known = {r["ref"]: (r["mtime_ns"], r["size"]) for r in db.execute("SELECT ref, mtime_ns, size FROM docs WHERE kind = 'note'")}
+        known = st.note_states()
         found, problems = self.scan()
         changed = [nid for nid, (_, m, s) in found.items() if known.get(nid) != (m, s)]
         gone = [nid for nid in known if nid not in found]
         bad: list[str] = []
         if changed or gone:
-            db.execute("BEGIN IMMEDIATE")
-            try:
+            with st.transaction():
                 for nid in changed:
                     path, m, s = found[nid]
                     try:
                         note, _ = self.read_note(nid, path)
                     except (UsageError, OSError) as exc:
                         problems.append(self._problem("unreadable", path, str(exc)))
-                        index.delete_doc(db, nid)
+                        st.delete_doc(nid)
                         bad.append(nid)
                         continue
-                    index.upsert_doc(db, self.note_row(note, m, s))
+                    st.upsert_doc(self.note_row(note, m, s))
                 for nid in gone:
-                    index.delete_doc(db, nid)
-                db.execute("COMMIT")
-            except BaseException:
-                db.execute("ROLLBACK")
-                raise
+                    st.delete_doc(nid)
         # an unreadable file has no docs row, so it is re-read (and re-reported) on every open until fixed
         self.problems = problems
-        stale = index.meta_int(db, "notes_gen") != index.meta_int(db, "compiled_gen")  # e.g. a writer killed mid-way
+        stale = st.meta_int("notes_gen") != st.meta_int("compiled_gen")  # e.g. a writer killed mid-way
         if (len(changed) - len(bad)) or gone or stale:
             try:
                 with self.locked(timeout=0):  # a writer holding the lock compiles itself; never wait on a read path
@@ -239,19 +272,18 @@ class Root:
     def refresh(self, note_id: str) -> None:
         """Re-read one note file into the index (after memdir itself wrote it); a missing file is removed."""
         path = self.path / (note_id + ".md")
-        with self.tx() as db:
+        with self.store.transaction() as store:
             try:
                 st = path.stat()
             except FileNotFoundError:
-                index.delete_doc(db, note_id)
+                store.delete_doc(note_id)
                 return
             note, _ = self.read_note(note_id, path)
-            index.upsert_doc(db, self.note_row(note, st.st_mtime_ns, st.st_size))
+            store.upsert_doc(self.note_row(note, st.st_mtime_ns, st.st_size))
 
     # ---- compiled indexes -------------------------------------------------------------------------------
     def entries(self) -> list[compiler.Entry]:
-        rows = self.db.execute(
-            "SELECT ref, category, note_kind, summary, load_when, pinned, superseded_by, ts_epoch FROM docs WHERE kind = 'note'")
+        rows = self.store.note_entries()
         return [compiler.Entry(id=r["ref"], category=r["category"], slug=r["ref"].split("/", 1)[1], kind=r["note_kind"],
                                summary=r["summary"] or "", load_when=tuple(json.loads(r["load_when"] or "[]")),
                                pinned=bool(r["pinned"]), superseded_by=r["superseded_by"], updated_epoch=r["ts_epoch"])
@@ -259,14 +291,14 @@ class Root:
 
     def gens(self) -> tuple[int, int]:
         """``(notes_gen, compiled_gen)``: equal when index.md/ROOT.md reflect every note row."""
-        return index.meta_int(self.db, "notes_gen"), index.meta_int(self.db, "compiled_gen")
+        return self.store.meta_int("notes_gen"), self.store.meta_int("compiled_gen")
 
     def compile(self, categories: list[str] | None = None, *, was_clean: bool = False) -> list[str]:
         """Rewrite ``<category>/index.md`` (all, or just ``categories``) and ``ROOT.md`` from the index, writing
         only files whose text changes. A full compile — or a partial one after a write to a store whose compiled
         files were current (``was_clean``) — records ``compiled_gen``, so a compile cut short by a crash is
         redone on the next open. Returns problems found in existing files' markers."""
-        gen = index.meta_int(self.db, "notes_gen")
+        gen = self.store.meta_int("notes_gen")
         entries = self.entries()
         problems: list[str] = []
         cats = sorted({e.category for e in entries} | {c for c in self.categories if (self.path / c).is_dir()})
@@ -290,8 +322,8 @@ class Root:
         for x in problems:
             log.warning("memdir: %s", x)
         if categories is None or was_clean:
-            with self.tx() as db:
-                db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('compiled_gen', ?)", (str(gen),))
+            with self.store.transaction() as store:
+                store.set_meta("compiled_gen", str(gen))
         return problems
 
     @staticmethod

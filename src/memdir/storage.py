@@ -13,9 +13,10 @@ The ranking is the same code for both: tokens from :mod:`memdir.tokenize`, BM25 
 weights of :mod:`memdir.bm25`, priors in :mod:`memdir.rank`. Rows returned by :meth:`Store.search` carry the
 columns of ``docs`` plus ``bm25`` (positive, larger is better), ``rehearsals`` and ``span``.
 
-Not yet routed: the facade still opens :class:`SqliteStore`'s connection itself and runs a few statements of its
-own (counts, inspect, export); the methods below marked *facade SQL* are those statements given a name, so the
-facade can move onto this interface one call at a time.
+The facade reaches an index through ``Root.store`` only (:class:`memdir.root.Root`): every statement core.py,
+root.py and tiers.py ran inline is a named method here. The SQLite methods are the statements as they were; host-
+local bookkeeping (the injection and skip logs, distillation marks, the remote queue) stays in the root's own SQLite
+file whichever store holds the index.
 """
 
 from __future__ import annotations
@@ -80,6 +81,93 @@ class Store(Protocol):
 
     def close(self) -> None:
         """Release the connection."""
+
+    # the facade's reads and writes (core.py, root.py, tiers.py), one named method each
+    def candidates(self, tokens: list[str], *, weights: tuple[float, ...], limit: int,
+                   kinds: tuple[str, ...] | None = None) -> list[dict[str, Any]]:
+        """Ranking rows for ``tokens`` (as :func:`memdir.index.search`: ``id, ref, kind, note_kind, role, session,
+        ts_epoch, pinned, rehearsals, head, bm25, span`` and, where the engine knows it, ``mask``), best first."""
+
+    def hit_rows(self, spans: dict[int, tuple[int, int] | None]) -> dict[int, dict[str, Any]]:
+        """``{id: whole docs row + span}`` of the hits shown (:func:`memdir.index.hit_rows`)."""
+
+    def doc_freqs(self, tokens: list[str]) -> tuple[int, dict[str, int]]:
+        """``(full-text rows, {token: rows holding it})``; tokens found nowhere are left out."""
+
+    def has_ref(self, ref: str, kind: str | None = None) -> bool:
+        """True when a doc (of ``kind``, when given) has the ref ``ref``."""
+
+    def live_notes(self, category: str | None = None) -> list[dict[str, Any]]:
+        """Live (not superseded) notes, oldest id first: ``ref, category, note_kind, summary, text, pinned, ts_epoch``."""
+
+    def notes_superseded_by(self, ref: str) -> list[str]:
+        """Refs of the notes whose ``superseded_by`` is ``ref``."""
+
+    def note_states(self) -> dict[str, tuple[int | None, int | None]]:
+        """``{note ref: (mtime_ns, size)}`` of the mirrored Markdown files."""
+
+    def note_entries(self) -> list[dict[str, Any]]:
+        """Every note's ``ref, category, note_kind, summary, load_when, pinned, superseded_by, ts_epoch`` (compile)."""
+
+    def outline(self) -> list[dict[str, Any]]:
+        """Per category of live notes: ``category``, ``n``, ``s`` (summaries newest first, joined by ``; ``)."""
+
+    def recent(self, *, doc_kinds: tuple[str, ...], sub_kinds: tuple[str, ...], category: str | None,
+               limit: int) -> list[dict[str, Any]]:
+        """Newest live docs first (``memdir recent``), filtered as :meth:`memdir.core.Memdir.recent` says."""
+
+    def count_events(self, since: float, until: float | None, prefixes: list[str]) -> int:
+        """Events with ``since <= ts_epoch < until`` whose key starts with one of ``prefixes`` (any when empty)."""
+
+    def events_after(self, ref: str, session: str, limit: int) -> list[dict[str, Any]]:
+        """Up to ``limit`` events of ``session`` after the event ``ref`` (by time, then id): ``ref, role, text,
+        ts, handle``."""
+
+    def events(self) -> Iterator[dict[str, Any]]:
+        """Every event, oldest first: ``ref, role, text, session, ts, meta`` (export)."""
+
+    def counts(self) -> dict[str, Any]:
+        """``notes, events, superseded, tombstones, categories {name: n}, roles {role: n}`` (inspect, status)."""
+
+    def note_refs(self) -> set[str]:
+        """Every note ref (live or superseded)."""
+
+    def set_meta(self, key: str, value: str) -> None:
+        """Set a ``meta`` value."""
+
+    def delete_notes(self) -> None:
+        """Delete every note (docs and full-text rows; ``reindex`` mirrors the Markdown again)."""
+
+    def delete_vectors(self, ref: str) -> None:
+        """Delete the vector of ``ref`` (forget, prune)."""
+
+    def start_heat(self, refs: list[str], now: float) -> int:
+        """:func:`memdir.tiers.start_heat` on this store."""
+
+    def tier_rows(self) -> list[dict[str, Any]]:
+        """Every doc with its rehearsal and tier state (:func:`memdir.tiers.sweep_root`)."""
+
+    def write_tiers(self, inserts: list[tuple], updates: list[tuple]) -> int:
+        """Insert and update tier rows (sweep), drop those of deleted docs; returns rows removed."""
+
+    def prune_candidates(self, max_importance: float, cutoff: float) -> list[dict[str, Any]]:
+        """Cold, unpinned docs idle before ``cutoff``: ``ref, kind, ts, head, bytes`` (:func:`memdir.tiers.prune`)."""
+
+    def drop_tiers(self, ref: str) -> None:
+        """Delete the tier row of ``ref``."""
+
+    def bump_meta(self, key: str) -> None:
+        """Add one to an integer ``meta`` value (a generation counter)."""
+
+    def scan_docs(self, prefix: str | None = None) -> Iterator[dict[str, Any]]:
+        """Every doc (``ref, kind, role, note_kind, ts, ts_epoch, text, summary, highlight, head``), or with ``prefix``
+        the events whose key starts with it (forget by text or key prefix)."""
+
+    def settle(self, *, freed: bool = False) -> None:
+        """After a bulk write or deletions: give space back where the engine needs it (SQLite: WAL, vacuum)."""
+
+    def describe(self) -> dict[str, Any]:
+        """``{"engine", "bytes", "schema_version"}`` for ``memdir status``."""
 
 
 class SqliteStore:
@@ -156,6 +244,172 @@ class SqliteStore:
 
     def count(self, kind):
         return int(self.db.execute("SELECT count(*) FROM docs WHERE kind = ?", (kind,)).fetchone()[0])
+
+    # ---- the facade's reads and writes (the SQL core.py / root.py / tiers.py ran inline) ------------------
+    def candidates(self, tokens, *, weights, limit, kinds=None):
+        return index.search(self.db, tokens, weights=weights, limit=limit, kinds=kinds)
+
+    def hit_rows(self, spans):
+        return index.hit_rows(self.db, spans)
+
+    def doc_freqs(self, tokens):
+        from .bm25 import doc_freqs
+
+        n = self.db.execute("SELECT count(*) FROM fts_docsize").fetchone()[0]
+        return n, (doc_freqs(self.db, list(dict.fromkeys(tokens))) if n else {})
+
+    def has_ref(self, ref, kind=None):
+        if kind is None:
+            return self.db.execute("SELECT 1 FROM docs WHERE ref = ?", (ref,)).fetchone() is not None
+        return self.db.execute("SELECT 1 FROM docs WHERE ref = ? AND kind = ?", (ref, kind)).fetchone() is not None
+
+    def live_notes(self, category=None):
+        sql = ("SELECT ref, category, note_kind, summary, text, pinned, ts_epoch FROM docs WHERE kind = 'note' "
+               "AND superseded_by IS NULL")
+        params: tuple = ()
+        if category is not None:
+            sql += " AND category = ?"
+            params = (category,)
+        return [dict(r) for r in self.db.execute(sql + " ORDER BY id", params)]
+
+    def notes_superseded_by(self, ref):
+        return [r[0] for r in self.db.execute("SELECT ref FROM docs WHERE kind = 'note' AND superseded_by = ?", (ref,))]
+
+    def note_states(self):
+        return {r["ref"]: (r["mtime_ns"], r["size"]) for r in self.db.execute("SELECT ref, mtime_ns, size FROM docs WHERE kind = 'note'")}
+
+    def note_entries(self):
+        return [dict(r) for r in self.db.execute(
+            "SELECT ref, category, note_kind, summary, load_when, pinned, superseded_by, ts_epoch FROM docs WHERE kind = 'note'")]
+
+    def outline(self):
+        return [dict(r) for r in self.db.execute(
+            "SELECT category, count(*) AS n, group_concat(summary, '; ') AS s FROM "
+            "(SELECT category, summary FROM docs WHERE kind = 'note' AND superseded_by IS NULL "
+            "ORDER BY ts_epoch DESC) GROUP BY category ORDER BY category")]
+
+    def recent(self, *, doc_kinds, sub_kinds, category, limit):
+        sql = "SELECT * FROM docs WHERE superseded_by IS NULL"
+        params: list[Any] = []
+        if doc_kinds:
+            sql += f" AND kind IN ({','.join('?' * len(doc_kinds))})"
+            params += doc_kinds
+        if sub_kinds:
+            marks = ",".join("?" * len(sub_kinds))
+            sql += f" AND ((kind = 'note' AND note_kind IN ({marks})) OR (kind = 'event' AND role IN ({marks})))"
+            params += [*sub_kinds, *sub_kinds]
+        if category:
+            sql += " AND kind = 'note' AND category = ?"
+            params.append(category)
+        sql += " ORDER BY ts_epoch DESC, id DESC LIMIT ?"
+        return [dict(r) for r in self.db.execute(sql, (*params, limit))]
+
+    def count_events(self, since, until, prefixes):
+        sql = "SELECT count(*) FROM docs WHERE kind = 'event' AND ts_epoch >= ?"
+        params: list[Any] = [since]
+        if until is not None:
+            sql += " AND ts_epoch < ?"
+            params.append(until)
+        if prefixes:
+            sql += " AND (" + " OR ".join("substr(ref, 1, ?) = ?" for _ in prefixes) + ")"
+            for p in prefixes:
+                params += [len(p), p]
+        return int(self.db.execute(sql, params).fetchone()[0])
+
+    def events_after(self, ref, session, limit):
+        me = self.db.execute("SELECT id, ts_epoch FROM docs WHERE ref = ?", (ref,)).fetchone()
+        if me is None:
+            return []
+        return [dict(r) for r in self.db.execute(
+            "SELECT ref, role, text, ts, handle FROM docs WHERE kind = 'event' AND session = ? AND "
+            "(ts_epoch > ? OR (ts_epoch = ? AND id > ?)) ORDER BY ts_epoch, id LIMIT ?",
+            (session, me["ts_epoch"], me["ts_epoch"], me["id"], limit))]
+
+    def events(self):
+        for r in self.db.execute("SELECT ref, role, text, session, ts, meta FROM docs WHERE kind = 'event' ORDER BY ts_epoch, id"):
+            yield dict(r)
+
+    def counts(self):
+        db = self.db
+        return {"notes": db.execute("SELECT count(*) FROM docs WHERE kind='note'").fetchone()[0],
+                "events": db.execute("SELECT count(*) FROM docs WHERE kind='event'").fetchone()[0],
+                "superseded": db.execute("SELECT count(*) FROM docs WHERE kind='note' AND superseded_by IS NOT NULL").fetchone()[0],
+                "tombstones": db.execute("SELECT count(*) FROM tombstones").fetchone()[0],
+                "categories": {r[0]: r[1] for r in db.execute("SELECT category, count(*) FROM docs WHERE kind='note' GROUP BY category")},
+                "roles": {r[0]: r[1] for r in db.execute("SELECT role, count(*) FROM docs WHERE kind='event' GROUP BY role")}}
+
+    def note_refs(self):
+        return {r[0] for r in self.db.execute("SELECT ref FROM docs WHERE kind = 'note'")}
+
+    def set_meta(self, key, value):
+        self.db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, str(value)))
+
+    def delete_notes(self):
+        for (doc_id,) in self.db.execute("SELECT id FROM docs WHERE kind = 'note'").fetchall():
+            self.db.execute("DELETE FROM fts WHERE rowid = ?", (doc_id,))
+        self.db.execute("DELETE FROM docs WHERE kind = 'note'")
+
+    def delete_vectors(self, ref):
+        try:
+            self.db.execute("DELETE FROM vectors WHERE ref = ?", (ref,))
+        except sqlite3.Error:
+            pass
+
+    def start_heat(self, refs, now):
+        from .tiers import start_heat
+
+        return start_heat(self.db, refs, now)
+
+    def tier_rows(self):
+        return [dict(r) for r in self.db.execute(
+            "SELECT d.ref, d.kind, d.pinned, d.ts_epoch, coalesce(r.count, 0) AS rcount, r.last AS rlast, "
+            "t.ref AS tref, t.heat0, t.reinforced_at, t.seen_count, t.tier, t.importance "
+            "FROM docs d LEFT JOIN rehearsal r ON r.ref = d.ref LEFT JOIN tiers t ON t.ref = d.ref")]
+
+    def write_tiers(self, inserts, updates):
+        db = self.db
+        for row in inserts:  # (ref, heat0, reinforced_at, seen_count, tier, importance, changed_at)
+            db.execute("INSERT INTO tiers(ref, heat0, reinforced_at, seen_count, tier, importance, changed_at) "
+                       "VALUES (?, ?, ?, ?, ?, ?, ?)", row)
+        for h0, at, seen, tier, imp, stamp, ref in updates:
+            db.execute("UPDATE tiers SET heat0 = ?, reinforced_at = ?, seen_count = ?, tier = ?, importance = ?, "
+                       "changed_at = CASE WHEN tier = ? THEN changed_at ELSE ? END WHERE ref = ?",
+                       (h0, at, seen, tier, imp, tier, stamp, ref))
+        return db.execute("DELETE FROM tiers WHERE ref NOT IN (SELECT ref FROM docs)").rowcount
+
+    def prune_candidates(self, max_importance, cutoff):
+        return [dict(r) for r in self.db.execute(
+            "SELECT d.ref, d.kind, d.ts, substr(d.text, 1, 100) AS head, "
+            "length(CAST(d.text AS BLOB)) + coalesce(length(v.vector), 0) AS bytes "
+            "FROM docs d JOIN tiers t ON t.ref = d.ref LEFT JOIN vectors v ON v.ref = d.ref "
+            "WHERE t.tier IN ('cold', 'archive') AND d.pinned = 0 AND t.importance < ? "
+            "AND max(d.ts_epoch, t.reinforced_at) < ? ORDER BY d.ts_epoch DESC", (max_importance, cutoff))]
+
+    def drop_tiers(self, ref):
+        self.db.execute("DELETE FROM tiers WHERE ref = ?", (ref,))
+
+    def bump_meta(self, key):
+        self.db.execute("INSERT INTO meta(key, value) VALUES (?, '1') "
+                        "ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1", (key,))
+
+    def scan_docs(self, prefix=None):
+        cols = "ref, kind, role, note_kind, ts, ts_epoch, text, summary, highlight, substr(text, 1, 100) AS head"
+        if prefix is not None:
+            rows = self.db.execute(f"SELECT {cols} FROM docs WHERE kind = 'event' AND substr(ref, 1, ?) = ?", (len(prefix), prefix))
+        else:
+            rows = self.db.execute(f"SELECT {cols} FROM docs")
+        for r in rows:
+            yield dict(r)
+
+    def settle(self, *, freed=False):
+        index.settle(self.db, freed=freed)
+
+    def describe(self):
+        path = self.db.execute("PRAGMA database_list").fetchone()[2]
+        from pathlib import Path
+
+        return {"engine": "sqlite", "bytes": index.file_size(Path(path)) if path else 0,
+                "schema_version": self.db.execute("PRAGMA user_version").fetchone()[0]}
 
     def close(self):
         self.db.close()

@@ -23,7 +23,6 @@ import logging
 import math
 from typing import TYPE_CHECKING, Any
 
-from . import index
 from .errors import UsageError
 from .stores import Stores, stores_of
 from .timeutil import iso, parse_ts
@@ -84,10 +83,7 @@ def sweep_root(root: "Root", cfg: Any, now: float) -> dict[str, int]:
     hl = cfg.get("tiers.half_life_days")
     th = _thresholds(cfg)
     archive_s = cfg.get("tiers.archive_days") * 86400.0
-    rows = root.db.execute(
-        "SELECT d.ref, d.kind, d.pinned, d.ts_epoch, coalesce(r.count, 0) AS rcount, r.last AS rlast, "
-        "t.ref AS tref, t.heat0, t.reinforced_at, t.seen_count, t.tier, t.importance "
-        "FROM docs d LEFT JOIN rehearsal r ON r.ref = d.ref LEFT JOIN tiers t ON t.ref = d.ref").fetchall()
+    rows = root.store.tier_rows()
     state = []
     for r in rows:
         pinned = bool(r["pinned"])
@@ -117,24 +113,22 @@ def sweep_root(root: "Root", cfg: Any, now: float) -> dict[str, int]:
     counts = dict.fromkeys(TIERS, 0)
     counts.update(changed=0, written=0, removed=0)
     stamp = iso(parse_ts(now))
-    with root.tx() as db:
-        for r, h0, at, seen, _h, tier, imp in state:
-            counts[tier] += 1
-            if r["tref"] is None:
-                db.execute("INSERT INTO tiers(ref, heat0, reinforced_at, seen_count, tier, importance, changed_at) "
-                           "VALUES (?, ?, ?, ?, ?, ?, ?)", (r["ref"], h0, at, seen, tier, imp, stamp))
-                counts["written"] += 1
-                counts["changed"] += tier != "hot"
-            elif (tier, h0, at, seen, imp) != (r["tier"], r["heat0"], r["reinforced_at"], r["seen_count"], r["importance"]):
-                db.execute("UPDATE tiers SET heat0 = ?, reinforced_at = ?, seen_count = ?, tier = ?, importance = ?, "
-                           "changed_at = CASE WHEN tier = ? THEN changed_at ELSE ? END WHERE ref = ?",
-                           (h0, at, seen, tier, imp, tier, stamp, r["ref"]))
-                counts["written"] += 1
-                counts["changed"] += tier != r["tier"]
-        counts["removed"] = db.execute("DELETE FROM tiers WHERE ref NOT IN (SELECT ref FROM docs)").rowcount
+    inserts: list[tuple] = []
+    updates: list[tuple] = []
+    for r, h0, at, seen, _h, tier, imp in state:
+        counts[tier] += 1
+        if r["tref"] is None:
+            inserts.append((r["ref"], h0, at, seen, tier, imp, stamp))
+            counts["written"] += 1
+            counts["changed"] += tier != "hot"
+        elif (tier, h0, at, seen, imp) != (r["tier"], r["heat0"], r["reinforced_at"], r["seen_count"], r["importance"]):
+            updates.append((h0, at, seen, tier, imp, stamp, r["ref"]))
+            counts["written"] += 1
+            counts["changed"] += tier != r["tier"]
+    with root.store.transaction() as st:
+        counts["removed"] = st.write_tiers(inserts, updates)
         if counts["changed"] or counts["removed"]:
-            db.execute("INSERT INTO meta(key, value) VALUES ('tiers_gen', '1') "
-                       "ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1")
+            st.bump_meta("tiers_gen")
     return counts
 
 
@@ -171,14 +165,6 @@ def confirm_token(m: "Stores | Any", days: float, now: float) -> str:
     return hashlib.sha256(f"prune|{days:g}|{_cutoff(now, days):.0f}|{paths}".encode()).hexdigest()[:10]
 
 
-_CANDIDATES = (
-    "SELECT d.ref, d.kind, d.ts, substr(d.text, 1, 100) AS head, "
-    "length(CAST(d.text AS BLOB)) + coalesce(length(v.vector), 0) AS bytes "
-    "FROM docs d JOIN tiers t ON t.ref = d.ref LEFT JOIN vectors v ON v.ref = d.ref "
-    "WHERE t.tier IN ('cold', 'archive') AND d.pinned = 0 AND t.importance < ? "
-    "AND max(d.ts_epoch, t.reinforced_at) < ? ORDER BY d.ts_epoch DESC")
-
-
 def prune(m: "Stores | Any", days: float, token: str | None = None, *, force: bool = False) -> dict[str, Any]:
     """Preview (``token`` None) or delete (matching ``token``) cold/archived, unpinned, low-importance memories
     idle for more than ``days`` days. Tiers are swept first.
@@ -206,7 +192,7 @@ def prune(m: "Stores | Any", days: float, token: str | None = None, *, force: bo
                          f"{days:g}` again and pass the new token")
     found: list[tuple[Any, Any]] = []
     for root in m.live():
-        found += [(root, r) for r in root.db.execute(_CANDIDATES, (PRUNE_MAX_IMPORTANCE, cutoff))]
+        found += [(root, r) for r in root.store.prune_candidates(PRUNE_MAX_IMPORTANCE, cutoff)]
     out: dict[str, Any] = {"deleted": False, "days": days, "cutoff": iso(parse_ts(cutoff)), "count": len(found),
                            "bytes": sum(r["bytes"] or 0 for _, r in found)}
     if token is None:
@@ -220,17 +206,15 @@ def prune(m: "Stores | Any", days: float, token: str | None = None, *, force: bo
         refs = [r["ref"] for rt, r in found if rt is root]
         if not refs:
             continue
-        with root.locked(), root.tx() as db:
+        with root.locked(), root.store.transaction() as st:
             for ref in refs:
-                row = db.execute("SELECT kind, content_sha256 FROM docs WHERE ref = ?", (ref,)).fetchone()
+                row = st.get_doc(ref)
                 if row is None:
                     continue
-                index.delete_doc(db, ref)
-                db.execute("DELETE FROM rehearsal WHERE ref = ?", (ref,))
-                db.execute("DELETE FROM tiers WHERE ref = ?", (ref,))
-                db.execute("INSERT OR REPLACE INTO tombstones(ref, content_sha256, kind, deleted_at) VALUES (?, ?, ?, ?)",
-                           (ref, row["content_sha256"], row["kind"], stamp))
-                db.execute("DELETE FROM vectors WHERE ref = ?", (ref,))
-        index.settle(root.db, freed=True)  # give the space back (incremental vacuum) and truncate the WAL
+                st.delete_doc(ref)
+                st.drop_tiers(ref)
+                st.tombstone(ref, row["content_sha256"], row["kind"], stamp)  # the rehearsal count goes too
+                st.delete_vectors(ref)
+        root.store.settle(freed=True)  # give the space back (incremental vacuum) and truncate the WAL
     out["deleted"] = True
     return out

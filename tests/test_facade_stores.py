@@ -1,0 +1,225 @@
+"""The facade on both stores (issue 14): ``Memdir`` with the SQLite index (default) and with ``store =
+"postgresql://…"`` gives the same answers — remember / recall / the hook block / forget / supersede / import /
+inspect / prune / export — and several projects share one database without seeing each other's memory.
+
+The PostgreSQL cases run against the session's throwaway cluster (tests/pg_cluster.py); without the server binaries
+or psycopg they skip with the reason (and fail under MEMDIR_REQUIRE_POSTGRES=1, as in CI). The shared-behaviour
+tests of test_core_behaviour / test_cases_core / test_block that use only the facade run here again on PostgreSQL
+(imported below): the same test functions, on both stores.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+import memdir
+from memdir.pgstore import PgStore
+from memdir.storage import SqliteStore
+
+# the same tests, now on PostgreSQL (their home modules run them on SQLite) -------------------------------------
+from test_block import (  # noqa: F401
+    test_at_200_chars_rules_and_outline_degrade_visibly,
+    test_c24_a_matched_question_brings_its_answer_and_the_prompt_never_returns_itself,
+    test_file_dumps_take_no_slot_from_a_decision,
+    test_headers_are_short_handles_that_get_and_forget_accept,
+    test_the_matching_passage_of_a_long_text_is_shown_not_its_start,
+    test_the_outline_does_not_repeat_the_rules_section_and_has_no_trailing_space,
+    test_tool_calls_that_are_not_the_evidence_are_one_line,
+)
+from test_cases_core import (  # noqa: F401
+    test_c1_cjk_two_char_word_ranks_first,
+    test_c2_quoted_and_unquoted_chinese_query,
+    test_c3_query_syntax_never_errors,
+    test_c3_words_are_found,
+    test_c5_same_text_twice_is_one_memory,
+    test_c6_supersede,
+    test_c6_unknown_supersedes_is_usage_error,
+    test_c10_budget_with_200_long_notes,
+    test_c12_forgotten_never_appears,
+)
+from test_cases_recall import test_c17_single_cjk_character_matches_inside_a_run  # noqa: F401
+from test_core_behaviour import (  # noqa: F401
+    test_block_keeps_chinese_punctuation,
+    test_decay_prefers_recent_and_pinned_is_exempt,
+    test_export_import_keeps_note_ids_times_and_supersede_links,
+    test_forget_event_writes_tombstone_blocking_reimport,
+    test_forgetting_a_replacement_brings_the_old_note_back,
+    test_global_rules_always_resident_before_project_rules,
+    test_hand_edits_are_picked_up,
+    test_import_events_dedup_and_time_forms,
+    test_inspect_reports_index_missing_file_and_dangling_supersedes,
+    test_long_event_is_bounded_and_recallable,
+    test_neighbouring_turns_are_indexed_and_forget_clears_them,
+    test_project_beats_global_on_equal_text,
+    test_supersede_across_roots,
+)
+
+
+def _open_pg(project, home, clock, url, name="proj", **cfg):
+    return memdir.open(project, home=home, clock=clock, config={"store": url, "remote.project": name, **cfg})
+
+
+@pytest.fixture
+def m(project, tmp_path, clock, pg_url):
+    """This module's ``m``: the facade on PostgreSQL (the imported tests above use it)."""
+    store = _open_pg(project, tmp_path / "g", clock, pg_url)
+    yield store
+    store.close()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def both(request, project, tmp_path, clock):
+    """The facade on each store in turn."""
+    if request.param == "sqlite":
+        store = memdir.open(project, home=tmp_path / "g", clock=clock)
+    else:
+        store = _open_pg(project, tmp_path / "g", clock, request.getfixturevalue("pg_url"))
+    yield store
+    store.close()
+
+
+def test_the_project_root_uses_the_configured_store(both):
+    both.remember("the store answers", category="facts")
+    root = both.roots["project"]
+    want = SqliteStore if not root.store_spec else PgStore
+    assert isinstance(root.store, want)
+    assert isinstance(both.roots["global"].store, SqliteStore)  # the personal (global) root stays local
+    st = both.status()["project"]
+    assert st["notes"] == 1 and st["events"] == 0
+    assert ("store" in st) == bool(root.store_spec)
+
+
+def test_remember_recall_get_forget(both):
+    n = both.remember("We deploy with blue-green releases behind the load balancer", category="decisions",
+                      tags=["deploy"])
+    assert not n.existed
+    assert both.remember("we deploy with Blue-Green releases, behind the load balancer!", category="decisions").existed
+    hits = both.recall("how do we deploy?")
+    assert hits and hits[0].id == n.id and hits[0].reasons["terms"]
+    assert both.get(n.id).text == n.text
+    assert both.get(hits[0].handle).id == n.id  # the short handle resolves
+    assert both.forget(hits[0].handle)
+    assert both.recall("blue-green deploy") == []
+    assert both.inspect().counts["project"]["tombstones"] == 1
+
+
+def test_context_block_rules_outline_hits_and_rehearsal(both):
+    both.remember("Never force-push to main", category="rules")
+    both.remember("The payments service retries webhooks three times", category="facts")
+    both.import_events([{"key": "e1", "role": "user", "text": "why do webhooks fail on payments?", "session": "s",
+                         "ts": "2026-10-30T10:00:00Z"},
+                        {"key": "e2", "role": "assistant", "text": "the payments webhook secret rotated last week",
+                         "session": "s", "ts": "2026-10-30T10:00:05Z"}])
+    block = both.context("payments webhooks retries")
+    assert block.startswith("<memory>") and "Never force-push to main" in block
+    assert "retries webhooks three times" in block and "secret rotated" in block
+    assert "episodic: 2 captured turns" in block
+    hit = both.recall("payments webhooks retries", rehearse=False)[0]
+    assert hit.reasons["rehearsal"] > 1.0  # the block's entries were rehearsed
+
+
+def test_supersede_and_forget_the_replacement(both):
+    old = both.remember("The API listens on port 8080", category="facts")
+    new = both.remember("The API listens on port 9090", category="facts", supersedes=old.id)
+    assert [h.id for h in both.recall("API port")] == [new.id]
+    assert both.get(old.id).superseded_by == new.id
+    assert both.forget(new.id)
+    assert [h.id for h in both.recall("API port")] == [old.id]
+
+
+def test_import_dedup_tombstones_counts_recent_and_export(both, tmp_path):
+    evs = [{"key": f"k{i}", "role": "user" if i % 2 == 0 else "assistant", "text": f"turn {i} about the cache layer",
+            "session": "s1", "ts": f"2026-10-{10 + i:02d}T09:00:00Z"} for i in range(6)]
+    assert both.import_events(evs) == {"read": 6, "stored": 6, "duplicate": 0, "skipped": 0}
+    again = both.import_events(evs + [{"key": "other", "text": "turn 0 about the cache layer", "ts": "2026-10-01"}])
+    assert again["stored"] == 0 and again["duplicate"] == 7
+    assert both.forget("k3")
+    assert both.import_events([evs[3]])["skipped"] == 1
+    since = datetime(2026, 10, 12, tzinfo=timezone.utc)
+    assert both.count_events(since=since) == 3  # k2, k4, k5
+    assert both.count_events(since=since, key_prefixes=["k4", "k5"]) == 2
+    assert [h.id for h in both.recent(kinds=["event"], limit=3)] == ["k5", "k4", "k2"]
+    assert [h.id for h in both.recent(kinds=["assistant"], limit=5)] == ["k5", "k1"]
+    counts = both.inspect().counts["project"]
+    assert counts["events"] == 5 and counts["roles"] == {"user": 3, "assistant": 2} and counts["tombstones"] == 1
+    out = tmp_path / "export.jsonl"
+    assert both.export(out) == {"notes": 0, "events": 5}
+    keys = [json.loads(x)["key"] for x in out.read_text().splitlines()]
+    assert keys == ["k0", "k1", "k2", "k4", "k5"]  # oldest first
+    done = both.forget_matching(prefix="k", force=True)
+    assert done["deleted"] and done["events"] == 5 and both.count_events(since=since - timedelta(days=30)) == 0
+
+
+def test_prune_preview_then_delete(both, clock):
+    t0 = clock.now
+    both.import_events([{"key": f"old{i}", "text": f"old chatter number {i}", "ts": t0 - timedelta(days=300)}
+                        for i in range(3)])
+    both.remember("an old curated note", category="facts")
+    clock.now = t0 + timedelta(days=200)
+    both.import_events([{"key": "new", "text": "fresh memory", "ts": clock.now}])
+    pre = both.prune(90)
+    assert pre["count"] == 3 and {s["id"] for s in pre["samples"]} == {"old0", "old1", "old2"} and pre["bytes"] > 0
+    done = both.prune(90, token=pre["token"])
+    assert done["deleted"] and done["count"] == 3
+    assert both.get("old0") is None and both.get("new") is not None
+    assert both.status()["project"]["tombstones"] == 3
+    assert both.import_events([{"key": "old1", "text": "old chatter number 1"}])["skipped"] == 1
+    assert sum(both.sweep()["project"][t] for t in ("hot", "warm", "cold", "archive")) == 2
+
+
+def test_reindex_keeps_events(both):
+    both.remember("notes come back from the Markdown", category="facts")
+    both.import_events([{"key": "e", "text": "an event stays", "session": "s"}])
+    assert both.reindex()["project"] == 1
+    assert {h.id for h in both.recall("notes Markdown event stays")} == {"facts/notes-come-back-from-the-markdown", "e"}
+
+
+# ---- PostgreSQL alone: projects sharing a database, same answers as SQLite ----------------------------------------
+def test_projects_sharing_one_database_never_see_each_other(tmp_path, clock, pg_url):
+    a_dir, b_dir = tmp_path / "a", tmp_path / "b"
+    for d in (a_dir, b_dir):
+        (d / ".git").mkdir(parents=True)
+    with _open_pg(a_dir, tmp_path / "ga", clock, pg_url, name="alpha") as a, \
+            _open_pg(b_dir, tmp_path / "gb", clock, pg_url, name="beta") as b:
+        a.remember("alpha uses PostgreSQL 15 in production", category="facts")
+        a.import_events([{"key": "shared-key", "text": "alpha talks about the rollout", "session": "s"}])
+        b.import_events([{"key": "shared-key", "text": "beta talks about the rollout", "session": "s"}])
+        assert b.recall("PostgreSQL production") == []
+        assert [h.text for h in b.recall("rollout")] == ["beta talks about the rollout"]
+        assert [h.text for h in a.recall("rollout")] == ["alpha talks about the rollout"]
+        assert b.get("shared-key").text.startswith("beta") and a.get("shared-key").text.startswith("alpha")
+        assert b.forget("shared-key") and a.get("shared-key") is not None
+        assert a.inspect().counts["project"]["events"] == 1 and b.inspect().counts["project"]["events"] == 0
+
+
+def test_postgres_facade_ranks_like_sqlite(tmp_path, clock, pg_url):
+    """Same notes and events into both stores: recall gives the same ids, scores and reasons; the block is the same."""
+    corpus = [
+        ("user", "How do I rotate the staging database password?"),
+        ("assistant", "Run `make rotate-db ENV=staging`; the vault path is secret/staging/db."),
+        ("tool", "bash: make rotate-db ENV=staging → rotated 1 credential, vault version 14"),
+        ("user", "部署流程里数据库迁移什么时候跑？"),
+        ("assistant", "迁移在部署之前由 CI 的 migrate 步骤执行，失败会阻止发布。"),
+        ("user", "node.js and c++ builds share the cache directory"),
+        ("assistant", "Yes: ~/.cache/builds is keyed by the toolchain version, so node.js and c++ never collide."),
+    ]
+    evs = [{"key": f"e{i}", "role": role, "text": text, "session": "s1" if i < 3 else "s2",
+            "ts": (clock.now - timedelta(days=10 - i)).isoformat()} for i, (role, text) in enumerate(corpus)]
+    queries = ["rotate staging database password", "数据库迁移", "node.js c++ cache", "vault version", "deploy CI"]
+    out = []
+    for spec in ("", pg_url):
+        p = tmp_path / ("pg" if spec else "lite")
+        (p / ".git").mkdir(parents=True)
+        with memdir.open(p, home=tmp_path / "g", clock=clock, config={"store": spec, "remote.project": "same"}) as mm:
+            mm.remember("The staging database lives on db-stage-2", category="facts", tags=["database", "staging"])
+            mm.remember("CI runs migrations before every deploy", category="decisions")
+            mm.import_events(evs)
+            got = []
+            for q in queries:
+                got.append([(h.id, round(h.score, 9), h.reasons["terms"], h.span) for h in mm.recall(q, k=6)])
+            got.append(mm.context("how do I rotate the staging database password", reinforce=False))
+            out.append(got)
+    assert out[0] == out[1]
