@@ -144,3 +144,90 @@ def test_doctor_converts_an_old_index(m, tmp_path):
     assert any(c["check"] == "project storage" for c in checks)
     assert m.roots["project"].db.execute("PRAGMA auto_vacuum").fetchone()[0] == 2
     assert m.recall("pnpm")
+
+
+# ---- issue 12: resync skips the listing when nothing changed; the thin hook client ---------------------------
+def _age(root: Path, seconds: float = 3600) -> None:
+    """Move every note file and directory of a memory root ``seconds`` into the past (a snapshot of them is then
+    trusted: it is not within the racy window of the clock)."""
+    import os
+    import time
+
+    when = time.time_ns() - int(seconds * 1e9)
+    for p in sorted(root.rglob("*"), key=lambda x: -len(x.parts)) + [root]:
+        if ".memdir" not in p.parts:
+            os.utime(p, ns=(when, when))
+
+
+def test_resync_sees_in_place_edits_new_and_deleted_files_after_a_trusted_snapshot(project, tmp_path):
+    import os
+
+    import memdir
+
+    home = tmp_path / "g"
+    live = memdir.open(project, home=home)
+    try:
+        a = live.remember("the deploy target is the staging cluster in frankfurt", category="facts")
+        b = live.remember("the deploy window is friday afternoon", category="facts")
+        root = a.path.parent.parent
+        _age(root)
+        live.recall("deploy")  # re-reads the notes (their mtimes moved) and recompiles the category index
+        _age(root)
+        assert {h.id for h in live.recall("deploy")} == {a.id, b.id}  # full scan: remembers the stats
+        assert live.roots["project"]._seen is not None
+        calls = []
+        real_scan = live.roots["project"].scan
+        live.roots["project"].scan = lambda: calls.append(1) or real_scan()
+        assert {h.id for h in live.recall("deploy")} == {a.id, b.id}
+        assert calls == []  # nothing changed: no listing
+        # an editor rewrites a note in place, same size, an old but different mtime
+        text = a.path.read_text(encoding="utf-8").replace("frankfurt", "helsinki")
+        st = a.path.stat()
+        with open(a.path, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.utime(a.path, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))
+        assert [h.id for h in live.recall("helsinki")] == [a.id] and live.recall("frankfurt") == []
+        assert calls
+        _age(root)
+        live.recall("deploy")
+        # a file dropped into a category (by hand or another process) and one deleted
+        (root / "facts" / "backup.md").write_text("---\nsummary: backups\n---\nnightly backup at 02:00\n", encoding="utf-8")
+        assert [h.id for h in live.recall("nightly backup")] == ["facts/backup"]
+        _age(root)
+        live.recall("deploy")
+        os.unlink(b.path)
+        assert live.recall("friday") == []
+    finally:
+        live.close()
+
+
+def test_thin_hook_client_finds_the_servers_socket(monkeypatch, tmp_path):
+    from memdir import hookclient, warm
+
+    monkeypatch.setenv("MEMDIR_HOME", str(tmp_path / "h"))
+    assert hookclient.socket_path() == str(warm.socket_path())
+    assert hookclient.socket_path(str(tmp_path / "x")) == str(warm.socket_path(tmp_path / "x"))
+    monkeypatch.delenv("MEMDIR_HOME")
+    for xdg in (str(tmp_path / "xdg"), "", "  "):
+        monkeypatch.setenv("XDG_DATA_HOME", xdg)
+        assert hookclient.socket_path() == str(warm.socket_path())
+    monkeypatch.delenv("XDG_DATA_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert hookclient.socket_path() == str(warm.socket_path())
+
+
+def test_thin_hook_client_json_is_json():
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from memdir import hookclient
+
+    @settings(max_examples=300, deadline=None)
+    @given(st.text())
+    def check(s):
+        assert json.loads(hookclient.json_str(s)) == s.encode("utf-8", "replace").decode("utf-8", "replace") or \
+            any("\ud800" <= c <= "\udfff" for c in s)
+
+    check()
+    req = json.loads(hookclient.request("claude-code", "user-prompt", '{"prompt": "a\\"b\n\u4e2d"}', None))
+    assert req["v"] == hookclient.PROTOCOL and req["payload"] == '{"prompt": "a\\"b\n\u4e2d"}' and req["project_dir"] is None

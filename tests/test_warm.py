@@ -129,3 +129,35 @@ def test_console_entry_routes_hook_without_click(seeded):
                        cwd=str(seeded), timeout=120, env={**os.environ, "MEMDIR_HOOK_WARM": "0"})
     assert "NOCLICK" in r.stderr.decode() and "CORE" not in r.stderr.decode().split("NOCLICK")[-1]
     assert "5433" in r.stdout.decode()
+
+
+def test_console_entry_with_a_server_imports_nothing_but_the_thin_client(seeded, short_home):
+    code = ("import sys; sys.argv = ['memdir', 'hook', 'claude-code', 'user-prompt']; "
+            "import memdir.__main__ as e\n"
+            "try:\n    e.main()\nexcept SystemExit:\n    pass\n"
+            "print(sorted(m for m in sys.modules if m.startswith('memdir') or m in ('json', 're', 'socket', 'logging', 'typing')), file=sys.stderr)")
+    with warm.WarmServer() as srv:
+        assert srv.start()
+        r = subprocess.run([sys.executable, "-c", code], input=payload(seeded).encode(), capture_output=True,
+                           cwd=str(seeded), timeout=120)
+        assert srv.served == 1
+    assert "5433" in json.loads(r.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert r.stderr.decode().strip().splitlines()[-1] == "['memdir', 'memdir.__main__', 'memdir.errors', 'memdir.hookclient']"
+
+
+def test_protocol_1_clients_are_still_answered(seeded, short_home):
+    with warm.WarmServer() as srv:
+        assert srv.start()
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.settimeout(30)
+        s.connect(str(srv.path))
+        req = {"v": 1, "host": "claude-code", "event": "user-prompt", "payload": payload(seeded),
+               "project_dir": None, "cwd": str(seeded), "env": {}}
+        s.sendall(json.dumps(req).encode() + b"\n")
+        s.shutdown(socket.SHUT_WR)
+        buf = b""
+        while chunk := s.recv(65536):
+            buf += chunk
+        s.close()
+        ans = json.loads(buf)
+        assert ans["ok"] and "5433" in ans["out"]

@@ -12,13 +12,16 @@ rules, an outline and the best bodies within a character budget. See ``docs/API.
 
 from __future__ import annotations
 
-import os
-from datetime import datetime
-from typing import TYPE_CHECKING, Any, Callable
-
 from .errors import MemdirError, NotFound, PathError, UsageError
 
+# no `typing`/`datetime` at run time: a hook process that only hands its payload to a running `memdir serve`
+# (memdir.hookclient) imports this package and nothing else
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import os
+    from datetime import datetime
+    from typing import Any, Callable
+
     from .core import Memdir
     from .types import Event, Hit, Note, Report
 

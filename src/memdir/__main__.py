@@ -1,8 +1,8 @@
 """The ``memdir`` console script (and ``python -m memdir``).
 
-``memdir hook <host> <event>`` — what a host runs on every prompt — goes straight to :mod:`memdir.hooks`, which
-does not import click, the facade or any feature module before it knows it needs them (and asks a running
-``memdir serve`` first). Every other command is the click CLI (:func:`memdir.cli.main`).
+``memdir hook <host> <event>`` — what a host runs on every prompt — first asks a running ``memdir serve``
+(:mod:`memdir.hookclient`, standard library only), then goes to :mod:`memdir.hooks`, which does not import
+click, the facade or any feature module before it knows it needs them. Every other command is the click CLI (:func:`memdir.cli.main`).
 """
 
 from __future__ import annotations
@@ -53,9 +53,14 @@ def main(argv: list[str] | None = None) -> None:
 
             hook_args.remove("--debug")
             os.environ["MEMDIR_DEBUG"] = "1"
+        from .hookclient import run as ask_warm  # standard library only: a warm server's answer costs no imports
+
+        done, raw = ask_warm(hook_args)
+        if done:
+            sys.exit(0)
         from .hooks import main as hook_main
 
-        sys.exit(hook_main(hook_args))
+        sys.exit(hook_main(hook_args, raw=raw, warm_tried=raw is not None))
     from .cli import main as cli_main
 
     cli_main(argv)

@@ -103,11 +103,9 @@ class _Watchdog:
 
 
 def _env_budget() -> float:
-    try:
-        v = float(os.environ.get("MEMDIR_HOOK_BUDGET_MS", DEFAULT_BUDGET_MS))
-        return v if v > 0 else DEFAULT_BUDGET_MS
-    except ValueError:
-        return DEFAULT_BUDGET_MS
+    from .hookclient import env_budget_ms
+
+    return env_budget_ms()
 
 
 def decode_payload(raw: bytes | str | dict | None) -> Any:
@@ -243,12 +241,14 @@ def _process_age_ms() -> float | None:
 
 
 def execute(host: str, event: str | None, argv_payload: str | None = None, *, project_dir: str | None = None,
-            home: str | None = None, budget_ms: float | None = None) -> int:
+            home: str | None = None, budget_ms: float | None = None, raw: bytes | None = None,
+            warm_tried: bool = False) -> int:
     """The fail-open wrapper used by the CLI and ``python -m memdir.hooks``: always returns 0.
 
     Reads stdin (or ``argv_payload`` when given, for Codex ``notify``), runs :func:`run_hook` with a watchdog,
     prints at most one output, and swallows every error (logged at debug level). Does nothing at all inside a
-    distiller's own model session (``MEMDIR_DISTILLING`` set, see :mod:`memdir.distill`)."""
+    distiller's own model session (``MEMDIR_DISTILLING`` set, see :mod:`memdir.distill`). ``raw``: the payload
+    when the caller already read it; ``warm_tried``: the warm server was already asked (:mod:`memdir.hookclient`)."""
     if os.environ.get("MEMDIR_DISTILLING"):
         return 0
     if os.environ.get("MEMDIR_DEBUG", "").strip().lower() in ("1", "true", "yes", "on"):
@@ -280,8 +280,9 @@ def execute(host: str, event: str | None, argv_payload: str | None = None, *, pr
 
     try:
         sys.stdout = sys.stderr  # nothing but our one answer may reach the host's stdout
-        raw = argv_payload.encode("utf-8", "replace") if argv_payload is not None else _read_stdin()
-        if _ask_warm(host, event or "", raw, project_dir=project_dir, home=home, emit=emit,
+        if raw is None:
+            raw = argv_payload.encode("utf-8", "replace") if argv_payload is not None else _read_stdin()
+        if not warm_tried and _ask_warm(host, event or "", raw, project_dir=project_dir, home=home, emit=emit,
                      budget_s=(budget_ms or _env_budget()) / 1000.0 - (time.monotonic() - dog.start)):
             return 0
         run_hook(host, event or "", raw, project_dir=project_dir, home=home, emit=emit, on_open=on_open)
@@ -302,11 +303,11 @@ def _ask_warm(host: str, event: str, raw: bytes, *, project_dir: str | None, hom
               emit: Callable[[str], None], budget_s: float) -> bool:
     """Hand the call to a running ``memdir serve`` (:mod:`memdir.warm`); True when it took it (its answer is
     emitted), False when the call must run in-process."""
-    from . import warm
+    from . import hookclient
 
-    if not warm.enabled() or budget_s <= 0:
+    if not hookclient.enabled() or budget_s <= 0:
         return False
-    out = warm.ask(host, event, raw.decode("utf-8-sig", "replace"), project_dir=project_dir, home=home,
+    out = hookclient.ask(host, event, raw.decode("utf-8-sig", "replace"), project_dir=project_dir, home=home,
                    timeout_s=budget_s - 0.05)
     if out is None:
         return False
@@ -366,36 +367,16 @@ def __getattr__(name: str):
     raise AttributeError(name)
 
 
-def main(argv: list[str] | None = None) -> int:
-    """``python -m memdir.hooks <host> <event> [payload]`` — the same as ``memdir hook``, without click."""
-    args = list(sys.argv[1:] if argv is None else argv)
-    budget = None
-    project_dir = os.environ.get("MEMDIR_PROJECT_DIR") or None
-    home = None
-    rest: list[str] = []
-    i = 0
-    while i < len(args):
-        a = args[i]
-        if a in ("--budget-ms", "--dir", "--home") and i + 1 < len(args):
-            val = args[i + 1]
-            if a == "--budget-ms":
-                try:
-                    budget = float(val)
-                except ValueError:
-                    pass
-            elif a == "--dir":
-                project_dir = val
-            else:
-                home = val
-            i += 2
-            continue
-        if not a.startswith("--"):
-            rest.append(a)
-        i += 1
-    if not rest:
+def main(argv: list[str] | None = None, *, raw: bytes | None = None, warm_tried: bool = False) -> int:
+    """``python -m memdir.hooks <host> <event> [payload]`` — the same as ``memdir hook``, without click.
+    ``raw``/``warm_tried``: as :func:`execute` (``memdir.__main__`` asks the warm server first)."""
+    from .hookclient import parse_args
+
+    a = parse_args(list(sys.argv[1:] if argv is None else argv))
+    if a is None:
         return 0
-    return execute(rest[0], rest[1] if len(rest) > 1 else None, rest[2] if len(rest) > 2 else None,
-                   project_dir=project_dir, home=home, budget_ms=budget)
+    return execute(a.host, a.event, a.argv_payload, project_dir=a.project_dir, home=a.home, budget_ms=a.budget_ms,
+                   raw=raw, warm_tried=warm_tried)
 
 
 if __name__ == "__main__":

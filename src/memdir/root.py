@@ -15,6 +15,7 @@ import json
 import logging
 import os
 import sqlite3
+import time
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
@@ -52,6 +53,8 @@ class Root:
         self.project = project
         self.token = token
         self._store: Any = None
+        # what the last full sync saw (directory and note file stats), for resync()'s quick "nothing changed" test
+        self._seen: tuple[tuple[tuple[str, int], ...], tuple[tuple[str, int, int], ...]] | None = None
 
     # ---- lifecycle -------------------------------------------------------------------------------------
     def exists(self) -> bool:
@@ -112,13 +115,51 @@ class Root:
         if self._synced_on_open:
             self._synced_on_open = False
             return 0
+        if self._unchanged():
+            return 0
         try:
             with self.locked(timeout=0):  # a memdir writer at work keeps the mirror current itself: never race it
                 return self.sync()
         except MemdirError:
             return 0
 
+    #: a stat this recent (ns) may hide a change made in the same clock tick: such a snapshot is not trusted
+    RACY_NS = 2_000_000_000
+
+    def _snapshot(self, found: dict[str, tuple[Path, int, int]], dirs: list[tuple[str, int]], taken_ns: int) -> None:
+        """Remember the stats of a full scan (the root and category directories, each note file) for
+        :meth:`_unchanged`; nothing is remembered when a stat is within :data:`RACY_NS` of the scan (a change in the
+        same clock tick would not show) or the scan found problems (those are re-read every time)."""
+        files = tuple((str(p), m, s) for p, m, s in found.values())
+        recent = taken_ns - self.RACY_NS
+        if self.problems or any(m >= recent for _, m in dirs) or any(m >= recent for _, m, _ in files):
+            self._seen = None
+        else:
+            self._seen = (tuple(dirs), files)
+
+    def _unchanged(self) -> bool:
+        """True when no category directory (files added, removed, renamed — atomic writes rename) and no note file
+        (edited in place) changed since the last full sync, and no writer left the compiled indexes stale: one
+        ``stat`` per directory and note, no directory listing (issue 12: a full scan was half of a 10k recall)."""
+        seen = self._seen
+        st_ = self._store
+        if seen is None or st_ is None:
+            return False
+        stat = os.stat
+        try:
+            for p, m in seen[0]:
+                if stat(p).st_mtime_ns != m:
+                    return False
+            for p, m, s in seen[1]:
+                st = stat(p)
+                if st.st_mtime_ns != m or st.st_size != s:
+                    return False
+        except OSError:
+            return False
+        return st_.meta_int("notes_gen") == st_.meta_int("compiled_gen")
+
     def close(self) -> None:
+        self._seen = None
         if self._store is not None and self.store_spec:
             self._store.close()
         self._store = None
@@ -190,6 +231,18 @@ class Root:
                 found[f"{cat.name}/{f.name[:-3]}"] = (Path(f.path), st.st_mtime_ns, st.st_size)
         return found, problems
 
+    def _dir_stats(self) -> list[tuple[str, int]] | None:
+        """``[(path, mtime_ns)]`` of the root and each category directory (``None`` when one cannot be read)."""
+        try:
+            out = [(str(self.path), os.stat(self.path).st_mtime_ns)]
+            with os.scandir(self.path) as it:
+                for e in it:
+                    if not e.name.startswith(".") and e.is_dir():
+                        out.append((e.path, e.stat().st_mtime_ns))
+            return out
+        except OSError:
+            return None
+
     @staticmethod
     def _drop_stale_temp(entry: os.DirEntry) -> None:
         """Remove a temp file left by a writer killed between write and rename (never acknowledged, never a
@@ -238,6 +291,9 @@ class Root:
         # the index first, then the files: a note another process writes in between is then re-read (harmless),
         # never taken for deleted
         known = st.note_states()
+        taken = time.time_ns()
+        self._seen = None
+        dirs = self._dir_stats()  # before the listing: a change made during the scan shows at the next look
         found, problems = self.scan()
         changed = [nid for nid, (_, m, s) in found.items() if known.get(nid) != (m, s)]
         gone = [nid for nid in known if nid not in found]
@@ -258,6 +314,8 @@ class Root:
                     st.delete_doc(nid)
         # an unreadable file has no docs row, so it is re-read (and re-reported) on every open until fixed
         self.problems = problems
+        if dirs is not None:
+            self._snapshot(found, dirs, taken)
         stale = st.meta_int("notes_gen") != st.meta_int("compiled_gen")  # e.g. a writer killed mid-way
         if (len(changed) - len(bad)) or gone or stale:
             try:

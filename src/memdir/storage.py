@@ -253,9 +253,9 @@ class SqliteStore:
         return index.hit_rows(self.db, spans)
 
     def doc_freqs(self, tokens):
-        from .bm25 import doc_freqs
+        from .bm25 import doc_freqs, total_docs
 
-        n = self.db.execute("SELECT count(*) FROM fts_docsize").fetchone()[0]
+        n = total_docs(self.db)  # O(1) from FTS5's averages record; count(*) over fts_docsize reads every row
         return n, (doc_freqs(self.db, list(dict.fromkeys(tokens))) if n else {})
 
     def has_ref(self, ref, kind=None):

@@ -6,10 +6,13 @@ While ``memdir serve`` runs, it also listens on a Unix socket in the global root
 answer. When no server answers (no socket, a stale one, a refusal) the hook runs in-process as before, so the
 socket is only ever a shortcut.
 
-Protocol: one JSON line each way. Request ``{"v": 1, "host", "event", "payload" (the raw stdin text),
-"project_dir", "cwd", "env" (the caller's ``MEMDIR_*`` variables)}``; answer ``{"ok": true, "out": "<text for
-the host>"}`` — sent as soon as the block is known, before captures are written — or ``{"ok": false, "why"}``
-when the server declines (another ``MEMDIR_*`` environment than its own), and the caller runs in-process.
+Protocol: one JSON line as the request, ``{"v": 2, "host", "event", "payload" (the raw stdin text),
+"project_dir", "cwd", "env" (the caller's ``MEMDIR_*`` variables)}``; the answer — sent as soon as the block is
+known, before captures are written — is ``"1\n"`` and the text for the host, or ``"0\n"`` and a reason when the
+server declines (another ``MEMDIR_*`` environment than its own), and the caller runs in-process. The client is
+:mod:`memdir.hookclient` (standard library only, so a hook process imports nothing else when a server answers).
+Protocol 1 requests (answer ``{"ok": true, "out"}`` / ``{"ok": false, "why"}`` as one JSON line) are still
+answered.
 
 ``MEMDIR_HOOK_WARM=0`` (config key ``hook.warm``) turns the client off; a server started with ``hook.warm =
 false`` in its config does not open the socket.
@@ -28,11 +31,9 @@ from typing import Any, Callable
 log = logging.getLogger("memdir")
 
 SOCKET_NAME = "hook.sock"
-PROTOCOL = 1
+PROTOCOL = 2  # memdir.hookclient; protocol 1 (a JSON answer line) is still answered
 CONNECT_TIMEOUT_S = 0.25
 MAX_REQUEST_BYTES = 16 * 1024 * 1024 + 65536
-#: variables that may differ between the hook process and the server without changing what a hook does
-_ENV_FREE = {"MEMDIR_HOME", "MEMDIR_PROJECT_DIR", "MEMDIR_HOOK_BUDGET_MS", "MEMDIR_DEBUG", "MEMDIR_HOOK_WARM"}
 
 
 def socket_path(home: str | os.PathLike | None = None) -> Path:
@@ -49,60 +50,23 @@ def enabled(env: dict[str, str] | None = None) -> bool:
 
 
 def _env_signature(env: dict[str, str]) -> dict[str, str]:
-    return {k: v for k, v in env.items() if k.startswith("MEMDIR_") and k not in _ENV_FREE}
+    from .hookclient import env_signature
+
+    return env_signature(env)
 
 
 # ---- client ------------------------------------------------------------------------------------------------
-def ask(host: str, event: str, payload: str, *, project_dir: str | None = None, home: str | None = None,
+def ask(host: str, event: str, payload: str, *, project_dir: str | None = None, home: str | os.PathLike | None = None,
         timeout_s: float = 3.0) -> str | None:
-    """Send one hook call to a running server; returns the host's output (``""`` for none), or ``None`` when no
-    server took the call (no socket, refused, declined, broken answer) so the caller runs it in-process.
-    A server that accepted the call but does not answer within ``timeout_s`` counts as "no output" (``""``):
-    the hook fails open rather than doing the work twice."""
-    try:
-        path = socket_path(home)
-    except Exception:  # noqa: BLE001 — no home: nothing to ask
-        return None
-    if not path.exists():
-        return None
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    try:
-        s.settimeout(CONNECT_TIMEOUT_S)
-        try:
-            s.connect(str(path))
-        except OSError:
-            return None
-        req = {"v": PROTOCOL, "host": host, "event": event, "payload": payload, "project_dir": project_dir,
-               "cwd": os.getcwd(), "env": _env_signature(dict(os.environ))}
-        try:
-            s.sendall(json.dumps(req, ensure_ascii=False).encode("utf-8", "surrogatepass") + b"\n")
-            s.shutdown(socket.SHUT_WR)
-        except OSError:
-            return None
-        s.settimeout(max(0.05, timeout_s))
-        buf = bytearray()
-        try:
-            while not buf.endswith(b"\n"):
-                chunk = s.recv(65536)
-                if not chunk:
-                    break
-                buf += chunk
-        except socket.timeout:
-            log.debug("hook: warm server did not answer within %.0f ms; no output", timeout_s * 1000)
-            return ""
-        except OSError:
-            return None
-        try:
-            ans = json.loads(buf.decode("utf-8", "replace"))
-        except ValueError:
-            return None
-        if not isinstance(ans, dict) or not ans.get("ok"):
-            log.debug("hook: warm server declined: %s", ans.get("why") if isinstance(ans, dict) else ans)
-            return None
-        out = ans.get("out")
-        return out if isinstance(out, str) else ""
-    finally:
-        s.close()
+    """Send one hook call to a running server (:func:`memdir.hookclient.ask`, the stdlib-only client a hook
+    process uses); returns the host's output (``""`` for none), or ``None`` when no server took the call (no
+    socket, refused, declined, broken answer) so the caller runs it in-process. A server that accepted the call
+    but does not answer within ``timeout_s`` counts as "no output" (``""``): the hook fails open rather than
+    doing the work twice."""
+    from .hookclient import ask as thin_ask
+
+    return thin_ask(host, event, payload, project_dir=project_dir, home=None if home is None else str(home),
+                    timeout_s=timeout_s)
 
 
 # ---- server ------------------------------------------------------------------------------------------------
@@ -214,14 +178,20 @@ class WarmServer:
     # one call
     def _serve_one(self, conn: socket.socket) -> None:
         answered = False
+        version = PROTOCOL
 
         def answer(obj: dict[str, Any]) -> None:
             nonlocal answered
             if answered:
                 return
             answered = True
+            if version == 1:
+                data = json.dumps(obj, ensure_ascii=False).encode("utf-8", "replace") + b"\n"
+            else:  # protocol 2: a status line, then the output as is (the client needs no JSON decoder)
+                data = (b"1\n" + str(obj.get("out") or "").encode("utf-8", "replace") if obj.get("ok")
+                        else b"0\n" + str(obj.get("why") or "").encode("utf-8", "replace"))
             try:
-                conn.sendall(json.dumps(obj, ensure_ascii=False).encode("utf-8", "replace") + b"\n")
+                conn.sendall(data)
                 conn.shutdown(socket.SHUT_WR)
             except OSError:
                 pass
@@ -235,9 +205,10 @@ class WarmServer:
                     break
                 buf += chunk
             req = json.loads(buf.decode("utf-8", "replace"))
-            if not isinstance(req, dict) or req.get("v") != PROTOCOL:
+            if not isinstance(req, dict) or req.get("v") not in (1, PROTOCOL):
                 answer({"ok": False, "why": "protocol"})
                 return
+            version = req["v"]
             if _env_signature(req.get("env") or {}) != self._env:
                 answer({"ok": False, "why": "different MEMDIR_* environment"})
                 return
@@ -286,7 +257,7 @@ class WarmServer:
         else:
             for root in m.roots.values():
                 if root._db is not None:
-                    root.sync()  # hand edits since the last call
+                    root.resync()  # hand edits since the last call (a stat per note; no listing when none)
         self._stores[(proj,)] = (stamp, m)
         return m
 
