@@ -119,30 +119,33 @@ def test_server_fails_open_on_a_broken_payload(short_home):
         assert warm.ask("claude-code", "user-prompt", "{not json", timeout_s=30) == ""
 
 
+def _imported(stderr: bytes) -> set[str]:
+    """Modules a ``python -X importtime`` process imported (from its stderr)."""
+    return {line.split("|")[-1].strip() for line in stderr.decode().splitlines() if line.startswith("import time:")}
+
+
 def test_console_entry_routes_hook_without_click(seeded):
-    code = ("import sys, runpy; sys.argv = ['memdir', 'hook', 'claude-code', 'user-prompt']; "
-            "import memdir.__main__ as e\n"
-            "try:\n    e.main()\nexcept SystemExit:\n    pass\n"
-            "print('CLICK' if 'click' in sys.modules else 'NOCLICK', 'CORE' if 'memdir.vectors' in sys.modules else '',"
-            " file=sys.stderr)")
-    r = subprocess.run([sys.executable, "-c", code], input=payload(seeded).encode(), capture_output=True,
-                       cwd=str(seeded), timeout=120, env={**os.environ, "MEMDIR_HOOK_WARM": "0"})
-    assert "NOCLICK" in r.stderr.decode() and "CORE" not in r.stderr.decode().split("NOCLICK")[-1]
+    # the hook process leaves with os._exit: what it imported is read from -X importtime
+    code = "import sys; sys.argv = ['memdir', 'hook', 'claude-code', 'user-prompt']; import memdir.__main__ as e; e.main()"
+    r = subprocess.run([sys.executable, "-X", "importtime", "-c", code], input=payload(seeded).encode(),
+                       capture_output=True, cwd=str(seeded), timeout=120, env={**os.environ, "MEMDIR_HOOK_WARM": "0"})
+    mods = _imported(r.stderr)
+    assert "memdir.core" in mods and "click" not in mods and "memdir.vectors" not in mods
     assert "5433" in r.stdout.decode()
 
 
 def test_console_entry_with_a_server_imports_nothing_but_the_thin_client(seeded, short_home):
-    code = ("import sys; sys.argv = ['memdir', 'hook', 'claude-code', 'user-prompt']; "
-            "import memdir.__main__ as e\n"
-            "try:\n    e.main()\nexcept SystemExit:\n    pass\n"
-            "print(sorted(m for m in sys.modules if m.startswith('memdir') or m in ('json', 're', 'socket', 'logging', 'typing')), file=sys.stderr)")
+    code = "import sys; sys.argv = ['memdir', 'hook', 'claude-code', 'user-prompt']; import memdir.__main__ as e; e.main()"
     with warm.WarmServer() as srv:
         assert srv.start()
-        r = subprocess.run([sys.executable, "-c", code], input=payload(seeded).encode(), capture_output=True,
-                           cwd=str(seeded), timeout=120)
+        r = subprocess.run([sys.executable, "-X", "importtime", "-c", code], input=payload(seeded).encode(),
+                           capture_output=True, cwd=str(seeded), timeout=120)
         assert srv.served == 1
+    assert r.returncode == 0
     assert "5433" in json.loads(r.stdout)["hookSpecificOutput"]["additionalContext"]
-    assert r.stderr.decode().strip().splitlines()[-1] == "['memdir', 'memdir.__main__', 'memdir.errors', 'memdir.hookclient']"
+    mods = _imported(r.stderr)
+    assert {m for m in mods if m.startswith("memdir")} == {"memdir", "memdir.__main__", "memdir.errors", "memdir.hookclient"}
+    assert not {"json", "re", "socket", "logging", "typing", "pathlib"} & mods
 
 
 def test_protocol_1_clients_are_still_answered(seeded, short_home):

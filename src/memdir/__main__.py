@@ -44,6 +44,21 @@ def _hook_argv(argv: list[str]) -> list[str] | None:
     return None
 
 
+def _leave(code: int) -> None:
+    """End a hook process at once: output flushed, the debug log flushed, no interpreter teardown and no
+    close-time WAL checkpoint (the store is left open; the next opener carries on, as after any exit)."""
+    import os
+
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError, AttributeError):
+            pass
+    if "logging" in sys.modules:
+        sys.modules["logging"].shutdown()
+    os._exit(code)
+
+
 def main(argv: list[str] | None = None) -> None:
     args = list(sys.argv[1:] if argv is None else argv)
     hook_args = _hook_argv(args)
@@ -57,10 +72,10 @@ def main(argv: list[str] | None = None) -> None:
 
         done, raw = ask_warm(hook_args)
         if done:
-            sys.exit(0)
+            _leave(0)
         from .hooks import main as hook_main
 
-        sys.exit(hook_main(hook_args, raw=raw, warm_tried=raw is not None))
+        _leave(hook_main(hook_args, raw=raw, warm_tried=raw is not None, leave_open=True))
     from .cli import main as cli_main
 
     cli_main(argv)

@@ -126,13 +126,15 @@ def decode_payload(raw: bytes | str | dict | None) -> Any:
 def run_hook(host: str, event: str, raw: bytes | str | dict | None, *, project_dir: str | None = None,
              home: str | None = None, config: dict[str, Any] | None = None,
              emit: Callable[[str], None] | None = None, on_open: Callable[[Any], None] | None = None,
-             open_store: Callable[[str | None], Any] | None = None) -> str:
+             open_store: Callable[[str | None], Any] | None = None, leave_open: bool = False) -> str:
     """Run one hook: parse, open the store, inject and/or capture. Returns what the host should read on stdout
     (``""`` for nothing); ``emit(output)`` is called as soon as the output is known, before captures are written.
 
     ``project_dir``: overrides the payload's ``cwd``. ``home``/``config``: as :func:`memdir.open`.
     ``on_open(m)``: called with the open store (the CLI uses it to apply ``hook.budget_ms``).
     ``open_store(project_dir)``: returns an already open store to use and keep open (the warm server's).
+    ``leave_open``: do not close the store (a process about to ``os._exit``: closing the last connection would
+    checkpoint the WAL and delete it, a write and an fsync the host waits for; the next opener carries on).
     Raises on bad input or store errors; the CLI wrapper turns every exception into "no output, exit 0".
     """
     from . import adapters
@@ -199,7 +201,7 @@ def run_hook(host: str, event: str, raw: bytes | str | dict | None, *, project_d
 
             trigger(m, call.session)
     finally:
-        if open_store is None:
+        if open_store is None and not leave_open:
             m.close()
     return out
 
@@ -242,7 +244,7 @@ def _process_age_ms() -> float | None:
 
 def execute(host: str, event: str | None, argv_payload: str | None = None, *, project_dir: str | None = None,
             home: str | None = None, budget_ms: float | None = None, raw: bytes | None = None,
-            warm_tried: bool = False) -> int:
+            warm_tried: bool = False, leave_open: bool = False) -> int:
     """The fail-open wrapper used by the CLI and ``python -m memdir.hooks``: always returns 0.
 
     Reads stdin (or ``argv_payload`` when given, for Codex ``notify``), runs :func:`run_hook` with a watchdog,
@@ -285,7 +287,8 @@ def execute(host: str, event: str | None, argv_payload: str | None = None, *, pr
         if not warm_tried and _ask_warm(host, event or "", raw, project_dir=project_dir, home=home, emit=emit,
                      budget_s=(budget_ms or _env_budget()) / 1000.0 - (time.monotonic() - dog.start)):
             return 0
-        run_hook(host, event or "", raw, project_dir=project_dir, home=home, emit=emit, on_open=on_open)
+        run_hook(host, event or "", raw, project_dir=project_dir, home=home, emit=emit, on_open=on_open,
+                 leave_open=leave_open)
         age = _process_age_ms()
         log.debug("hook %s %s: done in %.0f ms (process %s ms)", host, event, (time.monotonic() - dog.start) * 1000,
                   "?" if age is None else f"{age:.0f}")
@@ -367,16 +370,18 @@ def __getattr__(name: str):
     raise AttributeError(name)
 
 
-def main(argv: list[str] | None = None, *, raw: bytes | None = None, warm_tried: bool = False) -> int:
+def main(argv: list[str] | None = None, *, raw: bytes | None = None, warm_tried: bool = False,
+         leave_open: bool = False) -> int:
     """``python -m memdir.hooks <host> <event> [payload]`` — the same as ``memdir hook``, without click.
-    ``raw``/``warm_tried``: as :func:`execute` (``memdir.__main__`` asks the warm server first)."""
+    ``raw``/``warm_tried``/``leave_open``: as :func:`execute` (``memdir.__main__`` asks the warm server first and
+    leaves with ``os._exit``)."""
     from .hookclient import parse_args
 
     a = parse_args(list(sys.argv[1:] if argv is None else argv))
     if a is None:
         return 0
     return execute(a.host, a.event, a.argv_payload, project_dir=a.project_dir, home=a.home, budget_ms=a.budget_ms,
-                   raw=raw, warm_tried=warm_tried)
+                   raw=raw, warm_tried=warm_tried, leave_open=leave_open)
 
 
 if __name__ == "__main__":
