@@ -30,15 +30,39 @@ WEIGHTS = (4.0, 3.0, 1.0, 0.3)
 CANDIDATES = 200
 
 
-def rows(n: int):
-    import synth
+def _make_row(ev: dict) -> dict:
     from memdir.notes import content_hash
     from memdir.timeutil import iso
 
-    for ev in synth.events(n):
-        ts = ev["ts"] if isinstance(ev["ts"], datetime) else datetime.fromisoformat(str(ev["ts"]))
-        yield {"kind": "event", "ref": ev["key"], "content_sha256": content_hash(ev["text"]), "role": ev["role"],
-               "session": ev.get("session"), "ts": iso(ts), "ts_epoch": ts.timestamp(), "text": ev["text"], "meta": None}
+    ts = ev["ts"] if isinstance(ev["ts"], datetime) else datetime.fromisoformat(str(ev["ts"]))
+    return {"kind": "event", "ref": ev["key"], "content_sha256": content_hash(ev["text"]), "role": ev["role"],
+            "session": ev.get("session"), "ts": iso(ts), "ts_epoch": ts.timestamp(), "text": ev["text"], "meta": None}
+
+
+def cache_dir() -> Path:
+    d = Path(os.environ.get("MEMDIR_BENCH_CACHE") or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "memdir-bench")
+    d.mkdir(parents=True, exist_ok=True)
+    return d
+
+
+def rows(n: int):
+    """``n`` synthetic event rows (bench/synth.py, seed 7), built the way the facade builds them; generated once per
+    ``n`` and kept as gzipped JSON lines in :func:`cache_dir` (1M rows take minutes to generate and hash)."""
+    import gzip
+    import json
+
+    import synth
+
+    f = cache_dir() / f"synth-events-{n}-seed7.jsonl.gz"
+    if not f.exists():
+        tmp = f.with_suffix(f".tmp{os.getpid()}")
+        with gzip.open(tmp, "wt", encoding="utf-8", compresslevel=3) as out:
+            for ev in synth.events(n):
+                out.write(json.dumps(_make_row(ev), ensure_ascii=False) + "\n")
+        tmp.replace(f)
+    with gzip.open(f, "rt", encoding="utf-8") as inp:
+        for line in inp:
+            yield json.loads(line)
 
 
 def ingest(store, n: int, batch: int) -> float:
@@ -84,6 +108,9 @@ def main() -> int:
     ap.add_argument("--batch", type=int, default=500)
     ap.add_argument("--queries", type=int, default=60)
     ap.add_argument("--out", type=Path, default=None)
+    ap.add_argument("--pg-settings", default="-c shared_buffers=512MB -c work_mem=16MB -c max_wal_size=4GB",
+                    help="server settings of the throwaway cluster")
+    ap.add_argument("--append", action="store_true", help="append the rows to --out's table instead of writing a new one")
     a = ap.parse_args()
     import synth
     from memdir.storage import open_store
@@ -96,12 +123,13 @@ def main() -> int:
         sys.path.insert(0, str(HERE.parent / "tests"))
         import pg_cluster
 
-        cluster = pg_cluster.Cluster()
+        cluster = pg_cluster.Cluster(a.pg_settings)
     lines = [f"Storage interface, synthetic events (bench/synth.py), batches of {a.batch}; {CANDIDATES} candidates per "
              f"query, {len(queries)} queries; {platform.machine()}, {os.cpu_count()} cores, PostgreSQL throwaway cluster on a "
              "unix socket (fsync off) vs SQLite WAL", "",
-             "| events | store | ingest events/s | recall p50 ms | recall p95 ms | top-10 shared with SQLite |",
-             "|---:|---|---:|---:|---:|---:|"]
+             f"PostgreSQL settings: {a.pg_settings}; `ANALYZE` after ingest (autovacuum's job on a live server)", "",
+             "| events | store | ingest events/s | recall p50 ms | recall p95 ms | top-10 shared with SQLite | load avg (1 min) |",
+             "|---:|---|---:|---:|---:|---:|---:|"]
     try:
         for n in [int(x) for x in a.sizes.split(",") if x]:
             tmp = Path(tempfile.mkdtemp(prefix="memdir-scale-"))
@@ -110,15 +138,17 @@ def main() -> int:
             res = {}
             for name, s in (("sqlite", sq), ("postgresql", pg)):
                 secs = ingest(s, n, a.batch)
+                if name == "postgresql":
+                    s.conn.execute("ANALYZE")
                 recall(s, queries[:5])  # warm caches
                 lat, tops = recall(s, queries)
-                res[name] = (n / secs, lat, tops)
+                res[name] = (n / secs, lat, tops, os.getloadavg()[0])
                 print(f"{n} {name}: ingest {n / secs:.0f}/s, p50 {pct(lat, .5):.1f} ms", flush=True)
             shared = statistics.mean(len(set(x) & set(y)) / max(1, len(x)) for x, y in zip(res["sqlite"][2], res["postgresql"][2]))
             for name in ("sqlite", "postgresql"):
-                rate, lat, _ = res[name]
+                rate, lat, _, load = res[name]
                 lines.append(f"| {n:,} | {name} | {rate:,.0f} | {pct(lat, .5):.1f} | {pct(lat, .95):.1f} | "
-                             f"{'—' if name == 'sqlite' else f'{shared:.2f}'} |")
+                             f"{'—' if name == 'sqlite' else f'{shared:.2f}'} | {load:.1f} |")
             sq.close()
             pg.close()
             import shutil
@@ -130,7 +160,11 @@ def main() -> int:
     text = "\n".join(lines) + "\n"
     print(text)
     if a.out:
-        a.out.write_text(text)
+        if a.append and a.out.exists():
+            with a.out.open("a") as f:
+                f.write("\n".join(x for x in lines if x.startswith("| ") and x[2].isdigit()) + "\n")
+        else:
+            a.out.write_text(text)
     return 0
 
 

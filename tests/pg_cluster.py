@@ -44,7 +44,7 @@ def _unavailable(reason: str):
 class Cluster:
     """A running cluster: ``url(db)`` gives a ``postgresql://`` URL over its unix socket."""
 
-    def __init__(self) -> None:
+    def __init__(self, settings: str = "-c shared_buffers=32MB") -> None:
         self.bindir = _bindir()
         if self.bindir is None:
             _unavailable("the PostgreSQL server binaries (initdb, pg_ctl, postgres) are not installed")
@@ -64,7 +64,7 @@ class Cluster:
         os.chmod(self.dir, 0o755)  # the client (this user) reaches the socket inside
         self._run("initdb", "-D", str(self.data), "-A", "trust", "-U", "memdir", "-E", "UTF8", "--locale=C.UTF-8",
                   "--no-sync")
-        opts = f"-k {self.sock} -c listen_addresses='' -F -c max_connections=60 -c shared_buffers=32MB"
+        opts = f"-k {self.sock} -c listen_addresses='' -F -c max_connections=60 {settings}"
         self._run("pg_ctl", "-D", str(self.data), "-o", opts, "-w", "-t", "60", "-l", str(self.dir / "server.log"), "start")
         self._dbs = 0
 

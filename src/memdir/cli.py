@@ -457,13 +457,41 @@ def reindex(ctx, as_json):
     _emit(ctx, as_json, out, ", ".join(f"{k}: {v} notes indexed" for k, v in out.items()) or "nothing to index")
 
 
+_to_store_opts = [
+    click.option("--store", "store_url", metavar="URL", default=None,
+                 help="A PostgreSQL team store (postgresql://…): move this project's events and tombstones instead of a file."),
+    click.option("--project", "store_project", default=None, help="The project in --store (default: remote.project or the directory name)."),
+]
+
+
+def _with_store_opts(f):
+    for opt in reversed(_to_store_opts):
+        f = opt(f)
+    return f
+
+
+def _store_summary(out: dict, verb: str) -> str:
+    return (f"{verb} project {out['project']}: {out['read']} events read, {out['stored']} stored, {out['duplicate']} already "
+            f"there, {out['skipped']} tombstoned; {out['tombstones']} tombstones")
+
+
 @cli.command()
-@click.argument("path", type=click.Path(dir_okay=False))
+@click.argument("path", type=click.Path(dir_okay=False), required=False)
+@_with_store_opts
 @json_opt
 @click.pass_context
-def export(ctx, path, as_json):
-    """Write all notes and events to PATH as JSONL (``-`` for stdout)."""
+def export(ctx, path, store_url, store_project, as_json):
+    """Write all notes and events to PATH as JSONL (``-`` for stdout), or copy this project's events and tombstones
+    into a team store (--store postgresql://…; notes stay in Git)."""
     m = open_store(ctx)
+    if store_url:
+        if path:
+            raise UsageError("give PATH or --store, not both")
+        out = m.export_store(store_url, project=store_project)
+        _emit(ctx, as_json, out, _store_summary(out, "exported to"))
+        return
+    if not path:
+        raise UsageError("give a PATH (or - for stdout), or --store postgresql://…")
     if path == "-":
         import tempfile
 
@@ -487,15 +515,23 @@ def export(ctx, path, as_json):
 @click.option("--here", is_flag=True, help="Import every session into this project, whatever its directory.")
 @click.option("--pending", is_flag=True, help="Import the JSONL files dropped in <global root>/import/ and rename them .done-<time>.")
 @click.option("--no-progress", is_flag=True, help="Hide the progress bar (it is only drawn on a terminal).")
+@_with_store_opts
 @json_opt
 @click.pass_context
-def import_(ctx, source, path, all_projects, here, pending, no_progress, as_json):
+def import_(ctx, source, path, all_projects, here, pending, no_progress, store_url, store_project, as_json):
     """Import SOURCE: a JSONL file, claude-code | codex | opencode [PATH] (default locations when PATH is omitted),
-    claude-mem [DB] (its SQLite store), or --pending (files dropped in <global root>/import/).
+    claude-mem [DB] (its SQLite store), --pending (files dropped in <global root>/import/), or a team store's
+    events and tombstones (--store postgresql://…).
 
     Host sessions go to the project they were recorded in: without a flag only this project's sessions are
     imported; --all-projects imports each into its own project; --here imports all of them into this one."""
     m = open_store(ctx)
+    if store_url:
+        if source or pending:
+            raise UsageError("--store takes no SOURCE or --pending: it imports the store's events of --project")
+        out = m.import_store(store_url, project=store_project)
+        _emit(ctx, as_json, out, _store_summary(out, "imported from"))
+        return
     if pending:
         if source:
             raise UsageError("--pending takes no SOURCE: it imports what waits in <global root>/import/")

@@ -175,6 +175,8 @@ SETTINGS: tuple[tuple[str, Any, str, type | None, Callable[[Any], bool] | None],
     ("remote.push_budget_ms", 250, "most time a write spends sending queued events to the server; the rest waits", None,
      _nonneg),
     ("remote.timeout_s", 30.0, "time limit of `memdir push`", float, _pos),
+    ("remote.recall_budget_ms", 300, "most time a recall (hooks, CLI, MCP) waits for the team server's hits, asked "
+     "while the local search runs; past it the local hits alone are shown (0 = never ask)", None, _nonneg),
     # general
     ("categories", ["rules", "preferences", "decisions", "pitfalls", "facts"], "category directories (seed 000)", list, None),
     ("debug", False, "write a debug log explaining ranking and skip decisions (also MEMDIR_DEBUG=1)", bool, None),

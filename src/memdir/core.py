@@ -517,6 +517,11 @@ class Memdir:
         tokens = query_tokens(query, repeats=True)
         if not tokens:
             return []
+        team = None
+        if scope in (None, "project") and not kinds and self.config.get("remote.url"):
+            from . import remote  # the team server's hits, asked while the local search runs (memdir.remote)
+
+            team = remote.ask(self.config, self.project_root, query, k)
         want = k
         reranking = bool(self.config.get("recall.rerank"))
         if reranking:  # a wider first stage for the cross-encoder (memdir.rerank)
@@ -531,6 +536,14 @@ class Memdir:
             from .rerank import rerank
 
             hits = rerank(self, query, hits, k)
+        if team is not None:
+            rows = team.result()  # waits at most what is left of remote.recall_budget_ms
+            if rows:
+                from .remote import fuse
+
+                hits = fuse(hits, rows, k)
+            elif team.error:
+                log.debug("remote recall: %s (local hits only)", team.error)
         if rehearse and hits:
             self._rehearse(hits)
         return hits
@@ -1168,6 +1181,29 @@ class Memdir:
                 counts["events"] += 1
         notes.atomic_write(Path(path), "".join(x + "\n" for x in lines))
         return counts
+
+    def _store_target(self, project: str | None, token: str | None) -> tuple[str, str | None]:
+        project = project or self.config.get("remote.project") or self.project_root.name
+        if token is None:
+            token = os.environ.get(self.config.get("remote.token_env") or "", "") or None
+        return project, token
+
+    def export_store(self, url: str, *, project: str | None = None, token: str | None = None) -> dict[str, Any]:
+        """Copy this project's events and tombstones into a PostgreSQL store (``url``, project ``project``, default
+        ``remote.project`` or the directory's name; ``token`` default from ``remote.token_env``); see
+        :mod:`memdir.transfer`. Safe to re-run: what is there already counts as ``duplicate``."""
+        from .transfer import to_store
+
+        project, token = self._store_target(project, token)
+        return to_store(self, url, project=project, token=token)
+
+    def import_store(self, url: str, *, project: str | None = None, token: str | None = None) -> dict[str, Any]:
+        """Copy a PostgreSQL store's events and tombstones of ``project`` into this project (the reverse of
+        :meth:`export_store`); safe to re-run."""
+        from .transfer import from_store
+
+        project, token = self._store_target(project, token)
+        return from_store(self, url, project=project, token=token)
 
     def _restore_note(self, obj: dict[str, Any]) -> Note:
         """Bring back an exported note as it was: same id when free, times, kind, highlight, pinned and the

@@ -13,8 +13,12 @@ query term is matched as one quoted lexeme. Scoring is the same BM25 as the SQLi
     score(d, q) = Σ_t idf_lucene(N, n_t) · f·(k1 + 1) / (f + k1·(1 - b + b·dl/avgdl)),  k1 = 1.2, b = 0.75,
 
 ``f`` the field-weighted count of ``t`` in the row, ``N`` the full-text rows of the project, ``n_t`` those holding
-``t`` (per-term statistics read through the GIN index), terms chosen by :func:`memdir.bm25.select_terms`. These are
-FTS5's ``bm25()`` constants and length normalisation, so both stores give the same scores on the same rows.
+``t``, terms chosen by :func:`memdir.bm25.select_terms`. These are FTS5's ``bm25()`` constants and length
+normalisation, so both stores give the same scores on the same rows. ``N``, the total length and every ``n_t`` are
+kept up to date by the writes (tables ``fts_stats`` and ``term_df``, migration m004) and each row holds its per-field
+term counts (``fts.tf``), so recall is one statement: the GIN index finds each chosen term's rows, PostgreSQL sums the
+BM25 parts and returns the best. In large stores the SQLite path's caps apply (common terms skipped, a postings
+budget, the newest ``PER_TERM_CAP`` rows of a frequent term), so both stores cut the same corners.
 
 Events. ``(project, ref)`` and ``(project, content_sha256)`` of events are unique; inserts are ``ON CONFLICT DO
 NOTHING``, so the same event written twice (a retry, a second host, a queued write replayed) is stored once.
@@ -32,7 +36,7 @@ from contextlib import contextmanager
 from typing import Any, Iterable, Iterator
 
 from . import handles, passages
-from .bm25 import idf_lucene, select_terms
+from .bm25 import LARGE_STORE, PER_TERM_CAP, idf_lucene, select_terms
 from .errors import MemdirError
 from .index import CONTEXT_TOKENS, fts_fields
 from .tokenize import tokenize
@@ -93,6 +97,8 @@ def m001_create_tables(cur) -> None:
 
 #: the tables a client reads and writes; each is limited by row-level security to the connection's project
 PROJECT_TABLES = ("meta", "docs", "fts", "tombstones", "rehearsal")
+#: every table limited to the connection's project (m002, m003, m004)
+RLS_TABLES = PROJECT_TABLES + ("tiers", "vectors", "fts_stats", "term_df")
 #: the (NOLOGIN) role a team's client logins are made members of (:func:`grant_client`)
 CLIENT_ROLE = "memdir_client"
 
@@ -168,8 +174,125 @@ def m003_tiers_vectors(cur) -> None:
         cur.execute(f"GRANT SELECT, INSERT, UPDATE, DELETE ON {t} TO {CLIENT_ROLE}")
 
 
+#: writers spread their statistics over this many rows per project (``pg_backend_pid() % STAT_SHARDS``), so
+#: concurrent clients rarely wait on one another's counters; readers sum the shards
+STAT_SHARDS = 16
+
+
+def m004_stats_and_term_counts(cur) -> None:
+    """Recall without scanning (issue 14): ``fts.tf`` holds each row's per-field counts of its terms
+    (``{term: body + context·2¹² + title·2²⁴ + tags·2³⁶}``, each at most 4095: :func:`_tf`) so one statement scores; ``fts_stats`` (rows, total length) and
+    ``term_df`` (rows holding each term) are kept by the store's writes (:meth:`PgStore._flush_counts`, once per
+    transaction), in :data:`STAT_SHARDS` rows per project and term, so a query reads ``N``, ``avgdl`` and ``n_t``
+    by key instead of counting. Row-level security keeps each project's counters its own. Handles become
+    unique per project (a duplicate left by an older, racing writer loses its handle: it is then never resolved,
+    as before)."""
+    cur.execute("""
+        ALTER TABLE fts ADD COLUMN tf jsonb;
+        UPDATE fts SET tf = coalesce((
+            SELECT jsonb_object_agg(t, least(c, 4095) + least(d, 4095) * 4096 + least(b, 4095) * 16777216
+                                       + least(a, 4095) * 68719476736) FROM (
+                SELECT t, count(*) FILTER (WHERE k = 0) a, count(*) FILTER (WHERE k = 1) b,
+                       count(*) FILTER (WHERE k = 2) c, count(*) FILTER (WHERE k = 3) d
+                FROM (SELECT unnest(string_to_array(fts.tags, ' ')) t, 0 k UNION ALL
+                      SELECT unnest(string_to_array(fts.title, ' ')), 1 UNION ALL
+                      SELECT unnest(string_to_array(fts.body, ' ')), 2 UNION ALL
+                      SELECT unnest(string_to_array(fts.context, ' ')), 3) x
+                WHERE t <> '' GROUP BY t) y), '{}');
+        ALTER TABLE fts ALTER COLUMN tf SET NOT NULL;
+        -- recall reads tf for every posting it scores: kept in the row (compressed, lz4 when the server has it),
+        -- the texts and the tsvector go out of line first
+        ALTER TABLE fts ALTER COLUMN tf SET STORAGE MAIN;
+        DO $$ BEGIN
+            ALTER TABLE fts ALTER COLUMN tf SET COMPRESSION lz4, ALTER COLUMN tsv SET COMPRESSION lz4,
+                ALTER COLUMN body SET COMPRESSION lz4, ALTER COLUMN context SET COMPRESSION lz4;
+        EXCEPTION WHEN OTHERS THEN NULL;  -- a server built without lz4 keeps pglz
+        END $$;
+        CREATE INDEX fts_project_id ON fts(project, id);
+        CREATE TABLE fts_stats(project text NOT NULL, shard integer NOT NULL, n bigint NOT NULL, total bigint NOT NULL,
+                               PRIMARY KEY (project, shard));
+        CREATE TABLE term_df(project text NOT NULL, term text NOT NULL, shard integer NOT NULL, df bigint NOT NULL,
+                             PRIMARY KEY (project, term, shard));
+        INSERT INTO fts_stats(project, shard, n, total) SELECT project, 0, count(*), coalesce(sum(dl), 0) FROM fts GROUP BY project;
+        INSERT INTO term_df(project, term, shard, df)
+            SELECT project, t, 0, count(*) FROM fts, unnest(tsvector_to_array(tsv)) t GROUP BY project, t;
+    """)
+    for t in ("fts_stats", "term_df"):
+        cur.execute(f"ALTER TABLE {t} ENABLE ROW LEVEL SECURITY")
+        cur.execute(f"CREATE POLICY {t}_project ON {t} USING (project = current_setting('app.project', true) "
+                    f"AND (SELECT memdir_project_ok())) WITH CHECK (project = current_setting('app.project', true) "
+                    f"AND (SELECT memdir_project_ok()))")
+        cur.execute(f"GRANT SELECT, INSERT, UPDATE, DELETE ON {t} TO {CLIENT_ROLE}")
+    cur.execute("""
+        UPDATE docs SET handle = NULL WHERE id IN (
+            SELECT id FROM (SELECT id, row_number() OVER (PARTITION BY project, handle ORDER BY id) AS k FROM docs
+                            WHERE handle IS NOT NULL) x WHERE k > 1);
+        DROP INDEX docs_handle;
+        CREATE UNIQUE INDEX docs_handle ON docs(project, handle);
+    """)
+
+
+def m005_private_events(cur) -> None:
+    """A person's events are private unless the project shares them (issue 14), enforced by row-level security:
+    ``docs.owner`` and ``fts.owner`` are the person whose token wrote the row (``memdir_person()``, set by default and
+    checked on write: a client cannot write rows in another person's name); a row is visible to its owner, to
+    everyone in the project when it has no owner (notes, rows the schema owner wrote) or when the project shares its
+    events (``memdir_projects.share_events``, set by the admin: ``memdir store share PROJECT``). Uniqueness stays per
+    project (a second person's identical event is a duplicate), so ``memdir_doc_taken`` and ``memdir_free_handle``
+    (owner's rights, no rows returned) tell a writer whether a key, text or handle is taken by a row it cannot see."""
+    cur.execute("""
+        CREATE TABLE memdir_projects(project text PRIMARY KEY, share_events boolean NOT NULL DEFAULT false);
+        REVOKE ALL ON memdir_projects FROM PUBLIC;
+        CREATE FUNCTION memdir_person() RETURNS text
+            LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+            SELECT t.person FROM public.memdir_tokens t
+            WHERE t.sha256 = encode(sha256(convert_to(coalesce(current_setting('app.token', true), ''), 'UTF8')), 'hex')
+        $$;
+        CREATE FUNCTION memdir_project_shares() RETURNS boolean
+            LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+            SELECT coalesce((SELECT p.share_events FROM public.memdir_projects p
+                             WHERE p.project = current_setting('app.project', true)), false)
+        $$;
+        CREATE FUNCTION memdir_doc_taken(p text, r text, k text) RETURNS boolean
+            LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+            SELECT p = current_setting('app.project', true) AND EXISTS (
+                SELECT 1 FROM public.docs d WHERE d.project = p AND (d.ref = r OR (k IS NOT NULL AND d.kind = 'event'
+                AND d.content_sha256 = k)))
+        $$;
+        CREATE FUNCTION memdir_free_handle(p text, cands text[], r text) RETURNS text
+            LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+            SELECT u.c FROM unnest(cands) WITH ORDINALITY AS u(c, o)
+            WHERE p = current_setting('app.project', true)
+              AND NOT EXISTS (SELECT 1 FROM public.docs x WHERE x.project = p AND x.handle = u.c AND x.ref <> r)
+            ORDER BY u.o LIMIT 1
+        $$;
+        ALTER TABLE docs ADD COLUMN owner text DEFAULT memdir_person();
+        ALTER TABLE fts ADD COLUMN owner text DEFAULT memdir_person();
+        CREATE INDEX fts_owner ON fts(project, owner) WHERE owner IS NOT NULL;
+    """)
+    for fn in ("memdir_person()", "memdir_project_shares()", "memdir_doc_taken(text, text, text)",
+               "memdir_free_handle(text, text[], text)"):
+        cur.execute(f"REVOKE ALL ON FUNCTION {fn} FROM PUBLIC")
+        cur.execute(f"GRANT EXECUTE ON FUNCTION {fn} TO {CLIENT_ROLE}")
+    for t in ("docs", "fts"):
+        cur.execute(f"DROP POLICY {t}_project ON {t}")
+        cur.execute(f"""CREATE POLICY {t}_project ON {t}
+            USING (project = current_setting('app.project', true) AND (SELECT memdir_project_ok())
+                   AND (owner IS NULL OR owner = (SELECT memdir_person()) OR (SELECT memdir_project_shares())))
+            WITH CHECK (project = current_setting('app.project', true) AND (SELECT memdir_project_ok())
+                        AND (owner IS NULL OR owner = (SELECT memdir_person())))""")
+
+
+def share_events(conn, project: str, share: bool = True) -> None:
+    """Make ``project``'s events visible to every person its tokens grant (``share``), or private to the person who
+    wrote each (the default). ``conn`` is an admin connection."""
+    conn.execute("INSERT INTO memdir_projects(project, share_events) VALUES (%s, %s) ON CONFLICT (project) "
+                 "DO UPDATE SET share_events = excluded.share_events", (project, bool(share)))
+
+
 #: numbered schema migrations; append, never edit a landed one
-MIGRATIONS = [m001_create_tables, m002_row_level_security, m003_tiers_vectors]
+MIGRATIONS = [m001_create_tables, m002_row_level_security, m003_tiers_vectors, m004_stats_and_term_counts,
+              m005_private_events]
 
 
 def add_token(conn, person: str, projects: Iterable[str]) -> str:
@@ -232,6 +355,31 @@ def _tsv_tokens(*streams: str) -> list[str]:
     return list(dict.fromkeys(t for s in streams for t in s.split()))
 
 
+#: a frequent term's newest postings are looked for in the newest ``CAP_WINDOW · PER_TERM_CAP · N / n_t`` rows
+CAP_WINDOW = 2.0
+
+#: bits of each field's count in a packed ``fts.tf`` value; the most frequent first, so most values are small numbers
+TF_BITS = 12
+TF_SHIFT = {"body": 0, "context": 12, "title": 24, "tags": 36}
+TF_MAX = (1 << TF_BITS) - 1
+
+
+def _tf(fields: Iterable[str]) -> str:
+    """``{term: packed counts}`` of a full-text row (fields: tags, title, body, context) as JSON (``fts.tf``): the
+    term's count in each field, :data:`TF_BITS` bits at :data:`TF_SHIFT` (at most :data:`TF_MAX`; BM25's tf part has
+    long saturated there). One number per term keeps the column small: it is read for every posting recall scores."""
+    out: dict[str, list[int]] = {}
+    for k, f in enumerate(fields):
+        for t in f.split():
+            c = out.get(t)
+            if c is None:
+                c = out[t] = [0, 0, 0, 0]
+            c[k] += 1
+    shifts = [TF_SHIFT[f] for f in FIELDS]
+    packed = {t: sum(min(n, TF_MAX) << sh for n, sh in zip(c, shifts)) for t, c in out.items()}
+    return json.dumps(packed, ensure_ascii=False, separators=(",", ":"))
+
+
 class PgStore:
     """One project's view of a PostgreSQL memdir database (see the module docstring)."""
 
@@ -240,6 +388,10 @@ class PgStore:
             raise MemdirError("a PostgreSQL store needs a project name")
         self.conn = conn
         self.project = project
+        self._depth = 0  # transactions open through this store (the counters are written when the outermost ends)
+        self._dn = 0  # full-text rows added (negative: removed) since the counters were written
+        self._dtotal = 0  # their length
+        self._ddf: Counter = Counter()  # rows holding each term, added or removed
 
     @classmethod
     def connect(cls, url: str, *, project: str, token: str | None = None) -> "PgStore":
@@ -266,8 +418,49 @@ class PgStore:
 
     @contextmanager
     def transaction(self) -> Iterator["PgStore"]:
-        with self.conn.transaction():
+        with self._tx():
             yield self
+
+    @contextmanager
+    def _tx(self) -> Iterator[None]:
+        self._depth += 1
+        try:
+            with self.conn.transaction():
+                yield
+                if self._depth == 1:
+                    self._flush_counts()
+        finally:
+            self._depth -= 1
+            if self._depth == 0:  # committed (written) or rolled back (dropped with the rows they counted)
+                self._dn, self._dtotal, self._ddf = 0, 0, Counter()
+
+    def _count(self, sign: int, dl: int, terms: Iterable[str]) -> None:
+        """Note a full-text row added (``sign`` 1) or removed (-1) for ``fts_stats``/``term_df``."""
+        self._dn += sign
+        self._dtotal += sign * dl
+        for t in terms:
+            self._ddf[t] += sign
+
+    def _flush_counts(self) -> None:
+        """Write the pending counter changes: one statement per table, terms in one order (concurrent writers of one
+        shard never wait on each other in a cycle); the last writes of the transaction, so the rows stay locked
+        briefly. Outside a transaction each write calls it at once."""
+        shard = "pg_backend_pid() %% " + str(STAT_SHARDS)
+        ddf = sorted((t, c) for t, c in self._ddf.items() if c)
+        if ddf:
+            self._x(f"INSERT INTO term_df(project, term, shard, df) SELECT %s, t, {shard}, c FROM unnest(%s::text[], "
+                    "%s::bigint[]) AS u(t, c) ORDER BY t ON CONFLICT (project, term, shard) DO UPDATE SET df = term_df.df + excluded.df",
+                    (self.project, [t for t, _ in ddf], [c for _, c in ddf]))
+        if self._dn or self._dtotal:
+            self._x(f"INSERT INTO fts_stats(project, shard, n, total) VALUES (%s, {shard}, %s, %s) ON CONFLICT (project, shard) "
+                    "DO UPDATE SET n = fts_stats.n + excluded.n, total = fts_stats.total + excluded.total",
+                    (self.project, self._dn, self._dtotal))
+        self._dn, self._dtotal, self._ddf = 0, 0, Counter()
+
+    def _done(self) -> None:
+        """After a write: outside a transaction, its counter changes are written now."""
+        if self._depth == 0:
+            self._flush_counts()
 
     def write(self, fn, *, attempts: int = 8):
         """``fn(self)`` in one transaction, run again (up to ``attempts`` times, with a short random back-off) when
@@ -280,7 +473,7 @@ class PgStore:
 
         for n in range(attempts):
             try:
-                with self.conn.transaction():
+                with self._tx():
                     return fn(self)
             except (psycopg.errors.DeadlockDetected, psycopg.errors.SerializationFailure):
                 if n + 1 == attempts:
@@ -291,27 +484,45 @@ class PgStore:
         return self.conn.execute(sql, tuple(params))
 
     # ---- writes ------------------------------------------------------------------------------------------
-    def _handle(self, ref: str) -> str:
-        d = handles.digest(ref)
-        for n in range(handles.LENGTH, len(d) + 1):
-            if self._x("SELECT 1 FROM docs WHERE project = %s AND handle = %s AND ref <> %s LIMIT 1",
-                       (self.project, d[:n], ref)).fetchone() is None:
-                return d[:n]
-        return d
+    #: a handle the insert chose was taken meanwhile by a concurrent writer: choose again, at most this many times
+    HANDLE_ATTEMPTS = 4
 
-    def _insert_doc(self, row: dict[str, Any], *, on_conflict: bool) -> int | None:
-        row = {**row, "handle": self._handle(row["ref"])}
-        cols = [c for c in DOC_COLUMNS if c in row]
-        sql = (f"INSERT INTO docs(project, {', '.join(cols)}) VALUES (%s, {', '.join('%s' for _ in cols)})"
-               + (" ON CONFLICT DO NOTHING" if on_conflict else "") + " RETURNING id")
-        got = self._x(sql, [self.project, *(row[c] for c in cols)]).fetchone()
-        return got["id"] if got else None
+    def _insert(self, row: dict[str, Any], tail: str = "RETURNING id", tail_params: Iterable[Any] = ()):
+        """``INSERT INTO docs`` of ``row`` with the shortest free handle (:mod:`memdir.handles`) chosen in the same
+        statement, ``ON CONFLICT DO NOTHING``; ``tail`` follows the insert (``RETURNING id``, or the ``WITH`` form's
+        continuation). Handles are unique per project (m004): a row that lost its handle to a concurrent writer is
+        inserted again with the next free one; a row whose key (or, for events, text) exists returns ``None``."""
+        d = handles.digest(row["ref"])
+        cands = [d[:n] for n in range(handles.LENGTH, len(d) + 1)]
+        cols = [c for c in DOC_COLUMNS if c in row and c != "handle"]
+        # memdir_free_handle / memdir_doc_taken (m005) see the rows of the project this login may not (private events)
+        ins = (f"INSERT INTO docs(project, {', '.join(cols)}, handle) VALUES (%s, {', '.join('%s' for _ in cols)}, "
+               "memdir_free_handle(%s, %s::text[], %s)) ON CONFLICT DO NOTHING")
+        params = [self.project, *(row[c] for c in cols), self.project, cands, row["ref"]]
+        for _ in range(self.HANDLE_ATTEMPTS):
+            if tail.startswith("RETURNING"):
+                got = self._x(f"{ins} {tail}", params).fetchone()
+            else:
+                got = self._x(f"WITH d AS ({ins} RETURNING id) {tail}", [*params, *tail_params]).fetchone()
+            if got is not None:
+                return got
+            if self._x("SELECT memdir_doc_taken(%s, %s, %s) AS taken", (
+                    self.project, row["ref"], row["content_sha256"] if row.get("kind") == "event" else None)).fetchone()["taken"]:
+                return None
+        raise MemdirError(f"could not give {row['ref']!r} a free handle (concurrent writers); retry")
+
+    def _insert_doc(self, row: dict[str, Any]) -> int:
+        got = self._insert(row)
+        if got is None:
+            raise MemdirError(f"{row['ref']!r} was written by another client at the same time; retry")
+        return got["id"]
 
     def _insert_fts(self, doc_id: int, seq: int, span: tuple[int, int] | None, fields: tuple[str, str, str, str]) -> None:
         dl = sum(len(f.split()) for f in fields)
-        self._x("INSERT INTO fts(project, doc_id, seq, span_start, span_end, tags, title, body, context, dl, tsv) "
-                "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, array_to_tsvector(%s::text[]))",
-                (self.project, doc_id, seq, *(span or (None, None)), *fields, dl, _tsv_tokens(*fields)))
+        self._x("INSERT INTO fts(project, doc_id, seq, span_start, span_end, tags, title, body, context, dl, tsv, tf) "
+                "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, array_to_tsvector(%s::text[]), %s::jsonb)",
+                (self.project, doc_id, seq, *(span or (None, None)), *fields, dl, _tsv_tokens(*fields), _tf(fields)))
+        self._count(1, dl, _tsv_tokens(*fields))
 
     def _bump_gen(self) -> None:
         self._x("INSERT INTO meta(project, key, value) VALUES (%s, 'notes_gen', '1') ON CONFLICT (project, key) "
@@ -319,33 +530,32 @@ class PgStore:
 
     def upsert_doc(self, row: dict[str, Any]) -> int:
         self.delete_doc(row["ref"], bump=False)
-        doc_id = self._insert_doc(row, on_conflict=False)
+        doc_id = self._insert_doc(row)
         if row.get("kind") == "note":
             self._bump_gen()
         tags = json.loads(row.get("tags") or "[]") + json.loads(row.get("load_when") or "[]")
         title = " ".join(x for x in (row.get("summary"), row.get("highlight")) if x)
         self._insert_fts(doc_id, 0, None, (*fts_fields(tags, title, row["text"]), ""))
+        self._done()
         return doc_id
 
     def insert_event(self, row: dict[str, Any], *, pending: dict[int, str] | None = None) -> int | None:
         spans = passages.split(row["text"], split_above=passages.split_above(row.get("role")))
         a, b = spans[0]
         toks = " ".join(tokenize(row["text"][a:b]))
-        row = {**row, "handle": self._handle(row["ref"])}
-        cols = [c for c in DOC_COLUMNS if c in row]
-        got = self._x(  # the doc and its own full-text row in one statement; same key or same text: stored once
-            f"WITH d AS (INSERT INTO docs(project, {', '.join(cols)}) VALUES (%s, {', '.join('%s' for _ in cols)}) "
-            "ON CONFLICT DO NOTHING RETURNING id) "
-            "INSERT INTO fts(project, doc_id, seq, body, dl, tsv) SELECT %s, d.id, 0, %s, %s, "
-            "array_to_tsvector(%s::text[]) FROM d RETURNING doc_id",
-            [self.project, *(row[c] for c in cols), self.project, toks, len(toks.split()), _tsv_tokens(toks)]).fetchone()
+        got = self._insert(  # the doc and its own full-text row in one statement; same key or same text: stored once
+            row, "INSERT INTO fts(project, doc_id, seq, body, dl, tsv, tf) SELECT %s, d.id, 0, %s, %s, "
+            "array_to_tsvector(%s::text[]), %s::jsonb FROM d RETURNING doc_id",
+            [self.project, toks, len(toks.split()), _tsv_tokens(toks), _tf(("", "", toks, ""))])
         if got is None:
             return None
         doc_id = got["doc_id"]
+        self._count(1, len(toks.split()), _tsv_tokens(toks))
         for seq, (a, b) in enumerate(spans[1:], start=1):
             self._insert_fts(doc_id, seq, (a, b), ("", "", " ".join(tokenize(row["text"][a:b])), ""))
         if pending is not None and row.get("session"):
             pending[doc_id] = toks
+        self._done()
         return doc_id
 
     def _order(self, session: str) -> list[int]:
@@ -364,7 +574,7 @@ class PgStore:
             return 0
         ids = sorted(targets)  # one order for every writer: two flushing clients never deadlock on these rows
         toks = self._body_tokens({x for pair in targets.values() for x in pair if x is not None})
-        have = {r["doc_id"]: r for r in self._x("SELECT doc_id, tags, title, body FROM fts WHERE doc_id = ANY(%s) AND seq = 0 "
+        have = {r["doc_id"]: r for r in self._x("SELECT doc_id, tags, title, body, context FROM fts WHERE doc_id = ANY(%s) AND seq = 0 "
                                                 "ORDER BY doc_id FOR UPDATE", (ids,))}
         upd: list[tuple] = []
         for doc_id in ids:
@@ -374,12 +584,18 @@ class PgStore:
             prev, nxt = targets[doc_id]
             ctx = " ".join(t for x in (prev, nxt) if x is not None for t in toks.get(x, "").split()[:CONTEXT_TOKENS])
             allf = (r["tags"], r["title"], r["body"], ctx)
-            upd.append((doc_id, ctx, sum(len(f.split()) for f in allf), " ".join(_tsv_tokens(*allf))))
+            if ctx == r["context"]:
+                continue
+            was = (r["tags"], r["title"], r["body"], r["context"])
+            self._count(-1, sum(len(f.split()) for f in was), _tsv_tokens(*was))
+            self._count(1, sum(len(f.split()) for f in allf), _tsv_tokens(*allf))
+            upd.append((doc_id, ctx, sum(len(f.split()) for f in allf), " ".join(_tsv_tokens(*allf)), _tf(allf)))
         if upd:  # one statement for all rows
             cols = list(zip(*upd))
-            self._x("UPDATE fts SET context = u.ctx, dl = u.dl, tsv = array_to_tsvector(string_to_array(u.toks, ' ')) "
-                    "FROM unnest(%s::bigint[], %s::text[], %s::integer[], %s::text[]) AS u(doc_id, ctx, dl, toks) "
-                    "WHERE fts.doc_id = u.doc_id AND fts.seq = 0", [list(c) for c in cols])
+            self._x("UPDATE fts SET context = u.ctx, dl = u.dl, tsv = array_to_tsvector(string_to_array(u.toks, ' ')), "
+                    "tf = u.tf FROM unnest(%s::bigint[], %s::text[], %s::integer[], %s::text[], %s::jsonb[]) "
+                    "AS u(doc_id, ctx, dl, toks, tf) WHERE fts.doc_id = u.doc_id AND fts.seq = 0", [list(c) for c in cols])
+        self._done()
         return len(upd)
 
     def flush_events(self, pending: dict[int, str]) -> int:
@@ -407,12 +623,16 @@ class PgStore:
         return self._set_context(targets)
 
     def delete_doc(self, ref: str, *, bump: bool = True) -> bool:
+        for r in self._x("DELETE FROM fts WHERE project = %s AND doc_id = (SELECT id FROM docs WHERE project = %s AND ref = %s) "
+                         "RETURNING dl, tsvector_to_array(tsv) AS toks", (self.project, self.project, ref)).fetchall():
+            self._count(-1, r["dl"], r["toks"])
         got = self._x("DELETE FROM docs WHERE project = %s AND ref = %s RETURNING kind", (self.project, ref)).fetchone()
+        self._done()
         if got is None:
             return False
         if bump and got["kind"] == "note":
             self._bump_gen()
-        return True  # its fts rows go with it (ON DELETE CASCADE)
+        return True
 
     def bump_rehearsal(self, refs: Iterable[str], when: str) -> None:
         for ref in sorted(dict.fromkeys(refs)):
@@ -456,58 +676,90 @@ class PgStore:
     def count(self, kind: str) -> int:
         return int(self._x("SELECT count(*) AS n FROM docs WHERE project = %s AND kind = %s", (self.project, kind)).fetchone()["n"])
 
-    def score(self, tokens: list[str], *, weights: tuple[float, ...], limit: int) -> list[tuple[int, float]]:
-        """``[(fts row id, score)]`` best first, at most ``limit`` (the formula in the module docstring)."""
-        st = self._x("SELECT count(*) AS n, coalesce(sum(dl), 0) AS total FROM fts WHERE project = %s", (self.project,)).fetchone()
-        N = st["n"]
+    def stats(self) -> tuple[int, float]:
+        """``(N, avgdl)``: full-text rows of the project and their mean length, from ``fts_stats`` (m004)."""
+        st = self._x("SELECT coalesce(sum(n), 0) AS n, coalesce(sum(total), 0) AS total FROM fts_stats WHERE project = %s",
+                     (self.project,)).fetchone()
+        n = int(st["n"])
+        return n, (float(st["total"]) / n if n and st["total"] else 1.0)
+
+    def _kept_df(self, terms: Iterable[str]) -> dict[str, int]:
+        """Full-text rows holding each term (terms found nowhere are left out), from ``term_df`` (m004)."""
+        return {r["term"]: int(r["df"]) for r in self._x(
+            "SELECT term, sum(df) AS df FROM term_df WHERE project = %s AND term = ANY(%s) GROUP BY term HAVING sum(df) > 0",
+            (self.project, list(terms)))}
+
+    def score(self, tokens: list[str], *, weights: tuple[float, ...], limit: int) -> list[tuple[int, float, int]]:
+        """``[(fts row id, score, mask)]`` best first, at most ``limit`` (the formula in the module docstring; bit ``i``
+        of ``mask`` set when ``tokens[i]`` matched). The SQLite path's large-store rules apply (:mod:`memdir.bm25`):
+        from :data:`memdir.bm25.LARGE_STORE` rows on, common terms are skipped, rarer terms taken first within
+        ``POSTINGS_BUDGET``, and a term in more than ``PER_TERM_CAP`` rows adds its newest ``PER_TERM_CAP`` only.
+        One statement: the GIN index finds each term's rows, ``fts.tf`` gives the per-field counts, PostgreSQL sums
+        and cuts."""
+        N, avgdl = self.stats()
         if not N:
             return []
-        avgdl = st["total"] / N if st["total"] else 1.0
         qtf = Counter(tokens)  # a repeated query term weighs sqrt(count), as memdir.bm25.score
-        uniq = list(qtf)
-        counts = self._x(  # per-term statistics: documents holding each term, in one pass over the GIN index
-            "SELECT " + ", ".join(f"count(*) FILTER (WHERE tsv @@ %s::tsquery) AS n{k}" for k in range(len(uniq)))
-            + " FROM fts WHERE project = %s AND tsv @@ %s::tsquery",
-            [*(_lexeme(t) for t in uniq), self.project, " | ".join(_lexeme(t) for t in uniq)]).fetchone()
-        df = {t: counts[f"n{k}"] for k, t in enumerate(uniq) if counts[f"n{k}"]}
+        df = self._kept_df(qtf)
         terms = select_terms(df, N)
         if not terms:
             return []
-        idf = {t: math.sqrt(qtf[t]) * idf_lucene(N, df[t]) for t in terms}
-        w = dict(zip(FIELDS, (tuple(weights) + (0.0,) * 4)[:4]))
-        acc: dict[int, float] = {}
-        for r in self._x("SELECT id, tags, title, body, context, dl FROM fts WHERE project = %s AND tsv @@ %s::tsquery",
-                         (self.project, " | ".join(_lexeme(t) for t in terms))):  # every posting of the chosen terms at once
-            per = [(w[c], Counter(r[c].split())) for c in FIELDS if r[c] and w[c]]
-            norm = K1 * (1 - B + B * r["dl"] / avgdl)
-            sc = 0.0
-            for t in terms:
-                f = sum(wc * cnt[t] for wc, cnt in per if t in cnt)
-                if f > 0:
-                    sc += idf[t] * f * (K1 + 1) / (f + norm)
-            if sc > 0:
-                acc[r["id"]] = sc
-        return sorted(acc.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
+        bit: dict[str, int] = {}
+        for i, t in enumerate(tokens[:62]):  # a repeated term keeps the bit of its first place
+            bit.setdefault(t, 1 << i)
+        w = [float(x) for x in (tuple(weights) + (0.0,) * 4)[:4]]
+        capped = [t for t in terms if N >= LARGE_STORE and df[t] > PER_TERM_CAP]
+        span = None
+        if capped:  # the newest PER_TERM_CAP rows of a frequent term: looked for among the project's newest rows
+            span = self._x("SELECT min(id) AS lo, max(id) AS hi FROM fts WHERE project = %s", (self.project,)).fetchone()
+        parts: list[str] = []
+        args: list[Any] = []
+        for t in terms:
+            sel = ("SELECT id, dl, %s::float8 AS idf, %s::bigint AS bit, (tf ->> %s)::bigint AS c FROM fts "
+                   "WHERE project = %s AND tsv @@ %s::tsquery")
+            args += [math.sqrt(qtf[t]) * idf_lucene(N, df[t]), bit.get(t, 0), t, self.project, _lexeme(t)]
+            if t in capped:
+                # rows are numbered in insertion order: the newest ones of a term spread evenly are within the last
+                # CAP_WINDOW · PER_TERM_CAP · N / n_t rows, found through the (project, id) index and the GIN index
+                # together, without visiting the older postings (where FTS5 stops early, PostgreSQL would read all)
+                lo = 0
+                want = CAP_WINDOW * PER_TERM_CAP * N / df[t]
+                if span and span["hi"] is not None and want < N:
+                    lo = int(span["hi"] - (span["hi"] - span["lo"] + 1) * want / N)
+                sel += " AND id > %s ORDER BY id DESC LIMIT %s"
+                args += [lo, PER_TERM_CAP]
+            parts.append(f"({sel})")
+        rows = self._x(f"""
+            WITH p AS MATERIALIZED ({' UNION ALL '.join(parts)}),
+            s AS (SELECT id, dl, idf, bit, %s * ((c >> 36) & 4095) + %s * ((c >> 24) & 4095) + %s * (c & 4095)
+                         + %s * ((c >> 12) & 4095) AS f FROM p)
+            SELECT id, sum(idf * f * {K1 + 1!r} / (f + {K1!r} * (1 - {B!r} + {B!r} * dl / %s::float8))) AS score,
+                   bit_or(bit) AS mask
+            FROM s WHERE f > 0 GROUP BY id ORDER BY score DESC, id LIMIT %s""", [*args, *w, avgdl, int(limit)]).fetchall()
+        return [(r["id"], float(r["score"]), int(r["mask"])) for r in rows]
 
     def search(self, tokens: list[str], *, weights: tuple[float, ...], limit: int,
                kinds: tuple[str, ...] | None = None) -> list[dict[str, Any]]:
         """As :func:`memdir.index.search`: each doc keeps its best full-text row; superseded notes and other
-        ``kinds`` are dropped after scoring; rows are dicts of ``docs`` + ``bm25``, ``rehearsals``, ``span``."""
+        ``kinds`` are dropped after scoring; rows are dicts of ``docs`` + ``bm25``, ``mask``, ``rehearsals``, ``span``."""
         if not tokens:
             return []
         ranked = self.score(tokens, weights=weights, limit=limit * 2 if kinds else limit)
         if not ranked:
             return []
         where = {r["id"]: r for r in self._x("SELECT id, doc_id, seq, span_start, span_end FROM fts WHERE id = ANY(%s)",
-                                             ([i for i, _ in ranked],))}
+                                             ([i for i, _, _ in ranked],))}
         scores: dict[int, float] = {}
+        masks: dict[int, int] = {}
         spans: dict[int, tuple[int, int] | None] = {}
-        weighted = [(fid, sc * (passages.PASSAGE_WEIGHT if where.get(fid) and where[fid]["seq"] else 1.0)) for fid, sc in ranked]
-        for fid, sc in sorted(weighted, key=lambda x: -x[1]):  # a passage counts PASSAGE_WEIGHT of a whole doc's row
+        weighted = [(fid, sc * (passages.PASSAGE_WEIGHT if where.get(fid) and where[fid]["seq"] else 1.0), m)
+                    for fid, sc, m in ranked]
+        for fid, sc, m in sorted(weighted, key=lambda x: -x[1]):  # a passage counts PASSAGE_WEIGHT of a whole doc's row
             r = where.get(fid)
             if r is None or r["doc_id"] in scores:
                 continue
             scores[r["doc_id"]] = sc
+            masks[r["doc_id"]] = m
             spans[r["doc_id"]] = (r["span_start"], r["span_end"]) if r["seq"] else None
         rows = self._x("SELECT d.*, coalesce(r.count, 0) AS rehearsals FROM docs d LEFT JOIN rehearsal r "
                        "ON r.project = d.project AND r.ref = d.ref WHERE d.project = %s AND d.id = ANY(%s) "
@@ -517,7 +769,7 @@ class PgStore:
             if kinds and d["kind"] not in kinds:
                 continue
             d.pop("project", None)
-            d["bm25"] = scores[d["id"]]
+            d["bm25"], d["mask"] = scores[d["id"]], masks[d["id"]]
             span = spans.get(d["id"])
             above = passages.split_above(d["role"]) if d["kind"] == "event" else None
             if span is None and above is not None and len(d["text"]) > above:
@@ -552,15 +804,8 @@ class PgStore:
         return out
 
     def doc_freqs(self, tokens: list[str]) -> tuple[int, dict[str, int]]:
-        n = self._x("SELECT count(*) AS n FROM fts WHERE project = %s", (self.project,)).fetchone()["n"]
-        uniq = list(dict.fromkeys(tokens))
-        if not n or not uniq:
-            return n, {}
-        counts = self._x(
-            "SELECT " + ", ".join(f"count(*) FILTER (WHERE tsv @@ %s::tsquery) AS n{k}" for k in range(len(uniq)))
-            + " FROM fts WHERE project = %s AND tsv @@ %s::tsquery",
-            [*(_lexeme(t) for t in uniq), self.project, " | ".join(_lexeme(t) for t in uniq)]).fetchone()
-        return n, {t: counts[f"n{k}"] for k, t in enumerate(uniq) if counts[f"n{k}"]}
+        """``(N, {term: rows holding it})`` from the kept counters (m004)."""
+        return self.stats()[0], self._kept_df(dict.fromkeys(tokens))
 
     def has_ref(self, ref: str, kind: str | None = None) -> bool:
         if kind is None:
@@ -659,7 +904,11 @@ class PgStore:
                 "DO UPDATE SET value = (meta.value::integer + 1)::text", (self.project, key))
 
     def delete_notes(self) -> None:
+        for r in self._x("DELETE FROM fts WHERE project = %s AND doc_id IN (SELECT id FROM docs WHERE project = %s AND "
+                         "kind = 'note') RETURNING dl, tsvector_to_array(tsv) AS toks", (self.project, self.project)).fetchall():
+            self._count(-1, r["dl"], r["toks"])
         self._x("DELETE FROM docs WHERE project = %s AND kind = 'note'", (self.project,))
+        self._done()
 
     def delete_vectors(self, ref: str) -> None:
         self._x("DELETE FROM vectors WHERE project = %s AND ref = %s", (self.project, ref))
@@ -763,9 +1012,9 @@ def doctor(url: str, *, project: str, token: str | None = None) -> list[dict[str
         have = c.execute("SELECT max(version) AS v FROM memdir_schema").fetchone()["v"]
         add("schema", "ok" if have == len(MIGRATIONS) else "fail", f"schema v{have} (this memdir: v{len(MIGRATIONS)})")
         rls = {r["relname"]: r["relrowsecurity"] for r in c.execute(
-            "SELECT relname, relrowsecurity FROM pg_class WHERE relname = ANY(%s) AND relkind = 'r'", (list(PROJECT_TABLES),))}
-        off = [t for t in PROJECT_TABLES if not rls.get(t)]
-        add("row-level security", "ok" if not off else "fail", "on for " + ", ".join(PROJECT_TABLES) if not off
+            "SELECT relname, relrowsecurity FROM pg_class WHERE relname = ANY(%s) AND relkind = 'r'", (list(RLS_TABLES),))}
+        off = [t for t in RLS_TABLES if not rls.get(t)]
+        add("row-level security", "ok" if not off else "fail", "on for " + ", ".join(RLS_TABLES) if not off
             else f"off for {', '.join(off)}", "" if not off else "connect once as the schema owner to migrate")
         me = c.execute("SELECT rolsuper, rolbypassrls FROM pg_roles WHERE rolname = current_user").fetchone()
         owner = c.execute("SELECT pg_get_userbyid(relowner) = current_user AS own FROM pg_class WHERE relname = 'docs'").fetchone()

@@ -8,6 +8,12 @@ count as delivered); a server that is down, slow or unreachable costs at most th
 for the next push (``memdir push``, or the next capture). The server stores a row once whatever the number of sends
 (deterministic keys, ``ON CONFLICT DO NOTHING``), so a batch whose answer was lost is simply sent again.
 
+Reads too (:class:`Recall`): when ``remote.url`` is set, a recall asks the server for the project's hits in a
+background thread while the local search runs, and waits for the answer at most ``remote.recall_budget_ms`` in all;
+a server that is down, slow, silent or refusing costs that budget at most and the local hits are shown alone. The
+answer is fused with the local hits by reciprocal rank (:func:`fuse`); hits only the server has (a teammate's events)
+come back with scope ``team``.
+
 HTTP with the standard library only (this runs on the hook path).
 """
 
@@ -15,6 +21,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -128,3 +135,88 @@ def settings(config, root_path: Path) -> tuple[str, str, str] | None:
     if not url:
         return None
     return url, config.get("remote.project") or root_path.name, os.environ.get(config.get("remote.token_env") or "", "")
+
+
+class Recall:
+    """A recall asked of the team server in a daemon thread (started at once); :meth:`result` waits for it until a
+    deadline and returns the server's hits, or ``None`` when it did not answer in time or failed (``error`` says
+    why). An abandoned request ends with its thread; it never holds up the process's exit."""
+
+    def __init__(self, url: str, project: str, token: str, query: str, k: int, *, budget_s: float) -> None:
+        self.deadline = time.monotonic() + budget_s
+        self.hits: list[dict[str, Any]] | None = None
+        self.error: str | None = None
+        self._thread = threading.Thread(target=self._ask, args=(url, project, token, query, k, budget_s), daemon=True,
+                                        name="memdir-remote-recall")
+        self._thread.start()
+
+    def _ask(self, url: str, project: str, token: str, query: str, k: int, budget_s: float) -> None:
+        body = json.dumps({"query": query, "k": k}).encode()
+        req = urllib.request.Request(f"{url.rstrip('/')}/{project}/recall", data=body, method="POST",
+                                     headers={"Content-Type": "application/json", "Authorization": f"Bearer {token}"})
+        try:
+            with urllib.request.urlopen(req, timeout=max(0.05, budget_s)) as resp:
+                got = json.loads(resp.read() or b"{}")
+            hits = got.get("hits") if isinstance(got, dict) else None
+            if not isinstance(hits, list):
+                raise ValueError("the answer has no hits list")
+            self.hits = [h for h in hits if isinstance(h, dict) and isinstance(h.get("ref"), str) and isinstance(h.get("text"), str)]
+        except urllib.error.HTTPError as exc:
+            self.error = f"HTTP {exc.code}"
+        except (OSError, ValueError) as exc:
+            self.error = f"{type(exc).__name__}: {exc}"
+
+    def result(self) -> list[dict[str, Any]] | None:
+        self._thread.join(max(0.0, self.deadline - time.monotonic()))
+        if self._thread.is_alive():
+            self.error = self.error or "no answer within remote.recall_budget_ms"
+            return None
+        return self.hits
+
+
+def ask(config, root_path: Path, query: str, k: int) -> Recall | None:
+    """Start asking the team server for ``query``'s hits when ``remote.url`` is set and ``remote.recall_budget_ms``
+    is positive; ``None`` otherwise."""
+    got = settings(config, root_path)
+    budget = float(config.get("remote.recall_budget_ms") or 0) / 1000
+    if got is None or budget <= 0 or not query.strip():
+        return None
+    url, project, token = got
+    return Recall(url, project, token, query, k, budget_s=budget)
+
+
+def fuse(local: list, remote_rows: list[dict[str, Any]], k: int) -> list:
+    """The local :class:`memdir.types.Hit` list fused with the server's hits by reciprocal rank (:mod:`memdir.rrf`,
+    equal weights): an event both have counts in both lists and is shown once (the local hit); one only the server
+    has becomes a hit of scope ``team``. Each hit's ``score`` is its fused score, ``reasons["rrf"]`` its ranks."""
+    from dataclasses import replace
+
+    from .rrf import fuse as rrf_fuse
+    from .timeutil import parse_ts
+    from .types import Hit
+
+    if not remote_rows:
+        return local
+    by_ref: dict[str, Any] = {}
+    for h in local:
+        by_ref.setdefault(h.id, h)
+    team: dict[str, Any] = {}
+    for r in remote_rows:
+        if r["ref"] in by_ref or r["ref"] in team:
+            continue
+        try:
+            ts = parse_ts(r.get("ts")) if r.get("ts") else None
+        except Exception:  # noqa: BLE001  (a malformed time: shown without one)
+            ts = None
+        span = r.get("span")
+        team[r["ref"]] = Hit(id=r["ref"], key=r["ref"], kind=str(r.get("role") or r.get("kind") or "event"), scope="team",
+                             score=float(r.get("score") or r.get("bm25") or 0.0), text=r["text"],
+                             reasons={"team": {k: r[k] for k in ("bm25", "prior", "decay", "rehearsal") if k in r}},
+                             summary=r.get("summary"), ts=ts, session=r.get("session"), handle=r.get("handle"),
+                             span=tuple(span) if isinstance(span, list) and len(span) == 2 else None)
+    fused = rrf_fuse({"local": [h.id for h in local], "team": [r["ref"] for r in remote_rows]})
+    out = []
+    for ref, score, ranks in fused[:k]:
+        h = by_ref.get(ref) or team[ref]
+        out.append(replace(h, score=score, reasons={**h.reasons, "rrf": ranks}))
+    return out

@@ -79,6 +79,25 @@ def store_grant(ctx, login, url, as_json):
     _emit(ctx, as_json, {"login": login, "role": CLIENT_ROLE}, f"{login} is a member of {CLIENT_ROLE}")
 
 
+@store_command.command("share")
+@click.argument("project")
+@click.option("--off", is_flag=True, help="Make the project's events private to the person who wrote each again (the default).")
+@_store_opt
+@json_opt
+@click.pass_context
+def store_share(ctx, project, off, url, as_json):
+    """Let every person a token grants PROJECT see all its events (by default each person sees only their own)."""
+    from .pgstore import share_events
+
+    s = _admin(url)
+    try:
+        share_events(s.conn, project, not off)
+    finally:
+        s.close()
+    _emit(ctx, as_json, {"project": project, "share_events": not off},
+          f"{project}: events {'private to the person who wrote each' if off else 'shared with every member'}")
+
+
 @click.command("push")
 @json_opt
 @click.pass_context

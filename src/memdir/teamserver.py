@@ -7,13 +7,21 @@ token, so the database's row-level security decides what is visible: a token tha
 row-level security (a superuser or the tables' owner).
 
     POST /v1/{project}/events   {"events": [row, …]}      → {"stored", "duplicate", "skipped"}
-    POST /v1/{project}/recall   {"query": str, "k": int}   → {"hits": [{ref, kind, role, session, ts, text, bm25, handle, span}]}
+    POST /v1/{project}/recall   {"query": str, "k": int}   → {"hits": [{ref, kind, role, session, ts, text, score, bm25,
+                                                              prior, decay, rehearsal, handle, span, summary}]}
     POST /v1/{project}/forget   {"ref": str, "when": str}  → {"forgotten": bool}
     GET  /v1/health                                         → {"ok": true}
 
 An event row is what :meth:`memdir.core.Memdir.import_events` stores (``ref``, ``content_sha256``, ``role``,
 ``session``, ``ts``, ``ts_epoch``, ``text``, ``meta``): the client gates, redacts and keys it, so a queued row sent
 twice is stored once. Errors are one-line JSON ``{"error": …}``.
+
+Recall ranks as the local path does (:func:`rank_rows`): BM25 × scope prior × decay × rehearsal boost (× the subject
+boost), with memdir's default settings. Connections come from a pool (``psycopg_pool``, :data:`POOL_MAX`); each request
+binds its connection to the request's project and token (``app.project``, ``app.token``) and the pool clears both
+when the connection comes back, so one person's rights never carry over to the next request. A person sees their own
+events, the project's notes, and the other members' events only when the project shares them
+(:func:`memdir.pgstore.share_events`).
 """
 
 from __future__ import annotations
@@ -25,6 +33,35 @@ from .errors import MemdirError
 EVENT_FIELDS = ("ref", "content_sha256", "role", "session", "ts", "ts_epoch", "text", "meta")
 MAX_EVENTS = 1000
 WEIGHTS = (4.0, 3.0, 1.0, 0.3)  # the default recall.weight_* (tags, title, body, context)
+POOL_MAX = 8  # connections the server keeps to the store
+
+
+def _defaults() -> dict[str, Any]:
+    from .config import SETTINGS
+
+    return {k[0]: k[1] for k in SETTINGS}
+
+
+def rank_rows(rows: list[dict[str, Any]], query: str, *, k: int, now: float, cfg: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    """The local path's priors over :meth:`PgStore.search` rows, best first, at most ``k``: ``score`` = BM25 × scope
+    prior (project) × decay (age, pinned) × rehearsal boost × subject boost (:mod:`memdir.rank`), each factor kept
+    in the row. ``cfg`` holds ``recall.*`` settings (default: memdir's defaults)."""
+    from . import rank
+
+    cfg = cfg or _defaults()
+    prior = float(cfg["recall.scope_prior_project"])
+    sb = float(cfg["recall.subject_boost"])
+    names = rank.query_names(query) if sb > 0 else frozenset()
+    out = []
+    for r in rows:
+        d = rank.decay((now - r["ts_epoch"]) / 86400.0, cfg["recall.half_life_days"], cfg["recall.decay_floor"],
+                       bool(r.get("pinned")), cfg["recall.decay_curve"])
+        b = rank.rehearsal_boost(r.get("rehearsals") or 0, cfg["recall.rehearsal_weight"])
+        subj = 1.0 + sb if names and rank.subject_of(r.get("text") or "", event=r["kind"] == "event") in names else 1.0
+        out.append({**r, "score": rank.score(r["bm25"], prior=prior, decay_mult=d, boost=b, subject=subj),
+                    "prior": prior, "decay": round(d, 4), "rehearsal": round(b, 4)})
+    out.sort(key=lambda r: (-r["score"], -r["ts_epoch"]))
+    return out[:k]
 
 
 def check_login(url: str) -> None:
@@ -41,6 +78,26 @@ def check_login(url: str) -> None:
     if me["rolsuper"] or me["rolbypassrls"] or (own and own["own"]):
         raise MemdirError(f"the store login of --store sees every project (superuser or table owner): serve with a login "
                           f"that is a member of {CLIENT_ROLE} (GRANT {CLIENT_ROLE} TO <login>)")
+
+
+def _pool(url: str):
+    """A connection pool to ``url`` (migrated once, here); a connection coming back has ``app.project`` and
+    ``app.token`` cleared, and one that failed is replaced by the pool."""
+    from psycopg.rows import dict_row
+    from psycopg_pool import ConnectionPool
+
+    from .pgstore import PgStore
+
+    PgStore.connect(url, project="-").close()  # migrate (or refuse a newer schema) before serving
+
+    def reset(conn) -> None:
+        conn.execute("SELECT set_config('app.project', '', false), set_config('app.token', '', false)")
+
+    p = ConnectionPool(url, min_size=1, max_size=POOL_MAX, kwargs={"autocommit": True, "row_factory": dict_row,
+                                                                   "connect_timeout": 10}, reset=reset, open=False,
+                       check=ConnectionPool.check_connection)
+    p.open(wait=True, timeout=30)
+    return p
 
 
 def _row(ev: Any) -> dict[str, Any]:
@@ -60,27 +117,46 @@ def app(url: str):
     from starlette.responses import JSONResponse
     from starlette.routing import Route
 
+    import threading
+    import time
+
     from .pgstore import PgStore
     from .tokenize import query_tokens
+
+    cfg = _defaults()
+    weights = tuple(float(cfg[f"recall.weight_{f}"]) for f in ("tags", "title", "body", "context"))
+    state: dict[str, Any] = {}
+    lock = threading.Lock()
+
+    def pool():
+        with lock:
+            if "pool" not in state:
+                state["pool"] = _pool(url)
+            return state["pool"]
 
     def err(status: int, msg: str) -> JSONResponse:
         return JSONResponse({"error": msg}, status_code=status)
 
-    def open_for(request: Request) -> tuple[PgStore | None, JSONResponse | None]:
+    def run(request: Request, body: dict, what: str) -> JSONResponse:
         auth = request.headers.get("authorization", "")
         if not auth.lower().startswith("bearer ") or not auth[7:].strip():
-            return None, err(401, "send Authorization: Bearer <token>")
+            return err(401, "send Authorization: Bearer <token>")
         project = request.path_params["project"]
-        s = PgStore.connect(url, project=project, token=auth[7:].strip())
-        if not s.conn.execute("SELECT memdir_project_ok() AS ok").fetchone()["ok"]:
-            s.close()
-            return None, err(403, f"this token does not grant project {project!r}")
-        return s, None
+        try:
+            cm = pool().connection(timeout=30)
+            conn = cm.__enter__()
+        except Exception as exc:  # noqa: BLE001  (pool timeout, server down)
+            raise MemdirError(f"the store cannot be reached: {str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__}") from None
+        try:
+            conn.execute("SELECT set_config('app.project', %s, false), set_config('app.token', %s, false)",
+                         (project, auth[7:].strip()))
+            if not conn.execute("SELECT memdir_project_ok() AS ok").fetchone()["ok"]:
+                return err(403, f"this token does not grant project {project!r}")
+            return _serve(PgStore(conn, project), body, what)
+        finally:
+            cm.__exit__(None, None, None)
 
-    def run(request: Request, body: dict, what: str) -> JSONResponse:
-        s, denied = open_for(request)
-        if denied:
-            return denied
+    def _serve(s: PgStore, body: dict, what: str) -> JSONResponse:
         try:
             if what == "events":
                 evs = body.get("events")
@@ -107,8 +183,10 @@ def app(url: str):
                 q, k = body.get("query"), body.get("k", 8)
                 if not isinstance(q, str) or not isinstance(k, int) or not 0 < k <= 100:
                     return err(400, "recall needs query (a string) and k (1-100)")
-                rows = s.search(query_tokens(q), weights=WEIGHTS, limit=k)
-                keys = ("ref", "kind", "role", "session", "ts", "text", "bm25", "handle", "span", "summary")
+                rows = rank_rows(s.search(query_tokens(q, repeats=True), weights=weights,
+                                          limit=max(int(cfg["recall.candidates"]), k * 3)), q, k=k, now=time.time(), cfg=cfg)
+                keys = ("ref", "kind", "role", "session", "ts", "text", "score", "bm25", "prior", "decay", "rehearsal",
+                        "handle", "span", "summary")
                 return JSONResponse({"hits": [{x: r.get(x) for x in keys} for r in rows]})
             ref, when = body.get("ref"), body.get("when")
             if not isinstance(ref, str) or not isinstance(when, str):
@@ -127,8 +205,6 @@ def app(url: str):
             return JSONResponse({"forgotten": s.write(forget)})
         except ValueError as exc:
             return err(400, str(exc))
-        finally:
-            s.close()
 
     def endpoint(what: str):
         async def handle(request: Request) -> JSONResponse:

@@ -1,0 +1,216 @@
+"""The team server's reads and people (issue 14 items 2-3): private events enforced by row-level security, recall with
+the local path's priors through a connection pool, and clients whose recall asks the server within a budget and falls
+back to the local store. Against the throwaway PostgreSQL cluster (tests/pg_cluster.py); skipped with the reason
+when it cannot run (failed under MEMDIR_REQUIRE_POSTGRES=1)."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+import threading
+
+import pytest
+
+import memdir
+from memdir.storage import open_store
+from memdir.tokenize import query_tokens
+
+import pg_cluster
+
+WEIGHTS = (4.0, 3.0, 1.0, 0.3)
+
+
+@pytest.fixture(scope="module")
+def pg():
+    cluster = pg_cluster.start_cluster()
+    yield cluster
+    cluster.stop()
+
+
+@pytest.fixture
+def pg_url(pg):
+    return pg.new_database()
+
+
+def _login(url: str, login: str) -> str:
+    return url.replace("postgresql://memdir@", f"postgresql://{login}@", 1)
+
+
+def _ev(key: str, text: str, *, ts: float = 1_790_000_000.0, session: str = "s1") -> dict:
+    import hashlib
+
+    return {"kind": "event", "ref": key, "content_sha256": hashlib.sha256(text.encode()).hexdigest(), "role": "user",
+            "session": session, "ts": "2026-09-21T00:00:00Z", "ts_epoch": ts, "text": text, "meta": None}
+
+
+def _client(admin, login: str) -> None:
+    from memdir import pgstore
+
+    admin.conn.execute(f"DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '{login}') THEN "
+                       f"CREATE ROLE {login} LOGIN; END IF; END $$")
+    pgstore.grant_client(admin.conn, login)
+
+
+def _write(store, rows) -> None:
+    with store.transaction():
+        pending: dict[int, str] = {}
+        for r in rows:
+            store.insert_event(r, pending=pending)
+        store.flush_events(pending)
+
+
+def _refs(store, q: str) -> list[str]:
+    return [r["ref"] for r in store.search(query_tokens(q), weights=WEIGHTS, limit=10)]
+
+
+def test_a_persons_events_are_private_unless_the_project_shares_them(pg_url):
+    import psycopg
+
+    from memdir import pgstore
+
+    admin = open_store(pg_url, project="web")
+    _client(admin, "people")
+    tok_ann, tok_ben = pgstore.add_token(admin.conn, "ann", ["web"]), pgstore.add_token(admin.conn, "ben", ["web"])
+    ann = open_store(_login(pg_url, "people"), project="web", token=tok_ann)
+    ben = open_store(_login(pg_url, "people"), project="web", token=tok_ben)
+    try:
+        _write(ann, [_ev("a1", "ann: the staging database password lives in the vault")])
+        _write(ben, [_ev("b1", "ben: the staging database is restored every night")])
+        admin.upsert_doc({"kind": "note", "ref": "facts/staging", "content_sha256": "n", "ts": "2026-09-21T00:00:00Z",
+                          "ts_epoch": 1.0, "text": "staging database notes are shared through git"})
+        # each sees their own events and the project's notes, never the other's events — whatever the statement
+        assert set(_refs(ann, "staging database")) == {"a1", "facts/staging"}
+        assert set(_refs(ben, "staging database")) == {"b1", "facts/staging"}
+        assert ben.get_doc("a1") is None
+        assert ben.conn.execute("SELECT count(*) AS n FROM fts WHERE body LIKE '%%vault%%'").fetchone()["n"] == 0
+        # ben cannot plant a row in ann's name, nor take ann's key or text (stored once per project)
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):
+            ben.conn.execute("INSERT INTO docs(project, kind, ref, content_sha256, ts, ts_epoch, text, owner) VALUES "
+                             "('web', 'event', 'x', 'x', 't', 0, 'planted', 'ann')")
+        assert ben.insert_event(_ev("a1", "ben reuses ann's key")) is None
+        assert ben.get_doc("a1") is None
+        # the admin shares the project's events: everyone granted it sees them all
+        pgstore.share_events(admin.conn, "web")
+        assert set(_refs(ben, "staging database")) == {"a1", "b1", "facts/staging"}
+        pgstore.share_events(admin.conn, "web", False)
+        assert set(_refs(ben, "staging database")) == {"b1", "facts/staging"}
+        assert admin.conn.execute("SELECT owner FROM docs WHERE ref = 'a1'").fetchone()["owner"] == "ann"
+    finally:
+        for s in (ann, ben, admin):
+            s.close()
+
+
+def test_store_share_on_the_command_line(pg_url):
+    r = subprocess.run([sys.executable, "-m", "memdir", "store", "share", "web", "--store", pg_url, "--json"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout) == {"project": "web", "share_events": True}
+    s = open_store(pg_url, project="web")
+    try:
+        assert s.conn.execute("SELECT share_events FROM memdir_projects WHERE project = 'web'").fetchone()["share_events"]
+    finally:
+        s.close()
+
+
+def test_team_recall_applies_the_local_priors(pg_url):
+    """Same BM25, then decay and rehearsal as the local path: an old event falls below a recent one with the same
+    words, a rehearsed one rises; the factors come back with each hit."""
+    pytest.importorskip("starlette")
+    from starlette.testclient import TestClient
+
+    from memdir import pgstore, rank, teamserver
+
+    admin = open_store(pg_url, project="web")
+    _client(admin, "team_srv")
+    tok = pgstore.add_token(admin.conn, "ann", ["web"])
+    import time
+
+    now = time.time()
+    _write(admin, [_ev("old", "the release checklist lives in the wiki", ts=now - 200 * 86400, session="a"),
+                   _ev("new", "the release checklist lives in the repo", ts=now - 86400, session="b")])
+    client = TestClient(teamserver.app(_login(pg_url, "team_srv")))
+    try:
+        hits = client.post("/v1/web/recall", json={"query": "release checklist", "k": 5},
+                           headers={"Authorization": f"Bearer {tok}"}).json()["hits"]
+        assert [h["ref"] for h in hits] == ["new", "old"]
+        old = hits[1]
+        assert old["decay"] == pytest.approx(0.3) and old["score"] == pytest.approx(old["bm25"] * old["decay"] * old["rehearsal"])
+        admin.bump_rehearsal(["old"] * 1, "2026-11-30T00:00:00Z")
+        for _ in range(40):
+            admin.bump_rehearsal(["old"], "2026-11-30T00:00:00Z")
+        hits = client.post("/v1/web/recall", json={"query": "release checklist", "k": 5},
+                           headers={"Authorization": f"Bearer {tok}"}).json()["hits"]
+        assert hits[1]["rehearsal"] == pytest.approx(rank.rehearsal_boost(41, 0.1), abs=1e-4)
+        # many requests through the pool: each bound to its own token, none carrying another's rights
+        tok_other = pgstore.add_token(admin.conn, "zed", ["other"])
+        for i in range(20):
+            r = client.post("/v1/web/recall", json={"query": "release", "k": 2},
+                            headers={"Authorization": f"Bearer {tok if i % 2 else tok_other}"})
+            assert r.status_code == (200 if i % 2 else 403)
+    finally:
+        client.close()
+        admin.close()
+
+
+def _serve(url: str):
+    p = subprocess.Popen([sys.executable, "-m", "memdir", "serve", "--store", url, "--port", "0", "--json"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return p, json.loads(p.stdout.readline())["url"]
+
+
+def test_recall_asks_the_team_server_and_fuses_its_hits(pg_url, project, tmp_path, monkeypatch):
+    """remote.url set: recall (and the hooks' block) shows the local hits and a teammate's shared events, fused."""
+    pytest.importorskip("uvicorn")
+    from memdir import pgstore
+
+    admin = open_store(pg_url, project="proj")
+    _client(admin, "team_srv")
+    pgstore.share_events(admin.conn, "proj")
+    tok = pgstore.add_token(admin.conn, "ann", ["proj"])
+    _write(admin, [_ev("team:1", "teammate: the flaky payment test needs the sandbox key", ts=1_790_000_000.0)])
+    p, url = _serve(_login(pg_url, "team_srv"))
+    try:
+        monkeypatch.setenv("MEMDIR_REMOTE_URL", url)
+        monkeypatch.setenv("MEMDIR_REMOTE_TOKEN", tok)
+        with memdir.open(project, home=tmp_path / "g") as m:
+            m.import_events([{"key": "mine", "role": "user", "text": "my note: the payment test is flaky on mondays",
+                              "session": "s", "ts": 1_790_000_000}])
+            hits = m.recall("flaky payment test", k=5)
+            assert {h.id for h in hits} == {"mine", "team:1"}
+            team = next(h for h in hits if h.id == "team:1")
+            assert team.scope == "team" and "rrf" in team.reasons
+            assert "sandbox key" in m.context("why is the payment test flaky?")
+    finally:
+        p.terminate()
+        p.wait(timeout=30)
+        admin.close()
+
+
+def test_a_silent_or_missing_server_costs_recall_its_budget_only(project, tmp_path, monkeypatch):
+    """A server that accepts and never answers, and one that is not there: recall returns the local hits alone,
+    without waiting for the server (it would wait forever on the silent one)."""
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(8)
+    free = socket.socket()
+    free.bind(("127.0.0.1", 0))
+    dead_port = free.getsockname()[1]
+    free.close()
+    try:
+        for url in (f"http://127.0.0.1:{srv.getsockname()[1]}/v1", f"http://127.0.0.1:{dead_port}/v1"):
+            monkeypatch.setenv("MEMDIR_REMOTE_URL", url)
+            monkeypatch.setenv("MEMDIR_REMOTE_TOKEN", "tok")
+            monkeypatch.setenv("MEMDIR_REMOTE_RECALL_BUDGET_MS", "200")
+            with memdir.open(project, home=tmp_path / "g") as m:
+                m.import_events([{"key": "mine", "role": "user", "text": "the deploy key rotates monthly", "session": "s",
+                                  "ts": 1_790_000_000}])
+                got: dict = {}
+                t = threading.Thread(target=lambda: got.update(hits=m.recall("deploy key", k=3)), daemon=True)
+                t.start()
+                t.join(60)  # a recall that waited for the silent server would never return
+                assert not t.is_alive()
+                assert [h.id for h in got["hits"]] == ["mine"] and got["hits"][0].scope == "project"
+    finally:
+        srv.close()
