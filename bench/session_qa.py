@@ -122,7 +122,17 @@ def build_store(data: Path, tmp: Path, project: str, overrides: dict | None = No
     for source, f in files:
         counts["stored"] += import_host(m, source, f, progress=False, **extra)["stored"]
     if m.config.get("recall.channel") != "lexical":
+        from memdir import vectors
+
+        sys.path.insert(0, str(ROOT))
+        from bench.quality import DEFAULT_CACHE, CachedProvider
+
+        # the vectors of texts embedded by an earlier run come from a disk cache (same model, same text)
+        cached = CachedProvider(vectors.provider_for(m, strict=True), DEFAULT_CACHE / "session-qa")
+        vectors.set_provider(m, cached)
         m.backfill()  # embed every imported event before asking
+        cached.save()
+        m._bench_cache = cached
     return m, counts, now
 
 
@@ -151,7 +161,8 @@ def run(args) -> dict:
             hits = m.recall(q["q"], k=8)
             answers = [norm(a) for a in q["a"]]
             nb = norm(block)
-            rows.append({
+            why = explain(m, q["q"], answers, block, texts[project]) if args.explain else {}
+            rows.append({**why,
                 "id": q["id"], "lang": q["lang"],
                 "in_block": any(a in nb for a in answers),
                 "stored": any(a in x for a in answers for x in texts[project]),
@@ -161,9 +172,48 @@ def run(args) -> dict:
             })
         ctx_s = time.perf_counter() - t0
         for st in stores.values():
+            if getattr(st[0], "_bench_cache", None) is not None:
+                st[0]._bench_cache.save()
             st[0].close()
     return {"rows": rows, "counts": counts, "import_s": import_s, "context_ms": 1000 * ctx_s / max(1, len(questions)),
             "now": now.isoformat()}
+
+
+def explain(m, question: str, answers: list[str], block: str, texts: list[str]) -> dict:
+    """Why a question's answer is (not) in the block: where it is stored, where recall ranks it (top 30), which
+    entries the block showed (kinds) and which of them hold it; ``cause`` names the first stage that lost it."""
+    holders = [h for h in m.recall(question, k=30)]
+    has = lambda t: any(a in norm(t) for a in answers)  # noqa: E731
+    rank = next((i + 1 for i, h in enumerate(holders) if has(h.text)), None)
+    stored_kinds = sorted({r[0] for root in m._live_roots() for r in root.db.execute(
+        "SELECT role, text FROM docs WHERE kind='event'") if has(r[1])})
+    shown = re.findall(r"(?m)^\[([0-9a-z]{4,8})(?: ([a-z]+))?", block)
+    entry_kinds = [k or "?" for _, k in shown]
+    rank_kind = holders[rank - 1].kind if rank else ""
+    if any(a in norm(block) for a in answers):
+        cause = "in block"
+    elif not stored_kinds:
+        cause = "not stored"
+    elif rank is None:
+        cause = "recall: not in top 30"
+    elif rank > 12:
+        cause = f"recall: rank {rank} (context looks at 12)"
+    else:
+        hh = holders[rank - 1].handle
+        if hh and any(h == hh for h, _ in shown):
+            cause = f"display: rank {rank} shown, answer cut"
+        else:
+            cause = f"block: rank {rank} not shown"
+    return {"cause": cause, "rank": rank, "rank_kind": rank_kind, "stored_in": ",".join(stored_kinds),
+            "shown": " ".join(entry_kinds)}
+
+
+def explain_table(rows: list[dict], questions: dict) -> str:
+    lines = ["| id | lang | cause | answer's rank (kind) | stored in | block entries (kinds) |", "|---|---|---|---|---|---|"]
+    for r in rows:
+        lines.append(f"| {r['id']} | {r['lang']} | {r['cause']} | {r['rank'] or '-'} {('(' + r['rank_kind'] + ')') if r['rank'] else ''} "
+                     f"| {r['stored_in']} | {r['shown']} |")
+    return "\n".join(lines)
 
 
 def summarise(rows: list[dict]) -> dict:
@@ -202,6 +252,8 @@ def main(argv=None) -> int:
     ap.add_argument("--sections", default="", help="context sections, e.g. 'hits' (what a hook sends per prompt since "
                     "issue 9: rules and outline come once per session); default: all")
     ap.add_argument("--no-save", action="store_true")
+    ap.add_argument("--explain", action="store_true", help="per question: where the answer is stored, its recall rank "
+                    "(top 30), the block's entry kinds, and the stage that lost it")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                     help="memdir config override, e.g. --set recall.channel=hybrid --set embed.provider=e5")
     args = ap.parse_args(argv)
@@ -210,6 +262,8 @@ def main(argv=None) -> int:
     print(table(summary, args.label, args.max_chars))
     print(f"\nimport: {res['import_s']:.1f} s ({json.dumps({k: v.get('stored') for k, v in res['counts'].items()})} events stored); "
           f"context: {res['context_ms']:.1f} ms per question")
+    if args.explain:
+        print("\n" + explain_table(res["rows"], {}))
     if args.show_misses:
         for r in res["rows"]:
             if not r["in_block"]:

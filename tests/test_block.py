@@ -69,7 +69,7 @@ def test_headers_are_short_handles_that_get_and_forget_accept(m):
     relevant = block.split("## Relevant", 1)[1]
     assert "258c7280" not in relevant and "decisions/" not in relevant  # no session ids, no slugs
     kinds = {k for _, k, _ in heads}
-    assert kinds == {"assistant", "decision"} and heads[0][2] == "11-01" and heads[1][2] == ""  # a date shows once per run
+    assert kinds == {"agent", "decision"} and heads[0][2] == "11-01" and heads[1][2] == ""  # a date shows once per run
     ids = {m.get(h).id if hasattr(m.get(h), "id") else m.get(h).key for h, _, _ in heads}
     assert note.id in ids
     assert all(m.forget(h) for h, _, _ in heads)
@@ -147,3 +147,77 @@ def test_the_outline_does_not_repeat_the_rules_section_and_has_no_trailing_space
         assert all(line == line.rstrip() for line in b.splitlines()), [line for line in b.splitlines() if line != line.rstrip()]
     # the outline alone (no rules section) still lists the rules category
     assert "rules/ (2)" in m.context("", sections=["outline"])
+
+
+# ---- issue 10 (h10qa): block rules chosen on bench/session_qa.py -------------------------------------------------
+def test_a_reply_outranks_a_tool_output_that_echoes_the_question(m):
+    # the agent's own search prints the question's words many times; the reply that answered says them once
+    echo = summarise_tool("Bash", "rg -n 'review token expire'", "\n".join(
+        f"lib/review_{i}.ex: review token expire" for i in range(3)))
+    m.import_events([
+        {"key": "t:s:1", "role": "tool", "text": echo, "session": "s", "ts": 10},
+        {"key": "a:s:2", "role": "assistant", "text": "Review tokens last 120 seconds in ReviewTokenStore, then they "
+         "expire.", "session": "s", "ts": 20},
+    ])
+    hits = m.recall("when does a review token expire?", k=2)
+    assert [h.kind for h in hits] == ["tool", "assistant"]  # recall's own order is unchanged
+    block = m.context("when does a review token expire?", sections=("hits",))
+    assert "120 seconds" in block and block.index("120 seconds") < block.index("rg -n"), block
+
+
+def test_a_tool_output_that_says_nothing_shows_its_call_whole(m):
+    q = "OpenCode compaction threshold docs: which environment variable carries it, OPENCODE_CONFIG_CONTENT or a file"
+    m.import_events([{"key": "t:s:1", "role": "tool", "text": summarise_tool("web_search", q, "completed"),
+                      "session": "s", "ts": 10}])
+    block = m.context("which environment variable carries the OpenCode config?", sections=("hits",))
+    assert "OPENCODE_CONFIG_CONTENT" in block, block
+
+
+def test_a_question_put_to_the_user_shows_the_users_answer(m):
+    ask = summarise_tool("AskUserQuestion", '{"questions":[{"question":"The pre-commit hook blocks on old dialyzer '
+                         'issues in other files. How should we proceed?"}]}',
+                         'User has answered your questions: "The pre-commit hook blocks on old dialyzer issues in '
+                         'other files. How should we proceed?"="main was clean; fix the issues". You can now continue.')
+    m.import_events([
+        {"key": "a:s:1", "role": "assistant", "session": "s", "ts": 10, "text": "The pre-commit hook blocks the commit: "
+         "dialyzer reports issues in waiting_summary.ex, a file we did not touch. Options: fix them or skip the hook."},
+        {"key": "t:s:2", "role": "tool", "text": ask, "session": "s", "ts": 20},
+    ])
+    block = m.context("the pre-commit hook blocked us: what did I decide?", sections=("hits",))
+    assert "main was clean; fix the issues" in block, block
+
+
+def test_an_edit_keeps_its_file_in_view_when_its_lines_are_cut(m):
+    from memdir.importers.changes import tool_summary
+
+    old = "\n".join(f"  old line {i}" for i in range(4))
+    new = "\n".join(f"  new line {i} of the renderer module body" for i in range(7)) + "\n  @default_visible_lines 10"
+    text = tool_summary("Edit", {"file_path": "/repo/lib/transcript_renderer.ex", "old_string": old, "new_string": new},
+                        "ok", cwd="/repo")
+    m.import_events([{"key": "t:s:1", "role": "tool", "text": text, "session": "s", "ts": 10}])
+    block = m.context("default visible lines", max_chars=160, sections=("hits",))
+    assert "lib/transcript_renderer.ex" in block and "@default_visible_lines 10" in block, block
+
+
+def test_a_long_entry_is_not_dropped_as_a_duplicate_of_a_short_one():
+    from memdir import inject
+
+    short = inject.Entry(id="a", handle="aaaaaa", kind="assistant", date="", text="Now add the API route and Tmux function:")
+    long = inject.Entry(id="b", handle="bbbbbb", kind="assistant", date="", text=(
+        "All done. Added the API route, the Tmux function and the controller: GET /api/review-context/:token "
+        "hands out the review context for a one-time token. Tests cover expiry and reuse."))
+    block = inject.build(rules=[], outline=[], entries=[short, long], max_chars=1200, max_entries=4)
+    assert "/api/review-context/:token" in block, block
+
+
+def test_focus_reaches_the_line_that_matches_most():
+    from memdir import inject
+
+    lines = ["Summary of the review work:", "- review tokens live in ETS", "- the context builder formats annotations"]
+    lines += [f"- detail {i} about unrelated rendering changes and flash messages" for i in range(6)]
+    lines += ["- GET /api/review-context/:token returns the review context for a token"]
+    lines += [f"- closing note {i} about other files" for i in range(6)]
+    text = "\n".join(lines)
+    w = {"review": 1.0, "context": 1.0, "token": 1.0}
+    shown = inject.focus(text, w, 220)
+    assert "/api/review-context/:token" in shown, shown

@@ -31,6 +31,12 @@ ROLES = ("user", "assistant", "tool", "system")
 SETTLE_AFTER = 1000  # an import storing this many events checkpoints and truncates the WAL afterwards
 MAX_EVENT_CHARS = 20_000  # stored length bound per event (case C8): head + tail kept, middle elided
 TOOL_EVIDENCE = 0.4  # a tool output is shown in full when it holds this share of the best entry's query weight
+#: the block's order weighs a tool output's score by this (what was said and decided outranks what a command printed
+#: at equal match; a tool that asks the user is not discounted). Chosen on bench/session_qa.py, per prompt, lexical:
+#: 1.0 0.635, 0.8 0.654, 0.6 0.673, 0.4 0.654 (answer in block); recall's own order is unchanged
+BLOCK_TOOL_PRIOR = 0.6
+#: tools whose output is the user's own answer (a question put to the user): shown and weighed as the user's words
+USER_ANSWER_TOOLS = ("askuserquestion", "request_user_input", "question")
 
 
 def _redact(text: str) -> str:
@@ -709,7 +715,7 @@ class Memdir:
         hits = [h for h in self._recall(prompt, k=max(8, max_entries * 3), scope=None, kinds=None, rehearse=False)
                 if (h.scope, h.id) not in rule_ids] if prompt.strip() and "hits" in sections else []
         weights = self._idf(query_tokens(prompt)) if hits else {}
-        entries = self._entries(prompt, hits, weights)
+        entries = self._entries(prompt, _block_order(hits), weights)
         block = inject.build(
             rules=[(r.id, r.summary if len(r.text) > 200 else r.text) for r in rules] if "rules" in sections else [],
             # the rules section already shows every rule: the outline does not repeat them
@@ -768,7 +774,7 @@ class Memdir:
         cover = [self._cover(e, weights) for e, _ in out]
         top = max(cover, default=0.0)
         for (e, _), c in zip(out, cover):
-            if e.kind == "tool" and not e.dump and c < TOOL_EVIDENCE * top:
+            if e.kind == "tool" and not e.dump and c < TOOL_EVIDENCE * top and _tool_name(e.lead) not in USER_ANSWER_TOOLS:
                 e.brief = True
                 if e.lead:
                     e.text, e.lead, e.span = e.lead + " " + e.text.lstrip(), "", None
@@ -791,11 +797,17 @@ class Memdir:
             # "<tool>: <argument> → <output>": the call as a one-line lead, the output as the text to focus in
             call, _, output = text.partition(" → ")
             dump = call.split(":", 1)[0].strip().casefold() in inject.FILE_DUMP_TOOLS
-            if output.strip() and not dump:
+            # an output that says nothing ("completed", "(no output)", "Plan updated"): the call is the content
+            if output.strip() and not dump and not inject.trivial_output(output):
                 cut = len(call) + 3
                 lead = inject.one_line(call, 80) + " →"
                 text = output
                 span = (max(0, span[0] - cut), max(0, span[1] - cut)) if span else None
+        elif kind == "tool" and not lead and _tool_name(text) in _edit_tools() and "\n" in text.strip():
+            # "Edit: <file> (-2 +3 lines)" then the changed lines: which file stays in view however the lines are cut
+            call, _, rest = text.strip().partition("\n")
+            lead, text = inject.one_line(call, 100), rest
+            span = (max(0, span[0] - len(call) - 1), max(0, span[1] - len(call) - 1)) if span else None
         return inject.Entry(id=h.key, handle=h.handle or h.key, kind=kind, date=date, text=text,
                             span=span, lead=lead, brief=dump, dump=dump)
 
@@ -1316,6 +1328,29 @@ class Memdir:
             for key, v in c.items():
                 counts[key] += v
         return counts
+
+
+def _tool_name(text: str) -> str:
+    """The tool of a ``<tool>: <argument> …`` summary, case-folded."""
+    head = text.split(":", 1)[0].strip()
+    return head.casefold() if head and " " not in head else ""
+
+
+def _edit_tools() -> frozenset[str]:
+    from .importers.changes import EDIT_TOOLS
+
+    return EDIT_TOOLS
+
+
+def _block_order(hits: list[Hit]) -> list[Hit]:
+    """``hits`` in the order the block considers them: a tool output's score weighed by ``BLOCK_TOOL_PRIOR`` (not
+    one that carries the user's answer); stable otherwise."""
+    def weight(h: Hit) -> float:
+        if h.kind != "tool" or _tool_name(h.text) in USER_ANSWER_TOOLS:
+            return 1.0
+        return BLOCK_TOOL_PRIOR
+
+    return sorted(hits, key=lambda h: -h.score * weight(h))
 
 
 def _near_same(ptoks: set[str], prompt: str, text: str) -> bool:
