@@ -221,3 +221,12 @@ def test_focus_reaches_the_line_that_matches_most():
     w = {"review": 1.0, "context": 1.0, "token": 1.0}
     shown = inject.focus(text, w, 220)
     assert "/api/review-context/:token" in shown, shown
+
+
+def test_a_command_output_with_no_matching_line_is_shown_from_its_end():
+    from memdir import inject
+
+    out = "\n".join(f"[warning] calculator: no sessions for project {i}" for i in range(40)) + \
+        "\nFinished in 5.5 seconds\n14 doctests, 397 tests, 0 failures"
+    assert "397 tests, 0 failures" in inject.focus(out, {"测试": 2.0}, 200, tail=True)
+    assert inject.focus(out, {"测试": 2.0}, 200).startswith("[warning]")  # a reply still reads from its start

@@ -32,9 +32,13 @@ SETTLE_AFTER = 1000  # an import storing this many events checkpoints and trunca
 MAX_EVENT_CHARS = 20_000  # stored length bound per event (case C8): head + tail kept, middle elided
 TOOL_EVIDENCE = 0.4  # a tool output is shown in full when it holds this share of the best entry's query weight
 #: the block's order weighs a tool output's score by this (what was said and decided outranks what a command printed
-#: at equal match; a tool that asks the user is not discounted). Chosen on bench/session_qa.py, per prompt, lexical:
-#: 1.0 0.635, 0.8 0.654, 0.6 0.673, 0.4 0.654 (answer in block); recall's own order is unchanged
+#: at equal match; a tool that asks the user is not discounted); recall's own order is unchanged. Chosen on
+#: bench/session_qa.py, per prompt, answer in block.
+#: Lexical (BM25 scores): 1.0 0.635, 0.8 0.673, 0.7 0.692, 0.6 0.712, 0.5 0.712. Fused scores (hybrid RRF, much
+#: closer together): 1.0 0.673, 0.95 0.692, 0.9 0.750, 0.85 0.731, 0.8 0.712. Moving tools down a fixed number of
+#: places instead was worse in both channels.
 BLOCK_TOOL_PRIOR = 0.6
+BLOCK_TOOL_PRIOR_FUSED = 0.9
 #: tools whose output is the user's own answer (a question put to the user): shown and weighed as the user's words
 USER_ANSWER_TOOLS = ("askuserquestion", "request_user_input", "question")
 
@@ -1348,7 +1352,7 @@ def _block_order(hits: list[Hit]) -> list[Hit]:
     def weight(h: Hit) -> float:
         if h.kind != "tool" or _tool_name(h.text) in USER_ANSWER_TOOLS:
             return 1.0
-        return BLOCK_TOOL_PRIOR
+        return BLOCK_TOOL_PRIOR_FUSED if "rrf" in h.reasons else BLOCK_TOOL_PRIOR
 
     return sorted(hits, key=lambda h: -h.score * weight(h))
 

