@@ -3,7 +3,8 @@
 Usage (from the repository root, with ``../shared/data`` beside the checkout)::
 
     .venv/bin/python bench/session_qa.py [--data ../shared/data] [--questions bench/data/session_qa.jsonl]
-        [--max-chars 1200] [--label NAME] [--out bench/results] [--show-misses]
+        [--max-chars 1200] [--label NAME] [--out bench/results] [--show-misses] [--explain] [--sections hits]
+        [--set recall.channel=hybrid --set embed.provider=e5]
 
 What it does:
 
@@ -25,6 +26,11 @@ Figures:
   Markup = the ``<memory>`` tags, section headings (``## …``), entry headers (``### …`` lines, or the compact
   ``[handle kind date]`` prefix), list bullets, truncation marks, and the newline ending each of these.
 * ``layers``: share of block characters in the rules and outline sections (headings included).
+
+``--explain`` prints, per question, where the answer is stored (event roles), its rank in recall's top 30, the kinds of
+the block's entries, and the first stage that lost it: ``recall`` (not in the top 30, or below the 12 hits ``context``
+looks at), ``block`` (in those 12 but not shown) or ``display`` (shown, but the window cut the answer out). Hybrid runs
+keep the vectors of the texts they embed in ``~/.cache/memdir-bench/session-qa`` (same model, same text).
 
 Results go to ``<out>/session-qa.md`` (a table per run label, newest first) and ``<out>/session-qa.json``.
 """
