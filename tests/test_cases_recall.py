@@ -36,7 +36,10 @@ def test_c17_old_index_is_retokenized(project, tmp_path):
         m.remember(C17)
         db = m.roots["project"].db
         db.execute("UPDATE meta SET value = 'old' WHERE key = 'tokenizer'")
-        db.execute("UPDATE fts SET body = '部署 署前' ")  # what an index without unigrams held
+        # what an index without unigrams held (the index keeps no copy of its rows: replace them all)
+        db.execute("INSERT INTO fts(fts) VALUES ('delete-all')")
+        for (doc_id,) in db.execute("SELECT id FROM docs").fetchall():
+            db.execute("INSERT INTO fts(rowid, tags, title, body, context) VALUES (?, '', '', '部署 署前', '')", (doc_id,))
     with memdir.open(project, home=tmp_path / "g") as m:
         assert [h.text for h in m.recall("锁")] == [C17]
 

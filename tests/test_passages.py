@@ -2,7 +2,6 @@
 memory has a short, stable handle that get/forget (API and CLI) accept."""
 
 import json
-import sqlite3
 
 from click.testing import CliRunner
 
@@ -101,23 +100,13 @@ def test_forget_and_reindex_remove_passage_rows(m):
 
 
 def test_an_index_from_before_m008_gains_handles_and_passages(tmp_path, project):
-    from memdir.migrations import MIGRATIONS
+    from old_layout import build_old_index
 
     with memdir.open(project, home=tmp_path / "g") as m:
-        m.import_events([{"key": "t:s:1", "role": "tool", "text": summarise_tool("Bash", "make", _long_output("zebracorn")),
-                          "session": "s"}])
         path = m.roots["project"].db_path
-    # rewind the index to schema 7: drop what m008 added, as an older memdir would have left it
-    db = sqlite3.connect(path)
-    for (pid,) in db.execute("SELECT id FROM passages").fetchall():
-        db.execute("DELETE FROM fts WHERE rowid = ?", (-pid,))
-    db.execute("DROP TABLE passages")
-    db.execute("DROP INDEX docs_handle")
-    db.execute("ALTER TABLE docs DROP COLUMN handle")
-    db.execute("PRAGMA user_version = 7")
-    db.commit()
-    db.close()
-    assert len(MIGRATIONS) >= 8
+    # an index of schema 7 as an older memdir left it: no handles, no passages
+    build_old_index(path, 7, [{"key": "t:s:1", "role": "tool", "text": summarise_tool("Bash", "make", _long_output("zebracorn")),
+                               "session": "s", "ts": 1_790_000_000}])
     with memdir.open(project, home=tmp_path / "g") as m:
         hit = m.recall("zebracorn")[0]
         assert hit.id == "t:s:1" and hit.handle and "zebracorn" in hit.text[hit.span[0]:hit.span[1]]

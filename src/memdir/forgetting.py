@@ -107,6 +107,7 @@ def forget_matching(m: "Memdir", *, query: str | None = None, prefix: str | None
                     m._on_forget(st, ref)
                 if sessions:
                     st.refresh_context(sorted(sessions))  # neighbours no longer carry the deleted words
+            root.store.settle(freed=True)  # the space comes back (incremental vacuum), the WAL is truncated
     for x in found:
         if x["type"] == "note":
             m.forget(x["id"], scope=x["scope"])

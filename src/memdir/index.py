@@ -11,7 +11,9 @@ import json
 import logging
 import os
 import sqlite3
+import threading
 import time
+import zlib
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -24,9 +26,19 @@ log = logging.getLogger("memdir")
 BUSY_TIMEOUT_MS = 30_000
 
 
+def add_functions(db: sqlite3.Connection) -> None:
+    """Register what the schema calls on ``db``: ``docs.text`` is generated from ``text_head || text_tail``, the tail
+    zlib-compressed when that is smaller (m009), through ``memdir_unz``. A plain ``sqlite3`` shell without it reads
+    every other column (and ``PRAGMA integrity_check`` works), but not ``text``, and cannot ``VACUUM`` the file: use
+    ``memdir export`` / ``memdir doctor``."""
+    db.create_function("memdir_unz", 1, _unz, deterministic=True)
+    db.execute("PRAGMA trusted_schema = ON")  # our own file; lets the generated column call memdir_unz
+
+
 def _connect(path: Path) -> sqlite3.Connection:
     db = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False)
     db.row_factory = sqlite3.Row
+    add_functions(db)
     # freed pages can be handed back with `PRAGMA incremental_vacuum` (takes effect on a new file, so before the
     # WAL switch writes its header; `memdir doctor` converts an older one): prune and forget give the space back
     db.execute("PRAGMA auto_vacuum = INCREMENTAL")
@@ -116,7 +128,8 @@ def open_index(path: Path) -> tuple[sqlite3.Connection, bool]:
 
 
 def check_tokenizer(db: sqlite3.Connection) -> int:
-    """Re-tokenize every FTS row when the index was built by another tokenizer version; returns rows rebuilt."""
+    """Re-tokenize every FTS row when the index was built by another tokenizer version (or a migration asked for
+    a rebuild); returns rows rebuilt."""
     from .tokenize import TOKENIZER_VERSION
 
     row = db.execute("SELECT value FROM meta WHERE key = 'tokenizer'").fetchone()
@@ -131,19 +144,7 @@ def check_tokenizer(db: sqlite3.Connection) -> int:
         n = 0
         if row is not None:  # an older index: rebuild its token streams from the stored texts
             log.warning("memdir: index built by tokenizer %s; re-tokenizing for %s (one-time)", row[0], TOKENIZER_VERSION)
-            db.execute("DELETE FROM fts")
-            db.execute("DELETE FROM passages")
-            for r in db.execute("SELECT id, kind, role, tags, load_when, summary, highlight, text FROM docs").fetchall():
-                if r["kind"] == "note":
-                    tags = json.loads(r["tags"] or "[]") + json.loads(r["load_when"] or "[]")
-                    title = " ".join(x for x in (r["summary"], r["highlight"]) if x)
-                    fields = fts_fields(tags, title, r["text"])
-                else:
-                    fields = ("", "", index_passages(db, r["id"], r["text"], r["role"]))
-                db.execute("INSERT INTO fts(rowid, tags, title, body, context) VALUES (?, ?, ?, ?, '')", (r["id"], *fields))
-                n += 1
-            sessions = [x[0] for x in db.execute("SELECT DISTINCT session FROM docs WHERE kind = 'event' AND session IS NOT NULL")]
-            refresh_context(db, sessions)
+            n = rebuild_fts(db)
         db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('tokenizer', ?)", (TOKENIZER_VERSION,))
         db.execute("COMMIT")
         if n:
@@ -172,22 +173,158 @@ def meta_int(db: sqlite3.Connection, key: str) -> int:
         return 0
 
 
+# ---- the on-disk layout of a doc's text (migration m009) ------------------------------------------------------
+# ``docs.text`` is a virtual generated column: ``text_head`` (the first TEXT_HEAD characters, plain: ranking reads
+# them as the candidate's ``head``) || ``text_tail`` (the rest: plain TEXT, or a zlib BLOB when that is smaller),
+# decompressed by the ``memdir_unz`` function every connection of :func:`_connect` registers. ``text_len`` is the
+# text's length in characters. Rows are written by this module alone (:func:`_doc_columns`).
+
+#: characters of a text stored uncompressed at the start of its row
+TEXT_HEAD = 60
+#: the rest of a text is compressed when it has at least this many bytes and zlib saves a tenth of them
+COMPRESS_MIN = 64
+
+
+_writing = threading.local()
+
+
+def _unz(blob: bytes) -> str:
+    if getattr(_writing, "on", False):  # see _write: a value SQLite computes for a row it writes, never read
+        return ""
+    return zlib.decompress(blob).decode("utf-8")
+
+
+def _write(db: sqlite3.Connection, sql: str, args: Any, *, many: bool = False) -> sqlite3.Cursor:
+    """Run an INSERT/UPDATE of ``docs`` that reads no ``text``: SQLite computes every virtual column of a row it
+    writes (for constraints this table does not have), which would decompress each text once more for nothing."""
+    _writing.on = True
+    try:
+        return db.executemany(sql, args) if many else db.execute(sql, args)
+    finally:
+        _writing.on = False
+
+
+def text_columns(text: str) -> tuple[str, str | bytes | None, int]:
+    """``(text_head, text_tail, text_len)`` as stored for ``text``."""
+    head, rest = text[:TEXT_HEAD], text[TEXT_HEAD:]
+    if not rest:
+        return head, None, len(text)
+    raw = rest.encode("utf-8")
+    if len(raw) >= COMPRESS_MIN:
+        z = zlib.compress(raw, 6)
+        if len(z) * 10 < len(raw) * 9:
+            return head, z, len(text)
+    return head, rest, len(text)
+
+
+def _doc_columns(row: dict[str, Any]) -> dict[str, Any]:
+    """A docs row as written: ``text`` becomes its stored columns."""
+    out = {k: v for k, v in row.items() if k != "text"}
+    out["text_head"], out["text_tail"], out["text_len"] = text_columns(row["text"])
+    return out
+
+
+#: storage columns of docs left out of the rows handed to callers (they read ``text``)
+STORAGE_COLUMNS = ("text_head", "text_tail", "ctx_prev", "ctx_next")
+
+
+def public_row(r: sqlite3.Row | dict[str, Any]) -> dict[str, Any]:
+    """A docs row as a dict without its storage columns (:data:`STORAGE_COLUMNS`)."""
+    d = dict(r)
+    for k in STORAGE_COLUMNS:
+        d.pop(k, None)
+    return d
+
+
+# ---- the contentless full-text index ---------------------------------------------------------------------------
+# ``fts`` keeps no copy of its token streams (``content=''``, migration m009): a row is removed by handing FTS5 the
+# exact values it was written with (``'delete'``), or the index is silently corrupted. Those values are always
+# recomputed from ``docs``: a note's tags/title/body from its columns; an event's body from its passage 0
+# (:func:`_body0`) and its context from the neighbour ids it was indexed with (``docs.ctx_prev``/``ctx_next``, kept
+# in step with every FTS write); a passage's body from its span of the text. The tokenizer version is pinned by
+# :func:`check_tokenizer` (a change rebuilds everything with ``'delete-all'``). :func:`check_fts` compares the index
+# with what ``docs`` says it holds.
+
+_FTS_INSERT = "INSERT INTO fts(rowid, tags, title, body, context) VALUES (?, ?, ?, ?, ?)"
+_FTS_DELETE = "INSERT INTO fts(fts, rowid, tags, title, body, context) VALUES ('delete', ?, ?, ?, ?, ?)"
+
+
+def _note_values(r: Any) -> tuple[str, str, str, str]:
+    tags = json.loads(r["tags"] or "[]") + json.loads(r["load_when"] or "[]")
+    title = " ".join(x for x in (r["summary"], r["highlight"]) if x)
+    return (*fts_fields(tags, title, r["text"]), "")
+
+
+def _body0(text: str, role: str | None) -> str:
+    """Tokens of an event's passage 0 (what its own FTS row holds in ``body``)."""
+    a, b = passages.split(text, split_above=passages.split_above(role))[0]
+    return " ".join(tokenize(text[a:b]))
+
+
+class _Tokens:
+    """Passage-0 tokens of events by id (read from ``docs`` and cached; ``fresh`` = already known)."""
+
+    def __init__(self, db: sqlite3.Connection, fresh: dict[int, str] | None = None) -> None:
+        self.db = db
+        self.cache: dict[int, str] = dict(fresh or {})
+
+    def prime(self, ids: Iterable[int]) -> None:
+        ids = [x for x in ids if x is not None and x not in self.cache]
+        for i in range(0, len(ids), 500):
+            chunk = ids[i:i + 500]
+            for r in self.db.execute(f"SELECT id, text, role FROM docs WHERE id IN ({','.join('?' * len(chunk))})", chunk):
+                self.cache[r[0]] = _body0(r[1], r[2])
+
+    def __call__(self, x: int) -> str:
+        t = self.cache.get(x)
+        if t is None:
+            r = self.db.execute("SELECT text, role FROM docs WHERE id = ?", (x,)).fetchone()
+            if r is None:  # never expected: an indexed neighbour is re-contexted before it goes (delete_doc)
+                log.warning("memdir: index context names a missing event %s; the full-text index is rebuilt at next open", x)
+                db_mark_rebuild(self.db)
+                t = ""
+            else:
+                t = _body0(r[0], r[1])
+            self.cache[x] = t
+        return t
+
+
+def db_mark_rebuild(db: sqlite3.Connection) -> None:
+    """Have the next :func:`open_index` rebuild the full-text index from ``docs``."""
+    db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('tokenizer', 'rebuild-suspect')")
+
+
+def _event_values(r: Any, tokens_of: _Tokens) -> tuple[str, str, str, str]:
+    """The values event row ``r`` (id, ctx_prev, ctx_next) was indexed with."""
+    return "", "", tokens_of(r["id"]), _context(tokens_of, r["ctx_prev"], r["ctx_next"])
+
+
+def _unindex(db: sqlite3.Connection, r: Any, tokens_of: _Tokens) -> None:
+    """Remove every FTS row of docs row ``r`` (its own and its passages'), with the values they hold."""
+    if r["kind"] == "note":
+        vals = _note_values(r)
+    else:
+        tokens_of.cache.setdefault(r["id"], _body0(r["text"], r["role"]))
+        vals = _event_values(r, tokens_of)
+    db.execute(_FTS_DELETE, (r["id"], *vals))
+    _delete_passages(db, r["id"], r["text"])
+
+
 def upsert_doc(db: sqlite3.Connection, row: dict[str, Any]) -> int:
     """Insert or replace a doc by ``ref`` and refresh its FTS row; returns the doc id. Caller holds a transaction."""
-    old = db.execute("SELECT id FROM docs WHERE ref = ?", (row["ref"],)).fetchone()
+    old = db.execute("SELECT * FROM docs WHERE ref = ?", (row["ref"],)).fetchone()
     if old is not None:
-        _delete_passages(db, old["id"])
-        db.execute("DELETE FROM fts WHERE rowid = ?", (old["id"],))
-        db.execute("DELETE FROM docs WHERE id = ?", (old["id"],))
+        _remove(db, old)
     row = {**row, "handle": handles.assign(db, row["ref"])}
-    cols = list(row)
-    cur = db.execute(f"INSERT INTO docs({', '.join(cols)}) VALUES ({', '.join('?' for _ in cols)})", [row[c] for c in cols])
+    cols = _doc_columns(row)
+    cur = _write(db, f"INSERT INTO docs({', '.join(cols)}) VALUES ({', '.join('?' for _ in cols)})", list(cols.values()))
     doc_id = cur.lastrowid
     if row.get("kind") == "note":
         bump_gen(db)
-    tags = json.loads(row.get("tags") or "[]") + json.loads(row.get("load_when") or "[]")
-    title = " ".join(x for x in (row.get("summary"), row.get("highlight")) if x)
-    db.execute("INSERT INTO fts(rowid, tags, title, body, context) VALUES (?, ?, ?, ?, '')", (doc_id, *fts_fields(tags, title, row["text"])))
+        fields = {k: row.get(k) for k in ("tags", "load_when", "summary", "highlight")}
+        db.execute(_FTS_INSERT, (doc_id, *_note_values({**fields, "text": row["text"]})))
+    else:  # an event written whole: its passages, no neighbour context (ctx_prev/ctx_next stay NULL)
+        db.execute(_FTS_INSERT, (doc_id, "", "", index_passages(db, doc_id, row["text"], row.get("role")), ""))
     return doc_id
 
 
@@ -199,16 +336,16 @@ def insert_event(db: sqlite3.Connection, row: dict[str, Any], *, pending: dict[i
     if db.execute("SELECT 1 FROM docs WHERE ref = ?", (row["ref"],)).fetchone():
         return None
     row = {**row, "handle": handles.assign(db, row["ref"])}
-    cols = list(row)
-    cur = db.execute(f"INSERT OR IGNORE INTO docs({', '.join(cols)}) VALUES ({', '.join('?' for _ in cols)})",
-                     [row[c] for c in cols])
+    cols = _doc_columns(row)
+    cur = _write(db, f"INSERT OR IGNORE INTO docs({', '.join(cols)}) VALUES ({', '.join('?' for _ in cols)})",
+                 list(cols.values()))
     if cur.rowcount == 0:
         return None
     toks = index_passages(db, cur.lastrowid, row["text"], row.get("role"))
     if pending is not None and row.get("session"):
         pending[cur.lastrowid] = toks
     else:
-        db.execute("INSERT INTO fts(rowid, tags, title, body, context) VALUES (?, '', '', ?, '')", (cur.lastrowid, toks))
+        db.execute(_FTS_INSERT, (cur.lastrowid, "", "", toks, ""))
     return cur.lastrowid
 
 
@@ -258,17 +395,24 @@ def _context(tokens_of, prev: int | None, nxt: int | None) -> str:
     return " ".join(parts)
 
 
-def _token_reader(db: sqlite3.Connection, fresh: dict[int, str]):
-    cache = dict(fresh)
-
-    def tokens_of(x: int) -> str:
-        t = cache.get(x)
-        if t is None:
-            r = db.execute("SELECT body FROM fts WHERE rowid = ?", (x,)).fetchone()
-            t = cache[x] = (r[0] or "") if r else ""
-        return t
-
-    return tokens_of
+def _recontext(db: sqlite3.Connection, targets: dict[int, tuple[int | None, int | None]], tokens_of: _Tokens) -> int:
+    """Give events ``{id: (prev, next)}`` that context where it differs from the one they are indexed with (the
+    old row deleted with its exact values, the new one inserted, the ids stored). Returns rows rewritten."""
+    if not targets:
+        return 0
+    ids = list(targets)
+    rows = []
+    for i in range(0, len(ids), 500):
+        chunk = ids[i:i + 500]
+        rows += db.execute(f"SELECT id, ctx_prev, ctx_next FROM docs WHERE id IN ({','.join('?' * len(chunk))})", chunk).fetchall()
+    rows = [r for r in rows if (r["ctx_prev"], r["ctx_next"]) != targets[r["id"]]]
+    if not rows:
+        return 0
+    tokens_of.prime([r["id"] for r in rows] + [x for r in rows for x in (r["ctx_prev"], r["ctx_next"], *targets[r["id"]])])
+    db.executemany(_FTS_DELETE, [(r["id"], *_event_values(r, tokens_of)) for r in rows])
+    db.executemany(_FTS_INSERT, [(r["id"], "", "", tokens_of(r["id"]), _context(tokens_of, *targets[r["id"]])) for r in rows])
+    _write(db, "UPDATE docs SET ctx_prev = ?, ctx_next = ? WHERE id = ?", [(*targets[r["id"]], r["id"]) for r in rows], many=True)
+    return len(rows)
 
 
 def flush_events(db: sqlite3.Connection, pending: dict[int, str]) -> int:
@@ -278,64 +422,181 @@ def flush_events(db: sqlite3.Connection, pending: dict[int, str]) -> int:
     (LoCoMo turn recall@10 0.615 → 0.705, bench/results). Returns FTS rows written. Caller holds a transaction."""
     if not pending:
         return 0
-    tokens_of = _token_reader(db, pending)
+    tokens_of = _Tokens(db, pending)
     nb = _neighbours(db, pending)
+    tokens_of.prime({y for x in pending for y in nb.get(x, (None, None))})
+    rows, ids = [], []
     for x, toks in pending.items():
         prev, nxt = nb.get(x, (None, None))
-        db.execute("INSERT INTO fts(rowid, tags, title, body, context) VALUES (?, '', '', ?, ?)", (x, toks, _context(tokens_of, prev, nxt)))
+        rows.append((x, "", "", toks, _context(tokens_of, prev, nxt)))
+        if prev is not None or nxt is not None:
+            ids.append((prev, nxt, x))
+    db.executemany(_FTS_INSERT, rows)
+    _write(db, "UPDATE docs SET ctx_prev = ?, ctx_next = ? WHERE id = ?", ids, many=True)
     old = {y for x in pending for y in nb.get(x, (None, None)) if y is not None and y not in pending}
-    for y, (prev, nxt) in _neighbours(db, old).items():
-        db.execute("UPDATE fts SET context = ? WHERE rowid = ?", (_context(tokens_of, prev, nxt), y))
-    return len(pending) + len(old)
+    return len(pending) + _recontext(db, _neighbours(db, old), tokens_of)
 
 
 def refresh_context(db: sqlite3.Connection, sessions: Iterable[str]) -> int:
-    """Recompute the ``context`` column of every event of ``sessions`` from its neighbours' indexed tokens (after
-    a forget, or a rebuild). Returns rows updated. Caller holds a transaction."""
-    n = 0
-    tokens_of = _token_reader(db, {})
+    """Bring the ``context`` column of every event of ``sessions`` in step with its neighbours (after a forget, or a
+    rebuild). Returns rows rewritten. Caller holds a transaction."""
+    targets: dict[int, tuple[int | None, int | None]] = {}
     for session in set(sessions):
         order = [r[0] for r in db.execute("SELECT id FROM docs WHERE kind = 'event' AND session = ? ORDER BY ts_epoch, id", (session,))]
         for i, x in enumerate(order):
-            ctx = _context(tokens_of, order[i - 1] if i > 0 else None, order[i + 1] if i + 1 < len(order) else None)
-            db.execute("UPDATE fts SET context = ? WHERE rowid = ?", (ctx, x))
-            n += 1
-    return n
+            targets[x] = (order[i - 1] if i > 0 else None, order[i + 1] if i + 1 < len(order) else None)
+    return _recontext(db, targets, _Tokens(db))
+
+
+def _remove(db: sqlite3.Connection, old: Any) -> None:
+    """Delete docs row ``old`` and every FTS row that holds its tokens: its own, its passages', and the context of
+    the neighbours indexed with it (those are re-contexted without it). Caller holds a transaction."""
+    tokens_of = _Tokens(db)
+    deps = []
+    if old["kind"] == "event" and old["session"] is not None:
+        deps = db.execute("SELECT id, ctx_prev, ctx_next FROM docs WHERE kind = 'event' AND session = ? AND id != ? "
+                          "AND (ctx_prev = ? OR ctx_next = ?)", (old["session"], old["id"], old["id"], old["id"])).fetchall()
+    _unindex(db, old, tokens_of)
+    if deps:  # their context still holds the old event's words: out with the exact values while it can be read
+        tokens_of.prime([r["id"] for r in deps] + [x for r in deps for x in (r["ctx_prev"], r["ctx_next"])])
+        db.executemany(_FTS_DELETE, [(r["id"], *_event_values(r, tokens_of)) for r in deps])
+    db.execute("DELETE FROM docs WHERE id = ?", (old["id"],))
+    if deps:
+        nb = _neighbours(db, [r["id"] for r in deps])
+        tokens_of.prime({x for r in deps for x in nb.get(r["id"], (None, None))})
+        rows, ids = [], []
+        for r in deps:
+            prev, nxt = nb.get(r["id"], (None, None))
+            rows.append((r["id"], "", "", tokens_of(r["id"]), _context(tokens_of, prev, nxt)))
+            ids.append((prev, nxt, r["id"]))
+        db.executemany(_FTS_INSERT, rows)
+        _write(db, "UPDATE docs SET ctx_prev = ?, ctx_next = ? WHERE id = ?", ids, many=True)
 
 
 def delete_doc(db: sqlite3.Connection, ref: str) -> bool:
-    """Delete a doc and its FTS row; returns True if it existed. Caller holds a transaction."""
-    old = db.execute("SELECT id, kind FROM docs WHERE ref = ?", (ref,)).fetchone()
+    """Delete a doc and its FTS rows (neighbours re-contexted without it); returns True if it existed. Caller holds
+    a transaction."""
+    old = db.execute("SELECT * FROM docs WHERE ref = ?", (ref,)).fetchone()
     if old is None:
         return False
     if old["kind"] == "note":
         bump_gen(db)
-    _delete_passages(db, old["id"])
-    db.execute("DELETE FROM fts WHERE rowid = ?", (old["id"],))
-    db.execute("DELETE FROM docs WHERE id = ?", (old["id"],))
+    _remove(db, old)
     return True
+
+
+def delete_kind(db: sqlite3.Connection, kind: str) -> int:
+    """Delete every doc of ``kind`` with its FTS rows (``memdir reindex`` drops the note mirror). Returns docs
+    deleted. Caller holds a transaction."""
+    n = 0
+    for (ref,) in db.execute("SELECT ref FROM docs WHERE kind = ?", (kind,)).fetchall():
+        n += delete_doc(db, ref)
+    return n
 
 
 def index_passages(db: sqlite3.Connection, doc_id: int, text: str, role: str | None = None) -> str:
     """Split an event's ``text`` into passages (:func:`memdir.passages.split`), write the FTS rows of passages 1..
     (rowid ``-passages.id``) and return the tokens of passage 0, which go into the event's own FTS row. Earlier
-    passages of ``doc_id`` are replaced. Caller holds a transaction."""
-    _delete_passages(db, doc_id)
+    passages of ``doc_id`` (of the same ``text``) are replaced. Caller holds a transaction."""
+    _delete_passages(db, doc_id, text)
     spans = passages.split(text, split_above=passages.split_above(role))
     for seq, (a, b) in enumerate(spans[1:], start=1):
         cur = db.execute("INSERT INTO passages(doc_id, seq, start, end) VALUES (?, ?, ?, ?)", (doc_id, seq, a, b))
-        db.execute("INSERT INTO fts(rowid, tags, title, body, context) VALUES (?, '', '', ?, '')",
-                   (-cur.lastrowid, " ".join(tokenize(text[a:b]))))
+        db.execute(_FTS_INSERT, (-cur.lastrowid, "", "", " ".join(tokenize(text[a:b])), ""))
     a, b = spans[0]
     return " ".join(tokenize(text[a:b]))
 
 
-def _delete_passages(db: sqlite3.Connection, doc_id: int) -> None:
-    ids = [r[0] for r in db.execute("SELECT id FROM passages WHERE doc_id = ?", (doc_id,))]
-    for pid in ids:
-        db.execute("DELETE FROM fts WHERE rowid = ?", (-pid,))
-    if ids:
+def _delete_passages(db: sqlite3.Connection, doc_id: int, text: str) -> None:
+    rows = db.execute("SELECT id, start, end FROM passages WHERE doc_id = ?", (doc_id,)).fetchall()
+    if rows:
+        db.executemany(_FTS_DELETE, [(-pid, "", "", " ".join(tokenize(text[a:b])), "") for pid, a, b in rows])
         db.execute("DELETE FROM passages WHERE doc_id = ?", (doc_id,))
+
+
+def rebuild_fts(db: sqlite3.Connection) -> int:
+    """Rebuild the whole full-text index (and the passages table, and every event's neighbour ids) from ``docs``;
+    returns docs indexed. Caller holds a transaction."""
+    db.execute("INSERT INTO fts(fts) VALUES ('delete-all')")
+    db.execute("DELETE FROM passages")
+    n = 0
+    rows = []
+    for r in db.execute("SELECT id, tags, load_when, summary, highlight, text FROM docs WHERE kind = 'note'"):
+        rows.append((r["id"], *_note_values(r)))
+        n += 1
+    db.executemany(_FTS_INSERT, rows)
+    _write(db, "UPDATE docs SET ctx_prev = NULL, ctx_next = NULL WHERE ctx_prev IS NOT NULL OR ctx_next IS NOT NULL", ())
+    # events session by session in (ts, id) order: each one's context is its neighbours' passage-0 tokens
+    cur = db.execute("SELECT id, session, role, text FROM docs WHERE kind = 'event' ORDER BY session, ts_epoch, id")
+    group: list[tuple[int, str]] = []
+    session: object = object()
+
+    def flush(group: list[tuple[int, str]], in_session: bool) -> None:
+        toks = dict(group)
+        rows, ids = [], []
+        for i, (x, t) in enumerate(group):
+            prev = group[i - 1][0] if in_session and i > 0 else None
+            nxt = group[i + 1][0] if in_session and i + 1 < len(group) else None
+            rows.append((x, "", "", t, _context(toks.__getitem__, prev, nxt)))
+            if prev is not None or nxt is not None:
+                ids.append((prev, nxt, x))
+        db.executemany(_FTS_INSERT, rows)
+        _write(db, "UPDATE docs SET ctx_prev = ?, ctx_next = ? WHERE id = ?", ids, many=True)
+
+    for r in cur.fetchall():
+        if r["session"] != session:
+            if group:
+                flush(group, session is not None)
+            group, session = [], r["session"]
+        group.append((r["id"], index_passages(db, r["id"], r["text"], r["role"])))
+        n += 1
+    if group:
+        flush(group, session is not None)
+    return n
+
+
+def check_fts(db: sqlite3.Connection) -> list[str]:
+    """Problems of the full-text index, ``[]`` when it holds exactly what ``docs`` says (every term instance of
+    every row, compared with an index built afresh from ``docs`` in a temporary table) and each event's neighbour
+    ids match its session's order. For tests and ``memdir doctor``; reads the whole index."""
+    from .tokenize import FTS_TOKENCHARS
+
+    problems: list[str] = []
+    try:
+        db.execute("INSERT INTO fts(fts, rank) VALUES ('integrity-check', 0)")
+    except sqlite3.DatabaseError as exc:
+        problems.append(f"integrity-check: {exc}")
+    for sess in [r[0] for r in db.execute("SELECT DISTINCT session FROM docs WHERE kind = 'event' AND session IS NOT NULL")]:
+        rows = db.execute("SELECT id, ctx_prev, ctx_next FROM docs WHERE kind = 'event' AND session = ? ORDER BY ts_epoch, id",
+                          (sess,)).fetchall()
+        for i, r in enumerate(rows):
+            want = (rows[i - 1][0] if i > 0 else None, rows[i + 1][0] if i + 1 < len(rows) else None)
+            if (r[1], r[2]) != want:
+                problems.append(f"event {r[0]} of session {sess} is indexed with neighbours {(r[1], r[2])}, not {want}")
+    db.execute("DROP TABLE IF EXISTS temp.fts_expect")
+    db.execute(f"""CREATE VIRTUAL TABLE temp.fts_expect USING fts5(tags, title, body, context, content='',
+        tokenize = "unicode61 remove_diacritics 0 tokenchars '{FTS_TOKENCHARS}'")""")
+    try:
+        tokens_of = _Tokens(db)
+        exp = []
+        for r in db.execute("SELECT * FROM docs").fetchall():
+            exp.append((r["id"], *(_note_values(r) if r["kind"] == "note" else _event_values(r, tokens_of))))
+            for pid, a, b in db.execute("SELECT id, start, end FROM passages WHERE doc_id = ?", (r["id"],)).fetchall():
+                exp.append((-pid, "", "", " ".join(tokenize(r["text"][a:b])), ""))
+        db.executemany("INSERT INTO temp.fts_expect(rowid, tags, title, body, context) VALUES (?, ?, ?, ?, ?)", exp)
+        db.execute("CREATE VIRTUAL TABLE temp.v_have USING fts5vocab(main, fts, instance)")
+        db.execute("CREATE VIRTUAL TABLE temp.v_want USING fts5vocab(temp, fts_expect, instance)")
+        for label, a, b in (("extra", "v_have", "v_want"), ("missing", "v_want", "v_have")):
+            diff = db.execute(f"SELECT term, doc, col, offset FROM temp.{a} EXCEPT SELECT term, doc, col, offset FROM temp.{b} "
+                              "LIMIT 5").fetchall()
+            problems += [f"{label} term instance {tuple(d)}" for d in diff]
+        have = db.execute("SELECT count(*) FROM fts").fetchone()[0]
+        if have != len(exp):
+            problems.append(f"{have} full-text rows, {len(exp)} expected")
+    finally:
+        for t in ("v_have", "v_want", "fts_expect"):
+            db.execute(f"DROP TABLE IF EXISTS temp.{t}")
+    return problems
 
 
 def resolve_handle(db: sqlite3.Connection, handle: str) -> str | None:
@@ -346,7 +607,7 @@ def resolve_handle(db: sqlite3.Connection, handle: str) -> str | None:
 
 #: what ranking needs of a candidate (the rest of a row is read for the hits alone: :func:`hit_rows`)
 _SLIM = ("d.id, d.ref, d.kind, d.note_kind, d.role, d.session, d.ts_epoch, d.pinned, coalesce(r.count, 0) AS rehearsals, "
-         "substr(d.text, 1, 60) AS head, length(d.text) AS text_len")  # head: the speaker / subject (rank.subject_of)
+         "d.text_head AS head, d.text_len AS text_len")  # head: the speaker / subject (rank.subject_of)
 
 
 def search(db: sqlite3.Connection, tokens: list[str], *, weights: tuple[float, ...], limit: int,
@@ -423,7 +684,7 @@ def hit_rows(db: sqlite3.Connection, spans: dict[int, tuple[int, int] | None]) -
     for i in range(0, len(ids), 500):
         chunk = ids[i:i + 500]
         for r in db.execute(f"SELECT * FROM docs WHERE id IN ({','.join('?' * len(chunk))})", chunk):
-            d = dict(r)
+            d = public_row(r)
             span = spans.get(r["id"])
             above = passages.split_above(r["role"]) if r["kind"] == "event" else None
             if span is None and above is not None and len(r["text"]) > above:

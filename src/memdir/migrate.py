@@ -217,6 +217,9 @@ def _memdir_events(root: Path) -> Iterator[dict[str, Any]]:
     if not db_path.is_file():
         return
     db = _ro(db_path)
+    from .index import add_functions
+
+    add_functions(db)  # docs.text of a store since m009 is generated through memdir_unz
     try:
         for r in db.execute("SELECT ref, role, text, session, ts, meta FROM docs WHERE kind = 'event' ORDER BY ts_epoch, id"):
             yield {"type": "event", "key": r["ref"], "role": r["role"], "text": r["text"], "session": r["session"],

@@ -177,19 +177,65 @@ def m008_handles_passages(db: sqlite3.Connection) -> None:
         db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('tokenizer', 'rebuild-m008')")
 
 
+#: docs.text as generated from its stored columns (m009; memdir.index registers memdir_unz on every connection)
+TEXT_EXPR = ("text_head || CASE WHEN text_tail IS NULL THEN '' WHEN typeof(text_tail) = 'blob' "
+             "THEN memdir_unz(text_tail) ELSE text_tail END")
+
+
+def m009_compact_layout(db: sqlite3.Connection) -> None:
+    """The compact on-disk layout (issue 12 item 3).
+
+    * ``fts`` becomes contentless (``content=''``): FTS5 no longer keeps its own copy of every token stream (it was
+      the largest table). A row is removed by handing FTS5 the values it was written with, which
+      :mod:`memdir.index` recomputes from ``docs``; for an event's ``context`` column from the neighbour ids it was
+      indexed with, ``docs.ctx_prev`` / ``docs.ctx_next`` (the neighbours' words live in the index alone).
+    * ``docs.text`` becomes a virtual generated column over ``text_head`` (its first 60 characters, plain) and
+      ``text_tail`` (the rest: plain, or zlib-compressed when that is smaller), with ``text_len`` its length.
+      Readers keep reading ``text``; rows are written by :mod:`memdir.index` alone.
+
+    The marker below makes :func:`memdir.index.check_tokenizer` rebuild the index (and the neighbour ids)."""
+    from .index import text_columns
+
+    for col in ("text_head TEXT NOT NULL DEFAULT ''", "text_tail", "text_len INTEGER NOT NULL DEFAULT 0",
+                "ctx_prev INTEGER", "ctx_next INTEGER"):
+        db.execute(f"ALTER TABLE docs ADD COLUMN {col}")
+    last = 0
+    while True:
+        rows = db.execute("SELECT id, text FROM docs WHERE id > ? ORDER BY id LIMIT 2000", (last,)).fetchall()
+        if not rows:
+            break
+        db.executemany("UPDATE docs SET text_head = ?, text_tail = ?, text_len = ? WHERE id = ?",
+                       [(*text_columns(t), i) for i, t in rows])
+        last = rows[-1][0]
+    db.execute("DROP VIEW IF EXISTS events")
+    db.execute("ALTER TABLE docs DROP COLUMN text")
+    # no declared type: PRAGMA integrity_check from a plain sqlite3 (without memdir_unz) then skips the column
+    db.execute(f"ALTER TABLE docs ADD COLUMN text GENERATED ALWAYS AS ({TEXT_EXPR}) VIRTUAL")
+    db.execute("CREATE VIEW events AS SELECT id, ref AS key, content_sha256, session, role, ts, text FROM docs WHERE kind = 'event'")
+    db.execute("DROP TABLE IF EXISTS fts_vocab")
+    db.execute("DROP TABLE IF EXISTS fts")
+    db.execute(f"""CREATE VIRTUAL TABLE fts USING fts5(tags, title, body, context, content='',
+        tokenize = "unicode61 remove_diacritics 0 tokenchars '{FTS_TOKENCHARS}'")""")
+    db.execute("CREATE VIRTUAL TABLE fts_vocab USING fts5vocab(fts, 'row')")
+    if db.execute("SELECT 1 FROM docs LIMIT 1").fetchone():
+        db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('tokenizer', 'rebuild-m009')")
+
+
 MIGRATIONS = [m001_create_tables, m002_vectors_tiers, m003_fts_vocab, m004_fts_context, m005_event_order_index,
-              m006_journal, m007_distill, m008_handles_passages]
+              m006_journal, m007_distill, m008_handles_passages,
+              m009_compact_layout]
 
 
-def migrate(db: sqlite3.Connection) -> int:
-    """Apply pending migrations, each in its own transaction; returns the resulting schema version.
+def migrate(db: sqlite3.Connection, upto: int | None = None) -> int:
+    """Apply pending migrations, each in its own transaction; returns the resulting schema version. ``upto`` stops
+    at that version (tests build a store of an older layout with it).
 
     Raises ``RuntimeError`` if the database is newer than this memdir (downgrade is not supported).
     """
     version = db.execute("PRAGMA user_version").fetchone()[0]
     if version > len(MIGRATIONS):
         raise RuntimeError(f"index schema v{version} is newer than this memdir (v{len(MIGRATIONS)}); upgrade memdir")
-    for n, fn in enumerate(MIGRATIONS[version:], start=version + 1):
+    for n, fn in enumerate(MIGRATIONS[version:upto], start=version + 1):
         db.execute("BEGIN IMMEDIATE")
         try:
             if db.execute("PRAGMA user_version").fetchone()[0] >= n:  # another process applied it meanwhile
@@ -201,4 +247,4 @@ def migrate(db: sqlite3.Connection) -> int:
         except BaseException:
             db.execute("ROLLBACK")
             raise
-    return len(MIGRATIONS)
+    return db.execute("PRAGMA user_version").fetchone()[0]

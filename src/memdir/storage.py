@@ -225,7 +225,7 @@ class SqliteStore:
 
     def get_doc(self, ref):
         row = self.db.execute("SELECT * FROM docs WHERE ref = ?", (ref,)).fetchone()
-        return dict(row) if row is not None else None
+        return index.public_row(row) if row is not None else None
 
     def live_note_with_sha(self, sha):
         row = self.db.execute("SELECT ref FROM docs WHERE kind = 'note' AND content_sha256 = ? AND superseded_by IS NULL "
@@ -302,7 +302,7 @@ class SqliteStore:
             sql += " AND kind = 'note' AND category = ?"
             params.append(category)
         sql += " ORDER BY ts_epoch DESC, id DESC LIMIT ?"
-        return [dict(r) for r in self.db.execute(sql, (*params, limit))]
+        return [index.public_row(r) for r in self.db.execute(sql, (*params, limit))]
 
     def count_events(self, since, until, prefixes):
         sql = "SELECT count(*) FROM docs WHERE kind = 'event' AND ts_epoch >= ?"
@@ -345,9 +345,7 @@ class SqliteStore:
         self.db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, str(value)))
 
     def delete_notes(self):
-        for (doc_id,) in self.db.execute("SELECT id FROM docs WHERE kind = 'note'").fetchall():
-            self.db.execute("DELETE FROM fts WHERE rowid = ?", (doc_id,))
-        self.db.execute("DELETE FROM docs WHERE kind = 'note'")
+        index.delete_kind(self.db, "note")  # with their full-text rows (contentless: exact values, m009)
 
     def delete_vectors(self, ref):
         try:

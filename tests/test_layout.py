@@ -1,0 +1,196 @@
+"""The compact on-disk layout (issue 12 item 3, migration m009): a contentless full-text index whose rows are removed
+with the exact values they were written with, texts stored once (compressed where it pays), and an index that stays
+exact through every write path: import, capture between older turns, forget, forget_matching, supersede, edit,
+reindex, prune, the migration from the previous layout. A wrong delete on a contentless index corrupts it silently,
+so each step compares the index with one built afresh from ``docs`` (:func:`memdir.index.check_fts`)."""
+
+from __future__ import annotations
+
+import random
+import shutil
+import sqlite3
+
+import pytest
+
+import memdir
+from memdir import index
+from memdir.importers.jsonl import summarise_tool
+
+WORDS = ("deploy staging cluster frankfurt helsinki token rotate postgres migration pnpm webpack cache lock "
+         "timeout retry zebracorn quokka 部署 数据库 迁移 超时 锁表 缓存 客户端 参数").split()
+
+
+def _text(rng: random.Random, n: int) -> str:
+    return " ".join(rng.choice(WORDS) for _ in range(n))
+
+
+def _long_tool(rng: random.Random, needle: str) -> str:
+    lines = [f"line {i}: {_text(rng, 8)}" for i in range(120)]
+    lines[90] = needle
+    return summarise_tool("Bash", "make test", "\n".join(lines))
+
+
+def _events(rng: random.Random, n: int, *, t0: int = 1_790_000_000, sessions: int = 4, prefix: str = "e") -> list[dict]:
+    out = []
+    for i in range(n):
+        role = rng.choice(("user", "assistant", "tool"))
+        text = _long_tool(rng, f"needle{i} {_text(rng, 3)}") if role == "tool" and rng.random() < 0.3 else \
+            f"{prefix}{i} " + _text(rng, rng.randint(3, 60))
+        out.append({"key": f"{prefix}:{i}", "role": role, "text": text, "session": f"s{rng.randrange(sessions)}",
+                    "ts": t0 + rng.randrange(100_000)})
+    return out
+
+
+def _exact(m) -> None:
+    for root in m.roots.values():
+        if root.path.exists() and (root.path / ".memdir").exists():
+            assert index.check_fts(root.db) == [], root.scope
+
+
+def _recall_ids(m, queries) -> list[list[str]]:
+    return [[h.id for h in m.recall(q, k=8)] for q in queries]
+
+
+def test_fresh_index_is_contentless_and_texts_are_stored_compressed(project, tmp_path):
+    rng = random.Random(1)
+    long_text = "the release checklist says " + _text(rng, 400)
+    with memdir.open(project, home=tmp_path / "g") as m:
+        m.import_events([{"key": "k1", "role": "assistant", "text": long_text, "session": "s", "ts": 1_790_000_000},
+                         {"key": "k2", "role": "user", "text": "short one", "session": "s", "ts": 1_790_000_010}])
+        db = m.roots["project"].db
+        names = {r[0] for r in db.execute("SELECT name FROM sqlite_master")}
+        assert "fts_content" not in names  # FTS5 keeps no second copy of the token streams
+        row = db.execute("SELECT typeof(text_tail), text_len, text_head, text FROM docs WHERE ref = 'k1'").fetchone()
+        assert row[0] == "blob" and row[1] == len(long_text) and row[2] == long_text[:index.TEXT_HEAD] and row[3] == long_text
+        assert db.execute("SELECT text_tail FROM docs WHERE ref = 'k2'").fetchone()[0] is None
+        assert m.get("k1").text == long_text
+        assert next(h for h in m.recall("release checklist") if h.id == "k1").text == long_text
+        assert db.execute("SELECT ctx_prev, ctx_next FROM docs WHERE ref = 'k1'").fetchone()[:] == (
+            None, db.execute("SELECT id FROM docs WHERE ref = 'k2'").fetchone()[0])
+        _exact(m)
+
+
+def test_the_index_stays_exact_through_every_write_path(project, tmp_path):
+    rng = random.Random(7)
+    clock_now = [1_790_200_000.0]
+    with memdir.open(project, home=tmp_path / "g") as m:
+        m.import_events(_events(rng, 120))
+        _exact(m)
+        # turns arriving between older turns of the same sessions (the neighbours' context changes)
+        m.import_events(_events(rng, 40, prefix="late"))
+        _exact(m)
+        for i in range(5):  # one at a time, as capture does
+            m.capture({"role": "user", "text": f"captured turn {i} about {_text(rng, 6)}", "session": "s1"})
+        _exact(m)
+        # forget from the middle of a session, its first and last turn, a long tool event with passages
+        db = m.roots["project"].db
+        for sess in ("s0", "s2"):
+            order = [r[0] for r in db.execute("SELECT ref FROM docs WHERE kind = 'event' AND session = ? ORDER BY ts_epoch, id", (sess,))]
+            for ref in (order[len(order) // 2], order[0], order[-1]):
+                assert m.forget(ref)
+                _exact(m)
+        tool = db.execute("SELECT ref FROM docs d WHERE EXISTS (SELECT 1 FROM passages p WHERE p.doc_id = d.id)").fetchone()
+        assert tool is not None and m.forget(tool[0])
+        _exact(m)
+        preview = m.forget_matching(query="zebracorn")
+        if preview["count"]:
+            m.forget_matching(query="zebracorn", token=preview["token"])
+        m.forget_matching(prefix="late:", force=True)
+        _exact(m)
+        # notes: remember, supersede, edit, delete, reindex
+        a = m.remember("the deploy target is the staging cluster in frankfurt", category="facts")
+        b = m.remember("the deploy target is the staging cluster in helsinki now", category="facts", supersedes=a.id)
+        _exact(m)
+        m.edit(b.id, text=b.path.read_text(encoding="utf-8").replace("helsinki now", "helsinki since monday"))
+        _exact(m)
+        assert m.forget(a.id)
+        _exact(m)
+        m.reindex()
+        _exact(m)
+        hits = m.recall("helsinki")
+        assert hits and hits[0].id == b.id
+
+
+def test_recall_equals_a_fresh_rebuild_after_deletes(project, tmp_path):
+    rng = random.Random(11)
+    queries = ["deploy frankfurt", "数据库 迁移", "needle3", "zebracorn quokka", "timeout retry lock", "缓存 客户端"]
+    with memdir.open(project, home=tmp_path / "g") as m:
+        m.import_events(_events(rng, 150))
+        m.import_events(_events(rng, 30, prefix="late"))
+        for ref in rng.sample([f"e:{i}" for i in range(150)], 25):
+            m.forget(ref)
+        m.remember("the webpack cache lives in node_modules/.cache", category="facts")
+        got = _recall_ids(m, queries)
+        path = m.roots["project"].db_path
+    copy = tmp_path / "copy"
+    shutil.copytree(project, copy)
+    with memdir.open(copy, home=tmp_path / "g") as m2:
+        db = m2.roots["project"].db
+        db.execute("BEGIN IMMEDIATE")
+        index.rebuild_fts(db)
+        db.execute("COMMIT")
+        _exact(m2)
+        assert _recall_ids(m2, queries) == got
+        fresh_vocab = [tuple(r) for r in db.execute("SELECT term, doc, cnt FROM fts_vocab ORDER BY term")]
+    db = sqlite3.connect(path)
+    assert db.execute("SELECT term, doc, cnt FROM fts_vocab ORDER BY term").fetchall() == fresh_vocab
+    db.close()
+
+
+def test_prune_gives_space_back_and_keeps_the_index_exact(project, tmp_path):
+    rng = random.Random(3)
+    with memdir.open(project, home=tmp_path / "g") as m:
+        m.import_events(_events(rng, 400, sessions=2))
+        path = m.roots["project"].db_path
+        before = index.file_size(path)
+        m.forget_matching(prefix="e:", force=True)
+        _exact(m)
+        assert m.roots["project"].db.execute("SELECT count(*) FROM fts").fetchone()[0] == 0
+        assert index.file_size(path) < before
+
+
+def test_a_store_of_the_previous_layout_is_converted(project, tmp_path):
+    """m009 on an index written by the schema-8 memdir: texts moved into the compact columns, the contentless index
+    and the neighbour ids rebuilt from them; recall, handles and passages as before."""
+    from old_layout import build_old_index
+
+    rng = random.Random(5)
+    events = _events(rng, 80)
+    with memdir.open(project, home=tmp_path / "g") as m:
+        path = m.roots["project"].db_path
+    build_old_index(path, 8, events)
+    old = sqlite3.connect(path)
+    handle = old.execute("SELECT handle FROM docs WHERE ref = 'e:5'").fetchone()[0]
+    assert old.execute("SELECT count(*) FROM fts_content").fetchone()[0] > 0
+    old.close()
+    with memdir.open(project, home=tmp_path / "g") as m:
+        db = m.roots["project"].db
+        assert db.execute("PRAGMA user_version").fetchone()[0] >= 9
+        assert "fts_content" not in {r[0] for r in db.execute("SELECT name FROM sqlite_master")}
+        _exact(m)
+        by_key = {e["key"]: e["text"] for e in events}
+        assert {r[0]: r[1] for r in db.execute("SELECT ref, text FROM docs")} == by_key
+        assert db.execute("SELECT handle FROM docs WHERE ref = 'e:5'").fetchone()[0] == handle and m.get(handle).key == "e:5"
+        long = next(e for e in events if e["text"].startswith("Bash: make test"))
+        needle = next(w for w in long["text"].split() if w.startswith("needle"))
+        hit = next(h for h in m.recall(needle) if h.id == long["key"])
+        assert hit.span and needle in hit.text[hit.span[0]:hit.span[1]]
+        assert db.execute("SELECT count(*) FROM passages").fetchone()[0] > 0
+        for e in events[:10]:
+            assert e["key"] in [h.id for h in m.recall(e["text"][:80], k=20)]
+        m.forget(events[3]["key"])
+        m.import_events(_events(rng, 10, prefix="after"))
+        _exact(m)
+
+
+def test_a_missing_neighbour_marks_the_index_for_a_rebuild(project, tmp_path):
+    with memdir.open(project, home=tmp_path / "g") as m:
+        m.import_events([{"key": f"k{i}", "role": "user", "text": f"turn {i} quokka", "session": "s", "ts": 1_790_000_000 + i}
+                         for i in range(4)])
+        db = m.roots["project"].db
+        # a hand edit removes a turn behind memdir's back (its neighbours' context still names it)
+        db.execute("DELETE FROM docs WHERE ref = 'k1'")
+        m.import_events([{"key": "k9", "role": "user", "text": "turn 9 quokka", "session": "s", "ts": 1_790_000_001.5}])
+    with memdir.open(project, home=tmp_path / "g") as m:
+        _exact(m)
+        assert {h.id for h in m.recall("quokka")} == {"k0", "k2", "k3", "k9"}
