@@ -18,21 +18,21 @@ ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz"
 PATTERN = re.compile(rf"^[{ALPHABET}]{{{LENGTH},16}}$")
 
 
-def digest(ref: str) -> str:
-    """26 Crockford base-32 characters of SHA-256(``ref``) (130 bits)."""
+def digest(ref: str, length: int = 26) -> str:
+    """26 Crockford base-32 characters of SHA-256(``ref``) (130 bits), least significant first; ``length``: only
+    the first that many (what :func:`assign` needs almost always)."""
     n = int.from_bytes(hashlib.sha256(ref.encode("utf-8", "replace")).digest(), "big")
-    out = []
-    for _ in range(26):
-        n, r = divmod(n, 32)
-        out.append(ALPHABET[r])
-    return "".join(out)
+    return "".join([ALPHABET[(n >> (5 * i)) & 31] for i in range(min(length, 26))])
 
 
 def assign(db: sqlite3.Connection, ref: str) -> str:
     """The handle for ``ref`` in this index: the shortest prefix (>= :data:`LENGTH`) of :func:`digest` that no other
     ref of ``docs`` holds. Caller holds a transaction."""
+    h = digest(ref, LENGTH)
+    if db.execute("SELECT 1 FROM docs WHERE handle = ? AND ref != ? LIMIT 1", (h, ref)).fetchone() is None:
+        return h
     d = digest(ref)
-    for n in range(LENGTH, len(d) + 1):
+    for n in range(LENGTH + 1, len(d) + 1):
         h = d[:n]
         row = db.execute("SELECT ref FROM docs WHERE handle = ? AND ref != ? LIMIT 1", (h, ref)).fetchone()
         if row is None:

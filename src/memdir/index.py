@@ -391,7 +391,7 @@ def _context(tokens_of, prev: int | None, nxt: int | None) -> str:
     parts: list[str] = []
     for x in (prev, nxt):
         if x is not None:
-            parts.extend(tokens_of(x).split()[:CONTEXT_TOKENS])
+            parts.extend(tokens_of(x).split(None, CONTEXT_TOKENS)[:CONTEXT_TOKENS])
     return " ".join(parts)
 
 

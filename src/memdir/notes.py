@@ -40,7 +40,8 @@ def kind_for(category: str) -> str:
 
 def normalize_text(text: str) -> str:
     """The form used for duplicate detection: NFKC, whitespace runs collapsed, stripped."""
-    return re.sub(r"\s+", " ", unicodedata.normalize("NFKC", text)).strip()
+    # str.split() and re's \s agree on what whitespace is (str.isspace); NFKC leaves ASCII alone
+    return " ".join((text if text.isascii() else unicodedata.normalize("NFKC", text)).split())
 
 
 def near_key(text: str) -> str:
