@@ -230,3 +230,12 @@ def test_a_command_output_with_no_matching_line_is_shown_from_its_end():
         "\nFinished in 5.5 seconds\n14 doctests, 397 tests, 0 failures"
     assert "397 tests, 0 failures" in inject.focus(out, {"测试": 2.0}, 200, tail=True)
     assert inject.focus(out, {"测试": 2.0}, 200).startswith("[warning]")  # a reply still reads from its start
+
+
+def test_a_compound_query_word_counts_once_in_the_focus():
+    from memdir import inject
+
+    lines = ["Summary of gqc.7 (the review launch):"] + [f"- step {i} of the unrelated rendering work" for i in range(12)]
+    lines += ["- the SessionStart hook prints JSON with hookSpecificOutput.additionalContext"]
+    w = {"gqc.7": 1.0, "gqc": 1.0, "7": 1.0, "sessionstart": 1.0, "json": 1.0}
+    assert "additionalContext" in inject.focus("\n".join(lines), w, 120)

@@ -40,6 +40,7 @@ TOOL_EVIDENCE = 0.4  # a tool output is shown in full when it holds this share o
 BLOCK_TOOL_PRIOR = 0.6
 BLOCK_TOOL_PRIOR_FUSED = 0.9
 #: tools whose output is the user's own answer (a question put to the user): shown and weighed as the user's words
+#: (Claude Code's AskUserQuestion is the one seen in bench/session_qa.py's transcripts)
 USER_ANSWER_TOOLS = ("askuserquestion", "request_user_input", "question")
 
 
