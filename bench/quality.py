@@ -263,10 +263,17 @@ class MemdirSystem:
 
     name = "memdir"
 
-    def __init__(self, channel: str = "lexical", provider: str | None = None, settings: dict | None = None):
+    def __init__(self, channel: str = "lexical", provider: str | None = None, settings: dict | None = None,
+                 store: str = ""):
         self.channel = channel
         self.provider = provider
         self.settings = dict(settings or {})
+        #: "" = the SQLite index (system ``memdir``); a ``postgresql://`` URL = the project's index in PostgreSQL
+        #: (system ``memdir@postgresql``), one project per store built, its rows deleted when the store closes
+        self.store = store
+        self._built = 0
+        if store:
+            self.name = "memdir@postgresql"
         self.cache_dir: Path | None = None
         self.cached: CachedProvider | None = None
         import memdir  # noqa: F401  (fail early, in main)
@@ -277,6 +284,9 @@ class MemdirSystem:
         (tmp / "project").mkdir(parents=True, exist_ok=True)
         # no decay (benchmarks span years) and no rehearsal (recall would change later queries' scores)
         cfg = {"recall.half_life_days": 0, "recall.rehearsal_weight": 0, "recall.channel": self.channel}
+        if self.store:
+            self._built += 1
+            cfg.update({"store": self.store, "remote.project": f"bench-{os.getpid()}-{self._built}"})
         if self.provider:
             cfg["embed.provider"] = self.provider
         cfg.update(self.settings)
@@ -343,6 +353,8 @@ class MemdirSystem:
             try:
                 if self.cached is not None:
                     self.cached.save()
+                if self.store:
+                    m.roots["project"].store.purge()  # the next store starts from an empty database
                 m.close()
             finally:
                 tmpdir.cleanup()
@@ -350,15 +362,18 @@ class MemdirSystem:
         return search, close, notes
 
 
-def make_systems(names: list[str], channel: str, provider: str | None, log, settings: dict | None = None) -> list:
-    """Instantiate the requested systems; unavailable optional ones are skipped with a logged reason."""
+def make_systems(names: list[str], channel: str, provider: str | None, log, settings: dict | None = None,
+                 stores: tuple[str, ...] = ("",)) -> list:
+    """Instantiate the requested systems; unavailable optional ones are skipped with a logged reason. ``stores``:
+    memdir runs once per store ("" = SQLite, a ``postgresql://`` URL = PostgreSQL)."""
     systems = []
     for name in names:
         if name == "memdir":
             try:
                 if importlib.util.find_spec("memdir") is None and (ROOT / "src" / "memdir").is_dir():
                     sys.path.insert(0, str(ROOT / "src"))  # a checkout without `pip install -e .`
-                systems.append(MemdirSystem(channel, provider, settings))
+                for store in stores:
+                    systems.append(MemdirSystem(channel, provider, settings, store=store))
             except ImportError as e:
                 log(f"memdir skipped: cannot import it ({e}); run `pip install -e .` in the checkout")
         elif name == "bm25s":
@@ -377,6 +392,23 @@ def make_systems(names: list[str], channel: str, provider: str | None, log, sett
         else:
             raise BenchError(f"unknown system {name!r} (expected memdir, bm25s, minilm)")
     return systems
+
+
+def _throwaway_cluster(log):
+    """A PostgreSQL cluster in a temporary directory (tests/pg_cluster.py: initdb + pg_ctl on a unix socket)."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    try:
+        import pg_cluster
+        import pytest
+
+        try:
+            cluster = pg_cluster.start_cluster()
+        except (pytest.skip.Exception, pytest.fail.Exception) as e:
+            raise BenchError(f"no PostgreSQL for --stores postgresql: {e}") from None
+    finally:
+        sys.path.pop(0)
+    log(f"postgresql: throwaway cluster in {cluster.dir}")
+    return cluster
 
 
 def _resolve(system, spec: Spec):
@@ -427,6 +459,7 @@ def run_bench(spec: Spec, cases: list[Case], systems: list, log=lambda s: None) 
                                    "--minilm-all-turns runs it)")
             continue
         rows, sys_notes = [], []
+        rankings: list[list[str]] = []  # per query, for the store parity check
         build_s = search_s = 0.0
         empty = 0
         empty_qids: list[str] = []
@@ -450,6 +483,7 @@ def run_bench(spec: Spec, cases: list[Case], systems: list, log=lambda s: None) 
                         foreign += len(unknown)
                         ranked = [x for x in ranked if x in group_map]
                     rows.append((q.label, spec.score(ranked, q, group_map.__getitem__)))
+                    rankings.append(ranked)
             finally:
                 close()
             if (ci + 1) % 10 == 0 or ci + 1 == len(cases):
@@ -468,6 +502,20 @@ def run_bench(spec: Spec, cases: list[Case], systems: list, log=lambda s: None) 
         agg.update(build_s=round(build_s, 2), search_s=round(search_s, 2), empty_results=empty,
                    empty_qids=empty_qids, notes=sys_notes)
         result["systems"][sysobj.name] = agg
+        if sysobj.name.startswith("memdir"):
+            result.setdefault("_rankings", {})[sysobj.name] = rankings
+    ranks = result.pop("_rankings", {})
+    if "memdir" in ranks and len(ranks) > 1:  # the same engine on another store: does it answer the same?
+        base = ranks["memdir"]
+        for other, got in ranks.items():
+            if other == "memdir":
+                continue
+            same = sum(a == b for a, b in zip(base, got))
+            top = sum(a[:10] == b[:10] for a, b in zip(base, got))
+            differ = [k for k, v in result["systems"][other]["all"].items()
+                      if v != result["systems"]["memdir"]["all"].get(k)]
+            result.setdefault("store_parity", {})[other] = {
+                "queries": len(base), "same_ranking": same, "same_top10": top, "metrics_differing": differ}
     return result
 
 
@@ -520,6 +568,10 @@ def markdown(report: dict) -> str:
                 cells = [" / ".join(_fmt(b["systems"][s]["by"][g].get(h)) for s in systems) for h in head]
                 lines.append(f"| {g} | {n} | " + " | ".join(cells) + " |")
             lines.append("")
+        for other, par in (b.get("store_parity") or {}).items():
+            lines += [f"Store parity, `memdir` (SQLite) vs `{other}`: {par['same_ranking']}/{par['queries']} queries "
+                      f"ranked identically at depth {b.get('depth', 'k')}, {par['same_top10']}/{par['queries']} with the "
+                      "same top 10; metric rows differing: " + (", ".join(par["metrics_differing"]) or "none") + ".", ""]
         if REFERENCE.get(name):
             lines += ["Reference figures (shared/data/README.md):", ""] + [f"- {r}" for r in REFERENCE[name]] + [""]
         notes = b["notes"] + [f"{s}: {n}" for s in systems for n in b["systems"][s]["notes"]]
@@ -549,7 +601,8 @@ def _commit() -> str:
 def run(data: Path, benches: list[str], *, channel: str = "lexical", provider: str | None = None,
         limit: int | None = None, systems: tuple[str, ...] = ("memdir", "bm25s", "minilm"),
         madial_as: str = "notes", madial_meta: str = "tags", minilm_all_turns: bool = False,
-        cache: Path | None = None, settings: dict | None = None, log=lambda s: None) -> dict:
+        cache: Path | None = None, settings: dict | None = None, stores: tuple[str, ...] = ("",),
+        log=lambda s: None) -> dict:
     """Run the named benchmarks; returns the report dict that :func:`markdown` renders and main writes as JSON.
 
     Raises: BenchError (unknown benchmark/system), DataError (missing or malformed data file).
@@ -558,7 +611,7 @@ def run(data: Path, benches: list[str], *, channel: str = "lexical", provider: s
     unknown = [b for b in benches if b not in specs]
     if unknown:
         raise BenchError(f"unknown benchmark(s) {unknown}; choose from {', '.join(specs)}")
-    sysobjs = make_systems(list(systems), channel, provider, log, settings)
+    sysobjs = make_systems(list(systems), channel, provider, log, settings, stores)
     for so in sysobjs:
         if isinstance(so, MemdirSystem):
             so.cache_dir = cache
@@ -584,6 +637,7 @@ def run(data: Path, benches: list[str], *, channel: str = "lexical", provider: s
             "madial_as": madial_as,
             "madial_meta": madial_meta,
             "systems": names,
+            "stores": ["sqlite" if not x else "postgresql" for x in stores],
             "baselines": baselines,
         },
         "benches": {},
@@ -595,6 +649,7 @@ def run(data: Path, benches: list[str], *, channel: str = "lexical", provider: s
         log(f"{name}: {sum(len(c.queries) for c in cases)} queries over {len(cases)} stores")
         res = run_bench(spec, cases, sysobjs, log)
         res["headline"] = list(spec.headline)
+        res["depth"] = spec.depth
         res["wall_s"] = round(time.perf_counter() - t0, 1)
         report["benches"][name] = res
         if cache is not None:
@@ -620,6 +675,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--cache", type=Path, default=DEFAULT_CACHE,
                    help=f"directory for cached MiniLM document embeddings (default {DEFAULT_CACHE})")
     p.add_argument("--no-cache", action="store_true", help="do not read or write the embedding cache")
+    p.add_argument("--stores", default="sqlite", metavar="LIST",
+                   help="comma-separated memdir stores to measure in one run: sqlite, postgresql (a throwaway cluster "
+                        "from the PostgreSQL server binaries, as the tests start) or a postgresql://… URL; "
+                        "e.g. --stores sqlite,postgresql")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="a memdir config override for this run (repeatable), e.g. recall.subject_boost=0.5")
     a = p.parse_args(argv)
@@ -639,21 +698,38 @@ def main(argv: list[str] | None = None) -> int:
         except ValueError:
             settings[key.strip()] = val
 
+    cluster = None
+    stores: list[str] = []
     try:
+        for x in (x.strip() for x in a.stores.split(",") if x.strip()):
+            if x == "sqlite":
+                stores.append("")
+            elif x.startswith(("postgresql://", "postgres://")):
+                stores.append(x)
+            elif x == "postgresql":
+                if cluster is None:
+                    cluster = _throwaway_cluster(log)
+                stores.append(cluster.new_database())
+            else:
+                raise BenchError(f"unknown store {x!r} (expected sqlite, postgresql or a postgresql:// URL)")
         report = run(a.data, benches, channel=a.channel, provider=a.provider, limit=a.limit,
                      systems=tuple(s.strip() for s in a.systems.split(",") if s.strip()),
                      madial_as=a.madial_as, madial_meta=a.madial_meta, minilm_all_turns=a.minilm_all_turns,
-                     cache=None if a.no_cache else a.cache, settings=settings, log=log)
+                     cache=None if a.no_cache else a.cache, settings=settings, stores=tuple(stores or [""]), log=log)
     except (BenchError, DataError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    finally:
+        if cluster is not None:
+            cluster.stop()
     md = markdown(report)
     print(md)
     if not a.no_write:
         stem = f"quality-{a.channel}" + (f"-{a.provider}" if a.provider else "") + \
             (f"-limit{a.limit}" if a.limit else "") + ("" if a.madial_as == "notes" else f"-madial-{a.madial_as}") + \
             ("" if a.madial_meta == "tags" else f"-meta-{a.madial_meta}") + \
-            ("" if set(benches) >= set(ALL_BENCHES) else "-" + "+".join(benches))
+            ("" if set(benches) >= set(ALL_BENCHES) else "-" + "+".join(benches)) + \
+            ("" if stores in ([], [""]) else "-stores-" + "+".join("sqlite" if not x else "postgresql" for x in stores))
         a.out.mkdir(parents=True, exist_ok=True)
         (a.out / f"{stem}.json").write_text(json.dumps(report, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
         (a.out / f"{stem}.md").write_text(md + "\n", encoding="utf-8")

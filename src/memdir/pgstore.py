@@ -787,6 +787,7 @@ class PgStore:
         rows = self.search(tokens, weights=weights, limit=limit, kinds=kinds)
         for r in rows:
             r["head"] = r["text"][:60]
+        rows.sort(key=lambda r: (-r["bm25"], r["id"]))  # equal scores in id order, as the SQLite index returns them
         return rows
 
     def hit_rows(self, spans: dict[int, tuple[int, int] | None]) -> dict[int, dict[str, Any]]:
@@ -969,6 +970,15 @@ class PgStore:
 
     def settle(self, *, freed: bool = False) -> None:
         """Nothing to do: PostgreSQL's autovacuum gives space back."""
+
+    def purge(self) -> int:
+        """Delete every row of this project (docs with their full-text rows, tombstones, rehearsal, tiers, vectors,
+        meta); returns the docs deleted. For throwaway projects (benchmarks, tests); an admin's tool, not the API."""
+        p = (self.project,)
+        n = self._x("DELETE FROM docs WHERE project = %s", p).rowcount
+        for t in ("tombstones", "rehearsal", "tiers", "vectors", "meta"):
+            self._x(f"DELETE FROM {t} WHERE project = %s", p)
+        return n
 
     def describe(self) -> dict[str, Any]:
         size = self._x("SELECT coalesce(sum(octet_length(text)), 0) AS b FROM docs WHERE project = %s", (self.project,)).fetchone()["b"]
