@@ -177,6 +177,19 @@ def test_reindex_keeps_events(both):
     assert {h.id for h in both.recall("notes Markdown event stays")} == {"facts/notes-come-back-from-the-markdown", "e"}
 
 
+def test_viewer_sessions_and_injection_log(both):
+    both.import_events([{"key": "u1", "role": "user", "text": "where do the nightly backups go?", "session": "s9",
+                         "ts": "2026-10-30T10:00:00Z", "meta": {"source": "claude", "cwd": "/src/app"}},
+                        {"key": "a1", "role": "assistant", "text": "nightly backups go to the cold bucket", "session": "s9",
+                         "ts": "2026-10-30T10:00:05Z"}])
+    [s] = both.sessions()
+    assert (s["session"], s["turns"], s["roles"]["user"], s["source"], s["cwd"]) == ("s9", 2, 1, "claude", "/src/app")
+    assert [e["key"] for e in both.session_events("s9")] == ["u1", "a1"]
+    block = both.context("nightly backups bucket")
+    assert both.record_injection(block, prompt="nightly backups bucket", host="test") is not None
+    assert both.injections()[0]["hit_ids"] == ["a1"]  # the handle in the block resolved through the store
+
+
 # ---- PostgreSQL alone: projects sharing a database, same answers as SQLite ----------------------------------------
 def test_projects_sharing_one_database_never_see_each_other(tmp_path, clock, pg_url):
     a_dir, b_dir = tmp_path / "a", tmp_path / "b"
@@ -222,4 +235,34 @@ def test_postgres_facade_ranks_like_sqlite(tmp_path, clock, pg_url):
                 got.append([(h.id, round(h.score, 9), h.reasons["terms"], h.span) for h in mm.recall(q, k=6)])
             got.append(mm.context("how do I rotate the staging database password", reinforce=False))
             out.append(got)
+    assert out[0] == out[1]
+
+
+def test_vectors_on_both_stores_give_the_same_hybrid_and_vector_recall(tmp_path, clock, pg_url):
+    """Item 2: vectors in PostgreSQL (exact scoring in the application) — backfill, pending, hybrid and vector-only
+    recall, forget, status — answer as memdir.vectors does on SQLite for the same model."""
+    texts = ["the release train leaves every Tuesday", "we pin numpy below 2 for the old wheels",
+             "payments webhooks retry three times", "the staging database lives on db-stage-2",
+             "发布列车每周二出发", "Alice prefers tabs over spaces", "the on-call rota changes on Mondays"]
+    out = []
+    for spec in ("", pg_url):
+        p = tmp_path / ("pg" if spec else "lite")
+        (p / ".git").mkdir(parents=True)
+        cfg = {"store": spec, "remote.project": "vec", "embed.provider": "fake", "embed.recall_backfill_ms": 0}
+        with memdir.open(p, home=tmp_path / "g", clock=clock, config=cfg) as mm:
+            mm.remember("Deploys happen on Tuesdays with the release train", category="decisions")
+            mm.import_events([{"key": f"e{i}", "text": t, "session": "s", "ts": (clock.now - timedelta(hours=i)).isoformat()}
+                              for i, t in enumerate(texts)])
+            assert mm.status()["project"]["vectors"]["pending"] == 8
+            got: list = [mm.backfill()["embedded"], mm.status()["project"]["vectors"]]
+            for q in ("release train Tuesday", "数据库", "tabs or spaces", "webhook retries"):
+                got.append([(h.id, round(h.score, 9)) for h in mm.recall(q, k=5)])
+            mm.config._values["recall.channel"] = "vector"
+            got.append([(h.id, round(h.score, 9)) for h in mm.recall("release train Tuesday", k=8)])
+            assert mm.forget("e0")
+            got.append(mm.status()["project"]["vectors"])
+            got.append([h.id for h in mm.recall("release train Tuesday", k=8)])
+            out.append(got)
+    assert out[0][0] == 8 and out[0][1]["ok"] == 8 and out[0][1]["pending"] == 0
+    assert "e0" not in out[0][-1]
     assert out[0] == out[1]

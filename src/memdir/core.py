@@ -1024,8 +1024,8 @@ class Memdir:
             root = next((r for r in (self.roots["project"], self.roots["global"]) if r.exists()), None)
             if root is None:
                 return None
-            others = tuple(r.db for r in self._live_roots() if r is not root)
-            return journal.log_injection(root.db, when=self.clock(), block=block, prompt=prompt or "", host=host,
+            others = tuple(r.store for r in self._live_roots() if r is not root)
+            return journal.log_injection(root.db, index=root.store, when=self.clock(), block=block, prompt=prompt or "", host=host,
                                          event=event, session=session, others=others)
         except Exception as exc:  # noqa: BLE001
             log.debug("injection not logged: %s", exc)
@@ -1052,7 +1052,7 @@ class Memdir:
         "source", "cwd"}]``."""
         out = []
         for root in self._live_roots():
-            out += [{**r, "scope": root.scope} for r in journal.sessions(root.db, limit=limit)]
+            out += [{**r, "scope": root.scope} for r in root.store.sessions(limit=limit)]
         return sorted(out, key=lambda r: r["last_epoch"], reverse=True)[:limit]
 
     def session_events(self, session: str | None, *, scope: str | None = None, limit: int = 1000) -> list[dict[str, Any]]:
@@ -1060,7 +1060,7 @@ class Memdir:
         secrets already ``[redacted:kind]``)."""
         out = []
         for root in self._live_roots(scope):
-            out += [{**r, "scope": root.scope} for r in journal.session_events(root.db, session, limit=limit)]
+            out += [{**r, "scope": root.scope} for r in root.store.session_events(session, limit=limit)]
         return sorted(out, key=lambda r: r["ts"])[:limit]
 
     # ---- distillation and rule proposals (memdir.distill, memdir.proposals) -------------------------------

@@ -41,15 +41,20 @@ def preview(text: Any, limit: int = PREVIEW_CHARS) -> str:
     return s if len(s) <= limit else s[: limit - 1] + "…"
 
 
-def hit_ids(block: str, *dbs: sqlite3.Connection | None) -> list[str]:
+def hit_ids(block: str, *dbs: Any) -> list[str]:
     """The ids of the memories whose bodies a ``<memory>`` block holds, in block order: the handles of its entry
-    headers, each turned into its note id / event key by the first of ``dbs`` (root indexes, project first) that
-    holds it, else kept as the handle."""
+    headers, each turned into its note id / event key by the first of ``dbs`` (root indexes — SQLite connections or
+    :class:`memdir.storage.Store` objects —, project first) that holds it, else kept as the handle."""
     out = []
     for m in _HIT_HEADER.finditer(block or ""):
         h = m.group(1)
         ref = None
         for db in dbs:
+            if db is not None and hasattr(db, "resolve_handle"):  # a memdir.storage.Store (e.g. a PostgreSQL index)
+                ref = db.resolve_handle(h)
+                if ref:
+                    break
+                continue
             row = db.execute("SELECT ref FROM docs WHERE handle = ?", (h,)).fetchone() if db is not None else None
             if row:
                 ref = row[0]
@@ -79,15 +84,16 @@ def log_skip(db: sqlite3.Connection, *, when: datetime, reason: str, role: str |
 
 
 def log_injection(db: sqlite3.Connection, *, when: datetime, block: str, prompt: str, host: str | None,
-                  event: str | None, session: str | None, others: tuple[sqlite3.Connection, ...] = ()) -> int:
+                  event: str | None, session: str | None, others: tuple[Any, ...] = (), index: Any = None) -> int:
     """Append one injected block and trim the log to :data:`INJECTIONS_KEEP` rows; hit handles are resolved in
-    ``db``, then in ``others`` (the other root's index). Returns the row id."""
+    ``index`` (the root's :class:`memdir.storage.Store`; default ``db``), then in ``others`` (the other roots'
+    indexes). Returns the row id."""
     db.execute("BEGIN IMMEDIATE")
     try:
         cur = db.execute("INSERT INTO injections(ts, ts_epoch, prompt_sha256, host, event, session, block, hit_ids) "
                          "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                          (iso(when), when.timestamp(), prompt_hash(prompt), host, event, session, block,
-                          json.dumps(hit_ids(block, db, *others), ensure_ascii=False)))
+                          json.dumps(hit_ids(block, db if index is None else index, *others), ensure_ascii=False)))
         db.execute("DELETE FROM injections WHERE id <= ?", (cur.lastrowid - INJECTIONS_KEEP,))
         db.execute("COMMIT")
     except BaseException:

@@ -158,10 +158,11 @@ def m003_tiers_vectors(cur) -> None:
             PRIMARY KEY (project, ref)
         );
         CREATE INDEX tiers_tier ON tiers(project, tier);
+        -- seq: renewed on every write (as SQLite's INSERT OR REPLACE renews the rowid): the matrix order and stamp
         CREATE TABLE vectors(
             project text NOT NULL, ref text NOT NULL, content_sha256 text, model text, dim integer,
             status text NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'ok', 'failed')),
-            vector bytea, error text, updated text,
+            vector bytea, error text, updated text, seq bigserial NOT NULL,
             PRIMARY KEY (project, ref)
         );
         CREATE INDEX vectors_status ON vectors(project, status, model);
@@ -959,6 +960,166 @@ class PgStore:
 
     def drop_tiers(self, ref: str) -> None:
         self._x("DELETE FROM tiers WHERE project = %s AND ref = %s", (self.project, ref))
+
+    # ---- vectors (memdir.vectors on PostgreSQL: exact scoring in the application; see doctor for pgvector) -----
+    _PENDING = ("(v.ref IS NULL OR v.status <> 'ok' OR v.model IS DISTINCT FROM %(model)s "
+                "OR v.content_sha256 IS DISTINCT FROM d.content_sha256 OR v.dim IS DISTINCT FROM coalesce("
+                "(SELECT m.value::integer FROM meta m WHERE m.project = d.project AND m.key = 'embed_dim:' || %(model)s), v.dim)) "
+                "AND d.superseded_by IS NULL AND NOT EXISTS (SELECT 1 FROM tombstones t WHERE t.project = d.project "
+                "AND t.ref = d.ref)")
+    _FROM = "FROM docs d LEFT JOIN vectors v ON v.project = d.project AND v.ref = d.ref WHERE d.project = %(p)s AND "
+
+    def vector_dim(self, model: str | None) -> int | None:
+        row = self._x("SELECT value FROM meta WHERE project = %s AND key = %s", (self.project, f"embed_dim:{model}")).fetchone()
+        try:
+            return int(row["value"]) if row else None
+        except (TypeError, ValueError):
+            return None
+
+    def vector_note_dim(self, model: str | None, dim: int) -> bool:
+        if self.vector_dim(model) == dim:
+            return False
+        with self.conn.transaction():
+            self.set_meta(f"embed_dim:{model}", str(int(dim)))
+            self._x("DELETE FROM meta WHERE project = %s AND key = %s", (self.project, f"embed_watermark:{model}"))
+        return True
+
+    def vector_pending(self, model: str | None, limit: int) -> list[Any]:
+        sql = (f"SELECT d.ref, d.content_sha256, d.kind, d.summary, d.text {self._FROM}{self._PENDING} "
+               "ORDER BY d.ts_epoch DESC, d.id DESC")
+        params: dict[str, Any] = {"p": self.project, "model": model}
+        if limit is not None and limit >= 0:
+            sql += " LIMIT %(limit)s"
+            params["limit"] = limit
+        return self.conn.execute(sql, params).fetchall()
+
+    def vector_pending_count(self, model: str | None) -> int:
+        return int(self.conn.execute(f"SELECT count(*) AS n {self._FROM}{self._PENDING}", {"p": self.project, "model": model}).fetchone()["n"])
+
+    def vector_pending_exists(self, model: str | None) -> bool:
+        wm = self.meta_int(f"embed_watermark:{model}")
+        return self.conn.execute(f"SELECT 1 {self._FROM}d.id > %(wm)s AND {self._PENDING} LIMIT 1",
+                       {"p": self.project, "model": model, "wm": wm}).fetchone() is not None
+
+    def vector_watermark(self, model: str | None) -> None:
+        top = self._x("SELECT coalesce(max(id), 0) AS top FROM docs WHERE project = %s", (self.project,)).fetchone()["top"]
+        self.set_meta(f"embed_watermark:{model}", str(top))
+
+    def vector_put(self, items: list[tuple[str, str]], mat: Any, model: str, when: str) -> int:
+        import numpy as np
+
+        from .embed import EmbedError
+
+        mat = np.ascontiguousarray(mat, dtype=np.float32)
+        if mat.ndim != 2 or (len(items) and mat.shape[0] != len(items)):
+            raise EmbedError(f"provider returned an array of shape {mat.shape} for {len(items)} texts")
+        if not items:
+            return 0
+        self.vector_note_dim(model, int(mat.shape[1]))
+        dead = self.tombstoned()[0]
+        rows = [(self.project, ref, sha, model, int(vec.shape[0]), vec.tobytes(), when)
+                for (ref, sha), vec in zip(items, mat) if ref not in dead]
+        with self.conn.cursor() as cur:
+            cur.executemany(
+                "INSERT INTO vectors(project, ref, content_sha256, model, dim, status, vector, error, updated) "
+                "VALUES (%s, %s, %s, %s, %s, 'ok', %s, NULL, %s) ON CONFLICT (project, ref) DO UPDATE SET "
+                "content_sha256 = excluded.content_sha256, model = excluded.model, dim = excluded.dim, status = 'ok', "
+                "vector = excluded.vector, error = NULL, updated = excluded.updated, "
+                "seq = nextval(pg_get_serial_sequence('vectors', 'seq'))", rows)
+        return len(rows)
+
+    def vector_failed(self, items: list[tuple[str, str]], model: str, error: str, when: str) -> None:
+        with self.conn.cursor() as cur:
+            cur.executemany(
+                "INSERT INTO vectors(project, ref, content_sha256, model, dim, status, vector, error, updated) "
+                "VALUES (%s, %s, %s, %s, NULL, 'failed', NULL, %s, %s) ON CONFLICT (project, ref) DO UPDATE SET "
+                "content_sha256 = excluded.content_sha256, model = excluded.model, dim = NULL, status = 'failed', "
+                "vector = NULL, error = excluded.error, updated = excluded.updated, "
+                "seq = nextval(pg_get_serial_sequence('vectors', 'seq'))",
+                [(self.project, r, sha, model, error[:300], when) for r, sha in items])
+
+    def vector_stamp(self, model: str) -> tuple:
+        p = (self.project,)
+        v = self._x("SELECT count(*) AS n, max(seq) AS top FROM vectors WHERE project = %s", p).fetchone()
+        d = self._x("SELECT max(id) AS top FROM docs WHERE project = %s", p).fetchone()["top"]
+        g = self._x("SELECT value FROM meta WHERE project = %s AND key = 'tiers_gen'", p).fetchone()
+        return (model, v["n"], v["top"], d, g["value"] if g else None, self.vector_dim(model))
+
+    def _tuples(self, sql: str, params: Any):
+        from psycopg.rows import tuple_row
+
+        cur = self.conn.cursor(row_factory=tuple_row)
+        return cur.execute(sql, params)
+
+    def vector_rows(self, model: str, dim: int | None) -> list[Any]:
+        return self._tuples(
+            "SELECT v.ref, v.content_sha256, v.vector FROM vectors v LEFT JOIN tiers t ON t.project = v.project "
+            "AND t.ref = v.ref WHERE v.project = %s AND v.status = 'ok' AND v.model = %s "
+            "AND coalesce(t.tier, 'hot') IN ('hot', 'warm') AND (%s::integer IS NULL OR v.dim = %s::integer) ORDER BY v.seq",
+            (self.project, model, dim, dim)).fetchall()
+
+    def vector_cold(self, model: str, dim: int) -> Any:
+        return self._tuples(
+            "SELECT v.ref, v.content_sha256, v.vector FROM vectors v JOIN tiers t ON t.project = v.project AND t.ref = v.ref "
+            "WHERE v.project = %s AND t.tier = 'cold' AND v.status = 'ok' AND v.model = %s AND v.dim = %s ORDER BY v.seq",
+            (self.project, model, dim))
+
+    def vector_docs(self, refs: list[str]) -> dict[str, Any]:
+        if not refs:
+            return {}
+        out = {}
+        for r in self._x("SELECT d.*, coalesce(r.count, 0) AS rehearsals FROM docs d LEFT JOIN rehearsal r "
+                         "ON r.project = d.project AND r.ref = d.ref WHERE d.project = %s AND d.ref = ANY(%s) "
+                         "AND d.superseded_by IS NULL AND NOT EXISTS (SELECT 1 FROM tombstones t WHERE "
+                         "t.project = d.project AND t.ref = d.ref)", (self.project, list(refs))):
+            r.pop("project", None)
+            out[r["ref"]] = r
+        return out
+
+    def vector_counts(self, model: str | None) -> dict[str, int]:
+        row = self._x("SELECT count(*) FILTER (WHERE status = 'ok' AND model IS NOT DISTINCT FROM %s) AS ok, "
+                      "count(*) FILTER (WHERE status = 'failed') AS failed, "
+                      "count(*) FILTER (WHERE status = 'ok' AND model IS DISTINCT FROM %s) AS other_model "
+                      "FROM vectors WHERE project = %s", (model, model, self.project)).fetchone()
+        return {k: int(row[k]) for k in ("ok", "failed", "other_model")}
+
+    def tier_counts(self) -> dict[str, int]:
+        out = dict.fromkeys(("hot", "warm", "cold", "archive"), 0)
+        for r in self._x("SELECT t.tier, count(*) AS n FROM tiers t JOIN docs d ON d.project = t.project AND d.ref = t.ref "
+                         "WHERE t.project = %s GROUP BY t.tier", (self.project,)):
+            out[r["tier"]] = r["n"]
+        out["unswept"] = self._x("SELECT count(*) AS n FROM docs d WHERE d.project = %s AND NOT EXISTS (SELECT 1 FROM tiers t "
+                                 "WHERE t.project = d.project AND t.ref = d.ref)", (self.project,)).fetchone()["n"]
+        return out
+
+    def sessions(self, *, limit: int = 200) -> list[dict[str, Any]]:
+        """As :func:`memdir.journal.sessions`, for this project's events."""
+        from .journal import _json
+
+        rows = self._x(
+            "SELECT coalesce(session, '') AS s, min(ts_epoch) AS t0, max(ts_epoch) AS t1, min(ts) AS first, max(ts) AS last, "
+            "count(*) AS n, count(*) FILTER (WHERE role = 'user') AS nu, count(*) FILTER (WHERE role = 'assistant') AS na, "
+            "count(*) FILTER (WHERE role = 'tool') AS nt FROM docs WHERE project = %s AND kind = 'event' "
+            "GROUP BY 1 ORDER BY t1 DESC LIMIT %s", (self.project, int(limit))).fetchall()
+        out = []
+        for r in rows:
+            meta_row = self._x("SELECT meta FROM docs WHERE project = %s AND kind = 'event' AND coalesce(session, '') = %s "
+                               "AND meta IS NOT NULL ORDER BY ts_epoch LIMIT 1", (self.project, r["s"])).fetchone()
+            meta = _json(meta_row["meta"]) if meta_row else {}
+            out.append({"session": r["s"] or None, "first": r["first"], "last": r["last"], "turns": r["n"],
+                        "roles": {"user": r["nu"] or 0, "assistant": r["na"] or 0, "tool": r["nt"] or 0},
+                        "source": meta.get("source"), "cwd": meta.get("cwd"), "first_epoch": r["t0"], "last_epoch": r["t1"]})
+        return out
+
+    def session_events(self, session: str | None, *, limit: int = 1000) -> list[dict[str, Any]]:
+        """As :func:`memdir.journal.session_events`, for this project's events."""
+        from .journal import _json
+
+        where = "session = %s" if session else "session IS NULL"
+        params = (self.project, session, int(limit)) if session else (self.project, int(limit))
+        rows = self._x(f"SELECT ref, role, text, ts, meta FROM docs WHERE project = %s AND kind = 'event' AND {where} "
+                       "ORDER BY ts_epoch, id LIMIT %s", params)
+        return [{"key": r["ref"], "role": r["role"], "text": r["text"], "ts": r["ts"], "meta": _json(r["meta"])} for r in rows]
 
     def scan_docs(self, prefix: str | None = None) -> Iterator[dict[str, Any]]:
         cols = "ref, kind, role, note_kind, ts, ts_epoch, text, summary, highlight, left(text, 100) AS head"

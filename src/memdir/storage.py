@@ -159,6 +159,55 @@ class Store(Protocol):
     def bump_meta(self, key: str) -> None:
         """Add one to an integer ``meta`` value (a generation counter)."""
 
+    # vectors (memdir.vectors): a vector is an L2-normalised float32 array's bytes, scored in the application
+    def vector_dim(self, model: str | None) -> int | None:
+        """The vector length ``model`` was last seen to return (:func:`memdir.vectors.current_dim`)."""
+
+    def vector_note_dim(self, model: str | None, dim: int) -> bool:
+        """Record ``model``'s vector length (:func:`memdir.vectors.note_dim`); True when it changed."""
+
+    def vector_pending(self, model: str | None, limit: int) -> list[Any]:
+        """Docs needing a vector for ``model``, newest first (:func:`memdir.vectors.pending_rows`)."""
+
+    def vector_pending_count(self, model: str | None) -> int:
+        """How many docs need a vector for ``model``."""
+
+    def vector_pending_exists(self, model: str | None) -> bool:
+        """Is any doc newer than the last complete backfill pending (the recall path's cheap check)?"""
+
+    def vector_watermark(self, model: str | None) -> None:
+        """Record that every doc has a vector for ``model`` now (after a complete backfill)."""
+
+    def vector_put(self, items: list[tuple[str, str]], mat: Any, model: str, when: str) -> int:
+        """Store ``ok`` vectors for ``[(ref, content_sha256)]`` (tombstoned refs skipped); returns rows written."""
+
+    def vector_failed(self, items: list[tuple[str, str]], model: str, error: str, when: str) -> None:
+        """Record failed embeddings (still pending)."""
+
+    def vector_stamp(self, model: str) -> tuple:
+        """Changes whenever the hot/warm vector matrix would (vectors, docs, tiers, vector length)."""
+
+    def vector_rows(self, model: str, dim: int | None) -> list[Any]:
+        """``(ref, content_sha256, vector bytes)`` of the hot, warm and unswept vectors, in a stable order."""
+
+    def vector_cold(self, model: str, dim: int) -> Any:
+        """A cursor (``fetchmany``/``fetchone``) over ``(ref, content_sha256, vector bytes)`` of the cold vectors."""
+
+    def vector_docs(self, refs: list[str]) -> dict[str, Any]:
+        """``{ref: docs row + rehearsals}`` of the live docs among ``refs``."""
+
+    def vector_counts(self, model: str | None) -> dict[str, int]:
+        """``{"ok", "failed", "other_model"}`` vector counts."""
+
+    def tier_counts(self) -> dict[str, int]:
+        """``{tier: n}`` plus ``unswept`` (:func:`memdir.tiers.tier_counts`)."""
+
+    def sessions(self, *, limit: int = 200) -> list[dict[str, Any]]:
+        """Captured sessions, newest first (:func:`memdir.journal.sessions`)."""
+
+    def session_events(self, session: str | None, *, limit: int = 1000) -> list[dict[str, Any]]:
+        """One session's events in time order (:func:`memdir.journal.session_events`)."""
+
     def scan_docs(self, prefix: str | None = None) -> Iterator[dict[str, Any]]:
         """Every doc (``ref, kind, role, note_kind, ts, ts_epoch, text, summary, highlight, head``), or with ``prefix``
         the events whose key starts with it (forget by text or key prefix)."""
@@ -389,6 +438,87 @@ class SqliteStore:
     def bump_meta(self, key):
         self.db.execute("INSERT INTO meta(key, value) VALUES (?, '1') "
                         "ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1", (key,))
+
+    # ---- vectors: the memdir.vectors functions on this index -----------------------------------------------
+    def vector_dim(self, model):
+        from . import vectors
+
+        return vectors.current_dim(self.db, model)
+
+    def vector_note_dim(self, model, dim):
+        from . import vectors
+
+        return vectors.note_dim(self.db, model, dim)
+
+    def vector_pending(self, model, limit):
+        from . import vectors
+
+        return vectors.pending_rows(self.db, model, limit)
+
+    def vector_pending_count(self, model):
+        from . import vectors
+
+        return vectors.pending_count(self.db, model)
+
+    def vector_pending_exists(self, model):
+        from . import vectors
+
+        return vectors.pending_exists(self.db, model)
+
+    def vector_watermark(self, model):
+        from . import vectors
+
+        vectors._set_watermark(self.db, model)
+
+    def vector_put(self, items, mat, model, when):
+        from . import vectors
+
+        return vectors.store(self.db, items, mat, model, when)
+
+    def vector_failed(self, items, model, error, when):
+        from . import vectors
+
+        vectors.mark_failed(self.db, items, model, error, when)
+
+    def vector_stamp(self, model):
+        from . import vectors
+
+        return vectors.VectorIndex._stamp(self.db, model)
+
+    def vector_rows(self, model, dim):
+        from . import vectors
+
+        return vectors.hot_rows(self.db, model, dim)
+
+    def vector_cold(self, model, dim):
+        from . import vectors
+
+        return vectors.cold_rows(self.db, model, dim)
+
+    def vector_docs(self, refs):
+        from . import vectors
+
+        return vectors.live_rows(self.db, refs)
+
+    def vector_counts(self, model):
+        from . import vectors
+
+        return vectors.vector_counts(self.db, model)
+
+    def tier_counts(self):
+        from . import tiers
+
+        return tiers.tier_counts(self.db)
+
+    def sessions(self, *, limit=200):
+        from . import journal
+
+        return journal.sessions(self.db, limit=limit)
+
+    def session_events(self, session, *, limit=1000):
+        from . import journal
+
+        return journal.session_events(self.db, session, limit=limit)
 
     def scan_docs(self, prefix=None):
         cols = "ref, kind, role, note_kind, ts, ts_epoch, text, summary, highlight, substr(text, 1, 100) AS head"

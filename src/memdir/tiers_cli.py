@@ -28,7 +28,7 @@ def backfill(ctx, limit, no_progress, as_json):
     prov = vectors.provider_for(m, strict=True)
     if prov is None:
         raise click.UsageError("no embedding provider: set embed.provider (e.g. \"auto\") in config.toml or MEMDIR_EMBED_PROVIDER")
-    total = sum(vectors.pending_count(r.db, prov.model) for r in m._live_roots())
+    total = sum(r.store.vector_pending_count(prov.model) for r in m._live_roots())
     if limit:
         total = min(total, limit)
     if no_progress or _json(ctx, as_json) or total == 0:

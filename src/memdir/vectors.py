@@ -30,7 +30,7 @@ import logging
 import time
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
-from . import embed, index, rank, rrf, tiers
+from . import embed, index, rank, rrf
 from .stores import Stores, stores_of
 from .timeutil import iso
 from .types import Hit
@@ -204,7 +204,7 @@ def backfill(m: "Stores | Any", *, budget_ms: float | None = None, limit: int | 
     out: dict[str, Any] = {"embedded": 0, "failed": 0, "pending": 0, "provider": prov.name, "model": prov.model}
     for root in m.live():
         # one query for the whole root (newest first), then batches: re-querying per batch was quadratic
-        todo = pending_rows(root.db, prov.model, -1 if limit is None else limit)
+        todo = root.store.vector_pending(prov.model, -1 if limit is None else limit)
         pos = 0
         while True:
             if budget_ms is not None and (time.perf_counter() - t0) * 1000 >= budget_ms:
@@ -223,25 +223,25 @@ def backfill(m: "Stores | Any", *, budget_ms: float | None = None, limit: int | 
                 if len(mat) != len(rows):
                     raise embed.EmbedError(f"provider returned {len(mat)} vectors for {len(rows)} texts")
             except Exception as exc:
-                with root.locked(), root.tx() as db:
-                    mark_failed(db, items, prov.model, str(exc), when)
+                with root.locked(), root.store.transaction() as st:
+                    st.vector_failed(items, prov.model, str(exc), when)
                 out["failed"] += len(items)
                 out["error"] = str(exc)
                 log.warning("memdir: embedding failed (%s); %d memories stay pending", exc, len(items))
                 break
-            with root.locked(), root.tx() as db:
-                out["embedded"] += store(db, items, mat, prov.model, when)
+            with root.locked(), root.store.transaction() as st:
+                out["embedded"] += st.vector_put(items, mat, prov.model, when)
             if progress:
                 progress(len(rows))
         if out.get("error"):
             break
     out["pending"] = 0
     for r in m.live():
-        left = pending_count(r.db, prov.model)
+        left = r.store.vector_pending_count(prov.model)
         out["pending"] += left
         if not left and not out.get("error"):
-            with r.tx() as db:
-                _set_watermark(db, prov.model)
+            with r.store.transaction() as st:
+                st.vector_watermark(prov.model)
     return out
 
 
@@ -264,17 +264,15 @@ class VectorIndex:
         g = db.execute("SELECT value FROM meta WHERE key = 'tiers_gen'").fetchone()
         return (model, v[0], v[1], d, g[0] if g else None, current_dim(db, model))
 
-    def refresh(self, db, model: str, ann_threshold: int) -> None:
-        """Reload from ``db`` when its stamp changed (shape ``(n, dim)``, n = hot + warm + unswept vectors)."""
-        stamp = self._stamp(db, model)
+    def refresh(self, store, model: str, ann_threshold: int) -> None:
+        """Reload from ``store`` (a :class:`memdir.storage.Store`) when its stamp changed (shape ``(n, dim)``,
+        n = hot + warm + unswept vectors)."""
+        stamp = store.vector_stamp(model)
         if stamp == self.stamp:
             return
         np = _np()
         dim = stamp[-1]
-        rows = db.execute(
-            "SELECT v.ref, v.content_sha256, v.vector FROM vectors v LEFT JOIN tiers t ON t.ref = v.ref "
-            "WHERE v.status = 'ok' AND v.model = ? AND coalesce(t.tier, 'hot') IN ('hot', 'warm') "
-            "AND (? IS NULL OR v.dim = ?) ORDER BY v.rowid", (model, dim, dim)).fetchall()
+        rows = store.vector_rows(model, dim)
         if dim is None and rows:  # vectors from before the length was recorded: keep the most common length
             from collections import Counter
 
@@ -353,15 +351,49 @@ def _build_ann(mat):
     return ix
 
 
-def cold_scan(db, model: str, q, k: int, budget_ms: float, max_rows: int) -> tuple[list[tuple[str, str, float]], dict]:
-    """Scan cold vectors from SQLite in chunks of 4,096 until ``budget_ms`` or ``max_rows``; returns the top ``k``
-    ``(ref, sha, cosine)`` and ``{"scanned", "truncated"}``."""
+def hot_rows(db, model: str, dim: int | None) -> list:
+    """``(ref, content_sha256, vector bytes)`` of the hot, warm and unswept ``ok`` vectors of ``model`` (of length
+    ``dim`` when known), in insertion order (SQLite index)."""
+    return db.execute(
+        "SELECT v.ref, v.content_sha256, v.vector FROM vectors v LEFT JOIN tiers t ON t.ref = v.ref "
+        "WHERE v.status = 'ok' AND v.model = ? AND coalesce(t.tier, 'hot') IN ('hot', 'warm') "
+        "AND (? IS NULL OR v.dim = ?) ORDER BY v.rowid", (model, dim, dim)).fetchall()
+
+
+def cold_rows(db, model: str, dim: int):
+    """A cursor over ``(ref, content_sha256, vector bytes)`` of the cold ``ok`` vectors (SQLite index)."""
+    return db.execute("SELECT v.ref, v.content_sha256, v.vector FROM vectors v JOIN tiers t ON t.ref = v.ref "
+                      "WHERE t.tier = 'cold' AND v.status = 'ok' AND v.model = ? AND v.dim = ?", (model, dim))
+
+
+def live_rows(db, refs: list[str]) -> dict[str, Any]:
+    """``{ref: docs row + rehearsals}`` of the live (not superseded, not forgotten) docs among ``refs``."""
+    rows = {}
+    for i in range(0, len(refs), 500):
+        part = refs[i:i + 500]
+        for r in db.execute(
+                "SELECT d.*, coalesce(r.count, 0) AS rehearsals FROM docs d LEFT JOIN rehearsal r ON r.ref = d.ref "
+                f"WHERE d.ref IN ({','.join('?' * len(part))}) AND d.superseded_by IS NULL "
+                "AND d.ref NOT IN (SELECT ref FROM tombstones)", part):
+            rows[r["ref"]] = r
+    return rows
+
+
+def vector_counts(db, model: str | None) -> dict[str, int]:
+    """``ok`` vectors of ``model``, ``failed`` ones and ``ok`` ones of another model (SQLite index)."""
+    return {"ok": db.execute("SELECT count(*) FROM vectors WHERE status = 'ok' AND model IS ?", (model,)).fetchone()[0],
+            "failed": db.execute("SELECT count(*) FROM vectors WHERE status = 'failed'").fetchone()[0],
+            "other_model": db.execute("SELECT count(*) FROM vectors WHERE status = 'ok' AND model IS NOT ?", (model,)).fetchone()[0]}
+
+
+def cold_scan(store, model: str, q, k: int, budget_ms: float, max_rows: int) -> tuple[list[tuple[str, str, float]], dict]:
+    """Scan the cold vectors of ``store`` (a :class:`memdir.storage.Store`) in chunks of 4,096 until ``budget_ms`` or
+    ``max_rows``; returns the top ``k`` ``(ref, sha, cosine)`` and ``{"scanned", "truncated"}``."""
     np = _np()
     t0 = time.perf_counter()
     best: list[tuple[str, str, float]] = []
     scanned, truncated = 0, False
-    cur = db.execute("SELECT v.ref, v.content_sha256, v.vector FROM vectors v JOIN tiers t ON t.ref = v.ref "
-                     "WHERE t.tier = 'cold' AND v.status = 'ok' AND v.model = ? AND v.dim = ?", (model, int(q.shape[0])))
+    cur = store.vector_cold(model, int(q.shape[0]))
     while True:
         if (time.perf_counter() - t0) * 1000 >= budget_ms or scanned >= max_rows:
             truncated = cur.fetchone() is not None
@@ -399,10 +431,10 @@ def _vector_channel(m: "Stores | Any", prov, q, *, k: int, scope: str | None, ki
     info.setdefault("cold", {"scanned": 0, "truncated": False})
     for root in m.live(scope):
         vi = st["index"].setdefault(root.scope, VectorIndex())
-        vi.refresh(root.db, prov.model, int(cfg.get("recall.ann_threshold")))
+        vi.refresh(root.store, prov.model, int(cfg.get("recall.ann_threshold")))
         found = {"vector": [(vi.refs[i], vi.shas[i], s) for i, s in vi.search(q, cand) if s >= thr]}
         if len(found["vector"]) < k and cfg.get("recall.cold_budget_ms") > 0:
-            cold, ci = cold_scan(root.db, prov.model, q, cand, cfg.get("recall.cold_budget_ms"), cfg.get("recall.cold_max"))
+            cold, ci = cold_scan(root.store, prov.model, q, cand, cfg.get("recall.cold_budget_ms"), cfg.get("recall.cold_max"))
             found["cold"] = [c for c in cold if c[2] >= thr]
             info["cold"]["scanned"] += ci["scanned"]
             info["cold"]["truncated"] |= ci["truncated"]
@@ -410,14 +442,7 @@ def _vector_channel(m: "Stores | Any", prov, q, *, k: int, scope: str | None, ki
         if not refs:
             continue
         prior = cfg.get(f"recall.scope_prior_{root.scope}")
-        rows = {}
-        for i in range(0, len(refs), 500):
-            part = refs[i:i + 500]
-            for r in root.db.execute(
-                    "SELECT d.*, coalesce(r.count, 0) AS rehearsals FROM docs d LEFT JOIN rehearsal r ON r.ref = d.ref "
-                    f"WHERE d.ref IN ({','.join('?' * len(part))}) AND d.superseded_by IS NULL "
-                    "AND d.ref NOT IN (SELECT ref FROM tombstones)", part):
-                rows[r["ref"]] = r
+        rows = root.store.vector_docs(refs)
         for ch, lst in found.items():
             for ref, sha, sim in lst:
                 row = rows.get(ref)
@@ -477,7 +502,7 @@ def recall_fused(m: "Stores | Any", query: str, tokens: list[str], *, k: int, sc
         info.update(provider=prov.name, model=prov.model)
         t = time.perf_counter()
         budget = float(cfg.get("embed.recall_backfill_ms"))
-        if budget > 0 and any(pending_exists(r.db, prov.model) for r in m.live(scope)):
+        if budget > 0 and any(r.store.vector_pending_exists(prov.model) for r in m.live(scope)):
             try:
                 info["backfill"] = backfill(m, budget_ms=budget, provider=prov)
             except Exception as exc:
@@ -493,9 +518,9 @@ def recall_fused(m: "Stores | Any", query: str, tokens: list[str], *, k: int, sc
         if q is not None:
             for r in m.live(scope):  # a new vector length makes the stored ones stale (case C21)
                 try:
-                    if current_dim(r.db, prov.model) not in (None, q.shape[0]):
+                    if r.store.vector_dim(prov.model) not in (None, q.shape[0]):
                         with r.locked(timeout=1):
-                            note_dim(r.db, prov.model, int(q.shape[0]))
+                            r.store.vector_note_dim(prov.model, int(q.shape[0]))
                         info["dim_changed"] = int(q.shape[0])
                 except Exception as exc:  # a busy store: the old-length vectors are skipped by the search anyway
                     log.debug("vector length change not recorded: %s", exc)
@@ -580,15 +605,15 @@ def status_extra(m: "Stores | Any", out: dict[str, Any]) -> dict[str, Any]:
     out["embedding"] = {"provider": name, "model": model, "error": _state(m)["provider_error"],
                         "api_key": describe(m.config.get("embed.api_key_env"), getattr(m.config, "home", None))}  # never the value
     for root in m.live():
-        db = root.db
+        st = root.store
         s = out.setdefault(root.scope, {})
-        s["tiers"] = tiers.tier_counts(db)
-        ok = db.execute("SELECT count(*) FROM vectors WHERE status = 'ok' AND model IS ?", (model,)).fetchone()[0]
+        s["tiers"] = st.tier_counts()
+        got = st.vector_counts(model)
         s["vectors"] = {
-            "ok": ok,
-            "pending": pending_count(db, model) if model else None,
-            "failed": db.execute("SELECT count(*) FROM vectors WHERE status = 'failed'").fetchone()[0],
-            "other_model": db.execute("SELECT count(*) FROM vectors WHERE status = 'ok' AND model IS NOT ?", (model,)).fetchone()[0],
+            "ok": got["ok"],
+            "pending": st.vector_pending_count(model) if model else None,
+            "failed": got["failed"],
+            "other_model": got["other_model"],
         }
     return out
 
@@ -657,7 +682,7 @@ def doctor(m: "Stores | Any", inspect: Callable[[], Any] | None = None, *, repai
                 add(f"{root.scope} vector length", "warn",
                     f"{prov.model} now returns {live_dim}-dim vectors but {lens} are stored (the endpoint changed its "
                     "vector length under the same model name); they are stale and unused", "run `memdir backfill`")
-            p = pending_count(db, prov.model)
+            p = root.store.vector_pending_count(prov.model)
             add(f"{root.scope} pending", "ok" if p == 0 else "warn", f"{p} memories without a current vector",
                 "" if p == 0 else "run `memdir backfill`")
     rep = inspect() if inspect is not None else None
