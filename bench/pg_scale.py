@@ -70,18 +70,28 @@ def ingest(store, n: int, batch: int) -> float:
     t = time.perf_counter()
     buf: list[dict] = []
 
+    bulk = getattr(store, "insert_events", None)  # PostgreSQL: a batch in two statements (SQLite: one row at a time)
+
     def flush():
         with store.transaction():
             pending: dict[int, str] = {}
-            for r in buf:
-                store.insert_event(r, pending=pending)
+            if bulk:
+                bulk(buf, pending=pending)
+            else:
+                for r in buf:
+                    store.insert_event(r, pending=pending)
             store.flush_events(pending)
         buf.clear()
 
+    done = 0
     for r in rows(n):
         buf.append(r)
         if len(buf) >= batch:
             flush()
+            done += batch
+            if done % 50_000 == 0:
+                el = time.perf_counter() - t
+                print(f"  … {done:,} in {el:.0f} s ({done / el:.0f}/s, load {os.getloadavg()[0]:.1f})", flush=True)
     if buf:
         flush()
     return time.perf_counter() - t

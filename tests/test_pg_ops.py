@@ -213,3 +213,34 @@ def test_kept_statistics_equal_a_recount_after_every_kind_of_write(pg_url):
     finally:
         s.close()
         other.close()
+
+
+def test_batch_insert_matches_one_row_at_a_time(pg_url):
+    """insert_events (two statements a batch) stores what insert_event does row by row: duplicates by key and by
+    text inside the batch and against stored rows, long events' passages, handles, context and the counters."""
+    one, many = open_store(pg_url, project="one"), open_store(pg_url, project="many")
+    try:
+        long_tool = "\n\n".join(f"section {i}: pytest fixture timeout in module m{i} " * 20 for i in range(12))
+        rows = []
+        for i, e in enumerate(_events(30)):
+            rows.append({"kind": "event", "ref": e["key"], "content_sha256": f"h{i}", "role": e["role"], "session": e["session"],
+                         "ts": "2026-11-30T00:00:00Z", "ts_epoch": float(e["ts"]), "text": e["text"], "meta": None})
+        rows.append({**rows[0], "ref": "tool", "content_sha256": "ht", "role": "tool", "text": long_tool})
+        rows.append({**rows[3]})  # same key again
+        rows.append({**rows[4], "ref": "other-key"})  # same text (hash) again
+        for s, bulk in ((one, False), (many, True)):
+            with s.transaction():
+                pending: dict[int, str] = {}
+                if bulk:
+                    got = s.insert_events(rows[:10], pending=pending) + s.insert_events(rows[5:], pending=pending)
+                else:
+                    got = [s.insert_event(r, pending=pending) for r in rows[:10] + rows[5:]]
+                s.flush_events(pending)
+            assert [g is not None for g in got] == [True] * 10 + [False] * 5 + [True] * 21 + [False, False]
+        q = query_tokens("pytest fixture timeout rollback migration 7")
+        assert [(r["ref"], r["bm25"], r["handle"], r["span"]) for r in one.search(q, weights=WEIGHTS, limit=20)] == \
+               [(r["ref"], r["bm25"], r["handle"], r["span"]) for r in many.search(q, weights=WEIGHTS, limit=20)]
+        assert one.stats() == many.stats() and _true_counts(many)[0] == pytest.approx(many.stats())
+    finally:
+        one.close()
+        many.close()

@@ -369,15 +369,11 @@ def _tf(fields: Iterable[str]) -> str:
     """``{term: packed counts}`` of a full-text row (fields: tags, title, body, context) as JSON (``fts.tf``): the
     term's count in each field, :data:`TF_BITS` bits at :data:`TF_SHIFT` (at most :data:`TF_MAX`; BM25's tf part has
     long saturated there). One number per term keeps the column small: it is read for every posting recall scores."""
-    out: dict[str, list[int]] = {}
-    for k, f in enumerate(fields):
-        for t in f.split():
-            c = out.get(t)
-            if c is None:
-                c = out[t] = [0, 0, 0, 0]
-            c[k] += 1
-    shifts = [TF_SHIFT[f] for f in FIELDS]
-    packed = {t: sum(min(n, TF_MAX) << sh for n, sh in zip(c, shifts)) for t, c in out.items()}
+    packed: Counter = Counter()
+    for f, sh in zip(fields, (TF_SHIFT[x] for x in FIELDS)):
+        if f:
+            for t, n in Counter(f.split()).items():
+                packed[t] += min(n, TF_MAX) << sh
     return json.dumps(packed, ensure_ascii=False, separators=(",", ":"))
 
 
@@ -559,6 +555,59 @@ class PgStore:
         self._done()
         return doc_id
 
+    #: columns of an event row :meth:`insert_events` writes in one statement
+    _EVENT_COLS = ("ref", "content_sha256", "role", "session", "ts", "ts_epoch", "text", "meta")
+
+    def insert_events(self, rows: list[dict[str, Any]], *, pending: dict[int, str] | None = None) -> list[int | None]:
+        """:meth:`insert_event` for many rows in two statements (docs, then their own full-text rows) instead of two
+        per row: ``[doc id or None (duplicate key or text)]`` in ``rows``' order. A row that lost its handle to another
+        row of the batch or a concurrent writer goes through :meth:`insert_event` (which chooses again)."""
+        if not rows:
+            return []
+        prep = []
+        for r in rows:
+            spans = passages.split(r["text"], split_above=passages.split_above(r.get("role")))
+            a, b = spans[0]
+            prep.append((spans, " ".join(tokenize(r["text"][a:b]))))
+        cols = [[r.get(c) for r in rows] for c in self._EVENT_COLS]
+        got = self._x(
+            "INSERT INTO docs(project, kind, ref, content_sha256, role, session, ts, ts_epoch, text, meta, handle) "
+            "SELECT %s, 'event', v.ref, v.sha, v.role, v.session, v.ts, v.ts_epoch, v.text, v.meta, "
+            f"memdir_free_handle(%s, ARRAY(SELECT left(v.dg, n) FROM generate_series({handles.LENGTH}, length(v.dg)) n), v.ref) "
+            "FROM unnest(%b::text[], %b::text[], %b::text[], %b::text[], %b::text[], %b::float8[], %b::text[], %b::text[], "
+            "%b::text[]) WITH ORDINALITY AS v(ref, sha, role, session, ts, ts_epoch, text, meta, dg, o) ORDER BY v.o "
+            "ON CONFLICT DO NOTHING RETURNING id, ref",
+            [self.project, self.project, *cols, [handles.digest(r["ref"]) for r in rows]]).fetchall()
+        ids = {g["ref"]: g["id"] for g in got}
+        out: list[int | None] = []
+        fts: list[tuple] = []
+        for r, (spans, toks) in zip(rows, prep):
+            doc_id = ids.pop(r["ref"], None)
+            if doc_id is None:
+                out.append(None)
+                continue
+            out.append(doc_id)
+            fts.append((doc_id, toks, len(toks.split()), " ".join(_tsv_tokens(toks)), _tf(("", "", toks, ""))))
+            self._count(1, len(toks.split()), _tsv_tokens(toks))
+        if fts:
+            c = list(zip(*fts))
+            self._x("INSERT INTO fts(project, doc_id, seq, body, dl, tsv, tf) SELECT %s, u.doc_id, 0, u.toks, u.dl, "
+                    "array_to_tsvector(string_to_array(u.tsv, ' ')), u.tf FROM unnest(%b::bigint[], %b::text[], "
+                    "%b::integer[], %b::text[], %b::jsonb[]) AS u(doc_id, toks, dl, tsv, tf)",
+                    [self.project, *[list(x) for x in c]])
+        for i, (r, (spans, toks)) in enumerate(zip(rows, prep)):
+            if out[i] is None:  # a duplicate, or a handle taken meanwhile: the one-row path tells them apart
+                if not self._x("SELECT memdir_doc_taken(%s, %s, %s) AS taken",
+                               (self.project, r["ref"], r["content_sha256"])).fetchone()["taken"]:
+                    out[i] = self.insert_event(r, pending=pending)
+                continue
+            for seq, (a, b) in enumerate(spans[1:], start=1):
+                self._insert_fts(out[i], seq, (a, b), ("", "", " ".join(tokenize(r["text"][a:b])), ""))
+            if pending is not None and r.get("session"):
+                pending[out[i]] = toks
+        self._done()
+        return out
+
     def _order(self, session: str) -> list[int]:
         return [r["id"] for r in self._x("SELECT id FROM docs WHERE project = %s AND kind = 'event' AND session = %s "
                                          "ORDER BY ts_epoch, id", (self.project, session))]
@@ -594,7 +643,7 @@ class PgStore:
         if upd:  # one statement for all rows
             cols = list(zip(*upd))
             self._x("UPDATE fts SET context = u.ctx, dl = u.dl, tsv = array_to_tsvector(string_to_array(u.toks, ' ')), "
-                    "tf = u.tf FROM unnest(%s::bigint[], %s::text[], %s::integer[], %s::text[], %s::jsonb[]) "
+                    "tf = u.tf FROM unnest(%b::bigint[], %b::text[], %b::integer[], %b::text[], %b::jsonb[]) "
                     "AS u(doc_id, ctx, dl, toks, tf) WHERE fts.doc_id = u.doc_id AND fts.seq = 0", [list(c) for c in cols])
         self._done()
         return len(upd)

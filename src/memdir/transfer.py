@@ -45,13 +45,10 @@ def _write_batch(pg, rows: list[dict[str, Any]]) -> dict[str, int]:
         refs, shas = st.tombstoned()
         out = {"stored": 0, "duplicate": 0, "skipped": 0}
         pending: dict[int, str] = {}
-        for r in rows:
-            if r["ref"] in refs or r["content_sha256"] in shas:
-                out["skipped"] += 1
-            elif st.insert_event(r, pending=pending):
-                out["stored"] += 1
-            else:
-                out["duplicate"] += 1
+        todo = [r for r in rows if not (r["ref"] in refs or r["content_sha256"] in shas)]
+        out["skipped"] = len(rows) - len(todo)
+        for got in st.insert_events(todo, pending=pending):
+            out["stored" if got else "duplicate"] += 1
         st.flush_events(pending)
         return out
 
