@@ -112,6 +112,31 @@ def pct(xs: list[float], p: float) -> float:
     return xs[min(len(xs) - 1, int(p * (len(xs) - 1) + 0.5))]
 
 
+def merge(files: list[Path], out: Path | None) -> int:
+    """Table rows from several ``--json-out`` files (e.g. one process per store, run in parallel)."""
+    import json
+
+    runs = [r for f in files for r in json.loads(f.read_text())]
+    lines = []
+    for n in sorted({r["n"] for r in runs}):
+        got = {r["store"]: r for r in runs if r["n"] == n}
+        sq = got.get("sqlite")
+        for name in ("sqlite", "postgresql"):
+            r = got.get(name)
+            if r is None:
+                continue
+            shared = ("—" if name == "sqlite" or sq is None else
+                      f"{statistics.mean(len(set(x) & set(y)) / max(1, len(x)) for x, y in zip(sq['tops'], r['tops'])):.2f}")
+            lines.append(f"| {n:,} | {name} | {r['rate']:,.0f} | {pct(r['lat'], .5):.1f} | {pct(r['lat'], .95):.1f} | {shared} | "
+                         f"{r['load']:.1f} |")
+    text = "\n".join(lines) + "\n"
+    print(text)
+    if out:
+        with out.open("a") as f:
+            f.write(text)
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="10000,100000")
@@ -121,15 +146,22 @@ def main() -> int:
     ap.add_argument("--pg-settings", default="-c shared_buffers=512MB -c work_mem=16MB -c max_wal_size=4GB",
                     help="server settings of the throwaway cluster")
     ap.add_argument("--append", action="store_true", help="append the rows to --out's table instead of writing a new one")
+    ap.add_argument("--stores", default="sqlite,postgresql", help="run only these (one process per store can run in "
+                    "parallel; --json-out keeps each run's figures, --merge prints the table of several)")
+    ap.add_argument("--json-out", type=Path, default=None, help="write each store's figures (rate, latencies, top-10) here")
+    ap.add_argument("--merge", nargs="*", type=Path, default=None, help="--json-out files to print as one table")
     a = ap.parse_args()
+    if a.merge:
+        return merge(a.merge, a.out)
     import synth
     from memdir.storage import open_store
     from memdir.tokenize import query_tokens
 
     queries = [query_tokens(q) for q in synth.queries(a.queries)]
     cluster = None
+    stores = [x for x in a.stores.split(",") if x]
     url = os.environ.get("MEMDIR_STORE", "")
-    if not url:
+    if not url and "postgresql" in stores:
         sys.path.insert(0, str(HERE.parent / "tests"))
         import pg_cluster
 
@@ -143,10 +175,11 @@ def main() -> int:
     try:
         for n in [int(x) for x in a.sizes.split(",") if x]:
             tmp = Path(tempfile.mkdtemp(prefix="memdir-scale-"))
-            sq = open_store("", project="bench", path=tmp / "index.sqlite3")
-            pg = open_store(url or cluster.new_database(), project=f"bench-{n}")
+            opened = {"sqlite": lambda: open_store("", project="bench", path=tmp / "index.sqlite3"),
+                      "postgresql": lambda: open_store(url or cluster.new_database(), project=f"bench-{n}")}
             res = {}
-            for name, s in (("sqlite", sq), ("postgresql", pg)):
+            for name in stores:
+                s = opened[name]()
                 secs = ingest(s, n, a.batch)
                 if name == "postgresql":
                     s.conn.execute("ANALYZE")
@@ -154,13 +187,20 @@ def main() -> int:
                 lat, tops = recall(s, queries)
                 res[name] = (n / secs, lat, tops, os.getloadavg()[0])
                 print(f"{n} {name}: ingest {n / secs:.0f}/s, p50 {pct(lat, .5):.1f} ms", flush=True)
+                s.close()
+                if a.json_out:
+                    import json
+
+                    out = json.loads(a.json_out.read_text()) if a.json_out.exists() else []
+                    out.append({"n": n, "store": name, "rate": n / secs, "lat": lat, "tops": tops, "load": res[name][3]})
+                    a.json_out.write_text(json.dumps(out))
+            if len(res) < 2:
+                continue
             shared = statistics.mean(len(set(x) & set(y)) / max(1, len(x)) for x, y in zip(res["sqlite"][2], res["postgresql"][2]))
             for name in ("sqlite", "postgresql"):
                 rate, lat, _, load = res[name]
                 lines.append(f"| {n:,} | {name} | {rate:,.0f} | {pct(lat, .5):.1f} | {pct(lat, .95):.1f} | "
                              f"{'—' if name == 'sqlite' else f'{shared:.2f}'} | {load:.1f} |")
-            sq.close()
-            pg.close()
             import shutil
 
             shutil.rmtree(tmp, ignore_errors=True)
