@@ -65,8 +65,8 @@ def rows(n: int):
             yield json.loads(line)
 
 
-def ingest(store, n: int, batch: int) -> float:
-    """Seconds to write ``n`` events."""
+def ingest(store, n: int, batch: int, deadline: float | None = None) -> tuple[float, int]:
+    """``(seconds, events)`` to write ``n`` events, or as many as fit before ``deadline`` (``time.time()``)."""
     t = time.perf_counter()
     buf: list[dict] = []
 
@@ -92,9 +92,13 @@ def ingest(store, n: int, batch: int) -> float:
             if done % 50_000 == 0:
                 el = time.perf_counter() - t
                 print(f"  … {done:,} in {el:.0f} s ({done / el:.0f}/s, load {os.getloadavg()[0]:.1f})", flush=True)
+            if deadline and time.time() > deadline:
+                print(f"  deadline: stopped at {done:,} events", flush=True)
+                return time.perf_counter() - t, done
     if buf:
+        done += len(buf)
         flush()
-    return time.perf_counter() - t
+    return time.perf_counter() - t, done
 
 
 def recall(store, queries: list[list[str]]) -> tuple[list[float], list[list[str]]]:
@@ -127,7 +131,8 @@ def merge(files: list[Path], out: Path | None) -> int:
                 continue
             shared = ("—" if name == "sqlite" or sq is None else
                       f"{statistics.mean(len(set(x) & set(y)) / max(1, len(x)) for x, y in zip(sq['tops'], r['tops'])):.2f}")
-            lines.append(f"| {n:,} | {name} | {r['rate']:,.0f} | {pct(r['lat'], .5):.1f} | {pct(r['lat'], .95):.1f} | {shared} | "
+            events = f"{n:,}" if r.get("stored", n) == n else f"{r['stored']:,} (of {n:,}: stopped at the deadline)"
+            lines.append(f"| {events} | {name} | {r['rate']:,.0f} | {pct(r['lat'], .5):.1f} | {pct(r['lat'], .95):.1f} | {shared} | "
                          f"{r['load']:.1f} |")
     text = "\n".join(lines) + "\n"
     print(text)
@@ -150,6 +155,7 @@ def main() -> int:
                     "parallel; --json-out keeps each run's figures, --merge prints the table of several)")
     ap.add_argument("--json-out", type=Path, default=None, help="write each store's figures (rate, latencies, top-10) here")
     ap.add_argument("--merge", nargs="*", type=Path, default=None, help="--json-out files to print as one table")
+    ap.add_argument("--deadline", default=None, help="UTC HH:MM: stop ingesting then and measure recall on what is stored")
     a = ap.parse_args()
     if a.merge:
         return merge(a.merge, a.out)
@@ -158,6 +164,11 @@ def main() -> int:
     from memdir.tokenize import query_tokens
 
     queries = [query_tokens(q) for q in synth.queries(a.queries)]
+    deadline = None
+    if a.deadline:
+        hh, mm = (int(x) for x in a.deadline.split(":"))
+        now = datetime.utcnow()
+        deadline = now.replace(hour=hh, minute=mm, second=0, microsecond=0).timestamp() - (now - datetime.now()).total_seconds()
     cluster = None
     stores = [x for x in a.stores.split(",") if x]
     url = os.environ.get("MEMDIR_STORE", "")
@@ -180,19 +191,20 @@ def main() -> int:
             res = {}
             for name in stores:
                 s = opened[name]()
-                secs = ingest(s, n, a.batch)
+                secs, stored = ingest(s, n, a.batch, deadline)
                 if name == "postgresql":
                     s.conn.execute("ANALYZE")
                 recall(s, queries[:5])  # warm caches
                 lat, tops = recall(s, queries)
-                res[name] = (n / secs, lat, tops, os.getloadavg()[0])
-                print(f"{n} {name}: ingest {n / secs:.0f}/s, p50 {pct(lat, .5):.1f} ms", flush=True)
+                res[name] = (stored / secs, lat, tops, os.getloadavg()[0])
+                print(f"{stored} {name}: ingest {stored / secs:.0f}/s, p50 {pct(lat, .5):.1f} ms", flush=True)
                 s.close()
                 if a.json_out:
                     import json
 
                     out = json.loads(a.json_out.read_text()) if a.json_out.exists() else []
-                    out.append({"n": n, "store": name, "rate": n / secs, "lat": lat, "tops": tops, "load": res[name][3]})
+                    out.append({"n": n, "stored": stored, "store": name, "rate": stored / secs, "lat": lat, "tops": tops,
+                                "load": res[name][3]})
                     a.json_out.write_text(json.dumps(out))
             if len(res) < 2:
                 continue

@@ -540,18 +540,23 @@ class PgStore:
         spans = passages.split(row["text"], split_above=passages.split_above(row.get("role")))
         a, b = spans[0]
         toks = " ".join(tokenize(row["text"][a:b]))
-        got = self._insert(  # the doc and its own full-text row in one statement; same key or same text: stored once
-            row, "INSERT INTO fts(project, doc_id, seq, body, dl, tsv, tf) SELECT %s, d.id, 0, %s, %s, "
-            "array_to_tsvector(%s::text[]), %s::jsonb FROM d RETURNING doc_id",
-            [self.project, toks, len(toks.split()), _tsv_tokens(toks), _tf(("", "", toks, ""))])
-        if got is None:
-            return None
-        doc_id = got["doc_id"]
-        self._count(1, len(toks.split()), _tsv_tokens(toks))
+        if pending is not None and row.get("session"):  # its own full-text row comes with its context (flush_events)
+            got = self._insert(row)
+            if got is None:
+                return None
+            doc_id = got["id"]
+            pending[doc_id] = toks
+        else:
+            got = self._insert(  # the doc and its own full-text row in one statement; same key or same text: stored once
+                row, "INSERT INTO fts(project, doc_id, seq, body, dl, tsv, tf) SELECT %s, d.id, 0, %s, %s, "
+                "array_to_tsvector(%s::text[]), %s::jsonb FROM d RETURNING doc_id",
+                [self.project, toks, len(toks.split()), _tsv_tokens(toks), _tf(("", "", toks, ""))])
+            if got is None:
+                return None
+            doc_id = got["doc_id"]
+            self._count(1, len(toks.split()), _tsv_tokens(toks))
         for seq, (a, b) in enumerate(spans[1:], start=1):
             self._insert_fts(doc_id, seq, (a, b), ("", "", " ".join(tokenize(row["text"][a:b])), ""))
-        if pending is not None and row.get("session"):
-            pending[doc_id] = toks
         self._done()
         return doc_id
 
@@ -587,6 +592,9 @@ class PgStore:
                 out.append(None)
                 continue
             out.append(doc_id)
+            if pending is not None and r.get("session"):  # its own full-text row comes with its context (flush_events)
+                pending[doc_id] = toks
+                continue
             fts.append((doc_id, toks, len(toks.split()), " ".join(_tsv_tokens(toks)), _tf(("", "", toks, ""))))
             self._count(1, len(toks.split()), _tsv_tokens(toks))
         if fts:
@@ -603,8 +611,6 @@ class PgStore:
                 continue
             for seq, (a, b) in enumerate(spans[1:], start=1):
                 self._insert_fts(out[i], seq, (a, b), ("", "", " ".join(tokenize(r["text"][a:b])), ""))
-            if pending is not None and r.get("session"):
-                pending[out[i]] = toks
         self._done()
         return out
 
@@ -619,13 +625,31 @@ class PgStore:
         return {r["doc_id"]: r["body"] for r in self._x("SELECT doc_id, body FROM fts WHERE doc_id = ANY(%s) AND seq = 0",
                                                         (ids,))}
 
-    def _set_context(self, targets: dict[int, tuple[int | None, int | None]]) -> int:
-        if not targets:
+    def _set_context(self, targets: dict[int, tuple[int | None, int | None]], fresh: dict[int, str] | None = None) -> int:
+        """Write the ``context`` of ``targets`` (``{doc id: (previous, next)}``): the own full-text row of a doc in
+        ``fresh`` (``{doc id: body tokens}``, events inserted with ``pending``) is inserted here, once, with its
+        context; an existing row is updated when its context changed."""
+        fresh = fresh or {}
+        if not targets and not fresh:
             return 0
-        ids = sorted(targets)  # one order for every writer: two flushing clients never deadlock on these rows
-        toks = self._body_tokens({x for pair in targets.values() for x in pair if x is not None})
+        ids = sorted(set(targets) - set(fresh))  # one order for every writer: two flushing clients never deadlock on these rows
+        toks = dict(fresh)
+        toks.update(self._body_tokens({x for pair in targets.values() for x in pair if x is not None and x not in fresh}))
         have = {r["doc_id"]: r for r in self._x("SELECT doc_id, tags, title, body, context FROM fts WHERE doc_id = ANY(%s) AND seq = 0 "
-                                                "ORDER BY doc_id FOR UPDATE", (ids,))}
+                                                "ORDER BY doc_id FOR UPDATE", (ids,))} if ids else {}
+        new: list[tuple] = []
+        for doc_id in sorted(fresh):
+            prev, nxt = targets.get(doc_id, (None, None))
+            ctx = " ".join(t for x in (prev, nxt) if x is not None for t in toks.get(x, "").split()[:CONTEXT_TOKENS])
+            allf = ("", "", fresh[doc_id], ctx)
+            dl = sum(len(f.split()) for f in allf)
+            self._count(1, dl, _tsv_tokens(*allf))
+            new.append((doc_id, fresh[doc_id], ctx, dl, " ".join(_tsv_tokens(*allf)), _tf(allf)))
+        if new:
+            self._x("INSERT INTO fts(project, doc_id, seq, body, context, dl, tsv, tf) SELECT %s, u.doc_id, 0, u.body, u.ctx, "
+                    "u.dl, array_to_tsvector(string_to_array(u.toks, ' ')), u.tf FROM unnest(%b::bigint[], %b::text[], "
+                    "%b::text[], %b::integer[], %b::text[], %b::jsonb[]) AS u(doc_id, body, ctx, dl, toks, tf)",
+                    [self.project, *[list(c) for c in zip(*new)]])
         upd: list[tuple] = []
         for doc_id in ids:
             r = have.get(doc_id)
@@ -646,7 +670,7 @@ class PgStore:
                     "tf = u.tf FROM unnest(%b::bigint[], %b::text[], %b::integer[], %b::text[], %b::jsonb[]) "
                     "AS u(doc_id, ctx, dl, toks, tf) WHERE fts.doc_id = u.doc_id AND fts.seq = 0", [list(c) for c in cols])
         self._done()
-        return len(upd)
+        return len(new) + len(upd)
 
     def flush_events(self, pending: dict[int, str]) -> int:
         """The ``context`` field (neighbouring turns' tokens) of the events in ``pending`` and of the older events
@@ -662,7 +686,7 @@ class PgStore:
                 nxt = order[i + 1] if i + 1 < len(order) else None
                 if x in pending or prev in pending or nxt in pending:
                     targets[x] = (prev, nxt)
-        return self._set_context(targets)
+        return self._set_context(targets, fresh=pending)
 
     def refresh_context(self, sessions: Iterable[str]) -> int:
         targets: dict[int, tuple[int | None, int | None]] = {}
