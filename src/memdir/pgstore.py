@@ -1210,8 +1210,9 @@ class PgStore:
         meta); returns the docs deleted. For throwaway projects (benchmarks, tests); an admin's tool, not the API."""
         p = (self.project,)
         n = self._x("DELETE FROM docs WHERE project = %s", p).rowcount
-        for t in ("tombstones", "rehearsal", "tiers", "vectors", "meta"):
+        for t in ("tombstones", "rehearsal", "tiers", "vectors", "meta", "fts_stats", "term_df"):  # + the kept counters
             self._x(f"DELETE FROM {t} WHERE project = %s", p)
+        self._dn, self._dtotal, self._ddf = 0, 0, Counter()
         return n
 
     def describe(self) -> dict[str, Any]:
