@@ -419,6 +419,16 @@ def _resolve(system, spec: Spec):
 
 # --------------------------------------------------------------------------------------- runner
 
+def only_cases(cases: list[Case], qids: set[str]) -> list[Case]:
+    """Keep only the queries whose id is in ``qids`` (and the cases that hold one); items are never cut."""
+    out = []
+    for c in cases:
+        qs = [q for q in c.queries if q.qid in qids]
+        if qs:
+            out.append(Case(c.name, c.items, qs, list(c.notes)))
+    return out
+
+
 def limit_cases(cases: list[Case], limit: int | None) -> list[Case]:
     """Keep cases in order until ``limit`` queries are reached (the last case's queries truncated).
 
@@ -602,6 +612,7 @@ def run(data: Path, benches: list[str], *, channel: str = "lexical", provider: s
         limit: int | None = None, systems: tuple[str, ...] = ("memdir", "bm25s", "minilm"),
         madial_as: str = "notes", madial_meta: str = "tags", minilm_all_turns: bool = False,
         cache: Path | None = None, settings: dict | None = None, stores: tuple[str, ...] = ("",),
+        only: set[str] | None = None,
         log=lambda s: None) -> dict:
     """Run the named benchmarks; returns the report dict that :func:`markdown` renders and main writes as JSON.
 
@@ -634,6 +645,7 @@ def run(data: Path, benches: list[str], *, channel: str = "lexical", provider: s
             "provider": provider,
             "settings": dict(settings or {}),
             "limit": limit,
+            "only": sorted(only or ()),
             "madial_as": madial_as,
             "madial_meta": madial_meta,
             "systems": names,
@@ -646,6 +658,8 @@ def run(data: Path, benches: list[str], *, channel: str = "lexical", provider: s
         spec = specs[name]
         t0 = time.perf_counter()
         cases = limit_cases(spec.load(data), limit)
+        if only:
+            cases = only_cases(cases, only)
         log(f"{name}: {sum(len(c.queries) for c in cases)} queries over {len(cases)} stores")
         res = run_bench(spec, cases, sysobjs, log)
         res["headline"] = list(spec.headline)
@@ -664,6 +678,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--channel", default="lexical", choices=("lexical", "vector", "hybrid"))
     p.add_argument("--provider", default=None, help="memdir embedding provider (vector/hybrid channels)")
     p.add_argument("--limit", type=int, default=None, help="at most N queries per benchmark")
+    p.add_argument("--only", default="", help="comma-separated query ids: run only those questions (and their stores)")
     p.add_argument("--systems", default="memdir,bm25s,minilm", help="comma-separated: memdir,bm25s,minilm")
     p.add_argument("--madial-as", default="notes", choices=("notes", "events"))
     p.add_argument("--madial-meta", default="tags", choices=("tags", "text", "none"),
@@ -715,7 +730,8 @@ def main(argv: list[str] | None = None) -> int:
         report = run(a.data, benches, channel=a.channel, provider=a.provider, limit=a.limit,
                      systems=tuple(s.strip() for s in a.systems.split(",") if s.strip()),
                      madial_as=a.madial_as, madial_meta=a.madial_meta, minilm_all_turns=a.minilm_all_turns,
-                     cache=None if a.no_cache else a.cache, settings=settings, stores=tuple(stores or [""]), log=log)
+                     cache=None if a.no_cache else a.cache, settings=settings, stores=tuple(stores or [""]),
+                     only={x.strip() for x in a.only.split(",") if x.strip()} or None, log=log)
     except (BenchError, DataError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -726,7 +742,7 @@ def main(argv: list[str] | None = None) -> int:
     print(md)
     if not a.no_write:
         stem = f"quality-{a.channel}" + (f"-{a.provider}" if a.provider else "") + \
-            (f"-limit{a.limit}" if a.limit else "") + ("" if a.madial_as == "notes" else f"-madial-{a.madial_as}") + \
+            (f"-limit{a.limit}" if a.limit else "") + ("-only" if a.only else "") + ("" if a.madial_as == "notes" else f"-madial-{a.madial_as}") + \
             ("" if a.madial_meta == "tags" else f"-meta-{a.madial_meta}") + \
             ("" if set(benches) >= set(ALL_BENCHES) else "-" + "+".join(benches)) + \
             ("" if stores in ([], [""]) else "-stores-" + "+".join("sqlite" if not x else "postgresql" for x in stores))

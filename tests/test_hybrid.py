@@ -46,6 +46,28 @@ def test_rrf_weights_decide_and_ties_keep_first_seen():
         rrf.fuse({"a": ["p"]}, k=-1)
 
 
+def test_convex_fusion_normalises_each_channel():
+    lex = [("a", 10.0), ("b", 5.0)]  # BM25: divided by the best (a 1.0, b 0.5)
+    vec = [("b", 0.90), ("c", 0.85), ("a", 0.80)]  # cosine: min-max over the list (b 1.0, c 0.5, a 0.0)
+    out = rrf.convex({"lexical": lex, "vector": vec}, {"lexical": 0.5, "vector": 0.5}, minmax=("vector",))
+    scores = {x: s for x, s, _ in out}
+    assert scores == pytest.approx({"a": 0.5, "b": 0.75, "c": 0.25})
+    assert [x for x, *_ in out] == ["b", "a", "c"]
+    assert out[0][2] == {"lexical": 2, "vector": 1}
+    assert [x for x, *_ in rrf.convex({"lexical": lex, "vector": vec}, {"lexical": 0.9, "vector": 0.1},
+                                      minmax=("vector",))][0] == "a"
+    assert rrf.convex({"lexical": [], "vector": [("x", 0.3)]}, minmax=("vector",))[0][:2] == ("x", 1.0)
+
+
+def test_convex_fusion_in_recall(tmp_path):
+    with _open(tmp_path, **{"recall.fusion": "convex"}) as m:
+        _events(m, ["the backup script runs nightly at two", "deploy uses pnpm workspaces", "lunch was pasta"])
+        hits = m.recall("nightly backup", k=3)
+        assert hits[0].id == "e0"
+        assert set(hits[0].reasons["ranks"]) >= {"vector", "lexical"} and "fused" in hits[0].reasons
+        assert vectors.explain(m, "nightly backup")["fusion"] == "convex"
+
+
 # ---- recall -----------------------------------------------------------------------------------------------------
 def test_hybrid_finds_by_vector_and_by_words(tmp_path):
     with _open(tmp_path) as m:

@@ -116,3 +116,14 @@ def test_session_bonus_is_off_by_default_and_lifts_on_topic_sessions(tmp_path):
                 assert hits[0].id == first and hits[0].reasons["session"] > 1
             else:
                 assert all("session" not in h.reasons for h in hits)
+
+
+def test_long_queries_keep_more_terms_in_small_stores():
+    from memdir import bm25
+
+    df = {f"t{i:03d}": i + 1 for i in range(100)}
+    small = bm25.select_terms(df, 500)
+    assert len(small) == bm25.MAX_TERMS_SMALL and small[0] == "t000"  # rarest first
+    large = bm25.select_terms({t: 1 for t in df}, bm25.LARGE_STORE)
+    assert len(large) == bm25.MAX_TERMS
+    assert len(bm25.select_terms(df, 500, max_terms=5)) == 5

@@ -100,6 +100,20 @@ SETTINGS: tuple[tuple[str, Any, str, type | None, Callable[[Any], bool] | None],
     ("recall.weight_lexical_cjk", 1.0, "RRF weight of the lexical channel when the query is mostly Chinese/Japanese/"
      "Korean script and the provider is multilingual (e5, use; vector = 1). e5, MADial zh R@5 / MRR@10: w=0.5 0.585/0.620, w=1 0.588/0.643, w=4 0.540/0.610; English "
      "queries keep recall.weight_lexical (LoCoMo turn R@10 with e5: w=1 0.701, w=2 0.743, w=4 0.752)", float, _nonneg),
+    ("recall.fusion", "auto", "how the hybrid channel fuses lexical and vector candidates: rrf (ranks, recall.weight_*), "
+     "convex (normalised scores: BM25 / best, cosine min-max; recall.vector_share*) or auto (convex with a multilingual "
+     "provider, e5 or use, rrf otherwise)", None, lambda v: v in ("auto", "rrf", "convex")),
+    ("recall.vector_share", 0.2, "convex fusion: the vector channel's share (lexical 1 - share) for a short query (fewer "
+     "than recall.long_query_terms distinct terms) not mostly CJK. e5, LoCoMo turn R@10 / R@5: 0.1 0.757/0.680, 0.15 "
+     "0.764/0.681, 0.2 0.760/0.681, 0.3 0.757/0.674, 0.5 0.725/0.647 (RRF 4:1 0.760/0.661)", float, lambda v: 0 <= v <= 1),
+    ("recall.vector_share_long", 0.5, "convex fusion: the vector channel's share for a long query not mostly CJK (a "
+     "dialogue or pasted passage). e5, MADial en R@5: 0.3 0.564, 0.4 0.594, 0.5 0.596, 0.6 0.589, 0.8 0.594 (RRF 4:1 "
+     "0.573)", float, lambda v: 0 <= v <= 1),
+    ("recall.vector_share_cjk", 0.6, "convex fusion: the vector channel's share for a mostly-CJK query with a multilingual "
+     "provider. e5, MADial zh R@5: 0.4 0.603, 0.5 0.603, 0.6 0.605, 0.7 0.629, 0.8 0.582 (RRF 1:1 0.588)", float,
+     lambda v: 0 <= v <= 1),
+    ("recall.long_query_terms", 20, "distinct query terms from which a query counts as long for recall.vector_share_long "
+     "(questions in LoCoMo/LongMemEval have at most 19, MADial dialogues 19-153)", None, _pos),
     ("recall.weight_cold", 0.8, "RRF weight of the cold-tier vector channel (seed 001: x0.8)", float, _nonneg),
     ("recall.min_similarity", 0.2, "cosine threshold on the vector channels only", float, lambda v: -1 <= v <= 1),
     ("recall.vector_candidates", 100, "vector candidates per root before fusion", None, _pos),

@@ -16,8 +16,10 @@ Recall (``recall.channel`` = ``vector`` or ``hybrid``):
    vectors an HNSW index (usearch) replaces the scan;
 4. when fewer than ``k`` vector hits pass ``recall.min_similarity``, cold vectors are scanned from SQLite in
    chunks within ``recall.cold_budget_ms`` (seed 001: 900 ms) — a third channel;
-5. RRF (:mod:`memdir.rrf`, k = 60) over the channels with per-channel weights; the similarity threshold
-   applies to the vector channels only (a literal match needs no score threshold).
+5. fusion (:mod:`memdir.rrf`): with a multilingual provider (``recall.fusion = "auto"``) a convex combination of the
+   normalised scores, the vector share by the query's script and length (measured in bench/results/fusion-sweep-e5.md);
+   otherwise RRF (k = 60) with per-channel weights. The similarity threshold applies to the vector channels only (a
+   literal match needs no score threshold).
 
 Superseded notes, forgotten/pruned items (tombstones) and stale vectors never appear (case C12): every
 candidate is re-checked against ``docs`` before it becomes a hit. numpy is imported only here, lazily.
@@ -542,15 +544,29 @@ def recall_fused(m: "Stores | Any", query: str, tokens: list[str], *, k: int, sc
     vec, cold, _ = _vector_channel(m, prov, q, k=k, scope=scope, kinds=kinds, info=info)
     lat["vector"] = (time.perf_counter() - t) * 1000
     t = time.perf_counter()
-    channels = {"vector": [v[0] for v in vec], "lexical": [h.id for h in lex], "cold": [c[0] for c in cold]}
     # fuse by script: a mostly-CJK query leans more on a multilingual model (an English-only model, e.g. MiniLM, keeps
     # the lexical weight: it hurt Chinese at any weight)
     cjk = bool(getattr(prov, "multilingual", False)) and cjk_share(query) >= 0.5
     info["script"] = "cjk" if cjk else "latin"
-    weights = {"vector": cfg.get("recall.weight_vector"),
-               "lexical": cfg.get("recall.weight_lexical_cjk" if cjk else "recall.weight_lexical"),
-               "cold": cfg.get("recall.weight_cold")}
-    fused = rrf.fuse(channels, weights, k=int(cfg.get("recall.rrf_k")))
+    fusion = cfg.get("recall.fusion")
+    if fusion == "auto":  # convex where it was measured better (multilingual models), RRF elsewhere (MiniLM's tables)
+        fusion = "convex" if getattr(prov, "multilingual", False) else "rrf"
+    info["fusion"] = fusion
+    if fusion == "convex":  # normalised scores: lexical score / its best, vector score (cosine x priors) min-max
+        long_q = len(set(tokens)) >= int(cfg.get("recall.long_query_terms"))
+        info["query"] = "long" if long_q else "short"
+        share = float(cfg.get("recall.vector_share_cjk" if cjk else
+                              "recall.vector_share_long" if long_q else "recall.vector_share"))
+        fused = rrf.convex({"lexical": [(h.id, h.score) for h in lex], "vector": [(v[0], v[3]) for v in vec],
+                            "cold": [(c[0], c[3]) for c in cold]},
+                           {"lexical": 1.0 - share, "vector": share, "cold": share * cfg.get("recall.weight_cold")},
+                           minmax=("vector", "cold"))
+    else:
+        channels = {"vector": [v[0] for v in vec], "lexical": [h.id for h in lex], "cold": [c[0] for c in cold]}
+        weights = {"vector": cfg.get("recall.weight_vector"),
+                   "lexical": cfg.get("recall.weight_lexical_cjk" if cjk else "recall.weight_lexical"),
+                   "cold": cfg.get("recall.weight_cold")}
+        fused = rrf.fuse(channels, weights, k=int(cfg.get("recall.rrf_k")))
     by_lex = {h.id: h for h in lex}
     by_vec = {v[0]: v for v in (*cold, *vec)}  # vec wins over cold for the same ref
     hits: list[Hit] = []
@@ -565,7 +581,7 @@ def recall_fused(m: "Stores | Any", query: str, tokens: list[str], *, k: int, sc
             _, root, row, _s, factors, kind = v
             h = m.hit(root, row, score, tokens, factors, kind)
             reasons = dict(h.reasons)
-        reasons.update(ranks=ranks, rrf=round(score, 6))
+        reasons.update(ranks=ranks, **{"rrf" if fusion == "rrf" else "fused": round(score, 6)})
         hits.append(dataclasses.replace(h, score=score, reasons=reasons))
     lat["fuse"] = (time.perf_counter() - t) * 1000
     lat["total"] = (time.perf_counter() - t_all) * 1000

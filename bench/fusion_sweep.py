@@ -1,0 +1,215 @@
+"""Fusion sweep: how should the lexical and vector channels be combined? (issue 10, item 4)
+
+For every benchmark question this runs memdir's two channels once, through the same code recall uses (the lexical
+channel with its scores, the vector channel with its similarities, both over a wide candidate pool), keeps the
+lists, then scores many fusion rules on them offline (seconds each): RRF at several lexical weights and ``k``, and
+a convex combination of normalised scores. It prints one line per rule with the benchmark's headline metrics, so a
+rule is chosen across every row, never on one benchmark. Embeddings are cached on disk like bench/quality.py's.
+
+    .venv/bin/python bench/fusion_sweep.py --provider e5 --bench locomo,madial-zh,madial-en [--limit N]
+        [--rows lists.pkl]   # keep the collected lists: a second run only re-scores (results: bench/results/fusion-sweep-e5.md)
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from datetime import datetime, timezone
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+if __package__ in (None, ""):
+    here = str(Path(__file__).resolve().parent)
+    sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != here]
+    sys.path.insert(0, str(ROOT))
+
+from bench import metrics as M  # noqa: E402
+from bench.quality import DEFAULT_CACHE, DEFAULT_DATA, CachedProvider, _norm, limit_cases, make_specs, memdir_text  # noqa: E402
+
+POOL = 200
+
+
+def collect(spec, cases, provider: str, cache: Path | None, settings: dict, log) -> list[dict]:
+    """Per question: {"lex": [(key, score)], "vec": [(key, sim)], "q": Query, "group_of": fn}."""
+    import memdir
+    from memdir import vectors
+    from memdir.tokenize import query_tokens
+
+    out = []
+    cached = None
+    for case in cases:
+        tmpdir = tempfile.TemporaryDirectory(prefix="memdir-fusion-")
+        tmp = Path(tmpdir.name)
+        (tmp / "project").mkdir()
+        stamps = [it.ts for it in case.items if it.ts]
+        clock_at = datetime.fromisoformat(max(stamps) if stamps else "2024-01-01T00:00:00+00:00").astimezone(timezone.utc)
+        now = [clock_at]
+        cfg = {"recall.half_life_days": 0, "recall.rehearsal_weight": 0, "recall.channel": "hybrid",
+               "embed.provider": provider, "recall.vector_candidates": POOL, **settings}
+        m = memdir.open(config=cfg, project_dir=tmp / "project", home=tmp / "home", clock=lambda: now[0])
+        if cached is None:
+            cached = CachedProvider(vectors.provider_for(m, strict=True), cache)
+        vectors.set_provider(m, cached)
+        alias: dict[str, list[str]] = {}
+        if spec.as_notes:
+            for it in case.items:
+                text, tags = memdir_text(it, spec.meta)
+                note = m.remember(text, category="facts", tags=tags)
+                alias.setdefault(note.id, []).append(it.key)
+        else:
+            events = [{"key": it.key, "role": it.role, "text": memdir_text(it, "text")[0], "session": it.group,
+                       "ts": it.ts} for it in case.items]
+            m.import_events(events)
+            by_text: dict[str, list[str]] = {}
+            for it in case.items:
+                by_text.setdefault(_norm(it.text), []).append(it.key)
+            for it in case.items:
+                if len(by_text[_norm(it.text)]) > 1:
+                    alias[it.key] = by_text[_norm(it.text)]
+        m.backfill()
+        gm = case.group_of()
+        for q in case.queries:
+            now[0] = datetime.fromisoformat(q.ts).astimezone(timezone.utc) if q.ts else clock_at
+            tokens = query_tokens(q.text, repeats=True)
+            lex = m._lexical(tokens, k=POOL, scope=None, kinds=None, query=q.text) if tokens else []
+            qv = vectors._np().asarray(cached.embed_query([q.text])[0], dtype="float32")
+            vec, _cold, _ = vectors._vector_channel(m.stores, cached, qv, k=POOL, scope=None, kinds=None, info={})
+            out.append({"lex": [(h.id, h.score) for h in lex], "vec": [(v[0], v[4]["similarity"]) for v in vec],
+                        "alias": alias, "q": q, "group_of": gm.get, "cjk": vectors.cjk_share(q.text) >= 0.5})
+        cached.save()
+        m.close()
+        tmpdir.cleanup()
+        log(f"  {spec.name}: {case.name} done ({len(out)} questions)")
+    return out
+
+
+def rrf(lex, vec, wl, wv=1.0, k=60):
+    s: dict[str, float] = {}
+    for r, (i, _) in enumerate(lex, 1):
+        s[i] = s.get(i, 0) + wl / (k + r)
+    for r, (i, _) in enumerate(vec, 1):
+        s[i] = s.get(i, 0) + wv / (k + r)
+    return sorted(s, key=lambda i: -s[i])
+
+
+def convex(lex, vec, alpha, vnorm="minmax", lnorm="max", missing=0.0):
+    """alpha = weight of the vector channel; scores normalised per list."""
+    s: dict[str, float] = {}
+    if lex:
+        top = lex[0][1] or 1.0
+        lo = lex[-1][1] if lnorm == "minmax" else 0.0
+        for i, sc in lex:
+            s[i] = (1 - alpha) * ((sc - lo) / ((top - lo) or 1.0))
+    if vec:
+        hi, lo = vec[0][1], vec[-1][1]
+        for i, sim in vec:
+            v = (sim - lo) / ((hi - lo) or 1.0) if vnorm == "minmax" else sim
+            s[i] = s.get(i, (1 - alpha) * missing) + alpha * v
+    return sorted(s, key=lambda i: -s[i])
+
+
+def evaluate(spec, rows, rule) -> dict[str, float]:
+    res = []
+    for r in rows:
+        ranked = rule(r)
+        keys: list[str] = []
+        for i in ranked[:spec.depth]:
+            keys.extend(r["alias"].get(i, [i]))
+        res.append((r["q"].label, spec.score(M.dedupe(keys), r["q"], r["group_of"])))
+    return M.aggregate(res)["all"]
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser()
+    p.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    p.add_argument("--bench", default="locomo,madial-zh,madial-en")
+    p.add_argument("--provider", default="e5")
+    p.add_argument("--limit", type=int, default=None)
+    p.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
+    p.add_argument("--set", action="append", default=[])
+    p.add_argument("--vec-pool", type=int, default=100)
+    p.add_argument("--lex-pool", type=int, default=100)
+    p.add_argument("--rows", type=Path, default=None, help="pickle of collected lists: read when present, else written")
+    p.add_argument("--alphas", default="0.3,0.4,0.5,0.6,0.7,0.8,0.9")
+    p.add_argument("--no-rrf", action="store_true")
+    a = p.parse_args(argv)
+    log = lambda s: print(s, file=sys.stderr, flush=True)  # noqa: E731
+    import json
+    settings = {}
+    for kv in a.set:
+        kk, _, v = kv.partition("=")
+        try:
+            settings[kk] = json.loads(v)
+        except ValueError:
+            settings[kk] = v
+    import pickle
+    specs = make_specs()
+    data = {}
+    stored = {}
+    if a.rows and a.rows.is_file():
+        stored = pickle.loads(a.rows.read_bytes())
+    for name in a.bench.split(","):
+        spec = specs[name]
+        if name not in stored:
+            rows = collect(spec, limit_cases(spec.load(a.data), a.limit), a.provider, a.cache, settings, log)
+            stored[name] = [{**r, "group_of": None} for r in rows]
+            if a.rows:
+                a.rows.write_bytes(pickle.dumps(stored))
+        gms = {}
+        for c in spec.load(a.data):
+            gms.update(c.group_of())
+        data[name] = (spec, [{**r, "group_of": gms.get} for r in stored[name]])
+    heads = {"locomo": "turn_recall@10", "madial-zh": "recall@5", "madial-en": "recall@5",
+             "longmemeval": "turn_recall@10", "longmemeval-user": "turn_recall@5"}
+    extra = {"longmemeval": "session_recall_any@5", "longmemeval-user": "session_recall_any@5", "locomo": "turn_recall@5"}
+    more = {"locomo": ("turn_recall@1", "turn_recall@20", "session_recall@1", "session_recall@5", "session_recall@10"),
+            "madial-zh": ("recall@1", "recall@3", "recall@10", "mrr@10"), "madial-en": ("recall@1", "recall@3", "recall@10", "mrr@10")}
+    rules = {"lexical": lambda r: [i for i, _ in r["lex"]], "vector": lambda r: [i for i, _ in r["vec"]]}
+    for wl in (() if a.no_rrf else (0.5, 1, 2, 4)):
+        for k in (10, 60):
+            rules[f"rrf wl={wl} k={k}"] = (lambda wl, k: lambda r: rrf(r["lex"][:a.lex_pool], r["vec"][:a.vec_pool], wl, 1.0, k))(wl, k)
+    for al in [float(x) for x in a.alphas.split(",")]:
+        for ln in ("max",):
+            rules[f"convex a={al} l={ln}"] = (lambda al, ln: lambda r: convex(r["lex"][:a.lex_pool], r["vec"][:a.vec_pool], al, lnorm=ln))(al, ln)
+    import statistics
+    def zs(lst):
+        if len(lst) < 2:
+            return lst
+        v = [x for _, x in lst]
+        mu, sd = statistics.mean(v), statistics.pstdev(v) or 1.0
+        return [(i, (x - mu) / sd) for i, x in lst]
+    for al in (0.5, 0.6, 0.7):
+        rules[f"convex a={al} vec top20 minmax"] = (lambda al: lambda r: convex(r["lex"][:a.lex_pool], r["vec"][:20], al))(al)
+        rules[f"convex a={al} lex200 vec200"] = (lambda al: lambda r: convex(r["lex"][:200], r["vec"][:200], al))(al)
+        rules[f"convex a={al} lex50 vec50"] = (lambda al: lambda r: convex(r["lex"][:50], r["vec"][:50], al))(al)
+    for al in (0.3, 0.4, 0.5, 0.6):
+        def zrule(r, al=al):
+            lz, vz = zs(r["lex"][:a.lex_pool]), zs(r["vec"][:a.vec_pool])
+            s2 = {}
+            for i, x in lz:
+                s2[i] = (1 - al) * x
+            lmin = min((x for _, x in lz), default=0)
+            vmin = min((x for _, x in vz), default=0)
+            for i, x in vz:
+                s2[i] = s2.get(i, (1 - al) * lmin) + al * x
+            for i in list(s2):
+                if i not in dict(vz):
+                    s2[i] += al * vmin
+            return sorted(s2, key=lambda i: -s2[i])
+        rules[f"zscore a={al}"] = zrule
+    print("| rule | " + " | ".join(f"{n} {heads[n]}" + (f" / {extra[n]}" if n in extra else "") for n in data) + " |")
+    print("|---|" + "---|" * len(data))
+    for rname, rule in rules.items():
+        cells = []
+        for n, (spec, rows) in data.items():
+            agg = evaluate(spec, rows, rule)
+            cells.append(f"{agg[heads[n]]:.3f}" + (f" / {agg[extra[n]]:.3f}" if n in extra else "")
+                         + "".join(f" / {agg[x]:.3f}" for x in more.get(n, ())))
+        print(f"| {rname} | " + " | ".join(cells) + " |", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
