@@ -103,9 +103,10 @@ SETTINGS: tuple[tuple[str, Any, str, type | None, Callable[[Any], bool] | None],
     ("recall.fusion", "auto", "how the hybrid channel fuses lexical and vector candidates: rrf (ranks, recall.weight_*), "
      "convex (normalised scores: BM25 / best, cosine min-max; recall.vector_share*) or auto (convex with a multilingual "
      "provider, e5 or use, rrf otherwise)", None, lambda v: v in ("auto", "rrf", "convex")),
-    ("recall.vector_share", 0.2, "convex fusion: the vector channel's share (lexical 1 - share) for a short query (fewer "
+    ("recall.vector_share", 0.15, "convex fusion: the vector channel's share (lexical 1 - share) for a short query (fewer "
      "than recall.long_query_terms distinct terms) not mostly CJK. e5, LoCoMo turn R@10 / R@5: 0.1 0.757/0.680, 0.15 "
-     "0.764/0.681, 0.2 0.760/0.681, 0.3 0.757/0.674, 0.5 0.725/0.647 (RRF 4:1 0.760/0.661)", float, lambda v: 0 <= v <= 1),
+     "0.764/0.681, 0.2 0.760/0.681, 0.3 0.757/0.674, 0.5 0.725/0.647 (RRF 4:1 0.760/0.661); session-QA answer in block "
+     "(per prompt): 0.15 0.788, 0.2 0.750, 0.3 0.769 (RRF 0.750)", float, lambda v: 0 <= v <= 1),
     ("recall.vector_share_long", 0.5, "convex fusion: the vector channel's share for a long query not mostly CJK (a "
      "dialogue or pasted passage). e5, MADial en R@5: 0.3 0.564, 0.4 0.594, 0.5 0.596, 0.6 0.589, 0.8 0.594 (RRF 4:1 "
      "0.573)", float, lambda v: 0 <= v <= 1),

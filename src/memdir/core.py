@@ -38,7 +38,8 @@ TOOL_EVIDENCE = 0.4  # a tool output is shown in full when it holds this share o
 #: closer together): 1.0 0.673, 0.95 0.692, 0.9 0.750, 0.85 0.731, 0.8 0.712. Moving tools down a fixed number of
 #: places instead was worse in both channels.
 BLOCK_TOOL_PRIOR = 0.6
-BLOCK_TOOL_PRIOR_FUSED = 0.9
+BLOCK_TOOL_PRIOR_FUSED = 0.9  # RRF-fused hits only: convex fusion (recall.fusion, multilingual models) scores spread
+# like BM25's and keep BLOCK_TOOL_PRIOR (session-QA per prompt, hybrid e5 convex: 0.6 0.750, 0.9 0.731)
 #: tools whose output is the user's own answer (a question put to the user): shown and weighed as the user's words
 #: (Claude Code's AskUserQuestion is the one seen in bench/session_qa.py's transcripts)
 USER_ANSWER_TOOLS = ("askuserquestion", "request_user_input", "question")
