@@ -194,3 +194,54 @@ def test_a_missing_neighbour_marks_the_index_for_a_rebuild(project, tmp_path):
     with memdir.open(project, home=tmp_path / "g") as m:
         _exact(m)
         assert {h.id for h in m.recall("quokka")} == {"k0", "k2", "k3", "k9"}
+
+
+@pytest.mark.parametrize("seed", [21, 22])
+def test_random_write_sequences_keep_the_index_exact(project, tmp_path, seed):
+    """Seeded random interleavings of every write the Store offers (bulk import, single inserts without neighbour
+    context, turns with equal timestamps, events without a session, upserts of events and notes, deletes, context
+    refreshes, a tokenizer rebuild): after each step the index equals one built afresh from ``docs``."""
+    from memdir.storage import SqliteStore
+
+    rng = random.Random(seed)
+    with memdir.open(project, home=tmp_path / "g") as m:
+        st = SqliteStore(m.roots["project"].db)
+        n = 0
+        for step in range(40):
+            op = rng.choice(("import", "import", "single", "upsert_event", "upsert_note", "delete", "delete", "refresh"))
+            with st.transaction():
+                if op == "import":
+                    pending: dict[int, str] = {}
+                    for ev in _events(rng, rng.randint(1, 12), sessions=3, prefix=f"b{step}-"):
+                        ev = {"kind": "event", "ref": ev["key"], "content_sha256": f"{seed}-{n}", "role": ev["role"],
+                              "session": rng.choice((ev["session"], ev["session"], None)), "ts": "2026-01-01T00:00:00.000Z",
+                              "ts_epoch": float(rng.choice((ev["ts"], 1_790_000_000))), "text": ev["text"]}
+                        n += 1
+                        st.insert_event(ev, pending=pending)
+                    st.flush_events(pending)
+                elif op == "single":
+                    st.insert_event({"kind": "event", "ref": f"one{step}", "content_sha256": f"{seed}-{n}", "role": "user",
+                                     "session": "s1", "ts": "2026-01-01T00:00:00.000Z", "ts_epoch": 1_790_000_000.0 + step,
+                                     "text": f"single {step} " + _text(rng, 20)})
+                    n += 1
+                elif op in ("upsert_event", "upsert_note"):
+                    refs = [r[0] for r in st.db.execute("SELECT ref FROM docs WHERE kind = ?", ("event" if op == "upsert_event" else "note",))]
+                    ref = rng.choice(refs) if refs and rng.random() < 0.5 else f"up{step}"
+                    row = {"kind": "event" if op == "upsert_event" else "note", "ref": ref, "content_sha256": f"{seed}-{n}",
+                           "role": "tool" if op == "upsert_event" else None, "session": "s2" if op == "upsert_event" else None,
+                           "ts": "2026-01-01T00:00:00.000Z", "ts_epoch": 1_790_000_000.0 + step,
+                           "text": _long_tool(rng, f"needle{step}") if op == "upsert_event" else "note " + _text(rng, 15)}
+                    if op == "upsert_note":
+                        row.update(category="facts", note_kind="fact", summary=_text(rng, 4), tags='["x", "数据库"]', load_when="[]")
+                    n += 1
+                    st.upsert_doc(row)
+                elif op == "delete":
+                    refs = [r[0] for r in st.db.execute("SELECT ref FROM docs")]
+                    for ref in rng.sample(refs, min(len(refs), rng.randint(1, 4))):
+                        st.delete_doc(ref)
+                else:
+                    st.refresh_context([f"s{i}" for i in range(3)])
+            assert index.check_fts(st.db) == [], (step, op)
+        st.db.execute("UPDATE meta SET value = 'older' WHERE key = 'tokenizer'")
+        assert index.check_tokenizer(st.db) > 0
+        assert index.check_fts(st.db) == []

@@ -323,16 +323,20 @@ def upsert_doc(db: sqlite3.Connection, row: dict[str, Any]) -> int:
         bump_gen(db)
         fields = {k: row.get(k) for k in ("tags", "load_when", "summary", "highlight")}
         db.execute(_FTS_INSERT, (doc_id, *_note_values({**fields, "text": row["text"]})))
-    else:  # an event written whole: its passages, no neighbour context (ctx_prev/ctx_next stay NULL)
-        db.execute(_FTS_INSERT, (doc_id, "", "", index_passages(db, doc_id, row["text"], row.get("role")), ""))
+    else:  # an event: its passages, and with a session its neighbours' context (theirs refreshed), as insert_event
+        toks = index_passages(db, doc_id, row["text"], row.get("role"))
+        if row.get("session"):
+            flush_events(db, {doc_id: toks})
+        else:
+            db.execute(_FTS_INSERT, (doc_id, "", "", toks, ""))
     return doc_id
 
 
 def insert_event(db: sqlite3.Connection, row: dict[str, Any], *, pending: dict[int, str] | None = None) -> int | None:
     """Insert an event unless its key or content hash exists; returns the new doc id, or ``None`` when it was a
-    duplicate. With ``pending`` (a dict), an event that has a session gets its FTS row later from
-    :func:`flush_events` (which adds its neighbours in the ``context`` column in one write); otherwise the FTS
-    row is written now. Caller holds a transaction."""
+    duplicate. An event that has a session gets its FTS row from :func:`flush_events` (its neighbours in the
+    ``context`` column, theirs refreshed): later, for all of ``pending`` (a dict) in one write, or now without it.
+    Caller holds a transaction."""
     if db.execute("SELECT 1 FROM docs WHERE ref = ?", (row["ref"],)).fetchone():
         return None
     row = {**row, "handle": handles.assign(db, row["ref"])}
@@ -342,10 +346,12 @@ def insert_event(db: sqlite3.Connection, row: dict[str, Any], *, pending: dict[i
     if cur.rowcount == 0:
         return None
     toks = index_passages(db, cur.lastrowid, row["text"], row.get("role"))
-    if pending is not None and row.get("session"):
-        pending[cur.lastrowid] = toks
-    else:
+    if not row.get("session"):
         db.execute(_FTS_INSERT, (cur.lastrowid, "", "", toks, ""))
+    elif pending is not None:
+        pending[cur.lastrowid] = toks
+    else:  # alone: its row and its neighbours' context now
+        flush_events(db, {cur.lastrowid: toks})
     return cur.lastrowid
 
 
