@@ -321,3 +321,19 @@ def test_dense_baseline_ranks_paraphrase_first():
     d = DenseBaseline(["I adopted a kitten last week", "The stock market fell today", "We moved to Lisbon"])
     assert d.search("new pet cat", 3)[0] == 0
     assert d.search("", 3) == []
+
+
+@needs_shared
+def test_quality_rows_match_on_both_stores(pg_url):
+    """Issue 14: ``--stores sqlite,postgresql`` measures memdir on both stores in one run; on a slice of each kind of
+    benchmark (events, notes) every query is ranked identically and no metric row differs."""
+    from bench.quality import markdown, run
+
+    report = run(DATA, ["locomo", "madial-zh"], limit=4, systems=("memdir",), stores=("", pg_url))
+    for name in ("locomo", "madial-zh"):
+        b = report["benches"][name]
+        assert set(b["systems"]) == {"memdir", "memdir@postgresql"}
+        par = b["store_parity"]["memdir@postgresql"]
+        assert par == {"queries": 4, "same_ranking": 4, "same_top10": 4, "metrics_differing": []}
+    assert report["meta"]["stores"] == ["sqlite", "postgresql"]
+    assert "Store parity, `memdir` (SQLite) vs `memdir@postgresql`: 4/4 queries ranked identically" in markdown(report)
