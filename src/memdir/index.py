@@ -129,23 +129,25 @@ def open_index(path: Path) -> tuple[sqlite3.Connection, bool]:
 
 def check_tokenizer(db: sqlite3.Connection) -> int:
     """Re-tokenize every FTS row when the index was built by another tokenizer version (or a migration asked for
-    a rebuild); returns rows rebuilt."""
-    from .tokenize import TOKENIZER_VERSION
+    a rebuild); returns rows rebuilt. The version is :func:`memdir.tokenize.tokenizer_id` (the stemmer's behaviour
+    included: the contentless index is cleaned by recomputing tokens, which must not change)."""
+    from .tokenize import tokenizer_id
 
+    version = tokenizer_id()
     row = db.execute("SELECT value FROM meta WHERE key = 'tokenizer'").fetchone()
-    if row is not None and row[0] == TOKENIZER_VERSION:
+    if row is not None and row[0] == version:
         return 0
     db.execute("BEGIN IMMEDIATE")
     try:
         row = db.execute("SELECT value FROM meta WHERE key = 'tokenizer'").fetchone()
-        if row is not None and row[0] == TOKENIZER_VERSION:
+        if row is not None and row[0] == version:
             db.execute("COMMIT")
             return 0
         n = 0
         if row is not None:  # an older index: rebuild its token streams from the stored texts
-            log.warning("memdir: index built by tokenizer %s; re-tokenizing for %s (one-time)", row[0], TOKENIZER_VERSION)
+            log.warning("memdir: index built by tokenizer %s; re-tokenizing for %s (one-time)", row[0], version)
             n = rebuild_fts(db)
-        db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('tokenizer', ?)", (TOKENIZER_VERSION,))
+        db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('tokenizer', ?)", (version,))
         db.execute("COMMIT")
         if n:
             settle(db, freed=True)

@@ -1222,14 +1222,19 @@ class PgStore:
 
 
 def _safe_url(url: str) -> str:
-    """``url`` without its password, for messages."""
+    """``url`` without its password, for messages: the userinfo's and a ``password`` / ``sslpassword`` query
+    parameter's (libpq reads both)."""
     from urllib.parse import urlsplit, urlunsplit
 
     try:
         p = urlsplit(url)
+        netloc, query = p.netloc, p.query
         if p.password:
-            netloc = p.netloc.replace(f":{p.password}@", ":***@")
-            return urlunsplit(p._replace(netloc=netloc))
+            netloc = netloc.replace(f":{p.password}@", ":***@")
+        if query:
+            query = "&".join(f"{k}=***" if k.strip().lower() in ("password", "sslpassword") else kv
+                             for kv in query.split("&") for k in [kv.partition("=")[0]])
+        return urlunsplit(p._replace(netloc=netloc, query=query))
     except ValueError:
         pass
     return url

@@ -60,6 +60,41 @@ MAX_TOKEN_CHARS = 64
 TOKENIZER_VERSION = "4+snowball-en+cjk-unigrams"
 
 _ALPHA = re.compile(r"[a-z]{4,}")
+
+
+#: English words whose stems fingerprint the Snowball stemmer in use (plural, -ed/-ing, -ly, -ness, -ation, -ize,
+#: -ful, -ous, -ive, exceptions): :func:`tokenizer_id`
+_STEM_PROBE = ("caresses ponies ties cats feed agreed plastered motoring sing conflated troubled sized hopping "
+               "tanned falling hissing fizzed failing filing happy sky relational conditional rational valenci "
+               "hesitanci digitizer conformabli radicalli differentli vileli analogousli vietnamization "
+               "predication operator feudalism decisiveness hopefulness callousness formaliti sensitiviti "
+               "sensibiliti triplicate formative formalize electriciti electrical hopeful goodness revival "
+               "allowance inference airliner gyroscopic adjustable defensible irritant replacement adjustment "
+               "dependent adoption homologou communism activate angulariti homologous effective bowdlerize "
+               "probate rate cease controll roll skis skies dying lying tying idly gently ugly early only singly "
+               "news howe atlas cosmos bias andes inning outing canning herring earring proceed exceed succeed "
+               "generate generously communication arsenal deployed deploying configuration configured "
+               "migrations rotated tokens caching cached timeouts retries retried building builds tested testing "
+               "dependencies installation requirements authentication authorized")
+
+
+def tokenizer_id() -> str:
+    """:data:`TOKENIZER_VERSION` plus a fingerprint of the stemmer's behaviour (the stems of :data:`_STEM_PROBE`):
+    the index stores it (``meta.tokenizer``) and a store whose id differs is re-tokenized at open
+    (:func:`memdir.index.check_tokenizer`). The full-text index keeps no copy of its tokens (m009): a row is
+    removed by recomputing them, so a PyStemmer (Snowball) release that stems differently must not meet an index
+    written by the old one. Two installs whose stemmers agree share a store without re-tokenizing it."""
+    import zlib
+
+    global _stemmer
+    if _stemmer is None:
+        import Stemmer
+
+        _stemmer = Stemmer.Stemmer("english")
+    stems = " ".join(_stemmer.stemWord(w) for w in _STEM_PROBE.split())
+    return f"{TOKENIZER_VERSION}+stem{zlib.crc32(stems.encode('utf-8')):08x}"
+
+
 _stem_cache: dict[str, str] = {}
 _stemmer = None
 

@@ -1,0 +1,41 @@
+"""A wrong ``store`` setting on the CLI: one line on stderr, exit 1, no traceback, and no password in the message
+(libpq takes the password in the URL's userinfo or as a ``password=`` / ``sslpassword=`` query parameter)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+pytest.importorskip("psycopg")
+
+SECRET = "s3cr3tpw9"
+
+
+@pytest.mark.parametrize("url", [
+    f"postgresql://u:{SECRET}@127.0.0.1:1/db",
+    f"postgresql://u@127.0.0.1:1/db?password={SECRET}",
+    f"postgresql://u@127.0.0.1:1/db?sslmode=prefer&PassWord={SECRET}",
+    f"postgresql://u@127.0.0.1:1/db?sslpassword={SECRET}&connect_timeout=2",
+    f"postgresql://u@127.0.0.1:1/db?password=%73{SECRET}",
+])
+def test_an_unreachable_store_is_one_line_without_its_password(project, tmp_path, url):
+    (project / ".memory").mkdir()  # a project root exists: its index is the store's
+    env = {"MEMDIR_HOME": str(tmp_path / "g"), "MEMDIR_STORE": url, "PATH": "/usr/bin:/bin"}
+    r = subprocess.run([sys.executable, "-m", "memdir", "--dir", str(project), "recall", "hello"], capture_output=True,
+                       text=True, env=env, timeout=120)
+    assert r.returncode == 1
+    err = r.stderr.strip()
+    assert err.startswith("memdir: error: could not connect to the store postgresql://u")
+    assert len(err.splitlines()) == 1 and "Traceback" not in r.stderr
+    assert SECRET not in r.stderr + r.stdout
+
+
+def test_safe_url_masks_every_password_form():
+    from memdir.pgstore import _safe_url
+
+    assert _safe_url("postgresql://u:pw@h/db") == "postgresql://u:***@h/db"
+    assert _safe_url("postgresql://u@h/db?password=pw&sslmode=require") == "postgresql://u@h/db?password=***&sslmode=require"
+    assert _safe_url("postgresql://u@h/db?sslpassword=pw") == "postgresql://u@h/db?sslpassword=***"
+    assert _safe_url("postgresql://u@h/db?application_name=x") == "postgresql://u@h/db?application_name=x"
