@@ -129,7 +129,7 @@ def merge(files: list[Path], out: Path | None) -> int:
             r = got.get(name)
             if r is None:
                 continue
-            shared = ("—" if name == "sqlite" or sq is None else
+            shared = ("—" if name == "sqlite" or sq is None or sq.get("stored", n) != r.get("stored", n) else
                       f"{statistics.mean(len(set(x) & set(y)) / max(1, len(x)) for x, y in zip(sq['tops'], r['tops'])):.2f}")
             events = f"{n:,}" if r.get("stored", n) == n else f"{r['stored']:,} (of {n:,}: stopped at the deadline)"
             lines.append(f"| {events} | {name} | {r['rate']:,.0f} | {pct(r['lat'], .5):.1f} | {pct(r['lat'], .95):.1f} | {shared} | "
@@ -206,6 +206,9 @@ def main() -> int:
                     out.append({"n": n, "stored": stored, "store": name, "rate": stored / secs, "lat": lat, "tops": tops,
                                 "load": res[name][3]})
                     a.json_out.write_text(json.dumps(out))
+            import shutil
+
+            shutil.rmtree(tmp, ignore_errors=True)
             if len(res) < 2:
                 continue
             shared = statistics.mean(len(set(x) & set(y)) / max(1, len(x)) for x, y in zip(res["sqlite"][2], res["postgresql"][2]))
@@ -213,9 +216,6 @@ def main() -> int:
                 rate, lat, _, load = res[name]
                 lines.append(f"| {n:,} | {name} | {rate:,.0f} | {pct(lat, .5):.1f} | {pct(lat, .95):.1f} | "
                              f"{'—' if name == 'sqlite' else f'{shared:.2f}'} | {load:.1f} |")
-            import shutil
-
-            shutil.rmtree(tmp, ignore_errors=True)
     finally:
         if cluster:
             cluster.stop()
