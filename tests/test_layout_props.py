@@ -150,3 +150,65 @@ def test_a_stemmer_upgrade_rebuilds_the_index_instead_of_rotting_it(project, tmp
             m.forget(ref)
         assert index.check_fts(db) == []
         assert [h.id for h in m.recall("rotate the token")][:1] == [m.recall("frankfurt")[0].id]
+
+
+def test_tuning_the_passage_size_or_context_length_rebuilds_the_index(project, tmp_path, monkeypatch):
+    """Passage 0 of a long tool output and an event's neighbour context are recomputed when the row is removed:
+    a release that tunes their sizes (bench-driven knobs) must re-tokenize the store, not rot it."""
+    from memdir import passages
+
+    rng = random.Random(4)
+    evs = [_event(rng, f"k{i}", 1_790_000_000) for i in range(30)]
+    evs += [dict(_event(rng, f"t{i}", 1_790_000_000), role="tool", text=summarise_tool(
+        "Bash", "ls", "\n".join(f"row {j} {_text(rng, 9)}" for j in range(8)))) for i in range(4)]
+    with memdir.open(project, home=tmp_path / "g") as m:
+        m.import_events(evs)
+    monkeypatch.setattr(passages, "SPLIT_ABOVE", 300)
+    monkeypatch.setattr(index, "CONTEXT_TOKENS", 40)
+    with memdir.open(project, home=tmp_path / "g") as m:
+        db = m.roots["project"].db
+        for ref in ("t0", "t2", "k5", "k6"):
+            m.forget(ref)
+        assert index.check_fts(db) == []
+
+
+def test_a_hook_cut_off_while_upgrading_hands_the_upgrade_to_a_detached_process(project, tmp_path, monkeypatch):
+    """The first open after a memdir upgrade migrates / re-tokenizes the store (10 s for 10k events on a busy
+    machine): a hook's 3 s budget cut it off, the work rolled back, and every later hook did the same, capturing
+    nothing until a CLI command ran. Now the cut-off hook leaves the upgrade to a detached process."""
+    import sqlite3
+    import time
+
+    from old_layout import build_old_index
+
+    from memdir import hooks
+    from memdir.migrations import MIGRATIONS
+
+    rng = random.Random(6)
+    path = project / ".memory" / ".memdir" / "index.sqlite3"
+    evs = [dict(_event(rng, f"k{i}", 1_790_000_000), ts=1_790_000_000 + i) for i in range(60)]
+    build_old_index(path, 8, evs)
+    monkeypatch.setattr(index, "upgrading", path, raising=False)  # what open_index sets while it migrates
+    exits: list[int] = []
+    monkeypatch.setattr(hooks.os, "_exit", exits.append)
+    dog = hooks._Watchdog(600_000)
+    dog.cancel()
+    dog._fire()  # the budget runs out
+    assert exits == [0]
+
+    def upgraded() -> bool:
+        db = sqlite3.connect(path)
+        try:
+            row = db.execute("SELECT value FROM meta WHERE key = 'tokenizer'").fetchone()
+            return db.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS) and row[0] == index.index_version()
+        finally:
+            db.close()
+
+    for _ in range(600):  # the detached process finishes on its own
+        if upgraded() and not (path.parent / "index.sqlite3.upgrading").exists():
+            break
+        time.sleep(0.2)
+    assert upgraded()
+    with memdir.open(project, home=tmp_path / "g") as m:
+        assert index.check_fts(m.roots["project"].db) == []
+        assert m.get("k5") is not None

@@ -86,6 +86,7 @@ class _Watchdog:
     def _fire(self) -> None:
         if self.lock.acquire(blocking=False):
             log.debug("hook: time budget spent after %.0f ms; exiting without output", (time.monotonic() - self.start) * 1000)
+            hand_over_upgrade()
             os._exit(0)
 
     def claim(self) -> bool:
@@ -100,6 +101,41 @@ class _Watchdog:
     def cancel(self) -> None:
         if self.timer is not None:
             self.timer.cancel()
+
+
+#: seconds during which no second detached upgrade of the same index is started
+UPGRADE_RESPAWN_S = 120
+
+
+def hand_over_upgrade() -> bool:
+    """Called when a hook's budget runs out. If this process was migrating or re-tokenizing an index (the first open
+    after a memdir upgrade: seconds, minutes on a large store), exiting rolls that work back, and every later hook
+    would start it again and be cut off again: nothing captured, nothing injected, until a CLI command ran. So the
+    upgrade goes on in a detached process without a budget (one per :data:`UPGRADE_RESPAWN_S`, a marker
+    ``<index>.upgrading`` beside it). Returns True when one was started; never raises."""
+    try:
+        index = sys.modules.get("memdir.index")
+        path = getattr(index, "upgrading", None)
+        if path is None:
+            return False
+        marker = str(path) + ".upgrading"
+        try:
+            if time.time() - os.stat(marker).st_mtime < UPGRADE_RESPAWN_S:
+                return False
+        except OSError:
+            pass
+        with open(marker, "w", encoding="utf-8") as f:
+            f.write(str(os.getpid()))
+        import subprocess
+
+        code = "import sys; from pathlib import Path; from memdir.index import upgrade; upgrade(Path(sys.argv[1]))"
+        subprocess.Popen([sys.executable, "-P", "-c", code, str(path)], stdin=subprocess.DEVNULL,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True)
+        log.debug("hook: the upgrade of %s goes on in a detached process", path)
+        return True
+    except Exception as exc:  # noqa: BLE001 — the hook is leaving anyway
+        log.debug("hook: upgrade not handed over: %s", exc)
+        return False
 
 
 def _env_budget() -> float:

@@ -88,6 +88,29 @@ def enable_incremental_vacuum(db: sqlite3.Connection) -> bool:
     return True
 
 
+#: the index file this process is migrating or re-tokenizing right now, else None: a hook cut off by its time budget
+#: meanwhile hands that work to a detached process (:func:`memdir.hooks.hand_over_upgrade`)
+upgrading: Path | None = None
+
+
+def _needs_upgrade(db: sqlite3.Connection) -> bool:
+    """True when opening ``db`` migrates it or re-tokenizes its full-text index."""
+    from .migrations import MIGRATIONS
+
+    if db.execute("PRAGMA user_version").fetchone()[0] < len(MIGRATIONS):
+        return True
+    row = db.execute("SELECT value FROM meta WHERE key = 'tokenizer'").fetchone()
+    return row is not None and row[0] != index_version()
+
+
+def upgrade(path: Path) -> None:
+    """Open the index at ``path`` (migrating and re-tokenizing it as needed) and close it: the detached process of
+    :func:`memdir.hooks.hand_over_upgrade` runs this, then removes its marker."""
+    db, _ = open_index(path)
+    db.close()
+    Path(str(path) + ".upgrading").unlink(missing_ok=True)
+
+
 def open_index(path: Path) -> tuple[sqlite3.Connection, bool]:
     """Open (creating or migrating) the index at ``path``; returns ``(connection, created)``.
 
@@ -102,8 +125,14 @@ def open_index(path: Path) -> tuple[sqlite3.Connection, bool]:
             # reading the schema fails fast on a file that is not a database; the full integrity check is
             # `memdir doctor`'s job (PRAGMA quick_check reads every page: too slow for each hook call)
             db.execute("SELECT count(*) FROM sqlite_master").fetchone()
-        migrate(db)
-        check_tokenizer(db)
+        global upgrading
+        if _needs_upgrade(db):
+            upgrading = path
+        try:
+            migrate(db)
+            check_tokenizer(db)
+        finally:
+            upgrading = None
         return db, not existed
     except sqlite3.DatabaseError as exc:
         try:
@@ -131,9 +160,7 @@ def check_tokenizer(db: sqlite3.Connection) -> int:
     """Re-tokenize every FTS row when the index was built by another tokenizer version (or a migration asked for
     a rebuild); returns rows rebuilt. The version is :func:`memdir.tokenize.tokenizer_id` (the stemmer's behaviour
     included: the contentless index is cleaned by recomputing tokens, which must not change)."""
-    from .tokenize import tokenizer_id
-
-    version = tokenizer_id()
+    version = index_version()
     row = db.execute("SELECT value FROM meta WHERE key = 'tokenizer'").fetchone()
     if row is not None and row[0] == version:
         return 0
@@ -155,6 +182,17 @@ def check_tokenizer(db: sqlite3.Connection) -> int:
     except BaseException:
         db.execute("ROLLBACK")
         raise
+
+
+def index_version() -> str:
+    """What decides every token the full-text index holds, as stored in ``meta.tokenizer``: the tokenizer
+    (:func:`memdir.tokenize.tokenizer_id`), the neighbour context's length (:data:`CONTEXT_TOKENS`) and how a long
+    event is cut into passages (passage 0's span is recomputed when its row is removed). Tuning any of them
+    re-tokenizes a store at its next open instead of leaving rows that can no longer be removed exactly."""
+    from .tokenize import tokenizer_id
+
+    p = passages
+    return f"{tokenizer_id()}+ctx{CONTEXT_TOKENS}+split{p.SPLIT_ABOVE}.{p.TARGET}.{p.SPLIT_ABOVE_TURN}"
 
 
 def fts_fields(tags: Iterable[str], title: str, body: str) -> tuple[str, str, str]:
