@@ -39,3 +39,21 @@ def test_safe_url_masks_every_password_form():
     assert _safe_url("postgresql://u@h/db?password=pw&sslmode=require") == "postgresql://u@h/db?password=***&sslmode=require"
     assert _safe_url("postgresql://u@h/db?sslpassword=pw") == "postgresql://u@h/db?sslpassword=***"
     assert _safe_url("postgresql://u@h/db?application_name=x") == "postgresql://u@h/db?application_name=x"
+
+
+def test_config_never_prints_a_store_password(tmp_path):
+    import json as _json
+
+    from click.testing import CliRunner
+
+    from memdir.cli import cli
+
+    proj = tmp_path / "p"
+    (proj / ".git").mkdir(parents=True)
+    env = {"MEMDIR_STORE": "postgresql://alice:hunter2secret@db.example:5432/memdir?sslpassword=s3cr3tpass&sslmode=require"}
+    for args in (["config"], ["--json", "config"]):
+        r = CliRunner().invoke(cli, ["--home", str(tmp_path / "h"), "--dir", str(proj), *args], env=env)
+        assert r.exit_code == 0, r.output
+        assert "hunter2secret" not in r.output and "s3cr3tpass" not in r.output
+        assert "postgresql://alice:***@db.example:5432/memdir" in r.output and "sslmode=require" in r.output
+    assert _json.loads(r.output)["store"]["value"].startswith("postgresql://alice:***@")

@@ -722,8 +722,11 @@ def migrate(ctx, from_path, scan_dir, dry_run, purge, as_json):
 @click.pass_context
 def config_cmd(ctx, as_json):
     """Print the effective settings and where each came from."""
+    from .config import safe_url
+
     cfg = open_store(ctx).config
-    items = cfg.items()
+    # a store or endpoint URL can carry a password (postgresql://u:pw@…, ?password=…): never print it
+    items = [(k, safe_url(v) if isinstance(v, str) and "://" in v else v, s, d) for k, v, s, d in cfg.items()]
     data = {k: {"value": v, "source": s, "doc": d} for k, v, s, d in items}
     width = max(len(k) for k, *_ in items)
     lines = [f"{k:<{width}}  {json.dumps(v, ensure_ascii=False):<28} {s}" for k, v, s, _ in items]

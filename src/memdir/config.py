@@ -368,3 +368,22 @@ class Config:
     def items(self) -> list[tuple[str, Any, str, str]]:
         """``(key, value, source, doc)`` for every registered key, sorted by key."""
         return [(n, self.get(n), self.source(n), REGISTRY[n].doc) for n in sorted(REGISTRY)]
+
+
+def safe_url(url: str) -> str:
+    """``url`` with its password masked (``***``), for messages and ``memdir config``: the userinfo's and a
+    ``password`` / ``sslpassword`` query parameter's (libpq reads both). Anything that does not parse as a URL
+    is returned unchanged."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    try:
+        p = urlsplit(url)
+        netloc, query = p.netloc, p.query
+        if p.password:
+            netloc = netloc.replace(f":{p.password}@", ":***@")
+        if query:
+            query = "&".join(f"{k}=***" if k.strip().lower() in ("password", "sslpassword") else kv
+                             for kv in query.split("&") for k in [kv.partition("=")[0]])
+        return urlunsplit(p._replace(netloc=netloc, query=query))
+    except ValueError:
+        return url

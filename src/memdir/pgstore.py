@@ -37,6 +37,7 @@ from typing import Any, Iterable, Iterator
 
 from . import handles, passages
 from .bm25 import LARGE_STORE, PER_TERM_CAP, idf_lucene, select_terms
+from .config import safe_url as _safe_url
 from .errors import MemdirError
 from .index import CONTEXT_TOKENS, fts_fields
 from .tokenize import tokenize
@@ -1219,25 +1220,6 @@ class PgStore:
         size = self._x("SELECT coalesce(sum(octet_length(text)), 0) AS b FROM docs WHERE project = %s", (self.project,)).fetchone()["b"]
         v = self._x("SELECT max(version) AS v FROM memdir_schema").fetchone()["v"]
         return {"engine": "postgresql", "bytes": int(size), "schema_version": v, "project": self.project}
-
-
-def _safe_url(url: str) -> str:
-    """``url`` without its password, for messages: the userinfo's and a ``password`` / ``sslpassword`` query
-    parameter's (libpq reads both)."""
-    from urllib.parse import urlsplit, urlunsplit
-
-    try:
-        p = urlsplit(url)
-        netloc, query = p.netloc, p.query
-        if p.password:
-            netloc = netloc.replace(f":{p.password}@", ":***@")
-        if query:
-            query = "&".join(f"{k}=***" if k.strip().lower() in ("password", "sslpassword") else kv
-                             for kv in query.split("&") for k in [kv.partition("=")[0]])
-        return urlunsplit(p._replace(netloc=netloc, query=query))
-    except ValueError:
-        pass
-    return url
 
 
 def doctor(url: str, *, project: str, token: str | None = None) -> list[dict[str, str]]:
