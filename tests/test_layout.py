@@ -245,3 +245,25 @@ def test_random_write_sequences_keep_the_index_exact(project, tmp_path, seed):
         st.db.execute("UPDATE meta SET value = 'older' WHERE key = 'tokenizer'")
         assert index.check_tokenizer(st.db) > 0
         assert index.check_fts(st.db) == []
+
+
+def test_reindex_rebuilds_the_events_full_text_rows_too(tmp_path):
+    """doctor names `memdir reindex` for an index that disagrees with its documents; it rebuilt notes only,
+    so a lost event row stayed lost (hreview2). Now every full-text row is rebuilt from the stored texts."""
+    import memdir
+    from memdir import index
+
+    proj = tmp_path / "p"
+    (proj / ".git").mkdir(parents=True)
+    with memdir.open(proj, home=tmp_path / "h") as m:
+        m.remember("we deploy with blue-green switches", category="decisions")
+        m.import_events([{"key": f"u:s:{i}", "role": "user", "text": f"the zeppelin hangar door {i} sticks in winter",
+                          "session": "s", "ts": f"2026-11-01T10:0{i}:00Z"} for i in range(3)])
+        root = m.stores.live("project")[0]
+        db = root.db
+        with root.locked(), root.tx() as tx:  # lose the rows of every event (a damaged index)
+            tx.execute("INSERT INTO fts(fts) VALUES ('delete-all')")
+        assert not m.recall("zeppelin")
+        m.reindex()
+        assert len(m.recall("zeppelin hangar")) == 3 and m.recall("blue-green")
+        assert index.check_fts(db) == []

@@ -946,13 +946,16 @@ class Memdir:
         return checks
 
     def reindex(self) -> dict[str, int]:
-        """Rebuild the note mirror and FTS rows of every root from the Markdown and recompile the indexes.
-        Events, tombstones and rehearsal counters are kept. Returns ``{scope: notes indexed}``."""
+        """Rebuild every full-text row (notes, events, passages, neighbour context) from the stored texts, then
+        the note mirror from the Markdown, and recompile the indexes: the repair ``memdir doctor``
+        names for an index that disagrees with its documents. Events, tombstones and rehearsal counters are
+        kept. Returns ``{scope: notes indexed}``."""
         out = {}
         for root in self._live_roots():
             with root.locked():
                 store = root.store
                 with store.transaction() as tx:
+                    tx.rebuild_fts()  # first: a damaged contentless index refuses the exact deletes below
                     tx.delete_notes()
                 root.sync()
                 root.compile()

@@ -986,6 +986,11 @@ class PgStore:
         self._x("DELETE FROM docs WHERE project = %s AND kind = 'note'", (self.project,))
         self._done()
 
+    def rebuild_fts(self) -> int:
+        """PostgreSQL keeps each row's own terms (``tsv`` and per-field counts), so nothing is recomputed from
+        the text; returns the documents of this project."""
+        return int(self._x("SELECT count(*) AS n FROM docs WHERE project = %s", (self.project,)).fetchone()["n"])
+
     def delete_vectors(self, ref: str) -> None:
         self._x("DELETE FROM vectors WHERE project = %s AND ref = %s", (self.project, ref))
 

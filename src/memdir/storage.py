@@ -138,6 +138,10 @@ class Store(Protocol):
     def delete_notes(self) -> None:
         """Delete every note (docs and full-text rows; ``reindex`` mirrors the Markdown again)."""
 
+    def rebuild_fts(self) -> int:
+        """Rebuild every full-text row (notes, events, passages, neighbour context) from the stored texts
+        (``reindex``); returns the documents indexed. Caller holds a transaction."""
+
     def delete_vectors(self, ref: str) -> None:
         """Delete the vector of ``ref`` (forget, prune)."""
 
@@ -395,6 +399,9 @@ class SqliteStore:
 
     def delete_notes(self):
         index.delete_kind(self.db, "note")  # with their full-text rows (contentless: exact values, m009)
+
+    def rebuild_fts(self):
+        return index.rebuild_fts(self.db)
 
     def delete_vectors(self, ref):
         try:
