@@ -15,21 +15,11 @@ import memdir
 from memdir.storage import open_store
 from memdir.tokenize import query_tokens
 
-import pg_cluster
 
 WEIGHTS = (4.0, 3.0, 1.0, 0.3)
 
 
-@pytest.fixture(scope="module")
-def pg():
-    cluster = pg_cluster.start_cluster()
-    yield cluster
-    cluster.stop()
-
-
-@pytest.fixture
-def pg_url(pg):
-    return pg.new_database()
+# `pg` (the session's throwaway cluster) and `pg_url` (a fresh database of it) come from conftest.py
 
 
 def _events(n: int) -> list[dict]:

@@ -20,7 +20,7 @@ PROTOCOL = 2
 SOCKET_NAME = "hook.sock"
 CONNECT_TIMEOUT_S = 0.25
 DEFAULT_BUDGET_MS = 3000.0  # hooks.DEFAULT_BUDGET_MS
-MAX_PAYLOAD_BYTES = 16 * 1024 * 1024  # hooks.MAX_PAYLOAD_BYTES
+MAX_PAYLOAD_BYTES = 16 * 1024 * 1024  # a hook payload larger than this is cut (hooks uses this value)
 #: variables that may differ between the hook process and the server without changing what a hook does
 ENV_FREE = frozenset({"MEMDIR_HOME", "MEMDIR_PROJECT_DIR", "MEMDIR_HOOK_BUDGET_MS", "MEMDIR_DEBUG", "MEMDIR_HOOK_WARM"})
 _TRUE = ("1", "true", "yes", "on")

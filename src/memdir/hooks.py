@@ -57,7 +57,7 @@ log = logging.getLogger("memdir")
 
 # settings: the hook.* keys of memdir.config.SETTINGS
 DEFAULT_BUDGET_MS = 3000
-MAX_PAYLOAD_BYTES = 16 * 1024 * 1024
+from .hookclient import MAX_PAYLOAD_BYTES, read_stdin as _read_stdin  # one copy: the thin client's (stdlib only)
 #: hosts whose session-start hook output stays in the session: their prompt blocks carry only the matches
 SESSION_BLOCK_HOSTS = ("claude-code", "codex")
 ALL_SECTIONS = ("rules", "outline", "hits")
@@ -251,18 +251,6 @@ def _write(out: str) -> None:
         sys.__stdout__.flush()  # type: ignore[union-attr]
     except (BrokenPipeError, OSError, AttributeError):
         pass
-
-
-def _read_stdin() -> bytes:
-    stdin = sys.stdin
-    if stdin is None or stdin.closed:
-        return b""
-    try:
-        if stdin.isatty():
-            return b""
-        return stdin.buffer.read(MAX_PAYLOAD_BYTES)
-    except (OSError, ValueError, AttributeError):
-        return b""
 
 
 def _process_age_ms() -> float | None:

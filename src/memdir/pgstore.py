@@ -460,6 +460,23 @@ class PgStore:
         if self._depth == 0:
             self._flush_counts()
 
+    def write_rows(self, rows: list[dict[str, Any]]) -> dict[str, int]:
+        """Store prepared event rows (the team server's ``/events`` and ``memdir import --store``) in one
+        retried transaction: tombstoned refs/texts skipped, the rest inserted by deterministic key with their
+        neighbour context. Returns ``{"stored", "duplicate", "skipped"}``."""
+        def fn(st):
+            refs, shas = st.tombstoned()
+            out = {"stored": 0, "duplicate": 0, "skipped": 0}
+            pending: dict[int, str] = {}
+            todo = [r for r in rows if not (r["ref"] in refs or r["content_sha256"] in shas)]
+            out["skipped"] = len(rows) - len(todo)
+            for got in st.insert_events(todo, pending=pending):
+                out["stored" if got else "duplicate"] += 1
+            st.flush_events(pending)
+            return out
+
+        return self.write(fn)
+
     def write(self, fn, *, attempts: int = 8):
         """``fn(self)`` in one transaction, run again (up to ``attempts`` times, with a short random back-off) when
         PostgreSQL aborts it for a deadlock or a serialization failure between concurrent writers; returns what

@@ -162,20 +162,7 @@ def app(url: str):
                 evs = body.get("events")
                 if not isinstance(evs, list) or len(evs) > MAX_EVENTS:
                     return err(400, f"events must be a list of at most {MAX_EVENTS} rows")
-                rows = [_row(e) for e in evs]
-
-                def write(st):
-                    refs, shas = st.tombstoned()
-                    out = {"stored": 0, "duplicate": 0, "skipped": 0}
-                    pending: dict[int, str] = {}
-                    todo = [r for r in rows if not (r["ref"] in refs or r["content_sha256"] in shas)]
-                    out["skipped"] = len(rows) - len(todo)
-                    for got in st.insert_events(todo, pending=pending):
-                        out["stored" if got else "duplicate"] += 1
-                    st.flush_events(pending)
-                    return out
-
-                return JSONResponse(s.write(write))
+                return JSONResponse(s.write_rows([_row(e) for e in evs]))
             if what == "recall":
                 q, k = body.get("query"), body.get("k", 8)
                 if not isinstance(q, str) or not isinstance(k, int) or not 0 < k <= 100:

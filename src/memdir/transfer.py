@@ -40,21 +40,6 @@ def _local_db(root):
     return root.db
 
 
-def _write_batch(pg, rows: list[dict[str, Any]]) -> dict[str, int]:
-    def fn(st):
-        refs, shas = st.tombstoned()
-        out = {"stored": 0, "duplicate": 0, "skipped": 0}
-        pending: dict[int, str] = {}
-        todo = [r for r in rows if not (r["ref"] in refs or r["content_sha256"] in shas)]
-        out["skipped"] = len(rows) - len(todo)
-        for got in st.insert_events(todo, pending=pending):
-            out["stored" if got else "duplicate"] += 1
-        st.flush_events(pending)
-        return out
-
-    return pg.write(fn)
-
-
 def to_store(m, url: str, *, project: str, token: str | None = None, batch: int = BATCH) -> dict[str, Any]:
     """Copy the project root's events and tombstones into ``project`` of the store at ``url``. Returns
     ``{"project", "read", "stored", "duplicate", "skipped", "tombstones"}`` (``skipped`` = tombstoned on the server)."""
@@ -83,7 +68,7 @@ def to_store(m, url: str, *, project: str, token: str | None = None, batch: int 
             for r in rows:
                 r.pop("id")
                 r["kind"] = "event"
-            got = _write_batch(pg, rows)
+            got = pg.write_rows(rows)
             out["read"] += len(rows)
             for k in ("stored", "duplicate", "skipped"):
                 out[k] += got[k]
