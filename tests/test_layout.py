@@ -267,3 +267,42 @@ def test_reindex_rebuilds_the_events_full_text_rows_too(tmp_path):
         m.reindex()
         assert len(m.recall("zeppelin hangar")) == 3 and m.recall("blue-green")
         assert index.check_fts(db) == []
+
+
+def test_m009_on_sqlite_before_3_35_rebuilds_docs_like_drop_column(project, tmp_path, monkeypatch):
+    """SQLite < 3.35 has no ``DROP COLUMN`` (RHEL 9's Python links 3.34): m009 rebuilds ``docs`` instead, and the
+    result has the same columns, indexes, rows and ids as the in-place path."""
+    from old_layout import build_old_index
+    from memdir import migrations
+
+    events = _events(random.Random(9), 40)
+    shapes = {}
+    for native in (True, False):
+        monkeypatch.setattr(migrations, "HAS_DROP_COLUMN", native)
+        path = tmp_path / f"native{native}" / "index.db"
+        build_old_index(path, 8, events)
+        db = sqlite3.connect(path)
+        migrations.migrate(db, upto=9)
+        shapes[native] = (
+            [r[1:] for r in db.execute("PRAGMA table_xinfo(docs)")],
+            sorted(r[0] for r in db.execute("SELECT sql FROM sqlite_master WHERE tbl_name = 'docs' AND type = 'index' AND sql IS NOT NULL")),
+            db.execute("SELECT id, ref, handle, text_head, text_tail, text_len FROM docs ORDER BY id").fetchall(),
+        )
+        db.close()
+    assert shapes[False] == shapes[True]
+    assert any(c[0] == "text" for c in shapes[False][0]) and len(shapes[False][2]) == 40
+    monkeypatch.setattr(migrations, "HAS_DROP_COLUMN", False)
+    with memdir.open(project, home=tmp_path / "g") as m:
+        path = m.roots["project"].db_path
+    build_old_index(path, 8, events)
+    with memdir.open(project, home=tmp_path / "g") as m:
+        _exact(m)
+        assert {r[0]: r[1] for r in m.roots["project"].db.execute("SELECT ref, text FROM docs")} == {e["key"]: e["text"] for e in events}
+
+
+def test_an_old_sqlite_library_gets_one_clear_line(project, tmp_path, monkeypatch):
+    monkeypatch.setattr(sqlite3, "sqlite_version_info", (3, 30, 1))
+    monkeypatch.setattr(sqlite3, "sqlite_version", "3.30.1")
+    with pytest.raises(memdir.MemdirError, match=r"needs SQLite 3\.31\.0 or newer; this Python links SQLite 3\.30\.1"):
+        with memdir.open(project, home=tmp_path / "g") as m:
+            m.remember("we deploy with make release", kind="fact")

@@ -117,6 +117,14 @@ def open_index(path: Path) -> tuple[sqlite3.Connection, bool]:
     A file that is not a usable SQLite database is renamed to ``<name>.corrupt-<epoch>`` beside it, with a
     warning, and a new one is created (``created`` is then True).
     """
+    from .migrations import MIN_SQLITE
+
+    if sqlite3.sqlite_version_info < MIN_SQLITE:
+        from .errors import MemdirError
+
+        need = ".".join(map(str, MIN_SQLITE))
+        raise MemdirError(f"memdir needs SQLite {need} or newer; this Python links SQLite {sqlite3.sqlite_version}"
+                          " (use a Python built with a newer SQLite)")
     path.parent.mkdir(parents=True, exist_ok=True)
     existed = path.exists() and path.stat().st_size > 0
     try:
@@ -142,7 +150,8 @@ def open_index(path: Path) -> tuple[sqlite3.Connection, bool]:
         if isinstance(exc, sqlite3.OperationalError):  # locked, busy, I/O: not corruption; never move it aside
             from .errors import MemdirError
 
-            raise MemdirError(f"could not open the index {path}: {exc}; retry") from None
+            transient = any(w in str(exc) for w in ("locked", "busy", "disk I/O", "unable to open"))
+            raise MemdirError(f"could not open the index {path}: {exc}" + ("; retry" if transient else "")) from None
         import shutil
 
         aside = path.with_name(f"{path.name}.corrupt-{int(time.time())}")

@@ -5,6 +5,7 @@ Each migration is a small function ``mNNN_name(db)``; add new ones at the end, n
 
 from __future__ import annotations
 
+import re
 import sqlite3
 
 from .tokenize import FTS_TOKENCHARS
@@ -208,7 +209,7 @@ def m009_compact_layout(db: sqlite3.Connection) -> None:
                        [(*text_columns(t), i) for i, t in rows])
         last = rows[-1][0]
     db.execute("DROP VIEW IF EXISTS events")
-    db.execute("ALTER TABLE docs DROP COLUMN text")
+    drop_column(db, "docs", "text")
     # no declared type: PRAGMA integrity_check from a plain sqlite3 (without memdir_unz) then skips the column
     db.execute(f"ALTER TABLE docs ADD COLUMN text GENERATED ALWAYS AS ({TEXT_EXPR}) VIRTUAL")
     db.execute("CREATE VIEW events AS SELECT id, ref AS key, content_sha256, session, role, ts, text FROM docs WHERE kind = 'event'")
@@ -219,6 +220,39 @@ def m009_compact_layout(db: sqlite3.Connection) -> None:
     db.execute("CREATE VIRTUAL TABLE fts_vocab USING fts5vocab(fts, 'row')")
     if db.execute("SELECT 1 FROM docs LIMIT 1").fetchone():
         db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('tokenizer', 'rebuild-m009')")
+
+
+#: ``ALTER TABLE … DROP COLUMN`` exists from SQLite 3.35.0 (2021-03-12, its release notes); generated columns (m009)
+#: from 3.31.0. Older libraries (e.g. RHEL 9's Python 3.11 links 3.34.1) take :func:`drop_column`'s table rebuild.
+HAS_DROP_COLUMN = sqlite3.sqlite_version_info >= (3, 35, 0)
+MIN_SQLITE = (3, 31, 0)
+
+
+def drop_column(db: sqlite3.Connection, table: str, column: str) -> None:
+    """Remove ``column`` from ``table``, keeping every row, ``rowid`` and index. SQLite ≥ 3.35 does it in place;
+    before that the table is rebuilt: created again from its stored ``CREATE TABLE`` text without the column's
+    definition, rows copied, the old table dropped, the new one renamed, its indexes recreated (the procedure
+    SQLite's ``ALTER TABLE`` documentation gives for schema changes it cannot make in place). Views over the table
+    must be dropped by the caller first. Raises ``RuntimeError`` when the column's definition cannot be found."""
+    if HAS_DROP_COLUMN:
+        db.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
+        return
+    sql = db.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", (table,)).fetchone()[0]
+    indexes = [r[0] for r in db.execute(
+        "SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL", (table,))]
+    # one column definition: from the name to the next comma at nesting depth 0 (our definitions hold no commas)
+    new_sql, n = re.subn(rf"(?m)(?<=[(,])(\s*(?:--[^\n]*\n\s*)*){column}\s[^,()]*(?:\([^)]*\)[^,()]*)*,", r"\1", sql, count=1)
+    if n != 1:
+        raise RuntimeError(f"cannot find the definition of {table}.{column} to drop it")
+    cols = [r[1] for r in db.execute(f"PRAGMA table_info({table})") if r[1] != column]
+    tmp = f"{table}__rebuild"
+    db.execute(re.sub(rf"^CREATE TABLE\s+\"?{table}\"?", f"CREATE TABLE {tmp}", new_sql, count=1))
+    names = ", ".join(cols)
+    db.execute(f"INSERT INTO {tmp}(rowid, {names}) SELECT rowid, {names} FROM {table}")
+    db.execute(f"DROP TABLE {table}")
+    db.execute(f"ALTER TABLE {tmp} RENAME TO {table}")
+    for ix in indexes:
+        db.execute(ix)
 
 
 MIGRATIONS = [m001_create_tables, m002_vectors_tiers, m003_fts_vocab, m004_fts_context, m005_event_order_index,
