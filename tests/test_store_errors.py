@@ -57,3 +57,11 @@ def test_config_never_prints_a_store_password(tmp_path):
         assert "hunter2secret" not in r.output and "s3cr3tpass" not in r.output
         assert "postgresql://alice:***@db.example:5432/memdir" in r.output and "sslmode=require" in r.output
     assert _json.loads(r.output)["store"]["value"].startswith("postgresql://alice:***@")
+
+
+def test_a_bad_store_url_warning_never_prints_its_password():
+    from memdir.config import Config
+
+    cfg = Config(env={"MEMDIR_STORE": "mysql://ann:s3cret@db.example/team"})
+    assert cfg.get("store") == "" and cfg.warnings
+    assert "s3cret" not in " ".join(cfg.warnings) and "ann:***@db.example" in " ".join(cfg.warnings)

@@ -335,7 +335,10 @@ class Config:
                 raise ValueError("out of range")
             return value
         except (ValueError, TypeError) as exc:
-            self._warn(f"bad value {raw!r} for {key.name} in {source} ({exc}); keeping {self._values[key.name]!r}")
+            shown = safe_url(raw) if isinstance(raw, str) and "://" in raw else raw  # a URL may carry a password
+            kept = self._values[key.name]
+            kept = safe_url(kept) if isinstance(kept, str) and "://" in kept else kept
+            self._warn(f"bad value {shown!r} for {key.name} in {source} ({exc}); keeping {kept!r}")
             return _MISSING
 
     def _warn(self, msg: str) -> None:
