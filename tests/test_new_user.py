@@ -169,3 +169,26 @@ def test_doctor_without_repair_reports_orphan_vectors_and_writes_nothing(project
         assert root.db.execute("SELECT count(*) FROM vectors WHERE ref = 'gone:1'").fetchone()[0] == 1
         m.doctor()  # the CLI repairs
         assert root.db.execute("SELECT count(*) FROM vectors WHERE ref = 'gone:1'").fetchone()[0] == 0
+
+
+def test_doctor_finds_wrong_postings_that_equal_counts_hide(project):
+    """A contentless index deletes with the values it is given; a row re-indexed with other words keeps the row
+    counts equal. doctor compares every term with the documents on a store this small and names the repair."""
+    from memdir import index
+
+    with memdir.open(project) as m:
+        m.remember("we deploy with blue-green switches", category="decisions")
+        root = m.stores.live("project")[0]
+        db = root.db
+        r = db.execute("SELECT * FROM docs WHERE kind = 'note'").fetchone()
+        checks = {c["check"]: c for c in m.doctor(repair=False)}
+        assert checks["project fts terms"]["ok"] == "ok"
+        with root.locked(), root.tx() as tx:
+            tx.execute("INSERT INTO fts(fts, rowid, tags, title, body, context) VALUES ('delete', ?, ?, ?, ?, ?)",
+                       (r["id"], *index._note_values(r)))
+            tx.execute("INSERT INTO fts(rowid, tags, title, body, context) VALUES (?, '', '', 'zzqx wrong words', '')", (r["id"],))
+        checks = {c["check"]: c for c in m.doctor(repair=False)}
+        assert checks["project fts"]["ok"] == "ok"  # the counts agree
+        assert checks["project fts terms"]["ok"] == "warn" and checks["project fts terms"]["remedy"] == "run `memdir reindex`"
+        m.reindex()
+        assert {c["check"]: c for c in m.doctor(repair=False)}["project fts terms"]["ok"] == "ok"
