@@ -104,7 +104,7 @@ def total_docs(db: sqlite3.Connection) -> int:
 
 
 def score(db: sqlite3.Connection, tokens: list[str], *, weights: tuple[float, ...], limit: int,
-          with_terms: bool = False) -> list[tuple]:
+          with_terms: bool = False, term_weights: dict[str, float] | None = None) -> list[tuple]:
     """``[(rowid, score)]`` best first, at most ``limit``; empty when no token occurs in the index. With
     ``with_terms``, ``[(rowid, score, mask)]`` where bit ``i`` of ``mask`` is set when the document matched
     ``tokens[i]`` (in any column).
@@ -113,7 +113,9 @@ def score(db: sqlite3.Connection, tokens: list[str], *, weights: tuple[float, ..
     ratio), summed per document by ``GROUP BY`` and cut by ``ORDER BY … LIMIT`` inside SQLite — no Python loop
     over postings. In large stores a term in more than :data:`PER_TERM_CAP` documents contributes its newest
     ``PER_TERM_CAP`` postings (``ORDER BY rowid DESC LIMIT``, which FTS5 stops early), the recent end of its
-    postings, as recall's decay prefers anyway; smaller stores are scored exactly.
+    postings, as recall's decay prefers anyway; smaller stores are scored exactly. ``term_weights`` multiplies a
+    term's weight (``{token: factor}``, 1 for a term not in it): the glossary's cross-language terms
+    (:func:`memdir.glossary.bridge`) count less than the query's own words.
     """
     N = total_docs(db)
     if not N:
@@ -137,7 +139,8 @@ def score(db: sqlite3.Connection, tokens: list[str], *, weights: tuple[float, ..
         if N >= LARGE_STORE and n > PER_TERM_CAP:
             sel = f"SELECT * FROM ({sel} ORDER BY rowid DESC LIMIT {PER_TERM_CAP})"
         parts.append(sel)
-        args += [-math.sqrt(qtf[t]) * idf_lucene(N, n) / idf_fts5(N, n), '"' + t.replace('"', '""') + '"']
+        tw = term_weights.get(t, 1.0) if term_weights else 1.0
+        args += [-tw * math.sqrt(qtf[t]) * idf_lucene(N, n) / idf_fts5(N, n), '"' + t.replace('"', '""') + '"']
     # MATERIALIZED: bm25() must run in its FTS5 scan, not inside the aggregate SQLite would otherwise flatten it into
     sql = (f"WITH p AS MATERIALIZED ({' UNION ALL '.join(parts)}) "
            "SELECT id, sum(s) AS score, sum(b) FROM p GROUP BY id ORDER BY score DESC, id LIMIT ?")

@@ -84,6 +84,10 @@ SETTINGS: tuple[tuple[str, Any, str, type | None, Callable[[Any], bool] | None],
      "ago', 'last Saturday', '昨天'; memdir.dates), resolved against the clock (0 = off). LongMemEval-S all turns / user "
      "turns, session R_any@5, turn R@10: 0 0.967/0.951, 0.768/0.920; 0.5 0.967/0.951, 0.784/0.920; 1 0.967/0.967, "
      "0.784/0.920 (user turn R@5 0.824 -> 0.807)", float, _nonneg),
+    ("recall.bridge_weight", 0.5, "weight of the other language's words for a query's glossary words (deploy <-> 部署; "
+     "memdir.glossary), against 1 for the query's own words (0 = off). Session-QA per prompt, answer in block all / zh: "
+     "0 0.731/0.471, 0.3 0.808/0.706, 0.4-0.6 0.827/0.765, 0.7 and 1.0 0.808/0.706; LoCoMo, LongMemEval, MADial zh/en "
+     "identical (one-language stores)", float, _nonneg),
     ("recall.channel", "lexical", "lexical | vector | hybrid (vector needs an embedding provider)", None,
      lambda v: v in ("lexical", "vector", "hybrid")),
     # cross-encoder rerank (memdir.rerank)

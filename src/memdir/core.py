@@ -13,7 +13,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from . import dates, inject, journal, notes, rank
+from . import dates, glossary, inject, journal, notes, rank
 from .config import Config
 from .debuglog import enable_debug_log
 from .errors import MemdirError, NotFound, PathError, UsageError
@@ -575,10 +575,15 @@ class Memdir:
         now = self.clock().timestamp()
         doc_kinds = tuple(x for x in (kinds or ()) if x in ("note", "event")) or None
         sub_kinds = set(x for x in (kinds or ()) if x not in ("note", "event"))
+        # the other language's words for the query's glossary words, at a reduced weight (memdir.glossary)
+        bridged = glossary.bridge(query, tokens, float(cfg.get("recall.bridge_weight"))) if query else {}
+        if bridged:
+            tokens = tokens + list(bridged)
         scored: list[tuple[float, float, Root, Any]] = []
         for root in self._live_roots(scope):
             prior = cfg.get(f"recall.scope_prior_{root.scope}")
-            for row in root.store.candidates(tokens, weights=weights, limit=limit, kinds=doc_kinds):
+            for row in root.store.candidates(tokens, weights=weights, limit=limit, kinds=doc_kinds,
+                                             term_weights=bridged or None):
                 kind = row["note_kind"] if row["kind"] == "note" else row["role"]
                 if sub_kinds and kind not in sub_kinds:
                     continue
@@ -720,7 +725,7 @@ class Memdir:
         prompt = prompt if isinstance(prompt, str) else ""
         hits = [h for h in self._recall(prompt, k=max(8, max_entries * 3), scope=None, kinds=None, rehearse=False)
                 if (h.scope, h.id) not in rule_ids] if prompt.strip() and "hits" in sections else []
-        weights = self._idf(query_tokens(prompt)) if hits else {}
+        weights = self._block_weights(prompt) if hits else {}
         entries = self._entries(prompt, _block_order(hits), weights)
         block = inject.build(
             rules=[(r.id, r.summary if len(r.text) > 200 else r.text) for r in rules] if "rules" in sections else [],
@@ -745,6 +750,15 @@ class Memdir:
         if value < 0:
             raise UsageError(f"{name} must be 0 or more (0 gives an empty block), not {value}")
         return int(value)
+
+    def _block_weights(self, prompt: str) -> dict[str, float]:
+        """What the block looks for in its entries: the idf of each query token, and of each token the glossary
+        bridges to (:func:`memdir.glossary.bridge`) times its weight, so the shown window of an English memory for
+        a Chinese question reaches the bridged words."""
+        tokens = query_tokens(prompt)
+        bridged = glossary.bridge(prompt, tokens, float(self.config.get("recall.bridge_weight")))
+        idf = self._idf(tokens + list(bridged))
+        return {t: w * bridged.get(t, 1.0) for t, w in idf.items()}
 
     def _idf(self, tokens: list[str]) -> dict[str, float]:
         """Lucene idf of each query token in the project root (else the global root); 0 for unknown tokens."""

@@ -666,7 +666,7 @@ _SLIM = ("d.id, d.ref, d.kind, d.note_kind, d.role, d.session, d.ts_epoch, d.pin
 
 
 def search(db: sqlite3.Connection, tokens: list[str], *, weights: tuple[float, ...], limit: int,
-           kinds: tuple[str, ...] | None = None) -> list[dict[str, Any]]:
+           kinds: tuple[str, ...] | None = None, term_weights: dict[str, float] | None = None) -> list[dict[str, Any]]:
     """BM25 candidates for ``tokens`` (any term matching makes a candidate), best first, at most ``limit``: dicts
     of ``id, ref, kind, note_kind, role, session, ts_epoch, pinned, rehearsals, head`` (the text's first 60 chars),
     ``text_len`` plus ``bm25`` (positive; larger is
@@ -674,14 +674,15 @@ def search(db: sqlite3.Connection, tokens: list[str], *, weights: tuple[float, .
     event, or ``None``). Read the hits' whole rows with :func:`hit_rows`.
 
     Scoring is :func:`memdir.bm25.score` (FTS5 term statistics, Lucene idf); ``weights`` are the per-column
-    multipliers (tags, title, body, context). A long event's passages score as rows of their own and the event
+    multipliers (tags, title, body, context); ``term_weights`` multiplies single terms' weights. A long event's passages score as rows of their own and the event
     keeps its best. Superseded notes and other ``kinds`` are dropped after scoring.
     """
     from .bm25 import score
 
     if not tokens:
         return []
-    ranked = score(db, tokens, weights=weights, limit=limit * 2 if kinds else limit, with_terms=True)
+    ranked = score(db, tokens, weights=weights, limit=limit * 2 if kinds else limit, with_terms=True,
+                   term_weights=term_weights)
     if not ranked:
         return []
     best: dict[int, tuple[float, int, tuple[int, int] | None]] = {}

@@ -84,9 +84,10 @@ class Store(Protocol):
 
     # the facade's reads and writes (core.py, root.py, tiers.py), one named method each
     def candidates(self, tokens: list[str], *, weights: tuple[float, ...], limit: int,
-                   kinds: tuple[str, ...] | None = None) -> list[dict[str, Any]]:
+                   kinds: tuple[str, ...] | None = None, term_weights: dict[str, float] | None = None) -> list[dict[str, Any]]:
         """Ranking rows for ``tokens`` (as :func:`memdir.index.search`: ``id, ref, kind, note_kind, role, session,
-        ts_epoch, pinned, rehearsals, head, bm25, span`` and, where the engine knows it, ``mask``), best first."""
+        ts_epoch, pinned, rehearsals, head, bm25, span`` and, where the engine knows it, ``mask``), best first.
+        ``term_weights``: ``{token: factor}`` multiplying single terms' BM25 weights (1 when absent)."""
 
     def hit_rows(self, spans: dict[int, tuple[int, int] | None]) -> dict[int, dict[str, Any]]:
         """``{id: whole docs row + span}`` of the hits shown (:func:`memdir.index.hit_rows`)."""
@@ -299,8 +300,8 @@ class SqliteStore:
         return int(self.db.execute("SELECT count(*) FROM docs WHERE kind = ?", (kind,)).fetchone()[0])
 
     # ---- the facade's reads and writes (the SQL core.py / root.py / tiers.py ran inline) ------------------
-    def candidates(self, tokens, *, weights, limit, kinds=None):
-        return index.search(self.db, tokens, weights=weights, limit=limit, kinds=kinds)
+    def candidates(self, tokens, *, weights, limit, kinds=None, term_weights=None):
+        return index.search(self.db, tokens, weights=weights, limit=limit, kinds=kinds, term_weights=term_weights)
 
     def hit_rows(self, spans):
         return index.hit_rows(self.db, spans)

@@ -121,6 +121,7 @@ def app(url: str):
     import time
 
     from .pgstore import PgStore
+    from . import glossary
     from .tokenize import query_tokens
 
     cfg = _defaults()
@@ -167,7 +168,9 @@ def app(url: str):
                 q, k = body.get("query"), body.get("k", 8)
                 if not isinstance(q, str) or not isinstance(k, int) or not 0 < k <= 100:
                     return err(400, "recall needs query (a string) and k (1-100)")
-                rows = rank_rows(s.search(query_tokens(q, repeats=True), weights=weights,
+                toks = query_tokens(q, repeats=True)
+                bridged = glossary.bridge(q, toks, float(cfg["recall.bridge_weight"]))  # as the local path
+                rows = rank_rows(s.search(toks + list(bridged), weights=weights, term_weights=bridged or None,
                                           limit=max(int(cfg["recall.candidates"]), k * 3)), q, k=k, now=time.time(), cfg=cfg)
                 keys = ("ref", "kind", "role", "session", "ts", "text", "score", "bm25", "prior", "decay", "rehearsal",
                         "handle", "span", "summary")
