@@ -82,6 +82,23 @@ def pg_url(pg):
     return pg.new_database()
 
 
+@pytest.fixture(scope="session")
+def pgvec():
+    """A throwaway PostgreSQL cluster with pgvector (HNSW), from the ``pgserver`` package's bundled binaries
+    (tests/pg_cluster.py); skips without pgserver or psycopg, fails under MEMDIR_REQUIRE_PGVECTOR=1."""
+    import pg_cluster
+
+    cluster = pg_cluster.start_vector_cluster()
+    yield cluster
+    cluster.stop()
+
+
+@pytest.fixture
+def pgvec_url(pgvec):
+    """A fresh database of the pgvector cluster."""
+    return pgvec.new_database()
+
+
 @pytest.fixture
 def clock():
     return Clock()

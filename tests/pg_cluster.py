@@ -6,6 +6,12 @@ The server binaries come from Debian's ``postgresql`` package (``.ci/run`` insta
 belongs to the ``postgres`` user (created by the Debian package) and is started through ``runuser``. When no
 binaries are found the tests skip with the reason, unless ``MEMDIR_REQUIRE_POSTGRES=1`` (set by ``.ci/run``), which
 turns the skip into a failure.
+
+pgvector (HNSW) tests use a second cluster started from the PyPI package ``pgserver``'s bundled binaries (PostgreSQL
+16 with pgvector 0.6; the ``test`` extra installs it): :func:`start_vector_cluster`. Only its binaries are used (never
+its Python API). As root, when the ``postgres`` user cannot read the package's directory, its server files are copied
+into the cluster's temporary directory first. Without ``pgserver`` those tests skip with the reason, unless
+``MEMDIR_REQUIRE_PGVECTOR=1`` (set by ``.ci/run``), which turns the skip into a failure.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ from pathlib import Path
 import pytest
 
 REQUIRE = os.environ.get("MEMDIR_REQUIRE_POSTGRES", "").strip() in ("1", "true", "yes")
+REQUIRE_PGVECTOR = os.environ.get("MEMDIR_REQUIRE_PGVECTOR", "").strip() in ("1", "true", "yes")
 
 
 def _bindir() -> Path | None:
@@ -35,17 +42,37 @@ def _bindir() -> Path | None:
     return None
 
 
-def _unavailable(reason: str):
+def pgserver_dir() -> Path | None:
+    """``pginstall`` of the installed ``pgserver`` package (PostgreSQL + pgvector binaries), found without importing
+    it; ``None`` when not installed or without pgvector."""
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec("pgserver")
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    d = Path(list(spec.submodule_search_locations)[0]) / "pginstall"
+    ok = (d / "bin" / "postgres").exists() and (d / "share" / "postgresql" / "extension" / "vector.control").exists()
+    return d if ok else None
+
+
+def _unavailable(reason: str, *, vector: bool = False):
+    if vector and REQUIRE_PGVECTOR:
+        pytest.fail(f"MEMDIR_REQUIRE_PGVECTOR=1 but {reason}", pytrace=False)
     if REQUIRE:
         pytest.fail(f"MEMDIR_REQUIRE_POSTGRES=1 but {reason}", pytrace=False)
+    if vector:
+        pytest.skip(f"{reason} (the pgvector tests need the `pgserver` package: `pip install -e '.[test,postgres]'`)")
     pytest.skip(f"{reason} (install Debian's postgresql package and psycopg, `pip install -e '.[postgres]'`)")
 
 
 class Cluster:
     """A running cluster: ``url(db)`` gives a ``postgresql://`` URL over its unix socket."""
 
-    def __init__(self, settings: str = "-c shared_buffers=32MB") -> None:
-        self.bindir = _bindir()
+    def __init__(self, settings: str = "-c shared_buffers=32MB", *, bindir: Path | None = None) -> None:
+        self.bindir = bindir or _bindir()
         if self.bindir is None:
             _unavailable("the PostgreSQL server binaries (initdb, pg_ctl, postgres) are not installed")
         self.as_user: str | None = None
@@ -62,11 +89,40 @@ class Cluster:
             pw = pwd.getpwnam(self.as_user)
             os.chown(self.dir, pw.pw_uid, pw.pw_gid)
         os.chmod(self.dir, 0o755)  # the client (this user) reaches the socket inside
+        if self.as_user and not self._reachable():
+            self.bindir = self._copy_install()
         self._run("initdb", "-D", str(self.data), "-A", "trust", "-U", "memdir", "-E", "UTF8", "--locale=C.UTF-8",
                   "--no-sync")
         opts = f"-k {self.sock} -c listen_addresses='' -F -c max_connections=60 {settings}"
         self._run("pg_ctl", "-D", str(self.data), "-o", opts, "-w", "-t", "60", "-l", str(self.dir / "server.log"), "start")
         self._dbs = 0
+
+    def _reachable(self) -> bool:
+        """Whether the server's user can run ``postgres`` and read the extension files beside it."""
+        share = self.bindir.parent / "share"  # a relocatable build's extension files (Debian keeps them elsewhere)
+        probe = ["runuser", "-u", self.as_user, "--", "sh", "-c", 'test -x "$1/postgres" && test -x "$2"', "sh",
+                 str(self.bindir), str(share if share.exists() else self.bindir)]
+        return subprocess.run(probe, capture_output=True).returncode == 0
+
+    def _copy_install(self) -> Path:
+        """Copy an installation the server's user cannot reach (e.g. pgserver in a virtualenv under /root) into the
+        cluster's directory, keeping its layout (pgserver's tools find their libpq at ``bin/../../../pgserver.libs``);
+        returns the new ``bin``."""
+        src = self.bindir.parent
+        dst = self.dir / "install" / src.parent.name / src.name
+        for part in ("bin", "lib", "share"):
+            if (src / part).exists():
+                shutil.copytree(src / part, dst / part, symlinks=True)
+        libs = src.parent.parent / f"{src.parent.name}.libs"  # pgserver.libs beside the package (auditwheel)
+        if libs.exists():
+            shutil.copytree(libs, self.dir / "install" / libs.name, symlinks=True)
+        for root, dirs, files in os.walk(self.dir / "install"):
+            for n in dirs + files:
+                p = os.path.join(root, n)
+                if not os.path.islink(p):
+                    os.chmod(p, os.stat(p).st_mode | 0o055)
+        os.chmod(self.dir / "install", 0o755)
+        return dst / "bin"
 
     def _run(self, tool: str, *args: str) -> None:
         cmd = [str(self.bindir / tool), *args]
@@ -103,3 +159,15 @@ def start_cluster() -> Cluster:
     except ImportError:
         _unavailable("psycopg (the PostgreSQL driver, memdir's `postgres` extra) is not installed")
     return Cluster()
+
+
+def start_vector_cluster() -> Cluster:
+    """A cluster from ``pgserver``'s binaries, where ``CREATE EXTENSION vector`` works (pgvector with HNSW)."""
+    try:
+        import psycopg  # noqa: F401
+    except ImportError:
+        _unavailable("psycopg (the PostgreSQL driver, memdir's `postgres` extra) is not installed", vector=True)
+    d = pgserver_dir()
+    if d is None:
+        _unavailable("the `pgserver` package (PostgreSQL + pgvector binaries) is not installed", vector=True)
+    return Cluster(bindir=d / "bin")

@@ -245,6 +245,22 @@ def test_postgres_facade_ranks_like_sqlite(tmp_path, clock, pg_url):
 def test_vectors_on_both_stores_give_the_same_hybrid_and_vector_recall(tmp_path, clock, pg_url):
     """Item 2: vectors in PostgreSQL (exact scoring in the application) — backfill, pending, hybrid and vector-only
     recall, forget, status — answer as memdir.vectors does on SQLite for the same model."""
+    _same_vector_recall(tmp_path, clock, pg_url, pgvector=False)
+
+
+def test_vectors_in_pgvector_give_the_same_hybrid_and_vector_recall(tmp_path, clock, pgvec_url):
+    """Issue 14: on a server with pgvector (pgserver's PostgreSQL 16) the vectors live in a ``vector`` column and the
+    server searches them (exact below recall.pg_hnsw_threshold): the same hits and scores as SQLite's in-memory scan."""
+    _same_vector_recall(tmp_path, clock, pgvec_url, pgvector=True)
+
+
+def test_hnsw_search_in_pgvector_gives_the_same_recall_on_a_small_store(tmp_path, clock, pgvec_url):
+    """The same through pgvector's HNSW index (recall.pg_hnsw_threshold = 0): on a small store its candidates are
+    every vector, with their exact similarity, so the hits equal the exact scan's."""
+    _same_vector_recall(tmp_path, clock, pgvec_url, pgvector=True, extra={"recall.pg_hnsw_threshold": 0})
+
+
+def _same_vector_recall(tmp_path, clock, pg_url, *, pgvector, extra=None):
     texts = ["the release train leaves every Tuesday", "we pin numpy below 2 for the old wheels",
              "payments webhooks retry three times", "the staging database lives on db-stage-2",
              "发布列车每周二出发", "Alice prefers tabs over spaces", "the on-call rota changes on Mondays"]
@@ -252,8 +268,10 @@ def test_vectors_on_both_stores_give_the_same_hybrid_and_vector_recall(tmp_path,
     for spec in ("", pg_url):
         p = tmp_path / ("pg" if spec else "lite")
         (p / ".git").mkdir(parents=True)
-        cfg = {"store": spec, "remote.project": "vec", "embed.provider": "fake", "embed.recall_backfill_ms": 0}
+        cfg = {"store": spec, "remote.project": "vec", "embed.provider": "fake", "embed.recall_backfill_ms": 0, **(extra or {})}
         with memdir.open(p, home=tmp_path / "g", clock=clock, config=cfg) as mm:
+            if spec:
+                assert mm.roots["project"].store.pgvector is pgvector
             mm.remember("Deploys happen on Tuesdays with the release train", category="decisions")
             mm.import_events([{"key": f"e{i}", "text": t, "session": "s", "ts": (clock.now - timedelta(hours=i)).isoformat()}
                               for i, t in enumerate(texts)])

@@ -125,6 +125,9 @@ SETTINGS: tuple[tuple[str, Any, str, type | None, Callable[[Any], bool] | None],
     ("recall.cold_budget_ms", 900.0, "time budget of the cold-tier scan in ms (seed 001: 900)", float, _nonneg),
     ("recall.cold_max", 200_000, "most cold vectors scanned per recall (seed 001: 200k)", None, _nonneg),
     ("recall.ann_threshold", 200_000, "above this many hot+warm vectors use an HNSW index (usearch) if installed", None, _pos),
+    ("recall.pg_hnsw_threshold", 10_000, "PostgreSQL store with pgvector: above this many vectors of the model in the "
+     "project, search its HNSW index (candidates with exact similarity); at or below, pgvector scores every vector "
+     "(exact, the in-memory scan's top k)", None, _nonneg),
     # embedding providers (memdir.embed)
     ("embed.provider", "none", "none | auto | fake | e5 | use | sentence-transformers | model2vec | openai", None, _embed_provider_ok),
     ("embed.model", "", "model name or local path (provider default when empty)", str, None),

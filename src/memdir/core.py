@@ -956,7 +956,8 @@ class Memdir:
         if spec:  # a team store (issue 14): connection, schema, row-level security, token, pgvector
             from .pgstore import doctor as store_doctor
 
-            checks += store_doctor(spec, project=self.project_root.name, token=os.environ.get("MEMDIR_STORE_TOKEN"))
+            checks += store_doctor(spec, project=self.store_project(), token=os.environ.get("MEMDIR_STORE_TOKEN"),
+                                   hnsw_threshold=int(self.config.get("recall.pg_hnsw_threshold")))
         return checks
 
     def reindex(self) -> dict[str, int]:

@@ -292,9 +292,86 @@ def share_events(conn, project: str, share: bool = True) -> None:
                  "DO UPDATE SET share_events = excluded.share_events", (project, bool(share)))
 
 
+#: pgvector's first release with HNSW indexes
+PGVECTOR_MIN = (0, 5, 0)
+
+
+def _version(v: str | None) -> tuple[int, ...]:
+    try:
+        return tuple(int(x) for x in (v or "").split("."))
+    except ValueError:
+        return ()
+
+
+def vec_literal(vec: Any) -> str:
+    """A float32 vector as pgvector's text input (``[x,y,…]``); each value's shortest repr reads back as the same
+    float32, so the server holds exactly the bytes the SQLite path stores."""
+    return "[" + ",".join(map(repr, vec.tolist())) + "]"
+
+
+def enable_pgvector(conn) -> bool:
+    """Install the ``vector`` extension (pgvector ≥ 0.5.0, which has HNSW) and the ``vectors.embedding`` column when
+    the server has it and this login may; copy the vectors stored so far into it. Returns whether the column is there.
+    Run by migration m006 and again at connect when the server gained pgvector later (``CREATE EXTENSION`` needs a
+    superuser or the database owner: a client login just keeps exact scoring in the application)."""
+    if pgvector_column(conn):
+        return True
+    ext = conn.execute("SELECT default_version, installed_version FROM pg_available_extensions WHERE name = 'vector'").fetchone()
+    if ext is None or _version(ext["installed_version"] or ext["default_version"]) < PGVECTOR_MIN:
+        return False
+    import psycopg
+
+    try:
+        with conn.transaction():
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK_KEY,))
+            conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+            conn.execute("ALTER TABLE vectors ADD COLUMN IF NOT EXISTS embedding vector")
+            rows = conn.execute("SELECT project, ref, vector FROM vectors WHERE status = 'ok' AND vector IS NOT NULL "
+                                "AND embedding IS NULL").fetchall()
+            if rows:
+                import numpy as np
+            with conn.cursor() as cur:
+                cur.executemany("UPDATE vectors SET embedding = %s::vector WHERE project = %s AND ref = %s",
+                                [(vec_literal(np.frombuffer(r["vector"], dtype=np.float32)), r["project"], r["ref"])
+                                 for r in rows])
+            for d in conn.execute("SELECT DISTINCT dim FROM vectors WHERE embedding IS NOT NULL").fetchall():
+                _create_hnsw(conn, int(d["dim"]))
+    except psycopg.Error:
+        return False
+    return True
+
+
+def pgvector_column(conn) -> bool:
+    """Whether ``vectors.embedding`` (pgvector) exists."""
+    return conn.execute("SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass('vectors') AND attname = 'embedding' "
+                        "AND NOT attisdropped").fetchone() is not None
+
+
+def hnsw_dims(conn) -> set[int]:
+    """The vector lengths that have an HNSW index (``vectors_hnsw_<dim>``)."""
+    return {int(r["indexname"].rsplit("_", 1)[1]) for r in conn.execute(
+        "SELECT indexname FROM pg_indexes WHERE tablename = 'vectors' AND indexname LIKE 'vectors\\_hnsw\\_%'")}
+
+
+def _create_hnsw(conn, dim: int) -> None:
+    """An HNSW index (inner product on unit vectors = cosine; pgvector's defaults m = 16, ef_construction = 64) over
+    the vectors of length ``dim``: pgvector indexes a fixed length, so one partial expression index per length."""
+    dim = int(dim)
+    conn.execute(f"CREATE INDEX IF NOT EXISTS vectors_hnsw_{dim} ON vectors USING hnsw ((embedding::vector({dim})) "
+                 f"vector_ip_ops) WHERE dim = {dim}")
+
+
+def m006_pgvector(cur) -> None:
+    """Vectors in pgvector where the server has it (``vectors.embedding``, HNSW per vector length); otherwise
+    vectors stay scored in the application. Also lets client logins use the sequences made after m002 (``vectors.seq``:
+    before, a client login could not write a vector)."""
+    cur.execute(f"GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO {CLIENT_ROLE}")
+    enable_pgvector(cur.connection)
+
+
 #: numbered schema migrations; append, never edit a landed one
 MIGRATIONS = [m001_create_tables, m002_row_level_security, m003_tiers_vectors, m004_stats_and_term_counts,
-              m005_private_events]
+              m005_private_events, m006_pgvector]
 
 
 def add_token(conn, person: str, projects: Iterable[str]) -> str:
@@ -390,6 +467,8 @@ class PgStore:
         self._dn = 0  # full-text rows added (negative: removed) since the counters were written
         self._dtotal = 0  # their length
         self._ddf: Counter = Counter()  # rows holding each term, added or removed
+        self._pgvector: bool | None = None  # vectors.embedding exists (pgvector); looked up when first needed
+        self._hnsw: set[int] | None = None  # vector lengths with an HNSW index
 
     @classmethod
     def connect(cls, url: str, *, project: str, token: str | None = None) -> "PgStore":
@@ -409,7 +488,9 @@ class PgStore:
         migrate(conn)
         conn.execute("SELECT set_config('app.project', %s, false), set_config('app.token', %s, false)",
                      (project, token or ""))
-        return cls(conn, project)
+        store = cls(conn, project)
+        store._pgvector = enable_pgvector(conn)  # also when the server gained pgvector after migration m006
+        return store
 
     def close(self) -> None:
         self.conn.close()
@@ -1103,6 +1184,27 @@ class PgStore:
         top = self._x("SELECT coalesce(max(id), 0) AS top FROM docs WHERE project = %s", (self.project,)).fetchone()["top"]
         self.set_meta(f"embed_watermark:{model}", str(top))
 
+    @property
+    def pgvector(self) -> bool:
+        """Whether vectors are also held in pgvector (``vectors.embedding``) and searched by the server."""
+        if self._pgvector is None:
+            self._pgvector = pgvector_column(self.conn)
+        return self._pgvector
+
+    def _ensure_hnsw(self, dim: int) -> None:
+        if self._hnsw is None:
+            self._hnsw = hnsw_dims(self.conn)
+        if dim in self._hnsw:
+            return
+        import psycopg
+
+        try:
+            with self.conn.transaction():
+                _create_hnsw(self.conn, dim)
+            self._hnsw.add(dim)
+        except psycopg.Error:  # e.g. a client login that does not own the table: exact search in the server
+            self._hnsw = hnsw_dims(self.conn)
+
     def vector_put(self, items: list[tuple[str, str]], mat: Any, model: str, when: str) -> int:
         import numpy as np
 
@@ -1115,14 +1217,19 @@ class PgStore:
             return 0
         self.vector_note_dim(model, int(mat.shape[1]))
         dead = self.tombstoned()[0]
-        rows = [(self.project, ref, sha, model, int(vec.shape[0]), vec.tobytes(), when)
+        pgv = self.pgvector  # the vector also in pgvector's column (searched by the server)
+        rows = [(self.project, ref, sha, model, int(vec.shape[0]), vec.tobytes(), when) + ((vec_literal(vec),) if pgv else ())
                 for (ref, sha), vec in zip(items, mat) if ref not in dead]
+        emb_col, emb_val, emb_set = "", "", ""
+        if pgv:
+            self._ensure_hnsw(int(mat.shape[1]))
+            emb_col, emb_val, emb_set = ", embedding", ", %s::vector", ", embedding = excluded.embedding"
         with self.conn.cursor() as cur:
             cur.executemany(
-                "INSERT INTO vectors(project, ref, content_sha256, model, dim, status, vector, error, updated) "
-                "VALUES (%s, %s, %s, %s, %s, 'ok', %s, NULL, %s) ON CONFLICT (project, ref) DO UPDATE SET "
+                f"INSERT INTO vectors(project, ref, content_sha256, model, dim, status, vector, error, updated{emb_col}) "
+                f"VALUES (%s, %s, %s, %s, %s, 'ok', %s, NULL, %s{emb_val}) ON CONFLICT (project, ref) DO UPDATE SET "
                 "content_sha256 = excluded.content_sha256, model = excluded.model, dim = excluded.dim, status = 'ok', "
-                "vector = excluded.vector, error = NULL, updated = excluded.updated, "
+                f"vector = excluded.vector, error = NULL, updated = excluded.updated{emb_set}, "
                 "seq = nextval(pg_get_serial_sequence('vectors', 'seq'))", rows)
         return len(rows)
 
@@ -1133,6 +1240,7 @@ class PgStore:
                 "VALUES (%s, %s, %s, %s, NULL, 'failed', NULL, %s, %s) ON CONFLICT (project, ref) DO UPDATE SET "
                 "content_sha256 = excluded.content_sha256, model = excluded.model, dim = NULL, status = 'failed', "
                 "vector = NULL, error = excluded.error, updated = excluded.updated, "
+                + ("embedding = NULL, " if self.pgvector else "") +
                 "seq = nextval(pg_get_serial_sequence('vectors', 'seq'))",
                 [(self.project, r, sha, model, error[:300], when) for r, sha in items])
 
@@ -1161,6 +1269,48 @@ class PgStore:
             "SELECT v.ref, v.content_sha256, v.vector FROM vectors v JOIN tiers t ON t.project = v.project AND t.ref = v.ref "
             "WHERE v.project = %s AND t.tier = 'cold' AND v.status = 'ok' AND v.model = %s AND v.dim = %s ORDER BY v.seq",
             (self.project, model, dim))
+
+    def vector_search(self, model: str, q: Any, k: int, *, hnsw_above: int) -> list[tuple[str, str, float]] | None:
+        """The ``k`` hot/warm/unswept vectors of ``model`` most similar to the unit query ``q``, searched by the
+        server: ``[(ref, content_sha256, cosine)]``, best first (ties by write order, as the in-memory matrix). Exact
+        (every vector scored by pgvector) while the project holds at most ``hnsw_above`` of them, so small stores get
+        exactly the in-memory scan's top ``k``; above, the HNSW index (``hnsw.ef_search`` = 2k, at least 40, at most
+        1,000) gives candidates with their exact similarity, and when filters (other projects, models, tiers) leave
+        fewer than ``k`` the exact search runs instead. ``None`` without pgvector: the caller scores in memory."""
+        if not self.pgvector or k <= 0:
+            return None
+        dim = int(q.shape[0])
+        params = {"p": self.project, "m": model, "q": vec_literal(q), "k": int(k)}
+        # dim as a literal: the partial index's predicate (dim = <n>) must be provable from the statement; hot, warm
+        # and unswept rows as an anti-join, which the planner estimates well enough to keep the index's order
+        base = (f"FROM vectors v WHERE v.project = %(p)s AND v.status = 'ok' AND v.model = %(m)s AND v.dim = {dim} "
+                "AND NOT EXISTS (SELECT 1 FROM tiers t WHERE t.project = v.project AND t.ref = v.ref "
+                "AND t.tier IN ('cold', 'archive'))")
+        n = self.conn.execute(f"SELECT count(*) AS n FROM (SELECT 1 FROM vectors WHERE project = %(p)s AND status = 'ok' "
+                              f"AND model = %(m)s AND dim = {dim} LIMIT %(cap)s) x",
+                              {**params, "cap": max(int(hnsw_above), 0) + 1}).fetchone()["n"]
+        if self._hnsw is None:
+            self._hnsw = hnsw_dims(self.conn)
+        if n > hnsw_above and dim in self._hnsw:
+            # the index's ef_search nearest (all the index returns), then this project's hot/warm ones of the model:
+            # a statement with nothing but the index's own predicate, so the planner always walks the HNSW graph
+            # (given the filters it may otherwise prefer a sort of the project's rows, i.e. an exact search)
+            ef = min(1000, max(40, 2 * int(k)))
+            e = f"(v.embedding::vector({dim})) <#> %(q)s::vector({dim})"  # the partial index's expression
+            with self.conn.transaction():
+                self.conn.execute(f"SET LOCAL hnsw.ef_search = {ef}")
+                rows = self._tuples(
+                    f"WITH c AS MATERIALIZED (SELECT v.project, v.ref, v.content_sha256, v.status, v.model, {e} AS dist "
+                    f"FROM vectors v WHERE v.dim = {dim} ORDER BY {e} LIMIT {ef}) "
+                    "SELECT v.ref, v.content_sha256, -v.dist AS sim FROM c v WHERE v.project = %(p)s AND v.status = 'ok' "
+                    "AND v.model = %(m)s AND NOT EXISTS (SELECT 1 FROM tiers t WHERE t.project = v.project "
+                    "AND t.ref = v.ref AND t.tier IN ('cold', 'archive')) ORDER BY v.dist LIMIT %(k)s", params).fetchall()
+            if len(rows) >= min(k, n):
+                return [(r[0], r[1], float(r[2])) for r in rows]
+        e = "v.embedding <#> %(q)s::vector"  # no cast: never the index, every vector scored
+        rows = self._tuples(f"SELECT v.ref, v.content_sha256, -({e}) AS sim {base} ORDER BY {e}, v.seq LIMIT %(k)s",
+                            params).fetchall()
+        return [(r[0], r[1], float(r[2])) for r in rows]
 
     def vector_docs(self, refs: list[str]) -> dict[str, Any]:
         if not refs:
@@ -1246,7 +1396,7 @@ class PgStore:
         return {"engine": "postgresql", "bytes": int(size), "schema_version": v, "project": self.project}
 
 
-def doctor(url: str, *, project: str, token: str | None = None) -> list[dict[str, str]]:
+def doctor(url: str, *, project: str, token: str | None = None, hnsw_threshold: int = 10_000) -> list[dict[str, str]]:
     """Checks of a PostgreSQL store, shaped as :func:`memdir.vectors.doctor`'s (``check``, ``ok`` = ok|warn|fail,
     ``detail``, ``remedy``): the connection and server version, the schema version, row-level security on every
     project table, the pgvector extension, whether this login bypasses row-level security, and whether ``token``
@@ -1281,14 +1431,46 @@ def doctor(url: str, *, project: str, token: str | None = None) -> list[dict[str
             ok = c.execute("SELECT memdir_project_ok() AS ok").fetchone()["ok"]
             add("token", "ok" if ok else "fail", f"token grants project {project!r}" if ok else
                 f"no token granting project {project!r} (nothing will be visible)", "" if ok else "ask the store's admin for a token")
-        ext = c.execute("SELECT name, installed_version FROM pg_available_extensions WHERE name = 'vector'").fetchone()
-        if ext is None:
-            add("pgvector", "warn", "the vector extension is not available on this server: vectors are scored in the application",
-                "install pgvector on the server (e.g. the postgresql-<version>-pgvector package) for HNSW")
-        else:
-            add("pgvector", "ok", f"vector {ext['installed_version'] or 'available, not installed'}")
+        for row in pgvector_checks(store, hnsw_threshold):
+            add(*row)
     except Exception as exc:  # a check that cannot run is a finding, not a crash
         add("checks", "fail", f"{type(exc).__name__}: {exc}", "")
     finally:
         store.close()
+    return out
+
+
+def pgvector_checks(store: PgStore, hnsw_threshold: int) -> list[tuple[str, str, str, str]]:
+    """doctor's ``(check, ok, detail, remedy)`` rows on vectors: pgvector present or absent, and per model and vector
+    length of the project whether its HNSW index exists and is used (above ``hnsw_threshold`` vectors)."""
+    c = store.conn
+    ext = c.execute("SELECT default_version, installed_version FROM pg_available_extensions WHERE name = 'vector'").fetchone()
+    if ext is None:
+        return [("pgvector", "warn", "absent: the vector extension is not available on this server; vectors are scored "
+                 "exactly in the application", "install pgvector >= 0.5 on the server (e.g. the postgresql-<version>-"
+                 "pgvector package, or a build that ships it) for HNSW")]
+    have = ext["installed_version"] or ext["default_version"]
+    if _version(have) < PGVECTOR_MIN:
+        return [("pgvector", "warn", f"vector {have} has no HNSW (needs >= 0.5.0): vectors are scored in the application",
+                 "ALTER EXTENSION vector UPDATE (as a superuser) after upgrading pgvector")]
+    if not store.pgvector:
+        return [("pgvector", "warn", f"vector {ext['default_version']} is available but not installed in this database: "
+                 "vectors are scored in the application", "connect once with a superuser login (CREATE EXTENSION vector)")]
+    out = [("pgvector", "ok", f"present: vector {ext['installed_version']}; vectors are stored and searched by the server", "")]
+    dims = hnsw_dims(c)
+    rows = c.execute("SELECT model, dim, count(*) AS n FROM vectors WHERE project = %s AND status = 'ok' "
+                     "AND embedding IS NOT NULL GROUP BY model, dim ORDER BY model, dim", (store.project,)).fetchall()
+    if not rows:
+        out.append(("hnsw", "ok", "no vectors in this project yet (an HNSW index per vector length is built with the first)", ""))
+    for r in rows:
+        what = f"{r['model']} (length {r['dim']}): {r['n']:,} vectors"
+        if r["dim"] not in dims:
+            out.append(("hnsw", "warn", f"{what}, no HNSW index for this length: exact search in the server",
+                        f"connect once as the table owner (it creates vectors_hnsw_{r['dim']})"))
+        elif r["n"] > hnsw_threshold:
+            out.append(("hnsw", "ok", f"{what}: HNSW in use (index vectors_hnsw_{r['dim']}; above "
+                        f"recall.pg_hnsw_threshold = {hnsw_threshold:,})", ""))
+        else:
+            out.append(("hnsw", "ok", f"{what}: exact search in the server (HNSW index vectors_hnsw_{r['dim']} used above "
+                        f"recall.pg_hnsw_threshold = {hnsw_threshold:,})", ""))
     return out

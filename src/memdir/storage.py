@@ -198,6 +198,11 @@ class Store(Protocol):
     def vector_cold(self, model: str, dim: int) -> Any:
         """A cursor (``fetchmany``/``fetchone``) over ``(ref, content_sha256, vector bytes)`` of the cold vectors."""
 
+    def vector_search(self, model: str, q: Any, k: int, *, hnsw_above: int) -> list[tuple[str, str, float]] | None:
+        """The ``k`` hot/warm vectors most similar to unit query ``q`` as ``[(ref, content_sha256, cosine)]`` when the
+        store searches vectors itself (PostgreSQL with pgvector: exact up to ``hnsw_above`` vectors, HNSW above);
+        ``None`` when the caller scores :meth:`vector_rows` in memory (SQLite, PostgreSQL without pgvector)."""
+
     def vector_docs(self, refs: list[str]) -> dict[str, Any]:
         """``{ref: docs row + rehearsals}`` of the live docs among ``refs``."""
 
@@ -502,6 +507,9 @@ class SqliteStore:
         from . import vectors
 
         return vectors.cold_rows(self.db, model, dim)
+
+    def vector_search(self, model, q, k, *, hnsw_above):
+        return None  # scored in memory (memdir.vectors.VectorIndex)
 
     def vector_docs(self, refs):
         from . import vectors

@@ -432,9 +432,12 @@ def _vector_channel(m: "Stores | Any", prov, q, *, k: int, scope: str | None, ki
     out: dict[str, list] = {"vector": [], "cold": []}
     info.setdefault("cold", {"scanned": 0, "truncated": False})
     for root in m.live(scope):
-        vi = st["index"].setdefault(root.scope, VectorIndex())
-        vi.refresh(root.store, prov.model, int(cfg.get("recall.ann_threshold")))
-        found = {"vector": [(vi.refs[i], vi.shas[i], s) for i, s in vi.search(q, cand) if s >= thr]}
+        served = root.store.vector_search(prov.model, q, cand, hnsw_above=int(cfg.get("recall.pg_hnsw_threshold")))
+        if served is None:  # scored here: the in-memory matrix (or its ANN index)
+            vi = st["index"].setdefault(root.scope, VectorIndex())
+            vi.refresh(root.store, prov.model, int(cfg.get("recall.ann_threshold")))
+            served = [(vi.refs[i], vi.shas[i], s) for i, s in vi.search(q, cand)]
+        found = {"vector": [f for f in served if f[2] >= thr]}
         if len(found["vector"]) < k and cfg.get("recall.cold_budget_ms") > 0:
             cold, ci = cold_scan(root.store, prov.model, q, cand, cfg.get("recall.cold_budget_ms"), cfg.get("recall.cold_max"))
             found["cold"] = [c for c in cold if c[2] >= thr]
