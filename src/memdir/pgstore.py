@@ -295,6 +295,10 @@ def share_events(conn, project: str, share: bool = True) -> None:
 #: pgvector's first release with HNSW indexes
 PGVECTOR_MIN = (0, 5, 0)
 
+#: HNSW search breadth: ``hnsw.ef_search`` = this × the candidates asked (at least 40, pgvector's default; at most
+#: 1,000, its limit); bench/pg_vectors.py measures recall@10 and latency per value
+HNSW_EF_FACTOR = 2
+
 
 def _version(v: str | None) -> tuple[int, ...]:
     try:
@@ -1295,7 +1299,7 @@ class PgStore:
             # the index's ef_search nearest (all the index returns), then this project's hot/warm ones of the model:
             # a statement with nothing but the index's own predicate, so the planner always walks the HNSW graph
             # (given the filters it may otherwise prefer a sort of the project's rows, i.e. an exact search)
-            ef = min(1000, max(40, 2 * int(k)))
+            ef = min(1000, max(40, HNSW_EF_FACTOR * int(k)))
             e = f"(v.embedding::vector({dim})) <#> %(q)s::vector({dim})"  # the partial index's expression
             with self.conn.transaction():
                 self.conn.execute(f"SET LOCAL hnsw.ef_search = {ef}")
