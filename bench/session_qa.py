@@ -79,6 +79,9 @@ def layer_chars(block: str) -> int:
     n = 0
     for m in re.finditer(r"(?ms)^## (Rules|Outline)[^\n]*\n.*?(?=^## |^</memory>|\Z)", block):
         n += len(m.group(0))
+    top = re.match(r"<memory>\n((?:- [^\n]*\n)+)", block)  # an outline at the top has no heading of its own
+    if top:
+        n += len(top.group(1))
     return n
 
 
@@ -194,7 +197,7 @@ def explain(m, question: str, answers: list[str], block: str, texts: list[str]) 
     stored_kinds = sorted({r[0] for root in m._live_roots() for r in root.db.execute(
         "SELECT role, text FROM docs WHERE kind='event'") if has(r[1])})
     shown = re.findall(r"(?m)^\[([0-9a-z]{4,8})(?: ([a-z]+))?", block)
-    entry_kinds = [k or "?" for _, k in shown]
+    entry_kinds = [k or "tool" for _, k in shown]  # a tool entry's header has no kind: its call line names the tool
     rank_kind = holders[rank - 1].kind if rank else ""
     if any(a in norm(block) for a in answers):
         cause = "in block"

@@ -141,7 +141,7 @@ def test_the_outline_does_not_repeat_the_rules_section_and_has_no_trailing_space
     assert "## Rules" in block and "## Outline" in block, block
     assert block.count("force-push") == 1 and block.count("pnpm") == 1, block
     assert "rules/" not in block.split("## Outline", 1)[1], block
-    tight = m.context("", max_chars=200, sections=["outline"])
+    tight = m.context("", max_chars=185, sections=["outline"])  # (no "## Outline" heading at the top of a block)
     assert "+1 more" in tight, tight  # the rules/ line was left out, counted in a "…+N more" line
     for b in (block, tight):
         assert all(line == line.rstrip() for line in b.splitlines()), [line for line in b.splitlines() if line != line.rstrip()]
@@ -239,3 +239,26 @@ def test_a_compound_query_word_counts_once_in_the_focus():
     lines += ["- the SessionStart hook prints JSON with hookSpecificOutput.additionalContext"]
     w = {"gqc.7": 1.0, "gqc": 1.0, "7": 1.0, "sessionstart": 1.0, "json": 1.0}
     assert "additionalContext" in inject.focus("\n".join(lines), w, 120)
+
+
+def test_a_tool_entry_header_leaves_the_kind_to_its_call_line_and_the_outline_heads_only_below_rules(m):
+    m.import_events([
+        {"key": "t:s:1", "role": "tool", "text": summarise_tool("Bash", "make release", "tagged v2.4.1, pushed to origin, CI started"),
+         "session": "s", "ts": "2026-11-01T10:00:00Z"},
+        {"key": "a:s:2", "role": "assistant", "text": "Done: the release is out and the changelog lists the three fixes.",
+         "session": "s", "ts": "2026-11-01T10:01:00Z"},
+        {"key": "x:s:3", "role": "tool", "text": "(a host's free-form tool record) release tagged by the bot", "session": "s",
+         "ts": "2026-11-01T10:02:00Z"},
+    ])
+    block = m.context("which release was tagged?")
+    lines = block.splitlines()
+    tool = next(ln for ln in lines if "Bash: make release" in ln)
+    assert re.match(r"^\[[0-9a-z]{6}( \d\d-\d\d)?\] Bash: make release", tool), block  # the call names the tool
+    assert any(re.match(r"^\[[0-9a-z]{6} agent", ln) for ln in lines), block
+    assert any(re.match(r"^\[[0-9a-z]{6} tool", ln) for ln in lines), block  # no call line: the kind stays
+    # no rules: the outline opens the block without a heading of its own; "## Relevant" still sets the hits apart
+    assert lines[1].startswith("- project episodic: 3 captured turns") and "## Outline" not in block, block
+    assert "## Relevant" in block
+    m.remember("Always tag releases from main", category="rules")
+    block = m.context("which release was tagged?")
+    assert block.index("## Rules") < block.index("## Outline") < block.index("## Relevant"), block

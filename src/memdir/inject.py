@@ -34,6 +34,7 @@ CLOSE = "</memory>"
 _TAGLIKE = re.compile(r"<(?=\s*/?\s*m\s*e\s*m\s*o\s*r\s*y)", re.I)
 _INVISIBLE = re.compile("[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
 _MARKER = "…"
+_CALL = re.compile(r"[A-Za-z_][\w.-]{0,40}: ")  # a tool entry's call line: "Bash: …", "exec_command: …"
 _HEADING = re.compile(r"(?m)^([ \t]*)([#\[])")  # a stored "## Rules" or "[abc123 …]" line cannot forge structure
 #: a focus window's score adds this times its best single line's query weight to the weight of the distinct query terms
 #: it holds, so the window reaches the line that matches most (not just the earliest run with the same terms). Chosen
@@ -99,6 +100,8 @@ class Entry:
         if not full:
             return f"[{self.handle}] "
         kind = KIND_LABEL.get(self.kind, self.kind)
+        if self.kind == "tool" and _CALL.match(self.lead or self.text):
+            kind = ""  # "[handle date] Bash: make test → …": the call names the tool
         return "[" + " ".join(x for x in (self.handle, kind, self.date if self.show_date else "") if x) + "] "
 
 
@@ -307,7 +310,7 @@ def build(*, rules: list[tuple[str, str]], outline: list[str], entries: list[Ent
         """Append ``head`` and the items that fit under ``limit`` (an item may be cut to fit, keeping ``MIN_BODY``
         chars); items left out are counted in a last ``- …+N more`` line when it fits (visible, never silent)."""
         nonlocal used
-        room = limit - used - (len(head) + 1)
+        room = limit - used - (len(head) + 1 if head else 0)
         added: list[str] = []
         for n, item in enumerate(items):
             rest = len(items) - n - 1
@@ -328,9 +331,9 @@ def build(*, rules: list[tuple[str, str]], outline: list[str], entries: list[Ent
             if len(line) + 1 <= room:
                 added.append(line)
         if added:
-            parts.append(head)
+            parts.extend([head] if head else [])
             parts.extend(added)
-            used += len(head) + 1 + sum(len(x) + 1 for x in added)
+            used += (len(head) + 1 if head else 0) + sum(len(x) + 1 for x in added)
 
     # room kept for the best hit, so what matched is never crowded out by rules and outline
     reserve = 0
@@ -339,7 +342,9 @@ def build(*, rules: list[tuple[str, str]], outline: list[str], entries: list[Ent
     if rules:
         section("## Rules (always apply)", ["- " + escape(" ".join(t.split())) for _, t in rules], budget - reserve, "(memdir inspect)")
     if outline:
-        section("## Outline", [escape(x) for x in outline], budget - reserve, "")
+        # its own heading only below the rules (whose bullets it would otherwise join); at the top of the block its
+        # lines say what they are ("- project decisions/ (3): …", "- project episodic: 74 captured turns …")
+        section("## Outline" if parts else "", [escape(x) for x in outline], budget - reserve, "")
     if uniq:
         if not parts:  # the entries are the whole block (a hook's per-prompt block): their headers say enough
             rel_head = ""
