@@ -45,7 +45,8 @@ def _recall(m) -> list[list[str]]:
     return [[h.id for h in m.recall(q, k=10)] for q in QUERIES]
 
 
-def _run(m, ops, rng_seed: int) -> None:
+def _run(m, ops, rng_seed: int, after=None) -> None:
+    """Apply ``ops`` to ``m``; ``after(op, seed)`` runs after each (tests/test_postings.py compares its paths)."""
     rng = random.Random(rng_seed)
     n = [0]
     notes: list = []
@@ -106,6 +107,8 @@ def _run(m, ops, rng_seed: int) -> None:
         elif op == "reindex":
             m.reindex()
         assert index.check_fts(db) == [], (op, seed)
+        if after is not None:
+            after(op, seed)
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))

@@ -73,6 +73,11 @@ SETTINGS: tuple[tuple[str, Any, str, type | None, Callable[[Any], bool] | None],
     ("recall.weight_body", 1.0, "BM25 field weight of the body (seed 004: body x1)", float, _nonneg),
     ("recall.weight_context", 0.3, "BM25 field weight of an event's neighbouring turns (0 turns the context off)", float, _nonneg),
     ("recall.rehearsal_weight", 0.1, "boost = 1 + weight * ln(1 + times recalled/injected)", float, _nonneg),
+    ("recall.memory_index", "auto", "BM25 postings held in memory (same scores, no FTS5 bm25() per posting; memdir.postings): "
+     "auto = in long-lived processes (memdir serve, the MCP server, Memdir.keep_warm()) | on = in every process "
+     "(built at its first recall) | off", None, lambda v: v in ("auto", "on", "off")),
+    ("recall.memory_index_max_rows", 300_000, "full-text rows above which recall keeps the SQL path (the arrays take "
+     "~40-60 bytes per posting row and the build ~0.1 ms per row)", None, _pos),
     ("recall.candidates", 200, "BM25 candidates fetched per root before priors are applied", None, _pos),
     ("recall.subject_boost", 1.0, "score multiplier - 1 for a memory whose speaker/subject the query names (0 = off). "
      "LoCoMo turn R@10 / MADial zh R@5 / en R@5: 0 0.709/0.476/0.492, 0.5 0.738/0.495/0.494, 1 0.741/0.502/0.506, "

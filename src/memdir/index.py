@@ -54,6 +54,15 @@ def _connect(path: Path) -> sqlite3.Connection:
     return db
 
 
+def connect_reader(path: str | Path) -> sqlite3.Connection:
+    """A second connection to an existing index, for reading only (no pragma that writes; the schema's functions
+    registered): :mod:`memdir.postings` builds on one in a background thread."""
+    db = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False)
+    db.row_factory = sqlite3.Row
+    add_functions(db)
+    return db
+
+
 #: bytes a WAL file may keep after a checkpoint (SQLite ``journal_size_limit``)
 JOURNAL_SIZE_LIMIT = 8 * 1024 * 1024
 
@@ -516,6 +525,9 @@ def _remove(db: sqlite3.Connection, old: Any) -> None:
         tokens_of.prime([r["id"] for r in deps] + [x for r in deps for x in (r["ctx_prev"], r["ctx_next"])])
         db.executemany(_FTS_DELETE, [(r["id"], *_event_values(r, tokens_of)) for r in deps])
     db.execute("DELETE FROM docs WHERE id = ?", (old["id"],))
+    seq = db.execute("INSERT INTO removed(doc_id) VALUES (?)", (old["id"],)).lastrowid
+    if seq % REMOVED_KEEP == 0:
+        db.execute("DELETE FROM removed WHERE seq <= ?", (seq - REMOVED_KEEP,))
     if deps:
         nb = _neighbours(db, [r["id"] for r in deps])
         tokens_of.prime({x for r in deps for x in nb.get(r["id"], (None, None))})
@@ -526,6 +538,10 @@ def _remove(db: sqlite3.Connection, old: Any) -> None:
             ids.append((prev, nxt, r["id"]))
         db.executemany(_FTS_INSERT, rows)
         _write(db, "UPDATE docs SET ctx_prev = ?, ctx_next = ? WHERE id = ?", ids, many=True)
+
+
+#: entries of the ``removed`` log kept (m010): a reader further behind rebuilds (:mod:`memdir.postings`)
+REMOVED_KEEP = 4096
 
 
 def delete_doc(db: sqlite3.Connection, ref: str) -> bool:
@@ -572,6 +588,7 @@ def _delete_passages(db: sqlite3.Connection, doc_id: int, text: str) -> None:
 def rebuild_fts(db: sqlite3.Connection) -> int:
     """Rebuild the whole full-text index (and the passages table, and every event's neighbour ids) from ``docs``;
     returns docs indexed. Caller holds a transaction."""
+    bump_gen(db, "fts_epoch")  # a process holding postings in memory rebuilds them (memdir.postings)
     db.execute("INSERT INTO fts(fts) VALUES ('delete-all')")
     db.execute("DELETE FROM passages")
     n = 0
@@ -666,68 +683,78 @@ _SLIM = ("d.id, d.ref, d.kind, d.note_kind, d.role, d.session, d.ts_epoch, d.pin
 
 
 def search(db: sqlite3.Connection, tokens: list[str], *, weights: tuple[float, ...], limit: int,
-           kinds: tuple[str, ...] | None = None, term_weights: dict[str, float] | None = None) -> list[dict[str, Any]]:
+           kinds: tuple[str, ...] | None = None, term_weights: dict[str, float] | None = None,
+           mem: Any = None) -> list[dict[str, Any]]:
     """BM25 candidates for ``tokens`` (any term matching makes a candidate), best first, at most ``limit``: dicts
     of ``id, ref, kind, note_kind, role, session, ts_epoch, pinned, rehearsals, head`` (the text's first 60 chars),
     ``text_len`` plus ``bm25`` (positive; larger is
     better), ``mask`` (bit ``i`` set when ``tokens[i]`` matched) and ``span`` (the matching passage of a long
-    event, or ``None``). Read the hits' whole rows with :func:`hit_rows`.
+    event, or ``None`` when it matched in its own row). Read the hits' whole rows with :func:`hit_rows`, which
+    gives a long event matched in its own row its first passage (its text is read for the hits alone).
 
     Scoring is :func:`memdir.bm25.score` (FTS5 term statistics, Lucene idf); ``weights`` are the per-column
-    multipliers (tags, title, body, context); ``term_weights`` multiplies single terms' weights. A long event's passages score as rows of their own and the event
-    keeps its best. Superseded notes and other ``kinds`` are dropped after scoring.
+    multipliers (tags, title, body, context); ``term_weights`` multiplies single terms' weights. A long event's
+    passages score as rows of their own and the event keeps its best. Superseded notes and other ``kinds`` are
+    dropped after scoring. ``mem``: a :class:`memdir.postings.MemIndex` of ``db`` that scores the same from memory
+    when it can.
     """
     from .bm25 import score
 
     if not tokens:
         return []
-    ranked = score(db, tokens, weights=weights, limit=limit * 2 if kinds else limit, with_terms=True,
-                   term_weights=term_weights)
+    n = limit * 2 if kinds else limit
+    if mem is not None:
+        with mem.lock:
+            if mem.refresh(background=mem.background):  # the same rows from memory: scores, passages, slim rows (memdir.postings)
+                ranked = mem.score(tokens, weights=weights, limit=n, term_weights=term_weights)
+                return _candidates(ranked, limit, kinds, mem.passage, mem.slim_rows) if ranked else []
+    ranked = score(db, tokens, weights=weights, limit=n, with_terms=True, term_weights=term_weights)
     if not ranked:
         return []
+
+    def where(pids: list[int]) -> dict[int, tuple[int, int, int]]:
+        out: dict[int, tuple[int, int, int]] = {}
+        for i in range(0, len(pids), 500):
+            chunk = pids[i:i + 500]
+            for r in db.execute(f"SELECT id, doc_id, start, end FROM passages WHERE id IN ({','.join('?' * len(chunk))})", chunk):
+                out[r[0]] = (r[1], r[2], r[3])
+        return out
+
+    def slim(ids: list[int]) -> list[dict[str, Any]]:
+        out = []
+        for i in range(0, len(ids), 500):
+            chunk = ids[i:i + 500]
+            out += [dict(r) for r in db.execute(f"SELECT {_SLIM} FROM docs d LEFT JOIN rehearsal r ON r.ref = d.ref "
+                                                f"WHERE d.id IN ({','.join('?' * len(chunk))}) AND d.superseded_by IS NULL", chunk)]
+        return out
+
+    return _candidates(ranked, limit, kinds, where, slim)
+
+
+def _candidates(ranked: list[tuple], limit: int, kinds: tuple[str, ...] | None, where, slim) -> list[dict[str, Any]]:
+    """:func:`search`'s rows from scored FTS rows ``(rowid, score, mask)``: ``where(passage ids)`` gives
+    ``{id: (doc_id, start, end)}``, ``slim(doc ids)`` the live (not superseded) docs' ranking columns."""
     best: dict[int, tuple[float, int, tuple[int, int] | None]] = {}
-    neg = [-r[0] for r in ranked if r[0] < 0]
-    where: dict[int, tuple[int, int, int]] = {}
-    for i in range(0, len(neg), 500):
-        chunk = neg[i:i + 500]
-        for r in db.execute(f"SELECT id, doc_id, start, end FROM passages WHERE id IN ({','.join('?' * len(chunk))})", chunk):
-            where[r[0]] = (r[1], r[2], r[3])
+    spans = where([-r[0] for r in ranked if r[0] < 0])
     # a passage row counts PASSAGE_WEIGHT of its score (memdir.passages)
     ranked = sorted(ranked, key=lambda x: -x[1] * (passages.PASSAGE_WEIGHT if x[0] < 0 else 1.0))
     for rowid, sc, mask in ranked:  # best first: each doc keeps its best row (its own row = passage 0, or a passage)
         if rowid < 0:
-            if -rowid not in where:
+            if -rowid not in spans:
                 continue
-            doc_id, a, b = where[-rowid]
+            doc_id, a, b = spans[-rowid]
             span: tuple[int, int] | None = (a, b)
             sc *= passages.PASSAGE_WEIGHT
         else:
             doc_id, span = rowid, None
         if doc_id not in best:
             best[doc_id] = (sc, mask, span)
-    ids = list(best)
     out = []
-    for i in range(0, len(ids), 500):
-        chunk = ids[i:i + 500]
-        for r in db.execute(f"SELECT {_SLIM} FROM docs d LEFT JOIN rehearsal r ON r.ref = d.ref "
-                            f"WHERE d.id IN ({','.join('?' * len(chunk))}) AND d.superseded_by IS NULL", chunk):
-            if kinds and r["kind"] not in kinds:
-                continue
-            d = dict(r)
-            d["bm25"], d["mask"], d["span"] = best[r["id"]]
-            out.append(d)
-    # a long event matched in its own row shows its first passage (the text is read for those alone)
-    above = {d["id"]: passages.split_above(d["role"]) for d in out if d["span"] is None and d["kind"] == "event"}
-    long_ids = [i for d in out if (i := d["id"]) in above and above[i] is not None and d["text_len"] > above[i]]
-    if long_ids:
-        first = {}
-        for i in range(0, len(long_ids), 500):
-            chunk = long_ids[i:i + 500]
-            for r in db.execute(f"SELECT id, text FROM docs WHERE id IN ({','.join('?' * len(chunk))})", chunk):
-                first[r[0]] = passages.split(r[1], split_above=above[r[0]])[0]
-        for d in out:
-            if d["id"] in first:
-                d["span"] = first[d["id"]]
+    for d in slim(list(best)):
+        if kinds and d["kind"] not in kinds:
+            continue
+        d["bm25"], d["mask"], d["span"] = best[d["id"]]
+        out.append(d)
     out.sort(key=lambda d: -d["bm25"])
     return out[:limit]
 

@@ -213,6 +213,7 @@ class MemoryStore:
                 import memdir
 
                 self._memdir = memdir.open(self.project_dir, home=self.home, config=self.config)
+                self._memdir.keep_warm()  # a long-lived process: recall's postings held in memory (memdir.postings)
                 log.debug("mcp: opened memory for %s", self._memdir.project_root)
             return self._memdir
 

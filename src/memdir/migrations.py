@@ -255,9 +255,17 @@ def drop_column(db: sqlite3.Connection, table: str, column: str) -> None:
         db.execute(ix)
 
 
+def m010_removed_log(db: sqlite3.Connection) -> None:
+    """``removed``: the ids of docs rows removed (with their full-text rows), in order, the newest few thousand kept
+    (:func:`memdir.index._remove` writes it). A process holding recall's postings in memory
+    (:mod:`memdir.postings`) reads what was removed since its last look instead of comparing every id; SQLite
+    reuses the highest id after a delete, so a new row alone cannot tell that an old one went."""
+    db.execute("CREATE TABLE removed(seq INTEGER PRIMARY KEY AUTOINCREMENT, doc_id INTEGER NOT NULL)")
+
+
 MIGRATIONS = [m001_create_tables, m002_vectors_tiers, m003_fts_vocab, m004_fts_context, m005_event_order_index,
               m006_journal, m007_distill, m008_handles_passages,
-              m009_compact_layout]
+              m009_compact_layout, m010_removed_log]
 
 
 def migrate(db: sqlite3.Connection, upto: int | None = None) -> int:

@@ -959,6 +959,10 @@ class PgStore:
         return out[:limit]
 
     # ---- the facade's reads and writes (memdir.storage.Store; the SQL core.py / root.py / tiers.py need) ------
+    def hold_postings(self, max_rows: int, *, background: bool = False) -> None:
+        """Postings in memory are a SQLite-store path (:mod:`memdir.postings`); the server scores here."""
+        return None
+
     def candidates(self, tokens: list[str], *, weights: tuple[float, ...], limit: int,
                    kinds: tuple[str, ...] | None = None, term_weights: dict[str, float] | None = None) -> list[dict[str, Any]]:
         """Ranking rows (:meth:`search`'s whole rows plus ``head``, the text's first 60 characters; no ``mask``: the

@@ -83,6 +83,13 @@ class Store(Protocol):
         """Release the connection."""
 
     # the facade's reads and writes (core.py, root.py, tiers.py), one named method each
+    def hold_postings(self, max_rows: int, *, background: bool = False) -> dict[str, Any] | None:
+        """A long-lived process asks for recall's BM25 postings to be held in memory (the same scores, built at
+        the next search — in a thread with ``background``, the SQL path answering meanwhile — and kept current
+        with every write; :mod:`memdir.postings`) unless the index has more than ``max_rows`` full-text rows;
+        ``max_rows = 0`` lets them go. Returns their figures so far (``None``: none held, or no such path here)."""
+        ...
+
     def candidates(self, tokens: list[str], *, weights: tuple[float, ...], limit: int,
                    kinds: tuple[str, ...] | None = None, term_weights: dict[str, float] | None = None) -> list[dict[str, Any]]:
         """Ranking rows for ``tokens`` (as :func:`memdir.index.search`: ``id, ref, kind, note_kind, role, session,
@@ -235,6 +242,7 @@ class SqliteStore:
 
     def __init__(self, db: sqlite3.Connection) -> None:
         self.db = db
+        self.mem: Any = None  # memdir.postings.MemIndex once hold_postings() was called
 
     @classmethod
     def open(cls, path) -> "SqliteStore":
@@ -271,10 +279,12 @@ class SqliteStore:
         # for its hits alone)
         rows = index.search(self.db, tokens, weights=weights, limit=limit, kinds=kinds)
         whole = index.hit_rows(self.db, {r["id"]: r["span"] for r in rows})
-        return [{**whole[r["id"]], **r} for r in rows if r["id"] in whole]
+        return [{**whole[r["id"]], **r, "span": whole[r["id"]]["span"]} for r in rows if r["id"] in whole]
 
     def bump_rehearsal(self, refs, when):
         index.bump_rehearsal(self.db, refs, when)
+        if self.mem is not None:
+            self.mem.rehearsals_stale = True
 
     def resolve_handle(self, handle):
         return index.resolve_handle(self.db, handle)
@@ -293,6 +303,8 @@ class SqliteStore:
 
     def tombstone(self, ref, sha, kind, when):
         self.db.execute("DELETE FROM rehearsal WHERE ref = ?", (ref,))
+        if self.mem is not None:
+            self.mem.rehearsals_stale = True
         self.db.execute("INSERT OR REPLACE INTO tombstones(ref, content_sha256, kind, deleted_at) VALUES (?, ?, ?, ?)",
                         (ref, sha, kind, when))
 
@@ -306,7 +318,19 @@ class SqliteStore:
 
     # ---- the facade's reads and writes (the SQL core.py / root.py / tiers.py ran inline) ------------------
     def candidates(self, tokens, *, weights, limit, kinds=None, term_weights=None):
-        return index.search(self.db, tokens, weights=weights, limit=limit, kinds=kinds, term_weights=term_weights)
+        return index.search(self.db, tokens, weights=weights, limit=limit, kinds=kinds, term_weights=term_weights,
+                            mem=self.mem)
+
+    def hold_postings(self, max_rows, *, background=False):
+        if max_rows <= 0:
+            self.mem = None
+            return None
+        if self.mem is None:
+            from .postings import MemIndex
+
+            self.mem = MemIndex(self.db, max_rows=max_rows)
+        self.mem.max_rows, self.mem.background = max_rows, background
+        return self.mem.stats()
 
     def hit_rows(self, spans):
         return index.hit_rows(self.db, spans)

@@ -249,6 +249,7 @@ class WarmServer:
                 m = None
         if m is None:
             m = Memdir(proj, home=self.home, config=self.config)
+            m.keep_warm()  # recall's postings held in memory while the server runs (memdir.postings)
             stamp = _stamp(m)
             if len(self._stores) >= self.MAX_STORES:
                 _, (_, oldest) = next(iter(self._stores.items()))
