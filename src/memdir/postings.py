@@ -39,6 +39,7 @@ from __future__ import annotations
 import logging
 import math
 import sqlite3
+import sys
 import time
 from typing import Any
 
@@ -92,14 +93,37 @@ def _averages(blob: bytes | None) -> tuple[int, tuple[int, ...]]:
     return rows, cols
 
 
+def _intern(x: Any) -> Any:
+    return sys.intern(x) if isinstance(x, str) else x
+
+
+def _trim() -> None:
+    """Hand the memory the build let go back to the system (glibc keeps freed heap otherwise: ~40 MB at 10k
+    items). A no-op where there is no ``malloc_trim``."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
+
+
 class _Rows:
-    """FTS rows (rowid, token stream per column) gathered before they become postings (:meth:`postings`)."""
+    """FTS rows (rowid, token stream per column) on their way to postings: tokens are counted with numpy every
+    :data:`CHUNK` tokens (a Python step per token made building slow; holding every token string made it big)."""
+
+    CHUNK = 250_000
 
     def __init__(self, vocab: dict[str, int]) -> None:
         self.vocab = vocab
         self.rowids: list[int] = []
         self.sizes: list[list[int]] = [[] for _ in range(NCOL)]  # tokens per row, per column
-        self.toks: list[list[str]] = [[] for _ in range(NCOL)]
+        self.toks: list[list[str]] = [[] for _ in range(NCOL)]  # of the rows since the last count
+        self.pending = 0
+        self.first = 0  # row number of the first row not counted yet
+        self.parts: list[tuple[np.ndarray, np.ndarray, list[np.ndarray]]] = []  # (terms, rows, counts) per count
 
     def add(self, rowid: int, values: tuple[str, ...]) -> None:
         self.rowids.append(rowid)
@@ -109,17 +133,16 @@ class _Rows:
                 t = text.split()
                 self.toks[c].extend(t)
                 self.sizes[c].append(len(t))
+                self.pending += len(t)
             else:
                 self.sizes[c].append(0)
+        if self.pending >= self.CHUNK:
+            self._count()
 
-    def size_matrix(self) -> np.ndarray:
-        return np.array(self.sizes, dtype=np.int64).T.reshape(len(self.rowids), NCOL)
-
-    def postings(self) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
-        """``(term ids, row numbers, [count per column])``, one entry per (term, row), new terms added to the
-        vocabulary; counted with numpy (a Python step per token is what made building slow)."""
-        vocab, n = self.vocab, len(self.rowids)
-        keys = []
+    def _count(self) -> None:
+        """Count the gathered tokens per (term, row, column) and let their strings go."""
+        n0, m = self.first, len(self.rowids) - self.first
+        vocab, keys = self.vocab, []
         for c in range(NCOL):
             toks = self.toks[c]
             if not toks:
@@ -128,16 +151,59 @@ class _Rows:
             if fresh:
                 vocab.update(zip(sorted(fresh), range(len(vocab), len(vocab) + len(fresh))))
             ids = np.fromiter(map(vocab.__getitem__, toks), dtype=np.int64, count=len(toks))
-            rows = np.repeat(np.arange(n, dtype=np.int64), np.array(self.sizes[c], dtype=np.int64))
-            keys.append((ids * n + rows) * NCOL + c)
-        if not keys:
-            return np.zeros(0, np.int64), np.zeros(0, np.int64), [np.zeros(0, np.int64) for _ in range(NCOL)]
-        uk, cnt = np.unique(np.concatenate(keys), return_counts=True)
-        pair, col = uk // NCOL, uk % NCOL
-        up, inv = np.unique(pair, return_inverse=True)
-        counts = np.zeros((len(up), NCOL), dtype=np.int64)
-        counts[inv, col] = cnt
-        return up // n, up % n, [counts[:, c] for c in range(NCOL)]
+            rows = np.repeat(np.arange(m, dtype=np.int64), np.array(self.sizes[c][n0:], dtype=np.int64))
+            keys.append((ids * m + rows) * NCOL + c)
+            self.toks[c] = []
+        if keys:
+            uk, cnt = np.unique(np.concatenate(keys), return_counts=True)
+            if int(cnt.max()) > MAX_COUNT:
+                raise Unsupported("a term occurs more than 65,535 times in one column of one row")
+            pair, col = uk // NCOL, uk % NCOL
+            up, inv = np.unique(pair, return_inverse=True)
+            counts = np.zeros((len(up), NCOL), dtype=np.uint16)
+            counts[inv, col] = cnt
+            cols = [counts[:, c].astype(np.uint8) if int(counts[:, c].max()) < 256 else counts[:, c].copy() for c in range(NCOL)]
+            self.parts.append(((up // m).astype(np.int32), (up % m + n0).astype(np.int32), cols))
+        self.first, self.pending = len(self.rowids), 0
+
+    def size_matrix(self) -> np.ndarray:
+        return np.array(self.sizes, dtype=np.int64).T.reshape(len(self.rowids), NCOL)
+
+    def postings(self) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
+        """``(term ids, row numbers, [count per column])``, one entry per (term, row), new terms added to the
+        vocabulary (for a catch-up's few rows)."""
+        self._count()
+        parts, self.parts = self.parts, []
+        if not parts:
+            return np.zeros(0, np.int64), np.zeros(0, np.int64), [np.zeros(0, np.uint16) for _ in range(NCOL)]
+        return (np.concatenate([p[0] for p in parts]).astype(np.int64), np.concatenate([p[1] for p in parts]).astype(np.int64),
+                [np.concatenate([p[2][c] for p in parts]) for c in range(NCOL)])
+
+    def csr(self) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
+        """``(indptr, rows, [counts per column])`` grouped by term, placed chunk by chunk (a counting sort: each
+        chunk is already in term order), each chunk let go once placed — no sort of every posting at once."""
+        self._count()
+        parts, self.parts, nterms = self.parts, [], len(self.vocab)
+        per = np.zeros(nterms, dtype=np.int64)
+        for t, _, _ in parts:
+            per += np.bincount(t, minlength=nterms)
+        indptr = np.zeros(nterms + 1, dtype=np.int64)
+        np.cumsum(per, out=indptr[1:])
+        total = int(indptr[-1])
+        wide = [any(p[2][c].dtype != np.uint8 for p in parts) for c in range(NCOL)]
+        rows = np.empty(total, dtype=np.int32)
+        counts = [np.empty(total, dtype=np.uint16 if wide[c] else np.uint8) for c in range(NCOL)]
+        cursor = indptr[:-1].copy()
+        while parts:
+            t, r, cs = parts.pop(0)
+            n = np.bincount(t, minlength=nterms)
+            first = np.cumsum(n) - n  # where each term starts inside this chunk (the chunk is in term order)
+            pos = cursor[t] + (np.arange(len(t), dtype=np.int64) - first[t])
+            rows[pos] = r
+            for c in range(NCOL):
+                counts[c][pos] = cs[c]
+            cursor += n
+        return indptr, rows, counts
 
 
 class MemIndex:
@@ -188,7 +254,7 @@ class MemIndex:
             self.slim: dict[int, tuple] = {}  # live doc id -> its ranking columns (index._SLIM; immutable per id)
             self.max_doc = self.max_pid = 0
             acc = _Rows(self.vocab)
-            self._read_docs(acc, db.execute("SELECT * FROM docs ORDER BY id").fetchall())
+            self._read_all(acc)
             self._read_passages(acc, "")
             self._arrays(acc)
             self._check_lengths()
@@ -199,24 +265,43 @@ class MemIndex:
                 db.execute("COMMIT")
             self.rdb = self.db
         self.data_version = None  # rehearsal counts are read from the store's connection at the next refresh
+        _trim()
         self.build_s = time.perf_counter() - t0
         self.builds += 1
         log.debug("memory index: %d rows, %d terms, %d postings in %.2f s", self.n_live, len(self.vocab),
                   len(self.p_slot), self.build_s)
 
+    def _keep(self, r: Any) -> None:
+        """What the index keeps of docs row ``r`` besides its postings."""
+        self.max_doc = max(self.max_doc, r["id"])
+        kind, sess = _intern(r["kind"]), _intern(r["session"])  # one copy of each repeated string
+        if r["superseded_by"] is None:
+            self.slim[r["id"]] = (r["id"], r["ref"], kind, _intern(r["note_kind"]), _intern(r["role"]), sess,
+                                  r["ts_epoch"], r["pinned"], r["text_head"], r["text_len"])
+        if kind == "event":
+            self.doc_info[r["id"]] = (sess, r["ctx_prev"], r["ctx_next"])
+
+    def _read_all(self, acc: _Rows) -> None:
+        """Every docs row, read once as a stream (a whole-table fetch held every text at once)."""
+        body0: dict[int, str] = {}
+        rows: list[Any] = []
+        for r in self.rdb.execute("SELECT * FROM docs ORDER BY id"):
+            self._keep(r)
+            if r["kind"] == "event":
+                body0[r["id"]] = index._body0(r["text"], r["role"])
+                rows.append({"id": r["id"], "kind": "event", "ctx_prev": r["ctx_prev"], "ctx_next": r["ctx_next"]})
+            else:
+                rows.append(r)
+        tokens_of = index._Tokens(self.rdb, body0)
+        for r in rows:
+            acc.add(r["id"], index._note_values(r) if r["kind"] == "note" else index._event_values(r, tokens_of))
+
     def _read_docs(self, acc: _Rows, docs: list[Any]) -> None:
         body0 = {r["id"]: index._body0(r["text"], r["role"]) for r in docs if r["kind"] == "event"}
         tokens_of = index._Tokens(self.rdb, body0)
         for r in docs:
-            self.max_doc = max(self.max_doc, r["id"])
-            if r["superseded_by"] is None:
-                self.slim[r["id"]] = (r["id"], r["ref"], r["kind"], r["note_kind"], r["role"], r["session"], r["ts_epoch"],
-                                      r["pinned"], r["text_head"], r["text_len"])
-            if r["kind"] == "note":
-                acc.add(r["id"], index._note_values(r))
-            else:
-                acc.add(r["id"], index._event_values(r, tokens_of))
-                self.doc_info[r["id"]] = (r["session"], r["ctx_prev"], r["ctx_next"])
+            self._keep(r)
+            acc.add(r["id"], index._note_values(r) if r["kind"] == "note" else index._event_values(r, tokens_of))
 
     def _read_passages(self, acc: _Rows, where: str, args: tuple = ()) -> None:
         rows = self.rdb.execute("SELECT p.id, p.doc_id, p.start, p.end, d.text FROM passages p JOIN docs d ON d.id = p.doc_id "
@@ -234,7 +319,8 @@ class MemIndex:
             raise Unsupported("a term occurs more than 65,535 times in one column of one row")
         order = np.argsort(term, kind="stable")
         self.p_slot = slot[order].astype(np.int32)
-        self.p_counts = [c[order].astype(np.uint16) for c in counts]
+        # a byte per count where every count fits (most columns: a term rarely occurs 256 times in one row)
+        self.p_counts = [c[order].astype(np.uint8 if not len(c) or int(c.max()) < 256 else np.uint16) for c in counts]
         self.indptr = np.zeros(len(self.vocab) + 1, dtype=np.int64)
         np.cumsum(np.bincount(term, minlength=len(self.vocab)), out=self.indptr[1:])
         self.delta: dict[int, list[tuple[int, ...]]] = {}  # term id -> [(slot, c0, c1, c2, c3)] added since
@@ -250,8 +336,9 @@ class MemIndex:
         self.n_live = n
         self.n_docs = sum(1 for r in acc.rowids if r > 0)
         self.col_totals = [int(x) for x in self.csize.sum(axis=0)] if n else [0] * NCOL
-        term, row, counts = acc.postings()
-        self._csr(term, row, counts, self.rowid)
+        self.indptr, self.p_slot, self.p_counts = acc.csr()
+        self.delta: dict[int, list[tuple[int, ...]]] = {}  # term id -> [(slot, c0, c1, c2, c3)] added since
+        self.delta_n = 0
         self.acc = np.zeros(n, dtype=np.float64)
         self.bits = np.zeros(n, dtype=np.int64)
 
@@ -282,7 +369,7 @@ class MemIndex:
             if not background:
                 if not self._safe_build():
                     return False
-            elif self.building is None:
+            elif self.building is None or not self.building.is_alive():
                 import threading
 
                 self.building = threading.Thread(target=self._build_aside, name="memdir-postings", daemon=True)
@@ -301,6 +388,10 @@ class MemIndex:
         except Unsupported as exc:
             log.debug("memory index rebuilt: %s", exc)
             return self._safe_build()
+        except sqlite3.Error as exc:  # busy, I/O: half caught up is no state to score from; rebuilt at the next look
+            log.debug("memory index dropped: %s", exc)
+            self.ready = False
+            return False
         return True
 
     def _build_aside(self) -> None:
