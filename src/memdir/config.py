@@ -77,7 +77,7 @@ SETTINGS: tuple[tuple[str, Any, str, type | None, Callable[[Any], bool] | None],
      "auto = in long-lived processes (memdir serve, the MCP server, Memdir.keep_warm()) | on = in every process "
      "(built at its first recall) | off", None, lambda v: v in ("auto", "on", "off")),
     ("recall.memory_index_max_rows", 200_000, "full-text rows above which recall keeps the SQL path (held postings: "
-     "~3 MB of RSS and ~0.2 s of build per 1,000 rows of the synthetic bench)", None, _pos),
+     "~3-5 MB of RSS and ~0.15-0.2 s of CPU to build per 1,000 rows in the synthetic bench)", None, _pos),
     ("recall.candidates", 200, "BM25 candidates fetched per root before priors are applied", None, _pos),
     ("recall.subject_boost", 1.0, "score multiplier - 1 for a memory whose speaker/subject the query names (0 = off). "
      "LoCoMo turn R@10 / MADial zh R@5 / en R@5: 0 0.709/0.476/0.492, 0.5 0.738/0.495/0.494, 1 0.741/0.502/0.506, "
