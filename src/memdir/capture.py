@@ -43,7 +43,6 @@ from __future__ import annotations
 
 import fnmatch
 import hashlib
-import logging
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -51,7 +50,9 @@ from datetime import datetime, timedelta
 from typing import Any
 
 
-log = logging.getLogger("memdir")
+from .lazylog import getLogger
+
+log = getLogger("memdir")  # imports logging only when a record can go somewhere
 
 # settings: the capture.* keys of memdir.config.SETTINGS
 

@@ -14,14 +14,14 @@ feature module and ``memdir config`` lists everything. :func:`register` stays fo
 
 from __future__ import annotations
 
-import logging
 import os
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-log = logging.getLogger("memdir")
+from .lazylog import getLogger
+
+log = getLogger("memdir")  # imports logging only when a record can go somewhere
 
 
 @dataclass(frozen=True)
@@ -285,10 +285,17 @@ def _flatten(d: dict, prefix: str = "") -> dict[str, Any]:
 def read_toml(path: Path) -> dict[str, Any]:
     """Read a ``config.toml`` as flat dotted keys; a missing file is ``{}``, a broken one warns and is ``{}``."""
     try:
-        with open(path, "rb") as f:
-            return _flatten(tomllib.load(f))
+        f = open(path, "rb")
     except FileNotFoundError:
         return {}
+    except OSError as exc:
+        log.warning("memdir: ignoring %s: %s", path, str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+        return {}
+    import tomllib  # here: most stores have no config.toml, and a hook need not import the parser (issue 12)
+
+    try:
+        with f:
+            return _flatten(tomllib.load(f))
     except (tomllib.TOMLDecodeError, OSError, UnicodeDecodeError) as exc:
         log.warning("memdir: ignoring %s: %s", path, str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
         return {}

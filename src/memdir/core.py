@@ -6,16 +6,15 @@ See ``docs/API.md`` for the contract. Nothing outside this module talks to the f
 from __future__ import annotations
 
 import json
-import logging
 import math
 import os
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
+from .lazylog import DEBUG, getLogger
 from . import dates, glossary, inject, journal, notes, rank
 from .config import Config
-from .debuglog import enable_debug_log
 from .errors import MemdirError, NotFound, PathError, UsageError
 from .root import Root
 from .stores import Stores
@@ -24,7 +23,7 @@ from .timeutil import iso, now_utc, parse_ts
 from .tokenize import query_tokens, tokenize
 from .types import Event, Hit, Note, Report
 
-log = logging.getLogger("memdir")
+log = getLogger("memdir")  # imports logging only when a record can go somewhere
 
 SCOPES = ("project", "global")
 ROLES = ("user", "assistant", "tool", "system")
@@ -107,6 +106,8 @@ class Memdir:
         self.stores = Stores(self.roots, self.config, self.clock, lexical=self._lexical, hit=self._hit)
         self._warm = False
         if self.config.get("debug"):
+            from .debuglog import enable_debug_log  # imports logging: only when the debug log is on
+
             enable_debug_log(self.home)
 
     def keep_warm(self, on: bool = True, *, build: bool = False) -> dict[str, Any]:
@@ -665,7 +666,7 @@ class Memdir:
             hits.append(self._hit(root, whole, s, tokens, {"bm25": round(row["bm25"], 4), "prior": prior,
                                                            "decay": round(d, 4), "rehearsal": round(b, 4), **f}, kind,
                                   mask=row.get("mask")))
-        if log.isEnabledFor(logging.DEBUG):
+        if log.isEnabledFor(DEBUG):
             for h in hits:
                 log.debug("recall %r -> %s %.4f %s", _redact(" ".join(tokens)[:200]), h.id, h.score,
                           {k: v for k, v in h.reasons.items() if k not in ("terms", "fields")})

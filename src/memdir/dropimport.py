@@ -21,7 +21,6 @@
 from __future__ import annotations
 
 import hashlib
-import logging
 import os
 import re
 import sys
@@ -31,13 +30,14 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from collections import Counter
 
+from .lazylog import getLogger
 from .errors import UsageError
 from .timeutil import parse_ts
 
 if TYPE_CHECKING:
     from .core import Memdir
 
-log = logging.getLogger("memdir")
+log = getLogger("memdir")  # imports logging only when a record can go somewhere
 
 IMPORT_DIR = "import"
 ROLES = ("user", "assistant", "tool", "system")

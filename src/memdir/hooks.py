@@ -45,15 +45,15 @@ The hook path imports only the core (no click on ``python -m memdir.hooks``, no 
 from __future__ import annotations
 
 import json
-import logging
 import os
 import sys
 import threading
 import time
 from typing import Any, Callable
 
+from .lazylog import getLogger
 
-log = logging.getLogger("memdir")
+log = getLogger("memdir")  # imports logging only when a record can go somewhere
 
 # settings: the hook.* keys of memdir.config.SETTINGS
 DEFAULT_BUDGET_MS = 3000

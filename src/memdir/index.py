@@ -8,7 +8,6 @@ fresh one is built. Events live only here (export them with ``memdir export``).
 from __future__ import annotations
 
 import json
-import logging
 import os
 import sqlite3
 import threading
@@ -17,11 +16,12 @@ import zlib
 from pathlib import Path
 from typing import Any, Iterable
 
+from .lazylog import getLogger
 from . import handles, passages
 from .migrations import migrate
 from .tokenize import fts_query, tokenize
 
-log = logging.getLogger("memdir")
+log = getLogger("memdir")  # imports logging only when a record can go somewhere
 
 BUSY_TIMEOUT_MS = 30_000
 
@@ -36,12 +36,16 @@ def add_functions(db: sqlite3.Connection) -> None:
 
 
 def _connect(path: Path) -> sqlite3.Connection:
+    new = not (path.exists() and path.stat().st_size > 0)
     db = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False)
     db.row_factory = sqlite3.Row
     add_functions(db)
-    # freed pages can be handed back with `PRAGMA incremental_vacuum` (takes effect on a new file, so before the
-    # WAL switch writes its header; `memdir doctor` converts an older one): prune and forget give the space back
-    db.execute("PRAGMA auto_vacuum = INCREMENTAL")
+    if new:
+        # freed pages can be handed back with `PRAGMA incremental_vacuum` (takes effect on a new file, so before the
+        # WAL switch writes its header; `memdir doctor` converts an older one): prune and forget give the space
+        # back. Only on a new file: on an existing one this pragma is a write transaction and an fsync (it sets the
+        # header's incremental-vacuum flag again) that every hook process paid at open (issue 12)
+        db.execute("PRAGMA auto_vacuum = INCREMENTAL")
     db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
     mode = db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
     if mode.lower() != "wal":

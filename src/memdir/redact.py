@@ -664,7 +664,18 @@ def _scan_mailchimp(text: str) -> Iterator[tuple[str, int, int, int]]:
 
 _P_BLOB = 5  # below every labelled rule: a label's kind wins a merged cluster
 _BLOB_EDGE = frozenset(string.ascii_letters + string.digits + "_+/=.-")  # part of a longer token, path or URL
-_LONG_RUN = _Lazy(r"[A-Za-z0-9+/]{32}")  # the trigger of _scan_blobs: no bare hex/base64 secret is shorter
+#: the trigger of _scan_blobs: a run of 32 ``[A-Za-z0-9+/]`` (no bare hex/base64 secret is shorter), found on the UTF-8
+#: bytes mapped to b"1" (those ASCII characters) or b"0" (any other byte, so any non-ASCII character): a regular
+#: expression spent ~9 us per 1,000 characters entering every word, this ~1 us
+_RUN_BYTES = bytes(b"1"[0] if chr(i).isascii() and (chr(i).isalnum() or chr(i) in "+/") else b"0"[0] for i in range(256))
+_RUN32 = b"1" * 32
+
+
+def _has_long_run(text: str) -> bool:
+    """Does ``text`` hold 32 characters of ``[A-Za-z0-9+/]`` in a row?"""
+    return _RUN32 in text.encode("utf-8", "surrogatepass").translate(_RUN_BYTES)
+
+
 _HEX_RUN = _Lazy(r"[0-9a-fA-F]{32,4096}+")
 _B64_RUN = _Lazy(r"[A-Za-z0-9+/]{40,4096}+={0,2}")
 #: words that say a hex or base64 string nearby is a hash, an id or encoded data, not a secret
@@ -789,52 +800,83 @@ def _literal_index(rules: list[_Rule]) -> tuple[tuple[str, tuple[_Rule, ...]], .
     return tuple((lit, tuple(rs)) for lit, rs in sorted(index.items()))
 
 
-#: The combined pre-filter (issue 12): one pass over every detector's literals picks the detectors a text can
-#: trigger (provider formats on the text as is, keyword rules on the lower-cased text). A text holding none of
-#: them — most captured turns — costs that pass alone.
+#: The combined pre-filter (issue 12): one Aho-Corasick pass (``pyahocorasick``) over every detector's literals picks
+#: the detectors a text can trigger (provider formats on the text as is, keyword rules on the lower-cased text) and
+#: tells which scanners can find something. A text holding none of them (most captured turns) costs that pass, the
+#: long-run search and a lower-casing. Before: one ``in`` per literal (117 scans of the text): 3-4x slower on
+#: captured turns, and the ~2 ms a combined regular expression takes to compile would be paid by every hook.
 _EXACT_INDEX = _literal_index(_PROVIDER_RULES)
 _LOWER_INDEX = _literal_index(_KEYWORD_RULES)
+#: literals that wake the scanners (not rules): Mailchimp keys, URIs with credentials, PEM blocks, <private> spans
+_SCAN_EXACT = ("-us", "://", "PRIVATE KEY")
+_SCAN_LOWER = ("<private",)
 _DISCORD = next(r for r in _PROVIDER_RULES if r.kind == "discord_token")
 _DOTTED6 = _Lazy(r"\.[A-Za-z0-9_-]{6}\.")
 _ORDER = {id(r): n for n, r in enumerate((*_PROVIDER_RULES, *_KEYWORD_RULES))}
+_RULES_OF = {lit: rules for lit, rules in (*_EXACT_INDEX, *_LOWER_INDEX)}
+_automata: tuple = ()
 
 
-def _rules_for(text: str, lowered: str) -> tuple[list[_Rule], list[_Rule]]:
-    """The provider rules and keyword rules whose literals occur in ``text`` / ``lowered``, in table order."""
-    exact = {id(r): r for lit, rules in _EXACT_INDEX if lit in text for r in rules}
+def _literal_automata() -> tuple:
+    """The two automata (exact literals, lower-case literals), built on first use (~0.1 ms)."""
+    global _automata
+    if not _automata:
+        import ahocorasick
+
+        built = []
+        for literals in ((*(lit for lit, _ in _EXACT_INDEX), *_SCAN_EXACT), (*(lit for lit, _ in _LOWER_INDEX), *_SCAN_LOWER)):
+            a = ahocorasick.Automaton()
+            for lit in literals:
+                a.add_word(lit, lit)
+            a.make_automaton()
+            built.append(a)
+        _automata = tuple(built)
+    return _automata
+
+
+def _literals_in(text: str, lowered: str) -> tuple[set[str], set[str]]:
+    """Which literals (rules' and scanners') occur in ``text`` / in ``lowered``: every occurrence, overlapping ones too."""
+    exact, lower = _literal_automata()
+    return {lit for _, lit in exact.iter(text)}, {lit for _, lit in lower.iter(lowered)}
+
+
+def _rules_for(text: str, found: tuple[set[str], set[str]]) -> tuple[list[_Rule], list[_Rule]]:
+    """The provider rules and keyword rules whose literals were found (:func:`_literals_in`), in table order."""
+    exact = {id(r): r for lit in found[0] for r in _RULES_OF.get(lit, ())}
     if "." in text and _DOTTED6.get().search(text) is not None:
         exact[id(_DISCORD)] = _DISCORD
-    lower = {id(r): r for lit, rules in _LOWER_INDEX if lit in lowered for r in rules}
+    lower = {id(r): r for lit in found[1] for r in _RULES_OF.get(lit, ())}
     key = _ORDER.__getitem__
     return [exact[k] for k in sorted(exact, key=key)], [lower[k] for k in sorted(lower, key=key)]
 
 
 def _may_hold_secret(text: str, lowered: str) -> bool:
     """False when no detector can report anything in ``text`` (its literals and the scanners' triggers are absent)."""
-    exact, lower = _rules_for(text, lowered)
-    return (bool(exact or lower) or any(t in text for t in ("-us", "://", "PRIVATE KEY")) or "<private" in lowered
-            or _LONG_RUN.get().search(text) is not None)
+    found = _literals_in(text, lowered)
+    exact, lower = _rules_for(text, found)
+    return bool(exact or lower or found[0] or found[1]) or _has_long_run(text)
 
 
 def _candidates(text: str) -> list[tuple[str, int, int, int]]:
     lowered = _lower_same_length(text)
-    exact, lower = _rules_for(text, lowered)
-    found: list[tuple[str, int, int, int]] = []
+    found = _literals_in(text, lowered)
+    exact, lower = _rules_for(text, found)
+    hits: list[tuple[str, int, int, int]] = []
     for rule in exact:
-        found.extend(_run_rule(rule, text, text))
+        hits.extend(_run_rule(rule, text, text))
     for rule in lower:
-        found.extend(_run_rule(rule, lowered, text))
-    if "-us" in text:
-        found.extend(_scan_mailchimp(text))
-    if _LONG_RUN.get().search(text) is not None:
-        found.extend(_scan_blobs(text))
-    if "://" in text:
-        found.extend(_scan_uris(text))
-    if "PRIVATE KEY" in text:
-        found.extend(_scan_pem(text))
-    if "<private" in lowered:
-        found.extend(_scan_private(text, lowered))
-    return found
+        hits.extend(_run_rule(rule, lowered, text))
+    if "-us" in found[0]:
+        hits.extend(_scan_mailchimp(text))
+    if _has_long_run(text):
+        hits.extend(_scan_blobs(text))
+    if "://" in found[0]:
+        hits.extend(_scan_uris(text))
+    if "PRIVATE KEY" in found[0]:
+        hits.extend(_scan_pem(text))
+    if "<private" in found[1]:
+        hits.extend(_scan_private(text, lowered))
+    return hits
 
 
 def _spans(text: str) -> list[tuple[str, int, int]]:

@@ -12,7 +12,6 @@ Layout (seed 000)::
 from __future__ import annotations
 
 import json
-import logging
 import os
 import sqlite3
 import time
@@ -21,6 +20,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
+from .lazylog import getLogger
 from . import compile as compiler
 from . import index, notes
 from .errors import MemdirError, UsageError
@@ -28,7 +28,7 @@ from .roots import DERIVED_DIRNAME, check_segment
 from .timeutil import iso, parse_ts
 from .types import Note
 
-log = logging.getLogger("memdir")
+log = getLogger("memdir")  # imports logging only when a record can go somewhere
 LOCK_TIMEOUT_S = 60
 
 

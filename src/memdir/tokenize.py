@@ -28,10 +28,13 @@ _CJK = (
     "\u3041-\u3096\u309d-\u309f\u30a1-\u30fa\u30fc-\u30ff\u31f0-\u31ff"  # kana without ・ ゠ and sound marks
     "\uac00-\ud7af\u1100-\u11ff\u3130-\u318f"
 )
-_ALNUM = rf"[^\W_{_CJK}]"
 _JOIN = r"[.\-_/:@'\u2019]"
-_PATTERN = re.compile(rf"(?P<cjk>[{_CJK}]+)|(?P<word>{_ALNUM}+(?:{_JOIN}+{_ALNUM}+)*[+#]*)")
+#: a word: letters/digits (``[^\W_]``), joined by ``. - _ / : @ '`` and ending in ``+``/``#``. It is only ever run on
+#: text without CJK characters (ASCII text, or the stretches between CJK runs), so it needs no CJK class: compiling
+#: one costs milliseconds (``re`` walks every code point of its ranges), paid by every hook process (issue 12).
+_WORD = re.compile(rf"[^\W_]+(?:{_JOIN}+[^\W_]+)*[+#]*")
 _SPLIT = re.compile(r"[.\-_/:@'\u2019]+")
+_cjk_runs = None  # compiled on first use: ``re.compile(f"([{_CJK}]+)")``
 _CLITICS = frozenset({"s", "t", "re", "ll", "ve", "d", "m"})  # caroline's → caroline, don't → don
 
 #: characters (besides letters and digits) that the FTS5 ``unicode61`` tokenizer must keep inside a token
@@ -133,6 +136,52 @@ def _has_surrogate(text: str) -> bool:
         return True
 
 
+def _cjk_re() -> re.Pattern[str]:
+    """``([CJK]+)``, compiled on first use (an ASCII-only process never pays for it)."""
+    global _cjk_runs
+    if _cjk_runs is None:
+        _cjk_runs = re.compile(f"([{_CJK}]+)")
+    return _cjk_runs
+
+
+def _cjk_split(text: str) -> list[str]:
+    """``text`` cut at its CJK runs: ``[other, run, other, run, …, other]`` (runs at the odd indexes)."""
+    return _cjk_re().split(text)
+
+
+#: tokens of each word (a match of :data:`_WORD`) seen lately; valid for the stemmer cache it was filled with
+_word_cache: dict[str, tuple[str, ...]] = {}
+_word_cache_of: dict[str, str] | None = None
+_WORD_CACHE_MAX = 50_000
+
+
+def _word_tokens(raw: str) -> tuple[str, ...]:
+    """The tokens of one word (see the module doc), cached."""
+    word = raw[:MAX_TOKEN_CHARS]
+    if word.isalnum():  # most words: no joiner, apostrophe or trailing +/#, so nothing to split
+        out: tuple[str, ...] = (_stem(word) if len(word) >= 4 and word.isascii() and word.isalpha() else word,)
+    else:
+        toks: list[str] = []
+        joined = word.replace("'", "").replace("\u2019", "")
+        whole = _stem(joined) if _ALPHA.fullmatch(joined) else joined
+        toks.append(whole)
+        core = word.rstrip("+#")
+        parts = [p for p in _SPLIT.split(core) if p]
+        if len(parts) > 1 or core != word:
+            apostrophe = "'" in word or "\u2019" in word
+            for p in parts:
+                if p == joined or (apostrophe and p in _CLITICS):
+                    continue
+                sp = _stem(p) if _ALPHA.fullmatch(p) else p
+                if sp != whole:  # "Caroline's" → carolin once, not twice (its stem equals the joined word's)
+                    toks.append(sp)
+        out = tuple(toks)
+    if len(_word_cache) >= _WORD_CACHE_MAX:
+        _word_cache.clear()
+    _word_cache[raw] = out
+    return out
+
+
 def tokenize(text: str, *, unigrams: bool = True) -> list[str]:
     """Split ``text`` into recall tokens, in order, with repeats (for BM25 term frequency).
 
@@ -143,38 +192,25 @@ def tokenize(text: str, *, unigrams: bool = True) -> list[str]:
     >>> tokenize("加锁")
     ['加锁', '加', '锁']
     """
+    global _word_cache_of
+    if _word_cache_of is not _stem_cache:  # the stemmer's cache was replaced (tests swap the stemmer): start over
+        _word_cache.clear()
+        _word_cache_of = _stem_cache
+    get, words = _word_cache.get, _WORD.findall
+    text = normalize(text)
+    if text.isascii():  # no CJK run possible: one pass of the word pattern
+        return [t for raw in words(text) for t in (get(raw) or _word_tokens(raw))]
     out: list[str] = []
-    append, extend = out.append, out.extend
-    cache = _stem_cache
-    for run, raw in _PATTERN.findall(normalize(text)):
-        if run:
-            if len(run) == 1:
-                append(run)
+    for i, piece in enumerate(_cjk_split(text)):
+        if i & 1:  # a CJK run
+            if len(piece) == 1:
+                out.append(piece)
             else:
-                extend([run[i : i + 2] for i in range(len(run) - 1)])
+                out += [a + b for a, b in zip(piece, piece[1:])]
                 if unigrams:
-                    extend(run)
-            continue
-        raw = raw[:MAX_TOKEN_CHARS]
-        if raw.isalnum():  # fast path (most words): no joiner, apostrophe or trailing +/#, so nothing to split
-            if len(raw) >= 4 and raw.isascii() and raw.isalpha():
-                append(cache.get(raw) or _stem(raw))
-            else:
-                append(raw)
-            continue
-        word = raw.replace("'", "").replace("\u2019", "")
-        whole = _stem(word) if _ALPHA.fullmatch(word) else word
-        append(whole)
-        core = raw.rstrip("+#")
-        parts = [p for p in _SPLIT.split(core) if p]
-        if len(parts) > 1 or core != raw:
-            apostrophe = "'" in raw or "\u2019" in raw
-            for p in parts:
-                if p == word or (apostrophe and p in _CLITICS):
-                    continue
-                sp = _stem(p) if _ALPHA.fullmatch(p) else p
-                if sp != whole:  # "Caroline's" → carolin once, not twice (its stem equals the joined word's)
-                    append(sp)
+                    out += piece
+        elif piece:
+            out += [t for raw in words(piece) for t in (get(raw) or _word_tokens(raw))]
     return out
 
 
@@ -188,12 +224,9 @@ def query_tokens(text: str, *, repeats: bool = False) -> list[str]:
     return content if repeats else list(dict.fromkeys(content))
 
 
-_CJK_CHAR = re.compile(f"[{_CJK}]")
-
-
 def is_cjk_char(ch: str) -> bool:
     """A Han, kana or hangul character."""
-    return _CJK_CHAR.match(ch) is not None
+    return _cjk_re().match(ch) is not None
 
 
 def is_stop(token: str) -> bool:

@@ -26,24 +26,48 @@ Usage::
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from .claude_code import iter_claude_code
-from .claude_mem import iter_claude_mem
-from .codex import iter_codex
-from .discover import HOSTS, default_paths, resolve_paths
-from .jsonl import TOOL_SUMMARY_MAX_CHARS, iter_jsonl
-from .opencode import iter_opencode
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections import Counter
+    from collections.abc import Callable, Iterator
 
-IMPORTERS: dict[str, Callable[..., Iterator[dict]]] = {
-    "claude-code": iter_claude_code,
-    "codex": iter_codex,
-    "opencode": iter_opencode,
-    "jsonl": iter_jsonl,
-    "claude-mem": iter_claude_mem,  # a SQLite database, not transcripts: `memdir import claude-mem [PATH]`
+#: where each public name lives. The submodules are imported on first use (PEP 562): a hook that only needs
+#: ``memdir.importers.changes`` (the tool summary, the edit tools) must not pay for every importer — the
+#: claude-mem one alone pulls in ``urllib.request``, ``http.client``, ``email`` and ``ssl`` (~20 ms, issue 12).
+_NAMES = {
+    "iter_claude_code": "claude_code",
+    "iter_claude_mem": "claude_mem",
+    "iter_codex": "codex",
+    "iter_opencode": "opencode",
+    "iter_jsonl": "jsonl",
+    "TOOL_SUMMARY_MAX_CHARS": "jsonl",
+    "HOSTS": "discover",
+    "default_paths": "discover",
+    "resolve_paths": "discover",
 }
+#: the importer of each source (values: :data:`_NAMES` keys, resolved by :func:`importer`)
+_SOURCES = {
+    "claude-code": "iter_claude_code",
+    "codex": "iter_codex",
+    "opencode": "iter_opencode",
+    "jsonl": "iter_jsonl",
+    "claude-mem": "iter_claude_mem",  # a SQLite database, not transcripts: `memdir import claude-mem [PATH]`
+}
+
+
+def __getattr__(name: str):
+    if name == "IMPORTERS":
+        value = {source: __getattr__(fn) for source, fn in _SOURCES.items()}
+    elif name in _NAMES:
+        from importlib import import_module
+
+        value = getattr(import_module(f"{__name__}.{_NAMES[name]}"), name)
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value
+    return value
 
 
 def iter_events(source: str, path: str | Path, *, stats: Counter | None = None) -> Iterator[dict]:
@@ -53,11 +77,9 @@ def iter_events(source: str, path: str | Path, *, stats: Counter | None = None) 
     """
     from ..errors import UsageError
 
-    try:
-        fn = IMPORTERS[source]
-    except KeyError:
-        raise UsageError(f"unknown transcript source {source!r}: use one of {', '.join(IMPORTERS)}") from None
-    return fn(path, stats=stats)
+    if source not in _SOURCES:
+        raise UsageError(f"unknown transcript source {source!r}: use one of {', '.join(_SOURCES)}")
+    return __getattr__(_SOURCES[source])(path, stats=stats)
 
 
 def peek_session(source: str, path: str | Path, *, max_lines: int = 200) -> tuple[str | None, str | None]:

@@ -23,16 +23,16 @@ from __future__ import annotations
 
 import hashlib
 import json
-import logging
 import re
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from ..lazylog import getLogger
 from ..timeutil import parse_ts
 
-log = logging.getLogger("memdir.importers")
+log = getLogger("memdir.importers")  # imports logging only when a record can go somewhere
 
 TOOL_SUMMARY_MAX_CHARS = 20_000
 """Upper bound (chars) of one tool event's text: ``<tool>: <argument> → <output>``. Outputs are kept whole up to it

@@ -7,7 +7,6 @@ from __future__ import annotations
 import logging
 import sqlite3
 from pathlib import Path
-from urllib.request import pathname2url
 
 from ..errors import UsageError
 
@@ -20,6 +19,8 @@ def connect_ro(db: Path, *, expected: str) -> sqlite3.Connection:
     The path is URL-escaped (a ``?``, ``#`` or ``%`` in it is part of the name, not of the URI). A file that is
     not SQLite raises :class:`UsageError` ``"<db> is not an SQLite database: pass <expected>"``; a database that
     cannot be opened read-only (a WAL database in a directory we may not write) is read as immutable."""
+    from urllib.request import pathname2url  # here, not at import: urllib.request pulls in http.client, email, ssl
+
     url = "file:" + pathname2url(str(Path(db).resolve()))
     try:
         con = sqlite3.connect(url + "?mode=ro", uri=True)

@@ -1,0 +1,117 @@
+"""Issue 12: the new-process hook imports only what it uses and does no work a prompt hook does not need."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import memdir
+from memdir import index
+
+FIX = Path(__file__).parent / "fixtures" / "hooks"
+#: modules the in-process hook path must not import: the debug log's logging (and its traceback/linecache chain), the
+#: TOML parser without a config.toml, the other importers (claude-mem's pulls in urllib.request → http.client → email,
+#: ssl), the tokenizer's and slug's CJK classes are not modules but are checked below
+NOT_ON_THE_HOOK_PATH = ("logging", "traceback", "tomllib", "urllib.request", "http.client", "email", "ssl",
+                        "tempfile", "memdir.debuglog", "memdir.importers.claude_mem", "memdir.importers.codex",
+                        "memdir.importers.opencode", "memdir.importers.sqlite", "click", "memdir.vectors")
+
+
+def _imported(stderr: bytes) -> set[str]:
+    return {line.split("|")[-1].strip() for line in stderr.decode().splitlines() if line.startswith("import time:")}
+
+
+def _hook(project: Path, home: Path, prompt: str) -> tuple[str, set[str]]:
+    payload = (FIX / "claude_user_prompt.json").read_text(encoding="utf-8").replace("__CWD__", str(project))
+    payload = json.dumps({**json.loads(payload), "prompt": prompt}, ensure_ascii=False)
+    code = ("import sys; sys.argv = ['memdir', 'hook', 'claude-code', 'user-prompt']; import memdir.__main__ as e; "
+            "e.main()")
+    env = {**os.environ, "MEMDIR_HOOK_WARM": "0", "MEMDIR_HOME": str(home)}
+    env.pop("MEMDIR_DEBUG", None)
+    r = subprocess.run([sys.executable, "-X", "importtime", "-c", code], input=payload.encode(), capture_output=True,
+                       cwd=str(project), timeout=120, env=env)
+    assert r.returncode == 0, r.stderr[-2000:]
+    return r.stdout.decode(), _imported(r.stderr)
+
+
+def test_cold_hook_imports_only_what_it_uses_and_still_captures(project, tmp_path):
+    home = tmp_path / "home"
+    with memdir.open(project, home=home) as m:
+        m.remember("The staging database listens on port 5433 at staging-db.internal.", category="facts")
+        m.remember("部署脚本用 pnpm，数据库端口是 5433。", category="facts")
+    for prompt in ("which port does the staging database use?", "数据库端口是多少？staging"):
+        out, mods = _hook(project, home, prompt)
+        assert "5433" in json.loads(out)["hookSpecificOutput"]["additionalContext"]
+        assert "memdir.core" in mods and "memdir.capture" in mods
+        assert not set(NOT_ON_THE_HOOK_PATH) & mods, set(NOT_ON_THE_HOOK_PATH) & mods
+    with memdir.open(project, home=home) as m:  # both prompts were captured (redacted, gated, stored)
+        keys = {h.text for h in m.recall("staging database port 数据库端口", k=20, kinds=["event"])}
+    assert {"which port does the staging database use?", "数据库端口是多少？staging"} <= keys
+
+
+def test_opening_an_index_writes_nothing(project, tmp_path):
+    """``PRAGMA auto_vacuum = INCREMENTAL`` is a write transaction and an fsync on an existing file: only a new
+    file gets it (every hook process opened two indexes and paid it twice)."""
+    with memdir.open(project, home=tmp_path / "home") as m:
+        m.remember("deploy with pnpm", category="facts")
+        path = m.roots["project"].db_path
+    wal = Path(str(path) + "-wal")
+    assert not wal.exists() or wal.stat().st_size == 0
+    db, created = index.open_index(path)
+    try:
+        assert not created
+        assert db.execute("PRAGMA auto_vacuum").fetchone()[0] == 2  # a new index vacuums incrementally, as before
+        assert db.execute("SELECT count(*) FROM docs").fetchone()[0] == 1
+        assert not wal.exists() or wal.stat().st_size == 0
+    finally:
+        db.close()
+
+
+def test_lazy_logger_needs_logging_only_for_records_that_can_go_somewhere():
+    code = """
+import sys
+from memdir.lazylog import getLogger
+log = getLogger("memdir")
+log.debug("dropped %s", 1)
+log.info("dropped too")
+assert "logging" not in sys.modules and not log.isEnabledFor(10)
+log.warning("goes to stderr: %s", "lastResort")
+assert "logging" in sys.modules
+"""
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert "goes to stderr: lastResort" in r.stderr and "dropped" not in r.stderr
+
+
+def test_lazy_logger_is_the_real_logger_once_logging_is_there(caplog):
+    import logging
+
+    from memdir.lazylog import getLogger
+
+    log = getLogger("memdir.test")
+    with caplog.at_level(logging.DEBUG, logger="memdir.test"):
+        assert log.isEnabledFor(logging.DEBUG)
+        log.debug("seen %d", 1)
+        log.info("seen %d", 2)
+    assert [r.getMessage() for r in caplog.records] == ["seen 1", "seen 2"]
+    assert log.level == logging.getLogger("memdir.test").level  # any other attribute: the real logger's
+
+
+def test_importers_load_on_first_use():
+    code = """
+import json, sys
+import memdir.importers.changes
+before = sorted(m for m in sys.modules if m.startswith(("memdir.importers", "urllib.request", "http")))
+from memdir import importers
+from memdir.importers import *  # noqa: F403
+names = sorted(importers.IMPORTERS)
+print(json.dumps([before, names, importers.TOOL_SUMMARY_MAX_CHARS, callable(iter_codex)]))  # noqa: F405
+"""
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    before, names, cap, ok = json.loads(r.stdout)
+    assert before == ["memdir.importers", "memdir.importers.changes", "memdir.importers.jsonl"]
+    assert names == ["claude-code", "claude-mem", "codex", "jsonl", "opencode"] and cap == 20_000 and ok
