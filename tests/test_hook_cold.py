@@ -115,3 +115,24 @@ print(json.dumps([before, names, importers.TOOL_SUMMARY_MAX_CHARS, callable(iter
     before, names, cap, ok = json.loads(r.stdout)
     assert before == ["memdir.importers", "memdir.importers.changes", "memdir.importers.jsonl"]
     assert names == ["claude-code", "claude-mem", "codex", "jsonl", "opencode"] and cap == 20_000 and ok
+
+
+def test_date_expressions_are_compiled_only_for_a_text_that_may_name_a_date(monkeypatch):
+    """The pre-check (a digit or one of a few words/characters) never hides a window the expressions would find."""
+    import random
+    from datetime import datetime, timezone
+
+    from memdir import dates
+
+    now = datetime(2023, 5, 25, 12, tzinfo=timezone.utc)
+    words = ("3 days ago", "two weeks ago", "last Saturday", "this past monday", "last weekend", "last month",
+             "in the past 3 days", "the last few weeks", "yesterday", "the day before yesterday", "2023-05-20",
+             "2023/5/2", "May 20, 2023", "on mar 3rd", "20th of May", "3 june", "三天前", "两个月之前", "昨天", "前天",
+             "大前天", "上周六", "上个月", "去年", "前年", "5月20日", "2023年5月20日", "AGO", "LAST", "Yesterday", "١٢",
+             "deploy", "the", "weeks", "of", "部署", "配置", "pnpm", " ", ",", "ſ", "K", "ı", "12", "a", "few", "ago")
+    rng = random.Random(7)
+    texts = [" ".join(rng.choice(words) for _ in range(rng.randint(1, 6))) for _ in range(3000)]
+    fast = [dates.windows(t, now) for t in texts]
+    monkeypatch.setattr(dates, "_may_name_a_date", lambda low: True)
+    assert [dates.windows(t, now) for t in texts] == fast
+    assert sum(map(bool, fast)) > 1000  # the sample does name dates

@@ -10,6 +10,7 @@ import json
 import random
 import re
 import sys
+import unicodedata
 from pathlib import Path
 
 import pytest
@@ -27,10 +28,22 @@ _SPLIT = re.compile(r"[.\-_/:@'\u2019]+")
 _ALPHA = re.compile(r"[a-z]{4,}")
 
 
+def _reference_normalize(text: str) -> str:
+    if not isinstance(text, str):
+        text = str(text)
+    if text.isascii():
+        return text.lower()
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = text.encode("utf-8", "replace").decode("utf-8")
+    return unicodedata.normalize("NFKC", text).casefold()
+
+
 def _reference_tokenize(text: str, *, unigrams: bool = True) -> list[str]:
     out: list[str] = []
     append, extend = out.append, out.extend
-    for run, raw in _PATTERN.findall(T.normalize(text)):
+    for run, raw in _PATTERN.findall(_reference_normalize(text)):
         if run:
             if len(run) == 1:
                 append(run)
@@ -63,6 +76,7 @@ def _reference_tokenize(text: str, *, unigrams: bool = True) -> list[str]:
 
 
 def _same(text: str) -> None:
+    assert T.nfkc(text) == unicodedata.normalize("NFKC", text), text
     for uni in (True, False):
         assert T.tokenize(text, unigrams=uni) == _reference_tokenize(text, unigrams=uni), (text, uni)
 
@@ -74,7 +88,7 @@ _PIECES = (
     + [" ", " ", "\n", "\t", ",", "!", "?", "(", ")", '"', "$", "%", "&", "*", "=", "[", "]", "{", "}", "\\", "|", "~", "`"]
     + list("部署脚本用锁加的了是我们中文测试数据库")  # Han (incl. Chinese function chars)
     + list("ひらがなカタカナー゠・") + list("한국어가") + ["\u3400", "\u4dbf", "\uf900", "\ufaff", "\U00020000", "\U0003134f"]
-    + list("éüßİıÅǅﬁﬃ①²½ⅷＡＢ１２０ｱｶﾞ") + ["\u0301", "\u0307", "\u200b", "\u00a0", "\u3000", "\ufeff"]
+    + list("éüßİıÅǅﬁﬃ①²½ⅷＡＢ１２０ｱｶﾞ，：；！？（）～　。、「」") + ["\u0301", "\u0308", "\u3099", "\u309a", "\u0338"] * 2 + ["\u0301", "\u0307", "\u200b", "\u00a0", "\u3000", "\ufeff"]
     + list("αβγДЖЩ١٢३४") + ["\U0001f600", "\ud800", "\udfff", "\x00", "\u2018", "\uff07"]
     + ["running", "caresses", "don't", "node.js", "c++", "c#", "pre-edit", "a:b", "user@host", "x_y", "Caroline's",
        "Don\u2019t", "deploying", "configurations", "a" * 70, "b1" * 40, "e.g.", "...", "--", "__init__", "v1.2.3"]
@@ -165,3 +179,9 @@ def test_word_cache_is_bounded():
     for i in range(T._WORD_CACHE_MAX + 10):
         T.tokenize(f"w{i}x")
     assert len(T._word_cache) <= T._WORD_CACHE_MAX
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("，：；！？（）～　,:!a e<=>ｶ部\u0301\u0338\u3099\u309a\u0300ﬁ①")), max_size=24))
+def test_nfkc_is_the_library_s_on_fullwidth_punctuation_and_combining_marks(text):
+    assert T.nfkc(text) == unicodedata.normalize("NFKC", text)

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import UsageError
+from .tokenize import nfkc
 from .timeutil import iso, parse_ts
 
 _HANDLER = None
@@ -41,7 +42,7 @@ def kind_for(category: str) -> str:
 def normalize_text(text: str) -> str:
     """The form used for duplicate detection: NFKC, whitespace runs collapsed, stripped."""
     # str.split() and re's \s agree on what whitespace is (str.isspace); NFKC leaves ASCII alone
-    return " ".join((text if text.isascii() else unicodedata.normalize("NFKC", text)).split())
+    return " ".join((text if text.isascii() else nfkc(text)).split())
 
 
 def near_key(text: str) -> str:

@@ -126,7 +126,7 @@ class Root:
     #: a stat this recent (ns) may hide a change made in the same clock tick: such a snapshot is not trusted
     RACY_NS = 2_000_000_000
 
-    def _snapshot(self, found: dict[str, tuple[Path, int, int]], dirs: list[tuple[str, int]], taken_ns: int) -> None:
+    def _snapshot(self, found: dict[str, tuple[str, int, int]], dirs: list[tuple[str, int]], taken_ns: int) -> None:
         """Remember the stats of a full scan (the root and category directories, each note file) for
         :meth:`_unchanged`; nothing is remembered when a stat is within :data:`RACY_NS` of the scan (a change in the
         same clock tick would not show) or the scan found problems (those are re-read every time)."""
@@ -200,9 +200,10 @@ class Root:
         real_root = os.path.realpath(self.path)
         return os.path.commonpath([real_root, os.path.realpath(p)]) == real_root
 
-    def scan(self) -> tuple[dict[str, tuple[Path, int, int]], list[dict[str, str]]]:
-        """Every note file: ``{id: (path, mtime_ns, size)}`` and problems (symlinks out, bad names)."""
-        found: dict[str, tuple[Path, int, int]] = {}
+    def scan(self) -> tuple[dict[str, tuple[str, int, int]], list[dict[str, str]]]:
+        """Every note file: ``{id: (path, mtime_ns, size)}`` and problems (symlinks out, bad names). Paths are
+        ``str`` (a ``Path`` per note cost every hook's open-time sync ~10 us a note)."""
+        found: dict[str, tuple[str, int, int]] = {}
         problems: list[dict[str, str]] = []
         if not self.path.is_dir():
             return found, problems
@@ -212,6 +213,11 @@ class Root:
             if not self._inside(Path(cat.path)):
                 problems.append(self._problem("outside_root", cat.path, "category directory is a symlink out of the root; skipped"))
                 continue
+            try:
+                check_segment(cat.name, "category")
+                bad_category = ""
+            except UsageError as exc:
+                bad_category = str(exc)
             for f in sorted(os.scandir(cat.path), key=lambda e: e.name):
                 if f.name.startswith(".tmp-") and f.name.endswith(".part"):
                     self._drop_stale_temp(f)
@@ -221,14 +227,16 @@ class Root:
                 if f.is_symlink() and not self._inside(Path(f.path)):  # the category dir is already checked
                     problems.append(self._problem("outside_root", f.path, "note is a symlink out of the root; skipped"))
                     continue
+                if bad_category:
+                    problems.append(self._problem("unreadable", f.path, bad_category))
+                    continue
                 try:
-                    check_segment(cat.name, "category")
                     check_segment(f.name[:-3], "slug")
                     st = f.stat()
                 except (UsageError, OSError) as exc:
                     problems.append(self._problem("unreadable", f.path, str(exc)))
                     continue
-                found[f"{cat.name}/{f.name[:-3]}"] = (Path(f.path), st.st_mtime_ns, st.st_size)
+                found[f"{cat.name}/{f.name[:-3]}"] = (f.path, st.st_mtime_ns, st.st_size)
         return found, problems
 
     def _dir_stats(self) -> list[tuple[str, int]] | None:
@@ -303,7 +311,7 @@ class Root:
                 for nid in changed:
                     path, m, s = found[nid]
                     try:
-                        note, _ = self.read_note(nid, path)
+                        note, _ = self.read_note(nid, Path(path))
                     except (UsageError, OSError) as exc:
                         problems.append(self._problem("unreadable", path, str(exc)))
                         st.delete_doc(nid)

@@ -21,6 +21,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from itertools import chain
+
+_chain = chain.from_iterable
 
 # Han (incl. ext. A, compatibility, ext. B+), Hiragana, Katakana (+ phonetic ext.), Hangul syllables/jamo, CJK symbols.
 _CJK = (
@@ -35,6 +38,7 @@ _JOIN = r"[.\-_/:@'\u2019]"
 _WORD = re.compile(rf"[^\W_]+(?:{_JOIN}+[^\W_]+)*[+#]*")
 _SPLIT = re.compile(r"[.\-_/:@'\u2019]+")
 _cjk_runs = None  # compiled on first use: ``re.compile(f"([{_CJK}]+)")``
+_bigrams = re.compile(r"(?=(..))", re.S).findall  # every overlapping pair of characters of a CJK run
 _CLITICS = frozenset({"s", "t", "re", "ll", "ve", "d", "m"})  # caroline's → caroline, don't → don
 
 #: characters (besides letters and digits) that the FTS5 ``unicode61`` tokenizer must keep inside a token
@@ -89,13 +93,18 @@ def tokenizer_id() -> str:
     written by the old one. Two installs whose stemmers agree share a store without re-tokenizing it."""
     import zlib
 
-    global _stemmer
+    global _stemmer, _tokenizer_id
     if _stemmer is None:
         import Stemmer
 
         _stemmer = Stemmer.Stemmer("english")
-    stems = " ".join(_stemmer.stemWord(w) for w in _STEM_PROBE.split())
-    return f"{TOKENIZER_VERSION}+stem{zlib.crc32(stems.encode('utf-8')):08x}"
+    if _tokenizer_id[0] is not _stemmer:  # once per stemmer (each index open asks; tests swap the stemmer)
+        stems = " ".join(_stemmer.stemWord(w) for w in _STEM_PROBE.split())
+        _tokenizer_id = (_stemmer, f"{TOKENIZER_VERSION}+stem{zlib.crc32(stems.encode('utf-8')):08x}")
+    return _tokenizer_id[1]
+
+
+_tokenizer_id: tuple = (None, "")
 
 
 _stem_cache: dict[str, str] = {}
@@ -125,7 +134,29 @@ def normalize(text: str) -> str:
     if text.isascii():  # fast path: NFKC leaves ASCII alone and casefold is lower() there
         return text.lower()
     text = text.encode("utf-8", "replace").decode("utf-8") if _has_surrogate(text) else text
-    return unicodedata.normalize("NFKC", text).casefold()
+    return nfkc(text).casefold()
+
+
+#: fullwidth punctuation common in Chinese text and the ideographic space, each with its NFKC form (one ASCII char)
+_WIDE = (("\uff0c", ","), ("\uff1a", ":"), ("\uff1b", ";"), ("\uff01", "!"), ("\uff1f", "?"), ("\uff08", "("),
+         ("\uff09", ")"), ("\u3000", " "), ("\uff5e", "~"))
+
+
+def nfkc(text: str) -> str:
+    """``unicodedata.normalize("NFKC", text)``, faster on typical Chinese text (issue 12: 14 -> 2 us per captured
+    turn). Most such text is NFKC already but for its fullwidth punctuation, which makes the library normalize the
+    whole string. Replacing those characters by their NFKC forms first changes nothing in the result (NFKC is
+    NFC of the compatibility decomposition, and each is replaced by its full decomposition), so when the rest is
+    normalized (``is_normalized``, a quick check) that is the answer; otherwise the library normalizes ``text``."""
+    if unicodedata.is_normalized("NFKC", text):
+        return text
+    t = text
+    for a, b in _WIDE:
+        if a in t:
+            t = t.replace(a, b)
+    if t is not text and unicodedata.is_normalized("NFKC", t):
+        return t
+    return unicodedata.normalize("NFKC", text)
 
 
 def _has_surrogate(text: str) -> bool:
@@ -182,6 +213,21 @@ def _word_tokens(raw: str) -> tuple[str, ...]:
     return out
 
 
+def _add_words(out: list[str], text: str) -> None:
+    """Append the tokens of every word of ``text`` (no CJK in it) to ``out``: one C-level pass when every word is in
+    the cache (most words of most texts), else the missing ones are made first."""
+    raws = _WORD.findall(text)
+    n = len(out)
+    try:
+        out += _chain(map(_word_cache.__getitem__, raws))
+    except KeyError:
+        del out[n:]
+        for raw in raws:
+            if raw not in _word_cache:
+                _word_tokens(raw)
+        out += _chain(map(_word_cache.__getitem__, raws))
+
+
 def tokenize(text: str, *, unigrams: bool = True) -> list[str]:
     """Split ``text`` into recall tokens, in order, with repeats (for BM25 term frequency).
 
@@ -196,21 +242,21 @@ def tokenize(text: str, *, unigrams: bool = True) -> list[str]:
     if _word_cache_of is not _stem_cache:  # the stemmer's cache was replaced (tests swap the stemmer): start over
         _word_cache.clear()
         _word_cache_of = _stem_cache
-    get, words = _word_cache.get, _WORD.findall
     text = normalize(text)
-    if text.isascii():  # no CJK run possible: one pass of the word pattern
-        return [t for raw in words(text) for t in (get(raw) or _word_tokens(raw))]
     out: list[str] = []
+    if text.isascii():  # no CJK run possible: one pass of the word pattern
+        _add_words(out, text)
+        return out
     for i, piece in enumerate(_cjk_split(text)):
         if i & 1:  # a CJK run
             if len(piece) == 1:
                 out.append(piece)
             else:
-                out += [a + b for a, b in zip(piece, piece[1:])]
+                out += _bigrams(piece)
                 if unigrams:
                     out += piece
         elif piece:
-            out += [t for raw in words(piece) for t in (get(raw) or _word_tokens(raw))]
+            _add_words(out, piece)
     return out
 
 
