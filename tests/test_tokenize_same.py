@@ -181,6 +181,13 @@ def test_word_cache_is_bounded():
     assert len(T._word_cache) <= T._WORD_CACHE_MAX
 
 
+def test_a_text_that_fills_the_word_cache_keeps_all_its_tokens(monkeypatch):
+    monkeypatch.setattr(T, "_WORD_CACHE_MAX", 7)
+    text = " ".join(f"deploying{i}x running w{i}" for i in range(40)) + " 部署 " + " ".join(f"z{i}" for i in range(30))
+    assert T.tokenize(text) == _reference_tokenize(text)
+    assert len(T._word_cache) <= 7
+
+
 @settings(max_examples=500, deadline=None)
 @given(st.text(alphabet=st.sampled_from(list("，：；！？（）～　,:!a e<=>ｶ部\u0301\u0338\u3099\u309a\u0300ﬁ①")), max_size=24))
 def test_nfkc_is_the_library_s_on_fullwidth_punctuation_and_combining_marks(text):

@@ -222,10 +222,9 @@ def _add_words(out: list[str], text: str) -> None:
         out += _chain(map(_word_cache.__getitem__, raws))
     except KeyError:
         del out[n:]
-        for raw in raws:
-            if raw not in _word_cache:
-                _word_tokens(raw)
-        out += _chain(map(_word_cache.__getitem__, raws))
+        get = _word_cache.get
+        for raw in raws:  # not through the cache alone: filling it may clear it (it is bounded)
+            out += get(raw) or _word_tokens(raw)
 
 
 def tokenize(text: str, *, unigrams: bool = True) -> list[str]:
