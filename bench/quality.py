@@ -269,11 +269,15 @@ class MemdirSystem:
         self.provider = provider
         self.settings = dict(settings or {})
         #: "" = the SQLite index (system ``memdir``); a ``postgresql://`` URL = the project's index in PostgreSQL
-        #: (system ``memdir@postgresql``), one project per store built, its rows deleted when the store closes
-        self.store = store
+        #: (system ``memdir@postgresql``), one project per store built, its rows deleted when the store closes;
+        #: ``team+postgresql://…`` = the same PostgreSQL rows, each question asked of the team server's HTTP API
+        #: (``memdir serve --store``, :mod:`memdir.teamserver`, in-process through Starlette's test client) with a
+        #: client login and a person's token (system ``memdir@team``)
+        self.team = store.startswith("team+")
+        self.store = store[5:] if self.team else store
         self._built = 0
-        if store:
-            self.name = "memdir@postgresql"
+        if self.store:
+            self.name = "memdir@team" if self.team else "memdir@postgresql"
         self.cache_dir: Path | None = None
         self.cached: CachedProvider | None = None
         import memdir  # noqa: F401  (fail early, in main)
@@ -341,9 +345,15 @@ class MemdirSystem:
         if self.provider and self.channel != "lexical":
             m.backfill()  # every memory embedded before the first question (recall would embed within a budget)
 
+        ask = self._team_client(m) if self.team else None
+
         def search(query: str, k: int, when: str | None = None) -> list[str]:
             now[0] = datetime.fromisoformat(when).astimezone(timezone.utc) if when else clock_at
             out: list[str] = []
+            if ask is not None:
+                for hid in ask(query, k, now[0]):
+                    out.extend(alias.get(hid, [hid]))
+                return out
             for h in m.recall(query, k=k):
                 hid = getattr(h, "id", None) or h.key
                 out.extend(alias.get(hid, [hid]))
@@ -351,6 +361,8 @@ class MemdirSystem:
 
         def close():
             try:
+                if ask is not None:
+                    ask.close()
                 if self.cached is not None:
                     self.cached.save()
                 if self.store:
@@ -360,6 +372,34 @@ class MemdirSystem:
                 tmpdir.cleanup()
 
         return search, close, notes
+
+    def _team_client(self, m):
+        """``ask(query, k, now) -> [ref]``: the team server over this store's project, as a client login (a member of
+        ``memdir_client``) holding a token for the project, with the bench's recall settings; ``ask.close()``."""
+        from memdir import pgstore, teamserver
+        from memdir.timeutil import iso
+        from starlette.testclient import TestClient
+
+        admin = m.roots["project"].store
+        if "://memdir@" not in self.store:
+            raise BenchError("--stores team needs the throwaway cluster (login memdir); give `team` alone")
+        admin.conn.execute("DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'bench_team') THEN "
+                           "CREATE ROLE bench_team LOGIN; END IF; END $$")
+        pgstore.grant_client(admin.conn, "bench_team")
+        token = pgstore.add_token(admin.conn, "bench", [admin.project])
+        cfg = {k: m.config.get(k) for k in teamserver._defaults() if k.startswith("recall.")}
+        client = TestClient(teamserver.app(self.store.replace("://memdir@", "://bench_team@", 1), cfg))
+        project = admin.project
+
+        def ask(query: str, k: int, now) -> list[str]:
+            r = client.post(f"/v1/{project}/recall", json={"query": query, "k": min(k, 100), "now": iso(now)},
+                            headers={"Authorization": f"Bearer {token}"})
+            if r.status_code != 200:
+                raise BenchError(f"team server: HTTP {r.status_code} {r.text[:200]}")
+            return [h["ref"] for h in r.json()["hits"]]
+
+        ask.close = client.close
+        return ask
 
 
 def make_systems(names: list[str], channel: str, provider: str | None, log, settings: dict | None = None,
@@ -594,6 +634,10 @@ def markdown(report: dict) -> str:
     return "\n".join(lines)
 
 
+def _store_name(spec: str) -> str:
+    return "sqlite" if not spec else "team" if spec.startswith("team+") else "postgresql"
+
+
 def _git(*args: str) -> str:
     try:
         return subprocess.run(["git", "-C", str(ROOT), *args], capture_output=True, text=True,
@@ -649,7 +693,7 @@ def run(data: Path, benches: list[str], *, channel: str = "lexical", provider: s
             "madial_as": madial_as,
             "madial_meta": madial_meta,
             "systems": names,
-            "stores": ["sqlite" if not x else "postgresql" for x in stores],
+            "stores": [_store_name(x) for x in stores],
             "baselines": baselines,
         },
         "benches": {},
@@ -692,8 +736,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--no-cache", action="store_true", help="do not read or write the embedding cache")
     p.add_argument("--stores", default="sqlite", metavar="LIST",
                    help="comma-separated memdir stores to measure in one run: sqlite, postgresql (a throwaway cluster "
-                        "from the PostgreSQL server binaries, as the tests start) or a postgresql://… URL; "
-                        "e.g. --stores sqlite,postgresql")
+                        "from the PostgreSQL server binaries, as the tests start), team (the same PostgreSQL rows, "
+                        "questions asked of the team server's HTTP API, memdir serve --store) or a postgresql://… URL; "
+                        "e.g. --stores sqlite,postgresql,team")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="a memdir config override for this run (repeatable), e.g. recall.subject_boost=0.5")
     a = p.parse_args(argv)
@@ -721,12 +766,12 @@ def main(argv: list[str] | None = None) -> int:
                 stores.append("")
             elif x.startswith(("postgresql://", "postgres://")):
                 stores.append(x)
-            elif x == "postgresql":
+            elif x in ("postgresql", "team"):
                 if cluster is None:
                     cluster = _throwaway_cluster(log)
-                stores.append(cluster.new_database())
+                stores.append(("team+" if x == "team" else "") + cluster.new_database())
             else:
-                raise BenchError(f"unknown store {x!r} (expected sqlite, postgresql or a postgresql:// URL)")
+                raise BenchError(f"unknown store {x!r} (expected sqlite, postgresql, team or a postgresql:// URL)")
         report = run(a.data, benches, channel=a.channel, provider=a.provider, limit=a.limit,
                      systems=tuple(s.strip() for s in a.systems.split(",") if s.strip()),
                      madial_as=a.madial_as, madial_meta=a.madial_meta, minilm_all_turns=a.minilm_all_turns,
@@ -745,7 +790,7 @@ def main(argv: list[str] | None = None) -> int:
             (f"-limit{a.limit}" if a.limit else "") + ("-only" if a.only else "") + ("" if a.madial_as == "notes" else f"-madial-{a.madial_as}") + \
             ("" if a.madial_meta == "tags" else f"-meta-{a.madial_meta}") + \
             ("" if set(benches) >= set(ALL_BENCHES) else "-" + "+".join(benches)) + \
-            ("" if stores in ([], [""]) else "-stores-" + "+".join("sqlite" if not x else "postgresql" for x in stores))
+            ("" if stores in ([], [""]) else "-stores-" + "+".join(_store_name(x) for x in stores))
         a.out.mkdir(parents=True, exist_ok=True)
         (a.out / f"{stem}.json").write_text(json.dumps(report, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
         (a.out / f"{stem}.md").write_text(md + "\n", encoding="utf-8")

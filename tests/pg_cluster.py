@@ -1,6 +1,12 @@
 """A throwaway PostgreSQL cluster for the tests (issue 14): ``initdb`` into a temporary directory, ``pg_ctl start``
 listening on a unix socket only (no TCP port), stopped and deleted at the end of the session.
 
+A cluster outlives its test run only if the run dies without reaching its teardown: the cluster is therefore also
+stopped at interpreter exit (``atexit``) and on SIGTERM/SIGHUP (the handler stops it, then lets the signal do what it
+did before), and every new cluster first sweeps the ones left behind: each cluster directory holds ``owner.json``
+(the pid and start time of the process that made it); a cluster whose owner is gone is stopped and deleted
+(:func:`sweep_stale`). A SIGKILLed run leaves its cluster until the next run sweeps it.
+
 The server binaries come from Debian's ``postgresql`` package (``.ci/run`` installs it); they are looked up on
 ``PATH``, then under ``/usr/lib/postgresql/<version>/bin``. PostgreSQL refuses to run as root, so as root the cluster
 belongs to the ``postgres`` user (created by the Debian package) and is started through ``runuser``. When no
@@ -16,12 +22,16 @@ into the cluster's temporary directory first. Without ``pgserver`` those tests s
 
 from __future__ import annotations
 
+import atexit
 import glob
+import json
 import os
 import pwd
 import shutil
+import signal
 import subprocess
 import tempfile
+import threading
 from pathlib import Path
 
 import pytest
@@ -68,6 +78,116 @@ def _unavailable(reason: str, *, vector: bool = False):
     pytest.skip(f"{reason} (install Debian's postgresql package and psycopg, `pip install -e '.[postgres]'`)")
 
 
+PREFIX = "memdir-pg-"
+#: a cluster directory without ``owner.json`` (made before owners were recorded) is swept once it is this old
+LEGACY_STALE_S = 6 * 3600
+
+_live: list["Cluster"] = []
+_hooked = False
+
+
+def _start_time(pid: int) -> str | None:
+    """The process's start time in clock ticks since boot (``/proc/<pid>/stat`` field 22), so a pid reused by
+    another process is not taken for the owner; None where /proc is not there."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return stat[stat.rindex(")") + 2:].split()[19]
+
+
+def _alive(owner: dict) -> bool:
+    pid = int(owner.get("pid") or 0)
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # someone else's live process
+    started = owner.get("started")
+    return started is None or _start_time(pid) in (None, started)
+
+
+def _stop_dir(d: Path, bindir: Path | None, as_user: str | None) -> None:
+    """Stop the cluster in ``d`` (if its postmaster runs) and delete ``d``."""
+    data = d / "data"
+    if (data / "postmaster.pid").exists() and bindir is not None:
+        cmd = [str(bindir / "pg_ctl"), "-D", str(data), "-m", "immediate", "-w", "-t", "30", "stop"]
+        if as_user:
+            cmd = ["runuser", "-u", as_user, "--", *cmd]
+        subprocess.run(cmd, capture_output=True, timeout=60)
+    shutil.rmtree(d, ignore_errors=True)
+
+
+def sweep_stale(tmp: str | None = None) -> list[str]:
+    """Stop and delete clusters left by test runs that died before their teardown (SIGKILL, a crash, an older
+    run without the exit handlers): a ``memdir-pg-*`` directory of the temp dir whose ``owner.json`` names a
+    process that is gone, or, without ``owner.json``, one older than :data:`LEGACY_STALE_S`. Returns the
+    directories removed."""
+    import time
+
+    gone = []
+    bindir = _bindir()
+    for d in sorted(Path(tmp or tempfile.gettempdir()).glob(PREFIX + "*")):
+        try:
+            if not d.is_dir():
+                continue
+            f = d / "owner.json"
+            if f.exists():
+                owner = json.loads(f.read_text() or "{}")
+                if _alive(owner):
+                    continue
+            elif time.time() - d.stat().st_mtime < LEGACY_STALE_S:
+                continue
+            else:
+                owner = {}
+        except (OSError, ValueError):
+            continue
+        _stop_dir(d, bindir, owner.get("as_user") or ("postgres" if os.geteuid() == 0 else None))
+        gone.append(str(d))
+    return gone
+
+
+def _stop_all() -> None:
+    for c in list(_live):
+        try:
+            c.stop()
+        except Exception:  # noqa: BLE001 — exiting anyway
+            pass
+
+
+def _on_signal(signum, frame) -> None:
+    _stop_all()
+    prev = _previous.get(signum, signal.SIG_DFL)
+    if callable(prev):
+        prev(signum, frame)
+    else:  # the default action (terminate) for the same signal
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+
+
+_previous: dict[int, object] = {}
+
+
+def _hook_exit() -> None:
+    """Stop live clusters at interpreter exit and on SIGTERM/SIGHUP (once per process; signals only from the main
+    thread, where Python allows a handler)."""
+    global _hooked
+    if _hooked:
+        return
+    _hooked = True
+    atexit.register(_stop_all)
+    if threading.current_thread() is threading.main_thread():
+        for sig in (signal.SIGTERM, signal.SIGHUP):
+            prev = signal.getsignal(sig)
+            if prev is signal.SIG_IGN:
+                continue
+            _previous[sig] = prev
+            signal.signal(sig, _on_signal)
+
+
 class Cluster:
     """A running cluster: ``url(db)`` gives a ``postgresql://`` URL over its unix socket."""
 
@@ -82,9 +202,15 @@ class Cluster:
                 self.as_user = "postgres"
             except KeyError:
                 self.as_user = "nobody"
-        self.dir = Path(tempfile.mkdtemp(prefix="memdir-pg-"))
+        sweep_stale()
+        _hook_exit()
+        self.dir = Path(tempfile.mkdtemp(prefix=PREFIX))
         self.data = self.dir / "data"
         self.sock = self.dir
+        (self.dir / "owner.json").write_text(json.dumps({"pid": os.getpid(), "started": _start_time(os.getpid()),
+                                                         "as_user": self.as_user}))
+        self._stopped = False
+        _live.append(self)
         if self.as_user:
             pw = pwd.getpwnam(self.as_user)
             os.chown(self.dir, pw.pw_uid, pw.pw_gid)
@@ -147,8 +273,14 @@ class Cluster:
         return self.url(name)
 
     def stop(self) -> None:
+        if self._stopped:
+            return
+        self._stopped = True
+        if self in _live:
+            _live.remove(self)
         try:
-            self._run("pg_ctl", "-D", str(self.data), "-m", "immediate", "-w", "stop")
+            if (self.data / "postmaster.pid").exists():
+                self._run("pg_ctl", "-D", str(self.data), "-m", "immediate", "-w", "stop")
         finally:
             shutil.rmtree(self.dir, ignore_errors=True)
 

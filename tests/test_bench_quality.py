@@ -325,15 +325,18 @@ def test_dense_baseline_ranks_paraphrase_first():
 
 @needs_shared
 def test_quality_rows_match_on_both_stores(pg_url):
-    """Issue 14: ``--stores sqlite,postgresql`` measures memdir on both stores in one run; on a slice of each kind of
-    benchmark (events, notes) every query is ranked identically and no metric row differs."""
+    """Issue 14: ``--stores sqlite,postgresql,team`` measures memdir on both stores and through the team server's
+    HTTP API in one run; on a slice of each kind of benchmark (events, notes) every query is ranked identically and
+    no metric row differs."""
+    pytest.importorskip("starlette")
     from bench.quality import markdown, run
 
-    report = run(DATA, ["locomo", "madial-zh"], limit=4, systems=("memdir",), stores=("", pg_url))
+    report = run(DATA, ["locomo", "madial-zh"], limit=4, systems=("memdir",), stores=("", pg_url, "team+" + pg_url))
     for name in ("locomo", "madial-zh"):
         b = report["benches"][name]
-        assert set(b["systems"]) == {"memdir", "memdir@postgresql"}
-        par = b["store_parity"]["memdir@postgresql"]
-        assert par == {"queries": 4, "same_ranking": 4, "same_top10": 4, "metrics_differing": []}
-    assert report["meta"]["stores"] == ["sqlite", "postgresql"]
+        assert set(b["systems"]) == {"memdir", "memdir@postgresql", "memdir@team"}
+        for other in ("memdir@postgresql", "memdir@team"):
+            par = b["store_parity"][other]
+            assert par == {"queries": 4, "same_ranking": 4, "same_top10": 4, "metrics_differing": []}
+    assert report["meta"]["stores"] == ["sqlite", "postgresql", "team"]
     assert "Store parity, `memdir` (SQLite) vs `memdir@postgresql`: 4/4 queries ranked identically" in markdown(report)

@@ -84,7 +84,7 @@ def test_real_transcript_outcomes_follow_the_stub_and_a_second_run_adds_nothing(
             root = m.roots["project"].path
             rules_before = _note_files(root, "rules")
             sid = "9eda1058-9706-484a-b992-d03f9cfa2546"
-            rows = distill.pending_turns(m.roots["project"].db, session=sid)[sid]
+            rows = distill.pending_turns(m.roots["project"], session=sid)[sid]
             n_chunks = len(distill.chunk_turns(rows, 1000, 2000))
             assert n_chunks >= len(replies)
 

@@ -288,3 +288,73 @@ def _same_vector_recall(tmp_path, clock, pg_url, *, pgvector, extra=None):
     assert out[0][0] == 8 and out[0][1]["ok"] == 8 and out[0][1]["pending"] == 0
     assert "e0" not in out[0][-1]
     assert out[0] == out[1]
+
+
+# ---- distillation and `memdir migrate` through the store (they read the SQLite file directly before) -----------
+@pytest.mark.parametrize("engine", ["sqlite", "postgresql"])
+def test_distill_reads_turns_notes_and_vectors_from_either_store(engine, tmp_path, clock, request):
+    """`memdir distill` with ``store = postgresql://…`` sees the project's events (it read the local SQLite file, so it
+    found none), skips a near-duplicate of a stored note by its stored vector, and a second run adds nothing (the
+    distilled turns are marked host-locally)."""
+    np = pytest.importorskip("numpy")
+    from memdir import vectors
+    from stub_model import StubModel, memories
+    from test_distill import _session
+
+    class Topic:  # texts about deployment share one direction, everything else another
+        name, model = "topic", "topic:2"
+
+        def embed(self, texts):
+            return np.asarray([[1.0, 0.0] if "deploy" in t.lower() else [0.0, 1.0] for t in texts], dtype=np.float32)
+
+    spec = request.getfixturevalue("pg_url") if engine == "postgresql" else ""
+    p = tmp_path / "proj"
+    (p / ".git").mkdir(parents=True)
+    with StubModel() as stub:
+        cfg = {"store": spec, "remote.project": "proj", "distill.provider": "openai", "distill.url": stub.url,
+               "distill.model": "stub-1", "distill.timeout_s": 5.0, "recall.channel": "hybrid"}
+        with memdir.open(p, home=tmp_path / "g", clock=clock, config=cfg) as m:
+            assert m.roots["project"].remote == bool(spec)
+            vectors.set_provider(m, Topic())
+            old = m.remember("Our release script pushes tags, then the deploy job builds images.", category="decisions",
+                             summary="Release then deploy")
+            m.backfill()
+            assert _session(m)["stored"] == 8
+            stub.replies.append(memories(
+                {"category": "decisions", "summary": "Deploy with pnpm", "body": "We deploy with pnpm since npm broke CI."},
+                {"category": "facts", "summary": "CI has two cores", "body": "The CI machine has two cores."}))
+            out = m.distill()
+            assert [s["status"] for s in out["sessions"]] == ["distilled"] and out["sessions"][0]["turns"] == 4
+            assert [n["summary"] for n in out["notes"]] == ["CI has two cores"]
+            assert out["skipped"][0]["overlaps"] == old.id and out["skipped"][0]["channel"] == "vector"
+            assert out["marked"] == 8
+            again = m.distill()
+            assert again["calls"] == 0 and again["sessions"] == [] and len(stub.requests) == 1
+
+
+@pytest.mark.parametrize("engine", ["sqlite", "postgresql"])
+def test_migrate_into_either_store(engine, tmp_path, request):
+    """`memdir migrate` with ``store = postgresql://…`` writes into the store: an alice-memory store's events, its
+    note and the vectors of the same model; a re-run adds nothing; a key another text holds is renamed."""
+    from test_migrate import DIMS, MODEL, PROVIDER_CFG, _vec, alice_store
+
+    spec = request.getfixturevalue("pg_url") if engine == "postgresql" else ""
+    p = tmp_path / "proj"
+    (p / ".git").mkdir(parents=True)
+    with memdir.open(p, home=tmp_path / "g", config={**PROVIDER_CFG, "store": spec, "remote.project": "proj"}) as m:
+        src = alice_store(tmp_path / "old")
+        r = m.migrate(from_path=src)["sources"][0]["result"]
+        assert r["notes_new"] == 1 and r["events_new"] == 3 and r["vectors_copied"] == 2
+        from memdir import vectors
+
+        st = m.roots["project"].store
+        model = vectors.provider_for(m).model
+        assert MODEL in model and st.vector_of("alice:3:u", model) == _vec(0, 0, 1, 0)
+        assert st.count("event") == 3 and m.get("alice:1:u").text == "how do we deploy the api?"
+        again = m.migrate(from_path=src)["sources"][0]["result"]
+        assert again.get("events_new", 0) == 0 and again["events_existing"] == 3 and again["notes_existing"] == 1
+        other = alice_store(tmp_path / "other", memories=[(1, "turn", "a different first question", None,
+                                                           "a different first question", 0)])
+        r = m.migrate(from_path=other)["sources"][0]["result"]
+        assert r["renamed"] == 1 and m.get("alice:1:u~2").text == "a different first question"
+        assert DIMS == 4

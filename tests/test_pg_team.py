@@ -204,3 +204,56 @@ def test_a_silent_or_missing_server_costs_recall_its_budget_only(project, tmp_pa
                 assert [h.id for h in got["hits"]] == ["mine"] and got["hits"][0].scope == "project"
     finally:
         srv.close()
+
+
+def test_team_recall_ranks_with_the_local_function_dates_and_session_bonus_included(pg_url, tmp_path, clock):
+    """Issue 14: "the ranking is the same code for both". The team server's recall and ``Memdir.recall`` on the same
+    PostgreSQL rows give the same refs and scores, with the date boost (a query naming a day) and the session bonus
+    (a setting the server takes from its configuration) applied on both sides."""
+    pytest.importorskip("starlette")
+    from datetime import timedelta
+
+    from starlette.testclient import TestClient
+
+    from memdir import pgstore, teamserver
+    from memdir.timeutil import iso
+
+    cfg = {"recall.session_bonus": 0.3}
+    day = clock.now
+    corpus = [  # (days ago, session, text)
+        (12, "a", "Caroline: I went to the adoption agency meeting and loved it"),
+        (12, "a", "Melanie: that sounds wonderful, did they explain the process?"),
+        (12, "a", "Caroline: yes, the agency explained the home study step by step"),
+        (3, "b", "Melanie: I painted a sunset with my kids at the lake"),
+        (3, "b", "Caroline: the painting of the lake is lovely"),
+        (1, "c", "Melanie: yesterday we ran the charity race for mental health"),
+        (1, "c", "Caroline: the race raised money for the adoption agency too"),
+        (30, "d", "Melanie: the agency called about the painting class"),
+    ]
+    evs = [{"key": f"e{i}", "role": "user", "text": t, "session": s, "ts": iso(day - timedelta(days=d, minutes=-i))}
+           for i, (d, s, t) in enumerate(corpus)]
+    queries = ["what did Caroline say about the adoption agency 12 days ago?", "the painting at the lake 3 days ago",
+               "charity race yesterday", "agency", "what did Melanie paint?", "adoption agency home study"]
+    p = tmp_path / "web"
+    (p / ".git").mkdir(parents=True)
+    admin = open_store(pg_url, project="web")
+    _client(admin, "team_rank")
+    tok = pgstore.add_token(admin.conn, "ann", ["web"])
+    client = TestClient(teamserver.app(_login(pg_url, "team_rank"), cfg))
+    try:
+        with memdir.open(p, home=tmp_path / "g", clock=clock, config={"store": pg_url, "remote.project": "web", **cfg}) as m:
+            assert m.import_events(evs)["stored"] == len(evs)
+            seen = set()
+            for q in queries:
+                local = m.recall(q, k=6)
+                r = client.post("/v1/web/recall", json={"query": q, "k": 6, "now": iso(day)},
+                                headers={"Authorization": f"Bearer {tok}"})
+                assert r.status_code == 200, r.text
+                team = r.json()["hits"]
+                assert [(h["ref"], round(h["score"], 9)) for h in team] == [(h.id, round(h.score, 9)) for h in local], q
+                for h in team:
+                    seen |= {f for f in ("date", "session_bonus", "subject") if h.get(f)}
+            assert seen == {"date", "session_bonus", "subject"}  # every factor of the local path was exercised
+    finally:
+        client.close()
+        admin.close()

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from .lazylog import DEBUG, getLogger
-from . import dates, glossary, inject, journal, notes, rank
+from . import glossary, inject, journal, notes, rank
 from .config import Config
 from .errors import MemdirError, NotFound, PathError, UsageError
 from .root import Root
@@ -560,7 +560,7 @@ class Memdir:
         if scope in (None, "project") and not kinds and self.config.get("remote.url"):
             from . import remote  # the team server's hits, asked while the local search runs (memdir.remote)
 
-            team = remote.ask(self.config, self.project_root, query, k)
+            team = remote.ask(self.config, self.project_root, query, k, now=iso(self.clock()))
         want = k
         reranking = bool(self.config.get("recall.rerank"))
         if reranking:  # a wider first stage for the cross-encoder (memdir.rerank)
@@ -590,61 +590,28 @@ class Memdir:
     def _lexical(self, tokens: list[str], *, k: int, scope: str | None, kinds: tuple[str, ...] | None,
                  query: str = "") -> list[Hit]:
         cfg = self.config
-        sb = float(cfg.get("recall.subject_boost"))
-        names = rank.query_names(query) if sb > 0 else frozenset()
-        db_ = float(cfg.get("recall.date_boost"))
-        wins = dates.windows(query, self.clock()) if db_ > 0 and query else []
         weights = (cfg.get("recall.weight_tags"), cfg.get("recall.weight_title"), cfg.get("recall.weight_body"),
                    cfg.get("recall.weight_context"))
-        hl, floor = cfg.get("recall.half_life_days"), cfg.get("recall.decay_floor")
-        rw = cfg.get("recall.rehearsal_weight")
         limit = max(cfg.get("recall.candidates"), k * 3)
-        now = self.clock().timestamp()
         doc_kinds = tuple(x for x in (kinds or ()) if x in ("note", "event")) or None
         sub_kinds = set(x for x in (kinds or ()) if x not in ("note", "event"))
         # the other language's words for the query's glossary words, at a reduced weight (memdir.glossary)
         bridged = glossary.bridge(query, tokens, float(cfg.get("recall.bridge_weight"))) if query else {}
         if bridged:
             tokens = tokens + list(bridged)
-        scored: list[tuple[float, float, Root, Any]] = []
         mem = cfg.get("recall.memory_index")
         hold = mem == "on" or (mem == "auto" and self._warm)
-        for root in self._live_roots(scope):
-            prior = cfg.get(f"recall.scope_prior_{root.scope}")
+        roots = self._live_roots(scope)
+        groups = []
+        for root in roots:
             if hold:  # a server builds them in a thread (the SQL path answers meanwhile); "on" builds them now
                 root.store.hold_postings(int(cfg.get("recall.memory_index_max_rows")), background=mem != "on")
-            for row in root.store.candidates(tokens, weights=weights, limit=limit, kinds=doc_kinds,
-                                             term_weights=bridged or None):
-                kind = row["note_kind"] if row["kind"] == "note" else row["role"]
-                if sub_kinds and kind not in sub_kinds:
-                    continue
-                d = rank.decay((now - row["ts_epoch"]) / 86400.0, hl, floor, bool(row["pinned"]), cfg.get("recall.decay_curve"))
-                b = rank.rehearsal_boost(row["rehearsals"], rw)
-                f = {"subject": 1.0 + sb} if names and rank.subject_of(row.get("head") or row.get("text") or "", event=row["kind"] == "event") in names else {}
-                if wins and dates.in_windows(row["ts_epoch"], wins):
-                    f["date"] = 1.0 + db_
-                s = rank.score(row["bm25"], prior=prior, decay_mult=d, boost=b, **f)
-                scored.append((s, row["ts_epoch"], root, (row, prior, d, b, kind, f)))
-        sess_w = float(cfg.get("recall.session_bonus"))
-        if sess_w > 0:  # a turn gains a share of the best other candidate of its session (the session is on topic)
-            best: dict[tuple[str, str], list[float]] = {}
-            for x in scored:
-                row = x[3][0]
-                if row["kind"] == "event" and row["session"]:
-                    top = best.setdefault((x[2].scope, row["session"]), [0.0, 0.0])
-                    if x[0] > top[0]:
-                        top[0], top[1] = x[0], top[0]
-                    elif x[0] > top[1]:
-                        top[1] = x[0]
-            for i, x in enumerate(scored):
-                row = x[3][0]
-                top = best.get((x[2].scope, row["session"])) if row["kind"] == "event" and row["session"] else None
-                if top:
-                    other = top[1] if x[0] >= top[0] else top[0]
-                    if other > 0:
-                        x[3][5]["session"] = round(1.0 + sess_w * other / x[0], 4) if x[0] else 1.0
-                        scored[i] = (x[0] + sess_w * other, *x[1:])
-        scored.sort(key=lambda x: (-x[0], -x[1]))
+            groups.append((cfg.get(f"recall.scope_prior_{root.scope}"),
+                           root.store.candidates(tokens, weights=weights, limit=limit, kinds=doc_kinds,
+                                                 term_weights=bridged or None), sub_kinds))
+        # the one ranking code (memdir.rank.rank_candidates): the team server ranks its rows with it too
+        scored = [(s, ts, roots[g], info) for s, ts, g, info in rank.rank_candidates(groups, query=query, cfg=cfg,
+                                                                                      now=self.clock())]
         top: list[tuple[float, Root, Any]] = []
         seen: set[str] = set()
         for s, _, root, info in scored:

@@ -82,20 +82,14 @@ answer {"version": 1, "memories": []}."""
 
 
 # ---- selecting turns --------------------------------------------------------------------------------------
-def pending_turns(db, *, session: str | None = None, since: float | None = None) -> dict[str, list[Any]]:
-    """Events not yet distilled, ``{session: [rows (id, ref, role, text, session, ts, ts_epoch)]}`` in time order.
-    Events without a session are never distilled (there is no conversation to read them in)."""
-    sql = ("SELECT d.id, d.ref, d.role, d.text, d.session, d.ts, d.ts_epoch FROM docs d WHERE d.kind = 'event' "
-           "AND d.session IS NOT NULL AND NOT EXISTS (SELECT 1 FROM distill_marks k WHERE k.ref = d.ref)")
-    params: list[Any] = []
-    if session is not None:
-        sql += " AND d.session = ?"
-        params.append(session)
-    if since is not None:
-        sql += " AND d.ts_epoch >= ?"
-        params.append(since)
+def pending_turns(root, *, session: str | None = None, since: float | None = None) -> dict[str, list[Any]]:
+    """Events of ``root``'s store (SQLite or PostgreSQL: :meth:`memdir.storage.Store.session_turns`) not yet
+    distilled by this host (``distill_marks`` in the root's own SQLite file), ``{session: [rows (id, ref, role,
+    text, session, ts, ts_epoch)]}`` in time order. Events without a session are never distilled (there is no
+    conversation to read them in)."""
+    marked = [r[0] for r in root.db.execute("SELECT ref FROM distill_marks")]
     out: dict[str, list[Any]] = {}
-    for row in db.execute(sql + " ORDER BY d.session, d.ts_epoch, d.id", params):
+    for row in root.store.session_turns(session=session, since=since, exclude=marked):
         out.setdefault(row["session"], []).append(row)
     return out
 
@@ -295,10 +289,9 @@ class _Overlap:
         for root in (self.m.roots["project"], self.m.roots["global"]):
             if not root.exists():
                 continue
-            row = root.db.execute("SELECT vector FROM vectors WHERE ref = ? AND status = 'ok' AND model = ?",
-                                  (ref, getattr(self.provider, "model", None))).fetchone()
-            if row is not None and row[0]:
-                return np.frombuffer(row[0], dtype=np.float32)
+            blob = root.store.vector_of(ref, getattr(self.provider, "model", None))
+            if blob:
+                return np.frombuffer(blob, dtype=np.float32)
         return None
 
     def check(self, cand: dict[str, Any]) -> tuple[str | None, float, str, Any]:
@@ -339,7 +332,7 @@ def _note_ids(m: Any) -> dict[str, str]:
     out: dict[str, str] = {}
     for root in (m.roots["project"], m.roots["global"]):
         if root.exists():
-            for r in root.db.execute("SELECT ref, category FROM docs WHERE kind = 'note' AND superseded_by IS NULL"):
+            for r in root.store.live_notes():
                 out.setdefault(r["ref"], r["category"])
     return out
 
@@ -391,8 +384,8 @@ def _run_locked(m: Any, root: Any, props: Any, out: dict[str, Any], *, session: 
     max_body = int(cfg.get("distill.max_body_chars"))
     max_items = int(cfg.get("distill.max_items"))
     categories = list(cfg.get("categories"))
-    db = root.db
-    pending = pending_turns(db, session=session, since=since_epoch)
+    db = root.db  # host-local bookkeeping (distill_runs, distill_marks); the turns come from the store
+    pending = pending_turns(root, session=session, since=since_epoch)
     if session is not None and not pending:
         out["sessions"].append({"session": session, "turns": 0, "status": "skipped", "reason": "no new turns"})
         return
@@ -577,7 +570,7 @@ def batch_ids(m: Any, *, source: str = "distill", session: str | None = None) ->
     for root in (m.roots["project"], m.roots["global"]):
         if not root.exists():
             continue
-        for (ref,) in root.db.execute("SELECT ref FROM docs WHERE kind = 'note' ORDER BY ref").fetchall():
+        for ref in sorted(root.store.note_refs()):
             try:
                 _, meta = root.read_note(ref, root.path / (ref + ".md"))
             except (UsageError, OSError):

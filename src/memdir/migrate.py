@@ -229,27 +229,28 @@ def _memdir_events(root: Path) -> Iterator[dict[str, Any]]:
 
 
 # ---- writing --------------------------------------------------------------------------------------------
-def _existing(db, sha: str, key: str | None) -> tuple[bool, bool]:
-    """(``sha`` already stored, ``key`` held by another text)."""
-    if db is None:
+def _existing(store, sha: str, key: str | None) -> tuple[bool, bool]:
+    """(``sha`` already stored, ``key`` held by another text); ``store`` is the project root's index
+    (:class:`memdir.storage.Store`: SQLite or PostgreSQL) or ``None`` when the root does not exist yet."""
+    if store is None:
         return False, False
-    dup = db.execute("SELECT 1 FROM docs WHERE content_sha256 = ?", (sha,)).fetchone() is not None
+    dup = store.has_text(sha)
     other = False
     if key:
-        row = db.execute("SELECT content_sha256 FROM docs WHERE ref = ?", (key,)).fetchone()
-        other = row is not None and row[0] != sha
+        have = store.ref_sha(key)
+        other = have is not None and have != sha
     return dup, other
 
 
-def _free_key(db, key: str, sha: str) -> str:
+def _free_key(store, key: str, sha: str) -> str:
     """``key``, or ``key~2``, ``key~3`` … when another text holds it (rename on id conflict)."""
-    if db is None:
+    if store is None:
         return key
     n = 1
     cand = key
     while True:
-        row = db.execute("SELECT content_sha256 FROM docs WHERE ref = ?", (cand,)).fetchone()
-        if row is None or row[0] == sha:
+        have = store.ref_sha(cand)
+        if have is None or have == sha:
             return cand
         n += 1
         cand = f"{key}~{n}"
@@ -281,18 +282,14 @@ def _copy_vector(m: "Memdir", ref: str, embedded: str, vec: tuple[str | None, in
     from .vectors import embed_text
 
     root = m.roots["project"]
-    with root.locked(), root.tx() as db:
-        row = db.execute("SELECT * FROM docs WHERE ref = ?", (ref,)).fetchone()
+    with root.locked(), root.store.transaction() as st:
+        row = st.get_doc(ref)
         if row is None or embed_text(row).strip() != embedded.strip():
             counts["vectors_skipped_text"] += 1
             return
-        have = db.execute("SELECT status FROM vectors WHERE ref = ?", (ref,)).fetchone()
-        if have is not None and have[0] == "ok":
+        if not st.vector_copy(ref, row["content_sha256"], prov.model, blob, iso(m.clock())):
             counts["vectors_kept"] += 1
             return
-        db.execute("INSERT OR REPLACE INTO vectors(ref, content_sha256, model, dim, status, vector, error, updated) "
-                   "VALUES (?, ?, ?, ?, 'ok', ?, NULL, ?)",
-                   (ref, row["content_sha256"], prov.model, len(blob) // 4, blob, iso(m.clock())))
         counts["vectors_copied"] += 1
 
 
@@ -301,15 +298,14 @@ def _store_items(m: "Memdir", items: list[dict[str, Any]], vectors: dict, *, dry
 
     counts: Counter = Counter()
     root = m.roots["project"]
-    db = root.db if root.exists() else None
+    db = root.store if root.exists() else None  # the project's index, whichever engine holds it
     events: list[dict[str, Any]] = []
     for it in items:
         counts["read"] += 1
         text = redact(it["text"].replace("\x00", "")).strip()
         sha = notes.content_hash(text)
         if it["type"] == "note":
-            dup = db is not None and (
-                db.execute("SELECT 1 FROM docs WHERE kind = 'note' AND content_sha256 = ?", (sha,)).fetchone() is not None)
+            dup = db is not None and db.has_text(sha, "note")
             if dry_run:
                 counts["notes_existing" if dup else "notes_new"] += 1
                 continue
@@ -327,7 +323,7 @@ def _store_items(m: "Memdir", items: list[dict[str, Any]], vectors: dict, *, dry
                 log.warning("memdir: migrate: note skipped: %s", exc)
                 continue
             counts["notes_existing" if note.existed else "notes_new"] += 1
-            db = root.db
+            db = root.store
             if not note.existed and it.get("source_id") in vectors:
                 _copy_vector(m, note.id, it.get("embedded") or "", vectors[it["source_id"]], counts)
             continue

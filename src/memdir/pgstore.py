@@ -955,7 +955,7 @@ class PgStore:
                 span = passages.split(d["text"], split_above=above)[0]
             d["span"] = span
             out.append(d)
-        out.sort(key=lambda d: -d["bm25"])
+        out.sort(key=lambda d: (-d["bm25"], d["id"]))  # equal scores in id order, whatever order the rows came back in
         return out[:limit]
 
     # ---- the facade's reads and writes (memdir.storage.Store; the SQL core.py / root.py / tiers.py need) ------
@@ -1384,6 +1384,48 @@ class PgStore:
                                (self.project, len(prefix), prefix)).fetchall()
         else:
             yield from self._x(f"SELECT {cols} FROM docs WHERE project = %s ORDER BY id", (self.project,)).fetchall()
+
+    def session_turns(self, *, session: str | None = None, since: float | None = None,
+                      exclude: Iterable[str] = ()) -> list[dict[str, Any]]:
+        sql = ("SELECT id, ref, role, text, session, ts, ts_epoch FROM docs d WHERE project = %s AND kind = 'event' "
+               "AND session IS NOT NULL")
+        params: list[Any] = [self.project]
+        exclude = list(exclude)
+        if exclude:
+            sql += " AND NOT EXISTS (SELECT 1 FROM unnest(%s::text[]) AS x(r) WHERE x.r = d.ref)"
+            params.append(exclude)
+        if session is not None:
+            sql += " AND session = %s"
+            params.append(session)
+        if since is not None:
+            sql += " AND ts_epoch >= %s"
+            params.append(since)
+        return self._x(sql + " ORDER BY session, ts_epoch, id", params).fetchall()
+
+    def has_text(self, sha: str, kind: str | None = None) -> bool:
+        sql = "SELECT 1 FROM docs WHERE project = %s AND content_sha256 = %s"
+        params: list[Any] = [self.project, sha]
+        if kind is not None:
+            sql += " AND kind = %s"
+            params.append(kind)
+        return self._x(sql + " LIMIT 1", params).fetchone() is not None
+
+    def ref_sha(self, ref: str) -> str | None:
+        row = self._x("SELECT content_sha256 FROM docs WHERE project = %s AND ref = %s LIMIT 1", (self.project, ref)).fetchone()
+        return row["content_sha256"] if row else None
+
+    def vector_of(self, ref: str, model: str | None) -> bytes | None:
+        row = self._x("SELECT vector FROM vectors WHERE project = %s AND ref = %s AND status = 'ok' AND model = %s",
+                      (self.project, ref, model)).fetchone()
+        return bytes(row["vector"]) if row is not None and row["vector"] else None
+
+    def vector_copy(self, ref: str, sha: str, model: str, blob: bytes, when: str) -> bool:
+        return self._x("INSERT INTO vectors(project, ref, content_sha256, model, dim, status, vector, error, updated) "
+                       "VALUES (%s, %s, %s, %s, %s, 'ok', %s, NULL, %s) ON CONFLICT (project, ref) DO UPDATE SET "
+                       "content_sha256 = excluded.content_sha256, model = excluded.model, dim = excluded.dim, status = 'ok', "
+                       "vector = excluded.vector, error = NULL, updated = excluded.updated, "
+                       "seq = nextval(pg_get_serial_sequence('vectors', 'seq')) WHERE vectors.status <> 'ok'",
+                       (self.project, ref, sha, model, len(blob) // 4, blob, when)).rowcount > 0
 
     def settle(self, *, freed: bool = False) -> None:
         """Nothing to do: PostgreSQL's autovacuum gives space back."""

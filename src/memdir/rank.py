@@ -93,3 +93,63 @@ def score(bm25: float, *, prior: float, decay_mult: float, boost: float, subject
           date: float = 1.0) -> float:
     """The final lexical score (all factors are multiplicative, so each one's effect reads off ``reasons``)."""
     return bm25 * prior * decay_mult * boost * subject * date
+
+
+def rank_candidates(groups, *, query: str, cfg, now) -> list[tuple[float, float, int, tuple]]:
+    """The lexical channel's final scores, the one ranking code for every store and for the team server.
+
+    ``groups`` is ``[(prior, rows, sub_kinds)]``, one per root searched (project, global) or one for the team server:
+    ``rows`` are candidate rows (``Store.candidates``/``Store.search``: ``bm25``, ``ts_epoch``, ``pinned``,
+    ``rehearsals``, ``kind``, ``note_kind``, ``role``, ``session``, ``head`` or ``text``); ``sub_kinds`` (a set,
+    empty for all) keeps only note kinds / event roles it names. ``cfg`` answers ``cfg.get("recall.…")``;
+    ``now`` is the query's time (an aware ``datetime``: the clock, or the question's date in a benchmark).
+
+    Each row's score is BM25 × scope prior × decay × rehearsal boost × subject boost × date boost (:func:`score`),
+    plus the session bonus: with ``recall.session_bonus`` = w > 0, an event gains w × the best score of another
+    candidate of its session (in its group). Returns ``[(score, ts_epoch, group index, (row, prior, decay,
+    rehearsal boost, kind, factors))]`` best first (ties: newer first); ``factors`` holds the ``subject``,
+    ``date`` and ``session`` multipliers that applied."""
+    from . import dates
+
+    sb = float(cfg.get("recall.subject_boost"))
+    names = query_names(query) if sb > 0 and query else frozenset()
+    db_ = float(cfg.get("recall.date_boost"))
+    wins = dates.windows(query, now) if db_ > 0 and query else []
+    hl, floor, curve = cfg.get("recall.half_life_days"), cfg.get("recall.decay_floor"), cfg.get("recall.decay_curve")
+    rw = cfg.get("recall.rehearsal_weight")
+    t = now.timestamp()
+    scored: list[tuple[float, float, int, tuple]] = []
+    for g, (prior, rows, sub_kinds) in enumerate(groups):
+        for row in rows:
+            kind = row["note_kind"] if row["kind"] == "note" else row["role"]
+            if sub_kinds and kind not in sub_kinds:
+                continue
+            d = decay((t - row["ts_epoch"]) / 86400.0, hl, floor, bool(row["pinned"]), curve)
+            b = rehearsal_boost(row["rehearsals"] or 0, rw)
+            f = {"subject": 1.0 + sb} if names and subject_of(row.get("head") or row.get("text") or "",
+                                                                event=row["kind"] == "event") in names else {}
+            if wins and dates.in_windows(row["ts_epoch"], wins):
+                f["date"] = 1.0 + db_
+            s = score(row["bm25"], prior=prior, decay_mult=d, boost=b, **f)
+            scored.append((s, row["ts_epoch"], g, (row, prior, d, b, kind, f)))
+    sess_w = float(cfg.get("recall.session_bonus"))
+    if sess_w > 0:  # a turn gains a share of the best other candidate of its session (the session is on topic)
+        best: dict[tuple[int, str], list[float]] = {}
+        for x in scored:
+            row = x[3][0]
+            if row["kind"] == "event" and row["session"]:
+                top = best.setdefault((x[2], row["session"]), [0.0, 0.0])
+                if x[0] > top[0]:
+                    top[0], top[1] = x[0], top[0]
+                elif x[0] > top[1]:
+                    top[1] = x[0]
+        for i, x in enumerate(scored):
+            row = x[3][0]
+            top = best.get((x[2], row["session"])) if row["kind"] == "event" and row["session"] else None
+            if top:
+                other = top[1] if x[0] >= top[0] else top[0]
+                if other > 0:
+                    x[3][5]["session"] = round(1.0 + sess_w * other / x[0], 4) if x[0] else 1.0
+                    scored[i] = (x[0] + sess_w * other, *x[1:])
+    scored.sort(key=lambda x: (-x[0], -x[1]))
+    return scored

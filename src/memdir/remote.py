@@ -142,7 +142,9 @@ class Recall:
     deadline and returns the server's hits, or ``None`` when it did not answer in time or failed (``error`` says
     why). An abandoned request ends with its thread; it never holds up the process's exit."""
 
-    def __init__(self, url: str, project: str, token: str, query: str, k: int, *, budget_s: float) -> None:
+    def __init__(self, url: str, project: str, token: str, query: str, k: int, *, budget_s: float,
+                 now: str | None = None) -> None:
+        self.now = now  # the asker's time, sent so the server resolves dates in the query as the local path does
         self.deadline = time.monotonic() + budget_s
         self.hits: list[dict[str, Any]] | None = None
         self.error: str | None = None
@@ -151,7 +153,7 @@ class Recall:
         self._thread.start()
 
     def _ask(self, url: str, project: str, token: str, query: str, k: int, budget_s: float) -> None:
-        body = json.dumps({"query": query, "k": k}).encode()
+        body = json.dumps({"query": query, "k": k, **({"now": self.now} if self.now else {})}).encode()
         req = urllib.request.Request(f"{url.rstrip('/')}/{project}/recall", data=body, method="POST",
                                      headers={"Content-Type": "application/json", "Authorization": f"Bearer {token}"})
         try:
@@ -174,15 +176,15 @@ class Recall:
         return self.hits
 
 
-def ask(config, root_path: Path, query: str, k: int) -> Recall | None:
+def ask(config, root_path: Path, query: str, k: int, *, now: str | None = None) -> Recall | None:
     """Start asking the team server for ``query``'s hits when ``remote.url`` is set and ``remote.recall_budget_ms``
-    is positive; ``None`` otherwise."""
+    is positive; ``None`` otherwise. ``now`` (ISO time, the caller's clock) is sent with the query."""
     got = settings(config, root_path)
     budget = float(config.get("remote.recall_budget_ms") or 0) / 1000
     if got is None or budget <= 0 or not query.strip():
         return None
     url, project, token = got
-    return Recall(url, project, token, query, k, budget_s=budget)
+    return Recall(url, project, token, query, k, budget_s=budget, now=now)
 
 
 def fuse(local: list, remote_rows: list[dict[str, Any]], k: int) -> list:
@@ -211,7 +213,8 @@ def fuse(local: list, remote_rows: list[dict[str, Any]], k: int) -> list:
         span = r.get("span")
         team[r["ref"]] = Hit(id=r["ref"], key=r["ref"], kind=str(r.get("role") or r.get("kind") or "event"), scope="team",
                              score=float(r.get("score") or r.get("bm25") or 0.0), text=r["text"],
-                             reasons={"team": {k: r[k] for k in ("bm25", "prior", "decay", "rehearsal") if k in r}},
+                             reasons={"team": {k: r[k] for k in ("bm25", "prior", "decay", "rehearsal", "subject", "date",
+                                                                 "session_bonus") if r.get(k) is not None}},
                              summary=r.get("summary"), ts=ts, session=r.get("session"), handle=r.get("handle"),
                              span=tuple(span) if isinstance(span, list) and len(span) == 2 else None)
     fused = rrf_fuse({"local": [h.id for h in local], "team": [r["ref"] for r in remote_rows]})

@@ -229,6 +229,25 @@ class Store(Protocol):
         """Every doc (``ref, kind, role, note_kind, ts, ts_epoch, text, summary, highlight, head``), or with ``prefix``
         the events whose key starts with it (forget by text or key prefix)."""
 
+    def session_turns(self, *, session: str | None = None, since: float | None = None,
+                      exclude: Iterable[str] = ()) -> list[dict[str, Any]]:
+        """Events that have a session (of ``session`` when given, at or after ``since`` epoch seconds), refs in
+        ``exclude`` left out (distillation: the refs already distilled, kept host-locally): ``id, ref, role, text,
+        session, ts, ts_epoch`` ordered by session, time, id."""
+
+    def has_text(self, sha: str, kind: str | None = None) -> bool:
+        """True when a doc (of ``kind``, when given; superseded notes included) has the content hash ``sha``."""
+
+    def ref_sha(self, ref: str) -> str | None:
+        """The content hash of the doc ``ref``, or ``None`` when there is none."""
+
+    def vector_of(self, ref: str, model: str | None) -> bytes | None:
+        """The stored vector bytes of ``ref`` for ``model`` (status ok), or ``None``."""
+
+    def vector_copy(self, ref: str, sha: str, model: str, blob: bytes, when: str) -> bool:
+        """Store ``blob`` (float32 bytes) as ``ref``'s vector for ``model`` unless it has an ok vector already
+        (``memdir migrate`` copying another store's vectors: never overwritten); True when stored."""
+
     def settle(self, *, freed: bool = False) -> None:
         """After a bulk write or deletions: give space back where the engine needs it (SQLite: WAL, vacuum)."""
 
@@ -568,6 +587,44 @@ class SqliteStore:
             rows = self.db.execute(f"SELECT {cols} FROM docs")
         for r in rows:
             yield dict(r)
+
+    def session_turns(self, *, session=None, since=None, exclude=()):
+        import json
+
+        sql = ("SELECT id, ref, role, text, session, ts, ts_epoch FROM docs WHERE kind = 'event' AND session IS NOT NULL")
+        params: list[Any] = []
+        exclude = list(exclude)
+        if exclude:
+            sql += " AND ref NOT IN (SELECT value FROM json_each(?))"
+            params.append(json.dumps(exclude))
+        if session is not None:
+            sql += " AND session = ?"
+            params.append(session)
+        if since is not None:
+            sql += " AND ts_epoch >= ?"
+            params.append(since)
+        return [dict(r) for r in self.db.execute(sql + " ORDER BY session, ts_epoch, id", params)]
+
+    def has_text(self, sha, kind=None):
+        if kind is None:
+            return self.db.execute("SELECT 1 FROM docs WHERE content_sha256 = ?", (sha,)).fetchone() is not None
+        return self.db.execute("SELECT 1 FROM docs WHERE kind = ? AND content_sha256 = ?", (kind, sha)).fetchone() is not None
+
+    def ref_sha(self, ref):
+        row = self.db.execute("SELECT content_sha256 FROM docs WHERE ref = ?", (ref,)).fetchone()
+        return row[0] if row else None
+
+    def vector_of(self, ref, model):
+        row = self.db.execute("SELECT vector FROM vectors WHERE ref = ? AND status = 'ok' AND model = ?", (ref, model)).fetchone()
+        return bytes(row[0]) if row is not None and row[0] else None
+
+    def vector_copy(self, ref, sha, model, blob, when):
+        have = self.db.execute("SELECT status FROM vectors WHERE ref = ?", (ref,)).fetchone()
+        if have is not None and have[0] == "ok":
+            return False
+        self.db.execute("INSERT OR REPLACE INTO vectors(ref, content_sha256, model, dim, status, vector, error, updated) "
+                        "VALUES (?, ?, ?, ?, 'ok', ?, NULL, ?)", (ref, sha, model, len(blob) // 4, blob, when))
+        return True
 
     def settle(self, *, freed=False):
         index.settle(self.db, freed=freed)

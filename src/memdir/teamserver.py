@@ -7,8 +7,10 @@ token, so the database's row-level security decides what is visible: a token tha
 row-level security (a superuser or the tables' owner).
 
     POST /v1/{project}/events   {"events": [row, …]}      → {"stored", "duplicate", "skipped"}
-    POST /v1/{project}/recall   {"query": str, "k": int}   → {"hits": [{ref, kind, role, session, ts, text, score, bm25,
-                                                              prior, decay, rehearsal, handle, span, summary}]}
+    POST /v1/{project}/recall   {"query": str, "k": int, "now"?: ISO time}
+                                                            → {"hits": [{ref, kind, role, session, ts, text, score, bm25,
+                                                              prior, decay, rehearsal, subject, date, session_bonus,
+                                                              handle, span, summary}]}
     POST /v1/{project}/forget   {"ref": str, "when": str}  → {"forgotten": bool}
     GET  /v1/health                                         → {"ok": true}
 
@@ -16,8 +18,9 @@ An event row is what :meth:`memdir.core.Memdir.import_events` stores (``ref``, `
 ``session``, ``ts``, ``ts_epoch``, ``text``, ``meta``): the client gates, redacts and keys it, so a queued row sent
 twice is stored once. Errors are one-line JSON ``{"error": …}``.
 
-Recall ranks as the local path does (:func:`rank_rows`): BM25 × scope prior × decay × rehearsal boost (× the subject
-boost), with memdir's default settings. Connections come from a pool (``psycopg_pool``, :data:`POOL_MAX`); each request
+Recall ranks with the local path's own function (:func:`rank_rows` → :func:`memdir.rank.rank_candidates`): BM25 ×
+scope prior × decay × rehearsal boost × subject and date boosts, plus the session bonus, with memdir's default
+settings; the query's time is the server's clock unless the request gives ``now``. Connections come from a pool (``psycopg_pool``, :data:`POOL_MAX`); each request
 binds its connection to the request's project and token (``app.project``, ``app.token``) and the pool clears both
 when the connection comes back, so one person's rights never carry over to the next request. A person sees their own
 events, the project's notes, and the other members' events only when the project shares them
@@ -43,25 +46,24 @@ def _defaults() -> dict[str, Any]:
 
 
 def rank_rows(rows: list[dict[str, Any]], query: str, *, k: int, now: float, cfg: dict[str, Any] | None = None) -> list[dict[str, Any]]:
-    """The local path's priors over :meth:`PgStore.search` rows, best first, at most ``k``: ``score`` = BM25 × scope
-    prior (project) × decay (age, pinned) × rehearsal boost × subject boost (:mod:`memdir.rank`), each factor kept
-    in the row. ``cfg`` holds ``recall.*`` settings (default: memdir's defaults)."""
+    """The local path's ranking over :meth:`PgStore.search` rows, best first, at most ``k``: the same function
+    :meth:`memdir.core.Memdir.recall` ranks with (:func:`memdir.rank.rank_candidates`: BM25 × scope prior (project) ×
+    decay × rehearsal boost × subject boost × date boost, plus the session bonus). Each row gets ``score`` and its
+    factors: ``prior``, ``decay``, ``rehearsal``, and ``subject``/``date``/``session_bonus`` when they applied. ``now``
+    (epoch seconds) is the query's time; ``cfg`` holds ``recall.*`` settings (default: memdir's defaults)."""
+    from datetime import datetime, timezone
+
     from . import rank
 
     cfg = cfg or _defaults()
     prior = float(cfg["recall.scope_prior_project"])
-    sb = float(cfg["recall.subject_boost"])
-    names = rank.query_names(query) if sb > 0 else frozenset()
+    scored = rank.rank_candidates([(prior, rows, set())], query=query, cfg=cfg,
+                                  now=datetime.fromtimestamp(now, tz=timezone.utc))
     out = []
-    for r in rows:
-        d = rank.decay((now - r["ts_epoch"]) / 86400.0, cfg["recall.half_life_days"], cfg["recall.decay_floor"],
-                       bool(r.get("pinned")), cfg["recall.decay_curve"])
-        b = rank.rehearsal_boost(r.get("rehearsals") or 0, cfg["recall.rehearsal_weight"])
-        subj = 1.0 + sb if names and rank.subject_of(r.get("text") or "", event=r["kind"] == "event") in names else 1.0
-        out.append({**r, "score": rank.score(r["bm25"], prior=prior, decay_mult=d, boost=b, subject=subj),
-                    "prior": prior, "decay": round(d, 4), "rehearsal": round(b, 4)})
-    out.sort(key=lambda r: (-r["score"], -r["ts_epoch"]))
-    return out[:k]
+    for s, _, _, (r, p, d, b, _, f) in scored[:k]:
+        out.append({**r, "score": s, "prior": p, "decay": round(d, 4), "rehearsal": round(b, 4),
+                    **{("session_bonus" if x == "session" else x): v for x, v in f.items()}})
+    return out
 
 
 def check_login(url: str) -> None:
@@ -109,8 +111,10 @@ def _row(ev: Any) -> dict[str, Any]:
     return row
 
 
-def app(url: str):
-    """The Starlette application serving ``url``'s store (see the module docstring)."""
+def app(url: str, cfg: dict[str, Any] | None = None):
+    """The Starlette application serving ``url``'s store (see the module docstring). ``cfg``: the ``recall.*``
+    settings recall ranks with (default: memdir's defaults; ``memdir serve --store`` passes the server's own
+    configuration, so ``MEMDIR_RECALL_…`` in its environment applies)."""
     from starlette.applications import Starlette
     from starlette.concurrency import run_in_threadpool
     from starlette.requests import Request
@@ -122,9 +126,10 @@ def app(url: str):
 
     from .pgstore import PgStore
     from . import glossary
+    from .timeutil import parse_ts
     from .tokenize import query_tokens
 
-    cfg = _defaults()
+    cfg = {**_defaults(), **(cfg or {})}
     weights = tuple(float(cfg[f"recall.weight_{f}"]) for f in ("tags", "title", "body", "context"))
     state: dict[str, Any] = {}
     lock = threading.Lock()
@@ -165,15 +170,20 @@ def app(url: str):
                     return err(400, f"events must be a list of at most {MAX_EVENTS} rows")
                 return JSONResponse(s.write_rows([_row(e) for e in evs]))
             if what == "recall":
-                q, k = body.get("query"), body.get("k", 8)
+                q, k, when = body.get("query"), body.get("k", 8), body.get("now")
                 if not isinstance(q, str) or not isinstance(k, int) or not 0 < k <= 100:
                     return err(400, "recall needs query (a string) and k (1-100)")
+                try:  # the asker's time (dates in the query are resolved against it), else the server's clock
+                    now = time.time() if when in (None, "") else parse_ts(when).timestamp()
+                except (TypeError, ValueError):
+                    return err(400, "now must be an ISO 8601 time or epoch seconds")
                 toks = query_tokens(q, repeats=True)
                 bridged = glossary.bridge(q, toks, float(cfg["recall.bridge_weight"]))  # as the local path
-                rows = rank_rows(s.search(toks + list(bridged), weights=weights, term_weights=bridged or None,
-                                          limit=max(int(cfg["recall.candidates"]), k * 3)), q, k=k, now=time.time(), cfg=cfg)
+                # the local path's candidates (ties in id order) ranked by the local path's function
+                rows = rank_rows(s.candidates(toks + list(bridged), weights=weights, term_weights=bridged or None,
+                                              limit=max(int(cfg["recall.candidates"]), k * 3)), q, k=k, now=now, cfg=cfg)
                 keys = ("ref", "kind", "role", "session", "ts", "text", "score", "bm25", "prior", "decay", "rehearsal",
-                        "handle", "span", "summary")
+                        "subject", "date", "session_bonus", "handle", "span", "summary")
                 return JSONResponse({"hits": [{x: r.get(x) for x in keys} for r in rows]})
             ref, when = body.get("ref"), body.get("when")
             if not isinstance(ref, str) or not isinstance(when, str):
