@@ -75,15 +75,16 @@ def test_a_persons_events_are_private_unless_the_project_shares_them(pg_url):
         assert set(_refs(ben, "staging database")) == {"b1", "facts/staging"}
         assert ben.get_doc("a1") is None
         assert ben.conn.execute("SELECT count(*) AS n FROM fts WHERE body LIKE '%%vault%%'").fetchone()["n"] == 0
-        # ben cannot plant a row in ann's name, nor take ann's key or text (stored once per project)
+        # ben cannot plant a row in ann's name; the same key is his own row (keys are per person, m006)
         with pytest.raises(psycopg.errors.InsufficientPrivilege):
             ben.conn.execute("INSERT INTO docs(project, kind, ref, content_sha256, ts, ts_epoch, text, owner) VALUES "
                              "('web', 'event', 'x', 'x', 't', 0, 'planted', 'ann')")
-        assert ben.insert_event(_ev("a1", "ben reuses ann's key")) is None
-        assert ben.get_doc("a1") is None
+        assert ben.insert_event(_ev("a1", "ben reuses ann's key")) is not None
+        assert ben.get_doc("a1")["text"] == "ben reuses ann's key" and "vault" in ann.get_doc("a1")["text"]
         # the admin shares the project's events: everyone granted it sees them all
         pgstore.share_events(admin.conn, "web")
         assert set(_refs(ben, "staging database")) == {"a1", "b1", "facts/staging"}
+        assert ben.get_doc("a1")["text"] == "ben reuses ann's key"  # his own row first when keys meet
         pgstore.share_events(admin.conn, "web", False)
         assert set(_refs(ben, "staging database")) == {"b1", "facts/staging"}
         assert admin.conn.execute("SELECT owner FROM docs WHERE ref = 'a1'").fetchone()["owner"] == "ann"
@@ -256,4 +257,137 @@ def test_team_recall_ranks_with_the_local_function_dates_and_session_bonus_inclu
             assert seen == {"date", "session_bonus", "subject"}  # every factor of the local path was exercised
     finally:
         client.close()
+        admin.close()
+
+
+def _people(pg_url, login="people2"):
+    from memdir import pgstore
+
+    admin = open_store(pg_url, project="web")
+    _client(admin, login)
+    ann = open_store(_login(pg_url, login), project="web", token=pgstore.add_token(admin.conn, "ann", ["web"]))
+    ben = open_store(_login(pg_url, login), project="web", token=pgstore.add_token(admin.conn, "ben", ["web"]))
+    return admin, ann, ben
+
+
+def _scores(store, q: str) -> list[tuple[str, float]]:
+    return [(r["ref"], round(r["bm25"], 12)) for r in store.search(query_tokens(q), weights=WEIGHTS, limit=10)]
+
+
+def test_identical_text_from_two_people_is_stored_for_each_and_statistics_follow_what_each_sees(pg_url):
+    """Issue 14 (m006): the same text (and the same key) from two people is two rows, each private to its writer —
+    neither absorbs the other; the BM25 statistics a person's recall uses (N, avgdl, n_t) count the rows that person
+    can see and nothing else, so ben writing private rows never moves ann's scores, and ann's scores equal those of a
+    project holding just her rows; a forget and its tombstone are the forgetter's own."""
+    from memdir import pgstore
+
+    admin, ann, ben = _people(pg_url)
+    ref = open_store(pg_url, project="reference")  # what ann can see, alone in a project
+    try:
+        same = _ev("u:s1:0", "the staging deploy needs the vpn token rotated", session="s1")
+        for s in (ann, ben, ref):
+            _write(s, [same, _ev("u:s1:1", "and the vpn token lives in the vault", session="s1")])
+        assert ann.get_doc("u:s1:0") is not None and ben.get_doc("u:s1:0") is not None
+        assert admin.count("event") == 4  # two people, two rows each: nothing absorbed
+        before = (ann.stats(), ann.doc_freqs(["vpn", "token", "secret"]), _scores(ann, "vpn token"))
+        assert before[2] == _scores(ref, "vpn token")
+        # ben writes many private rows with the query's words: ann's statistics and scores do not move
+        _write(ben, [_ev(f"b{i}", f"ben's vpn token note {i} about the secret vpn", session="b") for i in range(30)])
+        assert (ann.stats(), ann.doc_freqs(["vpn", "token", "secret"]), _scores(ann, "vpn token")) == before
+        assert ann.doc_freqs(["secret"])[1] == {}  # ann cannot learn that some private row says "secret"
+        assert ann.conn.execute("SELECT count(*) AS n FROM term_df WHERE term = 'secret'").fetchone()["n"] == 0
+        # ben's own view counts his rows, and equals a project holding exactly them
+        _write(ref, [_ev(f"b{i}", f"ben's vpn token note {i} about the secret vpn", session="b") for i in range(30)])
+        assert _scores(ben, "vpn token secret") == _scores(ref, "vpn token secret")
+        # shared: each sees both people's rows and the statistics of everything visible
+        pgstore.share_events(admin.conn, "web")
+        assert ann.stats() == ben.stats() and ann.stats()[0] == 2 + 32
+        assert _scores(ann, "secret vpn") == _scores(ben, "secret vpn")
+        # sharing opens reading, never another person's forgetting; a forget is the forgetter's own
+        assert not ann.delete_doc("b3") and ben.get_doc("b3") is not None
+        with ann.transaction():
+            assert ann.delete_doc("u:s1:0")
+            ann.tombstone("u:s1:0", same["content_sha256"], "event", "2026-11-30T00:00:00Z")
+        assert ben.get_doc("u:s1:0")["owner"] == "ben" and ben.tombstoned() == (set(), set())
+        assert ann.tombstoned() == ({"u:s1:0"}, {same["content_sha256"]})
+        # the kept counters still equal a recount of the rows, per owner and kind
+        got = {(r["owner"], r["note"]): (int(r["n"]), int(r["total"])) for r in admin.conn.execute(
+            "SELECT owner, note, sum(n) AS n, sum(total) AS total FROM fts_stats WHERE project = 'web' GROUP BY 1, 2")
+            if r["n"]}
+        want = {(r["owner"], r["note"]): (int(r["n"]), int(r["total"])) for r in admin.conn.execute(
+            "SELECT owner, note, count(*) AS n, sum(dl) AS total FROM fts WHERE project = 'web' GROUP BY 1, 2")}
+        assert got == want
+    finally:
+        for s in (ann, ben, ref, admin):
+            s.close()
+
+
+def test_vectors_and_tiers_are_per_person(pg_url):
+    """Item 5 (m006): a person's vector and heat rows are theirs — another member reads no embedding of a private
+    event (only once the project shares events), and the same key from two people keeps two vectors."""
+    np = pytest.importorskip("numpy")
+    from memdir import pgstore
+
+    admin, ann, ben = _people(pg_url, "people3")
+    try:
+        for s, text in ((ann, "ann's private deploy plan"), (ben, "ben's private deploy plan")):
+            _write(s, [_ev("k1", text)])
+            with s.transaction():
+                s.start_heat(["k1"], 1_790_000_000.0)
+            items = [(r["ref"], r["content_sha256"]) for r in s.vector_pending("m", 10)]
+            assert items == [("k1", s.get_doc("k1")["content_sha256"])]
+            s.vector_put(items, np.ones((1, 4), dtype=np.float32) * (1 if s is ann else -1), "m", "2026-11-30T00:00:00Z")
+        for s, sign in ((ann, 1), (ben, -1)):
+            rows = s.vector_rows("m", 4)
+            assert len(rows) == 1 and np.frombuffer(rows[0][2], dtype=np.float32)[0] == sign
+            assert s.vector_pending_count("m") == 0 and s.tier_counts()["hot"] == 1
+        assert ben.conn.execute("SELECT count(*) AS n FROM vectors").fetchone()["n"] == 1
+        pgstore.share_events(admin.conn, "web")
+        assert len(ben.vector_rows("m", 4)) == 2 and ben.vector_pending_count("m") == 0
+        assert admin.conn.execute("SELECT count(*) AS n FROM vectors WHERE project = 'web'").fetchone()["n"] == 2
+    finally:
+        for s in (ann, ben, admin):
+            s.close()
+
+
+def test_two_peoples_clones_share_one_database_each_with_its_own_note_mirror(pg_url, tmp_path, monkeypatch, clock):
+    """Item 5: notes are Markdown in each clone; with ``store = postgresql://…`` each person's clone mirrors its own
+    notes as that person's rows. Two clones at different Git revisions (ben has a note ann has not pulled) both open
+    (before m006 the second person's mirror of the same note id collided with the first's private row and the store
+    did not open), each recalls exactly its own clone's notes, also when the project shares its events, and a
+    clone's sync never deletes the other's rows."""
+    from memdir import pgstore
+
+    admin = open_store(pg_url, project="web")
+    _client(admin, "clones")
+    toks = {p: pgstore.add_token(admin.conn, p, ["web"]) for p in ("ann", "ben")}
+    url = _login(pg_url, "clones")
+
+    def clone(person: str, notes: dict[str, str]):
+        d = tmp_path / person / "web"
+        (d / ".git").mkdir(parents=True)
+        for rel, text in notes.items():
+            (d / ".memory" / rel).parent.mkdir(parents=True, exist_ok=True)
+            (d / ".memory" / rel).write_text(f"---\nsummary: {text}\n---\n{text}\n", encoding="utf-8")
+        return d
+
+    ann_dir = clone("ann", {"facts/deploy.md": "deploys go through the blue green switch"})
+    ben_dir = clone("ben", {"facts/deploy.md": "deploys go through the blue green switch",
+                            "facts/rollback.md": "rollback means flipping the blue green switch back"})
+
+    def recall(person: str, d, q: str) -> list[str]:
+        monkeypatch.setenv("MEMDIR_STORE_TOKEN", toks[person])
+        with memdir.open(d, home=tmp_path / person / "home", clock=clock,
+                         config={"store": url, "remote.project": "web"}) as m:
+            return sorted(h.id for h in m.recall(q, k=10))
+
+    try:
+        for _ in range(2):  # opening again (each sync) leaves the other's mirror alone
+            assert recall("ann", ann_dir, "blue green switch") == ["facts/deploy"]
+            assert recall("ben", ben_dir, "blue green switch") == ["facts/deploy", "facts/rollback"]
+        pgstore.share_events(admin.conn, "web")
+        assert recall("ann", ann_dir, "blue green switch") == ["facts/deploy"]
+        assert admin.conn.execute("SELECT owner, count(*) AS n FROM docs WHERE kind = 'note' GROUP BY owner "
+                                  "ORDER BY owner").fetchall() == [{"owner": "ann", "n": 1}, {"owner": "ben", "n": 2}]
+    finally:
         admin.close()

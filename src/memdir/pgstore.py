@@ -285,6 +285,98 @@ def m005_private_events(cur) -> None:
                         AND (owner IS NULL OR owner = (SELECT memdir_person())))""")
 
 
+#: the person a client connection writes as (``''``: no token, e.g. the schema owner), evaluated once per statement
+ME = "(SELECT coalesce(memdir_person(), ''))"
+#: rows of ``PROJECT_TABLES``-like tables a connection may see (m007): ``{shareable}`` says which rows the project's
+#: sharing opens to its other members
+_P = "project = current_setting('app.project', true) AND (SELECT memdir_project_ok())"
+_OWN = f"(owner = '' OR owner = {ME})"
+
+
+def m007_per_person_keys_and_counters(cur) -> None:
+    """Each person's memory is theirs, also in what the database deduplicates and counts (issue 14):
+
+    * keys and texts are unique per person: ``docs(project, owner, ref)`` and, for events, ``(project, owner,
+      content_sha256)`` (were per project, so a second person's identical event was a "duplicate" stored nowhere
+      they could see); ``owner`` is ``''`` for rows written without a token (never NULL), the default is
+      ``coalesce(memdir_person(), '')``;
+    * tombstones, heat tiers and vectors carry the owner too (keys ``(project, owner, ref)``): a person forgets only
+      for themselves, and another member never reads the embedding of a private event;
+    * the BM25 counters (``fts_stats``, ``term_df``) are kept per owner and per notes/events (``fts.note``) and are
+      visible exactly as the rows they count, so N, avgdl and every n_t a person's recall uses are those of the rows
+      that person can see: no statistic moves because of another person's private row (the scores equal SQLite's
+      over the same visible rows);
+    * row-level security per command: a row is read when it is the person's own, ownerless, or (events, their
+      full-text rows, counters, vectors and tiers of events) when the project shares its events; it is written,
+      updated and deleted only when it is the person's own or ownerless — sharing opens reading, never another
+      person's forgetting. Notes are each person's mirror of their clone's Markdown (shared through Git, never
+      through the share switch)."""
+    cur.execute("""
+        UPDATE docs SET owner = '' WHERE owner IS NULL;
+        UPDATE fts SET owner = '' WHERE owner IS NULL;
+        ALTER TABLE docs ALTER COLUMN owner SET DEFAULT coalesce(memdir_person(), ''), ALTER COLUMN owner SET NOT NULL;
+        ALTER TABLE fts ALTER COLUMN owner SET DEFAULT coalesce(memdir_person(), ''), ALTER COLUMN owner SET NOT NULL;
+        ALTER TABLE fts ADD COLUMN note boolean NOT NULL DEFAULT false;
+        UPDATE fts SET note = true FROM docs d WHERE d.id = fts.doc_id AND d.kind = 'note';
+        ALTER TABLE docs DROP CONSTRAINT docs_project_ref_key;
+        CREATE UNIQUE INDEX docs_owner_ref ON docs(project, owner, ref);
+        CREATE INDEX docs_ref ON docs(project, ref);
+        DROP INDEX docs_event_sha;
+        CREATE UNIQUE INDEX docs_event_sha ON docs(project, owner, content_sha256) WHERE kind = 'event';
+        DROP INDEX fts_owner;
+        CREATE INDEX fts_owner ON fts(project, owner) WHERE owner <> '';
+
+        ALTER TABLE tombstones ADD COLUMN owner text NOT NULL DEFAULT '';
+        ALTER TABLE tiers ADD COLUMN owner text NOT NULL DEFAULT '';
+        ALTER TABLE vectors ADD COLUMN owner text NOT NULL DEFAULT '';
+        UPDATE tiers t SET owner = d.owner FROM docs d WHERE d.project = t.project AND d.ref = t.ref;
+        UPDATE vectors v SET owner = d.owner FROM docs d WHERE d.project = v.project AND d.ref = v.ref;
+        ALTER TABLE tombstones ALTER COLUMN owner SET DEFAULT coalesce(memdir_person(), ''),
+            DROP CONSTRAINT tombstones_pkey, ADD PRIMARY KEY (project, owner, ref);
+        ALTER TABLE tiers ALTER COLUMN owner SET DEFAULT coalesce(memdir_person(), ''),
+            DROP CONSTRAINT tiers_pkey, ADD PRIMARY KEY (project, owner, ref);
+        ALTER TABLE vectors ALTER COLUMN owner SET DEFAULT coalesce(memdir_person(), ''),
+            DROP CONSTRAINT vectors_pkey, ADD PRIMARY KEY (project, owner, ref);
+
+        ALTER TABLE fts_stats ADD COLUMN owner text NOT NULL DEFAULT '', ADD COLUMN note boolean NOT NULL DEFAULT false;
+        ALTER TABLE term_df ADD COLUMN owner text NOT NULL DEFAULT '', ADD COLUMN note boolean NOT NULL DEFAULT false;
+        DELETE FROM fts_stats;
+        DELETE FROM term_df;
+        ALTER TABLE fts_stats DROP CONSTRAINT fts_stats_pkey, ADD PRIMARY KEY (project, owner, note, shard);
+        ALTER TABLE term_df DROP CONSTRAINT term_df_pkey, ADD PRIMARY KEY (project, term, owner, note, shard);
+        INSERT INTO fts_stats(project, owner, note, shard, n, total)
+            SELECT project, owner, note, 0, count(*), coalesce(sum(dl), 0) FROM fts GROUP BY 1, 2, 3;
+        INSERT INTO term_df(project, term, owner, note, shard, df)
+            SELECT project, t, owner, note, 0, count(*) FROM fts, unnest(tsvector_to_array(tsv)) t GROUP BY 1, 2, 3, 4;
+
+        CREATE OR REPLACE FUNCTION memdir_doc_taken(p text, r text, k text) RETURNS boolean
+            LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+            SELECT p = current_setting('app.project', true) AND EXISTS (
+                SELECT 1 FROM public.docs d WHERE d.project = p AND d.owner = coalesce(public.memdir_person(), '')
+                AND (d.ref = r OR (k IS NOT NULL AND d.kind = 'event' AND d.content_sha256 = k)))
+        $$;
+        CREATE OR REPLACE FUNCTION memdir_free_handle(p text, cands text[], r text) RETURNS text
+            LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+            SELECT u.c FROM unnest(cands) WITH ORDINALITY AS u(c, o)
+            WHERE p = current_setting('app.project', true)
+              AND NOT EXISTS (SELECT 1 FROM public.docs x WHERE x.project = p AND x.handle = u.c
+                              AND NOT (x.ref = r AND x.owner = coalesce(public.memdir_person(), '')))
+            ORDER BY u.o LIMIT 1
+        $$;
+    """)
+    shares = "(SELECT memdir_project_shares())"
+    of_event = ("EXISTS (SELECT 1 FROM docs d WHERE d.project = {t}.project AND d.owner = {t}.owner AND d.ref = {t}.ref "
+                "AND d.kind = 'event')")
+    shareable = {"docs": "kind = 'event'", "fts": "NOT note", "fts_stats": "NOT note", "term_df": "NOT note",
+                 "tombstones": "false", "tiers": of_event.format(t="tiers"), "vectors": of_event.format(t="vectors")}
+    for t, sh in shareable.items():
+        cur.execute(f"DROP POLICY {t}_project ON {t}")
+        cur.execute(f"CREATE POLICY {t}_read ON {t} FOR SELECT USING ({_P} AND ({_OWN} OR (({sh}) AND {shares})))")
+        cur.execute(f"CREATE POLICY {t}_insert ON {t} FOR INSERT WITH CHECK ({_P} AND {_OWN})")
+        cur.execute(f"CREATE POLICY {t}_update ON {t} FOR UPDATE USING ({_P} AND {_OWN}) WITH CHECK ({_P} AND {_OWN})")
+        cur.execute(f"CREATE POLICY {t}_delete ON {t} FOR DELETE USING ({_P} AND {_OWN})")
+
+
 def share_events(conn, project: str, share: bool = True) -> None:
     """Make ``project``'s events visible to every person its tokens grant (``share``), or private to the person who
     wrote each (the default). ``conn`` is an admin connection."""
@@ -330,14 +422,13 @@ def enable_pgvector(conn) -> bool:
             conn.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK_KEY,))
             conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
             conn.execute("ALTER TABLE vectors ADD COLUMN IF NOT EXISTS embedding vector")
-            rows = conn.execute("SELECT project, ref, vector FROM vectors WHERE status = 'ok' AND vector IS NOT NULL "
-                                "AND embedding IS NULL").fetchall()
+            rows = conn.execute("SELECT ctid::text AS tid, vector FROM vectors WHERE status = 'ok' AND vector IS NOT NULL "
+                                "AND embedding IS NULL").fetchall()  # by row (the key is per person since m007)
             if rows:
                 import numpy as np
             with conn.cursor() as cur:
-                cur.executemany("UPDATE vectors SET embedding = %s::vector WHERE project = %s AND ref = %s",
-                                [(vec_literal(np.frombuffer(r["vector"], dtype=np.float32)), r["project"], r["ref"])
-                                 for r in rows])
+                cur.executemany("UPDATE vectors SET embedding = %s::vector WHERE ctid = %s::tid",
+                                [(vec_literal(np.frombuffer(r["vector"], dtype=np.float32)), r["tid"]) for r in rows])
             for d in conn.execute("SELECT DISTINCT dim FROM vectors WHERE embedding IS NOT NULL").fetchall():
                 _create_hnsw(conn, int(d["dim"]))
     except psycopg.Error:
@@ -375,7 +466,7 @@ def m006_pgvector(cur) -> None:
 
 #: numbered schema migrations; append, never edit a landed one
 MIGRATIONS = [m001_create_tables, m002_row_level_security, m003_tiers_vectors, m004_stats_and_term_counts,
-              m005_private_events, m006_pgvector]
+              m005_private_events, m006_pgvector, m007_per_person_keys_and_counters]
 
 
 def add_token(conn, person: str, projects: Iterable[str]) -> str:
@@ -468,9 +559,12 @@ class PgStore:
         self.conn = conn
         self.project = project
         self._depth = 0  # transactions open through this store (the counters are written when the outermost ends)
-        self._dn = 0  # full-text rows added (negative: removed) since the counters were written
-        self._dtotal = 0  # their length
-        self._ddf: Counter = Counter()  # rows holding each term, added or removed
+        # per (owner, note) counter key (m007): full-text rows added (negative: removed) since the counters were
+        # written, their length, and the rows holding each term
+        self._dn: Counter = Counter()
+        self._dtotal: Counter = Counter()
+        self._ddf: Counter = Counter()  # {(owner, note, term): rows}
+        self._me: str | None = None
         self._pgvector: bool | None = None  # vectors.embedding exists (pgvector); looked up when first needed
         self._hnsw: set[int] | None = None  # vector lengths with an HNSW index
 
@@ -515,30 +609,42 @@ class PgStore:
         finally:
             self._depth -= 1
             if self._depth == 0:  # committed (written) or rolled back (dropped with the rows they counted)
-                self._dn, self._dtotal, self._ddf = 0, 0, Counter()
+                self._dn, self._dtotal, self._ddf = Counter(), Counter(), Counter()
 
-    def _count(self, sign: int, dl: int, terms: Iterable[str]) -> None:
-        """Note a full-text row added (``sign`` 1) or removed (-1) for ``fts_stats``/``term_df``."""
-        self._dn += sign
-        self._dtotal += sign * dl
+    @property
+    def me(self) -> str:
+        """The person this connection writes as (``memdir_person()``; ``''`` without a token): the ``owner`` of the
+        rows it inserts (m007)."""
+        if self._me is None:
+            self._me = self._x("SELECT coalesce(memdir_person(), '') AS me").fetchone()["me"]
+        return self._me
+
+    def _count(self, sign: int, dl: int, terms: Iterable[str], owner: str | None = None, note: bool = False) -> None:
+        """Note a full-text row of ``owner`` (default: this connection's person) added (``sign`` 1) or removed (-1)
+        for ``fts_stats``/``term_df``."""
+        key = (self.me if owner is None else owner, bool(note))
+        self._dn[key] += sign
+        self._dtotal[key] += sign * dl
         for t in terms:
-            self._ddf[t] += sign
+            self._ddf[(*key, t)] += sign
 
     def _flush_counts(self) -> None:
         """Write the pending counter changes: one statement per table, terms in one order (concurrent writers of one
         shard never wait on each other in a cycle); the last writes of the transaction, so the rows stay locked
         briefly. Outside a transaction each write calls it at once."""
         shard = "pg_backend_pid() %% " + str(STAT_SHARDS)
-        ddf = sorted((t, c) for t, c in self._ddf.items() if c)
+        ddf = sorted((t, o, n, c) for (o, n, t), c in self._ddf.items() if c)
         if ddf:
-            self._x(f"INSERT INTO term_df(project, term, shard, df) SELECT %s, t, {shard}, c FROM unnest(%s::text[], "
-                    "%s::bigint[]) AS u(t, c) ORDER BY t ON CONFLICT (project, term, shard) DO UPDATE SET df = term_df.df + excluded.df",
-                    (self.project, [t for t, _ in ddf], [c for _, c in ddf]))
-        if self._dn or self._dtotal:
-            self._x(f"INSERT INTO fts_stats(project, shard, n, total) VALUES (%s, {shard}, %s, %s) ON CONFLICT (project, shard) "
-                    "DO UPDATE SET n = fts_stats.n + excluded.n, total = fts_stats.total + excluded.total",
-                    (self.project, self._dn, self._dtotal))
-        self._dn, self._dtotal, self._ddf = 0, 0, Counter()
+            self._x(f"INSERT INTO term_df(project, term, owner, note, shard, df) SELECT %s, t, o, n, {shard}, c FROM "
+                    "unnest(%s::text[], %s::text[], %s::boolean[], %s::bigint[]) AS u(t, o, n, c) ORDER BY t, o, n "
+                    "ON CONFLICT (project, term, owner, note, shard) DO UPDATE SET df = term_df.df + excluded.df",
+                    (self.project, [x[0] for x in ddf], [x[1] for x in ddf], [x[2] for x in ddf], [x[3] for x in ddf]))
+        for (o, n) in sorted(set(self._dn) | set(self._dtotal)):
+            if self._dn[(o, n)] or self._dtotal[(o, n)]:
+                self._x(f"INSERT INTO fts_stats(project, owner, note, shard, n, total) VALUES (%s, %s, %s, {shard}, %s, %s) "
+                        "ON CONFLICT (project, owner, note, shard) DO UPDATE SET n = fts_stats.n + excluded.n, "
+                        "total = fts_stats.total + excluded.total", (self.project, o, n, self._dn[(o, n)], self._dtotal[(o, n)]))
+        self._dn, self._dtotal, self._ddf = Counter(), Counter(), Counter()
 
     def _done(self) -> None:
         """After a write: outside a transaction, its counter changes are written now."""
@@ -617,12 +723,13 @@ class PgStore:
             raise MemdirError(f"{row['ref']!r} was written by another client at the same time; retry")
         return got["id"]
 
-    def _insert_fts(self, doc_id: int, seq: int, span: tuple[int, int] | None, fields: tuple[str, str, str, str]) -> None:
+    def _insert_fts(self, doc_id: int, seq: int, span: tuple[int, int] | None, fields: tuple[str, str, str, str],
+                    *, note: bool = False) -> None:
         dl = sum(len(f.split()) for f in fields)
-        self._x("INSERT INTO fts(project, doc_id, seq, span_start, span_end, tags, title, body, context, dl, tsv, tf) "
-                "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, array_to_tsvector(%s::text[]), %s::jsonb)",
-                (self.project, doc_id, seq, *(span or (None, None)), *fields, dl, _tsv_tokens(*fields), _tf(fields)))
-        self._count(1, dl, _tsv_tokens(*fields))
+        self._x("INSERT INTO fts(project, doc_id, seq, span_start, span_end, tags, title, body, context, dl, tsv, tf, note) "
+                "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, array_to_tsvector(%s::text[]), %s::jsonb, %s)",
+                (self.project, doc_id, seq, *(span or (None, None)), *fields, dl, _tsv_tokens(*fields), _tf(fields), note))
+        self._count(1, dl, _tsv_tokens(*fields), note=note)
 
     def _bump_gen(self) -> None:
         self._x("INSERT INTO meta(project, key, value) VALUES (%s, 'notes_gen', '1') ON CONFLICT (project, key) "
@@ -635,7 +742,7 @@ class PgStore:
             self._bump_gen()
         tags = json.loads(row.get("tags") or "[]") + json.loads(row.get("load_when") or "[]")
         title = " ".join(x for x in (row.get("summary"), row.get("highlight")) if x)
-        self._insert_fts(doc_id, 0, None, (*fts_fields(tags, title, row["text"]), ""))
+        self._insert_fts(doc_id, 0, None, (*fts_fields(tags, title, row["text"]), ""), note=row.get("kind") == "note")
         self._done()
         return doc_id
 
@@ -718,8 +825,9 @@ class PgStore:
         return out
 
     def _order(self, session: str) -> list[int]:
-        return [r["id"] for r in self._x("SELECT id FROM docs WHERE project = %s AND kind = 'event' AND session = %s "
-                                         "ORDER BY ts_epoch, id", (self.project, session))]
+        # a person's turns neighbour only that person's turns (m007: the writer's own rows, the ones it may update)
+        return [r["id"] for r in self._x(f"SELECT id FROM docs WHERE project = %s AND kind = 'event' AND session = %s "
+                                         f"AND owner = {ME} ORDER BY ts_epoch, id", (self.project, session))]
 
     def _body_tokens(self, ids: Iterable[int]) -> dict[int, str]:
         ids = list(ids)
@@ -738,8 +846,8 @@ class PgStore:
         ids = sorted(set(targets) - set(fresh))  # one order for every writer: two flushing clients never deadlock on these rows
         toks = dict(fresh)
         toks.update(self._body_tokens({x for pair in targets.values() for x in pair if x is not None and x not in fresh}))
-        have = {r["doc_id"]: r for r in self._x("SELECT doc_id, tags, title, body, context FROM fts WHERE doc_id = ANY(%s) AND seq = 0 "
-                                                "ORDER BY doc_id FOR UPDATE", (ids,))} if ids else {}
+        have = {r["doc_id"]: r for r in self._x("SELECT doc_id, tags, title, body, context, owner, note FROM fts WHERE "
+                                                "doc_id = ANY(%s) AND seq = 0 ORDER BY doc_id FOR UPDATE", (ids,))} if ids else {}
         new: list[tuple] = []
         for doc_id in sorted(fresh):
             prev, nxt = targets.get(doc_id, (None, None))
@@ -764,8 +872,8 @@ class PgStore:
             if ctx == r["context"]:
                 continue
             was = (r["tags"], r["title"], r["body"], r["context"])
-            self._count(-1, sum(len(f.split()) for f in was), _tsv_tokens(*was))
-            self._count(1, sum(len(f.split()) for f in allf), _tsv_tokens(*allf))
+            self._count(-1, sum(len(f.split()) for f in was), _tsv_tokens(*was), r["owner"], r["note"])
+            self._count(1, sum(len(f.split()) for f in allf), _tsv_tokens(*allf), r["owner"], r["note"])
             upd.append((doc_id, ctx, sum(len(f.split()) for f in allf), " ".join(_tsv_tokens(*allf)), _tf(allf)))
         if upd:  # one statement for all rows
             cols = list(zip(*upd))
@@ -799,11 +907,21 @@ class PgStore:
                 targets[x] = (order[i - 1] if i > 0 else None, order[i + 1] if i + 1 < len(order) else None)
         return self._set_context(targets)
 
+    def _writable(self, ref: str) -> int | None:
+        """The id of the doc ``ref`` this connection may change: its person's own (first) or an ownerless one (m007:
+        another person's row, even a shared one, is never deleted or rewritten by this connection)."""
+        row = self._x(f"SELECT id FROM docs WHERE project = %s AND ref = %s AND owner IN ('', {ME}) ORDER BY owner DESC "
+                      "LIMIT 1", (self.project, ref)).fetchone()
+        return row["id"] if row else None
+
     def delete_doc(self, ref: str, *, bump: bool = True) -> bool:
-        for r in self._x("DELETE FROM fts WHERE project = %s AND doc_id = (SELECT id FROM docs WHERE project = %s AND ref = %s) "
-                         "RETURNING dl, tsvector_to_array(tsv) AS toks", (self.project, self.project, ref)).fetchall():
-            self._count(-1, r["dl"], r["toks"])
-        got = self._x("DELETE FROM docs WHERE project = %s AND ref = %s RETURNING kind", (self.project, ref)).fetchone()
+        doc_id = self._writable(ref)
+        if doc_id is None:
+            return False
+        for r in self._x("DELETE FROM fts WHERE project = %s AND doc_id = %s RETURNING dl, tsvector_to_array(tsv) AS toks, "
+                         "owner, note", (self.project, doc_id)).fetchall():
+            self._count(-1, r["dl"], r["toks"], r["owner"], r["note"])
+        got = self._x("DELETE FROM docs WHERE id = %s RETURNING kind", (doc_id,)).fetchone()
         self._done()
         if got is None:
             return False
@@ -819,7 +937,7 @@ class PgStore:
     def tombstone(self, ref: str, sha: str | None, kind: str, when: str) -> None:
         self._x("DELETE FROM rehearsal WHERE project = %s AND ref = %s", (self.project, ref))
         self._x("INSERT INTO tombstones(project, ref, content_sha256, kind, deleted_at) VALUES (%s, %s, %s, %s, %s) "
-                "ON CONFLICT (project, ref) DO UPDATE SET content_sha256 = excluded.content_sha256, kind = excluded.kind, "
+                "ON CONFLICT (project, owner, ref) DO UPDATE SET content_sha256 = excluded.content_sha256, kind = excluded.kind, "
                 "deleted_at = excluded.deleted_at", (self.project, ref, sha, kind, when))
 
     # ---- reads -------------------------------------------------------------------------------------------
@@ -835,7 +953,9 @@ class PgStore:
             return 0
 
     def get_doc(self, ref: str) -> dict[str, Any] | None:
-        row = self._x("SELECT * FROM docs WHERE project = %s AND ref = %s", (self.project, ref)).fetchone()
+        # another member's shared event may carry the same key: this person's own row first (m007)
+        row = self._x(f"SELECT * FROM docs WHERE project = %s AND ref = %s ORDER BY owner = {ME} DESC, owner DESC, id LIMIT 1",
+                      (self.project, ref)).fetchone()
         if row is None:
             return None
         row.pop("project", None)
@@ -847,7 +967,8 @@ class PgStore:
         return row["ref"] if row else None
 
     def tombstoned(self) -> tuple[set[str], set[str]]:
-        rows = self._x("SELECT ref, content_sha256 FROM tombstones WHERE project = %s", (self.project,)).fetchall()
+        rows = self._x(f"SELECT ref, content_sha256 FROM tombstones WHERE project = %s AND owner IN ('', {ME})",
+                       (self.project,)).fetchall()
         return {r["ref"] for r in rows}, {r["content_sha256"] for r in rows if r["content_sha256"]}
 
     def count(self, kind: str) -> int:
@@ -1054,7 +1175,8 @@ class PgStore:
         return int(self._x(sql, params).fetchone()["n"])
 
     def events_after(self, ref: str, session: str, limit: int) -> list[dict[str, Any]]:
-        me = self._x("SELECT id, ts_epoch FROM docs WHERE project = %s AND ref = %s", (self.project, ref)).fetchone()
+        me = self._x(f"SELECT id, ts_epoch FROM docs WHERE project = %s AND ref = %s ORDER BY owner = {ME} DESC LIMIT 1",
+                     (self.project, ref)).fetchone()
         if me is None:
             return []
         return self._x("SELECT ref, role, text, ts, handle FROM docs WHERE project = %s AND kind = 'event' AND session = %s "
@@ -1088,10 +1210,11 @@ class PgStore:
                 "DO UPDATE SET value = (meta.value::integer + 1)::text", (self.project, key))
 
     def delete_notes(self) -> None:
-        for r in self._x("DELETE FROM fts WHERE project = %s AND doc_id IN (SELECT id FROM docs WHERE project = %s AND "
-                         "kind = 'note') RETURNING dl, tsvector_to_array(tsv) AS toks", (self.project, self.project)).fetchall():
-            self._count(-1, r["dl"], r["toks"])
-        self._x("DELETE FROM docs WHERE project = %s AND kind = 'note'", (self.project,))
+        for r in self._x(f"DELETE FROM fts WHERE project = %s AND doc_id IN (SELECT id FROM docs WHERE project = %s AND "
+                         f"kind = 'note' AND owner IN ('', {ME})) RETURNING dl, tsvector_to_array(tsv) AS toks, owner, note",
+                         (self.project, self.project)).fetchall():
+            self._count(-1, r["dl"], r["toks"], r["owner"], r["note"])
+        self._x(f"DELETE FROM docs WHERE project = %s AND kind = 'note' AND owner IN ('', {ME})", (self.project,))
         self._done()
 
     def rebuild_fts(self) -> int:
@@ -1100,7 +1223,7 @@ class PgStore:
         return int(self._x("SELECT count(*) AS n FROM docs WHERE project = %s", (self.project,)).fetchone()["n"])
 
     def delete_vectors(self, ref: str) -> None:
-        self._x("DELETE FROM vectors WHERE project = %s AND ref = %s", (self.project, ref))
+        self._x(f"DELETE FROM vectors WHERE project = %s AND ref = %s AND owner IN ('', {ME})", (self.project, ref))
 
     def start_heat(self, refs: list[str], now: float) -> int:
         from .timeutil import iso, parse_ts
@@ -1116,37 +1239,39 @@ class PgStore:
             "SELECT d.ref, d.kind, d.pinned, d.ts_epoch, coalesce(r.count, 0) AS rcount, r.last AS rlast, "
             "t.ref AS tref, t.heat0, t.reinforced_at, t.seen_count, t.tier, t.importance "
             "FROM docs d LEFT JOIN rehearsal r ON r.project = d.project AND r.ref = d.ref "
-            "LEFT JOIN tiers t ON t.project = d.project AND t.ref = d.ref WHERE d.project = %s ORDER BY d.id",
+            f"LEFT JOIN tiers t ON t.project = d.project AND t.owner = d.owner AND t.ref = d.ref WHERE d.project = %s "
+            f"AND d.owner = {ME} ORDER BY d.id",
             (self.project,)).fetchall()
 
     def write_tiers(self, inserts: list[tuple], updates: list[tuple]) -> int:
         with self.conn.cursor() as cur:
             if inserts:
                 cur.executemany("INSERT INTO tiers(project, ref, heat0, reinforced_at, seen_count, tier, importance, changed_at) "
-                                "VALUES (%s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (project, ref) DO UPDATE SET "
+                                "VALUES (%s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (project, owner, ref) DO UPDATE SET "
                                 "heat0 = excluded.heat0, reinforced_at = excluded.reinforced_at, seen_count = excluded.seen_count, "
                                 "tier = excluded.tier, importance = excluded.importance, changed_at = excluded.changed_at",
                                 [(self.project, *row) for row in inserts])
             if updates:
                 cur.executemany("UPDATE tiers SET heat0 = %s, reinforced_at = %s, seen_count = %s, tier = %s, importance = %s, "
-                                "changed_at = CASE WHEN tier = %s THEN changed_at ELSE %s END WHERE project = %s AND ref = %s",
+                                f"changed_at = CASE WHEN tier = %s THEN changed_at ELSE %s END WHERE project = %s AND ref = %s "
+                                f"AND owner = {ME}",
                                 [(h0, at, seen, tier, imp, tier, stamp, self.project, ref)
                                  for h0, at, seen, tier, imp, stamp, ref in updates])
         return self._x("DELETE FROM tiers t WHERE t.project = %s AND NOT EXISTS (SELECT 1 FROM docs d WHERE "
-                       "d.project = t.project AND d.ref = t.ref)", (self.project,)).rowcount
+                       "d.project = t.project AND d.owner = t.owner AND d.ref = t.ref)", (self.project,)).rowcount
 
     def prune_candidates(self, max_importance: float, cutoff: float) -> list[dict[str, Any]]:
         return self._x(
             "SELECT d.ref, d.kind, d.ts, left(d.text, 100) AS head, "
             "octet_length(d.text) + coalesce(octet_length(v.vector), 0) AS bytes "
-            "FROM docs d JOIN tiers t ON t.project = d.project AND t.ref = d.ref "
-            "LEFT JOIN vectors v ON v.project = d.project AND v.ref = d.ref "
-            "WHERE d.project = %s AND t.tier IN ('cold', 'archive') AND d.pinned = 0 AND t.importance < %s "
+            "FROM docs d JOIN tiers t ON t.project = d.project AND t.owner = d.owner AND t.ref = d.ref "
+            "LEFT JOIN vectors v ON v.project = d.project AND v.owner = d.owner AND v.ref = d.ref "
+            f"WHERE d.project = %s AND d.owner = {ME} AND t.tier IN ('cold', 'archive') AND d.pinned = 0 AND t.importance < %s "
             "AND greatest(d.ts_epoch, t.reinforced_at) < %s ORDER BY d.ts_epoch DESC",
             (self.project, max_importance, cutoff)).fetchall()
 
     def drop_tiers(self, ref: str) -> None:
-        self._x("DELETE FROM tiers WHERE project = %s AND ref = %s", (self.project, ref))
+        self._x(f"DELETE FROM tiers WHERE project = %s AND ref = %s AND owner IN ('', {ME})", (self.project, ref))
 
     # ---- vectors (memdir.vectors on PostgreSQL: exact scoring in the application; see doctor for pgvector) -----
     _PENDING = ("(v.ref IS NULL OR v.status <> 'ok' OR v.model IS DISTINCT FROM %(model)s "
@@ -1154,7 +1279,9 @@ class PgStore:
                 "(SELECT m.value::integer FROM meta m WHERE m.project = d.project AND m.key = 'embed_dim:' || %(model)s), v.dim)) "
                 "AND d.superseded_by IS NULL AND NOT EXISTS (SELECT 1 FROM tombstones t WHERE t.project = d.project "
                 "AND t.ref = d.ref)")
-    _FROM = "FROM docs d LEFT JOIN vectors v ON v.project = d.project AND v.ref = d.ref WHERE d.project = %(p)s AND "
+    # a connection embeds its own person's memories (m007: the vector row is theirs, keyed like the doc)
+    _FROM = (f"FROM docs d LEFT JOIN vectors v ON v.project = d.project AND v.owner = d.owner AND v.ref = d.ref "
+             f"WHERE d.project = %(p)s AND d.owner = {ME} AND ")
 
     def vector_dim(self, model: str | None) -> int | None:
         row = self._x("SELECT value FROM meta WHERE project = %s AND key = %s", (self.project, f"embed_dim:{model}")).fetchone()
@@ -1235,7 +1362,7 @@ class PgStore:
         with self.conn.cursor() as cur:
             cur.executemany(
                 f"INSERT INTO vectors(project, ref, content_sha256, model, dim, status, vector, error, updated{emb_col}) "
-                f"VALUES (%s, %s, %s, %s, %s, 'ok', %s, NULL, %s{emb_val}) ON CONFLICT (project, ref) DO UPDATE SET "
+                f"VALUES (%s, %s, %s, %s, %s, 'ok', %s, NULL, %s{emb_val}) ON CONFLICT (project, owner, ref) DO UPDATE SET "
                 "content_sha256 = excluded.content_sha256, model = excluded.model, dim = excluded.dim, status = 'ok', "
                 f"vector = excluded.vector, error = NULL, updated = excluded.updated{emb_set}, "
                 "seq = nextval(pg_get_serial_sequence('vectors', 'seq'))", rows)
@@ -1245,7 +1372,7 @@ class PgStore:
         with self.conn.cursor() as cur:
             cur.executemany(
                 "INSERT INTO vectors(project, ref, content_sha256, model, dim, status, vector, error, updated) "
-                "VALUES (%s, %s, %s, %s, NULL, 'failed', NULL, %s, %s) ON CONFLICT (project, ref) DO UPDATE SET "
+                "VALUES (%s, %s, %s, %s, NULL, 'failed', NULL, %s, %s) ON CONFLICT (project, owner, ref) DO UPDATE SET "
                 "content_sha256 = excluded.content_sha256, model = excluded.model, dim = NULL, status = 'failed', "
                 "vector = NULL, error = excluded.error, updated = excluded.updated, "
                 + ("embedding = NULL, " if self.pgvector else "") +
@@ -1268,13 +1395,14 @@ class PgStore:
     def vector_rows(self, model: str, dim: int | None) -> list[Any]:
         return self._tuples(
             "SELECT v.ref, v.content_sha256, v.vector FROM vectors v LEFT JOIN tiers t ON t.project = v.project "
-            "AND t.ref = v.ref WHERE v.project = %s AND v.status = 'ok' AND v.model = %s "
+            "AND t.owner = v.owner AND t.ref = v.ref WHERE v.project = %s AND v.status = 'ok' AND v.model = %s "
             "AND coalesce(t.tier, 'hot') IN ('hot', 'warm') AND (%s::integer IS NULL OR v.dim = %s::integer) ORDER BY v.seq",
             (self.project, model, dim, dim)).fetchall()
 
     def vector_cold(self, model: str, dim: int) -> Any:
         return self._tuples(
-            "SELECT v.ref, v.content_sha256, v.vector FROM vectors v JOIN tiers t ON t.project = v.project AND t.ref = v.ref "
+            "SELECT v.ref, v.content_sha256, v.vector FROM vectors v JOIN tiers t ON t.project = v.project "
+            "AND t.owner = v.owner AND t.ref = v.ref "
             "WHERE v.project = %s AND t.tier = 'cold' AND v.status = 'ok' AND v.model = %s AND v.dim = %s ORDER BY v.seq",
             (self.project, model, dim))
 
@@ -1292,7 +1420,7 @@ class PgStore:
         # dim as a literal: the partial index's predicate (dim = <n>) must be provable from the statement; hot, warm
         # and unswept rows as an anti-join, which the planner estimates well enough to keep the index's order
         base = (f"FROM vectors v WHERE v.project = %(p)s AND v.status = 'ok' AND v.model = %(m)s AND v.dim = {dim} "
-                "AND NOT EXISTS (SELECT 1 FROM tiers t WHERE t.project = v.project AND t.ref = v.ref "
+                "AND NOT EXISTS (SELECT 1 FROM tiers t WHERE t.project = v.project AND t.owner = v.owner AND t.ref = v.ref "
                 "AND t.tier IN ('cold', 'archive'))")
         n = self.conn.execute(f"SELECT count(*) AS n FROM (SELECT 1 FROM vectors WHERE project = %(p)s AND status = 'ok' "
                               f"AND model = %(m)s AND dim = {dim} LIMIT %(cap)s) x",
@@ -1308,11 +1436,12 @@ class PgStore:
             with self.conn.transaction():
                 self.conn.execute(f"SET LOCAL hnsw.ef_search = {ef}")
                 rows = self._tuples(
-                    f"WITH c AS MATERIALIZED (SELECT v.project, v.ref, v.content_sha256, v.status, v.model, {e} AS dist "
+                    f"WITH c AS MATERIALIZED (SELECT v.project, v.owner, v.ref, v.content_sha256, v.status, v.model, {e} AS dist "
                     f"FROM vectors v WHERE v.dim = {dim} ORDER BY {e} LIMIT {ef}) "
                     "SELECT v.ref, v.content_sha256, -v.dist AS sim FROM c v WHERE v.project = %(p)s AND v.status = 'ok' "
                     "AND v.model = %(m)s AND NOT EXISTS (SELECT 1 FROM tiers t WHERE t.project = v.project "
-                    "AND t.ref = v.ref AND t.tier IN ('cold', 'archive')) ORDER BY v.dist LIMIT %(k)s", params).fetchall()
+                    "AND t.owner = v.owner AND t.ref = v.ref AND t.tier IN ('cold', 'archive')) ORDER BY v.dist LIMIT %(k)s",
+                    params).fetchall()
             if len(rows) >= min(k, n):
                 return [(r[0], r[1], float(r[2])) for r in rows]
         e = "v.embedding <#> %(q)s::vector"  # no cast: never the index, every vector scored
@@ -1327,7 +1456,7 @@ class PgStore:
         for r in self._x("SELECT d.*, coalesce(r.count, 0) AS rehearsals FROM docs d LEFT JOIN rehearsal r "
                          "ON r.project = d.project AND r.ref = d.ref WHERE d.project = %s AND d.ref = ANY(%s) "
                          "AND d.superseded_by IS NULL AND NOT EXISTS (SELECT 1 FROM tombstones t WHERE "
-                         "t.project = d.project AND t.ref = d.ref)", (self.project, list(refs))):
+                         f"t.project = d.project AND t.ref = d.ref) ORDER BY d.owner = {ME}", (self.project, list(refs))):
             r.pop("project", None)
             out[r["ref"]] = r
         return out
@@ -1341,11 +1470,13 @@ class PgStore:
 
     def tier_counts(self) -> dict[str, int]:
         out = dict.fromkeys(("hot", "warm", "cold", "archive"), 0)
-        for r in self._x("SELECT t.tier, count(*) AS n FROM tiers t JOIN docs d ON d.project = t.project AND d.ref = t.ref "
+        for r in self._x("SELECT t.tier, count(*) AS n FROM tiers t JOIN docs d ON d.project = t.project AND d.owner = t.owner "
+                         "AND d.ref = t.ref "
                          "WHERE t.project = %s GROUP BY t.tier", (self.project,)):
             out[r["tier"]] = r["n"]
         out["unswept"] = self._x("SELECT count(*) AS n FROM docs d WHERE d.project = %s AND NOT EXISTS (SELECT 1 FROM tiers t "
-                                 "WHERE t.project = d.project AND t.ref = d.ref)", (self.project,)).fetchone()["n"]
+                                 "WHERE t.project = d.project AND t.owner = d.owner AND t.ref = d.ref)",
+                                 (self.project,)).fetchone()["n"]
         return out
 
     def sessions(self, *, limit: int = 200) -> list[dict[str, Any]]:
@@ -1415,13 +1546,13 @@ class PgStore:
         return row["content_sha256"] if row else None
 
     def vector_of(self, ref: str, model: str | None) -> bytes | None:
-        row = self._x("SELECT vector FROM vectors WHERE project = %s AND ref = %s AND status = 'ok' AND model = %s",
-                      (self.project, ref, model)).fetchone()
+        row = self._x(f"SELECT vector FROM vectors WHERE project = %s AND ref = %s AND status = 'ok' AND model = %s "
+                      f"ORDER BY owner = {ME} DESC LIMIT 1", (self.project, ref, model)).fetchone()
         return bytes(row["vector"]) if row is not None and row["vector"] else None
 
     def vector_copy(self, ref: str, sha: str, model: str, blob: bytes, when: str) -> bool:
         return self._x("INSERT INTO vectors(project, ref, content_sha256, model, dim, status, vector, error, updated) "
-                       "VALUES (%s, %s, %s, %s, %s, 'ok', %s, NULL, %s) ON CONFLICT (project, ref) DO UPDATE SET "
+                       "VALUES (%s, %s, %s, %s, %s, 'ok', %s, NULL, %s) ON CONFLICT (project, owner, ref) DO UPDATE SET "
                        "content_sha256 = excluded.content_sha256, model = excluded.model, dim = excluded.dim, status = 'ok', "
                        "vector = excluded.vector, error = NULL, updated = excluded.updated, "
                        "seq = nextval(pg_get_serial_sequence('vectors', 'seq')) WHERE vectors.status <> 'ok'",
@@ -1437,7 +1568,7 @@ class PgStore:
         n = self._x("DELETE FROM docs WHERE project = %s", p).rowcount
         for t in ("tombstones", "rehearsal", "tiers", "vectors", "meta", "fts_stats", "term_df"):  # + the kept counters
             self._x(f"DELETE FROM {t} WHERE project = %s", p)
-        self._dn, self._dtotal, self._ddf = 0, 0, Counter()
+        self._dn, self._dtotal, self._ddf = Counter(), Counter(), Counter()
         return n
 
     def describe(self) -> dict[str, Any]:
