@@ -285,7 +285,8 @@ class MemdirSystem:
     def _open(self, tmp: Path, clock, notes: list[str]):
         import memdir
 
-        (tmp / "project").mkdir(parents=True, exist_ok=True)
+        (tmp / "project" / ".git").mkdir(parents=True, exist_ok=True)  # the project root is this directory, never a
+        # `.memory` some other program left in an ancestor (/tmp/.memory would otherwise hold every benchmark store)
         # no decay (benchmarks span years) and no rehearsal (recall would change later queries' scores)
         cfg = {"recall.half_life_days": 0, "recall.rehearsal_weight": 0, "recall.channel": self.channel}
         if self.store:

@@ -75,7 +75,7 @@ def test_a_persons_events_are_private_unless_the_project_shares_them(pg_url):
         assert set(_refs(ben, "staging database")) == {"b1", "facts/staging"}
         assert ben.get_doc("a1") is None
         assert ben.conn.execute("SELECT count(*) AS n FROM fts WHERE body LIKE '%%vault%%'").fetchone()["n"] == 0
-        # ben cannot plant a row in ann's name; the same key is his own row (keys are per person, m006)
+        # ben cannot plant a row in ann's name; the same key is his own row (keys are per person, m007)
         with pytest.raises(psycopg.errors.InsufficientPrivilege):
             ben.conn.execute("INSERT INTO docs(project, kind, ref, content_sha256, ts, ts_epoch, text, owner) VALUES "
                              "('web', 'event', 'x', 'x', 't', 0, 'planted', 'ann')")
@@ -275,7 +275,7 @@ def _scores(store, q: str) -> list[tuple[str, float]]:
 
 
 def test_identical_text_from_two_people_is_stored_for_each_and_statistics_follow_what_each_sees(pg_url):
-    """Issue 14 (m006): the same text (and the same key) from two people is two rows, each private to its writer —
+    """Issue 14 (m007): the same text (and the same key) from two people is two rows, each private to its writer —
     neither absorbs the other; the BM25 statistics a person's recall uses (N, avgdl, n_t) count the rows that person
     can see and nothing else, so ben writing private rows never moves ann's scores, and ann's scores equal those of a
     project holding just her rows; a forget and its tombstone are the forgetter's own."""
@@ -323,7 +323,7 @@ def test_identical_text_from_two_people_is_stored_for_each_and_statistics_follow
 
 
 def test_vectors_and_tiers_are_per_person(pg_url):
-    """Item 5 (m006): a person's vector and heat rows are theirs — another member reads no embedding of a private
+    """Item 5 (m007): a person's vector and heat rows are theirs — another member reads no embedding of a private
     event (only once the project shares events), and the same key from two people keeps two vectors."""
     np = pytest.importorskip("numpy")
     from memdir import pgstore
@@ -353,7 +353,7 @@ def test_vectors_and_tiers_are_per_person(pg_url):
 def test_two_peoples_clones_share_one_database_each_with_its_own_note_mirror(pg_url, tmp_path, monkeypatch, clock):
     """Item 5: notes are Markdown in each clone; with ``store = postgresql://…`` each person's clone mirrors its own
     notes as that person's rows. Two clones at different Git revisions (ben has a note ann has not pulled) both open
-    (before m006 the second person's mirror of the same note id collided with the first's private row and the store
+    (before m007 the second person's mirror of the same note id collided with the first's private row and the store
     did not open), each recalls exactly its own clone's notes, also when the project shares its events, and a
     clone's sync never deletes the other's rows."""
     from memdir import pgstore

@@ -65,3 +65,35 @@ def test_a_bad_store_url_warning_never_prints_its_password():
     cfg = Config(env={"MEMDIR_STORE": "mysql://ann:s3cret@db.example/team"})
     assert cfg.get("store") == "" and cfg.warnings
     assert "s3cret" not in " ".join(cfg.warnings) and "ann:***@db.example" in " ".join(cfg.warnings)
+
+
+def _cli(*args: str, tmp_path) -> subprocess.CompletedProcess:
+    env = {"MEMDIR_HOME": str(tmp_path / "g"), "PATH": "/usr/bin:/bin"}
+    return subprocess.run([sys.executable, "-m", "memdir", *args], capture_output=True, text=True, env=env, timeout=120,
+                          cwd=str(tmp_path))
+
+
+def test_first_run_mistakes_with_a_team_store_are_one_line(pg_url, tmp_path):
+    """The first-run mistakes with ``memdir serve --store`` / ``memdir store``: an unresolvable host, a non-PostgreSQL
+    URL, serving as the schema owner, a client login on a database nobody set up, granting a login that does not exist.
+    Each is one line on stderr with a non-zero exit, never a traceback or an "internal error"."""
+    import psycopg
+
+    with psycopg.connect(pg_url, autocommit=True) as c:
+        c.execute("CREATE ROLE first_run LOGIN")
+    plain = pg_url.replace("postgresql://memdir@", "postgresql://first_run@", 1)
+    cases = [
+        (["serve", "--store", "postgresql://bad", "--port", "0"], 1, "could not connect to the store postgresql://bad"),
+        (["serve", "--store", "mysql://x", "--port", "0"], 2, "--store needs a postgresql:// URL"),
+        (["serve", "--store", pg_url, "--port", "0"], 1, "sees every project"),
+        (["serve", "--store", plain, "--port", "0"], 1, "has no memdir schema"),
+        (["store", "token", "ann", "--project", "web", "--store", plain], 1, "has no memdir schema"),
+        (["store", "grant", "no_such_login", "--store", pg_url], 1, 'role "no_such_login" does not exist'),
+        (["export", "--store", "postgresql://bad"], 1, "could not connect to the store"),
+    ]
+    for args, code, words in cases:
+        r = _cli(*args, tmp_path=tmp_path)
+        err = r.stderr.strip()
+        assert r.returncode == code, (args, r.stdout, r.stderr)
+        assert len(err.splitlines()) == 1 and words in err, (args, err)
+        assert "Traceback" not in err and "internal error" not in err, (args, err)

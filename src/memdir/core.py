@@ -322,7 +322,9 @@ class Memdir:
                     continue
                 with store.transaction() as tx:
                     sess = row["session"] if row is not None and row["kind"] == "event" else None
-                    tx.delete_doc(id)
+                    if not tx.delete_doc(id) and row is not None:  # a team store: another person's shared row
+                        raise MemdirError(f"{id} is another person's memory, shared with the project: only they can "
+                                          "forget it")
                     if sess:
                         tx.refresh_context([sess])  # the neighbours no longer carry its words
                     tx.tombstone(id, row["content_sha256"] if row else None, row["kind"] if row else "note", now)

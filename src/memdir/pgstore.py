@@ -583,9 +583,18 @@ class PgStore:
             conn = psycopg.connect(url, autocommit=True, row_factory=dict_row, connect_timeout=10)
         except psycopg.Error as exc:
             raise MemdirError(f"could not connect to the store {_safe_url(url)}: {str(exc).strip().splitlines()[0]}") from None
-        migrate(conn)
-        conn.execute("SELECT set_config('app.project', %s, false), set_config('app.token', %s, false)",
-                     (project, token or ""))
+        try:
+            migrate(conn)
+            conn.execute("SELECT set_config('app.project', %s, false), set_config('app.token', %s, false)",
+                         (project, token or ""))
+        except psycopg.errors.InsufficientPrivilege as exc:  # a client login on a database nobody set up (or upgraded)
+            conn.close()
+            raise MemdirError(f"the store {_safe_url(url)} has no memdir schema (or an older one) and this login may not "
+                              f"create it ({str(exc).strip().splitlines()[0]}): connect once with the schema owner's "
+                              "URL (e.g. `memdir store grant <login> --store <owner's URL>`)") from None
+        except psycopg.Error as exc:
+            conn.close()
+            raise MemdirError(f"the store {_safe_url(url)} could not be prepared: {str(exc).strip().splitlines()[0]}") from None
         store = cls(conn, project)
         store._pgvector = enable_pgvector(conn)  # also when the server gained pgvector after migration m006
         return store

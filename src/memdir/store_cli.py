@@ -3,6 +3,8 @@ itself is `memdir serve --store` (:mod:`memdir.teamserver`)."""
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 import click
 
 from .cli import _emit, json_opt
@@ -12,14 +14,33 @@ _store_opt = click.option("--store", "url", envvar="MEMDIR_STORE", required=True
                           help="postgresql://… as the schema owner (default: MEMDIR_STORE).")
 
 
+@contextmanager
 def _admin(url: str):
+    """The admin's store connection for one command; a database refusal (no such login, a login that may not
+    administer) becomes one line (``MemdirError``), never a traceback."""
+    import psycopg
+
     from . import storage
-    from .errors import UsageError
+    from .config import safe_url
+    from .errors import MemdirError, UsageError
     from .pgstore import PgStore
 
     if not storage.is_remote(url):
         raise UsageError(f"--store needs a postgresql:// URL (got {url!r})")
-    return PgStore.connect(url, project="-")
+    s = PgStore.connect(url, project="-")
+    try:
+        yield s
+    except psycopg.errors.InsufficientPrivilege as exc:
+        raise MemdirError(f"{safe_url(url)}: this login may not administer the store ({_first(exc)}): use the schema "
+                          "owner's URL") from None
+    except psycopg.Error as exc:
+        raise MemdirError(f"{safe_url(url)}: {_first(exc)}") from None
+    finally:
+        s.close()
+
+
+def _first(exc: Exception) -> str:
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
 
 
 @click.group("store")
@@ -37,11 +58,8 @@ def store_token(ctx, person, projects, url, as_json):
     """Create a token for PERSON granting --project …; printed once (only its SHA-256 is kept)."""
     from .pgstore import add_token
 
-    s = _admin(url)
-    try:
+    with _admin(url) as s:
         tok = add_token(s.conn, person, projects)
-    finally:
-        s.close()
     _emit(ctx, as_json, {"person": person, "projects": sorted(set(projects)), "token": tok}, tok)
 
 
@@ -54,11 +72,8 @@ def store_revoke(ctx, person, url, as_json):
     """Delete every token of PERSON."""
     from .pgstore import revoke_tokens
 
-    s = _admin(url)
-    try:
+    with _admin(url) as s:
         n = revoke_tokens(s.conn, person)
-    finally:
-        s.close()
     _emit(ctx, as_json, {"person": person, "revoked": n}, f"{n} token(s) of {person} revoked")
 
 
@@ -71,11 +86,8 @@ def store_grant(ctx, login, url, as_json):
     """Make the database login LOGIN a store client (member of memdir_client: row-level security applies)."""
     from .pgstore import CLIENT_ROLE, grant_client
 
-    s = _admin(url)
-    try:
+    with _admin(url) as s:
         grant_client(s.conn, login)
-    finally:
-        s.close()
     _emit(ctx, as_json, {"login": login, "role": CLIENT_ROLE}, f"{login} is a member of {CLIENT_ROLE}")
 
 
@@ -89,11 +101,8 @@ def store_share(ctx, project, off, url, as_json):
     """Let every person a token grants PROJECT see all its events (by default each person sees only their own)."""
     from .pgstore import share_events
 
-    s = _admin(url)
-    try:
+    with _admin(url) as s:
         share_events(s.conn, project, not off)
-    finally:
-        s.close()
     _emit(ctx, as_json, {"project": project, "share_events": not off},
           f"{project}: events {'private to the person who wrote each' if off else 'shared with every member'}")
 

@@ -191,9 +191,8 @@ def app(url: str, cfg: dict[str, Any] | None = None):
 
             def forget(st):
                 row = st.get_doc(ref)
-                if row is None:
+                if row is None or not st.delete_doc(ref):  # none, or another person's shared row: theirs to forget
                     return False
-                st.delete_doc(ref)
                 if row.get("session"):
                     st.refresh_context([row["session"]])
                 st.tombstone(ref, row["content_sha256"], row["kind"], when)

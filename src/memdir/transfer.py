@@ -45,10 +45,13 @@ def to_store(m, url: str, *, project: str, token: str | None = None, batch: int 
     ``{"project", "read", "stored", "duplicate", "skipped", "tombstones"}`` (``skipped`` = tombstoned on the server)."""
     root = m._root("project")
     out: dict[str, Any] = {"project": project, "read": 0, "stored": 0, "duplicate": 0, "skipped": 0, "tombstones": 0}
+    if root.exists():
+        _local_db(root)
+    pg = _open(url, project, token)  # a bad URL or a server that is down says so, also when there is nothing to copy
     if not root.exists():
+        pg.close()
         return out
     db = _local_db(root)
-    pg = _open(url, project, token)
     try:
         tombs = [dict(r) for r in db.execute("SELECT ref, content_sha256, kind, deleted_at FROM tombstones ORDER BY ref")]
         if tombs:
