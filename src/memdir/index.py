@@ -28,10 +28,14 @@ BUSY_TIMEOUT_MS = 30_000
 
 def add_functions(db: sqlite3.Connection) -> None:
     """Register what the schema calls on ``db``: ``docs.text`` is generated from ``text_head || text_tail``, the tail
-    zlib-compressed when that is smaller (m009), through ``memdir_unz``. A plain ``sqlite3`` shell without it reads
-    every other column (and ``PRAGMA integrity_check`` works), but not ``text``, and cannot ``VACUUM`` the file: use
-    ``memdir export`` / ``memdir doctor``."""
-    db.create_function("memdir_unz", 1, _unz, deterministic=True)
+    zlib-compressed when that is smaller (m009; since m011 with the store's preset dictionary), through
+    ``memdir_unz``. A plain ``sqlite3`` shell without it reads every other column (and ``PRAGMA integrity_check``
+    works), but not ``text``, and cannot ``VACUUM`` the file: use ``memdir export`` / ``memdir doctor``."""
+
+    def unz(blob: bytes) -> str:
+        return _unz(db, blob)
+
+    db.create_function("memdir_unz", 1, unz, deterministic=True)
     db.execute("PRAGMA trusted_schema = ON")  # our own file; lets the generated column call memdir_unz
 
 
@@ -150,8 +154,15 @@ def open_index(path: Path) -> tuple[sqlite3.Connection, bool]:
         if _needs_upgrade(db):
             upgrading = path
         try:
-            migrate(db)
+            was = db.execute("PRAGMA user_version").fetchone()[0]
+            now = migrate(db)
+            if now != was and existed:
+                settle(db, freed=True)  # a migration that rewrote rows hands the freed pages back
+                if was < 11 <= now:
+                    _repack(db, path)
             check_tokenizer(db)
+            if existed:
+                _maybe_compress_all(db)
         finally:
             upgrading = None
         return db, not existed
@@ -176,6 +187,21 @@ def open_index(path: Path) -> tuple[sqlite3.Connection, bool]:
         db = _connect(path)
         migrate(db)
         return db, True
+
+
+#: a store up to this size is rewritten (``VACUUM``) once after m011: its recompressed texts leave half-empty pages
+#: that SQLite does not merge on its own (100k synthetic items: 188.6 → 172.3 MB). A larger one keeps them (the
+#: rewrite needs as much free disk as the file and minutes); ``VACUUM`` it by hand when convenient.
+REPACK_MAX_BYTES = 1 << 30
+
+
+def _repack(db: sqlite3.Connection, path: Path) -> None:
+    try:
+        if file_size(path) <= REPACK_MAX_BYTES:
+            db.execute("VACUUM")
+            settle(db)
+    except sqlite3.Error as exc:  # busy readers, no disk space: the store works as it is
+        log.debug("VACUUM after m011 skipped: %s", exc)
 
 
 def check_tokenizer(db: sqlite3.Connection) -> int:
@@ -249,11 +275,88 @@ COMPRESS_MIN = 64
 
 _writing = threading.local()
 
+#: bytes of a store's compression dictionary: a zlib preset dictionary (RFC 1950 ``FDICT``) made of the first
+#: texts the store holds, kept in ``meta`` (``zdict``, its Adler-32 in ``zdict_id``) and never changed. Short texts
+#: share most of their words and phrasing with others (bench/results/speed-h12size2.md has the sizes)
+ZDICT_BYTES = 8 * 1024
+#: raw tail bytes written without a dictionary before one is made from them (they are then recompressed with it)
+ZDICT_SAMPLE = 16 * 1024
 
-def _unz(blob: bytes) -> str:
+
+class _Zstate:
+    """A connection's view of its store's dictionary: ``did`` (Adler-32) and ``proto``, a compressor primed with it
+    (copied per text: priming costs more than compressing a short text), or the tails written while there is none
+    (``sample``: ``[(doc id, stored tail, raw bytes)]``)."""
+
+    __slots__ = ("did", "zd", "proto", "sample", "size")
+
+    def __init__(self) -> None:
+        self.did: int | None = None
+        self.zd: bytes | None = None
+        self.proto: Any = None
+        self.sample: list[tuple[int, Any, bytes]] = []
+        self.size = 0
+
+
+#: per connection (``id(db)``; checked against ``meta`` at every write, so a reused id or a rolled-back dictionary
+#: is noticed)
+_zstates: dict[int, _Zstate] = {}
+
+
+#: zlib window bits with the dictionary (an 8 KB window holds the dictionary; a larger one, priming a 32 KB
+#: dictionary, compressed 10k real turns' tails to 1.72 MB against 1.88 MB, but cost 71 µs a text against 41 µs,
+#: plain zlib 27 µs: copying the primed compressor dominates)
+ZWBITS = 13
+
+
+def _compressor(zd: bytes) -> Any:
+    return zlib.compressobj(6, zlib.DEFLATED, ZWBITS, 7, zlib.Z_DEFAULT_STRATEGY, zd)
+
+
+def _zstate(db: sqlite3.Connection) -> _Zstate:
+    """The dictionary state of ``db``'s store as ``meta`` has it now (one small read per written doc: a dictionary
+    made in a transaction that was rolled back is forgotten, one another process made is taken up)."""
+    st = _zstates.get(id(db))
+    if st is None:
+        st = _zstates[id(db)] = _Zstate()
+    row = db.execute("SELECT value FROM meta WHERE key = 'zdict_id'").fetchone()
+    did = int(row[0]) if row is not None and row[0] else None
+    if did != st.did or (did is None and st.proto is not None):
+        st.did, st.sample, st.size = did, [], 0
+        st.zd = st.proto = None
+        if did is not None:
+            zd = _load_zdict(db, did)
+            st.zd, st.proto = zd, _compressor(zd)
+    return st
+
+
+def _load_zdict(db: sqlite3.Connection, did: int) -> bytes:
+    row = db.execute("SELECT value FROM meta WHERE key = 'zdict'").fetchone()
+    zd = row[0] if row is not None else None
+    if not isinstance(zd, bytes) or zlib.adler32(zd) != did:
+        raise sqlite3.DatabaseError(f"the index's compression dictionary {did} is missing or damaged")
+    return zd
+
+
+def _unz(db: sqlite3.Connection, blob: bytes) -> str:
     if getattr(_writing, "on", False):  # see _write: a value SQLite computes for a row it writes, never read
         return ""
+    if len(blob) > 6 and blob[1] & 0x20:  # FDICT: compressed with the store's dictionary, named by its Adler-32
+        did = int.from_bytes(blob[2:6], "big")
+        st = _zstates.get(id(db))
+        zd = st.zd if st is not None and st.did == did else None
+        if zd is None:
+            zd = _zread.get(id(db), (None, None))[1] if _zread.get(id(db), (None,))[0] == did else None
+        if zd is None:
+            zd = _load_zdict(db, did)
+            _zread[id(db)] = (did, zd)
+        d = zlib.decompressobj(15, zd)  # 15: accepts any window the header names
+        return (d.decompress(blob) + d.flush()).decode("utf-8")
     return zlib.decompress(blob).decode("utf-8")
+
+
+#: dictionaries read by ``memdir_unz`` per connection (``id(db)``: (Adler-32, bytes), checked at each use)
+_zread: dict[int, tuple[int, bytes]] = {}
 
 
 def _write(db: sqlite3.Connection, sql: str, args: Any, *, many: bool = False) -> sqlite3.Cursor:
@@ -266,24 +369,124 @@ def _write(db: sqlite3.Connection, sql: str, args: Any, *, many: bool = False) -
         _writing.on = False
 
 
-def text_columns(text: str) -> tuple[str, str | bytes | None, int]:
-    """``(text_head, text_tail, text_len)`` as stored for ``text``."""
+def text_columns(text: str, proto: Any = None) -> tuple[str, str | bytes | None, int]:
+    """``(text_head, text_tail, text_len)`` as stored for ``text``; ``proto``: a compressor primed with the store's
+    dictionary (:func:`_compressor`), or None."""
     head, rest = text[:TEXT_HEAD], text[TEXT_HEAD:]
     if not rest:
         return head, None, len(text)
     raw = rest.encode("utf-8")
-    if len(raw) >= COMPRESS_MIN:
+    z = _squeeze(raw, proto)
+    return head, (z if z is not None else rest), len(text)
+
+
+def _squeeze(raw: bytes, proto: Any) -> bytes | None:
+    """``raw`` compressed, or None when that does not save a tenth of it (or it is too short to try)."""
+    if len(raw) < COMPRESS_MIN:
+        return None
+    if proto is not None:
+        c = proto.copy()
+        z = c.compress(raw) + c.flush()
+    else:
         z = zlib.compress(raw, 6)
-        if len(z) * 10 < len(raw) * 9:
-            return head, z, len(text)
-    return head, rest, len(text)
+    return z if len(z) * 10 < len(raw) * 9 else None
 
 
-def _doc_columns(row: dict[str, Any]) -> dict[str, Any]:
-    """A docs row as written: ``text`` becomes its stored columns."""
+def _doc_columns(db: sqlite3.Connection, row: dict[str, Any]) -> tuple[dict[str, Any], _Zstate]:
+    """A docs row as written: ``text`` becomes its stored columns (with the store's dictionary when it has one)."""
+    st = _zstate(db)
     out = {k: v for k, v in row.items() if k != "text"}
-    out["text_head"], out["text_tail"], out["text_len"] = text_columns(row["text"])
-    return out
+    out["text_head"], out["text_tail"], out["text_len"] = text_columns(row["text"], st.proto)
+    return out, st
+
+
+def compress_all(db: sqlite3.Connection) -> int:
+    """Give a store without a compression dictionary one, made from its first texts, and recompress every tail
+    with it (m011 for an existing store; :func:`open_index` for a store filled one capture at a time, whose
+    writers never gathered :data:`ZDICT_SAMPLE` bytes in one process). Returns rows recompressed (0: no dictionary
+    made: there is one, or too little text yet). Caller holds a write transaction."""
+    if db.execute("SELECT 1 FROM meta WHERE key = 'zdict_id'").fetchone() is not None:
+        return 0
+    sample, size = [], 0
+    for (tail,) in db.execute("SELECT text_tail FROM docs WHERE text_tail IS NOT NULL ORDER BY id"):
+        raw = zlib.decompress(tail) if isinstance(tail, bytes) else tail.encode("utf-8")
+        sample.append(raw)
+        size += len(raw)
+        if size >= ZDICT_SAMPLE:
+            break
+    if size < ZDICT_SAMPLE or not make_zdict(db, sample):
+        return 0
+    st = _zstate(db)
+    n, last = 0, 0
+    while True:
+        rows = db.execute("SELECT id, text_tail FROM docs WHERE id > ? AND text_tail IS NOT NULL ORDER BY id LIMIT 2000",
+                          (last,)).fetchall()
+        if not rows:
+            return n
+        upd = []
+        for doc_id, tail in rows:
+            raw = zlib.decompress(tail) if isinstance(tail, bytes) else tail.encode("utf-8")
+            z = _squeeze(raw, st.proto)
+            if z is not None and len(z) < len(tail if isinstance(tail, bytes) else raw):
+                upd.append((z, doc_id))
+        _write(db, "UPDATE docs SET text_tail = ? WHERE id = ?", upd, many=True)
+        n += len(upd)
+        last = rows[-1][0]
+
+
+def _maybe_compress_all(db: sqlite3.Connection) -> None:
+    """At open: a store without a dictionary that now holds enough text gets one (:func:`compress_all`)."""
+    if db.execute("SELECT 1 FROM meta WHERE key = 'zdict_id'").fetchone() is not None:
+        return
+    got = db.execute("SELECT sum(n) FROM (SELECT text_len - ? AS n FROM docs WHERE text_tail IS NOT NULL LIMIT 600)",
+                     (TEXT_HEAD,)).fetchone()[0]
+    if not got or got < ZDICT_SAMPLE:
+        return
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        n = compress_all(db)
+        db.execute("COMMIT")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    if n:
+        settle(db, freed=True)
+
+
+def _learn(db: sqlite3.Connection, st: _Zstate, doc_id: int, cols: dict[str, Any]) -> None:
+    """Without a dictionary yet: keep doc ``doc_id``'s tail; once :data:`ZDICT_SAMPLE` bytes are kept, make the
+    store's dictionary from them and recompress those rows with it. Caller holds the transaction that wrote it."""
+    tail = cols["text_tail"]
+    if st.proto is not None or tail is None:
+        return
+    raw = zlib.decompress(tail) if isinstance(tail, bytes) else tail.encode("utf-8")
+    st.sample.append((doc_id, tail, raw))
+    st.size += len(raw)
+    if st.size >= ZDICT_SAMPLE:
+        make_zdict(db, [r for _, _, r in st.sample], rows=st.sample)
+
+
+def make_zdict(db: sqlite3.Connection, texts: list[bytes], rows: Iterable[tuple[int, Any, bytes]] = ()) -> bool:
+    """Make the store's compression dictionary from ``texts`` (raw tails, oldest first: the last
+    :data:`ZDICT_BYTES` of them) unless it has one, and recompress ``rows`` (``(doc id, stored tail, raw)``; a row
+    whose tail changed meanwhile is left). Returns True when it was made. Caller holds a write transaction."""
+    if db.execute("SELECT 1 FROM meta WHERE key = 'zdict_id'").fetchone() is not None:
+        return False
+    zd = b"".join(texts)[-ZDICT_BYTES:]
+    if len(zd) < 1024:
+        return False
+    did = zlib.adler32(zd)
+    db.execute("INSERT INTO meta(key, value) VALUES ('zdict', ?)", (zd,))
+    db.execute("INSERT INTO meta(key, value) VALUES ('zdict_id', ?)", (str(did),))
+    st = _zstate(db)
+    upd = []
+    for doc_id, stored, raw in rows:
+        z = _squeeze(raw, st.proto)
+        if z is not None and len(z) < len(stored if isinstance(stored, bytes) else raw):
+            upd.append((z, doc_id, stored))
+    if upd:
+        _write(db, "UPDATE docs SET text_tail = ? WHERE id = ? AND text_tail = ?", upd, many=True)
+    return True
 
 
 #: storage columns of docs left out of the rows handed to callers (they read ``text``)
@@ -378,15 +581,16 @@ def upsert_doc(db: sqlite3.Connection, row: dict[str, Any]) -> int:
     if old is not None:
         _remove(db, old)
     row = {**row, "handle": handles.assign(db, row["ref"])}
-    cols = _doc_columns(row)
+    cols, st = _doc_columns(db, row)
     cur = _write(db, f"INSERT INTO docs({', '.join(cols)}) VALUES ({', '.join('?' for _ in cols)})", list(cols.values()))
     doc_id = cur.lastrowid
+    _learn(db, st, doc_id, cols)
     if row.get("kind") == "note":
         bump_gen(db)
         fields = {k: row.get(k) for k in ("tags", "load_when", "summary", "highlight")}
         db.execute(_FTS_INSERT, (doc_id, *_note_values({**fields, "text": row["text"]})))
     else:  # an event: its passages, and with a session its neighbours' context (theirs refreshed), as insert_event
-        toks = index_passages(db, doc_id, row["text"], row.get("role"))
+        toks = index_passages(db, doc_id, row["text"], row.get("role"), fresh=True)
         if row.get("session"):
             flush_events(db, {doc_id: toks})
         else:
@@ -399,15 +603,14 @@ def insert_event(db: sqlite3.Connection, row: dict[str, Any], *, pending: dict[i
     duplicate. An event that has a session gets its FTS row from :func:`flush_events` (its neighbours in the
     ``context`` column, theirs refreshed): later, for all of ``pending`` (a dict) in one write, or now without it.
     Caller holds a transaction."""
-    if db.execute("SELECT 1 FROM docs WHERE ref = ?", (row["ref"],)).fetchone():
-        return None
     row = {**row, "handle": handles.assign(db, row["ref"])}
-    cols = _doc_columns(row)
+    cols, st = _doc_columns(db, row)
     cur = _write(db, f"INSERT OR IGNORE INTO docs({', '.join(cols)}) VALUES ({', '.join('?' for _ in cols)})",
-                 list(cols.values()))
+                 list(cols.values()))  # a key or (event) content hash already stored: ignored, both are UNIQUE
     if cur.rowcount == 0:
         return None
-    toks = index_passages(db, cur.lastrowid, row["text"], row.get("role"))
+    _learn(db, st, cur.lastrowid, cols)
+    toks = index_passages(db, cur.lastrowid, row["text"], row.get("role"), fresh=True)
     if not row.get("session"):
         db.execute(_FTS_INSERT, (cur.lastrowid, "", "", toks, ""))
     elif pending is not None:
@@ -569,11 +772,13 @@ def delete_kind(db: sqlite3.Connection, kind: str) -> int:
     return n
 
 
-def index_passages(db: sqlite3.Connection, doc_id: int, text: str, role: str | None = None) -> str:
+def index_passages(db: sqlite3.Connection, doc_id: int, text: str, role: str | None = None, *, fresh: bool = False) -> str:
     """Split an event's ``text`` into passages (:func:`memdir.passages.split`), write the FTS rows of passages 1..
     (rowid ``-passages.id``) and return the tokens of passage 0, which go into the event's own FTS row. Earlier
-    passages of ``doc_id`` (of the same ``text``) are replaced. Caller holds a transaction."""
-    _delete_passages(db, doc_id, text)
+    passages of ``doc_id`` (of the same ``text``) are replaced, unless ``fresh`` (a doc just inserted has none).
+    Caller holds a transaction."""
+    if not fresh:
+        _delete_passages(db, doc_id, text)
     spans = passages.split(text, split_above=passages.split_above(role))
     for seq, (a, b) in enumerate(spans[1:], start=1):
         cur = db.execute("INSERT INTO passages(doc_id, seq, start, end) VALUES (?, ?, ?, ?)", (doc_id, seq, a, b))

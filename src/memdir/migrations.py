@@ -263,9 +263,25 @@ def m010_removed_log(db: sqlite3.Connection) -> None:
     db.execute("CREATE TABLE removed(seq INTEGER PRIMARY KEY AUTOINCREMENT, doc_id INTEGER NOT NULL)")
 
 
+def m011_text_dictionary(db: sqlite3.Connection) -> None:
+    """Issue 12 (size): texts compressed with the store's own preset dictionary, and one index fewer.
+
+    * ``meta.zdict`` (its Adler-32 in ``meta.zdict_id``): a zlib preset dictionary made of the store's first texts;
+      a compressed ``docs.text_tail`` names it in its zlib header (``FDICT``), a tail without it is plain zlib as in
+      m009 (both are read by ``memdir_unz``; :func:`memdir.index.make_zdict`). A store with enough text gets it here
+      and every tail is recompressed; a smaller one when it has grown (at open, or while a bulk import writes).
+      An older memdir cannot read these tails: the schema version keeps it from opening the store.
+    * ``docs_session`` is dropped: every query by session also filters ``kind = 'event'`` and is served by
+      ``docs_event_order(session, ts_epoch, id)``."""
+    from .index import compress_all
+
+    db.execute("DROP INDEX IF EXISTS docs_session")
+    compress_all(db)
+
+
 MIGRATIONS = [m001_create_tables, m002_vectors_tiers, m003_fts_vocab, m004_fts_context, m005_event_order_index,
               m006_journal, m007_distill, m008_handles_passages,
-              m009_compact_layout, m010_removed_log]
+              m009_compact_layout, m010_removed_log, m011_text_dictionary]
 
 
 def migrate(db: sqlite3.Connection, upto: int | None = None) -> int:

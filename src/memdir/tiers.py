@@ -52,11 +52,10 @@ def start_heat(db, refs: list[str], now: float) -> int:
     in (issue 13 item 13; without it a turn from last year started cold). Rows that already have heat are
     kept. Caller holds the write transaction. Returns rows written."""
     stamp = iso(parse_ts(now))
-    n = 0
-    for ref in refs:
-        n += db.execute("INSERT OR IGNORE INTO tiers(ref, heat0, reinforced_at, seen_count, tier, importance, changed_at) "
-                        "VALUES (?, 1.0, ?, 0, 'hot', 1.0, ?)", (ref, now, stamp)).rowcount
-    return n
+    before = db.total_changes
+    db.executemany("INSERT OR IGNORE INTO tiers(ref, heat0, reinforced_at, seen_count, tier, importance, changed_at) "
+                   "VALUES (?, 1.0, ?, 0, 'hot', 1.0, ?)", [(ref, now, stamp) for ref in refs])
+    return db.total_changes - before
 
 
 def importance(kind: str, pinned: bool) -> float:
