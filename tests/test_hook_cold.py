@@ -136,3 +136,72 @@ def test_date_expressions_are_compiled_only_for_a_text_that_may_name_a_date(monk
     monkeypatch.setattr(dates, "_may_name_a_date", lambda low: True)
     assert [dates.windows(t, now) for t in texts] == fast
     assert sum(map(bool, fast)) > 1000  # the sample does name dates
+
+
+# ---- the glossary's tables are made on demand: the same bridge as the whole table built at once -----------------
+def _eager_bridge(text: str, tokens: list[str], weight: float) -> dict[str, float]:
+    """memdir.glossary.bridge as it was (f745412): both tables built whole, then looked up."""
+    from memdir.glossary import GLOSSARY, _bigrams, _en_tokens, is_cjk_char, normalize
+
+    zh_en: dict[str, list[str]] = {}
+    en_zh: dict[tuple[str, ...], list[str]] = {}
+    for line in GLOSSARY.strip().splitlines():
+        en, _, zh = line.partition("=")
+        en_terms = [_en_tokens(w.strip()) for w in en.split(",") if w.strip()]
+        zh_words = [w.strip() for w in zh.split(",") if len(w.strip()) >= 2]
+        en_toks = [t for terms in en_terms for t in terms]
+        zh_toks = [t for w in zh_words for t in _bigrams(w)]
+        for w in zh_words:
+            zh_en.setdefault(w, []).extend(en_toks)
+        for terms in en_terms:
+            en_zh.setdefault(terms, []).extend(zh_toks)
+    longest = max(map(len, zh_en), default=0)
+    by_first: dict[str, list] = {}
+    for k, v in en_zh.items():
+        by_first.setdefault(k[0], []).append((k, tuple(dict.fromkeys(v))))
+    zh_en_t = {w: tuple(dict.fromkeys(v)) for w, v in zh_en.items()}
+    if weight <= 0 or not isinstance(text, str) or not text:
+        return {}
+    have, out = set(tokens), {}
+    if any(is_cjk_char(c) for c in text):
+        t, i, found = normalize(text), 0, []
+        while i < len(t):
+            if not is_cjk_char(t[i]):
+                i += 1
+                continue
+            for j in range(min(len(t), i + longest), i + 1, -1):
+                if t[i:j] in zh_en_t:
+                    found.append(t[i:j])
+                    i = j
+                    break
+            else:
+                i += 1
+        for w in found:
+            for x in zh_en_t[w]:
+                if x not in have:
+                    out[x] = weight
+    for first in have:
+        for terms, zh in by_first.get(first, ()):
+            if all(x in have for x in terms[1:]):
+                for x in zh:
+                    if x not in have:
+                        out[x] = weight
+    return out
+
+
+def test_glossary_on_demand_gives_the_whole_table_s_bridge():
+    import random
+
+    from memdir import glossary
+    from memdir.tokenize import query_tokens
+
+    lines = glossary.GLOSSARY.strip().splitlines()
+    words = [w.strip() for line in lines for side in line.split("=") for w in side.split(",") if w.strip()]
+    rng = random.Random(12)
+    queries = words + ["我们怎么部署的？", "how do we deploy the database?", "open a pull request", "数据库迁移 and merge",
+                       "部署 deploy", "", "pnpm", "参数客户端"]
+    queries += [" ".join(rng.choice(words + ["的", "我们", "the", "please", "然后", "fix it"]) for _ in range(rng.randint(1, 6)))
+                for _ in range(1500)]
+    for q in queries:
+        toks = query_tokens(q)
+        assert list(glossary.bridge(q, toks, 0.5).items()) == list(_eager_bridge(q, toks, 0.5).items()), q

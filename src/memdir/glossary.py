@@ -526,8 +526,11 @@ value = 数值
 """
 
 
-_Table = tuple[dict[str, tuple[str, ...]], dict[str, list[tuple[tuple[str, ...], tuple[str, ...]]]], int]
-_TABLE: _Table | None = None
+_LINES: list[tuple[tuple[str, ...], tuple[str, ...]]] | None = None  # (English phrases, Chinese words) per line
+_ZH_LINES: dict[str, list[int]] = {}  # Chinese word -> the lines holding it
+_LONGEST = 0
+_ZH_EN: dict[str, tuple[str, ...]] = {}  # Chinese word -> English tokens, made on first use
+_BY_FIRST: dict[str, list[tuple[tuple[str, ...], tuple[str, ...]]]] | None = None
 
 
 def _en_tokens(phrase: str) -> tuple[str, ...]:
@@ -540,34 +543,55 @@ def _bigrams(word: str) -> list[str]:
     return [word[i:i + 2] for i in range(len(word) - 1)]
 
 
-def _table() -> _Table:
-    """``(zh word → English tokens, {first English token: [(the entry's tokens, its Chinese bigrams)]}, longest Chinese
-    word)``, built once per process (~1-3 ms)."""
-    global _TABLE
-    if _TABLE is None:
-        zh_en: dict[str, list[str]] = {}
-        en_zh: dict[tuple[str, ...], list[str]] = {}
-        for line in GLOSSARY.strip().splitlines():
+def _lines() -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
+    """The glossary split into lines of (English phrases, Chinese words of 2+ characters), with the Chinese words'
+    line index; built once per process. The tables a query needs are made from it on demand (issue 12: building
+    both directions whole cost every hook process ~3 ms, most prompts need a few entries of one)."""
+    global _LINES, _LONGEST
+    if _LINES is None:
+        lines = []
+        for n, line in enumerate(GLOSSARY.strip().splitlines()):
             en, _, zh = line.partition("=")
-            en_terms = [_en_tokens(w.strip()) for w in en.split(",") if w.strip()]
-            zh_words = [w.strip() for w in zh.split(",") if len(w.strip()) >= 2]
-            en_toks = [t for terms in en_terms for t in terms]
-            zh_toks = [t for w in zh_words for t in _bigrams(w)]
+            zh_words = tuple(w.strip() for w in zh.split(",") if len(w.strip()) >= 2)
+            lines.append((tuple(w.strip() for w in en.split(",") if w.strip()), zh_words))
             for w in zh_words:
-                zh_en.setdefault(w, []).extend(en_toks)
-            for terms in en_terms:
-                en_zh.setdefault(terms, []).extend(zh_toks)
-        longest = max(map(len, zh_en), default=0)
+                _ZH_LINES.setdefault(w, []).append(n)
+        _LONGEST = max(map(len, _ZH_LINES), default=0)
+        _LINES = lines
+    return _LINES
+
+
+def _zh_en(word: str) -> tuple[str, ...]:
+    """English tokens of a glossary Chinese word: every line holding it, in order, without repeats."""
+    got = _ZH_EN.get(word)
+    if got is None:
+        lines = _lines()
+        got = _ZH_EN[word] = tuple(dict.fromkeys(t for n in _ZH_LINES[word] for phrase in lines[n][0]
+                                                 for t in _en_tokens(phrase)))
+    return got
+
+
+def _by_first() -> dict[str, list[tuple[tuple[str, ...], tuple[str, ...]]]]:
+    """``{first English token: [(an entry's tokens, the Chinese bigrams of every line holding it)]}``, built on the
+    first query with an English token."""
+    global _BY_FIRST
+    if _BY_FIRST is None:
+        en_zh: dict[tuple[str, ...], list[str]] = {}
+        for phrases, zh_words in _lines():
+            zh_toks = [t for w in zh_words for t in _bigrams(w)]
+            for phrase in phrases:
+                en_zh.setdefault(_en_tokens(phrase), []).extend(zh_toks)
         by_first: dict[str, list[tuple[tuple[str, ...], tuple[str, ...]]]] = {}
         for k, v in en_zh.items():
             by_first.setdefault(k[0], []).append((k, tuple(dict.fromkeys(v))))
-        _TABLE = ({w: tuple(dict.fromkeys(v)) for w, v in zh_en.items()}, by_first, longest)
-    return _TABLE
+        _BY_FIRST = by_first
+    return _BY_FIRST
 
 
 def zh_words(text: str) -> list[str]:
     """Glossary Chinese words in ``text``, by forward maximum matching over its CJK runs (longest word first)."""
-    zh_en, _, longest = _table()
+    _lines()
+    zh_en, longest = _ZH_LINES, _LONGEST
     out: list[str] = []
     t = normalize(text)
     i, n = 0, len(t)
@@ -591,18 +615,19 @@ def bridge(text: str, tokens: list[str], weight: float) -> dict[str, float]:
     already are left out; ``weight`` <= 0 gives ``{}``. Never raises on any text."""
     if weight <= 0 or not isinstance(text, str) or not text:
         return {}
-    zh_en, en_zh, _ = _table()
     have = set(tokens)
     out: dict[str, float] = {}
     if any(is_cjk_char(c) for c in text):
         for w in zh_words(text):
-            for t in zh_en[w]:
+            for t in _zh_en(w):
                 if t not in have:
                     out[t] = weight
-    for first in have:
-        for terms, zh in en_zh.get(first, ()):
-            if all(t in have for t in terms[1:]):
-                for t in zh:
-                    if t not in have:
-                        out[t] = weight
+    if any(t.isascii() for t in have):  # the English side's tokens are all ASCII (test): else nothing can match
+        en_zh = _by_first()
+        for first in have:
+            for terms, zh in en_zh.get(first, ()):
+                if all(t in have for t in terms[1:]):
+                    for t in zh:
+                        if t not in have:
+                            out[t] = weight
     return out
