@@ -60,7 +60,8 @@ def test_memory_postings_rank_exactly_as_fts5_after_random_writes(tmp_path_facto
         monkeypatch.setattr(bm25, "POSTINGS_BUDGET", 12)
     base = tmp_path_factory.mktemp("mem")
     rng = random.Random(seed)
-    with memdir.open(_project(base), home=base / "g", config=ON) as m:
+    now = datetime(2026, 11, 30, tzinfo=timezone.utc)  # decay: the same moment for both paths
+    with memdir.open(_project(base), home=base / "g", config=ON, clock=lambda: now) as m:
         m.import_events([_event(rng, f"seed{i}", 1_790_000_000) for i in range(12)])
         m.recall("deploy")  # builds the held postings
         store = m.roots["project"].store
@@ -74,7 +75,9 @@ def test_memory_postings_rank_exactly_as_fts5_after_random_writes(tmp_path_facto
         _run(m, ops, seed, after=after)
         for w in ((4.0, 3.0, 1.0, 0.0), (1.5, 2.0, 1.0, 0.7)):  # other column weights, fractional ones first
             _same(store, mem, _queries(rng), weights=w)
-        assert [h.id for h in m.recall("deploy staging", k=10)] == [h.id for h in _sql_recall(m, "deploy staging")]
+        for q in QUERIES:  # whole hits: order, scores, reasons (fields from the postings), spans
+            got = [(h.id, h.score, h.reasons, h.span) for h in m.recall(q, k=10)]
+            assert got == [(h.id, h.score, h.reasons, h.span) for h in _sql_recall(m, q)], q
 
 
 def _sql_recall(m, q):
@@ -96,11 +99,14 @@ def test_recall_is_the_same_with_and_without_held_postings(tmp_path):
         for i in range(20):
             m.remember(f"note {i} " + _text(rng, 12), tags=[rng.choice(WORDS)])
         qs = QUERIES + [_text(rng, rng.randint(1, 5)) for _ in range(20)]
-        cold = [[(h.id, h.score, h.reasons["terms"], h.span) for h in m.recall(q, k=8)] for q in qs]
+        cold = [[(h.id, h.score, h.reasons, h.span) for h in m.recall(q, k=8)] for q in qs]
         assert m.roots["project"].store.mem is None  # a one-shot process keeps the SQL path
         stats = m.keep_warm(build=True)
         assert stats["project"]["ready"] and stats["project"]["rows"] >= 320
-        warm = [[(h.id, h.score, h.reasons["terms"], h.span) for h in m.recall(q, k=8)] for q in qs]
+        store = m.roots["project"].store
+        hit = m.recall("needle", k=1)[0]
+        assert "fields" in store.hit_rows({store.get_doc(hit.id)["id"]: hit.span}, terms=["needle"]).popitem()[1]
+        warm = [[(h.id, h.score, h.reasons, h.span) for h in m.recall(q, k=8)] for q in qs]
         assert m.keep_warm()["project"]["catch_ups"] == 0  # recall without rehearsal writes nothing
         assert warm == cold
 

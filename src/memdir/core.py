@@ -625,7 +625,8 @@ class Memdir:
                 break
         full: dict[tuple[str, int], Any] = {}
         for root in {id(r): r for _, r, _ in top}.values():  # whole rows for the hits only
-            for i, r in root.store.hit_rows({info[0]["id"]: info[0]["span"] for _, rt, info in top if rt is root}).items():
+            for i, r in root.store.hit_rows({info[0]["id"]: info[0]["span"] for _, rt, info in top if rt is root},
+                                            terms=tokens).items():
                 full[(root.scope, i)] = r
         hits: list[Hit] = []
         for s, root, (row, prior, d, b, kind, f) in top:
@@ -646,7 +647,11 @@ class Memdir:
         # ``mask``: the query terms this row matched in the index (bit i = tokens[i]); only those are looked for
         qset = set(tokens) if mask is None else {t for i, t in enumerate(tokens) if i >= 62 or mask >> i & 1}
         fields: dict[str, list[str]] = {}
-        if qset:
+        held = _row_get(row, "fields")  # from the postings held in memory: which terms each column holds
+        if qset and held is not None:
+            fields = {f: sorted(qset & held[f]) for f in ("tags", "title", "body")}
+            fields = {f: v for f, v in fields.items() if v}
+        elif qset:
             tags = json.loads(row["tags"] or "[]") + json.loads(row["load_when"] or "[]")
             fields = {
                 "tags": sorted(qset & set(tokenize(" ".join(tags)))) if tags else [],

@@ -968,9 +968,17 @@ def _candidates(ranked: list[tuple], limit: int, kinds: tuple[str, ...] | None, 
     return out[:limit]
 
 
-def hit_rows(db: sqlite3.Connection, spans: dict[int, tuple[int, int] | None]) -> dict[int, dict[str, Any]]:
+def hit_rows(db: sqlite3.Connection, spans: dict[int, tuple[int, int] | None], *, mem: Any = None,
+             terms: list[str] | None = None) -> dict[int, dict[str, Any]]:
     """``{id: whole row of docs}`` for the hits shown (``spans``: ``{id: span from search}``), each with its
-    ``span``: the passage that matched, or for a long event matched in its own row its first passage."""
+    ``span``: the passage that matched, or for a long event matched in its own row its first passage. With held
+    postings (``mem``) and the query's ``terms``, each row also has ``fields``: ``{"tags"|"title"|"body": terms
+    found there}`` from the postings (:meth:`memdir.postings.MemIndex.fields`), so the hit's reasons need no
+    tokenizing."""
+    held = False
+    if mem is not None and terms:
+        with mem.lock:  # caught up first: a row is the same per (id, ref) from then on
+            held = mem.ready and mem.refresh(background=mem.background)
     ids = list(spans)
     out: dict[int, dict[str, Any]] = {}
     for i in range(0, len(ids), 500):
@@ -982,6 +990,11 @@ def hit_rows(db: sqlite3.Connection, spans: dict[int, tuple[int, int] | None]) -
             if span is None and above is not None and len(r["text"]) > above:
                 span = passages.split(r["text"], split_above=above)[0]
             d["span"] = span
+            if held:
+                with mem.lock:
+                    f = mem.fields(r["id"], r["ref"], span, terms) if mem.ready else None
+                if f is not None:
+                    d["fields"] = f
             out[r["id"]] = d
     return out
 

@@ -1103,7 +1103,7 @@ class PgStore:
         rows.sort(key=lambda r: (-r["bm25"], r["id"]))  # equal scores in id order, as the SQLite index returns them
         return rows
 
-    def hit_rows(self, spans: dict[int, tuple[int, int] | None]) -> dict[int, dict[str, Any]]:
+    def hit_rows(self, spans: dict[int, tuple[int, int] | None], *, terms: list[str] | None = None) -> dict[int, dict[str, Any]]:
         out: dict[int, dict[str, Any]] = {}
         if not spans:
             return out

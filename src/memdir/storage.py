@@ -96,8 +96,9 @@ class Store(Protocol):
         ts_epoch, pinned, rehearsals, head, bm25, span`` and, where the engine knows it, ``mask``), best first.
         ``term_weights``: ``{token: factor}`` multiplying single terms' BM25 weights (1 when absent)."""
 
-    def hit_rows(self, spans: dict[int, tuple[int, int] | None]) -> dict[int, dict[str, Any]]:
-        """``{id: whole docs row + span}`` of the hits shown (:func:`memdir.index.hit_rows`)."""
+    def hit_rows(self, spans: dict[int, tuple[int, int] | None], *, terms: list[str] | None = None) -> dict[int, dict[str, Any]]:
+        """``{id: whole docs row + span}`` of the hits shown (:func:`memdir.index.hit_rows`); with the query's
+        ``terms`` a store that knows them adds ``fields`` (which terms each column holds)."""
 
     def doc_freqs(self, tokens: list[str]) -> tuple[int, dict[str, int]]:
         """``(full-text rows, {token: rows holding it})``; tokens found nowhere are left out."""
@@ -351,8 +352,8 @@ class SqliteStore:
         self.mem.max_rows, self.mem.background = max_rows, background
         return self.mem.stats()
 
-    def hit_rows(self, spans):
-        return index.hit_rows(self.db, spans)
+    def hit_rows(self, spans, *, terms=None):
+        return index.hit_rows(self.db, spans, mem=self.mem, terms=terms)
 
     def doc_freqs(self, tokens):
         from .bm25 import doc_freqs, total_docs
