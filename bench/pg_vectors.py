@@ -35,19 +35,22 @@ sys.path.insert(0, str(HERE.parent / "tests"))
 EXACT = 10**9  # recall.pg_hnsw_threshold above any store: pgvector scores every vector
 
 
-def measure(m, queries: list[str], channel: str, threshold: int | None = None) -> tuple[list[float], list[list[str]]]:
+def measure(m, queries: list[str], channel: str, thresholds: tuple = (None,)) -> list[tuple[list[float], list[list[str]]]]:
+    """Recall latencies and top-10 ids per ``recall.pg_hnsw_threshold`` in ``thresholds``, alternating them query by
+    query (A/B in the same moment: the machine's load moves between queries, not between systems)."""
     m.config._values["recall.channel"] = channel
-    if threshold is not None:
-        m.config._values["recall.pg_hnsw_threshold"] = threshold
-    for q in queries[:5]:  # warm caches (the in-memory matrix, the server's buffers)
-        m.recall(q, k=10)
-    lat, tops = [], []
-    for q in queries:
-        t = time.perf_counter()
-        hits = m.recall(q, k=10)
-        lat.append((time.perf_counter() - t) * 1000)
-        tops.append([h.id for h in hits])
-    return lat, tops
+    out: list[tuple[list[float], list[list[str]]]] = [([], []) for _ in thresholds]
+    for warm in (True, False):
+        for q in (queries[:5] if warm else queries):  # first warm caches (the in-memory matrix, the server's buffers)
+            for i, thr in enumerate(thresholds):
+                if thr is not None:
+                    m.config._values["recall.pg_hnsw_threshold"] = thr
+                t = time.perf_counter()
+                hits = m.recall(q, k=10)
+                if not warm:
+                    out[i][0].append((time.perf_counter() - t) * 1000)
+                    out[i][1].append([h.id for h in hits])
+    return out
 
 
 def hnsw_recall(store, model: str, qvecs, k: int = 10, cand: int = 100) -> tuple[float, float]:
@@ -124,6 +127,8 @@ def main() -> int:
     ap.add_argument("--dim", type=int, default=384, help="vector length of the hashing embedder (MiniLM/e5: 384)")
     ap.add_argument("--batch", type=int, default=500)
     ap.add_argument("--out", type=Path, default=None)
+    ap.add_argument("--ef-construction", type=int, default=None, help="HNSW build breadth (memdir.pgstore.HNSW_EF_CONSTRUCTION)")
+    ap.add_argument("--ef-factor", type=int, default=None, help="memdir.pgstore.HNSW_EF_FACTOR for the recall rows")
     ap.add_argument("--clustered", action=argparse.BooleanOptionalAction, default=True,
                     help="also measure HNSW recall on clustered Gaussian vectors of the same size")
     ap.add_argument("--pg-settings", default="-c shared_buffers=512MB -c work_mem=16MB -c max_wal_size=4GB "
@@ -137,6 +142,10 @@ def main() -> int:
     from memdir.storage import open_store
 
     queries = synth.queries(a.queries)
+    if a.ef_construction:
+        pgstore.HNSW_EF_CONSTRUCTION = a.ef_construction
+    if a.ef_factor:
+        pgstore.HNSW_EF_FACTOR = a.ef_factor
     d = pg_cluster.pgserver_dir()
     if d is None:
         sys.exit("pip install pgserver (PostgreSQL + pgvector binaries) first")
@@ -144,8 +153,9 @@ def main() -> int:
     lines = [f"Synthetic events (bench/synth.py, seed 7), hashing embedder (`fake`, {a.dim} dims), {len(queries)} queries, "
              f"k = 10, `recall.vector_candidates` = 100; {platform.machine()}, {os.cpu_count()} cores; PostgreSQL "
              f"16.2 + pgvector 0.6.2 from pgserver's binaries (throwaway cluster, unix socket, fsync off; {a.pg_settings}), "
-             "HNSW m = 16, ef_construction = 64 (pgvector's defaults), ef_search = max(40, `HNSW_EF_FACTOR` × candidates) (200 by default). Load average "
-             "(1 min) beside each row: other jobs shared the 2 cores.", "",
+             f"HNSW m = {pgstore.HNSW_M}, ef_construction = {pgstore.HNSW_EF_CONSTRUCTION}, ef_search = max(40, {pgstore.HNSW_EF_FACTOR} × "
+             "candidates) in the recall rows. Load average "
+             "(1 min) beside each row: other jobs shared the 2 cores; the two PostgreSQL rows alternate query by query.", "",
              "| events | system | embed + store vectors s | hybrid p50 ms | hybrid p95 ms | vector p50 ms | vector p95 ms | "
              "hybrid top-10 shared with SQLite | vector recall@10 vs exact (k=10 / 100 candidates) | load |",
              "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
@@ -186,9 +196,10 @@ def main() -> int:
                     if url:
                         st.conn.execute("ANALYZE vectors")
                         assert st.pgvector, "pgvector missing on the pgserver cluster"
-                        for label, thr in (("postgresql, pgvector HNSW", 0), ("postgresql, pgvector exact", EXACT)):
-                            hy = measure(m, queries, "hybrid", thr)
-                            ve = measure(m, queries, "vector", thr)
+                        modes = (("postgresql, pgvector HNSW", 0), ("postgresql, pgvector exact", EXACT))
+                        hys = measure(m, queries, "hybrid", tuple(t for _, t in modes))
+                        ves = measure(m, queries, "vector", tuple(t for _, t in modes))
+                        for (label, _), hy, ve in zip(modes, hys, ves):
                             res[label] = (emb, hy, ve, os.getloadavg()[0])
                             print(f"{n} {label}: hybrid p50 {pct(hy[0], .5):.1f} vector p50 {pct(ve[0], .5):.1f}", flush=True)
                         prov = embed.get_provider(m.config)
@@ -213,8 +224,8 @@ def main() -> int:
                             cq = list(clustered(a.queries, a.dim, 11))
                             res["clustered"] = (put_s, ef_sweep(st, "clustered", cq))
                     else:
-                        hy = measure(m, queries, "hybrid")
-                        ve = measure(m, queries, "vector")
+                        hy = measure(m, queries, "hybrid")[0]
+                        ve = measure(m, queries, "vector")[0]
                         res["sqlite"] = (emb, hy, ve, os.getloadavg()[0])
                         print(f"{n} sqlite: hybrid p50 {pct(hy[0], .5):.1f} vector p50 {pct(ve[0], .5):.1f}", flush=True)
             base = res["sqlite"][1][1]

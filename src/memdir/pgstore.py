@@ -389,7 +389,10 @@ PGVECTOR_MIN = (0, 5, 0)
 
 #: HNSW search breadth: ``hnsw.ef_search`` = this × the candidates asked (at least 40, pgvector's default; at most
 #: 1,000, its limit); bench/pg_vectors.py measures recall@10 and latency per value
-HNSW_EF_FACTOR = 2
+HNSW_EF_FACTOR = 4
+
+#: HNSW graph build: links per node and build breadth (``WITH (m, ef_construction)``), as memdir.vectors' own ANN
+HNSW_M, HNSW_EF_CONSTRUCTION = 16, 64
 
 
 def _version(v: str | None) -> tuple[int, ...]:
@@ -422,6 +425,7 @@ def enable_pgvector(conn) -> bool:
             conn.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK_KEY,))
             conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
             conn.execute("ALTER TABLE vectors ADD COLUMN IF NOT EXISTS embedding vector")
+            _vector_storage(conn)
             rows = conn.execute("SELECT ctid::text AS tid, vector FROM vectors WHERE status = 'ok' AND vector IS NOT NULL "
                                 "AND embedding IS NULL").fetchall()  # by row (the key is per person since m007)
             if rows:
@@ -434,6 +438,14 @@ def enable_pgvector(conn) -> bool:
     except psycopg.Error:
         return False
     return True
+
+
+def _vector_storage(conn) -> None:
+    """Keep the searched column in the row and move the bytes (read only without pgvector) out of line: a 384-float
+    row holds 3 KB of both, over PostgreSQL's 2 KB TOAST threshold, and a search would otherwise fetch every
+    candidate's vector from TOAST (bench/results/pg_vectors.md: exact search on dense vectors 176-182 -> 82 ms p50 at
+    10k, same load). Applies to rows written afterwards."""
+    conn.execute("ALTER TABLE vectors ALTER COLUMN vector SET STORAGE EXTERNAL, ALTER COLUMN embedding SET STORAGE MAIN")
 
 
 def pgvector_column(conn) -> bool:
@@ -453,7 +465,7 @@ def _create_hnsw(conn, dim: int) -> None:
     the vectors of length ``dim``: pgvector indexes a fixed length, so one partial expression index per length."""
     dim = int(dim)
     conn.execute(f"CREATE INDEX IF NOT EXISTS vectors_hnsw_{dim} ON vectors USING hnsw ((embedding::vector({dim})) "
-                 f"vector_ip_ops) WHERE dim = {dim}")
+                 f"vector_ip_ops) WITH (m = {int(HNSW_M)}, ef_construction = {int(HNSW_EF_CONSTRUCTION)}) WHERE dim = {dim}")
 
 
 def m006_pgvector(cur) -> None:
@@ -464,9 +476,16 @@ def m006_pgvector(cur) -> None:
     enable_pgvector(cur.connection)
 
 
+def m008_vector_storage(cur) -> None:
+    """Where m006 added ``vectors.embedding``: keep it in the row and the bytes out of line (:func:`_vector_storage`;
+    ``enable_pgvector`` does the same when pgvector arrives later)."""
+    if pgvector_column(cur.connection):
+        _vector_storage(cur.connection)
+
+
 #: numbered schema migrations; append, never edit a landed one
 MIGRATIONS = [m001_create_tables, m002_row_level_security, m003_tiers_vectors, m004_stats_and_term_counts,
-              m005_private_events, m006_pgvector, m007_per_person_keys_and_counters]
+              m005_private_events, m006_pgvector, m007_per_person_keys_and_counters, m008_vector_storage]
 
 
 def add_token(conn, person: str, projects: Iterable[str]) -> str:
@@ -1419,7 +1438,7 @@ class PgStore:
         """The ``k`` hot/warm/unswept vectors of ``model`` most similar to the unit query ``q``, searched by the
         server: ``[(ref, content_sha256, cosine)]``, best first (ties by write order, as the in-memory matrix). Exact
         (every vector scored by pgvector) while the project holds at most ``hnsw_above`` of them, so small stores get
-        exactly the in-memory scan's top ``k``; above, the HNSW index (``hnsw.ef_search`` = 2k, at least 40, at most
+        exactly the in-memory scan's top ``k``; above, the HNSW index (``hnsw.ef_search`` = 4k, at least 40, at most
         1,000) gives candidates with their exact similarity, and when filters (other projects, models, tiers) leave
         fewer than ``k`` the exact search runs instead. ``None`` without pgvector: the caller scores in memory."""
         if not self.pgvector or k <= 0:
