@@ -100,15 +100,46 @@ def ef_sweep(store, model: str, qvecs, factors=(2, 4, 8), cand: int = 100) -> li
     return rows
 
 
-def clustered(n: int, dim: int, seed: int, clusters: int = 1000):
-    """Unit vectors around ``clusters`` random centres (embeddings of related texts cluster), float32."""
+def clustered(n: int, dim: int, seed: int, queries: int = 0):
+    """``n`` unit vectors around ``n / 100`` random centres (embeddings of related texts cluster), and ``queries``
+    more drawn the same way (a query resembles some stored texts), float32: ``(stored, queries)``."""
     import numpy as np
 
     rng = np.random.default_rng(seed)
-    centres = rng.standard_normal((clusters, dim)).astype(np.float32)
-    mat = centres[rng.integers(0, clusters, n)] + 0.7 * rng.standard_normal((n, dim)).astype(np.float32)
+    centres = rng.standard_normal((max(1, n // 100), dim)).astype(np.float32)
+    mat = centres[rng.integers(0, len(centres), n + queries)] + 0.7 * rng.standard_normal((n + queries, dim)).astype(np.float32)
     mat /= np.linalg.norm(mat, axis=1, keepdims=True)
-    return mat
+    return mat[:n], mat[n:]
+
+
+def clustered_only(cluster, sizes: list[int], dim: int, nq: int) -> list[str]:
+    """HNSW sweep rows on clustered vectors alone (one store per size, nothing else in the table)."""
+    from memdir import pgstore
+    from memdir.storage import open_store
+
+    rows = []
+    for n in sizes:
+        st = open_store(cluster.new_database(), project="bench")
+        mat, qs = clustered(n, dim, 7, nq)
+        st._hnsw = {dim}  # bulk load first, then one index build
+        t = time.perf_counter()
+        for i in range(0, n, 2000):
+            with st.transaction():
+                st.vector_put([(f"c{j}", f"c{j}") for j in range(i, min(n, i + 2000))], mat[i:i + 2000], "clustered",
+                              "2026-11-30T00:00:00+00:00")
+        load_s = time.perf_counter() - t
+        t = time.perf_counter()
+        pgstore._create_hnsw(st.conn, dim)
+        build_s = time.perf_counter() - t
+        st._hnsw = None
+        st.conn.execute("ANALYZE vectors")
+        sw = ef_sweep(st, "clustered", list(qs))
+        rows.append(f"| {n:,} | clustered Gaussian ({dim}; {n // 100:,} centres, queries from the same centres; stored "
+                    f"{load_s:.0f} s, index {build_s:.0f} s) | " + " | ".join(f"ef {ef}: {r:.3f}, {p:.1f} ms" for ef, r, p, _ in sw)
+                    + f" | {sw[0][3]:.1f} | {os.getloadavg()[0]:.1f} |")
+        print(rows[-1], flush=True)
+        st.close()
+    return rows
 
 
 def pct(xs: list[float], p: float) -> float:
@@ -129,6 +160,7 @@ def main() -> int:
     ap.add_argument("--out", type=Path, default=None)
     ap.add_argument("--ef-construction", type=int, default=None, help="HNSW build breadth (memdir.pgstore.HNSW_EF_CONSTRUCTION)")
     ap.add_argument("--ef-factor", type=int, default=None, help="memdir.pgstore.HNSW_EF_FACTOR for the recall rows")
+    ap.add_argument("--clustered-only", action="store_true", help="only the HNSW sweep on clustered vectors (store level)")
     ap.add_argument("--clustered", action=argparse.BooleanOptionalAction, default=True,
                     help="also measure HNSW recall on clustered Gaussian vectors of the same size")
     ap.add_argument("--pg-settings", default="-c shared_buffers=512MB -c work_mem=16MB -c max_wal_size=4GB "
@@ -150,6 +182,17 @@ def main() -> int:
     if d is None:
         sys.exit("pip install pgserver (PostgreSQL + pgvector binaries) first")
     cluster = pg_cluster.Cluster(a.pg_settings, bindir=d / "bin")
+    if a.clustered_only:
+        try:
+            rows = clustered_only(cluster, [int(x) for x in a.sizes.split(",") if x], a.dim, a.queries)
+        finally:
+            cluster.stop()
+        text = "\n".join(["| vectors | set | factor 2 | factor 4 | factor 8 | exact p50 ms | load |",
+                          "|---:|---|---|---|---|---:|---:|", *rows]) + "\n"
+        print(text)
+        if a.out:
+            a.out.write_text(text)
+        return 0
     lines = [f"Synthetic events (bench/synth.py, seed 7), hashing embedder (`fake`, {a.dim} dims), {len(queries)} queries, "
              f"k = 10, `recall.vector_candidates` = 100; {platform.machine()}, {os.cpu_count()} cores; PostgreSQL "
              f"16.2 + pgvector 0.6.2 from pgserver's binaries (throwaway cluster, unix socket, fsync off; {a.pg_settings}), "
@@ -210,7 +253,7 @@ def main() -> int:
                         res["sweep"] = ef_sweep(st, prov.model, qvecs)
                         del qv
                         if a.clustered:  # a second set: clustered vectors, searched through the same store
-                            mat = clustered(n, a.dim, 7)
+                            mat, cq = clustered(n, a.dim, 7, a.queries)
                             st.conn.execute(f"DROP INDEX vectors_hnsw_{a.dim}")
                             t = time.perf_counter()
                             for i in range(0, n, 2000):
@@ -221,8 +264,7 @@ def main() -> int:
                             st._hnsw = None
                             put_s = time.perf_counter() - t
                             st.conn.execute("ANALYZE vectors")
-                            cq = list(clustered(a.queries, a.dim, 11))
-                            res["clustered"] = (put_s, ef_sweep(st, "clustered", cq))
+                            res["clustered"] = (put_s, ef_sweep(st, "clustered", list(cq)))
                     else:
                         hy = measure(m, queries, "hybrid")[0]
                         ve = measure(m, queries, "vector")[0]
