@@ -211,3 +211,18 @@ def test_doctor_reports_pgvector_and_whether_hnsw_is_in_use(pgvec_url, project, 
         assert "exact search in the server" in checks["store hnsw"]["detail"]
         m.config._values["recall.channel"] = "vector"
         assert m.recall("deploy train", k=3)
+
+
+def test_a_copied_vector_is_searched_by_the_server(pgvec_url):
+    """``memdir migrate`` copies vectors with ``vector_copy`` (bytes in hand): with pgvector they reach the searched
+    column too, in both search modes."""
+    s = open_store(pgvec_url, project="a")
+    try:
+        mat = unit_vectors(50)
+        put(s, mat[:49])
+        assert s.vector_copy("copied", "sha-copied", MODEL, mat[49].tobytes(), WHEN)
+        for above in (10_000, 0):
+            got = s.vector_search(MODEL, mat[49], 3, hnsw_above=above)
+            assert got[0][:2] == ("copied", "sha-copied") and got[0][2] == pytest.approx(1.0, abs=1e-5)
+    finally:
+        s.close()

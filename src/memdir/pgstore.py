@@ -1462,7 +1462,9 @@ class PgStore:
             ef = min(1000, max(40, HNSW_EF_FACTOR * int(k)))
             e = f"(v.embedding::vector({dim})) <#> %(q)s::vector({dim})"  # the partial index's expression
             with self.conn.transaction():
-                self.conn.execute(f"SET LOCAL hnsw.ef_search = {ef}")
+                # seqscan off: on a table without statistics yet (or a small one) the planner may prefer to sort
+                # every row — exact, but not what was asked above the threshold
+                self.conn.execute(f"SET LOCAL hnsw.ef_search = {ef}; SET LOCAL enable_seqscan = off")
                 rows = self._tuples(
                     f"WITH c AS MATERIALIZED (SELECT v.project, v.owner, v.ref, v.content_sha256, v.status, v.model, {e} AS dist "
                     f"FROM vectors v WHERE v.dim = {dim} ORDER BY {e} LIMIT {ef}) "
@@ -1579,12 +1581,19 @@ class PgStore:
         return bytes(row["vector"]) if row is not None and row["vector"] else None
 
     def vector_copy(self, ref: str, sha: str, model: str, blob: bytes, when: str) -> bool:
-        return self._x("INSERT INTO vectors(project, ref, content_sha256, model, dim, status, vector, error, updated) "
-                       "VALUES (%s, %s, %s, %s, %s, 'ok', %s, NULL, %s) ON CONFLICT (project, owner, ref) DO UPDATE SET "
+        emb_col, emb_val, emb_set, emb = "", "", "", ()
+        if self.pgvector:  # the server searches the vector column: the copy goes there too
+            import numpy as np
+
+            self._ensure_hnsw(len(blob) // 4)
+            emb_col, emb_val, emb_set = ", embedding", ", %s::vector", "embedding = excluded.embedding, "
+            emb = (vec_literal(np.frombuffer(blob, dtype=np.float32)),)
+        return self._x(f"INSERT INTO vectors(project, ref, content_sha256, model, dim, status, vector, error, updated{emb_col}) "
+                       f"VALUES (%s, %s, %s, %s, %s, 'ok', %s, NULL, %s{emb_val}) ON CONFLICT (project, owner, ref) DO UPDATE SET "
                        "content_sha256 = excluded.content_sha256, model = excluded.model, dim = excluded.dim, status = 'ok', "
-                       "vector = excluded.vector, error = NULL, updated = excluded.updated, "
+                       f"vector = excluded.vector, error = NULL, updated = excluded.updated, {emb_set}"
                        "seq = nextval(pg_get_serial_sequence('vectors', 'seq')) WHERE vectors.status <> 'ok'",
-                       (self.project, ref, sha, model, len(blob) // 4, blob, when)).rowcount > 0
+                       (self.project, ref, sha, model, len(blob) // 4, blob, when, *emb)).rowcount > 0
 
     def settle(self, *, freed: bool = False) -> None:
         """Nothing to do: PostgreSQL's autovacuum gives space back."""
