@@ -97,3 +97,25 @@ def test_first_run_mistakes_with_a_team_store_are_one_line(pg_url, tmp_path):
         assert r.returncode == code, (args, r.stdout, r.stderr)
         assert len(err.splitlines()) == 1 and words in err, (args, err)
         assert "Traceback" not in err and "internal error" not in err, (args, err)
+
+
+def test_an_index_from_a_newer_memdir_is_one_line(project, tmp_path):
+    """A SQLite index written by a newer memdir (a downgrade): one line naming the file and what to do, exit 1 —
+    it said "internal error: RuntimeError" before."""
+    import sqlite3
+
+    import memdir
+
+    with memdir.open(project, home=tmp_path / "g") as m:
+        m.remember("a note so the index exists")
+        path = m.roots["project"].db_path
+    db = sqlite3.connect(path)
+    db.execute("PRAGMA user_version = 999")
+    db.commit()
+    db.close()
+    env = {"MEMDIR_HOME": str(tmp_path / "g"), "PATH": "/usr/bin:/bin"}
+    r = subprocess.run([sys.executable, "-m", "memdir", "--dir", str(project), "recall", "note"], capture_output=True,
+                       text=True, env=env, timeout=120)
+    err = r.stderr.strip()
+    assert r.returncode == 1 and len(err.splitlines()) == 1, r.stderr
+    assert err.startswith("memdir: error: the index") and "newer memdir" in err and "internal error" not in err

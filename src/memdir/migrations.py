@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 import sqlite3
 
+from .errors import MemdirError
 from .tokenize import FTS_TOKENCHARS
 
 
@@ -284,15 +285,21 @@ MIGRATIONS = [m001_create_tables, m002_vectors_tiers, m003_fts_vocab, m004_fts_c
               m009_compact_layout, m010_removed_log, m011_text_dictionary]
 
 
+class NewerIndex(MemdirError, RuntimeError):
+    """The index was written by a newer memdir (a ``RuntimeError`` as before; a ``MemdirError``, so one CLI line)."""
+
+
 def migrate(db: sqlite3.Connection, upto: int | None = None) -> int:
     """Apply pending migrations, each in its own transaction; returns the resulting schema version. ``upto`` stops
     at that version (tests build a store of an older layout with it).
 
-    Raises ``RuntimeError`` if the database is newer than this memdir (downgrade is not supported).
+    Raises ``MemdirError`` (also a ``RuntimeError``) if the database is newer than this memdir (downgrade is not
+    supported): the CLI prints one line, not "internal error".
     """
     version = db.execute("PRAGMA user_version").fetchone()[0]
     if version > len(MIGRATIONS):
-        raise RuntimeError(f"index schema v{version} is newer than this memdir (v{len(MIGRATIONS)}); upgrade memdir")
+        raise NewerIndex(f"the index {_db_file(db)} was written by a newer memdir (schema v{version}, this one knows "
+                         f"v{len(MIGRATIONS)}): upgrade memdir (pip install -U memdir)")
     for n, fn in enumerate(MIGRATIONS[version:upto], start=version + 1):
         db.execute("BEGIN IMMEDIATE")
         try:
@@ -306,3 +313,10 @@ def migrate(db: sqlite3.Connection, upto: int | None = None) -> int:
             db.execute("ROLLBACK")
             raise
     return db.execute("PRAGMA user_version").fetchone()[0]
+
+
+def _db_file(db) -> str:
+    try:
+        return db.execute("PRAGMA database_list").fetchone()[2] or "(in memory)"
+    except Exception:  # noqa: BLE001 — only for the message
+        return "(unknown)"

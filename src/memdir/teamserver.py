@@ -219,10 +219,20 @@ def app(url: str, cfg: dict[str, Any] | None = None):
     async def health(request: Request) -> JSONResponse:
         return JSONResponse({"ok": True})
 
+    from contextlib import asynccontextmanager
+
+    @asynccontextmanager
+    async def lifespan(_app):
+        yield
+        with lock:  # the pool's connections close with the server (its worker threads stop)
+            p = state.pop("pool", None)
+        if p is not None:
+            p.close()
+
     return Starlette(routes=[
         Route("/v1/health", health, methods=["GET"]),
         Route("/v1/{project}/events", endpoint("events"), methods=["POST"]),
         Route("/v1/{project}/recall", endpoint("recall"), methods=["POST"]),
         Route("/v1/{project}/forget", endpoint("forget"), methods=["POST"]),
-    ])
+    ], lifespan=lifespan)
 
