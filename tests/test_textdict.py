@@ -145,3 +145,22 @@ def test_an_older_store_is_recompressed_by_the_migration(project, tmp_path):
         assert [[h.id for h in m.recall(q, k=5)] for q in ("deploy staging", "数据库 迁移", "token rotate cache")] == before
         assert index.check_fts(db) == []
         assert migrate(db) == len(MIGRATIONS)
+
+
+def test_per_connection_state_stays_bounded(project, tmp_path):
+    """A long-lived process opening many stores (the warm server, a test run) keeps at most ZSTATES_KEEP
+    connections' dictionary state; a connection whose state was dropped still reads and writes correctly."""
+    rng = random.Random(8)
+    evs = _events(rng, 400)
+    with memdir.open(project, home=tmp_path / "g") as m:
+        m.import_events(evs[:300])
+        db = m.roots["project"].db
+        for i in range(index.ZSTATES_KEEP + 10):
+            other = sqlite3.connect(":memory:")
+            index.add_functions(other)
+            other.execute("CREATE TABLE meta(key TEXT PRIMARY KEY, value)")
+            index._zstate(other)
+            other.close()
+        assert len(index._zstates) <= index.ZSTATES_KEEP and len(index._zread) <= index.ZSTATES_KEEP
+        m.import_events(evs[300:])
+        assert _texts(db) == {e["key"]: e["text"] for e in evs}

@@ -299,8 +299,17 @@ class _Zstate:
 
 
 #: per connection (``id(db)``; checked against ``meta`` at every write, so a reused id or a rolled-back dictionary
-#: is noticed)
+#: is noticed). A cache: at most :data:`ZSTATES_KEEP` entries, the oldest dropped (a connection then reloads its
+#: state; tails it had gathered without a dictionary get one at a later open instead)
 _zstates: dict[int, _Zstate] = {}
+ZSTATES_KEEP = 32
+
+
+def _remember(cache: dict, key: int, value: Any) -> Any:
+    if key not in cache and len(cache) >= ZSTATES_KEEP:
+        del cache[next(iter(cache))]
+    cache[key] = value
+    return value
 
 
 #: zlib window bits with the dictionary (an 8 KB window holds the dictionary; a larger one, priming a 32 KB
@@ -318,7 +327,7 @@ def _zstate(db: sqlite3.Connection) -> _Zstate:
     made in a transaction that was rolled back is forgotten, one another process made is taken up)."""
     st = _zstates.get(id(db))
     if st is None:
-        st = _zstates[id(db)] = _Zstate()
+        st = _remember(_zstates, id(db), _Zstate())
     row = db.execute("SELECT value FROM meta WHERE key = 'zdict_id'").fetchone()
     did = int(row[0]) if row is not None and row[0] else None
     if did != st.did or (did is None and st.proto is not None):
@@ -349,7 +358,7 @@ def _unz(db: sqlite3.Connection, blob: bytes) -> str:
             zd = _zread.get(id(db), (None, None))[1] if _zread.get(id(db), (None,))[0] == did else None
         if zd is None:
             zd = _load_zdict(db, did)
-            _zread[id(db)] = (did, zd)
+            _remember(_zread, id(db), (did, zd))
         d = zlib.decompressobj(15, zd)  # 15: accepts any window the header names
         return (d.decompress(blob) + d.flush()).decode("utf-8")
     return zlib.decompress(blob).decode("utf-8")
