@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from datetime import datetime, timezone
 
 import pytest
 
@@ -548,3 +549,179 @@ def test_a_silent_server_costs_the_push_budget_only(tmp_path):
         assert remote.enqueue(tmp_path, [{"ref": "k", "content_sha256": "x", "text": "t", "ts": "z", "ts_epoch": 0}]) == 0
     finally:
         srv.close()
+
+
+@pytest.fixture
+def team(pg_url, monkeypatch):
+    """A real team server (``memdir serve --store``) for project ``proj`` and a token for it in
+    ``MEMDIR_REMOTE_TOKEN``: yields ``(admin store, server url, token)``."""
+    from memdir import pgstore
+
+    admin = open_store(pg_url, project="proj")
+    admin.conn.execute("DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'team_srv') THEN "
+                       "CREATE ROLE team_srv LOGIN; END IF; END $$")
+    pgstore.grant_client(admin.conn, "team_srv")
+    tok = pgstore.add_token(admin.conn, "ann", ["proj"])
+    monkeypatch.setenv("MEMDIR_REMOTE_TOKEN", tok)
+    monkeypatch.setenv("MEMDIR_REMOTE_PUSH_BUDGET_MS", "60000")  # a write's own push completes on a loaded machine
+    p, url = _serve(_login(pg_url, "team_srv"))
+    try:
+        yield admin, url, tok
+    finally:
+        p.kill()
+        p.wait(timeout=30)
+        admin.close()
+
+
+def _on_server(admin) -> dict:
+    return admin.conn.execute("SELECT count(*) AS n, count(DISTINCT ref) AS refs FROM docs WHERE project = 'proj' "
+                              "AND kind = 'event'").fetchone()
+
+
+def _cut(project, home, cut: str, n: int) -> int:
+    """Import ``n`` events in a child process that ends itself with ``os._exit`` at ``cut``: ``"after-commit"``
+    (the events committed locally, before anything is sent: where the queue file used to be written),
+    ``"in-queue"`` (inside the transaction, after the queue rows) or ``"after-send"`` (the server answered, the
+    queue rows not yet deleted). Returns the child's exit code."""
+    import subprocess
+    import sys
+
+    script = f"""
+import os, sys, urllib.request
+import memdir
+from memdir import core, remote
+cut = {cut!r}
+if cut == "after-commit":
+    core.Memdir._send_remote = lambda self, root, rows: os._exit(7)
+elif cut == "in-queue":
+    real = remote.queue_rows
+    def queue_rows(db, rows):
+        real(db, rows)
+        os._exit(7)
+    remote.queue_rows = queue_rows
+elif cut == "after-send":
+    real_open = urllib.request.urlopen
+    def urlopen(*a, **kw):
+        resp = real_open(*a, **kw)
+        resp.read()
+        os._exit(7)
+    urllib.request.urlopen = urlopen
+with memdir.open({str(project)!r}, home={str(home)!r}) as m:
+    m.import_events([{{"key": f"cut{{i}}", "role": "user", "text": f"cut off event {{i}} about the deploy freeze",
+                       "session": "s", "ts": 1_700_000_000 + i}} for i in range({n})])
+os._exit(0)
+"""
+    return subprocess.run([sys.executable, "-c", script], timeout=120).returncode
+
+
+def test_a_write_cut_off_after_its_local_commit_still_reaches_the_server_once(team, project, tmp_path, monkeypatch):
+    """Issue 14 item 3 (hreview2): the process ends (a hook's budget: ``os._exit``) right after the events commit
+    locally, before any send. The events were queued in the same transaction, so the next push delivers them to the
+    real team server, exactly once however often it is pushed."""
+    import memdir
+    from memdir import remote
+
+    admin, url, tok = team
+    monkeypatch.setenv("MEMDIR_REMOTE_URL", url)
+    derived = project / ".memory" / ".memdir"
+    assert _cut(project, tmp_path / "g", "after-commit", 20) == 7
+    with memdir.open(project, home=tmp_path / "g") as m:
+        assert m.count_events(since=datetime(2000, 1, 1, tzinfo=timezone.utc)) == 20  # committed locally
+        assert remote.pending(derived) == 20  # stored locally and queued: nothing local-only
+        assert _on_server(admin)["n"] == 0
+        assert m.push() == {"sent": 20, "left": 0, "error": None}
+    assert remote.push(derived, url, "proj", tok, budget_s=60) == {"sent": 0, "left": 0, "error": None}
+    got = _on_server(admin)
+    assert got["n"] == got["refs"] == 20
+
+
+def test_a_write_cut_off_inside_its_transaction_leaves_neither_event_nor_queue_row(team, project, tmp_path, monkeypatch):
+    import memdir
+    from memdir import remote
+
+    admin, url, _ = team
+    monkeypatch.setenv("MEMDIR_REMOTE_URL", url)
+    assert _cut(project, tmp_path / "g", "in-queue", 5) == 7
+    with memdir.open(project, home=tmp_path / "g") as m:
+        assert m.count_events(since=datetime(2000, 1, 1, tzinfo=timezone.utc)) == 0  # rolled back: not stored ...
+        assert remote.pending(project / ".memory" / ".memdir") == 0  # ... and not queued
+        m.import_events([{"key": "later", "role": "user", "text": "a later event about the deploy freeze", "session": "s",
+                          "ts": 1_700_000_100}])
+    got = _on_server(admin)
+    assert got["n"] == got["refs"] == 1
+
+
+def test_a_send_whose_answer_is_cut_off_is_sent_again_and_stored_once(team, project, tmp_path, monkeypatch):
+    """The server stored the batch, the client died before deleting its queue rows: they go again, the server
+    keeps one copy (deterministic keys)."""
+    import memdir
+    from memdir import remote
+
+    admin, url, _ = team
+    monkeypatch.setenv("MEMDIR_REMOTE_URL", url)
+    derived = project / ".memory" / ".memdir"
+    assert _cut(project, tmp_path / "g", "after-send", 12) == 7
+    assert _on_server(admin)["n"] == 12 and remote.pending(derived) == 12
+    with memdir.open(project, home=tmp_path / "g") as m:
+        assert m.push() == {"sent": 12, "left": 0, "error": None}
+    got = _on_server(admin)
+    assert got["n"] == got["refs"] == 12
+
+
+def test_a_queue_file_of_an_older_memdir_is_moved_into_the_index_and_sent(team, project, tmp_path, monkeypatch):
+    """Upgrade: the pending rows of ``remote-queue.sqlite3`` (the queue before m012) are moved into the index's
+    queue table and reach the server once; the old file is removed."""
+    import sqlite3
+
+    import memdir
+    from memdir import remote
+
+    admin, url, tok = team
+    with memdir.open(project, home=tmp_path / "g") as m:  # no remote.url yet: a local store
+        m.import_events([{"key": "local", "role": "user", "text": "a local event", "session": "s", "ts": 1_700_000_000}])
+    derived = project / ".memory" / ".memdir"
+    old = sqlite3.connect(str(derived / remote.QUEUE_FILE), isolation_level=None)  # the old file, as it was written
+    old.execute("PRAGMA journal_mode = WAL")
+    old.execute("CREATE TABLE queue(ref TEXT PRIMARY KEY, row TEXT NOT NULL, tries INTEGER NOT NULL DEFAULT 0, "
+                "next_at REAL NOT NULL DEFAULT 0, seq INTEGER)")
+    for i in range(30):
+        row = {"ref": f"old{i}", "content_sha256": hashlib.sha256(f"old {i}".encode()).hexdigest(), "role": "user",
+               "session": "s", "ts": "2026-11-30T00:00:00Z", "ts_epoch": 1_700_000_000 + i,
+               "text": f"an event queued by an older memdir {i}", "meta": None}
+        old.execute("INSERT INTO queue(ref, row, tries, next_at, seq) VALUES (?, ?, ?, ?, ?)",
+                    (row["ref"], json.dumps(row), 3, 1e12 if i % 2 else 0, i + 1))
+    old.close()
+    monkeypatch.setenv("MEMDIR_REMOTE_URL", url)
+    with memdir.open(project, home=tmp_path / "g") as m:
+        m.import_events([{"key": "new", "role": "user", "text": "a new event", "session": "s", "ts": 1_700_000_001}])
+        assert not (derived / remote.QUEUE_FILE).exists()
+    assert remote.pending(derived) == 15  # the ones still backed off wait, as before the upgrade
+    assert remote.push(derived, url, "proj", tok, budget_s=60, now=lambda: 2e12) == {"sent": 15, "left": 0, "error": None}
+    got = _on_server(admin)
+    assert got["n"] == got["refs"] == 31
+    assert admin.conn.execute("SELECT count(*) AS n FROM docs WHERE project = 'proj' AND ref = 'local'").fetchone()["n"] == 0
+
+
+def test_forgetting_a_sent_event_forgets_it_on_the_server_and_an_unsent_one_never_goes(team, project, tmp_path, monkeypatch):
+    """A local forget is queued in its own transaction too: the server drops an event it already has; an event still
+    queued (server down) is taken out of the queue and never sent."""
+    import memdir
+    from memdir import remote
+
+    admin, url, tok = team
+    derived = project / ".memory" / ".memdir"
+    ev = lambda k: {"key": k, "role": "user", "text": f"event {k} about the staging database", "session": "s",  # noqa: E731
+                    "ts": 1_700_000_000}
+    monkeypatch.setenv("MEMDIR_REMOTE_URL", url)
+    with memdir.open(project, home=tmp_path / "g") as m:
+        m.import_events([ev("sent1"), ev("sent2")])
+        assert _on_server(admin)["n"] == 2 and remote.pending(derived) == 0
+        monkeypatch.setenv("MEMDIR_REMOTE_URL", f"http://127.0.0.1:{_free_port()}/v1")  # the server is out of reach
+    with memdir.open(project, home=tmp_path / "g") as m:
+        m.import_events([ev("unsent")])
+        assert m.forget("sent1") and m.forget("unsent")
+        assert remote.pending(derived) == 2  # two forgets; the unsent event left the queue
+    got = remote.push(derived, url, "proj", tok, budget_s=60, now=lambda: 2e12)
+    assert got == {"sent": 2, "left": 0, "error": None}
+    refs = {r["ref"] for r in admin.conn.execute("SELECT ref FROM docs WHERE project = 'proj' AND kind = 'event'")}
+    assert refs == {"sent2"}

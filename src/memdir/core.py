@@ -387,6 +387,11 @@ class Memdir:
         """Extension point: other tables keyed by ref (e.g. vectors) delete their rows here (``store``: the root's
         :class:`memdir.storage.Store`, inside its transaction)."""
         store.delete_vectors(ref)
+        project = self.roots["project"]
+        if self.config.get("remote.url") and not project.remote and store is project._store:
+            from . import remote
+
+            remote.queue_forget(project.db, ref, iso(self.clock()))  # the team server forgets it too (queued)
 
     # ---- episodic events -------------------------------------------------------------------------------
     def import_events(self, events: Iterable[dict[str, Any]], *, scope: str = "project") -> dict[str, int]:
@@ -432,7 +437,12 @@ class Memdir:
             st.flush_events(pending)  # FTS rows with each event's neighbouring turns
             if history:
                 st.start_heat(history, now.timestamp())
-        if queued and scope == "project" and self.config.get("remote.url"):
+            send = bool(queued) and scope == "project" and bool(self.config.get("remote.url"))
+            if send and not root.remote:
+                from . import remote
+
+                remote.queue_rows(root.db, queued)  # in the events' own transaction: both commit or neither
+        if send:
             self._send_remote(root, queued)
         if counts["stored"] >= SETTLE_AFTER:
             root.store.settle()  # the WAL of a big import is written back and truncated
@@ -484,8 +494,10 @@ class Memdir:
         from . import remote
 
         url, project, token = remote.settings(self.config, self.project_root)
-        remote.enqueue(root.derived, rows)
-        res = remote.push(root.derived, url, project, token, budget_s=self.config.get("remote.push_budget_ms") / 1000)
+        if root.remote:  # a PostgreSQL store: the events committed there, the queue is in the root's local file
+            remote.enqueue(root.db, rows)
+        remote.adopt_legacy(root.db, root.derived)
+        res = remote.push(root.db, url, project, token, budget_s=self.config.get("remote.push_budget_ms") / 1000)
         if res["error"]:
             log.debug("remote: %d sent, %d queued (%s)", res["sent"], res["left"], res["error"])
 
@@ -498,7 +510,11 @@ class Memdir:
         if got is None:
             raise UsageError("remote.url is not set: set it to a team server (memdir serve --store …), e.g. http://host:8765/v1")
         url, project, token = got
-        return remote.push(self._root("project").derived, url, project, token, budget_s=self.config.get("remote.timeout_s"))
+        root = self._root("project")
+        if not root.db_path.exists() and not (root.derived / remote.QUEUE_FILE).exists():
+            return {"sent": 0, "left": 0, "error": None}
+        remote.adopt_legacy(root.db, root.derived)
+        return remote.push(root.db, url, project, token, budget_s=self.config.get("remote.timeout_s"))
 
     def _on_event_stored(self, store, row: dict[str, Any]) -> None:
         """Extension point (e.g. embeddings mark the new row pending); ``store`` is the root's Store, in its transaction."""

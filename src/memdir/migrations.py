@@ -280,9 +280,21 @@ def m011_text_dictionary(db: sqlite3.Connection) -> None:
     compress_all(db)
 
 
+def m012_remote_queue(db: sqlite3.Connection) -> None:
+    """``remote_queue``: events (``op = 'event'``) and forgets (``op = 'forget'``) waiting to be sent to the team
+    server (``remote.url``, :mod:`memdir.remote`), in the index itself so an event and its queue row commit in one
+    transaction (before, a separate queue file was written after the event's commit: a hook cut off between the two
+    left the event local-only, never sent). The rows of an existing queue file are moved in by
+    :func:`memdir.remote.adopt_legacy` (after this commits, then the file goes)."""
+    db.execute("CREATE TABLE IF NOT EXISTS remote_queue(op TEXT NOT NULL DEFAULT 'event', ref TEXT NOT NULL, "
+               "row TEXT NOT NULL, tries INTEGER NOT NULL DEFAULT 0, next_at REAL NOT NULL DEFAULT 0, seq INTEGER, "
+               "PRIMARY KEY(op, ref))")
+    db.execute("CREATE INDEX IF NOT EXISTS remote_queue_seq ON remote_queue(seq)")
+
+
 MIGRATIONS = [m001_create_tables, m002_vectors_tiers, m003_fts_vocab, m004_fts_context, m005_event_order_index,
               m006_journal, m007_distill, m008_handles_passages,
-              m009_compact_layout, m010_removed_log, m011_text_dictionary]
+              m009_compact_layout, m010_removed_log, m011_text_dictionary, m012_remote_queue]
 
 
 class NewerIndex(MemdirError, RuntimeError):

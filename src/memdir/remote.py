@@ -2,11 +2,19 @@
 ``remote.url`` (a ``memdir serve --store`` server) later, exactly once.
 
 The local SQLite index stays the store every hook and command uses; when ``remote.url`` is set, each event it stores
-is also put in a queue file beside it (``<root>/.memdir/remote-queue.sqlite3``, keyed by the event's key). :func:`push`
-sends queued rows in batches and deletes them only when the server answered (stored, duplicate or tombstoned all
-count as delivered); a server that is down, slow or unreachable costs at most the time budget given, and the rows wait
-for the next push (``memdir push``, or the next capture). The server stores a row once whatever the number of sends
-(deterministic keys, ``ON CONFLICT DO NOTHING``), so a batch whose answer was lost is simply sent again.
+is also put in the ``remote_queue`` table of the same index file (migration m012), keyed by the event's key, *in the
+same transaction* as the event itself (:func:`queue_rows` on the writer's connection): a process cut off at any point
+(a hook's budget ends it with ``os._exit``) leaves either both the event and its queue row or neither, so no event
+is ever stored locally without being queued. Forgetting an event (or note) queues the forget the same way, in the
+transaction that deletes it locally (:func:`queue_forget`), and drops its queue row if it was not sent yet. :func:`push` sends queued rows in batches and deletes them only when the
+server answered (stored, duplicate or tombstoned all count as delivered); a server that is down, slow or unreachable
+costs at most the time budget given, and the rows wait for the next push (``memdir push``, or the next capture). The
+server stores a row once whatever the number of sends (deterministic keys, ``ON CONFLICT DO NOTHING``), so a batch
+whose answer was lost is simply sent again.
+
+Before m012 the queue was a file of its own (``<root>/.memdir/remote-queue.sqlite3``, :data:`QUEUE_FILE`), written
+after the event's commit; its rows are moved into the table at the first :func:`pending`/:func:`push` that finds it
+(copied and committed, then the file removed: a cut in between copies them again, and the server dedups by key).
 
 Reads too (:class:`Recall`): when ``remote.url`` is set, a recall asks the server for the project's hits in a
 background thread while the local search runs, and waits for the answer at most ``remote.recall_budget_ms`` in all;
@@ -25,75 +33,155 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator, Union
 
 from .teamserver import EVENT_FIELDS
 
+#: the queue file of memdir before migration m012 (moved into the index's ``remote_queue`` table when found)
 QUEUE_FILE = "remote-queue.sqlite3"
+INDEX_FILE = "index.sqlite3"
 BATCH = 200
 BACKOFF_MAX_S = 300.0
 
-
-def _open(derived: Path) -> sqlite3.Connection:
-    derived.mkdir(parents=True, exist_ok=True)
-    db = sqlite3.connect(str(derived / QUEUE_FILE), timeout=10, isolation_level=None)
-    db.execute("PRAGMA journal_mode = WAL")
-    db.execute("CREATE TABLE IF NOT EXISTS queue(ref TEXT PRIMARY KEY, row TEXT NOT NULL, tries INTEGER NOT NULL DEFAULT 0, "
-               "next_at REAL NOT NULL DEFAULT 0, seq INTEGER)")
-    return db
+#: where the queue is: a root's ``.memdir`` directory (its index is opened) or an open index connection
+Where = Union[Path, sqlite3.Connection]
 
 
-def enqueue(derived: Path, rows: Iterable[dict[str, Any]]) -> int:
-    """Queue event rows (as stored locally) for the server; a key already queued is kept once. Returns rows added."""
+@contextmanager
+def _queue(where: Where) -> Iterator[sqlite3.Connection]:
+    """The index connection holding ``remote_queue``: ``where`` itself, or the index in the directory ``where``
+    (opened, created or migrated as any open does, and closed afterwards). A legacy queue file beside the index is
+    moved into the table first."""
+    if isinstance(where, sqlite3.Connection):
+        yield where
+        return
+    from .index import open_index
+
+    db, _ = open_index(Path(where) / INDEX_FILE)
+    try:
+        adopt_legacy(db, Path(where))
+        yield db
+    finally:
+        db.close()
+
+
+def adopt_legacy(db: sqlite3.Connection, derived: Path) -> int:
+    """Move the pending rows of a pre-m012 queue file (``derived/remote-queue.sqlite3``) into ``db``'s
+    ``remote_queue`` (a key already there is kept once), then remove the file. Returns the rows moved. The copy is
+    committed before the file goes, so a process cut off in between copies them again next time (sent twice at most,
+    stored once by the server)."""
+    old = derived / QUEUE_FILE
+    if not old.exists():
+        return 0
+    src = sqlite3.connect(str(old), timeout=10)
+    try:
+        try:
+            rows = src.execute("SELECT ref, row, tries, next_at, seq FROM queue ORDER BY seq").fetchall()
+        except sqlite3.OperationalError:  # no queue table: nothing was ever queued there
+            rows = []
+    finally:
+        src.close()
+    n = 0
+    if rows:
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            base = db.execute("SELECT coalesce(max(seq), 0) FROM remote_queue").fetchone()[0]
+            for i, (ref, row, tries, next_at, _) in enumerate(rows, start=1):
+                n += db.execute("INSERT OR IGNORE INTO remote_queue(op, ref, row, tries, next_at, seq) "
+                                "VALUES ('event', ?, ?, ?, ?, ?)",
+                                (ref, row, tries, next_at, base + i)).rowcount
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+    for suffix in ("", "-wal", "-shm"):
+        try:
+            Path(str(old) + suffix).unlink()
+        except FileNotFoundError:
+            pass
+    return n
+
+
+def queue_rows(db: sqlite3.Connection, rows: Iterable[dict[str, Any]]) -> int:
+    """Queue event rows (as stored locally) on ``db`` *inside the caller's transaction* (the one that stores the
+    events, so both commit or neither does); a key already queued is kept once. Returns rows added."""
     rows = [{k: r.get(k) for k in EVENT_FIELDS} for r in rows]
     if not rows:
         return 0
-    db = _open(derived)
-    try:
-        db.execute("BEGIN IMMEDIATE")
-        seq = db.execute("SELECT coalesce(max(seq), 0) FROM queue").fetchone()[0]
-        n = 0
-        for i, r in enumerate(rows, start=1):
-            n += db.execute("INSERT OR IGNORE INTO queue(ref, row, seq) VALUES (?, ?, ?)",
-                            (r["ref"], json.dumps(r, ensure_ascii=False), seq + i)).rowcount
-        db.execute("COMMIT")
-        return n
-    finally:
-        db.close()
+    seq = db.execute("SELECT coalesce(max(seq), 0) FROM remote_queue").fetchone()[0]
+    n = 0
+    for i, r in enumerate(rows, start=1):
+        n += db.execute("INSERT OR IGNORE INTO remote_queue(op, ref, row, seq) VALUES ('event', ?, ?, ?)",
+                        (r["ref"], json.dumps(r, ensure_ascii=False), seq + i)).rowcount
+    return n
 
 
-def pending(derived: Path) -> int:
-    """Rows waiting to be sent."""
-    if not (derived / QUEUE_FILE).exists():
+def queue_forget(db: sqlite3.Connection, ref: str, when: str) -> None:
+    """Queue the forgetting of ``ref`` for the server on ``db`` *inside the caller's transaction* (the one that
+    deletes and tombstones it locally). The event's own queue row, if still there, is dropped (the server then never
+    gets it); the forget is queued anyway, after everything queued before it, since a send whose answer was lost may
+    have delivered the event already."""
+    db.execute("DELETE FROM remote_queue WHERE op = 'event' AND ref = ?", (ref,))
+    seq = db.execute("SELECT coalesce(max(seq), 0) FROM remote_queue").fetchone()[0]
+    db.execute("INSERT OR REPLACE INTO remote_queue(op, ref, row, seq) VALUES ('forget', ?, ?, ?)",
+               (ref, json.dumps({"ref": ref, "when": when}), seq + 1))
+
+
+def enqueue(where: Where, rows: Iterable[dict[str, Any]]) -> int:
+    """Queue event rows for the server in a transaction of their own (a write that stores events queues them with
+    :func:`queue_rows` in its own transaction instead); a key already queued is kept once. Returns rows added."""
+    rows = list(rows)
+    if not rows:
         return 0
-    db = _open(derived)
-    try:
-        return db.execute("SELECT count(*) FROM queue").fetchone()[0]
-    finally:
-        db.close()
+    with _queue(where) as db:
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            n = queue_rows(db, rows)
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        return n
 
 
-def push(derived: Path, url: str, project: str, token: str, *, budget_s: float, batch: int = BATCH,
+def pending(where: Where) -> int:
+    """Rows waiting to be sent."""
+    if isinstance(where, Path) and not (where / INDEX_FILE).exists() and not (where / QUEUE_FILE).exists():
+        return 0
+    with _queue(where) as db:
+        return db.execute("SELECT count(*) FROM remote_queue").fetchone()[0]
+
+
+def push(where: Where, url: str, project: str, token: str, *, budget_s: float, batch: int = BATCH,
          now=time.time) -> dict[str, Any]:
     """Send queued rows to ``url`` (``http://host:port/v1``) for ``project`` until the queue is empty or ``budget_s``
     is spent; returns ``{"sent", "left", "error"}`` (``error`` is the last failure, one line, or ``None``).
-    Never raises for network or server errors."""
+    ``where``: the index connection or a root's ``.memdir`` directory. Never raises for network or server errors;
+    no transaction is held while a request is under way."""
     out: dict[str, Any] = {"sent": 0, "left": 0, "error": None}
-    if not (derived / QUEUE_FILE).exists():
+    if isinstance(where, Path) and not (where / INDEX_FILE).exists() and not (where / QUEUE_FILE).exists():
         return out
     deadline = time.monotonic() + budget_s
-    db = _open(derived)
-    try:
+    with _queue(where) as db:
         while True:
             left = deadline - time.monotonic()
             if left <= 0.01:
                 break
-            rows = db.execute("SELECT ref, row, tries FROM queue WHERE next_at <= ? ORDER BY seq LIMIT ?", (now(), batch)).fetchall()
+            rows = db.execute("SELECT op, ref, row, tries FROM remote_queue WHERE next_at <= ? ORDER BY seq LIMIT ?",
+                              (now(), batch)).fetchall()
             if not rows:
                 break
-            body = json.dumps({"events": [json.loads(r[1]) for r in rows]}).encode()
-            req = urllib.request.Request(f"{url.rstrip('/')}/{project}/events", data=body, method="POST",
+            # in queue order: a run of events goes in one request, a forget in one of its own
+            op = rows[0][0]
+            if op == "forget":
+                rows = rows[:1]
+                what, body = "forget", rows[0][2].encode()
+            else:
+                rows = rows[:next((i for i, r in enumerate(rows) if r[0] != op), len(rows))]
+                what, body = "events", json.dumps({"events": [json.loads(r[2]) for r in rows]}).encode()
+            req = urllib.request.Request(f"{url.rstrip('/')}/{project}/{what}", data=body, method="POST",
                                          headers={"Content-Type": "application/json", "Authorization": f"Bearer {token}"})
             try:
                 with urllib.request.urlopen(req, timeout=max(0.05, left)) as resp:
@@ -101,28 +189,24 @@ def push(derived: Path, url: str, project: str, token: str, *, budget_s: float, 
             except urllib.error.HTTPError as exc:
                 out["error"] = f"HTTP {exc.code}: {exc.read()[:200].decode('utf-8', 'replace')}"
                 _later(db, rows, now())
-                if exc.code in (401, 403):  # a token problem does not go away by retrying now
-                    break
                 break
             except (OSError, ValueError) as exc:  # refused, reset, timed out, unreadable answer
                 out["error"] = f"{type(exc).__name__}: {exc}"
                 _later(db, rows, now())
                 break
             db.execute("BEGIN IMMEDIATE")
-            db.executemany("DELETE FROM queue WHERE ref = ?", [(r[0],) for r in rows])
+            db.executemany("DELETE FROM remote_queue WHERE op = ? AND ref = ?", [(r[0], r[1]) for r in rows])
             db.execute("COMMIT")
             out["sent"] += len(rows)
-        out["left"] = db.execute("SELECT count(*) FROM queue").fetchone()[0]
+        out["left"] = db.execute("SELECT count(*) FROM remote_queue").fetchone()[0]
         return out
-    finally:
-        db.close()
 
 
 def _later(db: sqlite3.Connection, rows, t: float) -> None:
     """Back off the rows of a failed send: 1, 2, 4 … s, at most :data:`BACKOFF_MAX_S`."""
     db.execute("BEGIN IMMEDIATE")
-    db.executemany("UPDATE queue SET tries = tries + 1, next_at = ? WHERE ref = ?",
-                   [(t + min(BACKOFF_MAX_S, 2.0 ** min(r[2], 16)), r[0]) for r in rows])
+    db.executemany("UPDATE remote_queue SET tries = tries + 1, next_at = ? WHERE op = ? AND ref = ?",
+                   [(t + min(BACKOFF_MAX_S, 2.0 ** min(r[3], 16)), r[0], r[1]) for r in rows])
     db.execute("COMMIT")
 
 
