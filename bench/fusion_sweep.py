@@ -110,6 +110,28 @@ def convex(lex, vec, alpha, vnorm="minmax", lnorm="max", missing=0.0):
     return sorted(s, key=lambda i: -s[i])
 
 
+def rrf_scores(lex, vec, wl, wv=1.0, k=60) -> dict:
+    s: dict[str, float] = {}
+    for r, (i, _) in enumerate(lex, 1):
+        s[i] = s.get(i, 0) + wl / (k + r)
+    for r, (i, _) in enumerate(vec, 1):
+        s[i] = s.get(i, 0) + wv / (k + r)
+    return s
+
+
+def convex_scores(lex, vec, alpha) -> dict:
+    s: dict[str, float] = {}
+    if lex:
+        top = lex[0][1] or 1.0
+        for i, sc in lex:
+            s[i] = (1 - alpha) * sc / top
+    if vec:
+        hi, lo = vec[0][1], vec[-1][1]
+        for i, sim in vec:
+            s[i] = s.get(i, 0.0) + alpha * (sim - lo) / ((hi - lo) or 1.0)
+    return s
+
+
 def evaluate(spec, rows, rule) -> dict[str, float]:
     res = []
     for r in rows:
@@ -134,6 +156,8 @@ def main(argv=None) -> int:
     p.add_argument("--rows", type=Path, default=None, help="pickle of collected lists: read when present, else written")
     p.add_argument("--alphas", default="0.3,0.4,0.5,0.6,0.7,0.8,0.9")
     p.add_argument("--no-rrf", action="store_true")
+    p.add_argument("--blend-alphas", default="", help="vector shares of the convex part of a blend (memdir.rrf.blend)")
+    p.add_argument("--rank-shares", default="0.667,0.7,0.75", help="RRF shares of a blend (recall.rank_share)")
     a = p.parse_args(argv)
     log = lambda s: print(s, file=sys.stderr, flush=True)  # noqa: E731
     import json
@@ -173,6 +197,15 @@ def main(argv=None) -> int:
     for al in [float(x) for x in a.alphas.split(",")]:
         for ln in ("max",):
             rules[f"convex a={al} l={ln}"] = (lambda al, ln: lambda r: convex(r["lex"][:a.lex_pool], r["vec"][:a.vec_pool], al, lnorm=ln))(al, ln)
+    def blend(r, al, rs, wl):  # memdir.rrf.blend: (1 - rs) x convex / best + rs x RRF / best (recall.rank_share)
+        c = convex_scores(r["lex"][:a.lex_pool], r["vec"][:a.vec_pool], al)
+        f = rrf_scores(r["lex"][:a.lex_pool], r["vec"][:a.vec_pool], wl, 1.0, 60)
+        cm, fm = (max(c.values(), default=0) or 1.0), (max(f.values(), default=0) or 1.0)
+        s = {i: (1 - rs) * c.get(i, 0) / cm + rs * f.get(i, 0) / fm for i in [*f, *(x for x in c if x not in f)]}
+        return sorted(s, key=lambda i: -s[i])
+    for al in [float(x) for x in a.blend_alphas.split(",") if x]:
+        for rs in [float(x) for x in a.rank_shares.split(",") if x]:
+            rules[f"blend a={al} rank={rs}"] = (lambda al, rs: lambda r: blend(r, al, rs, 1.0 if r["cjk"] else 4.0))(al, rs)
     import statistics
     def zs(lst):
         if len(lst) < 2:

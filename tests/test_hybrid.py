@@ -68,6 +68,29 @@ def test_convex_fusion_in_recall(tmp_path):
         assert vectors.explain(m, "nightly backup")["fusion"] == "convex"
 
 
+def test_blend_leads_with_the_rank_fusion_and_breaks_its_near_ties_by_score():
+    ranked = [("a", 0.10, {"lexical": 1}), ("b", 0.099, {"lexical": 2}), ("c", 0.05, {"vector": 1})]
+    scored = [("b", 2.0, {"lexical": 2}), ("a", 1.0, {"lexical": 1}), ("d", 0.5, {"vector": 2})]
+    out = rrf.blend(ranked, scored, 0.3)  # 0.7 x rank / best + 0.3 x score / best
+    scores = {x: s for x, s, _ in out}
+    assert scores == pytest.approx({"a": 0.7 + 0.15, "b": 0.7 * 0.99 + 0.3, "c": 0.35, "d": 0.075})
+    assert [x for x, *_ in out] == ["b", "a", "c", "d"]
+    assert out[-1][2] == {"vector": 2}  # ranks from whichever list had the item
+    assert [x for x, *_ in rrf.blend(ranked, scored, 0.0)] == ["a", "b", "c", "d"]
+    assert rrf.blend([], [], 0.5) == []
+
+
+def test_convex_blends_rrf_for_short_latin_queries_only(tmp_path):
+    long_q = " ".join(f"word{i}" for i in range(25)) + " nightly backup"
+    with _open(tmp_path, **{"recall.fusion": "convex", "recall.rank_share": 0.7}) as m:
+        _events(m, ["the backup script runs nightly at two", "deploy uses pnpm workspaces", "部署用的是蓝绿发布"])
+        info = vectors.explain(m, "nightly backup")
+        assert info["rank_share"] == 0.7 and info["hits"][0]["id"] == "e0"
+        assert "rank_share" not in vectors.explain(m, long_q)  # a long query: convex alone
+    with _open(tmp_path, **{"recall.fusion": "convex", "recall.rank_share": 0.0}) as m:
+        assert "rank_share" not in vectors.explain(m, "nightly backup")
+
+
 # ---- recall -----------------------------------------------------------------------------------------------------
 def test_hybrid_finds_by_vector_and_by_words(tmp_path):
     with _open(tmp_path) as m:

@@ -112,13 +112,19 @@ SETTINGS: tuple[tuple[str, Any, str, type | None, Callable[[Any], bool] | None],
     ("recall.fusion", "auto", "how the hybrid channel fuses lexical and vector candidates: rrf (ranks, recall.weight_*), "
      "convex (normalised scores: BM25 / best, cosine min-max; recall.vector_share*) or auto (convex with a multilingual "
      "provider, e5 or use, rrf otherwise)", None, lambda v: v in ("auto", "rrf", "convex")),
-    ("recall.vector_share", 0.15, "convex fusion: the vector channel's share (lexical 1 - share) for a short query (fewer "
-     "than recall.long_query_terms distinct terms) not mostly CJK. e5, LoCoMo turn R@10 / R@5: 0.1 0.757/0.680, 0.15 "
-     "0.764/0.681, 0.2 0.760/0.681, 0.3 0.757/0.674, 0.5 0.725/0.647 (RRF 4:1 0.760/0.661); session-QA answer in block "
-     "(per prompt): 0.15 0.788, 0.2 0.750, 0.3 0.769 (RRF 0.750)", float, lambda v: 0 <= v <= 1),
-    ("recall.vector_share_long", 0.5, "convex fusion: the vector channel's share for a long query not mostly CJK (a "
-     "dialogue or pasted passage). e5, MADial en R@5: 0.3 0.564, 0.4 0.594, 0.5 0.596, 0.6 0.589, 0.8 0.594 (RRF 4:1 "
-     "0.573)", float, lambda v: 0 <= v <= 1),
+    ("recall.vector_share", 0.35, "convex fusion: the vector channel's share (lexical 1 - share) for a short query (fewer "
+     "than recall.long_query_terms distinct terms) not mostly CJK. Blended with RRF by recall.rank_share; the pair was "
+     "chosen on e5 LoCoMo (bench/fusion_sweep.py, bench/results/fusion-sweep-e5.md): shares 0.3-0.4 with rank share "
+     "0.67-0.78 keep every LoCoMo row at or above RRF 4:1; convex alone (rank share 0) at 0.15 scored turn R@10 / R@5 "
+     "0.764/0.681 but session R@5 0.861 (RRF 0.874)", float, lambda v: 0 <= v <= 1),
+    ("recall.rank_share", 0.7, "convex fusion, short query not mostly CJK: share of the RRF score (recall.weight_*, "
+     "rrf_k; divided by its best) in (1 - share) x convex / best + share x RRF / best (0 = convex only). e5 LoCoMo "
+     "turn R@5 / R@10 / session R@5: 0 (share 0.15) 0.681/0.764/0.861, 0.7 (share 0.35) 0.665/0.764/0.875, RRF "
+     "0.661/0.760/0.874; session-QA answer in block per prompt 0.788 / 0.769 / 0.750", float, lambda v: 0 <= v <= 1),
+    ("recall.vector_share_long", 0.65, "convex fusion: the vector channel's share for a long query not mostly CJK (a "
+     "dialogue or pasted passage). e5, MADial en R@1 / R@5 / MRR@10: 0.5 0.255/0.600/0.598, 0.6 0.280/0.589/0.622, "
+     "0.65 0.299/0.589/0.635, 0.7 0.294/0.589/0.620 (RRF 4:1 0.286/0.573/0.588; 0.65 is the lowest share at or above "
+     "RRF on every row)", float, lambda v: 0 <= v <= 1),
     ("recall.vector_share_cjk", 0.6, "convex fusion: the vector channel's share for a mostly-CJK query with a multilingual "
      "provider. e5, MADial zh R@5: 0.4 0.603, 0.5 0.603, 0.6 0.605, 0.7 0.629, 0.8 0.582 (RRF 1:1 0.588)", float,
      lambda v: 0 <= v <= 1),

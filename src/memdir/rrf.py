@@ -72,3 +72,23 @@ def convex(channels: Mapping[str, Sequence[tuple[Hashable, float]]], weights: Ma
             ranks.setdefault(item, {})[name] = r
     order = {item: i for i, item in enumerate(scores)}
     return sorted(((it, s, ranks[it]) for it, s in scores.items()), key=lambda x: (-x[1], order[x[0]]))
+
+
+def blend(ranked: Sequence[tuple[Hashable, float, dict[str, int]]],
+          scored: Sequence[tuple[Hashable, float, dict[str, int]]], share: float
+          ) -> list[tuple[Hashable, float, dict[str, int]]]:
+    """``(1 - share) · rank/best + share · score/best`` over two fused lists of the same candidates (:func:`fuse`'s
+    and :func:`convex`'s output): the rank fusion sets the order, the score fusion separates what it leaves close.
+    Each list is divided by its best score (missing → 0). Same return shape and tie order as :func:`fuse`, ranks
+    per channel from whichever list had them."""
+    a = {it: (s, r) for it, s, r in ranked}
+    b = {it: (s, r) for it, s, r in scored}
+    top_a = max((s for s, _ in a.values()), default=0.0) or 1.0
+    top_b = max((s for s, _ in b.values()), default=0.0) or 1.0
+    out: dict[Hashable, float] = {}
+    ranks: dict[Hashable, dict[str, int]] = {}
+    for it in [*a, *(x for x in b if x not in a)]:
+        out[it] = (1.0 - share) * a.get(it, (0.0, None))[0] / top_a + share * b.get(it, (0.0, None))[0] / top_b
+        ranks[it] = (a.get(it) or b.get(it))[1]
+    order = {item: i for i, item in enumerate(out)}
+    return sorted(((it, s, ranks[it]) for it, s in out.items()), key=lambda x: (-x[1], order[x[0]]))

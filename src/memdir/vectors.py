@@ -486,6 +486,15 @@ def cjk_share(text: str) -> float:
     return cjk / (cjk + latin) if cjk + latin else 0.0
 
 
+def _rrf(cfg, lex: list[Hit], vec: list, cold: list, cjk: bool) -> list[tuple[str, float, dict[str, int]]]:
+    """RRF over the lexical, vector and cold lists with the configured weights (``recall.weight_*``, ``rrf_k``)."""
+    channels = {"vector": [v[0] for v in vec], "lexical": [h.id for h in lex], "cold": [c[0] for c in cold]}
+    weights = {"vector": cfg.get("recall.weight_vector"),
+               "lexical": cfg.get("recall.weight_lexical_cjk" if cjk else "recall.weight_lexical"),
+               "cold": cfg.get("recall.weight_cold")}
+    return rrf.fuse(channels, weights, k=int(cfg.get("recall.rrf_k")))
+
+
 def recall_fused(m: "Stores | Any", query: str, tokens: list[str], *, k: int, scope: str | None = None,
                  kinds: tuple[str, ...] | None = None, channel: str | None = None) -> tuple[list[Hit], dict[str, Any]]:
     """Recall through ``channel`` (``lexical``, ``vector`` or ``hybrid``; default ``recall.channel``).
@@ -564,12 +573,12 @@ def recall_fused(m: "Stores | Any", query: str, tokens: list[str], *, k: int, sc
                             "cold": [(c[0], c[3]) for c in cold]},
                            {"lexical": 1.0 - share, "vector": share, "cold": share * cfg.get("recall.weight_cold")},
                            minmax=("vector", "cold"))
+        mix = 0.0 if cjk or long_q else float(cfg.get("recall.rank_share"))
+        if mix > 0:  # short Latin-script query: the rank fusion leads, the scores separate near-ties
+            info["rank_share"] = mix
+            fused = rrf.blend(_rrf(cfg, lex, vec, cold, cjk), fused, 1.0 - mix)
     else:
-        channels = {"vector": [v[0] for v in vec], "lexical": [h.id for h in lex], "cold": [c[0] for c in cold]}
-        weights = {"vector": cfg.get("recall.weight_vector"),
-                   "lexical": cfg.get("recall.weight_lexical_cjk" if cjk else "recall.weight_lexical"),
-                   "cold": cfg.get("recall.weight_cold")}
-        fused = rrf.fuse(channels, weights, k=int(cfg.get("recall.rrf_k")))
+        fused = _rrf(cfg, lex, vec, cold, cjk)
     by_lex = {h.id: h for h in lex}
     by_vec = {v[0]: v for v in (*cold, *vec)}  # vec wins over cold for the same ref
     hits: list[Hit] = []
