@@ -41,6 +41,7 @@ from test_cases_core import (  # noqa: F401
     test_c12_forgotten_never_appears,
 )
 from test_cases_recall import test_c17_single_cjk_character_matches_inside_a_run  # noqa: F401
+from test_recall_signals import test_a_chinese_query_finds_a_memory_sharing_single_characters  # noqa: F401
 from test_glossary import (  # noqa: F401
     test_a_chinese_question_finds_the_english_memory_and_the_own_language_note_ranks_first,
     test_readme_example_how_do_we_deploy_finds_the_chinese_note,

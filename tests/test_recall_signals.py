@@ -127,3 +127,46 @@ def test_long_queries_keep_more_terms_in_small_stores():
     large = bm25.select_terms({t: 1 for t in df}, bm25.LARGE_STORE)
     assert len(large) == bm25.MAX_TERMS
     assert len(bm25.select_terms(df, 500, max_terms=5)) == 5
+
+
+def test_han_unigrams_of_runs_without_function_characters():
+    from memdir.tokenize import han_unigrams
+
+    assert han_unigrams("我们跑来跑去，赛跑") == ["跑", "来", "跑", "去", "赛", "跑"]  # 我/们 are function characters
+    assert han_unigrams("锁") == [] and han_unigrams("deploy 锁 lock") == []  # a lone character is a query token already
+    assert han_unigrams("カタカナ와한글") == []  # Han only: a kana or hangul letter alone means little
+    assert han_unigrams(None) == []
+
+
+def test_reduced_weight_terms_never_displace_full_weight_ones():
+    from memdir import bm25
+
+    df = {f"b{i:03d}": i + 10 for i in range(80)} | {f"u{i:03d}": i + 1 for i in range(80)}  # unigrams are rarer here
+    tw = {f"u{i:03d}": 0.3 for i in range(80)}
+    got = bm25.select_terms(df, 500, term_weights=tw)
+    assert got[:bm25.MAX_TERMS_SMALL] == [f"b{i:03d}" for i in range(bm25.MAX_TERMS_SMALL)]  # the query's own first
+    assert got[bm25.MAX_TERMS_SMALL:] == [f"u{i:03d}" for i in range(bm25.MAX_TERMS_SMALL)]  # then their own cut
+    big = bm25.select_terms({t: 300 for t in df}, bm25.LARGE_STORE * 10, term_weights=tw)
+    assert big[:1] == ["b000"] and all(t.startswith("b") for t in big[:bm25.MAX_TERMS])
+    assert len(big) * 300 <= bm25.POSTINGS_BUDGET  # both groups share the postings budget
+    assert bm25.select_terms(df, 500) == sorted(df, key=lambda t: (df[t], t))[:bm25.MAX_TERMS_SMALL]  # no weights: as before
+
+
+def test_a_chinese_query_finds_a_memory_sharing_single_characters(m):
+    run = m.remember("Bart在学校的运动会上赛跑得了第一名", category="facts")
+    wait = m.remember("Lisa在学校门口等妈妈", category="facts")
+    q = "下课大家都喜欢跑来跑去"  # no bigram in common with either note; 跑 with the first
+    assert [h.id for h in m.recall(q)] == [run.id]
+    assert [h.id for h in m.recall("学校赛跑")][:2] == [run.id, wait.id]  # bigrams first: 学校 + 赛跑 beat 学校
+
+
+def test_han_unigrams_off_at_weight_0_and_beside_a_vector_channel(tmp_path):
+    q = "下课大家都喜欢跑来跑去"
+    for name, cfg in (("a", {}), ("b", {"recall.cjk_unigram_weight": 0})):
+        (tmp_path / name).mkdir()
+        with memdir.open(tmp_path / name, home=tmp_path / f"h{name}", config=cfg) as m:
+            m.remember("Bart在学校的运动会上赛跑得了第一名", category="facts")
+            assert len(m.recall(q)) == (0 if cfg else 1)
+            # what the hybrid channel asks for when it fuses a vector channel: bigrams only
+            assert m.stores.lexical(query_tokens(q, repeats=True), k=5, scope=None, kinds=None, query=q,
+                                    unigrams=False) == []

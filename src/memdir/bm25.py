@@ -59,23 +59,32 @@ def doc_freqs(db: sqlite3.Connection, tokens: list[str]) -> dict[str, int]:
     return out
 
 
-def select_terms(df: dict[str, int], N: int, *, max_terms: int | None = None) -> list[str]:
+def select_terms(df: dict[str, int], N: int, *, max_terms: int | None = None,
+                 term_weights: dict[str, float] | None = None) -> list[str]:
     """The query terms worth scoring: rarest first, at most ``max_terms`` (default :data:`MAX_TERMS`, or
-    :data:`MAX_TERMS_SMALL` below :data:`LARGE_STORE` documents), common ones dropped in large stores."""
+    :data:`MAX_TERMS_SMALL` below :data:`LARGE_STORE` documents), common ones dropped in large stores.
+
+    Terms that ``term_weights`` weighs below 1 (a query's Han unigrams, the glossary's cross-language terms) are
+    chosen after the full-weight ones, by the same rules with their own ``max_terms`` and what is left of the
+    postings budget: they add to the query's own words and never take their place."""
     if max_terms is None:
         max_terms = MAX_TERMS if N >= LARGE_STORE else MAX_TERMS_SMALL
-    ranked = sorted(df, key=lambda t: (df[t], t))
-    if N >= LARGE_STORE:
+    low = {t for t in df if term_weights and term_weights.get(t, 1.0) < 1.0}
+    out: list[str] = []
+    budget = 0
+    for group in ([t for t in df if t not in low], [t for t in df if t in low]):
+        ranked = sorted(group, key=lambda t: (df[t], t))
+        if N < LARGE_STORE:
+            out += ranked[:max_terms]
+            continue
         kept = [t for t in ranked if df[t] <= COMMON_FRACTION * N]
-        ranked = kept or ranked[:1]
-        budget, out = 0, []
+        ranked = kept or (ranked[:1] if not out else [])
         for t in ranked[:max_terms]:
             if out and budget + min(df[t], PER_TERM_CAP) > POSTINGS_BUDGET:
                 break
             out.append(t)
             budget += min(df[t], PER_TERM_CAP)
-        return out
-    return ranked[:max_terms]
+    return out
 
 
 def _varint(b: bytes) -> int:
@@ -124,7 +133,7 @@ def score(db: sqlite3.Connection, tokens: list[str], *, weights: tuple[float, ..
     for t in tokens:
         qtf[t] = qtf.get(t, 0) + 1
     df = doc_freqs(db, list(qtf))
-    terms = select_terms(df, N)
+    terms = select_terms(df, N, term_weights=term_weights)
     if not terms:
         return []
     w = ",".join(repr(float(x)) for x in weights)

@@ -606,17 +606,19 @@ class Memdir:
         return hits
 
     def _lexical(self, tokens: list[str], *, k: int, scope: str | None, kinds: tuple[str, ...] | None,
-                 query: str = "") -> list[Hit]:
+                 query: str = "", unigrams: bool = True) -> list[Hit]:
         cfg = self.config
         weights = (cfg.get("recall.weight_tags"), cfg.get("recall.weight_title"), cfg.get("recall.weight_body"),
                    cfg.get("recall.weight_context"))
         limit = max(cfg.get("recall.candidates"), k * 3)
         doc_kinds = tuple(x for x in (kinds or ()) if x in ("note", "event")) or None
         sub_kinds = set(x for x in (kinds or ()) if x not in ("note", "event"))
-        # the other language's words for the query's glossary words, at a reduced weight (memdir.glossary)
-        bridged = glossary.bridge(query, tokens, float(cfg.get("recall.bridge_weight"))) if query else {}
-        if bridged:
-            tokens = tokens + list(bridged)
+        # added at reduced weights (memdir.glossary.query_terms): the characters of the query's Han runs (赛跑 meets
+        # 跑步; not when a vector channel is fused, ``unigrams=False``: the model does that matching, and better) and
+        # the other language's words for its glossary words
+        tokens, bridged = glossary.query_terms(
+            query, tokens, bridge_weight=float(cfg.get("recall.bridge_weight")),
+            unigram_weight=float(cfg.get("recall.cjk_unigram_weight")) if unigrams else 0.0)
         mem = cfg.get("recall.memory_index")
         hold = mem == "on" or (mem == "auto" and self._warm)
         roots = self._live_roots(scope)

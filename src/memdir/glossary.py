@@ -19,7 +19,7 @@ side; Chinese words by forward maximum matching over the query's CJK runs (``数
 
 from __future__ import annotations
 
-from .tokenize import _stem, is_cjk_char, normalize
+from .tokenize import _stem, han_unigrams, is_cjk_char, normalize
 
 GLOSSARY = """
 deploy, deployment = 部署
@@ -631,3 +631,17 @@ def bridge(text: str, tokens: list[str], weight: float) -> dict[str, float]:
                         if t not in have:
                             out[t] = weight
     return out
+
+
+def query_terms(text: str, tokens: list[str], *, bridge_weight: float, unigram_weight: float
+                ) -> tuple[list[str], dict[str, float]]:
+    """What recall scores for a query (``text``, its recall ``tokens``): ``(tokens + added, {added: weight})``.
+    Added at reduced weights: the characters of its Han runs (:func:`memdir.tokenize.han_unigrams`, with repeats;
+    ``unigram_weight``, 0 = none) and the other language's terms for its glossary words (:func:`bridge`,
+    ``bridge_weight``). The local recall path and the team server both call this."""
+    have = set(tokens)
+    uni = [t for t in han_unigrams(text) if t not in have] if unigram_weight > 0 and isinstance(text, str) else []
+    bridged = bridge(text, tokens, bridge_weight) if text else {}
+    weights = {**dict.fromkeys(uni, float(unigram_weight)), **bridged}
+    added = set(uni)
+    return tokens + uni + [t for t in bridged if t not in added], weights

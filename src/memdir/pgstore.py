@@ -1028,7 +1028,7 @@ class PgStore:
             return []
         qtf = Counter(tokens)  # a repeated query term weighs sqrt(count), as memdir.bm25.score
         df = self._kept_df(qtf)
-        terms = select_terms(df, N)
+        terms = select_terms(df, N, term_weights=term_weights)
         if not terms:
             return []
         bit: dict[str, int] = {}

@@ -663,7 +663,7 @@ class MemIndex:
         for t in tokens:
             qtf[t] = qtf.get(t, 0) + 1
         df = self.doc_freqs(list(qtf))
-        terms = bm25.select_terms(df, N)
+        terms = bm25.select_terms(df, N, term_weights=term_weights)
         if not terms:
             return []
         bit: dict[str, int] = {}

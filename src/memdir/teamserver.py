@@ -178,9 +178,10 @@ def app(url: str, cfg: dict[str, Any] | None = None):
                 except (TypeError, ValueError):
                     return err(400, "now must be an ISO 8601 time or epoch seconds")
                 toks = query_tokens(q, repeats=True)
-                bridged = glossary.bridge(q, toks, float(cfg["recall.bridge_weight"]))  # as the local path
+                toks, bridged = glossary.query_terms(q, toks, bridge_weight=float(cfg["recall.bridge_weight"]),
+                                                     unigram_weight=float(cfg["recall.cjk_unigram_weight"]))  # as the local path
                 # the local path's candidates (ties in id order) ranked by the local path's function
-                rows = rank_rows(s.candidates(toks + list(bridged), weights=weights, term_weights=bridged or None,
+                rows = rank_rows(s.candidates(toks, weights=weights, term_weights=bridged or None,
                                               limit=max(int(cfg["recall.candidates"]), k * 3)), q, k=k, now=now, cfg=cfg)
                 keys = ("ref", "kind", "role", "session", "ts", "text", "score", "bm25", "prior", "decay", "rehearsal",
                         "subject", "date", "session_bonus", "handle", "span", "summary")

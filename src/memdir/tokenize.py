@@ -269,6 +269,22 @@ def query_tokens(text: str, *, repeats: bool = False) -> list[str]:
     return content if repeats else list(dict.fromkeys(content))
 
 
+_han_runs: re.Pattern[str] | None = None
+
+
+def han_unigrams(text: str) -> list[str]:
+    """The characters of a query's Han runs of two or more, in order, with repeats, Chinese function characters
+    (:data:`ZH_FUNCTION_CHARS`) left out: ``跑来跑去`` → ``跑 来 跑 去``. Recall adds them to the query's bigrams at a
+    reduced weight (``recall.cjk_unigram_weight``), so ``赛跑`` meets ``跑步`` and ``绘画`` meets ``画画``; documents
+    index these unigrams already (case C17). The pattern is compiled on first use."""
+    global _han_runs
+    if not isinstance(text, str) or text.isascii():
+        return []
+    if _han_runs is None:
+        _han_runs = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f]{2,}")
+    return [c for run in _han_runs.findall(nfkc(text)) for c in run if c not in ZH_FUNCTION_CHARS]
+
+
 def is_cjk_char(ch: str) -> bool:
     """A Han, kana or hangul character."""
     return _cjk_re().match(ch) is not None

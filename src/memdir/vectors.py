@@ -545,7 +545,9 @@ def recall_fused(m: "Stores | Any", query: str, tokens: list[str], *, k: int, sc
     lex: list[Hit] = []
     if channel == "lexical" or channel == "hybrid" or not use_vec:
         cand = max(int(cfg.get("recall.vector_candidates")), k) if use_vec else k
-        lex = m.lexical(tokens, k=cand, scope=scope, kinds=kinds, query=query) if tokens else []
+        # fused with a vector channel, the lexical one leaves out the query's Han unigrams (memdir.core: MADial zh
+        # hybrid R@3 / MRR@10 0.551 / 0.678 without, 0.507 / 0.677 with; lexical alone they gain R@5 0.529 -> 0.548)
+        lex = m.lexical(tokens, k=cand, scope=scope, kinds=kinds, query=query, unigrams=not use_vec) if tokens else []
     lat["lexical"] = (time.perf_counter() - t) * 1000
     if not use_vec:
         lat["total"] = (time.perf_counter() - t_all) * 1000
