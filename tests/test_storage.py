@@ -433,6 +433,13 @@ def test_memdir_serve_store_end_to_end(pg_url):
         assert r.json()["stored"] == 1
         assert httpx.post(info["url"] + "/p2/recall", json={"query": "nightly"}, headers=h, timeout=30).status_code == 403
         assert httpx.post(info["url"] + "/p1/recall", json={"query": "nightly"}, headers=h, timeout=30).json()["hits"][0]["ref"] == "k"
+        # a forget that overtakes its event's send (two processes of one person): the late write stores nothing
+        f = httpx.post(info["url"] + "/p1/forget", json={"ref": "late", "when": "2026-11-30T00:00:00Z"}, headers=h, timeout=30)
+        assert f.json() == {"forgotten": False}
+        r = httpx.post(info["url"] + "/p1/events", json={"events": [event("late", "the weekly report goes out on fridays")]},
+                       headers=h, timeout=30)
+        assert r.json()["stored"] == 0
+        assert not httpx.post(info["url"] + "/p1/recall", json={"query": "weekly report fridays"}, headers=h, timeout=30).json()["hits"]
     finally:
         p.terminate()
         p.wait(timeout=30)

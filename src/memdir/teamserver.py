@@ -192,7 +192,12 @@ def app(url: str, cfg: dict[str, Any] | None = None):
 
             def forget(st):
                 row = st.get_doc(ref)
-                if row is None or not st.delete_doc(ref):  # none, or another person's shared row: theirs to forget
+                if row is None:
+                    # not here (yet): another of the person's processes may still be sending it; the tombstone
+                    # (this person's) makes that later write a no-op, as a forget that came first must
+                    st.tombstone(ref, None, "event", when)
+                    return False
+                if not st.delete_doc(ref):  # another person's shared row: theirs to forget
                     return False
                 if row.get("session"):
                     st.refresh_context([row["session"]])
