@@ -10,7 +10,7 @@ load; the load average is reported beside the figures):
 
 * **cold hook**: ``memdir hook claude-code user-prompt`` as a new process (the console script of this environment,
   ``PYTHONPATH`` selecting the tree, ``MEMDIR_HOOK_WARM=0``) on a 1,000-item synthetic store (``bench/synth.py``,
-  as ``bench/speed.py`` builds it), the prompt the first synthetic query; ``python -c pass`` each round is the
+  as ``bench/speed.py`` builds it; one per tree, built by that tree's code), the prompt the first synthetic query; ``python -c pass`` each round is the
   floor. Wall time and the process's CPU time (user + sys: less sensitive to other processes than wall time).
 * **ingest**: ``import_events`` of ``--events`` synthetic events (generated before the clock starts) into a new
   store: events/s by wall time and by the process's CPU time.
@@ -136,22 +136,29 @@ def run(base_ref: str, rounds: int, events: int, out_dir: Path | None, stem: str
         for src in trees.values():
             compileall.compile_dir(str(src / "memdir"), quiet=1)
         load0 = os.getloadavg()
-        # the store (built with this checkout: both trees must share the schema)
-        wd = tmp / "s1000"
-        print("[ab] building a 1,000-item store ...", file=sys.stderr, flush=True)
-        speed.build_store(1000, wd, 7)
-        proj, home = wd / "project", wd / "home"
+        # one 1,000-item store per tree, each built by its own code (same items): a newer schema is never opened by
+        # the older code, and no hook pays a migration
+        stores = {}
+        for k, src in trees.items():
+            wd = tmp / f"s1000-{k}"
+            print(f"[ab] building a 1,000-item store with the {k} tree ...", file=sys.stderr, flush=True)
+            code = "import sys; from pathlib import Path; from bench import speed; speed.build_store(1000, Path(sys.argv[1]), 7)"
+            subprocess.run([sys.executable, "-c", code, str(wd)], check=True, cwd=str(ROOT), capture_output=True,
+                           env={**os.environ, "PYTHONPATH": os.pathsep.join([str(src), str(ROOT)])})
+            stores[k] = (wd / "project", wd / "home")
         query = synth.queries(1, 7)[0]
-        payload = json.dumps({"prompt": query, "cwd": str(proj), "session_id": "s", "hook_event_name": "UserPromptSubmit"},
-                             ensure_ascii=False)
+
+        def payload(k: str) -> str:
+            return json.dumps({"prompt": query, "cwd": str(stores[k][0]), "session_id": "s",
+                               "hook_event_name": "UserPromptSubmit"}, ensure_ascii=False)
         exe = speed.memdir_exe()
         texts_file = tmp / "texts.json"
         texts_file.write_text(json.dumps(text_sets()), encoding="utf-8")
         worker = tmp / "worker.py"
         worker.write_text(_WORKER, encoding="utf-8")
 
-        def env_for(src: Path) -> dict:
-            e = {**os.environ, "PYTHONPATH": str(src), "MEMDIR_HOME": str(home), "MEMDIR_HOOK_WARM": "0"}
+        def env_for(src: Path, k: str) -> dict:
+            e = {**os.environ, "PYTHONPATH": str(src), "MEMDIR_HOME": str(stores[k][1]), "MEMDIR_HOOK_WARM": "0"}
             e.pop("MEMDIR_DEBUG", None)
             return e
 
@@ -161,7 +168,8 @@ def run(base_ref: str, rounds: int, events: int, out_dir: Path | None, stem: str
         for r in range(rounds):
             print(f"[ab] round {r + 1}/{rounds} (load {os.getloadavg()[0]:.1f}) ...", file=sys.stderr, flush=True)
             for k, src in trees.items():
-                res, w, c = _run([exe, "hook", "claude-code", "user-prompt"], env_for(src), cwd=proj, stdin=payload)
+                res, w, c = _run([exe, "hook", "claude-code", "user-prompt"], env_for(src, k), cwd=stores[k][0],
+                                 stdin=payload(k))
                 if res.returncode != 0 or "memory" not in res.stdout:
                     raise SystemExit(f"{k}: the hook gave no block: {res.stderr[-400:]}")
                 hook[k]["wall"].append(w)
@@ -171,13 +179,13 @@ def run(base_ref: str, rounds: int, events: int, out_dir: Path | None, stem: str
             hook["python -c pass"]["cpu"].append(c)
             if r < max(3, rounds // 3):  # ingest and micro: fewer rounds (seconds each)
                 for k, src in trees.items():
-                    res, _, _ = _run([sys.executable, str(worker), str(ROOT), "ingest", str(events)], env_for(src))
+                    res, _, _ = _run([sys.executable, str(worker), str(ROOT), "ingest", str(events)], env_for(src, k))
                     d = json.loads(res.stdout.strip().splitlines()[-1])
                     assert d["stored"] == events, d
                     ingest[k]["wall"].append(events / d["wall_s"])
                     ingest[k]["cpu"].append(events / d["cpu_s"])
                     res, _, _ = _run([sys.executable, str(worker), str(ROOT), "micro", "0", str(texts_file)],
-                                     env_for(src))
+                                     env_for(src, k))
                     for name, us in json.loads(res.stdout.strip().splitlines()[-1]).items():
                         micro[k].setdefault(name, []).append(us)
         load1 = os.getloadavg()
