@@ -86,7 +86,9 @@ def test_convex_blends_rrf_for_short_latin_queries_only(tmp_path):
         _events(m, ["the backup script runs nightly at two", "deploy uses pnpm workspaces", "部署用的是蓝绿发布"])
         info = vectors.explain(m, "nightly backup")
         assert info["rank_share"] == 0.7 and info["hits"][0]["id"] == "e0"
+        assert info["query"] == "nightly backup" and info["query_length"] == "short"
         assert "rank_share" not in vectors.explain(m, long_q)  # a long query: convex alone
+        assert vectors.explain(m, long_q)["query_length"] == "long"
     with _open(tmp_path, **{"recall.fusion": "convex", "recall.rank_share": 0.0}) as m:
         assert "rank_share" not in vectors.explain(m, "nightly backup")
 

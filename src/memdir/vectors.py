@@ -568,7 +568,7 @@ def recall_fused(m: "Stores | Any", query: str, tokens: list[str], *, k: int, sc
     info["fusion"] = fusion
     if fusion == "convex":  # normalised scores: lexical score / its best, vector score (cosine x priors) min-max
         long_q = len(set(tokens)) >= int(cfg.get("recall.long_query_terms"))
-        info["query"] = "long" if long_q else "short"
+        info["query_length"] = "long" if long_q else "short"
         share = float(cfg.get("recall.vector_share_cjk" if cjk else
                               "recall.vector_share_long" if long_q else "recall.vector_share"))
         fused = rrf.convex({"lexical": [(h.id, h.score) for h in lex], "vector": [(v[0], v[3]) for v in vec],
