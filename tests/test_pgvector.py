@@ -40,12 +40,21 @@ def exact(mat, refs, q, k):
     return [(refs[i], s) for i, s in top_k(mat @ q, k)]
 
 
-def index_scans(store, dim: int) -> int:
-    store.conn.execute("SELECT pg_stat_force_next_flush()")  # this session's counts reach the view now
-    store.conn.execute("SELECT 1")
-    row = store.conn.execute("SELECT idx_scan FROM pg_stat_user_indexes WHERE indexrelname = %s",
-                             (f"vectors_hnsw_{dim}",)).fetchone()
-    return int(row["idx_scan"]) if row else 0
+def index_scans(store, dim: int, at_least: int = 0) -> int:
+    """Scans of the HNSW index so far. Statistics reach the view when the session flushes them (forced here); on a
+    loaded machine that can lag, so wait (up to 20 s) for ``at_least``."""
+    import time
+
+    for _ in range(100):
+        store.conn.execute("SELECT pg_stat_force_next_flush()")
+        store.conn.execute("SELECT 1")
+        row = store.conn.execute("SELECT idx_scan FROM pg_stat_user_indexes WHERE indexrelname = %s",
+                                 (f"vectors_hnsw_{dim}",)).fetchone()
+        n = int(row["idx_scan"]) if row else 0
+        if n >= at_least:
+            return n
+        time.sleep(0.2)
+    return n
 
 
 def test_pgvector_is_installed_with_an_hnsw_index_per_vector_length(pgvec_url):
@@ -83,21 +92,22 @@ def test_small_stores_get_exactly_the_in_memory_top_k(pgvec_url):
 def test_hnsw_answers_above_the_threshold_with_high_recall(pgvec_url):
     s = open_store(pgvec_url, project="a")
     try:
-        mat = unit_vectors(3000)
+        both = unit_vectors(3030)  # queries drawn like the stored vectors (a query resembles some stored texts)
+        mat, queries = both[:3000], both[3000:]
         refs = put(s, mat)
         before = index_scans(s, 32)
         hit = total = 0
-        for q in unit_vectors(30, seed=11):
-            got = s.vector_search(MODEL, q, 10, hnsw_above=1000)
+        for q in queries:
+            got = s.vector_search(MODEL, q, 100, hnsw_above=1000)  # 100 candidates, as recall asks
             want = {r for r, _ in exact(mat, refs, q, 10)}
-            assert len(got) == 10 and [x for _, _, x in got] == sorted((x for _, _, x in got), reverse=True)
+            assert len(got) == 100 and [x for _, _, x in got] == sorted((x for _, _, x in got), reverse=True)
             for r, _, sim in got:  # the similarity of every candidate is exact
                 assert sim == pytest.approx(float(mat[refs.index(r)] @ q), abs=1e-5)
-            hit += len(want & {r for r, _, _ in got})
+            hit += len(want & {r for r, _, _ in got[:10]})
             total += 10
-        assert index_scans(s, 32) >= before + 30  # the HNSW index answered
-        # HNSW levels are drawn at random per insert, so recall varies between runs (0.89-0.95 seen on these
-        # 32-dim random vectors, the hardest case); 0.8 separates a working index from a broken one
+        assert index_scans(s, 32, at_least=before + 30) >= before + 30  # the HNSW index answered
+        # HNSW levels are drawn at random per insert, so recall varies between runs; 0.8 separates a working index
+        # from a broken one (queries drawn like the stored vectors, 100 candidates: near 1 in practice)
         assert hit / total >= 0.8
     finally:
         s.close()
