@@ -45,6 +45,16 @@ _pos = lambda v: v > 0  # noqa: E731
 _nonneg = lambda v: v >= 0  # noqa: E731
 
 
+def _http_url_ok(v: str) -> bool:
+    """``v`` is an ``http://`` or ``https://`` URL with a host (no space or control character in it) and, if it names
+    one, a port from 1 to 65535. Raises ``ValueError`` (shown in the warning) for a URL that does not parse."""
+    from urllib.parse import urlsplit
+
+    p = urlsplit(v)  # ValueError: an unclosed IPv6 bracket
+    return (p.scheme in ("http", "https") and bool(p.hostname) and not any(c.isspace() or ord(c) < 32 for c in v)
+            and (p.port is None or p.port > 0))  # .port: ValueError above 65535
+
+
 def _embed_provider_ok(v: str) -> bool:
     if v in ("none", "auto"):
         return True
@@ -206,7 +216,7 @@ SETTINGS: tuple[tuple[str, Any, str, type | None, Callable[[Any], bool] | None],
      "extra 'postgres')", str, lambda v: v == "" or v.startswith(("postgresql://", "postgres://"))),
     # a team server (memdir.remote): events stored here are queued and sent to it, never blocking a hook
     ("remote.url", "", "team server's API, e.g. http://host:8765/v1 (memdir serve --store); empty = none", str,
-     lambda v: v == "" or v.startswith(("http://", "https://"))),
+     lambda v: v == "" or _http_url_ok(v)),
     ("remote.project", "", "project name on the team server (empty = the project directory's name)", str, None),
     ("remote.token_env", "MEMDIR_REMOTE_TOKEN", "environment variable holding your token for the team server", str, None),
     ("remote.push_budget_ms", 250, "most time a write spends sending queued events to the server; the rest waits", None,

@@ -27,6 +27,7 @@ HTTP with the standard library only (this runs on the hook path).
 
 from __future__ import annotations
 
+import http.client
 import json
 import sqlite3
 import threading
@@ -181,16 +182,18 @@ def push(where: Where, url: str, project: str, token: str, *, budget_s: float, b
             else:
                 rows = rows[:next((i for i, r in enumerate(rows) if r[0] != op), len(rows))]
                 what, body = "events", json.dumps({"events": [json.loads(r[2]) for r in rows]}).encode()
-            req = urllib.request.Request(f"{url.rstrip('/')}/{project}/{what}", data=body, method="POST",
-                                         headers={"Content-Type": "application/json", "Authorization": f"Bearer {token}"})
             try:
+                req = urllib.request.Request(f"{url.rstrip('/')}/{project}/{what}", data=body, method="POST",
+                                             headers={"Content-Type": "application/json",
+                                                      "Authorization": f"Bearer {token}"})
                 with urllib.request.urlopen(req, timeout=max(0.05, left)) as resp:
                     json.loads(resp.read() or b"{}")
             except urllib.error.HTTPError as exc:
                 out["error"] = f"HTTP {exc.code}: {exc.read()[:200].decode('utf-8', 'replace')}"
                 _later(db, rows, now())
                 break
-            except (OSError, ValueError) as exc:  # refused, reset, timed out, unreadable answer
+            except (OSError, ValueError, http.client.HTTPException) as exc:  # a malformed URL; refused, reset, timed
+                # out; an answer that is not HTTP (BadStatusLine) or cut short (IncompleteRead); unreadable JSON
                 out["error"] = f"{type(exc).__name__}: {exc}"
                 _later(db, rows, now())
                 break
@@ -238,9 +241,9 @@ class Recall:
 
     def _ask(self, url: str, project: str, token: str, query: str, k: int, budget_s: float) -> None:
         body = json.dumps({"query": query, "k": k, **({"now": self.now} if self.now else {})}).encode()
-        req = urllib.request.Request(f"{url.rstrip('/')}/{project}/recall", data=body, method="POST",
-                                     headers={"Content-Type": "application/json", "Authorization": f"Bearer {token}"})
         try:
+            req = urllib.request.Request(f"{url.rstrip('/')}/{project}/recall", data=body, method="POST",
+                                         headers={"Content-Type": "application/json", "Authorization": f"Bearer {token}"})
             with urllib.request.urlopen(req, timeout=max(0.05, budget_s)) as resp:
                 got = json.loads(resp.read() or b"{}")
             hits = got.get("hits") if isinstance(got, dict) else None
@@ -249,7 +252,7 @@ class Recall:
             self.hits = [h for h in hits if isinstance(h, dict) and isinstance(h.get("ref"), str) and isinstance(h.get("text"), str)]
         except urllib.error.HTTPError as exc:
             self.error = f"HTTP {exc.code}"
-        except (OSError, ValueError) as exc:
+        except (OSError, ValueError, http.client.HTTPException) as exc:  # as push: never a traceback from the thread
             self.error = f"{type(exc).__name__}: {exc}"
 
     def result(self) -> list[dict[str, Any]] | None:

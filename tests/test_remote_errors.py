@@ -1,0 +1,91 @@
+"""remote.url that is malformed, or a server that answers something other than HTTP: a push or a team recall reports
+the failure (rows stay queued) and never raises into the write or recall that triggered it (hreview3)."""
+import socket
+import threading
+
+import pytest
+
+from memdir import remote
+from memdir.config import Config
+
+ROW = {"ref": "k", "content_sha256": "x", "text": "t", "ts": "2026-11-30T00:00:00Z", "ts_epoch": 0}
+
+
+def _server(answer: bytes):
+    """A TCP server answering every connection with ``answer`` and closing it; returns (url, stop)."""
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(8)
+    stop = threading.Event()
+
+    def run():
+        srv.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                conn, _ = srv.accept()
+            except OSError:
+                continue
+            with conn:
+                conn.settimeout(2)
+                try:
+                    conn.recv(65536)
+                    conn.sendall(answer)
+                except OSError:
+                    pass
+
+    t = threading.Thread(target=run, daemon=True)
+    t.start()
+
+    def close():
+        stop.set()
+        t.join(2)
+        srv.close()
+
+    return f"http://127.0.0.1:{srv.getsockname()[1]}/v1", close
+
+
+@pytest.mark.parametrize("url", ["http://[::1/v1", "http://ex ample/v1"])
+def test_push_to_a_malformed_url_reports_and_keeps_the_rows(tmp_path, url):
+    remote.enqueue(tmp_path, [ROW])
+    res = remote.push(tmp_path, url, "p", "tok", budget_s=2)
+    assert res["sent"] == 0 and res["left"] == 1 and res["error"]
+
+
+@pytest.mark.parametrize("answer", [b"SSH-2.0-OpenSSH_9.6\r\n",  # not HTTP at all: BadStatusLine
+                                    b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n{\"st",  # cut short: IncompleteRead
+                                    ])
+def test_push_to_a_server_answering_garbage_reports_and_keeps_the_rows(tmp_path, answer):
+    url, close = _server(answer)
+    try:
+        remote.enqueue(tmp_path, [ROW])
+        res = remote.push(tmp_path, url, "p", "tok", budget_s=5)
+        assert res["sent"] == 0 and res["left"] == 1 and res["error"]
+    finally:
+        close()
+
+
+@pytest.mark.parametrize("url", ["http://[::1/v1", "http://ex ample/v1", None])
+def test_team_recall_failure_is_an_error_not_a_thread_traceback(monkeypatch, url):
+    died = []
+    monkeypatch.setattr(threading, "excepthook", lambda args: died.append(args.exc_value))
+    close = None
+    if url is None:
+        url, close = _server(b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n{\"hits")
+    try:
+        r = remote.Recall(url, "p", "tok", "deploy", 5, budget_s=5)
+        assert r.result() is None and r.error
+        assert died == []
+    finally:
+        if close:
+            close()
+
+
+@pytest.mark.parametrize("url", ["http://", "https://", "http://[::1", "http://ex ample/v1", "http://h:99999/v1"])
+def test_config_refuses_a_remote_url_without_a_usable_host(url):
+    cfg = Config(env={"MEMDIR_REMOTE_URL": url})
+    assert cfg.get("remote.url") == "" and any("remote.url" in w for w in cfg.warnings)
+
+
+def test_config_keeps_a_good_remote_url():
+    for url in ("http://127.0.0.1:8765/v1", "https://team.example.com/v1", "http://[::1]:8765/v1"):
+        assert Config(env={"MEMDIR_REMOTE_URL": url}).get("remote.url") == url
