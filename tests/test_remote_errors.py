@@ -89,3 +89,59 @@ def test_config_refuses_a_remote_url_without_a_usable_host(url):
 def test_config_keeps_a_good_remote_url():
     for url in ("http://127.0.0.1:8765/v1", "https://team.example.com/v1", "http://[::1]:8765/v1"):
         assert Config(env={"MEMDIR_REMOTE_URL": url}).get("remote.url") == url
+
+
+def _http_ok():
+    """A tiny HTTP server answering every POST 200 ``{}`` and counting the requests; returns (url, hits, stop)."""
+    import http.server
+
+    hits = []
+
+    class H(http.server.BaseHTTPRequestHandler):
+        def do_POST(self):
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            hits.append(self.path)
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", "2")
+            self.end_headers()
+            self.wfile.write(b"{}")
+
+        def log_message(self, *a):
+            pass
+
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+
+    def stop():
+        srv.shutdown()
+        srv.server_close()
+
+    return f"http://127.0.0.1:{srv.server_address[1]}/v1", hits, stop
+
+
+def test_memdir_push_sends_rows_still_backed_off(tmp_path, monkeypatch):
+    """`memdir push` is the user's "send now": after a failed send (server down) the rows wait 1, 2, 4 … s for the
+    automatic pushes, but an explicit push sends them at once. Before, it printed '0 sent, 1 queued' with no error
+    and exit 0 until the backoff ran out (up to 300 s)."""
+    import memdir
+
+    dead = socket.socket()
+    dead.bind(("127.0.0.1", 0))
+    dead_url = f"http://127.0.0.1:{dead.getsockname()[1]}/v1"
+    dead.close()  # nothing listens there: connection refused
+    monkeypatch.setenv("MEMDIR_REMOTE_TOKEN", "tok")
+    project = tmp_path / "p"
+    (project / ".git").mkdir(parents=True)
+    ev = {"key": "k1", "role": "user", "text": "we deploy with make deploy on fridays", "session": "s"}
+    with memdir.open(project, home=tmp_path / "g", config={"remote.url": dead_url}) as m:
+        assert m.import_events([ev])["stored"] == 1
+        res = m.push()
+        assert res["left"] == 1 and res["error"]  # refused: backed off
+    url, hits, stop = _http_ok()
+    try:
+        with memdir.open(project, home=tmp_path / "g", config={"remote.url": url}) as m:
+            assert m.push() == {"sent": 1, "left": 0, "error": None}
+        assert hits == ["/v1/p/events"]
+    finally:
+        stop()

@@ -502,8 +502,9 @@ class Memdir:
             log.debug("remote: %d sent, %d queued (%s)", res["sent"], res["left"], res["error"])
 
     def push(self) -> dict[str, Any]:
-        """Send the events queued for ``remote.url`` (issue 14): ``{"sent", "left", "error"}``; ``left`` rows wait
-        for the next push. Raises ``UsageError`` when ``remote.url`` is not set."""
+        """Send the events queued for ``remote.url`` (issue 14) now, those still backed off after a failed send
+        included: ``{"sent", "left", "error"}``; ``left`` rows wait for the next push. Raises ``UsageError`` when
+        ``remote.url`` is not set."""
         from . import remote
 
         got = remote.settings(self.config, self.project_root)
@@ -514,7 +515,7 @@ class Memdir:
         if not root.db_path.exists() and not (root.derived / remote.QUEUE_FILE).exists():
             return {"sent": 0, "left": 0, "error": None}
         remote.adopt_legacy(root.db, root.derived)
-        return remote.push(root.db, url, project, token, budget_s=self.config.get("remote.timeout_s"))
+        return remote.push(root.db, url, project, token, budget_s=self.config.get("remote.timeout_s"), due_only=False)
 
     def _on_event_stored(self, store, row: dict[str, Any]) -> None:
         """Extension point (e.g. embeddings mark the new row pending); ``store`` is the root's Store, in its transaction."""

@@ -156,11 +156,12 @@ def pending(where: Where) -> int:
 
 
 def push(where: Where, url: str, project: str, token: str, *, budget_s: float, batch: int = BATCH,
-         now=time.time) -> dict[str, Any]:
+         now=time.time, due_only: bool = True) -> dict[str, Any]:
     """Send queued rows to ``url`` (``http://host:port/v1``) for ``project`` until the queue is empty or ``budget_s``
-    is spent; returns ``{"sent", "left", "error"}`` (``error`` is the last failure, one line, or ``None``).
-    ``where``: the index connection or a root's ``.memdir`` directory. Never raises for network or server errors;
-    no transaction is held while a request is under way."""
+    is spent (seconds); returns ``{"sent", "left", "error"}`` (``error`` is the last failure, one line, or ``None``).
+    ``where``: the index connection or a root's ``.memdir`` directory. ``due_only`` (the pushes after a write) skips
+    the rows still backed off after a failed send; ``False`` (``memdir push``, the user's "now") sends them too.
+    Never raises for network or server errors; no transaction is held while a request is under way."""
     out: dict[str, Any] = {"sent": 0, "left": 0, "error": None}
     if isinstance(where, Path) and not (where / INDEX_FILE).exists() and not (where / QUEUE_FILE).exists():
         return out
@@ -171,7 +172,7 @@ def push(where: Where, url: str, project: str, token: str, *, budget_s: float, b
             if left <= 0.01:
                 break
             rows = db.execute("SELECT op, ref, row, tries FROM remote_queue WHERE next_at <= ? ORDER BY seq LIMIT ?",
-                              (now(), batch)).fetchall()
+                              (now() if due_only else float("inf"), batch)).fetchall()
             if not rows:
                 break
             # in queue order: a run of events goes in one request, a forget in one of its own
