@@ -145,3 +145,56 @@ def test_memdir_push_sends_rows_still_backed_off(tmp_path, monkeypatch):
         assert hits == ["/v1/p/events"]
     finally:
         stop()
+
+
+def test_a_damaged_legacy_queue_file_is_set_aside_not_fatal(tmp_path, monkeypatch):
+    """A pre-m012 queue file that is not a database (a disk fault, a half-copied home): before, every write that
+    pushed (after its commit), `memdir push` and `pending` raised 'internal error: DatabaseError' for good. Now the
+    file is moved aside (kept for a human: `remote-queue.sqlite3.unreadable-…`) with a warning, and the queue works."""
+    import memdir
+
+    monkeypatch.setenv("MEMDIR_REMOTE_TOKEN", "tok")
+    url, hits, stop = _http_ok()
+    project = tmp_path / "p"
+    (project / ".git").mkdir(parents=True)
+    derived = project / ".memory" / ".memdir"
+    try:
+        with memdir.open(project, home=tmp_path / "g", config={"remote.url": url}) as m:
+            m.remember("a note first, so the index exists")
+            (derived / remote.QUEUE_FILE).write_bytes(b"garbage, not a database " * 100)
+            ev = {"key": "k1", "role": "user", "text": "we deploy with make deploy on fridays", "session": "s"}
+            assert m.import_events([ev])["stored"] == 1
+            assert remote.pending(derived) == 0 and m.push()["error"] is None
+        assert hits == ["/v1/p/events"]
+        assert not (derived / remote.QUEUE_FILE).exists()
+        assert [p.name for p in derived.glob(remote.QUEUE_FILE + ".unreadable-*")]
+    finally:
+        stop()
+
+
+def test_a_locked_legacy_queue_file_waits_and_loses_nothing(tmp_path, monkeypatch):
+    """An older memdir still writing the pre-m012 queue file holds its lock: before, 'database is locked' was taken
+    for 'no queue table' and the file (with its rows) was deleted. Now it is left for the next push."""
+    import sqlite3
+
+    from memdir.index import open_index
+
+    old = tmp_path / remote.QUEUE_FILE
+    other = sqlite3.connect(str(old), isolation_level=None)
+    other.execute("CREATE TABLE queue(ref TEXT PRIMARY KEY, row TEXT NOT NULL, tries INTEGER NOT NULL DEFAULT 0, "
+                  "next_at REAL NOT NULL DEFAULT 0, seq INTEGER)")
+    other.execute("INSERT INTO queue(ref, row, seq) VALUES ('k', '{\"ref\": \"k\"}', 1)")
+    real = sqlite3.connect
+    monkeypatch.setattr(sqlite3, "connect", lambda path, *a, **kw: real(
+        path, *a, **{**kw, "timeout": 0.1} if str(path).endswith(remote.QUEUE_FILE) else kw))
+    db, _ = open_index(tmp_path / remote.INDEX_FILE)
+    try:
+        other.execute("BEGIN EXCLUSIVE")  # the older process, mid-write
+        assert remote.adopt_legacy(db, tmp_path) == 0
+        assert old.exists()
+        other.execute("COMMIT")
+        other.close()
+        assert remote.adopt_legacy(db, tmp_path) == 1 and not old.exists()
+        assert [tuple(r) for r in db.execute("SELECT ref FROM remote_queue")] == [("k",)]
+    finally:
+        db.close()

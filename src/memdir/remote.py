@@ -38,7 +38,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Union
 
+from .lazylog import getLogger
 from .teamserver import EVENT_FIELDS
+
+log = getLogger(__name__)
 
 #: the queue file of memdir before migration m012 (moved into the index's ``remote_queue`` table when found)
 QUEUE_FILE = "remote-queue.sqlite3"
@@ -76,14 +79,26 @@ def adopt_legacy(db: sqlite3.Connection, derived: Path) -> int:
     old = derived / QUEUE_FILE
     if not old.exists():
         return 0
-    src = sqlite3.connect(str(old), timeout=10)
     try:
+        src = sqlite3.connect(str(old), timeout=10)
         try:
             rows = src.execute("SELECT ref, row, tries, next_at, seq FROM queue ORDER BY seq").fetchall()
-        except sqlite3.OperationalError:  # no queue table: nothing was ever queued there
-            rows = []
-    finally:
-        src.close()
+        finally:
+            src.close()
+    except sqlite3.OperationalError as exc:
+        if "no such table" not in str(exc):  # locked or busy (an older memdir still writing it): next time
+            log.debug("remote: %s not moved in yet: %s", old, exc)
+            return 0
+        rows = []  # no queue table: nothing was ever queued there
+    except sqlite3.DatabaseError as exc:  # not a database, damaged: kept aside for a human, never fatal to a write
+        aside = old.with_name(f"{old.name}.unreadable-{int(time.time())}")
+        log.warning("memdir: the old team-server queue %s is unreadable (%s); moved aside to %s", old, exc, aside.name)
+        for suffix in ("", "-wal", "-shm"):
+            try:
+                Path(str(old) + suffix).rename(str(aside) + suffix)
+            except FileNotFoundError:
+                pass
+        return 0
     n = 0
     if rows:
         db.execute("BEGIN IMMEDIATE")
