@@ -59,12 +59,26 @@ def test_config_never_prints_a_store_password(tmp_path):
     assert _json.loads(r.output)["store"]["value"].startswith("postgresql://alice:***@")
 
 
-def test_a_bad_store_url_warning_never_prints_its_password():
+def test_a_bad_url_setting_never_prints_its_password():
     from memdir.config import Config
 
-    cfg = Config(env={"MEMDIR_STORE": "mysql://ann:s3cret@db.example/team"})
-    assert cfg.get("store") == "" and cfg.warnings
+    cfg = Config(env={"MEMDIR_REMOTE_URL": "ftp://ann:s3cret@db.example/team"})
+    assert cfg.get("remote.url") == "" and cfg.warnings
     assert "s3cret" not in " ".join(cfg.warnings) and "ann:***@db.example" in " ".join(cfg.warnings)
+
+
+def test_a_mistyped_store_url_refuses_to_open_instead_of_writing_locally(project, tmp_path, monkeypatch):
+    """Falling back to the local index would put a team's writes where nobody else reads them: one line, rc 2,
+    nothing written, the password masked."""
+    import memdir
+
+    monkeypatch.setenv("MEMDIR_STORE", "mysql://ann:s3cret@db.example/team")
+    with pytest.raises(memdir.UsageError, match=r"postgresql:// URL, got 'mysql://ann:\*\*\*@db\.example/team'"):
+        memdir.open(project, home=tmp_path / "g")
+    r = subprocess.run([sys.executable, "-m", "memdir", "--dir", str(project), "--home", str(tmp_path / "g"),
+                        "remember", "the release train leaves on tuesdays"], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "s3cret" not in r.stderr
+    assert not (project / ".memory").exists()
 
 
 def _cli(*args: str, tmp_path) -> subprocess.CompletedProcess:

@@ -338,7 +338,19 @@ def edit(ctx, id, file, scope, as_json):
             return
     else:
         text = _read_text(None if file in (None, "-") else Path(file).read_text(encoding="utf-8"), "note")
-    note = m.edit(id, text, scope=scope)
+    try:
+        note = m.edit(id, text, scope=scope)
+    except MemdirError as exc:
+        if file is not None:
+            raise
+        # the text typed in $EDITOR is the user's work: keep it where the refusal says, never drop it
+        import os
+        import tempfile
+
+        fd, kept = tempfile.mkstemp(prefix="memdir-edit-", suffix=".md")
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        raise type(exc)(f"{str(exc).splitlines()[0]} — your text is kept in {kept} (fix it, then `memdir edit {id} {kept}`)") from None
     _emit(ctx, as_json, {"changed": True, "note": note.to_dict()}, f"saved {note.id} ({note.scope}) → {note.path}")
 
 

@@ -332,6 +332,8 @@ class Config:
         self._values: dict[str, Any] = {}
         self._sources: dict[str, str] = {}
         self.warnings: list[str] = []
+        #: settings whose value was refused (``{name: raw value}``); the default stands in for them
+        self.rejected: dict[str, Any] = {}
         self.home = global_file.parent if global_file is not None else None  # the global root (its .env: memdir.envfile)
         env = os.environ if env is None else env
         layers: list[tuple[str, dict[str, Any]]] = []
@@ -377,6 +379,9 @@ class Config:
             shown = safe_url(raw) if isinstance(raw, str) and "://" in raw else raw  # a URL may carry a password
             kept = self._values[key.name]
             kept = safe_url(kept) if isinstance(kept, str) and "://" in kept else kept
+            self.rejected[key.name] = raw
+            if key.name == "store":  # memdir.open refuses it in one line (a fallback would misplace writes)
+                return _MISSING
             self._warn(f"bad value {shown!r} for {key.name} in {source} ({exc}); keeping {kept!r}")
             return _MISSING
 

@@ -95,6 +95,13 @@ class Memdir:
         proj = self.project_root / PROJECT_DIRNAME
         self.config = Config(global_file=self.home / "config.toml", project_file=proj / "config.toml", overrides=config)
         cats = self.config.get("categories")
+        if "store" in self.config.rejected:
+            # falling back to the local index would put the team's writes where nobody else reads them
+            from .config import safe_url
+
+            raw = self.config.rejected["store"]
+            raise UsageError(f"store must be empty (the local index) or a postgresql:// URL, got "
+                             f"{safe_url(raw) if isinstance(raw, str) else raw!r}; fix config.toml or MEMDIR_STORE")
         spec = self.config.get("store") or None
         self.roots = {
             # a postgresql:// store holds the project's index (shared by a team); the global root stays local
@@ -1004,6 +1011,8 @@ class Memdir:
 
     # ---- viewer: edit, pin, the skip and injection logs (memdir.journal) -----------------------------------
     def _note_root(self, id: str, scope: str | None) -> tuple[Root, str]:
+        if isinstance(id, str) and "/" not in id:
+            id = self._resolve(id.strip(), scope)  # a short handle names the note as its id does
         category, slug = split_id(id)
         nid = f"{category}/{slug}"
         for root in self._live_roots(scope):
@@ -1024,7 +1033,12 @@ class Memdir:
         root, nid = self._note_root(id, scope)
         path = root.path / (nid + ".md")
         meta, body = notes.check_edit(text, note_id=nid)
-        old_meta, _, _ = notes.split(notes.read_text(path))
+        try:
+            old_meta, _, _ = notes.split(notes.read_text(path))
+        except UsageError:
+            # the file's own frontmatter is broken (a hand edit): an edit is how it gets repaired, so it is not
+            # compared; the supersede links it may have held are what the new text says
+            old_meta = meta
         for k in ("supersedes", "superseded_by"):
             if (meta.get(k) or None) != (old_meta.get(k) or None):
                 raise UsageError(f"edit refused: {k} cannot be changed by an edit (it was {old_meta.get(k)!r}); "

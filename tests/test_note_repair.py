@@ -1,0 +1,31 @@
+"""A note whose frontmatter a hand edit broke can be repaired with `edit`; short handles name notes for
+`edit` and `pin` as they do for `get` and `forget` (README: a handle is accepted wherever an id is)."""
+
+from __future__ import annotations
+
+import pytest
+
+import memdir
+from memdir.errors import UsageError
+
+
+def test_edit_repairs_a_note_whose_frontmatter_is_broken(project, tmp_path):
+    with memdir.open(project, home=tmp_path / "g") as m:
+        n = m.remember("the cluster runs on kubernetes 1.29", category="facts")
+        n.path.write_text("---\nsummary: \"unclosed\ntags: [k8s\n---\nthe cluster runs on kubernetes 1.29\n", encoding="utf-8")
+        with pytest.raises(UsageError):
+            m.pin(n.id)  # still refused: pin keeps the frontmatter it cannot read
+        fixed = m.edit(n.id, "---\nsummary: kubernetes version\ntags: [k8s]\n---\nthe cluster runs on kubernetes 1.29\n")
+        assert fixed.summary == "kubernetes version" and fixed.tags == ("k8s",)
+        assert [h.id for h in m.recall("kubernetes")] == [n.id]
+
+
+def test_edit_and_pin_accept_a_short_handle(project, tmp_path):
+    with memdir.open(project, home=tmp_path / "g") as m:
+        n = m.remember("deploys go through the release train on tuesdays", category="decisions")
+        handle = m.recall("release train")[0].handle
+        assert handle and "/" not in handle
+        assert m.pin(handle).pinned is True
+        assert m.get(n.id).pinned is True
+        edited = m.edit(handle, "---\nsummary: release train\n---\ndeploys go through the release train on thursdays\n")
+        assert edited.id == n.id and "thursdays" in m.get(n.id).text
