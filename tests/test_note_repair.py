@@ -29,3 +29,14 @@ def test_edit_and_pin_accept_a_short_handle(project, tmp_path):
         assert m.get(n.id).pinned is True
         edited = m.edit(handle, "---\nsummary: release train\n---\ndeploys go through the release train on thursdays\n")
         assert edited.id == n.id and "thursdays" in m.get(n.id).text
+
+
+def test_recent_refuses_an_unknown_kind_or_category_instead_of_saying_nothing_is_stored(project, tmp_path):
+    with memdir.open(project, home=tmp_path / "g") as m:
+        m.remember("deploys go through the release train", category="decisions")
+        with pytest.raises(UsageError, match="unknown kind 'decisoin'"):
+            m.recent(kinds=["decisoin"])
+        with pytest.raises(UsageError, match="unknown category 'decision'"):
+            m.recent(category="decision")
+        assert [h.kind for h in m.recent(kinds=["decision"])] == ["decision"]
+        assert len(m.recent(category="decisions")) == 1 and m.recent(kinds=["user"]) == []

@@ -362,6 +362,14 @@ class Memdir:
         Superseded notes are left out. Hits carry ``score`` 0 and empty reasons."""
         limit = max(1, min(int(limit), 500))
         kinds = tuple(kinds or ())
+        cats = sorted({*self.config.get("categories"), *(p.name for r in self._live_roots(scope) if r.path.is_dir()
+                                                        for p in r.path.iterdir() if p.is_dir() and not p.name.startswith("."))})
+        known = ("note", "event", *ROLES, *sorted({notes.kind_for(c) for c in cats}))
+        bad = [x for x in kinds if x not in known]
+        if bad:  # a typo would read as "no memories yet"
+            raise UsageError(f"unknown kind {bad[0]!r}: use one of {', '.join(known)}")
+        if category is not None and category not in cats:
+            raise UsageError(f"unknown category {category!r}: use one of {', '.join(cats)}")
         doc_kinds = tuple(x for x in kinds if x in ("note", "event"))
         sub = tuple(x for x in kinds if x not in ("note", "event"))
         rows = []
