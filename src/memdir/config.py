@@ -84,7 +84,7 @@ SETTINGS: tuple[tuple[str, Any, str, type | None, Callable[[Any], bool] | None],
     ("recall.weight_context", 0.3, "BM25 field weight of an event's neighbouring turns (0 turns the context off)", float, _nonneg),
     ("recall.rehearsal_weight", 0.1, "boost = 1 + weight * ln(1 + times recalled/injected)", float, _nonneg),
     ("recall.memory_index", "auto", "BM25 postings held in memory (same scores, no FTS5 bm25() per posting; memdir.postings): "
-     "auto = in long-lived processes (memdir serve, the MCP server, Memdir.keep_warm()) | on = in every process "
+     "auto = in processes that ask for it (memdir serve and its hook listener, Memdir.keep_warm(); not memdir mcp) | on = in every process "
      "(built at its first recall) | off", None, lambda v: v in ("auto", "on", "off")),
     ("recall.memory_index_max_rows", 200_000, "full-text rows above which recall keeps the SQL path (held postings: "
      "~3-5 MB of RSS and ~0.15-0.2 s of CPU to build per 1,000 rows in the synthetic bench)", None, _pos),

@@ -197,8 +197,9 @@ class MemoryStore:
     """
 
     def __init__(self, project_dir: str | Path | None = None, *, home: str | Path | None = None,
-                 memdir: "Memdir | None" = None, config: dict[str, Any] | None = None):
+                 memdir: "Memdir | None" = None, config: dict[str, Any] | None = None, keep_warm: bool = False):
         self.project_dir = project_dir
+        self.keep_warm = keep_warm
         self.home = home
         self.config = config
         self._memdir = memdir
@@ -213,7 +214,8 @@ class MemoryStore:
                 import memdir
 
                 self._memdir = memdir.open(self.project_dir, home=self.home, config=self.config)
-                self._memdir.keep_warm()  # a long-lived process: recall's postings held in memory (memdir.postings)
+                if self.keep_warm:  # one server per person (memdir serve): recall's postings held in memory
+                    self._memdir.keep_warm()
                 log.debug("mcp: opened memory for %s", self._memdir.project_root)
             return self._memdir
 
@@ -423,11 +425,14 @@ def do_prune(m: "Memdir", days: float = 90, confirm_token: str | None = None) ->
 # ---- the server -------------------------------------------------------------------------------------
 def build_server(project_dir: str | Path | None = None, *, home: str | Path | None = None,
                  memdir: "Memdir | None" = None, config: dict[str, Any] | None = None,
-                 log_level: str = "WARNING") -> "MCPServer":
+                 log_level: str = "WARNING", keep_warm: bool = False) -> "MCPServer":
     """Build the MCP server with memdir's tools (nothing is opened until the first call).
 
     ``project_dir``/``home``/``config`` go to :func:`memdir.open`; or pass an open ``memdir`` (tests,
     embedding). The store is reachable as ``server.memdir_store`` (call ``.close()`` when done).
+    ``keep_warm``: the opened Memdir holds recall's postings in memory (:meth:`Memdir.keep_warm`): what
+    ``memdir serve`` (one per person) does; a stdio server (``memdir mcp``, one per agent session) does not, so
+    several sessions do not each hold a copy (~65 MB of RSS at 10k items, ~280 MB at 100k).
     Raises ``UsageError`` when the ``mcp`` SDK is not installed.
     """
     try:
@@ -437,7 +442,7 @@ def build_server(project_dir: str | Path | None = None, *, home: str | Path | No
     except ImportError as exc:  # pragma: no cover - depends on the install
         raise UsageError("the MCP server needs the optional dependency `mcp`: pip install 'memdir[mcp]'") from exc
     return _build(MCPServer, ToolAnnotations, BaseModel, Field,
-                  MemoryStore(project_dir, home=home, memdir=memdir, config=config), log_level)
+                  MemoryStore(project_dir, home=home, memdir=memdir, config=config, keep_warm=keep_warm), log_level)
 
 
 def _build(MCPServer, ToolAnnotations, BaseModel, Field, store: MemoryStore, log_level: str):  # noqa: N803
@@ -830,7 +835,7 @@ def serve_command(ctx: click.Context, host: str, port: int, path: str, token: st
     debug = _debug(ctx)
     _log_to_stderr(debug)
     dir_, home = _dirs(ctx, dir_, home)
-    server = build_server(dir_, home=home, log_level="DEBUG" if debug else "WARNING")
+    server = build_server(dir_, home=home, log_level="DEBUG" if debug else "WARNING", keep_warm=True)
     from .dropimport import spawn_if_pending
 
     spawn_if_pending(home, dir_)

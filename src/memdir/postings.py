@@ -381,7 +381,9 @@ class MemIndex:
         if dv != self.data_version or self.db.total_changes != self.total_changes or self.rehearsals_stale:
             self._load_rehearsals()  # another connection committed, or this one wrote (a hit counted, a capture)
         avg, struct = self._marks()
-        if avg == self.avg_blob and struct == self.struct_blob:
+        # a rebuild of the same rows can leave both records byte for byte as they were while the passage ids
+        # changed (DELETE + re-insert hands ids out again): the epoch rebuild_fts bumps says so
+        if avg == self.avg_blob and struct == self.struct_blob and index.meta_int(self.db, "fts_epoch") == self.epoch:
             return True
         try:
             self._catch_up()
