@@ -170,3 +170,21 @@ def test_han_unigrams_off_at_weight_0_and_beside_a_vector_channel(tmp_path):
             # what the hybrid channel asks for when it fuses a vector channel: bigrams only
             assert m.stores.lexical(query_tokens(q, repeats=True), k=5, scope=None, kinds=None, query=q,
                                     unigrams=False) == []
+
+
+def test_added_terms_are_held_to_a_stricter_cut_in_large_stores():
+    """A Han unigram or a glossary word of the other language (weight < 1) is scored in a large store only when it
+    is rare (≤ 2% of the documents) and within its own postings budget; a query word of the same frequency stays."""
+    from memdir import bm25
+
+    N = 10_000
+    df = {"deploy": 50, "部署": 50, "布": 600, "署": 150, "部": 120, "发布": 900, "rollback": 900}
+    weights = {"部署": 0.5, "布": 0.3, "署": 0.3, "部": 0.3, "发布": 0.5}
+    got = bm25.select_terms(df, N, term_weights=weights)
+    assert got[:2] == ["deploy", "rollback"]  # the query's own words first, the common one kept (≤ 25%)
+    assert set(got[2:]) == {"部署", "部", "署"}  # added: 900 and 600 documents are above 2% of 10,000
+    assert bm25.select_terms(df, 1_000, term_weights=weights)[:2] == ["deploy", "rollback"]
+    assert set(bm25.select_terms(df, 1_000, term_weights=weights)) == set(df)  # small stores keep every term
+    many = {f"u{i}": 150 for i in range(40)}
+    picked = bm25.select_terms({"deploy": 50, **many}, N, term_weights={t: 0.3 for t in many})
+    assert len(picked) == 1 + bm25.ADDED_POSTINGS // 150  # the added terms' own postings budget

@@ -36,6 +36,11 @@ COMMON_FRACTION = 0.25
 LARGE_STORE = 2000
 PER_TERM_CAP = 2000  # postings read per term in large stores; beyond it, the newest (FTS5 stops early)
 POSTINGS_BUDGET = 10_000  # postings scored per query in large stores; rarer terms are taken first
+#: large stores: an added term (weighed below 1: a Han unigram, a glossary word of the other language) is scored
+#: only when at most this share of the documents holds it, and the added terms together read at most
+#: ADDED_POSTINGS postings — frequent added terms cost the most postings and, with their low idf, move the least
+ADDED_COMMON_FRACTION = 0.02
+ADDED_POSTINGS = 2_000
 
 
 def idf_lucene(N: int, n: int) -> float:
@@ -66,21 +71,24 @@ def select_terms(df: dict[str, int], N: int, *, max_terms: int | None = None,
 
     Terms that ``term_weights`` weighs below 1 (a query's Han unigrams, the glossary's cross-language terms) are
     chosen after the full-weight ones, by the same rules with their own ``max_terms`` and what is left of the
-    postings budget: they add to the query's own words and never take their place."""
+    postings budget: they add to the query's own words and never take their place. In large stores they are
+    held to a stricter cut (:data:`ADDED_COMMON_FRACTION` of the documents, :data:`ADDED_POSTINGS` postings in
+    all): measured in ``bench/speed.py``, unbounded they made recall at 10k items 1.7x slower."""
     if max_terms is None:
         max_terms = MAX_TERMS if N >= LARGE_STORE else MAX_TERMS_SMALL
     low = {t for t in df if term_weights and term_weights.get(t, 1.0) < 1.0}
     out: list[str] = []
     budget = 0
-    for group in ([t for t in df if t not in low], [t for t in df if t in low]):
+    for added, group in ((False, [t for t in df if t not in low]), (True, [t for t in df if t in low])):
         ranked = sorted(group, key=lambda t: (df[t], t))
         if N < LARGE_STORE:
             out += ranked[:max_terms]
             continue
-        kept = [t for t in ranked if df[t] <= COMMON_FRACTION * N]
+        kept = [t for t in ranked if df[t] <= (ADDED_COMMON_FRACTION if added else COMMON_FRACTION) * N]
         ranked = kept or (ranked[:1] if not out else [])
+        cap = min(POSTINGS_BUDGET, budget + ADDED_POSTINGS) if added else POSTINGS_BUDGET
         for t in ranked[:max_terms]:
-            if out and budget + min(df[t], PER_TERM_CAP) > POSTINGS_BUDGET:
+            if out and budget + min(df[t], PER_TERM_CAP) > cap:
                 break
             out.append(t)
             budget += min(df[t], PER_TERM_CAP)
