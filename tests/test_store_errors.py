@@ -133,3 +133,12 @@ def test_an_index_from_a_newer_memdir_is_one_line(project, tmp_path):
     err = r.stderr.strip()
     assert r.returncode == 1 and len(err.splitlines()) == 1, r.stderr
     assert err.startswith("memdir: error: the index") and "newer memdir" in err and "internal error" not in err
+
+
+def test_a_weight_too_large_to_score_is_refused():
+    """A weight of 1e308 made scores overflow to Infinity, which `recall --json` cannot print as JSON."""
+    from memdir.config import Config
+
+    cfg = Config(env={"MEMDIR_RECALL_CJK_UNIGRAM_WEIGHT": "1e308", "MEMDIR_RECALL_BRIDGE_WEIGHT": "2"})
+    assert cfg.get("recall.cjk_unigram_weight") == 0.3 and cfg.get("recall.bridge_weight") == 2
+    assert any("recall.cjk_unigram_weight" in w for w in cfg.warnings)

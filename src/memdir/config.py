@@ -42,7 +42,7 @@ def register(name: str, default: Any, doc: str, *, type_: type | None = None, ch
 
 
 _pos = lambda v: v > 0  # noqa: E731
-_nonneg = lambda v: v >= 0  # noqa: E731
+_nonneg = lambda v: 0 <= v <= 1e9  # noqa: E731  (no upper bound let 1e308 print "Infinity" in --json)
 
 
 def _http_url_ok(v: str) -> bool:
