@@ -174,7 +174,7 @@ def test_export_import_round_trip(m, tmp_path, project):
     m.remember("pinned rule text", category="rules", pinned=True)
     m.import_events([{"key": "e1", "role": "user", "text": "exported event", "session": "s", "ts": "2026-01-02T00:00:00Z"}])
     out = m.export(tmp_path / "d.jsonl")
-    assert out == {"notes": 1, "events": 1}
+    assert out == {"notes": 1, "events": 1, "tombstones": 0}
     proj2 = tmp_path / "p2"
     (proj2 / ".git").mkdir(parents=True)
     with memdir.open(proj2, home=tmp_path / "g2") as m2:

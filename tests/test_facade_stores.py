@@ -151,9 +151,10 @@ def test_import_dedup_tombstones_counts_recent_and_export(both, tmp_path):
     counts = both.inspect().counts["project"]
     assert counts["events"] == 5 and counts["roles"] == {"user": 3, "assistant": 2} and counts["tombstones"] == 1
     out = tmp_path / "export.jsonl"
-    assert both.export(out) == {"notes": 0, "events": 5}
-    keys = [json.loads(x)["key"] for x in out.read_text().splitlines()]
-    assert keys == ["k0", "k1", "k2", "k4", "k5"]  # oldest first
+    assert both.export(out) == {"notes": 0, "events": 5, "tombstones": 1}
+    lines = [json.loads(x) for x in out.read_text().splitlines()]
+    assert [x["key"] for x in lines if x["type"] == "event"] == ["k0", "k1", "k2", "k4", "k5"]  # oldest first
+    assert [x["ref"] for x in lines if x["type"] == "tombstone"] == ["k3"]  # forgetting survives a restore
     done = both.forget_matching(prefix="k", force=True)
     assert done["deleted"] and done["events"] == 5 and both.count_events(since=since - timedelta(days=30)) == 0
 

@@ -81,7 +81,30 @@ def open_store(ctx: click.Context):
     if obj.get("store") is None:
         obj["store"] = memdir.open(obj.get("dir"), home=obj.get("home"))
         ctx.find_root().call_on_close(obj["store"].close)
+        ctx.find_root().call_on_close(lambda: _warn_unreadable_notes(ctx))  # runs first (last registered)
     return obj["store"]
+
+
+#: commands that list unreadable notes themselves
+_LISTS_PROBLEMS = ("inspect", "doctor")
+
+
+def _warn_unreadable_notes(ctx: click.Context) -> None:
+    """One line on stderr when the command's look at the roots found note files it could not read as written
+    (a hand edit that broke the frontmatter): such a note is recalled by its body alone, and said so here."""
+    root = ctx.find_root()
+    m = root.obj.get("store")
+    failing = sys.exc_info()[1]  # the command is ending with an error: that one line is all it prints
+    if m is None or root.invoked_subcommand in _LISTS_PROBLEMS or (failing is not None and not isinstance(failing, click.exceptions.Exit)):
+        return
+    try:
+        bad = m.note_problems()
+    except Exception:  # noqa: BLE001 - a warning must never turn a finished command into an error
+        return
+    if bad:
+        first = bad[0]
+        more = f" (and {len(bad) - 1} more: memdir inspect)" if len(bad) > 1 else ""
+        click.echo(f"memdir: warning: {first['path']}: {first['detail']}{more}", err=True)
 
 
 def _emit(ctx: click.Context, as_json: bool, data: Any, human: str) -> None:
@@ -432,6 +455,11 @@ def status(ctx, as_json):
             lines.append(f"{scope}: {s['path']}: {_n(s['notes'], 'note')}, {_n(s['events'], 'event')}, "
                          f"{_n(s.get('tombstones', 0), 'tombstone')}, index {s.get('index_bytes', 0) / 1e6:.1f} MB "
                          f"(schema v{s.get('schema_version')})")
+            if s.get("unreadable_notes"):
+                lines.append(f"  {_n(s['unreadable_notes'], 'note')} not readable as written (`memdir inspect` lists them)")
+            if s.get("set_aside"):
+                lines.append(f"  unreadable index set aside in .memdir/: {', '.join(s['set_aside'])} (its events are not "
+                             "in the current index)")
             for key, val in s.items():
                 if isinstance(val, dict):
                     lines.append(f"  {key}: " + ", ".join(f"{k}={v}" for k, v in val.items() if v is not None))
@@ -493,7 +521,7 @@ def _store_summary(out: dict, verb: str) -> str:
 @json_opt
 @click.pass_context
 def export(ctx, path, store_url, store_project, as_json):
-    """Write all notes and events to PATH as JSONL (``-`` for stdout), or copy this project's events and tombstones
+    """Write all notes, events and tombstones to PATH as JSONL (``-`` for stdout), or copy this project's events and tombstones
     into a team store (--store postgresql://…; notes stay in Git)."""
     m = open_store(ctx)
     if store_url:
@@ -510,13 +538,13 @@ def export(ctx, path, store_url, store_project, as_json):
         with tempfile.TemporaryDirectory() as tmp:
             out = m.export(Path(tmp) / "export.jsonl")
             sys.stdout.write((Path(tmp) / "export.jsonl").read_text(encoding="utf-8"))
-        click.echo(f"exported {out['notes']} notes and {out['events']} events", err=True)
+        click.echo(f"exported {out['notes']} notes, {out['events']} events and {_n(out['tombstones'], 'tombstone')}", err=True)
         return
     parent = Path(path).expanduser().absolute().parent
     if not parent.is_dir():
         raise UsageError(f"directory {str(parent)!r} does not exist: create it first or export elsewhere")
     out = m.export(path)
-    _emit(ctx, as_json, out, f"exported {out['notes']} notes and {out['events']} events to {path}")
+    _emit(ctx, as_json, out, f"exported {out['notes']} notes, {out['events']} events and {_n(out['tombstones'], 'tombstone')} to {path}")
 
 
 @cli.command(name="import")
@@ -574,7 +602,7 @@ def import_(ctx, source, path, all_projects, here, pending, no_progress, store_u
         out = m.import_jsonl(file)
         human = (f"{out['lines']} lines: {out['notes']} notes added ({out['notes_existing']} already there), "
                  f"{out['stored']} events stored ({out['duplicate']} duplicates, {out['skipped']} skipped), "
-                 f"{out['bad_lines']} bad lines")
+                 f"{out['bad_lines']} bad lines" + (f", {_n(out['tombstones'], 'tombstone')}" if out["tombstones"] else ""))
         host = _host_transcript(file) if out["skipped"] and not (out["stored"] or out["duplicate"] or out["notes"]) else None
         if host:  # every line skipped because it is a host transcript, not memdir's JSONL: say what to run
             out["hint"] = f"{file} is a {host} transcript: memdir import {host} {file} [--here]"

@@ -293,8 +293,17 @@ class Memdir:
                 note, _ = root.read_note(row["ref"], root.path / (row["ref"] + ".md"))
                 return note
             except (UsageError, OSError):
+                whole = root.read_broken_note(row["ref"], root.path / (row["ref"] + ".md"))  # broken frontmatter
+                if whole is not None:
+                    return whole
                 continue
         return None
+
+    def note_problems(self) -> list[dict[str, str]]:
+        """Note files the last look at each open root could not read as they are (``{"kind": "unreadable", "scope",
+        "path", "detail"}``): broken frontmatter (the note is indexed by its body alone until repaired with
+        :meth:`edit`) or a file that is not UTF-8 text (left out). Opens nothing; the CLI prints them as one line."""
+        return [p for r in self.roots.values() if r._store is not None for p in r.problems if p["kind"] == "unreadable"]
 
     def forget(self, id: str, *, scope: str | None = None) -> bool:
         """Delete a note (its file) or an event by id/key (or its short handle) and write a tombstone so re-import or backfill cannot
@@ -911,11 +920,16 @@ class Memdir:
             c: dict[str, Any] = {"notes": len(ids), **{k: got[k] for k in ("events", "superseded", "tombstones", "categories", "roles")},
                                  "path": str(root.path)}
             counts[root.scope] = c
+            reported = {p["path"] for p in root.problems}
             for nid in sorted(ids):
                 try:
                     note, _ = root.read_note(nid, root.path / (nid + ".md"))
                 except (UsageError, OSError) as exc:
-                    problems.append(root._problem("unreadable", root.path / (nid + ".md"), str(exc)))
+                    if str(root.path / (nid + ".md")) not in reported:
+                        problems.append(root._problem("unreadable", root.path / (nid + ".md"), str(exc)))
+                    whole = root.read_broken_note(nid, root.path / (nid + ".md"))
+                    if whole is not None:
+                        all_notes.append(whole)
                     continue
                 all_notes.append(note)
                 for field, target in (("supersedes", note.supersedes), ("superseded_by", note.superseded_by)):
@@ -947,7 +961,11 @@ class Memdir:
                 "path": str(root.path), "exists": True,
                 "notes": got["notes"], "events": got["events"], "tombstones": got["tombstones"],
                 "index_bytes": info["bytes"], "schema_version": info["schema_version"],
+                "unreadable_notes": sum(p["kind"] == "unreadable" for p in root.problems),
             }
+            aside = sorted(p.name for p in root.derived.glob("index.sqlite3.corrupt-*") if not p.name.endswith(("-wal", "-shm")))
+            if aside:  # an index SQLite could not read was set aside: its events are not in this one
+                out[scope]["set_aside"] = aside
             if info["engine"] != "sqlite":
                 out[scope]["store"] = {"engine": info["engine"], "project": info.get("project")}
         from . import vectors
@@ -1071,7 +1089,12 @@ class Memdir:
         path = root.path / (nid + ".md")
         with root.locked():
             clean = root.gens()[0] == root.gens()[1]
-            notes.atomic_write(path, notes.update_fields(notes.read_text(path), {"pinned": bool(pinned), "updated": self.clock()}))
+            try:
+                raw = notes.update_fields(notes.read_text(path), {"pinned": bool(pinned), "updated": self.clock()})
+            except UsageError as exc:
+                raise UsageError(f"cannot pin {nid}: {path} is unreadable ({exc}); repair it first with "
+                                 f"`memdir edit {nid}`") from None
+            notes.atomic_write(path, raw)
             root.refresh(nid)
             root.compile(categories=[nid.split("/")[0]], was_clean=clean)
         note = self.get(nid, scope=root.scope)
@@ -1238,16 +1261,23 @@ class Memdir:
 
     # ---- export / import -------------------------------------------------------------------------------
     def export(self, path: str | os.PathLike) -> dict[str, int]:
-        """Write every note and event of both roots to ``path`` as JSONL (``{"type": "note"|"event", …}``),
-        atomically. Returns ``{"notes", "events"}``."""
-        counts = {"notes": 0, "events": 0}
+        """Write every note, event and tombstone of both roots to ``path`` as JSONL (``{"type": "note"|"event"|
+        "tombstone", …}``; a tombstone line is ``ref, content_sha256, kind, deleted_at, scope``: no text), atomically,
+        so a restore keeps what was forgotten forgotten. Returns ``{"notes", "events", "tombstones"}``."""
+        counts = {"notes": 0, "events": 0, "tombstones": 0}
         lines = []
         for root in self._live_roots():
             for nid in sorted(root.store.note_refs()):
                 try:
                     note, _ = root.read_note(nid, root.path / (nid + ".md"))
-                except (UsageError, OSError):
-                    continue
+                except (UsageError, OSError) as exc:
+                    whole = root.read_broken_note(nid, root.path / (nid + ".md"))
+                    if whole is None:
+                        log.warning("memdir: %s not exported: %s", root.path / (nid + ".md"), exc)
+                        continue
+                    log.warning("memdir: %s exported by its body alone: its frontmatter is unreadable (%s)",
+                                root.path / (nid + ".md"), exc)
+                    note = whole
                 d = note.to_dict()
                 d.pop("path", None)
                 d.pop("existed", None)
@@ -1261,8 +1291,47 @@ class Memdir:
                     d["meta"] = json.loads(r["meta"])
                 lines.append(json.dumps(d, ensure_ascii=False))
                 counts["events"] += 1
+            for t in root.store.tombstone_rows():
+                lines.append(json.dumps({"type": "tombstone", **{k: t[k] for k in ("ref", "content_sha256", "kind", "deleted_at")},
+                                         "scope": root.scope}, ensure_ascii=False))
+                counts["tombstones"] += 1
         notes.atomic_write(Path(path), "".join(x + "\n" for x in lines))
         return counts
+
+    def import_tombstones(self, rows: Iterable[dict[str, Any]], *, scope: str = "project") -> int:
+        """Record tombstones ``{ref, content_sha256, kind, deleted_at}`` (an export's ``tombstone`` lines, another
+        store's table) in the ``scope`` root: an event already stored under a tombstoned ref is forgotten now, and
+        no later import or capture brings the ref or its text back. A note's file is never deleted by an import (its
+        tombstone is recorded). Returns the tombstones that were new here."""
+        root = self._root(scope)
+        root.ensure()
+        new = 0
+        sessions: set[str] = set()
+        with root.locked():
+            with root.store.transaction() as st:
+                have, _ = st.tombstoned()
+                for t in rows:
+                    ref = t.get("ref") if isinstance(t, dict) else None
+                    if not isinstance(ref, str) or not ref.strip() or ref in have:
+                        continue
+                    sha = t.get("content_sha256") if isinstance(t.get("content_sha256"), str) else None
+                    kind = t.get("kind") if isinstance(t.get("kind"), str) else "event"
+                    when = t.get("deleted_at") if isinstance(t.get("deleted_at"), str) else iso(self.clock())
+                    row = st.get_doc(ref)
+                    if row is not None and row["kind"] == "event":
+                        if row["session"]:
+                            sessions.add(row["session"])
+                        st.delete_doc(ref)
+                        st.drop_tiers(ref)
+                        self._on_forget(st, ref)
+                    st.tombstone(ref, sha, kind, when)
+                    have.add(ref)
+                    new += 1
+                if sessions:
+                    st.refresh_context(sorted(sessions))  # the neighbours no longer carry the deleted words
+            if sessions:
+                root.store.settle(freed=True)
+        return new
 
     def _store_target(self, project: str | None, token: str | None) -> tuple[str, str | None]:
         project = project or self.config.get("remote.project") or self.project_root.name
@@ -1364,8 +1433,10 @@ class Memdir:
         p = Path(path)
         if not p.is_file():
             raise NotFound(f"no such file: {p}")
-        counts = {"lines": 0, "notes": 0, "notes_existing": 0, "read": 0, "stored": 0, "duplicate": 0, "skipped": 0, "bad_lines": 0}
+        counts = {"lines": 0, "notes": 0, "notes_existing": 0, "read": 0, "stored": 0, "duplicate": 0, "skipped": 0, "bad_lines": 0,
+                  "tombstones": 0}
         events: list[dict[str, Any]] = []
+        tombs: dict[str, list[dict[str, Any]]] = {}
         with open(p, encoding="utf-8", errors="replace") as f:
             for n, line in enumerate(f, 1):
                 if not line.strip():
@@ -1379,7 +1450,13 @@ class Memdir:
                     counts["bad_lines"] += 1
                     log.warning("memdir: %s line %d skipped: %s", p.name, n, str(exc)[:80])
                     continue
-                if obj.get("type") == "note":
+                if obj.get("type") == "tombstone":
+                    if not isinstance(obj.get("ref"), str) or not obj["ref"].strip():
+                        counts["bad_lines"] += 1
+                        log.warning("memdir: %s line %d skipped: a tombstone line needs a ref", p.name, n)
+                        continue
+                    tombs.setdefault(obj.get("scope") if obj.get("scope") in SCOPES else "project", []).append(obj)
+                elif obj.get("type") == "note":
                     try:
                         note = self._restore_note(obj)
                         counts["notes_existing" if note.existed else "notes"] += 1
@@ -1389,6 +1466,8 @@ class Memdir:
                 else:
                     obj.setdefault("source", p.stem)
                     events.append(obj)
+        for scope, rows in tombs.items():  # first: a forgotten event in the same file is not stored again
+            counts["tombstones"] += self.import_tombstones(rows, scope=scope)
         events.sort(key=lambda e: _sort_ts(e.get("ts")))
         by_scope: dict[str, list] = {}
         for e in events:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from .lazylog import getLogger
-from . import handles, passages
+from . import handles, passages, tombstones
 from .migrations import migrate
 from .tokenize import fts_query, tokenize
 
@@ -165,6 +165,7 @@ def open_index(path: Path) -> tuple[sqlite3.Connection, bool]:
                 _maybe_compress_all(db)
         finally:
             upgrading = None
+        tombstones.on_open(db, path, created=not existed)
         return db, not existed
     except sqlite3.DatabaseError as exc:
         try:
@@ -183,9 +184,11 @@ def open_index(path: Path) -> tuple[sqlite3.Connection, bool]:
             src = Path(str(path) + suffix)
             if src.exists():
                 shutil.move(str(src), str(aside) + suffix)
-        log.warning("memdir: index %s was unreadable (%s); moved aside to %s and rebuilt from the Markdown", path, exc, aside.name)
         db = _connect(path)
         migrate(db)
+        kept = tombstones.on_open(db, path, created=True, aside=aside)
+        log.warning("memdir: index %s was unreadable (%s); moved aside to %s and rebuilt from the Markdown: its events "
+                    "are not in the new index (%d forgotten items stay forgotten)", path, exc, aside.name, kept)
         return db, True
 
 

@@ -126,6 +126,18 @@ def split(raw: str) -> tuple[dict[str, Any], str, str | None]:
     return meta, body, fm
 
 
+def body_of_broken(raw: str) -> str:
+    """The body of a note whose frontmatter :func:`split` refuses: the text after the closing ``---`` line, or
+    after the opening one when the frontmatter is never closed (so the note stays findable by its words while the
+    user repairs it)."""
+    if raw.startswith("\ufeff"):
+        raw = raw[1:]
+    parts = _handler().FM_BOUNDARY.split(raw, 2)
+    if len(parts) == 3:
+        return parts[2].lstrip("\r\n")
+    return raw.split("\n", 1)[1] if "\n" in raw else ""
+
+
 def _str(v: Any) -> str:
     """``str(v)`` stripped, with lone surrogates (YAML ``"\\ud800"`` escapes) turned into U+FFFD."""
     s = str(v)

@@ -994,6 +994,10 @@ class PgStore:
                       "IS NULL ORDER BY id LIMIT 1", (self.project, sha)).fetchone()
         return row["ref"] if row else None
 
+    def tombstone_rows(self) -> list[dict[str, Any]]:
+        return [dict(r) for r in self._x(f"SELECT ref, content_sha256, kind, deleted_at FROM tombstones WHERE project = %s "
+                                         f"AND owner IN ('', {ME}) ORDER BY ref", (self.project,)).fetchall()]
+
     def tombstoned(self) -> tuple[set[str], set[str]]:
         rows = self._x(f"SELECT ref, content_sha256 FROM tombstones WHERE project = %s AND owner IN ('', {ME})",
                        (self.project,)).fetchall()

@@ -30,6 +30,8 @@ from .types import Note
 
 log = getLogger("memdir")  # imports logging only when a record can go somewhere
 LOCK_TIMEOUT_S = 60
+#: what a problem report of a note with broken frontmatter adds (the note is indexed by its body meanwhile)
+BROKEN_HINT = "indexed by its body alone until fixed: memdir edit {id}"
 
 
 class Root:
@@ -79,7 +81,7 @@ class Root:
             if not self.store_spec:
                 from .storage import SqliteStore
 
-                self._store = SqliteStore(self._db)
+                self._store = SqliteStore(self._db, self.db_path)
                 self.sync()
                 self._synced_on_open = True
         return self._db
@@ -279,6 +281,25 @@ class Root:
                     updated=f["updated"], highlight=f["highlight"])
         return note, meta
 
+    def read_broken_note(self, note_id: str, path: Path) -> Note | None:
+        """A note whose frontmatter cannot be read (broken YAML, never closed, not a mapping) as its body alone:
+        default fields (kind from the category, summary its first line, times from the file), so it stays
+        findable while it waits to be repaired. ``None`` when the file itself cannot be read (binary, not UTF-8,
+        too large, gone)."""
+        try:
+            raw = notes.read_text(path)
+            st = path.stat()
+        except (UsageError, OSError):
+            return None
+        body = notes.body_of_broken(raw).replace("\x00", "")
+        if not body.strip():
+            return None
+        category = note_id.split("/", 1)[0]
+        f = notes.fields({}, body, category=category, fallback_time=parse_ts(st.st_mtime))
+        return Note(id=note_id, category=category, kind=f["kind"], summary=f["summary"], text=body.strip(),
+                    scope=self.scope, path=path, tags=(), load_when=(), pinned=False, supersedes=None,
+                    superseded_by=None, created=f["created"], updated=f["updated"], highlight=None)
+
     def note_row(self, note: Note, mtime_ns: int, size: int) -> dict[str, Any]:
         return {
             "kind": "note", "ref": note.id, "content_sha256": notes.content_hash(note.text), "category": note.category,
@@ -306,6 +327,15 @@ class Root:
         changed = [nid for nid, (_, m, s) in found.items() if known.get(nid) != (m, s)]
         gone = [nid for nid in known if nid not in found]
         bad: list[str] = []
+        # a note whose frontmatter is broken is indexed by its body with the size stored as -(size + 1): it is
+        # re-read (and re-reported) on every open until fixed, and rewritten only when the file changes
+        same_broken = [nid for nid in changed if known.get(nid) == (found[nid][1], -found[nid][2] - 1)]
+        for nid in same_broken:
+            try:
+                self.read_note(nid, Path(found[nid][0]))
+            except (UsageError, OSError) as exc:
+                problems.append(self._problem("unreadable", found[nid][0], f"{exc}; {BROKEN_HINT.format(id=nid)}"))
+                changed.remove(nid)
         if changed or gone:
             with st.transaction():
                 for nid in changed:
@@ -313,14 +343,18 @@ class Root:
                     try:
                         note, _ = self.read_note(nid, Path(path))
                     except (UsageError, OSError) as exc:
-                        problems.append(self._problem("unreadable", path, str(exc)))
-                        st.delete_doc(nid)
-                        bad.append(nid)
+                        whole = self.read_broken_note(nid, Path(path))
+                        if whole is None:  # not a text file: nothing to index (re-read on every open until fixed)
+                            problems.append(self._problem("unreadable", path, str(exc)))
+                            st.delete_doc(nid)
+                            bad.append(nid)
+                        else:
+                            problems.append(self._problem("unreadable", path, f"{exc}; {BROKEN_HINT.format(id=nid)}"))
+                            st.upsert_doc(self.note_row(whole, m, -s - 1))
                         continue
                     st.upsert_doc(self.note_row(note, m, s))
                 for nid in gone:
                     st.delete_doc(nid)
-        # an unreadable file has no docs row, so it is re-read (and re-reported) on every open until fixed
         self.problems = problems
         if dirs is not None:
             self._snapshot(found, dirs, taken)
@@ -346,6 +380,7 @@ class Root:
                 return
             note, _ = self.read_note(note_id, path)
             store.upsert_doc(self.note_row(note, st.st_mtime_ns, st.st_size))
+        self.problems = [p for p in self.problems if p["path"] != str(path)]  # repaired (memdir edit)
 
     # ---- compiled indexes -------------------------------------------------------------------------------
     def entries(self) -> list[compiler.Entry]:

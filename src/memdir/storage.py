@@ -76,6 +76,9 @@ class Store(Protocol):
     def tombstoned(self) -> tuple[set[str], set[str]]:
         """``(refs, content hashes)`` of every tombstone (an import skips them)."""
 
+    def tombstone_rows(self) -> list[dict[str, Any]]:
+        """Every tombstone this person may see: ``ref, content_sha256, kind, deleted_at`` (``memdir export``)."""
+
     def count(self, kind: str) -> int:
         """Docs of ``kind`` (``note`` or ``event``)."""
 
@@ -260,14 +263,17 @@ class SqliteStore:
     """:class:`Store` over one root's SQLite index (``<root>/.memdir/index.sqlite3``): each method is the
     :mod:`memdir.index` function of the same name on ``db``."""
 
-    def __init__(self, db: sqlite3.Connection) -> None:
+    def __init__(self, db: sqlite3.Connection, path=None) -> None:
         self.db = db
         self.mem: Any = None  # memdir.postings.MemIndex once hold_postings() was called
+        #: the index file: committed tombstones are copied to the log beside it (:mod:`memdir.tombstones`)
+        self.path = path
+        self._tombs: list[dict[str, Any]] = []  # written in the open transaction, logged after its commit
 
     @classmethod
     def open(cls, path) -> "SqliteStore":
         """Open (creating or migrating) the index file at ``path`` (:func:`memdir.index.open_index`)."""
-        return cls(index.open_index(path)[0])
+        return cls(index.open_index(path)[0], path)
 
     @contextmanager
     def transaction(self) -> Iterator["SqliteStore"]:
@@ -277,7 +283,16 @@ class SqliteStore:
             self.db.execute("COMMIT")
         except BaseException:
             self.db.execute("ROLLBACK")
+            self._tombs.clear()
             raise
+        self._log_tombstones()
+
+    def _log_tombstones(self) -> None:
+        tombs, self._tombs = self._tombs, []
+        if tombs and self.path is not None:
+            from . import tombstones
+
+            tombstones.append(self.path, tombs)
 
     def upsert_doc(self, row):
         return index.upsert_doc(self.db, row)
@@ -327,6 +342,13 @@ class SqliteStore:
             self.mem.rehearsals_stale = True
         self.db.execute("INSERT OR REPLACE INTO tombstones(ref, content_sha256, kind, deleted_at) VALUES (?, ?, ?, ?)",
                         (ref, sha, kind, when))
+        self._tombs.append({"ref": ref, "content_sha256": sha, "kind": kind, "deleted_at": when})
+        if not self.db.in_transaction:
+            self._log_tombstones()
+
+    def tombstone_rows(self):
+        """Every tombstone: ``ref, content_sha256, kind, deleted_at`` (export)."""
+        return [dict(r) for r in self.db.execute("SELECT ref, content_sha256, kind, deleted_at FROM tombstones ORDER BY ref")]
 
     def tombstoned(self):
         refs = {r[0] for r in self.db.execute("SELECT ref FROM tombstones")}

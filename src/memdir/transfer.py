@@ -91,13 +91,8 @@ def from_store(m, url: str, *, project: str, token: str | None = None, batch: in
     try:
         tombs = pg.conn.execute("SELECT ref, content_sha256, kind, deleted_at FROM tombstones WHERE project = %s ORDER BY ref",
                                 (project,)).fetchall()
-        if tombs:
-            root.ensure()
-            with root.locked(), root.tx() as db:
-                for t in tombs:
-                    out["tombstones"] += db.execute(
-                        "INSERT OR IGNORE INTO tombstones(ref, content_sha256, kind, deleted_at) VALUES (?, ?, ?, ?)",
-                        (t["ref"], t["content_sha256"], t["kind"], t["deleted_at"])).rowcount
+        if tombs:  # recorded (and in the tombstone log) first: an event forgotten there is not stored here
+            out["tombstones"] += m.import_tombstones([dict(t) for t in tombs])
         last = 0
         while True:
             rows = pg.conn.execute(

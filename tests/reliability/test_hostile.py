@@ -156,7 +156,10 @@ def test_hostile_files_in_a_category_dir(tmp_path):
         assert all(len(p["detail"].splitlines()) == 1 for p in rep.problems)
         assert any(p["kind"] == "markers" for p in rep.problems)
         ids = {n.id for n in rep.notes}
-        assert ids == {f"facts/{n[:-3]}" for n in READABLE_FILES}, ids
+        # a text file whose frontmatter is broken is listed (and recalled) by its body alone until repaired
+        broken_fm = {"deep-flow.md", "malformed.md", "unclosed.md", "list-frontmatter.md", "python-tag.md"}
+        assert ids == {f"facts/{n[:-3]}" for n in {*READABLE_FILES, *broken_fm}}, ids
+        assert {n.text for n in rep.notes if n.id in {f"facts/{x[:-3]}" for x in broken_fm}} <= {"body", "summary: never closed\nbody"}
         assert {h.id for h in m.recall("readable duplicate")} >= {"facts/dup-a", "facts/dup-b"}
         m.remember("a new note beside hostile files")
         assert m.recall("hostile")

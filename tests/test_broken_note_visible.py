@@ -1,0 +1,99 @@
+"""A note whose frontmatter a hand edit broke stays visible (hnewuser3 findings 1-2): it is recalled and shown by its
+body alone, `get` reads it, status counts it, CLI commands say so in one stderr line, `pin` names the file and the
+repair, and `edit` repairs it (the warning then stops)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import memdir
+from memdir import cli as cli_mod
+
+BROKEN = '---\nsummary: "unterminated\ntags: [a, b\nkind: decision\n---\nThe payments cluster runs kubernetes 1.29.\n'
+
+
+def main(capsys, project, *args, stdin=None, monkeypatch=None):
+    if stdin is not None:
+        import io
+        import sys
+
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin.encode())))
+    try:
+        cli_mod.main(["--dir", str(project), *args])
+        code = 0
+    except SystemExit as exc:
+        code = exc.code or 0
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+@pytest.fixture
+def broken(project, tmp_path, monkeypatch):
+    monkeypatch.setenv("MEMDIR_HOME", str(tmp_path / "g"))
+    with memdir.open(project, home=tmp_path / "g") as m:
+        m.remember("deploys go through helm charts", category="decisions")
+    path = project / ".memory" / "decisions" / "broken.md"
+    path.write_text(BROKEN, encoding="utf-8")
+    return path
+
+
+def test_a_note_with_broken_yaml_is_recalled_and_read_by_its_body(broken, project, tmp_path):
+    with memdir.open(project, home=tmp_path / "g") as m:
+        hits = m.recall("kubernetes payments")
+        assert [h.id for h in hits] == ["decisions/broken"]
+        assert "kubernetes 1.29" in hits[0].text
+        assert "kubernetes 1.29" in m.context("kubernetes payments cluster")
+        note = m.get("decisions/broken")
+        assert note is not None and note.text == "The payments cluster runs kubernetes 1.29."
+        [p] = m.note_problems()
+        assert p["path"] == str(broken) and "invalid YAML" in p["detail"] and "memdir edit decisions/broken" in p["detail"]
+        assert m.status()["project"]["unreadable_notes"] == 1
+        rep = m.inspect()
+        assert [x["path"] for x in rep.problems if x["kind"] == "unreadable"] == [str(broken)]  # once, not twice
+        assert "decisions/broken" in [n.id for n in rep.notes]  # the viewer's Notes page lists it
+    assert broken.read_text(encoding="utf-8") == BROKEN  # the file is never rewritten by memdir
+
+
+def test_an_unchanged_broken_note_is_not_rewritten_at_each_open(broken, project, tmp_path):
+    with memdir.open(project, home=tmp_path / "g") as m:
+        m.recall("kubernetes")
+        gen = m.roots["project"].store.meta_int("notes_gen")
+    for _ in range(2):
+        with memdir.open(project, home=tmp_path / "g") as m:
+            assert m.recall("kubernetes")[0].id == "decisions/broken"
+            assert m.note_problems()  # reported at every open until fixed
+            assert m.roots["project"].store.meta_int("notes_gen") == gen
+
+
+def test_cli_commands_warn_in_one_line(broken, project, capsys):
+    code, out, err = main(capsys, project, "recall", "kubernetes")
+    assert code == 0 and "decisions/broken" in out
+    assert err.count("\n") == 1 and err.startswith(f"memdir: warning: {broken}: invalid YAML frontmatter")
+    code, out, err = main(capsys, project, "--json", "status")
+    assert code == 0 and json.loads(out)["project"]["unreadable_notes"] == 1 and err.count("\n") == 1
+    code, out, err = main(capsys, project, "inspect")
+    assert code == 0 and "memdir: warning" not in err and str(broken) in out
+
+
+def test_pin_names_the_file_and_the_repair_in_one_line(broken, project, capsys):
+    code, out, err = main(capsys, project, "pin", "decisions/broken")
+    assert code == 2 and err.count("\n") == 1
+    assert err.startswith("memdir: error: cannot pin decisions/broken") and "memdir edit decisions/broken" in err
+
+
+def test_edit_repairs_it_and_the_warning_stops(broken, project, capsys, monkeypatch):
+    fixed = "---\nsummary: cluster version\ntags: [k8s]\n---\nThe payments cluster runs kubernetes 1.30.\n"
+    code, out, err = main(capsys, project, "edit", "decisions/broken", "-", stdin=fixed, monkeypatch=monkeypatch)
+    assert code == 0 and err == ""
+    code, out, err = main(capsys, project, "recall", "kubernetes")
+    assert code == 0 and "1.30" in out and err == ""
+
+
+def test_export_keeps_the_body_of_a_broken_note(broken, project, tmp_path, caplog):
+    with memdir.open(project, home=tmp_path / "g") as m:
+        assert m.export(tmp_path / "d.jsonl")["notes"] == 2
+    lines = [json.loads(x) for x in (tmp_path / "d.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert any(x.get("id") == "decisions/broken" and "kubernetes 1.29" in x["text"] for x in lines)
+    assert "exported by its body alone" in caplog.text

@@ -1,0 +1,134 @@
+"""Forgetting survives the loss of the index and a backup round trip (hnewuser3 finding 3): tombstones are kept in
+``.memdir/tombstones.jsonl`` beside the index, recovered from a moved-aside corrupt index where readable, and carried
+by ``memdir export`` / ``memdir import``."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+
+from click.testing import CliRunner
+
+import memdir
+from memdir import tombstones
+from memdir.cli import cli
+
+EVENTS = [
+    {"key": "import:test:s1:u1", "role": "user", "text": "how do we roll back the payments deploy", "session": "s1",
+     "ts": "2026-10-01T10:00:00Z"},
+    {"key": "import:test:s1:a1", "role": "assistant", "text": "my home address is 12 quiet lane, do not keep it",
+     "session": "s1", "ts": "2026-10-01T10:00:05Z"},
+    {"key": "import:test:s1:u2", "role": "user", "text": "thanks, the rollback script worked fine", "session": "s1",
+     "ts": "2026-10-01T10:00:09Z"},
+]
+SECRET = "import:test:s1:a1"
+
+
+def _store_and_forget(project, home):
+    with memdir.open(project, home=home) as m:
+        assert m.import_events(EVENTS)["stored"] == 3
+        assert m.forget(SECRET)
+    return project / ".memory" / ".memdir"
+
+
+def _reimport(project, home):
+    with memdir.open(project, home=home) as m:
+        got = m.import_events(EVENTS)
+        return got, m.get(SECRET), m.recall("home address quiet lane")
+
+
+def test_a_corrupt_index_moved_aside_keeps_what_was_forgotten(project, tmp_path, caplog):
+    derived = _store_and_forget(project, tmp_path / "g")
+    for p in derived.glob("index.sqlite3-*"):
+        p.unlink()
+    (derived / "index.sqlite3").write_bytes(b"garbage, not a database" * 500)  # nothing of the old file readable
+    got, back, hits = _reimport(project, tmp_path / "g")
+    assert back is None and not [h for h in hits if h.id == SECRET]
+    assert got["stored"] == 2 and got["skipped"] == 1
+    assert list(derived.glob("index.sqlite3.corrupt-*"))
+    assert "forgotten items stay forgotten" in caplog.text
+
+
+def test_a_deleted_index_keeps_what_was_forgotten(project, tmp_path):
+    derived = _store_and_forget(project, tmp_path / "g")
+    for p in derived.glob("index.sqlite3*"):
+        p.unlink()
+    got, back, _ = _reimport(project, tmp_path / "g")
+    assert back is None and got["skipped"] == 1
+
+
+def test_tombstones_readable_in_the_moved_aside_file_are_recovered(project, tmp_path):
+    """An index made by an older memdir has no log: a rebuild takes what SQLite can still read from the old file."""
+    derived = _store_and_forget(project, tmp_path / "g")
+    (derived / tombstones.LOG_NAME).unlink()
+    aside = derived / "old.sqlite3"
+    shutil.copy(derived / "index.sqlite3", aside)
+    for p in derived.glob("index.sqlite3*"):
+        p.unlink()
+    db = sqlite3.connect(":memory:")
+    db.execute("CREATE TABLE tombstones(ref TEXT PRIMARY KEY, content_sha256 TEXT, kind TEXT, deleted_at TEXT NOT NULL)")
+    assert tombstones.on_open(db, derived / "index.sqlite3", created=True, aside=aside) == 1
+    assert [r[0] for r in db.execute("SELECT ref FROM tombstones")] == [SECRET]
+    assert [r["ref"] for r in tombstones.read(derived / tombstones.LOG_NAME)] == [SECRET]  # logged from now on
+
+
+def test_an_index_without_a_log_writes_its_tombstones_to_one_at_open(project, tmp_path):
+    derived = _store_and_forget(project, tmp_path / "g")
+    log = derived / tombstones.LOG_NAME
+    log.unlink()
+    with memdir.open(project, home=tmp_path / "g") as m:
+        m.status()
+    assert [r["ref"] for r in tombstones.read(log)] == [SECRET]
+
+
+def test_a_rolled_back_forget_writes_no_log_line(project, tmp_path):
+    with memdir.open(project, home=tmp_path / "g") as m:
+        m.import_events(EVENTS)
+        root = m.roots["project"]
+        try:
+            with root.store.transaction() as st:
+                st.tombstone("import:test:s1:u1", None, "event", "2026-11-01T00:00:00Z")
+                raise RuntimeError("cut")
+        except RuntimeError:
+            pass
+    assert tombstones.read(project / ".memory" / ".memdir" / tombstones.LOG_NAME) == []
+
+
+def test_export_and_import_carry_tombstones(project, tmp_path):
+    _store_and_forget(project, tmp_path / "g")
+    dump = tmp_path / "dump.jsonl"
+    with memdir.open(project, home=tmp_path / "g") as m:
+        assert m.export(dump)["tombstones"] == 1
+    lines = [json.loads(x) for x in dump.read_text(encoding="utf-8").splitlines()]
+    tomb = [x for x in lines if x["type"] == "tombstone"]
+    assert [x["ref"] for x in tomb] == [SECRET] and "text" not in tomb[0] and tomb[0]["content_sha256"]
+    other = tmp_path / "other"
+    (other / ".git").mkdir(parents=True)
+    with memdir.open(other, home=tmp_path / "g2") as m2:
+        got = m2.import_jsonl(dump)
+        assert got["tombstones"] == 1 and got["stored"] == 2
+        again = m2.import_events(EVENTS)  # the transcript imported again in the restored project
+        assert again["skipped"] == 1 and m2.get(SECRET) is None
+
+
+def test_importing_a_tombstone_forgets_the_event_already_stored(project, tmp_path):
+    _store_and_forget(project, tmp_path / "g")
+    dump = tmp_path / "dump.jsonl"
+    with memdir.open(project, home=tmp_path / "g") as m:
+        m.export(dump)
+    other = tmp_path / "other"
+    (other / ".git").mkdir(parents=True)
+    with memdir.open(other, home=tmp_path / "g2") as m2:
+        m2.import_events(EVENTS)  # the transcript came back before the backup was restored
+        assert m2.get(SECRET) is not None
+        assert m2.import_jsonl(dump)["tombstones"] == 1
+        assert m2.get(SECRET) is None and not m2.recall("home address quiet lane")
+        assert m2.import_jsonl(dump)["tombstones"] == 0  # re-run: nothing new
+
+
+def test_cli_export_says_how_many_tombstones(project, tmp_path, monkeypatch):
+    _store_and_forget(project, tmp_path / "g")
+    monkeypatch.setenv("MEMDIR_HOME", str(tmp_path / "g"))
+    r = CliRunner().invoke(cli, ["--dir", str(project), "export", str(tmp_path / "d.jsonl")])
+    assert r.exit_code == 0 and "1 tombstone to" in r.output
