@@ -40,11 +40,12 @@ def _row(client: int, j: int) -> dict:
 def _client(url: str, project: str, token: str, client: int, writes: int, batch: int, q) -> None:
     from memdir.pgstore import PgStore
 
-    store = PgStore.connect(url, project=project, token=token)
     stored = dup = 0
     lat: list[float] = []
     prev: list[dict] = []
+    store = None
     try:
+        store = PgStore.connect(url, project=project, token=token)  # a refusal is reported too (the parent waits)
         for start in range(0, writes, batch):
             rows = [_row(client, j) for j in range(start, min(writes, start + batch))]
             for group in (rows, prev):  # the new batch, then the previous one again (a replayed queue)
@@ -67,7 +68,8 @@ def _client(url: str, project: str, token: str, client: int, writes: int, batch:
     except Exception as exc:  # reported, never hidden: the table shows the error
         q.put((client, stored, dup, lat, f"{type(exc).__name__}: {exc}"))
     finally:
-        store.close()
+        if store is not None:
+            store.close()
 
 
 def run(admin_url: str, client_url: str, *, clients: int, writes: int, batch: int) -> dict:

@@ -324,6 +324,97 @@ def test_identical_text_from_two_people_is_stored_for_each_and_statistics_follow
             s.close()
 
 
+def test_rehearsal_and_heat_rows_of_a_private_event_are_invisible_to_another_person(pg_url):
+    """Issue 14's last privacy gap (m009): recall counters (``rehearsal``) were keyed per project and key, so another
+    member read the key and count of a person's private event, in SQL under their own token and in their recall's
+    rehearsal factor (the same key from two people shared one counter). Now each counter is the recaller's own row under
+    the docs rows' row-level security, never opened by the share switch; heat tiers (m007) stay private too."""
+    import psycopg
+
+    pytest.importorskip("starlette")
+    from starlette.testclient import TestClient
+
+    from memdir import pgstore, teamserver
+
+    admin, ann, ben = _people(pg_url, "people4")
+    client = TestClient(teamserver.app(_login(pg_url, "people4")))
+    tok = {p: pgstore.add_token(admin.conn, p, ["web"]) for p in ("ann", "ben")}
+
+    def api(person: str, q: str) -> dict[str, float]:
+        r = client.post("/v1/web/recall", json={"query": q, "k": 5}, headers={"Authorization": f"Bearer {tok[person]}"})
+        assert r.status_code == 200, r.text
+        return {h["ref"]: h["rehearsal"] for h in r.json()["hits"]}
+
+    try:
+        _write(ann, [_ev("a:secret", "ann's private salary negotiation notes"),
+                     _ev("k1", "ann: the release train leaves on friday")])
+        _write(ben, [_ev("k1", "ben: the release train was delayed")])
+        with ann.transaction():
+            ann.start_heat(["a:secret", "k1"], 1_790_000_000.0)
+        for _ in range(6):
+            ann.bump_rehearsal(["a:secret", "k1"], "2026-12-01T00:00:00Z")
+        admin.bump_rehearsal(["a:secret"], "2026-12-01T00:00:00Z")  # the schema owner's recall names no one's row
+        assert api("ann", "release train")["k1"] > 1.0  # ann's own counter lifts her row
+
+        def ben_sees() -> dict:
+            return {t: ben.conn.execute(f"SELECT count(*) AS n FROM {t}").fetchone()["n"] for t in ("rehearsal", "tiers")}
+
+        # under ben's role: no row of ann's counters or heat, whatever the statement; his own k1 is not lifted by hers
+        assert ben_sees() == {"rehearsal": 0, "tiers": 0}
+        assert ben.conn.execute("SELECT count(*) AS n FROM rehearsal WHERE ref = 'a:secret'").fetchone()["n"] == 0
+        assert [r["rehearsals"] for r in ben.search(query_tokens("release train"), weights=WEIGHTS, limit=5)] == [0]
+        assert api("ben", "release train") == {"k1": 1.0}
+        # nor can he write a counter in ann's name
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):
+            ben.conn.execute("INSERT INTO rehearsal(project, owner, ref, count) VALUES ('web', 'ann', 'k1', 99)")
+        # sharing the project's events opens ann's events to ben, never her recall counters
+        pgstore.share_events(admin.conn, "web")
+        assert "a:secret" in {r["ref"] for r in ben.search(query_tokens("salary negotiation"), weights=WEIGHTS, limit=5)}
+        assert ben.conn.execute("SELECT count(*) AS n FROM rehearsal").fetchone()["n"] == 0
+        assert api("ben", "salary negotiation")["a:secret"] == 1.0
+        ben.bump_rehearsal(["a:secret"], "2026-12-01T00:00:00Z")  # ben's recall of a shared event counts for ben
+        assert ben.conn.execute("SELECT owner, count FROM rehearsal").fetchall() == [{"owner": "ben", "count": 1}]
+        assert api("ann", "salary negotiation")["a:secret"] > api("ben", "salary negotiation")["a:secret"] > 1.0
+        # a forget takes the forgetter's counter with it
+        with ann.transaction():
+            assert ann.delete_doc("a:secret")
+            ann.tombstone("a:secret", None, "event", "2026-12-01T00:00:00Z")
+        got = admin.conn.execute("SELECT owner, ref FROM rehearsal WHERE project = 'web' ORDER BY 1, 2").fetchall()
+        assert [(r["owner"], r["ref"]) for r in got] == [("ann", "k1"), ("ben", "a:secret")]
+    finally:
+        client.close()
+        for s in (ann, ben, admin):
+            s.close()
+
+
+def test_rehearsal_counters_of_an_older_schema_go_to_the_owners_of_their_rows(pg_url, monkeypatch):
+    """m009 back-fills: each per-project counter becomes one per person holding a row with that key (the same count);
+    a counter of an ownerless row stays ownerless; a counter of a key no row has any more (it could name a deleted
+    private event) is dropped."""
+    from memdir import pgstore
+
+    n = pgstore.MIGRATIONS.index(pgstore.m009_rehearsal_per_person)
+    monkeypatch.setattr(pgstore, "MIGRATIONS", pgstore.MIGRATIONS[:n])
+    admin, ann, ben = _people(pg_url, "people5")
+    try:
+        _write(ann, [_ev("k1", "ann's row"), _ev("a2", "ann alone")])
+        _write(ben, [_ev("k1", "ben's row")])
+        _write(admin, [_ev("team", "an ownerless row")])
+        admin.conn.execute("INSERT INTO rehearsal(project, ref, count, last) VALUES ('web', 'k1', 3, 'x'), "
+                           "('web', 'a2', 2, 'y'), ('web', 'team', 4, 'z'), ('web', 'gone', 5, 'w'), ('other', 'k1', 1, 'v')")
+    finally:
+        for s in (ann, ben, admin):
+            s.close()
+    monkeypatch.undo()
+    s = open_store(pg_url, project="web")
+    try:
+        got = {(r["project"], r["owner"], r["ref"]): (r["count"], r["last"]) for r in s.conn.execute("SELECT * FROM rehearsal")}
+        assert got == {("web", "ann", "k1"): (3, "x"), ("web", "ben", "k1"): (3, "x"), ("web", "ann", "a2"): (2, "y"),
+                       ("web", "", "team"): (4, "z")}
+    finally:
+        s.close()
+
+
 def test_vectors_and_tiers_are_per_person(pg_url):
     """Item 5 (m007): a person's vector and heat rows are theirs — another member reads no embedding of a private
     event (only once the project shares events), and the same key from two people keeps two vectors."""

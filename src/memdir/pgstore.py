@@ -483,9 +483,45 @@ def m008_vector_storage(cur) -> None:
         _vector_storage(cur.connection)
 
 
+def m009_rehearsal_per_person(cur) -> None:
+    """Recall counters per person (issue 14): ``rehearsal`` was keyed ``(project, ref)`` under the project-only
+    policy of m002, so any member read the key and count of another person's rehearsed *private* event, and the same
+    key from two people shared one counter (one person's recalls lifted the other's row). Now a counter is the row of
+    the person whose recall bumped it (``owner``, default ``coalesce(memdir_person(), '')``, key ``(project, owner,
+    ref)``) under the docs rows' row-level security per command (read, insert, update, delete own or ownerless), and
+    sharing a project's events never opens it: what a person recalled, and how often, is theirs. Recall reads the
+    asker's own counter plus an ownerless one (:data:`_REHEARSAL`).
+
+    Back-fill: each old counter goes to every person holding a row with its key (the same count and time: before,
+    the count was shared by them all); a counter of an ownerless row stays ownerless; a counter whose key no row has
+    any more (it could name a forgotten private event, and no recall reads it) is dropped."""
+    cur.execute("""
+        ALTER TABLE rehearsal DROP CONSTRAINT rehearsal_pkey;
+        ALTER TABLE rehearsal ADD COLUMN owner text;
+        INSERT INTO rehearsal(project, owner, ref, count, last)
+            SELECT DISTINCT r.project, d.owner, r.ref, r.count, r.last FROM rehearsal r
+            JOIN docs d ON d.project = r.project AND d.ref = r.ref WHERE r.owner IS NULL;
+        DELETE FROM rehearsal WHERE owner IS NULL;
+        ALTER TABLE rehearsal ALTER COLUMN owner SET DEFAULT coalesce(memdir_person(), ''),
+            ALTER COLUMN owner SET NOT NULL, ADD PRIMARY KEY (project, owner, ref);
+    """)
+    cur.execute("DROP POLICY rehearsal_project ON rehearsal")
+    cur.execute(f"CREATE POLICY rehearsal_read ON rehearsal FOR SELECT USING ({_P} AND {_OWN})")
+    cur.execute(f"CREATE POLICY rehearsal_insert ON rehearsal FOR INSERT WITH CHECK ({_P} AND {_OWN})")
+    cur.execute(f"CREATE POLICY rehearsal_update ON rehearsal FOR UPDATE USING ({_P} AND {_OWN}) WITH CHECK ({_P} AND {_OWN})")
+    cur.execute(f"CREATE POLICY rehearsal_delete ON rehearsal FOR DELETE USING ({_P} AND {_OWN})")
+
+
+#: the recall counter a connection ranks a ``docs d`` row with (m009): its person's own plus an ownerless one, as
+#: ``r.count`` / ``r.last`` (NULL when none)
+_REHEARSAL = ("LEFT JOIN LATERAL (SELECT sum(x.count)::integer AS count, max(x.last) AS last FROM rehearsal x "
+              f"WHERE x.project = d.project AND x.ref = d.ref AND x.owner IN ('', {ME})) r ON true")
+
+
 #: numbered schema migrations; append, never edit a landed one
 MIGRATIONS = [m001_create_tables, m002_row_level_security, m003_tiers_vectors, m004_stats_and_term_counts,
-              m005_private_events, m006_pgvector, m007_per_person_keys_and_counters, m008_vector_storage]
+              m005_private_events, m006_pgvector, m007_per_person_keys_and_counters, m008_vector_storage,
+              m009_rehearsal_per_person]
 
 
 def add_token(conn, person: str, projects: Iterable[str]) -> str:
@@ -958,12 +994,19 @@ class PgStore:
         return True
 
     def bump_rehearsal(self, refs: Iterable[str], when: str) -> None:
-        for ref in sorted(dict.fromkeys(refs)):
-            self._x("INSERT INTO rehearsal(project, ref, count, last) VALUES (%s, %s, 1, %s) ON CONFLICT (project, ref) "
-                    "DO UPDATE SET count = rehearsal.count + 1, last = excluded.last", (self.project, ref, when))
+        """One more recall of each ref, on this connection's person's own counter (m009). A connection without a
+        person (the schema owner) counts only keys of ownerless rows: its ownerless counter is read by every member,
+        so it must never name a person's private event."""
+        mine = "" if self.me else (" WHERE EXISTS (SELECT 1 FROM docs d WHERE d.project = %s AND d.ref = u.r "
+                                   "AND d.owner = '')")
+        refs = sorted(dict.fromkeys(refs))
+        if refs:
+            self._x("INSERT INTO rehearsal(project, ref, count, last) SELECT %s, u.r, 1, %s FROM unnest(%s::text[]) AS u(r)"
+                    f"{mine} ORDER BY u.r ON CONFLICT (project, owner, ref) DO UPDATE SET count = rehearsal.count + 1, "
+                    "last = excluded.last", (self.project, when, refs, *((self.project,) if mine else ())))
 
     def tombstone(self, ref: str, sha: str | None, kind: str, when: str) -> None:
-        self._x("DELETE FROM rehearsal WHERE project = %s AND ref = %s", (self.project, ref))
+        self._x(f"DELETE FROM rehearsal WHERE project = %s AND ref = %s AND owner IN ('', {ME})", (self.project, ref))
         self._x("INSERT INTO tombstones(project, ref, content_sha256, kind, deleted_at) VALUES (%s, %s, %s, %s, %s) "
                 "ON CONFLICT (project, owner, ref) DO UPDATE SET content_sha256 = excluded.content_sha256, kind = excluded.kind, "
                 "deleted_at = excluded.deleted_at", (self.project, ref, sha, kind, when))
@@ -1093,8 +1136,8 @@ class PgStore:
             scores[r["doc_id"]] = sc
             masks[r["doc_id"]] = m
             spans[r["doc_id"]] = (r["span_start"], r["span_end"]) if r["seq"] else None
-        rows = self._x("SELECT d.*, coalesce(r.count, 0) AS rehearsals FROM docs d LEFT JOIN rehearsal r "
-                       "ON r.project = d.project AND r.ref = d.ref WHERE d.project = %s AND d.id = ANY(%s) "
+        rows = self._x(f"SELECT d.*, coalesce(r.count, 0) AS rehearsals FROM docs d {_REHEARSAL} "
+                       "WHERE d.project = %s AND d.id = ANY(%s) "
                        "AND d.superseded_by IS NULL", (self.project, list(scores))).fetchall()
         out = []
         for d in rows:
@@ -1270,7 +1313,7 @@ class PgStore:
         return self._x(
             "SELECT d.ref, d.kind, d.pinned, d.ts_epoch, coalesce(r.count, 0) AS rcount, r.last AS rlast, "
             "t.ref AS tref, t.heat0, t.reinforced_at, t.seen_count, t.tier, t.importance "
-            "FROM docs d LEFT JOIN rehearsal r ON r.project = d.project AND r.ref = d.ref "
+            f"FROM docs d {_REHEARSAL} "
             f"LEFT JOIN tiers t ON t.project = d.project AND t.owner = d.owner AND t.ref = d.ref WHERE d.project = %s "
             f"AND d.owner = {ME} ORDER BY d.id",
             (self.project,)).fetchall()
@@ -1487,8 +1530,8 @@ class PgStore:
         if not refs:
             return {}
         out = {}
-        for r in self._x("SELECT d.*, coalesce(r.count, 0) AS rehearsals FROM docs d LEFT JOIN rehearsal r "
-                         "ON r.project = d.project AND r.ref = d.ref WHERE d.project = %s AND d.ref = ANY(%s) "
+        for r in self._x(f"SELECT d.*, coalesce(r.count, 0) AS rehearsals FROM docs d {_REHEARSAL} "
+                         "WHERE d.project = %s AND d.ref = ANY(%s) "
                          "AND d.superseded_by IS NULL AND NOT EXISTS (SELECT 1 FROM tombstones t WHERE "
                          f"t.project = d.project AND t.ref = d.ref) ORDER BY d.owner = {ME}", (self.project, list(refs))):
             r.pop("project", None)
