@@ -76,7 +76,9 @@ def collect(spec, cases, provider: str, cache: Path | None, settings: dict, log)
             lex = m._lexical(tokens, k=POOL, scope=None, kinds=None, query=q.text) if tokens else []
             qv = vectors._np().asarray(cached.embed_query([q.text])[0], dtype="float32")
             vec, _cold, _ = vectors._vector_channel(m.stores, cached, qv, k=POOL, scope=None, kinds=None, info={})
-            out.append({"lex": [(h.id, h.score) for h in lex], "vec": [(v[0], v[4]["similarity"]) for v in vec],
+            refs = list(dict.fromkeys([h.id for h in lex] + [v[0] for v in vec]))
+            nb = {} if spec.as_notes else next(iter(m.stores.live(None))).store.event_neighbours(refs)
+            out.append({"lex": [(h.id, h.score) for h in lex], "vec": [(v[0], v[4]["similarity"]) for v in vec], "nb": nb,
                         "alias": alias, "q": q, "group_of": gm.get, "cjk": vectors.cjk_share(q.text) >= 0.5})
         cached.save()
         m.close()
@@ -158,6 +160,8 @@ def main(argv=None) -> int:
     p.add_argument("--no-rrf", action="store_true")
     p.add_argument("--blend-alphas", default="", help="vector shares of the convex part of a blend (memdir.rrf.blend)")
     p.add_argument("--rank-shares", default="0.667,0.7,0.75", help="RRF shares of a blend (recall.rank_share)")
+    p.add_argument("--context-shares", default="", help="session context shares (recall.context_share) on top of the "
+                   "default fusion (blend 0.35 / 0.7 short Latin, convex 0.65 long, 0.6 CJK) and of RRF 4:1")
     a = p.parse_args(argv)
     log = lambda s: print(s, file=sys.stderr, flush=True)  # noqa: E731
     import json
@@ -206,6 +210,24 @@ def main(argv=None) -> int:
     for al in [float(x) for x in a.blend_alphas.split(",") if x]:
         for rs in [float(x) for x in a.rank_shares.split(",") if x]:
             rules[f"blend a={al} rank={rs}"] = (lambda al, rs: lambda r: blend(r, al, rs, 1.0 if r["cjk"] else 4.0))(al, rs)
+    def default(r):  # memdir's fusion for a multilingual model (vectors.recall_fused), as scores
+        if r["cjk"]:
+            return convex_scores(r["lex"][:a.lex_pool], r["vec"][:a.vec_pool], 0.6)
+        if len({t for t in query_tokens(r["q"].text)}) >= 20:
+            return convex_scores(r["lex"][:a.lex_pool], r["vec"][:a.vec_pool], 0.65)
+        c = convex_scores(r["lex"][:a.lex_pool], r["vec"][:a.vec_pool], 0.35)
+        f = rrf_scores(r["lex"][:a.lex_pool], r["vec"][:a.vec_pool], 4.0, 1.0, 60)
+        cm, fm = (max(c.values(), default=0) or 1.0), (max(f.values(), default=0) or 1.0)
+        return {i: 0.3 * c.get(i, 0) / cm + 0.7 * f.get(i, 0) / fm for i in [*f, *(x for x in c if x not in f)]}
+
+    def context(s, nb, share):  # memdir.vectors.with_context
+        out = {i: v + share * max((s.get(x, 0.0) for x in nb.get(i, ()) if x is not None), default=0.0) for i, v in s.items()}
+        return sorted(out, key=lambda i: -out[i])
+    from memdir.tokenize import query_tokens
+    for cs in [float(x) for x in a.context_shares.split(",") if x]:
+        rules[f"default + context {cs}"] = (lambda cs: lambda r: context(default(r), r.get("nb", {}), cs))(cs)
+        rules[f"rrf wl=4 k=60 + context {cs}"] = (lambda cs: lambda r: context(
+            rrf_scores(r["lex"][:a.lex_pool], r["vec"][:a.vec_pool], 4.0, 1.0, 60), r.get("nb", {}), cs))(cs)
     import statistics
     def zs(lst):
         if len(lst) < 2:

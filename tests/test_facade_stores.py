@@ -176,6 +176,20 @@ def test_prune_preview_then_delete(both, clock):
     assert sum(both.sweep()["project"][t] for t in ("hot", "warm", "cold", "archive")) == 2
 
 
+def test_event_neighbours_on_both_stores(both, clock):
+    """recall.context_share reads each candidate turn's neighbours: the same answer from SQLite (docs.ctx_prev /
+    ctx_next) and PostgreSQL (session order)."""
+    t0 = clock()
+    both.import_events([{"key": f"k{i}", "role": "user" if i % 2 == 0 else "assistant", "text": f"turn number {i} about {w}",
+                         "session": "s1" if i < 3 else "s2", "ts": t0 + timedelta(minutes=i)}
+                        for i, w in enumerate(["keys", "vault", "lunch", "deploy", "pasta"])])
+    both.import_events([{"key": "lone", "role": "user", "text": "no session here", "ts": t0}])
+    store = next(iter(both.stores.live(None))).store
+    assert store.event_neighbours(["k0", "k1", "k2", "k3", "k4", "lone", "missing"]) == {
+        "k0": (None, "k1"), "k1": ("k0", "k2"), "k2": ("k1", None), "k3": (None, "k4"), "k4": ("k3", None)}
+    assert store.event_neighbours([]) == {}
+
+
 def test_reindex_keeps_events(both):
     both.remember("notes come back from the Markdown", category="facts")
     both.import_events([{"key": "e", "text": "an event stays", "session": "s"}])

@@ -248,3 +248,61 @@ def test_ann_index_used_above_threshold(tmp_path):
         m.backfill()
         assert m.recall("gamma", k=1)[0].id == "e2"
         assert vectors._state(m)["index"]["project"].ann is not None
+
+
+# ---- session context (recall.context_share) -------------------------------------------------------------------
+def _session(m):
+    m.import_events([
+        {"key": "q1", "role": "user", "text": "how do we rotate the signing keys for the release builds?", "session": "s1",
+         "ts": T0},
+        {"key": "a1", "role": "assistant", "text": "run make rotate in the ops repository, then restart the vault agent",
+         "session": "s1", "ts": T0.replace(minute=1)},
+        {"key": "x1", "role": "user", "text": "the spare keys of the car are on the desk", "session": "s2",
+         "ts": T0.replace(minute=2)},
+        {"key": "x2", "role": "assistant", "text": "lunch was pasta with a friend", "session": "s2",
+         "ts": T0.replace(minute=3)},
+    ])
+
+
+def test_a_turn_next_to_a_strong_match_gains_from_its_session_context():
+    """The answer that shares no word with the question rises above a turn that shares a weak one, because the turn
+    before it (its question) matches strongly; notes and turns without a candidate neighbour keep their score."""
+    class Store:
+        def event_neighbours(self, refs):
+            pairs = {"q1": (None, "a1"), "a1": ("q1", "a2"), "a2": ("a1", None), "x1": (None, "x2"), "x2": ("x1", None)}
+            return {r: pairs[r] for r in refs if r in pairs}
+
+    class Root:
+        store = Store()
+
+    class M:
+        def live(self, scope):
+            return [Root()]
+
+    fused = [("q1", 1.0, {"lexical": 1}), ("x1", 0.5, {"lexical": 2}), ("n1", 0.45, {"vector": 1}),
+             ("a1", 0.4, {"vector": 2}), ("x2", 0.1, {"vector": 3})]
+    out, bonus = vectors.with_context(M(), fused, 0.25, None)
+    assert [r for r, *_ in out] == ["q1", "a1", "x1", "n1", "x2"]
+    assert dict((r, s) for r, s, _ in out) == pytest.approx({"q1": 1.1, "a1": 0.65, "x1": 0.525, "n1": 0.45, "x2": 0.225})
+    assert bonus == pytest.approx({"q1": 0.1, "a1": 0.25, "x1": 0.025, "x2": 0.125})  # n1 (a note) none
+    assert out[1][2] == {"vector": 2}  # the channels' ranks are kept
+
+
+def test_recall_adds_the_session_context_to_fused_scores(tmp_path):
+    q = "rotate the signing keys"
+    with _open(tmp_path, **{"recall.context_share": 0.0, "recall.fusion": "convex"}) as m:
+        _session(m)
+        off = {h.id: h.score for h in m.recall(q, k=4)}
+        assert not any("context" in h.reasons for h in m.recall(q, k=4))
+    with _open(tmp_path, **{"recall.context_share": 0.25, "recall.fusion": "convex"}) as m:
+        on = {h.id: (h.score, h.reasons.get("context")) for h in m.recall(q, k=4)}
+    assert on["a1"] == pytest.approx((off["a1"] + 0.25 * off["q1"], 0.25 * off["q1"]), rel=1e-4)
+    assert on["q1"][0] == pytest.approx(off["q1"] + 0.25 * off["a1"], rel=1e-4)
+
+
+def test_event_neighbours_are_the_turns_before_and_after_in_the_session(tmp_path):
+    with _open(tmp_path) as m:
+        _session(m)
+        store = next(iter(m.stores.live(None))).store
+        got = store.event_neighbours(["q1", "a1", "x2", "nope"])
+        assert got == {"q1": (None, "a1"), "a1": ("q1", None), "x2": ("x1", None)}

@@ -131,6 +131,11 @@ SETTINGS: tuple[tuple[str, Any, str, type | None, Callable[[Any], bool] | None],
      "chosen on e5 LoCoMo (bench/fusion_sweep.py, bench/results/fusion-sweep-e5.md): shares 0.3-0.4 with rank share "
      "0.67-0.78 keep every LoCoMo row at or above RRF 4:1; convex alone (rank share 0) at 0.15 scored turn R@10 / R@5 "
      "0.764/0.681 but session R@5 0.861 (RRF 0.874)", float, lambda v: 0 <= v <= 1),
+    ("recall.context_share", 0.2, "hybrid channel: a turn's fused score gains this share of the fused score of its "
+     "better session neighbour (the turn just before or after it, when also a candidate); 0 = off. LoCoMo turn R@10 e5 "
+     "0.765 -> 0.779, MiniLM 0.755 -> 0.769 (e5 at 0.1 / 0.15 / 0.25 / 0.3: 0.770 / 0.772 / 0.783 / 0.780); session-QA "
+     "hybrid e5 answer in block all / en / zh 0.769/0.857/0.588 -> 0.788/0.857/0.647 (0.25: 0.769/0.829/0.647); notes "
+     "have no neighbours (MADial unchanged); bench/results/fusion-sweep-e5.md", float, lambda v: 0 <= v <= 1),
     ("recall.rank_share", 0.7, "convex fusion, short query not mostly CJK: share of the RRF score (recall.weight_*, "
      "rrf_k; divided by its best) in (1 - share) x convex / best + share x RRF / best (0 = convex only). e5 LoCoMo "
      "turn R@5 / R@10 / session R@5: 0 (share 0.15) 0.681/0.764/0.861, 0.7 (share 0.35) 0.665/0.764/0.875, RRF "

@@ -1538,6 +1538,19 @@ class PgStore:
             out[r["ref"]] = r
         return out
 
+    def event_neighbours(self, refs: list[str]) -> dict[str, tuple[str | None, str | None]]:
+        if not refs:
+            return {}
+        near = ("SELECT o.ref FROM docs o WHERE o.project = d.project AND o.kind = 'event' AND o.session = d.session "
+                f"AND o.owner = {ME} AND (o.ts_epoch, o.id) {{}} (d.ts_epoch, d.id) ORDER BY o.ts_epoch {{}}, o.id {{}} LIMIT 1")
+        out = {}
+        for r in self._x(f"SELECT d.ref, ({near.format('<', 'DESC', 'DESC')}) AS prev, ({near.format('>', 'ASC', 'ASC')}) "
+                         "AS next FROM docs d WHERE d.project = %s AND d.kind = 'event' AND d.session IS NOT NULL "
+                         f"AND d.ref = ANY(%s) AND d.owner = {ME}", (self.project, list(refs))):
+            if r["prev"] is not None or r["next"] is not None:
+                out[r["ref"]] = (r["prev"], r["next"])
+        return out
+
     def vector_counts(self, model: str | None) -> dict[str, int]:
         row = self._x("SELECT count(*) FILTER (WHERE status = 'ok' AND model IS NOT DISTINCT FROM %s) AS ok, "
                       "count(*) FILTER (WHERE status = 'failed') AS failed, "

@@ -217,6 +217,10 @@ class Store(Protocol):
     def vector_docs(self, refs: list[str]) -> dict[str, Any]:
         """``{ref: docs row + rehearsals}`` of the live docs among ``refs``."""
 
+    def event_neighbours(self, refs: list[str]) -> dict[str, tuple[str | None, str | None]]:
+        """``{ref: (previous ref, next ref)}`` for the events among ``refs`` that have a session: the turns just before
+        and after each in its session (time order, the neighbours the full-text context was built from)."""
+
     def vector_counts(self, model: str | None) -> dict[str, int]:
         """``{"ok", "failed", "other_model"}`` vector counts."""
 
@@ -581,6 +585,17 @@ class SqliteStore:
         from . import vectors
 
         return vectors.live_rows(self.db, refs)
+
+    def event_neighbours(self, refs):
+        out = {}
+        for i in range(0, len(refs), 500):
+            part = refs[i:i + 500]
+            for r in self.db.execute(
+                    "SELECT d.ref, p.ref AS prev, n.ref AS next FROM docs d LEFT JOIN docs p ON p.id = d.ctx_prev "
+                    f"LEFT JOIN docs n ON n.id = d.ctx_next WHERE d.ref IN ({','.join('?' * len(part))}) "
+                    "AND d.kind = 'event' AND (d.ctx_prev IS NOT NULL OR d.ctx_next IS NOT NULL)", part):
+                out[r["ref"]] = (r["prev"], r["next"])
+        return out
 
     def vector_counts(self, model):
         from . import vectors

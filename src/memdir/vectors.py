@@ -19,7 +19,9 @@ Recall (``recall.channel`` = ``vector`` or ``hybrid``):
 5. fusion (:mod:`memdir.rrf`): with a multilingual provider (``recall.fusion = "auto"``) a convex combination of the
    normalised scores, the vector share by the query's script and length (measured in bench/results/fusion-sweep-e5.md);
    otherwise RRF (k = 60) with per-channel weights. The similarity threshold applies to the vector channels only (a
-   literal match needs no score threshold).
+   literal match needs no score threshold);
+6. session context (hybrid): a turn gains ``recall.context_share`` x the fused score of its better neighbour in its
+   session among the candidates (:func:`with_context`).
 
 Superseded notes, forgotten/pruned items (tombstones) and stale vectors never appear (case C12): every
 candidate is re-checked against ``docs`` before it becomes a hit. numpy is imported only here, lazily.
@@ -495,6 +497,31 @@ def _rrf(cfg, lex: list[Hit], vec: list, cold: list, cjk: bool) -> list[tuple[st
     return rrf.fuse(channels, weights, k=int(cfg.get("recall.rrf_k")))
 
 
+def with_context(m: Stores, fused: list, share: float, scope: str | None) -> tuple[list, dict[str, float]]:
+    """Fused candidates ``[(ref, score, ranks)]`` re-scored with their session context: a turn gains ``share`` x the
+    fused score of its better neighbour (the turn just before or after it in its session) among the candidates, so
+    the answer right after a matching question, or the turn around a matching one, rises (bench/results/
+    fusion-sweep-e5.md, "session context"). Notes, and turns whose neighbours were not candidates, keep their score.
+    Returns the list re-sorted (ties keep their order) and ``{ref: bonus}`` of the turns that gained."""
+    score = {ref: s for ref, s, _ in fused}
+    nb: dict[str, tuple[str | None, str | None]] = {}
+    for root in m.live(scope):
+        for ref, pair in root.store.event_neighbours(list(score)).items():
+            nb.setdefault(ref, pair)
+    bonus: dict[str, float] = {}
+    if not nb:
+        return fused, bonus
+    order = {ref: i for i, (ref, _, _) in enumerate(fused)}
+    out = []
+    for ref, s, ranks in fused:
+        best = max((score.get(x, 0.0) for x in nb.get(ref, ()) if x is not None), default=0.0)
+        if best > 0:
+            bonus[ref] = share * best
+        out.append((ref, s + share * best, ranks))
+    out.sort(key=lambda x: (-x[1], order[x[0]]))
+    return out, bonus
+
+
 def recall_fused(m: "Stores | Any", query: str, tokens: list[str], *, k: int, scope: str | None = None,
                  kinds: tuple[str, ...] | None = None, channel: str | None = None) -> tuple[list[Hit], dict[str, Any]]:
     """Recall through ``channel`` (``lexical``, ``vector`` or ``hybrid``; default ``recall.channel``).
@@ -581,6 +608,10 @@ def recall_fused(m: "Stores | Any", query: str, tokens: list[str], *, k: int, sc
             fused = rrf.blend(_rrf(cfg, lex, vec, cold, cjk), fused, 1.0 - mix)
     else:
         fused = _rrf(cfg, lex, vec, cold, cjk)
+    share = float(cfg.get("recall.context_share"))
+    context: dict[str, float] = {}
+    if share > 0 and fused and channel == "hybrid":  # vector alone: turn R@10 up, session R@10 down (not measured better)
+        fused, context = with_context(m, fused, share, scope)
     by_lex = {h.id: h for h in lex}
     by_vec = {v[0]: v for v in (*cold, *vec)}  # vec wins over cold for the same ref
     hits: list[Hit] = []
@@ -596,6 +627,8 @@ def recall_fused(m: "Stores | Any", query: str, tokens: list[str], *, k: int, sc
             h = m.hit(root, row, score, tokens, factors, kind)
             reasons = dict(h.reasons)
         reasons.update(ranks=ranks, **{"rrf" if fusion == "rrf" else "fused": round(score, 6)})
+        if ref in context:
+            reasons["context"] = round(context[ref], 6)
         hits.append(dataclasses.replace(h, score=score, reasons=reasons))
     lat["fuse"] = (time.perf_counter() - t) * 1000
     lat["total"] = (time.perf_counter() - t_all) * 1000
