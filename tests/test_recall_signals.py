@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
+import pytest
+
 import memdir
 from memdir import dates, rank
 from memdir.tokenize import is_stop, query_tokens, tokenize
@@ -188,3 +190,49 @@ def test_added_terms_are_held_to_a_stricter_cut_in_large_stores():
     many = {f"u{i}": 150 for i in range(40)}
     picked = bm25.select_terms({"deploy": 50, **many}, N, term_weights={t: 0.3 for t in many})
     assert len(picked) == 1 + bm25.ADDED_POSTINGS // 150  # the added terms' own postings budget
+
+
+@pytest.mark.parametrize("cap,budget,added,fraction", [(2000, 10_000, 2000, 0.02), (6, 40, 12, 0.1), (3, 9, 5, 0.3),
+                                                       (50, 60, 2, 0.05)])
+def test_added_terms_counted_only_as_far_as_they_could_be_taken(tmp_path, monkeypatch, cap, budget, added, fraction):
+    """bm25.query_doc_freqs counts an added term's documents only up to the bound select_terms would hold it to: the
+    terms chosen, and their counts, are those of the exact counts, for any budget (large-store rules on small data)."""
+    import random
+
+    from memdir import bm25
+
+    for name, v in (("LARGE_STORE", 10), ("PER_TERM_CAP", cap), ("POSTINGS_BUDGET", budget), ("ADDED_POSTINGS", added),
+                    ("ADDED_COMMON_FRACTION", fraction)):
+        monkeypatch.setattr(bm25, name, v)
+    rng = random.Random(cap)
+    words = [f"w{i}" for i in range(60)] + ["部署", "署", "部", "发布"]
+    (tmp_path / "p" / ".git").mkdir(parents=True)
+    with memdir.open(tmp_path / "p", home=tmp_path / "g") as m:
+        # word i in about 1 of i + 1 events: counts from a handful to nearly all of the store
+        m.import_events([{"key": f"e{n}", "role": "user", "session": "s", "ts": 1_790_000_000 + n,
+                          "text": " ".join(w for i, w in enumerate(words) if rng.random() < 1 / (1 + i % 20))
+                                  or "empty"} for n in range(160)])
+        db = m.roots["project"].store.db
+        N = bm25.total_docs(db)
+        assert N >= bm25.LARGE_STORE
+        for _ in range(300):
+            toks = list(dict.fromkeys(rng.sample(words + ["nowhere"], rng.randint(1, 14))))
+            tw = {t: rng.choice((0.3, 0.5, 0.99)) for t in toks if rng.random() < 0.6} or None
+            _same_choice(bm25, db, N, toks, tw)
+            w = (4.0, 3.0, 1.0, 0.3)
+            rows = bm25.score(db, toks, weights=w, limit=50, with_terms=True, term_weights=tw)
+            with monkeypatch.context() as mp:  # the same rows and scores as with every term counted exactly
+                mp.setattr(bm25, "query_doc_freqs", lambda db, t, N, term_weights=None: bm25.doc_freqs(db, t))
+                assert bm25.score(db, toks, weights=w, limit=50, with_terms=True, term_weights=tw) == rows
+        for t, d in bm25.doc_freqs(db, words).items():  # an added term exactly at the bound is still taken
+            monkeypatch.setattr(bm25, "ADDED_COMMON_FRACTION", d / N)
+            assert t in _same_choice(bm25, db, N, ["w0", t], {t: 0.3}) or d > cap or bm25.doc_freqs(db, ["w0"])["w0"] >= budget
+
+
+def _same_choice(bm25, db, N, toks, tw):
+    exact = bm25.doc_freqs(db, toks)
+    got = bm25.query_doc_freqs(db, toks, N, term_weights=tw)
+    chosen = bm25.select_terms(exact, N, term_weights=tw)
+    assert bm25.select_terms(got, N, term_weights=tw) == chosen, (toks, tw)
+    assert {t: got[t] for t in chosen} == {t: exact[t] for t in chosen}
+    return chosen

@@ -64,6 +64,40 @@ def doc_freqs(db: sqlite3.Connection, tokens: list[str]) -> dict[str, int]:
     return out
 
 
+def query_doc_freqs(db: sqlite3.Connection, tokens: list[str], N: int, *,
+                    term_weights: dict[str, float] | None = None) -> dict[str, int]:
+    """:func:`doc_freqs` as :func:`select_terms` needs them: the same terms chosen, for less. In large stores an
+    added term (weighed below 1) is looked up only after the query's own words are chosen, and only as far as it
+    could still be taken: its documents are counted up to the bound :func:`select_terms` applies to it
+    (:data:`ADDED_COMMON_FRACTION` of the documents, or the postings left of :data:`ADDED_POSTINGS` when fewer),
+    by a ``LIMIT``-ed FTS5 match that stops there, and a term above it is left out (it could not be chosen; its
+    exact count, from ``fts_vocab``, walks its whole postings list: most Han unigrams are in thousands of
+    documents at 100k items). A term under the bound gets its exact count. When none of the query's own words
+    is in the index every term is counted exactly (the rarest added term is taken then, whatever its count)."""
+    low = [t for t in tokens if term_weights and term_weights.get(t, 1.0) < 1.0]
+    if N < LARGE_STORE or not low:
+        return doc_freqs(db, tokens)
+    lows = set(low)
+    df = doc_freqs(db, [t for t in tokens if t not in lows])
+    own = select_terms(df, N, term_weights=term_weights)
+    if not own:
+        df.update(doc_freqs(db, low))
+        return df
+    budget = sum(min(df[t], PER_TERM_CAP) for t in own)
+    room = min(POSTINGS_BUDGET, budget + ADDED_POSTINGS) - budget  # what the added terms may still read
+    bound = math.floor(ADDED_COMMON_FRACTION * N)
+    if room < min(bound, PER_TERM_CAP):  # a term in more than ``room`` documents would not fit
+        bound = room
+    if bound < 1:
+        return df
+    for t in low:
+        n = db.execute("SELECT count(*) FROM (SELECT 1 FROM fts WHERE fts MATCH ? LIMIT ?)",
+                       ('"' + t.replace('"', '""') + '"', bound + 1)).fetchone()[0]
+        if 0 < n <= bound:
+            df.update(doc_freqs(db, [t]))  # exact, as fts_vocab counts it (cheap: few postings)
+    return df
+
+
 def select_terms(df: dict[str, int], N: int, *, max_terms: int | None = None,
                  term_weights: dict[str, float] | None = None) -> list[str]:
     """The query terms worth scoring: rarest first, at most ``max_terms`` (default :data:`MAX_TERMS`, or
@@ -140,7 +174,7 @@ def score(db: sqlite3.Connection, tokens: list[str], *, weights: tuple[float, ..
     qtf: dict[str, int] = {}
     for t in tokens:
         qtf[t] = qtf.get(t, 0) + 1
-    df = doc_freqs(db, list(qtf))
+    df = query_doc_freqs(db, list(qtf), N, term_weights=term_weights)
     terms = select_terms(df, N, term_weights=term_weights)
     if not terms:
         return []

@@ -117,13 +117,16 @@ class Memdir:
 
             enable_debug_log(self.home)
 
-    def keep_warm(self, on: bool = True, *, build: bool = False) -> dict[str, Any]:
+    def keep_warm(self, on: bool = True, *, build: bool = False, start: bool = False) -> dict[str, Any]:
         """Say this process will answer many recalls (``memdir serve``, the MCP server and the warm hook listener
         do): with ``recall.memory_index = "auto"`` (the default) recall then holds its BM25 postings in memory —
         the same ranking, without FTS5 scoring each posting — built in a thread at the next recall (the SQL path
         answers until it is ready; ~0.1 ms per indexed row) and kept current with every write, this process's or
         another's (:mod:`memdir.postings`). ``build=True`` builds them now, in this thread; ``on=False`` lets
-        them go. Returns each root's figures (``rows``, ``postings``, ``array_mb``, ``build_s``…; ``{}`` for a root not held yet)."""
+        them go. ``start=True`` starts the build now in a thread (``memdir serve`` does at start, so its first
+        hooks are not the ones that wait for it) and returns at once; recall answers from SQL until it is done, and
+        the build steps aside while a call marked :func:`memdir.foreground.active` runs. Returns each root's
+        figures (``rows``, ``postings``, ``array_mb``, ``build_s``…; ``{}`` for a root not held yet)."""
         self._warm = bool(on)
         out: dict[str, Any] = {}
         mode = self.config.get("recall.memory_index")
@@ -131,14 +134,16 @@ class Memdir:
             if not on and mode != "on":  # lets them go (the memory comes back)
                 root.store.hold_postings(0)
                 continue
-            if build and on and mode != "off":
-                root.store.hold_postings(int(self.config.get("recall.memory_index_max_rows")))
+            # start: "auto" only ("on" builds in the first recall's own thread, as recall asks)
+            begin = on and (mode != "off" if build else mode == "auto" and start)
+            if begin:
+                root.store.hold_postings(int(self.config.get("recall.memory_index_max_rows")), background=not build)
             mem = getattr(root.store, "mem", None)
             if mem is None:
                 continue
-            if build and on and mode != "off":
+            if begin:
                 with mem.lock:
-                    mem.refresh()
+                    mem.refresh(background=not build)
             out[root.scope] = mem.stats()
         return out
 

@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import click
 
+from . import foreground
 from .errors import MemdirError, UsageError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -223,7 +224,7 @@ class MemoryStore:
         """``fn(memdir)`` under the lock; errors become ``ToolError`` (one line). ``what`` names the tool."""
         from mcp.server.mcpserver.exceptions import ToolError
 
-        with self._lock:
+        with self._lock, foreground.active():  # a background postings build steps aside meanwhile
             try:
                 return clean(fn(self.memdir))
             except ToolError:
@@ -835,12 +836,22 @@ def serve_command(ctx: click.Context, host: str, port: int, path: str, token: st
     debug = _debug(ctx)
     _log_to_stderr(debug)
     dir_, home = _dirs(ctx, dir_, home)
-    server = build_server(dir_, home=home, log_level="DEBUG" if debug else "WARNING", keep_warm=True)
-    from .dropimport import spawn_if_pending
+    # the hook listener first, and the project's store opened and its postings built in threads from now on,
+    # while the rest starts (a hook call meanwhile is answered from SQL; the build steps aside for it)
+    warm = _start_warm_hooks(home)
+    if warm is not None:
+        warm.prewarm(dir_)
+    try:
+        server = build_server(dir_, home=home, log_level="DEBUG" if debug else "WARNING", keep_warm=True)
+        from .dropimport import spawn_if_pending
 
-    spawn_if_pending(home, dir_)
-    app = http_app(server, host=host, token=token, path=path)
-    sock = _bind(host, port)
+        spawn_if_pending(home, dir_)
+        app = http_app(server, host=host, token=token, path=path)
+        sock = _bind(host, port)
+    except BaseException:
+        if warm is not None:
+            warm.close()
+        raise
     real_port = sock.getsockname()[1]
     shown = f"[{host}]" if ":" in host else host
     url = f"http://{shown}:{real_port}{path}"
@@ -849,7 +860,6 @@ def serve_command(ctx: click.Context, host: str, port: int, path: str, token: st
 
     if not missing_deps() and not path.startswith("/ui"):
         info["ui"] = f"http://{shown}:{real_port}/ui/search"  # the viewer's pages (memdir ui), same door
-    warm = _start_warm_hooks(home)
     info["hook_socket"] = str(warm.path) if warm else None
     click.echo(json.dumps(info) if as_json else f"memdir: serving MCP at {url} (Ctrl-C stops)"
                + (f"; hooks answered on {warm.path}" if warm else "")

@@ -45,7 +45,7 @@ from typing import Any
 
 import numpy as np
 
-from . import bm25, index, passages
+from . import bm25, foreground, index, passages
 from .tokenize import tokenize
 
 log = logging.getLogger("memdir")
@@ -126,6 +126,7 @@ class _Rows:
         self.parts: list[tuple[np.ndarray, np.ndarray, list[np.ndarray]]] = []  # (terms, rows, counts) per count
 
     def add(self, rowid: int, values: tuple[str, ...]) -> None:
+        foreground.pause()  # a background build steps aside for a hook call (memdir.foreground)
         self.rowids.append(rowid)
         for c in range(NCOL):
             text = values[c] if c < len(values) else ""
@@ -150,11 +151,13 @@ class _Rows:
             fresh = set(toks).difference(vocab)
             if fresh:
                 vocab.update(zip(sorted(fresh), range(len(vocab), len(vocab) + len(fresh))))
+            foreground.pause()
             ids = np.fromiter(map(vocab.__getitem__, toks), dtype=np.int64, count=len(toks))
             rows = np.repeat(np.arange(m, dtype=np.int64), np.array(self.sizes[c][n0:], dtype=np.int64))
             keys.append((ids * m + rows) * NCOL + c)
             self.toks[c] = []
         if keys:
+            foreground.pause()
             uk, cnt = np.unique(np.concatenate(keys), return_counts=True)
             if int(cnt.max()) > MAX_COUNT:
                 raise Unsupported("a term occurs more than 65,535 times in one column of one row")
@@ -195,6 +198,7 @@ class _Rows:
         counts = [np.empty(total, dtype=np.uint16 if wide[c] else np.uint8) for c in range(NCOL)]
         cursor = indptr[:-1].copy()
         while parts:
+            foreground.pause()
             t, r, cs = parts.pop(0)
             n = np.bincount(t, minlength=nterms)
             first = np.cumsum(n) - n  # where each term starts inside this chunk (the chunk is in term order)
@@ -273,6 +277,7 @@ class MemIndex:
 
     def _keep(self, r: Any) -> None:
         """What the index keeps of docs row ``r`` besides its postings."""
+        foreground.pause()
         self.max_doc = max(self.max_doc, r["id"])
         kind, sess = _intern(r["kind"]), _intern(r["session"])  # one copy of each repeated string
         if r["superseded_by"] is None:
@@ -348,6 +353,7 @@ class MemIndex:
         if len(got) != len(self.slot_of):
             raise Unsupported(f"{len(got)} full-text rows, {len(self.slot_of)} from docs")
         for rid, s in self.slot_of.items():
+            foreground.pause()
             if got.get(rid) != int(self.dlen[s]):
                 raise Unsupported(f"row {rid}: {int(self.dlen[s])} tokens here, {got.get(rid)} in FTS5")
 
@@ -406,7 +412,8 @@ class MemIndex:
             return
         try:
             try:
-                self.build(conn)
+                with foreground.background():
+                    self.build(conn)
                 with self.lock:
                     self.ready = True
             except Unsupported as exc:

@@ -28,6 +28,8 @@ import threading
 from pathlib import Path
 from typing import Any, Callable
 
+from . import foreground
+
 log = logging.getLogger("memdir")
 
 SOCKET_NAME = "hook.sock"
@@ -173,10 +175,32 @@ class WarmServer:
                 continue
             except OSError:
                 return
-            threading.Thread(target=self._serve_one, args=(conn,), daemon=True).start()
+            fg = foreground.active()  # from here on a background postings build steps aside (memdir.foreground)
+            fg.__enter__()
+            try:
+                threading.Thread(target=self._serve_one, args=(conn, fg), daemon=True).start()
+            except BaseException:
+                fg.__exit__(None, None, None)
+                raise
+
+    def prewarm(self, project_dir: str | None) -> threading.Thread:
+        """Open the store of ``project_dir`` now, in a thread, and start building its postings (``memdir serve``
+        calls this at start: the first hooks then find them built, or built while they were answered from SQL,
+        instead of starting the build themselves). Returns the thread."""
+
+        def run() -> None:
+            try:
+                with self._lock:
+                    self._store(project_dir).keep_warm(start=True)
+            except Exception as exc:  # noqa: BLE001 — a hook opens the store itself then
+                log.debug("warm hooks: prewarm of %s failed: %s: %s", project_dir, type(exc).__name__, exc)
+
+        t = threading.Thread(target=run, name="memdir-prewarm", daemon=True)
+        t.start()
+        return t
 
     # one call
-    def _serve_one(self, conn: socket.socket) -> None:
+    def _serve_one(self, conn: socket.socket, fg: Any = None) -> None:
         answered = False
         version = PROTOCOL
 
@@ -223,6 +247,8 @@ class WarmServer:
                 conn.close()
             except OSError:
                 pass
+            if fg is not None:  # the call is over (captures included): background work goes on
+                fg.__exit__(None, None, None)
 
     def _call(self, req: dict[str, Any], emit: Callable[[str], None]) -> None:
         from .hooks import run_hook
