@@ -399,7 +399,13 @@ class MemdirSystem:
                 raise BenchError(f"team server: HTTP {r.status_code} {r.text[:200]}")
             return [h["ref"] for h in r.json()["hits"]]
 
-        ask.close = client.close
+        def close() -> None:
+            client.close()
+            # a project a token grants refuses ownerless events (PgStore.ownerless_refusal): the next benchmark's store,
+            # written by this admin login under the same project name, must find no member
+            pgstore.revoke_tokens(admin.conn, "bench")
+
+        ask.close = close
         return ask
 
 

@@ -131,9 +131,12 @@ def test_pg_dump_backup_restores_every_project_with_its_statistics_and_security(
         assert s.count("event") == 60 and s.tombstoned() == ({"gone"}, {"sha-gone"})
         assert s.stats() == want_stats  # counters restored as they were, not counted twice by the triggers
         assert [(r["ref"], r["bm25"], r["handle"]) for r in s.search(q, weights=WEIGHTS, limit=10)] == want
-        # writes after the restore keep the counters right (the triggers came back with the schema)
-        with s.transaction():
-            s.insert_event({**rows[0], "ref": "new", "content_sha256": "sha-new", "text": "a brand new rollback turn"})
+        # writes after the restore keep the counters right (the triggers came back with the schema); pa has a
+        # member now, so the schema owner writes an event for a person (her token)
+        w = open_store(restored, project="pa", token=tok)
+        with w.transaction():
+            w.insert_event({**rows[0], "ref": "new", "content_sha256": "sha-new", "text": "a brand new rollback turn"})
+        w.close()
         assert s.stats()[0] == want_stats[0] + 1
         assert s.doc_freqs(["rollback"])[1]["rollback"] == 61
         ok = s.conn.execute("SELECT count(*) FROM docs WHERE project = 'pb'").fetchone()

@@ -119,8 +119,9 @@ def test_team_recall_applies_the_local_priors(pg_url):
     import time
 
     now = time.time()
-    _write(admin, [_ev("old", "the release checklist lives in the wiki", ts=now - 200 * 86400, session="a"),
-                   _ev("new", "the release checklist lives in the repo", ts=now - 86400, session="b")])
+    ann = open_store(pg_url, project="web", token=tok)  # the schema owner writing for ann: her token names her
+    _write(ann, [_ev("old", "the release checklist lives in the wiki", ts=now - 200 * 86400, session="a"),
+                 _ev("new", "the release checklist lives in the repo", ts=now - 86400, session="b")])
     client = TestClient(teamserver.app(_login(pg_url, "team_srv")))
     try:
         hits = client.post("/v1/web/recall", json={"query": "release checklist", "k": 5},
@@ -128,9 +129,9 @@ def test_team_recall_applies_the_local_priors(pg_url):
         assert [h["ref"] for h in hits] == ["new", "old"]
         old = hits[1]
         assert old["decay"] == pytest.approx(0.3) and old["score"] == pytest.approx(old["bm25"] * old["decay"] * old["rehearsal"])
-        admin.bump_rehearsal(["old"] * 1, "2026-11-30T00:00:00Z")
+        ann.bump_rehearsal(["old"] * 1, "2026-11-30T00:00:00Z")
         for _ in range(40):
-            admin.bump_rehearsal(["old"], "2026-11-30T00:00:00Z")
+            ann.bump_rehearsal(["old"], "2026-11-30T00:00:00Z")
         hits = client.post("/v1/web/recall", json={"query": "release checklist", "k": 5},
                            headers={"Authorization": f"Bearer {tok}"}).json()["hits"]
         assert hits[1]["rehearsal"] == pytest.approx(rank.rehearsal_boost(41, 0.1), abs=1e-4)
@@ -142,6 +143,7 @@ def test_team_recall_applies_the_local_priors(pg_url):
             assert r.status_code == (200 if i % 2 else 403)
     finally:
         client.close()
+        ann.close()
         admin.close()
 
 
@@ -160,7 +162,9 @@ def test_recall_asks_the_team_server_and_fuses_its_hits(pg_url, project, tmp_pat
     _client(admin, "team_srv")
     pgstore.share_events(admin.conn, "proj")
     tok = pgstore.add_token(admin.conn, "ann", ["proj"])
-    _write(admin, [_ev("team:1", "teammate: the flaky payment test needs the sandbox key", ts=1_790_000_000.0)])
+    tom = open_store(pg_url, project="proj", token=pgstore.add_token(admin.conn, "tom", ["proj"]))
+    _write(tom, [_ev("team:1", "teammate: the flaky payment test needs the sandbox key", ts=1_790_000_000.0)])
+    tom.close()
     p, url = _serve(_login(pg_url, "team_srv"))
     try:
         monkeypatch.setenv("MEMDIR_REMOTE_URL", url)
@@ -209,7 +213,7 @@ def test_a_silent_or_missing_server_costs_recall_its_budget_only(project, tmp_pa
         srv.close()
 
 
-def test_team_recall_ranks_with_the_local_function_dates_and_session_bonus_included(pg_url, tmp_path, clock):
+def test_team_recall_ranks_with_the_local_function_dates_and_session_bonus_included(pg_url, tmp_path, clock, monkeypatch):
     """Issue 14: "the ranking is the same code for both". The team server's recall and ``Memdir.recall`` on the same
     PostgreSQL rows give the same refs and scores, with the date boost (a query naming a day) and the session bonus
     (a setting the server takes from its configuration) applied on both sides."""
@@ -242,6 +246,7 @@ def test_team_recall_ranks_with_the_local_function_dates_and_session_bonus_inclu
     admin = open_store(pg_url, project="web")
     _client(admin, "team_rank")
     tok = pgstore.add_token(admin.conn, "ann", ["web"])
+    monkeypatch.setenv("MEMDIR_STORE_TOKEN", tok)  # ann's own store: her events are hers
     client = TestClient(teamserver.app(_login(pg_url, "team_rank"), cfg))
     try:
         with memdir.open(p, home=tmp_path / "g", clock=clock, config={"store": pg_url, "remote.project": "web", **cfg}) as m:
@@ -395,11 +400,13 @@ def test_rehearsal_counters_of_an_older_schema_go_to_the_owners_of_their_rows(pg
 
     n = pgstore.MIGRATIONS.index(pgstore.m009_rehearsal_per_person)
     monkeypatch.setattr(pgstore, "MIGRATIONS", pgstore.MIGRATIONS[:n])
+    first = open_store(pg_url, project="web")
+    _write(first, [_ev("team", "an ownerless row")])  # written while the project had no members
+    first.close()
     admin, ann, ben = _people(pg_url, "people5")
     try:
         _write(ann, [_ev("k1", "ann's row"), _ev("a2", "ann alone")])
         _write(ben, [_ev("k1", "ben's row")])
-        _write(admin, [_ev("team", "an ownerless row")])
         admin.conn.execute("INSERT INTO rehearsal(project, ref, count, last) VALUES ('web', 'k1', 3, 'x'), "
                            "('web', 'a2', 2, 'y'), ('web', 'team', 4, 'z'), ('web', 'gone', 5, 'w'), ('other', 'k1', 1, 'v')")
     finally:
@@ -484,3 +491,59 @@ def test_two_peoples_clones_share_one_database_each_with_its_own_note_mirror(pg_
                                   "ORDER BY owner").fetchall() == [{"owner": "ann", "n": 1}, {"owner": "ben", "n": 2}]
     finally:
         admin.close()
+
+
+def test_the_schema_owner_writes_events_for_a_person_or_not_at_all_in_a_project_with_members(pg_url, project, tmp_path,
+                                                                                             monkeypatch):
+    """A connection without a person (the schema owner, no token) wrote events with no owner, which every member of
+    the project reads: a person's history captured or exported through the admin login was nobody's private memory.
+    In a project a token grants, such a write is refused with one line (store, facade, `export --store`, doctor);
+    with the person's token the rows are that person's; a project without members keeps ownerless rows."""
+    import os
+
+    from memdir import pgstore
+    from memdir.errors import MemdirError
+
+    admin = open_store(pg_url, project="solo")
+    try:
+        _write(admin, [_ev("s1", "one person's own database: no tokens, no members")])  # allowed, ownerless
+        assert admin.get_doc("s1")["owner"] == ""
+        tok = pgstore.add_token(admin.conn, "ann", ["web"])
+        with pytest.raises(MemdirError, match="no person for project 'web'.*MEMDIR_STORE_TOKEN") as exc:
+            _write(open_store(pg_url, project="web"), [_ev("w1", "ann's private turn")])
+        assert "\n" not in str(exc.value)
+        assert admin.conn.execute("SELECT count(*) AS n FROM docs WHERE project = 'web'").fetchone()["n"] == 0
+        with pytest.raises(MemdirError, match="no person"):
+            open_store(pg_url, project="web").insert_events([_ev("w1", "ann's private turn")])
+        mine = open_store(pg_url, project="web", token=tok)  # the schema owner's login, ann's token: ann's rows
+        _write(mine, [_ev("w1", "ann's private turn")])
+        assert admin.conn.execute("SELECT owner FROM docs WHERE project = 'web' AND ref = 'w1'").fetchone()["owner"] == "ann"
+        mine.close()
+    finally:
+        admin.close()
+
+    # the facade (store = the admin URL, no MEMDIR_STORE_TOKEN), doctor and `export --store` say the same line
+    monkeypatch.delenv("MEMDIR_STORE_TOKEN", raising=False)
+    monkeypatch.delenv("MEMDIR_REMOTE_TOKEN", raising=False)
+    with memdir.open(project, home=tmp_path / "g", config={"store": pg_url, "remote.project": "web"}) as m:
+        with pytest.raises(MemdirError, match="no person"):
+            m.import_events([{"key": "x", "role": "user", "text": "captured through the admin login", "ts": 1_790_000_000}])
+        person = next(c for c in m.doctor() if c["check"] == "store person")
+        assert person["ok"] == "fail" and "MEMDIR_STORE_TOKEN" in person["detail"]
+    local = tmp_path / "local"
+    (local / ".git").mkdir(parents=True)
+    with memdir.open(local, home=tmp_path / "g") as m:
+        m.import_events([{"key": "y", "role": "user", "text": "a local turn", "session": "s", "ts": 1_790_000_000}])
+    env = {k: v for k, v in os.environ.items() if k not in ("MEMDIR_STORE_TOKEN", "MEMDIR_REMOTE_TOKEN", "MEMDIR_STORE")}
+    r = subprocess.run([sys.executable, "-m", "memdir", "export", "--store", pg_url, "--project", "web"], cwd=local,
+                       capture_output=True, text=True, timeout=120, env={**env, "MEMDIR_HOME": str(tmp_path / "g")})
+    assert r.returncode == 1 and r.stderr.count("\n") == 1 and "no person for project 'web'" in r.stderr, r.stderr
+    r = subprocess.run([sys.executable, "-m", "memdir", "export", "--store", pg_url, "--project", "web", "--json"], cwd=local,
+                       capture_output=True, text=True, timeout=120,
+                       env={**env, "MEMDIR_HOME": str(tmp_path / "g"), "MEMDIR_REMOTE_TOKEN": tok})
+    assert r.returncode == 0 and json.loads(r.stdout)["stored"] == 1, r.stderr
+    s = open_store(pg_url, project="web")
+    try:
+        assert s.conn.execute("SELECT owner FROM docs WHERE project = 'web' AND ref = 'y'").fetchone()["owner"] == "ann"
+    finally:
+        s.close()

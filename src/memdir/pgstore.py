@@ -620,6 +620,7 @@ class PgStore:
         self._dtotal: Counter = Counter()
         self._ddf: Counter = Counter()  # {(owner, note, term): rows}
         self._me: str | None = None
+        self._members: bool | None = None  # whether a token grants this project (checked once per transaction)
         self._pgvector: bool | None = None  # vectors.embedding exists (pgvector); looked up when first needed
         self._hnsw: set[int] | None = None  # vector lengths with an HNSW index
 
@@ -674,6 +675,7 @@ class PgStore:
             self._depth -= 1
             if self._depth == 0:  # committed (written) or rolled back (dropped with the rows they counted)
                 self._dn, self._dtotal, self._ddf = Counter(), Counter(), Counter()
+                self._members = None
 
     @property
     def me(self) -> str:
@@ -682,6 +684,33 @@ class PgStore:
         if self._me is None:
             self._me = self._x("SELECT coalesce(memdir_person(), '') AS me").fetchone()["me"]
         return self._me
+
+    def has_members(self) -> bool:
+        """Whether a token grants this project (it has members whose events are private). Read by a connection
+        allowed to read ``memdir_tokens`` (the schema owner, a superuser); ``False`` for any other (a client login
+        without a token sees and writes nothing anyway: row-level security)."""
+        if self._members is None or self._depth == 0:
+            ok = self._x("SELECT has_table_privilege('memdir_tokens', 'SELECT') AS ok").fetchone()["ok"]
+            self._members = bool(ok) and self._x("SELECT EXISTS (SELECT 1 FROM memdir_tokens WHERE %s = ANY(projects)) AS m",
+                                                 (self.project,)).fetchone()["m"]
+        return self._members
+
+    def ownerless_refusal(self) -> str | None:
+        """Why this connection may not write events here, or ``None``. A connection without a person (the schema
+        owner or a superuser with no token) writes rows with no owner, which every member of the project reads: in
+        a project that has members (a token grants it) its events would be nobody's private memory, so they must
+        carry a person — the connection's token (``MEMDIR_STORE_TOKEN``; the remote token for ``export --store``)
+        — or be refused. A project nobody holds a token for (one person's own database) keeps ownerless rows."""
+        if self.me or not self.has_members():
+            return None
+        return (f"this store login has no person for project {self.project!r}, which has members: its events would "
+                "have no owner and every member would read them; set MEMDIR_STORE_TOKEN (export --store: "
+                f"MEMDIR_REMOTE_TOKEN) to the person's token (`memdir store token PERSON --project {self.project}`)")
+
+    def _own_events(self) -> None:
+        why = self.ownerless_refusal()
+        if why:
+            raise MemdirError(why)
 
     def _count(self, sign: int, dl: int, terms: Iterable[str], owner: str | None = None, note: bool = False) -> None:
         """Note a full-text row of ``owner`` (default: this connection's person) added (``sign`` 1) or removed (-1)
@@ -762,6 +791,8 @@ class PgStore:
         statement, ``ON CONFLICT DO NOTHING``; ``tail`` follows the insert (``RETURNING id``, or the ``WITH`` form's
         continuation). Handles are unique per project (m004): a row that lost its handle to a concurrent writer is
         inserted again with the next free one; a row whose key (or, for events, text) exists returns ``None``."""
+        if row.get("kind") == "event":
+            self._own_events()
         d = handles.digest(row["ref"])
         cands = [d[:n] for n in range(handles.LENGTH, len(d) + 1)]
         cols = [c for c in DOC_COLUMNS if c in row and c != "handle"]
@@ -811,6 +842,7 @@ class PgStore:
         return doc_id
 
     def insert_event(self, row: dict[str, Any], *, pending: dict[int, str] | None = None) -> int | None:
+        self._own_events()
         spans = passages.split(row["text"], split_above=passages.split_above(row.get("role")))
         a, b = spans[0]
         toks = " ".join(tokenize(row["text"][a:b]))
@@ -843,6 +875,7 @@ class PgStore:
         row of the batch or a concurrent writer goes through :meth:`insert_event` (which chooses again)."""
         if not rows:
             return []
+        self._own_events()
         prep = []
         for r in rows:
             spans = passages.split(r["text"], split_above=passages.split_above(r.get("role")))
@@ -1705,6 +1738,13 @@ def doctor(url: str, *, project: str, token: str | None = None, hnsw_threshold: 
         if me and (me["rolsuper"] or me["rolbypassrls"] or (owner and owner["own"])):
             add("login", "warn", "this login owns the tables or bypasses row-level security: it sees every project",
                 f"give each person a client login (GRANT {CLIENT_ROLE} TO <login>) and a token; keep this one for admin")
+            why = store.ownerless_refusal()
+            if why:
+                add("person", "fail", f"events are refused: {why}", "set MEMDIR_STORE_TOKEN, or use a client login with a token")
+            elif not store.me:
+                add("person", "ok", f"no token: events are written without an owner (project {project!r} has no members)")
+            else:
+                add("person", "ok", f"events are written as {store.me!r}")
         else:
             ok = c.execute("SELECT memdir_project_ok() AS ok").fetchone()["ok"]
             add("token", "ok" if ok else "fail", f"token grants project {project!r}" if ok else
