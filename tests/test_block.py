@@ -262,3 +262,14 @@ def test_a_tool_entry_header_leaves_the_kind_to_its_call_line_and_the_outline_he
     m.remember("Always tag releases from main", category="rules")
     block = m.context("which release was tagged?")
     assert block.index("## Rules") < block.index("## Outline") < block.index("## Relevant"), block
+
+
+def test_a_rule_never_comes_back_as_a_hit_whichever_sections_are_asked(m):
+    rule = m.remember("Always run pnpm, never npm, in this repository.", category="rules")
+    grule = m.remember("Never push to main without review: pnpm lint first.", category="rules", scope="global")
+    fact = m.remember("pnpm store lives in ~/.pnpm-store on the build machines.", category="facts")
+    assert {h.id for h in m.recall("pnpm npm repository", k=8)} >= {rule.id, grule.id, fact.id}
+    hits_only = m.context("pnpm npm repository", sections=("hits",))
+    assert "pnpm-store" in hits_only and "never npm" not in hits_only and "without review" not in hits_only
+    whole = m.context("pnpm npm repository")
+    assert whole.count("never npm") == 1 and whole.count("without review") == 1  # in the rules section only

@@ -164,3 +164,25 @@ def test_protocol_1_clients_are_still_answered(seeded, short_home):
         s.close()
         ans = json.loads(buf)
         assert ans["ok"] and "5433" in ans["out"]
+
+
+def test_a_hand_edit_in_place_is_seen_by_the_next_call_and_notes_are_checked_once_per_call(seeded, short_home,
+                                                                                           monkeypatch):
+    from memdir.root import Root
+
+    with warm.WarmServer() as srv:
+        assert srv.start()
+        assert "5433" in warm.ask("claude-code", "user-prompt", payload(seeded), timeout_s=30)
+        note = next(p for p in (seeded / ".memory" / "facts").glob("*.md") if "5433" in p.read_text(encoding="utf-8"))
+        text = note.read_text(encoding="utf-8").replace("5433", "6543")
+        with open(note, "r+", encoding="utf-8") as f:  # in place, as many editors save (no rename: same directory)
+            f.write(text)
+            f.truncate()
+        st = note.stat()
+        os.utime(note, ns=(st.st_atime_ns, st.st_mtime_ns + 3_000_000_000))  # a clock tick the snapshot trusts
+        looks = []
+        real = Root._unchanged
+        monkeypatch.setattr(Root, "_unchanged", lambda self: looks.append(self.scope) or real(self))
+        out = warm.ask("claude-code", "user-prompt", payload(seeded), timeout_s=30)
+        assert "6543" in out and "5433" not in out
+        assert sorted(looks) == sorted(set(looks))  # each root's notes looked at once per call, not twice

@@ -75,7 +75,7 @@ def ask(host: str, event: str, payload: str, *, project_dir: str | None = None, 
 class WarmServer:
     """Answers hook calls on :func:`socket_path` from a thread of the calling process, keeping one open
     :class:`memdir.core.Memdir` per project (re-opened when a ``config.toml`` changes or an index file is
-    replaced; hand edits of the Markdown are synced before every call). Calls are served one at a time.
+    replaced; hand edits of the Markdown are synced by the calls that read them). Calls are served one at a time.
 
     ``start()`` returns False (and logs why) when another live server holds the socket or it cannot be bound."""
 
@@ -281,10 +281,8 @@ class WarmServer:
                 _, (_, oldest) = next(iter(self._stores.items()))
                 oldest.close()
                 self._stores.pop(next(iter(self._stores)))
-        else:
-            for root in m.roots.values():
-                if root._db is not None:
-                    root.resync()  # hand edits since the last call (a stat per note; no listing when none)
+        # hand edits since the last call: the calls that read notes (context, recall) resync themselves (a stat per
+        # note); doing it here as well stat'ed every note twice per hook
         self._stores[(proj,)] = (stamp, m)
         return m
 
