@@ -44,7 +44,7 @@ class LazyGroup(click.Group):
     def get_command(self, ctx, name):
         cmd = super().get_command(ctx, name)
         if cmd is not None or name not in LAZY_COMMANDS:
-            return cmd
+            return _accept_global_options(cmd) if cmd is not None else None
         mod_name, attr = LAZY_COMMANDS[name].split(":")
         try:
             mod = importlib.import_module(mod_name)
@@ -53,7 +53,36 @@ class LazyGroup(click.Group):
             if missing == "memdir" or missing.startswith("memdir."):
                 raise  # our own module or name is missing: a defect, never hidden as "no such command"
             return _unavailable(name, f"needs an optional dependency ({missing}); see README 'Install'")
-        return getattr(mod, attr)
+        return _accept_global_options(getattr(mod, attr))
+
+
+def _set_global(ctx: click.Context, param: click.Parameter, value: Any) -> None:
+    """A group option given after the command (``memdir recall x --dir P``): the same as before it."""
+    if value is None or value is False:
+        return
+    obj = ctx.find_root().obj
+    if param.name == "debug":
+        _debug_logging()
+    obj[param.name] = value
+
+
+def _accept_global_options(cmd: click.Command) -> click.Command:
+    """Let ``cmd`` (and the commands of a sub-group) take ``--dir``, ``--home`` and ``--debug`` after its name too
+    (hidden: the group's help lists them); a command with its own option of that name keeps it (``serve``, ``mcp``)."""
+    if getattr(cmd, "_memdir_globals", False):
+        return cmd
+    cmd._memdir_globals = True  # type: ignore[attr-defined]
+    taken = {o for p in cmd.params for o in getattr(p, "opts", ())}
+    extra = [click.Option(["--dir", "dir"], type=click.Path(exists=True, file_okay=False), hidden=True,
+                          expose_value=False, callback=_set_global),
+             click.Option(["--home", "home"], type=click.Path(file_okay=False), hidden=True, expose_value=False,
+                          callback=_set_global),
+             click.Option(["--debug", "debug"], is_flag=True, hidden=True, expose_value=False, callback=_set_global)]
+    cmd.params += [o for o in extra if o.opts[0] not in taken]
+    if isinstance(cmd, click.Group):
+        for sub in cmd.commands.values():
+            _accept_global_options(sub)
+    return cmd
 
 
 def _find_spec(target: str) -> bool:
@@ -164,11 +193,17 @@ def cli(ctx: click.Context, dir_: str | None, home: str | None, as_json: bool, d
         click.echo(ctx.get_help())
         ctx.exit(0)
     if debug:
-        handler = logging.StreamHandler(sys.stderr)
-        handler.setFormatter(logging.Formatter("memdir: %(levelname)s %(message)s"))
-        log.addHandler(handler)
-        log.setLevel(logging.DEBUG)
-        log.propagate = False  # one line per message (not again through the root handler)
+        _debug_logging()
+
+
+def _debug_logging() -> None:
+    if log.propagate is False:
+        return  # already on
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("memdir: %(levelname)s %(message)s"))
+    log.addHandler(handler)
+    log.setLevel(logging.DEBUG)
+    log.propagate = False  # one line per message (not again through the root handler)
 
 
 @cli.command()
@@ -209,10 +244,16 @@ def remember(ctx, text, category, summary, highlight, tags, load_when, pinned, s
         supersedes = supersedes or one("supersedes")
         if ctx.get_parameter_source("category") == click.core.ParameterSource.DEFAULT:
             nid, kind = one("id") or "", one("kind") or ""
-            for cand in (one("category"), nid.split("/")[0] if "/" in nid else None, kind + "s" if kind else None):
-                if cand and cand in m.config.get("categories"):
+            cands = [c for c in (one("category"), nid.split("/")[0] if "/" in nid else None, kind + "s" if kind else None) if c]
+            for cand in cands:
+                if cand in m.config.get("categories"):
                     category = cand
                     break
+            else:
+                if cands:  # a typo must not file the note under facts/ without a word
+                    said = one("category") and f"category {one('category')!r}" or kind and f"kind {kind!r}" or f"id {nid!r}"
+                    raise UsageError(f"the frontmatter's {said} names no category: use one of "
+                                     f"{', '.join(m.config.get('categories'))} (as category, or kind without the s), or -c")
         used = {"summary", "title", "highlight", "tags", "load_when", "pinned", "supersedes", "id", "kind", "category",
                 "created", "updated"}
         extra = sorted(str(k) for k in meta if k not in used)
@@ -337,8 +378,14 @@ def forget(ctx, id, scope, source, session, query, prefix, token, force, as_json
         raise UsageError("--token and --force go with --query or --prefix")
     if not id:
         raise UsageError("give the id to forget (see `memdir recall` or `memdir inspect`), or --query TEXT / --prefix KEY / --source NAME")
+    try:
+        target = m.get(id, scope=scope)  # a short handle: say which memory it was
+    except MemdirError:
+        target = None
+    name = getattr(target, "id", None) or getattr(target, "key", None) or id
     ok = m.forget(id, scope=scope)
-    _emit(ctx, as_json, {"id": id, "forgotten": ok}, f"forgot {id}" if ok else "")
+    _emit(ctx, as_json, {"id": id, "forgotten": ok, **({"ref": name} if ok else {})},
+          (f"forgot {name}" + (f" ({id})" if name != id else "")) if ok else "")
     if not ok:
         raise NotFound(f"no memory with id {id!r}: see `memdir recall` or `memdir inspect` for ids")
 
@@ -353,7 +400,8 @@ def edit(ctx, id, file, scope, as_json):
     """Replace note ID with FILE (`-` = stdin): frontmatter + body, validated; a bad edit is refused with every
     reason and nothing is written. Without FILE on a terminal, opens $EDITOR on the note."""
     m = open_store(ctx)
-    if file is None and sys.stdin.isatty():
+    from_editor = file is None and sys.stdin.isatty()
+    if from_editor:
         before = m.note_source(id, scope=scope)
         text = click.edit(before, extension=".md")
         if text is None or text == before:
@@ -361,10 +409,13 @@ def edit(ctx, id, file, scope, as_json):
             return
     else:
         text = _read_text(None if file in (None, "-") else Path(file).read_text(encoding="utf-8"), "note")
+        if file is None and not text.strip():  # no FILE, no terminal (a script, an agent's shell): nothing came in
+            raise UsageError(f"edit needs the new text: `memdir edit {id} FILE`, `memdir edit {id} -` with the text on "
+                             "stdin, or run it on a terminal to open $EDITOR")
     try:
         note = m.edit(id, text, scope=scope)
     except MemdirError as exc:
-        if file is not None:
+        if not from_editor:
             raise
         # the text typed in $EDITOR is the user's work: keep it where the refusal says, never drop it
         import os
@@ -616,7 +667,13 @@ def import_(ctx, source, path, all_projects, here, pending, no_progress, store_u
     out = import_host(m, source, Path(path) if path else None,
                       projects="all" if all_projects else "here" if here else "current",
                       progress=not no_progress and not (as_json or ctx.find_root().obj.get("json")))
-    _emit(ctx, as_json, out, summary(out))
+    human = summary(out)
+    if path and not out["read"] and Path(path).is_file():  # nothing read: perhaps another host's transcript
+        host = _host_transcript(Path(path))
+        if host and host != source:
+            out["hint"] = f"{path} is a {host} transcript: memdir import {host} {path} [--here]"
+            human += f"\nhint: {out['hint']}"
+    _emit(ctx, as_json, out, human)
 
 
 def _host_transcript(path: Path) -> str | None:
@@ -775,7 +832,20 @@ def config_cmd(ctx, as_json):
 
 def main(argv: list[str] | None = None) -> None:
     """Entry point: run the CLI, mapping errors to one line on stderr and exit codes 0/1/2."""
-    debug = "--debug" in (argv if argv is not None else sys.argv[1:])
+    args = list(argv if argv is not None else sys.argv[1:])
+    opts = args[:args.index("--")] if "--" in args else args
+    debug = "--debug" in opts
+    as_json = "--json" in opts
+
+    def fail(msg: str, code: int, prefix: str = "error") -> None:
+        """One line on stderr (``--json``: one JSON object, ``{"error", "exit_code"}``), then exit ``code``."""
+        if as_json:
+            click.echo(json.dumps({"error": msg or prefix, "exit_code": code, **({"internal": True} if prefix == "internal error" else {})},
+                                  ensure_ascii=False), err=True)
+        else:
+            click.echo(f"memdir: {prefix}: {msg}" if msg else f"memdir: {prefix}", err=True)
+        sys.exit(code)
+
     logging.basicConfig(level=logging.WARNING, format="%(message)s", stream=sys.stderr)
     try:
         rv = cli.main(args=argv, prog_name="memdir", standalone_mode=False)
@@ -783,33 +853,28 @@ def main(argv: list[str] | None = None) -> None:
             sys.exit(rv)
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
-    except click.ClickException as exc:
-        click.echo(f"memdir: error: {exc.format_message()}", err=True)
-        sys.exit(exc.exit_code)
+    except click.ClickException as exc:  # click's own messages may span lines (a choice list): one line here
+        fail(" ".join(x.strip() for x in exc.format_message().splitlines() if x.strip()), exc.exit_code)
     except click.exceptions.Abort:
-        click.echo("memdir: aborted", err=True)
-        sys.exit(130)
+        fail("", 130, "aborted")
     except MemdirError as exc:
         if debug:
             raise
-        click.echo(f"memdir: error: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}", err=True)
-        sys.exit(exc.exit_code)
+        fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__, exc.exit_code)
     except KeyboardInterrupt:
         sys.exit(130)
     except OSError as exc:  # a file the user named cannot be read or written
         if debug:
             raise
         where = f": {exc.filename}" if getattr(exc, "filename", None) else ""
-        click.echo(f"memdir: error: {exc.strerror or exc}{where}", err=True)
-        sys.exit(1)
+        fail(f"{exc.strerror or exc}{where}", 1)
     except BrokenPipeError:
         sys.exit(0)
     except Exception as exc:  # noqa: BLE001 — the promise is "never a traceback"
         if debug:
             raise
         msg = str(exc).splitlines()[0] if str(exc) else ""
-        click.echo(f"memdir: internal error: {type(exc).__name__}: {msg[:200]} (rerun with --debug for details)", err=True)
-        sys.exit(1)
+        fail(f"{type(exc).__name__}: {msg[:200]} (rerun with --debug for details)", 1, "internal error")
 
 
 if __name__ == "__main__":

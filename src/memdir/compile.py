@@ -58,7 +58,8 @@ def find_blocks(text: str) -> tuple[dict[str, tuple[int, int]], list[str]]:
                     blocks[name] = (i + 1, j)
                 i = j + 1
                 continue
-            problems.append(f"auto block {name!r} has no auto:end marker; left untouched")
+            problems.append(f"auto block {name!r} has no auto:end marker; left untouched: add a line "
+                            f"'<!-- auto:end {name} -->' where its generated lines end (reindex does not add it)")
             i = j
             continue
         i += 1

@@ -55,6 +55,22 @@ def _http_url_ok(v: str) -> bool:
             and (p.port is None or p.port > 0))  # .port: ValueError above 65535
 
 
+def _categories_ok(v: list[str]) -> bool:
+    """At least one category, each a plain directory name (``../x`` would leave the root); raises ``ValueError``
+    naming the first bad one."""
+    from .errors import PathError
+    from .roots import check_segment
+
+    if not v:
+        raise ValueError("needs at least one category")
+    for c in v:
+        try:
+            check_segment(c, "category")
+        except PathError as exc:
+            raise ValueError(str(exc)) from None
+    return True
+
+
 def _embed_provider_ok(v: str) -> bool:
     if v in ("none", "auto"):
         return True
@@ -230,7 +246,8 @@ SETTINGS: tuple[tuple[str, Any, str, type | None, Callable[[Any], bool] | None],
     ("remote.recall_budget_ms", 300, "most time a recall (hooks, CLI, MCP) waits for the team server's hits, asked "
      "while the local search runs; past it the local hits alone are shown (0 = never ask)", None, _nonneg),
     # general
-    ("categories", ["rules", "preferences", "decisions", "pitfalls", "facts"], "category directories (seed 000)", list, None),
+    ("categories", ["rules", "preferences", "decisions", "pitfalls", "facts"], "category directories (seed 000); a "
+     "directory already in the root is a category too", list, _categories_ok),
     ("debug", False, "write a debug log explaining ranking and skip decisions (also MEMDIR_DEBUG=1)", bool, None),
 )
 for _name, _default, _doc, _type, _check in SETTINGS:
@@ -378,7 +395,7 @@ class Config:
         try:
             value = _coerce(key, raw)
             if key.check is not None and not key.check(value):
-                raise ValueError("out of range")
+                raise ValueError(_why_refused(key, value))
             return value
         except (ValueError, TypeError) as exc:
             shown = safe_url(raw) if isinstance(raw, str) and "://" in raw else raw  # a URL may carry a password
@@ -420,6 +437,23 @@ class Config:
     def items(self) -> list[tuple[str, Any, str, str]]:
         """``(key, value, source, doc)`` for every registered key, sorted by key."""
         return [(n, self.get(n), self.source(n), REGISTRY[n].doc) for n in sorted(REGISTRY)]
+
+
+def _why_refused(key: Key, value: Any) -> str:
+    """What a value refused by ``key``'s check should have been: the choices when the key's doc starts with them
+    (``a | b | c``), else "out of range"."""
+    import re
+
+    if isinstance(value, str):
+        m = re.match(r"\s*([\w.-]+(?:\s*\|\s*[\w.-]+)+)", key.doc)
+        if m:
+            choices = [c.strip() for c in m.group(1).split("|")]
+            if key.default == "" and "" not in choices:
+                choices.append("'' (off)")
+            return "not one of " + ", ".join(choices)
+        if key.name == "store":
+            return "not a postgresql:// URL"
+    return "out of range"
 
 
 def safe_url(url: str) -> str:

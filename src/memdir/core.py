@@ -28,6 +28,8 @@ log = getLogger("memdir")  # imports logging only when a record can go somewhere
 SCOPES = ("project", "global")
 ROLES = ("user", "assistant", "tool", "system")
 SETTLE_AFTER = 1000  # an import storing this many events checkpoints and truncates the WAL afterwards
+#: bad lines of one JSONL import that each get a warning line (the rest are counted)
+BAD_LINES_SHOWN = 3
 MAX_EVENT_CHARS = 20_000  # stored length bound per event (case C8): head + tail kept, middle elided
 TOOL_EVIDENCE = 0.4  # a tool output is shown in full when it holds this share of the best entry's query weight
 #: the block's order weighs a tool output's score by this (what was said and decided outranks what a command printed
@@ -930,7 +932,10 @@ class Memdir:
             reported = {p["path"] for p in root.problems}
             for nid in sorted(ids):
                 try:
-                    note, _ = root.read_note(nid, root.path / (nid + ".md"))
+                    note, meta = root.read_note(nid, root.path / (nid + ".md"))
+                    odd = notes.field_problems(meta)
+                    if odd:  # read, but part of what the file says was not taken
+                        problems.append(root._problem("fields", note.path, f"{nid}: " + "; ".join(odd)))
                 except (UsageError, OSError) as exc:
                     if str(root.path / (nid + ".md")) not in reported:
                         problems.append(root._problem("unreadable", root.path / (nid + ".md"), str(exc)))
@@ -942,14 +947,18 @@ class Memdir:
                 for field, target in (("supersedes", note.supersedes), ("superseded_by", note.superseded_by)):
                     if target and target not in ids and not any(r.store.has_ref(target, "note") for r in self._live_roots() if r is not root):
                         problems.append(root._problem("dangling_" + field, note.path, f"{nid} {field} {target!r}, which does not exist"))
+            from .compile import find_blocks
+
             for cat in sorted({n.split("/")[0] for n in ids}):
                 idx = root.path / cat / "index.md"
                 text = idx.read_text(encoding="utf-8", errors="replace") if idx.exists() else ""
+                _, marker_problems = find_blocks(text)
+                if marker_problems:  # the compiler leaves such a file alone: reindex cannot repair it, the markers can
+                    problems += [root._problem("markers", idx, p) for p in marker_problems]
+                    continue
                 for nid in sorted(n for n in ids if n.startswith(cat + "/")):
                     if f"({nid.split('/', 1)[1]}.md)" not in text:
                         problems.append(root._problem("index_missing_file", idx, f"index.md does not list {nid}; run `memdir reindex`"))
-            from .compile import find_blocks
-
             root_md = root.path / "ROOT.md"
             if root_md.exists():
                 _, marker_problems = find_blocks(root_md.read_text(encoding="utf-8", errors="replace"))
@@ -1444,6 +1453,14 @@ class Memdir:
                   "tombstones": 0}
         events: list[dict[str, Any]] = []
         tombs: dict[str, list[dict[str, Any]]] = {}
+
+        def bad(n: int, why: Any) -> None:  # the first few each say why; the count is in the result
+            counts["bad_lines"] += 1
+            if counts["bad_lines"] <= BAD_LINES_SHOWN:
+                log.warning("memdir: %s line %d skipped: %s", p.name, n, str(why)[:120])
+            elif counts["bad_lines"] == BAD_LINES_SHOWN + 1:
+                log.warning("memdir: %s: more bad lines skipped (counted in the result, not listed)", p.name)
+
         with open(p, encoding="utf-8", errors="replace") as f:
             for n, line in enumerate(f, 1):
                 if not line.strip():
@@ -1454,13 +1471,11 @@ class Memdir:
                     if not isinstance(obj, dict):
                         raise ValueError("not an object")
                 except ValueError as exc:
-                    counts["bad_lines"] += 1
-                    log.warning("memdir: %s line %d skipped: %s", p.name, n, str(exc)[:80])
+                    bad(n, str(exc)[:80])
                     continue
                 if obj.get("type") == "tombstone":
                     if not isinstance(obj.get("ref"), str) or not obj["ref"].strip():
-                        counts["bad_lines"] += 1
-                        log.warning("memdir: %s line %d skipped: a tombstone line needs a ref", p.name, n)
+                        bad(n, "a tombstone line needs a ref")
                         continue
                     tombs.setdefault(obj.get("scope") if obj.get("scope") in SCOPES else "project", []).append(obj)
                 elif obj.get("type") == "note":
@@ -1468,8 +1483,7 @@ class Memdir:
                         note = self._restore_note(obj)
                         counts["notes_existing" if note.existed else "notes"] += 1
                     except MemdirError as exc:
-                        counts["bad_lines"] += 1
-                        log.warning("memdir: %s line %d skipped: %s", p.name, n, exc)
+                        bad(n, exc)
                 else:
                     obj.setdefault("source", p.stem)
                     events.append(obj)

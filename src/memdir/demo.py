@@ -72,7 +72,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"\n$ memdir context {prompt!r}")
             print(m.context(prompt))
             root_md = m.roots["project"].path / "ROOT.md"
-            print(f"\n{root_md} (compiled tables):")
+            where = root_md if args.keep else "ROOT.md"
+            print(f"\n{where} (compiled tables{'' if args.keep else '; the demo deletes its files when it ends: --keep DIR keeps them'}):")
             print("\n".join(root_md.read_text(encoding="utf-8").splitlines()[-18:]))
     return 0
 

@@ -87,8 +87,8 @@ def forget_matching(m: "Memdir", *, query: str | None = None, prefix: str | None
         out["token"] = expected
         return out
     if not force and token.strip() != expected:
-        raise UsageError("confirm token does not match what is stored now (something was added or removed since the "
-                         "preview): run the same forget without --token again and pass the new token")
+        raise UsageError("confirm token does not match what matches now (a mistyped token, or something was added or "
+                         "removed since the preview): run the same forget without --token again and pass the token it prints")
     stamp = iso(m.clock())
     for root in m._live_roots(scope):
         refs = [x["id"] for x in found if x["scope"] == root.scope and x["type"] == "event"]

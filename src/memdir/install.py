@@ -290,7 +290,9 @@ def _claude(plan: Plan, *, project: Path | None, uninstall: bool, argv: list[str
     if uninstall:
         if mcp is not None and isinstance(servers, dict) and "memdir" in servers:
             del servers["memdir"]
-            _write_json(plan, mcp_path, mcp, empty=({}, {"mcpServers": {}}), remove_if_empty=project is not None)
+            if not servers:  # install added the key: the file goes back to what it was
+                del mcp["mcpServers"]
+            _write_json(plan, mcp_path, mcp, remove_if_empty=True)
         if project is not None:
             _remove_empty_dirs(plan, project / ".claude")
     else:
@@ -339,7 +341,12 @@ def codex_hook_keys(hooks_path: Path, settings: dict[str, Any]) -> dict[int, tup
 
 def _toml_load(path: Path, text: str):
     import tomlkit
+    import tomllib
 
+    try:
+        tomllib.loads(text)  # its messages say where (tomlkit's point at line 1 col 0 for an unclosed array)
+    except tomllib.TOMLDecodeError as exc:
+        raise UsageError(f"cannot parse {path} ({exc}); fix it first — nothing was changed") from None
     try:
         return tomlkit.parse(text)
     except Exception as exc:  # noqa: BLE001 - tomlkit raises several ParseError subclasses

@@ -865,6 +865,7 @@ def serve_command(ctx: click.Context, host: str, port: int, path: str, token: st
                + (f"; hooks answered on {warm.path}" if warm else "")
                + (f"; viewer at {info['ui']}" if info.get("ui") else ""))
     sys.stdout.flush()
+    _term_as_interrupt()
     try:
         import anyio
         import uvicorn
@@ -879,6 +880,20 @@ def serve_command(ctx: click.Context, host: str, port: int, path: str, token: st
         if warm is not None:
             warm.close()
         server.memdir_store.close()
+
+
+def _term_as_interrupt() -> None:
+    """SIGTERM ends ``memdir serve`` as Ctrl-C does, through its ``finally`` (the hook socket removed, stores closed):
+    uvicorn shuts down on it, then raises the signal again with the handler it found — by default SIGTERM's, which
+    ended the process before any clean-up and left ``hook.sock`` behind."""
+    import signal
+    import threading
+
+    def interrupt(signum, frame):  # noqa: ARG001
+        raise KeyboardInterrupt
+
+    if threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+        signal.signal(signal.SIGTERM, interrupt)
 
 
 def _serve_store(ctx: click.Context, host: str, port: int, url: str, as_json: bool) -> None:

@@ -185,6 +185,31 @@ def fields(meta: dict[str, Any], body: str, *, category: str, fallback_time: dat
     }
 
 
+def field_problems(meta: dict[str, Any]) -> list[str]:
+    """What :func:`fields` had to ignore or replace in ``meta`` (one short phrase each; ``memdir inspect``): a
+    list or mapping where text belongs, a time that does not parse, a ``pinned`` that is not true/false, a
+    mapping as tags or load_when."""
+    out = []
+    for k in ("summary", "highlight", "kind", "supersedes", "superseded_by"):
+        if isinstance(meta.get(k), (dict, list)):
+            out.append(f"{k} is not text (ignored)")
+    for k in ("created", "updated"):
+        v = meta.get(k)
+        if v is not None:
+            try:
+                parse_ts(v)
+            except UsageError:
+                out.append(f"{k} {str(v)[:40]!r} is not a time (the file's time is used)")
+    p = meta.get("pinned")
+    if p is not None and not isinstance(p, bool) and not (isinstance(p, str) and p.strip().lower() in
+                                                          ("true", "yes", "1", "false", "no", "0", "")):
+        out.append(f"pinned {str(p)[:20]!r} is not true/false (taken as false)")
+    for k in ("tags", "load_when"):
+        if isinstance(meta.get(k), dict):
+            out.append(f"{k} is not a list (ignored)")
+    return out
+
+
 def _first_line(body: str) -> str:
     for line in body.splitlines():
         line = line.strip().lstrip("#").strip()

@@ -140,7 +140,12 @@ def import_host(m, source: str, path: Path | str | None = None, *, projects: str
         raise UsageError(f"unknown projects mode {projects!r}: use one of {', '.join(PROJECT_MODES)}")
     files = resolve_paths(source, path)
     if not files:
-        where = str(path) if path else "the default locations"
+        if path:
+            where = str(path)
+        else:
+            from .importers.discover import default_locations
+
+            where = " or ".join(str(p) for p in default_locations(source)) or "the default locations"
         raise NotFound(f"no {source} transcripts found in {where}: pass the path explicitly")
     stream = sys.stderr if stream is None else stream
     bar = _bar(source, files, stream) if progress and getattr(stream, "isatty", lambda: False)() else None

@@ -55,6 +55,21 @@ def default_paths(host: str, *, env: Mapping[str, str] | None = None, home: Path
     return []
 
 
+def default_locations(host: str, *, env: Mapping[str, str] | None = None, home: Path | None = None) -> list[Path]:
+    """Where :func:`default_paths` looks for ``host``'s transcripts (whether or not they exist), for messages."""
+    _check(host)
+    env = os.environ if env is None else env
+    home = Path.home() if home is None else Path(home)
+    if host == "claude-code":
+        return [(Path(env["CLAUDE_CONFIG_DIR"]) if env.get("CLAUDE_CONFIG_DIR") else home / ".claude") / "projects"]
+    if host == "codex":
+        return [(Path(env["CODEX_HOME"]) if env.get("CODEX_HOME") else home / ".codex") / "sessions"]
+    if host == "opencode":
+        base = (Path(env["XDG_DATA_HOME"]) if env.get("XDG_DATA_HOME") else home / ".local" / "share") / "opencode"
+        return [base / "opencode.db", base / "storage"]
+    return []
+
+
 def resolve_paths(host: str, path: str | Path | None = None, **kw) -> list[Path]:
     """Files to import for ``host``: ``default_paths(host)`` when ``path`` is None, else ``path`` expanded.
 

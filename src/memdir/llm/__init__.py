@@ -33,6 +33,13 @@ class LLMError(MemdirError, RuntimeError):
     """The model could not be asked or did not answer (missing CLI or package, HTTP error, timeout)."""
 
 
+class LLMConfigError(LLMError, UsageError):
+    """The distill settings cannot work as set (no model, a URL that is not http(s), no API key for a hosted
+    service): a usage error (CLI exit 2, like a missing ``distill.provider``), still an :class:`LLMError`."""
+
+    exit_code = 2
+
+
 class Provider(Protocol):
     name: str
     model: str  # provider + model, written into each note's provenance (``openai:gpt-4o-mini``)

@@ -18,7 +18,7 @@ import os
 from typing import Any
 from urllib.parse import urlsplit
 
-from . import LLMError
+from . import LLMConfigError, LLMError
 
 DEFAULT_ANTHROPIC_MODEL = "claude-haiku-4-5"
 DEFAULT_ANTHROPIC_URL = "https://api.anthropic.com"
@@ -60,7 +60,7 @@ def _key(config: Any, default_env: str, url: str, provider: str) -> str | None:
     env = config.get("distill.api_key_env") or default_env
     key = os.environ.get(env) or None
     if key is None and urlsplit(url).hostname in HOSTED:
-        raise LLMError(f"distill.provider {provider!r} at {url} needs an API key: set ${env} "
+        raise LLMConfigError(f"distill.provider {provider!r} at {url} needs an API key: set ${env} "
                        f"(or name another variable in distill.api_key_env, or point distill.url at a server that needs none)")
     return key
 
@@ -70,9 +70,9 @@ class OpenAIChatProvider:
 
     def __init__(self, url: str, model: str, *, api_key: str | None = None, timeout_s: float = 120.0):
         if not url.startswith(("http://", "https://")):
-            raise LLMError(f"distill.url {url!r} is not an http(s) URL")
+            raise LLMConfigError(f"distill.url {url!r} is not an http(s) URL")
         if not model:
-            raise LLMError("the openai distill provider needs distill.model (e.g. gpt-4o-mini, qwen2.5:7b)")
+            raise LLMConfigError("the openai distill provider needs distill.model (e.g. gpt-4o-mini, qwen2.5:7b)")
         self.url, self.model_name, self.api_key, self.timeout_s = url.rstrip("/"), model, api_key, timeout_s
         self.model = f"openai:{model}"
 
@@ -104,7 +104,7 @@ class AnthropicProvider:
 
     def __init__(self, url: str, model: str, *, api_key: str | None = None, timeout_s: float = 120.0):
         if not url.startswith(("http://", "https://")):
-            raise LLMError(f"distill.url {url!r} is not an http(s) URL")
+            raise LLMConfigError(f"distill.url {url!r} is not an http(s) URL")
         base = url.rstrip("/")
         self.url = base + ("/messages" if base.endswith("/v1") else "/v1/messages")
         self.model_name, self.api_key, self.timeout_s = model or DEFAULT_ANTHROPIC_MODEL, api_key, timeout_s

@@ -1,0 +1,170 @@
+"""A new user's findings (hnewuser3 4-18, checked again on 2026-12-01 main): each test failed before its fix."""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+
+import pytest
+
+import memdir
+from memdir import cli as cli_mod
+
+
+def run(capsys, *args, stdin=None, monkeypatch=None):
+    """``memdir ARGS`` through the real entry point: ``(exit code, stdout, stderr)``."""
+    if stdin is not None:
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin.encode())))
+    try:
+        cli_mod.main(list(args))
+        code = 0
+    except SystemExit as exc:
+        code = exc.code or 0
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+@pytest.fixture
+def proj(project, tmp_path, monkeypatch):
+    monkeypatch.setenv("MEMDIR_HOME", str(tmp_path / "g"))
+    monkeypatch.chdir(tmp_path)
+    with memdir.open(project, home=tmp_path / "g") as m:
+        m.remember("deploys go through the release train on tuesdays", category="decisions")
+    return project
+
+
+def test_group_options_work_after_the_command(proj, tmp_path, capsys):
+    code, out, err = run(capsys, "recall", "release", "train", "--dir", str(proj))
+    assert code == 0 and "decisions/" in out, err
+    code, out, err = run(capsys, "recall", "release", "--dir", str(proj), "--home", str(tmp_path / "g2"), "--debug")
+    assert code == 0 and "memdir: DEBUG" in err
+    code, out, err = run(capsys, "status", "--json", "--dir", str(proj))
+    assert code == 0 and json.loads(out)["project"]["notes"] == 1
+    code, out, err = run(capsys, "recall", "x", "--dir", str(tmp_path / "nope"))
+    assert code == 2 and err.count("\n") == 1 and "does not exist" in err
+
+
+def test_json_errors_are_one_json_line(proj, capsys):
+    code, out, err = run(capsys, "--dir", str(proj), "get", "nothing-here", "--json")
+    assert code == 1 and out == ""
+    assert json.loads(err) == {"error": json.loads(err)["error"], "exit_code": 1} and "nothing-here" in err
+    code, out, err = run(capsys, "--json", "recall", "--nope")
+    assert code == 2 and json.loads(err)["exit_code"] == 2
+
+
+def test_a_missing_choice_argument_is_one_line(capsys):
+    code, out, err = run(capsys, "install")
+    assert code == 2 and err.count("\n") == 1 and "claude-code, codex, opencode" in err
+
+
+def test_a_bad_choice_in_config_lists_the_choices(proj, capsys):
+    (proj / ".memory" / "config.toml").write_text('[recall]\nchannel = "vectorz"\n[distill]\nprovider = "clade"\n')
+    with memdir.open(proj) as m:
+        warnings = " ".join(m.config.warnings)
+    assert "not one of lexical, vector, hybrid" in warnings and "not one of openai, anthropic" in warnings
+    assert "out of range" not in warnings
+
+
+@pytest.mark.parametrize("value, why", [("[]", "needs at least one category"), ('["rules", "../x"]', "invalid category '../x'")])
+def test_categories_are_validated(proj, value, why):
+    (proj / ".memory" / "config.toml").write_text(f"categories = {value}\n")
+    with memdir.open(proj) as m:
+        assert any(why in w for w in m.config.warnings)
+        assert m.config.get("categories") == ["rules", "preferences", "decisions", "pitfalls", "facts"]
+
+
+def test_edit_without_text_says_what_to_give(proj, capsys, monkeypatch, tmp_path):
+    monkeypatch.setattr(sys.stdin, "isatty", lambda: False, raising=False)
+    code, out, err = run(capsys, "--dir", str(proj), "edit", "decisions/deploys-go-through-the-release-train-on-tuesdays",
+                         stdin="", monkeypatch=monkeypatch)
+    assert code == 2 and err.count("\n") == 1
+    assert "memdir edit decisions/deploys-go-through-the-release-train-on-tuesdays FILE" in err and "forget" not in err
+
+
+def test_forget_by_handle_names_what_it_deleted(proj, tmp_path, capsys):
+    with memdir.open(proj) as m:
+        handle = m.recall("release train")[0].handle
+    code, out, err = run(capsys, "--dir", str(proj), "forget", handle)
+    assert code == 0 and out.strip() == f"forgot decisions/deploys-go-through-the-release-train-on-tuesdays ({handle})"
+
+
+def test_distill_settings_that_cannot_work_are_usage_errors():
+    from memdir.config import Config
+    from memdir.errors import UsageError
+    from memdir.llm import LLMConfigError, LLMError, get_provider
+
+    cfg = Config(env={"MEMDIR_DISTILL_PROVIDER": "openai", "MEMDIR_DISTILL_URL": "http://127.0.0.1:9/v1"})
+    with pytest.raises(LLMConfigError, match="needs distill.model") as got:
+        get_provider(cfg)
+    assert isinstance(got.value, UsageError) and isinstance(got.value, LLMError) and got.value.exit_code == 2
+
+
+def test_a_codex_config_that_does_not_parse_says_where(tmp_path):
+    from memdir.errors import UsageError
+    from memdir.install import _toml_load
+
+    with pytest.raises(UsageError, match=r"line 2, column 5"):
+        _toml_load(tmp_path / "config.toml", "a = 1\nb = = 2\n")
+    with pytest.raises(UsageError, match=r"end of document"):
+        _toml_load(tmp_path / "config.toml", "model = [\n")
+
+
+def test_import_hints(proj, tmp_path, capsys, monkeypatch):
+    cc = tmp_path / "cc.jsonl"
+    cc.write_text(json.dumps({"type": "user", "sessionId": "s1", "cwd": str(proj), "uuid": "u1",
+                              "timestamp": "2026-10-01T10:00:00Z",
+                              "message": {"role": "user", "content": "how do we roll back a deploy"}}) + "\n")
+    code, out, err = run(capsys, "--dir", str(proj), "import", "codex", str(cc))
+    assert code == 0 and f"hint: {cc} is a claude-code transcript: memdir import claude-code {cc}" in out
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    code, out, err = run(capsys, "--dir", str(proj), "import", "claude-code")
+    assert code == 1 and str(tmp_path / "home" / ".claude" / "projects") in err
+
+
+def test_bad_jsonl_lines_warn_a_few_times_then_count(proj, tmp_path, caplog):
+    f = tmp_path / "bad.jsonl"
+    f.write_text("not json\n" * 10)
+    with memdir.open(proj) as m:
+        assert m.import_jsonl(f)["bad_lines"] == 10
+    assert sum("bad.jsonl" in r.getMessage() for r in caplog.records) == 4
+
+
+def test_a_broken_index_md_marker_is_reported_with_its_repair_not_reindex(proj):
+    idx = proj / ".memory" / "decisions" / "index.md"
+    idx.write_text("# decisions\n<!-- auto:begin index -->\n- hand line\n", encoding="utf-8")
+    with memdir.open(proj) as m:
+        rep = m.inspect()
+    details = [p["detail"] for p in rep.problems]
+    assert any("'<!-- auto:end index -->'" in d for d in details), details
+    assert not any("run `memdir reindex`" in d for d in details)
+
+
+def test_frontmatter_kind_that_names_no_category_is_refused(proj, capsys, monkeypatch):
+    code, out, err = run(capsys, "--dir", str(proj), "remember", "-", stdin="---\nkind: nonsense\n---\nsome body text\n",
+                         monkeypatch=monkeypatch)
+    assert code == 2 and "kind 'nonsense' names no category" in err
+    assert not list((proj / ".memory" / "facts").glob("some-body*.md"))
+
+
+def test_inspect_reports_frontmatter_fields_it_ignored(proj):
+    (proj / ".memory" / "facts").mkdir(exist_ok=True)
+    (proj / ".memory" / "facts" / "odd.md").write_text(
+        "---\nsummary: [a list]\ncreated: not-a-date\npinned: maybe\n---\nodd body\n", encoding="utf-8")
+    with memdir.open(proj) as m:
+        [p] = [p for p in m.inspect().problems if p["kind"] == "fields"]
+    assert "summary is not text" in p["detail"] and "'not-a-date' is not a time" in p["detail"] and "pinned 'maybe'" in p["detail"]
+
+
+def test_uninstall_leaves_no_empty_mcp_servers_key(tmp_path, monkeypatch):
+    from memdir.install import install_host
+
+    home = tmp_path / "h"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    (home / ".claude.json").write_text('{"numStartups": 3}\n')
+    install_host("claude-code", argv=["memdir"])
+    assert "memdir" in json.loads((home / ".claude.json").read_text())["mcpServers"]
+    install_host("claude-code", uninstall=True, argv=["memdir"])
+    assert json.loads((home / ".claude.json").read_text()) == {"numStartups": 3}
