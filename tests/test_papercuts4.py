@@ -34,7 +34,20 @@ def proj(project, tmp_path, monkeypatch):
     return project
 
 
-def test_group_options_work_after_the_command(proj, tmp_path, capsys):
+@pytest.fixture
+def memdir_logger():
+    """`--debug` turns the `memdir` logger's debug output on for the process: put it back for later tests."""
+    import logging
+
+    log = logging.getLogger("memdir")
+    saved = (list(log.handlers), log.level, log.propagate)
+    yield
+    log.handlers[:] = saved[0]
+    log.setLevel(saved[1])
+    log.propagate = saved[2]
+
+
+def test_group_options_work_after_the_command(proj, tmp_path, capsys, memdir_logger):
     code, out, err = run(capsys, "recall", "release", "train", "--dir", str(proj))
     assert code == 0 and "decisions/" in out, err
     code, out, err = run(capsys, "recall", "release", "--dir", str(proj), "--home", str(tmp_path / "g2"), "--debug")

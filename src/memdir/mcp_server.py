@@ -860,13 +860,13 @@ def serve_command(ctx: click.Context, host: str, port: int, path: str, token: st
 
     if not missing_deps() and not path.startswith("/ui"):
         info["ui"] = f"http://{shown}:{real_port}/ui/search"  # the viewer's pages (memdir ui), same door
+    _term_as_interrupt()  # before the ready line: a SIGTERM right after it still cleans up
     info["hook_socket"] = str(warm.path) if warm else None
-    click.echo(json.dumps(info) if as_json else f"memdir: serving MCP at {url} (Ctrl-C stops)"
-               + (f"; hooks answered on {warm.path}" if warm else "")
-               + (f"; viewer at {info['ui']}" if info.get("ui") else ""))
-    sys.stdout.flush()
-    _term_as_interrupt()
     try:
+        click.echo(json.dumps(info) if as_json else f"memdir: serving MCP at {url} (Ctrl-C stops)"
+                   + (f"; hooks answered on {warm.path}" if warm else "")
+                   + (f"; viewer at {info['ui']}" if info.get("ui") else ""))
+        sys.stdout.flush()
         import anyio
         import uvicorn
 
