@@ -11,7 +11,14 @@ Method (run once; the output is pasted into src/memdir/tokenize.py, nothing here
 3. A CJK bigram made of two such characters (我在, 了一, 我们, 就是, 还有 …) is a *stop bigram*: it is dropped
    from queries (never from documents) unless nothing else is left, as English stopwords are.
 
-Usage: ``python bench/derive_zh_function_chars.py`` prints the characters, most frequent first.
+4. Two-character words (``memdir.tokenize.ZH_STOP_WORDS``, ``--words``): the dictionary's two-character entries
+   tagged with a closed function class (``r p c y e k u*``; adverbs ``d`` are left out: as two-character words they
+   are often content, 进步 正常 高速) with frequency >= 5,000, minus those that are stop bigrams already. The
+   frequency cut 5,000 and leaving out adverbs were chosen on the even-position half of MADial-Bench zh dev and
+   checked on the other half (docs/devlog/2026-12-01/h10zh.md).
+
+Usage: ``python bench/derive_zh_function_chars.py [--words]`` prints the characters (or the words), most frequent
+first.
 """
 
 from __future__ import annotations
@@ -36,5 +43,24 @@ def derive(min_freq: int = 20_000) -> str:
     return "".join(sorted(freq, key=lambda w: -freq[w]))
 
 
+def derive_words(min_freq: int = 5_000) -> list[str]:
+    import jieba
+
+    from memdir.tokenize import ZH_FUNCTION_CHARS
+
+    path = os.path.join(os.path.dirname(jieba.__file__), "dict.txt")
+    freq: dict[str, int] = {}
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            word, n, tag = line.split()
+            n = int(n)
+            closed = tag in ("r", "p", "c", "y", "e", "k") or tag.startswith("u")
+            if len(word) == 2 and closed and n >= min_freq and not all(c in ZH_FUNCTION_CHARS for c in word):
+                freq[word] = max(freq.get(word, 0), n)
+    return sorted(freq, key=lambda w: -freq[w])
+
+
 if __name__ == "__main__":
-    print(derive())
+    import sys
+
+    print(" ".join(derive_words()) if "--words" in sys.argv[1:] else derive())

@@ -26,7 +26,7 @@ if __package__ in (None, ""):
     sys.path.insert(0, str(ROOT))
 
 from bench import metrics as M  # noqa: E402
-from bench.quality import DEFAULT_CACHE, DEFAULT_DATA, CachedProvider, _norm, limit_cases, make_specs, memdir_text  # noqa: E402
+from bench.quality import DEFAULT_CACHE, DEFAULT_DATA, CachedProvider, fill_store, limit_cases, make_specs  # noqa: E402
 
 POOL = 200
 
@@ -34,7 +34,7 @@ POOL = 200
 def collect(spec, cases, provider: str, cache: Path | None, settings: dict, log) -> list[dict]:
     """Per question: {"lex": [(key, score)], "vec": [(key, sim)], "q": Query, "group_of": fn}."""
     import memdir
-    from memdir import vectors
+    from memdir import glossary, vectors
     from memdir.tokenize import query_tokens
 
     out = []
@@ -52,34 +52,23 @@ def collect(spec, cases, provider: str, cache: Path | None, settings: dict, log)
         if cached is None:
             cached = CachedProvider(vectors.provider_for(m, strict=True), cache)
         vectors.set_provider(m, cached)
-        alias: dict[str, list[str]] = {}
-        if spec.as_notes:
-            for it in case.items:
-                text, tags = memdir_text(it, spec.meta)
-                note = m.remember(text, category="facts", tags=tags)
-                alias.setdefault(note.id, []).append(it.key)
-        else:
-            events = [{"key": it.key, "role": it.role, "text": memdir_text(it, "text")[0], "session": it.group,
-                       "ts": it.ts} for it in case.items]
-            m.import_events(events)
-            by_text: dict[str, list[str]] = {}
-            for it in case.items:
-                by_text.setdefault(_norm(it.text), []).append(it.key)
-            for it in case.items:
-                if len(by_text[_norm(it.text)]) > 1:
-                    alias[it.key] = by_text[_norm(it.text)]
+        alias = fill_store(m, case, spec)
         m.backfill()
         gm = case.group_of()
         for q in case.queries:
             now[0] = datetime.fromisoformat(q.ts).astimezone(timezone.utc) if q.ts else clock_at
             tokens = query_tokens(q.text, repeats=True)
-            lex = m._lexical(tokens, k=POOL, scope=None, kinds=None, query=q.text) if tokens else []
+            # as recall_fused asks for it beside a vector channel (no Han unigrams)
+            lex = m._lexical(tokens, k=POOL, scope=None, kinds=None, query=q.text, unigrams=False) if tokens else []
+            bridged = set(glossary.bridge(q.text, tokens, float(m.config.get("recall.bridge_weight"))))
             qv = vectors._np().asarray(cached.embed_query([q.text])[0], dtype="float32")
             vec, _cold, _ = vectors._vector_channel(m.stores, cached, qv, k=POOL, scope=None, kinds=None, info={})
             refs = list(dict.fromkeys([h.id for h in lex] + [v[0] for v in vec]))
             nb = {} if spec.as_notes else next(iter(m.stores.live(None))).store.event_neighbours(refs)
             out.append({"lex": [(h.id, h.score) for h in lex], "vec": [(v[0], v[4]["similarity"]) for v in vec], "nb": nb,
-                        "alias": alias, "q": q, "group_of": gm.get, "cjk": vectors.cjk_share(q.text) >= 0.5})
+                        "alias": alias, "q": q, "group_of": gm.get, "cjk": vectors.cjk_share(q.text) >= 0.5,
+                        "nterms": len(set(tokens)),
+                        "bridged": sum(1 for h in lex[:10] if bridged & set(h.reasons.get("terms", ())))})
         cached.save()
         m.close()
         tmpdir.cleanup()

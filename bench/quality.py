@@ -253,6 +253,36 @@ class CachedProvider:
         self.dirty = False
 
 
+def fill_store(m, case: Case, spec: Spec, notes: list[str] | None = None) -> dict[str, list[str]]:
+    """Store a case's items in the memdir ``m`` as the benchmark stores them (notes through ``remember``, or events
+    through ``import_events``); returns ``{stored id: [item keys]}`` for ids that stand for more than one item (memdir
+    keeps identical texts once) or whose id is not the item key (notes). Anything odd is appended to ``notes``.
+    bench/fusion_sweep.py fills its stores with this too."""
+    notes = [] if notes is None else notes
+    alias: dict[str, list[str]] = {}
+    if spec.as_notes:
+        for it in case.items:
+            text, tags = memdir_text(it, spec.meta)
+            note = m.remember(text, category="facts", tags=tags)
+            alias.setdefault(note.id, []).append(it.key)
+            if note.existed:
+                notes.append(f"{case.name}: item {it.key} has the same text as an earlier one (note {note.id})")
+        return alias
+    events = [{"key": it.key, "role": it.role, "text": memdir_text(it, "text" if spec.meta == "tags" else spec.meta)[0],
+               "session": it.group, "ts": it.ts} for it in case.items]
+    counts = m.import_events(events)
+    if counts.get("stored", len(events)) != len(events):
+        notes.append(f"{case.name}: import_events counts {counts}")
+    by_text: dict[str, list[str]] = {}
+    for it in case.items:
+        by_text.setdefault(_norm(it.text), []).append(it.key)
+    for it in case.items:
+        group = by_text[_norm(it.text)]
+        if len(group) > 1:
+            alias[it.key] = group
+    return alias
+
+
 class MemdirSystem:
     """Adapter over the memdir facade (``memdir.open`` / ``import_events`` / ``remember`` / ``recall``).
 
@@ -320,28 +350,7 @@ class MemdirSystem:
             if self.cached is None:
                 self.cached = CachedProvider(vectors.provider_for(m, strict=True), self.cache_dir)
             vectors.set_provider(m, self.cached)
-        alias: dict[str, list[str]] = {}
-        if spec.as_notes:
-            for it in case.items:
-                text, tags = memdir_text(it, spec.meta)
-                note = m.remember(text, category="facts", tags=tags)
-                alias.setdefault(note.id, []).append(it.key)
-                if note.existed:
-                    notes.append(f"{case.name}: item {it.key} has the same text as an earlier one (note {note.id})")
-        else:
-            events = [{"key": it.key, "role": it.role, "text": memdir_text(it, "text" if spec.meta == "tags"
-                                                                           else spec.meta)[0],
-                       "session": it.group, "ts": it.ts} for it in case.items]
-            counts = m.import_events(events)
-            if counts.get("stored", len(events)) != len(events):
-                notes.append(f"{case.name}: import_events counts {counts}")
-            by_text: dict[str, list[str]] = {}
-            for it in case.items:
-                by_text.setdefault(_norm(it.text), []).append(it.key)
-            for it in case.items:
-                group = by_text[_norm(it.text)]
-                if len(group) > 1:
-                    alias[it.key] = group
+        alias = fill_store(m, case, spec, notes)
 
         if self.provider and self.channel != "lexical":
             m.backfill()  # every memory embedded before the first question (recall would embed within a budget)

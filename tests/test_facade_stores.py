@@ -374,3 +374,12 @@ def test_migrate_into_either_store(engine, tmp_path, request):
         r = m.migrate(from_path=other)["sources"][0]["result"]
         assert r["renamed"] == 1 and m.get("alice:1:u~2").text == "a different first question"
         assert DIMS == 4
+
+
+def test_a_half_function_bigram_counts_less_on_each_store(both):
+    """recall.cjk_function_bigram_weight reaches PostgreSQL's scoring as SQLite's (term weights, like unigrams)."""
+    only = both.remember("Bart说我要回家", category="facts")  # shares only the function bigram 我要 with the query
+    show = both.remember("Lisa去看表演", category="facts")  # shares only 表演
+    hits = {h.id: h.score for h in both.recall("我要表演")}
+    assert set(hits) == {only.id, show.id}
+    assert hits[only.id] < 0.6 * hits[show.id]  # weight 0.5 (the default; 1.0 gives 0.78): equal idf, near-equal lengths

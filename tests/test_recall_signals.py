@@ -236,3 +236,52 @@ def _same_choice(bm25, db, N, toks, tw):
     assert bm25.select_terms(got, N, term_weights=tw) == chosen, (toks, tw)
     assert {t: got[t] for t in chosen} == {t: exact[t] for t in chosen}
     return chosen
+
+
+def test_chinese_closed_class_words_are_stop_words_and_half_function_bigrams_are_marked():
+    from memdir.tokenize import ZH_STOP_WORDS, ZH_FUNCTION_CHARS, is_function_bigram
+
+    assert {"什么", "自己", "如果", "怎么"} <= ZH_STOP_WORDS and not ZH_STOP_WORDS & {"部署", "进步", "比赛"}
+    assert all(len(w) == 2 and not all(c in ZH_FUNCTION_CHARS for c in w) for w in ZH_STOP_WORDS)  # not stop bigrams
+    from memdir.glossary import query_terms
+
+    def terms(q, stop_words=True):
+        return query_terms(q, query_tokens(q, repeats=True), bridge_weight=0.0, unigram_weight=0.0,
+                           stop_words=stop_words)[0]
+
+    assert terms("为什么部署失败") == ["为什", "么部", "部署", "署失", "失败"]  # 什么 dropped
+    assert "什么" in terms("为什么部署失败", stop_words=False)  # beside a vector channel: kept
+    assert terms("什么") == ["什么"]  # nothing else left: kept
+    assert "什么" in tokenize("什么时候部署")  # documents keep every token
+    assert is_function_bigram("我要") and is_function_bigram("比赛") and is_function_bigram("的魔")
+    assert not is_function_bigram("部署") and not is_function_bigram("我们")  # none / both function characters
+    assert not is_function_bigram("我a") and not is_function_bigram("我") and not is_function_bigram("我要去")
+
+
+def test_a_half_function_bigram_weighs_recall_cjk_function_bigram_weight(tmp_path):
+    from memdir import glossary
+
+    toks, w = glossary.query_terms("我要表演", query_tokens("我要表演", repeats=True), bridge_weight=0.5,
+                                   unigram_weight=0.0, function_weight=0.5, stop_words=True)
+    assert toks == ["我要", "要表", "表演"] and w == {"我要": 0.5}
+    assert glossary.query_terms("deploy it", ["deploy"], bridge_weight=0.0, unigram_weight=0.0,
+                                function_weight=0.5) == (["deploy"], {})
+    scores = {}
+    for name, weight in (("full", 1.0), ("half", 0.5)):
+        (tmp_path / name).mkdir()
+        with memdir.open(tmp_path / name, home=tmp_path / f"h{name}",
+                         config={"recall.cjk_function_bigram_weight": weight, "recall.cjk_unigram_weight": 0}) as m:
+            assert m.config.get("recall.cjk_function_bigram_weight") == weight
+            only = m.remember("Bart说我要回家", category="facts")  # shares only the function bigram 我要
+            show = m.remember("Lisa去看表演", category="facts")  # shares only 表演
+            hits = {h.id: h.score for h in m.recall("我要表演")}
+            scores[name] = hits[only.id] / hits[show.id]
+    assert abs(scores["half"] / scores["full"] - 0.5) < 1e-6
+    with memdir.open(tmp_path / "half", home=tmp_path / "hhalf") as m:
+        assert m.config.get("recall.cjk_function_bigram_weight") == 0.5  # the default
+        q = "我要表演"  # beside a vector channel the bigram keeps its full weight (the model does that matching)
+        got = {h.id: h.score for h in m.stores.lexical(query_tokens(q, repeats=True), k=5, scope=None, kinds=None,
+                                                       query=q, unigrams=False)}
+        only_id = next(h.id for h in m.recall("回家"))
+        show_id = next(h.id for h in m.recall("看表演"))
+        assert got[only_id] / got[show_id] > 0.8

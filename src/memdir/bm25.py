@@ -103,7 +103,8 @@ def select_terms(df: dict[str, int], N: int, *, max_terms: int | None = None,
     """The query terms worth scoring: rarest first, at most ``max_terms`` (default :data:`MAX_TERMS`, or
     :data:`MAX_TERMS_SMALL` below :data:`LARGE_STORE` documents), common ones dropped in large stores.
 
-    Terms that ``term_weights`` weighs below 1 (a query's Han unigrams, the glossary's cross-language terms) are
+    Terms that ``term_weights`` weighs below 1 (a query's Han unigrams, the glossary's cross-language terms, its Han
+    bigrams with one function character) are
     chosen after the full-weight ones, by the same rules with their own ``max_terms`` and what is left of the
     postings budget: they add to the query's own words and never take their place. In large stores they are
     held to a stricter cut (:data:`ADDED_COMMON_FRACTION` of the documents, :data:`ADDED_POSTINGS` postings in

@@ -115,6 +115,11 @@ SETTINGS: tuple[tuple[str, Any, str, type | None, Callable[[Any], bool] | None],
      "(0 = bigrams only). MADial zh R@1/3/5/10 / MRR@10: 0 0.270/0.464/0.529/0.615/0.557, 0.2 "
      "0.285/0.468/0.532/0.623/0.572, 0.3 0.293/0.466/0.548/0.632/0.575, 0.4 0.293/0.463/0.546/0.636/0.581, 0.5 "
      "0.299/0.454/0.543/0.630/0.581, 0.8 0.302/0.458/0.539/0.644/0.575", float, _nonneg),
+    ("recall.cjk_function_bigram_weight", 0.5, "weight of a query's Han bigrams that hold one Chinese function "
+     "character (我要, 的魔; memdir.tokenize.is_function_bigram), against 1 for its other terms (1 = as any term). "
+     "MADial zh R@5, even / odd dialogues (chosen on the even half; with tokenize.ZH_STOP_WORDS): 1.0 0.571/0.531, "
+     "0.3 0.596/0.527, 0.4 0.591/0.527, 0.5 0.603/0.535, 0.6 0.591/0.540, 0.7 0.591/0.540 (before both: "
+     "0.578/0.518); session-QA identical", float, lambda v: 0 <= v <= 1),
     ("recall.date_boost", 0.5, "score multiplier - 1 for a memory whose time falls in a date the query names ('10 days "
      "ago', 'last Saturday', '昨天'; memdir.dates), resolved against the clock (0 = off). LongMemEval-S all turns / user "
      "turns, session R_any@5, turn R@10: 0 0.967/0.951, 0.768/0.920; 0.5 0.967/0.951, 0.784/0.920; 1 0.967/0.967, "

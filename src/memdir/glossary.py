@@ -19,7 +19,7 @@ side; Chinese words by forward maximum matching over the query's CJK runs (``数
 
 from __future__ import annotations
 
-from .tokenize import _stem, han_unigrams, is_cjk_char, normalize
+from .tokenize import ZH_STOP_WORDS, _stem, han_unigrams, is_cjk_char, is_function_bigram, normalize
 
 GLOSSARY = """
 deploy, deployment = 部署
@@ -633,15 +633,22 @@ def bridge(text: str, tokens: list[str], weight: float) -> dict[str, float]:
     return out
 
 
-def query_terms(text: str, tokens: list[str], *, bridge_weight: float, unigram_weight: float
-                ) -> tuple[list[str], dict[str, float]]:
-    """What recall scores for a query (``text``, its recall ``tokens``): ``(tokens + added, {added: weight})``.
+def query_terms(text: str, tokens: list[str], *, bridge_weight: float, unigram_weight: float,
+                function_weight: float = 1.0, stop_words: bool = False) -> tuple[list[str], dict[str, float]]:
+    """What recall scores for a query (``text``, its recall ``tokens``): ``(tokens + added, {term: weight})``.
     Added at reduced weights: the characters of its Han runs (:func:`memdir.tokenize.han_unigrams`, with repeats;
     ``unigram_weight``, 0 = none) and the other language's terms for its glossary words (:func:`bridge`,
-    ``bridge_weight``). The local recall path and the team server both call this."""
+    ``bridge_weight``). The query's own Han bigrams with one function character
+    (:func:`memdir.tokenize.is_function_bigram`: ``我要``, ``的魔``) weigh ``function_weight`` (1 = as any term), and
+    with ``stop_words`` its Chinese closed-class words (:data:`memdir.tokenize.ZH_STOP_WORDS`: ``什么``, ``自己``) are
+    left out unless nothing else is left. The local recall path and the team server both call this."""
+    if stop_words:
+        tokens = [t for t in tokens if t not in ZH_STOP_WORDS] or tokens
     have = set(tokens)
     uni = [t for t in han_unigrams(text) if t not in have] if unigram_weight > 0 and isinstance(text, str) else []
     bridged = bridge(text, tokens, bridge_weight) if text else {}
     weights = {**dict.fromkeys(uni, float(unigram_weight)), **bridged}
+    if function_weight != 1.0 and not (isinstance(text, str) and text.isascii()):
+        weights.update((t, float(function_weight)) for t in have if is_function_bigram(t))
     added = set(uni)
     return tokens + uni + [t for t in bridged if t not in added], weights

@@ -179,7 +179,10 @@ def app(url: str, cfg: dict[str, Any] | None = None):
                     return err(400, "now must be an ISO 8601 time or epoch seconds")
                 toks = query_tokens(q, repeats=True)
                 toks, bridged = glossary.query_terms(q, toks, bridge_weight=float(cfg["recall.bridge_weight"]),
-                                                     unigram_weight=float(cfg["recall.cjk_unigram_weight"]))  # as the local path
+                                                     unigram_weight=float(cfg["recall.cjk_unigram_weight"]),
+                                                     function_weight=float(cfg["recall.cjk_function_bigram_weight"]),
+                                                     stop_words=True)
+                # as the local path
                 # the local path's candidates (ties in id order) ranked by the local path's function
                 rows = rank_rows(s.candidates(toks, weights=weights, term_weights=bridged or None,
                                               limit=max(int(cfg["recall.candidates"]), k * 3)), q, k=k, now=now, cfg=cfg)

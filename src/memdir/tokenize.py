@@ -61,6 +61,18 @@ ZH_FUNCTION_CHARS = frozenset(
     "正同比自跟则因曾呢该约谁先吧太者共另吗按均"
 )
 
+#: Chinese closed-class words of two characters, dropped from lexical recall's queries (not beside a vector channel;
+#: :func:`memdir.glossary.query_terms`) unless nothing else is left: the two-character
+#: entries of jieba's dictionary tagged pronoun, preposition, conjunction, auxiliary, modal particle, interjection
+#: or plural suffix with frequency >= 5,000 that are not already stop bigrams (bench/derive_zh_function_chars.py
+#: --words; no benchmark text was read). Adverbs (an open class in two-character words: 进步, 正常) are left out.
+ZH_STOP_WORDS = frozenset(
+    "自己 可以 这个 什么 这样 这些 这种 如果 通过 其中 同时 这里 怎么 虽然 根据 因此 而且 一样 各种 我国 如何 各级 那么 这么 "
+    "如此 一切 那些 然后 经过 有些 有人 咱们 可是 任何 那个 关于 那里 不仅 甚么 这时 按照 每年 本级 只要 随着 之中 来说 另外 "
+    "这次 此外 那样 并且 此时 然而 别人 除了 哪里 某些 怎样 尽管 有时 还要 每个 每天 即使 接着 总是 各个 各国 本报 本身 既然 "
+    "从此 的话".split()
+)
+
 MAX_TOKEN_CHARS = 64
 
 #: bump when the token stream changes; an index built with another version re-tokenizes itself on open
@@ -288,6 +300,14 @@ def han_unigrams(text: str) -> list[str]:
 def is_cjk_char(ch: str) -> bool:
     """A Han, kana or hangul character."""
     return _cjk_re().match(ch) is not None
+
+
+def is_function_bigram(token: str) -> bool:
+    """A two-character Han token with exactly one Chinese function character (:data:`ZH_FUNCTION_CHARS`): ``我要``,
+    ``的魔``, ``比赛``. Half of a stop bigram: it often spans a word boundary, and where it is a word its function
+    character makes it a common one. Recall weighs it by ``recall.cjk_function_bigram_weight``."""
+    return (len(token) == 2 and (token[0] in ZH_FUNCTION_CHARS) != (token[1] in ZH_FUNCTION_CHARS)
+            and all("\u3400" <= c <= "\u9fff" or "\uf900" <= c <= "\ufaff" for c in token))
 
 
 def is_stop(token: str) -> bool:
