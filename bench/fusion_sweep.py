@@ -32,7 +32,8 @@ POOL = 200
 
 
 def collect(spec, cases, provider: str, cache: Path | None, settings: dict, log) -> list[dict]:
-    """Per question: {"lex": [(key, score)], "vec": [(key, sim)], "q": Query, "group_of": fn}."""
+    """Per question: {"lex": [(key, score)], "vec": [(key, sim)], "nb": {key: neighbours}, "q": Query, "group_of": fn,
+    "cjk": mostly CJK, "nterms": distinct query terms, "bridged": lexical top-10 hits matched through a glossary term}."""
     import memdir
     from memdir import glossary, vectors
     from memdir.tokenize import query_tokens
@@ -74,6 +75,63 @@ def collect(spec, cases, provider: str, cache: Path | None, settings: dict, log)
         tmpdir.cleanup()
         log(f"  {spec.name}: {case.name} done ({len(out)} questions)")
     return out
+
+
+def collect_session_qa(data: Path, provider: str, settings: dict, log) -> list[dict]:
+    """The same lists for bench/session_qa.py's questions, each asked of its project's store (built by
+    ``session_qa.build_store``, vectors from its cache); a question's "relevant" ids are the hits whose text holds
+    one of its answer strings (any id in either list), so ``answer@k`` = an answer in the top k hits' texts."""
+    from bench import session_qa as sqa
+    from memdir import glossary, vectors
+    from memdir.tokenize import query_tokens
+
+    questions = sqa.load_questions(sqa.DEFAULT_QUESTIONS)
+    out = []
+    with tempfile.TemporaryDirectory(prefix="memdir-fusion-sqa-") as t:
+        cfg = {"recall.channel": "hybrid", "embed.provider": provider, "recall.vector_candidates": POOL, **settings}
+        for project in sqa.PROJECTS:
+            m, _, _ = sqa.build_store(data, Path(t), project, cfg)
+            cached = m._bench_cache
+            for q in questions:
+                if sqa.SESSION_PROJECT[q["session"]] != project:
+                    continue
+                tokens = query_tokens(q["q"], repeats=True)
+                lex = m._lexical(tokens, k=POOL, scope=None, kinds=None, query=q["q"], unigrams=False) if tokens else []
+                bridged = set(glossary.bridge(q["q"], tokens, float(m.config.get("recall.bridge_weight"))))
+                qv = vectors._np().asarray(cached.embed_query([q["q"]])[0], dtype="float32")
+                vec, _cold, _ = vectors._vector_channel(m.stores, cached, qv, k=POOL, scope=None, kinds=None, info={})
+                ids = {h.id for h in lex} | {v[0] for v in vec}
+                answers = [sqa.norm(a) for a in q["a"]]
+                rel = set()
+                for root in m._live_roots():
+                    for ref, text in root.db.execute(f"SELECT ref, text FROM docs WHERE ref IN ({','.join('?' * len(ids))})",
+                                                     sorted(ids)).fetchall() if ids else []:
+                        if any(a in sqa.norm(text or "") for a in answers):
+                            rel.add(ref)
+                refs = list(dict.fromkeys([h.id for h in lex] + [v[0] for v in vec]))
+                nb = next(iter(m.stores.live(None))).store.event_neighbours(refs)
+                out.append({"lex": [(h.id, h.score) for h in lex], "vec": [(v[0], v[3]) for v in vec], "nb": nb, "alias": {},
+                            "q": SqaQuery(q["id"], q["lang"], frozenset(rel)), "cjk": vectors.cjk_share(q["q"]) >= 0.5,
+                            "nterms": len(set(tokens)),
+                            "bridged": sum(1 for h in lex[:10] if bridged & set(h.reasons.get("terms", ())))})
+            cached.save()
+            m.close()
+            log(f"  session-qa: {project} done ({len(out)} questions)")
+    return out
+
+
+class SqaQuery:
+    def __init__(self, qid, label, relevant):
+        self.qid, self.label, self.relevant = qid, label, relevant
+
+
+class SqaSpec:
+    """Scores a session-QA question: an answer string in the top 1 / 3 / 5 / 8 hits' texts."""
+    name, depth, as_notes = "session-qa", 20, False
+
+    @staticmethod
+    def score(ranked, q, group_of):
+        return {f"answer@{k}": float(any(i in q.relevant for i in ranked[:k])) for k in (1, 3, 5, 8)}
 
 
 def rrf(lex, vec, wl, wv=1.0, k=60):
@@ -168,6 +226,13 @@ def main(argv=None) -> int:
     if a.rows and a.rows.is_file():
         stored = pickle.loads(a.rows.read_bytes())
     for name in a.bench.split(","):
+        if name == "session-qa":
+            if name not in stored:
+                stored[name] = collect_session_qa(a.data, a.provider, settings, log)
+                if a.rows:
+                    a.rows.write_bytes(pickle.dumps(stored))
+            data[name] = (SqaSpec, [{**r, "group_of": (lambda i: i)} for r in stored[name]])
+            continue
         spec = specs[name]
         if name not in stored:
             rows = collect(spec, limit_cases(spec.load(a.data), a.limit), a.provider, a.cache, settings, log)
@@ -178,11 +243,13 @@ def main(argv=None) -> int:
         for c in spec.load(a.data):
             gms.update(c.group_of())
         data[name] = (spec, [{**r, "group_of": gms.get} for r in stored[name]])
-    heads = {"locomo": "turn_recall@10", "madial-zh": "recall@5", "madial-en": "recall@5",
+    heads = {"locomo": "turn_recall@10", "madial-zh": "recall@5", "madial-en": "recall@5", "session-qa": "answer@8",
              "longmemeval": "turn_recall@10", "longmemeval-user": "turn_recall@5"}
-    extra = {"longmemeval": "session_recall_any@5", "longmemeval-user": "session_recall_any@5", "locomo": "turn_recall@5"}
+    extra = {"longmemeval": "session_recall_any@5", "longmemeval-user": "session_recall_any@5", "locomo": "turn_recall@5",
+             "session-qa": "answer@5"}
     more = {"locomo": ("turn_recall@1", "turn_recall@20", "session_recall@1", "session_recall@5", "session_recall@10"),
-            "madial-zh": ("recall@1", "recall@3", "recall@10", "mrr@10"), "madial-en": ("recall@1", "recall@3", "recall@10", "mrr@10")}
+            "madial-zh": ("recall@1", "recall@3", "recall@10", "mrr@10"), "madial-en": ("recall@1", "recall@3", "recall@10", "mrr@10"),
+            "session-qa": ("answer@1", "answer@3")}
     rules = {"lexical": lambda r: [i for i, _ in r["lex"]], "vector": lambda r: [i for i, _ in r["vec"]]}
     for wl in (() if a.no_rrf else (0.5, 1, 2, 4)):
         for k in (10, 60):
