@@ -111,7 +111,7 @@ def collect_session_qa(data: Path, provider: str, settings: dict, log) -> list[d
                 refs = list(dict.fromkeys([h.id for h in lex] + [v[0] for v in vec]))
                 nb = next(iter(m.stores.live(None))).store.event_neighbours(refs)
                 out.append({"lex": [(h.id, h.score) for h in lex], "vec": [(v[0], v[3]) for v in vec], "nb": nb, "alias": {},
-                            "q": SqaQuery(q["id"], q["lang"], frozenset(rel)), "cjk": vectors.cjk_share(q["q"]) >= 0.5,
+                            "q": SqaQuery(q["id"], q["lang"], frozenset(rel), q["q"]), "cjk": vectors.cjk_share(q["q"]) >= 0.5,
                             "nterms": len(set(tokens)),
                             "bridged": sum(1 for h in lex[:10] if bridged & set(h.reasons.get("terms", ())))})
             cached.save()
@@ -121,8 +121,8 @@ def collect_session_qa(data: Path, provider: str, settings: dict, log) -> list[d
 
 
 class SqaQuery:
-    def __init__(self, qid, label, relevant):
-        self.qid, self.label, self.relevant = qid, label, relevant
+    def __init__(self, qid, label, relevant, text=""):
+        self.qid, self.label, self.relevant, self.text = qid, label, relevant, text
 
 
 class SqaSpec:
