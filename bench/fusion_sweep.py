@@ -181,6 +181,28 @@ def convex_scores(lex, vec, alpha) -> dict:
     return s
 
 
+def default(r, lex_pool: int = 100, vec_pool: int = 100) -> dict:
+    """memdir's fusion for a multilingual model (memdir.vectors.recall_fused) as ``{id: score}``: convex 0.6 for a
+    mostly-CJK query, 0.65 for a long one, else 0.3 x convex(0.35) / best + 0.7 x RRF(4:1) / best."""
+    from memdir.tokenize import query_tokens
+
+    lex, vec = r["lex"][:lex_pool], r["vec"][:vec_pool]
+    if r["cjk"]:
+        return convex_scores(lex, vec, 0.6)
+    if len(set(query_tokens(r["q"].text, repeats=True))) >= 20:
+        return convex_scores(lex, vec, 0.65)
+    c = convex_scores(lex, vec, 0.35)
+    f = rrf_scores(lex, vec, 4.0, 1.0, 60)
+    cm, fm = (max(c.values(), default=0) or 1.0), (max(f.values(), default=0) or 1.0)
+    return {i: 0.3 * c.get(i, 0) / cm + 0.7 * f.get(i, 0) / fm for i in [*f, *(x for x in c if x not in f)]}
+
+
+def context(s: dict, nb: dict, share: float) -> list:
+    """memdir.vectors.with_context over ``{id: score}``: ids best first."""
+    out = {i: v + share * max((s.get(x, 0.0) for x in nb.get(i, ()) if x is not None), default=0.0) for i, v in s.items()}
+    return sorted(out, key=lambda i: -out[i])
+
+
 def evaluate(spec, rows, rule) -> dict[str, float]:
     res = []
     for r in rows:
@@ -266,22 +288,8 @@ def main(argv=None) -> int:
     for al in [float(x) for x in a.blend_alphas.split(",") if x]:
         for rs in [float(x) for x in a.rank_shares.split(",") if x]:
             rules[f"blend a={al} rank={rs}"] = (lambda al, rs: lambda r: blend(r, al, rs, 1.0 if r["cjk"] else 4.0))(al, rs)
-    def default(r):  # memdir's fusion for a multilingual model (vectors.recall_fused), as scores
-        if r["cjk"]:
-            return convex_scores(r["lex"][:a.lex_pool], r["vec"][:a.vec_pool], 0.6)
-        if len({t for t in query_tokens(r["q"].text)}) >= 20:
-            return convex_scores(r["lex"][:a.lex_pool], r["vec"][:a.vec_pool], 0.65)
-        c = convex_scores(r["lex"][:a.lex_pool], r["vec"][:a.vec_pool], 0.35)
-        f = rrf_scores(r["lex"][:a.lex_pool], r["vec"][:a.vec_pool], 4.0, 1.0, 60)
-        cm, fm = (max(c.values(), default=0) or 1.0), (max(f.values(), default=0) or 1.0)
-        return {i: 0.3 * c.get(i, 0) / cm + 0.7 * f.get(i, 0) / fm for i in [*f, *(x for x in c if x not in f)]}
-
-    def context(s, nb, share):  # memdir.vectors.with_context
-        out = {i: v + share * max((s.get(x, 0.0) for x in nb.get(i, ()) if x is not None), default=0.0) for i, v in s.items()}
-        return sorted(out, key=lambda i: -out[i])
-    from memdir.tokenize import query_tokens
     for cs in [float(x) for x in a.context_shares.split(",") if x]:
-        rules[f"default + context {cs}"] = (lambda cs: lambda r: context(default(r), r.get("nb", {}), cs))(cs)
+        rules[f"default + context {cs}"] = (lambda cs: lambda r: context(default(r, a.lex_pool, a.vec_pool), r.get("nb", {}), cs))(cs)
         rules[f"rrf wl=4 k=60 + context {cs}"] = (lambda cs: lambda r: context(
             rrf_scores(r["lex"][:a.lex_pool], r["vec"][:a.vec_pool], 4.0, 1.0, 60), r.get("nb", {}), cs))(cs)
     import statistics
