@@ -141,7 +141,7 @@ def test_memdir_push_sends_rows_still_backed_off(tmp_path, monkeypatch):
     url, hits, stop = _http_ok()
     try:
         with memdir.open(project, home=tmp_path / "g", config={"remote.url": url}) as m:
-            assert m.push() == {"sent": 1, "left": 0, "error": None}
+            assert m.push() == {"sent": 1, "left": 0, "failed": 0, "error": None}
         assert hits == ["/v1/p/events"]
     finally:
         stop()

@@ -530,7 +530,7 @@ def test_remote_queue_survives_a_dead_server_and_arrives_once(pg_url, project, t
         assert done["error"] and 0 < done["left"] < 400, done
         p, url = _serve(srv_url)  # restarted
         later = lambda: 2e12  # noqa: E731  (past the failed batch's back-off)
-        assert remote.push(derived, url, "proj", tok, budget_s=120, now=later) == {"sent": done["left"], "left": 0, "error": None}
+        assert remote.push(derived, url, "proj", tok, budget_s=120, now=later) == {"sent": done["left"], "left": 0, "failed": 0, "error": None}
         got = admin.conn.execute("SELECT count(*) AS n, count(DISTINCT ref) AS refs FROM docs WHERE project = 'proj'").fetchone()
         assert got["n"] == got["refs"] == 500
     finally:
@@ -636,8 +636,8 @@ def test_a_write_cut_off_after_its_local_commit_still_reaches_the_server_once(te
         assert m.count_events(since=datetime(2000, 1, 1, tzinfo=timezone.utc)) == 20  # committed locally
         assert remote.pending(derived) == 20  # stored locally and queued: nothing local-only
         assert _on_server(admin)["n"] == 0
-        assert m.push() == {"sent": 20, "left": 0, "error": None}
-    assert remote.push(derived, url, "proj", tok, budget_s=60) == {"sent": 0, "left": 0, "error": None}
+        assert m.push() == {"sent": 20, "left": 0, "failed": 0, "error": None}
+    assert remote.push(derived, url, "proj", tok, budget_s=60) == {"sent": 0, "left": 0, "failed": 0, "error": None}
     got = _on_server(admin)
     assert got["n"] == got["refs"] == 20
 
@@ -670,7 +670,7 @@ def test_a_send_whose_answer_is_cut_off_is_sent_again_and_stored_once(team, proj
     assert _cut(project, tmp_path / "g", "after-send", 12) == 7
     assert _on_server(admin)["n"] == 12 and remote.pending(derived) == 12
     with memdir.open(project, home=tmp_path / "g") as m:
-        assert m.push() == {"sent": 12, "left": 0, "error": None}
+        assert m.push() == {"sent": 12, "left": 0, "failed": 0, "error": None}
     got = _on_server(admin)
     assert got["n"] == got["refs"] == 12
 
@@ -703,7 +703,7 @@ def test_a_queue_file_of_an_older_memdir_is_moved_into_the_index_and_sent(team, 
         m.import_events([{"key": "new", "role": "user", "text": "a new event", "session": "s", "ts": 1_700_000_001}])
         assert not (derived / remote.QUEUE_FILE).exists()
     assert remote.pending(derived) == 15  # the ones still backed off wait, as before the upgrade
-    assert remote.push(derived, url, "proj", tok, budget_s=60, now=lambda: 2e12) == {"sent": 15, "left": 0, "error": None}
+    assert remote.push(derived, url, "proj", tok, budget_s=60, now=lambda: 2e12) == {"sent": 15, "left": 0, "failed": 0, "error": None}
     got = _on_server(admin)
     assert got["n"] == got["refs"] == 31
     assert admin.conn.execute("SELECT count(*) AS n FROM docs WHERE project = 'proj' AND ref = 'local'").fetchone()["n"] == 0
@@ -729,6 +729,6 @@ def test_forgetting_a_sent_event_forgets_it_on_the_server_and_an_unsent_one_neve
         assert m.forget("sent1") and m.forget("unsent")
         assert remote.pending(derived) == 2  # two forgets; the unsent event left the queue
     got = remote.push(derived, url, "proj", tok, budget_s=60, now=lambda: 2e12)
-    assert got == {"sent": 2, "left": 0, "error": None}
+    assert got == {"sent": 2, "left": 0, "failed": 0, "error": None}
     refs = {r["ref"] for r in admin.conn.execute("SELECT ref FROM docs WHERE project = 'proj' AND kind = 'event'")}
     assert refs == {"sent2"}

@@ -532,9 +532,11 @@ class Memdir:
         if res["error"]:
             log.debug("remote: %d sent, %d queued (%s)", res["sent"], res["left"], res["error"])
 
-    def push(self) -> dict[str, Any]:
+    def push(self, *, retry_failed: bool = False) -> dict[str, Any]:
         """Send the events queued for ``remote.url`` (issue 14) now, those still backed off after a failed send
-        included: ``{"sent", "left", "error"}``; ``left`` rows wait for the next push. Raises ``UsageError`` when
+        included: ``{"sent", "left", "failed", "error"}``; ``left`` rows wait for the next push, ``failed`` rows were
+        refused by the server (a 4xx about the rows) and are kept aside with its reason (:meth:`remote_failed`).
+        ``retry_failed`` puts those back in the queue first (``retried``: how many). Raises ``UsageError`` when
         ``remote.url`` is not set."""
         from . import remote
 
@@ -544,9 +546,19 @@ class Memdir:
         url, project, token = got
         root = self._root("project")
         if not root.db_path.exists() and not (root.derived / remote.QUEUE_FILE).exists():
-            return {"sent": 0, "left": 0, "error": None}
+            return {"sent": 0, "left": 0, "failed": 0, "error": None, **({"retried": 0} if retry_failed else {})}
         remote.adopt_legacy(root.db, root.derived)
-        return remote.push(root.db, url, project, token, budget_s=self.config.get("remote.timeout_s"), due_only=False)
+        retried = remote.retry_failed(root.db) if retry_failed else None
+        out = remote.push(root.db, url, project, token, budget_s=self.config.get("remote.timeout_s"), due_only=False)
+        return {**out, "retried": retried} if retry_failed else out
+
+    def remote_failed(self) -> list[dict[str, Any]]:
+        """The queued rows the team server refused, kept aside: ``[{"op", "ref", "reason", "at"}]`` (see
+        :func:`memdir.remote.failed`); ``memdir push --retry-failed`` sends them again."""
+        from . import remote
+
+        root = self._root("project")
+        return remote.failed(root.db) if root.db_path.exists() else []
 
     def _on_event_stored(self, store, row: dict[str, Any]) -> None:
         """Extension point (e.g. embeddings mark the new row pending); ``store`` is the root's Store, in its transaction."""
@@ -988,6 +1000,10 @@ class Memdir:
                 out[scope]["set_aside"] = aside
             if info["engine"] != "sqlite":
                 out[scope]["store"] = {"engine": info["engine"], "project": info.get("project")}
+            if scope == "project" and root.db_path.exists():
+                q = self._remote_queue(root)
+                if q["queued"] or q["failed"] or self.config.get("remote.url"):
+                    out[scope]["remote_queue"] = q
         from . import vectors
 
         vectors.status_extra(self.stores, out)  # embedding provider, tiers and vector counts per root
@@ -1022,6 +1038,18 @@ class Memdir:
 
         return tiers.prune(self.stores, days, token, force=force)
 
+    def _remote_queue(self, root: Root) -> dict[str, Any]:
+        """``{"queued", "failed", "reason"}`` of the project root's team-server queue (``reason``: the server's last
+        refusal, one line, when rows were refused)."""
+        db = root.db
+        queued, failed = db.execute("SELECT coalesce(sum(failed IS NULL), 0), coalesce(sum(failed IS NOT NULL), 0) "
+                                    "FROM remote_queue").fetchone()
+        out: dict[str, Any] = {"queued": queued, "failed": failed}
+        if failed:
+            out["reason"] = db.execute("SELECT failed FROM remote_queue WHERE failed IS NOT NULL "
+                                       "ORDER BY failed_at DESC, seq DESC LIMIT 1").fetchone()[0]
+        return out
+
     def doctor(self, *, repair: bool = True) -> list[dict[str, str]]:
         """Health checks with remedies (provider call, index integrity, Markdown/index consistency, pending
         vectors); see :func:`memdir.vectors.doctor`. ``repair=False`` reports what ``repair=True`` (the default,
@@ -1035,6 +1063,17 @@ class Memdir:
 
             checks += store_doctor(spec, project=self.store_project(), token=os.environ.get("MEMDIR_STORE_TOKEN"),
                                    hnsw_threshold=int(self.config.get("recall.pg_hnsw_threshold")))
+        root = self.roots["project"]
+        if root.exists() and root.db_path.exists():
+            q = self._remote_queue(root)
+            if q["failed"]:
+                checks.append({"check": "remote queue", "ok": "warn",
+                               "detail": f"{q['failed']} queued row(s) refused by the team server, kept aside "
+                                         f"({q['queued']} waiting); last: {q['reason']}",
+                               "remedy": "fix what the server says, then `memdir push --retry-failed`"})
+            elif q["queued"] or self.config.get("remote.url"):
+                checks.append({"check": "remote queue", "ok": "ok", "detail": f"{q['queued']} row(s) waiting, none refused",
+                               "remedy": ""})
         return checks
 
     def reindex(self) -> dict[str, int]:

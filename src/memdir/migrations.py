@@ -292,9 +292,18 @@ def m012_remote_queue(db: sqlite3.Connection) -> None:
     db.execute("CREATE INDEX IF NOT EXISTS remote_queue_seq ON remote_queue(seq)")
 
 
+def m013_remote_refused(db: sqlite3.Connection) -> None:
+    """``remote_queue.failed``: the team server's one-line reason when it refused a queued row itself (a 4xx answer
+    other than about the token, the route or the rate; :mod:`memdir.remote`), with ``failed_at``. Such a row was
+    sent again forever; now it is kept aside (never deleted, never sent again on its own) until ``memdir push
+    --retry-failed`` puts it back in the queue."""
+    db.execute("ALTER TABLE remote_queue ADD COLUMN failed TEXT")
+    db.execute("ALTER TABLE remote_queue ADD COLUMN failed_at REAL")
+
+
 MIGRATIONS = [m001_create_tables, m002_vectors_tiers, m003_fts_vocab, m004_fts_context, m005_event_order_index,
               m006_journal, m007_distill, m008_handles_passages,
-              m009_compact_layout, m010_removed_log, m011_text_dictionary, m012_remote_queue]
+              m009_compact_layout, m010_removed_log, m011_text_dictionary, m012_remote_queue, m013_remote_refused]
 
 
 class NewerIndex(MemdirError, RuntimeError):

@@ -163,61 +163,148 @@ def enqueue(where: Where, rows: Iterable[dict[str, Any]]) -> int:
 
 
 def pending(where: Where) -> int:
-    """Rows waiting to be sent."""
+    """Rows waiting to be sent (not those the server refused: :func:`failed`)."""
     if isinstance(where, Path) and not (where / INDEX_FILE).exists() and not (where / QUEUE_FILE).exists():
         return 0
     with _queue(where) as db:
-        return db.execute("SELECT count(*) FROM remote_queue").fetchone()[0]
+        return db.execute("SELECT count(*) FROM remote_queue WHERE failed IS NULL").fetchone()[0]
+
+
+def failed(where: Where) -> list[dict[str, Any]]:
+    """The rows the server refused (kept aside, never sent again on their own), in queue order: ``[{"op", "ref",
+    "reason", "at"}]`` (``reason``: the server's one line, e.g. ``HTTP 400: …``; ``at``: epoch seconds)."""
+    if isinstance(where, Path) and not (where / INDEX_FILE).exists():
+        return []
+    with _queue(where) as db:
+        return [{"op": r[0], "ref": r[1], "reason": r[2], "at": r[3]} for r in db.execute(
+            "SELECT op, ref, failed, failed_at FROM remote_queue WHERE failed IS NOT NULL ORDER BY seq")]
+
+
+def retry_failed(where: Where) -> int:
+    """Put the rows the server refused back in the queue (sent by the next push, in their old place); returns how
+    many."""
+    with _queue(where) as db:
+        db.execute("BEGIN IMMEDIATE")
+        n = db.execute("UPDATE remote_queue SET failed = NULL, failed_at = NULL, tries = 0, next_at = 0 "
+                       "WHERE failed IS NOT NULL").rowcount
+        db.execute("COMMIT")
+        return n
+
+
+#: 4xx answers about the request rather than its rows: the token (401, 403), the route (404, 405: a remote.url
+#: missing ``/v1``), the clock or the rate (408, 429). Their rows stay queued and back off, as after a 5xx.
+NOT_ABOUT_THE_ROWS = frozenset({401, 403, 404, 405, 407, 408, 421, 425, 429})
+
+
+def refuses_rows(code: int) -> bool:
+    """Whether an HTTP status says the server refused the rows themselves (sending them again cannot help)."""
+    return 400 <= code < 500 and code not in NOT_ABOUT_THE_ROWS
+
+
+def _reason(exc: urllib.error.HTTPError) -> str:
+    """``HTTP <code>: <the server's error line>`` (its JSON ``error``, else the body's first line), one line."""
+    try:
+        raw = exc.read()[:2000].decode("utf-8", "replace")
+    except OSError:
+        raw = ""
+    try:
+        msg = json.loads(raw).get("error") or raw
+    except (ValueError, AttributeError):
+        msg = raw
+    msg = " ".join(str(msg).split())[:300]
+    return f"HTTP {exc.code}: {msg}" if msg else f"HTTP {exc.code}"
+
+
+class _Stop(Exception):
+    """A send failed for a reason that is not about the rows (network, 5xx, token): stop this push."""
 
 
 def push(where: Where, url: str, project: str, token: str, *, budget_s: float, batch: int = BATCH,
          now=time.time, due_only: bool = True) -> dict[str, Any]:
     """Send queued rows to ``url`` (``http://host:port/v1``) for ``project`` until the queue is empty or ``budget_s``
-    is spent (seconds); returns ``{"sent", "left", "error"}`` (``error`` is the last failure, one line, or ``None``).
-    ``where``: the index connection or a root's ``.memdir`` directory. ``due_only`` (the pushes after a write) skips
-    the rows still backed off after a failed send; ``False`` (``memdir push``, the user's "now") sends them too.
-    Never raises for network or server errors; no transaction is held while a request is under way."""
-    out: dict[str, Any] = {"sent": 0, "left": 0, "error": None}
+    is spent (seconds); returns ``{"sent", "left", "failed", "error"}``: ``left`` rows wait for a later push,
+    ``failed`` rows were refused by the server and are kept aside (:func:`failed`, :func:`retry_failed`), ``error`` is
+    the last failure, one line, or ``None``. ``where``: the index connection or a root's ``.memdir`` directory.
+    ``due_only`` (the pushes after a write) skips the rows still backed off after a failed send; ``False`` (``memdir
+    push``, the user's "now") sends them too.
+
+    A server that answers a batch with a 4xx about its rows (:func:`refuses_rows`: a malformed row, say) has the batch
+    split in halves and sent again, down to single rows, so the rows it takes are delivered and each one it refuses is
+    kept aside with the server's reason (was: the whole batch sent again forever). Network errors, timeouts, 5xx and
+    4xx about the token or the route leave the rows queued, backed off 1, 2, 4 … 300 s. Never raises for network or
+    server errors; no transaction is held while a request is under way."""
+    out: dict[str, Any] = {"sent": 0, "left": 0, "failed": 0, "error": None}
     if isinstance(where, Path) and not (where / INDEX_FILE).exists() and not (where / QUEUE_FILE).exists():
         return out
     deadline = time.monotonic() + budget_s
+
+    def send(db: sqlite3.Connection, rows) -> None:
+        """Deliver ``rows`` (one op) or raise: ``urllib.error.HTTPError`` for an answer about the rows, ``_Stop``."""
+        left = deadline - time.monotonic()
+        if left <= 0.01:
+            raise _Stop(None)
+        if rows[0][0] == "forget":
+            what, body = "forget", rows[0][2].encode()
+        else:
+            what, body = "events", json.dumps({"events": [json.loads(r[2]) for r in rows]}).encode()
+        try:
+            req = urllib.request.Request(f"{url.rstrip('/')}/{project}/{what}", data=body, method="POST",
+                                         headers={"Content-Type": "application/json", "Authorization": f"Bearer {token}"})
+            with urllib.request.urlopen(req, timeout=max(0.05, left)) as resp:
+                json.loads(resp.read() or b"{}")
+        except urllib.error.HTTPError as exc:
+            if refuses_rows(exc.code):
+                raise
+            _later(db, rows, now())
+            raise _Stop(_reason(exc)) from None
+        except (OSError, ValueError, http.client.HTTPException) as exc:  # a malformed URL; refused, reset, timed
+            # out; an answer that is not HTTP (BadStatusLine) or cut short (IncompleteRead); unreadable JSON
+            _later(db, rows, now())
+            raise _Stop(f"{type(exc).__name__}: {exc}") from None
+        db.execute("BEGIN IMMEDIATE")
+        db.executemany("DELETE FROM remote_queue WHERE op = ? AND ref = ?", [(r[0], r[1]) for r in rows])
+        db.execute("COMMIT")
+        out["sent"] += len(rows)
+
+    def deliver(db: sqlite3.Connection, rows) -> None:
+        """``send``, splitting a batch the server refuses until each refused row stands alone (then kept aside)."""
+        todo = [rows]
+        while todo:
+            part = todo.pop()
+            try:
+                send(db, part)
+            except urllib.error.HTTPError as exc:
+                why = _reason(exc)
+                out["error"] = why
+                if len(part) > 1:
+                    todo += [part[len(part) // 2:], part[:len(part) // 2]]  # first half first
+                    continue
+                db.execute("BEGIN IMMEDIATE")
+                db.execute("UPDATE remote_queue SET failed = ?, failed_at = ? WHERE op = ? AND ref = ?",
+                           (why, now(), part[0][0], part[0][1]))
+                db.execute("COMMIT")
+                log.warning("memdir: the team server refused %s %s (%s); kept aside: memdir push --retry-failed",
+                            part[0][0], part[0][1], why)
+
     with _queue(where) as db:
         while True:
-            left = deadline - time.monotonic()
-            if left <= 0.01:
+            if deadline - time.monotonic() <= 0.01:
                 break
-            rows = db.execute("SELECT op, ref, row, tries FROM remote_queue WHERE next_at <= ? ORDER BY seq LIMIT ?",
-                              (now() if due_only else float("inf"), batch)).fetchall()
+            rows = db.execute("SELECT op, ref, row, tries FROM remote_queue WHERE failed IS NULL AND next_at <= ? "
+                              "ORDER BY seq LIMIT ?", (now() if due_only else float("inf"), batch)).fetchall()
             if not rows:
                 break
             # in queue order: a run of events goes in one request, a forget in one of its own
             op = rows[0][0]
-            if op == "forget":
-                rows = rows[:1]
-                what, body = "forget", rows[0][2].encode()
-            else:
-                rows = rows[:next((i for i, r in enumerate(rows) if r[0] != op), len(rows))]
-                what, body = "events", json.dumps({"events": [json.loads(r[2]) for r in rows]}).encode()
+            rows = rows[:1] if op == "forget" else rows[:next((i for i, r in enumerate(rows) if r[0] != op), len(rows))]
             try:
-                req = urllib.request.Request(f"{url.rstrip('/')}/{project}/{what}", data=body, method="POST",
-                                             headers={"Content-Type": "application/json",
-                                                      "Authorization": f"Bearer {token}"})
-                with urllib.request.urlopen(req, timeout=max(0.05, left)) as resp:
-                    json.loads(resp.read() or b"{}")
-            except urllib.error.HTTPError as exc:
-                out["error"] = f"HTTP {exc.code}: {exc.read()[:200].decode('utf-8', 'replace')}"
-                _later(db, rows, now())
+                deliver(db, rows)
+            except _Stop as stop:
+                if stop.args[0]:
+                    out["error"] = stop.args[0]
                 break
-            except (OSError, ValueError, http.client.HTTPException) as exc:  # a malformed URL; refused, reset, timed
-                # out; an answer that is not HTTP (BadStatusLine) or cut short (IncompleteRead); unreadable JSON
-                out["error"] = f"{type(exc).__name__}: {exc}"
-                _later(db, rows, now())
-                break
-            db.execute("BEGIN IMMEDIATE")
-            db.executemany("DELETE FROM remote_queue WHERE op = ? AND ref = ?", [(r[0], r[1]) for r in rows])
-            db.execute("COMMIT")
-            out["sent"] += len(rows)
-        out["left"] = db.execute("SELECT count(*) FROM remote_queue").fetchone()[0]
+        out["left"], out["failed"] = db.execute("SELECT coalesce(sum(failed IS NULL), 0), coalesce(sum(failed IS NOT NULL), 0) "
+                                                "FROM remote_queue").fetchone()
         return out
 
 

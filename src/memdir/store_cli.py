@@ -108,14 +108,18 @@ def store_share(ctx, project, off, url, as_json):
 
 
 @click.command("push")
+@click.option("--retry-failed", is_flag=True, help="Send again the rows the server refused (kept aside; `memdir status`).")
 @json_opt
 @click.pass_context
-def push_command(ctx, as_json):
-    """Send the events queued for the team server (remote.url) now; what cannot be sent stays queued."""
-    import memdir
+def push_command(ctx, retry_failed, as_json):
+    """Send the events queued for the team server (remote.url) now; what cannot be sent stays queued, what the
+    server refuses (a 4xx about the row) is kept aside until --retry-failed."""
+    from .cli import open_store
 
-    with memdir.open() as m:
-        res = m.push()
-    _emit(ctx, as_json, res, f"{res['sent']} sent, {res['left']} queued" + (f" ({res['error']})" if res["error"] else ""))
-    if res["error"] and res["left"]:
+    res = open_store(ctx).push(retry_failed=retry_failed)  # --dir / --home apply (memdir.open() read the cwd only)
+    line = f"{res['sent']} sent, {res['left']} queued"
+    if res["failed"]:
+        line += f", {res['failed']} refused by the server and kept aside (memdir push --retry-failed)"
+    _emit(ctx, as_json, res, line + (f" ({res['error']})" if res["error"] else ""))
+    if res["error"] and (res["left"] or res["failed"]):
         ctx.exit(1)
