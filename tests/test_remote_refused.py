@@ -164,3 +164,22 @@ def test_memdir_push_reports_refused_rows_and_exits_1(server, project, tmp_path,
     r = subprocess.run([sys.executable, "-m", "memdir", "--dir", str(project), "status"], capture_output=True, text=True,
                        timeout=120, env=env)
     assert r.returncode == 0 and "remote_queue: queued=0, failed=1, reason=HTTP 400: each event needs ref" in r.stdout
+
+
+def test_forgetting_a_note_queues_no_server_forget_an_event_still_does(server, project, tmp_path, monkeypatch):
+    """Notes never go to the team server through the queue (they are shared through Git), so forgetting one queued a
+    forget for a row the server cannot have (and its handler then tombstoned that key for the person). Only events'
+    forgets are queued."""
+    monkeypatch.setenv("MEMDIR_REMOTE_TOKEN", "tok")
+    server.mode = "ok"
+    with _open(project, tmp_path, server.url) as m:
+        note = m.remember("we deploy with make deploy", category="facts")
+        m.import_events(_events(1))
+        assert m.push()["sent"] == 1 and server.stored == ["e0"]
+        assert m.forget(note.id)
+        derived = m.roots["project"].derived
+        assert remote.pending(derived) == 0
+        assert m.push() == {"sent": 0, "left": 0, "failed": 0, "error": None} and server.forgot == []
+        assert m.forget("e0")
+        assert remote.pending(derived) == 1
+        assert m.push()["sent"] == 1 and server.forgot == ["e0"]

@@ -351,7 +351,7 @@ class Memdir:
                     if sess:
                         tx.refresh_context([sess])  # the neighbours no longer carry its words
                     tx.tombstone(id, row["content_sha256"] if row else None, row["kind"] if row else "note", now)
-                    self._on_forget(tx, id)
+                    self._on_forget(tx, id, kind=row["kind"] if row else "note")
                 if is_note_id:
                     root.compile()
                 store.settle(freed=True)  # the space comes back (incremental vacuum)
@@ -414,12 +414,14 @@ class Memdir:
                 if refs:
                     root.compile()
 
-    def _on_forget(self, store, ref: str) -> None:
+    def _on_forget(self, store, ref: str, *, kind: str = "event") -> None:
         """Extension point: other tables keyed by ref (e.g. vectors) delete their rows here (``store``: the root's
-        :class:`memdir.storage.Store`, inside its transaction)."""
+        :class:`memdir.storage.Store`, inside its transaction). The team server is told to forget events only: the
+        queue never sends notes (they are shared through Git, and a clone on a PostgreSQL store mirrors its own
+        Markdown), so a note's forget would ask the server for a row it cannot have — and leave a tombstone there."""
         store.delete_vectors(ref)
         project = self.roots["project"]
-        if self.config.get("remote.url") and not project.remote and store is project._store:
+        if kind == "event" and self.config.get("remote.url") and not project.remote and store is project._store:
             from . import remote
 
             remote.queue_forget(project.db, ref, iso(self.clock()))  # the team server forgets it too (queued)

@@ -297,8 +297,10 @@ def m013_remote_refused(db: sqlite3.Connection) -> None:
     other than about the token, the route or the rate; :mod:`memdir.remote`), with ``failed_at``. Such a row was
     sent again forever; now it is kept aside (never deleted, never sent again on its own) until ``memdir push
     --retry-failed`` puts it back in the queue."""
-    db.execute("ALTER TABLE remote_queue ADD COLUMN failed TEXT")
-    db.execute("ALTER TABLE remote_queue ADD COLUMN failed_at REAL")
+    have = {r[1] for r in db.execute("PRAGMA table_info(remote_queue)")}
+    for col, typ in (("failed", "TEXT"), ("failed_at", "REAL")):
+        if col not in have:  # idempotent, as m012 (a store set back to an older user_version runs both again)
+            db.execute(f"ALTER TABLE remote_queue ADD COLUMN {col} {typ}")
 
 
 MIGRATIONS = [m001_create_tables, m002_vectors_tiers, m003_fts_vocab, m004_fts_context, m005_event_order_index,
