@@ -273,3 +273,13 @@ def test_a_rule_never_comes_back_as_a_hit_whichever_sections_are_asked(m):
     assert "pnpm-store" in hits_only and "never npm" not in hits_only and "without review" not in hits_only
     whole = m.context("pnpm npm repository")
     assert whole.count("never npm") == 1 and whole.count("without review") == 1  # in the rules section only
+
+
+def test_events_after_stops_before_the_next_turn_of_a_role(m):
+    m.import_events([{"key": f"k{i}", "role": role, "text": f"turn {i} {role}", "session": "s", "ts": 1_790_000_000 + i}
+                     for i, role in enumerate(["user", "assistant", "tool", "assistant", "user", "assistant"])])
+    store = m.roots["project"].store
+    assert [r["ref"] for r in store.events_after("k0", "s", 80)] == ["k1", "k2", "k3", "k4", "k5"]
+    assert [r["ref"] for r in store.events_after("k0", "s", 80, until_role="user")] == ["k1", "k2", "k3"]
+    assert [r["ref"] for r in store.events_after("k4", "s", 80, until_role="user")] == ["k5"]
+    assert store.events_after("k1", "s", 80, until_role="tool") == []

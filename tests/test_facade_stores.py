@@ -190,6 +190,17 @@ def test_event_neighbours_on_both_stores(both, clock):
     assert store.event_neighbours([]) == {}
 
 
+def test_events_after_stops_before_a_role_on_both_stores(both, clock):
+    t0 = clock()
+    both.import_events([{"key": f"k{i}", "role": role, "text": f"turn {i} {role}", "session": "s",
+                         "ts": t0 + timedelta(minutes=i)}
+                        for i, role in enumerate(["user", "assistant", "tool", "assistant", "user", "assistant"])])
+    store = next(iter(both.stores.live(None))).store
+    assert [r["ref"] for r in store.events_after("k0", "s", 80)] == ["k1", "k2", "k3", "k4", "k5"]
+    assert [r["ref"] for r in store.events_after("k0", "s", 80, until_role="user")] == ["k1", "k2", "k3"]
+    assert [r["text"] for r in store.events_after("k4", "s", 80, until_role="user")] == ["turn 5 assistant"]
+
+
 def test_reindex_keeps_events(both):
     both.remember("notes come back from the Markdown", category="facts")
     both.import_events([{"key": "e", "text": "an event stays", "session": "s"}])

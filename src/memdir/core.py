@@ -914,7 +914,7 @@ class Memdir:
         root = self.roots.get(h.scope)
         if root is None or not root.exists():
             return None
-        rows = root.store.events_after(h.id, h.session, 80)
+        rows = root.store.events_after(h.id, h.session, 80, until_role="user")
         best, best_s = None, -1.0
         for r in rows:
             if r["role"] == "user":

@@ -29,6 +29,7 @@ lock so concurrent clients migrate once.
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 from collections import Counter
@@ -1282,14 +1283,17 @@ class PgStore:
                 params += [len(p), p]
         return int(self._x(sql, params).fetchone()["n"])
 
-    def events_after(self, ref: str, session: str, limit: int) -> list[dict[str, Any]]:
+    def events_after(self, ref: str, session: str, limit: int, *, until_role: str | None = None) -> list[dict[str, Any]]:
         me = self._x(f"SELECT id, ts_epoch FROM docs WHERE project = %s AND ref = %s ORDER BY owner = {ME} DESC LIMIT 1",
                      (self.project, ref)).fetchone()
         if me is None:
             return []
-        return self._x("SELECT ref, role, text, ts, handle FROM docs WHERE project = %s AND kind = 'event' AND session = %s "
+        rows = self._x("SELECT ref, role, text, ts, handle FROM docs WHERE project = %s AND kind = 'event' AND session = %s "
                        "AND (ts_epoch > %s OR (ts_epoch = %s AND id > %s)) ORDER BY ts_epoch, id LIMIT %s",
                        (self.project, session, me["ts_epoch"], me["ts_epoch"], me["id"], limit)).fetchall()
+        if until_role is not None:
+            rows = list(itertools.takewhile(lambda r: r["role"] != until_role, rows))
+        return rows
 
     def events(self) -> Iterator[dict[str, Any]]:
         yield from self._x("SELECT ref, role, text, session, ts, meta FROM docs WHERE project = %s AND kind = 'event' "

@@ -131,9 +131,10 @@ class Store(Protocol):
     def count_events(self, since: float, until: float | None, prefixes: list[str]) -> int:
         """Events with ``since <= ts_epoch < until`` whose key starts with one of ``prefixes`` (any when empty)."""
 
-    def events_after(self, ref: str, session: str, limit: int) -> list[dict[str, Any]]:
+    def events_after(self, ref: str, session: str, limit: int, *, until_role: str | None = None) -> list[dict[str, Any]]:
         """Up to ``limit`` events of ``session`` after the event ``ref`` (by time, then id): ``ref, role, text,
-        ts, handle``."""
+        ts, handle``; with ``until_role``, only those before the first event of that role (the rows after it are
+        not read)."""
 
     def events(self) -> Iterator[dict[str, Any]]:
         """Every event, oldest first: ``ref, role, text, session, ts, meta`` (export)."""
@@ -445,14 +446,19 @@ class SqliteStore:
                 params += [len(p), p]
         return int(self.db.execute(sql, params).fetchone()[0])
 
-    def events_after(self, ref, session, limit):
+    def events_after(self, ref, session, limit, *, until_role=None):
         me = self.db.execute("SELECT id, ts_epoch FROM docs WHERE ref = ?", (ref,)).fetchone()
         if me is None:
             return []
-        return [dict(r) for r in self.db.execute(
-            "SELECT ref, role, text, ts, handle FROM docs WHERE kind = 'event' AND session = ? AND "
-            "(ts_epoch > ? OR (ts_epoch = ? AND id > ?)) ORDER BY ts_epoch, id LIMIT ?",
-            (session, me["ts_epoch"], me["ts_epoch"], me["id"], limit))]
+        out = []
+        for r in self.db.execute(  # stepped row by row: a row after ``until_role`` is never read (nor its text unpacked)
+                "SELECT ref, role, text, ts, handle FROM docs WHERE kind = 'event' AND session = ? AND "
+                "(ts_epoch > ? OR (ts_epoch = ? AND id > ?)) ORDER BY ts_epoch, id LIMIT ?",
+                (session, me["ts_epoch"], me["ts_epoch"], me["id"], limit)):
+            if until_role is not None and r["role"] == until_role:
+                break
+            out.append(dict(r))
+        return out
 
     def events(self):
         for r in self.db.execute("SELECT ref, role, text, session, ts, meta FROM docs WHERE kind = 'event' ORDER BY ts_epoch, id"):
