@@ -64,9 +64,14 @@ def collect(spec, cases, provider: str, cache: Path | None, settings: dict, log)
             bridged = set(glossary.bridge(q.text, tokens, float(m.config.get("recall.bridge_weight"))))
             qv = vectors._np().asarray(cached.embed_query([q.text])[0], dtype="float32")
             vec, _cold, _ = vectors._vector_channel(m.stores, cached, qv, k=POOL, scope=None, kinds=None, info={})
+            last = vectors.last_line(q.text)  # recall.query_last_line: the mean of the whole and the last line's vectors
+            vec_ll = vec if last is None else vectors._vector_channel(
+                m.stores, cached, (qv + vectors._np().asarray(cached.embed_query([last])[0], dtype="float32")) / 2,
+                k=POOL, scope=None, kinds=None, info={})[0]
             refs = list(dict.fromkeys([h.id for h in lex] + [v[0] for v in vec]))
             nb = {} if spec.as_notes else next(iter(m.stores.live(None))).store.event_neighbours(refs)
             out.append({"lex": [(h.id, h.score) for h in lex], "vec": [(v[0], v[4]["similarity"]) for v in vec], "nb": nb,
+                        "vec_ll": [(v[0], v[4]["similarity"]) for v in vec_ll],
                         "alias": alias, "q": q, "group_of": gm.get, "cjk": vectors.cjk_share(q.text) >= 0.5,
                         "nterms": len(set(tokens)),
                         "bridged": sum(1 for h in lex[:10] if bridged & set(h.reasons.get("terms", ())))})
@@ -181,14 +186,17 @@ def convex_scores(lex, vec, alpha) -> dict:
     return s
 
 
-def default(r, lex_pool: int = 100, vec_pool: int = 100) -> dict:
+def default(r, lex_pool: int = 100, vec_pool: int = 100, bridged: float | None = None, vec_key: str = "vec") -> dict:
     """memdir's fusion for a multilingual model (memdir.vectors.recall_fused) as ``{id: score}``: convex 0.6 for a
-    mostly-CJK query, 0.65 for a long one, else 0.3 x convex(0.35) / best + 0.7 x RRF(4:1) / best."""
+    mostly-CJK query, 0.65 for a long one, else 0.3 x convex(0.35) / best + 0.7 x RRF(4:1) / best. ``bridged``: the
+    share of a mostly-CJK query whose lexical top 10 the glossary reached (recall.vector_share_bridged; None = the
+    rule off); ``vec_key="vec_ll"``: the vector list of the query embedded whole and by its last line
+    (recall.query_last_line; rows without it use "vec")."""
     from memdir.tokenize import query_tokens
 
-    lex, vec = r["lex"][:lex_pool], r["vec"][:vec_pool]
+    lex, vec = r["lex"][:lex_pool], r.get(vec_key, r["vec"])[:vec_pool]
     if r["cjk"]:
-        return convex_scores(lex, vec, 0.6)
+        return convex_scores(lex, vec, min(0.6, bridged) if bridged is not None and r.get("bridged") else 0.6)
     if len(set(query_tokens(r["q"].text, repeats=True))) >= 20:
         return convex_scores(lex, vec, 0.65)
     c = convex_scores(lex, vec, 0.35)
@@ -231,6 +239,8 @@ def main(argv=None) -> int:
     p.add_argument("--rank-shares", default="0.667,0.7,0.75", help="RRF shares of a blend (recall.rank_share)")
     p.add_argument("--context-shares", default="", help="session context shares (recall.context_share) on top of the "
                    "default fusion (blend 0.35 / 0.7 short Latin, convex 0.65 long, 0.6 CJK) and of RRF 4:1")
+    p.add_argument("--bridged-shares", default="", help="recall.vector_share_bridged values, each on top of the "
+                   "default fusion and every --context-shares value, with and without recall.query_last_line")
     a = p.parse_args(argv)
     log = lambda s: print(s, file=sys.stderr, flush=True)  # noqa: E731
     import json
@@ -292,6 +302,11 @@ def main(argv=None) -> int:
         rules[f"default + context {cs}"] = (lambda cs: lambda r: context(default(r, a.lex_pool, a.vec_pool), r.get("nb", {}), cs))(cs)
         rules[f"rrf wl=4 k=60 + context {cs}"] = (lambda cs: lambda r: context(
             rrf_scores(r["lex"][:a.lex_pool], r["vec"][:a.vec_pool], 4.0, 1.0, 60), r.get("nb", {}), cs))(cs)
+        for bs in [float(x) for x in a.bridged_shares.split(",") if x]:
+            rules[f"default + context {cs}, bridged CJK share {bs}"] = (lambda cs, bs: lambda r: context(
+                default(r, a.lex_pool, a.vec_pool, bridged=bs), r.get("nb", {}), cs))(cs, bs)
+            rules[f"default + context {cs}, bridged CJK share {bs}, last line"] = (lambda cs, bs: lambda r: context(
+                default(r, a.lex_pool, a.vec_pool, bridged=bs, vec_key="vec_ll"), r.get("nb", {}), cs))(cs, bs)
     import statistics
     def zs(lst):
         if len(lst) < 2:

@@ -306,3 +306,49 @@ def test_event_neighbours_are_the_turns_before_and_after_in_the_session(tmp_path
         store = next(iter(m.stores.live(None))).store
         got = store.event_neighbours(["q1", "a1", "x2", "nope"])
         assert got == {"q1": (None, "a1"), "a1": ("q1", None), "x2": ("x1", None)}
+
+
+# ---- per-query fusion rules (issue 10, h10zh) -----------------------------------------------------------------
+class _Recording(FakeEmbedder):
+    """The fake embedder as a multilingual provider that records what it was asked to embed as queries."""
+
+    multilingual = True
+
+    def __init__(self):
+        super().__init__(dim=256)
+        self.queries: list[list[str]] = []
+
+    def embed_query(self, texts):
+        self.queries.append(list(texts))
+        return self.embed(texts)
+
+
+def test_a_chinese_question_answered_through_the_glossary_leans_on_the_lexical_channel(tmp_path):
+    with _open(tmp_path, **{"recall.vector_share_bridged": 0.3}) as m:
+        vectors.set_provider(m, _Recording())
+        _events(m, ["we deploy with blue green releases on friday", "lunch was pasta", "部署前先跑数据库迁移"])
+        info = vectors.explain(m, "上周五怎么部署的？")  # 部署 -> deploy (glossary) finds the English turn lexically
+        assert info["script"] == "cjk" and info.get("bridged") is True
+        assert {h["id"] for h in info["hits"][:2]} >= {"e0"}
+        mono = vectors.explain(m, "数据库迁移")  # answered in its own language: recall.vector_share_cjk as before
+        assert mono["script"] == "cjk" and "bridged" not in mono
+        assert vectors.explain(m, "deploy on friday")["script"] == "latin"
+    assert vectors.bridged_hits("部署", ["部署"], [], 0.5) == 0
+
+
+def test_a_query_of_several_lines_is_embedded_whole_and_by_its_last_line(tmp_path):
+    rec = _Recording()
+    with _open(tmp_path) as m:
+        vectors.set_provider(m, rec)
+        _events(m, ["the backup script runs nightly at two", "lunch was pasta"])
+        q = "Bart: I had pasta for lunch\nAssistant: nice!\nBart: when does the backup run?"
+        info = vectors.explain(m, q)
+        assert rec.queries[-1] == [q, "Bart: when does the backup run?"] and info["query_lines"] == "whole + last line"
+        vectors.explain(m, "when does the backup run?")
+        assert rec.queries[-1] == ["when does the backup run?"]  # one line: one vector
+    assert vectors.last_line("a\n\n  b  \n") == "b" and vectors.last_line("one line") is None
+    assert vectors.last_line("only\n\n") is None
+    with _open(tmp_path, **{"recall.query_last_line": False}) as m:
+        vectors.set_provider(m, rec)
+        vectors.explain(m, q)
+        assert rec.queries[-1] == [q]

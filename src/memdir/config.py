@@ -168,6 +168,17 @@ SETTINGS: tuple[tuple[str, Any, str, type | None, Callable[[Any], bool] | None],
     ("recall.vector_share_cjk", 0.6, "convex fusion: the vector channel's share for a mostly-CJK query with a multilingual "
      "provider. e5, MADial zh R@5: 0.4 0.603, 0.5 0.603, 0.6 0.605, 0.7 0.629, 0.8 0.582 (RRF 1:1 0.588)", float,
      lambda v: 0 <= v <= 1),
+    ("recall.vector_share_bridged", 0.3, "convex fusion: the vector channel's share for a mostly-CJK query whose lexical "
+     "top 10 holds a hit reached through the glossary bridge (a question asked across languages: the bridge's match is "
+     "more precise than a small model's cross-language similarity); MADial zh never bridges, so it keeps "
+     "recall.vector_share_cjk. Session-QA hybrid e5, answer in block all / zh (lexical 0.827 / 0.765): 0.6 (= off) "
+     "0.788 / 0.647, 0.5 0.808 / 0.706, 0.45-0.3 0.827 / 0.765, 0.25 0.846 / 0.824, 0.2-0.15 0.827 / 0.765, 0 "
+     "0.846 / 0.824 (the middle of the 0.15-0.45 plateau)", float, lambda v: 0 <= v <= 1),
+    ("recall.query_last_line", True, "vector channel: a query of two or more lines (a dialogue, a prompt after pasted "
+     "context) is embedded whole and by its last line, and memories are scored by the mean of the two similarities "
+     "(the latest turn says what is asked now). e5 hybrid, MADial zh R@1/3/5/10 / MRR@10 0.352/0.551/0.605/0.746/0.678 "
+     "-> 0.392/0.554/0.634/0.761/0.726, en 0.299/0.513/0.589/0.745/0.634 -> 0.363/0.547/0.649/0.746/0.699; one-line "
+     "questions (LoCoMo, LongMemEval, session-QA) unchanged", bool, None),
     ("recall.long_query_terms", 20, "distinct query terms from which a query counts as long for recall.vector_share_long "
      "(questions in LoCoMo/LongMemEval have at most 19, MADial dialogues 19-153)", None, _pos),
     ("recall.weight_cold", 0.8, "RRF weight of the cold-tier vector channel (seed 001: x0.8)", float, _nonneg),

@@ -9,7 +9,8 @@ stored first, its vector later.
 
 Recall (``recall.channel`` = ``vector`` or ``hybrid``):
 
-1. embed the query (the provider's cost; reported separately by :func:`explain`);
+1. embed the query (the provider's cost; reported separately by :func:`explain`); a query of several lines also by its
+   last line, the mean of the two vectors (``recall.query_last_line``, :func:`last_line`);
 2. lexical BM25 candidates from the core (hybrid only; always run, it is cheap);
 3. exact cosine scan (one matrix–vector product) over a contiguous in-memory float32 matrix of the hot and warm
    vectors of each root, rebuilt only when the stored vectors or tiers change; above ``recall.ann_threshold``
@@ -17,7 +18,8 @@ Recall (``recall.channel`` = ``vector`` or ``hybrid``):
 4. when fewer than ``k`` vector hits pass ``recall.min_similarity``, cold vectors are scanned from SQLite in
    chunks within ``recall.cold_budget_ms`` (seed 001: 900 ms) — a third channel;
 5. fusion (:mod:`memdir.rrf`): with a multilingual provider (``recall.fusion = "auto"``) a convex combination of the
-   normalised scores, the vector share by the query's script and length (measured in bench/results/fusion-sweep-e5.md);
+   normalised scores, the vector share by the query's script and length, lower for a CJK query the glossary answered
+   across languages (``recall.vector_share_bridged``, :func:`bridged_hits`; measured in bench/results/fusion-sweep-e5.md);
    otherwise RRF (k = 60) with per-channel weights. The similarity threshold applies to the vector channels only (a
    literal match needs no score threshold);
 6. session context (hybrid): a turn gains ``recall.context_share`` x the fused score of its better neighbour in its
@@ -497,6 +499,26 @@ def _rrf(cfg, lex: list[Hit], vec: list, cold: list, cjk: bool) -> list[tuple[st
     return rrf.fuse(channels, weights, k=int(cfg.get("recall.rrf_k")))
 
 
+def last_line(query: str) -> str | None:
+    """The last non-empty line of a query of two or more such lines (the latest turn of a dialogue, the question
+    after pasted context), else None."""
+    if not isinstance(query, str) or "\n" not in query:
+        return None
+    lines = [x.strip() for x in query.splitlines() if x.strip()]
+    return lines[-1] if len(lines) >= 2 else None
+
+
+def bridged_hits(query: str, tokens: list[str], hits: list[Hit], weight: float) -> int:
+    """How many of ``hits`` (lexical hits) matched a term the glossary bridged the query to
+    (:func:`memdir.glossary.bridge`): a question asked in one language that found memories in the other."""
+    if weight <= 0 or not hits:
+        return 0
+    from . import glossary
+
+    bridged = set(glossary.bridge(query, tokens, weight))
+    return sum(1 for h in hits if bridged & set(h.reasons.get("terms", ()))) if bridged else 0
+
+
 def with_context(m: Stores, fused: list, share: float, scope: str | None) -> tuple[list, dict[str, float]]:
     """Fused candidates ``[(ref, score, ranks)]`` re-scored with their session context: a turn gains ``share`` x the
     fused score of its better neighbour (the turn just before or after it in its session) among the candidates, so
@@ -551,7 +573,14 @@ def recall_fused(m: "Stores | Any", query: str, tokens: list[str], *, k: int, sc
         lat["backfill"] = (time.perf_counter() - t) * 1000
         t = time.perf_counter()
         try:
-            q = _np().asarray(embed.embed_query(prov, query), dtype="float32").reshape(-1)
+            last = last_line(query) if cfg.get("recall.query_last_line") else None
+            if last is None:
+                q = _np().asarray(embed.embed_query(prov, query), dtype="float32").reshape(-1)
+            else:  # the mean of the two query vectors: a memory's similarity is the mean of its two similarities
+                fn = getattr(prov, "embed_query", None) or prov.embed
+                both = _np().asarray(fn([query, last]), dtype="float32")
+                q = both.mean(axis=0)
+                info["query_lines"] = "whole + last line"
         except Exception as exc:
             info["fallback"] = f"query embedding failed: {exc}"
             log.warning("memdir: %s; lexical recall only", info["fallback"])
@@ -598,6 +627,10 @@ def recall_fused(m: "Stores | Any", query: str, tokens: list[str], *, k: int, sc
         info["query_length"] = "long" if long_q else "short"
         share = float(cfg.get("recall.vector_share_cjk" if cjk else
                               "recall.vector_share_long" if long_q else "recall.vector_share"))
+        if cjk and bridged_hits(query, tokens, lex[:10], float(cfg.get("recall.bridge_weight"))):
+            # asked across languages: the glossary's match leads (recall.vector_share_bridged)
+            info["bridged"] = True
+            share = min(share, float(cfg.get("recall.vector_share_bridged")))
         fused = rrf.convex({"lexical": [(h.id, h.score) for h in lex], "vector": [(v[0], v[3]) for v in vec],
                             "cold": [(c[0], c[3]) for c in cold]},
                            {"lexical": 1.0 - share, "vector": share, "cold": share * cfg.get("recall.weight_cold")},
