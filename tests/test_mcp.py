@@ -504,6 +504,34 @@ async def test_serve_streamable_http_roundtrip(proj, tmp_path):
 
 
 @pytest.mark.anyio
+async def test_serve_answers_tools_and_hooks_from_one_store(proj):
+    """With its hook listener up, `memdir serve`'s tools use the listener's store: a note remembered through a tool
+    is in the next hook's block at once, and the reverse (tests/test_warm_start.py checks it is one Memdir)."""
+    import shutil
+    import tempfile
+
+    from memdir import warm
+
+    home = Path(tempfile.mkdtemp(prefix="mds-", dir="/tmp"))  # a Unix socket path stays short
+    p, info = _start_serve(proj, home)
+    try:
+        assert info["hook_socket"]
+        async with Client(info["url"]) as c:
+            r = await c.call_tool("memory_remember", {"text": "The nightly backup runs at 02:00 via cron.",
+                                                      "category": "facts"})
+            assert not r.is_error
+            payload = json.dumps({"session_id": "s", "hook_event_name": "UserPromptSubmit", "cwd": str(proj),
+                                  "prompt": "when does the nightly backup run?"})
+            out = warm.ask("claude-code", "user-prompt", payload, home=str(home), timeout_s=60)
+            assert out is not None and "02:00" in out
+            hits = (await c.call_tool("memory_recall", {"query": "nightly backup"})).structured_content["hits"]
+            assert hits and "02:00" in hits[0]["text"]
+    finally:
+        _stop(p)
+        shutil.rmtree(home, ignore_errors=True)
+
+
+@pytest.mark.anyio
 async def test_serve_with_token_requires_bearer(proj, tmp_path):
     import httpx2
     from mcp.client.streamable_http import streamable_http_client

@@ -142,3 +142,33 @@ def test_a_hook_call_marks_the_foreground_while_it_runs(tmp_path, monkeypatch):
         _until_idle()
     finally:
         shutil.rmtree(home, ignore_errors=True)
+
+
+@pytest.mark.skipif(not hasattr(socket, "AF_UNIX"), reason="needs Unix sockets")
+def test_serve_tools_and_hooks_share_one_store_and_its_postings(tmp_path, monkeypatch):
+    pytest.importorskip("mcp")
+    from memdir.mcp_server import MemoryStore
+
+    home = Path(tempfile.mkdtemp(prefix="mdw-", dir="/tmp"))
+    try:
+        monkeypatch.setenv("MEMDIR_HOME", str(home))
+        project = _project(tmp_path)
+        _seed(project, home)
+        with warm.WarmServer() as srv:  # as memdir serve wires them
+            assert srv.start()
+            srv.prewarm(str(project)).join(60)
+            tools = MemoryStore(str(project), keep_warm=True, opener=lambda: srv.store_for(str(project)), lock=srv.lock)
+            m = tools.memdir
+            assert m is srv.store_for(str(project)) and tools._lock is srv.lock
+            m.roots["project"].store.mem.building.join(60)
+            hits = tools.run("recall", lambda md: md.recall("staging database port", k=3))
+            assert hits and hits[0].text.startswith("The staging database")
+            payload = ('{"session_id": "s", "hook_event_name": "UserPromptSubmit", "prompt": "staging database port", '
+                       f'"cwd": "{project}"}}')
+            assert "5433" in warm.ask("claude-code", "user-prompt", payload, timeout_s=30)
+            assert len(srv._stores) == 1 and m.roots["project"].store.mem.builds == 1  # one Memdir, one build
+            tools.close()  # not the tools' to close: the listener's store stays open
+            assert m.roots["project"]._db is not None
+            _until_idle()
+    finally:
+        shutil.rmtree(home, ignore_errors=True)

@@ -198,19 +198,23 @@ class MemoryStore:
     """
 
     def __init__(self, project_dir: str | Path | None = None, *, home: str | Path | None = None,
-                 memdir: "Memdir | None" = None, config: dict[str, Any] | None = None, keep_warm: bool = False):
+                 memdir: "Memdir | None" = None, config: dict[str, Any] | None = None, keep_warm: bool = False,
+                 opener: "Callable[[], Memdir] | None" = None, lock: Any = None):
         self.project_dir = project_dir
         self.keep_warm = keep_warm
         self.home = home
         self.config = config
         self._memdir = memdir
-        self._owned = memdir is None
-        self._lock = threading.RLock()
+        self._owned = memdir is None and opener is None
+        self._opener = opener  # another holder's Memdir, asked for at each use (memdir serve: the hook listener's)
+        self._lock = lock if lock is not None else threading.RLock()
 
     @property
     def memdir(self) -> "Memdir":
-        """The Memdir, opened on first access."""
+        """The Memdir, opened on first access (or the ``opener``'s, asked for each time)."""
         with self._lock:
+            if self._opener is not None:
+                return self._opener()
             if self._memdir is None:
                 import memdir
 
@@ -426,7 +430,8 @@ def do_prune(m: "Memdir", days: float = 90, confirm_token: str | None = None) ->
 # ---- the server -------------------------------------------------------------------------------------
 def build_server(project_dir: str | Path | None = None, *, home: str | Path | None = None,
                  memdir: "Memdir | None" = None, config: dict[str, Any] | None = None,
-                 log_level: str = "WARNING", keep_warm: bool = False) -> "MCPServer":
+                 log_level: str = "WARNING", keep_warm: bool = False,
+                 store: "MemoryStore | None" = None) -> "MCPServer":
     """Build the MCP server with memdir's tools (nothing is opened until the first call).
 
     ``project_dir``/``home``/``config`` go to :func:`memdir.open`; or pass an open ``memdir`` (tests,
@@ -434,6 +439,8 @@ def build_server(project_dir: str | Path | None = None, *, home: str | Path | No
     ``keep_warm``: the opened Memdir holds recall's postings in memory (:meth:`Memdir.keep_warm`): what
     ``memdir serve`` (one per person) does; a stdio server (``memdir mcp``, one per agent session) does not, so
     several sessions do not each hold a copy (~65 MB of RSS at 10k items, ~280 MB at 100k).
+    ``store``: the :class:`MemoryStore` to use instead (``memdir serve`` passes one over its hook listener's
+    Memdir, so the tools and the hooks share one open store and one set of held postings).
     Raises ``UsageError`` when the ``mcp`` SDK is not installed.
     """
     try:
@@ -443,7 +450,8 @@ def build_server(project_dir: str | Path | None = None, *, home: str | Path | No
     except ImportError as exc:  # pragma: no cover - depends on the install
         raise UsageError("the MCP server needs the optional dependency `mcp`: pip install 'memdir[mcp]'") from exc
     return _build(MCPServer, ToolAnnotations, BaseModel, Field,
-                  MemoryStore(project_dir, home=home, memdir=memdir, config=config, keep_warm=keep_warm), log_level)
+                  store or MemoryStore(project_dir, home=home, memdir=memdir, config=config, keep_warm=keep_warm),
+                  log_level)
 
 
 def _build(MCPServer, ToolAnnotations, BaseModel, Field, store: MemoryStore, log_level: str):  # noqa: N803
@@ -839,10 +847,13 @@ def serve_command(ctx: click.Context, host: str, port: int, path: str, token: st
     # the hook listener first, and the project's store opened and its postings built in threads from now on,
     # while the rest starts (a hook call meanwhile is answered from SQL; the build steps aside for it)
     warm = _start_warm_hooks(home)
+    store = None
     if warm is not None:
         warm.prewarm(dir_)
+        # the tools use the listener's Memdir of this project (one open store, one set of held postings, one lock)
+        store = MemoryStore(dir_, home=home, keep_warm=True, opener=lambda: warm.store_for(dir_), lock=warm.lock)
     try:
-        server = build_server(dir_, home=home, log_level="DEBUG" if debug else "WARNING", keep_warm=True)
+        server = build_server(dir_, home=home, log_level="DEBUG" if debug else "WARNING", keep_warm=True, store=store)
         from .dropimport import spawn_if_pending
 
         spawn_if_pending(home, dir_)

@@ -88,7 +88,7 @@ class WarmServer:
         self.path = socket_path(home)
         self._sock: socket.socket | None = None
         self._thread: threading.Thread | None = None
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
         self._stores: dict[tuple, tuple[tuple, Any]] = {}
         self._inode: int | None = None
         self._stop = threading.Event()
@@ -182,6 +182,17 @@ class WarmServer:
             except BaseException:
                 fg.__exit__(None, None, None)
                 raise
+
+    @property
+    def lock(self) -> Any:
+        """The lock every call on this server's stores holds (re-entrant; ``memdir serve``'s MCP tools take it too)."""
+        return self._lock
+
+    def store_for(self, project_dir: str | None):
+        """The open :class:`memdir.core.Memdir` of ``project_dir`` that hook calls use (opened if needed; held
+        postings included): ``memdir serve``'s MCP tools use it too, under :attr:`lock`."""
+        with self._lock:
+            return self._store(project_dir)
 
     def prewarm(self, project_dir: str | None) -> threading.Thread:
         """Open the store of ``project_dir`` now, in a thread, and start building its postings (``memdir serve``
