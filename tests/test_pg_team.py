@@ -547,3 +547,32 @@ def test_the_schema_owner_writes_events_for_a_person_or_not_at_all_in_a_project_
         assert s.conn.execute("SELECT owner FROM docs WHERE project = 'web' AND ref = 'y'").fetchone()["owner"] == "ann"
     finally:
         s.close()
+
+
+def test_one_persons_complete_backfill_does_not_hide_anothers_pending_vectors(pg_url):
+    """The recall path's cheap check (``vector_pending_exists``: a pending row newer than the last complete backfill)
+    read one watermark per project: after ann embedded everything of hers, ben's older pending rows (lower ids) were
+    below it and recall never embedded them. Each person keeps their own watermark; a new vector length clears all."""
+    np = pytest.importorskip("numpy")
+
+    admin, ann, ben = _people(pg_url, "people6")
+    try:
+        _write(ben, [_ev("b1", "ben's deploy notes")])
+        _write(ann, [_ev("a1", "ann's deploy notes")])
+        items = [(r["ref"], r["content_sha256"]) for r in ann.vector_pending("m", 10)]
+        with ann.transaction():
+            ann.vector_put(items, np.ones((1, 4), dtype=np.float32), "m", "2026-12-01T00:00:00Z")
+        assert ann.vector_pending_count("m") == 0
+        with ann.transaction():
+            ann.vector_watermark("m")
+        assert not ann.vector_pending_exists("m")
+        assert ben.vector_pending_count("m") == 1 and ben.vector_pending_exists("m")
+        with ben.transaction():
+            ben.vector_watermark("m")  # (as after his own complete backfill)
+        assert ben.meta_int("embed_watermark:m@ben") > 0
+        assert ann.vector_note_dim("m", 8)  # a new length: every person's watermark of the model goes
+        assert admin.conn.execute("SELECT count(*) AS n FROM meta WHERE project = 'web' AND key LIKE 'embed_watermark:%%'"
+                                  ).fetchone()["n"] == 0
+    finally:
+        for s in (ann, ben, admin):
+            s.close()

@@ -1402,12 +1402,20 @@ class PgStore:
         except (TypeError, ValueError):
             return None
 
+    def _watermark_key(self, model: str | None) -> str:
+        """The ``meta`` key of this connection's person's embedding watermark: the pending check covers the person's
+        own rows (:attr:`_FROM`), so each person keeps their own (one per project let another member's complete
+        backfill hide this person's older pending rows from the recall path's check)."""
+        return f"embed_watermark:{model}" + (f"@{self.me}" if self.me else "")
+
     def vector_note_dim(self, model: str | None, dim: int) -> bool:
         if self.vector_dim(model) == dim:
             return False
+        base = f"embed_watermark:{model}"
         with self.conn.transaction():
-            self.set_meta(f"embed_dim:{model}", str(int(dim)))
-            self._x("DELETE FROM meta WHERE project = %s AND key = %s", (self.project, f"embed_watermark:{model}"))
+            self.set_meta(f"embed_dim:{model}", str(int(dim)))  # every person's watermark of the model goes
+            self._x("DELETE FROM meta WHERE project = %s AND (key = %s OR left(key, %s) = %s)",
+                    (self.project, base, len(base) + 1, base + "@"))
         return True
 
     def vector_pending(self, model: str | None, limit: int) -> list[Any]:
@@ -1423,13 +1431,14 @@ class PgStore:
         return int(self.conn.execute(f"SELECT count(*) AS n {self._FROM}{self._PENDING}", {"p": self.project, "model": model}).fetchone()["n"])
 
     def vector_pending_exists(self, model: str | None) -> bool:
-        wm = self.meta_int(f"embed_watermark:{model}")
+        wm = self.meta_int(self._watermark_key(model))
         return self.conn.execute(f"SELECT 1 {self._FROM}d.id > %(wm)s AND {self._PENDING} LIMIT 1",
                        {"p": self.project, "model": model, "wm": wm}).fetchone() is not None
 
     def vector_watermark(self, model: str | None) -> None:
-        top = self._x("SELECT coalesce(max(id), 0) AS top FROM docs WHERE project = %s", (self.project,)).fetchone()["top"]
-        self.set_meta(f"embed_watermark:{model}", str(top))
+        top = self._x(f"SELECT coalesce(max(id), 0) AS top FROM docs WHERE project = %s AND owner = {ME}",
+                      (self.project,)).fetchone()["top"]
+        self.set_meta(self._watermark_key(model), str(top))
 
     @property
     def pgvector(self) -> bool:
