@@ -67,10 +67,11 @@ CLAUDE_COUNTS = {
 # What the capture gate keeps of them (case C22): the user lines of the hand count above minus `continue` (4d56,
 # trivial) and `what else?` (9eda, 9 chars < capture.min_chars); tools minus Read/Grep/Glob calls (`jq -r
 # 'select(.type=="assistant") | .message.content[]? | select(.type=="tool_use") | "\(.id) \(.name)"' | sort -u |
-# grep -cE ' (Read|Grep|Glob)$'` = 55, 41, 0, 1, 2, 2).
+# grep -cE ' (Read|Grep|Glob)$'` = 55, 41, 0, 1, 2, 2) and minus the Bash calls that only list files, the shell form
+# of Glob/LS (2026-12-01: `ls` 3 in 258c; `ls` 1 and `git ls-files` 1 in 4d56 — memdir.capture.is_shell_read).
 GATE_KEPT = {
-    "258c7280-ae70-4798-800f-63464d01a85d.jsonl": (2, 85, 131),
-    "4d5611e5-241a-462a-8d15-5122611a9569.jsonl": (1, 84, 109),
+    "258c7280-ae70-4798-800f-63464d01a85d.jsonl": (2, 85, 128),
+    "4d5611e5-241a-462a-8d15-5122611a9569.jsonl": (1, 84, 107),
     "session-9eda1058.jsonl": (2, 5, 3),
     "short.jsonl": (1, 1, 1),
     "subagent.jsonl": (1, 7, 14),
@@ -90,8 +91,9 @@ def roles(events) -> tuple[int, int, int]:
 
 
 def check_shape(ev: dict, source: str) -> None:
-    assert set(ev) == {"key", "role", "text", "session", "ts", "source", "meta"}
+    assert set(ev) - {"input"} == {"key", "role", "text", "session", "ts", "source", "meta"}
     assert ev["role"] in ("user", "assistant", "tool")
+    assert "input" not in ev or ev["role"] == "tool"  # a call's arguments, for the capture gate
     assert ev["source"] == source
     assert isinstance(ev["text"], str) and ev["text"].strip()
     assert ev["ts"] is None or (isinstance(ev["ts"], str) and ev["ts"].endswith("+00:00"))

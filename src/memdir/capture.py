@@ -15,7 +15,10 @@ limit live capture only:
 
 1. ``invalid`` — not a dict/str, unknown role, no text.
 2. tools: ``noisy_tool`` — the tool name matches a skip pattern (``DEFAULT_SKIP_TOOLS`` plus the config list
-   ``capture.skip_tools``; case-insensitive shell-style patterns, ``*`` wildcards).
+   ``capture.skip_tools``; case-insensitive shell-style patterns, ``*`` wildcards), or a shell tool (Codex's
+   ``exec_command``/``shell``, Claude Code's and Codex hooks' ``Bash`` …) ran only file reads, searches and
+   listings (``cat``, ``sed -n``, ``nl``, ``head``, ``rg``, ``ls`` …: :func:`is_shell_read`) — the shell forms of
+   the Read/Grep/Glob/LS tools skipped by name, whose file dumps would otherwise fill the block's slots.
 3. user/assistant text is cleaned: our own ``<memory>…</memory>`` block and host-injected blocks
    (``<system-reminder>``, ``<available_skills>``, Codex ``<environment_context>`` / ``<user_instructions>`` /
    ``<turn_aborted>`` / ``<collaboration_mode>`` / ``<skills_instructions>`` / ``<plugins_instructions>`` /
@@ -43,6 +46,7 @@ from __future__ import annotations
 
 import fnmatch
 import hashlib
+import json
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -177,6 +181,96 @@ def text_hash(text: str) -> str:
     return hashlib.sha256(" ".join(text.split()).encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
+#: tool names that run a shell command (``input`` ``{"command" | "cmd": str | [argv]}``): Codex rollouts
+#: (``exec_command``, ``shell``, ``local_shell``, ``container.exec``, ``shell_command``), Claude Code and Codex hooks
+#: (``Bash``), OpenCode (``bash``)
+SHELL_TOOLS = frozenset({"bash", "shell", "exec_command", "local_shell", "container.exec", "shell_command"})
+#: commands that only show files, search them or list them (the Read/Grep/Glob/LS tools' work); ``cd``/``pwd``
+#: may come with them. ``sed`` only with ``-n`` and without ``-i``; ``find`` without ``-exec``/``-delete``/``-ok``.
+READ_COMMANDS = frozenset({"cat", "nl", "head", "less", "more", "bat", "batcat", "sed", "wc", "rg", "grep",
+                           "egrep", "fgrep", "ag", "ack", "ls", "find", "fd", "fdfind", "tree", "cd", "pwd", "git"})
+#: what a read of such a file shows is what happened, not a file's source: a log, a background task's output
+#: (``tail`` is left out of READ_COMMANDS for the same reason: it is how logs are read)
+_RUNTIME_OUTPUT = re.compile(r"(?:^|/)(?:tmp|var/log|logs?)/|\.(?:log|out|output|err|stderr|stdout)$")
+_GIT_READS = ("grep", "ls-files")
+_SHELL_WRAPPERS = ("bash", "sh", "zsh", "/bin/bash", "/bin/sh", "/bin/zsh", "/usr/bin/bash")
+
+
+def shell_command(name: str, tool_input: Any) -> str | None:
+    """The command line a shell tool ran (``tool_input`` as the host gives it: ``{"command": …}`` or ``{"cmd": …}``,
+    a string or an argv list such as ``["bash", "-lc", "cat x"]``; a JSON string of either), or ``None`` when
+    ``name`` is not a shell tool or no command is found."""
+    if name.strip().lower() not in SHELL_TOOLS:
+        return None
+    inp = tool_input
+    if isinstance(inp, str):
+        try:
+            inp = json.loads(inp)
+        except ValueError:
+            return inp
+    if isinstance(inp, dict):
+        inp = inp.get("command", inp.get("cmd"))
+    if isinstance(inp, list) and all(isinstance(x, str) for x in inp):
+        if len(inp) >= 3 and inp[0] in _SHELL_WRAPPERS and inp[1] in ("-c", "-lc", "-cl"):
+            return inp[2]
+        import shlex
+
+        return shlex.join(inp)
+    return inp if isinstance(inp, str) else None
+
+
+def is_shell_read(command: str) -> bool:
+    """True when every part of ``command`` (split at ``&&``, ``||``, ``;``, ``|``, newlines) only shows, searches or
+    lists files (:data:`READ_COMMANDS`), with no output redirected into a file: ``sed -n '1,180p' a.py``,
+    ``cd src && rg -n foo . | head``, ``nl -ba x | sed -n 1,80p``. A ``bash -lc '…'`` wrapper is looked into. Anything
+    that does not parse is not a read."""
+    import shlex
+
+    lines = [x for x in command.strip().splitlines() if x.strip()]
+    if len(lines) > 1:  # a script: every line must be a read (a quoted line break fails to parse: not a read)
+        return all(is_shell_read(x) for x in lines)
+    try:
+        lex = shlex.shlex(command, posix=True, punctuation_chars=True)
+        lex.whitespace_split = True
+        lex.commenters = ""
+        tokens = list(lex)
+    except ValueError:
+        return False
+    if len(tokens) >= 3 and tokens[0] in _SHELL_WRAPPERS and tokens[1] in ("-c", "-lc", "-cl"):
+        return len(tokens) == 3 and is_shell_read(tokens[2])
+    parts: list[list[str]] = [[]]
+    i = 0
+    while i < len(tokens):
+        t = tokens[i]
+        if t in ("&&", "||", ";", "|", "&"):
+            parts.append([])
+        elif t and set(t) <= set("<>&|;()"):  # a redirection (or a subshell: not a plain read)
+            nxt = tokens[i + 1] if i + 1 < len(tokens) else ""
+            if t.startswith(">") and t not in (">&",) and nxt != "/dev/null":
+                return False  # output written to a file
+            if t in ("(", ")", "((", "))"):
+                return False
+            i += 1  # the redirection's target
+        else:
+            parts[-1].append(t)
+        i += 1
+    parts = [p for p in parts if p]
+    if not parts:
+        return False
+    for words in parts:
+        cmd = words[0].rsplit("/", 1)[-1]
+        args = words[1:]
+        if cmd not in READ_COMMANDS or any(_RUNTIME_OUTPUT.search(a) for a in args):
+            return False
+        if cmd == "sed" and ("-n" not in args or any(a.startswith(("-i", "--in-place")) for a in args)):
+            return False
+        if cmd == "find" and any(a in ("-exec", "-execdir", "-delete", "-ok", "-okdir", "-fprint", "-fls") for a in args):
+            return False
+        if cmd == "git" and not (args and args[0] in _GIT_READS):
+            return False
+    return True
+
+
 def skip_tool(name: str, extra: list[str] | tuple[str, ...] = ()) -> bool:
     """True when tool ``name`` matches a skip pattern (``DEFAULT_SKIP_TOOLS`` + ``extra``), case-insensitively."""
     n = name.strip().lower()
@@ -302,6 +396,9 @@ def gate(event: Any, config: Any) -> Decision:
         name = str(ev.get("tool") or ev.get("tool_name") or meta.get("tool") or "").strip()
         if name and skip_tool(name, config.get("capture.skip_tools")):
             return _no("noisy_tool", name, role=role)
+        cmd = shell_command(name, ev.get("input")) if name else None
+        if cmd and is_shell_read(cmd):  # the shell form of Read/Grep/Glob/LS: a file dump, noise for memory
+            return _no("noisy_tool", f"{name} read: {cmd[:80]}", role=role)
         if not isinstance(text, str) or not text.strip():
             if not name:
                 return _no("invalid", "tool event without a tool name or text", role=role)

@@ -4,7 +4,8 @@ Every importer is a generator of::
 
     {"key": str, "role": "user" | "assistant" | "tool", "text": str, "session": str,
      "ts": "<ISO 8601 UTC>" | None, "source": "claude-code" | "codex" | "opencode" | "jsonl",
-     "meta": {...}}   # optional extras: line, cwd, tool, call id, is_error …
+     "meta": {...},   # optional extras: line, cwd, tool, call id, is_error …
+     "input": ...}    # tool events: the call's arguments, read by the capture gate (a shell command), never stored
 
 Keys are deterministic (seed 004): ``import:<source>:<session>:<line id>``, with the transcript's own
 stable id as line id (Claude Code message ``uuid`` / ``tool_use`` id, Codex ``L<line>`` / ``call_id``,

@@ -187,4 +187,4 @@ def _assistant_events(obj: dict, content, session: str, line_id: str, ts, meta: 
             output, is_error = found
         text_t = tool_summary(name, block.get("input"), output, is_error=is_error, cwd=meta.get("cwd"))
         yield make_event(SOURCE, session, tool_id, "tool", text_t, ts,
-                         {**meta, "tool": name, "tool_use_id": tool_id, "is_error": is_error})
+                         {**meta, "tool": name, "tool_use_id": tool_id, "is_error": is_error}, tool_input=block.get("input"))

@@ -298,7 +298,7 @@ def iter_codex(path: str | Path, *, stats: Counter | None = None) -> Iterator[di
             meta.update({"tool": name, "call_id": call_id, "is_error": is_error, **extra})
             if code is not None:
                 meta["exit_code"] = code
-            yield make_event(SOURCE, session, call_id, "tool", text, ts, meta)
+            yield make_event(SOURCE, session, call_id, "tool", text, ts, meta, tool_input=args)
         elif typ == "response_item" and ptype == "web_search_call":
             action = payload.get("action") if isinstance(payload.get("action"), dict) else {}
             arg = action.get("query") or primary_arg(action)

@@ -73,9 +73,11 @@ def iso(value: Any, stats: Counter | None = None) -> str | None:
 
 
 def make_event(source: str, session: str, line_id: str, role: str, text: str, ts: str | None,
-               meta: dict | None = None) -> dict:
-    """Build one importer event; ``key = import:<source>:<session>:<line_id>`` (seed 004)."""
-    return {
+               meta: dict | None = None, *, tool_input: Any = None) -> dict:
+    """Build one importer event; ``key = import:<source>:<session>:<line_id>`` (seed 004). ``tool_input``: a tool
+    call's arguments, for the capture gate (:func:`memdir.capture.gate` reads a shell tool's command from it, as
+    from a hook's ``tool_input``); never stored."""
+    ev = {
         "key": f"import:{source}:{session}:{line_id}",
         "role": role,
         "text": text,
@@ -84,6 +86,9 @@ def make_event(source: str, session: str, line_id: str, role: str, text: str, ts
         "source": source,
         "meta": meta or {},
     }
+    if tool_input is not None:
+        ev["input"] = tool_input
+    return ev
 
 
 def read_jsonl(path: Path, stats: Counter | None = None, *, label: str = "jsonl",

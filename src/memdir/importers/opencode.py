@@ -113,7 +113,7 @@ def _part_events(session: str, message: dict, part: dict, part_id: str, cwd: str
         ts = iso(stime.get("start") or msg_time, stats)
         text = tool_summary(name, state.get("input"), output, is_error=is_error, cwd=cwd)
         meta.update({"tool": name, "call_id": part.get("callID"), "is_error": is_error})
-        yield make_event(SOURCE, session, part_id, "tool", text, ts, meta)
+        yield make_event(SOURCE, session, part_id, "tool", text, ts, meta, tool_input=state.get("input"))
     else:
         count(stats, f"skipped:{ptype or 'unknown'}")
 
