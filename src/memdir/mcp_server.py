@@ -871,7 +871,7 @@ def serve_command(ctx: click.Context, host: str, port: int, path: str, token: st
 
     if not missing_deps() and not path.startswith("/ui"):
         info["ui"] = f"http://{shown}:{real_port}/ui/search"  # the viewer's pages (memdir ui), same door
-    _term_as_interrupt()  # before the ready line: a SIGTERM right after it still cleans up
+    running = _stop_on_sigterm()  # before the ready line: a SIGTERM right after it still cleans up
     info["hook_socket"] = str(warm.path) if warm else None
     try:
         click.echo(json.dumps(info) if as_json else f"memdir: serving MCP at {url} (Ctrl-C stops)"
@@ -883,7 +883,8 @@ def serve_command(ctx: click.Context, host: str, port: int, path: str, token: st
 
         config = uvicorn.Config(app, log_level="debug" if debug else "warning", access_log=debug,
                                 lifespan="on", timeout_graceful_shutdown=3)
-        anyio.run(lambda: uvicorn.Server(config).serve(sockets=[sock]))
+        running["server"] = uvicorn.Server(config)
+        anyio.run(lambda: running["server"].serve(sockets=[sock]))
     except KeyboardInterrupt:
         pass
     finally:
@@ -893,18 +894,26 @@ def serve_command(ctx: click.Context, host: str, port: int, path: str, token: st
         server.memdir_store.close()
 
 
-def _term_as_interrupt() -> None:
-    """SIGTERM ends ``memdir serve`` as Ctrl-C does, through its ``finally`` (the hook socket removed, stores closed):
-    uvicorn shuts down on it, then raises the signal again with the handler it found — by default SIGTERM's, which
-    ended the process before any clean-up and left ``hook.sock`` behind."""
+def _stop_on_sigterm() -> dict:
+    """SIGTERM ends ``memdir serve`` as Ctrl-C does, through its ``finally`` (the hook socket removed, stores closed).
+    uvicorn shuts down on SIGTERM and then raises it again with the handler it found — the default one ended the
+    process before any clean-up and left ``hook.sock`` behind. This handler raises ``KeyboardInterrupt`` until the
+    returned dict holds the uvicorn server (``["server"]``), then asks that server to stop (``should_exit``) and
+    returns, so an exception never lands inside the event loop."""
     import signal
     import threading
 
-    def interrupt(signum, frame):  # noqa: ARG001
-        raise KeyboardInterrupt
+    running: dict = {}
+
+    def stop(signum, frame):  # noqa: ARG001
+        srv = running.get("server")
+        if srv is None:
+            raise KeyboardInterrupt
+        srv.should_exit = True
 
     if threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
-        signal.signal(signal.SIGTERM, interrupt)
+        signal.signal(signal.SIGTERM, stop)
+    return running
 
 
 def _serve_store(ctx: click.Context, host: str, port: int, url: str, as_json: bool) -> None:
