@@ -181,3 +181,22 @@ def test_uninstall_leaves_no_empty_mcp_servers_key(tmp_path, monkeypatch):
     assert "memdir" in json.loads((home / ".claude.json").read_text())["mcpServers"]
     install_host("claude-code", uninstall=True, argv=["memdir"])
     assert json.loads((home / ".claude.json").read_text()) == {"numStartups": 3}
+
+
+def test_an_index_found_damaged_after_it_opened_says_how_to_recover(proj, capsys, monkeypatch):
+    """The open reads the schema only: a page damaged elsewhere surfaced as 'internal error: DatabaseError' from every
+    command, doctor included (overwriting 16 KB in the middle of the file, as hnewuser3 did)."""
+    import sqlite3
+
+    from memdir.core import Memdir
+
+    def damaged(self, *a, **k):
+        raise sqlite3.DatabaseError("database disk image is malformed")
+
+    monkeypatch.setattr(Memdir, "status", damaged)
+    code, out, err = run(capsys, "--dir", str(proj), "status")
+    assert code == 1 and err.count("\n") == 1 and "internal error" not in err
+    assert "the index is damaged (database disk image is malformed)" in err and "delete .memory/.memdir/index.sqlite3" in err
+    monkeypatch.setattr(Memdir, "status", lambda self: (_ for _ in ()).throw(sqlite3.OperationalError("no such table: x")))
+    code, out, err = run(capsys, "--dir", str(proj), "status")
+    assert code == 1 and "internal error: OperationalError" in err

@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib
 import json
 import logging
+import sqlite3
 import sys
 from pathlib import Path
 from typing import Any
@@ -870,6 +871,17 @@ def main(argv: list[str] | None = None) -> None:
         fail(f"{exc.strerror or exc}{where}", 1)
     except BrokenPipeError:
         sys.exit(0)
+    except sqlite3.DatabaseError as exc:
+        if debug:
+            raise
+        msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        if isinstance(exc, sqlite3.OperationalError) or not any(w in msg for w in ("malformed", "not a database", "corrupt")):
+            fail(f"{type(exc).__name__}: {msg[:200]} (rerun with --debug for details)", 1, "internal error")
+        # found damaged after it opened (the open reads the schema only): say how to get a working index back
+        fail(f"the index is damaged ({msg}): stop memdir processes (memdir serve, hooks), then delete "
+             ".memory/.memdir/index.sqlite3 (and its -wal/-shm): notes are rebuilt from the Markdown and forgotten "
+             "items stay forgotten (.memdir/tombstones.jsonl); events come back only from a memdir export or by "
+             "importing the transcripts again", 1)
     except Exception as exc:  # noqa: BLE001 — the promise is "never a traceback"
         if debug:
             raise
