@@ -26,37 +26,36 @@ from __future__ import annotations
 import os
 
 
-def derive(min_freq: int = 20_000) -> str:
+def _dictionary():
+    """``(word, frequency, part-of-speech tag)`` for each line of jieba's bundled dictionary."""
     import jieba
 
     path = os.path.join(os.path.dirname(jieba.__file__), "dict.txt")
-    freq: dict[str, int] = {}
     with open(path, encoding="utf-8") as f:
         for line in f:
             word, n, tag = line.split()
-            n = int(n)
-            if len(word) != 1:
-                continue
-            function = tag in ("r", "p", "c", "d", "y", "e", "k") or tag.startswith("u")
-            if (function and n >= min_freq) or (tag == "v" and n >= 400_000) or (tag == "m" and n >= 200_000):
-                freq[word] = max(freq.get(word, 0), n)
+            yield word, int(n), tag
+
+
+def derive(min_freq: int = 20_000) -> str:
+    freq: dict[str, int] = {}
+    for word, n, tag in _dictionary():
+        if len(word) != 1:
+            continue
+        function = tag in ("r", "p", "c", "d", "y", "e", "k") or tag.startswith("u")
+        if (function and n >= min_freq) or (tag == "v" and n >= 400_000) or (tag == "m" and n >= 200_000):
+            freq[word] = max(freq.get(word, 0), n)
     return "".join(sorted(freq, key=lambda w: -freq[w]))
 
 
 def derive_words(min_freq: int = 5_000) -> list[str]:
-    import jieba
-
     from memdir.tokenize import ZH_FUNCTION_CHARS
 
-    path = os.path.join(os.path.dirname(jieba.__file__), "dict.txt")
     freq: dict[str, int] = {}
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            word, n, tag = line.split()
-            n = int(n)
-            closed = tag in ("r", "p", "c", "y", "e", "k") or tag.startswith("u")
-            if len(word) == 2 and closed and n >= min_freq and not all(c in ZH_FUNCTION_CHARS for c in word):
-                freq[word] = max(freq.get(word, 0), n)
+    for word, n, tag in _dictionary():
+        closed = tag in ("r", "p", "c", "y", "e", "k") or tag.startswith("u")
+        if len(word) == 2 and closed and n >= min_freq and not all(c in ZH_FUNCTION_CHARS for c in word):
+            freq[word] = max(freq.get(word, 0), n)
     return sorted(freq, key=lambda w: -freq[w])
 
 
