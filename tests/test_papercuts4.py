@@ -170,17 +170,33 @@ def test_inspect_reports_frontmatter_fields_it_ignored(proj):
     assert "summary is not text" in p["detail"] and "'not-a-date' is not a time" in p["detail"] and "pinned 'maybe'" in p["detail"]
 
 
-def test_uninstall_leaves_no_empty_mcp_servers_key(tmp_path, monkeypatch):
+def test_uninstall_gives_back_the_users_claude_json_exactly(tmp_path, monkeypatch):
+    """Uninstall takes out memdir's server; a user's own empty "mcpServers" survives it (e2e's config_preserved
+    failed when uninstall dropped every empty key: memdir cannot tell which one install added)."""
     from memdir.install import install_host
 
     home = tmp_path / "h"
     home.mkdir()
     monkeypatch.setenv("HOME", str(home))
-    (home / ".claude.json").write_text('{"numStartups": 3}\n')
-    install_host("claude-code", argv=["memdir"])
-    assert "memdir" in json.loads((home / ".claude.json").read_text())["mcpServers"]
-    install_host("claude-code", uninstall=True, argv=["memdir"])
-    assert json.loads((home / ".claude.json").read_text()) == {"numStartups": 3}
+    for before in ({"numStartups": 3, "mcpServers": {}}, {"numStartups": 3, "mcpServers": {"other": {"command": "x"}}}):
+        (home / ".claude.json").write_text(json.dumps(before) + "\n")
+        install_host("claude-code", argv=["memdir"])
+        assert "memdir" in json.loads((home / ".claude.json").read_text())["mcpServers"]
+        install_host("claude-code", uninstall=True, argv=["memdir"])
+        assert json.loads((home / ".claude.json").read_text()) == before
+
+
+def test_project_uninstall_removes_the_mcp_json_install_made(tmp_path, monkeypatch):
+    from memdir.install import install_host
+
+    monkeypatch.setenv("HOME", str(tmp_path / "h"))
+    (tmp_path / "h").mkdir()
+    proj = tmp_path / "p"
+    proj.mkdir()
+    install_host("claude-code", project=proj, argv=["memdir"])
+    assert (proj / ".mcp.json").exists()
+    install_host("claude-code", project=proj, uninstall=True, argv=["memdir"])
+    assert not (proj / ".mcp.json").exists()
 
 
 def test_an_index_found_damaged_after_it_opened_says_how_to_recover(proj, capsys, monkeypatch):
@@ -196,7 +212,7 @@ def test_an_index_found_damaged_after_it_opened_says_how_to_recover(proj, capsys
     monkeypatch.setattr(Memdir, "status", damaged)
     code, out, err = run(capsys, "--dir", str(proj), "status")
     assert code == 1 and err.count("\n") == 1 and "internal error" not in err
-    assert "the index is damaged (database disk image is malformed)" in err and "delete .memory/.memdir/index.sqlite3" in err
+    assert "the index is damaged (database disk image is malformed)" in err and "move .memory/.memdir/index.sqlite3 aside" in err and "delete" not in err
     monkeypatch.setattr(Memdir, "status", lambda self: (_ for _ in ()).throw(sqlite3.OperationalError("no such table: x")))
     code, out, err = run(capsys, "--dir", str(proj), "status")
     assert code == 1 and "internal error: OperationalError" in err

@@ -290,9 +290,10 @@ def _claude(plan: Plan, *, project: Path | None, uninstall: bool, argv: list[str
     if uninstall:
         if mcp is not None and isinstance(servers, dict) and "memdir" in servers:
             del servers["memdir"]
-            if not servers:  # install added the key: the file goes back to what it was
-                del mcp["mcpServers"]
-            _write_json(plan, mcp_path, mcp, remove_if_empty=True)
+            # an empty "mcpServers" stays: memdir cannot tell whether install added it or the user had it, and the
+            # user's settings must come back exactly as they were (tests/e2e: config_preserved); a project's
+            # .mcp.json left as {"mcpServers": {}} was made by install and goes
+            _write_json(plan, mcp_path, mcp, empty=({}, {"mcpServers": {}}), remove_if_empty=project is not None)
         if project is not None:
             _remove_empty_dirs(plan, project / ".claude")
     else:

@@ -750,8 +750,9 @@ def doctor(m: "Stores | Any", inspect: Callable[[], Any] | None = None, *, repai
     for root in m.live():
         db = root.db
         ic = db.execute("PRAGMA integrity_check").fetchone()[0]
-        add(f"{root.scope} index", "ok" if ic == "ok" else "fail", f"{root.db_path}: integrity {ic}",
-            "" if ic == "ok" else "delete the index file and run `memdir reindex` (notes are rebuilt from the Markdown; events need an export)")
+        add(f"{root.scope} index", "ok" if ic == "ok" else "fail", f"{root.db_path}: integrity {' '.join(ic.split())[:200]}",
+            "" if ic == "ok" else "stop memdir processes, move the index file aside (keep it: `sqlite3 COPY .recover` salvages its "
+            "events) and run any memdir command: notes are rebuilt from the Markdown, forgotten items stay forgotten")
         n_docs = db.execute("SELECT count(*) FROM docs").fetchone()[0]
         n_docs += db.execute("SELECT count(*) FROM passages").fetchone()[0]  # passages 1.. of long events (memdir.passages)
         n_fts = db.execute("SELECT count(*) FROM fts").fetchone()[0]
