@@ -116,3 +116,22 @@ def m(project, tmp_path, clock):
     store = memdir.open(project, home=tmp_path / "g", clock=clock)
     yield store
     store.close()
+
+
+def run_cli(capsys, *args, stdin=None, monkeypatch=None):
+    """``memdir ARGS`` through the real entry point, in this process: ``(exit code, stdout, stderr)``; ``stdin``
+    (text) needs ``monkeypatch``."""
+    import io
+    import sys
+
+    from memdir import cli as cli_mod
+
+    if stdin is not None:
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin.encode())))
+    try:
+        cli_mod.main(list(args))
+        code = 0
+    except SystemExit as exc:
+        code = exc.code or 0
+    out = capsys.readouterr()
+    return code, out.out, out.err

@@ -9,24 +9,13 @@ import json
 import pytest
 
 import memdir
-from memdir import cli as cli_mod
+from conftest import run_cli
 
 BROKEN = '---\nsummary: "unterminated\ntags: [a, b\nkind: decision\n---\nThe payments cluster runs kubernetes 1.29.\n'
 
 
 def main(capsys, project, *args, stdin=None, monkeypatch=None):
-    if stdin is not None:
-        import io
-        import sys
-
-        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin.encode())))
-    try:
-        cli_mod.main(["--dir", str(project), *args])
-        code = 0
-    except SystemExit as exc:
-        code = exc.code or 0
-    out = capsys.readouterr()
-    return code, out.out, out.err
+    return run_cli(capsys, "--dir", str(project), *args, stdin=stdin, monkeypatch=monkeypatch)
 
 
 @pytest.fixture

@@ -2,27 +2,16 @@
 
 from __future__ import annotations
 
-import io
 import json
 import sys
 
 import pytest
 
 import memdir
-from memdir import cli as cli_mod
+from conftest import run_cli
 
 
-def run(capsys, *args, stdin=None, monkeypatch=None):
-    """``memdir ARGS`` through the real entry point: ``(exit code, stdout, stderr)``."""
-    if stdin is not None:
-        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin.encode())))
-    try:
-        cli_mod.main(list(args))
-        code = 0
-    except SystemExit as exc:
-        code = exc.code or 0
-    out = capsys.readouterr()
-    return code, out.out, out.err
+run = run_cli  # `memdir ARGS` in this process: (exit code, stdout, stderr)
 
 
 @pytest.fixture
