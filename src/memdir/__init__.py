@@ -12,7 +12,7 @@ rules, an outline and the best bodies within a character budget. See ``docs/API.
 
 from __future__ import annotations
 
-from .errors import MemdirError, NotFound, PathError, UsageError
+from memdir.errors import MemdirError, NotFound, PathError, UsageError
 
 # no `typing`/`datetime` at run time: a hook process that only hands its payload to a running `memdir serve`
 # (memdir.hookclient) imports this package and nothing else
@@ -22,8 +22,8 @@ if TYPE_CHECKING:
     from datetime import datetime
     from typing import Any, Callable
 
-    from .core import Memdir
-    from .types import Event, Hit, Note, Report
+    from memdir.core import Memdir
+    from memdir.types import Event, Hit, Note, Report
 
 __version__ = "0.1.0"
 __all__ = ["open", "Memdir", "Note", "Event", "Hit", "Report", "MemdirError", "UsageError", "PathError", "NotFound"]
@@ -37,7 +37,7 @@ def open(project_dir: str | os.PathLike | None = None, *, home: str | os.PathLik
     overrides any setting (highest precedence); ``clock`` returns an aware UTC datetime (for tests).
     Nothing is created on disk until something is written.
     """
-    from .core import Memdir
+    from memdir.core import Memdir
 
     return Memdir(project_dir, home=home, config=config, clock=clock)
 
@@ -46,11 +46,11 @@ def __getattr__(name: str) -> Any:
     # the facade and the result types are imported on first use, so `import memdir.hooks` (a host hook, which may
     # only hand its payload to a running `memdir serve`) pays only for what it runs
     if name == "Memdir":
-        from .core import Memdir
+        from memdir.core import Memdir
 
         return Memdir
     if name in ("Event", "Hit", "Note", "Report"):
-        from . import types
+        from memdir import types
 
         return getattr(types, name)
     raise AttributeError(f"module 'memdir' has no attribute {name!r}")

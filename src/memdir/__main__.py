@@ -68,15 +68,15 @@ def main(argv: list[str] | None = None) -> None:
 
             hook_args.remove("--debug")
             os.environ["MEMDIR_DEBUG"] = "1"
-        from .hookclient import run as ask_warm  # standard library only: a warm server's answer costs no imports
+        from memdir.hookclient import run as ask_warm  # standard library only: a warm server's answer costs no imports
 
         done, raw = ask_warm(hook_args)
         if done:
             _leave(0)
-        from .hooks import main as hook_main
+        from memdir.hooks import main as hook_main
 
         _leave(hook_main(hook_args, raw=raw, warm_tried=raw is not None, leave_open=True))
-    from .cli import main as cli_main
+    from memdir.cli import main as cli_main
 
     cli_main(argv)
 

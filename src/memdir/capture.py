@@ -54,7 +54,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 
-from .lazylog import getLogger
+from memdir.lazylog import getLogger
 
 log = getLogger("memdir")  # imports logging only when a record can go somewhere
 
@@ -282,7 +282,7 @@ def tool_text(name: str, tool_input: Any, output: Any, *, is_error: bool = False
     importers use (``<tool>: <main argument> → <first output lines>``; file edits as "file + what changed").
     ``output`` may be a string, a list of text blocks or a dict (``stdout``/``stderr``/``output``/``content`` are
     read). ``cwd``: file paths under it are shown relative to it."""
-    from .importers.changes import tool_summary
+    from memdir.importers.changes import tool_summary
 
     return tool_summary(name, tool_input, _output_text(output), is_error=is_error, cwd=cwd)
 
@@ -335,7 +335,7 @@ def _safe(text: str | None) -> str | None:
     """Redacted copy for results and logs (what is stored is redacted by ``import_events`` too)."""
     if not text:
         return text
-    from .redact import redact
+    from memdir.redact import redact
 
     return redact(text)
 
@@ -429,8 +429,8 @@ def gate(event: Any, config: Any) -> Decision:
         key = f"{ROLE_PREFIX[role]}:{session}:{text_hash(text)}"
 
     if ev.get("ts") not in (None, ""):
-        from .errors import UsageError
-        from .timeutil import parse_ts
+        from memdir.errors import UsageError
+        from memdir.timeutil import parse_ts
 
         try:
             parse_ts(ev.get("ts"))

@@ -16,7 +16,7 @@ from typing import Any
 
 import click
 
-from .errors import MemdirError, NotFound, UsageError
+from memdir.errors import MemdirError, NotFound, UsageError
 
 log = logging.getLogger("memdir")
 
@@ -224,7 +224,7 @@ def remember(ctx, text, category, summary, highlight, tags, load_when, pinned, s
     (or title), tags, load_when, pinned, highlight, supersedes and kind/category fill what no flag gives."""
     m = open_store(ctx)
     raw = _read_text(text, "text")
-    from .notes import split
+    from memdir.notes import split
 
     meta, body, fm = split(raw) if raw.lstrip("\ufeff").startswith("---") else ({}, raw, None)
     if fm is not None:  # before: the frontmatter was stored as body text and the summary was '---'
@@ -638,7 +638,7 @@ def import_(ctx, source, path, all_projects, here, pending, no_progress, store_u
     if not source:
         raise UsageError("give a SOURCE (a JSONL file, claude-code, codex, opencode, claude-mem) or --pending")
     if source == "claude-mem":
-        from .importers.claude_mem import import_claude_mem
+        from memdir.importers.claude_mem import import_claude_mem
 
         out = import_claude_mem(m, path)
         stats = out["tables"]
@@ -663,7 +663,7 @@ def import_(ctx, source, path, all_projects, here, pending, no_progress, store_u
         return
     if all_projects and here:
         raise UsageError("--all-projects and --here exclude each other: choose one")
-    from .transcripts import import_host, summary
+    from memdir.transcripts import import_host, summary
 
     out = import_host(m, source, Path(path) if path else None,
                       projects="all" if all_projects else "here" if here else "current",
@@ -707,7 +707,7 @@ def _host_transcript(path: Path) -> str | None:
 @click.pass_context
 def ui(ctx, host, port, token, no_browser, as_json):
     """Open the web viewer (search, notes, timeline, what the model saw, health) on 127.0.0.1."""
-    from .ui import missing_deps, serve
+    from memdir.ui import missing_deps, serve
 
     if missing_deps():
         raise UsageError(f"`memdir ui` needs the ui extra (missing: {', '.join(missing_deps())}): pip install 'memdir[ui]'")
@@ -820,7 +820,7 @@ def migrate(ctx, from_path, scan_dir, dry_run, purge, as_json):
 @click.pass_context
 def config_cmd(ctx, as_json):
     """Print the effective settings and where each came from."""
-    from .config import safe_url
+    from memdir.config import safe_url
 
     cfg = open_store(ctx).config
     # a store or endpoint URL can carry a password (postgresql://u:pw@…, ?password=…): never print it

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from .lazylog import getLogger
+from memdir.lazylog import getLogger
 
 log = getLogger("memdir")  # imports logging only when a record can go somewhere
 
@@ -58,8 +58,8 @@ def _http_url_ok(v: str) -> bool:
 def _categories_ok(v: list[str]) -> bool:
     """At least one category, each a plain directory name (``../x`` would leave the root); raises ``ValueError``
     naming the first bad one."""
-    from .errors import PathError
-    from .roots import check_segment
+    from memdir.errors import PathError
+    from memdir.roots import check_segment
 
     if not v:
         raise ValueError("needs at least one category")
@@ -74,7 +74,7 @@ def _categories_ok(v: list[str]) -> bool:
 def _embed_provider_ok(v: str) -> bool:
     if v in ("none", "auto"):
         return True
-    from .embed import PROVIDERS  # only when another provider is configured
+    from memdir.embed import PROVIDERS  # only when another provider is configured
 
     return v in PROVIDERS
 

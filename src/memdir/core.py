@@ -12,16 +12,16 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from .lazylog import DEBUG, getLogger
-from . import glossary, inject, journal, notes, rank
-from .config import Config
-from .errors import MemdirError, NotFound, PathError, UsageError
-from .root import Root
-from .stores import Stores
-from .roots import check_segment, global_root, project_root, split_id, PROJECT_DIRNAME
-from .timeutil import iso, now_utc, parse_ts
-from .tokenize import query_tokens, tokenize
-from .types import Event, Hit, Note, Report
+from memdir.lazylog import DEBUG, getLogger
+from memdir import glossary, inject, journal, notes, rank
+from memdir.config import Config
+from memdir.errors import MemdirError, NotFound, PathError, UsageError
+from memdir.root import Root
+from memdir.stores import Stores
+from memdir.roots import check_segment, global_root, project_root, split_id, PROJECT_DIRNAME
+from memdir.timeutil import iso, now_utc, parse_ts
+from memdir.tokenize import query_tokens, tokenize
+from memdir.types import Event, Hit, Note, Report
 
 log = getLogger("memdir")  # imports logging only when a record can go somewhere
 
@@ -47,7 +47,7 @@ USER_ANSWER_TOOLS = ("askuserquestion", "request_user_input", "question")
 
 
 def _redact(text: str) -> str:
-    from .redact import redact
+    from memdir.redact import redact
 
     return redact(_clean(text))
 
@@ -99,7 +99,7 @@ class Memdir:
         cats = self.config.get("categories")
         if "store" in self.config.rejected:
             # falling back to the local index would put the team's writes where nobody else reads them
-            from .config import safe_url
+            from memdir.config import safe_url
 
             raw = self.config.rejected["store"]
             raise UsageError(f"store must be empty (the local index) or a postgresql:// URL, got "
@@ -115,7 +115,7 @@ class Memdir:
         self.stores = Stores(self.roots, self.config, self.clock, lexical=self._lexical, hit=self._hit)
         self._warm = False
         if self.config.get("debug"):
-            from .debuglog import enable_debug_log  # imports logging: only when the debug log is on
+            from memdir.debuglog import enable_debug_log  # imports logging: only when the debug log is on
 
             enable_debug_log(self.home)
 
@@ -228,7 +228,7 @@ class Memdir:
                 if old_root is None:
                     raise UsageError(f"cannot supersede {supersedes!r}: no such note (see `memdir inspect`)")
             cat_dir = root.path / category
-            from .roots import safe_join
+            from memdir.roots import safe_join
 
             safe_join(root.path, category)
             slug = notes.slugify(summary, exists=lambda s: s == "index" or (cat_dir / f"{s}.md").exists())
@@ -271,7 +271,7 @@ class Memdir:
     def _resolve(self, id: str, scope: str | None = None) -> str:
         """``id`` itself when some root holds that note id or event key; else the id/key whose short handle (the
         ``[handle kind date]`` of the ``<memory>`` block, :mod:`memdir.handles`) is ``id``, project first."""
-        from . import handles
+        from memdir import handles
 
         if not handles.looks_like(id):
             return id
@@ -334,7 +334,7 @@ class Memdir:
                 store = root.store
                 row = store.get_doc(id)
                 if is_note_id:
-                    from .roots import safe_join
+                    from memdir.roots import safe_join
 
                     path = safe_join(root.path, category, slug + ".md")
                     if row is None and not path.is_file():
@@ -367,7 +367,7 @@ class Memdir:
         "events", "samples", "token"}``; with the preview's token (or ``force``) deletes with tombstones. See
         :mod:`memdir.forgetting`. Raises ``UsageError`` (neither or both given, a query under 2 chars, a token
         that no longer matches)."""
-        from .forgetting import forget_matching
+        from memdir.forgetting import forget_matching
 
         return forget_matching(self, query=query, prefix=prefix, scope=scope, token=token, force=force)
 
@@ -422,7 +422,7 @@ class Memdir:
         store.delete_vectors(ref)
         project = self.roots["project"]
         if kind == "event" and self.config.get("remote.url") and not project.remote and store is project._store:
-            from . import remote
+            from memdir import remote
 
             remote.queue_forget(project.db, ref, iso(self.clock()))  # the team server forgets it too (queued)
 
@@ -472,7 +472,7 @@ class Memdir:
                 st.start_heat(history, now.timestamp())
             send = bool(queued) and scope == "project" and bool(self.config.get("remote.url"))
             if send and not root.remote:
-                from . import remote
+                from memdir import remote
 
                 remote.queue_rows(root.db, queued)  # in the events' own transaction: both commit or neither
         if send:
@@ -484,7 +484,7 @@ class Memdir:
     def capture(self, event: dict[str, Any], **kwargs: Any):
         """Gated capture of one host event (user prompt, assistant reply, tool-call summary); see
         :mod:`memdir.capture` for the gates, keys and the returned ``CaptureResult``."""
-        from .capture import capture
+        from memdir.capture import capture
 
         result = capture(self, event, **kwargs)
         if not result.stored and result.reason != "duplicate":
@@ -524,7 +524,7 @@ class Memdir:
     def _send_remote(self, root: Root, rows: list[dict[str, Any]]) -> None:
         """Queue ``rows`` for the team server and send what the queue holds within ``remote.push_budget_ms``
         (memdir.remote); a server that is down or slow leaves them queued, never fails the write."""
-        from . import remote
+        from memdir import remote
 
         url, project, token = remote.settings(self.config, self.project_root)
         if root.remote:  # a PostgreSQL store: the events committed there, the queue is in the root's local file
@@ -540,7 +540,7 @@ class Memdir:
         refused by the server (a 4xx about the rows) and are kept aside with its reason (:meth:`remote_failed`).
         ``retry_failed`` puts those back in the queue first (``retried``: how many). Raises ``UsageError`` when
         ``remote.url`` is not set."""
-        from . import remote
+        from memdir import remote
 
         got = remote.settings(self.config, self.project_root)
         if got is None:
@@ -557,7 +557,7 @@ class Memdir:
     def remote_failed(self) -> list[dict[str, Any]]:
         """The queued rows the team server refused, kept aside: ``[{"op", "ref", "reason", "at"}]`` (see
         :func:`memdir.remote.failed`); ``memdir push --retry-failed`` sends them again."""
-        from . import remote
+        from memdir import remote
 
         root = self._root("project")
         return remote.failed(root.db) if root.db_path.exists() else []
@@ -622,7 +622,7 @@ class Memdir:
             return []
         team = None
         if scope in (None, "project") and not kinds and self.config.get("remote.url"):
-            from . import remote  # the team server's hits, asked while the local search runs (memdir.remote)
+            from memdir import remote  # the team server's hits, asked while the local search runs (memdir.remote)
 
             team = remote.ask(self.config, self.project_root, query, k, now=iso(self.clock()))
         want = k
@@ -630,19 +630,19 @@ class Memdir:
         if reranking:  # a wider first stage for the cross-encoder (memdir.rerank)
             want = max(k, int(self.config.get("recall.rerank_top")))
         if self.config.get("recall.channel") != "lexical":  # vector / hybrid: RRF fusion (memdir.vectors)
-            from . import vectors
+            from memdir import vectors
 
             hits = vectors.recall_fused(self.stores, query, tokens, k=want, scope=scope, kinds=tuple(kinds) if kinds else None)[0]
         else:
             hits = self._lexical(tokens, k=want, scope=scope, kinds=tuple(kinds) if kinds else None, query=query)
         if reranking:
-            from .rerank import rerank
+            from memdir.rerank import rerank
 
             hits = rerank(self, query, hits, k)
         if team is not None:
             rows = team.result()  # waits at most what is left of remote.recall_budget_ms
             if rows:
-                from .remote import fuse
+                from memdir.remote import fuse
 
                 hits = fuse(hits, rows, k)
             elif team.error:
@@ -837,7 +837,7 @@ class Memdir:
 
     def _idf(self, tokens: list[str]) -> dict[str, float]:
         """Lucene idf of each query token in the project root (else the global root); 0 for unknown tokens."""
-        from .bm25 import idf_lucene
+        from memdir.bm25 import idf_lucene
 
         for root in self._live_roots():
             n, df = root.store.doc_freqs(tokens)
@@ -965,7 +965,7 @@ class Memdir:
                 for field, target in (("supersedes", note.supersedes), ("superseded_by", note.superseded_by)):
                     if target and target not in ids and not any(r.store.has_ref(target, "note") for r in self._live_roots() if r is not root):
                         problems.append(root._problem("dangling_" + field, note.path, f"{nid} {field} {target!r}, which does not exist"))
-            from .compile import find_blocks
+            from memdir.compile import find_blocks
 
             for cat in sorted({n.split("/")[0] for n in ids}):
                 idx = root.path / cat / "index.md"
@@ -1006,7 +1006,7 @@ class Memdir:
                 q = self._remote_queue(root)
                 if q["queued"] or q["failed"] or self.config.get("remote.url"):
                     out[scope]["remote_queue"] = q
-        from . import vectors
+        from memdir import vectors
 
         vectors.status_extra(self.stores, out)  # embedding provider, tiers and vector counts per root
         return out
@@ -1015,20 +1015,20 @@ class Memdir:
     def explain(self, query: str, *, k: int | None = None, scope: str | None = None, kinds: Iterable[str] | None = None) -> dict[str, Any]:
         """Recall with the latency split (embed, lexical, vector, fuse; ms) and each hit's channel ranks; see
         :func:`memdir.vectors.explain`. Does not rehearse."""
-        from . import vectors
+        from memdir import vectors
 
         return vectors.explain(self.stores, query, k=k, scope=scope, kinds=kinds)
 
     def backfill(self, *, limit: int | None = None, progress: Callable[[int], None] | None = None) -> dict[str, Any]:
         """Embed every pending memory (new, failed, edited, or from another model); see :func:`memdir.vectors.backfill`.
         Raises ``memdir.embed.EmbedError`` when no provider is configured or it fails to load."""
-        from . import vectors
+        from memdir import vectors
 
         return vectors.backfill(self.stores, limit=limit, progress=progress)
 
     def sweep(self) -> dict[str, dict[str, int]]:
         """Recompute heat tiers (hot/warm/cold/archive), writing only changed rows; see :mod:`memdir.tiers`."""
-        from . import tiers
+        from memdir import tiers
 
         return tiers.sweep(self.stores)
 
@@ -1036,7 +1036,7 @@ class Memdir:
         """Preview (no token) or delete (with the preview's token) cold, unpinned, low-importance memories idle
         for ``days`` days; see :func:`memdir.tiers.prune`. ``force=True`` computes and applies the token in one
         step (scripts; still only cold unpinned events). Raises ``UsageError`` for a wrong or expired token."""
-        from . import tiers
+        from memdir import tiers
 
         return tiers.prune(self.stores, days, token, force=force)
 
@@ -1056,12 +1056,12 @@ class Memdir:
         """Health checks with remedies (provider call, index integrity, Markdown/index consistency, pending
         vectors); see :func:`memdir.vectors.doctor`. ``repair=False`` reports what ``repair=True`` (the default,
         as the CLI runs it) would fix and writes nothing."""
-        from . import vectors
+        from memdir import vectors
 
         checks = vectors.doctor(self.stores, inspect=self.inspect, repair=repair)
         spec = self.config.get("store")
         if spec:  # a team store (issue 14): connection, schema, row-level security, token, pgvector
-            from .pgstore import doctor as store_doctor
+            from memdir.pgstore import doctor as store_doctor
 
             checks += store_doctor(spec, project=self.store_project(), token=os.environ.get("MEMDIR_STORE_TOKEN"),
                                    hnsw_threshold=int(self.config.get("recall.pg_hnsw_threshold")))
@@ -1220,7 +1220,7 @@ class Memdir:
         after this time (any :func:`memdir.timeutil.parse_ts` form); neither: every session with new turns.
         ``dry_run``: ask the model, write nothing. Raises ``UsageError`` (no ``distill.provider``),
         ``MemdirError`` (another distillation of this project is running)."""
-        from . import distill
+        from memdir import distill
 
         return distill.run(self, session=session, since=since, dry_run=dry_run, provider=provider)
 
@@ -1230,7 +1230,7 @@ class Memdir:
         """Record a rule a model suggested as a pending proposal instead of writing ``rules/`` (seed 000: iron
         rules are written by people). Text, summary and tags are redacted. Returns the proposal dict with
         ``created`` (False when the same text was proposed before). Raises ``UsageError`` for empty text."""
-        from . import proposals
+        from memdir import proposals
 
         if not isinstance(text, str) or not text.strip():
             raise UsageError("nothing to propose: the text is empty")
@@ -1249,12 +1249,12 @@ class Memdir:
         """Rule proposals of both roots (project first), oldest first: ``[{id, status, category, summary, text,
         tags, load_when, supersedes?, source, sessions?, model?, proposed, scope, path}]``; ``status=None``
         includes accepted and rejected ones."""
-        from . import proposals
+        from memdir import proposals
 
         return [{**p, "scope": r.scope} for r in self._live_roots() for p in proposals.list_all(r.path, status=status)]
 
     def _proposal_path(self, pid: str) -> tuple[Root, Path]:
-        from . import proposals
+        from memdir import proposals
 
         for r in self._live_roots():
             path = proposals.find(r.path, pid)
@@ -1265,7 +1265,7 @@ class Memdir:
     def accept_proposal(self, pid: str) -> Note:
         """Write a pending proposal as a ``rules`` note (a person decided) and mark it accepted. Raises
         ``NotFound`` (no such proposal), ``UsageError`` (already decided, malformed id)."""
-        from . import proposals
+        from memdir import proposals
 
         root, path = self._proposal_path(pid)
         p = proposals.read(path) or {}
@@ -1288,7 +1288,7 @@ class Memdir:
     def reject_proposal(self, pid: str) -> dict[str, Any]:
         """Mark a pending proposal rejected (its record stays, so the same rule is not proposed again).
         Raises ``NotFound`` / ``UsageError`` like :meth:`accept_proposal`."""
-        from . import proposals
+        from memdir import proposals
 
         root, path = self._proposal_path(pid)
         p = proposals.read(path) or {}
@@ -1301,7 +1301,7 @@ class Memdir:
         """Forget every note whose frontmatter says ``source`` (e.g. ``distill``), only those listing
         ``session`` in ``sessions`` when given, and reject the pending proposals of that batch. Returns
         ``{"forgotten": [ids], "proposals_rejected": [ids]}``."""
-        from . import distill, proposals
+        from memdir import distill, proposals
 
         if not isinstance(source, str) or not source.strip():
             raise UsageError("forget --source needs a source name, e.g. distill")
@@ -1404,7 +1404,7 @@ class Memdir:
         """Copy this project's events and tombstones into a PostgreSQL store (``url``, project ``project``, default
         ``remote.project`` or the directory's name; ``token`` default from ``remote.token_env``); see
         :mod:`memdir.transfer`. Safe to re-run: what is there already counts as ``duplicate``."""
-        from .transfer import to_store
+        from memdir.transfer import to_store
 
         project, token = self._store_target(project, token)
         return to_store(self, url, project=project, token=token)
@@ -1412,7 +1412,7 @@ class Memdir:
     def import_store(self, url: str, *, project: str | None = None, token: str | None = None) -> dict[str, Any]:
         """Copy a PostgreSQL store's events and tombstones of ``project`` into this project (the reverse of
         :meth:`export_store`); safe to re-run."""
-        from .transfer import from_store
+        from memdir.transfer import from_store
 
         project, token = self._store_target(project, token)
         return from_store(self, url, project=project, token=token)
@@ -1435,7 +1435,7 @@ class Memdir:
         root = self._root(scope)
         if category not in self.config.get("categories"):  # a custom category the export came from: recreate it
             root.ensure()
-            from .roots import safe_join
+            from memdir.roots import safe_join
 
             safe_join(root.path, category).mkdir(exist_ok=True)
         note = self.remember(text, category=category, summary=obj.get("summary"), tags=obj.get("tags") or (),
@@ -1476,14 +1476,14 @@ class Memdir:
         layout), a memdir root or seed 000 Markdown memory directory, or a memdir export; ``scan`` finds every
         store under a directory. Safe to re-run; ``dry_run`` writes nothing; ``purge`` deletes a migrated
         alice-memory directory that holds nothing but store files. See :mod:`memdir.migrate`."""
-        from .migrate import migrate
+        from memdir.migrate import migrate
 
         return migrate(self, from_path=from_path, scan_dir=scan, dry_run=dry_run, purge=purge)
 
     def import_pending(self) -> dict[str, Any]:
         """Import the JSONL files dropped in ``<global root>/import/`` and rename each to
         ``<name>.done-<yyyyMMdd-HHmmss>``; see :mod:`memdir.dropimport`."""
-        from .dropimport import import_pending
+        from memdir.dropimport import import_pending
 
         return import_pending(self)
 
@@ -1552,7 +1552,7 @@ def _tool_name(text: str) -> str:
 
 
 def _edit_tools() -> frozenset[str]:
-    from .importers.changes import EDIT_TOOLS
+    from memdir.importers.changes import EDIT_TOOLS
 
     return EDIT_TOOLS
 

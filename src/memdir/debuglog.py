@@ -17,7 +17,7 @@ class RedactingFormatter(logging.Formatter):
     """A formatter whose whole output (message and traceback: an error can quote a prompt) is redacted."""
 
     def format(self, record: logging.LogRecord) -> str:
-        from .redact import redact  # only when a record is written: the hook path stays lean
+        from memdir.redact import redact  # only when a record is written: the hook path stays lean
 
         return redact(super().format(record))
 

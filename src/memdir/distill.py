@@ -44,8 +44,8 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, Iterable
 
-from .errors import MemdirError, UsageError
-from .timeutil import iso, parse_ts
+from memdir.errors import MemdirError, UsageError
+from memdir.timeutil import iso, parse_ts
 
 log = logging.getLogger("memdir")
 
@@ -106,7 +106,7 @@ def count_turns(rows: Iterable[Any]) -> int:
 
 def render_turn(row: Any, max_chars: int) -> str:
     """One redacted transcript line ``[role] text`` (tool summaries cut shorter)."""
-    from .redact import redact
+    from memdir.redact import redact
 
     limit = TOOL_TURN_CHARS if row["role"] == "tool" else max_chars
     text = " ".join(redact(row["text"] or "").split()) if row["role"] == "tool" else redact(row["text"] or "").strip()
@@ -138,7 +138,7 @@ def build_prompt(transcript: str, *, categories: list[str], existing: list[tuple
                  session: str) -> tuple[str, str]:
     """``(system, user)`` messages for one call. ``transcript`` must already be redacted (it is redacted
     again here, so no caller can hand a secret to the model)."""
-    from .redact import redact
+    from memdir.redact import redact
 
     system = (SYSTEM_PROMPT.replace("<categories>", ", ".join(f'"{c}"' for c in categories))
               .replace("<max_body>", str(max_body)))
@@ -209,7 +209,7 @@ def _strlist(v: Any) -> list[str] | None:
 
 def check_item(item: Any, *, categories: list[str], max_body: int) -> tuple[dict[str, Any] | None, str]:
     """``(candidate, "")`` with every string redacted, or ``(None, reason)`` for a rejected item."""
-    from .redact import redact
+    from memdir.redact import redact
 
     if not isinstance(item, dict):
         return None, "not an object"
@@ -249,7 +249,7 @@ def check_item(item: Any, *, categories: list[str], max_body: int) -> tuple[dict
 # ---- overlap ----------------------------------------------------------------------------------------------
 def content_tokens(text: str) -> set[str]:
     """Distinct recall tokens of ``text`` without English stopwords (memdir.tokenize)."""
-    from .tokenize import STOPWORDS, tokenize
+    from memdir.tokenize import STOPWORDS, tokenize
 
     return {t for t in tokenize(text) if t not in STOPWORDS}
 
@@ -270,7 +270,7 @@ class _Overlap:
             self.batch.append((f"proposal {p['id']}", content_tokens(f"{p.get('summary') or ''}\n{p.get('text') or ''}"), None))
         self.provider = None
         if m.config.get("recall.channel") != "lexical":
-            from . import vectors
+            from memdir import vectors
 
             self.provider = vectors.provider_for(m)
 
@@ -350,7 +350,7 @@ def run(m: Any, *, session: str | None = None, since: Any = None, dry_run: bool 
     turns, status, reason?}], "notes": [...], "proposals": [...], "superseded": [...], "skipped": [...],
     "rejected": [...], "errors": [...], "marked"}``. Raises ``UsageError`` when no provider is configured (and
     something is to be distilled), ``MemdirError`` when another distillation of this root is running."""
-    from . import proposals as props
+    from memdir import proposals as props
 
     root = m.roots["project"]
     since_epoch = parse_ts(since).timestamp() if since not in (None, "") else None
@@ -400,7 +400,7 @@ def _run_locked(m: Any, root: Any, props: Any, out: dict[str, Any], *, session: 
     if not todo:
         return
     if provider is None:
-        from .llm import get_provider
+        from memdir.llm import get_provider
 
         provider = get_provider(cfg)
     out["provider"], out["model"] = provider.name, provider.model
@@ -424,12 +424,12 @@ def _run_locked(m: Any, root: Any, props: Any, out: dict[str, Any], *, session: 
             system, user = build_prompt(transcript, categories=categories, existing=existing, max_body=max_body, session=sid)
             out["calls"] += 1
             entry["calls"] += 1
-            from .llm import LLMError
+            from memdir.llm import LLMError
 
             try:
                 reply = provider.complete(system, user)
             except LLMError as exc:
-                from .redact import redact
+                from memdir.redact import redact
 
                 reason = redact(str(exc))  # an endpoint's error body can quote the key it was sent
                 out["errors"].append({"session": sid, "reason": reason})
@@ -441,7 +441,7 @@ def _run_locked(m: Any, root: Any, props: Any, out: dict[str, Any], *, session: 
             items, why = parse_reply(reply)
             counts = {"notes": 0, "proposals": 0, "superseded": 0, "skipped": 0, "rejected": 0}
             if items is None:
-                from .redact import redact
+                from memdir.redact import redact
 
                 out["rejected"].append({"session": sid, "item": None, "reason": why})
                 counts["rejected"] += 1
@@ -538,7 +538,7 @@ def _record(root: Any, sid: str, day: str, now: datetime, provider: Any, status:
             counts: dict[str, int], rows: list[Any]) -> int:
     """Insert one ``distill_runs`` row (and mark ``rows`` distilled); returns its id. ``detail`` (often a
     provider's error text, which can quote the key it was sent) is redacted before it is stored."""
-    from .redact import redact
+    from memdir.redact import redact
 
     detail = redact(detail or "")
     with root.locked(), root.tx() as db:

@@ -30,12 +30,12 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from collections import Counter
 
-from .lazylog import getLogger
-from .errors import UsageError
-from .timeutil import parse_ts
+from memdir.lazylog import getLogger
+from memdir.errors import UsageError
+from memdir.timeutil import parse_ts
 
 if TYPE_CHECKING:
-    from .core import Memdir
+    from memdir.core import Memdir
 
 log = getLogger("memdir")  # imports logging only when a record can go somewhere
 
@@ -79,7 +79,7 @@ def spawn_if_pending(home: str | os.PathLike | None, project_dir: str | os.PathL
     try:
         import time
 
-        from .roots import global_root
+        from memdir.roots import global_root
 
         h = global_root(home)
         now = time.time()
@@ -111,7 +111,7 @@ def records(path: Path, *, max_items: int) -> tuple[list[dict[str, Any]], dict[s
     default_source = _slug(path.name[: -len(".jsonl")])
     from collections import Counter
 
-    from .importers.jsonl import read_jsonl  # imported when a file is read, never on the hook path
+    from memdir.importers.jsonl import read_jsonl  # imported when a file is read, never on the hook path
 
     stats: Counter = Counter()
     for n, obj in read_jsonl(path, stats, label="drop-file", warn=False):
@@ -160,7 +160,7 @@ def gate_all(events: list[dict[str, Any]], config: Any) -> tuple[list[dict[str, 
     and hooks decide "should this be stored" with the same function."""
     from collections import Counter
 
-    from .capture import gate
+    from memdir.capture import gate
 
     kept, gated = [], Counter()
     for ev in events:
@@ -213,7 +213,7 @@ def import_pending(m: "Memdir") -> dict[str, Any]:
                 rec["error"] = str(exc).splitlines()[0][:200]
                 out["files"].append(rec)
                 try:  # the hooks back off from this file (spawn_if_pending)
-                    from .redact import redact
+                    from memdir.redact import redact
 
                     _failed_marker(path).write_text(f"{m.clock().isoformat()} {redact(rec['error'])}\n", encoding="utf-8")
                 except OSError:

@@ -20,11 +20,11 @@ import re
 import unicodedata
 from typing import TYPE_CHECKING, Any
 
-from .errors import UsageError
-from .timeutil import iso
+from memdir.errors import UsageError
+from memdir.timeutil import iso
 
 if TYPE_CHECKING:
-    from .core import Memdir
+    from memdir.core import Memdir
 
 SAMPLES = 20
 

@@ -19,7 +19,7 @@ side; Chinese words by forward maximum matching over the query's CJK runs (``数
 
 from __future__ import annotations
 
-from .tokenize import ZH_STOP_WORDS, _stem, han_unigrams, is_cjk_char, is_function_bigram, normalize
+from memdir.tokenize import ZH_STOP_WORDS, _stem, han_unigrams, is_cjk_char, is_function_bigram, normalize
 
 GLOSSARY = """
 deploy, deployment = 部署

@@ -51,13 +51,13 @@ import threading
 import time
 from typing import Any, Callable
 
-from .lazylog import getLogger
+from memdir.lazylog import getLogger
 
 log = getLogger("memdir")  # imports logging only when a record can go somewhere
 
 # settings: the hook.* keys of memdir.config.SETTINGS
 DEFAULT_BUDGET_MS = 3000
-from .hookclient import MAX_PAYLOAD_BYTES, read_stdin as _read_stdin  # one copy: the thin client's (stdlib only)
+from memdir.hookclient import MAX_PAYLOAD_BYTES, read_stdin as _read_stdin  # one copy: the thin client's (stdlib only)
 #: hosts whose session-start hook output stays in the session: their prompt blocks carry only the matches
 SESSION_BLOCK_HOSTS = ("claude-code", "codex")
 ALL_SECTIONS = ("rules", "outline", "hits")
@@ -139,7 +139,7 @@ def hand_over_upgrade() -> bool:
 
 
 def _env_budget() -> float:
-    from .hookclient import env_budget_ms
+    from memdir.hookclient import env_budget_ms
 
     return env_budget_ms()
 
@@ -173,7 +173,7 @@ def run_hook(host: str, event: str, raw: bytes | str | dict | None, *, project_d
     checkpoint the WAL and delete it, a write and an fsync the host waits for; the next opener carries on).
     Raises on bad input or store errors; the CLI wrapper turns every exception into "no output, exit 0".
     """
-    from . import adapters
+    from memdir import adapters
 
     payload = decode_payload(raw)
     call = adapters.parse(host, event, payload)
@@ -186,10 +186,10 @@ def run_hook(host: str, event: str, raw: bytes | str | dict | None, *, project_d
     if open_store is not None:
         m = open_store(project_dir or call.cwd or None)
     else:
-        from .core import Memdir
+        from memdir.core import Memdir
 
         m = Memdir(project_dir or call.cwd or None, home=home, config=config)
-    from .dropimport import spawn_if_pending
+    from memdir.dropimport import spawn_if_pending
 
     spawn_if_pending(m.home, m.project_root)  # files dropped in <global root>/import/: a detached importer (issue 13)
     try:
@@ -202,7 +202,7 @@ def run_hook(host: str, event: str, raw: bytes | str | dict | None, *, project_d
             block = m.context("", max_chars=limit)
             out = adapters.render(call, block)
         elif call.event in ("user-prompt", "context"):
-            from .capture import strip_injected
+            from memdir.capture import strip_injected
 
             query = strip_injected(call.prompt or "")[0]
             limit = min(int(m.config.get("inject.max_chars")), adapters.HOOK_MAX_CHARS)
@@ -214,7 +214,7 @@ def run_hook(host: str, event: str, raw: bytes | str | dict | None, *, project_d
         if out and block:  # what the model saw, for `memdir ui` (a bounded log; never raises)
             m.record_injection(block, prompt=query, host=call.host, event=call.event, session=call.session)
         if call.event == "stop" and not call.assistant and call.transcript_path:
-            from .adapters.claude_code import last_assistant_text
+            from memdir.adapters.claude_code import last_assistant_text
 
             call.assistant = last_assistant_text(call.transcript_path)
         texts: list[tuple[str, str]] = []
@@ -233,7 +233,7 @@ def run_hook(host: str, event: str, raw: bytes | str | dict | None, *, project_d
                            "cwd": call.cwd, **source})
             log.debug("hook %s %s: %s %s", call.host, call.event, r.reason, r.key or "")
         if call.event in ("stop", "session-end"):  # distill.auto: a detached distiller; the hook never waits for it
-            from .distill import trigger
+            from memdir.distill import trigger
 
             trigger(m, call.session)
     finally:
@@ -278,8 +278,8 @@ def execute(host: str, event: str | None, argv_payload: str | None = None, *, pr
     if os.environ.get("MEMDIR_DISTILLING"):
         return 0
     if os.environ.get("MEMDIR_DEBUG", "").strip().lower() in ("1", "true", "yes", "on"):
-        from .debuglog import enable_debug_log
-        from .roots import global_root
+        from memdir.debuglog import enable_debug_log
+        from memdir.roots import global_root
 
         try:
             enable_debug_log(global_root(home))
@@ -330,7 +330,7 @@ def _ask_warm(host: str, event: str, raw: bytes, *, project_dir: str | None, hom
               emit: Callable[[str], None], budget_s: float) -> bool:
     """Hand the call to a running ``memdir serve`` (:mod:`memdir.warm`); True when it took it (its answer is
     emitted), False when the call must run in-process."""
-    from . import hookclient
+    from memdir import hookclient
 
     if not hookclient.enabled() or budget_s <= 0:
         return False
@@ -346,7 +346,7 @@ def _ask_warm(host: str, event: str, raw: bytes, *, project_dir: str | None, hom
 def _make_group():
     import click
 
-    from .adapters import HOSTS
+    from memdir.adapters import HOSTS
 
     def host_command(name: str) -> click.Command:
         @click.command(name, context_settings={"ignore_unknown_options": True, "allow_extra_args": True,
@@ -399,7 +399,7 @@ def main(argv: list[str] | None = None, *, raw: bytes | None = None, warm_tried:
     """``python -m memdir.hooks <host> <event> [payload]`` — the same as ``memdir hook``, without click.
     ``raw``/``warm_tried``/``leave_open``: as :func:`execute` (``memdir.__main__`` asks the warm server first and
     leaves with ``os._exit``)."""
-    from .hookclient import parse_args
+    from memdir.hookclient import parse_args
 
     a = parse_args(list(sys.argv[1:] if argv is None else argv))
     if a is None:

@@ -16,10 +16,10 @@ import zlib
 from pathlib import Path
 from typing import Any, Iterable
 
-from .lazylog import getLogger
-from . import handles, passages, tombstones
-from .migrations import migrate
-from .tokenize import fts_query, tokenize
+from memdir.lazylog import getLogger
+from memdir import handles, passages, tombstones
+from memdir.migrations import migrate
+from memdir.tokenize import fts_query, tokenize
 
 log = getLogger("memdir")  # imports logging only when a record can go somewhere
 
@@ -112,7 +112,7 @@ upgrading: Path | None = None
 
 def _needs_upgrade(db: sqlite3.Connection) -> bool:
     """True when opening ``db`` migrates it or re-tokenizes its full-text index."""
-    from .migrations import MIGRATIONS
+    from memdir.migrations import MIGRATIONS
 
     if db.execute("PRAGMA user_version").fetchone()[0] < len(MIGRATIONS):
         return True
@@ -134,10 +134,10 @@ def open_index(path: Path) -> tuple[sqlite3.Connection, bool]:
     A file that is not a usable SQLite database is renamed to ``<name>.corrupt-<epoch>`` beside it, with a
     warning, and a new one is created (``created`` is then True).
     """
-    from .migrations import MIN_SQLITE
+    from memdir.migrations import MIN_SQLITE
 
     if sqlite3.sqlite_version_info < MIN_SQLITE:
-        from .errors import MemdirError
+        from memdir.errors import MemdirError
 
         need = ".".join(map(str, MIN_SQLITE))
         raise MemdirError(f"memdir needs SQLite {need} or newer; this Python links SQLite {sqlite3.sqlite_version}"
@@ -173,7 +173,7 @@ def open_index(path: Path) -> tuple[sqlite3.Connection, bool]:
         except Exception:
             pass
         if isinstance(exc, sqlite3.OperationalError):  # locked, busy, I/O: not corruption; never move it aside
-            from .errors import MemdirError
+            from memdir.errors import MemdirError
 
             transient = any(w in str(exc) for w in ("locked", "busy", "disk I/O", "unable to open"))
             raise MemdirError(f"could not open the index {path}: {exc}" + ("; retry" if transient else "")) from None
@@ -240,7 +240,7 @@ def index_version() -> str:
     (:func:`memdir.tokenize.tokenizer_id`), the neighbour context's length (:data:`CONTEXT_TOKENS`) and how a long
     event is cut into passages (passage 0's span is recomputed when its row is removed). Tuning any of them
     re-tokenizes a store at its next open instead of leaving rows that can no longer be removed exactly."""
-    from .tokenize import tokenizer_id
+    from memdir.tokenize import tokenizer_id
 
     p = passages
     return f"{tokenizer_id()}+ctx{CONTEXT_TOKENS}+split{p.SPLIT_ABOVE}.{p.TARGET}.{p.SPLIT_ABOVE_TURN}"
@@ -852,7 +852,7 @@ def check_fts(db: sqlite3.Connection) -> list[str]:
     """Problems of the full-text index, ``[]`` when it holds exactly what ``docs`` says (every term instance of
     every row, compared with an index built afresh from ``docs`` in a temporary table) and each event's neighbour
     ids match its session's order. For tests and ``memdir doctor``; reads the whole index."""
-    from .tokenize import FTS_TOKENCHARS
+    from memdir.tokenize import FTS_TOKENCHARS
 
     problems: list[str] = []
     try:
@@ -919,7 +919,7 @@ def search(db: sqlite3.Connection, tokens: list[str], *, weights: tuple[float, .
     dropped after scoring. ``mem``: a :class:`memdir.postings.MemIndex` of ``db`` that scores the same from memory
     when it can.
     """
-    from .bm25 import score
+    from memdir.bm25 import score
 
     if not tokens:
         return []

@@ -131,7 +131,7 @@ def focus(text: str, weights: dict[str, float], size: int, span: tuple[int, int]
         return text
     if size <= len(_MARKER) * 2 + 4:
         return truncate(text, size)
-    from .tokenize import tokenize
+    from memdir.tokenize import tokenize
 
     pieces = [p for p in _pieces(text) if p[1] > p[0]] or [(0, len(text))]
     if span:  # look near the passage recall matched
@@ -263,7 +263,7 @@ def _dated(entries: list[Entry]) -> list[Entry]:
 def _near_duplicates(entries: list[Entry], weights: dict[str, float]) -> list[Entry]:
     """``entries`` without those whose matched text repeats an earlier one's (the same spec printed by two commands,
     a message quoted in a tool output): 60% or more of its tokens already in one earlier entry."""
-    from .tokenize import tokenize
+    from memdir.tokenize import tokenize
 
     kept: list[tuple[Entry, set[str]]] = []
     for e in entries:

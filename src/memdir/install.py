@@ -59,7 +59,7 @@ from typing import Any
 
 import click
 
-from .errors import UsageError
+from memdir.errors import UsageError
 
 HOST_NAMES = ("claude-code", "codex", "opencode")
 #: host event -> our event, for Claude Code and Codex (same hooks.json format)
@@ -542,7 +542,7 @@ def _strip_jsonc(text: str) -> str:
 
 
 def _opencode(plan: Plan, *, project: Path | None, uninstall: bool, argv: list[str], legacy: bool) -> None:
-    from .adapters.opencode import PLUGIN_MARK, render_plugin
+    from memdir.adapters.opencode import PLUGIN_MARK, render_plugin
 
     base = project / ".opencode" if project else opencode_config_dir()
     plugin = base / "plugins" / "memdir.js"
@@ -739,7 +739,7 @@ def install_host(host: str, *, project: Path | None = None, uninstall: bool = Fa
 @click.pass_context
 def install(ctx, host, project, uninstall, dry_run, command, legacy, as_json):
     """Register memdir's hooks and MCP server with HOST (claude-code, codex, opencode)."""
-    from .roots import project_root
+    from memdir.roots import project_root
 
     obj = ctx.find_root().obj or {}
     proj = project_root(obj.get("dir")) if project else None

@@ -22,7 +22,7 @@ import sqlite3
 from datetime import datetime
 from typing import Any
 
-from .timeutil import iso
+from memdir.timeutil import iso
 
 SKIPS_KEEP = 2_000
 INJECTIONS_KEEP = 500
@@ -33,7 +33,7 @@ _HIT_HEADER = re.compile(r"^\[([0-9a-hjkmnp-tv-z]{6,16})[ \]]", re.M)
 
 def preview(text: Any, limit: int = PREVIEW_CHARS) -> str:
     """A redacted, whitespace-collapsed preview of ``text`` (at most ``limit`` chars, ``…`` when cut)."""
-    from .redact import redact
+    from memdir.redact import redact
 
     s = " ".join(str(text or "").split())
     s = s[: limit * 4]  # redact a bounded slice, then cut (a secret straddling the cut is still caught)

@@ -43,13 +43,13 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import click
 
-from . import foreground
-from .errors import MemdirError, UsageError
+from memdir import foreground
+from memdir.errors import MemdirError, UsageError
 
 if TYPE_CHECKING:  # pragma: no cover
     from mcp.server import MCPServer
 
-    from .core import Memdir
+    from memdir.core import Memdir
 
 log = logging.getLogger("memdir.mcp")
 
@@ -637,7 +637,7 @@ def _build(MCPServer, ToolAnnotations, BaseModel, Field, store: MemoryStore, log
 
 def _version() -> str:
     try:
-        from . import __version__
+        from memdir import __version__
 
         return __version__
     except Exception:  # pragma: no cover
@@ -728,7 +728,7 @@ def http_app(server: "MCPServer", *, host: str = "127.0.0.1", token: str | None 
     app = RepairJsonBody(server.streamable_http_app(streamable_http_path=path, host=host))
     app = BearerAuth(app, token) if token else app
     if ui and path != "/ui" and not path.startswith("/ui/"):
-        from .ui import missing_deps, with_pages
+        from memdir.ui import missing_deps, with_pages
 
         if not missing_deps():
             store = server.memdir_store  # type: ignore[attr-defined]
@@ -780,7 +780,7 @@ def mcp_command(ctx: click.Context, dir_: str | None, home: str | None, as_json:
     _log_to_stderr(debug)
     dir_, home = _dirs(ctx, dir_, home)
     server = build_server(dir_, home=home, log_level="DEBUG" if debug else "WARNING")
-    from .dropimport import spawn_if_pending
+    from memdir.dropimport import spawn_if_pending
 
     spawn_if_pending(home, dir_)  # files dropped in <global root>/import/: imported by a detached process
     try:
@@ -854,7 +854,7 @@ def serve_command(ctx: click.Context, host: str, port: int, path: str, token: st
         store = MemoryStore(dir_, home=home, keep_warm=True, opener=lambda: warm.store_for(dir_), lock=warm.lock)
     try:
         server = build_server(dir_, home=home, log_level="DEBUG" if debug else "WARNING", keep_warm=True, store=store)
-        from .dropimport import spawn_if_pending
+        from memdir.dropimport import spawn_if_pending
 
         spawn_if_pending(home, dir_)
         app = http_app(server, host=host, token=token, path=path)
@@ -867,7 +867,7 @@ def serve_command(ctx: click.Context, host: str, port: int, path: str, token: st
     shown = f"[{host}]" if ":" in host else host
     url = f"http://{shown}:{real_port}{path}"
     info = {"url": url, "host": host, "port": real_port, "pid": os.getpid(), "auth": "bearer" if token else "none"}
-    from .ui import missing_deps
+    from memdir.ui import missing_deps
 
     if not missing_deps() and not path.startswith("/ui"):
         info["ui"] = f"http://{shown}:{real_port}/ui/search"  # the viewer's pages (memdir ui), same door
@@ -920,15 +920,15 @@ def _serve_store(ctx: click.Context, host: str, port: int, url: str, as_json: bo
     """``memdir serve --store``: the team API of :mod:`memdir.teamserver` on ``host:port``."""
     import os
 
-    from . import storage, teamserver
+    from memdir import storage, teamserver
 
     if not storage.is_remote(url):
         raise UsageError(f"--store needs a postgresql:// URL (got {url!r})")
     teamserver.check_login(url)
     debug = _debug(ctx)
     _log_to_stderr(debug)
-    from .config import Config
-    from .roots import global_root
+    from memdir.config import Config
+    from memdir.roots import global_root
 
     server_cfg = Config(global_file=global_root(None) / "config.toml")  # recall settings: the server's own config/env
     app = teamserver.app(url, {k: server_cfg.get(k) for k in teamserver._defaults() if k.startswith("recall.")})
@@ -953,9 +953,9 @@ def _serve_store(ctx: click.Context, host: str, port: int, url: str, as_json: bo
 def _start_warm_hooks(home: str | None):
     """The warm hook listener (:mod:`memdir.warm`) for ``home``, started; ``None`` when ``hook.warm`` is off
     or another server already answers hooks there."""
-    from .config import Config
-    from .roots import global_root
-    from .warm import WarmServer
+    from memdir.config import Config
+    from memdir.roots import global_root
+    from memdir.warm import WarmServer
 
     g = global_root(home)
     if not Config(global_file=g / "config.toml").get("hook.warm"):

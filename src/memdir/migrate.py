@@ -36,13 +36,13 @@ import sqlite3
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator
 
-from . import notes
-from .errors import NotFound, UsageError
-from .redact import redact
-from .timeutil import iso, parse_ts
+from memdir import notes
+from memdir.errors import NotFound, UsageError
+from memdir.redact import redact
+from memdir.timeutil import iso, parse_ts
 
 if TYPE_CHECKING:
-    from .core import Memdir
+    from memdir.core import Memdir
 
 log = logging.getLogger("memdir")
 
@@ -102,7 +102,7 @@ def scan(top: Path, *, exclude: tuple[Path, ...] = ()) -> list[tuple[Path, str]]
 
 # ---- alice-memory --------------------------------------------------------------------------------------
 def _ro(path: Path) -> sqlite3.Connection:
-    from .importers.sqlite import connect_ro
+    from memdir.importers.sqlite import connect_ro
 
     db = connect_ro(path, expected="an alice-memory data directory (memories.sqlite3)")
     db.row_factory = sqlite3.Row
@@ -217,7 +217,7 @@ def _memdir_events(root: Path) -> Iterator[dict[str, Any]]:
     if not db_path.is_file():
         return
     db = _ro(db_path)
-    from .index import add_functions
+    from memdir.index import add_functions
 
     add_functions(db)  # docs.text of a store since m009 is generated through memdir_unz
     try:
@@ -257,7 +257,7 @@ def _free_key(store, key: str, sha: str) -> str:
 
 
 def _provider_model(m: "Memdir") -> tuple[Any, str | None, int | None]:
-    from . import vectors
+    from memdir import vectors
 
     prov = vectors.provider_for(m)
     if prov is None:
@@ -279,7 +279,7 @@ def _copy_vector(m: "Memdir", ref: str, embedded: str, vec: tuple[str | None, in
     if dims and len(blob) != 4 * dims:
         counts["vectors_skipped_model"] += 1
         return
-    from .vectors import embed_text
+    from memdir.vectors import embed_text
 
     root = m.roots["project"]
     with root.locked(), root.store.transaction() as st:
@@ -329,7 +329,7 @@ def _store_items(m: "Memdir", items: list[dict[str, Any]], vectors: dict, *, dry
             continue
         dup, _ = _existing(db, sha, it.get("key"))
         if dry_run:
-            from .capture import gate
+            from memdir.capture import gate
 
             counts["events_existing" if dup else "events_new" if gate(it, m.config).keep else "skipped"] += 1
             continue
@@ -343,7 +343,7 @@ def _store_items(m: "Memdir", items: list[dict[str, Any]], vectors: dict, *, dry
         ev["_embedded"] = it.get("embedded")
         events.append(ev)
     if events and not dry_run:
-        from .dropimport import gate_all
+        from memdir.dropimport import gate_all
 
         kept, gated = gate_all(events, m.config)  # the capture gate, as for hooks and transcript imports
         counts["skipped"] += sum(gated.values())
@@ -448,7 +448,7 @@ def _count_export(path: Path) -> dict[str, int]:
     """What ``Memdir.import_jsonl`` would read from an export (a dry run): notes, events and bad lines."""
     from collections import Counter
 
-    from .importers.jsonl import read_jsonl
+    from memdir.importers.jsonl import read_jsonl
 
     stats: Counter = Counter()
     c = {"notes": 0, "events": 0, "bad_lines": 0}

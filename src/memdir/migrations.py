@@ -8,8 +8,8 @@ from __future__ import annotations
 import re
 import sqlite3
 
-from .errors import MemdirError
-from .tokenize import FTS_TOKENCHARS
+from memdir.errors import MemdirError
+from memdir.tokenize import FTS_TOKENCHARS
 
 
 def m001_create_tables(db: sqlite3.Connection) -> None:
@@ -156,7 +156,7 @@ def m008_handles_passages(db: sqlite3.Connection) -> None:
     long event's text; each has an FTS row whose rowid is ``-passages.id`` (passage 0 stays in the event's own row).
     Existing rows get their handles here; the marker below makes :func:`memdir.index.check_tokenizer` re-index events
     so long ones are split into passages."""
-    from .handles import digest, LENGTH
+    from memdir.handles import digest, LENGTH
 
     db.execute("ALTER TABLE docs ADD COLUMN handle TEXT")
     db.execute("CREATE INDEX docs_handle ON docs(handle)")
@@ -196,7 +196,7 @@ def m009_compact_layout(db: sqlite3.Connection) -> None:
       Readers keep reading ``text``; rows are written by :mod:`memdir.index` alone.
 
     The marker below makes :func:`memdir.index.check_tokenizer` rebuild the index (and the neighbour ids)."""
-    from .index import text_columns
+    from memdir.index import text_columns
 
     for col in ("text_head TEXT NOT NULL DEFAULT ''", "text_tail", "text_len INTEGER NOT NULL DEFAULT 0",
                 "ctx_prev INTEGER", "ctx_next INTEGER"):
@@ -274,7 +274,7 @@ def m011_text_dictionary(db: sqlite3.Connection) -> None:
       An older memdir cannot read these tails: the schema version keeps it from opening the store.
     * ``docs_session`` is dropped: every query by session also filters ``kind = 'event'`` and is served by
       ``docs_event_order(session, ts_epoch, id)``."""
-    from .index import compress_all
+    from memdir.index import compress_all
 
     db.execute("DROP INDEX IF EXISTS docs_session")
     compress_all(db)

@@ -15,9 +15,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from .errors import UsageError
-from .tokenize import nfkc
-from .timeutil import iso, parse_ts
+from memdir.errors import UsageError
+from memdir.tokenize import nfkc
+from memdir.timeutil import iso, parse_ts
 
 _HANDLER = None
 
@@ -83,7 +83,7 @@ def slugify(summary: str, taken: set[str] | None = None, *, exists=None) -> str:
         base = cand
     if len(base) < 2 or (base.isascii() and len(base) < 3):
         base = "note-" + hashlib.sha256(summary.encode("utf-8", "replace")).hexdigest()[:8]
-    from .roots import _RESERVED
+    from memdir.roots import _RESERVED
 
     if base in _RESERVED:
         base += "-note"  # `com1`, `nul`…: Windows device names are refused as ids, so never made into one
@@ -298,7 +298,7 @@ def check_edit(raw: str, *, note_id: str) -> tuple[dict[str, Any], str]:
     times; ``supersedes`` is an id of the form ``category/slug`` other than this note; the body is not empty
     and the file is under :data:`MAX_NOTE_BYTES`.
     """
-    from .roots import split_id
+    from memdir.roots import split_id
 
     if not isinstance(raw, str):
         raise UsageError("the note must be text")

@@ -36,12 +36,12 @@ from collections import Counter
 from contextlib import contextmanager
 from typing import Any, Iterable, Iterator
 
-from . import handles, passages
-from .bm25 import LARGE_STORE, PER_TERM_CAP, idf_lucene, select_terms
-from .config import safe_url as _safe_url
-from .errors import MemdirError
-from .index import CONTEXT_TOKENS, fts_fields
-from .tokenize import tokenize
+from memdir import handles, passages
+from memdir.bm25 import LARGE_STORE, PER_TERM_CAP, idf_lucene, select_terms
+from memdir.config import safe_url as _safe_url
+from memdir.errors import MemdirError
+from memdir.index import CONTEXT_TOKENS, fts_fields
+from memdir.tokenize import tokenize
 
 #: FTS5's BM25 constants (sqlite/ext/fts5/fts5_aux.c), which the SQLite path uses through ``bm25()``
 K1, B = 1.2, 0.75
@@ -1338,7 +1338,7 @@ class PgStore:
         self._x(f"DELETE FROM vectors WHERE project = %s AND ref = %s AND owner IN ('', {ME})", (self.project, ref))
 
     def start_heat(self, refs: list[str], now: float) -> int:
-        from .timeutil import iso, parse_ts
+        from memdir.timeutil import iso, parse_ts
 
         if not refs:
             return 0
@@ -1464,7 +1464,7 @@ class PgStore:
     def vector_put(self, items: list[tuple[str, str]], mat: Any, model: str, when: str) -> int:
         import numpy as np
 
-        from .embed import EmbedError
+        from memdir.embed import EmbedError
 
         mat = np.ascontiguousarray(mat, dtype=np.float32)
         if mat.ndim != 2 or (len(items) and mat.shape[0] != len(items)):
@@ -1617,7 +1617,7 @@ class PgStore:
 
     def sessions(self, *, limit: int = 200) -> list[dict[str, Any]]:
         """As :func:`memdir.journal.sessions`, for this project's events."""
-        from .journal import _json
+        from memdir.journal import _json
 
         rows = self._x(
             "SELECT coalesce(session, '') AS s, min(ts_epoch) AS t0, max(ts_epoch) AS t1, min(ts) AS first, max(ts) AS last, "
@@ -1636,7 +1636,7 @@ class PgStore:
 
     def session_events(self, session: str | None, *, limit: int = 1000) -> list[dict[str, Any]]:
         """As :func:`memdir.journal.session_events`, for this project's events."""
-        from .journal import _json
+        from memdir.journal import _json
 
         where = "session = %s" if session else "session IS NULL"
         params = (self.project, session, int(limit)) if session else (self.project, int(limit))

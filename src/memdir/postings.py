@@ -45,8 +45,8 @@ from typing import Any
 
 import numpy as np
 
-from . import bm25, foreground, index, passages
-from .tokenize import tokenize
+from memdir import bm25, foreground, index, passages
+from memdir.tokenize import tokenize
 
 log = logging.getLogger("memdir")
 

@@ -19,9 +19,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Iterable
 
-from . import notes
-from .errors import UsageError
-from .timeutil import iso
+from memdir import notes
+from memdir.errors import UsageError
+from memdir.timeutil import iso
 
 DIRNAME = ".proposals"
 STATUSES = ("pending", "accepted", "rejected")

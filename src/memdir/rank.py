@@ -109,7 +109,7 @@ def rank_candidates(groups, *, query: str, cfg, now) -> list[tuple[float, float,
     candidate of its session (in its group). Returns ``[(score, ts_epoch, group index, (row, prior, decay,
     rehearsal boost, kind, factors))]`` best first (ties: newer first); ``factors`` holds the ``subject``,
     ``date`` and ``session`` multipliers that applied."""
-    from . import dates
+    from memdir import dates
 
     sb = float(cfg.get("recall.subject_boost"))
     names = query_names(query) if sb > 0 and query else frozenset()

@@ -38,8 +38,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Union
 
-from .lazylog import getLogger
-from .teamserver import EVENT_FIELDS
+from memdir.lazylog import getLogger
+from memdir.teamserver import EVENT_FIELDS
 
 log = getLogger(__name__)
 
@@ -61,7 +61,7 @@ def _queue(where: Where) -> Iterator[sqlite3.Connection]:
     if isinstance(where, sqlite3.Connection):
         yield where
         return
-    from .index import open_index
+    from memdir.index import open_index
 
     db, _ = open_index(Path(where) / INDEX_FILE)
     try:
@@ -383,9 +383,9 @@ def fuse(local: list, remote_rows: list[dict[str, Any]], k: int) -> list:
     has becomes a hit of scope ``team``. Each hit's ``score`` is its fused score, ``reasons["rrf"]`` its ranks."""
     from dataclasses import replace
 
-    from .rrf import fuse as rrf_fuse
-    from .timeutil import parse_ts
-    from .types import Hit
+    from memdir.rrf import fuse as rrf_fuse
+    from memdir.timeutil import parse_ts
+    from memdir.types import Hit
 
     if not remote_rows:
         return local

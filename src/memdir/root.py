@@ -20,13 +20,13 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from .lazylog import getLogger
-from . import compile as compiler
-from . import index, notes
-from .errors import MemdirError, UsageError
-from .roots import DERIVED_DIRNAME, check_segment
-from .timeutil import iso, parse_ts
-from .types import Note
+from memdir.lazylog import getLogger
+from memdir import compile as compiler
+from memdir import index, notes
+from memdir.errors import MemdirError, UsageError
+from memdir.roots import DERIVED_DIRNAME, check_segment
+from memdir.timeutil import iso, parse_ts
+from memdir.types import Note
 
 log = getLogger("memdir")  # imports logging only when a record can go somewhere
 LOCK_TIMEOUT_S = 60
@@ -79,7 +79,7 @@ class Root:
             self.derived.mkdir(parents=True, exist_ok=True)
             self._db, _ = index.open_index(self.db_path)
             if not self.store_spec:
-                from .storage import SqliteStore
+                from memdir.storage import SqliteStore
 
                 self._store = SqliteStore(self._db, self.db_path)
                 self.sync()
@@ -95,7 +95,7 @@ class Root:
             if not self.store_spec:
                 _ = self.db
             else:
-                from .storage import open_store
+                from memdir.storage import open_store
 
                 self._store = open_store(self.store_spec, project=self.project or self.path.parent.name, token=self.token)
                 self.sync()

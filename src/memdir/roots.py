@@ -13,7 +13,7 @@ import os
 import re
 from pathlib import Path
 
-from .errors import PathError
+from memdir.errors import PathError
 
 PROJECT_DIRNAME = ".memory"
 DERIVED_DIRNAME = ".memdir"  # derived files (index, lock, quarantine) inside each root; git-ignored

@@ -25,7 +25,7 @@ import sqlite3
 from contextlib import contextmanager
 from typing import Any, Iterable, Iterator, Protocol, runtime_checkable
 
-from . import index
+from memdir import index
 
 
 @runtime_checkable
@@ -295,7 +295,7 @@ class SqliteStore:
     def _log_tombstones(self) -> None:
         tombs, self._tombs = self._tombs, []
         if tombs and self.path is not None:
-            from . import tombstones
+            from memdir import tombstones
 
             tombstones.append(self.path, tombs)
 
@@ -373,7 +373,7 @@ class SqliteStore:
             self.mem = None
             return None
         if self.mem is None:
-            from .postings import MemIndex
+            from memdir.postings import MemIndex
 
             self.mem = MemIndex(self.db, max_rows=max_rows)
         self.mem.max_rows, self.mem.background = max_rows, background
@@ -383,7 +383,7 @@ class SqliteStore:
         return index.hit_rows(self.db, spans, mem=self.mem, terms=terms)
 
     def doc_freqs(self, tokens):
-        from .bm25 import doc_freqs, total_docs
+        from memdir.bm25 import doc_freqs, total_docs
 
         n = total_docs(self.db)  # O(1) from FTS5's averages record; count(*) over fts_docsize reads every row
         return n, (doc_freqs(self.db, list(dict.fromkeys(tokens))) if n else {})
@@ -492,7 +492,7 @@ class SqliteStore:
             pass
 
     def start_heat(self, refs, now):
-        from .tiers import start_heat
+        from memdir.tiers import start_heat
 
         return start_heat(self.db, refs, now)
 
@@ -530,57 +530,57 @@ class SqliteStore:
 
     # ---- vectors: the memdir.vectors functions on this index -----------------------------------------------
     def vector_dim(self, model):
-        from . import vectors
+        from memdir import vectors
 
         return vectors.current_dim(self.db, model)
 
     def vector_note_dim(self, model, dim):
-        from . import vectors
+        from memdir import vectors
 
         return vectors.note_dim(self.db, model, dim)
 
     def vector_pending(self, model, limit):
-        from . import vectors
+        from memdir import vectors
 
         return vectors.pending_rows(self.db, model, limit)
 
     def vector_pending_count(self, model):
-        from . import vectors
+        from memdir import vectors
 
         return vectors.pending_count(self.db, model)
 
     def vector_pending_exists(self, model):
-        from . import vectors
+        from memdir import vectors
 
         return vectors.pending_exists(self.db, model)
 
     def vector_watermark(self, model):
-        from . import vectors
+        from memdir import vectors
 
         vectors._set_watermark(self.db, model)
 
     def vector_put(self, items, mat, model, when):
-        from . import vectors
+        from memdir import vectors
 
         return vectors.store(self.db, items, mat, model, when)
 
     def vector_failed(self, items, model, error, when):
-        from . import vectors
+        from memdir import vectors
 
         vectors.mark_failed(self.db, items, model, error, when)
 
     def vector_stamp(self, model):
-        from . import vectors
+        from memdir import vectors
 
         return vectors.VectorIndex._stamp(self.db, model)
 
     def vector_rows(self, model, dim):
-        from . import vectors
+        from memdir import vectors
 
         return vectors.hot_rows(self.db, model, dim)
 
     def vector_cold(self, model, dim):
-        from . import vectors
+        from memdir import vectors
 
         return vectors.cold_rows(self.db, model, dim)
 
@@ -588,7 +588,7 @@ class SqliteStore:
         return None  # scored in memory (memdir.vectors.VectorIndex)
 
     def vector_docs(self, refs):
-        from . import vectors
+        from memdir import vectors
 
         return vectors.live_rows(self.db, refs)
 
@@ -604,22 +604,22 @@ class SqliteStore:
         return out
 
     def vector_counts(self, model):
-        from . import vectors
+        from memdir import vectors
 
         return vectors.vector_counts(self.db, model)
 
     def tier_counts(self):
-        from . import tiers
+        from memdir import tiers
 
         return tiers.tier_counts(self.db)
 
     def sessions(self, *, limit=200):
-        from . import journal
+        from memdir import journal
 
         return journal.sessions(self.db, limit=limit)
 
     def session_events(self, session, *, limit=1000):
-        from . import journal
+        from memdir import journal
 
         return journal.session_events(self.db, session, limit=limit)
 
@@ -695,16 +695,16 @@ def open_store(spec: str | None, *, project: str, path=None, token: str | None =
     ``project`` for row-level security, see :meth:`memdir.pgstore.PgStore.connect`); empty opens the SQLite index
     at ``path``. Raises ``UsageError`` for anything else."""
     if is_remote(spec):
-        from .pgstore import PgStore
+        from memdir.pgstore import PgStore
 
         return PgStore.connect(str(spec), project=project, token=token)
     if spec:
-        from .errors import UsageError
+        from memdir.errors import UsageError
 
         raise UsageError(f"store {spec!r} is not understood: leave it empty (the local SQLite index) or give a "
                          "postgresql://user@host/db URL")
     if path is None:
-        from .errors import UsageError
+        from memdir.errors import UsageError
 
         raise UsageError("the SQLite store needs the path of its index file")
     return SqliteStore.open(path)

@@ -7,7 +7,7 @@ from contextlib import contextmanager
 
 import click
 
-from .cli import _emit, json_opt
+from memdir.cli import _emit, json_opt
 
 
 _store_opt = click.option("--store", "url", envvar="MEMDIR_STORE", required=True, metavar="URL",
@@ -20,10 +20,10 @@ def _admin(url: str):
     administer) becomes one line (``MemdirError``), never a traceback."""
     import psycopg
 
-    from . import storage
-    from .config import safe_url
-    from .errors import MemdirError, UsageError
-    from .pgstore import PgStore
+    from memdir import storage
+    from memdir.config import safe_url
+    from memdir.errors import MemdirError, UsageError
+    from memdir.pgstore import PgStore
 
     if not storage.is_remote(url):
         raise UsageError(f"--store needs a postgresql:// URL (got {url!r})")
@@ -56,7 +56,7 @@ def store_command() -> None:
 @click.pass_context
 def store_token(ctx, person, projects, url, as_json):
     """Create a token for PERSON granting --project …; printed once (only its SHA-256 is kept)."""
-    from .pgstore import add_token
+    from memdir.pgstore import add_token
 
     with _admin(url) as s:
         tok = add_token(s.conn, person, projects)
@@ -70,7 +70,7 @@ def store_token(ctx, person, projects, url, as_json):
 @click.pass_context
 def store_revoke(ctx, person, url, as_json):
     """Delete every token of PERSON."""
-    from .pgstore import revoke_tokens
+    from memdir.pgstore import revoke_tokens
 
     with _admin(url) as s:
         n = revoke_tokens(s.conn, person)
@@ -84,7 +84,7 @@ def store_revoke(ctx, person, url, as_json):
 @click.pass_context
 def store_grant(ctx, login, url, as_json):
     """Make the database login LOGIN a store client (member of memdir_client: row-level security applies)."""
-    from .pgstore import CLIENT_ROLE, grant_client
+    from memdir.pgstore import CLIENT_ROLE, grant_client
 
     with _admin(url) as s:
         grant_client(s.conn, login)
@@ -99,7 +99,7 @@ def store_grant(ctx, login, url, as_json):
 @click.pass_context
 def store_share(ctx, project, off, url, as_json):
     """Let every person a token grants PROJECT see all its events (by default each person sees only their own)."""
-    from .pgstore import share_events
+    from memdir.pgstore import share_events
 
     with _admin(url) as s:
         share_events(s.conn, project, not off)
@@ -114,7 +114,7 @@ def store_share(ctx, project, off, url, as_json):
 def push_command(ctx, retry_failed, as_json):
     """Send the events queued for the team server (remote.url) now; what cannot be sent stays queued, what the
     server refuses (a 4xx about the row) is kept aside until --retry-failed."""
-    from .cli import open_store
+    from memdir.cli import open_store
 
     res = open_store(ctx).push(retry_failed=retry_failed)  # --dir / --home apply (memdir.open() read the cwd only)
     line = f"{res['sent']} sent, {res['left']} queued"

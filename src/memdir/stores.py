@@ -12,8 +12,8 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, Callable
 
 if TYPE_CHECKING:
-    from .config import Config
-    from .root import Root
+    from memdir.config import Config
+    from memdir.root import Root
 
 SCOPES = ("project", "global")
 

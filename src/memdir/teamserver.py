@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .errors import MemdirError
+from memdir.errors import MemdirError
 
 EVENT_FIELDS = ("ref", "content_sha256", "role", "session", "ts", "ts_epoch", "text", "meta")
 MAX_EVENTS = 1000
@@ -40,7 +40,7 @@ POOL_MAX = 8  # connections the server keeps to the store
 
 
 def _defaults() -> dict[str, Any]:
-    from .config import SETTINGS
+    from memdir.config import SETTINGS
 
     return {k[0]: k[1] for k in SETTINGS}
 
@@ -53,7 +53,7 @@ def rank_rows(rows: list[dict[str, Any]], query: str, *, k: int, now: float, cfg
     (epoch seconds) is the query's time; ``cfg`` holds ``recall.*`` settings (default: memdir's defaults)."""
     from datetime import datetime, timezone
 
-    from . import rank
+    from memdir import rank
 
     cfg = cfg or _defaults()
     prior = float(cfg["recall.scope_prior_project"])
@@ -68,7 +68,7 @@ def rank_rows(rows: list[dict[str, Any]], query: str, *, k: int, now: float, cfg
 
 def check_login(url: str) -> None:
     """Raise ``MemdirError`` when ``url``'s login would bypass row-level security (superuser, BYPASSRLS, owner)."""
-    from .pgstore import CLIENT_ROLE, PgStore
+    from memdir.pgstore import CLIENT_ROLE, PgStore
 
     s = PgStore.connect(url, project="-")
     try:
@@ -88,7 +88,7 @@ def _pool(url: str):
     from psycopg.rows import dict_row
     from psycopg_pool import ConnectionPool
 
-    from .pgstore import PgStore
+    from memdir.pgstore import PgStore
 
     PgStore.connect(url, project="-").close()  # migrate (or refuse a newer schema) before serving
 
@@ -124,10 +124,10 @@ def app(url: str, cfg: dict[str, Any] | None = None):
     import threading
     import time
 
-    from .pgstore import PgStore
-    from . import glossary
-    from .timeutil import parse_ts
-    from .tokenize import query_tokens
+    from memdir.pgstore import PgStore
+    from memdir import glossary
+    from memdir.timeutil import parse_ts
+    from memdir.tokenize import query_tokens
 
     cfg = {**_defaults(), **(cfg or {})}
     weights = tuple(float(cfg[f"recall.weight_{f}"]) for f in ("tags", "title", "body", "context"))

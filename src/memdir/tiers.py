@@ -23,12 +23,12 @@ import logging
 import math
 from typing import TYPE_CHECKING, Any
 
-from .errors import UsageError
-from .stores import Stores, stores_of
-from .timeutil import iso, parse_ts
+from memdir.errors import UsageError
+from memdir.stores import Stores, stores_of
+from memdir.timeutil import iso, parse_ts
 
 if TYPE_CHECKING:
-    from .root import Root
+    from memdir.root import Root
 
 log = logging.getLogger("memdir")
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import click
 
-from .cli import _emit, _preview_text, json_opt, open_store
+from memdir.cli import _emit, _preview_text, json_opt, open_store
 
 
 def _json(ctx: click.Context, as_json: bool) -> bool:
@@ -22,7 +22,7 @@ def _json(ctx: click.Context, as_json: bool) -> bool:
 @click.pass_context
 def backfill(ctx, limit, no_progress, as_json):
     """Embed pending memories (new, failed, edited, or made with another model)."""
-    from . import vectors
+    from memdir import vectors
 
     m = open_store(ctx)
     prov = vectors.provider_for(m, strict=True)
@@ -79,7 +79,7 @@ def prune(ctx, days, token, force, as_json):
 def doctor(ctx, as_json):
     """Check the embedding provider (one real call), the indexes, the Markdown/index consistency and the host
     registrations (memdir hooks a host will not run)."""
-    from .install import host_checks
+    from memdir.install import host_checks
 
     store = open_store(ctx)
     checks = store.doctor() + host_checks(store.project_root)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from datetime import date, datetime, timezone
 
-from .errors import UsageError
+from memdir.errors import UsageError
 
 UTC = timezone.utc
 _MS_THRESHOLD = 1e11  # 1e11 s is year 5138; anything larger is milliseconds

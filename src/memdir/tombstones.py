@@ -25,7 +25,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any, Iterable
 
-from .lazylog import getLogger
+from memdir.lazylog import getLogger
 
 log = getLogger("memdir")
 

@@ -33,9 +33,9 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, TextIO
 
-from .capture import gate
-from .errors import NotFound, UsageError
-from .roots import project_root
+from memdir.capture import gate
+from memdir.errors import NotFound, UsageError
+from memdir.roots import project_root
 
 BATCH = 500
 PROJECT_MODES = ("current", "all", "here")
@@ -134,7 +134,7 @@ def import_host(m, source: str, path: Path | str | None = None, *, projects: str
     ``sessions``; their events are not counted as read. Raises ``NotFound`` when there is nothing to import at
     that path, ``UsageError`` for an unknown source or mode.
     """
-    from .importers import iter_events, peek_session, resolve_paths
+    from memdir.importers import iter_events, peek_session, resolve_paths
 
     if projects not in PROJECT_MODES:
         raise UsageError(f"unknown projects mode {projects!r}: use one of {', '.join(PROJECT_MODES)}")
@@ -143,7 +143,7 @@ def import_host(m, source: str, path: Path | str | None = None, *, projects: str
         if path:
             where = str(path)
         else:
-            from .importers.discover import default_locations
+            from memdir.importers.discover import default_locations
 
             where = " or ".join(str(p) for p in default_locations(source)) or "the default locations"
         raise NotFound(f"no {source} transcripts found in {where}: pass the path explicitly")

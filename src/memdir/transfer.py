@@ -17,15 +17,15 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .errors import UsageError
+from memdir.errors import UsageError
 
 BATCH = 500
 EVENT_COLUMNS = ("ref", "content_sha256", "role", "session", "ts", "ts_epoch", "text", "meta")
 
 
 def _open(url: str, project: str, token: str | None):
-    from . import storage
-    from .pgstore import PgStore
+    from memdir import storage
+    from memdir.pgstore import PgStore
 
     if not storage.is_remote(url):
         raise UsageError(f"--store needs a postgresql:// URL (got {url!r})")

@@ -34,7 +34,7 @@ class Note:
     existed: bool = False
 
     def to_dict(self) -> dict[str, Any]:
-        from .timeutil import iso
+        from memdir.timeutil import iso
 
         return {
             "type": "note", "id": self.id, "category": self.category, "kind": self.kind, "summary": self.summary,
@@ -57,7 +57,7 @@ class Event:
     scope: str = "project"
 
     def to_dict(self) -> dict[str, Any]:
-        from .timeutil import iso
+        from memdir.timeutil import iso
 
         return {"type": "event", "key": self.key, "role": self.role, "text": self.text, "session": self.session,
                 "ts": iso(self.ts), "scope": self.scope}
@@ -84,7 +84,7 @@ class Hit:
     span: tuple[int, int] | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        from .timeutil import iso
+        from memdir.timeutil import iso
 
         return {"id": self.id, "key": self.key, "kind": self.kind, "scope": self.scope, "score": round(self.score, 6),
                 "summary": self.summary, "text": self.text, "ts": iso(self.ts) if self.ts else None,

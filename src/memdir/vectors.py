@@ -36,13 +36,13 @@ import logging
 import time
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
-from . import embed, index, rank, rrf
-from .stores import Stores, stores_of
-from .timeutil import iso
-from .types import Hit
+from memdir import embed, index, rank, rrf
+from memdir.stores import Stores, stores_of
+from memdir.timeutil import iso
+from memdir.types import Hit
 
 if TYPE_CHECKING:
-    from .root import Root
+    from memdir.root import Root
 
 log = logging.getLogger("memdir")
 
@@ -479,7 +479,7 @@ def _vector_channel(m: "Stores | Any", prov, q, *, k: int, scope: str | None, ki
 
 def cjk_share(text: str) -> float:
     """Share of CJK characters among the letters of ``text`` (0 when it has none)."""
-    from .tokenize import is_cjk_char
+    from memdir.tokenize import is_cjk_char
 
     cjk = latin = 0
     for ch in text[:4000]:
@@ -513,7 +513,7 @@ def bridged_hits(query: str, tokens: list[str], hits: list[Hit], weight: float) 
     (:func:`memdir.glossary.bridge`): a question asked in one language that found memories in the other."""
     if weight <= 0 or not hits:
         return 0
-    from . import glossary
+    from memdir import glossary
 
     bridged = set(glossary.bridge(query, tokens, weight))
     return sum(1 for h in hits if bridged & set(h.reasons.get("terms", ()))) if bridged else 0
@@ -674,7 +674,7 @@ def explain(m: "Stores | Any", query: str, *, k: int | None = None, scope: str |
     lexical, vector, fuse, total — ms), "cold", "hits": [{"id", "scope", "kind", "score", "ranks",
     "similarity", "bm25"}]}``. Never rehearses."""
     m = stores_of(m)
-    from .tokenize import query_tokens
+    from memdir.tokenize import query_tokens
 
     k = int(k or m.config.get("recall.k"))
     tokens = query_tokens(query, repeats=True) if isinstance(query, str) else []
@@ -696,7 +696,7 @@ def status_extra(m: "Stores | Any", out: dict[str, Any]) -> dict[str, Any]:
     name = embed.resolve_name(m.config)
     prov = provider_for(m) if name != "none" else None
     model = prov.model if prov else None
-    from .envfile import describe
+    from memdir.envfile import describe
 
     out["embedding"] = {"provider": name, "model": model, "error": _state(m)["provider_error"],
                         "api_key": describe(m.config.get("embed.api_key_env"), getattr(m.config, "home", None))}  # never the value

@@ -28,7 +28,7 @@ import threading
 from pathlib import Path
 from typing import Any, Callable
 
-from . import foreground
+from memdir import foreground
 
 log = logging.getLogger("memdir")
 
@@ -40,7 +40,7 @@ MAX_REQUEST_BYTES = 16 * 1024 * 1024 + 65536
 
 def socket_path(home: str | os.PathLike | None = None) -> Path:
     """``<global root>/.memdir/hook.sock`` for ``home`` (as :func:`memdir.open`)."""
-    from .roots import DERIVED_DIRNAME, global_root
+    from memdir.roots import DERIVED_DIRNAME, global_root
 
     return global_root(home) / DERIVED_DIRNAME / SOCKET_NAME
 
@@ -52,7 +52,7 @@ def enabled(env: dict[str, str] | None = None) -> bool:
 
 
 def _env_signature(env: dict[str, str]) -> dict[str, str]:
-    from .hookclient import env_signature
+    from memdir.hookclient import env_signature
 
     return env_signature(env)
 
@@ -65,7 +65,7 @@ def ask(host: str, event: str, payload: str, *, project_dir: str | None = None, 
     socket, refused, declined, broken answer) so the caller runs it in-process. A server that accepted the call
     but does not answer within ``timeout_s`` counts as "no output" (``""``): the hook fails open rather than
     doing the work twice."""
-    from .hookclient import ask as thin_ask
+    from memdir.hookclient import ask as thin_ask
 
     return thin_ask(host, event, payload, project_dir=project_dir, home=None if home is None else str(home),
                     timeout_s=timeout_s)
@@ -262,7 +262,7 @@ class WarmServer:
                 fg.__exit__(None, None, None)
 
     def _call(self, req: dict[str, Any], emit: Callable[[str], None]) -> None:
-        from .hooks import run_hook
+        from memdir.hooks import run_hook
 
         cwd = req.get("cwd") if isinstance(req.get("cwd"), str) else None
         run = self._run or run_hook
@@ -272,8 +272,8 @@ class WarmServer:
 
     def _store(self, project_dir: str | None):
         """The open store for ``project_dir`` (re-opened when its config files or index files changed)."""
-        from .core import Memdir
-        from .roots import project_root
+        from memdir.core import Memdir
+        from memdir.roots import project_root
 
         proj = str(project_root(project_dir))
         stamp = None

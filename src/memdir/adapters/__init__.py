@@ -112,11 +112,11 @@ def parse(host: str, event: str, payload: Any) -> HookCall:
     if not isinstance(payload, dict):
         raise ValueError("the hook payload is not a JSON object")
     if h == "opencode":
-        from .opencode import parse_payload
+        from memdir.adapters.opencode import parse_payload
     elif h == "codex":
-        from .codex import parse_payload
+        from memdir.adapters.codex import parse_payload
     else:
-        from .claude_code import parse_payload
+        from memdir.adapters.claude_code import parse_payload
     return parse_payload(h, ev, event, payload)
 
 
@@ -126,6 +126,6 @@ def render(call: HookCall, block: str) -> str:
         return ""
     if call.host == "opencode":
         return block
-    from .claude_code import render_json
+    from memdir.adapters.claude_code import render_json
 
     return render_json(call, block)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from . import HookCall, _str
+from memdir.adapters import HookCall, _str
 
 #: the host's spelling of our normalised events, echoed back as hookEventName
 HOST_EVENT_NAMES = {"session-start": "SessionStart", "user-prompt": "UserPromptSubmit", "context": "UserPromptSubmit",

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import HookCall, _str
-from .claude_code import parse_payload as _claude_parse
+from memdir.adapters import HookCall, _str
+from memdir.adapters.claude_code import parse_payload as _claude_parse
 
 
 def parse_payload(host: str, event: str, raw_event: str, p: dict[str, Any]) -> HookCall:

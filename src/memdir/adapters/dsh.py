@@ -5,6 +5,6 @@ parsed and rendered exactly like Claude Code (:mod:`memdir.adapters.claude_code`
 (``memdir mcp`` over stdio).
 """
 
-from .claude_code import parse_payload, render_json
+from memdir.adapters.claude_code import parse_payload, render_json
 
 __all__ = ["parse_payload", "render_json"]

@@ -29,7 +29,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from . import HookCall, _str
+from memdir.adapters import HookCall, _str
 
 PLUGIN_ID = "memdir"
 PLUGIN_MARK = "memdir-opencode-plugin"

@@ -20,7 +20,7 @@ import importlib.util
 from dataclasses import dataclass
 from typing import Any, Callable, Protocol, Sequence
 
-from ..errors import MemdirError, UsageError
+from memdir.errors import MemdirError, UsageError
 
 # settings: the embed.* keys of memdir.config.SETTINGS
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any, Sequence
 
-from . import cap, normalize
+from memdir.embed import cap, normalize
 
 DEFAULT_DIM = 64
 
@@ -33,8 +33,8 @@ class FakeEmbedder:
         """``texts`` (n) -> float32 ``(n, dim)``, unit rows (all-zero for a text without tokens)."""
         import numpy as np
 
-        from ..tokenize import tokenize
-        from . import EmbedError
+        from memdir.tokenize import tokenize
+        from memdir.embed import EmbedError
 
         self.calls += 1
         if self.fail:

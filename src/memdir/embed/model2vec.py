@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 from typing import Any, Sequence
 
-from . import EmbedError, cap, normalize
+from memdir.embed import EmbedError, cap, normalize
 
 DEFAULT_MODEL = "minishlab/potion-multilingual-128M"
 _CACHE: dict[str, Any] = {}

@@ -18,7 +18,7 @@ import urllib.error
 import urllib.request
 from typing import Any, Callable, Sequence
 
-from . import EmbedError, cap, normalize
+from memdir.embed import EmbedError, cap, normalize
 
 
 class OpenAICompatProvider:
@@ -34,7 +34,7 @@ class OpenAICompatProvider:
 
     @classmethod
     def from_config(cls, config: Any) -> "OpenAICompatProvider":
-        from ..envfile import lookup
+        from memdir.envfile import lookup
 
         key, _ = lookup(config.get("embed.api_key_env"), getattr(config, "home", None))
         return cls(config.get("embed.url"), config.get("embed.model"), api_key=key,

@@ -16,7 +16,7 @@ import os
 import threading
 from typing import Any, Sequence
 
-from . import EmbedError, cap, normalize
+from memdir.embed import EmbedError, cap, normalize
 
 _CACHE: dict[str, Any] = {}
 _LOCK = threading.Lock()

@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 from typing import Any, Sequence
 
-from . import EmbedError, cap, has_module, normalize
+from memdir.embed import EmbedError, cap, has_module, normalize
 
 _CACHE: dict[tuple[str, str], Any] = {}
 

@@ -76,7 +76,7 @@ def iter_events(source: str, path: str | Path, *, stats: Counter | None = None) 
 
     Raises ``memdir.errors.UsageError`` for an unknown source; the importer's own errors otherwise.
     """
-    from ..errors import UsageError
+    from memdir.errors import UsageError
 
     if source not in _SOURCES:
         raise UsageError(f"unknown transcript source {source!r}: use one of {', '.join(_SOURCES)}")
@@ -87,7 +87,7 @@ def peek_session(source: str, path: str | Path, *, max_lines: int = 200) -> tupl
     """``(session id, cwd)`` of a one-session transcript file (``claude-code``, ``codex``), read from its first
     ``max_lines`` lines without parsing the rest; ``(None, None)`` for other sources or when not found there. Lets
     an import decide where a session goes (or skip it) before reading the whole file. Never raises for content."""
-    from .jsonl import read_jsonl
+    from memdir.importers.jsonl import read_jsonl
 
     if source not in ("claude-code", "codex"):
         return None, None

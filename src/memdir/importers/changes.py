@@ -29,7 +29,7 @@ import json
 import re
 from typing import Any
 
-from .jsonl import TOOL_SUMMARY_MAX_CHARS, primary_arg, summarise_tool
+from memdir.importers.jsonl import TOOL_SUMMARY_MAX_CHARS, primary_arg, summarise_tool
 
 CHANGE_MAX_LINES = 12
 """Changed lines kept per file (``-`` and ``+`` lines together)."""

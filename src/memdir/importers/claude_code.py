@@ -37,8 +37,8 @@ from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
-from .changes import tool_summary
-from .jsonl import TOOL_SUMMARY_MAX_CHARS, count, iso, make_event, read_jsonl
+from memdir.importers.changes import tool_summary
+from memdir.importers.jsonl import TOOL_SUMMARY_MAX_CHARS, count, iso, make_event, read_jsonl
 
 SOURCE = "claude-code"
 SKIP_TYPES = frozenset({"file-history-snapshot", "progress", "summary", "system", "queue-operation",

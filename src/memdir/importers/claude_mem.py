@@ -26,8 +26,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ..timeutil import iso, parse_ts
-from .sqlite import connect_ro
+from memdir.timeutil import iso, parse_ts
+from memdir.importers.sqlite import connect_ro
 
 SOURCE = "claude-mem"
 
@@ -136,8 +136,8 @@ def import_claude_mem(m: Any, path: str | Path | None = None) -> dict[str, Any]:
     ``import_events``'s counts plus ``tables`` (rows read per table) and ``skipped_by`` (gate reasons;
     included in ``skipped``). Raises ``NotFound`` when there is no file at the path and ``UsageError`` when
     it is not a claude-mem SQLite database."""
-    from ..dropimport import gate_all
-    from ..errors import NotFound
+    from memdir.dropimport import gate_all
+    from memdir.errors import NotFound
 
     db = Path(path) if path else default_path()
     if not db.is_file():

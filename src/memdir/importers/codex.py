@@ -48,8 +48,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .changes import tool_summary
-from .jsonl import count, iso, make_event, primary_arg, read_jsonl, summarise_tool
+from memdir.importers.changes import tool_summary
+from memdir.importers.jsonl import count, iso, make_event, primary_arg, read_jsonl, summarise_tool
 
 SOURCE = "codex"
 _CALL_TYPES = {"function_call": "function_call_output", "custom_tool_call": "custom_tool_call_output"}

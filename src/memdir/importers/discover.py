@@ -16,7 +16,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from ..errors import UsageError
+from memdir.errors import UsageError
 
 HOSTS = ("claude-code", "codex", "opencode", "jsonl")
 

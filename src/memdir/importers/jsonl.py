@@ -29,8 +29,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ..lazylog import getLogger
-from ..timeutil import parse_ts
+from memdir.lazylog import getLogger
+from memdir.timeutil import parse_ts
 
 log = getLogger("memdir.importers")  # imports logging only when a record can go somewhere
 

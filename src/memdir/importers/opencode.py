@@ -30,10 +30,10 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from ..errors import UsageError
-from .changes import tool_summary
-from .jsonl import count, iso, make_event
-from .sqlite import connect_ro
+from memdir.errors import UsageError
+from memdir.importers.changes import tool_summary
+from memdir.importers.jsonl import count, iso, make_event
+from memdir.importers.sqlite import connect_ro
 
 log = logging.getLogger("memdir.importers")
 SOURCE = "opencode"

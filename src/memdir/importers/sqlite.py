@@ -8,7 +8,7 @@ import logging
 import sqlite3
 from pathlib import Path
 
-from ..errors import UsageError
+from memdir.errors import UsageError
 
 log = logging.getLogger("memdir.importers")
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Protocol
 
-from ..errors import MemdirError, UsageError
+from memdir.errors import MemdirError, UsageError
 
 #: environment variable set for every process a distiller starts (host CLIs and their hooks): memdir's hooks
 #: do nothing when they see it, so the distiller's own model session is never captured or distilled again
@@ -50,7 +50,7 @@ class Provider(Protocol):
 
 def _http(kind: str) -> Callable[[Any], Provider]:
     def make(config: Any) -> Provider:
-        from .http import AnthropicProvider, OpenAIChatProvider
+        from memdir.llm.http import AnthropicProvider, OpenAIChatProvider
 
         return (OpenAIChatProvider if kind == "openai" else AnthropicProvider).from_config(config)
 
@@ -59,7 +59,7 @@ def _http(kind: str) -> Callable[[Any], Provider]:
 
 def _cli(kind: str) -> Callable[[Any], Provider]:
     def make(config: Any) -> Provider:
-        from .host_cli import HostCLIProvider
+        from memdir.llm.host_cli import HostCLIProvider
 
         return HostCLIProvider.from_config(kind, config)
 

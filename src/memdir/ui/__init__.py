@@ -32,8 +32,8 @@ def missing_deps() -> list[str]:
 
 def build(*, get: Any, lock: Any = None, host: str = "127.0.0.1", token: str | None = None, prefix: str = ""):
     """The guarded ASGI app: pages under ``prefix``; ``get()`` returns the open :class:`memdir.Memdir`."""
-    from .app import Backend, create_app
-    from .guard import Guard
+    from memdir.ui.app import Backend, create_app
+    from memdir.ui.guard import Guard
 
     return Guard(create_app(Backend(get, lock), prefix=prefix), bound_host=host, token=token)
 
@@ -63,7 +63,7 @@ def serve(*, get: Any, host: str = "127.0.0.1", port: int = DEFAULT_PORT, token:
     import anyio
     import uvicorn
 
-    from ..mcp_server import _bind
+    from memdir.mcp_server import _bind
 
     app = build(get=get, host=host, token=token)  # checks host/token first
     sock = _bind(host, port)

@@ -23,8 +23,8 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from ..errors import MemdirError, NotFound, UsageError
-from . import i18n
+from memdir.errors import MemdirError, NotFound, UsageError
+from memdir.ui import i18n
 
 HERE = Path(__file__).parent
 KINDS = ("note", "event", "rule", "preference", "decision", "pitfall", "fact", "user", "assistant", "tool")
@@ -210,7 +210,7 @@ def create_app(backend: Backend, *, prefix: str = "") -> Starlette:
                               refused=str(exc), nav="notes")
             return RedirectResponse(f"{note_href(base, scope, nid)}?done=saved", status_code=303)
         raw = await call(request, lambda m: m.note_source(nid, scope=scope))
-        from ..notes import split
+        from memdir.notes import split
 
         try:
             _, body, fm = split(raw)
@@ -310,7 +310,7 @@ def create_app(backend: Backend, *, prefix: str = "") -> Starlette:
         want = request.query_params.get("id", "").strip()
 
         def run(m):
-            from ..tokenize import query_tokens, tokenize
+            from memdir.tokenize import query_tokens, tokenize
 
             info = m.explain(q, k=50) if q else {"hits": []}
             out: dict[str, Any] = {"q": q, "id": want, "info": info, "rank": None, "exists": None}
