@@ -14,7 +14,7 @@ load; the load average is reported beside the figures):
   floor. Wall time and the process's CPU time (user + sys: less sensitive to other processes than wall time).
 * **ingest**: ``import_events`` of ``--events`` synthetic events (generated before the clock starts) into a new
   store: events/s by wall time and by the process's CPU time.
-* **tokenize / redact**: µs per text of ``memdir.tokenize.tokenize`` and ``memdir.redact.redact`` over the
+* **tokenize / redact**: µs per text of ``memdir.recall.tokenize.tokenize`` and ``memdir.capture.redact.redact`` over the
   synthetic events, 5,000 LongMemEval turns and 5,000 strings of the recorded transcripts (the last two when
   ``../shared/data`` is there), best of 5 passes after a warm-up pass.
 
@@ -63,8 +63,8 @@ if job == "ingest":
             w, c = time.perf_counter() - w, time.process_time() - c
     print(json.dumps({"wall_s": w, "cpu_s": c, "stored": counts["stored"]}))
 else:
-    from memdir.redact import redact
-    from memdir.tokenize import tokenize
+    from memdir.capture.redact import redact
+    from memdir.recall.tokenize import tokenize
     texts = json.load(open(sys.argv[4], encoding="utf-8"))
     out = {}
     for name, items in texts.items():

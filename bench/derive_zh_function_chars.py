@@ -1,4 +1,4 @@
-"""Derive memdir's Chinese function characters (``memdir.tokenize.ZH_FUNCTION_CHARS``) from a published lexicon.
+"""Derive memdir's Chinese function characters (``memdir.recall.tokenize.ZH_FUNCTION_CHARS``) from a published lexicon.
 
 Method (run once; the output is pasted into src/memdir/tokenize.py, nothing here runs at recall time):
 
@@ -11,7 +11,7 @@ Method (run once; the output is pasted into src/memdir/tokenize.py, nothing here
 3. A CJK bigram made of two such characters (我在, 了一, 我们, 就是, 还有 …) is a *stop bigram*: it is dropped
    from queries (never from documents) unless nothing else is left, as English stopwords are.
 
-4. Two-character words (``memdir.tokenize.ZH_STOP_WORDS``, ``--words``): the dictionary's two-character entries
+4. Two-character words (``memdir.recall.tokenize.ZH_STOP_WORDS``, ``--words``): the dictionary's two-character entries
    tagged with a closed function class (``r p c y e k u*``; adverbs ``d`` are left out: as two-character words they
    are often content, 进步 正常 高速) with frequency >= 5,000, minus those that are stop bigrams already. The
    frequency cut 5,000 and leaving out adverbs were chosen on the even-position half of MADial-Bench zh dev and
@@ -49,7 +49,7 @@ def derive(min_freq: int = 20_000) -> str:
 
 
 def derive_words(min_freq: int = 5_000) -> list[str]:
-    from memdir.tokenize import ZH_FUNCTION_CHARS
+    from memdir.recall.tokenize import ZH_FUNCTION_CHARS
 
     freq: dict[str, int] = {}
     for word, n, tag in _dictionary():

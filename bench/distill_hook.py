@@ -5,9 +5,9 @@ Usage (from the repository root)::
     .venv/bin/python bench/distill_hook.py [--runs 20] [--out bench/results]
 
 A throwaway project holds one captured session of 8 turns. The Claude Code Stop hook
-(``python -m memdir.hooks claude-code stop`` with a Stop payload on stdin, a new process each time, as the host
+(``python -m memdir.hosts.hooks claude-code stop`` with a Stop payload on stdin, a new process each time, as the host
 runs it) is timed with ``distill.auto`` off and on, alternating, ``--runs`` times each. With it on, the hook
-starts the detached distiller (``memdir.distill.trigger``); the model behind it is a stub on 127.0.0.1 that
+starts the detached distiller (``memdir.distill.flow.trigger``); the model behind it is a stub on 127.0.0.1 that
 holds every request for 2 s, so a hook that waited for the distiller would show it. Also measured: the
 in-process cost of ``trigger`` alone (the ``Popen`` of the detached child), and that every detached child
 finished (their summary lines in ``distill.log``).
@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
 import memdir  # noqa: E402
-from memdir import distill  # noqa: E402
+from memdir.distill import flow as distill  # noqa: E402
 from stub_model import Stall, StubModel  # noqa: E402
 
 
@@ -71,7 +71,7 @@ def main() -> int:
             if mode == "on":
                 stub.replies.append(Stall(2.0))
             t0 = time.perf_counter()
-            subprocess.run([sys.executable, "-m", "memdir.hooks", "claude-code", "stop"], input=payload, text=True,
+            subprocess.run([sys.executable, "-m", "memdir.hosts.hooks", "claude-code", "stop"], input=payload, text=True,
                            capture_output=True, env=env, check=True)
             times[mode].append((time.perf_counter() - t0) * 1000)
         # trigger alone, in process
@@ -107,7 +107,7 @@ def main() -> int:
     md = [
         "# Distillation trigger: wall time added to the Stop hook",
         "",
-        f"`python -m memdir.hooks claude-code stop` as a new process (what the host runs), {args.runs} runs each, "
+        f"`python -m memdir.hosts.hooks claude-code stop` as a new process (what the host runs), {args.runs} runs each, "
         "alternating; the model stub holds each request 2,000 ms, so a blocking hook would take > 2,000 ms.",
         "",
         "| Stop hook | p50 ms | p95 ms | mean ms |",

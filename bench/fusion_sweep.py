@@ -35,8 +35,9 @@ def collect(spec, cases, provider: str, cache: Path | None, settings: dict, log)
     """Per question: {"lex": [(key, score)], "vec": [(key, sim)], "nb": {key: neighbours}, "q": Query, "group_of": fn,
     "cjk": mostly CJK, "nterms": distinct query terms, "bridged": lexical top-10 hits matched through a glossary term}."""
     import memdir
-    from memdir import glossary, vectors
-    from memdir.tokenize import query_tokens
+    from memdir.recall import glossary
+    from memdir.engine import hybrid as vectors
+    from memdir.recall.tokenize import query_tokens
 
     out = []
     cached = None
@@ -87,8 +88,9 @@ def collect_session_qa(data: Path, provider: str, settings: dict, log) -> list[d
     ``session_qa.build_store``, vectors from its cache); a question's "relevant" ids are the hits whose text holds
     one of its answer strings (any id in either list), so ``answer@k`` = an answer in the top k hits' texts."""
     from bench import session_qa as sqa
-    from memdir import glossary, vectors
-    from memdir.tokenize import query_tokens
+    from memdir.recall import glossary
+    from memdir.engine import hybrid as vectors
+    from memdir.recall.tokenize import query_tokens
 
     questions = sqa.load_questions(sqa.DEFAULT_QUESTIONS)
     out = []
@@ -187,12 +189,12 @@ def convex_scores(lex, vec, alpha) -> dict:
 
 
 def default(r, lex_pool: int = 100, vec_pool: int = 100, bridged: float | None = None, vec_key: str = "vec") -> dict:
-    """memdir's fusion for a multilingual model (memdir.vectors.recall_fused) as ``{id: score}``: convex 0.6 for a
+    """memdir's fusion for a multilingual model (memdir.engine.hybrid.recall_fused) as ``{id: score}``: convex 0.6 for a
     mostly-CJK query, 0.65 for a long one, else 0.3 x convex(0.35) / best + 0.7 x RRF(4:1) / best. ``bridged``: the
     share of a mostly-CJK query whose lexical top 10 the glossary reached (recall.vector_share_bridged; None = the
     rule off); ``vec_key="vec_ll"``: the vector list of the query embedded whole and by its last line
     (recall.query_last_line; rows without it use "vec")."""
-    from memdir.tokenize import query_tokens
+    from memdir.recall.tokenize import query_tokens
 
     lex, vec = r["lex"][:lex_pool], r.get(vec_key, r["vec"])[:vec_pool]
     if r["cjk"]:
@@ -206,7 +208,7 @@ def default(r, lex_pool: int = 100, vec_pool: int = 100, bridged: float | None =
 
 
 def context(s: dict, nb: dict, share: float) -> list:
-    """memdir.vectors.with_context over ``{id: score}``: ids best first."""
+    """memdir.engine.hybrid.with_context over ``{id: score}``: ids best first."""
     out = {i: v + share * max((s.get(x, 0.0) for x in nb.get(i, ()) if x is not None), default=0.0) for i, v in s.items()}
     return sorted(out, key=lambda i: -out[i])
 
@@ -235,7 +237,7 @@ def main(argv=None) -> int:
     p.add_argument("--rows", type=Path, default=None, help="pickle of collected lists: read when present, else written")
     p.add_argument("--alphas", default="0.3,0.4,0.5,0.6,0.7,0.8,0.9")
     p.add_argument("--no-rrf", action="store_true")
-    p.add_argument("--blend-alphas", default="", help="vector shares of the convex part of a blend (memdir.rrf.blend)")
+    p.add_argument("--blend-alphas", default="", help="vector shares of the convex part of a blend (memdir.recall.rrf.blend)")
     p.add_argument("--rank-shares", default="0.667,0.7,0.75", help="RRF shares of a blend (recall.rank_share)")
     p.add_argument("--context-shares", default="", help="session context shares (recall.context_share) on top of the "
                    "default fusion (blend 0.35 / 0.7 short Latin, convex 0.65 long, 0.6 CJK) and of RRF 4:1")
@@ -289,7 +291,7 @@ def main(argv=None) -> int:
     for al in [float(x) for x in a.alphas.split(",")]:
         for ln in ("max",):
             rules[f"convex a={al} l={ln}"] = (lambda al, ln: lambda r: convex(r["lex"][:a.lex_pool], r["vec"][:a.vec_pool], al, lnorm=ln))(al, ln)
-    def blend(r, al, rs, wl):  # memdir.rrf.blend: (1 - rs) x convex / best + rs x RRF / best (recall.rank_share)
+    def blend(r, al, rs, wl):  # memdir.recall.rrf.blend: (1 - rs) x convex / best + rs x RRF / best (recall.rank_share)
         c = convex_scores(r["lex"][:a.lex_pool], r["vec"][:a.vec_pool], al)
         f = rrf_scores(r["lex"][:a.lex_pool], r["vec"][:a.vec_pool], wl, 1.0, 60)
         cm, fm = (max(c.values(), default=0) or 1.0), (max(f.values(), default=0) or 1.0)

@@ -5,9 +5,9 @@ Reported: p50 / p95 / mean in milliseconds over ``--runs`` calls (after ``--warm
 file cache is warm, as it is for a host firing a hook on every prompt), for
 
 * ``python -c pass`` — interpreter start-up alone (the floor any Python hook pays);
-* ``python -c "import memdir.hooks"`` — start-up + the hook path's imports;
+* ``python -c "import memdir.hosts.hooks"`` — start-up + the hook path's imports;
 * ``memdir hook claude-code user-prompt`` — the console script, as installed in a host's settings;
-* ``python -m memdir.hooks claude-code user-prompt`` — the same hook without click.
+* ``python -m memdir.hosts.hooks claude-code user-prompt`` — the same hook without click.
 
 Percentiles are nearest-rank on the sorted samples (p = the ceil(q·n)-th smallest). Usage::
 
@@ -91,10 +91,10 @@ def main() -> None:
         script = exe.with_name("memdir")
         cases = [
             ("python -c pass", [str(exe), "-c", "pass"], b""),
-            ("python -c 'import memdir.hooks'", [str(exe), "-c", "import memdir.hooks"], b""),
+            ("python -c 'import memdir.hosts.hooks'", [str(exe), "-c", "import memdir.hosts.hooks"], b""),
             ("memdir hook claude-code user-prompt", [str(script) if script.exists() else shutil.which("memdir") or "memdir",
                                                      "hook", "claude-code", "user-prompt"], payload),
-            ("python -m memdir.hooks claude-code user-prompt", [str(exe), "-m", "memdir.hooks", "claude-code", "user-prompt"], payload),
+            ("python -m memdir.hosts.hooks claude-code user-prompt", [str(exe), "-m", "memdir.hosts.hooks", "claude-code", "user-prompt"], payload),
         ]
         results = []
         block_len = None

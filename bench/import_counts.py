@@ -22,7 +22,7 @@ from collections import Counter
 from pathlib import Path
 
 import memdir
-from memdir.transcripts import import_host
+from memdir.portability.transcripts import import_host
 
 HERE = Path(__file__).resolve().parent
 PARSER_NOISE = ("lines", "parts", "bad_ts", "info:")

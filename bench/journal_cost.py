@@ -51,9 +51,9 @@ def main() -> int:
 
     import memdir
     import synth
-    from memdir import journal
+    from memdir.engine import journal
     from memdir.demo import load_sample
-    from memdir.hooks import run_hook
+    from memdir.hosts.hooks import run_hook
 
     rows: list[tuple[str, list[float]]] = []
     with tempfile.TemporaryDirectory(prefix="memdir-journal-") as tmp:

@@ -38,7 +38,7 @@ def _row(client: int, j: int) -> dict:
 
 
 def _client(url: str, project: str, token: str, client: int, writes: int, batch: int, q) -> None:
-    from memdir.pgstore import PgStore
+    from memdir.store.postgres.store import PgStore
 
     stored = dup = 0
     lat: list[float] = []
@@ -74,7 +74,7 @@ def _client(url: str, project: str, token: str, client: int, writes: int, batch:
 
 def run(admin_url: str, client_url: str, *, clients: int, writes: int, batch: int) -> dict:
     """Run the clients against a database; returns the figures (``lost``, ``duplicated``, ``errors``, …)."""
-    from memdir import pgstore
+    from memdir.store.postgres import store as pgstore
 
     project = f"rel-{os.getpid()}-{time.time_ns()}"
     admin = pgstore.PgStore.connect(admin_url, project=project)
@@ -136,7 +136,7 @@ def main() -> int:
 
         cluster = pg_cluster.Cluster()
         admin_url = cluster.new_database()
-        from memdir import pgstore
+        from memdir.store.postgres import store as pgstore
 
         pgstore.PgStore.connect(admin_url, project="setup").close()  # migrate as the owner
         with psycopg.connect(admin_url, autocommit=True) as c:

@@ -1,10 +1,10 @@
 """Ingest and recall on the PostgreSQL store beside the SQLite index, on the same synthetic events (issue 14).
 
 Both stores get the same rows (``bench/synth.py`` events, built the way the facade builds them) through the storage
-interface (:mod:`memdir.storage`), in transactions of ``--batch`` events with neighbouring-turn context; then the same
+interface (:mod:`memdir.store.sqlite.store`), in transactions of ``--batch`` events with neighbouring-turn context; then the same
 queries are asked of both (``recall.candidates`` = 200 candidates, the default field weights). Printed per size:
 ingest events/s, recall p50/p95 in ms, and how many of SQLite's top-10 refs PostgreSQL also returns (exact BM25 on
-PostgreSQL; SQLite scores large stores approximately, see memdir.bm25).
+PostgreSQL; SQLite scores large stores approximately, see memdir.recall.bm25).
 
     python bench/pg_scale.py --sizes 10000,100000 --out bench/results/pg_scale.md
     MEMDIR_STORE=postgresql://… python bench/pg_scale.py      # an existing server instead of a throwaway cluster
@@ -31,7 +31,7 @@ CANDIDATES = 200
 
 
 def _make_row(ev: dict) -> dict:
-    from memdir.notes import content_hash
+    from memdir.notes.markdown import content_hash
     from memdir.timeutil import iso
 
     ts = ev["ts"] if isinstance(ev["ts"], datetime) else datetime.fromisoformat(str(ev["ts"]))
@@ -160,8 +160,8 @@ def main() -> int:
     if a.merge:
         return merge(a.merge, a.out)
     import synth
-    from memdir.storage import open_store
-    from memdir.tokenize import query_tokens
+    from memdir.store.sqlite.store import open_store
+    from memdir.recall.tokenize import query_tokens
 
     queries = [query_tokens(q) for q in synth.queries(a.queries)]
     deadline = None

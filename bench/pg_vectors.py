@@ -73,7 +73,7 @@ def hnsw_recall(store, model: str, qvecs, k: int = 10, cand: int = 100) -> tuple
 
 def ef_sweep(store, model: str, qvecs, factors=(2, 4, 8), cand: int = 100) -> list[tuple[int, float, float, float]]:
     """``(ef_search, recall@10 within cand, p50 ms, exact p50 ms)`` per factor of ``pgstore.HNSW_EF_FACTOR``."""
-    from memdir import pgstore
+    from memdir.store.postgres import store as pgstore
 
     exact, ex_lat = [], []
     for q in qvecs:
@@ -114,8 +114,8 @@ def clustered(n: int, dim: int, seed: int, queries: int = 0):
 
 def clustered_only(cluster, sizes: list[int], dim: int, nq: int) -> list[str]:
     """HNSW sweep rows on clustered vectors alone (one store per size, nothing else in the table)."""
-    from memdir import pgstore
-    from memdir.storage import open_store
+    from memdir.store.postgres import store as pgstore
+    from memdir.store.sqlite.store import open_store
 
     rows = []
     for n in sizes:
@@ -158,8 +158,8 @@ def main() -> int:
     ap.add_argument("--dim", type=int, default=384, help="vector length of the hashing embedder (MiniLM/e5: 384)")
     ap.add_argument("--batch", type=int, default=500)
     ap.add_argument("--out", type=Path, default=None)
-    ap.add_argument("--ef-construction", type=int, default=None, help="HNSW build breadth (memdir.pgstore.HNSW_EF_CONSTRUCTION)")
-    ap.add_argument("--ef-factor", type=int, default=None, help="memdir.pgstore.HNSW_EF_FACTOR for the recall rows")
+    ap.add_argument("--ef-construction", type=int, default=None, help="HNSW build breadth (memdir.store.postgres.store.HNSW_EF_CONSTRUCTION)")
+    ap.add_argument("--ef-factor", type=int, default=None, help="memdir.store.postgres.store.HNSW_EF_FACTOR for the recall rows")
     ap.add_argument("--clustered-only", action="store_true", help="only the HNSW sweep on clustered vectors (store level)")
     ap.add_argument("--clustered", action=argparse.BooleanOptionalAction, default=True,
                     help="also measure HNSW recall on clustered Gaussian vectors of the same size")
@@ -170,8 +170,9 @@ def main() -> int:
     import pg_cluster
     import pg_scale
     import synth
-    from memdir import embed, pgstore
-    from memdir.storage import open_store
+    from memdir import embed
+    from memdir.store.postgres import store as pgstore
+    from memdir.store.sqlite.store import open_store
 
     queries = synth.queries(a.queries)
     if a.ef_construction:
@@ -287,7 +288,7 @@ def main() -> int:
             print("\n".join(lines[-3:] + sweeps[-2:]), flush=True)
     finally:
         cluster.stop()
-    lines += ["", "HNSW search breadth (`memdir.pgstore.HNSW_EF_FACTOR` × 100 candidates = `hnsw.ef_search`): the vector "
+    lines += ["", "HNSW search breadth (`memdir.store.postgres.store.HNSW_EF_FACTOR` × 100 candidates = `hnsw.ef_search`): the vector "
               "channel's recall@10 against the exact search of the same store (ties counted) and `PgStore.vector_search` "
               "p50 with 100 candidates; last column the exact search's p50 (pgvector scoring every vector, k = 10).", "",
               "| vectors | set | factor 2 | factor 4 | factor 8 | exact p50 ms |", "|---:|---|---|---|---|---:|", *sweeps]

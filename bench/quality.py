@@ -301,7 +301,7 @@ class MemdirSystem:
         #: "" = the SQLite index (system ``memdir``); a ``postgresql://`` URL = the project's index in PostgreSQL
         #: (system ``memdir@postgresql``), one project per store built, its rows deleted when the store closes;
         #: ``team+postgresql://…`` = the same PostgreSQL rows, each question asked of the team server's HTTP API
-        #: (``memdir serve --store``, :mod:`memdir.teamserver`, in-process through Starlette's test client) with a
+        #: (``memdir serve --store``, :mod:`memdir.server.team`, in-process through Starlette's test client) with a
         #: client login and a person's token (system ``memdir@team``)
         self.team = store.startswith("team+")
         self.store = store[5:] if self.team else store
@@ -345,7 +345,7 @@ class MemdirSystem:
         now = [clock_at]  # "now" is each question's own time when the dataset gives one (LongMemEval), else the newest item
         m = self._open(tmp, lambda: now[0], notes)
         if self.provider and self.channel != "lexical":
-            from memdir import vectors
+            from memdir.engine import hybrid as vectors
 
             if self.cached is None:
                 self.cached = CachedProvider(vectors.provider_for(m, strict=True), self.cache_dir)
@@ -386,7 +386,8 @@ class MemdirSystem:
     def _team_client(self, m):
         """``ask(query, k, now) -> [ref]``: the team server over this store's project, as a client login (a member of
         ``memdir_client``) holding a token for the project, with the bench's recall settings; ``ask.close()``."""
-        from memdir import pgstore, teamserver
+        from memdir.store.postgres import store as pgstore
+        from memdir.server import team as teamserver
         from memdir.timeutil import iso
         from starlette.testclient import TestClient
 

@@ -1,4 +1,4 @@
-"""Benchmark memdir.redact: import time, time per 10 KB of text, scaling on adversarial input.
+"""Benchmark memdir.capture.redact: import time, time per 10 KB of text, scaling on adversarial input.
 
 Usage: python bench/redact_bench.py   (prints a table; nothing is asserted)
 """
@@ -18,7 +18,7 @@ sys.path.insert(0, str(SRC))
 
 def import_ms(runs: int = 7) -> tuple[float, float]:
     """Median wall time (ms) in a fresh interpreter of (a) loading src/memdir/redact.py alone and
-    (b) `import memdir.redact`, which also runs the package __init__ (the facade and its imports)."""
+    (b) `import memdir.capture.redact`, which also runs the package __init__ (the facade and its imports)."""
     def run(code: str) -> float:
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                              env={"PYTHONPATH": str(SRC)}, check=True)
@@ -27,14 +27,14 @@ def import_ms(runs: int = 7) -> tuple[float, float]:
     alone = ("import sys, time, importlib.util as u; t=time.perf_counter(); "
              f"s=u.spec_from_file_location('redact', {str(SRC / 'memdir' / 'redact.py')!r}); "
              "m=u.module_from_spec(s); sys.modules['redact']=m; s.loader.exec_module(m); print((time.perf_counter()-t)*1000)")
-    package = "import time; t=time.perf_counter(); import memdir.redact; print((time.perf_counter()-t)*1000)"
+    package = "import time; t=time.perf_counter(); import memdir.capture.redact; print((time.perf_counter()-t)*1000)"
     return (statistics.median(run(alone) for _ in range(runs)),
             statistics.median(run(package) for _ in range(runs)))
 
 
 def per_10kb(text: str, reps: int = 200) -> float:
     """Median ms for redact() of a 10,000-char slice of `text`."""
-    from memdir.redact import redact
+    from memdir.capture.redact import redact
 
     chunk = (text * (10_000 // max(1, len(text)) + 1))[:10_000]
     times = []
@@ -52,14 +52,14 @@ def main() -> None:
     code = "def login(username: str, password: str) -> Session:\n    token = request.headers.get('Authorization')\n" * 5
     secrets = "password=hunter2 and postgres://u:p4ss@h/db and ghp_" + "a1B2" * 9 + " and 密码：abc123\n"
     alone, package = import_ms()
-    print(f"import redact.py alone: {alone:.1f} ms; `import memdir.redact` with the package: {package:.1f} ms "
+    print(f"import redact.py alone: {alone:.1f} ms; `import memdir.capture.redact` with the package: {package:.1f} ms "
           "(medians of 7, fresh interpreter)")
     print("| text (10,000 chars) | ms per redact() (median of 200) |")
     print("|---|---|")
     for name, text in [("English prose", english), ("Chinese prose", chinese), ("code", code),
                        ("prose corpus (mixed, 273 lines)", prose), ("dense secrets", secrets)]:
         print(f"| {name} | {per_10kb(text):.3f} |")
-    from memdir.redact import redact
+    from memdir.capture.redact import redact
 
     print("| adversarial input | 30k chars ms | 300k chars ms | ratio |")
     print("|---|---|---|---|")

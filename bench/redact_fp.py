@@ -18,7 +18,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "src"))
 
-from memdir.redact import find_secrets  # noqa: E402
+from memdir.capture.redact import find_secrets  # noqa: E402
 
 SHARED = HERE.parent.parent / "shared"
 

@@ -9,7 +9,7 @@ Usage (from the repository root, with ``../shared/data`` beside the checkout)::
 What it does:
 
 1. Imports every real transcript under ``<data>/transcripts/claude-code`` and ``<data>/transcripts/codex`` with
-   memdir's own importer (``memdir.transcripts.import_host``, the path ``memdir import`` takes, capture gates
+   memdir's own importer (``memdir.portability.transcripts.import_host``, the path ``memdir import`` takes, capture gates
    included) into one scratch store per project they were recorded in (``PROJECTS``: spotter, codemie). Each
    store's clock is set to three days after its newest transcript line.
 2. For each question of ``bench/data/session_qa.jsonl`` (written for memdir: paraphrased questions in English and
@@ -109,9 +109,9 @@ SESSION_PROJECT = {"258c7280": "spotter", "4d5611e5": "spotter", "short": "spott
 def build_store(data: Path, tmp: Path, project: str, overrides: dict | None = None):
     """A scratch store holding the transcripts of ``project``; returns ``(Memdir, import counts, clock)``."""
     import memdir
-    from memdir.importers import iter_events
+    from memdir.portability.importers import iter_events
     from memdir.timeutil import parse_ts
-    from memdir.transcripts import import_host
+    from memdir.portability.transcripts import import_host
 
     files = [(source, data / "transcripts" / source / name) for source, name in PROJECTS[project]]
     newest = None
@@ -131,7 +131,7 @@ def build_store(data: Path, tmp: Path, project: str, overrides: dict | None = No
     for source, f in files:
         counts["stored"] += import_host(m, source, f, progress=False, **extra)["stored"]
     if m.config.get("recall.channel") != "lexical":
-        from memdir import vectors
+        from memdir.engine import hybrid as vectors
 
         sys.path.insert(0, str(ROOT))
         from bench.quality import DEFAULT_CACHE, CachedProvider

@@ -20,7 +20,7 @@ fixed seed, mixed Chinese/English, 40-600 chars):
   ``Memdir.backfill()`` for sizes up to ``--hybrid-max`` (default 10,000); its peak RSS and RSS after the
   timings — alternating with the reference process below. Each latency is the median over the rounds (the
   smallest p50 is shown too).
-* **reference** (another child process per size, same items, same tokenizer ``memdir.tokenize``):
+* **reference** (another child process per size, same items, same tokenizer ``memdir.recall.tokenize``):
   - *seed scan*: seed 000/004's full Python scan. Every document's tokens are held as sets (tokenizing
     them all is timed once as "tokenize all"; a seed that re-reads its files pays it on every recall);
     score = Σ over query tokens present of idf × field weight (tags 4, title 3, body 1; seed 004) ×
@@ -196,7 +196,7 @@ def _rss_mb() -> float:
 
 def _db_bytes(home_or_root: Path) -> tuple[int, int]:
     """(database bytes incl. WAL, WAL bytes) of the index under ``<root>/.memdir``."""
-    db = home_or_root / ".memdir" / "index.sqlite3"  # layout documented in memdir.root
+    db = home_or_root / ".memdir" / "index.sqlite3"  # layout documented in memdir.engine.root
     wal = Path(str(db) + "-wal")
     main = db.stat().st_size if db.exists() else 0
     w = wal.stat().st_size if wal.exists() else 0
@@ -215,8 +215,8 @@ def _dirs(workdir: Path) -> tuple[Path, Path]:
 def store_key(size: int, seed: int) -> str:
     """Cache key of a built store: size, seed, schema version and tokenizer version (a layout or token change
     rebuilds it)."""
-    from memdir.migrations import MIGRATIONS
-    from memdir.tokenize import TOKENIZER_VERSION
+    from memdir.store.sqlite.migrations import MIGRATIONS
+    from memdir.recall.tokenize import TOKENIZER_VERSION
 
     return f"s{size}-seed{seed}-schema{len(MIGRATIONS)}-tok{TOKENIZER_VERSION.replace('+', '_')}"
 
@@ -328,7 +328,7 @@ def _idf(n: int, df: int) -> float:
 
 def worker_reference(size: int, n_queries: int, seed: int) -> dict[str, Any]:
     """The same items and queries done the seeds' way (full scan) and with bm25s (see module doc)."""
-    from memdir.tokenize import query_tokens, tokenize
+    from memdir.recall.tokenize import query_tokens, tokenize
 
     n_notes, n_events = split_counts(size)
     now = synth.NOW.timestamp()
@@ -469,7 +469,7 @@ WARM_LABEL = "memdir hook claude-code user-prompt (memdir serve running)"
 def warm_hook_times(exe: str | None, proj: Path, env: dict, payload: str, repeat: int) -> dict[str, Any] | None:
     """The hook's wall time while ``memdir serve`` runs on the same store (it answers over its Unix socket);
     ``None`` when this CLI has no warm path or the server does not come up."""
-    if not exe or importlib.util.find_spec("memdir.warm") is None or importlib.util.find_spec("mcp") is None:
+    if not exe or importlib.util.find_spec("memdir.hosts.warm") is None or importlib.util.find_spec("mcp") is None:
         return None
     srv = subprocess.Popen([exe, "serve", "--port", "0", "--json"], cwd=proj, env=env, stdout=subprocess.PIPE,
                            stderr=subprocess.DEVNULL, text=True)
@@ -641,7 +641,7 @@ def render(result: dict[str, Any]) -> str:
         "## Recall latency, in-process\n",
         "memdir: `Memdir.recall` (lexical = FTS5 BM25 × priors, as a one-shot process runs it; held = the same "
         "recall with its BM25 postings held in memory, as `memdir serve` and the MCP server run it after "
-        "`Memdir.keep_warm()` — identical rankings, `memdir.postings`; its build time, arrays and RSS are in the "
+        "`Memdir.keep_warm()` — identical rankings, `memdir.store.sqlite.postings`; its build time, arrays and RSS are in the "
         "next table; hybrid = with the fake fixed-cost embedder). "
         "seed scan: seed 000/004's full Python scan over pre-tokenized documents (idf-weighted term overlap × "
         "field weight × decay). bm25s: `BM25.retrieve` on an index built once. All three use memdir's tokenizer. "
@@ -846,7 +846,7 @@ def worker_real_reference(n_queries: int) -> dict[str, Any]:
         import bm25s
     except ImportError:
         return {}
-    from memdir.tokenize import query_tokens, tokenize
+    from memdir.recall.tokenize import query_tokens, tokenize
 
     retriever = bm25s.BM25()
     retriever.index([tokenize(e["text"]) or ["\x00"] for e in events], show_progress=False)

@@ -124,7 +124,7 @@ def run_cli(capsys, *args, stdin=None, monkeypatch=None):
     import io
     import sys
 
-    from memdir import cli as cli_mod
+    from memdir.cli import main as cli_mod
 
     if stdin is not None:
         monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin.encode())))

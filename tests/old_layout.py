@@ -13,9 +13,9 @@ import sqlite3
 from datetime import datetime, timezone
 from pathlib import Path
 
-from memdir import handles, passages
-from memdir.migrations import migrate
-from memdir.tokenize import TOKENIZER_VERSION, tokenize
+from memdir.recall import handles, passages
+from memdir.store.sqlite.migrations import migrate
+from memdir.recall.tokenize import TOKENIZER_VERSION, tokenize
 
 
 def _toks(text: str) -> str:

@@ -7,8 +7,8 @@ import pytest
 from click.testing import CliRunner
 
 from memdir import UsageError
-from memdir.cli import cli
-from memdir.importers.jsonl import summarise_tool
+from memdir.cli.main import cli
+from memdir.portability.importers.jsonl import summarise_tool
 
 HEADER = re.compile(r"(?m)^\[([0-9a-z]{6,16})(?: ([a-z]+))?(?: ([0-9-]+))?\] ")
 
@@ -188,7 +188,7 @@ def test_a_question_put_to_the_user_shows_the_users_answer(m):
 
 
 def test_an_edit_keeps_its_file_in_view_when_its_lines_are_cut(m):
-    from memdir.importers.changes import tool_summary
+    from memdir.capture.tools import tool_summary
 
     old = "\n".join(f"  old line {i}" for i in range(4))
     new = "\n".join(f"  new line {i} of the renderer module body" for i in range(7)) + "\n  @default_visible_lines 10"
@@ -200,7 +200,7 @@ def test_an_edit_keeps_its_file_in_view_when_its_lines_are_cut(m):
 
 
 def test_a_long_entry_is_not_dropped_as_a_duplicate_of_a_short_one():
-    from memdir import inject
+    from memdir.inject import block as inject
 
     short = inject.Entry(id="a", handle="aaaaaa", kind="assistant", date="", text="Now add the API route and Tmux function:")
     long = inject.Entry(id="b", handle="bbbbbb", kind="assistant", date="", text=(
@@ -211,7 +211,7 @@ def test_a_long_entry_is_not_dropped_as_a_duplicate_of_a_short_one():
 
 
 def test_focus_reaches_the_line_that_matches_most():
-    from memdir import inject
+    from memdir.inject import block as inject
 
     lines = ["Summary of the review work:", "- review tokens live in ETS", "- the context builder formats annotations"]
     lines += [f"- detail {i} about unrelated rendering changes and flash messages" for i in range(6)]
@@ -224,7 +224,7 @@ def test_focus_reaches_the_line_that_matches_most():
 
 
 def test_a_command_output_with_no_matching_line_is_shown_from_its_end():
-    from memdir import inject
+    from memdir.inject import block as inject
 
     out = "\n".join(f"[warning] calculator: no sessions for project {i}" for i in range(40)) + \
         "\nFinished in 5.5 seconds\n14 doctests, 397 tests, 0 failures"
@@ -233,7 +233,7 @@ def test_a_command_output_with_no_matching_line_is_shown_from_its_end():
 
 
 def test_a_compound_query_word_counts_once_in_the_focus():
-    from memdir import inject
+    from memdir.inject import block as inject
 
     lines = ["Summary of gqc.7 (the review launch):"] + [f"- step {i} of the unrelated rendering work" for i in range(12)]
     lines += ["- the SessionStart hook prints JSON with hookSpecificOutput.additionalContext"]

@@ -6,7 +6,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 import memdir
-from memdir import capture as cap
+from memdir.capture import gates as cap
 
 
 def user(text, session="s1", **kw):
@@ -206,5 +206,5 @@ def test_config_keys_registered():
     from memdir.config import REGISTRY
 
     for k in ("capture.min_chars", "capture.daily_cap", "capture.skip_tools", "hook.budget_ms"):
-        __import__("memdir.hooks")
+        __import__("memdir.hosts.hooks")
         assert k in REGISTRY

@@ -8,7 +8,7 @@ from datetime import datetime, timezone
 import pytest
 
 import memdir
-from memdir import vectors
+from memdir.engine import hybrid as vectors
 from memdir.embed.fake import FakeEmbedder
 
 T0 = datetime(2026, 3, 1, tzinfo=timezone.utc)
@@ -77,7 +77,7 @@ def test_c20_long_lived_process_sees_edits_and_deletions(project, tmp_path):
 
 
 def test_c20_mcp_tool_sees_edits(project, tmp_path):
-    from memdir.mcp_server import do_recall
+    from memdir.server.mcp import do_recall
 
     store = memdir.open(project, home=tmp_path / "g")
     try:

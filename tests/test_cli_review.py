@@ -5,7 +5,7 @@ from __future__ import annotations
 from click.testing import CliRunner
 
 import memdir
-from memdir.cli import cli
+from memdir.cli.main import cli
 
 
 def run(home, proj, *args, **kw):
@@ -29,7 +29,7 @@ def test_forget_and_prune_previews_show_samples_and_the_confirm_command(tmp_path
 
 
 def test_drop_file_records_count_lines_through_the_shared_jsonl_reader(tmp_path):
-    from memdir.dropimport import records
+    from memdir.portability.dropimport import records
 
     f = tmp_path / "notes.jsonl"
     f.write_bytes(b'{"text": "deploys go through staging first", "ts": "2026-01-02T00:00:00Z"}\n'
@@ -107,7 +107,7 @@ def test_cli_names_a_drop_file_left_in_place(tmp_path, project, monkeypatch):
 def test_migrate_dry_run_of_an_export_counts_what_the_import_reads(tmp_path, project):
     import json
 
-    from memdir.migrate import _count_export
+    from memdir.portability.migrate import _count_export
 
     exp = tmp_path / "export.jsonl"
     exp.write_text("\n".join([json.dumps({"type": "note", "text": "the staging db is db-2", "category": "facts"}),

@@ -12,10 +12,10 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import memdir
-from memdir import inject
+from memdir.inject import block as inject
 from memdir.config import Config
 from memdir.timeutil import parse_ts
-from memdir.tokenize import fts_query, query_tokens, tokenize
+from memdir.recall.tokenize import fts_query, query_tokens, tokenize
 
 
 # ---- config ---------------------------------------------------------------------------------------------
@@ -385,7 +385,7 @@ def test_supersede_across_roots(m):
 
 def test_half_life_means_half_at_fourteen_days(project, tmp_path, clock):
     """Issue 13 item 11: a 14-day-old unpinned note scores 0.5 of a new one; the floor applies only below it."""
-    from memdir import rank
+    from memdir.recall import rank
 
     assert rank.decay(14, 14, 0.3) == pytest.approx(0.5)
     assert rank.decay(7, 14, 0.3) == pytest.approx(0.5 ** 0.5)

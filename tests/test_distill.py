@@ -15,11 +15,11 @@ from pathlib import Path
 import pytest
 
 import memdir
-from memdir import distill
+from memdir.distill import flow as distill
 from memdir.llm import LLMError
 from memdir.llm.host_cli import HostCLIProvider
-from memdir.mcp_server import do_inspect, do_remember
-from memdir.notes import split
+from memdir.server.mcp import do_inspect, do_remember
+from memdir.notes.markdown import split
 
 from conftest import shared_path
 from stub_model import EMPTY, Stall, Status, StubModel, memories
@@ -76,7 +76,7 @@ def test_real_transcript_outcomes_follow_the_stub_and_a_second_run_adds_nothing(
     ]
     with StubModel(replies) as stub:
         with _open(project, tmp_path, clock, stub, **{"distill.max_input_chars": 1000}) as m:
-            from memdir.transcripts import import_host
+            from memdir.portability.transcripts import import_host
 
             imported = import_host(m, "claude-code", path, projects="here", progress=False)
             assert imported["stored"] >= 8
@@ -222,7 +222,7 @@ def test_lexical_threshold_separates_rewordings_from_new_facts():
 
 def test_vector_overlap_when_embeddings_are_on(project, tmp_path, clock):
     np = pytest.importorskip("numpy")
-    from memdir import vectors
+    from memdir.engine import hybrid as vectors
 
     class Topic:  # texts about deployment share one direction, everything else another
         name, model = "topic", "topic:2"
@@ -446,7 +446,7 @@ def test_host_cli_failures_are_llm_errors(tmp_path):
 # ---- the host trigger --------------------------------------------------------------------------------------
 def _hook(project, tmp_path, payload: dict, *, host="claude-code", event="stop", extra_env=None):
     env = {**os.environ, "MEMDIR_HOME": str(tmp_path / "g"), **(extra_env or {})}
-    return subprocess.run([sys.executable, "-m", "memdir.hooks", host, event], input=json.dumps(payload),
+    return subprocess.run([sys.executable, "-m", "memdir.hosts.hooks", host, event], input=json.dumps(payload),
                           capture_output=True, text=True, env=env, timeout=60)
 
 
@@ -502,7 +502,7 @@ def test_a_distilled_rule_is_proposed_under_the_write_lock_as_memdir_propose_doe
     (another thread cannot take it then)."""
     import threading
 
-    from memdir import proposals
+    from memdir.notes import proposals
 
     held: list[bool] = []
     real_create = proposals.create

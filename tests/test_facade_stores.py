@@ -16,8 +16,8 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 import memdir
-from memdir.pgstore import PgStore
-from memdir.storage import SqliteStore
+from memdir.store.postgres.store import PgStore
+from memdir.store.sqlite.store import SqliteStore
 
 # the same tests, now on PostgreSQL (their home modules run them on SQLite) -------------------------------------
 from test_block import (  # noqa: F401
@@ -271,7 +271,7 @@ def test_postgres_facade_ranks_like_sqlite(tmp_path, clock, pg_url):
 
 def test_vectors_on_both_stores_give_the_same_hybrid_and_vector_recall(tmp_path, clock, pg_url):
     """Item 2: vectors in PostgreSQL (exact scoring in the application) — backfill, pending, hybrid and vector-only
-    recall, forget, status — answer as memdir.vectors does on SQLite for the same model."""
+    recall, forget, status — answer as memdir.engine.hybrid does on SQLite for the same model."""
     _same_vector_recall(tmp_path, clock, pg_url, pgvector=False)
 
 
@@ -324,7 +324,7 @@ def test_distill_reads_turns_notes_and_vectors_from_either_store(engine, tmp_pat
     found none), skips a near-duplicate of a stored note by its stored vector, and a second run adds nothing (the
     distilled turns are marked host-locally)."""
     np = pytest.importorskip("numpy")
-    from memdir import vectors
+    from memdir.engine import hybrid as vectors
     from stub_model import StubModel, memories
     from test_distill import _session
 
@@ -372,7 +372,7 @@ def test_migrate_into_either_store(engine, tmp_path, request):
         src = alice_store(tmp_path / "old")
         r = m.migrate(from_path=src)["sources"][0]["result"]
         assert r["notes_new"] == 1 and r["events_new"] == 3 and r["vectors_copied"] == 2
-        from memdir import vectors
+        from memdir.engine import hybrid as vectors
 
         st = m.roots["project"].store
         model = vectors.provider_for(m).model

@@ -1,4 +1,4 @@
-"""The Chinese-English lexical bridge (memdir.glossary): a Chinese question finds an English memory and an English
+"""The Chinese-English lexical bridge (memdir.recall.glossary): a Chinese question finds an English memory and an English
 question a Chinese one, through a hand-written glossary of software-development words, at a reduced weight."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ import memdir
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memdir import glossary
-from memdir.bm25 import score
-from memdir.tokenize import normalize, query_tokens, tokenize
+from memdir.recall import glossary
+from memdir.recall.bm25 import score
+from memdir.recall.tokenize import normalize, query_tokens, tokenize
 
 
 def test_every_glossary_line_parses_and_matches_the_tokenizer():

@@ -9,15 +9,15 @@ import sys
 from pathlib import Path
 
 import memdir
-from memdir import index
+from memdir.store.sqlite import index
 
 FIX = Path(__file__).parent / "fixtures" / "hooks"
 #: modules the in-process hook path must not import: the debug log's logging (and its traceback/linecache chain), the
 #: TOML parser without a config.toml, the other importers (claude-mem's pulls in urllib.request → http.client → email,
 #: ssl), the tokenizer's and slug's CJK classes are not modules but are checked below
 NOT_ON_THE_HOOK_PATH = ("logging", "traceback", "tomllib", "urllib.request", "http.client", "email", "ssl",
-                        "tempfile", "memdir.debuglog", "memdir.importers.claude_mem", "memdir.importers.codex",
-                        "memdir.importers.opencode", "memdir.importers.sqlite", "click", "memdir.vectors")
+                        "tempfile", "memdir.debuglog", "memdir.portability.importers.claude_mem", "memdir.portability.importers.codex",
+                        "memdir.portability.importers.opencode", "memdir.portability.importers.sqlite", "click", "memdir.engine.hybrid")
 
 
 def _imported(stderr: bytes) -> set[str]:
@@ -45,7 +45,7 @@ def test_cold_hook_imports_only_what_it_uses_and_still_captures(project, tmp_pat
     for prompt in ("which port does the staging database use?", "数据库端口是多少？staging"):
         out, mods = _hook(project, home, prompt)
         assert "5433" in json.loads(out)["hookSpecificOutput"]["additionalContext"]
-        assert "memdir.core" in mods and "memdir.capture" in mods
+        assert "memdir.core" in mods and "memdir.capture.gates" in mods
         assert not set(NOT_ON_THE_HOOK_PATH) & mods, set(NOT_ON_THE_HOOK_PATH) & mods
     with memdir.open(project, home=home) as m:  # both prompts were captured (redacted, gated, stored)
         keys = {h.text for h in m.recall("staging database port 数据库端口", k=20, kinds=["event"])}
@@ -103,17 +103,17 @@ def test_lazy_logger_is_the_real_logger_once_logging_is_there(caplog):
 def test_importers_load_on_first_use():
     code = """
 import json, sys
-import memdir.importers.changes
-before = sorted(m for m in sys.modules if m.startswith(("memdir.importers", "urllib.request", "http")))
-from memdir import importers
-from memdir.importers import *  # noqa: F403
+import memdir.capture.tools
+before = sorted(m for m in sys.modules if m.startswith(("memdir.portability.importers", "urllib.request", "http")))
+from memdir.portability import importers
+from memdir.portability.importers import *  # noqa: F403
 names = sorted(importers.IMPORTERS)
 print(json.dumps([before, names, importers.TOOL_SUMMARY_MAX_CHARS, callable(iter_codex)]))  # noqa: F405
 """
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
     before, names, cap, ok = json.loads(r.stdout)
-    assert before == ["memdir.importers", "memdir.importers.changes", "memdir.importers.jsonl"]
+    assert before == ["memdir.portability.importers", "memdir.portability.importers.jsonl"]
     assert names == ["claude-code", "claude-mem", "codex", "jsonl", "opencode"] and cap == 20_000 and ok
 
 
@@ -122,7 +122,7 @@ def test_date_expressions_are_compiled_only_for_a_text_that_may_name_a_date(monk
     import random
     from datetime import datetime, timezone
 
-    from memdir import dates
+    from memdir.recall import dates
 
     now = datetime(2023, 5, 25, 12, tzinfo=timezone.utc)
     words = ("3 days ago", "two weeks ago", "last Saturday", "this past monday", "last weekend", "last month",
@@ -140,8 +140,8 @@ def test_date_expressions_are_compiled_only_for_a_text_that_may_name_a_date(monk
 
 # ---- the glossary's tables are made on demand: the same bridge as the whole table built at once -----------------
 def _eager_bridge(text: str, tokens: list[str], weight: float) -> dict[str, float]:
-    """memdir.glossary.bridge as it was (f745412): both tables built whole, then looked up."""
-    from memdir.glossary import GLOSSARY, _bigrams, _en_tokens, is_cjk_char, normalize
+    """memdir.recall.glossary.bridge as it was (f745412): both tables built whole, then looked up."""
+    from memdir.recall.glossary import GLOSSARY, _bigrams, _en_tokens, is_cjk_char, normalize
 
     zh_en: dict[str, list[str]] = {}
     en_zh: dict[tuple[str, ...], list[str]] = {}
@@ -192,8 +192,8 @@ def _eager_bridge(text: str, tokens: list[str], weight: float) -> dict[str, floa
 def test_glossary_on_demand_gives_the_whole_table_s_bridge():
     import random
 
-    from memdir import glossary
-    from memdir.tokenize import query_tokens
+    from memdir.recall import glossary
+    from memdir.recall.tokenize import query_tokens
 
     lines = glossary.GLOSSARY.strip().splitlines()
     words = [w.strip() for line in lines for side in line.split("=") for w in side.split(",") if w.strip()]

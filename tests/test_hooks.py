@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 import memdir
-from memdir import adapters
-from memdir.hooks import run_hook
+from memdir.hosts import adapters
+from memdir.hosts.hooks import run_hook
 
 FIX = Path(__file__).parent / "fixtures" / "hooks"
 SESSION = "5f1d2c3a-0b1e-4c55-9a27-3e6f0d1b2c4d"
@@ -19,8 +19,8 @@ def payload(name: str, project: Path) -> bytes:
     return (FIX / name).read_text(encoding="utf-8").replace("__CWD__", str(project)).encode("utf-8")
 
 
-def hook(project: Path, host: str, event: str, data: bytes, *extra: str, module: str = "memdir.cli", env=None):
-    args = [sys.executable, "-m", module] + (["hook"] if module == "memdir.cli" else []) + [host, event, *extra]
+def hook(project: Path, host: str, event: str, data: bytes, *extra: str, module: str = "memdir.cli.main", env=None):
+    args = [sys.executable, "-m", module] + (["hook"] if module == "memdir.cli.main" else []) + [host, event, *extra]
     return subprocess.run(args, input=data, capture_output=True, cwd=str(project), env=env, timeout=120)
 
 
@@ -164,12 +164,12 @@ def test_missing_event_fails_open(seeded):
 
 
 def test_python_m_memdir_hooks_entry(seeded):
-    r = hook(seeded, "claude-code", "user-prompt", payload("claude_user_prompt.json", seeded), module="memdir.hooks")
+    r = hook(seeded, "claude-code", "user-prompt", payload("claude_user_prompt.json", seeded), module="memdir.hosts.hooks")
     assert r.returncode == 0 and "5433" in json.loads(r.stdout)["hookSpecificOutput"]["additionalContext"]
 
 
 def test_budget_overrun_prints_nothing_exit_0(seeded):
-    code = ("import sys, threading, memdir.hooks as h\n"
+    code = ("import sys, threading, memdir.hosts.hooks as h\n"
             "h.run_hook = lambda *a, **k: threading.Event().wait()\n"
             "sys.exit(h.main(['--budget-ms', '200', 'claude-code', 'user-prompt']))\n")
     r = subprocess.run([sys.executable, "-c", code], input=payload("claude_user_prompt.json", seeded),
@@ -258,7 +258,7 @@ def test_event_names(name, expected):
 def test_click_group_lists_hosts_and_unknown_host_exit_0():
     from click.testing import CliRunner
 
-    from memdir.cli import cli
+    from memdir.cli.main import cli
 
     runner = CliRunner()
     r = runner.invoke(cli, ["hook", "--help"])
@@ -268,7 +268,7 @@ def test_click_group_lists_hosts_and_unknown_host_exit_0():
 
 
 def test_hook_path_imports_stay_light():
-    code = ("import sys, memdir.hooks, memdir.adapters, memdir.adapters.claude_code, memdir.capture\n"
+    code = ("import sys, memdir.hosts.hooks, memdir.hosts.adapters, memdir.hosts.adapters.claude_code, memdir.capture.gates\n"
             "bad = [m for m in ('mcp', 'numpy', 'tqdm', 'click') if m in sys.modules]\n"
             "print(','.join(bad))\n")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
@@ -277,11 +277,11 @@ def test_hook_path_imports_stay_light():
 
 def test_debug_log_of_a_failed_hook_holds_no_unredacted_secret(tmp_path, monkeypatch):
     """MEMDIR_DEBUG: a hook that fails with an error quoting the prompt (and its traceback) reaches debug.log
-    only through memdir.redact."""
+    only through memdir.capture.redact."""
     import io
     import logging
 
-    from memdir import hooks
+    from memdir.hosts import hooks
 
     secret = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
     prompt = json.dumps({"prompt": f"deploy with token {secret} please", "cwd": str(tmp_path)})

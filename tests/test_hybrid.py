@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 import memdir
-from memdir import rrf, vectors
+from memdir.recall import rrf
+from memdir.engine import hybrid as vectors
 from memdir.embed.fake import FakeEmbedder
 
 T0 = datetime(2025, 3, 1, tzinfo=timezone.utc)

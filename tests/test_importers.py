@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from memdir.errors import UsageError
-from memdir.importers import (
+from memdir.portability.importers import (
     TOOL_SUMMARY_MAX_CHARS,
     default_paths,
     iter_claude_code,
@@ -68,7 +68,7 @@ CLAUDE_COUNTS = {
 # trivial) and `what else?` (9eda, 9 chars < capture.min_chars); tools minus Read/Grep/Glob calls (`jq -r
 # 'select(.type=="assistant") | .message.content[]? | select(.type=="tool_use") | "\(.id) \(.name)"' | sort -u |
 # grep -cE ' (Read|Grep|Glob)$'` = 55, 41, 0, 1, 2, 2) and minus the Bash calls that only list files, the shell form
-# of Glob/LS (2026-12-01: `ls` 3 in 258c; `ls` 1 and `git ls-files` 1 in 4d56 — memdir.capture.is_shell_read).
+# of Glob/LS (2026-12-01: `ls` 3 in 258c; `ls` 1 and `git ls-files` 1 in 4d56 — memdir.capture.gates.is_shell_read).
 GATE_KEPT = {
     "258c7280-ae70-4798-800f-63464d01a85d.jsonl": (2, 85, 128),
     "4d5611e5-241a-462a-8d15-5122611a9569.jsonl": (1, 84, 107),
@@ -253,7 +253,7 @@ def test_codex_falls_back_to_response_items_without_event_msgs(tmp_path):
     assert events[2]["meta"]["exit_code"] == 2 and events[2]["meta"]["is_error"] is True
     assert stats["skipped:unknown"] == 1
     # the injected context is judged by the capture gate, like a hook would see it
-    from memdir.capture import gate
+    from memdir.capture.gates import gate
     from memdir.config import Config
 
     assert [gate(e, Config()).reason for e in events] == ["host_injected", None, None, None]
@@ -360,7 +360,7 @@ def test_opencode_bad_inputs(tmp_path):
 def test_generic_jsonl(caplog):
     path = FIXTURES / "generic.jsonl"
     stats = Counter()
-    with caplog.at_level("WARNING", logger="memdir.importers"):
+    with caplog.at_level("WARNING", logger="memdir.portability.importers"):
         events = list(iter_jsonl(path, stats=stats))
     assert [e["text"] for e in events] == [
         "Tool output summary from the old store.",       # 1736000000 s = 2025-01-04

@@ -2,7 +2,7 @@
 with the exact values they were written with, texts stored once (compressed where it pays), and an index that stays
 exact through every write path: import, capture between older turns, forget, forget_matching, supersede, edit,
 reindex, prune, the migration from the previous layout. A wrong delete on a contentless index corrupts it silently,
-so each step compares the index with one built afresh from ``docs`` (:func:`memdir.index.check_fts`)."""
+so each step compares the index with one built afresh from ``docs`` (:func:`memdir.store.sqlite.index.check_fts`)."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ import sqlite3
 import pytest
 
 import memdir
-from memdir import index
-from memdir.importers.jsonl import summarise_tool
+from memdir.store.sqlite import index
+from memdir.portability.importers.jsonl import summarise_tool
 
 WORDS = ("deploy staging cluster frankfurt helsinki token rotate postgres migration pnpm webpack cache lock "
          "timeout retry zebracorn quokka 部署 数据库 迁移 超时 锁表 缓存 客户端 参数").split()
@@ -201,7 +201,7 @@ def test_random_write_sequences_keep_the_index_exact(project, tmp_path, seed):
     """Seeded random interleavings of every write the Store offers (bulk import, single inserts without neighbour
     context, turns with equal timestamps, events without a session, upserts of events and notes, deletes, context
     refreshes, a tokenizer rebuild): after each step the index equals one built afresh from ``docs``."""
-    from memdir.storage import SqliteStore
+    from memdir.store.sqlite.store import SqliteStore
 
     rng = random.Random(seed)
     with memdir.open(project, home=tmp_path / "g") as m:
@@ -251,7 +251,7 @@ def test_reindex_rebuilds_the_events_full_text_rows_too(tmp_path):
     """doctor names `memdir reindex` for an index that disagrees with its documents; it rebuilt notes only,
     so a lost event row stayed lost (hreview2). Now every full-text row is rebuilt from the stored texts."""
     import memdir
-    from memdir import index
+    from memdir.store.sqlite import index
 
     proj = tmp_path / "p"
     (proj / ".git").mkdir(parents=True)
@@ -273,7 +273,7 @@ def test_m009_on_sqlite_before_3_35_rebuilds_docs_like_drop_column(project, tmp_
     """SQLite < 3.35 has no ``DROP COLUMN`` (RHEL 9's Python links 3.34): m009 rebuilds ``docs`` instead, and the
     result has the same columns, indexes, rows and ids as the in-place path."""
     from old_layout import build_old_index
-    from memdir import migrations
+    from memdir.store.sqlite import migrations
 
     events = _events(random.Random(9), 40)
     shapes = {}

@@ -1,7 +1,7 @@
 """Property test of the contentless full-text index (m009): random sequences of what a user can do — import with
 duplicates and turns landing between older ones, capture, long tool outputs (passages), remember, edit a note's
 file on disk then sync, supersede, forget (id, --query, --prefix), prune, reindex — must leave an index that holds
-exactly what ``docs`` says (:func:`memdir.index.check_fts`: FTS5 integrity-check + every term instance against an
+exactly what ``docs`` says (:func:`memdir.store.sqlite.index.check_fts`: FTS5 integrity-check + every term instance against an
 index built afresh) and recall results equal to those after a full rebuild."""
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ hypothesis = pytest.importorskip("hypothesis")
 from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
 
 import memdir  # noqa: E402
-from memdir import index  # noqa: E402
-from memdir.importers.jsonl import summarise_tool  # noqa: E402
+from memdir.store.sqlite import index  # noqa: E402
+from memdir.portability.importers.jsonl import summarise_tool  # noqa: E402
 
 WORDS = ("deploy staging cluster frankfurt helsinki token rotate postgres migration pnpm webpack cache lock "
          "timeout retry zebracorn quokka 部署 数据库 迁移 超时 缓存").split()
@@ -132,7 +132,7 @@ def test_a_stemmer_upgrade_rebuilds_the_index_instead_of_rotting_it(project, tmp
     """The contentless index is cleaned by recomputing the tokens a row was written with, so everything that decides
     the tokens must be pinned: a new PyStemmer (Snowball) that stems a word differently would otherwise make every
     later delete remove the wrong terms, silently."""
-    from memdir import tokenize
+    from memdir.recall import tokenize
 
     rng = random.Random(3)
     evs = [_event(rng, f"k{i}", 1_790_000_000) for i in range(40)]
@@ -158,7 +158,7 @@ def test_a_stemmer_upgrade_rebuilds_the_index_instead_of_rotting_it(project, tmp
 def test_tuning_the_passage_size_or_context_length_rebuilds_the_index(project, tmp_path, monkeypatch):
     """Passage 0 of a long tool output and an event's neighbour context are recomputed when the row is removed:
     a release that tunes their sizes (bench-driven knobs) must re-tokenize the store, not rot it."""
-    from memdir import passages
+    from memdir.recall import passages
 
     rng = random.Random(4)
     evs = [_event(rng, f"k{i}", 1_790_000_000) for i in range(30)]
@@ -184,8 +184,8 @@ def test_a_hook_cut_off_while_upgrading_hands_the_upgrade_to_a_detached_process(
 
     from old_layout import build_old_index
 
-    from memdir import hooks
-    from memdir.migrations import MIGRATIONS
+    from memdir.hosts import hooks
+    from memdir.store.sqlite.migrations import MIGRATIONS
 
     rng = random.Random(6)
     path = project / ".memory" / ".memdir" / "index.sqlite3"

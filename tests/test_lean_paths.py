@@ -9,10 +9,13 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from memdir import config, index, redact
+from memdir import config
+from memdir.store.sqlite import index
+from memdir.capture import redact
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "memdir"
-FEATURES = ["vectors.py", "tiers.py", "capture.py", "rerank.py", "embed/__init__.py", "stores.py", "distill.py"]  # warm, hooks, mcp: hosts of the facade
+FEATURES = ["engine/hybrid.py", "engine/tiers.py", "capture/gates.py", "engine/rerank.py", "embed/__init__.py", "stores.py",
+            "distill/flow.py"]  # warm, hooks, mcp: hosts of the facade
 
 
 def _imports(path: Path) -> set[str]:
@@ -33,12 +36,12 @@ def test_no_feature_module_imports_the_facade():
 
 def test_every_key_is_in_the_static_table():
     static = {row[0] for row in config.SETTINGS}
-    import memdir.capture  # noqa: F401
-    import memdir.distill  # noqa: F401
+    import memdir.capture.gates  # noqa: F401
+    import memdir.distill.flow  # noqa: F401
     import memdir.embed  # noqa: F401
-    import memdir.hooks  # noqa: F401
-    import memdir.tiers  # noqa: F401
-    import memdir.vectors  # noqa: F401
+    import memdir.hosts.hooks  # noqa: F401
+    import memdir.engine.tiers  # noqa: F401
+    import memdir.engine.hybrid  # noqa: F401
 
     assert set(config.REGISTRY) == static  # importing the features added nothing
 
@@ -50,11 +53,11 @@ def test_config_lists_every_key_in_a_fresh_process(project):
     keys, mods = json.loads(r.stdout)
     assert set(keys) == {row[0] for row in config.SETTINGS}
     assert "hook.budget_ms" in keys and "tiers.hot_max" in keys and "embed.provider" in keys
-    assert not {"memdir.vectors", "memdir.tiers", "memdir.embed", "memdir.capture", "memdir.hooks"} & set(mods)
+    assert not {"memdir.engine.hybrid", "memdir.engine.tiers", "memdir.embed", "memdir.capture.gates", "memdir.hosts.hooks"} & set(mods)
 
 
 def test_cli_config_lists_feature_keys(project, monkeypatch):
-    from memdir.cli import cli
+    from memdir.cli.main import cli
 
     monkeypatch.chdir(project)
     r = CliRunner().invoke(cli, ["config", "--json"])
@@ -76,7 +79,7 @@ print(json.dumps(sorted(sys.modules)))
     r = subprocess.run([sys.executable, "-c", code, str(project)], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     mods = set(json.loads(r.stdout.splitlines()[-1]))
-    for heavy in ("memdir.vectors", "memdir.tiers", "memdir.embed", "click", "filelock", "numpy", "platformdirs"):
+    for heavy in ("memdir.engine.hybrid", "memdir.engine.tiers", "memdir.embed", "click", "filelock", "numpy", "platformdirs"):
         assert heavy not in mods, heavy
 
 
@@ -119,7 +122,7 @@ def test_big_import_leaves_no_wal_and_forget_gives_space_back(m):
     size = os.path.getsize(m.roots["project"].db_path)
     for i in range(0, 3000, 2):
         db.execute("BEGIN IMMEDIATE")
-        from memdir import index
+        from memdir.store.sqlite import index
 
         index.delete_doc(db, f"e{i}")
         db.execute("COMMIT")
@@ -203,7 +206,7 @@ def test_resync_sees_in_place_edits_new_and_deleted_files_after_a_trusted_snapsh
 
 
 def test_thin_hook_client_finds_the_servers_socket(monkeypatch, tmp_path):
-    from memdir import hookclient, warm
+    from memdir.hosts import hookclient, warm
 
     monkeypatch.setenv("MEMDIR_HOME", str(tmp_path / "h"))
     assert hookclient.socket_path() == str(warm.socket_path())
@@ -221,7 +224,7 @@ def test_thin_hook_client_json_is_json():
     from hypothesis import given, settings
     from hypothesis import strategies as st
 
-    from memdir import hookclient
+    from memdir.hosts import hookclient
 
     @settings(max_examples=300, deadline=None)
     @given(st.text())

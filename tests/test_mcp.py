@@ -20,7 +20,7 @@ import anyio  # noqa: E402  (installed with mcp)
 from mcp import Client, StdioServerParameters  # noqa: E402
 
 import memdir  # noqa: E402
-from memdir.mcp_server import (  # noqa: E402
+from memdir.server.mcp import (  # noqa: E402
     RepairJsonBody, build_server, check_serve_options, clean_text, is_loopback, repair_json_text,
 )
 
@@ -172,7 +172,7 @@ async def test_recall_empty_store_and_odd_queries(server):
 
 @pytest.mark.anyio
 async def test_recall_output_stays_small(server, store):
-    from memdir.mcp_server import MAX_HIT_CHARS, MAX_RECALL_CHARS, MIN_HIT_CHARS
+    from memdir.server.mcp import MAX_HIT_CHARS, MAX_RECALL_CHARS, MIN_HIT_CHARS
 
     for i in range(12):
         store.remember(f"long note {i} about caching " + ("lorem ipsum dolor " * 600), category="facts")
@@ -510,7 +510,7 @@ async def test_serve_answers_tools_and_hooks_from_one_store(proj):
     import shutil
     import tempfile
 
-    from memdir import warm
+    from memdir.hosts import warm
 
     home = Path(tempfile.mkdtemp(prefix="mds-", dir="/tmp"))  # a Unix socket path stays short
     p, info = _start_serve(proj, home)

@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 import memdir
-from memdir.cli import cli
+from memdir.cli.main import cli
 
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=timezone.utc)
 MODEL, DIMS = "BAAI/bge-m3", 4
@@ -115,7 +115,7 @@ def test_migrate_is_safe_to_rerun_and_renames_on_key_conflict(store, tmp_path):
 
 
 def test_vectors_never_overwritten_and_only_for_the_same_model(store, tmp_path):
-    from memdir import vectors
+    from memdir.engine import hybrid as vectors
 
     src = alice_store(tmp_path / "old")
     store.import_events([{"key": "alice:3:u", "text": "the kafka consumer lags after midnight", "ts": T0}])
@@ -241,7 +241,7 @@ def test_drop_file_import_renames_dedups_and_undoes(tmp_path):
 
 
 def test_spawn_if_pending_only_when_a_file_waits(tmp_path, monkeypatch):
-    from memdir import dropimport
+    from memdir.portability import dropimport
 
     started = []
     import subprocess
@@ -256,8 +256,8 @@ def test_spawn_if_pending_only_when_a_file_waits(tmp_path, monkeypatch):
 
 
 def test_hook_run_starts_the_detached_import(tmp_path, monkeypatch):
-    from memdir import dropimport
-    from memdir.hooks import run_hook
+    from memdir.portability import dropimport
+    from memdir.hosts.hooks import run_hook
 
     calls = []
     monkeypatch.setattr(dropimport, "spawn_if_pending", lambda home, project_dir=None: calls.append(home) or False)
@@ -306,7 +306,7 @@ def claude_mem_db(path: Path) -> Path:
 def test_claude_mem_importer(tmp_path):
     from collections import Counter
 
-    from memdir.importers import iter_events
+    from memdir.portability.importers import iter_events
 
     db = claude_mem_db(tmp_path / "claude-mem.db")
     stats = Counter()
@@ -329,7 +329,7 @@ def test_claude_mem_importer(tmp_path):
 
 def test_claude_mem_import_is_an_api_function_too(tmp_path):
     from memdir.errors import NotFound, UsageError
-    from memdir.importers.claude_mem import import_claude_mem
+    from memdir.portability.importers.claude_mem import import_claude_mem
 
     db = claude_mem_db(tmp_path / "claude-mem.db")
     proj = tmp_path / "p"
@@ -353,7 +353,7 @@ def test_a_drop_file_that_keeps_failing_starts_no_importer_per_hook_until_its_re
     import subprocess
     import time
 
-    from memdir import dropimport
+    from memdir.portability import dropimport
 
     started = []
     monkeypatch.setattr(subprocess, "Popen", lambda args, **kw: started.append(args))

@@ -7,7 +7,7 @@ import pytest
 from click.testing import CliRunner
 
 import memdir
-from memdir.cli import cli
+from memdir.cli.main import cli
 from memdir.llm import LLMError, get_provider
 from memdir.llm.http import AnthropicProvider, OpenAIChatProvider
 
@@ -174,7 +174,7 @@ def test_doctor_without_repair_reports_orphan_vectors_and_writes_nothing(project
 def test_doctor_finds_wrong_postings_that_equal_counts_hide(project):
     """A contentless index deletes with the values it is given; a row re-indexed with other words keeps the row
     counts equal. doctor compares every term with the documents on a store this small and names the repair."""
-    from memdir import index
+    from memdir.store.sqlite import index
 
     with memdir.open(project) as m:
         m.remember("we deploy with blue-green switches", category="decisions")

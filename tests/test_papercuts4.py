@@ -104,7 +104,7 @@ def test_distill_settings_that_cannot_work_are_usage_errors():
 
 def test_a_codex_config_that_does_not_parse_says_where(tmp_path):
     from memdir.errors import UsageError
-    from memdir.install import _toml_load
+    from memdir.hosts.install import _toml_load
 
     with pytest.raises(UsageError, match=r"line 2, column 5"):
         _toml_load(tmp_path / "config.toml", "a = 1\nb = = 2\n")
@@ -162,7 +162,7 @@ def test_inspect_reports_frontmatter_fields_it_ignored(proj):
 def test_uninstall_gives_back_the_users_claude_json_exactly(tmp_path, monkeypatch):
     """Uninstall takes out memdir's server; a user's own empty "mcpServers" survives it (e2e's config_preserved
     failed when uninstall dropped every empty key: memdir cannot tell which one install added)."""
-    from memdir.install import install_host
+    from memdir.hosts.install import install_host
 
     home = tmp_path / "h"
     home.mkdir()
@@ -176,7 +176,7 @@ def test_uninstall_gives_back_the_users_claude_json_exactly(tmp_path, monkeypatc
 
 
 def test_project_uninstall_removes_the_mcp_json_install_made(tmp_path, monkeypatch):
-    from memdir.install import install_host
+    from memdir.hosts.install import install_host
 
     monkeypatch.setenv("HOME", str(tmp_path / "h"))
     (tmp_path / "h").mkdir()

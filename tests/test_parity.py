@@ -15,7 +15,7 @@ import pytest
 from click.testing import CliRunner
 
 import memdir
-from memdir.cli import cli
+from memdir.cli.main import cli
 from memdir.roots import main_worktree, project_root
 
 T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
@@ -216,7 +216,7 @@ def test_cli_recent(tmp_path, project):
 
 # ---- item 12: guidance -------------------------------------------------------------------------------------
 def test_guidance_in_mcp_instructions_and_readme():
-    from memdir.mcp_server import INSTRUCTIONS
+    from memdir.server.mcp import INSTRUCTIONS
 
     for words in ("preferences", "decisions", "pitfalls", "conventions", "branch names", "file paths", "task"):
         assert words in INSTRUCTIONS
@@ -226,7 +226,7 @@ def test_guidance_in_mcp_instructions_and_readme():
 
 # ---- where the seeds disagree: the other behaviour is a setting ------------------------------------------
 def test_decay_curve_setting_offers_seed_004s_hyperbolic_decay(project, tmp_path, clock):
-    from memdir import rank
+    from memdir.recall import rank
 
     assert rank.decay(28, 14, 0.1, curve="hyperbolic") == pytest.approx(1 / 3)
     assert rank.decay(14, 14, 0.1, curve="hyperbolic") == pytest.approx(0.5)

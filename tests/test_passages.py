@@ -6,9 +6,9 @@ import json
 from click.testing import CliRunner
 
 import memdir
-from memdir import handles, passages
-from memdir.cli import cli
-from memdir.importers.jsonl import TOOL_SUMMARY_MAX_CHARS, summarise_tool
+from memdir.recall import handles, passages
+from memdir.cli.main import cli
+from memdir.portability.importers.jsonl import TOOL_SUMMARY_MAX_CHARS, summarise_tool
 
 
 def _long_output(needle_line: str, n: int = 200) -> str:

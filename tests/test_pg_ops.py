@@ -12,8 +12,8 @@ import sys
 import pytest
 
 import memdir
-from memdir.storage import open_store
-from memdir.tokenize import query_tokens
+from memdir.store.sqlite.store import open_store
+from memdir.recall.tokenize import query_tokens
 
 
 WEIGHTS = (4.0, 3.0, 1.0, 0.3)
@@ -103,7 +103,7 @@ def _dump_restore(pg, src_url: str, dst_db: str, dump) -> str:
 
 
 def test_pg_dump_backup_restores_every_project_with_its_statistics_and_security(pg, pg_url, tmp_path):
-    from memdir import pgstore
+    from memdir.store.postgres import store as pgstore
 
     rows = []
     for i, e in enumerate(_events(60)):

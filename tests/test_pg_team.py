@@ -14,8 +14,8 @@ import threading
 import pytest
 
 import memdir
-from memdir.storage import open_store
-from memdir.tokenize import query_tokens
+from memdir.store.sqlite.store import open_store
+from memdir.recall.tokenize import query_tokens
 
 
 WEIGHTS = (4.0, 3.0, 1.0, 0.3)
@@ -36,7 +36,7 @@ def _ev(key: str, text: str, *, ts: float = 1_790_000_000.0, session: str = "s1"
 
 
 def _client(admin, login: str) -> None:
-    from memdir import pgstore
+    from memdir.store.postgres import store as pgstore
 
     admin.conn.execute(f"DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '{login}') THEN "
                        f"CREATE ROLE {login} LOGIN; END IF; END $$")
@@ -58,7 +58,7 @@ def _refs(store, q: str) -> list[str]:
 def test_a_persons_events_are_private_unless_the_project_shares_them(pg_url):
     import psycopg
 
-    from memdir import pgstore
+    from memdir.store.postgres import store as pgstore
 
     admin = open_store(pg_url, project="web")
     _client(admin, "people")
@@ -111,7 +111,9 @@ def test_team_recall_applies_the_local_priors(pg_url):
     pytest.importorskip("starlette")
     from starlette.testclient import TestClient
 
-    from memdir import pgstore, rank, teamserver
+    from memdir.store.postgres import store as pgstore
+    from memdir.recall import rank
+    from memdir.server import team as teamserver
 
     admin = open_store(pg_url, project="web")
     _client(admin, "team_srv")
@@ -156,7 +158,7 @@ def _serve(url: str):
 def test_recall_asks_the_team_server_and_fuses_its_hits(pg_url, project, tmp_path, monkeypatch):
     """remote.url set: recall (and the hooks' block) shows the local hits and a teammate's shared events, fused."""
     pytest.importorskip("uvicorn")
-    from memdir import pgstore
+    from memdir.store.postgres import store as pgstore
 
     admin = open_store(pg_url, project="proj")
     _client(admin, "team_srv")
@@ -222,7 +224,8 @@ def test_team_recall_ranks_with_the_local_function_dates_and_session_bonus_inclu
 
     from starlette.testclient import TestClient
 
-    from memdir import pgstore, teamserver
+    from memdir.store.postgres import store as pgstore
+    from memdir.server import team as teamserver
     from memdir.timeutil import iso
 
     cfg = {"recall.session_bonus": 0.3}
@@ -268,7 +271,7 @@ def test_team_recall_ranks_with_the_local_function_dates_and_session_bonus_inclu
 
 
 def _people(pg_url, login="people2"):
-    from memdir import pgstore
+    from memdir.store.postgres import store as pgstore
 
     admin = open_store(pg_url, project="web")
     _client(admin, login)
@@ -286,7 +289,7 @@ def test_identical_text_from_two_people_is_stored_for_each_and_statistics_follow
     neither absorbs the other; the BM25 statistics a person's recall uses (N, avgdl, n_t) count the rows that person
     can see and nothing else, so ben writing private rows never moves ann's scores, and ann's scores equal those of a
     project holding just her rows; a forget and its tombstone are the forgetter's own."""
-    from memdir import pgstore
+    from memdir.store.postgres import store as pgstore
 
     admin, ann, ben = _people(pg_url)
     ref = open_store(pg_url, project="reference")  # what ann can see, alone in a project
@@ -339,7 +342,8 @@ def test_rehearsal_and_heat_rows_of_a_private_event_are_invisible_to_another_per
     pytest.importorskip("starlette")
     from starlette.testclient import TestClient
 
-    from memdir import pgstore, teamserver
+    from memdir.store.postgres import store as pgstore
+    from memdir.server import team as teamserver
 
     admin, ann, ben = _people(pg_url, "people4")
     client = TestClient(teamserver.app(_login(pg_url, "people4")))
@@ -396,7 +400,7 @@ def test_rehearsal_counters_of_an_older_schema_go_to_the_owners_of_their_rows(pg
     """m009 back-fills: each per-project counter becomes one per person holding a row with that key (the same count);
     a counter of an ownerless row stays ownerless; a counter of a key no row has any more (it could name a deleted
     private event) is dropped."""
-    from memdir import pgstore
+    from memdir.store.postgres import store as pgstore
 
     n = pgstore.MIGRATIONS.index(pgstore.m009_rehearsal_per_person)
     monkeypatch.setattr(pgstore, "MIGRATIONS", pgstore.MIGRATIONS[:n])
@@ -426,7 +430,7 @@ def test_vectors_and_tiers_are_per_person(pg_url):
     """Item 5 (m007): a person's vector and heat rows are theirs — another member reads no embedding of a private
     event (only once the project shares events), and the same key from two people keeps two vectors."""
     np = pytest.importorskip("numpy")
-    from memdir import pgstore
+    from memdir.store.postgres import store as pgstore
 
     admin, ann, ben = _people(pg_url, "people3")
     try:
@@ -456,7 +460,7 @@ def test_two_peoples_clones_share_one_database_each_with_its_own_note_mirror(pg_
     (before m007 the second person's mirror of the same note id collided with the first's private row and the store
     did not open), each recalls exactly its own clone's notes, also when the project shares its events, and a
     clone's sync never deletes the other's rows."""
-    from memdir import pgstore
+    from memdir.store.postgres import store as pgstore
 
     admin = open_store(pg_url, project="web")
     _client(admin, "clones")
@@ -501,7 +505,7 @@ def test_the_schema_owner_writes_events_for_a_person_or_not_at_all_in_a_project_
     with the person's token the rows are that person's; a project without members keeps ownerless rows."""
     import os
 
-    from memdir import pgstore
+    from memdir.store.postgres import store as pgstore
     from memdir.errors import MemdirError
 
     admin = open_store(pg_url, project="solo")

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from memdir import pgstore
-from memdir.storage import open_store
+from memdir.store.postgres import store as pgstore
+from memdir.store.sqlite.store import open_store
 
 np = pytest.importorskip("numpy")
 
@@ -34,8 +34,8 @@ def put(store, mat, prefix: str = "r", model: str = MODEL) -> list[str]:
 
 
 def exact(mat, refs, q, k):
-    """The in-memory scan's answer (memdir.vectors.top_k over the matrix in write order)."""
-    from memdir.vectors import top_k
+    """The in-memory scan's answer (memdir.engine.hybrid.top_k over the matrix in write order)."""
+    from memdir.engine.hybrid import top_k
 
     return [(refs[i], s) for i, s in top_k(mat @ q, k)]
 

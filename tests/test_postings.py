@@ -1,4 +1,4 @@
-"""Recall's postings held in memory (memdir.postings) rank exactly as the FTS5 path: the same rows, the same
+"""Recall's postings held in memory (memdir.store.sqlite.postings) rank exactly as the FTS5 path: the same rows, the same
 scores to the last bit, the same matched-term masks — over random stores, after every kind of write (this
 process's or another's), with the large-store cuts on — and writes are seen by the next recall."""
 
@@ -14,9 +14,10 @@ hypothesis = pytest.importorskip("hypothesis")
 from hypothesis import HealthCheck, example, given, settings, strategies as st  # noqa: E402
 
 import memdir  # noqa: E402
-from memdir import bm25, index  # noqa: E402
-from memdir.postings import MemIndex  # noqa: E402
-from memdir.tokenize import query_tokens  # noqa: E402
+from memdir.recall import bm25  # noqa: E402
+from memdir.store.sqlite import index
+from memdir.store.sqlite.postings import MemIndex  # noqa: E402
+from memdir.recall.tokenize import query_tokens  # noqa: E402
 from test_layout_props import OPS, QUERIES, WORDS, _event, _run, _text  # noqa: E402
 
 W = (4.0, 3.0, 1.0, 0.3)
@@ -37,7 +38,7 @@ def _same(store, mem: MemIndex, queries, *, weights=W, limit=50) -> None:
         for i, toks in enumerate(queries):
             want = [tuple(r) for r in bm25.score(db, toks, weights=weights, limit=limit, with_terms=True)]
             assert mem.score(toks, weights=weights, limit=limit) == want, toks
-            tw = {toks[-1]: 0.5} if i % 2 else None  # the glossary's bridged terms count less (memdir.glossary)
+            tw = {toks[-1]: 0.5} if i % 2 else None  # the glossary's bridged terms count less (memdir.recall.glossary)
             want = [tuple(r) for r in bm25.score(db, toks, weights=weights, limit=limit, with_terms=True, term_weights=tw)]
             assert mem.score(toks, weights=weights, limit=limit, term_weights=tw) == want, (toks, tw)
             assert mem.doc_freqs(list(dict.fromkeys(toks))) == bm25.doc_freqs(db, list(dict.fromkeys(toks)))
@@ -219,7 +220,7 @@ def test_a_server_builds_in_a_thread_and_answers_from_sql_meanwhile(tmp_path):
 def test_only_the_per_person_server_holds_postings_not_each_sessions_stdio_server(tmp_path):
     """`memdir mcp` runs once per agent session: holding postings there would multiply their RSS by the number of
     sessions; `memdir serve` (one per person) holds them."""
-    from memdir.mcp_server import MemoryStore
+    from memdir.server.mcp import MemoryStore
 
     for warm in (False, True):
         store = MemoryStore(_project(tmp_path / str(warm)), home=tmp_path / "g", keep_warm=warm)

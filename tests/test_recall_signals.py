@@ -8,8 +8,8 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 import memdir
-from memdir import dates, rank
-from memdir.tokenize import is_stop, query_tokens, tokenize
+from memdir.recall import dates, rank
+from memdir.recall.tokenize import is_stop, query_tokens, tokenize
 
 NOW = datetime(2023, 3, 25, 18, 0, tzinfo=timezone.utc)  # a Saturday
 
@@ -84,7 +84,7 @@ def test_date_boost_uses_the_clock(tmp_path):
 
 
 def test_fusion_weight_follows_the_query_script(tmp_path):
-    from memdir import vectors
+    from memdir.engine import hybrid as vectors
     from memdir.embed.fake import FakeEmbedder
 
     assert vectors.cjk_share("部署前先加锁 Bart") > 0.5 and vectors.cjk_share("how do we deploy?") == 0.0
@@ -121,7 +121,7 @@ def test_session_bonus_is_off_by_default_and_lifts_on_topic_sessions(tmp_path):
 
 
 def test_long_queries_keep_more_terms_in_small_stores():
-    from memdir import bm25
+    from memdir.recall import bm25
 
     df = {f"t{i:03d}": i + 1 for i in range(100)}
     small = bm25.select_terms(df, 500)
@@ -132,7 +132,7 @@ def test_long_queries_keep_more_terms_in_small_stores():
 
 
 def test_han_unigrams_of_runs_without_function_characters():
-    from memdir.tokenize import han_unigrams
+    from memdir.recall.tokenize import han_unigrams
 
     assert han_unigrams("我们跑来跑去，赛跑") == ["跑", "来", "跑", "去", "赛", "跑"]  # 我/们 are function characters
     assert han_unigrams("锁") == [] and han_unigrams("deploy 锁 lock") == []  # a lone character is a query token already
@@ -141,7 +141,7 @@ def test_han_unigrams_of_runs_without_function_characters():
 
 
 def test_reduced_weight_terms_never_displace_full_weight_ones():
-    from memdir import bm25
+    from memdir.recall import bm25
 
     df = {f"b{i:03d}": i + 10 for i in range(80)} | {f"u{i:03d}": i + 1 for i in range(80)}  # unigrams are rarer here
     tw = {f"u{i:03d}": 0.3 for i in range(80)}
@@ -177,7 +177,7 @@ def test_han_unigrams_off_at_weight_0_and_beside_a_vector_channel(tmp_path):
 def test_added_terms_are_held_to_a_stricter_cut_in_large_stores():
     """A Han unigram or a glossary word of the other language (weight < 1) is scored in a large store only when it
     is rare (≤ 2% of the documents) and within its own postings budget; a query word of the same frequency stays."""
-    from memdir import bm25
+    from memdir.recall import bm25
 
     N = 10_000
     df = {"deploy": 50, "部署": 50, "布": 600, "署": 150, "部": 120, "发布": 900, "rollback": 900}
@@ -199,7 +199,7 @@ def test_added_terms_counted_only_as_far_as_they_could_be_taken(tmp_path, monkey
     terms chosen, and their counts, are those of the exact counts, for any budget (large-store rules on small data)."""
     import random
 
-    from memdir import bm25
+    from memdir.recall import bm25
 
     for name, v in (("LARGE_STORE", 10), ("PER_TERM_CAP", cap), ("POSTINGS_BUDGET", budget), ("ADDED_POSTINGS", added),
                     ("ADDED_COMMON_FRACTION", fraction)):
@@ -239,11 +239,11 @@ def _same_choice(bm25, db, N, toks, tw):
 
 
 def test_chinese_closed_class_words_are_stop_words_and_half_function_bigrams_are_marked():
-    from memdir.tokenize import ZH_STOP_WORDS, ZH_FUNCTION_CHARS, is_function_bigram
+    from memdir.recall.tokenize import ZH_STOP_WORDS, ZH_FUNCTION_CHARS, is_function_bigram
 
     assert {"什么", "自己", "如果", "怎么"} <= ZH_STOP_WORDS and not ZH_STOP_WORDS & {"部署", "进步", "比赛"}
     assert all(len(w) == 2 and not all(c in ZH_FUNCTION_CHARS for c in w) for w in ZH_STOP_WORDS)  # not stop bigrams
-    from memdir.glossary import query_terms
+    from memdir.recall.glossary import query_terms
 
     def terms(q, stop_words=True):
         return query_terms(q, query_tokens(q, repeats=True), bridge_weight=0.0, unigram_weight=0.0,
@@ -259,7 +259,7 @@ def test_chinese_closed_class_words_are_stop_words_and_half_function_bigrams_are
 
 
 def test_a_half_function_bigram_weighs_recall_cjk_function_bigram_weight(tmp_path):
-    from memdir import glossary
+    from memdir.recall import glossary
 
     toks, w = glossary.query_terms("我要表演", query_tokens("我要表演", repeats=True), bridge_weight=0.5,
                                    unigram_weight=0.0, function_weight=0.5, stop_words=True)

@@ -1,4 +1,4 @@
-"""Tests for memdir.redact (case C15, issue 6 "Secrets").
+"""Tests for memdir.capture.redact (case C15, issue 6 "Secrets").
 
 Fake secrets are assembled at run time from a seeded generator, never written as literals, so no
 string in this repository looks like a live provider key.
@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memdir.redact import KINDS, MARKER_RE, find_secrets, redact, redact_with_kinds
+from memdir.capture.redact import KINDS, MARKER_RE, find_secrets, redact, redact_with_kinds
 
 CORPUS = Path(__file__).resolve().parent / "corpus"
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from memdir import redact as R
+from memdir.capture import redact as R
 from conftest import shared_path
 
 _EXACT = [lit for lit, _ in R._EXACT_INDEX] + list(R._SCAN_EXACT)

@@ -14,7 +14,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 import memdir
-from memdir import remote
+from memdir.engine import remote
 
 
 class FakeServer:

@@ -1,7 +1,7 @@
 """Cross-encoder rerank (off by default) with a deterministic fake scorer; real models are not packaged offline."""
 
 import memdir
-from memdir.rerank import set_reranker
+from memdir.engine.rerank import set_reranker
 
 
 def _store(tmp_path, **cfg):

@@ -3,8 +3,8 @@
 import re
 
 import memdir
-from memdir import compile as compiler
-from memdir import notes
+from memdir.notes import compile as compiler
+from memdir.notes import markdown as notes
 
 from conftest import shared_path
 

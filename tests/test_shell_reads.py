@@ -9,7 +9,7 @@ import json
 import pytest
 
 import memdir
-from memdir.capture import gate, is_shell_read, shell_command
+from memdir.capture.gates import gate, is_shell_read, shell_command
 from memdir.config import Config
 
 from conftest import shared_path
@@ -78,7 +78,7 @@ def _codex_rollout(tmp_path, calls):
 
 
 def test_importing_a_codex_rollout_gates_its_file_reads(project, tmp_path):
-    from memdir.transcripts import import_host
+    from memdir.portability.transcripts import import_host
 
     dump = "export function buildOpenCodeConfig() {\n  return { compaction: { auto: true } };\n}\n" * 30
     path = _codex_rollout(tmp_path, [("sed -n '1,220p' src/agents/plugins/codemie-code.plugin.ts", dump),
@@ -93,7 +93,7 @@ def test_importing_a_codex_rollout_gates_its_file_reads(project, tmp_path):
 
 
 def test_the_real_codex_rollout_keeps_its_builds_and_drops_its_reads(project, tmp_path):
-    from memdir.transcripts import import_host
+    from memdir.portability.transcripts import import_host
 
     path = shared_path("data", "transcripts", "codex", "rollout-2026-05-11T11-26-55.jsonl")
     with memdir.open(project, home=tmp_path / "g") as m:

@@ -12,9 +12,10 @@ from datetime import datetime, timezone
 
 import pytest
 
-from memdir import passages, storage
-from memdir.storage import SqliteStore, Store, open_store
-from memdir.tokenize import query_tokens
+from memdir.recall import passages
+from memdir.store.sqlite import store as storage
+from memdir.store.sqlite.store import SqliteStore, Store, open_store
+from memdir.recall.tokenize import query_tokens
 
 import pg_cluster
 
@@ -72,7 +73,7 @@ def test_both_implementations_are_stores(tmp_path):
     s = SqliteStore.open(tmp_path / "i.sqlite3")
     assert isinstance(s, Store)
     s.close()
-    from memdir.pgstore import PgStore
+    from memdir.store.postgres.store import PgStore
 
     assert all(callable(getattr(PgStore, m, None)) for m in ("upsert_doc", "insert_event", "flush_events", "search",
                                                              "delete_doc", "tombstone", "tombstoned", "get_doc"))
@@ -231,7 +232,7 @@ def test_schema_migrates_once_and_refuses_a_newer_one(pg_url):
     import psycopg
 
     from memdir.errors import MemdirError
-    from memdir.pgstore import MIGRATIONS
+    from memdir.store.postgres.store import MIGRATIONS
 
     s1, s2 = open_store(pg_url, project="x"), open_store(pg_url, project="y")
     with psycopg.connect(pg_url, autocommit=True) as c:
@@ -260,7 +261,7 @@ def test_a_token_for_project_a_cannot_read_project_b(pg_url):
     """Row-level security: a client login sees and writes only the project its token grants, whatever it asks."""
     import psycopg
 
-    from memdir import pgstore
+    from memdir.store.postgres import store as pgstore
 
     admin = open_store(pg_url, project="alpha")  # the schema owner (a superuser here): migrates, makes tokens
     c = admin.conn
@@ -367,7 +368,8 @@ def test_team_server_refuses_another_projects_token(pg_url):
     pytest.importorskip("starlette")
     from starlette.testclient import TestClient
 
-    from memdir import pgstore, teamserver
+    from memdir.store.postgres import store as pgstore
+    from memdir.server import team as teamserver
     from memdir.errors import MemdirError
 
     admin = open_store(pg_url, project="alpha")
@@ -413,7 +415,7 @@ def test_memdir_serve_store_end_to_end(pg_url):
 
     httpx = pytest.importorskip("httpx")
     pytest.importorskip("uvicorn")
-    from memdir import pgstore
+    from memdir.store.postgres import store as pgstore
 
     admin = open_store(pg_url, project="p1")
     admin.conn.execute("DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'team_srv') THEN "
@@ -489,7 +491,8 @@ def test_remote_queue_survives_a_dead_server_and_arrives_once(pg_url, project, t
     import threading
 
     import memdir
-    from memdir import pgstore, remote
+    from memdir.store.postgres import store as pgstore
+    from memdir.engine import remote
 
     admin = open_store(pg_url, project="proj")
     admin.conn.execute("DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'team_srv') THEN "
@@ -544,7 +547,7 @@ def test_a_silent_server_costs_the_push_budget_only(tmp_path):
     """A server that accepts and never answers: the send gives up at the budget, the rows stay queued."""
     import socket
 
-    from memdir import remote
+    from memdir.engine import remote
 
     srv = socket.socket()
     srv.bind(("127.0.0.1", 0))
@@ -562,7 +565,7 @@ def test_a_silent_server_costs_the_push_budget_only(tmp_path):
 def team(pg_url, monkeypatch):
     """A real team server (``memdir serve --store``) for project ``proj`` and a token for it in
     ``MEMDIR_REMOTE_TOKEN``: yields ``(admin store, server url, token)``."""
-    from memdir import pgstore
+    from memdir.store.postgres import store as pgstore
 
     admin = open_store(pg_url, project="proj")
     admin.conn.execute("DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'team_srv') THEN "
@@ -596,7 +599,8 @@ def _cut(project, home, cut: str, n: int) -> int:
     script = f"""
 import os, sys, urllib.request
 import memdir
-from memdir import core, remote
+from memdir import core
+from memdir.engine import remote
 cut = {cut!r}
 if cut == "after-commit":
     core.Memdir._send_remote = lambda self, root, rows: os._exit(7)
@@ -626,7 +630,7 @@ def test_a_write_cut_off_after_its_local_commit_still_reaches_the_server_once(te
     locally, before any send. The events were queued in the same transaction, so the next push delivers them to the
     real team server, exactly once however often it is pushed."""
     import memdir
-    from memdir import remote
+    from memdir.engine import remote
 
     admin, url, tok = team
     monkeypatch.setenv("MEMDIR_REMOTE_URL", url)
@@ -644,7 +648,7 @@ def test_a_write_cut_off_after_its_local_commit_still_reaches_the_server_once(te
 
 def test_a_write_cut_off_inside_its_transaction_leaves_neither_event_nor_queue_row(team, project, tmp_path, monkeypatch):
     import memdir
-    from memdir import remote
+    from memdir.engine import remote
 
     admin, url, _ = team
     monkeypatch.setenv("MEMDIR_REMOTE_URL", url)
@@ -662,7 +666,7 @@ def test_a_send_whose_answer_is_cut_off_is_sent_again_and_stored_once(team, proj
     """The server stored the batch, the client died before deleting its queue rows: they go again, the server
     keeps one copy (deterministic keys)."""
     import memdir
-    from memdir import remote
+    from memdir.engine import remote
 
     admin, url, _ = team
     monkeypatch.setenv("MEMDIR_REMOTE_URL", url)
@@ -681,7 +685,7 @@ def test_a_queue_file_of_an_older_memdir_is_moved_into_the_index_and_sent(team, 
     import sqlite3
 
     import memdir
-    from memdir import remote
+    from memdir.engine import remote
 
     admin, url, tok = team
     with memdir.open(project, home=tmp_path / "g") as m:  # no remote.url yet: a local store
@@ -713,7 +717,7 @@ def test_forgetting_a_sent_event_forgets_it_on_the_server_and_an_unsent_one_neve
     """A local forget is queued in its own transaction too: the server drops an event it already has; an event still
     queued (server down) is taken out of the queue and never sent."""
     import memdir
-    from memdir import remote
+    from memdir.engine import remote
 
     admin, url, tok = team
     derived = project / ".memory" / ".memdir"

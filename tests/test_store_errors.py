@@ -33,7 +33,7 @@ def test_an_unreachable_store_is_one_line_without_its_password(project, tmp_path
 
 
 def test_safe_url_masks_every_password_form():
-    from memdir.pgstore import _safe_url
+    from memdir.store.postgres.store import _safe_url
 
     assert _safe_url("postgresql://u:pw@h/db") == "postgresql://u:***@h/db"
     assert _safe_url("postgresql://u@h/db?password=pw&sslmode=require") == "postgresql://u@h/db?password=***&sslmode=require"
@@ -46,7 +46,7 @@ def test_config_never_prints_a_store_password(tmp_path):
 
     from click.testing import CliRunner
 
-    from memdir.cli import cli
+    from memdir.cli.main import cli
 
     proj = tmp_path / "p"
     (proj / ".git").mkdir(parents=True)

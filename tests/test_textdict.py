@@ -11,7 +11,7 @@ import zlib
 import pytest
 
 import memdir
-from memdir import index
+from memdir.store.sqlite import index
 
 WORDS = ("deploy staging cluster frankfurt helsinki token rotate postgres migration pnpm webpack cache lock timeout "
          "retry release checklist review 部署 数据库 迁移 超时 锁表 缓存 客户端 参数 the a of to and we").split()
@@ -117,7 +117,7 @@ def test_two_stores_in_one_process_keep_their_own_dictionaries(project, tmp_path
 def test_an_older_store_is_recompressed_by_the_migration(project, tmp_path):
     """m011 on a schema-10 store (plain zlib tails): a dictionary is made and every tail recompressed; texts,
     recall and the index unchanged; the session index is gone."""
-    from memdir.migrations import MIGRATIONS, migrate
+    from memdir.store.sqlite.migrations import MIGRATIONS, migrate
 
     rng = random.Random(7)
     evs = _events(rng, 500)

@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 import memdir
-from memdir import tiers
+from memdir.engine import tiers
 from memdir.config import Config
 
 T0 = datetime(2025, 1, 1, tzinfo=timezone.utc)
@@ -157,7 +157,7 @@ def test_tier_config_keys_registered():
 
 # ---- CLI ----------------------------------------------------------------------------------------------------
 def _cli(tmp_path, *args, env=None):
-    from memdir.cli import cli
+    from memdir.cli.main import cli
 
     (tmp_path / "p").mkdir(exist_ok=True)
     return CliRunner().invoke(cli, ["--dir", str(tmp_path / "p"), "--home", str(tmp_path / "h"), *args], env=env or {})

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from memdir import tokenize as T
+from memdir.recall import tokenize as T
 from conftest import shared_path
 
 # ---- the oracle: the tokenizer as it was (memdir main 781d6aa) ------------------------------------------------

@@ -11,8 +11,8 @@ import sqlite3
 from click.testing import CliRunner
 
 import memdir
-from memdir import tombstones
-from memdir.cli import cli
+from memdir.store.sqlite import tombstones
+from memdir.cli.main import cli
 
 EVENTS = [
     {"key": "import:test:s1:u1", "role": "user", "text": "how do we roll back the payments deploy", "session": "s1",

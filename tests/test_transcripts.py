@@ -16,12 +16,12 @@ import pytest
 from click.testing import CliRunner
 
 import memdir
-import memdir.capture
-import memdir.transcripts
-from memdir.cli import cli
-from memdir.importers import TOOL_SUMMARY_MAX_CHARS, iter_claude_code, iter_codex
-from memdir.importers.changes import describe_change, tool_summary
-from memdir.transcripts import import_host
+import memdir.capture.gates
+import memdir.portability.transcripts
+from memdir.cli.main import cli
+from memdir.portability.importers import TOOL_SUMMARY_MAX_CHARS, iter_claude_code, iter_codex
+from memdir.capture.tools import describe_change, tool_summary
+from memdir.portability.transcripts import import_host
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "tests" / "fixtures" / "importers"
@@ -60,8 +60,8 @@ def _project(base: Path, name: str) -> Path:
 
 
 def test_importers_and_hooks_share_one_gate_function():
-    assert memdir.transcripts.gate is memdir.capture.gate
-    src = (REPO / "src" / "memdir" / "transcripts.py").read_text(encoding="utf-8")
+    assert memdir.portability.transcripts.gate is memdir.capture.gates.gate
+    src = (REPO / "src" / "memdir" / "portability" / "transcripts.py").read_text(encoding="utf-8")
     assert "gate_reason" not in src and "ImportError" not in src
 
 
@@ -414,7 +414,7 @@ def test_edits_are_stored_redacted_and_hooks_summarise_them_the_same_way(tmp_pat
 
 def test_hook_and_import_store_an_edit_identically(tmp_path):
     """A PostToolUse hook for an Edit and the import of the same call store one text (the second is a duplicate)."""
-    from memdir.hooks import run_hook
+    from memdir.hosts.hooks import run_hook
 
     proj = _project(tmp_path, "proj")
     home = tmp_path / "home"
@@ -471,7 +471,7 @@ def test_progress_per_record_on_a_terminal_only(m, tmp_path, monkeypatch):
         def close(self):
             pass
 
-    monkeypatch.setattr(memdir.transcripts, "_bar", lambda source, files, stream: Bar())
+    monkeypatch.setattr(memdir.portability.transcripts, "_bar", lambda source, files, stream: Bar())
     import_host(m, "claude-code", f, progress=True, stream=io.StringIO())  # not a terminal: no bar at all
     assert updates == []
     import_host(m, "claude-code", f, progress=True, stream=_TTY())

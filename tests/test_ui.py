@@ -10,7 +10,7 @@ from urllib.parse import quote
 import pytest
 
 import memdir
-from memdir import journal
+from memdir.engine import journal
 from memdir.ui import i18n, missing_deps
 
 pytestmark = pytest.mark.skipif(bool(missing_deps()), reason=f"the ui extra is not installed: {missing_deps()}")
@@ -276,7 +276,7 @@ def test_serve_app_has_the_pages_behind_its_token(sample, tmp_path):
     m, project, home = sample
     from starlette.testclient import TestClient
 
-    from memdir.mcp_server import build_server, http_app
+    from memdir.server.mcp import build_server, http_app
 
     server = build_server(project, home=home)
     try:
@@ -293,7 +293,7 @@ def test_serve_app_has_the_pages_behind_its_token(sample, tmp_path):
 def test_cli_edit_pin_and_logs(project, tmp_path):
     from click.testing import CliRunner
 
-    from memdir.cli import cli
+    from memdir.cli.main import cli
 
     home = tmp_path / "g"
     with memdir.open(project, home=home) as m:

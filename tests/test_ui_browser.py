@@ -137,7 +137,7 @@ def test_injection_log_after_a_hook_run(env, page):
     links = page.locator("#inj-hits a")
     assert links.count() >= 1
     first_id = links.first.inner_text()
-    from memdir import handles
+    from memdir.recall import handles
 
     assert f"[{handles.digest(first_id)[:handles.LENGTH]} " in block  # the block names it by its short handle
     links.first.click()

@@ -1,4 +1,4 @@
-"""The warm hook path (memdir.warm): a running server answers `memdir hook` over a Unix socket; without one, or
+"""The warm hook path (memdir.hosts.warm): a running server answers `memdir hook` over a Unix socket; without one, or
 when it declines, the hook runs in-process with the same output."""
 
 import json
@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 import memdir
-from memdir import warm
-from memdir.hooks import run_hook
+from memdir.hosts import warm
+from memdir.hosts.hooks import run_hook
 
 pytestmark = pytest.mark.skipif(not hasattr(socket, "AF_UNIX"), reason="needs Unix sockets")
 
@@ -130,7 +130,7 @@ def test_console_entry_routes_hook_without_click(seeded):
     r = subprocess.run([sys.executable, "-X", "importtime", "-c", code], input=payload(seeded).encode(),
                        capture_output=True, cwd=str(seeded), timeout=120, env={**os.environ, "MEMDIR_HOOK_WARM": "0"})
     mods = _imported(r.stderr)
-    assert "memdir.core" in mods and "click" not in mods and "memdir.vectors" not in mods
+    assert "memdir.core" in mods and "click" not in mods and "memdir.engine.hybrid" not in mods
     assert "5433" in r.stdout.decode()
 
 
@@ -144,7 +144,8 @@ def test_console_entry_with_a_server_imports_nothing_but_the_thin_client(seeded,
     assert r.returncode == 0
     assert "5433" in json.loads(r.stdout)["hookSpecificOutput"]["additionalContext"]
     mods = _imported(r.stderr)
-    assert {m for m in mods if m.startswith("memdir")} == {"memdir", "memdir.__main__", "memdir.errors", "memdir.hookclient"}
+    assert {m for m in mods if m.startswith("memdir")} == {"memdir", "memdir.__main__", "memdir.errors", "memdir.hosts",
+                                                              "memdir.hosts.hookclient"}
     assert not {"json", "re", "socket", "logging", "typing", "pathlib"} & mods
 
 
@@ -168,7 +169,7 @@ def test_protocol_1_clients_are_still_answered(seeded, short_home):
 
 def test_a_hand_edit_in_place_is_seen_by_the_next_call_and_notes_are_checked_once_per_call(seeded, short_home,
                                                                                            monkeypatch):
-    from memdir.root import Root
+    from memdir.engine.root import Root
 
     with warm.WarmServer() as srv:
         assert srv.start()

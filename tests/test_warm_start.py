@@ -15,7 +15,8 @@ import pytest
 pytest.importorskip("numpy")
 
 import memdir  # noqa: E402
-from memdir import foreground, warm  # noqa: E402
+from memdir import foreground  # noqa: E402
+from memdir.hosts import warm
 from test_layout_props import _event  # noqa: E402
 
 
@@ -147,7 +148,7 @@ def test_a_hook_call_marks_the_foreground_while_it_runs(tmp_path, monkeypatch):
 @pytest.mark.skipif(not hasattr(socket, "AF_UNIX"), reason="needs Unix sockets")
 def test_serve_tools_and_hooks_share_one_store_and_its_postings(tmp_path, monkeypatch):
     pytest.importorskip("mcp")
-    from memdir.mcp_server import MemoryStore
+    from memdir.server.mcp import MemoryStore
 
     home = Path(tempfile.mkdtemp(prefix="mdw-", dir="/tmp"))
     try:

@@ -15,7 +15,7 @@ from typing import Any, Iterator
 
 import memdir
 from memdir.demo import load_sample
-from memdir.hooks import run_hook
+from memdir.hosts.hooks import run_hook
 
 CHROMIUM = os.environ.get("MEMDIR_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",

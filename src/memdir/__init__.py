@@ -15,7 +15,7 @@ from __future__ import annotations
 from memdir.errors import MemdirError, NotFound, PathError, UsageError
 
 # no `typing`/`datetime` at run time: a hook process that only hands its payload to a running `memdir serve`
-# (memdir.hookclient) imports this package and nothing else
+# (memdir.hosts.hookclient) imports this package and nothing else
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import os
@@ -43,7 +43,7 @@ def open(project_dir: str | os.PathLike | None = None, *, home: str | os.PathLik
 
 
 def __getattr__(name: str) -> Any:
-    # the facade and the result types are imported on first use, so `import memdir.hooks` (a host hook, which may
+    # the facade and the result types are imported on first use, so `import memdir.hosts.hooks` (a host hook, which may
     # only hand its payload to a running `memdir serve`) pays only for what it runs
     if name == "Memdir":
         from memdir.core import Memdir

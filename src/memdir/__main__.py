@@ -1,8 +1,8 @@
 """The ``memdir`` console script (and ``python -m memdir``).
 
 ``memdir hook <host> <event>`` — what a host runs on every prompt — first asks a running ``memdir serve``
-(:mod:`memdir.hookclient`, standard library only), then goes to :mod:`memdir.hooks`, which does not import
-click, the facade or any feature module before it knows it needs them. Every other command is the click CLI (:func:`memdir.cli.main`).
+(:mod:`memdir.hosts.hookclient`, standard library only), then goes to :mod:`memdir.hosts.hooks`, which does not import
+click, the facade or any feature module before it knows it needs them. Every other command is the click CLI (:func:`memdir.cli.main.main`).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ _FLAG_OPTS = ("--debug", "--json")
 
 
 def _hook_argv(argv: list[str]) -> list[str] | None:
-    """The argument list for :func:`memdir.hooks.main` when ``argv`` is a plain ``hook`` call, else ``None``
+    """The argument list for :func:`memdir.hosts.hooks.main` when ``argv`` is a plain ``hook`` call, else ``None``
     (help, unknown options: the click CLI handles those)."""
     pre: list[str] = []
     i = 0
@@ -68,15 +68,15 @@ def main(argv: list[str] | None = None) -> None:
 
             hook_args.remove("--debug")
             os.environ["MEMDIR_DEBUG"] = "1"
-        from memdir.hookclient import run as ask_warm  # standard library only: a warm server's answer costs no imports
+        from memdir.hosts.hookclient import run as ask_warm  # standard library only: a warm server's answer costs no imports
 
         done, raw = ask_warm(hook_args)
         if done:
             _leave(0)
-        from memdir.hooks import main as hook_main
+        from memdir.hosts.hooks import main as hook_main
 
         _leave(hook_main(hook_args, raw=raw, warm_tried=raw is not None, leave_open=True))
-    from memdir.cli import main as cli_main
+    from memdir.cli.main import main as cli_main
 
     cli_main(argv)
 

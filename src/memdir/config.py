@@ -83,10 +83,10 @@ def _embed_provider_ok(v: str) -> bool:
 #: modules (capture, hooks, vectors, tiers, embed, rerank) read their keys from here and are imported only when
 #: used, so reading a setting never imports a feature and ``memdir config`` lists every key.
 SETTINGS: tuple[tuple[str, Any, str, type | None, Callable[[Any], bool] | None], ...] = (
-    # the <memory> block (memdir.inject)
+    # the <memory> block (memdir.inject.block)
     ("inject.max_chars", 1200, "hard cap on the <memory> block, in characters (seed 000 maxInjectChars)", None, _pos),
     ("inject.max_entries", 4, "bodies inlined per block (seed 000 maxInjectEntries)", None, _pos),
-    # lexical recall (memdir.core, memdir.bm25, memdir.rank)
+    # lexical recall (memdir.core, memdir.recall.bm25, memdir.recall.rank)
     ("recall.k", 8, "default number of hits", None, _pos),
     ("recall.half_life_days", 14.0, "decay half-life in days; 0 turns decay off (seed 000 halfLifeDays)", float, _nonneg),
     ("recall.decay_curve", "exponential", "exponential: 0.5^(age/half-life) (seed 000) | hyperbolic: 1/(1 + age/half-life) "
@@ -99,7 +99,7 @@ SETTINGS: tuple[tuple[str, Any, str, type | None, Callable[[Any], bool] | None],
     ("recall.weight_body", 1.0, "BM25 field weight of the body (seed 004: body x1)", float, _nonneg),
     ("recall.weight_context", 0.3, "BM25 field weight of an event's neighbouring turns (0 turns the context off)", float, _nonneg),
     ("recall.rehearsal_weight", 0.1, "boost = 1 + weight * ln(1 + times recalled/injected)", float, _nonneg),
-    ("recall.memory_index", "auto", "BM25 postings held in memory (same scores, no FTS5 bm25() per posting; memdir.postings): "
+    ("recall.memory_index", "auto", "BM25 postings held in memory (same scores, no FTS5 bm25() per posting; memdir.store.sqlite.postings): "
      "auto = in processes that ask for it (memdir serve and its hook listener, Memdir.keep_warm(); not memdir mcp) | on = in every process "
      "(built at its first recall) | off", None, lambda v: v in ("auto", "on", "off")),
     ("recall.memory_index_max_rows", 200_000, "full-text rows above which recall keeps the SQL path (held postings: "
@@ -116,26 +116,26 @@ SETTINGS: tuple[tuple[str, Any, str, type | None, Callable[[Any], bool] | None],
      "0.285/0.468/0.532/0.623/0.572, 0.3 0.293/0.466/0.548/0.632/0.575, 0.4 0.293/0.463/0.546/0.636/0.581, 0.5 "
      "0.299/0.454/0.543/0.630/0.581, 0.8 0.302/0.458/0.539/0.644/0.575", float, _nonneg),
     ("recall.cjk_function_bigram_weight", 0.5, "weight of a query's Han bigrams that hold one Chinese function "
-     "character (我要, 的魔; memdir.tokenize.is_function_bigram), against 1 for its other terms (1 = as any term). "
+     "character (我要, 的魔; memdir.recall.tokenize.is_function_bigram), against 1 for its other terms (1 = as any term). "
      "MADial zh R@5, even / odd dialogues (chosen on the even half; with tokenize.ZH_STOP_WORDS): 1.0 0.571/0.531, "
      "0.3 0.596/0.527, 0.4 0.591/0.527, 0.5 0.603/0.535, 0.6 0.591/0.540, 0.7 0.591/0.540 (before both: "
      "0.578/0.518); session-QA identical", float, lambda v: 0 <= v <= 1),
     ("recall.date_boost", 0.5, "score multiplier - 1 for a memory whose time falls in a date the query names ('10 days "
-     "ago', 'last Saturday', '昨天'; memdir.dates), resolved against the clock (0 = off). LongMemEval-S all turns / user "
+     "ago', 'last Saturday', '昨天'; memdir.recall.dates), resolved against the clock (0 = off). LongMemEval-S all turns / user "
      "turns, session R_any@5, turn R@10: 0 0.967/0.951, 0.768/0.920; 0.5 0.967/0.951, 0.784/0.920; 1 0.967/0.967, "
      "0.784/0.920 (user turn R@5 0.824 -> 0.807)", float, _nonneg),
     ("recall.bridge_weight", 0.5, "weight of the other language's words for a query's glossary words (deploy <-> 部署; "
-     "memdir.glossary), against 1 for the query's own words (0 = off). Session-QA per prompt, answer in block all / zh: "
+     "memdir.recall.glossary), against 1 for the query's own words (0 = off). Session-QA per prompt, answer in block all / zh: "
      "0 0.731/0.471, 0.3 0.808/0.706, 0.4-0.6 0.827/0.765, 0.7 and 1.0 0.808/0.706; LoCoMo, LongMemEval, MADial zh/en "
      "identical (one-language stores)", float, _nonneg),
     ("recall.channel", "lexical", "lexical | vector | hybrid (vector needs an embedding provider)", None,
      lambda v: v in ("lexical", "vector", "hybrid")),
-    # cross-encoder rerank (memdir.rerank)
-    ("recall.rerank", False, "rerank the top candidates with a cross-encoder (needs rerank.model; memdir.rerank)", bool, None),
+    # cross-encoder rerank (memdir.engine.rerank)
+    ("recall.rerank", False, "rerank the top candidates with a cross-encoder (needs rerank.model; memdir.engine.rerank)", bool, None),
     ("recall.rerank_top", 20, "candidates passed to the cross-encoder", None, _pos),
     ("rerank.model", "", "cross-encoder for recall.rerank: a local path or a sentence-transformers model name", None, None),
     ("rerank.max_chars", 2000, "characters of each memory given to the cross-encoder", None, _pos),
-    # vector / hybrid recall (memdir.vectors)
+    # vector / hybrid recall (memdir.engine.hybrid)
     ("recall.rrf_k", 60, "RRF constant k (Cormack et al. 2009)", None, _nonneg),
     ("recall.weight_vector", 1.0, "RRF weight of the vector channel (seed 001: 1.0)", float, _nonneg),
     ("recall.weight_lexical", 4.0, "RRF weight of the lexical channel, vector = 1 (seed 001: 0.35). MiniLM, turn R@10 LoCoMo / "
@@ -203,7 +203,7 @@ SETTINGS: tuple[tuple[str, Any, str, type | None, Callable[[Any], bool] | None],
     ("embed.device", "cpu", "sentence-transformers device (cpu, cuda, mps)", str, None),
     ("embed.threads", 0, "CPU threads of the packaged models (e5, use); 0 = min(4, cores)", None, _nonneg),
     ("embed.recall_backfill_ms", 1500.0, "recall embeds pending memories first, for at most this long (ms)", float, _nonneg),
-    # heat tiers and prune (memdir.tiers)
+    # heat tiers and prune (memdir.engine.tiers)
     ("tiers.half_life_days", 45.0, "heat half-life in days (seed 001: 45); 0 = no decay", float, _nonneg),
     ("tiers.hot_max", 3000, "hard cap on hot memories (seed 001)", None, _nonneg),
     ("tiers.warm_max", 12000, "hard cap on warm memories (seed 001)", None, _nonneg),
@@ -212,7 +212,7 @@ SETTINGS: tuple[tuple[str, Any, str, type | None, Callable[[Any], bool] | None],
     ("tiers.warm_enter", 0.3, "heat to enter warm (seed 001)", float, _nonneg),
     ("tiers.warm_exit", 0.15, "heat below which warm is left (seed 001)", float, _nonneg),
     ("tiers.archive_days", 365.0, "cold memories idle this long become archive; 0 = never", float, _nonneg),
-    # host capture (memdir.capture) and hooks (memdir.hooks)
+    # host capture (memdir.capture.gates) and hooks (memdir.hosts.hooks)
     ("capture.min_chars", 10, "captured user/assistant text shorter than this is skipped (a CJK character counts 2)", None, _nonneg),
     ("capture.daily_cap", 500, "most events captured per local day and project (0 = no cap; seed 001 daily_cap)", None, _nonneg),
     ("capture.skip_tools", [], "extra tool names/patterns never captured (added to read, grep, glob, ls, memory_* …)", list, None),
@@ -220,7 +220,7 @@ SETTINGS: tuple[tuple[str, Any, str, type | None, Callable[[Any], bool] | None],
     ("hook.budget_ms", 3000, "wall-time budget of one `memdir hook` call; past it the hook prints nothing and exits 0", None, _pos),
     ("hook.session_max_chars", 4000, "size cap of the SessionStart block (rules + outline), in characters", None, _pos),
     ("hook.warm", True, "a hook asks a running `memdir serve` over its local socket first (in-process when none answers)", bool, None),
-    # distillation of sessions into notes (memdir.distill)
+    # distillation of sessions into notes (memdir.distill.flow)
     ("distill.auto", False, "distil a session in a detached process when the host's Stop/SessionEnd/session.idle "
      "fires (seed 000 autoExtract); needs distill.provider", bool, None),
     ("distill.provider", "", "openai | anthropic | claude | codex | opencode (seed 000 extractModel); empty = off", None,
@@ -245,13 +245,13 @@ SETTINGS: tuple[tuple[str, Any, str, type | None, Callable[[Any], bool] | None],
      lambda v: 0 < v <= 1),
     ("distill.delay_s", 2.0, "the detached distiller (distill.auto) sleeps this long at low priority before it works, "
      "so the host and its hook finish first", float, _nonneg),
-    # drop-file import (memdir.dropimport)
+    # drop-file import (memdir.portability.dropimport)
     ("import.max_items", 1500, "drop-file import (<global root>/import/*.jsonl): newest records taken per file (seed 004 "
      "IMPORT_MAX)", None, _pos),
-    # where the index lives (memdir.storage): the embedded SQLite file, or a PostgreSQL database shared by projects
-    ("store", "", "empty = the SQLite index in <root>/.memdir; postgresql://user@host/db = a team store (memdir.pgstore, "
+    # where the index lives (memdir.store.sqlite.store): the embedded SQLite file, or a PostgreSQL database shared by projects
+    ("store", "", "empty = the SQLite index in <root>/.memdir; postgresql://user@host/db = a team store (memdir.store.postgres.store, "
      "extra 'postgres')", str, lambda v: v == "" or v.startswith(("postgresql://", "postgres://"))),
-    # a team server (memdir.remote): events stored here are queued and sent to it, never blocking a hook
+    # a team server (memdir.engine.remote): events stored here are queued and sent to it, never blocking a hook
     ("remote.url", "", "team server's API, e.g. http://host:8765/v1 (memdir serve --store); empty = none", str,
      lambda v: v == "" or _http_url_ok(v)),
     ("remote.project", "", "project name on the team server (empty = the project directory's name)", str, None),
@@ -271,7 +271,7 @@ for _name, _default, _doc, _type, _check in SETTINGS:
 del _name, _default, _doc, _type, _check
 
 #: modules that may still register keys of their own at import time (imported only when a key is not in the table)
-FEATURE_MODULES = ("memdir.capture", "memdir.hooks", "memdir.vectors", "memdir.tiers", "memdir.embed", "memdir.distill")
+FEATURE_MODULES = ("memdir.capture.gates", "memdir.hosts.hooks", "memdir.engine.hybrid", "memdir.engine.tiers", "memdir.embed", "memdir.distill.flow")
 _features_loaded = False
 
 

@@ -13,14 +13,17 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from memdir.lazylog import DEBUG, getLogger
-from memdir import glossary, inject, journal, notes, rank
+from memdir.recall import glossary, rank
+from memdir.inject import block as inject
+from memdir.engine import journal
+from memdir.notes import markdown as notes
 from memdir.config import Config
 from memdir.errors import MemdirError, NotFound, PathError, UsageError
-from memdir.root import Root
+from memdir.engine.root import Root
 from memdir.stores import Stores
 from memdir.roots import check_segment, global_root, project_root, split_id, PROJECT_DIRNAME
 from memdir.timeutil import iso, now_utc, parse_ts
-from memdir.tokenize import query_tokens, tokenize
+from memdir.recall.tokenize import query_tokens, tokenize
 from memdir.types import Event, Hit, Note, Report
 
 log = getLogger("memdir")  # imports logging only when a record can go somewhere
@@ -47,7 +50,7 @@ USER_ANSWER_TOOLS = ("askuserquestion", "request_user_input", "question")
 
 
 def _redact(text: str) -> str:
-    from memdir.redact import redact
+    from memdir.capture.redact import redact
 
     return redact(_clean(text))
 
@@ -111,7 +114,7 @@ class Memdir:
                             token=os.environ.get("MEMDIR_STORE_TOKEN") or None),
             "global": Root(self.home, "global", categories=cats, clock=self.clock),
         }
-        #: what feature modules (memdir.vectors, memdir.tiers) are given instead of this facade
+        #: what feature modules (memdir.engine.hybrid, memdir.engine.tiers) are given instead of this facade
         self.stores = Stores(self.roots, self.config, self.clock, lexical=self._lexical, hit=self._hit)
         self._warm = False
         if self.config.get("debug"):
@@ -124,7 +127,7 @@ class Memdir:
         do): with ``recall.memory_index = "auto"`` (the default) recall then holds its BM25 postings in memory —
         the same ranking, without FTS5 scoring each posting — built in a thread at the next recall (the SQL path
         answers until it is ready; ~0.1 ms per indexed row) and kept current with every write, this process's or
-        another's (:mod:`memdir.postings`). ``build=True`` builds them now, in this thread; ``on=False`` lets
+        another's (:mod:`memdir.store.sqlite.postings`). ``build=True`` builds them now, in this thread; ``on=False`` lets
         them go. ``start=True`` starts the build now in a thread (``memdir serve`` does at start, so its first
         hooks are not the ones that wait for it) and returns at once; recall answers from SQL until it is done, and
         the build steps aside while a call marked :func:`memdir.foreground.active` runs. Returns each root's
@@ -270,8 +273,8 @@ class Memdir:
 
     def _resolve(self, id: str, scope: str | None = None) -> str:
         """``id`` itself when some root holds that note id or event key; else the id/key whose short handle (the
-        ``[handle kind date]`` of the ``<memory>`` block, :mod:`memdir.handles`) is ``id``, project first."""
-        from memdir import handles
+        ``[handle kind date]`` of the ``<memory>`` block, :mod:`memdir.recall.handles`) is ``id``, project first."""
+        from memdir.recall import handles
 
         if not handles.looks_like(id):
             return id
@@ -365,9 +368,9 @@ class Memdir:
         """Forget by text (``query``: substring, case/width/space-folded, notes and events) or by event-key
         ``prefix`` (``import:<source>`` undoes an import). Without ``token`` a preview ``{"count", "notes",
         "events", "samples", "token"}``; with the preview's token (or ``force``) deletes with tombstones. See
-        :mod:`memdir.forgetting`. Raises ``UsageError`` (neither or both given, a query under 2 chars, a token
+        :mod:`memdir.engine.forget`. Raises ``UsageError`` (neither or both given, a query under 2 chars, a token
         that no longer matches)."""
-        from memdir.forgetting import forget_matching
+        from memdir.engine.forget import forget_matching
 
         return forget_matching(self, query=query, prefix=prefix, scope=scope, token=token, force=force)
 
@@ -416,13 +419,13 @@ class Memdir:
 
     def _on_forget(self, store, ref: str, *, kind: str = "event") -> None:
         """Extension point: other tables keyed by ref (e.g. vectors) delete their rows here (``store``: the root's
-        :class:`memdir.storage.Store`, inside its transaction). The team server is told to forget events only: the
+        :class:`memdir.store.sqlite.store.Store`, inside its transaction). The team server is told to forget events only: the
         queue never sends notes (they are shared through Git, and a clone on a PostgreSQL store mirrors its own
         Markdown), so a note's forget would ask the server for a row it cannot have — and leave a tombstone there."""
         store.delete_vectors(ref)
         project = self.roots["project"]
         if kind == "event" and self.config.get("remote.url") and not project.remote and store is project._store:
-            from memdir import remote
+            from memdir.engine import remote
 
             remote.queue_forget(project.db, ref, iso(self.clock()))  # the team server forgets it too (queued)
 
@@ -443,7 +446,7 @@ class Memdir:
         now = self.clock()
         history: list[str] = []  # stored events older than an hour: their heat starts now (issue 13 item 13)
         with root.locked(), root.store.transaction() as st:
-            queued: list[dict[str, Any]] = []  # sent to remote.url afterwards (memdir.remote)
+            queued: list[dict[str, Any]] = []  # sent to remote.url afterwards (memdir.engine.remote)
             tomb_refs, tomb_shas = st.tombstoned()
             pending: dict[int, str] = {}
             for ev in events:
@@ -472,7 +475,7 @@ class Memdir:
                 st.start_heat(history, now.timestamp())
             send = bool(queued) and scope == "project" and bool(self.config.get("remote.url"))
             if send and not root.remote:
-                from memdir import remote
+                from memdir.engine import remote
 
                 remote.queue_rows(root.db, queued)  # in the events' own transaction: both commit or neither
         if send:
@@ -483,8 +486,8 @@ class Memdir:
 
     def capture(self, event: dict[str, Any], **kwargs: Any):
         """Gated capture of one host event (user prompt, assistant reply, tool-call summary); see
-        :mod:`memdir.capture` for the gates, keys and the returned ``CaptureResult``."""
-        from memdir.capture import capture
+        :mod:`memdir.capture.gates` for the gates, keys and the returned ``CaptureResult``."""
+        from memdir.capture.gates import capture
 
         result = capture(self, event, **kwargs)
         if not result.stored and result.reason != "duplicate":
@@ -492,7 +495,7 @@ class Memdir:
         return result
 
     def _log_skip(self, result: Any, event: Any, fields: dict[str, Any]) -> None:
-        """Record a capture that stored nothing in the bounded skip log (:mod:`memdir.journal`), in a root that
+        """Record a capture that stored nothing in the bounded skip log (:mod:`memdir.engine.journal`), in a root that
         already exists; never raises (a hook must not fail over its own bookkeeping)."""
         try:
             ev = dict(event) if isinstance(event, dict) else {"text": event}
@@ -523,8 +526,8 @@ class Memdir:
 
     def _send_remote(self, root: Root, rows: list[dict[str, Any]]) -> None:
         """Queue ``rows`` for the team server and send what the queue holds within ``remote.push_budget_ms``
-        (memdir.remote); a server that is down or slow leaves them queued, never fails the write."""
-        from memdir import remote
+        (memdir.engine.remote); a server that is down or slow leaves them queued, never fails the write."""
+        from memdir.engine import remote
 
         url, project, token = remote.settings(self.config, self.project_root)
         if root.remote:  # a PostgreSQL store: the events committed there, the queue is in the root's local file
@@ -540,7 +543,7 @@ class Memdir:
         refused by the server (a 4xx about the rows) and are kept aside with its reason (:meth:`remote_failed`).
         ``retry_failed`` puts those back in the queue first (``retried``: how many). Raises ``UsageError`` when
         ``remote.url`` is not set."""
-        from memdir import remote
+        from memdir.engine import remote
 
         got = remote.settings(self.config, self.project_root)
         if got is None:
@@ -556,8 +559,8 @@ class Memdir:
 
     def remote_failed(self) -> list[dict[str, Any]]:
         """The queued rows the team server refused, kept aside: ``[{"op", "ref", "reason", "at"}]`` (see
-        :func:`memdir.remote.failed`); ``memdir push --retry-failed`` sends them again."""
-        from memdir import remote
+        :func:`memdir.engine.remote.failed`); ``memdir push --retry-failed`` sends them again."""
+        from memdir.engine import remote
 
         root = self._root("project")
         return remote.failed(root.db) if root.db_path.exists() else []
@@ -597,7 +600,7 @@ class Memdir:
 
         BM25 (FTS5) over the OR of the query's tokens — a document matching any term is a candidate, so a query
         never comes back empty because one term is missing — × scope prior × decay × rehearsal boost (see
-        :mod:`memdir.rank`). Superseded notes and forgotten items never appear. Project wins over global for
+        :mod:`memdir.recall.rank`). Superseded notes and forgotten items never appear. Project wins over global for
         the same note id. ``kinds`` filters by ``"note"``, ``"event"``, a note kind or an event role.
         ``rehearse=True`` counts the hits as rehearsed (tools/CLI do; benchmarks do not).
         Never raises on query text; an empty or punctuation-only query returns ``[]``.
@@ -622,27 +625,27 @@ class Memdir:
             return []
         team = None
         if scope in (None, "project") and not kinds and self.config.get("remote.url"):
-            from memdir import remote  # the team server's hits, asked while the local search runs (memdir.remote)
+            from memdir.engine import remote  # the team server's hits, asked while the local search runs (memdir.engine.remote)
 
             team = remote.ask(self.config, self.project_root, query, k, now=iso(self.clock()))
         want = k
         reranking = bool(self.config.get("recall.rerank"))
-        if reranking:  # a wider first stage for the cross-encoder (memdir.rerank)
+        if reranking:  # a wider first stage for the cross-encoder (memdir.engine.rerank)
             want = max(k, int(self.config.get("recall.rerank_top")))
-        if self.config.get("recall.channel") != "lexical":  # vector / hybrid: RRF fusion (memdir.vectors)
-            from memdir import vectors
+        if self.config.get("recall.channel") != "lexical":  # vector / hybrid: RRF fusion (memdir.engine.hybrid)
+            from memdir.engine import hybrid as vectors
 
             hits = vectors.recall_fused(self.stores, query, tokens, k=want, scope=scope, kinds=tuple(kinds) if kinds else None)[0]
         else:
             hits = self._lexical(tokens, k=want, scope=scope, kinds=tuple(kinds) if kinds else None, query=query)
         if reranking:
-            from memdir.rerank import rerank
+            from memdir.engine.rerank import rerank
 
             hits = rerank(self, query, hits, k)
         if team is not None:
             rows = team.result()  # waits at most what is left of remote.recall_budget_ms
             if rows:
-                from memdir.remote import fuse
+                from memdir.engine.remote import fuse
 
                 hits = fuse(hits, rows, k)
             elif team.error:
@@ -659,7 +662,7 @@ class Memdir:
         limit = max(cfg.get("recall.candidates"), k * 3)
         doc_kinds = tuple(x for x in (kinds or ()) if x in ("note", "event")) or None
         sub_kinds = set(x for x in (kinds or ()) if x not in ("note", "event"))
-        # added at reduced weights (memdir.glossary.query_terms): the characters of the query's Han runs (赛跑 meets
+        # added at reduced weights (memdir.recall.glossary.query_terms): the characters of the query's Han runs (赛跑 meets
         # 跑步) and the other language's words for its glossary words; Chinese closed-class words left out and
         # half-function bigrams weighed down. The Han changes apply to lexical recall alone: beside a fused vector
         # channel (``unigrams=False``) the model does that matching (MADial zh hybrid e5 R@3 0.551 -> 0.507 with the
@@ -679,7 +682,7 @@ class Memdir:
             groups.append((cfg.get(f"recall.scope_prior_{root.scope}"),
                            root.store.candidates(tokens, weights=weights, limit=limit, kinds=doc_kinds,
                                                  term_weights=bridged or None), sub_kinds))
-        # the one ranking code (memdir.rank.rank_candidates): the team server ranks its rows with it too
+        # the one ranking code (memdir.recall.rank.rank_candidates): the team server ranks its rows with it too
         scored = [(s, ts, roots[g], info) for s, ts, g, info in rank.rank_candidates(groups, query=query, cfg=cfg,
                                                                                       now=self.clock())]
         top: list[tuple[float, Root, Any]] = []
@@ -779,7 +782,7 @@ class Memdir:
 
     def context(self, prompt: str = "", *, max_chars: int | None = None, max_entries: int | None = None,
                 reinforce: bool = True, sections: Iterable[str] = ("rules", "outline", "hits")) -> str:
-        """The ``<memory>`` block for ``prompt`` (see :mod:`memdir.inject`): rules always, the outline always,
+        """The ``<memory>`` block for ``prompt`` (see :mod:`memdir.inject.block`): rules always, the outline always,
         the best memories up to ``max_entries`` (default 4) within ``max_chars`` (default 1,200) characters, tags
         included, each under a compact ``[handle kind date]`` header. A matched past question brings the reply that
         answered it; the prompt itself (a stored copy of it) never comes back as a memory. ``None`` means the
@@ -828,7 +831,7 @@ class Memdir:
 
     def _block_weights(self, prompt: str) -> dict[str, float]:
         """What the block looks for in its entries: the idf of each query token, and of each token the glossary
-        bridges to (:func:`memdir.glossary.bridge`) times its weight, so the shown window of an English memory for
+        bridges to (:func:`memdir.recall.glossary.bridge`) times its weight, so the shown window of an English memory for
         a Chinese question reaches the bridged words."""
         tokens = query_tokens(prompt)
         bridged = glossary.bridge(prompt, tokens, float(self.config.get("recall.bridge_weight")))
@@ -837,7 +840,7 @@ class Memdir:
 
     def _idf(self, tokens: list[str]) -> dict[str, float]:
         """Lucene idf of each query token in the project root (else the global root); 0 for unknown tokens."""
-        from memdir.bm25 import idf_lucene
+        from memdir.recall.bm25 import idf_lucene
 
         for root in self._live_roots():
             n, df = root.store.doc_freqs(tokens)
@@ -965,7 +968,7 @@ class Memdir:
                 for field, target in (("supersedes", note.supersedes), ("superseded_by", note.superseded_by)):
                     if target and target not in ids and not any(r.store.has_ref(target, "note") for r in self._live_roots() if r is not root):
                         problems.append(root._problem("dangling_" + field, note.path, f"{nid} {field} {target!r}, which does not exist"))
-            from memdir.compile import find_blocks
+            from memdir.notes.compile import find_blocks
 
             for cat in sorted({n.split("/")[0] for n in ids}):
                 idx = root.path / cat / "index.md"
@@ -1006,37 +1009,37 @@ class Memdir:
                 q = self._remote_queue(root)
                 if q["queued"] or q["failed"] or self.config.get("remote.url"):
                     out[scope]["remote_queue"] = q
-        from memdir import vectors
+        from memdir.engine import hybrid as vectors
 
         vectors.status_extra(self.stores, out)  # embedding provider, tiers and vector counts per root
         return out
 
-    # ---- embeddings and tiers (memdir.vectors, memdir.tiers) -------------------------------------------
+    # ---- embeddings and tiers (memdir.engine.hybrid, memdir.engine.tiers) -------------------------------------------
     def explain(self, query: str, *, k: int | None = None, scope: str | None = None, kinds: Iterable[str] | None = None) -> dict[str, Any]:
         """Recall with the latency split (embed, lexical, vector, fuse; ms) and each hit's channel ranks; see
-        :func:`memdir.vectors.explain`. Does not rehearse."""
-        from memdir import vectors
+        :func:`memdir.engine.hybrid.explain`. Does not rehearse."""
+        from memdir.engine import hybrid as vectors
 
         return vectors.explain(self.stores, query, k=k, scope=scope, kinds=kinds)
 
     def backfill(self, *, limit: int | None = None, progress: Callable[[int], None] | None = None) -> dict[str, Any]:
-        """Embed every pending memory (new, failed, edited, or from another model); see :func:`memdir.vectors.backfill`.
+        """Embed every pending memory (new, failed, edited, or from another model); see :func:`memdir.engine.hybrid.backfill`.
         Raises ``memdir.embed.EmbedError`` when no provider is configured or it fails to load."""
-        from memdir import vectors
+        from memdir.engine import hybrid as vectors
 
         return vectors.backfill(self.stores, limit=limit, progress=progress)
 
     def sweep(self) -> dict[str, dict[str, int]]:
-        """Recompute heat tiers (hot/warm/cold/archive), writing only changed rows; see :mod:`memdir.tiers`."""
-        from memdir import tiers
+        """Recompute heat tiers (hot/warm/cold/archive), writing only changed rows; see :mod:`memdir.engine.tiers`."""
+        from memdir.engine import tiers
 
         return tiers.sweep(self.stores)
 
     def prune(self, days: float, token: str | None = None, *, force: bool = False) -> dict[str, Any]:
         """Preview (no token) or delete (with the preview's token) cold, unpinned, low-importance memories idle
-        for ``days`` days; see :func:`memdir.tiers.prune`. ``force=True`` computes and applies the token in one
+        for ``days`` days; see :func:`memdir.engine.tiers.prune`. ``force=True`` computes and applies the token in one
         step (scripts; still only cold unpinned events). Raises ``UsageError`` for a wrong or expired token."""
-        from memdir import tiers
+        from memdir.engine import tiers
 
         return tiers.prune(self.stores, days, token, force=force)
 
@@ -1054,14 +1057,14 @@ class Memdir:
 
     def doctor(self, *, repair: bool = True) -> list[dict[str, str]]:
         """Health checks with remedies (provider call, index integrity, Markdown/index consistency, pending
-        vectors); see :func:`memdir.vectors.doctor`. ``repair=False`` reports what ``repair=True`` (the default,
+        vectors); see :func:`memdir.engine.hybrid.doctor`. ``repair=False`` reports what ``repair=True`` (the default,
         as the CLI runs it) would fix and writes nothing."""
-        from memdir import vectors
+        from memdir.engine import hybrid as vectors
 
         checks = vectors.doctor(self.stores, inspect=self.inspect, repair=repair)
         spec = self.config.get("store")
         if spec:  # a team store (issue 14): connection, schema, row-level security, token, pgvector
-            from memdir.pgstore import doctor as store_doctor
+            from memdir.store.postgres.store import doctor as store_doctor
 
             checks += store_doctor(spec, project=self.store_project(), token=os.environ.get("MEMDIR_STORE_TOKEN"),
                                    hnsw_threshold=int(self.config.get("recall.pg_hnsw_threshold")))
@@ -1096,7 +1099,7 @@ class Memdir:
                 out[root.scope] = store.count("note")
         return out
 
-    # ---- viewer: edit, pin, the skip and injection logs (memdir.journal) -----------------------------------
+    # ---- viewer: edit, pin, the skip and injection logs (memdir.engine.journal) -----------------------------------
     def _note_root(self, id: str, scope: str | None) -> tuple[Root, str]:
         if isinstance(id, str) and "/" not in id:
             id = self._resolve(id.strip(), scope)  # a short handle names the note as its id does
@@ -1114,7 +1117,7 @@ class Memdir:
 
     def edit(self, id: str, text: str, *, scope: str | None = None) -> Note:
         """Replace a note's file with ``text`` (frontmatter + body) after validating it
-        (:func:`memdir.notes.check_edit`): a bad edit raises ``UsageError`` with every reason and writes nothing.
+        (:func:`memdir.notes.markdown.check_edit`): a bad edit raises ``UsageError`` with every reason and writes nothing.
         ``supersedes``/``superseded_by`` cannot be changed here (use ``remember(..., supersedes=)``). Secrets are
         redacted, ``updated`` is set to now, the index and ``index.md``/``ROOT.md`` are updated."""
         root, nid = self._note_root(id, scope)
@@ -1212,15 +1215,15 @@ class Memdir:
             out += [{**r, "scope": root.scope} for r in root.store.session_events(session, limit=limit)]
         return sorted(out, key=lambda r: r["ts"])[:limit]
 
-    # ---- distillation and rule proposals (memdir.distill, memdir.proposals) -------------------------------
+    # ---- distillation and rule proposals (memdir.distill.flow, memdir.notes.proposals) -------------------------------
     def distill(self, *, session: str | None = None, since: Any = None, dry_run: bool = False,
                 provider: Any = None) -> dict[str, Any]:
-        """Turn captured sessions into curated notes with a model; see :func:`memdir.distill.run` for the flow,
+        """Turn captured sessions into curated notes with a model; see :func:`memdir.distill.flow.run` for the flow,
         the returned dict and the three protections. ``session``: one session id; ``since``: only turns at or
         after this time (any :func:`memdir.timeutil.parse_ts` form); neither: every session with new turns.
         ``dry_run``: ask the model, write nothing. Raises ``UsageError`` (no ``distill.provider``),
         ``MemdirError`` (another distillation of this project is running)."""
-        from memdir import distill
+        from memdir.distill import flow as distill
 
         return distill.run(self, session=session, since=since, dry_run=dry_run, provider=provider)
 
@@ -1230,7 +1233,7 @@ class Memdir:
         """Record a rule a model suggested as a pending proposal instead of writing ``rules/`` (seed 000: iron
         rules are written by people). Text, summary and tags are redacted. Returns the proposal dict with
         ``created`` (False when the same text was proposed before). Raises ``UsageError`` for empty text."""
-        from memdir import proposals
+        from memdir.notes import proposals
 
         if not isinstance(text, str) or not text.strip():
             raise UsageError("nothing to propose: the text is empty")
@@ -1249,12 +1252,12 @@ class Memdir:
         """Rule proposals of both roots (project first), oldest first: ``[{id, status, category, summary, text,
         tags, load_when, supersedes?, source, sessions?, model?, proposed, scope, path}]``; ``status=None``
         includes accepted and rejected ones."""
-        from memdir import proposals
+        from memdir.notes import proposals
 
         return [{**p, "scope": r.scope} for r in self._live_roots() for p in proposals.list_all(r.path, status=status)]
 
     def _proposal_path(self, pid: str) -> tuple[Root, Path]:
-        from memdir import proposals
+        from memdir.notes import proposals
 
         for r in self._live_roots():
             path = proposals.find(r.path, pid)
@@ -1265,7 +1268,7 @@ class Memdir:
     def accept_proposal(self, pid: str) -> Note:
         """Write a pending proposal as a ``rules`` note (a person decided) and mark it accepted. Raises
         ``NotFound`` (no such proposal), ``UsageError`` (already decided, malformed id)."""
-        from memdir import proposals
+        from memdir.notes import proposals
 
         root, path = self._proposal_path(pid)
         p = proposals.read(path) or {}
@@ -1288,7 +1291,7 @@ class Memdir:
     def reject_proposal(self, pid: str) -> dict[str, Any]:
         """Mark a pending proposal rejected (its record stays, so the same rule is not proposed again).
         Raises ``NotFound`` / ``UsageError`` like :meth:`accept_proposal`."""
-        from memdir import proposals
+        from memdir.notes import proposals
 
         root, path = self._proposal_path(pid)
         p = proposals.read(path) or {}
@@ -1301,7 +1304,8 @@ class Memdir:
         """Forget every note whose frontmatter says ``source`` (e.g. ``distill``), only those listing
         ``session`` in ``sessions`` when given, and reject the pending proposals of that batch. Returns
         ``{"forgotten": [ids], "proposals_rejected": [ids]}``."""
-        from memdir import distill, proposals
+        from memdir.distill import flow as distill
+        from memdir.notes import proposals
 
         if not isinstance(source, str) or not source.strip():
             raise UsageError("forget --source needs a source name, e.g. distill")
@@ -1403,8 +1407,8 @@ class Memdir:
     def export_store(self, url: str, *, project: str | None = None, token: str | None = None) -> dict[str, Any]:
         """Copy this project's events and tombstones into a PostgreSQL store (``url``, project ``project``, default
         ``remote.project`` or the directory's name; ``token`` default from ``remote.token_env``); see
-        :mod:`memdir.transfer`. Safe to re-run: what is there already counts as ``duplicate``."""
-        from memdir.transfer import to_store
+        :mod:`memdir.portability.transfer`. Safe to re-run: what is there already counts as ``duplicate``."""
+        from memdir.portability.transfer import to_store
 
         project, token = self._store_target(project, token)
         return to_store(self, url, project=project, token=token)
@@ -1412,7 +1416,7 @@ class Memdir:
     def import_store(self, url: str, *, project: str | None = None, token: str | None = None) -> dict[str, Any]:
         """Copy a PostgreSQL store's events and tombstones of ``project`` into this project (the reverse of
         :meth:`export_store`); safe to re-run."""
-        from memdir.transfer import from_store
+        from memdir.portability.transfer import from_store
 
         project, token = self._store_target(project, token)
         return from_store(self, url, project=project, token=token)
@@ -1475,15 +1479,15 @@ class Memdir:
         """Bring other stores into the project root: an alice-memory data directory (one-file or two-file
         layout), a memdir root or seed 000 Markdown memory directory, or a memdir export; ``scan`` finds every
         store under a directory. Safe to re-run; ``dry_run`` writes nothing; ``purge`` deletes a migrated
-        alice-memory directory that holds nothing but store files. See :mod:`memdir.migrate`."""
-        from memdir.migrate import migrate
+        alice-memory directory that holds nothing but store files. See :mod:`memdir.portability.migrate`."""
+        from memdir.portability.migrate import migrate
 
         return migrate(self, from_path=from_path, scan_dir=scan, dry_run=dry_run, purge=purge)
 
     def import_pending(self) -> dict[str, Any]:
         """Import the JSONL files dropped in ``<global root>/import/`` and rename each to
-        ``<name>.done-<yyyyMMdd-HHmmss>``; see :mod:`memdir.dropimport`."""
-        from memdir.dropimport import import_pending
+        ``<name>.done-<yyyyMMdd-HHmmss>``; see :mod:`memdir.portability.dropimport`."""
+        from memdir.portability.dropimport import import_pending
 
         return import_pending(self)
 
@@ -1552,7 +1556,7 @@ def _tool_name(text: str) -> str:
 
 
 def _edit_tools() -> frozenset[str]:
-    from memdir.importers.changes import EDIT_TOOLS
+    from memdir.capture.tools import EDIT_TOOLS
 
     return EDIT_TOOLS
 
@@ -1592,7 +1596,7 @@ def _row_get(row: Any, key: str) -> Any:
 
 def _near_duplicate(store, text: str) -> str | None:
     """The ref of the first live note whose text differs from ``text`` only by case, spacing or punctuation
-    (:func:`memdir.notes.near_key`), or ``None``. Notes are curated and few: one pass over their texts."""
+    (:func:`memdir.notes.markdown.near_key`), or ``None``. Notes are curated and few: one pass over their texts."""
     key = notes.near_key(text)
     for row in store.live_notes():
         if notes.near_key(row["text"]) == key:

@@ -1,8 +1,8 @@
 """The opt-in debug log (``MEMDIR_DEBUG=1`` or the ``debug`` config key): ``<global root>/.memdir/debug.log``.
 
-Used by the facade (:class:`memdir.Memdir`) and by the hook entry point (:mod:`memdir.hooks`), which turns it on
+Used by the facade (:class:`memdir.Memdir`) and by the hook entry point (:mod:`memdir.hosts.hooks`), which turns it on
 before any store is opened. The file is on disk, so every record, its traceback included, goes through
-:func:`memdir.redact.redact` before it is written.
+:func:`memdir.capture.redact.redact` before it is written.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ class RedactingFormatter(logging.Formatter):
     """A formatter whose whole output (message and traceback: an error can quote a prompt) is redacted."""
 
     def format(self, record: logging.LogRecord) -> str:
-        from memdir.redact import redact  # only when a record is written: the hook path stays lean
+        from memdir.capture.redact import redact  # only when a record is written: the hook path stays lean
 
         return redact(super().format(record))
 

@@ -62,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"captured {stored} of {stored + skipped} session turns ({skipped} skipped by the gates or as duplicates)")
             print(f"remembered {n_notes} curated notes in {m.roots['project'].path}")
             if args.transcript:
-                from memdir.transcripts import import_host
+                from memdir.portability.transcripts import import_host
 
                 print("imported transcript:", import_host(m, "claude-code", Path(args.transcript), projects="here", progress=False))
             _show(m, "缓存串租户是怎么回事")

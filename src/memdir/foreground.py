@@ -1,5 +1,5 @@
 """Work a long-lived process must answer at once (a hook call, a tool call) and background work that steps aside
-for it (the build of recall's in-memory postings, :mod:`memdir.postings`).
+for it (the build of recall's in-memory postings, :mod:`memdir.store.sqlite.postings`).
 
 Python runs one thread at a time: a build thread that tokenizes for a second holds the interpreter, and a hook
 call arriving meanwhile waits for it at every hand-over (each SQLite statement gives the interpreter away and
@@ -9,7 +9,7 @@ waits up to the switch interval, 5 ms, to get it back) — the first hooks after
 (:func:`background`) the switch interval is shortened, so the call's first hand-over (before it is marked
 active) is short too.
 
-Standard library only (the warm hook listener imports it; numpy stays in :mod:`memdir.postings`).
+Standard library only (the warm hook listener imports it; numpy stays in :mod:`memdir.store.sqlite.postings`).
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 if TYPE_CHECKING:
     from memdir.config import Config
-    from memdir.root import Root
+    from memdir.engine.root import Root
 
 SCOPES = ("project", "global")
 

@@ -27,7 +27,7 @@ FINAL_TEXT = "Deployment answer: run make ship from the repo root; the shell sai
 TITLE_TEXT = "Deploy question"
 MCP_MARK = "[use-memory-tool]"
 SHELL_COMMAND = "echo hello"
-#: a memdir distillation prompt (memdir.distill.build_prompt ends with it) is answered with DISTILL_REPLY, whatever
+#: a memdir distillation prompt (memdir.distill.flow.build_prompt ends with it) is answered with DISTILL_REPLY, whatever
 #: tools are offered (test_distill_e2e sets the reply)
 DISTILL_MARK = "Reply with the JSON object only."
 DISTILL_REPLY = '{"version": 1, "memories": []}'

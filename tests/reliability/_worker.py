@@ -42,7 +42,8 @@ def _install_kill_points(point: str, n: int) -> None:
     the sync transaction), ``compile`` (after the note file and index row exist, before index.md/ROOT.md are
     recompiled), ``unlink`` (forget: after the file is deleted, before the tombstone transaction).
     """
-    from memdir import index, root as rootmod
+    from memdir.store.sqlite import index
+    from memdir.engine import root as rootmod
 
     counter = {"n": 0}
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import memdir
-from memdir import notes as notes_mod
+from memdir.notes import markdown as notes_mod
 
 WORKER = Path(__file__).resolve().parent / "_worker.py"
 SRC = Path(__file__).resolve().parents[2] / "src"

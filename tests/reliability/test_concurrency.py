@@ -13,7 +13,7 @@ import pytest
 import memdir
 
 from .helpers import check_store, parse, spawn, texts_of
-from memdir import notes as notes_mod
+from memdir.notes import markdown as notes_mod
 
 
 def _run_all(specs, home):
@@ -123,7 +123,7 @@ class _StaleVersion:
 
 
 def test_migration_race_is_harmless(tmp_path):
-    from memdir import index, migrations
+    from memdir.store.sqlite import index, migrations
 
     path = tmp_path / "index.sqlite3"
     db, _ = index.open_index(path)
@@ -136,7 +136,7 @@ def test_migration_race_is_harmless(tmp_path):
 def test_busy_index_is_not_moved_aside(tmp_path, monkeypatch):
     """An operational error while opening (locked, I/O) must not be mistaken for corruption: moving the index
     aside would hide every event, which lives only there."""
-    from memdir import index
+    from memdir.store.sqlite import index
     from memdir.errors import MemdirError
 
     path = tmp_path / "index.sqlite3"
@@ -155,7 +155,7 @@ def test_busy_index_is_not_moved_aside(tmp_path, monkeypatch):
 
 
 def test_late_registered_config_key_honours_overrides(tmp_path, monkeypatch):
-    """``capture.*`` keys register when memdir.capture is imported, after ``memdir.open`` built the config: the
+    """``capture.*`` keys register when memdir.capture.gates is imported, after ``memdir.open`` built the config: the
     override (and the environment) must still win over the default (C7 hit the 500/day cap despite ``0``)."""
     from memdir import config
 

@@ -112,7 +112,7 @@ def test_false_positives_through_the_pipeline(tmp_path):
 
 
 def _label_leaks() -> list[tuple[str, str]]:
-    from memdir.redact import redact
+    from memdir.capture.redact import redact
 
     out = []
     for kind, text, secret in CASES:

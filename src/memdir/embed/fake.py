@@ -1,6 +1,6 @@
 """A deterministic hashing embedder for tests and offline runs (seed 001's FakeEmbedder idea).
 
-Each token of :func:`memdir.tokenize.tokenize` (words; CJK bigrams) is hashed (BLAKE2b) to one of ``dim``
+Each token of :func:`memdir.recall.tokenize.tokenize` (words; CJK bigrams) is hashed (BLAKE2b) to one of ``dim``
 buckets with a ±1 sign (the "hashing trick", Weinberger et al. 2009); the vector is L2-normalised. Texts
 sharing tokens get positive cosine similarity; the same text always gets the same vector.
 """
@@ -33,7 +33,7 @@ class FakeEmbedder:
         """``texts`` (n) -> float32 ``(n, dim)``, unit rows (all-zero for a text without tokens)."""
         import numpy as np
 
-        from memdir.tokenize import tokenize
+        from memdir.recall.tokenize import tokenize
         from memdir.embed import EmbedError
 
         self.calls += 1

@@ -1,4 +1,4 @@
-"""Chat-model providers for distillation (:mod:`memdir.distill`): interchangeable back ends behind one call.
+"""Chat-model providers for distillation (:mod:`memdir.distill.flow`): interchangeable back ends behind one call.
 
 A provider answers one prompt: ``complete(system, prompt) -> str`` (the model's reply text). Choose one with
 ``distill.provider``:

@@ -210,7 +210,7 @@ def create_app(backend: Backend, *, prefix: str = "") -> Starlette:
                               refused=str(exc), nav="notes")
             return RedirectResponse(f"{note_href(base, scope, nid)}?done=saved", status_code=303)
         raw = await call(request, lambda m: m.note_source(nid, scope=scope))
-        from memdir.notes import split
+        from memdir.notes.markdown import split
 
         try:
             _, body, fm = split(raw)
@@ -310,7 +310,7 @@ def create_app(backend: Backend, *, prefix: str = "") -> Starlette:
         want = request.query_params.get("id", "").strip()
 
         def run(m):
-            from memdir.tokenize import query_tokens, tokenize
+            from memdir.recall.tokenize import query_tokens, tokenize
 
             info = m.explain(q, k=50) if q else {"hits": []}
             out: dict[str, Any] = {"q": q, "id": want, "info": info, "rank": None, "exists": None}

@@ -1,0 +1,487 @@
+"""Gated capture of single host events (seeds 001 and 004): what a hook or plugin sees becomes an episodic event
+only when it is worth keeping.
+
+An event is a dict (or a plain string, read as a user prompt)::
+
+    {"role": "user" | "assistant" | "tool", "text": str, "session": str | None, "ts": datetime | str | number | None,
+     # tool events only (text is then built from these when absent):
+     "tool": str, "input": dict | str, "output": str | None, "call_id": str, "is_error": bool,
+     "source": "claude-code" | "codex" | "opencode" | "dsh" | …, "meta": dict}
+
+Gates, in order (the first that fires decides; each decision is logged at debug level on logger ``memdir``).
+Gates 1-6 are :func:`gate`, the one "should this be stored" function that the host hooks (through
+:func:`capture`) and the transcript importers (:mod:`memdir.portability.transcripts`) both call; 7 and ``capture.enabled``
+limit live capture only:
+
+1. ``invalid`` — not a dict/str, unknown role, no text.
+2. tools: ``noisy_tool`` — the tool name matches a skip pattern (``DEFAULT_SKIP_TOOLS`` plus the config list
+   ``capture.skip_tools``; case-insensitive shell-style patterns, ``*`` wildcards), or a shell tool (Codex's
+   ``exec_command``/``shell``, Claude Code's and Codex hooks' ``Bash`` …) ran only file reads, searches and
+   listings (``cat``, ``sed -n``, ``nl``, ``head``, ``rg``, ``ls`` …: :func:`is_shell_read`) — the shell forms of
+   the Read/Grep/Glob/LS tools skipped by name, whose file dumps would otherwise fill the block's slots.
+3. user/assistant text is cleaned: our own ``<memory>…</memory>`` block and host-injected blocks
+   (``<system-reminder>``, ``<available_skills>``, Codex ``<environment_context>`` / ``<user_instructions>`` /
+   ``<turn_aborted>`` / ``<collaboration_mode>`` / ``<skills_instructions>`` / ``<plugins_instructions>`` /
+   ``<permissions instructions>``, ``<local-command-…>``, ``<task-notification>``) are cut out. A text that
+   *starts* with host material (``Instructions from: …``, ``# Code Mode``, ``# AGENTS.md instructions``,
+   Claude Code's ``[Request interrupted by user…]`` marker and ``<task-notification>`` messages, Codex
+   ``<turn_aborted>``) is ``host_injected`` as a whole;
+   one that is empty after cutting is ``host_injected`` (or ``memory_block`` when only our block was there).
+4. user text: ``slash_command`` — ``/compact``, ``/model opus``, Claude Code's ``<command-name>`` echoes.
+5. ``trivial`` — the whole text, lower-cased and without punctuation, spaces or emoji, is one of
+   ``TRIVIAL`` (``ok``, ``thanks``, ``好的``, ``继续``, ``嗯`` …) or a concatenation of them (``ok thanks``, ``好的谢谢``).
+6. ``too_short`` — weighted length below ``capture.min_chars`` (default 10; a wide CJK/kana/hangul character
+   counts 2, anything else 1, whitespace 0), so ``继续执行`` (8) is dropped and ``部署用 pnpm`` (10) is kept.
+7. ``daily_cap`` — ``capture.daily_cap`` captured events (keys ``u:``/``a:``/``t:``) already stored with a
+   timestamp on today's local calendar day (0 = no cap).
+
+Keys are deterministic (seed 004), so two copies of one hook, or a prompt seen by two paths, store once:
+``u:<session>:<h>``, ``a:<session>:<h>`` (``h`` = first 16 hex digits of SHA-256 of the cleaned,
+whitespace-collapsed text) and ``t:<session>:<call id>`` (``t:<session>:<h>`` without a call id). The store
+also refuses the same text twice under other keys. Redaction and the length bound happen in
+:meth:`memdir.Memdir.import_events`, which stores the row.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import json
+import re
+import unicodedata
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+
+from memdir.lazylog import getLogger
+
+log = getLogger("memdir")  # imports logging only when a record can go somewhere
+
+# settings: the capture.* keys of memdir.config.SETTINGS
+
+ROLE_PREFIX = {"user": "u", "assistant": "a", "tool": "t"}
+CAPTURE_PREFIXES = ("u:", "a:", "t:")
+
+#: tools whose calls are noise for memory (seed 004 skips read/grep/glob/ls), plus memdir's own tools
+DEFAULT_SKIP_TOOLS = ("read", "grep", "glob", "ls", "list", "todoread", "todowrite", "notebookread",
+                      "memory_*", "mcp__memdir__*", "memdir_*")
+
+#: whole-message acknowledgements (compared after lower-casing and removing punctuation, spaces and emoji)
+TRIVIAL = frozenset("""
+ok okay okey k kk oki yes yep yeah yup y no nope n sure fine cool nice great good thanks thank thankyou thx ty
+tks cheers please pls go goon goahead continue cont next done lgtm agreed right correct got gotit understood
+alright allright roger hi hello hey yo bye retry again proceed 继续 好 好的 好滴 好吧 好啊 好嘞 行 行吧 可以 可
+嗯 嗯嗯 恩 哦 噢 喔 对 对的 对呀 是 是的 谢谢 多谢 感谢 谢啦 收到 明白 了解 知道了 懂了 没问题 好了 完成 下一步
+开始 确认 同意 ok了 はい うん ありがとう 네 감사합니다
+""".split())
+
+_MEMORY_BLOCK = re.compile(r"<memory\b[^>]*>.*?(?:</memory\s*>|\Z)", re.S | re.I)
+_HOST_TAGS = ("system-reminder", "available_skills", "environment_context", "user_instructions",
+              "local-command-stdout", "local-command-stderr", "local-command-caveat", "task-notification",
+              "user-prompt-submit-hook", "turn_aborted", "collaboration_mode", "skills_instructions",
+              "plugins_instructions", "permissions instructions")
+_HOST_BLOCK = re.compile(r"<(%s)\b[^>]*>.*?(?:</\1\s*>|\Z)" % "|".join(map(re.escape, _HOST_TAGS)), re.S | re.I)
+_HOST_PREFIXES = ("Instructions from:", "# Code Mode", "# AGENTS.md instructions", "<INSTRUCTIONS>",
+                  "[Request interrupted by user", "<task-notification>", "<turn_aborted>")
+_COMMAND_ECHO = re.compile(r"^\s*<command-(name|message|args)>", re.I)
+_SLASH = re.compile(r"^/[A-Za-z][\w.-]*(?::[\w.-]+)?(?:\s|$)")
+_WIDE = ("W", "F")
+
+
+@dataclass(frozen=True)
+class CaptureResult:
+    """What :func:`capture` decided.
+
+    ``stored``: True when a new event row was written. ``reason``: ``"stored"``, ``"duplicate"`` (same key or
+    text already stored), ``"tombstoned"``, or the gate that fired (``invalid``, ``disabled``, ``noisy_tool``,
+    ``host_injected``, ``memory_block``, ``slash_command``, ``trivial``, ``too_short``, ``daily_cap``).
+    ``key``: the deterministic key (None when a gate fired before one existed). ``text``: the cleaned, redacted
+    text that was (or would have been) stored.
+    """
+
+    stored: bool
+    reason: str
+    key: str | None = None
+    role: str | None = None
+    text: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"stored": self.stored, "reason": self.reason, "key": self.key, "role": self.role, "text": self.text}
+
+
+# ---- pure helpers (no store) -------------------------------------------------------------------------------
+def strip_injected(text: str) -> tuple[str, set[str]]:
+    """Cut our ``<memory>`` block(s) and host-injected blocks out of ``text``.
+
+    Returns ``(cleaned text, what was removed)`` with ``what`` ⊆ ``{"memory", "host"}``. An unclosed block is
+    removed to the end of the text. The cleaned text is stripped of surrounding whitespace.
+    """
+    removed: set[str] = set()
+    out, n = _MEMORY_BLOCK.subn("", text)
+    if n:
+        removed.add("memory")
+    out, n = _HOST_BLOCK.subn("", out)
+    if n:
+        removed.add("host")
+    return out.strip(), removed
+
+
+def is_host_injected(text: str) -> bool:
+    """True when the whole message is host material (``Instructions from: …``, ``# Code Mode`` …)."""
+    head = text.lstrip()
+    return head.startswith(_HOST_PREFIXES)
+
+
+def is_slash_command(text: str) -> bool:
+    """``/compact``, ``/model opus``, ``/mcp:tool x`` or a Claude Code ``<command-name>`` echo; not a path such as
+    ``/usr/bin/env is missing``."""
+    head = text.lstrip()
+    return bool(_COMMAND_ECHO.match(head) or _SLASH.match(head))
+
+
+def _squash(text: str) -> str:
+    """Lower-case, NFKC, and drop everything that is not a letter or digit (punctuation, spaces, emoji)."""
+    t = unicodedata.normalize("NFKC", text).lower()
+    return "".join(ch for ch in t if unicodedata.category(ch)[0] in "LN")
+
+
+def is_trivial(text: str) -> bool:
+    """True when ``text`` is only acknowledgements from :data:`TRIVIAL` (``OK!``, ``thanks 🙏``, ``好的，继续``).
+
+    Longest-match segmentation over the squashed text (dynamic programming, O(n·m) for n ≤ 40 chars)."""
+    s = _squash(text)
+    if not s:
+        return True  # only punctuation / emoji
+    if s in TRIVIAL:
+        return True
+    if len(s) > 40:
+        return False
+    ok = [True] + [False] * len(s)
+    for i in range(1, len(s) + 1):
+        for j in range(max(0, i - 12), i):
+            if ok[j] and s[j:i] in TRIVIAL:
+                ok[i] = True
+                break
+    return ok[len(s)]
+
+
+def weighted_len(text: str) -> int:
+    """Length for the ``min_chars`` gate: wide (East Asian W/F) characters count 2, whitespace 0, others 1."""
+    n = 0
+    for ch in text:
+        if ch.isspace():
+            continue
+        n += 2 if unicodedata.east_asian_width(ch) in _WIDE else 1
+    return n
+
+
+def text_hash(text: str) -> str:
+    """First 16 hex digits of SHA-256 of the whitespace-collapsed text (the ``<h>`` of capture keys)."""
+    return hashlib.sha256(" ".join(text.split()).encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+#: tool names that run a shell command (``input`` ``{"command" | "cmd": str | [argv]}``): Codex rollouts
+#: (``exec_command``, ``shell``, ``local_shell``, ``container.exec``, ``shell_command``), Claude Code and Codex hooks
+#: (``Bash``), OpenCode (``bash``)
+SHELL_TOOLS = frozenset({"bash", "shell", "exec_command", "local_shell", "container.exec", "shell_command"})
+#: commands that only show files, search them or list them (the Read/Grep/Glob/LS tools' work); ``cd``/``pwd``
+#: may come with them. ``sed`` only with ``-n`` and without ``-i``; ``find`` without ``-exec``/``-delete``/``-ok``.
+READ_COMMANDS = frozenset({"cat", "nl", "head", "less", "more", "bat", "batcat", "sed", "wc", "rg", "grep",
+                           "egrep", "fgrep", "ag", "ack", "ls", "find", "fd", "fdfind", "tree", "cd", "pwd", "git"})
+#: what a read of such a file shows is what happened, not a file's source: a log, a background task's output
+#: (``tail`` is left out of READ_COMMANDS for the same reason: it is how logs are read)
+_RUNTIME_OUTPUT = re.compile(r"(?:^|/)(?:tmp|var/log|logs?)/|\.(?:log|out|output|err|stderr|stdout)$")
+_GIT_READS = ("grep", "ls-files")
+_SHELL_WRAPPERS = ("bash", "sh", "zsh", "/bin/bash", "/bin/sh", "/bin/zsh", "/usr/bin/bash")
+
+
+def shell_command(name: str, tool_input: Any) -> str | None:
+    """The command line a shell tool ran (``tool_input`` as the host gives it: ``{"command": …}`` or ``{"cmd": …}``,
+    a string or an argv list such as ``["bash", "-lc", "cat x"]``; a JSON string of either), or ``None`` when
+    ``name`` is not a shell tool or no command is found."""
+    if name.strip().lower() not in SHELL_TOOLS:
+        return None
+    inp = tool_input
+    if isinstance(inp, str):
+        try:
+            inp = json.loads(inp)
+        except ValueError:
+            return inp
+    if isinstance(inp, dict):
+        inp = inp.get("command", inp.get("cmd"))
+    if isinstance(inp, list) and all(isinstance(x, str) for x in inp):
+        if len(inp) >= 3 and inp[0] in _SHELL_WRAPPERS and inp[1] in ("-c", "-lc", "-cl"):
+            return inp[2]
+        import shlex
+
+        return shlex.join(inp)
+    return inp if isinstance(inp, str) else None
+
+
+def is_shell_read(command: str) -> bool:
+    """True when every part of ``command`` (split at ``&&``, ``||``, ``;``, ``|``, newlines) only shows, searches or
+    lists files (:data:`READ_COMMANDS`), with no output redirected into a file: ``sed -n '1,180p' a.py``,
+    ``cd src && rg -n foo . | head``, ``nl -ba x | sed -n 1,80p``. A ``bash -lc '…'`` wrapper is looked into. Anything
+    that does not parse is not a read."""
+    import shlex
+
+    lines = [x for x in command.strip().splitlines() if x.strip()]
+    if len(lines) > 1:  # a script: every line must be a read (a quoted line break fails to parse: not a read)
+        return all(is_shell_read(x) for x in lines)
+    try:
+        lex = shlex.shlex(command, posix=True, punctuation_chars=True)
+        lex.whitespace_split = True
+        lex.commenters = ""
+        tokens = list(lex)
+    except ValueError:
+        return False
+    if len(tokens) >= 3 and tokens[0] in _SHELL_WRAPPERS and tokens[1] in ("-c", "-lc", "-cl"):
+        return len(tokens) == 3 and is_shell_read(tokens[2])
+    parts: list[list[str]] = [[]]
+    i = 0
+    while i < len(tokens):
+        t = tokens[i]
+        if t in ("&&", "||", ";", "|", "&"):
+            parts.append([])
+        elif t and set(t) <= set("<>&|;()"):  # a redirection (or a subshell: not a plain read)
+            nxt = tokens[i + 1] if i + 1 < len(tokens) else ""
+            if t.startswith(">") and t not in (">&",) and nxt != "/dev/null":
+                return False  # output written to a file
+            if t in ("(", ")", "((", "))"):
+                return False
+            i += 1  # the redirection's target
+        else:
+            parts[-1].append(t)
+        i += 1
+    parts = [p for p in parts if p]
+    if not parts:
+        return False
+    for words in parts:
+        cmd = words[0].rsplit("/", 1)[-1]
+        args = words[1:]
+        if cmd not in READ_COMMANDS or any(_RUNTIME_OUTPUT.search(a) for a in args):
+            return False
+        if cmd == "sed" and ("-n" not in args or any(a.startswith(("-i", "--in-place")) for a in args)):
+            return False
+        if cmd == "find" and any(a in ("-exec", "-execdir", "-delete", "-ok", "-okdir", "-fprint", "-fls") for a in args):
+            return False
+        if cmd == "git" and not (args and args[0] in _GIT_READS):
+            return False
+    return True
+
+
+def skip_tool(name: str, extra: list[str] | tuple[str, ...] = ()) -> bool:
+    """True when tool ``name`` matches a skip pattern (``DEFAULT_SKIP_TOOLS`` + ``extra``), case-insensitively."""
+    n = name.strip().lower()
+    return any(fnmatch.fnmatchcase(n, p.strip().lower()) for p in (*DEFAULT_SKIP_TOOLS, *extra) if p.strip())
+
+
+def tool_text(name: str, tool_input: Any, output: Any, *, is_error: bool = False, cwd: str | None = None) -> str:
+    """The tool summary a hook stores: :func:`memdir.capture.tools.tool_summary`, the same function the
+    importers use (``<tool>: <main argument> → <first output lines>``; file edits as "file + what changed").
+    ``output`` may be a string, a list of text blocks or a dict (``stdout``/``stderr``/``output``/``content`` are
+    read). ``cwd``: file paths under it are shown relative to it."""
+    from memdir.capture.tools import tool_summary
+
+    return tool_summary(name, tool_input, _output_text(output), is_error=is_error, cwd=cwd)
+
+
+def _output_text(output: Any) -> str | None:
+    if output is None:
+        return None
+    if isinstance(output, str):
+        return output
+    if isinstance(output, list):
+        parts = []
+        for b in output:
+            if isinstance(b, dict) and isinstance(b.get("text"), str):
+                parts.append(b["text"])
+            elif isinstance(b, str):
+                parts.append(b)
+        return "\n".join(parts)
+    if isinstance(output, dict):
+        parts = [str(output[k]) for k in ("stdout", "output", "content", "result", "stderr", "error")
+                 if isinstance(output.get(k), (str, int, float)) and str(output.get(k)).strip()]
+        if parts:
+            return "\n".join(parts)
+        import json
+
+        return json.dumps(output, ensure_ascii=False, default=str)[:4000]
+    return str(output)
+
+
+def _clean_unicode(text: str) -> str:
+    """Replace lone UTF-16 surrogates (a JSON payload may carry ``\\ud800``) with U+FFFD; keep valid pairs."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+def _local_day_bounds(now: datetime) -> tuple[datetime, datetime]:
+    local = now.astimezone()
+    start = local.replace(hour=0, minute=0, second=0, microsecond=0)
+    return start, start + timedelta(days=1)
+
+
+def _skip(reason: str, detail: str, *, key: str | None = None, role: str | None = None, text: str | None = None) -> CaptureResult:
+    log.debug("capture: skipped (%s) %s", reason, _safe(detail))
+    return CaptureResult(False, reason, key, role, _safe(text))
+
+
+def _safe(text: str | None) -> str | None:
+    """Redacted copy for results and logs (what is stored is redacted by ``import_events`` too)."""
+    if not text:
+        return text
+    from memdir.capture.redact import redact
+
+    return redact(text)
+
+
+# ---- the gate --------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Decision:
+    """What :func:`gate` decided for one event.
+
+    ``reason``: ``None`` when the event is worth storing, else the gate that fired (``invalid``, ``noisy_tool``,
+    ``host_injected``, ``memory_block``, ``slash_command``, ``trivial``, ``too_short``). ``role``: the normalised
+    role. ``text``: the cleaned text to store (host and memory blocks cut out; for a tool event without text, the
+    summary built by :func:`tool_text`), not yet redacted. ``key``: the live-capture key (``u:``/``a:``/``t:``;
+    ``None`` when a gate fired before one existed); importers keep their own ``import:…`` keys.
+    """
+
+    reason: str | None
+    role: str | None = None
+    text: str | None = None
+    key: str | None = None
+
+    @property
+    def keep(self) -> bool:
+        return self.reason is None
+
+
+def _no(reason: str, detail: str, **kw: Any) -> Decision:
+    log.debug("capture: skipped (%s) %s", reason, _safe(detail))
+    return Decision(reason, **kw)
+
+
+def gate(event: Any, config: Any) -> Decision:
+    """Decide whether one event is worth storing: THE one "should this be stored" function, called by the host
+    hooks (through :func:`capture`) and by every transcript importer (:mod:`memdir.portability.transcripts`).
+
+    ``event``: a dict shaped as in the module docstring (a string is a user prompt); importer events carry the
+    tool name in ``meta["tool"]``, which is read too. ``config``: anything with ``get(key)`` (``Memdir.config``);
+    ``capture.skip_tools`` and ``capture.min_chars`` are read. Gates 1-6 of the module docstring, in order; the
+    daily cap and ``capture.enabled`` are not content gates: they limit live hook capture only (:func:`capture`),
+    an explicit import is not rate-limited. Pure: never writes, never raises for a bad event.
+    """
+    if isinstance(event, str):
+        event = {"role": "user", "text": event}
+    if not isinstance(event, dict):
+        return _no("invalid", f"not an event object: {type(event).__name__}")
+    ev = event
+    role = str(ev.get("role") or "user").strip().lower()
+    if role not in ROLE_PREFIX:
+        return _no("invalid", f"unknown role {role!r}")
+    session = str(ev.get("session") or "").strip() or "nosession"
+    session = session.replace("\n", " ")[:200]
+    text = ev.get("text")
+    meta = ev.get("meta") if isinstance(ev.get("meta"), dict) else {}
+
+    if isinstance(text, str):
+        text = _clean_unicode(text)
+    if role == "tool":
+        name = str(ev.get("tool") or ev.get("tool_name") or meta.get("tool") or "").strip()
+        if name and skip_tool(name, config.get("capture.skip_tools")):
+            return _no("noisy_tool", name, role=role)
+        cmd = shell_command(name, ev.get("input")) if name else None
+        if cmd and is_shell_read(cmd):  # the shell form of Read/Grep/Glob/LS: a file dump, noise for memory
+            return _no("noisy_tool", f"{name} read: {cmd[:80]}", role=role)
+        if not isinstance(text, str) or not text.strip():
+            if not name:
+                return _no("invalid", "tool event without a tool name or text", role=role)
+            text = _clean_unicode(tool_text(name, ev.get("input"), ev.get("output"), is_error=bool(ev.get("is_error")),
+                                            cwd=ev.get("cwd") or meta.get("cwd")))
+        call_id = str(ev.get("call_id") or "").strip()
+        key = f"t:{session}:{call_id[:200]}" if call_id else f"t:{session}:{text_hash(text)}"
+    else:
+        if not isinstance(text, str) or not text.strip():
+            return _no("invalid", "no text", role=role)
+        if is_host_injected(text):
+            return _no("host_injected", repr(text[:60]), role=role)
+        cleaned, removed = strip_injected(text)
+        if not cleaned:
+            return _no("memory_block" if removed == {"memory"} else "host_injected",
+                       f"nothing left after removing {sorted(removed)}", role=role)
+        if is_host_injected(cleaned):
+            return _no("host_injected", repr(cleaned[:60]), role=role)
+        text = cleaned
+        if role == "user" and is_slash_command(text):
+            return _no("slash_command", repr(text[:60]), role=role)
+        if is_trivial(text):
+            return _no("trivial", repr(text[:60]), role=role, text=text)
+        min_chars = config.get("capture.min_chars")
+        if weighted_len(text) < min_chars:
+            return _no("too_short", f"{weighted_len(text)} < capture.min_chars={min_chars}: {text[:60]!r}", role=role,
+                       text=text)
+        key = f"{ROLE_PREFIX[role]}:{session}:{text_hash(text)}"
+
+    if ev.get("ts") not in (None, ""):
+        from memdir.errors import UsageError
+        from memdir.timeutil import parse_ts
+
+        try:
+            parse_ts(ev.get("ts"))
+        except (UsageError, ValueError, TypeError, OverflowError) as exc:
+            return _no("invalid", f"bad ts {ev.get('ts')!r}: {exc}", key=key, role=role, text=text)
+    return Decision(None, role, text, key)
+
+
+def capture(m, event: Any, *, scope: str = "project", **fields: Any) -> CaptureResult:
+    """Gate one host event and store it when it passes (see the module docstring for gates and keys).
+
+    ``m``: an open :class:`memdir.Memdir`. ``event``: a dict (shape in the module docstring) or a string
+    (a user prompt). ``fields``: overrides merged into the event (``session=…``, ``role=…``). ``scope``:
+    ``"project"`` (default) or ``"global"``. The content gates are :func:`gate` (the same function the importers
+    call); then ``capture.enabled`` and the daily cap. Never raises for a bad event (it is ``invalid``); raises
+    ``UsageError`` for an unknown scope and ``MemdirError`` if the store cannot be written.
+    """
+    if isinstance(event, str):
+        event = {"role": "user", "text": event}
+    if not isinstance(event, dict):
+        return _skip("invalid", f"not an event object: {type(event).__name__}")
+    ev = {**event, **fields}
+    cfg = m.config
+    if not cfg.get("capture.enabled"):
+        return _skip("disabled", "capture.enabled is false")
+    d = gate(ev, cfg)
+    if not d.keep:
+        return CaptureResult(False, d.reason or "invalid", d.key, d.role, _safe(d.text))
+    role, text, key = d.role, d.text, d.key
+    session = str(ev.get("session") or "").strip() or "nosession"
+    session = session.replace("\n", " ")[:200]
+
+    cap = cfg.get("capture.daily_cap")
+    if cap:
+        start, end = _local_day_bounds(m.clock())
+        n = m.count_events(since=start, until=end, key_prefixes=CAPTURE_PREFIXES, scope=scope)
+        if n >= cap:
+            return _skip("daily_cap", f"{n} events captured today >= capture.daily_cap={cap}", key=key, role=role, text=text)
+
+    meta = dict(ev.get("meta") or {}) if isinstance(ev.get("meta"), dict) else {}
+    for k in ("source", "tool", "call_id", "cwd"):
+        if ev.get(k) not in (None, ""):
+            meta.setdefault(k, ev[k])
+    if ev.get("is_error"):
+        meta["is_error"] = True
+    row = {"key": key, "role": role, "text": text, "session": None if session == "nosession" else session,
+           "ts": ev.get("ts"), "meta": meta or None}
+    counts = m.import_events([row], scope=scope)
+    if counts.get("stored"):
+        log.debug("capture: stored %s (%d chars)", key, len(text))
+        return CaptureResult(True, "stored", key, role, _safe(text))
+    if counts.get("duplicate"):
+        return _skip("duplicate", key, key=key, role=role, text=text)
+    return _skip("tombstoned", f"{key} (forgotten earlier)", key=key, role=role, text=text)

@@ -1,0 +1,213 @@
+"""Tool-call summaries, one function for hooks and importers: :func:`tool_summary`.
+
+Most calls read ``<tool>: <main argument> → <first output lines>`` (:func:`~memdir.portability.importers.jsonl.summarise_tool`).
+Calls that change files keep **which file and what changed** instead of the host's "file updated" reply, because
+what the agent wrote is what a later session asks about:
+
+=======================================  ==========================================================================
+call                                     summary
+=======================================  ==========================================================================
+``Edit`` (``file_path``/``filePath``,      ``Edit: <file> (-2 +3 lines)`` then the changed lines, ``- old`` / ``+ new``
+``old_string``, ``new_string``)          hunk by hunk (lines both sides share are dropped)
+``MultiEdit`` (``edits: [...]``)           one such block per edit
+``Write`` (``content``)                    ``Write: <file> (<n> lines)`` then the first lines of the content
+``apply_patch`` (Codex patch text, as     ``apply_patch: Update <file>, Add <file>`` then each file's ``+``/``-`` lines
+a string or ``{"input"|"patch": …}``;
+OpenCode ``patch`` ``{"patchText": …}``)
+=======================================  ==========================================================================
+
+Bounds: at most :data:`CHANGE_MAX_LINES` changed lines per file (when cut, two thirds go to the added lines
+and a last line says how many were left out), each line cut to
+:data:`CHANGE_LINE_MAX_CHARS`, the whole text to :data:`~memdir.portability.importers.jsonl.TOOL_SUMMARY_MAX_CHARS`. A failed
+call ends with ``→ error: <first output lines>``. Texts are not redacted here: the store redacts every event
+(:meth:`memdir.Memdir.import_events`). File paths under ``cwd`` are shown relative to it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from memdir.portability.importers.jsonl import TOOL_SUMMARY_MAX_CHARS, primary_arg, summarise_tool
+
+CHANGE_MAX_LINES = 12
+"""Changed lines kept per file (``-`` and ``+`` lines together)."""
+CHANGE_LINE_MAX_CHARS = 140
+"""Each changed line is cut to this many characters."""
+
+EDIT_TOOLS = frozenset({"edit", "multiedit", "write", "apply_patch", "patch", "str_replace_based_edit_tool"})
+_PATCH_FILE = re.compile(r"^\*\*\* (Add|Update|Delete) File: (.+)$")
+_PATCH_MOVE = re.compile(r"^\*\*\* Move to: (.+)$")
+
+
+def _get(d: dict, *keys: str) -> Any:
+    for k in keys:
+        v = d.get(k)
+        if v not in (None, ""):
+            return v
+    return None
+
+
+def _rel(path: str, cwd: str | None) -> str:
+    p = str(path).strip()
+    if cwd:
+        base = str(cwd).rstrip("/\\")
+        if base and p.startswith(base + "/"):
+            return p[len(base) + 1:]
+    return p
+
+
+def _line(s: str) -> str:
+    s = s.rstrip()
+    return s if len(s) <= CHANGE_LINE_MAX_CHARS else s[: CHANGE_LINE_MAX_CHARS - 1] + "…"
+
+
+def _bounded(lines: list[str]) -> list[str]:
+    if len(lines) <= CHANGE_MAX_LINES:
+        return lines
+    return lines[:CHANGE_MAX_LINES] + [f"… (+{len(lines) - CHANGE_MAX_LINES} lines)"]
+
+
+def _bounded_diff(lines: list[str]) -> list[str]:
+    """At most ``CHANGE_MAX_LINES`` of ``- ``/``+ `` lines, in order; when cut, the added lines (what the agent
+    wrote) get two thirds of the room, and a last line says how many of each were left out."""
+    if len(lines) <= CHANGE_MAX_LINES:
+        return lines
+    plus = [i for i, x in enumerate(lines) if x.startswith("+")]
+    minus = [i for i, x in enumerate(lines) if not x.startswith("+")]
+    n_plus = min(len(plus), max(CHANGE_MAX_LINES * 2 // 3, CHANGE_MAX_LINES - len(minus)))
+    n_minus = CHANGE_MAX_LINES - n_plus
+    keep = set(plus[:n_plus]) | set(minus[:n_minus])
+    out = [x for i, x in enumerate(lines) if i in keep]
+    return out + [f"… (-{len(minus) - min(n_minus, len(minus))} +{len(plus) - n_plus} more lines)"]
+
+
+def _hunks(a: list[str], b: list[str]) -> list[tuple[list[str], list[str]]]:
+    """``[(removed lines, added lines), …]`` between line lists ``a`` and ``b``: :class:`difflib.SequenceMatcher`
+    opcodes (lines both sides share are dropped), or one hunk after trimming the common head and tail when the
+    texts are too large for it (more than 250,000 line pairs)."""
+    if len(a) * len(b) <= 250_000:
+        import difflib  # only when a file edit is summarised (the hook path stays light)
+
+        sm = difflib.SequenceMatcher(None, a, b, autojunk=False)
+        return [(a[i1:i2], b[j1:j2]) for op, i1, i2, j1, j2 in sm.get_opcodes() if op != "equal"]
+    i = 0
+    while i < len(a) and i < len(b) and a[i] == b[i]:
+        i += 1
+    j = 0
+    while j < len(a) - i and j < len(b) - i and a[len(a) - 1 - j] == b[len(b) - 1 - j]:
+        j += 1
+    return [(a[i: len(a) - j], b[i: len(b) - j])]
+
+
+def diff_lines(old: str, new: str) -> tuple[list[str], int, int]:
+    """``(["- old line", "+ new line", …], removed, added)``: what ``new`` changed in ``old``, line by line, hunk by
+    hunk (an insertion shows only ``+`` lines; blank lines are counted but not shown). Unbounded."""
+    out: list[str] = []
+    removed = added = 0
+    for gone, came in _hunks(str(old or "").splitlines(), str(new or "").splitlines()):
+        removed += len(gone)
+        added += len(came)
+        out += [_line("- " + x) for x in gone if x.strip()] + [_line("+ " + x) for x in came if x.strip()]
+    return out, removed, added
+
+
+def _edit_block(path: str, old: Any, new: Any, cwd: str | None, replace_all: bool = False) -> list[str]:
+    lines, removed, added = diff_lines(str(old or ""), str(new or ""))
+    head = f"{_rel(path, cwd)} (-{removed} +{added} lines{', every occurrence' if replace_all else ''})"
+    return [head, *_bounded_diff(lines)]
+
+
+def _patch_blocks(patch: str, cwd: str | None) -> tuple[list[str], list[str]]:
+    """``(["Update a.py", …], body lines)`` of a Codex ``*** Begin Patch`` text."""
+    files: list[str] = []
+    body: list[str] = []
+    current: list[str] = []
+    header = -1  # index in body of the current file's header line
+
+    def flush() -> None:
+        if current:
+            body.extend(_bounded(current))
+            current.clear()
+
+    for raw in patch.splitlines():
+        m = _PATCH_FILE.match(raw)
+        if m:
+            flush()
+            name = f"{m.group(1)} {_rel(m.group(2), cwd)}"
+            files.append(name)
+            header = len(body)
+            body.append(name)
+            continue
+        mv = _PATCH_MOVE.match(raw)
+        if mv and files:
+            files[-1] += f" → {_rel(mv.group(1), cwd)}"
+            body[header] = files[-1]
+            continue
+        if raw.startswith(("+", "-")) and not raw.startswith(("+++", "---")) and raw[1:].strip():
+            current.append(_line(f"{raw[0]} {raw[1:]}"))
+    flush()
+    return files, body
+
+
+def describe_change(name: str, tool_input: Any, *, cwd: str | None = None) -> str | None:
+    """``<file> (-r +a lines)`` + changed lines for a file-changing call (table in the module docstring), or
+    ``None`` when ``name``/``tool_input`` is not one (the caller then uses the generic summary). Unbounded in
+    total; each file's lines are bounded."""
+    n = name.strip().lower()
+    if n not in EDIT_TOOLS:
+        return None
+    args = tool_input
+    if isinstance(args, str) and "*** Begin Patch" not in args:
+        try:
+            args = json.loads(args)
+        except json.JSONDecodeError:
+            return None
+    patch = _get(args, "input", "patch", "patchText") if isinstance(args, dict) else None
+    if isinstance(patch, str) and "*** Begin Patch" in patch:  # Codex {"input": …}, OpenCode patch {"patchText": …}
+        args = patch
+    if isinstance(args, str):
+        files, body = _patch_blocks(args, cwd)
+        return ", ".join(files) + "\n" + "\n".join(body[1:] if len(files) == 1 else body) if files else None
+    if not isinstance(args, dict):
+        return None
+    path = _get(args, "file_path", "filePath", "path", "notebook_path")
+    if not isinstance(path, str):
+        return None
+    edits = args.get("edits")
+    if isinstance(edits, list) and edits:
+        out = [f"{_rel(path, cwd)} ({len(edits)} edits)"]
+        for e in edits:
+            if isinstance(e, dict):
+                out += _edit_block(path, _get(e, "old_string", "oldString"), _get(e, "new_string", "newString"),
+                                   cwd, bool(e.get("replace_all") or e.get("replaceAll")))[1:]
+        return "\n".join(out)
+    old, new = _get(args, "old_string", "oldString", "old_str"), _get(args, "new_string", "newString", "new_str")
+    if old is not None or new is not None:
+        return "\n".join(_edit_block(path, old, new, cwd, bool(args.get("replace_all") or args.get("replaceAll"))))
+    content = _get(args, "content", "file_text")
+    if isinstance(content, str):
+        lines = [_line(x) for x in content.splitlines() if x.strip()]
+        return "\n".join([f"{_rel(path, cwd)} ({len(content.splitlines())} lines)", *_bounded(lines)])
+    return None
+
+
+def tool_summary(name: str, tool_input: Any, output: str | None, *, is_error: bool = False,
+                 cwd: str | None = None) -> str:
+    """The stored text of one tool call, for hooks and importers alike (see the module docstring).
+
+    ``tool_input``: the call's arguments (dict, JSON string, or Codex patch text). ``output``: the result text
+    (``None`` = no result recorded). Returns at most ``TOOL_SUMMARY_MAX_CHARS`` characters."""
+    change = describe_change(name, tool_input, cwd=cwd)
+    if change is None:
+        return summarise_tool(name, primary_arg(tool_input), output, is_error=is_error)
+    text = f"{name}: {change}"
+    if is_error and output:
+        first = [ln.strip() for ln in str(output).splitlines() if ln.strip()][:2]
+        text += "\n→ error: " + " ".join(first)
+    elif output is None:
+        text += "\n→ (no result)"
+    if len(text) > TOOL_SUMMARY_MAX_CHARS:
+        text = text[: TOOL_SUMMARY_MAX_CHARS - 1] + "…"
+    return text

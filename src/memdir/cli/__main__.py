@@ -1,0 +1,6 @@
+"""``python -m memdir.cli``: the command line (host configs written by ``memdir install`` name this module)."""
+
+from memdir.cli.main import main
+
+if __name__ == "__main__":
+    main()

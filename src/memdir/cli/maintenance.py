@@ -1,0 +1,93 @@
+"""CLI commands ``backfill``, ``sweep``, ``prune`` and ``doctor`` (loaded lazily by :mod:`memdir.cli.main`).
+
+Each is a thin layer over the facade (:meth:`Memdir.backfill`, ``sweep``, ``prune``, ``doctor``), with ``--json``.
+"""
+
+from __future__ import annotations
+
+
+import click
+
+from memdir.cli.main import _emit, _preview_text, json_opt, open_store
+
+
+def _json(ctx: click.Context, as_json: bool) -> bool:
+    return as_json or bool(ctx.find_root().obj.get("json"))
+
+
+@click.command()
+@click.option("--limit", type=click.IntRange(1, None), default=None, help="Embed at most N memories.")
+@click.option("--no-progress", is_flag=True, help="No progress bar.")
+@json_opt
+@click.pass_context
+def backfill(ctx, limit, no_progress, as_json):
+    """Embed pending memories (new, failed, edited, or made with another model)."""
+    from memdir.engine import hybrid as vectors
+
+    m = open_store(ctx)
+    prov = vectors.provider_for(m, strict=True)
+    if prov is None:
+        raise click.UsageError("no embedding provider: set embed.provider (e.g. \"auto\") in config.toml or MEMDIR_EMBED_PROVIDER")
+    total = sum(r.store.vector_pending_count(prov.model) for r in m._live_roots())
+    if limit:
+        total = min(total, limit)
+    if no_progress or _json(ctx, as_json) or total == 0:
+        res = m.backfill(limit=limit)
+    else:
+        with click.progressbar(length=total, label=f"embedding with {prov.model}", file=click.get_text_stream("stderr")) as bar:
+            res = m.backfill(limit=limit, progress=bar.update)
+    human = f"embedded {res['embedded']}, failed {res['failed']}, still pending {res['pending']} ({res['model']})"
+    if res.get("error"):
+        human += f"\nlast error: {res['error']}"
+    _emit(ctx, as_json, res, human)
+    if res["failed"]:
+        ctx.exit(1)
+
+
+@click.command()
+@json_opt
+@click.pass_context
+def sweep(ctx, as_json):
+    """Recompute heat tiers (hot/warm/cold/archive) now; only changed rows are written."""
+    res = open_store(ctx).sweep()
+    lines = [f"{scope}: hot {c['hot']}, warm {c['warm']}, cold {c['cold']}, archive {c['archive']} "
+             f"({c['changed']} changed, {c['written']} rows written)" for scope, c in res.items()]
+    _emit(ctx, as_json, res, "\n".join(lines) or "nothing to sweep: no memory root exists yet")
+
+
+@click.command()
+@click.option("--days", type=click.FloatRange(0, None), required=True, help="Only memories idle longer than this.")
+@click.option("--token", default=None, help="Confirm token from the preview: deletes.")
+@click.option("--force", is_flag=True, help="Delete at once: computes and applies the token in one step (scripts).")
+@json_opt
+@click.pass_context
+def prune(ctx, days, token, force, as_json):
+    """Preview (default) or delete (--token or --force) cold, unpinned episodic memories idle for --days days."""
+    res = open_store(ctx).prune(days, token, force=force)
+    if res["deleted"]:
+        human = f"deleted {res['count']} memories ({res['bytes']} bytes); tombstones keep them from coming back"
+    else:
+        human = _preview_text(
+            f"{res['count']} cold memories idle since before {res['cutoff']} ({res['bytes']} bytes) would be deleted",
+            res["samples"], res["count"], f"to delete them: memdir prune --days {days:g} --token {res['token']}  (valid this hour)")
+    _emit(ctx, as_json, res, human)
+
+
+@click.command()
+@json_opt
+@click.pass_context
+def doctor(ctx, as_json):
+    """Check the embedding provider (one real call), the indexes, the Markdown/index consistency and the host
+    registrations (memdir hooks a host will not run)."""
+    from memdir.hosts.install import host_checks
+
+    store = open_store(ctx)
+    checks = store.doctor() + host_checks(store.project_root)
+    lines = []
+    for c in checks:
+        lines.append(f"[{c['ok']:>4}] {c['check']}: {c['detail']}")
+        if c["remedy"]:
+            lines.append(f"       → {c['remedy']}")
+    _emit(ctx, as_json, checks, "\n".join(lines))
+    if any(c["ok"] == "fail" for c in checks):
+        ctx.exit(1)

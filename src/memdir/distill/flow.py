@@ -1,0 +1,672 @@
+"""Distillation: a cheap model turns finished sessions into curated notes (seed 000's auto-extract, seed 001's
+LLM branch).
+
+Flow for each session with captured turns not yet distilled (``memdir distill``, or a detached process the
+host's Stop / SessionEnd / ``session.idle`` hook starts when ``distill.auto`` is on):
+
+1. **Select.** Events of the project root whose key is not in ``distill_marks`` (migration ``m006``), grouped
+   by session, in time order. A session waits until it has ``distill.min_turns`` (default 4, seed 000
+   ``minTurns``) new turns — a turn is one user or assistant message; the count is the larger of the two.
+2. **Prompt.** The turns, **redacted again** (:func:`memdir.capture.redact.redact`) and cut to
+   ``distill.max_turn_chars`` each (tool summaries to 300), are packed into chunks of at most
+   ``distill.max_input_chars``; each chunk is one model call, with the ids and summaries of the existing notes
+   that match it (so the model can name one in ``supersedes``). The reply must be the JSON object of
+   :data:`SCHEMA` (version 1), documented in docs/API.md.
+3. **Check each item** (a failure rejects that item only, with a logged reason): an object; ``category`` in the
+   configured categories; non-empty ``summary`` (≤ 200 chars) and ``body`` (≤ ``distill.max_body_chars``);
+   ``tags``/``load_when`` lists of short strings; ``supersedes`` naming a live note; at most
+   ``distill.max_items`` items per reply. Every string is **redacted again** before anything uses it.
+4. **The three protections.** (a) A ``rules`` candidate, or one superseding a rule, never writes ``rules/``:
+   it becomes a proposal (:mod:`memdir.notes.proposals`). (b) A candidate overlapping an existing note — token-set
+   Jaccard ≥ ``distill.overlap_lexical`` (0.5) over content tokens of summary + body, or, when embeddings are on,
+   cosine ≥ ``distill.overlap_vector`` (0.9) — is skipped, unless the model named that note in ``supersedes``,
+   which then becomes an explicit supersede; never a near-duplicate. Earlier candidates of the same run count
+   too. (c) Secrets are redacted before the model sees the text and again on what comes back.
+5. **Write.** Notes get provenance in their frontmatter (``source: distill``, ``sessions``, ``model``,
+   ``distill_run``), so ``memdir forget --source distill --session ID`` removes a batch. The chunk's events
+   are then marked distilled, so a second run adds nothing. A reply that is not JSON marks its turns too
+   (logged, not retried: the same turns would cost again); a failed call (timeout, HTTP error, missing CLI)
+   leaves them pending for the next run.
+
+Every model call is a row in ``distill_runs`` (session, day, provider, model, status, counts); at most
+``distill.daily_cap`` calls per UTC day and project root. ``dry_run`` asks the model but writes nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import subprocess
+import sys
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any, Iterable
+
+from memdir.errors import MemdirError, UsageError
+from memdir.timeutil import iso, parse_ts
+
+log = logging.getLogger("memdir")
+
+PROVIDER_NAMES = ("", "openai", "anthropic", "claude", "codex", "opencode")
+# settings: the distill.* keys of memdir.config.SETTINGS
+
+SCHEMA_VERSION = 1
+#: the reply shape the prompt asks for (docs/API.md "Distillation reply"); ``supersedes`` is optional
+SCHEMA = {"version": 1, "memories": [{"category": "decisions", "summary": "one line", "body": "the memory",
+                                      "tags": ["tag"], "load_when": ["topic"], "supersedes": "decisions/older-note"}]}
+MAX_SUMMARY_CHARS = 200
+MAX_LIST_ITEMS = 12
+MAX_LIST_ITEM_CHARS = 80
+TOOL_TURN_CHARS = 300
+MAX_EXISTING_CHARS = 3000
+LOG_NAME = "distill.log"
+MAX_LOG_BYTES = 1_000_000
+
+SYSTEM_PROMPT = """You turn a finished conversation between a developer and a coding agent into a few durable memory \
+notes for later sessions. Answer with exactly one JSON object and nothing else (no prose, no code fence), shaped:
+{"version": 1, "memories": [{"category": "...", "summary": "...", "body": "...", "tags": ["..."], \
+"load_when": ["..."], "supersedes": "category/slug"}]}
+- category: one of <categories>.
+- summary: one line, at most 120 characters. body: the memory with its reason or root cause, at most <max_body> \
+characters. tags and load_when: a few short words that should bring the note back. supersedes: only when one of \
+the existing notes listed below is now wrong or replaced by this one; otherwise leave it out.
+- Worth keeping: the developer's preferences, decisions and why they were made, pitfalls that were not obvious \
+and what caused them, project conventions, durable facts about the project or its tools.
+- Not worth keeping: anything the code or the git history already shows, progress on the current task, branch \
+names, file paths, small talk, one-off commands, and never a password, key or token.
+- Something the developer says must always or never be done goes in "rules" (a person reviews it).
+- Do not repeat an existing note. Write in the language the conversation uses. If nothing is worth keeping, \
+answer {"version": 1, "memories": []}."""
+
+
+# ---- selecting turns --------------------------------------------------------------------------------------
+def pending_turns(root, *, session: str | None = None, since: float | None = None) -> dict[str, list[Any]]:
+    """Events of ``root``'s store (SQLite or PostgreSQL: :meth:`memdir.store.sqlite.store.Store.session_turns`) not yet
+    distilled by this host (``distill_marks`` in the root's own SQLite file), ``{session: [rows (id, ref, role,
+    text, session, ts, ts_epoch)]}`` in time order. Events without a session are never distilled (there is no
+    conversation to read them in)."""
+    marked = [r[0] for r in root.db.execute("SELECT ref FROM distill_marks")]
+    out: dict[str, list[Any]] = {}
+    for row in root.store.session_turns(session=session, since=since, exclude=marked):
+        out.setdefault(row["session"], []).append(row)
+    return out
+
+
+def count_turns(rows: Iterable[Any]) -> int:
+    """Conversation turns in ``rows``: the larger of the user and the assistant message counts (tool
+    summaries do not count), so a host that captures only one side still reaches ``min_turns``."""
+    users = assistants = 0
+    for r in rows:
+        users += r["role"] == "user"
+        assistants += r["role"] == "assistant"
+    return max(users, assistants)
+
+
+def render_turn(row: Any, max_chars: int) -> str:
+    """One redacted transcript line ``[role] text`` (tool summaries cut shorter)."""
+    from memdir.capture.redact import redact
+
+    limit = TOOL_TURN_CHARS if row["role"] == "tool" else max_chars
+    text = " ".join(redact(row["text"] or "").split()) if row["role"] == "tool" else redact(row["text"] or "").strip()
+    if len(text) > limit:
+        text = text[: limit - 1].rstrip() + "…"
+    return f"[{row['role']}] {text}"
+
+
+def chunk_turns(rows: list[Any], max_chars: int, max_turn_chars: int) -> list[tuple[list[Any], str]]:
+    """``rows`` packed into ``[(rows, transcript)]`` of at most ``max_chars`` characters each."""
+    out: list[tuple[list[Any], str]] = []
+    cur: list[Any] = []
+    lines: list[str] = []
+    size = 0
+    for r in rows:
+        line = render_turn(r, max_turn_chars)
+        if cur and size + len(line) + 1 > max_chars:
+            out.append((cur, "\n".join(lines)))
+            cur, lines, size = [], [], 0
+        cur.append(r)
+        lines.append(line)
+        size += len(line) + 1
+    if cur:
+        out.append((cur, "\n".join(lines)))
+    return out
+
+
+def build_prompt(transcript: str, *, categories: list[str], existing: list[tuple[str, str]], max_body: int,
+                 session: str) -> tuple[str, str]:
+    """``(system, user)`` messages for one call. ``transcript`` must already be redacted (it is redacted
+    again here, so no caller can hand a secret to the model)."""
+    from memdir.capture.redact import redact
+
+    system = (SYSTEM_PROMPT.replace("<categories>", ", ".join(f'"{c}"' for c in categories))
+              .replace("<max_body>", str(max_body)))
+    lines, size = [], 0
+    for nid, summary in existing:
+        line = f"- {nid}: {redact(' '.join((summary or '').split()))[:160]}"
+        if size + len(line) > MAX_EXISTING_CHARS:
+            break
+        lines.append(line)
+        size += len(line)
+    notes_part = "\n".join(lines) if lines else "(none)"
+    user = (f"Existing notes (id: summary):\n{notes_part}\n\n"
+            f"Conversation (session {redact(session)}):\n{redact(transcript)}\n\n"
+            f"Reply with the JSON object only.")
+    return system, user
+
+
+# ---- reading the reply ------------------------------------------------------------------------------------
+_FENCE = re.compile(r"^\s*```[a-zA-Z0-9_-]*\s*\n(.*?)\n?```\s*$", re.S)
+
+
+def parse_reply(text: str) -> tuple[list[Any] | None, str]:
+    """``(items, "")`` from a model reply, or ``(None, reason)`` when it is not the JSON object asked for.
+    Tolerates a code fence and prose around one JSON object."""
+    if not isinstance(text, str) or not text.strip():
+        return None, "empty reply"
+    s = text.strip()
+    m = _FENCE.match(s)
+    if m:
+        s = m.group(1).strip()
+    obj: Any = None
+    try:
+        obj = json.loads(s)
+    except ValueError:
+        start, end = s.find("{"), s.rfind("}")
+        if start >= 0 and end > start:
+            try:
+                obj = json.loads(s[start : end + 1])
+            except ValueError as exc:
+                return None, f"invalid JSON ({exc.msg} at char {exc.pos})"
+        else:
+            return None, "invalid JSON (no object in the reply)"
+    if isinstance(obj, list):
+        obj = {"memories": obj}
+    if not isinstance(obj, dict):
+        return None, "invalid JSON (not an object)"
+    version = obj.get("version", SCHEMA_VERSION)
+    if version not in (SCHEMA_VERSION, str(SCHEMA_VERSION)):
+        return None, f"unsupported reply version {version!r} (expected {SCHEMA_VERSION})"
+    items = obj.get("memories")
+    if items is None:
+        return None, 'invalid reply (no "memories" list)'
+    if not isinstance(items, list):
+        return None, 'invalid reply ("memories" is not a list)'
+    return items, ""
+
+
+def _strlist(v: Any) -> list[str] | None:
+    if v is None:
+        return []
+    if isinstance(v, str):
+        v = [x for x in re.split(r"[,，]", v)]
+    if not isinstance(v, list) or not all(isinstance(x, (str, int, float)) and not isinstance(x, bool) for x in v):
+        return None
+    out = [" ".join(str(x).split()) for x in v]
+    return [x for x in out if x][:MAX_LIST_ITEMS]
+
+
+def check_item(item: Any, *, categories: list[str], max_body: int) -> tuple[dict[str, Any] | None, str]:
+    """``(candidate, "")`` with every string redacted, or ``(None, reason)`` for a rejected item."""
+    from memdir.capture.redact import redact
+
+    if not isinstance(item, dict):
+        return None, "not an object"
+    cat = item.get("category")
+    if not isinstance(cat, str) or not cat.strip():
+        return None, "no category"
+    cat = cat.strip()
+    if cat not in categories:
+        return None, f"unknown category {cat[:40]!r}"
+    summary, body = item.get("summary"), item.get("body")
+    if not isinstance(body, str) or not body.strip():
+        return None, "empty body"
+    if not isinstance(summary, str) or not summary.strip():
+        summary = body.strip().splitlines()[0]
+    summary = " ".join(summary.split())
+    if len(summary) > MAX_SUMMARY_CHARS:
+        return None, f"oversized summary ({len(summary)} chars > {MAX_SUMMARY_CHARS})"
+    body = body.strip()
+    if len(body) > max_body:
+        return None, f"oversized body ({len(body)} chars > {max_body})"
+    tags, load_when = _strlist(item.get("tags")), _strlist(item.get("load_when"))
+    if tags is None or load_when is None:
+        return None, "tags/load_when must be lists of strings"
+    if any(len(t) > MAX_LIST_ITEM_CHARS for t in tags + load_when):
+        return None, f"a tag longer than {MAX_LIST_ITEM_CHARS} chars"
+    sup = item.get("supersedes")
+    if sup is not None and not isinstance(sup, str):
+        return None, "supersedes must be a note id"
+    sup = sup.strip() if isinstance(sup, str) and sup.strip() else None
+    cand = {"category": cat, "summary": redact(summary), "body": redact(body),
+            "tags": [redact(t) for t in tags], "load_when": [redact(t) for t in load_when], "supersedes": sup}
+    cand["redacted"] = (cand["summary"] != summary or cand["body"] != body or cand["tags"] != tags
+                        or cand["load_when"] != load_when)
+    return cand, ""
+
+
+# ---- overlap ----------------------------------------------------------------------------------------------
+def content_tokens(text: str) -> set[str]:
+    """Distinct recall tokens of ``text`` without English stopwords (memdir.recall.tokenize)."""
+    from memdir.recall.tokenize import STOPWORDS, tokenize
+
+    return {t for t in tokenize(text) if t not in STOPWORDS}
+
+
+def jaccard(a: set[str], b: set[str]) -> float:
+    return len(a & b) / len(a | b) if a and b else 0.0
+
+
+class _Overlap:
+    """Finds the note (or earlier candidate of this run, or proposal) a candidate would duplicate."""
+
+    def __init__(self, m: Any, proposals: list[dict[str, Any]]):
+        self.m = m
+        self.lex = float(m.config.get("distill.overlap_lexical"))
+        self.vec = float(m.config.get("distill.overlap_vector"))
+        self.batch: list[tuple[str, set[str], Any]] = []  # (id, tokens, vector) of earlier candidates
+        for p in proposals:
+            self.batch.append((f"proposal {p['id']}", content_tokens(f"{p.get('summary') or ''}\n{p.get('text') or ''}"), None))
+        self.provider = None
+        if m.config.get("recall.channel") != "lexical":
+            from memdir.engine import hybrid as vectors
+
+            self.provider = vectors.provider_for(m)
+
+    def _embed(self, text: str) -> Any:
+        if self.provider is None:
+            return None
+        try:
+            return self.provider.embed([text])[0]
+        except Exception as exc:  # noqa: BLE001 — embeddings are an extra check, never a failure
+            log.debug("distill: overlap embedding failed: %s", exc)
+            return None
+
+    def _stored_vector(self, ref: str) -> Any:
+        import numpy as np
+
+        for root in (self.m.roots["project"], self.m.roots["global"]):
+            if not root.exists():
+                continue
+            blob = root.store.vector_of(ref, getattr(self.provider, "model", None))
+            if blob:
+                return np.frombuffer(blob, dtype=np.float32)
+        return None
+
+    def check(self, cand: dict[str, Any]) -> tuple[str | None, float, str, Any]:
+        """``(id, similarity, channel, vector)`` of the most similar existing note above a threshold, else
+        ``(None, best lexical similarity, "", vector)``."""
+        text = f"{cand['summary']}\n{cand['body']}"
+        toks = content_tokens(text)
+        vec = self._embed(text)
+        best: tuple[str | None, float, str] = (None, 0.0, "")
+        seen = 0.0
+        for h in self.m.recall(text, k=5, kinds=["note"]):
+            sim = jaccard(toks, content_tokens(f"{h.summary or ''}\n{h.text}"))
+            seen = max(seen, sim)
+            if sim >= self.lex and sim > best[1]:
+                best = (h.id, sim, "lexical")
+            elif vec is not None and best[0] is None:
+                other = self._stored_vector(h.id)
+                if other is not None and other.shape == vec.shape:
+                    cos = float((vec * other).sum())
+                    if cos >= self.vec:
+                        best = (h.id, cos, "vector")
+        for bid, btoks, bvec in self.batch:
+            sim = jaccard(toks, btoks)
+            seen = max(seen, sim)
+            if sim >= self.lex and sim > best[1]:
+                best = (bid, sim, "lexical")
+            elif vec is not None and bvec is not None and best[0] is None and float((vec * bvec).sum()) >= self.vec:
+                best = (bid, float((vec * bvec).sum()), "vector")
+        return (best[0], round(best[1], 3), best[2], vec) if best[0] else (None, round(seen, 3), "", vec)
+
+    def add(self, ident: str, cand: dict[str, Any], vec: Any) -> None:
+        self.batch.append((ident, content_tokens(f"{cand['summary']}\n{cand['body']}"), vec))
+
+
+# ---- the run ----------------------------------------------------------------------------------------------
+def _note_ids(m: Any) -> dict[str, str]:
+    """Live note ids → category, over both roots."""
+    out: dict[str, str] = {}
+    for root in (m.roots["project"], m.roots["global"]):
+        if root.exists():
+            for r in root.store.live_notes():
+                out.setdefault(r["ref"], r["category"])
+    return out
+
+
+def _calls_today(db, day: str) -> int:
+    return int(db.execute("SELECT count(*) FROM distill_runs WHERE day = ?", (day,)).fetchone()[0])
+
+
+def run(m: Any, *, session: str | None = None, since: Any = None, dry_run: bool = False,
+        provider: Any = None) -> dict[str, Any]:
+    """Distil the project root's sessions (all with new turns, one ``session``, or turns since ``since``).
+
+    ``m`` is the open :class:`memdir.Memdir` (used through its public methods); ``provider`` overrides
+    ``distill.provider`` (tests). Returns ``{"dry_run", "provider", "model", "calls", "sessions": [{session,
+    turns, status, reason?}], "notes": [...], "proposals": [...], "superseded": [...], "skipped": [...],
+    "rejected": [...], "errors": [...], "marked"}``. Raises ``UsageError`` when no provider is configured (and
+    something is to be distilled), ``MemdirError`` when another distillation of this root is running."""
+    from memdir.notes import proposals as props
+
+    root = m.roots["project"]
+    since_epoch = parse_ts(since).timestamp() if since not in (None, "") else None
+    out: dict[str, Any] = {"dry_run": bool(dry_run), "provider": None, "model": None, "calls": 0, "sessions": [],
+                           "notes": [], "proposals": [], "superseded": [], "skipped": [], "rejected": [], "errors": [],
+                           "marked": 0}
+    if not root.exists():
+        return out
+    lock = None
+    if not dry_run:
+        import filelock
+
+        root.ensure()
+        lock = filelock.FileLock(str(root.derived / "distill.lock"), timeout=0)
+        try:
+            lock.acquire()
+        except filelock.Timeout:
+            raise MemdirError("another distillation of this project is running; try again when it ends") from None
+    try:
+        _run_locked(m, root, props, out, session=session, since_epoch=since_epoch, dry_run=dry_run, provider=provider)
+    finally:
+        if lock is not None:
+            lock.release()
+    return out
+
+
+def _run_locked(m: Any, root: Any, props: Any, out: dict[str, Any], *, session: str | None, since_epoch: float | None,
+                dry_run: bool, provider: Any) -> None:
+    cfg = m.config
+    min_turns, cap = int(cfg.get("distill.min_turns")), int(cfg.get("distill.daily_cap"))
+    max_body = int(cfg.get("distill.max_body_chars"))
+    max_items = int(cfg.get("distill.max_items"))
+    categories = list(cfg.get("categories"))
+    db = root.db  # host-local bookkeeping (distill_runs, distill_marks); the turns come from the store
+    pending = pending_turns(root, session=session, since=since_epoch)
+    if session is not None and not pending:
+        out["sessions"].append({"session": session, "turns": 0, "status": "skipped", "reason": "no new turns"})
+        return
+    todo = []
+    for sid, rows in pending.items():
+        n = count_turns(rows)
+        if n < min_turns:
+            out["sessions"].append({"session": sid, "turns": n, "status": "skipped",
+                                    "reason": f"{n} new turns, fewer than distill.min_turns ({min_turns})"})
+        else:
+            todo.append((sid, rows, n))
+    if not todo:
+        return
+    if provider is None:
+        from memdir.llm import get_provider
+
+        provider = get_provider(cfg)
+    out["provider"], out["model"] = provider.name, provider.model
+    pending_props = []
+    for r in (m.roots["project"], m.roots["global"]):
+        pending_props += props.list_all(r.path, status=None) if r.exists() else []
+    overlap = _Overlap(m, pending_props)
+    for sid, rows, n in todo:
+        entry = {"session": sid, "turns": n, "status": "distilled", "calls": 0}
+        out["sessions"].append(entry)
+        for chunk_rows, transcript in chunk_turns(rows, int(cfg.get("distill.max_input_chars")),
+                                                  int(cfg.get("distill.max_turn_chars"))):
+            now = m.clock()
+            day = now.strftime("%Y-%m-%d")
+            if not dry_run and _calls_today(db, day) >= cap:
+                entry.update(status="partial" if entry["calls"] else "skipped",
+                             reason=f"daily cap reached (distill.daily_cap = {cap} calls)")
+                log.info("distill: %s: daily cap of %d calls reached", sid, cap)
+                break
+            existing = [(h.id, h.summary or "") for h in m.recall(transcript[-4000:], k=20, kinds=["note"])]
+            system, user = build_prompt(transcript, categories=categories, existing=existing, max_body=max_body, session=sid)
+            out["calls"] += 1
+            entry["calls"] += 1
+            from memdir.llm import LLMError
+
+            try:
+                reply = provider.complete(system, user)
+            except LLMError as exc:
+                from memdir.capture.redact import redact
+
+                reason = redact(str(exc))  # an endpoint's error body can quote the key it was sent
+                out["errors"].append({"session": sid, "reason": reason})
+                log.warning("distill: %s: model call failed (turns stay pending): %s", sid, reason)
+                if not dry_run:
+                    _record(root, sid, day, now, provider, "error", reason, {}, [])
+                entry.update(status="error", reason=reason)
+                break
+            items, why = parse_reply(reply)
+            counts = {"notes": 0, "proposals": 0, "superseded": 0, "skipped": 0, "rejected": 0}
+            if items is None:
+                from memdir.capture.redact import redact
+
+                out["rejected"].append({"session": sid, "item": None, "reason": why})
+                counts["rejected"] += 1
+                log.warning("distill: %s: reply rejected: %s: %.200r", sid, why, redact(reply or ""))
+                if not dry_run:
+                    _record(root, sid, day, now, provider, "invalid_reply", why, counts, chunk_rows)
+                    out["marked"] += len(chunk_rows)
+                continue
+            run_id = None if dry_run else _record(root, sid, day, now, provider, "ok", "", counts, [])
+            prov = {"source": "distill", "sessions": [sid], "model": provider.model, "distilled_at": iso(now)}
+            if run_id is not None:
+                prov["distill_run"] = run_id
+            for i, item in enumerate(items):
+                if i >= max_items:
+                    _reject(out, counts, sid, i, f"more than distill.max_items ({max_items}) in one reply")
+                    continue
+                cand, why = check_item(item, categories=categories, max_body=max_body)
+                if cand is None:
+                    _reject(out, counts, sid, i, why)
+                    continue
+                if cand.pop("redacted"):
+                    log.info("distill: %s item %d: a secret in the model's reply was redacted", sid, i)
+                _decide(m, root, props, overlap, out, counts, sid, i, cand, prov, dry_run=dry_run)
+            if not dry_run:
+                _finish(root, run_id, sid, now, counts, chunk_rows)
+                out["marked"] += len(chunk_rows)
+        if entry["status"] == "distilled" and not entry["calls"]:
+            entry["status"] = "skipped"
+
+
+def _reject(out: dict[str, Any], counts: dict[str, int], sid: str, i: int, why: str) -> None:
+    out["rejected"].append({"session": sid, "item": i, "reason": why})
+    counts["rejected"] += 1
+    log.info("distill: %s item %d rejected: %s", sid, i, why)
+
+
+def _decide(m: Any, root: Any, props: Any, overlap: _Overlap, out: dict[str, Any], counts: dict[str, int], sid: str,
+            i: int, cand: dict[str, Any], prov: dict[str, Any], *, dry_run: bool) -> None:
+    live = _note_ids(m)
+    sup = cand["supersedes"]
+    if sup is not None and sup not in live:
+        _reject(out, counts, sid, i, f"supersedes {sup[:80]!r}, which is not a live note")
+        return
+    hit, sim, channel, vec = overlap.check(cand)
+    brief = {"session": sid, "item": i, "category": cand["category"], "summary": cand["summary"]}
+    if hit is not None and hit != sup:
+        out["skipped"].append({**brief, "reason": f"overlaps {hit} ({channel} {sim})", "overlaps": hit,
+                               "similarity": sim, "channel": channel})
+        counts["skipped"] += 1
+        log.info("distill: %s item %d skipped: overlaps %s (%s %.3f)", sid, i, hit, channel, sim)
+        return
+    to_rules = cand["category"] == "rules" or (sup is not None and live.get(sup) == "rules")
+    if to_rules:
+        if dry_run:
+            out["proposals"].append({**brief, "id": props.proposal_id(cand["body"]), "supersedes": sup, "created": True})
+        else:
+            # the one locked, redacting path to a proposal (the same as MCP memory_propose)
+            p = m.propose(cand["body"], category="rules", summary=cand["summary"], tags=cand["tags"],
+                          load_when=cand["load_when"], supersedes=sup, scope=root.scope, source="distill",
+                          provenance={k: v for k, v in prov.items() if k != "source"})
+            if not p["created"]:
+                out["skipped"].append({**brief, "reason": f"already proposed as {p.get('id')} ({p.get('status')})",
+                                       "overlaps": f"proposal {p.get('id')}", "similarity": 1.0, "channel": "exact"})
+                counts["skipped"] += 1
+                return
+            out["proposals"].append({**brief, "id": p["id"], "supersedes": sup, "created": True})
+        counts["proposals"] += 1
+        overlap.add(f"proposal {out['proposals'][-1]['id']}", cand, vec)
+        log.info("distill: %s item %d: rule proposed (%s)", sid, i, cand["summary"][:80])
+        return
+    if dry_run:
+        out["notes"].append({**brief, "id": None, "supersedes": sup})
+        counts["notes"] += 1
+        overlap.add(f"candidate {i}", cand, vec)
+        return
+    note = m.remember(cand["body"], category=cand["category"], summary=cand["summary"], tags=cand["tags"],
+                      load_when=cand["load_when"], supersedes=sup, provenance=prov)
+    if note.existed:
+        out["skipped"].append({**brief, "reason": f"same text as {note.id}", "overlaps": note.id, "similarity": 1.0,
+                               "channel": "exact"})
+        counts["skipped"] += 1
+        return
+    rec = {**brief, "id": note.id, "supersedes": sup}
+    out["notes"].append(rec)
+    counts["notes"] += 1
+    if sup:
+        out["superseded"].append({"id": sup, "by": note.id})
+        counts["superseded"] += 1
+    overlap.add(note.id, cand, vec)
+    log.info("distill: %s item %d: wrote %s%s", sid, i, note.id, f" (supersedes {sup})" if sup else "")
+
+
+def _record(root: Any, sid: str, day: str, now: datetime, provider: Any, status: str, detail: str,
+            counts: dict[str, int], rows: list[Any]) -> int:
+    """Insert one ``distill_runs`` row (and mark ``rows`` distilled); returns its id. ``detail`` (often a
+    provider's error text, which can quote the key it was sent) is redacted before it is stored."""
+    from memdir.capture.redact import redact
+
+    detail = redact(detail or "")
+    with root.locked(), root.tx() as db:
+        cur = db.execute("INSERT INTO distill_runs(session, day, started_at, provider, model, status, detail, counts) "
+                         "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", (sid, day, iso(now), provider.name, provider.model, status,
+                                                             detail[:500], json.dumps(counts)))
+        run_id = int(cur.lastrowid)
+        _mark(db, rows, sid, run_id, now)
+    return run_id
+
+
+def _finish(root: Any, run_id: int | None, sid: str, now: datetime, counts: dict[str, int], rows: list[Any]) -> None:
+    with root.locked(), root.tx() as db:
+        if run_id is not None:
+            db.execute("UPDATE distill_runs SET counts = ? WHERE id = ?", (json.dumps(counts), run_id))
+        _mark(db, rows, sid, run_id, now)
+
+
+def _mark(db, rows: list[Any], sid: str, run_id: int | None, now: datetime) -> None:
+    db.executemany("INSERT OR IGNORE INTO distill_marks(ref, session, run, at) VALUES (?, ?, ?, ?)",
+                   [(r["ref"], sid, run_id, iso(now)) for r in rows])
+
+
+# ---- forgetting a batch ----------------------------------------------------------------------------------
+def batch_ids(m: Any, *, source: str = "distill", session: str | None = None) -> list[tuple[str, str]]:
+    """``[(scope, note id)]`` of live or superseded notes whose frontmatter says ``source`` (and lists
+    ``session`` in ``sessions`` when given)."""
+    out = []
+    for root in (m.roots["project"], m.roots["global"]):
+        if not root.exists():
+            continue
+        for ref in sorted(root.store.note_refs()):
+            try:
+                _, meta = root.read_note(ref, root.path / (ref + ".md"))
+            except (UsageError, OSError):
+                continue
+            if meta.get("source") != source:
+                continue
+            sessions = meta.get("sessions") or []
+            sessions = [sessions] if isinstance(sessions, str) else sessions
+            if session is None or session in [str(s) for s in sessions]:
+                out.append((root.scope, ref))
+    return out
+
+
+# ---- the host trigger (detached) -------------------------------------------------------------------------
+def log_path(home: Path) -> Path:
+    return home / ".memdir" / LOG_NAME
+
+
+def trigger(m: Any, session: str | None, *, home: str | os.PathLike | None = None) -> int | None:
+    """Start ``python -m memdir.distill --session S`` in a new session (detached from the host: its own
+    process group, stdin from /dev/null, stdout/stderr appended to ``<global root>/.memdir/distill.log``, which is
+    rotated to ``distill.log.1`` past 1 MB) when
+    ``distill.auto`` is on and a provider is set. Returns the child's pid, or ``None`` when nothing was
+    started. Never waits for the child; raises nothing (a failure is logged at debug level)."""
+    try:
+        if not session or not m.config.get("distill.auto") or not m.config.get("distill.provider"):
+            return None
+        if os.environ.get("MEMDIR_DISTILLING"):
+            return None
+        home_path = m.roots["global"].path
+        logf = log_path(home_path)
+        logf.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            if logf.stat().st_size > MAX_LOG_BYTES:  # keep one previous log, never an unbounded one
+                os.replace(logf, logf.with_name(LOG_NAME + ".1"))
+        except OSError:
+            pass
+        argv = [sys.executable, "-m", "memdir.distill", "--session", str(session), "--dir", str(m.project_root),
+                "--home", str(home_path), "--delay", str(float(m.config.get("distill.delay_s")))]
+        env = {**os.environ, "MEMDIR_DISTILLING": "1"}
+        kwargs: dict[str, Any] = {}
+        if os.name == "nt":  # pragma: no cover
+            kwargs["creationflags"] = getattr(subprocess, "DETACHED_PROCESS", 0) | getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0)
+        else:
+            kwargs["start_new_session"] = True
+        with open(logf, "ab") as f:
+            child = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=f, stderr=f, close_fds=True, env=env,
+                                     cwd=str(m.project_root), **kwargs)
+        log.debug("distill: started detached pid %d for session %s", child.pid, session)
+        return child.pid
+    except Exception as exc:  # noqa: BLE001 — the host must never notice
+        log.debug("distill: could not start the detached distiller: %s", exc)
+        return None
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m memdir.distill --session S [--dir D] [--home H] [--delay SECONDS]``: the detached worker (it
+    first lowers its priority and sleeps ``--delay``, ``distill.delay_s`` = 2 s from :func:`trigger`). Logs one summary
+    line (or the failure) to stderr, which :func:`trigger` points at ``distill.log``; exit 0 either way except
+    for bad arguments."""
+    import argparse
+
+    ap = argparse.ArgumentParser(prog="python -m memdir.distill")
+    ap.add_argument("--session")
+    ap.add_argument("--since")
+    ap.add_argument("--dir")
+    ap.add_argument("--home")
+    ap.add_argument("--dry-run", action="store_true")
+    ap.add_argument("--delay", type=float, default=0.0, help="seconds to wait first (at low priority)")
+    args = ap.parse_args(argv)
+    if args.delay > 0:  # let the host and the hook that started us finish before we use the CPU
+        try:
+            os.nice(10)
+        except (AttributeError, OSError):
+            pass
+        import time
+
+        time.sleep(min(args.delay, 300.0))
+    os.environ["MEMDIR_DISTILLING"] = "1"  # anything we start (a host CLI and its hooks) stays out of memory
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(process)d %(levelname)s %(message)s"))
+    log.addHandler(handler)
+    log.setLevel(logging.INFO)
+    log.propagate = False
+    import memdir  # the worker is an entry point, like the CLI: it opens the facade through the public API
+
+    try:
+        with memdir.open(args.dir, home=args.home) as m:
+            out = m.distill(session=args.session, since=args.since, dry_run=args.dry_run)
+        log.info("distill: session %s: %d calls, %d notes, %d proposals, %d skipped, %d rejected, %d errors",
+                 args.session or "(all)", out["calls"], len(out["notes"]), len(out["proposals"]), len(out["skipped"]),
+                 len(out["rejected"]), len(out["errors"]))
+    except Exception as exc:  # noqa: BLE001 — logged, never shown to the host
+        log.warning("distill: session %s failed: %s: %s", args.session, type(exc).__name__, str(exc)[:300])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,177 @@
+"""Two small, bounded logs the viewer reads (tables from migration ``m006_journal``), plus the timeline query.
+
+* ``capture_skips`` — every capture that stored nothing, with the gate's reason (``trivial``, ``too_short``,
+  ``slash_command``, ``noisy_tool``, ``host_injected``, ``daily_cap``, ``tombstoned`` …) and a redacted preview
+  of at most :data:`PREVIEW_CHARS` characters. Duplicates (the same turn seen by two hooks) are not logged.
+* ``injections`` — every ``<memory>`` block a hook handed to a host: time, host, hook event, session, SHA-256
+  of the prompt, the block as sent and the ids of the memories whose bodies it holds.
+
+Each log keeps its newest :data:`SKIPS_KEEP` / :data:`INJECTIONS_KEEP` rows (older rows are deleted on insert),
+so neither can grow without bound. Writers take only a short SQLite write transaction (no file lock): they run
+inside host hooks, where the cost must stay small; callers treat any error as "not logged".
+
+Functions take a ``sqlite3.Connection`` (a root's index) and never import the facade.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import sqlite3
+from datetime import datetime
+from typing import Any
+
+from memdir.timeutil import iso
+
+SKIPS_KEEP = 2_000
+INJECTIONS_KEEP = 500
+PREVIEW_CHARS = 200
+#: an entry header in the block (memdir.inject.block): ``[<handle> <kind> <date>] `` (or ``[<handle>] `` at tiny budgets)
+_HIT_HEADER = re.compile(r"^\[([0-9a-hjkmnp-tv-z]{6,16})[ \]]", re.M)
+
+
+def preview(text: Any, limit: int = PREVIEW_CHARS) -> str:
+    """A redacted, whitespace-collapsed preview of ``text`` (at most ``limit`` chars, ``…`` when cut)."""
+    from memdir.capture.redact import redact
+
+    s = " ".join(str(text or "").split())
+    s = s[: limit * 4]  # redact a bounded slice, then cut (a secret straddling the cut is still caught)
+    s = redact(s)
+    return s if len(s) <= limit else s[: limit - 1] + "…"
+
+
+def hit_ids(block: str, *dbs: Any) -> list[str]:
+    """The ids of the memories whose bodies a ``<memory>`` block holds, in block order: the handles of its entry
+    headers, each turned into its note id / event key by the first of ``dbs`` (root indexes — SQLite connections or
+    :class:`memdir.store.sqlite.store.Store` objects —, project first) that holds it, else kept as the handle."""
+    out = []
+    for m in _HIT_HEADER.finditer(block or ""):
+        h = m.group(1)
+        ref = None
+        for db in dbs:
+            if db is not None and hasattr(db, "resolve_handle"):  # a memdir.store.sqlite.store.Store (e.g. a PostgreSQL index)
+                ref = db.resolve_handle(h)
+                if ref:
+                    break
+                continue
+            row = db.execute("SELECT ref FROM docs WHERE handle = ?", (h,)).fetchone() if db is not None else None
+            if row:
+                ref = row[0]
+                break
+        out.append(ref or h)
+    return list(dict.fromkeys(out))
+
+
+def prompt_hash(prompt: str) -> str:
+    """SHA-256 hex of the prompt text (``""`` for no prompt, e.g. a session start)."""
+    return hashlib.sha256(prompt.encode("utf-8", "replace")).hexdigest() if prompt else ""
+
+
+def log_skip(db: sqlite3.Connection, *, when: datetime, reason: str, role: str | None, session: str | None,
+             source: str | None, text: Any) -> None:
+    """Append one skipped capture and trim the log to :data:`SKIPS_KEEP` rows (one short write transaction)."""
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        cur = db.execute("INSERT INTO capture_skips(ts, ts_epoch, reason, role, session, source, preview) "
+                         "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                         (iso(when), when.timestamp(), reason, role, session, source, preview(text)))
+        db.execute("DELETE FROM capture_skips WHERE id <= ?", (cur.lastrowid - SKIPS_KEEP,))
+        db.execute("COMMIT")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+
+
+def log_injection(db: sqlite3.Connection, *, when: datetime, block: str, prompt: str, host: str | None,
+                  event: str | None, session: str | None, others: tuple[Any, ...] = (), index: Any = None) -> int:
+    """Append one injected block and trim the log to :data:`INJECTIONS_KEEP` rows; hit handles are resolved in
+    ``index`` (the root's :class:`memdir.store.sqlite.store.Store`; default ``db``), then in ``others`` (the other roots'
+    indexes). Returns the row id."""
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        cur = db.execute("INSERT INTO injections(ts, ts_epoch, prompt_sha256, host, event, session, block, hit_ids) "
+                         "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                         (iso(when), when.timestamp(), prompt_hash(prompt), host, event, session, block,
+                          json.dumps(hit_ids(block, db if index is None else index, *others), ensure_ascii=False)))
+        db.execute("DELETE FROM injections WHERE id <= ?", (cur.lastrowid - INJECTIONS_KEEP,))
+        db.execute("COMMIT")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    return int(cur.lastrowid)
+
+
+def skips(db: sqlite3.Connection, *, limit: int = 200, session: str | None = None,
+          since: float | None = None, until: float | None = None) -> list[dict[str, Any]]:
+    """Newest first: ``[{"id", "ts", "reason", "role", "session", "source", "preview"}]``."""
+    sql, params = "SELECT id, ts, reason, role, session, source, preview FROM capture_skips WHERE 1=1", []
+    if session:
+        sql += " AND session = ?"
+        params.append(session)
+    if since is not None:
+        sql += " AND ts_epoch >= ?"
+        params.append(since)
+    if until is not None:
+        sql += " AND ts_epoch < ?"
+        params.append(until)
+    sql += " ORDER BY ts_epoch DESC, id DESC LIMIT ?"
+    params.append(int(limit))
+    return [dict(r) for r in db.execute(sql, params)]
+
+
+def injections(db: sqlite3.Connection, *, limit: int = 50, id: int | None = None) -> list[dict[str, Any]]:
+    """Newest first: ``[{"id", "ts", "prompt_sha256", "host", "event", "session", "block", "hit_ids": [...]}]``;
+    ``id`` picks one row."""
+    sql, params = "SELECT * FROM injections", []
+    if id is not None:
+        sql += " WHERE id = ?"
+        params.append(int(id))
+    sql += " ORDER BY ts_epoch DESC, id DESC LIMIT ?"
+    params.append(int(limit))
+    out = []
+    for r in db.execute(sql, params):
+        d = dict(r)
+        d.pop("ts_epoch", None)
+        d["hit_ids"] = json.loads(d.get("hit_ids") or "[]")
+        out.append(d)
+    return out
+
+
+def sessions(db: sqlite3.Connection, *, limit: int = 200) -> list[dict[str, Any]]:
+    """Captured sessions, newest first: ``[{"session", "first", "last", "turns", "roles": {role: n},
+    "source", "cwd"}]`` (``source``/``cwd`` from the first event's metadata, when recorded)."""
+    rows = db.execute(
+        "SELECT coalesce(session, '') AS s, min(ts_epoch) AS t0, max(ts_epoch) AS t1, min(ts) AS first, max(ts) AS last, "
+        "count(*) AS n, sum(role = 'user') AS nu, sum(role = 'assistant') AS na, sum(role = 'tool') AS nt "
+        "FROM docs WHERE kind = 'event' GROUP BY s ORDER BY t1 DESC LIMIT ?", (int(limit),)).fetchall()
+    out = []
+    for r in rows:
+        meta_row = db.execute("SELECT meta FROM docs WHERE kind = 'event' AND coalesce(session, '') = ? AND meta IS NOT NULL "
+                              "ORDER BY ts_epoch LIMIT 1", (r["s"],)).fetchone()
+        meta = _json(meta_row["meta"]) if meta_row else {}
+        out.append({"session": r["s"] or None, "first": r["first"], "last": r["last"], "turns": r["n"],
+                    "roles": {"user": r["nu"] or 0, "assistant": r["na"] or 0, "tool": r["nt"] or 0},
+                    "source": meta.get("source"), "cwd": meta.get("cwd"), "first_epoch": r["t0"], "last_epoch": r["t1"]})
+    return out
+
+
+def session_events(db: sqlite3.Connection, session: str | None, *, limit: int = 1000) -> list[dict[str, Any]]:
+    """The events of one session in time order: ``[{"key", "role", "text", "ts", "meta"}]`` (``None`` = events
+    without a session)."""
+    if session:
+        rows = db.execute("SELECT ref, role, text, ts, meta FROM docs WHERE kind = 'event' AND session = ? "
+                          "ORDER BY ts_epoch, id LIMIT ?", (session, int(limit)))
+    else:
+        rows = db.execute("SELECT ref, role, text, ts, meta FROM docs WHERE kind = 'event' AND session IS NULL "
+                          "ORDER BY ts_epoch, id LIMIT ?", (int(limit),))
+    return [{"key": r["ref"], "role": r["role"], "text": r["text"], "ts": r["ts"], "meta": _json(r["meta"])} for r in rows]
+
+
+def _json(text: str | None) -> dict[str, Any]:
+    try:
+        v = json.loads(text) if text else {}
+    except ValueError:
+        return {}
+    return v if isinstance(v, dict) else {}
+

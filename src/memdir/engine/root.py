@@ -1,0 +1,513 @@
+"""One memory root (global or project): its Markdown files and the derived index that mirrors them.
+
+Layout (seed 000)::
+
+    <root>/ROOT.md                 compiled registry + routing (auto blocks), hand-written elsewhere
+    <root>/<category>/index.md     compiled, one line per note
+    <root>/<category>/<slug>.md    the notes (frontmatter + body)
+    <root>/config.toml             optional settings for this root
+    <root>/.memdir/                derived: index.sqlite3 (WAL), write.lock, debug.log — git-ignored
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import time
+from contextlib import contextmanager
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+from memdir.lazylog import getLogger
+from memdir.notes import compile as compiler
+from memdir.store.sqlite import index
+from memdir.notes import markdown as notes
+from memdir.errors import MemdirError, UsageError
+from memdir.roots import DERIVED_DIRNAME, check_segment
+from memdir.timeutil import iso, parse_ts
+from memdir.types import Note
+
+log = getLogger("memdir")  # imports logging only when a record can go somewhere
+LOCK_TIMEOUT_S = 60
+#: what a problem report of a note with broken frontmatter adds (the note is indexed by its body meanwhile)
+BROKEN_HINT = "indexed by its body alone until fixed: memdir edit {id}"
+
+
+class Root:
+    """A memory root at ``path`` with ``scope`` ``"project"`` or ``"global"``. The index opens lazily."""
+
+    def __init__(self, path: Path, scope: str, *, categories: list[str], clock: Callable[[], datetime],
+                 store: str | None = None, project: str | None = None, token: str | None = None):
+        self.path = path
+        self.scope = scope
+        self.categories = categories
+        self.clock = clock
+        self.derived = path / DERIVED_DIRNAME
+        self.db_path = self.derived / "index.sqlite3"
+        self._db: sqlite3.Connection | None = None
+        self.problems: list[dict[str, str]] = []
+        self._lock = None  # _FlockLock (or a filelock.FileLock where fcntl is missing), created on first write
+        self._synced_on_open = False  # the open just mirrored the Markdown: the next resync() may skip
+        #: where the index lives (:mod:`memdir.store.sqlite.store`): ``None`` = this root's SQLite file, else a
+        #: ``postgresql://`` URL shared by several projects, this root's rows under ``project`` (``token`` for RLS)
+        self.store_spec = store or None
+        self.project = project
+        self.token = token
+        self._store: Any = None
+        # what the last full sync saw (directory and note file stats), for resync()'s quick "nothing changed" test
+        self._seen: tuple[tuple[tuple[str, int], ...], tuple[tuple[str, int, int], ...]] | None = None
+
+    # ---- lifecycle -------------------------------------------------------------------------------------
+    def exists(self) -> bool:
+        return self.path.is_dir()
+
+    def ensure(self) -> None:
+        """Create the root (directories, ``.gitignore`` for derived files, ROOT.md) if missing."""
+        if self.path.exists() and not self.path.is_dir():
+            raise MemdirError(f"{self.path} exists and is not a directory; move it away or pick another root")
+        self.derived.mkdir(parents=True, exist_ok=True)
+        gi = self.path / ".gitignore"
+        if not gi.exists():
+            notes.atomic_write(gi, f"# derived by memdir (rebuilt from the Markdown)\n{DERIVED_DIRNAME}/\n")
+
+    @property
+    def db(self) -> sqlite3.Connection:
+        """This root's own SQLite file: the index itself with the default store; with a PostgreSQL store, the
+        host-local bookkeeping alone (injection and skip logs, distillation marks)."""
+        if self._db is None:
+            self.derived.mkdir(parents=True, exist_ok=True)
+            self._db, _ = index.open_index(self.db_path)
+            if not self.store_spec:
+                from memdir.store.sqlite.store import SqliteStore
+
+                self._store = SqliteStore(self._db, self.db_path)
+                self.sync()
+                self._synced_on_open = True
+        return self._db
+
+    @property
+    def store(self) -> Any:
+        """The index (:class:`memdir.store.sqlite.store.Store`): :class:`memdir.store.sqlite.store.SqliteStore` over :attr:`db`, or
+        :class:`memdir.store.postgres.store.PgStore` when the root has a ``postgresql://`` store. Opening it mirrors the
+        Markdown notes into it once."""
+        if self._store is None:
+            if not self.store_spec:
+                _ = self.db
+            else:
+                from memdir.store.sqlite.store import open_store
+
+                self._store = open_store(self.store_spec, project=self.project or self.path.parent.name, token=self.token)
+                self.sync()
+                self._synced_on_open = True
+        return self._store
+
+    @property
+    def remote(self) -> bool:
+        """True when the index is a shared PostgreSQL store."""
+        return bool(self.store_spec)
+
+    def resync(self) -> int:
+        """Mirror hand edits made since the last look (case C20: a long-lived process — the MCP server, one
+        ``Memdir`` — must answer as a fresh process would after a note is edited or deleted in an editor).
+        One ``scandir`` per category and one ``stat`` per note; skipped right after the open's own sync.
+        Returns the number of notes re-read."""
+        if self._store is None:
+            _ = self.store
+        if self._synced_on_open:
+            self._synced_on_open = False
+            return 0
+        if self._unchanged():
+            return 0
+        try:
+            with self.locked(timeout=0):  # a memdir writer at work keeps the mirror current itself: never race it
+                return self.sync()
+        except MemdirError:
+            return 0
+
+    #: a stat this recent (ns) may hide a change made in the same clock tick: such a snapshot is not trusted
+    RACY_NS = 2_000_000_000
+
+    def _snapshot(self, found: dict[str, tuple[str, int, int]], dirs: list[tuple[str, int]], taken_ns: int) -> None:
+        """Remember the stats of a full scan (the root and category directories, each note file) for
+        :meth:`_unchanged`; nothing is remembered when a stat is within :data:`RACY_NS` of the scan (a change in the
+        same clock tick would not show) or the scan found problems (those are re-read every time)."""
+        files = tuple((str(p), m, s) for p, m, s in found.values())
+        recent = taken_ns - self.RACY_NS
+        if self.problems or any(m >= recent for _, m in dirs) or any(m >= recent for _, m, _ in files):
+            self._seen = None
+        else:
+            self._seen = (tuple(dirs), files)
+
+    def _unchanged(self) -> bool:
+        """True when no category directory (files added, removed, renamed — atomic writes rename) and no note file
+        (edited in place) changed since the last full sync, and no writer left the compiled indexes stale: one
+        ``stat`` per directory and note, no directory listing (issue 12: a full scan was half of a 10k recall)."""
+        seen = self._seen
+        st_ = self._store
+        if seen is None or st_ is None:
+            return False
+        stat = os.stat
+        try:
+            for p, m in seen[0]:
+                if stat(p).st_mtime_ns != m:
+                    return False
+            for p, m, s in seen[1]:
+                st = stat(p)
+                if st.st_mtime_ns != m or st.st_size != s:
+                    return False
+        except OSError:
+            return False
+        return st_.meta_int("notes_gen") == st_.meta_int("compiled_gen")
+
+    def close(self) -> None:
+        self._seen = None
+        if self._store is not None and self.store_spec:
+            self._store.close()
+        self._store = None
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+
+    @contextmanager
+    def locked(self, timeout: float | None = None) -> Iterator[None]:
+        """Hold this root's inter-process write lock (``.memdir/write.lock``; re-entrant within a thread, exclusive
+        between threads and processes). Raises ``MemdirError`` after ``timeout`` seconds (default 60)."""
+        self.derived.mkdir(parents=True, exist_ok=True)
+        if self._lock is None:
+            self._lock = _new_lock(str(self.derived / "write.lock"))
+        wait = LOCK_TIMEOUT_S if timeout is None else timeout
+        if not self._lock.acquire(wait):
+            raise MemdirError(f"another memdir process holds {self.derived / 'write.lock'} for over {wait}s; retry")
+        try:
+            yield
+        finally:
+            self._lock.release()
+
+    @contextmanager
+    def tx(self) -> Iterator[sqlite3.Connection]:
+        """A write transaction (``BEGIN IMMEDIATE``) on this root's SQLite file (:attr:`db`; the index's own
+        transaction is ``root.store.transaction()``)."""
+        db = self.db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            yield db
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+
+    # ---- files -----------------------------------------------------------------------------------------
+    def _inside(self, p: Path) -> bool:
+        real_root = os.path.realpath(self.path)
+        return os.path.commonpath([real_root, os.path.realpath(p)]) == real_root
+
+    def scan(self) -> tuple[dict[str, tuple[str, int, int]], list[dict[str, str]]]:
+        """Every note file: ``{id: (path, mtime_ns, size)}`` and problems (symlinks out, bad names). Paths are
+        ``str`` (a ``Path`` per note cost every hook's open-time sync ~10 us a note)."""
+        found: dict[str, tuple[str, int, int]] = {}
+        problems: list[dict[str, str]] = []
+        if not self.path.is_dir():
+            return found, problems
+        for cat in sorted(os.scandir(self.path), key=lambda e: e.name):
+            if cat.name.startswith(".") or not cat.is_dir():
+                continue
+            if not self._inside(Path(cat.path)):
+                problems.append(self._problem("outside_root", cat.path, "category directory is a symlink out of the root; skipped"))
+                continue
+            try:
+                check_segment(cat.name, "category")
+                bad_category = ""
+            except UsageError as exc:
+                bad_category = str(exc)
+            for f in sorted(os.scandir(cat.path), key=lambda e: e.name):
+                if f.name.startswith(".tmp-") and f.name.endswith(".part"):
+                    self._drop_stale_temp(f)
+                    continue
+                if not f.name.endswith(".md") or f.name == "index.md" or f.name.startswith("."):
+                    continue
+                if f.is_symlink() and not self._inside(Path(f.path)):  # the category dir is already checked
+                    problems.append(self._problem("outside_root", f.path, "note is a symlink out of the root; skipped"))
+                    continue
+                if bad_category:
+                    problems.append(self._problem("unreadable", f.path, bad_category))
+                    continue
+                try:
+                    check_segment(f.name[:-3], "slug")
+                    st = f.stat()
+                except (UsageError, OSError) as exc:
+                    problems.append(self._problem("unreadable", f.path, str(exc)))
+                    continue
+                found[f"{cat.name}/{f.name[:-3]}"] = (f.path, st.st_mtime_ns, st.st_size)
+        return found, problems
+
+    def _dir_stats(self) -> list[tuple[str, int]] | None:
+        """``[(path, mtime_ns)]`` of the root and each category directory (``None`` when one cannot be read)."""
+        try:
+            out = [(str(self.path), os.stat(self.path).st_mtime_ns)]
+            with os.scandir(self.path) as it:
+                for e in it:
+                    if not e.name.startswith(".") and e.is_dir():
+                        out.append((e.path, e.stat().st_mtime_ns))
+            return out
+        except OSError:
+            return None
+
+    @staticmethod
+    def _drop_stale_temp(entry: os.DirEntry) -> None:
+        """Remove a temp file left by a writer killed between write and rename (never acknowledged, never a
+        note) once it is over 10 minutes old, so a live writer's file is never touched."""
+        import time
+
+        try:
+            if time.time() - entry.stat(follow_symlinks=False).st_mtime > 600:
+                os.unlink(entry.path)
+        except OSError:
+            pass
+
+    def _problem(self, kind: str, path: str | Path, detail: str) -> dict[str, str]:
+        return {"kind": kind, "scope": self.scope, "path": str(path), "detail": detail}
+
+    def read_note(self, note_id: str, path: Path) -> tuple[Note, dict[str, Any]]:
+        """Parse one note file; raises ``UsageError`` (unreadable) with a one-line reason."""
+        raw = notes.read_text(path)
+        meta, body, _ = notes.split(raw)
+        category = note_id.split("/", 1)[0]
+        st = path.stat()
+        f = notes.fields(meta, body, category=category, fallback_time=parse_ts(st.st_mtime))
+        note = Note(id=note_id, category=category, kind=f["kind"], summary=f["summary"], text=body.strip(),
+                    scope=self.scope, path=path, tags=f["tags"], load_when=f["load_when"], pinned=f["pinned"],
+                    supersedes=f["supersedes"], superseded_by=f["superseded_by"], created=f["created"],
+                    updated=f["updated"], highlight=f["highlight"])
+        return note, meta
+
+    def read_broken_note(self, note_id: str, path: Path) -> Note | None:
+        """A note whose frontmatter cannot be read (broken YAML, never closed, not a mapping) as its body alone:
+        default fields (kind from the category, summary its first line, times from the file), so it stays
+        findable while it waits to be repaired. ``None`` when the file itself cannot be read (binary, not UTF-8,
+        too large, gone)."""
+        try:
+            raw = notes.read_text(path)
+            st = path.stat()
+        except (UsageError, OSError):
+            return None
+        body = notes.body_of_broken(raw).replace("\x00", "")
+        if not body.strip():
+            return None
+        category = note_id.split("/", 1)[0]
+        f = notes.fields({}, body, category=category, fallback_time=parse_ts(st.st_mtime))
+        return Note(id=note_id, category=category, kind=f["kind"], summary=f["summary"], text=body.strip(),
+                    scope=self.scope, path=path, tags=(), load_when=(), pinned=False, supersedes=None,
+                    superseded_by=None, created=f["created"], updated=f["updated"], highlight=None)
+
+    def note_row(self, note: Note, mtime_ns: int, size: int) -> dict[str, Any]:
+        return {
+            "kind": "note", "ref": note.id, "content_sha256": notes.content_hash(note.text), "category": note.category,
+            "note_kind": note.kind, "ts": iso(note.updated), "ts_epoch": note.updated.timestamp(), "summary": note.summary,
+            "highlight": note.highlight, "text": note.text, "tags": json.dumps(list(note.tags), ensure_ascii=False),
+            "load_when": json.dumps(list(note.load_when), ensure_ascii=False), "pinned": int(note.pinned),
+            "supersedes": note.supersedes, "superseded_by": note.superseded_by,
+            "path": os.path.relpath(note.path, self.path) if note.path else None, "mtime_ns": mtime_ns, "size": size,
+            "meta": json.dumps({"created": iso(note.created)}),
+        }
+
+    def sync(self) -> int:
+        """Mirror hand edits of the Markdown into the index (new, changed, deleted files); recompile the
+        indexes when anything changed. Returns the number of notes re-read. Unreadable files are reported in
+        ``self.problems`` and skipped (never deleted)."""
+        st = self._store
+        assert st is not None
+        # the index first, then the files: a note another process writes in between is then re-read (harmless),
+        # never taken for deleted
+        known = st.note_states()
+        taken = time.time_ns()
+        self._seen = None
+        dirs = self._dir_stats()  # before the listing: a change made during the scan shows at the next look
+        found, problems = self.scan()
+        changed = [nid for nid, (_, m, s) in found.items() if known.get(nid) != (m, s)]
+        gone = [nid for nid in known if nid not in found]
+        bad: list[str] = []
+        # a note whose frontmatter is broken is indexed by its body with the size stored as -(size + 1): it is
+        # re-read (and re-reported) on every open until fixed, and rewritten only when the file changes
+        same_broken = [nid for nid in changed if known.get(nid) == (found[nid][1], -found[nid][2] - 1)]
+        for nid in same_broken:
+            try:
+                self.read_note(nid, Path(found[nid][0]))
+            except (UsageError, OSError) as exc:
+                problems.append(self._problem("unreadable", found[nid][0], f"{exc}; {BROKEN_HINT.format(id=nid)}"))
+                changed.remove(nid)
+        if changed or gone:
+            with st.transaction():
+                for nid in changed:
+                    path, m, s = found[nid]
+                    try:
+                        note, _ = self.read_note(nid, Path(path))
+                    except (UsageError, OSError) as exc:
+                        whole = self.read_broken_note(nid, Path(path))
+                        if whole is None:  # not a text file: nothing to index (re-read on every open until fixed)
+                            problems.append(self._problem("unreadable", path, str(exc)))
+                            st.delete_doc(nid)
+                            bad.append(nid)
+                        else:
+                            problems.append(self._problem("unreadable", path, f"{exc}; {BROKEN_HINT.format(id=nid)}"))
+                            st.upsert_doc(self.note_row(whole, m, -s - 1))
+                        continue
+                    st.upsert_doc(self.note_row(note, m, s))
+                for nid in gone:
+                    st.delete_doc(nid)
+        self.problems = problems
+        if dirs is not None:
+            self._snapshot(found, dirs, taken)
+        stale = st.meta_int("notes_gen") != st.meta_int("compiled_gen")  # e.g. a writer killed mid-way
+        if (len(changed) - len(bad)) or gone or stale:
+            try:
+                with self.locked(timeout=0):  # a writer holding the lock compiles itself; never wait on a read path
+                    self.compile()
+            except MemdirError:
+                log.debug("compile skipped: another process holds the write lock")
+            except OSError as exc:
+                log.warning("memdir: could not recompile indexes in %s: %s", self.path, exc)
+        return len(changed)
+
+    def refresh(self, note_id: str) -> None:
+        """Re-read one note file into the index (after memdir itself wrote it); a missing file is removed."""
+        path = self.path / (note_id + ".md")
+        with self.store.transaction() as store:
+            try:
+                st = path.stat()
+            except FileNotFoundError:
+                store.delete_doc(note_id)
+                return
+            note, _ = self.read_note(note_id, path)
+            store.upsert_doc(self.note_row(note, st.st_mtime_ns, st.st_size))
+        self.problems = [p for p in self.problems if p["path"] != str(path)]  # repaired (memdir edit)
+
+    # ---- compiled indexes -------------------------------------------------------------------------------
+    def entries(self) -> list[compiler.Entry]:
+        rows = self.store.note_entries()
+        return [compiler.Entry(id=r["ref"], category=r["category"], slug=r["ref"].split("/", 1)[1], kind=r["note_kind"],
+                               summary=r["summary"] or "", load_when=tuple(json.loads(r["load_when"] or "[]")),
+                               pinned=bool(r["pinned"]), superseded_by=r["superseded_by"], updated_epoch=r["ts_epoch"])
+                for r in rows]
+
+    def gens(self) -> tuple[int, int]:
+        """``(notes_gen, compiled_gen)``: equal when index.md/ROOT.md reflect every note row."""
+        return self.store.meta_int("notes_gen"), self.store.meta_int("compiled_gen")
+
+    def compile(self, categories: list[str] | None = None, *, was_clean: bool = False) -> list[str]:
+        """Rewrite ``<category>/index.md`` (all, or just ``categories``) and ``ROOT.md`` from the index, writing
+        only files whose text changes. A full compile — or a partial one after a write to a store whose compiled
+        files were current (``was_clean``) — records ``compiled_gen``, so a compile cut short by a crash is
+        redone on the next open. Returns problems found in existing files' markers."""
+        gen = self.store.meta_int("notes_gen")
+        entries = self.entries()
+        problems: list[str] = []
+        cats = sorted({e.category for e in entries} | {c for c in self.categories if (self.path / c).is_dir()})
+        if categories is not None:
+            cats = [c for c in cats if c in categories]
+        for cat in cats:
+            path = self.path / cat / "index.md"
+            if not self._inside(path):  # a category dir symlinked out of the root: never write there (case C14)
+                continue
+            existing = self._read_or_none(path)
+            text, p = compiler.index_md(cat, [e for e in entries if e.category == cat], existing)
+            problems += [f"{path}: {x}" for x in p]
+            if text != existing:
+                notes.atomic_write(path, text)
+        path = self.path / "ROOT.md"
+        existing = self._read_or_none(path)
+        text, p = compiler.root_md(self.scope, entries, self.categories, existing)
+        problems += [f"{path}: {x}" for x in p]
+        if text != existing:
+            notes.atomic_write(path, text)
+        for x in problems:
+            log.warning("memdir: %s", x)
+        if categories is None or was_clean:
+            with self.store.transaction() as store:
+                store.set_meta("compiled_gen", str(gen))
+        return problems
+
+    @staticmethod
+    def _read_or_none(path: Path) -> str | None:
+        try:
+            with open(path, encoding="utf-8", newline="") as f:
+                return f.read()
+        except FileNotFoundError:
+            return None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise OSError(f"{path} is unreadable ({exc}); fix or remove it") from None
+
+
+# ---- the write lock --------------------------------------------------------------------------------------
+class _FlockLock:
+    """``flock(2)`` on a lock file: exclusive between processes and threads (each thread opens its own file
+    description), re-entrant within a thread. The stdlib's ``fcntl`` costs nothing to import, where the
+    ``filelock`` package costs a hook process ~10-40 ms (issue 12); ``filelock`` is used where fcntl is missing."""
+
+    def __init__(self, path: str):
+        import threading
+
+        self.path = path
+        self._local = threading.local()
+
+    def acquire(self, timeout: float) -> bool:
+        import fcntl
+        import time
+
+        st = self._local
+        if getattr(st, "count", 0):
+            st.count += 1
+            return True
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        deadline = time.monotonic() + max(0.0, timeout)
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    os.close(fd)
+                    return False
+                time.sleep(0.01)
+            except BaseException:
+                os.close(fd)
+                raise
+        st.fd, st.count = fd, 1
+        return True
+
+    def release(self) -> None:
+        st = self._local
+        st.count -= 1
+        if st.count == 0:
+            import fcntl
+
+            try:
+                fcntl.flock(st.fd, fcntl.LOCK_UN)
+            finally:
+                os.close(st.fd)
+                st.fd = None
+
+
+class _PortableLock:
+    """The ``filelock`` package behind :class:`_FlockLock`'s interface (platforms without ``fcntl``)."""
+
+    def __init__(self, path: str):
+        import filelock
+
+        self._lock = filelock.FileLock(path)
+        self._timeout = filelock.Timeout
+
+    def acquire(self, timeout: float) -> bool:
+        try:
+            self._lock.acquire(timeout=timeout)
+            return True
+        except self._timeout:
+            return False
+
+    def release(self) -> None:
+        self._lock.release()
+
+
+def _new_lock(path: str):
+    return _FlockLock(path) if os.name == "posix" else _PortableLock(path)

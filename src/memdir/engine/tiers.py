@@ -1,0 +1,219 @@
+"""Heat and tiers (seed 001): hot / warm / cold / archive with hard caps and hysteresis; sweep; prune.
+
+* Heat (seed 001's triple ``heat0 / reinforced_at / half_life_days``):
+  ``heat(t) = heat0 · 0.5 ** ((t − reinforced_at) / half_life)``; a new memory starts at ``heat0 = 1`` at its
+  own time; a pinned memory never decays. Reinforcement is read from the ``rehearsal`` counters, which the
+  core bumps only for memories actually injected into a ``<memory>`` block (or recalled explicitly by a person
+  or a tool): ``n`` new rehearsals at time ``t`` give ``heat0 = heat(t) + n``, ``reinforced_at = t``.
+* Tiers with hysteresis (seed 001: hot in 0.6 / out 0.4, warm in 0.3 / out 0.15): a memory enters a tier at
+  the *enter* threshold and leaves it only below the *exit* threshold, so one at a boundary does not flip
+  every turn. Hard caps (hot 3,000, warm 12,000): overflow is demoted by heat rank; a cap never promotes.
+  ``archive`` = cold with no activity for ``tiers.archive_days`` (lexical recall still finds it; the vector
+  channel does not scan it).
+* :func:`sweep` recomputes and writes only the rows that changed (SQLite has one writer).
+* :func:`prune`: previews / deletes cold and archived, unpinned, low-importance (< 1.5: episodic events;
+  notes are 1.5 and pinned 2.0, so curated Markdown is never pruned) items idle for ``days``; a confirm token
+  quantised to the hour (seed 001) ties the delete to the preview; deletes write tombstones.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import math
+from typing import TYPE_CHECKING, Any
+
+from memdir.errors import UsageError
+from memdir.stores import Stores, stores_of
+from memdir.timeutil import iso, parse_ts
+
+if TYPE_CHECKING:
+    from memdir.engine.root import Root
+
+log = logging.getLogger("memdir")
+
+TIERS = ("hot", "warm", "cold", "archive")
+# settings: the tiers.* keys of memdir.config.SETTINGS
+
+PRUNE_SAMPLES = 20
+PRUNE_MAX_IMPORTANCE = 1.5  # seed 001: prune touches importance < 1.5 only
+
+
+def heat(heat0: float, reinforced_at: float, now: float, half_life_days: float, pinned: bool = False) -> float:
+    """Decayed heat at ``now`` (epoch seconds); ``half_life_days`` in days, 0 = no decay; pinned never decays."""
+    if pinned or half_life_days <= 0 or now <= reinforced_at:
+        return heat0
+    return heat0 * 0.5 ** ((now - reinforced_at) / 86400.0 / half_life_days)
+
+
+def start_heat(db, refs: list[str], now: float) -> int:
+    """Start the heat of just-imported history at the import time ``now`` (epoch s): ``heat0 = 1``,
+    ``reinforced_at = now``, tier hot, so a ``prune`` right after an import never offers what was just brought
+    in (issue 13 item 13; without it a turn from last year started cold). Rows that already have heat are
+    kept. Caller holds the write transaction. Returns rows written."""
+    stamp = iso(parse_ts(now))
+    before = db.total_changes
+    db.executemany("INSERT OR IGNORE INTO tiers(ref, heat0, reinforced_at, seen_count, tier, importance, changed_at) "
+                   "VALUES (?, 1.0, ?, 0, 'hot', 1.0, ?)", [(ref, now, stamp) for ref in refs])
+    return db.total_changes - before
+
+
+def importance(kind: str, pinned: bool) -> float:
+    """2.0 pinned, 1.5 curated note, 1.0 episodic event."""
+    return 2.0 if pinned else 1.5 if kind == "note" else 1.0
+
+
+def classify(h: float, prev: str | None, th: dict[str, float]) -> str:
+    """The tier for heat ``h`` given the previous tier (hysteresis); ``th`` has hot/warm enter/exit."""
+    if h >= th["hot_enter"] or (prev == "hot" and h >= th["hot_exit"]):
+        return "hot"
+    if h >= th["warm_enter"] or (prev in ("hot", "warm") and h >= th["warm_exit"]):
+        return "warm"
+    return "cold"
+
+
+def _thresholds(cfg: Any) -> dict[str, float]:
+    return {k: cfg.get(f"tiers.{k}") for k in ("hot_enter", "hot_exit", "warm_enter", "warm_exit")}
+
+
+def sweep_root(root: "Root", cfg: Any, now: float) -> dict[str, int]:
+    """Recompute heat and tier of every doc in ``root``; write only changed rows. Returns counts per tier plus
+    ``changed`` (tier changes), ``written`` (rows written) and ``removed`` (rows of deleted docs)."""
+    hl = cfg.get("tiers.half_life_days")
+    th = _thresholds(cfg)
+    archive_s = cfg.get("tiers.archive_days") * 86400.0
+    rows = root.store.tier_rows()
+    state = []
+    for r in rows:
+        pinned = bool(r["pinned"])
+        if r["tref"] is None:
+            h0, at, seen, prev = 1.0, float(r["ts_epoch"]), 0, None
+        else:
+            h0, at, seen, prev = r["heat0"], r["reinforced_at"], r["seen_count"], r["tier"]
+        if r["rcount"] > seen:
+            try:
+                when = parse_ts(r["rlast"]).timestamp() if r["rlast"] else now
+            except UsageError:
+                when = now
+            when = max(when, at)
+            h0, at, seen = heat(h0, at, when, hl, pinned) + (r["rcount"] - seen), when, r["rcount"]
+        h = heat(h0, at, now, hl, pinned)
+        want = classify(h, "cold" if prev == "archive" else prev, th)
+        state.append([r, h0, at, seen, h, want, importance(r["kind"], pinned)])
+    for tier, cap, down in (("hot", cfg.get("tiers.hot_max"), "warm"), ("warm", cfg.get("tiers.warm_max"), "cold")):
+        # equal heat (history imported together starts equal): the newer memory stays in the higher tier
+        members = sorted((s for s in state if s[5] == tier), key=lambda s: (-s[4], -s[2], -s[0]["ts_epoch"]))
+        for s in members[cap:]:
+            s[5] = down
+    for s in state:
+        r = s[0]
+        if s[5] == "cold" and archive_s > 0 and not r["pinned"] and now - max(s[2], r["ts_epoch"]) > archive_s:
+            s[5] = "archive"
+    counts = dict.fromkeys(TIERS, 0)
+    counts.update(changed=0, written=0, removed=0)
+    stamp = iso(parse_ts(now))
+    inserts: list[tuple] = []
+    updates: list[tuple] = []
+    for r, h0, at, seen, _h, tier, imp in state:
+        counts[tier] += 1
+        if r["tref"] is None:
+            inserts.append((r["ref"], h0, at, seen, tier, imp, stamp))
+            counts["written"] += 1
+            counts["changed"] += tier != "hot"
+        elif (tier, h0, at, seen, imp) != (r["tier"], r["heat0"], r["reinforced_at"], r["seen_count"], r["importance"]):
+            updates.append((h0, at, seen, tier, imp, stamp, r["ref"]))
+            counts["written"] += 1
+            counts["changed"] += tier != r["tier"]
+    with root.store.transaction() as st:
+        counts["removed"] = st.write_tiers(inserts, updates)
+        if counts["changed"] or counts["removed"]:
+            st.bump_meta("tiers_gen")
+    return counts
+
+
+def sweep(m: "Stores | Any") -> dict[str, dict[str, int]]:
+    """Sweep every existing root; returns ``{scope: counts}`` (see :func:`sweep_root`)."""
+    m = stores_of(m)
+    now = m.clock().timestamp()
+    out = {}
+    for root in m.live():
+        with root.locked():
+            out[root.scope] = sweep_root(root, m.config, now)
+    return out
+
+
+def tier_counts(db) -> dict[str, int]:
+    """``{tier: n}`` from the tiers table, plus ``unswept`` (docs without a tier row yet; treated as hot)."""
+    out = dict.fromkeys(TIERS, 0)
+    for t, n in db.execute("SELECT tier, count(*) FROM tiers WHERE ref IN (SELECT ref FROM docs) GROUP BY tier"):
+        out[t] = n
+    out["unswept"] = db.execute("SELECT count(*) FROM docs WHERE ref NOT IN (SELECT ref FROM tiers)").fetchone()[0]
+    return out
+
+
+# ---- prune -----------------------------------------------------------------------------------------------
+def _cutoff(now: float, days: float) -> float:
+    """``now − days``, floored to the hour (seed 001), so a preview and its delete a few seconds apart agree."""
+    return math.floor((now - days * 86400.0) / 3600.0) * 3600.0
+
+
+def confirm_token(m: "Stores | Any", days: float, now: float) -> str:
+    """10 hex chars of SHA-256 over (days, hour-quantised cutoff, both root paths). Changes every hour."""
+    m = stores_of(m)
+    paths = "|".join(str(r.path) for r in m.roots.values())
+    return hashlib.sha256(f"prune|{days:g}|{_cutoff(now, days):.0f}|{paths}".encode()).hexdigest()[:10]
+
+
+def prune(m: "Stores | Any", days: float, token: str | None = None, *, force: bool = False) -> dict[str, Any]:
+    """Preview (``token`` None) or delete (matching ``token``) cold/archived, unpinned, low-importance memories
+    idle for more than ``days`` days. Tiers are swept first.
+
+    Preview: ``{"deleted": False, "count", "bytes", "samples" (≤ 20, newest first), "token", "cutoff"}``.
+    Delete: ``{"deleted": True, "count", "bytes"}``; each item gets a tombstone (no resurrection by import or
+    backfill). ``force`` applies the current token at once (scripts). Raises ``UsageError`` for ``days`` < 0
+    or a wrong/expired token (tokens change every hour).
+    """
+    m = stores_of(m)
+    try:
+        days = float(days)
+    except (TypeError, ValueError):
+        raise UsageError(f"prune --days needs a number of days, not {days!r}") from None
+    if not math.isfinite(days) or days < 0:
+        raise UsageError("prune --days must be a number >= 0")
+    sweep(m)
+    now = m.clock().timestamp()
+    cutoff = _cutoff(now, days)
+    expected = confirm_token(m, days, now)
+    if force:  # seed 001's "token or force": the same selection, token computed and applied in one step
+        token = expected
+    if token is not None and token.strip() != expected:
+        raise UsageError("confirm token is wrong or expired (tokens change every hour): run `memdir prune --days "
+                         f"{days:g}` again and pass the new token")
+    found: list[tuple[Any, Any]] = []
+    for root in m.live():
+        found += [(root, r) for r in root.store.prune_candidates(PRUNE_MAX_IMPORTANCE, cutoff)]
+    out: dict[str, Any] = {"deleted": False, "days": days, "cutoff": iso(parse_ts(cutoff)), "count": len(found),
+                           "bytes": sum(r["bytes"] or 0 for _, r in found)}
+    if token is None:
+        found.sort(key=lambda x: x[1]["ts"], reverse=True)
+        out["samples"] = [{"id": r["ref"], "scope": root.scope, "kind": r["kind"], "ts": r["ts"], "bytes": r["bytes"],
+                           "text": r["head"]} for root, r in found[:PRUNE_SAMPLES]]
+        out["token"] = expected
+        return out
+    stamp = iso(m.clock())
+    for root in m.live():
+        refs = [r["ref"] for rt, r in found if rt is root]
+        if not refs:
+            continue
+        with root.locked(), root.store.transaction() as st:
+            for ref in refs:
+                row = st.get_doc(ref)
+                if row is None:
+                    continue
+                st.delete_doc(ref)
+                st.drop_tiers(ref)
+                st.tombstone(ref, row["content_sha256"], row["kind"], stamp)  # the rehearsal count goes too
+                st.delete_vectors(ref)
+        root.store.settle(freed=True)  # give the space back (incremental vacuum) and truncate the WAL
+    out["deleted"] = True
+    return out

@@ -1,0 +1,239 @@
+"""The thin hook client: ``memdir hook <host> <event>`` asks a running ``memdir serve`` before anything else.
+
+A host starts a new process for every hook event, so what that process imports is paid on every prompt. This
+module uses the standard library's C parts only (``os``, ``sys``, ``_socket``; no ``json``, ``re``, ``socket``,
+``logging`` or ``pathlib``, and nothing else of memdir): when a warm server answers, the hook costs the
+interpreter start-up plus one round trip (issue 12). When no server answers — no socket, refused, declined,
+``MEMDIR_HOOK_WARM=0``, ``MEMDIR_DEBUG`` on (the full path logs), a platform without Unix sockets — the caller
+runs the in-process hook (:mod:`memdir.hosts.hooks`) with the payload already read.
+
+Protocol 2 (:mod:`memdir.hosts.warm` serves 1 and 2): the request is one JSON line, as in protocol 1; the answer is
+``"1\\n"`` followed by the host's output (UTF-8, as is), or ``"0\\n"`` and a reason when the server declines.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+PROTOCOL = 2
+SOCKET_NAME = "hook.sock"
+CONNECT_TIMEOUT_S = 0.25
+DEFAULT_BUDGET_MS = 3000.0  # hooks.DEFAULT_BUDGET_MS
+MAX_PAYLOAD_BYTES = 16 * 1024 * 1024  # a hook payload larger than this is cut (hooks uses this value)
+#: variables that may differ between the hook process and the server without changing what a hook does
+ENV_FREE = frozenset({"MEMDIR_HOME", "MEMDIR_PROJECT_DIR", "MEMDIR_HOOK_BUDGET_MS", "MEMDIR_DEBUG", "MEMDIR_HOOK_WARM"})
+_TRUE = ("1", "true", "yes", "on")
+
+
+class Args:
+    """``memdir hook`` arguments: ``[--budget-ms N] [--dir D] [--home H] <host> [<event> [<payload>]]``."""
+
+    __slots__ = ("host", "event", "argv_payload", "project_dir", "home", "budget_ms")
+
+    def __init__(self, host, event, argv_payload, project_dir, home, budget_ms):
+        self.host, self.event, self.argv_payload = host, event, argv_payload
+        self.project_dir, self.home, self.budget_ms = project_dir, home, budget_ms
+
+
+def parse_args(args: list[str]) -> Args | None:
+    """The hook's arguments (``None`` without a host). Unknown ``--options`` are ignored."""
+    budget = None
+    project_dir = os.environ.get("MEMDIR_PROJECT_DIR") or None
+    home = None
+    rest: list[str] = []
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a in ("--budget-ms", "--dir", "--home") and i + 1 < len(args):
+            val = args[i + 1]
+            if a == "--budget-ms":
+                try:
+                    budget = float(val)
+                except ValueError:
+                    pass
+            elif a == "--dir":
+                project_dir = val
+            else:
+                home = val
+            i += 2
+            continue
+        if not a.startswith("--"):
+            rest.append(a)
+        i += 1
+    if not rest:
+        return None
+    return Args(rest[0], rest[1] if len(rest) > 1 else None, rest[2] if len(rest) > 2 else None, project_dir, home,
+                budget)
+
+
+def env_budget_ms() -> float:
+    """``MEMDIR_HOOK_BUDGET_MS`` when it is a positive number, else the default 3,000 ms."""
+    try:
+        v = float(os.environ.get("MEMDIR_HOOK_BUDGET_MS", DEFAULT_BUDGET_MS))
+        return v if v > 0 else DEFAULT_BUDGET_MS
+    except ValueError:
+        return DEFAULT_BUDGET_MS
+
+
+def enabled(env=None) -> bool:
+    """False when ``MEMDIR_HOOK_WARM`` is 0/false/no/off."""
+    v = (os.environ if env is None else env).get("MEMDIR_HOOK_WARM", "").strip().lower()
+    return v not in ("0", "false", "no", "off")
+
+
+def env_signature(env) -> dict[str, str]:
+    """The caller's ``MEMDIR_*`` settings that a server must share to answer for it."""
+    return {k: v for k, v in env.items() if k.startswith("MEMDIR_") and k not in ENV_FREE}
+
+
+def global_root(home: str | None = None) -> str | None:
+    """The global root as :func:`memdir.roots.global_root` computes it, without importing ``platformdirs``:
+    ``home``, else ``$MEMDIR_HOME``, else the platform's user data directory on Linux/BSD and macOS; ``None``
+    elsewhere (the caller then takes the full path)."""
+    p = home or os.environ.get("MEMDIR_HOME")
+    if not p:
+        if sys.platform == "darwin":
+            p = os.path.join(os.path.expanduser("~"), "Library", "Application Support", "memdir")
+        elif sys.platform.startswith(("linux", "freebsd", "openbsd", "netbsd")):
+            # platformdirs.unix: $XDG_DATA_HOME (when set and not blank), else ~/.local/share
+            base = os.environ.get("XDG_DATA_HOME", "").strip() or os.path.expanduser("~/.local/share")
+            p = os.path.join(base, "memdir")
+        else:
+            return None
+    return os.path.abspath(os.path.expanduser(p))
+
+
+def socket_path(home: str | None = None) -> str | None:
+    """``<global root>/.memdir/hook.sock`` (as :func:`memdir.hosts.warm.socket_path`), or ``None``."""
+    root = global_root(home)
+    return None if root is None else os.path.join(root, ".memdir", SOCKET_NAME)
+
+
+_ESCAPES = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f"}
+
+
+def json_str(s: str) -> str:
+    """``s`` as a JSON string literal (what ``json.dumps(s, ensure_ascii=False)`` gives; lone surrogates are
+    replaced, as the server decodes with ``errors="replace"``)."""
+    out = []
+    for ch in s:
+        e = _ESCAPES.get(ch)
+        if e is not None:
+            out.append(e)
+        elif ch < " " or ch == "\x7f" or "\ud800" <= ch <= "\udfff":
+            out.append("\\u%04x" % (0xFFFD if "\ud800" <= ch <= "\udfff" else ord(ch)))
+        else:
+            out.append(ch)
+    return '"' + "".join(out) + '"'
+
+
+def _json_value(v) -> str:
+    if v is None:
+        return "null"
+    if isinstance(v, dict):
+        return "{" + ", ".join(json_str(str(k)) + ": " + _json_value(x) for k, x in v.items()) + "}"
+    if isinstance(v, int):
+        return str(v)
+    return json_str(str(v))
+
+
+def request(host: str, event: str, payload: str, project_dir: str | None) -> bytes:
+    """The request line for one hook call (protocol 2)."""
+    req = {"v": PROTOCOL, "host": host, "event": event, "payload": payload, "project_dir": project_dir,
+           "cwd": os.getcwd(), "env": env_signature(os.environ)}
+    return _json_value(req).encode("utf-8", "replace") + b"\n"
+
+
+def ask(host: str, event: str, payload: str, *, project_dir: str | None = None, home: str | None = None,
+        timeout_s: float = 3.0) -> str | None:
+    """Send one hook call to a running server; returns the host's output (``""`` for none), or ``None`` when no
+    server took the call (no socket, refused, declined, broken answer) so the caller runs it in-process.
+    A server that accepted the call but does not answer within ``timeout_s`` counts as "no output" (``""``):
+    the hook fails open rather than doing the work twice."""
+    try:
+        import _socket
+    except ImportError:
+        return None
+    family = getattr(_socket, "AF_UNIX", None)
+    path = socket_path(home)
+    if family is None or path is None:
+        return None
+    s = _socket.socket(family, _socket.SOCK_STREAM)
+    try:
+        s.settimeout(CONNECT_TIMEOUT_S)
+        try:
+            s.connect(path)
+        except OSError:
+            return None
+        try:
+            s.sendall(request(host, event, payload, project_dir))
+            s.shutdown(1)  # SHUT_WR
+        except OSError:
+            return None
+        s.settimeout(max(0.05, timeout_s))
+        chunks = []
+        try:
+            while True:
+                chunk = s.recv(65536)
+                if not chunk:
+                    break
+                chunks.append(chunk)
+        except TimeoutError:
+            return ""
+        except OSError:
+            return None
+        data = b"".join(chunks)
+        if not data.startswith(b"1\n"):
+            return None  # declined ("0\n<why>"), or an answer we cannot read
+        return data[2:].decode("utf-8", "replace")
+    finally:
+        s.close()
+
+
+def _write(out: str) -> None:
+    if not out:
+        return
+    try:
+        sys.stdout.buffer.write((out + "\n").encode("utf-8", errors="replace"))
+        sys.stdout.flush()
+    except (BrokenPipeError, OSError, AttributeError, ValueError):
+        pass
+
+
+def read_stdin() -> bytes:
+    """The payload on stdin (``b""`` for a terminal or a closed stdin)."""
+    stdin = sys.stdin
+    if stdin is None or stdin.closed:
+        return b""
+    try:
+        if stdin.isatty():
+            return b""
+        return stdin.buffer.read(MAX_PAYLOAD_BYTES)
+    except (OSError, ValueError, AttributeError):
+        return b""
+
+
+def run(args: list[str]) -> tuple[bool, bytes | None]:
+    """Try the warm server for ``memdir hook`` ``args``: ``(True, None)`` when the call is done (answered and
+    printed, or a distiller's session where hooks do nothing), else ``(False, raw)``: run it in-process with
+    ``raw``, the payload already read (``None``: not read yet). Never raises."""
+    raw: bytes | None = None
+    try:
+        if os.environ.get("MEMDIR_DISTILLING"):
+            return True, None
+        if os.environ.get("MEMDIR_DEBUG", "").strip().lower() in _TRUE or not enabled():
+            return False, None
+        a = parse_args(args)
+        if a is None:
+            return False, None
+        budget_s = (a.budget_ms or env_budget_ms()) / 1000.0
+        raw = a.argv_payload.encode("utf-8", "replace") if a.argv_payload is not None else read_stdin()
+        out = ask(a.host, a.event or "", raw.decode("utf-8-sig", "replace"), project_dir=a.project_dir,
+                  home=a.home, timeout_s=budget_s - 0.05)
+        if out is None:
+            return False, raw
+        _write(out)
+        return True, None
+    except BaseException:  # noqa: BLE001 — the in-process path decides (it fails open itself)
+        return False, raw

@@ -1,0 +1,381 @@
+"""The ``<memory>`` block injected before each model request (seed 000's three layers), built for the reader.
+
+1. **Rules** — every live note in ``rules/`` (global first, then project), always.
+2. **Outline** — the registry: categories with counts and their newest summaries, always (cheap).
+3. **Relevant** — the best recall hits, at most ``max_entries``, within the ``max_chars`` budget.
+
+Each entry is one compact header and its text: ``[k3f9qa decision 11-02] text…`` — a short handle that
+``memdir get``/``forget`` (and the MCP tools) accept, the kind (note kind or event role) and the date (``MM-DD`` in
+the current year, else ``YYYY-MM-DD``). What an entry shows:
+
+* the part of a long text that matched (the passage recall found, then the lines richest in the query's rare terms),
+  not its start; cuts are marked ``…``;
+* for a matched user question, the reply that answered it (prefixed ``re: "question"``) — an earlier question alone
+  answers nothing, and the prompt being submitted never comes back as its own memory (``memdir.core``);
+* a tool call as a one-line summary unless its output is the evidence; file dumps (``Read`` outputs) as one line,
+  after everything else.
+
+The room left after the rules and outline is shared among the entries by water-filling (a short entry gives what it
+does not need to the others). Small budgets degrade in order: the best hit is truncated before anything is dropped
+(below ~90 chars its header shrinks to ``[handle]`` and the ``## Relevant`` heading goes; a block of entries
+only — what a hook sends per prompt — has no heading at all), rules and outline lose
+items with a visible ``- …+N more`` line rather than silently. The whole block, tags included, is at most
+``max_chars`` characters. Memory text is escaped so it can never close or forge the block or an entry header.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+OPEN = "<memory>"
+CLOSE = "</memory>"
+_TAGLIKE = re.compile(r"<(?=\s*/?\s*m\s*e\s*m\s*o\s*r\s*y)", re.I)
+_INVISIBLE = re.compile("[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
+_MARKER = "…"
+_CALL = re.compile(r"[A-Za-z_][\w.-]{0,40}: ")  # a tool entry's call line: "Bash: …", "exec_command: …"
+_HEADING = re.compile(r"(?m)^([ \t]*)([#\[])")  # a stored "## Rules" or "[abc123 …]" line cannot forge structure
+#: a focus window's score adds this times its best single line's query weight to the weight of the distinct query terms
+#: it holds, so the window reaches the line that matches most (not just the earliest run with the same terms). Chosen
+#: on bench/session_qa.py (per prompt, lexical): 0 → 0.673, 0.5 / 1 / 2 → 0.692
+FOCUS_LINE = 1.0
+#: how an event role reads in a header (shorter; what the reader needs is who said it)
+KIND_LABEL = {"assistant": "agent"}
+MIN_BODY = 20  # chars of text an entry shows at least, or it is not shown
+TOP_SHARE = 2.0  # the best entry's share of the room relative to each other entry's (chosen on bench/session_qa.py)
+TRIVIAL_OUTPUT = 32  # a tool output of one line this short says nothing by itself: the call is shown instead
+FILE_DUMP_TOOLS = ("read", "read_file", "view", "notebookread", "cat")
+
+
+#: compatibility forms that could spell a tag: full-width/small ``< > /`` and full-width Latin letters → ASCII
+_FOLD = {0xFF1C: "<", 0xFF1E: ">", 0xFE64: "<", 0xFE65: ">", 0xFF0F: "/", 0x3000: " ",
+         **{c: chr(c - 0xFEE0) for c in range(0xFF21, 0xFF3B)}, **{c: chr(c - 0xFEE0) for c in range(0xFF41, 0xFF5B)}}
+
+
+def escape(text: str) -> str:
+    """Make stored text safe inside the block: fold the compatibility forms that could spell a tag (full-width
+    ``＜ｍｅｍｏｒｙ＞`` becomes ASCII; Chinese punctuation such as ``，`` is kept), drop invisible format characters
+    and control characters other than newline/tab, then turn the ``<`` of anything that reads as a ``<memory>`` /
+    ``</memory>`` tag into ``&lt;``."""
+    text = text.translate(_FOLD)
+    text = _INVISIBLE.sub("", text)
+    text = "".join(ch for ch in text if ch in "\n\t" or unicodedata.category(ch) != "Cc")
+    return _TAGLIKE.sub("&lt;", text)
+
+
+def truncate(text: str, limit: int) -> str:
+    """Cut ``text`` to at most ``limit`` chars at a line boundary, else a word boundary, adding ``…``."""
+    if len(text) <= limit:
+        return text
+    if limit <= len(_MARKER):
+        return text[: max(0, limit)]
+    room = limit - len(_MARKER)
+    cut = text.rfind("\n", 0, room + 1)
+    if cut <= 0:
+        cut = text.rfind(" ", 0, room + 1)
+        if cut < room // 2:
+            cut = room
+    return text[:cut].rstrip() + _MARKER
+
+
+@dataclass
+class Entry:
+    """One memory to show: ``id`` (note id / event key, for de-duplication), ``handle``, ``kind``, ``date`` (already
+    formatted), ``text``; ``span`` = the passage recall matched (chars of ``text``); ``lead`` = a line shown before the
+    text (``re: "question"`` for a reply); ``brief`` = show one line only; ``dump`` = a file dump (placed last)."""
+
+    id: str
+    handle: str
+    kind: str
+    date: str
+    text: str
+    span: tuple[int, int] | None = None
+    lead: str = ""
+    brief: bool = False
+    dump: bool = False
+    show_date: bool = True
+
+    def header(self, full: bool = True) -> str:
+        if not full:
+            return f"[{self.handle}] "
+        kind = KIND_LABEL.get(self.kind, self.kind)
+        if self.kind == "tool" and _CALL.match(self.lead or self.text):
+            kind = ""  # "[handle date] Bash: make test → …": the call names the tool
+        return "[" + " ".join(x for x in (self.handle, kind, self.date if self.show_date else "") if x) + "] "
+
+
+def _pieces(text: str, width: int = 160) -> list[tuple[int, int]]:
+    """Line spans of ``text``; a line longer than ``2 * width`` is cut into pieces of about ``width`` at spaces."""
+    out: list[tuple[int, int]] = []
+    pos = 0
+    for line in text.split("\n"):
+        a, b = pos, pos + len(line)
+        while b - a > 2 * width:
+            cut = text.rfind(" ", a + width // 2, a + width)
+            cut = cut + 1 if cut > a else a + width
+            out.append((a, cut))
+            a = cut
+        out.append((a, b))
+        pos = b + 1
+    return out
+
+
+def focus(text: str, weights: dict[str, float], size: int, span: tuple[int, int] | None = None, *,
+          tail: bool = False) -> str:
+    """At most ``size`` chars of ``text``: the run of whole lines (a long line counts as pieces of about 160 chars)
+    that fits in ``size`` and holds the most query weight — the summed ``weights`` (idf) of the distinct query tokens
+    in it. Runs overlapping ``span`` (the passage recall matched) win ties; then the earliest. Cuts are marked ``…``.
+    Returns ``text`` itself when it fits."""
+    if len(text) <= size:
+        return text
+    if size <= len(_MARKER) * 2 + 4:
+        return truncate(text, size)
+    from memdir.recall.tokenize import tokenize
+
+    pieces = [p for p in _pieces(text) if p[1] > p[0]] or [(0, len(text))]
+    if span:  # look near the passage recall matched
+        near = [p for p in pieces if p[1] > span[0] - 1500 and p[0] < span[1] + 1500]
+        pieces = near or pieces
+    probes = [t[:4] for t, w in weights.items() if w > 0]
+    found: list[set[str]] = []
+    for a, b in pieces:
+        piece = text[a:b]
+        low = piece.casefold()
+        found.append({t for t in tokenize(piece) if weights.get(t, 0.0) > 0} if any(x in low for x in probes) else set())
+    room = size - len(_MARKER) * 2
+    # a compound query word (``gqc.7``, ``api/review-context``) and its parts (``gqc``, ``7``) are one word here: a
+    # line holding the compound does not outweigh a line holding two other words (bench/session_qa.py, per prompt,
+    # lexical: 0.712 -> 0.731; hybrid e5 0.750 either way)
+    compounds = [t for t in weights if weights[t] > 0 and any(c in t for c in "./:-_")]
+
+    def weight_of(terms: set[str]) -> float:
+        return sum(weights[t] for t in terms if not any(t != c and t in c and c in terms for c in compounds))
+
+    best, best_s = (0, 1), -1.0
+    for i in range(len(pieces)):
+        if not found[i] and best_s >= 0:
+            continue  # a best run can always start at a matching line
+        terms: set[str] = set()
+        length, j = 0, i
+        top_line = 0.0
+        while j < len(pieces):
+            add = pieces[j][1] - pieces[j][0] + (1 if j > i else 0)
+            if length + add > room and j > i:
+                break
+            length += add
+            terms |= found[j]
+            top_line = max(top_line, weight_of(found[j]))
+            j += 1
+        sc = weight_of(terms) + FOCUS_LINE * top_line
+        if span and not (pieces[i][0] < span[1] and pieces[j - 1][1] > span[0]):
+            sc *= 0.999
+        if sc > best_s:
+            best, best_s = (i, j), sc
+    lo, hi = best[0], best[1] - 1
+    if tail and best_s <= 0:  # nothing matched (a hit found by meaning, not words): a command's result is its end
+        lo = hi = len(pieces) - 1
+    length = pieces[hi][1] - pieces[lo][0]
+    while lo > 0 and length + (pieces[lo][0] - pieces[lo - 1][0]) <= room:  # room left at the end: add lines before
+        lo -= 1
+        length = pieces[hi][1] - pieces[lo][0]
+    a, b = pieces[lo][0], pieces[hi][1]
+    if b - a > room:
+        return (_MARKER if a > 0 else "") + truncate(text[a:b], room + len(_MARKER))
+    return (_MARKER if a > 0 else "") + text[a:b] + (_MARKER if b < len(text) else "")
+
+
+def _clean(text: str) -> str:
+    """Escape, drop blank lines and trailing spaces, and neutralise lines that would read as structure."""
+    lines = [ln.rstrip() for ln in escape(text).split("\n")]
+    return _HEADING.sub(r"\1\\\2", "\n".join(ln for ln in lines if ln.strip()))
+
+
+def trivial_output(output: str) -> bool:
+    """True for a tool output that carries no content of its own: one short line (``completed``, ``(no output)``,
+    ``Plan updated``, ``✓ Updated issue: x``) — the call is then what the entry shows."""
+    out = output.strip()
+    return len(out) <= TRIVIAL_OUTPUT and "\n" not in out
+
+
+def one_line(text: str, limit: int = 100) -> str:
+    """The first non-blank line of ``text``, whitespace collapsed, cut at ``limit`` chars."""
+    first = next((ln for ln in text.split("\n") if ln.strip()), "")
+    return truncate(" ".join(first.split()), limit)
+
+
+def render(e: Entry, room: int, weights: dict[str, float], *, full: bool = True) -> str | None:
+    """The entry in at most ``room`` chars (header included), or ``None`` when fewer than ``MIN_BODY`` chars of text
+    would fit."""
+    head = e.header(full)
+    lead = _clean(e.lead) + "\n" if e.lead else ""
+    avail = room - len(head) - len(lead)
+    least = min(MIN_BODY, len(e.text.strip()) or MIN_BODY)  # a short text ("(no output)") needs only itself
+    if avail < least:
+        lead, avail = "", room - len(head)
+        if avail < least:
+            return None
+    raw = one_line(e.text, max(MIN_BODY, min(avail, 120))) if e.brief else focus(e.text.strip(), weights, avail, e.span, tail=e.kind == "tool")
+    body = _clean(raw)
+    if len(body) > avail:
+        body = truncate(body, avail)
+    return head + lead + body
+
+
+def natural(e: Entry, weights: dict[str, float]) -> int:
+    """Chars the entry would take with no budget (header included)."""
+    head = len(e.header()) + (len(e.lead) + 1 if e.lead else 0)
+    if e.brief:
+        return head + len(one_line(e.text, 120))
+    return head + len(e.text.strip())
+
+
+def waterfill(needs: list[int], room: int, shares: list[float] | None = None) -> list[int]:
+    """Share ``room`` among items needing ``needs`` chars, in proportion to ``shares`` (default equal): each gets
+    ``min(need, its share)``, and what an item does not use goes to the others."""
+    shares = shares or [1.0] * len(needs)
+    alloc = [0] * len(needs)
+    left = list(range(len(needs)))
+    while left and room > 0:
+        total = sum(shares[i] for i in left)
+        fair = {i: int(room * shares[i] / total) for i in left}
+        small = [i for i in left if needs[i] <= fair[i]]
+        if not small:
+            for i in left:
+                alloc[i] = fair[i]
+            return alloc
+        for i in small:
+            alloc[i] = needs[i]
+            room -= needs[i]
+        left = [i for i in left if i not in small]
+    return alloc
+
+
+def _dated(entries: list[Entry]) -> list[Entry]:
+    """``entries`` with each date shown once per run: an entry dated like the one before it shows no date."""
+    last = None
+    for e in entries:
+        e.show_date = e.date != last
+        last = e.date
+    return entries
+
+
+def _near_duplicates(entries: list[Entry], weights: dict[str, float]) -> list[Entry]:
+    """``entries`` without those whose matched text repeats an earlier one's (the same spec printed by two commands,
+    a message quoted in a tool output): 60% or more of its tokens already in one earlier entry."""
+    from memdir.recall.tokenize import tokenize
+
+    kept: list[tuple[Entry, set[str]]] = []
+    for e in entries:
+        text = e.text[e.span[0]:e.span[1]] if e.span else e.text[:1500]
+        toks = set(tokenize(text))
+        # the later entry adds little when most of its own tokens are already shown (a short earlier entry whose
+        # words a long later one contains is no reason to drop the long one)
+        if toks and any(len(toks & k) >= 0.6 * len(toks) for _, k in kept if k):
+            continue
+        kept.append((e, toks))
+    return [e for e, _ in kept]
+
+
+def build(*, rules: list[tuple[str, str]], outline: list[str], entries: list[Entry], max_chars: int, max_entries: int,
+          weights: dict[str, float] | None = None) -> str:
+    """Assemble the block.
+
+    ``rules``: ``(id, text)``; ``outline``: lines; ``entries``: best first (see :class:`Entry`); ``weights``: idf of
+    the query's tokens (used to find the matching lines). Each section is its heading plus at least one line, or
+    absent. Returns ``""`` when ``max_chars`` or ``max_entries`` is 0 or less, when all three layers are empty, or when
+    nothing fits. Never longer than ``max_chars``.
+    """
+    weights = weights or {}
+    if max_chars <= 0 or max_entries <= 0 or (not rules and not outline and not entries):
+        return ""
+    budget = max_chars - (len(OPEN) + 1 + len(CLOSE))
+    if budget <= 0:
+        return ""
+    seen: set[str] = set()
+    uniq: list[Entry] = []
+    for e in entries:
+        key = " ".join(e.text.split())
+        if e.id in seen or key in seen:
+            continue
+        seen.update((e.id, key))
+        uniq.append(e)
+    uniq = [e for e in uniq if not e.dump] + [e for e in uniq if e.dump]  # file dumps never take a decision's slot
+    uniq = _near_duplicates(uniq, weights)
+    parts: list[str] = []
+    used = 0
+    rel_head = "## Relevant"
+
+    def section(head: str, items: list[str], limit: int, noun: str) -> None:
+        """Append ``head`` and the items that fit under ``limit`` (an item may be cut to fit, keeping ``MIN_BODY``
+        chars); items left out are counted in a last ``- …+N more`` line when it fits (visible, never silent)."""
+        nonlocal used
+        room = limit - used - (len(head) + 1 if head else 0)
+        added: list[str] = []
+        for n, item in enumerate(items):
+            rest = len(items) - n - 1
+            more = len(f"- {_MARKER}+{rest} more") + 1 if rest else 0
+            if len(item) + 1 + more <= room:
+                added.append(item)
+                room -= len(item) + 1
+            elif room - more - 1 >= MIN_BODY + 2:
+                added.append(truncate(item, room - more - 1))
+                room -= len(added[-1]) + 1
+            else:
+                break
+        missing = len(items) - len(added)
+        if missing:
+            line = f"- {_MARKER}+{missing} more"
+            if noun and len(f"{line} {noun}") < room:
+                line += f" {noun}"
+            if len(line) + 1 <= room:
+                added.append(line)
+        if added:
+            parts.extend([head] if head else [])
+            parts.extend(added)
+            used += (len(head) + 1 if head else 0) + sum(len(x) + 1 for x in added)
+
+    # room kept for the best hit, so what matched is never crowded out by rules and outline
+    reserve = 0
+    if uniq:
+        reserve = min(len(rel_head) + 1 + natural(uniq[0], weights) + 1, max(100, budget // 2))
+    if rules:
+        section("## Rules (always apply)", ["- " + escape(" ".join(t.split())) for _, t in rules], budget - reserve, "(memdir inspect)")
+    if outline:
+        # its own heading only below the rules (whose bullets it would otherwise join); at the top of the block its
+        # lines say what they are ("- project decisions/ (3): …", "- project episodic: 74 captured turns …")
+        section("## Outline" if parts else "", [escape(x) for x in outline], budget - reserve, "")
+    if uniq:
+        if not parts:  # the entries are the whole block (a hook's per-prompt block): their headers say enough
+            rel_head = ""
+        head_cost = len(rel_head) + 1 if rel_head else 0
+        room = budget - used - head_cost
+        cands = uniq[:max_entries]
+        shown: list[str] = []
+        while cands:
+            cands = _dated(cands)
+            needs = [natural(e, weights) + 1 for e in cands]
+            alloc = waterfill(needs, room, [TOP_SHARE] + [1.0] * (len(cands) - 1))
+            pieces = [render(e, a - 1, weights) if a > 1 else None for e, a in zip(cands, alloc)]
+            if all(p is not None for p in pieces) or len(cands) == 1:
+                shown = [p for p in pieces if p is not None]
+                break
+            # drop the lowest-ranked entry that did not fit and share again (the best one is never dropped here)
+            worst = max(i for i, p in enumerate(pieces) if p is None) if any(p is None for p in pieces[1:]) else None
+            if worst is None or worst == 0:
+                cands = cands[:1]
+            else:
+                cands = cands[:worst] + cands[worst + 1:]
+        if shown:
+            parts.extend([rel_head] if rel_head else [])
+            parts.extend(shown)
+            used += head_cost + sum(len(x) + 1 for x in shown)
+        elif not parts or budget - used < head_cost + len(uniq[0].header()) + MIN_BODY:
+            # tiny budget: no heading, the smallest header, whatever text fits — what matched still shows
+            best = render(uniq[0], budget - used - 1, weights, full=False) if budget - used - 1 > 0 else None
+            if best is not None:
+                parts.append(best)
+                used += len(best) + 1
+    if not parts:
+        return ""
+    return OPEN + "\n" + "\n".join(parts) + "\n" + CLOSE

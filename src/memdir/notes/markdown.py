@@ -1,0 +1,346 @@
+"""Markdown notes with YAML frontmatter (seed 000's format), read as-is and written atomically.
+
+Reading accepts the seed's fields (``id, kind, summary, highlight, created, updated, load_when, pinned,
+supersedes, superseded_by``, plus ``tags``) including millisecond epochs; unknown fields are kept on rewrite;
+the body is kept byte for byte. Writing emits ISO 8601 UTC times.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import unicodedata
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from memdir.errors import UsageError
+from memdir.recall.tokenize import nfkc
+from memdir.timeutil import iso, parse_ts
+
+_HANDLER = None
+
+
+def _handler():
+    """python-frontmatter's YAML handler, imported on first use (keeps the recall path's start-up light)."""
+    global _HANDLER
+    if _HANDLER is None:
+        import frontmatter
+
+        _HANDLER = frontmatter.YAMLHandler()
+    return _HANDLER
+MAX_NOTE_BYTES = 1_000_000  # a larger file is reported as unreadable, not parsed
+
+
+def kind_for(category: str) -> str:
+    """Default ``kind`` of a category: ``rules`` → ``rule``, ``pitfalls`` → ``pitfall``, else the name."""
+    return {"rules": "rule", "preferences": "preference", "decisions": "decision", "pitfalls": "pitfall",
+            "facts": "fact"}.get(category, category[:-1] if category.endswith("s") and len(category) > 3 else category)
+
+
+def normalize_text(text: str) -> str:
+    """The form used for duplicate detection: NFKC, whitespace runs collapsed, stripped."""
+    # str.split() and re's \s agree on what whitespace is (str.isspace); NFKC leaves ASCII alone
+    return " ".join((text if text.isascii() else nfkc(text)).split())
+
+
+def near_key(text: str) -> str:
+    """The form two notes share when they differ only by case, spacing or punctuation (issue 13 item 10, seed
+    000's "同一件事记两遍"): NFKC, casefolded, every whitespace and Unicode punctuation character (categories
+    P*) removed. Symbols such as ``+`` or ``$`` and all letters/digits are kept, so ``C++`` ≠ ``C``. A text of
+    punctuation only keys on its normalized self."""
+    t = unicodedata.normalize("NFKC", text).casefold()
+    key = "".join(ch for ch in t if not ch.isspace() and not unicodedata.category(ch).startswith("P"))
+    return key or normalize_text(t)
+
+
+def content_hash(text: str) -> str:
+    """SHA-256 hex of :func:`normalize_text` (case C5: same text with other whitespace is the same memory)."""
+    return hashlib.sha256(normalize_text(text).encode("utf-8", "replace")).hexdigest()
+
+
+_SLUG_CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af"
+_slug_runs: re.Pattern[str] | None = None  # ``[a-z0-9]+|[CJK]+``, compiled by the first slugify (not at import: ~1 ms)
+
+
+def slugify(summary: str, taken: set[str] | None = None, *, exists=None) -> str:
+    """A file-name slug from ``summary``: lower-case ASCII words and CJK runs joined by ``-``, at most 8 runs
+    and 48 characters (``部署脚本用 pnpm`` → ``部署脚本用-pnpm``); a summary with neither gets ``note-<hash>``.
+    ``-2``, ``-3`` … are appended while the slug is in ``taken`` or ``exists(slug)`` is true."""
+    text = unicodedata.normalize("NFKC", summary).casefold()
+    global _slug_runs
+    if _slug_runs is None:
+        _slug_runs = re.compile(rf"[a-z0-9]+|[{_SLUG_CJK}]+")
+    runs = _slug_runs.findall(text)
+    base = ""
+    for r in runs[:8]:
+        cand = f"{base}-{r}" if base else r
+        if len(cand) > 48:
+            if not base:
+                base = r[:48]
+            break
+        base = cand
+    if len(base) < 2 or (base.isascii() and len(base) < 3):
+        base = "note-" + hashlib.sha256(summary.encode("utf-8", "replace")).hexdigest()[:8]
+    from memdir.roots import _RESERVED
+
+    if base in _RESERVED:
+        base += "-note"  # `com1`, `nul`…: Windows device names are refused as ids, so never made into one
+    slug, n = base, 2
+    while (taken and slug in taken) or (exists is not None and exists(slug)):
+        slug, n = f"{base}-{n}", n + 1
+    return slug
+
+
+def split(raw: str) -> tuple[dict[str, Any], str, str | None]:
+    """Split a note file into ``(metadata, body, frontmatter_text)``; raises ``UsageError`` for broken YAML.
+
+    A file without frontmatter is all body. ``body`` is the exact text after the closing ``---`` line's newline.
+    """
+    if raw.startswith("\ufeff"):
+        raw = raw[1:]
+    import yaml
+
+    handler = _handler()
+    if not handler.detect(raw):
+        return {}, raw, None
+    try:
+        _, fm, body = handler.FM_BOUNDARY.split(raw, 2)
+    except ValueError:
+        raise UsageError("frontmatter opened with '---' but never closed") from None
+    if body.startswith("\r\n"):
+        body = body[2:]
+    elif body.startswith("\n"):
+        body = body[1:]
+    try:
+        meta = yaml.safe_load(fm) if fm.strip() else {}
+    except yaml.YAMLError as exc:
+        raise UsageError(f"invalid YAML frontmatter: {str(exc).splitlines()[0]}") from None
+    except RecursionError:
+        raise UsageError("invalid YAML frontmatter: nested too deeply") from None
+    if meta is None:
+        meta = {}
+    if not isinstance(meta, dict):
+        raise UsageError("frontmatter is not a mapping of fields")
+    return meta, body, fm
+
+
+def body_of_broken(raw: str) -> str:
+    """The body of a note whose frontmatter :func:`split` refuses: the text after the closing ``---`` line, or
+    after the opening one when the frontmatter is never closed (so the note stays findable by its words while the
+    user repairs it)."""
+    if raw.startswith("\ufeff"):
+        raw = raw[1:]
+    parts = _handler().FM_BOUNDARY.split(raw, 2)
+    if len(parts) == 3:
+        return parts[2].lstrip("\r\n")
+    return raw.split("\n", 1)[1] if "\n" in raw else ""
+
+
+def _str(v: Any) -> str:
+    """``str(v)`` stripped, with lone surrogates (YAML ``"\\ud800"`` escapes) turned into U+FFFD."""
+    s = str(v)
+    try:
+        s.encode("utf-8")
+    except UnicodeEncodeError:
+        s = s.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    return s.strip()
+
+
+def _strlist(v: Any) -> tuple[str, ...]:
+    if v is None:
+        return ()
+    if isinstance(v, (str, int, float)):
+        v = [v]
+    if not isinstance(v, (list, tuple)):
+        return ()
+    return tuple(_str(x) for x in v if x is not None and not isinstance(x, (dict, list)) and _str(x))
+
+
+def _opt_str(v: Any) -> str | None:
+    if v is None or isinstance(v, (dict, list)):
+        return None
+    s = _str(v)
+    return s or None
+
+
+def fields(meta: dict[str, Any], body: str, *, category: str, fallback_time: datetime) -> dict[str, Any]:
+    """Typed view of the frontmatter: strings, tuples, booleans and aware UTC datetimes (never raises)."""
+    created = parse_ts(meta.get("created"), default=fallback_time) if meta.get("created") is not None else fallback_time
+    updated = parse_ts(meta.get("updated"), default=created) if meta.get("updated") is not None else created
+    summary = _opt_str(meta.get("summary")) or _first_line(body)
+    pinned = meta.get("pinned")
+    return {
+        "kind": _opt_str(meta.get("kind")) or kind_for(category),
+        "summary": summary,
+        "highlight": _opt_str(meta.get("highlight")),
+        "created": created,
+        "updated": updated,
+        "load_when": _strlist(meta.get("load_when")),
+        "tags": _strlist(meta.get("tags")),
+        "pinned": pinned is True or (isinstance(pinned, str) and pinned.strip().lower() in ("true", "yes", "1")),
+        "supersedes": _opt_str(meta.get("supersedes")),
+        "superseded_by": _opt_str(meta.get("superseded_by")),
+    }
+
+
+def field_problems(meta: dict[str, Any]) -> list[str]:
+    """What :func:`fields` had to ignore or replace in ``meta`` (one short phrase each; ``memdir inspect``): a
+    list or mapping where text belongs, a time that does not parse, a ``pinned`` that is not true/false, a
+    mapping as tags or load_when."""
+    out = []
+    for k in ("summary", "highlight", "kind", "supersedes", "superseded_by"):
+        if isinstance(meta.get(k), (dict, list)):
+            out.append(f"{k} is not text (ignored)")
+    for k in ("created", "updated"):
+        v = meta.get(k)
+        if v is not None:
+            try:
+                parse_ts(v)
+            except UsageError:
+                out.append(f"{k} {str(v)[:40]!r} is not a time (the file's time is used)")
+    p = meta.get("pinned")
+    if p is not None and not isinstance(p, bool) and not (isinstance(p, str) and p.strip().lower() in
+                                                          ("true", "yes", "1", "false", "no", "0", "")):
+        out.append(f"pinned {str(p)[:20]!r} is not true/false (taken as false)")
+    for k in ("tags", "load_when"):
+        if isinstance(meta.get(k), dict):
+            out.append(f"{k} is not a list (ignored)")
+    return out
+
+
+def _first_line(body: str) -> str:
+    for line in body.splitlines():
+        line = line.strip().lstrip("#").strip()
+        if line:
+            return line[:120]
+    return ""
+
+
+def render(meta: dict[str, Any], body: str) -> str:
+    """Serialize frontmatter + body. Datetimes become ISO 8601 UTC strings; key order is kept."""
+    import yaml
+
+    clean = {k: (iso(v) if isinstance(v, datetime) else v) for k, v in meta.items() if v is not None}
+    fm = yaml.safe_dump(clean, allow_unicode=True, sort_keys=False, width=1000, default_flow_style=False)
+    if body and not body.endswith("\n"):
+        body += "\n"
+    return f"---\n{fm}---\n{body}"
+
+
+def update_fields(raw: str, changes: dict[str, Any]) -> str:
+    """Return ``raw`` with frontmatter fields changed (``None`` removes a field); the body and unknown fields
+    are kept byte for byte / as they were. Raises ``UsageError`` if the frontmatter is broken."""
+    meta, body, _ = split(raw)
+    for k, v in changes.items():
+        if v is None:
+            meta.pop(k, None)
+        else:
+            meta[k] = v
+    return render(meta, body)
+
+
+def atomic_write(path: Path, text: str) -> None:
+    """Write ``text`` (UTF-8) to ``path`` via a temp file in the same directory + fsync + ``os.replace``,
+    so a reader never sees a half-written file, even if the writer is killed."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    import tempfile  # only writers need it (a hook that only reads pays nothing)
+
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".part", dir=path.parent)
+    try:
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; a note should get the user's usual mode
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def read_text(path: Path) -> str:
+    """Read a note file as UTF-8; raises ``UsageError`` for binary, oversized or non-UTF-8 files."""
+    data = path.read_bytes()
+    if len(data) > MAX_NOTE_BYTES:
+        raise UsageError(f"file is larger than {MAX_NOTE_BYTES} bytes")
+    if b"\x00" in data:
+        raise UsageError("file is binary (contains NUL bytes)")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"file is not UTF-8 (byte {exc.start})") from None
+
+
+#: frontmatter fields with a fixed type (anything else is kept as written)
+_STR_FIELDS = ("id", "kind", "summary", "highlight", "supersedes", "superseded_by")
+_LIST_FIELDS = ("tags", "load_when")
+_TIME_FIELDS = ("created", "updated")
+
+
+def check_edit(raw: str, *, note_id: str) -> tuple[dict[str, Any], str]:
+    """Validate a whole note file (frontmatter + body) submitted as an edit of ``note_id``.
+
+    Returns ``(meta, body)``; raises ``UsageError`` with every reason found, joined by ``; `` (nothing is written
+    by this function). Checks: the YAML parses to a mapping; ``id``, when present, is ``note_id`` (an edit cannot
+    move a note); ``kind``/``summary``/``highlight``/``supersedes``/``superseded_by`` are strings; ``tags`` and
+    ``load_when`` are lists of strings (or one string); ``pinned`` is true/false; ``created``/``updated`` are
+    times; ``supersedes`` is an id of the form ``category/slug`` other than this note; the body is not empty
+    and the file is under :data:`MAX_NOTE_BYTES`.
+    """
+    from memdir.roots import split_id
+
+    if not isinstance(raw, str):
+        raise UsageError("the note must be text")
+    if len(raw.encode("utf-8", "replace")) > MAX_NOTE_BYTES - 100_000:
+        raise UsageError(f"note too long: keep it under {MAX_NOTE_BYTES - 100_000:,} bytes")
+    try:
+        meta, body, _ = split(raw.replace("\r\n", "\n"))
+    except UsageError as exc:
+        raise UsageError(f"edit refused: {exc}") from None
+    problems: list[str] = []
+    for k in _STR_FIELDS:
+        if k in meta and meta[k] is not None and not isinstance(meta[k], str):
+            problems.append(f"{k} must be text, not {type(meta[k]).__name__}")
+    if isinstance(meta.get("id"), str) and meta["id"].strip() != note_id:
+        problems.append(f"id must stay {note_id!r} (an edit cannot rename a note; remember a new one and supersede this)")
+    if isinstance(meta.get("summary"), str) and not meta["summary"].strip():
+        problems.append("summary is empty (remove the field to use the first line)")
+    for k in _LIST_FIELDS:
+        v = meta.get(k)
+        if v is None or isinstance(v, str):
+            continue
+        if not isinstance(v, list) or any(isinstance(x, (dict, list)) or x is None for x in v):
+            problems.append(f"{k} must be a list of words, like [deploy, 部署]")
+    if "pinned" in meta and not isinstance(meta["pinned"], bool):
+        problems.append(f"pinned must be true or false, not {meta['pinned']!r}")
+    for k in _TIME_FIELDS:
+        if meta.get(k) is not None:
+            try:
+                parse_ts(meta[k])
+            except (UsageError, ValueError, TypeError, OverflowError):
+                problems.append(f"{k} is not a time: {str(meta[k])[:40]!r} (use ISO 8601, e.g. 2026-11-30T12:00:00Z)")
+    for k in ("supersedes", "superseded_by"):
+        v = meta.get(k)
+        if isinstance(v, str) and v.strip():
+            try:
+                split_id(v)
+            except UsageError as exc:
+                problems.append(f"{k}: {exc}")
+            if v.strip() == note_id:
+                problems.append(f"{k} cannot name the note itself")
+    if not body.strip():
+        problems.append("the body is empty (forget the note instead)")
+    if problems:
+        raise UsageError("edit refused: " + "; ".join(problems))
+    return meta, body

@@ -1,0 +1,241 @@
+"""Drop-file import (issue 13 item 5; seed 004's one-shot import): JSONL files placed in
+``<global root>/import/`` are imported into the project memory, then renamed ``<name>.done-<yyyyMMdd-HHmmss>``.
+
+* Triggers: ``memdir import --pending``; and the next hook run or MCP server start, which only *looks* (one
+  directory listing) and, when a file is waiting, starts ``memdir import --pending`` as a detached process, so
+  the host is never delayed (:func:`spawn_if_pending`).
+* Records: one JSON object per line; text from ``text``/``body``/``content``; ``title``, ``tags`` and ``kind``
+  are kept (in the event's ``meta``; the title also leads the text so it is searchable); ``ts`` any accepted
+  time form; ``source`` (default: the file name) names the import. ``kind`` ``user|assistant|tool|system``
+  gives the role, anything else (``note``, ``observation``…) is stored as a ``user`` event.
+* At most ``import.max_items`` (default 1,500, seed 004's ``IMPORT_MAX``) newest records per file (by ``ts``);
+  the older rest is logged and counted as ``skipped_over_max``. Records are written oldest first.
+* Keys ``import:<source>:<id or hash>`` are deterministic, so a re-run stores nothing, and
+  ``memdir forget --prefix import:<source>`` undoes an import.
+* One importer at a time: a lock in the import directory; a second run while one works returns ``busy``.
+* A file whose import fails (``error``) stays in place with a marker ``.<name>.failed`` (the failure time and
+  error). The hooks do not start another importer for it until ``RETRY_FAILED_S`` (10 minutes) have passed or the
+  file has changed; ``memdir import --pending`` by hand always tries it; a later success removes the marker.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from collections import Counter
+
+from memdir.lazylog import getLogger
+from memdir.errors import UsageError
+from memdir.timeutil import parse_ts
+
+if TYPE_CHECKING:
+    from memdir.core import Memdir
+
+log = getLogger("memdir")  # imports logging only when a record can go somewhere
+
+IMPORT_DIR = "import"
+ROLES = ("user", "assistant", "tool", "system")
+#: how long the hooks leave a drop file whose import failed before they start an importer for it again
+RETRY_FAILED_S = 600.0
+
+
+def import_dir(home: Path) -> Path:
+    return Path(home) / IMPORT_DIR
+
+
+def pending_files(home: Path) -> list[Path]:
+    """``*.jsonl`` files waiting in ``<home>/import/`` (oldest first); ``[]`` when the directory is absent."""
+    d = import_dir(home)
+    try:
+        files = [Path(e.path) for e in os.scandir(d) if e.is_file() and e.name.endswith(".jsonl") and not e.name.startswith(".")]
+    except OSError:
+        return []
+    return sorted(files, key=lambda p: (p.stat().st_mtime, p.name))
+
+
+def _failed_marker(path: Path) -> Path:
+    return path.with_name(f".{path.name}.failed")
+
+
+def _backing_off(path: Path, now: float) -> bool:
+    """True while ``path`` failed less than :data:`RETRY_FAILED_S` ago and has not changed since."""
+    try:
+        failed_at = _failed_marker(path).stat().st_mtime
+        return path.stat().st_mtime <= failed_at and now - failed_at < RETRY_FAILED_S
+    except OSError:
+        return False
+
+
+def spawn_if_pending(home: str | os.PathLike | None, project_dir: str | os.PathLike | None = None) -> bool:
+    """Start ``memdir import --pending`` detached (own session, no stdio) when a file waits (one whose import
+    failed only after :data:`RETRY_FAILED_S` or once it changed); never raises, never waits. Returns True when a
+    process was started."""
+    try:
+        import time
+
+        from memdir.roots import global_root
+
+        h = global_root(home)
+        now = time.time()
+        if all(_backing_off(p, now) for p in pending_files(h)):  # also: nothing waits
+            return False
+        args = [sys.executable, "-m", "memdir.cli", "--home", str(h)]
+        if project_dir:
+            args += ["--dir", str(project_dir)]
+        args += ["import", "--pending", "--json"]
+        import subprocess  # only when a file waits: the hook path stays lean
+
+        subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                         start_new_session=True, close_fds=True)
+        return True
+    except Exception as exc:  # noqa: BLE001 — a hook or server start must never fail because of this
+        log.debug("drop-file import not started: %s", exc)
+        return False
+
+
+def _slug(value: Any) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", str(value)).strip("-")[:60] or "jsonl"
+
+
+def records(path: Path, *, max_items: int) -> tuple[list[dict[str, Any]], dict[str, int]]:
+    """The events of one drop file (newest ``max_items`` by ``ts``, written oldest first) and counts
+    ``lines``, ``bad_lines``, ``skipped_over_max``."""
+    counts = {"lines": 0, "bad_lines": 0, "skipped_over_max": 0}
+    out: list[tuple[float, int, dict[str, Any]]] = []
+    default_source = _slug(path.name[: -len(".jsonl")])
+    from collections import Counter
+
+    from memdir.portability.importers.jsonl import read_jsonl  # imported when a file is read, never on the hook path
+
+    stats: Counter = Counter()
+    for n, obj in read_jsonl(path, stats, label="drop-file", warn=False):
+        body = next((obj[k] for k in ("text", "body", "content") if isinstance(obj.get(k), str) and obj[k].strip()), None)
+        if body is None:
+            counts["bad_lines"] += 1
+            continue
+        title = obj.get("title") if isinstance(obj.get("title"), str) and obj["title"].strip() else None
+        tags = [str(t) for t in obj["tags"]] if isinstance(obj.get("tags"), list) else (
+            [t.strip() for t in obj["tags"].split(",") if t.strip()] if isinstance(obj.get("tags"), str) else [])
+        kind = str(obj.get("kind") or obj.get("role") or "note").strip().lower()
+        source = _slug(obj.get("source") or default_source)
+        try:
+            ts = parse_ts(obj.get("ts") or obj.get("created_at") or obj.get("time")) if (
+                obj.get("ts") or obj.get("created_at") or obj.get("time")) else None
+        except UsageError:
+            ts = None
+        text = body.strip()
+        if title and title.strip() not in text:
+            text = f"{title.strip()}\n{text}"
+        rid = obj.get("id") if isinstance(obj.get("id"), (str, int)) and str(obj.get("id")).strip() else None
+        ident = _slug(rid) if rid is not None else hashlib.sha256(
+            f"{kind}\0{title or ''}\0{body}\0{ts.isoformat() if ts else ''}".encode("utf-8", "replace")).hexdigest()[:16]
+        meta = {"kind": kind, "source": source, "file": path.name}
+        if title:
+            meta["title"] = title
+        if tags:
+            meta["tags"] = tags
+        ev = {"key": f"import:{source}:{ident}", "role": kind if kind in ROLES else "user", "text": text,
+              "session": str(obj["session"]) if obj.get("session") not in (None, "") else f"import:{source}",
+              "ts": ts, "meta": meta}
+        out.append((ts.timestamp() if ts else float("-inf"), n, ev))
+    counts["lines"] += stats["lines"] - stats["skipped:blank"]
+    counts["bad_lines"] += stats["bad_json"]
+    out.sort(key=lambda t: (t[0], t[1]))
+    if len(out) > max_items:
+        counts["skipped_over_max"] = len(out) - max_items
+        log.warning("memdir: import %s: %d records over import.max_items=%d skipped (the oldest)",
+                    path.name, counts["skipped_over_max"], max_items)
+        out = out[-max_items:]
+    return [ev for *_, ev in out], counts
+
+
+def gate_all(events: list[dict[str, Any]], config: Any) -> tuple[list[dict[str, Any]], "Counter[str]"]:
+    """The events :func:`memdir.capture.gates.gate` keeps (with its cleaned text), and the skips by reason: importers
+    and hooks decide "should this be stored" with the same function."""
+    from collections import Counter
+
+    from memdir.capture.gates import gate
+
+    kept, gated = [], Counter()
+    for ev in events:
+        d = gate(ev, config)
+        if d.keep:
+            kept.append({**ev, "text": d.text})
+        else:
+            gated[d.reason] += 1
+    return kept, gated
+
+
+def _signature(path: Path) -> tuple[int, int]:
+    st = path.stat()
+    return st.st_size, st.st_mtime_ns
+
+
+def import_pending(m: "Memdir") -> dict[str, Any]:
+    """Import every waiting drop file into the project root and rename it ``<name>.done-<yyyyMMdd-HHmmss>``.
+
+    Records pass the capture gate first (:func:`gate_all`). Returns ``{"files": [{"file", "done_as", "lines",
+    "bad_lines", "skipped_over_max", "read", "stored", "duplicate", "skipped", "skipped_by"}], "busy": bool}``. A file that cannot be read stays in place (``error``); so does one that changed while it was read
+    (``left_in_place``, no ``done_as``: a writer still appending), whose new records the next run imports (keys are
+    deterministic, so what was stored is not stored twice)."""
+    import filelock
+
+    home = m.home
+    d = import_dir(home)
+    out: dict[str, Any] = {"files": [], "busy": False}
+    if not d.is_dir():
+        return out
+    lock = filelock.FileLock(str(d / ".import.lock"), timeout=0)
+    try:
+        lock.acquire()
+    except filelock.Timeout:
+        out["busy"] = True
+        return out
+    try:
+        max_items = int(m.config.get("import.max_items"))
+        for path in pending_files(home):
+            rec: dict[str, Any] = {"file": path.name}
+            try:
+                seen = _signature(path)
+                events, counts = records(path, max_items=max_items)
+                rec.update(counts)
+                kept, gated = gate_all(events, m.config)
+                rec.update(m.import_events(kept))
+                rec["skipped"] += sum(gated.values())
+                rec["skipped_by"] = dict(gated)
+            except (OSError, UsageError) as exc:
+                rec["error"] = str(exc).splitlines()[0][:200]
+                out["files"].append(rec)
+                try:  # the hooks back off from this file (spawn_if_pending)
+                    from memdir.capture.redact import redact
+
+                    _failed_marker(path).write_text(f"{m.clock().isoformat()} {redact(rec['error'])}\n", encoding="utf-8")
+                except OSError:
+                    pass
+                continue
+            try:
+                _failed_marker(path).unlink(missing_ok=True)
+            except OSError:
+                pass
+            if _signature(path) != seen:  # still being written: renaming it now would lose what comes next
+                rec["left_in_place"] = "it changed while it was read; the next run imports the rest"
+                out["files"].append(rec)
+                continue
+            stamp = m.clock().strftime("%Y%m%d-%H%M%S")
+            target = path.with_name(f"{path.name}.done-{stamp}")
+            n = 2
+            while target.exists():
+                target = path.with_name(f"{path.name}.done-{stamp}-{n}")
+                n += 1
+            os.replace(path, target)
+            rec["done_as"] = target.name
+            out["files"].append(rec)
+    finally:
+        lock.release()
+    return out

@@ -1,0 +1,116 @@
+"""Transcript importers: turn a host's session files into plain event dicts, without touching a database.
+
+Every importer is a generator of::
+
+    {"key": str, "role": "user" | "assistant" | "tool", "text": str, "session": str,
+     "ts": "<ISO 8601 UTC>" | None, "source": "claude-code" | "codex" | "opencode" | "jsonl",
+     "meta": {...},   # optional extras: line, cwd, tool, call id, is_error …
+     "input": ...}    # tool events: the call's arguments, read by the capture gate (a shell command), never stored
+
+Keys are deterministic (seed 004): ``import:<source>:<session>:<line id>``, with the transcript's own
+stable id as line id (Claude Code message ``uuid`` / ``tool_use`` id, Codex ``L<line>`` / ``call_id``,
+OpenCode part id), so importing a file twice yields identical keys and a grown file yields the old
+keys plus new ones. Each importer takes an optional ``stats: collections.Counter`` that it increments
+with ``skipped:<reason>``, ``bad_json``, ``bad_ts`` … (bad or truncated lines never raise). Tool
+calls become one event each, bounded to ``TOOL_SUMMARY_MAX_CHARS`` (20,000) chars. Texts are not
+redacted or gated here: the core's capture does that.
+
+Usage::
+
+    from collections import Counter
+    from memdir.portability.importers import iter_events, resolve_paths
+    stats = Counter()
+    for path in resolve_paths("codex"):            # default locations
+        for ev in iter_events("codex", path, stats=stats):
+            ...
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections import Counter
+    from collections.abc import Callable, Iterator
+
+#: where each public name lives. The submodules are imported on first use (PEP 562): a hook that only needs
+#: ``memdir.capture.tools`` (the tool summary, the edit tools) must not pay for every importer — the
+#: claude-mem one alone pulls in ``urllib.request``, ``http.client``, ``email`` and ``ssl`` (~20 ms, issue 12).
+_NAMES = {
+    "iter_claude_code": "claude_code",
+    "iter_claude_mem": "claude_mem",
+    "iter_codex": "codex",
+    "iter_opencode": "opencode",
+    "iter_jsonl": "jsonl",
+    "TOOL_SUMMARY_MAX_CHARS": "jsonl",
+    "HOSTS": "discover",
+    "default_paths": "discover",
+    "resolve_paths": "discover",
+}
+#: the importer of each source (values: :data:`_NAMES` keys, resolved by :func:`importer`)
+_SOURCES = {
+    "claude-code": "iter_claude_code",
+    "codex": "iter_codex",
+    "opencode": "iter_opencode",
+    "jsonl": "iter_jsonl",
+    "claude-mem": "iter_claude_mem",  # a SQLite database, not transcripts: `memdir import claude-mem [PATH]`
+}
+
+
+def __getattr__(name: str):
+    if name == "IMPORTERS":
+        value = {source: __getattr__(fn) for source, fn in _SOURCES.items()}
+    elif name in _NAMES:
+        from importlib import import_module
+
+        value = getattr(import_module(f"{__name__}.{_NAMES[name]}"), name)
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def iter_events(source: str, path: str | Path, *, stats: Counter | None = None) -> Iterator[dict]:
+    """Events of one transcript ``path`` read by the importer of ``source`` (a key of ``IMPORTERS``).
+
+    Raises ``memdir.errors.UsageError`` for an unknown source; the importer's own errors otherwise.
+    """
+    from memdir.errors import UsageError
+
+    if source not in _SOURCES:
+        raise UsageError(f"unknown transcript source {source!r}: use one of {', '.join(_SOURCES)}")
+    return __getattr__(_SOURCES[source])(path, stats=stats)
+
+
+def peek_session(source: str, path: str | Path, *, max_lines: int = 200) -> tuple[str | None, str | None]:
+    """``(session id, cwd)`` of a one-session transcript file (``claude-code``, ``codex``), read from its first
+    ``max_lines`` lines without parsing the rest; ``(None, None)`` for other sources or when not found there. Lets
+    an import decide where a session goes (or skip it) before reading the whole file. Never raises for content."""
+    from memdir.portability.importers.jsonl import read_jsonl
+
+    if source not in ("claude-code", "codex"):
+        return None, None
+    session = cwd = None
+    try:
+        for lineno, obj in read_jsonl(Path(path), None, label=source, warn=False):
+            if source == "claude-code":
+                session = session or (str(obj["sessionId"]) if obj.get("sessionId") else None)
+                cwd = cwd or (obj.get("cwd") if isinstance(obj.get("cwd"), str) else None)
+            else:
+                payload = obj.get("payload") if isinstance(obj.get("payload"), dict) else {}
+                if obj.get("type") in ("session_meta", "turn_context"):
+                    if obj.get("type") == "session_meta" and payload.get("id"):
+                        session = session or str(payload["id"])
+                    cwd = cwd or (payload.get("cwd") if isinstance(payload.get("cwd"), str) else None)
+            if (session and cwd) or lineno >= max_lines:
+                break
+    except OSError:
+        return None, None
+    if source == "codex" and session is None and cwd is not None:
+        session = Path(path).stem  # iter_codex's fallback session id
+    return session, cwd
+
+
+__all__ = ["HOSTS", "IMPORTERS", "TOOL_SUMMARY_MAX_CHARS", "default_paths", "iter_claude_code", "iter_codex",
+           "iter_events", "iter_jsonl", "iter_opencode", "peek_session", "resolve_paths"]

@@ -1,0 +1,234 @@
+"""Generic JSONL import (seed 004's one-shot import) and the line reader every JSONL importer shares.
+
+Input: one JSON object per line with at least ``text`` (``content`` is accepted as an alias) and
+optionally ``key``, ``role``, ``session``, ``ts`` and ``source``. Output: event dicts (the shape is
+documented in :mod:`memdir.portability.importers`), **ordered by ts** (lines without ts come last, in file order;
+ties keep file order), because seed 004 writes imports in ascending ts so the newest stay newest.
+
+Policies:
+
+* ``key`` given → used verbatim (the caller owns idempotency). Otherwise
+  ``import:<source>:<session>:<h>`` with ``h`` the first 16 hex digits of SHA-256 over
+  ``role, text, ts`` — so re-importing the file, even reordered, yields the same keys.
+* ``role`` defaults to ``"user"``; ``human``→user, ``ai``/``model``/``agent``→assistant; any other
+  value makes the line bad.
+* ``session`` defaults to the file name without suffix; ``source`` to ``"jsonl"`` (it is sanitised to
+  ``[A-Za-z0-9._-]`` for the key and kept in ``meta["origin"]``).
+* An unreadable ``ts`` keeps the line with ``ts=None`` and counts ``bad_ts`` (a warning is logged).
+* A bad line (not JSON, not an object, no text, bad role) is logged as a warning with its line number,
+  counted (``bad_json`` / ``skipped:bad_line``) and skipped; it never aborts the import.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from memdir.lazylog import getLogger
+from memdir.timeutil import parse_ts
+
+log = getLogger("memdir.portability.importers")  # imports logging only when a record can go somewhere
+
+TOOL_SUMMARY_MAX_CHARS = 20_000
+"""Upper bound (chars) of one tool event's text: ``<tool>: <argument> → <output>``. Outputs are kept whole up to it
+(the same bound as any stored event, ``memdir.core.MAX_EVENT_CHARS``) and indexed as passages
+(:mod:`memdir.recall.passages`), so an answer deep in a long output is found; the block shows a one-line summary or the
+matching passage."""
+TOOL_ARG_MAX_CHARS = 500
+"""Upper bound (chars) of the argument part (command, path, query …), whitespace collapsed."""
+TOOL_OUTPUT_MAX_LINES = 2000
+"""Number of non-blank output lines kept after the arrow (the character bound usually comes first)."""
+
+_ROLE_ALIASES = {
+    "user": "user", "human": "user",
+    "assistant": "assistant", "ai": "assistant", "model": "assistant", "agent": "assistant",
+    "tool": "tool",
+}
+
+
+def count(stats: Counter | None, reason: str, n: int = 1) -> None:
+    """Add ``n`` to ``stats[reason]`` when a Counter was given."""
+    if stats is not None:
+        stats[reason] += n
+
+
+def iso(value: Any, stats: Counter | None = None) -> str | None:
+    """Normalise a timestamp (ISO 8601 string, epoch s/ms, datetime) to an ISO 8601 UTC string.
+
+    ``None``/``""`` → ``None``. Unreadable → ``None`` and ``stats["bad_ts"] += 1``. Never raises.
+    Parsing is :func:`memdir.timeutil.parse_ts` (ms when ``abs(value) >= 1e11``).
+    """
+    if value is None or value == "":
+        return None
+    try:
+        return parse_ts(value).isoformat()
+    except Exception:  # noqa: BLE001 - a bad timestamp must not abort an import
+        count(stats, "bad_ts")
+        return None
+
+
+def make_event(source: str, session: str, line_id: str, role: str, text: str, ts: str | None,
+               meta: dict | None = None, *, tool_input: Any = None) -> dict:
+    """Build one importer event; ``key = import:<source>:<session>:<line_id>`` (seed 004). ``tool_input``: a tool
+    call's arguments, for the capture gate (:func:`memdir.capture.gates.gate` reads a shell tool's command from it, as
+    from a hook's ``tool_input``); never stored."""
+    ev = {
+        "key": f"import:{source}:{session}:{line_id}",
+        "role": role,
+        "text": text,
+        "session": session,
+        "ts": ts,
+        "source": source,
+        "meta": meta or {},
+    }
+    if tool_input is not None:
+        ev["input"] = tool_input
+    return ev
+
+
+def read_jsonl(path: Path, stats: Counter | None = None, *, label: str = "jsonl",
+               warn: bool = True) -> Iterator[tuple[int, dict]]:
+    """Yield ``(line_number, object)`` for each JSON-object line of ``path`` (1-based line numbers).
+
+    Blank lines are ignored (``skipped:blank``). A line that is not valid UTF-8 JSON (for instance a
+    half-written last line) or not an object is logged at warning level (unless ``warn=False``, used
+    by importers' first pass) and counted as ``bad_json``.
+    Raises ``FileNotFoundError``/``IsADirectoryError``/``PermissionError`` only for the file itself.
+    """
+    with open(path, "rb") as fh:
+        for lineno, raw in enumerate(fh, 1):
+            count(stats, "lines")
+            if not raw.strip():
+                count(stats, "skipped:blank")
+                continue
+            try:
+                obj = json.loads(raw.decode("utf-8"))
+            except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+                count(stats, "bad_json")
+                if warn:
+                    log.warning("%s:%d: skipped unreadable %s line (%s)", path, lineno, label, exc)
+                continue
+            if not isinstance(obj, dict):
+                count(stats, "bad_json")
+                if warn:
+                    log.warning("%s:%d: skipped %s line that is not a JSON object", path, lineno, label)
+                continue
+            yield lineno, obj
+
+
+def _one_line(value: str, limit: int) -> str:
+    s = " ".join(str(value).split())
+    return s if len(s) <= limit else s[: limit - 1] + "…"
+
+
+def summarise_tool(name: str, arg: str, output: str | None, *, is_error: bool = False) -> str:
+    """One tool event text: ``<name>: <arg> → <first output lines>``, bounded.
+
+    ``arg`` is whitespace-collapsed and cut to ``TOOL_ARG_MAX_CHARS``; the output keeps its non-blank
+    lines (beyond ``TOOL_OUTPUT_MAX_LINES``, the first 70% and last 30% of them); ``output=None`` means no result was recorded
+    (``→ (no result)``); an error result reads ``→ error: …``. The whole text is cut to
+    ``TOOL_SUMMARY_MAX_CHARS`` chars: when longer, its first 70% and last 30% are kept around a
+    ``[… N chars elided …]`` line.
+    """
+    head = f"{name}: {_one_line(arg, TOOL_ARG_MAX_CHARS)}" if arg else f"{name}"
+    if output is None:
+        tail = "(no result)"
+    else:
+        lines = [ln.rstrip() for ln in str(output).splitlines() if ln.strip()]
+        if len(lines) > TOOL_OUTPUT_MAX_LINES:
+            head_n = int(TOOL_OUTPUT_MAX_LINES * 0.7)
+            tail_n = TOOL_OUTPUT_MAX_LINES - head_n
+            lines = lines[:head_n] + [f"… ({len(lines) - TOOL_OUTPUT_MAX_LINES} lines elided)"] + lines[-tail_n:]
+        body = "\n".join(lines)
+        tail = body or "(no output)"
+        if is_error:
+            tail = "error: " + tail
+    text = f"{head} → {tail}"
+    if len(text) > TOOL_SUMMARY_MAX_CHARS:  # keep the head and the tail (test summaries, exit codes live at the end)
+        mark = f"\n[… {len(text) - TOOL_SUMMARY_MAX_CHARS + 40} chars elided …]\n"
+        keep = TOOL_SUMMARY_MAX_CHARS - len(mark)
+        head_n = int(keep * 0.7)
+        text = text[:head_n] + mark + text[len(text) - (keep - head_n):]
+    return text
+
+
+_ARG_KEYS = ("command", "cmd", "file_path", "filePath", "pattern", "path", "query", "url", "description",
+             "prompt", "task_id", "skill", "notebook_path", "plan")
+
+
+def primary_arg(tool_input: Any) -> str:
+    """The most telling argument of a tool call (command, path, pattern, query, url …) as a string.
+
+    Dicts: the first present key of ``command, cmd, file_path, filePath, pattern, path, query, url,
+    description, prompt, task_id, skill, notebook_path, plan`` (lists such as ``["bash","-lc","ls"]``
+    give their last element; ``pattern`` is followed by `` in <path>`` when both exist); otherwise the
+    compact JSON of the input. Strings are returned as they are.
+    """
+    if tool_input is None:
+        return ""
+    if isinstance(tool_input, str):
+        return tool_input
+    if isinstance(tool_input, dict):
+        for k in _ARG_KEYS:
+            v = tool_input.get(k)
+            if v in (None, "", [], {}):
+                continue
+            if isinstance(v, list) and all(isinstance(x, str) for x in v):
+                v = v[-1] if len(v) >= 3 and v[0].endswith("sh") else " ".join(v)
+            elif not isinstance(v, str):
+                v = json.dumps(v, ensure_ascii=False, separators=(",", ":"))
+            if k == "pattern" and isinstance(tool_input.get("path"), str) and tool_input["path"]:
+                v = f"{v} in {tool_input['path']}"
+            return v
+    return json.dumps(tool_input, ensure_ascii=False, separators=(",", ":"), default=str)
+
+
+def _source_slug(value: Any) -> str:
+    s = re.sub(r"[^A-Za-z0-9._-]+", "-", str(value)).strip("-")
+    return s or "jsonl"
+
+
+def iter_jsonl(path: str | Path, *, stats: Counter | None = None) -> Iterator[dict]:
+    """Import a generic JSONL file (seed 004): yield events ordered by ts (see the module docstring).
+
+    path: a ``.jsonl`` file. stats: optional Counter incremented with ``lines``, ``bad_json``,
+    ``bad_ts``, ``skipped:bad_line``, ``skipped:blank``. Reads the whole file before yielding (it has
+    to sort). Raises ``FileNotFoundError`` when the file does not exist; never raises for its content.
+    """
+    path = Path(path)
+    default_session = path.stem
+    items: list[tuple[bool, float, int, dict]] = []
+    for lineno, obj in read_jsonl(path, stats, label="jsonl"):
+        text = obj.get("text", obj.get("content"))
+        if not isinstance(text, str) or not text.strip():
+            count(stats, "skipped:bad_line")
+            log.warning("%s:%d: skipped line without a non-empty string 'text'", path, lineno)
+            continue
+        raw_role = obj.get("role", "user")
+        role = _ROLE_ALIASES.get(str(raw_role).lower()) if isinstance(raw_role, str) else None
+        if role is None:
+            count(stats, "skipped:bad_line")
+            log.warning("%s:%d: skipped line with unknown role %r (use user, assistant or tool)",
+                        path, lineno, raw_role)
+            continue
+        ts = iso(obj.get("ts"), stats)
+        if ts is None and obj.get("ts") not in (None, ""):
+            log.warning("%s:%d: unreadable ts %r, imported without a timestamp", path, lineno, obj.get("ts"))
+        session = obj.get("session")
+        session = str(session) if session not in (None, "") else default_session
+        origin = obj.get("source") or "jsonl"
+        key = obj.get("key")
+        if not (isinstance(key, str) and key.strip()):
+            h = hashlib.sha256(f"{role}\0{text}\0{ts or ''}".encode()).hexdigest()[:16]
+            key = f"import:{_source_slug(origin)}:{session}:{h}"
+        ev = {"key": key, "role": role, "text": text, "session": session, "ts": ts, "source": "jsonl",
+              "meta": {"line": lineno, "origin": str(origin)}}
+        items.append((ts is None, parse_ts(ts).timestamp() if ts else 0.0, lineno, ev))
+    items.sort(key=lambda t: t[:3])
+    for *_, ev in items:
+        yield ev

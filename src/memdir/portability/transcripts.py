@@ -1,0 +1,270 @@
+"""`memdir import claude-code|codex|opencode [PATH]`: host transcripts → gated, deduplicated events, each session
+in the project it was recorded in.
+
+Parsing is in :mod:`memdir.portability.importers`. Every event goes through :func:`memdir.capture.gates.gate`, the same "should this
+be stored" function the host hooks call (so ``Read``/``Grep``/``Glob`` dumps, ``continue`` prompts and host-injected
+text are dropped on import exactly as they are live), and what passes is stored with :meth:`Memdir.import_events`
+(keys are deterministic, so re-importing a grown file stores only the new turns).
+
+**Which project a session belongs to** (case C23): the ``cwd`` the transcript recorded for it (Claude Code line
+``cwd``, Codex ``session_meta``/``turn_context``, OpenCode ``session.directory``), mapped to a project root by
+:func:`memdir.roots.project_root`, the rule :func:`memdir.open` uses. ``projects`` chooses what happens:
+
+* ``"current"`` (the CLI default): only sessions of ``m``'s project are imported; others are skipped and counted
+  (``other_project``), never mixed in;
+* ``"all"`` (``--all-projects``): each session is imported into its own project's root (opened with ``m``'s
+  home, config overrides and clock);
+* ``"here"`` (``--here``): every session into ``m``'s project, whatever its directory (transcripts copied from
+  another machine; the caller says so explicitly).
+
+In ``"current"`` and ``"all"``, a session whose directory no longer exists is skipped (``cwd_missing``, its
+directory listed in ``missing_dirs``) and one that recorded no directory is skipped (``no_cwd``). A Claude Code or
+Codex file holds one session: its first lines say where it goes, and a skipped one is not read at all.
+
+Progress: one bar that advances per record read (not per file), drawn only when ``progress`` is true and stderr
+is a terminal (the CLI turns it off for ``--json``), on stderr, never on stdout.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any, TextIO
+
+from memdir.capture.gates import gate
+from memdir.errors import NotFound, UsageError
+from memdir.roots import project_root
+
+BATCH = 500
+PROJECT_MODES = ("current", "all", "here")
+ROLES = ("user", "assistant", "tool")
+_ONE_SESSION_PER_FILE = frozenset({"claude-code", "codex"})
+
+
+class _Router:
+    """Per-session decision: the Memdir to store into, or the reason to skip (``other_project``, ``cwd_missing``,
+    ``no_cwd``). Opens other projects' stores on demand (``"all"``) and closes them at the end."""
+
+    def __init__(self, m, mode: str):
+        self.m, self.mode = m, mode
+        self.here = os.path.realpath(m.project_root)
+        self.decided: dict[str, Any] = {}
+        self.opened: dict[str, Any] = {}
+        self.sessions: Counter = Counter()
+        self.missing: set[str] = set()
+        self.others: set[str] = set()
+
+    def target(self, ev: dict) -> tuple[Any, str | None]:
+        session = str(ev.get("session") or "")
+        if session in self.decided:
+            return self.decided[session]
+        decision = self._decide(ev)
+        self.decided[session] = decision
+        self.sessions["imported" if decision[1] is None else decision[1]] += 1
+        return decision
+
+    def _decide(self, ev: dict) -> tuple[Any, str | None]:
+        if self.mode == "here":
+            return self.m, None
+        meta = ev.get("meta") if isinstance(ev.get("meta"), dict) else {}
+        cwd = meta.get("cwd") or ev.get("cwd")
+        if not cwd:
+            return None, "no_cwd"
+        if not Path(cwd).is_dir():
+            self.missing.add(str(cwd))
+            return None, "cwd_missing"
+        root = project_root(cwd)
+        real = os.path.realpath(root)
+        if real == self.here:
+            return self.m, None
+        if self.mode == "current":
+            self.others.add(str(root))
+            return None, "other_project"
+        if real not in self.opened:  # the same facade class as m (no import of core from here)
+            self.opened[real] = type(self.m)(root, home=self.m.home, config=dict(self.m.config.overrides),
+                                             clock=self.m.clock)
+        return self.opened[real], None
+
+    def close(self) -> None:
+        for other in self.opened.values():
+            other.close()
+
+
+def _count_lines(files: list[Path]) -> list[int] | None:
+    """Newline count of each JSONL file (the progress bar's total), or ``None`` for a database/directory."""
+    sizes = []
+    for f in files:
+        if not f.is_file() or f.suffix != ".jsonl":
+            return None
+        n = 0
+        with open(f, "rb") as fh:
+            for chunk in iter(lambda: fh.read(1 << 20), b""):
+                n += chunk.count(b"\n")
+        sizes.append(n)
+    return sizes
+
+
+def _bar(source: str, files: list[Path], stream: TextIO | None):
+    """A tqdm bar over the records (lines) of ``files``; ``bar.sizes`` holds each file's line count or is None."""
+    from tqdm import tqdm
+
+    sizes = _count_lines(files)
+    bar = tqdm(total=sum(sizes) if sizes is not None else None, unit="rec", desc=f"import {source}", leave=False,
+               file=stream, dynamic_ncols=True, mininterval=0.2)
+    bar.sizes = sizes
+    return bar
+
+
+def import_host(m, source: str, path: Path | str | None = None, *, projects: str = "current",
+                progress: bool = True, stream: TextIO | None = None) -> dict[str, Any]:
+    """Import every transcript of ``source`` (``claude-code``, ``codex``, ``opencode``, ``jsonl``) under ``path``
+    (the host's default locations when ``None``) into the project each session belongs to (see the module
+    docstring for ``projects``: ``"current"``, ``"all"`` or ``"here"``).
+
+    ``progress``: draw a per-record bar on ``stream`` (default ``sys.stderr``) when that stream is a terminal.
+    Returns ``{"files", "read", "stored", "duplicate", "skipped", "read_by_role": {user, assistant, tool},
+    "kept_by_role": {…} (passed the gates; stored unless a duplicate), "skipped_by": {reason: events},
+    "parser_skipped": {reason: n}, "sessions": {"imported", "other_project", "cwd_missing", "no_cwd"},
+    "missing_dirs": [...], "other_projects": [...], "projects": {root: stored}, "lines", "bad_lines"}``.
+    ``skipped_by`` counts the events the capture gate dropped, by gate (``noisy_tool``, ``trivial`` …;
+    ``store_refused`` for forgotten texts); ``parser_skipped`` the transcript parts that never became events
+    (``thinking``, ``progress`` lines, ``tool_result_only`` …). Sessions not imported are counted in
+    ``sessions``; their events are not counted as read. Raises ``NotFound`` when there is nothing to import at
+    that path, ``UsageError`` for an unknown source or mode.
+    """
+    from memdir.portability.importers import iter_events, peek_session, resolve_paths
+
+    if projects not in PROJECT_MODES:
+        raise UsageError(f"unknown projects mode {projects!r}: use one of {', '.join(PROJECT_MODES)}")
+    files = resolve_paths(source, path)
+    if not files:
+        if path:
+            where = str(path)
+        else:
+            from memdir.portability.importers.discover import default_locations
+
+            where = " or ".join(str(p) for p in default_locations(source)) or "the default locations"
+        raise NotFound(f"no {source} transcripts found in {where}: pass the path explicitly")
+    stream = sys.stderr if stream is None else stream
+    bar = _bar(source, files, stream) if progress and getattr(stream, "isatty", lambda: False)() else None
+    router = _Router(m, "here" if source == "jsonl" else projects)
+    parsed: Counter = Counter()
+    gated: Counter = Counter()
+    totals: Counter = Counter()
+    read_by_role: Counter = Counter()
+    kept_by_role: Counter = Counter()
+    per_project: Counter = Counter()
+    pending: dict[int, tuple[Any, list[dict]]] = {}
+
+    def flush(target) -> None:
+        batch = pending.pop(id(target), (target, []))[1]
+        if batch:
+            c = target.import_events(batch)  # one batch in transcript order: neighbours are linked by (ts, id)
+            totals.update(c)
+            per_project[str(target.project_root)] += c.get("stored", 0)
+
+    done = 0  # records the bar has shown
+    try:
+        for i, file in enumerate(files):
+            totals["files"] += 1
+            seen = parsed["lines"] + parsed["parts"]
+            if source in _ONE_SESSION_PER_FILE and router.mode != "here":
+                session, cwd = peek_session(source, file)
+                if session and cwd and router.target({"session": session, "meta": {"cwd": cwd}})[1]:
+                    events = iter(())  # another project's (or a gone directory's) session: not read at all
+                else:
+                    events = iter_events(source, file, stats=parsed)
+            else:
+                events = iter_events(source, file, stats=parsed)
+            try:
+                for ev in events:
+                    if bar is not None:
+                        now = parsed["lines"] + parsed["parts"]
+                        bar.update(now - seen)
+                        done += now - seen
+                        seen = now
+                    target, why = router.target(ev)
+                    if why:  # counted per session (router.sessions), not per event
+                        if source in _ONE_SESSION_PER_FILE:
+                            break  # one session per file: the rest of it belongs to the same place
+                        continue
+                    role = ev.get("role")
+                    read_by_role[role] += 1
+                    d = gate(ev, target.config)
+                    if not d.keep:
+                        gated[d.reason] += 1
+                        continue
+                    kept_by_role[role] += 1
+                    row = {**ev, "text": d.text}
+                    slot = pending.setdefault(id(target), (target, []))
+                    slot[1].append(row)
+                    if len(slot[1]) >= BATCH:
+                        flush(target)
+            finally:
+                if hasattr(events, "close"):
+                    events.close()
+            for _, (target, _rows) in list(pending.items()):
+                flush(target)
+            if bar is not None:  # the rest of the file (lines after the last event, or a skipped session's)
+                sizes = getattr(bar, "sizes", None)
+                upto = sum(sizes[: i + 1]) if sizes else done + parsed["lines"] + parsed["parts"] - seen
+                bar.update(upto - done)
+                done = upto
+                bar.set_postfix_str(f"{totals['files']}/{len(files)} files", refresh=False)
+    finally:
+        if bar is not None:
+            bar.close()
+        router.close()
+
+    parser_skipped = Counter({k.split(":", 1)[1]: v for k, v in parsed.items() if k.startswith("skipped:")})
+    read = sum(read_by_role.values())
+    stored = totals.get("stored", 0)
+    if totals.get("skipped"):
+        gated["store_refused"] += totals["skipped"]  # tombstoned (forgotten earlier) or malformed
+    out: dict[str, Any] = {
+        "files": totals.get("files", 0),
+        "read": read,
+        "stored": stored,
+        "duplicate": totals.get("duplicate", 0),
+        "skipped": read - stored - totals.get("duplicate", 0),
+        "read_by_role": {r: read_by_role.get(r, 0) for r in ROLES},
+        "kept_by_role": {r: kept_by_role.get(r, 0) for r in ROLES},
+        "skipped_by": dict(sorted(gated.items(), key=lambda kv: (-kv[1], kv[0]))),
+        "parser_skipped": dict(sorted(parser_skipped.items(), key=lambda kv: (-kv[1], kv[0]))),
+        "sessions": {k: router.sessions.get(k, 0) for k in ("imported", "other_project", "cwd_missing", "no_cwd")},
+        "missing_dirs": sorted(router.missing),
+        "other_projects": sorted(router.others),
+        "projects": dict(sorted(per_project.items())),
+        "lines": parsed.get("lines", 0) + parsed.get("parts", 0),
+        "bad_lines": parsed.get("bad_json", 0),
+    }
+    return out
+
+
+def summary(out: dict[str, Any]) -> str:
+    """The human line(s) ``memdir import`` prints for :func:`import_host`'s result."""
+    rb, kb, sb = out["read_by_role"], out["kept_by_role"], out["skipped_by"]
+    parts = [f"{out['files']} files, {out['read']} events read (user {rb['user']}, assistant {rb['assistant']}, "
+             f"tool {rb['tool']}), {sum(kb.values())} kept (user {kb['user']}, assistant {kb['assistant']}, "
+             f"tool {kb['tool']}): {out['stored']} stored, {out['duplicate']} duplicates; {out['skipped']} skipped"]
+    gates = [f"{k} {v}" for k, v in sb.items()]
+    if gates:
+        parts[0] += " (" + ", ".join(gates) + ")"
+    s = out["sessions"]
+    if s["other_project"]:
+        parts.append(f"{s['other_project']} sessions of other projects not imported "
+                     f"({', '.join(out['other_projects'][:3])}{' …' if len(out['other_projects']) > 3 else ''}): "
+                     "run inside that project, or use --all-projects to import each into its own project")
+    if s["cwd_missing"]:
+        dirs = out["missing_dirs"]
+        parts.append(f"{s['cwd_missing']} sessions skipped because their directory no longer exists "
+                     f"({', '.join(dirs[:3])}{' …' if len(dirs) > 3 else ''}): use --here to import them into this project")
+    if s["no_cwd"]:
+        parts.append(f"{s['no_cwd']} sessions skipped because they record no directory: use --here to import them "
+                     "into this project")
+    if len(out["projects"]) > 1:
+        parts.append("stored per project: " + ", ".join(f"{p} {n}" for p, n in out["projects"].items()))
+    return "\n".join(parts)
+

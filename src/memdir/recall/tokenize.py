@@ -1,0 +1,325 @@
+"""memdir's tokenizer for recall (ours; seed 000 explains why FTS5's built-in ones fail on Chinese).
+
+Pipeline: NFKC + casefold, then
+
+* runs of Han / kana / hangul become overlapping character **bigrams** (``部署脚本`` → ``部署 署脚 脚本``);
+  a lone CJK character stays a unigram. Documents also index every character of a run as a **unigram**, so a
+  one-character query finds the character inside a longer run (case C17: ``锁`` finds ``…表加锁…``, as ``lock``
+  finds "lock"); queries use unigrams only for a lone character, so longer queries still score bigrams only;
+* Latin letters and digits become **words**, English words of 4+ letters reduced to their Snowball stem
+  (``running`` → ``run``; PyStemmer); an identifier joined by ``. - _ / : @`` or ending in ``+``/``#``
+  (``node.js``, ``pre-edit``, ``C++``, ``a:b``) is kept whole *and* split into its parts, so both
+  ``node.js`` and ``node`` find it; a word with an apostrophe is kept joined and split without its clitic
+  (``don't`` → ``dont``, ``don``; ``Caroline's`` → ``carolines``, ``caroline``).
+
+Tokens only ever contain word characters and ``. - _ / : @ + #``, which the FTS5 column is told to treat as
+token characters (:data:`FTS_TOKENCHARS`), and queries are built from tokens, never raw text, so no input can
+raise an FTS5 syntax error.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from itertools import chain
+
+_chain = chain.from_iterable
+
+# Han (incl. ext. A, compatibility, ext. B+), Hiragana, Katakana (+ phonetic ext.), Hangul syllables/jamo, CJK symbols.
+_CJK = (
+    "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f"
+    "\u3041-\u3096\u309d-\u309f\u30a1-\u30fa\u30fc-\u30ff\u31f0-\u31ff"  # kana without ・ ゠ and sound marks
+    "\uac00-\ud7af\u1100-\u11ff\u3130-\u318f"
+)
+_JOIN = r"[.\-_/:@'\u2019]"
+#: a word: letters/digits (``[^\W_]``), joined by ``. - _ / : @ '`` and ending in ``+``/``#``. It is only ever run on
+#: text without CJK characters (ASCII text, or the stretches between CJK runs), so it needs no CJK class: compiling
+#: one costs milliseconds (``re`` walks every code point of its ranges), paid by every hook process (issue 12).
+_WORD = re.compile(rf"[^\W_]+(?:{_JOIN}+[^\W_]+)*[+#]*")
+_SPLIT = re.compile(r"[.\-_/:@'\u2019]+")
+_cjk_runs = None  # compiled on first use: ``re.compile(f"([{_CJK}]+)")``
+_bigrams = re.compile(r"(?=(..))", re.S).findall  # every overlapping pair of characters of a CJK run
+_CLITICS = frozenset({"s", "t", "re", "ll", "ve", "d", "m"})  # caroline's → caroline, don't → don
+
+#: characters (besides letters and digits) that the FTS5 ``unicode61`` tokenizer must keep inside a token
+FTS_TOKENCHARS = ".-_/:@+#"
+
+#: very common English function words, dropped from *queries* only (documents keep every token) unless a
+#: query has nothing else — so ``NOT`` or ``AND OR`` still find notes containing those words (case C3).
+STOPWORDS = frozenset(
+    """a an and are as at be but by did do does for from had has have he her his how i if in into is it its
+    me my of on or our she so that the their them then there these they this to was we were what when where
+    which who whom why will with you your""".split()
+)
+
+#: Chinese function characters (pronouns, prepositions, conjunctions, auxiliaries, adverbs, particles, 是/有, 一/年),
+#: derived from jieba's dictionary by part of speech and frequency — bench/derive_zh_function_chars.py documents
+#: the method; no benchmark text was read. A query bigram of two of them (我在, 了一, 我们, 就是) is a *stop
+#: bigram*: dropped from queries, like an English stopword, unless nothing else is left.
+ZH_FUNCTION_CHARS = frozenset(
+    "了是在和有他不我的也为就这年你一都等着对与地还又而之以得她将那但从把被于只过并或由用所向已其给却它最更再才便及各至本们"
+    "正同比自跟则因曾呢该约谁先吧太者共另吗按均"
+)
+
+#: Chinese closed-class words of two characters, dropped from lexical recall's queries (not beside a vector channel;
+#: :func:`memdir.recall.glossary.query_terms`) unless nothing else is left: the two-character
+#: entries of jieba's dictionary tagged pronoun, preposition, conjunction, auxiliary, modal particle, interjection
+#: or plural suffix with frequency >= 5,000 that are not already stop bigrams (bench/derive_zh_function_chars.py
+#: --words; no benchmark text was read). Adverbs (an open class in two-character words: 进步, 正常) are left out.
+ZH_STOP_WORDS = frozenset(
+    "自己 可以 这个 什么 这样 这些 这种 如果 通过 其中 同时 这里 怎么 虽然 根据 因此 而且 一样 各种 我国 如何 各级 那么 这么 "
+    "如此 一切 那些 然后 经过 有些 有人 咱们 可是 任何 那个 关于 那里 不仅 甚么 这时 按照 每年 本级 只要 随着 之中 来说 另外 "
+    "这次 此外 那样 并且 此时 然而 别人 除了 哪里 某些 怎样 尽管 有时 还要 每个 每天 即使 接着 总是 各个 各国 本报 本身 既然 "
+    "从此 的话".split()
+)
+
+MAX_TOKEN_CHARS = 64
+
+#: bump when the token stream changes; an index built with another version re-tokenizes itself on open
+TOKENIZER_VERSION = "4+snowball-en+cjk-unigrams"
+
+_ALPHA = re.compile(r"[a-z]{4,}")
+
+
+#: English words whose stems fingerprint the Snowball stemmer in use (plural, -ed/-ing, -ly, -ness, -ation, -ize,
+#: -ful, -ous, -ive, exceptions): :func:`tokenizer_id`
+_STEM_PROBE = ("caresses ponies ties cats feed agreed plastered motoring sing conflated troubled sized hopping "
+               "tanned falling hissing fizzed failing filing happy sky relational conditional rational valenci "
+               "hesitanci digitizer conformabli radicalli differentli vileli analogousli vietnamization "
+               "predication operator feudalism decisiveness hopefulness callousness formaliti sensitiviti "
+               "sensibiliti triplicate formative formalize electriciti electrical hopeful goodness revival "
+               "allowance inference airliner gyroscopic adjustable defensible irritant replacement adjustment "
+               "dependent adoption homologou communism activate angulariti homologous effective bowdlerize "
+               "probate rate cease controll roll skis skies dying lying tying idly gently ugly early only singly "
+               "news howe atlas cosmos bias andes inning outing canning herring earring proceed exceed succeed "
+               "generate generously communication arsenal deployed deploying configuration configured "
+               "migrations rotated tokens caching cached timeouts retries retried building builds tested testing "
+               "dependencies installation requirements authentication authorized")
+
+
+def tokenizer_id() -> str:
+    """:data:`TOKENIZER_VERSION` plus a fingerprint of the stemmer's behaviour (the stems of :data:`_STEM_PROBE`):
+    the index stores it (``meta.tokenizer``) and a store whose id differs is re-tokenized at open
+    (:func:`memdir.store.sqlite.index.check_tokenizer`). The full-text index keeps no copy of its tokens (m009): a row is
+    removed by recomputing them, so a PyStemmer (Snowball) release that stems differently must not meet an index
+    written by the old one. Two installs whose stemmers agree share a store without re-tokenizing it."""
+    import zlib
+
+    global _stemmer, _tokenizer_id
+    if _stemmer is None:
+        import Stemmer
+
+        _stemmer = Stemmer.Stemmer("english")
+    if _tokenizer_id[0] is not _stemmer:  # once per stemmer (each index open asks; tests swap the stemmer)
+        stems = " ".join(_stemmer.stemWord(w) for w in _STEM_PROBE.split())
+        _tokenizer_id = (_stemmer, f"{TOKENIZER_VERSION}+stem{zlib.crc32(stems.encode('utf-8')):08x}")
+    return _tokenizer_id[1]
+
+
+_tokenizer_id: tuple = (None, "")
+
+
+_stem_cache: dict[str, str] = {}
+_stemmer = None
+
+
+def _stem(word: str) -> str:
+    """English Snowball stem of an ASCII word of 4+ letters (PyStemmer); other tokens pass through.
+    Measured on LoCoMo dev turn recall@5/@10: 0.512/0.585 → 0.529/0.615; MADial-en recall@5 0.446 → 0.457."""
+    global _stemmer
+    s = _stem_cache.get(word)
+    if s is None:
+        if _stemmer is None:
+            import Stemmer
+
+            _stemmer = Stemmer.Stemmer("english")
+        s = _stemmer.stemWord(word)
+        if len(_stem_cache) < 200_000:
+            _stem_cache[word] = s
+    return s
+
+
+def normalize(text: str) -> str:
+    """NFKC + casefold, with lone surrogates replaced (they cannot be encoded as UTF-8)."""
+    if not isinstance(text, str):
+        text = str(text)
+    if text.isascii():  # fast path: NFKC leaves ASCII alone and casefold is lower() there
+        return text.lower()
+    text = text.encode("utf-8", "replace").decode("utf-8") if _has_surrogate(text) else text
+    return nfkc(text).casefold()
+
+
+#: fullwidth punctuation common in Chinese text and the ideographic space, each with its NFKC form (one ASCII char)
+_WIDE = (("\uff0c", ","), ("\uff1a", ":"), ("\uff1b", ";"), ("\uff01", "!"), ("\uff1f", "?"), ("\uff08", "("),
+         ("\uff09", ")"), ("\u3000", " "), ("\uff5e", "~"))
+
+
+def nfkc(text: str) -> str:
+    """``unicodedata.normalize("NFKC", text)``, faster on typical Chinese text (issue 12: 14 -> 2 us per captured
+    turn). Most such text is NFKC already but for its fullwidth punctuation, which makes the library normalize the
+    whole string. Replacing those characters by their NFKC forms first changes nothing in the result (NFKC is
+    NFC of the compatibility decomposition, and each is replaced by its full decomposition), so when the rest is
+    normalized (``is_normalized``, a quick check) that is the answer; otherwise the library normalizes ``text``."""
+    if unicodedata.is_normalized("NFKC", text):
+        return text
+    t = text
+    for a, b in _WIDE:
+        if a in t:
+            t = t.replace(a, b)
+    if t is not text and unicodedata.is_normalized("NFKC", t):
+        return t
+    return unicodedata.normalize("NFKC", text)
+
+
+def _has_surrogate(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+        return False
+    except UnicodeEncodeError:
+        return True
+
+
+def _cjk_re() -> re.Pattern[str]:
+    """``([CJK]+)``, compiled on first use (an ASCII-only process never pays for it)."""
+    global _cjk_runs
+    if _cjk_runs is None:
+        _cjk_runs = re.compile(f"([{_CJK}]+)")
+    return _cjk_runs
+
+
+def _cjk_split(text: str) -> list[str]:
+    """``text`` cut at its CJK runs: ``[other, run, other, run, …, other]`` (runs at the odd indexes)."""
+    return _cjk_re().split(text)
+
+
+#: tokens of each word (a match of :data:`_WORD`) seen lately; valid for the stemmer cache it was filled with
+_word_cache: dict[str, tuple[str, ...]] = {}
+_word_cache_of: dict[str, str] | None = None
+_WORD_CACHE_MAX = 50_000
+
+
+def _word_tokens(raw: str) -> tuple[str, ...]:
+    """The tokens of one word (see the module doc), cached."""
+    word = raw[:MAX_TOKEN_CHARS]
+    if word.isalnum():  # most words: no joiner, apostrophe or trailing +/#, so nothing to split
+        out: tuple[str, ...] = (_stem(word) if len(word) >= 4 and word.isascii() and word.isalpha() else word,)
+    else:
+        toks: list[str] = []
+        joined = word.replace("'", "").replace("\u2019", "")
+        whole = _stem(joined) if _ALPHA.fullmatch(joined) else joined
+        toks.append(whole)
+        core = word.rstrip("+#")
+        parts = [p for p in _SPLIT.split(core) if p]
+        if len(parts) > 1 or core != word:
+            apostrophe = "'" in word or "\u2019" in word
+            for p in parts:
+                if p == joined or (apostrophe and p in _CLITICS):
+                    continue
+                sp = _stem(p) if _ALPHA.fullmatch(p) else p
+                if sp != whole:  # "Caroline's" → carolin once, not twice (its stem equals the joined word's)
+                    toks.append(sp)
+        out = tuple(toks)
+    if len(_word_cache) >= _WORD_CACHE_MAX:
+        _word_cache.clear()
+    _word_cache[raw] = out
+    return out
+
+
+def _add_words(out: list[str], text: str) -> None:
+    """Append the tokens of every word of ``text`` (no CJK in it) to ``out``: one C-level pass when every word is in
+    the cache (most words of most texts), else the missing ones are made first."""
+    raws = _WORD.findall(text)
+    n = len(out)
+    try:
+        out += _chain(map(_word_cache.__getitem__, raws))
+    except KeyError:
+        del out[n:]
+        get = _word_cache.get
+        for raw in raws:  # not through the cache alone: filling it may clear it (it is bounded)
+            out += get(raw) or _word_tokens(raw)
+
+
+def tokenize(text: str, *, unigrams: bool = True) -> list[str]:
+    """Split ``text`` into recall tokens, in order, with repeats (for BM25 term frequency).
+
+    ``unigrams`` (documents): each character of a CJK run of 2+ also becomes a token, after the run's bigrams.
+
+    >>> tokenize("部署脚本用 pnpm", unigrams=False)
+    ['部署', '署脚', '脚本', '本用', 'pnpm']
+    >>> tokenize("加锁")
+    ['加锁', '加', '锁']
+    """
+    global _word_cache_of
+    if _word_cache_of is not _stem_cache:  # the stemmer's cache was replaced (tests swap the stemmer): start over
+        _word_cache.clear()
+        _word_cache_of = _stem_cache
+    text = normalize(text)
+    out: list[str] = []
+    if text.isascii():  # no CJK run possible: one pass of the word pattern
+        _add_words(out, text)
+        return out
+    for i, piece in enumerate(_cjk_split(text)):
+        if i & 1:  # a CJK run
+            if len(piece) == 1:
+                out.append(piece)
+            else:
+                out += _bigrams(piece)
+                if unigrams:
+                    out += piece
+        elif piece:
+            _add_words(out, piece)
+    return out
+
+
+def query_tokens(text: str, *, repeats: bool = False) -> list[str]:
+    """Tokens of a query, in first-seen order, with stopwords dropped unless nothing else is left.
+
+    Distinct by default; with ``repeats`` every occurrence is kept (BM25 counts a term the user repeats,
+    :func:`memdir.recall.bm25.score`)."""
+    toks = tokenize(text, unigrams=False)
+    content = [t for t in toks if not is_stop(t)] or toks
+    return content if repeats else list(dict.fromkeys(content))
+
+
+_han_runs: re.Pattern[str] | None = None
+
+
+def han_unigrams(text: str) -> list[str]:
+    """The characters of a query's Han runs of two or more, in order, with repeats, Chinese function characters
+    (:data:`ZH_FUNCTION_CHARS`) left out: ``跑来跑去`` → ``跑 来 跑 去``. Recall adds them to the query's bigrams at a
+    reduced weight (``recall.cjk_unigram_weight``), so ``赛跑`` meets ``跑步`` and ``绘画`` meets ``画画``; documents
+    index these unigrams already (case C17). The pattern is compiled on first use."""
+    global _han_runs
+    if not isinstance(text, str) or text.isascii():
+        return []
+    if _han_runs is None:
+        _han_runs = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f]{2,}")
+    return [c for run in _han_runs.findall(nfkc(text)) for c in run if c not in ZH_FUNCTION_CHARS]
+
+
+def is_cjk_char(ch: str) -> bool:
+    """A Han, kana or hangul character."""
+    return _cjk_re().match(ch) is not None
+
+
+def is_function_bigram(token: str) -> bool:
+    """A two-character Han token with exactly one Chinese function character (:data:`ZH_FUNCTION_CHARS`): ``我要``,
+    ``的魔``, ``比赛``. Half of a stop bigram: it often spans a word boundary, and where it is a word its function
+    character makes it a common one. Recall weighs it by ``recall.cjk_function_bigram_weight``."""
+    return (len(token) == 2 and (token[0] in ZH_FUNCTION_CHARS) != (token[1] in ZH_FUNCTION_CHARS)
+            and all("\u3400" <= c <= "\u9fff" or "\uf900" <= c <= "\ufaff" for c in token))
+
+
+def is_stop(token: str) -> bool:
+    """An English stopword, or a CJK token made only of Chinese function characters (a stop bigram)."""
+    if token in STOPWORDS:
+        return True
+    return len(token) <= 2 and all(c in ZH_FUNCTION_CHARS for c in token)
+
+
+def fts_query(tokens: list[str]) -> str:
+    """Build an FTS5 MATCH expression: the OR of quoted tokens (a document matching any term is a candidate).
+
+    Returns ``""`` for no tokens. Quoting makes every token a literal, so operators in user text are inert.
+    """
+    return " OR ".join('"' + t.replace('"', '""') + '"' for t in tokens)

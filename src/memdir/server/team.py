@@ -1,0 +1,247 @@
+"""The team server's HTTP API over a PostgreSQL store (issue 14): ``memdir serve --store postgresql://…``.
+
+Every request names its project in the path and carries a person's token (``Authorization: Bearer <token>``). The
+server opens the store *as a client login* (a member of :data:`memdir.store.postgres.store.CLIENT_ROLE`) with that project and
+token, so the database's row-level security decides what is visible: a token that does not grant the project gets
+``403`` and could read nothing even if the server asked. The server refuses to start with a login that bypasses
+row-level security (a superuser or the tables' owner).
+
+    POST /v1/{project}/events   {"events": [row, …]}      → {"stored", "duplicate", "skipped"}
+    POST /v1/{project}/recall   {"query": str, "k": int, "now"?: ISO time}
+                                                            → {"hits": [{ref, kind, role, session, ts, text, score, bm25,
+                                                              prior, decay, rehearsal, subject, date, session_bonus,
+                                                              handle, span, summary}]}
+    POST /v1/{project}/forget   {"ref": str, "when": str}  → {"forgotten": bool}
+    GET  /v1/health                                         → {"ok": true}
+
+An event row is what :meth:`memdir.core.Memdir.import_events` stores (``ref``, ``content_sha256``, ``role``,
+``session``, ``ts``, ``ts_epoch``, ``text``, ``meta``): the client gates, redacts and keys it, so a queued row sent
+twice is stored once. Errors are one-line JSON ``{"error": …}``.
+
+Recall ranks with the local path's own function (:func:`rank_rows` → :func:`memdir.recall.rank.rank_candidates`): BM25 ×
+scope prior × decay × rehearsal boost × subject and date boosts, plus the session bonus, with memdir's default
+settings; the query's time is the server's clock unless the request gives ``now``. Connections come from a pool (``psycopg_pool``, :data:`POOL_MAX`); each request
+binds its connection to the request's project and token (``app.project``, ``app.token``) and the pool clears both
+when the connection comes back, so one person's rights never carry over to the next request. A person sees their own
+events, the project's notes, and the other members' events only when the project shares them
+(:func:`memdir.store.postgres.store.share_events`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from memdir.errors import MemdirError
+
+EVENT_FIELDS = ("ref", "content_sha256", "role", "session", "ts", "ts_epoch", "text", "meta")
+MAX_EVENTS = 1000
+WEIGHTS = (4.0, 3.0, 1.0, 0.3)  # the default recall.weight_* (tags, title, body, context)
+POOL_MAX = 8  # connections the server keeps to the store
+
+
+def _defaults() -> dict[str, Any]:
+    from memdir.config import SETTINGS
+
+    return {k[0]: k[1] for k in SETTINGS}
+
+
+def rank_rows(rows: list[dict[str, Any]], query: str, *, k: int, now: float, cfg: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    """The local path's ranking over :meth:`PgStore.search` rows, best first, at most ``k``: the same function
+    :meth:`memdir.core.Memdir.recall` ranks with (:func:`memdir.recall.rank.rank_candidates`: BM25 × scope prior (project) ×
+    decay × rehearsal boost × subject boost × date boost, plus the session bonus). Each row gets ``score`` and its
+    factors: ``prior``, ``decay``, ``rehearsal``, and ``subject``/``date``/``session_bonus`` when they applied. ``now``
+    (epoch seconds) is the query's time; ``cfg`` holds ``recall.*`` settings (default: memdir's defaults)."""
+    from datetime import datetime, timezone
+
+    from memdir.recall import rank
+
+    cfg = cfg or _defaults()
+    prior = float(cfg["recall.scope_prior_project"])
+    scored = rank.rank_candidates([(prior, rows, set())], query=query, cfg=cfg,
+                                  now=datetime.fromtimestamp(now, tz=timezone.utc))
+    out = []
+    for s, _, _, (r, p, d, b, _, f) in scored[:k]:
+        out.append({**r, "score": s, "prior": p, "decay": round(d, 4), "rehearsal": round(b, 4),
+                    **{("session_bonus" if x == "session" else x): v for x, v in f.items()}})
+    return out
+
+
+def check_login(url: str) -> None:
+    """Raise ``MemdirError`` when ``url``'s login would bypass row-level security (superuser, BYPASSRLS, owner)."""
+    from memdir.store.postgres.store import CLIENT_ROLE, PgStore
+
+    s = PgStore.connect(url, project="-")
+    try:
+        me = s.conn.execute("SELECT rolsuper, rolbypassrls FROM pg_roles WHERE rolname = current_user").fetchone()
+        own = s.conn.execute("SELECT pg_get_userbyid(relowner) = current_user AS own FROM pg_class WHERE relname = 'docs' "
+                             "AND relkind = 'r'").fetchone()
+    finally:
+        s.close()
+    if me["rolsuper"] or me["rolbypassrls"] or (own and own["own"]):
+        raise MemdirError(f"the store login of --store sees every project (superuser or table owner): serve with a login "
+                          f"that is a member of {CLIENT_ROLE} (GRANT {CLIENT_ROLE} TO <login>)")
+
+
+def _pool(url: str):
+    """A connection pool to ``url`` (migrated once, here); a connection coming back has ``app.project`` and
+    ``app.token`` cleared, and one that failed is replaced by the pool."""
+    from psycopg.rows import dict_row
+    from psycopg_pool import ConnectionPool
+
+    from memdir.store.postgres.store import PgStore
+
+    PgStore.connect(url, project="-").close()  # migrate (or refuse a newer schema) before serving
+
+    def reset(conn) -> None:
+        conn.execute("SELECT set_config('app.project', '', false), set_config('app.token', '', false)")
+
+    p = ConnectionPool(url, min_size=1, max_size=POOL_MAX, kwargs={"autocommit": True, "row_factory": dict_row,
+                                                                   "connect_timeout": 10}, reset=reset, open=False,
+                       check=ConnectionPool.check_connection)
+    p.open(wait=True, timeout=30)
+    return p
+
+
+def _row(ev: Any) -> dict[str, Any]:
+    if not isinstance(ev, dict) or not all(isinstance(ev.get(k), str) and ev.get(k) for k in ("ref", "content_sha256", "text", "ts")):
+        raise ValueError("each event needs ref, content_sha256, text and ts (strings)")
+    row = {k: ev.get(k) for k in EVENT_FIELDS}
+    row["kind"] = "event"
+    row["ts_epoch"] = float(row["ts_epoch"] or 0.0)
+    return row
+
+
+def app(url: str, cfg: dict[str, Any] | None = None):
+    """The Starlette application serving ``url``'s store (see the module docstring). ``cfg``: the ``recall.*``
+    settings recall ranks with (default: memdir's defaults; ``memdir serve --store`` passes the server's own
+    configuration, so ``MEMDIR_RECALL_…`` in its environment applies)."""
+    from starlette.applications import Starlette
+    from starlette.concurrency import run_in_threadpool
+    from starlette.requests import Request
+    from starlette.responses import JSONResponse
+    from starlette.routing import Route
+
+    import threading
+    import time
+
+    from memdir.store.postgres.store import PgStore
+    from memdir.recall import glossary
+    from memdir.timeutil import parse_ts
+    from memdir.recall.tokenize import query_tokens
+
+    cfg = {**_defaults(), **(cfg or {})}
+    weights = tuple(float(cfg[f"recall.weight_{f}"]) for f in ("tags", "title", "body", "context"))
+    state: dict[str, Any] = {}
+    lock = threading.Lock()
+
+    def pool():
+        with lock:
+            if "pool" not in state:
+                state["pool"] = _pool(url)
+            return state["pool"]
+
+    def err(status: int, msg: str) -> JSONResponse:
+        return JSONResponse({"error": msg}, status_code=status)
+
+    def run(request: Request, body: dict, what: str) -> JSONResponse:
+        auth = request.headers.get("authorization", "")
+        if not auth.lower().startswith("bearer ") or not auth[7:].strip():
+            return err(401, "send Authorization: Bearer <token>")
+        project = request.path_params["project"]
+        try:
+            cm = pool().connection(timeout=30)
+            conn = cm.__enter__()
+        except Exception as exc:  # noqa: BLE001  (pool timeout, server down)
+            raise MemdirError(f"the store cannot be reached: {str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__}") from None
+        try:
+            conn.execute("SELECT set_config('app.project', %s, false), set_config('app.token', %s, false)",
+                         (project, auth[7:].strip()))
+            if not conn.execute("SELECT memdir_project_ok() AS ok").fetchone()["ok"]:
+                return err(403, f"this token does not grant project {project!r}")
+            return _serve(PgStore(conn, project), body, what)
+        finally:
+            cm.__exit__(None, None, None)
+
+    def _serve(s: PgStore, body: dict, what: str) -> JSONResponse:
+        try:
+            if what == "events":
+                evs = body.get("events")
+                if not isinstance(evs, list) or len(evs) > MAX_EVENTS:
+                    return err(400, f"events must be a list of at most {MAX_EVENTS} rows")
+                return JSONResponse(s.write_rows([_row(e) for e in evs]))
+            if what == "recall":
+                q, k, when = body.get("query"), body.get("k", 8), body.get("now")
+                if not isinstance(q, str) or not isinstance(k, int) or not 0 < k <= 100:
+                    return err(400, "recall needs query (a string) and k (1-100)")
+                try:  # the asker's time (dates in the query are resolved against it), else the server's clock
+                    now = time.time() if when in (None, "") else parse_ts(when).timestamp()
+                except (TypeError, ValueError):
+                    return err(400, "now must be an ISO 8601 time or epoch seconds")
+                toks = query_tokens(q, repeats=True)
+                toks, bridged = glossary.query_terms(q, toks, bridge_weight=float(cfg["recall.bridge_weight"]),
+                                                     unigram_weight=float(cfg["recall.cjk_unigram_weight"]),
+                                                     function_weight=float(cfg["recall.cjk_function_bigram_weight"]),
+                                                     stop_words=True)
+                # as the local path
+                # the local path's candidates (ties in id order) ranked by the local path's function
+                rows = rank_rows(s.candidates(toks, weights=weights, term_weights=bridged or None,
+                                              limit=max(int(cfg["recall.candidates"]), k * 3)), q, k=k, now=now, cfg=cfg)
+                keys = ("ref", "kind", "role", "session", "ts", "text", "score", "bm25", "prior", "decay", "rehearsal",
+                        "subject", "date", "session_bonus", "handle", "span", "summary")
+                return JSONResponse({"hits": [{x: r.get(x) for x in keys} for r in rows]})
+            ref, when = body.get("ref"), body.get("when")
+            if not isinstance(ref, str) or not isinstance(when, str):
+                return err(400, "forget needs ref and when (ISO time)")
+
+            def forget(st):
+                row = st.get_doc(ref)
+                if row is None:
+                    # not here (yet): another of the person's processes may still be sending it; the tombstone
+                    # (this person's) makes that later write a no-op, as a forget that came first must
+                    st.tombstone(ref, None, "event", when)
+                    return False
+                if not st.delete_doc(ref):  # another person's shared row: theirs to forget
+                    return False
+                if row.get("session"):
+                    st.refresh_context([row["session"]])
+                st.tombstone(ref, row["content_sha256"], row["kind"], when)
+                return True
+
+            return JSONResponse({"forgotten": s.write(forget)})
+        except ValueError as exc:
+            return err(400, str(exc))
+
+    def endpoint(what: str):
+        async def handle(request: Request) -> JSONResponse:
+            try:
+                body = await request.json()
+            except Exception:
+                return err(400, "the body must be a JSON object")
+            if not isinstance(body, dict):
+                return err(400, "the body must be a JSON object")
+            try:
+                return await run_in_threadpool(run, request, body, what)
+            except MemdirError as exc:
+                return err(503, str(exc))
+        return handle
+
+    async def health(request: Request) -> JSONResponse:
+        return JSONResponse({"ok": True})
+
+    from contextlib import asynccontextmanager
+
+    @asynccontextmanager
+    async def lifespan(_app):
+        yield
+        with lock:  # the pool's connections close with the server (its worker threads stop)
+            p = state.pop("pool", None)
+        if p is not None:
+            p.close()
+
+    return Starlette(routes=[
+        Route("/v1/health", health, methods=["GET"]),
+        Route("/v1/{project}/events", endpoint("events"), methods=["POST"]),
+        Route("/v1/{project}/recall", endpoint("recall"), methods=["POST"]),
+        Route("/v1/{project}/forget", endpoint("forget"), methods=["POST"]),
+    ], lifespan=lifespan)
+

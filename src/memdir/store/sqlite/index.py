@@ -1,0 +1,1028 @@
+"""The derived SQLite index of one memory root (``<root>/.memdir/index.sqlite3``).
+
+WAL mode, a busy timeout, numbered migrations. The Markdown files are the truth for notes: the index mirrors
+them and is rebuilt when missing; a corrupt database file is moved aside (never deleted) with a warning and a
+fresh one is built. Events live only here (export them with ``memdir export``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import threading
+import time
+import zlib
+from pathlib import Path
+from typing import Any, Iterable
+
+from memdir.lazylog import getLogger
+from memdir.recall import handles, passages
+from memdir.store.sqlite import tombstones
+from memdir.store.sqlite.migrations import migrate
+from memdir.recall.tokenize import fts_query, tokenize
+
+log = getLogger("memdir")  # imports logging only when a record can go somewhere
+
+BUSY_TIMEOUT_MS = 30_000
+
+
+def add_functions(db: sqlite3.Connection) -> None:
+    """Register what the schema calls on ``db``: ``docs.text`` is generated from ``text_head || text_tail``, the tail
+    zlib-compressed when that is smaller (m009; since m011 with the store's preset dictionary), through
+    ``memdir_unz``. A plain ``sqlite3`` shell without it reads every other column (and ``PRAGMA integrity_check``
+    works), but not ``text``, and cannot ``VACUUM`` the file: use ``memdir export`` / ``memdir doctor``."""
+
+    def unz(blob: bytes) -> str:
+        return _unz(db, blob)
+
+    db.create_function("memdir_unz", 1, unz, deterministic=True)
+    db.execute("PRAGMA trusted_schema = ON")  # our own file; lets the generated column call memdir_unz
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    new = not (path.exists() and path.stat().st_size > 0)
+    db = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False)
+    db.row_factory = sqlite3.Row
+    add_functions(db)
+    if new:
+        # freed pages can be handed back with `PRAGMA incremental_vacuum` (takes effect on a new file, so before the
+        # WAL switch writes its header; `memdir doctor` converts an older one): prune and forget give the space
+        # back. Only on a new file: on an existing one this pragma is a write transaction and an fsync (it sets the
+        # header's incremental-vacuum flag again) that every hook process paid at open (issue 12)
+        db.execute("PRAGMA auto_vacuum = INCREMENTAL")
+    db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    mode = db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+    if mode.lower() != "wal":
+        log.debug("journal_mode is %s (WAL unavailable on this filesystem)", mode)
+    db.execute("PRAGMA synchronous = NORMAL")
+    db.execute("PRAGMA foreign_keys = ON")
+    # a WAL file left by a big transaction is cut back to this size at the next checkpoint (issue 12: a 300 MB WAL
+    # stayed after a one-transaction import)
+    db.execute(f"PRAGMA journal_size_limit = {JOURNAL_SIZE_LIMIT}")
+    return db
+
+
+def connect_reader(path: str | Path) -> sqlite3.Connection:
+    """A second connection to an existing index, for reading only (no pragma that writes; the schema's functions
+    registered): :mod:`memdir.store.sqlite.postings` builds on one in a background thread."""
+    db = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False)
+    db.row_factory = sqlite3.Row
+    add_functions(db)
+    return db
+
+
+#: bytes a WAL file may keep after a checkpoint (SQLite ``journal_size_limit``)
+JOURNAL_SIZE_LIMIT = 8 * 1024 * 1024
+
+
+def settle(db: sqlite3.Connection, *, freed: bool = False) -> None:
+    """After a bulk write: copy the WAL into the database and truncate it (``wal_checkpoint(TRUNCATE)``), and after
+    deletions (``freed``) return free pages to the file system (``incremental_vacuum``). Waits at most 200 ms for
+    readers; a busy store is left for SQLite's next automatic checkpoint. Never raises; does nothing inside a
+    transaction."""
+    if db.in_transaction:
+        return
+    try:
+        if freed and db.execute("PRAGMA auto_vacuum").fetchone()[0] == 2:
+            db.executescript("PRAGMA incremental_vacuum;")  # sqlite3_exec steps it to the end (execute frees one page)
+        db.execute("PRAGMA busy_timeout = 200")
+        try:
+            db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+        finally:
+            db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    except sqlite3.Error as exc:
+        log.debug("settle skipped: %s", exc)
+
+
+def enable_incremental_vacuum(db: sqlite3.Connection) -> bool:
+    """Switch an index made before incremental vacuum existed to ``auto_vacuum = INCREMENTAL`` (rewrites the
+    file with ``VACUUM``; call with the write lock held). Returns True when it was converted now."""
+    if db.execute("PRAGMA auto_vacuum").fetchone()[0] == 2:
+        return False
+    db.execute("PRAGMA auto_vacuum = INCREMENTAL")
+    db.execute("VACUUM")
+    settle(db)
+    return True
+
+
+#: the index file this process is migrating or re-tokenizing right now, else None: a hook cut off by its time budget
+#: meanwhile hands that work to a detached process (:func:`memdir.hosts.hooks.hand_over_upgrade`)
+upgrading: Path | None = None
+
+
+def _needs_upgrade(db: sqlite3.Connection) -> bool:
+    """True when opening ``db`` migrates it or re-tokenizes its full-text index."""
+    from memdir.store.sqlite.migrations import MIGRATIONS
+
+    if db.execute("PRAGMA user_version").fetchone()[0] < len(MIGRATIONS):
+        return True
+    row = db.execute("SELECT value FROM meta WHERE key = 'tokenizer'").fetchone()
+    return row is not None and row[0] != index_version()
+
+
+def upgrade(path: Path) -> None:
+    """Open the index at ``path`` (migrating and re-tokenizing it as needed) and close it: the detached process of
+    :func:`memdir.hosts.hooks.hand_over_upgrade` runs this, then removes its marker."""
+    db, _ = open_index(path)
+    db.close()
+    Path(str(path) + ".upgrading").unlink(missing_ok=True)
+
+
+def open_index(path: Path) -> tuple[sqlite3.Connection, bool]:
+    """Open (creating or migrating) the index at ``path``; returns ``(connection, created)``.
+
+    A file that is not a usable SQLite database is renamed to ``<name>.corrupt-<epoch>`` beside it, with a
+    warning, and a new one is created (``created`` is then True).
+    """
+    from memdir.store.sqlite.migrations import MIN_SQLITE
+
+    if sqlite3.sqlite_version_info < MIN_SQLITE:
+        from memdir.errors import MemdirError
+
+        need = ".".join(map(str, MIN_SQLITE))
+        raise MemdirError(f"memdir needs SQLite {need} or newer; this Python links SQLite {sqlite3.sqlite_version}"
+                          " (use a Python built with a newer SQLite)")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    existed = path.exists() and path.stat().st_size > 0
+    try:
+        db = _connect(path)
+        if existed:
+            # reading the schema fails fast on a file that is not a database; the full integrity check is
+            # `memdir doctor`'s job (PRAGMA quick_check reads every page: too slow for each hook call)
+            db.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        global upgrading
+        if _needs_upgrade(db):
+            upgrading = path
+        try:
+            was = db.execute("PRAGMA user_version").fetchone()[0]
+            now = migrate(db)
+            if now != was and existed:
+                settle(db, freed=True)  # a migration that rewrote rows hands the freed pages back
+                if was < 11 <= now:
+                    _repack(db, path)
+            check_tokenizer(db)
+            if existed:
+                _maybe_compress_all(db)
+        finally:
+            upgrading = None
+        tombstones.on_open(db, path, created=not existed)
+        return db, not existed
+    except sqlite3.DatabaseError as exc:
+        try:
+            db.close()  # type: ignore[possibly-undefined]
+        except Exception:
+            pass
+        if isinstance(exc, sqlite3.OperationalError):  # locked, busy, I/O: not corruption; never move it aside
+            from memdir.errors import MemdirError
+
+            transient = any(w in str(exc) for w in ("locked", "busy", "disk I/O", "unable to open"))
+            raise MemdirError(f"could not open the index {path}: {exc}" + ("; retry" if transient else "")) from None
+        import shutil
+
+        aside = path.with_name(f"{path.name}.corrupt-{int(time.time())}")
+        for suffix in ("", "-wal", "-shm"):
+            src = Path(str(path) + suffix)
+            if src.exists():
+                shutil.move(str(src), str(aside) + suffix)
+        db = _connect(path)
+        migrate(db)
+        kept = tombstones.on_open(db, path, created=True, aside=aside)
+        log.warning("memdir: index %s was unreadable (%s); moved aside to %s and rebuilt from the Markdown: its events "
+                    "are not in the new index (%d forgotten items stay forgotten)", path, exc, aside.name, kept)
+        return db, True
+
+
+#: a store up to this size is rewritten (``VACUUM``) once after m011: its recompressed texts leave half-empty pages
+#: that SQLite does not merge on its own (100k synthetic items: 188.6 → 172.3 MB). A larger one keeps them (the
+#: rewrite needs as much free disk as the file and minutes); ``VACUUM`` it by hand when convenient.
+REPACK_MAX_BYTES = 1 << 30
+
+
+def _repack(db: sqlite3.Connection, path: Path) -> None:
+    try:
+        if file_size(path) <= REPACK_MAX_BYTES:
+            db.execute("VACUUM")
+            settle(db)
+    except sqlite3.Error as exc:  # busy readers, no disk space: the store works as it is
+        log.debug("VACUUM after m011 skipped: %s", exc)
+
+
+def check_tokenizer(db: sqlite3.Connection) -> int:
+    """Re-tokenize every FTS row when the index was built by another tokenizer version (or a migration asked for
+    a rebuild); returns rows rebuilt. The version is :func:`memdir.recall.tokenize.tokenizer_id` (the stemmer's behaviour
+    included: the contentless index is cleaned by recomputing tokens, which must not change)."""
+    version = index_version()
+    row = db.execute("SELECT value FROM meta WHERE key = 'tokenizer'").fetchone()
+    if row is not None and row[0] == version:
+        return 0
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        row = db.execute("SELECT value FROM meta WHERE key = 'tokenizer'").fetchone()
+        if row is not None and row[0] == version:
+            db.execute("COMMIT")
+            return 0
+        n = 0
+        if row is not None:  # an older index: rebuild its token streams from the stored texts
+            log.warning("memdir: index built by tokenizer %s; re-tokenizing for %s (one-time)", row[0], version)
+            n = rebuild_fts(db)
+        db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('tokenizer', ?)", (version,))
+        db.execute("COMMIT")
+        if n:
+            settle(db, freed=True)
+        return n
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+
+
+def index_version() -> str:
+    """What decides every token the full-text index holds, as stored in ``meta.tokenizer``: the tokenizer
+    (:func:`memdir.recall.tokenize.tokenizer_id`), the neighbour context's length (:data:`CONTEXT_TOKENS`) and how a long
+    event is cut into passages (passage 0's span is recomputed when its row is removed). Tuning any of them
+    re-tokenizes a store at its next open instead of leaving rows that can no longer be removed exactly."""
+    from memdir.recall.tokenize import tokenizer_id
+
+    p = passages
+    return f"{tokenizer_id()}+ctx{CONTEXT_TOKENS}+split{p.SPLIT_ABOVE}.{p.TARGET}.{p.SPLIT_ABOVE_TURN}"
+
+
+def fts_fields(tags: Iterable[str], title: str, body: str) -> tuple[str, str, str]:
+    """Token streams for the three FTS5 columns (tags + load_when, summary/highlight, body)."""
+    return " ".join(tokenize(" ".join(tags))), " ".join(tokenize(title)), " ".join(tokenize(body))
+
+
+def bump_gen(db: sqlite3.Connection, key: str = "notes_gen") -> None:
+    """Count a change of the note mirror (compared with ``compiled_gen`` to find stale index.md/ROOT.md)."""
+    db.execute("INSERT INTO meta(key, value) VALUES (?, '1') ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1", (key,))
+
+
+def meta_int(db: sqlite3.Connection, key: str) -> int:
+    row = db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+    try:
+        return int(row[0]) if row else 0
+    except (TypeError, ValueError):
+        return 0
+
+
+# ---- the on-disk layout of a doc's text (migration m009) ------------------------------------------------------
+# ``docs.text`` is a virtual generated column: ``text_head`` (the first TEXT_HEAD characters, plain: ranking reads
+# them as the candidate's ``head``) || ``text_tail`` (the rest: plain TEXT, or a zlib BLOB when that is smaller),
+# decompressed by the ``memdir_unz`` function every connection of :func:`_connect` registers. ``text_len`` is the
+# text's length in characters. Rows are written by this module alone (:func:`_doc_columns`).
+
+#: characters of a text stored uncompressed at the start of its row
+TEXT_HEAD = 60
+#: the rest of a text is compressed when it has at least this many bytes and zlib saves a tenth of them
+COMPRESS_MIN = 64
+
+
+_writing = threading.local()
+
+#: bytes of a store's compression dictionary: a zlib preset dictionary (RFC 1950 ``FDICT``) made of the first
+#: texts the store holds, kept in ``meta`` (``zdict``, its Adler-32 in ``zdict_id``) and never changed. Short texts
+#: share most of their words and phrasing with others (bench/results/speed-h12size2.md has the sizes)
+ZDICT_BYTES = 8 * 1024
+#: raw tail bytes written without a dictionary before one is made from them (they are then recompressed with it)
+ZDICT_SAMPLE = 16 * 1024
+
+
+class _Zstate:
+    """A connection's view of its store's dictionary: ``did`` (Adler-32) and ``proto``, a compressor primed with it
+    (copied per text: priming costs more than compressing a short text), or the tails written while there is none
+    (``sample``: ``[(doc id, stored tail, raw bytes)]``)."""
+
+    __slots__ = ("did", "zd", "proto", "sample", "size")
+
+    def __init__(self) -> None:
+        self.did: int | None = None
+        self.zd: bytes | None = None
+        self.proto: Any = None
+        self.sample: list[tuple[int, Any, bytes]] = []
+        self.size = 0
+
+
+#: per connection (``id(db)``; checked against ``meta`` at every write, so a reused id or a rolled-back dictionary
+#: is noticed). A cache: at most :data:`ZSTATES_KEEP` entries, the oldest dropped (a connection then reloads its
+#: state; tails it had gathered without a dictionary get one at a later open instead)
+_zstates: dict[int, _Zstate] = {}
+ZSTATES_KEEP = 32
+
+
+def _remember(cache: dict, key: int, value: Any) -> Any:
+    if key not in cache and len(cache) >= ZSTATES_KEEP:
+        del cache[next(iter(cache))]
+    cache[key] = value
+    return value
+
+
+#: zlib window bits with the dictionary (an 8 KB window holds the dictionary; a larger one, priming a 32 KB
+#: dictionary, compressed 10k real turns' tails to 1.72 MB against 1.88 MB, but cost 71 µs a text against 41 µs,
+#: plain zlib 27 µs: copying the primed compressor dominates)
+ZWBITS = 13
+
+
+def _compressor(zd: bytes) -> Any:
+    return zlib.compressobj(6, zlib.DEFLATED, ZWBITS, 7, zlib.Z_DEFAULT_STRATEGY, zd)
+
+
+def _zstate(db: sqlite3.Connection) -> _Zstate:
+    """The dictionary state of ``db``'s store as ``meta`` has it now (one small read per written doc: a dictionary
+    made in a transaction that was rolled back is forgotten, one another process made is taken up)."""
+    st = _zstates.get(id(db))
+    if st is None:
+        st = _remember(_zstates, id(db), _Zstate())
+    row = db.execute("SELECT value FROM meta WHERE key = 'zdict_id'").fetchone()
+    did = int(row[0]) if row is not None and row[0] else None
+    if did != st.did or (did is None and st.proto is not None):
+        st.did, st.sample, st.size = did, [], 0
+        st.zd = st.proto = None
+        if did is not None:
+            zd = _load_zdict(db, did)
+            st.zd, st.proto = zd, _compressor(zd)
+    return st
+
+
+def _load_zdict(db: sqlite3.Connection, did: int) -> bytes:
+    row = db.execute("SELECT value FROM meta WHERE key = 'zdict'").fetchone()
+    zd = row[0] if row is not None else None
+    if not isinstance(zd, bytes) or zlib.adler32(zd) != did:
+        raise sqlite3.DatabaseError(f"the index's compression dictionary {did} is missing or damaged")
+    return zd
+
+
+def _unz(db: sqlite3.Connection, blob: bytes) -> str:
+    if getattr(_writing, "on", False):  # see _write: a value SQLite computes for a row it writes, never read
+        return ""
+    if len(blob) > 6 and blob[1] & 0x20:  # FDICT: compressed with the store's dictionary, named by its Adler-32
+        did = int.from_bytes(blob[2:6], "big")
+        st = _zstates.get(id(db))
+        zd = st.zd if st is not None and st.did == did else None
+        if zd is None:
+            zd = _zread.get(id(db), (None, None))[1] if _zread.get(id(db), (None,))[0] == did else None
+        if zd is None:
+            zd = _load_zdict(db, did)
+            _remember(_zread, id(db), (did, zd))
+        d = zlib.decompressobj(15, zd)  # 15: accepts any window the header names
+        return (d.decompress(blob) + d.flush()).decode("utf-8")
+    return zlib.decompress(blob).decode("utf-8")
+
+
+#: dictionaries read by ``memdir_unz`` per connection (``id(db)``: (Adler-32, bytes), checked at each use)
+_zread: dict[int, tuple[int, bytes]] = {}
+
+
+def _write(db: sqlite3.Connection, sql: str, args: Any, *, many: bool = False) -> sqlite3.Cursor:
+    """Run an INSERT/UPDATE of ``docs`` that reads no ``text``: SQLite computes every virtual column of a row it
+    writes (for constraints this table does not have), which would decompress each text once more for nothing."""
+    _writing.on = True
+    try:
+        return db.executemany(sql, args) if many else db.execute(sql, args)
+    finally:
+        _writing.on = False
+
+
+def text_columns(text: str, proto: Any = None) -> tuple[str, str | bytes | None, int]:
+    """``(text_head, text_tail, text_len)`` as stored for ``text``; ``proto``: a compressor primed with the store's
+    dictionary (:func:`_compressor`), or None."""
+    head, rest = text[:TEXT_HEAD], text[TEXT_HEAD:]
+    if not rest:
+        return head, None, len(text)
+    raw = rest.encode("utf-8")
+    z = _squeeze(raw, proto)
+    return head, (z if z is not None else rest), len(text)
+
+
+def _squeeze(raw: bytes, proto: Any) -> bytes | None:
+    """``raw`` compressed, or None when that does not save a tenth of it (or it is too short to try)."""
+    if len(raw) < COMPRESS_MIN:
+        return None
+    if proto is not None:
+        c = proto.copy()
+        z = c.compress(raw) + c.flush()
+    else:
+        z = zlib.compress(raw, 6)
+    return z if len(z) * 10 < len(raw) * 9 else None
+
+
+def _doc_columns(db: sqlite3.Connection, row: dict[str, Any]) -> tuple[dict[str, Any], _Zstate]:
+    """A docs row as written: ``text`` becomes its stored columns (with the store's dictionary when it has one)."""
+    st = _zstate(db)
+    out = {k: v for k, v in row.items() if k != "text"}
+    out["text_head"], out["text_tail"], out["text_len"] = text_columns(row["text"], st.proto)
+    return out, st
+
+
+def compress_all(db: sqlite3.Connection) -> int:
+    """Give a store without a compression dictionary one, made from its first texts, and recompress every tail
+    with it (m011 for an existing store; :func:`open_index` for a store filled one capture at a time, whose
+    writers never gathered :data:`ZDICT_SAMPLE` bytes in one process). Returns rows recompressed (0: no dictionary
+    made: there is one, or too little text yet). Caller holds a write transaction."""
+    if db.execute("SELECT 1 FROM meta WHERE key = 'zdict_id'").fetchone() is not None:
+        return 0
+    sample, size = [], 0
+    for (tail,) in db.execute("SELECT text_tail FROM docs WHERE text_tail IS NOT NULL ORDER BY id"):
+        raw = zlib.decompress(tail) if isinstance(tail, bytes) else tail.encode("utf-8")
+        sample.append(raw)
+        size += len(raw)
+        if size >= ZDICT_SAMPLE:
+            break
+    if size < ZDICT_SAMPLE or not make_zdict(db, sample):
+        return 0
+    st = _zstate(db)
+    n, last = 0, 0
+    while True:
+        rows = db.execute("SELECT id, text_tail FROM docs WHERE id > ? AND text_tail IS NOT NULL ORDER BY id LIMIT 2000",
+                          (last,)).fetchall()
+        if not rows:
+            return n
+        upd = []
+        for doc_id, tail in rows:
+            raw = zlib.decompress(tail) if isinstance(tail, bytes) else tail.encode("utf-8")
+            z = _squeeze(raw, st.proto)
+            if z is not None and len(z) < len(tail if isinstance(tail, bytes) else raw):
+                upd.append((z, doc_id))
+        _write(db, "UPDATE docs SET text_tail = ? WHERE id = ?", upd, many=True)
+        n += len(upd)
+        last = rows[-1][0]
+
+
+def _maybe_compress_all(db: sqlite3.Connection) -> None:
+    """At open: a store without a dictionary that now holds enough text gets one (:func:`compress_all`)."""
+    if db.execute("SELECT 1 FROM meta WHERE key = 'zdict_id'").fetchone() is not None:
+        return
+    got = db.execute("SELECT sum(n) FROM (SELECT text_len - ? AS n FROM docs WHERE text_tail IS NOT NULL LIMIT 600)",
+                     (TEXT_HEAD,)).fetchone()[0]
+    if not got or got < ZDICT_SAMPLE:
+        return
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        n = compress_all(db)
+        db.execute("COMMIT")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    if n:
+        settle(db, freed=True)
+
+
+def _learn(db: sqlite3.Connection, st: _Zstate, doc_id: int, cols: dict[str, Any]) -> None:
+    """Without a dictionary yet: keep doc ``doc_id``'s tail; once :data:`ZDICT_SAMPLE` bytes are kept, make the
+    store's dictionary from them and recompress those rows with it. Caller holds the transaction that wrote it."""
+    tail = cols["text_tail"]
+    if st.proto is not None or tail is None:
+        return
+    raw = zlib.decompress(tail) if isinstance(tail, bytes) else tail.encode("utf-8")
+    st.sample.append((doc_id, tail, raw))
+    st.size += len(raw)
+    if st.size >= ZDICT_SAMPLE:
+        make_zdict(db, [r for _, _, r in st.sample], rows=st.sample)
+
+
+def make_zdict(db: sqlite3.Connection, texts: list[bytes], rows: Iterable[tuple[int, Any, bytes]] = ()) -> bool:
+    """Make the store's compression dictionary from ``texts`` (raw tails, oldest first: the last
+    :data:`ZDICT_BYTES` of them) unless it has one, and recompress ``rows`` (``(doc id, stored tail, raw)``; a row
+    whose tail changed meanwhile is left). Returns True when it was made. Caller holds a write transaction."""
+    if db.execute("SELECT 1 FROM meta WHERE key = 'zdict_id'").fetchone() is not None:
+        return False
+    zd = b"".join(texts)[-ZDICT_BYTES:]
+    if len(zd) < 1024:
+        return False
+    did = zlib.adler32(zd)
+    db.execute("INSERT INTO meta(key, value) VALUES ('zdict', ?)", (zd,))
+    db.execute("INSERT INTO meta(key, value) VALUES ('zdict_id', ?)", (str(did),))
+    st = _zstate(db)
+    upd = []
+    for doc_id, stored, raw in rows:
+        z = _squeeze(raw, st.proto)
+        if z is not None and len(z) < len(stored if isinstance(stored, bytes) else raw):
+            upd.append((z, doc_id, stored))
+    if upd:
+        _write(db, "UPDATE docs SET text_tail = ? WHERE id = ? AND text_tail = ?", upd, many=True)
+    return True
+
+
+#: storage columns of docs left out of the rows handed to callers (they read ``text``)
+STORAGE_COLUMNS = ("text_head", "text_tail", "ctx_prev", "ctx_next")
+
+
+def public_row(r: sqlite3.Row | dict[str, Any]) -> dict[str, Any]:
+    """A docs row as a dict without its storage columns (:data:`STORAGE_COLUMNS`)."""
+    d = dict(r)
+    for k in STORAGE_COLUMNS:
+        d.pop(k, None)
+    return d
+
+
+# ---- the contentless full-text index ---------------------------------------------------------------------------
+# ``fts`` keeps no copy of its token streams (``content=''``, migration m009): a row is removed by handing FTS5 the
+# exact values it was written with (``'delete'``), or the index is silently corrupted. Those values are always
+# recomputed from ``docs``: a note's tags/title/body from its columns; an event's body from its passage 0
+# (:func:`_body0`) and its context from the neighbour ids it was indexed with (``docs.ctx_prev``/``ctx_next``, kept
+# in step with every FTS write); a passage's body from its span of the text. The tokenizer version is pinned by
+# :func:`check_tokenizer` (a change rebuilds everything with ``'delete-all'``). :func:`check_fts` compares the index
+# with what ``docs`` says it holds.
+
+_FTS_INSERT = "INSERT INTO fts(rowid, tags, title, body, context) VALUES (?, ?, ?, ?, ?)"
+_FTS_DELETE = "INSERT INTO fts(fts, rowid, tags, title, body, context) VALUES ('delete', ?, ?, ?, ?, ?)"
+
+
+def _note_values(r: Any) -> tuple[str, str, str, str]:
+    tags = json.loads(r["tags"] or "[]") + json.loads(r["load_when"] or "[]")
+    title = " ".join(x for x in (r["summary"], r["highlight"]) if x)
+    return (*fts_fields(tags, title, r["text"]), "")
+
+
+def _body0(text: str, role: str | None) -> str:
+    """Tokens of an event's passage 0 (what its own FTS row holds in ``body``)."""
+    a, b = passages.split(text, split_above=passages.split_above(role))[0]
+    return " ".join(tokenize(text[a:b]))
+
+
+class _Tokens:
+    """Passage-0 tokens of events by id (read from ``docs`` and cached; ``fresh`` = already known)."""
+
+    def __init__(self, db: sqlite3.Connection, fresh: dict[int, str] | None = None) -> None:
+        self.db = db
+        self.cache: dict[int, str] = dict(fresh or {})
+
+    def prime(self, ids: Iterable[int]) -> None:
+        ids = [x for x in ids if x is not None and x not in self.cache]
+        for i in range(0, len(ids), 500):
+            chunk = ids[i:i + 500]
+            for r in self.db.execute(f"SELECT id, text, role FROM docs WHERE id IN ({','.join('?' * len(chunk))})", chunk):
+                self.cache[r[0]] = _body0(r[1], r[2])
+
+    def __call__(self, x: int) -> str:
+        t = self.cache.get(x)
+        if t is None:
+            r = self.db.execute("SELECT text, role FROM docs WHERE id = ?", (x,)).fetchone()
+            if r is None:  # never expected: an indexed neighbour is re-contexted before it goes (delete_doc)
+                log.warning("memdir: index context names a missing event %s; the full-text index is rebuilt at next open", x)
+                db_mark_rebuild(self.db)
+                t = ""
+            else:
+                t = _body0(r[0], r[1])
+            self.cache[x] = t
+        return t
+
+
+def db_mark_rebuild(db: sqlite3.Connection) -> None:
+    """Have the next :func:`open_index` rebuild the full-text index from ``docs``."""
+    db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('tokenizer', 'rebuild-suspect')")
+
+
+def _event_values(r: Any, tokens_of: _Tokens) -> tuple[str, str, str, str]:
+    """The values event row ``r`` (id, ctx_prev, ctx_next) was indexed with."""
+    return "", "", tokens_of(r["id"]), _context(tokens_of, r["ctx_prev"], r["ctx_next"])
+
+
+def _unindex(db: sqlite3.Connection, r: Any, tokens_of: _Tokens) -> None:
+    """Remove every FTS row of docs row ``r`` (its own and its passages'), with the values they hold."""
+    if r["kind"] == "note":
+        vals = _note_values(r)
+    else:
+        tokens_of.cache.setdefault(r["id"], _body0(r["text"], r["role"]))
+        vals = _event_values(r, tokens_of)
+    db.execute(_FTS_DELETE, (r["id"], *vals))
+    _delete_passages(db, r["id"], r["text"])
+
+
+def upsert_doc(db: sqlite3.Connection, row: dict[str, Any]) -> int:
+    """Insert or replace a doc by ``ref`` and refresh its FTS row; returns the doc id. Caller holds a transaction."""
+    old = db.execute("SELECT * FROM docs WHERE ref = ?", (row["ref"],)).fetchone()
+    if old is not None:
+        _remove(db, old)
+    row = {**row, "handle": handles.assign(db, row["ref"])}
+    cols, st = _doc_columns(db, row)
+    cur = _write(db, f"INSERT INTO docs({', '.join(cols)}) VALUES ({', '.join('?' for _ in cols)})", list(cols.values()))
+    doc_id = cur.lastrowid
+    _learn(db, st, doc_id, cols)
+    if row.get("kind") == "note":
+        bump_gen(db)
+        fields = {k: row.get(k) for k in ("tags", "load_when", "summary", "highlight")}
+        db.execute(_FTS_INSERT, (doc_id, *_note_values({**fields, "text": row["text"]})))
+    else:  # an event: its passages, and with a session its neighbours' context (theirs refreshed), as insert_event
+        toks = index_passages(db, doc_id, row["text"], row.get("role"), fresh=True)
+        if row.get("session"):
+            flush_events(db, {doc_id: toks})
+        else:
+            db.execute(_FTS_INSERT, (doc_id, "", "", toks, ""))
+    return doc_id
+
+
+def insert_event(db: sqlite3.Connection, row: dict[str, Any], *, pending: dict[int, str] | None = None) -> int | None:
+    """Insert an event unless its key or content hash exists; returns the new doc id, or ``None`` when it was a
+    duplicate. An event that has a session gets its FTS row from :func:`flush_events` (its neighbours in the
+    ``context`` column, theirs refreshed): later, for all of ``pending`` (a dict) in one write, or now without it.
+    Caller holds a transaction."""
+    row = {**row, "handle": handles.assign(db, row["ref"])}
+    cols, st = _doc_columns(db, row)
+    cur = _write(db, f"INSERT OR IGNORE INTO docs({', '.join(cols)}) VALUES ({', '.join('?' for _ in cols)})",
+                 list(cols.values()))  # a key or (event) content hash already stored: ignored, both are UNIQUE
+    if cur.rowcount == 0:
+        return None
+    _learn(db, st, cur.lastrowid, cols)
+    toks = index_passages(db, cur.lastrowid, row["text"], row.get("role"), fresh=True)
+    if not row.get("session"):
+        db.execute(_FTS_INSERT, (cur.lastrowid, "", "", toks, ""))
+    elif pending is not None:
+        pending[cur.lastrowid] = toks
+    else:  # alone: its row and its neighbours' context now
+        flush_events(db, {cur.lastrowid: toks})
+    return cur.lastrowid
+
+
+#: tokens of each neighbouring turn indexed in an event's ``context`` column
+CONTEXT_TOKENS = 80
+_PREV = ("SELECT id FROM docs WHERE kind = 'event' AND session = ? AND (ts_epoch < ? OR (ts_epoch = ? AND id < ?)) "
+         "ORDER BY ts_epoch DESC, id DESC LIMIT 1")
+_NEXT = ("SELECT id FROM docs WHERE kind = 'event' AND session = ? AND (ts_epoch > ? OR (ts_epoch = ? AND id > ?)) "
+         "ORDER BY ts_epoch, id LIMIT 1")
+
+
+def _neighbours(db: sqlite3.Connection, ids: Iterable[int]) -> dict[int, tuple[int | None, int | None]]:
+    """``{id: (previous id, next id)}`` within each event's session, by (ts, id)."""
+    ids = list(ids)
+    info: dict[int, tuple[str, float]] = {}
+    for i in range(0, len(ids), 500):
+        chunk = ids[i:i + 500]
+        for r in db.execute(f"SELECT id, session, ts_epoch FROM docs WHERE id IN ({','.join('?' * len(chunk))})", chunk):
+            if r[1] is not None:
+                info[r[0]] = (r[1], r[2])
+    by_session: dict[str, list[int]] = {}
+    for i, (sess, _) in info.items():
+        by_session.setdefault(sess, []).append(i)
+    out: dict[int, tuple[int | None, int | None]] = {}
+    for sess, members in by_session.items():
+        if len(members) > 8:  # many in one session: read its order once
+            order = [r[0] for r in db.execute("SELECT id FROM docs WHERE kind = 'event' AND session = ? ORDER BY ts_epoch, id", (sess,))]
+            pos = {x: n for n, x in enumerate(order)}
+            for x in members:
+                n = pos.get(x)
+                if n is not None:
+                    out[x] = (order[n - 1] if n > 0 else None, order[n + 1] if n + 1 < len(order) else None)
+        else:
+            for x in members:
+                _, ts = info[x]
+                p = db.execute(_PREV, (sess, ts, ts, x)).fetchone()
+                q = db.execute(_NEXT, (sess, ts, ts, x)).fetchone()
+                out[x] = (p[0] if p else None, q[0] if q else None)
+    return out
+
+
+def _context(tokens_of, prev: int | None, nxt: int | None) -> str:
+    parts: list[str] = []
+    for x in (prev, nxt):
+        if x is not None:
+            parts.extend(tokens_of(x).split(None, CONTEXT_TOKENS)[:CONTEXT_TOKENS])
+    return " ".join(parts)
+
+
+def _recontext(db: sqlite3.Connection, targets: dict[int, tuple[int | None, int | None]], tokens_of: _Tokens) -> int:
+    """Give events ``{id: (prev, next)}`` that context where it differs from the one they are indexed with (the
+    old row deleted with its exact values, the new one inserted, the ids stored). Returns rows rewritten."""
+    if not targets:
+        return 0
+    ids = list(targets)
+    rows = []
+    for i in range(0, len(ids), 500):
+        chunk = ids[i:i + 500]
+        rows += db.execute(f"SELECT id, ctx_prev, ctx_next FROM docs WHERE id IN ({','.join('?' * len(chunk))})", chunk).fetchall()
+    rows = [r for r in rows if (r["ctx_prev"], r["ctx_next"]) != targets[r["id"]]]
+    if not rows:
+        return 0
+    tokens_of.prime([r["id"] for r in rows] + [x for r in rows for x in (r["ctx_prev"], r["ctx_next"], *targets[r["id"]])])
+    db.executemany(_FTS_DELETE, [(r["id"], *_event_values(r, tokens_of)) for r in rows])
+    db.executemany(_FTS_INSERT, [(r["id"], "", "", tokens_of(r["id"]), _context(tokens_of, *targets[r["id"]])) for r in rows])
+    _write(db, "UPDATE docs SET ctx_prev = ?, ctx_next = ? WHERE id = ?", [(*targets[r["id"]], r["id"]) for r in rows], many=True)
+    return len(rows)
+
+
+def flush_events(db: sqlite3.Connection, pending: dict[int, str]) -> int:
+    """Write the FTS rows of events inserted with ``pending``, each with its neighbours' tokens (previous and next
+    turn of its session, at most :data:`CONTEXT_TOKENS` each) in the ``context`` column, and refresh the context
+    of older events that gained a new neighbour. A question about a turn's surroundings then still finds it
+    (LoCoMo turn recall@10 0.615 → 0.705, bench/results). Returns FTS rows written. Caller holds a transaction."""
+    if not pending:
+        return 0
+    tokens_of = _Tokens(db, pending)
+    nb = _neighbours(db, pending)
+    tokens_of.prime({y for x in pending for y in nb.get(x, (None, None))})
+    rows, ids = [], []
+    for x, toks in pending.items():
+        prev, nxt = nb.get(x, (None, None))
+        rows.append((x, "", "", toks, _context(tokens_of, prev, nxt)))
+        if prev is not None or nxt is not None:
+            ids.append((prev, nxt, x))
+    db.executemany(_FTS_INSERT, rows)
+    _write(db, "UPDATE docs SET ctx_prev = ?, ctx_next = ? WHERE id = ?", ids, many=True)
+    old = {y for x in pending for y in nb.get(x, (None, None)) if y is not None and y not in pending}
+    return len(pending) + _recontext(db, _neighbours(db, old), tokens_of)
+
+
+def refresh_context(db: sqlite3.Connection, sessions: Iterable[str]) -> int:
+    """Bring the ``context`` column of every event of ``sessions`` in step with its neighbours (after a forget, or a
+    rebuild). Returns rows rewritten. Caller holds a transaction."""
+    targets: dict[int, tuple[int | None, int | None]] = {}
+    for session in set(sessions):
+        order = [r[0] for r in db.execute("SELECT id FROM docs WHERE kind = 'event' AND session = ? ORDER BY ts_epoch, id", (session,))]
+        for i, x in enumerate(order):
+            targets[x] = (order[i - 1] if i > 0 else None, order[i + 1] if i + 1 < len(order) else None)
+    return _recontext(db, targets, _Tokens(db))
+
+
+def _remove(db: sqlite3.Connection, old: Any) -> None:
+    """Delete docs row ``old`` and every FTS row that holds its tokens: its own, its passages', and the context of
+    the neighbours indexed with it (those are re-contexted without it). Caller holds a transaction."""
+    tokens_of = _Tokens(db)
+    deps = []
+    if old["kind"] == "event" and old["session"] is not None:
+        deps = db.execute("SELECT id, ctx_prev, ctx_next FROM docs WHERE kind = 'event' AND session = ? AND id != ? "
+                          "AND (ctx_prev = ? OR ctx_next = ?)", (old["session"], old["id"], old["id"], old["id"])).fetchall()
+    _unindex(db, old, tokens_of)
+    if deps:  # their context still holds the old event's words: out with the exact values while it can be read
+        tokens_of.prime([r["id"] for r in deps] + [x for r in deps for x in (r["ctx_prev"], r["ctx_next"])])
+        db.executemany(_FTS_DELETE, [(r["id"], *_event_values(r, tokens_of)) for r in deps])
+    db.execute("DELETE FROM docs WHERE id = ?", (old["id"],))
+    seq = db.execute("INSERT INTO removed(doc_id) VALUES (?)", (old["id"],)).lastrowid
+    if seq % REMOVED_KEEP == 0:
+        db.execute("DELETE FROM removed WHERE seq <= ?", (seq - REMOVED_KEEP,))
+    if deps:
+        nb = _neighbours(db, [r["id"] for r in deps])
+        tokens_of.prime({x for r in deps for x in nb.get(r["id"], (None, None))})
+        rows, ids = [], []
+        for r in deps:
+            prev, nxt = nb.get(r["id"], (None, None))
+            rows.append((r["id"], "", "", tokens_of(r["id"]), _context(tokens_of, prev, nxt)))
+            ids.append((prev, nxt, r["id"]))
+        db.executemany(_FTS_INSERT, rows)
+        _write(db, "UPDATE docs SET ctx_prev = ?, ctx_next = ? WHERE id = ?", ids, many=True)
+
+
+#: entries of the ``removed`` log kept (m010): a reader further behind rebuilds (:mod:`memdir.store.sqlite.postings`)
+REMOVED_KEEP = 4096
+
+
+def delete_doc(db: sqlite3.Connection, ref: str) -> bool:
+    """Delete a doc and its FTS rows (neighbours re-contexted without it); returns True if it existed. Caller holds
+    a transaction."""
+    old = db.execute("SELECT * FROM docs WHERE ref = ?", (ref,)).fetchone()
+    if old is None:
+        return False
+    if old["kind"] == "note":
+        bump_gen(db)
+    _remove(db, old)
+    return True
+
+
+def delete_kind(db: sqlite3.Connection, kind: str) -> int:
+    """Delete every doc of ``kind`` with its FTS rows (``memdir reindex`` drops the note mirror). Returns docs
+    deleted. Caller holds a transaction."""
+    n = 0
+    for (ref,) in db.execute("SELECT ref FROM docs WHERE kind = ?", (kind,)).fetchall():
+        n += delete_doc(db, ref)
+    return n
+
+
+def index_passages(db: sqlite3.Connection, doc_id: int, text: str, role: str | None = None, *, fresh: bool = False) -> str:
+    """Split an event's ``text`` into passages (:func:`memdir.recall.passages.split`), write the FTS rows of passages 1..
+    (rowid ``-passages.id``) and return the tokens of passage 0, which go into the event's own FTS row. Earlier
+    passages of ``doc_id`` (of the same ``text``) are replaced, unless ``fresh`` (a doc just inserted has none).
+    Caller holds a transaction."""
+    if not fresh:
+        _delete_passages(db, doc_id, text)
+    spans = passages.split(text, split_above=passages.split_above(role))
+    for seq, (a, b) in enumerate(spans[1:], start=1):
+        cur = db.execute("INSERT INTO passages(doc_id, seq, start, end) VALUES (?, ?, ?, ?)", (doc_id, seq, a, b))
+        db.execute(_FTS_INSERT, (-cur.lastrowid, "", "", " ".join(tokenize(text[a:b])), ""))
+    a, b = spans[0]
+    return " ".join(tokenize(text[a:b]))
+
+
+def _delete_passages(db: sqlite3.Connection, doc_id: int, text: str) -> None:
+    rows = db.execute("SELECT id, start, end FROM passages WHERE doc_id = ?", (doc_id,)).fetchall()
+    if rows:
+        db.executemany(_FTS_DELETE, [(-pid, "", "", " ".join(tokenize(text[a:b])), "") for pid, a, b in rows])
+        db.execute("DELETE FROM passages WHERE doc_id = ?", (doc_id,))
+
+
+def rebuild_fts(db: sqlite3.Connection) -> int:
+    """Rebuild the whole full-text index (and the passages table, and every event's neighbour ids) from ``docs``;
+    returns docs indexed. Caller holds a transaction."""
+    bump_gen(db, "fts_epoch")  # a process holding postings in memory rebuilds them (memdir.store.sqlite.postings)
+    db.execute("INSERT INTO fts(fts) VALUES ('delete-all')")
+    db.execute("DELETE FROM passages")
+    n = 0
+    rows = []
+    for r in db.execute("SELECT id, tags, load_when, summary, highlight, text FROM docs WHERE kind = 'note'"):
+        rows.append((r["id"], *_note_values(r)))
+        n += 1
+    db.executemany(_FTS_INSERT, rows)
+    _write(db, "UPDATE docs SET ctx_prev = NULL, ctx_next = NULL WHERE ctx_prev IS NOT NULL OR ctx_next IS NOT NULL", ())
+    # events session by session in (ts, id) order: each one's context is its neighbours' passage-0 tokens
+    cur = db.execute("SELECT id, session, role, text FROM docs WHERE kind = 'event' ORDER BY session, ts_epoch, id")
+    group: list[tuple[int, str]] = []
+    session: object = object()
+
+    def flush(group: list[tuple[int, str]], in_session: bool) -> None:
+        toks = dict(group)
+        rows, ids = [], []
+        for i, (x, t) in enumerate(group):
+            prev = group[i - 1][0] if in_session and i > 0 else None
+            nxt = group[i + 1][0] if in_session and i + 1 < len(group) else None
+            rows.append((x, "", "", t, _context(toks.__getitem__, prev, nxt)))
+            if prev is not None or nxt is not None:
+                ids.append((prev, nxt, x))
+        db.executemany(_FTS_INSERT, rows)
+        _write(db, "UPDATE docs SET ctx_prev = ?, ctx_next = ? WHERE id = ?", ids, many=True)
+
+    for r in cur.fetchall():
+        if r["session"] != session:
+            if group:
+                flush(group, session is not None)
+            group, session = [], r["session"]
+        group.append((r["id"], index_passages(db, r["id"], r["text"], r["role"])))
+        n += 1
+    if group:
+        flush(group, session is not None)
+    return n
+
+
+def check_fts(db: sqlite3.Connection) -> list[str]:
+    """Problems of the full-text index, ``[]`` when it holds exactly what ``docs`` says (every term instance of
+    every row, compared with an index built afresh from ``docs`` in a temporary table) and each event's neighbour
+    ids match its session's order. For tests and ``memdir doctor``; reads the whole index."""
+    from memdir.recall.tokenize import FTS_TOKENCHARS
+
+    problems: list[str] = []
+    try:
+        db.execute("INSERT INTO fts(fts, rank) VALUES ('integrity-check', 0)")
+    except sqlite3.DatabaseError as exc:
+        problems.append(f"integrity-check: {exc}")
+    for sess in [r[0] for r in db.execute("SELECT DISTINCT session FROM docs WHERE kind = 'event' AND session IS NOT NULL")]:
+        rows = db.execute("SELECT id, ctx_prev, ctx_next FROM docs WHERE kind = 'event' AND session = ? ORDER BY ts_epoch, id",
+                          (sess,)).fetchall()
+        for i, r in enumerate(rows):
+            want = (rows[i - 1][0] if i > 0 else None, rows[i + 1][0] if i + 1 < len(rows) else None)
+            if (r[1], r[2]) != want:
+                problems.append(f"event {r[0]} of session {sess} is indexed with neighbours {(r[1], r[2])}, not {want}")
+    db.execute("DROP TABLE IF EXISTS temp.fts_expect")
+    db.execute(f"""CREATE VIRTUAL TABLE temp.fts_expect USING fts5(tags, title, body, context, content='',
+        tokenize = "unicode61 remove_diacritics 0 tokenchars '{FTS_TOKENCHARS}'")""")
+    try:
+        tokens_of = _Tokens(db)
+        exp = []
+        for r in db.execute("SELECT * FROM docs").fetchall():
+            exp.append((r["id"], *(_note_values(r) if r["kind"] == "note" else _event_values(r, tokens_of))))
+            for pid, a, b in db.execute("SELECT id, start, end FROM passages WHERE doc_id = ?", (r["id"],)).fetchall():
+                exp.append((-pid, "", "", " ".join(tokenize(r["text"][a:b])), ""))
+        db.executemany("INSERT INTO temp.fts_expect(rowid, tags, title, body, context) VALUES (?, ?, ?, ?, ?)", exp)
+        db.execute("CREATE VIRTUAL TABLE temp.v_have USING fts5vocab(main, fts, instance)")
+        db.execute("CREATE VIRTUAL TABLE temp.v_want USING fts5vocab(temp, fts_expect, instance)")
+        for label, a, b in (("extra", "v_have", "v_want"), ("missing", "v_want", "v_have")):
+            diff = db.execute(f"SELECT term, doc, col, offset FROM temp.{a} EXCEPT SELECT term, doc, col, offset FROM temp.{b} "
+                              "LIMIT 5").fetchall()
+            problems += [f"{label} term instance {tuple(d)}" for d in diff]
+        have = db.execute("SELECT count(*) FROM fts").fetchone()[0]
+        if have != len(exp):
+            problems.append(f"{have} full-text rows, {len(exp)} expected")
+    finally:
+        for t in ("v_have", "v_want", "fts_expect"):
+            db.execute(f"DROP TABLE IF EXISTS temp.{t}")
+    return problems
+
+
+def resolve_handle(db: sqlite3.Connection, handle: str) -> str | None:
+    """The ref whose handle is ``handle`` in this index, or ``None``."""
+    row = db.execute("SELECT ref FROM docs WHERE handle = ? LIMIT 2", (handle,)).fetchall()
+    return row[0][0] if len(row) == 1 else None
+
+
+#: what ranking needs of a candidate (the rest of a row is read for the hits alone: :func:`hit_rows`)
+_SLIM = ("d.id, d.ref, d.kind, d.note_kind, d.role, d.session, d.ts_epoch, d.pinned, coalesce(r.count, 0) AS rehearsals, "
+         "d.text_head AS head, d.text_len AS text_len")  # head: the speaker / subject (rank.subject_of)
+
+
+def search(db: sqlite3.Connection, tokens: list[str], *, weights: tuple[float, ...], limit: int,
+           kinds: tuple[str, ...] | None = None, term_weights: dict[str, float] | None = None,
+           mem: Any = None) -> list[dict[str, Any]]:
+    """BM25 candidates for ``tokens`` (any term matching makes a candidate), best first, at most ``limit``: dicts
+    of ``id, ref, kind, note_kind, role, session, ts_epoch, pinned, rehearsals, head`` (the text's first 60 chars),
+    ``text_len`` plus ``bm25`` (positive; larger is
+    better), ``mask`` (bit ``i`` set when ``tokens[i]`` matched) and ``span`` (the matching passage of a long
+    event, or ``None`` when it matched in its own row). Read the hits' whole rows with :func:`hit_rows`, which
+    gives a long event matched in its own row its first passage (its text is read for the hits alone).
+
+    Scoring is :func:`memdir.recall.bm25.score` (FTS5 term statistics, Lucene idf); ``weights`` are the per-column
+    multipliers (tags, title, body, context); ``term_weights`` multiplies single terms' weights. A long event's
+    passages score as rows of their own and the event keeps its best. Superseded notes and other ``kinds`` are
+    dropped after scoring. ``mem``: a :class:`memdir.store.sqlite.postings.MemIndex` of ``db`` that scores the same from memory
+    when it can.
+    """
+    from memdir.recall.bm25 import score
+
+    if not tokens:
+        return []
+    n = limit * 2 if kinds else limit
+    if mem is not None:
+        with mem.lock:
+            if mem.refresh(background=mem.background):  # the same rows from memory: scores, passages, slim rows (memdir.store.sqlite.postings)
+                ranked = mem.score(tokens, weights=weights, limit=n, term_weights=term_weights)
+                return _candidates(ranked, limit, kinds, mem.passage, mem.slim_rows) if ranked else []
+    ranked = score(db, tokens, weights=weights, limit=n, with_terms=True, term_weights=term_weights)
+    if not ranked:
+        return []
+
+    def where(pids: list[int]) -> dict[int, tuple[int, int, int]]:
+        out: dict[int, tuple[int, int, int]] = {}
+        for i in range(0, len(pids), 500):
+            chunk = pids[i:i + 500]
+            for r in db.execute(f"SELECT id, doc_id, start, end FROM passages WHERE id IN ({','.join('?' * len(chunk))})", chunk):
+                out[r[0]] = (r[1], r[2], r[3])
+        return out
+
+    def slim(ids: list[int]) -> list[dict[str, Any]]:
+        out = []
+        for i in range(0, len(ids), 500):
+            chunk = ids[i:i + 500]
+            out += [dict(r) for r in db.execute(f"SELECT {_SLIM} FROM docs d LEFT JOIN rehearsal r ON r.ref = d.ref "
+                                                f"WHERE d.id IN ({','.join('?' * len(chunk))}) AND d.superseded_by IS NULL", chunk)]
+        return out
+
+    return _candidates(ranked, limit, kinds, where, slim)
+
+
+def _candidates(ranked: list[tuple], limit: int, kinds: tuple[str, ...] | None, where, slim) -> list[dict[str, Any]]:
+    """:func:`search`'s rows from scored FTS rows ``(rowid, score, mask)``: ``where(passage ids)`` gives
+    ``{id: (doc_id, start, end)}``, ``slim(doc ids)`` the live (not superseded) docs' ranking columns."""
+    best: dict[int, tuple[float, int, tuple[int, int] | None]] = {}
+    spans = where([-r[0] for r in ranked if r[0] < 0])
+    # a passage row counts PASSAGE_WEIGHT of its score (memdir.recall.passages)
+    ranked = sorted(ranked, key=lambda x: -x[1] * (passages.PASSAGE_WEIGHT if x[0] < 0 else 1.0))
+    for rowid, sc, mask in ranked:  # best first: each doc keeps its best row (its own row = passage 0, or a passage)
+        if rowid < 0:
+            if -rowid not in spans:
+                continue
+            doc_id, a, b = spans[-rowid]
+            span: tuple[int, int] | None = (a, b)
+            sc *= passages.PASSAGE_WEIGHT
+        else:
+            doc_id, span = rowid, None
+        if doc_id not in best:
+            best[doc_id] = (sc, mask, span)
+    out = []
+    for d in slim(list(best)):
+        if kinds and d["kind"] not in kinds:
+            continue
+        d["bm25"], d["mask"], d["span"] = best[d["id"]]
+        out.append(d)
+    out.sort(key=lambda d: -d["bm25"])
+    return out[:limit]
+
+
+def hit_rows(db: sqlite3.Connection, spans: dict[int, tuple[int, int] | None], *, mem: Any = None,
+             terms: list[str] | None = None) -> dict[int, dict[str, Any]]:
+    """``{id: whole row of docs}`` for the hits shown (``spans``: ``{id: span from search}``), each with its
+    ``span``: the passage that matched, or for a long event matched in its own row its first passage. With held
+    postings (``mem``) and the query's ``terms``, each row also has ``fields``: ``{"tags"|"title"|"body": terms
+    found there}`` from the postings (:meth:`memdir.store.sqlite.postings.MemIndex.fields`), so the hit's reasons need no
+    tokenizing."""
+    held = False
+    if mem is not None and terms:
+        with mem.lock:  # caught up first: a row is the same per (id, ref) from then on
+            held = mem.ready and mem.refresh(background=mem.background)
+    ids = list(spans)
+    out: dict[int, dict[str, Any]] = {}
+    for i in range(0, len(ids), 500):
+        chunk = ids[i:i + 500]
+        for r in db.execute(f"SELECT * FROM docs WHERE id IN ({','.join('?' * len(chunk))})", chunk):
+            d = public_row(r)
+            span = spans.get(r["id"])
+            above = passages.split_above(r["role"]) if r["kind"] == "event" else None
+            if span is None and above is not None and len(r["text"]) > above:
+                span = passages.split(r["text"], split_above=above)[0]
+            d["span"] = span
+            if held:
+                with mem.lock:
+                    f = mem.fields(r["id"], r["ref"], span, terms) if mem.ready else None
+                if f is not None:
+                    d["fields"] = f
+            out[r["id"]] = d
+    return out
+
+
+def bump_rehearsal(db: sqlite3.Connection, refs: Iterable[str], when: str) -> None:
+    """Add one to the rehearsal counter of each ref (recalled by a person/tool, or injected into a block)."""
+    refs = list(dict.fromkeys(refs))
+    if not refs:
+        return
+    db.executemany(
+        "INSERT INTO rehearsal(ref, count, last) VALUES (?, 1, ?) ON CONFLICT(ref) DO UPDATE SET count = count + 1, last = excluded.last",
+        [(r, when) for r in refs],
+    )
+
+
+def file_size(path: Path) -> int:
+    """Bytes of the database plus its WAL (0 when missing)."""
+    return sum(os.path.getsize(p) for p in (str(path), str(path) + "-wal") if os.path.exists(p))

@@ -1,0 +1,775 @@
+"""BM25 postings held in memory by a long-lived process (issue 12): the same scores as :func:`memdir.recall.bm25.score`,
+without FTS5's ``bm25()`` per posting.
+
+At 10k items ~80 % of a recall's scoring statement is FTS5's ``bm25()`` (a ``fts_docsize`` read and a position-
+list walk per posting, plus a pass over each term's whole posting list to count it). A process that answers many
+queries on one store (``memdir serve``, the MCP server, the warm hook listener) can instead keep each term's
+postings in numpy arrays — row, and the term's count in each of the four FTS columns — with each row's length,
+and score a query with a few vectorised operations.
+
+**Exact.** The arithmetic is FTS5's own (sqlite/ext/fts5/fts5_aux.c, ``fts5Bm25Function``) done in the same
+order on the same IEEE doubles: the column-weighted frequency is the weight added once per instance, column by
+column (so a 0.3 context weight gives FTS5's sum, not ``0.3 * count``); ``tf_part = f·(k1+1) / (f + k1·(1 − b +
+b·|d|/avgdl))`` with ``|d|`` the row's tokens in all columns and ``avgdl`` FTS5's total tokens / rows; the result
+is multiplied by the same per-term factor (``−√qtf · idf_lucene / idf_fts5``) and summed per row in the order of
+the terms, then cut with the same ``ORDER BY score DESC, id`` and the same large-store rules (rarest terms first,
+the postings budget, the newest :data:`memdir.recall.bm25.PER_TERM_CAP` postings of a frequent term).
+``tests/test_postings.py`` checks that both paths return the same rows, scores and masks over random stores.
+
+**Where the postings come from.** FTS5 keeps no copy of its token streams (contentless table, m009), so the index
+is built by tokenizing what ``docs`` says each FTS row holds (:func:`memdir.store.sqlite.index.fts_row_values`, the function
+the writers and ``check_fts`` use); each row's length is then checked against FTS5's own ``fts_docsize`` record,
+and the totals against FTS5's averages record, so a row FTS5 tokenized differently (a character the FTS5
+tokenizer does not class as ours) turns the memory path off for that store instead of scoring it differently.
+
+**Kept current.** Every query first reads FTS5's structure and averages records (two small blobs). When another
+connection or this one wrote, the index catches up: rows above the highest doc and passage ids it knows are added,
+rows gone from ``docs`` (forget, prune, supersede with replace, note edits) are dropped with their passages, and
+events of the sessions touched whose neighbour ids changed (their ``context`` column was rewritten) are indexed
+anew; ``meta.fts_epoch`` (bumped by :func:`memdir.store.sqlite.index.rebuild_fts`) or totals that disagree with FTS5 after the
+catch-up mean a full rebuild. Dropped rows are tombstones (their postings are skipped) until a compaction.
+
+Built lazily at the first query (``build_s`` and the arrays' bytes are reported by :meth:`MemIndex.stats`). Stores
+with more than ``recall.memory_index_max_rows`` FTS rows keep the SQL path (at 1M items it meets its goal, and the
+arrays would take ~1.5 GB). numpy is imported only here.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import sqlite3
+import sys
+import time
+from typing import Any
+
+import numpy as np
+
+from memdir.recall import bm25, passages
+from memdir import foreground
+from memdir.store.sqlite import index
+from memdir.recall.tokenize import tokenize
+
+log = logging.getLogger("memdir")
+
+K1 = 1.2  # FTS5's constants (fts5_aux.c)
+B = 0.75
+_K1P1 = K1 + 1.0
+_OMB = 1 - B
+
+#: columns of the FTS table, in FTS5's order (tags, title, body, context)
+NCOL = 4
+#: largest count per (term, row, column) the arrays hold (uint16); a row above it keeps the SQL path
+MAX_COUNT = 65_535
+
+
+class Unsupported(Exception):
+    """The store cannot be mirrored exactly (a row FTS5 tokenized differently, a count out of range)."""
+
+
+def _docsize_total(blob: bytes) -> int:
+    """Sum of the varints in an ``fts_docsize`` record (one column size per column)."""
+    total, v, i, n = 0, 0, 0, len(blob)
+    while i < n:
+        byte = blob[i]
+        i += 1
+        v = (v << 7) | (byte & 0x7F)
+        if not byte & 0x80:
+            total += v
+            v = 0
+    return total
+
+
+def _averages(blob: bytes | None) -> tuple[int, tuple[int, ...]]:
+    """FTS5's averages record: ``(rows, per-column token totals)``."""
+    if not blob:
+        return 0, (0,) * NCOL
+    vals, v = [], 0
+    for byte in blob:
+        v = (v << 7) | (byte & 0x7F)
+        if not byte & 0x80:
+            vals.append(v)
+            v = 0
+    rows = vals[0] if vals else 0
+    cols = tuple(vals[1:1 + NCOL]) + (0,) * max(0, NCOL - len(vals[1:1 + NCOL]))
+    return rows, cols
+
+
+def _intern(x: Any) -> Any:
+    return sys.intern(x) if isinstance(x, str) else x
+
+
+def _trim() -> None:
+    """Hand the memory the build let go back to the system (glibc keeps freed heap otherwise: ~40 MB at 10k
+    items). A no-op where there is no ``malloc_trim``."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
+
+
+class _Rows:
+    """FTS rows (rowid, token stream per column) on their way to postings: tokens are counted with numpy every
+    :data:`CHUNK` tokens (a Python step per token made building slow; holding every token string made it big)."""
+
+    CHUNK = 250_000
+
+    def __init__(self, vocab: dict[str, int]) -> None:
+        self.vocab = vocab
+        self.rowids: list[int] = []
+        self.sizes: list[list[int]] = [[] for _ in range(NCOL)]  # tokens per row, per column
+        self.toks: list[list[str]] = [[] for _ in range(NCOL)]  # of the rows since the last count
+        self.pending = 0
+        self.first = 0  # row number of the first row not counted yet
+        self.parts: list[tuple[np.ndarray, np.ndarray, list[np.ndarray]]] = []  # (terms, rows, counts) per count
+
+    def add(self, rowid: int, values: tuple[str, ...]) -> None:
+        foreground.pause()  # a background build steps aside for a hook call (memdir.foreground)
+        self.rowids.append(rowid)
+        for c in range(NCOL):
+            text = values[c] if c < len(values) else ""
+            if text:
+                t = text.split()
+                self.toks[c].extend(t)
+                self.sizes[c].append(len(t))
+                self.pending += len(t)
+            else:
+                self.sizes[c].append(0)
+        if self.pending >= self.CHUNK:
+            self._count()
+
+    def _count(self) -> None:
+        """Count the gathered tokens per (term, row, column) and let their strings go."""
+        n0, m = self.first, len(self.rowids) - self.first
+        vocab, keys = self.vocab, []
+        for c in range(NCOL):
+            toks = self.toks[c]
+            if not toks:
+                continue
+            fresh = set(toks).difference(vocab)
+            if fresh:
+                vocab.update(zip(sorted(fresh), range(len(vocab), len(vocab) + len(fresh))))
+            foreground.pause()
+            ids = np.fromiter(map(vocab.__getitem__, toks), dtype=np.int64, count=len(toks))
+            rows = np.repeat(np.arange(m, dtype=np.int64), np.array(self.sizes[c][n0:], dtype=np.int64))
+            keys.append((ids * m + rows) * NCOL + c)
+            self.toks[c] = []
+        if keys:
+            foreground.pause()
+            uk, cnt = np.unique(np.concatenate(keys), return_counts=True)
+            if int(cnt.max()) > MAX_COUNT:
+                raise Unsupported("a term occurs more than 65,535 times in one column of one row")
+            pair, col = uk // NCOL, uk % NCOL
+            up, inv = np.unique(pair, return_inverse=True)
+            counts = np.zeros((len(up), NCOL), dtype=np.uint16)
+            counts[inv, col] = cnt
+            cols = [counts[:, c].astype(np.uint8) if int(counts[:, c].max()) < 256 else counts[:, c].copy() for c in range(NCOL)]
+            self.parts.append(((up // m).astype(np.int32), (up % m + n0).astype(np.int32), cols))
+        self.first, self.pending = len(self.rowids), 0
+
+    def size_matrix(self) -> np.ndarray:
+        return np.array(self.sizes, dtype=np.int64).T.reshape(len(self.rowids), NCOL)
+
+    def postings(self) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
+        """``(term ids, row numbers, [count per column])``, one entry per (term, row), new terms added to the
+        vocabulary (for a catch-up's few rows)."""
+        self._count()
+        parts, self.parts = self.parts, []
+        if not parts:
+            return np.zeros(0, np.int64), np.zeros(0, np.int64), [np.zeros(0, np.uint16) for _ in range(NCOL)]
+        return (np.concatenate([p[0] for p in parts]).astype(np.int64), np.concatenate([p[1] for p in parts]).astype(np.int64),
+                [np.concatenate([p[2][c] for p in parts]) for c in range(NCOL)])
+
+    def csr(self) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
+        """``(indptr, rows, [counts per column])`` grouped by term, placed chunk by chunk (a counting sort: each
+        chunk is already in term order), each chunk let go once placed — no sort of every posting at once."""
+        self._count()
+        parts, self.parts, nterms = self.parts, [], len(self.vocab)
+        per = np.zeros(nterms, dtype=np.int64)
+        for t, _, _ in parts:
+            per += np.bincount(t, minlength=nterms)
+        indptr = np.zeros(nterms + 1, dtype=np.int64)
+        np.cumsum(per, out=indptr[1:])
+        total = int(indptr[-1])
+        wide = [any(p[2][c].dtype != np.uint8 for p in parts) for c in range(NCOL)]
+        rows = np.empty(total, dtype=np.int32)
+        counts = [np.empty(total, dtype=np.uint16 if wide[c] else np.uint8) for c in range(NCOL)]
+        cursor = indptr[:-1].copy()
+        while parts:
+            foreground.pause()
+            t, r, cs = parts.pop(0)
+            n = np.bincount(t, minlength=nterms)
+            first = np.cumsum(n) - n  # where each term starts inside this chunk (the chunk is in term order)
+            pos = cursor[t] + (np.arange(len(t), dtype=np.int64) - first[t])
+            rows[pos] = r
+            for c in range(NCOL):
+                counts[c][pos] = cs[c]
+            cursor += n
+        return indptr, rows, counts
+
+
+class MemIndex:
+    """The in-memory postings of one SQLite index (see the module's doc). One per connection; :meth:`search` holds
+    a lock, so threads sharing the connection take turns."""
+
+    def __init__(self, db: sqlite3.Connection, *, max_rows: int | None = None) -> None:
+        import threading
+
+        self.db = db
+        self.rdb = db  # the connection a build reads (its own one in a background build)
+        self.max_rows = max_rows
+        self.building: Any = None  # the background build's thread
+        self.background = False  # build in a thread at the first refresh (index.search passes it on)
+        self.ready = False
+        self.disabled: str | None = None  # why the memory path is off for this store (the SQL path answers)
+        self.build_s = 0.0
+        self.builds = 0
+        self.catch_ups = 0
+        self.lock = threading.RLock()
+        self._tables: dict[float, np.ndarray] = {}
+
+    # ---- building ---------------------------------------------------------------------------------------------
+    def _marks(self) -> tuple[bytes | None, bytes | None]:
+        """FTS5's averages (id 1) and structure (id 10) records: any write to the index changes one of them."""
+        got = dict(self.rdb.execute("SELECT id, block FROM fts_data WHERE id IN (1, 10)").fetchall())
+        return got.get(1), got.get(10)
+
+    def build(self, db: sqlite3.Connection | None = None) -> None:
+        """(Re)build everything from ``docs`` in one read transaction of ``db`` (default: the store's connection);
+        raises :class:`Unsupported`."""
+        t0 = time.perf_counter()
+        db = self.rdb = db or self.db
+        own = not db.in_transaction
+        if own:
+            db.execute("BEGIN")
+        try:
+            avg, struct = self._marks()
+            rows_fts, _ = _averages(avg)
+            if self.max_rows is not None and rows_fts > self.max_rows:
+                raise Unsupported(f"{rows_fts} full-text rows, above recall.memory_index_max_rows = {self.max_rows}")
+            self.epoch = index.meta_int(db, "fts_epoch")
+            self.removed_seq = db.execute("SELECT coalesce(max(seq), 0) FROM removed").fetchone()[0]
+            self.vocab: dict[str, int] = {}
+            self.doc_info: dict[int, tuple[str | None, int | None, int | None]] = {}  # events: session, ctx ids
+            self.doc_passages: dict[int, list[int]] = {}
+            self.pid_span: dict[int, tuple[int, int, int]] = {}  # passage id -> (doc id, start, end)
+            self.slim: dict[int, tuple] = {}  # live doc id -> its ranking columns (index._SLIM; immutable per id)
+            self.max_doc = self.max_pid = 0
+            acc = _Rows(self.vocab)
+            self._read_all(acc)
+            self._read_passages(acc, "")
+            self._arrays(acc)
+            self._check_lengths()
+            self._verify(avg)
+            self.avg_blob, self.struct_blob = avg, struct
+        finally:
+            if own:
+                db.execute("COMMIT")
+            self.rdb = self.db
+        self.data_version = None  # rehearsal counts are read from the store's connection at the next refresh
+        _trim()
+        self.build_s = time.perf_counter() - t0
+        self.builds += 1
+        log.debug("memory index: %d rows, %d terms, %d postings in %.2f s", self.n_live, len(self.vocab),
+                  len(self.p_slot), self.build_s)
+
+    def _keep(self, r: Any) -> None:
+        """What the index keeps of docs row ``r`` besides its postings."""
+        foreground.pause()
+        self.max_doc = max(self.max_doc, r["id"])
+        kind, sess = _intern(r["kind"]), _intern(r["session"])  # one copy of each repeated string
+        if r["superseded_by"] is None:
+            self.slim[r["id"]] = (r["id"], r["ref"], kind, _intern(r["note_kind"]), _intern(r["role"]), sess,
+                                  r["ts_epoch"], r["pinned"], r["text_head"], r["text_len"])
+        if kind == "event":
+            self.doc_info[r["id"]] = (sess, r["ctx_prev"], r["ctx_next"])
+
+    def _read_all(self, acc: _Rows) -> None:
+        """Every docs row, read once as a stream (a whole-table fetch held every text at once)."""
+        body0: dict[int, str] = {}
+        rows: list[Any] = []
+        for r in self.rdb.execute("SELECT * FROM docs ORDER BY id"):
+            self._keep(r)
+            if r["kind"] == "event":
+                body0[r["id"]] = index._body0(r["text"], r["role"])
+                rows.append({"id": r["id"], "kind": "event", "ctx_prev": r["ctx_prev"], "ctx_next": r["ctx_next"]})
+            else:
+                rows.append(r)
+        tokens_of = index._Tokens(self.rdb, body0)
+        for r in rows:
+            acc.add(r["id"], index._note_values(r) if r["kind"] == "note" else index._event_values(r, tokens_of))
+
+    def _read_docs(self, acc: _Rows, docs: list[Any]) -> None:
+        body0 = {r["id"]: index._body0(r["text"], r["role"]) for r in docs if r["kind"] == "event"}
+        tokens_of = index._Tokens(self.rdb, body0)
+        for r in docs:
+            self._keep(r)
+            acc.add(r["id"], index._note_values(r) if r["kind"] == "note" else index._event_values(r, tokens_of))
+
+    def _read_passages(self, acc: _Rows, where: str, args: tuple = ()) -> None:
+        rows = self.rdb.execute("SELECT p.id, p.doc_id, p.start, p.end, d.text FROM passages p JOIN docs d ON d.id = p.doc_id "
+                               f"{where} ORDER BY p.id", args).fetchall()
+        for pid, doc_id, a, b, text in rows:
+            self.max_pid = max(self.max_pid, pid)
+            self.doc_passages.setdefault(doc_id, []).append(pid)
+            self.pid_span[pid] = (doc_id, a, b)
+            acc.add(-pid, ("", "", " ".join(tokenize(text[a:b])), ""))
+
+    def _csr(self, term: np.ndarray, slot: np.ndarray, counts: list[np.ndarray], rowid: np.ndarray) -> None:
+        """Main postings from flat (term, slot, counts), grouped by term (in no particular order within a term:
+        the newest-postings cut picks by rowid)."""
+        if any(len(c) and int(c.max()) > MAX_COUNT for c in counts):
+            raise Unsupported("a term occurs more than 65,535 times in one column of one row")
+        order = np.argsort(term, kind="stable")
+        self.p_slot = slot[order].astype(np.int32)
+        # a byte per count where every count fits (most columns: a term rarely occurs 256 times in one row)
+        self.p_counts = [c[order].astype(np.uint8 if not len(c) or int(c.max()) < 256 else np.uint16) for c in counts]
+        self.indptr = np.zeros(len(self.vocab) + 1, dtype=np.int64)
+        np.cumsum(np.bincount(term, minlength=len(self.vocab)), out=self.indptr[1:])
+        self.delta: dict[int, list[tuple[int, ...]]] = {}  # term id -> [(slot, c0, c1, c2, c3)] added since
+        self.delta_n = 0
+
+    def _arrays(self, acc: _Rows) -> None:
+        n = len(acc.rowids)
+        self.rowid = np.array(acc.rowids, dtype=np.int64)
+        self.csize = acc.size_matrix()
+        self.dlen = self.csize.sum(axis=1).astype(np.float64)
+        self.alive = np.ones(n, dtype=np.bool_)
+        self.slot_of: dict[int, int] = {r: i for i, r in enumerate(acc.rowids)}
+        self.n_live = n
+        self.n_docs = sum(1 for r in acc.rowids if r > 0)
+        self.col_totals = [int(x) for x in self.csize.sum(axis=0)] if n else [0] * NCOL
+        self.indptr, self.p_slot, self.p_counts = acc.csr()
+        self.delta: dict[int, list[tuple[int, ...]]] = {}  # term id -> [(slot, c0, c1, c2, c3)] added since
+        self.delta_n = 0
+        self.acc = np.zeros(n, dtype=np.float64)
+        self.bits = np.zeros(n, dtype=np.int64)
+
+    def _check_lengths(self) -> None:
+        """Every row's length equals FTS5's ``fts_docsize`` record of it (else FTS5 tokenized it differently)."""
+        got = {r[0]: _docsize_total(r[1]) for r in self.rdb.execute("SELECT id, sz FROM fts_docsize")}
+        if len(got) != len(self.slot_of):
+            raise Unsupported(f"{len(got)} full-text rows, {len(self.slot_of)} from docs")
+        for rid, s in self.slot_of.items():
+            foreground.pause()
+            if got.get(rid) != int(self.dlen[s]):
+                raise Unsupported(f"row {rid}: {int(self.dlen[s])} tokens here, {got.get(rid)} in FTS5")
+
+    def _verify(self, avg: bytes | None) -> None:
+        rows, cols = _averages(avg)
+        if rows != self.n_live or tuple(cols) != tuple(self.col_totals):
+            raise Unsupported(f"FTS5 holds {rows} rows / {cols} tokens, the memory index {self.n_live} / "
+                              f"{tuple(self.col_totals)}")
+
+    # ---- keeping current --------------------------------------------------------------------------------------
+    def refresh(self, *, background: bool = False) -> bool:
+        """Build, or catch up with the store when FTS5's averages or structure record changed since the last look.
+        Returns True when the memory path can answer. With ``background`` the first build runs in a thread on its
+        own connection (a server keeps answering from the SQL path meanwhile) and this returns False until it is
+        done. Call with :attr:`lock` held."""
+        if self.disabled:
+            return False
+        if not self.ready:
+            if not background:
+                if not self._safe_build():
+                    return False
+            elif self.building is None or not self.building.is_alive():
+                import threading
+
+                self.building = threading.Thread(target=self._build_aside, name="memdir-postings", daemon=True)
+                self.building.start()
+                return False
+            else:
+                return False
+        dv = self.db.execute("PRAGMA data_version").fetchone()[0]
+        if dv != self.data_version or self.db.total_changes != self.total_changes or self.rehearsals_stale:
+            self._load_rehearsals()  # another connection committed, or this one wrote (a hit counted, a capture)
+        avg, struct = self._marks()
+        # a rebuild of the same rows can leave both records byte for byte as they were while the passage ids
+        # changed (DELETE + re-insert hands ids out again): the epoch rebuild_fts bumps says so
+        if avg == self.avg_blob and struct == self.struct_blob and index.meta_int(self.db, "fts_epoch") == self.epoch:
+            return True
+        try:
+            self._catch_up()
+        except Unsupported as exc:
+            log.debug("memory index rebuilt: %s", exc)
+            return self._safe_build()
+        except sqlite3.Error as exc:  # busy, I/O: half caught up is no state to score from; rebuilt at the next look
+            log.debug("memory index dropped: %s", exc)
+            self.ready = False
+            return False
+        return True
+
+    def _build_aside(self) -> None:
+        """The background build: its own read connection, then the index is handed over under the lock."""
+        path = self.db.execute("PRAGMA database_list").fetchone()[2]
+        try:
+            conn = index.connect_reader(path)
+        except sqlite3.Error as exc:
+            self.disabled = f"could not open a second connection: {exc}"
+            return
+        try:
+            try:
+                with foreground.background():
+                    self.build(conn)
+                with self.lock:
+                    self.ready = True
+            except Unsupported as exc:
+                with self.lock:
+                    self._off(str(exc))
+            except Exception as exc:  # never take the server down: the SQL path answers
+                log.warning("memdir: building the in-memory postings failed (%s); recall keeps the SQL path", exc)
+                with self.lock:
+                    self._off(str(exc))
+        finally:
+            conn.close()
+
+    def _load_rehearsals(self) -> None:
+        self.data_version = self.db.execute("PRAGMA data_version").fetchone()[0]
+        self.rehearsals: dict[str, int] = dict(self.db.execute("SELECT ref, count FROM rehearsal").fetchall())
+        self.rehearsals_stale = False
+        self.total_changes = self.db.total_changes
+
+    def _safe_build(self) -> bool:
+        try:
+            self.build()
+            self.ready = True
+            return True
+        except Unsupported as exc:
+            self._off(str(exc))
+            return False
+
+    def _off(self, why: str) -> None:
+        self.disabled = why
+        self.ready = False
+        for name in ("rowid", "dlen", "csize", "alive", "p_slot", "p_counts", "indptr", "acc", "bits", "delta",
+                     "vocab", "slot_of", "doc_info", "doc_passages", "pid_span", "slim", "rehearsals"):
+            self.__dict__.pop(name, None)
+        log.debug("memory index off for this store: %s", why)
+
+    def _kill(self, slot: int) -> None:
+        """Tombstone a slot: its postings are skipped, its sizes leave the totals."""
+        if not self.alive[slot]:
+            return
+        self.alive[slot] = False
+        self.n_live -= 1
+        for c in range(NCOL):
+            self.col_totals[c] -= int(self.csize[slot, c])
+
+    def _drop_doc(self, doc_id: int, sessions: set[str]) -> None:
+        """Drop a deleted doc's row and its passages' rows."""
+        s = self.slot_of.pop(doc_id, None)
+        if s is not None:
+            self._kill(s)
+            self.n_docs -= 1
+        self.slim.pop(doc_id, None)
+        info = self.doc_info.pop(doc_id, None)
+        if info is not None and info[0] is not None:
+            sessions.add(info[0])
+        for pid in self.doc_passages.pop(doc_id, []):
+            self.pid_span.pop(pid, None)
+            ps = self.slot_of.pop(-pid, None)
+            if ps is not None:
+                self._kill(ps)
+
+    def _append(self, acc: _Rows) -> None:
+        """Add the rows gathered in ``acc`` (its vocab is ours) as new slots with delta postings; a row already
+        held under the same rowid is tombstoned."""
+        if not acc.rowids:
+            return
+        base, k = len(self.rowid), len(acc.rowids)
+        for rid in acc.rowids:
+            old = self.slot_of.get(rid)
+            if old is not None:
+                self._kill(old)
+            elif rid > 0:
+                self.n_docs += 1
+        sizes = acc.size_matrix()
+        self.rowid = np.concatenate([self.rowid, np.array(acc.rowids, dtype=np.int64)])
+        self.csize = np.concatenate([self.csize, sizes])
+        self.dlen = np.concatenate([self.dlen, sizes.sum(axis=1).astype(np.float64)])
+        self.alive = np.concatenate([self.alive, np.ones(k, dtype=np.bool_)])
+        for i, rid in enumerate(acc.rowids):
+            self.slot_of[rid] = base + i
+        self.n_live += k
+        for c in range(NCOL):
+            self.col_totals[c] += int(sizes[:, c].sum())
+        if len(self.acc) < len(self.rowid):
+            cap = max(len(self.rowid), int(len(self.acc) * 1.5) + 16)
+            for name in ("acc", "bits"):
+                a = getattr(self, name)
+                b = np.zeros(cap, dtype=a.dtype)
+                b[:len(a)] = a
+                setattr(self, name, b)
+        term, row, counts = acc.postings()
+        if any(len(c) and int(c.max()) > MAX_COUNT for c in counts):
+            raise Unsupported("a term occurs more than 65,535 times in one column of one row")
+        if len(self.indptr) <= len(self.vocab):  # new terms: no main postings
+            self.indptr = np.concatenate([self.indptr, np.full(len(self.vocab) + 1 - len(self.indptr), self.indptr[-1])])
+        cols = [c.tolist() for c in counts]
+        for j, (tid, r) in enumerate(zip(term.tolist(), row.tolist())):
+            self.delta.setdefault(tid, []).append((base + r, cols[0][j], cols[1][j], cols[2][j], cols[3][j]))
+        self.delta_n += len(term)
+
+    def _catch_up(self) -> None:
+        db = self.db
+        own = not db.in_transaction
+        if own:
+            db.execute("BEGIN")
+        try:
+            avg, struct = self._marks()
+            if index.meta_int(db, "fts_epoch") != self.epoch:
+                raise Unsupported("the full-text index was rebuilt")
+            rows_fts, _ = _averages(avg)
+            if self.max_rows is not None and rows_fts > self.max_rows:
+                raise Unsupported("above recall.memory_index_max_rows")
+            sessions: set[str] = set()
+            gone = db.execute("SELECT seq, doc_id FROM removed WHERE seq > ? ORDER BY seq", (self.removed_seq,)).fetchall()
+            if gone:
+                if gone[0][0] != self.removed_seq + 1:
+                    raise Unsupported("more docs removed than the removed log keeps")
+                for _, d in gone:
+                    self._drop_doc(d, sessions)
+                self.removed_seq = gone[-1][0]
+                # SQLite hands the highest ids out again after a delete: read from what is still held
+                self.max_doc = max((r for r in self.slot_of if r > 0), default=0)
+                self.max_pid = max((p for ps in self.doc_passages.values() for p in ps), default=0)
+            new = db.execute("SELECT * FROM docs WHERE id > ? ORDER BY id", (self.max_doc,)).fetchall()
+            acc = _Rows(self.vocab)
+            self._read_docs(acc, new)
+            self._read_passages(acc, "WHERE p.id > ?", (self.max_pid,))
+            sessions |= {r["session"] for r in new if r["kind"] == "event" and r["session"] is not None}
+            # older events of those sessions whose neighbour ids changed: their context column was rewritten
+            new_ids = {r["id"] for r in new}
+            changed = []
+            for sess in sessions:
+                for r in db.execute("SELECT * FROM docs WHERE kind = 'event' AND session = ?", (sess,)).fetchall():
+                    info = self.doc_info.get(r["id"])
+                    if r["id"] not in new_ids and info is not None and (info[1], info[2]) != (r["ctx_prev"], r["ctx_next"]):
+                        changed.append(r)
+            if changed:
+                tokens_of = index._Tokens(db)
+                tokens_of.prime([x for r in changed for x in (r["id"], r["ctx_prev"], r["ctx_next"])])
+                for r in changed:
+                    acc.add(r["id"], index._event_values(r, tokens_of))
+                    self.doc_info[r["id"]] = (r["session"], r["ctx_prev"], r["ctx_next"])
+            self._append(acc)
+            if self.n_docs != db.execute("SELECT count(*) FROM docs").fetchone()[0]:
+                raise Unsupported("docs and the memory index disagree")
+            self._verify(avg)
+            self.avg_blob, self.struct_blob = avg, struct
+        finally:
+            if own:
+                db.execute("COMMIT")
+        self.catch_ups += 1
+        if self.delta_n > max(50_000, len(self.p_slot) // 4) or self.n_live * 2 < len(self.rowid):
+            self.compact()
+
+    def compact(self) -> None:
+        """Fold the delta postings into the main arrays and drop tombstoned slots."""
+        keep = np.nonzero(self.alive)[0]
+        newslot = np.full(len(self.rowid), -1, dtype=np.int64)
+        newslot[keep] = np.arange(len(keep))
+        terms = [np.repeat(np.arange(len(self.indptr) - 1), np.diff(self.indptr))]
+        slots = [self.p_slot.astype(np.int64)]
+        counts = [[c.astype(np.int64)] for c in self.p_counts]
+        if self.delta:
+            flat = [(tid, *x) for tid, lst in self.delta.items() for x in lst]
+            arr = np.array(flat, dtype=np.int64)
+            terms.append(arr[:, 0])
+            slots.append(arr[:, 1])
+            for c in range(NCOL):
+                counts[c].append(arr[:, 2 + c])
+        term = np.concatenate(terms)
+        slot = newslot[np.concatenate(slots)]
+        ok = slot >= 0
+        rowid = self.rowid[keep]
+        self._csr(term[ok], slot[ok], [np.concatenate(c)[ok] for c in counts], rowid)
+        self.rowid, self.dlen, self.csize = rowid, self.dlen[keep], self.csize[keep]
+        self.alive = np.ones(len(keep), dtype=np.bool_)
+        self.slot_of = {int(r): i for i, r in enumerate(rowid.tolist())}
+        self.acc = np.zeros(len(keep), dtype=np.float64)
+        self.bits = np.zeros(len(keep), dtype=np.int64)
+
+    # ---- scoring ----------------------------------------------------------------------------------------------
+    def _postings(self, tid: int) -> tuple[np.ndarray, list[np.ndarray]]:
+        """Live ``(slots, [counts per column])`` of a term."""
+        a, b = self.indptr[tid], self.indptr[tid + 1]
+        slots = self.p_slot[a:b]
+        counts = [c[a:b] for c in self.p_counts]
+        d = self.delta.get(tid)
+        if d:
+            arr = np.array(d, dtype=np.int64)
+            slots = np.concatenate([slots, arr[:, 0].astype(np.int32)])
+            counts = [np.concatenate([counts[c], arr[:, 1 + c].astype(np.uint16)]) for c in range(NCOL)]
+        if self.n_live != len(self.rowid):
+            ok = self.alive[slots]
+            if not ok.all():
+                slots = slots[ok]
+                counts = [c[ok] for c in counts]
+        return slots, counts
+
+    def _freq(self, counts: list[np.ndarray], weights: tuple[float, ...]) -> np.ndarray:
+        """FTS5's column-weighted frequency: each instance adds its column's weight, column by column."""
+        f = np.zeros(len(counts[0]), dtype=np.float64)
+        integral = True  # f holds integers so far (exact whatever the order of the additions)
+        for c in range(NCOL):
+            w = float(weights[c]) if c < len(weights) else 1.0
+            cnt = counts[c]
+            if not cnt.any():
+                continue
+            if integral and w == int(w):
+                f = f + w * cnt
+                continue
+            hi_f, hi_n = int(f.max()), int(cnt.max())
+            if integral and (hi_f + 1) * (hi_n + 1) <= 1 << 20:
+                f = self._table(w, hi_f, hi_n)[f.astype(np.int64), cnt]
+            else:
+                for i in range(hi_n):
+                    f = np.where(cnt > i, f + w, f)
+            integral = False
+        return f
+
+    def _table(self, w: float, hi_f: int, hi_n: int) -> np.ndarray:
+        """``t[f0, n]`` = ``f0`` plus ``w`` added ``n`` times, one addition after the other (as FTS5 does)."""
+        t = self._tables.get(w)
+        if t is None or t.shape[0] <= hi_f or t.shape[1] <= hi_n:
+            rows = max(hi_f + 1, t.shape[0] if t is not None else 0, 64)
+            cols = max(hi_n + 1, t.shape[1] if t is not None else 0, 64)
+            t = np.empty((rows, cols), dtype=np.float64)
+            t[:, 0] = np.arange(rows, dtype=np.float64)
+            for j in range(1, cols):
+                t[:, j] = t[:, j - 1] + w
+            self._tables[w] = t
+        return t
+
+    def doc_freqs(self, tokens: list[str]) -> dict[str, int]:
+        """Live rows holding each token (as ``fts_vocab``'s ``doc``); tokens found nowhere are left out."""
+        out = {}
+        whole = self.n_live == len(self.rowid)
+        for t in tokens:
+            tid = self.vocab.get(t)
+            if tid is None:
+                continue
+            a, b = self.indptr[tid], self.indptr[tid + 1]
+            n = int(b - a) if whole else int(self.alive[self.p_slot[a:b]].sum())
+            d = self.delta.get(tid)
+            if d:
+                n += sum(1 for x in d if self.alive[x[0]])
+            if n:
+                out[t] = n
+        return out
+
+    def score(self, tokens: list[str], *, weights: tuple[float, ...], limit: int,
+              term_weights: dict[str, float] | None = None) -> list[tuple[int, float, int]]:
+        """:func:`memdir.recall.bm25.score` with ``with_terms=True``, from memory (call :meth:`refresh` first)."""
+        N = self.n_live
+        if not N:
+            return []
+        qtf: dict[str, int] = {}
+        for t in tokens:
+            qtf[t] = qtf.get(t, 0) + 1
+        df = self.doc_freqs(list(qtf))
+        terms = bm25.select_terms(df, N, term_weights=term_weights)
+        if not terms:
+            return []
+        bit: dict[str, int] = {}
+        for i, t in enumerate(tokens[:62]):
+            bit.setdefault(t, 1 << i)
+        avgdl = float(sum(self.col_totals)) / float(N)
+        acc, bits = self.acc, self.bits
+        touched = []
+        for t in terms:
+            n = df[t]
+            slots, counts = self._postings(self.vocab[t])
+            if N >= bm25.LARGE_STORE and n > bm25.PER_TERM_CAP:  # its newest postings (ORDER BY rowid DESC LIMIT)
+                keep = np.argpartition(-self.rowid[slots], bm25.PER_TERM_CAP - 1)[:bm25.PER_TERM_CAP]
+                slots = slots[keep]
+                counts = [c[keep] for c in counts]
+            f = self._freq(counts, weights)
+            idf = bm25.idf_fts5(N, n)
+            x = idf * ((f * _K1P1) / (f + K1 * (_OMB + (B * self.dlen[slots]) / avgdl)))
+            tw = term_weights.get(t, 1.0) if term_weights else 1.0
+            acc[slots] += (-x) * (-tw * math.sqrt(qtf[t]) * bm25.idf_lucene(N, n) / idf)
+            b = bit.get(t, 0)
+            if b:
+                bits[slots] += b
+            touched.append(slots)
+        hit = np.unique(np.concatenate(touched)) if len(touched) > 1 else touched[0]
+        sc, ids, mk = acc[hit], self.rowid[hit], bits[hit]
+        acc[hit] = 0.0
+        bits[hit] = 0
+        if len(hit) > limit:  # a partial cut first (ties at the cut kept), then the exact order of what is left
+            cut = np.partition(-sc, limit - 1)[limit - 1]
+            sel = -sc <= cut
+            sc, ids, mk = sc[sel], ids[sel], mk[sel]
+        order = np.lexsort((ids, -sc))[:limit]
+        return list(zip(ids[order].tolist(), sc[order].tolist(), mk[order].tolist()))
+
+    def passage(self, pids: list[int]) -> dict[int, tuple[int, int, int]]:
+        """``{passage id: (doc id, start, end)}`` (as the ``passages`` table)."""
+        got = self.pid_span
+        return {p: got[p] for p in pids if p in got}
+
+    def slim_rows(self, ids: list[int]) -> list[dict[str, Any]]:
+        """The ranking columns of the live docs among ``ids`` (as :func:`memdir.store.sqlite.index.search` reads them: chunks of
+        500 in the order given, ascending ids within a chunk, superseded notes left out)."""
+        out = []
+        keys = ("id", "ref", "kind", "note_kind", "role", "session", "ts_epoch", "pinned", "head", "text_len")
+        reh, slim = self.rehearsals, self.slim
+        for i in range(0, len(ids), 500):
+            for x in sorted(ids[i:i + 500]):
+                t = slim.get(x)
+                if t is not None:
+                    d = dict(zip(keys, t))
+                    d["rehearsals"] = reh.get(t[1], 0)
+                    out.append(d)
+        return out
+
+    def fields(self, doc_id: int, ref: str, span: tuple[int, int] | None, terms: list[str]) -> dict[str, set[str]] | None:
+        """Which of ``terms`` the FTS row a hit matched in holds in its tags, title and body columns (what
+        :meth:`memdir.core.Memdir._hit` would find by tokenizing them again): the doc's own row, or the passage
+        ``span`` names. ``None`` when that row is not held as ``ref`` (changed since; the caller tokenizes)."""
+        t = self.slim.get(doc_id)
+        if t is None or t[1] != ref:
+            return None
+        rowid = doc_id
+        if span is not None and span[0] > 0:  # a passage after the first: its own row
+            rowid = next((-p for p in self.doc_passages.get(doc_id, ()) if self.pid_span[p][1:] == tuple(span)), None)
+            if rowid is None:
+                return None
+        slot = self.slot_of.get(rowid)
+        if slot is None or not self.alive[slot]:
+            return None
+        out: dict[str, set[str]] = {"tags": set(), "title": set(), "body": set()}
+        names = ("tags", "title", "body")
+        for term in terms:
+            tid = self.vocab.get(term)
+            if tid is None:
+                continue
+            a, b = int(self.indptr[tid]), int(self.indptr[tid + 1])
+            j = a + int(np.searchsorted(self.p_slot[a:b], slot))  # a term's postings are in slot order
+            if j < b and self.p_slot[j] == slot:
+                counts = [int(self.p_counts[c][j]) for c in range(3)]
+            else:
+                hit = next((x for x in self.delta.get(tid, ()) if x[0] == slot), None)
+                if hit is None:
+                    continue
+                counts = list(hit[1:4])
+            for c in range(3):
+                if counts[c]:
+                    out[names[c]].add(term)
+        return out
+
+    def stats(self) -> dict[str, Any]:
+        """Size and history of the index (the bench reports them)."""
+        if not self.ready:
+            return {"ready": False, "disabled": self.disabled}
+        arrays = (self.rowid, self.dlen, self.csize, self.alive, self.p_slot, self.indptr, self.acc, self.bits, *self.p_counts)
+        return {"ready": True, "rows": self.n_live, "terms": len(self.vocab), "postings": int(len(self.p_slot)) + self.delta_n,
+                "array_mb": round(sum(a.nbytes for a in arrays) / 2**20, 1), "build_s": round(self.build_s, 3),
+                "builds": self.builds, "catch_ups": self.catch_ups}

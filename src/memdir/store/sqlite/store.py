@@ -1,0 +1,710 @@
+"""The storage interface: what the facade asks of an index, whichever engine holds it.
+
+:class:`Store` names the index operations :mod:`memdir.core` and :mod:`memdir.engine.root` use today, bound to one store
+(no connection argument). Two implementations:
+
+* :class:`SqliteStore` — the embedded SQLite index of one root (the default); every method is the function of the
+  same name in :mod:`memdir.store.sqlite.index` (unchanged), applied to the root's connection;
+* :class:`memdir.store.postgres.store.PgStore` — a PostgreSQL database shared by several projects (``store =
+  "postgresql://…"`` in ``config.toml``, or ``MEMDIR_STORE``), each project's rows kept apart by a ``project``
+  column.
+
+The ranking is the same code for both: tokens from :mod:`memdir.recall.tokenize`, BM25 with Lucene's idf and the field
+weights of :mod:`memdir.recall.bm25`, priors in :mod:`memdir.recall.rank`. Rows returned by :meth:`Store.search` carry the
+columns of ``docs`` plus ``bm25`` (positive, larger is better), ``rehearsals`` and ``span``.
+
+The facade reaches an index through ``Root.store`` only (:class:`memdir.engine.root.Root`): every statement core.py,
+root.py and tiers.py ran inline is a named method here. The SQLite methods are the statements as they were; host-
+local bookkeeping (the injection and skip logs, distillation marks, the remote queue) stays in the root's own SQLite
+file whichever store holds the index.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from contextlib import contextmanager
+from typing import Any, Iterable, Iterator, Protocol, runtime_checkable
+
+from memdir.store.sqlite import index
+
+
+@runtime_checkable
+class Store(Protocol):
+    """One project's index. Write methods expect the caller to hold :meth:`transaction` (as ``root.tx()`` today)."""
+
+    def transaction(self) -> Any:
+        """Context manager: one write transaction; rolled back when the block raises."""
+
+    def upsert_doc(self, row: dict[str, Any]) -> int:
+        """Insert or replace a doc by ``row["ref"]`` with its full-text row; returns the doc id."""
+
+    def insert_event(self, row: dict[str, Any], *, pending: dict[int, str] | None = None) -> int | None:
+        """Insert an event unless its key or content hash exists (then ``None``); see :func:`memdir.store.sqlite.index.insert_event`."""
+
+    def flush_events(self, pending: dict[int, str]) -> int:
+        """Full-text rows / neighbour context of events inserted with ``pending``; returns rows written."""
+
+    def refresh_context(self, sessions: Iterable[str]) -> int:
+        """Recompute the neighbouring-turn context of every event of ``sessions``; returns rows updated."""
+
+    def delete_doc(self, ref: str) -> bool:
+        """Delete a doc and its full-text rows; True if it existed."""
+
+    def search(self, tokens: list[str], *, weights: tuple[float, ...], limit: int,
+               kinds: tuple[str, ...] | None = None) -> list[Any]:
+        """BM25 candidates for ``tokens``, best first (see :func:`memdir.store.sqlite.index.search`)."""
+
+    def bump_rehearsal(self, refs: Iterable[str], when: str) -> None:
+        """Add one to the rehearsal counter of each ref."""
+
+    def resolve_handle(self, handle: str) -> str | None:
+        """The ref whose handle is ``handle``, or ``None``."""
+
+    def meta_int(self, key: str) -> int:
+        """An integer from the store's ``meta`` table (0 when missing)."""
+
+    # facade SQL (core.py runs these statements inline today)
+    def get_doc(self, ref: str) -> dict[str, Any] | None:
+        """The ``docs`` row of ``ref`` as a dict, or ``None``."""
+
+    def live_note_with_sha(self, sha: str) -> str | None:
+        """The ref of a live (not superseded) note whose content hash is ``sha`` (remember's dedup), or ``None``."""
+
+    def tombstone(self, ref: str, sha: str | None, kind: str, when: str) -> None:
+        """Record that ``ref`` (and its text hash) was forgotten; its rehearsal count goes too."""
+
+    def tombstoned(self) -> tuple[set[str], set[str]]:
+        """``(refs, content hashes)`` of every tombstone (an import skips them)."""
+
+    def tombstone_rows(self) -> list[dict[str, Any]]:
+        """Every tombstone this person may see: ``ref, content_sha256, kind, deleted_at`` (``memdir export``)."""
+
+    def count(self, kind: str) -> int:
+        """Docs of ``kind`` (``note`` or ``event``)."""
+
+    def close(self) -> None:
+        """Release the connection."""
+
+    # the facade's reads and writes (core.py, root.py, tiers.py), one named method each
+    def hold_postings(self, max_rows: int, *, background: bool = False) -> dict[str, Any] | None:
+        """A long-lived process asks for recall's BM25 postings to be held in memory (the same scores, built at
+        the next search — in a thread with ``background``, the SQL path answering meanwhile — and kept current
+        with every write; :mod:`memdir.store.sqlite.postings`) unless the index has more than ``max_rows`` full-text rows;
+        ``max_rows = 0`` lets them go. Returns their figures so far (``None``: none held, or no such path here)."""
+        ...
+
+    def candidates(self, tokens: list[str], *, weights: tuple[float, ...], limit: int,
+                   kinds: tuple[str, ...] | None = None, term_weights: dict[str, float] | None = None) -> list[dict[str, Any]]:
+        """Ranking rows for ``tokens`` (as :func:`memdir.store.sqlite.index.search`: ``id, ref, kind, note_kind, role, session,
+        ts_epoch, pinned, rehearsals, head, bm25, span`` and, where the engine knows it, ``mask``), best first.
+        ``term_weights``: ``{token: factor}`` multiplying single terms' BM25 weights (1 when absent)."""
+
+    def hit_rows(self, spans: dict[int, tuple[int, int] | None], *, terms: list[str] | None = None) -> dict[int, dict[str, Any]]:
+        """``{id: whole docs row + span}`` of the hits shown (:func:`memdir.store.sqlite.index.hit_rows`); with the query's
+        ``terms`` a store that knows them adds ``fields`` (which terms each column holds)."""
+
+    def doc_freqs(self, tokens: list[str]) -> tuple[int, dict[str, int]]:
+        """``(full-text rows, {token: rows holding it})``; tokens found nowhere are left out."""
+
+    def has_ref(self, ref: str, kind: str | None = None) -> bool:
+        """True when a doc (of ``kind``, when given) has the ref ``ref``."""
+
+    def live_notes(self, category: str | None = None) -> list[dict[str, Any]]:
+        """Live (not superseded) notes, oldest id first: ``ref, category, note_kind, summary, text, pinned, ts_epoch``."""
+
+    def notes_superseded_by(self, ref: str) -> list[str]:
+        """Refs of the notes whose ``superseded_by`` is ``ref``."""
+
+    def note_states(self) -> dict[str, tuple[int | None, int | None]]:
+        """``{note ref: (mtime_ns, size)}`` of the mirrored Markdown files."""
+
+    def note_entries(self) -> list[dict[str, Any]]:
+        """Every note's ``ref, category, note_kind, summary, load_when, pinned, superseded_by, ts_epoch`` (compile)."""
+
+    def outline(self) -> list[dict[str, Any]]:
+        """Per category of live notes: ``category``, ``n``, ``s`` (summaries newest first, joined by ``; ``)."""
+
+    def recent(self, *, doc_kinds: tuple[str, ...], sub_kinds: tuple[str, ...], category: str | None,
+               limit: int) -> list[dict[str, Any]]:
+        """Newest live docs first (``memdir recent``), filtered as :meth:`memdir.core.Memdir.recent` says."""
+
+    def count_events(self, since: float, until: float | None, prefixes: list[str]) -> int:
+        """Events with ``since <= ts_epoch < until`` whose key starts with one of ``prefixes`` (any when empty)."""
+
+    def events_after(self, ref: str, session: str, limit: int, *, until_role: str | None = None) -> list[dict[str, Any]]:
+        """Up to ``limit`` events of ``session`` after the event ``ref`` (by time, then id): ``ref, role, text,
+        ts, handle``; with ``until_role``, only those before the first event of that role (the rows after it are
+        not read)."""
+
+    def events(self) -> Iterator[dict[str, Any]]:
+        """Every event, oldest first: ``ref, role, text, session, ts, meta`` (export)."""
+
+    def counts(self) -> dict[str, Any]:
+        """``notes, events, superseded, tombstones, categories {name: n}, roles {role: n}`` (inspect, status)."""
+
+    def note_refs(self) -> set[str]:
+        """Every note ref (live or superseded)."""
+
+    def set_meta(self, key: str, value: str) -> None:
+        """Set a ``meta`` value."""
+
+    def delete_notes(self) -> None:
+        """Delete every note (docs and full-text rows; ``reindex`` mirrors the Markdown again)."""
+
+    def rebuild_fts(self) -> int:
+        """Rebuild every full-text row (notes, events, passages, neighbour context) from the stored texts
+        (``reindex``); returns the documents indexed. Caller holds a transaction."""
+
+    def delete_vectors(self, ref: str) -> None:
+        """Delete the vector of ``ref`` (forget, prune)."""
+
+    def start_heat(self, refs: list[str], now: float) -> int:
+        """:func:`memdir.engine.tiers.start_heat` on this store."""
+
+    def tier_rows(self) -> list[dict[str, Any]]:
+        """Every doc with its rehearsal and tier state (:func:`memdir.engine.tiers.sweep_root`)."""
+
+    def write_tiers(self, inserts: list[tuple], updates: list[tuple]) -> int:
+        """Insert and update tier rows (sweep), drop those of deleted docs; returns rows removed."""
+
+    def prune_candidates(self, max_importance: float, cutoff: float) -> list[dict[str, Any]]:
+        """Cold, unpinned docs idle before ``cutoff``: ``ref, kind, ts, head, bytes`` (:func:`memdir.engine.tiers.prune`)."""
+
+    def drop_tiers(self, ref: str) -> None:
+        """Delete the tier row of ``ref``."""
+
+    def bump_meta(self, key: str) -> None:
+        """Add one to an integer ``meta`` value (a generation counter)."""
+
+    # vectors (memdir.engine.hybrid): a vector is an L2-normalised float32 array's bytes, scored in the application
+    def vector_dim(self, model: str | None) -> int | None:
+        """The vector length ``model`` was last seen to return (:func:`memdir.engine.hybrid.current_dim`)."""
+
+    def vector_note_dim(self, model: str | None, dim: int) -> bool:
+        """Record ``model``'s vector length (:func:`memdir.engine.hybrid.note_dim`); True when it changed."""
+
+    def vector_pending(self, model: str | None, limit: int) -> list[Any]:
+        """Docs needing a vector for ``model``, newest first (:func:`memdir.engine.hybrid.pending_rows`)."""
+
+    def vector_pending_count(self, model: str | None) -> int:
+        """How many docs need a vector for ``model``."""
+
+    def vector_pending_exists(self, model: str | None) -> bool:
+        """Is any doc newer than the last complete backfill pending (the recall path's cheap check)?"""
+
+    def vector_watermark(self, model: str | None) -> None:
+        """Record that every doc has a vector for ``model`` now (after a complete backfill)."""
+
+    def vector_put(self, items: list[tuple[str, str]], mat: Any, model: str, when: str) -> int:
+        """Store ``ok`` vectors for ``[(ref, content_sha256)]`` (tombstoned refs skipped); returns rows written."""
+
+    def vector_failed(self, items: list[tuple[str, str]], model: str, error: str, when: str) -> None:
+        """Record failed embeddings (still pending)."""
+
+    def vector_stamp(self, model: str) -> tuple:
+        """Changes whenever the hot/warm vector matrix would (vectors, docs, tiers, vector length)."""
+
+    def vector_rows(self, model: str, dim: int | None) -> list[Any]:
+        """``(ref, content_sha256, vector bytes)`` of the hot, warm and unswept vectors, in a stable order."""
+
+    def vector_cold(self, model: str, dim: int) -> Any:
+        """A cursor (``fetchmany``/``fetchone``) over ``(ref, content_sha256, vector bytes)`` of the cold vectors."""
+
+    def vector_search(self, model: str, q: Any, k: int, *, hnsw_above: int) -> list[tuple[str, str, float]] | None:
+        """The ``k`` hot/warm vectors most similar to unit query ``q`` as ``[(ref, content_sha256, cosine)]`` when the
+        store searches vectors itself (PostgreSQL with pgvector: exact up to ``hnsw_above`` vectors, HNSW above);
+        ``None`` when the caller scores :meth:`vector_rows` in memory (SQLite, PostgreSQL without pgvector)."""
+
+    def vector_docs(self, refs: list[str]) -> dict[str, Any]:
+        """``{ref: docs row + rehearsals}`` of the live docs among ``refs``."""
+
+    def event_neighbours(self, refs: list[str]) -> dict[str, tuple[str | None, str | None]]:
+        """``{ref: (previous ref, next ref)}`` for the events among ``refs`` that have a session: the turns just before
+        and after each in its session (time order, the neighbours the full-text context was built from)."""
+
+    def vector_counts(self, model: str | None) -> dict[str, int]:
+        """``{"ok", "failed", "other_model"}`` vector counts."""
+
+    def tier_counts(self) -> dict[str, int]:
+        """``{tier: n}`` plus ``unswept`` (:func:`memdir.engine.tiers.tier_counts`)."""
+
+    def sessions(self, *, limit: int = 200) -> list[dict[str, Any]]:
+        """Captured sessions, newest first (:func:`memdir.engine.journal.sessions`)."""
+
+    def session_events(self, session: str | None, *, limit: int = 1000) -> list[dict[str, Any]]:
+        """One session's events in time order (:func:`memdir.engine.journal.session_events`)."""
+
+    def scan_docs(self, prefix: str | None = None) -> Iterator[dict[str, Any]]:
+        """Every doc (``ref, kind, role, note_kind, ts, ts_epoch, text, summary, highlight, head``), or with ``prefix``
+        the events whose key starts with it (forget by text or key prefix)."""
+
+    def session_turns(self, *, session: str | None = None, since: float | None = None,
+                      exclude: Iterable[str] = ()) -> list[dict[str, Any]]:
+        """Events that have a session (of ``session`` when given, at or after ``since`` epoch seconds), refs in
+        ``exclude`` left out (distillation: the refs already distilled, kept host-locally): ``id, ref, role, text,
+        session, ts, ts_epoch`` ordered by session, time, id."""
+
+    def has_text(self, sha: str, kind: str | None = None) -> bool:
+        """True when a doc (of ``kind``, when given; superseded notes included) has the content hash ``sha``."""
+
+    def ref_sha(self, ref: str) -> str | None:
+        """The content hash of the doc ``ref``, or ``None`` when there is none."""
+
+    def vector_of(self, ref: str, model: str | None) -> bytes | None:
+        """The stored vector bytes of ``ref`` for ``model`` (status ok), or ``None``."""
+
+    def vector_copy(self, ref: str, sha: str, model: str, blob: bytes, when: str) -> bool:
+        """Store ``blob`` (float32 bytes) as ``ref``'s vector for ``model`` unless it has an ok vector already
+        (``memdir migrate`` copying another store's vectors: never overwritten); True when stored."""
+
+    def settle(self, *, freed: bool = False) -> None:
+        """After a bulk write or deletions: give space back where the engine needs it (SQLite: WAL, vacuum)."""
+
+    def describe(self) -> dict[str, Any]:
+        """``{"engine", "bytes", "schema_version"}`` for ``memdir status``."""
+
+
+class SqliteStore:
+    """:class:`Store` over one root's SQLite index (``<root>/.memdir/index.sqlite3``): each method is the
+    :mod:`memdir.store.sqlite.index` function of the same name on ``db``."""
+
+    def __init__(self, db: sqlite3.Connection, path=None) -> None:
+        self.db = db
+        self.mem: Any = None  # memdir.store.sqlite.postings.MemIndex once hold_postings() was called
+        #: the index file: committed tombstones are copied to the log beside it (:mod:`memdir.store.sqlite.tombstones`)
+        self.path = path
+        self._tombs: list[dict[str, Any]] = []  # written in the open transaction, logged after its commit
+
+    @classmethod
+    def open(cls, path) -> "SqliteStore":
+        """Open (creating or migrating) the index file at ``path`` (:func:`memdir.store.sqlite.index.open_index`)."""
+        return cls(index.open_index(path)[0], path)
+
+    @contextmanager
+    def transaction(self) -> Iterator["SqliteStore"]:
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            yield self
+            self.db.execute("COMMIT")
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            self._tombs.clear()
+            raise
+        self._log_tombstones()
+
+    def _log_tombstones(self) -> None:
+        tombs, self._tombs = self._tombs, []
+        if tombs and self.path is not None:
+            from memdir.store.sqlite import tombstones
+
+            tombstones.append(self.path, tombs)
+
+    def upsert_doc(self, row):
+        return index.upsert_doc(self.db, row)
+
+    def insert_event(self, row, *, pending=None):
+        return index.insert_event(self.db, row, pending=pending)
+
+    def flush_events(self, pending):
+        return index.flush_events(self.db, pending)
+
+    def refresh_context(self, sessions):
+        return index.refresh_context(self.db, sessions)
+
+    def delete_doc(self, ref):
+        return index.delete_doc(self.db, ref)
+
+    def search(self, tokens, *, weights, limit, kinds=None):
+        # whole rows, as the Store contract says (the facade ranks on index.search's slim rows and reads whole rows
+        # for its hits alone)
+        rows = index.search(self.db, tokens, weights=weights, limit=limit, kinds=kinds)
+        whole = index.hit_rows(self.db, {r["id"]: r["span"] for r in rows})
+        return [{**whole[r["id"]], **r, "span": whole[r["id"]]["span"]} for r in rows if r["id"] in whole]
+
+    def bump_rehearsal(self, refs, when):
+        index.bump_rehearsal(self.db, refs, when)
+        if self.mem is not None:
+            self.mem.rehearsals_stale = True
+
+    def resolve_handle(self, handle):
+        return index.resolve_handle(self.db, handle)
+
+    def meta_int(self, key):
+        return index.meta_int(self.db, key)
+
+    def get_doc(self, ref):
+        row = self.db.execute("SELECT * FROM docs WHERE ref = ?", (ref,)).fetchone()
+        return index.public_row(row) if row is not None else None
+
+    def live_note_with_sha(self, sha):
+        row = self.db.execute("SELECT ref FROM docs WHERE kind = 'note' AND content_sha256 = ? AND superseded_by IS NULL "
+                              "ORDER BY id LIMIT 1", (sha,)).fetchone()
+        return row[0] if row else None
+
+    def tombstone(self, ref, sha, kind, when):
+        self.db.execute("DELETE FROM rehearsal WHERE ref = ?", (ref,))
+        if self.mem is not None:
+            self.mem.rehearsals_stale = True
+        self.db.execute("INSERT OR REPLACE INTO tombstones(ref, content_sha256, kind, deleted_at) VALUES (?, ?, ?, ?)",
+                        (ref, sha, kind, when))
+        self._tombs.append({"ref": ref, "content_sha256": sha, "kind": kind, "deleted_at": when})
+        if not self.db.in_transaction:
+            self._log_tombstones()
+
+    def tombstone_rows(self):
+        """Every tombstone: ``ref, content_sha256, kind, deleted_at`` (export)."""
+        return [dict(r) for r in self.db.execute("SELECT ref, content_sha256, kind, deleted_at FROM tombstones ORDER BY ref")]
+
+    def tombstoned(self):
+        refs = {r[0] for r in self.db.execute("SELECT ref FROM tombstones")}
+        shas = {r[0] for r in self.db.execute("SELECT content_sha256 FROM tombstones WHERE content_sha256 IS NOT NULL")}
+        return refs, shas
+
+    def count(self, kind):
+        return int(self.db.execute("SELECT count(*) FROM docs WHERE kind = ?", (kind,)).fetchone()[0])
+
+    # ---- the facade's reads and writes (the SQL core.py / root.py / tiers.py ran inline) ------------------
+    def candidates(self, tokens, *, weights, limit, kinds=None, term_weights=None):
+        return index.search(self.db, tokens, weights=weights, limit=limit, kinds=kinds, term_weights=term_weights,
+                            mem=self.mem)
+
+    def hold_postings(self, max_rows, *, background=False):
+        if max_rows <= 0:
+            self.mem = None
+            return None
+        if self.mem is None:
+            from memdir.store.sqlite.postings import MemIndex
+
+            self.mem = MemIndex(self.db, max_rows=max_rows)
+        self.mem.max_rows, self.mem.background = max_rows, background
+        return self.mem.stats()
+
+    def hit_rows(self, spans, *, terms=None):
+        return index.hit_rows(self.db, spans, mem=self.mem, terms=terms)
+
+    def doc_freqs(self, tokens):
+        from memdir.recall.bm25 import doc_freqs, total_docs
+
+        n = total_docs(self.db)  # O(1) from FTS5's averages record; count(*) over fts_docsize reads every row
+        return n, (doc_freqs(self.db, list(dict.fromkeys(tokens))) if n else {})
+
+    def has_ref(self, ref, kind=None):
+        if kind is None:
+            return self.db.execute("SELECT 1 FROM docs WHERE ref = ?", (ref,)).fetchone() is not None
+        return self.db.execute("SELECT 1 FROM docs WHERE ref = ? AND kind = ?", (ref, kind)).fetchone() is not None
+
+    def live_notes(self, category=None):
+        sql = ("SELECT ref, category, note_kind, summary, text, pinned, ts_epoch FROM docs WHERE kind = 'note' "
+               "AND superseded_by IS NULL")
+        params: tuple = ()
+        if category is not None:
+            sql += " AND category = ?"
+            params = (category,)
+        return [dict(r) for r in self.db.execute(sql + " ORDER BY id", params)]
+
+    def notes_superseded_by(self, ref):
+        return [r[0] for r in self.db.execute("SELECT ref FROM docs WHERE kind = 'note' AND superseded_by = ?", (ref,))]
+
+    def note_states(self):
+        return {r["ref"]: (r["mtime_ns"], r["size"]) for r in self.db.execute("SELECT ref, mtime_ns, size FROM docs WHERE kind = 'note'")}
+
+    def note_entries(self):
+        return [dict(r) for r in self.db.execute(
+            "SELECT ref, category, note_kind, summary, load_when, pinned, superseded_by, ts_epoch FROM docs WHERE kind = 'note'")]
+
+    def outline(self):
+        return [dict(r) for r in self.db.execute(
+            "SELECT category, count(*) AS n, group_concat(summary, '; ') AS s FROM "
+            "(SELECT category, summary FROM docs WHERE kind = 'note' AND superseded_by IS NULL "
+            "ORDER BY ts_epoch DESC) GROUP BY category ORDER BY category")]
+
+    def recent(self, *, doc_kinds, sub_kinds, category, limit):
+        sql = "SELECT * FROM docs WHERE superseded_by IS NULL"
+        params: list[Any] = []
+        if doc_kinds:
+            sql += f" AND kind IN ({','.join('?' * len(doc_kinds))})"
+            params += doc_kinds
+        if sub_kinds:
+            marks = ",".join("?" * len(sub_kinds))
+            sql += f" AND ((kind = 'note' AND note_kind IN ({marks})) OR (kind = 'event' AND role IN ({marks})))"
+            params += [*sub_kinds, *sub_kinds]
+        if category:
+            sql += " AND kind = 'note' AND category = ?"
+            params.append(category)
+        sql += " ORDER BY ts_epoch DESC, id DESC LIMIT ?"
+        return [index.public_row(r) for r in self.db.execute(sql, (*params, limit))]
+
+    def count_events(self, since, until, prefixes):
+        sql = "SELECT count(*) FROM docs WHERE kind = 'event' AND ts_epoch >= ?"
+        params: list[Any] = [since]
+        if until is not None:
+            sql += " AND ts_epoch < ?"
+            params.append(until)
+        if prefixes:
+            sql += " AND (" + " OR ".join("substr(ref, 1, ?) = ?" for _ in prefixes) + ")"
+            for p in prefixes:
+                params += [len(p), p]
+        return int(self.db.execute(sql, params).fetchone()[0])
+
+    def events_after(self, ref, session, limit, *, until_role=None):
+        me = self.db.execute("SELECT id, ts_epoch FROM docs WHERE ref = ?", (ref,)).fetchone()
+        if me is None:
+            return []
+        out = []
+        for r in self.db.execute(  # stepped row by row: a row after ``until_role`` is never read (nor its text unpacked)
+                "SELECT ref, role, text, ts, handle FROM docs WHERE kind = 'event' AND session = ? AND "
+                "(ts_epoch > ? OR (ts_epoch = ? AND id > ?)) ORDER BY ts_epoch, id LIMIT ?",
+                (session, me["ts_epoch"], me["ts_epoch"], me["id"], limit)):
+            if until_role is not None and r["role"] == until_role:
+                break
+            out.append(dict(r))
+        return out
+
+    def events(self):
+        for r in self.db.execute("SELECT ref, role, text, session, ts, meta FROM docs WHERE kind = 'event' ORDER BY ts_epoch, id"):
+            yield dict(r)
+
+    def counts(self):
+        db = self.db
+        return {"notes": db.execute("SELECT count(*) FROM docs WHERE kind='note'").fetchone()[0],
+                "events": db.execute("SELECT count(*) FROM docs WHERE kind='event'").fetchone()[0],
+                "superseded": db.execute("SELECT count(*) FROM docs WHERE kind='note' AND superseded_by IS NOT NULL").fetchone()[0],
+                "tombstones": db.execute("SELECT count(*) FROM tombstones").fetchone()[0],
+                "categories": {r[0]: r[1] for r in db.execute("SELECT category, count(*) FROM docs WHERE kind='note' GROUP BY category")},
+                "roles": {r[0]: r[1] for r in db.execute("SELECT role, count(*) FROM docs WHERE kind='event' GROUP BY role")}}
+
+    def note_refs(self):
+        return {r[0] for r in self.db.execute("SELECT ref FROM docs WHERE kind = 'note'")}
+
+    def set_meta(self, key, value):
+        self.db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, str(value)))
+
+    def delete_notes(self):
+        index.delete_kind(self.db, "note")  # with their full-text rows (contentless: exact values, m009)
+
+    def rebuild_fts(self):
+        return index.rebuild_fts(self.db)
+
+    def delete_vectors(self, ref):
+        try:
+            self.db.execute("DELETE FROM vectors WHERE ref = ?", (ref,))
+        except sqlite3.Error:
+            pass
+
+    def start_heat(self, refs, now):
+        from memdir.engine.tiers import start_heat
+
+        return start_heat(self.db, refs, now)
+
+    def tier_rows(self):
+        return [dict(r) for r in self.db.execute(
+            "SELECT d.ref, d.kind, d.pinned, d.ts_epoch, coalesce(r.count, 0) AS rcount, r.last AS rlast, "
+            "t.ref AS tref, t.heat0, t.reinforced_at, t.seen_count, t.tier, t.importance "
+            "FROM docs d LEFT JOIN rehearsal r ON r.ref = d.ref LEFT JOIN tiers t ON t.ref = d.ref")]
+
+    def write_tiers(self, inserts, updates):
+        db = self.db
+        for row in inserts:  # (ref, heat0, reinforced_at, seen_count, tier, importance, changed_at)
+            db.execute("INSERT INTO tiers(ref, heat0, reinforced_at, seen_count, tier, importance, changed_at) "
+                       "VALUES (?, ?, ?, ?, ?, ?, ?)", row)
+        for h0, at, seen, tier, imp, stamp, ref in updates:
+            db.execute("UPDATE tiers SET heat0 = ?, reinforced_at = ?, seen_count = ?, tier = ?, importance = ?, "
+                       "changed_at = CASE WHEN tier = ? THEN changed_at ELSE ? END WHERE ref = ?",
+                       (h0, at, seen, tier, imp, tier, stamp, ref))
+        return db.execute("DELETE FROM tiers WHERE ref NOT IN (SELECT ref FROM docs)").rowcount
+
+    def prune_candidates(self, max_importance, cutoff):
+        return [dict(r) for r in self.db.execute(
+            "SELECT d.ref, d.kind, d.ts, substr(d.text, 1, 100) AS head, "
+            "length(CAST(d.text AS BLOB)) + coalesce(length(v.vector), 0) AS bytes "
+            "FROM docs d JOIN tiers t ON t.ref = d.ref LEFT JOIN vectors v ON v.ref = d.ref "
+            "WHERE t.tier IN ('cold', 'archive') AND d.pinned = 0 AND t.importance < ? "
+            "AND max(d.ts_epoch, t.reinforced_at) < ? ORDER BY d.ts_epoch DESC", (max_importance, cutoff))]
+
+    def drop_tiers(self, ref):
+        self.db.execute("DELETE FROM tiers WHERE ref = ?", (ref,))
+
+    def bump_meta(self, key):
+        self.db.execute("INSERT INTO meta(key, value) VALUES (?, '1') "
+                        "ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1", (key,))
+
+    # ---- vectors: the memdir.engine.hybrid functions on this index -----------------------------------------------
+    def vector_dim(self, model):
+        from memdir.engine import hybrid as vectors
+
+        return vectors.current_dim(self.db, model)
+
+    def vector_note_dim(self, model, dim):
+        from memdir.engine import hybrid as vectors
+
+        return vectors.note_dim(self.db, model, dim)
+
+    def vector_pending(self, model, limit):
+        from memdir.engine import hybrid as vectors
+
+        return vectors.pending_rows(self.db, model, limit)
+
+    def vector_pending_count(self, model):
+        from memdir.engine import hybrid as vectors
+
+        return vectors.pending_count(self.db, model)
+
+    def vector_pending_exists(self, model):
+        from memdir.engine import hybrid as vectors
+
+        return vectors.pending_exists(self.db, model)
+
+    def vector_watermark(self, model):
+        from memdir.engine import hybrid as vectors
+
+        vectors._set_watermark(self.db, model)
+
+    def vector_put(self, items, mat, model, when):
+        from memdir.engine import hybrid as vectors
+
+        return vectors.store(self.db, items, mat, model, when)
+
+    def vector_failed(self, items, model, error, when):
+        from memdir.engine import hybrid as vectors
+
+        vectors.mark_failed(self.db, items, model, error, when)
+
+    def vector_stamp(self, model):
+        from memdir.engine import hybrid as vectors
+
+        return vectors.VectorIndex._stamp(self.db, model)
+
+    def vector_rows(self, model, dim):
+        from memdir.engine import hybrid as vectors
+
+        return vectors.hot_rows(self.db, model, dim)
+
+    def vector_cold(self, model, dim):
+        from memdir.engine import hybrid as vectors
+
+        return vectors.cold_rows(self.db, model, dim)
+
+    def vector_search(self, model, q, k, *, hnsw_above):
+        return None  # scored in memory (memdir.engine.hybrid.VectorIndex)
+
+    def vector_docs(self, refs):
+        from memdir.engine import hybrid as vectors
+
+        return vectors.live_rows(self.db, refs)
+
+    def event_neighbours(self, refs):
+        out = {}
+        for i in range(0, len(refs), 500):
+            part = refs[i:i + 500]
+            for r in self.db.execute(
+                    "SELECT d.ref, p.ref AS prev, n.ref AS next FROM docs d LEFT JOIN docs p ON p.id = d.ctx_prev "
+                    f"LEFT JOIN docs n ON n.id = d.ctx_next WHERE d.ref IN ({','.join('?' * len(part))}) "
+                    "AND d.kind = 'event' AND (d.ctx_prev IS NOT NULL OR d.ctx_next IS NOT NULL)", part):
+                out[r["ref"]] = (r["prev"], r["next"])
+        return out
+
+    def vector_counts(self, model):
+        from memdir.engine import hybrid as vectors
+
+        return vectors.vector_counts(self.db, model)
+
+    def tier_counts(self):
+        from memdir.engine import tiers
+
+        return tiers.tier_counts(self.db)
+
+    def sessions(self, *, limit=200):
+        from memdir.engine import journal
+
+        return journal.sessions(self.db, limit=limit)
+
+    def session_events(self, session, *, limit=1000):
+        from memdir.engine import journal
+
+        return journal.session_events(self.db, session, limit=limit)
+
+    def scan_docs(self, prefix=None):
+        cols = "ref, kind, role, note_kind, ts, ts_epoch, text, summary, highlight, substr(text, 1, 100) AS head"
+        if prefix is not None:
+            rows = self.db.execute(f"SELECT {cols} FROM docs WHERE kind = 'event' AND substr(ref, 1, ?) = ?", (len(prefix), prefix))
+        else:
+            rows = self.db.execute(f"SELECT {cols} FROM docs")
+        for r in rows:
+            yield dict(r)
+
+    def session_turns(self, *, session=None, since=None, exclude=()):
+        import json
+
+        sql = ("SELECT id, ref, role, text, session, ts, ts_epoch FROM docs WHERE kind = 'event' AND session IS NOT NULL")
+        params: list[Any] = []
+        exclude = list(exclude)
+        if exclude:
+            sql += " AND ref NOT IN (SELECT value FROM json_each(?))"
+            params.append(json.dumps(exclude))
+        if session is not None:
+            sql += " AND session = ?"
+            params.append(session)
+        if since is not None:
+            sql += " AND ts_epoch >= ?"
+            params.append(since)
+        return [dict(r) for r in self.db.execute(sql + " ORDER BY session, ts_epoch, id", params)]
+
+    def has_text(self, sha, kind=None):
+        if kind is None:
+            return self.db.execute("SELECT 1 FROM docs WHERE content_sha256 = ?", (sha,)).fetchone() is not None
+        return self.db.execute("SELECT 1 FROM docs WHERE kind = ? AND content_sha256 = ?", (kind, sha)).fetchone() is not None
+
+    def ref_sha(self, ref):
+        row = self.db.execute("SELECT content_sha256 FROM docs WHERE ref = ?", (ref,)).fetchone()
+        return row[0] if row else None
+
+    def vector_of(self, ref, model):
+        row = self.db.execute("SELECT vector FROM vectors WHERE ref = ? AND status = 'ok' AND model = ?", (ref, model)).fetchone()
+        return bytes(row[0]) if row is not None and row[0] else None
+
+    def vector_copy(self, ref, sha, model, blob, when):
+        have = self.db.execute("SELECT status FROM vectors WHERE ref = ?", (ref,)).fetchone()
+        if have is not None and have[0] == "ok":
+            return False
+        self.db.execute("INSERT OR REPLACE INTO vectors(ref, content_sha256, model, dim, status, vector, error, updated) "
+                        "VALUES (?, ?, ?, ?, 'ok', ?, NULL, ?)", (ref, sha, model, len(blob) // 4, blob, when))
+        return True
+
+    def settle(self, *, freed=False):
+        index.settle(self.db, freed=freed)
+
+    def describe(self):
+        path = self.db.execute("PRAGMA database_list").fetchone()[2]
+        from pathlib import Path
+
+        return {"engine": "sqlite", "bytes": index.file_size(Path(path)) if path else 0,
+                "schema_version": self.db.execute("PRAGMA user_version").fetchone()[0]}
+
+    def close(self):
+        self.db.close()
+
+
+def is_remote(spec: str | None) -> bool:
+    """True when ``spec`` (the ``store`` setting) names a PostgreSQL database."""
+    return bool(spec) and str(spec).startswith(("postgresql://", "postgres://"))
+
+
+def open_store(spec: str | None, *, project: str, path=None, token: str | None = None) -> Store:
+    """The store named by ``spec`` (the ``store`` setting / ``MEMDIR_STORE``): a ``postgresql://…`` URL opens
+    :class:`memdir.store.postgres.store.PgStore` for ``project`` (needs the ``postgres`` extra; ``token`` binds the connection to
+    ``project`` for row-level security, see :meth:`memdir.store.postgres.store.PgStore.connect`); empty opens the SQLite index
+    at ``path``. Raises ``UsageError`` for anything else."""
+    if is_remote(spec):
+        from memdir.store.postgres.store import PgStore
+
+        return PgStore.connect(str(spec), project=project, token=token)
+    if spec:
+        from memdir.errors import UsageError
+
+        raise UsageError(f"store {spec!r} is not understood: leave it empty (the local SQLite index) or give a "
+                         "postgresql://user@host/db URL")
+    if path is None:
+        from memdir.errors import UsageError
+
+        raise UsageError("the SQLite store needs the path of its index file")
+    return SqliteStore.open(path)
