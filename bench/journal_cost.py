@@ -51,7 +51,7 @@ def main() -> int:
 
     import memdir
     import synth
-    from memdir.engine import journal
+    from memdir.store.sqlite import journal
     from memdir.demo import load_sample
     from memdir.hosts.hooks import run_hook
 

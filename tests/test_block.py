@@ -8,7 +8,7 @@ from click.testing import CliRunner
 
 from memdir import UsageError
 from memdir.cli.main import cli
-from memdir.portability.importers.jsonl import summarise_tool
+from memdir.capture.tools import summarise_tool
 
 HEADER = re.compile(r"(?m)^\[([0-9a-z]{6,16})(?: ([a-z]+))?(?: ([0-9-]+))?\] ")
 

@@ -14,7 +14,7 @@ import pytest
 
 import memdir
 from memdir.store.sqlite import index
-from memdir.portability.importers.jsonl import summarise_tool
+from memdir.capture.tools import summarise_tool
 
 WORDS = ("deploy staging cluster frankfurt helsinki token rotate postgres migration pnpm webpack cache lock "
          "timeout retry zebracorn quokka 部署 数据库 迁移 超时 锁表 缓存 客户端 参数").split()

@@ -14,8 +14,9 @@ hypothesis = pytest.importorskip("hypothesis")
 from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
 
 import memdir  # noqa: E402
+from memdir.store import rows  # noqa: E402
 from memdir.store.sqlite import index  # noqa: E402
-from memdir.portability.importers.jsonl import summarise_tool  # noqa: E402
+from memdir.capture.tools import summarise_tool  # noqa: E402
 
 WORDS = ("deploy staging cluster frankfurt helsinki token rotate postgres migration pnpm webpack cache lock "
          "timeout retry zebracorn quokka 部署 数据库 迁移 超时 缓存").split()
@@ -167,7 +168,7 @@ def test_tuning_the_passage_size_or_context_length_rebuilds_the_index(project, t
     with memdir.open(project, home=tmp_path / "g") as m:
         m.import_events(evs)
     monkeypatch.setattr(passages, "SPLIT_ABOVE", 300)
-    monkeypatch.setattr(index, "CONTEXT_TOKENS", 40)
+    monkeypatch.setattr(rows, "CONTEXT_TOKENS", 40)
     with memdir.open(project, home=tmp_path / "g") as m:
         db = m.roots["project"].db
         for ref in ("t0", "t2", "k5", "k6"):

@@ -8,7 +8,7 @@ from click.testing import CliRunner
 import memdir
 from memdir.recall import handles, passages
 from memdir.cli.main import cli
-from memdir.portability.importers.jsonl import TOOL_SUMMARY_MAX_CHARS, summarise_tool
+from memdir.capture.tools import TOOL_SUMMARY_MAX_CHARS, summarise_tool
 
 
 def _long_output(needle_line: str, n: int = 200) -> str:

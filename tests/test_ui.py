@@ -10,7 +10,7 @@ from urllib.parse import quote
 import pytest
 
 import memdir
-from memdir.engine import journal
+from memdir.store.sqlite import journal
 from memdir.ui import i18n, missing_deps
 
 pytestmark = pytest.mark.skipif(bool(missing_deps()), reason=f"the ui extra is not installed: {missing_deps()}")

@@ -15,7 +15,7 @@ from typing import Any, Callable, Iterable
 from memdir.lazylog import DEBUG, getLogger
 from memdir.recall import glossary, rank
 from memdir.inject import block as inject
-from memdir.engine import journal
+from memdir.store.sqlite import journal
 from memdir.notes import markdown as notes
 from memdir.config import Config
 from memdir.errors import MemdirError, NotFound, PathError, UsageError
@@ -495,7 +495,7 @@ class Memdir:
         return result
 
     def _log_skip(self, result: Any, event: Any, fields: dict[str, Any]) -> None:
-        """Record a capture that stored nothing in the bounded skip log (:mod:`memdir.engine.journal`), in a root that
+        """Record a capture that stored nothing in the bounded skip log (:mod:`memdir.store.sqlite.journal`), in a root that
         already exists; never raises (a hook must not fail over its own bookkeeping)."""
         try:
             ev = dict(event) if isinstance(event, dict) else {"text": event}
@@ -1099,7 +1099,7 @@ class Memdir:
                 out[root.scope] = store.count("note")
         return out
 
-    # ---- viewer: edit, pin, the skip and injection logs (memdir.engine.journal) -----------------------------------
+    # ---- viewer: edit, pin, the skip and injection logs (memdir.store.sqlite.journal) -----------------------------------
     def _note_root(self, id: str, scope: str | None) -> tuple[Root, str]:
         if isinstance(id, str) and "/" not in id:
             id = self._resolve(id.strip(), scope)  # a short handle names the note as its id does

@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator, Union
 
 from memdir.lazylog import getLogger
-from memdir.server.team import EVENT_FIELDS
+from memdir.store.rows import EVENT_FIELDS
 
 log = getLogger(__name__)
 

@@ -24,6 +24,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from memdir.errors import UsageError
+from memdir.store.rows import TIERS
 from memdir.stores import Stores, stores_of
 from memdir.timeutil import iso, parse_ts
 
@@ -32,7 +33,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("memdir")
 
-TIERS = ("hot", "warm", "cold", "archive")
 # settings: the tiers.* keys of memdir.config.SETTINGS
 
 PRUNE_SAMPLES = 20
@@ -44,18 +44,6 @@ def heat(heat0: float, reinforced_at: float, now: float, half_life_days: float, 
     if pinned or half_life_days <= 0 or now <= reinforced_at:
         return heat0
     return heat0 * 0.5 ** ((now - reinforced_at) / 86400.0 / half_life_days)
-
-
-def start_heat(db, refs: list[str], now: float) -> int:
-    """Start the heat of just-imported history at the import time ``now`` (epoch s): ``heat0 = 1``,
-    ``reinforced_at = now``, tier hot, so a ``prune`` right after an import never offers what was just brought
-    in (issue 13 item 13; without it a turn from last year started cold). Rows that already have heat are
-    kept. Caller holds the write transaction. Returns rows written."""
-    stamp = iso(parse_ts(now))
-    before = db.total_changes
-    db.executemany("INSERT OR IGNORE INTO tiers(ref, heat0, reinforced_at, seen_count, tier, importance, changed_at) "
-                   "VALUES (?, 1.0, ?, 0, 'hot', 1.0, ?)", [(ref, now, stamp) for ref in refs])
-    return db.total_changes - before
 
 
 def importance(kind: str, pinned: bool) -> float:
@@ -139,15 +127,6 @@ def sweep(m: "Stores | Any") -> dict[str, dict[str, int]]:
     for root in m.live():
         with root.locked():
             out[root.scope] = sweep_root(root, m.config, now)
-    return out
-
-
-def tier_counts(db) -> dict[str, int]:
-    """``{tier: n}`` from the tiers table, plus ``unswept`` (docs without a tier row yet; treated as hot)."""
-    out = dict.fromkeys(TIERS, 0)
-    for t, n in db.execute("SELECT tier, count(*) FROM tiers WHERE ref IN (SELECT ref FROM docs) GROUP BY tier"):
-        out[t] = n
-    out["unswept"] = db.execute("SELECT count(*) FROM docs WHERE ref NOT IN (SELECT ref FROM tiers)").fetchone()[0]
     return out
 
 

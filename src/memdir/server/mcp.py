@@ -932,7 +932,7 @@ def _serve_store(ctx: click.Context, host: str, port: int, url: str, as_json: bo
     from memdir.roots import global_root
 
     server_cfg = Config(global_file=global_root(None) / "config.toml")  # recall settings: the server's own config/env
-    app = teamserver.app(url, {k: server_cfg.get(k) for k in teamserver._defaults() if k.startswith("recall.")})
+    app = teamserver.app(url, {k: server_cfg.get(k) for k in teamserver.defaults() if k.startswith("recall.")})
     sock = _bind(host, port)
     real_port = sock.getsockname()[1]
     shown = f"[{host}]" if ":" in host else host

@@ -32,14 +32,14 @@ from __future__ import annotations
 from typing import Any
 
 from memdir.errors import MemdirError
+from memdir.store.rows import EVENT_FIELDS
 
-EVENT_FIELDS = ("ref", "content_sha256", "role", "session", "ts", "ts_epoch", "text", "meta")
 MAX_EVENTS = 1000
 WEIGHTS = (4.0, 3.0, 1.0, 0.3)  # the default recall.weight_* (tags, title, body, context)
 POOL_MAX = 8  # connections the server keeps to the store
 
 
-def _defaults() -> dict[str, Any]:
+def defaults() -> dict[str, Any]:
     from memdir.config import SETTINGS
 
     return {k[0]: k[1] for k in SETTINGS}
@@ -55,7 +55,7 @@ def rank_rows(rows: list[dict[str, Any]], query: str, *, k: int, now: float, cfg
 
     from memdir.recall import rank
 
-    cfg = cfg or _defaults()
+    cfg = cfg or defaults()
     prior = float(cfg["recall.scope_prior_project"])
     scored = rank.rank_candidates([(prior, rows, set())], query=query, cfg=cfg,
                                   now=datetime.fromtimestamp(now, tz=timezone.utc))
@@ -129,7 +129,7 @@ def app(url: str, cfg: dict[str, Any] | None = None):
     from memdir.timeutil import parse_ts
     from memdir.recall.tokenize import query_tokens
 
-    cfg = {**_defaults(), **(cfg or {})}
+    cfg = {**defaults(), **(cfg or {})}
     weights = tuple(float(cfg[f"recall.weight_{f}"]) for f in ("tags", "title", "body", "context"))
     state: dict[str, Any] = {}
     lock = threading.Lock()

@@ -38,7 +38,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from memdir.capture.tools import tool_summary
-from memdir.portability.importers.jsonl import TOOL_SUMMARY_MAX_CHARS, count, iso, make_event, read_jsonl
+from memdir.capture.tools import TOOL_SUMMARY_MAX_CHARS
+from memdir.portability.importers.jsonl import count, iso, make_event, read_jsonl
 
 SOURCE = "claude-code"
 SKIP_TYPES = frozenset({"file-history-snapshot", "progress", "summary", "system", "queue-operation",

@@ -49,7 +49,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from memdir.capture.tools import tool_summary
-from memdir.portability.importers.jsonl import count, iso, make_event, primary_arg, read_jsonl, summarise_tool
+from memdir.capture.tools import primary_arg, summarise_tool
+from memdir.portability.importers.jsonl import count, iso, make_event, read_jsonl
 
 SOURCE = "codex"
 _CALL_TYPES = {"function_call": "function_call_output", "custom_tool_call": "custom_tool_call_output"}

@@ -29,20 +29,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from memdir.capture.tools import TOOL_SUMMARY_MAX_CHARS  # noqa: F401 (memdir.portability.importers names it here)
 from memdir.lazylog import getLogger
 from memdir.timeutil import parse_ts
 
 log = getLogger("memdir.portability.importers")  # imports logging only when a record can go somewhere
-
-TOOL_SUMMARY_MAX_CHARS = 20_000
-"""Upper bound (chars) of one tool event's text: ``<tool>: <argument> → <output>``. Outputs are kept whole up to it
-(the same bound as any stored event, ``memdir.core.MAX_EVENT_CHARS``) and indexed as passages
-(:mod:`memdir.recall.passages`), so an answer deep in a long output is found; the block shows a one-line summary or the
-matching passage."""
-TOOL_ARG_MAX_CHARS = 500
-"""Upper bound (chars) of the argument part (command, path, query …), whitespace collapsed."""
-TOOL_OUTPUT_MAX_LINES = 2000
-"""Number of non-blank output lines kept after the arrow (the character bound usually comes first)."""
 
 _ROLE_ALIASES = {
     "user": "user", "human": "user",
@@ -119,73 +110,6 @@ def read_jsonl(path: Path, stats: Counter | None = None, *, label: str = "jsonl"
                     log.warning("%s:%d: skipped %s line that is not a JSON object", path, lineno, label)
                 continue
             yield lineno, obj
-
-
-def _one_line(value: str, limit: int) -> str:
-    s = " ".join(str(value).split())
-    return s if len(s) <= limit else s[: limit - 1] + "…"
-
-
-def summarise_tool(name: str, arg: str, output: str | None, *, is_error: bool = False) -> str:
-    """One tool event text: ``<name>: <arg> → <first output lines>``, bounded.
-
-    ``arg`` is whitespace-collapsed and cut to ``TOOL_ARG_MAX_CHARS``; the output keeps its non-blank
-    lines (beyond ``TOOL_OUTPUT_MAX_LINES``, the first 70% and last 30% of them); ``output=None`` means no result was recorded
-    (``→ (no result)``); an error result reads ``→ error: …``. The whole text is cut to
-    ``TOOL_SUMMARY_MAX_CHARS`` chars: when longer, its first 70% and last 30% are kept around a
-    ``[… N chars elided …]`` line.
-    """
-    head = f"{name}: {_one_line(arg, TOOL_ARG_MAX_CHARS)}" if arg else f"{name}"
-    if output is None:
-        tail = "(no result)"
-    else:
-        lines = [ln.rstrip() for ln in str(output).splitlines() if ln.strip()]
-        if len(lines) > TOOL_OUTPUT_MAX_LINES:
-            head_n = int(TOOL_OUTPUT_MAX_LINES * 0.7)
-            tail_n = TOOL_OUTPUT_MAX_LINES - head_n
-            lines = lines[:head_n] + [f"… ({len(lines) - TOOL_OUTPUT_MAX_LINES} lines elided)"] + lines[-tail_n:]
-        body = "\n".join(lines)
-        tail = body or "(no output)"
-        if is_error:
-            tail = "error: " + tail
-    text = f"{head} → {tail}"
-    if len(text) > TOOL_SUMMARY_MAX_CHARS:  # keep the head and the tail (test summaries, exit codes live at the end)
-        mark = f"\n[… {len(text) - TOOL_SUMMARY_MAX_CHARS + 40} chars elided …]\n"
-        keep = TOOL_SUMMARY_MAX_CHARS - len(mark)
-        head_n = int(keep * 0.7)
-        text = text[:head_n] + mark + text[len(text) - (keep - head_n):]
-    return text
-
-
-_ARG_KEYS = ("command", "cmd", "file_path", "filePath", "pattern", "path", "query", "url", "description",
-             "prompt", "task_id", "skill", "notebook_path", "plan")
-
-
-def primary_arg(tool_input: Any) -> str:
-    """The most telling argument of a tool call (command, path, pattern, query, url …) as a string.
-
-    Dicts: the first present key of ``command, cmd, file_path, filePath, pattern, path, query, url,
-    description, prompt, task_id, skill, notebook_path, plan`` (lists such as ``["bash","-lc","ls"]``
-    give their last element; ``pattern`` is followed by `` in <path>`` when both exist); otherwise the
-    compact JSON of the input. Strings are returned as they are.
-    """
-    if tool_input is None:
-        return ""
-    if isinstance(tool_input, str):
-        return tool_input
-    if isinstance(tool_input, dict):
-        for k in _ARG_KEYS:
-            v = tool_input.get(k)
-            if v in (None, "", [], {}):
-                continue
-            if isinstance(v, list) and all(isinstance(x, str) for x in v):
-                v = v[-1] if len(v) >= 3 and v[0].endswith("sh") else " ".join(v)
-            elif not isinstance(v, str):
-                v = json.dumps(v, ensure_ascii=False, separators=(",", ":"))
-            if k == "pattern" and isinstance(tool_input.get("path"), str) and tool_input["path"]:
-                v = f"{v} in {tool_input['path']}"
-            return v
-    return json.dumps(tool_input, ensure_ascii=False, separators=(",", ":"), default=str)
 
 
 def _source_slug(value: Any) -> str:

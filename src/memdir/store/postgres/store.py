@@ -40,7 +40,7 @@ from memdir.recall import handles, passages
 from memdir.recall.bm25 import LARGE_STORE, PER_TERM_CAP, idf_lucene, select_terms
 from memdir.config import safe_url as _safe_url
 from memdir.errors import MemdirError
-from memdir.store.sqlite.index import CONTEXT_TOKENS, fts_fields
+from memdir.store.rows import CONTEXT_TOKENS, fts_fields
 from memdir.recall.tokenize import tokenize
 
 #: FTS5's BM25 constants (sqlite/ext/fts5/fts5_aux.c), which the SQLite path uses through ``bm25()``
@@ -1616,8 +1616,8 @@ class PgStore:
         return out
 
     def sessions(self, *, limit: int = 200) -> list[dict[str, Any]]:
-        """As :func:`memdir.engine.journal.sessions`, for this project's events."""
-        from memdir.engine.journal import _json
+        """As :func:`memdir.store.sqlite.journal.sessions`, for this project's events."""
+        from memdir.store.rows import meta_json
 
         rows = self._x(
             "SELECT coalesce(session, '') AS s, min(ts_epoch) AS t0, max(ts_epoch) AS t1, min(ts) AS first, max(ts) AS last, "
@@ -1628,21 +1628,21 @@ class PgStore:
         for r in rows:
             meta_row = self._x("SELECT meta FROM docs WHERE project = %s AND kind = 'event' AND coalesce(session, '') = %s "
                                "AND meta IS NOT NULL ORDER BY ts_epoch LIMIT 1", (self.project, r["s"])).fetchone()
-            meta = _json(meta_row["meta"]) if meta_row else {}
+            meta = meta_json(meta_row["meta"]) if meta_row else {}
             out.append({"session": r["s"] or None, "first": r["first"], "last": r["last"], "turns": r["n"],
                         "roles": {"user": r["nu"] or 0, "assistant": r["na"] or 0, "tool": r["nt"] or 0},
                         "source": meta.get("source"), "cwd": meta.get("cwd"), "first_epoch": r["t0"], "last_epoch": r["t1"]})
         return out
 
     def session_events(self, session: str | None, *, limit: int = 1000) -> list[dict[str, Any]]:
-        """As :func:`memdir.engine.journal.session_events`, for this project's events."""
-        from memdir.engine.journal import _json
+        """As :func:`memdir.store.sqlite.journal.session_events`, for this project's events."""
+        from memdir.store.rows import meta_json
 
         where = "session = %s" if session else "session IS NULL"
         params = (self.project, session, int(limit)) if session else (self.project, int(limit))
         rows = self._x(f"SELECT ref, role, text, ts, meta FROM docs WHERE project = %s AND kind = 'event' AND {where} "
                        "ORDER BY ts_epoch, id LIMIT %s", params)
-        return [{"key": r["ref"], "role": r["role"], "text": r["text"], "ts": r["ts"], "meta": _json(r["meta"])} for r in rows]
+        return [{"key": r["ref"], "role": r["role"], "text": r["text"], "ts": r["ts"], "meta": meta_json(r["meta"])} for r in rows]
 
     def scan_docs(self, prefix: str | None = None) -> Iterator[dict[str, Any]]:
         cols = "ref, kind, role, note_kind, ts, ts_epoch, text, summary, highlight, left(text, 100) AS head"

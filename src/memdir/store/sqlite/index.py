@@ -18,6 +18,7 @@ from typing import Any, Iterable
 
 from memdir.lazylog import getLogger
 from memdir.recall import handles, passages
+from memdir.store import rows
 from memdir.store.sqlite import tombstones
 from memdir.store.sqlite.migrations import migrate
 from memdir.recall.tokenize import fts_query, tokenize
@@ -238,18 +239,13 @@ def check_tokenizer(db: sqlite3.Connection) -> int:
 
 def index_version() -> str:
     """What decides every token the full-text index holds, as stored in ``meta.tokenizer``: the tokenizer
-    (:func:`memdir.recall.tokenize.tokenizer_id`), the neighbour context's length (:data:`CONTEXT_TOKENS`) and how a long
+    (:func:`memdir.recall.tokenize.tokenizer_id`), the neighbour context's length (:data:`memdir.store.rows.CONTEXT_TOKENS`) and how a long
     event is cut into passages (passage 0's span is recomputed when its row is removed). Tuning any of them
     re-tokenizes a store at its next open instead of leaving rows that can no longer be removed exactly."""
     from memdir.recall.tokenize import tokenizer_id
 
     p = passages
-    return f"{tokenizer_id()}+ctx{CONTEXT_TOKENS}+split{p.SPLIT_ABOVE}.{p.TARGET}.{p.SPLIT_ABOVE_TURN}"
-
-
-def fts_fields(tags: Iterable[str], title: str, body: str) -> tuple[str, str, str]:
-    """Token streams for the three FTS5 columns (tags + load_when, summary/highlight, body)."""
-    return " ".join(tokenize(" ".join(tags))), " ".join(tokenize(title)), " ".join(tokenize(body))
+    return f"{tokenizer_id()}+ctx{rows.CONTEXT_TOKENS}+split{p.SPLIT_ABOVE}.{p.TARGET}.{p.SPLIT_ABOVE_TURN}"
 
 
 def bump_gen(db: sqlite3.Connection, key: str = "notes_gen") -> None:
@@ -530,7 +526,7 @@ _FTS_DELETE = "INSERT INTO fts(fts, rowid, tags, title, body, context) VALUES ('
 def _note_values(r: Any) -> tuple[str, str, str, str]:
     tags = json.loads(r["tags"] or "[]") + json.loads(r["load_when"] or "[]")
     title = " ".join(x for x in (r["summary"], r["highlight"]) if x)
-    return (*fts_fields(tags, title, r["text"]), "")
+    return (*rows.fts_fields(tags, title, r["text"]), "")
 
 
 def _body0(text: str, role: str | None) -> str:
@@ -633,8 +629,6 @@ def insert_event(db: sqlite3.Connection, row: dict[str, Any], *, pending: dict[i
     return cur.lastrowid
 
 
-#: tokens of each neighbouring turn indexed in an event's ``context`` column
-CONTEXT_TOKENS = 80
 _PREV = ("SELECT id FROM docs WHERE kind = 'event' AND session = ? AND (ts_epoch < ? OR (ts_epoch = ? AND id < ?)) "
          "ORDER BY ts_epoch DESC, id DESC LIMIT 1")
 _NEXT = ("SELECT id FROM docs WHERE kind = 'event' AND session = ? AND (ts_epoch > ? OR (ts_epoch = ? AND id > ?)) "
@@ -675,7 +669,7 @@ def _context(tokens_of, prev: int | None, nxt: int | None) -> str:
     parts: list[str] = []
     for x in (prev, nxt):
         if x is not None:
-            parts.extend(tokens_of(x).split(None, CONTEXT_TOKENS)[:CONTEXT_TOKENS])
+            parts.extend(tokens_of(x).split(None, rows.CONTEXT_TOKENS)[:rows.CONTEXT_TOKENS])
     return " ".join(parts)
 
 
@@ -701,7 +695,7 @@ def _recontext(db: sqlite3.Connection, targets: dict[int, tuple[int | None, int 
 
 def flush_events(db: sqlite3.Connection, pending: dict[int, str]) -> int:
     """Write the FTS rows of events inserted with ``pending``, each with its neighbours' tokens (previous and next
-    turn of its session, at most :data:`CONTEXT_TOKENS` each) in the ``context`` column, and refresh the context
+    turn of its session, at most :data:`memdir.store.rows.CONTEXT_TOKENS` each) in the ``context`` column, and refresh the context
     of older events that gained a new neighbour. A question about a turn's surroundings then still finds it
     (LoCoMo turn recall@10 0.615 → 0.705, bench/results). Returns FTS rows written. Caller holds a transaction."""
     if not pending:

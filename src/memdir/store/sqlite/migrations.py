@@ -110,7 +110,7 @@ def m005_event_order_index(db: sqlite3.Connection) -> None:
 
 
 def m006_journal(db: sqlite3.Connection) -> None:
-    """Two small bounded logs for the viewer (memdir.engine.journal): capture decisions that stored nothing, with the
+    """Two small bounded logs for the viewer (memdir.store.sqlite.journal): capture decisions that stored nothing, with the
     gate's reason, and each ``<memory>`` block handed to a host. Each keeps its newest rows only."""
     _script(db, """
         CREATE TABLE capture_skips(

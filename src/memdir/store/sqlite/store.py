@@ -159,7 +159,7 @@ class Store(Protocol):
         """Delete the vector of ``ref`` (forget, prune)."""
 
     def start_heat(self, refs: list[str], now: float) -> int:
-        """:func:`memdir.engine.tiers.start_heat` on this store."""
+        """:func:`memdir.store.sqlite.tiers.start_heat` on this store."""
 
     def tier_rows(self) -> list[dict[str, Any]]:
         """Every doc with its rehearsal and tier state (:func:`memdir.engine.tiers.sweep_root`)."""
@@ -226,13 +226,13 @@ class Store(Protocol):
         """``{"ok", "failed", "other_model"}`` vector counts."""
 
     def tier_counts(self) -> dict[str, int]:
-        """``{tier: n}`` plus ``unswept`` (:func:`memdir.engine.tiers.tier_counts`)."""
+        """``{tier: n}`` plus ``unswept`` (:func:`memdir.store.sqlite.tiers.tier_counts`)."""
 
     def sessions(self, *, limit: int = 200) -> list[dict[str, Any]]:
-        """Captured sessions, newest first (:func:`memdir.engine.journal.sessions`)."""
+        """Captured sessions, newest first (:func:`memdir.store.sqlite.journal.sessions`)."""
 
     def session_events(self, session: str | None, *, limit: int = 1000) -> list[dict[str, Any]]:
-        """One session's events in time order (:func:`memdir.engine.journal.session_events`)."""
+        """One session's events in time order (:func:`memdir.store.sqlite.journal.session_events`)."""
 
     def scan_docs(self, prefix: str | None = None) -> Iterator[dict[str, Any]]:
         """Every doc (``ref, kind, role, note_kind, ts, ts_epoch, text, summary, highlight, head``), or with ``prefix``
@@ -492,7 +492,7 @@ class SqliteStore:
             pass
 
     def start_heat(self, refs, now):
-        from memdir.engine.tiers import start_heat
+        from memdir.store.sqlite.tiers import start_heat
 
         return start_heat(self.db, refs, now)
 
@@ -528,59 +528,59 @@ class SqliteStore:
         self.db.execute("INSERT INTO meta(key, value) VALUES (?, '1') "
                         "ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1", (key,))
 
-    # ---- vectors: the memdir.engine.hybrid functions on this index -----------------------------------------------
+    # ---- vectors: memdir.store.sqlite.vectors on this index -----------------------------------------------
     def vector_dim(self, model):
-        from memdir.engine import hybrid as vectors
+        from memdir.store.sqlite import vectors
 
         return vectors.current_dim(self.db, model)
 
     def vector_note_dim(self, model, dim):
-        from memdir.engine import hybrid as vectors
+        from memdir.store.sqlite import vectors
 
         return vectors.note_dim(self.db, model, dim)
 
     def vector_pending(self, model, limit):
-        from memdir.engine import hybrid as vectors
+        from memdir.store.sqlite import vectors
 
         return vectors.pending_rows(self.db, model, limit)
 
     def vector_pending_count(self, model):
-        from memdir.engine import hybrid as vectors
+        from memdir.store.sqlite import vectors
 
         return vectors.pending_count(self.db, model)
 
     def vector_pending_exists(self, model):
-        from memdir.engine import hybrid as vectors
+        from memdir.store.sqlite import vectors
 
         return vectors.pending_exists(self.db, model)
 
     def vector_watermark(self, model):
-        from memdir.engine import hybrid as vectors
+        from memdir.store.sqlite import vectors
 
-        vectors._set_watermark(self.db, model)
+        vectors.set_watermark(self.db, model)
 
     def vector_put(self, items, mat, model, when):
-        from memdir.engine import hybrid as vectors
+        from memdir.store.sqlite import vectors
 
         return vectors.store(self.db, items, mat, model, when)
 
     def vector_failed(self, items, model, error, when):
-        from memdir.engine import hybrid as vectors
+        from memdir.store.sqlite import vectors
 
         vectors.mark_failed(self.db, items, model, error, when)
 
     def vector_stamp(self, model):
-        from memdir.engine import hybrid as vectors
+        from memdir.store.sqlite import vectors
 
-        return vectors.VectorIndex._stamp(self.db, model)
+        return vectors.stamp(self.db, model)
 
     def vector_rows(self, model, dim):
-        from memdir.engine import hybrid as vectors
+        from memdir.store.sqlite import vectors
 
         return vectors.hot_rows(self.db, model, dim)
 
     def vector_cold(self, model, dim):
-        from memdir.engine import hybrid as vectors
+        from memdir.store.sqlite import vectors
 
         return vectors.cold_rows(self.db, model, dim)
 
@@ -588,7 +588,7 @@ class SqliteStore:
         return None  # scored in memory (memdir.engine.hybrid.VectorIndex)
 
     def vector_docs(self, refs):
-        from memdir.engine import hybrid as vectors
+        from memdir.store.sqlite import vectors
 
         return vectors.live_rows(self.db, refs)
 
@@ -604,22 +604,22 @@ class SqliteStore:
         return out
 
     def vector_counts(self, model):
-        from memdir.engine import hybrid as vectors
+        from memdir.store.sqlite import vectors
 
         return vectors.vector_counts(self.db, model)
 
     def tier_counts(self):
-        from memdir.engine import tiers
+        from memdir.store.sqlite import tiers
 
         return tiers.tier_counts(self.db)
 
     def sessions(self, *, limit=200):
-        from memdir.engine import journal
+        from memdir.store.sqlite import journal
 
         return journal.sessions(self.db, limit=limit)
 
     def session_events(self, session, *, limit=1000):
-        from memdir.engine import journal
+        from memdir.store.sqlite import journal
 
         return journal.session_events(self.db, session, limit=limit)
 

@@ -22,6 +22,7 @@ import sqlite3
 from datetime import datetime
 from typing import Any
 
+from memdir.store.rows import meta_json
 from memdir.timeutil import iso
 
 SKIPS_KEEP = 2_000
@@ -149,7 +150,7 @@ def sessions(db: sqlite3.Connection, *, limit: int = 200) -> list[dict[str, Any]
     for r in rows:
         meta_row = db.execute("SELECT meta FROM docs WHERE kind = 'event' AND coalesce(session, '') = ? AND meta IS NOT NULL "
                               "ORDER BY ts_epoch LIMIT 1", (r["s"],)).fetchone()
-        meta = _json(meta_row["meta"]) if meta_row else {}
+        meta = meta_json(meta_row["meta"]) if meta_row else {}
         out.append({"session": r["s"] or None, "first": r["first"], "last": r["last"], "turns": r["n"],
                     "roles": {"user": r["nu"] or 0, "assistant": r["na"] or 0, "tool": r["nt"] or 0},
                     "source": meta.get("source"), "cwd": meta.get("cwd"), "first_epoch": r["t0"], "last_epoch": r["t1"]})
@@ -165,13 +166,6 @@ def session_events(db: sqlite3.Connection, session: str | None, *, limit: int = 
     else:
         rows = db.execute("SELECT ref, role, text, ts, meta FROM docs WHERE kind = 'event' AND session IS NULL "
                           "ORDER BY ts_epoch, id LIMIT ?", (int(limit),))
-    return [{"key": r["ref"], "role": r["role"], "text": r["text"], "ts": r["ts"], "meta": _json(r["meta"])} for r in rows]
+    return [{"key": r["ref"], "role": r["role"], "text": r["text"], "ts": r["ts"], "meta": meta_json(r["meta"])} for r in rows]
 
-
-def _json(text: str | None) -> dict[str, Any]:
-    try:
-        v = json.loads(text) if text else {}
-    except ValueError:
-        return {}
-    return v if isinstance(v, dict) else {}
 

@@ -1,0 +1,36 @@
+"""What the SQLite and PostgreSQL stores share: pure helpers over rows, no SQL and no connection.
+
+Both engines index the same token streams (:func:`fts_fields`), the same neighbour context (:data:`CONTEXT_TOKENS`
+tokens of each neighbouring turn), read event ``meta`` the same way (:func:`meta_json`) and count the same tiers.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Iterable
+
+from memdir.recall.tokenize import tokenize
+
+#: the fields of an event row a team client sends and the team server stores
+EVENT_FIELDS = ("ref", "content_sha256", "role", "session", "ts", "ts_epoch", "text", "meta")
+
+#: the tiers, hottest first (memdir.engine.tiers sweeps docs into them)
+TIERS = ("hot", "warm", "cold", "archive")
+
+
+def fts_fields(tags: Iterable[str], title: str, body: str) -> tuple[str, str, str]:
+    """Token streams for the three FTS5 columns (tags + load_when, summary/highlight, body)."""
+    return " ".join(tokenize(" ".join(tags))), " ".join(tokenize(title)), " ".join(tokenize(body))
+
+
+#: tokens of each neighbouring turn indexed in an event's ``context`` column
+CONTEXT_TOKENS = 80
+
+
+def meta_json(text: str | None) -> dict[str, Any]:
+    """An event's ``meta`` column as a dict: ``{}`` for none, bad JSON or a non-object."""
+    try:
+        v = json.loads(text) if text else {}
+    except ValueError:
+        return {}
+    return v if isinstance(v, dict) else {}

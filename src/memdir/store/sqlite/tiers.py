@@ -1,0 +1,28 @@
+"""The SQLite side of the tiers table: heat at import and the counts per tier (the sweep is
+:mod:`memdir.engine.tiers`')."""
+
+from __future__ import annotations
+
+from memdir.store.rows import TIERS
+from memdir.timeutil import iso, parse_ts
+
+
+def start_heat(db, refs: list[str], now: float) -> int:
+    """Start the heat of just-imported history at the import time ``now`` (epoch s): ``heat0 = 1``,
+    ``reinforced_at = now``, tier hot, so a ``prune`` right after an import never offers what was just brought
+    in (issue 13 item 13; without it a turn from last year started cold). Rows that already have heat are
+    kept. Caller holds the write transaction. Returns rows written."""
+    stamp = iso(parse_ts(now))
+    before = db.total_changes
+    db.executemany("INSERT OR IGNORE INTO tiers(ref, heat0, reinforced_at, seen_count, tier, importance, changed_at) "
+                   "VALUES (?, 1.0, ?, 0, 'hot', 1.0, ?)", [(ref, now, stamp) for ref in refs])
+    return db.total_changes - before
+
+
+def tier_counts(db) -> dict[str, int]:
+    """``{tier: n}`` from the tiers table, plus ``unswept`` (docs without a tier row yet; treated as hot)."""
+    out = dict.fromkeys(TIERS, 0)
+    for t, n in db.execute("SELECT tier, count(*) FROM tiers WHERE ref IN (SELECT ref FROM docs) GROUP BY tier"):
+        out[t] = n
+    out["unswept"] = db.execute("SELECT count(*) FROM docs WHERE ref NOT IN (SELECT ref FROM tiers)").fetchone()[0]
+    return out
