@@ -160,7 +160,7 @@ def main() -> int:
     if a.merge:
         return merge(a.merge, a.out)
     import synth
-    from memdir.store.sqlite.store import open_store
+    from memdir.store import open_store
     from memdir.recall.tokenize import query_tokens
 
     queries = [query_tokens(q) for q in synth.queries(a.queries)]

@@ -115,7 +115,7 @@ def clustered(n: int, dim: int, seed: int, queries: int = 0):
 def clustered_only(cluster, sizes: list[int], dim: int, nq: int) -> list[str]:
     """HNSW sweep rows on clustered vectors alone (one store per size, nothing else in the table)."""
     from memdir.store.postgres import store as pgstore
-    from memdir.store.sqlite.store import open_store
+    from memdir.store import open_store
 
     rows = []
     for n in sizes:
@@ -172,7 +172,7 @@ def main() -> int:
     import synth
     from memdir import embed
     from memdir.store.postgres import store as pgstore
-    from memdir.store.sqlite.store import open_store
+    from memdir.store import open_store
 
     queries = synth.queries(a.queries)
     if a.ef_construction:

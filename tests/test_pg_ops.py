@@ -12,7 +12,7 @@ import sys
 import pytest
 
 import memdir
-from memdir.store.sqlite.store import open_store
+from memdir.store import open_store
 from memdir.recall.tokenize import query_tokens
 
 

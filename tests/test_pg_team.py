@@ -14,7 +14,7 @@ import threading
 import pytest
 
 import memdir
-from memdir.store.sqlite.store import open_store
+from memdir.store import open_store
 from memdir.recall.tokenize import query_tokens
 
 

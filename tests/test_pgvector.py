@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from memdir.store.postgres import store as pgstore
-from memdir.store.sqlite.store import open_store
+from memdir.store import open_store
 
 np = pytest.importorskip("numpy")
 

@@ -13,8 +13,10 @@ from datetime import datetime, timezone
 import pytest
 
 from memdir.recall import passages
-from memdir.store.sqlite import store as storage
-from memdir.store.sqlite.store import SqliteStore, Store, open_store
+from memdir import store as storage
+from memdir.store import open_store
+from memdir.store.protocol import Store
+from memdir.store.sqlite.store import SqliteStore
 from memdir.recall.tokenize import query_tokens
 
 import pg_cluster

@@ -74,9 +74,12 @@ def _categories_ok(v: list[str]) -> bool:
 def _embed_provider_ok(v: str) -> bool:
     if v in ("none", "auto"):
         return True
-    from memdir.embed import PROVIDERS  # only when another provider is configured
+    import sys
 
-    return v in PROVIDERS
+    from memdir.registry import EMBED  # names only: checking a setting imports no provider
+
+    embed = sys.modules.get("memdir.embed")  # providers registered at run time, once the package is loaded
+    return v in EMBED or (embed is not None and v in embed.PROVIDERS)
 
 
 #: Every setting memdir has, in one static table: ``(name, default, doc, type or None, check or None)``. Feature

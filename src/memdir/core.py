@@ -419,7 +419,7 @@ class Memdir:
 
     def _on_forget(self, store, ref: str, *, kind: str = "event") -> None:
         """Extension point: other tables keyed by ref (e.g. vectors) delete their rows here (``store``: the root's
-        :class:`memdir.store.sqlite.store.Store`, inside its transaction). The team server is told to forget events only: the
+        :class:`memdir.store.protocol.Store`, inside its transaction). The team server is told to forget events only: the
         queue never sends notes (they are shared through Git, and a clone on a PostgreSQL store mirrors its own
         Markdown), so a note's forget would ask the server for a row it cannot have — and leave a tombstone there."""
         store.delete_vectors(ref)

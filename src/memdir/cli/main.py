@@ -16,23 +16,13 @@ from typing import Any
 
 import click
 
+from memdir import registry
 from memdir.errors import MemdirError, NotFound, UsageError
 
 log = logging.getLogger("memdir")
 
 #: extra commands living in other modules, loaded only when used (keeps `memdir recall` start-up light)
-LAZY_COMMANDS = {
-    "hook": "memdir.hosts.hooks:hook",
-    "install": "memdir.hosts.install:install",
-    "mcp": "memdir.server.mcp:mcp_command",
-    "serve": "memdir.server.mcp:serve_command",
-    "store": "memdir.cli.store:store_command",
-    "push": "memdir.cli.store:push_command",
-    "backfill": "memdir.cli.maintenance:backfill",
-    "sweep": "memdir.cli.maintenance:sweep",
-    "prune": "memdir.cli.maintenance:prune",
-    "doctor": "memdir.cli.maintenance:doctor",
-}
+LAZY_COMMANDS = registry.COMMANDS
 IMPORT_SOURCES = ("claude-code", "codex", "opencode", "jsonl")
 
 

@@ -83,7 +83,7 @@ answer {"version": 1, "memories": []}."""
 
 # ---- selecting turns --------------------------------------------------------------------------------------
 def pending_turns(root, *, session: str | None = None, since: float | None = None) -> dict[str, list[Any]]:
-    """Events of ``root``'s store (SQLite or PostgreSQL: :meth:`memdir.store.sqlite.store.Store.session_turns`) not yet
+    """Events of ``root``'s store (SQLite or PostgreSQL: :meth:`memdir.store.protocol.Store.session_turns`) not yet
     distilled by this host (``distill_marks`` in the root's own SQLite file), ``{session: [rows (id, ref, role,
     text, session, ts, ts_epoch)]}`` in time order. Events without a session are never distilled (there is no
     conversation to read them in)."""
@@ -624,49 +624,3 @@ def trigger(m: Any, session: str | None, *, home: str | os.PathLike | None = Non
     except Exception as exc:  # noqa: BLE001 — the host must never notice
         log.debug("distill: could not start the detached distiller: %s", exc)
         return None
-
-
-def main(argv: list[str] | None = None) -> int:
-    """``python -m memdir.distill --session S [--dir D] [--home H] [--delay SECONDS]``: the detached worker (it
-    first lowers its priority and sleeps ``--delay``, ``distill.delay_s`` = 2 s from :func:`trigger`). Logs one summary
-    line (or the failure) to stderr, which :func:`trigger` points at ``distill.log``; exit 0 either way except
-    for bad arguments."""
-    import argparse
-
-    ap = argparse.ArgumentParser(prog="python -m memdir.distill")
-    ap.add_argument("--session")
-    ap.add_argument("--since")
-    ap.add_argument("--dir")
-    ap.add_argument("--home")
-    ap.add_argument("--dry-run", action="store_true")
-    ap.add_argument("--delay", type=float, default=0.0, help="seconds to wait first (at low priority)")
-    args = ap.parse_args(argv)
-    if args.delay > 0:  # let the host and the hook that started us finish before we use the CPU
-        try:
-            os.nice(10)
-        except (AttributeError, OSError):
-            pass
-        import time
-
-        time.sleep(min(args.delay, 300.0))
-    os.environ["MEMDIR_DISTILLING"] = "1"  # anything we start (a host CLI and its hooks) stays out of memory
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("%(asctime)s %(process)d %(levelname)s %(message)s"))
-    log.addHandler(handler)
-    log.setLevel(logging.INFO)
-    log.propagate = False
-    import memdir  # the worker is an entry point, like the CLI: it opens the facade through the public API
-
-    try:
-        with memdir.open(args.dir, home=args.home) as m:
-            out = m.distill(session=args.session, since=args.since, dry_run=args.dry_run)
-        log.info("distill: session %s: %d calls, %d notes, %d proposals, %d skipped, %d rejected, %d errors",
-                 args.session or "(all)", out["calls"], len(out["notes"]), len(out["proposals"]), len(out["skipped"]),
-                 len(out["rejected"]), len(out["errors"]))
-    except Exception as exc:  # noqa: BLE001 — logged, never shown to the host
-        log.warning("distill: session %s failed: %s: %s", args.session, type(exc).__name__, str(exc)[:300])
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

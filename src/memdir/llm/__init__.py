@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Protocol
 
+from memdir import registry
 from memdir.errors import MemdirError, UsageError
 
 #: environment variable set for every process a distiller starts (host CLIs and their hooks): memdir's hooks
@@ -66,13 +67,21 @@ def _cli(kind: str) -> Callable[[Any], Provider]:
     return make
 
 
-PROVIDERS: dict[str, Callable[[Any], Provider]] = {
-    "openai": _http("openai"),
-    "anthropic": _http("anthropic"),
-    "claude": _cli("claude"),
-    "codex": _cli("codex"),
-    "opencode": _cli("opencode"),
-}
+openai_provider, anthropic_provider = _http("openai"), _http("anthropic")
+claude_provider, codex_provider, opencode_provider = _cli("claude"), _cli("codex"), _cli("opencode")
+
+
+def _declared(target: str) -> Callable[[Any], Provider]:
+    def make(config: Any) -> Provider:
+        from memdir import registry
+
+        return registry.resolve(target)(config)
+
+    return make
+
+
+#: name -> factory; the names are declared in :data:`memdir.registry.LLM`
+PROVIDERS: dict[str, Callable[[Any], Provider]] = {name: _declared(t) for name, t in registry.LLM.items()}
 
 
 def get_provider(config: Any) -> Provider:

@@ -231,7 +231,7 @@ def _memdir_events(root: Path) -> Iterator[dict[str, Any]]:
 # ---- writing --------------------------------------------------------------------------------------------
 def _existing(store, sha: str, key: str | None) -> tuple[bool, bool]:
     """(``sha`` already stored, ``key`` held by another text); ``store`` is the project root's index
-    (:class:`memdir.store.sqlite.store.Store`: SQLite or PostgreSQL) or ``None`` when the root does not exist yet."""
+    (:class:`memdir.store.protocol.Store`: SQLite or PostgreSQL) or ``None`` when the root does not exist yet."""
     if store is None:
         return False, False
     dup = store.has_text(sha)

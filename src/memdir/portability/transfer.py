@@ -24,7 +24,7 @@ EVENT_COLUMNS = ("ref", "content_sha256", "role", "session", "ts", "ts_epoch", "
 
 
 def _open(url: str, project: str, token: str | None):
-    from memdir.store.sqlite import store as storage
+    from memdir import store as storage
     from memdir.store.postgres.store import PgStore
 
     if not storage.is_remote(url):

@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-HOSTS = ("claude-code", "codex", "dsh", "opencode")
+HOSTS = ("claude-code", "codex", "dsh", "opencode")  # the keys of memdir.registry.HOSTS (a test keeps them equal)
 HOST_ALIASES = {"claude": "claude-code", "claudecode": "claude-code", "claude_code": "claude-code",
                 "deepseek": "dsh", "deepseek-harness": "dsh", "open-code": "opencode"}
 
@@ -111,21 +111,18 @@ def parse(host: str, event: str, payload: Any) -> HookCall:
         raise ValueError(f"unknown event {event!r} for {h}")
     if not isinstance(payload, dict):
         raise ValueError("the hook payload is not a JSON object")
-    if h == "opencode":
-        from memdir.hosts.adapters.opencode import parse_payload
-    elif h == "codex":
-        from memdir.hosts.adapters.codex import parse_payload
-    else:
-        from memdir.hosts.adapters.claude_code import parse_payload
-    return parse_payload(h, ev, event, payload)
+    from memdir import registry
+
+    return registry.resolve(registry.HOSTS[h]["parse"])(h, ev, event, payload)
 
 
 def render(call: HookCall, block: str) -> str:
     """What the host reads on stdout for an injected ``block`` (``""`` → print nothing)."""
     if not block:
         return ""
-    if call.host == "opencode":
-        return block
-    from memdir.hosts.adapters.claude_code import render_json
+    from memdir import registry
 
-    return render_json(call, block)
+    entry = registry.HOSTS[call.host]
+    if entry["render"] is None:  # the host reads the block as plain text
+        return block
+    return registry.resolve(entry["render"])(call, block)

@@ -29,6 +29,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from memdir import registry as _registry
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections import Counter
@@ -48,14 +50,8 @@ _NAMES = {
     "default_paths": "discover",
     "resolve_paths": "discover",
 }
-#: the importer of each source (values: :data:`_NAMES` keys, resolved by :func:`importer`)
-_SOURCES = {
-    "claude-code": "iter_claude_code",
-    "codex": "iter_codex",
-    "opencode": "iter_opencode",
-    "jsonl": "iter_jsonl",
-    "claude-mem": "iter_claude_mem",  # a SQLite database, not transcripts: `memdir import claude-mem [PATH]`
-}
+#: the importer of each source: the reader's name, from its declaration in :data:`memdir.registry.IMPORTERS`
+_SOURCES = {source: target.rpartition(":")[2] for source, target in _registry.IMPORTERS.items()}
 
 
 def __getattr__(name: str):

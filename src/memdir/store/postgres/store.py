@@ -1,4 +1,4 @@
-"""A :class:`memdir.store.sqlite.store.Store` on PostgreSQL: one database shared by several projects (issue 14).
+"""A :class:`memdir.store.protocol.Store` on PostgreSQL: one database shared by several projects (issue 14).
 
 Chosen by ``store = "postgresql://user@host/db"`` in ``config.toml`` or ``MEMDIR_STORE``; needs the ``postgres`` extra
 (psycopg 3). Every table has a ``project`` column and every statement names the store's project, so projects sharing
@@ -1188,7 +1188,7 @@ class PgStore:
         out.sort(key=lambda d: (-d["bm25"], d["id"]))  # equal scores in id order, whatever order the rows came back in
         return out[:limit]
 
-    # ---- the facade's reads and writes (memdir.store.sqlite.store.Store; the SQL core.py / root.py / tiers.py need) ------
+    # ---- the facade's reads and writes (memdir.store.protocol.Store; the SQL core.py / root.py / tiers.py need) ------
     def hold_postings(self, max_rows: int, *, background: bool = False) -> None:
         """Postings in memory are a SQLite-store path (:mod:`memdir.store.sqlite.postings`); the server scores here."""
         return None

@@ -45,13 +45,13 @@ def preview(text: Any, limit: int = PREVIEW_CHARS) -> str:
 def hit_ids(block: str, *dbs: Any) -> list[str]:
     """The ids of the memories whose bodies a ``<memory>`` block holds, in block order: the handles of its entry
     headers, each turned into its note id / event key by the first of ``dbs`` (root indexes — SQLite connections or
-    :class:`memdir.store.sqlite.store.Store` objects —, project first) that holds it, else kept as the handle."""
+    :class:`memdir.store.protocol.Store` objects —, project first) that holds it, else kept as the handle."""
     out = []
     for m in _HIT_HEADER.finditer(block or ""):
         h = m.group(1)
         ref = None
         for db in dbs:
-            if db is not None and hasattr(db, "resolve_handle"):  # a memdir.store.sqlite.store.Store (e.g. a PostgreSQL index)
+            if db is not None and hasattr(db, "resolve_handle"):  # a memdir.store.protocol.Store (e.g. a PostgreSQL index)
                 ref = db.resolve_handle(h)
                 if ref:
                     break
@@ -87,7 +87,7 @@ def log_skip(db: sqlite3.Connection, *, when: datetime, reason: str, role: str |
 def log_injection(db: sqlite3.Connection, *, when: datetime, block: str, prompt: str, host: str | None,
                   event: str | None, session: str | None, others: tuple[Any, ...] = (), index: Any = None) -> int:
     """Append one injected block and trim the log to :data:`INJECTIONS_KEEP` rows; hit handles are resolved in
-    ``index`` (the root's :class:`memdir.store.sqlite.store.Store`; default ``db``), then in ``others`` (the other roots'
+    ``index`` (the root's :class:`memdir.store.protocol.Store`; default ``db``), then in ``others`` (the other roots'
     indexes). Returns the row id."""
     db.execute("BEGIN IMMEDIATE")
     try:
