@@ -20,9 +20,8 @@ import anyio  # noqa: E402  (installed with mcp)
 from mcp import Client, StdioServerParameters  # noqa: E402
 
 import memdir  # noqa: E402
-from memdir.server.mcp import (  # noqa: E402
-    RepairJsonBody, build_server, check_serve_options, clean_text, is_loopback, repair_json_text,
-)
+from memdir.server.http import RepairJsonBody, check_serve_options, is_loopback, repair_json_text  # noqa: E402
+from memdir.server.mcp import build_server, clean_text  # noqa: E402
 
 TOOLS = {"memory_recall", "memory_remember", "memory_forget", "memory_inspect", "memory_prune", "memory_list"}
 T0 = datetime(2025, 1, 1, tzinfo=timezone.utc)

@@ -276,7 +276,8 @@ def test_serve_app_has_the_pages_behind_its_token(sample, tmp_path):
     m, project, home = sample
     from starlette.testclient import TestClient
 
-    from memdir.server.mcp import build_server, http_app
+    from memdir.cli.serve import http_app
+    from memdir.server.mcp import build_server
 
     server = build_server(project, home=home)
     try:

@@ -160,7 +160,7 @@ def test_serve_tools_and_hooks_share_one_store_and_its_postings(tmp_path, monkey
             srv.prewarm(str(project)).join(60)
             tools = MemoryStore(str(project), keep_warm=True, opener=lambda: srv.store_for(str(project)), lock=srv.lock)
             m = tools.memdir
-            assert m is srv.store_for(str(project)) and tools._lock is srv.lock
+            assert m is srv.store_for(str(project)) and tools.lock is srv.lock
             m.roots["project"].store.mem.building.join(60)
             hits = tools.run("recall", lambda md: md.recall("staging database port", k=3))
             assert hits and hits[0].text.startswith("The staging database")

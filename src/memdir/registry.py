@@ -60,8 +60,8 @@ RERANKERS: dict[str, str] = {
 COMMANDS: dict[str, str] = {
     "hook": "memdir.hosts.hooks:hook",
     "install": "memdir.hosts.install:install",
-    "mcp": "memdir.server.mcp:mcp_command",
-    "serve": "memdir.server.mcp:serve_command",
+    "mcp": "memdir.cli.serve:mcp_command",
+    "serve": "memdir.cli.serve:serve_command",
     "store": "memdir.cli.store:store_command",
     "push": "memdir.cli.store:push_command",
     "backfill": "memdir.cli.maintenance:backfill",

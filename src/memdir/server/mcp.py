@@ -30,21 +30,17 @@ Importing this module is cheap (click and the standard library only); the ``mcp`
 measured) is loaded only when a server is built. It is the ``mcp`` extra: ``pip install 'memdir[mcp]'``.
 """
 
-import hmac
-import ipaddress
 import json
 import logging
 import re
-import socket
 import sys
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
-import click
-
 from memdir import foreground
 from memdir.errors import MemdirError, UsageError
+from memdir.server.http import repair_json_text
 
 if TYPE_CHECKING:  # pragma: no cover
     from mcp.server import MCPServer
@@ -61,7 +57,6 @@ MAX_HIT_CHARS = 4_000        # text per hit; longer bodies are cut (``truncated:
 MAX_RECALL_CHARS = 20_000    # ... and all hits together stay under this, so a reply fits hosts' output caps
 MIN_HIT_CHARS = 200          # (Claude Code: MAX_MCP_OUTPUT_TOKENS, 25k tokens); each hit keeps at least this
 MAX_INSPECT_NOTES = 200      # notes listed by memory_inspect (counts are always complete)
-LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
 #: what is worth a note and what is not (seed 000's 该记 / 不该记 table; issue 13 item 12)
 REMEMBER_GUIDANCE = (
     "Remember: the user's preferences, decisions with their reasons, non-obvious pitfalls with their root cause, "
@@ -101,27 +96,6 @@ def clean(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [clean(v) for v in value]
     return value
-
-
-_ESCAPES = re.compile(r"\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}"  # a valid surrogate pair
-                      r"|\\u[dD][89a-fA-F][0-9a-fA-F]{2}"                               # a lone surrogate
-                      r"|\\.", re.S)                                                    # any other escape
-_SURROGATE_HINT = re.compile(r"\\u[dD][89a-fA-F]")
-
-
-def repair_json_text(line: str) -> str:
-    """Replace JSON escapes of lone UTF-16 surrogates (``\\ud800`` not followed by a low surrogate, or a lone
-    low one) with ``\\ufffd``; valid pairs and escaped backslashes are kept. The SDK's JSON parser rejects a
-    lone surrogate escape, and a request it cannot parse gets no answer at all, so the client would hang
-    (case C9). Text without such an escape is returned unchanged (fast path)."""
-    if not _SURROGATE_HINT.search(line):
-        return line
-
-    def fix(m: re.Match) -> str:
-        tok = m.group(0)
-        return "\\ufffd" if len(tok) == 6 and tok[1] == "u" else tok
-
-    return _ESCAPES.sub(fix, line)
 
 
 class _RepairedLines:
@@ -207,12 +181,12 @@ class MemoryStore:
         self._memdir = memdir
         self._owned = memdir is None and opener is None
         self._opener = opener  # another holder's Memdir, asked for at each use (memdir serve: the hook listener's)
-        self._lock = lock if lock is not None else threading.RLock()
+        self.lock = lock if lock is not None else threading.RLock()
 
     @property
     def memdir(self) -> "Memdir":
         """The Memdir, opened on first access (or the ``opener``'s, asked for each time)."""
-        with self._lock:
+        with self.lock:
             if self._opener is not None:
                 return self._opener()
             if self._memdir is None:
@@ -228,7 +202,7 @@ class MemoryStore:
         """``fn(memdir)`` under the lock; errors become ``ToolError`` (one line). ``what`` names the tool."""
         from mcp.server.mcpserver.exceptions import ToolError
 
-        with self._lock, foreground.active():  # a background postings build steps aside meanwhile
+        with self.lock, foreground.active():  # a background postings build steps aside meanwhile
             try:
                 return clean(fn(self.memdir))
             except ToolError:
@@ -245,7 +219,7 @@ class MemoryStore:
 
     def close(self) -> None:
         """Close the Memdir if this store opened it (safe to call twice)."""
-        with self._lock:
+        with self.lock:
             if self._memdir is not None and self._owned:
                 self._memdir.close()
                 self._memdir = None
@@ -644,151 +618,8 @@ def _version() -> str:
         return ""
 
 
-# ---- HTTP: bearer token, loopback check ---------------------------------------------------------------
-def is_loopback(host: str) -> bool:
-    """True for ``localhost`` and loopback addresses (``127.0.0.0/8``, ``::1``)."""
-    h = host.strip().strip("[]").lower()
-    if h in LOOPBACK_NAMES:
-        return True
-    try:
-        return ipaddress.ip_address(h).is_loopback
-    except ValueError:
-        return False
 
 
-class BearerAuth:
-    """ASGI middleware: every HTTP request needs ``Authorization: Bearer <token>`` (constant-time compare);
-    otherwise 401 with a one-line JSON error. Lifespan and other scopes pass through."""
-
-    def __init__(self, app: Any, token: str):
-        self.app = app
-        self._token = token.encode("utf-8")
-
-    async def __call__(self, scope, receive, send):
-        if scope.get("type") != "http":
-            return await self.app(scope, receive, send)
-        got = b""
-        for name, value in scope.get("headers") or ():
-            if name.lower() == b"authorization":
-                got = value
-                break
-        scheme, _, cred = got.partition(b" ")
-        if scheme.lower() == b"bearer" and hmac.compare_digest(cred.strip(), self._token):
-            return await self.app(scope, receive, send)
-        body = b'{"error": "unauthorized: send Authorization: Bearer <token> (memdir serve --token)"}'
-        await send({"type": "http.response.start", "status": 401,
-                    "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
-                                (b"www-authenticate", b"Bearer")]})
-        await send({"type": "http.response.body", "body": body})
-
-
-class RepairJsonBody:
-    """ASGI middleware: a POST body's lone-surrogate escapes are repaired (:func:`repair_json_text`) before
-    the SDK parses it, so such a request is answered instead of rejected (case C9 over HTTP). The repair
-    keeps the body's length, so ``Content-Length`` stays right; bodies over 8 MiB pass through untouched."""
-
-    LIMIT = 8 * 1024 * 1024
-
-    def __init__(self, app: Any):
-        self.app = app
-
-    async def __call__(self, scope, receive, send):
-        if scope.get("type") != "http" or scope.get("method") != "POST":
-            return await self.app(scope, receive, send)
-        queue: list[dict] = []
-        size, more = 0, True
-        while more and size <= self.LIMIT:
-            msg = await receive()
-            queue.append(msg)
-            if msg.get("type") != "http.request":
-                break
-            size += len(msg.get("body", b""))
-            more = bool(msg.get("more_body"))
-        if not more and queue and all(m.get("type") == "http.request" for m in queue):
-            body = b"".join(m.get("body", b"") for m in queue)
-            if b"\\u" in body:
-                text = body.decode("utf-8", "surrogateescape")
-                fixed = repair_json_text(text)
-                if fixed != text:
-                    body = fixed.encode("utf-8", "surrogateescape")
-            queue = [{"type": "http.request", "body": body, "more_body": False}]
-
-        async def replay():
-            return queue.pop(0) if queue else await receive()
-
-        await self.app(scope, replay, send)
-
-
-def http_app(server: "MCPServer", *, host: str = "127.0.0.1", token: str | None = None, path: str = DEFAULT_PATH,
-             ui: bool = True):
-    """The ASGI app for ``memdir serve``: the SDK's streamable-HTTP app (DNS-rebinding protection on for
-    loopback hosts) behind :class:`RepairJsonBody`, wrapped in :class:`BearerAuth` when ``token`` is set. With
-    ``ui`` (and the ``ui`` extra installed) the viewer's pages answer under ``/ui`` (:mod:`memdir.ui`), behind
-    the same Host / Origin / token checks."""
-    app = RepairJsonBody(server.streamable_http_app(streamable_http_path=path, host=host))
-    app = BearerAuth(app, token) if token else app
-    if ui and path != "/ui" and not path.startswith("/ui/"):
-        from memdir.ui import missing_deps, with_pages
-
-        if not missing_deps():
-            store = server.memdir_store  # type: ignore[attr-defined]
-            app = with_pages(app, get=lambda: store.memdir, lock=store._lock, host=host, token=token)
-    return app
-
-
-def check_serve_options(host: str, token: str | None) -> None:
-    """Raise ``UsageError`` when a non-loopback ``host`` has no ``token`` (or the token is too short)."""
-    if token is not None and len(token.strip()) < 16:
-        raise UsageError("--token must be at least 16 characters (try: python -c 'import secrets; print(secrets.token_urlsafe(24))')")
-    if not is_loopback(host) and not token:
-        raise UsageError(f"refusing to serve on {host}: a non-loopback host needs --token (or $MEMDIR_TOKEN)")
-
-
-# ---- click commands --------------------------------------------------------------------------------------
-def _dirs(ctx: click.Context, dir_: str | None, home: str | None) -> tuple[str | None, str | None]:
-    obj = (ctx.find_root().obj or {}) if ctx else {}
-    return dir_ or obj.get("dir"), home or obj.get("home")
-
-
-def _debug(ctx: click.Context) -> bool:
-    return bool((ctx.find_root().obj or {}).get("debug"))
-
-
-def _log_to_stderr(debug: bool) -> None:
-    root = logging.getLogger()
-    if not any(isinstance(h, logging.StreamHandler) and getattr(h, "stream", None) is sys.stderr for h in root.handlers):
-        handler = logging.StreamHandler(sys.stderr)
-        handler.setFormatter(logging.Formatter("memdir: %(levelname)s %(message)s"))
-        root.addHandler(handler)
-    # any handler writing to stdout would corrupt the stdio protocol: point it at stderr
-    for h in root.handlers:
-        if isinstance(h, logging.StreamHandler) and getattr(h, "stream", None) is sys.stdout:
-            h.setStream(sys.stderr)
-    logging.getLogger("memdir").setLevel(logging.DEBUG if debug else logging.WARNING)
-
-
-@click.command("mcp")
-@click.option("--dir", "dir_", type=click.Path(file_okay=False), default=None,
-              help="Project directory (default: the group's --dir, else the working directory).")
-@click.option("--home", type=click.Path(file_okay=False), default=None, help="Global memory root.")
-@click.option("--json", "as_json", is_flag=True, help="Accepted for symmetry; stdio output is always MCP JSON-RPC.")
-@click.pass_context
-def mcp_command(ctx: click.Context, dir_: str | None, home: str | None, as_json: bool) -> None:
-    """Serve the memory tools over stdio (MCP). Register it with your host, e.g. in .mcp.json:
-    {"mcpServers": {"memdir": {"type": "stdio", "command": "memdir", "args": ["mcp"]}}}"""
-    debug = _debug(ctx)
-    _log_to_stderr(debug)
-    dir_, home = _dirs(ctx, dir_, home)
-    server = build_server(dir_, home=home, log_level="DEBUG" if debug else "WARNING")
-    from memdir.portability.dropimport import spawn_if_pending
-
-    spawn_if_pending(home, dir_)  # files dropped in <global root>/import/: imported by a detached process
-    try:
-        run_stdio(server)
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.memdir_store.close()
 
 
 def run_stdio(server: "MCPServer") -> None:
@@ -817,168 +648,3 @@ def run_stdio(server: "MCPServer") -> None:
     anyio.run(main)
 
 
-@click.command("serve")
-@click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind; non-loopback needs --token.")
-@click.option("--port", type=click.IntRange(0, 65535), default=DEFAULT_PORT, show_default=True, help="0 = any free port.")
-@click.option("--path", "path", default=DEFAULT_PATH, show_default=True, help="URL path of the MCP endpoint.")
-@click.option("--token", envvar="MEMDIR_TOKEN", default=None,
-              help="Bearer token clients must send (required for a non-loopback host). Env: MEMDIR_TOKEN.")
-@click.option("--dir", "dir_", type=click.Path(file_okay=False), default=None, help="Project directory.")
-@click.option("--home", type=click.Path(file_okay=False), default=None, help="Global memory root.")
-@click.option("--json", "as_json", is_flag=True, help="Print the ready line as JSON ({url, host, port, pid}).")
-@click.option("--store", "store_url", default=None, metavar="URL",
-              help="postgresql://… : serve a team store's HTTP API (/v1/<project>/…, a token per person) instead of MCP.")
-@click.pass_context
-def serve_command(ctx: click.Context, host: str, port: int, path: str, token: str | None, dir_: str | None,
-                  home: str | None, as_json: bool, store_url: str | None) -> None:
-    """Serve the memory tools over streamable HTTP (MCP), bound to 127.0.0.1 by default. Prints one
-    ready line with the URL once the socket is listening. With --store, serve a PostgreSQL team store instead
-    (memdir.server.team: each request's bearer token must grant its project; the database enforces it)."""
-    import os
-
-    if store_url:
-        return _serve_store(ctx, host, port, store_url, as_json)
-    check_serve_options(host, token)
-    if not path.startswith("/"):
-        raise UsageError(f"--path must start with '/' (got {path!r})")
-    debug = _debug(ctx)
-    _log_to_stderr(debug)
-    dir_, home = _dirs(ctx, dir_, home)
-    # the hook listener first, and the project's store opened and its postings built in threads from now on,
-    # while the rest starts (a hook call meanwhile is answered from SQL; the build steps aside for it)
-    warm = _start_warm_hooks(home)
-    store = None
-    if warm is not None:
-        warm.prewarm(dir_)
-        # the tools use the listener's Memdir of this project (one open store, one set of held postings, one lock)
-        store = MemoryStore(dir_, home=home, keep_warm=True, opener=lambda: warm.store_for(dir_), lock=warm.lock)
-    try:
-        server = build_server(dir_, home=home, log_level="DEBUG" if debug else "WARNING", keep_warm=True, store=store)
-        from memdir.portability.dropimport import spawn_if_pending
-
-        spawn_if_pending(home, dir_)
-        app = http_app(server, host=host, token=token, path=path)
-        sock = _bind(host, port)
-    except BaseException:
-        if warm is not None:
-            warm.close()
-        raise
-    real_port = sock.getsockname()[1]
-    shown = f"[{host}]" if ":" in host else host
-    url = f"http://{shown}:{real_port}{path}"
-    info = {"url": url, "host": host, "port": real_port, "pid": os.getpid(), "auth": "bearer" if token else "none"}
-    from memdir.ui import missing_deps
-
-    if not missing_deps() and not path.startswith("/ui"):
-        info["ui"] = f"http://{shown}:{real_port}/ui/search"  # the viewer's pages (memdir ui), same door
-    running = _stop_on_sigterm()  # before the ready line: a SIGTERM right after it still cleans up
-    info["hook_socket"] = str(warm.path) if warm else None
-    try:
-        click.echo(json.dumps(info) if as_json else f"memdir: serving MCP at {url} (Ctrl-C stops)"
-                   + (f"; hooks answered on {warm.path}" if warm else "")
-                   + (f"; viewer at {info['ui']}" if info.get("ui") else ""))
-        sys.stdout.flush()
-        import anyio
-        import uvicorn
-
-        config = uvicorn.Config(app, log_level="debug" if debug else "warning", access_log=debug,
-                                lifespan="on", timeout_graceful_shutdown=3)
-        running["server"] = uvicorn.Server(config)
-        anyio.run(lambda: running["server"].serve(sockets=[sock]))
-    except KeyboardInterrupt:
-        pass
-    finally:
-        sock.close()
-        if warm is not None:
-            warm.close()
-        server.memdir_store.close()
-
-
-def _stop_on_sigterm() -> dict:
-    """SIGTERM ends ``memdir serve`` as Ctrl-C does, through its ``finally`` (the hook socket removed, stores closed).
-    uvicorn shuts down on SIGTERM and then raises it again with the handler it found — the default one ended the
-    process before any clean-up and left ``hook.sock`` behind. This handler raises ``KeyboardInterrupt`` until the
-    returned dict holds the uvicorn server (``["server"]``), then asks that server to stop (``should_exit``) and
-    returns, so an exception never lands inside the event loop."""
-    import signal
-    import threading
-
-    running: dict = {}
-
-    def stop(signum, frame):  # noqa: ARG001
-        srv = running.get("server")
-        if srv is None:
-            raise KeyboardInterrupt
-        srv.should_exit = True
-
-    if threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
-        signal.signal(signal.SIGTERM, stop)
-    return running
-
-
-def _serve_store(ctx: click.Context, host: str, port: int, url: str, as_json: bool) -> None:
-    """``memdir serve --store``: the team API of :mod:`memdir.server.team` on ``host:port``."""
-    import os
-
-    from memdir import store as storage
-    from memdir.server import team as teamserver
-
-    if not storage.is_remote(url):
-        raise UsageError(f"--store needs a postgresql:// URL (got {url!r})")
-    teamserver.check_login(url)
-    debug = _debug(ctx)
-    _log_to_stderr(debug)
-    from memdir.config import Config
-    from memdir.roots import global_root
-
-    server_cfg = Config(global_file=global_root(None) / "config.toml")  # recall settings: the server's own config/env
-    app = teamserver.app(url, {k: server_cfg.get(k) for k in teamserver.defaults() if k.startswith("recall.")})
-    sock = _bind(host, port)
-    real_port = sock.getsockname()[1]
-    shown = f"[{host}]" if ":" in host else host
-    info = {"url": f"http://{shown}:{real_port}/v1", "host": host, "port": real_port, "pid": os.getpid(), "auth": "token per person"}
-    click.echo(json.dumps(info) if as_json else f"memdir: serving the team store at {info['url']} (Ctrl-C stops)")
-    sys.stdout.flush()
-    try:
-        import anyio
-        import uvicorn
-
-        config = uvicorn.Config(app, log_level="debug" if debug else "warning", access_log=debug, timeout_graceful_shutdown=3)
-        anyio.run(lambda: uvicorn.Server(config).serve(sockets=[sock]))
-    except KeyboardInterrupt:
-        pass
-    finally:
-        sock.close()
-
-
-def _start_warm_hooks(home: str | None):
-    """The warm hook listener (:mod:`memdir.hosts.warm`) for ``home``, started; ``None`` when ``hook.warm`` is off
-    or another server already answers hooks there."""
-    from memdir.config import Config
-    from memdir.roots import global_root
-    from memdir.hosts.warm import WarmServer
-
-    g = global_root(home)
-    if not Config(global_file=g / "config.toml").get("hook.warm"):
-        return None
-    w = WarmServer(home)
-    return w if w.start() else None
-
-
-def _bind(host: str, port: int) -> socket.socket:
-    """A listening TCP socket on ``host:port`` (``port`` 0 = any free port); ``UsageError`` if it cannot bind."""
-    try:
-        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
-    except socket.gaierror as exc:
-        raise UsageError(f"cannot resolve --host {host!r}: {exc.strerror}") from None
-    family, stype, proto, _, addr = infos[0]
-    sock = socket.socket(family, stype, proto)
-    try:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind(addr)
-        sock.listen(128)
-    except OSError as exc:
-        sock.close()
-        raise UsageError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
-    sock.set_inheritable(True)
-    return sock

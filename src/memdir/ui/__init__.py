@@ -63,7 +63,7 @@ def serve(*, get: Any, host: str = "127.0.0.1", port: int = DEFAULT_PORT, token:
     import anyio
     import uvicorn
 
-    from memdir.server.mcp import _bind
+    from memdir.server.http import bind as _bind
 
     app = build(get=get, host=host, token=token)  # checks host/token first
     sock = _bind(host, port)

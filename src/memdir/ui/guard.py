@@ -25,7 +25,7 @@ from http.cookies import SimpleCookie
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
-from memdir.server.mcp import is_loopback
+from memdir.server.http import is_loopback
 
 COOKIE = "memdir_ui_token"
 SAFE_METHODS = ("GET", "HEAD")
@@ -52,7 +52,7 @@ class Guard:
     ``None``; then a non-loopback ``bound_host`` is refused at construction, as ``serve`` does)."""
 
     def __init__(self, app: Any, *, bound_host: str = "127.0.0.1", token: str | None = None):
-        from memdir.server.mcp import check_serve_options
+        from memdir.server.http import check_serve_options
 
         check_serve_options(bound_host, token)
         self.app = app

@@ -1,0 +1,229 @@
+"""``memdir mcp`` (the memory tools over stdio) and ``memdir serve`` (streamable HTTP with the warm hook listener and
+the viewer's pages, or a team store's HTTP API with ``--store``): the click commands and the serve supervisor."""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from typing import TYPE_CHECKING
+
+import click
+
+from memdir.errors import UsageError
+from memdir.server.http import BearerAuth, RepairJsonBody, bind, check_serve_options
+from memdir.server.mcp import DEFAULT_PATH, DEFAULT_PORT, MemoryStore, build_server, run_stdio
+
+if TYPE_CHECKING:  # pragma: no cover
+    from mcp.server import MCPServer
+
+
+def http_app(server: "MCPServer", *, host: str = "127.0.0.1", token: str | None = None, path: str = DEFAULT_PATH,
+             ui: bool = True):
+    """The ASGI app for ``memdir serve``: the SDK's streamable-HTTP app (DNS-rebinding protection on for
+    loopback hosts) behind :class:`RepairJsonBody`, wrapped in :class:`BearerAuth` when ``token`` is set. With
+    ``ui`` (and the ``ui`` extra installed) the viewer's pages answer under ``/ui`` (:mod:`memdir.ui`), behind
+    the same Host / Origin / token checks."""
+    app = RepairJsonBody(server.streamable_http_app(streamable_http_path=path, host=host))
+    app = BearerAuth(app, token) if token else app
+    if ui and path != "/ui" and not path.startswith("/ui/"):
+        from memdir.ui import missing_deps, with_pages
+
+        if not missing_deps():
+            store = server.memdir_store  # type: ignore[attr-defined]
+            app = with_pages(app, get=lambda: store.memdir, lock=store.lock, host=host, token=token)
+    return app
+
+
+def _dirs(ctx: click.Context, dir_: str | None, home: str | None) -> tuple[str | None, str | None]:
+    obj = (ctx.find_root().obj or {}) if ctx else {}
+    return dir_ or obj.get("dir"), home or obj.get("home")
+
+
+def _debug(ctx: click.Context) -> bool:
+    return bool((ctx.find_root().obj or {}).get("debug"))
+
+
+def _log_to_stderr(debug: bool) -> None:
+    root = logging.getLogger()
+    if not any(isinstance(h, logging.StreamHandler) and getattr(h, "stream", None) is sys.stderr for h in root.handlers):
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("memdir: %(levelname)s %(message)s"))
+        root.addHandler(handler)
+    # any handler writing to stdout would corrupt the stdio protocol: point it at stderr
+    for h in root.handlers:
+        if isinstance(h, logging.StreamHandler) and getattr(h, "stream", None) is sys.stdout:
+            h.setStream(sys.stderr)
+    logging.getLogger("memdir").setLevel(logging.DEBUG if debug else logging.WARNING)
+
+
+@click.command("mcp")
+@click.option("--dir", "dir_", type=click.Path(file_okay=False), default=None,
+              help="Project directory (default: the group's --dir, else the working directory).")
+@click.option("--home", type=click.Path(file_okay=False), default=None, help="Global memory root.")
+@click.option("--json", "as_json", is_flag=True, help="Accepted for symmetry; stdio output is always MCP JSON-RPC.")
+@click.pass_context
+def mcp_command(ctx: click.Context, dir_: str | None, home: str | None, as_json: bool) -> None:
+    """Serve the memory tools over stdio (MCP). Register it with your host, e.g. in .mcp.json:
+    {"mcpServers": {"memdir": {"type": "stdio", "command": "memdir", "args": ["mcp"]}}}"""
+    debug = _debug(ctx)
+    _log_to_stderr(debug)
+    dir_, home = _dirs(ctx, dir_, home)
+    server = build_server(dir_, home=home, log_level="DEBUG" if debug else "WARNING")
+    from memdir.portability.dropimport import spawn_if_pending
+
+    spawn_if_pending(home, dir_)  # files dropped in <global root>/import/: imported by a detached process
+    try:
+        run_stdio(server)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.memdir_store.close()
+
+
+@click.command("serve")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind; non-loopback needs --token.")
+@click.option("--port", type=click.IntRange(0, 65535), default=DEFAULT_PORT, show_default=True, help="0 = any free port.")
+@click.option("--path", "path", default=DEFAULT_PATH, show_default=True, help="URL path of the MCP endpoint.")
+@click.option("--token", envvar="MEMDIR_TOKEN", default=None,
+              help="Bearer token clients must send (required for a non-loopback host). Env: MEMDIR_TOKEN.")
+@click.option("--dir", "dir_", type=click.Path(file_okay=False), default=None, help="Project directory.")
+@click.option("--home", type=click.Path(file_okay=False), default=None, help="Global memory root.")
+@click.option("--json", "as_json", is_flag=True, help="Print the ready line as JSON ({url, host, port, pid}).")
+@click.option("--store", "store_url", default=None, metavar="URL",
+              help="postgresql://… : serve a team store's HTTP API (/v1/<project>/…, a token per person) instead of MCP.")
+@click.pass_context
+def serve_command(ctx: click.Context, host: str, port: int, path: str, token: str | None, dir_: str | None,
+                  home: str | None, as_json: bool, store_url: str | None) -> None:
+    """Serve the memory tools over streamable HTTP (MCP), bound to 127.0.0.1 by default. Prints one
+    ready line with the URL once the socket is listening. With --store, serve a PostgreSQL team store instead
+    (memdir.server.team: each request's bearer token must grant its project; the database enforces it)."""
+    import os
+
+    if store_url:
+        return _serve_store(ctx, host, port, store_url, as_json)
+    check_serve_options(host, token)
+    if not path.startswith("/"):
+        raise UsageError(f"--path must start with '/' (got {path!r})")
+    debug = _debug(ctx)
+    _log_to_stderr(debug)
+    dir_, home = _dirs(ctx, dir_, home)
+    # the hook listener first, and the project's store opened and its postings built in threads from now on,
+    # while the rest starts (a hook call meanwhile is answered from SQL; the build steps aside for it)
+    warm = _start_warm_hooks(home)
+    store = None
+    if warm is not None:
+        warm.prewarm(dir_)
+        # the tools use the listener's Memdir of this project (one open store, one set of held postings, one lock)
+        store = MemoryStore(dir_, home=home, keep_warm=True, opener=lambda: warm.store_for(dir_), lock=warm.lock)
+    try:
+        server = build_server(dir_, home=home, log_level="DEBUG" if debug else "WARNING", keep_warm=True, store=store)
+        from memdir.portability.dropimport import spawn_if_pending
+
+        spawn_if_pending(home, dir_)
+        app = http_app(server, host=host, token=token, path=path)
+        sock = bind(host, port)
+    except BaseException:
+        if warm is not None:
+            warm.close()
+        raise
+    real_port = sock.getsockname()[1]
+    shown = f"[{host}]" if ":" in host else host
+    url = f"http://{shown}:{real_port}{path}"
+    info = {"url": url, "host": host, "port": real_port, "pid": os.getpid(), "auth": "bearer" if token else "none"}
+    from memdir.ui import missing_deps
+
+    if not missing_deps() and not path.startswith("/ui"):
+        info["ui"] = f"http://{shown}:{real_port}/ui/search"  # the viewer's pages (memdir ui), same door
+    running = _stop_on_sigterm()  # before the ready line: a SIGTERM right after it still cleans up
+    info["hook_socket"] = str(warm.path) if warm else None
+    try:
+        click.echo(json.dumps(info) if as_json else f"memdir: serving MCP at {url} (Ctrl-C stops)"
+                   + (f"; hooks answered on {warm.path}" if warm else "")
+                   + (f"; viewer at {info['ui']}" if info.get("ui") else ""))
+        sys.stdout.flush()
+        import anyio
+        import uvicorn
+
+        config = uvicorn.Config(app, log_level="debug" if debug else "warning", access_log=debug,
+                                lifespan="on", timeout_graceful_shutdown=3)
+        running["server"] = uvicorn.Server(config)
+        anyio.run(lambda: running["server"].serve(sockets=[sock]))
+    except KeyboardInterrupt:
+        pass
+    finally:
+        sock.close()
+        if warm is not None:
+            warm.close()
+        server.memdir_store.close()
+
+
+def _stop_on_sigterm() -> dict:
+    """SIGTERM ends ``memdir serve`` as Ctrl-C does, through its ``finally`` (the hook socket removed, stores closed).
+    uvicorn shuts down on SIGTERM and then raises it again with the handler it found — the default one ended the
+    process before any clean-up and left ``hook.sock`` behind. This handler raises ``KeyboardInterrupt`` until the
+    returned dict holds the uvicorn server (``["server"]``), then asks that server to stop (``should_exit``) and
+    returns, so an exception never lands inside the event loop."""
+    import signal
+    import threading
+
+    running: dict = {}
+
+    def stop(signum, frame):  # noqa: ARG001
+        srv = running.get("server")
+        if srv is None:
+            raise KeyboardInterrupt
+        srv.should_exit = True
+
+    if threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+        signal.signal(signal.SIGTERM, stop)
+    return running
+
+
+def _serve_store(ctx: click.Context, host: str, port: int, url: str, as_json: bool) -> None:
+    """``memdir serve --store``: the team API of :mod:`memdir.server.team` on ``host:port``."""
+    import os
+
+    from memdir import store as storage
+    from memdir.server import team as teamserver
+
+    if not storage.is_remote(url):
+        raise UsageError(f"--store needs a postgresql:// URL (got {url!r})")
+    teamserver.check_login(url)
+    debug = _debug(ctx)
+    _log_to_stderr(debug)
+    from memdir.config import Config
+    from memdir.roots import global_root
+
+    server_cfg = Config(global_file=global_root(None) / "config.toml")  # recall settings: the server's own config/env
+    app = teamserver.app(url, {k: server_cfg.get(k) for k in teamserver.defaults() if k.startswith("recall.")})
+    sock = bind(host, port)
+    real_port = sock.getsockname()[1]
+    shown = f"[{host}]" if ":" in host else host
+    info = {"url": f"http://{shown}:{real_port}/v1", "host": host, "port": real_port, "pid": os.getpid(), "auth": "token per person"}
+    click.echo(json.dumps(info) if as_json else f"memdir: serving the team store at {info['url']} (Ctrl-C stops)")
+    sys.stdout.flush()
+    try:
+        import anyio
+        import uvicorn
+
+        config = uvicorn.Config(app, log_level="debug" if debug else "warning", access_log=debug, timeout_graceful_shutdown=3)
+        anyio.run(lambda: uvicorn.Server(config).serve(sockets=[sock]))
+    except KeyboardInterrupt:
+        pass
+    finally:
+        sock.close()
+
+
+def _start_warm_hooks(home: str | None):
+    """The warm hook listener (:mod:`memdir.hosts.warm`) for ``home``, started; ``None`` when ``hook.warm`` is off
+    or another server already answers hooks there."""
+    from memdir.config import Config
+    from memdir.roots import global_root
+    from memdir.hosts.warm import WarmServer
+
+    g = global_root(home)
+    if not Config(global_file=g / "config.toml").get("hook.warm"):
+        return None
+    w = WarmServer(home)
+    return w if w.start() else None

@@ -1,0 +1,139 @@
+"""What every HTTP door of memdir shares (``memdir serve``'s MCP endpoint, the viewer, the team API): the loopback
+check, bearer-token and JSON-repair ASGI middleware, the serve options' check and the listening socket."""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import re
+import socket
+from typing import Any
+
+from memdir.errors import UsageError
+
+
+LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
+
+
+_ESCAPES = re.compile(r"\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}"  # a valid surrogate pair
+                      r"|\\u[dD][89a-fA-F][0-9a-fA-F]{2}"                               # a lone surrogate
+                      r"|\\.", re.S)                                                    # any other escape
+
+
+_SURROGATE_HINT = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def repair_json_text(line: str) -> str:
+    """Replace JSON escapes of lone UTF-16 surrogates (``\\ud800`` not followed by a low surrogate, or a lone
+    low one) with ``\\ufffd``; valid pairs and escaped backslashes are kept. The SDK's JSON parser rejects a
+    lone surrogate escape, and a request it cannot parse gets no answer at all, so the client would hang
+    (case C9). Text without such an escape is returned unchanged (fast path)."""
+    if not _SURROGATE_HINT.search(line):
+        return line
+
+    def fix(m: re.Match) -> str:
+        tok = m.group(0)
+        return "\\ufffd" if len(tok) == 6 and tok[1] == "u" else tok
+
+    return _ESCAPES.sub(fix, line)
+
+
+def is_loopback(host: str) -> bool:
+    """True for ``localhost`` and loopback addresses (``127.0.0.0/8``, ``::1``)."""
+    h = host.strip().strip("[]").lower()
+    if h in LOOPBACK_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(h).is_loopback
+    except ValueError:
+        return False
+
+
+class BearerAuth:
+    """ASGI middleware: every HTTP request needs ``Authorization: Bearer <token>`` (constant-time compare);
+    otherwise 401 with a one-line JSON error. Lifespan and other scopes pass through."""
+
+    def __init__(self, app: Any, token: str):
+        self.app = app
+        self._token = token.encode("utf-8")
+
+    async def __call__(self, scope, receive, send):
+        if scope.get("type") != "http":
+            return await self.app(scope, receive, send)
+        got = b""
+        for name, value in scope.get("headers") or ():
+            if name.lower() == b"authorization":
+                got = value
+                break
+        scheme, _, cred = got.partition(b" ")
+        if scheme.lower() == b"bearer" and hmac.compare_digest(cred.strip(), self._token):
+            return await self.app(scope, receive, send)
+        body = b'{"error": "unauthorized: send Authorization: Bearer <token> (memdir serve --token)"}'
+        await send({"type": "http.response.start", "status": 401,
+                    "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+                                (b"www-authenticate", b"Bearer")]})
+        await send({"type": "http.response.body", "body": body})
+
+
+class RepairJsonBody:
+    """ASGI middleware: a POST body's lone-surrogate escapes are repaired (:func:`repair_json_text`) before
+    the SDK parses it, so such a request is answered instead of rejected (case C9 over HTTP). The repair
+    keeps the body's length, so ``Content-Length`` stays right; bodies over 8 MiB pass through untouched."""
+
+    LIMIT = 8 * 1024 * 1024
+
+    def __init__(self, app: Any):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope.get("type") != "http" or scope.get("method") != "POST":
+            return await self.app(scope, receive, send)
+        queue: list[dict] = []
+        size, more = 0, True
+        while more and size <= self.LIMIT:
+            msg = await receive()
+            queue.append(msg)
+            if msg.get("type") != "http.request":
+                break
+            size += len(msg.get("body", b""))
+            more = bool(msg.get("more_body"))
+        if not more and queue and all(m.get("type") == "http.request" for m in queue):
+            body = b"".join(m.get("body", b"") for m in queue)
+            if b"\\u" in body:
+                text = body.decode("utf-8", "surrogateescape")
+                fixed = repair_json_text(text)
+                if fixed != text:
+                    body = fixed.encode("utf-8", "surrogateescape")
+            queue = [{"type": "http.request", "body": body, "more_body": False}]
+
+        async def replay():
+            return queue.pop(0) if queue else await receive()
+
+        await self.app(scope, replay, send)
+
+
+def check_serve_options(host: str, token: str | None) -> None:
+    """Raise ``UsageError`` when a non-loopback ``host`` has no ``token`` (or the token is too short)."""
+    if token is not None and len(token.strip()) < 16:
+        raise UsageError("--token must be at least 16 characters (try: python -c 'import secrets; print(secrets.token_urlsafe(24))')")
+    if not is_loopback(host) and not token:
+        raise UsageError(f"refusing to serve on {host}: a non-loopback host needs --token (or $MEMDIR_TOKEN)")
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening TCP socket on ``host:port`` (``port`` 0 = any free port); ``UsageError`` if it cannot bind."""
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as exc:
+        raise UsageError(f"cannot resolve --host {host!r}: {exc.strerror}") from None
+    family, stype, proto, _, addr = infos[0]
+    sock = socket.socket(family, stype, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(addr)
+        sock.listen(128)
+    except OSError as exc:
+        sock.close()
+        raise UsageError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    sock.set_inheritable(True)
+    return sock
