@@ -13,7 +13,7 @@ import sqlite3
 import pytest
 
 import memdir
-from memdir.store.sqlite import index
+from memdir.store.sqlite import codec, index
 from memdir.capture.tools import summarise_tool
 
 WORDS = ("deploy staging cluster frankfurt helsinki token rotate postgres migration pnpm webpack cache lock "
@@ -61,7 +61,7 @@ def test_fresh_index_is_contentless_and_texts_are_stored_compressed(project, tmp
         names = {r[0] for r in db.execute("SELECT name FROM sqlite_master")}
         assert "fts_content" not in names  # FTS5 keeps no second copy of the token streams
         row = db.execute("SELECT typeof(text_tail), text_len, text_head, text FROM docs WHERE ref = 'k1'").fetchone()
-        assert row[0] == "blob" and row[1] == len(long_text) and row[2] == long_text[:index.TEXT_HEAD] and row[3] == long_text
+        assert row[0] == "blob" and row[1] == len(long_text) and row[2] == long_text[:codec.TEXT_HEAD] and row[3] == long_text
         assert db.execute("SELECT text_tail FROM docs WHERE ref = 'k2'").fetchone()[0] is None
         assert m.get("k1").text == long_text
         assert next(h for h in m.recall("release checklist") if h.id == "k1").text == long_text

@@ -11,7 +11,7 @@ import zlib
 import pytest
 
 import memdir
-from memdir.store.sqlite import index
+from memdir.store.sqlite import codec, index
 
 WORDS = ("deploy staging cluster frankfurt helsinki token rotate postgres migration pnpm webpack cache lock timeout "
          "retry release checklist review 部署 数据库 迁移 超时 锁表 缓存 客户端 参数 the a of to and we").split()
@@ -39,7 +39,7 @@ def test_a_bulk_import_makes_the_dictionary_and_every_text_reads_back(project, t
         m.import_events(evs)
         db = m.roots["project"].db
         zd, did = (db.execute("SELECT value FROM meta WHERE key = ?", (k,)).fetchone()[0] for k in ("zdict", "zdict_id"))
-        assert isinstance(zd, bytes) and zlib.adler32(zd) == int(did) and len(zd) <= index.ZDICT_BYTES
+        assert isinstance(zd, bytes) and zlib.adler32(zd) == int(did) and len(zd) <= codec.ZDICT_BYTES
         assert _texts(db) == {e["key"]: e["text"] for e in evs}
         # the rows written before the dictionary existed were recompressed with it too
         blobs = db.execute("SELECT count(*) FROM docs WHERE typeof(text_tail) = 'blob'").fetchone()[0]
@@ -54,8 +54,8 @@ def test_a_dictionary_is_smaller_than_plain_zlib(project, tmp_path, monkeypatch)
     rng = random.Random(2)
     evs = _events(rng, 800)
     sizes = []
-    for n, sample in enumerate((10 ** 12, index.ZDICT_SAMPLE)):
-        monkeypatch.setattr(index, "ZDICT_SAMPLE", sample)  # 10**12: never made
+    for n, sample in enumerate((10 ** 12, codec.ZDICT_SAMPLE)):
+        monkeypatch.setattr(codec, "ZDICT_SAMPLE", sample)  # 10**12: never made
         with memdir.open(tmp_path / f"p{n}", home=tmp_path / f"g{n}") as m:
             m.import_events(evs)
             db = m.roots["project"].db
@@ -129,8 +129,8 @@ def test_an_older_store_is_recompressed_by_the_migration(project, tmp_path):
         # back to the schema-10 layout: tails plain zlib, no dictionary, the session index
         rows = db.execute("SELECT id, text FROM docs").fetchall()
         db.execute("BEGIN")
-        index._write(db, "UPDATE docs SET text_tail = ? WHERE id = ?",
-                     [(index.text_columns(t)[1], i) for i, t in rows], many=True)
+        codec.write(db, "UPDATE docs SET text_tail = ? WHERE id = ?",
+                     [(codec.text_columns(t)[1], i) for i, t in rows], many=True)
         db.execute("DELETE FROM meta WHERE key IN ('zdict', 'zdict_id')")
         db.execute("CREATE INDEX docs_session ON docs(session) WHERE session IS NOT NULL")
         db.execute("PRAGMA user_version = 10")
@@ -155,12 +155,12 @@ def test_per_connection_state_stays_bounded(project, tmp_path):
     with memdir.open(project, home=tmp_path / "g") as m:
         m.import_events(evs[:300])
         db = m.roots["project"].db
-        for i in range(index.ZSTATES_KEEP + 10):
+        for i in range(codec.ZSTATES_KEEP + 10):
             other = sqlite3.connect(":memory:")
             index.add_functions(other)
             other.execute("CREATE TABLE meta(key TEXT PRIMARY KEY, value)")
-            index._zstate(other)
+            codec._zstate(other)
             other.close()
-        assert len(index._zstates) <= index.ZSTATES_KEEP and len(index._zread) <= index.ZSTATES_KEEP
+        assert len(codec._zstates) <= codec.ZSTATES_KEEP and len(codec._zread) <= codec.ZSTATES_KEEP
         m.import_events(evs[300:])
         assert _texts(db) == {e["key"]: e["text"] for e in evs}

@@ -51,7 +51,10 @@ import re
 import unicodedata
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from collections import Counter
 
 
 from memdir.lazylog import getLogger
@@ -485,3 +488,18 @@ def capture(m, event: Any, *, scope: str = "project", **fields: Any) -> CaptureR
     if counts.get("duplicate"):
         return _skip("duplicate", key, key=key, role=role, text=text)
     return _skip("tombstoned", f"{key} (forgotten earlier)", key=key, role=role, text=text)
+
+
+def gate_all(events: list[dict[str, Any]], config: Any) -> tuple[list[dict[str, Any]], "Counter[str]"]:
+    """The events :func:`gate` keeps (with its cleaned text), and the skips by reason: importers
+    and hooks decide "should this be stored" with the same function."""
+    from collections import Counter
+
+    kept, gated = [], Counter()
+    for ev in events:
+        d = gate(ev, config)
+        if d.keep:
+            kept.append({**ev, "text": d.text})
+        else:
+            gated[d.reason] += 1
+    return kept, gated

@@ -27,9 +27,6 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:
-    from collections import Counter
-
 from memdir.lazylog import getLogger
 from memdir.errors import UsageError
 from memdir.timeutil import parse_ts
@@ -155,23 +152,6 @@ def records(path: Path, *, max_items: int) -> tuple[list[dict[str, Any]], dict[s
     return [ev for *_, ev in out], counts
 
 
-def gate_all(events: list[dict[str, Any]], config: Any) -> tuple[list[dict[str, Any]], "Counter[str]"]:
-    """The events :func:`memdir.capture.gates.gate` keeps (with its cleaned text), and the skips by reason: importers
-    and hooks decide "should this be stored" with the same function."""
-    from collections import Counter
-
-    from memdir.capture.gates import gate
-
-    kept, gated = [], Counter()
-    for ev in events:
-        d = gate(ev, config)
-        if d.keep:
-            kept.append({**ev, "text": d.text})
-        else:
-            gated[d.reason] += 1
-    return kept, gated
-
-
 def _signature(path: Path) -> tuple[int, int]:
     st = path.stat()
     return st.st_size, st.st_mtime_ns
@@ -180,10 +160,12 @@ def _signature(path: Path) -> tuple[int, int]:
 def import_pending(m: "Memdir") -> dict[str, Any]:
     """Import every waiting drop file into the project root and rename it ``<name>.done-<yyyyMMdd-HHmmss>``.
 
-    Records pass the capture gate first (:func:`gate_all`). Returns ``{"files": [{"file", "done_as", "lines",
+    Records pass the capture gate first (:func:`memdir.capture.gates.gate_all`). Returns ``{"files": [{"file", "done_as", "lines",
     "bad_lines", "skipped_over_max", "read", "stored", "duplicate", "skipped", "skipped_by"}], "busy": bool}``. A file that cannot be read stays in place (``error``); so does one that changed while it was read
     (``left_in_place``, no ``done_as``: a writer still appending), whose new records the next run imports (keys are
     deterministic, so what was stored is not stored twice)."""
+    from memdir.capture.gates import gate_all
+
     import filelock
 
     home = m.home

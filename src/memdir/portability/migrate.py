@@ -343,7 +343,7 @@ def _store_items(m: "Memdir", items: list[dict[str, Any]], vectors: dict, *, dry
         ev["_embedded"] = it.get("embedded")
         events.append(ev)
     if events and not dry_run:
-        from memdir.portability.dropimport import gate_all
+        from memdir.capture.gates import gate_all
 
         kept, gated = gate_all(events, m.config)  # the capture gate, as for hooks and transcript imports
         counts["skipped"] += sum(gated.values())

@@ -131,12 +131,12 @@ def iter_claude_mem(path: str | Path, *, stats: Counter | None = None) -> Iterat
 def import_claude_mem(m: Any, path: str | Path | None = None) -> dict[str, Any]:
     """Import claude-mem's database at ``path`` (:func:`default_path` when ``None``) into ``m``'s project.
 
-    Every row passes the hooks' capture gate (:func:`memdir.portability.dropimport.gate_all`) and then
+    Every row passes the hooks' capture gate (:func:`memdir.capture.gates.gate_all`) and then
     :meth:`Memdir.import_events` (redaction, dedup by key and text, tombstones). Returns
     ``import_events``'s counts plus ``tables`` (rows read per table) and ``skipped_by`` (gate reasons;
     included in ``skipped``). Raises ``NotFound`` when there is no file at the path and ``UsageError`` when
     it is not a claude-mem SQLite database."""
-    from memdir.portability.dropimport import gate_all
+    from memdir.capture.gates import gate_all
     from memdir.errors import NotFound
 
     db = Path(path) if path else default_path()

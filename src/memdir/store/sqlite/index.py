@@ -10,16 +10,14 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-import threading
 import time
-import zlib
 from pathlib import Path
 from typing import Any, Iterable
 
 from memdir.lazylog import getLogger
 from memdir.recall import handles, passages
 from memdir.store import rows
-from memdir.store.sqlite import tombstones
+from memdir.store.sqlite import codec, tombstones
 from memdir.store.sqlite.migrations import migrate
 from memdir.recall.tokenize import fts_query, tokenize
 
@@ -35,7 +33,7 @@ def add_functions(db: sqlite3.Connection) -> None:
     works), but not ``text``, and cannot ``VACUUM`` the file: use ``memdir export`` / ``memdir doctor``."""
 
     def unz(blob: bytes) -> str:
-        return _unz(db, blob)
+        return codec.unz(db, blob)
 
     db.create_function("memdir_unz", 1, unz, deterministic=True)
     db.execute("PRAGMA trusted_schema = ON")  # our own file; lets the generated column call memdir_unz
@@ -164,7 +162,8 @@ def open_index(path: Path) -> tuple[sqlite3.Connection, bool]:
                     _repack(db, path)
             check_tokenizer(db)
             if existed:
-                _maybe_compress_all(db)
+                if codec.maybe_compress_all(db):
+                    settle(db, freed=True)
         finally:
             upgrading = None
         tombstones.on_open(db, path, created=not existed)
@@ -261,255 +260,6 @@ def meta_int(db: sqlite3.Connection, key: str) -> int:
         return 0
 
 
-# ---- the on-disk layout of a doc's text (migration m009) ------------------------------------------------------
-# ``docs.text`` is a virtual generated column: ``text_head`` (the first TEXT_HEAD characters, plain: ranking reads
-# them as the candidate's ``head``) || ``text_tail`` (the rest: plain TEXT, or a zlib BLOB when that is smaller),
-# decompressed by the ``memdir_unz`` function every connection of :func:`_connect` registers. ``text_len`` is the
-# text's length in characters. Rows are written by this module alone (:func:`_doc_columns`).
-
-#: characters of a text stored uncompressed at the start of its row
-TEXT_HEAD = 60
-#: the rest of a text is compressed when it has at least this many bytes and zlib saves a tenth of them
-COMPRESS_MIN = 64
-
-
-_writing = threading.local()
-
-#: bytes of a store's compression dictionary: a zlib preset dictionary (RFC 1950 ``FDICT``) made of the first
-#: texts the store holds, kept in ``meta`` (``zdict``, its Adler-32 in ``zdict_id``) and never changed. Short texts
-#: share most of their words and phrasing with others (bench/results/speed-h12size2.md has the sizes)
-ZDICT_BYTES = 8 * 1024
-#: raw tail bytes written without a dictionary before one is made from them (they are then recompressed with it)
-ZDICT_SAMPLE = 16 * 1024
-
-
-class _Zstate:
-    """A connection's view of its store's dictionary: ``did`` (Adler-32) and ``proto``, a compressor primed with it
-    (copied per text: priming costs more than compressing a short text), or the tails written while there is none
-    (``sample``: ``[(doc id, stored tail, raw bytes)]``)."""
-
-    __slots__ = ("did", "zd", "proto", "sample", "size")
-
-    def __init__(self) -> None:
-        self.did: int | None = None
-        self.zd: bytes | None = None
-        self.proto: Any = None
-        self.sample: list[tuple[int, Any, bytes]] = []
-        self.size = 0
-
-
-#: per connection (``id(db)``; checked against ``meta`` at every write, so a reused id or a rolled-back dictionary
-#: is noticed). A cache: at most :data:`ZSTATES_KEEP` entries, the oldest dropped (a connection then reloads its
-#: state; tails it had gathered without a dictionary get one at a later open instead)
-_zstates: dict[int, _Zstate] = {}
-ZSTATES_KEEP = 32
-
-
-def _remember(cache: dict, key: int, value: Any) -> Any:
-    if key not in cache and len(cache) >= ZSTATES_KEEP:
-        del cache[next(iter(cache))]
-    cache[key] = value
-    return value
-
-
-#: zlib window bits with the dictionary (an 8 KB window holds the dictionary; a larger one, priming a 32 KB
-#: dictionary, compressed 10k real turns' tails to 1.72 MB against 1.88 MB, but cost 71 µs a text against 41 µs,
-#: plain zlib 27 µs: copying the primed compressor dominates)
-ZWBITS = 13
-
-
-def _compressor(zd: bytes) -> Any:
-    return zlib.compressobj(6, zlib.DEFLATED, ZWBITS, 7, zlib.Z_DEFAULT_STRATEGY, zd)
-
-
-def _zstate(db: sqlite3.Connection) -> _Zstate:
-    """The dictionary state of ``db``'s store as ``meta`` has it now (one small read per written doc: a dictionary
-    made in a transaction that was rolled back is forgotten, one another process made is taken up)."""
-    st = _zstates.get(id(db))
-    if st is None:
-        st = _remember(_zstates, id(db), _Zstate())
-    row = db.execute("SELECT value FROM meta WHERE key = 'zdict_id'").fetchone()
-    did = int(row[0]) if row is not None and row[0] else None
-    if did != st.did or (did is None and st.proto is not None):
-        st.did, st.sample, st.size = did, [], 0
-        st.zd = st.proto = None
-        if did is not None:
-            zd = _load_zdict(db, did)
-            st.zd, st.proto = zd, _compressor(zd)
-    return st
-
-
-def _load_zdict(db: sqlite3.Connection, did: int) -> bytes:
-    row = db.execute("SELECT value FROM meta WHERE key = 'zdict'").fetchone()
-    zd = row[0] if row is not None else None
-    if not isinstance(zd, bytes) or zlib.adler32(zd) != did:
-        raise sqlite3.DatabaseError(f"the index's compression dictionary {did} is missing or damaged")
-    return zd
-
-
-def _unz(db: sqlite3.Connection, blob: bytes) -> str:
-    if getattr(_writing, "on", False):  # see _write: a value SQLite computes for a row it writes, never read
-        return ""
-    if len(blob) > 6 and blob[1] & 0x20:  # FDICT: compressed with the store's dictionary, named by its Adler-32
-        did = int.from_bytes(blob[2:6], "big")
-        st = _zstates.get(id(db))
-        zd = st.zd if st is not None and st.did == did else None
-        if zd is None:
-            zd = _zread.get(id(db), (None, None))[1] if _zread.get(id(db), (None,))[0] == did else None
-        if zd is None:
-            zd = _load_zdict(db, did)
-            _remember(_zread, id(db), (did, zd))
-        d = zlib.decompressobj(15, zd)  # 15: accepts any window the header names
-        return (d.decompress(blob) + d.flush()).decode("utf-8")
-    return zlib.decompress(blob).decode("utf-8")
-
-
-#: dictionaries read by ``memdir_unz`` per connection (``id(db)``: (Adler-32, bytes), checked at each use)
-_zread: dict[int, tuple[int, bytes]] = {}
-
-
-def _write(db: sqlite3.Connection, sql: str, args: Any, *, many: bool = False) -> sqlite3.Cursor:
-    """Run an INSERT/UPDATE of ``docs`` that reads no ``text``: SQLite computes every virtual column of a row it
-    writes (for constraints this table does not have), which would decompress each text once more for nothing."""
-    _writing.on = True
-    try:
-        return db.executemany(sql, args) if many else db.execute(sql, args)
-    finally:
-        _writing.on = False
-
-
-def text_columns(text: str, proto: Any = None) -> tuple[str, str | bytes | None, int]:
-    """``(text_head, text_tail, text_len)`` as stored for ``text``; ``proto``: a compressor primed with the store's
-    dictionary (:func:`_compressor`), or None."""
-    head, rest = text[:TEXT_HEAD], text[TEXT_HEAD:]
-    if not rest:
-        return head, None, len(text)
-    raw = rest.encode("utf-8")
-    z = _squeeze(raw, proto)
-    return head, (z if z is not None else rest), len(text)
-
-
-def _squeeze(raw: bytes, proto: Any) -> bytes | None:
-    """``raw`` compressed, or None when that does not save a tenth of it (or it is too short to try)."""
-    if len(raw) < COMPRESS_MIN:
-        return None
-    if proto is not None:
-        c = proto.copy()
-        z = c.compress(raw) + c.flush()
-    else:
-        z = zlib.compress(raw, 6)
-    return z if len(z) * 10 < len(raw) * 9 else None
-
-
-def _doc_columns(db: sqlite3.Connection, row: dict[str, Any]) -> tuple[dict[str, Any], _Zstate]:
-    """A docs row as written: ``text`` becomes its stored columns (with the store's dictionary when it has one)."""
-    st = _zstate(db)
-    out = {k: v for k, v in row.items() if k != "text"}
-    out["text_head"], out["text_tail"], out["text_len"] = text_columns(row["text"], st.proto)
-    return out, st
-
-
-def compress_all(db: sqlite3.Connection) -> int:
-    """Give a store without a compression dictionary one, made from its first texts, and recompress every tail
-    with it (m011 for an existing store; :func:`open_index` for a store filled one capture at a time, whose
-    writers never gathered :data:`ZDICT_SAMPLE` bytes in one process). Returns rows recompressed (0: no dictionary
-    made: there is one, or too little text yet). Caller holds a write transaction."""
-    if db.execute("SELECT 1 FROM meta WHERE key = 'zdict_id'").fetchone() is not None:
-        return 0
-    sample, size = [], 0
-    for (tail,) in db.execute("SELECT text_tail FROM docs WHERE text_tail IS NOT NULL ORDER BY id"):
-        raw = zlib.decompress(tail) if isinstance(tail, bytes) else tail.encode("utf-8")
-        sample.append(raw)
-        size += len(raw)
-        if size >= ZDICT_SAMPLE:
-            break
-    if size < ZDICT_SAMPLE or not make_zdict(db, sample):
-        return 0
-    st = _zstate(db)
-    n, last = 0, 0
-    while True:
-        rows = db.execute("SELECT id, text_tail FROM docs WHERE id > ? AND text_tail IS NOT NULL ORDER BY id LIMIT 2000",
-                          (last,)).fetchall()
-        if not rows:
-            return n
-        upd = []
-        for doc_id, tail in rows:
-            raw = zlib.decompress(tail) if isinstance(tail, bytes) else tail.encode("utf-8")
-            z = _squeeze(raw, st.proto)
-            if z is not None and len(z) < len(tail if isinstance(tail, bytes) else raw):
-                upd.append((z, doc_id))
-        _write(db, "UPDATE docs SET text_tail = ? WHERE id = ?", upd, many=True)
-        n += len(upd)
-        last = rows[-1][0]
-
-
-def _maybe_compress_all(db: sqlite3.Connection) -> None:
-    """At open: a store without a dictionary that now holds enough text gets one (:func:`compress_all`)."""
-    if db.execute("SELECT 1 FROM meta WHERE key = 'zdict_id'").fetchone() is not None:
-        return
-    got = db.execute("SELECT sum(n) FROM (SELECT text_len - ? AS n FROM docs WHERE text_tail IS NOT NULL LIMIT 600)",
-                     (TEXT_HEAD,)).fetchone()[0]
-    if not got or got < ZDICT_SAMPLE:
-        return
-    db.execute("BEGIN IMMEDIATE")
-    try:
-        n = compress_all(db)
-        db.execute("COMMIT")
-    except BaseException:
-        db.execute("ROLLBACK")
-        raise
-    if n:
-        settle(db, freed=True)
-
-
-def _learn(db: sqlite3.Connection, st: _Zstate, doc_id: int, cols: dict[str, Any]) -> None:
-    """Without a dictionary yet: keep doc ``doc_id``'s tail; once :data:`ZDICT_SAMPLE` bytes are kept, make the
-    store's dictionary from them and recompress those rows with it. Caller holds the transaction that wrote it."""
-    tail = cols["text_tail"]
-    if st.proto is not None or tail is None:
-        return
-    raw = zlib.decompress(tail) if isinstance(tail, bytes) else tail.encode("utf-8")
-    st.sample.append((doc_id, tail, raw))
-    st.size += len(raw)
-    if st.size >= ZDICT_SAMPLE:
-        make_zdict(db, [r for _, _, r in st.sample], rows=st.sample)
-
-
-def make_zdict(db: sqlite3.Connection, texts: list[bytes], rows: Iterable[tuple[int, Any, bytes]] = ()) -> bool:
-    """Make the store's compression dictionary from ``texts`` (raw tails, oldest first: the last
-    :data:`ZDICT_BYTES` of them) unless it has one, and recompress ``rows`` (``(doc id, stored tail, raw)``; a row
-    whose tail changed meanwhile is left). Returns True when it was made. Caller holds a write transaction."""
-    if db.execute("SELECT 1 FROM meta WHERE key = 'zdict_id'").fetchone() is not None:
-        return False
-    zd = b"".join(texts)[-ZDICT_BYTES:]
-    if len(zd) < 1024:
-        return False
-    did = zlib.adler32(zd)
-    db.execute("INSERT INTO meta(key, value) VALUES ('zdict', ?)", (zd,))
-    db.execute("INSERT INTO meta(key, value) VALUES ('zdict_id', ?)", (str(did),))
-    st = _zstate(db)
-    upd = []
-    for doc_id, stored, raw in rows:
-        z = _squeeze(raw, st.proto)
-        if z is not None and len(z) < len(stored if isinstance(stored, bytes) else raw):
-            upd.append((z, doc_id, stored))
-    if upd:
-        _write(db, "UPDATE docs SET text_tail = ? WHERE id = ? AND text_tail = ?", upd, many=True)
-    return True
-
-
-#: storage columns of docs left out of the rows handed to callers (they read ``text``)
-STORAGE_COLUMNS = ("text_head", "text_tail", "ctx_prev", "ctx_next")
-
-
-def public_row(r: sqlite3.Row | dict[str, Any]) -> dict[str, Any]:
-    """A docs row as a dict without its storage columns (:data:`STORAGE_COLUMNS`)."""
-    d = dict(r)
-    for k in STORAGE_COLUMNS:
-        d.pop(k, None)
-    return d
-
-
 # ---- the contentless full-text index ---------------------------------------------------------------------------
 # ``fts`` keeps no copy of its token streams (``content=''``, migration m009): a row is removed by handing FTS5 the
 # exact values it was written with (``'delete'``), or the index is silently corrupted. Those values are always
@@ -590,10 +340,10 @@ def upsert_doc(db: sqlite3.Connection, row: dict[str, Any]) -> int:
     if old is not None:
         _remove(db, old)
     row = {**row, "handle": handles.assign(db, row["ref"])}
-    cols, st = _doc_columns(db, row)
-    cur = _write(db, f"INSERT INTO docs({', '.join(cols)}) VALUES ({', '.join('?' for _ in cols)})", list(cols.values()))
+    cols, st = codec.doc_columns(db, row)
+    cur = codec.write(db, f"INSERT INTO docs({', '.join(cols)}) VALUES ({', '.join('?' for _ in cols)})", list(cols.values()))
     doc_id = cur.lastrowid
-    _learn(db, st, doc_id, cols)
+    codec.learn(db, st, doc_id, cols)
     if row.get("kind") == "note":
         bump_gen(db)
         fields = {k: row.get(k) for k in ("tags", "load_when", "summary", "highlight")}
@@ -613,12 +363,12 @@ def insert_event(db: sqlite3.Connection, row: dict[str, Any], *, pending: dict[i
     ``context`` column, theirs refreshed): later, for all of ``pending`` (a dict) in one write, or now without it.
     Caller holds a transaction."""
     row = {**row, "handle": handles.assign(db, row["ref"])}
-    cols, st = _doc_columns(db, row)
-    cur = _write(db, f"INSERT OR IGNORE INTO docs({', '.join(cols)}) VALUES ({', '.join('?' for _ in cols)})",
+    cols, st = codec.doc_columns(db, row)
+    cur = codec.write(db, f"INSERT OR IGNORE INTO docs({', '.join(cols)}) VALUES ({', '.join('?' for _ in cols)})",
                  list(cols.values()))  # a key or (event) content hash already stored: ignored, both are UNIQUE
     if cur.rowcount == 0:
         return None
-    _learn(db, st, cur.lastrowid, cols)
+    codec.learn(db, st, cur.lastrowid, cols)
     toks = index_passages(db, cur.lastrowid, row["text"], row.get("role"), fresh=True)
     if not row.get("session"):
         db.execute(_FTS_INSERT, (cur.lastrowid, "", "", toks, ""))
@@ -689,7 +439,7 @@ def _recontext(db: sqlite3.Connection, targets: dict[int, tuple[int | None, int 
     tokens_of.prime([r["id"] for r in rows] + [x for r in rows for x in (r["ctx_prev"], r["ctx_next"], *targets[r["id"]])])
     db.executemany(_FTS_DELETE, [(r["id"], *_event_values(r, tokens_of)) for r in rows])
     db.executemany(_FTS_INSERT, [(r["id"], "", "", tokens_of(r["id"]), _context(tokens_of, *targets[r["id"]])) for r in rows])
-    _write(db, "UPDATE docs SET ctx_prev = ?, ctx_next = ? WHERE id = ?", [(*targets[r["id"]], r["id"]) for r in rows], many=True)
+    codec.write(db, "UPDATE docs SET ctx_prev = ?, ctx_next = ? WHERE id = ?", [(*targets[r["id"]], r["id"]) for r in rows], many=True)
     return len(rows)
 
 
@@ -710,7 +460,7 @@ def flush_events(db: sqlite3.Connection, pending: dict[int, str]) -> int:
         if prev is not None or nxt is not None:
             ids.append((prev, nxt, x))
     db.executemany(_FTS_INSERT, rows)
-    _write(db, "UPDATE docs SET ctx_prev = ?, ctx_next = ? WHERE id = ?", ids, many=True)
+    codec.write(db, "UPDATE docs SET ctx_prev = ?, ctx_next = ? WHERE id = ?", ids, many=True)
     old = {y for x in pending for y in nb.get(x, (None, None)) if y is not None and y not in pending}
     return len(pending) + _recontext(db, _neighbours(db, old), tokens_of)
 
@@ -751,7 +501,7 @@ def _remove(db: sqlite3.Connection, old: Any) -> None:
             rows.append((r["id"], "", "", tokens_of(r["id"]), _context(tokens_of, prev, nxt)))
             ids.append((prev, nxt, r["id"]))
         db.executemany(_FTS_INSERT, rows)
-        _write(db, "UPDATE docs SET ctx_prev = ?, ctx_next = ? WHERE id = ?", ids, many=True)
+        codec.write(db, "UPDATE docs SET ctx_prev = ?, ctx_next = ? WHERE id = ?", ids, many=True)
 
 
 #: entries of the ``removed`` log kept (m010): a reader further behind rebuilds (:mod:`memdir.store.sqlite.postings`)
@@ -813,7 +563,7 @@ def rebuild_fts(db: sqlite3.Connection) -> int:
         rows.append((r["id"], *_note_values(r)))
         n += 1
     db.executemany(_FTS_INSERT, rows)
-    _write(db, "UPDATE docs SET ctx_prev = NULL, ctx_next = NULL WHERE ctx_prev IS NOT NULL OR ctx_next IS NOT NULL", ())
+    codec.write(db, "UPDATE docs SET ctx_prev = NULL, ctx_next = NULL WHERE ctx_prev IS NOT NULL OR ctx_next IS NOT NULL", ())
     # events session by session in (ts, id) order: each one's context is its neighbours' passage-0 tokens
     cur = db.execute("SELECT id, session, role, text FROM docs WHERE kind = 'event' ORDER BY session, ts_epoch, id")
     group: list[tuple[int, str]] = []
@@ -829,7 +579,7 @@ def rebuild_fts(db: sqlite3.Connection) -> int:
             if prev is not None or nxt is not None:
                 ids.append((prev, nxt, x))
         db.executemany(_FTS_INSERT, rows)
-        _write(db, "UPDATE docs SET ctx_prev = ?, ctx_next = ? WHERE id = ?", ids, many=True)
+        codec.write(db, "UPDATE docs SET ctx_prev = ?, ctx_next = ? WHERE id = ?", ids, many=True)
 
     for r in cur.fetchall():
         if r["session"] != session:
@@ -991,7 +741,7 @@ def hit_rows(db: sqlite3.Connection, spans: dict[int, tuple[int, int] | None], *
     for i in range(0, len(ids), 500):
         chunk = ids[i:i + 500]
         for r in db.execute(f"SELECT * FROM docs WHERE id IN ({','.join('?' * len(chunk))})", chunk):
-            d = public_row(r)
+            d = codec.public_row(r)
             span = spans.get(r["id"])
             above = passages.split_above(r["role"]) if r["kind"] == "event" else None
             if span is None and above is not None and len(r["text"]) > above:

@@ -196,7 +196,7 @@ def m009_compact_layout(db: sqlite3.Connection) -> None:
       Readers keep reading ``text``; rows are written by :mod:`memdir.store.sqlite.index` alone.
 
     The marker below makes :func:`memdir.store.sqlite.index.check_tokenizer` rebuild the index (and the neighbour ids)."""
-    from memdir.store.sqlite.index import text_columns
+    from memdir.store.sqlite.codec import text_columns
 
     for col in ("text_head TEXT NOT NULL DEFAULT ''", "text_tail", "text_len INTEGER NOT NULL DEFAULT 0",
                 "ctx_prev INTEGER", "ctx_next INTEGER"):
@@ -269,12 +269,12 @@ def m011_text_dictionary(db: sqlite3.Connection) -> None:
 
     * ``meta.zdict`` (its Adler-32 in ``meta.zdict_id``): a zlib preset dictionary made of the store's first texts;
       a compressed ``docs.text_tail`` names it in its zlib header (``FDICT``), a tail without it is plain zlib as in
-      m009 (both are read by ``memdir_unz``; :func:`memdir.store.sqlite.index.make_zdict`). A store with enough text gets it here
+      m009 (both are read by ``memdir_unz``; :func:`memdir.store.sqlite.codec.make_zdict`). A store with enough text gets it here
       and every tail is recompressed; a smaller one when it has grown (at open, or while a bulk import writes).
       An older memdir cannot read these tails: the schema version keeps it from opening the store.
     * ``docs_session`` is dropped: every query by session also filters ``kind = 'event'`` and is served by
       ``docs_event_order(session, ts_epoch, id)``."""
-    from memdir.store.sqlite.index import compress_all
+    from memdir.store.sqlite.codec import compress_all
 
     db.execute("DROP INDEX IF EXISTS docs_session")
     compress_all(db)

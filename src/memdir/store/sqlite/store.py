@@ -25,7 +25,7 @@ import sqlite3
 from contextlib import contextmanager
 from typing import Any, Iterator
 
-from memdir.store.sqlite import index
+from memdir.store.sqlite import codec, index
 
 
 class SqliteStore:
@@ -98,7 +98,7 @@ class SqliteStore:
 
     def get_doc(self, ref):
         row = self.db.execute("SELECT * FROM docs WHERE ref = ?", (ref,)).fetchone()
-        return index.public_row(row) if row is not None else None
+        return codec.public_row(row) if row is not None else None
 
     def live_note_with_sha(self, sha):
         row = self.db.execute("SELECT ref FROM docs WHERE kind = 'note' AND content_sha256 = ? AND superseded_by IS NULL "
@@ -196,7 +196,7 @@ class SqliteStore:
             sql += " AND kind = 'note' AND category = ?"
             params.append(category)
         sql += " ORDER BY ts_epoch DESC, id DESC LIMIT ?"
-        return [index.public_row(r) for r in self.db.execute(sql, (*params, limit))]
+        return [codec.public_row(r) for r in self.db.execute(sql, (*params, limit))]
 
     def count_events(self, since, until, prefixes):
         sql = "SELECT count(*) FROM docs WHERE kind = 'event' AND ts_epoch >= ?"
