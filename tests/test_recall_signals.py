@@ -170,8 +170,8 @@ def test_han_unigrams_off_at_weight_0_and_beside_a_vector_channel(tmp_path):
             m.remember("Bart在学校的运动会上赛跑得了第一名", category="facts")
             assert len(m.recall(q)) == (0 if cfg else 1)
             # what the hybrid channel asks for when it fuses a vector channel: bigrams only
-            assert m.stores.lexical(query_tokens(q, repeats=True), k=5, scope=None, kinds=None, query=q,
-                                    unigrams=False) == []
+            assert lexical.lexical(m.stores, query_tokens(q, repeats=True), k=5, scope=None, kinds=None, query=q,
+                                   unigrams=False) == []
 
 
 def test_added_terms_are_held_to_a_stricter_cut_in_large_stores():
@@ -280,8 +280,8 @@ def test_a_half_function_bigram_weighs_recall_cjk_function_bigram_weight(tmp_pat
     with memdir.open(tmp_path / "half", home=tmp_path / "hhalf") as m:
         assert m.config.get("recall.cjk_function_bigram_weight") == 0.5  # the default
         q = "我要表演"  # beside a vector channel the bigram keeps its full weight (the model does that matching)
-        got = {h.id: h.score for h in m.stores.lexical(query_tokens(q, repeats=True), k=5, scope=None, kinds=None,
-                                                       query=q, unigrams=False)}
+        got = {h.id: h.score for h in lexical.lexical(m.stores, query_tokens(q, repeats=True), k=5, scope=None,
+                                                      kinds=None, query=q, unigrams=False)}
         only_id = next(h.id for h in m.recall("回家"))
         show_id = next(h.id for h in m.recall("看表演"))
         assert got[only_id] / got[show_id] > 0.8

@@ -601,11 +601,10 @@ def _cut(project, home, cut: str, n: int) -> int:
     script = f"""
 import os, sys, urllib.request
 import memdir
-from memdir import core
 from memdir.engine import remote
 cut = {cut!r}
 if cut == "after-commit":
-    core.Memdir._send_remote = lambda self, root, rows: os._exit(7)
+    remote.send_rows = lambda s, root, rows: os._exit(7)
 elif cut == "in-queue":
     real = remote.queue_rows
     def queue_rows(db, rows):

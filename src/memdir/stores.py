@@ -9,7 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
+
+from memdir.errors import UsageError
 
 if TYPE_CHECKING:
     from memdir.config import Config
@@ -21,21 +24,33 @@ SCOPES = ("project", "global")
 @dataclass
 class Stores:
     """``roots``: ``{"project": Root, "global": Root}``; ``config``: the effective :class:`memdir.config.Config`;
-    ``clock()``: an aware UTC datetime; ``state``: per-store feature state (the vector provider and matrices);
-    ``lexical(tokens, k=, scope=, kinds=)`` → ``list[Hit]`` and ``hit(root, row, score, tokens, factors, kind)`` →
-    ``Hit``: the facade's lexical channel and hit builder, for features that fuse channels."""
+    ``clock()``: an aware UTC datetime; ``home``: the global root's directory; ``project_root``: the project's
+    directory; ``state``: per-store feature state (the vector provider and matrices, a reranker, whether this
+    process keeps recall warm)."""
 
     roots: dict[str, "Root"]
     config: "Config"
     clock: Callable[[], datetime]
-    lexical: Callable[..., list] | None = None
-    hit: Callable[..., Any] | None = None
+    home: Path | None = None
+    project_root: Path | None = None
     state: dict[str, Any] = field(default_factory=dict)
 
+    def root(self, scope: str) -> "Root":
+        """The root of ``scope``. Raises ``UsageError`` for a scope other than ``project`` or ``global``."""
+        if scope not in SCOPES:
+            raise UsageError(f"unknown scope {scope!r}: use 'project' or 'global'")
+        return self.roots[scope]
+
     def live(self, scope: str | None = None) -> list["Root"]:
-        """The roots that exist on disk: ``scope``'s alone, or project then global."""
-        roots = [self.roots[scope]] if scope else [self.roots["project"], self.roots["global"]]
+        """The roots that exist on disk: ``scope``'s alone, or project then global. Raises ``UsageError`` for an
+        unknown scope."""
+        roots = [self.root(scope)] if scope else [self.roots["project"], self.roots["global"]]
         return [r for r in roots if r.exists()]
+
+    def store_project(self) -> str:
+        """The project's name in a shared store (``remote.project``, else the project directory's name)."""
+        name = self.project_root.name if self.project_root is not None else ""
+        return str(self.config.get("remote.project") or "").strip() or name
 
 
 def stores_of(obj: Any) -> Stores:

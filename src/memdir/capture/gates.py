@@ -10,7 +10,7 @@ An event is a dict (or a plain string, read as a user prompt)::
 
 Gates, in order (the first that fires decides; each decision is logged at debug level on logger ``memdir``).
 Gates 1-6 are :func:`gate`, the one "should this be stored" function that the host hooks (through
-:func:`capture`) and the transcript importers (:mod:`memdir.portability.transcripts`) both call; 7 and ``capture.enabled``
+:func:`memdir.engine.events.capture_event`) and the transcript importers (:mod:`memdir.portability.transcripts`) both call; 7 and ``capture.enabled``
 limit live capture only:
 
 1. ``invalid`` — not a dict/str, unknown role, no text.
@@ -323,18 +323,18 @@ def _clean_unicode(text: str) -> str:
         return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
-def _local_day_bounds(now: datetime) -> tuple[datetime, datetime]:
+def local_day_bounds(now: datetime) -> tuple[datetime, datetime]:
     local = now.astimezone()
     start = local.replace(hour=0, minute=0, second=0, microsecond=0)
     return start, start + timedelta(days=1)
 
 
-def _skip(reason: str, detail: str, *, key: str | None = None, role: str | None = None, text: str | None = None) -> CaptureResult:
-    log.debug("capture: skipped (%s) %s", reason, _safe(detail))
-    return CaptureResult(False, reason, key, role, _safe(text))
+def skip_result(reason: str, detail: str, *, key: str | None = None, role: str | None = None, text: str | None = None) -> CaptureResult:
+    log.debug("capture: skipped (%s) %s", reason, safe_text(detail))
+    return CaptureResult(False, reason, key, role, safe_text(text))
 
 
-def _safe(text: str | None) -> str | None:
+def safe_text(text: str | None) -> str | None:
     """Redacted copy for results and logs (what is stored is redacted by ``import_events`` too)."""
     if not text:
         return text
@@ -366,7 +366,7 @@ class Decision:
 
 
 def _no(reason: str, detail: str, **kw: Any) -> Decision:
-    log.debug("capture: skipped (%s) %s", reason, _safe(detail))
+    log.debug("capture: skipped (%s) %s", reason, safe_text(detail))
     return Decision(reason, **kw)
 
 
@@ -440,54 +440,6 @@ def gate(event: Any, config: Any) -> Decision:
         except (UsageError, ValueError, TypeError, OverflowError) as exc:
             return _no("invalid", f"bad ts {ev.get('ts')!r}: {exc}", key=key, role=role, text=text)
     return Decision(None, role, text, key)
-
-
-def capture(m, event: Any, *, scope: str = "project", **fields: Any) -> CaptureResult:
-    """Gate one host event and store it when it passes (see the module docstring for gates and keys).
-
-    ``m``: an open :class:`memdir.Memdir`. ``event``: a dict (shape in the module docstring) or a string
-    (a user prompt). ``fields``: overrides merged into the event (``session=…``, ``role=…``). ``scope``:
-    ``"project"`` (default) or ``"global"``. The content gates are :func:`gate` (the same function the importers
-    call); then ``capture.enabled`` and the daily cap. Never raises for a bad event (it is ``invalid``); raises
-    ``UsageError`` for an unknown scope and ``MemdirError`` if the store cannot be written.
-    """
-    if isinstance(event, str):
-        event = {"role": "user", "text": event}
-    if not isinstance(event, dict):
-        return _skip("invalid", f"not an event object: {type(event).__name__}")
-    ev = {**event, **fields}
-    cfg = m.config
-    if not cfg.get("capture.enabled"):
-        return _skip("disabled", "capture.enabled is false")
-    d = gate(ev, cfg)
-    if not d.keep:
-        return CaptureResult(False, d.reason or "invalid", d.key, d.role, _safe(d.text))
-    role, text, key = d.role, d.text, d.key
-    session = str(ev.get("session") or "").strip() or "nosession"
-    session = session.replace("\n", " ")[:200]
-
-    cap = cfg.get("capture.daily_cap")
-    if cap:
-        start, end = _local_day_bounds(m.clock())
-        n = m.count_events(since=start, until=end, key_prefixes=CAPTURE_PREFIXES, scope=scope)
-        if n >= cap:
-            return _skip("daily_cap", f"{n} events captured today >= capture.daily_cap={cap}", key=key, role=role, text=text)
-
-    meta = dict(ev.get("meta") or {}) if isinstance(ev.get("meta"), dict) else {}
-    for k in ("source", "tool", "call_id", "cwd"):
-        if ev.get(k) not in (None, ""):
-            meta.setdefault(k, ev[k])
-    if ev.get("is_error"):
-        meta["is_error"] = True
-    row = {"key": key, "role": role, "text": text, "session": None if session == "nosession" else session,
-           "ts": ev.get("ts"), "meta": meta or None}
-    counts = m.import_events([row], scope=scope)
-    if counts.get("stored"):
-        log.debug("capture: stored %s (%d chars)", key, len(text))
-        return CaptureResult(True, "stored", key, role, _safe(text))
-    if counts.get("duplicate"):
-        return _skip("duplicate", key, key=key, role=role, text=text)
-    return _skip("tombstoned", f"{key} (forgotten earlier)", key=key, role=role, text=text)
 
 
 def gate_all(events: list[dict[str, Any]], config: Any) -> tuple[list[dict[str, Any]], "Counter[str]"]:

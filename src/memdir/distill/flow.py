@@ -624,3 +624,27 @@ def trigger(m: Any, session: str | None, *, home: str | os.PathLike | None = Non
     except Exception as exc:  # noqa: BLE001 — the host must never notice
         log.debug("distill: could not start the detached distiller: %s", exc)
         return None
+
+
+def forget_source(m: Any, source: str, *, session: str | None = None) -> dict[str, Any]:
+    """Forget every note whose frontmatter says ``source`` (e.g. ``distill``), only those listing
+    ``session`` in ``sessions`` when given, and reject the pending proposals of that batch (``m``: the facade).
+    Returns ``{"forgotten": [ids], "proposals_rejected": [ids]}``. Raises ``UsageError`` for an empty source."""
+    from memdir.notes import proposals
+
+    if not isinstance(source, str) or not source.strip():
+        raise UsageError("forget --source needs a source name, e.g. distill")
+    gone = []
+    for scope, ref in batch_ids(m, source=source.strip(), session=session):
+        if m.forget(ref, scope=scope):
+            gone.append(ref)
+    rejected = []
+    for p in m.proposals():
+        sessions = p.get("sessions") or []
+        sessions = [sessions] if isinstance(sessions, str) else sessions
+        if p.get("source") == source and (session is None or session in [str(x) for x in sessions]):
+            path = Path(p["path"])
+            with m.stores.root(p["scope"]).locked():
+                proposals.decide(path, "rejected", m.clock(), reason=f"forget --source {source}")
+            rejected.append(p["id"])
+    return {"forgotten": gone, "proposals_rejected": rejected}

@@ -18,13 +18,15 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
-from typing import TYPE_CHECKING, Any
+from typing import Any, Iterable
 
-from memdir.errors import UsageError
+from memdir.capture import events as cevents
+from memdir.engine import curated
+from memdir.errors import MemdirError, UsageError
+from memdir.roots import split_id
+from memdir.stores import Stores
 from memdir.timeutil import iso
 
-if TYPE_CHECKING:
-    from memdir.core import Memdir
 
 SAMPLES = 20
 
@@ -34,7 +36,7 @@ def fold(text: str) -> str:
     return re.sub(r"\s+", " ", unicodedata.normalize("NFKC", text or "").casefold()).strip()
 
 
-def matches(m: "Memdir", *, query: str | None = None, prefix: str | None = None,
+def matches(s: Stores, *, query: str | None = None, prefix: str | None = None,
             scope: str | None = None) -> list[dict[str, Any]]:
     """Every memory matching ``query`` (substring, folded) or ``prefix`` (event key), newest first:
     ``[{"id", "scope", "kind", "ts", "text" (first 100 chars)}]``. Exactly one of the two must be given
@@ -47,7 +49,7 @@ def matches(m: "Memdir", *, query: str | None = None, prefix: str | None = None,
     if prefix is not None and not prefix.strip():
         raise UsageError("forget --prefix needs a non-empty key prefix, e.g. import:mysource")
     out: list[dict[str, Any]] = []
-    for root in m._live_roots(scope):
+    for root in s.live(scope):
         if prefix is not None:
             found = list(root.store.scan_docs(prefix=prefix))
         else:
@@ -70,14 +72,14 @@ def token_for(query: str | None, prefix: str | None, scope: str | None, found: l
     return hashlib.sha256(f"{req}\n{ids}".encode("utf-8", "replace")).hexdigest()[:10]
 
 
-def forget_matching(m: "Memdir", *, query: str | None = None, prefix: str | None = None, scope: str | None = None,
+def forget_matching(s: Stores, *, query: str | None = None, prefix: str | None = None, scope: str | None = None,
                     token: str | None = None, force: bool = False) -> dict[str, Any]:
     """Preview (no ``token``) or delete (the preview's ``token``, or ``force``) what :func:`matches` finds.
 
     Preview: ``{"deleted": False, "count", "notes", "events", "samples" (≤ 20, newest first), "token"}``.
     Delete: ``{"deleted": True, "count", "notes", "events"}``. Raises ``UsageError`` for a token that does not
     match the current set (run the preview again)."""
-    found = matches(m, query=query, prefix=prefix, scope=scope)
+    found = matches(s, query=query, prefix=prefix, scope=scope)
     expected = token_for(query, prefix, scope, found)
     out: dict[str, Any] = {"deleted": False, "query": query, "prefix": prefix, "count": len(found),
                            "notes": sum(x["type"] == "note" for x in found),
@@ -89,8 +91,8 @@ def forget_matching(m: "Memdir", *, query: str | None = None, prefix: str | None
     if not force and token.strip() != expected:
         raise UsageError("confirm token does not match what matches now (a mistyped token, or something was added or "
                          "removed since the preview): run the same forget without --token again and pass the token it prints")
-    stamp = iso(m.clock())
-    for root in m._live_roots(scope):
+    stamp = iso(s.clock())
+    for root in s.live(scope):
         refs = [x["id"] for x in found if x["scope"] == root.scope and x["type"] == "event"]
         if refs:
             with root.locked(), root.store.transaction() as st:
@@ -104,12 +106,110 @@ def forget_matching(m: "Memdir", *, query: str | None = None, prefix: str | None
                     st.delete_doc(ref)
                     st.drop_tiers(ref)
                     st.tombstone(ref, row["content_sha256"], row["kind"], stamp)  # the rehearsal count goes too
-                    m._on_forget(st, ref)
+                    on_forget(s, st, ref)
                 if sessions:
                     st.refresh_context(sorted(sessions))  # neighbours no longer carry the deleted words
             root.store.settle(freed=True)  # the space comes back (incremental vacuum), the WAL is truncated
     for x in found:
         if x["type"] == "note":
-            m.forget(x["id"], scope=x["scope"])
+            forget(s, x["id"], scope=x["scope"])
     out["deleted"] = True
     return out
+
+
+def forget(s: Stores, id: str, *, scope: str | None = None) -> bool:
+    """Delete a note (its file) or an event by id/key (or its short handle) and write a tombstone so re-import or backfill cannot
+    bring it back. Only the first root holding the id is touched (project before global; ``scope`` picks one),
+    matching what recall shows. Returns ``False`` when nothing has that id. Raises ``PathError`` for ids that would
+    leave the root (``../x``, ``/etc/passwd``; case C14)."""
+    if not isinstance(id, str) or not id.strip():
+        raise UsageError("forget needs an id: see `memdir recall` or `memdir inspect` for ids")
+    id = curated.resolve(s, cevents.clean(id).strip(), scope)
+    is_event = any(r.store.has_ref(id, "event") for r in s.live())
+    is_note_id = not is_event and ("/" in id or "\\" in id or id.startswith((".", "~")) or id.endswith(".md"))
+    if is_note_id:
+        category, slug = split_id(id)
+        id = f"{category}/{slug}"
+    found = False
+    now = iso(s.clock())
+    for root in s.live(scope):
+        if found:
+            break  # the same id in the other root is a different memory (project shadows global): keep it
+        with root.locked():
+            store = root.store
+            row = store.get_doc(id)
+            if is_note_id:
+                from memdir.roots import safe_join
+
+                path = safe_join(root.path, category, slug + ".md")
+                if row is None and not path.is_file():
+                    continue
+                if path.is_file():
+                    path.unlink()
+            elif row is None:
+                continue
+            with store.transaction() as tx:
+                sess = row["session"] if row is not None and row["kind"] == "event" else None
+                if not tx.delete_doc(id) and row is not None:  # a team store: another person's shared row
+                    raise MemdirError(f"{id} is another person's memory, shared with the project: only they can "
+                                      "forget it")
+                if sess:
+                    tx.refresh_context([sess])  # the neighbours no longer carry its words
+                tx.tombstone(id, row["content_sha256"] if row else None, row["kind"] if row else "note", now)
+                on_forget(s, tx, id, kind=row["kind"] if row else "note")
+            if is_note_id:
+                root.compile()
+            store.settle(freed=True)  # the space comes back (incremental vacuum)
+            found = True
+    if found and is_note_id:
+        curated.unsupersede(s, id)
+    return found
+
+
+def on_forget(s: Stores, store, ref: str, *, kind: str = "event") -> None:
+    """Extension point: other tables keyed by ref (e.g. vectors) delete their rows here (``store``: the root's
+    :class:`memdir.store.protocol.Store`, inside its transaction). The team server is told to forget events only: the
+    queue never sends notes (they are shared through Git, and a clone on a PostgreSQL store mirrors its own
+    Markdown), so a note's forget would ask the server for a row it cannot have — and leave a tombstone there."""
+    store.delete_vectors(ref)
+    project = s.roots["project"]
+    if kind == "event" and s.config.get("remote.url") and not project.remote and store is project.opened:
+        from memdir.engine import remote
+
+        remote.queue_forget(project.db, ref, iso(s.clock()))  # the team server forgets it too (queued)
+
+
+def import_tombstones(s: Stores, rows: Iterable[dict[str, Any]], *, scope: str = "project") -> int:
+    """Record tombstones ``{ref, content_sha256, kind, deleted_at}`` (an export's ``tombstone`` lines, another
+    store's table) in the ``scope`` root: an event already stored under a tombstoned ref is forgotten now, and
+    no later import or capture brings the ref or its text back. A note's file is never deleted by an import (its
+    tombstone is recorded). Returns the tombstones that were new here."""
+    root = s.root(scope)
+    root.ensure()
+    new = 0
+    sessions: set[str] = set()
+    with root.locked():
+        with root.store.transaction() as st:
+            have, _ = st.tombstoned()
+            for t in rows:
+                ref = t.get("ref") if isinstance(t, dict) else None
+                if not isinstance(ref, str) or not ref.strip() or ref in have:
+                    continue
+                sha = t.get("content_sha256") if isinstance(t.get("content_sha256"), str) else None
+                kind = t.get("kind") if isinstance(t.get("kind"), str) else "event"
+                when = t.get("deleted_at") if isinstance(t.get("deleted_at"), str) else iso(s.clock())
+                row = st.get_doc(ref)
+                if row is not None and row["kind"] == "event":
+                    if row["session"]:
+                        sessions.add(row["session"])
+                    st.delete_doc(ref)
+                    st.drop_tiers(ref)
+                    on_forget(s, st, ref)
+                st.tombstone(ref, sha, kind, when)
+                have.add(ref)
+                new += 1
+            if sessions:
+                st.refresh_context(sorted(sessions))  # the neighbours no longer carry the deleted words
+        if sessions:
+            root.store.settle(freed=True)
+    return new

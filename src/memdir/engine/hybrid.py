@@ -37,6 +37,7 @@ import time
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from memdir import embed
+from memdir.engine import lexical
 from memdir.store.sqlite import index
 from memdir.recall import rank, rrf
 from memdir.stores import Stores, stores_of
@@ -474,7 +475,7 @@ def recall_fused(m: "Stores | Any", query: str, tokens: list[str], *, k: int, sc
         cand = max(int(cfg.get("recall.vector_candidates")), k) if use_vec else k
         # fused with a vector channel, the lexical one leaves out the query's Han unigrams (memdir.core: MADial zh
         # hybrid R@3 / MRR@10 0.551 / 0.678 without, 0.507 / 0.677 with; lexical alone they gain R@5 0.529 -> 0.548)
-        lex = m.lexical(tokens, k=cand, scope=scope, kinds=kinds, query=query, unigrams=not use_vec) if tokens else []
+        lex = lexical.lexical(m, tokens, k=cand, scope=scope, kinds=kinds, query=query, unigrams=not use_vec) if tokens else []
     lat["lexical"] = (time.perf_counter() - t) * 1000
     if not use_vec:
         lat["total"] = (time.perf_counter() - t_all) * 1000
@@ -528,7 +529,7 @@ def recall_fused(m: "Stores | Any", query: str, tokens: list[str], *, k: int, sc
                 reasons["similarity"] = v[4]["similarity"]
         else:
             _, root, row, _s, factors, kind = v
-            h = m.hit(root, row, score, tokens, factors, kind)
+            h = lexical.hit(m, root, row, score, tokens, factors, kind)
             reasons = dict(h.reasons)
         reasons.update(ranks=ranks, **{"rrf" if fusion == "rrf" else "fused": round(score, 6)})
         if ref in context:

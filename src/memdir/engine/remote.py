@@ -38,8 +38,14 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Union
 
+from memdir.errors import UsageError
 from memdir.lazylog import getLogger
 from memdir.store.rows import EVENT_FIELDS
+from memdir.stores import Stores
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from memdir.engine.root import Root
 
 log = getLogger(__name__)
 
@@ -412,4 +418,58 @@ def fuse(local: list, remote_rows: list[dict[str, Any]], k: int) -> list:
     for ref, score, ranks in fused[:k]:
         h = by_ref.get(ref) or team[ref]
         out.append(replace(h, score=score, reasons={**h.reasons, "rrf": ranks}))
+    return out
+
+
+def send_rows(s: Stores, root: Root, rows: list[dict[str, Any]]) -> None:
+    """Queue ``rows`` for the team server and send what the queue holds within ``remote.push_budget_ms``
+    (memdir.engine.remote); a server that is down or slow leaves them queued, never fails the write."""
+    url, project, token = settings(s.config, s.project_root)
+    if root.remote:  # a PostgreSQL store: the events committed there, the queue is in the root's local file
+        enqueue(root.db, rows)
+    adopt_legacy(root.db, root.derived)
+    res = push(root.db, url, project, token, budget_s=s.config.get("remote.push_budget_ms") / 1000)
+    if res["error"]:
+        log.debug("remote: %d sent, %d queued (%s)", res["sent"], res["left"], res["error"])
+
+
+_requeue_failed = retry_failed  # push_queue's flag of the same name shadows it there
+
+
+def push_queue(s: Stores, *, retry_failed: bool = False) -> dict[str, Any]:
+    """Send the events queued for ``remote.url`` now, those still backed off after a failed send
+    included: ``{"sent", "left", "failed", "error"}``; ``left`` rows wait for the next push, ``failed`` rows were
+    refused by the server (a 4xx about the rows) and are kept aside with its reason (:func:`refused_rows`).
+    ``retry_failed`` puts those back in the queue first (``retried``: how many). Raises ``UsageError`` when
+    ``remote.url`` is not set."""
+    got = settings(s.config, s.project_root)
+    if got is None:
+        raise UsageError("remote.url is not set: set it to a team server (memdir serve --store …), e.g. http://host:8765/v1")
+    url, project, token = got
+    root = s.root("project")
+    if not root.db_path.exists() and not (root.derived / QUEUE_FILE).exists():
+        return {"sent": 0, "left": 0, "failed": 0, "error": None, **({"retried": 0} if retry_failed else {})}
+    adopt_legacy(root.db, root.derived)
+    retried = _requeue_failed(root.db) if retry_failed else None
+    out = push(root.db, url, project, token, budget_s=s.config.get("remote.timeout_s"), due_only=False)
+    return {**out, "retried": retried} if retry_failed else out
+
+
+def refused_rows(s: Stores) -> list[dict[str, Any]]:
+    """The queued rows the team server refused, kept aside: ``[{"op", "ref", "reason", "at"}]`` (see
+    :func:`failed`); ``memdir push --retry-failed`` sends them again."""
+    root = s.root("project")
+    return failed(root.db) if root.db_path.exists() else []
+
+
+def queue_state(s: Stores, root: Root) -> dict[str, Any]:
+    """``{"queued", "failed", "reason"}`` of the project root's team-server queue (``reason``: the server's last
+    refusal, one line, when rows were refused)."""
+    db = root.db
+    queued, failed = db.execute("SELECT coalesce(sum(failed IS NULL), 0), coalesce(sum(failed IS NOT NULL), 0) "
+                                "FROM remote_queue").fetchone()
+    out: dict[str, Any] = {"queued": queued, "failed": failed}
+    if failed:
+        out["reason"] = db.execute("SELECT failed FROM remote_queue WHERE failed IS NOT NULL "
+                                   "ORDER BY failed_at DESC, seq DESC LIMIT 1").fetchone()[0]
     return out

@@ -214,7 +214,7 @@ class Root:
             if cat.name.startswith(".") or not cat.is_dir():
                 continue
             if not self._inside(Path(cat.path)):
-                problems.append(self._problem("outside_root", cat.path, "category directory is a symlink out of the root; skipped"))
+                problems.append(self.problem("outside_root", cat.path, "category directory is a symlink out of the root; skipped"))
                 continue
             try:
                 check_segment(cat.name, "category")
@@ -228,16 +228,16 @@ class Root:
                 if not f.name.endswith(".md") or f.name == "index.md" or f.name.startswith("."):
                     continue
                 if f.is_symlink() and not self._inside(Path(f.path)):  # the category dir is already checked
-                    problems.append(self._problem("outside_root", f.path, "note is a symlink out of the root; skipped"))
+                    problems.append(self.problem("outside_root", f.path, "note is a symlink out of the root; skipped"))
                     continue
                 if bad_category:
-                    problems.append(self._problem("unreadable", f.path, bad_category))
+                    problems.append(self.problem("unreadable", f.path, bad_category))
                     continue
                 try:
                     check_segment(f.name[:-3], "slug")
                     st = f.stat()
                 except (UsageError, OSError) as exc:
-                    problems.append(self._problem("unreadable", f.path, str(exc)))
+                    problems.append(self.problem("unreadable", f.path, str(exc)))
                     continue
                 found[f"{cat.name}/{f.name[:-3]}"] = (f.path, st.st_mtime_ns, st.st_size)
         return found, problems
@@ -266,7 +266,12 @@ class Root:
         except OSError:
             pass
 
-    def _problem(self, kind: str, path: str | Path, detail: str) -> dict[str, str]:
+    @property
+    def opened(self) -> Any:
+        """The store when this process has opened it already, else ``None`` (asking :attr:`store` would open it)."""
+        return self._store
+
+    def problem(self, kind: str, path: str | Path, detail: str) -> dict[str, str]:
         return {"kind": kind, "scope": self.scope, "path": str(path), "detail": detail}
 
     def read_note(self, note_id: str, path: Path) -> tuple[Note, dict[str, Any]]:
@@ -335,7 +340,7 @@ class Root:
             try:
                 self.read_note(nid, Path(found[nid][0]))
             except (UsageError, OSError) as exc:
-                problems.append(self._problem("unreadable", found[nid][0], f"{exc}; {BROKEN_HINT.format(id=nid)}"))
+                problems.append(self.problem("unreadable", found[nid][0], f"{exc}; {BROKEN_HINT.format(id=nid)}"))
                 changed.remove(nid)
         if changed or gone:
             with st.transaction():
@@ -346,11 +351,11 @@ class Root:
                     except (UsageError, OSError) as exc:
                         whole = self.read_broken_note(nid, Path(path))
                         if whole is None:  # not a text file: nothing to index (re-read on every open until fixed)
-                            problems.append(self._problem("unreadable", path, str(exc)))
+                            problems.append(self.problem("unreadable", path, str(exc)))
                             st.delete_doc(nid)
                             bad.append(nid)
                         else:
-                            problems.append(self._problem("unreadable", path, f"{exc}; {BROKEN_HINT.format(id=nid)}"))
+                            problems.append(self.problem("unreadable", path, f"{exc}; {BROKEN_HINT.format(id=nid)}"))
                             st.upsert_doc(self.note_row(whole, m, -s - 1))
                         continue
                     st.upsert_doc(self.note_row(note, m, s))

@@ -9,15 +9,17 @@ running either direction again, or after a partial run, stores nothing twice and
 
 The server side is reached through :class:`memdir.store.postgres.store.PgStore` (``project`` + the person's token, so row-level
 security applies to a client login); the local side through the facade's import (:meth:`Memdir.import_events`, which
-redacts, bounds and keys every row as a capture would). No import of :mod:`memdir.core` here: the facade is passed in.
+redacts, bounds and keys every row as a capture would). No import of :mod:`memdir.core` here: the facade is passed in (public members and its ``stores`` only).
 """
 
 from __future__ import annotations
 
 import json
+import os
 from typing import Any
 
 from memdir.errors import UsageError
+from memdir.stores import Stores
 
 BATCH = 500
 EVENT_COLUMNS = ("ref", "content_sha256", "role", "session", "ts", "ts_epoch", "text", "meta")
@@ -40,10 +42,12 @@ def _local_db(root):
     return root.db
 
 
-def to_store(m, url: str, *, project: str, token: str | None = None, batch: int = BATCH) -> dict[str, Any]:
-    """Copy the project root's events and tombstones into ``project`` of the store at ``url``. Returns
+def to_store(m, url: str, *, project: str | None = None, token: str | None = None, batch: int = BATCH) -> dict[str, Any]:
+    """Copy the project root's events and tombstones into ``project`` of the store at ``url`` (``m``: the facade;
+    ``project`` and ``token`` default as :func:`store_target` says). Returns
     ``{"project", "read", "stored", "duplicate", "skipped", "tombstones"}`` (``skipped`` = tombstoned on the server)."""
-    root = m._root("project")
+    project, token = store_target(m.stores, project, token)
+    root = m.stores.root("project")
     out: dict[str, Any] = {"project": project, "read": 0, "stored": 0, "duplicate": 0, "skipped": 0, "tombstones": 0}
     if root.exists():
         _local_db(root)
@@ -80,12 +84,13 @@ def to_store(m, url: str, *, project: str, token: str | None = None, batch: int 
     return out
 
 
-def from_store(m, url: str, *, project: str, token: str | None = None, batch: int = BATCH) -> dict[str, Any]:
+def from_store(m, url: str, *, project: str | None = None, token: str | None = None, batch: int = BATCH) -> dict[str, Any]:
     """Copy ``project``'s events and tombstones from the store at ``url`` into the project root (through
     :meth:`Memdir.import_events`). Returns ``{"project", "read", "stored", "duplicate", "skipped", "tombstones"}``
     (``skipped`` = tombstoned locally, or refused by the import's checks)."""
+    project, token = store_target(m.stores, project, token)
     out: dict[str, Any] = {"project": project, "read": 0, "stored": 0, "duplicate": 0, "skipped": 0, "tombstones": 0}
-    root = m._root("project")
+    root = m.stores.root("project")
     _local_db(root)
     pg = _open(url, project, token)
     try:
@@ -116,3 +121,12 @@ def from_store(m, url: str, *, project: str, token: str | None = None, batch: in
     finally:
         pg.close()
     return out
+
+
+def store_target(s: Stores, project: str | None, token: str | None) -> tuple[str, str | None]:
+    """The project name and token a store copy uses: ``project``, else ``remote.project``, else the project directory's
+    name; ``token``, else the variable ``remote.token_env`` names."""
+    project = project or s.config.get("remote.project") or s.project_root.name
+    if token is None:
+        token = os.environ.get(s.config.get("remote.token_env") or "", "") or None
+    return project, token

@@ -1,0 +1,57 @@
+"""Pure text hygiene for stored events and notes: redaction after surrogate repair, redaction of nested metadata,
+and the length bound of one event (head and tail kept).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from memdir.lazylog import getLogger
+
+log = getLogger("memdir")  # imports logging only when a record can go somewhere
+
+
+ROLES = ("user", "assistant", "tool", "system")
+
+
+MAX_EVENT_CHARS = 20_000  # stored length bound per event (case C8): head + tail kept, middle elided
+
+
+def bound_text(text: str, limit: int = MAX_EVENT_CHARS) -> str:
+    """Bound a stored text to ``limit`` chars: keep the first 70% and the last 30%, joined by a marker that
+    says how many characters were elided (case C8's documented policy)."""
+    if len(text) <= limit:
+        return text
+    head = int(limit * 0.7)
+    tail = limit - head - 40
+    return f"{text[:head]}\n[… {len(text) - head - tail} chars elided by memdir …]\n{text[-tail:]}"
+
+
+def redact_obj(obj: Any, depth: int = 0) -> Any:
+    """``obj`` (event metadata: dicts, lists, scalars) with every string redacted; nesting beyond 20 levels is
+    replaced by its redacted ``str``."""
+    if isinstance(obj, str):
+        return redact_text(obj)
+    if depth > 20:
+        return redact_text(str(obj))
+    if isinstance(obj, dict):
+        return {redact_text(str(k)): redact_obj(v, depth + 1) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [redact_obj(v, depth + 1) for v in obj]
+    return obj if obj is None or isinstance(obj, (bool, int, float)) else redact_text(str(obj))
+
+
+def clean(text: str) -> str:
+    """``text`` with lone UTF-16 surrogates (JSON ``\\ud800`` escapes, broken decoders) turned into U+FFFD and
+    valid surrogate pairs joined, so it can be written as UTF-8 (SQLite, Markdown) without raising."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+def redact_text(text: str) -> str:
+    from memdir.capture.redact import redact
+
+    return redact(clean(text))

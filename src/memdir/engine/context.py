@@ -1,0 +1,184 @@
+"""The ``<memory>`` block of a prompt: rules, the outline, and the entries recall finds, laid out by
+:mod:`memdir.inject.block` within the budget.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from memdir.engine import lexical
+from memdir.engine import recall as recall_ops
+from memdir.errors import UsageError
+from memdir.inject import block as inject
+from memdir.inject import entries as inject_entries
+from memdir.lazylog import getLogger
+from memdir.recall import glossary
+from memdir.recall.tokenize import query_tokens, tokenize
+from memdir.stores import Stores
+from memdir.timeutil import parse_ts
+from memdir.types import Event, Hit, Note
+
+log = getLogger("memdir")  # imports logging only when a record can go somewhere
+
+
+def rule_notes(s: Stores) -> list[Note]:
+    """Live notes of the ``rules`` category: global first, then project (seed 000: global rules are always
+    resident and cannot be overridden; project rules are appended)."""
+    out: list[Note] = []
+    for root in (s.roots["global"], s.roots["project"]):
+        if not root.exists():
+            continue
+        for r in sorted(root.store.live_notes("rules"), key=lambda r: r["ref"]):
+            out.append(Note(id=r["ref"], category="rules", kind=r["note_kind"], summary=r["summary"] or "",
+                            text=r["text"], scope=root.scope, pinned=bool(r["pinned"])))
+    return out
+
+
+def outline(s: Stores) -> list[str]:
+    """The registry in one line per category and scope: ``project decisions/ (3): newest summary; …``."""
+    return outline_lines(s)
+
+
+def outline_lines(s: Stores, skip: tuple[str, ...] = ()) -> list[str]:
+    lines = []
+    for root in (s.roots["project"], s.roots["global"]):
+        if not root.exists():
+            continue
+        rows = root.store.outline()
+        for r in rows:
+            if r["category"] in skip:
+                continue
+            lines.append(inject.truncate(f"- {root.scope} {r['category']}/ ({r['n']}): {r['s'] or ''}", 160))
+        n_events = root.store.count("event")
+        if n_events:
+            lines.append(f"- {root.scope} episodic: {n_events} captured turns (use memory_recall to search)")
+    return lines
+
+
+def context(s: Stores, prompt: str = "", *, max_chars: int | None = None, max_entries: int | None = None,
+            reinforce: bool = True, sections: Iterable[str] = ("rules", "outline", "hits")) -> str:
+    """The ``<memory>`` block for ``prompt`` (see :mod:`memdir.inject.block`): rules always, the outline always,
+    the best memories up to ``max_entries`` (default 4) within ``max_chars`` (default 1,200) characters, tags
+    included, each under a compact ``[handle kind date]`` header. A matched past question brings the reply that
+    answered it; the prompt itself (a stored copy of it) never comes back as a memory. ``None`` means the
+    configured default; ``0`` gives ``""``; a negative value raises ``UsageError`` (case C19). Entries actually
+    injected have their rehearsal counter bumped when ``reinforce``. ``sections`` limits the block to some of
+    ``"rules"``, ``"outline"``, ``"hits"`` (hooks send rules and outline once per session, hits per prompt).
+    Returns ``""`` when there is nothing at all to show."""
+    max_chars = limit_arg(s, max_chars, "max_chars")
+    max_entries = limit_arg(s, max_entries, "max_entries")
+    if max_chars == 0 or max_entries == 0:
+        return ""
+    sections = set(sections)
+    lexical.resync(s)
+    # the rules' texts only when the block shows them (a prompt's hook asks for hits alone: reading every rule
+    # note's text per prompt only to leave rules out of the hits cost ~1 ms at 300 notes); a hit is a rule when
+    # it is a live note of the rules category, which is what rules() lists
+    rules = rule_notes(s) if "rules" in sections else []
+    prompt = prompt if isinstance(prompt, str) else ""
+    hits = [h for h in recall_ops.ranked(s, prompt, k=max(8, max_entries * 3), scope=None, kinds=None, rehearse=False)
+            if not (h.category == "rules" and h.scope in ("project", "global"))] if prompt.strip() and "hits" in sections else []
+    weights = block_weights(s, prompt) if hits else {}
+    entries = block_entries(s, prompt, inject_entries.block_order(hits), weights)
+    block = inject.build(
+        rules=[(r.id, r.summary if len(r.text) > 200 else r.text) for r in rules] if "rules" in sections else [],
+        # the rules section already shows every rule: the outline does not repeat them
+        outline=outline_lines(s, skip=("rules",) if rules and "rules" in sections else ()) if "outline" in sections
+        else [], entries=[e for e, _ in entries], weights=weights,
+        max_chars=max_chars, max_entries=max_entries,
+    )
+    if reinforce and entries and block:
+        shown = [scope_ref for e, scope_ref in entries if f"[{e.handle}" in block]
+        if shown:
+            from types import SimpleNamespace
+
+            lexical.rehearse(s, [SimpleNamespace(scope=sc, id=ref) for sc, ref in shown])
+    return block
+
+
+def limit_arg(s: Stores, value: Any, name: str) -> int:
+    if value is None:
+        return int(s.config.get(f"inject.{name}"))
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
+        raise UsageError(f"{name} must be a whole number of 0 or more, not {value!r}")
+    if value < 0:
+        raise UsageError(f"{name} must be 0 or more (0 gives an empty block), not {value}")
+    return int(value)
+
+
+def block_weights(s: Stores, prompt: str) -> dict[str, float]:
+    """What the block looks for in its entries: the idf of each query token, and of each token the glossary
+    bridges to (:func:`memdir.recall.glossary.bridge`) times its weight, so the shown window of an English memory for
+    a Chinese question reaches the bridged words."""
+    tokens = query_tokens(prompt)
+    bridged = glossary.bridge(prompt, tokens, float(s.config.get("recall.bridge_weight")))
+    idf = query_idf(s, tokens + list(bridged))
+    return {t: w * bridged.get(t, 1.0) for t, w in idf.items()}
+
+
+def query_idf(s: Stores, tokens: list[str]) -> dict[str, float]:
+    """Lucene idf of each query token in the project root (else the global root); 0 for unknown tokens."""
+    from memdir.recall.bm25 import idf_lucene
+
+    for root in s.live():
+        n, df = root.store.doc_freqs(tokens)
+        if n:
+            return {t: idf_lucene(n, c) for t, c in df.items()}
+    return {}
+
+
+def block_entries(s: Stores, prompt: str, hits: list[Hit], weights: dict[str, float]) -> list[tuple[inject.Entry, tuple[str, str]]]:
+    """Block entries for ``hits`` (best first), with the ``(scope, ref)`` each shows. A user turn is replaced by the
+    reply that answered it (led by the question, unless it is the prompt itself); a user turn that is the prompt
+    and has no reply is dropped (case C24)."""
+    now = s.clock()
+    ptoks = set(tokenize(prompt))
+    out: list[tuple[inject.Entry, tuple[str, str]]] = []
+    for h in hits:
+        if h.kind == "user":
+            same = inject_entries.near_same(ptoks, prompt, h.text)
+            reply = reply_to(s, h, weights)
+            if reply is None:
+                if not same:
+                    out.append((inject_entries.entry(h, now), (h.scope, h.id)))
+                continue
+            lead = "" if same else 're: "' + inject.one_line(h.text, 90) + '"'
+            out.append((inject_entries.entry(reply, now, lead=lead), (h.scope, reply.key)))
+            continue
+        out.append((inject_entries.entry(h, now), (h.scope, h.id)))
+    # a tool call is shown in full only when it is the evidence: its matched text holds nearly as much of the
+    # query's weight as the best entry's; otherwise one line (what was run and the first output line)
+    cover = [inject_entries.cover(e, weights) for e, _ in out]
+    top = max(cover, default=0.0)
+    for (e, _), c in zip(out, cover):
+        if e.kind == "tool" and not e.dump and c < inject_entries.TOOL_EVIDENCE * top and inject_entries.tool_name(e.lead) not in inject_entries.USER_ANSWER_TOOLS:
+            e.brief = True
+            if e.lead:
+                e.text, e.lead, e.span = e.lead + " " + e.text.lstrip(), "", None
+    return out
+
+
+def reply_to(s: Stores, h: Hit, weights: dict[str, float]) -> Event | None:
+    """The assistant turn that answered the user turn ``h``: among the assistant turns after it in its session,
+    up to the next user turn (at most 80 events), the one holding most of the query's weight (the last on a tie)."""
+    if not h.session:
+        return None
+    root = s.roots.get(h.scope)
+    if root is None or not root.exists():
+        return None
+    rows = root.store.events_after(h.id, h.session, 80, until_role="user")
+    best, best_s = None, -1.0
+    for r in rows:
+        if r["role"] == "user":
+            break
+        if r["role"] != "assistant":
+            continue
+        sc = sum(weights.get(t, 0.0) for t in set(tokenize(r["text"][:3000])))
+        if sc >= best_s:
+            best, best_s = r, sc
+    if best is None:
+        return None
+    from types import SimpleNamespace
+
+    return SimpleNamespace(key=best["ref"], kind="assistant", text=best["text"], ts=parse_ts(best["ts"]),
+                           handle=best["handle"], span=None, scope=h.scope)

@@ -1,0 +1,436 @@
+"""Curated notes on the two roots: remember (redacted, deduplicated, superseding), get by id or handle, edit,
+pin, recent, the rule proposals, and the restore of an exported note. Functions of a :class:`memdir.stores.Stores`;
+:class:`memdir.core.Memdir` delegates to them.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Iterable
+
+from memdir.capture import events as cevents
+from memdir.engine import lexical
+from memdir.errors import NotFound, PathError, UsageError
+from memdir.lazylog import getLogger
+from memdir.notes import markdown as notes
+from memdir.roots import check_segment, split_id
+from memdir.stores import SCOPES, Stores
+from memdir.timeutil import parse_ts
+from memdir.types import Event, Hit, Note
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from memdir.engine.root import Root
+
+log = getLogger("memdir")  # imports logging only when a record can go somewhere
+
+
+def replace_note(note: Note, **changes: Any) -> Note:
+    from dataclasses import replace
+
+    return replace(note, **changes)
+
+
+def summary_of(text: str) -> str:
+    for line in text.splitlines():
+        line = line.strip().lstrip("#").strip()
+        if line:
+            return line if len(line) <= 100 else line[:99].rstrip() + "…"
+    return text[:100]
+
+
+def near_duplicate(store, text: str) -> str | None:
+    """The ref of the first live note whose text differs from ``text`` only by case, spacing or punctuation
+    (:func:`memdir.notes.markdown.near_key`), or ``None``. Notes are curated and few: one pass over their texts."""
+    key = notes.near_key(text)
+    for row in store.live_notes():
+        if notes.near_key(row["text"]) == key:
+            return row["ref"]
+    return None
+
+
+def remember(s: Stores, text: str, *, category: str = "facts", summary: str | None = None, tags: Iterable[str] = (),
+             load_when: Iterable[str] = (), pinned: bool = False, supersedes: str | None = None,
+             scope: str = "project", kind: str | None = None, highlight: str | None = None,
+             provenance: dict[str, Any] | None = None) -> Note:
+    """Store a curated note as ``<root>/<category>/<slug>.md`` and recompile the indexes.
+
+    Secrets are redacted first. The same normalized text already in that root returns the existing note
+    with ``existed=True`` and changes nothing (case C5). ``supersedes`` marks an older note (by id) as
+    replaced: it keeps its file, gains ``superseded_by`` and drops out of recall (case C6).
+    ``provenance``: extra frontmatter fields written as given after the standard ones (distillation writes
+    ``source``, ``sessions``, ``model``, ``distilled_at``, ``distill_run``); standard fields cannot be
+    overridden this way.
+
+    Raises ``UsageError`` (empty text, unknown category or scope, unknown ``supersedes`` id) and
+    ``PathError`` (a category or id that would leave the root).
+    """
+    if not isinstance(text, str) or not text.strip():
+        raise UsageError("nothing to remember: the text is empty")
+    root = s.root(scope)
+    check_segment(category, "category")
+    known = list(s.config.get("categories"))
+    if category not in known and not (root.path / category).is_dir():
+        raise UsageError(f"unknown category {category!r}: use one of {', '.join(known)} (or set `categories` in config.toml)")
+    text = cevents.redact_text(text.replace("\x00", "")).strip()
+    if len(text.encode("utf-8")) > notes.MAX_NOTE_BYTES - 100_000:  # refused before any file is written
+        raise UsageError(f"note too long ({len(text):,} characters): notes are read back up to {notes.MAX_NOTE_BYTES:,} "
+                         "bytes; keep long material in a file and remember a pointer to it")
+    summary = cevents.redact_text(" ".join((summary or "").split())) or summary_of(text)
+    tags = tuple(dict.fromkeys(cevents.redact_text(str(t)).strip() for t in tags if str(t).strip()))
+    load_when = tuple(dict.fromkeys(cevents.redact_text(str(t)).strip() for t in load_when if str(t).strip()))
+    highlight = cevents.redact_text(highlight).strip() if highlight else None
+    sha = notes.content_hash(text)
+    root.ensure()
+    with root.locked():
+        store = root.store  # opening syncs hand edits once; later writes by memdir keep the mirror current
+        clean = root.gens()[0] == root.gens()[1]
+        ref = store.live_note_with_sha(sha)  # a superseded copy does not count: re-stating it revives the text
+        if ref is None:  # a near-duplicate: same words, other case/spacing/punctuation (issue 13 item 10)
+            ref = near_duplicate(store, text)
+        if ref is not None:
+            existing = get(s, ref, scope=scope)
+            if isinstance(existing, Note):
+                log.debug("remember: same text as %s; nothing written", existing.id)
+                return replace_note(existing, existed=True)
+        old_root = None
+        if supersedes:
+            split_id(supersedes)
+            old_root = next((r for r in (root, *s.live()) if r.exists() and r.store.has_ref(supersedes, "note")),
+                            None)
+            if old_root is None:
+                raise UsageError(f"cannot supersede {supersedes!r}: no such note (see `memdir inspect`)")
+        cat_dir = root.path / category
+        from memdir.roots import safe_join
+
+        safe_join(root.path, category)
+        slug = notes.slugify(summary, exists=lambda s: s == "index" or (cat_dir / f"{s}.md").exists())
+        note_id = f"{category}/{slug}"
+        now = s.clock()
+        meta: dict[str, Any] = {"id": note_id, "kind": kind or notes.kind_for(category), "summary": summary}
+        if highlight:
+            meta["highlight"] = highlight
+        meta.update({"created": now, "updated": now, "load_when": list(load_when), "tags": list(tags), "pinned": bool(pinned)})
+        if supersedes:
+            meta["supersedes"] = supersedes
+        for key, val in (provenance or {}).items():
+            if isinstance(key, str) and key not in meta and key not in ("superseded_by", "id"):
+                meta[key] = cevents.redact_obj(val)
+        path = safe_join(root.path, category, slug + ".md")
+        notes.atomic_write(path, notes.render(meta, text + "\n"))
+        if supersedes and old_root is root:
+            mark_superseded(root, supersedes, note_id, now)
+        root.refresh(note_id)
+        root.compile(categories=sorted({category, (supersedes or category).split("/")[0]}), was_clean=clean)
+    if supersedes and old_root is not None and old_root is not root:
+        # the other root's lock is taken only after this one is released: two writers superseding across the
+        # roots in opposite directions can never wait on each other
+        with old_root.locked():
+            mark_superseded(old_root, supersedes, note_id, now, compile_=True)
+    note = get(s, note_id, scope=scope)
+    assert isinstance(note, Note)
+    return note
+
+
+def mark_superseded(root: Root, old_id: str, new_id: str, now: datetime, *, compile_: bool = False) -> None:
+    """Write ``superseded_by`` into the old note's file and refresh it (caller holds ``root``'s lock)."""
+    old_path = root.path / (old_id + ".md")
+    old_clean = root.gens()[0] == root.gens()[1]
+    notes.atomic_write(old_path, notes.update_fields(notes.read_text(old_path), {"superseded_by": new_id, "updated": now}))
+    root.refresh(old_id)
+    if compile_:
+        root.compile(categories=[old_id.split("/")[0]], was_clean=old_clean)
+
+
+def resolve(s: Stores, id: str, scope: str | None = None) -> str:
+    """``id`` itself when some root holds that note id or event key; else the id/key whose short handle (the
+    ``[handle kind date]`` of the ``<memory>`` block, :mod:`memdir.recall.handles`) is ``id``, project first."""
+    from memdir.recall import handles
+
+    if not handles.looks_like(id):
+        return id
+    roots = s.live(scope)
+    if any(r.store.has_ref(id) for r in roots):
+        return id
+    for r in roots:
+        ref = r.store.resolve_handle(id)
+        if ref is not None:
+            return ref
+    return id
+
+
+def get(s: Stores, id: str, *, scope: str | None = None) -> Note | Event | None:
+    """The note (by id, project first) or event (by key) named ``id`` — or by its short handle — or ``None``."""
+    if not isinstance(id, str):
+        return None
+    id = resolve(s, cevents.clean(id).strip(), scope)
+    for root in s.live(scope):
+        row = root.store.get_doc(id)
+        if row is None:
+            continue
+        if row["kind"] == "event":
+            return Event(key=row["ref"], role=row["role"], text=row["text"], session=row["session"],
+                         ts=parse_ts(row["ts"]), scope=root.scope)
+        try:
+            note, _ = root.read_note(row["ref"], root.path / (row["ref"] + ".md"))
+            return note
+        except (UsageError, OSError):
+            whole = root.read_broken_note(row["ref"], root.path / (row["ref"] + ".md"))  # broken frontmatter
+            if whole is not None:
+                return whole
+            continue
+    return None
+
+
+def note_problems(s: Stores) -> list[dict[str, str]]:
+    """Note files the last look at each open root could not read as they are (``{"kind": "unreadable", "scope",
+    "path", "detail"}``): broken frontmatter (the note is indexed by its body alone until repaired with
+    :meth:`edit`) or a file that is not UTF-8 text (left out). Opens nothing; the CLI prints them as one line."""
+    return [p for r in s.roots.values() if r.opened is not None for p in r.problems if p["kind"] == "unreadable"]
+
+
+def recent(s: Stores, *, kinds: Iterable[str] | None = None, category: str | None = None, scope: str | None = None,
+           limit: int = 20) -> list[Hit]:
+    """The newest memories, newest first (seed 004's ``list``): ``kinds`` as in :meth:`recall` (``note``,
+    ``event``, a note kind or an event role), ``category`` a note category; at most ``limit`` (1..500).
+    Superseded notes are left out. Hits carry ``score`` 0 and empty reasons."""
+    limit = max(1, min(int(limit), 500))
+    kinds = tuple(kinds or ())
+    cats = sorted({*s.config.get("categories"), *(p.name for r in s.live(scope) if r.path.is_dir()
+                                                    for p in r.path.iterdir() if p.is_dir() and not p.name.startswith("."))})
+    known = ("note", "event", *cevents.ROLES, *sorted({notes.kind_for(c) for c in cats}))
+    bad = [x for x in kinds if x not in known]
+    if bad:  # a typo would read as "no memories yet"
+        raise UsageError(f"unknown kind {bad[0]!r}: use one of {', '.join(known)}")
+    if category is not None and category not in cats:
+        raise UsageError(f"unknown category {category!r}: use one of {', '.join(cats)}")
+    doc_kinds = tuple(x for x in kinds if x in ("note", "event"))
+    sub = tuple(x for x in kinds if x not in ("note", "event"))
+    rows = []
+    for root in s.live(scope):
+        rows += [(r["ts_epoch"], root, r) for r in root.store.recent(doc_kinds=doc_kinds, sub_kinds=sub, category=category,
+                                                                      limit=limit)]
+    rows.sort(key=lambda x: -x[0])
+    return [lexical.hit(s, root, r, 0.0, [], {}, r["note_kind"] if r["kind"] == "note" else r["role"])
+            for _, root, r in rows[:limit]]
+
+
+def unsupersede(s: Stores, gone_id: str) -> None:
+    """Notes that ``gone_id`` had superseded become live again (their ``superseded_by`` is removed), so
+    forgetting a replacement never leaves the older note hidden behind a dangling link."""
+    for root in s.live():
+        with root.locked():
+            refs = root.store.notes_superseded_by(gone_id)
+            for ref in refs:
+                path = root.path / (ref + ".md")
+                try:
+                    notes.atomic_write(path, notes.update_fields(notes.read_text(path), {"superseded_by": None}))
+                except (UsageError, OSError) as exc:
+                    log.warning("memdir: could not restore %s after forgetting %s: %s", ref, gone_id, exc)
+                    continue
+                root.refresh(ref)
+                log.debug("forget: %s is live again (its replacement %s was forgotten)", ref, gone_id)
+            if refs:
+                root.compile()
+
+
+def note_root(s: Stores, id: str, scope: str | None) -> tuple[Root, str]:
+    if isinstance(id, str) and "/" not in id:
+        id = resolve(s, id.strip(), scope)  # a short handle names the note as its id does
+    category, slug = split_id(id)
+    nid = f"{category}/{slug}"
+    for root in s.live(scope):
+        if (root.path / category / f"{slug}.md").is_file():
+            return root, nid
+    raise NotFound(f"no note has the id {nid!r}; see `memdir inspect` for ids")
+
+
+def note_source(s: Stores, id: str, *, scope: str | None = None) -> str:
+    """The note file's text (frontmatter + body) as it is on disk. Raises ``NotFound``, ``PathError``."""
+    root, nid = note_root(s, id, scope)
+    return notes.read_text(root.path / (nid + ".md"))
+
+
+def edit(s: Stores, id: str, text: str, *, scope: str | None = None) -> Note:
+    """Replace a note's file with ``text`` (frontmatter + body) after validating it
+    (:func:`memdir.notes.markdown.check_edit`): a bad edit raises ``UsageError`` with every reason and writes nothing.
+    ``supersedes``/``superseded_by`` cannot be changed here (use ``remember(..., supersedes=)``). Secrets are
+    redacted, ``updated`` is set to now, the index and ``index.md``/``ROOT.md`` are updated."""
+    root, nid = note_root(s, id, scope)
+    path = root.path / (nid + ".md")
+    meta, body = notes.check_edit(text, note_id=nid)
+    try:
+        old_meta, _, _ = notes.split(notes.read_text(path))
+    except UsageError:
+        # the file's own frontmatter is broken (a hand edit): an edit is how it gets repaired, so it is not
+        # compared; the supersede links it may have held are what the new text says
+        old_meta = meta
+    for k in ("supersedes", "superseded_by"):
+        if (meta.get(k) or None) != (old_meta.get(k) or None):
+            raise UsageError(f"edit refused: {k} cannot be changed by an edit (it was {old_meta.get(k)!r}); "
+                             "use supersede, or forget the newer note")
+    meta = {k: (cevents.redact_text(v) if isinstance(v, str) else
+                [cevents.redact_text(str(x)) for x in v] if isinstance(v, list) else v) for k, v in meta.items()}
+    meta = {"id": nid, **{k: v for k, v in meta.items() if k != "id"}}
+    meta["updated"] = s.clock()
+    body = cevents.redact_text(body.replace("\x00", "")).strip() + "\n"
+    with root.locked():
+        clean = root.gens()[0] == root.gens()[1]
+        notes.atomic_write(path, notes.render(meta, body))
+        root.refresh(nid)
+        root.compile(categories=[nid.split("/")[0]], was_clean=clean)
+    note = get(s, nid, scope=root.scope)
+    assert isinstance(note, Note)
+    return note
+
+
+def pin(s: Stores, id: str, pinned: bool = True, *, scope: str | None = None) -> Note:
+    """Set (or clear) a note's ``pinned`` flag: a pinned note never decays. Raises ``NotFound``, ``PathError``."""
+    root, nid = note_root(s, id, scope)
+    path = root.path / (nid + ".md")
+    with root.locked():
+        clean = root.gens()[0] == root.gens()[1]
+        try:
+            raw = notes.update_fields(notes.read_text(path), {"pinned": bool(pinned), "updated": s.clock()})
+        except UsageError as exc:
+            raise UsageError(f"cannot pin {nid}: {path} is unreadable ({exc}); repair it first with "
+                             f"`memdir edit {nid}`") from None
+        notes.atomic_write(path, raw)
+        root.refresh(nid)
+        root.compile(categories=[nid.split("/")[0]], was_clean=clean)
+    note = get(s, nid, scope=root.scope)
+    assert isinstance(note, Note)
+    return note
+
+
+def propose(s: Stores, text: str, *, category: str = "rules", summary: str | None = None, tags: Iterable[str] = (),
+            load_when: Iterable[str] = (), supersedes: str | None = None, scope: str = "project",
+            source: str = "mcp", provenance: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Record a rule a model suggested as a pending proposal instead of writing ``rules/`` (seed 000: iron
+    rules are written by people). Text, summary and tags are redacted. Returns the proposal dict with
+    ``created`` (False when the same text was proposed before). Raises ``UsageError`` for empty text."""
+    from memdir.notes import proposals
+
+    if not isinstance(text, str) or not text.strip():
+        raise UsageError("nothing to propose: the text is empty")
+    text = cevents.redact_text(text.replace("\x00", "")).strip()
+    root = s.root(scope)
+    root.ensure()
+    with root.locked():
+        p, created = proposals.create(
+            root.path, text=text, summary=cevents.redact_text(" ".join((summary or "").split())) or summary_of(text),
+            category=category, tags=[cevents.redact_text(str(t)).strip() for t in tags if str(t).strip()],
+            load_when=[cevents.redact_text(str(t)).strip() for t in load_when if str(t).strip()], supersedes=supersedes,
+            source=source, now=s.clock(), provenance=cevents.redact_obj(provenance or {}))
+    return {**p, "scope": scope, "created": created}
+
+
+def proposals(s: Stores, *, status: str | None = "pending") -> list[dict[str, Any]]:
+    """Rule proposals of both roots (project first), oldest first: ``[{id, status, category, summary, text,
+    tags, load_when, supersedes?, source, sessions?, model?, proposed, scope, path}]``; ``status=None``
+    includes accepted and rejected ones."""
+    from memdir.notes import proposals
+
+    return [{**p, "scope": r.scope} for r in s.live() for p in proposals.list_all(r.path, status=status)]
+
+
+def proposal_path(s: Stores, pid: str) -> tuple[Root, Path]:
+    from memdir.notes import proposals
+
+    for r in s.live():
+        path = proposals.find(r.path, pid)
+        if path is not None:
+            return r, path
+    raise NotFound(f"no proposal {pid!r}: see `memdir proposals`")
+
+
+def accept_proposal(s: Stores, pid: str) -> Note:
+    """Write a pending proposal as a ``rules`` note (a person decided) and mark it accepted. Raises
+    ``NotFound`` (no such proposal), ``UsageError`` (already decided, malformed id)."""
+    from memdir.notes import proposals
+
+    root, path = proposal_path(s, pid)
+    p = proposals.read(path) or {}
+    if p.get("status") != "pending":
+        raise UsageError(f"proposal {pid} is already {p.get('status')}")
+    prov = {"source": p.get("source") or "proposal", "proposal": p.get("id")}
+    for key in ("sessions", "model"):
+        if p.get(key):
+            prov[key] = p[key]
+    sup = p.get("supersedes") if isinstance(p.get("supersedes"), str) else None
+    if sup and get(s, sup) is None:
+        sup = None
+    note = remember(s, p.get("text") or "", category=p.get("category") or "rules", summary=p.get("summary"),
+                         tags=p.get("tags") or (), load_when=p.get("load_when") or (), supersedes=sup,
+                         scope=root.scope, provenance=prov)
+    with root.locked():
+        proposals.decide(path, "accepted", s.clock(), note=note.id)
+    return note
+
+
+def reject_proposal(s: Stores, pid: str) -> dict[str, Any]:
+    """Mark a pending proposal rejected (its record stays, so the same rule is not proposed again).
+    Raises ``NotFound`` / ``UsageError`` like :meth:`accept_proposal`."""
+    from memdir.notes import proposals
+
+    root, path = proposal_path(s, pid)
+    p = proposals.read(path) or {}
+    if p.get("status") != "pending":
+        raise UsageError(f"proposal {pid} is already {p.get('status')}")
+    with root.locked():
+        return {**proposals.decide(path, "rejected", s.clock()), "scope": root.scope}
+
+
+def restore_note(s: Stores, obj: dict[str, Any]) -> Note:
+    """Bring back an exported note as it was: same id when free, times, kind, highlight, pinned and the
+    supersede links. Same text already in that root → the existing note (``existed``). Raises like
+    :meth:`remember`."""
+    scope = obj.get("scope") if obj.get("scope") in SCOPES else "project"
+    text = obj.get("text")
+    if not isinstance(text, str) or not text.strip():
+        raise UsageError("a note line needs a non-empty text")
+    nid = obj.get("id")
+    try:
+        category, slug = split_id(nid) if isinstance(nid, str) else (None, None)
+    except PathError:
+        category, slug = None, None
+    category = category or obj.get("category") or "facts"
+    check_segment(category, "category")
+    root = s.root(scope)
+    if category not in s.config.get("categories"):  # a custom category the export came from: recreate it
+        root.ensure()
+        from memdir.roots import safe_join
+
+        safe_join(root.path, category).mkdir(exist_ok=True)
+    note = remember(s, text, category=category, summary=obj.get("summary"), tags=obj.get("tags") or (),
+                         load_when=obj.get("load_when") or (), pinned=bool(obj.get("pinned")), scope=scope,
+                         kind=obj.get("kind"), highlight=obj.get("highlight"))
+    if note.existed:
+        return note
+    root = s.root(scope)
+    changes: dict[str, Any] = {}
+    for key in ("created", "updated"):
+        try:
+            changes[key] = parse_ts(obj[key])
+        except (KeyError, UsageError):
+            pass
+    for key in ("supersedes", "superseded_by"):
+        if isinstance(obj.get(key), str) and obj[key].strip():
+            changes[key] = cevents.clean(obj[key]).strip()
+    target = note.id
+    with root.locked():
+        path = note.path
+        raw = notes.update_fields(notes.read_text(path), changes) if changes else notes.read_text(path)
+        if slug and f"{category}/{slug}" != note.id and not (root.path / category / f"{slug}.md").exists():
+            target = f"{category}/{slug}"
+            raw = notes.update_fields(raw, {"id": target})
+            notes.atomic_write(root.path / category / f"{slug}.md", raw)
+            path.unlink()
+            root.refresh(note.id)
+        else:
+            notes.atomic_write(path, raw)
+        root.refresh(target)
+        root.compile(categories=[category])
+    got = get(s, target, scope=scope)
+    return got if isinstance(got, Note) else note

@@ -1,0 +1,194 @@
+"""Episodic events: the bulk import (redaction, the length bound, dedup, tombstones, the team queue), gated capture
+of one host event and its skip log, and the event counts the daily cap reads.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from typing import Any, Iterable
+
+from memdir.capture import events as cevents
+from memdir.capture import gates
+from memdir.errors import UsageError
+from memdir.lazylog import getLogger
+from memdir.notes import markdown as notes
+from memdir.store.sqlite import journal
+from memdir.stores import Stores
+from memdir.timeutil import iso, parse_ts
+
+log = getLogger("memdir")  # imports logging only when a record can go somewhere
+
+
+SETTLE_AFTER = 1000  # an import storing this many events checkpoints and truncates the WAL afterwards
+
+
+def import_events(s: Stores, events: Iterable[dict[str, Any]], *, scope: str = "project") -> dict[str, int]:
+    """Bulk-store episodic events ``{key, role, text, session, ts}`` (``meta`` optional) in one transaction.
+
+    Dedup by key and by SHA-256 of the normalized text; tombstoned keys/texts are skipped; text is redacted
+    and bounded (:func:`cevents.bound_text`). ``ts`` may be a datetime (naive = UTC), ISO 8601 string or epoch s/ms;
+    missing → now. Returns ``{"read", "stored", "duplicate", "skipped"}``; a malformed item is counted as
+    skipped with a debug-log reason, never raised.
+    """
+    if events is None or isinstance(events, (str, bytes, dict)) or not hasattr(events, "__iter__"):
+        raise UsageError("import_events needs an iterable of event dicts ({key, role, text, session, ts})")
+    root = s.root(scope)
+    root.ensure()
+    counts = {"read": 0, "stored": 0, "duplicate": 0, "skipped": 0}
+    now = s.clock()
+    history: list[str] = []  # stored events older than an hour: their heat starts now (issue 13 item 13)
+    with root.locked(), root.store.transaction() as st:
+        queued: list[dict[str, Any]] = []  # sent to remote.url afterwards (memdir.engine.remote)
+        tomb_refs, tomb_shas = st.tombstoned()
+        pending: dict[int, str] = {}
+        for ev in events:
+            counts["read"] += 1
+            row, why = event_row(s, ev, now)
+            if row is None:
+                counts["skipped"] += 1
+                log.debug("import_events: skipped (%s): key %.80r", why, ev.get("key") if isinstance(ev, dict) else type(ev).__name__)
+                continue
+            if row["ref"] in tomb_refs or row["content_sha256"] in tomb_shas:
+                counts["skipped"] += 1
+                log.debug("import_events: skipped (tombstoned): %s", row["ref"])
+                continue
+            new_id = st.insert_event(row, pending=pending)
+            if new_id:
+                counts["stored"] += 1
+                queued.append(row)
+                if row["ts_epoch"] < now.timestamp() - 3600:
+                    history.append(row["ref"])
+            else:
+                counts["duplicate"] += 1
+                log.debug("import_events: duplicate key or text: %s", row["ref"])
+        st.flush_events(pending)  # FTS rows with each event's neighbouring turns
+        if history:
+            st.start_heat(history, now.timestamp())
+        send = bool(queued) and scope == "project" and bool(s.config.get("remote.url"))
+        if send and not root.remote:
+            from memdir.engine import remote
+
+            remote.queue_rows(root.db, queued)  # in the events' own transaction: both commit or neither
+    if send:
+        from memdir.engine import remote  # the team client, only when remote.url is set
+
+        remote.send_rows(s, root, queued)
+    if counts["stored"] >= SETTLE_AFTER:
+        root.store.settle()  # the WAL of a big import is written back and truncated
+    return counts
+
+
+def capture(s: Stores, event: dict[str, Any], **kwargs: Any):
+    """Gated capture of one host event (user prompt, assistant reply, tool-call summary); see
+    :mod:`memdir.capture.gates` for the gates, keys and the returned ``CaptureResult``."""
+    result = capture_event(s, event, **kwargs)
+    if not result.stored and result.reason != "duplicate":
+        log_skip(s, result, event, kwargs)
+    return result
+
+
+def log_skip(s: Stores, result: Any, event: Any, fields: dict[str, Any]) -> None:
+    """Record a capture that stored nothing in the bounded skip log (:mod:`memdir.store.sqlite.journal`), in a root that
+    already exists; never raises (a hook must not fail over its own bookkeeping)."""
+    try:
+        ev = dict(event) if isinstance(event, dict) else {"text": event}
+        ev.update({k: v for k, v in fields.items() if k != "scope"})
+        root = s.root(fields.get("scope") or "project")
+        if not root.exists():
+            return
+        try:
+            when = parse_ts(ev["ts"]) if ev.get("ts") not in (None, "") else s.clock()
+        except (UsageError, ValueError, TypeError, OverflowError):
+            when = s.clock()
+        text = result.text or (ev.get("tool") or ev.get("tool_name") if result.reason == "noisy_tool" else ev.get("text"))
+        session = str(ev.get("session") or "").strip() or None
+        journal.log_skip(root.db, when=when, reason=result.reason, role=result.role or ev.get("role"),
+                         session=session, source=ev.get("source"), text=text)
+    except Exception as exc:  # noqa: BLE001
+        log.debug("capture skip not logged: %s", exc)
+
+
+def count_events(s: Stores, *, since: datetime, until: datetime | None = None, key_prefixes: Iterable[str] = (),
+                 scope: str = "project") -> int:
+    """Number of stored events with ``since <= ts < until`` (aware datetimes; ``until`` open when None) whose
+    key starts with one of ``key_prefixes`` (any key when empty). Used by capture's daily cap."""
+    root = s.root(scope)
+    if not root.exists():
+        return 0
+    return root.store.count_events(since.timestamp(), until.timestamp() if until is not None else None,
+                                   [p for p in key_prefixes if p])
+
+
+def event_row(s: Stores, ev: Any, now: datetime) -> tuple[dict[str, Any] | None, str]:
+    if not isinstance(ev, dict):
+        return None, "not an object"
+    text = ev.get("text")
+    if not isinstance(text, str) or not text.strip():
+        return None, "empty text"
+    role = str(ev.get("role") or "user").strip().lower()
+    if role not in cevents.ROLES:
+        return None, f"unknown role {role!r}"
+    try:
+        ts = parse_ts(ev.get("ts")) if ev.get("ts") not in (None, "") else now
+    except UsageError as exc:
+        return None, str(exc)
+    text = cevents.bound_text(cevents.redact_text(text.replace("\x00", "")).strip())
+    sha = notes.content_hash(text)
+    key = ev.get("key")
+    key = cevents.clean(str(key)).strip() if key not in (None, "") else f"import:{ev.get('source') or 'jsonl'}:{sha[:16]}"
+    session = cevents.clean(str(ev.get("session"))) if ev.get("session") not in (None, "") else None
+    meta = ev.get("meta")
+    return {
+        "kind": "event", "ref": key[:500], "content_sha256": sha, "role": role,
+        "session": cevents.clean(str(session)) if session not in (None, "") else None, "ts": iso(ts), "ts_epoch": ts.timestamp(),
+        "text": text, "meta": json.dumps(cevents.redact_obj(meta), ensure_ascii=False, default=str) if meta else None,
+    }, ""
+
+
+def capture_event(s: Stores, event: Any, *, scope: str = "project", **fields: Any) -> "gates.CaptureResult":
+    """Gate one host event and store it when it passes (see the module docstring for gates and keys).
+
+    ``event``: a dict (shape in the module docstring) or a string
+    (a user prompt). ``fields``: overrides merged into the event (``session=…``, ``role=…``). ``scope``:
+    ``"project"`` (default) or ``"global"``. The content gates are :func:`memdir.capture.gates.gate` (the same function the importers
+    call); then ``capture.enabled`` and the daily cap. Never raises for a bad event (it is ``invalid``); raises
+    ``UsageError`` for an unknown scope and ``MemdirError`` if the store cannot be written.
+    """
+    if isinstance(event, str):
+        event = {"role": "user", "text": event}
+    if not isinstance(event, dict):
+        return gates.skip_result("invalid", f"not an event object: {type(event).__name__}")
+    ev = {**event, **fields}
+    cfg = s.config
+    if not cfg.get("capture.enabled"):
+        return gates.skip_result("disabled", "capture.enabled is false")
+    d = gates.gate(ev, cfg)
+    if not d.keep:
+        return gates.CaptureResult(False, d.reason or "invalid", d.key, d.role, gates.safe_text(d.text))
+    role, text, key = d.role, d.text, d.key
+    session = str(ev.get("session") or "").strip() or "nosession"
+    session = session.replace("\n", " ")[:200]
+
+    cap = cfg.get("capture.daily_cap")
+    if cap:
+        start, end = gates.local_day_bounds(s.clock())
+        n = count_events(s, since=start, until=end, key_prefixes=gates.CAPTURE_PREFIXES, scope=scope)
+        if n >= cap:
+            return gates.skip_result("daily_cap", f"{n} events captured today >= capture.daily_cap={cap}", key=key, role=role, text=text)
+
+    meta = dict(ev.get("meta") or {}) if isinstance(ev.get("meta"), dict) else {}
+    for k in ("source", "tool", "call_id", "cwd"):
+        if ev.get(k) not in (None, ""):
+            meta.setdefault(k, ev[k])
+    if ev.get("is_error"):
+        meta["is_error"] = True
+    row = {"key": key, "role": role, "text": text, "session": None if session == "nosession" else session,
+           "ts": ev.get("ts"), "meta": meta or None}
+    counts = import_events(s, [row], scope=scope)
+    if counts.get("stored"):
+        log.debug("capture: stored %s (%d chars)", key, len(text))
+        return gates.CaptureResult(True, "stored", key, role, gates.safe_text(text))
+    if counts.get("duplicate"):
+        return gates.skip_result("duplicate", key, key=key, role=role, text=text)
+    return gates.skip_result("tombstoned", f"{key} (forgotten earlier)", key=key, role=role, text=text)

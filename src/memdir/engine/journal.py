@@ -1,0 +1,67 @@
+"""What the viewer reads back: the injected blocks, the captures that stored nothing, the captured sessions.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from memdir.lazylog import getLogger
+from memdir.store.sqlite import journal
+from memdir.stores import Stores
+
+log = getLogger("memdir")  # imports logging only when a record can go somewhere
+
+
+def record_injection(s: Stores, block: str, *, prompt: str = "", host: str | None = None, event: str | None = None,
+                     session: str | None = None) -> int | None:
+    """Log a ``<memory>`` block handed to a host (time, host, hook event, session, prompt SHA-256, the block,
+    its hit ids) in the project root, else the global root, when one exists. Returns the log row id, or
+    ``None`` when nothing was logged; never raises (hooks call it)."""
+    try:
+        if not block:
+            return None
+        root = next((r for r in (s.roots["project"], s.roots["global"]) if r.exists()), None)
+        if root is None:
+            return None
+        others = tuple(r.store for r in s.live() if r is not root)
+        return journal.log_injection(root.db, index=root.store, when=s.clock(), block=block, prompt=prompt or "", host=host,
+                                     event=event, session=session, others=others)
+    except Exception as exc:  # noqa: BLE001
+        log.debug("injection not logged: %s", exc)
+        return None
+
+
+def injections(s: Stores, *, limit: int = 50, id: int | None = None, scope: str | None = None) -> list[dict[str, Any]]:
+    """Logged ``<memory>`` blocks, newest first: ``[{"id", "scope", "ts", "prompt_sha256", "host", "event",
+    "session", "block", "hit_ids"}]``; ``id`` (with ``scope``) picks one."""
+    out = []
+    for root in s.live(scope):
+        out += [{**r, "scope": root.scope} for r in journal.injections(root.db, limit=limit, id=id)]
+    return sorted(out, key=lambda r: (r["ts"], r["id"]), reverse=True)[:limit]
+
+
+def capture_skips(s: Stores, *, limit: int = 200, session: str | None = None) -> list[dict[str, Any]]:
+    """Captures that stored nothing, newest first: ``[{"id", "scope", "ts", "reason", "role", "session",
+    "source", "preview"}]`` (bounded log; duplicates are not logged)."""
+    out = []
+    for root in s.live():
+        out += [{**r, "scope": root.scope} for r in journal.skips(root.db, limit=limit, session=session)]
+    return sorted(out, key=lambda r: (r["ts"], r["id"]), reverse=True)[:limit]
+
+
+def sessions(s: Stores, *, limit: int = 200) -> list[dict[str, Any]]:
+    """Captured sessions of both roots, newest first: ``[{"scope", "session", "first", "last", "turns", "roles",
+    "source", "cwd"}]``."""
+    out = []
+    for root in s.live():
+        out += [{**r, "scope": root.scope} for r in root.store.sessions(limit=limit)]
+    return sorted(out, key=lambda r: r["last_epoch"], reverse=True)[:limit]
+
+
+def session_events(s: Stores, session: str | None, *, scope: str | None = None, limit: int = 1000) -> list[dict[str, Any]]:
+    """One session's events in time order: ``[{"key", "scope", "role", "text", "ts", "meta"}]`` (text as stored,
+    secrets already ``[redacted:kind]``)."""
+    out = []
+    for root in s.live(scope):
+        out += [{**r, "scope": root.scope} for r in root.store.session_events(session, limit=limit)]
+    return sorted(out, key=lambda r: r["ts"])[:limit]

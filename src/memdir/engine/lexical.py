@@ -1,0 +1,130 @@
+"""Lexical recall over the two roots: query terms, BM25 candidates per root, the one ranking
+(:func:`memdir.recall.rank.rank_candidates`), project wins over global, and the hits with their reasons.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from memdir.capture import events as cevents
+from memdir.errors import MemdirError
+from memdir.inject import entries as inject_entries
+from memdir.lazylog import DEBUG, getLogger
+from memdir.recall import glossary, rank
+from memdir.recall.tokenize import tokenize
+from memdir.stores import Stores
+from memdir.timeutil import iso, parse_ts
+from memdir.types import Hit
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from memdir.engine.root import Root
+
+log = getLogger("memdir")  # imports logging only when a record can go somewhere
+
+
+def resync(s: Stores) -> None:
+    """Mirror notes edited or deleted on disk since this process last looked (case C20)."""
+    for root in s.live():
+        try:
+            root.resync()
+        except MemdirError as exc:  # a busy store: answer from the index as it is
+            log.debug("resync skipped: %s", exc)
+
+
+def lexical(s: Stores, tokens: list[str], *, k: int, scope: str | None, kinds: tuple[str, ...] | None,
+             query: str = "", unigrams: bool = True) -> list[Hit]:
+    cfg = s.config
+    weights = (cfg.get("recall.weight_tags"), cfg.get("recall.weight_title"), cfg.get("recall.weight_body"),
+               cfg.get("recall.weight_context"))
+    limit = max(cfg.get("recall.candidates"), k * 3)
+    doc_kinds = tuple(x for x in (kinds or ()) if x in ("note", "event")) or None
+    sub_kinds = set(x for x in (kinds or ()) if x not in ("note", "event"))
+    # added at reduced weights (memdir.recall.glossary.query_terms): the characters of the query's Han runs (赛跑 meets
+    # 跑步) and the other language's words for its glossary words; Chinese closed-class words left out and
+    # half-function bigrams weighed down. The Han changes apply to lexical recall alone: beside a fused vector
+    # channel (``unigrams=False``) the model does that matching (MADial zh hybrid e5 R@3 0.551 -> 0.507 with the
+    # unigrams, 0.551 -> 0.531 with the closed-class words and half-function bigrams)
+    tokens, bridged = glossary.query_terms(
+        query, tokens, bridge_weight=float(cfg.get("recall.bridge_weight")),
+        unigram_weight=float(cfg.get("recall.cjk_unigram_weight")) if unigrams else 0.0,
+        function_weight=float(cfg.get("recall.cjk_function_bigram_weight")) if unigrams else 1.0,
+        stop_words=unigrams)
+    mem = cfg.get("recall.memory_index")
+    hold = mem == "on" or (mem == "auto" and s.state.get("warm", False))
+    roots = s.live(scope)
+    groups = []
+    for root in roots:
+        if hold:  # a server builds them in a thread (the SQL path answers meanwhile); "on" builds them now
+            root.store.hold_postings(int(cfg.get("recall.memory_index_max_rows")), background=mem != "on")
+        groups.append((cfg.get(f"recall.scope_prior_{root.scope}"),
+                       root.store.candidates(tokens, weights=weights, limit=limit, kinds=doc_kinds,
+                                             term_weights=bridged or None), sub_kinds))
+    # the one ranking code (memdir.recall.rank.rank_candidates): the team server ranks its rows with it too
+    scored = [(s, ts, roots[g], info) for s, ts, g, info in rank.rank_candidates(groups, query=query, cfg=cfg,
+                                                                                  now=s.clock())]
+    top: list[tuple[float, Root, Any]] = []
+    seen: set[str] = set()
+    for s, _, root, info in scored:
+        if info[0]["ref"] in seen:  # project wins: it is scored with prior 1.0 and so comes first on a tie
+            continue
+        seen.add(info[0]["ref"])
+        top.append((s, root, info))
+        if len(top) >= k:
+            break
+    full: dict[tuple[str, int], Any] = {}
+    for root in {id(r): r for _, r, _ in top}.values():  # whole rows for the hits only
+        for i, r in root.store.hit_rows({info[0]["id"]: info[0]["span"] for _, rt, info in top if rt is root},
+                                        terms=tokens).items():
+            full[(root.scope, i)] = r
+    hits: list[Hit] = []
+    for s, root, (row, prior, d, b, kind, f) in top:
+        whole = full.get((root.scope, row["id"]))
+        if whole is None:  # deleted between the two reads
+            continue
+        hits.append(hit(s, root, whole, s, tokens, {"bm25": round(row["bm25"], 4), "prior": prior,
+                                                       "decay": round(d, 4), "rehearsal": round(b, 4), **f}, kind,
+                              mask=row.get("mask")))
+    if log.isEnabledFor(DEBUG):
+        for h in hits:
+            log.debug("recall %r -> %s %.4f %s", cevents.redact_text(" ".join(tokens)[:200]), h.id, h.score,
+                      {k: v for k, v in h.reasons.items() if k not in ("terms", "fields")})
+    return hits
+
+
+def hit(s: Stores, root: Root, row, score: float, tokens: list[str], factors: dict[str, float], kind: str,
+         mask: int | None = None) -> Hit:
+    # ``mask``: the query terms this row matched in the index (bit i = tokens[i]); only those are looked for
+    qset = set(tokens) if mask is None else {t for i, t in enumerate(tokens) if i >= 62 or mask >> i & 1}
+    fields: dict[str, list[str]] = {}
+    held = inject_entries.row_get(row, "fields")  # from the postings held in memory: which terms each column holds
+    if qset and held is not None:
+        fields = {f: sorted(qset & held[f]) for f in ("tags", "title", "body")}
+        fields = {f: v for f, v in fields.items() if v}
+    elif qset:
+        tags = json.loads(row["tags"] or "[]") + json.loads(row["load_when"] or "[]")
+        fields = {
+            "tags": sorted(qset & set(tokenize(" ".join(tags)))) if tags else [],
+            "title": sorted(qset & set(tokenize(" ".join(x for x in (row["summary"], row["highlight"]) if x)))),
+            "body": sorted(qset & set(tokenize(inject_entries.matched_text(row)))),
+        }
+        fields = {f: v for f, v in fields.items() if v}
+    terms = [t for t in dict.fromkeys(tokens) if any(t in v for v in fields.values())]
+    reasons = {"terms": terms, "fields": fields, "scope": root.scope, **factors}
+    ts = parse_ts(row["ts"])
+    return Hit(id=row["ref"], key=row["ref"], kind=kind, scope=root.scope, score=score, text=row["text"],
+               reasons=reasons, summary=row["summary"], ts=ts, pinned=bool(row["pinned"]), category=row["category"],
+               session=row["session"], handle=inject_entries.row_get(row, "handle"), span=inject_entries.row_get(row, "span"))
+
+
+def rehearse(s: Stores, hits: list[Hit]) -> None:
+    when = iso(s.clock())
+    for root in s.live():
+        refs = [h.id for h in hits if h.scope == root.scope]
+        if refs:
+            try:
+                with root.store.transaction() as st:
+                    st.bump_rehearsal(refs, when)
+            except Exception as exc:  # a busy store must not fail a recall
+                log.debug("rehearsal not recorded: %s", exc)

@@ -1,0 +1,71 @@
+"""``Memdir.recall``: the lexical or fused channel, the team server's hits, the optional rerank, rehearsal.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from memdir.engine import lexical
+from memdir.lazylog import getLogger
+from memdir.recall.tokenize import query_tokens
+from memdir.stores import Stores
+from memdir.timeutil import iso
+from memdir.types import Hit
+
+log = getLogger("memdir")  # imports logging only when a record can go somewhere
+
+
+def recall(s: Stores, query: str, *, k: int | None = None, scope: str | None = None, kinds: Iterable[str] | None = None,
+           rehearse: bool = False) -> list[Hit]:
+    """The ``k`` best memories for ``query``, best first.
+
+    BM25 (FTS5) over the OR of the query's tokens — a document matching any term is a candidate, so a query
+    never comes back empty because one term is missing — × scope prior × decay × rehearsal boost (see
+    :mod:`memdir.recall.rank`). Superseded notes and forgotten items never appear. Project wins over global for
+    the same note id. ``kinds`` filters by ``"note"``, ``"event"``, a note kind or an event role.
+    ``rehearse=True`` counts the hits as rehearsed (tools/CLI do; benchmarks do not).
+    Never raises on query text; an empty or punctuation-only query returns ``[]``.
+    """
+    k = int(k or s.config.get("recall.k"))
+    if k <= 0 or not isinstance(query, str):
+        return []
+    lexical.resync(s)
+    return ranked(s, query, k=k, scope=scope, kinds=kinds, rehearse=rehearse)
+
+
+def ranked(s: Stores, query: str, *, k: int, scope: str | None, kinds: Iterable[str] | None, rehearse: bool) -> list[Hit]:
+    tokens = query_tokens(query, repeats=True)
+    if not tokens:
+        return []
+    team = None
+    if scope in (None, "project") and not kinds and s.config.get("remote.url"):
+        from memdir.engine import (
+            remote,  # the team server's hits, asked while the local search runs (memdir.engine.remote)
+        )
+
+        team = remote.ask(s.config, s.project_root, query, k, now=iso(s.clock()))
+    want = k
+    reranking = bool(s.config.get("recall.rerank"))
+    if reranking:  # a wider first stage for the cross-encoder (memdir.engine.rerank)
+        want = max(k, int(s.config.get("recall.rerank_top")))
+    if s.config.get("recall.channel") != "lexical":  # vector / hybrid: RRF fusion (memdir.engine.hybrid)
+        from memdir.engine import hybrid as vectors
+
+        hits = vectors.recall_fused(s, query, tokens, k=want, scope=scope, kinds=tuple(kinds) if kinds else None)[0]
+    else:
+        hits = lexical.lexical(s, tokens, k=want, scope=scope, kinds=tuple(kinds) if kinds else None, query=query)
+    if reranking:
+        from memdir.engine.rerank import rerank
+
+        hits = rerank(s, query, hits, k)
+    if team is not None:
+        rows = team.result()  # waits at most what is left of remote.recall_budget_ms
+        if rows:
+            from memdir.engine.remote import fuse
+
+            hits = fuse(hits, rows, k)
+        elif team.error:
+            log.debug("remote recall: %s (local hits only)", team.error)
+    if rehearse and hits:
+        lexical.rehearse(s, hits)
+    return hits

@@ -1,0 +1,104 @@
+"""Pure parts of the block's entries: how a hit becomes an :class:`memdir.inject.block.Entry`, the block's order
+(tool outputs weighed by :data:`BLOCK_TOOL_PRIOR`), when a tool output is shown in full. Constants chosen on
+bench/session_qa.py (docs/benchmarks.md).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from memdir.inject import block as inject
+from memdir.lazylog import getLogger
+from memdir.recall.tokenize import tokenize
+from memdir.types import Hit
+
+log = getLogger("memdir")  # imports logging only when a record can go somewhere
+
+
+def row_get(row: Any, key: str) -> Any:
+    try:
+        return row[key]
+    except (KeyError, IndexError):
+        return None
+
+
+def matched_text(row: Any) -> str:
+    """The part of a hit's text that recall matched: its passage when it has one (long events), else the text."""
+    span = row_get(row, "span")
+    text = row["text"]
+    return text[span[0]:span[1]] if span else text
+
+
+def near_same(ptoks: set[str], prompt: str, text: str) -> bool:
+    """True when ``text`` is the prompt again: the same words, or token sets overlapping by 80% (Jaccard)."""
+    if " ".join(prompt.casefold().split()) == " ".join(text.casefold().split()):
+        return True
+    t = set(tokenize(text))
+    return bool(ptoks and t) and len(ptoks & t) / len(ptoks | t) >= 0.8
+
+
+def block_order(hits: list[Hit]) -> list[Hit]:
+    """``hits`` in the order the block considers them: a tool output's score weighed by ``BLOCK_TOOL_PRIOR`` (not
+    one that carries the user's answer); stable otherwise."""
+    def weight(h: Hit) -> float:
+        if h.kind != "tool" or tool_name(h.text) in USER_ANSWER_TOOLS:
+            return 1.0
+        return BLOCK_TOOL_PRIOR_FUSED if "rrf" in h.reasons else BLOCK_TOOL_PRIOR
+
+    return sorted(hits, key=lambda h: -h.score * weight(h))
+
+
+def edit_tools() -> frozenset[str]:
+    from memdir.capture.tools import EDIT_TOOLS
+
+    return EDIT_TOOLS
+
+
+def tool_name(text: str) -> str:
+    """The tool of a ``<tool>: <argument> …`` summary, case-folded."""
+    head = text.split(":", 1)[0].strip()
+    return head.casefold() if head and " " not in head else ""
+
+
+USER_ANSWER_TOOLS = ("askuserquestion", "request_user_input", "question")
+
+
+BLOCK_TOOL_PRIOR_FUSED = 0.9  # RRF-fused hits only: convex fusion (recall.fusion, multilingual models) scores spread
+
+
+BLOCK_TOOL_PRIOR = 0.6
+
+
+TOOL_EVIDENCE = 0.4  # a tool output is shown in full when it holds this share of the best entry's query weight
+
+
+def cover(e: inject.Entry, weights: dict[str, float]) -> float:
+    text = e.text[e.span[0]:e.span[1]] if e.span else e.text[:3000]
+    return sum(weights.get(t, 0.0) for t in set(tokenize(e.lead + " " + text)))
+
+
+def entry(h: Any, now: datetime, *, lead: str = "") -> inject.Entry:
+    ts = h.ts
+    date = "" if ts is None else (ts.strftime("%m-%d") if ts.year == now.year else ts.strftime("%Y-%m-%d"))
+    kind = h.kind
+    text = h.text
+    span = getattr(h, "span", None)
+    dump = False
+    if kind == "tool" and " → " in text and not lead:
+        # "<tool>: <argument> → <output>": the call as a one-line lead, the output as the text to focus in
+        call, _, output = text.partition(" → ")
+        dump = call.split(":", 1)[0].strip().casefold() in inject.FILE_DUMP_TOOLS
+        # an output that says nothing ("completed", "(no output)", "Plan updated"): the call is the content
+        if output.strip() and not dump and not inject.trivial_output(output):
+            cut = len(call) + 3
+            lead = inject.one_line(call, 80) + " →"
+            text = output
+            span = (max(0, span[0] - cut), max(0, span[1] - cut)) if span else None
+    elif kind == "tool" and not lead and tool_name(text) in edit_tools() and "\n" in text.strip():
+        # "Edit: <file> (-2 +3 lines)" then the changed lines: which file stays in view however the lines are cut
+        call, _, rest = text.strip().partition("\n")
+        lead, text = inject.one_line(call, 100), rest
+        span = (max(0, span[0] - len(call) - 1), max(0, span[1] - len(call) - 1)) if span else None
+    return inject.Entry(id=h.key, handle=h.handle or h.key, kind=kind, date=date, text=text,
+                        span=span, lead=lead, brief=dump, dump=dump)

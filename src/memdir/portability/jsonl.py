@@ -1,0 +1,128 @@
+"""Export and import of both roots as JSONL (notes, events, tombstones).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from pathlib import Path
+from typing import Any
+
+from memdir.capture import events as cevents
+from memdir.engine import curated
+from memdir.engine import forget as forgetting
+from memdir.errors import MemdirError, NotFound, UsageError
+from memdir.lazylog import getLogger
+from memdir.notes import markdown as notes
+from memdir.stores import SCOPES, Stores
+from memdir.timeutil import parse_ts
+
+log = getLogger("memdir")  # imports logging only when a record can go somewhere
+
+
+BAD_LINES_SHOWN = 3
+
+
+def sort_ts(ts: Any) -> float:
+    try:
+        return parse_ts(ts).timestamp()
+    except UsageError:
+        return math.inf
+
+
+def export(s: Stores, path: str | os.PathLike) -> dict[str, int]:
+    """Write every note, event and tombstone of both roots to ``path`` as JSONL (``{"type": "note"|"event"|
+    "tombstone", …}``; a tombstone line is ``ref, content_sha256, kind, deleted_at, scope``: no text), atomically,
+    so a restore keeps what was forgotten forgotten. Returns ``{"notes", "events", "tombstones"}``."""
+    counts = {"notes": 0, "events": 0, "tombstones": 0}
+    lines = []
+    for root in s.live():
+        for nid in sorted(root.store.note_refs()):
+            try:
+                note, _ = root.read_note(nid, root.path / (nid + ".md"))
+            except (UsageError, OSError) as exc:
+                whole = root.read_broken_note(nid, root.path / (nid + ".md"))
+                if whole is None:
+                    log.warning("memdir: %s not exported: %s", root.path / (nid + ".md"), exc)
+                    continue
+                log.warning("memdir: %s exported by its body alone: its frontmatter is unreadable (%s)",
+                            root.path / (nid + ".md"), exc)
+                note = whole
+            d = note.to_dict()
+            d.pop("path", None)
+            d.pop("existed", None)
+            d["text"] = cevents.redact_text(d["text"])
+            lines.append(json.dumps(d, ensure_ascii=False))
+            counts["notes"] += 1
+        for r in root.store.events():
+            d = {"type": "event", "key": r["ref"], "role": r["role"], "text": cevents.redact_text(r["text"]), "session": r["session"],
+                 "ts": r["ts"], "scope": root.scope}
+            if r["meta"]:
+                d["meta"] = json.loads(r["meta"])
+            lines.append(json.dumps(d, ensure_ascii=False))
+            counts["events"] += 1
+        for t in root.store.tombstone_rows():
+            lines.append(json.dumps({"type": "tombstone", **{k: t[k] for k in ("ref", "content_sha256", "kind", "deleted_at")},
+                                     "scope": root.scope}, ensure_ascii=False))
+            counts["tombstones"] += 1
+    notes.atomic_write(Path(path), "".join(x + "\n" for x in lines))
+    return counts
+
+
+def import_jsonl(s: Stores, path: str | os.PathLike) -> dict[str, int]:
+    """Import a JSONL file: ``type: note`` lines are remembered (same scope/category; duplicates reported),
+    others are events (sorted by ts; dedup by key and text). Bad lines are counted as ``bad_lines`` and
+    skipped. Returns counts."""
+    p = Path(path)
+    if not p.is_file():
+        raise NotFound(f"no such file: {p}")
+    counts = {"lines": 0, "notes": 0, "notes_existing": 0, "read": 0, "stored": 0, "duplicate": 0, "skipped": 0, "bad_lines": 0,
+              "tombstones": 0}
+    events: list[dict[str, Any]] = []
+    tombs: dict[str, list[dict[str, Any]]] = {}
+
+    def bad(n: int, why: Any) -> None:  # the first few each say why; the count is in the result
+        counts["bad_lines"] += 1
+        if counts["bad_lines"] <= BAD_LINES_SHOWN:
+            log.warning("memdir: %s line %d skipped: %s", p.name, n, str(why)[:120])
+        elif counts["bad_lines"] == BAD_LINES_SHOWN + 1:
+            log.warning("memdir: %s: more bad lines skipped (counted in the result, not listed)", p.name)
+
+    with open(p, encoding="utf-8", errors="replace") as f:
+        for n, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            counts["lines"] += 1
+            try:
+                obj = json.loads(line)
+                if not isinstance(obj, dict):
+                    raise ValueError("not an object")
+            except ValueError as exc:
+                bad(n, str(exc)[:80])
+                continue
+            if obj.get("type") == "tombstone":
+                if not isinstance(obj.get("ref"), str) or not obj["ref"].strip():
+                    bad(n, "a tombstone line needs a ref")
+                    continue
+                tombs.setdefault(obj.get("scope") if obj.get("scope") in SCOPES else "project", []).append(obj)
+            elif obj.get("type") == "note":
+                try:
+                    note = curated.restore_note(s, obj)
+                    counts["notes_existing" if note.existed else "notes"] += 1
+                except MemdirError as exc:
+                    bad(n, exc)
+            else:
+                obj.setdefault("source", p.stem)
+                events.append(obj)
+    for scope, rows in tombs.items():  # first: a forgotten event in the same file is not stored again
+        counts["tombstones"] += forgetting.import_tombstones(s, rows, scope=scope)
+    events.sort(key=lambda e: sort_ts(e.get("ts")))
+    by_scope: dict[str, list] = {}
+    for e in events:
+        by_scope.setdefault(e.get("scope") if e.get("scope") in SCOPES else "project", []).append(e)
+    for scope, evs in by_scope.items():
+        c = events.import_events(s, evs, scope=scope)
+        for key, v in c.items():
+            counts[key] += v
+    return counts
