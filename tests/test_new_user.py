@@ -185,7 +185,7 @@ def test_doctor_finds_wrong_postings_that_equal_counts_hide(project):
         assert checks["project fts terms"]["ok"] == "ok"
         with root.locked(), root.tx() as tx:
             tx.execute("INSERT INTO fts(fts, rowid, tags, title, body, context) VALUES ('delete', ?, ?, ?, ?, ?)",
-                       (r["id"], *index._note_values(r)))
+                       (r["id"], *index.note_values(r)))
             tx.execute("INSERT INTO fts(rowid, tags, title, body, context) VALUES (?, '', '', 'zzqx wrong words', '')", (r["id"],))
         checks = {c["check"]: c for c in m.doctor(repair=False)}
         assert checks["project fts"]["ok"] == "ok"  # the counts agree

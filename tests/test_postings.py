@@ -197,7 +197,7 @@ def test_a_row_fts5_tokenized_differently_turns_the_memory_path_off(tmp_path, mo
     with memdir.open(_project(tmp_path), home=tmp_path / "g") as m:
         m.import_events([_event(rng, f"e{i}", 1_790_000_000) for i in range(10)])
         store = m.roots["project"].store
-        monkeypatch.setattr(index, "_body0", lambda text, role: "extra " + " ".join(text.split()[:3]))
+        monkeypatch.setattr(index, "body0", lambda text, role: "extra " + " ".join(text.split()[:3]))
         mem = MemIndex(store.db)
         assert not mem.refresh() and "tokens" in mem.disabled
 

@@ -1,7 +1,7 @@
 """The tokenizer's faster form (issue 12: no CJK character class in the word pattern, ASCII texts in one pass, a
 per-word cache) must give exactly the tokens of the form the indexes were written with: the index keeps no copy of
 its tokens (m009), so a different token stream would corrupt every later delete. ``_reference_tokenize`` is that
-earlier form, kept here verbatim as the oracle; it shares the stemmer (``tokenize._stem``)."""
+earlier form, kept here verbatim as the oracle; it shares the stemmer (``tokenize.stem``)."""
 
 from __future__ import annotations
 
@@ -55,12 +55,12 @@ def _reference_tokenize(text: str, *, unigrams: bool = True) -> list[str]:
         raw = raw[: T.MAX_TOKEN_CHARS]
         if raw.isalnum():
             if len(raw) >= 4 and raw.isascii() and raw.isalpha():
-                append(T._stem(raw))
+                append(T.stem(raw))
             else:
                 append(raw)
             continue
         word = raw.replace("'", "").replace("\u2019", "")
-        whole = T._stem(word) if _ALPHA.fullmatch(word) else word
+        whole = T.stem(word) if _ALPHA.fullmatch(word) else word
         append(whole)
         core = raw.rstrip("+#")
         parts = [p for p in _SPLIT.split(core) if p]
@@ -69,7 +69,7 @@ def _reference_tokenize(text: str, *, unigrams: bool = True) -> list[str]:
             for p in parts:
                 if p == word or (apostrophe and p in T._CLITICS):
                     continue
-                sp = T._stem(p) if _ALPHA.fullmatch(p) else p
+                sp = T.stem(p) if _ALPHA.fullmatch(p) else p
                 if sp != whole:
                     append(sp)
     return out

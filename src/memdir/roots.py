@@ -18,7 +18,7 @@ from memdir.errors import PathError
 PROJECT_DIRNAME = ".memory"
 DERIVED_DIRNAME = ".memdir"  # derived files (index, lock, quarantine) inside each root; git-ignored
 
-_RESERVED = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(1, 10)), *(f"lpt{i}" for i in range(1, 10))}
+RESERVED = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(1, 10)), *(f"lpt{i}" for i in range(1, 10))}
 _SEGMENT = re.compile(r"^[^\x00-\x1f<>:\"|?*\\/]{1,120}$")
 
 
@@ -80,7 +80,7 @@ def check_segment(seg: str, what: str = "name") -> str:
     """Validate one path segment (a category or a slug); raises ``PathError``."""
     if not isinstance(seg, str) or not seg or seg in (".", "..") or seg.startswith(".") or not _SEGMENT.match(seg):
         raise PathError(f"invalid {what} {seg!r}: use letters, digits, '-' or '_' without '/', '..' or a leading '.'")
-    if seg.split(".")[0].lower() in _RESERVED:
+    if seg.split(".")[0].lower() in RESERVED:
         raise PathError(f"invalid {what} {seg!r}: it is a reserved device name on Windows")
     return seg
 

@@ -127,14 +127,14 @@ def _warn_unreadable_notes(ctx: click.Context) -> None:
         click.echo(f"memdir: warning: {first['path']}: {first['detail']}{more}", err=True)
 
 
-def _emit(ctx: click.Context, as_json: bool, data: Any, human: str) -> None:
+def emit(ctx: click.Context, as_json: bool, data: Any, human: str) -> None:
     if as_json or ctx.find_root().obj.get("json"):
         click.echo(json.dumps(data, ensure_ascii=False, indent=2, default=str))
     elif human:
         click.echo(human)
 
 
-def _preview_text(head: str, samples: list[dict[str, Any]], count: int, confirm: str) -> str:
+def preview_text(head: str, samples: list[dict[str, Any]], count: int, confirm: str) -> str:
     """A delete preview for a person: ``head``, one line per sample (date, scope, id, first 80 chars), how many
     were not listed and, when anything matched, the ``confirm`` command that deletes (``forget --query/--prefix``
     and ``prune`` share it)."""
@@ -254,7 +254,7 @@ def remember(ctx, text, category, summary, highlight, tags, load_when, pinned, s
     note = m.remember(raw, category=category, summary=summary, tags=tags, load_when=load_when,
                       pinned=pinned, supersedes=supersedes, scope=scope, highlight=highlight)
     human = f"already remembered as {note.id} ({note.scope})" if note.existed else f"remembered {note.id} ({note.scope}) → {note.path}"
-    _emit(ctx, as_json, note.to_dict(), human)
+    emit(ctx, as_json, note.to_dict(), human)
 
 
 @cli.command()
@@ -297,7 +297,7 @@ def recall(ctx, query, k, scope, kinds, explain, as_json):
     data: Any = [h.to_dict() for h in hits]
     if info is not None:
         data = {"explain": {k_: v for k_, v in info.items() if k_ != "hits"}, "channel_hits": info.get("hits", []), "hits": data}
-    _emit(ctx, as_json, data, "\n".join(lines))
+    emit(ctx, as_json, data, "\n".join(lines))
     if not hits:
         if not (as_json or ctx.find_root().obj.get("json")):
             click.echo("no memory matches", err=True)
@@ -319,7 +319,7 @@ def get(ctx, id, scope, as_json):
     data = item.to_dict()
     name = getattr(item, "id", None) or getattr(item, "key", "")
     what = getattr(item, "kind", None) or getattr(item, "role", "")
-    _emit(ctx, as_json, data, f"{name} ({item.scope} {what})\n{item.text}")
+    emit(ctx, as_json, data, f"{name} ({item.scope} {what})\n{item.text}")
 
 
 @cli.command()
@@ -343,7 +343,7 @@ def forget(ctx, id, scope, source, session, query, prefix, token, force, as_json
         if id is not None or source is None or query is not None or prefix is not None:
             raise UsageError("use either an ID, --source NAME [--session ID], or --query/--prefix")
         out = m.forget_source(source, session=session)
-        _emit(ctx, as_json, out, f"forgot {_n(len(out['forgotten']), 'note')}"
+        emit(ctx, as_json, out, f"forgot {_n(len(out['forgotten']), 'note')}"
               + (f", rejected {_n(len(out['proposals_rejected']), 'proposal')}" if out["proposals_rejected"] else "")
               + "".join(f"\n  {i}" for i in out["forgotten"]))
         if not out["forgotten"] and not out["proposals_rejected"]:
@@ -355,15 +355,15 @@ def forget(ctx, id, scope, source, session, query, prefix, token, force, as_json
         res = m.forget_matching(query=query, prefix=prefix, scope=scope, token=token, force=force)
         what = f"--query {query!r}" if query is not None else f"--prefix {prefix!r}"
         if not res["deleted"] and not res["count"]:  # like a missing id: say so, exit 1 (scripts can tell)
-            _emit(ctx, as_json, res, "")
+            emit(ctx, as_json, res, "")
             raise NotFound(f"no memory matches {what}; nothing to forget (see `memdir recall`)")
         if res["deleted"]:
             human = f"forgot {res['count']} memories ({res['notes']} notes, {res['events']} events); tombstones keep them out"
         else:
-            human = _preview_text(
+            human = preview_text(
                 f"{res['count']} memories match {what} ({res['notes']} notes, {res['events']} events); nothing deleted yet",
                 res["samples"], res["count"], f"to delete them: memdir forget {what} --token {res['token']}")
-        _emit(ctx, as_json, res, human)
+        emit(ctx, as_json, res, human)
         return
     if token or force:
         raise UsageError("--token and --force go with --query or --prefix")
@@ -375,7 +375,7 @@ def forget(ctx, id, scope, source, session, query, prefix, token, force, as_json
         target = None
     name = getattr(target, "id", None) or getattr(target, "key", None) or id
     ok = m.forget(id, scope=scope)
-    _emit(ctx, as_json, {"id": id, "forgotten": ok, **({"ref": name} if ok else {})},
+    emit(ctx, as_json, {"id": id, "forgotten": ok, **({"ref": name} if ok else {})},
           (f"forgot {name}" + (f" ({id})" if name != id else "")) if ok else "")
     if not ok:
         raise NotFound(f"no memory with id {id!r}: see `memdir recall` or `memdir inspect` for ids")
@@ -396,7 +396,7 @@ def edit(ctx, id, file, scope, as_json):
         before = m.note_source(id, scope=scope)
         text = click.edit(before, extension=".md")
         if text is None or text == before:
-            _emit(ctx, as_json, {"id": id, "changed": False}, "no change")
+            emit(ctx, as_json, {"id": id, "changed": False}, "no change")
             return
     else:
         text = _read_text(None if file in (None, "-") else Path(file).read_text(encoding="utf-8"), "note")
@@ -416,7 +416,7 @@ def edit(ctx, id, file, scope, as_json):
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
         raise type(exc)(f"{str(exc).splitlines()[0]} — your text is kept in {kept} (fix it, then `memdir edit {id} {kept}`)") from None
-    _emit(ctx, as_json, {"changed": True, "note": note.to_dict()}, f"saved {note.id} ({note.scope}) → {note.path}")
+    emit(ctx, as_json, {"changed": True, "note": note.to_dict()}, f"saved {note.id} ({note.scope}) → {note.path}")
 
 
 @cli.command()
@@ -428,7 +428,7 @@ def edit(ctx, id, file, scope, as_json):
 def pin(ctx, id, unpin, scope, as_json):
     """Pin note ID (it never decays), or --unpin it."""
     note = open_store(ctx).pin(id, not unpin, scope=scope)
-    _emit(ctx, as_json, note.to_dict(), f"{'pinned' if note.pinned else 'unpinned'} {note.id} ({note.scope})")
+    emit(ctx, as_json, note.to_dict(), f"{'pinned' if note.pinned else 'unpinned'} {note.id} ({note.scope})")
 
 
 @cli.command(name="log")
@@ -447,7 +447,7 @@ def log_cmd(ctx, which, limit, session, as_json):
         rows = m.injections(limit=limit)
         human = "\n".join(f"{r['ts']}  {r['host'] or '-'} {r['event'] or '-'} {r['session'] or '-'}  {len(r['block'])} chars  "
                           f"hits: {', '.join(r['hit_ids']) or '-'}" for r in rows)
-    _emit(ctx, as_json, rows, human or f"no {which} logged")
+    emit(ctx, as_json, rows, human or f"no {which} logged")
 
 
 @cli.command()
@@ -464,7 +464,7 @@ def inspect(ctx, as_json):
         lines.append(f"  {n.scope:7} {n.id}: {n.summary[:80]}{flag}")
     lines.append("problems: none" if rep.ok else f"problems ({len(rep.problems)}):")
     lines += [f"  {p['kind']}: {p['path']}: {p['detail']}" for p in rep.problems]
-    _emit(ctx, as_json, rep.to_dict(), "\n".join(lines))
+    emit(ctx, as_json, rep.to_dict(), "\n".join(lines))
 
 
 @cli.command()
@@ -479,7 +479,7 @@ def recent(ctx, kinds, category, scope, limit, as_json):
     hits = open_store(ctx).recent(kinds=kinds or None, category=category, scope=scope, limit=limit)
     lines = [f"{(h.ts.isoformat()[:16] if h.ts else ''):16} [{h.scope} {h.kind}] {h.id}: "
              f"{' '.join((h.summary or h.text or '').split())[:80]}" for h in hits]
-    _emit(ctx, as_json, [h.to_dict() for h in hits], "\n".join(lines) or "no memories yet")
+    emit(ctx, as_json, [h.to_dict() for h in hits], "\n".join(lines) or "no memories yet")
 
 
 @cli.command()
@@ -513,7 +513,7 @@ def status(ctx, as_json):
     for key, val in st.items():
         if key not in ("project_root", "project", "global"):
             lines.append(f"{key}: " + (", ".join(fmt(k, v) for k, v in val.items() if v is not None) if isinstance(val, dict) else str(val)))
-    _emit(ctx, as_json, st, "\n".join(lines))
+    emit(ctx, as_json, st, "\n".join(lines))
 
 
 @cli.command()
@@ -527,7 +527,7 @@ def context(ctx, prompt, max_chars, max_entries, as_json):
     """Print the <memory> block for PROMPT (or stdin)."""
     p = _read_text(prompt, "prompt") if (prompt or not sys.stdin.isatty()) else ""
     block = open_store(ctx).context(p, max_chars=max_chars, max_entries=max_entries)
-    _emit(ctx, as_json, {"context": block, "chars": len(block)}, block)
+    emit(ctx, as_json, {"context": block, "chars": len(block)}, block)
 
 
 @cli.command()
@@ -536,7 +536,7 @@ def context(ctx, prompt, max_chars, max_entries, as_json):
 def reindex(ctx, as_json):
     """Rebuild the derived index from the Markdown and recompile index.md / ROOT.md."""
     out = open_store(ctx).reindex()
-    _emit(ctx, as_json, out, ", ".join(f"{k}: {v} notes indexed" for k, v in out.items()) or "nothing to index")
+    emit(ctx, as_json, out, ", ".join(f"{k}: {v} notes indexed" for k, v in out.items()) or "nothing to index")
 
 
 _to_store_opts = [
@@ -570,7 +570,7 @@ def export(ctx, path, store_url, store_project, as_json):
         if path:
             raise UsageError("give PATH or --store, not both")
         out = m.export_store(store_url, project=store_project)
-        _emit(ctx, as_json, out, _store_summary(out, "exported to"))
+        emit(ctx, as_json, out, _store_summary(out, "exported to"))
         return
     if not path:
         raise UsageError("give a PATH (or - for stdout), or --store postgresql://…")
@@ -586,7 +586,7 @@ def export(ctx, path, store_url, store_project, as_json):
     if not parent.is_dir():
         raise UsageError(f"directory {str(parent)!r} does not exist: create it first or export elsewhere")
     out = m.export(path)
-    _emit(ctx, as_json, out, f"exported {out['notes']} notes, {out['events']} events and {_n(out['tombstones'], 'tombstone')} to {path}")
+    emit(ctx, as_json, out, f"exported {out['notes']} notes, {out['events']} events and {_n(out['tombstones'], 'tombstone')} to {path}")
 
 
 @cli.command(name="import")
@@ -612,7 +612,7 @@ def import_(ctx, source, path, all_projects, here, pending, no_progress, store_u
         if source or pending:
             raise UsageError("--store takes no SOURCE or --pending: it imports the store's events of --project")
         out = m.import_store(store_url, project=store_project)
-        _emit(ctx, as_json, out, _store_summary(out, "imported from"))
+        emit(ctx, as_json, out, _store_summary(out, "imported from"))
         return
     if pending:
         if source:
@@ -623,7 +623,7 @@ def import_(ctx, source, path, all_projects, here, pending, no_progress, store_u
                            f"{f['skipped_over_max']} over import.max_items → "
                            + (f"left in place: {f['left_in_place']}" if "left_in_place" in f else f["done_as"]))
                            for f in out["files"])
-        _emit(ctx, as_json, out, "another import is running" if out["busy"] else (human or "nothing waiting in the import directory"))
+        emit(ctx, as_json, out, "another import is running" if out["busy"] else (human or "nothing waiting in the import directory"))
         return
     if not source:
         raise UsageError("give a SOURCE (a JSONL file, claude-code, codex, opencode, claude-mem) or --pending")
@@ -632,7 +632,7 @@ def import_(ctx, source, path, all_projects, here, pending, no_progress, store_u
 
         out = import_claude_mem(m, path)
         stats = out["tables"]
-        _emit(ctx, as_json, out, f"{out['stored']} stored, {out['duplicate']} duplicates, {out['skipped']} skipped "
+        emit(ctx, as_json, out, f"{out['stored']} stored, {out['duplicate']} duplicates, {out['skipped']} skipped "
                                  f"({', '.join(f'{k} {v}' for k, v in stats.items())}); undo: memdir forget --prefix import:claude-mem")
         return
     if source not in IMPORT_SOURCES or source == "jsonl":
@@ -649,7 +649,7 @@ def import_(ctx, source, path, all_projects, here, pending, no_progress, store_u
         if host:  # every line skipped because it is a host transcript, not memdir's JSONL: say what to run
             out["hint"] = f"{file} is a {host} transcript: memdir import {host} {file} [--here]"
             human += f"\nhint: {out['hint']}"
-        _emit(ctx, as_json, out, human)
+        emit(ctx, as_json, out, human)
         return
     if all_projects and here:
         raise UsageError("--all-projects and --here exclude each other: choose one")
@@ -664,7 +664,7 @@ def import_(ctx, source, path, all_projects, here, pending, no_progress, store_u
         if host and host != source:
             out["hint"] = f"{path} is a {host} transcript: memdir import {host} {path} [--here]"
             human += f"\nhint: {out['hint']}"
-    _emit(ctx, as_json, out, human)
+    emit(ctx, as_json, out, human)
 
 
 def _host_transcript(path: Path) -> str | None:
@@ -704,7 +704,7 @@ def ui(ctx, host, port, token, no_browser, as_json):
     m = open_store(ctx)
 
     def ready(info):
-        _emit(ctx, as_json, info, f"memdir: viewer at {info['url']} (Ctrl-C stops)")
+        emit(ctx, as_json, info, f"memdir: viewer at {info['url']} (Ctrl-C stops)")
         sys.stdout.flush()
 
     serve(get=lambda: m, host=host, port=port, token=token, open_browser=not no_browser, on_ready=ready,
@@ -737,7 +737,7 @@ def distill(ctx, session, since, dry_run, as_json):
         lines.append(f"  error: {e['session']}: {e['reason']}")
     if not lines:
         lines.append("nothing to distill")
-    _emit(ctx, as_json, out, "\n".join(lines))
+    emit(ctx, as_json, out, "\n".join(lines))
     if out["errors"]:  # a failed model call is an operational error (exit 1); its turns stay pending for the next run
         ctx.exit(1)
 
@@ -753,7 +753,7 @@ def proposals(ctx, as_json, all_):
     items = open_store(ctx).proposals(status=None if all_ else "pending")
     lines = [f"{p['id']} [{p['scope']} {p['status']}] {p.get('summary', '')[:90]}  (source {p.get('source')}"
              + (f", session {', '.join(map(str, p['sessions']))}" if p.get("sessions") else "") + ")" for p in items]
-    _emit(ctx, as_json, items, "\n".join(lines) or "no pending proposals")
+    emit(ctx, as_json, items, "\n".join(lines) or "no pending proposals")
 
 
 @proposals.command("accept")
@@ -763,7 +763,7 @@ def proposals(ctx, as_json, all_):
 def proposals_accept(ctx, pid, as_json):
     """Write proposal PID as a rules note."""
     note = open_store(ctx).accept_proposal(pid)
-    _emit(ctx, as_json, note.to_dict(), f"accepted {pid} → {note.id} ({note.scope})")
+    emit(ctx, as_json, note.to_dict(), f"accepted {pid} → {note.id} ({note.scope})")
 
 
 @proposals.command("reject")
@@ -773,7 +773,7 @@ def proposals_accept(ctx, pid, as_json):
 def proposals_reject(ctx, pid, as_json):
     """Reject proposal PID (kept as a record so it is not proposed again)."""
     p = open_store(ctx).reject_proposal(pid)
-    _emit(ctx, as_json, p, f"rejected {pid}")
+    emit(ctx, as_json, p, f"rejected {pid}")
 
 
 @cli.command()
@@ -802,7 +802,7 @@ def migrate(ctx, from_path, scan_dir, dry_run, purge, as_json):
         lines.insert(0, f"no memory store found under {scan_dir}" if scan_dir else "no memory store found")
     if dry_run:
         lines.append("dry run: nothing was written")
-    _emit(ctx, as_json, out, "\n".join(lines))
+    emit(ctx, as_json, out, "\n".join(lines))
 
 
 @cli.command(name="config")
@@ -818,7 +818,7 @@ def config_cmd(ctx, as_json):
     data = {k: {"value": v, "source": s, "doc": d} for k, v, s, d in items}
     width = max(len(k) for k, *_ in items)
     lines = [f"{k:<{width}}  {json.dumps(v, ensure_ascii=False):<28} {s}" for k, v, s, _ in items]
-    _emit(ctx, as_json, data, "\n".join(lines))
+    emit(ctx, as_json, data, "\n".join(lines))
 
 
 def main(argv: list[str] | None = None) -> None:

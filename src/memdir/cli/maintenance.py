@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import click
 
-from memdir.cli.main import _emit, _preview_text, json_opt, open_store
+from memdir.cli.main import emit, preview_text, json_opt, open_store
 
 
 def _json(ctx: click.Context, as_json: bool) -> bool:
@@ -28,7 +28,7 @@ def backfill(ctx, limit, no_progress, as_json):
     prov = vectors.provider_for(m, strict=True)
     if prov is None:
         raise click.UsageError("no embedding provider: set embed.provider (e.g. \"auto\") in config.toml or MEMDIR_EMBED_PROVIDER")
-    total = sum(r.store.vector_pending_count(prov.model) for r in m._live_roots())
+    total = sum(r.store.vector_pending_count(prov.model) for r in m.stores.live())
     if limit:
         total = min(total, limit)
     if no_progress or _json(ctx, as_json) or total == 0:
@@ -39,7 +39,7 @@ def backfill(ctx, limit, no_progress, as_json):
     human = f"embedded {res['embedded']}, failed {res['failed']}, still pending {res['pending']} ({res['model']})"
     if res.get("error"):
         human += f"\nlast error: {res['error']}"
-    _emit(ctx, as_json, res, human)
+    emit(ctx, as_json, res, human)
     if res["failed"]:
         ctx.exit(1)
 
@@ -52,7 +52,7 @@ def sweep(ctx, as_json):
     res = open_store(ctx).sweep()
     lines = [f"{scope}: hot {c['hot']}, warm {c['warm']}, cold {c['cold']}, archive {c['archive']} "
              f"({c['changed']} changed, {c['written']} rows written)" for scope, c in res.items()]
-    _emit(ctx, as_json, res, "\n".join(lines) or "nothing to sweep: no memory root exists yet")
+    emit(ctx, as_json, res, "\n".join(lines) or "nothing to sweep: no memory root exists yet")
 
 
 @click.command()
@@ -67,10 +67,10 @@ def prune(ctx, days, token, force, as_json):
     if res["deleted"]:
         human = f"deleted {res['count']} memories ({res['bytes']} bytes); tombstones keep them from coming back"
     else:
-        human = _preview_text(
+        human = preview_text(
             f"{res['count']} cold memories idle since before {res['cutoff']} ({res['bytes']} bytes) would be deleted",
             res["samples"], res["count"], f"to delete them: memdir prune --days {days:g} --token {res['token']}  (valid this hour)")
-    _emit(ctx, as_json, res, human)
+    emit(ctx, as_json, res, human)
 
 
 @click.command()
@@ -88,6 +88,6 @@ def doctor(ctx, as_json):
         lines.append(f"[{c['ok']:>4}] {c['check']}: {c['detail']}")
         if c["remedy"]:
             lines.append(f"       → {c['remedy']}")
-    _emit(ctx, as_json, checks, "\n".join(lines))
+    emit(ctx, as_json, checks, "\n".join(lines))
     if any(c["ok"] == "fail" for c in checks):
         ctx.exit(1)

@@ -7,7 +7,7 @@ from contextlib import contextmanager
 
 import click
 
-from memdir.cli.main import _emit, json_opt
+from memdir.cli.main import emit, json_opt
 
 
 _store_opt = click.option("--store", "url", envvar="MEMDIR_STORE", required=True, metavar="URL",
@@ -60,7 +60,7 @@ def store_token(ctx, person, projects, url, as_json):
 
     with _admin(url) as s:
         tok = add_token(s.conn, person, projects)
-    _emit(ctx, as_json, {"person": person, "projects": sorted(set(projects)), "token": tok}, tok)
+    emit(ctx, as_json, {"person": person, "projects": sorted(set(projects)), "token": tok}, tok)
 
 
 @store_command.command("revoke")
@@ -74,7 +74,7 @@ def store_revoke(ctx, person, url, as_json):
 
     with _admin(url) as s:
         n = revoke_tokens(s.conn, person)
-    _emit(ctx, as_json, {"person": person, "revoked": n}, f"{n} token(s) of {person} revoked")
+    emit(ctx, as_json, {"person": person, "revoked": n}, f"{n} token(s) of {person} revoked")
 
 
 @store_command.command("grant")
@@ -88,7 +88,7 @@ def store_grant(ctx, login, url, as_json):
 
     with _admin(url) as s:
         grant_client(s.conn, login)
-    _emit(ctx, as_json, {"login": login, "role": CLIENT_ROLE}, f"{login} is a member of {CLIENT_ROLE}")
+    emit(ctx, as_json, {"login": login, "role": CLIENT_ROLE}, f"{login} is a member of {CLIENT_ROLE}")
 
 
 @store_command.command("share")
@@ -103,7 +103,7 @@ def store_share(ctx, project, off, url, as_json):
 
     with _admin(url) as s:
         share_events(s.conn, project, not off)
-    _emit(ctx, as_json, {"project": project, "share_events": not off},
+    emit(ctx, as_json, {"project": project, "share_events": not off},
           f"{project}: events {'private to the person who wrote each' if off else 'shared with every member'}")
 
 
@@ -120,6 +120,6 @@ def push_command(ctx, retry_failed, as_json):
     line = f"{res['sent']} sent, {res['left']} queued"
     if res["failed"]:
         line += f", {res['failed']} refused by the server and kept aside (memdir push --retry-failed)"
-    _emit(ctx, as_json, res, line + (f" ({res['error']})" if res["error"] else ""))
+    emit(ctx, as_json, res, line + (f" ({res['error']})" if res["error"] else ""))
     if res["error"] and (res["left"] or res["failed"]):
         ctx.exit(1)

@@ -83,9 +83,9 @@ def slugify(summary: str, taken: set[str] | None = None, *, exists=None) -> str:
         base = cand
     if len(base) < 2 or (base.isascii() and len(base) < 3):
         base = "note-" + hashlib.sha256(summary.encode("utf-8", "replace")).hexdigest()[:8]
-    from memdir.roots import _RESERVED
+    from memdir.roots import RESERVED
 
-    if base in _RESERVED:
+    if base in RESERVED:
         base += "-note"  # `com1`, `nul`…: Windows device names are refused as ids, so never made into one
     slug, n = base, 2
     while (taken and slug in taken) or (exists is not None and exists(slug)):

@@ -11,6 +11,7 @@ from typing import Any
 
 from memdir.capture import events as cevents
 from memdir.engine import curated
+from memdir.engine import events as event_ops
 from memdir.engine import forget as forgetting
 from memdir.errors import MemdirError, NotFound, UsageError
 from memdir.lazylog import getLogger
@@ -122,7 +123,7 @@ def import_jsonl(s: Stores, path: str | os.PathLike) -> dict[str, int]:
     for e in events:
         by_scope.setdefault(e.get("scope") if e.get("scope") in SCOPES else "project", []).append(e)
     for scope, evs in by_scope.items():
-        c = events.import_events(s, evs, scope=scope)
+        c = event_ops.import_events(s, evs, scope=scope)
         for key, v in c.items():
             counts[key] += v
     return counts

@@ -36,6 +36,7 @@ import sqlite3
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator
 
+from memdir.engine import curated
 from memdir.notes import markdown as notes
 from memdir.errors import NotFound, UsageError
 from memdir.capture.redact import redact
@@ -317,7 +318,7 @@ def _store_items(m: "Memdir", items: list[dict[str, Any]], vectors: dict, *, dry
                 if it.get(k) or it.get("ts"):
                     obj[k] = it.get(k) or it.get("ts")
             try:
-                note = m._restore_note(obj)
+                note = curated.restore_note(m.stores, obj)
             except UsageError as exc:
                 counts["skipped"] += 1
                 log.warning("memdir: migrate: note skipped: %s", exc)

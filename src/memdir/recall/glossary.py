@@ -19,7 +19,7 @@ side; Chinese words by forward maximum matching over the query's CJK runs (``数
 
 from __future__ import annotations
 
-from memdir.recall.tokenize import ZH_STOP_WORDS, _stem, han_unigrams, is_cjk_char, is_function_bigram, normalize
+from memdir.recall.tokenize import ZH_STOP_WORDS, stem, han_unigrams, is_cjk_char, is_function_bigram, normalize
 
 GLOSSARY = """
 deploy, deployment = 部署
@@ -535,7 +535,7 @@ _BY_FIRST: dict[str, list[tuple[tuple[str, ...], tuple[str, ...]]]] | None = Non
 
 def _en_tokens(phrase: str) -> tuple[str, ...]:
     """Recall tokens of an English glossary entry (plain lowercase words: stemmed as :func:`tokenize` would)."""
-    return tuple(_stem(w) if len(w) >= 4 and w.isalpha() else w for w in phrase.split())
+    return tuple(stem(w) if len(w) >= 4 and w.isalpha() else w for w in phrase.split())
 
 
 def _bigrams(word: str) -> list[str]:

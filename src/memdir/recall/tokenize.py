@@ -123,7 +123,7 @@ _stem_cache: dict[str, str] = {}
 _stemmer = None
 
 
-def _stem(word: str) -> str:
+def stem(word: str) -> str:
     """English Snowball stem of an ASCII word of 4+ letters (PyStemmer); other tokens pass through.
     Measured on LoCoMo dev turn recall@5/@10: 0.512/0.585 → 0.529/0.615; MADial-en recall@5 0.446 → 0.457."""
     global _stemmer
@@ -202,11 +202,11 @@ def _word_tokens(raw: str) -> tuple[str, ...]:
     """The tokens of one word (see the module doc), cached."""
     word = raw[:MAX_TOKEN_CHARS]
     if word.isalnum():  # most words: no joiner, apostrophe or trailing +/#, so nothing to split
-        out: tuple[str, ...] = (_stem(word) if len(word) >= 4 and word.isascii() and word.isalpha() else word,)
+        out: tuple[str, ...] = (stem(word) if len(word) >= 4 and word.isascii() and word.isalpha() else word,)
     else:
         toks: list[str] = []
         joined = word.replace("'", "").replace("\u2019", "")
-        whole = _stem(joined) if _ALPHA.fullmatch(joined) else joined
+        whole = stem(joined) if _ALPHA.fullmatch(joined) else joined
         toks.append(whole)
         core = word.rstrip("+#")
         parts = [p for p in _SPLIT.split(core) if p]
@@ -215,7 +215,7 @@ def _word_tokens(raw: str) -> tuple[str, ...]:
             for p in parts:
                 if p == joined or (apostrophe and p in _CLITICS):
                     continue
-                sp = _stem(p) if _ALPHA.fullmatch(p) else p
+                sp = stem(p) if _ALPHA.fullmatch(p) else p
                 if sp != whole:  # "Caroline's" → carolin once, not twice (its stem equals the joined word's)
                     toks.append(sp)
         out = tuple(toks)

@@ -85,7 +85,7 @@ class HookCall:
     transcript_path: str | None = None
 
 
-def _str(v: Any) -> str | None:
+def text_of(v: Any) -> str | None:
     if v is None:
         return None
     if isinstance(v, str):

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from memdir.hosts.adapters import HookCall, _str
+from memdir.hosts.adapters import HookCall, text_of
 
 #: the host's spelling of our normalised events, echoed back as hookEventName
 HOST_EVENT_NAMES = {"session-start": "SessionStart", "user-prompt": "UserPromptSubmit", "context": "UserPromptSubmit",
@@ -21,23 +21,23 @@ HOST_EVENT_NAMES = {"session-start": "SessionStart", "user-prompt": "UserPromptS
 
 def parse_payload(host: str, event: str, raw_event: str, p: dict[str, Any]) -> HookCall:
     """``HookCall`` from a Claude-Code-style payload ``p`` (see the module docstring)."""
-    host_event = _str(p.get("hook_event_name")) or HOST_EVENT_NAMES.get(event, raw_event)
+    host_event = text_of(p.get("hook_event_name")) or HOST_EVENT_NAMES.get(event, raw_event)
     call = HookCall(host=host, event=event, host_event=host_event,
-                    session=_str(p.get("session_id") or p.get("sessionId") or p.get("thread_id")),
-                    cwd=_str(p.get("cwd")))
+                    session=text_of(p.get("session_id") or p.get("sessionId") or p.get("thread_id")),
+                    cwd=text_of(p.get("cwd")))
     if event in ("user-prompt", "context"):
-        call.prompt = _str(p.get("prompt") if p.get("prompt") is not None else p.get("user_prompt"))
+        call.prompt = text_of(p.get("prompt") if p.get("prompt") is not None else p.get("user_prompt"))
     elif event == "post-tool-use":
-        call.tool = _str(p.get("tool_name") or p.get("tool"))
+        call.tool = text_of(p.get("tool_name") or p.get("tool"))
         call.tool_input = p.get("tool_input")
         resp = p.get("tool_response", p.get("tool_output"))
         call.tool_output = resp
         call.is_error = bool(isinstance(resp, dict) and (resp.get("is_error") or resp.get("isError")
                                                          or resp.get("success") is False or resp.get("interrupted")))
-        call.call_id = _str(p.get("tool_use_id") or p.get("call_id") or p.get("tool_call_id"))
+        call.call_id = text_of(p.get("tool_use_id") or p.get("call_id") or p.get("tool_call_id"))
     elif event == "stop":
-        call.assistant = _str(p.get("last_assistant_message"))
-        call.transcript_path = _str(p.get("transcript_path"))
+        call.assistant = text_of(p.get("last_assistant_message"))
+        call.transcript_path = text_of(p.get("transcript_path"))
     return call
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from memdir.hosts.adapters import HookCall, _str
+from memdir.hosts.adapters import HookCall, text_of
 from memdir.hosts.adapters.claude_code import parse_payload as _claude_parse
 
 
@@ -16,14 +16,14 @@ def parse_payload(host: str, event: str, raw_event: str, p: dict[str, Any]) -> H
     if event != "notify":
         return _claude_parse(host, event, raw_event, p)  # no tool_use_id → capture keys by text hash
     call = HookCall(host=host, event="notify", host_event="notify",
-                    session=_str(p.get("thread-id") or p.get("thread_id") or p.get("session_id")),
-                    cwd=_str(p.get("cwd")))
+                    session=text_of(p.get("thread-id") or p.get("thread_id") or p.get("session_id")),
+                    cwd=text_of(p.get("cwd")))
     if p.get("type") not in (None, "agent-turn-complete"):
         call.event = "ignore"
         return call
     msgs = p.get("input-messages") or p.get("input_messages") or []
     if isinstance(msgs, str):
         msgs = [msgs]
-    call.messages = [m for m in (_str(x) for x in msgs if x is not None) if m]
-    call.assistant = _str(p.get("last-assistant-message") or p.get("last_assistant_message"))
+    call.messages = [m for m in (text_of(x) for x in msgs if x is not None) if m]
+    call.assistant = text_of(p.get("last-assistant-message") or p.get("last_assistant_message"))
     return call

@@ -29,7 +29,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from memdir.hosts.adapters import HookCall, _str
+from memdir.hosts.adapters import HookCall, text_of
 
 PLUGIN_ID = "memdir"
 PLUGIN_MARK = "memdir-opencode-plugin"
@@ -38,20 +38,20 @@ PLUGIN_MARK = "memdir-opencode-plugin"
 def parse_payload(host: str, event: str, raw_event: str, p: dict[str, Any]) -> HookCall:
     """``HookCall`` for a payload sent by the plugin file (fields in the module docstring)."""
     call = HookCall(host=host, event=event, host_event=raw_event,
-                    session=_str(p.get("sessionID") or p.get("session_id")),
-                    cwd=_str(p.get("directory") or p.get("cwd")))
+                    session=text_of(p.get("sessionID") or p.get("session_id")),
+                    cwd=text_of(p.get("directory") or p.get("cwd")))
     if event in ("user-prompt", "context"):
-        call.prompt = _str(p.get("text") if p.get("text") is not None else p.get("prompt"))
+        call.prompt = text_of(p.get("text") if p.get("text") is not None else p.get("prompt"))
         msgs = p.get("messages") or []
-        call.messages = [m for m in (_str(x) for x in msgs) if m] if isinstance(msgs, list) else []
+        call.messages = [m for m in (text_of(x) for x in msgs) if m] if isinstance(msgs, list) else []
     elif event == "post-tool-use":
-        call.tool = _str(p.get("tool"))
+        call.tool = text_of(p.get("tool"))
         call.tool_input = p.get("args")
         call.tool_output = p.get("output")
-        call.call_id = _str(p.get("callID") or p.get("call_id"))
+        call.call_id = text_of(p.get("callID") or p.get("call_id"))
         call.is_error = bool(p.get("error"))
     elif event == "stop":
-        call.assistant = _str(p.get("text") or p.get("assistant"))
+        call.assistant = text_of(p.get("text") or p.get("assistant"))
     return call
 
 

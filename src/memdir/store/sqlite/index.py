@@ -264,7 +264,7 @@ def meta_int(db: sqlite3.Connection, key: str) -> int:
 # ``fts`` keeps no copy of its token streams (``content=''``, migration m009): a row is removed by handing FTS5 the
 # exact values it was written with (``'delete'``), or the index is silently corrupted. Those values are always
 # recomputed from ``docs``: a note's tags/title/body from its columns; an event's body from its passage 0
-# (:func:`_body0`) and its context from the neighbour ids it was indexed with (``docs.ctx_prev``/``ctx_next``, kept
+# (:func:`body0`) and its context from the neighbour ids it was indexed with (``docs.ctx_prev``/``ctx_next``, kept
 # in step with every FTS write); a passage's body from its span of the text. The tokenizer version is pinned by
 # :func:`check_tokenizer` (a change rebuilds everything with ``'delete-all'``). :func:`check_fts` compares the index
 # with what ``docs`` says it holds.
@@ -273,19 +273,19 @@ _FTS_INSERT = "INSERT INTO fts(rowid, tags, title, body, context) VALUES (?, ?, 
 _FTS_DELETE = "INSERT INTO fts(fts, rowid, tags, title, body, context) VALUES ('delete', ?, ?, ?, ?, ?)"
 
 
-def _note_values(r: Any) -> tuple[str, str, str, str]:
+def note_values(r: Any) -> tuple[str, str, str, str]:
     tags = json.loads(r["tags"] or "[]") + json.loads(r["load_when"] or "[]")
     title = " ".join(x for x in (r["summary"], r["highlight"]) if x)
     return (*rows.fts_fields(tags, title, r["text"]), "")
 
 
-def _body0(text: str, role: str | None) -> str:
+def body0(text: str, role: str | None) -> str:
     """Tokens of an event's passage 0 (what its own FTS row holds in ``body``)."""
     a, b = passages.split(text, split_above=passages.split_above(role))[0]
     return " ".join(tokenize(text[a:b]))
 
 
-class _Tokens:
+class Tokens:
     """Passage-0 tokens of events by id (read from ``docs`` and cached; ``fresh`` = already known)."""
 
     def __init__(self, db: sqlite3.Connection, fresh: dict[int, str] | None = None) -> None:
@@ -297,7 +297,7 @@ class _Tokens:
         for i in range(0, len(ids), 500):
             chunk = ids[i:i + 500]
             for r in self.db.execute(f"SELECT id, text, role FROM docs WHERE id IN ({','.join('?' * len(chunk))})", chunk):
-                self.cache[r[0]] = _body0(r[1], r[2])
+                self.cache[r[0]] = body0(r[1], r[2])
 
     def __call__(self, x: int) -> str:
         t = self.cache.get(x)
@@ -308,7 +308,7 @@ class _Tokens:
                 db_mark_rebuild(self.db)
                 t = ""
             else:
-                t = _body0(r[0], r[1])
+                t = body0(r[0], r[1])
             self.cache[x] = t
         return t
 
@@ -318,18 +318,18 @@ def db_mark_rebuild(db: sqlite3.Connection) -> None:
     db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('tokenizer', 'rebuild-suspect')")
 
 
-def _event_values(r: Any, tokens_of: _Tokens) -> tuple[str, str, str, str]:
+def event_values(r: Any, tokens_of: Tokens) -> tuple[str, str, str, str]:
     """The values event row ``r`` (id, ctx_prev, ctx_next) was indexed with."""
     return "", "", tokens_of(r["id"]), _context(tokens_of, r["ctx_prev"], r["ctx_next"])
 
 
-def _unindex(db: sqlite3.Connection, r: Any, tokens_of: _Tokens) -> None:
+def _unindex(db: sqlite3.Connection, r: Any, tokens_of: Tokens) -> None:
     """Remove every FTS row of docs row ``r`` (its own and its passages'), with the values they hold."""
     if r["kind"] == "note":
-        vals = _note_values(r)
+        vals = note_values(r)
     else:
-        tokens_of.cache.setdefault(r["id"], _body0(r["text"], r["role"]))
-        vals = _event_values(r, tokens_of)
+        tokens_of.cache.setdefault(r["id"], body0(r["text"], r["role"]))
+        vals = event_values(r, tokens_of)
     db.execute(_FTS_DELETE, (r["id"], *vals))
     _delete_passages(db, r["id"], r["text"])
 
@@ -347,7 +347,7 @@ def upsert_doc(db: sqlite3.Connection, row: dict[str, Any]) -> int:
     if row.get("kind") == "note":
         bump_gen(db)
         fields = {k: row.get(k) for k in ("tags", "load_when", "summary", "highlight")}
-        db.execute(_FTS_INSERT, (doc_id, *_note_values({**fields, "text": row["text"]})))
+        db.execute(_FTS_INSERT, (doc_id, *note_values({**fields, "text": row["text"]})))
     else:  # an event: its passages, and with a session its neighbours' context (theirs refreshed), as insert_event
         toks = index_passages(db, doc_id, row["text"], row.get("role"), fresh=True)
         if row.get("session"):
@@ -423,7 +423,7 @@ def _context(tokens_of, prev: int | None, nxt: int | None) -> str:
     return " ".join(parts)
 
 
-def _recontext(db: sqlite3.Connection, targets: dict[int, tuple[int | None, int | None]], tokens_of: _Tokens) -> int:
+def _recontext(db: sqlite3.Connection, targets: dict[int, tuple[int | None, int | None]], tokens_of: Tokens) -> int:
     """Give events ``{id: (prev, next)}`` that context where it differs from the one they are indexed with (the
     old row deleted with its exact values, the new one inserted, the ids stored). Returns rows rewritten."""
     if not targets:
@@ -437,7 +437,7 @@ def _recontext(db: sqlite3.Connection, targets: dict[int, tuple[int | None, int 
     if not rows:
         return 0
     tokens_of.prime([r["id"] for r in rows] + [x for r in rows for x in (r["ctx_prev"], r["ctx_next"], *targets[r["id"]])])
-    db.executemany(_FTS_DELETE, [(r["id"], *_event_values(r, tokens_of)) for r in rows])
+    db.executemany(_FTS_DELETE, [(r["id"], *event_values(r, tokens_of)) for r in rows])
     db.executemany(_FTS_INSERT, [(r["id"], "", "", tokens_of(r["id"]), _context(tokens_of, *targets[r["id"]])) for r in rows])
     codec.write(db, "UPDATE docs SET ctx_prev = ?, ctx_next = ? WHERE id = ?", [(*targets[r["id"]], r["id"]) for r in rows], many=True)
     return len(rows)
@@ -450,7 +450,7 @@ def flush_events(db: sqlite3.Connection, pending: dict[int, str]) -> int:
     (LoCoMo turn recall@10 0.615 → 0.705, bench/results). Returns FTS rows written. Caller holds a transaction."""
     if not pending:
         return 0
-    tokens_of = _Tokens(db, pending)
+    tokens_of = Tokens(db, pending)
     nb = _neighbours(db, pending)
     tokens_of.prime({y for x in pending for y in nb.get(x, (None, None))})
     rows, ids = [], []
@@ -473,13 +473,13 @@ def refresh_context(db: sqlite3.Connection, sessions: Iterable[str]) -> int:
         order = [r[0] for r in db.execute("SELECT id FROM docs WHERE kind = 'event' AND session = ? ORDER BY ts_epoch, id", (session,))]
         for i, x in enumerate(order):
             targets[x] = (order[i - 1] if i > 0 else None, order[i + 1] if i + 1 < len(order) else None)
-    return _recontext(db, targets, _Tokens(db))
+    return _recontext(db, targets, Tokens(db))
 
 
 def _remove(db: sqlite3.Connection, old: Any) -> None:
     """Delete docs row ``old`` and every FTS row that holds its tokens: its own, its passages', and the context of
     the neighbours indexed with it (those are re-contexted without it). Caller holds a transaction."""
-    tokens_of = _Tokens(db)
+    tokens_of = Tokens(db)
     deps = []
     if old["kind"] == "event" and old["session"] is not None:
         deps = db.execute("SELECT id, ctx_prev, ctx_next FROM docs WHERE kind = 'event' AND session = ? AND id != ? "
@@ -487,7 +487,7 @@ def _remove(db: sqlite3.Connection, old: Any) -> None:
     _unindex(db, old, tokens_of)
     if deps:  # their context still holds the old event's words: out with the exact values while it can be read
         tokens_of.prime([r["id"] for r in deps] + [x for r in deps for x in (r["ctx_prev"], r["ctx_next"])])
-        db.executemany(_FTS_DELETE, [(r["id"], *_event_values(r, tokens_of)) for r in deps])
+        db.executemany(_FTS_DELETE, [(r["id"], *event_values(r, tokens_of)) for r in deps])
     db.execute("DELETE FROM docs WHERE id = ?", (old["id"],))
     seq = db.execute("INSERT INTO removed(doc_id) VALUES (?)", (old["id"],)).lastrowid
     if seq % REMOVED_KEEP == 0:
@@ -560,7 +560,7 @@ def rebuild_fts(db: sqlite3.Connection) -> int:
     n = 0
     rows = []
     for r in db.execute("SELECT id, tags, load_when, summary, highlight, text FROM docs WHERE kind = 'note'"):
-        rows.append((r["id"], *_note_values(r)))
+        rows.append((r["id"], *note_values(r)))
         n += 1
     db.executemany(_FTS_INSERT, rows)
     codec.write(db, "UPDATE docs SET ctx_prev = NULL, ctx_next = NULL WHERE ctx_prev IS NOT NULL OR ctx_next IS NOT NULL", ())
@@ -615,10 +615,10 @@ def check_fts(db: sqlite3.Connection) -> list[str]:
     db.execute(f"""CREATE VIRTUAL TABLE temp.fts_expect USING fts5(tags, title, body, context, content='',
         tokenize = "unicode61 remove_diacritics 0 tokenchars '{FTS_TOKENCHARS}'")""")
     try:
-        tokens_of = _Tokens(db)
+        tokens_of = Tokens(db)
         exp = []
         for r in db.execute("SELECT * FROM docs").fetchall():
-            exp.append((r["id"], *(_note_values(r) if r["kind"] == "note" else _event_values(r, tokens_of))))
+            exp.append((r["id"], *(note_values(r) if r["kind"] == "note" else event_values(r, tokens_of))))
             for pid, a, b in db.execute("SELECT id, start, end FROM passages WHERE doc_id = ?", (r["id"],)).fetchall():
                 exp.append((-pid, "", "", " ".join(tokenize(r["text"][a:b])), ""))
         db.executemany("INSERT INTO temp.fts_expect(rowid, tags, title, body, context) VALUES (?, ?, ?, ?, ?)", exp)

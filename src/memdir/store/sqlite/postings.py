@@ -295,20 +295,20 @@ class MemIndex:
         for r in self.rdb.execute("SELECT * FROM docs ORDER BY id"):
             self._keep(r)
             if r["kind"] == "event":
-                body0[r["id"]] = index._body0(r["text"], r["role"])
+                body0[r["id"]] = index.body0(r["text"], r["role"])
                 rows.append({"id": r["id"], "kind": "event", "ctx_prev": r["ctx_prev"], "ctx_next": r["ctx_next"]})
             else:
                 rows.append(r)
-        tokens_of = index._Tokens(self.rdb, body0)
+        tokens_of = index.Tokens(self.rdb, body0)
         for r in rows:
-            acc.add(r["id"], index._note_values(r) if r["kind"] == "note" else index._event_values(r, tokens_of))
+            acc.add(r["id"], index.note_values(r) if r["kind"] == "note" else index.event_values(r, tokens_of))
 
     def _read_docs(self, acc: _Rows, docs: list[Any]) -> None:
-        body0 = {r["id"]: index._body0(r["text"], r["role"]) for r in docs if r["kind"] == "event"}
-        tokens_of = index._Tokens(self.rdb, body0)
+        body0 = {r["id"]: index.body0(r["text"], r["role"]) for r in docs if r["kind"] == "event"}
+        tokens_of = index.Tokens(self.rdb, body0)
         for r in docs:
             self._keep(r)
-            acc.add(r["id"], index._note_values(r) if r["kind"] == "note" else index._event_values(r, tokens_of))
+            acc.add(r["id"], index.note_values(r) if r["kind"] == "note" else index.event_values(r, tokens_of))
 
     def _read_passages(self, acc: _Rows, where: str, args: tuple = ()) -> None:
         rows = self.rdb.execute("SELECT p.id, p.doc_id, p.start, p.end, d.text FROM passages p JOIN docs d ON d.id = p.doc_id "
@@ -552,10 +552,10 @@ class MemIndex:
                     if r["id"] not in new_ids and info is not None and (info[1], info[2]) != (r["ctx_prev"], r["ctx_next"]):
                         changed.append(r)
             if changed:
-                tokens_of = index._Tokens(db)
+                tokens_of = index.Tokens(db)
                 tokens_of.prime([x for r in changed for x in (r["id"], r["ctx_prev"], r["ctx_next"])])
                 for r in changed:
-                    acc.add(r["id"], index._event_values(r, tokens_of))
+                    acc.add(r["id"], index.event_values(r, tokens_of))
                     self.doc_info[r["id"]] = (r["session"], r["ctx_prev"], r["ctx_next"])
             self._append(acc)
             if self.n_docs != db.execute("SELECT count(*) FROM docs").fetchone()[0]:
