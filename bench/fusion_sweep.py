@@ -27,6 +27,7 @@ if __package__ in (None, ""):
 
 from bench import metrics as M  # noqa: E402
 from bench.quality import DEFAULT_CACHE, DEFAULT_DATA, CachedProvider, fill_store, limit_cases, make_specs  # noqa: E402
+from memdir.engine import lexical  # noqa: E402
 
 POOL = 200
 
@@ -61,7 +62,7 @@ def collect(spec, cases, provider: str, cache: Path | None, settings: dict, log)
             now[0] = datetime.fromisoformat(q.ts).astimezone(timezone.utc) if q.ts else clock_at
             tokens = query_tokens(q.text, repeats=True)
             # as recall_fused asks for it beside a vector channel (no Han unigrams)
-            lex = m._lexical(tokens, k=POOL, scope=None, kinds=None, query=q.text, unigrams=False) if tokens else []
+            lex = lexical.lexical(m.stores, tokens, k=POOL, scope=None, kinds=None, query=q.text, unigrams=False) if tokens else []
             bridged = set(glossary.bridge(q.text, tokens, float(m.config.get("recall.bridge_weight"))))
             qv = vectors._np().asarray(cached.embed_query([q.text])[0], dtype="float32")
             vec, _cold, _ = vectors._vector_channel(m.stores, cached, qv, k=POOL, scope=None, kinds=None, info={})
@@ -103,14 +104,14 @@ def collect_session_qa(data: Path, provider: str, settings: dict, log) -> list[d
                 if sqa.SESSION_PROJECT[q["session"]] != project:
                     continue
                 tokens = query_tokens(q["q"], repeats=True)
-                lex = m._lexical(tokens, k=POOL, scope=None, kinds=None, query=q["q"], unigrams=False) if tokens else []
+                lex = lexical.lexical(m.stores, tokens, k=POOL, scope=None, kinds=None, query=q["q"], unigrams=False) if tokens else []
                 bridged = set(glossary.bridge(q["q"], tokens, float(m.config.get("recall.bridge_weight"))))
                 qv = vectors._np().asarray(cached.embed_query([q["q"]])[0], dtype="float32")
                 vec, _cold, _ = vectors._vector_channel(m.stores, cached, qv, k=POOL, scope=None, kinds=None, info={})
                 ids = {h.id for h in lex} | {v[0] for v in vec}
                 answers = [sqa.norm(a) for a in q["a"]]
                 rel = set()
-                for root in m._live_roots():
+                for root in m.stores.live():
                     for ref, text in root.db.execute(f"SELECT ref, text FROM docs WHERE ref IN ({','.join('?' * len(ids))})",
                                                      sorted(ids)).fetchall() if ids else []:
                         if any(a in sqa.norm(text or "") for a in answers):

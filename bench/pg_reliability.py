@@ -74,11 +74,12 @@ def _client(url: str, project: str, token: str, client: int, writes: int, batch:
 
 def run(admin_url: str, client_url: str, *, clients: int, writes: int, batch: int) -> dict:
     """Run the clients against a database; returns the figures (``lost``, ``duplicated``, ``errors``, …)."""
-    from memdir.store.postgres import store as pgstore
+    from memdir.store.postgres import admin as pg_admin
+    from memdir.store.postgres import store as pg_store
 
     project = f"rel-{os.getpid()}-{time.time_ns()}"
-    admin = pgstore.PgStore.connect(admin_url, project=project)
-    token = pgstore.add_token(admin.conn, "bench", [project])
+    admin = pg_store.PgStore.connect(admin_url, project=project)
+    token = pg_admin.add_token(admin.conn, "bench", [project])
     ctx = mp.get_context("spawn")
     q = ctx.Queue()
     t0 = time.perf_counter()
@@ -105,7 +106,7 @@ def run(admin_url: str, client_url: str, *, clients: int, writes: int, batch: in
         "ms_per_write_p50": round(statistics.median(lat), 2) if lat else None,
         "ms_per_write_p95": round(lat[int(0.95 * (len(lat) - 1))], 2) if lat else None,
     }
-    pgstore.revoke_tokens(c, "bench")
+    pg_admin.revoke_tokens(c, "bench")
     admin.close()
     return out
 
@@ -136,9 +137,10 @@ def main() -> int:
 
         cluster = pg_cluster.Cluster()
         admin_url = cluster.new_database()
-        from memdir.store.postgres import store as pgstore
+        from memdir.store.postgres import admin as pg_admin
+        from memdir.store.postgres import store as pg_store
 
-        pgstore.PgStore.connect(admin_url, project="setup").close()  # migrate as the owner
+        pg_store.PgStore.connect(admin_url, project="setup").close()  # migrate as the owner
         with psycopg.connect(admin_url, autocommit=True) as c:
             c.execute("DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'bench_client') THEN "
                       "CREATE ROLE bench_client LOGIN; END IF; END $$")

@@ -72,19 +72,19 @@ def hnsw_recall(store, model: str, qvecs, k: int = 10, cand: int = 100) -> tuple
 
 
 def ef_sweep(store, model: str, qvecs, factors=(2, 4, 8), cand: int = 100) -> list[tuple[int, float, float, float]]:
-    """``(ef_search, recall@10 within cand, p50 ms, exact p50 ms)`` per factor of ``pgstore.HNSW_EF_FACTOR``."""
-    from memdir.store.postgres import store as pgstore
+    """``(ef_search, recall@10 within cand, p50 ms, exact p50 ms)`` per factor of ``pg_pgvector.HNSW_EF_FACTOR``."""
+    from memdir.store.postgres import pgvector as pg_pgvector
 
     exact, ex_lat = [], []
     for q in qvecs:
         t = time.perf_counter()
         exact.append(store.vector_search(model, q, 10, hnsw_above=EXACT))
         ex_lat.append((time.perf_counter() - t) * 1000)
-    keep = pgstore.HNSW_EF_FACTOR
+    keep = pg_pgvector.HNSW_EF_FACTOR
     rows = []
     try:
         for f in factors:
-            pgstore.HNSW_EF_FACTOR = f
+            pg_pgvector.HNSW_EF_FACTOR = f
             got = asked = 0
             lat = []
             for q, ex in zip(qvecs, exact):
@@ -96,7 +96,7 @@ def ef_sweep(store, model: str, qvecs, factors=(2, 4, 8), cand: int = 100) -> li
                     asked += 10
             rows.append((min(1000, max(40, f * cand)), got / max(1, asked), pct(lat, .5), pct(ex_lat, .5)))
     finally:
-        pgstore.HNSW_EF_FACTOR = keep
+        pg_pgvector.HNSW_EF_FACTOR = keep
     return rows
 
 
@@ -114,7 +114,7 @@ def clustered(n: int, dim: int, seed: int, queries: int = 0):
 
 def clustered_only(cluster, sizes: list[int], dim: int, nq: int) -> list[str]:
     """HNSW sweep rows on clustered vectors alone (one store per size, nothing else in the table)."""
-    from memdir.store.postgres import store as pgstore
+    from memdir.store.postgres import pgvector as pg_pgvector
     from memdir.store import open_store
 
     rows = []
@@ -129,7 +129,7 @@ def clustered_only(cluster, sizes: list[int], dim: int, nq: int) -> list[str]:
                               "2026-11-30T00:00:00+00:00")
         load_s = time.perf_counter() - t
         t = time.perf_counter()
-        pgstore._create_hnsw(st.conn, dim)
+        pg_pgvector.create_hnsw(st.conn, dim)
         build_s = time.perf_counter() - t
         st._hnsw = None
         st.conn.execute("ANALYZE vectors")
@@ -158,8 +158,8 @@ def main() -> int:
     ap.add_argument("--dim", type=int, default=384, help="vector length of the hashing embedder (MiniLM/e5: 384)")
     ap.add_argument("--batch", type=int, default=500)
     ap.add_argument("--out", type=Path, default=None)
-    ap.add_argument("--ef-construction", type=int, default=None, help="HNSW build breadth (memdir.store.postgres.store.HNSW_EF_CONSTRUCTION)")
-    ap.add_argument("--ef-factor", type=int, default=None, help="memdir.store.postgres.store.HNSW_EF_FACTOR for the recall rows")
+    ap.add_argument("--ef-construction", type=int, default=None, help="HNSW build breadth (memdir.store.postgres.pgvector.HNSW_EF_CONSTRUCTION)")
+    ap.add_argument("--ef-factor", type=int, default=None, help="memdir.store.postgres.pgvector.HNSW_EF_FACTOR for the recall rows")
     ap.add_argument("--clustered-only", action="store_true", help="only the HNSW sweep on clustered vectors (store level)")
     ap.add_argument("--clustered", action=argparse.BooleanOptionalAction, default=True,
                     help="also measure HNSW recall on clustered Gaussian vectors of the same size")
@@ -171,14 +171,14 @@ def main() -> int:
     import pg_scale
     import synth
     from memdir import embed
-    from memdir.store.postgres import store as pgstore
+    from memdir.store.postgres import pgvector as pg_pgvector
     from memdir.store import open_store
 
     queries = synth.queries(a.queries)
     if a.ef_construction:
-        pgstore.HNSW_EF_CONSTRUCTION = a.ef_construction
+        pg_pgvector.HNSW_EF_CONSTRUCTION = a.ef_construction
     if a.ef_factor:
-        pgstore.HNSW_EF_FACTOR = a.ef_factor
+        pg_pgvector.HNSW_EF_FACTOR = a.ef_factor
     d = pg_cluster.pgserver_dir()
     if d is None:
         sys.exit("pip install pgserver (PostgreSQL + pgvector binaries) first")
@@ -197,7 +197,7 @@ def main() -> int:
     lines = [f"Synthetic events (bench/synth.py, seed 7), hashing embedder (`fake`, {a.dim} dims), {len(queries)} queries, "
              f"k = 10, `recall.vector_candidates` = 100; {platform.machine()}, {os.cpu_count()} cores; PostgreSQL "
              f"16.2 + pgvector 0.6.2 from pgserver's binaries (throwaway cluster, unix socket, fsync off; {a.pg_settings}), "
-             f"HNSW m = {pgstore.HNSW_M}, ef_construction = {pgstore.HNSW_EF_CONSTRUCTION}, ef_search = max(40, {pgstore.HNSW_EF_FACTOR} × "
+             f"HNSW m = {pg_pgvector.HNSW_M}, ef_construction = {pg_pgvector.HNSW_EF_CONSTRUCTION}, ef_search = max(40, {pg_pgvector.HNSW_EF_FACTOR} × "
              "candidates) in the recall rows. Load average "
              "(1 min) beside each row: other jobs shared the 2 cores; the two PostgreSQL rows alternate query by query.", "",
              "| events | system | embed + store vectors s | hybrid p50 ms | hybrid p95 ms | vector p50 ms | vector p95 ms | "
@@ -227,13 +227,13 @@ def main() -> int:
                 with memdir.open(proj, home=tmp / "g", config={**cfg, **extra}) as m:
                     if url:  # a bulk load: the HNSW index is built once after it (as after an import), not row by row
                         st = m.roots["project"].store
-                        st._hnsw = pgstore.hnsw_dims(st.conn) | {a.dim}
+                        st._hnsw = pg_pgvector.hnsw_dims(st.conn) | {a.dim}
                     t = time.perf_counter()
                     m.backfill()
                     emb = time.perf_counter() - t
                     if url:
                         t = time.perf_counter()
-                        pgstore._create_hnsw(st.conn, a.dim)
+                        pg_pgvector.create_hnsw(st.conn, a.dim)
                         build[n] = time.perf_counter() - t
                         st._hnsw = None
                     print(f"{n} {system}: vectors in {emb:.0f} s (load {os.getloadavg()[0]:.1f})", flush=True)
@@ -261,7 +261,7 @@ def main() -> int:
                                 with st.transaction():
                                     st.vector_put([(f"c{j}", f"c{j}") for j in range(i, min(n, i + 2000))],
                                                   mat[i:i + 2000], "clustered", "2026-11-30T00:00:00+00:00")
-                            pgstore._create_hnsw(st.conn, a.dim)
+                            pg_pgvector.create_hnsw(st.conn, a.dim)
                             st._hnsw = None
                             put_s = time.perf_counter() - t
                             st.conn.execute("ANALYZE vectors")
@@ -288,7 +288,7 @@ def main() -> int:
             print("\n".join(lines[-3:] + sweeps[-2:]), flush=True)
     finally:
         cluster.stop()
-    lines += ["", "HNSW search breadth (`memdir.store.postgres.store.HNSW_EF_FACTOR` × 100 candidates = `hnsw.ef_search`): the vector "
+    lines += ["", "HNSW search breadth (`memdir.store.postgres.pgvector.HNSW_EF_FACTOR` × 100 candidates = `hnsw.ef_search`): the vector "
               "channel's recall@10 against the exact search of the same store (ties counted) and `PgStore.vector_search` "
               "p50 with 100 candidates; last column the exact search's p50 (pgvector scoring every vector, k = 10).", "",
               "| vectors | set | factor 2 | factor 4 | factor 8 | exact p50 ms |", "|---:|---|---|---|---|---:|", *sweeps]

@@ -386,7 +386,7 @@ class MemdirSystem:
     def _team_client(self, m):
         """``ask(query, k, now) -> [ref]``: the team server over this store's project, as a client login (a member of
         ``memdir_client``) holding a token for the project, with the bench's recall settings; ``ask.close()``."""
-        from memdir.store.postgres import store as pgstore
+        from memdir.store.postgres import admin as pg_admin
         from memdir.server import team as teamserver
         from memdir.timeutil import iso
         from starlette.testclient import TestClient
@@ -396,9 +396,9 @@ class MemdirSystem:
             raise BenchError("--stores team needs the throwaway cluster (login memdir); give `team` alone")
         admin.conn.execute("DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'bench_team') THEN "
                            "CREATE ROLE bench_team LOGIN; END IF; END $$")
-        pgstore.grant_client(admin.conn, "bench_team")
-        token = pgstore.add_token(admin.conn, "bench", [admin.project])
-        cfg = {k: m.config.get(k) for k in teamserver._defaults() if k.startswith("recall.")}
+        pg_admin.grant_client(admin.conn, "bench_team")
+        token = pg_admin.add_token(admin.conn, "bench", [admin.project])
+        cfg = {k: m.config.get(k) for k in teamserver.defaults() if k.startswith("recall.")}
         client = TestClient(teamserver.app(self.store.replace("://memdir@", "://bench_team@", 1), cfg))
         project = admin.project
 
@@ -413,7 +413,7 @@ class MemdirSystem:
             client.close()
             # a project a token grants refuses ownerless events (PgStore.ownerless_refusal): the next benchmark's store,
             # written by this admin login under the same project name, must find no member
-            pgstore.revoke_tokens(admin.conn, "bench")
+            pg_admin.revoke_tokens(admin.conn, "bench")
 
         ask.close = close
         return ask

@@ -158,7 +158,7 @@ def run(args) -> dict:
         import_s = time.perf_counter() - t0
         counts = {p: s[1] for p, s in stores.items()}
         now = max(s[2] for s in stores.values())
-        texts = {p: [norm(r[0]) for root in s[0]._live_roots() for r in root.db.execute("SELECT text FROM docs WHERE kind='event'")]
+        texts = {p: [norm(r[0]) for root in s[0].stores.live() for r in root.db.execute("SELECT text FROM docs WHERE kind='event'")]
                  for p, s in stores.items()}
         rows = []
         t0 = time.perf_counter()
@@ -194,7 +194,7 @@ def explain(m, question: str, answers: list[str], block: str, texts: list[str]) 
     holders = [h for h in m.recall(question, k=30)]
     has = lambda t: any(a in norm(t) for a in answers)  # noqa: E731
     rank = next((i + 1 for i, h in enumerate(holders) if has(h.text)), None)
-    stored_kinds = sorted({r[0] for root in m._live_roots() for r in root.db.execute(
+    stored_kinds = sorted({r[0] for root in m.stores.live() for r in root.db.execute(
         "SELECT role, text FROM docs WHERE kind='event'") if has(r[1])})
     shown = re.findall(r"(?m)^\[([0-9a-z]{4,8})(?: ([a-z]+))?", block)
     entry_kinds = [k or "tool" for _, k in shown]  # a tool entry's header has no kind: its call line names the tool

@@ -29,7 +29,7 @@ def _events(n: int) -> list[dict]:
 
 
 def _local_events(m) -> dict[str, tuple]:
-    db = m._root("project").db
+    db = m.stores.root("project").db
     return {r["ref"]: (r["role"], r["session"], r["ts"], r["text"], r["meta"], r["content_sha256"])
             for r in db.execute("SELECT ref, role, session, ts, text, meta, content_sha256 FROM docs WHERE kind = 'event'")}
 
@@ -103,7 +103,7 @@ def _dump_restore(pg, src_url: str, dst_db: str, dump) -> str:
 
 
 def test_pg_dump_backup_restores_every_project_with_its_statistics_and_security(pg, pg_url, tmp_path):
-    from memdir.store.postgres import store as pgstore
+    from memdir.store.postgres import admin as pg_admin
 
     rows = []
     for i, e in enumerate(_events(60)):
@@ -119,7 +119,7 @@ def test_pg_dump_backup_restores_every_project_with_its_statistics_and_security(
             s.tombstone("gone", "sha-gone", "event", "2026-11-30T00:00:00Z")
         s.close()
     admin = open_store(pg_url, project="pa")
-    tok = pgstore.add_token(admin.conn, "ann", ["pa"])
+    tok = pg_admin.add_token(admin.conn, "ann", ["pa"])
     q = query_tokens("rollback migration 42 service-3")
     want = [(r["ref"], r["bm25"], r["handle"]) for r in admin.search(q, weights=WEIGHTS, limit=10)]
     want_stats = admin.stats()
@@ -144,7 +144,7 @@ def test_pg_dump_backup_restores_every_project_with_its_statistics_and_security(
         # tokens and row-level security came back too: the token granting pa reads pa only
         s.conn.execute("DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'ops_client') THEN "
                        "CREATE ROLE ops_client LOGIN; END IF; END $$")
-        pgstore.grant_client(s.conn, "ops_client")
+        pg_admin.grant_client(s.conn, "ops_client")
     finally:
         s.close()
     client = restored.replace("memdir@", "ops_client@")

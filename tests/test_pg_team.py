@@ -36,11 +36,12 @@ def _ev(key: str, text: str, *, ts: float = 1_790_000_000.0, session: str = "s1"
 
 
 def _client(admin, login: str) -> None:
-    from memdir.store.postgres import store as pgstore
+    from memdir.store.postgres import admin as pg_admin
+    from memdir.store.postgres import migrations as pg_migrations
 
     admin.conn.execute(f"DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '{login}') THEN "
                        f"CREATE ROLE {login} LOGIN; END IF; END $$")
-    pgstore.grant_client(admin.conn, login)
+    pg_admin.grant_client(admin.conn, login)
 
 
 def _write(store, rows) -> None:
@@ -58,11 +59,12 @@ def _refs(store, q: str) -> list[str]:
 def test_a_persons_events_are_private_unless_the_project_shares_them(pg_url):
     import psycopg
 
-    from memdir.store.postgres import store as pgstore
+    from memdir.store.postgres import admin as pg_admin
+    from memdir.store.postgres import migrations as pg_migrations
 
     admin = open_store(pg_url, project="web")
     _client(admin, "people")
-    tok_ann, tok_ben = pgstore.add_token(admin.conn, "ann", ["web"]), pgstore.add_token(admin.conn, "ben", ["web"])
+    tok_ann, tok_ben = pg_admin.add_token(admin.conn, "ann", ["web"]), pg_admin.add_token(admin.conn, "ben", ["web"])
     ann = open_store(_login(pg_url, "people"), project="web", token=tok_ann)
     ben = open_store(_login(pg_url, "people"), project="web", token=tok_ben)
     try:
@@ -82,10 +84,10 @@ def test_a_persons_events_are_private_unless_the_project_shares_them(pg_url):
         assert ben.insert_event(_ev("a1", "ben reuses ann's key")) is not None
         assert ben.get_doc("a1")["text"] == "ben reuses ann's key" and "vault" in ann.get_doc("a1")["text"]
         # the admin shares the project's events: everyone granted it sees them all
-        pgstore.share_events(admin.conn, "web")
+        pg_admin.share_events(admin.conn, "web")
         assert set(_refs(ben, "staging database")) == {"a1", "b1", "facts/staging"}
         assert ben.get_doc("a1")["text"] == "ben reuses ann's key"  # his own row first when keys meet
-        pgstore.share_events(admin.conn, "web", False)
+        pg_admin.share_events(admin.conn, "web", False)
         assert set(_refs(ben, "staging database")) == {"b1", "facts/staging"}
         assert admin.conn.execute("SELECT owner FROM docs WHERE ref = 'a1'").fetchone()["owner"] == "ann"
     finally:
@@ -111,13 +113,14 @@ def test_team_recall_applies_the_local_priors(pg_url):
     pytest.importorskip("starlette")
     from starlette.testclient import TestClient
 
-    from memdir.store.postgres import store as pgstore
+    from memdir.store.postgres import admin as pg_admin
+    from memdir.store.postgres import migrations as pg_migrations
     from memdir.recall import rank
     from memdir.server import team as teamserver
 
     admin = open_store(pg_url, project="web")
     _client(admin, "team_srv")
-    tok = pgstore.add_token(admin.conn, "ann", ["web"])
+    tok = pg_admin.add_token(admin.conn, "ann", ["web"])
     import time
 
     now = time.time()
@@ -138,7 +141,7 @@ def test_team_recall_applies_the_local_priors(pg_url):
                            headers={"Authorization": f"Bearer {tok}"}).json()["hits"]
         assert hits[1]["rehearsal"] == pytest.approx(rank.rehearsal_boost(41, 0.1), abs=1e-4)
         # many requests through the pool: each bound to its own token, none carrying another's rights
-        tok_other = pgstore.add_token(admin.conn, "zed", ["other"])
+        tok_other = pg_admin.add_token(admin.conn, "zed", ["other"])
         for i in range(20):
             r = client.post("/v1/web/recall", json={"query": "release", "k": 2},
                             headers={"Authorization": f"Bearer {tok if i % 2 else tok_other}"})
@@ -158,13 +161,14 @@ def _serve(url: str):
 def test_recall_asks_the_team_server_and_fuses_its_hits(pg_url, project, tmp_path, monkeypatch):
     """remote.url set: recall (and the hooks' block) shows the local hits and a teammate's shared events, fused."""
     pytest.importorskip("uvicorn")
-    from memdir.store.postgres import store as pgstore
+    from memdir.store.postgres import admin as pg_admin
+    from memdir.store.postgres import migrations as pg_migrations
 
     admin = open_store(pg_url, project="proj")
     _client(admin, "team_srv")
-    pgstore.share_events(admin.conn, "proj")
-    tok = pgstore.add_token(admin.conn, "ann", ["proj"])
-    tom = open_store(pg_url, project="proj", token=pgstore.add_token(admin.conn, "tom", ["proj"]))
+    pg_admin.share_events(admin.conn, "proj")
+    tok = pg_admin.add_token(admin.conn, "ann", ["proj"])
+    tom = open_store(pg_url, project="proj", token=pg_admin.add_token(admin.conn, "tom", ["proj"]))
     _write(tom, [_ev("team:1", "teammate: the flaky payment test needs the sandbox key", ts=1_790_000_000.0)])
     tom.close()
     p, url = _serve(_login(pg_url, "team_srv"))
@@ -224,7 +228,8 @@ def test_team_recall_ranks_with_the_local_function_dates_and_session_bonus_inclu
 
     from starlette.testclient import TestClient
 
-    from memdir.store.postgres import store as pgstore
+    from memdir.store.postgres import admin as pg_admin
+    from memdir.store.postgres import migrations as pg_migrations
     from memdir.server import team as teamserver
     from memdir.timeutil import iso
 
@@ -248,7 +253,7 @@ def test_team_recall_ranks_with_the_local_function_dates_and_session_bonus_inclu
     (p / ".git").mkdir(parents=True)
     admin = open_store(pg_url, project="web")
     _client(admin, "team_rank")
-    tok = pgstore.add_token(admin.conn, "ann", ["web"])
+    tok = pg_admin.add_token(admin.conn, "ann", ["web"])
     monkeypatch.setenv("MEMDIR_STORE_TOKEN", tok)  # ann's own store: her events are hers
     client = TestClient(teamserver.app(_login(pg_url, "team_rank"), cfg))
     try:
@@ -271,12 +276,13 @@ def test_team_recall_ranks_with_the_local_function_dates_and_session_bonus_inclu
 
 
 def _people(pg_url, login="people2"):
-    from memdir.store.postgres import store as pgstore
+    from memdir.store.postgres import admin as pg_admin
+    from memdir.store.postgres import migrations as pg_migrations
 
     admin = open_store(pg_url, project="web")
     _client(admin, login)
-    ann = open_store(_login(pg_url, login), project="web", token=pgstore.add_token(admin.conn, "ann", ["web"]))
-    ben = open_store(_login(pg_url, login), project="web", token=pgstore.add_token(admin.conn, "ben", ["web"]))
+    ann = open_store(_login(pg_url, login), project="web", token=pg_admin.add_token(admin.conn, "ann", ["web"]))
+    ben = open_store(_login(pg_url, login), project="web", token=pg_admin.add_token(admin.conn, "ben", ["web"]))
     return admin, ann, ben
 
 
@@ -289,7 +295,8 @@ def test_identical_text_from_two_people_is_stored_for_each_and_statistics_follow
     neither absorbs the other; the BM25 statistics a person's recall uses (N, avgdl, n_t) count the rows that person
     can see and nothing else, so ben writing private rows never moves ann's scores, and ann's scores equal those of a
     project holding just her rows; a forget and its tombstone are the forgetter's own."""
-    from memdir.store.postgres import store as pgstore
+    from memdir.store.postgres import admin as pg_admin
+    from memdir.store.postgres import migrations as pg_migrations
 
     admin, ann, ben = _people(pg_url)
     ref = open_store(pg_url, project="reference")  # what ann can see, alone in a project
@@ -310,7 +317,7 @@ def test_identical_text_from_two_people_is_stored_for_each_and_statistics_follow
         _write(ref, [_ev(f"b{i}", f"ben's vpn token note {i} about the secret vpn", session="b") for i in range(30)])
         assert _scores(ben, "vpn token secret") == _scores(ref, "vpn token secret")
         # shared: each sees both people's rows and the statistics of everything visible
-        pgstore.share_events(admin.conn, "web")
+        pg_admin.share_events(admin.conn, "web")
         assert ann.stats() == ben.stats() and ann.stats()[0] == 2 + 32
         assert _scores(ann, "secret vpn") == _scores(ben, "secret vpn")
         # sharing opens reading, never another person's forgetting; a forget is the forgetter's own
@@ -342,12 +349,13 @@ def test_rehearsal_and_heat_rows_of_a_private_event_are_invisible_to_another_per
     pytest.importorskip("starlette")
     from starlette.testclient import TestClient
 
-    from memdir.store.postgres import store as pgstore
+    from memdir.store.postgres import admin as pg_admin
+    from memdir.store.postgres import migrations as pg_migrations
     from memdir.server import team as teamserver
 
     admin, ann, ben = _people(pg_url, "people4")
     client = TestClient(teamserver.app(_login(pg_url, "people4")))
-    tok = {p: pgstore.add_token(admin.conn, p, ["web"]) for p in ("ann", "ben")}
+    tok = {p: pg_admin.add_token(admin.conn, p, ["web"]) for p in ("ann", "ben")}
 
     def api(person: str, q: str) -> dict[str, float]:
         r = client.post("/v1/web/recall", json={"query": q, "k": 5}, headers={"Authorization": f"Bearer {tok[person]}"})
@@ -377,7 +385,7 @@ def test_rehearsal_and_heat_rows_of_a_private_event_are_invisible_to_another_per
         with pytest.raises(psycopg.errors.InsufficientPrivilege):
             ben.conn.execute("INSERT INTO rehearsal(project, owner, ref, count) VALUES ('web', 'ann', 'k1', 99)")
         # sharing the project's events opens ann's events to ben, never her recall counters
-        pgstore.share_events(admin.conn, "web")
+        pg_admin.share_events(admin.conn, "web")
         assert "a:secret" in {r["ref"] for r in ben.search(query_tokens("salary negotiation"), weights=WEIGHTS, limit=5)}
         assert ben.conn.execute("SELECT count(*) AS n FROM rehearsal").fetchone()["n"] == 0
         assert api("ben", "salary negotiation")["a:secret"] == 1.0
@@ -400,10 +408,11 @@ def test_rehearsal_counters_of_an_older_schema_go_to_the_owners_of_their_rows(pg
     """m009 back-fills: each per-project counter becomes one per person holding a row with that key (the same count);
     a counter of an ownerless row stays ownerless; a counter of a key no row has any more (it could name a deleted
     private event) is dropped."""
-    from memdir.store.postgres import store as pgstore
+    from memdir.store.postgres import admin as pg_admin
+    from memdir.store.postgres import migrations as pg_migrations
 
-    n = pgstore.MIGRATIONS.index(pgstore.m009_rehearsal_per_person)
-    monkeypatch.setattr(pgstore, "MIGRATIONS", pgstore.MIGRATIONS[:n])
+    n = pg_migrations.MIGRATIONS.index(pg_migrations.m009_rehearsal_per_person)
+    monkeypatch.setattr(pg_migrations, "MIGRATIONS", pg_migrations.MIGRATIONS[:n])
     first = open_store(pg_url, project="web")
     _write(first, [_ev("team", "an ownerless row")])  # written while the project had no members
     first.close()
@@ -430,7 +439,8 @@ def test_vectors_and_tiers_are_per_person(pg_url):
     """Item 5 (m007): a person's vector and heat rows are theirs — another member reads no embedding of a private
     event (only once the project shares events), and the same key from two people keeps two vectors."""
     np = pytest.importorskip("numpy")
-    from memdir.store.postgres import store as pgstore
+    from memdir.store.postgres import admin as pg_admin
+    from memdir.store.postgres import migrations as pg_migrations
 
     admin, ann, ben = _people(pg_url, "people3")
     try:
@@ -446,7 +456,7 @@ def test_vectors_and_tiers_are_per_person(pg_url):
             assert len(rows) == 1 and np.frombuffer(rows[0][2], dtype=np.float32)[0] == sign
             assert s.vector_pending_count("m") == 0 and s.tier_counts()["hot"] == 1
         assert ben.conn.execute("SELECT count(*) AS n FROM vectors").fetchone()["n"] == 1
-        pgstore.share_events(admin.conn, "web")
+        pg_admin.share_events(admin.conn, "web")
         assert len(ben.vector_rows("m", 4)) == 2 and ben.vector_pending_count("m") == 0
         assert admin.conn.execute("SELECT count(*) AS n FROM vectors WHERE project = 'web'").fetchone()["n"] == 2
     finally:
@@ -460,11 +470,12 @@ def test_two_peoples_clones_share_one_database_each_with_its_own_note_mirror(pg_
     (before m007 the second person's mirror of the same note id collided with the first's private row and the store
     did not open), each recalls exactly its own clone's notes, also when the project shares its events, and a
     clone's sync never deletes the other's rows."""
-    from memdir.store.postgres import store as pgstore
+    from memdir.store.postgres import admin as pg_admin
+    from memdir.store.postgres import migrations as pg_migrations
 
     admin = open_store(pg_url, project="web")
     _client(admin, "clones")
-    toks = {p: pgstore.add_token(admin.conn, p, ["web"]) for p in ("ann", "ben")}
+    toks = {p: pg_admin.add_token(admin.conn, p, ["web"]) for p in ("ann", "ben")}
     url = _login(pg_url, "clones")
 
     def clone(person: str, notes: dict[str, str]):
@@ -489,7 +500,7 @@ def test_two_peoples_clones_share_one_database_each_with_its_own_note_mirror(pg_
         for _ in range(2):  # opening again (each sync) leaves the other's mirror alone
             assert recall("ann", ann_dir, "blue green switch") == ["facts/deploy"]
             assert recall("ben", ben_dir, "blue green switch") == ["facts/deploy", "facts/rollback"]
-        pgstore.share_events(admin.conn, "web")
+        pg_admin.share_events(admin.conn, "web")
         assert recall("ann", ann_dir, "blue green switch") == ["facts/deploy"]
         assert admin.conn.execute("SELECT owner, count(*) AS n FROM docs WHERE kind = 'note' GROUP BY owner "
                                   "ORDER BY owner").fetchall() == [{"owner": "ann", "n": 1}, {"owner": "ben", "n": 2}]
@@ -505,14 +516,15 @@ def test_the_schema_owner_writes_events_for_a_person_or_not_at_all_in_a_project_
     with the person's token the rows are that person's; a project without members keeps ownerless rows."""
     import os
 
-    from memdir.store.postgres import store as pgstore
+    from memdir.store.postgres import admin as pg_admin
+    from memdir.store.postgres import migrations as pg_migrations
     from memdir.errors import MemdirError
 
     admin = open_store(pg_url, project="solo")
     try:
         _write(admin, [_ev("s1", "one person's own database: no tokens, no members")])  # allowed, ownerless
         assert admin.get_doc("s1")["owner"] == ""
-        tok = pgstore.add_token(admin.conn, "ann", ["web"])
+        tok = pg_admin.add_token(admin.conn, "ann", ["web"])
         with pytest.raises(MemdirError, match="no person for project 'web'.*MEMDIR_STORE_TOKEN") as exc:
             _write(open_store(pg_url, project="web"), [_ev("w1", "ann's private turn")])
         assert "\n" not in str(exc.value)

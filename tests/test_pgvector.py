@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import pytest
 
-from memdir.store.postgres import store as pgstore
+from memdir.store.postgres import admin as pg_admin
+from memdir.store.postgres import doctor as pg_doctor
+from memdir.store.postgres import pgvector as pg_pgvector
+from memdir.store.postgres import store as pg_store
 from memdir.store import open_store
 
 np = pytest.importorskip("numpy")
@@ -62,11 +65,11 @@ def test_pgvector_is_installed_with_an_hnsw_index_per_vector_length(pgvec_url):
     try:
         assert s.pgvector
         v = s.conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()["extversion"]
-        assert pgstore._version(v) >= pgstore.PGVECTOR_MIN
-        assert pgstore.hnsw_dims(s.conn) == set()
+        assert pg_pgvector.version_tuple(v) >= pg_pgvector.PGVECTOR_MIN
+        assert pg_pgvector.hnsw_dims(s.conn) == set()
         put(s, unit_vectors(20, 32))
         put(s, unit_vectors(5, 16), prefix="short", model="other:16")
-        assert pgstore.hnsw_dims(s.conn) == {16, 32}
+        assert pg_pgvector.hnsw_dims(s.conn) == {16, 32}
         row = s.conn.execute("SELECT vector, embedding::text AS e FROM vectors WHERE ref = 'r3'").fetchone()
         stored = np.frombuffer(row["vector"], dtype=np.float32)
         assert np.array_equal(np.array(row["e"].strip("[]").split(","), dtype=np.float32), stored)  # same float32s
@@ -137,7 +140,7 @@ def test_vectors_stored_before_pgvector_are_copied_in_when_it_arrives(pgvec_url,
     """A database migrated where the server had no pgvector keeps bytea vectors (scored in the application); the
     first connect after the server gained pgvector installs it, copies them into the vector column and indexes them."""
     with monkeypatch.context() as mp:
-        mp.setattr(pgstore, "enable_pgvector", lambda conn: False)
+        mp.setattr(pg_store, "enable_pgvector", lambda conn: False)
         old = open_store(pgvec_url, project="a")
         assert not old.pgvector and old.vector_search(MODEL, unit_vectors(1)[0], 5, hnsw_above=0) is None
         mat = unit_vectors(300)
@@ -145,7 +148,7 @@ def test_vectors_stored_before_pgvector_are_copied_in_when_it_arrives(pgvec_url,
         old.close()
     s = open_store(pgvec_url, project="a")
     try:
-        assert s.pgvector and 32 in pgstore.hnsw_dims(s.conn)
+        assert s.pgvector and 32 in pg_pgvector.hnsw_dims(s.conn)
         assert s.conn.execute("SELECT count(*) AS n FROM vectors WHERE embedding IS NULL").fetchone()["n"] == 0
         for q in unit_vectors(5, seed=11):
             assert [r for r, _, _ in s.vector_search(MODEL, q, 10, hnsw_above=10_000)] == [r for r, _ in exact(mat, refs, q, 10)]
@@ -165,17 +168,17 @@ def test_a_client_login_searches_its_own_project_only(pgvec_url):
     for login in ("carol", "dave"):
         c.execute(f"DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '{login}') THEN "
                   f"CREATE ROLE {login} LOGIN; END IF; END $$")
-        pgstore.grant_client(c, login)
-    carol = open_store(_login(pgvec_url, "carol"), project="alpha", token=pgstore.add_token(c, "carol", ["alpha"]))
-    dave = open_store(_login(pgvec_url, "dave"), project="beta", token=pgstore.add_token(c, "dave", ["beta"]))
+        pg_admin.grant_client(c, login)
+    carol = open_store(_login(pgvec_url, "carol"), project="alpha", token=pg_admin.add_token(c, "carol", ["alpha"]))
+    dave = open_store(_login(pgvec_url, "dave"), project="beta", token=pg_admin.add_token(c, "dave", ["beta"]))
     try:
         assert carol.pgvector and dave.pgvector
         mat = unit_vectors(60, 24)
         refs = put(carol, mat, prefix="a")  # no index for length 24 yet and carol may not build one: exact
-        assert 24 not in pgstore.hnsw_dims(c)
+        assert 24 not in pg_pgvector.hnsw_dims(c)
         put(dave, unit_vectors(60, 24, seed=2), prefix="b")
         put(admin, unit_vectors(1, 24, seed=4), prefix="z")  # the owner builds the index with its first write
-        assert 24 in pgstore.hnsw_dims(c)
+        assert 24 in pg_pgvector.hnsw_dims(c)
         q = unit_vectors(1, 24, seed=9)[0]
         for above in (0, 10_000):
             got = carol.vector_search(MODEL, q, 10, hnsw_above=above)
@@ -198,7 +201,7 @@ def test_without_pgvector_vectors_are_scored_in_the_application(pg_url):
         put(s, unit_vectors(10))
         assert s.vector_search(MODEL, unit_vectors(1)[0], 5, hnsw_above=0) is None
         assert len(s.vector_rows(MODEL, 32)) == 10
-        checks = {c[0]: c for c in pgstore.pgvector_checks(s, 10_000)}
+        checks = {c[0]: c for c in pg_doctor.pgvector_checks(s, 10_000)}
         assert checks["pgvector"][1] == "warn" and "absent" in checks["pgvector"][2]
     finally:
         s.close()

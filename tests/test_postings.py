@@ -225,6 +225,6 @@ def test_only_the_per_person_server_holds_postings_not_each_sessions_stdio_serve
     for warm in (False, True):
         store = MemoryStore(_project(tmp_path / str(warm)), home=tmp_path / "g", keep_warm=warm)
         try:
-            assert store.memdir._warm is warm
+            assert store.memdir.stores.state.get("warm", False) is warm
         finally:
             store.close()

@@ -8,6 +8,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 import memdir
+from memdir.engine import lexical
 from memdir.recall import dates, rank
 from memdir.recall.tokenize import is_stop, query_tokens, tokenize
 

@@ -234,7 +234,7 @@ def test_schema_migrates_once_and_refuses_a_newer_one(pg_url):
     import psycopg
 
     from memdir.errors import MemdirError
-    from memdir.store.postgres.store import MIGRATIONS
+    from memdir.store.postgres.migrations import MIGRATIONS
 
     s1, s2 = open_store(pg_url, project="x"), open_store(pg_url, project="y")
     with psycopg.connect(pg_url, autocommit=True) as c:
@@ -263,16 +263,16 @@ def test_a_token_for_project_a_cannot_read_project_b(pg_url):
     """Row-level security: a client login sees and writes only the project its token grants, whatever it asks."""
     import psycopg
 
-    from memdir.store.postgres import store as pgstore
+    from memdir.store.postgres import admin as pg_admin
 
     admin = open_store(pg_url, project="alpha")  # the schema owner (a superuser here): migrates, makes tokens
     c = admin.conn
     for login in ("alice", "bob"):
         c.execute(f"DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '{login}') THEN "
                   f"CREATE ROLE {login} LOGIN; END IF; END $$")
-        pgstore.grant_client(c, login)
-    tok_a = pgstore.add_token(c, "alice", ["alpha"])
-    tok_b = pgstore.add_token(c, "bob", ["beta"])
+        pg_admin.grant_client(c, login)
+    tok_a = pg_admin.add_token(c, "alice", ["alpha"])
+    tok_b = pg_admin.add_token(c, "bob", ["beta"])
     alice = open_store(_login(pg_url, "alice"), project="alpha", token=tok_a)
     bob = open_store(_login(pg_url, "bob"), project="beta", token=tok_b)
     try:
@@ -295,7 +295,7 @@ def test_a_token_for_project_a_cannot_read_project_b(pg_url):
             raw.execute("SELECT * FROM memdir_tokens")  # clients never read the token table
         raw.close()
         # revoking the token closes the door on the next statement
-        pgstore.revoke_tokens(c, "bob")
+        pg_admin.revoke_tokens(c, "bob")
         assert refs(bob, "vpn") == []
         assert admin.conn.execute("SELECT count(*) AS n FROM docs").fetchone()["n"] == 2  # the owner sees all
     finally:
@@ -370,7 +370,7 @@ def test_team_server_refuses_another_projects_token(pg_url):
     pytest.importorskip("starlette")
     from starlette.testclient import TestClient
 
-    from memdir.store.postgres import store as pgstore
+    from memdir.store.postgres import admin as pg_admin
     from memdir.server import team as teamserver
     from memdir.errors import MemdirError
 
@@ -378,8 +378,8 @@ def test_team_server_refuses_another_projects_token(pg_url):
     c = admin.conn
     c.execute("DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'team_srv') THEN "
               "CREATE ROLE team_srv LOGIN; END IF; END $$")
-    pgstore.grant_client(c, "team_srv")
-    tok_a, tok_b = pgstore.add_token(c, "ann", ["alpha"]), pgstore.add_token(c, "ben", ["beta"])
+    pg_admin.grant_client(c, "team_srv")
+    tok_a, tok_b = pg_admin.add_token(c, "ann", ["alpha"]), pg_admin.add_token(c, "ben", ["beta"])
     with pytest.raises(MemdirError, match="sees every project"):
         teamserver.check_login(pg_url)  # the superuser would bypass row-level security
     srv_url = _login(pg_url, "team_srv")
@@ -417,13 +417,13 @@ def test_memdir_serve_store_end_to_end(pg_url):
 
     httpx = pytest.importorskip("httpx")
     pytest.importorskip("uvicorn")
-    from memdir.store.postgres import store as pgstore
+    from memdir.store.postgres import admin as pg_admin
 
     admin = open_store(pg_url, project="p1")
     admin.conn.execute("DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'team_srv') THEN "
                        "CREATE ROLE team_srv LOGIN; END IF; END $$")
-    pgstore.grant_client(admin.conn, "team_srv")
-    tok = pgstore.add_token(admin.conn, "ann", ["p1"])
+    pg_admin.grant_client(admin.conn, "team_srv")
+    tok = pg_admin.add_token(admin.conn, "ann", ["p1"])
     admin.close()
     bad = subprocess.run([sys.executable, "-m", "memdir", "serve", "--store", pg_url, "--port", "0"], capture_output=True,
                          text=True, timeout=60)
@@ -493,14 +493,14 @@ def test_remote_queue_survives_a_dead_server_and_arrives_once(pg_url, project, t
     import threading
 
     import memdir
-    from memdir.store.postgres import store as pgstore
+    from memdir.store.postgres import admin as pg_admin
     from memdir.engine import remote
 
     admin = open_store(pg_url, project="proj")
     admin.conn.execute("DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'team_srv') THEN "
                        "CREATE ROLE team_srv LOGIN; END IF; END $$")
-    pgstore.grant_client(admin.conn, "team_srv")
-    tok = pgstore.add_token(admin.conn, "ann", ["proj"])
+    pg_admin.grant_client(admin.conn, "team_srv")
+    tok = pg_admin.add_token(admin.conn, "ann", ["proj"])
     srv_url = _login(pg_url, "team_srv")
     monkeypatch.setenv("MEMDIR_REMOTE_TOKEN", tok)
     monkeypatch.setenv("MEMDIR_REMOTE_URL", f"http://127.0.0.1:{_free_port()}/v1")  # nobody listens there
@@ -567,13 +567,13 @@ def test_a_silent_server_costs_the_push_budget_only(tmp_path):
 def team(pg_url, monkeypatch):
     """A real team server (``memdir serve --store``) for project ``proj`` and a token for it in
     ``MEMDIR_REMOTE_TOKEN``: yields ``(admin store, server url, token)``."""
-    from memdir.store.postgres import store as pgstore
+    from memdir.store.postgres import admin as pg_admin
 
     admin = open_store(pg_url, project="proj")
     admin.conn.execute("DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'team_srv') THEN "
                        "CREATE ROLE team_srv LOGIN; END IF; END $$")
-    pgstore.grant_client(admin.conn, "team_srv")
-    tok = pgstore.add_token(admin.conn, "ann", ["proj"])
+    pg_admin.grant_client(admin.conn, "team_srv")
+    tok = pg_admin.add_token(admin.conn, "ann", ["proj"])
     monkeypatch.setenv("MEMDIR_REMOTE_TOKEN", tok)
     monkeypatch.setenv("MEMDIR_REMOTE_PUSH_BUDGET_MS", "60000")  # a write's own push completes on a loaded machine
     p, url = _serve(_login(pg_url, "team_srv"))

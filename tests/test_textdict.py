@@ -11,6 +11,7 @@ import zlib
 import pytest
 
 import memdir
+from memdir.engine import events
 from memdir.store.sqlite import codec, index
 
 WORDS = ("deploy staging cluster frankfurt helsinki token rotate postgres migration pnpm webpack cache lock timeout "
@@ -89,7 +90,7 @@ def test_a_dictionary_made_in_a_rolled_back_transaction_is_never_used(project, t
         with pytest.raises(RuntimeError):
             with store.transaction() as st:
                 for e in evs[:400]:
-                    row, _ = m._event_row(e, m.clock())
+                    row, _ = events.event_row(m.stores, e, m.clock())
                     st.insert_event(row)
                 assert st.db.execute("SELECT 1 FROM meta WHERE key = 'zdict_id'").fetchone() is not None
                 raise RuntimeError("rolled back")

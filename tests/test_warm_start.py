@@ -113,7 +113,7 @@ def test_the_hook_listener_prewarms_the_project_store(tmp_path, monkeypatch):
             (_, m), = srv._stores.values()  # opened before any hook came
             mem = m.roots["project"].store.mem
             mem.building.join(60)
-            assert mem.ready and m._warm
+            assert mem.ready and m.stores.state.get("warm")
             payload = ('{"session_id": "s", "hook_event_name": "UserPromptSubmit", "prompt": "staging database port", '
                        f'"cwd": "{project}"}}')
             out = warm.ask("claude-code", "user-prompt", payload, timeout_s=30)

@@ -56,7 +56,7 @@ def store_command() -> None:
 @click.pass_context
 def store_token(ctx, person, projects, url, as_json):
     """Create a token for PERSON granting --project …; printed once (only its SHA-256 is kept)."""
-    from memdir.store.postgres.store import add_token
+    from memdir.store.postgres.admin import add_token
 
     with _admin(url) as s:
         tok = add_token(s.conn, person, projects)
@@ -70,7 +70,7 @@ def store_token(ctx, person, projects, url, as_json):
 @click.pass_context
 def store_revoke(ctx, person, url, as_json):
     """Delete every token of PERSON."""
-    from memdir.store.postgres.store import revoke_tokens
+    from memdir.store.postgres.admin import revoke_tokens
 
     with _admin(url) as s:
         n = revoke_tokens(s.conn, person)
@@ -84,7 +84,8 @@ def store_revoke(ctx, person, url, as_json):
 @click.pass_context
 def store_grant(ctx, login, url, as_json):
     """Make the database login LOGIN a store client (member of memdir_client: row-level security applies)."""
-    from memdir.store.postgres.store import CLIENT_ROLE, grant_client
+    from memdir.store.postgres.migrations import CLIENT_ROLE
+    from memdir.store.postgres.admin import grant_client
 
     with _admin(url) as s:
         grant_client(s.conn, login)
@@ -99,7 +100,7 @@ def store_grant(ctx, login, url, as_json):
 @click.pass_context
 def store_share(ctx, project, off, url, as_json):
     """Let every person a token grants PROJECT see all its events (by default each person sees only their own)."""
-    from memdir.store.postgres.store import share_events
+    from memdir.store.postgres.admin import share_events
 
     with _admin(url) as s:
         share_events(s.conn, project, not off)

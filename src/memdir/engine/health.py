@@ -135,10 +135,10 @@ def doctor(s: Stores, *, repair: bool = True) -> list[dict[str, str]]:
     as the CLI runs it) would fix and writes nothing."""
     from memdir.engine import hybrid as vectors
 
-    checks = vectors.doctor(s, inspect=s.inspect, repair=repair)
+    checks = vectors.doctor(s, inspect=lambda: inspect(s), repair=repair)
     spec = s.config.get("store")
     if spec:  # a team store (issue 14): connection, schema, row-level security, token, pgvector
-        from memdir.store.postgres.store import doctor as store_doctor
+        from memdir.store.postgres.doctor import doctor as store_doctor
 
         checks += store_doctor(spec, project=s.store_project(), token=os.environ.get("MEMDIR_STORE_TOKEN"),
                                hnsw_threshold=int(s.config.get("recall.pg_hnsw_threshold")))

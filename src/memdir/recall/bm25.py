@@ -30,6 +30,9 @@ from __future__ import annotations
 import math
 import sqlite3
 
+#: FTS5's BM25 constants (sqlite/ext/fts5/fts5_aux.c): the SQLite path uses them through ``bm25()``, the postings held in
+#: memory (memdir.store.sqlite.postings) and the PostgreSQL store score with these
+K1, B = 1.2, 0.75
 MAX_TERMS = 32
 MAX_TERMS_SMALL = 64  # stores below LARGE_STORE documents (a long prompt or dialogue keeps more of its terms)
 COMMON_FRACTION = 0.25

@@ -1,7 +1,7 @@
 """The team server's HTTP API over a PostgreSQL store (issue 14): ``memdir serve --store postgresql://…``.
 
 Every request names its project in the path and carries a person's token (``Authorization: Bearer <token>``). The
-server opens the store *as a client login* (a member of :data:`memdir.store.postgres.store.CLIENT_ROLE`) with that project and
+server opens the store *as a client login* (a member of :data:`memdir.store.postgres.migrations.CLIENT_ROLE`) with that project and
 token, so the database's row-level security decides what is visible: a token that does not grant the project gets
 ``403`` and could read nothing even if the server asked. The server refuses to start with a login that bypasses
 row-level security (a superuser or the tables' owner).
@@ -24,7 +24,7 @@ settings; the query's time is the server's clock unless the request gives ``now`
 binds its connection to the request's project and token (``app.project``, ``app.token``) and the pool clears both
 when the connection comes back, so one person's rights never carry over to the next request. A person sees their own
 events, the project's notes, and the other members' events only when the project shares them
-(:func:`memdir.store.postgres.store.share_events`).
+(:func:`memdir.store.postgres.admin.share_events`).
 """
 
 from __future__ import annotations
@@ -68,7 +68,8 @@ def rank_rows(rows: list[dict[str, Any]], query: str, *, k: int, now: float, cfg
 
 def check_login(url: str) -> None:
     """Raise ``MemdirError`` when ``url``'s login would bypass row-level security (superuser, BYPASSRLS, owner)."""
-    from memdir.store.postgres.store import CLIENT_ROLE, PgStore
+    from memdir.store.postgres.migrations import CLIENT_ROLE
+    from memdir.store.postgres.store import PgStore
 
     s = PgStore.connect(url, project="-")
     try:

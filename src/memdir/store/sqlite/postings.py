@@ -52,8 +52,7 @@ from memdir.recall.tokenize import tokenize
 
 log = logging.getLogger("memdir")
 
-K1 = 1.2  # FTS5's constants (fts5_aux.c)
-B = 0.75
+K1, B = bm25.K1, bm25.B  # FTS5's constants (memdir.recall.bm25)
 _K1P1 = K1 + 1.0
 _OMB = 1 - B
 
