@@ -77,7 +77,7 @@ def test_c20_long_lived_process_sees_edits_and_deletions(project, tmp_path):
 
 
 def test_c20_mcp_tool_sees_edits(project, tmp_path):
-    from memdir.server.mcp import do_recall
+    from memdir.server.tools import do_recall
 
     store = memdir.open(project, home=tmp_path / "g")
     try:

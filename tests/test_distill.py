@@ -13,16 +13,17 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from conftest import shared_path
+from stub_model import EMPTY, Stall, Status, StubModel, memories
 
 import memdir
 from memdir.distill import flow as distill
+from memdir.distill import overlap as distill_overlap
+from memdir.distill import prompt as distill_prompt
 from memdir.llm import LLMError
 from memdir.llm.host_cli import HostCLIProvider
-from memdir.server.mcp import do_inspect, do_remember
 from memdir.notes.markdown import split
-
-from conftest import shared_path
-from stub_model import EMPTY, Stall, Status, StubModel, memories
+from memdir.server.tools import do_inspect, do_remember
 
 SECRET = "sk-proj-" + "Ab3dE5gH7jK9mN1pQ3sT5vX7zB9dF1hJ3lN5pR7t"
 
@@ -85,7 +86,7 @@ def test_real_transcript_outcomes_follow_the_stub_and_a_second_run_adds_nothing(
             rules_before = _note_files(root, "rules")
             sid = "9eda1058-9706-484a-b992-d03f9cfa2546"
             rows = distill.pending_turns(m.roots["project"], session=sid)[sid]
-            n_chunks = len(distill.chunk_turns(rows, 1000, 2000))
+            n_chunks = len(distill_prompt.chunk_turns(rows, 1000, 2000))
             assert n_chunks >= len(replies)
 
             out = m.distill()
@@ -210,14 +211,14 @@ def test_overlap_skips_near_duplicates_and_supersedes_only_when_named(project, t
 
 
 def test_lexical_threshold_separates_rewordings_from_new_facts():
-    a = distill.content_tokens("Deploy with pnpm, not npm\nDeploys use pnpm: the npm lockfile broke CI twice.")
-    same = distill.content_tokens("Deploy with pnpm rather than npm\nDeploys use pnpm; the npm lockfile broke CI twice.")
-    other = distill.content_tokens("Release notes\nRelease notes are written by hand in CHANGELOG.md before tagging.")
-    related = distill.content_tokens("Use pnpm workspaces\nThe monorepo uses pnpm workspaces for the three web packages.")
-    assert distill.jaccard(a, same) >= 0.5 > distill.jaccard(a, related) > distill.jaccard(a, other)
-    zh = distill.content_tokens("部署脚本用 pnpm 而不是 npm，因为 lockfile 不兼容")
-    zh_same = distill.content_tokens("部署脚本用 pnpm，不用 npm：lockfile 不兼容")
-    assert distill.jaccard(zh, zh_same) >= 0.5
+    a = distill_overlap.content_tokens("Deploy with pnpm, not npm\nDeploys use pnpm: the npm lockfile broke CI twice.")
+    same = distill_overlap.content_tokens("Deploy with pnpm rather than npm\nDeploys use pnpm; the npm lockfile broke CI twice.")
+    other = distill_overlap.content_tokens("Release notes\nRelease notes are written by hand in CHANGELOG.md before tagging.")
+    related = distill_overlap.content_tokens("Use pnpm workspaces\nThe monorepo uses pnpm workspaces for the three web packages.")
+    assert distill_overlap.jaccard(a, same) >= 0.5 > distill_overlap.jaccard(a, related) > distill_overlap.jaccard(a, other)
+    zh = distill_overlap.content_tokens("部署脚本用 pnpm 而不是 npm，因为 lockfile 不兼容")
+    zh_same = distill_overlap.content_tokens("部署脚本用 pnpm，不用 npm：lockfile 不兼容")
+    assert distill_overlap.jaccard(zh, zh_same) >= 0.5
 
 
 def test_vector_overlap_when_embeddings_are_on(project, tmp_path, clock):
@@ -246,8 +247,8 @@ def test_vector_overlap_when_embeddings_are_on(project, tmp_path, clock):
 # ---- protection 3: secrets redacted before the model and on what comes back ---------------------------------
 def test_prompt_is_redacted_even_for_unredacted_input():
     row = {"role": "user", "text": f"my key is {SECRET} and password: hunter2-very-secret"}
-    line = distill.render_turn(row, 2000)
-    system, user = distill.build_prompt(f"[user] token={SECRET}", categories=["facts"], existing=[("facts/x", f"key {SECRET}")],
+    line = distill_prompt.render_turn(row, 2000)
+    system, user = distill_prompt.build_prompt(f"[user] token={SECRET}", categories=["facts"], existing=[("facts/x", f"key {SECRET}")],
                                         max_body=2000, session="s")
     for text in (line, system, user):
         assert SECRET not in text and "hunter2-very-secret" not in text
@@ -309,18 +310,18 @@ def test_min_turns_and_daily_cap(project, tmp_path, clock):
 
 
 def test_reply_parsing_and_item_checks():
-    assert distill.parse_reply('```json\n{"version": 1, "memories": []}\n```') == ([], "")
-    assert distill.parse_reply('Sure! {"memories": [{"a": 1}]} hope that helps')[0] == [{"a": 1}]
-    assert distill.parse_reply('{"version": 2, "memories": []}')[1].startswith("unsupported reply version")
-    assert distill.parse_reply("no json here")[1].startswith("invalid JSON")
-    assert distill.parse_reply('{"notes": []}')[1] == 'invalid reply (no "memories" list)'
+    assert distill_prompt.parse_reply('```json\n{"version": 1, "memories": []}\n```') == ([], "")
+    assert distill_prompt.parse_reply('Sure! {"memories": [{"a": 1}]} hope that helps')[0] == [{"a": 1}]
+    assert distill_prompt.parse_reply('{"version": 2, "memories": []}')[1].startswith("unsupported reply version")
+    assert distill_prompt.parse_reply("no json here")[1].startswith("invalid JSON")
+    assert distill_prompt.parse_reply('{"notes": []}')[1] == 'invalid reply (no "memories" list)'
     cats = ["rules", "facts"]
-    ok, why = distill.check_item({"category": "facts", "summary": "s", "body": "b", "tags": "a, b"}, categories=cats, max_body=10)
+    ok, why = distill_prompt.check_item({"category": "facts", "summary": "s", "body": "b", "tags": "a, b"}, categories=cats, max_body=10)
     assert ok["tags"] == ["a", "b"] and why == ""
-    assert distill.check_item("x", categories=cats, max_body=10)[1] == "not an object"
-    assert distill.check_item({"category": "facts", "summary": "s", "body": ""}, categories=cats, max_body=10)[1] == "empty body"
-    assert distill.check_item({"category": "facts", "summary": "s" * 300, "body": "b"}, categories=cats, max_body=10)[1].startswith("oversized summary")
-    assert distill.check_item({"category": "facts", "body": "b", "tags": [{"x": 1}]}, categories=cats, max_body=10)[1].startswith("tags/")
+    assert distill_prompt.check_item("x", categories=cats, max_body=10)[1] == "not an object"
+    assert distill_prompt.check_item({"category": "facts", "summary": "s", "body": ""}, categories=cats, max_body=10)[1] == "empty body"
+    assert distill_prompt.check_item({"category": "facts", "summary": "s" * 300, "body": "b"}, categories=cats, max_body=10)[1].startswith("oversized summary")
+    assert distill_prompt.check_item({"category": "facts", "body": "b", "tags": [{"x": 1}]}, categories=cats, max_body=10)[1].startswith("tags/")
 
 
 def test_too_many_items_are_rejected_past_max_items(project, tmp_path, clock):

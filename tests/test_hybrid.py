@@ -248,7 +248,7 @@ def test_ann_index_used_above_threshold(tmp_path):
         _events(m, [f"note {w} {i}" for i, w in enumerate(["alpha", "beta", "gamma", "delta", "eps", "zeta", "eta", "theta"])])
         m.backfill()
         assert m.recall("gamma", k=1)[0].id == "e2"
-        assert vectors._state(m)["index"]["project"].ann is not None
+        assert vectors.vector_state(m)["index"]["project"].ann is not None
 
 
 # ---- session context (recall.context_share) -------------------------------------------------------------------

@@ -13,7 +13,8 @@ from click.testing import CliRunner
 
 from memdir.hosts.adapters.opencode import PLUGIN_MARK, render_plugin
 from memdir.cli.main import cli
-from memdir.hosts.install import codex_hook_hash, install_host
+from memdir.hosts.install import install_host
+from memdir.hosts.install_codex import codex_hook_hash
 
 ARGV = ["/opt/memdir/bin/memdir"]
 
@@ -355,7 +356,7 @@ def test_unknown_host_is_usage_error(home):
 
 # ---- doctor: memdir hooks a host will not run ----------------------------------------------------------------
 def test_doctor_names_hooks_a_host_will_not_run(home, tmp_path):
-    from memdir.hosts.install import host_checks
+    from memdir.hosts.host_checks import host_checks
 
     exe = tmp_path / "bin" / "memdir"
     exe.parent.mkdir()

@@ -21,7 +21,8 @@ from mcp import Client, StdioServerParameters  # noqa: E402
 
 import memdir  # noqa: E402
 from memdir.server.http import RepairJsonBody, check_serve_options, is_loopback, repair_json_text  # noqa: E402
-from memdir.server.mcp import build_server, clean_text  # noqa: E402
+from memdir.server.mcp import build_server  # noqa: E402
+from memdir.server.tools import clean_text  # noqa: E402
 
 TOOLS = {"memory_recall", "memory_remember", "memory_forget", "memory_inspect", "memory_prune", "memory_list"}
 T0 = datetime(2025, 1, 1, tzinfo=timezone.utc)

@@ -104,7 +104,7 @@ def test_distill_settings_that_cannot_work_are_usage_errors():
 
 def test_a_codex_config_that_does_not_parse_says_where(tmp_path):
     from memdir.errors import UsageError
-    from memdir.hosts.install import _toml_load
+    from memdir.hosts.install_codex import toml_load as _toml_load
 
     with pytest.raises(UsageError, match=r"line 2, column 5"):
         _toml_load(tmp_path / "config.toml", "a = 1\nb = = 2\n")

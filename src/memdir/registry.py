@@ -6,13 +6,15 @@ importer or a command group is one entry here plus its module; the code that use
 :func:`resolve`.
 
 * :data:`HOSTS`: host name -> ``parse`` (``f(host, event, raw event, payload) -> HookCall``) and ``render``
-  (``f(call, block) -> stdout text``, or ``None`` for a host that reads the block as plain text).
+  (``f(call, block) -> stdout text``, or ``None`` for a host that reads the block as plain text), ``install``
+  (``f(plan, *, project, uninstall, argv, legacy)``, writing that host's settings; ``None``: set up by hand).
 * :data:`EMBED`: embedding provider name -> ``(factory, module it needs or None, auto rank or None)``; the factory is a
   class with ``from_config(config)``; ``embed.provider = "auto"`` picks the installed provider of lowest rank.
 * :data:`LLM`: distillation provider name -> a factory ``f(config) -> Provider``.
 * :data:`IMPORTERS`: transcript source (``memdir import <source>``) -> its reader ``f(path, *, stats) -> events``.
 * :data:`RERANKERS`: ``recall.rerank`` value -> a scorer factory ``f(config) -> scorer(query, texts) -> scores``.
-* :data:`COMMANDS`: CLI command -> the click command that implements it, loaded when that command runs.
+* :data:`COMMANDS`: every CLI command but the group itself -> the click command that implements it, loaded when
+  that command runs (``memdir recall`` imports the memory commands only).
 """
 
 from __future__ import annotations
@@ -21,10 +23,14 @@ from typing import Any
 
 HOSTS: dict[str, dict[str, str | None]] = {
     "claude-code": {"parse": "memdir.hosts.adapters.claude_code:parse_payload",
-                    "render": "memdir.hosts.adapters.claude_code:render_json"},
-    "codex": {"parse": "memdir.hosts.adapters.codex:parse_payload", "render": "memdir.hosts.adapters.claude_code:render_json"},
-    "dsh": {"parse": "memdir.hosts.adapters.dsh:parse_payload", "render": "memdir.hosts.adapters.dsh:render_json"},
-    "opencode": {"parse": "memdir.hosts.adapters.opencode:parse_payload", "render": None},
+                    "render": "memdir.hosts.adapters.claude_code:render_json",
+                    "install": "memdir.hosts.install_claude:install"},
+    "codex": {"parse": "memdir.hosts.adapters.codex:parse_payload", "render": "memdir.hosts.adapters.claude_code:render_json",
+              "install": "memdir.hosts.install_codex:install"},
+    "dsh": {"parse": "memdir.hosts.adapters.dsh:parse_payload", "render": "memdir.hosts.adapters.dsh:render_json",
+            "install": None},
+    "opencode": {"parse": "memdir.hosts.adapters.opencode:parse_payload", "render": None,
+                 "install": "memdir.hosts.install_opencode:install"},
 }
 
 EMBED: dict[str, tuple[str, str | None, int | None]] = {
@@ -58,8 +64,27 @@ RERANKERS: dict[str, str] = {
 }
 
 COMMANDS: dict[str, str] = {
+    "remember": "memdir.cli.memory:remember",
+    "recall": "memdir.cli.memory:recall",
+    "get": "memdir.cli.memory:get",
+    "forget": "memdir.cli.memory:forget",
+    "edit": "memdir.cli.memory:edit",
+    "pin": "memdir.cli.memory:pin",
+    "log": "memdir.cli.memory:log_cmd",
+    "inspect": "memdir.cli.memory:inspect",
+    "recent": "memdir.cli.memory:recent",
+    "status": "memdir.cli.memory:status",
+    "context": "memdir.cli.memory:context",
+    "reindex": "memdir.cli.memory:reindex",
+    "export": "memdir.cli.portability:export",
+    "import": "memdir.cli.portability:import_",
+    "ui": "memdir.cli.portability:ui",
+    "distill": "memdir.cli.portability:distill",
+    "proposals": "memdir.cli.portability:proposals",
+    "migrate": "memdir.cli.portability:migrate",
+    "config": "memdir.cli.portability:config_cmd",
     "hook": "memdir.hosts.hooks:hook",
-    "install": "memdir.hosts.install:install",
+    "install": "memdir.cli.install:install",
     "mcp": "memdir.cli.serve:mcp_command",
     "serve": "memdir.cli.serve:serve_command",
     "store": "memdir.cli.store:store_command",

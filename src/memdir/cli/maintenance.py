@@ -5,10 +5,9 @@ Each is a thin layer over the facade (:meth:`Memdir.backfill`, ``sweep``, ``prun
 
 from __future__ import annotations
 
-
 import click
 
-from memdir.cli.main import emit, preview_text, json_opt, open_store
+from memdir.cli.output import emit, json_opt, open_store, preview_text
 
 
 def _json(ctx: click.Context, as_json: bool) -> bool:
@@ -79,7 +78,7 @@ def prune(ctx, days, token, force, as_json):
 def doctor(ctx, as_json):
     """Check the embedding provider (one real call), the indexes, the Markdown/index consistency and the host
     registrations (memdir hooks a host will not run)."""
-    from memdir.hosts.install import host_checks
+    from memdir.hosts.host_checks import host_checks
 
     store = open_store(ctx)
     checks = store.doctor() + host_checks(store.project_root)

@@ -12,7 +12,13 @@ import click
 
 from memdir.errors import UsageError
 from memdir.server.http import BearerAuth, RepairJsonBody, bind, check_serve_options
-from memdir.server.mcp import DEFAULT_PATH, DEFAULT_PORT, MemoryStore, build_server, run_stdio
+from memdir.server.mcp import (
+    DEFAULT_PATH,
+    DEFAULT_PORT,
+    MemoryStore,
+    build_server,
+    run_stdio,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from mcp.server import MCPServer
@@ -219,8 +225,8 @@ def _start_warm_hooks(home: str | None):
     """The warm hook listener (:mod:`memdir.hosts.warm`) for ``home``, started; ``None`` when ``hook.warm`` is off
     or another server already answers hooks there."""
     from memdir.config import Config
-    from memdir.roots import global_root
     from memdir.hosts.warm import WarmServer
+    from memdir.roots import global_root
 
     g = global_root(home)
     if not Config(global_file=g / "config.toml").get("hook.warm"):

@@ -7,8 +7,7 @@ from contextlib import contextmanager
 
 import click
 
-from memdir.cli.main import emit, json_opt
-
+from memdir.cli.output import emit, json_opt
 
 _store_opt = click.option("--store", "url", envvar="MEMDIR_STORE", required=True, metavar="URL",
                           help="postgresql://… as the schema owner (default: MEMDIR_STORE).")
@@ -84,8 +83,8 @@ def store_revoke(ctx, person, url, as_json):
 @click.pass_context
 def store_grant(ctx, login, url, as_json):
     """Make the database login LOGIN a store client (member of memdir_client: row-level security applies)."""
-    from memdir.store.postgres.migrations import CLIENT_ROLE
     from memdir.store.postgres.admin import grant_client
+    from memdir.store.postgres.migrations import CLIENT_ROLE
 
     with _admin(url) as s:
         grant_client(s.conn, login)
@@ -115,7 +114,7 @@ def store_share(ctx, project, off, url, as_json):
 def push_command(ctx, retry_failed, as_json):
     """Send the events queued for the team server (remote.url) now; what cannot be sent stays queued, what the
     server refuses (a 4xx about the row) is kept aside until --retry-failed."""
-    from memdir.cli.main import open_store
+    from memdir.cli.output import open_store
 
     res = open_store(ctx).push(retry_failed=retry_failed)  # --dir / --home apply (memdir.open() read the cwd only)
     line = f"{res['sent']} sent, {res['left']} queued"

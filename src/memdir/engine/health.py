@@ -5,13 +5,16 @@ checks), reindex, and the postings a long-lived process holds.
 from __future__ import annotations
 
 import os
-from typing import Any
+import time
+from typing import Any, Callable
 
-from memdir.engine import remote
+from memdir import embed
+from memdir.engine import hybrid, remote
 from memdir.errors import UsageError
 from memdir.lazylog import getLogger
 from memdir.notes import markdown as notes
-from memdir.stores import Stores
+from memdir.store.sqlite import index
+from memdir.stores import Stores, stores_of
 from memdir.types import Note, Report
 
 log = getLogger("memdir")  # imports logging only when a record can go somewhere
@@ -123,9 +126,7 @@ def status(s: Stores) -> dict[str, Any]:
             q = remote.queue_state(s, root)
             if q["queued"] or q["failed"] or s.config.get("remote.url"):
                 out[scope]["remote_queue"] = q
-    from memdir.engine import hybrid as vectors
-
-    vectors.status_extra(s, out)  # embedding provider, tiers and vector counts per root
+    vector_status(s, out)  # embedding provider, tiers and vector counts per root
     return out
 
 
@@ -133,9 +134,7 @@ def doctor(s: Stores, *, repair: bool = True) -> list[dict[str, str]]:
     """Health checks with remedies (provider call, index integrity, Markdown/index consistency, pending
     vectors); see :func:`memdir.engine.hybrid.doctor`. ``repair=False`` reports what ``repair=True`` (the default,
     as the CLI runs it) would fix and writes nothing."""
-    from memdir.engine import hybrid as vectors
-
-    checks = vectors.doctor(s, inspect=lambda: inspect(s), repair=repair)
+    checks = index_checks(s, inspect=lambda: inspect(s), repair=repair)
     spec = s.config.get("store")
     if spec:  # a team store (issue 14): connection, schema, row-level security, token, pgvector
         from memdir.store.postgres.doctor import doctor as store_doctor
@@ -173,3 +172,116 @@ def reindex(s: Stores) -> dict[str, int]:
             store.settle(freed=True)
             out[root.scope] = store.count("note")
     return out
+
+
+#: ``memdir doctor`` runs the exact full-text check (:func:`memdir.store.sqlite.index.check_fts`) up to this many rows
+EXACT_FTS_CHECK_ROWS = 20_000
+
+
+def vector_status(m: "Stores | Any", out: dict[str, Any]) -> dict[str, Any]:
+    """Add ``embedding`` (provider, model, error) and, per existing root, ``tiers`` and ``vectors`` counts
+    (``ok`` for the current model, ``pending``, ``failed``, ``other_model``) to a :meth:`Memdir.status` dict."""
+    m = stores_of(m)
+    name = embed.resolve_name(m.config)
+    prov = hybrid.provider_for(m) if name != "none" else None
+    model = prov.model if prov else None
+    from memdir.envfile import describe
+
+    out["embedding"] = {"provider": name, "model": model, "error": hybrid.vector_state(m)["provider_error"],
+                        "api_key": describe(m.config.get("embed.api_key_env"), getattr(m.config, "home", None))}  # never the value
+    for root in m.live():
+        st = root.store
+        s = out.setdefault(root.scope, {})
+        s["tiers"] = st.tier_counts()
+        got = st.vector_counts(model)
+        s["vectors"] = {
+            "ok": got["ok"],
+            "pending": st.vector_pending_count(model) if model else None,
+            "failed": got["failed"],
+            "other_model": got["other_model"],
+        }
+    return out
+
+
+def index_checks(m: "Stores | Any", inspect: Callable[[], Any] | None = None, *, repair: bool = True) -> list[dict[str, str]]:
+    """Checks with remedies: ``[{"check", "ok" ("ok"|"warn"|"fail"), "detail", "remedy"}]``.
+
+    The provider (one real embedding call), each index (``PRAGMA integrity_check``, FTS rows vs docs, orphan
+    vectors), the Markdown/index consistency (:meth:`Memdir.inspect`), pending vectors. With ``repair=True``
+    (the CLI) the safe repairs run: orphan vectors are deleted, an index is switched to incremental vacuum, a
+    changed vector length is recorded. ``repair=False`` (the viewer's GET page) only reports them and writes
+    nothing."""
+    from memdir.store.sqlite import vectors as sqlite_vectors
+
+    m = stores_of(m)
+    checks: list[dict[str, str]] = []
+
+    def add(check, ok, detail, remedy=""):
+        checks.append({"check": check, "ok": ok, "detail": detail, "remedy": remedy})
+
+    name = embed.resolve_name(m.config)
+    if name == "none":
+        add("provider", "ok", "embed.provider is none: lexical recall only",
+            "for semantic recall set embed.provider = \"auto\" and pip install 'memdir[embeddings]'")
+        prov = None
+    else:
+        try:
+            prov = hybrid.provider_for(m, strict=True)
+            t = time.perf_counter()
+            v = prov.embed(["memdir doctor: provider check"])
+            add("provider", "ok", f"{prov.name} {prov.model}: {v.shape[1]} dims in {(time.perf_counter() - t) * 1000:.0f} ms")
+            live_dim = int(v.shape[1])
+        except Exception as exc:
+            prov = None
+            add("provider", "fail", f"{name}: {exc}", "fix embed.* in config.toml (see `memdir config`), or set embed.provider = \"none\"")
+    for root in m.live():
+        db = root.db
+        ic = db.execute("PRAGMA integrity_check").fetchone()[0]
+        add(f"{root.scope} index", "ok" if ic == "ok" else "fail", f"{root.db_path}: integrity {' '.join(ic.split())[:200]}",
+            "" if ic == "ok" else "stop memdir processes, move the index file aside (keep it: `sqlite3 COPY .recover` salvages its "
+            "events) and run any memdir command: notes are rebuilt from the Markdown, forgotten items stay forgotten")
+        n_docs = db.execute("SELECT count(*) FROM docs").fetchone()[0]
+        n_docs += db.execute("SELECT count(*) FROM passages").fetchone()[0]  # passages 1.. of long events (memdir.recall.passages)
+        n_fts = db.execute("SELECT count(*) FROM fts").fetchone()[0]
+        add(f"{root.scope} fts", "ok" if n_docs == n_fts else "warn", f"{n_docs} docs, {n_fts} full-text rows",
+            "" if n_docs == n_fts else "run `memdir reindex`")
+        if n_docs == n_fts and n_docs <= EXACT_FTS_CHECK_ROWS:
+            # equal counts can hide wrong postings (a contentless index deletes with the values it is given):
+            # compare every term instance with an index built afresh, while that is cheap (seconds at this size)
+            bad = index.check_fts(db)
+            add(f"{root.scope} fts terms", "ok" if not bad else "warn",
+                "every term matches the documents" if not bad else f"{len(bad)} problems, e.g. {bad[0][:160]}",
+                "" if not bad else "run `memdir reindex`")
+        if db.execute("PRAGMA auto_vacuum").fetchone()[0] != 2 and not repair:
+            add(f"{root.scope} storage", "warn", "index not yet in incremental-vacuum mode (prune and forget keep "
+                "the file's size)", "run `memdir doctor`")
+        elif db.execute("PRAGMA auto_vacuum").fetchone()[0] != 2:
+            with root.locked():
+                index.enable_incremental_vacuum(db)
+            add(f"{root.scope} storage", "ok", "index rewritten once for incremental vacuum (prune and forget give space back)")
+        orphans = db.execute("SELECT count(*) FROM vectors WHERE ref NOT IN (SELECT ref FROM docs)").fetchone()[0]
+        if orphans and not repair:
+            add(f"{root.scope} vectors", "warn", f"{orphans} orphan vectors (their memory is gone)", "run `memdir doctor`")
+        elif orphans:
+            with root.locked(), root.tx() as tx:
+                tx.execute("DELETE FROM vectors WHERE ref NOT IN (SELECT ref FROM docs)")
+            add(f"{root.scope} vectors", "warn", f"{orphans} orphan vectors removed", "")
+        if prov is not None:
+            other = db.execute("SELECT dim, count(*) FROM vectors WHERE status = 'ok' AND model = ? AND dim IS NOT ? "
+                               "GROUP BY dim", (prov.model, live_dim)).fetchall()
+            if other:
+                if repair:
+                    with root.locked():
+                        sqlite_vectors.note_dim(db, prov.model, live_dim)
+                lens = ", ".join(f"{n} of length {d}" for d, n in other)
+                add(f"{root.scope} vector length", "warn",
+                    f"{prov.model} now returns {live_dim}-dim vectors but {lens} are stored (the endpoint changed its "
+                    "vector length under the same model name); they are stale and unused", "run `memdir backfill`")
+            p = root.store.vector_pending_count(prov.model)
+            add(f"{root.scope} pending", "ok" if p == 0 else "warn", f"{p} memories without a current vector",
+                "" if p == 0 else "run `memdir backfill`")
+    rep = inspect() if inspect is not None else None
+    if rep is not None:
+        add("markdown", "ok" if rep.ok else "warn", f"{len(rep.problems)} problems between the Markdown and the index",
+            "" if rep.ok else "see `memdir inspect`; `memdir reindex` rebuilds the index from the files")
+    return checks

@@ -38,7 +38,6 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from memdir import embed
 from memdir.engine import lexical
-from memdir.store.sqlite import index
 from memdir.recall import rank, rrf
 from memdir.stores import Stores, stores_of
 from memdir.timeutil import iso
@@ -55,7 +54,7 @@ COLD_CHUNK = 4096
 
 
 # ---- per-Memdir state (provider, matrices) ---------------------------------------------------------------
-def _state(m: Stores | Any) -> dict[str, Any]:
+def vector_state(m: Stores | Any) -> dict[str, Any]:
     """The vector state of a store (``m``: :class:`memdir.stores.Stores` or a facade holding one)."""
     state = stores_of(m).state
     st = state.get("vectors")
@@ -70,7 +69,7 @@ def provider_for(m: "Stores | Any", *, strict: bool = False):
     A provider that cannot be built is logged once and treated as ``None`` (recall falls back to lexical), or
     raises ``EmbedError``/``UsageError`` when ``strict``."""
     m = stores_of(m)
-    st = _state(m)
+    st = vector_state(m)
     if not st["built"]:
         try:
             st["provider"] = embed.get_provider(m.config)
@@ -86,7 +85,7 @@ def provider_for(m: "Stores | Any", *, strict: bool = False):
 def set_provider(m: "Stores | Any", provider) -> None:
     """Use ``provider`` (any object with ``name``, ``model``, ``embed``) for ``m`` — tests and embedders."""
     m = stores_of(m)
-    st = _state(m)
+    st = vector_state(m)
     st.update(provider=provider, provider_error=None, built=True, index={})
 
 
@@ -304,7 +303,7 @@ def _vector_channel(m: "Stores | Any", prov, q, *, k: int, scope: str | None, ki
     hl, floor, rw = cfg.get("recall.half_life_days"), cfg.get("recall.decay_floor"), cfg.get("recall.rehearsal_weight")
     now = m.clock().timestamp()
     doc_kinds, sub_kinds = _kind_filters(kinds)
-    st = _state(m)
+    st = vector_state(m)
     out: dict[str, list] = {"vector": [], "cold": []}
     info.setdefault("cold", {"scanned": 0, "truncated": False})
     for root in m.live(scope):
@@ -467,7 +466,7 @@ def recall_fused(m: "Stores | Any", query: str, tokens: list[str], *, k: int, sc
                 except Exception as exc:  # a busy store: the old-length vectors are skipped by the search anyway
                     log.debug("vector length change not recorded: %s", exc)
     elif channel != "lexical":
-        info["fallback"] = _state(m)["provider_error"] or "embed.provider is none"
+        info["fallback"] = vector_state(m)["provider_error"] or "embed.provider is none"
     use_vec = q is not None
     t = time.perf_counter()
     lex: list[Hit] = []
@@ -558,117 +557,3 @@ def explain(m: "Stores | Any", query: str, *, k: int | None = None, scope: str |
                      "ranks": h.reasons.get("ranks", {}), "similarity": h.reasons.get("similarity"),
                      "bm25": h.reasons.get("bm25")} for h in hits]
     return info
-
-
-# ---- status / doctor --------------------------------------------------------------------------------------------
-def status_extra(m: "Stores | Any", out: dict[str, Any]) -> dict[str, Any]:
-    """Add ``embedding`` (provider, model, error) and, per existing root, ``tiers`` and ``vectors`` counts
-    (``ok`` for the current model, ``pending``, ``failed``, ``other_model``) to a :meth:`Memdir.status` dict."""
-    m = stores_of(m)
-    name = embed.resolve_name(m.config)
-    prov = provider_for(m) if name != "none" else None
-    model = prov.model if prov else None
-    from memdir.envfile import describe
-
-    out["embedding"] = {"provider": name, "model": model, "error": _state(m)["provider_error"],
-                        "api_key": describe(m.config.get("embed.api_key_env"), getattr(m.config, "home", None))}  # never the value
-    for root in m.live():
-        st = root.store
-        s = out.setdefault(root.scope, {})
-        s["tiers"] = st.tier_counts()
-        got = st.vector_counts(model)
-        s["vectors"] = {
-            "ok": got["ok"],
-            "pending": st.vector_pending_count(model) if model else None,
-            "failed": got["failed"],
-            "other_model": got["other_model"],
-        }
-    return out
-
-
-#: ``memdir doctor`` runs the exact full-text check (:func:`memdir.store.sqlite.index.check_fts`) up to this many rows
-EXACT_FTS_CHECK_ROWS = 20_000
-
-
-def doctor(m: "Stores | Any", inspect: Callable[[], Any] | None = None, *, repair: bool = True) -> list[dict[str, str]]:
-    """Checks with remedies: ``[{"check", "ok" ("ok"|"warn"|"fail"), "detail", "remedy"}]``.
-
-    The provider (one real embedding call), each index (``PRAGMA integrity_check``, FTS rows vs docs, orphan
-    vectors), the Markdown/index consistency (:meth:`Memdir.inspect`), pending vectors. With ``repair=True``
-    (the CLI) the safe repairs run: orphan vectors are deleted, an index is switched to incremental vacuum, a
-    changed vector length is recorded. ``repair=False`` (the viewer's GET page) only reports them and writes
-    nothing."""
-    from memdir.store.sqlite import vectors as sqlite_vectors
-
-    m = stores_of(m)
-    checks: list[dict[str, str]] = []
-
-    def add(check, ok, detail, remedy=""):
-        checks.append({"check": check, "ok": ok, "detail": detail, "remedy": remedy})
-
-    name = embed.resolve_name(m.config)
-    if name == "none":
-        add("provider", "ok", "embed.provider is none: lexical recall only",
-            "for semantic recall set embed.provider = \"auto\" and pip install 'memdir[embeddings]'")
-        prov = None
-    else:
-        try:
-            prov = provider_for(m, strict=True)
-            t = time.perf_counter()
-            v = prov.embed(["memdir doctor: provider check"])
-            add("provider", "ok", f"{prov.name} {prov.model}: {v.shape[1]} dims in {(time.perf_counter() - t) * 1000:.0f} ms")
-            live_dim = int(v.shape[1])
-        except Exception as exc:
-            prov = None
-            add("provider", "fail", f"{name}: {exc}", "fix embed.* in config.toml (see `memdir config`), or set embed.provider = \"none\"")
-    for root in m.live():
-        db = root.db
-        ic = db.execute("PRAGMA integrity_check").fetchone()[0]
-        add(f"{root.scope} index", "ok" if ic == "ok" else "fail", f"{root.db_path}: integrity {' '.join(ic.split())[:200]}",
-            "" if ic == "ok" else "stop memdir processes, move the index file aside (keep it: `sqlite3 COPY .recover` salvages its "
-            "events) and run any memdir command: notes are rebuilt from the Markdown, forgotten items stay forgotten")
-        n_docs = db.execute("SELECT count(*) FROM docs").fetchone()[0]
-        n_docs += db.execute("SELECT count(*) FROM passages").fetchone()[0]  # passages 1.. of long events (memdir.recall.passages)
-        n_fts = db.execute("SELECT count(*) FROM fts").fetchone()[0]
-        add(f"{root.scope} fts", "ok" if n_docs == n_fts else "warn", f"{n_docs} docs, {n_fts} full-text rows",
-            "" if n_docs == n_fts else "run `memdir reindex`")
-        if n_docs == n_fts and n_docs <= EXACT_FTS_CHECK_ROWS:
-            # equal counts can hide wrong postings (a contentless index deletes with the values it is given):
-            # compare every term instance with an index built afresh, while that is cheap (seconds at this size)
-            bad = index.check_fts(db)
-            add(f"{root.scope} fts terms", "ok" if not bad else "warn",
-                "every term matches the documents" if not bad else f"{len(bad)} problems, e.g. {bad[0][:160]}",
-                "" if not bad else "run `memdir reindex`")
-        if db.execute("PRAGMA auto_vacuum").fetchone()[0] != 2 and not repair:
-            add(f"{root.scope} storage", "warn", "index not yet in incremental-vacuum mode (prune and forget keep "
-                "the file's size)", "run `memdir doctor`")
-        elif db.execute("PRAGMA auto_vacuum").fetchone()[0] != 2:
-            with root.locked():
-                index.enable_incremental_vacuum(db)
-            add(f"{root.scope} storage", "ok", "index rewritten once for incremental vacuum (prune and forget give space back)")
-        orphans = db.execute("SELECT count(*) FROM vectors WHERE ref NOT IN (SELECT ref FROM docs)").fetchone()[0]
-        if orphans and not repair:
-            add(f"{root.scope} vectors", "warn", f"{orphans} orphan vectors (their memory is gone)", "run `memdir doctor`")
-        elif orphans:
-            with root.locked(), root.tx() as tx:
-                tx.execute("DELETE FROM vectors WHERE ref NOT IN (SELECT ref FROM docs)")
-            add(f"{root.scope} vectors", "warn", f"{orphans} orphan vectors removed", "")
-        if prov is not None:
-            other = db.execute("SELECT dim, count(*) FROM vectors WHERE status = 'ok' AND model = ? AND dim IS NOT ? "
-                               "GROUP BY dim", (prov.model, live_dim)).fetchall()
-            if other:
-                if repair:
-                    with root.locked():
-                        sqlite_vectors.note_dim(db, prov.model, live_dim)
-                lens = ", ".join(f"{n} of length {d}" for d, n in other)
-                add(f"{root.scope} vector length", "warn",
-                    f"{prov.model} now returns {live_dim}-dim vectors but {lens} are stored (the endpoint changed its "
-                    "vector length under the same model name); they are stale and unused", "run `memdir backfill`")
-            p = root.store.vector_pending_count(prov.model)
-            add(f"{root.scope} pending", "ok" if p == 0 else "warn", f"{p} memories without a current vector",
-                "" if p == 0 else "run `memdir backfill`")
-    rep = inspect() if inspect is not None else None
-    if rep is not None:
-        add("markdown", "ok" if rep.ok else "warn", f"{len(rep.problems)} problems between the Markdown and the index",
-            "" if rep.ok else "see `memdir inspect`; `memdir reindex` rebuilds the index from the files")
-    return checks

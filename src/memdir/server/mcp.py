@@ -30,7 +30,6 @@ Importing this module is cheap (click and the standard library only); the ``mcp`
 measured) is loaded only when a server is built. It is the ``mcp`` extra: ``pip install 'memdir[mcp]'``.
 """
 
-import json
 import logging
 import re
 import sys
@@ -41,6 +40,18 @@ from typing import TYPE_CHECKING, Any, Callable
 from memdir import foreground
 from memdir.errors import MemdirError, UsageError
 from memdir.server.http import repair_json_text
+from memdir.server.tools import (
+    MAX_K,
+    clean,
+    clean_text,
+    do_forget,
+    do_forget_matching,
+    do_inspect,
+    do_list,
+    do_prune,
+    do_recall,
+    do_remember,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from mcp.server import MCPServer
@@ -52,11 +63,6 @@ log = logging.getLogger("memdir.mcp")
 SERVER_NAME = "memdir"
 DEFAULT_PORT = 8765
 DEFAULT_PATH = "/mcp"
-MAX_K = 50                   # memory_recall hits per call
-MAX_HIT_CHARS = 4_000        # text per hit; longer bodies are cut (``truncated: true``) ...
-MAX_RECALL_CHARS = 20_000    # ... and all hits together stay under this, so a reply fits hosts' output caps
-MIN_HIT_CHARS = 200          # (Claude Code: MAX_MCP_OUTPUT_TOKENS, 25k tokens); each hit keeps at least this
-MAX_INSPECT_NOTES = 200      # notes listed by memory_inspect (counts are always complete)
 #: what is worth a note and what is not (seed 000's 该记 / 不该记 table; issue 13 item 12)
 REMEMBER_GUIDANCE = (
     "Remember: the user's preferences, decisions with their reasons, non-obvious pitfalls with their root cause, "
@@ -75,27 +81,6 @@ INSTRUCTIONS = (
 
 
 # ---- text hygiene -------------------------------------------------------------------------------------
-def clean_text(value: str) -> str:
-    """Return ``value`` as a string that encodes to UTF-8: lone surrogates (``"\\ud800"``) become U+FFFD,
-    valid surrogate pairs are joined into their code point, NUL bytes are dropped. Never raises."""
-    if not isinstance(value, str):
-        return value
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        value = value.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
-    return value.replace("\x00", "")
-
-
-def clean(value: Any) -> Any:
-    """:func:`clean_text` applied to every string in a JSON-like value (dict keys included)."""
-    if isinstance(value, str):
-        return clean_text(value)
-    if isinstance(value, dict):
-        return {clean(k): clean(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [clean(v) for v in value]
-    return value
 
 
 class _RepairedLines:
@@ -225,180 +210,6 @@ class MemoryStore:
                 self._memdir = None
 
 
-# ---- tool bodies (plain functions over a Memdir; the server wraps them) -------------------------------
-def _hit_out(hit: Any, limit: int = MAX_HIT_CHARS) -> dict[str, Any]:
-    text = hit.text or ""
-    truncated = len(text) > limit
-    if truncated:
-        text = text[:limit].rstrip() + " …"
-    reasons = json.loads(json.dumps(hit.reasons or {}, ensure_ascii=False, default=str))
-    return {"id": hit.id, "kind": hit.kind, "scope": hit.scope, "score": round(float(hit.score), 6),
-            "summary": hit.summary, "text": text, "truncated": truncated,
-            "ts": hit.ts.isoformat() if getattr(hit, "ts", None) else None,
-            "pinned": bool(hit.pinned), "category": hit.category, "reasons": reasons}
-
-
-def do_recall(m: "Memdir", query: str, k: int = 8, scope: str | None = None,
-              kinds: list[str] | None = None) -> dict[str, Any]:
-    """``{"query", "count", "hits": [{id, kind, scope, score, summary, text, truncated, ts, pinned,
-    category, reasons}]}``, best first; ``k`` is clamped to 1..50. Each text is cut at 4,000 chars and all
-    texts together at about 20,000 (``truncated: true``; the full note is its Markdown file). Recall counts as
-    a rehearsal."""
-    k = max(1, min(int(k), MAX_K))
-    hits = m.recall(clean_text(query), k=k, scope=scope, kinds=[clean_text(x) for x in kinds] if kinds else None,
-                    rehearse=True)
-    out, left = [], MAX_RECALL_CHARS
-    for h in hits:  # best first: the best hits keep the most text
-        out.append(_hit_out(h, max(MIN_HIT_CHARS, min(MAX_HIT_CHARS, left))))
-        left -= len(out[-1]["text"])
-    return {"query": query, "count": len(out), "hits": out}
-
-
-def _note_out(note: Any) -> dict[str, Any]:
-    return {"id": note.id, "category": note.category, "kind": note.kind, "scope": note.scope,
-            "summary": note.summary, "text": note.text, "tags": list(note.tags), "load_when": list(note.load_when),
-            "pinned": bool(note.pinned), "supersedes": note.supersedes, "superseded_by": note.superseded_by,
-            "created": note.created.isoformat() if note.created else None,
-            "updated": note.updated.isoformat() if note.updated else None,
-            "path": str(note.path) if note.path else None}
-
-
-def do_remember(m: "Memdir", text: str, category: str = "facts", summary: str | None = None,
-                tags: list[str] | None = None, load_when: list[str] | None = None, pinned: bool = False,
-                supersedes: str | None = None, scope: str = "project", highlight: str | None = None) -> dict[str, Any]:
-    """``{"existed": bool, "note": {...}}``; raises what :meth:`Memdir.remember` raises. A ``rules`` note is
-    not written: it becomes a pending proposal, ``{"existed": bool, "note": None, "proposal": {...}, "message"}``
-    (a person accepts it with ``memdir proposals accept ID``); so does a note that would supersede a rule."""
-    sup = clean_text(supersedes).strip() if supersedes else None
-    replaces_rule = bool(sup) and sup.split("/", 1)[0] == "rules" and m.get(sup) is not None
-    if clean_text(category).strip() == "rules" or replaces_rule:  # a model never writes or replaces a rule
-        p = m.propose(clean_text(text), category=clean_text(category).strip(), summary=clean_text(summary) if summary else None,
-                      tags=[clean_text(t) for t in tags or ()], load_when=[clean_text(t) for t in load_when or ()],
-                      supersedes=clean_text(supersedes) if supersedes else None, scope=scope, source="mcp")
-        brief = {k: p.get(k) for k in ("id", "status", "scope", "summary", "text", "proposed")}
-        msg = (f"rules are written by people: proposal {p['id']} is pending; the user accepts it with "
-               f"`memdir proposals accept {p['id']}`")
-        return {"existed": not p["created"], "note": None, "proposal": brief, "message": msg}
-    note = m.remember(clean_text(text), category=clean_text(category),
-                      summary=clean_text(summary) if summary else None,
-                      tags=[clean_text(t) for t in tags or ()], load_when=[clean_text(t) for t in load_when or ()],
-                      pinned=bool(pinned), supersedes=clean_text(supersedes) if supersedes else None, scope=scope,
-                      highlight=clean_text(highlight) if highlight else None)
-    return {"existed": bool(note.existed), "note": _note_out(note)}
-
-
-def do_forget_matching(m: "Memdir", query: str | None = None, prefix: str | None = None,
-                       confirm_token: str | None = None) -> dict[str, Any]:
-    """Forget by text or key prefix (:meth:`Memdir.forget_matching`): a preview with a ``confirm_token``, or
-    the delete when the token is given. Returns ``{"id": None, "forgotten", "count", "confirm_token",
-    "samples", "message"}``."""
-    res = m.forget_matching(query=clean_text(query) if query is not None else None,
-                            prefix=clean_text(prefix) if prefix is not None else None,
-                            token=clean_text(confirm_token).strip() if confirm_token else None)
-    what = f"query={query!r}" if query is not None else f"prefix={prefix!r}"
-    if res["deleted"]:
-        msg = f"forgot {res['count']} memories matching {what} ({res['notes']} notes, {res['events']} events)"
-    else:
-        msg = (f"preview only, nothing deleted: {res['count']} memories match {what}. To delete them call memory_forget "
-               f"again with the same {what.split('=')[0]} and confirm_token={res['token']!r}.")
-    return {"id": None, "forgotten": bool(res["deleted"]), "count": res["count"],
-            "confirm_token": None if res["deleted"] else res["token"], "samples": res.get("samples", []), "message": msg}
-
-
-def do_list(m: "Memdir", kinds: list[str] | None = None, category: str | None = None, scope: str | None = None,
-            limit: int = 20) -> dict[str, Any]:
-    """``{"count", "entries": [hit dicts as memory_recall, score 0]}``, newest first (:meth:`Memdir.recent`)."""
-    hits = m.recent(kinds=[clean_text(k) for k in kinds] if kinds else None,
-                    category=clean_text(category) if category else None, scope=scope, limit=max(1, min(int(limit), MAX_K)))
-    out, left = [], MAX_RECALL_CHARS
-    for h in hits:
-        out.append(_hit_out(h, max(MIN_HIT_CHARS, min(MAX_HIT_CHARS, left))))
-        left -= len(out[-1]["text"])
-    return {"count": len(out), "entries": out}
-
-
-def do_forget(m: "Memdir", id: str) -> dict[str, Any]:
-    """``{"id", "forgotten": bool, "message"}``; ``PathError`` for ids leaving the root (case C14)."""
-    id = clean_text(id)
-    gone = m.forget(id)
-    msg = f"forgot {id}" if gone else f"nothing has the id {id!r}; see memory_recall or memory_inspect for ids"
-    return {"id": id, "forgotten": bool(gone), "message": msg}
-
-
-def do_inspect(m: "Memdir") -> dict[str, Any]:
-    """``{"ok", "counts", "problems", "notes": [{id, scope, kind, summary, pinned, superseded_by}],
-    "notes_total", "notes_listed"}`` — at most 200 notes listed; counts are complete."""
-    rep = m.inspect()
-    notes = [{"id": n.id, "scope": n.scope, "kind": n.kind, "summary": n.summary, "pinned": bool(n.pinned),
-              "superseded_by": n.superseded_by} for n in rep.notes]
-    problems = [{str(k): ("" if v is None else str(v)) for k, v in p.items()} for p in rep.problems]
-    counts = json.loads(json.dumps(rep.counts, ensure_ascii=False, default=str))
-    pending = [{k: ("" if p.get(k) is None else str(p.get(k))) for k in ("id", "scope", "source", "summary", "proposed")}
-               for p in m.proposals()]
-    return {"ok": not rep.problems, "counts": counts, "problems": problems,
-            "notes": notes[:MAX_INSPECT_NOTES], "notes_total": len(notes), "notes_listed": min(len(notes), MAX_INSPECT_NOTES),
-            "proposals": pending[:MAX_INSPECT_NOTES]}
-
-
-def _as_dict(value: Any) -> dict[str, Any]:
-    if value is None:
-        return {}
-    if hasattr(value, "to_dict"):
-        value = value.to_dict()
-    elif hasattr(value, "__dataclass_fields__"):
-        from dataclasses import asdict
-
-        value = asdict(value)
-    if not isinstance(value, dict):
-        value = {"result": value}
-    return json.loads(json.dumps(value, ensure_ascii=False, default=str))
-
-
-def do_prune(m: "Memdir", days: float = 90, confirm_token: str | None = None) -> dict[str, Any]:
-    """Preview (no token) or act (the token from a preview) via ``Memdir.prune(days, token=…)``, which
-    previews ``{"deleted": False, "count", "bytes", "samples", "token", "cutoff"}`` and deletes
-    ``{"deleted": True, "count", "bytes"}`` (cold, unpinned, low-importance items idle ``days`` days; the
-    token is quantised to the hour — seed 001).
-
-    Returns ``{"available", "acted", "days", "count", "deleted", "bytes", "confirm_token", "samples",
-    "message", "detail"}`` (``detail`` = what ``Memdir.prune`` returned). A memdir without ``prune`` answers
-    ``available: false`` with a message rather than an error. ``UsageError`` for days < 0, and — raised by
-    ``Memdir.prune`` — for a wrong or expired token; nothing is deleted without the right token.
-    """
-    try:
-        days = float(days)
-    except (TypeError, ValueError):
-        raise UsageError(f"days must be a number, not {days!r}") from None
-    if not (days >= 0 and days != float("inf")):
-        raise UsageError(f"days must be a number >= 0 (got {days:g})")
-    token = clean_text(confirm_token).strip() if confirm_token else None
-    base = {"available": False, "acted": False, "days": days, "count": None, "deleted": None, "bytes": None,
-            "confirm_token": None, "samples": [], "detail": {}}
-    prune = getattr(m, "prune", None)
-    if not callable(prune):
-        return base | {"message": "memory_prune is not available in this version of memdir (it needs the "
-                                  "hot/warm/cold tiers); nothing was changed"}
-    detail = _as_dict(prune(days, token=token))
-    flag = detail.get("deleted")
-    acted = flag if isinstance(flag, bool) else bool(token) and detail.get("mode") != "preview"
-    count = detail.get("count")
-    count = int(count) if isinstance(count, (int, float)) and not isinstance(count, bool) else None
-    n_deleted = (count if isinstance(flag, bool) else flag if isinstance(flag, int) else count) if acted else 0
-    size = detail.get("bytes")
-    out_token = None if acted else (detail.get("confirm_token") or detail.get("token"))
-    samples = [s if isinstance(s, dict) else {"text": str(s)} for s in (detail.get("samples") or [])][:20]
-    if acted:
-        msg = f"deleted {n_deleted} cold memories idle for more than {days:g} days (tombstoned)"
-    elif out_token:
-        msg = (f"preview only, nothing deleted: {count} cold memories idle for more than {days:g} days would go. "
-               f"To delete them call memory_prune again with days={days:g} and confirm_token={out_token!r} "
-               f"(the token changes every hour).")
-    else:
-        msg = f"preview only, nothing deleted: {count} cold memories idle for more than {days:g} days"
-    return base | {"available": True, "acted": bool(acted), "count": count, "deleted": n_deleted,
-                   "bytes": int(size) if isinstance(size, (int, float)) and not isinstance(size, bool) else None,
-                   "confirm_token": str(out_token) if out_token else None, "samples": samples,
-                   "message": msg, "detail": detail}
 
 
 # ---- the server -------------------------------------------------------------------------------------

@@ -1,0 +1,54 @@
+"""``memdir install HOST``: the click command over :func:`memdir.hosts.install.install_host`."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+
+import click
+
+from memdir.hosts.install import HOST_NAMES, install_host
+
+
+@click.command("install")
+@click.argument("host", type=click.Choice(HOST_NAMES))
+@click.option("--project", is_flag=True, help="Write the project's settings instead of the user's.")
+@click.option("--uninstall", is_flag=True, help="Remove what install added.")
+@click.option("--dry-run", is_flag=True, help="Show what would change; write nothing.")
+@click.option("--command", "command", help="memdir command to register (default: this memdir's absolute path; "
+              "`memdir` from PATH with --project).")
+@click.option("--legacy", is_flag=True, help="OpenCode: v1-only plugin export, for old OpenCode versions.")
+@click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")
+@click.pass_context
+def install(ctx, host, project, uninstall, dry_run, command, legacy, as_json):
+    """Register memdir's hooks and MCP server with HOST (claude-code, codex, opencode)."""
+    from memdir.roots import project_root
+
+    obj = ctx.find_root().obj or {}
+    proj = project_root(obj.get("dir")) if project else None
+    argv = shlex.split(command, posix=os.name != "nt") if command else None
+    plan = install_host(host, project=proj, uninstall=uninstall, dry_run=dry_run, argv=argv, legacy=legacy)
+    if as_json or obj.get("json"):
+        click.echo(json.dumps({"host": host, "uninstall": uninstall, "dry_run": dry_run, "changes": plan.changes,
+                               "notes": plan.notes}, ensure_ascii=False, indent=2))
+        return
+    verb = "would be" if dry_run else "was"
+    for c in plan.changes:
+        extra = f" (backup {c['backup']})" if c.get("backup") else ""
+        detail = f": {c['detail']}" if c.get("detail") else ""
+        action = f"would be {c['action']}" if dry_run else c["action"]
+        click.echo(f"{action:<9} {c['file']}{extra}{detail}")
+    for n in plan.notes:
+        click.echo(f"note: {n}")
+    if dry_run:
+        click.echo("dry run: nothing was written (use --json to see each change)")
+    import importlib.util
+
+    if not uninstall and importlib.util.find_spec("mcp") is None:
+        click.echo("warning: the MCP server needs the optional 'mcp' package, which is not installed: "
+                   "pip install 'memdir[mcp]' (hooks work without it)", err=True)
+    if not dry_run and not uninstall:
+        click.echo(f"memdir {verb} installed for {host}; restart {host} to load it.")
+    elif not dry_run:
+        click.echo(f"memdir {verb} removed from {host}.")

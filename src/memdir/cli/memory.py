@@ -1,0 +1,363 @@
+"""The everyday commands over one project's memory: remember, recall, get, forget, edit, pin, recent, context,
+inspect, status, reindex and the logs. Each is one public :class:`memdir.Memdir` call and its output."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from memdir.cli.output import (
+    emit,
+    json_opt,
+    open_store,
+    plural,
+    preview_text,
+    read_text_arg,
+)
+from memdir.errors import MemdirError, NotFound, UsageError
+
+
+@click.command()
+@click.argument("text", nargs=-1)
+@click.option("-c", "--category", default="facts", show_default=True, help="rules, preferences, decisions, pitfalls, facts, …")
+@click.option("-s", "--summary", "--title", "summary", help="One-line summary (default: the first line); --title is the same.")
+@click.option("--highlight", help="One striking line shown beside the summary (seed 000's `highlight`).")
+@click.option("-t", "--tag", "tags", multiple=True, help="Tag (repeatable).")
+@click.option("-w", "--load-when", "load_when", multiple=True, help="Routing trigger for ROOT.md (repeatable).")
+@click.option("--pinned", is_flag=True, help="Never decays.")
+@click.option("--supersedes", help="Id of the note this one replaces.")
+@click.option("--scope", type=click.Choice(["project", "global"]), default="project", show_default=True)
+@json_opt
+@click.pass_context
+def remember(ctx, text, category, summary, highlight, tags, load_when, pinned, supersedes, scope, as_json):
+    """Store a curated note (TEXT, or stdin). A note file on stdin may start with YAML frontmatter: its summary
+    (or title), tags, load_when, pinned, highlight, supersedes and kind/category fill what no flag gives."""
+    m = open_store(ctx)
+    raw = read_text_arg(text, "text")
+    from memdir.notes.markdown import split
+
+    meta, body, fm = split(raw) if raw.lstrip("\ufeff").startswith("---") else ({}, raw, None)
+    if fm is not None:  # before: the frontmatter was stored as body text and the summary was '---'
+        raw = body
+
+        def one(key):
+            v = meta.get(key)
+            return str(v) if isinstance(v, (str, int, float)) and not isinstance(v, bool) and str(v).strip() else None
+
+        def many(key):
+            v = meta.get(key)
+            return tuple(str(x) for x in (v if isinstance(v, list) else [v] if isinstance(v, str) else []) if str(x).strip())
+
+        summary = summary or one("summary") or one("title")
+        highlight = highlight or one("highlight")
+        tags, load_when = tags or many("tags"), load_when or many("load_when")
+        pinned = pinned or meta.get("pinned") is True
+        supersedes = supersedes or one("supersedes")
+        if ctx.get_parameter_source("category") == click.core.ParameterSource.DEFAULT:
+            nid, kind = one("id") or "", one("kind") or ""
+            cands = [c for c in (one("category"), nid.split("/")[0] if "/" in nid else None, kind + "s" if kind else None) if c]
+            for cand in cands:
+                if cand in m.config.get("categories"):
+                    category = cand
+                    break
+            else:
+                if cands:  # a typo must not file the note under facts/ without a word
+                    said = one("category") and f"category {one('category')!r}" or kind and f"kind {kind!r}" or f"id {nid!r}"
+                    raise UsageError(f"the frontmatter's {said} names no category: use one of "
+                                     f"{', '.join(m.config.get('categories'))} (as category, or kind without the s), or -c")
+        used = {"summary", "title", "highlight", "tags", "load_when", "pinned", "supersedes", "id", "kind", "category",
+                "created", "updated"}
+        extra = sorted(str(k) for k in meta if k not in used)
+        if extra:
+            click.echo(f"memdir: warning: frontmatter field(s) {', '.join(extra)} not kept by remember "
+                       "(`memdir edit ID -` keeps every field)", err=True)
+    note = m.remember(raw, category=category, summary=summary, tags=tags, load_when=load_when,
+                      pinned=pinned, supersedes=supersedes, scope=scope, highlight=highlight)
+    human = f"already remembered as {note.id} ({note.scope})" if note.existed else f"remembered {note.id} ({note.scope}) → {note.path}"
+    emit(ctx, as_json, note.to_dict(), human)
+
+
+@click.command()
+@click.argument("query", nargs=-1)
+@click.option("-k", "--k", "k", type=click.IntRange(1, 1000), default=None, help="Number of hits (default 8).")
+@click.option("--scope", type=click.Choice(["project", "global"]), default=None)
+@click.option("--kind", "kinds", multiple=True, help="Filter: note, event, rule, decision, user, tool, … (repeatable).")
+@click.option("--explain", is_flag=True, help="Show each hit's reasons (terms, fields, factors).")
+@json_opt
+@click.pass_context
+def recall(ctx, query, k, scope, kinds, explain, as_json):
+    """Search memories for QUERY (or stdin). Exit 1 when nothing matches."""
+    q = read_text_arg(query, "query")
+    if not q.strip():
+        raise UsageError("empty query: give some words to search for")
+    m = open_store(ctx)
+    known = {"note", "event", "user", "assistant", "tool", "system"} | {k.rstrip("s") for k in m.config.get("categories")}
+    for kd in kinds:
+        if kd not in known:
+            click.echo(f"memdir: warning: unknown --kind {kd!r}; known: {', '.join(sorted(known))}", err=True)
+    info = None
+    if explain:
+        info = m.explain(q, k=k, scope=scope, kinds=kinds or None)
+    hits = m.recall(q, k=k, scope=scope, kinds=kinds or None, rehearse=True)
+    lines = []
+    if info is not None:
+        lat = ", ".join(f"{k_} {v:.1f}" for k_, v in info.get("latency_ms", {}).items())
+        lines.append(f"channel {info.get('channel')} (provider {info.get('provider')}); latency ms: {lat}")
+        ranks = {h["id"]: h.get("ranks", {}) for h in info.get("hits", [])}
+    for i, h in enumerate(hits, 1):
+        head = f"{i}. [{h.handle + ' ' if h.handle else ''}{h.scope} {h.kind}] {h.id}  score={h.score:.4g}"
+        if h.ts:
+            head += f"  {h.ts.date().isoformat()}"
+        text = " ".join(h.text.split())
+        lines.append(head + "\n   " + (text[:300] + ("…" if len(text) > 300 else "")))
+        if explain:
+            lines.append("   why: " + json.dumps(h.reasons, ensure_ascii=False))
+            if info is not None and ranks.get(h.id):
+                lines.append("   channel ranks: " + json.dumps(ranks[h.id]))
+    data: Any = [h.to_dict() for h in hits]
+    if info is not None:
+        data = {"explain": {k_: v for k_, v in info.items() if k_ != "hits"}, "channel_hits": info.get("hits", []), "hits": data}
+    emit(ctx, as_json, data, "\n".join(lines))
+    if not hits:
+        if not (as_json or ctx.find_root().obj.get("json")):
+            click.echo("no memory matches", err=True)
+        ctx.exit(1)
+
+
+@click.command()
+@click.argument("id")
+@click.option("--scope", type=click.Choice(["project", "global"]), default=None,
+              help="Root to read from (default: project, then global).")
+@json_opt
+@click.pass_context
+def get(ctx, id, scope, as_json):
+    """Show one memory by note id, event key or the short handle the <memory> block shows. Exit 1 when absent."""
+    m = open_store(ctx)
+    item = m.get(id, scope=scope)
+    if item is None:
+        raise NotFound(f"no memory with id {id!r}: see `memdir recall` or `memdir inspect` for ids")
+    data = item.to_dict()
+    name = getattr(item, "id", None) or getattr(item, "key", "")
+    what = getattr(item, "kind", None) or getattr(item, "role", "")
+    emit(ctx, as_json, data, f"{name} ({item.scope} {what})\n{item.text}")
+
+
+@click.command()
+@click.argument("id", required=False)
+@click.option("--scope", type=click.Choice(["project", "global"]), default=None,
+              help="Root to forget from (default: the first holding the id, project before global).")
+@click.option("--source", help="Forget every note from this source instead of one id (e.g. distill).")
+@click.option("--session", help="With --source: only the notes distilled from this session.")
+@click.option("--query", "-q", default=None, help="Forget every memory whose text contains this (preview, then --token).")
+@click.option("--prefix", default=None, help="Forget every event whose key starts with this, e.g. import:mysource.")
+@click.option("--token", default=None, help="Confirm token from the --query/--prefix preview: deletes.")
+@click.option("--force", is_flag=True, help="With --query/--prefix: delete at once without a preview (scripts).")
+@json_opt
+@click.pass_context
+def forget(ctx, id, scope, source, session, query, prefix, token, force, as_json):
+    """Delete a note (category/slug) or an event (key); a tombstone blocks re-import.
+    `--source distill [--session ID]` removes a distilled batch (and rejects its pending proposals).
+    `--query TEXT` / `--prefix KEY` preview the matches, then delete them with the printed token."""
+    m = open_store(ctx)
+    if source is not None or session is not None:
+        if id is not None or source is None or query is not None or prefix is not None:
+            raise UsageError("use either an ID, --source NAME [--session ID], or --query/--prefix")
+        out = m.forget_source(source, session=session)
+        emit(ctx, as_json, out, f"forgot {plural(len(out['forgotten']), 'note')}"
+              + (f", rejected {plural(len(out['proposals_rejected']), 'proposal')}" if out["proposals_rejected"] else "")
+              + "".join(f"\n  {i}" for i in out["forgotten"]))
+        if not out["forgotten"] and not out["proposals_rejected"]:
+            raise NotFound(f"no note from source {source!r}" + (f" and session {session!r}" if session else ""))
+        return
+    if query is not None or prefix is not None:
+        if id:
+            raise UsageError("give either an id or --query/--prefix, not both")
+        res = m.forget_matching(query=query, prefix=prefix, scope=scope, token=token, force=force)
+        what = f"--query {query!r}" if query is not None else f"--prefix {prefix!r}"
+        if not res["deleted"] and not res["count"]:  # like a missing id: say so, exit 1 (scripts can tell)
+            emit(ctx, as_json, res, "")
+            raise NotFound(f"no memory matches {what}; nothing to forget (see `memdir recall`)")
+        if res["deleted"]:
+            human = f"forgot {res['count']} memories ({res['notes']} notes, {res['events']} events); tombstones keep them out"
+        else:
+            human = preview_text(
+                f"{res['count']} memories match {what} ({res['notes']} notes, {res['events']} events); nothing deleted yet",
+                res["samples"], res["count"], f"to delete them: memdir forget {what} --token {res['token']}")
+        emit(ctx, as_json, res, human)
+        return
+    if token or force:
+        raise UsageError("--token and --force go with --query or --prefix")
+    if not id:
+        raise UsageError("give the id to forget (see `memdir recall` or `memdir inspect`), or --query TEXT / --prefix KEY / --source NAME")
+    try:
+        target = m.get(id, scope=scope)  # a short handle: say which memory it was
+    except MemdirError:
+        target = None
+    name = getattr(target, "id", None) or getattr(target, "key", None) or id
+    ok = m.forget(id, scope=scope)
+    emit(ctx, as_json, {"id": id, "forgotten": ok, **({"ref": name} if ok else {})},
+          (f"forgot {name}" + (f" ({id})" if name != id else "")) if ok else "")
+    if not ok:
+        raise NotFound(f"no memory with id {id!r}: see `memdir recall` or `memdir inspect` for ids")
+
+
+@click.command()
+@click.argument("id")
+@click.argument("file", required=False)
+@click.option("--scope", type=click.Choice(["project", "global"]), default=None)
+@json_opt
+@click.pass_context
+def edit(ctx, id, file, scope, as_json):
+    """Replace note ID with FILE (`-` = stdin): frontmatter + body, validated; a bad edit is refused with every
+    reason and nothing is written. Without FILE on a terminal, opens $EDITOR on the note."""
+    m = open_store(ctx)
+    from_editor = file is None and sys.stdin.isatty()
+    if from_editor:
+        before = m.note_source(id, scope=scope)
+        text = click.edit(before, extension=".md")
+        if text is None or text == before:
+            emit(ctx, as_json, {"id": id, "changed": False}, "no change")
+            return
+    else:
+        text = read_text_arg(None if file in (None, "-") else Path(file).read_text(encoding="utf-8"), "note")
+        if file is None and not text.strip():  # no FILE, no terminal (a script, an agent's shell): nothing came in
+            raise UsageError(f"edit needs the new text: `memdir edit {id} FILE`, `memdir edit {id} -` with the text on "
+                             "stdin, or run it on a terminal to open $EDITOR")
+    try:
+        note = m.edit(id, text, scope=scope)
+    except MemdirError as exc:
+        if not from_editor:
+            raise
+        # the text typed in $EDITOR is the user's work: keep it where the refusal says, never drop it
+        import os
+        import tempfile
+
+        fd, kept = tempfile.mkstemp(prefix="memdir-edit-", suffix=".md")
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        raise type(exc)(f"{str(exc).splitlines()[0]} — your text is kept in {kept} (fix it, then `memdir edit {id} {kept}`)") from None
+    emit(ctx, as_json, {"changed": True, "note": note.to_dict()}, f"saved {note.id} ({note.scope}) → {note.path}")
+
+
+@click.command()
+@click.argument("id")
+@click.option("--unpin", is_flag=True, help="Clear the flag instead.")
+@click.option("--scope", type=click.Choice(["project", "global"]), default=None)
+@json_opt
+@click.pass_context
+def pin(ctx, id, unpin, scope, as_json):
+    """Pin note ID (it never decays), or --unpin it."""
+    note = open_store(ctx).pin(id, not unpin, scope=scope)
+    emit(ctx, as_json, note.to_dict(), f"{'pinned' if note.pinned else 'unpinned'} {note.id} ({note.scope})")
+
+
+@click.command(name="log")
+@click.argument("which", type=click.Choice(["skips", "injections"]))
+@click.option("-n", "--limit", type=click.IntRange(1, 10_000), default=20, show_default=True)
+@click.option("--session", default=None, help="skips: only this session.")
+@json_opt
+@click.pass_context
+def log_cmd(ctx, which, limit, session, as_json):
+    """Show the newest skipped captures (with the gate's reason) or injected <memory> blocks (with their hits)."""
+    m = open_store(ctx)
+    if which == "skips":
+        rows = m.capture_skips(limit=limit, session=session)
+        human = "\n".join(f"{r['ts']}  {r['reason']:<13} {r['role'] or '':<9} {r['session'] or '-'}  {r['preview']}" for r in rows)
+    else:
+        rows = m.injections(limit=limit)
+        human = "\n".join(f"{r['ts']}  {r['host'] or '-'} {r['event'] or '-'} {r['session'] or '-'}  {len(r['block'])} chars  "
+                          f"hits: {', '.join(r['hit_ids']) or '-'}" for r in rows)
+    emit(ctx, as_json, rows, human or f"no {which} logged")
+
+
+@click.command()
+@json_opt
+@click.pass_context
+def inspect(ctx, as_json):
+    """List notes and check consistency (index.md, supersedes, unreadable files)."""
+    rep = open_store(ctx).inspect()
+    lines = []
+    for scope, c in rep.counts.items():
+        lines.append(f"{scope}: {c['notes']} notes ({c['superseded']} superseded), {c['events']} events, {c['tombstones']} tombstones — {c['path']}")
+    for n in rep.notes:
+        flag = f"  [superseded by {n.superseded_by}]" if n.superseded_by else ("  [pinned]" if n.pinned else "")
+        lines.append(f"  {n.scope:7} {n.id}: {n.summary[:80]}{flag}")
+    lines.append("problems: none" if rep.ok else f"problems ({len(rep.problems)}):")
+    lines += [f"  {p['kind']}: {p['path']}: {p['detail']}" for p in rep.problems]
+    emit(ctx, as_json, rep.to_dict(), "\n".join(lines))
+
+
+@click.command()
+@click.option("--kind", "kinds", multiple=True, help="note, event, rule, decision, user, tool, … (repeatable).")
+@click.option("-c", "--category", default=None, help="Only notes of this category.")
+@click.option("--scope", type=click.Choice(["project", "global"]), default=None)
+@click.option("-n", "--limit", type=click.IntRange(1, 500), default=20, show_default=True)
+@json_opt
+@click.pass_context
+def recent(ctx, kinds, category, scope, limit, as_json):
+    """List the newest memories (by kind or category), newest first."""
+    hits = open_store(ctx).recent(kinds=kinds or None, category=category, scope=scope, limit=limit)
+    lines = [f"{(h.ts.isoformat()[:16] if h.ts else ''):16} [{h.scope} {h.kind}] {h.id}: "
+             f"{' '.join((h.summary or h.text or '').split())[:80]}" for h in hits]
+    emit(ctx, as_json, [h.to_dict() for h in hits], "\n".join(lines) or "no memories yet")
+
+
+@click.command()
+@json_opt
+@click.pass_context
+def status(ctx, as_json):
+    """Counts, paths and index size per root."""
+    st = open_store(ctx).status()
+    lines = [f"project root: {st['project_root']}"]
+    for scope in ("project", "global"):
+        s = st[scope]
+        if not s.get("exists"):
+            lines.append(f"{scope}: {s['path']} (not created yet)")
+        else:
+            lines.append(f"{scope}: {s['path']}: {plural(s['notes'], 'note')}, {plural(s['events'], 'event')}, "
+                         f"{plural(s.get('tombstones', 0), 'tombstone')}, index {s.get('index_bytes', 0) / 1e6:.1f} MB "
+                         f"(schema v{s.get('schema_version')})")
+            if s.get("unreadable_notes"):
+                lines.append(f"  {plural(s['unreadable_notes'], 'note')} not readable as written (`memdir inspect` lists them)")
+            if s.get("set_aside"):
+                lines.append(f"  unreadable index set aside in .memdir/: {', '.join(s['set_aside'])} (its events are not "
+                             "in the current index)")
+            for key, val in s.items():
+                if isinstance(val, dict):
+                    lines.append(f"  {key}: " + ", ".join(f"{k}={v}" for k, v in val.items() if v is not None))
+    def fmt(k, v):
+        if isinstance(v, dict) and "set" in v and "env" in v:  # a secret: whether it is set and where, never its value
+            return f"{k} {v['env']} " + (f"set ({v['source']})" if v["set"] else "not set")
+        return f"{k}={v}"
+
+    for key, val in st.items():
+        if key not in ("project_root", "project", "global"):
+            lines.append(f"{key}: " + (", ".join(fmt(k, v) for k, v in val.items() if v is not None) if isinstance(val, dict) else str(val)))
+    emit(ctx, as_json, st, "\n".join(lines))
+
+
+@click.command()
+@click.argument("prompt", nargs=-1)
+@click.option("--max-chars", type=click.IntRange(0, 1_000_000), default=None,
+              help="Block budget in characters (default 1200; 0 prints nothing).")
+@click.option("--max-entries", type=click.IntRange(0, 100), default=None, help="Memories inlined (default 4; 0 prints nothing).")
+@json_opt
+@click.pass_context
+def context(ctx, prompt, max_chars, max_entries, as_json):
+    """Print the <memory> block for PROMPT (or stdin)."""
+    p = read_text_arg(prompt, "prompt") if (prompt or not sys.stdin.isatty()) else ""
+    block = open_store(ctx).context(p, max_chars=max_chars, max_entries=max_entries)
+    emit(ctx, as_json, {"context": block, "chars": len(block)}, block)
+
+
+@click.command()
+@json_opt
+@click.pass_context
+def reindex(ctx, as_json):
+    """Rebuild the derived index from the Markdown and recompile index.md / ROOT.md."""
+    out = open_store(ctx).reindex()
+    emit(ctx, as_json, out, ", ".join(f"{k}: {v} notes indexed" for k, v in out.items()) or "nothing to index")

@@ -1,0 +1,87 @@
+"""What every command shares: the Memdir of the group's ``--dir``/``--home``, the JSON or human output, the delete
+preview, the text argument read from stdin, and the one warning line about unreadable notes."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+import click
+
+from memdir.errors import UsageError
+
+
+def open_store(ctx: click.Context):
+    """The Memdir for the group's ``--dir`` / ``--home`` options (opened once per command)."""
+    import memdir
+
+    obj = ctx.find_root().obj
+    if obj.get("store") is None:
+        obj["store"] = memdir.open(obj.get("dir"), home=obj.get("home"))
+        ctx.find_root().call_on_close(obj["store"].close)
+        ctx.find_root().call_on_close(lambda: warn_unreadable_notes(ctx))  # runs first (last registered)
+    return obj["store"]
+
+
+#: commands that list unreadable notes themselves
+LISTS_PROBLEMS = ("inspect", "doctor")
+
+
+def warn_unreadable_notes(ctx: click.Context) -> None:
+    """One line on stderr when the command's look at the roots found note files it could not read as written
+    (a hand edit that broke the frontmatter): such a note is recalled by its body alone, and said so here."""
+    root = ctx.find_root()
+    m = root.obj.get("store")
+    failing = sys.exc_info()[1]  # the command is ending with an error: that one line is all it prints
+    if m is None or root.invoked_subcommand in LISTS_PROBLEMS or (failing is not None and not isinstance(failing, click.exceptions.Exit)):
+        return
+    try:
+        bad = m.note_problems()
+    except Exception:  # noqa: BLE001 - a warning must never turn a finished command into an error
+        return
+    if bad:
+        first = bad[0]
+        more = f" (and {len(bad) - 1} more: memdir inspect)" if len(bad) > 1 else ""
+        click.echo(f"memdir: warning: {first['path']}: {first['detail']}{more}", err=True)
+
+
+def emit(ctx: click.Context, as_json: bool, data: Any, human: str) -> None:
+    if as_json or ctx.find_root().obj.get("json"):
+        click.echo(json.dumps(data, ensure_ascii=False, indent=2, default=str))
+    elif human:
+        click.echo(human)
+
+
+def preview_text(head: str, samples: list[dict[str, Any]], count: int, confirm: str) -> str:
+    """A delete preview for a person: ``head``, one line per sample (date, scope, id, first 80 chars), how many
+    were not listed and, when anything matched, the ``confirm`` command that deletes (``forget --query/--prefix``
+    and ``prune`` share it)."""
+    lines = [head]
+    lines += [f"  {(s.get('ts') or '')[:10]} {s['scope']} {s['id']}: {' '.join((s.get('text') or '').split())[:80]}"
+              for s in samples]
+    if count > len(samples):
+        lines.append(f"  … and {count - len(samples)} more")
+    if count:
+        lines.append(confirm)
+    return "\n".join(lines)
+
+
+def read_text_arg(arg, what: str) -> str:
+    """The text argument (several words are joined with spaces), or stdin when it is ``-`` or absent and stdin
+    is piped."""
+    if isinstance(arg, tuple):
+        arg = " ".join(arg) if arg else None
+    if arg is not None and arg != "-":
+        return arg
+    if arg == "-" or not sys.stdin.isatty():
+        data = sys.stdin.buffer.read()
+        return data.decode("utf-8", errors="replace")
+    raise UsageError(f"give the {what} as an argument or on stdin")
+
+
+def plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+json_opt = click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")

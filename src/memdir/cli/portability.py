@@ -1,0 +1,297 @@
+"""Commands that move memory in and out: export, import (files, host transcripts, drop files, a team store),
+migrate, distill and the rule proposals, the viewer and the settings list."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from memdir.cli.output import emit, json_opt, open_store, plural
+from memdir.errors import UsageError
+
+IMPORT_SOURCES = ("claude-code", "codex", "opencode", "jsonl")
+
+
+_to_store_opts = [
+    click.option("--store", "store_url", metavar="URL", default=None,
+                 help="A PostgreSQL team store (postgresql://…): move this project's events and tombstones instead of a file."),
+    click.option("--project", "store_project", default=None, help="The project in --store (default: remote.project or the directory name)."),
+]
+
+
+def _with_store_opts(f):
+    for opt in reversed(_to_store_opts):
+        f = opt(f)
+    return f
+
+
+def _store_summary(out: dict, verb: str) -> str:
+    return (f"{verb} project {out['project']}: {out['read']} events read, {out['stored']} stored, {out['duplicate']} already "
+            f"there, {out['skipped']} tombstoned; {out['tombstones']} tombstones")
+
+
+@click.command()
+@click.argument("path", type=click.Path(dir_okay=False), required=False)
+@_with_store_opts
+@json_opt
+@click.pass_context
+def export(ctx, path, store_url, store_project, as_json):
+    """Write all notes, events and tombstones to PATH as JSONL (``-`` for stdout), or copy this project's events and tombstones
+    into a team store (--store postgresql://…; notes stay in Git)."""
+    m = open_store(ctx)
+    if store_url:
+        if path:
+            raise UsageError("give PATH or --store, not both")
+        out = m.export_store(store_url, project=store_project)
+        emit(ctx, as_json, out, _store_summary(out, "exported to"))
+        return
+    if not path:
+        raise UsageError("give a PATH (or - for stdout), or --store postgresql://…")
+    if path == "-":
+        import tempfile
+
+        with tempfile.TemporaryDirectory() as tmp:
+            out = m.export(Path(tmp) / "export.jsonl")
+            sys.stdout.write((Path(tmp) / "export.jsonl").read_text(encoding="utf-8"))
+        click.echo(f"exported {out['notes']} notes, {out['events']} events and {plural(out['tombstones'], 'tombstone')}", err=True)
+        return
+    parent = Path(path).expanduser().absolute().parent
+    if not parent.is_dir():
+        raise UsageError(f"directory {str(parent)!r} does not exist: create it first or export elsewhere")
+    out = m.export(path)
+    emit(ctx, as_json, out, f"exported {out['notes']} notes, {out['events']} events and {plural(out['tombstones'], 'tombstone')} to {path}")
+
+
+@click.command(name="import")
+@click.argument("source", required=False)
+@click.argument("path", required=False, type=click.Path())
+@click.option("--all-projects", is_flag=True,
+              help="Import each session into its own project (by the directory it was recorded in).")
+@click.option("--here", is_flag=True, help="Import every session into this project, whatever its directory.")
+@click.option("--pending", is_flag=True, help="Import the JSONL files dropped in <global root>/import/ and rename them .done-<time>.")
+@click.option("--no-progress", is_flag=True, help="Hide the progress bar (it is only drawn on a terminal).")
+@_with_store_opts
+@json_opt
+@click.pass_context
+def import_(ctx, source, path, all_projects, here, pending, no_progress, store_url, store_project, as_json):
+    """Import SOURCE: a JSONL file, claude-code | codex | opencode [PATH] (default locations when PATH is omitted),
+    claude-mem [DB] (its SQLite store), --pending (files dropped in <global root>/import/), or a team store's
+    events and tombstones (--store postgresql://…).
+
+    Host sessions go to the project they were recorded in: without a flag only this project's sessions are
+    imported; --all-projects imports each into its own project; --here imports all of them into this one."""
+    m = open_store(ctx)
+    if store_url:
+        if source or pending:
+            raise UsageError("--store takes no SOURCE or --pending: it imports the store's events of --project")
+        out = m.import_store(store_url, project=store_project)
+        emit(ctx, as_json, out, _store_summary(out, "imported from"))
+        return
+    if pending:
+        if source:
+            raise UsageError("--pending takes no SOURCE: it imports what waits in <global root>/import/")
+        out = m.import_pending()
+        human = "\n".join(f"{f['file']}: " + (f"error: {f['error']}" if "error" in f else
+                           f"{f['stored']} stored, {f['duplicate']} duplicates, {f['skipped']} skipped, "
+                           f"{f['skipped_over_max']} over import.max_items → "
+                           + (f"left in place: {f['left_in_place']}" if "left_in_place" in f else f["done_as"]))
+                           for f in out["files"])
+        emit(ctx, as_json, out, "another import is running" if out["busy"] else (human or "nothing waiting in the import directory"))
+        return
+    if not source:
+        raise UsageError("give a SOURCE (a JSONL file, claude-code, codex, opencode, claude-mem) or --pending")
+    if source == "claude-mem":
+        from memdir.portability.importers.claude_mem import import_claude_mem
+
+        out = import_claude_mem(m, path)
+        stats = out["tables"]
+        emit(ctx, as_json, out, f"{out['stored']} stored, {out['duplicate']} duplicates, {out['skipped']} skipped "
+                                 f"({', '.join(f'{k} {v}' for k, v in stats.items())}); undo: memdir forget --prefix import:claude-mem")
+        return
+    if source not in IMPORT_SOURCES or source == "jsonl":
+        if source == "jsonl" and not path:
+            raise UsageError("give the JSONL file: memdir import jsonl FILE")
+        file = Path(path if source == "jsonl" else source)
+        if not file.exists():
+            raise UsageError(f"no such file {str(file)!r}: give a JSONL file or one of {', '.join(IMPORT_SOURCES[:3])}")
+        out = m.import_jsonl(file)
+        human = (f"{out['lines']} lines: {out['notes']} notes added ({out['notes_existing']} already there), "
+                 f"{out['stored']} events stored ({out['duplicate']} duplicates, {out['skipped']} skipped), "
+                 f"{out['bad_lines']} bad lines" + (f", {plural(out['tombstones'], 'tombstone')}" if out["tombstones"] else ""))
+        host = _host_transcript(file) if out["skipped"] and not (out["stored"] or out["duplicate"] or out["notes"]) else None
+        if host:  # every line skipped because it is a host transcript, not memdir's JSONL: say what to run
+            out["hint"] = f"{file} is a {host} transcript: memdir import {host} {file} [--here]"
+            human += f"\nhint: {out['hint']}"
+        emit(ctx, as_json, out, human)
+        return
+    if all_projects and here:
+        raise UsageError("--all-projects and --here exclude each other: choose one")
+    from memdir.portability.transcripts import import_host, summary
+
+    out = import_host(m, source, Path(path) if path else None,
+                      projects="all" if all_projects else "here" if here else "current",
+                      progress=not no_progress and not (as_json or ctx.find_root().obj.get("json")))
+    human = summary(out)
+    if path and not out["read"] and Path(path).is_file():  # nothing read: perhaps another host's transcript
+        host = _host_transcript(Path(path))
+        if host and host != source:
+            out["hint"] = f"{path} is a {host} transcript: memdir import {host} {path} [--here]"
+            human += f"\nhint: {out['hint']}"
+    emit(ctx, as_json, out, human)
+
+
+def _host_transcript(path: Path) -> str | None:
+    """``claude-code`` or ``codex`` when the first lines of ``path`` have that host's transcript shape, else None."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            for _, line in zip(range(20), f):
+                try:
+                    obj = json.loads(line)
+                except ValueError:
+                    continue
+                if not isinstance(obj, dict) or "text" in obj:
+                    continue
+                if "sessionId" in obj and obj.get("type") in ("user", "assistant", "system", "summary"):
+                    return "claude-code"
+                if obj.get("type") in ("session_meta", "response_item", "event_msg", "turn_context") and "payload" in obj:
+                    return "codex"
+    except OSError:
+        return None
+    return None
+
+
+@click.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind; non-loopback needs --token.")
+@click.option("--port", type=click.IntRange(0, 65535), default=8766, show_default=True, help="0 = any free port.")
+@click.option("--token", envvar="MEMDIR_TOKEN", default=None,
+              help="Token the browser must present (required for a non-loopback host). Env: MEMDIR_TOKEN.")
+@click.option("--no-browser", is_flag=True, help="Print the URL only; do not open a browser.")
+@json_opt
+@click.pass_context
+def ui(ctx, host, port, token, no_browser, as_json):
+    """Open the web viewer (search, notes, timeline, what the model saw, health) on 127.0.0.1."""
+    from memdir.ui import missing_deps, serve
+
+    if missing_deps():
+        raise UsageError(f"`memdir ui` needs the ui extra (missing: {', '.join(missing_deps())}): pip install 'memdir[ui]'")
+    m = open_store(ctx)
+
+    def ready(info):
+        emit(ctx, as_json, info, f"memdir: viewer at {info['url']} (Ctrl-C stops)")
+        sys.stdout.flush()
+
+    serve(get=lambda: m, host=host, port=port, token=token, open_browser=not no_browser, on_ready=ready,
+          debug=bool(ctx.find_root().obj.get("debug")))
+
+
+@click.command()
+@click.option("--session", help="Distil only this session (default: every session with new turns).")
+@click.option("--since", help="Only turns at or after this time (ISO 8601, or epoch seconds).")
+@click.option("--dry-run", is_flag=True, help="Ask the model and show what would be written; write nothing.")
+@json_opt
+@click.pass_context
+def distill(ctx, session, since, dry_run, as_json):
+    """Turn captured sessions into curated notes with a model (distill.provider); rules become proposals."""
+    out = open_store(ctx).distill(session=session, since=since, dry_run=dry_run)
+    lines = []
+    for s in out["sessions"]:
+        lines.append(f"session {s['session']}: {s['turns']} new turns, {s['status']}"
+                     + (f" ({s['reason']})" if s.get("reason") else "") + (f", {plural(s['calls'], 'model call')}" if s.get("calls") else ""))
+    verb = "would write" if dry_run else "wrote"
+    for n in out["notes"]:
+        lines.append(f"  {verb} {n['id'] or n['category'] + '/…'}: {n['summary'][:80]}" + (f" (supersedes {n['supersedes']})" if n.get("supersedes") else ""))
+    for p in out["proposals"]:
+        lines.append(f"  proposed rule {p['id']}: {p['summary'][:80]} (memdir proposals accept {p['id']})")
+    for k in out["skipped"]:
+        lines.append(f"  skipped: {k['summary'][:60]}: {k['reason']}")
+    for r in out["rejected"]:
+        lines.append(f"  rejected item {r['item'] if r['item'] is not None else '(reply)'}: {r['reason']}")
+    for e in out["errors"]:
+        lines.append(f"  error: {e['session']}: {e['reason']}")
+    if not lines:
+        lines.append("nothing to distill")
+    emit(ctx, as_json, out, "\n".join(lines))
+    if out["errors"]:  # a failed model call is an operational error (exit 1); its turns stay pending for the next run
+        ctx.exit(1)
+
+
+@click.group(invoke_without_command=True)
+@json_opt
+@click.option("--all", "all_", is_flag=True, help="Include accepted and rejected proposals.")
+@click.pass_context
+def proposals(ctx, as_json, all_):
+    """List rule proposals (rules a model suggested); `accept ID` writes the rule, `reject ID` drops it."""
+    if ctx.invoked_subcommand is not None:
+        return
+    items = open_store(ctx).proposals(status=None if all_ else "pending")
+    lines = [f"{p['id']} [{p['scope']} {p['status']}] {p.get('summary', '')[:90]}  (source {p.get('source')}"
+             + (f", session {', '.join(map(str, p['sessions']))}" if p.get("sessions") else "") + ")" for p in items]
+    emit(ctx, as_json, items, "\n".join(lines) or "no pending proposals")
+
+
+@proposals.command("accept")
+@click.argument("pid")
+@json_opt
+@click.pass_context
+def proposals_accept(ctx, pid, as_json):
+    """Write proposal PID as a rules note."""
+    note = open_store(ctx).accept_proposal(pid)
+    emit(ctx, as_json, note.to_dict(), f"accepted {pid} → {note.id} ({note.scope})")
+
+
+@proposals.command("reject")
+@click.argument("pid")
+@json_opt
+@click.pass_context
+def proposals_reject(ctx, pid, as_json):
+    """Reject proposal PID (kept as a record so it is not proposed again)."""
+    p = open_store(ctx).reject_proposal(pid)
+    emit(ctx, as_json, p, f"rejected {pid}")
+
+
+@click.command()
+@click.option("--from", "from_path", type=click.Path(exists=True), default=None,
+              help="A store to bring in: alice-memory data dir, memdir root / Markdown memory dir, or export .jsonl.")
+@click.option("--scan", "scan_dir", type=click.Path(exists=True, file_okay=False), default=None,
+              help="Find and migrate every store under this directory.")
+@click.option("--dry-run", is_flag=True, help="Write nothing; say what would be done.")
+@click.option("--purge", is_flag=True, help="Afterwards delete a migrated alice-memory directory holding only store files.")
+@json_opt
+@click.pass_context
+def migrate(ctx, from_path, scan_dir, dry_run, purge, as_json):
+    """Bring other memory stores into this project's memory (safe to re-run)."""
+    out = open_store(ctx).migrate(from_path=from_path, scan=scan_dir, dry_run=dry_run, purge=purge)
+    lines = []
+    for s in out["sources"]:
+        head = f"{s['path']} ({s['type']}{', ' + s['layout'] + ' layout' if s.get('layout') else ''})"
+        if "error" in s:
+            lines.append(f"{head}: error: {s['error']}")
+            continue
+        res = s.get("result") or s.get("found") or {}
+        lines.append(f"{head}: " + (", ".join(f"{k} {v}" for k, v in res.items()) or "nothing to do"))
+    lines += [f"purged {p}" for p in out["purged"]]
+    lines += [f"not purged {r['path']}: {r['reason']}" for r in out["purge_refused"]]
+    if not out["sources"]:
+        lines.insert(0, f"no memory store found under {scan_dir}" if scan_dir else "no memory store found")
+    if dry_run:
+        lines.append("dry run: nothing was written")
+    emit(ctx, as_json, out, "\n".join(lines))
+
+
+@click.command(name="config")
+@json_opt
+@click.pass_context
+def config_cmd(ctx, as_json):
+    """Print the effective settings and where each came from."""
+    from memdir.config import safe_url
+
+    cfg = open_store(ctx).config
+    # a store or endpoint URL can carry a password (postgresql://u:pw@…, ?password=…): never print it
+    items = [(k, safe_url(v) if isinstance(v, str) and "://" in v else v, s, d) for k, v, s, d in cfg.items()]
+    data = {k: {"value": v, "source": s, "doc": d} for k, v, s, d in items}
+    width = max(len(k) for k, *_ in items)
+    lines = [f"{k:<{width}}  {json.dumps(v, ensure_ascii=False):<28} {s}" for k, v, s, _ in items]
+    emit(ctx, as_json, data, "\n".join(lines))

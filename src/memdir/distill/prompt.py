@@ -1,0 +1,198 @@
+"""What distillation asks a model and how its answer is read: the system prompt and JSON schema, the transcript
+rendered and cut into chunks, the reply parsed and each item checked (category, lengths, types)."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, Iterable
+
+SCHEMA_VERSION = 1
+
+
+#: the reply shape the prompt asks for (docs/API.md "Distillation reply"); ``supersedes`` is optional
+SCHEMA = {"version": 1, "memories": [{"category": "decisions", "summary": "one line", "body": "the memory",
+                                      "tags": ["tag"], "load_when": ["topic"], "supersedes": "decisions/older-note"}]}
+
+
+MAX_SUMMARY_CHARS = 200
+
+
+MAX_LIST_ITEMS = 12
+
+
+MAX_LIST_ITEM_CHARS = 80
+
+
+TOOL_TURN_CHARS = 300
+
+
+MAX_EXISTING_CHARS = 3000
+
+
+SYSTEM_PROMPT = """You turn a finished conversation between a developer and a coding agent into a few durable memory \
+notes for later sessions. Answer with exactly one JSON object and nothing else (no prose, no code fence), shaped:
+{"version": 1, "memories": [{"category": "...", "summary": "...", "body": "...", "tags": ["..."], \
+"load_when": ["..."], "supersedes": "category/slug"}]}
+- category: one of <categories>.
+- summary: one line, at most 120 characters. body: the memory with its reason or root cause, at most <max_body> \
+characters. tags and load_when: a few short words that should bring the note back. supersedes: only when one of \
+the existing notes listed below is now wrong or replaced by this one; otherwise leave it out.
+- Worth keeping: the developer's preferences, decisions and why they were made, pitfalls that were not obvious \
+and what caused them, project conventions, durable facts about the project or its tools.
+- Not worth keeping: anything the code or the git history already shows, progress on the current task, branch \
+names, file paths, small talk, one-off commands, and never a password, key or token.
+- Something the developer says must always or never be done goes in "rules" (a person reviews it).
+- Do not repeat an existing note. Write in the language the conversation uses. If nothing is worth keeping, \
+answer {"version": 1, "memories": []}."""
+
+
+def count_turns(rows: Iterable[Any]) -> int:
+    """Conversation turns in ``rows``: the larger of the user and the assistant message counts (tool
+    summaries do not count), so a host that captures only one side still reaches ``min_turns``."""
+    users = assistants = 0
+    for r in rows:
+        users += r["role"] == "user"
+        assistants += r["role"] == "assistant"
+    return max(users, assistants)
+
+
+def render_turn(row: Any, max_chars: int) -> str:
+    """One redacted transcript line ``[role] text`` (tool summaries cut shorter)."""
+    from memdir.capture.redact import redact
+
+    limit = TOOL_TURN_CHARS if row["role"] == "tool" else max_chars
+    text = " ".join(redact(row["text"] or "").split()) if row["role"] == "tool" else redact(row["text"] or "").strip()
+    if len(text) > limit:
+        text = text[: limit - 1].rstrip() + "…"
+    return f"[{row['role']}] {text}"
+
+
+def chunk_turns(rows: list[Any], max_chars: int, max_turn_chars: int) -> list[tuple[list[Any], str]]:
+    """``rows`` packed into ``[(rows, transcript)]`` of at most ``max_chars`` characters each."""
+    out: list[tuple[list[Any], str]] = []
+    cur: list[Any] = []
+    lines: list[str] = []
+    size = 0
+    for r in rows:
+        line = render_turn(r, max_turn_chars)
+        if cur and size + len(line) + 1 > max_chars:
+            out.append((cur, "\n".join(lines)))
+            cur, lines, size = [], [], 0
+        cur.append(r)
+        lines.append(line)
+        size += len(line) + 1
+    if cur:
+        out.append((cur, "\n".join(lines)))
+    return out
+
+
+def build_prompt(transcript: str, *, categories: list[str], existing: list[tuple[str, str]], max_body: int,
+                 session: str) -> tuple[str, str]:
+    """``(system, user)`` messages for one call. ``transcript`` must already be redacted (it is redacted
+    again here, so no caller can hand a secret to the model)."""
+    from memdir.capture.redact import redact
+
+    system = (SYSTEM_PROMPT.replace("<categories>", ", ".join(f'"{c}"' for c in categories))
+              .replace("<max_body>", str(max_body)))
+    lines, size = [], 0
+    for nid, summary in existing:
+        line = f"- {nid}: {redact(' '.join((summary or '').split()))[:160]}"
+        if size + len(line) > MAX_EXISTING_CHARS:
+            break
+        lines.append(line)
+        size += len(line)
+    notes_part = "\n".join(lines) if lines else "(none)"
+    user = (f"Existing notes (id: summary):\n{notes_part}\n\n"
+            f"Conversation (session {redact(session)}):\n{redact(transcript)}\n\n"
+            f"Reply with the JSON object only.")
+    return system, user
+
+
+FENCE = re.compile(r"^\s*```[a-zA-Z0-9_-]*\s*\n(.*?)\n?```\s*$", re.S)
+
+
+def parse_reply(text: str) -> tuple[list[Any] | None, str]:
+    """``(items, "")`` from a model reply, or ``(None, reason)`` when it is not the JSON object asked for.
+    Tolerates a code fence and prose around one JSON object."""
+    if not isinstance(text, str) or not text.strip():
+        return None, "empty reply"
+    s = text.strip()
+    m = FENCE.match(s)
+    if m:
+        s = m.group(1).strip()
+    obj: Any = None
+    try:
+        obj = json.loads(s)
+    except ValueError:
+        start, end = s.find("{"), s.rfind("}")
+        if start >= 0 and end > start:
+            try:
+                obj = json.loads(s[start : end + 1])
+            except ValueError as exc:
+                return None, f"invalid JSON ({exc.msg} at char {exc.pos})"
+        else:
+            return None, "invalid JSON (no object in the reply)"
+    if isinstance(obj, list):
+        obj = {"memories": obj}
+    if not isinstance(obj, dict):
+        return None, "invalid JSON (not an object)"
+    version = obj.get("version", SCHEMA_VERSION)
+    if version not in (SCHEMA_VERSION, str(SCHEMA_VERSION)):
+        return None, f"unsupported reply version {version!r} (expected {SCHEMA_VERSION})"
+    items = obj.get("memories")
+    if items is None:
+        return None, 'invalid reply (no "memories" list)'
+    if not isinstance(items, list):
+        return None, 'invalid reply ("memories" is not a list)'
+    return items, ""
+
+
+def str_list(v: Any) -> list[str] | None:
+    if v is None:
+        return []
+    if isinstance(v, str):
+        v = [x for x in re.split(r"[,，]", v)]
+    if not isinstance(v, list) or not all(isinstance(x, (str, int, float)) and not isinstance(x, bool) for x in v):
+        return None
+    out = [" ".join(str(x).split()) for x in v]
+    return [x for x in out if x][:MAX_LIST_ITEMS]
+
+
+def check_item(item: Any, *, categories: list[str], max_body: int) -> tuple[dict[str, Any] | None, str]:
+    """``(candidate, "")`` with every string redacted, or ``(None, reason)`` for a rejected item."""
+    from memdir.capture.redact import redact
+
+    if not isinstance(item, dict):
+        return None, "not an object"
+    cat = item.get("category")
+    if not isinstance(cat, str) or not cat.strip():
+        return None, "no category"
+    cat = cat.strip()
+    if cat not in categories:
+        return None, f"unknown category {cat[:40]!r}"
+    summary, body = item.get("summary"), item.get("body")
+    if not isinstance(body, str) or not body.strip():
+        return None, "empty body"
+    if not isinstance(summary, str) or not summary.strip():
+        summary = body.strip().splitlines()[0]
+    summary = " ".join(summary.split())
+    if len(summary) > MAX_SUMMARY_CHARS:
+        return None, f"oversized summary ({len(summary)} chars > {MAX_SUMMARY_CHARS})"
+    body = body.strip()
+    if len(body) > max_body:
+        return None, f"oversized body ({len(body)} chars > {max_body})"
+    tags, load_when = str_list(item.get("tags")), str_list(item.get("load_when"))
+    if tags is None or load_when is None:
+        return None, "tags/load_when must be lists of strings"
+    if any(len(t) > MAX_LIST_ITEM_CHARS for t in tags + load_when):
+        return None, f"a tag longer than {MAX_LIST_ITEM_CHARS} chars"
+    sup = item.get("supersedes")
+    if sup is not None and not isinstance(sup, str):
+        return None, "supersedes must be a note id"
+    sup = sup.strip() if isinstance(sup, str) and sup.strip() else None
+    cand = {"category": cat, "summary": redact(summary), "body": redact(body),
+            "tags": [redact(t) for t in tags], "load_when": [redact(t) for t in load_when], "supersedes": sup}
+    cand["redacted"] = (cand["summary"] != summary or cand["body"] != body or cand["tags"] != tags
+                        or cand["load_when"] != load_when)
+    return cand, ""

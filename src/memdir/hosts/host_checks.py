@@ -1,0 +1,125 @@
+"""``memdir doctor``'s host checks: every memdir hook a host will not run (async, untrusted or changed for Codex, hooks
+turned off, an untrusted Codex project, a command not found)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import shutil
+from pathlib import Path
+
+from memdir.errors import UsageError
+from memdir.hosts.install import handlers, is_ours, join_argv, read_json
+from memdir.hosts.install_codex import codex_home, codex_hook_hash, codex_hook_keys
+from memdir.hosts.install_opencode import opencode_config_dir
+
+
+# ---- doctor: memdir hooks a host will not run -------------------------------------------------------------
+def runnable(command: str) -> bool:
+    try:
+        exe = shlex.split(command, posix=os.name != "nt")[0]
+    except (ValueError, IndexError):
+        return False
+    return Path(exe).is_file() if os.path.isabs(exe) else shutil.which(exe) is not None
+
+
+def host_checks(project: Path | None = None) -> list[dict[str, str]]:
+    """Checks of memdir's host registrations, in :meth:`memdir.Memdir.doctor`'s shape (``{"check", "ok",
+    "detail", "remedy"}``): every memdir hook a host will not run (``"async"`` hooks, which headless Claude Code
+    abandons and Codex never runs; Codex hooks without a matching ``trusted_hash``, hooks turned off by
+    ``[features].hooks = false``, project hooks of an untrusted project; a command not found), plus Codex's
+    deprecated ``codex_hooks`` flag. Hosts where memdir is not installed are not reported."""
+    checks: list[dict[str, str]] = []
+
+    def add(check, ok, detail, remedy=""):
+        checks.append({"check": check, "ok": ok, "detail": detail, "remedy": remedy})
+
+    def ours(path: Path, host: str):
+        try:
+            data = read_json(path) or {}
+        except UsageError as exc:
+            add(f"{host} hooks", "fail", str(exc), "fix the file by hand")
+            return None, []
+        return data, [(ev, g, h) for ev, _gi, _hi, g, h in handlers(data) if is_ours(h.get("command"), host)]
+
+    scopes = [("user", None), *([("project", project)] if project is not None else [])]
+    for scope, proj in scopes:
+        path = (proj / ".claude" / "settings.json") if proj else Path.home() / ".claude" / "settings.json"
+        _data, found = ours(path, "claude-code")
+        n_before = len(checks)
+        for ev, _g, h in found:
+            if h.get("async"):
+                add(f"claude-code {scope} {ev}", "warn", f"{path}: memdir's {ev} hook is \"async\": `claude -p` exits "
+                    "before it finishes, so nothing is captured", "run `memdir install claude-code"
+                    + (" --project" if proj else "") + "` again (hooks are synchronous now)")
+            elif not runnable(h.get("command", "")):
+                add(f"claude-code {scope} {ev}", "fail", f"{path}: {h.get('command')!r} is not found", "install memdir "
+                    "where the host finds it, or run `memdir install` again")
+        if found and len(checks) == n_before:
+            add(f"claude-code {scope}", "ok", f"{len(found)} memdir hooks in {path}")
+    ch = codex_home()
+    cfg_path = ch / "config.toml"
+    try:
+        import tomllib
+
+        cfg = tomllib.loads(cfg_path.read_text(encoding="utf-8")) if cfg_path.exists() else {}
+    except (OSError, ValueError) as exc:
+        cfg = {}
+        add("codex config", "fail", f"{cfg_path}: {exc}", "fix the file by hand")
+    state = ((cfg.get("hooks") or {}).get("state") or {}) if isinstance(cfg.get("hooks"), dict) else {}
+    feats = cfg.get("features") if isinstance(cfg.get("features"), dict) else {}
+    any_codex = False
+    for scope, proj in scopes:
+        path = (proj / ".codex" / "hooks.json") if proj else ch / "hooks.json"
+        data, found = ours(path, "codex")
+        if not found:
+            continue
+        any_codex = True
+        keys = codex_hook_keys(path, data or {})
+        bad = 0
+        for _hid, (key, ev, g, h) in keys.items():
+            if not is_ours(h.get("command"), "codex"):
+                continue
+            trusted = (state.get(key) or {}).get("trusted_hash") if isinstance(state.get(key), dict) else None
+            problem = ("is \"async\" (Codex never runs async hooks)" if h.get("async") else
+                       "is not trusted (Codex skips it silently)" if trusted is None else
+                       "changed since it was trusted (Codex skips it)" if trusted != codex_hook_hash(ev, g, h) else
+                       "runs a command that is not found" if not runnable(h.get("command", "")) else "")
+            if problem:
+                bad += 1
+                add(f"codex {scope} {ev}", "fail", f"{path}: memdir's {ev} hook {problem}",
+                    "run `memdir install codex" + (" --project" if proj else "") + "` again")
+        if feats.get("hooks") is False:
+            bad += 1
+            add(f"codex {scope}", "fail", f"{cfg_path}: [features] hooks = false: Codex runs no hooks",
+                "remove that line (hooks are on by default)")
+        if proj is not None:
+            trust = ((cfg.get("projects") or {}).get(str(proj)) or {}).get("trust_level")
+            if trust != "trusted":
+                bad += 1
+                add(f"codex {scope}", "warn", f"{proj} is not a trusted Codex project: Codex ignores {path}",
+                    "run codex in the project once and trust it (memdir does not grant that for you)")
+        if not bad:
+            add(f"codex {scope}", "ok", f"{len([k for k in keys.values() if is_ours(k[3].get('command'), 'codex')])} "
+                f"memdir hooks in {path}, trusted in {cfg_path}")
+    if any_codex and "codex_hooks" in feats:
+        add("codex features", "warn", f"{cfg_path}: [features] codex_hooks is deprecated; Codex warns on every run",
+            "delete that line (hooks are on by default)")
+    for scope, proj in scopes:
+        plugin = (proj / ".opencode" if proj else opencode_config_dir()) / "plugins" / "memdir.js"
+        if not plugin.exists():
+            continue
+        text = plugin.read_text(encoding="utf-8", errors="replace")
+        m = re.search(r"^const MEMDIR = (\[.*\]);$", text, re.M)
+        argv = json.loads(m.group(1)) if m else []
+        if not argv or not runnable(join_argv(argv)):
+            add(f"opencode {scope}", "fail", f"{plugin}: the memdir command {argv!r} is not found",
+                "run `memdir install opencode" + (" --project" if proj else "") + "` again")
+        elif "message.part.updated" not in text:
+            add(f"opencode {scope}", "warn", f"{plugin} is from an older memdir (no reply capture, self-recall)",
+                "run `memdir install opencode" + (" --project" if proj else "") + "` again")
+        else:
+            add(f"opencode {scope}", "ok", f"plugin {plugin}")
+    return checks

@@ -1,0 +1,48 @@
+"""``memdir install claude-code``: the hooks in ``settings.json`` and the MCP server in ``~/.claude.json`` or the
+project's ``.mcp.json``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from memdir.errors import UsageError
+from memdir.hosts.install import (
+    Plan,
+    read_json,
+    remove_empty_dirs,
+    set_hooks,
+    strip_hooks,
+    write_json,
+)
+
+
+# ---- Claude Code ---------------------------------------------------------------------------------------------
+def install(plan: Plan, *, project: Path | None, uninstall: bool, argv: list[str], legacy: bool = False) -> None:
+    home = Path.home()
+    settings_path = (project / ".claude" / "settings.json") if project else home / ".claude" / "settings.json"
+    mcp_path = (project / ".mcp.json") if project else home / ".claude.json"
+    settings = read_json(settings_path) or {}
+    mcp = read_json(mcp_path)
+    if uninstall:
+        strip_hooks(settings, "claude-code")
+    else:
+        set_hooks(settings, "claude-code", argv)
+    if settings or settings_path.exists():
+        write_json(plan, settings_path, settings, remove_if_empty=uninstall)
+    servers = (mcp or {}).get("mcpServers")
+    if uninstall:
+        if mcp is not None and isinstance(servers, dict) and "memdir" in servers:
+            del servers["memdir"]
+            # an empty "mcpServers" stays: memdir cannot tell whether install added it or the user had it, and the
+            # user's settings must come back exactly as they were (tests/e2e: config_preserved); a project's
+            # .mcp.json left as {"mcpServers": {}} was made by install and goes
+            write_json(plan, mcp_path, mcp, empty=({}, {"mcpServers": {}}), remove_if_empty=project is not None)
+        if project is not None:
+            remove_empty_dirs(plan, project / ".claude")
+    else:
+        mcp = mcp or {}
+        servers = mcp.setdefault("mcpServers", {})
+        if not isinstance(servers, dict):
+            raise UsageError(f"{mcp_path}: \"mcpServers\" is not an object; fix it by hand — nothing was changed")
+        servers["memdir"] = {"type": "stdio", "command": argv[0], "args": [*argv[1:], "mcp"]}
+        write_json(plan, mcp_path, mcp)

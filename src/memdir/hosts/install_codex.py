@@ -1,0 +1,241 @@
+"""``memdir install codex``: the hooks in ``hooks.json``, their trust hashes and ``[mcp_servers.memdir]`` in
+``config.toml`` (``$CODEX_HOME``, or the project's ``.codex/``), kept in the user's own TOML formatting."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from memdir.errors import UsageError
+from memdir.hosts.install import (
+    Plan,
+    handlers,
+    is_ours,
+    read_json,
+    remove_empty_dirs,
+    remove_file,
+    set_hooks,
+    strip_hooks,
+    write_json,
+    write_text,
+)
+
+#: Codex's label of each event in its hook-state keys (codex-rs/hooks: hook_event_key_label)
+CODEX_EVENT_LABELS = {"SessionStart": "session_start", "UserPromptSubmit": "user_prompt_submit",
+                      "PostToolUse": "post_tool_use", "Stop": "stop", "PreToolUse": "pre_tool_use",
+                      "PermissionRequest": "permission_request", "PreCompact": "pre_compact",
+                      "PostCompact": "post_compact", "SubagentStart": "subagent_start", "SubagentStop": "subagent_stop"}
+
+
+#: events whose matcher Codex keeps in the hook identity (the others drop it)
+CODEX_MATCHER_EVENTS = {"PreToolUse", "PermissionRequest", "PostToolUse", "PreCompact", "PostCompact", "SessionStart",
+                        "SubagentStart", "SubagentStop"}
+
+
+LEGACY_TOML_BEGIN = "# >>> memdir (written by `memdir install codex`; remove with --uninstall) >>>"
+
+
+LEGACY_TOML_END = "# <<< memdir <<<"
+
+
+LEGACY_TOML_LINE_MARK = "# memdir"
+
+
+# ---- Codex ---------------------------------------------------------------------------------------------------
+def codex_home() -> Path:
+    """``$CODEX_HOME`` or ``~/.codex``."""
+    env = os.environ.get("CODEX_HOME")
+    return Path(env).expanduser() if env else Path.home() / ".codex"
+
+
+def codex_hook_hash(event: str, group: dict[str, Any], handler: dict[str, Any]) -> str:
+    """The hash Codex records as ``trusted_hash`` for one command ``handler`` of ``group`` under ``event``
+    (``SessionStart``…): ``"sha256:" + hex(SHA-256(canonical JSON))`` of the normalized identity
+    ``{"event_name": <label>, "matcher"?: …, "hooks": [{"type": "command", "command", "timeout" (s, default 600),
+    "async", "statusMessage"?}]}`` with sorted keys and no spaces (codex-rs/hooks discovery, Codex 0.171)."""
+    h: dict[str, Any] = {"type": "command", "command": handler.get("command", ""),
+                         "timeout": max(1, int(handler.get("timeout") or handler.get("timeout_sec") or 600)),
+                         "async": bool(handler.get("async", False))}
+    if handler.get("statusMessage") is not None:
+        h["statusMessage"] = handler["statusMessage"]
+    ident: dict[str, Any] = {"event_name": CODEX_EVENT_LABELS.get(event, event), "hooks": [h]}
+    if event in CODEX_MATCHER_EVENTS and group.get("matcher") is not None:
+        ident["matcher"] = group["matcher"]
+    data = json.dumps(ident, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    return "sha256:" + hashlib.sha256(data).hexdigest()
+
+
+def codex_hook_keys(hooks_path: Path, settings: dict[str, Any]) -> dict[int, tuple[str, str, dict, dict]]:
+    """``id(handler) -> (state key, event, group, handler)`` for every command handler of a hooks.json, keyed as
+    Codex keys its hook state: ``<absolute hooks.json path>:<event label>:<group index>:<handler index>``."""
+    src = os.path.abspath(hooks_path)
+    out = {}
+    for ev, gi, hi, g, h in handlers(settings):
+        if ev in CODEX_EVENT_LABELS and h.get("type", "command") == "command":
+            out[id(h)] = (f"{src}:{CODEX_EVENT_LABELS[ev]}:{gi}:{hi}", ev, g, h)
+    return out
+
+
+def toml_load(path: Path, text: str):
+    import tomllib
+
+    import tomlkit
+
+    try:
+        tomllib.loads(text)  # its messages say where (tomlkit's point at line 1 col 0 for an unclosed array)
+    except tomllib.TOMLDecodeError as exc:
+        raise UsageError(f"cannot parse {path} ({exc}); fix it first — nothing was changed") from None
+    try:
+        return tomlkit.parse(text)
+    except Exception as exc:  # noqa: BLE001 - tomlkit raises several ParseError subclasses
+        raise UsageError(f"cannot parse {path} ({exc}); fix it first — nothing was changed") from None
+
+
+def toml_drop_legacy(doc, text: str) -> bool:
+    """Remove what an older memdir wrote inside its ``# >>> memdir`` marker block (``[features] codex_hooks``);
+    everything else in or around the block stays. True when a legacy install was found."""
+    legacy = LEGACY_TOML_BEGIN in text or any(l.strip().startswith("codex_hooks") and l.strip().endswith(LEGACY_TOML_LINE_MARK)
+                                               for l in text.splitlines())
+    if not legacy:
+        return False
+    feats = doc.get("features")
+    if feats is not None and feats.get("codex_hooks") is True:
+        del feats["codex_hooks"]
+        if not feats:
+            del doc["features"]
+    return True
+
+
+def toml_dump(doc, legacy: bool) -> str:
+    import tomlkit
+
+    text = tomlkit.dumps(doc)
+    if legacy:
+        marks = (LEGACY_TOML_BEGIN, LEGACY_TOML_END)
+        text = "".join(l for l in text.splitlines(keepends=True) if l.strip() not in marks)
+    text = text.strip("\n")
+    return text + "\n" if text else ""
+
+
+def super_table(parent, key: str, path: Path):
+    import tomlkit
+
+    t = parent.get(key)
+    if t is None:
+        t = tomlkit.table(is_super_table=True)
+        parent[key] = t
+    elif not isinstance(t, dict):
+        raise UsageError(f"{path}: `{key}` is not a table; fix it by hand — nothing was changed")
+    return t
+
+
+def codex_config(plan: Plan, path: Path, *, argv: list[str] | None, trust: dict[str, str], untrust: dict[str, str],
+                  uninstall: bool, remove_if_empty: bool = False) -> None:
+    """Edit a Codex ``config.toml``: ``[mcp_servers.memdir]`` set (``argv``) or removed (``uninstall``), the trust
+    entries ``trust`` (key → hash) added and ``untrust`` (old key → new key or "" to drop) moved or removed.
+    ``remove_if_empty``: delete the file when nothing is left in it."""
+    import tomlkit
+
+    old = path.read_text(encoding="utf-8") if path.exists() else None
+    doc = toml_load(path, old or "")
+    legacy = toml_drop_legacy(doc, old or "")
+    if argv is not None or uninstall:
+        servers = doc.get("mcp_servers")
+        if uninstall:
+            if servers is not None and "memdir" in servers:
+                del servers["memdir"]
+                if not servers:
+                    del doc["mcp_servers"]
+        else:
+            servers = super_table(doc, "mcp_servers", path)
+            entry = servers.get("memdir")
+            if entry is None:
+                entry = tomlkit.table()
+                entry["command"] = argv[0]
+                entry["args"] = [*argv[1:], "mcp"]
+                entry["startup_timeout_sec"] = 20
+                servers["memdir"] = entry
+            elif entry.get("command") != argv[0] or list(entry.get("args") or []) != [*argv[1:], "mcp"]:
+                plan.notes.append(f"{path}: [mcp_servers.memdir] already exists and was kept as it is")
+    hooks = doc.get("hooks")
+    state = hooks.get("state") if hooks is not None else None
+    if state is not None and untrust:
+        moved = {new_k: state[k] for k, new_k in untrust.items() if k in state and new_k}
+        for k in untrust:
+            if k in state:
+                del state[k]
+        for new_k, val in moved.items():
+            state[new_k] = val
+    if trust:
+        state = super_table(super_table(doc, "hooks", path), "state", path)
+        for k, h in trust.items():
+            cur = state.get(k)
+            if cur is None:
+                t = tomlkit.table()
+                t["trusted_hash"] = h
+                state[k] = t
+            elif cur.get("trusted_hash") != h:
+                cur["trusted_hash"] = h
+    hooks = doc.get("hooks")
+    if hooks is not None and "state" in hooks and not hooks["state"]:
+        del hooks["state"]
+    if hooks is not None and not hooks:
+        del doc["hooks"]
+    feats = doc.get("features")
+    if not uninstall and feats is not None and feats.get("hooks") is False:
+        plan.notes.append(f"{path}: [features] hooks = false turns every Codex hook off; memdir left it alone, "
+                          "so only its MCP tools will work")
+    if not uninstall and feats is not None and "codex_hooks" in feats:
+        plan.notes.append(f"{path}: [features] codex_hooks is deprecated in current Codex (hooks are on by default); "
+                          "remove it by hand to silence Codex's warning")
+    text = toml_dump(doc, legacy)
+    if old is None and not text:
+        return
+    if (uninstall or remove_if_empty) and not text.strip():
+        remove_file(plan, path)
+        return
+    try:
+        import tomllib
+
+        tomllib.loads(text)
+    except Exception as exc:  # pragma: no cover - guarded by construction
+        raise UsageError(f"editing {path} would produce invalid TOML ({exc}); nothing was changed") from None
+    write_text(plan, path, text, old=old)
+
+
+def install(plan: Plan, *, project: Path | None, uninstall: bool, argv: list[str], legacy: bool = False) -> None:
+    ch = codex_home()
+    hooks_path = (project / ".codex" / "hooks.json") if project else ch / "hooks.json"
+    config_path = ch / "config.toml"
+    hooks = read_json(hooks_path) or {}
+    before = codex_hook_keys(hooks_path, hooks)
+    if uninstall:
+        strip_hooks(hooks, "codex")
+    else:
+        set_hooks(hooks, "codex", argv)
+    after = codex_hook_keys(hooks_path, hooks)
+    # trust: ours (re)recorded at their positions; keys of removed or moved handlers dropped or re-keyed
+    trust = {k: codex_hook_hash(ev, g, h) for k, ev, g, h in after.values() if is_ours(h.get("command"), "codex")}
+    untrust: dict[str, str] = {}
+    for hid, (k, _ev, _g, h) in before.items():
+        new = after.get(hid)
+        if new is None:
+            untrust[k] = ""
+        elif new[0] != k and not is_ours(h.get("command"), "codex"):
+            untrust[k] = new[0]
+    untrust = {k: v for k, v in untrust.items() if k not in trust or v}
+    if hooks or hooks_path.exists():
+        write_json(plan, hooks_path, hooks, remove_if_empty=uninstall)
+    # trust always lives in the user's config.toml (Codex reads hook state from the user layer only)
+    codex_config(plan, config_path, argv=None if project else argv, trust=trust, untrust=untrust,
+                  uninstall=uninstall and project is None, remove_if_empty=uninstall)
+    if project is not None:  # the MCP server in the project's own config.toml (loaded for trusted projects)
+        codex_config(plan, project / ".codex" / "config.toml", argv=argv, trust={}, untrust={}, uninstall=uninstall)
+    if uninstall and project is not None:
+        remove_empty_dirs(plan, project / ".codex")
+    if not uninstall and project is not None:
+        plan.notes.append(f"Codex loads {hooks_path} only in a trusted project: trust {project} when Codex asks "
+                          "(or see `memdir doctor`)")
