@@ -11,6 +11,7 @@ import pytest
 from memdir.store.postgres import admin as pg_admin
 from memdir.store.postgres import doctor as pg_doctor
 from memdir.store.postgres import pgvector as pg_pgvector
+from memdir.store.postgres import migrations as pg_migrations
 from memdir.store.postgres import store as pg_store
 from memdir.store import open_store
 
@@ -140,7 +141,8 @@ def test_vectors_stored_before_pgvector_are_copied_in_when_it_arrives(pgvec_url,
     """A database migrated where the server had no pgvector keeps bytea vectors (scored in the application); the
     first connect after the server gained pgvector installs it, copies them into the vector column and indexes them."""
     with monkeypatch.context() as mp:
-        mp.setattr(pg_store, "enable_pgvector", lambda conn: False)
+        mp.setattr(pg_store, "enable_pgvector", lambda conn: False)  # the server has no pgvector: neither the connect
+        mp.setattr(pg_migrations, "enable_pgvector", lambda conn: False)  # nor migration m006 installs it
         old = open_store(pgvec_url, project="a")
         assert not old.pgvector and old.vector_search(MODEL, unit_vectors(1)[0], 5, hnsw_above=0) is None
         mat = unit_vectors(300)
