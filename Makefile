@@ -5,7 +5,7 @@ PY      = $(VENV)/bin/python
 EXTRAS ?= test,mcp,bench,ui,postgres
 STAMP   = $(VENV)/.installed
 
-.PHONY: demo test test-all e2e bench bench-quality bench-speed embeddings clean
+.PHONY: demo test test-slow test-all e2e bench bench-quality bench-speed embeddings clean
 
 $(STAMP): pyproject.toml Makefile
 	@$(PYTHON) -c 'import sys; sys.exit("memdir needs Python >= 3.11 (found %s); set PYTHON=python3.11" % sys.version.split()[0]) if sys.version_info < (3, 11) else None'
@@ -18,13 +18,17 @@ $(STAMP): pyproject.toml Makefile
 demo: $(STAMP)
 	$(PY) -m memdir.demo
 
-## test: set up and run the test suite (fast subset; skips what needs ../shared when it is absent)
+## test: set up and run the test suite on every core (fast subset; skips what needs ../shared when it is absent)
 test: $(STAMP)
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n auto
 
-## test-all: the full suite, including slow concurrency / crash / load tests
+## test-slow: the slow tests alone (concurrency, crash, load, the slowest single tests); CI runs them after `make test`
+test-slow: $(STAMP)
+	$(PY) -m pytest -q -n auto -m slow
+
+## test-all: the full suite, slow tests included
 test-all: $(STAMP)
-	$(PY) -m pytest -q -m ''
+	$(PY) -m pytest -q -n auto -m ''
 
 ## e2e: the real hosts (Claude Code, Codex CLI, OpenCode) from npm (cached in ~/.cache/memdir-e2e by version),
 ## each run headless against a stub model after `memdir install`; results in bench/results/e2e_hosts.json

@@ -71,6 +71,7 @@ def test_bad_sizes_is_usage_error(capsys):
     assert "--sizes" in capsys.readouterr().err
 
 
+@pytest.mark.slow  # over 7 s: CI runs it in `make test-slow`
 @pytest.mark.skipif(importlib.util.find_spec("bm25s") is None, reason="bm25s not installed (pip install 'memdir[bench]')")
 def test_tiny_run_prints_every_column(tmp_path, capsys):
     rc = speed.main(["--sizes", "200", "--queries", "5", "--cold-repeat", "1", "--out", str(tmp_path), "--no-real",

@@ -82,6 +82,7 @@ def test_c6_unknown_supersedes_is_usage_error(m):
         m.remember("x y z", supersedes="facts/nope")
 
 
+@pytest.mark.slow  # over 7 s: CI runs it in `make test-slow`
 def test_c10_budget_with_200_long_notes(m):
     for i in range(200):
         m.remember(f"deploy note {i}: " + ("the deploy script pushes images and restarts workers. " * 8) + f"\nline two {i}")

@@ -1,3 +1,4 @@
+import pytest
 """Issue 12: the new-process hook imports only what it uses and does no work a prompt hook does not need."""
 
 from __future__ import annotations
@@ -189,6 +190,7 @@ def _eager_bridge(text: str, tokens: list[str], weight: float) -> dict[str, floa
     return out
 
 
+@pytest.mark.slow  # over 7 s: CI runs it in `make test-slow`
 def test_glossary_on_demand_gives_the_whole_table_s_bridge():
     import random
 

@@ -52,6 +52,7 @@ def _project(base):
     return project
 
 
+@pytest.mark.slow  # over 7 s: CI runs it in `make test-slow`
 @settings(max_examples=20, deadline=None, suppress_health_check=list(HealthCheck))
 @given(ops=OPS, seed=st.integers(0, 2**16), large=st.booleans())
 # found by hypothesis: a second reindex left FTS5's records byte-identical while the passage ids changed

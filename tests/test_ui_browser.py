@@ -213,6 +213,7 @@ def test_token_when_bound_beyond_loopback(env, page):
             ctx2.close()
 
 
+@pytest.mark.slow  # over 7 s: CI runs it in `make test-slow`
 def test_distillation_proposals_accept_and_reject(env, page):
     m = env["m"]
     keep = m.propose("发版前必须先在 staging 跑一遍 deploy.sh 并看 /healthz", summary="发版前先在 staging 验证",

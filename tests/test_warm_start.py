@@ -145,6 +145,7 @@ def test_a_hook_call_marks_the_foreground_while_it_runs(tmp_path, monkeypatch):
         shutil.rmtree(home, ignore_errors=True)
 
 
+@pytest.mark.slow  # over 7 s: CI runs it in `make test-slow`
 @pytest.mark.skipif(not hasattr(socket, "AF_UNIX"), reason="needs Unix sockets")
 def test_serve_tools_and_hooks_share_one_store_and_its_postings(tmp_path, monkeypatch):
     pytest.importorskip("mcp")

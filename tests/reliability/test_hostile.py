@@ -139,6 +139,7 @@ READABLE_FILES = {
 }
 
 
+@pytest.mark.slow  # over 7 s: CI runs it in `make test-slow`
 def test_hostile_files_in_a_category_dir(tmp_path):
     root = tmp_path / "proj" / ".memory"
     before = {}
