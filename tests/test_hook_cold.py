@@ -1,4 +1,3 @@
-import pytest
 """Issue 12: the new-process hook imports only what it uses and does no work a prompt hook does not need."""
 
 from __future__ import annotations
@@ -8,6 +7,8 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 import memdir
 from memdir.store.sqlite import index

@@ -172,7 +172,7 @@ async def test_recall_empty_store_and_odd_queries(server):
 
 @pytest.mark.anyio
 async def test_recall_output_stays_small(server, store):
-    from memdir.server.mcp import MAX_HIT_CHARS, MAX_RECALL_CHARS, MIN_HIT_CHARS
+    from memdir.server.tools import MAX_HIT_CHARS, MAX_RECALL_CHARS, MIN_HIT_CHARS
 
     for i in range(12):
         store.remember(f"long note {i} about caching " + ("lorem ipsum dolor " * 600), category="facts")
