@@ -13,8 +13,8 @@ from typing import Any, Iterable, Iterator, Protocol, runtime_checkable
 
 
 @runtime_checkable
-class Store(Protocol):
-    """One project's index. Write methods expect the caller to hold :meth:`transaction` (as ``root.tx()`` today)."""
+class DocStore(Protocol):
+    """The documents, their tombstones and the index's bookkeeping (notes and events alike)."""
 
     def transaction(self) -> Any:
         """Context manager: one write transaction; rolled back when the block raises."""
@@ -34,20 +34,6 @@ class Store(Protocol):
     def delete_doc(self, ref: str) -> bool:
         """Delete a doc and its full-text rows; True if it existed."""
 
-    def search(self, tokens: list[str], *, weights: tuple[float, ...], limit: int,
-               kinds: tuple[str, ...] | None = None) -> list[Any]:
-        """BM25 candidates for ``tokens``, best first (see :func:`memdir.store.sqlite.index.search`)."""
-
-    def bump_rehearsal(self, refs: Iterable[str], when: str) -> None:
-        """Add one to the rehearsal counter of each ref."""
-
-    def resolve_handle(self, handle: str) -> str | None:
-        """The ref whose handle is ``handle``, or ``None``."""
-
-    def meta_int(self, key: str) -> int:
-        """An integer from the store's ``meta`` table (0 when missing)."""
-
-    # facade SQL (core.py runs these statements inline today)
     def get_doc(self, ref: str) -> dict[str, Any] | None:
         """The ``docs`` row of ``ref`` as a dict, or ``None``."""
 
@@ -68,27 +54,6 @@ class Store(Protocol):
 
     def close(self) -> None:
         """Release the connection."""
-
-    # the facade's reads and writes (core.py, root.py, tiers.py), one named method each
-    def hold_postings(self, max_rows: int, *, background: bool = False) -> dict[str, Any] | None:
-        """A long-lived process asks for recall's BM25 postings to be held in memory (the same scores, built at
-        the next search — in a thread with ``background``, the SQL path answering meanwhile — and kept current
-        with every write; :mod:`memdir.store.sqlite.postings`) unless the index has more than ``max_rows`` full-text rows;
-        ``max_rows = 0`` lets them go. Returns their figures so far (``None``: none held, or no such path here)."""
-        ...
-
-    def candidates(self, tokens: list[str], *, weights: tuple[float, ...], limit: int,
-                   kinds: tuple[str, ...] | None = None, term_weights: dict[str, float] | None = None) -> list[dict[str, Any]]:
-        """Ranking rows for ``tokens`` (as :func:`memdir.store.sqlite.index.search`: ``id, ref, kind, note_kind, role, session,
-        ts_epoch, pinned, rehearsals, head, bm25, span`` and, where the engine knows it, ``mask``), best first.
-        ``term_weights``: ``{token: factor}`` multiplying single terms' BM25 weights (1 when absent)."""
-
-    def hit_rows(self, spans: dict[int, tuple[int, int] | None], *, terms: list[str] | None = None) -> dict[int, dict[str, Any]]:
-        """``{id: whole docs row + span}`` of the hits shown (:func:`memdir.store.sqlite.index.hit_rows`); with the query's
-        ``terms`` a store that knows them adds ``fields`` (which terms each column holds)."""
-
-    def doc_freqs(self, tokens: list[str]) -> tuple[int, dict[str, int]]:
-        """``(full-text rows, {token: rows holding it})``; tokens found nowhere are left out."""
 
     def has_ref(self, ref: str, kind: str | None = None) -> bool:
         """True when a doc (of ``kind``, when given) has the ref ``ref``."""
@@ -115,11 +80,6 @@ class Store(Protocol):
     def count_events(self, since: float, until: float | None, prefixes: list[str]) -> int:
         """Events with ``since <= ts_epoch < until`` whose key starts with one of ``prefixes`` (any when empty)."""
 
-    def events_after(self, ref: str, session: str, limit: int, *, until_role: str | None = None) -> list[dict[str, Any]]:
-        """Up to ``limit`` events of ``session`` after the event ``ref`` (by time, then id): ``ref, role, text,
-        ts, handle``; with ``until_role``, only those before the first event of that role (the rows after it are
-        not read)."""
-
     def events(self) -> Iterator[dict[str, Any]]:
         """Every event, oldest first: ``ref, role, text, session, ts, meta`` (export)."""
 
@@ -132,6 +92,12 @@ class Store(Protocol):
     def set_meta(self, key: str, value: str) -> None:
         """Set a ``meta`` value."""
 
+    def meta_int(self, key: str) -> int:
+        """An integer from the store's ``meta`` table (0 when missing)."""
+
+    def bump_meta(self, key: str) -> None:
+        """Add one to an integer ``meta`` value (a generation counter)."""
+
     def delete_notes(self) -> None:
         """Delete every note (docs and full-text rows; ``reindex`` mirrors the Markdown again)."""
 
@@ -139,28 +105,65 @@ class Store(Protocol):
         """Rebuild every full-text row (notes, events, passages, neighbour context) from the stored texts
         (``reindex``); returns the documents indexed. Caller holds a transaction."""
 
+    def scan_docs(self, prefix: str | None = None) -> Iterator[dict[str, Any]]:
+        """Every doc (``ref, kind, role, note_kind, ts, ts_epoch, text, summary, highlight, head``), or with ``prefix``
+        the events whose key starts with it (forget by text or key prefix)."""
+
+    def has_text(self, sha: str, kind: str | None = None) -> bool:
+        """True when a doc (of ``kind``, when given; superseded notes included) has the content hash ``sha``."""
+
+    def ref_sha(self, ref: str) -> str | None:
+        """The content hash of the doc ``ref``, or ``None`` when there is none."""
+
+    def resolve_handle(self, handle: str) -> str | None:
+        """The ref whose handle is ``handle``, or ``None``."""
+
+    def settle(self, *, freed: bool = False) -> None:
+        """After a bulk write or deletions: give space back where the engine needs it (SQLite: WAL, vacuum)."""
+
+    def describe(self) -> dict[str, Any]:
+        """``{"engine", "bytes", "schema_version"}`` for ``memdir status``."""
+
+
+@runtime_checkable
+class SearchStore(Protocol):
+    """The lexical channel: BM25 search, candidates and their rows, document frequencies, rehearsal, held postings."""
+
+    def search(self, tokens: list[str], *, weights: tuple[float, ...], limit: int,
+               kinds: tuple[str, ...] | None = None) -> list[Any]:
+        """BM25 candidates for ``tokens``, best first (see :func:`memdir.store.sqlite.index.search`)."""
+
+    def candidates(self, tokens: list[str], *, weights: tuple[float, ...], limit: int,
+                   kinds: tuple[str, ...] | None = None, term_weights: dict[str, float] | None = None) -> list[dict[str, Any]]:
+        """Ranking rows for ``tokens`` (as :func:`memdir.store.sqlite.index.search`: ``id, ref, kind, note_kind, role, session,
+        ts_epoch, pinned, rehearsals, head, bm25, span`` and, where the engine knows it, ``mask``), best first.
+        ``term_weights``: ``{token: factor}`` multiplying single terms' BM25 weights (1 when absent)."""
+
+    def hit_rows(self, spans: dict[int, tuple[int, int] | None], *, terms: list[str] | None = None) -> dict[int, dict[str, Any]]:
+        """``{id: whole docs row + span}`` of the hits shown (:func:`memdir.store.sqlite.index.hit_rows`); with the query's
+        ``terms`` a store that knows them adds ``fields`` (which terms each column holds)."""
+
+    def doc_freqs(self, tokens: list[str]) -> tuple[int, dict[str, int]]:
+        """``(full-text rows, {token: rows holding it})``; tokens found nowhere are left out."""
+
+    def bump_rehearsal(self, refs: Iterable[str], when: str) -> None:
+        """Add one to the rehearsal counter of each ref."""
+
+    def hold_postings(self, max_rows: int, *, background: bool = False) -> dict[str, Any] | None:
+        """A long-lived process asks for recall's BM25 postings to be held in memory (the same scores, built at
+        the next search — in a thread with ``background``, the SQL path answering meanwhile — and kept current
+        with every write; :mod:`memdir.store.sqlite.postings`) unless the index has more than ``max_rows`` full-text rows;
+        ``max_rows = 0`` lets them go. Returns their figures so far (``None``: none held, or no such path here)."""
+        ...
+
+
+@runtime_checkable
+class VectorStore(Protocol):
+    """The vector channel: vectors per model, the pending set, search, and the rows fusion re-checks."""
+
     def delete_vectors(self, ref: str) -> None:
         """Delete the vector of ``ref`` (forget, prune)."""
 
-    def start_heat(self, refs: list[str], now: float) -> int:
-        """:func:`memdir.store.sqlite.tiers.start_heat` on this store."""
-
-    def tier_rows(self) -> list[dict[str, Any]]:
-        """Every doc with its rehearsal and tier state (:func:`memdir.engine.tiers.sweep_root`)."""
-
-    def write_tiers(self, inserts: list[tuple], updates: list[tuple]) -> int:
-        """Insert and update tier rows (sweep), drop those of deleted docs; returns rows removed."""
-
-    def prune_candidates(self, max_importance: float, cutoff: float) -> list[dict[str, Any]]:
-        """Cold, unpinned docs idle before ``cutoff``: ``ref, kind, ts, head, bytes`` (:func:`memdir.engine.tiers.prune`)."""
-
-    def drop_tiers(self, ref: str) -> None:
-        """Delete the tier row of ``ref``."""
-
-    def bump_meta(self, key: str) -> None:
-        """Add one to an integer ``meta`` value (a generation counter)."""
-
-    # vectors (memdir.engine.hybrid): a vector is an L2-normalised float32 array's bytes, scored in the application
     def vector_dim(self, model: str | None) -> int | None:
         """The vector length ``model`` was last seen to return (:func:`memdir.engine.hybrid.current_dim`)."""
 
@@ -202,37 +205,8 @@ class Store(Protocol):
     def vector_docs(self, refs: list[str]) -> dict[str, Any]:
         """``{ref: docs row + rehearsals}`` of the live docs among ``refs``."""
 
-    def event_neighbours(self, refs: list[str]) -> dict[str, tuple[str | None, str | None]]:
-        """``{ref: (previous ref, next ref)}`` for the events among ``refs`` that have a session: the turns just before
-        and after each in its session (time order, the neighbours the full-text context was built from)."""
-
     def vector_counts(self, model: str | None) -> dict[str, int]:
         """``{"ok", "failed", "other_model"}`` vector counts."""
-
-    def tier_counts(self) -> dict[str, int]:
-        """``{tier: n}`` plus ``unswept`` (:func:`memdir.store.sqlite.tiers.tier_counts`)."""
-
-    def sessions(self, *, limit: int = 200) -> list[dict[str, Any]]:
-        """Captured sessions, newest first (:func:`memdir.store.sqlite.journal.sessions`)."""
-
-    def session_events(self, session: str | None, *, limit: int = 1000) -> list[dict[str, Any]]:
-        """One session's events in time order (:func:`memdir.store.sqlite.journal.session_events`)."""
-
-    def scan_docs(self, prefix: str | None = None) -> Iterator[dict[str, Any]]:
-        """Every doc (``ref, kind, role, note_kind, ts, ts_epoch, text, summary, highlight, head``), or with ``prefix``
-        the events whose key starts with it (forget by text or key prefix)."""
-
-    def session_turns(self, *, session: str | None = None, since: float | None = None,
-                      exclude: Iterable[str] = ()) -> list[dict[str, Any]]:
-        """Events that have a session (of ``session`` when given, at or after ``since`` epoch seconds), refs in
-        ``exclude`` left out (distillation: the refs already distilled, kept host-locally): ``id, ref, role, text,
-        session, ts, ts_epoch`` ordered by session, time, id."""
-
-    def has_text(self, sha: str, kind: str | None = None) -> bool:
-        """True when a doc (of ``kind``, when given; superseded notes included) has the content hash ``sha``."""
-
-    def ref_sha(self, ref: str) -> str | None:
-        """The content hash of the doc ``ref``, or ``None`` when there is none."""
 
     def vector_of(self, ref: str, model: str | None) -> bytes | None:
         """The stored vector bytes of ``ref`` for ``model`` (status ok), or ``None``."""
@@ -241,8 +215,58 @@ class Store(Protocol):
         """Store ``blob`` (float32 bytes) as ``ref``'s vector for ``model`` unless it has an ok vector already
         (``memdir migrate`` copying another store's vectors: never overwritten); True when stored."""
 
-    def settle(self, *, freed: bool = False) -> None:
-        """After a bulk write or deletions: give space back where the engine needs it (SQLite: WAL, vacuum)."""
+    def event_neighbours(self, refs: list[str]) -> dict[str, tuple[str | None, str | None]]:
+        """``{ref: (previous ref, next ref)}`` for the events among ``refs`` that have a session: the turns just before
+        and after each in its session (time order, the neighbours the full-text context was built from)."""
 
-    def describe(self) -> dict[str, Any]:
-        """``{"engine", "bytes", "schema_version"}`` for ``memdir status``."""
+
+@runtime_checkable
+class TierStore(Protocol):
+    """Heat tiers: start, sweep rows, prune candidates, counts."""
+
+    def start_heat(self, refs: list[str], now: float) -> int:
+        """:func:`memdir.store.sqlite.tiers.start_heat` on this store."""
+
+    def tier_rows(self) -> list[dict[str, Any]]:
+        """Every doc with its rehearsal and tier state (:func:`memdir.engine.tiers.sweep_root`)."""
+
+    def write_tiers(self, inserts: list[tuple], updates: list[tuple]) -> int:
+        """Insert and update tier rows (sweep), drop those of deleted docs; returns rows removed."""
+
+    def prune_candidates(self, max_importance: float, cutoff: float) -> list[dict[str, Any]]:
+        """Cold, unpinned docs idle before ``cutoff``: ``ref, kind, ts, head, bytes`` (:func:`memdir.engine.tiers.prune`)."""
+
+    def drop_tiers(self, ref: str) -> None:
+        """Delete the tier row of ``ref``."""
+
+    def tier_counts(self) -> dict[str, int]:
+        """``{tier: n}`` plus ``unswept`` (:func:`memdir.store.sqlite.tiers.tier_counts`)."""
+
+
+@runtime_checkable
+class SessionStore(Protocol):
+    """Captured sessions and their turns."""
+
+    def sessions(self, *, limit: int = 200) -> list[dict[str, Any]]:
+        """Captured sessions, newest first (:func:`memdir.store.sqlite.journal.sessions`)."""
+
+    def session_events(self, session: str | None, *, limit: int = 1000) -> list[dict[str, Any]]:
+        """One session's events in time order (:func:`memdir.store.sqlite.journal.session_events`)."""
+
+    def session_turns(self, *, session: str | None = None, since: float | None = None,
+                      exclude: Iterable[str] = ()) -> list[dict[str, Any]]:
+        """Events that have a session (of ``session`` when given, at or after ``since`` epoch seconds), refs in
+        ``exclude`` left out (distillation: the refs already distilled, kept host-locally): ``id, ref, role, text,
+        session, ts, ts_epoch`` ordered by session, time, id."""
+
+    def events_after(self, ref: str, session: str, limit: int, *, until_role: str | None = None) -> list[dict[str, Any]]:
+        """Up to ``limit`` events of ``session`` after the event ``ref`` (by time, then id): ``ref, role, text,
+        ts, handle``; with ``until_role``, only those before the first event of that role (the rows after it are
+        not read)."""
+
+
+@runtime_checkable
+class Store(DocStore, SearchStore, VectorStore, TierStore, SessionStore, Protocol):
+    """One project's index. Write methods expect the caller to hold :meth:`transaction` (as ``root.tx()`` today).
+
+    The five parts are protocols of their own: a feature types against the one it uses."""
