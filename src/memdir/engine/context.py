@@ -22,8 +22,7 @@ log = getLogger("memdir")  # imports logging only when a record can go somewhere
 
 
 def rule_notes(s: Stores) -> list[Note]:
-    """Live notes of the ``rules`` category: global first, then project (seed 000: global rules are always
-    resident and cannot be overridden; project rules are appended)."""
+    """The body of :meth:`memdir.Memdir.rules`, whose docstring is the contract."""
     out: list[Note] = []
     for root in (s.roots["global"], s.roots["project"]):
         if not root.exists():
@@ -35,7 +34,7 @@ def rule_notes(s: Stores) -> list[Note]:
 
 
 def outline(s: Stores) -> list[str]:
-    """The registry in one line per category and scope: ``project decisions/ (3): newest summary; …``."""
+    """The body of :meth:`memdir.Memdir.outline`, whose docstring is the contract."""
     return outline_lines(s)
 
 
@@ -57,14 +56,7 @@ def outline_lines(s: Stores, skip: tuple[str, ...] = ()) -> list[str]:
 
 def context(s: Stores, prompt: str = "", *, max_chars: int | None = None, max_entries: int | None = None,
             reinforce: bool = True, sections: Iterable[str] = ("rules", "outline", "hits")) -> str:
-    """The ``<memory>`` block for ``prompt`` (see :mod:`memdir.inject.block`): rules always, the outline always,
-    the best memories up to ``max_entries`` (default 4) within ``max_chars`` (default 1,200) characters, tags
-    included, each under a compact ``[handle kind date]`` header. A matched past question brings the reply that
-    answered it; the prompt itself (a stored copy of it) never comes back as a memory. ``None`` means the
-    configured default; ``0`` gives ``""``; a negative value raises ``UsageError`` (case C19). Entries actually
-    injected have their rehearsal counter bumped when ``reinforce``. ``sections`` limits the block to some of
-    ``"rules"``, ``"outline"``, ``"hits"`` (hooks send rules and outline once per session, hits per prompt).
-    Returns ``""`` when there is nothing at all to show."""
+    """The body of :meth:`memdir.Memdir.context`, whose docstring is the contract."""
     max_chars = limit_arg(s, max_chars, "max_chars")
     max_entries = limit_arg(s, max_entries, "max_entries")
     if max_chars == 0 or max_entries == 0:

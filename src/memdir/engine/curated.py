@@ -54,18 +54,7 @@ def remember(s: Stores, text: str, *, category: str = "facts", summary: str | No
              load_when: Iterable[str] = (), pinned: bool = False, supersedes: str | None = None,
              scope: str = "project", kind: str | None = None, highlight: str | None = None,
              provenance: dict[str, Any] | None = None) -> Note:
-    """Store a curated note as ``<root>/<category>/<slug>.md`` and recompile the indexes.
-
-    Secrets are redacted first. The same normalized text already in that root returns the existing note
-    with ``existed=True`` and changes nothing (case C5). ``supersedes`` marks an older note (by id) as
-    replaced: it keeps its file, gains ``superseded_by`` and drops out of recall (case C6).
-    ``provenance``: extra frontmatter fields written as given after the standard ones (distillation writes
-    ``source``, ``sessions``, ``model``, ``distilled_at``, ``distill_run``); standard fields cannot be
-    overridden this way.
-
-    Raises ``UsageError`` (empty text, unknown category or scope, unknown ``supersedes`` id) and
-    ``PathError`` (a category or id that would leave the root).
-    """
+    """The body of :meth:`memdir.Memdir.remember`, whose docstring is the contract."""
     if not isinstance(text, str) or not text.strip():
         raise UsageError("nothing to remember: the text is empty")
     root = s.root(scope)
@@ -161,7 +150,7 @@ def resolve(s: Stores, id: str, scope: str | None = None) -> str:
 
 
 def get(s: Stores, id: str, *, scope: str | None = None) -> Note | Event | None:
-    """The note (by id, project first) or event (by key) named ``id`` — or by its short handle — or ``None``."""
+    """The body of :meth:`memdir.Memdir.get`, whose docstring is the contract."""
     if not isinstance(id, str):
         return None
     id = resolve(s, cevents.clean(id).strip(), scope)
@@ -184,17 +173,13 @@ def get(s: Stores, id: str, *, scope: str | None = None) -> Note | Event | None:
 
 
 def note_problems(s: Stores) -> list[dict[str, str]]:
-    """Note files the last look at each open root could not read as they are (``{"kind": "unreadable", "scope",
-    "path", "detail"}``): broken frontmatter (the note is indexed by its body alone until repaired with
-    :meth:`edit`) or a file that is not UTF-8 text (left out). Opens nothing; the CLI prints them as one line."""
+    """The body of :meth:`memdir.Memdir.note_problems`, whose docstring is the contract."""
     return [p for r in s.roots.values() if r.opened is not None for p in r.problems if p["kind"] == "unreadable"]
 
 
 def recent(s: Stores, *, kinds: Iterable[str] | None = None, category: str | None = None, scope: str | None = None,
            limit: int = 20) -> list[Hit]:
-    """The newest memories, newest first (seed 004's ``list``): ``kinds`` as in :meth:`recall` (``note``,
-    ``event``, a note kind or an event role), ``category`` a note category; at most ``limit`` (1..500).
-    Superseded notes are left out. Hits carry ``score`` 0 and empty reasons."""
+    """The body of :meth:`memdir.Memdir.recent`, whose docstring is the contract."""
     limit = max(1, min(int(limit), 500))
     kinds = tuple(kinds or ())
     cats = sorted({*s.config.get("categories"), *(p.name for r in s.live(scope) if r.path.is_dir()
@@ -247,16 +232,13 @@ def note_root(s: Stores, id: str, scope: str | None) -> tuple[Root, str]:
 
 
 def note_source(s: Stores, id: str, *, scope: str | None = None) -> str:
-    """The note file's text (frontmatter + body) as it is on disk. Raises ``NotFound``, ``PathError``."""
+    """The body of :meth:`memdir.Memdir.note_source`, whose docstring is the contract."""
     root, nid = note_root(s, id, scope)
     return notes.read_text(root.path / (nid + ".md"))
 
 
 def edit(s: Stores, id: str, text: str, *, scope: str | None = None) -> Note:
-    """Replace a note's file with ``text`` (frontmatter + body) after validating it
-    (:func:`memdir.notes.markdown.check_edit`): a bad edit raises ``UsageError`` with every reason and writes nothing.
-    ``supersedes``/``superseded_by`` cannot be changed here (use ``remember(..., supersedes=)``). Secrets are
-    redacted, ``updated`` is set to now, the index and ``index.md``/``ROOT.md`` are updated."""
+    """The body of :meth:`memdir.Memdir.edit`, whose docstring is the contract."""
     root, nid = note_root(s, id, scope)
     path = root.path / (nid + ".md")
     meta, body = notes.check_edit(text, note_id=nid)
@@ -286,7 +268,7 @@ def edit(s: Stores, id: str, text: str, *, scope: str | None = None) -> Note:
 
 
 def pin(s: Stores, id: str, pinned: bool = True, *, scope: str | None = None) -> Note:
-    """Set (or clear) a note's ``pinned`` flag: a pinned note never decays. Raises ``NotFound``, ``PathError``."""
+    """The body of :meth:`memdir.Memdir.pin`, whose docstring is the contract."""
     root, nid = note_root(s, id, scope)
     path = root.path / (nid + ".md")
     with root.locked():
@@ -307,9 +289,7 @@ def pin(s: Stores, id: str, pinned: bool = True, *, scope: str | None = None) ->
 def propose(s: Stores, text: str, *, category: str = "rules", summary: str | None = None, tags: Iterable[str] = (),
             load_when: Iterable[str] = (), supersedes: str | None = None, scope: str = "project",
             source: str = "mcp", provenance: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Record a rule a model suggested as a pending proposal instead of writing ``rules/`` (seed 000: iron
-    rules are written by people). Text, summary and tags are redacted. Returns the proposal dict with
-    ``created`` (False when the same text was proposed before). Raises ``UsageError`` for empty text."""
+    """The body of :meth:`memdir.Memdir.propose`, whose docstring is the contract."""
     from memdir.notes import proposals
 
     if not isinstance(text, str) or not text.strip():
@@ -327,9 +307,7 @@ def propose(s: Stores, text: str, *, category: str = "rules", summary: str | Non
 
 
 def proposals(s: Stores, *, status: str | None = "pending") -> list[dict[str, Any]]:
-    """Rule proposals of both roots (project first), oldest first: ``[{id, status, category, summary, text,
-    tags, load_when, supersedes?, source, sessions?, model?, proposed, scope, path}]``; ``status=None``
-    includes accepted and rejected ones."""
+    """The body of :meth:`memdir.Memdir.proposals`, whose docstring is the contract."""
     from memdir.notes import proposals
 
     return [{**p, "scope": r.scope} for r in s.live() for p in proposals.list_all(r.path, status=status)]
@@ -346,8 +324,7 @@ def proposal_path(s: Stores, pid: str) -> tuple[Root, Path]:
 
 
 def accept_proposal(s: Stores, pid: str) -> Note:
-    """Write a pending proposal as a ``rules`` note (a person decided) and mark it accepted. Raises
-    ``NotFound`` (no such proposal), ``UsageError`` (already decided, malformed id)."""
+    """The body of :meth:`memdir.Memdir.accept_proposal`, whose docstring is the contract."""
     from memdir.notes import proposals
 
     root, path = proposal_path(s, pid)
@@ -370,8 +347,7 @@ def accept_proposal(s: Stores, pid: str) -> Note:
 
 
 def reject_proposal(s: Stores, pid: str) -> dict[str, Any]:
-    """Mark a pending proposal rejected (its record stays, so the same rule is not proposed again).
-    Raises ``NotFound`` / ``UsageError`` like :meth:`accept_proposal`."""
+    """The body of :meth:`memdir.Memdir.reject_proposal`, whose docstring is the contract."""
     from memdir.notes import proposals
 
     root, path = proposal_path(s, pid)

@@ -80,8 +80,7 @@ def import_events(s: Stores, events: Iterable[dict[str, Any]], *, scope: str = "
 
 
 def capture(s: Stores, event: dict[str, Any], **kwargs: Any):
-    """Gated capture of one host event (user prompt, assistant reply, tool-call summary); see
-    :mod:`memdir.capture.gates` for the gates, keys and the returned ``CaptureResult``."""
+    """The body of :meth:`memdir.Memdir.capture`, whose docstring is the contract."""
     result = capture_event(s, event, **kwargs)
     if not result.stored and result.reason != "duplicate":
         log_skip(s, result, event, kwargs)
@@ -111,8 +110,7 @@ def log_skip(s: Stores, result: Any, event: Any, fields: dict[str, Any]) -> None
 
 def count_events(s: Stores, *, since: datetime, until: datetime | None = None, key_prefixes: Iterable[str] = (),
                  scope: str = "project") -> int:
-    """Number of stored events with ``since <= ts < until`` (aware datetimes; ``until`` open when None) whose
-    key starts with one of ``key_prefixes`` (any key when empty). Used by capture's daily cap."""
+    """The body of :meth:`memdir.Memdir.count_events`, whose docstring is the contract."""
     root = s.root(scope)
     if not root.exists():
         return 0

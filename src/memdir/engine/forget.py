@@ -118,10 +118,7 @@ def forget_matching(s: Stores, *, query: str | None = None, prefix: str | None =
 
 
 def forget(s: Stores, id: str, *, scope: str | None = None) -> bool:
-    """Delete a note (its file) or an event by id/key (or its short handle) and write a tombstone so re-import or backfill cannot
-    bring it back. Only the first root holding the id is touched (project before global; ``scope`` picks one),
-    matching what recall shows. Returns ``False`` when nothing has that id. Raises ``PathError`` for ids that would
-    leave the root (``../x``, ``/etc/passwd``; case C14)."""
+    """The body of :meth:`memdir.Memdir.forget`, whose docstring is the contract."""
     if not isinstance(id, str) or not id.strip():
         raise UsageError("forget needs an id: see `memdir recall` or `memdir inspect` for ids")
     id = curated.resolve(s, cevents.clean(id).strip(), scope)
@@ -180,10 +177,7 @@ def on_forget(s: Stores, store, ref: str, *, kind: str = "event") -> None:
 
 
 def import_tombstones(s: Stores, rows: Iterable[dict[str, Any]], *, scope: str = "project") -> int:
-    """Record tombstones ``{ref, content_sha256, kind, deleted_at}`` (an export's ``tombstone`` lines, another
-    store's table) in the ``scope`` root: an event already stored under a tombstoned ref is forgotten now, and
-    no later import or capture brings the ref or its text back. A note's file is never deleted by an import (its
-    tombstone is recorded). Returns the tombstones that were new here."""
+    """The body of :meth:`memdir.Memdir.import_tombstones`, whose docstring is the contract."""
     root = s.root(scope)
     root.ensure()
     new = 0

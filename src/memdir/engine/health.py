@@ -21,15 +21,7 @@ log = getLogger("memdir")  # imports logging only when a record can go somewhere
 
 
 def keep_warm(s: Stores, on: bool = True, *, build: bool = False, start: bool = False) -> dict[str, Any]:
-    """Say this process will answer many recalls (``memdir serve``, the MCP server and the warm hook listener
-    do): with ``recall.memory_index = "auto"`` (the default) recall then holds its BM25 postings in memory —
-    the same ranking, without FTS5 scoring each posting — built in a thread at the next recall (the SQL path
-    answers until it is ready; ~0.1 ms per indexed row) and kept current with every write, this process's or
-    another's (:mod:`memdir.store.sqlite.postings`). ``build=True`` builds them now, in this thread; ``on=False`` lets
-    them go. ``start=True`` starts the build now in a thread (``memdir serve`` does at start, so its first
-    hooks are not the ones that wait for it) and returns at once; recall answers from SQL until it is done, and
-    the build steps aside while a call marked :func:`memdir.foreground.active` runs. Returns each root's
-    figures (``rows``, ``postings``, ``array_mb``, ``build_s``…; ``{}`` for a root not held yet)."""
+    """The body of :meth:`memdir.Memdir.keep_warm`, whose docstring is the contract."""
     s.state["warm"] = bool(on)
     out: dict[str, Any] = {}
     mode = s.config.get("recall.memory_index")
@@ -52,8 +44,7 @@ def keep_warm(s: Stores, on: bool = True, *, build: bool = False, start: bool = 
 
 
 def inspect(s: Stores) -> Report:
-    """Counts and consistency problems: unreadable files, notes missing from ``index.md``, dangling
-    ``supersedes``/``superseded_by``, broken auto markers, files symlinked out of the root."""
+    """The body of :meth:`memdir.Memdir.inspect`, whose docstring is the contract."""
     problems: list[dict[str, str]] = []
     all_notes: list[Note] = []
     counts: dict[str, Any] = {}
@@ -104,7 +95,7 @@ def inspect(s: Stores) -> Report:
 
 
 def status(s: Stores) -> dict[str, Any]:
-    """Counts and paths per root, plus the index size in bytes."""
+    """The body of :meth:`memdir.Memdir.status`, whose docstring is the contract."""
     out: dict[str, Any] = {"project_root": str(s.project_root)}
     for scope, root in s.roots.items():
         if not root.exists():
@@ -131,9 +122,7 @@ def status(s: Stores) -> dict[str, Any]:
 
 
 def doctor(s: Stores, *, repair: bool = True) -> list[dict[str, str]]:
-    """Health checks with remedies (provider call, index integrity, Markdown/index consistency, pending
-    vectors); see :func:`memdir.engine.hybrid.doctor`. ``repair=False`` reports what ``repair=True`` (the default,
-    as the CLI runs it) would fix and writes nothing."""
+    """The body of :meth:`memdir.Memdir.doctor`, whose docstring is the contract."""
     checks = index_checks(s, inspect=lambda: inspect(s), repair=repair)
     spec = s.config.get("store")
     if spec:  # a team store (issue 14): connection, schema, row-level security, token, pgvector
@@ -156,10 +145,7 @@ def doctor(s: Stores, *, repair: bool = True) -> list[dict[str, str]]:
 
 
 def reindex(s: Stores) -> dict[str, int]:
-    """Rebuild every full-text row (notes, events, passages, neighbour context) from the stored texts, then
-    the note mirror from the Markdown, and recompile the indexes: the repair ``memdir doctor``
-    names for an index that disagrees with its documents. Events, tombstones and rehearsal counters are
-    kept. Returns ``{scope: notes indexed}``."""
+    """The body of :meth:`memdir.Memdir.reindex`, whose docstring is the contract."""
     out = {}
     for root in s.live():
         with root.locked():

@@ -14,9 +14,7 @@ log = getLogger("memdir")  # imports logging only when a record can go somewhere
 
 def record_injection(s: Stores, block: str, *, prompt: str = "", host: str | None = None, event: str | None = None,
                      session: str | None = None) -> int | None:
-    """Log a ``<memory>`` block handed to a host (time, host, hook event, session, prompt SHA-256, the block,
-    its hit ids) in the project root, else the global root, when one exists. Returns the log row id, or
-    ``None`` when nothing was logged; never raises (hooks call it)."""
+    """The body of :meth:`memdir.Memdir.record_injection`, whose docstring is the contract."""
     try:
         if not block:
             return None
@@ -32,8 +30,7 @@ def record_injection(s: Stores, block: str, *, prompt: str = "", host: str | Non
 
 
 def injections(s: Stores, *, limit: int = 50, id: int | None = None, scope: str | None = None) -> list[dict[str, Any]]:
-    """Logged ``<memory>`` blocks, newest first: ``[{"id", "scope", "ts", "prompt_sha256", "host", "event",
-    "session", "block", "hit_ids"}]``; ``id`` (with ``scope``) picks one."""
+    """The body of :meth:`memdir.Memdir.injections`, whose docstring is the contract."""
     out = []
     for root in s.live(scope):
         out += [{**r, "scope": root.scope} for r in journal.injections(root.db, limit=limit, id=id)]
@@ -41,8 +38,7 @@ def injections(s: Stores, *, limit: int = 50, id: int | None = None, scope: str 
 
 
 def capture_skips(s: Stores, *, limit: int = 200, session: str | None = None) -> list[dict[str, Any]]:
-    """Captures that stored nothing, newest first: ``[{"id", "scope", "ts", "reason", "role", "session",
-    "source", "preview"}]`` (bounded log; duplicates are not logged)."""
+    """The body of :meth:`memdir.Memdir.capture_skips`, whose docstring is the contract."""
     out = []
     for root in s.live():
         out += [{**r, "scope": root.scope} for r in journal.skips(root.db, limit=limit, session=session)]
@@ -50,8 +46,7 @@ def capture_skips(s: Stores, *, limit: int = 200, session: str | None = None) ->
 
 
 def sessions(s: Stores, *, limit: int = 200) -> list[dict[str, Any]]:
-    """Captured sessions of both roots, newest first: ``[{"scope", "session", "first", "last", "turns", "roles",
-    "source", "cwd"}]``."""
+    """The body of :meth:`memdir.Memdir.sessions`, whose docstring is the contract."""
     out = []
     for root in s.live():
         out += [{**r, "scope": root.scope} for r in root.store.sessions(limit=limit)]
@@ -59,8 +54,7 @@ def sessions(s: Stores, *, limit: int = 200) -> list[dict[str, Any]]:
 
 
 def session_events(s: Stores, session: str | None, *, scope: str | None = None, limit: int = 1000) -> list[dict[str, Any]]:
-    """One session's events in time order: ``[{"key", "scope", "role", "text", "ts", "meta"}]`` (text as stored,
-    secrets already ``[redacted:kind]``)."""
+    """The body of :meth:`memdir.Memdir.session_events`, whose docstring is the contract."""
     out = []
     for root in s.live(scope):
         out += [{**r, "scope": root.scope} for r in root.store.session_events(session, limit=limit)]

@@ -17,15 +17,7 @@ log = getLogger("memdir")  # imports logging only when a record can go somewhere
 
 def recall(s: Stores, query: str, *, k: int | None = None, scope: str | None = None, kinds: Iterable[str] | None = None,
            rehearse: bool = False) -> list[Hit]:
-    """The ``k`` best memories for ``query``, best first.
-
-    BM25 (FTS5) over the OR of the query's tokens — a document matching any term is a candidate, so a query
-    never comes back empty because one term is missing — × scope prior × decay × rehearsal boost (see
-    :mod:`memdir.recall.rank`). Superseded notes and forgotten items never appear. Project wins over global for
-    the same note id. ``kinds`` filters by ``"note"``, ``"event"``, a note kind or an event role.
-    ``rehearse=True`` counts the hits as rehearsed (tools/CLI do; benchmarks do not).
-    Never raises on query text; an empty or punctuation-only query returns ``[]``.
-    """
+    """The body of :meth:`memdir.Memdir.recall`, whose docstring is the contract."""
     k = int(k or s.config.get("recall.k"))
     if k <= 0 or not isinstance(query, str):
         return []

@@ -33,9 +33,7 @@ def sort_ts(ts: Any) -> float:
 
 
 def export(s: Stores, path: str | os.PathLike) -> dict[str, int]:
-    """Write every note, event and tombstone of both roots to ``path`` as JSONL (``{"type": "note"|"event"|
-    "tombstone", …}``; a tombstone line is ``ref, content_sha256, kind, deleted_at, scope``: no text), atomically,
-    so a restore keeps what was forgotten forgotten. Returns ``{"notes", "events", "tombstones"}``."""
+    """The body of :meth:`memdir.Memdir.export`, whose docstring is the contract."""
     counts = {"notes": 0, "events": 0, "tombstones": 0}
     lines = []
     for root in s.live():
@@ -72,9 +70,7 @@ def export(s: Stores, path: str | os.PathLike) -> dict[str, int]:
 
 
 def import_jsonl(s: Stores, path: str | os.PathLike) -> dict[str, int]:
-    """Import a JSONL file: ``type: note`` lines are remembered (same scope/category; duplicates reported),
-    others are events (sorted by ts; dedup by key and text). Bad lines are counted as ``bad_lines`` and
-    skipped. Returns counts."""
+    """The body of :meth:`memdir.Memdir.import_jsonl`, whose docstring is the contract."""
     p = Path(path)
     if not p.is_file():
         raise NotFound(f"no such file: {p}")

@@ -34,3 +34,13 @@ def meta_json(text: str | None) -> dict[str, Any]:
     except ValueError:
         return {}
     return v if isinstance(v, dict) else {}
+
+
+def session_summary(r: Any, meta_text: str | None) -> dict[str, Any]:
+    """One captured session's summary row from the grouped counts ``r`` (``s``, ``t0``, ``t1``, ``first``, ``last``,
+    ``n``, ``nu``, ``na``, ``nt``) and the ``meta`` of its first event: ``{"session", "first", "last", "turns",
+    "roles": {role: n}, "source", "cwd", "first_epoch", "last_epoch"}`` (the same shape on both engines)."""
+    meta = meta_json(meta_text)
+    return {"session": r["s"] or None, "first": r["first"], "last": r["last"], "turns": r["n"],
+            "roles": {"user": r["nu"] or 0, "assistant": r["na"] or 0, "tool": r["nt"] or 0},
+            "source": meta.get("source"), "cwd": meta.get("cwd"), "first_epoch": r["t0"], "last_epoch": r["t1"]}

@@ -251,7 +251,7 @@ class PgVectors:
 
     def sessions(self, *, limit: int = 200) -> list[dict[str, Any]]:
         """As :func:`memdir.store.sqlite.journal.sessions`, for this project's events."""
-        from memdir.store.rows import meta_json
+        from memdir.store.rows import session_summary
 
         rows = self._x(
             "SELECT coalesce(session, '') AS s, min(ts_epoch) AS t0, max(ts_epoch) AS t1, min(ts) AS first, max(ts) AS last, "
@@ -262,10 +262,7 @@ class PgVectors:
         for r in rows:
             meta_row = self._x("SELECT meta FROM docs WHERE project = %s AND kind = 'event' AND coalesce(session, '') = %s "
                                "AND meta IS NOT NULL ORDER BY ts_epoch LIMIT 1", (self.project, r["s"])).fetchone()
-            meta = meta_json(meta_row["meta"]) if meta_row else {}
-            out.append({"session": r["s"] or None, "first": r["first"], "last": r["last"], "turns": r["n"],
-                        "roles": {"user": r["nu"] or 0, "assistant": r["na"] or 0, "tool": r["nt"] or 0},
-                        "source": meta.get("source"), "cwd": meta.get("cwd"), "first_epoch": r["t0"], "last_epoch": r["t1"]})
+            out.append(session_summary(r, meta_row["meta"] if meta_row else None))
         return out
 
     def session_events(self, session: str | None, *, limit: int = 1000) -> list[dict[str, Any]]:

@@ -22,7 +22,7 @@ import sqlite3
 from datetime import datetime
 from typing import Any
 
-from memdir.store.rows import meta_json
+from memdir.store.rows import meta_json, session_summary
 from memdir.timeutil import iso
 
 SKIPS_KEEP = 2_000
@@ -150,10 +150,7 @@ def sessions(db: sqlite3.Connection, *, limit: int = 200) -> list[dict[str, Any]
     for r in rows:
         meta_row = db.execute("SELECT meta FROM docs WHERE kind = 'event' AND coalesce(session, '') = ? AND meta IS NOT NULL "
                               "ORDER BY ts_epoch LIMIT 1", (r["s"],)).fetchone()
-        meta = meta_json(meta_row["meta"]) if meta_row else {}
-        out.append({"session": r["s"] or None, "first": r["first"], "last": r["last"], "turns": r["n"],
-                    "roles": {"user": r["nu"] or 0, "assistant": r["na"] or 0, "tool": r["nt"] or 0},
-                    "source": meta.get("source"), "cwd": meta.get("cwd"), "first_epoch": r["t0"], "last_epoch": r["t1"]})
+        out.append(session_summary(r, meta_row["meta"] if meta_row else None))
     return out
 
 
