@@ -87,108 +87,83 @@ def _embed_provider_ok(v: str) -> bool:
 #: used, so reading a setting never imports a feature and ``memdir config`` lists every key.
 SETTINGS: tuple[tuple[str, Any, str, type | None, Callable[[Any], bool] | None], ...] = (
     # the <memory> block (memdir.inject.block)
-    ("inject.max_chars", 1200, "hard cap on the <memory> block, in characters (seed 000 maxInjectChars)", None, _pos),
-    ("inject.max_entries", 4, "bodies inlined per block (seed 000 maxInjectEntries)", None, _pos),
+    ("inject.max_chars", 1200, "hard cap on the <memory> block, in characters", None, _pos),
+    ("inject.max_entries", 4, "bodies inlined per block", None, _pos),
     # lexical recall (memdir.core, memdir.recall.bm25, memdir.recall.rank)
     ("recall.k", 8, "default number of hits", None, _pos),
-    ("recall.half_life_days", 14.0, "decay half-life in days; 0 turns decay off (seed 000 halfLifeDays)", float, _nonneg),
-    ("recall.decay_curve", "exponential", "exponential: 0.5^(age/half-life) (seed 000) | hyperbolic: 1/(1 + age/half-life) "
-     "(seed 004); both 0.5 at one half-life", None, lambda v: v in ("exponential", "hyperbolic")),
+    ("recall.half_life_days", 14.0, "decay half-life in days; 0 turns decay off", float, _nonneg),
+    ("recall.decay_curve", "exponential", "exponential: 0.5^(age/half-life) | hyperbolic: 1/(1 + age/half-life); both "
+                                          "0.5 at one half-life", None, lambda v: v in ("exponential", "hyperbolic")),
     ("recall.decay_floor", 0.3, "lowest decay multiplier: old memories are down-weighted, never erased", float, lambda v: 0 <= v <= 1),
-    ("recall.scope_prior_project", 1.0, "score multiplier for project memories (seed 000)", float, _nonneg),
-    ("recall.scope_prior_global", 0.5, "score multiplier for global memories (seed 000)", float, _nonneg),
-    ("recall.weight_tags", 4.0, "BM25 field weight of tags + load_when (seed 004: tags x4)", float, _nonneg),
-    ("recall.weight_title", 3.0, "BM25 field weight of summary/highlight (seed 004: title x3)", float, _nonneg),
-    ("recall.weight_body", 1.0, "BM25 field weight of the body (seed 004: body x1)", float, _nonneg),
+    ("recall.scope_prior_project", 1.0, "score multiplier for project memories", float, _nonneg),
+    ("recall.scope_prior_global", 0.5, "score multiplier for global memories", float, _nonneg),
+    ("recall.weight_tags", 4.0, "BM25 field weight of tags + load_when", float, _nonneg),
+    ("recall.weight_title", 3.0, "BM25 field weight of summary/highlight", float, _nonneg),
+    ("recall.weight_body", 1.0, "BM25 field weight of the body", float, _nonneg),
     ("recall.weight_context", 0.3, "BM25 field weight of an event's neighbouring turns (0 turns the context off)", float, _nonneg),
     ("recall.rehearsal_weight", 0.1, "boost = 1 + weight * ln(1 + times recalled/injected)", float, _nonneg),
-    ("recall.memory_index", "auto", "BM25 postings held in memory (same scores, no FTS5 bm25() per posting; memdir.store.sqlite.postings): "
-     "auto = in processes that ask for it (memdir serve and its hook listener, Memdir.keep_warm(); not memdir mcp) | on = in every process "
-     "(built at its first recall) | off", None, lambda v: v in ("auto", "on", "off")),
+    ("recall.memory_index", "auto", "BM25 postings held in memory (same scores, no FTS5 bm25() per posting): auto = in "
+                                    "processes that ask for it (memdir serve and its hook listener, Memdir.keep_warm();"
+                                    " not memdir mcp) | on = in every process (built at its first recall) | off", None, lambda v: v in ("auto", "on", "off")),
     ("recall.memory_index_max_rows", 200_000, "full-text rows above which recall keeps the SQL path (held postings: "
      "~3-5 MB of RSS and ~0.15-0.2 s of CPU to build per 1,000 rows in the synthetic bench)", None, _pos),
     ("recall.candidates", 200, "BM25 candidates fetched per root before priors are applied", None, _pos),
-    ("recall.subject_boost", 1.0, "score multiplier - 1 for a memory whose speaker/subject the query names (0 = off). "
-     "LoCoMo turn R@10 / MADial zh R@5 / en R@5: 0 0.709/0.476/0.492, 0.5 0.738/0.495/0.494, 1 0.741/0.502/0.506, "
-     "2 0.736/0.525/0.494", float, _nonneg),
-    ("recall.session_bonus", 0.0, "an event's score gains this share of the best other candidate of its session "
-     "(0 = off). LoCoMo turn R@5/@10 0: 0.670/0.752, 0.1: 0.689/0.766, 0.3: 0.698/0.774; LongMemEval user-turn R@5 "
-     "0.824 -> 0.789 / 0.771: it helps multi-speaker chat and hurts assistant sessions, so it is off", float, _nonneg),
-    ("recall.cjk_unigram_weight", 0.3, "weight of the single characters of a query's Han runs, added to its bigrams "
-     "(0 = bigrams only). MADial zh R@1/3/5/10 / MRR@10: 0 0.270/0.464/0.529/0.615/0.557, 0.2 "
-     "0.285/0.468/0.532/0.623/0.572, 0.3 0.293/0.466/0.548/0.632/0.575, 0.4 0.293/0.463/0.546/0.636/0.581, 0.5 "
-     "0.299/0.454/0.543/0.630/0.581, 0.8 0.302/0.458/0.539/0.644/0.575", float, _nonneg),
+    ("recall.subject_boost", 1.0, "score multiplier - 1 for a memory whose speaker/subject the query names (0 = off).", float, _nonneg),
+    ("recall.session_bonus", 0.0, "an event's score gains this share of the best other candidate of its session (0 = "
+                                  "off).", float, _nonneg),
+    ("recall.cjk_unigram_weight", 0.3, "weight of the single characters of a query's Han runs, added to its bigrams (0 "
+                                       "= bigrams only).", float, _nonneg),
     ("recall.cjk_function_bigram_weight", 0.5, "weight of a query's Han bigrams that hold one Chinese function "
-     "character (我要, 的魔; memdir.recall.tokenize.is_function_bigram), against 1 for its other terms (1 = as any term). "
-     "MADial zh R@5, even / odd dialogues (chosen on the even half; with tokenize.ZH_STOP_WORDS): 1.0 0.571/0.531, "
-     "0.3 0.596/0.527, 0.4 0.591/0.527, 0.5 0.603/0.535, 0.6 0.591/0.540, 0.7 0.591/0.540 (before both: "
-     "0.578/0.518); session-QA identical", float, lambda v: 0 <= v <= 1),
+                                               "character (我要, 的魔), against 1 for its other terms (1 = as any term).", float, lambda v: 0 <= v <= 1),
     ("recall.date_boost", 0.5, "score multiplier - 1 for a memory whose time falls in a date the query names ('10 days "
-     "ago', 'last Saturday', '昨天'; memdir.recall.dates), resolved against the clock (0 = off). LongMemEval-S all turns / user "
-     "turns, session R_any@5, turn R@10: 0 0.967/0.951, 0.768/0.920; 0.5 0.967/0.951, 0.784/0.920; 1 0.967/0.967, "
-     "0.784/0.920 (user turn R@5 0.824 -> 0.807)", float, _nonneg),
-    ("recall.bridge_weight", 0.5, "weight of the other language's words for a query's glossary words (deploy <-> 部署; "
-     "memdir.recall.glossary), against 1 for the query's own words (0 = off). Session-QA per prompt, answer in block all / zh: "
-     "0 0.731/0.471, 0.3 0.808/0.706, 0.4-0.6 0.827/0.765, 0.7 and 1.0 0.808/0.706; LoCoMo, LongMemEval, MADial zh/en "
-     "identical (one-language stores)", float, _nonneg),
+                               "ago', 'last Saturday', '昨天'), resolved against the clock (0 = off).", float, _nonneg),
+    ("recall.bridge_weight", 0.5, "weight of the other language's words for a query's glossary words (deploy <-> 部署), "
+                                  "against 1 for the query's own words (0 = off).", float, _nonneg),
     ("recall.channel", "lexical", "lexical | vector | hybrid (vector needs an embedding provider)", None,
      lambda v: v in ("lexical", "vector", "hybrid")),
     # cross-encoder rerank (memdir.engine.rerank)
-    ("recall.rerank", False, "rerank the top candidates with a cross-encoder (needs rerank.model; memdir.engine.rerank)", bool, None),
+    ("recall.rerank", False, "rerank the top candidates with a cross-encoder (needs rerank.model)", bool, None),
     ("recall.rerank_top", 20, "candidates passed to the cross-encoder", None, _pos),
     ("rerank.model", "", "cross-encoder for recall.rerank: a local path or a sentence-transformers model name", None, None),
     ("rerank.max_chars", 2000, "characters of each memory given to the cross-encoder", None, _pos),
     # vector / hybrid recall (memdir.engine.hybrid)
     ("recall.rrf_k", 60, "RRF constant k (Cormack et al. 2009)", None, _nonneg),
-    ("recall.weight_vector", 1.0, "RRF weight of the vector channel (seed 001: 1.0)", float, _nonneg),
-    ("recall.weight_lexical", 4.0, "RRF weight of the lexical channel, vector = 1 (seed 001: 0.35). MiniLM, turn R@10 LoCoMo / "
-     "R@5 MADial-en / R@5 MADial-zh: w=1 0.663/0.581/0.290, w=2 0.700/0.541/0.373, w=4 0.728/0.500/0.414; lexical alone "
-     "0.705/0.457/0.449", float, _nonneg),
-    ("recall.weight_lexical_cjk", 1.0, "RRF weight of the lexical channel when the query is mostly Chinese/Japanese/"
-     "Korean script and the provider is multilingual (e5, use; vector = 1). e5, MADial zh R@5 / MRR@10: w=0.5 0.585/0.620, w=1 0.588/0.643, w=4 0.540/0.610; English "
-     "queries keep recall.weight_lexical (LoCoMo turn R@10 with e5: w=1 0.701, w=2 0.743, w=4 0.752)", float, _nonneg),
+    ("recall.weight_vector", 1.0, "RRF weight of the vector channel", float, _nonneg),
+    ("recall.weight_lexical", 4.0, "RRF weight of the lexical channel, vector = 1.", float, _nonneg),
+    ("recall.weight_lexical_cjk", 1.0, "RRF weight of the lexical channel when the query is mostly "
+                                       "Chinese/Japanese/Korean script and the provider is multilingual (e5, use; "
+                                       "vector = 1).", float, _nonneg),
     ("recall.fusion", "auto", "how the hybrid channel fuses lexical and vector candidates: rrf (ranks, recall.weight_*), "
      "convex (normalised scores: BM25 / best, cosine min-max; recall.vector_share*) or auto (convex with a multilingual "
      "provider, e5 or use, rrf otherwise)", None, lambda v: v in ("auto", "rrf", "convex")),
-    ("recall.vector_share", 0.35, "convex fusion: the vector channel's share (lexical 1 - share) for a short query (fewer "
-     "than recall.long_query_terms distinct terms) not mostly CJK. Blended with RRF by recall.rank_share; the pair was "
-     "chosen on e5 LoCoMo (bench/fusion_sweep.py, bench/results/fusion-sweep-e5.md): shares 0.3-0.4 with rank share "
-     "0.67-0.78 keep every LoCoMo row at or above RRF 4:1; convex alone (rank share 0) at 0.15 scored turn R@10 / R@5 "
-     "0.764/0.681 but session R@5 0.861 (RRF 0.874)", float, lambda v: 0 <= v <= 1),
+    ("recall.vector_share", 0.35, "convex fusion: the vector channel's share (lexical 1 - share) for a short query "
+                                  "(fewer than recall.long_query_terms distinct terms) not mostly CJK. Blended with RRF"
+                                  " by recall.rank_share.", float, lambda v: 0 <= v <= 1),
     ("recall.context_share", 0.2, "hybrid channel: a turn's fused score gains this share of the fused score of its "
-     "better session neighbour (the turn just before or after it, when also a candidate); 0 = off. LoCoMo turn R@10 e5 "
-     "0.765 -> 0.779, MiniLM 0.755 -> 0.769 (e5 at 0.1 / 0.15 / 0.25 / 0.3: 0.770 / 0.772 / 0.783 / 0.780); session-QA "
-     "hybrid e5 answer in block all / en / zh 0.769/0.857/0.588 -> 0.788/0.857/0.647 (0.25: 0.769/0.829/0.647); notes "
-     "have no neighbours (MADial unchanged); bench/results/fusion-sweep-e5.md", float, lambda v: 0 <= v <= 1),
+                                  "better session neighbour (the turn just before or after it, when also a candidate); "
+                                  "0 = off.", float, lambda v: 0 <= v <= 1),
     ("recall.rank_share", 0.7, "convex fusion, short query not mostly CJK: share of the RRF score (recall.weight_*, "
-     "rrf_k; divided by its best) in (1 - share) x convex / best + share x RRF / best (0 = convex only). e5 LoCoMo "
-     "turn R@5 / R@10 / session R@5: 0 (share 0.15) 0.681/0.764/0.861, 0.7 (share 0.35) 0.665/0.764/0.875, RRF "
-     "0.661/0.760/0.874; session-QA answer in block per prompt 0.788 / 0.769 / 0.750", float, lambda v: 0 <= v <= 1),
+                               "rrf_k; divided by its best) in (1 - share) x convex / best + share x RRF / best (0 = "
+                               "convex only).", float, lambda v: 0 <= v <= 1),
     ("recall.vector_share_long", 0.65, "convex fusion: the vector channel's share for a long query not mostly CJK (a "
-     "dialogue or pasted passage). e5, MADial en R@1 / R@5 / MRR@10: 0.5 0.255/0.600/0.598, 0.6 0.280/0.589/0.622, "
-     "0.65 0.299/0.589/0.635, 0.7 0.294/0.589/0.620 (RRF 4:1 0.286/0.573/0.588; 0.65 is the lowest share at or above "
-     "RRF on every row)", float, lambda v: 0 <= v <= 1),
-    ("recall.vector_share_cjk", 0.6, "convex fusion: the vector channel's share for a mostly-CJK query with a multilingual "
-     "provider. e5, MADial zh R@5: 0.4 0.603, 0.5 0.603, 0.6 0.605, 0.7 0.629, 0.8 0.582 (RRF 1:1 0.588)", float,
+                                       "dialogue or pasted passage).", float, lambda v: 0 <= v <= 1),
+    ("recall.vector_share_cjk", 0.6, "convex fusion: the vector channel's share for a mostly-CJK query with a "
+                                     "multilingual provider.", float,
      lambda v: 0 <= v <= 1),
-    ("recall.vector_share_bridged", 0.3, "convex fusion: the vector channel's share for a mostly-CJK query whose lexical "
-     "top 10 holds a hit reached through the glossary bridge (a question asked across languages: the bridge's match is "
-     "more precise than a small model's cross-language similarity); MADial zh never bridges, so it keeps "
-     "recall.vector_share_cjk. Session-QA hybrid e5, answer in block all / zh (lexical 0.827 / 0.765): 0.6 (= off) "
-     "0.788 / 0.647, 0.5 0.808 / 0.706, 0.45-0.3 0.827 / 0.765, 0.25 0.846 / 0.824, 0.2-0.15 0.827 / 0.765, 0 "
-     "0.846 / 0.824 (the middle of the 0.15-0.45 plateau)", float, lambda v: 0 <= v <= 1),
+    ("recall.vector_share_bridged", 0.3, "convex fusion: the vector channel's share for a mostly-CJK query whose "
+                                         "lexical top 10 holds a hit reached through the glossary bridge (a question "
+                                         "asked across languages: the bridge's match is more precise than a small "
+                                         "model's cross-language similarity).", float, lambda v: 0 <= v <= 1),
     ("recall.query_last_line", True, "vector channel: a query of two or more lines (a dialogue, a prompt after pasted "
-     "context) is embedded whole and by its last line, and memories are scored by the mean of the two similarities "
-     "(the latest turn says what is asked now). e5 hybrid, MADial zh R@1/3/5/10 / MRR@10 0.352/0.551/0.605/0.746/0.678 "
-     "-> 0.392/0.554/0.634/0.761/0.726, en 0.299/0.513/0.589/0.745/0.634 -> 0.363/0.547/0.649/0.746/0.699; one-line "
-     "questions (LoCoMo, LongMemEval, session-QA) unchanged", bool, None),
+                                     "context) is embedded whole and by its last line, and memories are scored by the "
+                                     "mean of the two similarities (the latest turn says what is asked now).", bool, None),
     ("recall.long_query_terms", 20, "distinct query terms from which a query counts as long for recall.vector_share_long "
-     "(questions in LoCoMo/LongMemEval have at most 19, MADial dialogues 19-153)", None, _pos),
-    ("recall.weight_cold", 0.8, "RRF weight of the cold-tier vector channel (seed 001: x0.8)", float, _nonneg),
+     "(a question has fewer; a pasted dialogue more)", None, _pos),
+    ("recall.weight_cold", 0.8, "RRF weight of the cold-tier vector channel", float, _nonneg),
     ("recall.min_similarity", 0.2, "cosine threshold on the vector channels only", float, lambda v: -1 <= v <= 1),
     ("recall.vector_candidates", 100, "vector candidates per root before fusion", None, _pos),
-    ("recall.cold_budget_ms", 900.0, "time budget of the cold-tier scan in ms (seed 001: 900)", float, _nonneg),
-    ("recall.cold_max", 200_000, "most cold vectors scanned per recall (seed 001: 200k)", None, _nonneg),
+    ("recall.cold_budget_ms", 900.0, "time budget of the cold-tier scan in ms", float, _nonneg),
+    ("recall.cold_max", 200_000, "most cold vectors scanned per recall", None, _nonneg),
     ("recall.ann_threshold", 200_000, "above this many hot+warm vectors use an HNSW index (usearch) if installed", None, _pos),
     ("recall.pg_hnsw_threshold", 10_000, "PostgreSQL store with pgvector: above this many vectors of the model in the "
      "project, search its HNSW index (candidates with exact similarity); at or below, pgvector scores every vector "
@@ -199,7 +174,7 @@ SETTINGS: tuple[tuple[str, Any, str, type | None, Callable[[Any], bool] | None],
     ("embed.url", "http://127.0.0.1:11434/v1/embeddings", "openai provider: the /v1/embeddings endpoint", str, None),
     ("embed.api_key_env", "OPENAI_API_KEY", "openai provider: environment variable holding the API key", str, None),
     ("embed.dim", 0, "requested dimensions (openai `dimensions`; fake: vector size); 0 = model default", None, _nonneg),
-    ("embed.timeout_s", 6.0, "openai provider: per-request timeout in seconds (seed 001: 6 s)", float, _pos),
+    ("embed.timeout_s", 6.0, "openai provider: per-request timeout in seconds", float, _pos),
     ("embed.batch", 64, "texts per provider call", None, _pos),
     ("embed.retries", 2, "openai provider: retries after a timeout, 429 or 5xx (exponential back-off)", None, _nonneg),
     ("embed.max_chars", 2000, "texts are cut to this many characters before embedding", None, _pos),
@@ -207,26 +182,26 @@ SETTINGS: tuple[tuple[str, Any, str, type | None, Callable[[Any], bool] | None],
     ("embed.threads", 0, "CPU threads of the packaged models (e5, use); 0 = min(4, cores)", None, _nonneg),
     ("embed.recall_backfill_ms", 1500.0, "recall embeds pending memories first, for at most this long (ms)", float, _nonneg),
     # heat tiers and prune (memdir.engine.tiers)
-    ("tiers.half_life_days", 45.0, "heat half-life in days (seed 001: 45); 0 = no decay", float, _nonneg),
-    ("tiers.hot_max", 3000, "hard cap on hot memories (seed 001)", None, _nonneg),
-    ("tiers.warm_max", 12000, "hard cap on warm memories (seed 001)", None, _nonneg),
-    ("tiers.hot_enter", 0.6, "heat to enter hot (seed 001)", float, _nonneg),
-    ("tiers.hot_exit", 0.4, "heat below which hot is left (seed 001)", float, _nonneg),
-    ("tiers.warm_enter", 0.3, "heat to enter warm (seed 001)", float, _nonneg),
-    ("tiers.warm_exit", 0.15, "heat below which warm is left (seed 001)", float, _nonneg),
+    ("tiers.half_life_days", 45.0, "heat half-life in days; 0 = no decay", float, _nonneg),
+    ("tiers.hot_max", 3000, "hard cap on hot memories", None, _nonneg),
+    ("tiers.warm_max", 12000, "hard cap on warm memories", None, _nonneg),
+    ("tiers.hot_enter", 0.6, "heat to enter hot", float, _nonneg),
+    ("tiers.hot_exit", 0.4, "heat below which hot is left", float, _nonneg),
+    ("tiers.warm_enter", 0.3, "heat to enter warm", float, _nonneg),
+    ("tiers.warm_exit", 0.15, "heat below which warm is left", float, _nonneg),
     ("tiers.archive_days", 365.0, "cold memories idle this long become archive; 0 = never", float, _nonneg),
     # host capture (memdir.capture.gates) and hooks (memdir.hosts.hooks)
     ("capture.min_chars", 10, "captured user/assistant text shorter than this is skipped (a CJK character counts 2)", None, _nonneg),
-    ("capture.daily_cap", 500, "most events captured per local day and project (0 = no cap; seed 001 daily_cap)", None, _nonneg),
+    ("capture.daily_cap", 500, "most events captured per local day and project (0 = no cap)", None, _nonneg),
     ("capture.skip_tools", [], "extra tool names/patterns never captured (added to read, grep, glob, ls, memory_* …)", list, None),
     ("capture.enabled", True, "capture events from host hooks at all", bool, None),
     ("hook.budget_ms", 3000, "wall-time budget of one `memdir hook` call; past it the hook prints nothing and exits 0", None, _pos),
     ("hook.session_max_chars", 4000, "size cap of the SessionStart block (rules + outline), in characters", None, _pos),
     ("hook.warm", True, "a hook asks a running `memdir serve` over its local socket first (in-process when none answers)", bool, None),
     # distillation of sessions into notes (memdir.distill.flow)
-    ("distill.auto", False, "distil a session in a detached process when the host's Stop/SessionEnd/session.idle "
-     "fires (seed 000 autoExtract); needs distill.provider", bool, None),
-    ("distill.provider", "", "openai | anthropic | claude | codex | opencode (seed 000 extractModel); empty = off", None,
+    ("distill.auto", False, "distil a session in a detached process when the host's Stop/SessionEnd/session.idle fires;"
+                            " needs distill.provider", bool, None),
+    ("distill.provider", "", "openai | anthropic | claude | codex | opencode; empty = off", None,
      lambda v: v in ("", "openai", "anthropic", "claude", "codex", "opencode")),
     ("distill.model", "", "model name; empty = the provider's cheap default (anthropic claude-haiku-4-5, "
      "claude haiku, codex/opencode their configured model)", None, None),
@@ -234,7 +209,7 @@ SETTINGS: tuple[tuple[str, Any, str, type | None, Callable[[Any], bool] | None],
     ("distill.api_key_env", "", "name of the environment variable holding the key (empty = OPENAI_API_KEY / "
      "ANTHROPIC_API_KEY); the key itself is never stored", None, None),
     ("distill.command", "", "host CLI program (and leading arguments) for claude/codex/opencode; empty = on PATH", None, None),
-    ("distill.min_turns", 4, "a session is distilled once it has this many new turns (seed 000 minTurns)", None, _pos),
+    ("distill.min_turns", 4, "a session is distilled once it has this many new turns", None, _pos),
     ("distill.daily_cap", 20, "most model calls per UTC day and project root", None, _nonneg),
     ("distill.timeout_s", 120.0, "time limit of one model call, in seconds", float, _pos),
     ("distill.max_input_chars", 24000, "transcript characters per model call (longer sessions take several calls)", None,
@@ -249,11 +224,10 @@ SETTINGS: tuple[tuple[str, Any, str, type | None, Callable[[Any], bool] | None],
     ("distill.delay_s", 2.0, "the detached distiller (distill.auto) sleeps this long at low priority before it works, "
      "so the host and its hook finish first", float, _nonneg),
     # drop-file import (memdir.portability.dropimport)
-    ("import.max_items", 1500, "drop-file import (<global root>/import/*.jsonl): newest records taken per file (seed 004 "
-     "IMPORT_MAX)", None, _pos),
+    ("import.max_items", 1500, "drop-file import (<global root>/import/*.jsonl): newest records taken per file", None, _pos),
     # where the index lives (memdir.store.sqlite.store): the embedded SQLite file, or a PostgreSQL database shared by projects
-    ("store", "", "empty = the SQLite index in <root>/.memdir; postgresql://user@host/db = a team store (memdir.store.postgres.store, "
-     "extra 'postgres')", str, lambda v: v == "" or v.startswith(("postgresql://", "postgres://"))),
+    ("store", "", "empty = the SQLite index in <root>/.memdir; postgresql://user@host/db = a team store (extra "
+                  "'postgres')", str, lambda v: v == "" or v.startswith(("postgresql://", "postgres://"))),
     # a team server (memdir.engine.remote): events stored here are queued and sent to it, never blocking a hook
     ("remote.url", "", "team server's API, e.g. http://host:8765/v1 (memdir serve --store); empty = none", str,
      lambda v: v == "" or _http_url_ok(v)),
@@ -265,8 +239,8 @@ SETTINGS: tuple[tuple[str, Any, str, type | None, Callable[[Any], bool] | None],
     ("remote.recall_budget_ms", 300, "most time a recall (hooks, CLI, MCP) waits for the team server's hits, asked "
      "while the local search runs; past it the local hits alone are shown (0 = never ask)", None, _nonneg),
     # general
-    ("categories", ["rules", "preferences", "decisions", "pitfalls", "facts"], "category directories (seed 000); a "
-     "directory already in the root is a category too", list, _categories_ok),
+    ("categories", ["rules", "preferences", "decisions", "pitfalls", "facts"], "category directories; a directory "
+                                                                               "already in the root is a category too", list, _categories_ok),
     ("debug", False, "write a debug log explaining ranking and skip decisions (also MEMDIR_DEBUG=1)", bool, None),
 )
 for _name, _default, _doc, _type, _check in SETTINGS:

@@ -25,7 +25,7 @@ from memdir.errors import MemdirError, NotFound, UsageError
 @click.argument("text", nargs=-1)
 @click.option("-c", "--category", default="facts", show_default=True, help="rules, preferences, decisions, pitfalls, facts, …")
 @click.option("-s", "--summary", "--title", "summary", help="One-line summary (default: the first line); --title is the same.")
-@click.option("--highlight", help="One striking line shown beside the summary (seed 000's `highlight`).")
+@click.option("--highlight", help="One striking line shown beside the summary.")
 @click.option("-t", "--tag", "tags", multiple=True, help="Tag (repeatable).")
 @click.option("-w", "--load-when", "load_when", multiple=True, help="Routing trigger for ROOT.md (repeatable).")
 @click.option("--pinned", is_flag=True, help="Never decays.")

@@ -103,7 +103,7 @@ def serve_command(ctx: click.Context, host: str, port: int, path: str, token: st
                   home: str | None, as_json: bool, store_url: str | None) -> None:
     """Serve the memory tools over streamable HTTP (MCP), bound to 127.0.0.1 by default. Prints one
     ready line with the URL once the socket is listening. With --store, serve a PostgreSQL team store instead
-    (memdir.server.team: each request's bearer token must grant its project; the database enforces it)."""
+    (each request's bearer token must grant its project; the database enforces it)."""
     import os
 
     if store_url:
