@@ -86,7 +86,7 @@ def import_jsonl(s: Stores, path: str | os.PathLike) -> dict[str, int]:
         elif counts["bad_lines"] == BAD_LINES_SHOWN + 1:
             log.warning("memdir: %s: more bad lines skipped (counted in the result, not listed)", p.name)
 
-    with open(p, encoding="utf-8", errors="replace") as f:
+    with open(p, encoding="utf-8-sig", errors="replace") as f:  # a byte-order mark is not part of line 1
         for n, line in enumerate(f, 1):
             if not line.strip():
                 continue

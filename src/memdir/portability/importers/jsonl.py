@@ -98,7 +98,7 @@ def read_jsonl(path: Path, stats: Counter | None = None, *, label: str = "jsonl"
                 count(stats, "skipped:blank")
                 continue
             try:
-                obj = json.loads(raw.decode("utf-8"))
+                obj = json.loads(raw.decode("utf-8-sig"))  # a byte-order mark (Windows editors) is not part of line 1
             except (UnicodeDecodeError, json.JSONDecodeError) as exc:
                 count(stats, "bad_json")
                 if warn:

@@ -197,7 +197,7 @@ def _read_json(path: Path, stats: Counter | None) -> dict | None:
         log.warning("%s: unreadable (%s)", path, exc)
         return None
     try:
-        return _load(raw.decode("utf-8"), stats, str(path))
+        return _load(raw.decode("utf-8-sig"), stats, str(path))
     except UnicodeDecodeError:
         count(stats, "bad_json")
         log.warning("%s: not UTF-8, skipped", path)
