@@ -287,7 +287,8 @@ class Memdir:
         """Replace a note's file with ``text`` (frontmatter + body) after validating it
         (:func:`memdir.notes.markdown.check_edit`): a bad edit raises ``UsageError`` with every reason and writes nothing.
         ``supersedes``/``superseded_by`` cannot be changed here (use ``remember(..., supersedes=)``). Secrets are
-        redacted, ``updated`` is set to now, the index and ``index.md``/``ROOT.md`` are updated."""
+        redacted, ``updated`` is set to now, the index and ``index.md``/``ROOT.md`` are updated. A ``text`` without
+        frontmatter replaces the body alone: the note keeps its frontmatter (pinned, tags, kind, times)."""
         return curated.edit(self.stores, id, text, scope=scope)
 
     def pin(self, id: str, pinned: bool = True, *, scope: str | None = None) -> Note:

@@ -205,6 +205,16 @@ def forget(ctx, id, scope, source, session, query, prefix, token, force, as_json
         raise NotFound(f"no memory with id {id!r}: see `memdir recall` or `memdir inspect` for ids")
 
 
+def note_bytes(data: bytes, where: str) -> str:
+    """The text of an edit read from a file or stdin; ``UsageError`` (one line, nothing written) when it is not text."""
+    if b"\x00" in data:
+        raise UsageError(f"edit refused: {where} is binary (it contains NUL bytes), not a note's text")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"edit refused: {where} is not UTF-8 text (byte {exc.start})") from None
+
+
 @click.command()
 @click.argument("id")
 @click.argument("file", required=False)
@@ -213,7 +223,8 @@ def forget(ctx, id, scope, source, session, query, prefix, token, force, as_json
 @click.pass_context
 def edit(ctx, id, file, scope, as_json):
     """Replace note ID with FILE (`-` = stdin): frontmatter + body, validated; a bad edit is refused with every
-    reason and nothing is written. Without FILE on a terminal, opens $EDITOR on the note."""
+    reason and nothing is written. A text without frontmatter replaces the body and keeps the note's frontmatter.
+    Without FILE on a terminal, opens $EDITOR on the note."""
     m = open_store(ctx)
     from_editor = file is None and sys.stdin.isatty()
     if from_editor:
@@ -223,7 +234,12 @@ def edit(ctx, id, file, scope, as_json):
             emit(ctx, as_json, {"id": id, "changed": False}, "no change")
             return
     else:
-        text = read_text_arg(None if file in (None, "-") else Path(file).read_text(encoding="utf-8"), "note")
+        if file not in (None, "-"):
+            text = note_bytes(Path(file).read_bytes(), file)
+        elif file == "-" or not sys.stdin.isatty():
+            text = note_bytes(sys.stdin.buffer.read(), "stdin")
+        else:
+            text = ""
         if file is None and not text.strip():  # no FILE, no terminal (a script, an agent's shell): nothing came in
             raise UsageError(f"edit needs the new text: `memdir edit {id} FILE`, `memdir edit {id} -` with the text on "
                              "stdin, or run it on a terminal to open $EDITOR")

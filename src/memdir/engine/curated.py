@@ -248,6 +248,10 @@ def edit(s: Stores, id: str, text: str, *, scope: str | None = None) -> Note:
         # the file's own frontmatter is broken (a hand edit): an edit is how it gets repaired, so it is not
         # compared; the supersede links it may have held are what the new text says
         old_meta = meta
+    else:
+        if isinstance(text, str) and notes.split(text.replace("\r\n", "\n"))[2] is None:
+            # a body alone (`echo "new body" | memdir edit ID -`): the note keeps its frontmatter (pinned, tags, times)
+            meta = {k: v for k, v in old_meta.items() if k != "updated"}
     for k in ("supersedes", "superseded_by"):
         if (meta.get(k) or None) != (old_meta.get(k) or None):
             raise UsageError(f"edit refused: {k} cannot be changed by an edit (it was {old_meta.get(k)!r}); "

@@ -1,0 +1,54 @@
+"""C39 and its kind: an edit that brings a body alone keeps the note's frontmatter; what is not text is refused with
+one line and nothing is written."""
+
+import os
+import subprocess
+import sys
+
+import memdir
+
+
+def run_cli(args, home, proj, input: bytes | str):
+    """``memdir ARGS`` in a new process, ``input`` on stdin: ``(exit code, stdout + stderr)``."""
+    data = input.encode() if isinstance(input, str) else input
+    r = subprocess.run([sys.executable, "-m", "memdir.cli", "--home", str(home), *args], input=data, cwd=proj,
+                       capture_output=True, timeout=120, env={**os.environ, "MEMDIR_HOME": str(home)})
+    return r.returncode, (r.stdout + r.stderr).decode("utf-8", "replace")
+
+
+def _project(base):
+    p = base / "proj"
+    (p / ".git").mkdir(parents=True)
+    return p
+
+
+def test_a_body_alone_keeps_the_frontmatter(tmp_path):
+    proj = _project(tmp_path)
+    with memdir.open(proj, home=tmp_path / "g") as m:
+        rule = m.remember("never force-push to main", category="rules", pinned=True, tags=["git", "推送"])
+        before = m.get(rule.id)
+        after = m.edit(rule.id, "never force-push to main or release branches\n")
+        assert after.text.strip() == "never force-push to main or release branches"
+        assert after.pinned and tuple(after.tags) == tuple(before.tags) == ("git", "推送") and after.kind == before.kind
+        assert after.created == before.created and after.id == rule.id
+        assert after.updated >= before.updated
+
+
+def test_the_cli_edit_from_stdin_keeps_pinned_and_refuses_junk(tmp_path):
+    proj = _project(tmp_path)
+    home = tmp_path / "g"
+    with memdir.open(proj, home=home) as m:
+        rule = m.remember("deploys need two reviewers", category="rules", pinned=True, tags=["deploy"])
+        original = m.note_source(rule.id)
+    code, out = run_cli(["edit", rule.id, "-"], home, proj, input="deploys need two reviewers and a green build\n")
+    assert code == 0, out
+    with memdir.open(proj, home=home) as m:
+        got = m.get(rule.id)
+        assert got.pinned and tuple(got.tags) == ("deploy",) and "green build" in got.text
+        kept = m.note_source(rule.id)
+    for junk in (b"\x00\x01\x02binary\xff", b"\xff\xfe\xfa not utf-8"):
+        code, out = run_cli(["edit", rule.id, "-"], home, proj, input=junk)
+        assert code == 2 and "edit refused" in out and "Traceback" not in out, out
+        assert len([x for x in out.splitlines() if x.strip()]) == 1
+    with memdir.open(proj, home=home) as m:
+        assert m.note_source(rule.id) == kept != original  # the junk wrote nothing
