@@ -32,7 +32,11 @@ from dataclasses import dataclass
 OPEN = "<memory>"
 CLOSE = "</memory>"
 _TAGLIKE = re.compile(r"<(?=\s*/?\s*m\s*e\s*m\s*o\s*r\s*y)", re.I)
-_INVISIBLE = re.compile("[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
+#: Unicode's default-ignorable code points (DerivedCoreProperties.txt, Default_Ignorable_Code_Point): invisible when
+#: rendered, so one inside ``</mem…ory>`` or before ``[`` would hide a tag or an entry header from the checks below
+_INVISIBLE = re.compile("[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
+                        "\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufff8\U0001bca0-\U0001bca3"
+                        "\U0001d173-\U0001d17a\U000e0000-\U000e0fff]")
 _MARKER = "…"
 _CALL = re.compile(r"[A-Za-z_][\w.-]{0,40}: ")  # a tool entry's call line: "Bash: …", "exec_command: …"
 _HEADING = re.compile(r"(?m)^([ \t]*)([#\[])")  # a stored "## Rules" or "[abc123 …]" line cannot forge structure
