@@ -68,9 +68,34 @@ class Root:
         if self.path.exists() and not self.path.is_dir():
             raise MemdirError(f"{self.path} exists and is not a directory; move it away or pick another root")
         self.derived.mkdir(parents=True, exist_ok=True)
+        self.ignore_private()
+
+    #: what a root's ``.gitignore`` must hold before memdir writes anything there: the derived files (the index,
+    #: its logs) and the secrets file (the embedding API key, :mod:`memdir.envfile`)
+    IGNORED = (f"{DERIVED_DIRNAME}/", ".env")
+
+    def ignore_private(self) -> None:
+        """Make the root's ``.gitignore`` ignore :data:`IGNORED`: created when missing, the missing lines appended to
+        a ``.gitignore`` that exists (a root made by another tool, or by an earlier memdir), the user's lines kept.
+        A ``.gitignore`` that cannot be read or written is left as it is (logged)."""
         gi = self.path / ".gitignore"
-        if not gi.exists():
-            notes.atomic_write(gi, f"# derived by memdir (rebuilt from the Markdown)\n{DERIVED_DIRNAME}/\n")
+        try:
+            old = gi.read_text(encoding="utf-8") if gi.exists() else None
+        except (OSError, UnicodeDecodeError) as exc:
+            log.warning("memdir: %s is unreadable (%s); not checked for %s", gi, exc, ", ".join(self.IGNORED))
+            return
+        have = {ln.strip().lstrip("/") for ln in (old or "").splitlines()}
+        missing = [x for x in self.IGNORED if x not in have and x.rstrip("/") not in have]
+        if not missing:
+            return
+        if old is None:
+            text = "# derived by memdir (rebuilt from the Markdown) and secrets: never committed\n"
+        else:
+            text = old + ("" if old.endswith("\n") or not old else "\n") + "# memdir: derived files and secrets, never committed\n"
+        try:
+            notes.atomic_write(gi, text + "".join(f"{x}\n" for x in missing))
+        except OSError as exc:  # a read-only root: reads go on; a write fails later with its own message
+            log.warning("memdir: could not add %s to %s: %s", ", ".join(missing), gi, exc)
 
     @property
     def db(self) -> sqlite3.Connection:
@@ -78,6 +103,8 @@ class Root:
         host-local bookkeeping alone (injection and skip logs, distillation marks)."""
         if self._db is None:
             self.derived.mkdir(parents=True, exist_ok=True)
+            if not self.db_path.exists():
+                self.ignore_private()  # before the first index file: a root made by another tool gets it here
             self._db, _ = index.open_index(self.db_path)
             if not self.store_spec:
                 from memdir.store.sqlite.store import SqliteStore

@@ -1,0 +1,44 @@
+"""C45 and its kind: a root that existed before memdir (made by another tool, or by hand) has its index and its
+secrets file git-ignored before memdir writes its first index file there; the user's own ignore lines stay."""
+
+import subprocess
+import shutil
+
+import pytest
+
+import memdir
+
+
+def _ignored(repo, rel) -> bool:
+    return subprocess.run(["git", "-C", str(repo), "check-ignore", "-q", rel]).returncode == 0
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_a_pre_existing_project_root_is_ignored_before_the_first_index_file(tmp_path):
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    subprocess.run(["git", "init", "-q", str(proj)], check=True)
+    mem = proj / ".memory"
+    (mem / "facts").mkdir(parents=True)
+    (mem / "facts" / "db.md").write_text("---\nid: facts/db\nsummary: the database\n---\nThe database is pg-2.\n",
+                                         encoding="utf-8")
+    (mem / ".gitignore").write_text("drafts/\n", encoding="utf-8")  # the user's own line, no memdir lines
+    with memdir.open(proj, home=tmp_path / "g") as m:
+        assert m.recall("database")  # opening the root writes its index
+    lines = (mem / ".gitignore").read_text(encoding="utf-8").splitlines()
+    assert lines[0] == "drafts/" and ".memdir/" in lines and ".env" in lines
+    assert _ignored(proj, ".memory/.memdir/index.sqlite3") and _ignored(proj, ".memory/.env")
+    assert not _ignored(proj, ".memory/facts/db.md")
+
+
+def test_a_pre_existing_global_root_ignores_its_env_file(tmp_path):
+    home = tmp_path / "g"
+    home.mkdir()
+    (home / ".gitignore").write_text(".memdir/\n", encoding="utf-8")  # an earlier memdir wrote this one line
+    (home / ".env").write_text("OPENAI_API_KEY=sk-test\n", encoding="utf-8")
+    proj = tmp_path / "p"
+    (proj / ".git").mkdir(parents=True)
+    with memdir.open(proj, home=home) as m:
+        m.remember("the global rule", category="facts", scope="global")
+    assert (home / ".gitignore").read_text(encoding="utf-8").splitlines().count(".memdir/") == 1
+    assert ".env" in (home / ".gitignore").read_text(encoding="utf-8").splitlines()
