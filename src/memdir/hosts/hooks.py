@@ -197,18 +197,23 @@ def run_hook(host: str, event: str, raw: bytes | str | dict | None, *, project_d
             on_open(m)
         source = {"source": call.host}
         block, query = "", ""
-        if call.event == "session-start":
-            limit = min(int(m.config.get("hook.session_max_chars")), adapters.HOOK_MAX_CHARS)
-            block = m.context("", max_chars=limit)
-            out = adapters.render(call, block)
-        elif call.event in ("user-prompt", "context"):
-            from memdir.capture.gates import strip_injected
+        try:
+            if call.event == "session-start":
+                limit = min(int(m.config.get("hook.session_max_chars")), adapters.HOOK_MAX_CHARS)
+                block = m.context("", max_chars=limit)
+                out = adapters.render(call, block)
+            elif call.event in ("user-prompt", "context"):
+                from memdir.capture.gates import strip_injected
 
-            query = strip_injected(call.prompt or "")[0]
-            limit = min(int(m.config.get("inject.max_chars")), adapters.HOOK_MAX_CHARS)
-            sections = ("hits",) if call.event == "user-prompt" and call.host in SESSION_BLOCK_HOSTS else ALL_SECTIONS
-            block = m.context(query, max_chars=limit, sections=sections)
-            out = adapters.render(call, block)
+                query = strip_injected(call.prompt or "")[0]
+                limit = min(int(m.config.get("inject.max_chars")), adapters.HOOK_MAX_CHARS)
+                sections = ("hits",) if call.event == "user-prompt" and call.host in SESSION_BLOCK_HOSTS else ALL_SECTIONS
+                block = m.context(query, max_chars=limit, sections=sections)
+                out = adapters.render(call, block)
+        except Exception as exc:  # noqa: BLE001 - a block that cannot be built costs the block, never the capture
+            log.debug("hook %s %s: no block (%s: %s); the event is still captured", call.host, call.event,
+                      type(exc).__name__, str(exc)[:200])
+            block, out = "", ""
         if emit:
             emit(out)
         if out and block:  # what the model saw, for `memdir ui` (a bounded log; never raises)

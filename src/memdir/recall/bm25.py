@@ -52,8 +52,13 @@ def idf_lucene(N: int, n: int) -> float:
 
 
 def idf_fts5(N: int, n: int) -> float:
-    """FTS5's idf: ``ln((N - n + 0.5) / (n + 0.5))``, clamped to 1e-6 (sqlite/ext/fts5/fts5_aux.c)."""
-    v = math.log((N - n + 0.5) / (n + 0.5))
+    """FTS5's idf: ``ln((N - n + 0.5) / (n + 0.5))``, clamped to 1e-6 (sqlite/ext/fts5/fts5_aux.c). Also 1e-6 when
+    ``n`` exceeds ``N`` by more than a half: a concurrent writer can add documents between the two counts (C40),
+    and the logarithm of a non-positive number must not fail a recall."""
+    x = (N - n + 0.5) / (n + 0.5)
+    if x <= 0:
+        return 1e-6
+    v = math.log(x)
     return v if v > 0 else 1e-6
 
 
