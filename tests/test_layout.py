@@ -70,6 +70,7 @@ def test_fresh_index_is_contentless_and_texts_are_stored_compressed(project, tmp
         _exact(m)
 
 
+@pytest.mark.slow  # over 5 s: CI runs it in `make test-slow`
 def test_the_index_stays_exact_through_every_write_path(project, tmp_path):
     rng = random.Random(7)
     clock_now = [1_790_200_000.0]

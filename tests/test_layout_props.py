@@ -112,6 +112,7 @@ def _run(m, ops, rng_seed: int, after=None) -> None:
             after(op, seed)
 
 
+@pytest.mark.slow  # over 5 s: CI runs it in `make test-slow`
 @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
 @given(ops=OPS, seed=st.integers(0, 2**16))
 def test_random_write_sequences_keep_the_index_exact(tmp_path_factory, ops, seed):

@@ -93,6 +93,7 @@ def test_small_stores_get_exactly_the_in_memory_top_k(pgvec_url):
         s.close()
 
 
+@pytest.mark.slow  # over 5 s: CI runs it in `make test-slow`
 def test_hnsw_answers_above_the_threshold_with_high_recall(pgvec_url):
     s = open_store(pgvec_url, project="a")
     try:
