@@ -49,6 +49,7 @@ import json
 import os
 import shlex
 import shutil
+import stat
 import sys
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -133,12 +134,20 @@ def write_text(plan: Plan, path: Path, text: str, *, old: str | None) -> None:
         return
     backup = None
     if not plan.dry_run:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        # a settings file linked from a dotfiles folder: write the target, keep the link (and back up beside it)
+        target = path.resolve() if path.is_symlink() else path
+        target.parent.mkdir(parents=True, exist_ok=True)
         if old is not None:
-            backup = backup_file(plan, path)
-        tmp = path.with_name(f".{path.name}.memdir-tmp-{os.getpid()}")
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, path)
+            backup = backup_file(plan, target)
+        # the file keeps its permissions: ~/.claude.json may hold an API key and be 0600
+        mode = stat.S_IMODE(target.stat().st_mode) if target.exists() else None
+        tmp = target.with_name(f".{target.name}.memdir-tmp-{os.getpid()}")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666 if mode is None else mode)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        if mode is not None:
+            os.chmod(tmp, mode)  # os.open's mode is filtered by the umask
+        os.replace(tmp, target)
     plan.add(path, "created" if old is None else "updated", **({"backup": str(backup)} if backup else {}))
 
 
@@ -154,7 +163,7 @@ def write_json(plan: Plan, path: Path, data: dict[str, Any], *, empty: tuple[dic
     """Write ``data`` to ``path`` (``unchanged`` when equal to what is there). With ``remove_if_empty`` a ``data``
     equal to one of ``empty`` deletes the file instead (an uninstall leaving nothing of the user's)."""
     old = path.read_text(encoding="utf-8-sig") if path.exists() else None
-    if remove_if_empty and data in empty:
+    if remove_if_empty and data in empty and not path.is_symlink():  # a link is kept: its target is written below
         if old is not None:
             remove_file(plan, path)
         return
