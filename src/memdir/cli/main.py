@@ -15,7 +15,7 @@ from typing import Any
 
 import click
 
-from memdir import registry
+import memdir.registry as registry
 from memdir.errors import MemdirError, UsageError
 
 log = logging.getLogger("memdir")

@@ -190,7 +190,7 @@ def _serve_store(ctx: click.Context, host: str, port: int, url: str, as_json: bo
     """``memdir serve --store``: the team API of :mod:`memdir.server.team` on ``host:port``."""
     import os
 
-    from memdir import store as storage
+    import memdir.store as storage
     from memdir.server import team as teamserver
 
     if not storage.is_remote(url):

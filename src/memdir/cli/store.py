@@ -19,7 +19,7 @@ def _admin(url: str):
     administer) becomes one line (``MemdirError``), never a traceback."""
     import psycopg
 
-    from memdir import store as storage
+    import memdir.store as storage
     from memdir.config import safe_url
     from memdir.errors import MemdirError, UsageError
     from memdir.store.postgres.store import PgStore

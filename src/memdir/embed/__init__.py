@@ -20,7 +20,7 @@ import importlib.util
 from dataclasses import dataclass
 from typing import Any, Callable, Protocol, Sequence
 
-from memdir import registry
+import memdir.registry as registry
 from memdir.errors import MemdirError, UsageError
 
 # settings: the embed.* keys of memdir.config.SETTINGS
@@ -73,7 +73,7 @@ def has_module(name: str) -> bool:
 
 def _declared(target: str) -> Callable[[Any], Provider]:
     def factory(config: Any) -> Provider:
-        from memdir import registry
+        import memdir.registry as registry
 
         return registry.resolve(target).from_config(config)
     return factory

@@ -8,7 +8,7 @@ import os
 import time
 from typing import Any, Callable
 
-from memdir import embed
+import memdir.embed as embed
 from memdir.engine import hybrid, remote
 from memdir.errors import UsageError
 from memdir.lazylog import getLogger

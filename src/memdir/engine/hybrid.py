@@ -36,7 +36,7 @@ import logging
 import time
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
-from memdir import embed
+import memdir.embed as embed
 from memdir.engine import lexical
 from memdir.recall import rank, rrf
 from memdir.stores import Stores, stores_of

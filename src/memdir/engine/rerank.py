@@ -14,7 +14,7 @@ import dataclasses
 import logging
 from typing import Any, Callable, Sequence
 
-from memdir import registry
+import memdir.registry as registry
 from memdir.stores import stores_of
 
 log = logging.getLogger("memdir")

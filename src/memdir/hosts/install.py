@@ -280,7 +280,7 @@ def install_host(host: str, *, project: Path | None = None, uninstall: bool = Fa
     if project is not None and not uninstall and argv == PROJECT_COMMAND and shutil.which("memdir") is None:
         plan.notes.append("the project's settings run `memdir` from PATH, and it is not on this PATH yet: "
                           "install memdir where the host finds it (pipx install memdir, or activate its venv)")
-    from memdir import registry
+    import memdir.registry as registry
 
     target = registry.HOSTS.get(host, {}).get("install")
     if not target:

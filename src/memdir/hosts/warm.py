@@ -28,7 +28,7 @@ import threading
 from pathlib import Path
 from typing import Any, Callable
 
-from memdir import foreground
+import memdir.foreground as foreground
 
 log = logging.getLogger("memdir")
 

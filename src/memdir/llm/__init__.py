@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Protocol
 
-from memdir import registry
+import memdir.registry as registry
 from memdir.errors import MemdirError, UsageError
 
 #: environment variable set for every process a distiller starts (host CLIs and their hooks): memdir's hooks
@@ -73,7 +73,7 @@ claude_provider, codex_provider, opencode_provider = _cli("claude"), _cli("codex
 
 def _declared(target: str) -> Callable[[Any], Provider]:
     def make(config: Any) -> Provider:
-        from memdir import registry
+        import memdir.registry as registry
 
         return registry.resolve(target)(config)
 

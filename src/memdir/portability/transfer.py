@@ -26,7 +26,7 @@ EVENT_COLUMNS = ("ref", "content_sha256", "role", "session", "ts", "ts_epoch", "
 
 
 def _open(url: str, project: str, token: str | None):
-    from memdir import store as storage
+    import memdir.store as storage
     from memdir.store.postgres.store import PgStore
 
     if not storage.is_remote(url):

@@ -37,7 +37,7 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
-from memdir import foreground
+import memdir.foreground as foreground
 from memdir.errors import MemdirError, UsageError
 from memdir.server.http import repair_json_text
 from memdir.server.tools import (

@@ -24,7 +24,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from memdir.errors import MemdirError, NotFound, UsageError
-from memdir.ui import i18n
+import memdir.ui.i18n as i18n
 
 HERE = Path(__file__).parent
 KINDS = ("note", "event", "rule", "preference", "decision", "pitfall", "fact", "user", "assistant", "tool")

@@ -111,7 +111,7 @@ def parse(host: str, event: str, payload: Any) -> HookCall:
         raise ValueError(f"unknown event {event!r} for {h}")
     if not isinstance(payload, dict):
         raise ValueError("the hook payload is not a JSON object")
-    from memdir import registry
+    import memdir.registry as registry
 
     return registry.resolve(registry.HOSTS[h]["parse"])(h, ev, event, payload)
 
@@ -120,7 +120,7 @@ def render(call: HookCall, block: str) -> str:
     """What the host reads on stdout for an injected ``block`` (``""`` → print nothing)."""
     if not block:
         return ""
-    from memdir import registry
+    import memdir.registry as registry
 
     entry = registry.HOSTS[call.host]
     if entry["render"] is None:  # the host reads the block as plain text

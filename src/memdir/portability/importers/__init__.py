@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memdir import registry as _registry
+import memdir.registry as _registry
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

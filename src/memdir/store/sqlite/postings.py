@@ -46,7 +46,7 @@ from typing import Any
 import numpy as np
 
 from memdir.recall import bm25, passages
-from memdir import foreground
+import memdir.foreground as foreground
 from memdir.store.sqlite import index
 from memdir.recall.tokenize import tokenize
 

@@ -88,7 +88,7 @@ def store(db, items: list[tuple[str, str]], mat, model: str, when: str) -> int:
     np = _np()
     mat = np.ascontiguousarray(mat, dtype=np.float32)
     if mat.ndim != 2 or (len(items) and mat.shape[0] != len(items)):
-        from memdir import embed
+        import memdir.embed as embed
 
         raise embed.EmbedError(f"provider returned an array of shape {mat.shape} for {len(items)} texts")
     if len(items):
