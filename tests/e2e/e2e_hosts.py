@@ -174,6 +174,9 @@ class Scratch:
         elif self.host == "codex":
             ch = self.home / ".codex"
             ch.mkdir(parents=True)
+            # mcp_optional_startup_grace_ms is NOT what a user has nor what `memdir install` writes: with Codex's
+            # default (1,000 ms) `memdir mcp` (1.5-1.9 s to answer initialize + tools/list) misses the first tool
+            # list. Known gap (case C47, the MCP start path): remove this line once memdir mcp answers in time.
             (ch / "config.toml").write_text(
                 "# the user's Codex settings\n"
                 'model = "stub-model"\nmodel_provider = "stub"\nmcp_optional_startup_grace_ms = 30000\n\n'
