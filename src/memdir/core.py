@@ -200,9 +200,15 @@ class Memdir:
         return recall_ops.recall(self.stores, query, k=k, scope=scope, kinds=kinds, rehearse=rehearse)
 
     def rules(self) -> list[Note]:
-        """Live notes of the ``rules`` category: global first, then project (seed 000: global rules are always
+        """The hard rules: each item of ROOT.md's hard-rules section (``ROOT.md/rule-NN``, kind ``rule``, pinned),
+        then the live notes of the ``rules`` category; global first, then project (seed 000: global rules are always
         resident and cannot be overridden; project rules are appended)."""
         return context_ops.rule_notes(self.stores)
+
+    def goals(self) -> list[Note]:
+        """ROOT.md's current goals, one note per item (``ROOT.md/goal-NN``, kind ``goal``, pinned), global first,
+        in page order; shown below the rules in every block."""
+        return context_ops.goal_notes(self.stores)
 
     def outline(self) -> list[str]:
         """The registry in one line per category and scope: ``project decisions/ (3): newest summary; …``."""

@@ -17,6 +17,9 @@ from memdir.errors import PathError
 
 PROJECT_DIRNAME = ".memory"
 DERIVED_DIRNAME = ".memdir"  # derived files (index, lock, quarantine) inside each root; git-ignored
+#: a root's page, and the category its hand-written goals and rules are indexed under (``ROOT.md/rule-01``; never a
+#: directory: the file of that name is there)
+ROOT_PAGE = "ROOT.md"
 
 RESERVED = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(1, 10)), *(f"lpt{i}" for i in range(1, 10))}
 _SEGMENT = re.compile(r"^[^\x00-\x1f<>:\"|?*\\/]{1,120}$")

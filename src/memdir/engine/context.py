@@ -8,12 +8,14 @@ from typing import Any, Iterable
 
 from memdir.engine import lexical
 from memdir.engine import recall as recall_ops
+from memdir.engine import routing
 from memdir.errors import UsageError
 from memdir.inject import block as inject
 from memdir.inject import entries as inject_entries
 from memdir.lazylog import getLogger
 from memdir.recall import glossary
 from memdir.recall.tokenize import query_tokens, tokenize
+from memdir.roots import ROOT_PAGE
 from memdir.stores import Stores
 from memdir.timeutil import parse_ts
 from memdir.types import Event, Hit, Note
@@ -23,14 +25,29 @@ log = getLogger("memdir")  # imports logging only when a record can go somewhere
 
 def rule_notes(s: Stores) -> list[Note]:
     """The body of :meth:`memdir.Memdir.rules`, whose docstring is the contract."""
+    return page_notes(s, "rule") + [n for n in category_notes(s, "rules")]
+
+
+def goal_notes(s: Stores) -> list[Note]:
+    """The body of :meth:`memdir.Memdir.goals`, whose docstring is the contract."""
+    return page_notes(s, "goal")
+
+
+def category_notes(s: Stores, category: str) -> list[Note]:
+    """Live notes of ``category``, global root first, each root's in id order."""
     out: list[Note] = []
     for root in (s.roots["global"], s.roots["project"]):
         if not root.exists():
             continue
-        for r in sorted(root.store.live_notes("rules"), key=lambda r: r["ref"]):
-            out.append(Note(id=r["ref"], category="rules", kind=r["note_kind"], summary=r["summary"] or "",
+        for r in sorted(root.store.live_notes(category), key=lambda r: r["ref"]):
+            out.append(Note(id=r["ref"], category=category, kind=r["note_kind"], summary=r["summary"] or "",
                             text=r["text"], scope=root.scope, pinned=bool(r["pinned"])))
     return out
+
+
+def page_notes(s: Stores, kind: str) -> list[Note]:
+    """ROOT.md's hand-written items of ``kind`` (``"goal"`` / ``"rule"``), global first, in page order."""
+    return [n for n in category_notes(s, ROOT_PAGE) if n.kind == kind]
 
 
 def outline(s: Stores) -> list[str]:
@@ -67,15 +84,22 @@ def context(s: Stores, prompt: str = "", *, max_chars: int | None = None, max_en
     # note's text per prompt only to leave rules out of the hits cost ~1 ms at 300 notes); a hit is a rule when
     # it is a live note of the rules category, which is what rules() lists
     rules = rule_notes(s) if "rules" in sections else []
+    goals = goal_notes(s) if "rules" in sections else []
     prompt = prompt if isinstance(prompt, str) else ""
+    # rules and ROOT.md's goals are shown in every session (the rules section, or the session-start block of a hook)
     hits = [h for h in recall_ops.ranked(s, prompt, k=max(8, max_entries * 3), scope=None, kinds=None, rehearse=False)
-            if not (h.category == "rules" and h.scope in ("project", "global"))] if prompt.strip() and "hits" in sections else []
+            if not (h.category in ("rules", ROOT_PAGE) and h.scope in ("project", "global"))] \
+        if prompt.strip() and "hits" in sections else []
+    if prompt.strip() and "hits" in sections:
+        hits = routing.forward(s, prompt, hits, skip=("rules", ROOT_PAGE))
     weights = block_weights(s, prompt) if hits else {}
     entries = block_entries(s, prompt, inject_entries.block_order(hits), weights)
     block = inject.build(
         rules=[(r.id, r.summary if len(r.text) > 200 else r.text) for r in rules] if "rules" in sections else [],
-        # the rules section already shows every rule: the outline does not repeat them
-        outline=outline_lines(s, skip=("rules",) if rules and "rules" in sections else ()) if "outline" in sections
+        goals=[(g.id, g.summary if len(g.text) > 200 else g.text) for g in goals],
+        # the rules section already shows every rule (and ROOT.md's goals): the outline does not repeat them
+        outline=outline_lines(s, skip=("rules", ROOT_PAGE) if "rules" in sections else (ROOT_PAGE,))
+        if "outline" in sections
         else [], entries=[e for e, _ in entries], weights=weights,
         max_chars=max_chars, max_entries=max_entries,
     )

@@ -14,7 +14,7 @@ from memdir.engine import lexical
 from memdir.errors import NotFound, PathError, UsageError
 from memdir.lazylog import getLogger
 from memdir.notes import markdown as notes
-from memdir.roots import check_segment, split_id
+from memdir.roots import ROOT_PAGE, check_segment, split_id
 from memdir.stores import SCOPES, Stores
 from memdir.timeutil import parse_ts
 from memdir.types import Event, Hit, Note
@@ -225,10 +225,18 @@ def note_root(s: Stores, id: str, scope: str | None) -> tuple[Root, str]:
         id = resolve(s, id.strip(), scope)  # a short handle names the note as its id does
     category, slug = split_id(id)
     nid = f"{category}/{slug}"
+    refuse_page_item(nid)
     for root in s.live(scope):
         if (root.path / category / f"{slug}.md").is_file():
             return root, nid
     raise NotFound(f"no note has the id {nid!r}; see `memdir inspect` for ids")
+
+
+def refuse_page_item(nid: str) -> None:
+    """Raise ``UsageError`` when ``nid`` is a goal or rule of ROOT.md (``ROOT.md/rule-01``): those are lines a person
+    wrote in that page, changed or removed by editing it, never through memdir."""
+    if nid.startswith(ROOT_PAGE + "/"):
+        raise UsageError(f"{nid} is a line of {ROOT_PAGE}: edit {ROOT_PAGE} by hand to change or remove it")
 
 
 def note_source(s: Stores, id: str, *, scope: str | None = None) -> str:

@@ -127,6 +127,7 @@ def forget(s: Stores, id: str, *, scope: str | None = None) -> bool:
     if is_note_id:
         category, slug = split_id(id)
         id = f"{category}/{slug}"
+        curated.refuse_page_item(id)
     found = False
     now = iso(s.clock())
     for root in s.live(scope):

@@ -2,7 +2,8 @@
 
 Layout (seed 000)::
 
-    <root>/ROOT.md                 compiled registry + routing (auto blocks), hand-written elsewhere
+    <root>/ROOT.md                 compiled registry + routing (auto blocks), hand-written elsewhere: its goals
+                                   and hard rules are indexed as notes ``ROOT.md/goal-01``, ``ROOT.md/rule-01``…
     <root>/<category>/index.md     compiled, one line per note
     <root>/<category>/<slug>.md    the notes (frontmatter + body)
     <root>/config.toml             optional settings for this root
@@ -24,8 +25,9 @@ from memdir.lazylog import getLogger
 from memdir.notes import compile as compiler
 from memdir.store.sqlite import index
 from memdir.notes import markdown as notes
+from memdir.notes import rootmd
 from memdir.errors import MemdirError, UsageError
-from memdir.roots import DERIVED_DIRNAME, check_segment
+from memdir.roots import DERIVED_DIRNAME, ROOT_PAGE, check_segment
 from memdir.timeutil import iso, parse_ts
 from memdir.types import Note
 
@@ -58,6 +60,7 @@ class Root:
         self._store: Any = None
         # what the last full sync saw (directory and note file stats), for resync()'s quick "nothing changed" test
         self._seen: tuple[tuple[tuple[str, int], ...], tuple[tuple[str, int, int], ...]] | None = None
+        self._page: tuple[int, int, rootmd.RootPage] | None = None  # ROOT.md parsed, with its (mtime_ns, size)
 
     # ---- lifecycle -------------------------------------------------------------------------------------
     def exists(self) -> bool:
@@ -267,12 +270,51 @@ class Root:
                     problems.append(self.problem("unreadable", f.path, str(exc)))
                     continue
                 found[f"{cat.name}/{f.name[:-3]}"] = (f.path, st.st_mtime_ns, st.st_size)
+        found.update(self.page_items())
         return found, problems
+
+    def page(self) -> rootmd.RootPage:
+        """ROOT.md's hand-written goals, rules and routes (parsed once per change of the file; empty when it is
+        missing or unreadable)."""
+        path = self.path / ROOT_PAGE
+        try:
+            st = path.stat()
+            if self._page is not None and self._page[:2] == (st.st_mtime_ns, st.st_size):
+                return self._page[2]
+            page = rootmd.parse(notes.read_text(path))
+        except (OSError, UsageError):
+            return rootmd.RootPage()
+        self._page = (st.st_mtime_ns, st.st_size, page)
+        return page
+
+    def page_items(self) -> dict[str, tuple[str, int, int]]:
+        """``{id: (ROOT.md path, mtime_ns, size)}`` of each goal and rule of ROOT.md (ids of :func:`rootmd.slugs`)."""
+        path = self.path / ROOT_PAGE
+        slugs = rootmd.slugs(self.page())
+        try:
+            st = path.stat() if slugs else None
+        except OSError:
+            return {}
+        return {f"{ROOT_PAGE}/{slug}": (str(path), st.st_mtime_ns, st.st_size) for slug in slugs} if st else {}
+
+    def page_note(self, note_id: str) -> Note:
+        """The goal or rule ``ROOT.md/goal-NN`` / ``ROOT.md/rule-NN`` as a pinned note of kind ``goal`` / ``rule``;
+        raises ``UsageError`` when ROOT.md has no such item (any more)."""
+        kind, text = rootmd.item(self.page(), note_id.split("/", 1)[1])
+        path = self.path / ROOT_PAGE
+        when = parse_ts(path.stat().st_mtime)
+        summary = text if len(text) <= 120 else text[:119] + "…"
+        return Note(id=note_id, category=ROOT_PAGE, kind=kind, summary=summary, text=text, scope=self.scope, path=path,
+                    pinned=True, created=when, updated=when)
 
     def _dir_stats(self) -> list[tuple[str, int]] | None:
         """``[(path, mtime_ns)]`` of the root and each category directory (``None`` when one cannot be read)."""
         try:
             out = [(str(self.path), os.stat(self.path).st_mtime_ns)]
+            try:  # ROOT.md edited in place changes no directory's mtime; its own does
+                out.append((str(self.path / ROOT_PAGE), os.stat(self.path / ROOT_PAGE).st_mtime_ns))
+            except FileNotFoundError:
+                pass
             with os.scandir(self.path) as it:
                 for e in it:
                     if not e.name.startswith(".") and e.is_dir():
@@ -302,7 +344,10 @@ class Root:
         return {"kind": kind, "scope": self.scope, "path": str(path), "detail": detail}
 
     def read_note(self, note_id: str, path: Path) -> tuple[Note, dict[str, Any]]:
-        """Parse one note file; raises ``UsageError`` (unreadable) with a one-line reason."""
+        """Parse one note file (or one item of ROOT.md, see :meth:`page_note`); raises ``UsageError``
+        (unreadable) with a one-line reason."""
+        if note_id.startswith(ROOT_PAGE + "/"):
+            return self.page_note(note_id), {}
         raw = notes.read_text(path)
         meta, body, _ = notes.split(raw)
         category = note_id.split("/", 1)[0]
@@ -417,7 +462,7 @@ class Root:
 
     # ---- compiled indexes -------------------------------------------------------------------------------
     def entries(self) -> list[compiler.Entry]:
-        rows = self.store.note_entries()
+        rows = [r for r in self.store.note_entries() if r["category"] != ROOT_PAGE]  # ROOT.md's own lines
         return [compiler.Entry(id=r["ref"], category=r["category"], slug=r["ref"].split("/", 1)[1], kind=r["note_kind"],
                                summary=r["summary"] or "", load_when=tuple(json.loads(r["load_when"] or "[]")),
                                pinned=bool(r["pinned"]), superseded_by=r["superseded_by"], updated_epoch=r["ts_epoch"])

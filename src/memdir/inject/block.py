@@ -1,6 +1,7 @@
 """The ``<memory>`` block injected before each model request (seed 000's three layers), built for the reader.
 
-1. **Rules** — every live note in ``rules/`` (global first, then project), always.
+1. **Rules** — the hard rules written in ROOT.md and every live note in ``rules/`` (global first, then project),
+   always; then ROOT.md's current goals under their own heading.
 2. **Outline** — the registry: categories with counts and their newest summaries, always (cheap).
 3. **Relevant** — the best recall hits, at most ``max_entries``, within the ``max_chars`` budget.
 
@@ -47,6 +48,7 @@ FOCUS_LINE = 1.0
 #: how an event role reads in a header (shorter; what the reader needs is who said it)
 KIND_LABEL = {"assistant": "agent"}
 MIN_BODY = 20  # chars of text an entry shows at least, or it is not shown
+MIN_HIT_ROOM = 40  # chars the best hit keeps when rules and goals need room for their count lines
 TOP_SHARE = 2.0  # the best entry's share of the room relative to each other entry's (chosen on bench/session_qa.py)
 TRIVIAL_OUTPUT = 32  # a tool output of one line this short says nothing by itself: the call is shown instead
 FILE_DUMP_TOOLS = ("read", "read_file", "view", "notebookread", "cat")
@@ -282,16 +284,16 @@ def _near_duplicates(entries: list[Entry], weights: dict[str, float]) -> list[En
 
 
 def build(*, rules: list[tuple[str, str]], outline: list[str], entries: list[Entry], max_chars: int, max_entries: int,
-          weights: dict[str, float] | None = None) -> str:
+          weights: dict[str, float] | None = None, goals: list[tuple[str, str]] = ()) -> str:
     """Assemble the block.
 
-    ``rules``: ``(id, text)``; ``outline``: lines; ``entries``: best first (see :class:`Entry`); ``weights``: idf of
+    ``rules`` and ``goals`` (ROOT.md's current goals, shown below the rules): ``(id, text)``; ``outline``: lines; ``entries``: best first (see :class:`Entry`); ``weights``: idf of
     the query's tokens (used to find the matching lines). Each section is its heading plus at least one line, or
     absent. Returns ``""`` when ``max_chars`` or ``max_entries`` is 0 or less, when all three layers are empty, or when
     nothing fits. Never longer than ``max_chars``.
     """
     weights = weights or {}
-    if max_chars <= 0 or max_entries <= 0 or (not rules and not outline and not entries):
+    if max_chars <= 0 or max_entries <= 0 or (not rules and not goals and not outline and not entries):
         return ""
     budget = max_chars - (len(OPEN) + 1 + len(CLOSE))
     if budget <= 0:
@@ -343,8 +345,24 @@ def build(*, rules: list[tuple[str, str]], outline: list[str], entries: list[Ent
     reserve = 0
     if uniq:
         reserve = min(len(rel_head) + 1 + natural(uniq[0], weights) + 1, max(100, budget // 2))
-    if rules:
-        section("## Rules (always apply)", ["- " + escape(" ".join(t.split())) for _, t in rules], budget - reserve, "(memdir inspect)")
+    rule_head, goal_head = "## Rules (always apply)", "## Current goals"
+    rule_items = ["- " + escape(" ".join(t.split())) for _, t in rules]
+    goal_items = ["- " + escape(" ".join(t.split())) for _, t in goals]
+
+    def floor(head: str, items: list[str]) -> int:  # a heading and its "- …+N more" line
+        return len(head) + len(f"- {_MARKER}+{len(items)} more") + 2 if items else 0
+
+    # rules and goals are never dropped without a word: the best hit gives up what their count lines need, down to
+    # MIN_HIT_ROOM (below ~100 chars the one matching memory is worth more than a count of rules)
+    hit_min = min(reserve, MIN_HIT_ROOM)
+    if rule_items and goal_items and floor(rule_head, rule_items) + floor(goal_head, goal_items) + hit_min > budget:
+        rule_items, goal_items = rule_items + goal_items, []  # one count line where two headings do not fit
+    keep = floor(goal_head, goal_items)
+    reserve = min(reserve, max(budget - floor(rule_head, rule_items) - keep, hit_min))
+    if rule_items:
+        section(rule_head, rule_items, budget - reserve - keep, "(memdir inspect)")
+    if goal_items:
+        section(goal_head, goal_items, budget - reserve, "")
     if outline:
         # its own heading only below the rules (whose bullets it would otherwise join); at the top of the block its
         # lines say what they are ("- project decisions/ (3): …", "- project episodic: 74 captured turns …")

@@ -16,6 +16,7 @@ from memdir.engine import forget as forgetting
 from memdir.errors import MemdirError, NotFound, UsageError
 from memdir.lazylog import getLogger
 from memdir.notes import markdown as notes
+from memdir.roots import ROOT_PAGE
 from memdir.stores import SCOPES, Stores
 from memdir.timeutil import parse_ts
 
@@ -38,6 +39,8 @@ def export(s: Stores, path: str | os.PathLike) -> dict[str, int]:
     lines = []
     for root in s.live():
         for nid in sorted(root.store.note_refs()):
+            if nid.startswith(ROOT_PAGE + "/"):
+                continue  # a line of ROOT.md, which travels as that file (git, a copy of the root)
             try:
                 note, _ = root.read_note(nid, root.path / (nid + ".md"))
             except (UsageError, OSError) as exc:
