@@ -89,6 +89,9 @@ SETTINGS: tuple[tuple[str, Any, str, type | None, Callable[[Any], bool] | None],
     # the <memory> block (memdir.inject.block)
     ("inject.max_chars", 1200, "hard cap on the <memory> block, in characters", None, _pos),
     ("inject.max_entries", 4, "bodies inlined per block", None, _pos),
+    # the doors a person or the agent saves through (memdir remember, MCP memory_remember)
+    ("remember.pinned", False, "a note saved with remember (CLI or MCP) is pinned unless the call says otherwise",
+     bool, None),
     # lexical recall (memdir.core, memdir.recall.bm25, memdir.recall.rank)
     ("recall.k", 8, "default number of hits", None, _pos),
     ("recall.half_life_days", 14.0, "decay half-life in days; 0 turns decay off", float, _nonneg),

@@ -28,7 +28,7 @@ from memdir.errors import MemdirError, NotFound, UsageError
 @click.option("--highlight", help="One striking line shown beside the summary.")
 @click.option("-t", "--tag", "tags", multiple=True, help="Tag (repeatable).")
 @click.option("-w", "--load-when", "load_when", multiple=True, help="Routing trigger for ROOT.md (repeatable).")
-@click.option("--pinned", is_flag=True, help="Never decays.")
+@click.option("--pinned/--unpinned", default=None, help="Never decays (default: the remember.pinned setting, off).")
 @click.option("--supersedes", help="Id of the note this one replaces.")
 @click.option("--scope", type=click.Choice(["project", "global"]), default="project", show_default=True)
 @json_opt
@@ -55,7 +55,7 @@ def remember(ctx, text, category, summary, highlight, tags, load_when, pinned, s
         summary = summary or one("summary") or one("title")
         highlight = highlight or one("highlight")
         tags, load_when = tags or many("tags"), load_when or many("load_when")
-        pinned = pinned or meta.get("pinned") is True
+        pinned = pinned if pinned is not None else (meta.get("pinned") is True or None)
         supersedes = supersedes or one("supersedes")
         if ctx.get_parameter_source("category") == click.core.ParameterSource.DEFAULT:
             nid, kind = one("id") or "", one("kind") or ""
@@ -75,6 +75,8 @@ def remember(ctx, text, category, summary, highlight, tags, load_when, pinned, s
         if extra:
             click.echo(f"memdir: warning: frontmatter field(s) {', '.join(extra)} not kept by remember "
                        "(`memdir edit ID -` keeps every field)", err=True)
+    if pinned is None:
+        pinned = bool(m.config.get("remember.pinned"))
     note = m.remember(raw, category=category, summary=summary, tags=tags, load_when=load_when,
                       pinned=pinned, supersedes=supersedes, scope=scope, highlight=highlight)
     human = f"already remembered as {note.id} ({note.scope})" if note.existed else f"remembered {note.id} ({note.scope}) → {note.path}"

@@ -355,7 +355,8 @@ def _build(MCPServer, ToolAnnotations, BaseModel, Field, store: MemoryStore, log
         summary: Annotated[Optional[str], Field(description="one-line summary (default: the first line)")] = None,
         tags: Annotated[Optional[list[str]], Field(description="tags")] = None,
         load_when: Annotated[Optional[list[str]], Field(description="topics that should bring this memory up")] = None,
-        pinned: Annotated[bool, Field(description="never decays")] = False,
+        pinned: Annotated[Optional[bool], Field(description="never decays (default: the user's remember.pinned "
+                                                            "setting, off unless set)")] = None,
         supersedes: Annotated[Optional[str], Field(description="id of an older note this one replaces")] = None,
         scope: Annotated[Scope, Field(description="project (default) or global")] = "project",
         highlight: Annotated[Optional[str], Field(description="one striking line shown beside the summary")] = None,

@@ -80,7 +80,7 @@ def note_out(note: Any) -> dict[str, Any]:
 
 
 def do_remember(m: "Memdir", text: str, category: str = "facts", summary: str | None = None,
-                tags: list[str] | None = None, load_when: list[str] | None = None, pinned: bool = False,
+                tags: list[str] | None = None, load_when: list[str] | None = None, pinned: bool | None = None,
                 supersedes: str | None = None, scope: str = "project", highlight: str | None = None) -> dict[str, Any]:
     """``{"existed": bool, "note": {...}}``; raises what :meth:`Memdir.remember` raises. A ``rules`` note is
     not written: it becomes a pending proposal, ``{"existed": bool, "note": None, "proposal": {...}, "message"}``
@@ -98,7 +98,8 @@ def do_remember(m: "Memdir", text: str, category: str = "facts", summary: str | 
     note = m.remember(clean_text(text), category=clean_text(category),
                       summary=clean_text(summary) if summary else None,
                       tags=[clean_text(t) for t in tags or ()], load_when=[clean_text(t) for t in load_when or ()],
-                      pinned=bool(pinned), supersedes=clean_text(supersedes) if supersedes else None, scope=scope,
+                      pinned=bool(m.config.get("remember.pinned") if pinned is None else pinned),
+                      supersedes=clean_text(supersedes) if supersedes else None, scope=scope,
                       highlight=clean_text(highlight) if highlight else None)
     return {"existed": bool(note.existed), "note": note_out(note)}
 
