@@ -41,8 +41,10 @@ _LAUNCH = re.compile(r"^# aider chat started at (\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\
 _CONFIRM = re.compile(r"\(Y\)es/\(N\)o")
 _NOISE = re.compile(r"^(?:Tokens: .*sent|Cost: |Copied code context|\^C|Cost estimates may be)")
 _RUN = re.compile(r"^/(run|test|lint|git)\b\s*(.*)$", re.S)
-_EDIT = re.compile(r"^(?P<path>[^\n`<>=]+?)[ \t]*\n<<<<<<< (?:SEARCH|ORIGINAL)[ \t]*\n(?P<old>.*?)^=======[ \t]*\n"
-                   r"(?P<new>.*?)^>>>>>>> (?:REPLACE|UPDATED)[ \t]*$", re.M | re.S)
+_EDIT = re.compile(r"^(?P<path>[^\n`<>=]+?)[ \t]*\n(?:`{3,}[^\n]*\n)?<<<<<<< (?:SEARCH|ORIGINAL)[ \t]*\n(?P<old>.*?)"
+                   r"^=======[ \t]*\n(?P<new>.*?)^>>>>>>> (?:REPLACE|UPDATED)[ \t]*$", re.M | re.S)
+#: the fence around an edit block once the block is cut out (the path stands inside the fence or just before it)
+_EDIT_FENCE = re.compile(r"(?:^`{3,}[^\n]*\n)?\x00(?:\n[ \t]*`{3,}[ \t]*$)?", re.M)
 
 
 def _kind(line: str) -> str:
@@ -58,6 +60,7 @@ def _groups(lines: list[tuple[int, str]], stats) -> Iterator[tuple[int, str, lis
     kind, start, cur = None, 0, []
     fence = None
     thinking = None
+    editing = False
     for no, line in lines:
         if thinking:
             if line.strip().startswith(thinking):
@@ -68,6 +71,13 @@ def _groups(lines: list[tuple[int, str]], stats) -> Iterator[tuple[int, str, lis
             count(stats, "skipped:thinking")
             thinking = f"</{m.group(1)}>"
             continue
+        # inside an edit block an (indented) fence is the file's text, not Markdown; the block ends at its marker, or
+        # at the unindented closing fence when the reply was cut off (Ctrl-C) before the marker
+        if (editing or line.startswith("<<<<<<< ")) and not (fence and line.rstrip() == fence):
+            editing = not line.startswith(">>>>>>> ")
+            cur.append(line)
+            continue
+        editing = False
         f = fence_of(line)
         if fence is not None:
             cur.append(line)
@@ -163,8 +173,7 @@ def iter_aider(path: str | Path, *, stats: Counter | None = None) -> Iterator[di
             else:
                 reply = "\n".join(group)
                 edits = list(_EDIT.finditer(reply))
-                prose = _EDIT.sub("", reply)
-                prose = re.sub(r"^(`{3,})[^\n]*\n\s*\1[ \t]*$", "", prose, flags=re.M).strip()  # fences left empty
+                prose = _EDIT_FENCE.sub("", _EDIT.sub("\x00", reply)).strip()
                 if prose:
                     yield make_event(SOURCE, session, f"L{lineno}", "assistant", prose, stamp(start, n), meta)
                     n += 1

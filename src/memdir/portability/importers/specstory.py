@@ -72,7 +72,7 @@ def _tool(block: list[str]) -> tuple[str, str, str, str | None, dict | None]:
     text = "\n".join(block)
     host = (_TOOL_NAME.search(text) or [None, ""])[1]
     summary = " ".join(_strip_tags((_SUMMARY.search(text) or [None, ""])[1]).split())
-    what = summary.split("•", 1)[1].strip() if "•" in summary else ("" if host else summary)
+    what = (summary.split("•", 1)[1] if host and "•" in summary else "" if host else summary.split("•", 1)[0]).strip()
     what = re.sub(r"\s*•\s*\*\*\d+\*\* results?$", "", what).strip("` ")
     if not host:
         low = summary.lower()
@@ -98,7 +98,8 @@ def _tool(block: list[str]) -> tuple[str, str, str, str | None, dict | None]:
         what = items.pop(first)[1].strip()
         tool_input = {"command": what}
     elif name in ("Read", "Edit", "Write"):
-        tool_input = {"file_path": re.sub(r"^[A-Za-z ]+:\s*", "", what)}
+        what = re.sub(r"^[A-Z][a-z]+(?: [a-z]+)?:\s*", "", what)  # "Read file: x" -> "x"
+        tool_input = {"file_path": what}
     elif name in ("Grep", "Glob", "LS"):
         tool_input = {"pattern": what}
     output = "\n".join(it[1] for it in items).strip() or None
