@@ -57,6 +57,9 @@ IMPORTERS: dict[str, str] = {
     "opencode": "memdir.portability.importers.opencode:iter_opencode",
     "jsonl": "memdir.portability.importers.jsonl:iter_jsonl",
     "claude-mem": "memdir.portability.importers.claude_mem:iter_claude_mem",  # a SQLite database, not transcripts
+    "claude-export": "memdir.portability.importers.claude_export:iter_claude_export",  # `/export` text files
+    "specstory": "memdir.portability.importers.specstory:iter_specstory",  # .specstory/history/*.md
+    "aider": "memdir.portability.importers.aider:iter_aider",  # .aider.chat.history.md
 }
 
 RERANKERS: dict[str, str] = {

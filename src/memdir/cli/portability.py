@@ -12,7 +12,7 @@ import click
 from memdir.cli.output import emit, json_opt, open_store, plural
 from memdir.errors import UsageError
 
-IMPORT_SOURCES = ("claude-code", "codex", "opencode", "jsonl")
+IMPORT_SOURCES = ("claude-code", "codex", "opencode", "jsonl", "claude-export", "specstory", "aider")
 
 
 _to_store_opts = [
@@ -78,8 +78,10 @@ def export(ctx, path, store_url, store_project, as_json):
 @click.pass_context
 def import_(ctx, source, path, all_projects, here, pending, no_progress, store_url, store_project, as_json):
     """Import SOURCE: a JSONL file, claude-code | codex | opencode [PATH] (default locations when PATH is omitted),
-    claude-mem [DB] (its SQLite store), --pending (files dropped in <global root>/import/), or a team store's
-    events and tombstones (--store postgresql://…).
+    claude-export PATH (Claude Code /export text), specstory | aider [PATH] (default: this project's
+    .specstory/history/ and .aider.chat.history.md), claude-mem [DB] (its SQLite store), --pending (files dropped in
+    <global root>/import/), or a team store's events and tombstones (--store postgresql://…). Without SOURCE:
+    the SpecStory and Aider histories this project holds.
 
     Host sessions go to the project they were recorded in: without a flag only this project's sessions are
     imported; --all-projects imports each into its own project; --here imports all of them into this one."""
@@ -101,8 +103,13 @@ def import_(ctx, source, path, all_projects, here, pending, no_progress, store_u
                            for f in out["files"])
         emit(ctx, as_json, out, "another import is running" if out["busy"] else (human or "nothing waiting in the import directory"))
         return
+    projects = "all" if all_projects else "here" if here else "current"
+    show_progress = not no_progress and not (as_json or ctx.find_root().obj.get("json"))
+    if all_projects and here and (not source or source in IMPORT_SOURCES):
+        raise UsageError("--all-projects and --here exclude each other: choose one")
     if not source:
-        raise UsageError("give a SOURCE (a JSONL file, claude-code, codex, opencode, claude-mem) or --pending")
+        _import_found(ctx, m, as_json, projects, show_progress)
+        return
     if source == "claude-mem":
         from memdir.portability.importers.claude_mem import import_claude_mem
 
@@ -127,13 +134,11 @@ def import_(ctx, source, path, all_projects, here, pending, no_progress, store_u
             human += f"\nhint: {out['hint']}"
         emit(ctx, as_json, out, human)
         return
-    if all_projects and here:
-        raise UsageError("--all-projects and --here exclude each other: choose one")
+    if source == "claude-export" and not path:
+        raise UsageError("give the exported file or a directory of them: memdir import claude-export FILE")
     from memdir.portability.transcripts import import_host, summary
 
-    out = import_host(m, source, Path(path) if path else None,
-                      projects="all" if all_projects else "here" if here else "current",
-                      progress=not no_progress and not (as_json or ctx.find_root().obj.get("json")))
+    out = import_host(m, source, Path(path) if path else None, projects=projects, progress=show_progress)
     human = summary(out)
     if path and not out["read"] and Path(path).is_file():  # nothing read: perhaps another host's transcript
         host = _host_transcript(Path(path))
@@ -143,11 +148,40 @@ def import_(ctx, source, path, all_projects, here, pending, no_progress, store_u
     emit(ctx, as_json, out, human)
 
 
+def _import_found(ctx, m, as_json: bool, projects: str, progress: bool) -> None:
+    """``memdir import`` without SOURCE: import the SpecStory and Aider histories the project holds, saying what was
+    found; a usage error naming where it looked when there are none."""
+    from memdir.portability.importers.discover import default_locations, project_transcripts
+    from memdir.portability.transcripts import import_host, summary
+
+    root = Path(m.project_root)
+    found = project_transcripts(root)
+    if not found:
+        where = ", ".join(str(p) for h in ("specstory", "aider") for p in default_locations(h, project=root))
+        raise UsageError("give a SOURCE (a JSONL file, claude-code, codex, opencode, claude-export, specstory, aider, "
+                         f"claude-mem) or --pending: this project holds no transcripts ({where} not found)")
+    out: dict = {"found": {h: [str(f) for f in files] for h, files in found.items()}, "imports": {}}
+    human = []
+    for host, files in found.items():
+        res = import_host(m, host, root, projects=projects, progress=progress)
+        out["imports"][host] = res
+        where = ".specstory/history/" if host == "specstory" else ".aider.chat.history.md"
+        human.append(f"{host}: found {plural(len(files), 'file')} in {root / where}\n{summary(res)}")
+    emit(ctx, as_json, out, "\n".join(human))
+
+
 def _host_transcript(path: Path) -> str | None:
-    """``claude-code`` or ``codex`` when the first lines of ``path`` have that host's transcript shape, else None."""
+    """The transcript source whose shape the first lines of ``path`` have (``claude-code``, ``codex``, or the text
+    formats ``claude-export``, ``specstory``, ``aider``), else None."""
     try:
         with open(path, encoding="utf-8", errors="replace") as f:
             for _, line in zip(range(20), f):
+                if "Claude Code v" in line and line.lstrip()[:1] in ("╭", "▐", "*", "│"):
+                    return "claude-export"
+                if line.startswith(("<!-- Generated by SpecStory", "## SpecStory")):
+                    return "specstory"
+                if line.startswith("# aider chat started at "):
+                    return "aider"
                 try:
                     obj = json.loads(line)
                 except ValueError:

@@ -1,4 +1,4 @@
-"""`memdir import claude-code|codex|opencode [PATH]`: host transcripts → gated, deduplicated events, each session
+"""`memdir import claude-code|codex|opencode|claude-export|specstory|aider [PATH]`: host transcripts → gated, deduplicated events, each session
 in the project it was recorded in.
 
 Parsing is in :mod:`memdir.portability.importers`. Every event goes through :func:`memdir.capture.gates.gate`, the same "should this
@@ -7,7 +7,8 @@ text are dropped on import exactly as they are live), and what passes is stored 
 (keys are deterministic, so re-importing a grown file stores only the new turns).
 
 **Which project a session belongs to** (case C23): the ``cwd`` the transcript recorded for it (Claude Code line
-``cwd``, Codex ``session_meta``/``turn_context``, OpenCode ``session.directory``), mapped to a project root by
+``cwd``, Codex ``session_meta``/``turn_context``, OpenCode ``session.directory``, the ``/export`` header's directory,
+the project holding a ``.specstory/history/`` file or a ``.aider.chat.history.md``), mapped to a project root by
 :func:`memdir.roots.project_root`, the rule :func:`memdir.open` uses. ``projects`` chooses what happens:
 
 * ``"current"`` (the CLI default): only sessions of ``m``'s project are imported; others are skipped and counted
@@ -40,7 +41,7 @@ from memdir.roots import project_root
 BATCH = 500
 PROJECT_MODES = ("current", "all", "here")
 ROLES = ("user", "assistant", "tool")
-_ONE_SESSION_PER_FILE = frozenset({"claude-code", "codex"})
+_ONE_SESSION_PER_FILE = frozenset({"claude-code", "codex", "claude-export", "specstory"})
 
 
 class _Router:
@@ -119,8 +120,9 @@ def _bar(source: str, files: list[Path], stream: TextIO | None):
 
 def import_host(m, source: str, path: Path | str | None = None, *, projects: str = "current",
                 progress: bool = True, stream: TextIO | None = None) -> dict[str, Any]:
-    """Import every transcript of ``source`` (``claude-code``, ``codex``, ``opencode``, ``jsonl``) under ``path``
-    (the host's default locations when ``None``) into the project each session belongs to (see the module
+    """Import every transcript of ``source`` (``claude-code``, ``codex``, ``opencode``, ``jsonl``, ``claude-export``,
+    ``specstory``, ``aider``) under ``path`` (the host's default locations when ``None``; for ``specstory`` and
+    ``aider`` those are in ``m``'s project) into the project each session belongs to (see the module
     docstring for ``projects``: ``"current"``, ``"all"`` or ``"here"``).
 
     ``progress``: draw a per-record bar on ``stream`` (default ``sys.stderr``) when that stream is a terminal.
@@ -138,14 +140,15 @@ def import_host(m, source: str, path: Path | str | None = None, *, projects: str
 
     if projects not in PROJECT_MODES:
         raise UsageError(f"unknown projects mode {projects!r}: use one of {', '.join(PROJECT_MODES)}")
-    files = resolve_paths(source, path)
+    files = resolve_paths(source, path, project=Path(m.project_root))
     if not files:
         if path:
             where = str(path)
         else:
             from memdir.portability.importers.discover import default_locations
 
-            where = " or ".join(str(p) for p in default_locations(source)) or "the default locations"
+            where = " or ".join(str(p) for p in default_locations(source, project=Path(m.project_root))) \
+                or "the default locations"
         raise NotFound(f"no {source} transcripts found in {where}: pass the path explicitly")
     stream = sys.stderr if stream is None else stream
     bar = _bar(source, files, stream) if progress and getattr(stream, "isatty", lambda: False)() else None

@@ -3,13 +3,14 @@
 Every importer is a generator of::
 
     {"key": str, "role": "user" | "assistant" | "tool", "text": str, "session": str,
-     "ts": "<ISO 8601 UTC>" | None, "source": "claude-code" | "codex" | "opencode" | "jsonl",
+     "ts": "<ISO 8601 UTC>" | None, "source": "claude-code" | "codex" | "opencode" | "jsonl" | "claude-export"
+               | "specstory" | "aider",
      "meta": {...},   # optional extras: line, cwd, tool, call id, is_error …
      "input": ...}    # tool events: the call's arguments, read by the capture gate (a shell command), never stored
 
 Keys are deterministic (seed 004): ``import:<source>:<session>:<line id>``, with the transcript's own
 stable id as line id (Claude Code message ``uuid`` / ``tool_use`` id, Codex ``L<line>`` / ``call_id``,
-OpenCode part id), so importing a file twice yields identical keys and a grown file yields the old
+OpenCode part id, ``L<line>`` of the plain-text formats: ``/export`` text, SpecStory, Aider), so importing a file twice yields identical keys and a grown file yields the old
 keys plus new ones. Each importer takes an optional ``stats: collections.Counter`` that it increments
 with ``skipped:<reason>``, ``bad_json``, ``bad_ts`` … (bad or truncated lines never raise). Tool
 calls become one event each, bounded to ``TOOL_SUMMARY_MAX_CHARS`` (20,000) chars. Texts are not
@@ -45,10 +46,14 @@ _NAMES = {
     "iter_codex": "codex",
     "iter_opencode": "opencode",
     "iter_jsonl": "jsonl",
+    "iter_claude_export": "claude_export",
+    "iter_specstory": "specstory",
+    "iter_aider": "aider",
     "TOOL_SUMMARY_MAX_CHARS": "jsonl",
     "HOSTS": "discover",
     "default_paths": "discover",
     "resolve_paths": "discover",
+    "project_transcripts": "discover",
 }
 #: the importer of each source: the reader's name, from its declaration in :data:`memdir.registry.IMPORTERS`
 _SOURCES = {source: target.rpartition(":")[2] for source, target in _registry.IMPORTERS.items()}
@@ -108,5 +113,6 @@ def peek_session(source: str, path: str | Path, *, max_lines: int = 200) -> tupl
     return session, cwd
 
 
-__all__ = ["HOSTS", "IMPORTERS", "TOOL_SUMMARY_MAX_CHARS", "default_paths", "iter_claude_code", "iter_codex",
-           "iter_events", "iter_jsonl", "iter_opencode", "peek_session", "resolve_paths"]
+__all__ = ["HOSTS", "IMPORTERS", "TOOL_SUMMARY_MAX_CHARS", "default_paths", "iter_aider", "iter_claude_code",
+           "iter_claude_export", "iter_codex", "iter_events", "iter_jsonl", "iter_opencode", "iter_specstory",
+           "peek_session", "project_transcripts", "resolve_paths"]

@@ -5,9 +5,14 @@
 | ``claude-code`` | ``~/.claude/projects/**/*.jsonl`` (sessions and ``<session>/subagents/*.jsonl``) | ``$CLAUDE_CONFIG_DIR`` replaces ``~/.claude`` |
 | ``codex`` | ``~/.codex/sessions/**/rollout-*.jsonl`` | ``$CODEX_HOME`` replaces ``~/.codex`` |
 | ``opencode`` | ``~/.local/share/opencode/opencode.db`` and ``…/opencode/storage/`` | ``$XDG_DATA_HOME`` replaces ``~/.local/share`` |
+| ``claude-export`` | none: a path must be given (``/export`` writes where the user says) | |
+| ``specstory`` | ``<project>/.specstory/history/*.md`` | |
+| ``aider`` | ``<project>/.aider.chat.history.md`` | |
 | ``jsonl`` | none: a path must be given | |
 
-Only paths that exist are returned, sorted.
+``specstory`` and ``aider`` live in the project, not in the home directory: their default location is under the
+``project`` given (the project root of the import). :func:`project_transcripts` lists both for ``memdir import``
+without a source. Only paths that exist are returned, sorted.
 """
 
 from __future__ import annotations
@@ -18,7 +23,9 @@ from pathlib import Path
 
 from memdir.errors import UsageError
 
-HOSTS = ("claude-code", "codex", "opencode", "jsonl")
+HOSTS = ("claude-code", "codex", "opencode", "jsonl", "claude-export", "specstory", "aider")
+#: the sources whose transcripts are kept inside the project they belong to
+PROJECT_HOSTS = ("specstory", "aider")
 
 
 def _check(host: str) -> None:
@@ -26,13 +33,41 @@ def _check(host: str) -> None:
         raise UsageError(f"unknown transcript source {host!r}: use one of {', '.join(HOSTS)}")
 
 
-def default_paths(host: str, *, env: Mapping[str, str] | None = None, home: Path | None = None) -> list[Path]:
+def _in_project(host: str, project: Path) -> list[Path]:
+    if host == "specstory":
+        hist = project / ".specstory" / "history"
+        return sorted(p for p in hist.glob("*.md") if p.is_file()) if hist.is_dir() else []
+    f = project / ".aider.chat.history.md"
+    return [f] if f.is_file() else []
+
+
+def _says(path: Path, marker: bytes) -> bool:
+    """True when ``marker`` is in the first 300 bytes of ``path`` (SpecStory names itself in its first lines)."""
+    try:
+        with open(path, "rb") as fh:
+            return marker in fh.read(300)
+    except OSError:
+        return False
+
+
+def project_transcripts(project: str | Path) -> dict[str, list[Path]]:
+    """The transcripts ``project`` holds itself, ``{source: [files]}`` for each of :data:`PROJECT_HOSTS` that has
+    any (``{}`` when none): ``.specstory/history/*.md`` and ``.aider.chat.history.md`` at the project root."""
+    found = {h: _in_project(h, Path(project)) for h in PROJECT_HOSTS}
+    return {h: files for h, files in found.items() if files}
+
+
+def default_paths(host: str, *, env: Mapping[str, str] | None = None, home: Path | None = None,
+                  project: Path | None = None) -> list[Path]:
     """Existing transcript files (or, for OpenCode, the database file and the storage directory) of ``host``.
 
-    env/home: stand-ins for ``os.environ`` and ``Path.home()`` (tests). Returns ``[]`` when nothing is
+    env/home: stand-ins for ``os.environ`` and ``Path.home()`` (tests). project: the project root whose own
+    transcripts ``specstory``/``aider`` read (default: the working directory). Returns ``[]`` when nothing is
     there. Raises ``memdir.errors.UsageError`` for an unknown host.
     """
     _check(host)
+    if host in PROJECT_HOSTS:
+        return _in_project(host, Path.cwd() if project is None else Path(project))
     env = os.environ if env is None else env
     home = Path.home() if home is None else Path(home)
     if host == "claude-code":
@@ -55,9 +90,13 @@ def default_paths(host: str, *, env: Mapping[str, str] | None = None, home: Path
     return []
 
 
-def default_locations(host: str, *, env: Mapping[str, str] | None = None, home: Path | None = None) -> list[Path]:
+def default_locations(host: str, *, env: Mapping[str, str] | None = None, home: Path | None = None,
+                      project: Path | None = None) -> list[Path]:
     """Where :func:`default_paths` looks for ``host``'s transcripts (whether or not they exist), for messages."""
     _check(host)
+    if host in PROJECT_HOSTS:
+        root = Path.cwd() if project is None else Path(project)
+        return [root / ".specstory" / "history"] if host == "specstory" else [root / ".aider.chat.history.md"]
     env = os.environ if env is None else env
     home = Path.home() if home is None else Path(home)
     if host == "claude-code":
@@ -70,12 +109,14 @@ def default_locations(host: str, *, env: Mapping[str, str] | None = None, home: 
     return []
 
 
-def resolve_paths(host: str, path: str | Path | None = None, **kw) -> list[Path]:
+def resolve_paths(host: str, path: str | Path | None = None, **kw) -> list[Path]:  # kw: default_paths' env/home/project
     """Files to import for ``host``: ``default_paths(host)`` when ``path`` is None, else ``path`` expanded.
 
     A file is returned as is. A directory is searched: ``**/*.jsonl`` (claude-code),
-    ``**/rollout-*.jsonl`` (codex), ``*.jsonl`` (jsonl); for opencode the directory itself is returned
-    (the importer accepts a data dir or a storage dir). Raises ``memdir.errors.UsageError`` for an
+    ``**/rollout-*.jsonl`` (codex), ``*.jsonl`` (jsonl), ``**/*.txt`` (claude-export); for specstory a project
+    (its ``.specstory/history/*.md``) or any directory (``**/*.md`` that name SpecStory in their first lines), for aider a project (its
+    ``.aider.chat.history.md``) or any directory (``**/.aider.chat.history.md``, else ``*.md``); for opencode the
+    directory itself is returned (the importer accepts a data dir or a storage dir). Raises ``memdir.errors.UsageError`` for an
     unknown host or a path that does not exist.
     """
     _check(host)
@@ -86,5 +127,13 @@ def resolve_paths(host: str, path: str | Path | None = None, **kw) -> list[Path]
         raise UsageError(f"{p} does not exist: give a transcript file or directory")
     if p.is_file() or host == "opencode":
         return [p]
-    pattern = {"claude-code": "**/*.jsonl", "codex": "**/rollout-*.jsonl", "jsonl": "*.jsonl"}[host]
-    return sorted(f for f in p.glob(pattern) if f.is_file())
+    if host in PROJECT_HOSTS and _in_project(host, p):
+        return _in_project(host, p)
+    pattern = {"claude-code": "**/*.jsonl", "codex": "**/rollout-*.jsonl", "jsonl": "*.jsonl", "claude-export": "**/*.txt",
+               "specstory": "**/*.md", "aider": "**/.aider.chat.history.md"}[host]
+    found = sorted(f for f in p.glob(pattern) if f.is_file())
+    if host == "specstory":  # any Markdown under the directory: only SpecStory's own files
+        found = [f for f in found if _says(f, b"SpecStory")]
+    if host == "aider" and not found:  # a directory of histories under other names (copies, --chat-history-file)
+        found = sorted(f for f in p.glob("*.md") if f.is_file())
+    return found

@@ -1,0 +1,188 @@
+"""Aider chat histories: ``<project>/.aider.chat.history.md`` (Aider appends to it at every launch; ``--chat-history-file``
+names another file), and the same Markdown inside Aider's published example transcripts.
+
+Read from the real files in ``shared/data/transcripts/aider`` (a project's history and the examples of Aider's site,
+whose transcript sits in a ``<div class="chat-transcript">`` after a page introduction):
+
+* ``# aider chat started at YYYY-MM-DD HH:MM:SS`` opens each launch: one session per launch (``aider-<YYYYMMDD-HHMMSS>``;
+  a file without such a line is one session named after the file);
+* ``#### `` lines are what the user typed (consecutive ones are one multi-line prompt); a typed answer to one of
+  Aider's questions (``… (Y)es/(N)o …``) is ``skipped:confirm``;
+* ``> `` lines are Aider's own output (tool messages, ``/run`` output, commits, errors). A run of them becomes one
+  ``role="tool"`` event: ``run: <command> → <output>`` after a ``/run``/``/test``/``/lint``/``/git`` prompt (the shell
+  gate judges the command), else ``aider → <output>``. The launch banner (what precedes a launch's first prompt) is
+  ``skipped:banner``; token/cost lines and ``Copied code context`` lines are left out (``skipped:noise``);
+* every other line is the model's reply (``role="assistant"``), except ``<thinking-content-…>`` blocks
+  (``skipped:thinking``). Each SEARCH/REPLACE edit block in it (``path`` then ``<<<<<<< SEARCH`` … ``=======`` …
+  ``>>>>>>> REPLACE``, also ``ORIGINAL``/``UPDATED``) becomes a ``role="tool"`` ``Edit`` event ("file + what
+  changed", :func:`memdir.capture.tools.tool_summary`); the reply keeps its prose.
+
+Keys: ``import:aider:<session>:L<line>`` (``:e<n>`` for the n-th edit of a reply); Aider only appends, so a grown file
+keeps its old keys. Times: the launch time (local time as written, stored as UTC), else the file's modification
+time; events one millisecond apart. ``meta.cwd``: the directory holding a ``.aider.chat.history.md`` (Aider writes it
+in the repository root); any other file name records no directory.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterator
+from datetime import datetime, timezone
+from pathlib import Path
+
+from memdir.capture.tools import summarise_tool, tool_summary
+from memdir.portability.importers.jsonl import count, make_event
+from memdir.portability.importers.textlog import fence_of, file_time, read_text, stamp
+
+SOURCE = "aider"
+HISTORY_NAME = ".aider.chat.history.md"
+_LAUNCH = re.compile(r"^# aider chat started at (\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2})\s*$")
+_CONFIRM = re.compile(r"\(Y\)es/\(N\)o")
+_NOISE = re.compile(r"^(?:Tokens: .*sent|Cost: |Copied code context|\^C|Cost estimates may be)")
+_RUN = re.compile(r"^/(run|test|lint|git)\b\s*(.*)$", re.S)
+_EDIT = re.compile(r"^(?P<path>[^\n`<>=]+?)[ \t]*\n(?:`{3,}[^\n]*\n)?<<<<<<< (?:SEARCH|ORIGINAL)[ \t]*\n(?P<old>.*?)"
+                   r"^=======[ \t]*\n(?P<new>.*?)^>>>>>>> (?:REPLACE|UPDATED)[ \t]*$", re.M | re.S)
+#: the fence around an edit block once the block is cut out (the path stands inside the fence or just before it)
+_EDIT_FENCE = re.compile(r"(?:^`{3,}[^\n]*\n)?\x00(?:\n[ \t]*`{3,}[ \t]*$)?", re.M)
+
+
+def _kind(line: str) -> str:
+    if line.startswith("####"):
+        return "user"
+    if line.startswith(">"):
+        return "tool"
+    return "assistant"
+
+
+def _groups(lines: list[tuple[int, str]], stats) -> Iterator[tuple[int, str, list[str]]]:
+    """``(line, kind, lines)`` runs of one session; fenced blocks and thinking blocks stay whole."""
+    kind, start, cur = None, 0, []
+    fence = None
+    thinking = None
+    editing = False
+    for no, line in lines:
+        if thinking:
+            if line.strip().startswith(thinking):
+                thinking = None
+            continue
+        m = re.match(r"^<(thinking-content-[\w-]+)>", line.strip())
+        if m and fence is None:
+            count(stats, "skipped:thinking")
+            thinking = f"</{m.group(1)}>"
+            continue
+        # inside an edit block an (indented) fence is the file's text, not Markdown; the block ends at its marker, or
+        # at the unindented closing fence when the reply was cut off (Ctrl-C) before the marker
+        if (editing or line.startswith("<<<<<<< ")) and not (fence and line.rstrip() == fence):
+            editing = not line.startswith(">>>>>>> ")
+            cur.append(line)
+            continue
+        editing = False
+        f = fence_of(line)
+        if fence is not None:
+            cur.append(line)
+            if f == fence and line.strip() == f:
+                fence = None
+            continue
+        k = _kind(line) if line.strip() else (kind if kind == "assistant" else None)
+        if k is None:  # a blank line ends a prompt or an output run
+            if cur:
+                yield start, kind, cur
+            kind, cur = None, []
+            continue
+        if k != kind:
+            if cur:
+                yield start, kind, cur
+            kind, start, cur = k, no, []
+        cur.append(line)
+        if f and k == "assistant":
+            fence = f
+    if cur:
+        yield start, kind, cur
+
+
+def _sessions(lines: list[str], path: Path) -> Iterator[tuple[str, datetime, list[tuple[int, str]]]]:
+    numbered = list(enumerate(lines, 1))
+    if any(ln.startswith('<div class="chat-transcript"') for ln in lines):  # a published example: only its divs
+        inside, kept = False, []
+        for no, ln in numbered:
+            if ln.startswith('<div class="chat-transcript"'):
+                inside = True
+            elif inside and ln.strip() == "</div>":
+                inside = False
+                kept.append((no, ""))
+            elif inside:
+                kept.append((no, ln))
+        numbered = kept
+    heads = [(k, m.group(1)) for k, (_, ln) in enumerate(numbered) if (m := _LAUNCH.match(ln))]
+    if not heads:
+        yield path.stem, file_time(path), numbered
+        return
+    for j, (k, when) in enumerate(heads):
+        end = heads[j + 1][0] if j + 1 < len(heads) else len(numbered)
+        start = datetime.strptime(when, "%Y-%m-%d %H:%M:%S").replace(tzinfo=timezone.utc)
+        yield f"aider-{start:%Y%m%d-%H%M%S}", start, numbered[k + 1:end]
+
+
+def iter_aider(path: str | Path, *, stats: Counter | None = None) -> Iterator[dict]:
+    """Yield the events of one Aider chat history Markdown file, in file order.
+
+    path: a ``.aider.chat.history.md`` (or any file in that format). stats: optional Counter incremented with
+    ``parts`` and ``skipped:<reason>`` (``banner``, ``confirm``, ``noise``, ``thinking``, ``empty``). Each event is
+    ``{key, role, text, session, ts, source="aider", meta={line, cwd?, tool?}}`` (``ts`` ISO 8601 UTC, see the module
+    docstring). Raises ``FileNotFoundError`` for a missing file; never raises for its content.
+    """
+    path = Path(path)
+    lines = read_text(path).splitlines()
+    cwd = str(path.resolve().parent) if path.name == HISTORY_NAME else None
+    base: dict = {"cwd": cwd} if cwd else {}
+    for session, start, body in _sessions(lines, path):
+        n = 0
+        prompted = False
+        last_prompt = ""
+        for lineno, kind, group in _groups(body, stats):
+            count(stats, "parts")
+            meta = {**base, "line": lineno}
+            if kind == "user":
+                text = "\n".join(ln[4:].strip() for ln in group).strip()
+                if _CONFIRM.search(text):
+                    count(stats, "skipped:confirm")
+                    continue
+                prompted, last_prompt = True, text
+                if not text:
+                    count(stats, "skipped:empty")
+                    continue
+                yield make_event(SOURCE, session, f"L{lineno}", "user", text, stamp(start, n), meta)
+                n += 1
+            elif kind == "tool":
+                if not prompted:
+                    count(stats, "skipped:banner")
+                    continue
+                kept = [ln[1:].strip() for ln in group if ln[1:].strip()]
+                out = [ln for ln in kept if not _NOISE.match(ln)]
+                count(stats, "skipped:noise", len(kept) - len(out))
+                if not out:
+                    continue
+                run = _RUN.match(last_prompt)
+                name, tool_input = ("run", {"command": run.group(2)}) if run else ("aider", None)
+                text = summarise_tool(name, run.group(2) if run else "", "\n".join(out))
+                last_prompt = ""  # the output of one /run is one event
+                yield make_event(SOURCE, session, f"L{lineno}", "tool", text, stamp(start, n),
+                                 {**meta, "tool": "Bash" if run else name}, tool_input=tool_input)
+                n += 1
+            else:
+                reply = "\n".join(group)
+                edits = list(_EDIT.finditer(reply))
+                prose = _EDIT_FENCE.sub("", _EDIT.sub("\x00", reply)).strip()
+                if prose:
+                    yield make_event(SOURCE, session, f"L{lineno}", "assistant", prose, stamp(start, n), meta)
+                    n += 1
+                for e, m in enumerate(edits, 1):
+                    tool_input = {"file_path": m.group("path").strip(), "old_string": m.group("old"),
+                                  "new_string": m.group("new")}
+                    text = tool_summary("Edit", tool_input, "", cwd=cwd)
+                    yield make_event(SOURCE, session, f"L{lineno}:e{e}", "tool", text, stamp(start, n),
+                                     {**meta, "tool": "Edit"}, tool_input=tool_input)
+                    n += 1
+                if not prose and not edits:
+                    count(stats, "skipped:empty")

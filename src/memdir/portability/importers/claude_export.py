@@ -1,0 +1,200 @@
+"""Claude Code ``/export`` text files: the conversation as the terminal showed it, saved with ``/export FILE``.
+
+Read from the real exports in ``shared/data/transcripts/claude-code-export`` (Claude Code 2.0.5x); the layout is what
+the terminal draws, wrapped at its width (80 columns there):
+
+* a header: the boxed welcome panel (``╭─── Claude Code vX ───╮`` … ``╰───╯``) or the compact logo, one of whose cells
+  is the working directory, often shortened (``/…/synology/Adela/TRAP-WD-2020-04``);
+* ``> `` at column 0 starts a user prompt; its wrapped lines follow at column 0, each break keeping the space it broke
+  at (``\\`` at a line's end is a newline the user typed);
+* ``● `` at column 0 starts an assistant message (continuation lines indented two spaces) or a tool call
+  ``● Name(arguments)`` (arguments wrapped onto lines indented six or seven spaces), whose result follows as
+  ``  ⎿  …`` lines; ``… +N lines (ctrl+o to expand)`` marks output the terminal folded (the export does not hold it);
+* ``═══ Conversation compacted ═══`` lines separate a compaction (``skipped:compaction``).
+
+What becomes an event (keys ``import:claude-export:<file stem>:L<line of the block>``; session = the file stem):
+
+* a prompt -> ``role="user"`` (what follows its ``⎿`` marker is a local command's output, ``skipped:command_output``);
+* an assistant message -> ``role="assistant"`` (its lines dedented, kept as lines); an ``⎿`` status after it
+  (``Interrupted · …``) is ``skipped:status``;
+* a tool call -> one ``role="tool"`` event, text ``<Tool>: <arguments> → <output>`` with the display name mapped to
+  the tool's own (``Update`` -> ``Edit``, ``Search`` -> ``Grep``: :data:`memdir.portability.importers.textlog.CANONICAL_TOOLS`),
+  so the capture gate drops ``Read``/``Grep`` and shell reads as it does live; an output starting ``Error`` sets
+  ``meta.is_error``. ``● User answered Claude's questions:`` and ``● Updated plan`` blocks are tool events
+  (``AskUserQuestion``, ``ExitPlanMode``) whose output is the answers or the plan.
+
+Times: the export records none. The session starts at the date in the file name (``2025-11-23-n.txt``) or, without
+one, at the file's modification time; events are one millisecond apart in file order
+(:func:`memdir.portability.importers.textlog.stamp`). ``meta.cwd`` is the header's directory when it names one that
+can be found: a full path as written, or a shortened ``/…/a/b`` matched against the export file's own ancestors
+(exports are usually saved inside the project); otherwise the session records no directory.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+from memdir.capture.tools import summarise_tool
+from memdir.portability.importers.jsonl import count, make_event
+from memdir.portability.importers.textlog import canonical_tool, file_time, read_text, stamp, time_from_name
+
+SOURCE = "claude-export"
+_CALL = re.compile(r"^([A-Z][A-Za-z]*(?: [A-Z][A-Za-z]*)*)\((.*)$", re.S)
+_FOLD = re.compile(r"^…\s*\+(\d+) lines?\b.*$")
+_STATUS_TOOLS = {"user answered claude's questions": "AskUserQuestion", "updated plan": "ExitPlanMode",
+                 "user approved claude's plan": "ExitPlanMode"}
+_WIDTH = 80
+
+
+def header_cwd(lines: list[str]) -> str | None:
+    """The working directory a header names (a cell that is one path, ``/…`` or ``~`` included), or ``None``."""
+    for line in lines:
+        m = re.search(r"\bcwd:\s*(\S+)", line)
+        if m:
+            return m.group(1)
+        for cell in line.split("│"):
+            for part in re.split(r"\s{2,}", cell.strip()):
+                if part[:1] in ("/", "~") and " " not in part and len(part) > 1:
+                    return part
+    return None
+
+
+def locate_cwd(named: str | None, export_file: Path) -> str | None:
+    """The directory ``named`` stands for: itself when it is a full path (``~`` expanded); for ``/…/tail`` the
+    ancestor of ``export_file`` whose path ends with ``tail``; ``None`` when neither is known."""
+    if not named:
+        return None
+    if "…" not in named:
+        return str(Path(named).expanduser())
+    tail = [p for p in named.split("…", 1)[1].split("/") if p]
+    if not tail:
+        return None
+    for parent in Path(export_file).resolve().parents:
+        if list(parent.parts[-len(tail):]) == tail:
+            return str(parent)
+    return None
+
+
+def _unwrap_prompt(lines: list[str], width: int) -> str:
+    """A prompt's wrapped lines joined back: breaks keep their space, so a line that was cut is joined as is; a line
+    ending in ``\\`` or much shorter than the width ended where the user pressed return."""
+    out = ""
+    for i, line in enumerate(lines):
+        if i == 0:
+            out = line
+            continue
+        prev = lines[i - 1]
+        if out.endswith("\\"):
+            out = out[:-1] + "\n" + line
+        elif not prev.strip() or not line.strip():
+            out += "\n" + line
+        elif prev.endswith(" ") or line.startswith(" ") or len(prev) >= width - 8:
+            out += line
+        else:
+            out += "\n" + line
+    return out.strip()
+
+
+def _join_call(lines: list[str], width: int) -> str:
+    """A tool call's wrapped lines (as in the file, ``● `` included) joined: a line filling the whole width was cut
+    inside a word, a shorter one at a space."""
+    out = lines[0][2:]
+    for prev, line in zip(lines, lines[1:]):
+        out += ("" if len(prev) >= width else " ") + line.strip()
+    return out
+
+
+def _output(lines: list[str]) -> str:
+    """The ``⎿`` result lines without their marker and indentation; folds read ``[… N more lines not exported]``."""
+    out = []
+    for i, line in enumerate(lines):
+        s = line.strip()
+        if i == 0:
+            s = s.lstrip("⎿").strip()
+        m = _FOLD.match(s)
+        out.append(f"[… {m.group(1)} more lines not exported]" if m else line[5:].rstrip() if i else s)
+    return "\n".join(out).strip()
+
+
+def _blocks(lines: list[str]) -> Iterator[tuple[int, str, list[str]]]:
+    """``(1-based line, kind, lines)`` per block: kind ``user`` (``>``), ``assistant`` (``●``) or ``rule`` (``═``)."""
+    kind, start, cur = None, 0, []
+    for no, line in enumerate(lines, 1):
+        head = line[:1]
+        new = "user" if head == ">" else "assistant" if head == "●" else "rule" if head == "═" else None
+        if new:
+            if kind:
+                yield start, kind, cur
+            kind, start, cur = new, no, [line]
+        elif kind:
+            cur.append(line)
+    if kind:
+        yield start, kind, cur
+
+
+def iter_claude_export(path: str | Path, *, stats: Counter | None = None) -> Iterator[dict]:
+    """Yield the events of one Claude Code ``/export`` text file, in file order.
+
+    path: the exported ``.txt``. stats: optional Counter incremented with ``parts`` (blocks read) and
+    ``skipped:<reason>`` (``compaction``, ``command_output``, ``status``, ``empty``). Each event is
+    ``{key, role, text, session, ts, source="claude-export", meta={line, cwd?, tool?, host_tool?, is_error?}}``
+    (``ts`` ISO 8601 UTC, see the module docstring). Raises ``FileNotFoundError`` for a missing file; never
+    raises for its content.
+    """
+    path = Path(path)
+    lines = read_text(path).splitlines()
+    first = next((i for i, ln in enumerate(lines) if ln[:1] in (">", "●")), len(lines))
+    box = next((ln for ln in lines[:first] if ln.startswith("╭")), "")
+    width = len(box) if box else _WIDTH
+    cwd = locate_cwd(header_cwd(lines[:first]), path)
+    session = path.stem
+    start = time_from_name(path.name) or file_time(path)
+    base: dict = {"cwd": cwd} if cwd else {}
+    n = 0
+    for lineno, kind, block in _blocks(lines):
+        count(stats, "parts")
+        if kind == "rule":
+            count(stats, "skipped:compaction")
+            continue
+        cut = next((i for i, ln in enumerate(block) if ln.lstrip().startswith("⎿")), len(block))
+        body, result = block[:cut], block[cut:]
+        meta = {**base, "line": lineno}
+        if kind == "user":
+            if result:
+                count(stats, "skipped:command_output")
+            text = _unwrap_prompt([body[0][2:]] + body[1:], width)
+            if not text:
+                count(stats, "skipped:empty")
+                continue
+            yield make_event(SOURCE, session, f"L{lineno}", "user", text, stamp(start, n), meta)
+            n += 1
+            continue
+        head = [body[0][2:]] + [ln.strip() for ln in body[1:]]
+        call = _CALL.match(_join_call([b for b in body if b.strip()], width)) if result else None
+        status = _STATUS_TOOLS.get(head[0].strip().rstrip(":").lower()) if result else None
+        if call or status:
+            display = call.group(1) if call else head[0].strip().rstrip(":")
+            arg = call.group(2).rstrip() if call else ""
+            arg = arg[:-1] if arg.endswith(")") else arg
+            name = canonical_tool(display) if call else status
+            output = _output(result)
+            is_error = output.startswith("Error")
+            tool_input = {"command": arg} if name == "Bash" else {"file_path": arg} if name in ("Read", "Write", "Edit") \
+                else {"pattern": arg} if name in ("Grep", "Glob") else ({"arg": arg} if arg else None)
+            text = summarise_tool(name, arg, output or None, is_error=is_error)
+            yield make_event(SOURCE, session, f"L{lineno}", "tool", text, stamp(start, n),
+                             {**meta, "tool": name, "host_tool": display, "is_error": is_error}, tool_input=tool_input)
+            n += 1
+            continue
+        if result:
+            count(stats, "skipped:status")
+        text = "\n".join([body[0][2:].rstrip()] + [ln[2:].rstrip() if ln.startswith("  ") else ln.rstrip()
+                                                    for ln in body[1:]]).strip()
+        if not text:
+            count(stats, "skipped:empty")
+            continue
+        yield make_event(SOURCE, session, f"L{lineno}", "assistant", text, stamp(start, n), meta)
+        n += 1

@@ -1,0 +1,72 @@
+"""What the three plain-text transcript readers share (Claude Code ``/export`` text, SpecStory Markdown, Aider chat
+history): a deterministic time for formats that record none or only a session start, the tool-name mapping that lets
+the capture gate judge their tool calls as it judges a hook's, and fenced-block tracking.
+
+Times: a session's start comes from the file (a header, a heading, the file name); when the file says nothing, the
+file's modification time is used — never the clock at import, so two imports of one file give the same rows. Each
+event of a session gets ``start + n`` milliseconds (``n`` = its place in the file), so the store's (ts, id) order is
+the file's order.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+_NAME_TIME = re.compile(r"(\d{4})-(\d{2})-(\d{2})(?:[_T ](\d{2})[-:](\d{2})(?:[-:](\d{2}))?)?")
+
+#: tool names of these formats -> the name the capture gate knows (its noisy-tool and shell-read rules are keyed by
+#: Claude Code's names); the host's own name is kept in ``meta.host_tool``
+CANONICAL_TOOLS = {
+    # Claude Code's export shows display names
+    "read": "Read", "write": "Write", "update": "Edit", "edit": "Edit", "search": "Grep", "bash": "Bash",
+    "fetch": "WebFetch", "web search": "WebSearch", "list": "LS", "task": "Task",
+    # SpecStory (Cursor) tool names
+    "run_terminal_command_v2": "Bash", "run_terminal_cmd": "Bash", "read_file_v2": "Read", "read_file": "Read",
+    "ripgrep_raw_search": "Grep", "grep_search": "Grep", "codebase_search": "Grep", "glob_file_search": "Glob",
+    "file_search": "Glob", "list_dir": "LS", "todo_write": "TodoWrite", "edit_file_v2": "Edit", "edit_file": "Edit",
+    "web_search": "WebSearch", "web_fetch": "WebFetch",
+}
+
+
+def canonical_tool(name: str) -> str:
+    """The gate's name for a tool shown as ``name`` (``Update`` -> ``Edit``, ``read_file_v2`` -> ``Read``); an
+    unknown name is returned unchanged."""
+    return CANONICAL_TOOLS.get(name.strip().lower(), name.strip())
+
+
+def time_from_name(name: str) -> datetime | None:
+    """The first ``YYYY-MM-DD[_HH-MM[-SS]]`` in a file name as a UTC datetime, or ``None`` (also for an impossible
+    date)."""
+    m = _NAME_TIME.search(name)
+    if not m:
+        return None
+    try:
+        return datetime(*(int(g or 0) for g in m.groups()), tzinfo=timezone.utc)
+    except ValueError:
+        return None
+
+
+def file_time(path: Path) -> datetime:
+    """The modification time of ``path`` (UTC): the start of a session whose file records no time."""
+    return datetime.fromtimestamp(Path(path).stat().st_mtime, tz=timezone.utc).replace(microsecond=0)
+
+
+def stamp(start: datetime, n: int) -> str:
+    """ISO 8601 UTC of the ``n``-th event of a session that started at ``start`` (one millisecond apart)."""
+    return (start + timedelta(milliseconds=n)).isoformat()
+
+
+def fence_of(line: str) -> str | None:
+    """The backtick run opening or closing a fenced block on ``line`` (```` ``` ````, ````` ```` `````), or ``None``."""
+    s = line.lstrip()
+    if not s.startswith("```"):
+        return None
+    return s[: len(s) - len(s.lstrip("`"))]
+
+
+def read_text(path: Path) -> str:
+    """The file as text (UTF-8, a byte-order mark dropped, undecodable bytes replaced: a bad byte never aborts an
+    import). Raises ``FileNotFoundError``/``IsADirectoryError`` for the file itself."""
+    return Path(path).read_bytes().decode("utf-8-sig", errors="replace")

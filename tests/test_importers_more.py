@@ -1,0 +1,249 @@
+"""The plain-text transcript importers: Claude Code ``/export`` text, SpecStory Markdown, Aider chat history.
+
+Hand-written fixtures (tests/fixtures/importers/claude_export_2026-03-14.txt, specstory_*.md, aider_chat_history.md)
+carry the exact expectations and run without ../shared; the real files of ../shared/data/transcripts are each read,
+imported and imported again."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+import memdir
+from memdir.cli.main import cli
+from memdir.portability.importers import iter_events, project_transcripts, resolve_paths
+from memdir.portability.transcripts import import_host
+
+from conftest import shared_path
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "importers"
+EXPORT = FIXTURES / "claude_export_2026-03-14.txt"
+SPEC_ZH = FIXTURES / "specstory_2026-04-02_08-15Z-部署失败.md"
+SPEC_OLD = FIXTURES / "specstory_older_layout.md"
+AIDER = FIXTURES / "aider_chat_history.md"
+#: the secrets planted in the fixtures (redaction must remove each)
+SECRETS = {"claude-export": "Hx7kq2Lm9wZpR4", "specstory": "Vq9mTz4kLw2Rx7", "aider": "Rk29xQv7Lm3Tz8Wn5Yp1"}
+
+#: the real files of each format (../shared/data/transcripts), by the importer that reads them
+REAL = {
+    "claude-export": [("claude-code-export", "saross__trap-extraction", f) for f in
+                      ("2025-11-23-n.txt", "2025-11-24-a.txt", "2025-11-25-a.txt")],
+    "specstory": [("specstory", "BillWan-zzzyyy__alpamayo", f) for f in
+                  ("2026-02-21_05-56Z-移除alpamayo-github库.md", "2026-03-02_01-05Z-file-path-explanation.md",
+                   "2026-03-02_06-49Z-推理速度与论文不符.md")]
+                 + [("specstory", "twardoch__twat-cache", f) for f in
+                    ("2025-03-04_03-25-codebase-analysis-and-todo-md-update.md", "merging-files-from-wrong-location.md",
+                     "running-lint-fix-command.md")],
+    "aider": [("aider", "Aider-AI__aider", f) for f in ("add-test.md", "census.md", "chat-transcript-css.md",
+                                                        "complex-change.md")]
+             + [("aider", "Aquaticat__Monochromatic", ".aider.chat.history.md")],
+}
+REAL_CASES = [(source, parts) for source, files in REAL.items() for parts in files]
+
+
+def _project(base: Path, name: str) -> Path:
+    p = base / name
+    (p / ".git").mkdir(parents=True)
+    return p
+
+
+def _texts(m) -> list[str]:
+    return [e.text for e in m.recent(kinds=["event"], limit=10_000)]
+
+
+# ---------------------------------------------------------------- the parsers, on hand-written fixtures
+
+def test_export_fixture_events_roles_tools_and_times():
+    stats = Counter()
+    evs = list(iter_events("claude-export", EXPORT, stats=stats))
+    assert [e["role"] for e in evs] == ["user", "assistant", "tool", "tool", "assistant", "user", "user", "tool",
+                                        "assistant"]
+    first = evs[0]["text"]  # the wrapped prompt joined back, its breaks kept as spaces
+    assert first.startswith("The nightly build of demo-proj fails on the arm64 runner. The database password=")
+    assert "\n" not in first and "linker step breaks." in first
+    tools = [e for e in evs if e["role"] == "tool"]
+    assert [e["meta"]["tool"] for e in tools] == ["Read", "Bash", "Edit"]  # display names mapped: Update -> Edit
+    assert tools[1]["text"].startswith("Bash: make -C native link ARCH=arm64 → error:")
+    assert "ld: cannot find -lzstd" in tools[1]["text"] and "6 more lines not exported" in tools[1]["text"]
+    assert tools[1]["meta"]["is_error"] and tools[1]["input"] == {"command": "make -C native link ARCH=arm64"}
+    assert evs[4]["text"].startswith("The linker cannot find libzstd for arm64: the runner image lacks the\nlibzstd-dev")
+    # no time in an export: the file name's date, one millisecond apart in file order
+    assert evs[0]["ts"] == "2026-03-14T00:00:00+00:00" and evs[1]["ts"] == "2026-03-14T00:00:00.001000+00:00"
+    assert len({e["key"] for e in evs}) == len(evs) and all(e["key"].startswith("import:claude-export:") for e in evs)
+    assert [e["key"] for e in iter_events("claude-export", EXPORT)] == [e["key"] for e in evs]  # deterministic
+
+
+def test_export_shortened_cwd_found_among_the_files_ancestors(tmp_path):
+    proj = _project(tmp_path / "work", "demo-proj")
+    (proj / "exports").mkdir()
+    shutil.copy(EXPORT, proj / "exports" / EXPORT.name)
+    evs = list(iter_events("claude-export", proj / "exports" / EXPORT.name))
+    assert {e["meta"].get("cwd") for e in evs} == {str(proj.resolve())}  # header "/…/work/demo-proj"
+    assert all("cwd" not in e["meta"] for e in iter_events("claude-export", EXPORT))  # elsewhere: not known
+
+
+def test_specstory_v2_fixture_chinese_tools_thinking():
+    stats = Counter()
+    evs = list(iter_events("specstory", SPEC_ZH, stats=stats))
+    assert [e["role"] for e in evs] == ["user", "tool", "tool", "assistant", "user", "tool", "assistant"]
+    assert evs[0]["session"] == "5b0c1d2e-7f3a-4a9b-8c6d-0e1f2a3b4c5d" and evs[0]["meta"]["host"] == "cursor"
+    assert evs[0]["ts"] == "2026-04-02T08:15:00+00:00"
+    assert evs[0]["text"].startswith("预发布环境部署一直失败，日志里说数据库连接被拒绝。")
+    assert stats["skipped:thinking"] == 1 and not any("Thought Process" in e["text"] for e in evs)
+    assert evs[1]["meta"] == {"line": 23, "host": "cursor", "tool": "Bash", "host_tool": "run_terminal_command_v2"}
+    assert evs[1]["text"] == "Bash: ls deploy/ → staging.env\ndocker-compose.yml" and evs[1]["input"] == {"command": "ls deploy/"}
+    assert evs[5]["text"].startswith("Edit: deploy/staging.env")
+
+
+def test_specstory_older_layout_fixture():
+    evs = list(iter_events("specstory", SPEC_OLD))
+    assert [e["role"] for e in evs] == ["user", "assistant", "tool", "tool", "assistant"]
+    assert evs[0]["session"] == "specstory_older_layout" and evs[0]["ts"] == "2025-05-12T14:03:09+00:00"  # DD/MM/YYYY
+    assert [e["meta"]["tool"] for e in evs if e["role"] == "tool"] == ["LS", "Bash"]
+    assert evs[3]["text"].startswith("Bash: pytest tests/test_cache.py -k expiry -x -q → F\nFAILED")
+
+
+def test_aider_fixture_launches_prompts_edits_and_runs():
+    stats = Counter()
+    evs = list(iter_events("aider", AIDER, stats=stats))
+    assert [(e["session"], e["role"]) for e in evs] == [
+        ("aider-20260503-091244", "user"), ("aider-20260503-091244", "assistant"), ("aider-20260503-091244", "tool"),
+        ("aider-20260503-091244", "tool"), ("aider-20260503-091244", "user"), ("aider-20260503-091244", "tool"),
+        ("aider-20260504-164002", "user"), ("aider-20260504-164002", "assistant")]
+    assert evs[1]["text"] == "I'll rename the function and its one caller."  # the edit block left the prose
+    assert evs[2]["text"] == "Edit: settings.py (-1 +1 lines)\n- def parse_cfg(path):\n+ def load_settings(path):"
+    assert evs[3]["text"] == "aider → Applied edit to settings.py\nCommit 4f2a9c1 refactor: rename parse_cfg to load_settings"
+    assert evs[5]["text"] == "run: pytest -q tests/test_settings.py → 3 passed in 0.41s"
+    assert evs[6]["text"].endswith("please keep it out of settings.py\nand read it from the environment instead")
+    assert evs[0]["ts"] == "2026-05-03T09:12:44+00:00" and evs[6]["ts"] == "2026-05-04T16:40:02+00:00"
+    assert stats["skipped:banner"] == 2 and stats["skipped:noise"] == 2  # version banners, token/cost lines
+
+
+# ---------------------------------------------------------------- through the one gate and the one ingest loop
+
+@pytest.mark.parametrize("source,fixture", [("claude-export", EXPORT), ("specstory", SPEC_ZH), ("aider", AIDER)])
+def test_fixture_import_redacts_gates_and_reimports_nothing(tmp_path, source, fixture):
+    proj = _project(tmp_path, "p")
+    with memdir.open(proj, home=tmp_path / "home") as m:
+        out = import_host(m, source, fixture, projects="here", progress=False)
+        assert out["stored"] > 0 and out["read_by_role"]["user"] > 0 and out["read_by_role"]["assistant"] > 0
+        texts = _texts(m)
+        assert not any(SECRETS[source] in t for t in texts)
+        assert any("[redacted:" in t for t in texts)
+        again = import_host(m, source, fixture, projects="here", progress=False)
+        assert again["stored"] == 0 and again["duplicate"] == out["stored"] + out["duplicate"]
+    gated = out["skipped_by"]
+    if source == "claude-export":
+        assert gated == {"noisy_tool": 1, "trivial": 1}  # the Read call and "thanks"
+    if source == "specstory":
+        assert gated == {"noisy_tool": 1}  # `ls deploy/`: a shell read
+    if source == "aider":
+        assert gated == {"slash_command": 1}  # "/run …" itself (its output is kept)
+
+
+def test_chinese_specstory_text_round_trips_and_is_recalled(tmp_path):
+    proj = _project(tmp_path, "p")
+    with memdir.open(proj, home=tmp_path / "home") as m:
+        import_host(m, "specstory", SPEC_ZH, projects="here", progress=False)
+        texts = _texts(m)
+        assert "好的，改成 shop-db 并记下来：预发布数据库主机名是 shop-db" in texts
+        assert "已把 `deploy/staging.env` 的数据库主机改为 `shop-db`。" in texts
+        hits = m.recall("预发布数据库主机名", k=3)
+        assert hits and "预发布数据库主机名是 shop-db" in hits[0].text
+
+
+def test_sessions_without_a_directory_need_here_and_say_so(tmp_path, monkeypatch):
+    proj = _project(tmp_path, "p")
+    monkeypatch.chdir(proj)
+    monkeypatch.setenv("MEMDIR_HOME", str(tmp_path / "home"))
+    r = CliRunner().invoke(cli, ["import", "claude-export", str(EXPORT)], catch_exceptions=False)
+    assert r.exit_code == 0 and "record no directory: use --here" in r.stdout
+    r = CliRunner().invoke(cli, ["import", "claude-export", str(EXPORT), "--here", "--json"], catch_exceptions=False)
+    assert json.loads(r.stdout)["stored"] == 7
+
+
+def test_routing_by_the_project_the_file_lies_in(tmp_path, monkeypatch):
+    a, b = _project(tmp_path, "alpha"), _project(tmp_path, "bravo")
+    shutil.copy(AIDER, a / ".aider.chat.history.md")
+    (a / ".specstory" / "history").mkdir(parents=True)
+    shutil.copy(SPEC_ZH, a / ".specstory" / "history" / SPEC_ZH.name)
+    monkeypatch.setenv("MEMDIR_HOME", str(tmp_path / "home"))
+    monkeypatch.chdir(b)
+    runner = CliRunner()
+    for source, path in (("aider", a / ".aider.chat.history.md"), ("specstory", a / ".specstory" / "history")):
+        out = json.loads(runner.invoke(cli, ["import", source, str(path), "--json"], catch_exceptions=False).stdout)
+        assert out["stored"] == 0 and out["sessions"]["other_project"] >= 1 and out["other_projects"] == [str(a)]
+        out = json.loads(runner.invoke(cli, ["import", source, str(path), "--all-projects", "--json"],
+                                       catch_exceptions=False).stdout)
+        assert out["stored"] > 0 and list(out["projects"]) == [str(a)]
+    assert not (b / ".memory").exists()
+
+
+def test_plain_import_discovers_the_projects_own_histories(tmp_path, monkeypatch):
+    proj = _project(tmp_path, "p")
+    (proj / "src").mkdir()
+    (proj / ".specstory" / "history").mkdir(parents=True)
+    shutil.copy(SPEC_ZH, proj / ".specstory" / "history" / SPEC_ZH.name)
+    shutil.copy(SPEC_OLD, proj / ".specstory" / "history" / SPEC_OLD.name)
+    shutil.copy(AIDER, proj / ".aider.chat.history.md")
+    assert {h: len(f) for h, f in project_transcripts(proj).items()} == {"specstory": 2, "aider": 1}
+    monkeypatch.setenv("MEMDIR_HOME", str(tmp_path / "home"))
+    monkeypatch.chdir(proj / "src")
+    runner = CliRunner()
+    r = runner.invoke(cli, ["import"], catch_exceptions=False)
+    assert r.exit_code == 0, r.output
+    assert "specstory: found 2 files in" in r.stdout and "aider: found 1 file in" in r.stdout
+    out = json.loads(runner.invoke(cli, ["import", "--json"], catch_exceptions=False).stdout)
+    assert set(out["found"]) == {"specstory", "aider"}
+    assert all(res["stored"] == 0 and res["duplicate"] > 0 for res in out["imports"].values())  # second run
+    # a source without PATH reads the project's own location too
+    out = json.loads(runner.invoke(cli, ["import", "aider", "--json"], catch_exceptions=False).stdout)
+    assert out["files"] == 1 and out["stored"] == 0 and out["sessions"]["imported"] == 2
+
+
+def test_plain_import_without_histories_names_where_it_looked(tmp_path, monkeypatch):
+    proj = _project(tmp_path, "p")
+    monkeypatch.setenv("MEMDIR_HOME", str(tmp_path / "home"))
+    monkeypatch.chdir(proj)
+    r = CliRunner().invoke(cli, ["import"])
+    assert isinstance(r.exception, memdir.UsageError)  # exit 2 from the command line
+    assert ".specstory/history" in str(r.exception) and ".aider.chat.history.md not found" in str(r.exception)
+
+
+def test_a_text_transcript_given_to_another_importer_gets_a_hint(tmp_path, monkeypatch):
+    proj = _project(tmp_path, "p")
+    monkeypatch.setenv("MEMDIR_HOME", str(tmp_path / "home"))
+    monkeypatch.chdir(proj)
+    r = CliRunner().invoke(cli, ["import", "claude-code", str(EXPORT), "--here", "--json"], catch_exceptions=False)
+    assert json.loads(r.stdout)["hint"] == f"{EXPORT} is a claude-export transcript: memdir import claude-export {EXPORT} [--here]"
+
+
+def test_directory_expansion(tmp_path):
+    (tmp_path / "notes.md").write_text("# project notes\n", encoding="utf-8")
+    shutil.copy(SPEC_OLD, tmp_path / SPEC_OLD.name)
+    assert resolve_paths("specstory", tmp_path) == [tmp_path / SPEC_OLD.name]
+    shutil.copy(EXPORT, tmp_path / EXPORT.name)
+    assert resolve_paths("claude-export", tmp_path) == [tmp_path / EXPORT.name]
+
+
+# ---------------------------------------------------------------- every real file of ../shared
+
+@pytest.mark.shared
+@pytest.mark.parametrize("source,parts", REAL_CASES, ids=[p[-1] for _, p in REAL_CASES])
+def test_real_file_imports_and_reimports_nothing(tmp_path, source, parts):
+    path = shared_path("data", "transcripts", *parts)
+    evs = list(iter_events(source, path))
+    roles = Counter(e["role"] for e in evs)
+    assert roles["user"] > 0 and roles["assistant"] > 0
+    assert len({e["key"] for e in evs}) == len(evs) and all(e["ts"] for e in evs)
+    assert [(e["key"], e["ts"], e["text"]) for e in iter_events(source, path)] == \
+        [(e["key"], e["ts"], e["text"]) for e in evs]  # nothing depends on the clock
+    with memdir.open(_project(tmp_path, "p"), home=tmp_path / "home") as m:
+        out = import_host(m, source, path, projects="here", progress=False)
+        assert out["stored"] > 0 and out["kept_by_role"]["user"] > 0 and out["kept_by_role"]["assistant"] > 0
+        assert import_host(m, source, path, projects="here", progress=False)["stored"] == 0
