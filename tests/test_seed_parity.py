@@ -1,0 +1,53 @@
+"""Seed parity: behaviours the seed designs promise (seed 000: Markdown memory dir, pinned notes, `.state.json`;
+seed 001: prune with a confirmation token; seed 004: OpenCode local-memory, its noisy tools and drop-file import)
+that memdir had missed. One section per fix."""
+
+from __future__ import annotations
+
+from stub_model import StubModel, memories
+
+import memdir
+
+
+def _open_distill(project, tmp_path, clock, stub):
+    conf = {"distill.provider": "openai", "distill.url": stub.url, "distill.model": "stub-1", "distill.timeout_s": 5.0}
+    return memdir.open(project, home=tmp_path / "g", clock=clock, config=conf)
+
+
+def _session(m, sid="s1", n=4):
+    text = "We decided to deploy with pnpm because the npm lockfile broke CI"
+    evs = []
+    for i in range(n):
+        evs.append({"key": f"u:{sid}:{i}", "role": "user", "text": f"turn {i} of {sid}: {text} ({i})", "session": sid,
+                    "ts": f"2026-10-01T10:{i:02d}:00Z"})
+        evs.append({"key": f"a:{sid}:{i}", "role": "assistant", "text": f"Noted point {i} of {sid} about {text}.",
+                    "session": sid, "ts": f"2026-10-01T10:{i:02d}:30Z"})
+    return m.import_events(evs)
+
+
+# ---- 1. distillation never supersedes a pinned note ---------------------------------------------------------
+def test_distill_proposes_instead_of_superseding_a_pinned_note(project, tmp_path, clock):
+    with StubModel() as stub, _open_distill(project, tmp_path, clock, stub) as m:
+        pinned = m.remember("Deploys use pnpm: the npm lockfile broke CI twice.", category="decisions",
+                            summary="Deploy with pnpm, not npm", pinned=True)
+        loose = m.remember("The CI machine has two cores and 24 GiB of memory.", category="facts",
+                           summary="CI machine size")
+        _session(m)
+        stub.replies.append(memories(
+            {"category": "decisions", "summary": "Deploy with bun, not pnpm",
+             "body": "Deploys now use bun: pnpm was too slow on CI.", "supersedes": pinned.id},
+            {"category": "facts", "summary": "CI machine has four cores",
+             "body": "The CI machine was upgraded to four cores and 32 GiB.", "supersedes": loose.id},
+        ))
+        out = m.distill()
+        # the pinned note stays live; its replacement is a pending proposal in its own category
+        assert m.get(pinned.id).superseded_by is None
+        assert [p["supersedes"] for p in out["proposals"]] == [pinned.id]
+        assert "pinned" in out["proposals"][0]["reason"]
+        (prop,) = m.proposals()
+        assert prop["category"] == "decisions" and prop["supersedes"] == pinned.id and prop["source"] == "distill"
+        # an unpinned note is still superseded as before
+        assert out["superseded"] == [{"id": loose.id, "by": out["notes"][0]["id"]}]
+        # a person accepting the proposal does supersede the pinned note
+        note = m.accept_proposal(prop["id"])
+        assert note.category == "decisions" and m.get(pinned.id).superseded_by == note.id
