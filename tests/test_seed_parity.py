@@ -51,3 +51,47 @@ def test_distill_proposes_instead_of_superseding_a_pinned_note(project, tmp_path
         # a person accepting the proposal does supersede the pinned note
         note = m.accept_proposal(prop["id"])
         assert note.category == "decisions" and m.get(pinned.id).superseded_by == note.id
+
+
+# ---- 2. migrate from a seed 000 directory: idempotent, hit counts carried --------------------------------------
+def _seed000(tmp_path):
+    import json
+
+    md = tmp_path / "seed000" / "memory"
+    (md / "decisions").mkdir(parents=True)
+    (md / "ROOT.md").write_text("# ROOT\n", encoding="utf-8")
+    (md / "decisions" / "use-npm.md").write_text(
+        "---\nid: decisions/use-npm\nkind: decision\nsummary: use npm\nsuperseded_by: decisions/use-pnpm\n---\n"
+        "We use npm for installs.\n", encoding="utf-8")
+    (md / "decisions" / "use-pnpm.md").write_text(
+        "---\nid: decisions/use-pnpm\nkind: decision\nsummary: use pnpm\nsupersedes: decisions/use-npm\n---\n"
+        "We use pnpm for installs now: the npm lockfile broke CI.\n", encoding="utf-8")
+    (md / ".state.json").write_text(json.dumps({"hits": {"decisions/use-pnpm.md": {"hits": 7, "lastHit": 1791512014824},
+                                                         "decisions/gone": 3}}), encoding="utf-8")
+    return md
+
+
+def test_migrate_seed000_twice_duplicates_nothing(m, tmp_path):
+    md = _seed000(tmp_path)
+    first = m.migrate(from_path=md)["sources"][0]["result"]
+    assert first["notes_new"] == 2
+    for _ in range(2):
+        again = m.migrate(from_path=md)["sources"][0]["result"]
+        assert again.get("notes_new", 0) == 0 and again["notes_existing"] == 2
+    files = sorted(p.name for p in (m.project_root / ".memory" / "decisions").glob("*.md") if p.name != "index.md")
+    assert files == ["use-npm.md", "use-pnpm.md"]
+    assert m.get("decisions/use-npm").superseded_by == "decisions/use-pnpm"
+    assert m.inspect().counts["project"]["superseded"] == 1
+
+
+def test_migrate_seed000_carries_state_json_hit_counts(m, tmp_path):
+    md = _seed000(tmp_path)
+    res = m.migrate(from_path=md)["sources"][0]
+    assert res["found"]["hit_counts"] == 2 and res["result"]["hits_carried"] == 1
+    rows = {r["ref"]: r for r in m.roots["project"].store.tier_rows()}
+    hot = rows["decisions/use-pnpm"]
+    assert hot["rcount"] == 7 and hot["rlast"].startswith("2026-")
+    assert hot["heat0"] > rows["decisions/use-npm"]["heat0"]  # the sweep turned the hits into heat
+    # a re-run adds no hits twice
+    assert m.migrate(from_path=md)["sources"][0]["result"]["hits_carried"] == 0
+    assert {r["ref"]: r["rcount"] for r in m.roots["project"].store.tier_rows()}["decisions/use-pnpm"] == 7
