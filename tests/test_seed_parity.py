@@ -95,3 +95,30 @@ def test_migrate_seed000_carries_state_json_hit_counts(m, tmp_path):
     # a re-run adds no hits twice
     assert m.migrate(from_path=md)["sources"][0]["result"]["hits_carried"] == 0
     assert {r["ref"]: r["rcount"] for r in m.roots["project"].store.tier_rows()}["decisions/use-pnpm"] == 7
+
+
+# ---- 3. `memdir forget --id X` -----------------------------------------------------------------------------
+def test_cli_forget_by_id_option_for_a_note_an_event_and_a_handle(project, tmp_path, capsys):
+    from conftest import run_cli
+
+    base = ("--dir", str(project), "--home", str(tmp_path / "g"))
+    with memdir.open(project, home=tmp_path / "g") as m:
+        note = m.remember("Deploys use pnpm: the npm lockfile broke CI twice.", category="decisions")
+        m.import_events([{"key": "u:s1:1", "role": "user", "text": "how do we rotate the staging database password?",
+                          "session": "s1", "ts": "2026-10-01T10:00:00Z"},
+                         {"key": "u:s1:2", "role": "user", "text": "the kafka consumer lags after midnight again",
+                          "session": "s1", "ts": "2026-10-01T10:01:00Z"}])
+        handle = next(h.handle for h in m.recall("kafka consumer lags") if h.id == "u:s1:2")
+    code, out, err = run_cli(capsys, *base, "forget", "--id", note.id)
+    assert code == 0 and f"forgot {note.id}" in out
+    code, out, err = run_cli(capsys, *base, "forget", "--id", "u:s1:1")
+    assert code == 0 and "forgot u:s1:1" in out
+    code, out, err = run_cli(capsys, *base, "--json", "forget", "--id", handle)
+    assert code == 0 and '"ref": "u:s1:2"' in out
+    with memdir.open(project, home=tmp_path / "g") as m:
+        assert m.get(note.id) is None and m.get("u:s1:1") is None and m.get("u:s1:2") is None
+    # an unknown id: one line, exit 1; the id twice (argument and --id): a usage error
+    code, out, err = run_cli(capsys, *base, "forget", "--id", "facts/no-such-note")
+    assert code == 1 and err.strip().count("\n") == 0 and "no memory with id 'facts/no-such-note'" in err
+    code, out, err = run_cli(capsys, *base, "forget", "a/b", "--id", "c/d")
+    assert code == 2 and err.strip().count("\n") == 0 and "not both" in err
