@@ -122,3 +122,48 @@ def test_cli_forget_by_id_option_for_a_note_an_event_and_a_handle(project, tmp_p
     assert code == 1 and err.strip().count("\n") == 0 and "no memory with id 'facts/no-such-note'" in err
     code, out, err = run_cli(capsys, *base, "forget", "a/b", "--id", "c/d")
     assert code == 2 and err.strip().count("\n") == 0 and "not both" in err
+
+
+# ---- 4. MCP memory_prune: force with the token flow ---------------------------------------------------------
+def test_mcp_prune_force_previews_then_deletes_with_the_token(tmp_path):
+    import pytest
+
+    pytest.importorskip("mcp", reason="needs the optional `mcp` SDK (pip install 'memdir[mcp]')")
+    import anyio
+    from datetime import datetime, timedelta, timezone
+
+    from conftest import Clock
+    from mcp import Client
+
+    from memdir.server.mcp import build_server
+
+    t0 = datetime(2025, 1, 1, tzinfo=timezone.utc)
+    clock = Clock(t0)
+    (tmp_path / "p" / ".git").mkdir(parents=True)
+    m = memdir.open(tmp_path / "p", home=tmp_path / "h", clock=clock)
+    m.import_events([{"key": f"old{i}", "text": f"old chatter number {i}", "ts": t0} for i in range(3)])
+    clock.now = t0 + timedelta(days=200, minutes=5)
+    m.import_events([{"key": "new", "text": "fresh memory", "ts": clock.now}])
+
+    async def scenario():
+        async with Client(build_server(memdir=m)) as c:
+            tool = next(t for t in (await c.list_tools()).tools if t.name == "memory_prune")
+            assert "force" in tool.input_schema["properties"]
+            # force alone: the preview with its token, nothing deleted
+            pre = (await c.call_tool("memory_prune", {"days": 90, "force": True})).structured_content
+            assert pre["acted"] is False and pre["count"] == 3 and pre["confirm_token"]
+            assert "force=true" in pre["message"] and pre["confirm_token"] in pre["message"]
+            assert m.get("old0") is not None
+            # force with a wrong token: refused, one line
+            bad = await c.call_tool("memory_prune", {"days": 90, "force": True, "confirm_token": "0000000000"})
+            assert bad.is_error and "\n" not in bad.content[0].text and m.get("old0") is not None
+            # the second call: the token and force
+            done = (await c.call_tool("memory_prune", {"days": 90, "force": True,
+                                                       "confirm_token": pre["confirm_token"]})).structured_content
+            assert done["acted"] is True and done["deleted"] == 3
+
+    try:
+        anyio.run(scenario)
+        assert m.get("old0") is None and m.get("new") is not None
+    finally:
+        m.close()
