@@ -167,3 +167,72 @@ def test_mcp_prune_force_previews_then_deletes_with_the_token(tmp_path):
         assert m.get("old0") is None and m.get("new") is not None
     finally:
         m.close()
+
+
+# ---- 5. claude-mem: each row into the project it names; persona_memory as global notes -------------------------
+def _claude_mem(path):
+    import sqlite3
+
+    db = sqlite3.connect(path)
+    db.executescript("""
+        CREATE TABLE sdk_sessions(id INTEGER PRIMARY KEY, content_session_id TEXT, memory_session_id TEXT, project TEXT);
+        CREATE TABLE user_prompts(id INTEGER PRIMARY KEY, content_session_id TEXT, prompt_number INTEGER,
+          prompt_text TEXT, created_at_epoch INTEGER);
+        CREATE TABLE observations(id INTEGER PRIMARY KEY, memory_session_id TEXT, project TEXT, type TEXT, title TEXT,
+          narrative TEXT, created_at_epoch INTEGER);
+        CREATE TABLE persona_memory(id INTEGER PRIMARY KEY, key TEXT, content TEXT, created_at_epoch INTEGER);
+        INSERT INTO sdk_sessions VALUES (1, 'c-web', 'm-web', 'web'), (2, 'c-api', 'm-api', 'api'), (3, 'c-x', 'm-x', 'ghost');
+        INSERT INTO user_prompts VALUES (1, 'c-web', 1, 'why does the websocket drop after 60 seconds?', 1772355600000),
+          (2, 'c-api', 1, 'how do we paginate the invoices endpoint?', 1772355601000),
+          (3, 'c-x', 1, 'rename the ghost service to phantom everywhere', 1772355602000);
+        INSERT INTO observations VALUES (1, 'm-web', 'web', 'discovery', 'nginx proxy_read_timeout is 60s',
+          'raised proxy_read_timeout to 3600s for the websocket route', 1772355603000),
+          (2, 'm-api', 'api', 'decision', 'invoices use cursor pagination',
+          'cursor pagination on created_at and id, page size 100', 1772355604000);
+        INSERT INTO persona_memory VALUES (1, 'editor', 'The user prefers vim keybindings in every editor.', 1772355605000),
+          (2, 'language', 'The user writes commit messages in English, chats in Chinese.', 1772355606000),
+          (3, 'empty', '   ', 1772355607000);
+    """)
+    db.commit()
+    db.close()
+    return path
+
+
+def test_claude_mem_rows_go_to_the_project_they_name(tmp_path):
+    from memdir.portability.importers.claude_mem import import_claude_mem
+
+    web, api = tmp_path / "code" / "web", tmp_path / "code" / "api"
+    for p in (web, api):
+        (p / ".git").mkdir(parents=True)
+    db = _claude_mem(tmp_path / "claude-mem.db")
+    home = tmp_path / "g"
+    with memdir.open(web, home=home) as m:
+        out = import_claude_mem(m, db)  # default: this project's rows only
+        assert out["stored"] == 2 and out["other_projects"] == {"api": "other_project", "ghost": "other_project"}
+        assert out["skipped_by"]["other_project"] == 3
+        assert m.get("import:claude-mem:p:1") is not None and m.get("import:claude-mem:o:1") is not None
+        assert m.get("import:claude-mem:p:2") is None and m.get("import:claude-mem:o:2") is None
+        out = import_claude_mem(m, db, projects="all")  # each into its own project; "ghost" exists nowhere
+        assert out["stored"] == 2 and out["duplicate"] == 2 and out["projects"][str(api)] == 2
+        assert out["other_projects"] == {"ghost": "other_project"}
+        assert m.get("import:claude-mem:p:2") is None
+    with memdir.open(api, home=home) as a:
+        assert a.get("import:claude-mem:p:2") is not None and a.get("import:claude-mem:o:2") is not None
+        assert a.get("import:claude-mem:p:1") is None
+
+
+def test_claude_mem_persona_rows_become_global_preference_notes(tmp_path):
+    from memdir.portability.importers.claude_mem import import_claude_mem
+
+    web = tmp_path / "web"
+    (web / ".git").mkdir(parents=True)
+    db = _claude_mem(tmp_path / "claude-mem.db")
+    with memdir.open(web, home=tmp_path / "g") as m:
+        out = import_claude_mem(m, db)
+        assert out["notes"] == 2 and out["tables"]["persona_memory"] == 2
+        notes = [m.get(i, scope="global") for i in out["persona_notes"]]
+        assert {n.category for n in notes} == {"preferences"} and {n.scope for n in notes} == {"global"}
+        assert "vim keybindings" in notes[0].text and "persona" in notes[0].tags
+        again = import_claude_mem(m, db)
+        assert again["notes"] == 0 and again["notes_existing"] == 2  # a re-run writes no note twice
+        assert m.forget_source("claude-mem")["forgotten"]  # the batch can be undone
