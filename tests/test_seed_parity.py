@@ -236,3 +236,43 @@ def test_claude_mem_persona_rows_become_global_preference_notes(tmp_path):
         again = import_claude_mem(m, db)
         assert again["notes"] == 0 and again["notes_existing"] == 2  # a re-run writes no note twice
         assert m.forget_source("claude-mem")["forgotten"]  # the batch can be undone
+
+
+# ---- 6. drop files: each record into the project it names --------------------------------------------------
+def test_drop_file_records_land_in_the_project_they_name(tmp_path, monkeypatch):
+    import json
+    import subprocess
+
+    from memdir.portability import dropimport
+
+    web, api = tmp_path / "code" / "web", tmp_path / "code" / "api"
+    for p in (web, api):
+        (p / ".git").mkdir(parents=True)
+    home = tmp_path / "g"
+    (home / "import").mkdir(parents=True)
+    f = home / "import" / "export.jsonl"
+    rows = [{"id": "w1", "text": "the web app builds with vite and deploys to the cdn", "project": str(web)},
+            {"id": "a1", "text": "the api paginates invoices with a cursor on created_at", "project": "api"},
+            {"id": "x1", "text": "the billing worker retries webhooks three times", "project": "billing"}]
+    f.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    # the api project's hook runs first: each record still goes to the project it names
+    with memdir.open(api, home=home) as a:
+        out = a.import_pending()["files"][0]
+        assert out["projects"] == {str(web): 1, str(api): 1} and out["waiting_for"] == ["billing"]
+        assert a.get("import:export:a1") is not None and a.get("import:export:w1") is None
+    with memdir.open(web, home=home) as w:
+        assert w.get("import:export:w1") is not None and w.get("import:export:a1") is None
+    assert f.exists()  # the billing record waits for its project
+    # other projects' hooks start no importer for it; the billing project's does
+    started = []
+    monkeypatch.setattr(subprocess, "Popen", lambda args, **kw: started.append(args))
+    assert dropimport.spawn_if_pending(home, web) is False and not started
+    billing = tmp_path / "code" / "billing"
+    (billing / ".git").mkdir(parents=True)
+    assert dropimport.spawn_if_pending(home, billing) is True
+    monkeypatch.undo()
+    with memdir.open(billing, home=home) as b:
+        out = b.import_pending()["files"][0]
+        assert out["stored"] == 1 and out["duplicate"] == 2 and out["done_as"].startswith("export.jsonl.done-")
+        assert b.get("import:export:x1") is not None
+    assert not f.exists() and not (home / "import" / ".export.jsonl.waiting").exists()
