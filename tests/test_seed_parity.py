@@ -276,3 +276,25 @@ def test_drop_file_records_land_in_the_project_they_name(tmp_path, monkeypatch):
         assert out["stored"] == 1 and out["duplicate"] == 2 and out["done_as"].startswith("export.jsonl.done-")
         assert b.get("import:export:x1") is not None
     assert not f.exists() and not (home / "import" / ".export.jsonl.waiting").exists()
+
+
+# ---- 7. OpenCode's `execute` is a shell tool for the capture gates ----------------------------------------------
+def test_execute_tool_is_gated_like_bash(m):
+    from memdir.capture.gates import gate
+
+    for command, kept in (("cat src/app.py", False), ("cd src && rg -n deploy . | head", False),
+                          ("sed -n '1,80p' README.md", False), ("make test", True),
+                          ("pnpm deploy --prod", True), ("sed -i s/a/b/ x.py", True)):
+        for tool in ("bash", "execute"):
+            ev = {"role": "tool", "tool": tool, "input": {"command": command}, "output": "done: 3 files\nok",
+                  "session": "s1", "call_id": f"{tool}-{command}"}
+            d = gate(ev, m.config)
+            assert d.keep is kept, (tool, command, d.reason)
+            if not kept:
+                assert d.reason == "noisy_tool"
+    # and through live capture, as the OpenCode hook sends it
+    read = m.capture({"role": "tool", "tool": "execute", "input": {"command": "nl -ba src/app.py"},
+                      "output": "1 import os", "session": "s2", "call_id": "c1", "source": "opencode"})
+    run = m.capture({"role": "tool", "tool": "execute", "input": {"command": "pnpm test"},
+                     "output": "12 passed", "session": "s2", "call_id": "c2", "source": "opencode"})
+    assert not read.stored and read.reason == "noisy_tool" and run.stored
