@@ -59,7 +59,7 @@ def test_sqlite_sources_whose_path_holds_uri_characters_are_read(tmp_path, proje
     odd = tmp_path / "odd #1?x=%20"
     odd.mkdir()
     db = claude_mem_db(odd / "claude-mem.db")
-    r = run(tmp_path / "g", project, "--json", "import", "claude-mem", str(db))
+    r = run(tmp_path / "g", project, "--json", "import", "claude-mem", str(db), "--here")
     assert r.exit_code == 0, r.output
     assert '"stored": 3' in r.output
 

@@ -319,9 +319,10 @@ def test_claude_mem_importer(tmp_path):
     proj = tmp_path / "p"
     (proj / ".git").mkdir(parents=True)
     base = ["--home", str(tmp_path / "h"), "--dir", str(proj), "--json"]
-    r = CliRunner().invoke(cli, [*base, "import", "claude-mem", str(db)], catch_exceptions=False)
+    # the rows name project "spotter", not this one ("p"): --here takes them all (routing: test_seed_parity)
+    r = CliRunner().invoke(cli, [*base, "import", "claude-mem", str(db), "--here"], catch_exceptions=False)
     assert json.loads(r.output)["stored"] == 3
-    r = CliRunner().invoke(cli, [*base, "import", "claude-mem", str(db)], catch_exceptions=False)
+    r = CliRunner().invoke(cli, [*base, "import", "claude-mem", str(db), "--here"], catch_exceptions=False)
     assert json.loads(r.output)["stored"] == 0
     with memdir.open(proj, home=tmp_path / "h") as m:
         assert m.recall("websocket timeout")[0].id.startswith("import:claude-mem:")
@@ -335,9 +336,9 @@ def test_claude_mem_import_is_an_api_function_too(tmp_path):
     proj = tmp_path / "p"
     (proj / ".git").mkdir(parents=True)
     with memdir.open(proj, home=tmp_path / "h") as m:
-        out = import_claude_mem(m, db)
+        out = import_claude_mem(m, db, projects="here")
         assert out["stored"] == 3 and out["tables"]["observations"] == 1
-        assert import_claude_mem(m, db)["stored"] == 0  # deterministic keys
+        assert import_claude_mem(m, db, projects="here")["stored"] == 0  # deterministic keys
         with pytest.raises(NotFound):
             import_claude_mem(m, tmp_path / "absent.db")
         (tmp_path / "not.db").write_text("hello")

@@ -186,8 +186,8 @@ def text_hash(text: str) -> str:
 
 #: tool names that run a shell command (``input`` ``{"command" | "cmd": str | [argv]}``): Codex rollouts
 #: (``exec_command``, ``shell``, ``local_shell``, ``container.exec``, ``shell_command``), Claude Code and Codex hooks
-#: (``Bash``), OpenCode (``bash``)
-SHELL_TOOLS = frozenset({"bash", "shell", "exec_command", "local_shell", "container.exec", "shell_command"})
+#: (``Bash``), OpenCode (``bash``; ``execute``, the v2 shell tool seed 004 names among its noisy tools)
+SHELL_TOOLS = frozenset({"bash", "shell", "exec_command", "local_shell", "container.exec", "shell_command", "execute"})
 #: commands that only show files, search them or list them (the Read/Grep/Glob/LS tools' work); ``cd``/``pwd``
 #: may come with them. ``sed`` only with ``-n`` and without ``-i``; ``find`` without ``-exec``/``-delete``/``-ok``.
 READ_COMMANDS = frozenset({"cat", "nl", "head", "less", "more", "bat", "batcat", "sed", "wc", "rg", "grep",

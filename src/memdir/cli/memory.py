@@ -152,6 +152,8 @@ def get(ctx, id, scope, as_json):
 @click.argument("id", required=False)
 @click.option("--scope", type=click.Choice(["project", "global"]), default=None,
               help="Root to forget from (default: the first holding the id, project before global).")
+@click.option("--id", "id_opt", default=None, metavar="ID",
+              help="The note id, event key or short handle to forget (the same as the ID argument).")
 @click.option("--source", help="Forget every note from this source instead of one id (e.g. distill).")
 @click.option("--session", help="With --source: only the notes distilled from this session.")
 @click.option("--query", "-q", default=None, help="Forget every memory whose text contains this (preview, then --token).")
@@ -160,10 +162,16 @@ def get(ctx, id, scope, as_json):
 @click.option("--force", is_flag=True, help="With --query/--prefix: delete at once without a preview (scripts).")
 @json_opt
 @click.pass_context
-def forget(ctx, id, scope, source, session, query, prefix, token, force, as_json):
-    """Delete a note (category/slug) or an event (key); a tombstone blocks re-import.
+def forget(ctx, id, id_opt, scope, source, session, query, prefix, token, force, as_json):
+    """Delete a note (category/slug) or an event (key), by ID or `--id ID`; a tombstone blocks re-import.
     `--source distill [--session ID]` removes a distilled batch (and rejects its pending proposals).
     `--query TEXT` / `--prefix KEY` preview the matches, then delete them with the printed token."""
+    if id_opt is not None:
+        if id is not None and id != id_opt:
+            raise UsageError("give the id once: as the ID argument or as --id, not both")
+        if not id_opt.strip():
+            raise UsageError("--id needs a note id, event key or handle (see `memdir recall` or `memdir inspect`)")
+        id = id_opt
     m = open_store(ctx)
     if source is not None or session is not None:
         if id is not None or source is None or query is not None or prefix is not None:

@@ -113,10 +113,24 @@ def import_(ctx, source, path, all_projects, here, pending, no_progress, store_u
     if source == "claude-mem":
         from memdir.portability.importers.claude_mem import import_claude_mem
 
-        out = import_claude_mem(m, path)
+        if all_projects and here:
+            raise UsageError("--all-projects and --here exclude each other: choose one")
+        out = import_claude_mem(m, path, projects="all" if all_projects else "here" if here else "current")
         stats = out["tables"]
-        emit(ctx, as_json, out, f"{out['stored']} stored, {out['duplicate']} duplicates, {out['skipped']} skipped "
-                                 f"({', '.join(f'{k} {v}' for k, v in stats.items())}); undo: memdir forget --prefix import:claude-mem")
+        human = (f"{out['stored']} stored, {out['duplicate']} duplicates, {out['skipped']} skipped "
+                 f"({', '.join(f'{k} {v}' for k, v in stats.items())}); undo: memdir forget --prefix import:claude-mem")
+        if out["persona_notes"]:
+            human += (f"\npersona: {out['notes']} global notes written, {out['notes_existing']} already there; "
+                      "undo: memdir forget --source claude-mem")
+        others = [n for n, why in out["other_projects"].items() if why == "other_project"]
+        if others and not all_projects:
+            human += (f"\nrows of other projects not imported ({', '.join(others[:3])}{' …' if len(others) > 3 else ''}): "
+                      "run inside that project, or use --all-projects (or --here to import them into this one)")
+        elif out["other_projects"]:
+            human += f"\nrows whose project was not found not imported: {', '.join(list(out['other_projects'])[:3])}"
+        if len(out["projects"]) > 1:
+            human += "\nstored per project: " + ", ".join(f"{p} {n}" for p, n in out["projects"].items())
+        emit(ctx, as_json, out, human)
         return
     if source not in IMPORT_SOURCES or source == "jsonl":
         if source == "jsonl" and not path:

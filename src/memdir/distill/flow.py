@@ -17,7 +17,8 @@ host's Stop / SessionEnd / ``session.idle`` hook starts when ``distill.auto`` is
    ``tags``/``load_when`` lists of short strings; ``supersedes`` naming a live note; at most
    ``distill.max_items`` items per reply. Every string is **redacted again** before anything uses it.
 4. **The three protections.** (a) A ``rules`` candidate, or one superseding a rule, never writes ``rules/``:
-   it becomes a proposal (:mod:`memdir.notes.proposals`). (b) A candidate overlapping an existing note — token-set
+   it becomes a proposal (:mod:`memdir.notes.proposals`); so does one superseding a **pinned** note (seed 000:
+   pinned notes are never superseded automatically), in its own category, ``reason`` saying so. (b) A candidate overlapping an existing note — token-set
    Jaccard ≥ ``distill.overlap_lexical`` (0.5) over content tokens of summary + body, or, when embeddings are on,
    cosine ≥ ``distill.overlap_vector`` (0.9) — is skipped, unless the model named that note in ``supersedes``,
    which then becomes an explicit supersede; never a near-duplicate. Earlier candidates of the same run count
@@ -249,12 +250,17 @@ def _decide(m: Any, root: Any, props: Any, overlap: Overlap, out: dict[str, Any]
         log.info("distill: %s item %d skipped: overlaps %s (%s %.3f)", sid, i, hit, channel, sim)
         return
     to_rules = cand["category"] == "rules" or (sup is not None and live.get(sup) == "rules")
-    if to_rules:
+    # seed 000: a pinned note is never superseded automatically; the replacement waits for a person
+    pinned_sup = sup is not None and bool(getattr(m.get(sup), "pinned", False))
+    if to_rules or pinned_sup:
+        why = {"reason": f"supersedes the pinned note {sup}"} if pinned_sup else {}
+        category = "rules" if to_rules else cand["category"]
         if dry_run:
-            out["proposals"].append({**brief, "id": props.proposal_id(cand["body"]), "supersedes": sup, "created": True})
+            out["proposals"].append({**brief, "id": props.proposal_id(cand["body"]), "supersedes": sup, "created": True,
+                                     **why})
         else:
             # the one locked, redacting path to a proposal (the same as MCP memory_propose)
-            p = m.propose(cand["body"], category="rules", summary=cand["summary"], tags=cand["tags"],
+            p = m.propose(cand["body"], category=category, summary=cand["summary"], tags=cand["tags"],
                           load_when=cand["load_when"], supersedes=sup, scope=root.scope, source="distill",
                           provenance={k: v for k, v in prov.items() if k != "source"})
             if not p["created"]:
@@ -262,10 +268,11 @@ def _decide(m: Any, root: Any, props: Any, overlap: Overlap, out: dict[str, Any]
                                        "overlaps": f"proposal {p.get('id')}", "similarity": 1.0, "channel": "exact"})
                 counts["skipped"] += 1
                 return
-            out["proposals"].append({**brief, "id": p["id"], "supersedes": sup, "created": True})
+            out["proposals"].append({**brief, "id": p["id"], "supersedes": sup, "created": True, **why})
         counts["proposals"] += 1
         overlap.add(f"proposal {out['proposals'][-1]['id']}", cand, vec)
-        log.info("distill: %s item %d: rule proposed (%s)", sid, i, cand["summary"][:80])
+        log.info("distill: %s item %d: %s proposed (%s)", sid, i, "rule" if to_rules else f"replacement of pinned {sup}",
+                 cand["summary"][:80])
         return
     if dry_run:
         out["notes"].append({**brief, "id": None, "supersedes": sup})

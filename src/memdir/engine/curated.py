@@ -372,8 +372,9 @@ def reject_proposal(s: Stores, pid: str) -> dict[str, Any]:
 
 def restore_note(s: Stores, obj: dict[str, Any]) -> Note:
     """Bring back an exported note as it was: same id when free, times, kind, highlight, pinned and the
-    supersede links. Same text already in that root → the existing note (``existed``). Raises like
-    :meth:`remember`."""
+    supersede links. Same text already in that root → the existing note (``existed``); for a note that comes
+    superseded, a superseded copy of the same text counts too (a re-run of an import or a migration adds no
+    ``…-2.md``). Raises like :meth:`remember`."""
     scope = obj.get("scope") if obj.get("scope") in SCOPES else "project"
     text = obj.get("text")
     if not isinstance(text, str) or not text.strip():
@@ -391,6 +392,10 @@ def restore_note(s: Stores, obj: dict[str, Any]) -> Note:
         from memdir.roots import safe_join
 
         safe_join(root.path, category).mkdir(exist_ok=True)
+    if isinstance(obj.get("superseded_by"), str) and obj["superseded_by"].strip():
+        old = superseded_copy(s, root, text, nid)
+        if old is not None:
+            return replace_note(old, existed=True)
     note = remember(s, text, category=category, summary=obj.get("summary"), tags=obj.get("tags") or (),
                          load_when=obj.get("load_when") or (), pinned=bool(obj.get("pinned")), scope=scope,
                          kind=obj.get("kind"), highlight=obj.get("highlight"))
@@ -422,3 +427,22 @@ def restore_note(s: Stores, obj: dict[str, Any]) -> Note:
         root.compile(categories=[category])
     got = get(s, target, scope=scope)
     return got if isinstance(got, Note) else note
+
+
+def superseded_copy(s: Stores, root: Root, text: str, nid: Any) -> Note | None:
+    """The note of ``root`` holding ``text`` (as :func:`remember` would store it) that is superseded — ``nid``
+    first, then any superseded note — or ``None``."""
+    if not root.exists():
+        return None
+    sha = notes.content_hash(cevents.redact_text(text.replace("\x00", "")).strip())
+    store = root.store
+    if not store.has_text(sha, "note"):
+        return None
+    refs = [nid] if isinstance(nid, str) else []
+    refs += sorted(r["ref"] for r in store.note_entries() if r["superseded_by"])
+    for ref in refs:
+        if store.ref_sha(ref) == sha:
+            got = get(s, ref, scope=root.scope)
+            if isinstance(got, Note) and got.superseded_by:
+                return got
+    return None

@@ -12,6 +12,14 @@
   the older rest is logged and counted as ``skipped_over_max``. Records are written oldest first.
 * Keys ``import:<source>:<id or hash>`` are deterministic, so a re-run stores nothing, and
   ``memdir forget --prefix import:<source>`` undoes an import.
+* **Which project**: a record that names its project (``project``, ``project_dir``, ``cwd`` or ``directory``: a
+  path, or a project directory's name; :mod:`memdir.portability.routing`) is stored in that project, whichever
+  project's hook started the importer; a record naming none goes into the project the import runs for, as before.
+  A record whose named directory is gone is skipped (``cwd_missing``). A record naming a project that cannot be
+  found from here (a bare name that is neither this project's directory name nor a directory beside it) waits:
+  the file stays in place (``left_in_place``, ``waiting_for``) with a marker ``.<name>.waiting`` listing those
+  names, and the hooks of other projects start no importer for it until it changes; the hook of a project of that
+  name imports the rest and renames the file.
 * One importer at a time: a lock in the import directory; a second run while one works returns ``busy``.
 * A file whose import fails (``error``) stays in place with a marker ``.<name>.failed`` (the failure time and
   error). The hooks do not start another importer for it until ``RETRY_FAILED_S`` (10 minutes) have passed or the
@@ -69,10 +77,31 @@ def _backing_off(path: Path, now: float) -> bool:
         return False
 
 
+def _waiting_marker(path: Path) -> Path:
+    return path.with_name(f".{path.name}.waiting")
+
+
+def _waiting_elsewhere(path: Path, project_dir: str | os.PathLike | None) -> bool:
+    """True when ``path`` is unchanged since an import left it for other projects (its ``.waiting`` marker:
+    the file's size and mtime, then one awaited project name a line) and ``project_dir`` is none of them."""
+    try:
+        lines = _waiting_marker(path).read_text(encoding="utf-8").splitlines()
+        st = path.stat()
+    except OSError:
+        return False
+    if not lines or lines[0].strip() != f"{st.st_size} {st.st_mtime_ns}":
+        return False
+    if project_dir is None:
+        return False
+    here = Path(project_dir)
+    return not any(n.strip() and (n.strip() == here.name or n.strip() == str(here)) for n in lines[1:])
+
+
 def spawn_if_pending(home: str | os.PathLike | None, project_dir: str | os.PathLike | None = None) -> bool:
     """Start ``memdir import --pending`` detached (own session, no stdio) when a file waits (one whose import
-    failed only after :data:`RETRY_FAILED_S` or once it changed); never raises, never waits. Returns True when a
-    process was started."""
+    failed only after :data:`RETRY_FAILED_S` or once it changed; one left for other projects only from those
+    projects, ``project_dir`` being the project root); never raises, never waits. Returns True when a process
+    was started."""
     try:
         import time
 
@@ -80,7 +109,7 @@ def spawn_if_pending(home: str | os.PathLike | None, project_dir: str | os.PathL
 
         h = global_root(home)
         now = time.time()
-        if all(_backing_off(p, now) for p in pending_files(h)):  # also: nothing waits
+        if all(_backing_off(p, now) or _waiting_elsewhere(p, project_dir) for p in pending_files(h)):  # or none waits
             return False
         args = [sys.executable, "-m", "memdir.cli", "--home", str(h)]
         if project_dir:
@@ -109,6 +138,7 @@ def records(path: Path, *, max_items: int) -> tuple[list[dict[str, Any]], dict[s
     from collections import Counter
 
     from memdir.portability.importers.jsonl import read_jsonl  # imported when a file is read, never on the hook path
+    from memdir.portability.routing import named_project
 
     stats: Counter = Counter()
     for n, obj in read_jsonl(path, stats, label="drop-file", warn=False):
@@ -133,6 +163,9 @@ def records(path: Path, *, max_items: int) -> tuple[list[dict[str, Any]], dict[s
         ident = _slug(rid) if rid is not None else hashlib.sha256(
             f"{kind}\0{title or ''}\0{body}\0{ts.isoformat() if ts else ''}".encode("utf-8", "replace")).hexdigest()[:16]
         meta = {"kind": kind, "source": source, "file": path.name}
+        project = named_project(obj)
+        if project:
+            meta["project"] = project
         if title:
             meta["title"] = title
         if tags:
@@ -158,13 +191,16 @@ def _signature(path: Path) -> tuple[int, int]:
 
 
 def import_pending(m: "Memdir") -> dict[str, Any]:
-    """Import every waiting drop file into the project root and rename it ``<name>.done-<yyyyMMdd-HHmmss>``.
+    """Import every waiting drop file, each record into the project it names (else ``m``'s project; see the module
+    docstring), and rename the file ``<name>.done-<yyyyMMdd-HHmmss>``.
 
     Records pass the capture gate first (:func:`memdir.capture.gates.gate_all`). Returns ``{"files": [{"file", "done_as", "lines",
-    "bad_lines", "skipped_over_max", "read", "stored", "duplicate", "skipped", "skipped_by"}], "busy": bool}``. A file that cannot be read stays in place (``error``); so does one that changed while it was read
+    "bad_lines", "skipped_over_max", "read", "stored", "duplicate", "skipped", "skipped_by", "projects"}], "busy": bool}``
+    (``projects``: ``{project root: stored}``; ``skipped_by`` also counts ``cwd_missing`` and ``other_project``). A file that cannot be read stays in place (``error``); so does one that changed while it was read
     (``left_in_place``, no ``done_as``: a writer still appending), whose new records the next run imports (keys are
-    deterministic, so what was stored is not stored twice)."""
-    from memdir.capture.gates import gate_all
+    deterministic, so what was stored is not stored twice), and one with records for projects not found from here
+    (``left_in_place`` and ``waiting_for``: their names)."""
+    from memdir.portability.routing import ProjectRouter
 
     import filelock
 
@@ -179,6 +215,7 @@ def import_pending(m: "Memdir") -> dict[str, Any]:
     except filelock.Timeout:
         out["busy"] = True
         return out
+    router = ProjectRouter(m, "all")
     try:
         max_items = int(m.config.get("import.max_items"))
         for path in pending_files(home):
@@ -187,10 +224,7 @@ def import_pending(m: "Memdir") -> dict[str, Any]:
                 seen = _signature(path)
                 events, counts = records(path, max_items=max_items)
                 rec.update(counts)
-                kept, gated = gate_all(events, m.config)
-                rec.update(m.import_events(kept))
-                rec["skipped"] += sum(gated.values())
-                rec["skipped_by"] = dict(gated)
+                waiting = _import_routed(router, events, rec)
             except (OSError, UsageError) as exc:
                 rec["error"] = str(exc).splitlines()[0][:200]
                 out["files"].append(rec)
@@ -209,6 +243,18 @@ def import_pending(m: "Memdir") -> dict[str, Any]:
                 rec["left_in_place"] = "it changed while it was read; the next run imports the rest"
                 out["files"].append(rec)
                 continue
+            if waiting:  # records for a project not found from here: that project's hook imports them
+                rec["waiting_for"] = waiting
+                rec["left_in_place"] = (f"records for {', '.join(waiting[:3])}, not found from {m.project_root}: "
+                                        "that project's next run imports them")
+                try:
+                    _waiting_marker(path).write_text(f"{seen[0]} {seen[1]}\n" + "".join(f"{n}\n" for n in waiting),
+                                                     encoding="utf-8")
+                except OSError:
+                    pass
+                out["files"].append(rec)
+                continue
+            _waiting_marker(path).unlink(missing_ok=True)
             stamp = m.clock().strftime("%Y%m%d-%H%M%S")
             target = path.with_name(f"{path.name}.done-{stamp}")
             n = 2
@@ -219,5 +265,44 @@ def import_pending(m: "Memdir") -> dict[str, Any]:
             rec["done_as"] = target.name
             out["files"].append(rec)
     finally:
+        router.close()
         lock.release()
     return out
+
+
+def _import_routed(router: Any, events: list[dict[str, Any]], rec: dict[str, Any]) -> list[str]:
+    """Store ``events`` in the projects they name (``router``: a :class:`memdir.portability.routing.ProjectRouter`),
+    each through its project's gate and ``import_events``; adds the counts to ``rec``. Returns the names of the
+    projects not found from here (their records wait)."""
+    from collections import Counter
+
+    from memdir.capture.gates import gate_all
+
+    groups: dict[int, tuple[Any, list[dict[str, Any]]]] = {}
+    skipped: Counter = Counter()
+    waiting: list[str] = []
+    for ev in events:
+        name = ev["meta"].get("project")
+        target, why = router.target(name)
+        if why:
+            skipped[why] += 1
+            if why == "other_project" and name not in waiting:
+                waiting.append(name)
+            continue
+        groups.setdefault(id(target), (target, []))[1].append(ev)
+    if not groups:
+        groups[id(router.m)] = (router.m, [])
+    totals: Counter = Counter({k: 0 for k in ("read", "stored", "duplicate", "skipped")})
+    projects: dict[str, int] = {}
+    for target, evs in groups.values():
+        kept, gated = gate_all(evs, target.config)
+        c = target.import_events(kept)
+        totals.update({k: c.get(k, 0) for k in ("read", "stored", "duplicate", "skipped")})
+        totals["skipped"] += sum(gated.values())
+        skipped.update(gated)
+        projects[str(target.project_root)] = projects.get(str(target.project_root), 0) + c.get("stored", 0)
+    totals["skipped"] += sum(v for k, v in skipped.items() if k in ("cwd_missing", "other_project"))
+    rec.update(totals)
+    rec["skipped_by"] = dict(skipped)
+    rec["projects"] = projects
+    return waiting

@@ -229,6 +229,74 @@ def _memdir_events(root: Path) -> Iterator[dict[str, Any]]:
         db.close()
 
 
+STATE_FILE = ".state.json"
+MAX_CARRIED_HITS = 10_000  # per note: a counter beyond this is carried as this
+
+
+def read_state(root: Path) -> dict[str, tuple[int, str | None]]:
+    """Hit counters of a seed 000 memory directory (``<root>/.state.json``, kept out of Git): ``{note id: (hits,
+    last hit as ISO text or None)}``. Read shapes: ``{id: n}``, ``{id: {"hits"|"count": n, "lastHit"|"last"|…:
+    time}}``, either one under a ``"hits"`` (or ``"notes"``, ``"counters"``) key; an id may be written
+    ``category/slug``, ``category/slug.md`` or as a path ending so. A missing or unreadable file (logged) or an
+    entry that is not such a counter is left out."""
+    f = root / STATE_FILE
+    if not f.is_file():
+        return {}
+    try:
+        data = json.loads(f.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        log.warning("memdir: migrate: %s skipped: %s", f, str(exc)[:120])
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    for key in ("hits", "notes", "counters"):
+        if isinstance(data.get(key), dict):
+            data = data[key]
+            break
+    out: dict[str, tuple[int, str | None]] = {}
+    for raw, val in data.items():
+        last = None
+        if isinstance(val, dict):
+            n = next((val[k] for k in ("hits", "count", "hit", "n") if k in val), None)
+            t = next((val[k] for k in ("lastHit", "last_hit", "last", "lastHitAt", "at") if val.get(k)), None)
+            try:
+                last = iso(parse_ts(t)) if t is not None else None
+            except UsageError:
+                last = None
+            val = n
+        if isinstance(val, bool) or not isinstance(val, (int, float)) or val < 1:
+            continue
+        ref = str(raw).replace("\\", "/").strip().removesuffix(".md")
+        parts = [p for p in ref.split("/") if p not in ("", ".")]
+        if len(parts) >= 2:
+            out["/".join(parts[-2:])] = (min(int(val), MAX_CARRIED_HITS), last)
+    return out
+
+
+def carry_hits(m: "Memdir", hits: dict[str, tuple[int, str | None]], ids: dict[str, str]) -> int:
+    """Raise the recall (rehearsal) counter of each migrated note (``ids``: source id → id here) to its
+    ``.state.json`` count — never lowered, never added twice, so a re-run changes nothing — then sweep the tiers
+    so the counts are heat too. Returns the notes whose counter rose."""
+    root = m.roots["project"]
+    if not root.exists():
+        return 0
+    want = {ids[src]: h for src, h in hits.items() if src in ids}
+    if not want:
+        return 0
+    raised = 0
+    with root.locked(), root.store.transaction() as st:
+        have = {r["ref"]: int(r["rcount"] or 0) for r in st.tier_rows() if r["ref"] in want}
+        for ref, (n, last) in sorted(want.items()):
+            if ref not in have or n <= have[ref]:
+                continue
+            for _ in range(n - have[ref]):  # the Store interface counts one recall at a time, on either engine
+                st.bump_rehearsal([ref], last or iso(m.clock()))
+            raised += 1
+    if raised:
+        m.sweep()
+    return raised
+
+
 # ---- writing --------------------------------------------------------------------------------------------
 def _existing(store, sha: str, key: str | None) -> tuple[bool, bool]:
     """(``sha`` already stored, ``key`` held by another text); ``store`` is the project root's index
@@ -294,7 +362,9 @@ def _copy_vector(m: "Memdir", ref: str, embedded: str, vec: tuple[str | None, in
         counts["vectors_copied"] += 1
 
 
-def _store_items(m: "Memdir", items: list[dict[str, Any]], vectors: dict, *, dry_run: bool) -> dict[str, int]:
+def _store_items(m: "Memdir", items: list[dict[str, Any]], vectors: dict, *, dry_run: bool,
+                 ids: dict[str, str] | None = None) -> dict[str, int]:
+    """Store ``items``; ``ids`` (when given) collects ``{source note id: note id here}``."""
     from collections import Counter
 
     counts: Counter = Counter()
@@ -324,6 +394,8 @@ def _store_items(m: "Memdir", items: list[dict[str, Any]], vectors: dict, *, dry
                 log.warning("memdir: migrate: note skipped: %s", exc)
                 continue
             counts["notes_existing" if note.existed else "notes_new"] += 1
+            if ids is not None and it.get("id"):
+                ids[it["id"]] = note.id
             db = root.store
             if not note.existed and it.get("source_id") in vectors:
                 _copy_vector(m, note.id, it.get("embedded") or "", vectors[it["source_id"]], counts)
@@ -421,8 +493,14 @@ def migrate(m: "Memdir", *, from_path: str | os.PathLike | None = None, scan_dir
                 rec["result"] = _store_items(m, items, store["vectors"], dry_run=dry_run)
             elif kind == "memdir":
                 items = list(_markdown_notes(path)) + list(_memdir_events(path))
+                hits = read_state(path)
                 rec["found"] = {"notes": sum(i["type"] == "note" for i in items), "events": sum(i["type"] == "event" for i in items)}
-                rec["result"] = _store_items(m, items, {}, dry_run=dry_run)
+                if hits:
+                    rec["found"]["hit_counts"] = len(hits)
+                ids: dict[str, str] = {}
+                rec["result"] = _store_items(m, items, {}, dry_run=dry_run, ids=ids)
+                if hits and not dry_run:
+                    rec["result"]["hits_carried"] = carry_hits(m, hits, ids)
             else:
                 if dry_run:
                     rec["found"] = _count_export(path)

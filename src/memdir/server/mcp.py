@@ -406,10 +406,12 @@ def _build(MCPServer, ToolAnnotations, BaseModel, Field, store: MemoryStore, log
     def memory_prune(
         days: Annotated[float, Field(description="cold memories idle for more than this many days", ge=0)] = 90,
         confirm_token: Annotated[Optional[str], Field(description="token from a preview; omit to preview")] = None,
+        force: Annotated[bool, Field(description="delete without asking again; still needs the preview's "
+                                                 "confirm_token (alone it previews)")] = False,
     ) -> PruneResult:
         """Clean up cold memories. Without confirm_token this only previews (count, samples and a
-        confirm_token); with the token from a recent preview it deletes them."""
-        return PruneResult(**store.run("memory_prune", lambda m: do_prune(m, days, confirm_token)))
+        confirm_token), with force too; with the token from a recent preview (and force) it deletes them."""
+        return PruneResult(**store.run("memory_prune", lambda m: do_prune(m, days, confirm_token, force)))
 
     read = dict(read_only=True, destructive=False, idempotent=True)
     server.add_tool(memory_recall, annotations=ann("Recall memories", **read))

@@ -171,7 +171,7 @@ def as_dict(value: Any) -> dict[str, Any]:
     return json.loads(json.dumps(value, ensure_ascii=False, default=str))
 
 
-def do_prune(m: "Memdir", days: float = 90, confirm_token: str | None = None) -> dict[str, Any]:
+def do_prune(m: "Memdir", days: float = 90, confirm_token: str | None = None, force: bool = False) -> dict[str, Any]:
     """Preview (no token) or act (the token from a preview) via ``Memdir.prune(days, token=…)``, which
     previews ``{"deleted": False, "count", "bytes", "samples", "token", "cutoff"}`` and deletes
     ``{"deleted": True, "count", "bytes"}`` (cold, unpinned, low-importance items idle ``days`` days; the
@@ -181,6 +181,11 @@ def do_prune(m: "Memdir", days: float = 90, confirm_token: str | None = None) ->
     "message", "detail"}`` (``detail`` = what ``Memdir.prune`` returned). A memdir without ``prune`` answers
     ``available: false`` with a message rather than an error. ``UsageError`` for days < 0, and — raised by
     ``Memdir.prune`` — for a wrong or expired token; nothing is deleted without the right token.
+
+    ``force`` (the CLI's ``--force``, seed 001's "token or force") never skips the preview over MCP: without a
+    token it previews like any first call and the message asks for a second call with ``confirm_token`` and
+    ``force=true``; with the token it deletes (checked as without ``force``). ``Memdir.prune(force=True)``, which
+    computes the token itself, is never called from here.
     """
     try:
         days = float(days)
@@ -208,8 +213,9 @@ def do_prune(m: "Memdir", days: float = 90, confirm_token: str | None = None) ->
         msg = f"deleted {n_deleted} cold memories idle for more than {days:g} days (tombstoned)"
     elif out_token:
         msg = (f"preview only, nothing deleted: {count} cold memories idle for more than {days:g} days would go. "
-               f"To delete them call memory_prune again with days={days:g} and confirm_token={out_token!r} "
-               f"(the token changes every hour).")
+               f"To delete them call memory_prune again with days={days:g} and confirm_token={out_token!r}"
+               + (" and force=true" if force else "") + " (the token changes every hour)."
+               + (" force alone deletes nothing: it needs this preview's token." if force else ""))
     else:
         msg = f"preview only, nothing deleted: {count} cold memories idle for more than {days:g} days"
     return base | {"available": True, "acted": bool(acted), "count": count, "deleted": n_deleted,

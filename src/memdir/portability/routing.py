@@ -1,0 +1,104 @@
+"""Which project an imported record belongs to, when the record *names* its project (claude-mem's ``project``
+column, a drop-file record's ``project``/``cwd``/``directory``) rather than recording a session directory the way
+host transcripts do (:mod:`memdir.portability.transcripts` routes those).
+
+A name is resolved to a project root (:func:`memdir.roots.project_root`, the rule :func:`memdir.open` uses):
+
+* an absolute path (``~`` expanded) that is a directory → its project; one that does not exist → unresolved
+  (``cwd_missing``);
+* a bare name (claude-mem stores the project directory's base name) → this project when it is this project's
+  directory name, else ``<parent of this project>/<name>`` when that is a directory (projects kept side by
+  side, ``~/code/a`` and ``~/code/b``), else unresolved (``other_project``);
+* no name at all → this project (there is nowhere else to put it).
+
+:class:`ProjectRouter` opens the other projects' facades on demand (with this one's home, config overrides and
+clock) and closes them at the end.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from memdir.roots import project_root
+
+PROJECT_MODES = ("current", "all", "here")
+#: record fields that name a project, first found wins
+PROJECT_FIELDS = ("project", "project_dir", "cwd", "directory")
+
+
+def named_project(obj: dict[str, Any]) -> str | None:
+    """The project a record names (the first non-empty string of :data:`PROJECT_FIELDS`, also inside its
+    ``meta``), or ``None``."""
+    meta = obj.get("meta") if isinstance(obj.get("meta"), dict) else {}
+    for src in (obj, meta):
+        for k in PROJECT_FIELDS:
+            v = src.get(k)
+            if isinstance(v, str) and v.strip():
+                return v.strip()
+    return None
+
+
+def resolve(name: str | None, here: Path) -> tuple[Path | None, str | None]:
+    """``(project root, None)`` for the project ``name`` designates, seen from the project ``here``, or
+    ``(None, reason)`` with reason ``cwd_missing`` (a path that is not a directory) or ``other_project`` (a
+    bare name that is not found). Never raises."""
+    if not name:
+        return here, None
+    p = Path(name).expanduser()
+    if p.is_absolute():
+        return (project_root(p), None) if p.is_dir() else (None, "cwd_missing")
+    if "/" in name or "\\" in name or name in (".", ".."):
+        return None, "other_project"
+    if name == here.name:
+        return here, None
+    sibling = here.parent / name
+    if sibling.is_dir():
+        return project_root(sibling), None
+    return None, "other_project"
+
+
+class ProjectRouter:
+    """Per project name: the facade to store into, or the reason to skip. ``mode``: ``"current"`` (only records
+    of ``m``'s project and those naming none; others skipped, ``other_project``), ``"all"`` (each into the
+    project it names; names that resolve nowhere skipped) or ``"here"`` (every record into ``m``'s project)."""
+
+    def __init__(self, m: Any, mode: str = "current"):
+        from memdir.errors import UsageError
+
+        if mode not in PROJECT_MODES:
+            raise UsageError(f"unknown projects mode {mode!r}: use one of {', '.join(PROJECT_MODES)}")
+        self.m, self.mode = m, mode
+        self.here = Path(m.project_root)
+        self.decided: dict[str | None, tuple[Any, str | None]] = {}
+        self.opened: dict[str, Any] = {}
+        self.skipped: dict[str, str] = {}  # name -> reason
+
+    def target(self, name: str | None) -> tuple[Any, str | None]:
+        if name not in self.decided:
+            self.decided[name] = self._decide(name)
+            if self.decided[name][1] and name:
+                self.skipped[name] = self.decided[name][1]
+        return self.decided[name]
+
+    def _decide(self, name: str | None) -> tuple[Any, str | None]:
+        if self.mode == "here":
+            return self.m, None
+        root, why = resolve(name, self.here)
+        if root is None:
+            return None, why
+        real = os.path.realpath(root)
+        if real == os.path.realpath(self.here):
+            return self.m, None
+        if self.mode == "current":
+            return None, "other_project"
+        if real not in self.opened:  # the same facade class as m (no import of core from here)
+            self.opened[real] = type(self.m)(root, home=self.m.home, config=dict(self.m.config.overrides),
+                                             clock=self.m.clock)
+        return self.opened[real], None
+
+    def close(self) -> None:
+        for other in self.opened.values():
+            other.close()
+        self.opened.clear()
