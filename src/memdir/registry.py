@@ -28,7 +28,7 @@ HOSTS: dict[str, dict[str, str | None]] = {
     "codex": {"parse": "memdir.hosts.adapters.codex:parse_payload", "render": "memdir.hosts.adapters.claude_code:render_json",
               "install": "memdir.hosts.install_codex:install"},
     "dsh": {"parse": "memdir.hosts.adapters.dsh:parse_payload", "render": "memdir.hosts.adapters.dsh:render_json",
-            "install": None},
+            "install": "memdir.hosts.install_dsh:install"},
     "opencode": {"parse": "memdir.hosts.adapters.opencode:parse_payload", "render": None,
                  "install": "memdir.hosts.install_opencode:install"},
 }
