@@ -267,3 +267,41 @@ def test_stop_subprocess_answers_and_exits_0(project, tmp_path):
                        timeout=120, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
     assert r.returncode == 0 and r.stdout == b""
     assert replies(project)[0].startswith(REPLY)
+
+
+# ---- memdir import dsh ----------------------------------------------------------------------------------------------
+def dsh_tree(home: Path, project: Path, name: str = "session.jsonl") -> Path:
+    d = home / ".dsh" / "sessions" / dshlog.project_key(str(project)) / SESSION
+    d.mkdir(parents=True)
+    text = (FIX / "session.jsonl").read_text().replace("/home/dev/projects/billing", str(project))
+    (d / "session.jsonl").write_text(text)
+    if name.endswith(".zstd"):
+        subprocess.run(["zstd", "-q", "--rm", str(d / "session.jsonl"), "-o", str(d / name)], check=True)
+    return d / name
+
+
+@pytest.mark.parametrize("name", ["session.jsonl", "session.jsonl.zstd"])
+def test_import_dsh_default_location_twice_stores_once(home, project, name):
+    if name.endswith(".zstd") and not HAVE_ZSTD:
+        pytest.skip("the fixture tree is compressed with the zstd command")
+    from memdir.portability.transcripts import import_host
+
+    dsh_tree(home, project, name)
+    with memdir.open(project) as m:
+        first = import_host(m, "dsh", progress=False)
+        again = import_host(m, "dsh", progress=False)
+        roles = sorted(e["role"] for e in m.session_events(SESSION))
+    assert first["files"] == 1 and first["stored"] == 2 and first["read_by_role"]["tool"] == 1
+    assert again["stored"] == 0 and again["duplicate"] == 2
+    assert roles == ["assistant", "user"]  # the grep call is a shell tool: the gate keeps it out (noisy_tool)
+
+
+def test_import_dsh_cli_without_zstd_reader_is_one_line(home, project, monkeypatch):
+    monkeypatch.setitem(sys.modules, "zstandard", None)
+    monkeypatch.setattr(dshlog.shutil, "which", lambda name: None)
+    log = project / "session.jsonl.zstd"
+    shutil.copy(FIX / "session.jsonl.zstd", log)
+    from memdir.portability.transcripts import import_host
+
+    with memdir.open(project) as m, pytest.raises(dshlog.ZstdUnavailable, match="pip install"):
+        import_host(m, "dsh", log, progress=False, projects="here")

@@ -55,6 +55,7 @@ IMPORTERS: dict[str, str] = {
     "claude-code": "memdir.portability.importers.claude_code:iter_claude_code",
     "codex": "memdir.portability.importers.codex:iter_codex",
     "opencode": "memdir.portability.importers.opencode:iter_opencode",
+    "dsh": "memdir.portability.importers.dsh:iter_dsh",
     "jsonl": "memdir.portability.importers.jsonl:iter_jsonl",
     "claude-mem": "memdir.portability.importers.claude_mem:iter_claude_mem",  # a SQLite database, not transcripts
 }

@@ -43,6 +43,7 @@ _NAMES = {
     "iter_claude_code": "claude_code",
     "iter_claude_mem": "claude_mem",
     "iter_codex": "codex",
+    "iter_dsh": "dsh",
     "iter_opencode": "opencode",
     "iter_jsonl": "jsonl",
     "TOOL_SUMMARY_MAX_CHARS": "jsonl",

@@ -5,6 +5,7 @@
 | ``claude-code`` | ``~/.claude/projects/**/*.jsonl`` (sessions and ``<session>/subagents/*.jsonl``) | ``$CLAUDE_CONFIG_DIR`` replaces ``~/.claude`` |
 | ``codex`` | ``~/.codex/sessions/**/rollout-*.jsonl`` | ``$CODEX_HOME`` replaces ``~/.codex`` |
 | ``opencode`` | ``~/.local/share/opencode/opencode.db`` and ``…/opencode/storage/`` | ``$XDG_DATA_HOME`` replaces ``~/.local/share`` |
+| ``dsh`` | ``~/.dsh/sessions/*/*/session.jsonl.zstd`` (and ``session.jsonl``) | ``$DSH_HOME`` replaces ``~/.dsh`` |
 | ``jsonl`` | none: a path must be given | |
 
 Only paths that exist are returned, sorted.
@@ -18,7 +19,9 @@ from pathlib import Path
 
 from memdir.errors import UsageError
 
-HOSTS = ("claude-code", "codex", "opencode", "jsonl")
+HOSTS = ("claude-code", "codex", "opencode", "jsonl", "dsh")
+#: DSH: <root>/<project>/<session>/session.jsonl.zstd (memdir.portability.importers.dsh)
+DSH_LOGS = ("**/session.jsonl.zstd", "**/session.jsonl")
 
 
 def _check(host: str) -> None:
@@ -52,7 +55,18 @@ def default_paths(host: str, *, env: Mapping[str, str] | None = None, home: Path
         if (base / "storage" / "message").is_dir():
             out.append(base / "storage")
         return out
+    if host == "dsh":
+        return _dsh_logs(_dsh_sessions(env, home))
     return []
+
+
+def _dsh_sessions(env: Mapping[str, str], home: Path) -> Path:
+    base = env.get("DSH_HOME", "")
+    return (Path(base).expanduser() if base.strip() else home / ".dsh") / "sessions"
+
+
+def _dsh_logs(root: Path) -> list[Path]:
+    return sorted({p for pattern in DSH_LOGS for p in root.glob(pattern) if p.is_file()}) if root.is_dir() else []
 
 
 def default_locations(host: str, *, env: Mapping[str, str] | None = None, home: Path | None = None) -> list[Path]:
@@ -67,6 +81,8 @@ def default_locations(host: str, *, env: Mapping[str, str] | None = None, home: 
     if host == "opencode":
         base = (Path(env["XDG_DATA_HOME"]) if env.get("XDG_DATA_HOME") else home / ".local" / "share") / "opencode"
         return [base / "opencode.db", base / "storage"]
+    if host == "dsh":
+        return [_dsh_sessions(env, home)]
     return []
 
 
@@ -86,5 +102,7 @@ def resolve_paths(host: str, path: str | Path | None = None, **kw) -> list[Path]
         raise UsageError(f"{p} does not exist: give a transcript file or directory")
     if p.is_file() or host == "opencode":
         return [p]
+    if host == "dsh":
+        return _dsh_logs(p)
     pattern = {"claude-code": "**/*.jsonl", "codex": "**/rollout-*.jsonl", "jsonl": "*.jsonl"}[host]
     return sorted(f for f in p.glob(pattern) if f.is_file())
