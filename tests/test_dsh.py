@@ -305,3 +305,9 @@ def test_import_dsh_cli_without_zstd_reader_is_one_line(home, project, monkeypat
 
     with memdir.open(project) as m, pytest.raises(dshlog.ZstdUnavailable, match="pip install"):
         import_host(m, "dsh", log, progress=False, projects="here")
+
+
+def test_project_install_warns_when_the_user_layer_has_memdir_rows(home, project):
+    install_host("dsh", argv=ARGV)
+    plan = install_host("dsh", project=project)
+    assert any("already has memdir's rows" in n for n in plan.notes)

@@ -226,6 +226,11 @@ def install(plan: Plan, *, project: Path | None, uninstall: bool, argv: list[str
         plan.notes.append(f"DSH has no project layer: start it from {project} with "
                           "`dsh --patch .dsh/memdir.cordis.yml …`, or copy that file's insert into "
                           "$DSH_HOME/cordis.patch.yml")
+        user_layer = home / "cordis.patch.yml"
+        if user_layer.is_file() and _BLOCK.search(user_layer.read_text(encoding="utf-8", errors="replace")):
+            # patches insert rows, they never merge them: both would start a second `memdir` MCP server
+            plan.notes.append(f"{user_layer} already has memdir's rows (a user install): use the overlay only "
+                              "where that user install is removed")
     missing = profiles_without_hooks_plugin(home)
     if missing is None or missing:
         names = f" (not yet in: {', '.join(missing)})" if missing else ""
