@@ -311,3 +311,18 @@ def test_project_install_warns_when_the_user_layer_has_memdir_rows(home, project
     install_host("dsh", argv=ARGV)
     plan = install_host("dsh", project=project)
     assert any("already has memdir's rows" in n for n in plan.notes)
+
+
+def test_doctor_reports_dsh_profiles_without_the_hooks_bridge(home, monkeypatch):
+    from memdir.hosts.host_checks import host_checks
+
+    install_host("dsh", argv=[sys.executable, "-m", "memdir"])
+    prof = home / ".dsh" / "profiles"
+    for name, deps in (("tui", {}), ("web", {"@deepseek-ai/dsh-hooks-claude-code": "^0.1.1-rc.2"})):
+        (prof / name).mkdir(parents=True)
+        (prof / name / "package.json").write_text(json.dumps({"name": f"dsh-profile-{name}", "dependencies": deps}))
+    got = {c["check"]: c for c in host_checks()}
+    assert got["dsh user"]["ok"] == "warn" and "tui" in got["dsh user"]["detail"]
+    (prof / "tui" / "package.json").write_text(json.dumps({"dependencies": {"@deepseek-ai/dsh-hooks-claude-code": "*"}}))
+    monkeypatch.setattr("memdir.hosts.host_checks.shutil.which", lambda name: "/usr/bin/zstd")
+    assert {c["check"]: c for c in host_checks()}["dsh user"]["ok"] == "ok"
