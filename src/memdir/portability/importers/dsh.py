@@ -127,23 +127,40 @@ def text_blocks(content: Any) -> str:
                        and b["text"].strip())
 
 
-def turn_replies(lines: list[str]) -> list[tuple[int, str | None]]:
-    """``(turn, reply)`` per prompted turn, oldest first: the text of the turn's assistant messages after its
-    last prompt, joined by blank lines (``None`` while the turn has no text yet)."""
-    turns: list[list] = []  # [turn, texts]
-    current = None
-    for _, rec in records(lines):
+#: the only lines the reply lookup parses (a long log is mostly chunk rows and tool output)
+_MESSAGE_LINE = re.compile(r'"type"\s*:\s*"(?:user|assistant)/message"')
+
+
+def turn_replies(lines: list[str], *, limit: int | None = None) -> list[tuple[int, str | None]]:
+    """``(n, reply)`` per prompted turn, oldest first (``n`` counts them from 1): the text of the assistant
+    messages after the turn's prompt, joined by blank lines (``None`` while the turn has no text yet). ``limit``:
+    only the newest turns, found from the end of the log (only message lines are parsed)."""
+    out: list[list[str]] = []
+    texts: list[str] = []
+    for line in reversed(lines):
+        if '/message"' not in line or not _MESSAGE_LINE.search(line):
+            continue
+        try:
+            rec = json.loads(line)
+        except ValueError:
+            continue  # a half-written last line
+        if not isinstance(rec, dict):
+            continue
         kind, data = rec.get("type"), rec.get("data")
-        if kind == "user/message":
-            src = message_of(data).get("source")
-            if isinstance(src, dict) and src.get("kind") == "user" and text_blocks(message_of(data).get("content")):
-                current = [data.get("turn") if isinstance(data, dict) else None, []]
-                turns.append(current)
-        elif kind == "assistant/message" and current is not None:
-            text = text_blocks(message_of(data).get("content"))
+        msg = message_of(data)
+        if kind == "assistant/message":
+            text = text_blocks(msg.get("content"))
             if text:
-                current[1].append(text)
-    return [(t if isinstance(t, int) else i + 1, "\n\n".join(texts) or None) for i, (t, texts) in enumerate(turns)]
+                texts.append(text)
+        elif kind == "user/message":
+            src = msg.get("source")
+            if isinstance(src, dict) and src.get("kind") == "user" and text_blocks(msg.get("content")):
+                out.append(texts[::-1])
+                texts = []
+                if limit is not None and len(out) >= limit:
+                    break
+    out.reverse()
+    return [(i, "\n\n".join(x) or None) for i, x in enumerate(out, 1)]
 
 
 def recent_replies(path: str | Path, *, turns: int = 2, wait_s: float = 0.3) -> list[str]:
@@ -158,7 +175,7 @@ def recent_replies(path: str | Path, *, turns: int = 2, wait_s: float = 0.3) -> 
     log = logging.getLogger("memdir.hosts")
     for attempt in (0, 1):
         try:
-            found = turn_replies(read_lines(path, max_bytes=HOOK_MAX_BYTES))
+            found = turn_replies(read_lines(path, max_bytes=HOOK_MAX_BYTES), limit=turns)
         except ZstdUnavailable:
             log.debug("dsh stop: %s", ZSTD_HINT)
             return []
