@@ -116,7 +116,7 @@ print(json.dumps([before, names, importers.TOOL_SUMMARY_MAX_CHARS, callable(iter
     assert r.returncode == 0, r.stderr
     before, names, cap, ok = json.loads(r.stdout)
     assert before == []  # the tool summaries (capture.tools) load no importer
-    assert names == ["claude-code", "claude-mem", "codex", "jsonl", "opencode"] and cap == 20_000 and ok
+    assert names == ["claude-code", "claude-mem", "codex", "dsh", "jsonl", "opencode"] and cap == 20_000 and ok
 
 
 def test_date_expressions_are_compiled_only_for_a_text_that_may_name_a_date(monkeypatch):
