@@ -103,8 +103,11 @@ def test_user_install_appends_to_a_block_list_and_keeps_js_tags(home, monkeypatc
     layer.write_bytes(original)
     hooks = dsh_home / "hooks.json"
     mine = {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}]}}
-    hooks.write_text(json.dumps(mine))
+    hooks.write_text(json.dumps(mine, indent=4))  # not json.dumps(indent=2) + newline, as install writes
+    hooks_bytes = hooks.read_bytes()
+    os.chmod(hooks, 0o600)
     install_host("dsh", argv=ARGV)
+    assert stat.S_IMODE(hooks.stat().st_mode) == 0o600
     rows = parse_patches(layer.read_text(), layer)
     assert [r.get("id") for r in rows[:2]] == ["llm-deepseek", "session-telemetry-otel"]
     assert [r["id"] for r in rows[2]["insert"]] == ["memdir-mcp", "memdir-hooks"]
@@ -112,7 +115,7 @@ def test_user_install_appends_to_a_block_list_and_keeps_js_tags(home, monkeypatc
         "notify-send done", "/opt/memdir/bin/memdir hook dsh stop"]
     install_host("dsh", uninstall=True, argv=ARGV)
     assert layer.read_bytes() == original
-    assert json.loads(hooks.read_text()) == mine
+    assert hooks.read_bytes() == hooks_bytes and stat.S_IMODE(hooks.stat().st_mode) == 0o600
 
 
 def test_project_install_overlay_and_hooks_file_round_trip(home, project):
