@@ -329,3 +329,16 @@ def test_doctor_reports_dsh_profiles_without_the_hooks_bridge(home, monkeypatch)
     (prof / "tui" / "package.json").write_text(json.dumps({"dependencies": {"@deepseek-ai/dsh-hooks-claude-code": "*"}}))
     monkeypatch.setattr("memdir.hosts.host_checks.shutil.which", lambda name: "/usr/bin/zstd")
     assert {c["check"]: c for c in host_checks()}["dsh user"]["ok"] == "ok"
+
+
+def test_a_linked_patch_layer_stays_a_link(home, tmp_path):
+    dotfiles = tmp_path / "dotfiles" / "dsh.patch.yml"
+    dotfiles.parent.mkdir()
+    dotfiles.write_bytes(b"[]\n")
+    (home / ".dsh").mkdir()
+    layer = home / ".dsh" / "cordis.patch.yml"
+    layer.symlink_to(dotfiles)
+    install_host("dsh", argv=ARGV)
+    assert layer.is_symlink() and "memdir-mcp" in dotfiles.read_text()
+    install_host("dsh", uninstall=True, argv=ARGV)
+    assert layer.is_symlink() and dotfiles.read_bytes() == b"[]\n"
