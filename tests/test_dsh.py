@@ -342,3 +342,13 @@ def test_a_linked_patch_layer_stays_a_link(home, tmp_path):
     assert layer.is_symlink() and "memdir-mcp" in dotfiles.read_text()
     install_host("dsh", uninstall=True, argv=ARGV)
     assert layer.is_symlink() and dotfiles.read_bytes() == b"[]\n"
+
+
+def test_an_empty_patch_layer_of_the_user_is_kept_empty(home):
+    (home / ".dsh").mkdir()
+    layer = home / ".dsh" / "cordis.patch.yml"
+    layer.write_bytes(b"")
+    install_host("dsh", argv=ARGV)
+    assert "memdir-hooks" in layer.read_text()
+    install_host("dsh", uninstall=True, argv=ARGV)
+    assert layer.exists() and layer.read_bytes() == b""

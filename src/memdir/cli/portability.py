@@ -102,7 +102,7 @@ def import_(ctx, source, path, all_projects, here, pending, no_progress, store_u
         emit(ctx, as_json, out, "another import is running" if out["busy"] else (human or "nothing waiting in the import directory"))
         return
     if not source:
-        raise UsageError("give a SOURCE (a JSONL file, claude-code, codex, opencode, claude-mem) or --pending")
+        raise UsageError("give a SOURCE (a JSONL file, claude-code, codex, opencode, dsh, claude-mem) or --pending")
     if source == "claude-mem":
         from memdir.portability.importers.claude_mem import import_claude_mem
 

@@ -127,27 +127,29 @@ def parse_patches(text: str, path: Path) -> list | None:
     return data
 
 
-def strip_block(text: str) -> tuple[str, bool]:
-    """``text`` without memdir's block, restored as it was before install; ``(text, found)``."""
+def strip_block(text: str) -> tuple[str, dict[str, Any] | None]:
+    """``text`` without memdir's block, restored as it was before install, and the block's meta (``None`` when
+    there is no block; ``{"new": True}`` when install created the file)."""
     m = _BLOCK.search(text)
     if not m:
-        return text, False
+        return text, None
     try:
         meta = json.loads(m.group("meta").strip() or "{}")
     except ValueError:
         meta = {}
-    keep = meta.get("was", "") if isinstance(meta, dict) else ""
+    meta = meta if isinstance(meta, dict) else {}
+    keep = meta.get("was", "")
     before, after = text[:m.start()], text[m.end():]
-    if isinstance(meta, dict) and meta.get("nl") is False and before.endswith("\n"):
+    if meta.get("nl") is False and before.endswith("\n"):
         before = before[:-1]
-    return before + (keep if isinstance(keep, str) else "") + after, True
+    return before + (keep if isinstance(keep, str) else "") + after, meta
 
 
 def add_block(text: str | None, argv: list[str], config_path: str, path: Path) -> str:
     """``text`` with memdir's block (an older one replaced)."""
-    base = strip_block(text)[0] if text else ""
+    base, was = strip_block(text) if text is not None else ("", {"new": True})
     old = parse_patches(base, path) if base else None
-    meta: dict[str, Any] = {}
+    meta: dict[str, Any] = {"new": True} if (was or {}).get("new") else {}
     flow = re.search(r"(?m)^\[\s*\][ \t]*\n?", base)
     if old == [] and flow:  # DSH's template: a flow `[]` cannot be followed by block items; the block takes its place
         meta["was"] = flow.group(0)
@@ -169,11 +171,11 @@ def edit_patch_file(plan: Plan, path: Path, *, uninstall: bool, argv: list[str],
     if uninstall:
         if old is None:
             return
-        new, found = strip_block(old)
-        if not found:
+        new, meta = strip_block(old)
+        if meta is None:
             plan.add(path, "unchanged")
-        elif not new.strip() and not path.is_symlink():
-            remove_file(plan, path)  # install created it: nothing of the user's is in it
+        elif meta.get("new") and not new.strip() and not path.is_symlink():
+            remove_file(plan, path)  # install created it and nothing of the user's is in it
         else:
             write_text(plan, path, new, old=old)
         return

@@ -3,7 +3,7 @@
 Every importer is a generator of::
 
     {"key": str, "role": "user" | "assistant" | "tool", "text": str, "session": str,
-     "ts": "<ISO 8601 UTC>" | None, "source": "claude-code" | "codex" | "opencode" | "jsonl",
+     "ts": "<ISO 8601 UTC>" | None, "source": "claude-code" | "codex" | "opencode" | "dsh" | "jsonl",
      "meta": {...},   # optional extras: line, cwd, tool, call id, is_error …
      "input": ...}    # tool events: the call's arguments, read by the capture gate (a shell command), never stored
 
