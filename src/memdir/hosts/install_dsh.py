@@ -255,6 +255,6 @@ def install(plan: Plan, *, project: Path | None, uninstall: bool, argv: list[str
         names = f" (not yet in: {', '.join(missing)})" if missing else ""
         plan.notes.append(f"the hooks need DSH's Claude Code hooks bridge in each profile you use{names}: "
                           f"`dsh plugin --profile <name> add {HOOKS_PLUGIN}`")
-    plan.notes.append(f"hooks run {join_argv([*argv, 'hook', HOST, '<event>'])}; replies are read from DSH's "
+    plan.notes.append(f"hooks run `{join_argv([*argv, 'hook', HOST])} <event>`; replies are read from DSH's "
                       "session log (session.jsonl.zstd needs the optional 'zstandard' package or the zstd "
                       "command: pip install 'memdir[dsh]')")
