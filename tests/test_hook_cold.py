@@ -116,7 +116,7 @@ print(json.dumps([before, names, importers.TOOL_SUMMARY_MAX_CHARS, callable(iter
     assert r.returncode == 0, r.stderr
     before, names, cap, ok = json.loads(r.stdout)
     assert before == []  # the tool summaries (capture.tools) load no importer
-    assert names == ["aider", "claude-code", "claude-export", "claude-mem", "codex", "jsonl", "opencode", "specstory"] \
+    assert names == ["aider", "claude-code", "claude-export", "claude-mem", "codex", "dsh", "jsonl", "opencode", "specstory"] \
         and cap == 20_000 and ok
 
 

@@ -28,7 +28,7 @@ HOSTS: dict[str, dict[str, str | None]] = {
     "codex": {"parse": "memdir.hosts.adapters.codex:parse_payload", "render": "memdir.hosts.adapters.claude_code:render_json",
               "install": "memdir.hosts.install_codex:install"},
     "dsh": {"parse": "memdir.hosts.adapters.dsh:parse_payload", "render": "memdir.hosts.adapters.dsh:render_json",
-            "install": None},
+            "install": "memdir.hosts.install_dsh:install"},
     "opencode": {"parse": "memdir.hosts.adapters.opencode:parse_payload", "render": None,
                  "install": "memdir.hosts.install_opencode:install"},
 }
@@ -55,6 +55,7 @@ IMPORTERS: dict[str, str] = {
     "claude-code": "memdir.portability.importers.claude_code:iter_claude_code",
     "codex": "memdir.portability.importers.codex:iter_codex",
     "opencode": "memdir.portability.importers.opencode:iter_opencode",
+    "dsh": "memdir.portability.importers.dsh:iter_dsh",
     "jsonl": "memdir.portability.importers.jsonl:iter_jsonl",
     "claude-mem": "memdir.portability.importers.claude_mem:iter_claude_mem",  # a SQLite database, not transcripts
     "claude-export": "memdir.portability.importers.claude_export:iter_claude_export",  # `/export` text files

@@ -22,7 +22,7 @@ from memdir.hosts.install import HOST_NAMES, install_host
 @click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")
 @click.pass_context
 def install(ctx, host, project, uninstall, dry_run, command, legacy, as_json):
-    """Register memdir's hooks and MCP server with HOST (claude-code, codex, opencode)."""
+    """Register memdir's hooks and MCP server with HOST (claude-code, codex, opencode, dsh)."""
     from memdir.roots import project_root
 
     obj = ctx.find_root().obj or {}

@@ -12,7 +12,7 @@ import click
 from memdir.cli.output import emit, json_opt, open_store, plural
 from memdir.errors import UsageError
 
-IMPORT_SOURCES = ("claude-code", "codex", "opencode", "jsonl", "claude-export", "specstory", "aider")
+IMPORT_SOURCES = ("claude-code", "codex", "opencode", "jsonl", "claude-export", "specstory", "aider", "dsh")
 
 
 _to_store_opts = [
@@ -77,7 +77,7 @@ def export(ctx, path, store_url, store_project, as_json):
 @json_opt
 @click.pass_context
 def import_(ctx, source, path, all_projects, here, pending, no_progress, store_url, store_project, as_json):
-    """Import SOURCE: a JSONL file, claude-code | codex | opencode [PATH] (default locations when PATH is omitted),
+    """Import SOURCE: a JSONL file, claude-code | codex | opencode | dsh [PATH] (default locations when PATH is omitted),
     claude-export PATH (Claude Code /export text), specstory | aider [PATH] (default: this project's
     .specstory/history/ and .aider.chat.history.md), claude-mem [DB] (its SQLite store), --pending (files dropped in
     <global root>/import/), or a team store's events and tombstones (--store postgresql://…). Without SOURCE:

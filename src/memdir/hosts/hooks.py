@@ -21,8 +21,8 @@ event              action
                    block, capture the recent user texts
 ``post-tool-use``  capture a tool summary (name + main argument + first output lines)
 ``stop``           capture the last assistant message (Claude Code without ``last_assistant_message``: the
-                   last reply in ``transcript_path``); print nothing (a Stop hook's output would make
-                   Claude Code continue)
+                   last reply in ``transcript_path``; DSH: its newest turns' replies from its session log);
+                   print nothing (a Stop hook's output would make Claude Code continue)
 ``notify``         Codex legacy notify: capture the turn's user messages and the assistant reply
 ``session-end``    nothing but the distillation trigger below
 =================  =====================================================================================
@@ -218,11 +218,16 @@ def run_hook(host: str, event: str, raw: bytes | str | dict | None, *, project_d
             emit(out)
         if out and block:  # what the model saw, for `memdir ui` (a bounded log; never raises)
             m.record_injection(block, prompt=query, host=call.host, event=call.event, session=call.session)
-        if call.event == "stop" and not call.assistant and call.transcript_path:
+        replies: list[str] = []
+        if call.event == "stop" and not call.assistant and call.host == "dsh":
+            from memdir.hosts.adapters.dsh import stop_replies
+
+            replies = stop_replies(call)  # DSH's Stop has no reply: its session log has
+        elif call.event == "stop" and not call.assistant and call.transcript_path:
             from memdir.hosts.adapters.claude_code import last_assistant_text
 
             call.assistant = last_assistant_text(call.transcript_path)
-        texts: list[tuple[str, str]] = []
+        texts: list[tuple[str, str]] = [("assistant", t) for t in replies]
         if call.event == "user-prompt" and call.prompt:
             texts.append(("user", call.prompt))
         if call.event in ("context", "notify"):

@@ -122,4 +122,26 @@ def host_checks(project: Path | None = None) -> list[dict[str, str]]:
                 "run `memdir install opencode" + (" --project" if proj else "") + "` again")
         else:
             add(f"opencode {scope}", "ok", f"plugin {plugin}")
+    from memdir.hosts.install_dsh import HOOKS_PLUGIN, dsh_home, profiles_without_hooks_plugin
+
+    for scope, proj in scopes:
+        path = (proj / ".claude" / "hooks.json") if proj else dsh_home() / "hooks.json"
+        _data, found = ours(path, "dsh")
+        if not found:
+            continue
+        bad = [h.get("command") for _ev, _g, h in found if not runnable(h.get("command", ""))]
+        missing = profiles_without_hooks_plugin(dsh_home())
+        import importlib.util
+
+        if bad:
+            add(f"dsh {scope}", "fail", f"{path}: {bad[0]!r} is not found", "install memdir where DSH finds it, or "
+                "run `memdir install dsh" + (" --project" if proj else "") + "` again")
+        elif missing:
+            add(f"dsh {scope}", "warn", f"DSH profiles without {HOOKS_PLUGIN} run no memdir hook: {', '.join(missing)}",
+                f"dsh plugin --profile <name> add {HOOKS_PLUGIN}")
+        elif importlib.util.find_spec("zstandard") is None and shutil.which("zstd") is None:
+            add(f"dsh {scope}", "warn", "no zstd reader: DSH's replies (session.jsonl.zstd) are not captured",
+                "pip install 'memdir[dsh]' (or install the zstd command)")
+        else:
+            add(f"dsh {scope}", "ok", f"{len(found)} memdir hooks in {path}")
     return checks

@@ -1,4 +1,4 @@
-"""``memdir install claude-code | codex | opencode [--project] [--uninstall]``: register memdir's hooks and MCP
+"""``memdir install claude-code | codex | opencode | dsh [--project] [--uninstall]``: register memdir's hooks and MCP
 server in a host's settings, idempotently, with a timestamped backup of every file it changes.
 
 Files (``~`` is ``$HOME``; formats in HOSTS.md):
@@ -13,6 +13,8 @@ codex         hooks ``$CODEX_HOME/hooks.json``;            hooks ``<project>/.co
               (``[hooks.state."<key>"]``) + ``[mcp_servers.memdir]``  ``$CODEX_HOME/config.toml``
 opencode      plugin ``$XDG_CONFIG_HOME/opencode/plugins/  plugin ``<project>/.opencode/plugins/memdir.js``,
               memdir.js``, MCP ``…/opencode/opencode.json`` MCP ``<project>/opencode.json``
+dsh           rows in ``$DSH_HOME/cordis.patch.yml``, hooks    overlay ``<project>/.dsh/memdir.cordis.yml``,
+              ``$DSH_HOME/hooks.json`` (:mod:`.install_dsh`)   hooks ``<project>/.claude/hooks.json``
 ============  ===========================================  ===============================================
 
 Rules:
@@ -58,7 +60,7 @@ from typing import Any
 
 from memdir.errors import UsageError
 
-HOST_NAMES = ("claude-code", "codex", "opencode")
+HOST_NAMES = ("claude-code", "codex", "opencode", "dsh")
 #: host event -> our event, for Claude Code and Codex (same hooks.json format)
 HOOK_EVENTS = {"SessionStart": "session-start", "UserPromptSubmit": "user-prompt", "PostToolUse": "post-tool-use",
                "Stop": "stop"}

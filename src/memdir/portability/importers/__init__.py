@@ -3,7 +3,7 @@
 Every importer is a generator of::
 
     {"key": str, "role": "user" | "assistant" | "tool", "text": str, "session": str,
-     "ts": "<ISO 8601 UTC>" | None, "source": "claude-code" | "codex" | "opencode" | "jsonl" | "claude-export"
+     "ts": "<ISO 8601 UTC>" | None, "source": "claude-code" | "codex" | "opencode" | "dsh" | "jsonl" | "claude-export"
                | "specstory" | "aider",
      "meta": {...},   # optional extras: line, cwd, tool, call id, is_error …
      "input": ...}    # tool events: the call's arguments, read by the capture gate (a shell command), never stored
@@ -44,6 +44,7 @@ _NAMES = {
     "iter_claude_code": "claude_code",
     "iter_claude_mem": "claude_mem",
     "iter_codex": "codex",
+    "iter_dsh": "dsh",
     "iter_opencode": "opencode",
     "iter_jsonl": "jsonl",
     "iter_claude_export": "claude_export",

@@ -8,6 +8,7 @@
 | ``claude-export`` | none: a path must be given (``/export`` writes where the user says) | |
 | ``specstory`` | ``<project>/.specstory/history/*.md`` | |
 | ``aider`` | ``<project>/.aider.chat.history.md`` | |
+| ``dsh`` | ``~/.dsh/sessions/*/*/session.jsonl.zstd`` (and ``session.jsonl``) | ``$DSH_HOME`` replaces ``~/.dsh`` |
 | ``jsonl`` | none: a path must be given | |
 
 ``specstory`` and ``aider`` live in the project, not in the home directory: their default location is under the
@@ -23,9 +24,11 @@ from pathlib import Path
 
 from memdir.errors import UsageError
 
-HOSTS = ("claude-code", "codex", "opencode", "jsonl", "claude-export", "specstory", "aider")
+HOSTS = ("claude-code", "codex", "opencode", "jsonl", "claude-export", "specstory", "aider", "dsh")
 #: the sources whose transcripts are kept inside the project they belong to
 PROJECT_HOSTS = ("specstory", "aider")
+#: DSH: <root>/<project>/<session>/session.jsonl.zstd (memdir.portability.importers.dsh)
+DSH_LOGS = ("**/session.jsonl.zstd", "**/session.jsonl")
 
 
 def _check(host: str) -> None:
@@ -87,7 +90,18 @@ def default_paths(host: str, *, env: Mapping[str, str] | None = None, home: Path
         if (base / "storage" / "message").is_dir():
             out.append(base / "storage")
         return out
+    if host == "dsh":
+        return _dsh_logs(_dsh_sessions(env, home))
     return []
+
+
+def _dsh_sessions(env: Mapping[str, str], home: Path) -> Path:
+    base = env.get("DSH_HOME", "")
+    return (Path(base).expanduser() if base.strip() else home / ".dsh") / "sessions"
+
+
+def _dsh_logs(root: Path) -> list[Path]:
+    return sorted({p for pattern in DSH_LOGS for p in root.glob(pattern) if p.is_file()}) if root.is_dir() else []
 
 
 def default_locations(host: str, *, env: Mapping[str, str] | None = None, home: Path | None = None,
@@ -106,6 +120,8 @@ def default_locations(host: str, *, env: Mapping[str, str] | None = None, home: 
     if host == "opencode":
         base = (Path(env["XDG_DATA_HOME"]) if env.get("XDG_DATA_HOME") else home / ".local" / "share") / "opencode"
         return [base / "opencode.db", base / "storage"]
+    if host == "dsh":
+        return [_dsh_sessions(env, home)]
     return []
 
 
@@ -127,6 +143,8 @@ def resolve_paths(host: str, path: str | Path | None = None, **kw) -> list[Path]
         raise UsageError(f"{p} does not exist: give a transcript file or directory")
     if p.is_file() or host == "opencode":
         return [p]
+    if host == "dsh":
+        return _dsh_logs(p)
     if host in PROJECT_HOSTS and _in_project(host, p):
         return _in_project(host, p)
     pattern = {"claude-code": "**/*.jsonl", "codex": "**/rollout-*.jsonl", "jsonl": "*.jsonl", "claude-export": "**/*.txt",
