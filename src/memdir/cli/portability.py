@@ -172,7 +172,7 @@ def _import_found(ctx, m, as_json: bool, projects: str, progress: bool) -> None:
     found = project_transcripts(root)
     if not found:
         where = ", ".join(str(p) for h in ("specstory", "aider") for p in default_locations(h, project=root))
-        raise UsageError("give a SOURCE (a JSONL file, claude-code, codex, opencode, claude-export, specstory, aider, "
+        raise UsageError("give a SOURCE (a JSONL file, claude-code, codex, opencode, dsh, claude-export, specstory, aider, "
                          f"claude-mem) or --pending: this project holds no transcripts ({where} not found)")
     out: dict = {"found": {h: [str(f) for f in files] for h, files in found.items()}, "imports": {}}
     human = []
