@@ -1,0 +1,102 @@
+"""Seed 004 parity, search: an imported record's tags and title are searched as a note's are (tags ×4, title ×3), on
+SQLite (FTS5 and the postings held in memory) and PostgreSQL alike; and ``memory_read`` pages through a whole memory
+that ``memory_recall`` cut."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+
+import pytest
+
+import memdir
+from memdir.store.sqlite import index
+
+T0 = datetime(2026, 11, 1, 12, 0, tzinfo=timezone.utc)
+
+FILLER = " ".join(f"the retry loop step{i} reads the queue" for i in range(40))
+
+
+@pytest.fixture(params=["sqlite-fts5", "sqlite-postings", "postgresql"])
+def engine(request, tmp_path, project):
+    cfg = {"embed.provider": "none", "recall.memory_index": "on" if request.param == "sqlite-postings" else "off"}
+    if request.param == "postgresql":
+        cfg["store"] = request.getfixturevalue("pg_url")
+    m = memdir.open(project, home=tmp_path / "g", clock=lambda: T0, config=cfg)
+    yield m
+    m.close()
+
+
+def drop(m, records: list[dict], name: str = "local-memory-import.jsonl") -> dict:
+    d = m.home / "import"
+    d.mkdir(parents=True, exist_ok=True)
+    (d / name).write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
+    return m.import_pending()
+
+
+def test_a_query_naming_only_a_tag_finds_the_imported_note(engine):
+    m = engine
+    res = drop(m, [{"id": "n1", "kind": "note", "title": "Release checklist", "tags": ["kubernetes", "helmfile"],
+                    "body": "Bump the chart version before the smoke run.", "ts": "2026-10-20T10:00:00Z"},
+                   {"id": "n2", "kind": "note", "tags": "grafana, alerts", "body": "Pager rules live beside the dashboards.",
+                    "ts": "2026-10-21T10:00:00Z"},
+                   {"id": "n3", "kind": "note", "body": "Nothing labelled here about charts.", "ts": "2026-10-22T10:00:00Z"}])
+    assert res["files"][0]["stored"] == 3
+    for q, want in (("helmfile", "import:local-memory-import:n1"), ("kubernetes", "import:local-memory-import:n1"),
+                    ("grafana", "import:local-memory-import:n2")):  # tags as a list and as a comma-separated string
+        hits = m.recall(q)
+        assert [h.id for h in hits] == [want], q
+        assert hits[0].reasons["fields"].get("tags"), q  # the reason names the field it matched in
+    assert m.recall("checklist")[0].reasons["fields"].get("title")
+
+
+def test_a_title_word_ranks_above_a_body_word(engine):
+    m = engine
+    drop(m, [{"id": "titled", "kind": "note", "title": "Webpack cache", "body": FILLER, "ts": "2026-10-30T10:00:00Z"},
+             {"id": "deep", "kind": "note",  # the word twice, but only deep in its body
+              "body": FILLER + " then webpack rebuilds and webpack warms up.", "ts": "2026-10-30T10:00:00Z"}])
+    hits = m.recall("webpack")
+    assert [h.id for h in hits] == ["import:local-memory-import:titled", "import:local-memory-import:deep"]
+    # a curated note's summary weighs the same way
+    m.remember(FILLER + " and the linter runs too", category="facts", summary="Linter setup")
+    m.remember(FILLER + " then the linter runs and the linter exits", category="facts", summary="Queue notes")
+    assert m.recall("linter")[0].summary == "Linter setup"
+
+
+def test_events_without_labels_index_as_before(m):
+    """A captured or transcript turn has no tags or title: its full-text row holds empty labels, as before."""
+    m.import_events([{"key": "u:s:1", "session": "s", "text": "we deploy on friday", "meta": {"cwd": "/x"}}])
+    db = m.stores.live("project")[0].store.db
+    assert not index.labeled_events(db)
+    rows = db.execute("SELECT count(*) FROM fts WHERE fts MATCH 'tags:deploy OR title:deploy'").fetchone()[0]
+    assert rows == 0 and index.check_fts(db) == []
+
+
+def test_an_index_of_the_version_before_labels_is_rebuilt_only_when_an_event_has_labels(tmp_path):
+    from memdir.store.sqlite.store import SqliteStore
+
+    def make(path, meta):
+        s = SqliteStore.open(path)
+        with s.transaction():
+            s.insert_event({"kind": "event", "ref": "import:x:1", "content_sha256": "a" * 64, "role": "user", "session": None,
+                            "ts": "2026-10-01T00:00:00Z", "ts_epoch": 1.0, "text": "bump the chart", "meta": meta})
+        db = s.db
+        # as the version before wrote it: no labels in the row, the marker without LABELS
+        db.execute("BEGIN")
+        db.execute("INSERT INTO fts(fts, rowid, tags, title, body, context) VALUES ('delete', 1, ?, ?, ?, '')",
+                   (*index.event_values(db.execute("SELECT * FROM docs").fetchone(), index.Tokens(db))[:3],))
+        db.execute("INSERT INTO fts(rowid, tags, title, body, context) VALUES (1, '', '', ?, '')", (index.body0("bump the chart", "user"),))
+        db.execute("UPDATE meta SET value = ? WHERE key = 'tokenizer'", (index.index_version()[:-len(index.LABELS)],))
+        db.execute("COMMIT")
+        s.close()
+
+    labeled, plain = tmp_path / "a.sqlite3", tmp_path / "b.sqlite3"
+    make(labeled, json.dumps({"tags": ["helmfile"]}))
+    make(plain, json.dumps({"cwd": "/x"}))
+    for path, rebuilt in ((labeled, True), (plain, False)):
+        db, _ = index.open_index(path)
+        assert index.meta_int(db, "fts_epoch") == (1 if rebuilt else 0)
+        assert index.check_fts(db) == []
+        assert db.execute("SELECT value FROM meta WHERE key = 'tokenizer'").fetchone()[0] == index.index_version()
+        db.close()
+
