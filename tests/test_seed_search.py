@@ -100,3 +100,82 @@ def test_an_index_of_the_version_before_labels_is_rebuilt_only_when_an_event_has
         assert db.execute("SELECT value FROM meta WHERE key = 'tokenizer'").fetchone()[0] == index.index_version()
         db.close()
 
+
+# ---- memory_read: the rest of a text memory_recall cut ----------------------------------------------------
+BUDGET = 20_000  # the whole reply of a tool, as memory_recall keeps it (memdir.server.tools.MAX_RECALL_CHARS)
+
+
+def _reply_chars(result) -> int:
+    """Characters of a reply as the wire carries it: the text content, and the structured content as JSON."""
+    text = "".join(getattr(b, "text", "") or "" for b in result.content)
+    return max(len(text), len(json.dumps(result.structured_content, ensure_ascii=False)))
+
+
+def test_memory_read_pages_through_a_long_memory_with_no_loss(tmp_path, project):
+    mcp = pytest.importorskip("mcp", reason="needs the optional `mcp` SDK")
+    import anyio
+    from mcp import Client
+
+    from memdir.server.mcp import build_server
+
+    # 50k characters with quotes, backslashes, newlines and CJK (escaped or wide in the JSON reply)
+    unit = 'line {i}: "quoted" path\\to\\file 部署脚本 tab\there\n'
+    whole = "release notes webpack\n" + "".join(unit.format(i=i) for i in range(2_000))
+    whole = whole[:50_000]
+    m = memdir.open(project, home=tmp_path / "g", clock=lambda: T0)
+    note = m.remember(whole, category="facts", summary="release notes")
+    server = build_server(memdir=m)
+
+    async def main():
+        async with Client(server) as c:
+            hit = (await c.call_tool("memory_recall", {"query": "webpack release"})).structured_content["hits"][0]
+            assert hit["truncated"] and hit["id"] == note.id and hit["handle"]
+            assert f"memory_read id='{hit['handle']}'" in hit["text"]
+            shown = int(hit["text"].rsplit("offset=", 1)[1].rstrip("]"))
+            assert hit["text"].startswith(whole[:shown])
+            got, offset, pages = [], 0, 0
+            while offset is not None:
+                r = await c.call_tool("memory_read", {"id": hit["handle"], "offset": offset})
+                assert not r.is_error and _reply_chars(r) < BUDGET, (offset, _reply_chars(r))
+                page = r.structured_content
+                assert page["offset"] == offset and page["total_chars"] == len(whole) and page["id"] == note.id
+                got.append(page["text"])
+                offset, pages = page["next_offset"], pages + 1
+            assert "".join(got) == whole and pages >= 3
+            # from where recall cut it, by the note id, a smaller page
+            r = (await c.call_tool("memory_read", {"id": note.id, "offset": shown, "max_chars": 500})).structured_content
+            assert r["text"] == whole[shown:shown + len(r["text"])] and 0 < len(r["text"]) <= 500
+            assert r["next_offset"] == shown + len(r["text"])
+            # past the end: nothing, no next page
+            r = (await c.call_tool("memory_read", {"id": note.id, "offset": 10 ** 6})).structured_content
+            assert r["text"] == "" and r["next_offset"] is None
+            # an unknown handle: one line
+            bad = await c.call_tool("memory_read", {"id": "zzzzzz"})
+            assert bad.is_error and "\n" not in bad.content[0].text and "zzzzzz" in bad.content[0].text
+
+    anyio.run(main)
+    m.close()
+
+
+def test_memory_read_reads_an_event_by_its_key_and_lists_as_a_tool(tmp_path, project):
+    pytest.importorskip("mcp", reason="needs the optional `mcp` SDK")
+    import anyio
+    from mcp import Client
+
+    from memdir.server.mcp import build_server
+
+    m = memdir.open(project, home=tmp_path / "g", clock=lambda: T0)
+    m.import_events([{"key": "u:s:1", "session": "s", "text": "short turn about pnpm"}])
+    server = build_server(memdir=m)
+
+    async def main():
+        async with Client(server) as c:
+            tools = {t.name: t for t in (await c.list_tools()).tools}
+            t = tools["memory_read"]
+            assert t.annotations.read_only_hint is True and t.annotations.destructive_hint is False
+            assert {"id", "offset", "max_chars"} <= set(t.input_schema["properties"]) and t.input_schema["required"] == ["id"]
+            r = (await c.call_tool("memory_read", {"id": "u:s:1"})).structured_content
+            assert r["text"] == "short turn about pnpm" and r["next_offset"] is None and r["kind"] == "user"
+
+    anyio.run(main)
+    m.close()
