@@ -179,3 +179,13 @@ def test_memory_read_reads_an_event_by_its_key_and_lists_as_a_tool(tmp_path, pro
 
     anyio.run(main)
     m.close()
+
+
+def test_memdir_import_of_a_jsonl_file_keeps_its_titles_and_tags(m, tmp_path):
+    from memdir.portability.importers.jsonl import iter_jsonl
+
+    f = tmp_path / "old.jsonl"
+    f.write_text(json.dumps({"text": "bump the chart before the smoke run", "title": "Release checklist",
+                             "tags": ["helmfile"], "ts": "2026-10-20T10:00:00Z"}) + "\n", encoding="utf-8")
+    m.import_events(list(iter_jsonl(f)))
+    assert [h.reasons["fields"] for h in m.recall("helmfile checklist")] == [{"tags": ["helmfil"], "title": ["checklist"]}]
