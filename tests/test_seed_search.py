@@ -189,3 +189,39 @@ def test_memdir_import_of_a_jsonl_file_keeps_its_titles_and_tags(m, tmp_path):
                              "tags": ["helmfile"], "ts": "2026-10-20T10:00:00Z"}) + "\n", encoding="utf-8")
     m.import_events(list(iter_jsonl(f)))
     assert [h.reasons["fields"] for h in m.recall("helmfile checklist")] == [{"tags": ["helmfil"], "title": ["checklist"]}]
+
+
+def test_labeled_events_score_the_same_from_fts5_and_the_held_postings_through_writes(m):
+    """Labels in every write path (alone, in a session, neighbours re-contexted, forgotten, rebuilt): the index holds
+    exactly what docs says (check_fts) and the postings held in memory score as FTS5, to the last bit."""
+    from memdir.recall import bm25
+    from memdir.recall.tokenize import query_tokens
+    from memdir.store.sqlite.postings import MemIndex
+
+    def ev(i, session="s", **meta):
+        return {"key": f"import:x:{i}", "session": session, "text": f"turn {i} about the retry queue and chart {i % 3}",
+                "ts": f"2026-10-{1 + i:02d}T10:00:00Z", "meta": meta or None}
+
+    queries = [query_tokens(q) for q in ("helmfile", "release checklist", "retry chart", "grafana queue")]
+
+    def same():
+        assert index.check_fts(store.db) == []
+        with mem.lock:
+            assert mem.refresh(), mem.disabled
+            for toks in queries:
+                want = [tuple(r) for r in bm25.score(store.db, toks, weights=(4.0, 3.0, 1.0, 0.3), limit=20, with_terms=True)]
+                assert mem.score(toks, weights=(4.0, 3.0, 1.0, 0.3), limit=20) == want, toks
+
+    m.import_events([ev(0, tags=["helmfile"]), ev(2, title="Release checklist"), ev(4), ev(6, session=None, tags="grafana")])
+    store = m.stores.live("project")[0].store
+    mem = MemIndex(store.db)
+    same()
+    m.import_events([ev(1, title="checklist two", tags=["helmfile", "grafana"]), ev(3)])  # between labeled neighbours
+    same()
+    assert m.forget("import:x:2") and m.forget("import:x:4")  # their neighbours re-contexted with their labels
+    same()
+    m.reindex()
+    with mem.lock:
+        mem.refresh()
+    same()
+    assert {h.id for h in m.recall("helmfile")} == {"import:x:0", "import:x:1"}
