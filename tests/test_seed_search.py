@@ -225,3 +225,36 @@ def test_labeled_events_score_the_same_from_fts5_and_the_held_postings_through_w
         mem.refresh()
     same()
     assert {h.id for h in m.recall("helmfile")} == {"import:x:0", "import:x:1"}
+
+
+def test_postgres_rows_written_before_labels_get_them_at_migration(pg_url):
+    """m010: an event row written before (labels empty) gets its tags and title, and the counters move with it, so
+    N, avgdl and every n_t equal those of a store that wrote the labels in the first place."""
+    psycopg = pytest.importorskip("psycopg")
+    from psycopg.rows import dict_row
+
+    from memdir.recall.tokenize import query_tokens
+    from memdir.store import open_store
+    from memdir.store.postgres.migrations import relabel_events
+
+    s = open_store(pg_url, project="p")
+    try:
+        with s.transaction():
+            pending: dict[int, str] = {}
+            for i, meta in enumerate(({"tags": ["helmfile"], "title": "Release checklist"}, None, {"title": "chart notes"})):
+                s.insert_event({"kind": "event", "ref": f"import:x:{i}", "content_sha256": f"{i:064d}", "role": "user",
+                                "session": "s" if i < 2 else None, "ts": "2026-10-01T00:00:00Z", "ts_epoch": 1.0 + i,
+                                "text": f"bump the chart {i}", "meta": json.dumps(meta) if meta else None}, pending=pending)
+            s.flush_events(pending)
+        terms = ["helmfil", "checklist", "chart", "note", "bump"]
+        labeled = (s.stats(), s.doc_freqs(terms))
+        with psycopg.connect(pg_url, row_factory=dict_row) as conn, conn.cursor() as cur:
+            assert relabel_events(cur, lambda meta: ("", "")) == 2  # the rows as the version before wrote them
+        assert s.search(query_tokens("helmfile"), weights=(4.0, 3.0, 1.0, 0.3), limit=5) == []
+        with psycopg.connect(pg_url, row_factory=dict_row) as conn, conn.cursor() as cur:
+            assert relabel_events(cur) == 2
+            assert relabel_events(cur) == 0  # once
+        assert (s.stats(), s.doc_freqs(terms)) == labeled
+        assert [r["ref"] for r in s.search(query_tokens("helmfile"), weights=(4.0, 3.0, 1.0, 0.3), limit=5)] == ["import:x:0"]
+    finally:
+        s.close()
