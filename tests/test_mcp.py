@@ -24,7 +24,7 @@ from memdir.server.http import RepairJsonBody, check_serve_options, is_loopback,
 from memdir.server.mcp import build_server  # noqa: E402
 from memdir.server.tools import clean_text  # noqa: E402
 
-TOOLS = {"memory_recall", "memory_remember", "memory_forget", "memory_inspect", "memory_prune", "memory_list"}
+TOOLS = {"memory_recall", "memory_read", "memory_remember", "memory_forget", "memory_inspect", "memory_prune", "memory_list"}
 T0 = datetime(2025, 1, 1, tzinfo=timezone.utc)
 START_TIMEOUT = 30  # seconds a subprocess server may take to start before the test is skipped (not asserted)
 

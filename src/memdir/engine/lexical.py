@@ -13,6 +13,7 @@ from memdir.inject import entries as inject_entries
 from memdir.lazylog import DEBUG, getLogger
 from memdir.recall import glossary, rank
 from memdir.recall.tokenize import tokenize
+from memdir.store.rows import event_labels
 from memdir.stores import Stores
 from memdir.timeutil import iso, parse_ts
 from memdir.types import Hit
@@ -103,10 +104,15 @@ def hit(s: Stores, root: Root, row, score: float, tokens: list[str], factors: di
         fields = {f: sorted(qset & held[f]) for f in ("tags", "title", "body")}
         fields = {f: v for f, v in fields.items() if v}
     elif qset:
-        tags = json.loads(row["tags"] or "[]") + json.loads(row["load_when"] or "[]")
+        if row["kind"] == "event":  # an imported record's own tags and title (memdir.store.rows.event_labels)
+            tag_t, title_t = (x.split() for x in event_labels(row.get("meta")))
+        else:
+            tags = json.loads(row["tags"] or "[]") + json.loads(row["load_when"] or "[]")
+            tag_t = tokenize(" ".join(tags)) if tags else []
+            title_t = tokenize(" ".join(x for x in (row["summary"], row["highlight"]) if x))
         fields = {
-            "tags": sorted(qset & set(tokenize(" ".join(tags)))) if tags else [],
-            "title": sorted(qset & set(tokenize(" ".join(x for x in (row["summary"], row["highlight"]) if x)))),
+            "tags": sorted(qset & set(tag_t)),
+            "title": sorted(qset & set(title_t)),
             "body": sorted(qset & set(tokenize(inject_entries.matched_text(row)))),
         }
         fields = {f: v for f, v in fields.items() if v}

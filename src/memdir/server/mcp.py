@@ -5,6 +5,8 @@ Tools (names avoid generic words such as ``write`` or ``read``, which were seen 
 tools — design seed 000):
 
 * ``memory_recall`` — best memories for a query, with scores and reasons (read-only);
+* ``memory_read`` — one memory's whole text by handle or id, a page at a time (``offset``, ``next_offset``), for a
+  text ``memory_recall`` cut (read-only);
 * ``memory_remember`` — store a curated note; the same text twice returns the existing note (idempotent); a
   ``rules`` note becomes a pending proposal a person accepts (``memdir proposals``): hard rules are written
   by people only (seed 000);
@@ -42,6 +44,7 @@ from memdir.errors import MemdirError, UsageError
 from memdir.server.http import repair_json_text
 from memdir.server.tools import (
     MAX_K,
+    MAX_READ_CHARS,
     clean,
     clean_text,
     do_forget,
@@ -49,6 +52,7 @@ from memdir.server.tools import (
     do_inspect,
     do_list,
     do_prune,
+    do_read,
     do_recall,
     do_remember,
 )
@@ -72,7 +76,8 @@ REMEMBER_GUIDANCE = (
 )
 INSTRUCTIONS = (
     "memdir holds this project's long-term memory (curated Markdown notes and past conversation events) "
-    "plus the user's global memory. memory_recall searches it; memory_list shows the newest entries by kind "
+    "plus the user's global memory. memory_recall searches it (a long text comes back cut: memory_read reads the rest "
+    "by its handle); memory_list shows the newest entries by kind "
     "or category; memory_remember stores a durable fact, rule, preference, decision or pitfall; memory_forget "
     "deletes by id, or by text with a preview and confirm_token; memory_inspect reports counts and problems; "
     "memory_prune previews cold-memory cleanup and deletes only with the preview's confirm_token. "
@@ -250,6 +255,7 @@ def _build(MCPServer, ToolAnnotations, BaseModel, Field, store: MemoryStore, log
 
     class RecallHit(BaseModel):
         id: str = Field(description="note id (category/slug) or event key")
+        handle: Optional[str] = Field(None, description="short handle; memory_read reads the whole text by it")
         kind: str = Field(description="note kind (rule, preference, decision, pitfall, fact) or event role")
         scope: str = Field(description="project or global")
         score: float = Field(description="final score: BM25 x scope prior x decay x rehearsal boost")
@@ -281,6 +287,16 @@ def _build(MCPServer, ToolAnnotations, BaseModel, Field, store: MemoryStore, log
         created: Optional[str] = None
         updated: Optional[str] = None
         path: Optional[str] = None
+
+    class ReadResult(BaseModel):
+        id: str = Field(description="note id (category/slug) or event key")
+        kind: str
+        scope: str
+        summary: Optional[str] = None
+        offset: int = Field(description="where this page starts in the whole text (characters)")
+        total_chars: int = Field(description="length of the whole text (characters)")
+        next_offset: Optional[int] = Field(None, description="pass as offset for the next page; null after the last")
+        text: str
 
     class RememberResult(BaseModel):
         existed: bool = Field(description="true when the same text was already stored; nothing was written")
@@ -349,6 +365,16 @@ def _build(MCPServer, ToolAnnotations, BaseModel, Field, store: MemoryStore, log
         matches with their ids, scores and the reasons they matched. Read-only."""
         return RecallResult(**store.run("memory_recall", lambda m: do_recall(m, query, k, scope, kinds)))
 
+    def memory_read(
+        id: Annotated[str, Field(description="the handle a hit or the <memory> block shows, a note id or an event key")],
+        offset: Annotated[int, Field(description="first character to return; next_offset of the previous page", ge=0)] = 0,
+        max_chars: Annotated[int, Field(description=f"page size in characters, 1..{MAX_READ_CHARS}", ge=1)] = MAX_READ_CHARS,
+        scope: Annotated[Optional[Scope], Field(description="project or global; the first root holding it when omitted")] = None,
+    ) -> ReadResult:
+        """Read one memory's whole text (a memory_recall hit whose text was cut says its handle and offset), one
+        page at a time: call again with offset=next_offset until next_offset is null. Read-only."""
+        return ReadResult(**store.run("memory_read", lambda m: do_read(m, id, offset, max_chars, scope)))
+
     def memory_remember(
         text: Annotated[str, Field(description="the memory itself: context, decision, reason, root cause")],
         category: Annotated[str, Field(description="rules, preferences, decisions, pitfalls or facts")] = "facts",
@@ -415,6 +441,7 @@ def _build(MCPServer, ToolAnnotations, BaseModel, Field, store: MemoryStore, log
 
     read = dict(read_only=True, destructive=False, idempotent=True)
     server.add_tool(memory_recall, annotations=ann("Recall memories", **read))
+    server.add_tool(memory_read, annotations=ann("Read a whole memory", **read))
     server.add_tool(memory_remember, annotations=ann("Remember a note", read_only=False, destructive=False, idempotent=True))
     server.add_tool(memory_forget, annotations=ann("Forget a memory", read_only=False, destructive=True, idempotent=True))
     server.add_tool(memory_inspect, annotations=ann("Inspect memory", **read))

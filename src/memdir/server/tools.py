@@ -1,4 +1,4 @@
-"""The MCP tools' bodies: plain functions over a Memdir that the server wraps (recall, remember, forget, list,
+"""The MCP tools' bodies: plain functions over a Memdir that the server wraps (recall, read, remember, forget, list,
 inspect, prune), their size bounds, and the UTF-8 hygiene of what goes in and out (lone surrogates become U+FFFD)."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from memdir.errors import UsageError
+from memdir.errors import NotFound, UsageError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -17,6 +17,8 @@ MAX_HIT_CHARS = 4_000        # text per hit; longer bodies are cut (``truncated:
 MAX_RECALL_CHARS = 20_000    # ... and all hits together stay under this, so a reply fits hosts' output caps
 MIN_HIT_CHARS = 200          # (Claude Code: MAX_MCP_OUTPUT_TOKENS, 25k tokens); each hit keeps at least this
 MAX_INSPECT_NOTES = 200      # notes listed by memory_inspect (counts are always complete)
+MAX_READ_CHARS = 16_000      # memory_read's page (JSON-escaped characters of text): with its other fields the reply
+                             # stays under MAX_RECALL_CHARS
 
 
 def clean_text(value: str) -> str:
@@ -42,13 +44,19 @@ def clean(value: Any) -> Any:
     return value
 
 
+def cut_note(hit: Any, cut: int, total: int) -> str:
+    """What ends a text :func:`hit_out` cut at ``cut`` of ``total`` characters: how to read the rest."""
+    return f" … [{cut:,} of {total:,} characters shown; the rest: memory_read id={(hit.handle or hit.id)!r} offset={cut}]"
+
+
 def hit_out(hit: Any, limit: int = MAX_HIT_CHARS) -> dict[str, Any]:
     text = hit.text or ""
     truncated = len(text) > limit
-    if truncated:
-        text = text[:limit].rstrip() + " …"
+    if truncated:  # the cut text says how to read the rest (memory_read from the cut), within the same limit
+        cut = max(1, limit - len(cut_note(hit, limit, len(text))))
+        text = text[:cut] + cut_note(hit, cut, len(text))
     reasons = json.loads(json.dumps(hit.reasons or {}, ensure_ascii=False, default=str))
-    return {"id": hit.id, "kind": hit.kind, "scope": hit.scope, "score": round(float(hit.score), 6),
+    return {"id": hit.id, "handle": hit.handle, "kind": hit.kind, "scope": hit.scope, "score": round(float(hit.score), 6),
             "summary": hit.summary, "text": text, "truncated": truncated,
             "ts": hit.ts.isoformat() if getattr(hit, "ts", None) else None,
             "pinned": bool(hit.pinned), "category": hit.category, "reasons": reasons}
@@ -56,10 +64,10 @@ def hit_out(hit: Any, limit: int = MAX_HIT_CHARS) -> dict[str, Any]:
 
 def do_recall(m: "Memdir", query: str, k: int = 8, scope: str | None = None,
               kinds: list[str] | None = None) -> dict[str, Any]:
-    """``{"query", "count", "hits": [{id, kind, scope, score, summary, text, truncated, ts, pinned,
+    """``{"query", "count", "hits": [{id, handle, kind, scope, score, summary, text, truncated, ts, pinned,
     category, reasons}]}``, best first; ``k`` is clamped to 1..50. Each text is cut at 4,000 chars and all
-    texts together at about 20,000 (``truncated: true``; the full note is its Markdown file). Recall counts as
-    a rehearsal."""
+    texts together at about 20,000 (``truncated: true``; a cut text ends with ``[N of M characters shown; the rest:
+    memory_read id='<handle>' offset=N]``, :func:`do_read`). Recall counts as a rehearsal."""
     k = max(1, min(int(k), MAX_K))
     hits = m.recall(clean_text(query), k=k, scope=scope, kinds=[clean_text(x) for x in kinds] if kinds else None,
                     rehearse=True)
@@ -68,6 +76,48 @@ def do_recall(m: "Memdir", query: str, k: int = 8, scope: str | None = None,
         out.append(hit_out(h, max(MIN_HIT_CHARS, min(MAX_HIT_CHARS, left))))
         left -= len(out[-1]["text"])
     return {"query": query, "count": len(out), "hits": out}
+
+
+def page(text: str, offset: int, limit: int) -> str:
+    """The longest ``text[offset:end]`` whose JSON string form (``json.dumps(..., ensure_ascii=False)``, quotes
+    excluded) is at most ``limit`` characters, at least one character when any is left: a page of quotes, backslashes
+    or control characters (each escaped to 2-6 characters) stays inside the budget too."""
+    end = min(len(text), offset + limit)
+    while end - offset > 1:
+        size = len(json.dumps(text[offset:end], ensure_ascii=False)) - 2
+        if size <= limit:
+            break
+        end = offset + max(1, (end - offset) * limit // size - 1)
+    return text[offset:end]
+
+
+def do_read(m: "Memdir", id: str, offset: int = 0, max_chars: int = MAX_READ_CHARS,
+            scope: str | None = None) -> dict[str, Any]:
+    """One memory's whole text, a page at a time: ``{"id", "kind", "scope", "summary", "offset", "total_chars",
+    "next_offset", "text"}``. ``id``: the short handle a hit or the ``<memory>`` block shows, a note id or an event
+    key (:meth:`Memdir.get`, project first; ``scope`` picks a root). ``text`` is ``whole[offset:offset + n]``, ``n``
+    at most ``max_chars`` (clamped to 1..16,000: with the other fields a reply stays under 20,000 characters, the
+    budget of ``memory_recall``) counted as the characters of its JSON form, so escapes count; ``next_offset`` is
+    where the next page starts, ``None`` after the last (offsets count characters, code points). Read-only, not a
+    rehearsal. Raises ``NotFound`` (nothing has that id), ``UsageError`` (a negative or non-integer offset)."""
+    try:
+        offset, max_chars = int(offset), int(max_chars)
+    except (TypeError, ValueError):
+        raise UsageError(f"offset and max_chars must be integers (got {offset!r}, {max_chars!r})") from None
+    if offset < 0:
+        raise UsageError(f"offset must be >= 0 (got {offset})")
+    max_chars = max(1, min(max_chars, MAX_READ_CHARS))
+    ref = clean_text(id).strip() if isinstance(id, str) else ""
+    item = m.get(ref, scope=scope) if ref else None
+    if item is None:
+        raise NotFound(f"no memory has the id or handle {ref!r}; memory_recall and memory_list show them")
+    text = item.text or ""
+    chunk = page(text, offset, max_chars) if offset < len(text) else ""
+    end = offset + len(chunk)
+    summary = getattr(item, "summary", None)
+    return {"id": getattr(item, "id", None) or item.key, "kind": getattr(item, "kind", None) or item.role,
+            "scope": item.scope, "summary": summary[:200] if summary else None, "offset": offset,
+            "total_chars": len(text), "next_offset": end if end < len(text) else None, "text": chunk}
 
 
 def note_out(note: Any) -> dict[str, Any]:

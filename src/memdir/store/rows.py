@@ -23,6 +23,25 @@ def fts_fields(tags: Iterable[str], title: str, body: str) -> tuple[str, str, st
     return " ".join(tokenize(" ".join(tags))), " ".join(tokenize(title)), " ".join(tokenize(body))
 
 
+def event_labels(meta: str | dict[str, Any] | None) -> tuple[str, str]:
+    """Token streams for an event's tags and title columns, from its ``meta`` (the JSON text or a dict).
+
+    An imported record keeps its own labels there (a drop file's ``title`` and ``tags``, a claude-mem observation's
+    ``title``): ``meta["tags"]`` (a list of strings, or one comma-separated string) and ``meta["title"]`` (a
+    string) are indexed like a note's tags and summary, at ``recall.weight_tags`` and ``recall.weight_title``. An
+    event without them (every captured or transcript turn) gives ``("", "")``, so its row, and every BM25 statistic
+    of a store holding only such events, is what it was. Never raises."""
+    m = meta if isinstance(meta, dict) else meta_json(meta)
+    tags = m.get("tags")
+    if isinstance(tags, str):
+        tags = [t for t in tags.split(",")]
+    tags = [t for t in tags if isinstance(t, str)] if isinstance(tags, list) else []
+    title = m.get("title") if isinstance(m.get("title"), str) else ""
+    if not tags and not title:
+        return "", ""
+    return " ".join(tokenize(" ".join(tags))), " ".join(tokenize(title))
+
+
 #: tokens of each neighbouring turn indexed in an event's ``context`` column
 CONTEXT_TOKENS = 80
 

@@ -12,6 +12,8 @@ Policies:
   ``role, text, ts`` — so re-importing the file, even reordered, yields the same keys.
 * ``role`` defaults to ``"user"``; ``human``→user, ``ai``/``model``/``agent``→assistant; any other
   value makes the line bad.
+* ``title`` and ``tags`` (a list of strings or one comma-separated string) are kept in ``meta``, where recall
+  searches them as the event's title and tags fields (the text and the key are as without them).
 * ``session`` defaults to the file name without suffix; ``source`` to ``"jsonl"`` (it is sanitised to
   ``[A-Za-z0-9._-]`` for the key and kept in ``meta["origin"]``).
 * An unreadable ``ts`` keeps the line with ``ts=None`` and counts ``bad_ts`` (a warning is logged).
@@ -150,8 +152,12 @@ def iter_jsonl(path: str | Path, *, stats: Counter | None = None) -> Iterator[di
         if not (isinstance(key, str) and key.strip()):
             h = hashlib.sha256(f"{role}\0{text}\0{ts or ''}".encode()).hexdigest()[:16]
             key = f"import:{_source_slug(origin)}:{session}:{h}"
-        ev = {"key": key, "role": role, "text": text, "session": session, "ts": ts, "source": "jsonl",
-              "meta": {"line": lineno, "origin": str(origin)}}
+        meta: dict[str, Any] = {"line": lineno, "origin": str(origin)}
+        if isinstance(obj.get("title"), str) and obj["title"].strip():  # searched as the event's title and tags
+            meta["title"] = obj["title"].strip()                         # (memdir.store.rows.event_labels)
+        if isinstance(obj.get("tags"), (list, str)) and obj["tags"]:
+            meta["tags"] = obj["tags"]
+        ev = {"key": key, "role": role, "text": text, "session": session, "ts": ts, "source": "jsonl", "meta": meta}
         items.append((ts is None, parse_ts(ts).timestamp() if ts else 0.0, lineno, ev))
     items.sort(key=lambda t: t[:3])
     for *_, ev in items:

@@ -376,10 +376,63 @@ def m009_rehearsal_per_person(cur) -> None:
     cur.execute(f"CREATE POLICY rehearsal_delete ON rehearsal FOR DELETE USING ({PROJECT_OK} AND {OWN})")
 
 
+def relabel_events(cur, labels_of=None) -> int:
+    """Give every event's own full-text row the tags and title its ``meta`` holds (``labels_of(meta) -> (tags
+    tokens, title tokens)``, default :func:`memdir.store.rows.event_labels`), with its length, terms and packed counts,
+    and move ``fts_stats``/``term_df`` by the difference (shard 0 of the row's owner and kind). Only events whose
+    ``meta`` names a title or tags are read; a row already as it should be is left. Returns rows rewritten."""
+    from collections import Counter
+
+    from memdir.store.postgres.sql import tf_json, tsv_tokens
+    from memdir.store.rows import event_labels
+
+    labels_of = labels_of or event_labels
+    cur.execute("SELECT f.id, f.project, f.owner, f.note, f.tags, f.title, f.body, f.context, f.dl, d.meta FROM fts f "
+                "JOIN docs d ON d.id = f.doc_id WHERE f.seq = 0 AND d.kind = 'event' AND (d.meta LIKE %s OR d.meta LIKE %s) "
+                "ORDER BY f.id", ('%"title"%', '%"tags"%'))
+    total: Counter = Counter()
+    df: Counter = Counter()
+    n = 0
+    for r in cur.fetchall():
+        new = labels_of(r["meta"])
+        if new == (r["tags"] or "", r["title"] or ""):
+            continue
+        was = (r["tags"] or "", r["title"] or "", r["body"] or "", r["context"] or "")
+        allf = (*new, was[2], was[3])
+        dl = sum(len(f.split()) for f in allf)
+        cur.execute("UPDATE fts SET tags = %s, title = %s, dl = %s, tsv = array_to_tsvector(%s::text[]), tf = %s::jsonb "
+                    "WHERE id = %s", (allf[0], allf[1], dl, tsv_tokens(*allf), tf_json(allf), r["id"]))
+        key = (r["project"], r["owner"], r["note"])
+        total[key] += dl - (r["dl"] or 0)
+        old_t, new_t = set(tsv_tokens(*was)), set(tsv_tokens(*allf))
+        for t in new_t - old_t:
+            df[(*key, t)] += 1
+        for t in old_t - new_t:
+            df[(*key, t)] -= 1
+        n += 1
+    for (project, owner, note), d in sorted(total.items()):
+        cur.execute("INSERT INTO fts_stats(project, owner, note, shard, n, total) VALUES (%s, %s, %s, 0, 0, %s) "
+                    "ON CONFLICT (project, owner, note, shard) DO UPDATE SET total = fts_stats.total + excluded.total",
+                    (project, owner, note, d))
+    for (project, owner, note, t), d in sorted(df.items()):
+        if d:
+            cur.execute("INSERT INTO term_df(project, term, owner, note, shard, df) VALUES (%s, %s, %s, %s, 0, %s) "
+                        "ON CONFLICT (project, term, owner, note, shard) DO UPDATE SET df = term_df.df + excluded.df",
+                        (project, t, owner, note, d))
+    return n
+
+
+def m010_event_labels(cur) -> None:
+    """An imported record's own tags and title (its ``meta``: a drop file's or a JSONL record's ``title``/``tags``, a
+    claude-mem observation's title) are indexed in its row's tags and title fields, as the SQLite index does
+    (:func:`memdir.store.rows.event_labels`): the rows written before get them here (:func:`relabel_events`)."""
+    relabel_events(cur)
+
+
 #: numbered schema migrations; append, never edit a landed one
 MIGRATIONS = [m001_create_tables, m002_row_level_security, m003_tiers_vectors, m004_stats_and_term_counts,
               m005_private_events, m006_pgvector, m007_per_person_keys_and_counters, m008_vector_storage,
-              m009_rehearsal_per_person]
+              m009_rehearsal_per_person, m010_event_labels]
 
 
 def migrate(conn) -> int:

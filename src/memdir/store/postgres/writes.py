@@ -9,7 +9,7 @@ from memdir.errors import MemdirError
 from memdir.recall import handles, passages
 from memdir.recall.tokenize import tokenize
 from memdir.store.postgres.sql import DOC_COLUMNS, ME, tf_json, tsv_tokens
-from memdir.store.rows import CONTEXT_TOKENS, fts_fields
+from memdir.store.rows import CONTEXT_TOKENS, event_labels, fts_fields
 
 
 class PgWrites:
@@ -87,14 +87,16 @@ class PgWrites:
             doc_id = got["id"]
             pending[doc_id] = toks
         else:
+            allf = (*event_labels(row.get("meta")), toks, "")  # an imported record's tags and title (as SQLite)
+            dl = sum(len(f.split()) for f in allf)
             got = self._insert(  # the doc and its own full-text row in one statement; same key or same text: stored once
-                row, "INSERT INTO fts(project, doc_id, seq, body, dl, tsv, tf) SELECT %s, d.id, 0, %s, %s, "
-                "array_to_tsvector(%s::text[]), %s::jsonb FROM d RETURNING doc_id",
-                [self.project, toks, len(toks.split()), tsv_tokens(toks), tf_json(("", "", toks, ""))])
+                row, "INSERT INTO fts(project, doc_id, seq, tags, title, body, dl, tsv, tf) SELECT %s, d.id, 0, %s, %s, %s, "
+                "%s, array_to_tsvector(%s::text[]), %s::jsonb FROM d RETURNING doc_id",
+                [self.project, allf[0], allf[1], toks, dl, tsv_tokens(*allf), tf_json(allf)])
             if got is None:
                 return None
             doc_id = got["doc_id"]
-            self._count(1, len(toks.split()), tsv_tokens(toks))
+            self._count(1, dl, tsv_tokens(*allf))
         for seq, (a, b) in enumerate(spans[1:], start=1):
             self._insert_fts(doc_id, seq, (a, b), ("", "", " ".join(tokenize(row["text"][a:b])), ""))
         self._done()
@@ -136,13 +138,16 @@ class PgWrites:
             if pending is not None and r.get("session"):  # its own full-text row comes with its context (flush_events)
                 pending[doc_id] = toks
                 continue
-            fts.append((doc_id, toks, len(toks.split()), " ".join(tsv_tokens(toks)), tf_json(("", "", toks, ""))))
-            self._count(1, len(toks.split()), tsv_tokens(toks))
+            allf = (*event_labels(r.get("meta")), toks, "")
+            dl = sum(len(f.split()) for f in allf)
+            fts.append((doc_id, allf[0], allf[1], toks, dl, " ".join(tsv_tokens(*allf)), tf_json(allf)))
+            self._count(1, dl, tsv_tokens(*allf))
         if fts:
             c = list(zip(*fts))
-            self._x("INSERT INTO fts(project, doc_id, seq, body, dl, tsv, tf) SELECT %s, u.doc_id, 0, u.toks, u.dl, "
-                    "array_to_tsvector(string_to_array(u.tsv, ' ')), u.tf FROM unnest(%b::bigint[], %b::text[], "
-                    "%b::integer[], %b::text[], %b::jsonb[]) AS u(doc_id, toks, dl, tsv, tf)",
+            self._x("INSERT INTO fts(project, doc_id, seq, tags, title, body, dl, tsv, tf) SELECT %s, u.doc_id, 0, u.tags, "
+                    "u.title, u.toks, u.dl, array_to_tsvector(string_to_array(u.tsv, ' ')), u.tf FROM unnest(%b::bigint[], "
+                    "%b::text[], %b::text[], %b::text[], %b::integer[], %b::text[], %b::jsonb[]) "
+                    "AS u(doc_id, tags, title, toks, dl, tsv, tf)",
                     [self.project, *[list(x) for x in c]])
         for i, (r, (spans, toks)) in enumerate(zip(rows, prep)):
             if out[i] is None:  # a duplicate, or a handle taken meanwhile: the one-row path tells them apart
@@ -167,11 +172,13 @@ class PgWrites:
         return {r["doc_id"]: r["body"] for r in self._x("SELECT doc_id, body FROM fts WHERE doc_id = ANY(%s) AND seq = 0",
                                                         (ids,))}
 
-    def _set_context(self, targets: dict[int, tuple[int | None, int | None]], fresh: dict[int, str] | None = None) -> int:
+    def _set_context(self, targets: dict[int, tuple[int | None, int | None]], fresh: dict[int, str] | None = None,
+                     labels: dict[int, tuple[str, str]] | None = None) -> int:
         """Write the ``context`` of ``targets`` (``{doc id: (previous, next)}``): the own full-text row of a doc in
-        ``fresh`` (``{doc id: body tokens}``, events inserted with ``pending``) is inserted here, once, with its
-        context; an existing row is updated when its context changed."""
-        fresh = fresh or {}
+        ``fresh`` (``{doc id: body tokens}``, events inserted with ``pending``; ``labels``: their tags and title
+        token streams, :func:`memdir.store.rows.event_labels`) is inserted here, once, with its context; an existing
+        row is updated when its context changed."""
+        fresh, labels = fresh or {}, labels or {}
         if not targets and not fresh:
             return 0
         ids = sorted(set(targets) - set(fresh))  # one order for every writer: two flushing clients never deadlock on these rows
@@ -183,14 +190,15 @@ class PgWrites:
         for doc_id in sorted(fresh):
             prev, nxt = targets.get(doc_id, (None, None))
             ctx = " ".join(t for x in (prev, nxt) if x is not None for t in toks.get(x, "").split()[:CONTEXT_TOKENS])
-            allf = ("", "", fresh[doc_id], ctx)
+            allf = (*labels.get(doc_id, ("", "")), fresh[doc_id], ctx)
             dl = sum(len(f.split()) for f in allf)
             self._count(1, dl, tsv_tokens(*allf))
-            new.append((doc_id, fresh[doc_id], ctx, dl, " ".join(tsv_tokens(*allf)), tf_json(allf)))
+            new.append((doc_id, allf[0], allf[1], fresh[doc_id], ctx, dl, " ".join(tsv_tokens(*allf)), tf_json(allf)))
         if new:
-            self._x("INSERT INTO fts(project, doc_id, seq, body, context, dl, tsv, tf) SELECT %s, u.doc_id, 0, u.body, u.ctx, "
-                    "u.dl, array_to_tsvector(string_to_array(u.toks, ' ')), u.tf FROM unnest(%b::bigint[], %b::text[], "
-                    "%b::text[], %b::integer[], %b::text[], %b::jsonb[]) AS u(doc_id, body, ctx, dl, toks, tf)",
+            self._x("INSERT INTO fts(project, doc_id, seq, tags, title, body, context, dl, tsv, tf) SELECT %s, u.doc_id, 0, "
+                    "u.tags, u.title, u.body, u.ctx, u.dl, array_to_tsvector(string_to_array(u.toks, ' ')), u.tf FROM "
+                    "unnest(%b::bigint[], %b::text[], %b::text[], %b::text[], %b::text[], %b::integer[], %b::text[], "
+                    "%b::jsonb[]) AS u(doc_id, tags, title, body, ctx, dl, toks, tf)",
                     [self.project, *[list(c) for c in zip(*new)]])
         upd: list[tuple] = []
         for doc_id in ids:
@@ -219,7 +227,9 @@ class PgWrites:
         that gained a new neighbour, as :func:`memdir.store.sqlite.index.flush_events`."""
         if not pending:
             return 0
-        sess = {r["id"]: r["session"] for r in self._x("SELECT id, session FROM docs WHERE id = ANY(%s)", (list(pending),))}
+        got = self._x("SELECT id, session, meta FROM docs WHERE id = ANY(%s)", (list(pending),)).fetchall()
+        sess = {r["id"]: r["session"] for r in got}
+        labels = {r["id"]: event_labels(r["meta"]) for r in got if r["meta"]}
         targets: dict[int, tuple[int | None, int | None]] = {}
         for session in {s for s in sess.values() if s}:
             order = self._order(session)
@@ -228,7 +238,7 @@ class PgWrites:
                 nxt = order[i + 1] if i + 1 < len(order) else None
                 if x in pending or prev in pending or nxt in pending:
                     targets[x] = (prev, nxt)
-        return self._set_context(targets, fresh=pending)
+        return self._set_context(targets, fresh=pending, labels=labels)
 
     def refresh_context(self, sessions: Iterable[str]) -> int:
         targets: dict[int, tuple[int | None, int | None]] = {}

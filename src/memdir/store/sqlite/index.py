@@ -223,7 +223,9 @@ def check_tokenizer(db: sqlite3.Connection) -> int:
             db.execute("COMMIT")
             return 0
         n = 0
-        if row is not None:  # an older index: rebuild its token streams from the stored texts
+        if row is not None and row[0] + LABELS == version and not labeled_events(db):
+            pass  # the version before events' labels, and no event has any: every row is as it would be written now
+        elif row is not None:  # an older index: rebuild its token streams from the stored texts
             log.warning("memdir: index built by tokenizer %s; re-tokenizing for %s (one-time)", row[0], version)
             n = rebuild_fts(db)
         db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('tokenizer', ?)", (version,))
@@ -244,7 +246,21 @@ def index_version() -> str:
     from memdir.recall.tokenize import tokenizer_id
 
     p = passages
-    return f"{tokenizer_id()}+ctx{rows.CONTEXT_TOKENS}+split{p.SPLIT_ABOVE}.{p.TARGET}.{p.SPLIT_ABOVE_TURN}"
+    return f"{tokenizer_id()}+ctx{rows.CONTEXT_TOKENS}+split{p.SPLIT_ABOVE}.{p.TARGET}.{p.SPLIT_ABOVE_TURN}{LABELS}"
+
+
+#: the part of :func:`index_version` saying events' own tags and title are indexed (:func:`memdir.store.rows.event_labels`);
+#: an index of the version before it is rebuilt only when one of its events has labels (:func:`check_tokenizer`)
+LABELS = "+labels1"
+
+
+def labeled_events(db: sqlite3.Connection) -> bool:
+    """True when an event of ``db`` has tags or a title in its ``meta`` (one pass over the events' ``meta``)."""
+    for (meta,) in db.execute("SELECT meta FROM docs WHERE kind = 'event' AND (meta LIKE '%\"title\"%' "
+                              "OR meta LIKE '%\"tags\"%')"):
+        if rows.event_labels(meta) != ("", ""):
+            return True
+    return False
 
 
 def bump_gen(db: sqlite3.Connection, key: str = "notes_gen") -> None:
@@ -279,6 +295,11 @@ def note_values(r: Any) -> tuple[str, str, str, str]:
     return (*rows.fts_fields(tags, title, r["text"]), "")
 
 
+def event_labels(r: Any) -> tuple[str, str]:
+    """The tags and title token streams of docs row ``r`` (an event read with its ``meta``)."""
+    return rows.event_labels(r["meta"])
+
+
 def body0(text: str, role: str | None) -> str:
     """Tokens of an event's passage 0 (what its own FTS row holds in ``body``)."""
     a, b = passages.split(text, split_above=passages.split_above(role))[0]
@@ -286,11 +307,29 @@ def body0(text: str, role: str | None) -> str:
 
 
 class Tokens:
-    """Passage-0 tokens of events by id (read from ``docs`` and cached; ``fresh`` = already known)."""
+    """Passage-0 tokens of events by id (read from ``docs`` and cached; ``fresh`` = already known), and their
+    tags and title columns (:meth:`labels`)."""
 
     def __init__(self, db: sqlite3.Connection, fresh: dict[int, str] | None = None) -> None:
         self.db = db
         self.cache: dict[int, str] = dict(fresh or {})
+        self.label_cache: dict[int, tuple[str, str]] = {}
+
+    def prime_labels(self, ids: Iterable[int]) -> None:
+        """Read the labels of ``ids`` (events just inserted) in one statement per 500."""
+        ids = [x for x in ids if x is not None and x not in self.label_cache]
+        for i in range(0, len(ids), 500):
+            chunk = ids[i:i + 500]
+            for r in self.db.execute(f"SELECT id, meta FROM docs WHERE id IN ({','.join('?' * len(chunk))})", chunk):
+                self.label_cache[r[0]] = rows.event_labels(r[1])
+
+    def labels(self, x: int) -> tuple[str, str]:
+        """Event ``x``'s tags and title token streams (:func:`memdir.store.rows.event_labels` of its ``meta``)."""
+        got = self.label_cache.get(x)
+        if got is None:
+            r = self.db.execute("SELECT meta FROM docs WHERE id = ?", (x,)).fetchone()
+            got = self.label_cache[x] = rows.event_labels(r[0] if r is not None else None)
+        return got
 
     def prime(self, ids: Iterable[int]) -> None:
         ids = [x for x in ids if x is not None and x not in self.cache]
@@ -319,8 +358,10 @@ def db_mark_rebuild(db: sqlite3.Connection) -> None:
 
 
 def event_values(r: Any, tokens_of: Tokens) -> tuple[str, str, str, str]:
-    """The values event row ``r`` (id, ctx_prev, ctx_next) was indexed with."""
-    return "", "", tokens_of(r["id"]), _context(tokens_of, r["ctx_prev"], r["ctx_next"])
+    """The values event row ``r`` (id, ctx_prev, ctx_next, and ``meta`` when it has it, else read) was indexed with:
+    its labels (:func:`memdir.store.rows.event_labels`), passage-0 tokens and neighbour context."""
+    labels = rows.event_labels(r["meta"]) if "meta" in r.keys() else tokens_of.labels(r["id"])
+    return (*labels, tokens_of(r["id"]), _context(tokens_of, r["ctx_prev"], r["ctx_next"]))
 
 
 def _unindex(db: sqlite3.Connection, r: Any, tokens_of: Tokens) -> None:
@@ -353,7 +394,7 @@ def upsert_doc(db: sqlite3.Connection, row: dict[str, Any]) -> int:
         if row.get("session"):
             flush_events(db, {doc_id: toks})
         else:
-            db.execute(_FTS_INSERT, (doc_id, "", "", toks, ""))
+            db.execute(_FTS_INSERT, (doc_id, *rows.event_labels(row.get("meta")), toks, ""))
     return doc_id
 
 
@@ -371,7 +412,7 @@ def insert_event(db: sqlite3.Connection, row: dict[str, Any], *, pending: dict[i
     codec.learn(db, st, cur.lastrowid, cols)
     toks = index_passages(db, cur.lastrowid, row["text"], row.get("role"), fresh=True)
     if not row.get("session"):
-        db.execute(_FTS_INSERT, (cur.lastrowid, "", "", toks, ""))
+        db.execute(_FTS_INSERT, (cur.lastrowid, *rows.event_labels(row.get("meta")), toks, ""))
     elif pending is not None:
         pending[cur.lastrowid] = toks
     else:  # alone: its row and its neighbours' context now
@@ -432,13 +473,15 @@ def _recontext(db: sqlite3.Connection, targets: dict[int, tuple[int | None, int 
     rows = []
     for i in range(0, len(ids), 500):
         chunk = ids[i:i + 500]
-        rows += db.execute(f"SELECT id, ctx_prev, ctx_next FROM docs WHERE id IN ({','.join('?' * len(chunk))})", chunk).fetchall()
+        rows += db.execute(f"SELECT id, ctx_prev, ctx_next, meta FROM docs WHERE id IN ({','.join('?' * len(chunk))})",
+                           chunk).fetchall()
     rows = [r for r in rows if (r["ctx_prev"], r["ctx_next"]) != targets[r["id"]]]
     if not rows:
         return 0
     tokens_of.prime([r["id"] for r in rows] + [x for r in rows for x in (r["ctx_prev"], r["ctx_next"], *targets[r["id"]])])
     db.executemany(_FTS_DELETE, [(r["id"], *event_values(r, tokens_of)) for r in rows])
-    db.executemany(_FTS_INSERT, [(r["id"], "", "", tokens_of(r["id"]), _context(tokens_of, *targets[r["id"]])) for r in rows])
+    db.executemany(_FTS_INSERT, [(r["id"], *event_labels(r), tokens_of(r["id"]), _context(tokens_of, *targets[r["id"]]))
+                                 for r in rows])
     codec.write(db, "UPDATE docs SET ctx_prev = ?, ctx_next = ? WHERE id = ?", [(*targets[r["id"]], r["id"]) for r in rows], many=True)
     return len(rows)
 
@@ -451,12 +494,13 @@ def flush_events(db: sqlite3.Connection, pending: dict[int, str]) -> int:
     if not pending:
         return 0
     tokens_of = Tokens(db, pending)
+    tokens_of.prime_labels(pending)
     nb = _neighbours(db, pending)
     tokens_of.prime({y for x in pending for y in nb.get(x, (None, None))})
     rows, ids = [], []
     for x, toks in pending.items():
         prev, nxt = nb.get(x, (None, None))
-        rows.append((x, "", "", toks, _context(tokens_of, prev, nxt)))
+        rows.append((x, *tokens_of.labels(x), toks, _context(tokens_of, prev, nxt)))
         if prev is not None or nxt is not None:
             ids.append((prev, nxt, x))
     db.executemany(_FTS_INSERT, rows)
@@ -482,7 +526,7 @@ def _remove(db: sqlite3.Connection, old: Any) -> None:
     tokens_of = Tokens(db)
     deps = []
     if old["kind"] == "event" and old["session"] is not None:
-        deps = db.execute("SELECT id, ctx_prev, ctx_next FROM docs WHERE kind = 'event' AND session = ? AND id != ? "
+        deps = db.execute("SELECT id, ctx_prev, ctx_next, meta FROM docs WHERE kind = 'event' AND session = ? AND id != ? "
                           "AND (ctx_prev = ? OR ctx_next = ?)", (old["session"], old["id"], old["id"], old["id"])).fetchall()
     _unindex(db, old, tokens_of)
     if deps:  # their context still holds the old event's words: out with the exact values while it can be read
@@ -498,7 +542,7 @@ def _remove(db: sqlite3.Connection, old: Any) -> None:
         rows, ids = [], []
         for r in deps:
             prev, nxt = nb.get(r["id"], (None, None))
-            rows.append((r["id"], "", "", tokens_of(r["id"]), _context(tokens_of, prev, nxt)))
+            rows.append((r["id"], *event_labels(r), tokens_of(r["id"]), _context(tokens_of, prev, nxt)))
             ids.append((prev, nxt, r["id"]))
         db.executemany(_FTS_INSERT, rows)
         codec.write(db, "UPDATE docs SET ctx_prev = ?, ctx_next = ? WHERE id = ?", ids, many=True)
@@ -565,8 +609,9 @@ def rebuild_fts(db: sqlite3.Connection) -> int:
     db.executemany(_FTS_INSERT, rows)
     codec.write(db, "UPDATE docs SET ctx_prev = NULL, ctx_next = NULL WHERE ctx_prev IS NOT NULL OR ctx_next IS NOT NULL", ())
     # events session by session in (ts, id) order: each one's context is its neighbours' passage-0 tokens
-    cur = db.execute("SELECT id, session, role, text FROM docs WHERE kind = 'event' ORDER BY session, ts_epoch, id")
+    cur = db.execute("SELECT id, session, role, text, meta FROM docs WHERE kind = 'event' ORDER BY session, ts_epoch, id")
     group: list[tuple[int, str]] = []
+    labels: dict[int, tuple[str, str]] = {}
     session: object = object()
 
     def flush(group: list[tuple[int, str]], in_session: bool) -> None:
@@ -575,7 +620,7 @@ def rebuild_fts(db: sqlite3.Connection) -> int:
         for i, (x, t) in enumerate(group):
             prev = group[i - 1][0] if in_session and i > 0 else None
             nxt = group[i + 1][0] if in_session and i + 1 < len(group) else None
-            rows.append((x, "", "", t, _context(toks.__getitem__, prev, nxt)))
+            rows.append((x, *labels.pop(x, ("", "")), t, _context(toks.__getitem__, prev, nxt)))
             if prev is not None or nxt is not None:
                 ids.append((prev, nxt, x))
         db.executemany(_FTS_INSERT, rows)
@@ -587,6 +632,8 @@ def rebuild_fts(db: sqlite3.Connection) -> int:
                 flush(group, session is not None)
             group, session = [], r["session"]
         group.append((r["id"], index_passages(db, r["id"], r["text"], r["role"])))
+        if r["meta"]:
+            labels[r["id"]] = event_labels(r)
         n += 1
     if group:
         flush(group, session is not None)

@@ -295,7 +295,8 @@ class MemIndex:
             self._keep(r)
             if r["kind"] == "event":
                 body0[r["id"]] = index.body0(r["text"], r["role"])
-                rows.append({"id": r["id"], "kind": "event", "ctx_prev": r["ctx_prev"], "ctx_next": r["ctx_next"]})
+                rows.append({"id": r["id"], "kind": "event", "ctx_prev": r["ctx_prev"], "ctx_next": r["ctx_next"],
+                             "meta": r["meta"]})
             else:
                 rows.append(r)
         tokens_of = index.Tokens(self.rdb, body0)
