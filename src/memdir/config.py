@@ -184,6 +184,8 @@ SETTINGS: tuple[tuple[str, Any, str, type | None, Callable[[Any], bool] | None],
     ("embed.device", "cpu", "sentence-transformers device (cpu, cuda, mps)", str, None),
     ("embed.threads", 0, "CPU threads of the packaged models (e5, use); 0 = min(4, cores)", None, _nonneg),
     ("embed.recall_backfill_ms", 1500.0, "recall embeds pending memories first, for at most this long (ms)", float, _nonneg),
+    ("embed.recall_deadline_ms", 1200.0, "openai provider: all of one recall's embedding calls (pending memories, the "
+                                         "query) end within this many ms; then recall is lexical", float, _pos),
     # heat tiers and prune (memdir.engine.tiers)
     ("tiers.half_life_days", 45.0, "heat half-life in days; 0 = no decay", float, _nonneg),
     ("tiers.hot_max", 3000, "hard cap on hot memories", None, _nonneg),

@@ -17,8 +17,10 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import time
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Callable, Protocol, Sequence
+from typing import Any, Callable, Iterator, Protocol, Sequence
 
 import memdir.registry as registry
 from memdir.errors import MemdirError, UsageError
@@ -41,6 +43,22 @@ def embed_query(provider: Any, text: str) -> Any:
     else ``embed``."""
     fn = getattr(provider, "embed_query", None) or provider.embed
     return fn([text])[0]
+
+
+@contextmanager
+def deadline(provider: Any, seconds: float) -> Iterator[None]:
+    """Bound the provider's calls made inside the ``with`` to ``seconds`` in all (wall clock), for providers that
+    can be bounded (a network provider: its ``deadline`` attribute, a ``time.monotonic()`` instant); a no-op for the
+    others (local models answer in milliseconds or fail at once)."""
+    if not hasattr(provider, "deadline"):
+        yield
+        return
+    before = provider.deadline
+    provider.deadline = time.monotonic() + max(0.0, seconds)
+    try:
+        yield
+    finally:
+        provider.deadline = before
 
 
 class EmbedError(MemdirError, RuntimeError):
@@ -129,4 +147,4 @@ def normalize(mat: Any) -> Any:
 
 
 __all__ = ["EmbedError", "Provider", "PROVIDERS", "register", "get_provider", "resolve_name", "cap", "normalize",
-           "embed_query"]
+           "embed_query", "deadline"]

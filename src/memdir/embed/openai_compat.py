@@ -4,7 +4,10 @@ bge-m3, Ollama, a local server), with the standard library's ``urllib`` (no extr
 Request body ``{"model", "input": [texts], "dimensions"?}``; response ``{"data": [{"index", "embedding"}]}``.
 Texts are cut to ``embed.max_chars`` characters and sent ``embed.batch`` at a time; each request has a timeout
 of ``embed.timeout_s`` seconds (seed 001: 6 s) and is retried ``embed.retries`` times after a timeout, a
-connection error, HTTP 429 or 5xx, with back-off 0.5 s · 2^attempt. The key is read from the environment
+connection error, HTTP 429 or 5xx, with back-off 0.5 s · 2^attempt, all within the caller's deadline when it
+set one (recall does: ``embed.recall_deadline_ms``). A 429/503 with ``Retry-After`` and a call that fails every try
+open the circuit breaker (:mod:`memdir.embed.breaker`): until its cool-down ends no process asks the endpoint, and
+recall answers from the lexical channel at once. The key is read from the environment
 variable named by ``embed.api_key_env``, else from that name in ``<global root>/.env`` (:mod:`memdir.envfile`;
 never from a file we write).
 """
@@ -19,29 +22,44 @@ import urllib.request
 from typing import Any, Callable, Sequence
 
 from memdir.embed import EmbedError, cap, normalize
+from memdir.embed.breaker import Breaker, retry_after
+
+MIN_TRY_S = 0.05  # a request with less time than this left is not sent
 
 
 class OpenAICompatProvider:
     name = "openai"
 
     def __init__(self, url: str, model: str = "", *, api_key: str | None = None, dim: int = 0, timeout_s: float = 6.0,
-                 batch: int = 64, retries: int = 2, max_chars: int = 2000, sleep: Callable[[float], None] = time.sleep):
+                 batch: int = 64, retries: int = 2, max_chars: int = 2000, sleep: Callable[[float], None] = time.sleep,
+                 home: str | os.PathLike | None = None):
         if not url.startswith(("http://", "https://")):
             raise EmbedError(f"embed.url {url!r} is not an http(s) URL")
         self.url, self.model_name, self.api_key, self.dim = url, model or "text-embedding-3-small", api_key, dim
         self.timeout_s, self.batch, self.retries, self.max_chars, self._sleep = timeout_s, batch, retries, max_chars, sleep
         self.model = f"openai:{self.model_name}" + (f":{dim}" if dim else "")
+        self.breaker = Breaker(home)
+        #: a ``time.monotonic()`` instant after which no call waits any more (set by :func:`memdir.embed.deadline`)
+        self.deadline: float | None = None
 
     @classmethod
     def from_config(cls, config: Any) -> "OpenAICompatProvider":
         from memdir.envfile import lookup
 
-        key, _ = lookup(config.get("embed.api_key_env"), getattr(config, "home", None))
+        home = getattr(config, "home", None)
+        key, _ = lookup(config.get("embed.api_key_env"), home)
         return cls(config.get("embed.url"), config.get("embed.model"), api_key=key,
                    dim=config.get("embed.dim"), timeout_s=config.get("embed.timeout_s"), batch=config.get("embed.batch"),
-                   retries=config.get("embed.retries"), max_chars=config.get("embed.max_chars"))
+                   retries=config.get("embed.retries"), max_chars=config.get("embed.max_chars"), home=home)
+
+    def left(self) -> float | None:
+        """Seconds left before :attr:`deadline` (``None``: no deadline)."""
+        return None if self.deadline is None else self.deadline - time.monotonic()
 
     def _post(self, texts: list[str]) -> list[list[float]]:
+        down = self.breaker.open_reason(self.url)
+        if down:  # asked again only when it may be (Retry-After) or after the cool-down
+            raise EmbedError(down)
         body: dict[str, Any] = {"model": self.model_name, "input": texts}
         if self.dim:
             body["dimensions"] = self.dim
@@ -52,17 +70,31 @@ class OpenAICompatProvider:
         last = ""
         for attempt in range(self.retries + 1):
             if attempt:
-                self._sleep(0.5 * 2 ** (attempt - 1))
+                pause = 0.5 * 2 ** (attempt - 1)
+                left = self.left()
+                if left is not None and left <= pause + MIN_TRY_S:
+                    break
+                self._sleep(pause)
+            left = self.left()
+            if left is not None and left < MIN_TRY_S:
+                last = last or "no time left"
+                break
+            timeout = self.timeout_s if left is None else min(self.timeout_s, left)
             req = urllib.request.Request(self.url, data=data, headers=headers, method="POST")
             try:
-                with urllib.request.urlopen(req, timeout=self.timeout_s) as resp:
+                with urllib.request.urlopen(req, timeout=timeout) as resp:
                     payload = json.loads(resp.read().decode("utf-8"))
                 items = sorted(payload["data"], key=lambda d: d.get("index", 0))
                 if len(items) != len(texts):
                     raise EmbedError(f"{self.url} returned {len(items)} embeddings for {len(texts)} texts")
+                self.breaker.close(self.url)
                 return [d["embedding"] for d in items]
             except urllib.error.HTTPError as exc:
                 last = f"HTTP {exc.code}"
+                wait = retry_after(exc.headers.get("Retry-After") if exc.headers else None)
+                if exc.code in (429, 503) and wait is not None:  # the server says when: never before
+                    self.breaker.trip(self.url, f"{last}, Retry-After {wait:.0f} s", retry_after_s=wait)
+                    raise EmbedError(f"{self.url} answered {last}; asked again in {wait:.0f} s") from None
                 if exc.code != 429 and exc.code < 500:
                     hint = " (check the API key: embed.api_key_env)" if exc.code in (401, 403) else ""
                     raise EmbedError(f"{self.url} answered {last}{hint}") from None
@@ -70,10 +102,12 @@ class OpenAICompatProvider:
                 last = str(getattr(exc, "reason", exc)) or type(exc).__name__
             except (ValueError, KeyError, TypeError) as exc:
                 raise EmbedError(f"{self.url} returned an unexpected body ({type(exc).__name__}: {exc})") from None
-        raise EmbedError(f"{self.url} failed after {self.retries + 1} tries: {last}")
+        cool = self.breaker.trip(self.url, last or "failed")
+        raise EmbedError(f"{self.url} failed after {attempt + 1} tries: {last}; not asked again for {cool:.0f} s")
 
     def embed(self, texts: Sequence[str]):
-        """``texts`` (n) -> float32 ``(n, dim)`` unit rows, in batches. Raises ``EmbedError``."""
+        """``texts`` (n) -> float32 ``(n, dim)`` unit rows, in batches. Raises ``EmbedError`` (the endpoint failed,
+        is in its cool-down, or the deadline passed)."""
         import numpy as np
 
         texts = cap(texts, self.max_chars)

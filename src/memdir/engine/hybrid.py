@@ -436,22 +436,29 @@ def recall_fused(m: "Stores | Any", query: str, tokens: list[str], *, k: int, sc
         info.update(provider=prov.name, model=prov.model)
         t = time.perf_counter()
         budget = float(cfg.get("embed.recall_backfill_ms"))
+        # a network provider gets one deadline for all of recall's embedding work (a hanging endpoint must not
+        # hold a hook past its budget); the pending memories may use half of it, the query the rest
+        limit_s = float(cfg.get("embed.recall_deadline_ms")) / 1000
+        if hasattr(prov, "deadline"):
+            budget = min(budget, limit_s * 500)
         if budget > 0 and any(r.store.vector_pending_exists(prov.model) for r in m.live(scope)):
             try:
-                info["backfill"] = backfill(m, budget_ms=budget, provider=prov)
+                with embed.deadline(prov, budget / 1000):
+                    info["backfill"] = backfill(m, budget_ms=budget, provider=prov)
             except Exception as exc:
                 info["backfill"] = {"error": str(exc)}
         lat["backfill"] = (time.perf_counter() - t) * 1000
         t = time.perf_counter()
         try:
             last = last_line(query) if cfg.get("recall.query_last_line") else None
-            if last is None:
-                q = _np().asarray(embed.embed_query(prov, query), dtype="float32").reshape(-1)
-            else:  # the mean of the two query vectors: a memory's similarity is the mean of its two similarities
-                fn = getattr(prov, "embed_query", None) or prov.embed
-                both = _np().asarray(fn([query, last]), dtype="float32")
-                q = both.mean(axis=0)
-                info["query_lines"] = "whole + last line"
+            with embed.deadline(prov, max(0.0, limit_s - lat["backfill"] / 1000)):
+                if last is None:
+                    q = _np().asarray(embed.embed_query(prov, query), dtype="float32").reshape(-1)
+                else:  # the mean of the two query vectors: a memory's similarity is the mean of its two similarities
+                    fn = getattr(prov, "embed_query", None) or prov.embed
+                    both = _np().asarray(fn([query, last]), dtype="float32")
+                    q = both.mean(axis=0)
+                    info["query_lines"] = "whole + last line"
         except Exception as exc:
             info["fallback"] = f"query embedding failed: {exc}"
             log.warning("memdir: %s; lexical recall only", info["fallback"])

@@ -105,7 +105,7 @@ def hit(s: Stores, root: Root, row, score: float, tokens: list[str], factors: di
         fields = {f: v for f, v in fields.items() if v}
     elif qset:
         if row["kind"] == "event":  # an imported record's own tags and title (memdir.store.rows.event_labels)
-            tag_t, title_t = (x.split() for x in event_labels(row.get("meta")))
+            tag_t, title_t = (x.split() for x in event_labels(inject_entries.row_get(row, "meta")))
         else:
             tags = json.loads(row["tags"] or "[]") + json.loads(row["load_when"] or "[]")
             tag_t = tokenize(" ".join(tags)) if tags else []

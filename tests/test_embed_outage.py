@@ -1,0 +1,129 @@
+"""An embedding endpoint that hangs or says "come back later" (case C34): recall, context and the block answer from
+the lexical channel within the recall deadline, the endpoint is not asked again until it may be (Retry-After, or a
+cool-down shared by every process through a file), and doctor says it is down."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+import memdir
+from memdir.embed.breaker import Breaker, retry_after
+
+
+class Endpoint:
+    """A local /v1/embeddings stand-in: ``mode`` = ``"hang"`` (answers after 30 s), ``"429"`` (Retry-After: 60) or
+    ``"ok"``; ``hits`` counts the requests it received."""
+
+    def __init__(self, mode: str):
+        self.mode, self.hits = mode, 0
+        outer = self
+
+        class H(BaseHTTPRequestHandler):
+            def log_message(self, *a):
+                pass
+
+            def do_POST(self):
+                outer.hits += 1
+                n = int(self.headers.get("Content-Length") or 0)
+                body = json.loads(self.rfile.read(n) or b"{}")
+                if outer.mode == "hang":
+                    time.sleep(30)
+                    return
+                if outer.mode == "429":
+                    self.send_response(429)
+                    self.send_header("Retry-After", "60")
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
+                data = [{"index": i, "embedding": [1.0, float(len(t) % 7), 0.5]} for i, t in enumerate(body["input"])]
+                raw = json.dumps({"data": data}).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(raw)))
+                self.end_headers()
+                self.wfile.write(raw)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), H)
+        self.server.daemon_threads = True
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1/embeddings"
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture
+def endpoint(request):
+    ep = Endpoint(request.param)
+    yield ep
+    ep.close()
+
+
+def open_hybrid(project, home, url):
+    return memdir.open(project, home=home, config={"embed.provider": "openai", "embed.url": url,
+                                                   "recall.channel": "hybrid", "embed.timeout_s": 6.0})
+
+
+@pytest.mark.parametrize("endpoint", ["hang"], indirect=True)
+def test_a_hanging_endpoint_costs_one_deadline_then_nothing(project, tmp_path, endpoint):
+    home = tmp_path / "g"
+    m = open_hybrid(project, home, endpoint.url)
+    m.remember("deploys go through scripts/deploy.sh on the staging cluster", category="decisions")
+    t = time.monotonic()
+    hits = m.recall("deploy staging")
+    first = time.monotonic() - t
+    assert hits and "deploy.sh" in hits[0].text  # the lexical channel answered
+    assert first < 4.0  # the recall deadline (1.2 s), not 3 tries x 6 s
+    asked = endpoint.hits
+    assert asked >= 1
+    # a new process (a hook) finds the breaker open: it does not ask the endpoint at all
+    m2 = open_hybrid(project, home, endpoint.url)
+    t = time.monotonic()
+    block = m2.context("how do we deploy to staging?")
+    assert "deploy.sh" in block and time.monotonic() - t < 1.0
+    assert endpoint.hits == asked
+    problems = [c for c in m2.doctor(repair=False) if c.get("check") == "provider" or "provider" in str(c.get("name", ""))]
+    assert problems and any("down" in json.dumps(c) for c in problems), problems
+
+
+@pytest.mark.parametrize("endpoint", ["429"], indirect=True)
+def test_retry_after_is_honoured_across_processes(project, tmp_path, endpoint):
+    home = tmp_path / "g"
+    m = open_hybrid(project, home, endpoint.url)
+    m.remember("the release checklist lives in docs/release.md", category="facts")
+    assert m.recall("release checklist")[0].text.startswith("the release checklist")
+    assert endpoint.hits == 1  # no retry against an explicit Retry-After
+    m2 = open_hybrid(project, home, endpoint.url)
+    assert m2.recall("release checklist")
+    assert endpoint.hits == 1  # still inside the 60 s
+    b = Breaker(home)
+    state = b.read()[endpoint.url]
+    assert 50 <= state["until"] - time.time() <= 61
+    state["until"] = time.time() - 1  # the minute has passed
+    b.write({endpoint.url: state})
+    endpoint.mode = "ok"
+    m3 = open_hybrid(project, home, endpoint.url)
+    assert m3.recall("release checklist")
+    assert endpoint.hits >= 2 and endpoint.url not in Breaker(home).read()  # a success closes it
+
+
+def test_the_breaker_cools_down_longer_each_time_and_reads_http_dates():
+    now = [1000.0]
+    b = Breaker(None, clock=lambda: now[0])
+    assert b.trip("u", "timed out") == 15
+    assert b.open_reason("u") and "timed out" in b.open_reason("u")
+    assert b.trip("u", "timed out") == 30
+    now[0] += 31
+    assert b.open_reason("u") is None
+    assert b.trip("u", "429", retry_after_s=7200) == 600  # capped
+    b.close("u")
+    assert b.open_reason("u") is None
+    assert retry_after("120") == 120
+    assert 0 <= retry_after("Wed, 21 Oct 2015 07:28:00 GMT", now=1445412480 - 60) - 60 < 1
+    assert retry_after("soon") is None and retry_after(None) is None
