@@ -36,9 +36,17 @@ def http_app(server: "MCPServer", *, host: str = "127.0.0.1", token: str | None 
         from memdir.ui import missing_deps, with_pages
 
         if not missing_deps():
-            store = server.memdir_store  # type: ignore[attr-defined]
-            app = with_pages(app, get=lambda: store.memdir, lock=store.lock, host=host, token=token)
+            pages = viewer_store(server.memdir_store)  # type: ignore[attr-defined]
+            app = with_pages(app, get=lambda: pages.memdir, lock=pages.lock, host=host, token=token)
     return app
+
+
+def viewer_store(store: MemoryStore) -> MemoryStore:
+    """The viewer's own store of ``store``'s project: its own open index and its own lock, so a page that takes
+    seconds (Health's doctor on a large store) never holds the lock the hooks and MCP tools of ``memdir serve``
+    wait for (their budget is 3 s); writes from the viewer are still serialised between processes by the root's
+    write lock, as any other memdir process's are."""
+    return MemoryStore(store.project_dir, home=store.home, config=store.config)
 
 
 def _dirs(ctx: click.Context, dir_: str | None, home: str | None) -> tuple[str | None, str | None]:
