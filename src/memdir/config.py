@@ -200,6 +200,8 @@ SETTINGS: tuple[tuple[str, Any, str, type | None, Callable[[Any], bool] | None],
     ("capture.daily_cap", 500, "most events captured per local day and project (0 = no cap)", None, _nonneg),
     ("capture.skip_tools", [], "extra tool names/patterns never captured (added to read, grep, glob, ls, memory_* …)", list, None),
     ("capture.enabled", True, "capture events from host hooks at all", bool, None),
+    ("capture.lock_wait_ms", 500.0, "a capture waits this long for the write lock (a long import holds it), then "
+                                    "queues the event for the next writer (never lost)", float, _nonneg),
     ("hook.budget_ms", 3000, "wall-time budget of one `memdir hook` call; past it the hook prints nothing and exits 0", None, _pos),
     ("hook.session_max_chars", 4000, "size cap of the SessionStart block (rules + outline), in characters", None, _pos),
     ("hook.warm", True, "a hook asks a running `memdir serve` over its local socket first (in-process when none answers)", bool, None),

@@ -21,6 +21,10 @@ class PathError(UsageError):
     """An id or path would leave its memory root (traversal, absolute path, symlink out, reserved name)."""
 
 
+class LockBusy(MemdirError):
+    """Another memdir process held a root's write lock for longer than the caller would wait."""
+
+
 class NotFound(MemdirError, LookupError):
     """The named memory does not exist."""
 

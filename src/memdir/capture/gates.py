@@ -96,7 +96,8 @@ _WIDE = ("W", "F")
 class CaptureResult:
     """What :func:`capture` decided.
 
-    ``stored``: True when a new event row was written. ``reason``: ``"stored"``, ``"duplicate"`` (same key or
+    ``stored``: True when a new event row was written, or queued for the next writer (``reason`` ``"spooled"``:
+    the write lock was busy, :mod:`memdir.engine.spool`). ``reason``: ``"stored"``, ``"duplicate"`` (same key or
     text already stored), ``"tombstoned"``, or the gate that fired (``invalid``, ``disabled``, ``noisy_tool``,
     ``host_injected``, ``memory_block``, ``slash_command``, ``trivial``, ``too_short``, ``daily_cap``).
     ``key``: the deterministic key (None when a gate fired before one existed). ``text``: the cleaned, redacted

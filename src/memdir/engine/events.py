@@ -10,7 +10,8 @@ from typing import Any, Iterable
 
 from memdir.capture import events as cevents
 from memdir.capture import gates
-from memdir.errors import UsageError
+from memdir.engine import spool
+from memdir.errors import LockBusy, UsageError
 from memdir.lazylog import getLogger
 from memdir.notes import markdown as notes
 from memdir.store.sqlite import journal
@@ -23,13 +24,16 @@ log = getLogger("memdir")  # imports logging only when a record can go somewhere
 SETTLE_AFTER = 1000  # an import storing this many events checkpoints and truncates the WAL afterwards
 
 
-def import_events(s: Stores, events: Iterable[dict[str, Any]], *, scope: str = "project") -> dict[str, int]:
+def import_events(s: Stores, events: Iterable[dict[str, Any]], *, scope: str = "project",
+                  lock_timeout: float | None = None) -> dict[str, int]:
     """Bulk-store episodic events ``{key, role, text, session, ts}`` (``meta`` optional) in one transaction.
 
     Dedup by key and by SHA-256 of the normalized text; tombstoned keys/texts are skipped; text is redacted
     and bounded (:func:`cevents.bound_text`). ``ts`` may be a datetime (naive = UTC), ISO 8601 string or epoch s/ms;
     missing → now. Returns ``{"read", "stored", "duplicate", "skipped"}``; a malformed item is counted as
-    skipped with a debug-log reason, never raised.
+    skipped with a debug-log reason, never raised. ``lock_timeout``: seconds to wait for the root's write lock
+    (default 60; raises ``LockBusy`` after). Afterwards the events other processes queued while the lock was busy
+    are stored too (:mod:`memdir.engine.spool`).
     """
     if events is None or isinstance(events, (str, bytes, dict)) or not hasattr(events, "__iter__"):
         raise UsageError("import_events needs an iterable of event dicts ({key, role, text, session, ts})")
@@ -38,7 +42,7 @@ def import_events(s: Stores, events: Iterable[dict[str, Any]], *, scope: str = "
     counts = {"read": 0, "stored": 0, "duplicate": 0, "skipped": 0}
     now = s.clock()
     history: list[str] = []  # stored events older than an hour: their heat starts now (issue 13 item 13)
-    with root.locked(), root.store.transaction() as st:
+    with root.locked(lock_timeout), root.store.transaction() as st:
         queued: list[dict[str, Any]] = []  # sent to remote.url afterwards (memdir.engine.remote)
         tomb_refs, tomb_shas = st.tombstoned()
         pending: dict[int, str] = {}
@@ -76,6 +80,7 @@ def import_events(s: Stores, events: Iterable[dict[str, Any]], *, scope: str = "
         remote.send_rows(s, root, queued)
     if counts["stored"] >= SETTLE_AFTER:
         root.store.settle()  # the WAL of a big import is written back and truncated
+    spool.drain(root, lambda rows, sc: import_events(s, rows, scope=sc))
     return counts
 
 
@@ -183,7 +188,13 @@ def capture_event(s: Stores, event: Any, *, scope: str = "project", **fields: An
         meta["is_error"] = True
     row = {"key": key, "role": role, "text": text, "session": None if session == "nosession" else session,
            "ts": ev.get("ts"), "meta": meta or None}
-    counts = import_events(s, [row], scope=scope)
+    try:
+        counts = import_events(s, [row], scope=scope, lock_timeout=float(cfg.get("capture.lock_wait_ms")) / 1000)
+    except LockBusy:  # a long writer holds the lock: queue the event for it (never lost, never waited for)
+        row["ts"] = row["ts"] if row["ts"] not in (None, "") else iso(s.clock())
+        path = spool.put(s.root(scope), [row], scope=scope)
+        log.debug("capture: write lock busy; %s queued in %s", key, path)
+        return gates.CaptureResult(True, "spooled", key, role, gates.safe_text(text))
     if counts.get("stored"):
         log.debug("capture: stored %s (%d chars)", key, len(text))
         return gates.CaptureResult(True, "stored", key, role, gates.safe_text(text))

@@ -26,7 +26,7 @@ from memdir.notes import compile as compiler
 from memdir.store.sqlite import index
 from memdir.notes import markdown as notes
 from memdir.notes import rootmd
-from memdir.errors import MemdirError, UsageError
+from memdir.errors import LockBusy, MemdirError, UsageError
 from memdir.roots import DERIVED_DIRNAME, ROOT_PAGE, check_segment
 from memdir.timeutil import iso, parse_ts
 from memdir.types import Note
@@ -209,7 +209,7 @@ class Root:
             self._lock = _new_lock(str(self.derived / "write.lock"))
         wait = LOCK_TIMEOUT_S if timeout is None else timeout
         if not self._lock.acquire(wait):
-            raise MemdirError(f"another memdir process holds {self.derived / 'write.lock'} for over {wait}s; retry")
+            raise LockBusy(f"another memdir process holds {self.derived / 'write.lock'} for over {wait}s; retry")
         try:
             yield
         finally:

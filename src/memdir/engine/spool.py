@@ -1,0 +1,102 @@
+"""A queue of captured events for a root whose write lock is busy (case C33: a long ``memdir import`` holds it
+while hooks keep capturing).
+
+A capture that cannot get the lock within ``capture.lock_wait_ms`` writes its rows to one file
+``<root>/.memdir/spool/<ns>-<pid>.json`` (written whole, then renamed: no lock needed, never half-visible) and
+returns; the next writer of that root (:func:`memdir.engine.events.import_events`: every capture, every import
+batch) drains the files in name order under the lock and deletes each after its rows are committed. Rows carry
+their keys, so a file drained twice (a drainer killed between commit and delete) stores nothing twice. A file that
+cannot be read is moved aside to ``spool/bad-<name>`` and logged, never deleted.
+
+File shape: ``{"scope": "project" | "global", "rows": [event dicts as given to import_events]}``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+from memdir.errors import MemdirError
+from memdir.lazylog import getLogger
+
+log = getLogger("memdir")
+DIRNAME = "spool"
+#: a drain stops after this many files, so one writer never holds the lock long for others' rows
+MAX_FILES = 200
+_local = threading.local()
+
+
+def spool_dir(root: Any) -> Path:
+    return Path(root.derived) / DIRNAME
+
+
+def put(root: Any, rows: list[dict[str, Any]], *, scope: str) -> Path:
+    """Queue ``rows`` for ``root``; returns the file. Raises ``OSError`` when even that cannot be written."""
+    d = spool_dir(root)
+    d.mkdir(parents=True, exist_ok=True)
+    name = f"{time.time_ns():020d}-{os.getpid()}-{threading.get_ident() % 100000}.json"
+    tmp = d / f".{name}.part"
+    with open(tmp, "w", encoding="utf-8") as fh:
+        json.dump({"scope": scope, "rows": rows}, fh, ensure_ascii=False, default=str)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, d / name)
+    return d / name
+
+
+def pending(root: Any) -> list[Path]:
+    """The queued files of ``root``, oldest first (``[]`` without a spool: one ``stat``)."""
+    d = spool_dir(root)
+    try:
+        return sorted(p for p in d.iterdir() if p.suffix == ".json" and not p.name.startswith((".", "bad-")))
+    except OSError:
+        return []
+
+
+def drain(root: Any, store_rows: Callable[[list[dict[str, Any]], str], Any]) -> int:
+    """Store the queued rows of ``root`` through ``store_rows(rows, scope)`` (which takes the lock itself, as
+    :func:`memdir.engine.events.import_events` does); returns the number of files drained. Never waits for the lock
+    (another writer drains then) and never raises; re-entry from ``store_rows`` is a no-op."""
+    if getattr(_local, "draining", False):
+        return 0
+    files = pending(root)
+    if not files:
+        return 0
+    _local.draining = True
+    done = 0
+    try:
+        with root.locked(timeout=0):
+            for f in files[:MAX_FILES]:
+                try:
+                    obj = json.loads(f.read_text(encoding="utf-8"))
+                    rows, scope = obj["rows"], obj.get("scope") or "project"
+                    if not isinstance(rows, list):
+                        raise ValueError("rows is not a list")
+                except FileNotFoundError:
+                    continue  # drained by another process meanwhile
+                except (OSError, ValueError, KeyError, TypeError) as exc:
+                    log.warning("memdir: queued capture %s cannot be read (%s); moved aside", f, exc)
+                    try:
+                        os.replace(f, f.with_name("bad-" + f.name))
+                    except OSError:
+                        pass
+                    continue
+                store_rows(rows, scope)
+                try:
+                    f.unlink()
+                except FileNotFoundError:
+                    pass
+                done += 1
+    except MemdirError:
+        return done  # busy: the writer holding the lock (or the next one) drains
+    except Exception as exc:  # noqa: BLE001 - a hook must never fail over the queue of another
+        log.debug("spool drain stopped: %s: %s", type(exc).__name__, exc)
+    finally:
+        _local.draining = False
+    if done:
+        log.debug("spool: stored the events of %d queued file(s) in %s", done, root.path)
+    return done

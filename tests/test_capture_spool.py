@@ -1,0 +1,91 @@
+"""Hooks never wait on a long writer and lose nothing (case C33): a capture that cannot get the write lock within
+``capture.lock_wait_ms`` queues its event in the root's spool and returns; the next writer stores it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import memdir
+from memdir.engine import spool
+
+FIX = Path(__file__).parent / "fixtures" / "hooks"
+
+
+def hold_lock(project: Path, home: Path, seconds: float) -> subprocess.Popen:
+    """A process holding the project's write lock (what a long `memdir import` does), started and holding."""
+    code = textwrap.dedent(f"""
+        import sys, time, memdir
+        m = memdir.open({str(project)!r}, home={str(home)!r})
+        root = m.roots["project"]
+        root.ensure()
+        with root.locked():
+            print("held", flush=True)
+            time.sleep({seconds})
+    """)
+    p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    assert p.stdout.readline().strip() == "held"
+    return p
+
+
+def test_a_capture_under_a_held_lock_is_queued_then_stored(project, tmp_path):
+    home = tmp_path / "g"
+    m = memdir.open(project, home=home, config={"capture.lock_wait_ms": 200})
+    m.remember("the nightly backup runs at 02:00", category="facts")
+    holder = hold_lock(project, home, 30)
+    try:
+        t = time.monotonic()
+        r = m.capture({"role": "tool", "tool": "Bash", "input": {"command": "make migrate"},
+                       "output": "migration 0042_zebracorn applied in 3.2s", "session": "s1"})
+        assert time.monotonic() - t < 5  # 0.2 s of waiting, not the 60 s lock timeout
+        assert r.stored and r.reason == "spooled"
+        assert len(spool.pending(m.roots["project"])) == 1
+        assert not m.recall("zebracorn", kinds=["event"])  # not stored yet
+    finally:
+        holder.kill()
+        holder.wait()
+    # the next writer (any capture or import) stores what was queued
+    m.capture({"role": "user", "text": "what did the migration step print?", "session": "s1"})
+    assert spool.pending(m.roots["project"]) == []
+    hits = m.recall("zebracorn", kinds=["event"])
+    assert hits and "0042_zebracorn" in hits[0].text
+    m.capture({"role": "user", "text": "what did the migration step print?", "session": "s1"})
+    assert sum("0042_zebracorn" in h.text for h in m.recall("zebracorn", kinds=["event"])) == 1  # stored once
+
+
+def test_a_hook_answers_while_an_import_holds_the_lock(project, tmp_path):
+    home = tmp_path / "g"
+    with memdir.open(project, home=home) as m:
+        m.remember("The staging database listens on port 5433 at staging-db.internal.", category="facts")
+    data = (FIX / "claude_post_tool_use_bash.json").read_text(encoding="utf-8").replace("__CWD__", str(project))
+    holder = hold_lock(project, home, 30)
+    try:
+        env = {**__import__("os").environ, "MEMDIR_HOME": str(home), "MEMDIR_HOOK_BUDGET_MS": "3000"}
+        r = subprocess.run([sys.executable, "-m", "memdir.cli.main", "hook", "claude-code", "post-tool-use"],
+                           input=data.encode(), capture_output=True, cwd=str(project), env=env, timeout=60)
+        assert r.returncode == 0, r.stderr
+    finally:
+        holder.kill()
+        holder.wait()
+    with memdir.open(project, home=home) as m:
+        queued = spool.pending(m.roots["project"])
+        assert len(queued) == 1, "the tool output was lost instead of queued"
+        rows = json.loads(queued[0].read_text(encoding="utf-8"))["rows"]
+        m.capture({"role": "user", "text": "and what about the backup schedule?", "session": "x"})
+        assert m.get(rows[0]["key"]) is not None  # stored by the next writer
+
+
+def test_an_unreadable_queue_file_is_set_aside_not_deleted(project, tmp_path):
+    m = memdir.open(project, home=tmp_path / "g")
+    root = m.roots["project"]
+    root.ensure()
+    spool.spool_dir(root).mkdir(parents=True)
+    bad = spool.spool_dir(root) / "00000000000000000001-1-1.json"
+    bad.write_text('{"rows": [{"key": "x"', encoding="utf-8")  # cut mid-record
+    m.capture({"role": "user", "text": "a prompt long enough to be stored", "session": "s"})
+    assert not bad.exists() and (bad.with_name("bad-" + bad.name)).read_text(encoding="utf-8").startswith('{"rows"')
+    assert m.status()["project"]["events"] == 1
