@@ -271,6 +271,8 @@ def _build(MCPServer, ToolAnnotations, BaseModel, Field, store: MemoryStore, log
         query: str
         count: int
         hits: list[RecallHit]
+        omitted: int = Field(0, description="hits left out to keep the reply within a host's size cap (ask again with a "
+                                             "narrower query, or a smaller k)")
 
     class NoteOut(BaseModel):
         id: str
@@ -315,6 +317,8 @@ def _build(MCPServer, ToolAnnotations, BaseModel, Field, store: MemoryStore, log
     class ListResult(BaseModel):
         count: int
         entries: list[RecallHit]
+        omitted: int = Field(0, description="hits left out to keep the reply within a host's size cap (ask again with a "
+                                             "category or kind, or a smaller limit)")
 
     class NoteBrief(BaseModel):
         id: str

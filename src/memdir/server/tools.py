@@ -19,6 +19,12 @@ MIN_HIT_CHARS = 200          # (Claude Code: MAX_MCP_OUTPUT_TOKENS, 25k tokens);
 MAX_INSPECT_NOTES = 200      # notes listed by memory_inspect (counts are always complete)
 MAX_READ_CHARS = 16_000      # memory_read's page (JSON-escaped characters of text): with its other fields the reply
                              # stays under MAX_RECALL_CHARS
+#: a whole reply (its JSON, every field) in estimated tokens: a host receives it twice (the text content and the
+#: structured copy) and Claude Code cuts a tool result at 25,000 tokens (MAX_MCP_OUTPUT_TOKENS), so one copy stays
+#: under 10,000 (Chinese text is about a token a character: 20,000 characters of it would not fit)
+MAX_REPLY_TOKENS = 10_000
+CJK_TOKENS = 1.2             # estimated tokens per CJK / kana / hangul character (tokenizers give 1-1.5 for Chinese)
+OTHER_TOKENS = 0.3           # ... per other character (English prose ~4 chars a token; JSON punctuation is denser)
 
 
 def clean_text(value: str) -> str:
@@ -49,6 +55,43 @@ def cut_note(hit: Any, cut: int, total: int) -> str:
     return f" … [{cut:,} of {total:,} characters shown; the rest: memory_read id={(hit.handle or hit.id)!r} offset={cut}]"
 
 
+def estimate_tokens(text: str) -> int:
+    """A conservative estimate of ``text``'s length in model tokens (no tokenizer is loaded): :data:`CJK_TOKENS`
+    per character from U+2E80 up (CJK, kana, hangul, full-width forms), :data:`OTHER_TOKENS` per other one."""
+    wide = sum(1 for ch in text if ord(ch) >= 0x2E80)
+    return int(wide * CJK_TOKENS + (len(text) - wide) * OTHER_TOKENS) + 1
+
+
+def reply_size(reply: dict[str, Any]) -> tuple[int, int]:
+    """``(characters, estimated tokens)`` of ``reply``: the characters of its compact JSON (UTF-8 text, not escaped),
+    the tokens of the indented JSON the SDK sends as the text copy (the larger of the two copies)."""
+    compact = json.dumps(reply, ensure_ascii=False, separators=(",", ":"), default=str)
+    sent = json.dumps(reply, ensure_ascii=False, indent=2, default=str)
+    return len(compact), estimate_tokens(sent)
+
+
+def fit_hits(reply: dict[str, Any], key: str, hits: list[Any], limits: list[int]) -> dict[str, Any]:
+    """Cut ``reply[key]`` (``hit_out`` of ``hits`` at ``limits``) until the whole reply is at most
+    :data:`MAX_RECALL_CHARS` characters and :data:`MAX_REPLY_TOKENS` estimated tokens: the longest text is halved
+    (never below :data:`MIN_HIT_CHARS`), then the lowest-ranked hits are left out (``reply["omitted"]`` counts them,
+    ``reply["count"]`` is what is listed)."""
+    while True:
+        chars, tokens = reply_size(reply)
+        if chars <= MAX_RECALL_CHARS and tokens <= MAX_REPLY_TOKENS or not reply[key]:
+            break
+        longest = max(range(len(reply[key])), key=lambda i: len(reply[key][i]["text"]))
+        if len(reply[key][longest]["text"]) > MIN_HIT_CHARS:
+            limits[longest] = max(MIN_HIT_CHARS, len(reply[key][longest]["text"]) // 2)
+            reply[key][longest] = hit_out(hits[longest], limits[longest])
+        else:
+            reply[key].pop()
+            hits.pop()
+            limits.pop()
+            reply["omitted"] = reply.get("omitted", 0) + 1
+    reply["count"] = len(reply[key])
+    return reply
+
+
 def hit_out(hit: Any, limit: int = MAX_HIT_CHARS) -> dict[str, Any]:
     text = hit.text or ""
     truncated = len(text) > limit
@@ -65,17 +108,20 @@ def hit_out(hit: Any, limit: int = MAX_HIT_CHARS) -> dict[str, Any]:
 def do_recall(m: "Memdir", query: str, k: int = 8, scope: str | None = None,
               kinds: list[str] | None = None) -> dict[str, Any]:
     """``{"query", "count", "hits": [{id, handle, kind, scope, score, summary, text, truncated, ts, pinned,
-    category, reasons}]}``, best first; ``k`` is clamped to 1..50. Each text is cut at 4,000 chars and all
-    texts together at about 20,000 (``truncated: true``; a cut text ends with ``[N of M characters shown; the rest:
-    memory_read id='<handle>' offset=N]``, :func:`do_read`). Recall counts as a rehearsal."""
+    category, reasons}], "omitted"?}``, best first; ``k`` is clamped to 1..50. Each text is cut at 4,000 chars and
+    the whole reply kept within 20,000 characters and 10,000 estimated tokens (:func:`fit_hits`: long texts halved,
+    then the lowest hits left out and counted in ``omitted``; ``truncated: true``; a cut text ends with ``[N of M
+    characters shown; the rest: memory_read id='<handle>' offset=N]``, :func:`do_read`). Recall counts as a
+    rehearsal."""
     k = max(1, min(int(k), MAX_K))
     hits = m.recall(clean_text(query), k=k, scope=scope, kinds=[clean_text(x) for x in kinds] if kinds else None,
                     rehearse=True)
-    out, left = [], MAX_RECALL_CHARS
+    out, limits, left = [], [], MAX_RECALL_CHARS
     for h in hits:  # best first: the best hits keep the most text
-        out.append(hit_out(h, max(MIN_HIT_CHARS, min(MAX_HIT_CHARS, left))))
+        limits.append(max(MIN_HIT_CHARS, min(MAX_HIT_CHARS, left)))
+        out.append(hit_out(h, limits[-1]))
         left -= len(out[-1]["text"])
-    return {"query": query, "count": len(out), "hits": out}
+    return fit_hits({"query": query, "count": len(out), "hits": out}, "hits", list(hits), limits)
 
 
 def page(text: str, offset: int, limit: int) -> str:
@@ -177,11 +223,12 @@ def do_list(m: "Memdir", kinds: list[str] | None = None, category: str | None = 
     """``{"count", "entries": [hit dicts as memory_recall, score 0]}``, newest first (:meth:`Memdir.recent`)."""
     hits = m.recent(kinds=[clean_text(k) for k in kinds] if kinds else None,
                     category=clean_text(category) if category else None, scope=scope, limit=max(1, min(int(limit), MAX_K)))
-    out, left = [], MAX_RECALL_CHARS
+    out, limits, left = [], [], MAX_RECALL_CHARS
     for h in hits:
-        out.append(hit_out(h, max(MIN_HIT_CHARS, min(MAX_HIT_CHARS, left))))
+        limits.append(max(MIN_HIT_CHARS, min(MAX_HIT_CHARS, left)))
+        out.append(hit_out(h, limits[-1]))
         left -= len(out[-1]["text"])
-    return {"count": len(out), "entries": out}
+    return fit_hits({"count": len(out), "entries": out}, "entries", list(hits), limits)
 
 
 def do_forget(m: "Memdir", id: str) -> dict[str, Any]:

@@ -1,0 +1,61 @@
+"""Every MCP reply fits what hosts accept (case C29): the whole reply — texts, summaries, reasons and the SDK's
+two copies (text content and structured content) — stays within 20,000 characters of JSON per copy and within a
+host's 25,000-token tool-result cap, Chinese text included; what is cut says how to read the rest."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+mcp = pytest.importorskip("mcp", reason="needs the optional `mcp` SDK (pip install 'memdir[mcp]')")
+import anyio  # noqa: E402
+from mcp import Client  # noqa: E402
+
+import memdir  # noqa: E402
+from memdir.server.mcp import build_server  # noqa: E402
+from memdir.server.tools import MAX_RECALL_CHARS, estimate_tokens  # noqa: E402
+
+HAN = "的一是在不了有和人这中大为上个国我以要他时来用们生到作地于出就分对成会可主发年动同工也能下过子说产种面而方后多定行学法"
+
+
+@pytest.fixture
+def anyio_backend():
+    return "asyncio"
+
+
+@pytest.fixture(scope="module")
+def chinese_store(tmp_path_factory):
+    d = tmp_path_factory.mktemp("c29")
+    (d / "p" / ".git").mkdir(parents=True)
+    m = memdir.open(d / "p", home=d / "h")
+    rng = random.Random(29)
+    for i in range(60):
+        m.remember("部署" + "".join(rng.choice(HAN) for _ in range(4000)), category="facts", summary=f"部署笔记 {i}")
+    yield m
+    m.close()
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("tool,args,key", [("memory_recall", {"query": "部署", "k": 8}, "hits"),
+                                           ("memory_recall", {"query": "部署", "k": 20}, "hits"),
+                                           ("memory_recall", {"query": "部署", "k": 50}, "hits"),
+                                           ("memory_list", {"limit": 50}, "entries")])
+async def test_a_chinese_reply_fits_the_hosts_caps(chinese_store, tool, args, key):
+    async with Client(build_server(memdir=chinese_store)) as c:
+        r = await c.call_tool(tool, args)
+    body = r.structured_content
+    wire = "".join(x.text for x in r.content if hasattr(x, "text")) + json.dumps(body, ensure_ascii=False)
+    assert len(json.dumps(body, ensure_ascii=False, separators=(",", ":"))) <= MAX_RECALL_CHARS
+    assert estimate_tokens(wire) <= 25_000  # both copies together, as the host receives them
+    assert body["count"] == len(body[key]) >= 1
+    want = args.get("k") or args.get("limit")
+    assert body["count"] + body.get("omitted", 0) == want  # nothing vanishes without a count
+    cut = [h for h in body[key] if h["truncated"]]
+    assert cut and all("memory_read id=" in h["text"] for h in cut)
+
+
+def test_the_estimate_counts_chinese_as_about_a_token_a_character():
+    assert estimate_tokens("部署" * 1000) >= 2000
+    assert estimate_tokens("deploy " * 1000) <= 2500
