@@ -44,6 +44,23 @@ def mcp_argv(argv: list[str]) -> "tuple[str | None, str | None, bool] | None":
     return own["dir"] or group["dir"], own["home"] or group["home"], debug
 
 
+def log_to_stderr(debug: bool) -> None:
+    """Log to stderr only (a handler writing to stdout is moved to stderr); memdir's loggers at DEBUG with ``debug``,
+    else WARNING."""
+    import logging
+
+    root = logging.getLogger()
+    if not any(isinstance(h, logging.StreamHandler) and getattr(h, "stream", None) is sys.stderr for h in root.handlers):
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("memdir: %(levelname)s %(message)s"))
+        root.addHandler(handler)
+    # any handler writing to stdout would corrupt the stdio protocol: point it at stderr
+    for h in root.handlers:
+        if isinstance(h, logging.StreamHandler) and getattr(h, "stream", None) is sys.stdout:
+            h.setStream(sys.stderr)
+    logging.getLogger("memdir").setLevel(logging.DEBUG if debug else logging.WARNING)
+
+
 def run_session(dir_: str | None, home: str | None, debug: bool) -> bool:
     """Serve the memory tools on stdin/stdout until stdin closes, with the light loop and the SDK server loading behind
     it; returns True when done. Returns False at once, having read nothing, when the light table does not fit the
@@ -59,7 +76,6 @@ def run_session(dir_: str | None, home: str | None, debug: bool) -> bool:
         import logging
 
         logging.basicConfig(level=logging.WARNING, format="%(message)s", stream=sys.stderr)  # as the click CLI does
-        from memdir.cli.serve import log_to_stderr
         from memdir.server.mcp import build_server, serve_lines
 
         log_to_stderr(debug)
@@ -93,7 +109,6 @@ def run_session(dir_: str | None, home: str | None, debug: bool) -> bool:
 def run_plain(dir_: str | None, home: str | None, debug: bool) -> None:
     """Serve the memory tools with the SDK's own stdio start (no light loop) until stdin closes. Raises
     ``UsageError`` when the ``mcp`` SDK is not installed."""
-    from memdir.cli.serve import log_to_stderr
     from memdir.portability.dropimport import spawn_if_pending
     from memdir.server.mcp import build_server, run_stdio
 

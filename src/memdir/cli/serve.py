@@ -4,12 +4,12 @@ the viewer's pages, or a team store's HTTP API with ``--store``): the click comm
 from __future__ import annotations
 
 import json
-import logging
 import sys
 from typing import TYPE_CHECKING
 
 import click
 
+from memdir.cli.mcpstart import log_to_stderr
 from memdir.errors import UsageError
 from memdir.server.http import BearerAuth, RepairJsonBody, bind, check_serve_options
 from memdir.server.mcp import (
@@ -47,21 +47,6 @@ def _dirs(ctx: click.Context, dir_: str | None, home: str | None) -> tuple[str |
 
 def _debug(ctx: click.Context) -> bool:
     return bool((ctx.find_root().obj or {}).get("debug"))
-
-
-def log_to_stderr(debug: bool) -> None:
-    """Log to stderr only (a handler writing to stdout is moved to stderr); memdir's loggers at DEBUG with ``debug``,
-    else WARNING."""
-    root = logging.getLogger()
-    if not any(isinstance(h, logging.StreamHandler) and getattr(h, "stream", None) is sys.stderr for h in root.handlers):
-        handler = logging.StreamHandler(sys.stderr)
-        handler.setFormatter(logging.Formatter("memdir: %(levelname)s %(message)s"))
-        root.addHandler(handler)
-    # any handler writing to stdout would corrupt the stdio protocol: point it at stderr
-    for h in root.handlers:
-        if isinstance(h, logging.StreamHandler) and getattr(h, "stream", None) is sys.stdout:
-            h.setStream(sys.stderr)
-    logging.getLogger("memdir").setLevel(logging.DEBUG if debug else logging.WARNING)
 
 
 @click.command("mcp")

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import hmac
 import ipaddress
-import re
 import socket
 from typing import Any
 
