@@ -10,7 +10,7 @@ mean / max in milliseconds over ``--runs`` starts, for
 * ``memdir mcp`` of this tree (``src/`` next to this file);
 * with ``--before REF``: ``memdir mcp`` of the commit ``REF`` (its ``src/`` exported with ``git archive`` into a temp
   dir), so before and after are measured on the same machine in the same run;
-* ``first tools/call`` — this tree, spawn to the reply of a ``memory_recall`` sent right after ``tools/list`` (the
+* ``first tools/call`` — this tree (and ``REF``), spawn to the reply of a ``memory_recall`` sent right after ``tools/list`` (the
   full server and the engine have to load for it).
 
 Percentiles are nearest-rank on the sorted samples. Usage::
@@ -139,6 +139,8 @@ def main(argv: list[str] | None = None) -> int:
             rev = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", a.before], capture_output=True,
                                  text=True).stdout.strip()
             rows.append((f"before ({rev}): ready", measure(lambda: one_start(old, work), a.runs, a.warmup)))
+            rows.append((f"before ({rev}): first tools/call answered",
+                         measure(lambda: one_start(old, work, call=True), max(5, a.runs // 2), 1)))
         here = ROOT / "src"
         rows.append(("this tree: ready", measure(lambda: one_start(here, work), a.runs, a.warmup)))
         rows.append(("this tree: first tools/call answered", measure(lambda: one_start(here, work, call=True),
