@@ -26,8 +26,14 @@ The :class:`~memdir.Memdir` is opened lazily on the first tool call (for ``--dir
 directory) and reused; calls are serialised by a lock because the SDK runs synchronous tools on worker
 threads.
 
-Importing this module is cheap (click and the standard library only); the ``mcp`` SDK (0.6–1.9 s to import,
+Importing this module is cheap (memdir's kernel and the standard library); the ``mcp`` SDK (0.6–1.9 s to import,
 measured) is loaded only when a server is built. It is the ``mcp`` extra: ``pip install 'memdir[mcp]'``.
+
+``memdir mcp`` does not wait for that import: :mod:`memdir.server.mcplight` answers ``initialize`` and ``tools/list``
+from the SDK's recorded answers (``memdir/data/mcp_light.json``, written by :func:`write_light_table` from this
+module's server and checked equal to it by ``tests/test_mcp_fast_start.py``) and hands the session to this server
+(:func:`serve_lines`) at the first message it does not answer itself. A new or changed tool is declared here only, in
+``_build``; then ``make mcp-table`` writes the table again (docs/mcp-start.md).
 """
 
 import logging
@@ -548,8 +554,8 @@ def light_table(server: "MCPServer | None" = None) -> dict[str, Any]:
 
 def write_light_table(path: str | Path | None = None) -> Path:
     """Write :func:`light_table` as JSON to ``path`` (default: the file the light loop reads,
-    ``memdir/data/mcp_light.json``); returns the path. Run it after changing a tool:
-    ``python -c "from memdir.server.mcp import write_light_table; write_light_table()"``."""
+    ``memdir/data/mcp_light.json``); returns the path. Run it after adding or changing a tool
+    (``make mcp-table``); ``tests/test_mcp_fast_start.py`` fails until then."""
     import json
 
     from memdir.server.mcplight import TABLE_PATH
