@@ -164,6 +164,9 @@ class LightServer:
                 self._pending.discard(json.dumps(msg["id"]))
                 self._answered.notify_all()
             if msg["id"] in self._replay_ids:
+                if "error" in msg:  # the light loop accepted an initialize the SDK refuses: say so where it shows
+                    print(f"memdir: the MCP server refused the session's initialize: {msg['error']}", file=sys.stderr,
+                          flush=True)
                 return
         self._write(text.rstrip("\n"))
 
@@ -222,7 +225,11 @@ class LightServer:
         for raw in iter(self._reader.readline, b""):
             line = repair_json_text(raw.decode("utf-8", "replace").rstrip("\r\n"))
             if line.strip():
-                self.handle(line)
+                try:
+                    self.handle(line)
+                except Exception as exc:  # noqa: BLE001 — a defect here must not end the session
+                    print(f"memdir: the MCP light loop failed on a message: {type(exc).__name__}: {exc}",
+                          file=sys.stderr, flush=True)
         if self._feed is not None:
             self._drain(drain_timeout)
             self._feed.put(None)
