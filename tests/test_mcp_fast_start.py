@@ -67,6 +67,17 @@ def test_light_initialize_and_tools_list_equal_the_sdks(table, sdk_server, versi
     assert light == sdk
 
 
+def test_envelope_discover_and_tools_list_equal_the_sdks(table, sdk_server):
+    """The 2026-07-28 per-request envelope (what the SDK's own 2.x client sends): no handshake, same answers."""
+    meta = {mcplight.ENVELOPE_KEY: "2026-07-28", mcplight.ENVELOPE_NS + "clientInfo": {"name": "x", "version": "1"},
+            mcplight.ENVELOPE_NS + "clientCapabilities": {"roots": {}}}
+    msgs = [{"jsonrpc": "2.0", "id": "a", "method": "server/discover", "params": {"_meta": meta}},
+            {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {"_meta": meta}}]
+    light = _light_session(table, [json.dumps(m) for m in msgs], serve=_never)
+    assert light == wire_replies(sdk_server, msgs)
+    assert table["modern"], "the table has no envelope answers"
+
+
 # ---- the loop in-process, over a recording stand-in for the SDK -------------------------------------------------
 def _never(next_line, write_line):  # pragma: no cover - a light-only session must not start it
     raise AssertionError("the full server was started")
@@ -127,12 +138,16 @@ def test_a_call_right_after_initialize_goes_to_the_full_server(table):
 
 
 def test_what_the_light_loop_does_not_know_goes_to_the_sdk(table):
-    """Before initialize, with a cursor, with the per-request protocol envelope, a batch, a malformed initialize."""
+    """Before initialize, with a cursor, a batch, a malformed initialize, an envelope of an unknown version."""
     cases = [{"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
              [_init()],
              {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18"}},
              {"jsonrpc": "2.0", "id": 1, "method": "tools/list",
-              "params": {"_meta": {mcplight.ENVELOPE_KEY: "2026-07-28"}}},
+              "params": {"_meta": {mcplight.ENVELOPE_KEY: "2099-01-01"}}},
+             {"jsonrpc": "2.0", "id": 1, "method": "tools/list",
+              "params": {"cursor": "x", "_meta": {mcplight.ENVELOPE_KEY: "2026-07-28"}}},
+             {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+              "params": {"name": "memory_list", "_meta": {mcplight.ENVELOPE_KEY: "2026-07-28"}}},
              {"jsonrpc": "2.0", "id": 1, "method": "resources/list"}]
     for msg in cases:
         rec = Recorder()
@@ -329,3 +344,23 @@ def test_the_light_path_imports_the_standard_library_only():
             " or m in ('memdir.core', 'memdir.server.mcp', 'memdir.cli.main')))")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=_env(), timeout=TIMEOUT)
     assert r.returncode == 0 and r.stdout.strip() == "[]", r
+
+
+@pytest.fixture
+def anyio_backend():
+    return "asyncio"
+
+
+@pytest.mark.anyio
+async def test_the_sdks_own_client_over_the_light_start(proj, tmp_path):
+    from mcp import Client, StdioServerParameters
+
+    params = StdioServerParameters(command=sys.executable, args=["-m", "memdir", "mcp", "--home", str(tmp_path / "home")],
+                                   env=_env(), cwd=str(proj))
+    async with Client(params) as c:
+        tools = await c.list_tools()
+        assert {t.name for t in tools.tools} >= {"memory_recall", "memory_remember"}
+        r = await c.call_tool("memory_remember", {"text": "the CI runner is called osprey", "category": "facts"})
+        assert not r.is_error
+        r = await c.call_tool("memory_recall", {"query": "osprey"})
+        assert not r.is_error and r.structured_content["hits"][0]["text"].startswith("the CI runner")

@@ -532,15 +532,19 @@ def wire_replies(server: "MCPServer", messages: list[dict[str, Any]], timeout: f
 def light_table(server: "MCPServer | None" = None) -> dict[str, Any]:
     """The answers the light loop gives (:mod:`memdir.server.mcplight`), taken from the SDK server ``server`` (default:
     :func:`build_server` over nothing opened): ``{"sdk": the mcp version, "handshake_versions": [...],
-    "initialize": {version: result}, "tools_list": {version: result}, "ping": result}``, one session per version
-    the SDK negotiates in ``initialize``."""
+    "initialize": {version: result}, "tools_list": {version: result}, "ping": result, "modern": {version:
+    {"server/discover": result, "tools/list": result}}}``: one session per version the SDK negotiates in
+    ``initialize``, and for each version of the per-request envelope (2026-07-28) the answers to ``server/discover``
+    and ``tools/list`` (they do not depend on the client's info or capabilities)."""
     from importlib.metadata import version as dist_version
 
-    from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+    from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
+
+    from memdir.server.mcplight import ENVELOPE_KEY, ENVELOPE_NS
 
     server = server or build_server()
     table: dict[str, Any] = {"sdk": dist_version("mcp"), "handshake_versions": list(HANDSHAKE_PROTOCOL_VERSIONS),
-                             "initialize": {}, "tools_list": {}, "ping": None}
+                             "initialize": {}, "tools_list": {}, "ping": None, "modern": {}}
     for v in HANDSHAKE_PROTOCOL_VERSIONS:
         init, ping, tools = wire_replies(server, [
             {"jsonrpc": "2.0", "id": 1, "method": "initialize",
@@ -549,6 +553,12 @@ def light_table(server: "MCPServer | None" = None) -> dict[str, Any]:
             {"jsonrpc": "2.0", "id": 2, "method": "ping"},
             {"jsonrpc": "2.0", "id": 3, "method": "tools/list"}])
         table["initialize"][v], table["ping"], table["tools_list"][v] = init["result"], ping["result"], tools["result"]
+    for v in MODERN_PROTOCOL_VERSIONS:  # the per-request envelope: no handshake, each request says who asks
+        meta = {ENVELOPE_KEY: v, f"{ENVELOPE_NS}clientInfo": {"name": "memdir", "version": "0"},
+                f"{ENVELOPE_NS}clientCapabilities": {}}
+        found, tools = wire_replies(server, [{"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": meta}},
+                                             {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {"_meta": meta}}])
+        table["modern"][v] = {"server/discover": found["result"], "tools/list": tools["result"]}
     return table
 
 

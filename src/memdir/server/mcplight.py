@@ -1,5 +1,6 @@
 """The light start of ``memdir mcp``: a small JSON-RPC loop on stdin/stdout (standard library only) that answers
-what a host asks first — ``initialize``, ``tools/list``, ``ping`` and notifications — from a table of the MCP SDK's
+what a host asks first — ``initialize``, ``tools/list``, ``ping`` and notifications, or ``server/discover`` and
+``tools/list`` in the 2026-07-28 per-request envelope — from a table of the MCP SDK's
 own answers, while the SDK and memdir's engine load in a background thread (1.5–1.9 s on two cores, measured in
 ``bench/results/mcp_ready.md``; Codex CLI waits 1,000 ms by default for the first tool list).
 
@@ -35,8 +36,10 @@ TABLE_PATH = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file
 REPLAY_ID = "memdir-replay-"  # prefix of the ids the replayed initialize requests carry
 PARSE_ERROR = -32700
 INTERNAL_ERROR = -32603
-#: the ``_meta`` key of the per-request protocol envelope (2026-07-28 era): such requests go to the SDK
-ENVELOPE_KEY = "io.modelcontextprotocol/protocolVersion"
+#: the ``_meta`` keys of the per-request protocol envelope (2026-07-28 era)
+ENVELOPE_NS = "io.modelcontextprotocol/"
+ENVELOPE_KEY = ENVELOPE_NS + "protocolVersion"
+ENVELOPE_KEYS = frozenset({ENVELOPE_KEY, ENVELOPE_NS + "clientInfo", ENVELOPE_NS + "clientCapabilities"})
 
 
 def repair_json_text(line: str) -> str:
@@ -252,6 +255,17 @@ class LightServer:
         if self._feed is not None:
             self._forward(line, msg)
 
+    def _light_modern(self, msg: "dict", method: str, params: "dict", meta: "Any") -> bool:
+        """A request in the per-request envelope: answered when the table holds it, else False (for the SDK)."""
+        msg_id = msg.get("id")
+        if isinstance(msg_id, bool) or not isinstance(msg_id, (str, int)):
+            return False
+        result = _envelope_answer(self.table, method, params, meta)
+        if result is None:
+            return False
+        self._reply(msg_id, result)
+        return True
+
     def _light(self, msg: "Any") -> bool:
         """Answer or take ``msg`` without the SDK when it is one of the messages the table covers; False otherwise."""
         if not isinstance(msg, dict) or msg.get("jsonrpc") != "2.0" or not isinstance(msg.get("method"), str):
@@ -261,7 +275,7 @@ class LightServer:
             return False
         meta = (params or {}).get("_meta")
         if meta is not None and (not isinstance(meta, dict) or ENVELOPE_KEY in meta):
-            return False
+            return self._light_modern(msg, method, params, meta)
         if "id" not in msg:  # a notification
             if method != "notifications/cancelled":  # cancelling a request already answered: nothing to do
                 self._replay.append(msg)
@@ -288,6 +302,14 @@ class LightServer:
             self._reply(msg_id, self.table["tools_list"][self._version])
             return True
         return False
+
+
+def _envelope_answer(table: "dict[str, Any]", method: str, params: "dict", meta: "Any") -> "dict | None":
+    """The recorded answer to a ``server/discover`` or ``tools/list`` request in the per-request envelope of a
+    version the table holds, carrying nothing else (no cursor, no other ``_meta`` key); else ``None``."""
+    if not isinstance(meta, dict) or params.keys() - {"_meta"} or meta.keys() - ENVELOPE_KEYS:
+        return None
+    return (table.get("modern") or {}).get(meta.get(ENVELOPE_KEY), {}).get(method)
 
 
 def _requested_version(params: "Any") -> "str | None":
