@@ -364,3 +364,21 @@ async def test_the_sdks_own_client_over_the_light_start(proj, tmp_path):
         assert not r.is_error
         r = await c.call_tool("memory_recall", {"query": "osprey"})
         assert not r.is_error and r.structured_content["hits"][0]["text"].startswith("the CI runner")
+
+
+def test_without_a_fitting_table_the_plain_sdk_start_serves(proj, tmp_path, table):
+    """Another SDK version installed (load_table gives None): `memdir mcp` runs the SDK's own stdio start, same answers."""
+    code = ("import sys; from memdir.server import mcplight; mcplight.load_table = lambda *a, **k: None\n"
+            "from memdir.__main__ import main; main(sys.argv[1:])\n")
+    s = Proc(["-c", code, "mcp", "--home", str(tmp_path / "home")], proj)
+    try:
+        s.send(_init(), INITIALIZED, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}, _call(3, "memory_list", {}))
+        got = {}
+        for _ in range(3):
+            msg = s.recv()
+            got[msg["id"]] = msg
+        assert got[1]["result"] == table["initialize"]["2025-06-18"]
+        assert got[2]["result"] == table["tools_list"]["2025-06-18"] and got[3]["result"]["isError"] is False
+    finally:
+        rc, err = s.close()
+    assert rc == 0 and "Traceback" not in err, err
