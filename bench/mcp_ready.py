@@ -2,7 +2,8 @@
 ``notifications/initialized`` and ``tools/list`` over stdio, timed from the spawn to the ``tools/list`` reply
 (what Codex CLI waits for, 1,000 ms by default, before the first tool list of a session).
 
-Each run is a cold start of a new process (the OS file cache is warm after ``--warmup`` unmeasured runs, as it is for
+The variants are timed interleaved (one start of each in turn), so a change in the load of the shared machine falls
+on all of them alike. Each run is a cold start of a new process (the OS file cache is warm after ``--warmup`` unmeasured runs, as it is for
 a host that starts the server at every session) against an empty project and home in a temp dir. Reported: p50 / p95 /
 mean / max in milliseconds over ``--runs`` starts, for
 
@@ -112,12 +113,18 @@ def export_src(ref: str, into: Path) -> Path:
     return into / "src"
 
 
-def measure(fn, runs: int, warmup: int) -> dict:
+def measure(fns: dict, runs: int, warmup: int) -> list[tuple[str, dict]]:
+    """Time every function of ``fns`` (name → fn returning milliseconds) ``runs`` times, interleaved (one run of each
+    in turn, so a change in the machine's load falls on all of them alike), after ``warmup`` unmeasured rounds."""
     for _ in range(warmup):
-        fn()
-    samples = [fn() for _ in range(runs)]
-    return {"runs": runs, "p50": pct(samples, 0.5), "p95": pct(samples, 0.95), "mean": statistics.fmean(samples),
-            "max": max(samples)}
+        for fn in fns.values():
+            fn()
+    samples: dict[str, list[float]] = {name: [] for name in fns}
+    for _ in range(runs):
+        for name, fn in fns.items():
+            samples[name].append(fn())
+    return [(name, {"runs": runs, "p50": pct(x, 0.5), "p95": pct(x, 0.95), "mean": statistics.fmean(x), "max": max(x)})
+            for name, x in samples.items()]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -133,18 +140,18 @@ def main(argv: list[str] | None = None) -> int:
         work = tmp / "w"
         (work / "proj" / ".git").mkdir(parents=True)
         (work / "home").mkdir()
-        rows: list[tuple[str, dict]] = [("python -c pass (floor)", measure(floor_start, a.runs, a.warmup))]
+        here = ROOT / "src"
+        ready = {"python -c pass (floor)": floor_start}
+        calls = {}
         if a.before:
             old = export_src(a.before, tmp / "before")
             rev = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", a.before], capture_output=True,
                                  text=True).stdout.strip()
-            rows.append((f"before ({rev}): ready", measure(lambda: one_start(old, work), a.runs, a.warmup)))
-            rows.append((f"before ({rev}): first tools/call answered",
-                         measure(lambda: one_start(old, work, call=True), max(5, a.runs // 2), 1)))
-        here = ROOT / "src"
-        rows.append(("this tree: ready", measure(lambda: one_start(here, work), a.runs, a.warmup)))
-        rows.append(("this tree: first tools/call answered", measure(lambda: one_start(here, work, call=True),
-                                                                    max(5, a.runs // 2), 1)))
+            ready[f"before ({rev}): ready"] = lambda: one_start(old, work)
+            calls[f"before ({rev}): first tools/call answered"] = lambda: one_start(old, work, call=True)
+        ready["this tree: ready"] = lambda: one_start(here, work)
+        calls["this tree: first tools/call answered"] = lambda: one_start(here, work, call=True)
+        rows = measure(ready, a.runs, a.warmup) + measure(calls, max(5, a.runs // 2), 1)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     head = (f"# memdir mcp: time to ready (initialize + tools/list answered)\n\n"

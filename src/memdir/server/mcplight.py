@@ -92,13 +92,16 @@ def claim_stdio() -> "tuple[BinaryIO, BinaryIO]":
     """Private duplicates of fds 0 and 1 as binary files (reader, writer), with fd 0 then pointing at the null device
     and fd 1 at stderr, so that nothing else in the process, nor a child, reads the requests or writes into the
     replies. Falls back to the streams themselves when a descriptor cannot be duplicated."""
-    import fcntl
-
     try:
+        import fcntl  # POSIX: duplicates above the standard range, closed on exec
+
         rfd = fcntl.fcntl(0, fcntl.F_DUPFD_CLOEXEC, 3)
         wfd = fcntl.fcntl(1, fcntl.F_DUPFD_CLOEXEC, 3)
-    except OSError:
-        return sys.stdin.buffer, sys.stdout.buffer
+    except (ImportError, OSError):
+        try:
+            rfd, wfd = os.dup(0), os.dup(1)  # not inherited by children either
+        except OSError:
+            return sys.stdin.buffer, sys.stdout.buffer
     null = os.open(os.devnull, os.O_RDONLY)
     try:
         sys.stdout.flush()
@@ -106,7 +109,7 @@ def claim_stdio() -> "tuple[BinaryIO, BinaryIO]":
         os.dup2(2, 1)
     finally:
         os.close(null)
-    return os.fdopen(rfd, "rb", buffering=0), os.fdopen(wfd, "wb", buffering=0)
+    return os.fdopen(rfd, "rb"), os.fdopen(wfd, "wb", buffering=0)
 
 
 class LightServer:
