@@ -5,7 +5,7 @@ PY      = $(VENV)/bin/python
 EXTRAS ?= test,mcp,bench,ui,postgres
 STAMP   = $(VENV)/.installed
 
-.PHONY: demo test test-slow test-all e2e bench bench-quality bench-speed embeddings clean
+.PHONY: demo test test-slow test-all e2e bench bench-quality bench-speed bench-mcp mcp-table embeddings clean
 
 $(STAMP): pyproject.toml Makefile
 	@$(PYTHON) -c 'import sys; sys.exit("memdir needs Python >= 3.11 (found %s); set PYTHON=python3.11" % sys.version.split()[0]) if sys.version_info < (3, 11) else None'
@@ -49,6 +49,14 @@ bench-quality: $(STAMP)
 	$(PY) bench/quality.py
 bench-speed: $(STAMP)
 	$(PY) bench/speed.py
+## bench-mcp: time for `memdir mcp` to answer initialize + tools/list, cold starts (bench/results/mcp_ready.md)
+bench-mcp: $(STAMP)
+	$(PY) bench/mcp_ready.py --out bench/results/mcp_ready.md
+
+## mcp-table: write src/memdir/data/mcp_light.json again from the SDK server (the light start's answers) after a tool
+## changed; tests/test_mcp_fast_start.py fails until it is
+mcp-table: $(STAMP)
+	$(PY) -c 'from memdir.server.mcp import write_light_table; print(write_light_table())'
 
 clean:
 	rm -rf $(VENV) build *.egg-info src/*.egg-info .pytest_cache

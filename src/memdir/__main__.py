@@ -2,7 +2,8 @@
 
 ``memdir hook <host> <event>`` — what a host runs on every prompt — first asks a running ``memdir serve``
 (:mod:`memdir.hosts.hookclient`, standard library only), then goes to :mod:`memdir.hosts.hooks`, which does not import
-click, the facade or any feature module before it knows it needs them. Every other command is the click CLI (:func:`memdir.cli.main.main`).
+click, the facade or any feature module before it knows it needs them. ``memdir mcp`` starts its light loop
+(:mod:`memdir.cli.mcpstart`) before click is imported. Every other command is the click CLI (:func:`memdir.cli.main.main`).
 """
 
 from __future__ import annotations
@@ -76,6 +77,12 @@ def main(argv: list[str] | None = None) -> None:
         from memdir.hosts.hooks import main as hook_main
 
         _leave(hook_main(hook_args, raw=raw, warm_tried=raw is not None, leave_open=True))
+    if "mcp" in args:
+        from memdir.cli.mcpstart import mcp_argv, run_session  # standard library only until the session starts
+
+        plain = mcp_argv(args)
+        if plain is not None and run_session(*plain):  # `memdir mcp`: answered before click and the SDK are imported
+            return
     from memdir.cli.main import main as cli_main
 
     cli_main(argv)

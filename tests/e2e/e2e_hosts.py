@@ -174,12 +174,9 @@ class Scratch:
         elif self.host == "codex":
             ch = self.home / ".codex"
             ch.mkdir(parents=True)
-            # mcp_optional_startup_grace_ms is NOT what a user has nor what `memdir install` writes: with Codex's
-            # default (1,000 ms) `memdir mcp` (1.5-1.9 s to answer initialize + tools/list) misses the first tool
-            # list. Known gap (case C47, the MCP start path): remove this line once memdir mcp answers in time.
             (ch / "config.toml").write_text(
                 "# the user's Codex settings\n"
-                'model = "stub-model"\nmodel_provider = "stub"\nmcp_optional_startup_grace_ms = 30000\n\n'
+                'model = "stub-model"\nmodel_provider = "stub"\n\n'
                 f'[model_providers.stub]\nname = "stub"\nbase_url = "http://127.0.0.1:{self.port}/v1"\n'
                 'wire_api = "responses"\nenv_key = "STUB_API_KEY"\n\n'
                 f'[projects."{self.proj}"]\ntrust_level = "trusted"  # what Codex writes when the user trusts it\n')

@@ -4,12 +4,12 @@ the viewer's pages, or a team store's HTTP API with ``--store``): the click comm
 from __future__ import annotations
 
 import json
-import logging
 import sys
 from typing import TYPE_CHECKING
 
 import click
 
+from memdir.cli.mcpstart import log_to_stderr
 from memdir.errors import UsageError
 from memdir.server.http import BearerAuth, RepairJsonBody, bind, check_serve_options
 from memdir.server.mcp import (
@@ -17,7 +17,6 @@ from memdir.server.mcp import (
     DEFAULT_PORT,
     MemoryStore,
     build_server,
-    run_stdio,
 )
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -58,19 +57,6 @@ def _debug(ctx: click.Context) -> bool:
     return bool((ctx.find_root().obj or {}).get("debug"))
 
 
-def _log_to_stderr(debug: bool) -> None:
-    root = logging.getLogger()
-    if not any(isinstance(h, logging.StreamHandler) and getattr(h, "stream", None) is sys.stderr for h in root.handlers):
-        handler = logging.StreamHandler(sys.stderr)
-        handler.setFormatter(logging.Formatter("memdir: %(levelname)s %(message)s"))
-        root.addHandler(handler)
-    # any handler writing to stdout would corrupt the stdio protocol: point it at stderr
-    for h in root.handlers:
-        if isinstance(h, logging.StreamHandler) and getattr(h, "stream", None) is sys.stdout:
-            h.setStream(sys.stderr)
-    logging.getLogger("memdir").setLevel(logging.DEBUG if debug else logging.WARNING)
-
-
 @click.command("mcp")
 @click.option("--dir", "dir_", type=click.Path(file_okay=False), default=None,
               help="Project directory (default: the group's --dir, else the working directory).")
@@ -80,19 +66,11 @@ def _log_to_stderr(debug: bool) -> None:
 def mcp_command(ctx: click.Context, dir_: str | None, home: str | None, as_json: bool) -> None:
     """Serve the memory tools over stdio (MCP). Register it with your host, e.g. in .mcp.json:
     {"mcpServers": {"memdir": {"type": "stdio", "command": "memdir", "args": ["mcp"]}}}"""
-    debug = _debug(ctx)
-    _log_to_stderr(debug)
-    dir_, home = _dirs(ctx, dir_, home)
-    server = build_server(dir_, home=home, log_level="DEBUG" if debug else "WARNING")
-    from memdir.portability.dropimport import spawn_if_pending
+    from memdir.cli.mcpstart import run_plain, run_session
 
-    spawn_if_pending(home, dir_)  # files dropped in <global root>/import/: imported by a detached process
-    try:
-        run_stdio(server)
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.memdir_store.close()
+    dir_, home = _dirs(ctx, dir_, home)
+    if not run_session(dir_, home, _debug(ctx)):
+        run_plain(dir_, home, _debug(ctx))
 
 
 @click.command("serve")
@@ -120,7 +98,7 @@ def serve_command(ctx: click.Context, host: str, port: int, path: str, token: st
     if not path.startswith("/"):
         raise UsageError(f"--path must start with '/' (got {path!r})")
     debug = _debug(ctx)
-    _log_to_stderr(debug)
+    log_to_stderr(debug)
     dir_, home = _dirs(ctx, dir_, home)
     # the hook listener first, and the project's store opened and its postings built in threads from now on,
     # while the rest starts (a hook call meanwhile is answered from SQL; the build steps aside for it)
@@ -205,7 +183,7 @@ def _serve_store(ctx: click.Context, host: str, port: int, url: str, as_json: bo
         raise UsageError(f"--store needs a postgresql:// URL (got {url!r})")
     teamserver.check_login(url)
     debug = _debug(ctx)
-    _log_to_stderr(debug)
+    log_to_stderr(debug)
     from memdir.config import Config
     from memdir.roots import global_root
 

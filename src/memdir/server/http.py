@@ -5,37 +5,14 @@ from __future__ import annotations
 
 import hmac
 import ipaddress
-import re
 import socket
 from typing import Any
 
 from memdir.errors import UsageError
+from memdir.server.mcplight import repair_json_text  # noqa: F401  (re-exported: the HTTP doors repair bodies too)
 
 
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
-
-
-_ESCAPES = re.compile(r"\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}"  # a valid surrogate pair
-                      r"|\\u[dD][89a-fA-F][0-9a-fA-F]{2}"                               # a lone surrogate
-                      r"|\\.", re.S)                                                    # any other escape
-
-
-_SURROGATE_HINT = re.compile(r"\\u[dD][89a-fA-F]")
-
-
-def repair_json_text(line: str) -> str:
-    """Replace JSON escapes of lone UTF-16 surrogates (``\\ud800`` not followed by a low surrogate, or a lone
-    low one) with ``\\ufffd``; valid pairs and escaped backslashes are kept. The SDK's JSON parser rejects a
-    lone surrogate escape, and a request it cannot parse gets no answer at all, so the client would hang
-    (case C9). Text without such an escape is returned unchanged (fast path)."""
-    if not _SURROGATE_HINT.search(line):
-        return line
-
-    def fix(m: re.Match) -> str:
-        tok = m.group(0)
-        return "\\ufffd" if len(tok) == 6 and tok[1] == "u" else tok
-
-    return _ESCAPES.sub(fix, line)
 
 
 def is_loopback(host: str) -> bool:

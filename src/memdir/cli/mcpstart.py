@@ -1,0 +1,123 @@
+"""``memdir mcp`` over stdio, started light: the argument check ``python -m memdir`` makes before click, and the session
+that answers from :mod:`memdir.server.mcplight` while the SDK server (:func:`memdir.server.mcp.build_server`) loads in
+a background thread. Importing this module costs the standard library only; click, the SDK and the engine are loaded
+by that thread."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    from typing import Any
+
+
+def mcp_argv(argv: list[str]) -> "tuple[str | None, str | None, bool] | None":
+    """``(dir, home, debug)`` when ``argv`` is a plain ``memdir [--dir D] [--home H] [--debug] [--json] mcp [--dir D]
+    [--home H] [--debug] [--json]`` call whose paths click would accept (the group's ``--dir`` or
+    ``$MEMDIR_PROJECT_DIR`` an existing directory, no path an existing file), else ``None``: help, another command,
+    an unknown option or a bad path go to the click CLI, which words its own errors."""
+    group: dict[str, Any] = {"dir": os.environ.get("MEMDIR_PROJECT_DIR") or None, "home": None}
+    own: dict[str, Any] = {"dir": None, "home": None}
+    debug, seen, i = False, False, 0
+    while i < len(argv):
+        a = argv[i]
+        name, eq, val = a.partition("=")
+        if a == "mcp" and not seen:
+            seen = True
+        elif name in ("--dir", "--home"):
+            if not eq:
+                if i + 1 >= len(argv):
+                    return None
+                val, i = argv[i + 1], i + 1
+            (own if seen else group)[name[2:]] = val
+        elif a == "--debug":
+            debug = True
+        elif a != "--json":
+            return None
+        i += 1
+    if not seen or (group["dir"] is not None and not os.path.isdir(group["dir"])):
+        return None
+    if any(p is not None and os.path.isfile(p) for p in (own["dir"], own["home"], group["home"])):
+        return None
+    return own["dir"] or group["dir"], own["home"] or group["home"], debug
+
+
+def log_to_stderr(debug: bool) -> None:
+    """Log to stderr only (a handler writing to stdout is moved to stderr); memdir's loggers at DEBUG with ``debug``,
+    else WARNING."""
+    import logging
+
+    root = logging.getLogger()
+    if not any(isinstance(h, logging.StreamHandler) and getattr(h, "stream", None) is sys.stderr for h in root.handlers):
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("memdir: %(levelname)s %(message)s"))
+        root.addHandler(handler)
+    # any handler writing to stdout would corrupt the stdio protocol: point it at stderr
+    for h in root.handlers:
+        if isinstance(h, logging.StreamHandler) and getattr(h, "stream", None) is sys.stdout:
+            h.setStream(sys.stderr)
+    logging.getLogger("memdir").setLevel(logging.DEBUG if debug else logging.WARNING)
+
+
+def run_session(dir_: str | None, home: str | None, debug: bool) -> bool:
+    """Serve the memory tools on stdin/stdout until stdin closes, with the light loop and the SDK server loading behind
+    it; returns True when done. Returns False at once, having read nothing, when the light table does not fit the
+    installed SDK or the SDK is missing (:func:`memdir.server.mcplight.load_table`): then :func:`run_plain` serves."""
+    from memdir.server.mcplight import load_table, run
+
+    table = load_table()
+    if table is None:
+        return False
+    held: dict[str, Any] = {}
+
+    def load():
+        import logging
+
+        logging.basicConfig(level=logging.WARNING, format="%(message)s", stream=sys.stderr)  # as the click CLI does
+        from memdir.server.mcp import build_server, serve_lines
+
+        log_to_stderr(debug)
+        server = build_server(dir_, home=home, log_level="DEBUG" if debug else "WARNING")
+        held["server"] = server
+        import memdir.core  # noqa: F401 — the engine's modules, so the first tool call only opens the store
+        from memdir.portability.dropimport import spawn_if_pending
+
+        spawn_if_pending(home, dir_)  # files dropped in <global root>/import/: imported by a detached process
+        return lambda next_line, write_line: serve_lines(server, next_line, write_line)
+
+    light = None
+    try:
+        light = run(load, table)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        if "server" in held:
+            held["server"].memdir_store.close()
+    if light is not None and not light.loaded:
+        # stdin closed before the full server finished loading: leave now rather than wait for its imports
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass
+        os._exit(0)
+    return True
+
+
+def run_plain(dir_: str | None, home: str | None, debug: bool) -> None:
+    """Serve the memory tools with the SDK's own stdio start (no light loop) until stdin closes. Raises
+    ``UsageError`` when the ``mcp`` SDK is not installed."""
+    from memdir.portability.dropimport import spawn_if_pending
+    from memdir.server.mcp import build_server, run_stdio
+
+    log_to_stderr(debug)
+    server = build_server(dir_, home=home, log_level="DEBUG" if debug else "WARNING")
+    spawn_if_pending(home, dir_)
+    try:
+        run_stdio(server)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.memdir_store.close()
