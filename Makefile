@@ -56,7 +56,7 @@ bench-mcp: $(STAMP)
 ## mcp-table: write src/memdir/data/mcp_light.json again from the SDK server (the light start's answers) after a tool
 ## changed; tests/test_mcp_fast_start.py fails until it is
 mcp-table: $(STAMP)
-	$(PY) -c 'from memdir.server.mcp import write_light_table; print(write_light_table())'
+	$(PY) -c 'from memdir.server.mcptable import write_light_table; print(write_light_table())'
 
 clean:
 	rm -rf $(VENV) build *.egg-info src/*.egg-info .pytest_cache

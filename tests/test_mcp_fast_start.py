@@ -20,10 +20,11 @@ pytest.importorskip("mcp", reason="needs the optional `mcp` SDK (pip install 'me
 
 from memdir.cli.mcpstart import mcp_argv  # noqa: E402
 from memdir.server import mcplight  # noqa: E402
-from memdir.server.mcp import build_server, light_table, wire_replies  # noqa: E402
+from memdir.server.mcp import build_server  # noqa: E402
+from memdir.server.mcptable import light_table, wire_replies  # noqa: E402
 
 SRC = Path(__file__).resolve().parents[1] / "src"
-REGENERATE = "make mcp-table (or: python -c 'from memdir.server.mcp import write_light_table; write_light_table()')"
+REGENERATE = "make mcp-table (or: python -c 'from memdir.server.mcptable import write_light_table; write_light_table()')"
 TIMEOUT = 120  # seconds for one reply from a subprocess (generous: the machine may be loaded; never a speed check)
 
 

@@ -14,7 +14,7 @@ stream: it is a private duplicate of fd 1, and fd 1 itself points at stderr from
 device), so a stray ``print`` or a child process cannot write into it.
 
 The table (``memdir/data/mcp_light.json``) is written from the SDK server by
-:func:`memdir.server.mcp.write_light_table` and checked equal to it by ``tests/test_mcp_fast_start.py``; it names
+:func:`memdir.server.mcptable.write_light_table` and checked equal to it by ``tests/test_mcp_fast_start.py``; it names
 the SDK version it came from, and when another version is installed the light loop is not used (plain SDK start).
 """
 
@@ -66,7 +66,7 @@ def repair_json_text(line: str) -> str:
 def load_table(path: str = TABLE_PATH) -> "dict[str, Any] | None":
     """The SDK's recorded answers (``{"sdk", "handshake_versions", "initialize": {version: result},
     "tools_list": {version: result}, "ping"}``, see
-    :func:`memdir.server.mcp.light_table`), or ``None`` when the file is missing or unreadable or the installed ``mcp``
+    :func:`memdir.server.mcptable.light_table`), or ``None`` when the file is missing or unreadable or the installed ``mcp``
     SDK is not the version it was recorded from (then ``memdir mcp`` starts the plain SDK server)."""
     try:
         with open(path, encoding="utf-8") as f:
