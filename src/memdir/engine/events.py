@@ -5,8 +5,9 @@ of one host event and its skip log, and the event counts the daily cap reads.
 from __future__ import annotations
 
 import json
+import time
 from datetime import datetime
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
 
 from memdir.capture import events as cevents
 from memdir.capture import gates
@@ -21,47 +22,82 @@ log = getLogger("memdir")  # imports logging only when a record can go somewhere
 
 
 SETTLE_AFTER = 1000  # an import storing this many events checkpoints and truncates the WAL afterwards
+#: an import commits every BATCH_EVENTS events or BATCH_SECONDS, whichever comes first, and lets go of the write lock
+#: between batches (for BATCH_PAUSE_S, longer than a waiting writer's 10 ms poll): hooks that capture while a long
+#: import runs wait one batch at most, and Ctrl-C keeps every batch committed before it (case C43)
+BATCH_EVENTS = 500
+BATCH_SECONDS = 0.25
+BATCH_PAUSE_S = 0.02
 
 
 def import_events(s: Stores, events: Iterable[dict[str, Any]], *, scope: str = "project") -> dict[str, int]:
-    """Bulk-store episodic events ``{key, role, text, session, ts}`` (``meta`` optional) in one transaction.
+    """Bulk-store episodic events ``{key, role, text, session, ts}`` (``meta`` optional), committed in batches of
+    :data:`BATCH_EVENTS` events or :data:`BATCH_SECONDS` (the write lock is let go between batches).
 
     Dedup by key and by SHA-256 of the normalized text; tombstoned keys/texts are skipped; text is redacted
     and bounded (:func:`cevents.bound_text`). ``ts`` may be a datetime (naive = UTC), ISO 8601 string or epoch s/ms;
     missing → now. Returns ``{"read", "stored", "duplicate", "skipped"}``; a malformed item is counted as
-    skipped with a debug-log reason, never raised.
+    skipped with a debug-log reason, never raised. Ctrl-C raises :class:`memdir.errors.Interrupted` (the counts of
+    the batches committed before it; the batch under way is rolled back): a second run stores only the rest.
     """
     if events is None or isinstance(events, (str, bytes, dict)) or not hasattr(events, "__iter__"):
         raise UsageError("import_events needs an iterable of event dicts ({key, role, text, session, ts})")
     root = s.root(scope)
     root.ensure()
     counts = {"read": 0, "stored": 0, "duplicate": 0, "skipped": 0}
+    total = len(events) if hasattr(events, "__len__") else None
+    it = iter(events)
+    try:
+        more = True
+        while more:
+            batch = dict.fromkeys(counts, 0)
+            more = _import_batch(s, root, it, batch, scope=scope)
+            for k, v in batch.items():
+                counts[k] += v
+            if more:
+                time.sleep(BATCH_PAUSE_S)  # a hook waiting on the lock takes it now
+    except KeyboardInterrupt:
+        from memdir.errors import Interrupted
+
+        raise Interrupted(counts["read"], total, counts) from None
+    if counts["stored"] >= SETTLE_AFTER:
+        root.store.settle()  # the WAL of a big import is written back and truncated
+    return counts
+
+
+def _import_batch(s: Stores, root: Any, it: Iterator[Any], counts: dict[str, int], *, scope: str) -> bool:
+    """Store events from ``it`` in one transaction under the write lock until :data:`BATCH_EVENTS` were read or
+    :data:`BATCH_SECONDS` passed; ``counts`` gets the batch's counts (left as they were when it is rolled back).
+    Returns True when ``it`` may hold more."""
     now = s.clock()
     history: list[str] = []  # stored events older than an hour: their heat starts now (issue 13 item 13)
+    queued: list[dict[str, Any]] = []  # sent to remote.url afterwards (memdir.engine.remote)
+    got = dict.fromkeys(counts, 0)
+    more = False
     with root.locked(), root.store.transaction() as st:
-        queued: list[dict[str, Any]] = []  # sent to remote.url afterwards (memdir.engine.remote)
+        deadline = time.monotonic() + BATCH_SECONDS
         tomb_refs, tomb_shas = st.tombstoned()
         pending: dict[int, str] = {}
-        for ev in events:
-            counts["read"] += 1
+        for ev in it:
+            got["read"] += 1
             row, why = event_row(s, ev, now)
             if row is None:
-                counts["skipped"] += 1
+                got["skipped"] += 1
                 log.debug("import_events: skipped (%s): key %.80r", why, ev.get("key") if isinstance(ev, dict) else type(ev).__name__)
-                continue
-            if row["ref"] in tomb_refs or row["content_sha256"] in tomb_shas:
-                counts["skipped"] += 1
+            elif row["ref"] in tomb_refs or row["content_sha256"] in tomb_shas:
+                got["skipped"] += 1
                 log.debug("import_events: skipped (tombstoned): %s", row["ref"])
-                continue
-            new_id = st.insert_event(row, pending=pending)
-            if new_id:
-                counts["stored"] += 1
+            elif st.insert_event(row, pending=pending):
+                got["stored"] += 1
                 queued.append(row)
                 if row["ts_epoch"] < now.timestamp() - 3600:
                     history.append(row["ref"])
             else:
-                counts["duplicate"] += 1
+                got["duplicate"] += 1
                 log.debug("import_events: duplicate key or text: %s", row["ref"])
+            if got["read"] >= BATCH_EVENTS or (got["read"] % 50 == 0 and time.monotonic() > deadline):
+                more = True
+                break
         st.flush_events(pending)  # FTS rows with each event's neighbouring turns
         if history:
             st.start_heat(history, now.timestamp())
@@ -70,13 +106,12 @@ def import_events(s: Stores, events: Iterable[dict[str, Any]], *, scope: str = "
             from memdir.engine import remote
 
             remote.queue_rows(root.db, queued)  # in the events' own transaction: both commit or neither
+    counts.update(got)
     if send:
         from memdir.engine import remote  # the team client, only when remote.url is set
 
         remote.send_rows(s, root, queued)
-    if counts["stored"] >= SETTLE_AFTER:
-        root.store.settle()  # the WAL of a big import is written back and truncated
-    return counts
+    return more
 
 
 def capture(s: Stores, event: dict[str, Any], **kwargs: Any):
