@@ -292,3 +292,108 @@ def test_c43_sigint_to_a_running_import_says_how_far_it_got(project, tmp_path):
     assert _events_in(project) == done >= 500
     r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0 and f"{6000 - done} events stored ({done} duplicates" in r.stdout, r.stdout + r.stderr
+
+
+# ---- C42: the index deleted under a store of episodic events -------------------------------------------------
+def _store_with_events(project, home):
+    with memdir.open(project, home=home) as m:
+        m.remember("We deploy the payments service with the blue-green script.", category="facts")
+        assert m.import_events(EVENTS)["stored"] == 6
+        assert m.capture({"role": "user", "text": "how do we roll back a payments deploy?", "session": "s2"}).stored
+        assert m.forget("import:t:s1:5")                                  # 6 + 1 - 1 events held
+        m.export(project.parent / "export.jsonl")
+    return project / ".memory" / ".memdir"
+
+
+def test_c42_a_deleted_index_says_how_many_events_are_gone_and_how_to_restore(project, tmp_path, capsys):
+    from conftest import run_cli
+
+    home = tmp_path / "g"
+    derived = _store_with_events(project, home)
+    _drop_index(derived)
+    args = ("--dir", str(project), "--home", str(home))
+    code, out, err = run_cli(capsys, *args, "recall", "payments deploy")
+    assert code == 0 and "blue-green" in out                               # the notes are back
+    lines = err.splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("memdir: warning: project root: the index ") and "was rebuilt from the notes" in lines[0]
+    assert "6 episodic events are gone unless restored from an export (memdir import <export.jsonl>)" in lines[0]
+    assert "re-imported from the host's transcripts (memdir import claude-code" in lines[0]
+    for cmd in (("status",), ("inspect",), ("recent",)):                    # any command, until an import
+        code, _, err = run_cli(capsys, *args, *cmd)
+        assert code == 0 and err.count("6 episodic events are gone") == 1, (cmd, err)
+    code, out, err = run_cli(capsys, *args, "import", str(project.parent / "export.jsonl"))
+    assert code == 0 and "6 events stored" in out and "gone" not in err, (out, err)
+    code, _, err = run_cli(capsys, *args, "status")
+    assert code == 0 and "gone" not in err
+    with memdir.open(project, home=home) as m:
+        assert m.notices() == [] and m.get("import:t:s1:5") is None         # forgotten stays forgotten
+
+
+def test_c42_the_count_follows_capture_import_forget_and_prune_and_adds_up_over_rebuilds(project, tmp_path):
+    from memdir.store.sqlite import ledger
+
+    home = tmp_path / "g"
+    derived = _store_with_events(project, home)
+    index_path = derived / "index.sqlite3"
+    assert ledger.read(index_path) == {"events": 6, "lost": 0, "rebuilt_at": None}
+    _drop_index(derived)
+    with memdir.open(project, home=home) as m:
+        assert m.import_events(EVENTS[:2])["stored"] == 2                  # two come back from somewhere
+        assert len(m.notices()) == 1 and "6 episodic events" in m.notices()[0]
+    _drop_index(derived)                                                    # lost again before any memdir import
+    with memdir.open(project, home=home) as m:
+        _ = m.status()
+        assert "8 episodic events are gone" in m.notices()[0]
+
+
+def test_c42_a_corrupt_index_moved_aside_and_an_older_store_without_a_count(project, tmp_path, caplog):
+    from memdir.store.sqlite import ledger
+
+    home = tmp_path / "g"
+    derived = _store_with_events(project, home)
+    ledger.path_of(derived / "index.sqlite3").unlink()                    # a store made before the count existed
+    with memdir.open(project, home=home) as m:
+        assert m.recall("payments deploy") and m.notices() == []
+    assert ledger.read(derived / "index.sqlite3")["events"] == 6           # written once, from the index
+    for p in derived.glob("index.sqlite3-*"):
+        p.unlink()
+    (derived / "index.sqlite3").write_bytes(b"not a database at all" * 300)
+    with memdir.open(project, home=home) as m:
+        assert m.recall("payments deploy")
+        assert "6 episodic events are gone" in m.notices()[0]
+    assert list(derived.glob("index.sqlite3.corrupt-*"))                   # set aside, never deleted
+
+
+def test_c42_a_failed_commit_puts_the_count_back(project, tmp_path):
+    import sqlite3
+
+    from memdir.store.sqlite import ledger
+
+    class FullDisk:  # the index connection, whose COMMIT fails (after the counter was written)
+        def __init__(self, db):
+            self.real = db
+
+        def execute(self, sql, *a):
+            if sql == "COMMIT":
+                raise sqlite3.OperationalError("database or disk is full")
+            return self.real.execute(sql, *a)
+
+        def __getattr__(self, name):
+            return getattr(self.real, name)
+
+    home = tmp_path / "g"
+    derived = _store_with_events(project, home)
+    with memdir.open(project, home=home) as m:
+        st = m.roots["project"].store
+        real, st.db = st.db, FullDisk(st.db)
+        try:
+            with pytest.raises(sqlite3.OperationalError):
+                with st.transaction():
+                    st.insert_event({"kind": "event", "ref": "x:1", "content_sha256": "0" * 64, "role": "user",
+                                     "session": None, "ts": "2026-10-01T00:00:00Z", "ts_epoch": 1.0, "text": "rolled back",
+                                     "meta": None})
+                    assert ledger.read(derived / "index.sqlite3")["events"] == 6
+        finally:
+            st.db = real
+    assert ledger.read(derived / "index.sqlite3")["events"] == 6

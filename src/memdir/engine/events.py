@@ -225,3 +225,29 @@ def capture_event(s: Stores, event: Any, *, scope: str = "project", **fields: An
     if counts.get("duplicate"):
         return gates.skip_result("duplicate", key, key=key, role=role, text=text)
     return gates.skip_result("tombstoned", f"{key} (forgotten earlier)", key=key, role=role, text=text)
+
+
+def notices(s: Stores) -> list[str]:
+    """The body of :meth:`memdir.Memdir.notices`, whose docstring is the contract: for each local root whose index
+    was rebuilt while it held episodic events, the line of :func:`memdir.store.sqlite.ledger.notice` (read from the
+    small counter file beside the index; nothing is opened)."""
+    from memdir.store.sqlite import ledger
+
+    out = []
+    for scope in ("project", "global"):
+        root = s.roots[scope]
+        line = ledger.notice(root.db_path) if not root.remote and root.exists() else None
+        if line:
+            out.append(f"{scope} root: {line}")
+    return out
+
+
+def restored(s: Stores, scopes: Iterable[str] = ("project",)) -> None:
+    """A ``memdir import`` into ``scopes`` completed: the lost-events notice of those roots is dropped
+    (:func:`memdir.store.sqlite.ledger.acknowledge`). Never raises."""
+    from memdir.store.sqlite import ledger
+
+    for scope in scopes:
+        root = s.roots.get(scope)
+        if root is not None and not root.remote:
+            ledger.acknowledge(root.db_path)

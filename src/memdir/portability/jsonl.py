@@ -108,6 +108,7 @@ def import_jsonl(s: Stores, path: str | os.PathLike) -> dict[str, int]:
         for key, v in (exc.counts if isinstance(exc, Interrupted) else {}).items():
             counts[key] += v
         raise Interrupted(counts["read"], len(events), counts) from None
+    event_ops.restored(s, set(by_scope) or {"project"})  # an index rebuilt earlier: the user has restored what they had
     return counts
 
 

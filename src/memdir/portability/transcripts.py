@@ -233,6 +233,10 @@ def import_host(m, source: str, path: Path | str | None = None, *, projects: str
             bar.close()
         router.close()
 
+    from memdir.engine.events import restored
+
+    for target in (m, *router.opened.values()):  # an index rebuilt earlier: its lost-events notice is answered
+        restored(target.stores)
     parser_skipped = Counter({k.split(":", 1)[1]: v for k, v in parsed.items() if k.startswith("skipped:")})
     read = sum(read_by_role.values())
     stored = totals.get("stored", 0)
