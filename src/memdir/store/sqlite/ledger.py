@@ -9,9 +9,10 @@ could say so: the new index does not know it ever held events. This file is that
 
 * ``events``: events in the index now. Each transaction that stores or deletes events changes it by its delta,
   written **before** the ``COMMIT`` (while SQLite's write lock serialises writers, so two writers never lose an
-  update) and put back when the commit fails. Cost on the hook path: one read of this small file and one atomic
-  rename per committed batch (a capture is one batch; an import of 60,000 events about 120), no fsync — a counter
-  left behind by a power cut is off by the last batch, which only makes the number in the warning approximate.
+  update) and put back when the commit fails. Cost on the hook path: one ``read`` and one ``pwrite`` of this
+  128-byte file per committed batch (~20 us; a capture is one batch, an import of 60,000 events about 120), no
+  fsync and no rename — a counter left behind by a power cut may be off by the last batch or unreadable (then it
+  starts again from the index's count), which only makes the number in the warning approximate.
 * an existing index without the file (made by an older memdir) writes its count once, at open;
 * a **new** index (first open, deleted, moved aside) moves ``events`` into ``lost`` and records ``rebuilt_at``;
   :func:`notice` then gives the one line every CLI command prints, until a ``memdir import`` completes
@@ -40,35 +41,48 @@ def path_of(index_path: Path) -> Path:
     return Path(index_path).with_name(FILE_NAME)
 
 
+#: the record's fixed size: each write replaces the same bytes in place (one ``pwrite``, no new file)
+RECORD_BYTES = 128
+
+
 def read(index_path: Path) -> dict[str, Any] | None:
     """``{"events": int, "lost": int, "rebuilt_at": str | None}``, or ``None`` when the file is missing or unreadable."""
     try:
-        obj = json.loads(path_of(index_path).read_text(encoding="utf-8"))
+        fd = os.open(path_of(index_path), os.O_RDONLY)
+        try:
+            raw = os.read(fd, 4096)
+        finally:
+            os.close(fd)
+        obj = json.loads(raw.decode("utf-8"))
     except (OSError, ValueError):
         return None
     if not isinstance(obj, dict):
         return None
+
     def num(k: str) -> int:
         v = obj.get(k)
         return max(int(v), 0) if isinstance(v, (int, float)) and not isinstance(v, bool) else 0
+
     at = obj.get("rebuilt_at")
     return {"events": num("events"), "lost": num("lost"), "rebuilt_at": at if isinstance(at, str) else None}
 
 
 def write(index_path: Path, state: dict[str, Any]) -> bool:
-    """Replace the file with ``state`` (atomic rename, no fsync); False when the disk refuses (logged at debug)."""
-    p = path_of(index_path)
-    tmp = p.with_name(f".{FILE_NAME}.{os.getpid()}.tmp")
+    """Write ``state`` over the file's :data:`RECORD_BYTES` in place (one ``pwrite``: a new file and a rename cost
+    a hook ~2 ms on a busy disk, this ~10 us), no fsync; False when the disk refuses (logged at debug level)."""
+    data = json.dumps({k: state.get(k) for k in ("events", "lost", "rebuilt_at")}).encode("utf-8")
+    data = data.ljust(RECORD_BYTES - 1) + b"\n"
     try:
-        tmp.write_text(json.dumps(state) + "\n", encoding="utf-8")
-        os.replace(tmp, p)
+        fd = os.open(path_of(index_path), os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            os.pwrite(fd, data, 0)
+            if os.fstat(fd).st_size != len(data):
+                os.ftruncate(fd, len(data))
+        finally:
+            os.close(fd)
         return True
     except OSError as exc:
         log.debug("event counter not written: %s", exc)
-        try:
-            tmp.unlink()
-        except OSError:
-            pass
         return False
 
 
