@@ -47,31 +47,38 @@ def import_events(s: Stores, events: Iterable[dict[str, Any]], *, scope: str = "
     counts = {"read": 0, "stored": 0, "duplicate": 0, "skipped": 0}
     total = len(events) if hasattr(events, "__len__") else None
     it = iter(events)
+    send = scope == "project" and bool(s.config.get("remote.url"))
+    queued: list[dict[str, Any]] = []  # sent to remote.url once at the end (memdir.engine.remote); queued meanwhile
     try:
         more = True
         while more:
             batch = dict.fromkeys(counts, 0)
-            more = _import_batch(s, root, it, batch, scope=scope)
+            more = _import_batch(s, root, it, batch, queued if send else None)
             for k, v in batch.items():
                 counts[k] += v
             if more:
                 time.sleep(BATCH_PAUSE_S)  # a hook waiting on the lock takes it now
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # the committed batches' rows wait in the queue for the next push
         from memdir.errors import Interrupted
 
         raise Interrupted(counts["read"], total, counts) from None
+    if queued:
+        from memdir.engine import remote  # the team client, only when remote.url is set
+
+        remote.send_rows(s, root, [])  # every batch queued its rows already: push what the queue holds
     if counts["stored"] >= SETTLE_AFTER:
         root.store.settle()  # the WAL of a big import is written back and truncated
     return counts
 
 
-def _import_batch(s: Stores, root: Any, it: Iterator[Any], counts: dict[str, int], *, scope: str) -> bool:
+def _import_batch(s: Stores, root: Any, it: Iterator[Any], counts: dict[str, int],
+                  queued: list[dict[str, Any]] | None) -> bool:
     """Store events from ``it`` in one transaction under the write lock until :data:`BATCH_EVENTS` were read or
-    :data:`BATCH_SECONDS` passed; ``counts`` gets the batch's counts (left as they were when it is rolled back).
-    Returns True when ``it`` may hold more."""
+    :data:`BATCH_SECONDS` passed; ``counts`` gets the batch's counts and ``queued`` (when the team server is set) its
+    stored rows, both left as they were when it is rolled back. Returns True when ``it`` may hold more."""
     now = s.clock()
     history: list[str] = []  # stored events older than an hour: their heat starts now (issue 13 item 13)
-    queued: list[dict[str, Any]] = []  # sent to remote.url afterwards (memdir.engine.remote)
+    stored: list[dict[str, Any]] = []
     got = dict.fromkeys(counts, 0)
     more = False
     with root.locked(), root.store.transaction() as st:
@@ -89,7 +96,7 @@ def _import_batch(s: Stores, root: Any, it: Iterator[Any], counts: dict[str, int
                 log.debug("import_events: skipped (tombstoned): %s", row["ref"])
             elif st.insert_event(row, pending=pending):
                 got["stored"] += 1
-                queued.append(row)
+                stored.append(row)
                 if row["ts_epoch"] < now.timestamp() - 3600:
                     history.append(row["ref"])
             else:
@@ -101,16 +108,17 @@ def _import_batch(s: Stores, root: Any, it: Iterator[Any], counts: dict[str, int
         st.flush_events(pending)  # FTS rows with each event's neighbouring turns
         if history:
             st.start_heat(history, now.timestamp())
-        send = bool(queued) and scope == "project" and bool(s.config.get("remote.url"))
-        if send and not root.remote:
+        if queued is not None and stored and not root.remote:
             from memdir.engine import remote
 
-            remote.queue_rows(root.db, queued)  # in the events' own transaction: both commit or neither
+            remote.queue_rows(root.db, stored)  # in the events' own transaction: both commit or neither
     counts.update(got)
-    if send:
-        from memdir.engine import remote  # the team client, only when remote.url is set
+    if queued is not None and stored:
+        if root.remote:  # a PostgreSQL store: committed there, queued in the root's local file after each batch
+            from memdir.engine import remote
 
-        remote.send_rows(s, root, queued)
+            remote.enqueue(root.db, stored)
+        queued += stored
     return more
 
 
