@@ -400,3 +400,16 @@ def test_c42_a_failed_commit_puts_the_count_back(project, tmp_path):
         finally:
             st.db = real
     assert ledger.read(derived / "index.sqlite3")["events"] == 6
+
+
+def test_c42_the_global_root_says_so_too(project, tmp_path, capsys):
+    from conftest import run_cli
+
+    home = tmp_path / "g"
+    with memdir.open(project, home=home) as m:
+        assert m.import_events(EVENTS[:3], scope="global")["stored"] == 3
+    _drop_index(home / ".memdir")
+    code, out, err = run_cli(capsys, "--dir", str(project), "--home", str(home), "recall", "deploy step")
+    assert code == 1 and "no memory matches" in err                       # the events are gone: and it says why
+    warned = [ln for ln in err.splitlines() if ln.startswith("memdir: warning: global root: the index ")]
+    assert len(warned) == 1 and "3 episodic events are gone" in warned[0] and len(err.splitlines()) == 2

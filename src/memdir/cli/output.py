@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from memdir.errors import UsageError
+from memdir.errors import MemdirError, UsageError
 
 
 def open_store(ctx: click.Context):
@@ -35,12 +35,16 @@ def warn_unreadable_notes(ctx: click.Context) -> None:
     root = ctx.find_root()
     m = root.obj.get("store")
     failing = sys.exc_info()[1]  # the command is ending with an error: that one line is all it prints
-    if m is None or (failing is not None and not isinstance(failing, click.exceptions.Exit)):
+    if m is None:
         return
+    ok = failing is None or isinstance(failing, click.exceptions.Exit)
     try:
-        for line in m.notices():  # an index rebuilt from the notes lost its episodic events (case C42)
-            click.echo(f"memdir: warning: {line}", err=True)
-        if root.invoked_subcommand in LISTS_PROBLEMS:
+        # an index rebuilt from the notes lost its episodic events (case C42): said even before a "not found" (that
+        # may be why), never beside a usage error's one line
+        if ok or (isinstance(failing, MemdirError) and not isinstance(failing, UsageError)):
+            for line in m.notices():
+                click.echo(f"memdir: warning: {line}", err=True)
+        if not ok or root.invoked_subcommand in LISTS_PROBLEMS:
             return
         bad = m.note_problems()
     except Exception:  # noqa: BLE001 - a warning must never turn a finished command into an error
