@@ -73,7 +73,7 @@ def test_real_transcript_outcomes_follow_the_stub_and_a_second_run_adds_nothing(
         memories(secret_item,                              # call 3: a secret echoed back -> a note, redacted;
                  {"category": "gossip", "summary": "x", "body": "y"},          # an unknown category -> rejected;
                  {"category": "facts", "summary": "big", "body": "z" * 5000}),  # an oversized body -> rejected
-        '{"version": 1, "memories": [{"category": "facts", "summary": "cut',   # call 4: broken JSON -> reply rejected
+        '{"version": 1, "memories": [{"category": "facts", "summary": "cut',   # call 4: broken JSON -> an error, pending
     ]
     with StubModel(replies) as stub:
         with _open(project, tmp_path, clock, stub, **{"distill.max_input_chars": 1000}) as m:
@@ -90,16 +90,18 @@ def test_real_transcript_outcomes_follow_the_stub_and_a_second_run_adds_nothing(
             assert n_chunks >= len(replies)
 
             out = m.distill()
-            assert out["calls"] == n_chunks == len(stub.requests)
-            assert [s["status"] for s in out["sessions"]] == ["distilled"]
+            assert out["calls"] == 4 == len(stub.requests)  # the session stops at the reply that is not JSON
+            assert [s["status"] for s in out["sessions"]] == ["error"]
             assert sorted(n["summary"] for n in out["notes"]) == sorted(
                 [GOOD[0]["summary"], GOOD[1]["summary"], secret_item["summary"]])
             assert [p["summary"] for p in out["proposals"]] == [RULE["summary"]]
             assert [(s["summary"], s["overlaps"]) for s in out["skipped"]] == [(near_dup["summary"], "preferences/tailwind-utility-classes-no-custom-css")]
             reasons = [r["reason"] for r in out["rejected"]]
-            assert len(reasons) == 3 and reasons[2].startswith("invalid JSON")
+            assert len(reasons) == 2 and [e["session"] for e in out["errors"]] == [sid]
+            assert "invalid JSON" in out["errors"][0]["reason"] and "stay pending" in out["errors"][0]["reason"]
             assert reasons[0] == "unknown category 'gossip'" and reasons[1].startswith("oversized body (5000 chars")
-            assert out["marked"] == len(rows) and not out["errors"]
+            first3 = distill_prompt.chunk_turns(rows, 1000, 2000)[:3]
+            assert out["marked"] == sum(len(c[0]) for c in first3) < len(rows)  # the 4th chunk's turns: still pending
 
             # protection 1: nothing under rules/, one pending proposal
             assert _note_files(root, "rules") == rules_before
@@ -114,9 +116,12 @@ def test_real_transcript_outcomes_follow_the_stub_and_a_second_run_adds_nothing(
             assert isinstance(meta["distill_run"], int)
 
             before = {p: p.read_text() for p in root.rglob("*.md")}
+            left = distill.pending_turns(m.roots["project"], session=sid)[sid]
+            assert len(left) == len(rows) - out["marked"]  # asked again once the session has distill.min_turns new turns
             again = m.distill()
-            assert again["calls"] == 0 and not again["notes"] and not again["proposals"] and again["sessions"] == []
-            assert len(stub.requests) == n_chunks
+            assert again["calls"] == 0 and not again["notes"] and not again["proposals"]
+            assert [s["status"] for s in again["sessions"]] == ["skipped"]
+            assert len(stub.requests) == 4
             assert {p: p.read_text() for p in root.rglob("*.md")} == before
 
 

@@ -149,14 +149,14 @@ class Memdir:
         return curated.recent(self.stores, kinds=kinds, category=category, scope=scope, limit=limit)
 
     def import_events(self, events: Iterable[dict[str, Any]], *, scope: str = "project") -> dict[str, int]:
-        """Bulk-store episodic events ``{key, role, text, session, ts}`` (``meta`` optional) in one transaction.
-
-        Dedup by key and by SHA-256 of the normalized text; tombstoned keys/texts are skipped; text is redacted
-        and bounded (:func:`bound_text`). ``ts`` may be a datetime (naive = UTC), ISO 8601 string or epoch s/ms;
-        missing → now. Returns ``{"read", "stored", "duplicate", "skipped"}``; a malformed item is counted as
-        skipped with a debug-log reason, never raised.
-        """
+        """Bulk-store events ``{key, role, text, session, ts, meta?}`` in short batches: dedup by key and text SHA-256,
+        tombstoned skipped, text redacted and bounded; ``ts``: datetime (naive = UTC), ISO 8601, epoch s/ms, or now.
+        ``{"read", "stored", "duplicate", "skipped"}``, never raises for an item; Ctrl-C: ``errors.Interrupted``."""
         return event_ops.import_events(self.stores, events, scope=scope)
+
+    def notices(self) -> list[str]:
+        """One line per root whose index was rebuilt from the notes: episodic events lost, how to restore them."""
+        return event_ops.notices(self.stores)
 
     def capture(self, event: dict[str, Any], **kwargs: Any):
         """Gated capture of one host event (user prompt, assistant reply, tool-call summary); see
@@ -424,7 +424,7 @@ class Memdir:
     def import_jsonl(self, path: str | os.PathLike) -> dict[str, int]:
         """Import a JSONL file: ``type: note`` lines are remembered (same scope/category; duplicates reported),
         others are events (sorted by ts; dedup by key and text). Bad lines are counted as ``bad_lines`` and
-        skipped. Returns counts."""
+        skipped. Returns counts; Ctrl-C: :class:`memdir.errors.Interrupted` (``done`` of ``total`` events)."""
         from memdir.portability import jsonl as jsonl_io
 
         return jsonl_io.import_jsonl(self.stores, path)

@@ -1,6 +1,7 @@
 """Exceptions raised by memdir's public API.
 
-The CLI maps them to exit codes: ``UsageError`` → 2, ``NotFound`` → 1, any other ``MemdirError`` → 1.
+The CLI maps them to exit codes: ``UsageError`` → 2, ``NotFound`` → 1, any other ``MemdirError`` → 1, ``Interrupted``
+(Ctrl-C during an import) → 130.
 Each message is one sentence that says what to do.
 """
 
@@ -29,3 +30,21 @@ class NotFound(MemdirError, LookupError):
     """The named memory does not exist."""
 
     exit_code = 1
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C (SIGINT) stopped a long import part-way (case C43). Everything committed before it stays: imports
+    commit in short batches, and a batch cut short is rolled back whole. A ``KeyboardInterrupt``, so code that
+    stops on Ctrl-C still stops.
+
+    ``done``: items of the committed batches (stored, duplicates and skipped alike); ``total``: items there were
+    (``None`` when unknown); ``counts``: the import's counts for the committed batches; ``what``: the unit
+    (``"events"``). ``str()`` is the one line the CLI prints before exiting 130."""
+
+    def __init__(self, done: int, total: int | None = None, counts: dict | None = None, what: str = "events"):
+        super().__init__(done, total)
+        self.done, self.total, self.counts, self.what = int(done), total, dict(counts or {}), what
+
+    def __str__(self) -> str:
+        of = f" of {self.total}" if self.total is not None else ""
+        return f"interrupted after {self.done}{of} {self.what}; run the same command again to import the rest"

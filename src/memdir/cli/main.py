@@ -1,6 +1,7 @@
 """The ``memdir`` command: a thin layer over the Python API, same names, ``--json`` everywhere.
 
-Exit codes: 0 ok, 1 not found (or an operational error), 2 usage error. Errors are one line on stderr;
+Exit codes: 0 ok, 1 not found (or an operational error), 2 usage error, 130 stopped by Ctrl-C (an import says how
+far it got). Errors are one line on stderr;
 a traceback is shown only with ``--debug``.
 """
 
@@ -16,7 +17,7 @@ from typing import Any
 import click
 
 import memdir.registry as registry
-from memdir.errors import MemdirError, UsageError
+from memdir.errors import Interrupted, MemdirError, UsageError
 
 log = logging.getLogger("memdir")
 
@@ -24,7 +25,18 @@ log = logging.getLogger("memdir")
 LAZY_COMMANDS = registry.COMMANDS
 
 
+class Stopped(Exception):
+    """Ctrl-C stopped a command part-way (:class:`memdir.errors.Interrupted`): its one line, exit 130. Raised out of
+    the group so click does not turn it into a bare ``Aborted!``."""
+
+
 class LazyGroup(click.Group):
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except Interrupted as exc:  # how far an import got (what it committed stays)
+            raise Stopped(str(exc)) from None
+
     def list_commands(self, ctx):
         names = set(super().list_commands(ctx))
         names.update(n for n, target in LAZY_COMMANDS.items() if _find_spec(target))
@@ -133,7 +145,7 @@ def main(argv: list[str] | None = None) -> None:
             click.echo(json.dumps({"error": msg or prefix, "exit_code": code, **({"internal": True} if prefix == "internal error" else {})},
                                   ensure_ascii=False), err=True)
         else:
-            click.echo(f"memdir: {prefix}: {msg}" if msg else f"memdir: {prefix}", err=True)
+            click.echo(f"memdir: {prefix}: {msg}" if msg and prefix else f"memdir: {msg or prefix}", err=True)
         sys.exit(code)
 
     logging.basicConfig(level=logging.WARNING, format="%(message)s", stream=sys.stderr)
@@ -147,6 +159,8 @@ def main(argv: list[str] | None = None) -> None:
         fail(" ".join(x.strip() for x in exc.format_message().splitlines() if x.strip()), exc.exit_code)
     except click.exceptions.Abort:
         fail("", 130, "aborted")
+    except Stopped as exc:  # `memdir: interrupted after N of M events; run the same command again …`
+        fail(str(exc), 130, "")
     except MemdirError as exc:
         if debug:
             raise

@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from memdir.errors import UsageError
+from memdir.errors import MemdirError, UsageError
 
 
 def open_store(ctx: click.Context):
@@ -30,13 +30,22 @@ LISTS_PROBLEMS = ("inspect", "doctor")
 
 def warn_unreadable_notes(ctx: click.Context) -> None:
     """One line on stderr when the command's look at the roots found note files it could not read as written
-    (a hand edit that broke the frontmatter): such a note is recalled by its body alone, and said so here."""
+    (a hand edit that broke the frontmatter): such a note is recalled by its body alone, and said so here. Before
+    it, one line per root whose index was rebuilt and lost episodic events (:meth:`memdir.Memdir.notices`)."""
     root = ctx.find_root()
     m = root.obj.get("store")
     failing = sys.exc_info()[1]  # the command is ending with an error: that one line is all it prints
-    if m is None or root.invoked_subcommand in LISTS_PROBLEMS or (failing is not None and not isinstance(failing, click.exceptions.Exit)):
+    if m is None:
         return
+    ok = failing is None or isinstance(failing, click.exceptions.Exit)
     try:
+        # an index rebuilt from the notes lost its episodic events (case C42): said even before a "not found" (that
+        # may be why), never beside a usage error's one line
+        if ok or (isinstance(failing, MemdirError) and not isinstance(failing, UsageError)):
+            for line in m.notices():
+                click.echo(f"memdir: warning: {line}", err=True)
+        if not ok or root.invoked_subcommand in LISTS_PROBLEMS:
+            return
         bad = m.note_problems()
     except Exception:  # noqa: BLE001 - a warning must never turn a finished command into an error
         return

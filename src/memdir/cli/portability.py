@@ -251,8 +251,12 @@ def distill(ctx, session, since, dry_run, as_json):
     verb = "would write" if dry_run else "wrote"
     for n in out["notes"]:
         lines.append(f"  {verb} {n['id'] or n['category'] + '/…'}: {n['summary'][:80]}" + (f" (supersedes {n['supersedes']})" if n.get("supersedes") else ""))
-    for p in out["proposals"]:
-        lines.append(f"  proposed rule {p['id']}: {p['summary'][:80]} (memdir proposals accept {p['id']})")
+    for p in out["proposals"]:  # an accept command only for a proposal that is on disk (never a dry run's)
+        if p.get("id") and p.get("exists", p.get("created")):
+            lines.append(f"  {'proposed' if p.get('created') else 'already proposed'} rule {p['id']}: {p['summary'][:80]} "
+                         f"(memdir proposals accept {p['id']})")
+        else:
+            lines.append(f"  would propose a rule: {p['summary'][:80]} (run without --dry-run to write the proposal)")
     for k in out["skipped"]:
         lines.append(f"  skipped: {k['summary'][:60]}: {k['reason']}")
     for r in out["rejected"]:
@@ -262,8 +266,12 @@ def distill(ctx, session, since, dry_run, as_json):
     if not lines:
         lines.append("nothing to distill")
     emit(ctx, as_json, out, "\n".join(lines))
-    if out["errors"]:  # a failed model call is an operational error (exit 1); its turns stay pending for the next run
-        ctx.exit(1)
+    if out["errors"]:  # a failed call or a reply that is not JSON: exit 1, one error line; its turns stay pending
+        from memdir.errors import MemdirError
+
+        first, more = out["errors"][0], len(out["errors"]) - 1
+        raise MemdirError(f"distill: session {first['session']}: {first['reason']}"
+                          + (f" (and {more} more)" if more else "") + "; run memdir distill again to retry")
 
 
 @click.group(invoke_without_command=True)

@@ -25,9 +25,9 @@ host's Stop / SessionEnd / ``session.idle`` hook starts when ``distill.auto`` is
    too. (c) Secrets are redacted before the model sees the text and again on what comes back.
 5. **Write.** Notes get provenance in their frontmatter (``source: distill``, ``sessions``, ``model``,
    ``distill_run``), so ``memdir forget --source distill --session ID`` removes a batch. The chunk's events
-   are then marked distilled, so a second run adds nothing. A reply that is not JSON marks its turns too
-   (logged, not retried: the same turns would cost again); a failed call (timeout, HTTP error, missing CLI)
-   leaves them pending for the next run.
+   are then marked distilled, so a second run adds nothing. A reply that is not the JSON asked for (prose, JSON cut
+   in half) and a failed call (timeout, HTTP error, missing CLI) are errors (``errors``; the CLI exits 1): the
+   chunk's turns stay pending and are asked again next run (case C41), and the session's later chunks wait too.
 
 Every model call is a row in ``distill_runs`` (session, day, provider, model, status, counts); at most
 ``distill.daily_cap`` calls per UTC day and project root. ``dry_run`` asks the model but writes nothing.
@@ -196,16 +196,16 @@ def _run_locked(m: Any, root: Any, props: Any, out: dict[str, Any], *, session: 
                 break
             items, why = parse_reply(reply)
             counts = {"notes": 0, "proposals": 0, "superseded": 0, "skipped": 0, "rejected": 0}
-            if items is None:
+            if items is None:  # prose, JSON cut in half, another shape: nothing was read, so nothing is marked
                 from memdir.capture.redact import redact
 
-                out["rejected"].append({"session": sid, "item": None, "reason": why})
-                counts["rejected"] += 1
-                log.warning("distill: %s: reply rejected: %s: %.200r", sid, why, redact(reply or ""))
+                reason = f"the model's reply is not the JSON asked for ({why}); its turns stay pending for the next run"
+                out["errors"].append({"session": sid, "reason": reason})
+                log.warning("distill: %s: reply rejected (turns stay pending): %s: %.200r", sid, why, redact(reply or ""))
                 if not dry_run:
-                    _record(root, sid, day, now, provider, "invalid_reply", why, counts, chunk_rows)
-                    out["marked"] += len(chunk_rows)
-                continue
+                    _record(root, sid, day, now, provider, "invalid_reply", why, counts, [])
+                entry.update(status="error", reason=reason)
+                break
             run_id = None if dry_run else _record(root, sid, day, now, provider, "ok", "", counts, [])
             prov = {"source": "distill", "sessions": [sid], "model": provider.model, "distilled_at": iso(now)}
             if run_id is not None:
@@ -255,9 +255,15 @@ def _decide(m: Any, root: Any, props: Any, overlap: Overlap, out: dict[str, Any]
     if to_rules or pinned_sup:
         why = {"reason": f"supersedes the pinned note {sup}"} if pinned_sup else {}
         category = "rules" if to_rules else cand["category"]
-        if dry_run:
-            out["proposals"].append({**brief, "id": props.proposal_id(cand["body"]), "supersedes": sup, "created": True,
-                                     **why})
+        if dry_run:  # nothing is written: only a proposal already on disk has an id anyone can accept
+            got = _existing_proposal(root, props, cand["body"])
+            if got is not None and got.get("status") != "pending":
+                out["skipped"].append({**brief, "reason": f"already proposed as {got.get('id')} ({got.get('status')})",
+                                       "overlaps": f"proposal {got.get('id')}", "similarity": 1.0, "channel": "exact"})
+                counts["skipped"] += 1
+                return
+            out["proposals"].append({**brief, "id": got.get("id") if got else None, "supersedes": sup, "created": False,
+                                     "exists": got is not None, **why})
         else:
             # the one locked, redacting path to a proposal (the same as MCP memory_propose)
             p = m.propose(cand["body"], category=category, summary=cand["summary"], tags=cand["tags"],
@@ -268,9 +274,9 @@ def _decide(m: Any, root: Any, props: Any, overlap: Overlap, out: dict[str, Any]
                                        "overlaps": f"proposal {p.get('id')}", "similarity": 1.0, "channel": "exact"})
                 counts["skipped"] += 1
                 return
-            out["proposals"].append({**brief, "id": p["id"], "supersedes": sup, "created": True, **why})
+            out["proposals"].append({**brief, "id": p["id"], "supersedes": sup, "created": True, "exists": True, **why})
         counts["proposals"] += 1
-        overlap.add(f"proposal {out['proposals'][-1]['id']}", cand, vec)
+        overlap.add(f"proposal {out['proposals'][-1]['id'] or i}", cand, vec)
         log.info("distill: %s item %d: %s proposed (%s)", sid, i, "rule" if to_rules else f"replacement of pinned {sup}",
                  cand["summary"][:80])
         return
@@ -294,6 +300,15 @@ def _decide(m: Any, root: Any, props: Any, overlap: Overlap, out: dict[str, Any]
         counts["superseded"] += 1
     overlap.add(note.id, cand, vec)
     log.info("distill: %s item %d: wrote %s%s", sid, i, note.id, f" (supersedes {sup})" if sup else "")
+
+
+def _existing_proposal(root: Any, props: Any, body: str) -> dict[str, Any] | None:
+    """The proposal file :meth:`memdir.Memdir.propose` would find for ``body`` in ``root`` (same redaction, same
+    id), or ``None`` when there is none yet."""
+    from memdir.capture import events as cevents
+
+    path = props.find(root.path, props.proposal_id(cevents.redact_text(body.replace("\x00", "")).strip()))
+    return props.read(path) if path is not None else None
 
 
 def _record(root: Any, sid: str, day: str, now: datetime, provider: Any, status: str, detail: str,

@@ -113,8 +113,9 @@ FENCE = re.compile(r"^\s*```[a-zA-Z0-9_-]*\s*\n(.*?)\n?```\s*$", re.S)
 
 
 def parse_reply(text: str) -> tuple[list[Any] | None, str]:
-    """``(items, "")`` from a model reply, or ``(None, reason)`` when it is not the JSON object asked for.
-    Tolerates a code fence and prose around one JSON object."""
+    """``(items, "")`` from a model reply, or ``(None, reason)`` when it is not the JSON object asked for (prose,
+    JSON cut in half, a second object after the first, another version). Tolerates a code fence and prose around
+    one whole JSON object."""
     if not isinstance(text, str) or not text.strip():
         return None, "empty reply"
     s = text.strip()
@@ -125,14 +126,16 @@ def parse_reply(text: str) -> tuple[list[Any] | None, str]:
     try:
         obj = json.loads(s)
     except ValueError:
-        start, end = s.find("{"), s.rfind("}")
-        if start >= 0 and end > start:
-            try:
-                obj = json.loads(s[start : end + 1])
-            except ValueError as exc:
-                return None, f"invalid JSON ({exc.msg} at char {exc.pos})"
-        else:
+        start = s.find("{")
+        if start < 0:
             return None, "invalid JSON (no object in the reply)"
+        try:
+            obj, end = json.JSONDecoder().raw_decode(s, start)
+        except ValueError as exc:  # cut in half (a length limit, a dropped connection) or not JSON at all
+            return None, f"invalid JSON ({exc.msg} at char {exc.pos})"
+        rest = s[end:]
+        if "{" in rest or rest.lstrip().startswith("["):  # another object after it, perhaps the real one, cut short
+            return None, "invalid JSON (more JSON after the first object)"
     if isinstance(obj, list):
         obj = {"memories": obj}
     if not isinstance(obj, dict):

@@ -5,8 +5,9 @@ of one host event and its skip log, and the event counts the daily cap reads.
 from __future__ import annotations
 
 import json
+import time
 from datetime import datetime
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
 
 from memdir.capture import events as cevents
 from memdir.capture import gates
@@ -22,66 +23,109 @@ log = getLogger("memdir")  # imports logging only when a record can go somewhere
 
 
 SETTLE_AFTER = 1000  # an import storing this many events checkpoints and truncates the WAL afterwards
+#: an import commits every BATCH_EVENTS events or BATCH_SECONDS, whichever comes first, and lets go of the write lock
+#: between batches (for BATCH_PAUSE_S, longer than a waiting writer's 10 ms poll): hooks that capture while a long
+#: import runs wait one batch at most, and Ctrl-C keeps every batch committed before it (case C43)
+BATCH_EVENTS = 500
+BATCH_SECONDS = 0.25
+BATCH_PAUSE_S = 0.02
 
 
 def import_events(s: Stores, events: Iterable[dict[str, Any]], *, scope: str = "project",
                   lock_timeout: float | None = None) -> dict[str, int]:
-    """Bulk-store episodic events ``{key, role, text, session, ts}`` (``meta`` optional) in one transaction.
+    """Bulk-store episodic events ``{key, role, text, session, ts}`` (``meta`` optional), committed in batches of
+    :data:`BATCH_EVENTS` events or :data:`BATCH_SECONDS` (the write lock is let go between batches).
 
     Dedup by key and by SHA-256 of the normalized text; tombstoned keys/texts are skipped; text is redacted
     and bounded (:func:`cevents.bound_text`). ``ts`` may be a datetime (naive = UTC), ISO 8601 string or epoch s/ms;
     missing → now. Returns ``{"read", "stored", "duplicate", "skipped"}``; a malformed item is counted as
-    skipped with a debug-log reason, never raised. ``lock_timeout``: seconds to wait for the root's write lock
-    (default 60; raises ``LockBusy`` after). Afterwards the events other processes queued while the lock was busy
-    are stored too (:mod:`memdir.engine.spool`).
+    skipped with a debug-log reason, never raised. Ctrl-C raises :class:`memdir.errors.Interrupted` (the counts of
+    the batches committed before it; the batch under way is rolled back): a second run stores only the rest. ``lock_timeout``: seconds to wait for the
+    root's write lock (default 60; raises ``LockBusy`` after). Afterwards the events other processes queued while the
+    lock was busy are stored too (:mod:`memdir.engine.spool`).
     """
     if events is None or isinstance(events, (str, bytes, dict)) or not hasattr(events, "__iter__"):
         raise UsageError("import_events needs an iterable of event dicts ({key, role, text, session, ts})")
     root = s.root(scope)
     root.ensure()
     counts = {"read": 0, "stored": 0, "duplicate": 0, "skipped": 0}
-    now = s.clock()
-    history: list[str] = []  # stored events older than an hour: their heat starts now (issue 13 item 13)
-    with root.locked(lock_timeout), root.store.transaction() as st:
-        queued: list[dict[str, Any]] = []  # sent to remote.url afterwards (memdir.engine.remote)
-        tomb_refs, tomb_shas = st.tombstoned()
-        pending: dict[int, str] = {}
-        for ev in events:
-            counts["read"] += 1
-            row, why = event_row(s, ev, now)
-            if row is None:
-                counts["skipped"] += 1
-                log.debug("import_events: skipped (%s): key %.80r", why, ev.get("key") if isinstance(ev, dict) else type(ev).__name__)
-                continue
-            if row["ref"] in tomb_refs or row["content_sha256"] in tomb_shas:
-                counts["skipped"] += 1
-                log.debug("import_events: skipped (tombstoned): %s", row["ref"])
-                continue
-            new_id = st.insert_event(row, pending=pending)
-            if new_id:
-                counts["stored"] += 1
-                queued.append(row)
-                if row["ts_epoch"] < now.timestamp() - 3600:
-                    history.append(row["ref"])
-            else:
-                counts["duplicate"] += 1
-                log.debug("import_events: duplicate key or text: %s", row["ref"])
-        st.flush_events(pending)  # FTS rows with each event's neighbouring turns
-        if history:
-            st.start_heat(history, now.timestamp())
-        send = bool(queued) and scope == "project" and bool(s.config.get("remote.url"))
-        if send and not root.remote:
-            from memdir.engine import remote
+    total = len(events) if hasattr(events, "__len__") else None
+    it = iter(events)
+    send = scope == "project" and bool(s.config.get("remote.url"))
+    queued: list[dict[str, Any]] = []  # sent to remote.url once at the end (memdir.engine.remote); queued meanwhile
+    try:
+        more = True
+        while more:
+            batch = dict.fromkeys(counts, 0)
+            more = _import_batch(s, root, it, batch, queued if send else None, lock_timeout)
+            for k, v in batch.items():
+                counts[k] += v
+            if more:
+                time.sleep(BATCH_PAUSE_S)  # a hook waiting on the lock takes it now
+                spool.drain(root, lambda rows, sc: import_events(s, rows, scope=sc))  # what hooks queued meanwhile
+    except KeyboardInterrupt:  # the committed batches' rows wait in the queue for the next push
+        from memdir.errors import Interrupted
 
-            remote.queue_rows(root.db, queued)  # in the events' own transaction: both commit or neither
-    if send:
+        raise Interrupted(counts["read"], total, counts) from None
+    if queued:
         from memdir.engine import remote  # the team client, only when remote.url is set
 
-        remote.send_rows(s, root, queued)
+        remote.send_rows(s, root, [])  # every batch queued its rows already: push what the queue holds
     if counts["stored"] >= SETTLE_AFTER:
         root.store.settle()  # the WAL of a big import is written back and truncated
     spool.drain(root, lambda rows, sc: import_events(s, rows, scope=sc))
     return counts
+
+
+def _import_batch(s: Stores, root: Any, it: Iterator[Any], counts: dict[str, int],
+                  queued: list[dict[str, Any]] | None, lock_timeout: float | None = None) -> bool:
+    """Store events from ``it`` in one transaction under the write lock until :data:`BATCH_EVENTS` were read or
+    :data:`BATCH_SECONDS` passed; ``counts`` gets the batch's counts and ``queued`` (when the team server is set) its
+    stored rows, both left as they were when it is rolled back. Returns True when ``it`` may hold more."""
+    now = s.clock()
+    history: list[str] = []  # stored events older than an hour: their heat starts now (issue 13 item 13)
+    stored: list[dict[str, Any]] = []
+    got = dict.fromkeys(counts, 0)
+    more = False
+    with root.locked(lock_timeout), root.store.transaction() as st:
+        deadline = time.monotonic() + BATCH_SECONDS
+        tomb_refs, tomb_shas = st.tombstoned()
+        pending: dict[int, str] = {}
+        for ev in it:
+            got["read"] += 1
+            row, why = event_row(s, ev, now)
+            if row is None:
+                got["skipped"] += 1
+                log.debug("import_events: skipped (%s): key %.80r", why, ev.get("key") if isinstance(ev, dict) else type(ev).__name__)
+            elif row["ref"] in tomb_refs or row["content_sha256"] in tomb_shas:
+                got["skipped"] += 1
+                log.debug("import_events: skipped (tombstoned): %s", row["ref"])
+            elif st.insert_event(row, pending=pending):
+                got["stored"] += 1
+                stored.append(row)
+                if row["ts_epoch"] < now.timestamp() - 3600:
+                    history.append(row["ref"])
+            else:
+                got["duplicate"] += 1
+                log.debug("import_events: duplicate key or text: %s", row["ref"])
+            if got["read"] >= BATCH_EVENTS or (got["read"] % 50 == 0 and time.monotonic() > deadline):
+                more = True
+                break
+        st.flush_events(pending)  # FTS rows with each event's neighbouring turns
+        if history:
+            st.start_heat(history, now.timestamp())
+        if queued is not None and stored and not root.remote:
+            from memdir.engine import remote
+
+            remote.queue_rows(root.db, stored)  # in the events' own transaction: both commit or neither
+    counts.update(got)
+    if queued is not None and stored:
+        if root.remote:  # a PostgreSQL store: committed there, queued in the root's local file after each batch
+            from memdir.engine import remote
+
+            remote.enqueue(root.db, stored)
+        queued += stored
+    return more
 
 
 def capture(s: Stores, event: dict[str, Any], **kwargs: Any):
@@ -201,3 +245,29 @@ def capture_event(s: Stores, event: Any, *, scope: str = "project", **fields: An
     if counts.get("duplicate"):
         return gates.skip_result("duplicate", key, key=key, role=role, text=text)
     return gates.skip_result("tombstoned", f"{key} (forgotten earlier)", key=key, role=role, text=text)
+
+
+def notices(s: Stores) -> list[str]:
+    """The body of :meth:`memdir.Memdir.notices`, whose docstring is the contract: for each local root whose index
+    was rebuilt while it held episodic events, the line of :func:`memdir.store.sqlite.ledger.notice` (read from the
+    small counter file beside the index; nothing is opened)."""
+    from memdir.store.sqlite import ledger
+
+    out = []
+    for scope in ("project", "global"):
+        root = s.roots[scope]
+        line = ledger.notice(root.db_path) if not root.remote and root.exists() else None
+        if line:
+            out.append(f"{scope} root: {line}")
+    return out
+
+
+def restored(s: Stores, scopes: Iterable[str] = ("project",)) -> None:
+    """A ``memdir import`` into ``scopes`` completed: the lost-events notice of those roots is dropped
+    (:func:`memdir.store.sqlite.ledger.acknowledge`). Never raises."""
+    from memdir.store.sqlite import ledger
+
+    for scope in scopes:
+        root = s.roots.get(scope)
+        if root is not None and not root.remote:
+            ledger.acknowledge(root.db_path)

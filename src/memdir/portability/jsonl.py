@@ -13,7 +13,7 @@ from memdir.capture import events as cevents
 from memdir.engine import curated
 from memdir.engine import events as event_ops
 from memdir.engine import forget as forgetting
-from memdir.errors import MemdirError, NotFound, UsageError
+from memdir.errors import Interrupted, MemdirError, NotFound, UsageError
 from memdir.lazylog import getLogger
 from memdir.notes import markdown as notes
 from memdir.roots import ROOT_PAGE
@@ -89,6 +89,32 @@ def import_jsonl(s: Stores, path: str | os.PathLike) -> dict[str, int]:
         elif counts["bad_lines"] == BAD_LINES_SHOWN + 1:
             log.warning("memdir: %s: more bad lines skipped (counted in the result, not listed)", p.name)
 
+    try:
+        _read_export(s, p, counts, events, tombs, bad)
+    except KeyboardInterrupt:  # before any event was stored (notes already restored stay: each is its own file)
+        raise Interrupted(0, None, counts) from None
+    events.sort(key=lambda e: sort_ts(e.get("ts")))
+    by_scope: dict[str, list] = {}
+    for e in events:
+        by_scope.setdefault(e.get("scope") if e.get("scope") in SCOPES else "project", []).append(e)
+    try:
+        for scope, rows in tombs.items():  # first: a forgotten event in the same file is not stored again
+            counts["tombstones"] += forgetting.import_tombstones(s, rows, scope=scope)
+        for scope, evs in by_scope.items():
+            c = event_ops.import_events(s, evs, scope=scope)
+            for key, v in c.items():
+                counts[key] += v
+    except KeyboardInterrupt as exc:  # Ctrl-C: the batches committed so far stay; say how far it got, of the file
+        for key, v in (exc.counts if isinstance(exc, Interrupted) else {}).items():
+            counts[key] += v
+        raise Interrupted(counts["read"], len(events), counts) from None
+    event_ops.restored(s, set(by_scope) or {"project"})  # an index rebuilt earlier: the user has restored what they had
+    return counts
+
+
+def _read_export(s: Stores, p: Path, counts: dict[str, int], events: list[dict[str, Any]],
+                 tombs: dict[str, list[dict[str, Any]]], bad: Any) -> None:
+    """Read the export ``p``: notes restored at once, events and tombstones collected into ``events``/``tombs``."""
     with open(p, encoding="utf-8-sig", errors="replace") as f:  # a byte-order mark is not part of line 1
         for n, line in enumerate(f, 1):
             if not line.strip():
@@ -115,14 +141,3 @@ def import_jsonl(s: Stores, path: str | os.PathLike) -> dict[str, int]:
             else:
                 obj.setdefault("source", p.stem)
                 events.append(obj)
-    for scope, rows in tombs.items():  # first: a forgotten event in the same file is not stored again
-        counts["tombstones"] += forgetting.import_tombstones(s, rows, scope=scope)
-    events.sort(key=lambda e: sort_ts(e.get("ts")))
-    by_scope: dict[str, list] = {}
-    for e in events:
-        by_scope.setdefault(e.get("scope") if e.get("scope") in SCOPES else "project", []).append(e)
-    for scope, evs in by_scope.items():
-        c = event_ops.import_events(s, evs, scope=scope)
-        for key, v in c.items():
-            counts[key] += v
-    return counts

@@ -22,6 +22,10 @@ In ``"current"`` and ``"all"``, a session whose directory no longer exists is sk
 directory listed in ``missing_dirs``) and one that recorded no directory is skipped (``no_cwd``). A Claude Code or
 Codex file holds one session: its first lines say where it goes, and a skipped one is not read at all.
 
+Ctrl-C: events go in batches of :data:`BATCH` (each committed by :meth:`Memdir.import_events`, itself in short
+batches), so an interrupted import keeps what it committed and raises :class:`memdir.errors.Interrupted` (how far it
+got); the same command again stores only the rest (keys are deterministic).
+
 Progress: one bar that advances per record read (not per file), drawn only when ``progress`` is true and stderr
 is a terminal (the CLI turns it off for ``--json``), on stderr, never on stdout.
 """
@@ -169,6 +173,7 @@ def import_host(m, source: str, path: Path | str | None = None, *, projects: str
             per_project[str(target.project_root)] += c.get("stored", 0)
 
     done = 0  # records the bar has shown
+    i = 0
     try:
         for i, file in enumerate(files):
             totals["files"] += 1
@@ -216,11 +221,22 @@ def import_host(m, source: str, path: Path | str | None = None, *, projects: str
                 bar.update(upto - done)
                 done = upto
                 bar.set_postfix_str(f"{totals['files']}/{len(files)} files", refresh=False)
+    except KeyboardInterrupt as exc:  # Ctrl-C: every batch committed before it stays; a re-run stores the rest
+        from memdir.errors import Interrupted
+
+        totals.update(exc.counts if isinstance(exc, Interrupted) else {})
+        kept = sum(totals.get(k, 0) for k in ("stored", "duplicate", "skipped"))
+        raise Interrupted(kept, None, dict(totals),
+                          what=f"events (file {i + 1} of {len(files)}; {totals.get('stored', 0)} stored)") from None
     finally:
         if bar is not None:
             bar.close()
         router.close()
 
+    from memdir.engine.events import restored
+
+    for target in (m, *router.opened.values()):  # an index rebuilt earlier: its lost-events notice is answered
+        restored(target.stores)
     parser_skipped = Counter({k.split(":", 1)[1]: v for k, v in parsed.items() if k.startswith("skipped:")})
     read = sum(read_by_role.values())
     stored = totals.get("stored", 0)

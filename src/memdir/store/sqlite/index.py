@@ -17,7 +17,7 @@ from typing import Any, Iterable
 from memdir.lazylog import getLogger
 from memdir.recall import handles, passages
 from memdir.store import rows
-from memdir.store.sqlite import codec, tombstones
+from memdir.store.sqlite import codec, ledger, tombstones
 from memdir.store.sqlite.migrations import migrate
 from memdir.recall.tokenize import fts_query, tokenize
 
@@ -167,6 +167,7 @@ def open_index(path: Path) -> tuple[sqlite3.Connection, bool]:
         finally:
             upgrading = None
         tombstones.on_open(db, path, created=not existed)
+        ledger.on_open(db, path, created=not existed, when=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
         return db, not existed
     except sqlite3.DatabaseError as exc:
         try:
@@ -188,6 +189,7 @@ def open_index(path: Path) -> tuple[sqlite3.Connection, bool]:
         db = _connect(path)
         migrate(db)
         kept = tombstones.on_open(db, path, created=True, aside=aside)
+        ledger.on_open(db, path, created=True, when=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
         log.warning("memdir: index %s was unreadable (%s); moved aside to %s and rebuilt from the Markdown: its events "
                     "are not in the new index (%d forgotten items stay forgotten)", path, exc, aside.name, kept)
         return db, True

@@ -38,6 +38,7 @@ class SqliteStore:
         #: the index file: committed tombstones are copied to the log beside it (:mod:`memdir.store.sqlite.tombstones`)
         self.path = path
         self._tombs: list[dict[str, Any]] = []  # written in the open transaction, logged after its commit
+        self._delta = 0  # events stored minus deleted in the open transaction (memdir.store.sqlite.ledger)
 
     @classmethod
     def open(cls, path) -> "SqliteStore":
@@ -47,14 +48,31 @@ class SqliteStore:
     @contextmanager
     def transaction(self) -> Iterator["SqliteStore"]:
         self.db.execute("BEGIN IMMEDIATE")
+        undo = None
         try:
             yield self
+            undo = self._count_events()  # before COMMIT: SQLite's write lock serialises the counter's writers
             self.db.execute("COMMIT")
         except BaseException:
             self.db.execute("ROLLBACK")
             self._tombs.clear()
+            self._delta = 0
+            if undo is not None:
+                from memdir.store.sqlite import ledger
+
+                ledger.write(self.path, undo)
             raise
         self._log_tombstones()
+
+    def _count_events(self) -> dict[str, Any] | None:
+        """Add the open transaction's event delta to the counter beside the index; returns the counter as it was
+        (put back if the commit fails), ``None`` when nothing changed."""
+        delta, self._delta = self._delta, 0
+        if not delta or self.path is None:
+            return None
+        from memdir.store.sqlite import ledger
+
+        return ledger.add(self.path, delta, self.db)
 
     def _log_tombstones(self) -> None:
         tombs, self._tombs = self._tombs, []
@@ -64,10 +82,15 @@ class SqliteStore:
             tombstones.append(self.path, tombs)
 
     def upsert_doc(self, row):
+        if row.get("kind") != "note" and not self.has_ref(row["ref"]):
+            self._delta += 1
         return index.upsert_doc(self.db, row)
 
     def insert_event(self, row, *, pending=None):
-        return index.insert_event(self.db, row, pending=pending)
+        new_id = index.insert_event(self.db, row, pending=pending)
+        if new_id is not None:
+            self._delta += 1
+        return new_id
 
     def flush_events(self, pending):
         return index.flush_events(self.db, pending)
@@ -76,7 +99,11 @@ class SqliteStore:
         return index.refresh_context(self.db, sessions)
 
     def delete_doc(self, ref):
-        return index.delete_doc(self.db, ref)
+        kind = self.db.execute("SELECT kind FROM docs WHERE ref = ?", (ref,)).fetchone()
+        gone = index.delete_doc(self.db, ref)
+        if gone and kind is not None and kind[0] == "event":
+            self._delta -= 1
+        return gone
 
     def search(self, tokens, *, weights, limit, kinds=None):
         # whole rows, as the Store contract says (the facade ranks on index.search's slim rows and reads whole rows

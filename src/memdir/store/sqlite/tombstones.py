@@ -13,14 +13,13 @@ import brought forgotten events back. This module keeps a copy of every tombston
 * ``memdir export`` writes tombstones as ``{"type": "tombstone", …}`` lines and ``memdir import`` applies them
   (:meth:`memdir.core.Memdir.import_jsonl`).
 
-The log holds refs (event keys, note ids) and content hashes, never text. Lines that cannot be parsed are skipped.
+The log holds refs (event keys, note ids) and content hashes, never text. A torn last line (full disk, power cut) is
+kept as a line of its own and skipped when read, with one warning (:mod:`memdir.jsonlog`).
 Writes never raise: a read-only or full disk leaves the index's own table as the only copy (debug log).
 """
 
 from __future__ import annotations
 
-import json
-import os
 import sqlite3
 from pathlib import Path
 from typing import Any, Iterable
@@ -38,42 +37,27 @@ def log_path(index_path: Path) -> Path:
     return Path(index_path).with_name(LOG_NAME)
 
 
-def _line(row: Any) -> str:
-    return json.dumps({k: row[k] for k in COLUMNS}, ensure_ascii=False) + "\n"
-
-
 def append(index_path: Path, rows: Iterable[Any]) -> int:
     """Append ``rows`` (mappings with :data:`COLUMNS`) to the log of ``index_path``, flushed to disk; returns lines
-    written (0 when the disk refuses: logged at debug level, never raised)."""
-    data = "".join(_line(r) for r in rows)
-    if not data:
-        return 0
+    written (0 when the disk refuses: logged at debug level, never raised). A log ending in a torn line (no newline)
+    gets one first (:func:`memdir.jsonlog.append`), so the new tombstones are never glued onto it."""
+    from memdir import jsonlog
+
     try:
-        fd = os.open(log_path(index_path), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-        try:
-            os.write(fd, data.encode("utf-8"))
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        return jsonlog.append(log_path(index_path), ({k: r[k] for k in COLUMNS} for r in rows))
     except OSError as exc:
         log.debug("tombstone log not written: %s", exc)
         return 0
-    return data.count("\n")
 
 
 def read(path: Path) -> list[dict[str, Any]]:
-    """The tombstones in the log file ``path`` (missing file: none); malformed lines skipped."""
+    """The tombstones in the log file ``path`` (missing file: none). Torn or malformed lines are skipped and reported
+    once (:func:`memdir.jsonlog.read`); a tombstone an older memdir appended onto a torn line is still read."""
+    from memdir import jsonlog
+
     out: list[dict[str, Any]] = []
-    try:
-        text = Path(path).read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return out
-    for line in text.splitlines():
-        try:
-            obj = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(obj, dict) and isinstance(obj.get("ref"), str) and obj["ref"]:
+    for obj in jsonlog.read(path)[0]:
+        if isinstance(obj.get("ref"), str) and obj["ref"]:
             out.append({k: obj.get(k) if isinstance(obj.get(k), str) else None for k in COLUMNS})
     return out
 
