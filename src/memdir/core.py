@@ -235,7 +235,7 @@ class Memdir:
         return health.inspect(self.stores)
 
     def status(self) -> dict[str, Any]:
-        """Counts and paths per root, plus the index size in bytes."""
+        """Counts and paths per root, the index size in bytes, ``read_only`` (why) on a root this process cannot write."""
         from memdir.engine import health
 
         return health.status(self.stores)

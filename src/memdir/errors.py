@@ -25,3 +25,10 @@ class NotFound(MemdirError, LookupError):
     """The named memory does not exist."""
 
     exit_code = 1
+
+
+class ReadOnlyStore(MemdirError):
+    """A write (remember, forget, edit, capture, import…) to a memory root this process cannot write: a read-only
+    mount or a sandbox that forbids writes. Reads (recall, context, get, recent, status, doctor) still work."""
+
+    exit_code = 1

@@ -1,0 +1,196 @@
+"""Hostile conditions of the safety kind (cases C35-C37): a store that cannot be written (C36), a note changed on
+disk while an editor had it open (C35), third-party text captured from a web tool (C37).
+
+Read-only stores are made read-only for real, root included (the tests run as root on CI, where ``chmod`` stops
+nothing): a read-only bind mount of the directory over itself, else ``chmod`` for another user; else skipped."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+import memdir
+from memdir.errors import ReadOnlyStore
+
+
+# ---- C36: a read-only store ---------------------------------------------------------------------------------------
+def _run(cmd: list[str]) -> bool:
+    try:
+        return subprocess.run(cmd, capture_output=True, timeout=30).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        return False
+
+
+@contextmanager
+def read_only(*dirs: Path):
+    """Make each directory read-only for this process (and its children), root included."""
+    done: list[Path] = []
+    try:
+        for d in dirs:
+            d.mkdir(parents=True, exist_ok=True)
+            if os.geteuid() == 0:
+                if not _run(["mount", "--bind", str(d), str(d)]):
+                    pytest.skip("cannot bind-mount here (a read-only store needs it when running as root)")
+                done.append(d)
+                if not _run(["mount", "-o", "remount,ro,bind", str(d), str(d)]):
+                    pytest.skip("cannot remount read-only here")
+            else:
+                for p in [d, *d.rglob("*")]:
+                    p.chmod(p.stat().st_mode & ~0o222)
+                done.append(d)
+        for d in dirs:
+            with pytest.raises(OSError):
+                (d / ".probe").write_text("x")
+        yield
+    finally:
+        for d in reversed(done):
+            if os.geteuid() == 0:
+                _run(["umount", str(d)]) or _run(["umount", "-l", str(d)])  # -l: a file still open under it
+            else:
+                for p in [d, *d.rglob("*")]:
+                    p.chmod(p.stat().st_mode | 0o200)
+
+
+def _filled(tmp_path) -> tuple[Path, Path, str]:
+    """A project store with a decision, a rule and a captured prompt, closed cleanly (no -wal/-shm left)."""
+    proj, home = tmp_path / "proj", tmp_path / "g"
+    (proj / ".git").mkdir(parents=True)
+    with memdir.open(proj, home=home) as m:
+        note = m.remember("deploy with make deploy from the main branch", category="decisions")
+        m.remember("never push to production on a friday", category="rules")
+        m.capture({"role": "user", "text": "how do we roll back a failed deploy quickly?", "session": "s1"})
+    derived = proj / ".memory" / ".memdir"
+    assert not (derived / "index.sqlite3-wal").exists()
+    return proj, home, note.id
+
+
+def _files(d: Path) -> dict[str, tuple[int, int]]:
+    return {str(p.relative_to(d)): (p.stat().st_mtime_ns, p.stat().st_size) for p in sorted(d.rglob("*")) if p.is_file()}
+
+
+def _cli(proj: Path, home: Path, *args: str, stdin: str = "") -> subprocess.CompletedProcess:
+    env = {**os.environ, "MEMDIR_HOME": str(home), "PYTHONPATH": os.pathsep.join(sys.path)}
+    return subprocess.run([sys.executable, "-m", "memdir", "--dir", str(proj), *args], input=stdin, text=True,
+                          capture_output=True, timeout=120, env=env, cwd=proj)
+
+
+def test_reads_work_from_a_read_only_store_and_writes_fail_in_one_line(tmp_path):
+    proj, home, nid = _filled(tmp_path)
+    mem = proj / ".memory"
+    with read_only(mem, home):
+        before = _files(mem)
+        with memdir.open(proj, home=home) as m:
+            assert [h.id for h in m.recall("deploy main branch")][:1] == [nid]
+            block = m.context("how do we deploy?")
+            assert "make deploy" in block and "friday" in block
+            assert m.get(nid).text.startswith("deploy with make deploy")
+            assert {h.id for h in m.recent()} >= {nid}
+            st = m.status()
+            assert st["project"]["notes"] == 2 and st["project"]["read_only"]
+            assert not [c for c in m.doctor() if c["ok"] == "fail"]
+            assert not [c for c in m.doctor() if "fts terms" in c["check"] and c["ok"] != "ok"]
+            for write in (lambda: m.remember("a new fact about caching layers"), lambda: m.forget(nid),
+                          lambda: m.edit(nid, "changed body"), lambda: m.pin(nid),
+                          lambda: m.capture({"role": "user", "text": "what about the staging cluster?", "session": "s2"}),
+                          lambda: m.import_events([{"key": "k1", "role": "user", "text": "imported text here"}])):
+                with pytest.raises(ReadOnlyStore) as exc:
+                    write()
+                msg = str(exc.value)
+                assert "read-only" in msg and "\n" not in msg and str(mem) in msg
+        assert _files(mem) == before
+        r = _cli(proj, home, "recall", "deploy")
+        assert r.returncode == 0 and "make deploy" in r.stdout, r.stderr
+        for args in (["status"], ["doctor"], ["context", "how do we deploy?"], ["get", nid], ["recent"]):
+            r = _cli(proj, home, *args)
+            assert r.returncode == 0, (args, r.stdout, r.stderr)
+        r = _cli(proj, home, "remember", "a note that cannot be saved")
+        assert r.returncode == 1 and len(r.stderr.strip().splitlines()) == 1 and "read-only" in r.stderr
+        r = _cli(proj, home, "forget", nid)
+        assert r.returncode == 1 and "read-only" in r.stderr and "Traceback" not in r.stderr
+        assert _files(mem) == before
+
+
+def test_the_prompt_hook_answers_from_a_read_only_store_and_skips_its_capture(tmp_path):
+    proj, home, nid = _filled(tmp_path)
+    mem = proj / ".memory"
+    payload = json.dumps({"session_id": "s9", "prompt": "how do we deploy the service to production?",
+                          "hook_event_name": "UserPromptSubmit", "cwd": str(proj)})
+    with read_only(mem, home):
+        before = _files(mem)
+        r = _cli(proj, home, "hook", "claude-code", "user-prompt-submit", stdin=payload)
+        assert r.returncode == 0
+        ctx = json.loads(r.stdout)["hookSpecificOutput"]["additionalContext"]
+        assert "make deploy" in ctx
+        from memdir.hosts.hooks import run_hook
+
+        logs: list[str] = []
+        import logging
+
+        h = logging.Handler()
+        h.emit = lambda rec: logs.append(rec.getMessage())  # type: ignore[method-assign]
+        lg = logging.getLogger("memdir")
+        lg.addHandler(h)
+        old = lg.level
+        lg.setLevel(logging.DEBUG)
+        try:
+            out = run_hook("claude-code", "user-prompt-submit", payload, home=str(home))
+        finally:
+            lg.removeHandler(h)
+            lg.setLevel(old)
+        assert "make deploy" in out
+        assert any("capture skipped (read_only)" in x for x in logs), logs
+        assert _files(mem) == before
+
+
+def test_a_read_only_clone_without_an_index_and_a_stale_index_are_read_from_the_markdown(tmp_path):
+    proj, home, nid = _filled(tmp_path)
+    mem = proj / ".memory"
+    (mem / "decisions" / "k8s-rollout.md").write_text("roll kubernetes pods out with a canary first\n", encoding="utf-8")
+    (mem / "decisions" / (nid.split("/")[1] + ".md")).unlink()  # gone by hand: the stale index must not show it
+    clone = tmp_path / "clone"
+    (clone / ".git").mkdir(parents=True)
+    shutil.copytree(mem, clone / ".memory", ignore=shutil.ignore_patterns(".memdir"))
+    with read_only(mem, clone / ".memory", home):
+        for where in (proj, clone):
+            with memdir.open(where, home=home) as m:
+                assert [h.id for h in m.recall("kubernetes canary")][:1] == ["decisions/k8s-rollout"]
+                assert m.get(nid) is None and nid not in m.context("deploy main branch")
+        assert not (clone / ".memory" / ".memdir").exists()
+
+
+def test_a_sandbox_that_refuses_writes_only_when_they_are_tried(tmp_path, monkeypatch):
+    """A sandbox may let ``os.access`` say yes and refuse the write itself: the open falls back to reading."""
+    from memdir.store.sqlite import readonly
+
+    proj, home, nid = _filled(tmp_path)
+    with read_only(proj / ".memory", home):
+        monkeypatch.setattr(readonly, "cannot_write", lambda path: None)
+        with memdir.open(proj, home=home) as m:
+            assert [h.id for h in m.recall("deploy main branch")][:1] == [nid]
+            with pytest.raises(ReadOnlyStore):
+                m.remember("another fact that cannot be saved")
+
+
+def test_writes_left_in_the_wal_by_a_writer_are_read_from_a_read_only_copy(tmp_path):
+    proj, home, nid = _filled(tmp_path)
+    db_path = proj / ".memory" / ".memdir" / "index.sqlite3"
+    holder = sqlite3.connect(db_path)  # another process still has the index open: the WAL stays beside the file
+    holder.execute("SELECT count(*) FROM sqlite_master").fetchone()
+    with memdir.open(proj, home=home) as m:
+        m.capture({"role": "user", "text": "the staging cluster lives in eu-west-3 now", "session": "s3"})
+    copy = tmp_path / "copy"
+    (copy / ".git").mkdir(parents=True)
+    shutil.copytree(proj / ".memory", copy / ".memory")
+    holder.close()
+    assert (copy / ".memory" / ".memdir" / "index.sqlite3-wal").stat().st_size > 0
+    with read_only(copy / ".memory", home):
+        with memdir.open(copy, home=home) as m:
+            assert any("eu-west-3" in h.text for h in m.recall("staging cluster eu-west-3"))
