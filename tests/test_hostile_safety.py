@@ -194,3 +194,105 @@ def test_writes_left_in_the_wal_by_a_writer_are_read_from_a_read_only_copy(tmp_p
     with read_only(copy / ".memory", home):
         with memdir.open(copy, home=home) as m:
             assert any("eu-west-3" in h.text for h in m.recall("staging cluster eu-west-3"))
+
+
+# ---- C35: an edit made from an older version of the note ---------------------------------------------------------
+def _store(tmp_path):
+    proj, home = tmp_path / "proj", tmp_path / "g"
+    (proj / ".git").mkdir(parents=True)
+    return memdir.open(proj, home=home), proj, home
+
+
+def test_an_edit_from_an_older_version_is_refused_and_overwrites_nothing(tmp_path):
+    from memdir.errors import EditConflict
+    from memdir.notes.markdown import version
+
+    m, proj, home = _store(tmp_path)
+    with m:
+        note = m.remember("release from the main branch only", category="decisions")
+        started = version(m.note_source(note.id))
+        path = note.path
+        theirs = path.read_text(encoding="utf-8").replace("main branch only", "release/* branches (git pull)")
+        path.write_text(theirs, encoding="utf-8")  # another tool changed the file while the editor had it open
+        for yours in ("release from main, tagged\n", m.note_source(note.id).replace("git pull", "mine")):
+            with pytest.raises(EditConflict) as exc:
+                m.edit(note.id, yours, expect=started)
+            e = exc.value
+            assert "\n" not in str(e) and started in str(e) and e.found in str(e)
+            assert e.theirs == theirs and e.yours == yours and e.expected == started
+            assert path.read_text(encoding="utf-8") == theirs
+        handle = next(h.handle for h in m.recall("release branches") if h.id == note.id)
+        for other in (note.id, handle):  # by its short handle too
+            with pytest.raises(EditConflict):
+                m.edit(other, "x body", expect=started)
+        assert m.edit(note.id, "release from main, tagged\n", expect=version(theirs)).text == "release from main, tagged"
+        assert m.edit(note.id, "no version given: as before\n").text == "no version given: as before"  # backward compatible
+        gone = m.remember("a note someone deletes while it is edited", category="facts")
+        v = version(m.note_source(gone.id))
+        gone.path.unlink()
+        with pytest.raises(EditConflict) as exc:
+            m.edit(gone.id, "resurrected?", expect=v)
+        assert exc.value.theirs is None and not gone.path.exists()
+
+
+def test_the_cli_editor_refuses_a_stale_edit_and_keeps_the_users_text(tmp_path):
+    m, proj, home = _store(tmp_path)
+    with m:
+        note = m.remember("the staging database is reset nightly", category="facts")
+    # $EDITOR changes the file on disk behind the editor's back (as `git pull` would), then saves the user's text
+    editor = tmp_path / "ed.py"
+    editor.write_text(
+        "import sys, pathlib\n"
+        f"note = pathlib.Path({str(note.path)!r})\n"
+        "note.write_text(note.read_text().replace('reset nightly', 'reset weekly (pulled)'))\n"
+        "p = pathlib.Path(sys.argv[1]); p.write_text(p.read_text().replace('reset nightly', 'reset hourly (mine)'))\n",
+        encoding="utf-8")
+    script = tmp_path / "run.py"  # a pseudo-terminal, so `memdir edit ID` opens $EDITOR as it does for a person
+    script.write_text(
+        "import os, pty, sys\n"
+        "os.environ['EDITOR'] = sys.executable + ' ' + sys.argv[1]\n"
+        "out = []\n"
+        "def read(fd):\n    d = os.read(fd, 4096); out.append(d); return d\n"
+        "status = pty.spawn([sys.executable, '-m', 'memdir', '--dir', sys.argv[2], 'edit', sys.argv[3]], read)\n"
+        "sys.stderr.write(b''.join(out).decode('utf-8', 'replace'))\n"
+        "sys.exit(os.waitstatus_to_exitcode(status))\n", encoding="utf-8")
+    env = {**os.environ, "MEMDIR_HOME": str(home), "PYTHONPATH": os.pathsep.join(sys.path)}
+    r = subprocess.run([sys.executable, str(script), str(editor), str(proj), note.id], capture_output=True, text=True,
+                       timeout=120, env=env)
+    assert r.returncode == 1, r.stderr
+    line = [x for x in r.stderr.replace("\r", "").splitlines() if "edit refused" in x]
+    assert len(line) == 1 and "changed on disk" in line[0], r.stderr
+    assert "weekly (pulled)" in note.path.read_text(encoding="utf-8")  # the change on disk stays
+    kept = Path(line[0].split("yours is kept in ")[1].split(" ")[0])
+    assert "hourly (mine)" in kept.read_text(encoding="utf-8")  # and the user's text is not lost
+    kept.unlink()
+
+
+def test_the_viewer_refuses_a_stale_form_and_shows_both_texts(tmp_path):
+    pytest.importorskip("starlette")
+    from starlette.testclient import TestClient
+    from urllib.parse import quote
+
+    from memdir.ui import build
+
+    m, proj, home = _store(tmp_path)
+    with m:
+        note = m.remember("deploys need two approvals", category="decisions")
+        c = TestClient(build(get=lambda: m, host="127.0.0.1", token=None), base_url="http://127.0.0.1:8766",
+                       follow_redirects=False)
+        page = c.get(f"/notes/project/{quote(note.id)}/edit").text
+        v = page.split('name="version" value="')[1].split('"')[0]
+        assert v
+        theirs = note.path.read_text(encoding="utf-8").replace("two approvals", "three approvals (pulled)")
+        note.path.write_text(theirs, encoding="utf-8")
+        form = {"frontmatter": f"id: {note.id}\nkind: decision", "body": "deploys need one approval (mine)\n",
+                "version": v}
+        r = c.post(f"/notes/project/{quote(note.id)}/edit", data=form, headers={"origin": "http://127.0.0.1:8766"})
+        assert r.status_code == 409
+        assert "three approvals (pulled)" in r.text and "one approval (mine)" in r.text and "changed on disk" in r.text
+        assert note.path.read_text(encoding="utf-8") == theirs
+        v2 = r.text.split('name="version" value="')[1].split('"')[0]
+        assert v2 and v2 != v  # saving again, after seeing both, is a deliberate replace of the new version
+        r = c.post(f"/notes/project/{quote(note.id)}/edit", data={**form, "version": v2},
+                   headers={"origin": "http://127.0.0.1:8766"})
+        assert r.status_code == 303 and "one approval (mine)" in note.path.read_text(encoding="utf-8")
