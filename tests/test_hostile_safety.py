@@ -179,6 +179,21 @@ def test_a_sandbox_that_refuses_writes_only_when_they_are_tried(tmp_path, monkey
                 m.remember("another fact that cannot be saved")
 
 
+def test_a_long_lived_reader_holds_its_postings_on_a_read_only_store(tmp_path):
+    """``memdir serve`` / the MCP server keep recall's postings in memory, built on a second connection: it opens
+    read-only too (immutable file, or a copy of the index in memory for a clone without one)."""
+    proj, home, nid = _filled(tmp_path)
+    clone = tmp_path / "clone"
+    (clone / ".git").mkdir(parents=True)
+    shutil.copytree(proj / ".memory", clone / ".memory", ignore=shutil.ignore_patterns(".memdir"))
+    with read_only(proj / ".memory", clone / ".memory", home):
+        for where in (proj, clone):
+            with memdir.open(where, home=home) as m:
+                m.keep_warm(True, start=True)
+                m.recall("deploy main branch")
+                got = m.keep_warm(True, build=True)["project"]
+                assert got.get("ready") and not got.get("disabled"), got
+                assert [h.id for h in m.recall("deploy main branch")][:1] == [nid]
 def test_writes_left_in_the_wal_by_a_writer_are_read_from_a_read_only_copy(tmp_path):
     proj, home, nid = _filled(tmp_path)
     db_path = proj / ".memory" / ".memdir" / "index.sqlite3"

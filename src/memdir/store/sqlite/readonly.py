@@ -104,3 +104,27 @@ def open_readonly(path: Path) -> tuple[sqlite3.Connection, str]:
         index.check_tokenizer(db)
         how = "memory"
     return db, how
+
+
+def second_connection(db: sqlite3.Connection) -> sqlite3.Connection:
+    """Another connection to what ``db`` reads, for a reader thread (:mod:`memdir.store.sqlite.postings` builds on
+    one): the same file opened as :func:`memdir.store.sqlite.index.connect_reader` does, else read-only as
+    :func:`open_readonly` does (``mode=ro``, then ``immutable=1``), or, for an index in memory, a copy of it."""
+    path = db.execute("PRAGMA database_list").fetchone()[2]
+    if not path:
+        return to_memory(db, close=False)
+    tries = [lambda: index.connect_reader(path)]
+    tries += [lambda q=q: _connect(_uri(Path(path), q), uri=True) for q in ("mode=ro", "immutable=1")]
+    last: sqlite3.Error | None = None
+    for connect in tries:
+        conn = None
+        try:
+            conn = connect()
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            return conn
+        except sqlite3.Error as exc:
+            last = exc
+            if conn is not None:
+                conn.close()
+    assert last is not None
+    raise last
