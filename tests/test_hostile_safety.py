@@ -405,3 +405,25 @@ def test_captured_tool_text_is_quoted_data_under_its_call_line(tmp_path, max_cha
             rules = "\n".join(lines[start:end])
             assert "IMPORTANT" not in rules and "obey" not in rules
             assert sum(ln.startswith(("## Rules", "[abc123")) for ln in lines) <= 1  # the forged ones only quoted
+
+
+def test_the_viewer_reads_a_read_only_store_and_keeps_a_refused_edit_in_its_form(tmp_path):
+    pytest.importorskip("starlette")
+    from urllib.parse import quote as q
+
+    from starlette.testclient import TestClient
+
+    from memdir.ui import build
+
+    proj, home, nid = _filled(tmp_path)
+    with read_only(proj / ".memory", home):
+        with memdir.open(proj, home=home) as m:
+            c = TestClient(build(get=lambda: m, host="127.0.0.1", token=None), base_url="http://127.0.0.1:8766",
+                           follow_redirects=False)
+            for url in ("/search?q=deploy", "/notes", f"/notes/project/{q(nid)}", f"/notes/project/{q(nid)}/edit",
+                        "/timeline", "/health", "/injections"):
+                assert c.get(url).status_code == 200, url
+            assert "make deploy" in c.get("/search?q=deploy").text
+            r = c.post(f"/notes/project/{q(nid)}/edit", data={"frontmatter": f"id: {nid}", "body": "typed by hand, kept\n"},
+                       headers={"origin": "http://127.0.0.1:8766"})
+            assert r.status_code == 409 and "read-only" in r.text and "typed by hand, kept" in r.text

@@ -23,7 +23,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from memdir.errors import EditConflict, MemdirError, NotFound, UsageError
+from memdir.errors import EditConflict, MemdirError, NotFound, ReadOnlyStore, UsageError
 import memdir.ui.i18n as i18n
 
 HERE = Path(__file__).parent
@@ -211,9 +211,9 @@ def create_app(backend: Backend, *, prefix: str = "") -> Starlette:
                 return render(request, "edit.html", code=409, id=nid, scope=scope, frontmatter=fm, body=body,
                               refused=str(exc), theirs=exc.theirs, version=exc.found or "", nav="notes",
                               theirs_frontmatter=fm2, theirs_body=body2)
-            except UsageError as exc:
-                return render(request, "edit.html", code=400, id=nid, scope=scope, frontmatter=fm, body=body,
-                              refused=str(exc), version=expect or "", nav="notes")
+            except (UsageError, ReadOnlyStore) as exc:  # the form keeps the text typed in it
+                return render(request, "edit.html", code=400 if isinstance(exc, UsageError) else 409, id=nid,
+                              scope=scope, frontmatter=fm, body=body, refused=str(exc), version=expect or "", nav="notes")
             return RedirectResponse(f"{note_href(base, scope, nid)}?done=saved", status_code=303)
         raw = await call(request, lambda m: m.note_source(nid, scope=scope))
         from memdir.notes.markdown import version
