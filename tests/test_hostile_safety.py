@@ -115,6 +115,11 @@ def test_reads_work_from_a_read_only_store_and_writes_fail_in_one_line(tmp_path)
         assert r.returncode == 1 and len(r.stderr.strip().splitlines()) == 1 and "read-only" in r.stderr
         r = _cli(proj, home, "forget", nid)
         assert r.returncode == 1 and "read-only" in r.stderr and "Traceback" not in r.stderr
+        dump = tmp_path / "dump.jsonl"
+        assert _cli(proj, home, "export", str(dump)).returncode == 0  # reads the store, writes elsewhere
+        for args in (["import", str(dump)], ["pin", nid], ["sweep"], ["reindex"]):
+            r = _cli(proj, home, *args)
+            assert r.returncode == 1 and len(r.stderr.strip().splitlines()) == 1 and "read-only" in r.stderr, (args, r.stderr)
         assert _files(mem) == before
 
 
