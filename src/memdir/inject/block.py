@@ -215,16 +215,20 @@ QUOTE = "> "  # the mark of each line of a tool's output in the block: data the 
 
 def tool_parts(e: Entry) -> tuple[str, str, tuple[int, int] | None]:
     """A tool entry as ``(call line, output, span in the output)``: the call (``Bash: make test →``, ``Edit: a.py
-    (-1 +2 lines)``) is its lead, else the first line of its text up to `` → ``; the output is the rest."""
+    (-1 +2 lines)``) is its lead, else the first line of its text up to `` → `` when that reads as a call
+    (``<tool>: …``); the output is the rest. A text of another shape (an import's raw tool text) has no call line:
+    all of it is output."""
     if e.lead:
         return e.lead, e.text, e.span
     text = e.text.strip()
     first, nl, rest = text.partition("\n")
     call, arrow, out1 = first.partition(" → ")
-    out = (out1 + nl + rest) if arrow else rest
+    if not (arrow and _CALL.match(call + " ")):
+        return "", text, e.span
+    out = out1 + nl + rest
     cut = len(text) - len(out)
     span = (max(0, e.span[0] - cut), max(0, e.span[1] - cut)) if e.span else None
-    return (call + " →" if arrow else call), out, span
+    return call + " →", out, span
 
 
 def quote(text: str) -> str:
@@ -239,13 +243,16 @@ def _render_tool(e: Entry, head: str, room: int, weights: dict[str, float]) -> s
     call, out, span = tool_parts(e)
     avail = room - len(head)
     line = _clean(" ".join(call.split()))
+    if not line:  # no call line: the header, then the text quoted beneath it
+        head, line = head.rstrip(), ""
     if not out.strip():
         return head + truncate(line, avail) if avail >= min(MIN_BODY, len(line) or MIN_BODY) else None
-    if len(line) + 1 + len(QUOTE) + MIN_BODY > avail:  # the call gives up room first, down to MIN_BODY
-        line = truncate(line, max(MIN_BODY, avail - 1 - len(QUOTE) - MIN_BODY))
+    least = min(MIN_BODY, len(one_line(out, 120)) if e.brief else len(out.strip()))  # what the output needs at least
+    if len(line) + 1 + len(QUOTE) + least > avail:  # the call gives up room first, down to MIN_BODY
+        line = truncate(line, max(MIN_BODY, avail - 1 - len(QUOTE) - least))
     rest = avail - len(line) - 1
-    if rest < len(QUOTE) + min(MIN_BODY, len(out.strip())):
-        return head + truncate(line, avail) if avail >= MIN_BODY else None
+    if rest < len(QUOTE) + least:
+        return head + truncate(line, avail) if line and avail >= MIN_BODY else None
     size = rest
     for _ in range(4):  # each shown line costs its quote mark: focus again in what is left after them
         raw = one_line(out, max(MIN_BODY, min(size - len(QUOTE), 120))) if e.brief else focus(out.strip(), weights, size, span, tail=True)
