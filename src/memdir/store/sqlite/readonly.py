@@ -21,7 +21,6 @@ from __future__ import annotations
 import os
 import sqlite3
 from pathlib import Path
-from urllib.parse import quote
 
 from memdir.errors import MemdirError
 from memdir.lazylog import getLogger
@@ -52,6 +51,8 @@ def cannot_write(path: str | Path) -> str | None:
 
 
 def _uri(path: Path, query: str) -> str:
+    from urllib.parse import quote  # only for a read-only store: not on every hook's import path
+
     return f"file:{quote(str(path.resolve()))}?{query}"
 
 
