@@ -95,7 +95,10 @@ def test_file_dumps_take_no_slot_from_a_decision(m):
     assert "Deploys use pnpm" in block and "deploy helper line" not in block, block
     block = m.context("deploy pnpm")
     lines = [ln for ln in block.splitlines() if "deploy helper line" in ln or "Read: /repo/lib/deploy.ex" in ln]
-    assert len(lines) <= 1 and all(len(ln) <= 140 for ln in lines), block  # one line at most, after the decision
+    # the call line and one quoted line of the file at most (C37: a tool's output is quoted under its call), after
+    # the decision
+    assert len(lines) <= 2 and sum(len(ln) for ln in lines) <= 140, block
+    assert all(ln.startswith("> ") for ln in lines[1:]), block
 
 
 @pytest.mark.parametrize("budget", [50, 60, 80])

@@ -12,7 +12,7 @@ rules, an outline and the best bodies within a character budget. See ``docs/API.
 
 from __future__ import annotations
 
-from memdir.errors import MemdirError, NotFound, PathError, UsageError
+from memdir.errors import EditConflict, MemdirError, NotFound, PathError, ReadOnlyStore, UsageError
 
 # no `typing`/`datetime` at run time: a hook process that only hands its payload to a running `memdir serve`
 # (memdir.hosts.hookclient) imports this package and nothing else
@@ -26,7 +26,8 @@ if TYPE_CHECKING:
     from memdir.types import Event, Hit, Note, Report
 
 __version__ = "0.1.0"
-__all__ = ["open", "Memdir", "Note", "Event", "Hit", "Report", "MemdirError", "UsageError", "PathError", "NotFound"]
+__all__ = ["open", "Memdir", "Note", "Event", "Hit", "Report", "MemdirError", "UsageError", "PathError", "NotFound",
+           "EditConflict", "ReadOnlyStore"]
 
 
 def open(project_dir: str | os.PathLike | None = None, *, home: str | os.PathLike | None = None,

@@ -202,6 +202,11 @@ SETTINGS: tuple[tuple[str, Any, str, type | None, Callable[[Any], bool] | None],
     ("capture.enabled", True, "capture events from host hooks at all", bool, None),
     ("capture.lock_wait_ms", 500.0, "a capture waits this long for the write lock (a long import holds it), then "
                                     "queues the event for the next writer (never lost)", float, _nonneg),
+    ("capture.web_content", False, "capture what web tools returned (WebFetch, WebSearch, webfetch, web_search, fetch and "
+     "browser MCP tools, curl/wget in a shell): third-party text that may carry instructions; off = only the call is kept",
+     bool, None),
+    ("capture.web_tools", [], "extra tool names/patterns that fetch third-party content (added to memdir.capture.gates.WEB_TOOLS)",
+     list, None),
     ("hook.budget_ms", 3000, "wall-time budget of one `memdir hook` call; past it the hook prints nothing and exits 0", None, _pos),
     ("hook.session_max_chars", 4000, "size cap of the SessionStart block (rules + outline), in characters", None, _pos),
     ("hook.warm", True, "a hook asks a running `memdir serve` over its local socket first (in-process when none answers)", bool, None),

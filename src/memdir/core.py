@@ -57,9 +57,7 @@ class Memdir:
             "global": Root(self.home, "global", categories=cats, clock=self.clock),
         })
         if self.config.get("debug"):
-            from memdir.debuglog import (
-                enable_debug_log,  # imports logging: only when the debug log is on
-            )
+            from memdir.debuglog import enable_debug_log  # imports logging: only when the debug log is on
 
             enable_debug_log(self.home)
 
@@ -235,7 +233,7 @@ class Memdir:
         return health.inspect(self.stores)
 
     def status(self) -> dict[str, Any]:
-        """Counts and paths per root, plus the index size in bytes."""
+        """Counts and paths per root, the index size in bytes, ``read_only`` (why) on a root this process cannot write."""
         from memdir.engine import health
 
         return health.status(self.stores)
@@ -289,13 +287,15 @@ class Memdir:
         """The note file's text (frontmatter + body) as it is on disk. Raises ``NotFound``, ``PathError``."""
         return curated.note_source(self.stores, id, scope=scope)
 
-    def edit(self, id: str, text: str, *, scope: str | None = None) -> Note:
+    def edit(self, id: str, text: str, *, scope: str | None = None, expect: str | None = None) -> Note:
         """Replace a note's file with ``text`` (frontmatter + body) after validating it
         (:func:`memdir.notes.markdown.check_edit`): a bad edit raises ``UsageError`` with every reason and writes nothing.
         ``supersedes``/``superseded_by`` cannot be changed here (use ``remember(..., supersedes=)``). Secrets are
         redacted, ``updated`` is set to now, the index and ``index.md``/``ROOT.md`` are updated. A ``text`` without
-        frontmatter replaces the body alone: the note keeps its frontmatter (pinned, tags, kind, times)."""
-        return curated.edit(self.stores, id, text, scope=scope)
+        frontmatter replaces the body alone: the note keeps its frontmatter (pinned, tags, kind, times). ``expect``: the
+        version the editor read (``memdir.notes.markdown.version(note_source(id))``); a file changed on disk since
+        raises ``EditConflict`` (both texts on it) and nothing is written."""
+        return curated.edit(self.stores, id, text, scope=scope, expect=expect)
 
     def pin(self, id: str, pinned: bool = True, *, scope: str | None = None) -> Note:
         """Set (or clear) a note's ``pinned`` flag: a pinned note never decays. Raises ``NotFound``, ``PathError``."""

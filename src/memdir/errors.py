@@ -48,3 +48,23 @@ class Interrupted(KeyboardInterrupt):
     def __str__(self) -> str:
         of = f" of {self.total}" if self.total is not None else ""
         return f"interrupted after {self.done}{of} {self.what}; run the same command again to import the rest"
+
+
+class ReadOnlyStore(MemdirError):
+    """A write (remember, forget, edit, capture, import…) to a memory root this process cannot write: a read-only
+    mount or a sandbox that forbids writes. Reads (recall, context, get, recent, status, doctor) still work."""
+
+    exit_code = 1
+
+
+class EditConflict(MemdirError):
+    """An edit made from an older version of a note (``Memdir.edit(..., expect=)``): the file changed on disk (another
+    tool, ``git pull``, a second editor) after the editor read it. Nothing was written. ``id``; ``expected`` (the
+    version the editor started from) and ``found`` (the file's version now, ``None`` when it was deleted); ``theirs``
+    (the text on disk now, ``None`` when deleted) and ``yours`` (the refused text), so a caller can show both."""
+
+    exit_code = 1
+
+    def __init__(self, message: str, *, id: str, expected: str, found: str | None, theirs: str | None, yours: str):
+        super().__init__(message)
+        self.id, self.expected, self.found, self.theirs, self.yours = id, expected, found, theirs, yours

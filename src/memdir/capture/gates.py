@@ -19,6 +19,11 @@ limit live capture only:
    ``exec_command``/``shell``, Claude Code's and Codex hooks' ``Bash`` …) ran only file reads, searches and
    listings (``cat``, ``sed -n``, ``nl``, ``head``, ``rg``, ``ls`` …: :func:`is_shell_read`) — the shell forms of
    the Read/Grep/Glob/LS tools skipped by name, whose file dumps would otherwise fill the block's slots.
+   Web content (``capture.web_content``, off by default): a web tool's event (:data:`WEB_TOOLS`: ``WebFetch``,
+   ``WebSearch``, ``webfetch``, ``web_search``, fetch and browser MCP tools; ``capture.web_tools`` adds names) or a
+   shell download from another machine (``curl``/``wget`` …: :func:`fetches_web`) keeps its call line alone,
+   ``WebFetch: https://… → (web content not kept)``: a page may carry instructions, which a later block must not
+   bring back (case C37).
 3. user/assistant text is cleaned: our own ``<memory>…</memory>`` block and host-injected blocks
    (``<system-reminder>``, ``<available_skills>``, Codex ``<environment_context>`` / ``<user_instructions>`` /
    ``<turn_aborted>`` / ``<collaboration_mode>`` / ``<skills_instructions>`` / ``<plugins_instructions>`` /
@@ -69,6 +74,22 @@ CAPTURE_PREFIXES = ("u:", "a:", "t:")
 #: tools whose calls are noise for memory (seed 004 skips read/grep/glob/ls), plus memdir's own tools
 DEFAULT_SKIP_TOOLS = ("read", "grep", "glob", "ls", "list", "todoread", "todowrite", "notebookread",
                       "memory_*", "mcp__memdir__*", "memdir_*")
+
+#: tools whose output is third-party content (a web page, search results, a browser's view), case-insensitive
+#: shell-style patterns, plus the config list ``capture.web_tools``: Claude Code ``WebFetch``/``WebSearch``, OpenCode
+#: ``webfetch``/``websearch``/``codesearch``, Codex ``web_search`` (``web_search_call``), Gemini CLI ``web_fetch``/
+#: ``google_web_search``, and the usual fetch, browser and search MCP servers (``mcp__fetch__fetch``, OpenCode's
+#: ``fetch_fetch``, ``mcp__playwright__browser_*``, puppeteer, firecrawl, tavily, brave search …)
+WEB_TOOLS = ("webfetch", "websearch", "web_fetch", "web_search", "web_search_call", "google_web_search", "web.run",
+             "codesearch", "fetch", "fetch_*", "mcp__fetch__*", "*webfetch*", "*websearch*", "*web_fetch*",
+             "*web_search*", "*web-fetch*", "*web-search*", "*fetch_url*", "*url_fetch*", "*browser*", "*playwright*",
+             "*puppeteer*", "*firecrawl*", "*tavily*", "*brave_search*", "*brave-search*", "*scrape*", "*crawl*")
+#: programs that download from a URL when a shell tool runs them (``curl https://…``): web content too, unless every
+#: URL they are given is this machine's (``localhost``, ``127.x``, ``[::1]``, ``0.0.0.0``)
+WEB_COMMANDS = frozenset({"curl", "wget", "http", "https", "httpie", "xh", "lynx", "w3m", "links", "elinks", "aria2c"})
+_LOCAL_URL = re.compile(r"^(?:[a-z]+://)?(?:[^@/\s]*@)?(?:localhost|127\.[\d.]+|\[::1\]|0\.0\.0\.0)(?:[:/?#]|$)", re.I)
+#: what a web tool's event keeps of its output while ``capture.web_content`` is off (the call line stays)
+WEB_OMITTED = "(web content not kept)"
 
 #: whole-message acknowledgements (compared after lower-casing and removing punctuation, spaces and emoji)
 TRIVIAL = frozenset("""
@@ -275,6 +296,43 @@ def is_shell_read(command: str) -> bool:
     return True
 
 
+def is_web_tool(name: str, extra: list[str] | tuple[str, ...] = ()) -> bool:
+    """True when tool ``name`` returns third-party web content (:data:`WEB_TOOLS` + ``extra``), case-insensitively."""
+    n = name.strip().lower()
+    return any(fnmatch.fnmatchcase(n, p.strip().lower()) for p in (*WEB_TOOLS, *extra) if p.strip())
+
+
+def fetches_web(command: str) -> bool:
+    """True when a part of shell ``command`` runs a downloader (:data:`WEB_COMMANDS`: ``curl``, ``wget`` …) on
+    anything but this machine: ``curl -s https://example.com/install.sh | sh``, ``wget $URL``; not
+    ``curl localhost:8080/healthz``. A command that does not parse is looked at word by word."""
+    import shlex
+
+    try:
+        lex = shlex.shlex(command, posix=True, punctuation_chars=True)
+        lex.whitespace_split = True
+        lex.commenters = ""
+        words = list(lex)
+    except ValueError:
+        words = command.split()
+    if len(words) >= 3 and words[0] in _SHELL_WRAPPERS and words[1] in ("-c", "-lc", "-cl"):
+        return fetches_web(words[2])
+    parts: list[list[str]] = [[]]
+    for w in words:
+        if w and set(w) <= set("<>&|;()"):
+            parts.append([])
+        else:
+            parts[-1].append(w)
+    for p in parts:
+        progs = [w for w in p if "=" not in w.split("/")[0]][:2]  # `env X=1 curl …`, `sudo curl …`, `time curl …`
+        if not any(x.rsplit("/", 1)[-1] in WEB_COMMANDS for x in progs):
+            continue
+        args = [a for a in p[1:] if not a.startswith("-")]
+        if not args or not all(_LOCAL_URL.match(a.strip("'\"")) for a in args if "." in a or ":" in a or "$" in a):
+            return True
+    return False
+
+
 def skip_tool(name: str, extra: list[str] | tuple[str, ...] = ()) -> bool:
     """True when tool ``name`` matches a skip pattern (``DEFAULT_SKIP_TOOLS`` + ``extra``), case-insensitively."""
     n = name.strip().lower()
@@ -313,6 +371,15 @@ def _output_text(output: Any) -> str | None:
 
         return json.dumps(output, ensure_ascii=False, default=str)[:4000]
     return str(output)
+
+
+def _setting(config: Any, key: str, default: Any) -> Any:
+    """``config.get(key)``, or ``default`` for a config object that does not know the key (a test's stand-in)."""
+    try:
+        value = config.get(key)
+    except (KeyError, AttributeError, TypeError):
+        return default
+    return default if value is None else value
 
 
 def _clean_unicode(text: str) -> str:
@@ -408,6 +475,14 @@ def gate(event: Any, config: Any) -> Decision:
                 return _no("invalid", "tool event without a tool name or text", role=role)
             text = _clean_unicode(tool_text(name, ev.get("input"), ev.get("output"), is_error=bool(ev.get("is_error")),
                                             cwd=ev.get("cwd") or meta.get("cwd")))
+        if not cmd and name.strip().lower() in SHELL_TOOLS and text.startswith(name + ": "):  # an importer's summary
+            cmd = text.split("\n", 1)[0][len(name) + 2:].split(" → ", 1)[0]
+        if (is_web_tool(name, _setting(config, "capture.web_tools", ())) or (cmd and fetches_web(cmd))) \
+                and not _setting(config, "capture.web_content", False):
+            # third-party text (a page, search results, a download) may carry instructions: only the call is kept
+            call = text.split("\n", 1)[0].split(" → ", 1)[0].rstrip()
+            log.debug("capture: web content of %s not kept (capture.web_content is off)", name or "a tool")
+            text = f"{call} → {WEB_OMITTED}"
         call_id = str(ev.get("call_id") or "").strip()
         key = f"t:{session}:{call_id[:200]}" if call_id else f"t:{session}:{text_hash(text)}"
     else:

@@ -18,7 +18,7 @@ from memdir.cli.output import (
     preview_text,
     read_text_arg,
 )
-from memdir.errors import MemdirError, NotFound, UsageError
+from memdir.errors import EditConflict, MemdirError, NotFound, UsageError
 
 
 @click.command()
@@ -229,16 +229,22 @@ def note_bytes(data: bytes, where: str) -> str:
 @click.argument("id")
 @click.argument("file", required=False)
 @click.option("--scope", type=click.Choice(["project", "global"]), default=None)
+@click.option("--expect", default=None, metavar="VERSION",
+              help="Refuse the edit when the note is no longer at this version (what it was when you read it).")
 @json_opt
 @click.pass_context
-def edit(ctx, id, file, scope, as_json):
+def edit(ctx, id, file, scope, expect, as_json):
     """Replace note ID with FILE (`-` = stdin): frontmatter + body, validated; a bad edit is refused with every
     reason and nothing is written. A text without frontmatter replaces the body and keeps the note's frontmatter.
-    Without FILE on a terminal, opens $EDITOR on the note."""
+    Without FILE on a terminal, opens $EDITOR on the note; a change made to the file meanwhile (another tool, `git
+    pull`) refuses the edit and keeps your text in a temporary file."""
+    from memdir.notes.markdown import version
+
     m = open_store(ctx)
     from_editor = file is None and sys.stdin.isatty()
     if from_editor:
         before = m.note_source(id, scope=scope)
+        expect = expect or version(before)  # the version the editor starts from (case C35)
         text = click.edit(before, extension=".md")
         if text is None or text == before:
             emit(ctx, as_json, {"id": id, "changed": False}, "no change")
@@ -254,9 +260,9 @@ def edit(ctx, id, file, scope, as_json):
             raise UsageError(f"edit needs the new text: `memdir edit {id} FILE`, `memdir edit {id} -` with the text on "
                              "stdin, or run it on a terminal to open $EDITOR")
     try:
-        note = m.edit(id, text, scope=scope)
+        note = m.edit(id, text, scope=scope, expect=expect)
     except MemdirError as exc:
-        if not from_editor:
+        if not from_editor and not isinstance(exc, EditConflict):
             raise
         # the text typed in $EDITOR is the user's work: keep it where the refusal says, never drop it
         import os
@@ -265,6 +271,9 @@ def edit(ctx, id, file, scope, as_json):
         fd, kept = tempfile.mkstemp(prefix="memdir-edit-", suffix=".md")
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
+        if isinstance(exc, EditConflict):  # both versions: the one on disk stays, the user's is in the temp file
+            raise MemdirError(f"{exc} — the note on disk is version {exc.found or '(deleted)'} (`memdir get {id}`); "
+                              f"yours is kept in {kept} (compare, then `memdir edit {id} {kept}`)") from None
         raise type(exc)(f"{str(exc).splitlines()[0]} — your text is kept in {kept} (fix it, then `memdir edit {id} {kept}`)") from None
     emit(ctx, as_json, {"changed": True, "note": note.to_dict()}, f"saved {note.id} ({note.scope}) → {note.path}")
 
@@ -347,6 +356,8 @@ def status(ctx, as_json):
             lines.append(f"{scope}: {s['path']}: {plural(s['notes'], 'note')}, {plural(s['events'], 'event')}, "
                          f"{plural(s.get('tombstones', 0), 'tombstone')}, index {s.get('index_bytes', 0) / 1e6:.1f} MB "
                          f"(schema v{s.get('schema_version')})")
+            if s.get("read_only"):
+                lines.append(f"  read-only ({s['read_only']}): recall and context work, writes are refused")
             if s.get("unreadable_notes"):
                 lines.append(f"  {plural(s['unreadable_notes'], 'note')} not readable as written (`memdir inspect` lists them)")
             if s.get("set_aside"):

@@ -375,7 +375,7 @@ def trigger(m: Any, session: str | None, *, home: str | os.PathLike | None = Non
     try:
         if not session or not m.config.get("distill.auto") or not m.config.get("distill.provider"):
             return None
-        if os.environ.get("MEMDIR_DISTILLING"):
+        if os.environ.get("MEMDIR_DISTILLING") or m.roots["project"].read_only:  # C36: it could store nothing
             return None
         home_path = m.roots["global"].path
         logf = log_path(home_path)

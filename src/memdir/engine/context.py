@@ -168,9 +168,8 @@ def block_entries(s: Stores, prompt: str, hits: list[Hit], weights: dict[str, fl
     top = max(cover, default=0.0)
     for (e, _), c in zip(out, cover):
         if e.kind == "tool" and not e.dump and c < inject_entries.TOOL_EVIDENCE * top and inject_entries.tool_name(e.lead) not in inject_entries.USER_ANSWER_TOOLS:
-            e.brief = True
-            if e.lead:
-                e.text, e.lead, e.span = e.lead + " " + e.text.lstrip(), "", None
+            e.brief = True  # its call line (the lead) and the output's first line quoted beneath (inject.block)
+            e.span = None
     return out
 
 

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, NoReturn
 
 from memdir.capture import events as cevents
 from memdir.engine import lexical
-from memdir.errors import NotFound, PathError, UsageError
+from memdir.errors import EditConflict, NotFound, PathError, UsageError
 from memdir.lazylog import getLogger
 from memdir.notes import markdown as notes
 from memdir.roots import ROOT_PAGE, check_segment, split_id
@@ -245,10 +245,36 @@ def note_source(s: Stores, id: str, *, scope: str | None = None) -> str:
     return notes.read_text(root.path / (nid + ".md"))
 
 
-def edit(s: Stores, id: str, text: str, *, scope: str | None = None) -> Note:
+def edit(s: Stores, id: str, text: str, *, scope: str | None = None, expect: str | None = None) -> Note:
     """The body of :meth:`memdir.Memdir.edit`, whose docstring is the contract."""
-    root, nid = note_root(s, id, scope)
+    try:
+        root, nid = note_root(s, id, scope)
+    except NotFound:
+        if expect is None or not isinstance(id, str) or "/" not in id:
+            raise
+        refuse_conflict(id.strip(), expect, None, text)  # deleted on disk since the editor read it
+    with root.locked():  # the version is compared, and the file replaced, under the write lock: no edit slips between
+        return edit_locked(s, root, nid, text, expect)
+
+
+def refuse_conflict(nid: str, expect: str, theirs: str | None, yours: str) -> NoReturn:
+    """Raise :class:`memdir.errors.EditConflict` for an edit of ``nid`` made from version ``expect``."""
+    found = None if theirs is None else notes.version(theirs)
+    now = "deleted it" if theirs is None else f"made version {found}"
+    raise EditConflict(f"edit refused: {nid} changed on disk after version {expect} was opened (a change there "
+                       f"{now}); nothing was written", id=nid, expected=expect, found=found, theirs=theirs, yours=yours)
+
+
+def edit_locked(s: Stores, root: Root, nid: str, text: str, expect: str | None) -> Note:
+    """:func:`edit` with the root's write lock held."""
     path = root.path / (nid + ".md")
+    if expect is not None:
+        try:
+            theirs: str | None = notes.read_text(path)
+        except FileNotFoundError:
+            theirs = None
+        if theirs is None or notes.version(theirs) != str(expect).strip():
+            refuse_conflict(nid, str(expect).strip(), theirs, text)
     meta, body = notes.check_edit(text, note_id=nid)
     try:
         old_meta, _, _ = notes.split(notes.read_text(path))
@@ -269,11 +295,10 @@ def edit(s: Stores, id: str, text: str, *, scope: str | None = None) -> Note:
     meta = {"id": nid, **{k: v for k, v in meta.items() if k != "id"}}
     meta["updated"] = s.clock()
     body = cevents.redact_text(body.replace("\x00", "")).strip() + "\n"
-    with root.locked():
-        clean = root.gens()[0] == root.gens()[1]
-        notes.atomic_write(path, notes.render(meta, body))
-        root.refresh(nid)
-        root.compile(categories=[nid.split("/")[0]], was_clean=clean)
+    clean = root.gens()[0] == root.gens()[1]
+    notes.atomic_write(path, notes.render(meta, body))
+    root.refresh(nid)
+    root.compile(categories=[nid.split("/")[0]], was_clean=clean)
     note = get(s, nid, scope=root.scope)
     assert isinstance(note, Note)
     return note

@@ -108,6 +108,8 @@ def status(s: Stores) -> dict[str, Any]:
             "index_bytes": info["bytes"], "schema_version": info["schema_version"],
             "unreadable_notes": sum(p["kind"] == "unreadable" for p in root.problems),
         }
+        if root.read_only:  # C36: read from where it lies, every write refused
+            out[scope]["read_only"] = root.read_only
         aside = sorted(p.name for p in root.derived.glob("index.sqlite3.corrupt-*") if not p.name.endswith(("-wal", "-shm")))
         if aside:  # an index SQLite could not read was set aside: its events are not in this one
             out[scope]["set_aside"] = aside
@@ -196,11 +198,12 @@ def index_checks(m: "Stores | Any", inspect: Callable[[], Any] | None = None, *,
     vectors), the Markdown/index consistency (:meth:`Memdir.inspect`), pending vectors. With ``repair=True``
     (the CLI) the safe repairs run: orphan vectors are deleted, an index is switched to incremental vacuum, a
     changed vector length is recorded. ``repair=False`` (the viewer's GET page) only reports them and writes
-    nothing."""
-    from memdir.store.sqlite import vectors as sqlite_vectors
+    nothing, as on a read-only root (whose index a fresh copy in memory is checked from)."""
+    from memdir.store.sqlite import readonly, vectors as sqlite_vectors
 
     m = stores_of(m)
     checks: list[dict[str, str]] = []
+    repair_all = repair
 
     def add(check, ok, detail, remedy=""):
         checks.append({"check": check, "ok": ok, "detail": detail, "remedy": remedy})
@@ -222,6 +225,10 @@ def index_checks(m: "Stores | Any", inspect: Callable[[], Any] | None = None, *,
             add("provider", "fail", f"{name}: {exc}", "fix embed.* in config.toml (see `memdir config`), or set embed.provider = \"none\"")
     for root in m.live():
         db = root.db
+        repair = repair_all and not root.read_only  # a read-only root (C36) is checked, never repaired
+        if root.read_only:
+            add(f"{root.scope} store", "ok", f"read-only ({root.read_only}; index opened {root.db_mode}): recall and "
+                "context work, writes are refused", "to remember, forget or capture, make the root writable")
         ic = db.execute("PRAGMA integrity_check").fetchone()[0]
         add(f"{root.scope} index", "ok" if ic == "ok" else "fail", f"{root.db_path}: integrity {' '.join(ic.split())[:200]}",
             "" if ic == "ok" else "stop memdir processes, move the index file aside (keep it: `sqlite3 COPY .recover` salvages its "
@@ -234,7 +241,7 @@ def index_checks(m: "Stores | Any", inspect: Callable[[], Any] | None = None, *,
         if n_docs == n_fts and n_docs <= EXACT_FTS_CHECK_ROWS:
             # equal counts can hide wrong postings (a contentless index deletes with the values it is given):
             # compare every term instance with an index built afresh, while that is cheap (seconds at this size)
-            bad = index.check_fts(db)
+            bad = index.check_fts(db if root.db_mode in ("rw", "memory") else readonly.to_memory(db, close=False))
             add(f"{root.scope} fts terms", "ok" if not bad else "warn",
                 "every term matches the documents" if not bad else f"{len(bad)} problems, e.g. {bad[0][:160]}",
                 "" if not bad else "run `memdir reindex`")

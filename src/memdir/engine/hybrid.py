@@ -112,7 +112,8 @@ def backfill(m: "Stores | Any", *, budget_ms: float | None = None, limit: int | 
     ``budget_ms``: stop after this long (None = no limit); ``limit``: at most this many docs; ``progress(n)``
     is called after each batch with the number just handled. Returns ``{"embedded", "failed", "pending"
     (left), "provider", "model"}``. Raises ``EmbedError`` when no provider is configured or it cannot be built.
-    A failed batch is recorded as ``failed`` and the run stops (the memories themselves are untouched).
+    A failed batch is recorded as ``failed`` and the run stops (the memories themselves are untouched). A read-only
+    root (:attr:`memdir.engine.root.Root.read_only`) is left out: its pending memories stay in ``pending``.
     """
     m = stores_of(m)
     prov = provider or provider_for(m, strict=True)
@@ -122,6 +123,8 @@ def backfill(m: "Stores | Any", *, budget_ms: float | None = None, limit: int | 
     batch = int(m.config.get("embed.batch"))
     out: dict[str, Any] = {"embedded": 0, "failed": 0, "pending": 0, "provider": prov.name, "model": prov.model}
     for root in m.live():
+        if root.read_only:  # C36: nothing can be stored there; its pending memories stay pending (counted below)
+            continue
         # one query for the whole root (newest first), then batches: re-querying per batch was quadratic
         todo = root.store.vector_pending(prov.model, -1 if limit is None else limit)
         pos = 0
@@ -158,7 +161,7 @@ def backfill(m: "Stores | Any", *, budget_ms: float | None = None, limit: int | 
     for r in m.live():
         left = r.store.vector_pending_count(prov.model)
         out["pending"] += left
-        if not left and not out.get("error"):
+        if not left and not out.get("error") and not r.read_only:
             with r.store.transaction() as st:
                 st.vector_watermark(prov.model)
     return out

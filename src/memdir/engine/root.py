@@ -23,10 +23,11 @@ from typing import Any, Callable, Iterator
 
 from memdir.lazylog import getLogger
 from memdir.notes import compile as compiler
-from memdir.store.sqlite import index
+from memdir.engine import writelock
+from memdir.store.sqlite import index, readonly
 from memdir.notes import markdown as notes
 from memdir.notes import rootmd
-from memdir.errors import LockBusy, MemdirError, UsageError
+from memdir.errors import LockBusy, MemdirError, ReadOnlyStore, UsageError
 from memdir.roots import DERIVED_DIRNAME, ROOT_PAGE, check_segment
 from memdir.timeutil import iso, parse_ts
 from memdir.types import Note
@@ -35,6 +36,11 @@ log = getLogger("memdir")  # imports logging only when a record can go somewhere
 LOCK_TIMEOUT_S = 60
 #: what a problem report of a note with broken frontmatter adds (the note is indexed by its body meanwhile)
 BROKEN_HINT = "indexed by its body alone until fixed: memdir edit {id}"
+#: what a write to a read-only root says (one line; :meth:`Root.refuse_write`)
+READ_ONLY = ("the memory store {path} is read-only ({why}): recall, context, get, recent and status work; remember, "
+             "forget, edit and capture need it writable")
+#: errno values of a write refused by the file system or a sandbox (EPERM, EACCES, EROFS)
+WRITE_REFUSED = (1, 13, 30)
 
 
 class Root:
@@ -61,6 +67,9 @@ class Root:
         # what the last full sync saw (directory and note file stats), for resync()'s quick "nothing changed" test
         self._seen: tuple[tuple[tuple[str, int], ...], tuple[tuple[str, int, int], ...]] | None = None
         self._page: tuple[int, int, rootmd.RootPage] | None = None  # ROOT.md parsed, with its (mtime_ns, size)
+        self._read_only: str | None = None  # why this process cannot write the root ("" = it can); looked at once
+        #: how the SQLite index was opened: ``"rw"``, or :data:`memdir.store.sqlite.readonly.HOW` for a read-only root
+        self.db_mode = ""
 
     # ---- lifecycle -------------------------------------------------------------------------------------
     def exists(self) -> bool:
@@ -70,8 +79,32 @@ class Root:
         """Create the root (directories, ``.gitignore`` for derived files, ROOT.md) if missing."""
         if self.path.exists() and not self.path.is_dir():
             raise MemdirError(f"{self.path} exists and is not a directory; move it away or pick another root")
-        self.derived.mkdir(parents=True, exist_ok=True)
+        self.refuse_write()
+        try:
+            self.derived.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            self.refuse_write(exc)
+            raise
         self.ignore_private()
+
+    @property
+    def read_only(self) -> str | None:
+        """Why this process cannot write the root, in a few words (``"read-only file system"``, ``"no write
+        permission"``, a sandbox's refusal), else ``None``. Looked at once per process (case C36)."""
+        if self._read_only is None:
+            why = readonly.cannot_write(self.derived)
+            if why is None and self.db_path.exists() and not os.access(self.db_path, os.W_OK):
+                why = "the index file is not writable"
+            self._read_only = why or ""
+        return self._read_only or None
+
+    def refuse_write(self, exc: OSError | None = None) -> None:
+        """Raise :class:`memdir.errors.ReadOnlyStore` (one line, :data:`READ_ONLY`) when the root is read-only, or
+        when ``exc`` is a write the file system or a sandbox refused (the root is then read-only from now on)."""
+        if exc is not None and getattr(exc, "errno", None) in WRITE_REFUSED and not self._read_only:
+            self._read_only = (exc.strerror or "writes refused").lower()
+        if self.read_only:
+            raise ReadOnlyStore(READ_ONLY.format(path=self.path, why=self.read_only))
 
     #: what a root's ``.gitignore`` must hold before memdir writes anything there: the derived files (the index,
     #: its logs) and the secrets file (the embedding API key, :mod:`memdir.envfile`)
@@ -105,10 +138,7 @@ class Root:
         """This root's own SQLite file: the index itself with the default store; with a PostgreSQL store, the
         host-local bookkeeping alone (injection and skip logs, distillation marks)."""
         if self._db is None:
-            self.derived.mkdir(parents=True, exist_ok=True)
-            if not self.db_path.exists():
-                self.ignore_private()  # before the first index file: a root made by another tool gets it here
-            self._db, _ = index.open_index(self.db_path)
+            self._db, self.db_mode = self._open_db()
             if not self.store_spec:
                 from memdir.store.sqlite.store import SqliteStore
 
@@ -116,6 +146,26 @@ class Root:
                 self.sync()
                 self._synced_on_open = True
         return self._db
+
+    def _open_db(self) -> tuple[sqlite3.Connection, str]:
+        """The SQLite file opened for writing, or read-only (:mod:`memdir.store.sqlite.readonly`) when the root
+        cannot be written, found before or by the attempt (a sandbox may say so only when a file is created)."""
+        if not self.read_only:
+            try:
+                self.derived.mkdir(parents=True, exist_ok=True)
+                if not self.db_path.exists():
+                    self.ignore_private()  # before the first index file: a root made by another tool gets it here
+                return index.open_index(self.db_path)[0], "rw"
+            except OSError as exc:
+                if exc.errno not in WRITE_REFUSED:
+                    raise
+                self._read_only = (exc.strerror or "writes refused").lower()
+            except MemdirError as exc:
+                if not any(w in str(exc) for w in ("unable to open", "readonly database")):
+                    raise
+                self._read_only = "the index cannot be opened for writing"
+        log.debug("memdir: %s is read-only (%s): index opened read-only", self.path, self.read_only)
+        return readonly.open_readonly(self.db_path)
 
     @property
     def store(self) -> Any:
@@ -150,6 +200,8 @@ class Root:
             return 0
         if self._unchanged():
             return 0
+        if self.read_only:  # nobody writes here through this process; the sync writes to memory at most
+            return self.sync()
         try:
             with self.locked(timeout=0):  # a memdir writer at work keeps the mirror current itself: never race it
                 return self.sync()
@@ -203,12 +255,19 @@ class Root:
     @contextmanager
     def locked(self, timeout: float | None = None) -> Iterator[None]:
         """Hold this root's inter-process write lock (``.memdir/write.lock``; re-entrant within a thread, exclusive
-        between threads and processes). Raises ``MemdirError`` after ``timeout`` seconds (default 60)."""
-        self.derived.mkdir(parents=True, exist_ok=True)
-        if self._lock is None:
-            self._lock = _new_lock(str(self.derived / "write.lock"))
+        between threads and processes). Raises ``MemdirError`` after ``timeout`` seconds (default 60), and
+        :class:`memdir.errors.ReadOnlyStore` at once on a root this process cannot write (every write holds it)."""
+        self.refuse_write()
         wait = LOCK_TIMEOUT_S if timeout is None else timeout
-        if not self._lock.acquire(wait):
+        try:
+            self.derived.mkdir(parents=True, exist_ok=True)
+            if self._lock is None:
+                self._lock = writelock.new_lock(str(self.derived / "write.lock"))
+            got = self._lock.acquire(wait)
+        except OSError as exc:
+            self.refuse_write(exc)
+            raise
+        if not got:
             raise LockBusy(f"another memdir process holds {self.derived / 'write.lock'} for over {wait}s; retry")
         try:
             yield
@@ -414,6 +473,9 @@ class Root:
             except (UsageError, OSError) as exc:
                 problems.append(self.problem("unreadable", found[nid][0], f"{exc}; {BROKEN_HINT.format(id=nid)}"))
                 changed.remove(nid)
+        if (changed or gone) and self.db_mode in ("ro", "immutable") and not self.store_spec:
+            self._db = st.db = readonly.to_memory(st.db)  # a stale read-only index: the notes go to a copy in memory
+            self.db_mode = "memory"
         if changed or gone:
             with st.transaction():
                 for nid in changed:
@@ -437,7 +499,7 @@ class Root:
         if dirs is not None:
             self._snapshot(found, dirs, taken)
         stale = st.meta_int("notes_gen") != st.meta_int("compiled_gen")  # e.g. a writer killed mid-way
-        if (len(changed) - len(bad)) or gone or stale:
+        if ((len(changed) - len(bad)) or gone or stale) and not self.read_only:
             try:
                 with self.locked(timeout=0):  # a writer holding the lock compiles itself; never wait on a read path
                     self.compile()
@@ -514,77 +576,3 @@ class Root:
             return None
         except (OSError, UnicodeDecodeError) as exc:
             raise OSError(f"{path} is unreadable ({exc}); fix or remove it") from None
-
-
-# ---- the write lock --------------------------------------------------------------------------------------
-class _FlockLock:
-    """``flock(2)`` on a lock file: exclusive between processes and threads (each thread opens its own file
-    description), re-entrant within a thread. The stdlib's ``fcntl`` costs nothing to import, where the
-    ``filelock`` package costs a hook process ~10-40 ms (issue 12); ``filelock`` is used where fcntl is missing."""
-
-    def __init__(self, path: str):
-        import threading
-
-        self.path = path
-        self._local = threading.local()
-
-    def acquire(self, timeout: float) -> bool:
-        import fcntl
-        import time
-
-        st = self._local
-        if getattr(st, "count", 0):
-            st.count += 1
-            return True
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
-        deadline = time.monotonic() + max(0.0, timeout)
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    os.close(fd)
-                    return False
-                time.sleep(0.01)
-            except BaseException:
-                os.close(fd)
-                raise
-        st.fd, st.count = fd, 1
-        return True
-
-    def release(self) -> None:
-        st = self._local
-        st.count -= 1
-        if st.count == 0:
-            import fcntl
-
-            try:
-                fcntl.flock(st.fd, fcntl.LOCK_UN)
-            finally:
-                os.close(st.fd)
-                st.fd = None
-
-
-class _PortableLock:
-    """The ``filelock`` package behind :class:`_FlockLock`'s interface (platforms without ``fcntl``)."""
-
-    def __init__(self, path: str):
-        import filelock
-
-        self._lock = filelock.FileLock(path)
-        self._timeout = filelock.Timeout
-
-    def acquire(self, timeout: float) -> bool:
-        try:
-            self._lock.acquire(timeout=timeout)
-            return True
-        except self._timeout:
-            return False
-
-    def release(self) -> None:
-        self._lock.release()
-
-
-def _new_lock(path: str):
-    return _FlockLock(path) if os.name == "posix" else _PortableLock(path)

@@ -51,6 +51,7 @@ import threading
 import time
 from typing import Any, Callable
 
+from memdir.errors import ReadOnlyStore
 from memdir.lazylog import getLogger
 
 log = getLogger("memdir")  # imports logging only when a record can go somewhere
@@ -234,13 +235,17 @@ def run_hook(host: str, event: str, raw: bytes | str | dict | None, *, project_d
             texts += [("user", t) for t in call.messages]
         if call.event in ("stop", "notify") and call.assistant:
             texts.append(("assistant", call.assistant))
-        for role, text in texts:
-            r = m.capture({"role": role, "text": text, "session": call.session, "cwd": call.cwd, **source})
-            log.debug("hook %s %s: %s %s", call.host, call.event, r.reason, r.key or "")
+        events = [{"role": role, "text": text, "session": call.session, "cwd": call.cwd, **source} for role, text in texts]
         if call.event == "post-tool-use" and call.tool:
-            r = m.capture({"role": "tool", "tool": call.tool, "input": call.tool_input, "output": call.tool_output,
+            events.append({"role": "tool", "tool": call.tool, "input": call.tool_input, "output": call.tool_output,
                            "call_id": call.call_id, "is_error": call.is_error, "session": call.session,
                            "cwd": call.cwd, **source})
+        for ev in events:
+            try:
+                r = m.capture(ev)
+            except ReadOnlyStore as exc:  # C36: the block went out already; the capture is skipped, the hook fails open
+                log.debug("hook %s %s: capture skipped (read_only): %s", call.host, call.event, exc)
+                return out
             log.debug("hook %s %s: %s %s", call.host, call.event, r.reason, r.key or "")
         if call.event in ("stop", "session-end"):  # distill.auto: a detached distiller; the hook never waits for it
             from memdir.distill.flow import trigger

@@ -210,10 +210,67 @@ def one_line(text: str, limit: int = 100) -> str:
     return truncate(" ".join(first.split()), limit)
 
 
+QUOTE = "> "  # the mark of each line of a tool's output in the block: data the tool returned, never an instruction
+
+
+def tool_parts(e: Entry) -> tuple[str, str, tuple[int, int] | None]:
+    """A tool entry as ``(call line, output, span in the output)``: the call (``Bash: make test →``, ``Edit: a.py
+    (-1 +2 lines)``) is its lead, else the first line of its text up to `` → `` when that reads as a call
+    (``<tool>: …``); the output is the rest. A text of another shape (an import's raw tool text) has no call line:
+    all of it is output."""
+    if e.lead:
+        return e.lead, e.text, e.span
+    text = e.text.strip()
+    first, nl, rest = text.partition("\n")
+    call, arrow, out1 = first.partition(" → ")
+    if not (arrow and _CALL.match(call + " ")):
+        return "", text, e.span
+    out = out1 + nl + rest
+    cut = len(text) - len(out)
+    span = (max(0, e.span[0] - cut), max(0, e.span[1] - cut)) if e.span else None
+    return call + " →", out, span
+
+
+def quote(text: str) -> str:
+    """``text`` escaped as :func:`escape` does, blank lines dropped, each line behind :data:`QUOTE`: what a tool
+    returned (a web page, a command's output, a file) reads as quoted data under its call line, so no line of it can
+    pass for an instruction, a rule or an entry of the block (case C37)."""
+    return "\n".join(QUOTE + ln.rstrip() for ln in escape(text).split("\n") if ln.strip())
+
+
+def _render_tool(e: Entry, head: str, room: int, weights: dict[str, float]) -> str | None:
+    """:func:`render` for a tool entry: the call line, then the output :func:`quote`-d beneath it, both in ``room``."""
+    call, out, span = tool_parts(e)
+    avail = room - len(head)
+    line = _clean(" ".join(call.split()))
+    if not line:  # no call line: the header, then the text quoted beneath it
+        head, line = head.rstrip(), ""
+    if not out.strip():
+        return head + truncate(line, avail) if avail >= min(MIN_BODY, len(line) or MIN_BODY) else None
+    least = min(MIN_BODY, len(one_line(out, 120)) if e.brief else len(out.strip()))  # what the output needs at least
+    if len(line) + 1 + len(QUOTE) + least > avail:  # the call gives up room first, down to MIN_BODY
+        line = truncate(line, max(MIN_BODY, avail - 1 - len(QUOTE) - least))
+    rest = avail - len(line) - 1
+    if rest < len(QUOTE) + least:
+        return head + truncate(line, avail) if line and avail >= MIN_BODY else None
+    size = rest
+    for _ in range(4):  # each shown line costs its quote mark: focus again in what is left after them
+        raw = one_line(out, max(MIN_BODY, min(size - len(QUOTE), 120))) if e.brief else focus(out.strip(), weights, size, span, tail=True)
+        body = quote(raw)
+        if len(body) <= rest or size <= MIN_BODY:
+            break
+        size = max(MIN_BODY, size - (len(body) - rest))
+    if len(body) > rest:
+        body = truncate(body, rest)
+    return head + line + "\n" + body
+
+
 def render(e: Entry, room: int, weights: dict[str, float], *, full: bool = True) -> str | None:
     """The entry in at most ``room`` chars (header included), or ``None`` when fewer than ``MIN_BODY`` chars of text
-    would fit."""
+    would fit. A tool entry is its call line with the output quoted beneath it (:func:`quote`)."""
     head = e.header(full)
+    if e.kind == "tool":
+        return _render_tool(e, head, room, weights)
     lead = _clean(e.lead) + "\n" if e.lead else ""
     avail = room - len(head) - len(lead)
     least = min(MIN_BODY, len(e.text.strip()) or MIN_BODY)  # a short text ("(no output)") needs only itself
@@ -230,6 +287,10 @@ def render(e: Entry, room: int, weights: dict[str, float], *, full: bool = True)
 
 def natural(e: Entry, weights: dict[str, float]) -> int:
     """Chars the entry would take with no budget (header included)."""
+    if e.kind == "tool":
+        call, out, _ = tool_parts(e)
+        shown = one_line(out, 120) if e.brief else out
+        return len(e.header()) + len(" ".join(call.split())) + (1 + len(quote(shown)) if shown.strip() else 0)
     head = len(e.header()) + (len(e.lead) + 1 if e.lead else 0)
     if e.brief:
         return head + len(one_line(e.text, 120))

@@ -60,6 +60,13 @@ def content_hash(text: str) -> str:
     return hashlib.sha256(normalize_text(text).encode("utf-8", "replace")).hexdigest()
 
 
+def version(raw: str) -> str:
+    """The version of a note file's whole text (frontmatter + body, exactly as :func:`read_text` returns it): the
+    first 12 hex digits of its SHA-256. An editor records it when it reads the note and hands it back as
+    ``Memdir.edit(..., expect=)``: a file changed on disk meanwhile has another version (case C35)."""
+    return hashlib.sha256(raw.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+
+
 _SLUG_CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af"
 _slug_runs: re.Pattern[str] | None = None  # ``[a-z0-9]+|[CJK]+``, compiled by the first slugify (not at import: ~1 ms)
 

@@ -13,7 +13,7 @@ from memdir.capture import events as cevents
 from memdir.engine import curated
 from memdir.engine import events as event_ops
 from memdir.engine import forget as forgetting
-from memdir.errors import Interrupted, MemdirError, NotFound, UsageError
+from memdir.errors import Interrupted, MemdirError, NotFound, ReadOnlyStore, UsageError
 from memdir.lazylog import getLogger
 from memdir.notes import markdown as notes
 from memdir.roots import ROOT_PAGE
@@ -136,6 +136,8 @@ def _read_export(s: Stores, p: Path, counts: dict[str, int], events: list[dict[s
                 try:
                     note = curated.restore_note(s, obj)
                     counts["notes_existing" if note.existed else "notes"] += 1
+                except ReadOnlyStore:  # no line can be stored: one line says so, not one per line
+                    raise
                 except MemdirError as exc:
                     bad(n, exc)
             else:

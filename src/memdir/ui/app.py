@@ -23,7 +23,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from memdir.errors import MemdirError, NotFound, UsageError
+from memdir.errors import EditConflict, MemdirError, NotFound, ReadOnlyStore, UsageError
 import memdir.ui.i18n as i18n
 
 HERE = Path(__file__).parent
@@ -203,21 +203,34 @@ def create_app(backend: Backend, *, prefix: str = "") -> Starlette:
             fm = str(form.get("frontmatter", "")).replace("\r\n", "\n").strip("\n")
             body = str(form.get("body", "")).replace("\r\n", "\n")
             text = f"---\n{fm}\n---\n{body}"
+            expect = str(form.get("version", "")).strip() or None  # the version the form was made from (C35)
             try:
-                await call(request, lambda m: m.edit(nid, text, scope=scope))
-            except UsageError as exc:
-                return render(request, "edit.html", code=400, id=nid, scope=scope, frontmatter=fm, body=body,
-                              refused=str(exc), nav="notes")
+                await call(request, lambda m: m.edit(nid, text, scope=scope, expect=expect))
+            except EditConflict as exc:  # changed on disk meanwhile: both texts shown, the form now on the new version
+                fm2, body2 = _parts(exc.theirs or "")
+                return render(request, "edit.html", code=409, id=nid, scope=scope, frontmatter=fm, body=body,
+                              refused=str(exc), theirs=exc.theirs, version=exc.found or "", nav="notes",
+                              theirs_frontmatter=fm2, theirs_body=body2)
+            except (UsageError, ReadOnlyStore) as exc:  # the form keeps the text typed in it
+                return render(request, "edit.html", code=400 if isinstance(exc, UsageError) else 409, id=nid,
+                              scope=scope, frontmatter=fm, body=body, refused=str(exc), version=expect or "", nav="notes")
             return RedirectResponse(f"{note_href(base, scope, nid)}?done=saved", status_code=303)
         raw = await call(request, lambda m: m.note_source(nid, scope=scope))
+        from memdir.notes.markdown import version
+
+        fm, body = _parts(raw)
+        return render(request, "edit.html", id=nid, scope=scope, frontmatter=fm, body=body, version=version(raw),
+                      refused=None, nav="notes")
+
+    def _parts(raw: str) -> tuple[str, str]:
+        """A note file's text as the form's two fields: (frontmatter without its fences, body)."""
         from memdir.notes.markdown import split
 
         try:
             _, body, fm = split(raw)
         except UsageError:
             fm, body = "", raw
-        return render(request, "edit.html", id=nid, scope=scope, frontmatter=(fm or "").strip("\n"), body=body,
-                      refused=None, nav="notes")
+        return (fm or "").strip("\n"), body
 
     async def note_pin(request: Request) -> Response:
         scope, nid = _scope(request), request.path_params["id"]

@@ -110,7 +110,7 @@ def enable_incremental_vacuum(db: sqlite3.Connection) -> bool:
 upgrading: Path | None = None
 
 
-def _needs_upgrade(db: sqlite3.Connection) -> bool:
+def needs_upgrade(db: sqlite3.Connection) -> bool:
     """True when opening ``db`` migrates it or re-tokenizes its full-text index."""
     from memdir.store.sqlite.migrations import MIGRATIONS
 
@@ -151,7 +151,7 @@ def open_index(path: Path) -> tuple[sqlite3.Connection, bool]:
             # `memdir doctor`'s job (PRAGMA quick_check reads every page: too slow for each hook call)
             db.execute("SELECT count(*) FROM sqlite_master").fetchone()
         global upgrading
-        if _needs_upgrade(db):
+        if needs_upgrade(db):
             upgrading = path
         try:
             was = db.execute("PRAGMA user_version").fetchone()[0]

@@ -406,9 +406,10 @@ class MemIndex:
 
     def _build_aside(self) -> None:
         """The background build: its own read connection, then the index is handed over under the lock."""
-        path = self.db.execute("PRAGMA database_list").fetchone()[2]
+        from memdir.store.sqlite import readonly
+
         try:
-            conn = index.connect_reader(path)
+            conn = readonly.second_connection(self.db)  # read-only stores too (C36)
         except sqlite3.Error as exc:
             self.disabled = f"could not open a second connection: {exc}"
             return

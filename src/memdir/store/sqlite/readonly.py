@@ -1,0 +1,131 @@
+"""Reading a root's index where nothing may be written (case C36): ``.memory/`` on a read-only mount, a sandbox that
+forbids writes, a checkout whose files belong to someone else.
+
+The usual open (:func:`memdir.store.sqlite.index.open_index`) writes: it switches the file to WAL (creating
+``-wal`` and ``-shm`` beside it), migrates, re-tokenizes, compresses, touches the tombstone log. Here, in order:
+
+1. ``file:…?mode=ro``: SQLite's read-only mode. It still takes the usual locks and reads a WAL left by a writer,
+   but it needs the ``-shm`` file, which it cannot create in a directory it cannot write (a WAL-mode file whose
+   last writer closed cleanly has none);
+2. ``file:…?immutable=1``: no locks, no ``-shm``; SQLite assumes nothing changes the file meanwhile and reads no
+   ``-wal`` (which a clean close has folded into the file and removed; one left by a writer killed before a read-only
+   mount is ignored, logged);
+3. an index in memory: when there is no index file (``.memdir/`` is git-ignored, so a fresh clone has none) or
+   it needs a migration, the file's rows (or none) are copied into ``:memory:`` and upgraded there. The root's sync
+   then mirrors the Markdown notes into the copy (:func:`to_memory` when a read-only file is stale), so recall finds
+   the notes either way; nothing reaches the disk.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+
+from memdir.errors import MemdirError
+from memdir.lazylog import getLogger
+from memdir.store.sqlite import index, tombstones
+from memdir.store.sqlite.migrations import migrate
+
+log = getLogger("memdir")
+
+#: how an index was opened: ``"ro"``, ``"immutable"`` (steps 1 and 2 above) or ``"memory"`` (step 3)
+HOW = ("ro", "immutable", "memory")
+
+
+def cannot_write(path: str | Path) -> str | None:
+    """Why this process cannot create files in directory ``path`` (its nearest existing ancestor when it is missing),
+    as a few words (``"read-only file system"``, ``"no write permission"``), or ``None`` when it can. Root counts
+    too: ``os.access`` says a read-only mount or an immutable directory is not writable for root either."""
+    p = Path(path)
+    while not p.exists() and p != p.parent:
+        p = p.parent
+    try:
+        if os.statvfs(p).f_flag & getattr(os, "ST_RDONLY", 1):
+            return "read-only file system"
+    except (OSError, AttributeError):
+        pass
+    if not os.access(p, os.W_OK):
+        return "no write permission"
+    return None
+
+
+def _uri(path: Path, query: str) -> str:
+    from urllib.parse import quote  # only for a read-only store: not on every hook's import path
+
+    return f"file:{quote(str(path.resolve()))}?{query}"
+
+
+def _connect(target: str, *, uri: bool) -> sqlite3.Connection:
+    db = sqlite3.connect(target, uri=uri, timeout=index.BUSY_TIMEOUT_MS / 1000, isolation_level=None,
+                         check_same_thread=False)
+    db.row_factory = sqlite3.Row
+    index.add_functions(db)
+    return db
+
+
+def to_memory(db: sqlite3.Connection, *, close: bool = True) -> sqlite3.Connection:
+    """A writable copy of ``db`` in memory (SQLite's backup API; the schema's functions registered); ``db`` is
+    closed unless ``close=False``. Writes to the copy reach no file."""
+    mem = _connect(":memory:", uri=False)
+    db.backup(mem)
+    if close:
+        db.close()
+    return mem
+
+
+def open_readonly(path: Path) -> tuple[sqlite3.Connection, str]:
+    """Open the index at ``path`` without writing anything beside it; returns ``(connection, how)`` (:data:`HOW`).
+    Raises ``MemdirError`` (one line) when the file exists but SQLite can read it in no way."""
+    if not (path.exists() and path.stat().st_size > 0):
+        db = _connect(":memory:", uri=False)
+        migrate(db)
+        tombstones.on_open(db, path, created=True)  # the log's forgotten items stay forgotten (it is only read)
+        return db, "memory"
+    db, how, errors = None, "", []
+    for how, query in (("ro", "mode=ro"), ("immutable", "immutable=1")):
+        try:
+            db = _connect(_uri(path, query), uri=True)
+            db.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            break
+        except sqlite3.DatabaseError as exc:
+            errors.append(f"{how}: {exc}")
+            if db is not None:
+                db.close()
+            db = None
+    if db is None:
+        raise MemdirError(f"could not read the index {path} of a read-only store ({'; '.join(errors)}); "
+                          "mount it writable once, or move .memdir/ aside (notes are read from the Markdown)")
+    if how == "immutable" and Path(str(path) + "-wal").exists():
+        log.warning("memdir: %s-wal is left from a writer and cannot be read on a read-only store; "
+                    "the last writes before it became read-only may be missing", path)
+    if index.needs_upgrade(db):  # an older schema: upgraded in memory, the file stays as it is
+        db = to_memory(db)
+        migrate(db)
+        index.check_tokenizer(db)
+        how = "memory"
+    return db, how
+
+
+def second_connection(db: sqlite3.Connection) -> sqlite3.Connection:
+    """Another connection to what ``db`` reads, for a reader thread (:mod:`memdir.store.sqlite.postings` builds on
+    one): the same file opened as :func:`memdir.store.sqlite.index.connect_reader` does, else read-only as
+    :func:`open_readonly` does (``mode=ro``, then ``immutable=1``), or, for an index in memory, a copy of it."""
+    path = db.execute("PRAGMA database_list").fetchone()[2]
+    if not path:
+        return to_memory(db, close=False)
+    tries = [lambda: index.connect_reader(path)]
+    tries += [lambda q=q: _connect(_uri(Path(path), q), uri=True) for q in ("mode=ro", "immutable=1")]
+    last: sqlite3.Error | None = None
+    for connect in tries:
+        conn = None
+        try:
+            conn = connect()
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            return conn
+        except sqlite3.Error as exc:
+            last = exc
+            if conn is not None:
+                conn.close()
+    assert last is not None
+    raise last
