@@ -152,7 +152,7 @@ class Memdir:
         """Bulk-store episodic events ``{key, role, text, session, ts}`` (``meta`` optional) in one transaction.
 
         Dedup by key and by SHA-256 of the normalized text; tombstoned keys/texts are skipped; text is redacted
-        and bounded (:func:`bound_text`). ``ts`` may be a datetime (naive = UTC), ISO 8601 string or epoch s/ms;
+        and bounded (:func:`bound_text`). ``ts`` may be a datetime (naive = the machine's local time), ISO 8601 string or epoch s/ms;
         missing → now. Returns ``{"read", "stored", "duplicate", "skipped"}``; a malformed item is counted as
         skipped with a debug-log reason, never raised.
         """

@@ -19,6 +19,7 @@ from memdir.cli.output import (
     read_text_arg,
 )
 from memdir.errors import MemdirError, NotFound, UsageError
+from memdir.timeutil import local_text
 
 
 @click.command()
@@ -113,7 +114,7 @@ def recall(ctx, query, k, scope, kinds, explain, as_json):
     for i, h in enumerate(hits, 1):
         head = f"{i}. [{h.handle + ' ' if h.handle else ''}{h.scope} {h.kind}] {h.id}  score={h.score:.4g}"
         if h.ts:
-            head += f"  {h.ts.date().isoformat()}"
+            head += f"  {local_text(h.ts, minutes=False)}"
         text = " ".join(h.text.split())
         lines.append(head + "\n   " + (text[:300] + ("…" if len(text) > 300 else "")))
         if explain:
@@ -319,7 +320,7 @@ def inspect(ctx, as_json):
 def recent(ctx, kinds, category, scope, limit, as_json):
     """List the newest memories (by kind or category), newest first."""
     hits = open_store(ctx).recent(kinds=kinds or None, category=category, scope=scope, limit=limit)
-    lines = [f"{(h.ts.isoformat()[:16] if h.ts else ''):16} [{h.scope} {h.kind}] {h.id}: "
+    lines = [f"{local_text(h.ts):16} [{h.scope} {h.kind}] {h.id}: "
              f"{' '.join((h.summary or h.text or '').split())[:80]}" for h in hits]
     emit(ctx, as_json, [h.to_dict() for h in hits], "\n".join(lines) or "no memories yet")
 
