@@ -1,13 +1,17 @@
 """Hostile text and times: naive local times (C25), bare and labelled secrets (C26, C44), accent folding (C31)."""
 
+import base64
 import json
+import random
+import string
 import time
-from datetime import date, datetime, timedelta, timezone
+from datetime import date, datetime, timezone
 
 import pytest
 
 import memdir
 from memdir import timeutil
+from memdir.capture.redact import find_secrets, redact
 from tests.conftest import run_cli
 
 UTC = timezone.utc
@@ -83,3 +87,110 @@ def test_c25_importers_read_naive_file_times_as_local(shanghai, tmp_path):
                     "Sure, I will change deploy.sh so a second run does nothing.\n", encoding="utf-8")
     evs = list(aider.iter_aider(hist))
     assert evs and timeutil.parse_ts(evs[0]["ts"]) == datetime(2026, 11, 30, 1, 15, tzinfo=UTC)
+
+
+# ---- C26: bare provider keys, a short prefix and a long random tail, no label ---------------------------------
+_rng = random.Random(26)
+_B62 = string.ascii_letters + string.digits
+
+
+def _tail(n: int = 40) -> str:
+    """A random base62 tail (built at run time: no live-looking key is committed)."""
+    return "Zx9" + "".join(_rng.choice(_B62) for _ in range(n - 3))
+
+
+def _b64(nbytes: int) -> str:
+    return base64.b64encode(bytes(_rng.getrandbits(8) for _ in range(nbytes))).decode()
+
+
+def _hex(n: int) -> str:
+    return "".join(_rng.choice("0123456789abcdef") for _ in range(n))
+
+
+_PREFIXES = ["m0-", "tvly-", "fc-", "pcsk_", "nvapi-", "co-", "zq7-", "acme_live_", "mk-v2-", "ak_"]
+_CONTEXTS = ["remember {s} for the memory service", "{s}", "the key is `{s}`.", "MEM0_KEY={s}", 'cfg = {{"k": "{s}"}}',
+             "key: {s}; then restart", "用这个 {s} 调用", "(see {s})"]
+
+
+@pytest.mark.parametrize("prefix", _PREFIXES)
+@pytest.mark.parametrize("n", [24, 32, 48])
+def test_c26_bare_prefixed_key_is_redacted_whole(prefix, n):
+    key = prefix + _tail(n)
+    for ctx in _CONTEXTS:
+        text = ctx.format(s=key)
+        out = redact(text)
+        assert key[len(prefix):][:12] not in out and key[-12:] not in out, (text, out)
+        assert "[redacted:" in out and out.count("[redacted:") == 1, out
+
+
+def test_c26_the_case_key_never_reaches_disk_or_output(project, tmp_path):
+    key = "m0-" + "Zx9Qw8Er7Ty6Ui5Op4As3Df2Gh1Jk0LzXcVbNm"  # the case's own (made-up) example
+    tail = key[3:]
+    with memdir.open(project, home=tmp_path / "g") as m:
+        n = m.remember(f"the mem0 key for the staging memory service is {key} (rotate it monthly)",
+                       category="facts", summary=f"mem0 staging key {key}", tags=["mem0"])
+        m.capture({"role": "user", "session": "s", "text": f"set MEM0 to {key} in the staging env please"})
+        outputs = [json.dumps(n.to_dict(), default=str), m.context("mem0 staging key", max_chars=20_000),
+                   *(json.dumps(h.to_dict(), default=str) for h in m.recall("mem0 staging key", k=20))]
+        m.roots["project"].db.execute("PRAGMA wal_checkpoint(PASSIVE)")
+    disk = b"\n".join(p.read_bytes() for d in (project / ".memory", tmp_path / "g") for p in sorted(d.rglob("*"))
+                      if p.is_file())
+    assert (project / ".memory" / "facts" / "index.md").exists() and (project / ".memory" / "ROOT.md").exists()
+    for frag in (tail, tail[:12], tail[12:24], tail[-12:]):
+        assert frag.encode() not in disk and not any(frag in o for o in outputs), frag
+    assert "[redacted:api_key]" in outputs[0]
+
+
+@pytest.mark.parametrize("text", [
+    "toolu_01" + "A09q90qw90lq917835lq9Xy7Pz",  # tool-call, message and request ids are ids, not keys
+    "msg_01" + "XFDUDYJgAACzvnptvVoYEL3d",
+    "req_011C" + "SHtbQvXpHZ3zkj3cVk9Rb2",
+    "chatcmpl-" + "9Xk2mLpQ7rT4vW8yZ1aB3cD5eF",
+    "file-" + "AbC9dEf8GhI7jKl6MnO5pQr4",
+    "test_ConversationPayloadWriterFactoryImplementation2024Edition",
+    "def test_redaction_of_UserAccountSettings2FormHandler3():",
+    "see /tmp/pytest-of-root/pytest-156/test_c25_importers_read_naive_0/x",
+    "node_modules/.pnpm/react-dom_" + "18.2.0_react@18.2.0/node_modules",
+    "static/js/main-" + "3f2a9c1d8b7e4f60a1b2c3d4e5f6a7b8" + ".js",
+    "integrity sha512-3KMdmJr6r8kR1YOk7kQZ6u1M1y6nG8v9T0Y2c4vYQm0e6k0u1x2y3z4A5B6C7D8E9F0G1H2I3J4K5L6M7N8O9P==",
+    "ws_023bc037ca71df15016a0195bb758c819ba5b12d072d9bb0ae",
+    "rs_" + "68a1b2c3d4e5f60718293a4b5c6d7e8f",
+    "pip install scikit-learn-intelex==2024.7.0",
+    "https://example.com/watch/v-" + "Zx9Qw8Er7Ty6Ui5Op4As3Df2",
+    "user@host-" + "Zx9Qw8Er7Ty6Ui5Op4As3Df2.local",
+    "a UUID 123e4567-e89b-12d3-a456-426614174000 in the log",
+])
+def test_c26_ids_names_paths_and_hashes_are_not_prefixed_keys(text):
+    assert find_secrets(text) == [], (text, find_secrets(text))
+
+
+# ---- C44: long hex or base64 after key=, KEY=, token:, or on a line naming blob/base64 ---------------------------
+@pytest.mark.parametrize("label", ["key=", "KEY=", "token:", "token: ", "Token=", "api.key=", "SECRET_KEY_BASE=",
+                                   '"apiKey":"', "export MEM0_KEY=", "encryption_key := ", "KEY => '"])
+@pytest.mark.parametrize("value", [_hex(32), _hex(40), _hex(64), _hex(64).upper(), _b64(16), _b64(32), _b64(64)],
+                         ids=["hex32", "hex40", "hex64", "HEX64", "b64-16", "b64-32", "b64-64"])
+def test_c44_long_hex_or_base64_after_a_key_label_is_redacted(label, value):
+    out = redact(f"{label}{value}")
+    core = value.rstrip("=")
+    assert core[:12] not in out and core[-12:] not in out and "[redacted:" in out, out
+
+
+@pytest.mark.parametrize("line", ["blob: {v}", "blob {v}", "the encryption blob is {v} (keep it)", "base64 key {v}",
+                                  "base64-encoded master secret: {v}", "store this base64 value: {v}"])
+@pytest.mark.parametrize("value", [_hex(64), _b64(32), _b64(48)], ids=["hex64", "b64-32", "b64-48"])
+def test_c44_secret_on_a_line_naming_blob_or_base64_is_redacted(line, value):
+    out = redact(line.format(v=value))
+    assert value.rstrip("=")[:16] not in out and "[redacted:" in out, out
+
+
+@pytest.mark.parametrize("text", [
+    "sorted(rows, key=len)", "key=lambda r: r.created_at", "cache_key=" + "5d41402abc4b2a76b9719d911017c592",
+    "key_id=" + "5d41402abc4b2a76b9719d911017c592ae8a52f0", "interface: wg0 public key: " + "iDOkPq2eH57bILCMFmfvYtOmZLcetwfAOzm+VEUZlx0=",
+    "100644 blob 4b825dc642cb6eb9a060e54bf8d69288fbee4904\tREADME.md",
+    "echo U29tZSBiYXNlNjQgZW5jb2RlZCB0ZXh0IHRoYXQgaXMgbm90IGEgc2VjcmV0Lg== | base64 -d",
+    "<img src=\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==\">",
+    "key=ConversationPayloadWriterFactory2024", "token: refreshTokenExpiresAtTimestampMs",
+    "commit=" + "3f9a1c2e8b7d4f6a0e5c9b1d2a3f4e5d6c7b8a90",
+])
+def test_c44_ordinary_key_values_hashes_and_data_are_kept(text):
+    assert find_secrets(text) == [], (text, find_secrets(text))
