@@ -194,3 +194,109 @@ def test_c44_secret_on_a_line_naming_blob_or_base64_is_redacted(line, value):
 ])
 def test_c44_ordinary_key_values_hashes_and_data_are_kept(text):
     assert find_secrets(text) == [], (text, find_secrets(text))
+
+
+# ---- C31: accent folding ----------------------------------------------------------------------------------------
+_ACCENTED = [("La réunion de déploiement a lieu au café", ["cafe", "reunion", "deploiement", "Cafe", "CAFÉ"]),
+             ("Zeitüberschreitung der Datenbankverbindung", ["zeituberschreitung", "Zeituberschreitung"]),
+             ("São Paulo office: the naïve retry loop in señor Núñez's crème brûlée service", ["sao paulo", "naive",
+                                                                                              "senor", "nunez",
+                                                                                              "creme brulee"]),
+             ("Tiếng Việt: lỗi kết nối cơ sở dữ liệu", ["tieng viet", "loi ket noi"])]
+
+
+def _fold_off(monkeypatch):
+    """The tokenizer as it was before v5 (no folding), for a store written by an older memdir."""
+    from memdir.recall import tokenize as T
+
+    monkeypatch.setattr(T, "fold", lambda w: w)
+    monkeypatch.setattr(T, "TOKENIZER_VERSION", "4+snowball-en+cjk-unigrams")
+    monkeypatch.setattr(T, "_tokenizer_id", (None, ""))
+    T._word_cache.clear()
+
+
+def _fold_on(monkeypatch):
+    from memdir.recall import tokenize as T
+
+    monkeypatch.undo()
+    T._tokenizer_id = (None, "")
+    T._word_cache.clear()
+
+
+@pytest.mark.parametrize("text,queries", _ACCENTED)
+def test_c31_unaccented_queries_find_accented_memories(m, text, queries):
+    m.remember("an unrelated note about the staging database port 5433")
+    n = m.remember(text)
+    for q in queries:
+        hits = m.recall(q)
+        assert hits and hits[0].id == n.id, (q, [h.id for h in hits])
+
+
+def test_c31_exact_spelling_ranks_first_where_both_exist(m):
+    accented = m.remember("Meet at the café near the station after the réunion")
+    plain = m.remember("Meet at the cafe near the station after the reunion")
+    assert [h.id for h in m.recall("café")][:2] == [accented.id, plain.id]
+    assert [h.id for h in m.recall("réunion café")][:2] == [accented.id, plain.id]
+    assert {h.id for h in m.recall("cafe")[:2]} == {accented.id, plain.id}  # both found
+
+
+def test_c31_chinese_and_other_scripts_are_not_folded():
+    from memdir.recall.tokenize import fold, tokenize
+
+    assert tokenize("部署脚本用 pnpm，数据库锁") == ["部署", "署脚", "脚本", "本用", "部", "署", "脚", "本", "用", "pnpm",
+                                             "数据", "据库", "库锁", "数", "据", "库", "锁"]
+    for word in ("привет", "йод", "ελληνικά", "नमस्ते", "ærø", "部署"):
+        assert fold(word) == word
+    assert fold("café") == "cafe" and fold("ễ") == "e" and fold("zeitüberschreitung") == "zeituberschreitung"
+
+
+def test_c31_a_store_indexed_by_the_old_tokenizer_is_reindexed_on_open(project, tmp_path, monkeypatch):
+    from memdir.store.sqlite import index
+
+    _fold_off(monkeypatch)
+    with memdir.open(project, home=tmp_path / "g") as m:
+        n = m.remember("La réunion de déploiement a lieu au café")
+        m.import_events([{"key": "e1", "role": "user", "session": "s", "text": "Zeitüberschreitung der Datenbankverbindung"},
+                         {"key": "e2", "role": "assistant", "session": "s", "text": "raise the pool timeout"}])
+        assert not m.recall("cafe") and not m.recall("zeituberschreitung")
+    _fold_on(monkeypatch)
+    with memdir.open(project, home=tmp_path / "g") as m:
+        assert m.recall("cafe")[0].id == n.id and m.recall("reunion")[0].id == n.id
+        assert m.recall("zeituberschreitung")[0].id == "e1"
+        db = m.roots["project"].db
+        assert index.check_fts(db) == []
+        m.forget("e1")  # the contentless index is cleaned with the tokens it now holds
+        assert index.check_fts(db) == [] and not m.recall("zeituberschreitung")
+
+
+def test_c31_postgres_rows_written_by_the_old_tokenizer_are_refolded_by_m010(project, tmp_path, monkeypatch, pg):
+    import psycopg
+
+    def rows(url):
+        with psycopg.connect(url) as c:
+            fts = sorted(c.execute("SELECT d.ref, f.seq, f.tags, f.title, f.body, f.context, f.dl, f.tf::text "
+                                   "FROM fts f JOIN docs d ON d.id = f.doc_id").fetchall())
+            df = sorted(c.execute("SELECT term, sum(df) FROM term_df GROUP BY term HAVING sum(df) <> 0").fetchall())
+            st = c.execute("SELECT sum(n), sum(total) FROM fts_stats").fetchone()
+        return fts, df, st
+
+    def write(url, home):
+        with memdir.open(project, home=home, config={"store": url, "remote.project": "p"}) as m:
+            m.remember("La réunion de déploiement a lieu au café", tags=["réunion"], summary="Réunion au café")
+            m.import_events([{"key": f"e{i}", "role": "user", "session": "s", "ts": 1_700_000_000 + i, "text": t}
+                             for i, t in enumerate(["Zeitüberschreitung der Datenbankverbindung", "raise the pool timeout",
+                                                    "naïve retry loop in señor Núñez's service"])])
+
+    old, fresh = pg.new_database(), pg.new_database()
+    _fold_off(monkeypatch)
+    write(old, tmp_path / "g1")
+    with memdir.open(project, home=tmp_path / "g1", config={"store": old, "remote.project": "p"}) as m:
+        assert not m.recall("cafe")
+    with psycopg.connect(old, autocommit=True) as c:  # as before this memdir: schema v9
+        c.execute("DELETE FROM memdir_schema WHERE version = 10")
+    _fold_on(monkeypatch)
+    (project / ".memory").rename(tmp_path / "old-memory")
+    write(fresh, tmp_path / "g2")
+    with memdir.open(project, home=tmp_path / "g1", config={"store": old, "remote.project": "p"}) as m:  # m010 runs
+        assert m.recall("cafe") and m.recall("zeituberschreitung")[0].id == "e0" and m.recall("naive")[0].id == "e2"
+    assert rows(old) == rows(fresh)
