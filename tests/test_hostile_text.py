@@ -300,3 +300,18 @@ def test_c31_postgres_rows_written_by_the_old_tokenizer_are_refolded_by_m010(pro
     with memdir.open(project, home=tmp_path / "g1", config={"store": old, "remote.project": "p"}) as m:  # m010 runs
         assert m.recall("cafe") and m.recall("zeituberschreitung")[0].id == "e0" and m.recall("naive")[0].id == "e2"
     assert rows(old) == rows(fresh)
+
+
+@pytest.mark.parametrize("memory_index", ["off", "on"])  # FTS5 scoring, and postings held in memory
+@pytest.mark.parametrize("stored,query", [("cafe\u0301 cre\u0300me", "cafe creme"),  # decomposed (NFD) input
+                                          ("the café-bar deploy script", "cafe-bar"),
+                                          ("the café-bar deploy script", "cafe"),
+                                          ("ÉCOLE NORMALE SUPÉRIEURE", "ecole superieure"),
+                                          ("La réunion de déploiement", "réunion"),
+                                          ("la reunion de deploiement", "réunion")])  # and the reverse
+def test_c31_siblings_on_both_sqlite_paths(project, tmp_path, memory_index, stored, query):
+    with memdir.open(project, home=tmp_path / "g", config={"recall.memory_index": memory_index}) as m:
+        m.remember("an unrelated note about the staging database port 5433")
+        n = m.remember(stored)
+        hits = m.recall(query)
+        assert hits and hits[0].id == n.id, (stored, query, [h.id for h in hits])
