@@ -315,3 +315,13 @@ def test_c31_siblings_on_both_sqlite_paths(project, tmp_path, memory_index, stor
         n = m.remember(stored)
         hits = m.recall(query)
         assert hits and hits[0].id == n.id, (stored, query, [h.id for h in hits])
+
+
+def test_c25_the_days_a_question_names_are_local_days(shanghai):
+    from memdir.recall.dates import windows
+
+    now = datetime(2026, 12, 1, 2, 0, tzinfo=UTC)  # 10:00 on Dec 1 in Shanghai
+    noon = datetime(2026, 11, 30, 4, 0, tzinfo=UTC).timestamp()  # the middle of Nov 30 in Shanghai
+    for when in (now, datetime(2026, 12, 1, 10, 0)):  # a naive now is local time too
+        wins = windows("what did we decide on 2026-11-30?", when)
+        assert len(wins) == 1 and (wins[0][0] + wins[0][1]) / 2 == noon, wins
