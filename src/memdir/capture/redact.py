@@ -751,6 +751,14 @@ def _decodes_to_text(value: str) -> bool:
     return printable >= 0.9 * max(1, len(decoded))
 
 
+def _glued_after(text: str, e: int) -> bool:
+    """Does the run ending at ``e`` go on into a longer token, path or URL? A ``.``/``,`` that ends a sentence
+    (before a space, a closing quote or bracket, or the end) does not glue."""
+    if e >= len(text) or text[e] not in _BLOB_EDGE:
+        return False
+    return not (text[e] in ".," and (e + 1 == len(text) or text[e + 1].isspace() or text[e + 1] in "\"'`)]}*|"))
+
+
 def _scan_blobs(text: str) -> Iterator[tuple[str, int, int, int]]:
     """Bare long hex (32-128 digits of one case, not 40) and base64 (40-100 chars mixing upper, lower and
     digits, high entropy, decoding to binary) standing alone as a token. Not findings: a run inside a longer
@@ -762,7 +770,7 @@ def _scan_blobs(text: str) -> Iterator[tuple[str, int, int, int]]:
     for m in _HEX_RUN.get().finditer(text):
         s, e = m.span()
         v = m.group()
-        if (len(v) == 40 or len(v) > 128 or (s and text[s - 1] in _BLOB_EDGE) or (e < n and text[e] in _BLOB_EDGE)
+        if (len(v) == 40 or len(v) > 128 or (s and text[s - 1] in _BLOB_EDGE) or _glued_after(text, e)
                 or not (v.islower() or v.isupper() or v.isdigit()) or v.isdigit() or len(set(v.lower())) < 10
                 or _digest_context(text, s, e)):
             continue
@@ -771,7 +779,7 @@ def _scan_blobs(text: str) -> Iterator[tuple[str, int, int, int]]:
         s, e = m.span()
         v = m.group()
         core = v.rstrip("=")
-        if (not 40 <= len(core) <= 100 or (s and text[s - 1] in _BLOB_EDGE) or (e < n and text[e] in _BLOB_EDGE)
+        if (not 40 <= len(core) <= 100 or (s and text[s - 1] in _BLOB_EDGE) or _glued_after(text, e)
                 or all(c in "0123456789abcdefABCDEF" for c in core)):
             continue
         if not (any(c.isupper() for c in core) and any(c.islower() for c in core) and any(c.isdigit() for c in core)):
@@ -911,7 +919,10 @@ def _scan_labelled(text: str) -> Iterator[tuple[str, int, int, int]]:
             i -= 1
         if i == j or (i > 0 and text[i - 1] in _LABEL_CHARS) or not (text[i].isalpha() or text[i] == "_"):
             continue
-        if not _is_key_label(text[i:j]) or _digest_context(text, i, i):  # "public key: …", "image key=…"
+        if not _is_key_label(text[i:j]):
+            continue
+        before = text[max(text.rfind("\n", 0, i) + 1, i - 24):i].split()
+        if before and before[-1].lower().strip("\"'`([{") in _NOT_SECRET_LABEL:  # "public key: …", "cache key=…"
             continue
         if e < n and (text[e] in _W or text[e] in "/\\@+" or (text[e] == "." and e + 1 < n and text[e + 1].isalnum())):
             continue
