@@ -5,7 +5,7 @@ import json
 import random
 import string
 import time
-from datetime import date, datetime, timezone
+from datetime import date, datetime, timedelta, timezone
 
 import pytest
 
@@ -325,3 +325,15 @@ def test_c25_the_days_a_question_names_are_local_days(shanghai):
     for when in (now, datetime(2026, 12, 1, 10, 0)):  # a naive now is local time too
         wins = windows("what did we decide on 2026-11-30?", when)
         assert len(wins) == 1 and (wins[0][0] + wins[0][1]) / 2 == noon, wins
+
+
+def test_c25_log_lines_for_people_are_local(shanghai, project, tmp_path, capsys):
+    with memdir.open(project, home=tmp_path / "g") as m:
+        m.remember("the staging database listens on 5433")  # the skip log lives in a root that exists
+        assert not m.capture({"role": "user", "session": "s", "text": "ok"}).stored
+    code, out, _ = run_cli(capsys, "--dir", str(project), "--home", str(tmp_path / "g"), "--json", "log", "skips")
+    stamp = json.loads(out)[0]["ts"]
+    assert stamp.endswith("Z")  # machine-readable: UTC
+    code, out, _ = run_cli(capsys, "--dir", str(project), "--home", str(tmp_path / "g"), "log", "skips")
+    shown = timeutil.parse_ts(stamp) + timedelta(hours=8)
+    assert code == 0 and out.startswith(shown.strftime("%Y-%m-%d %H:%M:%S")), (stamp, out)

@@ -19,7 +19,7 @@ from memdir.cli.output import (
     read_text_arg,
 )
 from memdir.errors import MemdirError, NotFound, UsageError
-from memdir.timeutil import local_text
+from memdir.timeutil import local, local_text, parse_ts
 
 
 @click.command()
@@ -274,6 +274,14 @@ def pin(ctx, id, unpin, scope, as_json):
     emit(ctx, as_json, note.to_dict(), f"{'pinned' if note.pinned else 'unpinned'} {note.id} ({note.scope})")
 
 
+def _when(ts: str | None) -> str:
+    """A stored ISO UTC time as a person reads it here (local ``YYYY-MM-DD HH:MM:SS``); unreadable: as stored."""
+    try:
+        return local(parse_ts(ts)).strftime("%Y-%m-%d %H:%M:%S")
+    except MemdirError:
+        return str(ts or "")
+
+
 @click.command(name="log")
 @click.argument("which", type=click.Choice(["skips", "injections"]))
 @click.option("-n", "--limit", type=click.IntRange(1, 10_000), default=20, show_default=True)
@@ -285,10 +293,10 @@ def log_cmd(ctx, which, limit, session, as_json):
     m = open_store(ctx)
     if which == "skips":
         rows = m.capture_skips(limit=limit, session=session)
-        human = "\n".join(f"{r['ts']}  {r['reason']:<13} {r['role'] or '':<9} {r['session'] or '-'}  {r['preview']}" for r in rows)
+        human = "\n".join(f"{_when(r['ts'])}  {r['reason']:<13} {r['role'] or '':<9} {r['session'] or '-'}  {r['preview']}" for r in rows)
     else:
         rows = m.injections(limit=limit)
-        human = "\n".join(f"{r['ts']}  {r['host'] or '-'} {r['event'] or '-'} {r['session'] or '-'}  {len(r['block'])} chars  "
+        human = "\n".join(f"{_when(r['ts'])}  {r['host'] or '-'} {r['event'] or '-'} {r['session'] or '-'}  {len(r['block'])} chars  "
                           f"hits: {', '.join(r['hit_ids']) or '-'}" for r in rows)
     emit(ctx, as_json, rows, human or f"no {which} logged")
 
