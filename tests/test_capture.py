@@ -43,7 +43,7 @@ def test_c16_same_fact_nine_times_stored_once_injected_once(m):
 
 # ---- C13 ---------------------------------------------------------------------------------------------------
 def test_c13_naive_aware_and_epoch_ms_are_stored_as_utc_in_order(m):
-    naive = datetime(2026, 3, 1, 8, 0, 0)  # naive = UTC
+    naive = datetime(2026, 3, 1, 8, 0, 0)  # naive = local time (UTC on the test machine; C25 in test_hostile_text)
     aware = datetime(2026, 3, 1, 17, 30, 0, tzinfo=timezone(timedelta(hours=8)))  # 09:30 UTC
     epoch_ms = int(datetime(2026, 3, 1, 10, 0, tzinfo=timezone.utc).timestamp() * 1000)
     keys = []

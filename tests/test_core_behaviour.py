@@ -159,7 +159,7 @@ def test_import_events_dedup_and_time_forms(m):
     assert c == {"read": 9, "stored": 3, "duplicate": 2, "skipped": 4}
     got = {k: m.get(k).ts for k in "abc"}
     assert all(t.tzinfo is not None and t.utcoffset() == timedelta(0) for t in got.values())
-    assert got["b"] == got["c"] < got["a"]  # 08:00+08:00 == 1767225600000 ms == 00:00Z; naive 08:00 is taken as UTC
+    assert got["b"] == got["c"] < got["a"]  # 08:00+08:00 == 1767225600000 ms == 00:00Z; naive 08:00 is local time (UTC here)
 
 
 def test_forget_event_writes_tombstone_blocking_reimport(m):
@@ -359,7 +359,7 @@ def test_review_findings_pinned(m, tmp_path, project, clock):
         assert m3.config.get("recall.weight_body") == 1.0 and m3.recall("npm")
 
 
-def test_naive_frontmatter_times_are_utc_on_rewrite(m, project, monkeypatch):
+def test_naive_frontmatter_times_are_local_and_stay_put_on_rewrite(m, project, monkeypatch):
     import time
 
     monkeypatch.setenv("TZ", "Asia/Shanghai")
@@ -370,7 +370,9 @@ def test_naive_frontmatter_times_are_utc_on_rewrite(m, project, monkeypatch):
         path.write_text("---\ncreated: 2026-01-01 10:00:00\nsummary: naive time\n---\nbody\n", encoding="utf-8")
         m.close()
         new = m.remember("replacement", supersedes="facts/naive")
-        assert m.get("facts/naive").created.isoformat() == "2026-01-01T10:00:00+00:00" and new
+        # a naive time is the machine's local time (C25): 10:00 in Shanghai is 02:00Z, and rewriting keeps it
+        assert m.get("facts/naive").created.isoformat() == "2026-01-01T02:00:00+00:00" and new
+        assert "2026-01-01T02:00:00.000Z" in path.read_text(encoding="utf-8")
     finally:
         monkeypatch.delenv("TZ")
         time.tzset()

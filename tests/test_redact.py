@@ -150,6 +150,12 @@ def _cases() -> list[tuple[str, str, str]]:
     add("secret_key", "PRIVATE_KEY=0x{s}", rnd(64, HEXL))
     add("password", "PGPASSWORD={s} psql -h db", "s3cr3t")
     add("password", '{{"command": "export DB_PASSWORD=\\"{s}\\" && make migrate"}}', "s3cr3t-Db")
+    # cases C26 and C44: any provider's prefix-<random tail> key with no label; long hex/base64 after a key label
+    add("api_key", "remember {s} for the memory service", "m0-" + rnd(40))
+    add("api_key", "TAVILY={s}", "tvly-" + rnd(32))
+    add("hex_secret", "KEY={s}", rnd(64, HEXL))
+    add("base64_secret", "key={s}", rnd(43, B64) + "=")
+    add("base64_secret", "blob: {s}", rnd(43, B64) + "=")
     # Last, so that in test_whole_corpus_in_one_text it swallows nothing else.
     add("private", "unclosed <private> {s}", "everything after")
     return c

@@ -19,18 +19,20 @@ from conftest import shared_path
 _EXACT = [lit for lit, _ in R._EXACT_INDEX] + list(R._SCAN_EXACT)
 _LOWER = [lit for lit, _ in R._LOWER_INDEX] + list(R._SCAN_LOWER)
 _LONG_RUN = re.compile(r"[A-Za-z0-9+/]{32}")
+_KEY_RUN = re.compile(r"[A-Za-z0-9+/]{22}")  # the trigger of the prefixed-key and labelled-value scanners (C26, C44)
 
 
 def _check(text: str) -> None:
     lowered = R._lower_same_length(text)
     assert R._literals_in(text, lowered) == ({x for x in _EXACT if x in text}, {x for x in _LOWER if x in lowered}), text
     assert R._has_long_run(text) == (_LONG_RUN.search(text) is not None), text
+    assert R._has_key_run(text) == (_KEY_RUN.search(text) is not None), text
 
 
 def _random_text(rng: random.Random) -> str:
     """Texts dense in literals and their fragments (overlapping, nested, cut short), next to other characters."""
     pieces = _EXACT + _LOWER + [lit[: rng.randint(1, len(lit))] for lit in rng.sample(_EXACT + _LOWER, 10)]
-    pieces += ["a" * 31, "Zz09+/" * 6, " ", "\n", "é", "İ", "部署", "\ud800", "\x00", "=", ":", "_", "-", ".", "/"]
+    pieces += ["a" * 31, "a" * 21, "Zz09+/" * 6, "m0-", "Zx9Qw8Er7Ty6Ui5Op4As3D", "key=", " ", "\n", "é", "İ", "部署", "\ud800", "\x00", "=", ":", "_", "-", ".", "/"]
     out = []
     for _ in range(rng.randint(0, 12)):
         p = rng.choice(pieces)
@@ -65,6 +67,9 @@ def test_every_case_still_found():
     for text, kind in (("token = 8f3a9c1d2b7e4f60a1b2", "token"), ("see postgres://app:hunter2x@db/prod", "db_uri"),
                        ("key sk-sp-4f8a1b2c3d4e5f6a7b8c9d0e.f1a2b3c4d5e6", "api_key"),
                        ("密码：Tr0ub4dor&3", "password"), ("<private>x</private>", "private"),
-                       ("0123456789abcdef0123456789abcdef-us12", "mailchimp_key")):
+                       ("0123456789abcdef0123456789abcdef-us12", "mailchimp_key"),
+                       ("use m0-Zx9Qw8Er7Ty6Ui5Op4As3Df2Gh1Jk0LzXcVbNm", "api_key"),  # C26: 22-run trigger
+                       ("KEY=9qsTw46SyuDRUFexWZh4lMx0EdcX8U", "base64_secret")):  # C44
+
         kinds = [k for k, _, _ in R.find_secrets(text)]
         assert kind in kinds, (text, kinds)

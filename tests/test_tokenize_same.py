@@ -40,6 +40,18 @@ def _reference_normalize(text: str) -> str:
     return unicodedata.normalize("NFKC", text).casefold()
 
 
+def _reference_fold(word: str) -> str:
+    """Case C31 (tokenizer v5): drop each combining mark that follows a Latin letter (or another such mark)."""
+    out, base = [], ""
+    for ch in unicodedata.normalize("NFD", word):
+        if unicodedata.combining(ch) and base.isascii() and base.isalpha():
+            continue
+        if not unicodedata.combining(ch):
+            base = ch
+        out.append(ch)
+    return unicodedata.normalize("NFC", "".join(out))
+
+
 def _reference_tokenize(text: str, *, unigrams: bool = True) -> list[str]:
     out: list[str] = []
     append, extend = out.append, out.extend
@@ -53,25 +65,39 @@ def _reference_tokenize(text: str, *, unigrams: bool = True) -> list[str]:
                     extend(run)
             continue
         raw = raw[: T.MAX_TOKEN_CHARS]
-        if raw.isalnum():
-            if len(raw) >= 4 and raw.isascii() and raw.isalpha():
-                append(T.stem(raw))
-            else:
-                append(raw)
+        folded = _reference_fold(raw)
+        if folded != raw:  # v5: the word's own tokens, then its folded spelling's that are new
+            own = _word_ref(raw)
+            extend(own)
+            extend(dict.fromkeys(t for t in _word_ref(folded) if t not in own))
             continue
-        word = raw.replace("'", "").replace("\u2019", "")
-        whole = T.stem(word) if _ALPHA.fullmatch(word) else word
-        append(whole)
-        core = raw.rstrip("+#")
-        parts = [p for p in _SPLIT.split(core) if p]
-        if len(parts) > 1 or core != raw:
-            apostrophe = "'" in raw or "\u2019" in raw
-            for p in parts:
-                if p == word or (apostrophe and p in T._CLITICS):
-                    continue
-                sp = T.stem(p) if _ALPHA.fullmatch(p) else p
-                if sp != whole:
-                    append(sp)
+        extend(_word_ref(raw))
+    return out
+
+
+def _word_ref(raw: str) -> list[str]:
+    """The tokens of one word, as the tokenizer made them before v5."""
+    out: list[str] = []
+    append = out.append
+    if raw.isalnum():
+        if len(raw) >= 4 and raw.isascii() and raw.isalpha():
+            append(T.stem(raw))
+        else:
+            append(raw)
+        return out
+    word = raw.replace("'", "").replace("\u2019", "")
+    whole = T.stem(word) if _ALPHA.fullmatch(word) else word
+    append(whole)
+    core = raw.rstrip("+#")
+    parts = [p for p in _SPLIT.split(core) if p]
+    if len(parts) > 1 or core != raw:
+        apostrophe = "'" in raw or "\u2019" in raw
+        for p in parts:
+            if p == word or (apostrophe and p in T._CLITICS):
+                continue
+            sp = T.stem(p) if _ALPHA.fullmatch(p) else p
+            if sp != whole:
+                append(sp)
     return out
 
 
@@ -86,6 +112,7 @@ _PIECES = (
     list("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") * 3
     + list(".-_/:@'\u2019+#") * 2
     + [" ", " ", "\n", "\t", ",", "!", "?", "(", ")", '"', "$", "%", "&", "*", "=", "[", "]", "{", "}", "\\", "|", "~", "`"]
+    + list("éüñçâÉẞøễ\u0301\u0308й")  # accented Latin (folded, C31), a bare combining mark, Cyrillic (kept)
     + list("部署脚本用锁加的了是我们中文测试数据库")  # Han (incl. Chinese function chars)
     + list("ひらがなカタカナー゠・") + list("한국어가") + ["\u3400", "\u4dbf", "\uf900", "\ufaff", "\U00020000", "\U0003134f"]
     + list("éüßİıÅǅﬁﬃ①²½ⅷＡＢ１２０ｱｶﾞ，：；！？（）～　。、「」") + ["\u0301", "\u0308", "\u3099", "\u309a", "\u0338"] * 2 + ["\u0301", "\u0307", "\u200b", "\u00a0", "\u3000", "\ufeff"]

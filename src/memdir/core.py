@@ -148,7 +148,7 @@ class Memdir:
 
     def import_events(self, events: Iterable[dict[str, Any]], *, scope: str = "project") -> dict[str, int]:
         """Bulk-store events ``{key, role, text, session, ts, meta?}`` in short batches: dedup by key and text SHA-256,
-        tombstoned skipped, text redacted and bounded; ``ts``: datetime (naive = UTC), ISO 8601, epoch s/ms, or now.
+        tombstoned skipped, text redacted and bounded; ``ts``: datetime (naive = local time), ISO 8601, epoch s/ms, or now.
         ``{"read", "stored", "duplicate", "skipped"}``, never raises for an item; Ctrl-C: ``errors.Interrupted``."""
         return event_ops.import_events(self.stores, events, scope=scope)
 

@@ -2,11 +2,16 @@
 
 Accepted inputs for :func:`parse_ts`:
 
-* ``datetime`` — aware ones are converted to UTC; naive ones are taken as UTC (documented policy);
-* ``date`` — midnight UTC;
+* ``datetime`` — aware ones are converted to UTC; a naive one is the machine's local time (the zone of ``TZ`` or
+  the system's, as a person or a tool on this machine wrote it) and is converted to UTC (case C25);
+* ``date`` — local midnight, converted to UTC;
 * ``int``/``float`` epoch — seconds, or milliseconds when ``abs(value) >= 1e11`` (seed 000 writes ms epochs);
-* ``str`` — ISO 8601 (``Z`` or offset, with or without time), a numeric epoch string, or the
-  LoCoMo form ``"1:56 pm on 8 May, 2023"``.
+* ``str`` — ISO 8601 (``Z`` or offset, with or without time; without either, local time), a numeric epoch string,
+  or the LoCoMo form ``"1:56 pm on 8 May, 2023"`` (local time).
+
+Stored and machine-readable times (the index, note frontmatter, ``--json``, exports) are ISO 8601 UTC with ``Z``
+(:func:`iso`); times shown to a person (CLI lines, the ``<memory>`` block's dates, the viewer) are local
+(:func:`local`, :func:`local_text`).
 """
 
 from __future__ import annotations
@@ -25,8 +30,27 @@ def now_utc() -> datetime:
     return datetime.now(UTC)
 
 
+def from_local(dt: datetime) -> datetime:
+    """A naive ``dt`` read as the machine's local wall-clock time, as an aware UTC datetime (an aware one is only
+    converted). At a DST gap or overlap the platform's choice applies (``fold=0``)."""
+    return dt.astimezone(UTC)
+
+
+def local(dt: datetime) -> datetime:
+    """An aware (or naive = local) ``dt`` as an aware datetime in the machine's local zone, for display."""
+    return from_local(dt).astimezone()
+
+
+def local_text(dt: datetime | None, *, minutes: bool = True) -> str:
+    """``dt`` as a person reads it here: local ``YYYY-MM-DD HH:MM`` (``minutes=False``: ``YYYY-MM-DD``); ``None``
+    gives ``""``."""
+    if dt is None:
+        return ""
+    return local(dt).strftime("%Y-%m-%d %H:%M" if minutes else "%Y-%m-%d")
+
+
 def parse_ts(value, *, default: datetime | None = None) -> datetime:
-    """Parse ``value`` into an aware UTC datetime.
+    """Parse ``value`` into an aware UTC datetime; a value without a zone is local time (see the module docstring).
 
     Raises ``UsageError`` for an unparseable value unless ``default`` is given (then it is returned).
     ``None`` and ``""`` return ``default`` (or raise when it is ``None``).
@@ -47,11 +71,11 @@ def _parse(value) -> datetime:
     if isinstance(value, bool):
         raise UsageError("a boolean is not a timestamp")
     if isinstance(value, datetime):
-        if value.tzinfo is None or value.tzinfo.utcoffset(value) is None:
-            return value.replace(tzinfo=UTC)
-        return value.astimezone(UTC)
+        if value.tzinfo is not None and value.tzinfo.utcoffset(value) is None:
+            value = value.replace(tzinfo=None)
+        return from_local(value)
     if isinstance(value, date):
-        return datetime(value.year, value.month, value.day, tzinfo=UTC)
+        return from_local(datetime(value.year, value.month, value.day))
     if isinstance(value, (int, float)):
         v = float(value)
         if v != v:  # NaN
@@ -72,10 +96,10 @@ def _parse(value) -> datetime:
         if m:
             hh, mm, ap, dd, mon, yy = m.groups()
             dt = datetime.strptime(f"{dd} {mon[:3]} {yy} {int(hh) % 12 + (12 if ap.lower() == 'pm' else 0)}:{mm}", "%d %b %Y %H:%M")
-            return dt.replace(tzinfo=UTC)
+            return from_local(dt)
         for fmt in ("%Y/%m/%d %H:%M:%S", "%Y/%m/%d %H:%M", "%Y/%m/%d", "%Y/%m/%d (%a) %H:%M"):
             try:
-                return datetime.strptime(s, fmt).replace(tzinfo=UTC)
+                return from_local(datetime.strptime(s, fmt))
             except ValueError:
                 continue
         raise UsageError(f"unreadable timestamp {s[:60]!r}: use ISO 8601 or epoch seconds/milliseconds")
@@ -84,6 +108,6 @@ def _parse(value) -> datetime:
 
 def iso(dt: datetime) -> str:
     """Format a datetime as ISO 8601 UTC with milliseconds and ``Z``, e.g. ``2026-11-30T03:25:11.123Z``; a naive
-    one is taken as UTC (the same policy as :func:`parse_ts`), never as local time."""
-    dt = dt.replace(tzinfo=UTC) if dt.tzinfo is None else dt.astimezone(UTC)
+    one is local time (the same policy as :func:`parse_ts`, so a time read and written back does not move)."""
+    dt = from_local(dt)
     return dt.strftime("%Y-%m-%dT%H:%M:%S.") + f"{dt.microsecond // 1000:03d}Z"

@@ -183,7 +183,7 @@ def test_unknown_frontmatter_fields_kept_on_rewrite(tmp_path):
 
 
 TS_FORMS = [
-    (datetime(2026, 5, 1, 12, 0), "2026-05-01T12:00:00.000Z"),                                       # naive = UTC
+    (datetime(2026, 5, 1, 12, 0), "2026-05-01T12:00:00.000Z"),                                       # naive = local (UTC here)
     (datetime(2026, 5, 1, 20, 0, tzinfo=timezone(timedelta(hours=8))), "2026-05-01T12:00:00.000Z"),  # +08:00
     (1777636800000, "2026-05-01T12:00:00.000Z"),                                                     # epoch ms
     (1777636800, "2026-05-01T12:00:00.000Z"),                                                        # epoch s

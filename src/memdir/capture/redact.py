@@ -46,9 +46,14 @@ Choices
 * Idempotent: existing ``[redacted:…]`` markers are never re-redacted, and :func:`redact` repeats
   its pass until nothing is found, so ``redact(redact(x)) == redact(x)``.
 
+Any provider's key shape (case C26) is found by :func:`_scan_prefixed` (a short prefix, ``-``/``_``, a random tail of
+24+ chars; ids by their prefix are not findings), long hex/base64 after a key label (``KEY=``, ``token:``; case C44) by
+:func:`_scan_labelled`. Both wake on a run of 22 ``[A-Za-z0-9+/]`` (:func:`_has_key_run`), the pre-filter's third
+trigger.
+
 Not covered (documented limits): a secret split across lines or messages; bare values with no
-label and no known prefix other than long hex/base64 (a 40-hex token reads as a git SHA; a random password
-alone on a line); an
+label and no prefix other than long hex/base64 (a 40-hex token reads as a git SHA; a random password
+alone on a line); a prefixed key whose tail is single-case or lower-case hex; an
 unquoted password containing spaces after ``:``. Values inside JSON-escaped text may be redacted
 a little too far (through a literal ``\\n``), never too short.
 
@@ -287,6 +292,7 @@ _PROVIDER_RULES: list[_Rule] = [
     _tok("xai_key", r"xai-[A-Za-z0-9]{50,120}+", "xai-"),
     _tok("replicate_token", r"r8_[A-Za-z0-9]{30,60}+", "r8_"),
     _tok("perplexity_key", r"pplx-[A-Za-z0-9]{40,80}+", "pplx-"),
+    _tok("langsmith_key", r"lsv2_(?:pt|sk)_[a-f0-9]{32}_[a-f0-9]{10}", "lsv2_"),
     # --- VCS, registries, CI
     _tok("github_token", r"gh[pousr]_[A-Za-z0-9]{36,255}+", "ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
     _tok("github_token", r"github_pat_[A-Za-z0-9_]{22,255}+", "github_pat_"),
@@ -671,18 +677,33 @@ _RUN_BYTES = bytes(b"1"[0] if chr(i).isascii() and (chr(i).isalnum() or chr(i) i
 _RUN32 = b"1" * 32
 
 
+_RUN22 = b"1" * 22
+
+
+def _runs(text: str) -> bytes:
+    return text.encode("utf-8", "surrogatepass").translate(_RUN_BYTES)
+
+
 def _has_long_run(text: str) -> bool:
     """Does ``text`` hold 32 characters of ``[A-Za-z0-9+/]`` in a row?"""
-    return _RUN32 in text.encode("utf-8", "surrogatepass").translate(_RUN_BYTES)
+    return _RUN32 in _runs(text)
+
+
+def _has_key_run(text: str) -> bool:
+    """Does ``text`` hold 22 characters of ``[A-Za-z0-9+/]`` in a row (the shortest labelled base64 value, and less
+    than the tail of a prefixed key)? The trigger of :func:`_scan_prefixed` and :func:`_scan_labelled`."""
+    return _RUN22 in _runs(text)
 
 
 _HEX_RUN = _Lazy(r"[0-9a-fA-F]{32,4096}+")
 _B64_RUN = _Lazy(r"[A-Za-z0-9+/]{40,4096}+={0,2}")
-#: words that say a hex or base64 string nearby is a hash, an id or encoded data, not a secret
+#: words that say a hex or base64 string nearby is a hash, an id or encoded data, not a secret. ``blob``, ``base64``
+#: and ``encoded`` are not among them (case C44): a line saying ``blob:`` or ``base64 key`` is as likely to hold a key,
+#: and encoded data is told apart by its own signs (decoding to text, file magic, wrapped lines, length)
 _DIGEST_WORDS = (
-    "sha", "hash", "digest", "checksum", "md5", "crc", "commit", "git", "rev", "merge", "parent", "tree", "blob",
+    "sha", "hash", "digest", "checksum", "md5", "crc", "commit", "git", "rev", "merge", "parent", "tree",
     "object", "head", "etag", "integrity", "fingerprint", "image", "container", "layer", "build", "uuid", "id",
-    "base64", "encoded", "signature", "nonce", "salt", "iv", "cid", "ipfs", "torrent", "magnet", "hmac", "cache",
+    "signature", "nonce", "salt", "iv", "cid", "ipfs", "torrent", "magnet", "hmac", "cache",
     "version", "tx", "block", "address", "wallet", "key id", "keyid", "session", "trace", "span", "request",
     "ssh", "ecdsa", "public",
 )
@@ -730,6 +751,14 @@ def _decodes_to_text(value: str) -> bool:
     return printable >= 0.9 * max(1, len(decoded))
 
 
+def _glued_after(text: str, e: int) -> bool:
+    """Does the run ending at ``e`` go on into a longer token, path or URL? A ``.``/``,`` that ends a sentence
+    (before a space, a closing quote or bracket, or the end) does not glue."""
+    if e >= len(text) or text[e] not in _BLOB_EDGE:
+        return False
+    return not (text[e] in ".," and (e + 1 == len(text) or text[e + 1].isspace() or text[e + 1] in "\"'`)]}*|"))
+
+
 def _scan_blobs(text: str) -> Iterator[tuple[str, int, int, int]]:
     """Bare long hex (32-128 digits of one case, not 40) and base64 (40-100 chars mixing upper, lower and
     digits, high entropy, decoding to binary) standing alone as a token. Not findings: a run inside a longer
@@ -741,7 +770,7 @@ def _scan_blobs(text: str) -> Iterator[tuple[str, int, int, int]]:
     for m in _HEX_RUN.get().finditer(text):
         s, e = m.span()
         v = m.group()
-        if (len(v) == 40 or len(v) > 128 or (s and text[s - 1] in _BLOB_EDGE) or (e < n and text[e] in _BLOB_EDGE)
+        if (len(v) == 40 or len(v) > 128 or (s and text[s - 1] in _BLOB_EDGE) or _glued_after(text, e)
                 or not (v.islower() or v.isupper() or v.isdigit()) or v.isdigit() or len(set(v.lower())) < 10
                 or _digest_context(text, s, e)):
             continue
@@ -750,7 +779,7 @@ def _scan_blobs(text: str) -> Iterator[tuple[str, int, int, int]]:
         s, e = m.span()
         v = m.group()
         core = v.rstrip("=")
-        if (not 40 <= len(core) <= 100 or (s and text[s - 1] in _BLOB_EDGE) or (e < n and text[e] in _BLOB_EDGE)
+        if (not 40 <= len(core) <= 100 or (s and text[s - 1] in _BLOB_EDGE) or _glued_after(text, e)
                 or all(c in "0123456789abcdefABCDEF" for c in core)):
             continue
         if not (any(c.isupper() for c in core) and any(c.islower() for c in core) and any(c.isdigit() for c in core)):
@@ -769,6 +798,143 @@ def _scan_blobs(text: str) -> Iterator[tuple[str, int, int, int]]:
         if _digest_context(text, s, e):
             continue
         yield "base64_secret", s, e, _P_BLOB
+
+
+# ---------------------------------------------------------------------------------------------
+# Bare keys of any provider: a short prefix, a separator, a long random tail (case C26: mem0's ``m0-…``)
+# ---------------------------------------------------------------------------------------------
+
+_P_PREFIXED = _P_PROVIDER - 6  # a known provider's own rule names the kind of a merged cluster
+_KEY_TAIL = _Lazy(r"[-_](?P<tail>[A-Za-z0-9]{24,256}+)")  # from the separator: a base64 blob's runs are not tried
+#: the prefix before a tail: one to three short segments (``m0-``, ``lsv2_pt_``, ``sk-or-v1-``) ending in ``-``/``_``
+_KEY_PREFIX = _Lazy(r"[A-Za-z][A-Za-z0-9]{0,9}(?:[-_.][A-Za-z0-9]{1,10}){0,2}[-_]\Z")
+#: chars that may not stand before a prefixed key: it would be part of a longer word, path, URL, address or expression
+_PREFIX_EDGE = _W | frozenset("/.\\@%+$~#")
+#: prefix segments of identifiers that are not credentials: message, request, tool-call, object and record ids of the
+#: APIs and tools agents read (``toolu_01…``, ``msg_01…``, ``chatcmpl-…``, ``file-…``, ``cus_…``) and names of data
+_ID_PREFIXES = frozenset(
+    """
+    toolu srvtoolu msg req call chatcmpl cmpl file asst thread run step resp item batch evt event ch cus sub pi pm py
+    in ii txn tx seti si src prod price inv acct org user usr sess session conv chat job task span trace log obj id
+    uid uuid ref node commit build cache chunk img image layer blob sha hash md5 tmp temp test tests mock fake example
+    dummy sample demo doc docs page post video audio track album playlist channel order cart workspace project proj
+    """.split()
+)
+_WORDLIKE = _Lazy(r"[A-Z]?[a-z]{3,}")
+
+
+def _random_tail(t: str) -> bool:
+    """Does ``t`` read as random key material rather than a word, a name, a counter or a hex id? Upper and lower case (and a digit, below 32 chars), entropy at least 0.78 of
+    ``log2(len)`` bits/char, and at most 70% of it in word-like runs (``Payload``, ``writer``). On random base62
+    strings of 24 / 32 / 40 chars it says yes to 98.4% / 99.8% / 99.9%."""
+    if not any(c.isupper() for c in t) or not any(c.islower() for c in t):
+        return False
+    if len(t) < 32 and not any(c.isdigit() for c in t):
+        return False
+    import math
+
+    if _entropy(t) < 0.78 * math.log2(min(len(t), 62)):
+        return False
+    return sum(m.end() - m.start() for m in _WORDLIKE.get().finditer(t)) <= 0.7 * len(t)
+
+
+def _is_id_prefix(prefix: str) -> bool:
+    return any(seg.rstrip("0123456789") in _ID_PREFIXES or seg in _ID_PREFIXES
+               for seg in re.split(r"[-_.]", prefix.lower()) if seg)
+
+
+def _scan_prefixed(text: str) -> Iterator[tuple[str, int, int, int]]:
+    """Bare ``<prefix><-|_><24+ random chars>`` keys of any provider, no label needed (``m0-Zx9Q…``,
+    ``tvly-…``, ``fc-…``): a prefix of one to three short segments starting with a letter and standing
+    alone (not inside a word, path, URL or address), a tail that reads as random (:func:`_random_tail`), nothing
+    word-like glued after it. Not findings: ids by their prefix (``toolu_``, ``msg_``, ``chatcmpl-``, ``file-``,
+    :data:`_ID_PREFIXES`), file names (``main-<hex>.js``), and every single-case tail: a lower-case hex tail after a
+    short prefix is an id far more often than a key (``ws_023b…``, ``rs_…``); keys of that shape have their own rule."""
+    n = len(text)
+    for m in _KEY_TAIL.get().finditer(text):
+        s, e = m.span("tail")
+        if s < 2 or not text[s - 2].isalnum():  # the prefix ends in a letter or digit
+            continue
+        p = _KEY_PREFIX.get().search(text, max(0, s - 34), s)
+        if p is None or (p.start() and text[p.start() - 1] in _PREFIX_EDGE):
+            continue
+        tail = m.group("tail")
+        if _is_id_prefix(text[p.start():s - 1]) or not _random_tail(tail):
+            continue
+        while e + 1 < n and text[e] in "-_" and text[e + 1].isascii() and text[e + 1].isalnum():
+            k = e + 1  # a trailing segment of the same key (lsv2_pt_<hex>_<hex>)
+            while k < n and k - e <= 64 and text[k].isascii() and text[k].isalnum():
+                k += 1
+            e = k
+        if e < n and (text[e] in _W or text[e] in "/\\@+=" or (text[e] == "." and e + 1 < n and text[e + 1].isalnum())):
+            continue
+        yield "api_key", p.start(), e, _P_PREFIXED
+
+
+# ---------------------------------------------------------------------------------------------
+# Long hex or base64 after a key label: KEY=…, key=…, token:…, "apiKey":"…" (case C44)
+# ---------------------------------------------------------------------------------------------
+
+_P_LABELLED = _P_BLOB + 1
+_VALUE_RUN = _Lazy(r"[=:][>=]?[ \t]{0,4}[\"']?(?P<val>[A-Za-z0-9+/]{22,4096}+={0,2})")  # from the separator
+_LABEL_CHARS = frozenset(string.ascii_letters + string.digits + "_.-")
+_KEY_LABEL_ENDS = ("key", "token", "secret", "password", "passwd", "pwd", "pass", "auth", "credential", "credentials")
+_LABEL_HINTS = ("key", "token", "secret", "pass", "pwd", "auth", "cred")
+#: label words saying the value is an id, a hash or a public value, not a secret (``cache_key``, ``key_id``)
+_NOT_SECRET_LABEL = frozenset(
+    """
+    id ids hash sha sha1 sha256 digest checksum etag uuid commit cache fingerprint nonce salt iv sig signature public
+    pub pubkey publickey idempotency sort partition primary foreign row object s3 map dict lookup index cursor page
+    """.split()
+)
+
+
+def _is_key_label(label: str) -> bool:
+    """``KEY``, ``api.key``, ``MEM0_API_KEY``, ``accessToken``, ``client_secret``: a name whose last word (or any word)
+    ends in a credential word, with no word saying the value is an id, hash or public value."""
+    words = [w for w in re.split(r"[^a-z0-9]+", re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", label).lower()) if w]
+    if not words or any(w in _NOT_SECRET_LABEL for w in words):
+        return False
+    return any(w.endswith(_KEY_LABEL_ENDS) for w in words)
+
+
+def _scan_labelled(text: str) -> Iterator[tuple[str, int, int, int]]:
+    """Long hex (32+ digits, any length up to 4,096, 40 included) or base64 (22+ chars, random by
+    :func:`_random_tail`'s test, decoding to binary) right after a key label and ``=``/``:``, glued or spaced,
+    quoted or not (``KEY=…``, ``key=…``, ``token:…``): the label decides, not the words around it (a bare
+    run stays with :func:`_scan_blobs`' stricter rules)."""
+    n = len(text)
+    for m in _VALUE_RUN.get().finditer(text):
+        s, e = m.span("val")
+        near = text[max(0, m.start() - 66):m.start()].lower()
+        if not any(w in near for w in _LABEL_HINTS):  # cheap: most "x": "<long value>" pairs name no credential
+            continue
+        j = m.start()  # the label: a name right before the separator, maybe quoted, maybe spaced
+        while j > 0 and j > m.start() - 4 and text[j - 1] in " \t":
+            j -= 1
+        if j > 0 and text[j - 1] in "\"'":
+            j -= 1
+        i = j
+        while i > 0 and j - i <= 60 and text[i - 1] in _LABEL_CHARS:
+            i -= 1
+        if i == j or (i > 0 and text[i - 1] in _LABEL_CHARS) or not (text[i].isalpha() or text[i] == "_"):
+            continue
+        if not _is_key_label(text[i:j]):
+            continue
+        before = text[max(text.rfind("\n", 0, i) + 1, i - 24):i].split()
+        if before and before[-1].lower().strip("\"'`([{") in _NOT_SECRET_LABEL:  # "public key: …", "cache key=…"
+            continue
+        if e < n and (text[e] in _W or text[e] in "/\\@+" or (text[e] == "." and e + 1 < n and text[e + 1].isalnum())):
+            continue
+        v = m.group("val")
+        core = v.rstrip("=")
+        if all(c in "0123456789abcdefABCDEF" for c in core):
+            if len(core) >= 32 and len(set(core.lower())) >= 8 and (core.islower() or core.isupper() or core.isdigit()):
+                yield "hex_secret", s, e, _P_LABELLED
+            continue
+        if core.startswith(_FILE_MAGIC) or not _random_tail(core.replace("+", "").replace("/", "")) or _decodes_to_text(v):
+            continue
+        yield "base64_secret", s, e, _P_LABELLED
 
 
 #: Every kind name :func:`find_secrets` can report.
@@ -854,7 +1020,7 @@ def _may_hold_secret(text: str, lowered: str) -> bool:
     """False when no detector can report anything in ``text`` (its literals and the scanners' triggers are absent)."""
     found = _literals_in(text, lowered)
     exact, lower = _rules_for(text, found)
-    return bool(exact or lower or found[0] or found[1]) or _has_long_run(text)
+    return bool(exact or lower or found[0] or found[1]) or _has_key_run(text)
 
 
 def _candidates(text: str) -> list[tuple[str, int, int, int]]:
@@ -868,8 +1034,13 @@ def _candidates(text: str) -> list[tuple[str, int, int, int]]:
         hits.extend(_run_rule(rule, lowered, text))
     if "-us" in found[0]:
         hits.extend(_scan_mailchimp(text))
-    if _has_long_run(text):
+    runs = _runs(text)
+    if _RUN32 in runs:
         hits.extend(_scan_blobs(text))
+    if _RUN22 in runs:
+        hits.extend(_scan_prefixed(text))
+        if "=" in text or ":" in text:
+            hits.extend(_scan_labelled(text))
     if "://" in found[0]:
         hits.extend(_scan_uris(text))
     if "PRIVATE KEY" in found[0]:

@@ -19,6 +19,7 @@ from memdir.cli.output import (
     read_text_arg,
 )
 from memdir.errors import EditConflict, MemdirError, NotFound, UsageError
+from memdir.timeutil import local, local_text, parse_ts
 
 
 @click.command()
@@ -113,7 +114,7 @@ def recall(ctx, query, k, scope, kinds, explain, as_json):
     for i, h in enumerate(hits, 1):
         head = f"{i}. [{h.handle + ' ' if h.handle else ''}{h.scope} {h.kind}] {h.id}  score={h.score:.4g}"
         if h.ts:
-            head += f"  {h.ts.date().isoformat()}"
+            head += f"  {local_text(h.ts, minutes=False)}"
         text = " ".join(h.text.split())
         lines.append(head + "\n   " + (text[:300] + ("…" if len(text) > 300 else "")))
         if explain:
@@ -290,6 +291,14 @@ def pin(ctx, id, unpin, scope, as_json):
     emit(ctx, as_json, note.to_dict(), f"{'pinned' if note.pinned else 'unpinned'} {note.id} ({note.scope})")
 
 
+def _when(ts: str | None) -> str:
+    """A stored ISO UTC time as a person reads it here (local ``YYYY-MM-DD HH:MM:SS``); unreadable: as stored."""
+    try:
+        return local(parse_ts(ts)).strftime("%Y-%m-%d %H:%M:%S")
+    except MemdirError:
+        return str(ts or "")
+
+
 @click.command(name="log")
 @click.argument("which", type=click.Choice(["skips", "injections"]))
 @click.option("-n", "--limit", type=click.IntRange(1, 10_000), default=20, show_default=True)
@@ -301,10 +310,10 @@ def log_cmd(ctx, which, limit, session, as_json):
     m = open_store(ctx)
     if which == "skips":
         rows = m.capture_skips(limit=limit, session=session)
-        human = "\n".join(f"{r['ts']}  {r['reason']:<13} {r['role'] or '':<9} {r['session'] or '-'}  {r['preview']}" for r in rows)
+        human = "\n".join(f"{_when(r['ts'])}  {r['reason']:<13} {r['role'] or '':<9} {r['session'] or '-'}  {r['preview']}" for r in rows)
     else:
         rows = m.injections(limit=limit)
-        human = "\n".join(f"{r['ts']}  {r['host'] or '-'} {r['event'] or '-'} {r['session'] or '-'}  {len(r['block'])} chars  "
+        human = "\n".join(f"{_when(r['ts'])}  {r['host'] or '-'} {r['event'] or '-'} {r['session'] or '-'}  {len(r['block'])} chars  "
                           f"hits: {', '.join(r['hit_ids']) or '-'}" for r in rows)
     emit(ctx, as_json, rows, human or f"no {which} logged")
 
@@ -336,7 +345,7 @@ def inspect(ctx, as_json):
 def recent(ctx, kinds, category, scope, limit, as_json):
     """List the newest memories (by kind or category), newest first."""
     hits = open_store(ctx).recent(kinds=kinds or None, category=category, scope=scope, limit=limit)
-    lines = [f"{(h.ts.isoformat()[:16] if h.ts else ''):16} [{h.scope} {h.kind}] {h.id}: "
+    lines = [f"{local_text(h.ts):16} [{h.scope} {h.kind}] {h.id}: "
              f"{' '.join((h.summary or h.text or '').split())[:80]}" for h in hits]
     emit(ctx, as_json, [h.to_dict() for h in hits], "\n".join(lines) or "no memories yet")
 

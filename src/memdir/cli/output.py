@@ -10,6 +10,7 @@ from typing import Any
 import click
 
 from memdir.errors import MemdirError, UsageError
+from memdir.timeutil import local_text, parse_ts
 
 
 def open_store(ctx: click.Context):
@@ -67,7 +68,7 @@ def preview_text(head: str, samples: list[dict[str, Any]], count: int, confirm: 
     were not listed and, when anything matched, the ``confirm`` command that deletes (``forget --query/--prefix``
     and ``prune`` share it)."""
     lines = [head]
-    lines += [f"  {(s.get('ts') or '')[:10]} {s['scope']} {s['id']}: {' '.join((s.get('text') or '').split())[:80]}"
+    lines += [f"  {local_text(parse_ts(s['ts']), minutes=False) if s.get('ts') else '':10} {s['scope']} {s['id']}: {' '.join((s.get('text') or '').split())[:80]}"
               for s in samples]
     if count > len(samples):
         lines.append(f"  … and {count - len(samples)} more")

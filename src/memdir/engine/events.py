@@ -37,7 +37,7 @@ def import_events(s: Stores, events: Iterable[dict[str, Any]], *, scope: str = "
     :data:`BATCH_EVENTS` events or :data:`BATCH_SECONDS` (the write lock is let go between batches).
 
     Dedup by key and by SHA-256 of the normalized text; tombstoned keys/texts are skipped; text is redacted
-    and bounded (:func:`cevents.bound_text`). ``ts`` may be a datetime (naive = UTC), ISO 8601 string or epoch s/ms;
+    and bounded (:func:`cevents.bound_text`). ``ts`` may be a datetime (naive = the machine's local time), ISO 8601 string or epoch s/ms;
     missing → now. Returns ``{"read", "stored", "duplicate", "skipped"}``; a malformed item is counted as
     skipped with a debug-log reason, never raised. Ctrl-C raises :class:`memdir.errors.Interrupted` (the counts of
     the batches committed before it; the batch under way is rolled back): a second run stores only the rest. ``lock_timeout``: seconds to wait for the

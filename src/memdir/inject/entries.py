@@ -11,6 +11,7 @@ from typing import Any
 from memdir.inject import block as inject
 from memdir.lazylog import getLogger
 from memdir.recall.tokenize import tokenize
+from memdir.timeutil import local
 from memdir.types import Hit
 
 log = getLogger("memdir")  # imports logging only when a record can go somewhere
@@ -79,7 +80,8 @@ def cover(e: inject.Entry, weights: dict[str, float]) -> float:
 
 
 def entry(h: Any, now: datetime, *, lead: str = "") -> inject.Entry:
-    ts = h.ts
+    ts = None if h.ts is None else local(h.ts)  # dates are shown in the machine's local time
+    now = local(now)
     date = "" if ts is None else (ts.strftime("%m-%d") if ts.year == now.year else ts.strftime("%Y-%m-%d"))
     kind = h.kind
     text = h.text

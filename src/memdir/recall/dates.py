@@ -11,7 +11,9 @@ caller passes "now" (the ``Memdir`` clock, which a benchmark sets to each questi
 from __future__ import annotations
 
 import re
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
+
+from memdir.timeutil import local
 
 DAY = 86400.0
 _NUM = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
@@ -84,11 +86,11 @@ def _last_weekday(wd: int, now: datetime) -> datetime:
 
 def windows(text: str, now: datetime) -> list[tuple[float, float]]:
     """The time windows ``[(start, end)]`` (epoch seconds) that ``text`` names relative to ``now``; ``[]`` when it
-    names none. Never raises on odd input."""
+    names none. Days are the machine's local days (``2026-11-30`` under ``TZ=Asia/Shanghai`` is 11-29 16:00Z to
+    11-30 16:00Z); a naive ``now`` is local time. Never raises on odd input."""
     if not text or not isinstance(text, str):
         return []
-    if now.tzinfo is None:
-        now = now.replace(tzinfo=timezone.utc)
+    now = local(now)  # the days a person names are the machine's local days (case C25; naive = local time)
     out: list[tuple[float, float]] = []
     low = text.casefold()
     if not _may_name_a_date(low):

@@ -10,7 +10,13 @@ Pipeline: NFKC + casefold, then
   (``running`` → ``run``; PyStemmer); an identifier joined by ``. - _ / : @`` or ending in ``+``/``#``
   (``node.js``, ``pre-edit``, ``C++``, ``a:b``) is kept whole *and* split into its parts, so both
   ``node.js`` and ``node`` find it; a word with an apostrophe is kept joined and split without its clitic
-  (``don't`` → ``dont``, ``don``; ``Caroline's`` → ``carolines``, ``caroline``).
+  (``don't`` → ``dont``, ``don``; ``Caroline's`` → ``carolines``, ``caroline``);
+* a word with accented Latin letters also gives the tokens of its **folded** spelling, after its own (case C31:
+  ``café`` → ``café``, ``cafe``; ``Zeitüberschreitung`` → ``zeitüberschreitung``, ``zeituberschreit``): the combining
+  marks on a Latin base letter are dropped (:func:`fold`, what FTS5's ``remove_diacritics`` does), other scripts'
+  marks (Cyrillic, Greek, Devanagari) are kept. Documents and queries both get the pair, so ``cafe`` finds
+  ``café``, and a query spelled ``café`` matches an accented memory on two terms and an unaccented one on one: the
+  exact spelling ranks first.
 
 Tokens only ever contain word characters and ``. - _ / : @ + #``, which the FTS5 column is told to treat as
 token characters (:data:`FTS_TOKENCHARS`), and queries are built from tokens, never raw text, so no input can
@@ -76,7 +82,7 @@ ZH_STOP_WORDS = frozenset(
 MAX_TOKEN_CHARS = 64
 
 #: bump when the token stream changes; an index built with another version re-tokenizes itself on open
-TOKENIZER_VERSION = "4+snowball-en+cjk-unigrams"
+TOKENIZER_VERSION = "5+snowball-en+cjk-unigrams+fold-latin"
 
 _ALPHA = re.compile(r"[a-z]{4,}")
 
@@ -198,8 +204,41 @@ _word_cache_of: dict[str, str] | None = None
 _WORD_CACHE_MAX = 50_000
 
 
+def fold(word: str) -> str:
+    """``word`` without the combining marks of its Latin letters (``café`` → ``cafe``, ``réunion`` → ``reunion``,
+    ``ễ`` → ``e``); marks on other scripts' letters stay, and letters that do not decompose (``ø``, ``đ``, ``æ``) are
+    kept as they are. An ASCII word is returned unchanged (the same object). Expects NFKC (composed) text."""
+    if word.isascii():
+        return word
+    out = []
+    latin = False
+    for ch in unicodedata.normalize("NFD", word):
+        if unicodedata.combining(ch):
+            if latin:
+                continue
+        else:
+            latin = ch.isascii() and ch.isalpha()
+        out.append(ch)
+    return unicodedata.normalize("NFC", "".join(out))
+
+
 def _word_tokens(raw: str) -> tuple[str, ...]:
-    """The tokens of one word (see the module doc), cached."""
+    """The tokens of one word (see the module doc), cached: its own, then those of its folded spelling
+    (:func:`fold`) that it does not have already."""
+    if not raw.isascii():
+        folded = fold(raw[:MAX_TOKEN_CHARS])
+        if folded != raw[:MAX_TOKEN_CHARS]:
+            own = _plain_word_tokens(raw)
+            seen = set(own)
+            out = own + tuple(t for t in _plain_word_tokens(folded) if not (t in seen or seen.add(t)))
+            if len(_word_cache) >= _WORD_CACHE_MAX:
+                _word_cache.clear()
+            _word_cache[raw] = out
+            return out
+    return _plain_word_tokens(raw)
+
+
+def _plain_word_tokens(raw: str) -> tuple[str, ...]:
     word = raw[:MAX_TOKEN_CHARS]
     if word.isalnum():  # most words: no joiner, apostrophe or trailing +/#, so nothing to split
         out: tuple[str, ...] = (stem(word) if len(word) >= 4 and word.isascii() and word.isalpha() else word,)

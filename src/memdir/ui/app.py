@@ -151,7 +151,7 @@ def create_app(backend: Backend, *, prefix: str = "") -> Starlette:
                     continue
                 if session and (h.session or "") != session:
                     continue
-                d = h.ts.date() if h.ts else None
+                d = h.ts.astimezone().date() if h.ts else None  # the dates a person typed: local
                 if (since and (d is None or d < since)) or (until and (d is None or d > until)):
                     continue
                 out.append(h)

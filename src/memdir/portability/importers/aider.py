@@ -28,12 +28,13 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterator
-from datetime import datetime, timezone
+from datetime import datetime
 from pathlib import Path
 
 from memdir.capture.tools import summarise_tool, tool_summary
 from memdir.portability.importers.jsonl import count, make_event
 from memdir.portability.importers.textlog import fence_of, file_time, read_text, stamp
+from memdir.timeutil import from_local
 
 SOURCE = "aider"
 HISTORY_NAME = ".aider.chat.history.md"
@@ -120,7 +121,7 @@ def _sessions(lines: list[str], path: Path) -> Iterator[tuple[str, datetime, lis
         return
     for j, (k, when) in enumerate(heads):
         end = heads[j + 1][0] if j + 1 < len(heads) else len(numbered)
-        start = datetime.strptime(when, "%Y-%m-%d %H:%M:%S").replace(tzinfo=timezone.utc)
+        start = from_local(datetime.strptime(when, "%Y-%m-%d %H:%M:%S"))  # Aider writes local time
         yield f"aider-{start:%Y%m%d-%H%M%S}", start, numbered[k + 1:end]
 
 

@@ -34,6 +34,7 @@ from pathlib import Path
 from memdir.capture.tools import summarise_tool
 from memdir.portability.importers.jsonl import count, make_event
 from memdir.portability.importers.textlog import canonical_tool, fence_of, file_time, read_text, stamp, time_from_name
+from memdir.timeutil import from_local
 
 SOURCE = "specstory"
 _TURN = re.compile(r"^_\*\*(User|Assistant|Agent\b[^*]*)\*\*_\s*$")
@@ -56,9 +57,10 @@ def project_of(path: Path) -> str | None:
 
 def _time(value: str) -> datetime | None:
     try:
-        if "/" in value:  # the earlier layout writes day/month/year
-            return datetime.strptime(value, "%d/%m/%Y, %H:%M:%S").replace(tzinfo=timezone.utc)
-        return datetime.strptime(value.rstrip("Z"), "%Y-%m-%d %H:%M").replace(tzinfo=timezone.utc)
+        if "/" in value:  # the earlier layout writes day/month/year, local time
+            return from_local(datetime.strptime(value, "%d/%m/%Y, %H:%M:%S"))
+        when = datetime.strptime(value.rstrip("Zz"), "%Y-%m-%d %H:%M")  # with Z: UTC; without: local time
+        return when.replace(tzinfo=timezone.utc) if value.endswith(("Z", "z")) else from_local(when)
     except ValueError:
         return None
 

@@ -14,7 +14,9 @@ import re
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-_NAME_TIME = re.compile(r"(\d{4})-(\d{2})-(\d{2})(?:[_T ](\d{2})[-:](\d{2})(?:[-:](\d{2}))?)?")
+from memdir.timeutil import from_local
+
+_NAME_TIME = re.compile(r"(\d{4})-(\d{2})-(\d{2})(?:[_T ](\d{2})[-:](\d{2})(?:[-:](\d{2}))?(Z)?)?")
 
 #: tool names of these formats -> the name the capture gate knows (its noisy-tool and shell-read rules are keyed by
 #: Claude Code's names); the host's own name is kept in ``meta.host_tool``
@@ -37,14 +39,15 @@ def canonical_tool(name: str) -> str:
 
 
 def time_from_name(name: str) -> datetime | None:
-    """The first ``YYYY-MM-DD[_HH-MM[-SS]]`` in a file name as a UTC datetime, or ``None`` (also for an impossible
-    date)."""
+    """The first ``YYYY-MM-DD[_HH-MM[-SS][Z]]`` in a file name as an aware UTC datetime: with ``Z`` (SpecStory's
+    names) UTC, without it the machine's local time; ``None`` when absent (also for an impossible date)."""
     m = _NAME_TIME.search(name)
     if not m:
         return None
     try:
-        return datetime(*(int(g or 0) for g in m.groups()), tzinfo=timezone.utc)
-    except ValueError:
+        when = datetime(*(int(g or 0) for g in m.groups()[:6]))
+        return when.replace(tzinfo=timezone.utc) if m.group(7) else from_local(when)
+    except (ValueError, OverflowError, OSError):
         return None
 
 

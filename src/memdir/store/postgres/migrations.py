@@ -375,6 +375,85 @@ def m009_rehearsal_per_person(cur) -> None:
     cur.execute(f"CREATE POLICY rehearsal_update ON rehearsal FOR UPDATE USING ({PROJECT_OK} AND {OWN}) WITH CHECK ({PROJECT_OK} AND {OWN})")
     cur.execute(f"CREATE POLICY rehearsal_delete ON rehearsal FOR DELETE USING ({PROJECT_OK} AND {OWN})")
 
+def _context(bodies: dict[int, str], prev: int | None, nxt: int | None) -> str:
+    from memdir.store.rows import CONTEXT_TOKENS
+
+    return " ".join(t for x in (prev, nxt) if x is not None for t in bodies.get(x, "").split()[:CONTEXT_TOKENS])
+
+
+def m011_accent_folding(cur) -> None:
+    """Accent folding (case C31, tokenizer v5: :func:`memdir.recall.tokenize.fold`): a word with accented Latin
+    letters is indexed with its folded spelling too (``café`` → ``café cafe``). PostgreSQL keeps memdir's tokens in
+    ``fts``, so the rows written before are re-tokenized here from ``docs`` (notes: tags + load_when, summary +
+    highlight, text; an event's passages by their spans), as the writes make them: only rows whose tokens change
+    (notes, and events whose text is not ASCII). An event's ``context`` (its neighbours' first
+    :data:`memdir.store.rows.CONTEXT_TOKENS` tokens, per person and session) is recomputed where it was what the old
+    tokens gave (a context left otherwise is kept). The BM25 counters (``fts_stats``, ``term_df``) are then counted
+    again from the rows, as m007 did."""
+    import json
+
+    from memdir.recall import passages
+    from memdir.recall.tokenize import tokenize
+    from memdir.store.postgres.sql import tf_json, tsv_tokens
+    from memdir.store.rows import event_labels, fts_fields
+
+    cur.execute("SELECT f.id, f.doc_id, f.seq, f.span_start, f.span_end, f.tags, f.title, f.body, f.context, d.kind, "
+                "d.role, d.text, d.tags AS dtags, d.load_when, d.summary, d.highlight, d.project, d.owner, d.session, d.meta "
+                "FROM fts f JOIN docs d ON d.id = f.doc_id "
+                "WHERE d.kind = 'note' OR octet_length(d.text) <> char_length(d.text)")
+    new: dict[int, list[str]] = {}  # fts id -> [tags, title, body, context]
+    old_body: dict[int, str] = {}  # event doc id -> its own row's body, before and after
+    new_body: dict[int, str] = {}
+    sessions: set[tuple[str, str, str]] = set()
+    for r in cur.fetchall():
+        text = r["text"]
+        if r["kind"] == "note":
+            tags = json.loads(r["dtags"] or "[]") + json.loads(r["load_when"] or "[]")
+            title = " ".join(x for x in (r["summary"], r["highlight"]) if x)
+            fields = [*fts_fields(tags, title, text), r["context"]]
+        else:
+            if r["seq"] == 0:
+                a, b = passages.split(text, split_above=passages.split_above(r["role"]))[0]
+            else:
+                a, b = r["span_start"], r["span_end"]
+            labels = event_labels(r["meta"]) if r["seq"] == 0 else (r["tags"], r["title"])  # m010's, folded too
+            fields = [labels[0], labels[1], " ".join(tokenize(text[a:b])), r["context"]]
+            if r["seq"] == 0 and fields[2] != r["body"]:
+                old_body[r["doc_id"]], new_body[r["doc_id"]] = r["body"], fields[2]
+                if r["session"]:
+                    sessions.add((r["project"], r["owner"], r["session"]))
+        if fields != [r["tags"], r["title"], r["body"], r["context"]]:
+            new[r["id"]] = fields
+    for project, owner, session in sorted(sessions):
+        cur.execute("SELECT d.id, f.id AS fid, f.tags, f.title, f.body, f.context FROM docs d JOIN fts f ON "
+                    "f.doc_id = d.id AND f.seq = 0 WHERE d.project = %s AND d.owner = %s AND d.kind = 'event' AND "
+                    "d.session = %s ORDER BY d.ts_epoch, d.id", (project, owner, session))
+        rows = cur.fetchall()
+        before = {r["id"]: old_body.get(r["id"], r["body"]) for r in rows}
+        after = {r["id"]: new_body.get(r["id"], r["body"]) for r in rows}
+        for i, r in enumerate(rows):
+            prev = rows[i - 1]["id"] if i else None
+            nxt = rows[i + 1]["id"] if i + 1 < len(rows) else None
+            if not r["context"] or r["context"] != _context(before, prev, nxt):
+                continue
+            ctx = _context(after, prev, nxt)
+            if ctx != r["context"]:
+                new.setdefault(r["fid"], [r["tags"], r["title"], after[r["id"]], r["context"]])[3] = ctx
+    if not new:
+        return
+    cur.executemany("UPDATE fts SET tags = %s, title = %s, body = %s, context = %s, dl = %s, "
+                    "tsv = array_to_tsvector(%s::text[]), tf = %s::jsonb WHERE id = %s",
+                    [(*f, sum(len(x.split()) for x in f), tsv_tokens(*f), tf_json(f), fid) for fid, f in new.items()])
+    cur.execute("""
+        DELETE FROM fts_stats;
+        DELETE FROM term_df;
+        INSERT INTO fts_stats(project, owner, note, shard, n, total)
+            SELECT project, owner, note, 0, count(*), coalesce(sum(dl), 0) FROM fts GROUP BY 1, 2, 3;
+        INSERT INTO term_df(project, term, owner, note, shard, df)
+            SELECT project, t, owner, note, 0, count(*) FROM fts, unnest(tsvector_to_array(tsv)) t GROUP BY 1, 2, 3, 4;
+    """)
+
+
 
 def relabel_events(cur, labels_of=None) -> int:
     """Give every event's own full-text row the tags and title its ``meta`` holds (``labels_of(meta) -> (tags
@@ -432,7 +511,7 @@ def m010_event_labels(cur) -> None:
 #: numbered schema migrations; append, never edit a landed one
 MIGRATIONS = [m001_create_tables, m002_row_level_security, m003_tiers_vectors, m004_stats_and_term_counts,
               m005_private_events, m006_pgvector, m007_per_person_keys_and_counters, m008_vector_storage,
-              m009_rehearsal_per_person, m010_event_labels]
+              m009_rehearsal_per_person, m010_event_labels, m011_accent_folding]
 
 
 def migrate(conn) -> int:
