@@ -222,8 +222,10 @@ def pct(samples: list[float], q: float) -> float:
 
 def run(work: Path, *, writers: int = 4, events: int = 100, notes: int = 10, import_events: int = 20_000,
         hooks: int = 30, hook_gap_s: float = 1.2, hook_parallel: int = 1, import_rate: float = 1000.0,
-        seed: int = 20261201, debug: bool = False) -> dict:
-    """One hostile day under ``work`` (a fresh directory); returns every figure (see the module docstring)."""
+        seed: int = 20261201, debug: bool = False, hook_budget_ms: float | None = None) -> dict:
+    """One hostile day under ``work`` (a fresh directory); returns every figure (see the module docstring).
+
+    ``hook_budget_ms``: the hooks' own budget (``MEMDIR_HOOK_BUDGET_MS``); None = the default ``hook.budget_ms``."""
     import memdir
     from memdir import config as cfgmod
 
@@ -239,10 +241,13 @@ def run(work: Path, *, writers: int = 4, events: int = 100, notes: int = 10, imp
     jsonl = work / "day.jsonl"
     written = build_import_file(jsonl, import_events, seed)
     res: dict = {"writers": writers, "events_per_writer": events, "notes_per_writer": notes, "import_lines": import_events,
-                 "hooks": hooks, "budget_ms": next(s[1] for s in cfgmod.SETTINGS if s[0] == "hook.budget_ms"),
+                 "hooks": hooks, "load_start": os.getloadavg()[0],
+                 "budget_ms": hook_budget_ms or next(s[1] for s in cfgmod.SETTINGS if s[0] == "hook.budget_ms"),
                  "root_user": os.geteuid() == 0 if hasattr(os, "geteuid") else False}
     ep = HangingEndpoint()
     henv = hook_env(home, ep.url)
+    if hook_budget_ms is not None:
+        henv["MEMDIR_HOOK_BUDGET_MS"] = str(int(hook_budget_ms))
     if debug:  # each hook logs its steps and wall time in <home>/.memdir/debug.log
         henv["MEMDIR_DEBUG"] = "1"
     try:
@@ -404,6 +409,7 @@ def run(work: Path, *, writers: int = 4, events: int = 100, notes: int = 10, imp
     # 7. a read-only copy of the project's memory
     res["readonly"] = readonly_phase(work, home, project)
     res["total_s"] = time.monotonic() - t_start
+    res["load_end"] = os.getloadavg()[0]
     return res
 
 
@@ -449,9 +455,11 @@ def table(r: dict) -> str:
         f"{r['notes_per_writer']} notes), one SIGKILLed; a `memdir import` of {r['import_lines']:,} JSONL events SIGINTed "
         f"and run again; {r['hooks']} Claude Code hook processes on the hybrid channel against an embedding endpoint "
         "that never answers. Hook times are wall times of the whole process as a host sees it (interpreter start "
-        f"included, which the hook's own budget `hook.budget_ms` = {b} ms does not count). A shared 2-core machine.",
+        f"included, which the hooks' own budget, {b} ms, does not count). A shared 2-core machine, load average "
+        f"{r['load_start']:.1f} at the start and {r['load_end']:.1f} at the end.",
         "",
-        "| phase | events acknowledged | stored | lost | duplicated | hooks (exit 0) | hook p50 / p95 / max ms (budget) | blocks injected / prompts |",
+        "| phase | events acknowledged | stored | lost | duplicated | hooks (exit 0) | hook p50 / p95 / max ms (budget) "
+        "| blocks injected / prompts |",
         "|---|---|---|---|---|---|---|---|",
         f"| 1+5. writers ({r['writers']} processes; writer {r['victim']} SIGKILLed after {r['kill_after']} acks) | "
         f"{w['acked_events']} events + {w['acked_notes']} notes | {w['stored_events']} + {w['stored_notes']} | {w['lost']} | "
@@ -473,6 +481,8 @@ def table(r: dict) -> str:
         f"{len(r['worker_errors'])}; captures a gate refused: {r['writer_skipped']}.",
         f"- the interrupted import exited {imp['first_rc']} and kept {imp['kept']:,} of {r['import_lines']:,} events; "
         f"the re-run printed: `{imp['rerun_out'][:160]}`.",
+        "- a prompt hook without a block ran out of its budget and failed open (exit 0, no output); the hooks run "
+        "one at a time, as one host session fires them, competing for the CPU with the writers and the import.",
         f"- the hanging endpoint received {r['endpoint_requests']} embedding request(s) from {pr['hooks']} prompt hooks "
         "(the breaker file keeps the others from asking).",
         f"- wall time of the concurrent part {r['concurrent_s']:.0f} s; whole run {r['total_s']:.0f} s.",
@@ -499,13 +509,14 @@ def main() -> None:
     ap.add_argument("--hooks", type=int, default=30)
     ap.add_argument("--hook-gap-s", type=float, default=1.2, help="mean gap between hook arrivals")
     ap.add_argument("--seed", type=int, default=20261201)
+    ap.add_argument("--hook-budget-ms", type=float, default=None, help="the hooks' budget (default: hook.budget_ms)")
     ap.add_argument("--out", type=Path, default=OUT)
     ap.add_argument("--json", action="store_true", help="print the figures as JSON too")
     ap.add_argument("--work", type=Path, default=None, help="run in this new directory and keep it (default: a temp dir)")
     ap.add_argument("--debug", action="store_true", help="hooks write <work>/home/.memdir/debug.log")
     a = ap.parse_args()
     kw = dict(writers=a.writers, events=a.events, notes=a.notes, import_events=a.import_events, hooks=a.hooks,
-              hook_gap_s=a.hook_gap_s, seed=a.seed, debug=a.debug)
+              hook_gap_s=a.hook_gap_s, seed=a.seed, debug=a.debug, hook_budget_ms=a.hook_budget_ms)
     if a.work is not None:
         a.work.mkdir(parents=True)
         r = run(a.work, **kw)
