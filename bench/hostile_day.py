@@ -342,7 +342,7 @@ def run(work: Path, *, writers: int = 4, events: int = 100, notes: int = 10, imp
         res["spooled_after_final_writer"] = len(spool.pending(m.roots["project"]))
 
     # counts
-    acked_events, acked_notes, note_texts, worker_errs, skipped = set(), {}, {}, [], 0
+    acked_events, acked_notes, worker_errs, skipped, spooled = set(), {}, [], 0, 0
     for w, lines in enumerate(outputs):
         acks, _, errs = parse(lines)
         worker_errs += [f"writer {w}: {e}" for e in errs]
@@ -352,12 +352,14 @@ def run(work: Path, *, writers: int = 4, events: int = 100, notes: int = 10, imp
             if a["op"] == "event":
                 if a.get("stored"):
                     acked_events.add(a["key"])
+                    spooled += a.get("reason") == "spooled"
                 else:
                     skipped += 1
             elif a["op"] == "remember":
                 acked_notes[a["id"]] = a["text"]
     res.update(victim=victim, kill_after=kill_after, victim_rc=procs[victim].returncode, worker_errors=worker_errs,
-               other_rcs=[p.returncode for w, p in enumerate(procs) if w != victim], writer_skipped=skipped)
+               other_rcs=[p.returncode for w, p in enumerate(procs) if w != victim], writer_skipped=skipped,
+               writer_spooled=spooled)
     try:
         facts = check_store(project, home)
         res["store_check"] = "ok"
@@ -475,8 +477,8 @@ def table(r: dict) -> str:
         f"stored events or notes whose normalized text appears more than once ({r['total_events']:,} events in the store).",
         f"- store after the run: `PRAGMA integrity_check` **{r['integrity']}**; consistency check (inspect, note files, "
         f"index.md/ROOT.md) **{r['store_check']}**; `memdir doctor` exit **{r['doctor_rc']}**.",
-        f"- queued captures (spool) left when the day ended: {r['spooled_left']}; after the next writer: "
-        f"{r['spooled_after_final_writer']}.",
+        f"- writers' captures queued in the spool (the lock was busy): {r['writer_spooled']}; queued files left when the "
+        f"day ended: {r['spooled_left']}; after the next writer: {r['spooled_after_final_writer']}.",
         f"- the killed writer exited {r['victim_rc']}; the others {r['other_rcs']}; writer errors: "
         f"{len(r['worker_errors'])}; captures a gate refused: {r['writer_skipped']}.",
         f"- the interrupted import exited {imp['first_rc']} and kept {imp['kept']:,} of {r['import_lines']:,} events; "
