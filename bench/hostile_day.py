@@ -485,8 +485,9 @@ def table(r: dict) -> str:
         f"the re-run printed: `{imp['rerun_out'][:160]}`.",
         "- a prompt hook without a block ran out of its budget and failed open (exit 0, no output); the hooks run "
         "one at a time, as one host session fires them, competing for the CPU with the writers and the import.",
-        f"- the hanging endpoint received {r['endpoint_requests']} embedding request(s) from {pr['hooks']} prompt hooks "
-        "(the breaker file keeps the others from asking).",
+        f"- the hanging endpoint received {r['endpoint_requests']} embedding request(s) from {pr['hooks']} prompt hooks: "
+        "one deadline (`embed.recall_deadline_ms`) bounds a recall's embedding calls, a failure (0 requests when the "
+        "deadline ran out before the request was sent) opens the breaker file, which keeps the next hooks from asking.",
         f"- wall time of the concurrent part {r['concurrent_s']:.0f} s; whole run {r['total_s']:.0f} s.",
         "",
         "**7. A read-only copy** (`.memory/` copied to another project, `chmod -R a-w`"
