@@ -481,7 +481,10 @@ def table(r: dict) -> str:
         f"day ended: {r['spooled_left']}; after the next writer: {r['spooled_after_final_writer']}.",
         f"- the killed writer exited {r['victim_rc']}; the others {r['other_rcs']}; writer errors: "
         f"{len(r['worker_errors'])}; captures a gate refused: {r['writer_skipped']}.",
-        f"- the interrupted import exited {imp['first_rc']} and kept {imp['kept']:,} of {r['import_lines']:,} events; "
+        f"- the interrupted import took the write lock at "
+        + ("?" if imp.get("lock_held_after_s") is None else f"{imp['lock_held_after_s']:.1f} s")
+        + f", was sent SIGINT at {imp['sigint_at_s']:.1f} s (half the {r['import_lines']:,} lines at 1,000 a second after "
+        f"the lock), exited {imp['first_rc']} and kept {imp['kept']:,} of {r['import_lines']:,} events; "
         f"the re-run printed: `{imp['rerun_out'][:160]}`.",
         "- a prompt hook without a block ran out of its budget and failed open (exit 0, no output); the hooks run "
         "one at a time, as one host session fires them, competing for the CPU with the writers and the import.",
