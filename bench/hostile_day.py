@@ -209,6 +209,16 @@ def holds_lock(pid: int, root: Path) -> bool:
     return False
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of process ``pid`` so far (``/proc/<pid>/stat``; 0 when it cannot be read)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            fields = f.read().rsplit(b")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
 def cli(args: list[str], *, home: Path, cwd: Path, env: dict | None = None, timeout: int = 300) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "memdir.cli.main", *args], capture_output=True, cwd=str(cwd),
                           env=env or worker_env(home), timeout=timeout)
@@ -221,7 +231,7 @@ def pct(samples: list[float], q: float) -> float:
 
 
 def run(work: Path, *, writers: int = 4, events: int = 100, notes: int = 10, import_events: int = 20_000,
-        hooks: int = 30, hook_gap_s: float = 1.2, hook_parallel: int = 1, import_rate: float = 1000.0,
+        hooks: int = 30, hook_gap_s: float = 1.2, hook_parallel: int = 1, import_cpu_ms: float = 0.37,
         seed: int = 20261201, debug: bool = False, hook_budget_ms: float | None = None) -> dict:
     """One hostile day under ``work`` (a fresh directory); returns every figure (see the module docstring).
 
@@ -241,7 +251,7 @@ def run(work: Path, *, writers: int = 4, events: int = 100, notes: int = 10, imp
     jsonl = work / "day.jsonl"
     written = build_import_file(jsonl, import_events, seed)
     res: dict = {"writers": writers, "events_per_writer": events, "notes_per_writer": notes, "import_lines": import_events,
-                 "hooks": hooks, "load_start": os.getloadavg()[0],
+                 "hooks": hooks, "load_start": os.getloadavg()[0], "import_cpu_ms": import_cpu_ms,
                  "budget_ms": hook_budget_ms or next(s[1] for s in cfgmod.SETTINGS if s[0] == "hook.budget_ms"),
                  "root_user": os.geteuid() == 0 if hasattr(os, "geteuid") else False}
     ep = HangingEndpoint()
@@ -258,20 +268,23 @@ def run(work: Path, *, writers: int = 4, events: int = 100, notes: int = 10, imp
             t0 = time.monotonic()
             p = subprocess.Popen([sys.executable, "-m", "memdir.cli.main", "import", str(jsonl)], cwd=str(project),
                                  env=worker_env(home), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-            # "half way": half its lines committed (an import that commits in batches), else half the time its
-            # inserts should take (lines / import_rate) after it took the write lock (/proc/locks), else a fallback
-            held_at = None
-            fallback = t0 + 10 + import_events / import_rate
+            # "half way": half its lines committed (an import that commits in batches), else, once it holds the write
+            # lock (/proc/locks), half the CPU time its inserts take (lines x import_cpu_ms, measured on the 2-core
+            # machine: CPU time, so other jobs' load does not move the moment), else a wall-time fallback
+            held_at, cpu_at_lock = None, 0.0
+            fallback = t0 + 30 + import_events / 500
             while p.poll() is None:
                 now = time.monotonic()
                 if held_at is None and holds_lock(p.pid, root):
-                    held_at = now
+                    held_at, cpu_at_lock = now, cpu_seconds(p.pid)
                 if count_prefix(root, IMPORT_PREFIX) >= import_events // 2 or now >= fallback or (
-                        held_at is not None and now >= held_at + 0.5 * import_events / import_rate):
+                        held_at is not None
+                        and cpu_seconds(p.pid) - cpu_at_lock >= 0.5 * import_events * import_cpu_ms / 1000):
                     break
                 time.sleep(0.05)
             imp_state["lock_held_after_s"] = None if held_at is None else held_at - t0
             imp_state["sigint_at_s"] = time.monotonic() - t0
+            imp_state["cpu_after_lock_s"] = cpu_seconds(p.pid) - cpu_at_lock if held_at is not None else None
             if p.poll() is None:
                 p.send_signal(signal.SIGINT)
             else:
@@ -483,8 +496,10 @@ def table(r: dict) -> str:
         f"{len(r['worker_errors'])}; captures a gate refused: {r['writer_skipped']}.",
         f"- the interrupted import took the write lock at "
         + ("?" if imp.get("lock_held_after_s") is None else f"{imp['lock_held_after_s']:.1f} s")
-        + f", was sent SIGINT at {imp['sigint_at_s']:.1f} s (half the {r['import_lines']:,} lines at 1,000 a second after "
-        f"the lock), exited {imp['first_rc']} and kept {imp['kept']:,} of {r['import_lines']:,} events; "
+        + f", was sent SIGINT at {imp['sigint_at_s']:.1f} s ("
+        + ("?" if imp.get("cpu_after_lock_s") is None else f"{imp['cpu_after_lock_s']:.1f}")
+        + f" s of its CPU after the lock: half of {r['import_lines']:,} lines × {r['import_cpu_ms']} ms), exited "
+        f"{imp['first_rc']} and kept {imp['kept']:,} of {r['import_lines']:,} events; "
         f"the re-run printed: `{imp['rerun_out'][:160]}`.",
         "- a prompt hook without a block ran out of its budget and failed open (exit 0, no output); the hooks run "
         "one at a time, as one host session fires them, competing for the CPU with the writers and the import.",
