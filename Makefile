@@ -5,7 +5,7 @@ PY      = $(VENV)/bin/python
 EXTRAS ?= test,mcp,bench,ui,postgres
 STAMP   = $(VENV)/.installed
 
-.PHONY: demo test test-slow test-all e2e bench bench-quality bench-speed bench-mcp mcp-table embeddings clean
+.PHONY: demo test test-slow test-all hostile-day e2e bench bench-quality bench-speed bench-mcp mcp-table embeddings clean
 
 $(STAMP): pyproject.toml Makefile
 	@$(PYTHON) -c 'import sys; sys.exit("memdir needs Python >= 3.11 (found %s); set PYTHON=python3.11" % sys.version.split()[0]) if sys.version_info < (3, 11) else None'
@@ -25,6 +25,11 @@ test: $(STAMP)
 ## test-slow: the slow tests alone (concurrency, crash, load, the slowest single tests); CI runs them after `make test`
 test-slow: $(STAMP)
 	$(PY) -m pytest -q -n auto -m slow
+
+## hostile-day: writers, a long import (SIGINT, re-run), hooks against a hanging embedding endpoint and a SIGKILL, all
+## at once on a temp project (~2-3 min on 2 cores); the table goes to bench/results/hostile_day.md, exit 1 if anything was lost
+hostile-day: $(STAMP)
+	$(PY) bench/hostile_day.py
 
 ## test-all: the full suite, slow tests included
 test-all: $(STAMP)

@@ -127,3 +127,45 @@ def test_the_breaker_cools_down_longer_each_time_and_reads_http_dates():
     assert retry_after("120") == 120
     assert 0 <= retry_after("Wed, 21 Oct 2015 07:28:00 GMT", now=1445412480 - 60) - 60 < 1
     assert retry_after("soon") is None and retry_after(None) is None
+
+
+@pytest.mark.parametrize("endpoint", ["hang"], indirect=True)
+def test_a_prompt_hook_answers_while_a_writer_holds_the_lock(project, tmp_path, endpoint):
+    """The hostile day (bench/hostile_day.py): a long import holds the write lock and an open SQLite write
+    transaction while a prompt hook on the hybrid channel runs against a hanging endpoint. Nothing the hook does
+    after recall (the failed embedding's bookkeeping, the rehearsal count, the injection log) may wait for that
+    lock: the block comes out within the hook's own budget (20 s here; before, the rehearsal waited 30 s for SQLite
+    and the embedding bookkeeping 60 s for the lock, which is held for 60 s)."""
+    import os
+    import subprocess
+    import sys
+    import textwrap
+    from pathlib import Path
+
+    home = tmp_path / "g"
+    with memdir.open(project, home=home) as m:
+        m.remember("deploys go through scripts/deploy.sh on the staging cluster", category="decisions")
+    code = textwrap.dedent(f"""
+        import time, memdir
+        m = memdir.open({str(project)!r}, home={str(home)!r})
+        root = m.roots["project"]
+        with root.locked(), root.store.transaction():
+            print("held", flush=True)
+            time.sleep(60)
+    """)
+    holder = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        fix = Path(__file__).parent / "fixtures" / "hooks" / "claude_user_prompt.json"
+        data = json.loads(fix.read_text(encoding="utf-8"))
+        data.update(cwd=str(project), prompt="How do we deploy to the staging cluster?")
+        env = {**os.environ, "MEMDIR_HOME": str(home), "MEMDIR_HOOK_BUDGET_MS": "20000", "MEMDIR_EMBED_PROVIDER": "openai",
+               "MEMDIR_EMBED_URL": endpoint.url, "MEMDIR_RECALL_CHANNEL": "hybrid"}
+        r = subprocess.run([sys.executable, "-m", "memdir.cli.main", "hook", "claude-code", "user-prompt"],
+                           input=json.dumps(data).encode(), capture_output=True, cwd=str(project), env=env, timeout=120)
+    finally:
+        holder.kill()
+        holder.wait()
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip(), "the hook's budget ran out: something in it waited for the write lock"
+    assert "deploy.sh" in json.loads(r.stdout)["hookSpecificOutput"]["additionalContext"]

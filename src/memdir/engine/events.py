@@ -151,8 +151,9 @@ def log_skip(s: Stores, result: Any, event: Any, fields: dict[str, Any]) -> None
             when = s.clock()
         text = result.text or (ev.get("tool") or ev.get("tool_name") if result.reason == "noisy_tool" else ev.get("text"))
         session = str(ev.get("session") or "").strip() or None
-        journal.log_skip(root.db, when=when, reason=result.reason, role=result.role or ev.get("role"),
-                         session=session, source=ev.get("source"), text=text)
+        with root.locked(timeout=0):  # never waits: a long writer (an import) holding the lock skips this row
+            journal.log_skip(root.db, when=when, reason=result.reason, role=result.role or ev.get("role"),
+                             session=session, source=ev.get("source"), text=text)
     except Exception as exc:  # noqa: BLE001
         log.debug("capture skip not logged: %s", exc)
 

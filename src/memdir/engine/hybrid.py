@@ -106,11 +106,14 @@ def embed_text(row) -> str:
 
 
 def backfill(m: "Stores | Any", *, budget_ms: float | None = None, limit: int | None = None,
-             progress: Callable[[int], None] | None = None, provider=None) -> dict[str, Any]:
+             progress: Callable[[int], None] | None = None, provider=None,
+             lock_timeout: float | None = None) -> dict[str, Any]:
     """Embed pending docs of every root (batches of ``embed.batch``), newest first.
 
     ``budget_ms``: stop after this long (None = no limit); ``limit``: at most this many docs; ``progress(n)``
-    is called after each batch with the number just handled. Returns ``{"embedded", "failed", "pending"
+    is called after each batch with the number just handled. ``lock_timeout``: seconds to wait for a root's write
+    lock to store the vectors or the failure (default 60; recall passes 0: a long import holding the lock must not
+    hold a hook, the memories then stay pending and ``LockBusy`` is raised). Returns ``{"embedded", "failed", "pending"
     (left), "provider", "model"}``. Raises ``EmbedError`` when no provider is configured or it cannot be built.
     A failed batch is recorded as ``failed`` and the run stops (the memories themselves are untouched). A read-only
     root (:attr:`memdir.engine.root.Root.read_only`) is left out: its pending memories stay in ``pending``.
@@ -145,13 +148,13 @@ def backfill(m: "Stores | Any", *, budget_ms: float | None = None, limit: int | 
                 if len(mat) != len(rows):
                     raise embed.EmbedError(f"provider returned {len(mat)} vectors for {len(rows)} texts")
             except Exception as exc:
-                with root.locked(), root.store.transaction() as st:
+                with root.locked(lock_timeout), root.store.transaction() as st:
                     st.vector_failed(items, prov.model, str(exc), when)
                 out["failed"] += len(items)
                 out["error"] = str(exc)
                 log.warning("memdir: embedding failed (%s); %d memories stay pending", exc, len(items))
                 break
-            with root.locked(), root.store.transaction() as st:
+            with root.locked(lock_timeout), root.store.transaction() as st:
                 out["embedded"] += st.vector_put(items, mat, prov.model, when)
             if progress:
                 progress(len(rows))
@@ -447,7 +450,7 @@ def recall_fused(m: "Stores | Any", query: str, tokens: list[str], *, k: int, sc
         if budget > 0 and any(r.store.vector_pending_exists(prov.model) for r in m.live(scope)):
             try:
                 with embed.deadline(prov, budget / 1000):
-                    info["backfill"] = backfill(m, budget_ms=budget, provider=prov)
+                    info["backfill"] = backfill(m, budget_ms=budget, provider=prov, lock_timeout=0)
             except Exception as exc:
                 info["backfill"] = {"error": str(exc)}
         lat["backfill"] = (time.perf_counter() - t) * 1000

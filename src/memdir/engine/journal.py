@@ -22,8 +22,9 @@ def record_injection(s: Stores, block: str, *, prompt: str = "", host: str | Non
         if root is None:
             return None
         others = tuple(r.store for r in s.live() if r is not root)
-        return journal.log_injection(root.db, index=root.store, when=s.clock(), block=block, prompt=prompt or "", host=host,
-                                     event=event, session=session, others=others)
+        with root.locked(timeout=0):  # never waits: a long writer (an import) holding the lock skips this row
+            return journal.log_injection(root.db, index=root.store, when=s.clock(), block=block, prompt=prompt or "",
+                                         host=host, event=event, session=session, others=others)
     except Exception as exc:  # noqa: BLE001
         log.debug("injection not logged: %s", exc)
         return None

@@ -125,12 +125,15 @@ def hit(s: Stores, root: Root, row, score: float, tokens: list[str], factors: di
 
 
 def rehearse(s: Stores, hits: list[Hit]) -> None:
+    """Count ``hits`` as shown (the rehearsal prior). Best effort and never waits: when another process holds a
+    root's write lock (a long ``memdir import``) the count is skipped there, so a prompt hook's block is not held
+    until its budget runs out (the hostile day, ``bench/hostile_day.py``)."""
     when = iso(s.clock())
     for root in s.live():
         refs = [h.id for h in hits if h.scope == root.scope]
         if refs:
             try:
-                with root.store.transaction() as st:
+                with root.locked(timeout=0), root.store.transaction() as st:
                     st.bump_rehearsal(refs, when)
             except Exception as exc:  # a busy store must not fail a recall
                 log.debug("rehearsal not recorded: %s", exc)
