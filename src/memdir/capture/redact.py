@@ -720,7 +720,10 @@ def _digest_context(text: str, s: int, e: int) -> bool:
     if _DIGEST_WORD_RE.get().search(before):
         return True
     after = text[e:e + 3]
-    return after.startswith(("  ", " *", "..")) or before.endswith("..")
+    # ``sha256sum`` output is ``HASH  file`` / ``HASH *file`` with the hash opening its line: a labelled value
+    # followed by two spaces (``blob: KEY  ``) is not that
+    opens_line = not text[text.rfind("\n", 0, s) + 1:s].strip()
+    return (opens_line and after.startswith(("  ", " *"))) or after.startswith("..") or before.endswith("..")
 
 
 def _entropy(value: str) -> float:
