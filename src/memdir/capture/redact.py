@@ -789,9 +789,15 @@ def _scan_blobs(text: str) -> Iterator[tuple[str, int, int, int]]:
             continue
         if core.startswith(_FILE_MAGIC) or _entropy(core) < 4.3 or _decodes_to_text(v):
             continue
-        if core.startswith("/") or (core.count("/") >= 2 and any(len(p) >= 3 and p.isalpha() and p.islower()
-                                                                  for p in core.split("/"))):
-            continue  # a path (/var/folders/ty/3c7j5qqx…/T, src/app/x9…), not a key
+        parts = core.split("/")
+        first = core[1:].split("/", 1)[0]
+        # a path (/var/folders/ty/3c7j5qqx…/T, src/app/x9…), not a key; base64 has "/" too (a key may start with
+        # one), but no path part is a long run mixing upper case, lower case and digits, and a path has no "+"
+        if "+" not in core and not any(len(p) >= 16 and not (p.islower() or p.isupper()) and any(c.isdigit() for c in p)
+                                       for p in parts) and (
+                (core.startswith("/") and first.isalpha() and 2 <= len(first) <= 24)
+                or (core.count("/") >= 2 and any(len(p) >= 3 and p.isalpha() and p.islower() for p in parts))):
+            continue
         if e + 1 < n and text[e] == "\n" and _B64_RUN.get().match(text, e + 1):
             continue  # wrapped base64 data (MIME, certificates): the run goes on on the next line
         if s >= 2 and text[s - 1] == "\n" and text[s - 2] in _BLOB_EDGE:
