@@ -14,6 +14,7 @@ then asserted together, so one failure does not hide the others):
 * ``captured_once`` — prompt, tool summary and reply each stored exactly once;
 * ``no_duplicates`` — the second run of the same prompt stores nothing new;
 * ``mcp_offered`` / ``mcp_callable`` — the model is offered memdir's tools and a call returns the stored fact;
+  ``mcp_in_first_request`` (Codex) — the tools are in the very first model request, with Codex's default startup wait;
 * ``clean_stderr`` / ``exit_ok`` — nothing on the host's stderr (beyond its own environment warnings), exit 0;
 * ``doctor_clean`` — ``memdir doctor`` reports memdir's registration for the host, with nothing the host
   will not run;
@@ -144,6 +145,10 @@ def test_host_end_to_end(host, scope, tmp_path):
         # offered at some point of the runs (hosts connect MCP servers while their first request may be out)
         checks["mcp_offered"] = any(n.endswith("memory_recall") for r in runs for q in r.agent_requests()
                                     for n in stub_model.tool_names(q["body"]))
+        if host == "codex":  # Codex builds its tool list once, waiting 1 s for optional MCP servers (its default)
+            first = r1.agent_requests()[:1]
+            checks["mcp_in_first_request"] = any(n.endswith("memory_recall") for q in first
+                                                 for n in stub_model.tool_names(q["body"]))
         checks["exit_ok"] = all(r.rc == 0 for r in runs)
         stderr = [l for r in runs for l in r.stderr_lines()]
         checks["clean_stderr"] = not stderr
