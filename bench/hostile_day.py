@@ -433,6 +433,13 @@ def readonly_phase(work: Path, home: Path, project: Path) -> list[dict]:
     (ro / ".git").mkdir(parents=True)
     shutil.copytree(project / ".memory", ro / ".memory")
     subprocess.run(["chmod", "-R", "a-w", str(ro / ".memory")], check=True)
+    mem = str(ro / ".memory")
+    # root ignores mode bits: a read-only bind mount of the copy over itself is what a read-only volume is
+    mounted = os.geteuid() == 0 and subprocess.run(["mount", "--bind", mem, mem], capture_output=True).returncode == 0
+    if mounted and subprocess.run(["mount", "-o", "remount,ro,bind", mem, mem], capture_output=True).returncode != 0:
+        subprocess.run(["umount", mem], capture_output=True)
+        mounted = False
+    READONLY_HOW[0] = "a read-only bind mount" if mounted else "`chmod -R a-w`"
     before = snapshot(ro / ".memory")
     out = []
     q = SEEDS[0][2]
@@ -449,8 +456,14 @@ def readonly_phase(work: Path, home: Path, project: Path) -> list[dict]:
             out.append({"what": name, "rc": r.returncode, "worked": worked, "files_changed": len(changed),
                         "changed": changed[:4], "err": r.stderr.decode("utf-8", "replace").strip().splitlines()[-1:]})
     finally:
+        if mounted:
+            subprocess.run(["umount", mem], capture_output=True).returncode == 0 or \
+                subprocess.run(["umount", "-l", mem], capture_output=True)
         subprocess.run(["chmod", "-R", "u+w", str(ro)], check=False)
     return out
+
+
+READONLY_HOW = ["`chmod -R a-w`"]  # what phase 7 used, for the report
 
 
 def ms3(samples: list[float]) -> str:
@@ -508,9 +521,10 @@ def table(r: dict) -> str:
         "deadline ran out before the request was sent) opens the breaker file, which keeps the next hooks from asking.",
         f"- wall time of the concurrent part {r['concurrent_s']:.0f} s; whole run {r['total_s']:.0f} s.",
         "",
-        "**7. A read-only copy** (`.memory/` copied to another project, `chmod -R a-w`"
-        + ("; this run is root, which ignores mode bits, so writes were not actually refused" if r["root_user"] else "")
-        + "). Reported, not required (a read-only mode is in progress elsewhere).",
+        f"**7. A read-only copy** (`.memory/` copied to another project, then {READONLY_HOW[0]}"
+        + ("; as root without a mount, mode bits are ignored and writes were not actually refused"
+           if r["root_user"] and READONLY_HOW[0].startswith("`chmod") else "")
+        + "): reads must work from it and change no file.",
         "",
         "| command | exit | worked | files changed in the copy |",
         "|---|---|---|---|",
