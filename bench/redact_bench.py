@@ -17,7 +17,7 @@ sys.path.insert(0, str(SRC))
 
 
 def import_ms(runs: int = 7) -> tuple[float, float]:
-    """Median wall time (ms) in a fresh interpreter of (a) loading src/memdir/redact.py alone and
+    """Median wall time (ms) in a fresh interpreter of (a) loading src/memdir/capture/redact.py alone and
     (b) `import memdir.capture.redact`, which also runs the package __init__ (the facade and its imports)."""
     def run(code: str) -> float:
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
@@ -25,7 +25,7 @@ def import_ms(runs: int = 7) -> tuple[float, float]:
         return float(out.stdout)
 
     alone = ("import sys, time, importlib.util as u; t=time.perf_counter(); "
-             f"s=u.spec_from_file_location('redact', {str(SRC / 'memdir' / 'redact.py')!r}); "
+             f"s=u.spec_from_file_location('redact', {str(SRC / 'memdir' / 'capture' / 'redact.py')!r}); "
              "m=u.module_from_spec(s); sys.modules['redact']=m; s.loader.exec_module(m); print((time.perf_counter()-t)*1000)")
     package = "import time; t=time.perf_counter(); import memdir.capture.redact; print((time.perf_counter()-t)*1000)"
     return (statistics.median(run(alone) for _ in range(runs)),
