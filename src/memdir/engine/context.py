@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
+from memdir.engine import events as event_ops
 from memdir.engine import lexical
 from memdir.engine import recall as recall_ops
 from memdir.engine import routing
@@ -80,6 +81,7 @@ def context(s: Stores, prompt: str = "", *, max_chars: int | None = None, max_en
         return ""
     sections = set(sections)
     lexical.resync(s)
+    event_ops.drain_pending(s)
     # the rules' texts only when the block shows them (a prompt's hook asks for hits alone: reading every rule
     # note's text per prompt only to leave rules out of the hits cost ~1 ms at 300 notes); a hit is a rule when
     # it is a live note of the rules category, which is what rules() lists

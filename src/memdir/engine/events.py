@@ -77,6 +77,18 @@ def import_events(s: Stores, events: Iterable[dict[str, Any]], *, scope: str = "
     return counts
 
 
+def drain_pending(s: Stores) -> int:
+    """Store what captures queued in each existing root's spool while its write lock was busy
+    (:mod:`memdir.engine.spool`): recall, context, forget, inspect and status call it, so a queued event is visible
+    to the next reader too, not only after the next write. Never waits for the lock, never raises; returns files
+    drained (one directory listing per root when there is nothing)."""
+    n = 0
+    for root in s.live():
+        if root.exists() and not root.remote:
+            n += spool.drain(root, lambda rows, sc: import_events(s, rows, scope=sc))
+    return n
+
+
 def _import_batch(s: Stores, root: Any, it: Iterator[Any], counts: dict[str, int],
                   queued: list[dict[str, Any]] | None, lock_timeout: float | None = None) -> bool:
     """Store events from ``it`` in one transaction under the write lock until :data:`BATCH_EVENTS` were read or

@@ -22,6 +22,7 @@ from typing import Any, Iterable
 
 from memdir.capture import events as cevents
 from memdir.engine import curated
+from memdir.engine import events as event_ops
 from memdir.errors import MemdirError, UsageError
 from memdir.roots import split_id
 from memdir.stores import Stores
@@ -121,6 +122,7 @@ def forget(s: Stores, id: str, *, scope: str | None = None) -> bool:
     """The body of :meth:`memdir.Memdir.forget`, whose docstring is the contract."""
     if not isinstance(id, str) or not id.strip():
         raise UsageError("forget needs an id: see `memdir recall` or `memdir inspect` for ids")
+    event_ops.drain_pending(s)  # an event still queued in the spool is forgotten too, not stored after
     id = curated.resolve(s, cevents.clean(id).strip(), scope)
     is_event = any(r.store.has_ref(id, "event") for r in s.live())
     is_note_id = not is_event and ("/" in id or "\\" in id or id.startswith((".", "~")) or id.endswith(".md"))

@@ -9,6 +9,7 @@ import time
 from typing import Any, Callable
 
 import memdir.embed as embed
+from memdir.engine import events as event_ops
 from memdir.engine import hybrid, remote
 from memdir.errors import UsageError
 from memdir.lazylog import getLogger
@@ -45,6 +46,7 @@ def keep_warm(s: Stores, on: bool = True, *, build: bool = False, start: bool = 
 
 def inspect(s: Stores) -> Report:
     """The body of :meth:`memdir.Memdir.inspect`, whose docstring is the contract."""
+    event_ops.drain_pending(s)
     problems: list[dict[str, str]] = []
     all_notes: list[Note] = []
     counts: dict[str, Any] = {}
@@ -96,6 +98,7 @@ def inspect(s: Stores) -> Report:
 
 def status(s: Stores) -> dict[str, Any]:
     """The body of :meth:`memdir.Memdir.status`, whose docstring is the contract."""
+    event_ops.drain_pending(s)
     out: dict[str, Any] = {"project_root": str(s.project_root)}
     for scope, root in s.roots.items():
         if not root.exists():

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
+from memdir.engine import events as event_ops
 from memdir.engine import lexical
 from memdir.lazylog import getLogger
 from memdir.recall.tokenize import query_tokens
@@ -22,6 +23,7 @@ def recall(s: Stores, query: str, *, k: int | None = None, scope: str | None = N
     if k <= 0 or not isinstance(query, str):
         return []
     lexical.resync(s)
+    event_ops.drain_pending(s)
     return ranked(s, query, k=k, scope=scope, kinds=kinds, rehearse=rehearse)
 
 
