@@ -41,7 +41,7 @@ def append(index_path: Path, rows: Iterable[Any]) -> int:
     """Append ``rows`` (mappings with :data:`COLUMNS`) to the log of ``index_path``, flushed to disk; returns lines
     written (0 when the disk refuses: logged at debug level, never raised). A log ending in a torn line (no newline)
     gets one first (:func:`memdir.jsonlog.append`), so the new tombstones are never glued onto it."""
-    from memdir import jsonlog
+    import memdir.jsonlog as jsonlog
 
     try:
         return jsonlog.append(log_path(index_path), ({k: r[k] for k in COLUMNS} for r in rows))
@@ -53,7 +53,7 @@ def append(index_path: Path, rows: Iterable[Any]) -> int:
 def read(path: Path) -> list[dict[str, Any]]:
     """The tombstones in the log file ``path`` (missing file: none). Torn or malformed lines are skipped and reported
     once (:func:`memdir.jsonlog.read`); a tombstone an older memdir appended onto a torn line is still read."""
-    from memdir import jsonlog
+    import memdir.jsonlog as jsonlog
 
     out: list[dict[str, Any]] = []
     for obj in jsonlog.read(path)[0]:
