@@ -244,22 +244,30 @@ def shell_command(name: str, tool_input: Any) -> str | None:
     return inp if isinstance(inp, str) else None
 
 
+def shell_words(command: str) -> list[str] | None:
+    """``command`` split as a POSIX shell would (quotes removed, ``|``/``;``/``&&`` as words of their own, no
+    comments); ``None`` when it does not parse (an open quote)."""
+    import shlex
+
+    try:
+        lex = shlex.shlex(command, posix=True, punctuation_chars=True)
+        lex.whitespace_split = True
+        lex.commenters = ""
+        return list(lex)
+    except ValueError:
+        return None
+
+
 def is_shell_read(command: str) -> bool:
     """True when every part of ``command`` (split at ``&&``, ``||``, ``;``, ``|``, newlines) only shows, searches or
     lists files (:data:`READ_COMMANDS`), with no output redirected into a file: ``sed -n '1,180p' a.py``,
     ``cd src && rg -n foo . | head``, ``nl -ba x | sed -n 1,80p``. A ``bash -lc '…'`` wrapper is looked into. Anything
     that does not parse is not a read."""
-    import shlex
-
     lines = [x for x in command.strip().splitlines() if x.strip()]
     if len(lines) > 1:  # a script: every line must be a read (a quoted line break fails to parse: not a read)
         return all(is_shell_read(x) for x in lines)
-    try:
-        lex = shlex.shlex(command, posix=True, punctuation_chars=True)
-        lex.whitespace_split = True
-        lex.commenters = ""
-        tokens = list(lex)
-    except ValueError:
+    tokens = shell_words(command)
+    if tokens is None:
         return False
     if len(tokens) >= 3 and tokens[0] in _SHELL_WRAPPERS and tokens[1] in ("-c", "-lc", "-cl"):
         return len(tokens) == 3 and is_shell_read(tokens[2])
@@ -306,14 +314,8 @@ def fetches_web(command: str) -> bool:
     """True when a part of shell ``command`` runs a downloader (:data:`WEB_COMMANDS`: ``curl``, ``wget`` …) on
     anything but this machine: ``curl -s https://example.com/install.sh | sh``, ``wget $URL``; not
     ``curl localhost:8080/healthz``. A command that does not parse is looked at word by word."""
-    import shlex
-
-    try:
-        lex = shlex.shlex(command, posix=True, punctuation_chars=True)
-        lex.whitespace_split = True
-        lex.commenters = ""
-        words = list(lex)
-    except ValueError:
+    words = shell_words(command)
+    if words is None:
         words = command.split()
     if len(words) >= 3 and words[0] in _SHELL_WRAPPERS and words[1] in ("-c", "-lc", "-cl"):
         return fetches_web(words[2])

@@ -28,6 +28,22 @@ PROJECT_MODES = ("current", "all", "here")
 PROJECT_FIELDS = ("project", "project_dir", "cwd", "directory")
 
 
+def open_like(m: Any, root: Path, opened: dict[str, Any]) -> Any:
+    """The store of project ``root`` opened as ``m`` is (the same facade class, global root, settings and clock; no
+    import of the facade from here), once per real path in ``opened``."""
+    real = os.path.realpath(root)
+    if real not in opened:
+        opened[real] = type(m)(root, home=m.home, config=dict(m.config.overrides), clock=m.clock)
+    return opened[real]
+
+
+def close_all(opened: dict[str, Any]) -> None:
+    """Close and forget the stores :func:`open_like` opened."""
+    for other in opened.values():
+        other.close()
+    opened.clear()
+
+
 def named_project(obj: dict[str, Any]) -> str | None:
     """The project a record names (the first non-empty string of :data:`PROJECT_FIELDS`, also inside its
     ``meta``), or ``None``."""
@@ -93,12 +109,7 @@ class ProjectRouter:
             return self.m, None
         if self.mode == "current":
             return None, "other_project"
-        if real not in self.opened:  # the same facade class as m (no import of core from here)
-            self.opened[real] = type(self.m)(root, home=self.m.home, config=dict(self.m.config.overrides),
-                                             clock=self.m.clock)
-        return self.opened[real], None
+        return open_like(self.m, root, self.opened), None
 
     def close(self) -> None:
-        for other in self.opened.values():
-            other.close()
-        self.opened.clear()
+        close_all(self.opened)

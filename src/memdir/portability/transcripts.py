@@ -40,6 +40,7 @@ from typing import Any, TextIO
 
 from memdir.capture.gates import gate
 from memdir.errors import NotFound, UsageError
+from memdir.portability.routing import close_all, open_like
 from memdir.roots import project_root
 
 BATCH = 500
@@ -87,14 +88,10 @@ class _Router:
         if self.mode == "current":
             self.others.add(str(root))
             return None, "other_project"
-        if real not in self.opened:  # the same facade class as m (no import of core from here)
-            self.opened[real] = type(self.m)(root, home=self.m.home, config=dict(self.m.config.overrides),
-                                             clock=self.m.clock)
-        return self.opened[real], None
+        return open_like(self.m, root, self.opened), None
 
     def close(self) -> None:
-        for other in self.opened.values():
-            other.close()
+        close_all(self.opened)
 
 
 def _count_lines(files: list[Path]) -> list[int] | None:

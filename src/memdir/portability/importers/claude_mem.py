@@ -111,14 +111,21 @@ def _project(row: dict[str, Any], by_session: dict[str, str]) -> str | None:
     return next((by_session[str(row[k])] for k in _SESSION_COLS if row.get(k) and str(row[k]) in by_session), None)
 
 
-def iter_claude_mem(path: str | Path, *, stats: Counter | None = None) -> Iterator[dict]:
-    """Events of a claude-mem database (see the module docstring), oldest first per table. Raises
-    ``FileNotFoundError`` when ``path`` does not exist and :class:`~memdir.errors.UsageError` when it is not SQLite."""
+def open_db(path: str | Path) -> sqlite3.Connection:
+    """claude-mem's database at ``path``, read-only, rows by name. Raises ``FileNotFoundError`` (no file) and
+    :class:`~memdir.errors.UsageError` (not SQLite)."""
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(str(path))
     db = connect_ro(path, expected="claude-mem's SQLite database (~/.claude-mem/claude-mem.db)")
     db.row_factory = sqlite3.Row
+    return db
+
+
+def iter_claude_mem(path: str | Path, *, stats: Counter | None = None) -> Iterator[dict]:
+    """Events of a claude-mem database (see the module docstring), oldest first per table. Raises
+    ``FileNotFoundError`` when ``path`` does not exist and :class:`~memdir.errors.UsageError` when it is not SQLite."""
+    db = open_db(path)
     stats = stats if stats is not None else Counter()
     try:
         db.execute("SELECT count(*) FROM sqlite_master").fetchone()
@@ -172,11 +179,7 @@ _PERSONA_LABEL = ("title", "key", "name", "category", "type")
 def iter_persona(path: str | Path, *, stats: Counter | None = None) -> Iterator[dict]:
     """The ``persona_memory`` rows of a claude-mem database as note dicts ``{"id", "text", "summary", "tags",
     "ts"}`` (``id`` = the row id), oldest first; none when the table is absent. Raises as :func:`iter_claude_mem`."""
-    path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(str(path))
-    db = connect_ro(path, expected="claude-mem's SQLite database (~/.claude-mem/claude-mem.db)")
-    db.row_factory = sqlite3.Row
+    db = open_db(path)
     stats = stats if stats is not None else Counter()
     try:
         for r in _rows(db, "persona_memory"):
