@@ -5,7 +5,7 @@ half?
 Usage (from the repository root, with ``../shared/data`` beside the checkout)::
 
     .venv/bin/python bench/block_qa.py [--half tuning|validation|both] [--label NAME] [--max-chars N]
-        [--explain] [--show-misses] [--repo NAME ...] [--no-save] [--set KEY=VALUE ...]
+        [--explain] [--show-misses] [--compare LABEL] [--repo NAME ...] [--no-save] [--set KEY=VALUE ...]
 
 What it does (the machinery is ``bench/session_qa.py``'s, imported):
 
@@ -31,7 +31,9 @@ Figures, per half (``TUNING``, ``VALIDATION``: split by repository, fixed here),
   definition) over all block characters.
 
 ``--explain`` prints, per question, where the answer was lost (session_qa's ``explain``: ``not stored``, ``recall``,
-``block`` or ``display`` window). Results go to ``<out>/block-qa.md`` (a table per run label, newest first, both
+``block`` or ``display`` window; ``tool reply cut it`` when a top-8 hit holds it but the tool's cut text does not).
+``--compare LABEL`` lists the questions gained or lost against a saved run; ``--show-misses`` prints the blocks that
+miss. ``--repo`` runs one repository and saves nothing. Results go to ``<out>/block-qa.md`` (a table per run label, newest first, both
 halves side by side) and ``<out>/block-qa.json``.
 """
 
@@ -48,7 +50,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench.session_qa import build_store, explain, explain_table, markup_chars, norm  # noqa: E402
+from bench.session_qa import build_store, explain, markup_chars, norm  # noqa: E402
 
 DEFAULT_DATA = ROOT.parent / "shared" / "data"
 QUESTIONS_DIR = ROOT / "bench" / "data" / "block_qa"
@@ -219,11 +221,14 @@ def ask(m, q: dict, texts: list[str], args) -> dict:
     reply = norm(tool_reply_text(m, q["q"]))
     hits = m.recall(q["q"], k=8, rehearse=False)
     why = explain(m, q["q"], answers, block, texts) if args.explain else {}
+    reachable = in_block or any(a in reply for a in answers)
+    recall8 = any(a in norm(h.text) for a in answers for h in hits)
+    if why and not reachable and recall8:
+        why["cause"] += "; tool reply cut it"  # in a top-8 hit's full text, not in what the tool returned
     return {**why, "id": q["id"], "repo": q["repo"], "half": half_of(q["repo"]), "lang": q["lang"], "kind": q["kind"],
-            "in_block": in_block,
-            "reachable": in_block or any(a in reply for a in answers),
+            "in_block": in_block, "reachable": reachable,
             "stored": any(a in x for a in answers for x in texts),
-            "recall8": any(a in norm(h.text) for a in answers for h in hits),
+            "recall8": recall8,
             "chars": len(block), "markup": markup_chars(block), "block": block}
 
 
@@ -281,6 +286,16 @@ def per_repo(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def set_digest(qdir: Path) -> str:
+    """A short digest of every question file's bytes: which version of the set a saved run was made on."""
+    import hashlib
+
+    h = hashlib.sha256()
+    for f in sorted(qdir.glob("*.jsonl")):
+        h.update(f.name.encode() + b"\0" + f.read_bytes())
+    return h.hexdigest()[:12]
+
+
 def set_shape(questions: list[dict]) -> str:
     """One line on the set against the issue's rules: size, repositories, Chinese share, each kind's share."""
     n = max(1, len(questions))
@@ -291,6 +306,33 @@ def set_shape(questions: list[dict]) -> str:
     return (f"set: {len(questions)} questions (>= 200), {repos} repositories (>= 8), zh {zh:.0%} (>= 30%), kinds "
             + ", ".join(f"{k} {v:.0%}" for k, v in kinds.items()) + " (each >= 12%): "
             + ("meets the rules" if ok else "below the rules"))
+
+
+def explain_table(rows: list[dict]) -> str:
+    """Per question: kind, language, the two metrics and the first stage that lost the answer (``--explain``)."""
+    lines = ["| id | half | kind | lang | block | reachable | cause | answer's rank (kind) | stored in | block entries |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        rank = f"{r['rank']} ({r['rank_kind']})" if r.get("rank") else "-"
+        lines.append(f"| {r['id']} | {r['half']} | {r['kind']} | {r['lang']} | {'y' if r['in_block'] else '-'} "
+                     f"| {'y' if r['reachable'] else '-'} | {r.get('cause', '')} | {rank} | {r.get('stored_in', '')} "
+                     f"| {r.get('shown', '')} |")
+    return "\n".join(lines)
+
+
+def compare(rows: list[dict], runs: list[dict], label: str) -> str:
+    """The questions whose ``in_block`` or ``reachable`` changed against the saved run ``label``."""
+    old = next((r for r in runs if r["label"] == label), None)
+    if old is None:
+        return f"compare: no saved run labelled {label!r}"
+    lines = [f"against {label!r}:"]
+    for r in rows:
+        o = old["per_question"].get(r["id"])
+        for key in ("in_block", "reachable"):
+            if o is not None and o[key] != r[key]:
+                lines.append(f"  {r['id']} [{r['half']} {r['kind']}/{r['lang']}] {key}: "
+                             f"{'lost' if o[key] else 'gained'}")
+    return "\n".join(lines) if len(lines) > 1 else lines[0] + " no question changed"
 
 
 def main(argv=None) -> int:
@@ -305,6 +347,7 @@ def main(argv=None) -> int:
     ap.add_argument("--show-misses", action="store_true", help="print the block of every question it misses")
     ap.add_argument("--explain", action="store_true", help="per question: where the answer is stored, its recall "
                     "rank (top 30), the block's entry kinds, and the stage that lost it")
+    ap.add_argument("--compare", metavar="LABEL", help="list the questions that changed against a saved run")
     ap.add_argument("--no-save", action="store_true")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="memdir config override")
     args = ap.parse_args(argv)
@@ -313,12 +356,15 @@ def main(argv=None) -> int:
     summary = summarise(rows)
     print(table(summary, args.label, args.max_chars))
     print("\n" + per_repo(rows))
-    shape = set_shape(load_questions(Path(args.questions)))
+    shape = set_shape(load_questions(Path(args.questions))) + f" (set digest {set_digest(Path(args.questions))})"
     print(shape)
     print(f"\nimport: {sum(res['import_s'].values()):.1f} s ({json.dumps(res['counts'])} events stored); "
           f"context + recall: {res['context_ms']:.1f} ms per question")
     if args.explain:
-        print("\n" + explain_table(rows, {}))
+        print("\n" + explain_table(rows))
+    jpath = Path(args.out) / "block-qa.json"
+    if args.compare:
+        print("\n" + compare(rows, json.loads(jpath.read_text()) if jpath.exists() else [], args.compare))
     if args.show_misses:
         qs = {q["id"]: q for q in load_questions(Path(args.questions))}
         for r in rows:
@@ -330,7 +376,6 @@ def main(argv=None) -> int:
         return 0
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    jpath = out / "block-qa.json"
     runs = json.loads(jpath.read_text()) if jpath.exists() else []
     runs = [r for r in runs if not (r["label"] == args.label and r["max_chars"] == args.max_chars
                                     and r.get("half", "both") == args.half)]
