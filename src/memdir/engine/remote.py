@@ -383,24 +383,27 @@ def ask(config, root_path: Path, query: str, k: int, *, now: str | None = None) 
     return Recall(url, project, token, query, k, budget_s=budget, now=now)
 
 
-def fuse(local: list, remote_rows: list[dict[str, Any]], k: int) -> list:
+def fuse(local: list, remote_rows: list[dict[str, Any]], k: int, *, held=None) -> list:
     """The local :class:`memdir.types.Hit` list fused with the server's hits by reciprocal rank (:mod:`memdir.recall.rrf`,
-    equal weights): an event both have counts in both lists and is shown once (the local hit); one only the server
-    has becomes a hit of scope ``team``. Each hit's ``score`` is its fused score, ``reasons["rrf"]`` its ranks."""
+    equal weights), each event counted once: the server's copies of events the local store holds (the asker's own,
+    sent from this clone) are dropped *before* fusion, by their deterministic key (a hit of the local list, or one
+    ``held(row) -> bool`` says the local store has: its key or its text), so they are ranked by the local list alone
+    and never score in both lists; what is left (a teammate's events, the asker's from another machine) becomes hits of
+    scope ``team``. Each hit's ``score`` is its fused score, ``reasons["rrf"]`` its ranks ``{"local"|"team": rank}``."""
     from dataclasses import replace
 
     from memdir.recall.rrf import fuse as rrf_fuse
     from memdir.timeutil import parse_ts
     from memdir.types import Hit
 
-    if not remote_rows:
-        return local
     by_ref: dict[str, Any] = {}
     for h in local:
         by_ref.setdefault(h.id, h)
+        if h.key:
+            by_ref.setdefault(h.key, h)
     team: dict[str, Any] = {}
     for r in remote_rows:
-        if r["ref"] in by_ref or r["ref"] in team:
+        if r["ref"] in by_ref or r["ref"] in team or (held is not None and held(r)):
             continue
         try:
             ts = parse_ts(r.get("ts")) if r.get("ts") else None
@@ -413,12 +416,28 @@ def fuse(local: list, remote_rows: list[dict[str, Any]], k: int) -> list:
                                                                  "session_bonus") if r.get(k) is not None}},
                              summary=r.get("summary"), ts=ts, session=r.get("session"), handle=r.get("handle"),
                              span=tuple(span) if isinstance(span, list) and len(span) == 2 else None)
-    fused = rrf_fuse({"local": [h.id for h in local], "team": [r["ref"] for r in remote_rows]})
+    if not team:
+        return local
+    fused = rrf_fuse({"local": [h.id for h in local], "team": list(team)})
     out = []
     for ref, score, ranks in fused[:k]:
         h = by_ref.get(ref) or team[ref]
         out.append(replace(h, score=score, reasons={**h.reasons, "rrf": ranks}))
     return out
+
+
+def held_locally(store):
+    """``held(row)`` for :func:`fuse`: whether ``store`` (the project's local index) holds the server row's event, by
+    key or, when the server sent it, by text hash (any error: not held, the row is kept)."""
+    def held(row: dict[str, Any]) -> bool:
+        try:
+            if store.has_ref(row["ref"]):
+                return True
+            sha = row.get("content_sha256")
+            return bool(isinstance(sha, str) and sha and store.has_text(sha, "event"))
+        except Exception:  # noqa: BLE001  (a store error never costs the recall its hits)
+            return False
+    return held
 
 
 def send_rows(s: Stores, root: Root, rows: list[dict[str, Any]]) -> None:

@@ -10,7 +10,7 @@ row-level security (a superuser or the tables' owner).
     POST /v1/{project}/recall   {"query": str, "k": int, "now"?: ISO time}
                                                             → {"hits": [{ref, kind, role, session, ts, text, score, bm25,
                                                               prior, decay, rehearsal, subject, date, session_bonus,
-                                                              handle, span, summary}]}
+                                                              handle, span, summary, content_sha256}]}
     POST /v1/{project}/forget   {"ref": str, "when": str}  → {"forgotten": bool}
     GET  /v1/health                                         → {"ok": true}
 
@@ -188,7 +188,7 @@ def app(url: str, cfg: dict[str, Any] | None = None):
                 rows = rank_rows(s.candidates(toks, weights=weights, term_weights=bridged or None,
                                               limit=max(int(cfg["recall.candidates"]), k * 3)), q, k=k, now=now, cfg=cfg)
                 keys = ("ref", "kind", "role", "session", "ts", "text", "score", "bm25", "prior", "decay", "rehearsal",
-                        "subject", "date", "session_bonus", "handle", "span", "summary")
+                        "subject", "date", "session_bonus", "handle", "span", "summary", "content_sha256")
                 return JSONResponse({"hits": [{x: r.get(x) for x in keys} for r in rows]})
             ref, when = body.get("ref"), body.get("when")
             if not isinstance(ref, str) or not isinstance(when, str):
