@@ -10,7 +10,7 @@ from memdir.store.postgres.pgvector import (
     vector_storage,
 )
 from memdir.store.postgres.people import m012_token_lifecycle_and_personal_sharing
-from memdir.store.postgres.sql import LOCK_KEY, OWN, PROJECT_OK
+from memdir.store.postgres.sql import CLIENT_ROLE, LOCK_KEY, OWN, PROJECT_OK
 
 
 def m001_create_tables(cur) -> None:
@@ -64,8 +64,7 @@ PROJECT_TABLES = ("meta", "docs", "fts", "tombstones", "rehearsal")
 RLS_TABLES = PROJECT_TABLES + ("tiers", "vectors", "fts_stats", "term_df")
 
 
-#: the (NOLOGIN) role a team's client logins are made members of (:func:`grant_client`)
-CLIENT_ROLE = "memdir_client"
+# CLIENT_ROLE (the NOLOGIN role of client logins) lives in memdir.store.postgres.sql, imported above
 
 
 def m002_row_level_security(cur) -> None:

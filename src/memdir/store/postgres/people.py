@@ -19,7 +19,7 @@ migration shares in it.
 
 from __future__ import annotations
 
-from memdir.store.postgres.sql import OWN, PROJECT_OK
+from memdir.store.postgres.sql import CLIENT_ROLE, OWN, PROJECT_OK
 
 #: hex digits of a token's SHA-256 that name it (``memdir store tokens``, ``memdir store revoke --id``)
 ID_CHARS = 10
@@ -35,8 +35,6 @@ HASH = "encode(sha256(convert_to(coalesce(current_setting('app.token', true), ''
 
 def m012_token_lifecycle_and_personal_sharing(cur) -> None:
     """See the module docstring."""
-    from memdir.store.postgres.migrations import CLIENT_ROLE
-
     cur.execute(f"""
         ALTER TABLE memdir_tokens ADD COLUMN label text, ADD COLUMN expires_at timestamptz,
             ADD COLUMN last_used_at timestamptz;

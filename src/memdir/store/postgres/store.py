@@ -82,7 +82,7 @@ class PgStore(PgWrites, PgReads, PgVectors):
             conn.execute("SELECT set_config('app.project', %s, false), set_config('app.token', %s, false)",
                          (project, token or ""))
         except psycopg.errors.InsufficientPrivilege as exc:  # a login that may not create (or upgrade) the schema
-            from memdir.store.postgres.setup import refusal
+            from memdir.store.postgres.privileges import refusal
 
             why = refusal(conn, exc, url)  # names the missing privilege (CREATEROLE, CREATE, the owner)
             conn.close()
