@@ -34,15 +34,15 @@ HASH = "encode(sha256(convert_to(coalesce(current_setting('app.token', true), ''
 
 
 def m012_token_lifecycle_and_personal_sharing(cur) -> None:
-    """See the module docstring."""
+    """See the module docstring. Safe to run again (tests run migrations twice)."""
     cur.execute(f"""
-        ALTER TABLE memdir_tokens ADD COLUMN label text, ADD COLUMN expires_at timestamptz,
-            ADD COLUMN last_used_at timestamptz;
+        ALTER TABLE memdir_tokens ADD COLUMN IF NOT EXISTS label text, ADD COLUMN IF NOT EXISTS expires_at timestamptz,
+            ADD COLUMN IF NOT EXISTS last_used_at timestamptz;
         UPDATE memdir_tokens t SET label = 'token-' || x.n FROM (
             SELECT sha256, row_number() OVER (PARTITION BY person ORDER BY created_at, sha256) AS n FROM memdir_tokens) x
-            WHERE x.sha256 = t.sha256;
+            WHERE x.sha256 = t.sha256 AND t.label IS NULL;
         ALTER TABLE memdir_tokens ALTER COLUMN label SET NOT NULL;
-        CREATE UNIQUE INDEX memdir_tokens_label ON memdir_tokens(person, label);
+        CREATE UNIQUE INDEX IF NOT EXISTS memdir_tokens_label ON memdir_tokens(person, label);
 
         CREATE OR REPLACE FUNCTION memdir_project_ok() RETURNS boolean
             LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, public AS $$
@@ -54,29 +54,29 @@ def m012_token_lifecycle_and_personal_sharing(cur) -> None:
             LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, public AS $$
             SELECT t.person FROM public.memdir_tokens t WHERE t.sha256 = {HASH} AND {LIVE}
         $$;
-        CREATE FUNCTION memdir_token_projects() RETURNS text[]
+        CREATE OR REPLACE FUNCTION memdir_token_projects() RETURNS text[]
             LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, public AS $$
             SELECT t.projects FROM public.memdir_tokens t WHERE t.sha256 = {HASH} AND {LIVE}
         $$;
-        CREATE FUNCTION memdir_token_used() RETURNS boolean
+        CREATE OR REPLACE FUNCTION memdir_token_used() RETURNS boolean
             LANGUAGE sql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, public AS $$
             UPDATE public.memdir_tokens t SET last_used_at = now() WHERE t.sha256 = {HASH}
               AND (t.last_used_at IS NULL OR t.last_used_at < now() - interval '{TOUCH_EVERY}');
             SELECT true
         $$;
 
-        CREATE TABLE memdir_sharing(project text NOT NULL, person text NOT NULL, share boolean NOT NULL,
+        CREATE TABLE IF NOT EXISTS memdir_sharing(project text NOT NULL, person text NOT NULL, share boolean NOT NULL,
                                     changed_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (project, person));
         REVOKE ALL ON memdir_sharing FROM PUBLIC;
         INSERT INTO memdir_sharing(project, person, share)
             SELECT DISTINCT p.project, t.person, true FROM memdir_projects p
-            JOIN memdir_tokens t ON p.project = ANY (t.projects) WHERE p.share_events;
-        CREATE FUNCTION memdir_sharers() RETURNS text[]
+            JOIN memdir_tokens t ON p.project = ANY (t.projects) WHERE p.share_events ON CONFLICT DO NOTHING;
+        CREATE OR REPLACE FUNCTION memdir_sharers() RETURNS text[]
             LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, public AS $$
             SELECT coalesce(array_agg(s.person), '{{}}') FROM public.memdir_sharing s
             WHERE s.project = current_setting('app.project', true) AND s.share
         $$;
-        CREATE FUNCTION memdir_set_sharing(on_ boolean) RETURNS text
+        CREATE OR REPLACE FUNCTION memdir_set_sharing(on_ boolean) RETURNS text
             LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, public AS $$
             DECLARE who text := public.memdir_person();
             BEGIN
@@ -99,5 +99,5 @@ def m012_token_lifecycle_and_personal_sharing(cur) -> None:
     shareable = {"docs": "kind = 'event'", "fts": "NOT note", "fts_stats": "NOT note", "term_df": "NOT note",
                  "tombstones": "false", "tiers": of_event.format(t="tiers"), "vectors": of_event.format(t="vectors")}
     for t, sh in shareable.items():
-        cur.execute(f"DROP POLICY {t}_read ON {t}")
+        cur.execute(f"DROP POLICY IF EXISTS {t}_read ON {t}")
         cur.execute(f"CREATE POLICY {t}_read ON {t} FOR SELECT USING ({PROJECT_OK} AND ({OWN} OR (({sh}) AND {shares})))")
