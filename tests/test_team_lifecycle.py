@@ -228,10 +228,15 @@ def test_a_queue_that_cannot_deliver_says_why_with_the_fix(pg_url, tmp_path, mon
         for token, proj, cause, fix in cases:
             monkeypatch.setenv("MEMDIR_REMOTE_TOKEN", token)
             monkeypatch.setenv("MEMDIR_REMOTE_PROJECT", proj)
-            with memdir.open(clone, home=tmp_path / "g", config={"remote.recall_budget_ms": 20_000}) as m:
+            with memdir.open(clone, home=tmp_path / "g", config={"remote.recall_budget_ms": 20_000}) as m, \
+                    caplog.at_level(logging.DEBUG, logger="memdir"):
+                caplog.clear()
                 m.import_events([{"key": f"k-{cause}-{len(token)}", "role": "user", "text": f"the invoices job {len(seen)}",
                                   "session": "s", "ts": 1_790_000_000}])
                 seen.append(cause)
+                # the write's own push (the hook path) logs the cause and its fix (the debug log, a warning when new)
+                assert any("cannot be delivered" in r.getMessage() or "not delivered" in r.getMessage()
+                           for r in caplog.records if fix in r.getMessage()), [r.getMessage() for r in caplog.records]
                 res = m.push()
                 assert res["left"] >= 1 and res["kind"] == cause and fix in res["fix"], res
                 q = m.status()["project"]["remote_queue"]

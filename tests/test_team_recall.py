@@ -85,3 +85,41 @@ def test_the_viewer_search_renders_team_hits(team_member):
     assert 'data-id="tom:a"' in r.text and 'data-id="mine:q"' in r.text
     tom = r.text.split('data-id="tom:a"')[1].split("</li>")[0]
     assert "team" in tom and "BM25 7" in tom and "team #1" in tom
+
+
+def test_the_viewer_renders_every_hit_shape(tmp_path):
+    """Local (lexical factors), fused with embeddings (channel ranks, RRF score, similarity), a local hit fused with
+    the team's list (rrf: ranks per list) and a team hit (factors under reasons.team): each renders."""
+    from memdir.ui import missing_deps
+
+    if missing_deps():
+        pytest.skip(f"the ui extra is not installed: {missing_deps()}")
+    from starlette.testclient import TestClient
+
+    from memdir.types import Hit
+    from memdir.ui import build
+
+    lexical = {"terms": ["deploy"], "fields": {"body": ["deploy"]}, "scope": "project", "bm25": 2.5, "prior": 1.0,
+               "decay": 0.9, "rehearsal": 1.0}
+    hits = [Hit(id="e:1", key="e:1", kind="user", scope="project", score=2.2, text="deploy one", reasons=lexical),
+            Hit(id="e:2", key="e:2", kind="user", scope="project", score=0.03, text="deploy two",
+                reasons={**lexical, "ranks": {"lexical": 2, "vector": 1}, "rrf": 0.0325, "similarity": 0.81}),
+            Hit(id="e:3", key="e:3", kind="user", scope="project", score=0.016, text="deploy three",
+                reasons={**lexical, "ranks": {"lexical": 1}, "rrf": {"local": 3}}),
+            Hit(id="t:4", key="t:4", kind="user", scope="team", score=0.016, text="deploy four",
+                reasons={"team": {"bm25": 3.5, "prior": 1.0, "decay": 1.0, "rehearsal": 1.0}, "rrf": {"team": 1}}),
+            Hit(id="t:5", key="t:5", kind="event", scope="team", score=0.0, text="deploy five", reasons={})]
+
+    class Fake:
+        config = {"categories": ["facts"]}
+
+        def recall(self, q, **kw):
+            return hits
+
+    c = TestClient(build(get=lambda: Fake(), host="127.0.0.1"), base_url="http://127.0.0.1:8766",
+                   raise_server_exceptions=True, follow_redirects=False)
+    r = c.get("/search", params={"q": "deploy", "k": 10})
+    assert r.status_code == 200, r.text[:500]
+    for h in hits:
+        assert f'data-id="{h.id}"' in r.text
+    assert "similarity 0.810" in r.text and "local #3" in r.text and "BM25 3.5" in r.text

@@ -311,7 +311,10 @@ def push(where: Where, url: str, project: str, token: str, *, budget_s: float, b
         total = db.execute("SELECT count(*) FROM remote_queue WHERE failed IS NULL").fetchone()[0]
         if total and not token:  # nothing could be delivered: said, not sent
             state = delivery.classify(None, "no token", project=project)
-            delivery.record(db, state)
+            if delivery.record(db, state):
+                log.warning("memdir: queued rows cannot be delivered to the team server: %s", delivery.line(state))
+            else:
+                log.debug("remote: not delivered: %s", delivery.line(state))
             out.update(error=state["reason"], kind=state["kind"], fix=state["fix"])
             total = 0
         while total:
