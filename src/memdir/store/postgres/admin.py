@@ -3,7 +3,7 @@ client role, per-person sharing (m012: :mod:`memdir.store.postgres.people`)."""
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import Any, Iterable
 
 from memdir.errors import MemdirError
@@ -73,7 +73,7 @@ def list_tokens(conn, person: str | None = None) -> list[dict[str, Any]]:
         "WHERE %s::text IS NULL OR person = %s ORDER BY person, created_at, label", (ID_CHARS, person, person)).fetchall()
 
     def iso(t):
-        return t.astimezone().isoformat(timespec="seconds") if t else None
+        return t.astimezone(timezone.utc).isoformat(timespec="seconds") if t else None
 
     return [{"id": r["id"], "person": r["person"], "label": r["label"], "projects": list(r["projects"]),
              "created": iso(r["created_at"]), "last_used": iso(r["last_used_at"]), "expires": iso(r["expires_at"]),

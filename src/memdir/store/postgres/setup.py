@@ -106,6 +106,12 @@ def init(admin_url: str, *, database: str = "memdir", owner: str = "memdir_owner
     owner_url = with_login(admin_url, owner, pw[owner], database)
     from memdir.store.postgres.store import PgStore
 
-    PgStore.connect(owner_url, project="-").close()  # the schema, owned by the owner
+    try:
+        PgStore.connect(owner_url, project="-").close()  # the schema, owned by the owner
+    except MemdirError as exc:
+        if pw[owner] is None and owner not in created:  # an owner made before: its password is not ours to print
+            raise MemdirError(f"{exc}; {owner} existed already: create or upgrade the schema with its own URL "
+                              f"(memdir store tokens --store postgresql://{owner}:<password>@…/{database})") from None
+        raise
     return {"database": database, "owner_url": owner_url, "server_url": with_login(admin_url, server, pw[server], database),
             "created": created, "schema_version": len(MIGRATIONS), "pgvector": vector}
