@@ -327,3 +327,20 @@ def test_set_up_errors_name_the_missing_privilege(pg):
         open_store(_login(pg.url("lead_db"), "plain_lead"), project="web")
     msg = str(exc.value)
     assert "CREATE on schema public" in msg and "memdir store init" in msg and "schema owner's URL" not in msg
+
+
+def test_a_client_login_on_an_older_schema_is_told_who_may_upgrade_it(pg_url, monkeypatch):
+    """The team server's login met an older schema and was told to "connect once with the schema owner's URL"
+    without a word on who that is; the line now names the owner and the versions."""
+    from memdir.store.postgres import migrations as pg_migrations
+
+    monkeypatch.setattr(pg_migrations, "MIGRATIONS", pg_migrations.MIGRATIONS[:11])
+    admin = open_store(pg_url, project="web")
+    _client(admin, "old_srv")
+    admin.close()
+    monkeypatch.undo()
+    with pytest.raises(MemdirError) as exc:
+        open_store(_login(pg_url, "old_srv"), project="web")
+    msg = str(exc.value)
+    assert "v11" in msg and f"v{len(pg_migrations.MIGRATIONS)}" in msg and "only its owner memdir may upgrade it" in msg
+    assert "\n" not in msg
