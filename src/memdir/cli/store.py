@@ -188,8 +188,8 @@ def store_init(ctx, admin_url, database, owner, server, no_passwords, as_json):
 @json_opt
 @click.pass_context
 def share_command(ctx, off, as_json):
-    """Open your own events in this project to its other members on the team server (remote.url), or close them
-    (--off): past and future ones; nobody else's change."""
+    """Open your own events in this project, past and future, to its other members on the team server
+    (remote.url), or close them again (--off). Nobody else's events are touched."""
     from memdir.cli.output import open_store
 
     res = open_store(ctx).share_history(not off)
