@@ -167,15 +167,25 @@ class Memdir:
         key starts with one of ``key_prefixes`` (any key when empty). Used by capture's daily cap."""
         return event_ops.count_events(self.stores, since=since, until=until, key_prefixes=key_prefixes, scope=scope)
 
-    def push(self, *, retry_failed: bool = False) -> dict[str, Any]:
+    def push(self, *, retry_failed: bool = False, progress: Any = None) -> dict[str, Any]:
         """Send the events queued for ``remote.url`` (issue 14) now, those still backed off after a failed send
         included: ``{"sent", "left", "failed", "error"}``; ``left`` rows wait for the next push, ``failed`` rows were
         refused by the server (a 4xx about the rows) and are kept aside with its reason (:meth:`remote_failed`).
-        ``retry_failed`` puts those back in the queue first (``retried``: how many). Raises ``UsageError`` when
-        ``remote.url`` is not set."""
+        ``retry_failed`` puts those back in the queue first (``retried``: how many). When rows cannot be delivered,
+        ``kind`` (auth, project, route, server, unreachable) and ``fix`` (one line) say why. ``progress(sent, total)``
+        is called after each delivered request. Raises ``UsageError`` when ``remote.url`` is not set."""
         from memdir.engine import remote
 
-        return remote.push_queue(self.stores, retry_failed=retry_failed)
+        return remote.push_queue(self.stores, retry_failed=retry_failed, progress=progress)
+
+    def share_history(self, share: bool = True) -> dict[str, Any]:
+        """Open your own events in this project to its other members on the team server (``remote.url``, your
+        token), past and future, or make them private again (``share=False``): ``{"project", "person", "share"}``.
+        Raises ``UsageError`` when ``remote.url`` is not set, ``MemdirError`` (one line, with the fix) when the server
+        refuses or cannot be reached."""
+        from memdir.engine import remote
+
+        return remote.set_sharing(self.stores, share)
 
     def remote_failed(self) -> list[dict[str, Any]]:
         """The queued rows the team server refused, kept aside: ``[{"op", "ref", "reason", "at"}]`` (see
