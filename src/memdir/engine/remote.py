@@ -383,6 +383,30 @@ def ask(config, root_path: Path, query: str, k: int, *, now: str | None = None) 
     return Recall(url, project, token, query, k, budget_s=budget, now=now)
 
 
+def holdings(config, root_path: Path, *, newest: int = 5, timeout_s: float = 5.0) -> dict[str, Any] | None:
+    """What the team server holds for this project that this member's token may read, by person (read-only; the
+    server's row-level security decides): ``{"url", "project", "me", "notes", "people": [...]}`` as
+    ``POST /v1/<project>/holdings`` answers (:mod:`memdir.server.team`), or ``None`` when ``remote.url`` is not set.
+    Raises ``UsageError`` with one line (the server's reason, or why it could not be reached)."""
+    got = settings(config, root_path)
+    if got is None:
+        return None
+    url, project, token = got
+    req = urllib.request.Request(f"{url.rstrip('/')}/{project}/holdings", data=json.dumps({"newest": newest}).encode(),
+                                 method="POST", headers={"Content-Type": "application/json",
+                                                         "Authorization": f"Bearer {token}"})
+    try:
+        with urllib.request.urlopen(req, timeout=timeout_s) as resp:
+            answer = json.loads(resp.read() or b"{}")
+    except urllib.error.HTTPError as exc:
+        raise UsageError(f"{url}: {_reason(exc)}") from None
+    except (OSError, ValueError, http.client.HTTPException) as exc:
+        raise UsageError(f"{url}: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}") from None
+    if not isinstance(answer, dict) or not isinstance(answer.get("people"), list):
+        raise UsageError(f"{url}: the answer has no people list (an older team server?)")
+    return {"url": url, "project": project, **answer}
+
+
 def fuse(local: list, remote_rows: list[dict[str, Any]], k: int) -> list:
     """The local :class:`memdir.types.Hit` list fused with the server's hits by reciprocal rank (:mod:`memdir.recall.rrf`,
     equal weights): an event both have counts in both lists and is shown once (the local hit); one only the server

@@ -12,6 +12,8 @@ row-level security (a superuser or the tables' owner).
                                                               prior, decay, rehearsal, subject, date, session_bonus,
                                                               handle, span, summary}]}
     POST /v1/{project}/forget   {"ref": str, "when": str}  → {"forgotten": bool}
+    POST /v1/{project}/holdings {"newest"?: int (0-20)}      → what the token may read, by person
+                                                              (:meth:`memdir.store.postgres.reads.PgReads.holdings`)
     GET  /v1/health                                         → {"ok": true}
 
 An event row is what :meth:`memdir.core.Memdir.import_events` stores (``ref``, ``content_sha256``, ``role``,
@@ -190,6 +192,11 @@ def app(url: str, cfg: dict[str, Any] | None = None):
                 keys = ("ref", "kind", "role", "session", "ts", "text", "score", "bm25", "prior", "decay", "rehearsal",
                         "subject", "date", "session_bonus", "handle", "span", "summary")
                 return JSONResponse({"hits": [{x: r.get(x) for x in keys} for r in rows]})
+            if what == "holdings":  # read-only: the viewer's team page
+                newest = body.get("newest", 5)
+                if not isinstance(newest, int) or not 0 <= newest <= 20:
+                    return err(400, "newest must be an integer 0-20")
+                return JSONResponse(s.holdings(newest))
             ref, when = body.get("ref"), body.get("when")
             if not isinstance(ref, str) or not isinstance(when, str):
                 return err(400, "forget needs ref and when (ISO time)")
@@ -244,5 +251,6 @@ def app(url: str, cfg: dict[str, Any] | None = None):
         Route("/v1/{project}/events", endpoint("events"), methods=["POST"]),
         Route("/v1/{project}/recall", endpoint("recall"), methods=["POST"]),
         Route("/v1/{project}/forget", endpoint("forget"), methods=["POST"]),
+        Route("/v1/{project}/holdings", endpoint("holdings"), methods=["POST"]),
     ], lifespan=lifespan)
 
