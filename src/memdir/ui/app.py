@@ -328,7 +328,8 @@ def create_app(backend: Backend, *, prefix: str = "") -> Starlette:
 
         def run(m):
             status = m.status()
-            checks = m.doctor(repair=False)  # a GET never writes
+            # doctor reads the whole index (seconds at 10k events): run when asked, so the page itself stays fast
+            checks = m.doctor(repair=False) if request.query_params.get("doctor") == "1" else None  # never writes
             rep = m.inspect()
             preview = m.prune(days) if request.query_params.get("days") else None
             proposals = _proposals(m)
