@@ -16,6 +16,7 @@ from memdir.capture.gates import text_hash
 from memdir.recall.handles import digest
 from memdir.ui import missing_deps, pager
 
+sys.path.insert(0, str(Path(__file__).parent))
 pytestmark = pytest.mark.skipif(bool(missing_deps()), reason=f"the ui extra is not installed: {missing_deps()}")
 
 LOOPBACK = "http://127.0.0.1:8766"
@@ -261,4 +262,12 @@ def sample(tmp_path):
     m.close()
 
 
-sys.path.insert(0, str(Path(__file__).parent))
+
+def test_the_edit_form_never_links_back_outside_the_viewer(m):
+    turns = _turns("s1", 2)
+    m.import_events(turns)
+    html = client(m).get("/event/edit", params={"key": turns[0]["key"], "back": "javascript:alert(1)"}).text
+    assert "javascript:" not in html
+    back = "/timeline/session?s=s1&scope=project"
+    html = client(m).get("/event/edit", params={"key": turns[0]["key"], "back": back}).text
+    assert back.replace("&", "&amp;") in html

@@ -159,7 +159,7 @@ EN: dict[str, str] = {
     "error.notfound": "Not found.",
     "page.count": "{a}–{b} of {n}",
     "page.first": "⇤ first",
-    "page.prev": "← newer/previous",
+    "page.prev": "← previous",
     "page.next": "next →",
     "page.last": "last ⇥",
     "page.cut.search": "recall's best {n} hits are paged; a narrower query finds the rest",

@@ -200,7 +200,7 @@ def routes(site: Any) -> list[Route]:
         if ev is None or hasattr(ev, "category"):
             raise NotFound(f"no captured turn has the key {key!r}")
         return render(request, "event_edit.html", key=ev.key, scope=ev.scope, text=ev.text, event=ev,
-                      back=request.query_params.get("back", ""), refused=None, nav="timeline")
+                      back=back_to(request.query_params, ""), refused=None, nav="timeline")
 
     # ---- what the model saw ----------------------------------------------------------------------------------
     async def injection_rows(request: Request, with_prompts: bool = True) -> pager.Page:
