@@ -271,3 +271,14 @@ def test_the_edit_form_never_links_back_outside_the_viewer(m):
     back = "/timeline/session?s=s1&scope=project"
     html = client(m).get("/event/edit", params={"key": turns[0]["key"], "back": back}).text
     assert back.replace("&", "&amp;") in html
+
+
+def test_sessions_keep_their_first_events_source_and_cwd(m):
+    m.import_events([{"key": "u:s1:1", "role": "user", "text": "first turn of s1 about deploys", "session": "s1",
+                      "ts": 1_760_000_000, "meta": {"source": "codex", "cwd": "/w/a"}},
+                     {"key": "a:s1:2", "role": "assistant", "text": "second turn of s1 about deploys", "session": "s1",
+                      "ts": 1_760_000_060, "meta": {"source": "other", "cwd": "/w/b"}},
+                     {"key": "u:none:3", "role": "user", "text": "a turn without a session at all", "session": None,
+                      "ts": 1_760_000_120, "meta": {"source": "import", "cwd": "/w/c"}}])
+    got = {s["session"]: (s["source"], s["cwd"], s["turns"]) for s in m.sessions()}
+    assert got == {"s1": ("codex", "/w/a", 2), None: ("import", "/w/c", 1)}
