@@ -204,8 +204,8 @@ def create_app(backend: Backend, *, prefix: str = "") -> Starlette:
                 "since": qp.get("since") or "", "until": qp.get("until") or "", "k": k}
         ranks = list(enumerate(hits))
         cut = i18n.translator(lang_of(request))("page.cut.search", n=pool) if len(hits) >= pool else None
-        pg = pager.paginate(ranks, lambda r: (r[0],), qp, size=k, cut=cut,
-                            params={x: str(v) for x, v in form.items() if x != "k" or v != 10})
+        pg = pager.paginate(ranks, lambda r: (r[0],), qp, size=k, cut=cut, size_key="k", default_size=10,
+                            params={x: str(v) for x, v in form.items() if x != "k"})
         return render(request, "search.html", pg=pg, hits=[h for _, h in pg.items], named=named, form=form,
                       kinds=KINDS, categories=cats, nav="search")
 

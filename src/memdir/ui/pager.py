@@ -62,19 +62,23 @@ class Page:
     prev: str | None = None
     cut: str | None = None
     params: dict[str, str] = field(default_factory=dict)
+    size_key: str = "n"
+    default_size: int = DEFAULT_SIZE
 
     def href(self, path: str, **cursor: Any) -> str:
         """``path`` with this page's other parameters and ``cursor`` (``after=``, ``before=``, ``end=``)."""
-        q = {**self.params, **({"n": str(self.size)} if self.size != DEFAULT_SIZE else {}),
+        q = {**self.params, **({self.size_key: str(self.size)} if self.size != self.default_size else {}),
              **{k: str(v) for k, v in cursor.items()}}
         return f"{path}?{urlencode(q)}" if q else path
 
 
 def paginate(rows: Sequence[Any], key: Callable[[Any], tuple], query: Any, *, size: int | None = None,
-             params: dict[str, str] | None = None, cut: str | None = None, default_end: bool = False) -> Page:
+             params: dict[str, str] | None = None, cut: str | None = None, default_end: bool = False,
+             size_key: str = "n", default_size: int = DEFAULT_SIZE) -> Page:
     """The page of ``rows`` (already sorted by ``key``, ascending) that ``query`` (the request's query parameters:
-    ``after``, ``before``, ``at``, ``end``, ``n``) names. ``default_end``: without a cursor show the last page."""
-    n = size or size_of(query.get("n"))
+    ``after``, ``before``, ``at``, ``end``, and the page size ``size_key``) names. ``default_end``: without a cursor
+    show the last page."""
+    n = size or size_of(query.get(size_key), default_size)
     keys = [tuple(key(r)) for r in rows]
     total = len(rows)
     after, before, at = decode(query.get("after")), decode(query.get("before")), decode(query.get("at"))
@@ -95,4 +99,5 @@ def paginate(rows: Sequence[Any], key: Callable[[Any], tuple], query: Any, *, si
     hi = min(total, lo + n)
     return Page(items=list(rows[lo:hi]), start=lo + 1 if hi > lo else 0, stop=hi, total=total, size=n,
                 next=encode(keys[hi - 1]) if hi < total else None, prev=encode(keys[lo]) if lo > 0 else None,
-                cut=cut, params={k: v for k, v in (params or {}).items() if v})
+                cut=cut, params={k: v for k, v in (params or {}).items() if v}, size_key=size_key,
+                default_size=default_size)
