@@ -6,7 +6,7 @@ Usage (from the repository root)::
     PYTHONPATH=src .venv/bin/python bench/viewer_scale.py [--events 10000] [--notes 1000] [--rounds 5]
 
 The store is the one the browser test uses (``tests/ui_support.scale_store``: one session of 3,000 turns, the rest
-in sessions of 10 — 701 sessions —, 1,000 note files indexed by ``reindex``, 120 injected blocks). Each page is
+in sessions of 10 — 701 sessions —, 1,000 note files indexed by ``reindex``, 300 skipped captures, 120 injected blocks). Each page is
 requested through the viewer's ASGI app in this process (Starlette's test client, no network), ``--rounds`` times
 after one warm-up request; the table gives the median and the worst server time (the request from its start to its
 last byte), the page's size in bytes, and the count line the page shows. With Debian's chromium and Playwright

@@ -94,10 +94,12 @@ LONG_TURNS = 3_000  # one long session, beyond what a session page used to show 
 CATEGORIES = ("facts", "rules", "decisions", "pitfalls")
 
 
-def scale_store(base: Path, *, events: int = 10_000, notes: int = 1_000, blocks: int = 120) -> tuple[Any, Path, Path]:
+def scale_store(base: Path, *, events: int = 10_000, notes: int = 1_000, blocks: int = 120,
+                skips: int = 300) -> tuple[Any, Path, Path]:
     """A project at a team's scale, built in a few seconds: ``events`` captured turns (one session of
     :data:`LONG_TURNS`, the rest in sessions of 10, so more than 500 sessions) through ``import_events``, ``notes``
-    note files written as a person would and indexed by ``reindex``, and ``blocks`` injected blocks logged against
+    note files written as a person would and indexed by ``reindex``, ``skips`` captures the gates skipped, and
+    ``blocks`` injected blocks logged against
     prompts of the long session (each one a stored user turn, as a hook captures it)."""
     from memdir.capture.gates import text_hash
 
@@ -123,6 +125,8 @@ def scale_store(base: Path, *, events: int = 10_000, notes: int = 1_000, blocks:
             f"created: '2026-10-01T00:00:00.000Z'\nupdated: '2026-11-{1 + i % 28:02d}T00:00:{i % 60:02d}.000Z'\n"
             f"tags: [t{i % 10}]\n---\nnote {i} on deploying service {i}: words {i * 13 % 97}\n", encoding="utf-8")
     m.reindex()
+    for j in range(skips):  # captures the gates skipped (trivial acknowledgements), outside the long session
+        m.capture({"role": "user", "text": ("ok", "好的", "thanks")[j % 3], "session": f"skip{j:04d}"})
     for j in range(blocks):
         i = 3 * j  # a user turn of the long session
         prompt = rows[i]["text"]
