@@ -208,7 +208,7 @@ def refuses_rows(code: int) -> bool:
     return 400 <= code < 500 and code not in NOT_ABOUT_THE_ROWS
 
 
-def _reason(exc: urllib.error.HTTPError) -> str:
+def http_reason(exc: urllib.error.HTTPError) -> str:
     """``HTTP <code>: <the server's error line>`` (its JSON ``error``, else the body's first line), one line."""
     try:
         raw = exc.read()[:2000].decode("utf-8", "replace")
@@ -272,7 +272,7 @@ def push(where: Where, url: str, project: str, token: str, *, budget_s: float, b
             if refuses_rows(exc.code):
                 raise
             _later(db, rows, now())
-            why = _reason(exc)
+            why = http_reason(exc)
             raise _Stop(why, delivery.classify(exc.code, why, project=project)) from None
         except (OSError, ValueError, http.client.HTTPException) as exc:  # a malformed URL; refused, reset, timed
             # out; an answer that is not HTTP (BadStatusLine) or cut short (IncompleteRead); unreadable JSON
@@ -295,7 +295,7 @@ def push(where: Where, url: str, project: str, token: str, *, budget_s: float, b
             try:
                 send(db, part)
             except urllib.error.HTTPError as exc:
-                why = _reason(exc)
+                why = http_reason(exc)
                 out["error"] = why
                 if len(part) > 1:
                     todo += [part[len(part) // 2:], part[:len(part) // 2]]  # first half first
@@ -393,7 +393,7 @@ class Recall:
                 raise ValueError("the answer has no hits list")
             self.hits = [h for h in hits if isinstance(h, dict) and isinstance(h.get("ref"), str) and isinstance(h.get("text"), str)]
         except urllib.error.HTTPError as exc:
-            self.error, self.code = _reason(exc), exc.code
+            self.error, self.code = http_reason(exc), exc.code
         except (OSError, ValueError, http.client.HTTPException) as exc:  # as push: never a traceback from the thread
             self.error = f"{type(exc).__name__}: {exc}"
 
@@ -553,7 +553,7 @@ def set_sharing(s: Stores, share: bool) -> dict[str, Any]:
         with urllib.request.urlopen(req, timeout=REQUEST_TIMEOUT_S) as resp:
             return json.loads(resp.read() or b"{}")
     except urllib.error.HTTPError as exc:
-        raise MemdirError(delivery.line(delivery.classify(exc.code, _reason(exc), project=project))) from None
+        raise MemdirError(delivery.line(delivery.classify(exc.code, http_reason(exc), project=project))) from None
     except (OSError, ValueError, http.client.HTTPException) as exc:
         raise MemdirError(delivery.line(delivery.classify(None, f"{type(exc).__name__}: {exc}", project=project))) from None
 

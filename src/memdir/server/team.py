@@ -19,6 +19,8 @@ row-level security (a superuser or the tables' owner).
 
 A token the store does not know (wrong, revoked, expired) gets ``401``; a valid one that does not grant the project
 ``403``, naming the projects it grants.
+    POST /v1/{project}/holdings {"newest"?: int (0-20)}      → what the token may read, by person
+                                                              (:meth:`memdir.store.postgres.reads.PgReads.holdings`)
 
 An event row is what :meth:`memdir.core.Memdir.import_events` stores (``ref``, ``content_sha256``, ``role``,
 ``session``, ``ts``, ``ts_epoch``, ``text``, ``meta``): the client gates, redacts and keys it, so a queued row sent
@@ -208,6 +210,11 @@ def app(url: str, cfg: dict[str, Any] | None = None):
                 keys = ("ref", "kind", "role", "session", "ts", "text", "score", "bm25", "prior", "decay", "rehearsal",
                         "subject", "date", "session_bonus", "handle", "span", "summary", "content_sha256")
                 return JSONResponse({"hits": [{x: r.get(x) for x in keys} for r in rows]})
+            if what == "holdings":  # read-only: the viewer's team page
+                newest = body.get("newest", 5)
+                if not isinstance(newest, int) or not 0 <= newest <= 20:
+                    return err(400, "newest must be an integer 0-20")
+                return JSONResponse(s.holdings(newest))
             ref, when = body.get("ref"), body.get("when")
             if not isinstance(ref, str) or not isinstance(when, str):
                 return err(400, "forget needs ref and when (ISO time)")
@@ -275,5 +282,6 @@ def app(url: str, cfg: dict[str, Any] | None = None):
         Route("/v1/{project}/recall", endpoint("recall"), methods=["POST"]),
         Route("/v1/{project}/forget", endpoint("forget"), methods=["POST"]),
         Route("/v1/{project}/sharing", endpoint("sharing"), methods=["POST"]),
+        Route("/v1/{project}/holdings", endpoint("holdings"), methods=["POST"]),
     ], lifespan=lifespan)
 
