@@ -15,6 +15,7 @@ from datetime import datetime
 from typing import Any, Callable, Iterable
 
 from memdir.config import Config
+from memdir.engine import around as around_ops
 from memdir.engine import context as context_ops
 from memdir.engine import curated
 from memdir.engine import events as event_ops
@@ -206,6 +207,13 @@ class Memdir:
         Never raises on query text; an empty or punctuation-only query returns ``[]``.
         """
         return recall_ops.recall(self.stores, query, k=k, scope=scope, kinds=kinds, rehearse=rehearse)
+
+    def around(self, hits: list[Hit], query: str, *, chars: int | None = None) -> list[dict[str, Any]]:
+        """For each of ``hits`` (recall's), the turns next to it in its session: ``{"before"?: {handle, role, text},
+        "after"?: {...}}`` (``{}`` for a note, a team hit or an event without a session), each ``text`` the window of
+        at most ``chars`` characters (default 400, :data:`memdir.engine.around.AROUND_CHARS`) holding most of
+        ``query``'s weight. Read-only; never raises on query text."""
+        return around_ops.around(self.stores, hits, query, **({} if chars is None else {"chars": chars}))
 
     def rules(self) -> list[Note]:
         """The hard rules: each item of ROOT.md's hard-rules section (``ROOT.md/rule-NN``, kind ``rule``, pinned),

@@ -274,6 +274,15 @@ class PgReads:
             rows = list(itertools.takewhile(lambda r: r["role"] != until_role, rows))
         return rows
 
+    def events_before(self, ref: str, session: str, limit: int) -> list[dict[str, Any]]:
+        me = self._x(f"SELECT id, ts_epoch FROM docs WHERE project = %s AND ref = %s ORDER BY owner = {ME} DESC LIMIT 1",
+                     (self.project, ref)).fetchone()
+        if me is None:
+            return []
+        return self._x("SELECT ref, role, text, ts, handle FROM docs WHERE project = %s AND kind = 'event' AND session = %s "
+                       "AND (ts_epoch < %s OR (ts_epoch = %s AND id < %s)) ORDER BY ts_epoch DESC, id DESC LIMIT %s",
+                       (self.project, session, me["ts_epoch"], me["ts_epoch"], me["id"], limit)).fetchall()
+
     def events(self) -> Iterator[dict[str, Any]]:
         yield from self._x("SELECT ref, role, text, session, ts, meta FROM docs WHERE project = %s AND kind = 'event' "
                            "ORDER BY ts_epoch, id", (self.project,)).fetchall()
