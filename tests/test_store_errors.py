@@ -100,8 +100,8 @@ def test_first_run_mistakes_with_a_team_store_are_one_line(pg_url, tmp_path):
         (["serve", "--store", "postgresql://bad", "--port", "0"], 1, "could not connect to the store postgresql://bad"),
         (["serve", "--store", "mysql://x", "--port", "0"], 2, "--store needs a postgresql:// URL"),
         (["serve", "--store", pg_url, "--port", "0"], 1, "sees every project"),
-        (["serve", "--store", plain, "--port", "0"], 1, "has no memdir schema"),
-        (["store", "token", "ann", "--project", "web", "--store", plain], 1, "has no memdir schema"),
+        (["serve", "--store", plain, "--port", "0"], 1, "may not create the memdir schema"),
+        (["store", "token", "ann", "--project", "web", "--store", plain], 1, "may not create the memdir schema"),
         (["store", "grant", "no_such_login", "--store", pg_url], 1, 'role "no_such_login" does not exist'),
         (["export", "--store", "postgresql://bad"], 1, "could not connect to the store"),
     ]
