@@ -42,18 +42,26 @@ TOOL_ARG_MAX_CHARS = 500
 TOOL_OUTPUT_MAX_LINES = 2000
 """Number of non-blank output lines kept after the arrow (the character bound usually comes first)."""
 
+FAILURE_INLINE_LINES = 3
+"""A failed call's output of at most this many lines is shown as it is after ``error: ``; a longer one is led by the
+lines that say why it failed."""
+
 
 def _one_line(value: str, limit: int) -> str:
     s = " ".join(str(value).split())
     return s if len(s) <= limit else s[: limit - 1] + "…"
 
 
-def summarise_tool(name: str, arg: str, output: str | None, *, is_error: bool = False) -> str:
+def summarise_tool(name: str, arg: str, output: str | None, *, is_error: bool = False,
+                   exit_code: int | None = None) -> str:
     """One tool event text: ``<name>: <arg> → <first output lines>``, bounded.
 
     ``arg`` is whitespace-collapsed and cut to ``TOOL_ARG_MAX_CHARS``; the output keeps its non-blank
     lines (beyond ``TOOL_OUTPUT_MAX_LINES``, the first 70% and last 30% of them); ``output=None`` means no result was recorded
-    (``→ (no result)``); an error result reads ``→ error: …``. The whole text is cut to
+    (``→ (no result)``). A failed call (``is_error``, or an ``exit_code`` other than 0, given or written into the
+    output as ``Exit code 1`` …: :func:`memdir.capture.evidence.exit_status`) reads ``→ error (exit 1): <why>``:
+    ``<why>`` is the lines that say why it failed (:func:`memdir.capture.evidence.failure_lines`; else the output's
+    last line), one per line, before the whole output. The whole text is cut to
     ``TOOL_SUMMARY_MAX_CHARS`` chars: when longer, its first 70% and last 30% are kept around a
     ``[… N chars elided …]`` line.
     """
@@ -61,15 +69,30 @@ def summarise_tool(name: str, arg: str, output: str | None, *, is_error: bool = 
     if output is None:
         tail = "(no result)"
     else:
+        from memdir.capture import evidence
+
+        code = exit_code if exit_code is not None else evidence.exit_status(output)
         lines = [ln.rstrip() for ln in str(output).splitlines() if ln.strip()]
+        failed = is_error or code not in (None, 0)
+        if failed and lines and evidence.is_exit_line(lines[0]):
+            lines = lines[1:]  # "Exit code 1": the status below says it
         if len(lines) > TOOL_OUTPUT_MAX_LINES:
             head_n = int(TOOL_OUTPUT_MAX_LINES * 0.7)
             tail_n = TOOL_OUTPUT_MAX_LINES - head_n
+            why = evidence.failure_lines(lines) if failed else []
             lines = lines[:head_n] + [f"… ({len(lines) - TOOL_OUTPUT_MAX_LINES} lines elided)"] + lines[-tail_n:]
+        else:
+            why = evidence.failure_lines(lines) if failed else []
         body = "\n".join(lines)
         tail = body or "(no output)"
-        if is_error:
-            tail = "error: " + tail
+        if failed:
+            status = f"error (exit {code})" if code not in (None, 0) else "error"
+            if not why and lines:  # nothing reads as an error: a command's verdict is its last line
+                why = [_one_line(lines[-1], evidence.FAILURE_LINE_MAX_CHARS)]
+            if why and len(lines) > FAILURE_INLINE_LINES:  # why it failed first: what a one-line view shows
+                tail = status + ": " + "\n".join(why) + "\n" + body
+            else:
+                tail = status + ": " + tail
     text = f"{head} → {tail}"
     if len(text) > TOOL_SUMMARY_MAX_CHARS:  # keep the head and the tail (test summaries, exit codes live at the end)
         mark = f"\n[… {len(text) - TOOL_SUMMARY_MAX_CHARS + 40} chars elided …]\n"
@@ -274,14 +297,15 @@ def describe_change(name: str, tool_input: Any, *, cwd: str | None = None) -> st
 
 
 def tool_summary(name: str, tool_input: Any, output: str | None, *, is_error: bool = False,
-                 cwd: str | None = None) -> str:
+                 cwd: str | None = None, exit_code: int | None = None) -> str:
     """The stored text of one tool call, for hooks and importers alike (see the module docstring).
 
     ``tool_input``: the call's arguments (dict, JSON string, or Codex patch text). ``output``: the result text
-    (``None`` = no result recorded). Returns at most ``TOOL_SUMMARY_MAX_CHARS`` characters."""
+    (``None`` = no result recorded). ``exit_code``: a command's exit status when the host records it apart from the
+    output (Codex, OpenCode). Returns at most ``TOOL_SUMMARY_MAX_CHARS`` characters."""
     change = describe_change(name, tool_input, cwd=cwd)
     if change is None:
-        return summarise_tool(name, primary_arg(tool_input), output, is_error=is_error)
+        return summarise_tool(name, primary_arg(tool_input), output, is_error=is_error, exit_code=exit_code)
     text = f"{name}: {change}"
     if is_error and output:
         first = [ln.strip() for ln in str(output).splitlines() if ln.strip()][:2]
