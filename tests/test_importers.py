@@ -65,17 +65,16 @@ CLAUDE_COUNTS = {
     "tool_heavy.jsonl": (6, 1, 6),
 }
 # What the capture gate keeps of them (case C22): the user lines of the hand count above minus `continue` (4d56,
-# trivial) and `what else?` (9eda, 9 chars < capture.min_chars); tools minus Read/Grep/Glob calls (`jq -r
-# 'select(.type=="assistant") | .message.content[]? | select(.type=="tool_use") | "\(.id) \(.name)"' | sort -u |
-# grep -cE ' (Read|Grep|Glob)$'` = 55, 41, 0, 1, 2, 2) and minus the Bash calls that only list files, the shell form
-# of Glob/LS (2026-12-01: `ls` 3 in 258c; `ls` 1 and `git ls-files` 1 in 4d56 — memdir.capture.gates.is_shell_read).
+# trivial) and `what else?` (9eda, 9 chars < capture.min_chars); every tool call: a Read/Grep/Glob call, and a Bash
+# call that only lists files (`ls`, `git ls-files`), is kept as its one-line fact (`read <path>`, `searched …`,
+# memdir.capture.evidence.read_fact) instead of being dropped.
 GATE_KEPT = {
-    "258c7280-ae70-4798-800f-63464d01a85d.jsonl": (2, 85, 128),
-    "4d5611e5-241a-462a-8d15-5122611a9569.jsonl": (1, 84, 107),
+    "258c7280-ae70-4798-800f-63464d01a85d.jsonl": (2, 85, 186),
+    "4d5611e5-241a-462a-8d15-5122611a9569.jsonl": (1, 84, 150),
     "session-9eda1058.jsonl": (2, 5, 3),
-    "short.jsonl": (1, 1, 1),
-    "subagent.jsonl": (1, 7, 14),
-    "tool_heavy.jsonl": (2, 1, 4),
+    "short.jsonl": (1, 1, 2),
+    "subagent.jsonl": (1, 7, 16),
+    "tool_heavy.jsonl": (2, 1, 6),
 }
 # Codex: `grep -c '"type":"event_msg","payload":{"type":"user_message"'` = 2, `…"agent_message"` = 13;
 # tools = `grep -c '"type":"response_item","payload":{"type":"function_call"'` 99 + `custom_tool_call` 3 +
@@ -249,7 +248,7 @@ def test_codex_falls_back_to_response_items_without_event_msgs(tmp_path):
     assert [(e["role"], e["key"]) for e in events] == [
         ("user", "import:codex:sess-1:L2"), ("user", "import:codex:sess-1:L3"), ("tool", "import:codex:sess-1:c1"),
         ("assistant", "import:codex:sess-1:L6")]
-    assert events[2]["text"] == "shell: make → error: make: *** [all] Error 1"
+    assert events[2]["text"] == "shell: make → error (exit 2): make: *** [all] Error 1"
     assert events[2]["meta"]["exit_code"] == 2 and events[2]["meta"]["is_error"] is True
     assert stats["skipped:unknown"] == 1
     # the injected context is judged by the capture gate, like a hook would see it
@@ -272,7 +271,7 @@ def test_claude_subagent_fixture(tmp_path):
     by_key = {e["key"].rsplit(":", 1)[1]: e for e in events}
     assert by_key["toolu_A"]["text"] == "Bash: ls scripts/ → deploy.sh\nbuild.sh"
     err = by_key["toolu_B"]
-    assert err["meta"]["is_error"] is True and err["text"].startswith("Bash: ./scripts/deploy.sh --dry-run → error: Exit code 2")
+    assert err["meta"]["is_error"] is True and err["text"].startswith("Bash: ./scripts/deploy.sh --dry-run → error (exit 2): ")
     assert len(err["text"]) <= TOOL_SUMMARY_MAX_CHARS and err["text"].endswith("x" * 100)  # the output is kept whole
     assert by_key["toolu_C"]["text"].endswith("→ (no result)")
     assert "secret plan" not in json.dumps(events, ensure_ascii=False)  # thinking is never imported

@@ -13,13 +13,19 @@ call                                     summary
 ``Write`` (``content``)                    ``Write: <file> (<n> lines)`` then the first lines of the content
 ``apply_patch`` (Codex patch text, as     ``apply_patch: Update <file>, Add <file>`` then each file's ``+``/``-`` lines
 a string or ``{"input"|"patch": …}``;
-OpenCode ``patch`` ``{"patchText": …}``)
+OpenCode ``patch`` ``{"patchText": …}``;
+a shell call whose command carries a
+``*** Begin Patch`` text)
 =======================================  ==========================================================================
+
+Other hosts' names for the same calls (``edit_file``, ``write_file``, ``create_file``, ``replace``, ``str_replace``,
+``str_replace_based_edit_tool``) read the same arguments (``old_str``/``new_str``, ``file_text`` too).
 
 Bounds: at most :data:`CHANGE_MAX_LINES` changed lines per file (when cut, two thirds go to the added lines
 and a last line says how many were left out), each line cut to
 :data:`CHANGE_LINE_MAX_CHARS`, the whole text to :data:`TOOL_SUMMARY_MAX_CHARS`. A failed
-call ends with ``→ error: <first output lines>``. Texts are not redacted here: the store redacts every event
+call ends with ``→ error: <the lines that say why>`` (:func:`memdir.capture.evidence.failure_lines`, else its
+first lines). Texts are not redacted here: the store redacts every event
 (:meth:`memdir.Memdir.import_events`). File paths under ``cwd`` are shown relative to it.
 """
 
@@ -139,7 +145,8 @@ CHANGE_MAX_LINES = 12
 CHANGE_LINE_MAX_CHARS = 140
 """Each changed line is cut to this many characters."""
 
-EDIT_TOOLS = frozenset({"edit", "multiedit", "write", "apply_patch", "patch", "str_replace_based_edit_tool"})
+EDIT_TOOLS = frozenset({"edit", "multiedit", "write", "apply_patch", "patch", "str_replace_based_edit_tool",
+                        "edit_file", "write_file", "create_file", "replace", "str_replace"})
 _PATCH_FILE = re.compile(r"^\*\*\* (Add|Update|Delete) File: (.+)$")
 _PATCH_MOVE = re.compile(r"^\*\*\* Move to: (.+)$")
 
@@ -304,12 +311,18 @@ def tool_summary(name: str, tool_input: Any, output: str | None, *, is_error: bo
     (``None`` = no result recorded). ``exit_code``: a command's exit status when the host records it apart from the
     output (Codex, OpenCode). Returns at most ``TOOL_SUMMARY_MAX_CHARS`` characters."""
     change = describe_change(name, tool_input, cwd=cwd)
+    arg = primary_arg(tool_input) if change is None else ""
+    if change is None and "*** Begin Patch" in arg and "*** End Patch" in arg:
+        # a patch applied through a shell tool (`apply_patch <<'EOF'` from Codex's shell, a hook's Bash call)
+        name, change = "apply_patch", describe_change("apply_patch", arg[arg.index("*** Begin Patch"):], cwd=cwd)
     if change is None:
-        return summarise_tool(name, primary_arg(tool_input), output, is_error=is_error, exit_code=exit_code)
+        return summarise_tool(name, arg, output, is_error=is_error, exit_code=exit_code)
     text = f"{name}: {change}"
     if is_error and output:
-        first = [ln.strip() for ln in str(output).splitlines() if ln.strip()][:2]
-        text += "\n→ error: " + " ".join(first)
+        from memdir.capture.evidence import failure_lines
+
+        lines = [ln.strip() for ln in str(output).splitlines() if ln.strip()]
+        text += "\n→ error: " + " ".join((failure_lines(lines) or lines)[:2])
     elif output is None:
         text += "\n→ (no result)"
     if len(text) > TOOL_SUMMARY_MAX_CHARS:
