@@ -106,14 +106,18 @@ SESSION_PROJECT = {"258c7280": "spotter", "4d5611e5": "spotter", "short": "spott
                    "tool_heavy": "spotter", "9eda1058": "codemie", "codex": "codemie"}
 
 
-def build_store(data: Path, tmp: Path, project: str, overrides: dict | None = None):
-    """A scratch store holding the transcripts of ``project``; returns ``(Memdir, import counts, clock)``."""
+def build_store(data: Path, tmp: Path, project: str, overrides: dict | None = None,
+                files: list[tuple[str, str]] | None = None):
+    """A scratch store holding the transcripts of ``project`` (``files``: ``(source, path under <data>/transcripts)``
+    pairs, default ``PROJECTS[project]``); returns ``(Memdir, import counts, clock)``."""
     import memdir
     from memdir.portability.importers import iter_events
     from memdir.timeutil import parse_ts
     from memdir.portability.transcripts import import_host
 
-    files = [(source, data / "transcripts" / source / name) for source, name in PROJECTS[project]]
+    if files is None:
+        files = [(source, f"{source}/{name}") for source, name in PROJECTS[project]]
+    files = [(source, data / "transcripts" / rel) for source, rel in files]
     newest = None
     for source, f in files:
         for ev in iter_events(source, f):
@@ -121,7 +125,7 @@ def build_store(data: Path, tmp: Path, project: str, overrides: dict | None = No
                 t = parse_ts(ev["ts"])
                 newest = t if newest is None or t > newest else newest
     now = newest + timedelta(days=3)
-    proj = tmp / project
+    proj = tmp / project.replace("/", "__")
     proj.mkdir()
     m = memdir.open(proj, home=tmp / "home", clock=lambda: now, config=overrides or None)
     counts = {"stored": 0}
