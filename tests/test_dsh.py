@@ -293,12 +293,10 @@ def test_import_dsh_default_location_twice_stores_once(home, project, name):
     with memdir.open(project) as m:
         first = import_host(m, "dsh", progress=False)
         again = import_host(m, "dsh", progress=False)
-        evs = m.session_events(SESSION)
-        roles = sorted(e["role"] for e in evs)
-    assert first["files"] == 1 and first["stored"] == 3 and first["read_by_role"]["tool"] == 1
-    assert again["stored"] == 0 and again["duplicate"] == 3
-    assert roles == ["assistant", "tool", "user"]  # the grep call is a shell read: its one-line fact is kept
-    assert next(e["text"] for e in evs if e["role"] == "tool") == 'searched "statement_timeout" in config/staging.toml'
+        roles = sorted(e["role"] for e in m.session_events(SESSION))
+    assert first["files"] == 1 and first["stored"] == 2 and first["read_by_role"]["tool"] == 1
+    assert again["stored"] == 0 and again["duplicate"] == 2
+    assert roles == ["assistant", "user"]  # the grep call is a shell tool: the gate keeps it out (noisy_tool)
 
 
 def test_import_dsh_cli_without_zstd_reader_is_one_line(home, project, monkeypatch):

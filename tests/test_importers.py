@@ -65,16 +65,17 @@ CLAUDE_COUNTS = {
     "tool_heavy.jsonl": (6, 1, 6),
 }
 # What the capture gate keeps of them (case C22): the user lines of the hand count above minus `continue` (4d56,
-# trivial) and `what else?` (9eda, 9 chars < capture.min_chars); every tool call: a Read/Grep/Glob call, and a Bash
-# call that only lists files (`ls`, `git ls-files`), is kept as its one-line fact (`read <path>`, `searched …`,
-# memdir.capture.evidence.read_fact) instead of being dropped.
+# trivial) and `what else?` (9eda, 9 chars < capture.min_chars); tools minus Read/Grep/Glob calls (`jq -r
+# 'select(.type=="assistant") | .message.content[]? | select(.type=="tool_use") | "\(.id) \(.name)"' | sort -u |
+# grep -cE ' (Read|Grep|Glob)$'` = 55, 41, 0, 1, 2, 2) and minus the Bash calls that only list files, the shell form
+# of Glob/LS (2026-12-01: `ls` 3 in 258c; `ls` 1 and `git ls-files` 1 in 4d56 — memdir.capture.gates.is_shell_read).
 GATE_KEPT = {
-    "258c7280-ae70-4798-800f-63464d01a85d.jsonl": (2, 85, 186),
-    "4d5611e5-241a-462a-8d15-5122611a9569.jsonl": (1, 84, 150),
+    "258c7280-ae70-4798-800f-63464d01a85d.jsonl": (2, 85, 128),
+    "4d5611e5-241a-462a-8d15-5122611a9569.jsonl": (1, 84, 107),
     "session-9eda1058.jsonl": (2, 5, 3),
-    "short.jsonl": (1, 1, 2),
-    "subagent.jsonl": (1, 7, 16),
-    "tool_heavy.jsonl": (2, 1, 6),
+    "short.jsonl": (1, 1, 1),
+    "subagent.jsonl": (1, 7, 14),
+    "tool_heavy.jsonl": (2, 1, 4),
 }
 # Codex: `grep -c '"type":"event_msg","payload":{"type":"user_message"'` = 2, `…"agent_message"` = 13;
 # tools = `grep -c '"type":"response_item","payload":{"type":"function_call"'` 99 + `custom_tool_call` 3 +

@@ -103,23 +103,18 @@ def test_c22_import_applies_the_hook_gates(tmp_path):
         out = import_host(m, "claude-code", src, progress=False)
         # what a hook would be handed for the same turns gets the same verdicts
         hook = [m.capture({"role": "tool", "tool": "Read", "input": {"file_path": str(proj / "src/upload.py")},
-                           "output": "1\tline", "session": "h", "cwd": str(proj)}),
+                           "output": "1\tline", "session": "h"}),
                 m.capture({"role": "tool", "tool": "Grep", "input": {"pattern": "RETRY"}, "output": "x", "session": "h"}),
                 m.capture({"role": "tool", "tool": "Glob", "input": {"pattern": "*.toml"}, "output": "x", "session": "h"}),
                 m.capture({"role": "user", "text": "continue", "session": "h"}),
                 m.capture({"role": "user", "text": "[Request interrupted by user for tool use]", "session": "h"}),
                 m.capture({"role": "user", "text": "<command-name>/compact</command-name>", "session": "h"})]
-    # reads and searches keep what they looked at, one line each, never the dump they returned
-    # (the read's fact is the import's own text again: stored once)
-    assert Counter(r.reason for r in hook) == {"stored": 2, "duplicate": 1, "trivial": 1, "host_injected": 1,
-                                               "slash_command": 1}
-    assert [r.text for r in hook[:3]] == ["read src/upload.py", 'searched "RETRY" in .', 'searched files "*.toml" in .']
-    assert out["skipped_by"] == {"trivial": 1, "host_injected": 1, "slash_command": 1}
+    assert Counter(r.reason for r in hook) == {"noisy_tool": 3, "trivial": 1, "host_injected": 1, "slash_command": 1}
+    assert out["skipped_by"] == {"noisy_tool": 3, "trivial": 1, "host_injected": 1, "slash_command": 1}
     assert out["read_by_role"] == {"user": 4, "assistant": 3, "tool": 7}
-    assert out["kept_by_role"] == {"user": 1, "assistant": 3, "tool": 7} and out["stored"] == 11
+    assert out["kept_by_role"] == {"user": 1, "assistant": 3, "tool": 4} and out["stored"] == 8
     texts = [e["text"] for e in _events(proj, home)]
-    assert len(texts) == 13  # with the two new facts the hook captured
-    assert {"read src/upload.py", 'searched "RETRY" in src'} <= set(texts)
+    assert len(texts) == 8
     assert not any(t.startswith(("Read:", "Grep:", "Glob:")) or "line 17 of the upload module" in t for t in texts)
     assert "continue" not in texts and not any(t.startswith(("[Request", "<command")) for t in texts)
 
@@ -495,4 +490,4 @@ def test_json_output_is_never_mixed_with_progress(tmp_path):
     r = subprocess.run([sys.executable, "-m", "memdir.cli", "import", "claude-code", str(f), "--json"], cwd=proj,
                        capture_output=True, text=True, env=env, timeout=120)
     assert r.returncode == 0, r.stderr
-    assert json.loads(r.stdout)["stored"] == 11 and r.stderr == ""
+    assert json.loads(r.stdout)["stored"] == 8 and r.stderr == ""

@@ -490,12 +490,13 @@ def gate(event: Any, config: Any) -> Decision:
         if name and skip_tool(name, config.get("capture.skip_tools")):
             # a read, search or listing leaves what it looked at (its dump is noise for memory); the config's own
             # skip list, and the other default skips (todos, memdir's tools), drop the call entirely
-            fact = None if _listed(name, config.get("capture.skip_tools")) else read_fact(name, _call_input(ev, name, text), cwd=cwd)
+            facts = _setting(config, "capture.read_facts", False) and not _listed(name, config.get("capture.skip_tools"))
+            fact = read_fact(name, _call_input(ev, name, text), cwd=cwd) if facts else None
             if fact is None:
                 return _no("noisy_tool", name, role=role)
         cmd = shell_command(name, ev.get("input")) if name else None
         if cmd and is_shell_read(cmd):  # the shell form of Read/Grep/Glob/LS: only the one-line fact is kept
-            fact = read_fact(name, None, command=cmd, cwd=cwd)
+            fact = read_fact(name, None, command=cmd, cwd=cwd) if _setting(config, "capture.read_facts", False) else None
             if fact is None:
                 return _no("noisy_tool", f"{name} read: {cmd[:80]}", role=role)
         if fact is not None:

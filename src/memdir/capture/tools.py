@@ -95,6 +95,9 @@ def summarise_tool(name: str, arg: str, output: str | None, *, is_error: bool = 
             status = f"error (exit {code})" if code not in (None, 0) else "error"
             if not why and lines:  # nothing reads as an error: a command's verdict is its last line
                 why = [_one_line(lines[-1], evidence.FAILURE_LINE_MAX_CHARS)]
+            top = {_one_line(x, evidence.FAILURE_LINE_MAX_CHARS) for x in lines[:FAILURE_INLINE_LINES]}
+            if why and all(x in top for x in why[:1]):
+                why = []  # the output opens with why it failed already: said once
             if why and len(lines) > FAILURE_INLINE_LINES:  # why it failed first: what a one-line view shows
                 tail = status + ": " + "\n".join(why) + "\n" + body
             else:

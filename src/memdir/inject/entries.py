@@ -39,12 +39,18 @@ def near_same(ptoks: set[str], prompt: str, text: str) -> bool:
     return bool(ptoks and t) and len(ptoks & t) / len(ptoks | t) >= 0.8
 
 
-def block_order(hits: list[Hit]) -> list[Hit]:
+def block_order(hits: list[Hit], kind: str | None = None) -> list[Hit]:
     """``hits`` in the order the block considers them: a tool output's score weighed by ``BLOCK_TOOL_PRIOR`` (not
-    one that carries the user's answer); stable otherwise."""
+    one that carries the user's answer, nor one that answers the question's ``kind``,
+    :func:`memdir.inject.kinds.answers`: a failed call for "why did it fail", a change for "how did we fix", weighed
+    by :data:`KIND_PRIOR`); stable otherwise."""
+    from memdir.inject.kinds import answers
+
     def weight(h: Hit) -> float:
         if h.kind != "tool" or tool_name(h.text) in USER_ANSWER_TOOLS:
             return 1.0
+        if kind and answers(kind, h.text):
+            return KIND_PRIOR.get(kind, 1.0)
         return BLOCK_TOOL_PRIOR_FUSED if "rrf" in h.reasons else BLOCK_TOOL_PRIOR
 
     return sorted(hits, key=lambda h: -h.score * weight(h))
@@ -69,6 +75,9 @@ BLOCK_TOOL_PRIOR_FUSED = 0.9  # RRF-fused hits only: convex fusion (recall.fusio
 
 
 BLOCK_TOOL_PRIOR = 0.6
+
+#: the weight of a tool entry that answers the question's kind (bench/block_qa.py, tuning half)
+KIND_PRIOR = {"fail": 1.0, "fix": 1.0}
 
 
 TOOL_EVIDENCE = 0.4  # a tool output is shown in full when it holds this share of the best entry's query weight
