@@ -77,6 +77,20 @@ def failure_lines(lines: list[str]) -> list[str]:
 
 
 # ---- reads, searches and listings ------------------------------------------------------------------------------
+def shell_words(command: str) -> list[str] | None:
+    """``command`` split as a POSIX shell would (quotes removed, ``|``/``;``/``&&`` as words of their own, no
+    comments); ``None`` when it does not parse (an open quote)."""
+    import shlex
+
+    try:
+        lex = shlex.shlex(command, posix=True, punctuation_chars=True)
+        lex.whitespace_split = True
+        lex.commenters = ""
+        return list(lex)
+    except ValueError:
+        return None
+
+
 #: tool names (case-folded) whose calls are reads, searches or listings, and the verb of their one-line fact
 READ_TOOLS = {"read": "read", "read_file": "read", "view": "read", "notebookread": "read", "cat": "read",
               "grep": "searched", "grep_search": "searched", "search": "searched", "rg": "searched",
@@ -202,8 +216,6 @@ def read_fact(name: str, tool_input: Any, *, command: str | None = None, cwd: st
     :data:`FACT_MAX_CHARS` chars; ``None`` when ``name`` is no read tool (:data:`READ_TOOLS`) and ``command`` (the
     shell command a shell tool ran, already known to be a read) is not given, or nothing names a file."""
     if command:
-        from memdir.capture.gates import shell_words
-
         lines = [x for x in command.strip().splitlines() if x.strip()]
         facts: list[str] = []
         here = ""

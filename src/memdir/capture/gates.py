@@ -62,7 +62,7 @@ if TYPE_CHECKING:
     from collections import Counter
 
 
-from memdir.capture.evidence import read_fact
+from memdir.capture.evidence import read_fact, shell_words  # shell_words: one tokenizer for every gate
 from memdir.lazylog import getLogger
 
 log = getLogger("memdir")  # imports logging only when a record can go somewhere
@@ -243,20 +243,6 @@ def shell_command(name: str, tool_input: Any) -> str | None:
 
         return shlex.join(inp)
     return inp if isinstance(inp, str) else None
-
-
-def shell_words(command: str) -> list[str] | None:
-    """``command`` split as a POSIX shell would (quotes removed, ``|``/``;``/``&&`` as words of their own, no
-    comments); ``None`` when it does not parse (an open quote)."""
-    import shlex
-
-    try:
-        lex = shlex.shlex(command, posix=True, punctuation_chars=True)
-        lex.whitespace_split = True
-        lex.commenters = ""
-        return list(lex)
-    except ValueError:
-        return None
 
 
 def is_shell_read(command: str) -> bool:
