@@ -18,7 +18,9 @@ limit live capture only:
    ``capture.skip_tools``; case-insensitive shell-style patterns, ``*`` wildcards), or a shell tool (Codex's
    ``exec_command``/``shell``, Claude Code's and Codex hooks' ``Bash`` …) ran only file reads, searches and
    listings (``cat``, ``sed -n``, ``nl``, ``head``, ``rg``, ``ls`` …: :func:`is_shell_read`) — the shell forms of
-   the Read/Grep/Glob/LS tools skipped by name, whose file dumps would otherwise fill the block's slots.
+   the Read/Grep/Glob/LS tools skipped by name, whose file dumps would otherwise fill the block's slots. With
+   ``capture.read_facts`` on, both are kept as one line instead (``read src/a.py``, ``searched "p" in src``:
+   :func:`memdir.capture.evidence.read_fact`), never their output; a ``capture.skip_tools`` name is still dropped.
    Web content (``capture.web_content``, off by default): a web tool's event (:data:`WEB_TOOLS`: ``WebFetch``,
    ``WebSearch``, ``webfetch``, ``web_search``, fetch and browser MCP tools; ``capture.web_tools`` adds names) or a
    shell download from another machine (``curl``/``wget`` …: :func:`fetches_web`) keeps its call line alone,
