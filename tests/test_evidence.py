@@ -86,3 +86,15 @@ def test_an_edit_is_stored_as_its_file_and_old_to_new_lines(name, tool_input):
     assert "src/lock.rs" in d.text.split("\n", 1)[0]
     flat = [" ".join(ln.split()) for ln in d.text.split("\n")]
     assert "- let ttl = 30;" in flat and "+ let ttl = Duration::from_secs(90);" in flat
+
+
+def test_the_line_naming_the_error_and_its_location_lead_over_a_runners_summary_lines():
+    from memdir.capture.evidence import failure_lines
+
+    out = [" ❯ src/a.test.ts (16 tests | 1 failed | 15 skipped) 1316ms", "   × sets the default threshold 1312ms",
+           "⎯⎯⎯ Failed Tests 1 ⎯⎯⎯", " FAIL  src/a.test.ts > Config > sets the default threshold",
+           "AssertionError: expected undefined to deeply equal { auto: true }", "- Expected:", "+ Received:",
+           " ❯ src/a.test.ts:253:33", " Test Files  1 failed (1)", "      Tests  1 failed | 15 skipped (16)"]
+    got = failure_lines(out)
+    assert got[:2] == ["AssertionError: expected undefined to deeply equal { auto: true }", "❯ src/a.test.ts:253:33"]
+    assert len(got) == 6 and got[-1] == "Tests 1 failed | 15 skipped (16)"

@@ -19,7 +19,7 @@ import re
 from typing import Any
 
 FAILURE_MAX_LINES = 6
-"""Failure lines kept at most (the first four and the last two when more match)."""
+"""Failure lines kept at most (up to four naming an error, then the last verdicts)."""
 FAILURE_LINE_MAX_CHARS = 200
 """Each failure line is cut to this many characters."""
 
@@ -32,6 +32,12 @@ _FAILURE = re.compile(
     r"|command not found|no such file or directory|permission denied|cannot find|can't find|could not|couldn't"
     r"|not found|undefined reference|unresolved|denied|refused|timed? ?out|✗|✘|×|❌"
     r"|错误|失败|异常|报错|找不到|无法)", re.I)
+#: a line that says what went wrong, not only that something failed: an error's type or message, a compiler's error
+#: code, ``fatal:``, ``npm ERR!``, a panic
+_CAUSE = re.compile(r"\b[A-Z]\w*(?:Error|Exception)\b|\berror(?:\[\w+\]| (?:TS|CS)\d+)?:|\bfatal:|npm ERR!|ERR_[A-Z_]+"
+                    r"|panicked at|\bE\d{3,4}\b|command not found|no such file or directory|permission denied|错误[:：]", re.I)
+#: a source location (``src/a.ts:253:33``, ``a.py:12``)
+_LOCATION = re.compile(r"[\w./\\-]+\.\w{1,5}:\d+(?::\d+)?\b")
 #: a line that mentions failure only to say there was none
 _NO_FAILURE = re.compile(r"\b(?:0|no) (?:errors?|failures?|failed|problems?)\b|\berrors?: 0\b|\bfailed: 0\b|"
                          r"\b0 failing\b|without errors?", re.I)
@@ -59,21 +65,32 @@ def _cut(line: str) -> str:
 
 def failure_lines(lines: list[str]) -> list[str]:
     """The lines of an output (``lines``: its non-blank lines, in order) that say why it failed, whitespace-collapsed
-    and cut to :data:`FAILURE_LINE_MAX_CHARS`; repeats dropped; at most :data:`FAILURE_MAX_LINES` (the first four and
-    the last two: a compiler's first error is the cause, a test runner's last lines are its verdict). ``[]`` when no
-    line reads as a failure."""
-    found: list[str] = []
+    and cut to :data:`FAILURE_LINE_MAX_CHARS`; repeats dropped; at most :data:`FAILURE_MAX_LINES`: the first four
+    lines naming an error (``TypeError: …``, ``error TS2322: …``, ``fatal: …``, and the source location after the
+    first of them), then the last of the others (a test runner's verdict). Lines naming an error come first in the
+    result (a one-line view shows the first), the others after them in output order. ``[]`` when no line reads as a
+    failure."""
+    found: list[tuple[int, str, bool]] = []  # (position, line, says what went wrong)
     seen: set[str] = set()
-    for ln in lines:
-        if is_exit_line(ln) or not _FAILURE.search(ln) or _NO_FAILURE.search(ln):
+    first_cause = -1
+    for n, ln in enumerate(lines):
+        cause = bool(_CAUSE.search(ln))
+        if not cause and first_cause >= 0 and n - first_cause <= 12 and _LOCATION.search(ln):
+            cause = True  # where the first error was raised (`src/a.test.ts:253:33`)
+        elif is_exit_line(ln) or not (cause or _FAILURE.search(ln)) or _NO_FAILURE.search(ln):
             continue
+        if cause and first_cause < 0:
+            first_cause = n
         s = _cut(ln)
         if s and s not in seen:
             seen.add(s)
-            found.append(s)
-    if len(found) > FAILURE_MAX_LINES:
-        found = found[:4] + found[-(FAILURE_MAX_LINES - 4):]
-    return found
+            found.append((n, s, cause))
+    if len(found) > FAILURE_MAX_LINES:  # the lines naming an error first (its first four), then the last verdicts
+        keep = [x for x in found if x[2]][:4]
+        rest = [x for x in found if x not in keep]
+        found = sorted(keep + rest[len(rest) - (FAILURE_MAX_LINES - len(keep)):])
+    # what went wrong first (a one-line view shows the first), then the rest in output order
+    return [s for _, s, c in found if c] + [s for _, s, c in found if not c]
 
 
 # ---- reads, searches and listings ------------------------------------------------------------------------------
