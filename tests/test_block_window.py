@@ -39,3 +39,44 @@ def test_a_long_reply_is_shown_from_the_paragraph_naming_the_path_the_question_a
     e = inject.Entry(id="k", handle="abc123", kind="assistant", date="05-11", text=text)
     out = inject.render(e, 260, weights)
     assert "docs/specs/session-refresh.md" in out
+
+
+# ---- entry choice by question kind (memdir.inject.kinds) ---------------------------------------------------------
+import pytest  # noqa: E402
+
+from memdir.inject import entries as inject_entries  # noqa: E402
+from memdir.inject.kinds import answers, question_kind  # noqa: E402
+from memdir.types import Hit  # noqa: E402
+
+
+@pytest.mark.parametrize("q, kind", [
+    ("Why did the release build fail on CI?", "fail"),
+    ("用 npm 全局安装的时候报的是什么错误码？", "fail"),
+    ("创建子目录为什么一直被拦？", "fail"),
+    ("How did we fix the flaky upload test?", "fix"),
+    ("测试挂了之后是怎么修好的？", "fix"),
+    ("Which port does the dev server listen on?", None),
+    ("为什么选择 pnpm 而不是 npm？", None),
+])
+def test_question_kind(q, kind):
+    assert question_kind(q) == kind
+
+
+def _hit(key, kind, score, text):
+    return Hit(id=key, key=key, kind=kind, scope="project", score=score, text=text)
+
+
+def test_a_why_did_it_fail_question_weighs_the_failing_output_like_a_turn():
+    failed = _hit("t1", "tool", 1.0, "Bash: npm run build → error (exit 2): error TS2322: Type 'string' is not assignable")
+    reply = _hit("a1", "assistant", 0.9, "The build is broken, I will look into the types.")
+    ok = _hit("t2", "tool", 1.0, "Bash: npm test → 12 passed")
+    assert answers("fail", failed.text) and not answers("fail", ok.text)
+    assert [h.key for h in inject_entries.block_order([reply, failed, ok], "fail")][:2] == ["t1", "a1"]
+    assert [h.key for h in inject_entries.block_order([reply, failed, ok])][0] == "a1"  # no kind: the tool prior
+
+
+def test_a_how_did_we_fix_question_weighs_the_change():
+    edit = _hit("t1", "tool", 1.0, "Edit: src/upload.py (-1 +1 lines)\n- RETRY_LIMIT = 3\n+ RETRY_LIMIT = 5")
+    reply = _hit("a1", "assistant", 0.9, "Raised the retry limit.")
+    assert [h.key for h in inject_entries.block_order([reply, edit], "fix")][0] == "t1"
+    assert [h.key for h in inject_entries.block_order([reply, edit])][0] == "a1"
