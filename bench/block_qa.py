@@ -170,14 +170,18 @@ class _NoRehearsal:
 
 
 def tool_reply_text(m, question: str) -> str:
-    """The texts (and summaries) of the hits of one ``memory_recall`` with ``question`` at the tool's defaults."""
+    """The texts (summaries, texts, the turns before and after) of the hits of one ``memory_recall`` with ``question`` at
+    the tool's defaults."""
     import inspect
 
     from memdir.server.tools import do_recall
 
     k = inspect.signature(do_recall).parameters["k"].default
     reply = do_recall(_NoRehearsal(m), question, k)
-    return "\n".join(f"{h.get('summary') or ''}\n{h.get('text') or ''}" for h in reply["hits"])
+    # every text the host's model reads: each hit's summary and text, and the turns before and after it
+    return "\n".join(f"{h.get('summary') or ''}\n{h.get('text') or ''}\n"
+                     + "\n".join((h.get(side) or {}).get("text") or "" for side in ("before", "after"))
+                     for h in reply["hits"])
 
 
 def run(args) -> dict:

@@ -323,6 +323,7 @@ def test_dense_baseline_ranks_paraphrase_first():
     assert d.search("", 3) == []
 
 
+@pytest.mark.slow  # 9 s, the slowest single test of `make test` (store parity has its own tests): CI runs it in `make test-slow`
 @needs_shared
 def test_quality_rows_match_on_both_stores(pg_url):
     """Issue 14: ``--stores sqlite,postgresql,team`` measures memdir on both stores and through the team server's

@@ -87,7 +87,7 @@ def test_export_and_import_store_on_the_command_line(pg_url, project, tmp_path):
 
 def _dump_restore(pg, src_url: str, dst_db: str, dump) -> str:
     """``pg_dump -Fc`` of ``src_url`` into ``dump``, ``pg_restore`` into a new database ``dst_db`` (as the schema
-    owner, the documented way: README "Backup and restore"); returns the new database's URL."""
+    owner, the documented way: docs/team-store.md "Backup and restore"); returns the new database's URL."""
     import psycopg
 
     with psycopg.connect(pg.url(), autocommit=True) as c:

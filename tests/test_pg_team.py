@@ -84,10 +84,11 @@ def test_a_persons_events_are_private_unless_the_project_shares_them(pg_url):
         assert ben.insert_event(_ev("a1", "ben reuses ann's key")) is not None
         assert ben.get_doc("a1")["text"] == "ben reuses ann's key" and "vault" in ann.get_doc("a1")["text"]
         # the admin shares the project's events: everyone granted it sees them all
-        pg_admin.share_events(admin.conn, "web")
+        for who in ("ann", "ben"):
+            pg_admin.share_events(admin.conn, "web", person=who)
         assert set(_refs(ben, "staging database")) == {"a1", "b1", "facts/staging"}
         assert ben.get_doc("a1")["text"] == "ben reuses ann's key"  # his own row first when keys meet
-        pg_admin.share_events(admin.conn, "web", False)
+        pg_admin.share_events(admin.conn, "web", False, person="ann")
         assert set(_refs(ben, "staging database")) == {"b1", "facts/staging"}
         assert admin.conn.execute("SELECT owner FROM docs WHERE ref = 'a1'").fetchone()["owner"] == "ann"
     finally:
@@ -96,13 +97,13 @@ def test_a_persons_events_are_private_unless_the_project_shares_them(pg_url):
 
 
 def test_store_share_on_the_command_line(pg_url):
-    r = subprocess.run([sys.executable, "-m", "memdir", "store", "share", "web", "--store", pg_url, "--json"],
-                       capture_output=True, text=True, timeout=60)
+    r = subprocess.run([sys.executable, "-m", "memdir", "store", "share", "web", "--person", "ann", "--store", pg_url,
+                        "--json"], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
-    assert json.loads(r.stdout) == {"project": "web", "share_events": True}
+    assert json.loads(r.stdout) == {"project": "web", "person": "ann", "share_events": True}
     s = open_store(pg_url, project="web")
     try:
-        assert s.conn.execute("SELECT share_events FROM memdir_projects WHERE project = 'web'").fetchone()["share_events"]
+        assert s.conn.execute("SELECT share FROM memdir_sharing WHERE project = 'web' AND person = 'ann'").fetchone()["share"]
     finally:
         s.close()
 
@@ -166,7 +167,7 @@ def test_recall_asks_the_team_server_and_fuses_its_hits(pg_url, project, tmp_pat
 
     admin = open_store(pg_url, project="proj")
     _client(admin, "team_srv")
-    pg_admin.share_events(admin.conn, "proj")
+    pg_admin.share_events(admin.conn, "proj", person="tom")
     tok = pg_admin.add_token(admin.conn, "ann", ["proj"])
     tom = open_store(pg_url, project="proj", token=pg_admin.add_token(admin.conn, "tom", ["proj"]))
     _write(tom, [_ev("team:1", "teammate: the flaky payment test needs the sandbox key", ts=1_790_000_000.0)])
@@ -317,7 +318,8 @@ def test_identical_text_from_two_people_is_stored_for_each_and_statistics_follow
         _write(ref, [_ev(f"b{i}", f"ben's vpn token note {i} about the secret vpn", session="b") for i in range(30)])
         assert _scores(ben, "vpn token secret") == _scores(ref, "vpn token secret")
         # shared: each sees both people's rows and the statistics of everything visible
-        pg_admin.share_events(admin.conn, "web")
+        for who in ("ann", "ben"):
+            pg_admin.share_events(admin.conn, "web", person=who)
         assert ann.stats() == ben.stats() and ann.stats()[0] == 2 + 32
         assert _scores(ann, "secret vpn") == _scores(ben, "secret vpn")
         # sharing opens reading, never another person's forgetting; a forget is the forgetter's own
@@ -385,7 +387,8 @@ def test_rehearsal_and_heat_rows_of_a_private_event_are_invisible_to_another_per
         with pytest.raises(psycopg.errors.InsufficientPrivilege):
             ben.conn.execute("INSERT INTO rehearsal(project, owner, ref, count) VALUES ('web', 'ann', 'k1', 99)")
         # sharing the project's events opens ann's events to ben, never her recall counters
-        pg_admin.share_events(admin.conn, "web")
+        for who in ("ann", "ben"):
+            pg_admin.share_events(admin.conn, "web", person=who)
         assert "a:secret" in {r["ref"] for r in ben.search(query_tokens("salary negotiation"), weights=WEIGHTS, limit=5)}
         assert ben.conn.execute("SELECT count(*) AS n FROM rehearsal").fetchone()["n"] == 0
         assert api("ben", "salary negotiation")["a:secret"] == 1.0
@@ -456,7 +459,8 @@ def test_vectors_and_tiers_are_per_person(pg_url):
             assert len(rows) == 1 and np.frombuffer(rows[0][2], dtype=np.float32)[0] == sign
             assert s.vector_pending_count("m") == 0 and s.tier_counts()["hot"] == 1
         assert ben.conn.execute("SELECT count(*) AS n FROM vectors").fetchone()["n"] == 1
-        pg_admin.share_events(admin.conn, "web")
+        for who in ("ann", "ben"):
+            pg_admin.share_events(admin.conn, "web", person=who)
         assert len(ben.vector_rows("m", 4)) == 2 and ben.vector_pending_count("m") == 0
         assert admin.conn.execute("SELECT count(*) AS n FROM vectors WHERE project = 'web'").fetchone()["n"] == 2
     finally:
@@ -500,7 +504,8 @@ def test_two_peoples_clones_share_one_database_each_with_its_own_note_mirror(pg_
         for _ in range(2):  # opening again (each sync) leaves the other's mirror alone
             assert recall("ann", ann_dir, "blue green switch") == ["facts/deploy"]
             assert recall("ben", ben_dir, "blue green switch") == ["facts/deploy", "facts/rollback"]
-        pg_admin.share_events(admin.conn, "web")
+        for who in ("ann", "ben"):
+            pg_admin.share_events(admin.conn, "web", person=who)
         assert recall("ann", ann_dir, "blue green switch") == ["facts/deploy"]
         assert admin.conn.execute("SELECT owner, count(*) AS n FROM docs WHERE kind = 'note' GROUP BY owner "
                                   "ORDER BY owner").fetchall() == [{"owner": "ann", "n": 1}, {"owner": "ben", "n": 2}]

@@ -46,7 +46,8 @@ def _pages(m) -> list[str]:
     out = ["/", "/search", "/search?q=部署&scope=project&kind=fact", "/notes", "/notes?category=rules",
            f"/notes/{note.scope}/{note.id}", f"/notes/{note.scope}/{note.id}/edit", "/timeline",
            "/timeline/session?s=sample-s1&scope=project", "/injections", "/why?q=deploy&id=" + note.id,
-           "/health", "/health?days=0", "/static/style.css"]
+           "/health", "/health?days=0", "/health?doctor=1", "/static/style.css", "/timeline/skips", "/team",
+           "/timeline/session?s=sample-s1&scope=project&end=1", "/notes?end=1", "/search?q=部署&k=2&after=WzFd"]
     if inj:
         out.append(f"/injections/{inj[0]['scope']}/{inj[0]['id']}")
     return out

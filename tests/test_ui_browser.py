@@ -230,3 +230,78 @@ def test_distillation_proposals_accept_and_reject(env, page):
     assert page.locator("li.proposal").count() == 0
     statuses = {p["id"]: p["status"] for p in m.proposals(status=None)}
     assert statuses[keep["id"]] == "accepted" and statuses[drop["id"]] == "rejected"
+
+
+# ---- at a team's scale: 10,000 events, 1,000 notes --------------------------------------------------------------
+@pytest.fixture(scope="module")
+def scale(tmp_path_factory, env):
+    from ui_support import scale_store
+
+    m, project, home = scale_store(tmp_path_factory.mktemp("scale"))
+    with live_server(build(get=lambda: m)) as url:
+        yield {"m": m, "url": url}
+    m.close()
+
+
+def _count(page, pid: str) -> str:
+    return page.inner_text(f"#pager-{pid} .count")
+
+
+@pytest.mark.slow  # builds a 10k-event store (a few seconds) and walks it in chromium: `make test-slow`
+def test_every_list_pages_to_its_end_at_scale(scale, page):
+    url, m = scale["url"], scale["m"]
+    page.goto(url + "/timeline")
+    assert _count(page, "sessions") == "1–50 of 701"
+    page.click("#pager-sessions a.last")
+    page.wait_for_load_state()
+    assert _count(page, "sessions") == "652–701 of 701" and page.locator("li[data-session='long']").count() == 1
+    page.click("li[data-session='long'] a")
+    page.wait_for_selector("#turns")
+    assert _count(page, "turns") == "1–50 of 3,000"
+    page.click("#jump-end")
+    page.wait_for_load_state()
+    assert _count(page, "turns") == "2,951–3,000 of 3,000"
+    assert "turn 2999 of long" in page.locator("li.turn").last.inner_text()
+    page.goto(url + "/notes")
+    assert _count(page, "notes") == "1–50 of 1,000"
+    page.click("#pager-notes a.next")
+    page.wait_for_load_state()
+    assert _count(page, "notes") == "51–100 of 1,000"
+    page.click("#pager-notes a.last")
+    page.wait_for_load_state()
+    assert _count(page, "notes") == "951–1,000 of 1,000"
+    page.goto(url + "/injections")
+    assert _count(page, "injections") == "1–50 of 120"
+    page.locator("tr.injection a").first.click()
+    page.wait_for_selector("#block")
+    assert "turn " in page.inner_text("#prompt") and "of long" in page.inner_text("#prompt")
+
+
+@pytest.mark.slow
+def test_forget_edit_and_find_a_turn_by_handle_at_scale(scale, page):
+    from memdir.recall.handles import digest
+
+    url, m = scale["url"], scale["m"]
+    turns = m.session_events("long", limit=3000)
+    far, victim = turns[2990], turns[2995]
+    page.goto(url + "/search")
+    page.fill("#q", f"[{digest(far['key'])[:6]} user 11-01]")
+    page.click("#search-go")
+    page.wait_for_selector("#by-handle")
+    assert far["text"][:20] in page.inner_text("#by-handle")
+    page.click("#by-handle a.hid")
+    page.wait_for_selector("#turns")
+    assert _count(page, "turns") == "2,951–3,000 of 3,000"  # the link opens the page that holds the turn
+    row = page.locator(f"li.turn[data-key='{victim['key']}']")
+    row.locator("input[name=confirm]").check()
+    row.locator("button").click()
+    page.wait_for_selector("#notice")
+    assert victim["key"] in page.inner_text("#notice") and m.get(victim["key"]) is None
+    assert _count(page, "turns") == "2,951–2,999 of 2,999"
+    page.locator(f"li.turn[data-key='{far['key']}'] a.edit-event").click()
+    page.wait_for_selector("#event-edit-form")
+    page.fill("#event-text", far["text"] + " — corrected: tenant 7, not 8")
+    page.click("#event-save")
+    page.wait_for_selector("#notice")
+    assert "Saved the corrected turn" in page.inner_text("#notice")
+    assert "corrected: tenant 7, not 8" in page.inner_text("#turns") and m.get(far["key"]) is None

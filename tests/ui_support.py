@@ -88,3 +88,48 @@ def browser() -> Iterator[Any]:
             yield b
         finally:
             b.close()
+
+
+LONG_TURNS = 3_000  # one long session, beyond what a session page used to show (1,000)
+CATEGORIES = ("facts", "rules", "decisions", "pitfalls")
+
+
+def scale_store(base: Path, *, events: int = 10_000, notes: int = 1_000, blocks: int = 120,
+                skips: int = 300) -> tuple[Any, Path, Path]:
+    """A project at a team's scale, built in a few seconds: ``events`` captured turns (one session of
+    :data:`LONG_TURNS`, the rest in sessions of 10, so more than 500 sessions) through ``import_events``, ``notes``
+    note files written as a person would and indexed by ``reindex``, ``skips`` captures the gates skipped, and
+    ``blocks`` injected blocks logged against
+    prompts of the long session (each one a stored user turn, as a hook captures it)."""
+    from memdir.capture.gates import text_hash
+
+    project, home = base / "scale", base / "global"
+    (project / ".git").mkdir(parents=True, exist_ok=True)
+    m = memdir.open(project, home=home)
+    t0 = 1_760_000_000
+    rows = []
+    for i in range(events):
+        sid = "long" if i < LONG_TURNS else f"s{(i - LONG_TURNS) // 10:04d}"
+        role = ("user", "assistant", "tool")[i % 3]
+        text = f"turn {i} of {sid}: deploy the cache for tenant {i % 97}, 部署 第 {i} 步"
+        rows.append({"key": f"{role[0]}:{sid}:{text_hash(text)}", "role": role, "session": sid, "ts": t0 + i * 60,
+                     "text": text})  # keyed as capture keys them
+    got = m.import_events(rows)
+    assert got["stored"] == events, got
+    for i in range(notes):
+        cat = CATEGORIES[i % len(CATEGORIES)]
+        d = project / ".memory" / cat
+        d.mkdir(parents=True, exist_ok=True)
+        (d / f"n{i:04d}.md").write_text(
+            f"---\nid: {cat}/n{i:04d}\nsummary: note {i} on deploying service {i}\n"
+            f"created: '2026-10-01T00:00:00.000Z'\nupdated: '2026-11-{1 + i % 28:02d}T00:00:{i % 60:02d}.000Z'\n"
+            f"tags: [t{i % 10}]\n---\nnote {i} on deploying service {i}: words {i * 13 % 97}\n", encoding="utf-8")
+    m.reindex()
+    for j in range(skips):  # captures the gates skipped (trivial acknowledgements), outside the long session
+        m.capture({"role": "user", "text": ("ok", "好的", "thanks")[j % 3], "session": f"skip{j:04d}"})
+    for j in range(blocks):
+        i = 3 * j  # a user turn of the long session
+        prompt = rows[i]["text"]
+        m.record_injection(f"<memory>\n[abcdef fact 11-01] block {j}\n</memory>", prompt=prompt, host="test",
+                           event="user-prompt", session="long")
+    return m, project, home

@@ -15,6 +15,7 @@ from datetime import datetime
 from typing import Any, Callable, Iterable
 
 from memdir.config import Config
+from memdir.engine import around as around_ops
 from memdir.engine import context as context_ops
 from memdir.engine import curated
 from memdir.engine import events as event_ops
@@ -167,15 +168,25 @@ class Memdir:
         key starts with one of ``key_prefixes`` (any key when empty). Used by capture's daily cap."""
         return event_ops.count_events(self.stores, since=since, until=until, key_prefixes=key_prefixes, scope=scope)
 
-    def push(self, *, retry_failed: bool = False) -> dict[str, Any]:
+    def push(self, *, retry_failed: bool = False, progress: Any = None) -> dict[str, Any]:
         """Send the events queued for ``remote.url`` (issue 14) now, those still backed off after a failed send
         included: ``{"sent", "left", "failed", "error"}``; ``left`` rows wait for the next push, ``failed`` rows were
         refused by the server (a 4xx about the rows) and are kept aside with its reason (:meth:`remote_failed`).
-        ``retry_failed`` puts those back in the queue first (``retried``: how many). Raises ``UsageError`` when
-        ``remote.url`` is not set."""
+        ``retry_failed`` puts those back in the queue first (``retried``: how many). When rows cannot be delivered,
+        ``kind`` (auth, project, route, server, unreachable) and ``fix`` (one line) say why. ``progress(sent, total)``
+        is called after each delivered request. Raises ``UsageError`` when ``remote.url`` is not set."""
         from memdir.engine import remote
 
-        return remote.push_queue(self.stores, retry_failed=retry_failed)
+        return remote.push_queue(self.stores, retry_failed=retry_failed, progress=progress)
+
+    def share_history(self, share: bool = True) -> dict[str, Any]:
+        """Open your own events in this project to its other members on the team server (``remote.url``, your
+        token), past and future, or make them private again (``share=False``): ``{"project", "person", "share"}``.
+        Raises ``UsageError`` when ``remote.url`` is not set, ``MemdirError`` (one line, with the fix) when the server
+        refuses or cannot be reached."""
+        from memdir.engine import remote
+
+        return remote.set_sharing(self.stores, share)
 
     def remote_failed(self) -> list[dict[str, Any]]:
         """The queued rows the team server refused, kept aside: ``[{"op", "ref", "reason", "at"}]`` (see
@@ -196,6 +207,13 @@ class Memdir:
         Never raises on query text; an empty or punctuation-only query returns ``[]``.
         """
         return recall_ops.recall(self.stores, query, k=k, scope=scope, kinds=kinds, rehearse=rehearse)
+
+    def around(self, hits: list[Hit], query: str, *, chars: int | None = None) -> list[dict[str, Any]]:
+        """For each of ``hits`` (recall's), the turns next to it in its session: ``{"before"?: {handle, role, text},
+        "after"?: {...}}`` (``{}`` for a note, a team hit or an event without a session), each ``text`` the window of
+        at most ``chars`` characters (default 400, :data:`memdir.engine.around.AROUND_CHARS`) holding most of
+        ``query``'s weight. Read-only; never raises on query text."""
+        return around_ops.around(self.stores, hits, query, **({} if chars is None else {"chars": chars}))
 
     def rules(self) -> list[Note]:
         """The hard rules: each item of ROOT.md's hard-rules section (``ROOT.md/rule-NN``, kind ``rule``, pinned),

@@ -93,6 +93,7 @@ COMMANDS: dict[str, str] = {
     "serve": "memdir.cli.serve:serve_command",
     "store": "memdir.cli.store:store_command",
     "push": "memdir.cli.store:push_command",
+    "share": "memdir.cli.store:share_command",
     "backfill": "memdir.cli.maintenance:backfill",
     "sweep": "memdir.cli.maintenance:sweep",
     "prune": "memdir.cli.maintenance:prune",

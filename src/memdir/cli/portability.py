@@ -3,6 +3,7 @@ migrate, distill and the rule proposals, the viewer and the settings list."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 from pathlib import Path
@@ -86,16 +87,19 @@ def import_(ctx, source, path, all_projects, here, pending, no_progress, store_u
     Host sessions go to the project they were recorded in: without a flag only this project's sessions are
     imported; --all-projects imports each into its own project; --here imports all of them into this one."""
     m = open_store(ctx)
+    show_progress = not no_progress and not (as_json or ctx.find_root().obj.get("json"))
     if store_url:
         if source or pending:
             raise UsageError("--store takes no SOURCE or --pending: it imports the store's events of --project")
-        out = m.import_store(store_url, project=store_project)
+        with events_bar(show_progress, "import store"):
+            out = m.import_store(store_url, project=store_project)
         emit(ctx, as_json, out, _store_summary(out, "imported from"))
         return
     if pending:
         if source:
             raise UsageError("--pending takes no SOURCE: it imports what waits in <global root>/import/")
-        out = m.import_pending()
+        with events_bar(show_progress, "import pending"):
+            out = m.import_pending()
         human = "\n".join(f"{f['file']}: " + (f"error: {f['error']}" if "error" in f else
                            f"{f['stored']} stored, {f['duplicate']} duplicates, {f['skipped']} skipped, "
                            f"{f['skipped_over_max']} over import.max_items → "
@@ -104,7 +108,6 @@ def import_(ctx, source, path, all_projects, here, pending, no_progress, store_u
         emit(ctx, as_json, out, "another import is running" if out["busy"] else (human or "nothing waiting in the import directory"))
         return
     projects = "all" if all_projects else "here" if here else "current"
-    show_progress = not no_progress and not (as_json or ctx.find_root().obj.get("json"))
     if all_projects and here and (not source or source in IMPORT_SOURCES):
         raise UsageError("--all-projects and --here exclude each other: choose one")
     if not source:
@@ -115,7 +118,8 @@ def import_(ctx, source, path, all_projects, here, pending, no_progress, store_u
 
         if all_projects and here:
             raise UsageError("--all-projects and --here exclude each other: choose one")
-        out = import_claude_mem(m, path, projects="all" if all_projects else "here" if here else "current")
+        with events_bar(show_progress, "import claude-mem"):
+            out = import_claude_mem(m, path, projects="all" if all_projects else "here" if here else "current")
         stats = out["tables"]
         human = (f"{out['stored']} stored, {out['duplicate']} duplicates, {out['skipped']} skipped "
                  f"({', '.join(f'{k} {v}' for k, v in stats.items())}); undo: memdir forget --prefix import:claude-mem")
@@ -138,7 +142,8 @@ def import_(ctx, source, path, all_projects, here, pending, no_progress, store_u
         file = Path(path if source == "jsonl" else source)
         if not file.exists():
             raise UsageError(f"no such file {str(file)!r}: give a JSONL file or one of {', '.join(IMPORT_SOURCES[:3])}")
-        out = m.import_jsonl(file)
+        with events_bar(show_progress, f"import {file.name}"):
+            out = m.import_jsonl(file)
         human = (f"{out['lines']} lines: {out['notes']} notes added ({out['notes_existing']} already there), "
                  f"{out['stored']} events stored ({out['duplicate']} duplicates, {out['skipped']} skipped), "
                  f"{out['bad_lines']} bad lines" + (f", {plural(out['tombstones'], 'tombstone')}" if out["tombstones"] else ""))
@@ -160,6 +165,28 @@ def import_(ctx, source, path, all_projects, here, pending, no_progress, store_u
             out["hint"] = f"{path} is a {host} transcript: memdir import {host} {path} [--here]"
             human += f"\nhint: {out['hint']}"
     emit(ctx, as_json, out, human)
+
+
+@contextlib.contextmanager
+def events_bar(show: bool, desc: str):
+    """A tqdm bar (events, rate, ETA) on stderr that every ``import_events`` batch advances
+    (:data:`memdir.engine.events.progress_bar`) while the block runs; nothing when ``show`` is false or stderr is
+    not a terminal."""
+    stream = sys.stderr
+    if not show or not getattr(stream, "isatty", lambda: False)():
+        yield None
+        return
+    from tqdm import tqdm
+
+    from memdir.engine import events as event_ops
+
+    bar = tqdm(total=None, unit="ev", desc=desc, leave=False, file=stream, dynamic_ncols=True, mininterval=0.2)
+    token = event_ops.progress_bar.set(bar)
+    try:
+        yield bar
+    finally:
+        event_ops.progress_bar.reset(token)
+        bar.close()
 
 
 def _import_found(ctx, m, as_json: bool, projects: str, progress: bool) -> None:

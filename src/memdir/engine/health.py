@@ -138,12 +138,18 @@ def doctor(s: Stores, *, repair: bool = True) -> list[dict[str, str]]:
     root = s.roots["project"]
     if root.exists() and root.db_path.exists():
         q = remote.queue_state(s, root)
+        if q.get("undelivered"):  # the last contact failed: why, and the one-line fix (memdir.engine.delivery)
+            from memdir.engine.delivery import BLOCKING
+
+            checks.append({"check": "remote delivery", "ok": "fail" if q["cause"] in BLOCKING else "warn",
+                           "detail": f"{q['queued']} row(s) waiting cannot be delivered: {q['undelivered']}",
+                           "remedy": q["fix"]})
         if q["failed"]:
             checks.append({"check": "remote queue", "ok": "warn",
                            "detail": f"{q['failed']} queued row(s) refused by the team server, kept aside "
                                      f"({q['queued']} waiting); last: {q['reason']}",
                            "remedy": "fix what the server says, then `memdir push --retry-failed`"})
-        elif q["queued"] or s.config.get("remote.url"):
+        elif (q["queued"] or s.config.get("remote.url")) and not q.get("undelivered"):
             checks.append({"check": "remote queue", "ok": "ok", "detail": f"{q['queued']} row(s) waiting, none refused",
                            "remedy": ""})
     return checks

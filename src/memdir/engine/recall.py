@@ -53,13 +53,13 @@ def ranked(s: Stores, query: str, *, k: int, scope: str | None, kinds: Iterable[
 
         hits = rerank(s, query, hits, k)
     if team is not None:
-        rows = team.result()  # waits at most what is left of remote.recall_budget_ms
-        if rows:
-            from memdir.engine.remote import fuse
+        from memdir.engine.remote import fuse, held_locally, note_recall
 
-            hits = fuse(hits, rows, k)
-        elif team.error:
-            log.debug("remote recall: %s (local hits only)", team.error)
+        rows = team.result()  # waits at most what is left of remote.recall_budget_ms
+        root = s.roots.get("project")
+        note_recall(root, team, rows)
+        if rows:  # the asker's own events, held locally, are never counted twice
+            hits = fuse(hits, rows, k, held=held_locally(root.store) if root is not None and root.exists() else None)
     if rehearse and hits:
         lexical.rehearse(s, hits)
     return hits

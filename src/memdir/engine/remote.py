@@ -54,6 +54,7 @@ QUEUE_FILE = "remote-queue.sqlite3"
 INDEX_FILE = "index.sqlite3"
 BATCH = 200
 BACKOFF_MAX_S = 300.0
+REQUEST_TIMEOUT_S = 15.0  # the most one request to the team server waits for its answer
 
 #: where the queue is: a root's ``.memdir`` directory (its index is opened) or an open index connection
 Where = Union[Path, sqlite3.Connection]
@@ -207,7 +208,7 @@ def refuses_rows(code: int) -> bool:
     return 400 <= code < 500 and code not in NOT_ABOUT_THE_ROWS
 
 
-def _reason(exc: urllib.error.HTTPError) -> str:
+def http_reason(exc: urllib.error.HTTPError) -> str:
     """``HTTP <code>: <the server's error line>`` (its JSON ``error``, else the body's first line), one line."""
     try:
         raw = exc.read()[:2000].decode("utf-8", "replace")
@@ -222,11 +223,13 @@ def _reason(exc: urllib.error.HTTPError) -> str:
 
 
 class _Stop(Exception):
-    """A send failed for a reason that is not about the rows (network, 5xx, token): stop this push."""
+    """A send failed for a reason that is not about the rows (network, 5xx, token): stop this push. ``args``:
+    ``(error line or None, delivery state or None)``."""
 
 
 def push(where: Where, url: str, project: str, token: str, *, budget_s: float, batch: int = BATCH,
-         now=time.time, due_only: bool = True) -> dict[str, Any]:
+         now=time.time, due_only: bool = True, request_timeout_s: float = REQUEST_TIMEOUT_S,
+         progress=None) -> dict[str, Any]:
     """Send queued rows to ``url`` (``http://host:port/v1``) for ``project`` until the queue is empty or ``budget_s``
     is spent (seconds); returns ``{"sent", "left", "failed", "error"}``: ``left`` rows wait for a later push,
     ``failed`` rows were refused by the server and are kept aside (:func:`failed`, :func:`retry_failed`), ``error`` is
@@ -238,7 +241,14 @@ def push(where: Where, url: str, project: str, token: str, *, budget_s: float, b
     split in halves and sent again, down to single rows, so the rows it takes are delivered and each one it refuses is
     kept aside with the server's reason (was: the whole batch sent again forever). Network errors, timeouts, 5xx and
     4xx about the token or the route leave the rows queued, backed off 1, 2, 4 … 300 s. Never raises for network or
-    server errors; no transaction is held while a request is under way."""
+    server errors; no transaction is held while a request is under way.
+
+    Each request waits at most ``request_timeout_s`` (and never past the budget). A push that cannot deliver says why
+    (``kind``: auth, project, route, server or unreachable, and ``fix``, one line: :mod:`memdir.engine.delivery`), and
+    the cause is kept in the index (``meta``) until a send succeeds, for ``memdir status`` and ``memdir doctor``; no
+    token at all sends nothing. ``progress(sent, total)`` is called after each delivered request."""
+    from memdir.engine import delivery
+
     out: dict[str, Any] = {"sent": 0, "left": 0, "failed": 0, "error": None}
     if isinstance(where, Path) and not (where / INDEX_FILE).exists() and not (where / QUEUE_FILE).exists():
         return out
@@ -248,7 +258,7 @@ def push(where: Where, url: str, project: str, token: str, *, budget_s: float, b
         """Deliver ``rows`` (one op) or raise: ``urllib.error.HTTPError`` for an answer about the rows, ``_Stop``."""
         left = deadline - time.monotonic()
         if left <= 0.01:
-            raise _Stop(None)
+            raise _Stop(None, None)
         if rows[0][0] == "forget":
             what, body = "forget", rows[0][2].encode()
         else:
@@ -256,21 +266,26 @@ def push(where: Where, url: str, project: str, token: str, *, budget_s: float, b
         try:
             req = urllib.request.Request(f"{url.rstrip('/')}/{project}/{what}", data=body, method="POST",
                                          headers={"Content-Type": "application/json", "Authorization": f"Bearer {token}"})
-            with urllib.request.urlopen(req, timeout=max(0.05, left)) as resp:
+            with urllib.request.urlopen(req, timeout=max(0.05, min(left, request_timeout_s))) as resp:
                 json.loads(resp.read() or b"{}")
         except urllib.error.HTTPError as exc:
             if refuses_rows(exc.code):
                 raise
             _later(db, rows, now())
-            raise _Stop(_reason(exc)) from None
+            why = http_reason(exc)
+            raise _Stop(why, delivery.classify(exc.code, why, project=project)) from None
         except (OSError, ValueError, http.client.HTTPException) as exc:  # a malformed URL; refused, reset, timed
             # out; an answer that is not HTTP (BadStatusLine) or cut short (IncompleteRead); unreadable JSON
             _later(db, rows, now())
-            raise _Stop(f"{type(exc).__name__}: {exc}") from None
+            why = f"{type(exc).__name__}: {exc}"
+            raise _Stop(why, delivery.classify(None, why, project=project)) from None
         db.execute("BEGIN IMMEDIATE")
         db.executemany("DELETE FROM remote_queue WHERE op = ? AND ref = ?", [(r[0], r[1]) for r in rows])
         db.execute("COMMIT")
         out["sent"] += len(rows)
+        delivery.record(db, None)
+        if progress is not None:
+            progress(out["sent"], total)
 
     def deliver(db: sqlite3.Connection, rows) -> None:
         """``send``, splitting a batch the server refuses until each refused row stands alone (then kept aside)."""
@@ -280,7 +295,7 @@ def push(where: Where, url: str, project: str, token: str, *, budget_s: float, b
             try:
                 send(db, part)
             except urllib.error.HTTPError as exc:
-                why = _reason(exc)
+                why = http_reason(exc)
                 out["error"] = why
                 if len(part) > 1:
                     todo += [part[len(part) // 2:], part[:len(part) // 2]]  # first half first
@@ -293,7 +308,16 @@ def push(where: Where, url: str, project: str, token: str, *, budget_s: float, b
                             part[0][0], part[0][1], why)
 
     with _queue(where) as db:
-        while True:
+        total = db.execute("SELECT count(*) FROM remote_queue WHERE failed IS NULL").fetchone()[0]
+        if total and not token:  # nothing could be delivered: said, not sent
+            state = delivery.classify(None, "no token", project=project)
+            if delivery.record(db, state):
+                log.warning("memdir: queued rows cannot be delivered to the team server: %s", delivery.line(state))
+            else:
+                log.debug("remote: not delivered: %s", delivery.line(state))
+            out.update(error=state["reason"], kind=state["kind"], fix=state["fix"])
+            total = 0
+        while total:
             if deadline - time.monotonic() <= 0.01:
                 break
             rows = db.execute("SELECT op, ref, row, tries FROM remote_queue WHERE failed IS NULL AND next_at <= ? "
@@ -308,6 +332,13 @@ def push(where: Where, url: str, project: str, token: str, *, budget_s: float, b
             except _Stop as stop:
                 if stop.args[0]:
                     out["error"] = stop.args[0]
+                if stop.args[1]:
+                    state = stop.args[1]
+                    out.update(kind=state["kind"], fix=state["fix"])
+                    if delivery.record(db, state):  # a new cause: said once, not at every write
+                        log.warning("memdir: queued rows cannot be delivered to the team server: %s", delivery.line(state))
+                    else:
+                        log.debug("remote: not delivered: %s", delivery.line(state))
                 break
         out["left"], out["failed"] = db.execute("SELECT coalesce(sum(failed IS NULL), 0), coalesce(sum(failed IS NOT NULL), 0) "
                                                 "FROM remote_queue").fetchone()
@@ -344,6 +375,8 @@ class Recall:
         self.deadline = time.monotonic() + budget_s
         self.hits: list[dict[str, Any]] | None = None
         self.error: str | None = None
+        self.code: int | None = None  # the HTTP status of a failed answer
+        self.project, self.has_token = project, bool(token)
         self._thread = threading.Thread(target=self._ask, args=(url, project, token, query, k, budget_s), daemon=True,
                                         name="memdir-remote-recall")
         self._thread.start()
@@ -360,7 +393,7 @@ class Recall:
                 raise ValueError("the answer has no hits list")
             self.hits = [h for h in hits if isinstance(h, dict) and isinstance(h.get("ref"), str) and isinstance(h.get("text"), str)]
         except urllib.error.HTTPError as exc:
-            self.error = f"HTTP {exc.code}"
+            self.error, self.code = http_reason(exc), exc.code
         except (OSError, ValueError, http.client.HTTPException) as exc:  # as push: never a traceback from the thread
             self.error = f"{type(exc).__name__}: {exc}"
 
@@ -370,6 +403,30 @@ class Recall:
             self.error = self.error or "no answer within remote.recall_budget_ms"
             return None
         return self.hits
+
+
+def note_recall(root, team: Recall, rows: list[dict[str, Any]] | None) -> None:
+    """After a team recall: an answer clears the kept cause of failed contacts; a refusal of the token or the project
+    (or a route that is not the API) is kept (:mod:`memdir.engine.delivery`) and said as a warning every time — a
+    wrong token must never look like a team with nothing to say; a slow or absent server is logged at debug level
+    (its budget is the documented cost)."""
+    from memdir.engine import delivery
+
+    db = root.db if root is not None and root.exists() and root.db_path.exists() else None
+    if rows is not None:
+        if db is not None:
+            delivery.record(db, None)
+        return
+    if not team.has_token:
+        state = delivery.classify(None, "no token", project=team.project)
+    elif team.code in (401, 403, 404, 405):
+        state = delivery.classify(team.code, team.error or "", project=team.project)
+    else:
+        log.debug("remote recall: %s (local hits only)", team.error)
+        return
+    if db is not None:
+        delivery.record(db, state, via="recall")
+    log.warning("memdir: the team server's hits are missing (local hits only): %s", delivery.line(state))
 
 
 def ask(config, root_path: Path, query: str, k: int, *, now: str | None = None) -> Recall | None:
@@ -383,24 +440,27 @@ def ask(config, root_path: Path, query: str, k: int, *, now: str | None = None) 
     return Recall(url, project, token, query, k, budget_s=budget, now=now)
 
 
-def fuse(local: list, remote_rows: list[dict[str, Any]], k: int) -> list:
+def fuse(local: list, remote_rows: list[dict[str, Any]], k: int, *, held=None) -> list:
     """The local :class:`memdir.types.Hit` list fused with the server's hits by reciprocal rank (:mod:`memdir.recall.rrf`,
-    equal weights): an event both have counts in both lists and is shown once (the local hit); one only the server
-    has becomes a hit of scope ``team``. Each hit's ``score`` is its fused score, ``reasons["rrf"]`` its ranks."""
+    equal weights), each event counted once: the server's copies of events the local store holds (the asker's own,
+    sent from this clone) are dropped *before* fusion, by their deterministic key (a hit of the local list, or one
+    ``held(row) -> bool`` says the local store has: its key or its text), so they are ranked by the local list alone
+    and never score in both lists; what is left (a teammate's events, the asker's from another machine) becomes hits of
+    scope ``team``. Each hit's ``score`` is its fused score, ``reasons["rrf"]`` its ranks ``{"local"|"team": rank}``."""
     from dataclasses import replace
 
     from memdir.recall.rrf import fuse as rrf_fuse
     from memdir.timeutil import parse_ts
     from memdir.types import Hit
 
-    if not remote_rows:
-        return local
     by_ref: dict[str, Any] = {}
     for h in local:
         by_ref.setdefault(h.id, h)
+        if h.key:
+            by_ref.setdefault(h.key, h)
     team: dict[str, Any] = {}
     for r in remote_rows:
-        if r["ref"] in by_ref or r["ref"] in team:
+        if r["ref"] in by_ref or r["ref"] in team or (held is not None and held(r)):
             continue
         try:
             ts = parse_ts(r.get("ts")) if r.get("ts") else None
@@ -413,12 +473,28 @@ def fuse(local: list, remote_rows: list[dict[str, Any]], k: int) -> list:
                                                                  "session_bonus") if r.get(k) is not None}},
                              summary=r.get("summary"), ts=ts, session=r.get("session"), handle=r.get("handle"),
                              span=tuple(span) if isinstance(span, list) and len(span) == 2 else None)
-    fused = rrf_fuse({"local": [h.id for h in local], "team": [r["ref"] for r in remote_rows]})
+    if not team:
+        return local
+    fused = rrf_fuse({"local": [h.id for h in local], "team": list(team)})
     out = []
     for ref, score, ranks in fused[:k]:
         h = by_ref.get(ref) or team[ref]
         out.append(replace(h, score=score, reasons={**h.reasons, "rrf": ranks}))
     return out
+
+
+def held_locally(store):
+    """``held(row)`` for :func:`fuse`: whether ``store`` (the project's local index) holds the server row's event, by
+    key or, when the server sent it, by text hash (any error: not held, the row is kept)."""
+    def held(row: dict[str, Any]) -> bool:
+        try:
+            if store.has_ref(row["ref"]):
+                return True
+            sha = row.get("content_sha256")
+            return bool(isinstance(sha, str) and sha and store.has_text(sha, "event"))
+        except Exception:  # noqa: BLE001  (a store error never costs the recall its hits)
+            return False
+    return held
 
 
 def send_rows(s: Stores, root: Root, rows: list[dict[str, Any]]) -> None:
@@ -436,12 +512,13 @@ def send_rows(s: Stores, root: Root, rows: list[dict[str, Any]]) -> None:
 _requeue_failed = retry_failed  # push_queue's flag of the same name shadows it there
 
 
-def push_queue(s: Stores, *, retry_failed: bool = False) -> dict[str, Any]:
+def push_queue(s: Stores, *, retry_failed: bool = False, progress=None) -> dict[str, Any]:
     """Send the events queued for ``remote.url`` now, those still backed off after a failed send
     included: ``{"sent", "left", "failed", "error"}``; ``left`` rows wait for the next push, ``failed`` rows were
     refused by the server (a 4xx about the rows) and are kept aside with its reason (:func:`refused_rows`).
-    ``retry_failed`` puts those back in the queue first (``retried``: how many). Raises ``UsageError`` when
-    ``remote.url`` is not set."""
+    ``retry_failed`` puts those back in the queue first (``retried``: how many). When rows cannot be delivered,
+    ``kind`` and ``fix`` say why (:func:`push`). ``progress(sent, total)`` is called after each delivered request.
+    Raises ``UsageError`` when ``remote.url`` is not set."""
     got = settings(s.config, s.project_root)
     if got is None:
         raise UsageError("remote.url is not set: set it to a team server (memdir serve --store …), e.g. http://host:8765/v1")
@@ -451,8 +528,34 @@ def push_queue(s: Stores, *, retry_failed: bool = False) -> dict[str, Any]:
         return {"sent": 0, "left": 0, "failed": 0, "error": None, **({"retried": 0} if retry_failed else {})}
     adopt_legacy(root.db, root.derived)
     retried = _requeue_failed(root.db) if retry_failed else None
-    out = push(root.db, url, project, token, budget_s=s.config.get("remote.timeout_s"), due_only=False)
+    out = push(root.db, url, project, token, budget_s=s.config.get("remote.timeout_s"), due_only=False,
+               progress=progress)
     return {**out, "retried": retried} if retry_failed else out
+
+
+def set_sharing(s: Stores, share: bool) -> dict[str, Any]:
+    """``POST /v1/{project}/sharing``: the token's person opens (or closes) their own events in the project to its
+    members. Returns the server's ``{"project", "person", "share"}``; raises ``UsageError`` without ``remote.url``,
+    ``MemdirError`` with the cause and fix (:mod:`memdir.engine.delivery`) when it fails."""
+    from memdir.engine import delivery
+    from memdir.errors import MemdirError
+
+    got = settings(s.config, s.project_root)
+    if got is None:
+        raise UsageError("remote.url is not set: set it to a team server (memdir serve --store …), e.g. http://host:8765/v1")
+    url, project, token = got
+    if not token:
+        raise MemdirError(delivery.line(delivery.classify(None, "no token", project=project)))
+    req = urllib.request.Request(f"{url.rstrip('/')}/{project}/sharing", data=json.dumps({"share": bool(share)}).encode(),
+                                 method="POST", headers={"Content-Type": "application/json",
+                                                         "Authorization": f"Bearer {token}"})
+    try:
+        with urllib.request.urlopen(req, timeout=REQUEST_TIMEOUT_S) as resp:
+            return json.loads(resp.read() or b"{}")
+    except urllib.error.HTTPError as exc:
+        raise MemdirError(delivery.line(delivery.classify(exc.code, http_reason(exc), project=project))) from None
+    except (OSError, ValueError, http.client.HTTPException) as exc:
+        raise MemdirError(delivery.line(delivery.classify(None, f"{type(exc).__name__}: {exc}", project=project))) from None
 
 
 def refused_rows(s: Stores) -> list[dict[str, Any]]:
@@ -463,8 +566,11 @@ def refused_rows(s: Stores) -> list[dict[str, Any]]:
 
 
 def queue_state(s: Stores, root: Root) -> dict[str, Any]:
-    """``{"queued", "failed", "reason"}`` of the project root's team-server queue (``reason``: the server's last
-    refusal, one line, when rows were refused)."""
+    """``{"queued", "failed", "reason", "undelivered", "fix"}`` of the project root's team-server queue (``reason``:
+    the server's last refusal, one line, when rows were refused; ``undelivered``: why the last contact with the
+    server failed and ``fix``, one line each, until one succeeds: :mod:`memdir.engine.delivery`)."""
+    from memdir.engine import delivery
+
     db = root.db
     queued, failed = db.execute("SELECT coalesce(sum(failed IS NULL), 0), coalesce(sum(failed IS NOT NULL), 0) "
                                 "FROM remote_queue").fetchone()
@@ -472,4 +578,7 @@ def queue_state(s: Stores, root: Root) -> dict[str, Any]:
     if failed:
         out["reason"] = db.execute("SELECT failed FROM remote_queue WHERE failed IS NOT NULL "
                                    "ORDER BY failed_at DESC, seq DESC LIMIT 1").fetchone()[0]
+    state = delivery.read(db)
+    if state:
+        out.update(undelivered=state["reason"], cause=state["kind"], fix=state["fix"])
     return out

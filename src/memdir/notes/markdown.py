@@ -121,7 +121,8 @@ def split(raw: str) -> tuple[dict[str, Any], str, str | None]:
     elif body.startswith("\n"):
         body = body[1:]
     try:
-        meta = yaml.safe_load(fm) if fm.strip() else {}
+        # libyaml's parser when PyYAML has it (the same safe constructor, ~5x faster: inspect reads every note)
+        meta = yaml.load(fm, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) if fm.strip() else {}
     except yaml.YAMLError as exc:
         raise UsageError(f"invalid YAML frontmatter: {str(exc).splitlines()[0]}") from None
     except RecursionError:

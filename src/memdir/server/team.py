@@ -10,9 +10,17 @@ row-level security (a superuser or the tables' owner).
     POST /v1/{project}/recall   {"query": str, "k": int, "now"?: ISO time}
                                                             → {"hits": [{ref, kind, role, session, ts, text, score, bm25,
                                                               prior, decay, rehearsal, subject, date, session_bonus,
-                                                              handle, span, summary}]}
+                                                              handle, span, summary, content_sha256}]}
     POST /v1/{project}/forget   {"ref": str, "when": str}  → {"forgotten": bool}
-    GET  /v1/health                                         → {"ok": true}
+    POST /v1/{project}/sharing  {"share": bool}            → {"project", "person", "share"}  (the token's person's own
+                                                              events in the project: opened to the members, or not)
+    GET  /v1/health                                         → {"ok": true, "store": "ok"}; 503 {"ok": false, "error"}
+                                                              when PostgreSQL does not answer
+
+A token the store does not know (wrong, revoked, expired) gets ``401``; a valid one that does not grant the project
+``403``, naming the projects it grants.
+    POST /v1/{project}/holdings {"newest"?: int (0-20)}      → what the token may read, by person
+                                                              (:meth:`memdir.store.postgres.reads.PgReads.holdings`)
 
 An event row is what :meth:`memdir.core.Memdir.import_events` stores (``ref``, ``content_sha256``, ``role``,
 ``session``, ``ts``, ``ts_epoch``, ``text``, ``meta``): the client gates, redacts and keys it, so a queued row sent
@@ -23,8 +31,8 @@ scope prior × decay × rehearsal boost × subject and date boosts, plus the ses
 settings; the query's time is the server's clock unless the request gives ``now``. Connections come from a pool (``psycopg_pool``, :data:`POOL_MAX`); each request
 binds its connection to the request's project and token (``app.project``, ``app.token``) and the pool clears both
 when the connection comes back, so one person's rights never carry over to the next request. A person sees their own
-events, the project's notes, and the other members' events only when the project shares them
-(:func:`memdir.store.postgres.admin.share_events`).
+events, the project's notes, and the events of the other members who share theirs (each person decides for their
+own: ``POST /sharing``, :func:`memdir.store.postgres.admin.share_events`).
 """
 
 from __future__ import annotations
@@ -37,6 +45,7 @@ from memdir.store.rows import EVENT_FIELDS
 MAX_EVENTS = 1000
 WEIGHTS = (4.0, 3.0, 1.0, 0.3)  # the default recall.weight_* (tags, title, body, context)
 POOL_MAX = 8  # connections the server keeps to the store
+HEALTH_TIMEOUT_S = 5.0  # /v1/health waits at most this for the store
 
 
 def defaults() -> dict[str, Any]:
@@ -157,8 +166,19 @@ def app(url: str, cfg: dict[str, Any] | None = None):
         try:
             conn.execute("SELECT set_config('app.project', %s, false), set_config('app.token', %s, false)",
                          (project, auth[7:].strip()))
-            if not conn.execute("SELECT memdir_project_ok() AS ok").fetchone()["ok"]:
-                return err(403, f"this token does not grant project {project!r}")
+            got = conn.execute("SELECT memdir_project_ok() AS ok, memdir_person() AS who").fetchone()
+            if got["who"] is None:  # unknown, revoked or expired: nobody (the client's fix: a new token)
+                return err(401, "this token is unknown, revoked or expired")
+            if not got["ok"]:  # a person, another project: the answer names what the token grants (remote.project)
+                grants = conn.execute("SELECT memdir_token_projects() AS p").fetchone()["p"] or []
+                return err(403, f"this token does not grant project {project!r} (grants: {', '.join(grants)})")
+            conn.execute("SELECT memdir_token_used()")  # last used, at most once a minute (m012)
+            if what == "sharing":
+                share = body.get("share")
+                if not isinstance(share, bool):
+                    return err(400, "sharing needs share (true or false)")
+                who = conn.execute("SELECT memdir_set_sharing(%s) AS who", (share,)).fetchone()["who"]
+                return JSONResponse({"project": project, "person": who, "share": share})
             return _serve(PgStore(conn, project), body, what)
         finally:
             cm.__exit__(None, None, None)
@@ -188,8 +208,13 @@ def app(url: str, cfg: dict[str, Any] | None = None):
                 rows = rank_rows(s.candidates(toks, weights=weights, term_weights=bridged or None,
                                               limit=max(int(cfg["recall.candidates"]), k * 3)), q, k=k, now=now, cfg=cfg)
                 keys = ("ref", "kind", "role", "session", "ts", "text", "score", "bm25", "prior", "decay", "rehearsal",
-                        "subject", "date", "session_bonus", "handle", "span", "summary")
+                        "subject", "date", "session_bonus", "handle", "span", "summary", "content_sha256")
                 return JSONResponse({"hits": [{x: r.get(x) for x in keys} for r in rows]})
+            if what == "holdings":  # read-only: the viewer's team page
+                newest = body.get("newest", 5)
+                if not isinstance(newest, int) or not 0 <= newest <= 20:
+                    return err(400, "newest must be an integer 0-20")
+                return JSONResponse(s.holdings(newest))
             ref, when = body.get("ref"), body.get("when")
             if not isinstance(ref, str) or not isinstance(when, str):
                 return err(400, "forget needs ref and when (ISO time)")
@@ -226,8 +251,20 @@ def app(url: str, cfg: dict[str, Any] | None = None):
                 return err(503, str(exc))
         return handle
 
+    def db_ok() -> str | None:
+        """``None`` when the store answers a query within :data:`HEALTH_TIMEOUT_S`, else why not (one line)."""
+        try:
+            with pool().connection(timeout=HEALTH_TIMEOUT_S) as conn:
+                conn.execute("SELECT 1")
+            return None
+        except Exception as exc:  # noqa: BLE001  (pool timeout, server down, a broken connection)
+            return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+
     async def health(request: Request) -> JSONResponse:
-        return JSONResponse({"ok": True})
+        why = await run_in_threadpool(db_ok)
+        if why:
+            return JSONResponse({"ok": False, "error": f"the store (PostgreSQL) does not answer: {why}"}, status_code=503)
+        return JSONResponse({"ok": True, "store": "ok"})
 
     from contextlib import asynccontextmanager
 
@@ -244,5 +281,7 @@ def app(url: str, cfg: dict[str, Any] | None = None):
         Route("/v1/{project}/events", endpoint("events"), methods=["POST"]),
         Route("/v1/{project}/recall", endpoint("recall"), methods=["POST"]),
         Route("/v1/{project}/forget", endpoint("forget"), methods=["POST"]),
+        Route("/v1/{project}/sharing", endpoint("sharing"), methods=["POST"]),
+        Route("/v1/{project}/holdings", endpoint("holdings"), methods=["POST"]),
     ], lifespan=lifespan)
 

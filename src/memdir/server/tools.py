@@ -82,7 +82,8 @@ def fit_hits(reply: dict[str, Any], key: str, hits: list[Any], limits: list[int]
         longest = max(range(len(reply[key])), key=lambda i: len(reply[key][i]["text"]))
         if len(reply[key][longest]["text"]) > MIN_HIT_CHARS:
             limits[longest] = max(MIN_HIT_CHARS, len(reply[key][longest]["text"]) // 2)
-            reply[key][longest] = hit_out(hits[longest], limits[longest])
+            kept = {f: v for f, v in reply[key][longest].items() if f in ("before", "after")}
+            reply[key][longest] = {**hit_out(hits[longest], limits[longest]), **kept}
         else:
             reply[key].pop()
             hits.pop()
@@ -108,7 +109,9 @@ def hit_out(hit: Any, limit: int = MAX_HIT_CHARS) -> dict[str, Any]:
 def do_recall(m: "Memdir", query: str, k: int = 8, scope: str | None = None,
               kinds: list[str] | None = None) -> dict[str, Any]:
     """``{"query", "count", "hits": [{id, handle, kind, scope, score, summary, text, truncated, ts, pinned,
-    category, reasons}], "omitted"?}``, best first; ``k`` is clamped to 1..50. Each text is cut at 4,000 chars and
+    category, reasons, before?, after?}], "omitted"?}``, best first (``before`` / ``after``: the turn next to an event
+    hit in its session, ``{handle, role, text}``, its best-matching window of at most 400 characters,
+    :meth:`Memdir.around`); ``k`` is clamped to 1..50. Each text is cut at 4,000 chars and
     the whole reply kept within 20,000 characters and 10,000 estimated tokens (:func:`fit_hits`: long texts halved,
     then the lowest hits left out and counted in ``omitted``; ``truncated: true``; a cut text ends with ``[N of M
     characters shown; the rest: memory_read id='<handle>' offset=N]``, :func:`do_read`). Recall counts as a
@@ -117,10 +120,13 @@ def do_recall(m: "Memdir", query: str, k: int = 8, scope: str | None = None,
     hits = m.recall(clean_text(query), k=k, scope=scope, kinds=[clean_text(x) for x in kinds] if kinds else None,
                     rehearse=True)
     out, limits, left = [], [], MAX_RECALL_CHARS
-    for h in hits:  # best first: the best hits keep the most text
+    # the turn before and after each event hit (a failing output before the reply that names it, the change after
+    # an error): its best-matching window, AROUND_CHARS each (memdir.engine.around)
+    near = m.around(list(hits), clean_text(query))
+    for h, ctx in zip(hits, near):  # best first: the best hits keep the most text
         limits.append(max(MIN_HIT_CHARS, min(MAX_HIT_CHARS, left)))
-        out.append(hit_out(h, limits[-1]))
-        left -= len(out[-1]["text"])
+        out.append({**hit_out(h, limits[-1]), **ctx})
+        left -= len(out[-1]["text"])  # the neighbours count in fit_hits' bound, not in this share
     return fit_hits({"query": query, "count": len(out), "hits": out}, "hits", list(hits), limits)
 
 

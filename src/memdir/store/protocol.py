@@ -264,6 +264,10 @@ class SessionStore(Protocol):
         ts, handle``; with ``until_role``, only those before the first event of that role (the rows after it are
         not read)."""
 
+    def events_before(self, ref: str, session: str, limit: int) -> list[dict[str, Any]]:
+        """Up to ``limit`` events of ``session`` before the event ``ref`` (by time, then id), nearest first:
+        ``ref, role, text, ts, handle``; ``[]`` when ``ref`` is unknown."""
+
 
 @runtime_checkable
 class Store(DocStore, SearchStore, VectorStore, TierStore, SessionStore, Protocol):

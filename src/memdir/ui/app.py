@@ -12,7 +12,8 @@ import re
 import threading
 from datetime import date, datetime
 from pathlib import Path
-from typing import Any, Callable
+from dataclasses import dataclass
+from typing import Any, Awaitable, Callable
 from urllib.parse import quote, urlencode
 
 from markupsafe import Markup, escape
@@ -25,10 +26,12 @@ from starlette.staticfiles import StaticFiles
 
 from memdir.errors import EditConflict, MemdirError, NotFound, ReadOnlyStore, UsageError
 import memdir.ui.i18n as i18n
+from memdir.ui import pager, team, timeline
 
 HERE = Path(__file__).parent
 KINDS = ("note", "event", "rule", "preference", "decision", "pitfall", "fact", "user", "assistant", "tool")
-MAX_K = 100
+SEARCH_POOL = 60  # recall's k for a search: 3 × 60 stays within recall.candidates (200), so page 1 is recall(k=10)
+SEARCH_POOL_FILTERED = 200  # with category / session / date filters, a wider pool to filter
 _REDACTED = re.compile(r"\[redacted:[a-z0-9_]{1,40}\]")
 _NOTE_ID = re.compile(r"^[^/\s]+/[^/\s]+$")
 
@@ -47,6 +50,45 @@ class Backend:
                 return fn(self.get())
 
         return await run_in_threadpool(run)
+
+
+@dataclass
+class Site:
+    """What a page module (:mod:`memdir.ui.timeline`, :mod:`memdir.ui.team`) needs of the app: the URL prefix,
+    ``render(request, template, code=200, **ctx)``, ``call(fn)`` (``fn(memdir)`` under the lock on a worker
+    thread), ``scope(request)`` (the path's scope or ``NotFound``), ``t(request)`` (the request's translator),
+    ``note_href`` and ``anchor(key)`` (a turn's id in its page)."""
+
+    base: str
+    render: Callable[..., HTMLResponse]
+    call: Callable[[Callable[[Any], Any]], Awaitable[Any]]
+    scope: Callable[[Request], str]
+    t: Callable[[Request], Callable[..., str]]
+    note_href: Callable[[str, str, str], str]
+    anchor: Callable[[str], str]
+
+
+def lang_of(request: Request) -> str:
+    """The request's language: ``?lang=``, the cookie, then ``Accept-Language``."""
+    return i18n.pick(request.query_params.get("lang"), request.cookies.get("memdir_lang"),
+                     request.headers.get("accept-language"))
+
+
+def by_handle(m: Any, q: str) -> list[tuple[str, Any]]:
+    """The memories the query names by their short handle (``2vnb86``, or a block's ``[2vnb86 fact 11-01]`` header
+    pasted whole): ``[(handle, note or event)]``, in the order typed."""
+    from memdir.recall.handles import looks_like
+
+    out, seen = [], set()
+    for word in q.replace("[", " ").replace("]", " ").split():
+        w = word.lower()
+        if w in seen or not looks_like(w):
+            continue
+        seen.add(w)
+        item = m.get(w)
+        if item is not None:
+            out.append((w, item))
+    return out
 
 
 # ---- template helpers ----------------------------------------------------------------------------------------
@@ -102,8 +144,7 @@ def create_app(backend: Backend, *, prefix: str = "") -> Starlette:
     base = prefix.rstrip("/")
 
     def render(request: Request, name: str, code: int = 200, **ctx: Any) -> HTMLResponse:
-        lang = i18n.pick(request.query_params.get("lang"), request.cookies.get("memdir_lang"),
-                         request.headers.get("accept-language"))
+        lang = lang_of(request)
         other = "en" if lang == "zh" else "zh"
         params = [(k, v) for k, v in request.query_params.multi_items() if k not in ("lang", "done")]
         switch = f"{request.url.path}?{urlencode(params + [('lang', other)])}"
@@ -122,6 +163,9 @@ def create_app(backend: Backend, *, prefix: str = "") -> Starlette:
     async def call(request: Request, fn: Callable[[Any], Any]) -> Any:
         return await backend.call(fn)
 
+    site = Site(base=base, render=render, call=backend.call, scope=lambda r: _scope(r),
+                t=lambda r: i18n.translator(lang_of(r)), note_href=note_href, anchor=lambda k: quote(k, safe=""))
+
     # ---- search ------------------------------------------------------------------------------------------
     async def index(request: Request) -> Response:
         return RedirectResponse(f"{base}/search", status_code=302)
@@ -134,17 +178,15 @@ def create_app(backend: Backend, *, prefix: str = "") -> Starlette:
         category = qp.get("category") or None
         session = (qp.get("session") or "").strip() or None
         since, until = _date(qp.get("since")), _date(qp.get("until"))
-        try:
-            k = max(1, min(int(qp.get("k") or 10), MAX_K))
-        except ValueError:
-            k = 10
+        k = pager.size_of(qp.get("k"), 10)  # the page size
         filtered = bool(category or session or since or until)
+        pool = SEARCH_POOL_FILTERED if filtered else SEARCH_POOL
 
         def run(m):
             cats = list(m.config.get("categories"))
             if not q:
-                return [], cats
-            hits = m.recall(q, k=k * 10 if filtered else k, scope=scope, kinds=[kind] if kind else None)
+                return [], [], cats
+            hits = m.recall(q, k=pool, scope=scope, kinds=[kind] if kind else None)
             out = []
             for h in hits:
                 if category and h.category != category:
@@ -155,28 +197,37 @@ def create_app(backend: Backend, *, prefix: str = "") -> Starlette:
                 if (since and (d is None or d < since)) or (until and (d is None or d > until)):
                     continue
                 out.append(h)
-                if len(out) >= k:
-                    break
-            return out, cats
+            return out, by_handle(m, q), cats
 
-        hits, cats = await call(request, run)
+        hits, named, cats = await call(request, run)
         form = {"q": q, "scope": scope or "", "kind": kind or "", "category": category or "", "session": session or "",
                 "since": qp.get("since") or "", "until": qp.get("until") or "", "k": k}
-        return render(request, "search.html", hits=hits, form=form, kinds=KINDS, categories=cats,
-                      nav="search")
+        ranks = list(enumerate(hits))
+        cut = i18n.translator(lang_of(request))("page.cut.search", n=pool) if len(hits) >= pool else None
+        pg = pager.paginate(ranks, lambda r: (r[0],), qp, size=k, cut=cut, size_key="k", default_size=10,
+                            params={x: str(v) for x, v in form.items() if x != "k"})
+        return render(request, "search.html", pg=pg, hits=[h for _, h in pg.items], named=named, form=form,
+                      kinds=KINDS, categories=cats, nav="search")
 
     # ---- notes -------------------------------------------------------------------------------------------
     async def notes_list(request: Request) -> Response:
         category = request.query_params.get("category") or None
         rep = await call(request, lambda m: m.inspect())
+
+        def key(n):
+            return (n.category, n.superseded_by is not None, -(n.updated.timestamp() if n.updated else 0), n.scope, n.id)
+
+        rows = sorted((n for n in rep.notes if not category or n.category == category), key=key)
+        pg = pager.paginate(rows, key, request.query_params, params={"category": category or ""})
         groups: dict[str, list] = {}
-        for n in sorted(rep.notes, key=lambda n: (n.category, n.superseded_by is not None, -(n.updated.timestamp() if n.updated else 0))):
-            if category and n.category != category:
-                continue
+        for n in pg.items:
             groups.setdefault(n.category, []).append(n)
+        counts: dict[str, int] = {}
+        for n in rows:
+            counts[n.category] = counts.get(n.category, 0) + 1
         cats = sorted({n.category for n in rep.notes})
-        return render(request, "notes.html", groups=groups, categories=cats, category=category, total=len(rep.notes),
-                      nav="notes")
+        return render(request, "notes.html", groups=groups, counts=counts, pg=pg, categories=cats, category=category,
+                      total=len(rep.notes), nav="notes")
 
     def _scope(request: Request) -> str:
         s = request.path_params["scope"]
@@ -268,84 +319,6 @@ def create_app(backend: Backend, *, prefix: str = "") -> Starlette:
             return render(request, "note.html", code=400, note=note, refused=str(exc), nav="notes")
         return RedirectResponse(f"{note_href(base, new.scope, new.id)}?done=superseded", status_code=303)
 
-    # ---- timeline ------------------------------------------------------------------------------------------
-    async def timeline(request: Request) -> Response:
-        def run(m):
-            return m.sessions(limit=500), m.capture_skips(limit=100), str(m.project_root)
-
-        sessions, skips, project = await call(request, run)
-        days: dict[str, list] = {}
-        for s in sessions:
-            days.setdefault((s["last"] or "")[:10], []).append(s)
-        return render(request, "timeline.html", days=days, skips=skips, project=project, nav="timeline")
-
-    async def session_page(request: Request) -> Response:
-        sid = request.query_params.get("s") or None
-        scope = request.query_params.get("scope") if request.query_params.get("scope") in ("project", "global") else None
-
-        def run(m):
-            return m.session_events(sid, scope=scope), (m.capture_skips(limit=2000, session=sid) if sid else [])
-
-        events, skips = await call(request, run)
-        rows = [{"type": "event", **e} for e in events] + [{"type": "skip", **s} for s in skips]
-        rows.sort(key=lambda r: r["ts"] or "")
-        return render(request, "session.html", session=sid, rows=rows, nav="timeline")
-
-    async def event_link(request: Request) -> Response:
-        key = request.query_params.get("key", "")
-        scope = request.query_params.get("scope") if request.query_params.get("scope") in ("project", "global") else None
-        ev = await call(request, lambda m: m.get(key, scope=scope))
-        if ev is None:
-            raise NotFound(f"no memory has the id {key!r}")
-        if hasattr(ev, "category"):
-            return RedirectResponse(note_href(base, ev.scope, ev.id), status_code=302)
-        params = urlencode({"s": ev.session or "", "scope": ev.scope})
-        return RedirectResponse(f"{base}/timeline/session?{params}#{quote(key, safe='')}", status_code=302)
-
-    # ---- what the model saw ----------------------------------------------------------------------------------
-    async def injections(request: Request) -> Response:
-        rows = await call(request, lambda m: m.injections(limit=100))
-        return render(request, "injections.html", rows=rows, why=None, nav="injections")
-
-    async def injection_page(request: Request) -> Response:
-        scope = _scope(request)
-        try:
-            iid = int(request.path_params["n"])
-        except ValueError:
-            raise NotFound("no such block") from None
-        rows = await call(request, lambda m: m.injections(limit=1, id=iid, scope=scope))
-        if not rows:
-            raise NotFound("no such block")
-        return render(request, "injection.html", row=rows[0], nav="injections")
-
-    async def why(request: Request) -> Response:
-        q = request.query_params.get("q", "").strip()
-        want = request.query_params.get("id", "").strip()
-
-        def run(m):
-            from memdir.recall.tokenize import query_tokens, tokenize
-
-            info = m.explain(q, k=50) if q else {"hits": []}
-            out: dict[str, Any] = {"q": q, "id": want, "info": info, "rank": None, "exists": None}
-            if want:
-                ids = [h["id"] for h in info["hits"]]
-                if want in ids:
-                    out["rank"] = ids.index(want) + 1
-                item = m.get(want)
-                out["exists"] = item is not None
-                if item is not None:
-                    out["superseded_by"] = getattr(item, "superseded_by", None)
-                    text = " ".join(str(x) for x in (getattr(item, "summary", "") or "", " ".join(getattr(item, "tags", ()) or ()),
-                                                      " ".join(getattr(item, "load_when", ()) or ()), item.text))
-                    qt = query_tokens(q) if q else []
-                    out["shared"] = [t for t in qt if t in set(tokenize(text))]
-                    out["qterms"] = qt
-            return out
-
-        result = await call(request, run)
-        rows = await call(request, lambda m: m.injections(limit=100))
-        return render(request, "injections.html", rows=rows, why=result, nav="injections")
-
     # ---- health --------------------------------------------------------------------------------------------
     async def health(request: Request) -> Response:
         try:
@@ -355,7 +328,8 @@ def create_app(backend: Backend, *, prefix: str = "") -> Starlette:
 
         def run(m):
             status = m.status()
-            checks = m.doctor(repair=False)  # a GET never writes
+            # doctor reads the whole index (seconds at 10k events): run when asked, so the page itself stays fast
+            checks = m.doctor(repair=False) if request.query_params.get("doctor") == "1" else None  # never writes
             rep = m.inspect()
             preview = m.prune(days) if request.query_params.get("days") else None
             proposals = _proposals(m)
@@ -406,12 +380,8 @@ def create_app(backend: Backend, *, prefix: str = "") -> Starlette:
         Route(f"{base}/notes/{{scope}}/{{id:path}}/forget", note_forget, methods=["POST"]),
         Route(f"{base}/notes/{{scope}}/{{id:path}}/supersede", note_supersede, methods=["POST"]),
         Route(f"{base}/notes/{{scope}}/{{id:path}}", note_page),
-        Route(f"{base}/timeline", timeline),
-        Route(f"{base}/timeline/session", session_page),
-        Route(f"{base}/event", event_link),
-        Route(f"{base}/injections", injections),
-        Route(f"{base}/injections/{{scope}}/{{n}}", injection_page),
-        Route(f"{base}/why", why),
+        *timeline.routes(site),
+        *team.routes(site),
         Route(f"{base}/health", health),
         Route(f"{base}/prune", prune, methods=["POST"]),
         Route(f"{base}/proposals", proposal_action, methods=["POST"]),

@@ -9,7 +9,8 @@ from memdir.store.postgres.pgvector import (
     pgvector_column,
     vector_storage,
 )
-from memdir.store.postgres.sql import LOCK_KEY, OWN, PROJECT_OK
+from memdir.store.postgres.people import m012_token_lifecycle_and_personal_sharing
+from memdir.store.postgres.sql import CLIENT_ROLE, LOCK_KEY, OWN, PROJECT_OK
 
 
 def m001_create_tables(cur) -> None:
@@ -63,8 +64,7 @@ PROJECT_TABLES = ("meta", "docs", "fts", "tombstones", "rehearsal")
 RLS_TABLES = PROJECT_TABLES + ("tiers", "vectors", "fts_stats", "term_df")
 
 
-#: the (NOLOGIN) role a team's client logins are made members of (:func:`grant_client`)
-CLIENT_ROLE = "memdir_client"
+# CLIENT_ROLE (the NOLOGIN role of client logins) lives in memdir.store.postgres.sql, imported above
 
 
 def m002_row_level_security(cur) -> None:
@@ -511,7 +511,7 @@ def m010_event_labels(cur) -> None:
 #: numbered schema migrations; append, never edit a landed one
 MIGRATIONS = [m001_create_tables, m002_row_level_security, m003_tiers_vectors, m004_stats_and_term_counts,
               m005_private_events, m006_pgvector, m007_per_person_keys_and_counters, m008_vector_storage,
-              m009_rehearsal_per_person, m010_event_labels, m011_accent_folding]
+              m009_rehearsal_per_person, m010_event_labels, m011_accent_folding, m012_token_lifecycle_and_personal_sharing]
 
 
 def migrate(conn) -> int:

@@ -274,6 +274,15 @@ class PgReads:
             rows = list(itertools.takewhile(lambda r: r["role"] != until_role, rows))
         return rows
 
+    def events_before(self, ref: str, session: str, limit: int) -> list[dict[str, Any]]:
+        me = self._x(f"SELECT id, ts_epoch FROM docs WHERE project = %s AND ref = %s ORDER BY owner = {ME} DESC LIMIT 1",
+                     (self.project, ref)).fetchone()
+        if me is None:
+            return []
+        return self._x("SELECT ref, role, text, ts, handle FROM docs WHERE project = %s AND kind = 'event' AND session = %s "
+                       "AND (ts_epoch < %s OR (ts_epoch = %s AND id < %s)) ORDER BY ts_epoch DESC, id DESC LIMIT %s",
+                       (self.project, session, me["ts_epoch"], me["ts_epoch"], me["id"], limit)).fetchall()
+
     def events(self) -> Iterator[dict[str, Any]]:
         yield from self._x("SELECT ref, role, text, session, ts, meta FROM docs WHERE project = %s AND kind = 'event' "
                            "ORDER BY ts_epoch, id", (self.project,)).fetchall()
@@ -288,6 +297,26 @@ class PgReads:
                     "SELECT category, count(*) AS n FROM docs WHERE project = %s AND kind = 'note' GROUP BY category", p)},
                 "roles": {r["role"]: r["n"] for r in self._x(
                     "SELECT role, count(*) AS n FROM docs WHERE project = %s AND kind = 'event' GROUP BY role", p)}}
+
+    def holdings(self, newest: int = 5) -> dict[str, Any]:
+        """What this login may read of the project, by person (row-level security decides; nothing here widens it):
+        ``{"me": person or None, "notes": n, "people": [{"person", "events", "sessions", "first", "last",
+        "newest": [{"ref", "role", "session", "ts", "text"}]}]}``, the most recently active person first; ``text``
+        is at most 200 characters; ``person`` ``""`` holds rows written without a token."""
+        p = (self.project,)
+        me = self._x("SELECT memdir_person() AS me").fetchone()["me"]
+        notes = self._x("SELECT count(*) AS n FROM docs WHERE project = %s AND kind = 'note' AND superseded_by IS NULL",
+                        p).fetchone()["n"]
+        people = []
+        for r in self._x("SELECT owner, count(*) AS n, count(DISTINCT session) AS sessions, min(ts) AS first, "
+                         "max(ts) AS last FROM docs WHERE project = %s AND kind = 'event' GROUP BY owner "
+                         "ORDER BY max(ts_epoch) DESC", p).fetchall():
+            rows = self._x("SELECT ref, role, session, ts, left(text, 200) AS text FROM docs WHERE project = %s "
+                           "AND kind = 'event' AND owner = %s ORDER BY ts_epoch DESC, id DESC LIMIT %s",
+                           (self.project, r["owner"], int(newest))).fetchall()
+            people.append({"person": r["owner"], "events": r["n"], "sessions": r["sessions"], "first": r["first"],
+                           "last": r["last"], "newest": [dict(x) for x in rows]})
+        return {"me": me, "notes": notes, "people": people}
 
     def note_refs(self) -> set[str]:
         return {r["ref"] for r in self._x("SELECT ref FROM docs WHERE project = %s AND kind = 'note'", (self.project,))}

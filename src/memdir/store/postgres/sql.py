@@ -67,4 +67,7 @@ def tf_json(fields: Iterable[str]) -> str:
                 packed[t] += min(n, TF_MAX) << sh
     return json.dumps(packed, ensure_ascii=False, separators=(",", ":"))
 
+#: the (NOLOGIN) role a team's client logins are made members of (:func:`memdir.store.postgres.admin.grant_client`)
+CLIENT_ROLE = "memdir_client"
+
 LOCK_KEY = 0x6D656D646972  # 'memdir': the advisory lock held while migrating

@@ -81,11 +81,12 @@ class PgStore(PgWrites, PgReads, PgVectors):
             migrate(conn)
             conn.execute("SELECT set_config('app.project', %s, false), set_config('app.token', %s, false)",
                          (project, token or ""))
-        except psycopg.errors.InsufficientPrivilege as exc:  # a client login on a database nobody set up (or upgraded)
+        except psycopg.errors.InsufficientPrivilege as exc:  # a login that may not create (or upgrade) the schema
+            from memdir.store.postgres.privileges import refusal
+
+            why = refusal(conn, exc, url)  # names the missing privilege (CREATEROLE, CREATE, the owner)
             conn.close()
-            raise MemdirError(f"the store {safe_url(url)} has no memdir schema (or an older one) and this login may not "
-                              f"create it ({str(exc).strip().splitlines()[0]}): connect once with the schema owner's "
-                              "URL (e.g. `memdir store grant <login> --store <owner's URL>`)") from None
+            raise MemdirError(why) from None
         except psycopg.Error as exc:
             conn.close()
             raise MemdirError(f"the store {safe_url(url)} could not be prepared: {str(exc).strip().splitlines()[0]}") from None

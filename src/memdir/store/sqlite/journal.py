@@ -148,8 +148,10 @@ def sessions(db: sqlite3.Connection, *, limit: int = 200) -> list[dict[str, Any]
         "FROM docs WHERE kind = 'event' GROUP BY s ORDER BY t1 DESC LIMIT ?", (int(limit),)).fetchall()
     out = []
     for r in rows:
-        meta_row = db.execute("SELECT meta FROM docs WHERE kind = 'event' AND coalesce(session, '') = ? AND meta IS NOT NULL "
-                              "ORDER BY ts_epoch LIMIT 1", (r["s"],)).fetchone()
+        # by the session index (docs_event_order), not coalesce(session, ''), which read every event once per session
+        where = "session = ?" if r["s"] else "session IS NULL"
+        meta_row = db.execute(f"SELECT meta FROM docs WHERE kind = 'event' AND {where} AND meta IS NOT NULL "
+                              "ORDER BY ts_epoch LIMIT 1", (r["s"],) if r["s"] else ()).fetchone()
         out.append(session_summary(r, meta_row["meta"] if meta_row else None))
     return out
 

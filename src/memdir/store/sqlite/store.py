@@ -251,6 +251,15 @@ class SqliteStore:
             out.append(dict(r))
         return out
 
+    def events_before(self, ref, session, limit):
+        me = self.db.execute("SELECT id, ts_epoch FROM docs WHERE ref = ?", (ref,)).fetchone()
+        if me is None:
+            return []
+        return [dict(r) for r in self.db.execute(
+            "SELECT ref, role, text, ts, handle FROM docs WHERE kind = 'event' AND session = ? AND "
+            "(ts_epoch < ? OR (ts_epoch = ? AND id < ?)) ORDER BY ts_epoch DESC, id DESC LIMIT ?",
+            (session, me["ts_epoch"], me["ts_epoch"], me["id"], limit))]
+
     def events(self):
         for r in self.db.execute("SELECT ref, role, text, session, ts, meta FROM docs WHERE kind = 'event' ORDER BY ts_epoch, id"):
             yield dict(r)
