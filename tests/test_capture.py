@@ -7,6 +7,8 @@ import pytest
 
 import memdir
 from memdir.capture import gates as cap
+from memdir.capture.gates import gate
+from memdir.config import Config
 
 
 def user(text, session="s1", **kw):
@@ -117,10 +119,53 @@ def test_assistant_gated_too(m):
 
 
 # ---- tools ---------------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("name", ["Read", "grep", "Glob", "LS", "list", "memory_recall", "mcp__memdir__memory_recall"])
+@pytest.mark.parametrize("name", ["memory_recall", "mcp__memdir__memory_recall", "TodoWrite"])
 def test_noisy_tools_skipped(m, name):
     r = m.capture({"role": "tool", "tool": name, "input": {"path": "x"}, "output": "y", "session": "s", "call_id": "c"})
     assert r.reason == "noisy_tool"
+
+
+@pytest.mark.parametrize("name, tool_input, fact", [
+    ("Read", {"file_path": "/p/src/auth/session.ts", "offset": 40, "limit": 80}, "read src/auth/session.ts (lines 40-119)"),
+    ("read", {"filePath": "/p/docs/spec.md"}, "read docs/spec.md"),
+    ("Grep", {"pattern": "refreshToken", "path": "/p/src", "glob": "*.ts"}, 'searched "refreshToken" (*.ts) in src'),
+    ("Glob", {"pattern": "**/*.spec.ts"}, 'searched files "**/*.spec.ts" in .'),
+    ("LS", {"path": "/p/migrations"}, "listed migrations"),
+    ("Bash", {"command": "cd web && rg -n 'useAuth' src | head -20"}, 'searched "useAuth" in web/src'),
+    ("exec_command", {"cmd": "sed -n '1,160p' /p/src/server.rs"}, "read src/server.rs"),
+])
+def test_a_read_or_search_keeps_a_one_line_fact_not_its_output(project, tmp_path, clock, name, tool_input, fact):
+    m = memdir.open(project, home=tmp_path / "g", clock=clock, config={"capture.read_facts": True})
+    r = m.capture({"role": "tool", "tool": name, "input": tool_input, "output": "export const SECRET_DUMP = 1\n" * 50,
+                   "session": "s", "call_id": "c-" + name, "cwd": "/p"})
+    assert r.stored and r.text == fact
+    assert "SECRET_DUMP" not in m.get(r.key).text
+    m.close()
+
+
+def test_reads_are_dropped_whole_by_default(m):
+    r = m.capture({"role": "tool", "tool": "Read", "input": {"file_path": "a.py"}, "output": "x", "session": "s"})
+    assert r.reason == "noisy_tool"
+    r = m.capture({"role": "tool", "tool": "Bash", "input": {"command": "sed -n 1,80p a.py"}, "output": "x", "session": "s"})
+    assert r.reason == "noisy_tool"
+
+
+def test_a_read_fact_is_redacted_and_its_key_is_stable(project, tmp_path, clock):
+    token = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    ev = {"role": "tool", "tool": "Bash", "input": {"command": f"rg -n '{token}' src"}, "output": "x", "session": "s"}
+    on = Config(overrides={"capture.read_facts": True})
+    d1, d2 = gate(ev, on), gate(dict(ev), on)
+    assert d1.key == d2.key and d1.key.startswith("t:s:")
+    with memdir.open(project, home=tmp_path / "g", clock=clock, config={"capture.read_facts": True}) as m:
+        r = m.capture(ev)
+        assert r.stored and token not in m.get(r.key).text and "searched" in m.get(r.key).text
+
+
+def test_a_read_tool_the_config_skips_is_dropped_whole(project, tmp_path, clock):
+    with memdir.open(project, home=tmp_path / "g", clock=clock,
+                     config={"capture.skip_tools": ["Read"], "capture.read_facts": True}) as m2:
+        r = m2.capture({"role": "tool", "tool": "Read", "input": {"file_path": "a.py"}, "output": "x", "session": "s"})
+        assert r.reason == "noisy_tool"
 
 
 def test_extra_skip_tools_from_config(project, tmp_path, clock):

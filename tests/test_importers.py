@@ -249,7 +249,7 @@ def test_codex_falls_back_to_response_items_without_event_msgs(tmp_path):
     assert [(e["role"], e["key"]) for e in events] == [
         ("user", "import:codex:sess-1:L2"), ("user", "import:codex:sess-1:L3"), ("tool", "import:codex:sess-1:c1"),
         ("assistant", "import:codex:sess-1:L6")]
-    assert events[2]["text"] == "shell: make → error: make: *** [all] Error 1"
+    assert events[2]["text"] == "shell: make → error (exit 2): make: *** [all] Error 1"
     assert events[2]["meta"]["exit_code"] == 2 and events[2]["meta"]["is_error"] is True
     assert stats["skipped:unknown"] == 1
     # the injected context is judged by the capture gate, like a hook would see it
@@ -272,7 +272,7 @@ def test_claude_subagent_fixture(tmp_path):
     by_key = {e["key"].rsplit(":", 1)[1]: e for e in events}
     assert by_key["toolu_A"]["text"] == "Bash: ls scripts/ → deploy.sh\nbuild.sh"
     err = by_key["toolu_B"]
-    assert err["meta"]["is_error"] is True and err["text"].startswith("Bash: ./scripts/deploy.sh --dry-run → error: Exit code 2")
+    assert err["meta"]["is_error"] is True and err["text"].startswith("Bash: ./scripts/deploy.sh --dry-run → error (exit 2): ")
     assert len(err["text"]) <= TOOL_SUMMARY_MAX_CHARS and err["text"].endswith("x" * 100)  # the output is kept whole
     assert by_key["toolu_C"]["text"].endswith("→ (no result)")
     assert "secret plan" not in json.dumps(events, ensure_ascii=False)  # thinking is never imported

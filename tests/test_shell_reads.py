@@ -110,3 +110,24 @@ def test_the_gate_is_the_same_for_hooks_and_importers():
     imported = {"role": "tool", "text": "exec_command: cat README.md → # memdir", "meta": {"tool": "exec_command"},
                 "input": {"cmd": "cat README.md"}}
     assert gate(hook, cfg).reason == gate(imported, cfg).reason == "noisy_tool"
+
+
+def test_with_read_facts_on_a_shell_read_keeps_what_it_read_for_hooks_and_importers_alike(project, tmp_path):
+    from memdir.portability.transcripts import import_host
+
+    hook = {"role": "tool", "tool": "Bash", "input": {"command": "cat README.md"}, "output": "# memdir"}
+    imported = {"role": "tool", "text": "exec_command: cat README.md → # memdir", "meta": {"tool": "exec_command"},
+                "input": {"cmd": "cat README.md"}}
+    on = {"capture.read_facts": True}
+    assert gate(hook, Config(overrides=on)).text == gate(imported, Config(overrides=on)).text == "read README.md"
+    dump = "export function buildOpenCodeConfig() {\n  return { compaction: { auto: true } };\n}\n" * 30
+    path = _codex_rollout(tmp_path, [("sed -n '1,220p' src/agents/plugins/codemie-code.plugin.ts", dump),
+                                     ("rg -n \"compact\" src", "src/a.ts:3: compaction"),
+                                     ("npm test -- --run src/x.test.ts", "FAIL src/x.test.ts > Compaction Config")])
+    with memdir.open(project, home=tmp_path / "g", config=on) as m:
+        out = import_host(m, "codex", path, projects="here", progress=False)
+        assert not out["skipped_by"].get("noisy_tool")
+        tools = sorted(h.text.split(" → ")[0] for h in m.recent(kinds=["tool"], limit=10))
+        assert tools == ["exec_command: npm test -- --run src/x.test.ts", "read src/agents/plugins/codemie-code.plugin.ts",
+                         'searched "compact" in src']
+        assert "buildOpenCodeConfig" not in m.context("how is buildOpenCodeConfig compaction set up")

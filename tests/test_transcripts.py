@@ -282,7 +282,7 @@ def test_codex_exec_command_paired_with_write_stdin_output(tmp_path):
     assert set(tools) == {"call_long", "call_quick", "call_agg", "call_orphan", "call_patch"}
     long = tools["call_long"]
     # the command and every chunk of its output, from two later write_stdin polls that never name it
-    assert long["text"] == ("exec_command: make nightly → error: step 1/3 compile ok\nstep 2/3 link ok\n"
+    assert long["text"] == ("exec_command: make nightly → error (exit 2): step 1/3 compile ok\nstep 2/3 link ok\n"
                             "step 3/3 integration: timeout after 600s waiting for redis")
     assert long["meta"]["exit_code"] == 2 and long["meta"]["is_error"] is True and long["meta"]["stdin_calls"] == 2
     assert tools["call_quick"]["text"] == "exec_command: git log -1 --oneline → a1b2c3d bump cache size"

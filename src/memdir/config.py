@@ -205,6 +205,8 @@ SETTINGS: tuple[tuple[str, Any, str, type | None, Callable[[Any], bool] | None],
     ("capture.web_content", False, "capture what web tools returned (WebFetch, WebSearch, webfetch, web_search, fetch and "
      "browser MCP tools, curl/wget in a shell): third-party text that may carry instructions; off = only the call is kept",
      bool, None),
+    ("capture.read_facts", False, "keep a read, search or listing (Read/Grep/Glob/LS, sed -n/cat/rg/ls in a shell) as one "
+     "line, 'read <path>' / 'searched \"<pattern>\" in <dir>', instead of dropping it (its output is never kept)", bool, None),
     ("capture.web_tools", [], "extra tool names/patterns that fetch third-party content (added to memdir.capture.gates.WEB_TOOLS)",
      list, None),
     ("hook.budget_ms", 3000, "wall-time budget of one `memdir hook` call; past it the hook prints nothing and exits 0", None, _pos),

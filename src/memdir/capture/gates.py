@@ -18,7 +18,9 @@ limit live capture only:
    ``capture.skip_tools``; case-insensitive shell-style patterns, ``*`` wildcards), or a shell tool (Codex's
    ``exec_command``/``shell``, Claude Code's and Codex hooks' ``Bash`` …) ran only file reads, searches and
    listings (``cat``, ``sed -n``, ``nl``, ``head``, ``rg``, ``ls`` …: :func:`is_shell_read`) — the shell forms of
-   the Read/Grep/Glob/LS tools skipped by name, whose file dumps would otherwise fill the block's slots.
+   the Read/Grep/Glob/LS tools skipped by name, whose file dumps would otherwise fill the block's slots. With
+   ``capture.read_facts`` on, both are kept as one line instead (``read src/a.py``, ``searched "p" in src``:
+   :func:`memdir.capture.evidence.read_fact`), never their output; a ``capture.skip_tools`` name is still dropped.
    Web content (``capture.web_content``, off by default): a web tool's event (:data:`WEB_TOOLS`: ``WebFetch``,
    ``WebSearch``, ``webfetch``, ``web_search``, fetch and browser MCP tools; ``capture.web_tools`` adds names) or a
    shell download from another machine (``curl``/``wget`` …: :func:`fetches_web`) keeps its call line alone,
@@ -62,6 +64,7 @@ if TYPE_CHECKING:
     from collections import Counter
 
 
+from memdir.capture.evidence import read_fact, shell_words  # shell_words: one tokenizer for every gate
 from memdir.lazylog import getLogger
 
 log = getLogger("memdir")  # imports logging only when a record can go somewhere
@@ -244,20 +247,6 @@ def shell_command(name: str, tool_input: Any) -> str | None:
     return inp if isinstance(inp, str) else None
 
 
-def shell_words(command: str) -> list[str] | None:
-    """``command`` split as a POSIX shell would (quotes removed, ``|``/``;``/``&&`` as words of their own, no
-    comments); ``None`` when it does not parse (an open quote)."""
-    import shlex
-
-    try:
-        lex = shlex.shlex(command, posix=True, punctuation_chars=True)
-        lex.whitespace_split = True
-        lex.commenters = ""
-        return list(lex)
-    except ValueError:
-        return None
-
-
 def is_shell_read(command: str) -> bool:
     """True when every part of ``command`` (split at ``&&``, ``||``, ``;``, ``|``, newlines) only shows, searches or
     lists files (:data:`READ_COMMANDS`), with no output redirected into a file: ``sed -n '1,180p' a.py``,
@@ -335,6 +324,20 @@ def fetches_web(command: str) -> bool:
     return False
 
 
+def _listed(name: str, patterns: Any) -> bool:
+    n = name.strip().lower()
+    return any(fnmatch.fnmatchcase(n, p.strip().lower()) for p in (patterns or ()) if p.strip())
+
+
+def _call_input(ev: dict[str, Any], name: str, text: Any) -> Any:
+    """A tool event's arguments: its ``input``, else the argument of an importer's ``<tool>: <argument> → …`` text."""
+    if ev.get("input") not in (None, "", {}):
+        return ev.get("input")
+    if isinstance(text, str) and text.startswith(name + ": "):
+        return text.split("\n", 1)[0][len(name) + 2:].split(" → ", 1)[0].strip() or None
+    return None
+
+
 def skip_tool(name: str, extra: list[str] | tuple[str, ...] = ()) -> bool:
     """True when tool ``name`` matches a skip pattern (``DEFAULT_SKIP_TOOLS`` + ``extra``), case-insensitively."""
     n = name.strip().lower()
@@ -345,10 +348,13 @@ def tool_text(name: str, tool_input: Any, output: Any, *, is_error: bool = False
     """The tool summary a hook stores: :func:`memdir.capture.tools.tool_summary`, the same function the
     importers use (``<tool>: <main argument> → <first output lines>``; file edits as "file + what changed").
     ``output`` may be a string, a list of text blocks or a dict (``stdout``/``stderr``/``output``/``content`` are
-    read). ``cwd``: file paths under it are shown relative to it."""
+    read; its ``exit_code``/``exitCode``/``returncode``/``exit`` is the exit status). ``cwd``: file paths under it are
+    shown relative to it."""
     from memdir.capture.tools import tool_summary
 
-    return tool_summary(name, tool_input, _output_text(output), is_error=is_error, cwd=cwd)
+    code = next((output[k] for k in ("exit_code", "exitCode", "returncode", "exit") if isinstance(output, dict)
+                 and isinstance(output.get(k), int) and not isinstance(output.get(k), bool)), None)
+    return tool_summary(name, tool_input, _output_text(output), is_error=is_error, cwd=cwd, exit_code=code)
 
 
 def _output_text(output: Any) -> str | None:
@@ -467,16 +473,28 @@ def gate(event: Any, config: Any) -> Decision:
         text = _clean_unicode(text)
     if role == "tool":
         name = str(ev.get("tool") or ev.get("tool_name") or meta.get("tool") or "").strip()
+        cwd = ev.get("cwd") or meta.get("cwd")
+        fact = None
         if name and skip_tool(name, config.get("capture.skip_tools")):
-            return _no("noisy_tool", name, role=role)
+            # a read, search or listing leaves what it looked at (its dump is noise for memory); the config's own
+            # skip list, and the other default skips (todos, memdir's tools), drop the call entirely
+            facts = _setting(config, "capture.read_facts", False) and not _listed(name, config.get("capture.skip_tools"))
+            fact = read_fact(name, _call_input(ev, name, text), cwd=cwd) if facts else None
+            if fact is None:
+                return _no("noisy_tool", name, role=role)
         cmd = shell_command(name, ev.get("input")) if name else None
-        if cmd and is_shell_read(cmd):  # the shell form of Read/Grep/Glob/LS: a file dump, noise for memory
-            return _no("noisy_tool", f"{name} read: {cmd[:80]}", role=role)
+        if cmd and is_shell_read(cmd):  # the shell form of Read/Grep/Glob/LS: only the one-line fact is kept
+            fact = read_fact(name, None, command=cmd, cwd=cwd) if _setting(config, "capture.read_facts", False) else None
+            if fact is None:
+                return _no("noisy_tool", f"{name} read: {cmd[:80]}", role=role)
+        if fact is not None:
+            text = _clean_unicode(fact)
+            log.debug("capture: %s kept as a fact: %s", name, safe_text(fact))
         if not isinstance(text, str) or not text.strip():
             if not name:
                 return _no("invalid", "tool event without a tool name or text", role=role)
             text = _clean_unicode(tool_text(name, ev.get("input"), ev.get("output"), is_error=bool(ev.get("is_error")),
-                                            cwd=ev.get("cwd") or meta.get("cwd")))
+                                            cwd=cwd))
         if not cmd and name.strip().lower() in SHELL_TOOLS and text.startswith(name + ": "):  # an importer's summary
             cmd = text.split("\n", 1)[0][len(name) + 2:].split(" → ", 1)[0]
         if (is_web_tool(name, _setting(config, "capture.web_tools", ())) or (cmd and fetches_web(cmd))) \

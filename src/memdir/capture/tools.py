@@ -13,13 +13,19 @@ call                                     summary
 ``Write`` (``content``)                    ``Write: <file> (<n> lines)`` then the first lines of the content
 ``apply_patch`` (Codex patch text, as     ``apply_patch: Update <file>, Add <file>`` then each file's ``+``/``-`` lines
 a string or ``{"input"|"patch": …}``;
-OpenCode ``patch`` ``{"patchText": …}``)
+OpenCode ``patch`` ``{"patchText": …}``;
+a shell call whose command carries a
+``*** Begin Patch`` text)
 =======================================  ==========================================================================
+
+Other hosts' names for the same calls (``edit_file``, ``write_file``, ``create_file``, ``replace``, ``str_replace``,
+``str_replace_based_edit_tool``) read the same arguments (``old_str``/``new_str``, ``file_text`` too).
 
 Bounds: at most :data:`CHANGE_MAX_LINES` changed lines per file (when cut, two thirds go to the added lines
 and a last line says how many were left out), each line cut to
 :data:`CHANGE_LINE_MAX_CHARS`, the whole text to :data:`TOOL_SUMMARY_MAX_CHARS`. A failed
-call ends with ``→ error: <first output lines>``. Texts are not redacted here: the store redacts every event
+call ends with ``→ error: <the lines that say why>`` (:func:`memdir.capture.evidence.failure_lines`, else its
+first lines). Texts are not redacted here: the store redacts every event
 (:meth:`memdir.Memdir.import_events`). File paths under ``cwd`` are shown relative to it.
 """
 
@@ -42,18 +48,26 @@ TOOL_ARG_MAX_CHARS = 500
 TOOL_OUTPUT_MAX_LINES = 2000
 """Number of non-blank output lines kept after the arrow (the character bound usually comes first)."""
 
+FAILURE_INLINE_LINES = 3
+"""A failed call's output of at most this many lines is shown as it is after ``error: ``; a longer one is led by the
+lines that say why it failed."""
+
 
 def _one_line(value: str, limit: int) -> str:
     s = " ".join(str(value).split())
     return s if len(s) <= limit else s[: limit - 1] + "…"
 
 
-def summarise_tool(name: str, arg: str, output: str | None, *, is_error: bool = False) -> str:
+def summarise_tool(name: str, arg: str, output: str | None, *, is_error: bool = False,
+                   exit_code: int | None = None) -> str:
     """One tool event text: ``<name>: <arg> → <first output lines>``, bounded.
 
     ``arg`` is whitespace-collapsed and cut to ``TOOL_ARG_MAX_CHARS``; the output keeps its non-blank
     lines (beyond ``TOOL_OUTPUT_MAX_LINES``, the first 70% and last 30% of them); ``output=None`` means no result was recorded
-    (``→ (no result)``); an error result reads ``→ error: …``. The whole text is cut to
+    (``→ (no result)``). A failed call (``is_error``, or an ``exit_code`` other than 0, given or written into the
+    output as ``Exit code 1`` …: :func:`memdir.capture.evidence.exit_status`) reads ``→ error (exit 1): <why>``:
+    ``<why>`` is the lines that say why it failed (:func:`memdir.capture.evidence.failure_lines`; else the output's
+    last line), one per line, before the whole output. The whole text is cut to
     ``TOOL_SUMMARY_MAX_CHARS`` chars: when longer, its first 70% and last 30% are kept around a
     ``[… N chars elided …]`` line.
     """
@@ -61,15 +75,33 @@ def summarise_tool(name: str, arg: str, output: str | None, *, is_error: bool = 
     if output is None:
         tail = "(no result)"
     else:
+        from memdir.capture import evidence
+
+        code = exit_code if exit_code is not None else evidence.exit_status(output)
         lines = [ln.rstrip() for ln in str(output).splitlines() if ln.strip()]
+        failed = is_error or code not in (None, 0)
+        if failed and lines and evidence.is_exit_line(lines[0]):
+            lines = lines[1:]  # "Exit code 1": the status below says it
         if len(lines) > TOOL_OUTPUT_MAX_LINES:
             head_n = int(TOOL_OUTPUT_MAX_LINES * 0.7)
             tail_n = TOOL_OUTPUT_MAX_LINES - head_n
+            why = evidence.failure_lines(lines) if failed else []
             lines = lines[:head_n] + [f"… ({len(lines) - TOOL_OUTPUT_MAX_LINES} lines elided)"] + lines[-tail_n:]
+        else:
+            why = evidence.failure_lines(lines) if failed else []
         body = "\n".join(lines)
         tail = body or "(no output)"
-        if is_error:
-            tail = "error: " + tail
+        if failed:
+            status = f"error (exit {code})" if code not in (None, 0) else "error"
+            if not why and lines:  # nothing reads as an error: a command's verdict is its last line
+                why = [_one_line(lines[-1], evidence.FAILURE_LINE_MAX_CHARS)]
+            top = {_one_line(x, evidence.FAILURE_LINE_MAX_CHARS) for x in lines[:FAILURE_INLINE_LINES]}
+            if why and all(x in top for x in why[:1]):
+                why = []  # the output opens with why it failed already: said once
+            if why and len(lines) > FAILURE_INLINE_LINES:  # why it failed first: what a one-line view shows
+                tail = status + ": " + "\n".join(why) + "\n" + body
+            else:
+                tail = status + ": " + tail
     text = f"{head} → {tail}"
     if len(text) > TOOL_SUMMARY_MAX_CHARS:  # keep the head and the tail (test summaries, exit codes live at the end)
         mark = f"\n[… {len(text) - TOOL_SUMMARY_MAX_CHARS + 40} chars elided …]\n"
@@ -116,7 +148,8 @@ CHANGE_MAX_LINES = 12
 CHANGE_LINE_MAX_CHARS = 140
 """Each changed line is cut to this many characters."""
 
-EDIT_TOOLS = frozenset({"edit", "multiedit", "write", "apply_patch", "patch", "str_replace_based_edit_tool"})
+EDIT_TOOLS = frozenset({"edit", "multiedit", "write", "apply_patch", "patch", "str_replace_based_edit_tool",
+                        "edit_file", "write_file", "create_file", "replace", "str_replace"})
 _PATCH_FILE = re.compile(r"^\*\*\* (Add|Update|Delete) File: (.+)$")
 _PATCH_MOVE = re.compile(r"^\*\*\* Move to: (.+)$")
 
@@ -274,18 +307,25 @@ def describe_change(name: str, tool_input: Any, *, cwd: str | None = None) -> st
 
 
 def tool_summary(name: str, tool_input: Any, output: str | None, *, is_error: bool = False,
-                 cwd: str | None = None) -> str:
+                 cwd: str | None = None, exit_code: int | None = None) -> str:
     """The stored text of one tool call, for hooks and importers alike (see the module docstring).
 
     ``tool_input``: the call's arguments (dict, JSON string, or Codex patch text). ``output``: the result text
-    (``None`` = no result recorded). Returns at most ``TOOL_SUMMARY_MAX_CHARS`` characters."""
+    (``None`` = no result recorded). ``exit_code``: a command's exit status when the host records it apart from the
+    output (Codex, OpenCode). Returns at most ``TOOL_SUMMARY_MAX_CHARS`` characters."""
     change = describe_change(name, tool_input, cwd=cwd)
+    arg = primary_arg(tool_input) if change is None else ""
+    if change is None and "*** Begin Patch" in arg and "*** End Patch" in arg:
+        # a patch applied through a shell tool (`apply_patch <<'EOF'` from Codex's shell, a hook's Bash call)
+        name, change = "apply_patch", describe_change("apply_patch", arg[arg.index("*** Begin Patch"):], cwd=cwd)
     if change is None:
-        return summarise_tool(name, primary_arg(tool_input), output, is_error=is_error)
+        return summarise_tool(name, arg, output, is_error=is_error, exit_code=exit_code)
     text = f"{name}: {change}"
     if is_error and output:
-        first = [ln.strip() for ln in str(output).splitlines() if ln.strip()][:2]
-        text += "\n→ error: " + " ".join(first)
+        from memdir.capture.evidence import failure_lines
+
+        lines = [ln.strip() for ln in str(output).splitlines() if ln.strip()]
+        text += "\n→ error: " + " ".join((failure_lines(lines) or lines)[:2])
     elif output is None:
         text += "\n→ (no result)"
     if len(text) > TOOL_SUMMARY_MAX_CHARS:

@@ -13,6 +13,7 @@ from memdir.engine import routing
 from memdir.errors import UsageError
 from memdir.inject import block as inject
 from memdir.inject import entries as inject_entries
+from memdir.inject.kinds import answers, question_kind
 from memdir.lazylog import getLogger
 from memdir.recall import glossary
 from memdir.recall.tokenize import query_tokens, tokenize
@@ -22,6 +23,8 @@ from memdir.timeutil import parse_ts
 from memdir.types import Event, Hit, Note
 
 log = getLogger("memdir")  # imports logging only when a record can go somewhere
+
+KIND_FULL = True  # a tool entry answering the question's kind is never cut to one line (bench/block_qa.py)
 
 
 def rule_notes(s: Stores) -> list[Note]:
@@ -95,7 +98,8 @@ def context(s: Stores, prompt: str = "", *, max_chars: int | None = None, max_en
     if prompt.strip() and "hits" in sections:
         hits = routing.forward(s, prompt, hits, skip=("rules", ROOT_PAGE))
     weights = block_weights(s, prompt) if hits else {}
-    entries = block_entries(s, prompt, inject_entries.block_order(hits), weights)
+    kind = question_kind(prompt) if hits else None
+    entries = block_entries(s, prompt, inject_entries.block_order(hits, kind), weights, kind)
     block = inject.build(
         rules=[(r.id, r.summary if len(r.text) > 200 else r.text) for r in rules] if "rules" in sections else [],
         goals=[(g.id, g.summary if len(g.text) > 200 else g.text) for g in goals],
@@ -145,7 +149,8 @@ def query_idf(s: Stores, tokens: list[str]) -> dict[str, float]:
     return {}
 
 
-def block_entries(s: Stores, prompt: str, hits: list[Hit], weights: dict[str, float]) -> list[tuple[inject.Entry, tuple[str, str]]]:
+def block_entries(s: Stores, prompt: str, hits: list[Hit], weights: dict[str, float],
+                  kind: str | None = None) -> list[tuple[inject.Entry, tuple[str, str]]]:
     """Block entries for ``hits`` (best first), with the ``(scope, ref)`` each shows. A user turn is replaced by the
     reply that answered it (led by the question, unless it is the prompt itself); a user turn that is the prompt
     and has no reply is dropped (case C24)."""
@@ -169,6 +174,8 @@ def block_entries(s: Stores, prompt: str, hits: list[Hit], weights: dict[str, fl
     cover = [inject_entries.cover(e, weights) for e, _ in out]
     top = max(cover, default=0.0)
     for (e, _), c in zip(out, cover):
+        if kind and KIND_FULL and e.kind == "tool" and answers(kind, (e.lead + " " + e.text) if e.lead else e.text):
+            continue  # the failing output of a "why did it fail", the change of a "how did we fix": shown in full
         if e.kind == "tool" and not e.dump and c < inject_entries.TOOL_EVIDENCE * top and inject_entries.tool_name(e.lead) not in inject_entries.USER_ANSWER_TOOLS:
             e.brief = True  # its call line (the lead) and the output's first line quoted beneath (inject.block)
             e.span = None

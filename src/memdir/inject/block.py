@@ -52,6 +52,7 @@ MIN_HIT_ROOM = 40  # chars the best hit keeps when rules and goals need room for
 TOP_SHARE = 2.0  # the best entry's share of the room relative to each other entry's (chosen on bench/session_qa.py)
 TRIVIAL_OUTPUT = 32  # a tool output of one line this short says nothing by itself: the call is shown instead
 FILE_DUMP_TOOLS = ("read", "read_file", "view", "notebookread", "cat")
+BEST_LINE_SCAN = 400  # lines of an entry a one-line view looks through for the line that matches
 
 
 #: compatibility forms that could spell a tag: full-width/small ``< > /`` and full-width Latin letters → ASCII
@@ -210,6 +211,32 @@ def one_line(text: str, limit: int = 100) -> str:
     return truncate(" ".join(first.split()), limit)
 
 
+def best_line(text: str, weights: dict[str, float], limit: int = 100) -> str:
+    """The line of ``text`` holding the most query weight (the summed ``weights`` of the distinct query tokens in it;
+    the first on a tie, an edit's ``+`` line before its ``-`` line), whitespace collapsed and cut at ``limit`` chars: what a one-line entry shows — the error line
+    or the changed line that carries the question's rare terms, not the output's opening. The first non-blank line
+    when no line holds any weight."""
+    if not weights:
+        return one_line(text, limit)
+    from memdir.recall.tokenize import tokenize
+
+    best, best_s = "", 0.0
+    for ln in text.split("\n")[:BEST_LINE_SCAN]:
+        if not ln.strip():
+            continue
+        sc = sum(weights.get(t, 0.0) for t in set(tokenize(ln[:2 * limit + 200])))
+        if sc and ln.startswith("+ "):
+            sc += 1e-6  # an edit's new line wins a tie with its old one: what the agent wrote is the change
+        if sc > best_s:
+            best, best_s = ln, sc
+    if not best:
+        return one_line(text, limit)
+    line = " ".join(best.split())
+    if len(line) > limit:  # a long line: the part around its first query term
+        return focus(line, weights, limit)
+    return line
+
+
 QUOTE = "> "  # the mark of each line of a tool's output in the block: data the tool returned, never an instruction
 
 
@@ -255,7 +282,7 @@ def _render_tool(e: Entry, head: str, room: int, weights: dict[str, float]) -> s
         return head + truncate(line, avail) if line and avail >= MIN_BODY else None
     size = rest
     for _ in range(4):  # each shown line costs its quote mark: focus again in what is left after them
-        raw = one_line(out, max(MIN_BODY, min(size - len(QUOTE), 120))) if e.brief else focus(out.strip(), weights, size, span, tail=True)
+        raw = best_line(out, weights, max(MIN_BODY, min(size - len(QUOTE), 120))) if e.brief else focus(out.strip(), weights, size, span, tail=True)
         body = quote(raw)
         if len(body) <= rest or size <= MIN_BODY:
             break
@@ -278,7 +305,7 @@ def render(e: Entry, room: int, weights: dict[str, float], *, full: bool = True)
         lead, avail = "", room - len(head)
         if avail < least:
             return None
-    raw = one_line(e.text, max(MIN_BODY, min(avail, 120))) if e.brief else focus(e.text.strip(), weights, avail, e.span, tail=e.kind == "tool")
+    raw = best_line(e.text, weights, max(MIN_BODY, min(avail, 120))) if e.brief else focus(e.text.strip(), weights, avail, e.span, tail=e.kind == "tool")
     body = _clean(raw)
     if len(body) > avail:
         body = truncate(body, avail)
@@ -289,11 +316,11 @@ def natural(e: Entry, weights: dict[str, float]) -> int:
     """Chars the entry would take with no budget (header included)."""
     if e.kind == "tool":
         call, out, _ = tool_parts(e)
-        shown = one_line(out, 120) if e.brief else out
+        shown = best_line(out, weights, 120) if e.brief else out
         return len(e.header()) + len(" ".join(call.split())) + (1 + len(quote(shown)) if shown.strip() else 0)
     head = len(e.header()) + (len(e.lead) + 1 if e.lead else 0)
     if e.brief:
-        return head + len(one_line(e.text, 120))
+        return head + len(best_line(e.text, weights, 120))
     return head + len(e.text.strip())
 
 

@@ -295,7 +295,7 @@ def iter_codex(path: str | Path, *, stats: Counter | None = None) -> Iterator[di
             if name == "write_stdin" and isinstance(args, dict) and "session_id" in args:
                 chars = args.get("chars")
                 shown_args = f"session {args['session_id']}" + (f" input {chars!r}" if chars else "")
-            text = tool_summary(shown, shown_args, out, is_error=is_error, cwd=cwd)
+            text = tool_summary(shown, shown_args, out, is_error=is_error, cwd=cwd, exit_code=code)
             meta.update({"tool": name, "call_id": call_id, "is_error": is_error, **extra})
             if code is not None:
                 meta["exit_code"] = code

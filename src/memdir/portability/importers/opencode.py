@@ -111,7 +111,9 @@ def _part_events(session: str, message: dict, part: dict, part_id: str, cwd: str
             output = None
         stime = state.get("time") if isinstance(state.get("time"), dict) else {}
         ts = iso(stime.get("start") or msg_time, stats)
-        text = tool_summary(name, state.get("input"), output, is_error=is_error, cwd=cwd)
+        md = state.get("metadata") if isinstance(state.get("metadata"), dict) else {}
+        code = md.get("exit") if isinstance(md.get("exit"), int) and not isinstance(md.get("exit"), bool) else None
+        text = tool_summary(name, state.get("input"), output, is_error=is_error, cwd=cwd, exit_code=code)
         meta.update({"tool": name, "call_id": part.get("callID"), "is_error": is_error})
         yield make_event(SOURCE, session, part_id, "tool", text, ts, meta, tool_input=state.get("input"))
     else:

@@ -1,0 +1,49 @@
+"""What a question asks for, as far as the block's choice of entries cares: why something failed, or how it was fixed.
+
+:func:`question_kind` reads the question alone (English and Chinese wording, no model); the block then weighs the
+entries that answer such a question (:func:`memdir.inject.entries.block_order`): the failing output for a "why did it
+fail", the change for a "how did we fix". Kept only where bench/block_qa.py says it helps on both halves
+(docs/benchmarks.md).
+"""
+
+from __future__ import annotations
+
+import re
+
+#: "how did we fix / get around / make it pass", 怎么修好的 / 如何解决 / 改了什么
+_FIX = re.compile(
+    r"\b(?:fix(?:ed|es|ing)?|resolv(?:e|ed|ing)|solv(?:e|ed|ing)|work(?:ed)? ?around|patch(?:ed)?|repair(?:ed)?"
+    r"|get (?:it|them|this|that) (?:to )?work(?:ing)?|make (?:it|them) pass|unblock(?:ed)?)\b"
+    r"|修复|修好|修正|修了|解决|搞定|改好|怎么改|如何改|改了什么|改成了?什么|绕过|规避|让.{0,12}通过", re.I)
+#: "why did it fail / what error / which rule blocked it", 为什么失败 / 报了什么错 / 被哪条规则拦下
+_FAIL = re.compile(
+    r"\b(?:fail(?:s|ed|ing|ure)?|error(?:s|ed)?|exception|crash(?:ed|es)?|broke(?:n)?|reject(?:ed|s)?|denied|refus(?:e|ed)"
+    r"|block(?:ed|s)?|complain(?:ed|s)?|went wrong|traceback|panic(?:ked)?|time[ds]? ?out|didn'?t work|wouldn'?t"
+    r"|couldn'?t|can'?t|cannot)\b"
+    r"|失败|报错|出错|错误|异常|拦|拒绝|不通过|没通过|没过|崩|挂了|卡住|超时|无法|不能|不行|报了?什么", re.I)
+
+
+def question_kind(question: str) -> str | None:
+    """``"fix"`` for a question about how something was fixed, ``"fail"`` for one about why something failed (a
+    question naming both, "how did we fix the failing build", is ``"fix"``), else ``None``."""
+    if not isinstance(question, str) or not question.strip():
+        return None
+    if _FIX.search(question):
+        return "fix"
+    if _FAIL.search(question):
+        return "fail"
+    return None
+
+
+def answers(kind: str | None, text: str) -> bool:
+    """True when a tool entry's stored ``text`` is what a ``kind`` question looks for: a failed call (its summary
+    reads ``→ error``) for ``"fail"``, a file change (``Edit: <file> …``, ``apply_patch: …``) for ``"fix"``."""
+    if kind == "fail":
+        head = text[:600]
+        return " → error" in head or "\n→ error" in text[-400:]
+    if kind == "fix":
+        from memdir.capture.tools import EDIT_TOOLS
+
+        name = text.split(":", 1)[0].strip().casefold()
+        return name in EDIT_TOOLS and "\n" in text
+    return False

@@ -1,0 +1,82 @@
+"""The window of an entry shows what matched the question (memdir.inject.block.best_line / focus), for one-line
+(brief) entries too: the error line or changed line that carries the question's rare term, not the opening."""
+
+from __future__ import annotations
+
+from memdir.inject import block as inject
+
+BUILD = "\n".join(["> web@1.4.0 test", "> vitest run"] + [f" ✓ src/mod{i}.test.ts (3 tests)" for i in range(40)]
+                  + [" × src/upload.test.ts > retries the chunk upload when the lockfile is stale",
+                     "Test Files  1 failed | 40 passed (41)"])
+
+
+def test_a_one_line_tool_entry_shows_the_line_with_the_rare_term():
+    e = inject.Entry(id="k", handle="abc123", kind="tool", date="05-11", text=BUILD, lead="Bash: npm test →", brief=True)
+    weights = {"lockfil": 6.0, "lockfile": 6.0, "test": 0.3, "upload": 2.0}
+    out = inject.render(e, 400, weights)
+    assert "lockfile is stale" in out and "web@1.4.0" not in out
+
+
+def test_a_one_line_edit_entry_shows_the_changed_line_that_matches():
+    text = "\n".join(["- import os", "+ import os, sys"] + [f"+ # note {i}" for i in range(8)]
+                     + ["- RETRY_LIMIT = 3", "+ RETRY_LIMIT = 5  # raised after the flaky CDN"])
+    e = inject.Entry(id="k", handle="abc123", kind="tool", date="05-11", text=text,
+                     lead="Edit: src/upload.py (-2 +10 lines)", brief=True)
+    out = inject.render(e, 300, {"retry_limit": 5.0, "retri": 1.0, "limit": 1.0})
+    assert "RETRY_LIMIT = 5" in out and "import os" not in out
+
+
+def test_with_no_matching_line_a_one_line_entry_shows_its_opening():
+    e = inject.Entry(id="k", handle="abc123", kind="tool", date="05-11", text=BUILD, lead="Bash: npm test →", brief=True)
+    assert "web@1.4.0 test" in inject.render(e, 400, {"zzz": 3.0})
+
+
+def test_a_long_reply_is_shown_from_the_paragraph_naming_the_path_the_question_asks_for():
+    opening = "I looked at how the login page is wired and what the spec says about the flow. " * 6
+    text = opening + "\n\n" + "Other notes about the layout.\n" * 10 + \
+        "The spec I wrote is docs/specs/session-refresh.md; the dev server is at http://localhost:5173/login.\n"
+    weights = {"spec": 0.8, "login": 0.7, "flow": 0.9, "session-refresh": 5.0, "refresh": 3.0, "session": 1.0}
+    e = inject.Entry(id="k", handle="abc123", kind="assistant", date="05-11", text=text)
+    out = inject.render(e, 260, weights)
+    assert "docs/specs/session-refresh.md" in out
+
+
+# ---- entry choice by question kind (memdir.inject.kinds) ---------------------------------------------------------
+import pytest  # noqa: E402
+
+from memdir.inject import entries as inject_entries  # noqa: E402
+from memdir.inject.kinds import answers, question_kind  # noqa: E402
+from memdir.types import Hit  # noqa: E402
+
+
+@pytest.mark.parametrize("q, kind", [
+    ("Why did the release build fail on CI?", "fail"),
+    ("用 npm 全局安装的时候报的是什么错误码？", "fail"),
+    ("创建子目录为什么一直被拦？", "fail"),
+    ("How did we fix the flaky upload test?", "fix"),
+    ("测试挂了之后是怎么修好的？", "fix"),
+    ("Which port does the dev server listen on?", None),
+    ("为什么选择 pnpm 而不是 npm？", None),
+])
+def test_question_kind(q, kind):
+    assert question_kind(q) == kind
+
+
+def _hit(key, kind, score, text):
+    return Hit(id=key, key=key, kind=kind, scope="project", score=score, text=text)
+
+
+def test_a_why_did_it_fail_question_weighs_the_failing_output_like_a_turn():
+    failed = _hit("t1", "tool", 1.0, "Bash: npm run build → error (exit 2): error TS2322: Type 'string' is not assignable")
+    reply = _hit("a1", "assistant", 0.9, "The build is broken, I will look into the types.")
+    ok = _hit("t2", "tool", 1.0, "Bash: npm test → 12 passed")
+    assert answers("fail", failed.text) and not answers("fail", ok.text)
+    assert [h.key for h in inject_entries.block_order([reply, failed, ok], "fail")][:2] == ["t1", "a1"]
+    assert [h.key for h in inject_entries.block_order([reply, failed, ok])][0] == "a1"  # no kind: the tool prior
+
+
+def test_a_how_did_we_fix_question_weighs_the_change():
+    edit = _hit("t1", "tool", 1.0, "Edit: src/upload.py (-1 +1 lines)\n- RETRY_LIMIT = 3\n+ RETRY_LIMIT = 5")
+    reply = _hit("a1", "assistant", 0.9, "Raised the retry limit.")
+    assert [h.key for h in inject_entries.block_order([reply, edit], "fix")][0] == "t1"
+    assert [h.key for h in inject_entries.block_order([reply, edit])][0] == "a1"
