@@ -310,7 +310,9 @@ def log_cmd(ctx, which, limit, session, as_json):
     m = open_store(ctx)
     if which == "skips":
         rows = m.capture_skips(limit=limit, session=session)
-        human = "\n".join(f"{_when(r['ts'])}  {r['reason']:<13} {r['role'] or '':<9} {r['session'] or '-'}  {r['preview']}" for r in rows)
+        human = "\n".join(f"{_when(r['ts'])}  {r['reason']:<13} {r['role'] or '':<9} {r['session'] or '-'}"
+                           f"{'  ' + r['source'] if (r.get('source') or '').startswith('import:') else ''}  {r['preview']}"
+                           for r in rows)
     else:
         rows = m.injections(limit=limit)
         human = "\n".join(f"{_when(r['ts'])}  {r['host'] or '-'} {r['event'] or '-'} {r['session'] or '-'}  {len(r['block'])} chars  "
