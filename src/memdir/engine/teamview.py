@@ -26,16 +26,17 @@ class TeamUnavailable(UsageError):
         self.url, self.cause = url, cause
 
 
-def holdings(config, root_path: Path, *, newest: int = 5, timeout_s: float = TIMEOUT_S) -> dict[str, Any] | None:
+def holdings(config, root_path: Path, *, newest: int = 5, timeout_s: float | None = None) -> dict[str, Any] | None:
     """What the team server holds for this project that this member's token may read, by person (read-only; the
     server's row-level security decides): ``{"url", "project", "me", "notes", "people": [...]}`` as
     ``POST /v1/<project>/holdings`` answers (:mod:`memdir.server.team`), or ``None`` when ``remote.url`` is not set.
-    Waits ``timeout_s`` seconds at most (then ``1 s`` more for ``<remote.url>/health``, which says whether the server's
+    Waits ``timeout_s`` seconds at most (default :data:`TIMEOUT_S`; then ``1 s`` more for ``<remote.url>/health``, which says whether the server's
     PostgreSQL answers). Raises :class:`TeamUnavailable` (a ``UsageError``) with the cause and its one-line fix."""
     got = remote.settings(config, root_path)
     if got is None:
         return None
     url, project, token = got
+    timeout_s = TIMEOUT_S if timeout_s is None else timeout_s
     env = config.get("remote.token_env") or "MEMDIR_REMOTE_TOKEN"
     if not token:
         raise TeamUnavailable(url, delivery.classify(None, "no token", project=project, token_env=env))

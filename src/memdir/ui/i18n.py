@@ -206,6 +206,9 @@ EN: dict[str, str] = {
     "why.fused": "fused score",
     "why.factors.own": "in its own list:",
     "team.fix": "Fix: {f}",
+    "health.queue": "team queue",
+    "health.queue.counts": "{n} waiting to be sent, {f} refused by the server",
+    "health.queue.stuck": "cannot be delivered ({c}): {e}",
     "yes": "yes",
     "no": "no",
 }
@@ -410,6 +413,9 @@ ZH: dict[str, str] = {
     "why.fused": "融合得分",
     "why.factors.own": "在它自己的列表中：",
     "team.fix": "修复：{f}",
+    "health.queue": "团队队列",
+    "health.queue.counts": "{n} 条等待发送，{f} 条被服务器拒绝",
+    "health.queue.stuck": "无法送达（{c}）：{e}",
     "yes": "是",
     "no": "否",
 }
