@@ -247,3 +247,16 @@ def test_the_demos_outline_keeps_the_episodic_line_whole(sample):
         for line in sample.context(prompt, max_chars=budget).splitlines():
             if "episodic:" in line:
                 assert line == whole, (budget, line)
+
+
+def test_a_postgresql_stores_session_events_carry_the_handle(pg_url, project):
+    from memdir.store import open_store
+    from test_pg_team import _ev, _write
+
+    store = open_store(pg_url, project=project.name)
+    try:
+        _write(store, [_ev("u:s9:1", "the staging deploy needs the vpn", session="s9")])
+        rows = store.session_events("s9")
+        assert rows and rows[0]["handle"] and store.resolve_handle(rows[0]["handle"]) == "u:s9:1"
+    finally:
+        store.close()
