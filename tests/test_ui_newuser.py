@@ -260,3 +260,22 @@ def test_a_postgresql_stores_session_events_carry_the_handle(pg_url, project):
         assert rows and rows[0]["handle"] and store.resolve_handle(rows[0]["handle"]) == "u:s9:1"
     finally:
         store.close()
+
+
+def test_memdir_recall_labels_a_fused_score_with_its_ranks(tmp_path, monkeypatch):
+    from memdir.cli.main import cli
+    from memdir.core import Memdir
+
+    project = tmp_path / "p"
+    (project / ".git").mkdir(parents=True)
+    with memdir.open(project, home=tmp_path / "g") as m:
+        m.remember("deploys go through the staging host first", category="facts")
+    real = Memdir.recall
+
+    def fused(self, q, **kw):
+        return [replace(h, score=1 / 61, reasons={**h.reasons, "rrf": {"local": 1, "team": 3}}) for h in real(self, q, **kw)]
+
+    monkeypatch.setattr(Memdir, "recall", fused)
+    monkeypatch.chdir(project)
+    got = CliRunner().invoke(cli, ["--home", str(tmp_path / "g"), "recall", "staging deploys"])
+    assert got.exit_code == 0 and "score=0.01639  (fused rank: local #1, team #3)" in got.output, got.output

@@ -113,6 +113,9 @@ def recall(ctx, query, k, scope, kinds, explain, as_json):
         ranks = {h["id"]: h.get("ranks", {}) for h in info.get("hits", [])}
     for i, h in enumerate(hits, 1):
         head = f"{i}. [{h.handle + ' ' if h.handle else ''}{h.scope} {h.kind}] {h.id}  score={h.score:.4g}"
+        fused = (h.reasons or {}).get("rrf")
+        if isinstance(fused, dict):  # fused with the team's list: the score is a rank sum, not a local BM25 score
+            head += "  (fused rank: " + ", ".join(f"{src} #{n}" for src, n in fused.items()) + ")"
         if h.ts:
             head += f"  {local_text(h.ts, minutes=False)}"
         text = " ".join(h.text.split())
