@@ -209,6 +209,7 @@ EN: dict[str, str] = {
     "health.queue": "team queue",
     "health.queue.counts": "{n} waiting to be sent, {f} refused by the server",
     "health.queue.stuck": "cannot be delivered ({c}): {e}",
+    "health.queue.waiting": "No failed contact is recorded: they go with the next writes (a short time budget each), or all at once with `memdir push`.",
     "yes": "yes",
     "no": "no",
 }
@@ -416,6 +417,7 @@ ZH: dict[str, str] = {
     "health.queue": "团队队列",
     "health.queue.counts": "{n} 条等待发送，{f} 条被服务器拒绝",
     "health.queue.stuck": "无法送达（{c}）：{e}",
+    "health.queue.waiting": "没有记录到失败的连接：它们会随之后的写入发送（每次有很短的时间预算），或用 `memdir push` 一次发完。",
     "yes": "是",
     "no": "否",
 }
