@@ -279,3 +279,23 @@ def test_memdir_recall_labels_a_fused_score_with_its_ranks(tmp_path, monkeypatch
     monkeypatch.chdir(project)
     got = CliRunner().invoke(cli, ["--home", str(tmp_path / "g"), "recall", "staging deploys"])
     assert got.exit_code == 0 and "score=0.01639  (fused rank: local #1, team #3)" in got.output, got.output
+
+
+def test_a_drop_files_skipped_records_are_in_the_skip_log(tmp_path):
+    import sys as _sys
+
+    _sys.path.insert(0, str(Path(__file__).parent))
+    from test_migrate import _drop
+
+    proj = tmp_path / "p"
+    (proj / ".git").mkdir(parents=True)
+    home = tmp_path / "h"
+    _drop(home, "local-memory-import.jsonl", [
+        {"source": "oldplugin", "kind": "note", "text": "deploy step one runs on the runner", "ts": "2026-11-01T10:00:00Z"},
+        {"source": "oldplugin", "kind": "note", "text": "ok", "ts": "2026-11-01T10:01:00Z"}])
+    with memdir.open(proj, home=home) as m:
+        m.remember("a note so the project exists", category="facts")
+        f = m.import_pending()["files"][0]
+        assert f["stored"] == 1 and sum(f["skipped_by"].values()) == 1, f
+        rows = m.capture_skips(limit=10)
+        assert [r["reason"] for r in rows] == list(f["skipped_by"]) and rows[0]["source"], rows
