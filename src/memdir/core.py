@@ -333,8 +333,9 @@ class Memdir:
 
     def log_skips(self, skips: Iterable[dict[str, Any]], *, scope: str = "project") -> int:
         """Record events an importer's capture gate dropped in the skip log (:meth:`capture_skips`), in one write:
-        ``{"reason", "role", "text", "session", "ts", "source", "meta"?}`` each (a ``noisy_tool`` row keeps only its tool
-        name). Returns the rows logged (0 when the root does not exist); never raises."""
+        ``{"reason", "role", "text", "session", "ts", "source", "meta"?}`` each (a ``noisy_tool`` row keeps only its
+        tool name; a row already logged is not added again). Returns the rows added (0 when the root does not
+        exist); never raises."""
         return event_ops.log_skips(self.stores, skips, scope=scope)
 
     def capture_skips(self, *, limit: int = 200, session: str | None = None) -> list[dict[str, Any]]:

@@ -313,9 +313,11 @@ def log_cmd(ctx, which, limit, session, as_json):
     m = open_store(ctx)
     if which == "skips":
         rows = m.capture_skips(limit=limit, session=session)
-        human = "\n".join(f"{_when(r['ts'])}  {r['reason']:<13} {r['role'] or '':<9} {r['session'] or '-'}"
-                           f"{'  ' + r['source'] if (r.get('source') or '').startswith('import:') else ''}  {r['preview']}"
-                           for r in rows)
+        def src(r):  # an import's skips name it; a hook's need no word
+            return f"  {r['source']}" if (r.get("source") or "").startswith("import:") else ""
+
+        human = "\n".join(f"{_when(r['ts'])}  {r['reason']:<13} {r['role'] or '':<9} {r['session'] or '-'}{src(r)}  "
+                           f"{r['preview']}" for r in rows)
     else:
         rows = m.injections(limit=limit)
         human = "\n".join(f"{_when(r['ts'])}  {r['host'] or '-'} {r['event'] or '-'} {r['session'] or '-'}  {len(r['block'])} chars  "

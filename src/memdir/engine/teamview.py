@@ -30,8 +30,9 @@ def holdings(config, root_path: Path, *, newest: int = 5, timeout_s: float | Non
     """What the team server holds for this project that this member's token may read, by person (read-only; the
     server's row-level security decides): ``{"url", "project", "me", "notes", "people": [...]}`` as
     ``POST /v1/<project>/holdings`` answers (:mod:`memdir.server.team`), or ``None`` when ``remote.url`` is not set.
-    Waits ``timeout_s`` seconds at most (default :data:`TIMEOUT_S`; then ``1 s`` more for ``<remote.url>/health``, which says whether the server's
-    PostgreSQL answers). Raises :class:`TeamUnavailable` (a ``UsageError``) with the cause and its one-line fix."""
+    Waits ``timeout_s`` seconds at most (default :data:`TIMEOUT_S`; then :data:`HEALTH_TIMEOUT_S` more for
+    ``<remote.url>/health``, which says whether the server's PostgreSQL answers). Raises :class:`TeamUnavailable` (a
+    ``UsageError``) with the cause and its one-line fix."""
     got = remote.settings(config, root_path)
     if got is None:
         return None

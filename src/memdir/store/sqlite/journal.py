@@ -86,8 +86,9 @@ def log_skip(db: sqlite3.Connection, *, when: datetime, reason: str, role: str |
 
 def log_skips(db: sqlite3.Connection, rows: list[dict[str, Any]]) -> int:
     """Append many skipped captures (``{"when": datetime, "reason", "role", "session", "source", "text"}``, e.g. an
-    import's gated events) in one write transaction and trim the log to :data:`SKIPS_KEEP` rows. A row already logged
-    (same time, reason, session and preview: the same file imported again) is not added twice. Returns the rows added."""
+    import's gated events) in one write transaction and trim the log to :data:`SKIPS_KEEP` rows. A row already
+    logged (same time, reason, session and preview: the same file imported again) is not added twice. Returns the
+    rows added."""
     if not rows:
         return 0
     db.execute("BEGIN IMMEDIATE")
