@@ -305,3 +305,17 @@ def test_forget_edit_and_find_a_turn_by_handle_at_scale(scale, page):
     page.wait_for_selector("#notice")
     assert "Saved the corrected turn" in page.inner_text("#notice")
     assert "corrected: tenant 7, not 8" in page.inner_text("#turns") and m.get(far["key"]) is None
+
+
+def test_a_handle_typed_in_search_opens_its_card_and_hits_show_handles(env, page):
+    hit = next(h for h in env["m"].recall("tenant cache key", k=5) if h.handle)
+    page.goto(env["url"] + "/search")
+    page.fill("#q", hit.handle)
+    page.click("#search-go")
+    page.wait_for_selector("#by-handle")
+    assert hit.handle in page.locator("#by-handle").inner_text()
+    assert "No memory matches." not in page.locator("main").inner_text()
+    page.goto(env["url"] + "/search?q=tenant+cache+key&from=garbage")
+    assert "not a date" in page.locator(".bad-date").inner_text()
+    handles = page.locator("#hits code.handle").all_inner_texts()
+    assert hit.handle in handles and all(h.strip() for h in handles)

@@ -46,7 +46,7 @@ def test_the_team_page_shows_what_the_token_may_read_by_person(pg_url, project, 
             assert 'data-person="ann"' in people and "(you)" in people
             assert "staging deploy step 2 done" in people and "newest 3 of 3" in people
             assert 'data-person="tom"' not in people and "sandbox" not in html  # tom's events are his
-            assert "1 shared notes" in html
+            assert "1 shared note" in html and "1 shared notes" not in html
         monkeypatch.setenv("MEMDIR_REMOTE_TOKEN", "not-a-token-0123456789")
         with memdir.open(project, home=tmp_path / "g") as m:
             html = TestClient(build(get=lambda: m), base_url="http://127.0.0.1:8766").get("/team").text

@@ -331,6 +331,13 @@ class Memdir:
         "session", "block", "hit_ids"}]``; ``id`` (with ``scope``) picks one."""
         return journal_ops.injections(self.stores, limit=limit, id=id, scope=scope)
 
+    def log_skips(self, skips: Iterable[dict[str, Any]], *, scope: str = "project") -> int:
+        """Record events an importer's capture gate dropped in the skip log (:meth:`capture_skips`), in one write:
+        ``{"reason", "role", "text", "session", "ts", "source", "meta"?}`` each (a ``noisy_tool`` row keeps only its
+        tool name; a row already logged is not added again). Returns the rows added (0 when the root does not
+        exist); never raises."""
+        return event_ops.log_skips(self.stores, skips, scope=scope)
+
     def capture_skips(self, *, limit: int = 200, session: str | None = None) -> list[dict[str, Any]]:
         """Captures that stored nothing, newest first: ``[{"id", "scope", "ts", "reason", "role", "session",
         "source", "preview"}]`` (bounded log; duplicates are not logged)."""
@@ -342,8 +349,8 @@ class Memdir:
         return journal_ops.sessions(self.stores, limit=limit)
 
     def session_events(self, session: str | None, *, scope: str | None = None, limit: int = 1000) -> list[dict[str, Any]]:
-        """One session's events in time order: ``[{"key", "scope", "role", "text", "ts", "meta"}]`` (text as stored,
-        secrets already ``[redacted:kind]``)."""
+        """One session's events in time order: ``[{"key", "scope", "role", "text", "ts", "meta", "handle"}]`` (text as
+        stored, secrets already ``[redacted:kind]``; ``handle`` as a ``<memory>`` block shows it)."""
         return journal_ops.session_events(self.stores, session, scope=scope, limit=limit)
 
     def distill(self, *, session: str | None = None, since: Any = None, dry_run: bool = False,

@@ -538,9 +538,11 @@ def gate(event: Any, config: Any) -> Decision:
     return Decision(None, role, text, key)
 
 
-def gate_all(events: list[dict[str, Any]], config: Any) -> tuple[list[dict[str, Any]], "Counter[str]"]:
+def gate_all(events: list[dict[str, Any]], config: Any,
+             dropped: list[dict[str, Any]] | None = None) -> tuple[list[dict[str, Any]], "Counter[str]"]:
     """The events :func:`gate` keeps (with its cleaned text), and the skips by reason: importers
-    and hooks decide "should this be stored" with the same function."""
+    and hooks decide "should this be stored" with the same function. ``dropped``: a list that receives each skipped
+    event with its ``reason`` (for :meth:`memdir.Memdir.log_skips`)."""
     from collections import Counter
 
     kept, gated = [], Counter()
@@ -550,4 +552,7 @@ def gate_all(events: list[dict[str, Any]], config: Any) -> tuple[list[dict[str, 
             kept.append({**ev, "text": d.text})
         else:
             gated[d.reason] += 1
+            if dropped is not None:
+                dropped.append({**ev, "reason": d.reason, "role": d.role or ev.get("role"),
+                                "text": d.text or ev.get("text")})
     return kept, gated

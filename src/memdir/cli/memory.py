@@ -113,6 +113,9 @@ def recall(ctx, query, k, scope, kinds, explain, as_json):
         ranks = {h["id"]: h.get("ranks", {}) for h in info.get("hits", [])}
     for i, h in enumerate(hits, 1):
         head = f"{i}. [{h.handle + ' ' if h.handle else ''}{h.scope} {h.kind}] {h.id}  score={h.score:.4g}"
+        fused = (h.reasons or {}).get("rrf")
+        if isinstance(fused, dict):  # fused with the team's list: the score is a rank sum, not a local BM25 score
+            head += "  (fused rank: " + ", ".join(f"{src} #{n}" for src, n in fused.items()) + ")"
         if h.ts:
             head += f"  {local_text(h.ts, minutes=False)}"
         text = " ".join(h.text.split())
@@ -310,7 +313,11 @@ def log_cmd(ctx, which, limit, session, as_json):
     m = open_store(ctx)
     if which == "skips":
         rows = m.capture_skips(limit=limit, session=session)
-        human = "\n".join(f"{_when(r['ts'])}  {r['reason']:<13} {r['role'] or '':<9} {r['session'] or '-'}  {r['preview']}" for r in rows)
+        def src(r):  # an import's skips name it; a hook's need no word
+            return f"  {r['source']}" if (r.get("source") or "").startswith("import:") else ""
+
+        human = "\n".join(f"{_when(r['ts'])}  {r['reason']:<13} {r['role'] or '':<9} {r['session'] or '-'}{src(r)}  "
+                           f"{r['preview']}" for r in rows)
     else:
         rows = m.injections(limit=limit)
         human = "\n".join(f"{_when(r['ts'])}  {r['host'] or '-'} {r['event'] or '-'} {r['session'] or '-'}  {len(r['block'])} chars  "

@@ -64,14 +64,15 @@ def outline_lines(s: Stores, skip: tuple[str, ...] = ()) -> list[str]:
     for root in (s.roots["project"], s.roots["global"]):
         if not root.exists():
             continue
-        rows = root.store.outline()
-        for r in rows:
-            if r["category"] in skip:
-                continue
-            lines.append(inject.truncate(f"- {root.scope} {r['category']}/ ({r['n']}): {r['s'] or ''}", 160))
+        # the episodic line first: a block short of room cuts its last outline line, and a category line cut at a
+        # word still reads (its count leads), where "96 captured…" would lose what the line is for
         n_events = root.store.count("event")
         if n_events:
             lines.append(f"- {root.scope} episodic: {n_events} captured turns (use memory_recall to search)")
+        for r in root.store.outline():
+            if r["category"] in skip:
+                continue
+            lines.append(inject.truncate(f"- {root.scope} {r['category']}/ ({r['n']}): {r['s'] or ''}", 160))
     return lines
 
 

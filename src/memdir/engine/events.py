@@ -30,6 +30,7 @@ SETTLE_AFTER = 1000  # an import storing this many events checkpoints and trunca
 BATCH_EVENTS = 500
 BATCH_SECONDS = 0.25
 BATCH_PAUSE_S = 0.02
+SKIP_LOCK_S = 5.0  # an import's skip rows wait this long for the write lock, then are not logged (debug log)
 
 #: a progress bar (tqdm's ``update(n)``, ``total``, ``refresh()``) that :func:`import_events` advances after each
 #: committed batch, by the events read; set by the CLI around a long import (``memdir import FILE``), None otherwise.
@@ -198,6 +199,32 @@ def log_skip(s: Stores, result: Any, event: Any, fields: dict[str, Any]) -> None
                              session=session, source=ev.get("source"), text=text)
     except Exception as exc:  # noqa: BLE001
         log.debug("capture skip not logged: %s", exc)
+
+
+def log_skips(s: Stores, skips: Iterable[dict[str, Any]], *, scope: str = "project") -> int:
+    """The body of :meth:`memdir.Memdir.log_skips`, whose docstring is the contract."""
+    try:
+        root = s.root(scope)
+        if not root.exists():
+            return 0
+        rows = []
+        for ev in skips:
+            try:
+                when = parse_ts(ev["ts"]) if ev.get("ts") not in (None, "") else s.clock()
+            except (UsageError, ValueError, TypeError, OverflowError):
+                when = s.clock()
+            meta = ev.get("meta") if isinstance(ev.get("meta"), dict) else {}
+            tool = ev.get("tool") or ev.get("tool_name") or meta.get("tool")
+            # a skipped tool's output is what the gate refused to keep: its preview is the tool's name only
+            text = (tool or ev.get("text")) if ev.get("reason") == "noisy_tool" else ev.get("text")
+            rows.append({"when": when, "reason": str(ev.get("reason") or "skipped"), "role": ev.get("role"),
+                         "session": str(ev.get("session") or "").strip() or None, "source": ev.get("source"),
+                         "text": text})
+        with root.locked(timeout=SKIP_LOCK_S):
+            return journal.log_skips(root.db, rows)
+    except Exception as exc:  # noqa: BLE001
+        log.debug("import skips not logged: %s", exc)
+        return 0
 
 
 def count_events(s: Stores, *, since: datetime, until: datetime | None = None, key_prefixes: Iterable[str] = (),

@@ -295,8 +295,10 @@ def _import_routed(router: Any, events: list[dict[str, Any]], rec: dict[str, Any
     totals: Counter = Counter({k: 0 for k in ("read", "stored", "duplicate", "skipped")})
     projects: dict[str, int] = {}
     for target, evs in groups.values():
-        kept, gated = gate_all(evs, target.config)
+        gone: list[dict] = []
+        kept, gated = gate_all(evs, target.config, gone)
         c = target.import_events(kept)
+        target.log_skips([{**g, "source": g.get("source") or "import:drop"} for g in gone])  # the timeline shows them
         totals.update({k: c.get(k, 0) for k in ("read", "stored", "duplicate", "skipped")})
         totals["skipped"] += sum(gated.values())
         skipped.update(gated)

@@ -161,6 +161,7 @@ def import_host(m, source: str, path: Path | str | None = None, *, projects: str
     kept_by_role: Counter = Counter()
     per_project: Counter = Counter()
     pending: dict[int, tuple[Any, list[dict]]] = {}
+    dropped: dict[int, tuple[Any, list[dict]]] = {}  # gated events, for the skip log (the timeline, `memdir log skips`)
 
     def flush(target) -> None:
         batch = pending.pop(id(target), (target, []))[1]
@@ -168,6 +169,9 @@ def import_host(m, source: str, path: Path | str | None = None, *, projects: str
             c = target.import_events(batch)  # one batch in transcript order: neighbours are linked by (ts, id)
             totals.update(c)
             per_project[str(target.project_root)] += c.get("stored", 0)
+        gone = dropped.pop(id(target), (target, []))[1]
+        if gone:  # after the batch, which creates a new project's root
+            target.log_skips(gone)
 
     done = 0  # records the bar has shown
     i = 0
@@ -200,6 +204,9 @@ def import_host(m, source: str, path: Path | str | None = None, *, projects: str
                     d = gate(ev, target.config)
                     if not d.keep:
                         gated[d.reason] += 1
+                        dropped.setdefault(id(target), (target, []))[1].append(
+                            {**ev, "reason": d.reason, "role": d.role or role, "text": d.text or ev.get("text"),
+                             "source": f"import:{source}"})
                         continue
                     kept_by_role[role] += 1
                     row = {**ev, "text": d.text}
@@ -210,7 +217,7 @@ def import_host(m, source: str, path: Path | str | None = None, *, projects: str
             finally:
                 if hasattr(events, "close"):
                     events.close()
-            for _, (target, _rows) in list(pending.items()):
+            for _, (target, _rows) in list({**dropped, **pending}.items()):
                 flush(target)
             if bar is not None:  # the rest of the file (lines after the last event, or a skipped session's)
                 sizes = getattr(bar, "sizes", None)

@@ -177,7 +177,9 @@ def create_app(backend: Backend, *, prefix: str = "") -> Starlette:
         kind = qp.get("kind") if qp.get("kind") in KINDS else None
         category = qp.get("category") or None
         session = (qp.get("session") or "").strip() or None
-        since, until = _date(qp.get("since")), _date(qp.get("until"))
+        raw = {"since": qp.get("since") or qp.get("from") or "", "until": qp.get("until") or qp.get("to") or ""}
+        since, until = _date(raw["since"]), _date(raw["until"])
+        bad_dates = [(f, v) for f, v in raw.items() if v.strip() and _date(v) is None]  # said on the page, then ignored
         k = pager.size_of(qp.get("k"), 10)  # the page size
         filtered = bool(category or session or since or until)
         pool = SEARCH_POOL_FILTERED if filtered else SEARCH_POOL
@@ -201,13 +203,14 @@ def create_app(backend: Backend, *, prefix: str = "") -> Starlette:
 
         hits, named, cats = await call(request, run)
         form = {"q": q, "scope": scope or "", "kind": kind or "", "category": category or "", "session": session or "",
-                "since": qp.get("since") or "", "until": qp.get("until") or "", "k": k}
+                "since": raw["since"], "until": raw["until"], "k": k}
         ranks = list(enumerate(hits))
         cut = i18n.translator(lang_of(request))("page.cut.search", n=pool) if len(hits) >= pool else None
         pg = pager.paginate(ranks, lambda r: (r[0],), qp, size=k, cut=cut, size_key="k", default_size=10,
                             params={x: str(v) for x, v in form.items() if x != "k"})
+        mixed = any(isinstance((h.reasons or {}).get("rrf"), dict) for h in hits)  # fused with the team's list
         return render(request, "search.html", pg=pg, hits=[h for _, h in pg.items], named=named, form=form,
-                      kinds=KINDS, categories=cats, nav="search")
+                      kinds=KINDS, categories=cats, nav="search", bad_dates=bad_dates, mixed=mixed)
 
     # ---- notes -------------------------------------------------------------------------------------------
     async def notes_list(request: Request) -> Response:

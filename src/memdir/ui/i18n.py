@@ -1,5 +1,6 @@
 """The viewer's words in English and Chinese. A missing Chinese string falls back to English, a missing key to
-itself (a test checks both tables have the same keys)."""
+itself (a test checks both tables have the same keys). English strings with a count ``{n}`` take their singular form
+from :data:`EN_ONE` when ``n`` is 1; Chinese nouns have no plural, so one string serves every count."""
 
 from __future__ import annotations
 
@@ -96,6 +97,7 @@ EN: dict[str, str] = {
     "timeline.turns": "{n} turns",
     "timeline.skipped": "Skipped captures",
     "timeline.skipped.none": "Nothing was skipped.",
+    "timeline.skipped.by": "by reason:",
     "timeline.reason": "reason",
     "timeline.nosession": "(no session)",
     "timeline.source": "source",
@@ -187,7 +189,7 @@ EN: dict[str, str] = {
     "nav.team": "Team",
     "team.title": "The team store",
     "team.off": "No team store is set for this project (remote.url is empty). See docs/team-store.md to set one up.",
-    "team.error": "The team store did not answer: {e}",
+    "team.error": "The team store {url} could not be read: {e}",
     "team.me": "You are {p}; project {proj} on {url}.",
     "team.person": "person",
     "team.events": "events",
@@ -198,6 +200,16 @@ EN: dict[str, str] = {
     "team.newest": "newest {k} of {n}",
     "team.rules": "What you see is what your token may read: your own events, the project's notes, and the others' events only where they share them.",
     "team.you": "(you)",
+    "search.none.other": "No other memory matches these words.",
+    "search.bad_date": "{f}: “{v}” is not a date (YYYY-MM-DD), so that filter was not applied.",
+    "search.mixed": "your hits and the team's are ranked together by rank fusion: a fused score is 1/(60 + rank) summed over both lists (about 0.016 for a first place), not comparable with a local-only score",
+    "why.fused": "fused score",
+    "why.factors.own": "in its own list:",
+    "team.fix": "Fix: {f}",
+    "health.queue": "team queue",
+    "health.queue.counts": "{n} waiting to be sent, {f} refused by the server",
+    "health.queue.stuck": "cannot be delivered ({c}): {e}",
+    "health.queue.waiting": "No failed contact is recorded: they go with the next writes (a short time budget each), or all at once with `memdir push`.",
     "yes": "yes",
     "no": "no",
 }
@@ -293,6 +305,7 @@ ZH: dict[str, str] = {
     "timeline.turns": "{n} 轮",
     "timeline.skipped": "被跳过的采集",
     "timeline.skipped.none": "没有被跳过的内容。",
+    "timeline.skipped.by": "按原因：",
     "timeline.reason": "原因",
     "timeline.nosession": "（无会话）",
     "timeline.source": "来源",
@@ -384,7 +397,7 @@ ZH: dict[str, str] = {
     "nav.team": "团队",
     "team.title": "团队存储",
     "team.off": "这个项目没有设置团队存储（remote.url 为空）。设置方法见 docs/team-store.md。",
-    "team.error": "团队存储没有应答：{e}",
+    "team.error": "无法读取团队存储 {url}：{e}",
     "team.me": "你是 {p}；项目 {proj}，服务器 {url}。",
     "team.person": "成员",
     "team.events": "事件",
@@ -395,11 +408,32 @@ ZH: dict[str, str] = {
     "team.newest": "最新 {k} 条，共 {n} 条",
     "team.rules": "这里显示的是你的令牌能读到的：你自己的事件、项目的笔记，以及其他成员共享出来的事件。",
     "team.you": "（你）",
+    "search.none.other": "没有其他记忆匹配这些词。",
+    "search.bad_date": "{f}：“{v}”不是日期（YYYY-MM-DD），这个筛选没有生效。",
+    "search.mixed": "你的结果和团队的结果按排名融合在一起排序：融合得分是两个列表中 1/(60 + 名次) 之和（第一名约 0.016），不能和只查本地时的得分相比",
+    "why.fused": "融合得分",
+    "why.factors.own": "在它自己的列表中：",
+    "team.fix": "修复：{f}",
+    "health.queue": "团队队列",
+    "health.queue.counts": "{n} 条等待发送，{f} 条被服务器拒绝",
+    "health.queue.stuck": "无法送达（{c}）：{e}",
+    "health.queue.waiting": "没有记录到失败的连接：它们会随之后的写入发送（每次有很短的时间预算），或用 `memdir push` 一次发完。",
     "yes": "是",
     "no": "否",
 }
 
 TABLES = {"en": EN, "zh": ZH}
+
+#: English singular forms, used when the string's ``n`` is 1 (``1 hit``, not ``1 hits``)
+EN_ONE: dict[str, str] = {
+    "search.count": "1 hit",
+    "notes.count": "1 note",
+    "done.pruned": "Pruned 1 cold memory.",
+    "timeline.turns": "1 turn",
+    "inj.chars": "1 character",
+    "health.prune.count": "1 cold memory ({b} bytes) would be deleted.",
+    "team.notes": "1 shared note",
+}
 
 
 def pick(query_lang: str | None, cookie_lang: str | None, accept_language: str | None) -> str:
@@ -415,9 +449,10 @@ def pick(query_lang: str | None, cookie_lang: str | None, accept_language: str |
 def translator(lang: str):
     """``t(key, **fmt)`` for ``lang``: the string, formatted with ``fmt``."""
     table = TABLES.get(lang, EN)
+    one = EN_ONE if table is EN else {}
 
     def t(key: str, **fmt) -> str:
-        s = table.get(key) or EN.get(key) or key
+        s = (one.get(key) if str(fmt.get("n", "")) == "1" else None) or table.get(key) or EN.get(key) or key
         return s.format(**fmt) if fmt else s
 
     return t

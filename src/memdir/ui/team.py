@@ -24,8 +24,10 @@ def routes(site: Any) -> list[Route]:
 
             try:
                 return teamview.holdings(m.config, m.project_root, newest=NEWEST), None
+            except teamview.TeamUnavailable as exc:  # the cause as `memdir status` words it, and its fix
+                return None, {"url": exc.url, **exc.cause}
             except UsageError as exc:
-                return None, str(exc)
+                return None, {"reason": str(exc)}
 
         got, problem = await site.call(run)
         return site.render(request, "team.html", got=got, problem=problem, newest=NEWEST, nav="team")

@@ -112,8 +112,12 @@ def routes(site: Any) -> list[Route]:
         days: dict[str, list] = {}
         for s in pg.items:
             days.setdefault((s["last"] or "")[:10], []).append(s)
+        reasons: dict[str, int] = {}
+        for r in skips:  # the counts and why, as `memdir import` printed them
+            reasons[r["reason"]] = reasons.get(r["reason"], 0) + 1
         return render(request, "timeline.html", days=days, pg=pg, skips=skips[:20], skips_total=len(skips),
-                      project=project, nav="timeline")
+                      skip_reasons=sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0])), project=project,
+                      nav="timeline")
 
     async def skips_page(request: Request) -> Response:
         rows = await call(lambda m: m.capture_skips(limit=SKIPS_MAX))

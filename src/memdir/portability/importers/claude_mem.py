@@ -232,8 +232,10 @@ def import_claude_mem(m: Any, path: str | Path | None = None, *, projects: str =
                 continue
             batches.setdefault(id(target), (target, []))[1].append(ev)
         for target, evs in batches.values():
-            kept, g = gate_all(evs, target.config)
+            gone: list[dict] = []
+            kept, g = gate_all(evs, target.config, gone)
             c = target.import_events(kept)
+            target.log_skips([{**x, "source": "import:claude-mem"} for x in gone])  # the timeline shows them
             for k in ("read", "stored", "duplicate", "skipped"):
                 out[k] += c.get(k, 0)
             out["read"] += sum(g.values())

@@ -271,9 +271,10 @@ class PgVectors:
 
         where = "session = %s" if session else "session IS NULL"
         params = (self.project, session, int(limit)) if session else (self.project, int(limit))
-        rows = self._x(f"SELECT ref, role, text, ts, meta FROM docs WHERE project = %s AND kind = 'event' AND {where} "
-                       "ORDER BY ts_epoch, id LIMIT %s", params)
-        return [{"key": r["ref"], "role": r["role"], "text": r["text"], "ts": r["ts"], "meta": meta_json(r["meta"])} for r in rows]
+        rows = self._x(f"SELECT ref, role, text, ts, meta, handle FROM docs WHERE project = %s AND kind = 'event' "
+                       f"AND {where} ORDER BY ts_epoch, id LIMIT %s", params)
+        return [{"key": r["ref"], "role": r["role"], "text": r["text"], "ts": r["ts"], "meta": meta_json(r["meta"]),
+                 "handle": r["handle"]} for r in rows]
 
     def scan_docs(self, prefix: str | None = None) -> Iterator[dict[str, Any]]:
         cols = "ref, kind, role, note_kind, ts, ts_epoch, text, summary, highlight, left(text, 100) AS head"

@@ -84,6 +84,33 @@ def log_skip(db: sqlite3.Connection, *, when: datetime, reason: str, role: str |
         raise
 
 
+def log_skips(db: sqlite3.Connection, rows: list[dict[str, Any]]) -> int:
+    """Append many skipped captures (``{"when": datetime, "reason", "role", "session", "source", "text"}``, e.g. an
+    import's gated events) in one write transaction and trim the log to :data:`SKIPS_KEEP` rows. A row already
+    logged (same time, reason, session and preview: the same file imported again) is not added twice. Returns the
+    rows added."""
+    if not rows:
+        return 0
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        vals = []
+        for r in rows:
+            ts_epoch, pv = r["when"].timestamp(), preview(r.get("text"))
+            vals.append((iso(r["when"]), ts_epoch, r["reason"], r.get("role"), r.get("session"), r.get("source"), pv,
+                         ts_epoch, r["reason"], r.get("session"), pv))
+        cur = db.executemany("INSERT INTO capture_skips(ts, ts_epoch, reason, role, session, source, preview) "
+                             "SELECT ?, ?, ?, ?, ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM capture_skips WHERE ts_epoch = ? "
+                             "AND reason = ? AND session IS ? AND preview = ?)", vals)
+        added = max(cur.rowcount, 0)
+        last = db.execute("SELECT max(id) FROM capture_skips").fetchone()[0] or 0
+        db.execute("DELETE FROM capture_skips WHERE id <= ?", (last - SKIPS_KEEP,))
+        db.execute("COMMIT")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    return added
+
+
 def log_injection(db: sqlite3.Connection, *, when: datetime, block: str, prompt: str, host: str | None,
                   event: str | None, session: str | None, others: tuple[Any, ...] = (), index: Any = None) -> int:
     """Append one injected block and trim the log to :data:`INJECTIONS_KEEP` rows; hit handles are resolved in
@@ -157,14 +184,15 @@ def sessions(db: sqlite3.Connection, *, limit: int = 200) -> list[dict[str, Any]
 
 
 def session_events(db: sqlite3.Connection, session: str | None, *, limit: int = 1000) -> list[dict[str, Any]]:
-    """The events of one session in time order: ``[{"key", "role", "text", "ts", "meta"}]`` (``None`` = events
-    without a session)."""
+    """The events of one session in time order: ``[{"key", "role", "text", "ts", "meta", "handle"}]`` (``None`` =
+    events without a session; ``handle``: the short handle a ``<memory>`` block shows for it)."""
     if session:
-        rows = db.execute("SELECT ref, role, text, ts, meta FROM docs WHERE kind = 'event' AND session = ? "
+        rows = db.execute("SELECT ref, role, text, ts, meta, handle FROM docs WHERE kind = 'event' AND session = ? "
                           "ORDER BY ts_epoch, id LIMIT ?", (session, int(limit)))
     else:
-        rows = db.execute("SELECT ref, role, text, ts, meta FROM docs WHERE kind = 'event' AND session IS NULL "
+        rows = db.execute("SELECT ref, role, text, ts, meta, handle FROM docs WHERE kind = 'event' AND session IS NULL "
                           "ORDER BY ts_epoch, id LIMIT ?", (int(limit),))
-    return [{"key": r["ref"], "role": r["role"], "text": r["text"], "ts": r["ts"], "meta": meta_json(r["meta"])} for r in rows]
+    return [{"key": r["ref"], "role": r["role"], "text": r["text"], "ts": r["ts"], "meta": meta_json(r["meta"]),
+             "handle": r["handle"]} for r in rows]
 
 
