@@ -95,3 +95,15 @@ def record(db: sqlite3.Connection, state: dict[str, Any] | None, *, via: str = "
 def line(state: dict[str, Any]) -> str:
     """One line for a log or a terminal: the reason, then the fix."""
     return f"{state['reason']}; fix: {state['fix']}"
+
+
+def timed_out(exc: BaseException) -> bool:
+    """Whether a failed request ended by its own timeout (``TimeoutError``/``socket.timeout``, also wrapped in a
+    ``URLError``), as opposed to a refusal, a reset or a name that does not resolve."""
+    return isinstance(exc, TimeoutError) or isinstance(getattr(exc, "reason", None), TimeoutError)
+
+
+def budget_line(budget_s: float) -> str:
+    """The one line of a push whose time budget ran out before the server answered (not a cause: the server may be
+    fine; a long command, ``memdir push``, sends the rest)."""
+    return f"no answer within this command's {budget_s * 1000:.0f} ms budget: rows wait (memdir push sends them now)"

@@ -1,0 +1,80 @@
+"""What a new user met following the README's team section (the team store's findings of a new-user trial): a time
+budget that runs out is not "unreachable"; an import sends what it queued; the server answers 503 at once when
+PostgreSQL is down; doctor contacts the team server; `store init` runs again; a team hit's handle can be opened;
+revoked tokens are listed as such. PostgreSQL tests run on the throwaway cluster (tests/pg_cluster.py)."""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+
+import pytest
+from click.testing import CliRunner
+
+import memdir
+from memdir.cli.main import cli
+
+
+def _slow_server(delay_s: float):
+    """An HTTP server answering every POST 200 ``{}`` after ``delay_s``; returns (url, hits, stop)."""
+    import http.server
+
+    hits: list[str] = []
+
+    class H(http.server.BaseHTTPRequestHandler):
+        def do_POST(self):
+            body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            time.sleep(delay_s)
+            hits.append((self.path, len(json.loads(body).get("events") or [])))
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", "2")
+            self.end_headers()
+            self.wfile.write(b"{}")
+
+        def log_message(self, *a):
+            pass
+
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+
+    def stop():
+        srv.shutdown()
+        srv.server_close()
+
+    return f"http://127.0.0.1:{srv.server_address[1]}/v1", hits, stop
+
+
+def test_a_budget_that_runs_out_is_not_unreachable_and_an_import_sends_its_rows(tmp_path, monkeypatch, caplog):
+    """`memdir import` printed "the team server cannot be reached: TimeoutError" for a healthy server (its
+    end-of-run push had the hooks' 250 ms budget, and running out of it was classed as unreachable); status then
+    said cause=unreachable. Now a write's short push leaves the rows queued without a cause, and the import command
+    sends them within the long command's budget."""
+    url, hits, stop = _slow_server(0.4)
+    monkeypatch.setenv("MEMDIR_REMOTE_TOKEN", "tok")
+    monkeypatch.setenv("MEMDIR_REMOTE_URL", url)
+    monkeypatch.setenv("MEMDIR_REMOTE_PUSH_BUDGET_MS", "150")
+    project = tmp_path / "webapp"
+    (project / ".git").mkdir(parents=True)
+    try:
+        with memdir.open(project, home=tmp_path / "g") as m, caplog.at_level(logging.DEBUG, logger="memdir"):
+            assert m.import_events([{"key": "k1", "role": "user", "text": "the invoices job runs nightly",
+                                     "session": "s", "ts": 1_790_000_000}])["stored"] == 1
+            q = m.status()["project"]["remote_queue"]
+            assert q["queued"] == 1 and "cause" not in q and "undelivered" not in q, q
+            assert not any(c["check"] == "remote delivery" for c in m.doctor())
+        assert not any("cannot be reached" in r.getMessage() for r in caplog.records)
+        f = tmp_path / "ev.jsonl"
+        f.write_text("".join(json.dumps({"type": "event", "key": f"j{i}", "role": "user", "session": "s",
+                                         "text": f"deploy step {i} of the billing service"}) + "\n" for i in range(5)))
+        r = CliRunner().invoke(cli, ["--home", str(tmp_path / "g"), "--dir", str(project), "import", str(f)])
+        assert r.exit_code == 0, r.output
+        assert "cannot be reached" not in r.output and "wait for the team server" not in r.output, r.output
+        with memdir.open(project, home=tmp_path / "g") as m:
+            q = m.status()["project"]["remote_queue"]
+            assert q["queued"] == 0 and "cause" not in q, q
+        assert sum(n for _, n in hits) >= 6
+    finally:
+        stop()
