@@ -78,3 +78,80 @@ def test_a_budget_that_runs_out_is_not_unreachable_and_an_import_sends_its_rows(
         assert sum(n for _, n in hits) >= 6
     finally:
         stop()
+
+
+def _login(url: str, login: str) -> str:
+    return url.replace("postgresql://memdir@", f"postgresql://{login}@", 1)
+
+
+def _client(admin, login: str) -> None:
+    from memdir.store.postgres import admin as pg_admin
+
+    admin.conn.execute(f"DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '{login}') THEN "
+                       f"CREATE ROLE {login} LOGIN; END IF; END $$")
+    pg_admin.grant_client(admin.conn, login)
+
+
+def _serve(url: str, *args: str):
+    import subprocess
+    import sys
+
+    p = subprocess.Popen([sys.executable, "-m", "memdir", "serve", "--store", url, "--port", "0", "--json", *args],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return p, json.loads(p.stdout.readline())["url"]
+
+
+def test_postgresql_down_gets_a_quick_503_the_client_names_the_server_cause(tmp_path):
+    """With PostgreSQL stopped, `memdir push` waited 15 s and said "TimeoutError: timed out; check remote.url" (the
+    server waited 30 s for a pool connection, the client gave up at 15 s), so the documented `server` cause never
+    appeared, and the server's log had nothing from memdir. Now the server answers 503 "the store (PostgreSQL) does
+    not answer" after a short pool wait, the client classes it as `server` with its fix, the log has one line."""
+    pytest.importorskip("uvicorn")
+    import pg_cluster
+
+    from memdir.engine import remote
+    from memdir.server import team as teamserver
+    from memdir.store import open_store
+    from memdir.store.postgres import admin as pg_admin
+
+    assert teamserver.POOL_WAIT_S <= 5 and teamserver.POOL_WAIT_S < remote.REQUEST_TIMEOUT_S
+    cluster = pg_cluster.start_cluster()
+    p = None
+    try:
+        url = cluster.new_database()
+        admin = open_store(url, project="webapp")
+        _client(admin, "down_srv")
+        tok = pg_admin.add_token(admin.conn, "ann", ["webapp"])
+        admin.close()
+        p, api = _serve(_login(url, "down_srv"))
+        row = {"ref": "k1", "content_sha256": "a" * 64, "text": "the invoices job", "ts": "2026-11-30T00:00:00Z",
+               "ts_epoch": 1.0, "role": "user", "session": "s"}
+        remote.enqueue(tmp_path, [row])
+        assert remote.push(tmp_path, api, "webapp", tok, budget_s=30)["sent"] == 1
+        cluster.stop()  # PostgreSQL goes away under the running server
+        remote.enqueue(tmp_path, [{**row, "ref": "k2"}, {**row, "ref": "k3"}])
+        res = remote.push(tmp_path, api, "webapp", tok, budget_s=30)
+        assert res["left"] == 2 and res["kind"] == "server", res
+        assert "HTTP 503" in res["error"] and "PostgreSQL" in res["error"] and "curl" in res["fix"], res
+        remote.push(tmp_path, api, "webapp", tok, budget_s=30, due_only=False)  # a second failed request
+    finally:
+        cluster.stop()
+        if p is not None:
+            p.terminate()
+            err = p.communicate(timeout=30)[1]
+    lines = [x for x in err.splitlines() if x.startswith("memdir: the store (PostgreSQL) does not answer")]
+    assert len(lines) == 1, err
+
+
+def test_serve_store_warns_about_plain_http_on_a_non_loopback_host(pg_url):
+    """`memdir serve --store … --host 0.0.0.0` served tokens and memories over plain HTTP without a word."""
+    pytest.importorskip("uvicorn")
+    from memdir.store import open_store
+
+    admin = open_store(pg_url, project="webapp")
+    _client(admin, "warn_srv")
+    admin.close()
+    p, _ = _serve(_login(pg_url, "warn_srv"), "--host", "0.0.0.0")
+    p.terminate()
+    err = p.communicate(timeout=30)[1]
+    assert "plain HTTP" in err and "127.0.0.1 behind a TLS reverse proxy" in err, err

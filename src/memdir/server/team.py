@@ -40,12 +40,19 @@ from __future__ import annotations
 from typing import Any
 
 from memdir.errors import MemdirError
+from memdir.lazylog import getLogger
 from memdir.store.rows import EVENT_FIELDS
+
+log = getLogger(__name__)
 
 MAX_EVENTS = 1000
 WEIGHTS = (4.0, 3.0, 1.0, 0.3)  # the default recall.weight_* (tags, title, body, context)
 POOL_MAX = 8  # connections the server keeps to the store
 HEALTH_TIMEOUT_S = 5.0  # /v1/health waits at most this for the store
+#: a request waits at most this for a pool connection, then answers 503: well below the client's per-request timeout
+#: (:data:`memdir.engine.remote.REQUEST_TIMEOUT_S`), so a member sees the ``server`` cause, not a timeout
+POOL_WAIT_S = 3.0
+DOWN = "the store (PostgreSQL) does not answer"
 
 
 def defaults() -> dict[str, Any]:
@@ -134,6 +141,8 @@ def app(url: str, cfg: dict[str, Any] | None = None):
     import threading
     import time
 
+    import psycopg
+
     from memdir.store.postgres.store import PgStore
     from memdir.recall import glossary
     from memdir.timeutil import parse_ts
@@ -159,10 +168,17 @@ def app(url: str, cfg: dict[str, Any] | None = None):
             return err(401, "send Authorization: Bearer <token>")
         project = request.path_params["project"]
         try:
-            cm = pool().connection(timeout=30)
+            cm = pool().connection(timeout=POOL_WAIT_S)
             conn = cm.__enter__()
         except Exception as exc:  # noqa: BLE001  (pool timeout, server down)
-            raise MemdirError(f"the store cannot be reached: {str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__}") from None
+            why = f"{DOWN}: {(str(exc).strip().splitlines() or [type(exc).__name__])[0]}"
+            with lock:  # one line per outage in the server's log (psycopg's pool logs its own retries)
+                first, state["down"] = "down" not in state, why
+            if first:
+                log.warning("memdir: %s; requests get 503 until it answers", why)
+            raise MemdirError(why) from None
+        if state.pop("down", None) is not None:
+            log.warning("memdir: the store (PostgreSQL) answers again")
         try:
             conn.execute("SELECT set_config('app.project', %s, false), set_config('app.token', %s, false)",
                          (project, auth[7:].strip()))
@@ -249,6 +265,8 @@ def app(url: str, cfg: dict[str, Any] | None = None):
                 return await run_in_threadpool(run, request, body, what)
             except MemdirError as exc:
                 return err(503, str(exc))
+            except psycopg.OperationalError as exc:  # the store went away during the request
+                return err(503, f"{DOWN}: {(str(exc).strip().splitlines() or [type(exc).__name__])[0]}")
         return handle
 
     def db_ok() -> str | None:
@@ -263,7 +281,7 @@ def app(url: str, cfg: dict[str, Any] | None = None):
     async def health(request: Request) -> JSONResponse:
         why = await run_in_threadpool(db_ok)
         if why:
-            return JSONResponse({"ok": False, "error": f"the store (PostgreSQL) does not answer: {why}"}, status_code=503)
+            return JSONResponse({"ok": False, "error": f"{DOWN}: {why}"}, status_code=503)
         return JSONResponse({"ok": True, "store": "ok"})
 
     from contextlib import asynccontextmanager
