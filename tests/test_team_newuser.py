@@ -155,3 +155,40 @@ def test_serve_store_warns_about_plain_http_on_a_non_loopback_host(pg_url):
     p.terminate()
     err = p.communicate(timeout=30)[1]
     assert "plain HTTP" in err and "127.0.0.1 behind a TLS reverse proxy" in err, err
+
+
+def test_doctor_contacts_the_team_server(pg_url, tmp_path, monkeypatch):
+    """`memdir doctor` never contacted the team server: a bogus token, no token or a remote.url without /v1 all
+    gave `[ ok] remote queue: 0 row(s) waiting` and exit 0. It now asks the server (GET /v1/whoami, a short timeout)
+    and says whose the token is and what it grants, or fails with the fix."""
+    pytest.importorskip("uvicorn")
+    from memdir.store import open_store
+    from memdir.store.postgres import admin as pg_admin
+
+    admin = open_store(pg_url, project="webapp")
+    _client(admin, "doc_srv")
+    tok = pg_admin.add_token(admin.conn, "ann", ["webapp"], label="laptop")
+    admin.close()
+    p, api = _serve(_login(pg_url, "doc_srv"))
+    project = tmp_path / "webapp"
+    (project / ".git").mkdir(parents=True)
+    cases = [  # (url, token, project, ok, words of the detail or remedy)
+        (api, tok, "webapp", "ok", "the token is ann's and grants webapp"),
+        (api, "mdt_bogus", "webapp", "fail", "ask the lead for a new token"),
+        (api, "", "webapp", "fail", "set MEMDIR_REMOTE_TOKEN"),
+        (api.rsplit("/v1", 1)[0], tok, "webapp", "fail", "ending in /v1"),
+        (api, tok, "webapp-bob", "fail", 'remote.project = "webapp"'),
+    ]
+    try:
+        for url, token, proj, ok, words in cases:
+            monkeypatch.setenv("MEMDIR_REMOTE_TOKEN", token)
+            with memdir.open(project, home=tmp_path / "g", config={"remote.url": url, "remote.project": proj}) as m:
+                check = next(c for c in m.doctor() if c["check"] == "team server")
+            assert check["ok"] == ok and words in check["detail"] + check["remedy"], (url, token, proj, check)
+        monkeypatch.setenv("MEMDIR_REMOTE_TOKEN", "mdt_bogus")
+        monkeypatch.setenv("MEMDIR_REMOTE_URL", api)
+        r = CliRunner().invoke(cli, ["--home", str(tmp_path / "g"), "--dir", str(project), "doctor"])
+        assert r.exit_code == 1 and "[fail] team server" in r.output, r.output
+    finally:
+        p.terminate()
+        p.wait(timeout=30)

@@ -107,3 +107,42 @@ def budget_line(budget_s: float) -> str:
     """The one line of a push whose time budget ran out before the server answered (not a cause: the server may be
     fine; a long command, ``memdir push``, sends the rest)."""
     return f"no answer within this command's {budget_s * 1000:.0f} ms budget: rows wait (memdir push sends them now)"
+
+
+#: ``memdir doctor`` waits at most this for the team server
+CHECK_TIMEOUT_S = 3.0
+
+
+def check_server(url: str, project: str, token: str, *, timeout_s: float = CHECK_TIMEOUT_S,
+                 token_env: str = "MEMDIR_REMOTE_TOKEN") -> dict[str, str]:
+    """A doctor check (``{"check": "team server", "ok", "detail", "remedy"}``) that contacts the team server at
+    ``url`` (``…/v1``) once, ``GET /whoami`` with ``token``, waiting at most ``timeout_s``: reachable, the token
+    valid, the person it names and the projects it grants, ``project`` among them. A failure gives the cause's fix
+    (:func:`classify`); an unreachable or failing server is ``fail`` too (nothing can be sent)."""
+    import http.client
+    import urllib.error
+    import urllib.request
+
+    from memdir.engine.remote import http_reason
+
+    def bad(state: dict[str, str]) -> dict[str, str]:
+        return {"check": "team server", "ok": "fail", "detail": f"{url}: {state['reason']}", "remedy": state["fix"]}
+
+    if not token:
+        return bad(classify(None, "no token", project=project, token_env=token_env))
+    req = urllib.request.Request(f"{url.rstrip('/')}/whoami", headers={"Authorization": f"Bearer {token}"})
+    try:
+        with urllib.request.urlopen(req, timeout=timeout_s) as resp:
+            got = json.loads(resp.read() or b"{}")
+    except urllib.error.HTTPError as exc:
+        return bad(classify(exc.code, http_reason(exc), project=project, token_env=token_env))
+    except (OSError, ValueError, http.client.HTTPException) as exc:
+        return bad(classify(None, f"{type(exc).__name__}: {exc}", project=project, token_env=token_env))
+    if not isinstance(got, dict) or not isinstance(got.get("projects"), list):
+        return bad({"reason": "the answer is not a memdir team server's (an older server, or another service)",
+                    "fix": "set remote.url to the server's API, ending in /v1, and upgrade memdir there"})
+    grants = ", ".join(map(str, got["projects"])) or "nothing"
+    if project not in got["projects"]:
+        return bad(classify(403, f"(grants: {grants})", project=project, token_env=token_env))
+    return {"check": "team server", "ok": "ok", "detail": f"{url}: reachable; the token is {got.get('person')}'s and "
+            f"grants {grants}", "remedy": ""}

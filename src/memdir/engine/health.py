@@ -135,6 +135,11 @@ def doctor(s: Stores, *, repair: bool = True) -> list[dict[str, str]]:
 
         checks += store_doctor(spec, project=s.store_project(), token=os.environ.get("MEMDIR_STORE_TOKEN"),
                                hnsw_threshold=int(s.config.get("recall.pg_hnsw_threshold")))
+    got = remote.settings(s.config, s.project_root)
+    if got is not None:  # contact the team server itself (short timeout): reachable, the token valid, its grants
+        from memdir.engine.delivery import check_server
+
+        checks.append(check_server(*got, token_env=s.config.get("remote.token_env") or "MEMDIR_REMOTE_TOKEN"))
     root = s.roots["project"]
     if root.exists() and root.db_path.exists():
         q = remote.queue_state(s, root)

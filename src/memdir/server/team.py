@@ -16,6 +16,8 @@ row-level security (a superuser or the tables' owner).
                                                               events in the project: opened to the members, or not)
     GET  /v1/health                                         → {"ok": true, "store": "ok"}; 503 {"ok": false, "error"}
                                                               when PostgreSQL does not answer
+    GET  /v1/whoami                                         → {"person", "projects"}: the token's person and the
+                                                              projects it grants (read-only; memdir doctor)
 
 A token the store does not know (wrong, revoked, expired) gets ``401``; a valid one that does not grant the project
 ``403``, naming the projects it grants.
@@ -166,7 +168,7 @@ def app(url: str, cfg: dict[str, Any] | None = None):
         auth = request.headers.get("authorization", "")
         if not auth.lower().startswith("bearer ") or not auth[7:].strip():
             return err(401, "send Authorization: Bearer <token>")
-        project = request.path_params["project"]
+        project = request.path_params.get("project", "")
         try:
             cm = pool().connection(timeout=POOL_WAIT_S)
             conn = cm.__enter__()
@@ -185,6 +187,9 @@ def app(url: str, cfg: dict[str, Any] | None = None):
             got = conn.execute("SELECT memdir_project_ok() AS ok, memdir_person() AS who").fetchone()
             if got["who"] is None:  # unknown, revoked or expired: nobody (the client's fix: a new token)
                 return err(401, "this token is unknown, revoked or expired")
+            if what == "whoami":  # read-only, no project: whom the token names and what it grants (memdir doctor)
+                grants = conn.execute("SELECT memdir_token_projects() AS p").fetchone()["p"] or []
+                return JSONResponse({"person": got["who"], "projects": sorted(grants)})
             if not got["ok"]:  # a person, another project: the answer names what the token grants (remote.project)
                 grants = conn.execute("SELECT memdir_token_projects() AS p").fetchone()["p"] or []
                 return err(403, f"this token does not grant project {project!r} (grants: {', '.join(grants)})")
@@ -278,6 +283,14 @@ def app(url: str, cfg: dict[str, Any] | None = None):
         except Exception as exc:  # noqa: BLE001  (pool timeout, server down, a broken connection)
             return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
 
+    async def whoami(request: Request) -> JSONResponse:
+        try:
+            return await run_in_threadpool(run, request, {}, "whoami")
+        except MemdirError as exc:
+            return err(503, str(exc))
+        except psycopg.OperationalError as exc:
+            return err(503, f"{DOWN}: {(str(exc).strip().splitlines() or [type(exc).__name__])[0]}")
+
     async def health(request: Request) -> JSONResponse:
         why = await run_in_threadpool(db_ok)
         if why:
@@ -296,6 +309,7 @@ def app(url: str, cfg: dict[str, Any] | None = None):
 
     return Starlette(routes=[
         Route("/v1/health", health, methods=["GET"]),
+        Route("/v1/whoami", whoami, methods=["GET"]),
         Route("/v1/{project}/events", endpoint("events"), methods=["POST"]),
         Route("/v1/{project}/recall", endpoint("recall"), methods=["POST"]),
         Route("/v1/{project}/forget", endpoint("forget"), methods=["POST"]),
