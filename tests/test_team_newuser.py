@@ -192,3 +192,31 @@ def test_doctor_contacts_the_team_server(pg_url, tmp_path, monkeypatch):
     finally:
         p.terminate()
         p.wait(timeout=30)
+
+
+def test_store_init_runs_again_without_the_owner_password(pg):
+    """A second `memdir store init --admin …` failed ("could not connect to the store postgresql://memdir_owner@…:
+    no password supplied") although the docs said running it again keeps what exists: it connected as the owner,
+    whose password only the first run knew. It now creates or upgrades the schema as the admin with SET ROLE owner
+    (here the owner may not log in at all, as when its password is not at hand)."""
+    import subprocess
+    import sys
+
+    import psycopg
+
+    base = [sys.executable, "-m", "memdir", "store", "init", "--admin", pg.url(), "--database", "againdb",
+            "--owner", "again_owner", "--server-login", "again_srv"]
+    first = subprocess.run(base, capture_output=True, text=True, timeout=120)
+    assert first.returncode == 0, first.stderr
+    with psycopg.connect(pg.url(), autocommit=True) as c:
+        c.execute("ALTER ROLE again_owner NOLOGIN")  # its URL cannot be used by the second run
+    with psycopg.connect(pg.url("againdb"), autocommit=True) as c:
+        c.execute("DELETE FROM memdir_schema WHERE version = (SELECT max(version) FROM memdir_schema)")
+    again = subprocess.run(base, capture_output=True, text=True, timeout=120)
+    assert again.returncode == 0, again.stderr
+    assert "nothing (all there already)" in again.stdout and "password unchanged" in again.stdout, again.stdout
+    from memdir.store.postgres.migrations import MIGRATIONS
+
+    with psycopg.connect(pg.url("againdb"), autocommit=True) as c:
+        assert c.execute("SELECT max(version) FROM memdir_schema").fetchone()[0] == len(MIGRATIONS)
+        assert c.execute("SELECT pg_get_userbyid(relowner) FROM pg_class WHERE relname = 'docs'").fetchone()[0] == "again_owner"
