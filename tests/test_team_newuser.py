@@ -220,3 +220,52 @@ def test_store_init_runs_again_without_the_owner_password(pg):
     with psycopg.connect(pg.url("againdb"), autocommit=True) as c:
         assert c.execute("SELECT max(version) FROM memdir_schema").fetchone()[0] == len(MIGRATIONS)
         assert c.execute("SELECT pg_get_userbyid(relowner) FROM pg_class WHERE relname = 'docs'").fetchone()[0] == "again_owner"
+
+
+def test_a_team_hits_handle_or_key_opens_from_the_team_server(pg_url, tmp_path, monkeypatch):
+    """`memdir get zntznw` (a `[zntznw team tool]` hit) said "no memory with id", and memory_read could not read
+    the team handles the <memory> block shows. Both now ask the team server (POST /v1/<project>/read), which
+    answers under row-level security: a teammate's event once shared, nothing once private again."""
+    pytest.importorskip("uvicorn")
+    from memdir.server.tools import do_read
+    from memdir.store import open_store
+    from memdir.store.postgres import admin as pg_admin
+
+    admin = open_store(pg_url, project="webapp")
+    _client(admin, "read_srv")
+    ann = pg_admin.add_token(admin.conn, "ann", ["webapp"])
+    bob = pg_admin.add_token(admin.conn, "bob", ["webapp"])
+    admin.close()
+    p, api = _serve(_login(pg_url, "read_srv"))
+    monkeypatch.setenv("MEMDIR_REMOTE_URL", api)
+    monkeypatch.setenv("MEMDIR_REMOTE_PROJECT", "webapp")
+    a, b = tmp_path / "ann" / "webapp", tmp_path / "bob" / "webapp"
+    for d in (a, b):
+        (d / ".git").mkdir(parents=True)
+    try:
+        monkeypatch.setenv("MEMDIR_REMOTE_TOKEN", ann)
+        with memdir.open(a, home=tmp_path / "ga") as m:
+            m.import_events([{"key": "ann-1", "role": "assistant", "session": "s", "ts": 1_790_000_000,
+                              "text": "the codemie gateway retries each webhook three times, then parks it"}])
+            assert m.push()["left"] == 0
+            m.share_history(True)
+        monkeypatch.setenv("MEMDIR_REMOTE_TOKEN", bob)
+        with memdir.open(b, home=tmp_path / "gb", config={"remote.recall_budget_ms": 20_000}) as m:
+            hit = next(h for h in m.recall("codemie gateway webhook", k=3) if h.scope == "team")
+            assert hit.handle
+            for ident in (hit.handle, hit.key):
+                got = m.get(ident)
+                assert got is not None and got.scope == "team" and "three times" in got.text, ident
+            page = do_read(m, hit.handle)
+            assert "three times" in page["text"] and page["scope"] == "team"
+        monkeypatch.setenv("MEMDIR_REMOTE_TOKEN", ann)
+        with memdir.open(a, home=tmp_path / "ga") as m:
+            m.share_history(False)
+        monkeypatch.setenv("MEMDIR_REMOTE_TOKEN", bob)
+        with memdir.open(b, home=tmp_path / "gb") as m:
+            assert m.get(hit.handle) is None and m.get(hit.key) is None  # private again: row-level security
+        r = CliRunner().invoke(cli, ["--home", str(tmp_path / "gb"), "--dir", str(b), "get", "ann-1"])
+        assert r.exit_code == 1
+    finally:
+        p.terminate()
+        p.wait(timeout=30)

@@ -137,7 +137,7 @@ def doctor(s: Stores, *, repair: bool = True) -> list[dict[str, str]]:
                                hnsw_threshold=int(s.config.get("recall.pg_hnsw_threshold")))
     got = remote.settings(s.config, s.project_root)
     if got is not None:  # contact the team server itself (short timeout): reachable, the token valid, its grants
-        from memdir.engine.delivery import check_server
+        from memdir.engine.teamview import check_server
 
         checks.append(check_server(*got, token_env=s.config.get("remote.token_env") or "MEMDIR_REMOTE_TOKEN"))
     root = s.roots["project"]

@@ -21,6 +21,8 @@ row-level security (a superuser or the tables' owner).
 
 A token the store does not know (wrong, revoked, expired) gets ``401``; a valid one that does not grant the project
 ``403``, naming the projects it grants.
+    POST /v1/{project}/read     {"id": handle or key}        → {"hit": {ref, kind, role, session, ts, text, handle,
+                                                              summary} or null}: one row the token may see
     POST /v1/{project}/holdings {"newest"?: int (0-20)}      → what the token may read, by person
                                                               (:meth:`memdir.store.postgres.reads.PgReads.holdings`)
 
@@ -146,7 +148,7 @@ def app(url: str, cfg: dict[str, Any] | None = None):
     import psycopg
 
     from memdir.store.postgres.store import PgStore
-    from memdir.recall import glossary
+    from memdir.recall import glossary, handles
     from memdir.timeutil import parse_ts
     from memdir.recall.tokenize import query_tokens
 
@@ -231,6 +233,16 @@ def app(url: str, cfg: dict[str, Any] | None = None):
                 keys = ("ref", "kind", "role", "session", "ts", "text", "score", "bm25", "prior", "decay", "rehearsal",
                         "subject", "date", "session_bonus", "handle", "span", "summary", "content_sha256")
                 return JSONResponse({"hits": [{x: r.get(x) for x in keys} for r in rows]})
+            if what == "read":  # read-only: one memory the token may see, by handle or key (memdir get, memory_read)
+                ref = body.get("id")
+                if not isinstance(ref, str) or not ref.strip():
+                    return err(400, "read needs id (a handle or a key)")
+                row = s.get_doc(ref)
+                if row is None and handles.looks_like(ref):
+                    found = s.resolve_handle(ref)
+                    row = s.get_doc(found) if found else None
+                keys = ("ref", "kind", "role", "session", "ts", "text", "handle", "summary")
+                return JSONResponse({"hit": {x: row.get(x) for x in keys} if row else None})
             if what == "holdings":  # read-only: the viewer's team page
                 newest = body.get("newest", 5)
                 if not isinstance(newest, int) or not 0 <= newest <= 20:
@@ -315,5 +327,6 @@ def app(url: str, cfg: dict[str, Any] | None = None):
         Route("/v1/{project}/forget", endpoint("forget"), methods=["POST"]),
         Route("/v1/{project}/sharing", endpoint("sharing"), methods=["POST"]),
         Route("/v1/{project}/holdings", endpoint("holdings"), methods=["POST"]),
+        Route("/v1/{project}/read", endpoint("read"), methods=["POST"]),
     ], lifespan=lifespan)
 
