@@ -269,3 +269,32 @@ def test_a_team_hits_handle_or_key_opens_from_the_team_server(pg_url, tmp_path, 
     finally:
         p.terminate()
         p.wait(timeout=30)
+
+
+def test_store_tokens_says_a_token_was_revoked(pg_url):
+    """After `memdir store revoke bob --label desktop`, `memdir store tokens bob` said "no tokens": no trace that
+    bob ever had one. The revoked token is now counted, and listed with when it was revoked."""
+    base = ["store", "tokens", "--store", pg_url]
+    runner = CliRunner()
+    assert runner.invoke(cli, ["store", "token", "bob", "--project", "webapp", "--label", "desktop", "--store", pg_url]).exit_code == 0
+    assert runner.invoke(cli, ["store", "revoke", "bob", "--label", "desktop", "--store", pg_url]).exit_code == 0
+    r = runner.invoke(cli, base + ["bob"])
+    assert r.exit_code == 0 and "1 revoked token(s)" in r.output and "--revoked" in r.output, r.output
+    r = runner.invoke(cli, base + ["bob", "--revoked"])
+    assert r.exit_code == 0 and "desktop" in r.output and "revoked" in r.output.splitlines()[0], r.output
+    r = runner.invoke(cli, base + ["bob", "--revoked", "--json"])
+    rows = json.loads(r.output)
+    assert [t["label"] for t in rows] == ["desktop"] and rows[0]["revoked"], rows
+
+
+def test_doctor_fts_line_counts_memories_not_an_inflated_docs_figure(tmp_path):
+    """doctor said "project fts: 109 docs" for a project of 10 events: the count added the passages of long events.
+    It now says how many memories, and how many passages beside them."""
+    project = tmp_path / "p"
+    (project / ".git").mkdir(parents=True)
+    long = "\n".join(f"line {i} of the long exploration report, listing files" for i in range(300))
+    with memdir.open(project, home=tmp_path / "g") as m:
+        m.import_events([{"key": "k1", "role": "tool", "session": "s", "ts": 1_790_000_000, "text": long},
+                         {"key": "k2", "role": "user", "session": "s", "ts": 1_790_000_001, "text": "a short question"}])
+        check = next(c for c in m.doctor() if c["check"] == "project fts")
+    assert check["detail"].startswith("2 memories + ") and "passages" in check["detail"], check
