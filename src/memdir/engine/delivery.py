@@ -106,5 +106,5 @@ def timed_out(exc: BaseException) -> bool:
 def budget_line(budget_s: float) -> str:
     """The one line of a push whose time budget ran out before the server answered (not a cause: the server may be
     fine; a long command, ``memdir push``, sends the rest)."""
-    return f"no answer within this command's {budget_s * 1000:.0f} ms budget: rows wait (memdir push sends them now)"
+    return f"timed out at this command's {budget_s * 1000:.0f} ms budget (not a fault): rows wait, memdir push sends them now"
 
