@@ -51,7 +51,7 @@ def classify(code: int | None, message: str, *, project: str, token_env: str = "
         return {"kind": "route", "reason": f"HTTP {code}: remote.url does not lead to the team server's API",
                 "fix": "set remote.url to the server's API, ending in /v1 (e.g. http://host:8765/v1)"}
     if code is not None:
-        return {"kind": "server", "reason": f"HTTP {code}: {msg}" if msg else f"HTTP {code}",
+        return {"kind": "server", "reason": msg if msg.startswith(f"HTTP {code}") else f"HTTP {code}: {msg}" if msg else f"HTTP {code}",
                 "fix": "the team server or its PostgreSQL is failing: its lead checks `curl <remote.url>/health` and the server's log"}
     return {"kind": "unreachable", "reason": f"the team server cannot be reached: {msg}",
             "fix": "check remote.url and that `memdir serve --store …` runs there; rows wait and are sent later"}

@@ -57,6 +57,9 @@ HEALTH_TIMEOUT_S = 5.0  # /v1/health waits at most this for the store
 #: (:data:`memdir.engine.remote.REQUEST_TIMEOUT_S`), so a member sees the ``server`` cause, not a timeout
 POOL_WAIT_S = 3.0
 DOWN = "the store (PostgreSQL) does not answer"
+#: the pool's background reconnection gives up after this (its backoff would otherwise grow to minutes during an
+#: outage); the next request then tries at once, so a restarted PostgreSQL is used again within a request or two
+RECONNECT_S = 5.0
 
 
 def defaults() -> dict[str, Any]:
@@ -118,7 +121,7 @@ def _pool(url: str):
 
     p = ConnectionPool(url, min_size=1, max_size=POOL_MAX, kwargs={"autocommit": True, "row_factory": dict_row,
                                                                    "connect_timeout": 10}, reset=reset, open=False,
-                       check=ConnectionPool.check_connection)
+                       check=ConnectionPool.check_connection, reconnect_timeout=RECONNECT_S)
     p.open(wait=True, timeout=30)
     return p
 
