@@ -316,6 +316,10 @@ def app(url: str, cfg: dict[str, Any] | None = None):
 
     @asynccontextmanager
     async def lifespan(_app):
+        try:  # the pool opened before the first request, so a hook's short push is not spent opening it
+            await run_in_threadpool(pool)
+        except Exception as exc:  # noqa: BLE001  (the store down at start: the first request tries again)
+            log.warning("memdir: %s: %s", DOWN, (str(exc).strip().splitlines() or [type(exc).__name__])[0])
         yield
         with lock:  # the pool's connections close with the server (its worker threads stop)
             p = state.pop("pool", None)
