@@ -111,7 +111,8 @@ class Memdir:
             self.stores, text, category=category, summary=summary, tags=tags, load_when=load_when, pinned=pinned, supersedes=supersedes, scope=scope, kind=kind, highlight=highlight, provenance=provenance)
 
     def get(self, id: str, *, scope: str | None = None) -> Note | Event | None:
-        """The note (by id, project first) or event (by key) named ``id`` — or by its short handle — or ``None``."""
+        """The note (by id, project first) or event (by key) named ``id`` — or by its short handle — or ``None``.
+        With ``remote.url`` set, an id no local root holds is asked of the team server (a team hit: scope ``team``)."""
         return curated.get(self.stores, id, scope=scope)
 
     def note_problems(self) -> list[dict[str, str]]:

@@ -87,6 +87,24 @@ def import_(ctx, source, path, all_projects, here, pending, no_progress, store_u
     Host sessions go to the project they were recorded in: without a flag only this project's sessions are
     imported; --all-projects imports each into its own project; --here imports all of them into this one."""
     m = open_store(ctx)
+    _import_run(ctx, m, source, path, all_projects, here, pending, no_progress, store_url, store_project, as_json)
+    team_push(m)
+
+
+def team_push(m) -> None:
+    """After a long command (an import): send what the team-server queue holds within ``remote.timeout_s`` (the
+    writes' own pushes have the hooks' short budget), and say on stderr what still waits and why."""
+    if not m.config.get("remote.url"):
+        return
+    res = m.push()
+    if res["left"]:
+        why = f" ({res['error']})" if res["error"] else ""
+        click.echo(f"memdir: {res['left']} row(s) wait for the team server{why}: run `memdir push`"
+                   + (f"; fix: {res['fix']}" if res.get("fix") else ""), err=True)
+
+
+def _import_run(ctx, m, source, path, all_projects, here, pending, no_progress, store_url, store_project, as_json):
+    """The body of ``memdir import`` (its docstring is the contract)."""
     show_progress = not no_progress and not (as_json or ctx.find_root().obj.get("json"))
     if store_url:
         if source or pending:

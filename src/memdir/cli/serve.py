@@ -193,6 +193,11 @@ def _serve_store(ctx: click.Context, host: str, port: int, url: str, as_json: bo
     real_port = sock.getsockname()[1]
     shown = f"[{host}]" if ":" in host else host
     info = {"url": f"http://{shown}:{real_port}/v1", "host": host, "port": real_port, "pid": os.getpid(), "auth": "token per person"}
+    from memdir.server.http import is_loopback
+
+    if not is_loopback(host):  # tokens and memories would cross the network in clear
+        click.echo(f"memdir: warning: {host} is not a loopback address and this server speaks plain HTTP: bind "
+                   "127.0.0.1 behind a TLS reverse proxy (docs/team-store.md, Operations)", err=True)
     click.echo(json.dumps(info) if as_json else f"memdir: serving the team store at {info['url']} (Ctrl-C stops)")
     sys.stdout.flush()
     try:

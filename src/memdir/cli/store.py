@@ -87,21 +87,28 @@ def store_token(ctx, person, projects, label, expires, url, as_json):
 
 @store_command.command("tokens")
 @click.argument("person", required=False)
+@click.option("--revoked", is_flag=True, help="List the revoked tokens (with when) instead of the live ones.")
 @_store_opt
 @json_opt
 @click.pass_context
-def store_tokens(ctx, person, url, as_json):
-    """List the tokens (of PERSON, or everyone's): id, person, label, projects, created, last used, expiry."""
+def store_tokens(ctx, person, revoked, url, as_json):
+    """List the tokens (of PERSON, or everyone's): id, person, label, projects, created, last used, expiry; the
+    revoked ones are counted (--revoked lists them)."""
     from memdir.store.postgres.admin import list_tokens
 
     with _admin(url) as s:
-        rows = list_tokens(s.conn, person)
-    lines = [f"{'id':<10}  {'person':<12} {'label':<12} {'created':<25} {'last used':<25} {'expires':<25} projects"]
+        rows = list_tokens(s.conn, person, revoked=revoked)
+        gone = [] if revoked else list_tokens(s.conn, person, revoked=True)
+    last = "revoked" if revoked else "expires"
+    lines = [f"{'id':<10}  {'person':<12} {'label':<12} {'created':<25} {'last used':<25} {last:<25} projects"]
     for t in rows:
-        exp = (t["expires"] or "never") + (" (expired)" if t["expired"] else "")
+        end = t["revoked"] if revoked else (t["expires"] or "never") + (" (expired)" if t["expired"] else "")
         lines.append(f"{t['id']:<10}  {t['person']:<12} {t['label']:<12} {t['created'] or '-':<25} "
-                     f"{t['last_used'] or 'never':<25} {exp:<25} {', '.join(t['projects'])}")
-    emit(ctx, as_json, rows, "\n".join(lines) if rows else "no tokens")
+                     f"{t['last_used'] or 'never':<25} {end:<25} {', '.join(t['projects'])}")
+    human = "\n".join(lines) if rows else f"no {'revoked' if revoked else 'live'} tokens" + (f" of {person}" if person else "")
+    if gone:
+        human += f"\n{len(gone)} revoked token(s) not shown (memdir store tokens{' ' + person if person else ''} --revoked)"
+    emit(ctx, as_json, rows, human)
 
 
 @store_command.command("revoke")
@@ -176,11 +183,12 @@ def store_init(ctx, admin_url, database, owner, server, no_passwords, as_json):
     from memdir.store.postgres.setup import init
 
     out = init(admin_url, database=database, owner=owner, server=server, passwords=not no_passwords)
+    kept = " (password unchanged: the one the first init printed)"
     emit(ctx, as_json, out, "\n".join([
         f"created: {', '.join(out['created']) or 'nothing (all there already)'}; schema v{out['schema_version']}"
         + ("; pgvector on" if out["pgvector"] else ""),
-        f"owner (MEMDIR_STORE for memdir store …): {out['owner_url']}",
-        f"server (memdir serve --store):           {out['server_url']}"]))
+        f"owner (memdir store … --store):  {out['owner_url']}" + (kept if out["owner_password"] == "unchanged" else ""),
+        f"server (memdir serve --store):   {out['server_url']}" + (kept if server not in out["created"] else "")]))
 
 
 @click.command("share")

@@ -169,6 +169,13 @@ def get(s: Stores, id: str, *, scope: str | None = None) -> Note | Event | None:
             if whole is not None:
                 return whole
             continue
+    if scope in (None, "project") and s.config.get("remote.url"):  # a team hit's handle or key: the server has it
+        from memdir.engine import teamview
+
+        got = teamview.read(s.config, s.project_root, id)
+        if got is not None:
+            return Event(key=got["ref"], role=str(got.get("role") or "event"), text=got["text"], session=got.get("session"),
+                         ts=parse_ts(got["ts"]) if got.get("ts") else None, scope="team")
     return None
 
 

@@ -51,7 +51,7 @@ def classify(code: int | None, message: str, *, project: str, token_env: str = "
         return {"kind": "route", "reason": f"HTTP {code}: remote.url does not lead to the team server's API",
                 "fix": "set remote.url to the server's API, ending in /v1 (e.g. http://host:8765/v1)"}
     if code is not None:
-        return {"kind": "server", "reason": f"HTTP {code}: {msg}" if msg else f"HTTP {code}",
+        return {"kind": "server", "reason": msg if msg.startswith(f"HTTP {code}") else f"HTTP {code}: {msg}" if msg else f"HTTP {code}",
                 "fix": "the team server or its PostgreSQL is failing: its lead checks `curl <remote.url>/health` and the server's log"}
     return {"kind": "unreachable", "reason": f"the team server cannot be reached: {msg}",
             "fix": "check remote.url and that `memdir serve --store …` runs there; rows wait and are sent later"}
@@ -95,3 +95,16 @@ def record(db: sqlite3.Connection, state: dict[str, Any] | None, *, via: str = "
 def line(state: dict[str, Any]) -> str:
     """One line for a log or a terminal: the reason, then the fix."""
     return f"{state['reason']}; fix: {state['fix']}"
+
+
+def timed_out(exc: BaseException) -> bool:
+    """Whether a failed request ended by its own timeout (``TimeoutError``/``socket.timeout``, also wrapped in a
+    ``URLError``), as opposed to a refusal, a reset or a name that does not resolve."""
+    return isinstance(exc, TimeoutError) or isinstance(getattr(exc, "reason", None), TimeoutError)
+
+
+def budget_line(budget_s: float) -> str:
+    """The one line of a push whose time budget ran out before the server answered (not a cause: the server may be
+    fine; a long command, ``memdir push``, sends the rest)."""
+    return f"timed out at this command's {budget_s * 1000:.0f} ms budget (not a fault): rows wait, memdir push sends them now"
+

@@ -135,6 +135,11 @@ def doctor(s: Stores, *, repair: bool = True) -> list[dict[str, str]]:
 
         checks += store_doctor(spec, project=s.store_project(), token=os.environ.get("MEMDIR_STORE_TOKEN"),
                                hnsw_threshold=int(s.config.get("recall.pg_hnsw_threshold")))
+    got = remote.settings(s.config, s.project_root)
+    if got is not None:  # contact the team server itself (short timeout): reachable, the token valid, its grants
+        from memdir.engine.teamview import check_server
+
+        checks.append(check_server(*got, token_env=s.config.get("remote.token_env") or "MEMDIR_REMOTE_TOKEN"))
     root = s.roots["project"]
     if root.exists() and root.db_path.exists():
         q = remote.queue_state(s, root)
@@ -242,10 +247,12 @@ def index_checks(m: "Stores | Any", inspect: Callable[[], Any] | None = None, *,
         add(f"{root.scope} index", "ok" if ic == "ok" else "fail", f"{root.db_path}: integrity {' '.join(ic.split())[:200]}",
             "" if ic == "ok" else "stop memdir processes, move the index file aside (keep it: `sqlite3 COPY .recover` salvages its "
             "events) and run any memdir command: notes are rebuilt from the Markdown, forgotten items stay forgotten")
-        n_docs = db.execute("SELECT count(*) FROM docs").fetchone()[0]
-        n_docs += db.execute("SELECT count(*) FROM passages").fetchone()[0]  # passages 1.. of long events (memdir.recall.passages)
+        n_mem = db.execute("SELECT count(*) FROM docs").fetchone()[0]
+        n_pass = db.execute("SELECT count(*) FROM passages").fetchone()[0]  # passages 1.. of long events (memdir.recall.passages)
+        n_docs = n_mem + n_pass
         n_fts = db.execute("SELECT count(*) FROM fts").fetchone()[0]
-        add(f"{root.scope} fts", "ok" if n_docs == n_fts else "warn", f"{n_docs} docs, {n_fts} full-text rows",
+        add(f"{root.scope} fts", "ok" if n_docs == n_fts else "warn",
+            f"{n_mem} memor{'y' if n_mem == 1 else 'ies'}" + (f" + {n_pass} passages of long ones" if n_pass else "") + f", {n_fts} full-text rows",
             "" if n_docs == n_fts else "run `memdir reindex`")
         if n_docs == n_fts and n_docs <= EXACT_FTS_CHECK_ROWS:
             # equal counts can hide wrong postings (a contentless index deletes with the values it is given):

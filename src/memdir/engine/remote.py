@@ -276,6 +276,8 @@ def push(where: Where, url: str, project: str, token: str, *, budget_s: float, b
             raise _Stop(why, delivery.classify(exc.code, why, project=project)) from None
         except (OSError, ValueError, http.client.HTTPException) as exc:  # a malformed URL; refused, reset, timed
             # out; an answer that is not HTTP (BadStatusLine) or cut short (IncompleteRead); unreadable JSON
+            if left < request_timeout_s and delivery.timed_out(exc):  # the budget ran out, not the server: no cause
+                raise _Stop(delivery.budget_line(budget_s), None) from None
             _later(db, rows, now())
             why = f"{type(exc).__name__}: {exc}"
             raise _Stop(why, delivery.classify(None, why, project=project)) from None

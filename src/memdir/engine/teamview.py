@@ -1,5 +1,6 @@
-"""The team store's holdings for the viewer's Team page: what this member's token may read, by person (read-only;
-``POST /v1/<project>/holdings`` of :mod:`memdir.server.team`)."""
+"""Read-only requests to the team server: the holdings for the viewer's Team page (what this member's token may
+read, by person: ``POST /v1/<project>/holdings`` of :mod:`memdir.server.team`), doctor's contact check
+(``GET /v1/whoami``) and one team memory by handle or key (``POST /v1/<project>/read``)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from memdir.engine import delivery, remote
+from memdir.engine.delivery import classify
 from memdir.errors import UsageError
 
 TIMEOUT_S = 2.0  # the viewer's page waits this long for the team server; then it says what it found
@@ -71,3 +73,63 @@ def no_answer(url: str, exc: BaseException, timeout_s: float, *, project: str) -
     except (OSError, ValueError, http.client.HTTPException):
         pass
     return delivery.classify(None, what, project=project)
+
+
+#: ``memdir doctor`` waits at most this for the team server
+CHECK_TIMEOUT_S = 3.0
+
+
+def check_server(url: str, project: str, token: str, *, timeout_s: float = CHECK_TIMEOUT_S,
+                 token_env: str = "MEMDIR_REMOTE_TOKEN") -> dict[str, str]:
+    """A doctor check (``{"check": "team server", "ok", "detail", "remedy"}``) that contacts the team server at
+    ``url`` (``…/v1``) once, ``GET /whoami`` with ``token``, waiting at most ``timeout_s``: reachable, the token
+    valid, the person it names and the projects it grants, ``project`` among them. A failure gives the cause's fix
+    (:func:`memdir.engine.delivery.classify`); an unreachable or failing server is ``fail`` too (nothing can be sent)."""
+    def bad(state: dict[str, str]) -> dict[str, str]:
+        return {"check": "team server", "ok": "fail", "detail": f"{url}: {state['reason']}", "remedy": state["fix"]}
+
+    if not token:
+        return bad(classify(None, "no token", project=project, token_env=token_env))
+    req = urllib.request.Request(f"{url.rstrip('/')}/whoami", headers={"Authorization": f"Bearer {token}"})
+    try:
+        with urllib.request.urlopen(req, timeout=timeout_s) as resp:
+            got = json.loads(resp.read() or b"{}")
+    except urllib.error.HTTPError as exc:
+        return bad(classify(exc.code, remote.http_reason(exc), project=project, token_env=token_env))
+    except (OSError, ValueError, http.client.HTTPException) as exc:
+        return bad(classify(None, f"{type(exc).__name__}: {exc}", project=project, token_env=token_env))
+    if not isinstance(got, dict) or not isinstance(got.get("projects"), list):
+        return bad({"reason": "the answer is not a memdir team server's (an older server, or another service)",
+                    "fix": "set remote.url to the server's API, ending in /v1, and upgrade memdir there"})
+    grants = ", ".join(map(str, got["projects"])) or "nothing"
+    if project not in got["projects"]:
+        return bad(classify(403, f"(grants: {grants})", project=project, token_env=token_env))
+    return {"check": "team server", "ok": "ok", "detail": f"{url}: reachable; the token is {got.get('person')}'s and "
+            f"grants {grants}", "remedy": ""}
+
+
+def read(config, root_path: Path, id: str, *, timeout_s: float = CHECK_TIMEOUT_S) -> dict[str, Any] | None:
+    """One memory the team server holds for this project and this member's token may read (row-level security
+    decides), by the handle or key a team hit shows: ``{"ref", "kind", "role", "session", ts", "text", "handle",
+    "summary"}``, or ``None`` when ``remote.url`` is not set or the server has no such row. A server that fails or
+    cannot be reached logs its cause and fix as a warning and gives ``None`` (never raises)."""
+    got = remote.settings(config, root_path)
+    if got is None or not id:
+        return None
+    url, project, token = got
+    req = urllib.request.Request(f"{url.rstrip('/')}/{project}/read", data=json.dumps({"id": id}).encode(),
+                                 method="POST", headers={"Content-Type": "application/json",
+                                                         "Authorization": f"Bearer {token}"})
+    try:
+        with urllib.request.urlopen(req, timeout=timeout_s) as resp:
+            hit = (json.loads(resp.read() or b"{}") or {}).get("hit")
+    except urllib.error.HTTPError as exc:
+        state = classify(exc.code, remote.http_reason(exc), project=project)
+    except (OSError, ValueError, AttributeError, http.client.HTTPException) as exc:
+        state = classify(None, f"{type(exc).__name__}: {exc}", project=project)
+    else:
+        return hit if isinstance(hit, dict) and isinstance(hit.get("text"), str) else None
+    from memdir.lazylog import getLogger
+
+    getLogger("memdir").warning("memdir: the team server was not asked for %r: %s", id, state["reason"] + "; fix: " + state["fix"])
+    return None

@@ -16,9 +16,13 @@ row-level security (a superuser or the tables' owner).
                                                               events in the project: opened to the members, or not)
     GET  /v1/health                                         → {"ok": true, "store": "ok"}; 503 {"ok": false, "error"}
                                                               when PostgreSQL does not answer
+    GET  /v1/whoami                                         → {"person", "projects"}: the token's person and the
+                                                              projects it grants (read-only; memdir doctor)
 
 A token the store does not know (wrong, revoked, expired) gets ``401``; a valid one that does not grant the project
 ``403``, naming the projects it grants.
+    POST /v1/{project}/read     {"id": handle or key}        → {"hit": {ref, kind, role, session, ts, text, handle,
+                                                              summary} or null}: one row the token may see
     POST /v1/{project}/holdings {"newest"?: int (0-20)}      → what the token may read, by person
                                                               (:meth:`memdir.store.postgres.reads.PgReads.holdings`)
 
@@ -40,12 +44,22 @@ from __future__ import annotations
 from typing import Any
 
 from memdir.errors import MemdirError
+from memdir.lazylog import getLogger
 from memdir.store.rows import EVENT_FIELDS
+
+log = getLogger(__name__)
 
 MAX_EVENTS = 1000
 WEIGHTS = (4.0, 3.0, 1.0, 0.3)  # the default recall.weight_* (tags, title, body, context)
 POOL_MAX = 8  # connections the server keeps to the store
 HEALTH_TIMEOUT_S = 5.0  # /v1/health waits at most this for the store
+#: a request waits at most this for a pool connection, then answers 503: well below the client's per-request timeout
+#: (:data:`memdir.engine.remote.REQUEST_TIMEOUT_S`), so a member sees the ``server`` cause, not a timeout
+POOL_WAIT_S = 3.0
+DOWN = "the store (PostgreSQL) does not answer"
+#: the pool's background reconnection gives up after this (its backoff would otherwise grow to minutes during an
+#: outage); the next request then tries at once, so a restarted PostgreSQL is used again within a request or two
+RECONNECT_S = 5.0
 
 
 def defaults() -> dict[str, Any]:
@@ -107,7 +121,7 @@ def _pool(url: str):
 
     p = ConnectionPool(url, min_size=1, max_size=POOL_MAX, kwargs={"autocommit": True, "row_factory": dict_row,
                                                                    "connect_timeout": 10}, reset=reset, open=False,
-                       check=ConnectionPool.check_connection)
+                       check=ConnectionPool.check_connection, reconnect_timeout=RECONNECT_S)
     p.open(wait=True, timeout=30)
     return p
 
@@ -134,8 +148,10 @@ def app(url: str, cfg: dict[str, Any] | None = None):
     import threading
     import time
 
+    import psycopg
+
     from memdir.store.postgres.store import PgStore
-    from memdir.recall import glossary
+    from memdir.recall import glossary, handles
     from memdir.timeutil import parse_ts
     from memdir.recall.tokenize import query_tokens
 
@@ -157,18 +173,28 @@ def app(url: str, cfg: dict[str, Any] | None = None):
         auth = request.headers.get("authorization", "")
         if not auth.lower().startswith("bearer ") or not auth[7:].strip():
             return err(401, "send Authorization: Bearer <token>")
-        project = request.path_params["project"]
+        project = request.path_params.get("project", "")
         try:
-            cm = pool().connection(timeout=30)
+            cm = pool().connection(timeout=POOL_WAIT_S)
             conn = cm.__enter__()
         except Exception as exc:  # noqa: BLE001  (pool timeout, server down)
-            raise MemdirError(f"the store cannot be reached: {str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__}") from None
+            why = f"{DOWN}: {(str(exc).strip().splitlines() or [type(exc).__name__])[0]}"
+            with lock:  # one line per outage in the server's log (psycopg's pool logs its own retries)
+                first, state["down"] = "down" not in state, why
+            if first:
+                log.warning("memdir: %s; requests get 503 until it answers", why)
+            raise MemdirError(why) from None
+        if state.pop("down", None) is not None:
+            log.warning("memdir: the store (PostgreSQL) answers again")
         try:
             conn.execute("SELECT set_config('app.project', %s, false), set_config('app.token', %s, false)",
                          (project, auth[7:].strip()))
             got = conn.execute("SELECT memdir_project_ok() AS ok, memdir_person() AS who").fetchone()
             if got["who"] is None:  # unknown, revoked or expired: nobody (the client's fix: a new token)
                 return err(401, "this token is unknown, revoked or expired")
+            if what == "whoami":  # read-only, no project: whom the token names and what it grants (memdir doctor)
+                grants = conn.execute("SELECT memdir_token_projects() AS p").fetchone()["p"] or []
+                return JSONResponse({"person": got["who"], "projects": sorted(grants)})
             if not got["ok"]:  # a person, another project: the answer names what the token grants (remote.project)
                 grants = conn.execute("SELECT memdir_token_projects() AS p").fetchone()["p"] or []
                 return err(403, f"this token does not grant project {project!r} (grants: {', '.join(grants)})")
@@ -210,6 +236,16 @@ def app(url: str, cfg: dict[str, Any] | None = None):
                 keys = ("ref", "kind", "role", "session", "ts", "text", "score", "bm25", "prior", "decay", "rehearsal",
                         "subject", "date", "session_bonus", "handle", "span", "summary", "content_sha256")
                 return JSONResponse({"hits": [{x: r.get(x) for x in keys} for r in rows]})
+            if what == "read":  # read-only: one memory the token may see, by handle or key (memdir get, memory_read)
+                ref = body.get("id")
+                if not isinstance(ref, str) or not ref.strip():
+                    return err(400, "read needs id (a handle or a key)")
+                row = s.get_doc(ref)
+                if row is None and handles.looks_like(ref):
+                    found = s.resolve_handle(ref)
+                    row = s.get_doc(found) if found else None
+                keys = ("ref", "kind", "role", "session", "ts", "text", "handle", "summary")
+                return JSONResponse({"hit": {x: row.get(x) for x in keys} if row else None})
             if what == "holdings":  # read-only: the viewer's team page
                 newest = body.get("newest", 5)
                 if not isinstance(newest, int) or not 0 <= newest <= 20:
@@ -249,6 +285,8 @@ def app(url: str, cfg: dict[str, Any] | None = None):
                 return await run_in_threadpool(run, request, body, what)
             except MemdirError as exc:
                 return err(503, str(exc))
+            except psycopg.OperationalError as exc:  # the store went away during the request
+                return err(503, f"{DOWN}: {(str(exc).strip().splitlines() or [type(exc).__name__])[0]}")
         return handle
 
     def db_ok() -> str | None:
@@ -260,16 +298,28 @@ def app(url: str, cfg: dict[str, Any] | None = None):
         except Exception as exc:  # noqa: BLE001  (pool timeout, server down, a broken connection)
             return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
 
+    async def whoami(request: Request) -> JSONResponse:
+        try:
+            return await run_in_threadpool(run, request, {}, "whoami")
+        except MemdirError as exc:
+            return err(503, str(exc))
+        except psycopg.OperationalError as exc:
+            return err(503, f"{DOWN}: {(str(exc).strip().splitlines() or [type(exc).__name__])[0]}")
+
     async def health(request: Request) -> JSONResponse:
         why = await run_in_threadpool(db_ok)
         if why:
-            return JSONResponse({"ok": False, "error": f"the store (PostgreSQL) does not answer: {why}"}, status_code=503)
+            return JSONResponse({"ok": False, "error": f"{DOWN}: {why}"}, status_code=503)
         return JSONResponse({"ok": True, "store": "ok"})
 
     from contextlib import asynccontextmanager
 
     @asynccontextmanager
     async def lifespan(_app):
+        try:  # the pool opened before the first request, so a hook's short push is not spent opening it
+            await run_in_threadpool(pool)
+        except Exception as exc:  # noqa: BLE001  (the store down at start: the first request tries again)
+            log.warning("memdir: %s: %s", DOWN, (str(exc).strip().splitlines() or [type(exc).__name__])[0])
         yield
         with lock:  # the pool's connections close with the server (its worker threads stop)
             p = state.pop("pool", None)
@@ -278,10 +328,12 @@ def app(url: str, cfg: dict[str, Any] | None = None):
 
     return Starlette(routes=[
         Route("/v1/health", health, methods=["GET"]),
+        Route("/v1/whoami", whoami, methods=["GET"]),
         Route("/v1/{project}/events", endpoint("events"), methods=["POST"]),
         Route("/v1/{project}/recall", endpoint("recall"), methods=["POST"]),
         Route("/v1/{project}/forget", endpoint("forget"), methods=["POST"]),
         Route("/v1/{project}/sharing", endpoint("sharing"), methods=["POST"]),
         Route("/v1/{project}/holdings", endpoint("holdings"), methods=["POST"]),
+        Route("/v1/{project}/read", endpoint("read"), methods=["POST"]),
     ], lifespan=lifespan)
 

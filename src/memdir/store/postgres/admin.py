@@ -64,12 +64,14 @@ def add_token(conn, person: str, projects: Iterable[str], *, label: str | None =
     return token
 
 
-def list_tokens(conn, person: str | None = None) -> list[dict[str, Any]]:
+def list_tokens(conn, person: str | None = None, *, revoked: bool = False) -> list[dict[str, Any]]:
     """The tokens (never their values): ``[{"id", "person", "label", "projects", "created", "last_used", "expires",
-    "expired"}]`` (times ISO 8601 UTC or ``None``), by person then creation; ``person`` limits to one."""
+    "expired", "revoked"}]`` (times ISO 8601 UTC or ``None``; ``revoked``: when, ``None`` for a live token), by
+    person then creation; ``person`` limits to one. ``revoked=True`` lists the revoked ones (m013) instead."""
+    table, when = ("memdir_revoked", "revoked_at") if revoked else ("memdir_tokens", "NULL::timestamptz")
     rows = conn.execute(
-        "SELECT left(sha256, %s) AS id, person, label, projects, created_at, last_used_at, expires_at, "
-        "(expires_at IS NOT NULL AND expires_at <= now()) AS expired FROM memdir_tokens "
+        f"SELECT left(sha256, %s) AS id, person, label, projects, created_at, last_used_at, expires_at, {when} AS revoked, "
+        f"(expires_at IS NOT NULL AND expires_at <= now()) AS expired FROM {table} "
         "WHERE %s::text IS NULL OR person = %s ORDER BY person, created_at, label", (ID_CHARS, person, person)).fetchall()
 
     def iso(t):
@@ -77,7 +79,7 @@ def list_tokens(conn, person: str | None = None) -> list[dict[str, Any]]:
 
     return [{"id": r["id"], "person": r["person"], "label": r["label"], "projects": list(r["projects"]),
              "created": iso(r["created_at"]), "last_used": iso(r["last_used_at"]), "expires": iso(r["expires_at"]),
-             "expired": bool(r["expired"])} for r in rows]
+             "expired": bool(r["expired"]), "revoked": iso(r["revoked"])} for r in rows]
 
 
 def revoke_token(conn, person: str, *, label: str | None = None, token_id: str | None = None) -> int:
@@ -93,9 +95,9 @@ def revoke_token(conn, person: str, *, label: str | None = None, token_id: str |
         if len(labels) > 1:
             raise MemdirError(f"{person} has {len(labels)} tokens ({', '.join(labels)}): name one with --label or --id "
                               "(memdir store tokens lists them), or --all")
-        return conn.execute("DELETE FROM memdir_tokens WHERE person = %s", (person,)).rowcount
+        return _revoke(conn, "person = %s", (person,))
     if label:
-        return conn.execute("DELETE FROM memdir_tokens WHERE person = %s AND label = %s", (person, label)).rowcount
+        return _revoke(conn, "person = %s AND label = %s", (person, label))
     tid = token_id.lower()
     if len(tid) < 6:
         raise MemdirError("a token id has at least 6 hex digits (memdir store tokens lists them)")
@@ -103,12 +105,21 @@ def revoke_token(conn, person: str, *, label: str | None = None, token_id: str |
                      (person, tid + "%")).fetchone()["n"]
     if n > 1:
         raise MemdirError(f"{n} tokens of {person} start with {tid}: give more digits")
-    return conn.execute("DELETE FROM memdir_tokens WHERE person = %s AND sha256 LIKE %s", (person, tid + "%")).rowcount
+    return _revoke(conn, "person = %s AND sha256 LIKE %s", (person, tid + "%"))
 
 
 def revoke_tokens(conn, person: str) -> int:
     """Delete every token of ``person``; returns how many. ``conn`` is an admin connection."""
-    return conn.execute("DELETE FROM memdir_tokens WHERE person = %s", (person,)).rowcount
+    return _revoke(conn, "person = %s", (person,))
+
+
+def _revoke(conn, where: str, params: tuple) -> int:
+    """Delete the tokens matching ``where`` and keep their rows in ``memdir_revoked`` (m013); returns how many."""
+    return conn.execute(
+        f"WITH gone AS (DELETE FROM memdir_tokens WHERE {where} RETURNING *), kept AS ("
+        "INSERT INTO memdir_revoked(sha256, person, label, projects, created_at, last_used_at, expires_at) "
+        "SELECT sha256, person, label, projects, created_at, last_used_at, expires_at FROM gone "
+        "ON CONFLICT (sha256) DO NOTHING) SELECT count(*) AS n FROM gone", params).fetchone()["n"]
 
 
 def grant_client(conn, login: str) -> None:

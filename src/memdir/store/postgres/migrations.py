@@ -9,7 +9,7 @@ from memdir.store.postgres.pgvector import (
     pgvector_column,
     vector_storage,
 )
-from memdir.store.postgres.people import m012_token_lifecycle_and_personal_sharing
+from memdir.store.postgres.people import m012_token_lifecycle_and_personal_sharing, m013_revoked_tokens
 from memdir.store.postgres.sql import CLIENT_ROLE, LOCK_KEY, OWN, PROJECT_OK
 
 
@@ -511,7 +511,8 @@ def m010_event_labels(cur) -> None:
 #: numbered schema migrations; append, never edit a landed one
 MIGRATIONS = [m001_create_tables, m002_row_level_security, m003_tiers_vectors, m004_stats_and_term_counts,
               m005_private_events, m006_pgvector, m007_per_person_keys_and_counters, m008_vector_storage,
-              m009_rehearsal_per_person, m010_event_labels, m011_accent_folding, m012_token_lifecycle_and_personal_sharing]
+              m009_rehearsal_per_person, m010_event_labels, m011_accent_folding, m012_token_lifecycle_and_personal_sharing,
+              m013_revoked_tokens]
 
 
 def migrate(conn) -> int:

@@ -101,3 +101,15 @@ def m012_token_lifecycle_and_personal_sharing(cur) -> None:
     for t, sh in shareable.items():
         cur.execute(f"DROP POLICY IF EXISTS {t}_read ON {t}")
         cur.execute(f"CREATE POLICY {t}_read ON {t} FOR SELECT USING ({PROJECT_OK} AND ({OWN} OR (({sh}) AND {shares})))")
+
+
+def m013_revoked_tokens(cur) -> None:
+    """Revoked tokens leave a trace: ``memdir_revoked`` keeps each revoked token's row (never the token: its SHA-256,
+    person, label, projects, times) and when it was revoked, so ``memdir store tokens`` can say a person's token was
+    revoked rather than "no tokens". Nothing reads it to grant anything (the live tokens are ``memdir_tokens``)."""
+    cur.execute("""
+        CREATE TABLE IF NOT EXISTS memdir_revoked(sha256 text PRIMARY KEY, person text NOT NULL, label text NOT NULL,
+            projects text[] NOT NULL, created_at timestamptz, last_used_at timestamptz, expires_at timestamptz,
+            revoked_at timestamptz NOT NULL DEFAULT now());
+        REVOKE ALL ON memdir_revoked FROM PUBLIC;
+    """)

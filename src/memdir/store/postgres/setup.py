@@ -45,9 +45,10 @@ def init(admin_url: str, *, database: str = "memdir", owner: str = "memdir_owner
          passwords: bool = True) -> dict[str, Any]:
     """Create ``owner``, the client role, ``server`` and ``database`` (owned by ``owner``), then the schema (as
     ``owner``). ``admin_url``: a login with CREATEROLE and CREATEDB (or a superuser), any database of the cluster.
-    What exists already is kept (a second run changes nothing but the passwords it sets: none for roles it did not
-    create). Returns ``{"database", "owner_url", "server_url", "created", "pgvector"}`` (URLs with the passwords made
-    for new roles). Raises ``MemdirError`` naming the missing privilege."""
+    What exists already is kept and the schema is upgraded (a second run sets no password: the URLs of roles it did
+    not create carry none, ``owner_password`` is ``"unchanged"``). Returns ``{"database", "owner_url", "server_url",
+    "created", "schema_version", "pgvector", "owner_password"}`` (URLs with the passwords made for new roles). Raises
+    ``MemdirError`` naming the missing privilege."""
     import psycopg
     from psycopg import sql
 
@@ -104,14 +105,27 @@ def init(admin_url: str, *, database: str = "memdir", owner: str = "memdir_owner
         except psycopg.Error:
             vector = False
     owner_url = with_login(admin_url, owner, pw[owner], database)
-    from memdir.store.postgres.store import PgStore
+    schema_as_owner(with_login(admin_url, urlsplit(admin_url).username or me, urlsplit(admin_url).password, database),
+                    owner)
+    return {"database": database, "owner_url": owner_url, "server_url": with_login(admin_url, server, pw[server], database),
+            "created": created, "schema_version": len(MIGRATIONS), "pgvector": vector,
+            "owner_password": "new" if pw[owner] else ("unchanged" if owner not in created else "none")}
+
+
+def schema_as_owner(admin_db_url: str, owner: str) -> None:
+    """Create or upgrade the schema in ``admin_db_url``'s database *as* ``owner`` (``SET ROLE``: the admin is a
+    superuser or a member of the owner), so the tables are the owner's and a second ``init`` needs no owner password
+    (it was printed once, by the first). Raises ``MemdirError`` with the database's refusal, one line."""
+    import psycopg
+    from psycopg import sql
+    from psycopg.rows import dict_row
+
+    from memdir.store.postgres.migrations import migrate
 
     try:
-        PgStore.connect(owner_url, project="-").close()  # the schema, owned by the owner
-    except MemdirError as exc:
-        if pw[owner] is None and owner not in created:  # an owner made before: its password is not ours to print
-            raise MemdirError(f"{exc}; {owner} existed already: create or upgrade the schema with its own URL "
-                              f"(memdir store tokens --store postgresql://{owner}:<password>@…/{database})") from None
-        raise
-    return {"database": database, "owner_url": owner_url, "server_url": with_login(admin_url, server, pw[server], database),
-            "created": created, "schema_version": len(MIGRATIONS), "pgvector": vector}
+        with psycopg.connect(admin_db_url, autocommit=True, row_factory=dict_row, connect_timeout=10) as c:
+            c.execute(sql.SQL("SET ROLE {}").format(sql.Identifier(owner)))
+            migrate(c)
+    except psycopg.Error as exc:
+        raise MemdirError(f"the schema could not be created or upgraded as {owner} in {safe_url(admin_db_url)}: "
+                          f"{_first(exc)}") from None
