@@ -384,7 +384,7 @@ def upsert_doc(db: sqlite3.Connection, row: dict[str, Any]) -> int:
         _remove(db, old)
     row = {**row, "handle": handles.assign(db, row["ref"])}
     cols, st = codec.doc_columns(db, row)
-    cur = codec.write(db, f"INSERT INTO docs({', '.join(cols)}) VALUES ({', '.join('?' for _ in cols)})", list(cols.values()))
+    cur = codec.write(db, *codec.insert_sql("INSERT", cols))
     doc_id = cur.lastrowid
     codec.learn(db, st, doc_id, cols)
     if row.get("kind") == "note":
@@ -407,8 +407,8 @@ def insert_event(db: sqlite3.Connection, row: dict[str, Any], *, pending: dict[i
     Caller holds a transaction."""
     row = {**row, "handle": handles.assign(db, row["ref"])}
     cols, st = codec.doc_columns(db, row)
-    cur = codec.write(db, f"INSERT OR IGNORE INTO docs({', '.join(cols)}) VALUES ({', '.join('?' for _ in cols)})",
-                 list(cols.values()))  # a key or (event) content hash already stored: ignored, both are UNIQUE
+    # a key or (event) content hash already stored: ignored, both are UNIQUE
+    cur = codec.write(db, *codec.insert_sql("INSERT OR IGNORE", cols))
     if cur.rowcount == 0:
         return None
     codec.learn(db, st, cur.lastrowid, cols)
