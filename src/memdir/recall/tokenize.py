@@ -271,6 +271,15 @@ def _add_words(out: list[str], text: str) -> None:
     n = len(out)
     try:
         out += _chain(map(_word_cache.__getitem__, raws))
+        return
+    except KeyError:
+        del out[n:]
+    # the words not cached yet, found by one C-level set difference, are made; then the one pass again, unless
+    # filling the (bounded) cache cleared it meanwhile
+    for raw in set(raws).difference(_word_cache):
+        _word_tokens(raw)
+    try:
+        out += _chain(map(_word_cache.__getitem__, raws))
     except KeyError:
         del out[n:]
         get = _word_cache.get

@@ -248,8 +248,12 @@ def index_version() -> str:
     from memdir.recall.tokenize import tokenizer_id
 
     p = passages
-    return f"{tokenizer_id()}+ctx{rows.CONTEXT_TOKENS}+split{p.SPLIT_ABOVE}.{p.TARGET}.{p.SPLIT_ABOVE_TURN}{LABELS}"
+    return f"{tokenizer_id()}+ctx{rows.CONTEXT_TOKENS}{CONTEXT_RULE}+split{p.SPLIT_ABOVE}.{p.TARGET}.{p.SPLIT_ABOVE_TURN}{LABELS}"
 
+
+#: the part of :func:`index_version` naming how a neighbour's tokens are chosen (:func:`memdir.store.rows.context_tokens`):
+#: without stopwords since issue 26 (a change of :data:`memdir.recall.tokenize.STOPWORDS` must change it too)
+CONTEXT_RULE = "-stop1"
 
 #: the part of :func:`index_version` saying events' own tags and title are indexed (:func:`memdir.store.rows.event_labels`);
 #: an index of the version before it is rebuilt only when one of its events has labels (:func:`check_tokenizer`)
@@ -462,7 +466,7 @@ def _context(tokens_of, prev: int | None, nxt: int | None) -> str:
     parts: list[str] = []
     for x in (prev, nxt):
         if x is not None:
-            parts.extend(tokens_of(x).split(None, rows.CONTEXT_TOKENS)[:rows.CONTEXT_TOKENS])
+            parts.extend(rows.context_tokens(tokens_of(x)))
     return " ".join(parts)
 
 
