@@ -375,10 +375,14 @@ def m009_rehearsal_per_person(cur) -> None:
     cur.execute(f"CREATE POLICY rehearsal_update ON rehearsal FOR UPDATE USING ({PROJECT_OK} AND {OWN}) WITH CHECK ({PROJECT_OK} AND {OWN})")
     cur.execute(f"CREATE POLICY rehearsal_delete ON rehearsal FOR DELETE USING ({PROJECT_OK} AND {OWN})")
 
-def _context(bodies: dict[int, str], prev: int | None, nxt: int | None) -> str:
-    from memdir.store.rows import CONTEXT_TOKENS
+def _context(bodies: dict[int, str], prev: int | None, nxt: int | None, *, first_n: bool = False) -> str:
+    """An event's context as the writes make it now (:func:`memdir.store.rows.context_tokens`), or with ``first_n``
+    as they made it before issue 26 (each neighbour's first tokens, stopwords included)."""
+    from memdir.store.rows import CONTEXT_TOKENS, context_tokens
 
-    return " ".join(t for x in (prev, nxt) if x is not None for t in bodies.get(x, "").split()[:CONTEXT_TOKENS])
+    if first_n:
+        return " ".join(t for x in (prev, nxt) if x is not None for t in bodies.get(x, "").split()[:CONTEXT_TOKENS])
+    return " ".join(t for x in (prev, nxt) if x is not None for t in context_tokens(bodies.get(x, "")))
 
 
 def m011_accent_folding(cur) -> None:
@@ -434,7 +438,7 @@ def m011_accent_folding(cur) -> None:
         for i, r in enumerate(rows):
             prev = rows[i - 1]["id"] if i else None
             nxt = rows[i + 1]["id"] if i + 1 < len(rows) else None
-            if not r["context"] or r["context"] != _context(before, prev, nxt):
+            if not r["context"] or r["context"] not in (_context(before, prev, nxt), _context(before, prev, nxt, first_n=True)):
                 continue
             ctx = _context(after, prev, nxt)
             if ctx != r["context"]:

@@ -9,7 +9,7 @@ from memdir.errors import MemdirError
 from memdir.recall import handles, passages
 from memdir.recall.tokenize import tokenize
 from memdir.store.postgres.sql import DOC_COLUMNS, ME, tf_json, tsv_tokens
-from memdir.store.rows import CONTEXT_TOKENS, event_labels, fts_fields
+from memdir.store.rows import context_tokens, event_labels, fts_fields
 
 
 class PgWrites:
@@ -189,7 +189,7 @@ class PgWrites:
         new: list[tuple] = []
         for doc_id in sorted(fresh):
             prev, nxt = targets.get(doc_id, (None, None))
-            ctx = " ".join(t for x in (prev, nxt) if x is not None for t in toks.get(x, "").split()[:CONTEXT_TOKENS])
+            ctx = " ".join(t for x in (prev, nxt) if x is not None for t in context_tokens(toks.get(x, "")))
             allf = (*labels.get(doc_id, ("", "")), fresh[doc_id], ctx)
             dl = sum(len(f.split()) for f in allf)
             self._count(1, dl, tsv_tokens(*allf))
@@ -206,7 +206,7 @@ class PgWrites:
             if r is None:
                 continue
             prev, nxt = targets[doc_id]
-            ctx = " ".join(t for x in (prev, nxt) if x is not None for t in toks.get(x, "").split()[:CONTEXT_TOKENS])
+            ctx = " ".join(t for x in (prev, nxt) if x is not None for t in context_tokens(toks.get(x, "")))
             allf = (r["tags"], r["title"], r["body"], ctx)
             if ctx == r["context"]:
                 continue

@@ -151,12 +151,57 @@ def _squeeze(raw: bytes, proto: Any) -> bytes | None:
     return z if len(z) * 10 < len(raw) * 9 else None
 
 
+# ---- the content hash and the time (migration m014) --------------------------------------------------------
+# ``docs.content_sha256`` and ``docs.ts`` are virtual generated columns too: the hash is stored in ``sha`` as its 32
+# bytes (a value that is not 64 lowercase hex digits, e.g. from an older team client, as the text itself), the ISO
+# time in ``ts_raw`` only when SQLite's own rendering of ``ts_epoch`` would differ from it (another zone, precision
+# or spelling); readers keep reading ``content_sha256`` and ``ts``, lookups by hash go through :func:`sha_key`.
+
+#: ``docs.content_sha256`` from ``docs.sha``
+SHA_EXPR = "CASE WHEN typeof(sha) = 'blob' THEN lower(hex(sha)) ELSE sha END"
+#: ``docs.ts`` from ``docs.ts_raw`` / ``docs.ts_epoch`` (ISO 8601 UTC with milliseconds, as memdir writes it)
+TS_DERIVED = "strftime('%Y-%m-%dT%H:%M:%fZ', ts_epoch, 'unixepoch')"
+TS_EXPR = f"coalesce(ts_raw, {TS_DERIVED})"
+#: the value bound for ``ts_raw``: NULL when the time is exactly derivable (SQLite itself compares)
+TS_RAW_SQL = "NULLIF(?, strftime('%Y-%m-%dT%H:%M:%fZ', ?, 'unixepoch'))"
+
+
+def sha_key(sha: Any) -> Any:
+    """What ``docs.sha`` holds for the hex hash ``sha``: its 32 bytes, or ``sha`` unchanged when it is not 64
+    lowercase hex digits."""
+    if isinstance(sha, str) and len(sha) == 64:
+        try:
+            b = bytes.fromhex(sha)
+        except ValueError:
+            return sha
+        if b.hex() == sha:
+            return b
+    return sha
+
+
 def doc_columns(db: sqlite3.Connection, row: dict[str, Any]) -> tuple[dict[str, Any], _Zstate]:
-    """A docs row as written: ``text`` becomes its stored columns (with the store's dictionary when it has one)."""
+    """A docs row as written: ``text`` becomes its stored columns (with the store's dictionary when it has one),
+    ``content_sha256`` its bytes (``sha``), ``ts`` goes to ``ts_raw`` (see :func:`insert_sql`)."""
     st = _zstate(db)
-    out = {k: v for k, v in row.items() if k != "text"}
+    out = {k: v for k, v in row.items() if k not in ("text", "content_sha256", "ts")}
     out["text_head"], out["text_tail"], out["text_len"] = text_columns(row["text"], st.proto)
+    out["sha"] = sha_key(row["content_sha256"])
+    out["ts_raw"] = row["ts"]
     return out, st
+
+
+def insert_sql(verb: str, cols: dict[str, Any]) -> tuple[str, list[Any]]:
+    """``(sql, params)`` inserting the columns ``cols`` of :func:`doc_columns` into ``docs`` (``verb``: ``INSERT``
+    or ``INSERT OR IGNORE``): ``ts_raw`` is bound as :data:`TS_RAW_SQL` (NULL when ``ts_epoch`` renders it)."""
+    marks, params = [], []
+    for k, v in cols.items():
+        if k == "ts_raw":
+            marks.append(TS_RAW_SQL)
+            params += [v, cols["ts_epoch"]]
+        else:
+            marks.append("?")
+            params.append(v)
+    return f"{verb} INTO docs({', '.join(cols)}) VALUES ({', '.join(marks)})", params
 
 
 def compress_all(db: sqlite3.Connection) -> int:
@@ -249,7 +294,7 @@ def make_zdict(db: sqlite3.Connection, texts: list[bytes], rows: Iterable[tuple[
 
 
 #: storage columns of docs left out of the rows handed to callers (they read ``text``)
-STORAGE_COLUMNS = ("text_head", "text_tail", "ctx_prev", "ctx_next")
+STORAGE_COLUMNS = ("text_head", "text_tail", "ctx_prev", "ctx_next", "sha", "ts_raw")
 
 
 def public_row(r: sqlite3.Row | dict[str, Any]) -> dict[str, Any]:

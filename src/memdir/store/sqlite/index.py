@@ -248,8 +248,12 @@ def index_version() -> str:
     from memdir.recall.tokenize import tokenizer_id
 
     p = passages
-    return f"{tokenizer_id()}+ctx{rows.CONTEXT_TOKENS}+split{p.SPLIT_ABOVE}.{p.TARGET}.{p.SPLIT_ABOVE_TURN}{LABELS}"
+    return f"{tokenizer_id()}+ctx{rows.CONTEXT_TOKENS}{CONTEXT_RULE}+split{p.SPLIT_ABOVE}.{p.TARGET}.{p.SPLIT_ABOVE_TURN}{LABELS}"
 
+
+#: the part of :func:`index_version` naming how a neighbour's tokens are chosen (:func:`memdir.store.rows.context_tokens`):
+#: without stopwords since issue 26 (a change of :data:`memdir.recall.tokenize.STOPWORDS` must change it too)
+CONTEXT_RULE = "-stop1"
 
 #: the part of :func:`index_version` saying events' own tags and title are indexed (:func:`memdir.store.rows.event_labels`);
 #: an index of the version before it is rebuilt only when one of its events has labels (:func:`check_tokenizer`)
@@ -384,7 +388,7 @@ def upsert_doc(db: sqlite3.Connection, row: dict[str, Any]) -> int:
         _remove(db, old)
     row = {**row, "handle": handles.assign(db, row["ref"])}
     cols, st = codec.doc_columns(db, row)
-    cur = codec.write(db, f"INSERT INTO docs({', '.join(cols)}) VALUES ({', '.join('?' for _ in cols)})", list(cols.values()))
+    cur = codec.write(db, *codec.insert_sql("INSERT", cols))
     doc_id = cur.lastrowid
     codec.learn(db, st, doc_id, cols)
     if row.get("kind") == "note":
@@ -407,8 +411,8 @@ def insert_event(db: sqlite3.Connection, row: dict[str, Any], *, pending: dict[i
     Caller holds a transaction."""
     row = {**row, "handle": handles.assign(db, row["ref"])}
     cols, st = codec.doc_columns(db, row)
-    cur = codec.write(db, f"INSERT OR IGNORE INTO docs({', '.join(cols)}) VALUES ({', '.join('?' for _ in cols)})",
-                 list(cols.values()))  # a key or (event) content hash already stored: ignored, both are UNIQUE
+    # a key or (event) content hash already stored: ignored, both are UNIQUE
+    cur = codec.write(db, *codec.insert_sql("INSERT OR IGNORE", cols))
     if cur.rowcount == 0:
         return None
     codec.learn(db, st, cur.lastrowid, cols)
@@ -462,7 +466,7 @@ def _context(tokens_of, prev: int | None, nxt: int | None) -> str:
     parts: list[str] = []
     for x in (prev, nxt):
         if x is not None:
-            parts.extend(tokens_of(x).split(None, rows.CONTEXT_TOKENS)[:rows.CONTEXT_TOKENS])
+            parts.extend(rows.context_tokens(tokens_of(x)))
     return " ".join(parts)
 
 

@@ -303,9 +303,41 @@ def m013_remote_refused(db: sqlite3.Connection) -> None:
             db.execute(f"ALTER TABLE remote_queue ADD COLUMN {col} {typ}")
 
 
+def m014_hash_bytes_derived_ts(db: sqlite3.Connection) -> None:
+    """Issue 26 (size): ``docs.content_sha256`` and ``docs.ts`` become virtual generated columns
+    (:mod:`memdir.store.sqlite.codec`, ``SHA_EXPR`` / ``TS_EXPR``): the hash is stored as its 32 bytes in ``sha``
+    (both hash indexes move to it; 64 hex characters were 32 bytes more in the row and again in each index), the ISO
+    time in ``ts_raw`` only when SQLite's rendering of ``ts_epoch`` differs from it. Readers see the same values."""
+    from memdir.store.sqlite.codec import SHA_EXPR, TS_EXPR, TS_DERIVED, sha_key, write
+
+    if "sha" in {r[1] for r in db.execute("PRAGMA table_xinfo(docs)")}:
+        return  # idempotent, as m013 (a store set back to an older user_version runs it again)
+    db.execute("DROP VIEW IF EXISTS events")
+    db.execute("DROP INDEX IF EXISTS docs_event_sha")
+    db.execute("DROP INDEX IF EXISTS docs_note_sha")
+    db.execute("ALTER TABLE docs ADD COLUMN sha")  # no declared type: BLOB, or TEXT for a hash that is not hex
+    db.execute("ALTER TABLE docs ADD COLUMN ts_raw TEXT")
+    last = 0
+    while True:
+        rows = db.execute("SELECT id, content_sha256 FROM docs WHERE id > ? ORDER BY id LIMIT 2000", (last,)).fetchall()
+        if not rows:
+            break
+        write(db, "UPDATE docs SET sha = ? WHERE id = ?", [(sha_key(h), i) for i, h in rows], many=True)
+        last = rows[-1][0]
+    write(db, f"UPDATE docs SET ts_raw = NULLIF(ts, {TS_DERIVED})", ())
+    drop_column(db, "docs", "content_sha256")
+    drop_column(db, "docs", "ts")
+    db.execute(f"ALTER TABLE docs ADD COLUMN content_sha256 GENERATED ALWAYS AS ({SHA_EXPR}) VIRTUAL")
+    db.execute(f"ALTER TABLE docs ADD COLUMN ts GENERATED ALWAYS AS ({TS_EXPR}) VIRTUAL")
+    db.execute("CREATE UNIQUE INDEX docs_event_sha ON docs(sha) WHERE kind = 'event'")
+    db.execute("CREATE INDEX docs_note_sha ON docs(sha) WHERE kind = 'note'")
+    db.execute("CREATE VIEW events AS SELECT id, ref AS key, content_sha256, session, role, ts, text FROM docs WHERE kind = 'event'")
+
+
 MIGRATIONS = [m001_create_tables, m002_vectors_tiers, m003_fts_vocab, m004_fts_context, m005_event_order_index,
               m006_journal, m007_distill, m008_handles_passages,
-              m009_compact_layout, m010_removed_log, m011_text_dictionary, m012_remote_queue, m013_remote_refused]
+              m009_compact_layout, m010_removed_log, m011_text_dictionary, m012_remote_queue, m013_remote_refused,
+              m014_hash_bytes_derived_ts]
 
 
 class NewerIndex(MemdirError, RuntimeError):

@@ -128,8 +128,8 @@ class SqliteStore:
         return codec.public_row(row) if row is not None else None
 
     def live_note_with_sha(self, sha):
-        row = self.db.execute("SELECT ref FROM docs WHERE kind = 'note' AND content_sha256 = ? AND superseded_by IS NULL "
-                              "ORDER BY id LIMIT 1", (sha,)).fetchone()
+        row = self.db.execute("SELECT ref FROM docs WHERE kind = 'note' AND sha = ? AND superseded_by IS NULL "
+                              "ORDER BY id LIMIT 1", (codec.sha_key(sha),)).fetchone()
         return row[0] if row else None
 
     def tombstone(self, ref, sha, kind, when):
@@ -450,9 +450,9 @@ class SqliteStore:
         return [dict(r) for r in self.db.execute(sql + " ORDER BY session, ts_epoch, id", params)]
 
     def has_text(self, sha, kind=None):
-        if kind is None:
-            return self.db.execute("SELECT 1 FROM docs WHERE content_sha256 = ?", (sha,)).fetchone() is not None
-        return self.db.execute("SELECT 1 FROM docs WHERE kind = ? AND content_sha256 = ?", (kind, sha)).fetchone() is not None
+        key = codec.sha_key(sha)  # docs.sha, through the partial index of each kind
+        return any(self.db.execute("SELECT 1 FROM docs WHERE kind = ? AND sha = ?", (k, key)).fetchone() is not None
+                   for k in ((kind,) if kind is not None else ("event", "note")))
 
     def ref_sha(self, ref):
         row = self.db.execute("SELECT content_sha256 FROM docs WHERE ref = ?", (ref,)).fetchone()
