@@ -102,20 +102,3 @@ def test_a_schema_13_store_is_upgraded_in_place(project, tmp_path):
         assert [[h.id for h in m.recall(q, k=5)] for q in ("kafka lag", "token rotate", "schema parser")] == before
         assert m.import_events([{**evs[9], "key": "again"}])["duplicate"] == 1
         assert index.check_fts(db) == []
-
-
-def test_the_neighbour_context_leaves_out_stopwords(project, tmp_path):
-    """Issue 26: an event's ``context`` column holds its neighbours' first tokens without the stopwords (a query
-    drops them, so they were never matched there); the neighbour's words still find it, deletes stay exact."""
-    with memdir.open(project, home=tmp_path / "g") as m:
-        m.import_events([{"key": f"k{i}", "role": "user", "session": "s", "ts": 1_790_000_000 + i, "text": t}
-                         for i, t in enumerate(["the kafka consumer is lagging", "we should look at it",
-                                                "and the quokka is in the garden"])])
-        db = m.roots["project"].db
-        db.execute("CREATE VIRTUAL TABLE temp.v_ctx USING fts5vocab(main, fts, instance)")
-        mid = db.execute("SELECT id FROM docs WHERE ref = 'k1'").fetchone()[0]
-        ctx = sorted(r[0] for r in db.execute("SELECT term FROM temp.v_ctx WHERE doc = ? AND col = 'context'", (mid,)))
-        db.execute("DROP TABLE temp.v_ctx")
-        assert ctx == sorted(["kafka", "consum", "lag", "quokka", "garden"])
-        m.forget("k2")
-        assert index.check_fts(db) == []

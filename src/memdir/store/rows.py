@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any, Iterable
 
-from memdir.recall.tokenize import STOPWORDS, is_stop, tokenize
+from memdir.recall.tokenize import tokenize
 
 #: the fields of an event row a team client sends and the team server stores
 EVENT_FIELDS = ("ref", "content_sha256", "role", "session", "ts", "ts_epoch", "text", "meta")
@@ -48,11 +48,10 @@ CONTEXT_TOKENS = 80
 
 def context_tokens(tokens: str) -> list[str]:
     """What of a neighbour's passage-0 token stream ``tokens`` goes into an event's ``context`` column: its first
-    :data:`CONTEXT_TOKENS` tokens without the stopwords (:func:`memdir.recall.tokenize.is_stop`; a query never
-    searches for one, :func:`memdir.recall.tokenize.query_tokens`), a third of the column's postings (issue 26)."""
-    # is_stop inlined: a token of more than 2 characters, or an ASCII one, is a stopword only if listed
-    return [t for t in tokens.split(None, CONTEXT_TOKENS)[:CONTEXT_TOKENS]
-            if t not in STOPWORDS and (len(t) > 2 or t.isascii() or not is_stop(t))]
+    :data:`CONTEXT_TOKENS` tokens. Leaving the stopwords out (a query never searches for one) would save ~1 MB of
+    postings at 10k turns, but it moves document lengths and lowered LongMemEval's user-turn recall@5 (0.824 ->
+    0.780; docs/ingest-and-size.md), so it is not done."""
+    return tokens.split(None, CONTEXT_TOKENS)[:CONTEXT_TOKENS]
 
 
 def meta_json(text: str | None) -> dict[str, Any]:

@@ -251,9 +251,9 @@ def index_version() -> str:
     return f"{tokenizer_id()}+ctx{rows.CONTEXT_TOKENS}{CONTEXT_RULE}+split{p.SPLIT_ABOVE}.{p.TARGET}.{p.SPLIT_ABOVE_TURN}{LABELS}"
 
 
-#: the part of :func:`index_version` naming how a neighbour's tokens are chosen (:func:`memdir.store.rows.context_tokens`):
-#: without stopwords since issue 26 (a change of :data:`memdir.recall.tokenize.STOPWORDS` must change it too)
-CONTEXT_RULE = "-stop1"
+#: the part of :func:`index_version` naming how a neighbour's tokens are chosen (:func:`memdir.store.rows.context_tokens`;
+#: empty: its first tokens, as every index so far)
+CONTEXT_RULE = ""
 
 #: the part of :func:`index_version` saying events' own tags and title are indexed (:func:`memdir.store.rows.event_labels`);
 #: an index of the version before it is rebuilt only when one of its events has labels (:func:`check_tokenizer`)
