@@ -47,3 +47,10 @@ def test_at_most_spare_brief_one_liners_are_added():
     block = inject.build(rules=[], outline=[], entries=[_long("aaa111")] + tools, max_chars=1800, max_entries=1,
                          weights=WEIGHTS)
     assert sum(f"[t{i}abcd]" in block for i in range(len(tools))) == inject.SPARE_BRIEF
+
+
+def test_room_no_one_liner_takes_goes_back_to_the_capped_entries():
+    # a conversation (no tool entries): the best turn is not cut at WINDOW_CAP while the budget has room left
+    e = _long("aaa111")
+    block = inject.build(rules=[], outline=[], entries=[e], max_chars=1200, max_entries=4, weights=WEIGHTS)
+    assert len(block) > 900 and len(block) <= 1200

@@ -495,10 +495,12 @@ def build(*, rules: list[tuple[str, str]], outline: list[str], entries: list[Ent
         room = budget - used - head_cost
         cands = uniq[:max_entries]
         shown: list[str] = []
+        shares: list[float] = []
         while cands:
             cands = _dated(cands)
             needs = [need(e, weights) + 1 for e in cands]
-            alloc = waterfill(needs, room, [TOP_SHARE] + [1.0] * (len(cands) - 1))
+            shares = [TOP_SHARE] + [1.0] * (len(cands) - 1)
+            alloc = waterfill(needs, room, shares)
             pieces = [render(e, a - 1, weights) if a > 1 else None for e, a in zip(cands, alloc)]
             if all(p is not None for p in pieces) or len(cands) == 1:
                 shown = [p for p in pieces if p is not None]
@@ -510,7 +512,15 @@ def build(*, rules: list[tuple[str, str]], outline: list[str], entries: list[Ent
             else:
                 cands = cands[:worst] + cands[worst + 1:]
         if shown:
-            shown += spare_briefs(uniq[max_entries:], room - sum(len(x) + 1 for x in shown), weights)
+            briefs = spare_briefs(uniq[max_entries:], room - sum(len(x) + 1 for x in shown), weights)
+            rest = room - sum(len(x) + 1 for x in briefs)
+            if len(shown) == len(cands) and sum(len(x) + 1 for x in shown) < rest:
+                # what the capped windows and the one-liners leave goes back to the entries, uncapped
+                alloc = waterfill([natural(e, weights) + 1 for e in cands], rest, shares)
+                again = [render(e, a - 1, weights) if a > 1 else None for e, a in zip(cands, alloc)]
+                if all(p is not None for p in again) and sum(len(p) + 1 for p in again) <= rest:
+                    shown = again
+            shown += briefs
             parts.extend([rel_head] if rel_head else [])
             parts.extend(shown)
             used += head_cost + sum(len(x) + 1 for x in shown)
