@@ -54,3 +54,10 @@ def test_room_no_one_liner_takes_goes_back_to_the_capped_entries():
     e = _long("aaa111")
     block = inject.build(rules=[], outline=[], entries=[e], max_chars=1200, max_entries=4, weights=WEIGHTS)
     assert len(block) > 900 and len(block) <= 1200
+
+
+def test_a_tool_output_holding_a_third_of_the_best_weight_is_shown_in_full():
+    from memdir.inject import entries
+
+    assert entries.evidence(0.3, 1.0) and entries.evidence(1.0, 1.0)
+    assert not entries.evidence(0.2, 1.0)  # a step on the way: one line
