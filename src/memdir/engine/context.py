@@ -177,7 +177,7 @@ def block_entries(s: Stores, prompt: str, hits: list[Hit], weights: dict[str, fl
     for (e, _), c in zip(out, cover):
         if kind and KIND_FULL and e.kind == "tool" and answers(kind, (e.lead + " " + e.text) if e.lead else e.text):
             continue  # the failing output of a "why did it fail", the change of a "how did we fix": shown in full
-        if e.kind == "tool" and not e.dump and c < inject_entries.TOOL_EVIDENCE * top and inject_entries.tool_name(e.lead) not in inject_entries.USER_ANSWER_TOOLS:
+        if e.kind == "tool" and not e.dump and not inject_entries.evidence(c, top) and inject_entries.tool_name(e.lead) not in inject_entries.USER_ANSWER_TOOLS:
             e.brief = True  # its call line (the lead) and the output's first line quoted beneath (inject.block)
             e.span = None
     return out
