@@ -101,8 +101,8 @@ def lexical(s: Stores, tokens: list[str], *, k: int, scope: str | None, kinds: t
     return hits
 
 
-#: lexical candidates a "why did it fail" question reweighs (recall.fail_prior): block-QA tuning half, 20 against 24,
-#: 36 and 48 (docs/benchmarks.md)
+#: lexical candidates a "why did it fail" question reweighs (recall.fail_prior): block-QA tuning half, 20 against 12,
+#: 24, 36 and 48 (docs/benchmarks.md)
 FAIL_POOL = 20
 
 
