@@ -8,6 +8,7 @@ import json
 from typing import Any
 
 from memdir.capture import events as cevents
+from memdir.capture.evidence import failure_lines
 from memdir.errors import MemdirError
 from memdir.inject import entries as inject_entries
 from memdir.inject.kinds import answers, question_kind
@@ -106,14 +107,30 @@ def lexical(s: Stores, tokens: list[str], *, k: int, scope: str | None, kinds: t
 FAIL_POOL = 20
 
 
+#: lines of a user turn read for a pasted failure (:func:`failed`)
+FAILURE_SCAN_LINES = 200
+
+
+def failed(role: str, text: str) -> bool:
+    """True for what a "why did it fail" question looks for: a failed tool call (its summary reads ``→ error``,
+    :func:`memdir.inject.kinds.answers`) or a user turn pasting a failure (a line of its first
+    :data:`FAILURE_SCAN_LINES` reads as one, :func:`memdir.capture.evidence.failure_lines`: Aider and pasted
+    histories keep the error in the user's turn, not in a tool call)."""
+    if role == "tool":
+        return answers("fail", text)
+    if role == "user":
+        return bool(failure_lines([x for x in text.splitlines()[:FAILURE_SCAN_LINES] if x.strip()]))
+    return False
+
+
 def failed_first(top: list[tuple[float, Any, Any]], full: dict[tuple[str, int], Any], weight: float):
-    """``top`` (``[(score, root, (row, prior, decay, boost, kind, factors))]``) re-sorted with each failed tool call's
-    score (:func:`memdir.inject.kinds.answers` ``"fail"`` on its whole row in ``full``, keyed ``(scope, id)``) times
-    ``weight``, recorded as the ``fail`` factor; a stable sort, so the others keep their order."""
+    """``top`` (``[(score, root, (row, prior, decay, boost, kind, factors))]``) re-sorted with the score of each failed
+    tool call or user turn pasting a failure (:func:`failed` on its whole row in ``full``, keyed ``(scope, id)``)
+    times ``weight``, recorded as the ``fail`` factor; a stable sort, so the others keep their order."""
     out = []
     for s, root, info in top:
         whole = full.get((root.scope, info[0]["id"]))
-        if whole is not None and info[4] == "tool" and answers("fail", whole["text"]):
+        if whole is not None and failed(info[4], whole["text"]):
             info[5]["fail"] = weight
             s *= weight
         out.append((s, root, info))
