@@ -4,7 +4,7 @@ candidates (``recall.fail_prior``, memdir.engine.lexical.failed_first)."""
 from __future__ import annotations
 
 import memdir
-from memdir.engine.lexical import failed_first
+from memdir.engine.lexical import failed, failed_first
 
 FAILED = "Bash: npm run build → error (exit 2): error TS2322: Type 'string' is not assignable to type 'number'"
 EVENTS = [
@@ -72,3 +72,11 @@ def test_failed_first_reweighs_failed_calls_only_and_keeps_the_others_order():
     out = failed_first(top, full, 4.0)
     assert [x[2][0]["id"] for x in out] == [4, 1, 2, 3]
     assert out[0][0] == 4.0 and out[0][2][5] == {"fail": 4.0} and out[1][2][5] == {}
+
+
+def test_a_user_turn_pasting_a_failure_counts_as_failed_and_a_reply_does_not():
+    pasted = "I am getting this error:\nFAILED tests/test_main.py::test_x - TypeError: main() got an unexpected keyword"
+    assert failed("user", pasted)
+    assert not failed("user", "please rename the build step to bundle")
+    assert not failed("assistant", pasted)  # a reply quoting it is not the failure
+    assert failed("tool", FAILED) and not failed("tool", "Bash: npm test → 12 passed")

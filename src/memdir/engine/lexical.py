@@ -113,9 +113,10 @@ FAILURE_SCAN_LINES = 200
 
 def failed(role: str, text: str) -> bool:
     """True for what a "why did it fail" question looks for: a failed tool call (its summary reads ``→ error``,
-    :func:`memdir.inject.kinds.answers`) or a user turn pasting a failure (a line of its first
-    :data:`FAILURE_SCAN_LINES` reads as one, :func:`memdir.capture.evidence.failure_lines`: Aider and pasted
-    histories keep the error in the user's turn, not in a tool call)."""
+    :func:`memdir.inject.kinds.answers`) or a user turn with a line, among its first :data:`FAILURE_SCAN_LINES`, that
+    reads as a failure (:func:`memdir.capture.evidence.failure_lines`: an error line, a failing test, a line saying
+    something fails — a user asking why it fails matches too): Aider and pasted histories keep the error in the
+    user's turn, not in a tool call."""
     if role == "tool":
         return answers("fail", text)
     if role == "user":
