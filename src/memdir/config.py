@@ -120,6 +120,8 @@ SETTINGS: tuple[tuple[str, Any, str, type | None, Callable[[Any], bool] | None],
                                                "character (我要, 的魔), against 1 for its other terms (1 = as any term).", float, lambda v: 0 <= v <= 1),
     ("recall.date_boost", 0.5, "score multiplier - 1 for a memory whose time falls in a date the query names ('10 days "
                                "ago', 'last Saturday', '昨天'), resolved against the clock (0 = off).", float, _nonneg),
+    ("recall.fail_prior", 1.5, "score multiplier of a failed tool call (its summary reads '→ error') or a user turn "
+     "pasting a failure among the lexical top candidates of a question asking why something failed (memdir.inject.kinds.question_kind); 1 = off", float, _nonneg),
     ("recall.bridge_weight", 0.5, "weight of the other language's words for a query's glossary words (deploy <-> 部署), "
                                   "against 1 for the query's own words (0 = off).", float, _nonneg),
     ("recall.channel", "lexical", "lexical | vector | hybrid (vector needs an embedding provider)", None,

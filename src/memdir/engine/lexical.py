@@ -8,8 +8,10 @@ import json
 from typing import Any
 
 from memdir.capture import events as cevents
+from memdir.capture.evidence import failure_lines
 from memdir.errors import MemdirError
 from memdir.inject import entries as inject_entries
+from memdir.inject.kinds import answers, question_kind
 from memdir.lazylog import DEBUG, getLogger
 from memdir.recall import glossary, rank
 from memdir.recall.tokenize import tokenize
@@ -65,6 +67,10 @@ def lexical(s: Stores, tokens: list[str], *, k: int, scope: str | None, kinds: t
     # the one ranking code (memdir.recall.rank.rank_candidates): the team server ranks its rows with it too
     scored = [(s, ts, roots[g], info) for s, ts, g, info in rank.rank_candidates(groups, query=query, cfg=cfg,
                                                                                   now=s.clock())]
+    fail = float(cfg.get("recall.fail_prior"))
+    # a "why did it fail" question: the failed calls among a wider pool are weighed up (their text says so, the
+    # 60-char head a candidate carries does not, so the pool's whole rows are read)
+    pool = max(k, FAIL_POOL) if fail != 1.0 and query and question_kind(query) == "fail" else k
     top: list[tuple[float, Root, Any]] = []
     seen: set[str] = set()
     for s, _, root, info in scored:
@@ -72,13 +78,15 @@ def lexical(s: Stores, tokens: list[str], *, k: int, scope: str | None, kinds: t
             continue
         seen.add(info[0]["ref"])
         top.append((s, root, info))
-        if len(top) >= k:
+        if len(top) >= pool:
             break
     full: dict[tuple[str, int], Any] = {}
     for root in {id(r): r for _, r, _ in top}.values():  # whole rows for the hits only
         for i, r in root.store.hit_rows({info[0]["id"]: info[0]["span"] for _, rt, info in top if rt is root},
                                         terms=tokens).items():
             full[(root.scope, i)] = r
+    if pool > k:
+        top = failed_first(top, full, fail)[:k]
     hits: list[Hit] = []
     for s, root, (row, prior, d, b, kind, f) in top:
         whole = full.get((root.scope, row["id"]))
@@ -92,6 +100,43 @@ def lexical(s: Stores, tokens: list[str], *, k: int, scope: str | None, kinds: t
             log.debug("recall %r -> %s %.4f %s", cevents.redact_text(" ".join(tokens)[:200]), h.id, h.score,
                       {k: v for k, v in h.reasons.items() if k not in ("terms", "fields")})
     return hits
+
+
+#: lexical candidates a "why did it fail" question reweighs (recall.fail_prior): block-QA tuning half, 20 against 12,
+#: 24, 36 and 48 (docs/benchmarks.md)
+FAIL_POOL = 20
+
+
+#: lines of a user turn read for a pasted failure (:func:`failed`)
+FAILURE_SCAN_LINES = 200
+
+
+def failed(role: str, text: str) -> bool:
+    """True for what a "why did it fail" question looks for: a failed tool call (its summary reads ``→ error``,
+    :func:`memdir.inject.kinds.answers`) or a user turn with a line, among its first :data:`FAILURE_SCAN_LINES`, that
+    reads as a failure (:func:`memdir.capture.evidence.failure_lines`: an error line, a failing test, a line saying
+    something fails — a user asking why it fails matches too): Aider and pasted histories keep the error in the
+    user's turn, not in a tool call."""
+    if role == "tool":
+        return answers("fail", text)
+    if role == "user":
+        return bool(failure_lines([x for x in text.splitlines()[:FAILURE_SCAN_LINES] if x.strip()]))
+    return False
+
+
+def failed_first(top: list[tuple[float, Any, Any]], full: dict[tuple[str, int], Any], weight: float):
+    """``top`` (``[(score, root, (row, prior, decay, boost, kind, factors))]``) re-sorted with the score of each failed
+    tool call or user turn pasting a failure (:func:`failed` on its whole row in ``full``, keyed ``(scope, id)``)
+    times ``weight``, recorded as the ``fail`` factor; a stable sort, so the others keep their order."""
+    out = []
+    for s, root, info in top:
+        whole = full.get((root.scope, info[0]["id"]))
+        if whole is not None and failed(info[4], whole["text"]):
+            info[5]["fail"] = weight
+            s *= weight
+        out.append((s, root, info))
+    out.sort(key=lambda x: -x[0])
+    return out
 
 
 def hit(s: Stores, root: Root, row, score: float, tokens: list[str], factors: dict[str, float], kind: str,
