@@ -253,8 +253,9 @@ def test_a_team_hits_handle_or_key_opens_from_the_team_server(pg_url, tmp_path, 
         with memdir.open(b, home=tmp_path / "gb", config={"remote.recall_budget_ms": 20_000}) as m:
             hit = next(h for h in m.recall("codemie gateway webhook", k=3) if h.scope == "team")
             assert hit.handle
+            assert m.get(hit.handle) is None  # a local lookup (the viewer, the block) never asks the server
             for ident in (hit.handle, hit.key):
-                got = m.get(ident)
+                got = m.get(ident, remote=True)
                 assert got is not None and got.scope == "team" and "three times" in got.text, ident
             page = do_read(m, hit.handle)
             assert "three times" in page["text"] and page["scope"] == "team"
@@ -263,9 +264,18 @@ def test_a_team_hits_handle_or_key_opens_from_the_team_server(pg_url, tmp_path, 
             m.share_history(False)
         monkeypatch.setenv("MEMDIR_REMOTE_TOKEN", bob)
         with memdir.open(b, home=tmp_path / "gb") as m:
-            assert m.get(hit.handle) is None and m.get(hit.key) is None  # private again: row-level security
+            assert m.get(hit.handle, remote=True) is None and m.get(hit.key, remote=True) is None  # private again: RLS
         r = CliRunner().invoke(cli, ["--home", str(tmp_path / "gb"), "--dir", str(b), "get", "ann-1"])
         assert r.exit_code == 1
+        # a NUL in the id was a 500 with psycopg's stack trace on the server: now one 400 line
+        import urllib.error
+        import urllib.request
+
+        req = urllib.request.Request(f"{api}/webapp/read", data=json.dumps({"id": "a\u0000b"}).encode(), method="POST",
+                                     headers={"Content-Type": "application/json", "Authorization": f"Bearer {bob}"})
+        with pytest.raises(urllib.error.HTTPError) as bad:
+            urllib.request.urlopen(req, timeout=10)
+        assert bad.value.code == 400 and "bad input" in bad.value.read().decode()
     finally:
         p.terminate()
         p.wait(timeout=30)
@@ -298,3 +308,17 @@ def test_doctor_fts_line_counts_memories_not_an_inflated_docs_figure(tmp_path):
                          {"key": "k2", "role": "user", "session": "s", "ts": 1_790_000_001, "text": "a short question"}])
         check = next(c for c in m.doctor() if c["check"] == "project fts")
     assert check["detail"].startswith("2 memories + ") and "passages" in check["detail"], check
+
+
+def test_review_bad_admin_inputs_get_one_line_errors():
+    """`--expires 99999999d` raised OverflowError (a stack trace); `revoke --id ______` matched any token through
+    LIKE's wildcards."""
+    from memdir.cli.store import _expiry
+    from memdir.errors import MemdirError, UsageError
+    from memdir.store.postgres import admin
+
+    with pytest.raises(UsageError, match="--expires"):
+        _expiry("99999999d")
+    for tid in ("______", "%%%%%%", "abc12z"):
+        with pytest.raises(MemdirError, match="hex digits"):
+            admin.revoke_token(None, "bob", token_id=tid)

@@ -110,10 +110,11 @@ class Memdir:
         return curated.remember(
             self.stores, text, category=category, summary=summary, tags=tags, load_when=load_when, pinned=pinned, supersedes=supersedes, scope=scope, kind=kind, highlight=highlight, provenance=provenance)
 
-    def get(self, id: str, *, scope: str | None = None) -> Note | Event | None:
+    def get(self, id: str, *, scope: str | None = None, remote: bool = False) -> Note | Event | None:
         """The note (by id, project first) or event (by key) named ``id`` — or by its short handle — or ``None``.
-        With ``remote.url`` set, an id no local root holds is asked of the team server (a team hit: scope ``team``)."""
-        return curated.get(self.stores, id, scope=scope)
+        With ``remote=True`` and ``remote.url`` set, an id no local root holds is asked of the team server (a team
+        hit: scope ``team``; one request of at most 3 s, ``None`` when it fails)."""
+        return curated.get(self.stores, id, scope=scope, remote=remote)
 
     def note_problems(self) -> list[dict[str, str]]:
         """Note files the last look at each open root could not read as they are (``{"kind": "unreadable", "scope",

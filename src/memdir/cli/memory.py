@@ -143,7 +143,7 @@ def recall(ctx, query, k, scope, kinds, explain, as_json):
 def get(ctx, id, scope, as_json):
     """Show one memory by note id, event key or the short handle the <memory> block shows. Exit 1 when absent."""
     m = open_store(ctx)
-    item = m.get(id, scope=scope)
+    item = m.get(id, scope=scope, remote=True)
     if item is None:
         raise NotFound(f"no memory with id {id!r}: see `memdir recall` or `memdir inspect` for ids")
     data = item.to_dict()

@@ -60,7 +60,7 @@ def _expiry(value: str | None):
         if v[-1:] in ("d", "h") and v[:-1].isdigit():
             return datetime.now(timezone.utc) + timedelta(**{"days" if v[-1] == "d" else "hours": int(v[:-1])})
         t = datetime.fromisoformat(value.strip())
-    except ValueError:
+    except (ValueError, OverflowError, IndexError):  # 99999999d is past the calendar's end
         raise UsageError(f"--expires: {value!r} is neither 90d / 12h nor an ISO date (2027-03-31)") from None
     return t if t.tzinfo else t.replace(tzinfo=timezone.utc)
 

@@ -149,7 +149,7 @@ def resolve(s: Stores, id: str, scope: str | None = None) -> str:
     return id
 
 
-def get(s: Stores, id: str, *, scope: str | None = None) -> Note | Event | None:
+def get(s: Stores, id: str, *, scope: str | None = None, remote: bool = False) -> Note | Event | None:
     """The body of :meth:`memdir.Memdir.get`, whose docstring is the contract."""
     if not isinstance(id, str):
         return None
@@ -169,7 +169,9 @@ def get(s: Stores, id: str, *, scope: str | None = None) -> Note | Event | None:
             if whole is not None:
                 return whole
             continue
-    if scope in (None, "project") and s.config.get("remote.url"):  # a team hit's handle or key: the server has it
+    # a team hit's handle or key: the server has it (asked only when a reader asks for one memory by id: the viewer and
+    # the block look ids up in loops, and a round trip per miss would stall them)
+    if remote and scope in (None, "project") and s.config.get("remote.url"):
         from memdir.engine import teamview
 
         got = teamview.read(s.config, s.project_root, id)

@@ -183,7 +183,7 @@ def app(url: str, cfg: dict[str, Any] | None = None):
                 first, state["down"] = "down" not in state, why
             if first:
                 log.warning("memdir: %s; requests get 503 until it answers", why)
-            raise MemdirError(why) from None
+            raise MemdirError(DOWN) from None  # the detail is in the log: the token is not checked yet
         if state.pop("down", None) is not None:
             log.warning("memdir: the store (PostgreSQL) answers again")
         try:
@@ -286,7 +286,9 @@ def app(url: str, cfg: dict[str, Any] | None = None):
             except MemdirError as exc:
                 return err(503, str(exc))
             except psycopg.OperationalError as exc:  # the store went away during the request
-                return err(503, f"{DOWN}: {(str(exc).strip().splitlines() or [type(exc).__name__])[0]}")
+                return err(503, down(exc))
+            except psycopg.DataError as exc:  # a NUL or a malformed value in the body or the path
+                return err(400, f"bad input: {(str(exc).strip().splitlines() or [type(exc).__name__])[0]}")
         return handle
 
     def db_ok() -> str | None:
@@ -304,12 +306,21 @@ def app(url: str, cfg: dict[str, Any] | None = None):
         except MemdirError as exc:
             return err(503, str(exc))
         except psycopg.OperationalError as exc:
-            return err(503, f"{DOWN}: {(str(exc).strip().splitlines() or [type(exc).__name__])[0]}")
+            return err(503, down(exc))
+        except psycopg.DataError as exc:
+            return err(400, f"bad input: {(str(exc).strip().splitlines() or [type(exc).__name__])[0]}")
+
+    def down(exc: BaseException) -> str:
+        """What a client is told when the store fails: :data:`DOWN` only (the driver's text can name the database's host,
+        port and login, and is said before the token is checked); the detail goes to the server's log."""
+        log.warning("memdir: %s: %s", DOWN, (str(exc).strip().splitlines() or [type(exc).__name__])[0])
+        return DOWN
 
     async def health(request: Request) -> JSONResponse:
         why = await run_in_threadpool(db_ok)
-        if why:
-            return JSONResponse({"ok": False, "error": f"{DOWN}: {why}"}, status_code=503)
+        if why:  # no driver text to an unauthenticated caller (it can name host, port, login): the log has it
+            log.warning("memdir: /v1/health: %s: %s", DOWN, why)
+            return JSONResponse({"ok": False, "error": DOWN}, status_code=503)
         return JSONResponse({"ok": True, "store": "ok"})
 
     from contextlib import asynccontextmanager

@@ -160,7 +160,7 @@ def do_read(m: "Memdir", id: str, offset: int = 0, max_chars: int = MAX_READ_CHA
         raise UsageError(f"offset must be >= 0 (got {offset})")
     max_chars = max(1, min(max_chars, MAX_READ_CHARS))
     ref = clean_text(id).strip() if isinstance(id, str) else ""
-    item = m.get(ref, scope=scope) if ref else None
+    item = m.get(ref, scope=scope, remote=True) if ref else None
     if item is None:
         raise NotFound(f"no memory has the id or handle {ref!r}; memory_recall and memory_list show them")
     text = item.text or ""

@@ -19,17 +19,22 @@ def routes(site: Any) -> list[Route]:
     """The team page's route; ``site`` as for :func:`memdir.ui.timeline.routes`."""
 
     async def team(request: Request) -> Response:
-        def run(m):
-            from memdir.engine import teamview
+        from starlette.concurrency import run_in_threadpool
 
+        from memdir.engine import teamview
+
+        def ask(cfg, root):
             try:
-                return teamview.holdings(m.config, m.project_root, newest=NEWEST), None
+                return teamview.holdings(cfg, root, newest=NEWEST), None
             except teamview.TeamUnavailable as exc:  # the cause as `memdir status` words it, and its fix
                 return None, {"url": exc.url, **exc.cause}
             except UsageError as exc:
                 return None, {"reason": str(exc)}
 
-        got, problem = await site.call(run)
+        # only the settings are read under the viewer's lock: the request (up to a few seconds when the server does
+        # not answer) runs outside it, so the other pages and `memdir serve`'s MCP tools never wait on the network
+        cfg, root = await site.call(lambda m: (m.config, m.project_root))
+        got, problem = await run_in_threadpool(ask, cfg, root)
         return site.render(request, "team.html", got=got, problem=problem, newest=NEWEST, nav="team")
 
     return [Route(f"{site.base}/team", team)]

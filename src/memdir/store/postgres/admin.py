@@ -99,8 +99,8 @@ def revoke_token(conn, person: str, *, label: str | None = None, token_id: str |
     if label:
         return _revoke(conn, "person = %s AND label = %s", (person, label))
     tid = token_id.lower()
-    if len(tid) < 6:
-        raise MemdirError("a token id has at least 6 hex digits (memdir store tokens lists them)")
+    if len(tid) < 6 or any(c not in "0123456789abcdef" for c in tid):  # hex only: % and _ would be LIKE wildcards
+        raise MemdirError("a token id is 6 or more hex digits (memdir store tokens lists them)")
     n = conn.execute("SELECT count(*) AS n FROM memdir_tokens WHERE person = %s AND sha256 LIKE %s",
                      (person, tid + "%")).fetchone()["n"]
     if n > 1:

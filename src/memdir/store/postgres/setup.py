@@ -77,7 +77,9 @@ def init(admin_url: str, *, database: str = "memdir", owner: str = "memdir_owner
                 pw[role] = secrets.token_urlsafe(18) if passwords else None
                 q = sql.SQL("CREATE ROLE {} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOBYPASSRLS").format(sql.Identifier(role))
                 if pw[role]:
-                    q = q + sql.SQL(" PASSWORD {}").format(sql.Literal(pw[role]))
+                    # a SCRAM verifier, never the plain text: a server logging DDL (log_statement) keeps the statement
+                    verifier = conn.pgconn.encrypt_password(pw[role].encode(), role.encode(), b"scram-sha-256").decode()
+                    q = q + sql.SQL(" PASSWORD {}").format(sql.Literal(verifier))
             else:
                 q = sql.SQL("CREATE ROLE {} NOLOGIN").format(sql.Identifier(role))
             conn.execute(q)
