@@ -153,8 +153,8 @@ def test_team_recall_applies_the_local_priors(pg_url):
         admin.close()
 
 
-def _serve(url: str):
-    p = subprocess.Popen([sys.executable, "-m", "memdir", "serve", "--store", url, "--port", "0", "--json"],
+def _serve(url: str, *args: str):
+    p = subprocess.Popen([sys.executable, "-m", "memdir", "serve", "--store", url, "--port", "0", "--json", *args],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     return p, json.loads(p.stdout.readline())["url"]
 

@@ -17,18 +17,7 @@ import pytest
 import memdir
 from memdir.errors import MemdirError
 from memdir.store import open_store
-
-
-def _login(url: str, login: str) -> str:
-    return url.replace("postgresql://memdir@", f"postgresql://{login}@", 1)
-
-
-def _client(admin, login: str) -> None:
-    from memdir.store.postgres import admin as pg_admin
-
-    admin.conn.execute(f"DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '{login}') THEN "
-                       f"CREATE ROLE {login} LOGIN; END IF; END $$")
-    pg_admin.grant_client(admin.conn, login)
+from test_pg_team import _client, _login  # noqa: E402  (the team tests' helpers)
 
 
 def _ev(key: str, text: str) -> dict:

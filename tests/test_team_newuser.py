@@ -15,6 +15,7 @@ from click.testing import CliRunner
 
 import memdir
 from memdir.cli.main import cli
+from test_pg_team import _client, _login, _serve  # noqa: E402  (the team tests' helpers)
 
 
 def _slow_server(delay_s: float):
@@ -78,27 +79,6 @@ def test_a_budget_that_runs_out_is_not_unreachable_and_an_import_sends_its_rows(
         assert sum(n for _, n in hits) >= 6
     finally:
         stop()
-
-
-def _login(url: str, login: str) -> str:
-    return url.replace("postgresql://memdir@", f"postgresql://{login}@", 1)
-
-
-def _client(admin, login: str) -> None:
-    from memdir.store.postgres import admin as pg_admin
-
-    admin.conn.execute(f"DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '{login}') THEN "
-                       f"CREATE ROLE {login} LOGIN; END IF; END $$")
-    pg_admin.grant_client(admin.conn, login)
-
-
-def _serve(url: str, *args: str):
-    import subprocess
-    import sys
-
-    p = subprocess.Popen([sys.executable, "-m", "memdir", "serve", "--store", url, "--port", "0", "--json", *args],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    return p, json.loads(p.stdout.readline())["url"]
 
 
 def test_postgresql_down_gets_a_quick_503_the_client_names_the_server_cause(tmp_path):

@@ -26,7 +26,9 @@ from starlette.staticfiles import StaticFiles
 
 from memdir.errors import EditConflict, MemdirError, NotFound, ReadOnlyStore, UsageError
 import memdir.ui.i18n as i18n
-from memdir.ui import pager, team, timeline
+import memdir.ui.pager as pager
+import memdir.ui.team as team
+import memdir.ui.timeline as timeline
 
 HERE = Path(__file__).parent
 KINDS = ("note", "event", "rule", "preference", "decision", "pitfall", "fact", "user", "assistant", "tool")

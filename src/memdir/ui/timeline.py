@@ -16,7 +16,7 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
 from memdir.errors import NotFound, ReadOnlyStore, UsageError
-from memdir.ui import pager
+import memdir.ui.pager as pager  # the module itself, not the package (whose start-up imports app)
 
 #: more than any store holds in practice; a list that reaches it says so
 SESSIONS_MAX = 100_000
