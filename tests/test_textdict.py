@@ -4,6 +4,7 @@ migration of an older store), and a dictionary made in a transaction that was ro
 
 from __future__ import annotations
 
+import gc
 import random
 import sqlite3
 import zlib
@@ -148,20 +149,22 @@ def test_an_older_store_is_recompressed_by_the_migration(project, tmp_path):
         assert migrate(db) == len(MIGRATIONS)
 
 
-def test_per_connection_state_stays_bounded(project, tmp_path):
-    """A long-lived process opening many stores (the warm server, a test run) keeps at most ZSTATES_KEEP
-    connections' dictionary state; a connection whose state was dropped still reads and writes correctly."""
+def test_a_store_s_dictionary_holds_only_its_own_texts(tmp_path):
+    """Tails a store gathered before it had a dictionary stay with that store's connection: many stores opened and
+    closed in one process (the warm server, a test run) reuse connection ids, and a cache keyed by id once handed a
+    new store a closed one's gathered tails, which then went into the new store's dictionary."""
     rng = random.Random(8)
-    evs = _events(rng, 400)
-    with memdir.open(project, home=tmp_path / "g") as m:
-        m.import_events(evs[:300])
+    for i in range(12):  # each just under ZDICT_SAMPLE bytes: its tails are gathered, no dictionary made
+        with memdir.open(tmp_path / f"p{i}", home=tmp_path / f"g{i}") as m:
+            m.import_events([{"key": f"o{i}-{j}", "role": "user", "session": "s", "ts": 1_790_000_000 + j,
+                              "text": f"other store {j} " + f"marker{i}x{j} " * (codec.ZDICT_SAMPLE // 60)}
+                             for j in range(3)])
+        gc.collect()  # frees the closed connections now, so the next ones may take their ids
+    with memdir.open(tmp_path / "mine", home=tmp_path / "gm") as m:
+        evs = _events(rng, 400)
+        for e in evs:  # one at a time, as captures write: each gathers into the connection's state
+            m.import_events([e])
         db = m.roots["project"].db
-        for i in range(codec.ZSTATES_KEEP + 10):
-            other = sqlite3.connect(":memory:")
-            index.add_functions(other)
-            other.execute("CREATE TABLE meta(key TEXT PRIMARY KEY, value)")
-            codec._zstate(other)
-            other.close()
-        assert len(codec._zstates) <= codec.ZSTATES_KEEP and len(codec._zread) <= codec.ZSTATES_KEEP
-        m.import_events(evs[300:])
+        zd = db.execute("SELECT value FROM meta WHERE key = 'zdict'").fetchone()[0]
+        assert isinstance(zd, bytes) and b"marker" not in zd
         assert _texts(db) == {e["key"]: e["text"] for e in evs}

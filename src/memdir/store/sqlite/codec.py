@@ -48,18 +48,13 @@ class _Zstate:
         self.size = 0
 
 
-#: per connection (``id(db)``; checked against ``meta`` at every write, so a reused id or a rolled-back dictionary
-#: is noticed). A cache: at most :data:`ZSTATES_KEEP` entries, the oldest dropped (a connection then reloads its
-#: state; tails it had gathered without a dictionary get one at a later open instead)
-_zstates: dict[int, _Zstate] = {}
-ZSTATES_KEEP = 32
+class Connection(sqlite3.Connection):
+    """The store's connections (``factory=`` of every ``sqlite3.connect`` in this package): each carries its own
+    dictionary state, so it dies with the connection. A cache keyed by ``id(db)`` handed a new connection the
+    state of a closed one whose id it reused (another store's gathered tails in this store's dictionary)."""
 
-
-def _remember(cache: dict, key: int, value: Any) -> Any:
-    if key not in cache and len(cache) >= ZSTATES_KEEP:
-        del cache[next(iter(cache))]
-    cache[key] = value
-    return value
+    zstate: "_Zstate | None" = None
+    zread: "tuple[int, bytes] | None" = None
 
 
 #: zlib window bits with the dictionary (an 8 KB window holds the dictionary; a larger one, priming a 32 KB
@@ -75,9 +70,11 @@ def _compressor(zd: bytes) -> Any:
 def _zstate(db: sqlite3.Connection) -> _Zstate:
     """The dictionary state of ``db``'s store as ``meta`` has it now (one small read per written doc: a dictionary
     made in a transaction that was rolled back is forgotten, one another process made is taken up)."""
-    st = _zstates.get(id(db))
+    st = getattr(db, "zstate", None)
     if st is None:
-        st = _remember(_zstates, id(db), _Zstate())
+        st = _Zstate()
+        if isinstance(db, Connection):  # a foreign connection gets a fresh state each time: nothing gathered
+            db.zstate = st
     row = db.execute("SELECT value FROM meta WHERE key = 'zdict_id'").fetchone()
     did = int(row[0]) if row is not None and row[0] else None
     if did != st.did or (did is None and st.proto is not None):
@@ -102,20 +99,18 @@ def unz(db: sqlite3.Connection, blob: bytes) -> str:
         return ""
     if len(blob) > 6 and blob[1] & 0x20:  # FDICT: compressed with the store's dictionary, named by its Adler-32
         did = int.from_bytes(blob[2:6], "big")
-        st = _zstates.get(id(db))
+        st = getattr(db, "zstate", None)
         zd = st.zd if st is not None and st.did == did else None
-        if zd is None:
-            zd = _zread.get(id(db), (None, None))[1] if _zread.get(id(db), (None,))[0] == did else None
+        seen = getattr(db, "zread", None)
+        if zd is None and seen is not None and seen[0] == did:
+            zd = seen[1]
         if zd is None:
             zd = _load_zdict(db, did)
-            _remember(_zread, id(db), (did, zd))
+            if isinstance(db, Connection):
+                db.zread = (did, zd)
         d = zlib.decompressobj(15, zd)  # 15: accepts any window the header names
         return (d.decompress(blob) + d.flush()).decode("utf-8")
     return zlib.decompress(blob).decode("utf-8")
-
-
-#: dictionaries read by ``memdir_unz`` per connection (``id(db)``: (Adler-32, bytes), checked at each use)
-_zread: dict[int, tuple[int, bytes]] = {}
 
 
 def write(db: sqlite3.Connection, sql: str, args: Any, *, many: bool = False) -> sqlite3.Cursor:

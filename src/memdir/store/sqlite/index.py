@@ -41,7 +41,8 @@ def add_functions(db: sqlite3.Connection) -> None:
 
 def _connect(path: Path) -> sqlite3.Connection:
     new = not (path.exists() and path.stat().st_size > 0)
-    db = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False)
+    db = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False,
+                         factory=codec.Connection)
     db.row_factory = sqlite3.Row
     add_functions(db)
     if new:
@@ -65,7 +66,8 @@ def _connect(path: Path) -> sqlite3.Connection:
 def connect_reader(path: str | Path) -> sqlite3.Connection:
     """A second connection to an existing index, for reading only (no pragma that writes; the schema's functions
     registered): :mod:`memdir.store.sqlite.postings` builds on one in a background thread."""
-    db = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False)
+    db = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False,
+                         factory=codec.Connection)
     db.row_factory = sqlite3.Row
     add_functions(db)
     return db

@@ -58,7 +58,7 @@ def _uri(path: Path, query: str) -> str:
 
 def _connect(target: str, *, uri: bool) -> sqlite3.Connection:
     db = sqlite3.connect(target, uri=uri, timeout=index.BUSY_TIMEOUT_MS / 1000, isolation_level=None,
-                         check_same_thread=False)
+                         check_same_thread=False, factory=codec.Connection)
     db.row_factory = sqlite3.Row
     index.add_functions(db)
     return db
