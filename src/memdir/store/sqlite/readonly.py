@@ -24,7 +24,7 @@ from pathlib import Path
 
 from memdir.errors import MemdirError
 from memdir.lazylog import getLogger
-from memdir.store.sqlite import index, tombstones
+from memdir.store.sqlite import codec, index, tombstones
 from memdir.store.sqlite.migrations import migrate
 
 log = getLogger("memdir")
