@@ -112,16 +112,32 @@ def test_aider_fixture_launches_prompts_edits_and_runs():
     stats = Counter()
     evs = list(iter_events("aider", AIDER, stats=stats))
     assert [(e["session"], e["role"]) for e in evs] == [
-        ("aider-20260503-091244", "user"), ("aider-20260503-091244", "assistant"), ("aider-20260503-091244", "tool"),
-        ("aider-20260503-091244", "tool"), ("aider-20260503-091244", "user"), ("aider-20260503-091244", "tool"),
-        ("aider-20260504-164002", "user"), ("aider-20260504-164002", "assistant")]
-    assert evs[1]["text"] == "I'll rename the function and its one caller."  # the edit block left the prose
-    assert evs[2]["text"] == "Edit: settings.py (-1 +1 lines)\n- def parse_cfg(path):\n+ def load_settings(path):"
-    assert evs[3]["text"] == "aider → Applied edit to settings.py\nCommit 4f2a9c1 refactor: rename parse_cfg to load_settings"
-    assert evs[5]["text"] == "run: pytest -q tests/test_settings.py → 3 passed in 0.41s"
-    assert evs[6]["text"].endswith("please keep it out of settings.py\nand read it from the environment instead")
-    assert evs[0]["ts"] == "2026-05-03T09:12:44+00:00" and evs[6]["ts"] == "2026-05-04T16:40:02+00:00"
-    assert stats["skipped:banner"] == 2 and stats["skipped:noise"] == 2  # version banners, token/cost lines
+        ("aider-20260503-091244", "tool"), ("aider-20260503-091244", "user"), ("aider-20260503-091244", "assistant"),
+        ("aider-20260503-091244", "tool"), ("aider-20260503-091244", "tool"), ("aider-20260503-091244", "user"),
+        ("aider-20260503-091244", "tool"), ("aider-20260504-164002", "tool"), ("aider-20260504-164002", "user"),
+        ("aider-20260504-164002", "assistant")]
+    # each launch's banner is kept: the version, model and repository a later question asks about
+    assert evs[0]["text"] == "aider → Aider v0.86.1\nModel: gpt-4.1 with diff edit format\nGit repo: .git with 31 files"
+    assert evs[7]["text"] == "aider → Aider v0.86.1\nModel: gpt-4.1 with diff edit format"
+    assert evs[2]["text"] == "I'll rename the function and its one caller."  # the edit block left the prose
+    assert evs[3]["text"] == "Edit: settings.py (-1 +1 lines)\n- def parse_cfg(path):\n+ def load_settings(path):"
+    assert evs[4]["text"] == "aider → Applied edit to settings.py\nCommit 4f2a9c1 refactor: rename parse_cfg to load_settings"
+    assert evs[6]["text"] == "run: pytest -q tests/test_settings.py → 3 passed in 0.41s"
+    assert evs[8]["text"].endswith("please keep it out of settings.py\nand read it from the environment instead")
+    assert evs[0]["ts"] == "2026-05-03T09:12:44+00:00" and evs[7]["ts"] == "2026-05-04T16:40:02+00:00"
+    assert stats["skipped:banner"] == 0 and stats["skipped:noise"] == 2  # token/cost lines
+
+
+def test_aider_a_banner_repeated_by_a_later_launch_is_stored_once(tmp_path):
+    text = AIDER.read_text(encoding="utf-8")
+    again = text[text.index("# aider chat started at 2026-05-04"):].replace("2026-05-04 16:40:02", "2026-05-05 08:00:00")
+    path = tmp_path / ".aider.chat.history.md"
+    path.write_text(text + "\n" + again.replace("the deploy token", "a later prompt about the token"), encoding="utf-8")
+    stats = Counter()
+    evs = list(iter_events("aider", path, stats=stats))
+    banners = [e for e in evs if e["text"].startswith("aider → Aider v")]
+    assert [e["session"] for e in banners] == ["aider-20260503-091244", "aider-20260504-164002"]
+    assert stats["skipped:banner"] == 1 and evs[-2]["session"] == "aider-20260505-080000"
 
 
 # ---------------------------------------------------------------- through the one gate and the one ingest loop

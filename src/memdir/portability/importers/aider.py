@@ -10,8 +10,10 @@ whose transcript sits in a ``<div class="chat-transcript">`` after a page introd
   Aider's questions (``… (Y)es/(N)o …``) is ``skipped:confirm``;
 * ``> `` lines are Aider's own output (tool messages, ``/run`` output, commits, errors). A run of them becomes one
   ``role="tool"`` event: ``run: <command> → <output>`` after a ``/run``/``/test``/``/lint``/``/git`` prompt (the shell
-  gate judges the command), else ``aider → <output>``. The launch banner (what precedes a launch's first prompt) is
-  ``skipped:banner``; token/cost lines and ``Copied code context`` lines are left out (``skipped:noise``);
+  gate judges the command), else ``aider → <output>``. The launch banner (what precedes a launch's first prompt: the
+  command line, version, model, repository, files that could not be read) is such an event too, unless an earlier
+  launch of the file printed the same one (``skipped:banner``); token/cost lines and ``Copied code context`` lines
+  are left out (``skipped:noise``);
 * every other line is the model's reply (``role="assistant"``), except ``<thinking-content-…>`` blocks
   (``skipped:thinking``). Each SEARCH/REPLACE edit block in it (``path`` then ``<<<<<<< SEARCH`` … ``=======`` …
   ``>>>>>>> REPLACE``, also ``ORIGINAL``/``UPDATED``) becomes a ``role="tool"`` ``Edit`` event ("file + what
@@ -137,6 +139,7 @@ def iter_aider(path: str | Path, *, stats: Counter | None = None) -> Iterator[di
     lines = read_text(path).splitlines()
     cwd = str(path.resolve().parent) if path.name == HISTORY_NAME else None
     base: dict = {"cwd": cwd} if cwd else {}
+    banners: set[str] = set()
     for session, start, body in _sessions(lines, path):
         n = 0
         prompted = False
@@ -156,14 +159,17 @@ def iter_aider(path: str | Path, *, stats: Counter | None = None) -> Iterator[di
                 yield make_event(SOURCE, session, f"L{lineno}", "user", text, stamp(start, n), meta)
                 n += 1
             elif kind == "tool":
-                if not prompted:
-                    count(stats, "skipped:banner")
-                    continue
                 kept = [ln[1:].strip() for ln in group if ln[1:].strip()]
                 out = [ln for ln in kept if not _NOISE.match(ln)]
                 count(stats, "skipped:noise", len(kept) - len(out))
                 if not out:
                     continue
+                if not prompted:  # the launch banner: the command line, version, model, files and startup errors
+                    banner = "\n".join(out)
+                    if banner in banners:  # the same banner as an earlier launch's says nothing new
+                        count(stats, "skipped:banner")
+                        continue
+                    banners.add(banner)
                 run = _RUN.match(last_prompt)
                 name, tool_input = ("run", {"command": run.group(2)}) if run else ("aider", None)
                 text = summarise_tool(name, run.group(2) if run else "", "\n".join(out))
