@@ -20,33 +20,13 @@ Adding a provider is one entry in :data:`PROVIDERS` (as :mod:`memdir.embed` regi
 
 from __future__ import annotations
 
-from typing import Any, Callable, Protocol
+from typing import Any, Callable
 
 import memdir.registry as registry
-from memdir.errors import MemdirError, UsageError
+from memdir.errors import UsageError
+from memdir.llm.base import GUARD_ENV, LLMConfigError, LLMError, Provider
 
-#: environment variable set for every process a distiller starts (host CLIs and their hooks): memdir's hooks
-#: do nothing when they see it, so the distiller's own model session is never captured or distilled again
-GUARD_ENV = "MEMDIR_DISTILLING"
-
-
-class LLMError(MemdirError, RuntimeError):
-    """The model could not be asked or did not answer (missing CLI or package, HTTP error, timeout)."""
-
-
-class LLMConfigError(LLMError, UsageError):
-    """The distill settings cannot work as set (no model, a URL that is not http(s), no API key for a hosted
-    service): a usage error (CLI exit 2, like a missing ``distill.provider``), still an :class:`LLMError`."""
-
-    exit_code = 2
-
-
-class Provider(Protocol):
-    name: str
-    model: str  # provider + model, written into each note's provenance (``openai:gpt-4o-mini``)
-
-    def complete(self, system: str, prompt: str) -> str:
-        """The model's reply text for ``system`` + ``prompt``. Raises :class:`LLMError`."""
+__all__ = ["GUARD_ENV", "LLMConfigError", "LLMError", "Provider", "PROVIDERS", "get_provider"]
 
 
 def _http(kind: str) -> Callable[[Any], Provider]:

@@ -29,7 +29,7 @@ import subprocess
 import tempfile
 from typing import Any
 
-from memdir.llm import GUARD_ENV, LLMError
+from memdir.llm.base import GUARD_ENV, LLMError
 
 DEFAULT_MODELS = {"claude": "haiku", "codex": "", "opencode": ""}
 

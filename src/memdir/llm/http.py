@@ -18,7 +18,7 @@ import os
 from typing import Any
 from urllib.parse import urlsplit
 
-from memdir.llm import LLMConfigError, LLMError
+from memdir.llm.base import LLMConfigError, LLMError
 
 DEFAULT_ANTHROPIC_MODEL = "claude-haiku-4-5"
 DEFAULT_ANTHROPIC_URL = "https://api.anthropic.com"
