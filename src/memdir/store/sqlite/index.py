@@ -16,7 +16,7 @@ from typing import Any, Iterable
 
 from memdir.lazylog import getLogger
 from memdir.recall import handles, passages
-from memdir.store import rows
+import memdir.store.rows as rows
 from memdir.store.sqlite import codec, ledger, tombstones
 from memdir.store.sqlite.migrations import migrate
 from memdir.recall.tokenize import fts_query, tokenize
