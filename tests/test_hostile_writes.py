@@ -211,28 +211,44 @@ def test_c43_ctrl_c_keeps_the_committed_batches_and_a_rerun_stores_the_rest(proj
 
 def test_c43_the_write_lock_is_let_go_between_batches(project, tmp_path, monkeypatch):
     import threading
+    import time as clock
 
     from memdir.engine import events as event_ops
 
-    got = []
+    order = []
     with memdir.open(project, home=tmp_path / "g") as m:
         root = m.roots["project"]
+        real_row, seen = event_ops.event_row, [0]
 
-        def other_writer(_s):  # the pause between batches: another thread (a hook) takes the lock at once
-            def take():
-                try:
-                    with root.locked(timeout=0):
-                        got.append("took the lock")
-                except memdir.MemdirError:
-                    got.append("lock held")
-            t = threading.Thread(target=take)
-            t.start()
-            t.join()
+        def waiter():  # a hook that wants the lock while a batch holds it
+            with root.locked(timeout=30):
+                order.append("the waiter took the lock")
 
-        monkeypatch.setattr(event_ops.time, "sleep", other_writer)
+        def row(*a, **kw):
+            seen[0] += 1
+            if seen[0] == 600:  # inside the second batch, the lock held: a writer starts waiting
+                threading.Thread(target=waiter, daemon=True).start()
+                deadline = clock.monotonic() + 5
+                while not root.lock_waited() and clock.monotonic() < deadline:
+                    clock.sleep(0.005)
+            return real_row(*a, **kw)
+
+        monkeypatch.setattr(event_ops, "event_row", row)
+        evs = [{"key": f"k:{i}", "role": "user", "text": f"event number {i} about deploys", "session": "s"} for i in range(3000)]
+        assert m.import_events(evs)["stored"] == 3000
+        order.append("the import ended")
+    assert order == ["the waiter took the lock", "the import ended"]
+
+
+def test_an_import_nobody_waits_for_does_not_pause(project, tmp_path, monkeypatch):
+    from memdir.engine import events as event_ops
+
+    pauses = []
+    monkeypatch.setattr(event_ops.time, "sleep", pauses.append)
+    with memdir.open(project, home=tmp_path / "g") as m:
         evs = [{"key": f"k:{i}", "role": "user", "text": f"event number {i} about deploys", "session": "s"} for i in range(1200)]
         assert m.import_events(evs)["stored"] == 1200
-    assert got and set(got) == {"took the lock"}
+    assert pauses == []
 
 
 def test_c43_ctrl_c_in_a_host_transcript_import(project, tmp_path, monkeypatch, capsys):

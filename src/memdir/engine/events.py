@@ -25,8 +25,8 @@ log = getLogger("memdir")  # imports logging only when a record can go somewhere
 
 SETTLE_AFTER = 1000  # an import storing this many events checkpoints and truncates the WAL afterwards
 #: an import commits every BATCH_EVENTS events or BATCH_SECONDS, whichever comes first, and lets go of the write lock
-#: between batches (for BATCH_PAUSE_S, longer than a waiting writer's 10 ms poll): hooks that capture while a long
-#: import runs wait one batch at most, and Ctrl-C keeps every batch committed before it (case C43)
+#: between batches, pausing BATCH_PAUSE_S (longer than a waiting writer's 10 ms poll) when a writer waits: hooks that
+#: capture while a long import runs wait one batch at most, and Ctrl-C keeps every batch committed before it (C43)
 BATCH_EVENTS = 500
 BATCH_SECONDS = 0.25
 BATCH_PAUSE_S = 0.02
@@ -87,7 +87,8 @@ def _import_all(s: Stores, root: Any, it: Iterator[Any], counts: dict[str, int],
             if bar is not None:
                 bar.update(batch["read"])
             if more:
-                time.sleep(BATCH_PAUSE_S)  # a hook waiting on the lock takes it now
+                if root.lock_waited():  # a hook waiting on the lock takes it now (no pause when none waits)
+                    time.sleep(BATCH_PAUSE_S)
                 spool.drain(root, lambda rows, sc: import_events(s, rows, scope=sc))  # what hooks queued meanwhile
     except KeyboardInterrupt:  # the committed batches' rows wait in the queue for the next push
         from memdir.errors import Interrupted

@@ -274,6 +274,11 @@ class Root:
         finally:
             self._lock.release()
 
+    def lock_waited(self) -> bool:
+        """True when another process or thread is waiting for this root's write lock (a long import pauses between
+        its batches for it); True too when that cannot be told."""
+        return self._lock is None or self._lock.waiting()
+
     @contextmanager
     def tx(self) -> Iterator[sqlite3.Connection]:
         """A write transaction (``BEGIN IMMEDIATE``) on this root's SQLite file (:attr:`db`; the index's own

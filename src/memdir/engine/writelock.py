@@ -1,10 +1,17 @@
 """The inter-process write lock of a root (``<root>/.memdir/write.lock``): ``flock(2)`` where the platform has it,
-the ``filelock`` package elsewhere. :func:`new_lock` picks one; both offer ``acquire(timeout) -> bool`` and
-``release()``."""
+the ``filelock`` package elsewhere. :func:`new_lock` picks one; both offer ``acquire(timeout) -> bool``,
+``release()`` and ``waiting() -> bool``."""
 
 from __future__ import annotations
 
 import os
+
+#: a waiter's marker (``<lock>.wait-<pid>-<thread>``) counts while its mtime is this recent; the waiter touches it
+#: every :data:`WAIT_TOUCH_S` while it polls, so an older one was left by a process that died waiting
+WAIT_FRESH_S = 2.0
+WAIT_TOUCH_S = 0.5
+#: a marker this old is removed by the next :meth:`_FlockLock.waiting` (its waiter is gone)
+WAIT_STALE_S = 60.0
 
 
 class _FlockLock:
@@ -28,20 +35,60 @@ class _FlockLock:
             return True
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
         deadline = time.monotonic() + max(0.0, timeout)
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
+        marker, touched = None, 0.0
+        try:
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    now = time.monotonic()
+                    if now >= deadline:
+                        os.close(fd)
+                        return False
+                    if now - touched >= WAIT_TOUCH_S:  # tell the holder someone waits (see waiting())
+                        marker = marker or self._marker()
+                        touched = now
+                        _touch(marker)
+                    time.sleep(0.01)
+                except BaseException:
                     os.close(fd)
-                    return False
-                time.sleep(0.01)
-            except BaseException:
-                os.close(fd)
-                raise
+                    raise
+        finally:
+            if marker is not None:
+                _remove(marker)
         st.fd, st.count = fd, 1
         return True
+
+    def _marker(self) -> str:
+        import threading
+
+        return f"{self.path}.wait-{os.getpid()}-{threading.get_ident()}"
+
+    def waiting(self) -> bool:
+        """True when another process or thread is polling for this lock now: a long writer (an import between
+        its batches) pauses for it only then, instead of after every batch. A marker not touched for
+        :data:`WAIT_STALE_S` is removed (its waiter died)."""
+        import time
+
+        folder, name = os.path.split(self.path)
+        prefix = name + ".wait-"
+        now = time.time()
+        found = False
+        try:
+            entries = [e for e in os.scandir(folder or ".") if e.name.startswith(prefix)]
+        except OSError:
+            return True  # cannot tell: pause as if someone waited
+        for e in entries:
+            try:
+                age = now - e.stat().st_mtime
+            except OSError:
+                continue
+            if age <= WAIT_FRESH_S:
+                found = True
+            elif age > WAIT_STALE_S:
+                _remove(e.path)
+        return found
 
     def release(self) -> None:
         st = self._local
@@ -74,6 +121,25 @@ class _PortableLock:
 
     def release(self) -> None:
         self._lock.release()
+
+    def waiting(self) -> bool:
+        """Always True: ``filelock`` cannot tell, so a long writer pauses after every batch."""
+        return True
+
+
+def _touch(path: str) -> None:
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o644))
+        os.utime(path)
+    except OSError:  # a marker is a courtesy: the lock works without it
+        pass
+
+
+def _remove(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
 
 
 def new_lock(path: str):
