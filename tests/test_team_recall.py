@@ -123,3 +123,22 @@ def test_the_viewer_renders_every_hit_shape(tmp_path):
     for h in hits:
         assert f'data-id="{h.id}"' in r.text
     assert "similarity 0.810" in r.text and "local #3" in r.text and "BM25 3.5" in r.text
+
+
+def test_a_teammate_s_memory_is_marked_team_in_the_block():
+    """The <memory> block marks a teammate's memory as recall's output does ("team"), so the model can tell it
+    from the user's own; a local hit's header is unchanged."""
+    from datetime import datetime, timezone
+
+    from memdir.inject import block, entries
+    from memdir.types import Hit
+
+    now = datetime(2026, 11, 2, 12, tzinfo=timezone.utc)
+    mine = Hit(id="e:1", key="e:1", kind="user", scope="project", score=2.0, text="deploy with the blue pipeline",
+               reasons={}, handle="abc123", ts=now)
+    theirs = Hit(id="t:4", key="t:4", kind="user", scope="team", score=1.0, text="staging migrations run with flyway",
+                 reasons={}, handle="ahgqr5", ts=now)
+    out = block.build(rules=[], outline=[], entries=[entries.entry(h, now) for h in (mine, theirs)], max_chars=1200,
+                      max_entries=4)
+    assert "[ahgqr5 team user] staging migrations run with flyway" in out
+    assert "[abc123 user 11-02] deploy with the blue pipeline" in out

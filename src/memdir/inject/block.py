@@ -98,7 +98,8 @@ def truncate(text: str, limit: int) -> str:
 class Entry:
     """One memory to show: ``id`` (note id / event key, for de-duplication), ``handle``, ``kind``, ``date`` (already
     formatted), ``text``; ``span`` = the passage recall matched (chars of ``text``); ``lead`` = a line shown before the
-    text (``re: "question"`` for a reply); ``brief`` = show one line only; ``dump`` = a file dump (placed last)."""
+    text (``re: "question"`` for a reply); ``brief`` = show one line only; ``dump`` = a file dump (placed last);
+    ``team`` = a teammate's memory from the team server (marked ``team`` in the header, as recall marks it)."""
 
     id: str
     handle: str
@@ -110,6 +111,7 @@ class Entry:
     brief: bool = False
     dump: bool = False
     show_date: bool = True
+    team: bool = False
 
     def header(self, full: bool = True) -> str:
         if not full:
@@ -117,7 +119,8 @@ class Entry:
         kind = KIND_LABEL.get(self.kind, self.kind)
         if self.kind == "tool" and _CALL.match(self.lead or self.text):
             kind = ""  # "[handle date] Bash: make test → …": the call names the tool
-        return "[" + " ".join(x for x in (self.handle, kind, self.date if self.show_date else "") if x) + "] "
+        return "[" + " ".join(x for x in (self.handle, "team" if self.team else "", kind,
+                                          self.date if self.show_date else "") if x) + "] "
 
 
 def _pieces(text: str, width: int = 160) -> list[tuple[int, int]]:

@@ -126,4 +126,4 @@ def entry(h: Any, now: datetime, *, lead: str = "") -> inject.Entry:
         lead, text = inject.one_line(call, 100), rest
         span = (max(0, span[0] - len(call) - 1), max(0, span[1] - len(call) - 1)) if span else None
     return inject.Entry(id=h.key, handle=h.handle or h.key, kind=kind, date=date, text=text,
-                        span=span, lead=lead, brief=dump, dump=dump)
+                        span=span, lead=lead, brief=dump, dump=dump, team=getattr(h, "scope", None) == "team")
