@@ -371,7 +371,7 @@ def status(ctx, as_json):
         else:
             lines.append(f"{scope}: {s['path']}: {plural(s['notes'], 'note')}, {plural(s['events'], 'event')}, "
                          f"{plural(s.get('tombstones', 0), 'tombstone')}, index {s.get('index_bytes', 0) / 1e6:.1f} MB "
-                         f"(schema v{s.get('schema_version')})")
+                         f"(index schema v{s.get('schema_version')})")
             if s.get("read_only"):
                 lines.append(f"  read-only ({s['read_only']}): recall and context work, writes are refused")
             if s.get("unreadable_notes"):

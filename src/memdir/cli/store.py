@@ -185,7 +185,7 @@ def store_init(ctx, admin_url, database, owner, server, no_passwords, as_json):
     out = init(admin_url, database=database, owner=owner, server=server, passwords=not no_passwords)
     kept = " (password unchanged: the one the first init printed)"
     emit(ctx, as_json, out, "\n".join([
-        f"created: {', '.join(out['created']) or 'nothing (all there already)'}; schema v{out['schema_version']}"
+        f"created: {', '.join(out['created']) or 'nothing (all there already)'}; team store schema v{out['schema_version']}"
         + ("; pgvector on" if out["pgvector"] else ""),
         f"owner (memdir store … --store):  {out['owner_url']}" + (kept if out["owner_password"] == "unchanged" else ""),
         f"server (memdir serve --store):   {out['server_url']}" + (kept if server not in out["created"] else "")]))
