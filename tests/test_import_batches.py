@@ -29,9 +29,10 @@ def _events(n: int) -> list[dict]:
             return evs + [dict(evs[5])]  # a duplicate, counted as such either way
     rng = random.Random(5)
     words = "deploy cache migration pnpm staging token retry index batch session lock hook".split()
-    return [{"key": f"k{i}", "role": rng.choice(["user", "assistant"]), "session": f"s{i // 9}",
-             "ts": 1_790_000_000 + i * 30, "text": " ".join(rng.choice(words) for _ in range(rng.randint(5, 400)))}
-            for i in range(n)]
+    evs = [{"key": f"k{i}", "role": rng.choice(["user", "assistant"]), "session": f"s{i // 9}",
+            "ts": 1_790_000_000 + i * 30, "text": " ".join(rng.choice(words) for _ in range(rng.randint(5, 400)))}
+           for i in range(n)]
+    return evs + [dict(evs[5])]  # a duplicate here too (without ../shared the test must still hold)
 
 
 def _state(project: Path) -> dict:
