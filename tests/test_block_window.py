@@ -80,3 +80,21 @@ def test_a_how_did_we_fix_question_weighs_the_change():
     reply = _hit("a1", "assistant", 0.9, "Raised the retry limit.")
     assert [h.key for h in inject_entries.block_order([reply, edit], "fix")][0] == "t1"
     assert [h.key for h in inject_entries.block_order([reply, edit])][0] == "a1"
+
+
+def test_the_window_does_not_depend_on_the_hash_seed():
+    """Term weights are summed exactly (math.fsum): a sum over a set of terms in another iteration order (another
+    PYTHONHASHSEED) could round a tie either way, and the same prompt would get another window on the next run."""
+    import subprocess
+    import sys
+
+    code = (
+        "from memdir.inject.block import focus, best_line\n"
+        "w = {'alpha': 0.1, 'bravo': 0.2, 'tango': 0.3, 'delta': 0.6}\n"
+        "text = 'delta here\\n' + 'filler words ' * 30 + '\\nalpha bravo tango there\\n' + 'more filler ' * 30\n"
+        "print(repr(focus(text, w, 60)), repr(best_line('delta x\\nalpha bravo tango', w)))\n")
+    outs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                           env={**__import__("os").environ, "PYTHONHASHSEED": str(seed)}).stdout
+            for seed in range(12)}
+    assert len(outs) == 1, outs
+    assert "delta" in outs.pop().split(",")[0]  # an exact tie: the earliest run wins

@@ -26,6 +26,7 @@ items with a visible ``- …+N more`` line rather than silently. The whole block
 
 from __future__ import annotations
 
+import math
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -52,7 +53,7 @@ MIN_HIT_ROOM = 40  # chars the best hit keeps when rules and goals need room for
 TOP_SHARE = 2.0  # the best entry's share of the room relative to each other entry's (chosen on bench/session_qa.py)
 TRIVIAL_OUTPUT = 32  # a tool output of one line this short says nothing by itself: the call is shown instead
 FILE_DUMP_TOOLS = ("read", "read_file", "view", "notebookread", "cat")
-BEST_LINE_SCAN = 400  # lines of an entry a one-line view looks through for the line that matches
+BEST_LINE_SCAN = 400
 #: the most text an entry asks for in the water-filling (beyond its header and lead): a long entry's matching part,
 #: not all of it, so what it does not need goes to the others and then to :data:`SPARE_BRIEF` one-liners.
 #: bench/block_qa.py, tuning half (with SPARE_BRIEF 4): none 79, 250 → 80, 300 → 80, 350 → 81, 450 → 80 of 158
@@ -168,7 +169,7 @@ def focus(text: str, weights: dict[str, float], size: int, span: tuple[int, int]
     compounds = [t for t in weights if weights[t] > 0 and any(c in t for c in "./:-_")]
 
     def weight_of(terms: set[str]) -> float:
-        return sum(weights[t] for t in terms if not any(t != c and t in c and c in terms for c in compounds))
+        return math.fsum(weights[t] for t in terms if not any(t != c and t in c and c in terms for c in compounds))
 
     best, best_s = (0, 1), -1.0
     for i in range(len(pieces)):
@@ -224,24 +225,28 @@ def one_line(text: str, limit: int = 100) -> str:
 
 def best_line(text: str, weights: dict[str, float], limit: int = 100) -> str:
     """The line of ``text`` holding the most query weight (the summed ``weights`` of the distinct query tokens in it;
-    the first on a tie, an edit's ``+`` line before its ``-`` line), whitespace collapsed and cut at ``limit`` chars: what a one-line entry shows — the error line
-    or the changed line that carries the question's rare terms, not the output's opening. The first non-blank line
-    when no line holds any weight."""
-    if not weights:
+    the first on a tie, an edit's ``+`` line before its ``-`` line), whitespace collapsed and cut at ``limit`` chars:
+    what a one-line entry shows — the error line or the changed line that carries the question's rare terms, not the
+    output's opening. When no line holds any weight: an edit's first ``+`` line (what the code became; block-QA
+    tuning 82 -> 84 of 158, validation unchanged), else the first non-blank line."""
+    lines = text.split("\n")[:BEST_LINE_SCAN]
+    diff = any(ln.startswith("+ ") for ln in lines)  # an edit's changed lines ("- old", "+ new")
+    if not weights and not diff:
         return one_line(text, limit)
     from memdir.recall.tokenize import tokenize
 
     best, best_s = "", 0.0
-    for ln in text.split("\n")[:BEST_LINE_SCAN]:
+    for ln in lines:
         if not ln.strip():
             continue
-        sc = sum(weights.get(t, 0.0) for t in set(tokenize(ln[:2 * limit + 200])))
-        if sc and ln.startswith("+ "):
+        sc = math.fsum(weights.get(t, 0.0) for t in set(tokenize(ln[:2 * limit + 200])))
+        if sc and diff and ln.startswith("+ "):
             sc += 1e-6  # an edit's new line wins a tie with its old one: what the agent wrote is the change
         if sc > best_s:
             best, best_s = ln, sc
-    if not best:
-        return one_line(text, limit)
+    if not best:  # nothing matched: an edit shows what the code became (its first "+" line), not what it was
+        first_new = next((ln for ln in lines if ln.startswith("+ ") and ln[2:].strip()), "") if diff else ""
+        return truncate(" ".join(first_new.split()), limit) if first_new else one_line(text, limit)
     line = " ".join(best.split())
     if len(line) > limit:  # a long line: the part around its first query term
         return focus(line, weights, limit)

@@ -5,6 +5,7 @@ bench/session_qa.py (docs/benchmarks.md).
 
 from __future__ import annotations
 
+import math
 from datetime import datetime
 from typing import Any
 
@@ -99,7 +100,7 @@ def evidence(cover: float, top: float) -> bool:
 
 def cover(e: inject.Entry, weights: dict[str, float]) -> float:
     text = e.text[e.span[0]:e.span[1]] if e.span else e.text[:3000]
-    return sum(weights.get(t, 0.0) for t in set(tokenize(e.lead + " " + text)))
+    return math.fsum(weights.get(t, 0.0) for t in set(tokenize(e.lead + " " + text)))
 
 
 def entry(h: Any, now: datetime, *, lead: str = "") -> inject.Entry:
