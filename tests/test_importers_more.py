@@ -122,7 +122,7 @@ def test_aider_fixture_launches_prompts_edits_and_runs():
     assert evs[2]["text"] == "I'll rename the function and its one caller."  # the edit block left the prose
     assert evs[3]["text"] == "Edit: settings.py (-1 +1 lines)\n- def parse_cfg(path):\n+ def load_settings(path):"
     assert evs[4]["text"] == "aider → Applied edit to settings.py\nCommit 4f2a9c1 refactor: rename parse_cfg to load_settings"
-    assert evs[6]["text"] == "run: pytest -q tests/test_settings.py → 3 passed in 0.41s"
+    assert evs[6]["text"] == "aider: /run pytest -q tests/test_settings.py → 3 passed in 0.41s"  # the command as typed
     assert evs[8]["text"].endswith("please keep it out of settings.py\nand read it from the environment instead")
     assert evs[0]["ts"] == "2026-05-03T09:12:44+00:00" and evs[7]["ts"] == "2026-05-04T16:40:02+00:00"
     assert stats["skipped:banner"] == 0 and stats["skipped:noise"] == 2  # token/cost lines
@@ -263,3 +263,15 @@ def test_real_file_imports_and_reimports_nothing(tmp_path, source, parts):
         out = import_host(m, source, path, projects="here", progress=False)
         assert out["stored"] > 0 and out["kept_by_role"]["user"] > 0 and out["kept_by_role"]["assistant"] > 0
         assert import_host(m, source, path, projects="here", progress=False)["stored"] == 0
+
+
+def test_aider_an_in_chat_command_is_kept_as_typed(tmp_path):
+    """The gate drops a slash-command prompt, so its output's event carries the command as the user typed it."""
+    path = tmp_path / "chat.md"
+    path.write_text("# aider chat started at 2026-05-03 09:12:44\n\n#### /add aider/main.py  \n\n"
+                    "> Added aider/main.py to the chat  \n\n#### /drop   aider/main.py\n\n"
+                    "> Removed aider/main.py from the chat\n", encoding="utf-8")
+    evs = [e for e in iter_events("aider", path) if e["role"] == "tool"]
+    assert [e["text"] for e in evs] == ["aider: /add aider/main.py → Added aider/main.py to the chat",
+                                        "aider: /drop aider/main.py → Removed aider/main.py from the chat"]
+    assert all(e.get("input") is None for e in evs)  # not a shell command: nothing for the shell gate to judge

@@ -9,8 +9,9 @@ whose transcript sits in a ``<div class="chat-transcript">`` after a page introd
 * ``#### `` lines are what the user typed (consecutive ones are one multi-line prompt); a typed answer to one of
   Aider's questions (``… (Y)es/(N)o …``) is ``skipped:confirm``;
 * ``> `` lines are Aider's own output (tool messages, ``/run`` output, commits, errors). A run of them becomes one
-  ``role="tool"`` event: ``run: <command> → <output>`` after a ``/run``/``/test``/``/lint``/``/git`` prompt (the shell
-  gate judges the command), else ``aider → <output>``. The launch banner (what precedes a launch's first prompt: the
+  ``role="tool"`` event: ``aider: /run <command> → <output>`` after an in-chat command (the command as typed: ``/add
+  a.py``, ``/run pytest``; after ``/run``/``/test``/``/lint``/``/git`` the shell gate judges the command), else
+  ``aider → <output>``. The launch banner (what precedes a launch's first prompt: the
   command line, version, model, repository, files that could not be read) is such an event too, unless an earlier
   launch of the file printed the same one (``skipped:banner``); token/cost lines and ``Copied code context`` lines
   are left out (``skipped:noise``);
@@ -44,6 +45,7 @@ _LAUNCH = re.compile(r"^# aider chat started at (\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\
 _CONFIRM = re.compile(r"\(Y\)es/\(N\)o")
 _NOISE = re.compile(r"^(?:Tokens: .*sent|Cost: |Copied code context|\^C|Cost estimates may be)")
 _RUN = re.compile(r"^/(run|test|lint|git)\b\s*(.*)$", re.S)
+_SLASH = re.compile(r"^/[a-z][\w-]*(\s|$)")  # an Aider in-chat command: /add, /drop, /run, /test, /undo, …
 _EDIT = re.compile(r"^(?P<path>[^\n`<>=]+?)[ \t]*\n(?:`{3,}[^\n]*\n)?<<<<<<< (?:SEARCH|ORIGINAL)[ \t]*\n(?P<old>.*?)"
                    r"^=======[ \t]*\n(?P<new>.*?)^>>>>>>> (?:REPLACE|UPDATED)[ \t]*$", re.M | re.S)
 #: the fence around an edit block once the block is cut out (the path stands inside the fence or just before it)
@@ -171,11 +173,14 @@ def iter_aider(path: str | Path, *, stats: Counter | None = None) -> Iterator[di
                         continue
                     banners.add(banner)
                 run = _RUN.match(last_prompt)
-                name, tool_input = ("run", {"command": run.group(2)}) if run else ("aider", None)
-                text = summarise_tool(name, run.group(2) if run else "", "\n".join(out))
+                tool_input = {"command": run.group(2)} if run else None
+                # after an in-chat command (``/run pytest …``, ``/add a.py``) the call line is that command as typed:
+                # the gate drops the prompt itself (a slash command), and "which command did we run" asks for it
+                typed = " ".join(last_prompt.split()) if _SLASH.match(last_prompt) else ""
+                text = summarise_tool("aider", typed, "\n".join(out))
                 last_prompt = ""  # the output of one /run is one event
                 yield make_event(SOURCE, session, f"L{lineno}", "tool", text, stamp(start, n),
-                                 {**meta, "tool": "Bash" if run else name}, tool_input=tool_input)
+                                 {**meta, "tool": "Bash" if run else "aider"}, tool_input=tool_input)
                 n += 1
             else:
                 reply = "\n".join(group)
