@@ -99,8 +99,10 @@ def test_the_real_codex_rollout_keeps_its_builds_and_drops_its_reads(project, tm
     with memdir.open(project, home=tmp_path / "g") as m:
         out = import_host(m, "codex", path, projects="here", progress=False)
         texts = [h.text for h in m.recent(kinds=["tool"], limit=100)]
-    assert out["skipped_by"].get("noisy_tool", 0) >= 30  # 32 reads: sed -n, nl | sed, rg, cat, find | sed
+    assert out["skipped_by"].get("noisy_tool", 0) >= 28  # 32 reads: sed -n, nl | sed, rg, cat, find | sed
     assert not [t for t in texts if t.startswith(("exec_command: sed -n", "exec_command: nl -ba", "exec_command: rg -n"))]
+    # the searches that failed are kept as their fact and why (the directory they searched did not exist)
+    assert any(t.startswith('searched "compact|compaction') and "No such file or directory" in t for t in texts)
     assert any(t.startswith("exec_command: npm test") for t in texts) and any("git diff" in t for t in texts)
 
 
@@ -131,3 +133,23 @@ def test_with_read_facts_on_a_shell_read_keeps_what_it_read_for_hooks_and_import
         assert tools == ["exec_command: npm test -- --run src/x.test.ts", "read src/agents/plugins/codemie-code.plugin.ts",
                          'searched "compact" in src']
         assert "buildOpenCodeConfig" not in m.context("how is buildOpenCodeConfig compaction set up")
+
+
+def test_a_read_or_search_that_failed_keeps_its_fact_and_why_for_hooks_and_importers_alike():
+    """With capture.read_facts off (the default) a read or search is dropped, unless it failed: then its one-line
+    fact and the lines that say why are kept ("why did the search in node_modules fail")."""
+    cfg = Config()
+    why = "rg: node_modules/opencode-ai: No such file or directory (os error 2)"
+    hook = {"role": "tool", "tool": "Bash", "input": {"command": "rg -n compact node_modules/opencode-ai"},
+            "output": why, "is_error": True, "session": "s"}
+    imported = {"role": "tool", "session": "s", "meta": {"tool": "exec_command"},
+                "text": f"exec_command: rg -n compact node_modules/opencode-ai → error (exit 2): {why}",
+                "input": {"cmd": "rg -n compact node_modules/opencode-ai"}}
+    grep = {"role": "tool", "tool": "Grep", "input": {"pattern": "compact", "path": "node_modules/opencode-ai"},
+            "output": why, "is_error": True, "session": "s"}
+    for ev in (hook, imported, grep):
+        d = gate(ev, cfg)
+        assert d.reason is None, (ev, d.reason)
+        assert d.text.startswith('searched "compact" in node_modules/opencode-ai → error') and why in d.text
+    ok = {**hook, "output": "node_modules/opencode-ai/a.js:3: compact", "is_error": False}
+    assert gate(ok, cfg).reason == "noisy_tool" and gate({**grep, "is_error": False, "output": "a.js:1"}, cfg).reason == "noisy_tool"

@@ -344,6 +344,26 @@ def skip_tool(name: str, extra: list[str] | tuple[str, ...] = ()) -> bool:
     return any(fnmatch.fnmatchcase(n, p.strip().lower()) for p in (*DEFAULT_SKIP_TOOLS, *extra) if p.strip())
 
 
+#: the most of a failed read's or search's output its one-line fact keeps: why it failed ("No such file or directory")
+FAILED_FACT_MAX_CHARS = 240
+
+
+def failed_because(name: str, text: Any, ev: dict, cwd: str | None) -> str:
+    """``" → error (exit N): <why>"`` for a read or search that failed, else ``""``: its fact alone (``searched "x" in
+    node_modules``) drops the one thing a later "why did that search fail" asks for. Bounded by
+    :data:`FAILED_FACT_MAX_CHARS`; the why lines are :func:`memdir.capture.tools.summarise_tool`'s."""
+    full = text if isinstance(text, str) and text.strip() else tool_text(
+        name, ev.get("input"), ev.get("output"), is_error=bool(ev.get("is_error")), cwd=cwd)
+    _, arrow, out = full.partition(" → ")
+    if not arrow or not out.startswith("error"):
+        return ""
+    lines = [ln.strip() for ln in out.split("\n") if ln.strip()][:3]
+    why = " | ".join(lines)
+    if len(why) > FAILED_FACT_MAX_CHARS:
+        why = why[:FAILED_FACT_MAX_CHARS - 1].rstrip() + "…"
+    return " → " + why
+
+
 def tool_text(name: str, tool_input: Any, output: Any, *, is_error: bool = False, cwd: str | None = None) -> str:
     """The tool summary a hook stores: :func:`memdir.capture.tools.tool_summary`, the same function the
     importers use (``<tool>: <main argument> → <first output lines>``; file edits as "file + what changed").
@@ -478,15 +498,23 @@ def gate(event: Any, config: Any) -> Decision:
         if name and skip_tool(name, config.get("capture.skip_tools")):
             # a read, search or listing leaves what it looked at (its dump is noise for memory); the config's own
             # skip list, and the other default skips (todos, memdir's tools), drop the call entirely
-            facts = _setting(config, "capture.read_facts", False) and not _listed(name, config.get("capture.skip_tools"))
+            # a read or search that failed is kept as its fact and why it failed whatever capture.read_facts says:
+            # the error is the evidence ("why did that search fail"), and it is one line, not a dump
+            listed = _listed(name, config.get("capture.skip_tools"))
+            why = "" if listed else failed_because(name, text, ev, cwd)
+            facts = (_setting(config, "capture.read_facts", False) and not listed) or bool(why)
             fact = read_fact(name, _call_input(ev, name, text), cwd=cwd) if facts else None
             if fact is None:
                 return _no("noisy_tool", name, role=role)
+            fact += why
         cmd = shell_command(name, ev.get("input")) if name else None
         if cmd and is_shell_read(cmd):  # the shell form of Read/Grep/Glob/LS: only the one-line fact is kept
-            fact = read_fact(name, None, command=cmd, cwd=cwd) if _setting(config, "capture.read_facts", False) else None
+            why = failed_because(name, text, ev, cwd)
+            facts = _setting(config, "capture.read_facts", False) or bool(why)
+            fact = read_fact(name, None, command=cmd, cwd=cwd) if facts else None
             if fact is None:
                 return _no("noisy_tool", f"{name} read: {cmd[:80]}", role=role)
+            fact += why
         if fact is not None:
             text = _clean_unicode(fact)
             log.debug("capture: %s kept as a fact: %s", name, safe_text(fact))
