@@ -292,6 +292,31 @@ def test_codex_exec_command_paired_with_write_stdin_output(tmp_path):
     assert not any("still running" in e["text"] for e in events)
 
 
+def test_codex_input_that_could_not_be_sent_stays_with_its_command(tmp_path):
+    """Ctrl-C written to a command whose stdin is closed: the refusal is kept under the command (why it could not be
+    stopped); a failed empty poll still says nothing and is left out."""
+    def line(ts, payload, typ="response_item"):
+        return json.dumps({"timestamp": f"2026-05-01T10:00:{ts:02d}.000Z", "type": typ, "payload": payload})
+
+    refused = "write_stdin failed: stdin is closed for this session; rerun exec_command with tty=true"
+    rows = [line(0, {"id": "019e0000-0000-7000-8000-00000000c0df", "cwd": "/w"}, "session_meta"),
+            line(1, {"type": "function_call", "name": "exec_command", "call_id": "c1",
+                     "arguments": json.dumps({"cmd": "npm run dev"})}),
+            line(2, {"type": "function_call_output", "call_id": "c1",
+                     "output": "Chunk ID: a\nWall time: 5 seconds\nProcess running with session ID 7\nOutput:\nready on :3000\n"}),
+            line(3, {"type": "function_call", "name": "write_stdin", "call_id": "c2",
+                     "arguments": json.dumps({"session_id": 7, "chars": "\u0003"})}),
+            line(4, {"type": "function_call_output", "call_id": "c2", "output": refused}),
+            line(5, {"type": "function_call", "name": "write_stdin", "call_id": "c3",
+                     "arguments": json.dumps({"session_id": 7, "chars": ""})}),
+            line(6, {"type": "function_call_output", "call_id": "c3", "output": "write_stdin failed: poll refused"})]
+    f = tmp_path / "rollout-2026-05-01T10-00-00-x.jsonl"
+    f.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    (tool,) = [e for e in iter_codex(f) if e["role"] == "tool"]
+    assert tool["text"].startswith("exec_command: npm run dev → ready on :3000\n> input '\\x03'\n" + refused)
+    assert "poll refused" not in tool["text"]
+
+
 def test_codex_assistant_messages_from_every_rollout_form(tmp_path):
     f = _fixture("codex_exec.jsonl", tmp_path / "rollout-x.jsonl", "/w")
     replies = [(e["text"], e["meta"]["via"]) for e in iter_codex(f) if e["role"] == "assistant"]

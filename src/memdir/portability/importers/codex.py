@@ -30,7 +30,8 @@ input) whose outputs carry the command's output and finally ``Process exited wit
 the command. They are paired by session id, in file order, into the ``exec_command`` event: its text is the
 command plus all its output chunks, ``meta.exit_code`` the final code, ``meta.stdin_calls`` the number of
 ``write_stdin`` calls folded in (each counted ``skipped:write_stdin_folded``; input sent is kept as a
-``> input …`` line). When no chunk carries output, the ``exec_command_end`` event's ``aggregated_output`` is
+``> input …`` line, followed by the call's answer when the input could not be sent: ``write_stdin failed: stdin is
+closed …``). When no chunk carries output, the ``exec_command_end`` event's ``aggregated_output`` is
 used. A ``write_stdin`` on a session never opened in this file stays a tool event of its own.
 ``web_search_call`` (no call id) becomes a tool event keyed ``L<n>``.
 
@@ -183,7 +184,11 @@ def _scan(path: Path) -> _Scan:
                 ex = sc.execs[sc.folded[call_id]]
                 out = _parse_output(payload.get("output"))
                 if not out.exec_header:
-                    continue  # "write_stdin failed: …" is about the poll, not the command's output
+                    sent = calls[call_id][1]
+                    if isinstance(sent, dict) and sent.get("chars") and out.text.strip():
+                        # input that could not be sent (Ctrl-C to a closed stdin): why is part of the command's story
+                        ex.chunks.append(out.text.strip())
+                    continue  # a failed poll ("write_stdin failed: …") says nothing about the command's output
                 if out.text.strip():
                     ex.chunks.append(out.text)
                 if out.exit_code is not None:
