@@ -9,13 +9,6 @@ import memdir
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 
 
-def pytest_xdist_auto_num_workers(config):
-    """``-n auto``: two workers per core. A third of the suite's time is spent waiting on subprocesses, sockets and
-    PostgreSQL (the CPU sat ~35 % idle with one worker per core on 2 cores), so a second worker per core fills it:
-    222 s -> 191 s of pytest on the 2-core machine, same tests."""
-    return max(2, 2 * (os.cpu_count() or 1))
-
-
 def shared_path(*parts: str) -> Path:
     """A path under ../shared, or skip the test with a clear message when it is absent (users' machines)."""
     p = SHARED.joinpath(*parts)

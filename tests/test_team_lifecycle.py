@@ -217,7 +217,9 @@ def test_a_queue_that_cannot_deliver_says_why_with_the_fix(pg_url, tmp_path, mon
         for token, proj, cause, fix in cases:
             monkeypatch.setenv("MEMDIR_REMOTE_TOKEN", token)
             monkeypatch.setenv("MEMDIR_REMOTE_PROJECT", proj)
-            with memdir.open(clone, home=tmp_path / "g", config={"remote.recall_budget_ms": 20_000}) as m, \
+            # the budgets are a loaded machine's, not what is tested: the server answers, and how it refuses is named
+            budgets = {"remote.recall_budget_ms": 20_000, "remote.push_budget_ms": 20_000}
+            with memdir.open(clone, home=tmp_path / "g", config=budgets) as m, \
                     caplog.at_level(logging.DEBUG, logger="memdir"):
                 caplog.clear()
                 m.import_events([{"key": f"k-{cause}-{len(token)}", "role": "user", "text": f"the invoices job {len(seen)}",
