@@ -57,6 +57,10 @@ from memdir.types import Hit  # noqa: E402
     ("测试挂了之后是怎么修好的？", "fix"),
     ("Which port does the dev server listen on?", None),
     ("为什么选择 pnpm 而不是 npm？", None),
+    ("Which commit added the retry to the upload script?", "commit"),
+    ("What was the short hash of the release commit?", "commit"),
+    ("把重试加进上传脚本的那次提交哈希是多少？", "commit"),
+    ("How did we fix the commit the secret scanner rejected?", "fix"),  # about a commit, not which one
 ])
 def test_question_kind(q, kind):
     assert question_kind(q) == kind
@@ -80,6 +84,15 @@ def test_a_how_did_we_fix_question_weighs_the_change():
     reply = _hit("a1", "assistant", 0.9, "Raised the retry limit.")
     assert [h.key for h in inject_entries.block_order([reply, edit], "fix")][0] == "t1"
     assert [h.key for h in inject_entries.block_order([reply, edit])][0] == "a1"
+
+
+def test_a_which_commit_question_weighs_the_output_that_names_the_commit():
+    landed = _hit("t1", "tool", 1.0, "aider → Applied edit to upload.py\nCommit 4bb043f add a retry to the upload")
+    reply = _hit("a1", "assistant", 0.9, "I will add a retry to the upload script.")
+    assert answers("commit", landed.text) and answers("commit", "Bash: git commit -m x → [main 418d9c9] x")
+    assert not answers("commit", "Bash: npm test → 12 passed")
+    assert [h.key for h in inject_entries.block_order([reply, landed], "commit")][0] == "t1"
+    assert [h.key for h in inject_entries.block_order([reply, landed])][0] == "a1"
 
 
 def test_the_window_does_not_depend_on_the_hash_seed():

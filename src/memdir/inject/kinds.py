@@ -23,11 +23,24 @@ _FAIL = re.compile(
     r"|失败|报错|出错|错误|异常|拦|拒绝|不通过|没通过|没过|崩|挂了|卡住|超时|无法|不能|不行|报了?什么", re.I)
 
 
+#: "which commit added X / what was its short hash", 那次提交的哈希 / 哪次提交
+_COMMIT = re.compile(
+    r"\b(?:which|what)\s+(?:\w+\s+){0,2}commits?\b|\bcommit(?:'s)?\s+(?:short\s+)?(?:hash|id|sha)\b|\bshort hash\b"
+    r"|提交.{0,8}(?:哈希|hash|编号)|哈希|哪(?:次|个|一次)提交", re.I)
+#: a commit named in a tool's output: Aider's ``Commit 4bb043f …``, git's ``[main 418d9c9] …``, ``commit <sha>`` of git
+#: log, a ``--oneline`` line
+_HASH = re.compile(r"\bCommit [0-9a-f]{7,40}\b|\[[^\]\n]{1,60} [0-9a-f]{7,40}\]|^commit [0-9a-f]{7,40}\b"
+                   r"|^[0-9a-f]{7,12} \S", re.M)
+
+
 def question_kind(question: str) -> str | None:
-    """``"fix"`` for a question about how something was fixed, ``"fail"`` for one about why something failed (a
-    question naming both, "how did we fix the failing build", is ``"fix"``), else ``None``."""
+    """``"commit"`` for a question asking which commit (its hash), ``"fix"`` for a question about how something was
+    fixed, ``"fail"`` for one about why something failed (a question naming both, "how did we fix the failing
+    build", is ``"fix"``), else ``None``."""
     if not isinstance(question, str) or not question.strip():
         return None
+    if _COMMIT.search(question):
+        return "commit"
     if _FIX.search(question):
         return "fix"
     if _FAIL.search(question):
@@ -37,10 +50,13 @@ def question_kind(question: str) -> str | None:
 
 def answers(kind: str | None, text: str) -> bool:
     """True when a tool entry's stored ``text`` is what a ``kind`` question looks for: a failed call (its summary
-    reads ``→ error``) for ``"fail"``, a file change (``Edit: <file> …``, ``apply_patch: …``) for ``"fix"``."""
+    reads ``→ error``) for ``"fail"``, a file change (``Edit: <file> …``, ``apply_patch: …``) for ``"fix"``, an output
+    naming a commit for ``"commit"``."""
     if kind == "fail":
         head = text[:600]
         return " → error" in head or "\n→ error" in text[-400:]
+    if kind == "commit":
+        return bool(_HASH.search(text[:3000]))
     if kind == "fix":
         from memdir.capture.tools import EDIT_TOOLS
 
