@@ -61,6 +61,8 @@ from memdir.types import Hit  # noqa: E402
     ("What was the short hash of the release commit?", "commit"),
     ("把重试加进上传脚本的那次提交哈希是多少？", "commit"),
     ("How did we fix the commit the secret scanner rejected?", "fix"),  # about a commit, not which one
+    ("How many tests passed once the parser was fixed?", "tests"),
+    ("修好之后测试通过，花了多长时间？", "tests"),
 ])
 def test_question_kind(q, kind):
     assert question_kind(q) == kind
@@ -93,6 +95,15 @@ def test_a_which_commit_question_weighs_the_output_that_names_the_commit():
     assert not answers("commit", "Bash: npm test → 12 passed")
     assert [h.key for h in inject_entries.block_order([reply, landed], "commit")][0] == "t1"
     assert [h.key for h in inject_entries.block_order([reply, landed])][0] == "a1"
+
+
+def test_a_how_many_tests_question_weighs_the_runner_s_verdict():
+    run = _hit("t1", "tool", 1.0, "Bash: pytest tests/test_parser.py → ....\n4 passed in 0.41s")
+    reply = _hit("a1", "assistant", 0.9, "The parser tests should pass now.")
+    for verdict in ("72 tests, 0 failures", "Ran 5 tests in 0.1s", "Tests  16 passed | 1 skipped", "OK (3 tests)"):
+        assert answers("tests", f"Bash: make test → {verdict}"), verdict
+    assert not answers("tests", "Bash: ls → tests")
+    assert [h.key for h in inject_entries.block_order([reply, run], "tests")][0] == "t1"
 
 
 def test_the_window_does_not_depend_on_the_hash_seed():

@@ -1,4 +1,5 @@
-"""What a question asks for, as far as the block's choice of entries cares: why something failed, or how it was fixed.
+"""What a question asks for, as far as the block's choice of entries cares: why something failed, how it was fixed,
+which commit did it, how many tests passed.
 
 :func:`question_kind` reads the question alone (English and Chinese wording, no model); the block then weighs the
 entries that answer such a question (:func:`memdir.inject.entries.block_order`): the failing output for a "why did it
@@ -32,15 +33,27 @@ _COMMIT = re.compile(
 _HASH = re.compile(r"\bCommit [0-9a-f]{7,40}\b|\[[^\]\n]{1,60} [0-9a-f]{7,40}\]|^commit [0-9a-f]{7,40}\b"
                    r"|^[0-9a-f]{7,12} \S", re.M)
 
+#: "how many tests passed / how long did the run take", 测试一共多少个 / 花了多长时间
+_TESTS = re.compile(
+    r"\bhow (?:many|long)\b.{0,60}\btests?\b|\btests?\b.{0,60}\bhow (?:many|long)\b"
+    r"|测试.{0,30}(?:多少|几个|多长时间|多久)|(?:多少|几)个?测试", re.I)
+#: a test runner's verdict line: pytest ``3 passed in 0.41s``, ``72 tests, 0 failures``, unittest ``Ran 5 tests``,
+#: vitest ``Tests  16 passed``
+_VERDICT = re.compile(r"\b\d+ (?:passed|failed)\b|\b\d+ tests?, \d+ failures?\b|\bRan \d+ tests?\b"
+                      r"|\bTests?:? +\d+ passed|\bOK \(\d+ tests?\)")
+
 
 def question_kind(question: str) -> str | None:
-    """``"commit"`` for a question asking which commit (its hash), ``"fix"`` for a question about how something was
+    """``"commit"`` for a question asking which commit (its hash), ``"tests"`` for one asking how many tests passed
+    or how long a run took, ``"fix"`` for a question about how something was
     fixed, ``"fail"`` for one about why something failed (a question naming both, "how did we fix the failing
     build", is ``"fix"``), else ``None``."""
     if not isinstance(question, str) or not question.strip():
         return None
     if _COMMIT.search(question):
         return "commit"
+    if _TESTS.search(question):
+        return "tests"
     if _FIX.search(question):
         return "fix"
     if _FAIL.search(question):
@@ -51,12 +64,14 @@ def question_kind(question: str) -> str | None:
 def answers(kind: str | None, text: str) -> bool:
     """True when a tool entry's stored ``text`` is what a ``kind`` question looks for: a failed call (its summary
     reads ``→ error``) for ``"fail"``, a file change (``Edit: <file> …``, ``apply_patch: …``) for ``"fix"``, an output
-    naming a commit for ``"commit"``."""
+    naming a commit for ``"commit"``, a test runner's verdict line (``4 passed in 0.41s``) for ``"tests"``."""
     if kind == "fail":
         head = text[:600]
         return " → error" in head or "\n→ error" in text[-400:]
     if kind == "commit":
         return bool(_HASH.search(text[:3000]))
+    if kind == "tests":
+        return bool(_VERDICT.search(text[:3000]) or _VERDICT.search(text[-1500:]))
     if kind == "fix":
         from memdir.capture.tools import EDIT_TOOLS
 
