@@ -275,3 +275,16 @@ def test_aider_an_in_chat_command_is_kept_as_typed(tmp_path):
     assert [e["text"] for e in evs] == ["aider: /add aider/main.py → Added aider/main.py to the chat",
                                         "aider: /drop aider/main.py → Removed aider/main.py from the chat"]
     assert all(e.get("input") is None for e in evs)  # not a shell command: nothing for the shell gate to judge
+
+
+def test_aider_a_run_whose_tests_failed_reads_as_a_failure(tmp_path):
+    """Aider writes no exit status: a /run output with a test runner's failure leads with why, like a failed shell
+    call; a passing run does not."""
+    path = tmp_path / "chat.md"
+    path.write_text("# aider chat started at 2026-05-03 09:12:44\n\n#### /run pytest tests/test_commands.py\n\n"
+                    "> tests/test_commands.py F\n> E       AttributeError: 'list' object has no attribute 'split'\n"
+                    "> 1 failed in 0.05s\n\n#### /run pytest tests/test_commands.py\n\n> 1 passed in 0.04s\n",
+                    encoding="utf-8")
+    failed, passed = [e["text"] for e in iter_events("aider", path) if e["role"] == "tool"]
+    assert failed.startswith("aider: /run pytest tests/test_commands.py → error") and "'split'" in failed
+    assert passed == "aider: /run pytest tests/test_commands.py → 1 passed in 0.04s"

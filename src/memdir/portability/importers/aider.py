@@ -10,7 +10,8 @@ whose transcript sits in a ``<div class="chat-transcript">`` after a page introd
   Aider's questions (``… (Y)es/(N)o …``) is ``skipped:confirm``;
 * ``> `` lines are Aider's own output (tool messages, ``/run`` output, commits, errors). A run of them becomes one
   ``role="tool"`` event: ``aider: /run <command> → <output>`` after an in-chat command (the command as typed: ``/add
-  a.py``, ``/run pytest``; after ``/run``/``/test``/``/lint``/``/git`` the shell gate judges the command), else
+  a.py``, ``/run pytest``; after ``/run``/``/test``/``/lint``/``/git`` the shell gate judges the command, and an output
+  holding a test failure or a traceback reads ``→ error: <why>``: Aider writes no exit status), else
   ``aider → <output>``. The launch banner (what precedes a launch's first prompt: the
   command line, version, model, repository, files that could not be read) is such an event too, unless an earlier
   launch of the file printed the same one (``skipped:banner``); token/cost lines and ``Copied code context`` lines
@@ -45,6 +46,7 @@ _LAUNCH = re.compile(r"^# aider chat started at (\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\
 _CONFIRM = re.compile(r"\(Y\)es/\(N\)o")
 _NOISE = re.compile(r"^(?:Tokens: .*sent|Cost: |Copied code context|\^C|Cost estimates may be)")
 _RUN = re.compile(r"^/(run|test|lint|git)\b\s*(.*)$", re.S)
+_RUN_FAILED = re.compile(r"\b\d+ failed\b|^FAILED\b|^Traceback \(most recent call last\)|^E {2,}\S|^\w*Error: ", re.M)
 _SLASH = re.compile(r"^/[a-z][\w-]*(\s|$)")  # an Aider in-chat command: /add, /drop, /run, /test, /undo, …
 _EDIT = re.compile(r"^(?P<path>[^\n`<>=]+?)[ \t]*\n(?:`{3,}[^\n]*\n)?<<<<<<< (?:SEARCH|ORIGINAL)[ \t]*\n(?P<old>.*?)"
                    r"^=======[ \t]*\n(?P<new>.*?)^>>>>>>> (?:REPLACE|UPDATED)[ \t]*$", re.M | re.S)
@@ -177,7 +179,10 @@ def iter_aider(path: str | Path, *, stats: Counter | None = None) -> Iterator[di
                 # after an in-chat command (``/run pytest …``, ``/add a.py``) the call line is that command as typed:
                 # the gate drops the prompt itself (a slash command), and "which command did we run" asks for it
                 typed = " ".join(last_prompt.split()) if _SLASH.match(last_prompt) else ""
-                text = summarise_tool("aider", typed, "\n".join(out))
+                # Aider records no exit status: a /run or /test whose output holds a test runner's failure or a
+                # traceback failed (its summary then leads with why, as a shell call's failure does)
+                failed = bool(run) and bool(_RUN_FAILED.search("\n".join(out)))
+                text = summarise_tool("aider", typed, "\n".join(out), is_error=failed)
                 last_prompt = ""  # the output of one /run is one event
                 yield make_event(SOURCE, session, f"L{lineno}", "tool", text, stamp(start, n),
                                  {**meta, "tool": "Bash" if run else "aider"}, tool_input=tool_input)
