@@ -151,5 +151,8 @@ def test_a_read_or_search_that_failed_keeps_its_fact_and_why_for_hooks_and_impor
         d = gate(ev, cfg)
         assert d.reason is None, (ev, d.reason)
         assert d.text.startswith('searched "compact" in node_modules/opencode-ai → error') and why in d.text
+    nomatch = {"role": "tool", "session": "s", "meta": {"tool": "exec_command"}, "input": {"cmd": "rg -n compact src"},
+               "text": "exec_command: rg -n compact src → error (exit 1): (no output)"}
+    assert gate(nomatch, cfg).reason == "noisy_tool"  # rg's exit 1 with nothing printed: no match, not a failure
     ok = {**hook, "output": "node_modules/opencode-ai/a.js:3: compact", "is_error": False}
     assert gate(ok, cfg).reason == "noisy_tool" and gate({**grep, "is_error": False, "output": "a.js:1"}, cfg).reason == "noisy_tool"

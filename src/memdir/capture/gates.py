@@ -358,6 +358,8 @@ def failed_because(name: str, text: Any, ev: dict, cwd: str | None) -> str:
     if not arrow or not out.startswith("error"):
         return ""
     lines = [ln.strip() for ln in out.split("\n") if ln.strip()][:3]
+    if re.sub(r"^error(?: \(exit \d+\))?:\s*", "", lines[0]) in ("", "(no output)") and len(lines) == 1:
+        return ""  # grep/rg exit 1 with nothing printed: no match, not a failure
     why = " | ".join(lines)
     if len(why) > FAILED_FACT_MAX_CHARS:
         why = why[:FAILED_FACT_MAX_CHARS - 1].rstrip() + "…"
