@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any, Iterable
 
 from memdir.engine import events as event_ops
@@ -198,7 +199,7 @@ def reply_to(s: Stores, h: Hit, weights: dict[str, float]) -> Event | None:
             break
         if r["role"] != "assistant":
             continue
-        sc = sum(weights.get(t, 0.0) for t in set(tokenize(r["text"][:3000])))
+        sc = math.fsum(weights.get(t, 0.0) for t in set(tokenize(r["text"][:3000])))  # exact: no hash-seed ties
         if sc >= best_s:
             best, best_s = r, sc
     if best is None:
