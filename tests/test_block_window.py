@@ -63,6 +63,9 @@ from memdir.types import Hit  # noqa: E402
     ("How did we fix the commit the secret scanner rejected?", "fix"),  # about a commit, not which one
     ("How many tests passed once the parser was fixed?", "tests"),
     ("修好之后测试通过，花了多长时间？", "tests"),
+    ("Where did the open task list end up after the reorganisation?", "file"),
+    ("At which web address was the metadata supposed to be validated?", "file"),
+    ("哪个文件是参与者的权威名单？", "file"),
 ])
 def test_question_kind(q, kind):
     assert question_kind(q) == kind
@@ -104,6 +107,17 @@ def test_a_how_many_tests_question_weighs_the_runner_s_verdict():
         assert answers("tests", f"Bash: make test → {verdict}"), verdict
     assert not answers("tests", "Bash: ls → tests")
     assert [h.key for h in inject_entries.block_order([reply, run], "tests")][0] == "t1"
+
+
+def test_a_which_file_question_s_window_reaches_the_path():
+    from memdir.inject.block import focus
+
+    w = {"task": 2.0, "reorganis": 2.5}
+    text = ("We reorganised the planning notes over the afternoon, and the old notes went to the archive folder.\n"
+            + "Details of what moved where and why it moved.\n" * 6 + "The open task items now live in "
+            "planning/akb-submission-todo.md beside the plan.")
+    assert "planning/akb-submission-todo.md" not in focus(text, w, 160)
+    assert "planning/akb-submission-todo.md" in focus(text, w, 160, paths=True)
 
 
 def test_the_window_does_not_depend_on_the_hash_seed():

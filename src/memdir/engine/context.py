@@ -173,6 +173,9 @@ def block_entries(s: Stores, prompt: str, hits: list[Hit], weights: dict[str, fl
         out.append((inject_entries.entry(h, now), (h.scope, h.id)))
     # a tool call is shown in full only when it is the evidence: its matched text holds nearly as much of the
     # query's weight as the best entry's; otherwise one line (what was run and the first output line)
+    if kind == "file":  # windows reach the path or URL the question asks for
+        for e, _ in out:
+            e.paths = True
     cover = [inject_entries.cover(e, weights) for e, _ in out]
     top = max(cover, default=0.0)
     for (e, _), c in zip(out, cover):

@@ -46,6 +46,11 @@ _HEADING = re.compile(r"(?m)^([ \t]*)([#\[])")  # a stored "## Rules" or "[abc12
 #: it holds, so the window reaches the line that matches most (not just the earliest run with the same terms). Chosen
 #: on bench/session_qa.py (per prompt, lexical): 0 → 0.673, 0.5 / 1 / 2 → 0.692
 FOCUS_LINE = 1.0
+#: for a "which file / where / what URL" question (``Entry.paths``) a window holding a path or a URL gains this times the
+#: query's top term weight (bench/block_qa.py, tuning half: 0 -> 95, 0.5 -> 96, 1.0 -> 97, 2.0 -> 97 of 158)
+PATH_BONUS = 1.0
+#: a file path with a directory or an extension, or a URL
+_PATHLIKE = re.compile(r"https?://\S+|(?:[\w.~-]+/)+[\w.-]+|\b[\w-]+\.(?:md|py|ts|tsx|js|json|toml|ya?ml|csv|txt|ex|exs|rs|go|sh|html|css)\b")
 #: how an event role reads in a header (shorter; what the reader needs is who said it)
 KIND_LABEL = {"assistant": "agent"}
 MIN_BODY = 20  # chars of text an entry shows at least, or it is not shown
@@ -100,7 +105,8 @@ class Entry:
     """One memory to show: ``id`` (note id / event key, for de-duplication), ``handle``, ``kind``, ``date`` (already
     formatted), ``text``; ``span`` = the passage recall matched (chars of ``text``); ``lead`` = a line shown before the
     text (``re: "question"`` for a reply); ``brief`` = show one line only; ``dump`` = a file dump (placed last);
-    ``team`` = a teammate's memory from the team server (marked ``team`` in the header, as recall marks it)."""
+    ``team`` = a teammate's memory from the team server (marked ``team`` in the header, as recall marks it);
+    ``paths`` = the question asks which file, where or what URL: the window prefers a part holding a path or URL."""
 
     id: str
     handle: str
@@ -113,6 +119,7 @@ class Entry:
     dump: bool = False
     show_date: bool = True
     team: bool = False
+    paths: bool = False
 
     def header(self, full: bool = True) -> str:
         if not full:
@@ -141,10 +148,11 @@ def _pieces(text: str, width: int = 160) -> list[tuple[int, int]]:
 
 
 def focus(text: str, weights: dict[str, float], size: int, span: tuple[int, int] | None = None, *,
-          tail: bool = False) -> str:
+          tail: bool = False, paths: bool = False) -> str:
     """At most ``size`` chars of ``text``: the run of whole lines (a long line counts as pieces of about 160 chars)
     that fits in ``size`` and holds the most query weight — the summed ``weights`` (idf) of the distinct query tokens
-    in it. Runs overlapping ``span`` (the passage recall matched) win ties; then the earliest. Cuts are marked ``…``.
+    in it (with ``paths``, plus :data:`PATH_BONUS` times the top weight for a run holding a path or a URL). Runs
+    overlapping ``span`` (the passage recall matched) win ties; then the earliest. Cuts are marked ``…``.
     Returns ``text`` itself when it fits."""
     if len(text) <= size:
         return text
@@ -171,13 +179,18 @@ def focus(text: str, weights: dict[str, float], size: int, span: tuple[int, int]
     def weight_of(terms: set[str]) -> float:
         return math.fsum(weights[t] for t in terms if not any(t != c and t in c and c in terms for c in compounds))
 
+    # a "which file / where / what URL" question: a run holding a path or a URL gains PATH_BONUS x the query's top weight
+    bonus = [0.0] * len(pieces)
+    if paths and weights:
+        top_w = max(weights.values())
+        bonus = [PATH_BONUS * top_w if _PATHLIKE.search(text[a:b]) else 0.0 for a, b in pieces]
     best, best_s = (0, 1), -1.0
     for i in range(len(pieces)):
         if not found[i] and best_s >= 0:
             continue  # a best run can always start at a matching line
         terms: set[str] = set()
         length, j = 0, i
-        top_line = 0.0
+        top_line = extra = 0.0
         while j < len(pieces):
             add = pieces[j][1] - pieces[j][0] + (1 if j > i else 0)
             if length + add > room and j > i:
@@ -185,8 +198,9 @@ def focus(text: str, weights: dict[str, float], size: int, span: tuple[int, int]
             length += add
             terms |= found[j]
             top_line = max(top_line, weight_of(found[j]))
+            extra = max(extra, bonus[j])
             j += 1
-        sc = weight_of(terms) + FOCUS_LINE * top_line
+        sc = weight_of(terms) + FOCUS_LINE * top_line + extra
         if span and not (pieces[i][0] < span[1] and pieces[j - 1][1] > span[0]):
             sc *= 0.999
         if sc > best_s:
@@ -298,7 +312,7 @@ def _render_tool(e: Entry, head: str, room: int, weights: dict[str, float]) -> s
         return head + truncate(line, avail) if line and avail >= MIN_BODY else None
     size = rest
     for _ in range(4):  # each shown line costs its quote mark: focus again in what is left after them
-        raw = best_line(out, weights, max(MIN_BODY, min(size - len(QUOTE), 120))) if e.brief else focus(out.strip(), weights, size, span, tail=True)
+        raw = best_line(out, weights, max(MIN_BODY, min(size - len(QUOTE), 120))) if e.brief else focus(out.strip(), weights, size, span, tail=True, paths=e.paths)
         body = quote(raw)
         if len(body) <= rest or size <= MIN_BODY:
             break
@@ -321,7 +335,7 @@ def render(e: Entry, room: int, weights: dict[str, float], *, full: bool = True)
         lead, avail = "", room - len(head)
         if avail < least:
             return None
-    raw = best_line(e.text, weights, max(MIN_BODY, min(avail, 120))) if e.brief else focus(e.text.strip(), weights, avail, e.span, tail=e.kind == "tool")
+    raw = best_line(e.text, weights, max(MIN_BODY, min(avail, 120))) if e.brief else focus(e.text.strip(), weights, avail, e.span, tail=e.kind == "tool", paths=e.paths)
     body = _clean(raw)
     if len(body) > avail:
         body = truncate(body, avail)

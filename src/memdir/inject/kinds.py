@@ -1,5 +1,5 @@
 """What a question asks for, as far as the block's choice of entries cares: why something failed, how it was fixed,
-which commit did it, how many tests passed.
+which commit did it, how many tests passed, which file or URL.
 
 :func:`question_kind` reads the question alone (English and Chinese wording, no model); the block then weighs the
 entries that answer such a question (:func:`memdir.inject.entries.block_order`): the failing output for a "why did it
@@ -42,10 +42,16 @@ _TESTS = re.compile(
 _VERDICT = re.compile(r"\b\d+ (?:passed|failed)\b|\b\d+ tests?, \d+ failures?\b|\bRan \d+ tests?\b"
                       r"|\bTests?:? +\d+ passed|\bOK \(\d+ tests?\)")
 
+#: "which file / where was it saved / what URL", 哪个文件 / 放在哪 / 地址
+_FILE = re.compile(
+    r"\b(?:which|what)\s+(?:\w+\s+){0,2}(?:file|path|directory|folder|url|address|page|document)s?\b"
+    r"|\bwhere\b.{0,60}\b(?:saved|written|stored|put|kept|located|live[sd]?|end(?:ed)? up|go(?:es)?|went)\b"
+    r"|哪个文件|哪份|什么文件|哪个目录|路径|地址|网址|放在哪|存在哪|写进了?哪|存到哪", re.I)
+
 
 def question_kind(question: str) -> str | None:
     """``"commit"`` for a question asking which commit (its hash), ``"tests"`` for one asking how many tests passed
-    or how long a run took, ``"fix"`` for a question about how something was
+    or how long a run took, ``"file"`` for one asking which file, where something went or what URL, ``"fix"`` for a question about how something was
     fixed, ``"fail"`` for one about why something failed (a question naming both, "how did we fix the failing
     build", is ``"fix"``), else ``None``."""
     if not isinstance(question, str) or not question.strip():
@@ -58,6 +64,8 @@ def question_kind(question: str) -> str | None:
         return "fix"
     if _FAIL.search(question):
         return "fail"
+    if _FILE.search(question):
+        return "file"
     return None
 
 
