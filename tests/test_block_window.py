@@ -66,6 +66,8 @@ from memdir.types import Hit  # noqa: E402
     ("Where did the open task list end up after the reorganisation?", "file"),
     ("At which web address was the metadata supposed to be validated?", "file"),
     ("哪个文件是参与者的权威名单？", "file"),
+    ("Where did it go wrong after lunch?", None),
+    ("What did we commit to for the API design?", None),
 ])
 def test_question_kind(q, kind):
     assert question_kind(q) == kind
@@ -96,6 +98,8 @@ def test_a_which_commit_question_weighs_the_output_that_names_the_commit():
     reply = _hit("a1", "assistant", 0.9, "I will add a retry to the upload script.")
     assert answers("commit", landed.text) and answers("commit", "Bash: git commit -m x → [main 418d9c9] x")
     assert not answers("commit", "Bash: npm test → 12 passed")
+    assert not answers("commit", "Bash: du -b → 4096\n10485760 data/big.bin")  # numbers, not a hash
+    assert answers("commit", "Bash: git log --oneline -3 → 4bb043f fix the input\n9ff3666 add a plot")
     assert [h.key for h in inject_entries.block_order([reply, landed], "commit")][0] == "t1"
     assert [h.key for h in inject_entries.block_order([reply, landed])][0] == "a1"
 

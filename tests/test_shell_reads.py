@@ -156,3 +156,24 @@ def test_a_read_or_search_that_failed_keeps_its_fact_and_why_for_hooks_and_impor
     assert gate(nomatch, cfg).reason == "noisy_tool"  # rg's exit 1 with nothing printed: no match, not a failure
     ok = {**hook, "output": "node_modules/opencode-ai/a.js:3: compact", "is_error": False}
     assert gate(ok, cfg).reason == "noisy_tool" and gate({**grep, "is_error": False, "output": "a.js:1"}, cfg).reason == "noisy_tool"
+
+
+def test_a_failed_read_s_why_is_redacted_before_it_is_cut_and_a_file_s_text_never_makes_a_failure():
+    from memdir.capture.gates import FAILED_FACT_MAX_CHARS
+
+    cfg = Config()
+    # a file whose own text says "Exit code 1" was read fine: dropped, its content never kept
+    ok = {"role": "tool", "tool": "Read", "input": {"file_path": "/p/ci.log"}, "session": "s",
+          "output": "Exit code 1\nAWS_SECRET=hunter2hunter2 build step failed"}
+    assert gate(ok, cfg).reason == "noisy_tool"
+    # Claude Code's Bash shape: nothing printed and exit 1 is a search without a match
+    nomatch = {"role": "tool", "tool": "Bash", "input": {"command": "rg foo src"}, "session": "s",
+               "output": {"stdout": "", "stderr": "", "exit_code": 1}, "exit_code": 1}
+    assert gate(nomatch, cfg).reason == "noisy_tool"
+    token = "ghp_" + "aB3dE6gH9jK2mN5pQ8sT1vW4yZ7bC0eF3hJ6"
+    for pad in range(180, 260, 7):
+        ev = {"role": "tool", "tool": "Read", "input": {"file_path": "/a"}, "session": "s", "is_error": True,
+              "output": "E" + "r" * pad + " " + token}
+        d = gate(ev, cfg)
+        assert d.reason is None and "ghp_" not in d.text and token[4:14] not in d.text, d.text
+        assert len(d.text) <= len("read /a → ") + FAILED_FACT_MAX_CHARS

@@ -50,7 +50,8 @@ FOCUS_LINE = 1.0
 #: query's top term weight (bench/block_qa.py, tuning half: 0 -> 95, 0.5 -> 96, 1.0 -> 97, 2.0 -> 97 of 158)
 PATH_BONUS = 1.0
 #: a file path with a directory or an extension, or a URL
-_PATHLIKE = re.compile(r"https?://\S+|(?:[\w.~-]+/)+[\w.-]+|\b[\w-]+\.(?:md|py|ts|tsx|js|json|toml|ya?ml|csv|txt|ex|exs|rs|go|sh|html|css)\b")
+_PATHLIKE = re.compile(r"https?://\S+|(?<![\w.~-])(?:[\w.~-]+/)+[\w.-]+"
+                       r"|(?<![\w-])[\w-]+\.(?:md|py|ts|tsx|js|json|toml|ya?ml|csv|txt|ex|exs|rs|go|sh|html|css)\b")
 #: how an event role reads in a header (shorter; what the reader needs is who said it)
 KIND_LABEL = {"assistant": "agent"}
 MIN_BODY = 20  # chars of text an entry shows at least, or it is not shown

@@ -26,12 +26,12 @@ _FAIL = re.compile(
 
 #: "which commit added X / what was its short hash", 那次提交的哈希 / 哪次提交
 _COMMIT = re.compile(
-    r"\b(?:which|what)\s+(?:\w+\s+){0,2}commits?\b|\bcommit(?:'s)?\s+(?:short\s+)?(?:hash|id|sha)\b|\bshort hash\b"
+    r"\b(?:which|what)\s+(?:(?:git|short|first|last|final|earlier|later|previous)\s+)?commits?\b(?!\s+to\b)|\bcommit(?:'s)?\s+(?:short\s+)?(?:hash|id|sha)\b|\bshort hash\b"
     r"|提交.{0,8}(?:哈希|hash|编号)|哈希|哪(?:次|个|一次)提交", re.I)
 #: a commit named in a tool's output: Aider's ``Commit 4bb043f …``, git's ``[main 418d9c9] …``, ``commit <sha>`` of git
 #: log, a ``--oneline`` line
 _HASH = re.compile(r"\bCommit [0-9a-f]{7,40}\b|\[[^\]\n]{1,60} [0-9a-f]{7,40}\]|^commit [0-9a-f]{7,40}\b"
-                   r"|^[0-9a-f]{7,12} \S", re.M)
+                   r"|(?:^|→ )(?=[0-9]*[a-f])[0-9a-f]{7,12} \S", re.M)  # a --oneline line: a hash has a letter
 
 #: "how many tests passed / how long did the run take", 测试一共多少个 / 花了多长时间
 _TESTS = re.compile(
@@ -45,7 +45,7 @@ _VERDICT = re.compile(r"\b\d+ (?:passed|failed)\b|\b\d+ tests?, \d+ failures?\b|
 #: "which file / where was it saved / what URL", 哪个文件 / 放在哪 / 地址
 _FILE = re.compile(
     r"\b(?:which|what)\s+(?:\w+\s+){0,2}(?:file|path|directory|folder|url|address|page|document)s?\b"
-    r"|\bwhere\b.{0,60}\b(?:saved|written|stored|put|kept|located|live[sd]?|end(?:ed)? up|go(?:es)?|went)\b"
+    r"|\bwhere\b.{0,60}\b(?:saved|written|stored|put|kept|located|live[sd]?|end(?:ed)? up)\b"
     r"|哪个文件|哪份|什么文件|哪个目录|路径|地址|网址|放在哪|存在哪|写进了?哪|存到哪", re.I)
 
 
