@@ -174,3 +174,24 @@ def test_serve_tools_and_hooks_share_one_store_and_its_postings(tmp_path, monkey
             _until_idle()
     finally:
         shutil.rmtree(home, ignore_errors=True)
+
+
+def test_the_background_build_s_connection_is_opened_before_its_thread_starts(tmp_path, monkeypatch):
+    """A store closed while its postings build starts must not crash the process: the second connection (SQLite's
+    backup of an index held in memory) is made by the caller, never by the thread racing ``close()``."""
+    from memdir.store.sqlite import readonly
+
+    project = _project(tmp_path)
+    _seed(project, tmp_path / "g", 5)
+    opened_in: list[str] = []
+    real = readonly.second_connection
+
+    def spy(db):
+        opened_in.append(threading.current_thread().name)
+        return real(db)
+
+    monkeypatch.setattr(readonly, "second_connection", spy)
+    for _ in range(5):
+        with memdir.open(project, home=tmp_path / "g") as m:
+            m.keep_warm(start=True)  # closed at once, the build thread still starting
+    assert opened_in and all(n != "memdir-postings" for n in opened_in), opened_in

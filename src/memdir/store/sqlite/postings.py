@@ -380,7 +380,17 @@ class MemIndex:
             elif self.building is None or not self.building.is_alive():
                 import threading
 
-                self.building = threading.Thread(target=self._build_aside, name="memdir-postings", daemon=True)
+                from memdir.store.sqlite import readonly
+
+                # the second connection is made here, not in the thread: the store may close self.db while the thread
+                # starts, and SQLite's backup (an index in memory) of a connection closed under it crashes the process
+                try:
+                    conn = readonly.second_connection(self.db)  # read-only stores too (C36)
+                except sqlite3.Error as exc:
+                    self.disabled = f"could not open a second connection: {exc}"
+                    return False
+                self.building = threading.Thread(target=self._build_aside, args=(conn,), name="memdir-postings",
+                                                 daemon=True)
                 self.building.start()
                 return False
             else:
@@ -404,15 +414,9 @@ class MemIndex:
             return False
         return True
 
-    def _build_aside(self) -> None:
-        """The background build: its own read connection, then the index is handed over under the lock."""
-        from memdir.store.sqlite import readonly
-
-        try:
-            conn = readonly.second_connection(self.db)  # read-only stores too (C36)
-        except sqlite3.Error as exc:
-            self.disabled = f"could not open a second connection: {exc}"
-            return
+    def _build_aside(self, conn: sqlite3.Connection) -> None:
+        """The background build on its own read connection ``conn`` (closed here), then the index is handed over under
+        the lock."""
         try:
             try:
                 with foreground.background():
