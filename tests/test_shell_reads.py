@@ -159,7 +159,7 @@ def test_a_read_or_search_that_failed_keeps_its_fact_and_why_for_hooks_and_impor
 
 
 def test_a_failed_read_s_why_is_redacted_before_it_is_cut_and_a_file_s_text_never_makes_a_failure():
-    from memdir.capture.gates import FAILED_FACT_MAX_CHARS
+    from memdir.capture.failed_reads import FAILED_FACT_MAX_CHARS
 
     cfg = Config()
     # a file whose own text says "Exit code 1" was read fine: dropped, its content never kept
