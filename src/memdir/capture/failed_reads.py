@@ -12,24 +12,11 @@ import re
 from typing import Any
 
 from memdir.capture import evidence
-from memdir.capture.redact import redact
-from memdir.capture.tools import tool_summary
 
 #: the most of a failed read's or search's output its one-line fact keeps: why it failed ("No such file or directory")
 FAILED_FACT_MAX_CHARS = 240
 #: the head of a failed read's output that is summarised for why (the rest of a dump says nothing more)
 FAILED_SCAN_CHARS = 4000
-
-
-def _raw_output(output: Any) -> str:
-    """A hook's tool output as text: a string itself, a dict's stdout and stderr (Claude Code's Bash shape) or its
-    ``output``/``content``/``error``; capped at :data:`FAILED_SCAN_CHARS`."""
-    if isinstance(output, dict):
-        parts = [output.get(k) for k in ("stdout", "stderr", "output", "content", "error")]
-        text = "\n".join(str(x) for x in parts if isinstance(x, str) and x.strip())
-    else:
-        text = output if isinstance(output, str) else ""
-    return text[:FAILED_SCAN_CHARS]
 
 
 def failed_because(name: str, text: Any, ev: dict, meta: dict, cwd: str | None, *, shell: bool) -> str:
@@ -41,27 +28,26 @@ def failed_because(name: str, text: Any, ev: dict, meta: dict, cwd: str | None, 
     (``Exit code 2``; a file's own text never makes a Read a failure). A search's exit 1 with nothing printed is no
     match, not a failure. The why lines are :func:`memdir.capture.tools.summarise_tool`'s, redacted here before they
     are cut to :data:`FAILED_FACT_MAX_CHARS` (a cut must not leave a secret's prefix the redactor no longer knows)."""
-    out_dict = ev.get("output") if isinstance(ev.get("output"), dict) else {}
-    code = next((c for c in (ev.get("exit_code"), meta.get("exit_code"), out_dict.get("exit_code"),
-                             out_dict.get("exitCode"), out_dict.get("returncode"))
+    from memdir.capture.redact import redact  # imported here: the gates' own import stays light (hooks)
+    from memdir.capture.tools import output_exit_code, output_text, tool_summary
+
+    code = next((c for c in (ev.get("exit_code"), meta.get("exit_code"), output_exit_code(ev.get("output")))
                  if isinstance(c, int) and not isinstance(c, bool)), None)
     if isinstance(text, str) and text.strip():  # an importer's summary, already bounded
         full = text
     else:
-        raw = _raw_output(ev.get("output"))
+        raw = (output_text(ev.get("output"), dump=False) or "")[:FAILED_SCAN_CHARS]
         if code is None and shell:
             code = evidence.exit_status(raw)
         if not (ev.get("is_error") or meta.get("is_error") or code not in (None, 0)):
             return ""
-        if not raw.strip() and code == 1:
-            return ""  # grep/rg exit 1 with nothing printed: no match
         full = tool_summary(name, ev.get("input"), raw, is_error=True, cwd=cwd, exit_code=code)
     _, arrow, out = full.partition(" → ")
     if not arrow or not out.startswith("error"):
         return ""
     lines = [ln.strip() for ln in out.split("\n") if ln.strip()][:3]
     if re.sub(r"^error(?: \(exit \d+\))?:\s*", "", lines[0]) in ("", "(no output)") and len(lines) == 1:
-        return ""  # grep/rg exit 1 with nothing printed: no match, not a failure
+        return ""  # nothing printed says why (grep/rg exit 1 with nothing printed: no match, not a failure)
     why = redact(" | ".join(lines))
     if len(why) > FAILED_FACT_MAX_CHARS:
         cut = why.rfind(" ", 0, FAILED_FACT_MAX_CHARS - 1)

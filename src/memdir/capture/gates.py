@@ -351,35 +351,10 @@ def tool_text(name: str, tool_input: Any, output: Any, *, is_error: bool = False
     ``output`` may be a string, a list of text blocks or a dict (``stdout``/``stderr``/``output``/``content`` are
     read; its ``exit_code``/``exitCode``/``returncode``/``exit`` is the exit status). ``cwd``: file paths under it are
     shown relative to it."""
-    from memdir.capture.tools import tool_summary
+    from memdir.capture.tools import output_exit_code, output_text, tool_summary
 
-    code = next((output[k] for k in ("exit_code", "exitCode", "returncode", "exit") if isinstance(output, dict)
-                 and isinstance(output.get(k), int) and not isinstance(output.get(k), bool)), None)
-    return tool_summary(name, tool_input, _output_text(output), is_error=is_error, cwd=cwd, exit_code=code)
-
-
-def _output_text(output: Any) -> str | None:
-    if output is None:
-        return None
-    if isinstance(output, str):
-        return output
-    if isinstance(output, list):
-        parts = []
-        for b in output:
-            if isinstance(b, dict) and isinstance(b.get("text"), str):
-                parts.append(b["text"])
-            elif isinstance(b, str):
-                parts.append(b)
-        return "\n".join(parts)
-    if isinstance(output, dict):
-        parts = [str(output[k]) for k in ("stdout", "output", "content", "result", "stderr", "error")
-                 if isinstance(output.get(k), (str, int, float)) and str(output.get(k)).strip()]
-        if parts:
-            return "\n".join(parts)
-        import json
-
-        return json.dumps(output, ensure_ascii=False, default=str)[:4000]
-    return str(output)
+    return tool_summary(name, tool_input, output_text(output), is_error=is_error, cwd=cwd,
+                        exit_code=output_exit_code(output))
 
 
 def _setting(config: Any, key: str, default: Any) -> Any:

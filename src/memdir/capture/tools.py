@@ -58,6 +58,34 @@ def _one_line(value: str, limit: int) -> str:
     return s if len(s) <= limit else s[: limit - 1] + "…"
 
 
+def output_text(output: Any, *, dump: bool = True) -> str | None:
+    """A host's tool output as text: a string itself; a list of text blocks joined; a dict's ``stdout``, ``output``,
+    ``content``, ``result``, ``stderr``, ``error`` (Claude Code's Bash shape and others), else — with ``dump`` — the
+    dict as JSON (at most 4,000 chars), without it ``""``. ``None`` stays ``None``."""
+    if output is None:
+        return None
+    if isinstance(output, str):
+        return output
+    if isinstance(output, list):
+        return "\n".join(b["text"] if isinstance(b, dict) else b for b in output
+                         if isinstance(b, str) or (isinstance(b, dict) and isinstance(b.get("text"), str)))
+    if isinstance(output, dict):
+        parts = [str(output[k]) for k in ("stdout", "output", "content", "result", "stderr", "error")
+                 if isinstance(output.get(k), (str, int, float)) and str(output.get(k)).strip()]
+        if parts or not dump:
+            return "\n".join(parts)
+        return json.dumps(output, ensure_ascii=False, default=str)[:4000]
+    return str(output)
+
+
+def output_exit_code(output: Any) -> int | None:
+    """The exit status a dict output carries (``exit_code``/``exitCode``/``returncode``/``exit``), else ``None``."""
+    if not isinstance(output, dict):
+        return None
+    return next((output[k] for k in ("exit_code", "exitCode", "returncode", "exit")
+                 if isinstance(output.get(k), int) and not isinstance(output.get(k), bool)), None)
+
+
 def summarise_tool(name: str, arg: str, output: str | None, *, is_error: bool = False,
                    exit_code: int | None = None) -> str:
     """One tool event text: ``<name>: <arg> → <first output lines>``, bounded.

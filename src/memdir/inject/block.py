@@ -59,7 +59,7 @@ MIN_HIT_ROOM = 40  # chars the best hit keeps when rules and goals need room for
 TOP_SHARE = 2.0  # the best entry's share of the room relative to each other entry's (chosen on bench/session_qa.py)
 TRIVIAL_OUTPUT = 32  # a tool output of one line this short says nothing by itself: the call is shown instead
 FILE_DUMP_TOOLS = ("read", "read_file", "view", "notebookread", "cat")
-BEST_LINE_SCAN = 400
+BEST_LINE_SCAN = 400  # lines of an entry a one-line view looks through for the line that matches
 #: the most text an entry asks for in the water-filling (beyond its header and lead): a long entry's matching part,
 #: not all of it, so what it does not need goes to the others and then to :data:`SPARE_BRIEF` one-liners.
 #: bench/block_qa.py, tuning half (with SPARE_BRIEF 4): none 79, 250 → 80, 300 → 80, 350 → 81, 450 → 80 of 158

@@ -26,7 +26,8 @@ _FAIL = re.compile(
 
 #: "which commit added X / what was its short hash", 那次提交的哈希 / 哪次提交
 _COMMIT = re.compile(
-    r"\b(?:which|what)\s+(?:(?:git|short|first|last|final|earlier|later|previous)\s+)?commits?\b(?!\s+to\b)|\bcommit(?:'s)?\s+(?:short\s+)?(?:hash|id|sha)\b|\bshort hash\b"
+    r"\b(?:which|what)\s+(?:(?:git|short|first|last|final|earlier|later|previous)\s+)?commits?\b(?!\s+to\b)"
+    r"|\bcommit(?:'s)?\s+(?:short\s+)?(?:hash|id|sha)\b|\bshort hash\b"
     r"|提交.{0,8}(?:哈希|hash|编号)|哈希|哪(?:次|个|一次)提交", re.I)
 #: a commit named in a tool's output: Aider's ``Commit 4bb043f …``, git's ``[main 418d9c9] …``, ``commit <sha>`` of git
 #: log, a ``--oneline`` line
@@ -51,9 +52,9 @@ _FILE = re.compile(
 
 def question_kind(question: str) -> str | None:
     """``"commit"`` for a question asking which commit (its hash), ``"tests"`` for one asking how many tests passed
-    or how long a run took, ``"file"`` for one asking which file, where something went or what URL, ``"fix"`` for a question about how something was
-    fixed, ``"fail"`` for one about why something failed (a question naming both, "how did we fix the failing
-    build", is ``"fix"``), else ``None``."""
+    or how long a run took, ``"fix"`` for one about how something was fixed, ``"fail"`` for one about why something
+    failed (a question naming both, "how did we fix the failing build", is ``"fix"``), ``"file"`` for one asking
+    which file, where something went or what URL; else ``None``. The first that matches, in that order."""
     if not isinstance(question, str) or not question.strip():
         return None
     if _COMMIT.search(question):
