@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import textwrap
 from collections import Counter
 from pathlib import Path
 
@@ -71,11 +72,62 @@ def test_export_fixture_events_roles_tools_and_times():
     assert tools[1]["text"].startswith("Bash: make -C native link ARCH=arm64 → error:")
     assert "ld: cannot find -lzstd" in tools[1]["text"] and "6 more lines not exported" in tools[1]["text"]
     assert tools[1]["meta"]["is_error"] and tools[1]["input"] == {"command": "make -C native link ARCH=arm64"}
-    assert evs[4]["text"].startswith("The linker cannot find libzstd for arm64: the runner image lacks the\nlibzstd-dev")
+    # the terminal's wrap of a message is undone: one paragraph, one line
+    assert evs[4]["text"].startswith("The linker cannot find libzstd for arm64: the runner image lacks the libzstd-dev")
     # no time in an export: the file name's date, one millisecond apart in file order
     assert evs[0]["ts"] == "2026-03-14T00:00:00+00:00" and evs[1]["ts"] == "2026-03-14T00:00:00.001000+00:00"
     assert len({e["key"] for e in evs}) == len(evs) and all(e["key"].startswith("import:claude-export:") for e in evs)
     assert [e["key"] for e in iter_events("claude-export", EXPORT)] == [e["key"] for e in evs]  # deterministic
+
+
+def _export(tmp_path, body: str) -> list[dict]:
+    box = "╭─── Claude Code v2.0.99 " + "─" * 54 + "╮"
+    f = tmp_path / "2026-03-20-w.txt"
+    f.write_text(box + "\n│ /…/x │\n╰" + "─" * 78 + "╯\n\n" + body, encoding="utf-8")
+    return list(iter_events("claude-export", f))
+
+
+def test_export_terminal_wraps_rejoined_structure_kept(tmp_path):
+    """An export is the terminal's rendering at its width: a line the terminal broke (the next word would not fit)
+    is joined back, with a space, or without one where a word longer than the line was cut (a path) or between two
+    CJK characters; real breaks (short lines, list items, a numbered diff row, a line ending ':', boxes) stay."""
+    path = "/media/user/0cf05d3d-8805-4d0d-0cf0-5d3d8468aa01/synology/projects/TRAP-WD-2020-04/out"
+    para = ("The pre-commit hook keeps failing on the credo check because the nested modules could be aliased at "
+            "the top of waiting_summary.ex, which is not our change.")
+    zh = "然后我们检查一下虚拟环境里面的可执行文件是否存在以及它的解释器路径是不是已经失效了，再决定下一步怎么做。"
+    wrapped = textwrap.wrap(para, 76)  # greedy, as the terminal wraps (76 columns after the two of "● ")
+    assert len(wrapped) >= 2 and len(wrapped[-1]) < 50
+    evs = _export(tmp_path, (
+        "● " + "\n  ".join(wrapped) + "\n"
+        "  Two options:\n"
+        "  - fix the credo warnings in the file\n"
+        "  - skip the hook\n"
+        "  The last line is short.\n"
+        "  " + zh[:37] + "\n  " + zh[37:] + "\n\n"  # 37 wide characters: 74 columns
+        "● Bash(trap-extraction/venv/bin/pip install git-filter-repo)\n"
+        "  ⎿  Error: Exit code 127\n"
+        "     /bin/bash: line 1: trap-extraction/venv/bin/pip: cannot execute: required \n"
+        "     file not found\n\n"
+        "● Bash(pwd)\n"
+        "  ⎿  Shell cwd was reset to " + path[:50] + "\n"
+        "    " + path[50:] + "\n\n"
+        "● Bash(ls -la venv/bin/)\n"
+        "  ⎿  total 76\n"
+        "     drwxrwxr-x 3 shawn shawn  4096 Nov 20 16:37 .\n"
+        "     drwxrwxr-x 5 shawn shawn  4096 Nov 20 16:37 ..\n\n"
+        "● Update(README.md)\n"
+        "  ⎿  Updated README.md with 1 addition\n"
+        "        3 -  **Completion Date:** November 2025, when the last of the walkers was\n"
+        "        3 +  **Completion Date:** 22 November 2025\n"))
+    said, pip, cwd, ls, diff = evs
+    lines = said["text"].split("\n")
+    assert lines[0] == para
+    assert lines[1:5] == ["Two options:", "- fix the credo warnings in the file", "- skip the hook",
+                          "The last line is short."]
+    assert lines[5] == zh
+    assert "cannot execute: required file not found" in pip["text"]
+    assert cwd["text"].endswith("Shell cwd was reset to " + path)  # the cut path is one token again
+    assert ls["text"].count("\n") == 2 and diff["text"].count("\n") == 2  # rows stay rows
 
 
 def test_export_shortened_cwd_found_among_the_files_ancestors(tmp_path):

@@ -33,6 +33,7 @@ can be found: a full path as written, or a shortened ``/…/a/b`` matched agains
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -107,16 +108,71 @@ def _join_call(lines: list[str], width: int) -> str:
     return out
 
 
-def _output(lines: list[str]) -> str:
-    """The ``⎿`` result lines without their marker and indentation; folds read ``[… N more lines not exported]``."""
+def columns(text: str) -> int:
+    """Terminal columns ``text`` takes: two for a wide or fullwidth character (CJK), one for any other."""
+    return len(text) if text.isascii() else sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+#: a line that starts its own item whatever the width: a list bullet or number, a numbered diff row, a table row, a
+#: heading, a fence (and any line that opens with a symbol: a box or tree drawing, a check mark, an arrow)
+_ITEM = re.compile(r"^(?:[-*•>#|]|\d+[.)]\s|\d+ {1,4}[-+ ]|```)")
+#: columns below the measured width within which a line of prose is still taken as cut by the terminal
+NEAR = 4
+#: columns a block's lines may fall short of the width measured over the file (a status line wraps a little earlier)
+SLACK = 8
+_WIDE_END = re.compile(r"[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]$")
+
+
+def unwrap(lines: list[str], width: int, near: int = 0) -> list[str]:
+    """``lines`` (without their indentation) with the breaks the terminal made rejoined. The terminal wraps greedily,
+    so a break it made leaves a line that could not take the next line's first word (line + space + word wider than
+    ``width`` columns, or than ``width - near`` when the line does not end in ``:``: prose, whose renderer's width
+    varies by a few columns, :data:`NEAR`); a shorter line ended where the text did. A line that opens an item (:data:`_ITEM`) or
+    follows a blank one is never joined, nor anything inside a fence. When the last word before the break and the
+    first after it are together wider than the line (less :data:`SLACK`), the break cut one word (a path, a URL); a
+    line ending in a CJK character was cut between two characters: those join without a space."""
+    out: list[str] = []
+    fenced = False
+    prev = ""  # the line before, as the terminal showed it (out[-1] may hold several joined)
+    for line in lines:
+        s = line.strip()
+        if s.startswith("```"):
+            fenced = not fenced
+        if not fenced and prev.strip() and s and not _ITEM.match(s) and not unicodedata.category(s[0]).startswith("S"):
+            w, word = columns(prev.rstrip()), s.split(None, 1)[0]
+            if columns(word[0]) == 2:  # CJK text breaks between any two characters: the first one had to fit
+                word = word[0]
+            need = w + 1 + columns(word)
+            # near the width, a line ending in ':' introduced what follows (a list, a command) and was not cut
+            if need > width or (need > width - near and not prev.rstrip().endswith(":")):
+                # a word wider than the line cannot have been moved whole: the terminal cut it (a path, a URL)
+                cut = columns(prev.split()[-1] + word) > width - SLACK or _WIDE_END.search(prev.rstrip())
+                out[-1] += ("" if cut else " ") + s
+                prev = line
+                continue
+        out.append(line.rstrip())
+        prev = line
+    return out
+
+
+def text_width(rows: list[str], floor: int) -> int:
+    """The columns the terminal wrapped ``rows`` at: the widest of them, at least ``floor`` (a file with few long
+    lines must not make every break look forced). Boxed rows (``│ … │``) are left out: they are padded to the box."""
+    return max([floor] + [columns(r.rstrip()) for r in rows if not r.lstrip().startswith(("│", "╭", "╰", "├"))])
+
+
+def _output(lines: list[str], width: int) -> str:
+    """The ``⎿`` result lines without their marker and indentation, terminal wraps rejoined (:func:`unwrap`); folds
+    read ``[… N more lines not exported]``."""
     out = []
     for i, line in enumerate(lines):
         s = line.strip()
         if i == 0:
             s = s.lstrip("⎿").strip()
         m = _FOLD.match(s)
-        out.append(f"[… {m.group(1)} more lines not exported]" if m else line[5:].rstrip() if i else s)
-    return "\n".join(out).strip()
+        # continuation lines sit five columns in, a wrapped status line four: only the indentation goes
+        out.append(f"[… {m.group(1)} more lines not exported]" if m else line[min(5, len(line) - len(line.lstrip(" "))):].rstrip() if i else s)
+    return "\n".join(unwrap(out, width)).strip()
 
 
 def _blocks(lines: list[str]) -> Iterator[tuple[int, str, list[str]]]:
@@ -150,11 +206,17 @@ def iter_claude_export(path: str | Path, *, stats: Counter | None = None) -> Ite
     box = next((ln for ln in lines[:first] if ln.startswith("╭")), "")
     width = len(box) if box else _WIDTH
     cwd = locate_cwd(header_cwd(lines[:first]), path)
+    blocks = list(_blocks(lines))
+    # the columns an assistant message's lines (after ``● ``/two spaces) and a result's lines (after five) wrap at
+    said = [ln[2:] for _, kind, b in blocks if kind == "assistant" for ln in b
+            if ln[:1] == "●" or (ln.startswith("  ") and ln[2:3] != " " and not ln.lstrip().startswith("⎿"))]
+    shown = [ln[5:] for _, kind, b in blocks for ln in b if ln.startswith("     ")]
+    said_w, shown_w = text_width(said, width - 6), text_width(shown, width - 8)
     session = path.stem
     start = time_from_name(path.name) or file_time(path)
     base: dict = {"cwd": cwd} if cwd else {}
     n = 0
-    for lineno, kind, block in _blocks(lines):
+    for lineno, kind, block in blocks:
         count(stats, "parts")
         if kind == "rule":
             count(stats, "skipped:compaction")
@@ -180,7 +242,7 @@ def iter_claude_export(path: str | Path, *, stats: Counter | None = None) -> Ite
             arg = call.group(2).rstrip() if call else ""
             arg = arg[:-1] if arg.endswith(")") else arg
             name = canonical_tool(display) if call else status
-            output = _output(result)
+            output = _output(result, shown_w)
             is_error = output.startswith("Error")
             tool_input = {"command": arg} if name == "Bash" else {"file_path": arg} if name in ("Read", "Write", "Edit") \
                 else {"pattern": arg} if name in ("Grep", "Glob") else ({"arg": arg} if arg else None)
@@ -191,8 +253,8 @@ def iter_claude_export(path: str | Path, *, stats: Counter | None = None) -> Ite
             continue
         if result:
             count(stats, "skipped:status")
-        text = "\n".join([body[0][2:].rstrip()] + [ln[2:].rstrip() if ln.startswith("  ") else ln.rstrip()
-                                                    for ln in body[1:]]).strip()
+        text = "\n".join(unwrap([body[0][2:].rstrip()] + [ln[2:].rstrip() if ln.startswith("  ") else ln.rstrip()
+                                                           for ln in body[1:]], said_w, NEAR)).strip()
         if not text:
             count(stats, "skipped:empty")
             continue
