@@ -89,3 +89,26 @@ def test_an_unreadable_queue_file_is_set_aside_not_deleted(project, tmp_path):
     m.capture({"role": "user", "text": "a prompt long enough to be stored", "session": "s"})
     assert not bad.exists() and (bad.with_name("bad-" + bad.name)).read_text(encoding="utf-8").startswith('{"rows"')
     assert m.status()["project"]["events"] == 1
+
+
+def test_captured_turns_are_their_owners_alone_whatever_the_umask(project, tmp_path):
+    """The index (with its WAL) and a queued spool file hold captured prompts and replies: mode 0600 under a 022 or
+    even a 000 umask, as the ledger and the tombstones already are."""
+    import os
+    import stat
+
+    old = os.umask(0)
+    try:
+        m = memdir.open(project, home=tmp_path / "g")
+        m.capture({"role": "user", "text": "the staging password rotates every monday", "session": "s1"})
+        derived = Path(m.roots["project"].derived)
+        files = [derived / n for n in ("index.sqlite3", "index.sqlite3-wal")]
+        files.append(spool.put(m.roots["project"], [{"role": "user", "text": "queued while busy"}], scope="project"))
+        for f in files:
+            assert stat.S_IMODE(f.stat().st_mode) == 0o600, f.name
+        m.close()
+        os.chmod(files[0], 0o644)  # an index an earlier version made under a 022 umask
+        memdir.open(project, home=tmp_path / "g").recall("password")
+        assert stat.S_IMODE(files[0].stat().st_mode) == 0o600
+    finally:
+        os.umask(old)

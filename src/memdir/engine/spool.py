@@ -40,7 +40,8 @@ def put(root: Any, rows: list[dict[str, Any]], *, scope: str) -> Path:
     d.mkdir(parents=True, exist_ok=True)
     name = f"{time.time_ns():020d}-{os.getpid()}-{threading.get_ident() % 100000}.json"
     tmp = d / f".{name}.part"
-    with open(tmp, "w", encoding="utf-8") as fh:
+    # captured turns, like the index: readable by their owner alone
+    with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w", encoding="utf-8") as fh:
         json.dump({"scope": scope, "rows": rows}, fh, ensure_ascii=False, default=str)
         fh.flush()
         os.fsync(fh.fileno())

@@ -40,7 +40,18 @@ def add_functions(db: sqlite3.Connection) -> None:
 
 
 def _connect(path: Path) -> sqlite3.Connection:
-    new = not (path.exists() and path.stat().st_size > 0)
+    st = path.stat() if path.exists() else None
+    new = not (st and st.st_size > 0)
+    # the index holds every captured prompt and reply: its owner's alone whatever the umask (SQLite gives its -wal
+    # and -shm the database file's mode); one an earlier version made readable by others is closed to them
+    if new:
+        os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
+    if new or st.st_mode & 0o077:
+        for f in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
+            try:
+                os.chmod(f, 0o600)
+            except OSError:  # absent, or not ours (a read-only mount, another user's store)
+                pass
     db = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False,
                          factory=codec.Connection)
     db.row_factory = sqlite3.Row
