@@ -130,6 +130,30 @@ def test_export_terminal_wraps_rejoined_structure_kept(tmp_path):
     assert ls["text"].count("\n") == 2 and diff["text"].count("\n") == 2  # rows stay rows
 
 
+def test_export_plan_the_user_rejected_is_kept_unboxed(tmp_path):
+    """``⎿  User rejected Claude's plan:`` under a message is not a status line to skip: the boxed plan under it is
+    what was decided (or turned down), kept as an ExitPlanMode tool event, box sides gone, its wraps undone."""
+    inner = 73
+    row = lambda t: "     │ " + t.ljust(inner - 2) + " │"  # noqa: E731
+    stats = Counter()
+    f = tmp_path / "2026-03-21-p.txt"
+    f.write_text("> plan the walker clean-up\n\n● The plan is ready. Here's a summary.\n"
+                 "  ⎿  User rejected Claude's plan:\n     ╭" + "─" * inner + "╮\n"
+                 + row("Name Standardisation Plan") + "\n" + row("") + "\n"
+                 + row("Action: convert every entry to pipes. Split on pipes first, then on commas") + "\n"
+                 + row("within each part, and rejoin with a single pipe.") + "\n"
+                 + row("- Dr. Ross training R. Lawrence: split into two names") + "\n"
+                 + "     ╰" + "─" * inner + "╯\n", encoding="utf-8")
+    evs = list(iter_events("claude-export", f, stats=stats))
+    assert [e["role"] for e in evs] == ["user", "assistant", "tool"] and not stats["skipped:status"]
+    plan = evs[2]
+    assert plan["meta"]["tool"] == "ExitPlanMode" and plan["key"].endswith(":L4")
+    assert plan["text"].split("\n") == [
+        "ExitPlanMode → User rejected Claude's plan:", "Name Standardisation Plan",
+        "Action: convert every entry to pipes. Split on pipes first, then on commas within each part, and rejoin "
+        "with a single pipe.", "- Dr. Ross training R. Lawrence: split into two names"]
+
+
 def test_export_shortened_cwd_found_among_the_files_ancestors(tmp_path):
     proj = _project(tmp_path / "work", "demo-proj")
     (proj / "exports").mkdir()

@@ -15,8 +15,9 @@ the terminal draws, wrapped at its width (80 columns there):
 What becomes an event (keys ``import:claude-export:<file stem>:L<line of the block>``; session = the file stem):
 
 * a prompt -> ``role="user"`` (what follows its ``⎿`` marker is a local command's output, ``skipped:command_output``);
-* an assistant message -> ``role="assistant"`` (its lines dedented, kept as lines); an ``⎿`` status after it
-  (``Interrupted · …``) is ``skipped:status``;
+* an assistant message -> ``role="assistant"`` (its lines dedented, the terminal's wraps undone); an ``⎿`` status
+  after it (``Interrupted · …``) is ``skipped:status``, except a plan the user rejected or approved (``⎿  User
+  rejected Claude's plan:`` and the boxed plan), which is an ``ExitPlanMode`` tool event of its own;
 * a tool call -> one ``role="tool"`` event, text ``<Tool>: <arguments> → <output>`` with the display name mapped to
   the tool's own (``Update`` -> ``Edit``, ``Search`` -> ``Grep``: :data:`memdir.portability.importers.textlog.CANONICAL_TOOLS`),
   so the capture gate drops ``Read``/``Grep`` and shell reads as it does live; an output starting ``Error`` sets
@@ -175,6 +176,33 @@ def _output(lines: list[str], width: int) -> str:
     return "\n".join(unwrap(out, width)).strip()
 
 
+_PLAN_VERDICT = re.compile(r"^User (?:rejected|approved) Claude's plan\b")
+_BORDER = re.compile(r"^[╭╰├─┌└][─┬┴┼┐┘╮╯┤ ]*$")
+
+
+def _plan(result: list[str]) -> str | None:
+    """A ``⎿  User rejected/approved Claude's plan:`` result: its verdict line and the boxed plan under it, unboxed
+    (the box's ``│`` sides and borders gone, its wraps undone at the box's inner width); ``None`` for any other."""
+    if not result:
+        return None
+    verdict = result[0].strip().lstrip("⎿").strip()
+    if not _PLAN_VERDICT.match(verdict):
+        return None
+    rows, inner = [], 0
+    for line in result[1:]:
+        s = line.strip()
+        if _BORDER.match(s):
+            inner = max(inner, columns(s) - 4)
+            continue
+        if s.startswith("│"):
+            s = s[1:].rstrip()
+            s = s[:-1] if s.endswith("│") else s
+            s = s[1:] if s.startswith(" ") else s
+        rows.append(s.rstrip())
+    body = "\n".join(unwrap(rows, inner or _WIDTH - 10)).strip()
+    return verdict + ("\n" + body if body else "")
+
+
 def _blocks(lines: list[str]) -> Iterator[tuple[int, str, list[str]]]:
     """``(1-based line, kind, lines)`` per block: kind ``user`` (``>``), ``assistant`` (``●``) or ``rule`` (``═``)."""
     kind, start, cur = None, 0, []
@@ -251,12 +279,18 @@ def iter_claude_export(path: str | Path, *, stats: Counter | None = None) -> Ite
                              {**meta, "tool": name, "host_tool": display, "is_error": is_error}, tool_input=tool_input)
             n += 1
             continue
-        if result:
+        plan = _plan(result)
+        if result and plan is None:
             count(stats, "skipped:status")
         text = "\n".join(unwrap([body[0][2:].rstrip()] + [ln[2:].rstrip() if ln.startswith("  ") else ln.rstrip()
                                                            for ln in body[1:]], said_w, NEAR)).strip()
-        if not text:
+        if text:
+            yield make_event(SOURCE, session, f"L{lineno}", "assistant", text, stamp(start, n), meta)
+            n += 1
+        elif plan is None:
             count(stats, "skipped:empty")
-            continue
-        yield make_event(SOURCE, session, f"L{lineno}", "assistant", text, stamp(start, n), meta)
-        n += 1
+        if plan is not None:  # the plan the user approved or rejected: what was decided, often nowhere else
+            yield make_event(SOURCE, session, f"L{lineno + cut}", "tool", summarise_tool("ExitPlanMode", "", plan),
+                             stamp(start, n), {**base, "line": lineno + cut, "tool": "ExitPlanMode",
+                                               "host_tool": "ExitPlanMode", "is_error": False})
+            n += 1
