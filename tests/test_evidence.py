@@ -98,3 +98,28 @@ def test_the_line_naming_the_error_and_its_location_lead_over_a_runners_summary_
     got = failure_lines(out)
     assert got[:2] == ["AssertionError: expected undefined to deeply equal { auto: true }", "❯ src/a.test.ts:253:33"]
     assert len(got) == 6 and got[-1] == "Tests 1 failed | 15 skipped (16)"
+
+
+def test_shell_words_fast_path_splits_as_shlex_does():
+    """A command without quotes or backslashes skips shlex; its words must be shlex's own, punctuation runs
+    (``|``, ``&&``, ``;``, ``2>``) as words, on commands and on random strings of the characters that matter."""
+    import random
+    import shlex
+
+    from memdir.capture.evidence import shell_words
+
+    def by_shlex(c):
+        lex = shlex.shlex(c, posix=True, punctuation_chars=True)
+        lex.whitespace_split = True
+        lex.commenters = ""
+        return list(lex)
+
+    cmds = ["rg -n foo src|head -3", "cd a && make test 2>&1 | tail -20; echo done", "ls -la\t~/x(1)", "",
+            "find . -name *.py -exec wc -l {} +", "sed -n 1,40p a.py>out.txt", "a&&b||c;;d", "# not a comment"]
+    rnd = random.Random(7)
+    alphabet = " \t\n\r\x0b|&;()<>ab-./*?=~#$!{}[]`,:@%é中\u00a0"
+    cmds += ["".join(rnd.choice(alphabet) for _ in range(rnd.randint(0, 14))) for _ in range(5000)]
+    for c in cmds:
+        assert shell_words(c) == by_shlex(c), repr(c)
+    assert shell_words("grep 'a b' x") == ["grep", "a b", "x"]  # quoted: shlex itself
+    assert shell_words("echo 'open") is None

@@ -27,15 +27,34 @@ def bound_text(text: str, limit: int = MAX_EVENT_CHARS) -> str:
     return f"{text[:head]}\n[… {len(text) - head - tail} chars elided by memdir …]\n{text[-tail:]}"
 
 
+#: metadata strings up to this many characters are redacted once per process and remembered: keys, tool names, a
+#: session's directory repeat on every event of an import (redaction is a pure function of the text)
+SHORT_MEMO_CHARS = 200
+_MEMO_MAX = 8192
+_memo: dict[str, str] = {}
+
+
+def _redact_meta(text: str) -> str:
+    if len(text) > SHORT_MEMO_CHARS:
+        return redact_text(text)
+    out = _memo.get(text)
+    if out is None:
+        out = redact_text(text)
+        if len(_memo) >= _MEMO_MAX:
+            _memo.clear()
+        _memo[text] = out
+    return out
+
+
 def redact_obj(obj: Any, depth: int = 0) -> Any:
     """``obj`` (event metadata: dicts, lists, scalars) with every string redacted; nesting beyond 20 levels is
     replaced by its redacted ``str``."""
     if isinstance(obj, str):
-        return redact_text(obj)
+        return _redact_meta(obj)
     if depth > 20:
         return redact_text(str(obj))
     if isinstance(obj, dict):
-        return {redact_text(str(k)): redact_obj(v, depth + 1) for k, v in obj.items()}
+        return {_redact_meta(str(k)): redact_obj(v, depth + 1) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):
         return [redact_obj(v, depth + 1) for v in obj]
     return obj if obj is None or isinstance(obj, (bool, int, float)) else redact_text(str(obj))
