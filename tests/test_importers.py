@@ -81,8 +81,9 @@ GATE_KEPT = {
 # tools = `grep -c '"type":"response_item","payload":{"type":"function_call"'` 99 + `custom_tool_call` 3 +
 # `web_search_call` 3 = 105, minus the 54 `write_stdin` calls (`jq -r 'select(.payload.name=="write_stdin")
 # | .payload.arguments | fromjson | .session_id'`: every one polls a session opened by an earlier exec_command of
-# the file), folded into their command = 51. `jq -r '.type, .payload.type'` confirms 99/99 function_call/_output.
-CODEX_COUNTS = {"rollout-2026-05-11T11-26-55.jsonl": (2, 13, 51)}
+# the file), folded into their command = 51, plus the one whose input (Ctrl-C) the command's closed stdin refused,
+# a failed call of its own = 52. `jq -r '.type, .payload.type'` confirms 99/99 function_call/_output.
+CODEX_COUNTS = {"rollout-2026-05-11T11-26-55.jsonl": (2, 13, 52)}
 
 
 def roles(events) -> tuple[int, int, int]:
@@ -203,7 +204,11 @@ def test_codex_counts_match_hand_count(name):
     assert {e["session"] for e in events} == {"019e1625-789d-76c0-80ab-3724b5ddb799"}
     assert len({e["key"] for e in events}) == len(events)
     assert stats["skipped:response_item_message"] == 16  # the duplicate copies (13 assistant, 3 user)
-    assert stats["skipped:developer_message"] == 1 and stats["skipped:write_stdin_folded"] == 54
+    assert stats["skipped:developer_message"] == 1 and stats["skipped:write_stdin_folded"] == 53
+    refused = [e for e in events if e["meta"].get("tool") == "write_stdin"]
+    assert len(refused) == 1 and refused[0]["meta"]["is_error"]
+    assert refused[0]["text"].startswith("write_stdin: input '\\x03' to `sed -n '1,220p' ")
+    assert "→ error: write_stdin failed: stdin is closed for this session" in refused[0]["text"]
     assert stats["skipped:response_item:reasoning"] == 25
     assert not any("<environment_context>" in e["text"] for e in events if e["role"] == "user")
     assert list(iter_codex(path)) == events

@@ -31,7 +31,7 @@ the command. They are paired by session id, in file order, into the ``exec_comma
 command plus all its output chunks, ``meta.exit_code`` the final code, ``meta.stdin_calls`` the number of
 ``write_stdin`` calls folded in (each counted ``skipped:write_stdin_folded``; input sent is kept as a
 ``> input …`` line, followed by the call's answer when the input could not be sent: ``write_stdin failed: stdin is
-closed …``). When no chunk carries output, the ``exec_command_end`` event's ``aggregated_output`` is
+closed …``; such a refused call is also a tool event of its own, ``is_error``, naming the command it was for). When no chunk carries output, the ``exec_command_end`` event's ``aggregated_output`` is
 used. A ``write_stdin`` on a session never opened in this file stays a tool event of its own.
 ``web_search_call`` (no call id) becomes a tool event keyed ``L<n>``.
 
@@ -130,6 +130,7 @@ class _Scan:
     execs: dict[str, _Exec] = field(default_factory=dict)      # exec call id -> its continuation
     folded: dict[str, str] = field(default_factory=dict)       # write_stdin call id -> exec call id
     ends: dict[str, dict] = field(default_factory=dict)        # call id -> exec_command_end payload
+    refused: dict[str, str] = field(default_factory=dict)      # folded write_stdin call id -> why its input was refused
     has_user_events: bool = False
     agent_texts: set[str] = field(default_factory=set)
     session: str | None = None
@@ -186,8 +187,10 @@ def _scan(path: Path) -> _Scan:
                 if not out.exec_header:
                     sent = calls[call_id][1]
                     if isinstance(sent, dict) and sent.get("chars") and out.text.strip():
-                        # input that could not be sent (Ctrl-C to a closed stdin): why is part of the command's story
+                        # input that could not be sent (Ctrl-C to a closed stdin): why is part of the command's story,
+                        # and a failed action of its own (a command that read a file is otherwise not kept)
                         ex.chunks.append(out.text.strip())
+                        sc.refused[call_id] = out.text.strip()
                     continue  # a failed poll ("write_stdin failed: …") says nothing about the command's output
                 if out.text.strip():
                     ex.chunks.append(out.text)
@@ -242,6 +245,7 @@ def iter_codex(path: str | Path, *, stats: Counter | None = None) -> Iterator[di
     sc = _scan(path)
     session = sc.session or path.stem
     cwd = None
+    commands: dict[str, str] = {}  # exec call id -> its command (a refused write_stdin names it)
     for lineno, obj in read_jsonl(path, stats, label=SOURCE):
         typ = obj.get("type") if isinstance(obj.get("type"), str) else None
         payload = obj.get("payload")
@@ -281,10 +285,18 @@ def iter_codex(path: str | Path, *, stats: Counter | None = None) -> Iterator[di
         elif typ == "response_item" and ptype in _CALL_TYPES:
             call_id = str(payload.get("call_id") or f"L{lineno}")
             name = str(payload.get("name") or "tool")
+            args = _args(payload.get("arguments", payload.get("input")))
+            if call_id in sc.refused:  # input the command's stdin refused: a failed call, kept as one
+                cmd = " ".join(commands.get(sc.folded[call_id], "").split())
+                cmd = cmd if len(cmd) <= 100 else cmd[:99] + "…"
+                text = tool_summary(name, f"input {args.get('chars')!r} to `{cmd}`", sc.refused[call_id],
+                                    is_error=True, cwd=cwd)
+                yield make_event(SOURCE, session, call_id, "tool", text, ts,
+                                 {**meta, "tool": name, "call_id": call_id, "is_error": True}, tool_input=args)
+                continue
             if call_id in sc.folded:
                 count(stats, "skipped:write_stdin_folded")
                 continue
-            args = _args(payload.get("arguments", payload.get("input")))
             extra: dict = {}
             if call_id in sc.outputs:
                 first = _parse_output(sc.outputs[call_id])
@@ -295,6 +307,7 @@ def iter_codex(path: str | Path, *, stats: Counter | None = None) -> Iterator[di
             is_error = code not in (None, 0)
             shown, shown_args = name, args
             cmd = primary_arg(args) if name in _EXEC_TOOLS else ""
+            commands[call_id] = cmd
             if "*** Begin Patch" in cmd:  # apply_patch run through the shell (older Codex)
                 shown, shown_args = "apply_patch", cmd[cmd.index("*** Begin Patch"):]
             if name == "write_stdin" and isinstance(args, dict) and "session_id" in args:
