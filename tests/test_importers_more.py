@@ -130,6 +130,28 @@ def test_export_terminal_wraps_rejoined_structure_kept(tmp_path):
     assert ls["text"].count("\n") == 2 and diff["text"].count("\n") == 2  # rows stay rows
 
 
+def test_export_slash_command_output_is_a_tool_event(tmp_path):
+    """What a slash command printed under the prompt (``/export`` failing) is a tool event naming the command as
+    typed (the gate drops the prompt itself); its wrapped path is one token again; ``/compact``'s is not kept."""
+    stats = Counter()
+    f = tmp_path / "2026-03-22-s.txt"
+    f.write_text("> /export archive/chat.txt \n"
+                 "  ⎿ Failed to export conversation: ENOENT: no such file or directory, open \n"
+                 "    '/media/dana/191c3b96-5fa5-4d0d-8805-0cf05d3d8468/synology/projects/TRAP-WD-20\n"
+                 "    20-04/archive/chat.txt'\n\n"
+                 "> /export chat.txt \n  ⎿  Conversation exported to: chat.txt\n\n"
+                 "> /compact \n  ⎿  Compacted (ctrl+o to see full summary)\n", encoding="utf-8")
+    evs = list(iter_events("claude-export", f, stats=stats))
+    assert [e["role"] for e in evs] == ["user", "tool", "user", "tool", "user"]
+    failed, done = evs[1], evs[3]
+    assert failed["text"] == ("claude: /export archive/chat.txt → error: Failed to export conversation: ENOENT: no such "
+                              "file or directory, open '/media/dana/191c3b96-5fa5-4d0d-8805-0cf05d3d8468/synology/"
+                              "projects/TRAP-WD-2020-04/archive/chat.txt'")
+    assert failed["meta"]["is_error"] and not done["meta"]["is_error"] and failed["key"].endswith(":L2")
+    assert done["text"] == "claude: /export chat.txt → Conversation exported to: chat.txt"
+    assert stats["skipped:command_output"] == 1  # /compact's
+
+
 def test_export_plan_the_user_rejected_is_kept_unboxed(tmp_path):
     """``⎿  User rejected Claude's plan:`` under a message is not a status line to skip: the boxed plan under it is
     what was decided (or turned down), kept as an ExitPlanMode tool event, box sides gone, its wraps undone."""

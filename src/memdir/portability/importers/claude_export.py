@@ -14,7 +14,9 @@ the terminal draws, wrapped at its width (80 columns there):
 
 What becomes an event (keys ``import:claude-export:<file stem>:L<line of the block>``; session = the file stem):
 
-* a prompt -> ``role="user"`` (what follows its ``⎿`` marker is a local command's output, ``skipped:command_output``);
+* a prompt -> ``role="user"``; what follows its ``⎿`` marker is a local command's output: after a slash command
+  (``/export …``) a ``role="tool"`` event ``claude: /export … → <output>`` (``is_error`` when it reads ``Failed …``),
+  else ``skipped:command_output``;
 * an assistant message -> ``role="assistant"`` (its lines dedented, the terminal's wraps undone); an ``⎿`` status
   after it (``Interrupted · …``) is ``skipped:status``, except a plan the user rejected or approved (``⎿  User
   rejected Claude's plan:`` and the boxed plan), which is an ``ExitPlanMode`` tool event of its own;
@@ -46,6 +48,8 @@ from memdir.portability.importers.textlog import canonical_tool, file_time, read
 SOURCE = "claude-export"
 _CALL = re.compile(r"^([A-Z][A-Za-z]*(?: [A-Z][A-Za-z]*)*)\((.*)$", re.S)
 _FOLD = re.compile(r"^…\s*\+(\d+) lines?\b.*$")
+_SLASH = re.compile(r"^/[A-Za-z][\w.:-]*(?:\s|$)")  # a Claude Code slash command typed as the prompt
+_FAILED = re.compile(r"^(?:Failed|Error|error|Could not|Cannot|Unable)\b")
 _STATUS_TOOLS = {"user answered claude's questions": "AskUserQuestion", "updated plan": "ExitPlanMode",
                  "user approved claude's plan": "ExitPlanMode"}
 _WIDTH = 80
@@ -129,9 +133,10 @@ def unwrap(lines: list[str], width: int, near: int = 0) -> list[str]:
     so a break it made leaves a line that could not take the next line's first word (line + space + word wider than
     ``width`` columns, or than ``width - near`` when the line does not end in ``:``: prose, whose renderer's width
     varies by a few columns, :data:`NEAR`); a shorter line ended where the text did. A line that opens an item (:data:`_ITEM`) or
-    follows a blank one is never joined, nor anything inside a fence. When the last word before the break and the
-    first after it are together wider than the line (less :data:`SLACK`), the break cut one word (a path, a URL); a
-    line ending in a CJK character was cut between two characters: those join without a space."""
+    follows a blank one is never joined, nor anything inside a fence. When a line does not end in the space the
+    terminal keeps at a break between words and its last word and the next line's first are together wider than the
+    line (less :data:`SLACK`), the break cut one word (a path, a URL); a line ending in a CJK character was cut
+    between two characters: those join without a space."""
     out: list[str] = []
     fenced = False
     prev = ""  # the line before, as the terminal showed it (out[-1] may hold several joined)
@@ -147,7 +152,8 @@ def unwrap(lines: list[str], width: int, near: int = 0) -> list[str]:
             # near the width, a line ending in ':' introduced what follows (a list, a command) and was not cut
             if need > width or (need > width - near and not prev.rstrip().endswith(":")):
                 # a word wider than the line cannot have been moved whole: the terminal cut it (a path, a URL)
-                cut = columns(prev.split()[-1] + word) > width - SLACK or _WIDE_END.search(prev.rstrip())
+                cut = (not prev.endswith(" ") and columns(prev.split()[-1] + word) > width - SLACK) \
+                    or _WIDE_END.search(prev.rstrip())
                 out[-1] += ("" if cut else " ") + s
                 prev = line
                 continue
@@ -168,11 +174,12 @@ def _output(lines: list[str], width: int) -> str:
     out = []
     for i, line in enumerate(lines):
         s = line.strip()
-        if i == 0:
-            s = s.lstrip("⎿").strip()
         m = _FOLD.match(s)
-        # continuation lines sit five columns in, a wrapped status line four: only the indentation goes
-        out.append(f"[… {m.group(1)} more lines not exported]" if m else line[min(5, len(line) - len(line.lstrip(" "))):].rstrip() if i else s)
+        # continuation lines sit five columns in, a wrapped status line four: only the indentation goes (a trailing
+        # space stays: the terminal keeps the one it broke a line at, which tells a break between words)
+        first = line.lstrip().lstrip("⎿").lstrip()
+        out.append(f"[… {m.group(1)} more lines not exported]" if m else line[min(5, len(line) - len(line.lstrip(" "))):] if i
+                   else first)
     return "\n".join(unwrap(out, width)).strip()
 
 
@@ -239,7 +246,7 @@ def iter_claude_export(path: str | Path, *, stats: Counter | None = None) -> Ite
     said = [ln[2:] for _, kind, b in blocks if kind == "assistant" for ln in b
             if ln[:1] == "●" or (ln.startswith("  ") and ln[2:3] != " " and not ln.lstrip().startswith("⎿"))]
     shown = [ln[5:] for _, kind, b in blocks for ln in b if ln.startswith("     ")]
-    said_w, shown_w = text_width(said, width - 6), text_width(shown, width - 8)
+    said_w, shown_w = text_width(said, width - 6), text_width(shown, width - 12)
     session = path.stem
     start = time_from_name(path.name) or file_time(path)
     base: dict = {"cwd": cwd} if cwd else {}
@@ -253,14 +260,25 @@ def iter_claude_export(path: str | Path, *, stats: Counter | None = None) -> Ite
         body, result = block[:cut], block[cut:]
         meta = {**base, "line": lineno}
         if kind == "user":
-            if result:
-                count(stats, "skipped:command_output")
             text = _unwrap_prompt([body[0][2:]] + body[1:], width)
             if not text:
                 count(stats, "skipped:empty")
                 continue
             yield make_event(SOURCE, session, f"L{lineno}", "user", text, stamp(start, n), meta)
             n += 1
+            if result and _SLASH.match(text) and not text.startswith("/compact"):
+                # what a slash command printed (``/export`` failing with ENOENT): the gate drops the command typed
+                # as a prompt, so the call line is the command as typed
+                output = _output(result, shown_w)
+                failed = bool(_FAILED.match(output))
+                typed = " ".join(text.split("\n", 1)[0].split())[:200]
+                yield make_event(SOURCE, session, f"L{lineno + cut}", "tool",
+                                 summarise_tool("claude", typed, output or None, is_error=failed),
+                                 stamp(start, n), {**base, "line": lineno + cut, "tool": "claude",
+                                                   "host_tool": "slash command", "is_error": failed})
+                n += 1
+            elif result:
+                count(stats, "skipped:command_output")
             continue
         head = [body[0][2:]] + [ln.strip() for ln in body[1:]]
         call = _CALL.match(_join_call([b for b in body if b.strip()], width)) if result else None
