@@ -294,7 +294,7 @@ def test_codex_exec_command_paired_with_write_stdin_output(tmp_path):
 
 def test_codex_input_that_could_not_be_sent_stays_with_its_command(tmp_path):
     """Ctrl-C written to a command whose stdin is closed: the refusal is kept under the command (why it could not be
-    stopped); a failed empty poll still says nothing and is left out."""
+    stopped) and as a failed call of its own; a failed empty poll still says nothing and is left out."""
     def line(ts, payload, typ="response_item"):
         return json.dumps({"timestamp": f"2026-05-01T10:00:{ts:02d}.000Z", "type": typ, "payload": payload})
 
@@ -312,9 +312,12 @@ def test_codex_input_that_could_not_be_sent_stays_with_its_command(tmp_path):
             line(6, {"type": "function_call_output", "call_id": "c3", "output": "write_stdin failed: poll refused"})]
     f = tmp_path / "rollout-2026-05-01T10-00-00-x.jsonl"
     f.write_text("\n".join(rows) + "\n", encoding="utf-8")
-    (tool,) = [e for e in iter_codex(f) if e["role"] == "tool"]
+    tool, stdin = [e for e in iter_codex(f) if e["role"] == "tool"]
     assert tool["text"].startswith("exec_command: npm run dev → ready on :3000\n> input '\\x03'\n" + refused)
     assert "poll refused" not in tool["text"]
+    # and a failed call of its own, naming the command (the gate drops a command that only read a file)
+    assert stdin["text"] == "write_stdin: input '\\x03' to `npm run dev` → error: " + refused
+    assert stdin["meta"]["is_error"] and stdin["key"].endswith(":c2")
 
 
 def test_codex_assistant_messages_from_every_rollout_form(tmp_path):
@@ -365,7 +368,9 @@ def test_codex_real_rollout_has_no_split_command_output(tmp_path):
     f = TRANSCRIPTS / "codex" / "rollout-2026-05-11T11-26-55.jsonl"
     events = list(iter_codex(f))
     tools = [e for e in events if e["role"] == "tool"]
-    assert not any("still running in session" in e["text"] or e["text"].startswith("write_stdin:") for e in tools)
+    assert not any("still running in session" in e["text"] for e in tools)
+    # the polls are folded into their commands; the one Ctrl-C a closed stdin refused is a failed call of its own
+    assert [e["meta"]["is_error"] for e in tools if e["text"].startswith("write_stdin:")] == [True]
     execs = [e for e in tools if e["meta"]["tool"] == "exec_command"]
     assert len(execs) == 43 and all(e["meta"].get("exit_code") is not None for e in execs)
     # empty only where the command printed nothing: `git status --short` on a clean tree, two `rg` without a match
