@@ -119,19 +119,27 @@ def rank_candidates(groups, *, query: str, cfg, now) -> list[tuple[float, float,
     rw = cfg.get("recall.rehearsal_weight")
     t = now.timestamp()
     scored: list[tuple[float, float, int, tuple]] = []
+    boosts: dict[int, float] = {}  # rehearsal boost by count: most candidates share a few counts
     for g, (prior, rows, sub_kinds) in enumerate(groups):
         for row in rows:
             kind = row["note_kind"] if row["kind"] == "note" else row["role"]
             if sub_kinds and kind not in sub_kinds:
                 continue
-            d = decay((t - row["ts_epoch"]) / 86400.0, hl, floor, bool(row["pinned"]), curve)
-            b = rehearsal_boost(row["rehearsals"] or 0, rw)
+            ts = row["ts_epoch"]
+            d = decay((t - ts) / 86400.0, hl, floor, bool(row["pinned"]), curve)
+            n = row["rehearsals"] or 0
+            b = boosts.get(n)
+            if b is None:
+                b = boosts[n] = rehearsal_boost(n, rw)
             f = {"subject": 1.0 + sb} if names and subject_of(row.get("head") or row.get("text") or "",
                                                                 event=row["kind"] == "event") in names else {}
-            if wins and dates.in_windows(row["ts_epoch"], wins):
+            if wins and dates.in_windows(ts, wins):
                 f["date"] = 1.0 + db_
-            s = score(row["bm25"], prior=prior, decay_mult=d, boost=b, **f)
-            scored.append((s, row["ts_epoch"], g, (row, prior, d, b, kind, f)))
+            # score(): the same products in the same order (a factor of 1.0 changes no bit)
+            s = row["bm25"] * prior * d * b
+            if f:
+                s = s * f.get("subject", 1.0) * f.get("date", 1.0)
+            scored.append((s, ts, g, (row, prior, d, b, kind, f)))
     sess_w = float(cfg.get("recall.session_bonus"))
     if sess_w > 0:  # a turn gains a share of the best other candidate of its session (the session is on topic)
         best: dict[tuple[int, str], list[float]] = {}

@@ -813,12 +813,14 @@ def hit_rows(db: sqlite3.Connection, spans: dict[int, tuple[int, int] | None], *
             if span is None and above is not None and len(r["text"]) > above:
                 span = passages.split(r["text"], split_above=above)[0]
             d["span"] = span
-            if held:
-                with mem.lock:
-                    f = mem.fields(r["id"], r["ref"], span, terms) if mem.ready else None
-                if f is not None:
-                    d["fields"] = f
             out[r["id"]] = d
+    if held and out:
+        rows_ = list(out.values())
+        with mem.lock:
+            found = mem.fields_many([(d["id"], d["ref"], d["span"]) for d in rows_], terms) if mem.ready else []
+        for d, f in zip(rows_, found):
+            if f is not None:
+                d["fields"] = f
     return out
 
 

@@ -745,35 +745,50 @@ class MemIndex:
         """Which of ``terms`` the FTS row a hit matched in holds in its tags, title and body columns (what
         :meth:`memdir.core.Memdir._hit` would find by tokenizing them again): the doc's own row, or the passage
         ``span`` names. ``None`` when that row is not held as ``ref`` (changed since; the caller tokenizes)."""
-        t = self.slim.get(doc_id)
-        if t is None or t[1] != ref:
-            return None
-        rowid = doc_id
-        if span is not None and span[0] > 0:  # a passage after the first: its own row
-            rowid = next((-p for p in self.doc_passages.get(doc_id, ()) if self.pid_span[p][1:] == tuple(span)), None)
-            if rowid is None:
-                return None
-        slot = self.slot_of.get(rowid)
-        if slot is None or not self.alive[slot]:
-            return None
-        out: dict[str, set[str]] = {"tags": set(), "title": set(), "body": set()}
+        return self.fields_many([(doc_id, ref, span)], terms)[0]
+
+    def fields_many(self, rows: list[tuple[int, str, tuple[int, int] | None]], terms: list[str]) -> list[dict[str, set[str]] | None]:
+        """:meth:`fields` of each ``(doc id, ref, span)`` in ``rows``, each term's postings searched once for all
+        of them (one ``searchsorted`` per term, not one per term and hit)."""
+        out: list[dict[str, set[str]] | None] = []
+        slots: list[int] = []
+        for doc_id, ref, span in rows:
+            out.append(None)
+            t = self.slim.get(doc_id)
+            if t is None or t[1] != ref:
+                continue
+            rowid = doc_id
+            if span is not None and span[0] > 0:  # a passage after the first: its own row
+                rowid = next((-p for p in self.doc_passages.get(doc_id, ()) if self.pid_span[p][1:] == tuple(span)), None)
+                if rowid is None:
+                    continue
+            slot = self.slot_of.get(rowid)
+            if slot is None or not self.alive[slot]:
+                continue
+            out[-1] = {"tags": set(), "title": set(), "body": set()}
+            slots.append((len(out) - 1, slot))
+        if not slots:
+            return out
         names = ("tags", "title", "body")
+        want = np.array([s for _, s in slots], dtype=self.p_slot.dtype)
         for term in terms:
             tid = self.vocab.get(term)
             if tid is None:
                 continue
             a, b = int(self.indptr[tid]), int(self.indptr[tid + 1])
-            j = a + int(np.searchsorted(self.p_slot[a:b], slot))  # a term's postings are in slot order
-            if j < b and self.p_slot[j] == slot:
-                counts = [int(self.p_counts[c][j]) for c in range(3)]
-            else:
-                hit = next((x for x in self.delta.get(tid, ()) if x[0] == slot), None)
-                if hit is None:
-                    continue
-                counts = list(hit[1:4])
-            for c in range(3):
-                if counts[c]:
-                    out[names[c]].add(term)
+            js = a + np.searchsorted(self.p_slot[a:b], want)  # a term's postings are in slot order
+            delta = self.delta.get(tid, ())
+            for (i, slot), j in zip(slots, js.tolist()):
+                if j < b and self.p_slot[j] == slot:
+                    counts = [int(self.p_counts[c][j]) for c in range(3)]
+                else:
+                    hit = next((x for x in delta if x[0] == slot), None)
+                    if hit is None:
+                        continue
+                    counts = list(hit[1:4])
+                for c in range(3):
+                    if counts[c]:
+                        out[i][names[c]].add(term)  # type: ignore[index]
         return out
 
     def stats(self) -> dict[str, Any]:
