@@ -106,9 +106,11 @@ def test_captured_turns_are_their_owners_alone_whatever_the_umask(project, tmp_p
         files.append(spool.put(m.roots["project"], [{"role": "user", "text": "queued while busy"}], scope="project"))
         for f in files:
             assert stat.S_IMODE(f.stat().st_mode) == 0o600, f.name
+        for f in files[:2]:
+            os.chmod(f, 0o644)  # an index (and its WAL) an earlier version made under a 022 umask
+        with memdir.open(project, home=tmp_path / "g") as other:  # the next process that opens it
+            other.recall("password")
+            assert [stat.S_IMODE(f.stat().st_mode) for f in files[:2]] == [0o600, 0o600]
         m.close()
-        os.chmod(files[0], 0o644)  # an index an earlier version made under a 022 umask
-        memdir.open(project, home=tmp_path / "g").recall("password")
-        assert stat.S_IMODE(files[0].stat().st_mode) == 0o600
     finally:
         os.umask(old)

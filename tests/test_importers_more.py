@@ -152,6 +152,32 @@ def test_export_slash_command_output_is_a_tool_event(tmp_path):
     assert stats["skipped:command_output"] == 1  # /compact's
 
 
+def test_export_unwrap_never_runs_rows_or_words_together():
+    """What must stay apart: a listing's rows and a log's lines in a result (no break mark), two paths on a short
+    line, Korean words (spaced), code indented under its line; what must join without a space: a word cut at the full
+    width of a result; and with one: a prose line whose break kept its space."""
+    from memdir.portability.importers.claude_export import unwrap
+
+    ls = ["total 76", "-rw-r--r-- 1 shawn shawn 10245 Nov 23 23:06 akb-submission-todo-with-a-long-name.md",
+          "drwxrwxr-x 10 shawn shawn  4096 Nov 20 16:37 archive"]
+    log = ["4bb043f aider: Added the census download script and its tests", "9ff3666 Fix the scatter plot axis",
+           "a1b2c3d Initial commit"]
+    assert unwrap(ls, 88, result=True) == ls and unwrap(log, 70, result=True) == log
+    two = ["git add archive/cc-interactions/2025-11-23-m.txt", "archive/cc-interactions/2025-11-23-n.txt"]
+    assert unwrap(two, 76) == [" ".join(two)]  # a break at a space on a short line, not a cut word
+    full = "FAIR/FAIR4RS documentation for v1.0.0 release, with the compli"
+    assert unwrap([full, "ance notes"], len(full), result=True) == [full + "ance notes"]
+    spaced = ["See the notes in docs/design-of-the-store.md ", "docs/the-index-and-its-migrations.md too"]
+    assert unwrap(spaced, 48) == ["See the notes in docs/design-of-the-store.md docs/the-index-and-its-migrations.md too"]
+    assert unwrap(["데이터베이스 연결이 끊어져서 다시 시도한 뒤에 결과를 데이터베이스에", "저장합니다"], 60) == [
+        "데이터베이스 연결이 끊어져서 다시 시도한 뒤에 결과를 데이터베이스에 저장합니다"]
+    code = ["def extract(rows: list[dict], names: list[str], keep_order: bool = True) -> list[str]:",
+            "    return [r['name'] for r in rows if r['name'] in names]"]
+    assert unwrap(code, 86) == code
+    assert unwrap(["- fix the credo warnings in waiting_summary.ex and the slice builder before", "  committing"],
+                  76) == ["- fix the credo warnings in waiting_summary.ex and the slice builder before committing"]
+
+
 def test_export_plan_the_user_rejected_is_kept_unboxed(tmp_path):
     """``⎿  User rejected Claude's plan:`` under a message is not a status line to skip: the boxed plan under it is
     what was decided (or turned down), kept as an ExitPlanMode tool event, box sides gone, its wraps undone."""

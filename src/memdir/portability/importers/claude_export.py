@@ -125,18 +125,39 @@ _ITEM = re.compile(r"^(?:[-*•>#|]|\d+[.)]\s|\d+ {1,4}[-+ ]|```)")
 NEAR = 4
 #: columns a block's lines may fall short of the width measured over the file (a status line wraps a little earlier)
 SLACK = 8
-_WIDE_END = re.compile(r"[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]$")
+#: a Han or kana character (or a fullwidth form) at a line's end / start: Chinese and Japanese break between any two
+#: characters, with no space to keep (Korean spaces its words: a break there was at a space)
+_CJK_END = re.compile(r"[\u2e80-\u9fff\u3040-\u30ff\uf900-\ufaff\uff00-\uffef]$")
+_CJK_START = re.compile(r"^[\u2e80-\u9fff\u3040-\u30ff\uf900-\ufaff\uff00-\uffef]")
+_MARK = re.compile(r"^(?:[-*•+]|\d+[.)])\s+")
 
 
-def unwrap(lines: list[str], width: int, near: int = 0) -> list[str]:
-    """``lines`` (without their indentation) with the breaks the terminal made rejoined. The terminal wraps greedily,
-    so a break it made leaves a line that could not take the next line's first word (line + space + word wider than
-    ``width`` columns, or than ``width - near`` when the line does not end in ``:``: prose, whose renderer's width
-    varies by a few columns, :data:`NEAR`); a shorter line ended where the text did. A line that opens an item (:data:`_ITEM`) or
-    follows a blank one is never joined, nor anything inside a fence. When a line does not end in the space the
-    terminal keeps at a break between words and its last word and the next line's first are together wider than the
-    line (less :data:`SLACK`), the break cut one word (a path, a URL); a line ending in a CJK character was cut
-    between two characters: those join without a space."""
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" "))
+
+
+def _continues(prev: str, line: str) -> bool:
+    """``line`` sits where a wrapped continuation of ``prev`` would: at its indentation, or under the text of the list
+    item ``prev`` opens. A deeper line is code or a nested item, a shallower one a new paragraph."""
+    a, b = _indent(prev), _indent(line)
+    if a == b:
+        return True
+    m = _MARK.match(prev.lstrip(" "))
+    return m is not None and b == a + len(m.group(0))
+
+
+def unwrap(lines: list[str], width: int, near: int = 0, *, result: bool = False) -> list[str]:
+    """``lines`` (their block's indentation removed, each as the file has it, trailing spaces included) with the
+    breaks the terminal made rejoined. The terminal wraps greedily, so a break it made leaves a line that could not
+    take the next line's first word (line + space + word wider than ``width`` columns; for prose, whose renderer's
+    width varies by a few columns, wider than ``width - near`` unless the line ends in ``:``, :data:`NEAR`); a
+    shorter line ended where the text did. In a tool's result (``result``) a break must also show it: the space the
+    terminal keeps at a break between words, a line filling the whole width (a word cut there), or a word too long to
+    have been moved (below) — rows of a listing or a log are not run together. A line that opens an item (:data:`_ITEM`, or any line opening with a
+    symbol), follows a blank one, or does not sit where a continuation would (:func:`_continues`) is never joined,
+    nor anything inside a fence. A break that cut a word joins without a space: a line near the width (less
+    :data:`SLACK`) whose last word and the next line's first are together wider than that (a path, a URL), a full
+    line without a trailing space in a result, and a break between two Han or kana characters."""
     out: list[str] = []
     fenced = False
     prev = ""  # the line before, as the terminal showed it (out[-1] may hold several joined)
@@ -144,16 +165,23 @@ def unwrap(lines: list[str], width: int, near: int = 0) -> list[str]:
         s = line.strip()
         if s.startswith("```"):
             fenced = not fenced
-        if not fenced and prev.strip() and s and not _ITEM.match(s) and not unicodedata.category(s[0]).startswith("S"):
-            w, word = columns(prev.rstrip()), s.split(None, 1)[0]
+        if (not fenced and prev.strip() and s and not _ITEM.match(s) and not unicodedata.category(s[0]).startswith("S")
+                and _continues(prev, line)):
+            body = prev.rstrip()
+            w, word = columns(body), s.split(None, 1)[0]
             if columns(word[0]) == 2:  # CJK text breaks between any two characters: the first one had to fit
                 word = word[0]
             need = w + 1 + columns(word)
-            # near the width, a line ending in ':' introduced what follows (a list, a command) and was not cut
-            if need > width or (need > width - near and not prev.rstrip().endswith(":")):
-                # a word wider than the line cannot have been moved whole: the terminal cut it (a path, a URL)
-                cut = (not prev.endswith(" ") and columns(prev.split()[-1] + word) > width - SLACK) \
-                    or _WIDE_END.search(prev.rstrip())
+            spaced = len(body) < len(prev)
+            # a word wider than the line cannot have been moved whole: the terminal cut it (a path, a URL)
+            long_cut = w >= width - SLACK and columns(body.split()[-1] + word) > width - SLACK
+            if result:
+                forced = need > width and (spaced or w >= width or long_cut)
+            else:  # near the width, a line ending in ':' introduced what follows (a list, a command): not cut
+                forced = need > width or (need > width - near and not body.endswith(":"))
+            if forced:
+                cjk = _CJK_END.search(body) is not None and _CJK_START.match(s) is not None
+                cut = not spaced and (cjk or long_cut or (result and w >= width))
                 out[-1] += ("" if cut else " ") + s
                 prev = line
                 continue
@@ -180,7 +208,7 @@ def _output(lines: list[str], width: int) -> str:
         first = line.lstrip().lstrip("⎿").lstrip()
         out.append(f"[… {m.group(1)} more lines not exported]" if m else line[min(5, len(line) - len(line.lstrip(" "))):] if i
                    else first)
-    return "\n".join(unwrap(out, width)).strip()
+    return "\n".join(unwrap(out, width, result=True)).strip()
 
 
 _PLAN_VERDICT = re.compile(r"^User (?:rejected|approved) Claude's plan\b")
@@ -243,8 +271,8 @@ def iter_claude_export(path: str | Path, *, stats: Counter | None = None) -> Ite
     cwd = locate_cwd(header_cwd(lines[:first]), path)
     blocks = list(_blocks(lines))
     # the columns an assistant message's lines (after ``● ``/two spaces) and a result's lines (after five) wrap at
-    said = [ln[2:] for _, kind, b in blocks if kind == "assistant" for ln in b
-            if ln[:1] == "●" or (ln.startswith("  ") and ln[2:3] != " " and not ln.lstrip().startswith("⎿"))]
+    said = [ln[2:] for _, kind, b in blocks if kind == "assistant" and not any(x.lstrip().startswith("⎿") for x in b)
+            for ln in b if ln[:1] == "●" or (ln.startswith("  ") and ln[2:3] != " ")]  # messages, not tool calls
     shown = [ln[5:] for _, kind, b in blocks for ln in b if ln.startswith("     ")]
     said_w, shown_w = text_width(said, width - 6), text_width(shown, width - 12)
     session = path.stem
@@ -300,8 +328,8 @@ def iter_claude_export(path: str | Path, *, stats: Counter | None = None) -> Ite
         plan = _plan(result)
         if result and plan is None:
             count(stats, "skipped:status")
-        text = "\n".join(unwrap([body[0][2:].rstrip()] + [ln[2:].rstrip() if ln.startswith("  ") else ln.rstrip()
-                                                           for ln in body[1:]], said_w, NEAR)).strip()
+        text = "\n".join(unwrap([body[0][2:]] + [ln[2:] if ln.startswith("  ") else ln for ln in body[1:]],
+                                said_w, NEAR)).strip()
         if text:
             yield make_event(SOURCE, session, f"L{lineno}", "assistant", text, stamp(start, n), meta)
             n += 1

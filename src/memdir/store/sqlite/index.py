@@ -40,12 +40,20 @@ def add_functions(db: sqlite3.Connection) -> None:
 
 
 def _connect(path: Path) -> sqlite3.Connection:
-    st = path.stat() if path.exists() else None
+    try:
+        st: os.stat_result | None = os.stat(path)
+    except FileNotFoundError:
+        st = None
+    except OSError as exc:
+        raise sqlite3.OperationalError(f"unable to open database file ({exc.strerror})") from None
     new = not (st and st.st_size > 0)
     # the index holds every captured prompt and reply: its owner's alone whatever the umask (SQLite gives its -wal
     # and -shm the database file's mode); one an earlier version made readable by others is closed to them
     if new:
-        os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
+        try:
+            os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
+        except OSError as exc:  # as SQLite itself would say it: the callers turn this into one line
+            raise sqlite3.OperationalError(f"unable to open database file ({exc.strerror})") from None
     if new or st.st_mode & 0o077:
         for f in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
             try:
