@@ -114,3 +114,24 @@ def test_captured_turns_are_their_owners_alone_whatever_the_umask(project, tmp_p
         m.close()
     finally:
         os.umask(old)
+
+
+def test_an_export_and_the_debug_log_are_owner_only(project, tmp_path):
+    """``memdir export`` writes every captured turn, the debug log the queries: 0600 as the index is (a note keeps the
+    user's usual mode: it is meant to be committed)."""
+    import os
+    import stat
+
+    from memdir.debuglog import enable_debug_log
+
+    m = memdir.open(project, home=tmp_path / "g")
+    m.capture({"role": "user", "text": "the staging password rotates every monday", "session": "s1"})
+    m.export(tmp_path / "dump.jsonl")
+    assert stat.S_IMODE((tmp_path / "dump.jsonl").stat().st_mode) == 0o600
+    log_file = tmp_path / "dbg" / ".memdir" / "debug.log"
+    log_file.parent.mkdir(parents=True)
+    log_file.write_text("")
+    os.chmod(log_file, 0o644)  # one an earlier version left readable
+    enable_debug_log(tmp_path / "dbg")
+    assert stat.S_IMODE(log_file.stat().st_mode) == 0o600
+    m.close()

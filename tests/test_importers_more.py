@@ -178,6 +178,34 @@ def test_export_unwrap_never_runs_rows_or_words_together():
                   76) == ["- fix the credo warnings in waiting_summary.ex and the slice builder before committing"]
 
 
+def test_export_from_a_mac_reads_the_same(tmp_path, monkeypatch):
+    """Claude Code on macOS marks a reply and a tool call with ``⏺``, not ``●``: the same file gives the same events;
+    a file with neither a prompt nor a reply says it is not an export (one warning line), and ``memdir import FILE``
+    of an export hints at ``claude-export``."""
+    import logging
+
+    mac = tmp_path / EXPORT.name
+    mac.write_text(EXPORT.read_text(encoding="utf-8").replace("●", "⏺"), encoding="utf-8")
+    strip = lambda evs: [(e["role"], e["text"], e["meta"].get("tool")) for e in evs]  # noqa: E731
+    assert strip(iter_events("claude-export", mac)) == strip(iter_events("claude-export", EXPORT))
+    other = tmp_path / "notes.txt"
+    other.write_text("shopping list\n- milk\n", encoding="utf-8")
+    records = []
+    handler = logging.Handler()
+    handler.emit = records.append
+    logger = logging.getLogger("memdir")
+    logger.addHandler(handler)
+    try:
+        assert list(iter_events("claude-export", other)) == []
+    finally:
+        logger.removeHandler(handler)
+    assert any("not a Claude Code /export text" in r.getMessage() for r in records)
+    monkeypatch.chdir(_project(tmp_path, "p"))
+    monkeypatch.setenv("MEMDIR_HOME", str(tmp_path / "home"))
+    res = CliRunner().invoke(cli, ["import", str(mac), "--json"], catch_exceptions=False)
+    assert json.loads(res.stdout)["hint"].startswith(f"{mac} is a claude-export transcript")
+
+
 def test_export_plan_the_user_rejected_is_kept_unboxed(tmp_path):
     """``⎿  User rejected Claude's plan:`` under a message is not a status line to skip: the boxed plan under it is
     what was decided (or turned down), kept as an ExitPlanMode tool event, box sides gone, its wraps undone."""

@@ -196,7 +196,9 @@ def forget(ctx, id, id_opt, scope, source, session, query, prefix, token, force,
             emit(ctx, as_json, res, "")
             raise NotFound(f"no memory matches {what}; nothing to forget (see `memdir recall`)")
         if res["deleted"]:
-            human = f"forgot {res['count']} memories ({res['notes']} notes, {res['events']} events); tombstones keep them out"
+            n = res["count"]
+            human = (f"forgot {n} {'memory' if n == 1 else 'memories'} ({plural(res['notes'], 'note')}, "
+                     f"{plural(res['events'], 'event')}); tombstones keep them out")
         else:
             human = preview_text(
                 f"{res['count']} memories match {what} ({res['notes']} notes, {res['events']} events); nothing deleted yet",

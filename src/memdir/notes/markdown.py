@@ -263,15 +263,17 @@ def update_fields(raw: str, changes: dict[str, Any]) -> str:
     return render(meta, body)
 
 
-def atomic_write(path: Path, text: str) -> None:
+def atomic_write(path: Path, text: str, *, private: bool = False) -> None:
     """Write ``text`` (UTF-8) to ``path`` via a temp file in the same directory + fsync + ``os.replace``,
-    so a reader never sees a half-written file, even if the writer is killed."""
+    so a reader never sees a half-written file, even if the writer is killed. The file gets the user's usual mode
+    (a note is meant to be read and committed), or 0600 with ``private`` (an export of captured turns)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     import tempfile  # only writers need it (a hook that only reads pays nothing)
 
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".part", dir=path.parent)
     try:
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; a note should get the user's usual mode
+        if not private:
+            os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; a note should get the user's usual mode
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
             f.write(text)
             f.flush()

@@ -68,7 +68,7 @@ def export(s: Stores, path: str | os.PathLike) -> dict[str, int]:
             lines.append(json.dumps({"type": "tombstone", **{k: t[k] for k in ("ref", "content_sha256", "kind", "deleted_at")},
                                      "scope": root.scope}, ensure_ascii=False))
             counts["tombstones"] += 1
-    notes.atomic_write(Path(path), "".join(x + "\n" for x in lines))
+    notes.atomic_write(Path(path), "".join(x + "\n" for x in lines), private=True)  # every captured turn: owner-only
     return counts
 
 

@@ -7,7 +7,7 @@ the terminal draws, wrapped at its width (80 columns there):
   is the working directory, often shortened (``/…/synology/Adela/TRAP-WD-2020-04``);
 * ``> `` at column 0 starts a user prompt; its wrapped lines follow at column 0, each break keeping the space it broke
   at (``\\`` at a line's end is a newline the user typed);
-* ``● `` at column 0 starts an assistant message (continuation lines indented two spaces) or a tool call
+* ``● `` (``⏺ `` on macOS) at column 0 starts an assistant message (continuation lines indented two spaces) or a tool call
   ``● Name(arguments)`` (arguments wrapped onto lines indented six or seven spaces), whose result follows as
   ``  ⎿  …`` lines; ``… +N lines (ctrl+o to expand)`` marks output the terminal folded (the export does not hold it);
 * ``═══ Conversation compacted ═══`` lines separate a compaction (``skipped:compaction``).
@@ -42,10 +42,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from memdir.capture.tools import summarise_tool
+from memdir.lazylog import getLogger
 from memdir.portability.importers.jsonl import count, make_event
 from memdir.portability.importers.textlog import canonical_tool, file_time, read_text, stamp, time_from_name
 
+log = getLogger("memdir.portability.importers")  # imports logging only when a record can go somewhere
 SOURCE = "claude-export"
+#: what starts a reply or a tool call at column 0: ``●`` (Linux, Windows), ``⏺`` (macOS terminals)
+REPLY_MARKS = ("●", "⏺")
 _CALL = re.compile(r"^([A-Z][A-Za-z]*(?: [A-Z][A-Za-z]*)*)\((.*)$", re.S)
 _FOLD = re.compile(r"^…\s*\+(\d+) lines?\b.*$")
 _SLASH = re.compile(r"^/[A-Za-z][\w.:-]*(?:\s|$)")  # a Claude Code slash command typed as the prompt
@@ -243,7 +247,7 @@ def _blocks(lines: list[str]) -> Iterator[tuple[int, str, list[str]]]:
     kind, start, cur = None, 0, []
     for no, line in enumerate(lines, 1):
         head = line[:1]
-        new = "user" if head == ">" else "assistant" if head == "●" else "rule" if head == "═" else None
+        new = "user" if head == ">" else "assistant" if head in REPLY_MARKS else "rule" if head == "═" else None
         if new:
             if kind:
                 yield start, kind, cur
@@ -265,14 +269,16 @@ def iter_claude_export(path: str | Path, *, stats: Counter | None = None) -> Ite
     """
     path = Path(path)
     lines = read_text(path).splitlines()
-    first = next((i for i, ln in enumerate(lines) if ln[:1] in (">", "●")), len(lines))
+    first = next((i for i, ln in enumerate(lines) if ln[:1] == ">" or ln[:1] in REPLY_MARKS), len(lines))
     box = next((ln for ln in lines[:first] if ln.startswith("╭")), "")
     width = len(box) if box else _WIDTH
     cwd = locate_cwd(header_cwd(lines[:first]), path)
     blocks = list(_blocks(lines))
+    if not blocks and any(ln.strip() for ln in lines):
+        log.warning("%s: no prompt ('> ') or reply ('● ') at the start of a line: not a Claude Code /export text", path)
     # the columns an assistant message's lines (after ``● ``/two spaces) and a result's lines (after five) wrap at
     said = [ln[2:] for _, kind, b in blocks if kind == "assistant" and not any(x.lstrip().startswith("⎿") for x in b)
-            for ln in b if ln[:1] == "●" or (ln.startswith("  ") and ln[2:3] != " ")]  # messages, not tool calls
+            for ln in b if ln[:1] in REPLY_MARKS or (ln.startswith("  ") and ln[2:3] != " ")]  # messages, not tool calls
     shown = [ln[5:] for _, kind, b in blocks for ln in b if ln.startswith("     ")]
     said_w, shown_w = text_width(said, width - 6), text_width(shown, width - 12)
     session = path.stem
