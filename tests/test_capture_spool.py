@@ -119,6 +119,7 @@ def test_captured_turns_are_their_owners_alone_whatever_the_umask(project, tmp_p
 def test_an_export_and_the_debug_log_are_owner_only(project, tmp_path):
     """``memdir export`` writes every captured turn, the debug log the queries: 0600 as the index is (a note keeps the
     user's usual mode: it is meant to be committed)."""
+    import logging
     import os
     import stat
 
@@ -132,6 +133,14 @@ def test_an_export_and_the_debug_log_are_owner_only(project, tmp_path):
     log_file.parent.mkdir(parents=True)
     log_file.write_text("")
     os.chmod(log_file, 0o644)  # one an earlier version left readable
-    enable_debug_log(tmp_path / "dbg")
-    assert stat.S_IMODE(log_file.stat().st_mode) == 0o600
+    logger = logging.getLogger("memdir")
+    before, level = list(logger.handlers), logger.level
+    try:
+        enable_debug_log(tmp_path / "dbg")
+        assert stat.S_IMODE(log_file.stat().st_mode) == 0o600
+    finally:  # the handler is once per process: leave none behind for the next test in this worker
+        for h in [h for h in logger.handlers if h not in before]:
+            logger.removeHandler(h)
+            h.close()
+        logger.setLevel(level)
     m.close()
