@@ -398,3 +398,16 @@ def test_half_life_means_half_at_fourteen_days(project, tmp_path, clock):
         clock.now += timedelta(days=14)
         hit = m.recall("narwhal")[0]
         assert hit.reasons["decay"] == pytest.approx(0.5, abs=1e-3)
+
+
+def test_supersedes_takes_the_handle_the_block_shows(tmp_path):
+    """``supersedes`` accepts the short handle recall and the ``<memory>`` block show, as get and forget do."""
+    proj = tmp_path / "p"
+    (proj / ".git").mkdir(parents=True)
+    with memdir.open(proj, home=tmp_path / "g") as m:
+        old = m.remember("deploys go through scripts/deploy.sh", category="decisions")
+        handle = m.recall("deploys", k=1)[0].handle
+        assert handle and handle != old.id
+        new = m.remember("deploys go through make deploy now", category="decisions", supersedes=handle)
+        assert new.supersedes == old.id
+        assert [h.id for h in m.recall("deploys", k=5)] == [new.id]  # the old one is superseded

@@ -85,6 +85,7 @@ def remember(s: Stores, text: str, *, category: str = "facts", summary: str | No
                 return replace_note(existing, existed=True)
         old_root = None
         if supersedes:
+            supersedes = resolve(s, supersedes.strip())  # the handle a block or recall shows works here too
             split_id(supersedes)
             old_root = next((r for r in (root, *s.live()) if r.exists() and r.store.has_ref(supersedes, "note")),
                             None)
