@@ -8,8 +8,9 @@ before any store is opened. The file is on disk, so every record, its traceback 
 from __future__ import annotations
 
 import logging
-import os
 from pathlib import Path
+
+from memdir.roots import owner_only
 
 log = logging.getLogger("memdir")
 
@@ -31,9 +32,7 @@ def enable_debug_log(home: Path) -> None:
     try:
         d = Path(home) / ".memdir"
         d.mkdir(parents=True, exist_ok=True)
-        # queries and prompts go in it (redacted): its owner's alone, whatever the umask
-        os.close(os.open(d / "debug.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600))
-        os.chmod(d / "debug.log", 0o600)
+        owner_only(d / "debug.log", create=True)  # queries and prompts go in it (redacted)
         h = logging.FileHandler(d / "debug.log", encoding="utf-8")
     except OSError:
         return

@@ -112,3 +112,22 @@ def safe_join(root: Path, *segments: str) -> Path:
     if os.path.commonpath([real_root, real]) != real_root:
         raise PathError(f"refused: {'/'.join(segments)!r} resolves outside the memory root {root}")
     return path
+
+
+def owner_only(path: str | os.PathLike, *, create: bool = False) -> None:
+    """Make ``path`` readable and writable by its owner alone (mode 0600) whatever the umask: created empty that way
+    when ``create`` and it is missing, closed to group and others when it is not. Captured turns live in such files
+    (the index, the debug log). Raises ``OSError`` only when ``create`` cannot create it; a file this process cannot
+    change (a read-only mount, another user's) is left as it is."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        if not create:
+            return
+        os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
+        mode = 0o600
+    if mode & 0o077:
+        try:
+            os.chmod(path, 0o600)
+        except OSError:
+            pass

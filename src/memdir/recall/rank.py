@@ -135,10 +135,7 @@ def rank_candidates(groups, *, query: str, cfg, now) -> list[tuple[float, float,
                                                                 event=row["kind"] == "event") in names else {}
             if wins and dates.in_windows(ts, wins):
                 f["date"] = 1.0 + db_
-            # score(): the same products in the same order (a factor of 1.0 changes no bit)
-            s = row["bm25"] * prior * d * b
-            if f:
-                s = s * f.get("subject", 1.0) * f.get("date", 1.0)
+            s = score(row["bm25"], prior=prior, decay_mult=d, boost=b, **f)
             scored.append((s, ts, g, (row, prior, d, b, kind, f)))
     sess_w = float(cfg.get("recall.session_bonus"))
     if sess_w > 0:  # a turn gains a share of the best other candidate of its session (the session is on topic)

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from memdir.lazylog import getLogger
+from memdir.roots import owner_only
 from memdir.recall import handles, passages
 import memdir.store.rows as rows
 from memdir.store.sqlite import codec, ledger, tombstones
@@ -47,19 +48,15 @@ def _connect(path: Path) -> sqlite3.Connection:
     except OSError as exc:
         raise sqlite3.OperationalError(f"unable to open database file ({exc.strerror})") from None
     new = not (st and st.st_size > 0)
-    # the index holds every captured prompt and reply: its owner's alone whatever the umask (SQLite gives its -wal
-    # and -shm the database file's mode); one an earlier version made readable by others is closed to them
-    if new:
+    # the index holds every captured prompt and reply: its owner's alone (SQLite gives its -wal and -shm the
+    # database file's mode); one an earlier version made readable by others is closed to them
+    if new or st.st_mode & 0o077:
         try:
-            os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
+            owner_only(path, create=True)
         except OSError as exc:  # as SQLite itself would say it: the callers turn this into one line
             raise sqlite3.OperationalError(f"unable to open database file ({exc.strerror})") from None
-    if new or st.st_mode & 0o077:
-        for f in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
-            try:
-                os.chmod(f, 0o600)
-            except OSError:  # absent, or not ours (a read-only mount, another user's store)
-                pass
+        owner_only(f"{path}-wal")
+        owner_only(f"{path}-shm")
     db = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False,
                          factory=codec.Connection)
     db.row_factory = sqlite3.Row
@@ -825,7 +822,7 @@ def hit_rows(db: sqlite3.Connection, spans: dict[int, tuple[int, int] | None], *
     if held and out:
         rows_ = list(out.values())
         with mem.lock:
-            found = mem.fields_many([(d["id"], d["ref"], d["span"]) for d in rows_], terms) if mem.ready else []
+            found = mem.fields([(d["id"], d["ref"], d["span"]) for d in rows_], terms) if mem.ready else []
         for d, f in zip(rows_, found):
             if f is not None:
                 d["fields"] = f

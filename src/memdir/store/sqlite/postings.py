@@ -741,17 +741,13 @@ class MemIndex:
                     out.append(d)
         return out
 
-    def fields(self, doc_id: int, ref: str, span: tuple[int, int] | None, terms: list[str]) -> dict[str, set[str]] | None:
-        """Which of ``terms`` the FTS row a hit matched in holds in its tags, title and body columns (what
-        :meth:`memdir.core.Memdir._hit` would find by tokenizing them again): the doc's own row, or the passage
-        ``span`` names. ``None`` when that row is not held as ``ref`` (changed since; the caller tokenizes)."""
-        return self.fields_many([(doc_id, ref, span)], terms)[0]
-
-    def fields_many(self, rows: list[tuple[int, str, tuple[int, int] | None]], terms: list[str]) -> list[dict[str, set[str]] | None]:
-        """:meth:`fields` of each ``(doc id, ref, span)`` in ``rows``, each term's postings searched once for all
-        of them (one ``searchsorted`` per term, not one per term and hit)."""
+    def fields(self, rows: list[tuple[int, str, tuple[int, int] | None]], terms: list[str]) -> list[dict[str, set[str]] | None]:
+        """For each hit ``(doc id, ref, span)`` of ``rows``: which of ``terms`` the FTS row it matched in holds in its
+        tags, title and body columns (what :meth:`memdir.core.Memdir._hit` would find by tokenizing them again) — the
+        doc's own row, or the passage ``span`` names — or ``None`` when that row is not held as ``ref`` (changed
+        since; the caller tokenizes). Each term's postings are searched once for all the hits."""
         out: list[dict[str, set[str]] | None] = []
-        slots: list[int] = []
+        slots: list[tuple[int, int]] = []  # (place in out, slot)
         for doc_id, ref, span in rows:
             out.append(None)
             t = self.slim.get(doc_id)
