@@ -100,3 +100,16 @@ def test_without_the_bridge_the_languages_share_no_word(project, tmp_path, clock
     with memdir.open(project, home=tmp_path / "g", clock=clock, config={"recall.bridge_weight": 0}) as m:
         m.remember("部署前必须先跑数据库迁移", category="decisions")
         assert m.recall("how do we deploy?") == []
+
+
+def test_general_words_beyond_building_and_deploying_bridge_too(m):
+    """Git's staging area, a page's look (colours, borders), a data script's arithmetic, a terminal's interrupt: a
+    Chinese question about an English session of any of these finds it (before, these words had no entry)."""
+    m.remember("Unstaged the Docs folder so the staging area only holds the sync log", category="facts")
+    m.remember("Blockquotes get a light green background and a rounded border", category="decisions")
+    m.remember("The script prints the correlation between population density and rent", category="facts")
+    m.remember("Pressing Ctrl-C twice interrupts the running import", category="pitfalls")
+    for question, want in (("暂存区里最后留下了什么？", "staging area"), ("引用块的背景是什么颜色？", "green background"),
+                           ("脚本打印的相关系数是什么的？", "correlation"), ("怎么中断正在运行的导入？", "interrupts")):
+        hits = m.recall(question)
+        assert hits and want in hits[0].text, question
