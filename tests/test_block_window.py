@@ -68,6 +68,17 @@ from memdir.types import Hit  # noqa: E402
     ("哪个文件是参与者的权威名单？", "file"),
     ("Where did it go wrong after lunch?", None),
     ("What did we commit to for the API design?", None),
+    # failure said other ways: unable / could not / an assertion / a warning / never, and Chinese verb-不-result forms
+    ("Why was the deploy job unable to reach the registry?", "fail"),
+    ("Which module could not be imported by the worker?", "fail"),
+    ("What did the assertion in the parser test report?", "fail"),
+    ("Which warning did the linter keep printing?", "fail"),
+    ("Why did the nightly export never write a file?", "fail"),
+    ("第一次连数据库时为什么连不上？", "fail"),
+    ("页面里的图片为什么一直加载不出？", "fail"),
+    ("那个脚本为什么没能跑完？", "fail"),
+    # a "which file / directory" question keeps its kind even when it mentions a failure
+    ("After the shell could not find the binary, which directory went onto PATH?", "file"),
 ])
 def test_question_kind(q, kind):
     assert question_kind(q) == kind

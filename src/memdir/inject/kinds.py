@@ -20,8 +20,10 @@ _FIX = re.compile(
 _FAIL = re.compile(
     r"\b(?:fail(?:s|ed|ing|ure)?|error(?:s|ed)?|exception|crash(?:ed|es)?|broke(?:n)?|reject(?:ed|s)?|denied|refus(?:e|ed)"
     r"|block(?:ed|s)?|complain(?:ed|s)?|went wrong|traceback|panic(?:ked)?|time[ds]? ?out|didn'?t work|wouldn'?t"
-    r"|couldn'?t|can'?t|cannot)\b"
-    r"|失败|报错|出错|错误|异常|拦|拒绝|不通过|没通过|没过|崩|挂了|卡住|超时|无法|不能|不行|报了?什么", re.I)
+    r"|couldn'?t|can'?t|cannot|could not|can not|unable|not able|wasn'?t able|assert(?:ion|ed)?|warn(?:ing|ed|s)?"
+    r"|not found|never)\b"
+    r"|失败|报错|出错|错误|异常|拦|拒绝|不通过|没通过|没过|崩|挂了|卡住|超时|无法|不能|不行|报了?什么|警告|没能|未能"
+    r"|[\u4e00-\u9fff]不[到了上动开进出]", re.I)
 
 
 #: "which commit added X / what was its short hash", 那次提交的哈希 / 哪次提交
@@ -52,9 +54,11 @@ _FILE = re.compile(
 
 def question_kind(question: str) -> str | None:
     """``"commit"`` for a question asking which commit (its hash), ``"tests"`` for one asking how many tests passed
-    or how long a run took, ``"fix"`` for one about how something was fixed, ``"fail"`` for one about why something
-    failed (a question naming both, "how did we fix the failing build", is ``"fix"``), ``"file"`` for one asking
-    which file, where something went or what URL; else ``None``. The first that matches, in that order."""
+    or how long a run took, ``"fix"`` for one about how something was fixed or got round (a question naming a failure
+    too, "how did we fix the failing build", is ``"fix"``), ``"file"`` for one asking
+    which file, where something went or what URL (checked before ``"fail"``: "which directory went onto PATH after
+    the shell could not find it" asks for a path), ``"fail"`` for one about why something failed; else ``None``. The
+    first that matches, in the order commit, tests, fix, file, fail."""
     if not isinstance(question, str) or not question.strip():
         return None
     if _COMMIT.search(question):
@@ -63,10 +67,10 @@ def question_kind(question: str) -> str | None:
         return "tests"
     if _FIX.search(question):
         return "fix"
-    if _FAIL.search(question):
-        return "fail"
     if _FILE.search(question):
         return "file"
+    if _FAIL.search(question):
+        return "fail"
     return None
 
 
