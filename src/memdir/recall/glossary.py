@@ -11,7 +11,8 @@ deploy/部署, test/测试, fix/修复; things such as database/数据库, confi
 security, data, version control, front end, time words) — common terms a developer uses in either language. It was
 not derived from any benchmark's questions or memories, nor copied from an outside list. A later round added whole
 categories of general words (git's staging and history, a terminal's signals and streams, a page's look and colours, a
-script's arithmetic, people and lists, devices), the categories chosen from the tuning half's misses of
+script's arithmetic, people and lists, devices; then networking, desktops, tests and types, build output, paths,
+punctuation and text clean-up), the categories chosen from the tuning half's misses of
 bench/block_qa.py and judged on its validation half (docs/benchmarks.md). Each line is ``english
 words = 中文词``: comma-separated synonyms on each side; an English entry of several words (``pull request``) matches
 only when the query holds all of them; Chinese words have two characters or more (one character is too ambiguous).
@@ -656,6 +657,53 @@ firewall = 防火墙
 router = 路由器
 laptop, notebook = 笔记本
 wireless, wifi = 无线
+dns, name resolution = 域名解析
+subnet = 子网
+vpn = 虚拟专用网
+ssh = 远程登录
+host = 主机
+hostname = 主机名
+window manager = 窗口管理器
+tiling, tile = 平铺
+desktop = 桌面
+mouse = 鼠标
+test case = 测试用例
+fixture = 夹具, 测试夹具
+return type = 返回类型
+tuple = 元组
+pattern matching = 模式匹配
+union = 联合类型
+artifact, artifacts = 产物, 编译产物, 构建产物
+lockfile, lock file = 锁文件
+runner = 运行器
+subfolder, subdirectory = 子目录, 子文件夹
+parent directory = 父目录, 上级目录
+root directory = 根目录
+prefix = 前缀
+suffix = 后缀
+substring = 子串
+whitespace, space = 空格, 空白
+newline = 换行, 换行符
+separator, delimiter = 分隔符
+comma = 逗号
+pipe, vertical bar = 竖线
+quotes, quotation mark = 引号
+bracket, brackets, parentheses = 括号
+transliteration, transliterate = 音译, 转写
+ocr = 文字识别
+diary = 日记
+dedupe, deduplicate, deduplication = 去重
+normalize, normalise, normalization = 规范化, 归一化
+standardize, standardise = 标准化, 统一
+canonical = 规范, 标准
+typo, misspelling = 拼写错误, 笔误
+citation = 引用, 引文
+stylesheet = 样式表
+rounded corners = 圆角
+shadow = 阴影
+opacity, transparency = 透明度
+alignment, align = 对齐
+center = 居中
 """
 
 
