@@ -41,6 +41,29 @@ def test_a_long_reply_is_shown_from_the_paragraph_naming_the_path_the_question_a
     assert "docs/specs/session-refresh.md" in out
 
 
+LONG_CALL = ('Bash: pytest -q --maxfail=1 tests/integration/storage/test_object_store_multipart_uploads.py '
+             '-k "resumes after expired credentials"')
+
+
+def test_a_long_call_line_keeps_the_part_the_question_asks_about():
+    weights = {"expir": 4.0, "credenti": 3.0, "pytest": 0.5}
+    line = inject.call_line(LONG_CALL, weights, 80)
+    assert len(line) <= 80 and line.startswith("Bash: pytest -q") and '-k "resumes after expired credentials"' in line
+    # the opening already holds what matched, or nothing matched: the opening, cut at a word
+    assert inject.call_line(LONG_CALL, {"pytest": 1.0}, 80) == inject.truncate(LONG_CALL, 80)
+    assert inject.call_line(LONG_CALL, {}, 80) == inject.truncate(LONG_CALL, 80)
+    assert inject.call_line("Bash: make test", weights, 80) == "Bash: make test"
+
+
+def test_a_tool_hit_s_lead_is_cut_around_the_matching_flag():
+    from datetime import datetime, timezone
+
+    h = Hit(id="k", key="k", kind="tool", scope="project", score=1.0,
+            text=LONG_CALL + " → test session starts\ncollected 12 items\n1 passed, 11 deselected in 0.41s")
+    e = inject_entries.entry(h, datetime(2026, 5, 11, tzinfo=timezone.utc), weights={"expir": 4.0})
+    assert "expired credentials" in e.lead and e.text.startswith("test session starts")
+
+
 # ---- entry choice by question kind (memdir.inject.kinds) ---------------------------------------------------------
 import pytest  # noqa: E402
 

@@ -238,6 +238,51 @@ def one_line(text: str, limit: int = 100) -> str:
     return truncate(" ".join(first.split()), limit)
 
 
+#: chars of a long call's opening kept before the part of it that matches the question (the tool and its program)
+CALL_HEAD = 32
+
+
+def call_line(call: str, weights: dict[str, float], limit: int = 80) -> str:
+    """A tool call's line in at most ``limit`` chars, whitespace collapsed: its opening, cut at a word with ``…``; or,
+    when the part cut off holds a query token (``weights`` > 0) the opening does not, the first :data:`CALL_HEAD` chars,
+    ``…``, and the stretch of the rest from that token on (a command's flags and arguments sit at its end:
+    ``npm test -- --run <long path> -t "Compaction Config"``)."""
+    flat = " ".join(call.split())
+    if len(flat) <= limit:
+        return flat
+    head = truncate(flat, limit)
+    if not weights:
+        return head
+    from memdir.recall.tokenize import tokenize
+
+    shown = set(tokenize(head))
+    keep = truncate(flat, CALL_HEAD)
+    if keep.endswith(_MARKER):
+        keep = keep[:-len(_MARKER)]
+    rest = flat[len(keep):]
+    low = rest.casefold()
+    best, at = 0.0, -1
+    for t in set(tokenize(rest)) - shown:
+        w = weights.get(t, 0.0)
+        i = low.find(t)
+        if w > best and i >= 0:
+            best, at = w, i
+    if at < 0:
+        return head
+    room = limit - len(keep.rstrip()) - len(_MARKER)
+    if len(rest) - at <= room:  # the token is near the end: show the end, from a word boundary
+        start = rest.find(" ", len(rest) - room) + 1 or at
+        return keep.rstrip() + _MARKER + rest[min(start, at):]
+    start = rest.rfind(" ", 0, at) + 1  # from the word holding the token (a flag just before it too)
+    if start > 0:
+        prev = rest.rfind(" ", 0, start - 1) + 1
+        if rest[prev:prev + 1] == "-" and at - prev < room // 2:
+            start = prev
+    if at - start > room // 2:  # a long word (a path): from shortly before the token
+        start = max(start, at - 12)
+    return keep.rstrip() + _MARKER + truncate(rest[start:], room)
+
+
 def best_line(text: str, weights: dict[str, float], limit: int = 100) -> str:
     """The line of ``text`` holding the most query weight (the summed ``weights`` of the distinct query tokens in it;
     the first on a tie, an edit's ``+`` line before its ``-`` line), whitespace collapsed and cut at ``limit`` chars:

@@ -103,7 +103,7 @@ def cover(e: inject.Entry, weights: dict[str, float]) -> float:
     return math.fsum(weights.get(t, 0.0) for t in set(tokenize(e.lead + " " + text)))
 
 
-def entry(h: Any, now: datetime, *, lead: str = "") -> inject.Entry:
+def entry(h: Any, now: datetime, *, lead: str = "", weights: dict[str, float] | None = None) -> inject.Entry:
     ts = None if h.ts is None else local(h.ts)  # dates are shown in the machine's local time
     now = local(now)
     date = "" if ts is None else (ts.strftime("%m-%d") if ts.year == now.year else ts.strftime("%Y-%m-%d"))
@@ -118,7 +118,7 @@ def entry(h: Any, now: datetime, *, lead: str = "") -> inject.Entry:
         # an output that says nothing ("completed", "(no output)", "Plan updated"): the call is the content
         if output.strip() and not dump and not inject.trivial_output(output):
             cut = len(call) + 3
-            lead = inject.one_line(call, 80) + " →"
+            lead = inject.call_line(call, weights or {}, 80) + " →"
             text = output
             span = (max(0, span[0] - cut), max(0, span[1] - cut)) if span else None
     elif kind == "tool" and not lead and tool_name(text) in edit_tools() and "\n" in text.strip():
