@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from memdir.engine.context import block_weights
-from memdir.inject.block import focus
+from memdir.inject.window import focus
 from memdir.stores import Stores
 from memdir.types import Hit
 

@@ -26,10 +26,15 @@ items with a visible ``- …+N more`` line rather than silently. The whole block
 
 from __future__ import annotations
 
-import math
 import re
 import unicodedata
 from dataclasses import dataclass
+
+# the window functions live in memdir.inject.window; the block's callers (and tests) read them here too
+from memdir.inject.window import (  # noqa: F401
+    BEST_LINE_SCAN, CALL_HEAD, FOCUS_LINE, MARKER as _MARKER, PATH_BONUS, best_line, call_line, focus, one_line,
+    truncate,
+)
 
 OPEN = "<memory>"
 CLOSE = "</memory>"
@@ -39,19 +44,8 @@ _TAGLIKE = re.compile(r"<(?=\s*/?\s*m\s*e\s*m\s*o\s*r\s*y)", re.I)
 _INVISIBLE = re.compile("[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
                         "\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufff8\U0001bca0-\U0001bca3"
                         "\U0001d173-\U0001d17a\U000e0000-\U000e0fff]")
-_MARKER = "…"
 _CALL = re.compile(r"[A-Za-z_][\w.-]{0,40}: ")  # a tool entry's call line: "Bash: …", "exec_command: …"
 _HEADING = re.compile(r"(?m)^([ \t]*)([#\[])")  # a stored "## Rules" or "[abc123 …]" line cannot forge structure
-#: a focus window's score adds this times its best single line's query weight to the weight of the distinct query terms
-#: it holds, so the window reaches the line that matches most (not just the earliest run with the same terms). Chosen
-#: on bench/session_qa.py (per prompt, lexical): 0 → 0.673, 0.5 / 1 / 2 → 0.692
-FOCUS_LINE = 1.0
-#: for a "which file / where / what URL" question (``Entry.paths``) a window holding a path or a URL gains this times the
-#: query's top term weight (bench/block_qa.py, tuning half: 0 -> 95, 0.5 -> 96, 1.0 -> 97, 2.0 -> 97 of 158)
-PATH_BONUS = 1.0
-#: a file path with a directory or an extension, or a URL
-_PATHLIKE = re.compile(r"https?://\S+|(?<![\w.~-])(?:[\w.~-]+/)+[\w.-]+"
-                       r"|(?<![\w-])[\w-]+\.(?:md|py|ts|tsx|js|json|toml|ya?ml|csv|txt|ex|exs|rs|go|sh|html|css)\b")
 #: how an event role reads in a header (shorter; what the reader needs is who said it)
 KIND_LABEL = {"assistant": "agent"}
 MIN_BODY = 20  # chars of text an entry shows at least, or it is not shown
@@ -59,7 +53,6 @@ MIN_HIT_ROOM = 40  # chars the best hit keeps when rules and goals need room for
 TOP_SHARE = 2.0  # the best entry's share of the room relative to each other entry's (chosen on bench/session_qa.py)
 TRIVIAL_OUTPUT = 32  # a tool output of one line this short says nothing by itself: the call is shown instead
 FILE_DUMP_TOOLS = ("read", "read_file", "view", "notebookread", "cat")
-BEST_LINE_SCAN = 400  # lines of an entry a one-line view looks through for the line that matches
 #: the most text an entry asks for in the water-filling (beyond its header and lead): a long entry's matching part,
 #: not all of it, so what it does not need goes to the others and then to :data:`SPARE_BRIEF` one-liners.
 #: bench/block_qa.py, tuning half (with SPARE_BRIEF 4): none 79, 250 → 80, 300 → 80, 350 → 81, 450 → 80 of 158
@@ -84,21 +77,6 @@ def escape(text: str) -> str:
     text = _INVISIBLE.sub("", text)
     text = "".join(ch for ch in text if ch in "\n\t" or unicodedata.category(ch) != "Cc")
     return _TAGLIKE.sub("&lt;", text)
-
-
-def truncate(text: str, limit: int) -> str:
-    """Cut ``text`` to at most ``limit`` chars at a line boundary, else a word boundary, adding ``…``."""
-    if len(text) <= limit:
-        return text
-    if limit <= len(_MARKER):
-        return text[: max(0, limit)]
-    room = limit - len(_MARKER)
-    cut = text.rfind("\n", 0, room + 1)
-    if cut <= 0:
-        cut = text.rfind(" ", 0, room + 1)
-        if cut < room // 2:
-            cut = room
-    return text[:cut].rstrip() + _MARKER
 
 
 @dataclass
@@ -132,93 +110,6 @@ class Entry:
                                           self.date if self.show_date else "") if x) + "] "
 
 
-def _pieces(text: str, width: int = 160) -> list[tuple[int, int]]:
-    """Line spans of ``text``; a line longer than ``2 * width`` is cut into pieces of about ``width`` at spaces."""
-    out: list[tuple[int, int]] = []
-    pos = 0
-    for line in text.split("\n"):
-        a, b = pos, pos + len(line)
-        while b - a > 2 * width:
-            cut = text.rfind(" ", a + width // 2, a + width)
-            cut = cut + 1 if cut > a else a + width
-            out.append((a, cut))
-            a = cut
-        out.append((a, b))
-        pos = b + 1
-    return out
-
-
-def focus(text: str, weights: dict[str, float], size: int, span: tuple[int, int] | None = None, *,
-          tail: bool = False, paths: bool = False) -> str:
-    """At most ``size`` chars of ``text``: the run of whole lines (a long line counts as pieces of about 160 chars)
-    that fits in ``size`` and holds the most query weight — the summed ``weights`` (idf) of the distinct query tokens
-    in it (with ``paths``, plus :data:`PATH_BONUS` times the top weight for a run holding a path or a URL). Runs
-    overlapping ``span`` (the passage recall matched) win ties; then the earliest. Cuts are marked ``…``.
-    Returns ``text`` itself when it fits."""
-    if len(text) <= size:
-        return text
-    if size <= len(_MARKER) * 2 + 4:
-        return truncate(text, size)
-    from memdir.recall.tokenize import tokenize
-
-    pieces = [p for p in _pieces(text) if p[1] > p[0]] or [(0, len(text))]
-    if span:  # look near the passage recall matched
-        near = [p for p in pieces if p[1] > span[0] - 1500 and p[0] < span[1] + 1500]
-        pieces = near or pieces
-    probes = [t[:4] for t, w in weights.items() if w > 0]
-    found: list[set[str]] = []
-    for a, b in pieces:
-        piece = text[a:b]
-        low = piece.casefold()
-        found.append({t for t in tokenize(piece) if weights.get(t, 0.0) > 0} if any(x in low for x in probes) else set())
-    room = size - len(_MARKER) * 2
-    # a compound query word (``gqc.7``, ``api/review-context``) and its parts (``gqc``, ``7``) are one word here: a
-    # line holding the compound does not outweigh a line holding two other words (bench/session_qa.py, per prompt,
-    # lexical: 0.712 -> 0.731; hybrid e5 0.750 either way)
-    compounds = [t for t in weights if weights[t] > 0 and any(c in t for c in "./:-_")]
-
-    def weight_of(terms: set[str]) -> float:
-        return math.fsum(weights[t] for t in terms if not any(t != c and t in c and c in terms for c in compounds))
-
-    # a "which file / where / what URL" question: a run holding a path or a URL gains PATH_BONUS x the query's top weight
-    bonus = [0.0] * len(pieces)
-    if paths and weights:
-        top_w = max(weights.values())
-        bonus = [PATH_BONUS * top_w if _PATHLIKE.search(text[a:b]) else 0.0 for a, b in pieces]
-    best, best_s = (0, 1), -1.0
-    for i in range(len(pieces)):
-        if not found[i] and best_s >= 0:
-            continue  # a best run can always start at a matching line
-        terms: set[str] = set()
-        length, j = 0, i
-        top_line = extra = 0.0
-        while j < len(pieces):
-            add = pieces[j][1] - pieces[j][0] + (1 if j > i else 0)
-            if length + add > room and j > i:
-                break
-            length += add
-            terms |= found[j]
-            top_line = max(top_line, weight_of(found[j]))
-            extra = max(extra, bonus[j])
-            j += 1
-        sc = weight_of(terms) + FOCUS_LINE * top_line + extra
-        if span and not (pieces[i][0] < span[1] and pieces[j - 1][1] > span[0]):
-            sc *= 0.999
-        if sc > best_s:
-            best, best_s = (i, j), sc
-    lo, hi = best[0], best[1] - 1
-    if tail and best_s <= 0:  # nothing matched (a hit found by meaning, not words): a command's result is its end
-        lo = hi = len(pieces) - 1
-    length = pieces[hi][1] - pieces[lo][0]
-    while lo > 0 and length + (pieces[lo][0] - pieces[lo - 1][0]) <= room:  # room left at the end: add lines before
-        lo -= 1
-        length = pieces[hi][1] - pieces[lo][0]
-    a, b = pieces[lo][0], pieces[hi][1]
-    if b - a > room:
-        return (_MARKER if a > 0 else "") + truncate(text[a:b], room + len(_MARKER))
-    return (_MARKER if a > 0 else "") + text[a:b] + (_MARKER if b < len(text) else "")
-
-
 def _clean(text: str) -> str:
     """Escape, drop blank lines and trailing spaces, and neutralise lines that would read as structure."""
     lines = [ln.rstrip() for ln in escape(text).split("\n")]
@@ -230,87 +121,6 @@ def trivial_output(output: str) -> bool:
     ``Plan updated``, ``✓ Updated issue: x``) — the call is then what the entry shows."""
     out = output.strip()
     return len(out) <= TRIVIAL_OUTPUT and "\n" not in out
-
-
-def one_line(text: str, limit: int = 100) -> str:
-    """The first non-blank line of ``text``, whitespace collapsed, cut at ``limit`` chars."""
-    first = next((ln for ln in text.split("\n") if ln.strip()), "")
-    return truncate(" ".join(first.split()), limit)
-
-
-#: chars of a long call's opening kept before the part of it that matches the question (the tool and its program)
-CALL_HEAD = 32
-
-
-def call_line(call: str, weights: dict[str, float], limit: int = 80) -> str:
-    """A tool call's line in at most ``limit`` chars, whitespace collapsed: its opening, cut at a word with ``…``; or,
-    when the part cut off holds a query token (``weights`` > 0) the opening does not, the first :data:`CALL_HEAD` chars,
-    ``…``, and the stretch of the rest from that token on (a command's flags and arguments sit at its end:
-    ``npm test -- --run <long path> -t "Compaction Config"``)."""
-    flat = " ".join(call.split())
-    if len(flat) <= limit:
-        return flat
-    head = truncate(flat, limit)
-    if not weights:
-        return head
-    from memdir.recall.tokenize import tokenize
-
-    shown = set(tokenize(head))
-    keep = truncate(flat, CALL_HEAD)
-    if keep.endswith(_MARKER):
-        keep = keep[:-len(_MARKER)]
-    rest = flat[len(keep):]
-    low = rest.casefold()
-    best, at = 0.0, -1
-    for t in set(tokenize(rest)) - shown:
-        w = weights.get(t, 0.0)
-        i = low.find(t)
-        if w > best and i >= 0:
-            best, at = w, i
-    if at < 0:
-        return head
-    room = limit - len(keep.rstrip()) - len(_MARKER)
-    if len(rest) - at <= room:  # the token is near the end: show the end, from a word boundary
-        start = rest.find(" ", len(rest) - room) + 1 or at
-        return keep.rstrip() + _MARKER + rest[min(start, at):]
-    start = rest.rfind(" ", 0, at) + 1  # from the word holding the token (a flag just before it too)
-    if start > 0:
-        prev = rest.rfind(" ", 0, start - 1) + 1
-        if rest[prev:prev + 1] == "-" and at - prev < room // 2:
-            start = prev
-    if at - start > room // 2:  # a long word (a path): from shortly before the token
-        start = max(start, at - 12)
-    return keep.rstrip() + _MARKER + truncate(rest[start:], room)
-
-
-def best_line(text: str, weights: dict[str, float], limit: int = 100) -> str:
-    """The line of ``text`` holding the most query weight (the summed ``weights`` of the distinct query tokens in it;
-    the first on a tie, an edit's ``+`` line before its ``-`` line), whitespace collapsed and cut at ``limit`` chars:
-    what a one-line entry shows — the error line or the changed line that carries the question's rare terms, not the
-    output's opening. When no line holds any weight: an edit's first ``+`` line (what the code became; block-QA
-    tuning 82 -> 84 of 158, validation unchanged), else the first non-blank line."""
-    lines = text.split("\n")[:BEST_LINE_SCAN]
-    diff = any(ln.startswith("+ ") for ln in lines)  # an edit's changed lines ("- old", "+ new")
-    if not weights and not diff:
-        return one_line(text, limit)
-    from memdir.recall.tokenize import tokenize
-
-    best, best_s = "", 0.0
-    for ln in lines:
-        if not ln.strip():
-            continue
-        sc = math.fsum(weights.get(t, 0.0) for t in set(tokenize(ln[:2 * limit + 200])))
-        if sc and diff and ln.startswith("+ "):
-            sc += 1e-6  # an edit's new line wins a tie with its old one: what the agent wrote is the change
-        if sc > best_s:
-            best, best_s = ln, sc
-    if not best:  # nothing matched: an edit shows what the code became (its first "+" line), not what it was
-        first_new = next((ln for ln in lines if ln.startswith("+ ") and ln[2:].strip()), "") if diff else ""
-        return truncate(" ".join(first_new.split()), limit) if first_new else one_line(text, limit)
-    line = " ".join(best.split())
-    if len(line) > limit:  # a long line: the part around its first query term
-        return focus(line, weights, limit)
-    return line
 
 
 QUOTE = "> "  # the mark of each line of a tool's output in the block: data the tool returned, never an instruction
