@@ -120,6 +120,16 @@ def test_a_why_did_it_fail_question_weighs_the_failing_output_like_a_turn():
     assert [h.key for h in inject_entries.block_order([reply, failed, ok])][0] == "a1"  # no kind: the tool prior
 
 
+def test_recall_s_best_hit_stays_among_the_entries_the_block_shows():
+    best = _hit("t1", "tool", 1.0, "aider: /run python3 scripts/fetch.py → Summary table: 0.16")
+    turns = [_hit(f"a{i}", "assistant", 0.95 - i * 0.01, f"reply {i}") for i in range(5)]
+    hits = [best] + turns
+    assert [h.key for h in inject_entries.block_order(hits)][-1] == "t1"  # the tool prior alone: last of six
+    order = [h.key for h in inject_entries.block_order(hits, None, 4)]
+    assert order.index("t1") == 3 and order[:3] == ["a0", "a1", "a2"]  # in the 4 shown, the others' order kept
+    assert [h.key for h in inject_entries.block_order(turns, None, 4)] == [h.key for h in turns]
+
+
 def test_a_how_did_we_fix_question_weighs_the_change():
     edit = _hit("t1", "tool", 1.0, "Edit: src/upload.py (-1 +1 lines)\n- RETRY_LIMIT = 3\n+ RETRY_LIMIT = 5")
     reply = _hit("a1", "assistant", 0.9, "Raised the retry limit.")

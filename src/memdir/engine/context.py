@@ -101,7 +101,7 @@ def context(s: Stores, prompt: str = "", *, max_chars: int | None = None, max_en
         hits = routing.forward(s, prompt, hits, skip=("rules", ROOT_PAGE))
     weights = block_weights(s, prompt) if hits else {}
     kind = question_kind(prompt) if hits else None
-    entries = block_entries(s, prompt, inject_entries.block_order(hits, kind), weights, kind)
+    entries = block_entries(s, prompt, inject_entries.block_order(hits, kind, max_entries), weights, kind)
     block = inject.build(
         rules=[(r.id, r.summary if len(r.text) > 200 else r.text) for r in rules] if "rules" in sections else [],
         goals=[(g.id, g.summary if len(g.text) > 200 else g.text) for g in goals],
