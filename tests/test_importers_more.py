@@ -202,8 +202,8 @@ def test_export_from_a_mac_reads_the_same(tmp_path, monkeypatch):
     assert any("not a Claude Code /export text" in r.getMessage() for r in records)
     monkeypatch.chdir(_project(tmp_path, "p"))
     monkeypatch.setenv("MEMDIR_HOME", str(tmp_path / "home"))
-    res = CliRunner().invoke(cli, ["import", str(mac), "--json"], catch_exceptions=False)
-    assert json.loads(res.stdout)["hint"].startswith(f"{mac} is a claude-export transcript")
+    res = CliRunner().invoke(cli, ["import", str(mac), "--json"])
+    assert json.loads(res.stdout)["hint"].startswith(f"{mac} is a claude-export transcript") and res.exit_code == 1
 
 
 def test_export_plan_the_user_rejected_is_kept_unboxed(tmp_path):
@@ -329,8 +329,8 @@ def test_sessions_without_a_directory_need_here_and_say_so(tmp_path, monkeypatch
     proj = _project(tmp_path, "p")
     monkeypatch.chdir(proj)
     monkeypatch.setenv("MEMDIR_HOME", str(tmp_path / "home"))
-    r = CliRunner().invoke(cli, ["import", "claude-export", str(EXPORT)], catch_exceptions=False)
-    assert r.exit_code == 0 and "record no directory: use --here" in r.stdout
+    r = CliRunner().invoke(cli, ["import", "claude-export", str(EXPORT)])
+    assert r.exit_code == 1 and "record no directory: use --here" in r.stdout  # nothing imported: exit 1
     r = CliRunner().invoke(cli, ["import", "claude-export", str(EXPORT), "--here", "--json"], catch_exceptions=False)
     assert json.loads(r.stdout)["stored"] == 7
 
@@ -344,8 +344,10 @@ def test_routing_by_the_project_the_file_lies_in(tmp_path, monkeypatch):
     monkeypatch.chdir(b)
     runner = CliRunner()
     for source, path in (("aider", a / ".aider.chat.history.md"), ("specstory", a / ".specstory" / "history")):
-        out = json.loads(runner.invoke(cli, ["import", source, str(path), "--json"], catch_exceptions=False).stdout)
+        r = runner.invoke(cli, ["import", source, str(path), "--json"])
+        out = json.loads(r.stdout)
         assert out["stored"] == 0 and out["sessions"]["other_project"] >= 1 and out["other_projects"] == [str(a)]
+        assert r.exit_code == 1
         out = json.loads(runner.invoke(cli, ["import", source, str(path), "--all-projects", "--json"],
                                        catch_exceptions=False).stdout)
         assert out["stored"] > 0 and list(out["projects"]) == [str(a)]
@@ -387,8 +389,9 @@ def test_a_text_transcript_given_to_another_importer_gets_a_hint(tmp_path, monke
     proj = _project(tmp_path, "p")
     monkeypatch.setenv("MEMDIR_HOME", str(tmp_path / "home"))
     monkeypatch.chdir(proj)
-    r = CliRunner().invoke(cli, ["import", "claude-code", str(EXPORT), "--here", "--json"], catch_exceptions=False)
+    r = CliRunner().invoke(cli, ["import", "claude-code", str(EXPORT), "--here", "--json"])
     assert json.loads(r.stdout)["hint"] == f"{EXPORT} is a claude-export transcript: memdir import claude-export {EXPORT} [--here]"
+    assert r.exit_code == 1 and "nothing imported" in str(r.exception)  # a script must not read it as success
 
 
 def test_directory_expansion(tmp_path):

@@ -118,7 +118,8 @@ def test_import_hints(proj, tmp_path, capsys, monkeypatch):
                               "timestamp": "2026-10-01T10:00:00Z",
                               "message": {"role": "user", "content": "how do we roll back a deploy"}}) + "\n")
     code, out, err = run(capsys, "--dir", str(proj), "import", "codex", str(cc))
-    assert code == 0 and f"hint: {cc} is a claude-code transcript: memdir import claude-code {cc}" in out
+    assert code == 1 and f"hint: {cc} is a claude-code transcript: memdir import claude-code {cc}" in out
+    assert "nothing imported: no codex events found" in err
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
     code, out, err = run(capsys, "--dir", str(proj), "import", "claude-code")
@@ -131,6 +132,27 @@ def test_bad_jsonl_lines_warn_a_few_times_then_count(proj, tmp_path, caplog):
     with memdir.open(proj) as m:
         assert m.import_jsonl(f)["bad_lines"] == 10
     assert sum("bad.jsonl" in r.getMessage() for r in caplog.records) == 4
+
+
+def test_an_import_that_finds_nothing_exits_1_and_says_why(proj, tmp_path, capsys, caplog):
+    """A file in the wrong format imported nothing: exit 1 with one line (a script must not read it as success); a
+    directory given as the file says so; a damaged host file lists its first bad lines, then counts the rest."""
+    md = tmp_path / "note.md"
+    md.write_text("# a note\nsome markdown\n", encoding="utf-8")
+    code, out, err = run(capsys, "--dir", str(proj), "import", str(md))
+    assert code == 1 and "nothing imported: no line of" in err and "2 bad lines" in out
+    for source in ("claude-code", "specstory", "aider"):
+        code, out, err = run(capsys, "--dir", str(proj), "import", source, str(md), "--here")
+        assert code == 1 and f"nothing imported: no {source} events found in {md}" in err, (source, err)
+    code, out, err = run(capsys, "--dir", str(proj), "import", str(tmp_path))
+    assert code == 2 and "is a directory" in err
+    bad = tmp_path / "s.jsonl"
+    bad.write_text("{broken\n" * 20, encoding="utf-8")
+    caplog.clear()
+    code, out, err = run(capsys, "--dir", str(proj), "import", "claude-code", str(bad), "--here")
+    assert code == 1
+    lines = [r.getMessage() for r in caplog.records if "s.jsonl" in r.getMessage()]
+    assert len(lines) == 4 and "more bad claude-code lines skipped" in lines[-1]
 
 
 def test_a_broken_index_md_marker_is_reported_with_its_repair_not_reindex(proj):

@@ -11,7 +11,7 @@ from pathlib import Path
 import click
 
 from memdir.cli.output import emit, json_opt, open_store, plural
-from memdir.errors import UsageError
+from memdir.errors import MemdirError, UsageError
 
 IMPORT_SOURCES = ("claude-code", "codex", "opencode", "jsonl", "claude-export", "specstory", "aider", "dsh")
 
@@ -158,8 +158,12 @@ def _import_run(ctx, m, source, path, all_projects, here, pending, no_progress, 
         if source == "jsonl" and not path:
             raise UsageError("give the JSONL file: memdir import jsonl FILE")
         file = Path(path if source == "jsonl" else source)
+        sources = ", ".join(x for x in (*IMPORT_SOURCES, "claude-mem") if x != "jsonl")
+        if file.is_dir():
+            raise UsageError(f"{str(file)!r} is a directory: give a JSONL file, or a source ({sources}) with the "
+                             "directory as PATH")
         if not file.exists():
-            raise UsageError(f"no such file {str(file)!r}: give a JSONL file or one of {', '.join(IMPORT_SOURCES[:3])}")
+            raise UsageError(f"no such file {str(file)!r}: give a JSONL file or a source ({sources})")
         with events_bar(show_progress, f"import {file.name}"):
             out = m.import_jsonl(file)
         human = (f"{out['lines']} lines: {out['notes']} notes added ({out['notes_existing']} already there), "
@@ -171,6 +175,9 @@ def _import_run(ctx, m, source, path, all_projects, here, pending, no_progress, 
             out["hint"] = f"{file} is a {host} transcript: memdir import {host} {file} [--here]"
             human += f"\nhint: {out['hint']}"
         emit(ctx, as_json, out, human)
+        if out["lines"] and out["bad_lines"] == out["lines"]:  # not one record: not memdir's JSONL (exit 1, scripts see it)
+            raise MemdirError(f"nothing imported: no line of {file} is a memdir JSONL record"
+                              + (f"; {out['hint']}" if host else " (memdir export writes them; host sessions: memdir import claude-code FILE, …)"))
         return
     if source == "claude-export" and not path:
         raise UsageError("give the exported file or a directory of them: memdir import claude-export FILE")
@@ -178,12 +185,23 @@ def _import_run(ctx, m, source, path, all_projects, here, pending, no_progress, 
 
     out = import_host(m, source, Path(path) if path else None, projects=projects, progress=show_progress)
     human = summary(out)
+    host = None
     if path and not out["read"] and Path(path).is_file():  # nothing read: perhaps another host's transcript
         host = _host_transcript(Path(path))
         if host and host != source:
             out["hint"] = f"{path} is a {host} transcript: memdir import {host} {path} [--here]"
-            human += f"\nhint: {out['hint']}"
+    sessions = out["sessions"]
+    elsewhere = sessions["other_project"] or sessions["cwd_missing"] or sessions["no_cwd"]
+    if path and not out["read"] and not elsewhere:
+        human = human.split("\n")[0] + (f"\nhint: {out['hint']}" if out.get("hint") else "")
     emit(ctx, as_json, out, human)
+    # a PATH named and nothing of it imported: exit 1 (a script must not read it as success), saying why
+    if path and not (out["stored"] or out["duplicate"]) and elsewhere:
+        raise MemdirError("nothing imported: its sessions were recorded in other projects or in no directory "
+                          "(see the lines above: --here or --all-projects)")
+    if path and not out["read"]:
+        raise MemdirError(f"nothing imported: no {source} events found in {path}"
+                          + (f"; {out['hint']}" if out.get("hint") else f" (check that it holds {source} sessions)"))
 
 
 @contextlib.contextmanager

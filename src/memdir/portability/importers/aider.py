@@ -36,12 +36,15 @@ from datetime import datetime
 from pathlib import Path
 
 from memdir.capture.tools import summarise_tool, tool_summary
+from memdir.lazylog import getLogger
 from memdir.portability.importers.jsonl import count, make_event
 from memdir.portability.importers.textlog import fence_of, file_time, read_text, stamp
 from memdir.timeutil import from_local
 
 SOURCE = "aider"
 HISTORY_NAME = ".aider.chat.history.md"
+log = getLogger("memdir.portability.importers")  # imports logging only when a record can go somewhere
+
 _LAUNCH = re.compile(r"^# aider chat started at (\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2})\s*$")
 _CONFIRM = re.compile(r"\(Y\)es/\(N\)o")
 _NOISE = re.compile(r"^(?:Tokens: .*sent|Cost: |Copied code context|\^C|Cost estimates may be)")
@@ -141,6 +144,9 @@ def iter_aider(path: str | Path, *, stats: Counter | None = None) -> Iterator[di
     """
     path = Path(path)
     lines = read_text(path).splitlines()
+    if not any(_LAUNCH.match(ln) or ln.startswith("####") for ln in lines):  # no launch, no prompt: another file
+        log.warning("%s: no '# aider chat started at' line and no '#### ' prompt: not an Aider chat history", path)
+        return
     cwd = str(path.resolve().parent) if path.name == HISTORY_NAME else None
     base: dict = {"cwd": cwd} if cwd else {}
     banners: set[str] = set()

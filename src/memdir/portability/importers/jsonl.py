@@ -84,6 +84,10 @@ def make_event(source: str, session: str, line_id: str, role: str, text: str, ts
     return ev
 
 
+#: bad lines of one file each logged with why; the rest are counted only (a damaged file must not flood the terminal)
+BAD_LINES_SHOWN = 3
+
+
 def read_jsonl(path: Path, stats: Counter | None = None, *, label: str = "jsonl",
                warn: bool = True) -> Iterator[tuple[int, dict]]:
     """Yield ``(line_number, object)`` for each JSON-object line of ``path`` (1-based line numbers).
@@ -93,6 +97,18 @@ def read_jsonl(path: Path, stats: Counter | None = None, *, label: str = "jsonl"
     by importers' first pass) and counted as ``bad_json``.
     Raises ``FileNotFoundError``/``IsADirectoryError``/``PermissionError`` only for the file itself.
     """
+    bad = 0
+
+    def warn_bad(lineno: int, why: str) -> None:  # the first few each say why; the rest are counted, not listed
+        nonlocal bad
+        bad += 1
+        if not warn or bad > BAD_LINES_SHOWN + 1:
+            return
+        if bad <= BAD_LINES_SHOWN:
+            log.warning("%s:%d: skipped %s", path, lineno, why)
+        else:
+            log.warning("%s: more bad %s lines skipped (counted in the result, not listed)", path, label)
+
     with open(path, "rb") as fh:
         for lineno, raw in enumerate(fh, 1):
             count(stats, "lines")
@@ -103,13 +119,11 @@ def read_jsonl(path: Path, stats: Counter | None = None, *, label: str = "jsonl"
                 obj = json.loads(raw.decode("utf-8-sig"))  # a byte-order mark (Windows editors) is not part of line 1
             except (UnicodeDecodeError, json.JSONDecodeError) as exc:
                 count(stats, "bad_json")
-                if warn:
-                    log.warning("%s:%d: skipped unreadable %s line (%s)", path, lineno, label, exc)
+                warn_bad(lineno, f"unreadable {label} line ({exc})")
                 continue
             if not isinstance(obj, dict):
                 count(stats, "bad_json")
-                if warn:
-                    log.warning("%s:%d: skipped %s line that is not a JSON object", path, lineno, label)
+                warn_bad(lineno, f"{label} line that is not a JSON object")
                 continue
             yield lineno, obj
 
