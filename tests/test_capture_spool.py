@@ -116,6 +116,31 @@ def test_captured_turns_are_their_owners_alone_whatever_the_umask(project, tmp_p
         os.umask(old)
 
 
+def test_the_derived_directories_and_the_global_root_are_their_owners_alone(project, tmp_path):
+    """Under a 022 umask: each root's ``.memdir/`` (index, lock, debug log) and the global root (one person's notes,
+    the ``.env`` with the embedding key) are 0700; an older one left 0755 is closed at the next open. The project's
+    notes keep the user's usual modes: they are meant to be committed."""
+    import os
+    import stat
+
+    old = os.umask(0o022)
+    try:
+        with memdir.open(project, home=tmp_path / "g") as m:
+            m.remember("the staging server is at 10.0.0.5", category="facts")
+            m.remember("I prefer tabs over spaces", category="preferences", scope="global")
+            dirs = [Path(m.roots["project"].derived), Path(m.roots["global"].derived), Path(m.roots["global"].path)]
+        assert [stat.S_IMODE(d.stat().st_mode) for d in dirs] == [0o700] * 3
+        for d in dirs:
+            os.chmod(d, 0o755)
+        with memdir.open(project, home=tmp_path / "g") as m:
+            m.remember("the deploy window is friday", category="facts")
+            m.remember("I prefer short commit subjects", category="preferences", scope="global")
+        assert [stat.S_IMODE(d.stat().st_mode) for d in dirs] == [0o700] * 3
+        assert stat.S_IMODE((project / ".memory").stat().st_mode) == 0o755
+    finally:
+        os.umask(old)
+
+
 def test_an_export_and_the_debug_log_are_owner_only(project, tmp_path):
     """``memdir export`` writes every captured turn, the debug log the queries: 0600 as the index is (a note keeps the
     user's usual mode: it is meant to be committed)."""

@@ -114,6 +114,21 @@ def safe_join(root: Path, *segments: str) -> Path:
     return path
 
 
+def private_dir(path: str | os.PathLike) -> None:
+    """Create directory ``path`` (and missing parents) open to its owner alone (mode 0700) whatever the umask, and
+    close an existing one to group and others: the derived directory of a root (the index, its lock, the debug log)
+    and the global root (personal notes). Raises ``OSError`` when it cannot be created; one this process cannot
+    change (a read-only mount, another user's) is left as it is."""
+    p = Path(path)
+    p.mkdir(parents=True, exist_ok=True)
+    try:
+        mode = p.stat().st_mode
+        if mode & 0o077:
+            os.chmod(p, mode & 0o700 | 0o700)
+    except OSError:
+        pass
+
+
 def owner_only(path: str | os.PathLike, *, create: bool = False) -> None:
     """Make ``path`` readable and writable by its owner alone (mode 0600) whatever the umask: created empty that way
     when ``create`` and it is missing, closed to group and others when it is not. Captured turns live in such files

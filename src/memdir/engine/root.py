@@ -28,7 +28,7 @@ from memdir.store.sqlite import index, readonly
 from memdir.notes import markdown as notes
 from memdir.notes import rootmd
 from memdir.errors import LockBusy, MemdirError, ReadOnlyStore, UsageError
-from memdir.roots import DERIVED_DIRNAME, ROOT_PAGE, check_segment
+from memdir.roots import DERIVED_DIRNAME, ROOT_PAGE, check_segment, private_dir
 from memdir.timeutil import iso, parse_ts
 from memdir.types import Note
 
@@ -75,13 +75,20 @@ class Root:
     def exists(self) -> bool:
         return self.path.is_dir()
 
+    def make_derived(self) -> None:
+        """Create the derived directory open to the owner alone (the index, its lock, the debug log), and the global
+        root itself so (its notes are one person's): :func:`memdir.roots.private_dir`. Raises ``OSError``."""
+        if self.scope == "global":
+            private_dir(self.path)
+        private_dir(self.derived)
+
     def ensure(self) -> None:
         """Create the root (directories, ``.gitignore`` for derived files, ROOT.md) if missing."""
         if self.path.exists() and not self.path.is_dir():
             raise MemdirError(f"{self.path} exists and is not a directory; move it away or pick another root")
         self.refuse_write()
         try:
-            self.derived.mkdir(parents=True, exist_ok=True)
+            self.make_derived()
         except OSError as exc:
             self.refuse_write(exc)
             raise
@@ -152,7 +159,7 @@ class Root:
         cannot be written, found before or by the attempt (a sandbox may say so only when a file is created)."""
         if not self.read_only:
             try:
-                self.derived.mkdir(parents=True, exist_ok=True)
+                self.make_derived()
                 if not self.db_path.exists():
                     self.ignore_private()  # before the first index file: a root made by another tool gets it here
                 return index.open_index(self.db_path)[0], "rw"
@@ -260,7 +267,7 @@ class Root:
         self.refuse_write()
         wait = LOCK_TIMEOUT_S if timeout is None else timeout
         try:
-            self.derived.mkdir(parents=True, exist_ok=True)
+            self.make_derived()
             if self._lock is None:
                 self._lock = writelock.new_lock(str(self.derived / "write.lock"))
             got = self._lock.acquire(wait)
