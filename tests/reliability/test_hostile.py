@@ -242,7 +242,10 @@ def test_cli_hostile_stdin_and_files(tmp_path):
     (proj / ".git").mkdir(parents=True)
     base = ["--dir", str(proj)]
     r = run_cli(base + ["remember", "-"], home=home, stdin=b"invalid \xff\xfe utf8 and NUL \x00 in a note")
-    assert_clean_cli(r, codes=(0,))
+    assert_clean_cli(r, codes=(2,))  # binary or non-UTF-8 input is refused with one line, not stored as U+FFFD
+    r = run_cli(base + ["remember", "-"], home=home, stdin=b"caf\xe9 written in latin-1 by an old editor")
+    assert_clean_cli(r, codes=(2,))
+    assert b"not UTF-8 text" in r.stderr and not (proj / ".memory" / "facts").exists()
     r = run_cli(base + ["recall", "-"], home=home, stdin=b"\xff\xfe")
     assert_clean_cli(r)
     bad = tmp_path / "bad.jsonl"

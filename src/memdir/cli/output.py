@@ -83,10 +83,19 @@ def read_text_arg(arg, what: str) -> str:
     if isinstance(arg, tuple):
         arg = " ".join(arg) if arg else None
     if arg is not None and arg != "-":
+        if any("\udc80" <= ch <= "\udcff" for ch in arg):  # bytes that are not UTF-8, as the shell passed them
+            raise UsageError(f"the {what} holds bytes that are not UTF-8 text: convert it first "
+                             "(e.g. iconv -f latin1 -t utf-8)")
         return arg
     if arg == "-" or not sys.stdin.isatty():
         data = sys.stdin.buffer.read()
-        return data.decode("utf-8", errors="replace")
+        if b"\x00" in data:
+            raise UsageError(f"the {what} on stdin is binary data (it holds NUL bytes), not text: nothing stored")
+        try:
+            return data.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise UsageError(f"the {what} on stdin is not UTF-8 text (byte {exc.start}): convert it first "
+                             "(e.g. iconv -f latin1 -t utf-8); nothing stored") from None
     raise UsageError(f"give the {what} as an argument or on stdin")
 
 
