@@ -564,3 +564,46 @@ def test_serve_stopped_by_sigterm_removes_its_hook_socket(proj, tmp_path):
     assert Path(sock).exists()
     _stop(p)  # SIGTERM
     assert p.returncode in (0, 130, -15) and not Path(sock).exists()
+
+
+@pytest.mark.anyio
+async def test_a_damaged_index_is_a_tool_error_that_says_how_to_recover(server, store, monkeypatch):
+    """A page damaged after the open surfaced as 'internal error … DatabaseError' with no way forward: the tool error
+    now names the damage and the recovery (as the CLI does); another error stays an internal error."""
+    import sqlite3
+
+    from memdir.core import Memdir
+
+    def damaged(self, *a, **k):
+        raise sqlite3.DatabaseError("database disk image is malformed")
+
+    monkeypatch.setattr(Memdir, "recall", damaged)
+    text = _error_text(await call(server, "memory_recall", {"query": "deploy"}))
+    assert "the index is damaged (database disk image is malformed)" in text and "aside" in text
+    monkeypatch.setattr(Memdir, "recall", lambda self, *a, **k: (_ for _ in ()).throw(sqlite3.OperationalError("x")))
+    assert "internal error in memory_recall" in _error_text(await call(server, "memory_recall", {"query": "deploy"}))
+
+
+def test_doctor_reports_an_index_too_damaged_to_check_as_a_failed_check(store, monkeypatch):
+    import sqlite3
+
+    from memdir.engine import health
+
+    real = health.index_checks
+
+    class Damaged:
+        def __init__(self, db):
+            self.db = db
+
+        def execute(self, sql, *a):
+            if sql.startswith("PRAGMA integrity_check"):
+                raise sqlite3.DatabaseError("database disk image is malformed")
+            return self.db.execute(sql, *a)
+
+    root = store.roots["project"]
+    root.ensure()
+    store.remember("the deploy window is friday", category="facts")
+    monkeypatch.setattr(type(root), "db", property(lambda self: Damaged(self.__dict__.get("_db") or self._open_db()[0])))
+    checks = real(store.stores, repair=False)
+    bad = [c for c in checks if c["check"] == "project index"]
+    assert bad and bad[0]["ok"] == "fail" and "the index is damaged" in bad[0]["remedy"]

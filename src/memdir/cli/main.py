@@ -17,7 +17,7 @@ from typing import Any
 import click
 
 import memdir.registry as registry
-from memdir.errors import Interrupted, MemdirError, UsageError
+from memdir.errors import Interrupted, MemdirError, UsageError, damaged_index
 
 log = logging.getLogger("memdir")
 
@@ -178,15 +178,10 @@ def main(argv: list[str] | None = None) -> None:
         if debug:
             raise
         msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        if isinstance(exc, sqlite3.OperationalError) or not any(w in msg for w in ("malformed", "not a database", "corrupt")):
+        advice = damaged_index(exc)  # found damaged after it opened: how to get a working index back
+        if advice is None:
             fail(f"{type(exc).__name__}: {msg[:200]} (rerun with --debug for details)", 1, "internal error")
-        # found damaged after it opened (the open reads the schema only): say how to get a working index back
-        # export reads the same damaged pages, so the advice keeps the file: its readable rows can be salvaged
-        fail(f"the index is damaged ({msg}): stop memdir processes (memdir serve, hooks), then move "
-             ".memory/.memdir/index.sqlite3 aside (rename it and its -wal/-shm; keep the copy: `sqlite3 COPY .recover` "
-             "salvages its readable events): notes are rebuilt from the Markdown and forgotten items stay forgotten "
-             "(.memdir/tombstones.jsonl); events come back from an earlier memdir export, the salvaged copy, or by "
-             "importing the transcripts again", 1)
+        fail(advice, 1)
     except Exception as exc:  # noqa: BLE001 — the promise is "never a traceback"
         if debug:
             raise

@@ -5,13 +5,14 @@ checks), reindex, and the postings a long-lived process holds.
 from __future__ import annotations
 
 import os
+import sqlite3
 import time
 from typing import Any, Callable
 
 import memdir.embed as embed
 from memdir.engine import events as event_ops
 from memdir.engine import hybrid, remote
-from memdir.errors import UsageError
+from memdir.errors import UsageError, damaged_index
 from memdir.lazylog import getLogger
 from memdir.notes import markdown as notes
 from memdir.store.sqlite import index
@@ -244,7 +245,13 @@ def index_checks(m: "Stores | Any", inspect: Callable[[], Any] | None = None, *,
         if root.read_only:
             add(f"{root.scope} store", "ok", f"read-only ({root.read_only}; index opened {root.db_mode}): recall and "
                 "context work, writes are refused", "to remember, forget or capture, make the root writable")
-        ic = db.execute("PRAGMA integrity_check").fetchone()[0]
+        try:
+            ic = db.execute("PRAGMA integrity_check").fetchone()[0]
+        except sqlite3.DatabaseError as exc:  # too damaged to be checked: the check fails, the other roots are still checked
+            if isinstance(exc, sqlite3.OperationalError):
+                raise
+            add(f"{root.scope} index", "fail", f"{root.db_path}: {exc}", damaged_index(exc) or "")
+            continue
         add(f"{root.scope} index", "ok" if ic == "ok" else "fail", f"{root.db_path}: integrity {' '.join(ic.split())[:200]}",
             "" if ic == "ok" else "stop memdir processes, move the index file aside (keep it: `sqlite3 COPY .recover` salvages its "
             "events) and run any memdir command: notes are rebuilt from the Markdown, forgotten items stay forgotten")

@@ -46,7 +46,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 import memdir.foreground as foreground
-from memdir.errors import MemdirError, UsageError
+from memdir.errors import MemdirError, UsageError, damaged_index
 from memdir.server.mcplight import repair_json_text
 from memdir.server.tools import (
     MAX_K,
@@ -210,6 +210,10 @@ class MemoryStore:
                 log.info("%s refused: %s", what, one_line(exc))
                 raise ToolError(f"bad input: {one_line(exc)}") from None
             except Exception as exc:  # noqa: BLE001 — a tool must answer, never crash the server
+                advice = damaged_index(exc)
+                if advice:  # not a bug to report: the user's index file is damaged, and this is how to recover
+                    log.error("%s failed: %s", what, one_line(exc))
+                    raise ToolError(advice) from None
                 log.error("%s failed", what, exc_info=True)
                 raise ToolError(f"internal error in {what}: {type(exc).__name__}: {one_line(exc)}") from None
 
