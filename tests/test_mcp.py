@@ -163,9 +163,12 @@ async def test_remember_supersedes_and_global_scope(server, store):
 @pytest.mark.anyio
 async def test_recall_empty_store_and_odd_queries(server):
     async with Client(server) as c:
-        for q in ("", "   ", "***", 'AND OR NOT "(', "x" * 5000):
+        for q in ("***", 'AND OR NOT "(', "x" * 5000):
             r = await c.call_tool("memory_recall", {"query": q})
             assert not r.is_error and r.structured_content["hits"] == []
+        assert len(r.structured_content["query"]) == 501  # a long query is not sent back whole
+        for q in ("", "   "):  # as the CLI: an empty query is a mistake the model is told about, not "no hits"
+            assert "the query is empty" in _error_text(await c.call_tool("memory_recall", {"query": q}))
         r = await c.call_tool("memory_recall", {"query": "anything", "k": 10_000})
         assert not r.is_error
 

@@ -91,7 +91,8 @@ def forget_matching(s: Stores, *, query: str | None = None, prefix: str | None =
         return out
     if not force and token.strip() != expected:
         raise UsageError("confirm token does not match what matches now (a mistyped token, or something was added or "
-                         "removed since the preview): run the same forget without --token again and pass the token it prints")
+                         "removed since the preview): run the same forget again without a token (CLI --token, MCP confirm_token) "
+                         "and pass the token that preview gives")
     stamp = iso(s.clock())
     for root in s.live(scope):
         refs = [x["id"] for x in found if x["scope"] == root.scope and x["type"] == "event"]

@@ -106,6 +106,10 @@ def hit_out(hit: Any, limit: int = MAX_HIT_CHARS) -> dict[str, Any]:
             "pinned": bool(hit.pinned), "category": hit.category, "reasons": reasons}
 
 
+#: characters of the query a ``memory_recall`` reply repeats (the rest is cut with ``…``)
+QUERY_ECHO = 500
+
+
 def do_recall(m: "Memdir", query: str, k: int = 8, scope: str | None = None,
               kinds: list[str] | None = None) -> dict[str, Any]:
     """``{"query", "count", "hits": [{id, handle, kind, scope, score, summary, text, truncated, ts, pinned,
@@ -117,6 +121,8 @@ def do_recall(m: "Memdir", query: str, k: int = 8, scope: str | None = None,
     characters shown; the rest: memory_read id='<handle>' offset=N]``, :func:`do_read`). Recall counts as a
     rehearsal."""
     k = max(1, min(int(k), MAX_K))
+    if not isinstance(query, str) or not clean_text(query).strip():
+        raise UsageError("the query is empty: give the words to search for")
     hits = m.recall(clean_text(query), k=k, scope=scope, kinds=[clean_text(x) for x in kinds] if kinds else None,
                     rehearse=True)
     out, limits, left = [], [], MAX_RECALL_CHARS
@@ -127,7 +133,8 @@ def do_recall(m: "Memdir", query: str, k: int = 8, scope: str | None = None,
         limits.append(max(MIN_HIT_CHARS, min(MAX_HIT_CHARS, left)))
         out.append({**hit_out(h, limits[-1]), **ctx})
         left -= len(out[-1]["text"])  # the neighbours count in fit_hits' bound, not in this share
-    return fit_hits({"query": query, "count": len(out), "hits": out}, "hits", list(hits), limits)
+    shown = query if len(query) <= QUERY_ECHO else query[:QUERY_ECHO] + "…"  # a pasted log is not sent back whole
+    return fit_hits({"query": shown, "count": len(out), "hits": out}, "hits", list(hits), limits)
 
 
 def page(text: str, offset: int, limit: int) -> str:
