@@ -25,6 +25,12 @@ log = logging.getLogger("memdir")
 LAZY_COMMANDS = registry.COMMANDS
 
 
+#: words people type for a command memdir names otherwise (the MCP tool memory_list is `memdir recent`)
+ALIASES = {"list": "recent", "ls": "recent", "search": "recall", "find": "recall", "query": "recall",
+           "delete": "forget", "remove": "forget", "rm": "forget", "add": "remember", "save": "remember",
+           "show": "get", "read": "get", "check": "doctor"}
+
+
 class Stopped(Exception):
     """Ctrl-C stopped a command part-way (:class:`memdir.errors.Interrupted`): its one line, exit 130. Raised out of
     the group so click does not turn it into a bare ``Aborted!``."""
@@ -41,6 +47,18 @@ class LazyGroup(click.Group):
         names = set(super().list_commands(ctx))
         names.update(n for n, target in LAZY_COMMANDS.items() if _find_spec(target))
         return sorted(names)
+
+    def resolve_command(self, ctx, args):
+        name = args[0] if args else ""
+        if name and not name.startswith("-") and self.get_command(ctx, name) is None:
+            import difflib
+
+            known = {**{n: n for n in self.list_commands(ctx)}, **ALIASES}
+            close = difflib.get_close_matches(name.lower(), list(known), 1, 0.6)
+            guess = known[close[0]] if close else None
+            hint = f": did you mean `memdir {guess}`?" if guess else ": `memdir --help` lists the commands"
+            raise click.UsageError(f"No such command {name!r}{hint}", ctx)
+        return super().resolve_command(ctx, args)
 
     def get_command(self, ctx, name):
         cmd = super().get_command(ctx, name)
