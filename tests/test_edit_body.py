@@ -34,6 +34,16 @@ def test_a_body_alone_keeps_the_frontmatter(tmp_path):
         assert after.updated >= before.updated
 
 
+def test_a_frontmatter_without_created_keeps_the_note_s_creation_time(tmp_path):
+    proj = _project(tmp_path)
+    with memdir.open(proj, home=tmp_path / "g") as m:
+        note = m.remember("the staging database is rebuilt nightly", category="facts")
+        before = m.get(note.id)
+        after = m.edit(note.id, "---\nsummary: staging db rebuilt nightly at 02:00\ntags: [db]\n---\n"
+                                "the staging database is rebuilt nightly at 02:00\n")
+        assert after.created == before.created and after.updated >= after.created and tuple(after.tags) == ("db",)
+
+
 def test_the_cli_edit_from_stdin_keeps_pinned_and_refuses_junk(tmp_path):
     proj = _project(tmp_path)
     home = tmp_path / "g"

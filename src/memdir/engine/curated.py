@@ -300,6 +300,8 @@ def edit_locked(s: Stores, root: Root, nid: str, text: str, expect: str | None) 
         if (meta.get(k) or None) != (old_meta.get(k) or None):
             raise UsageError(f"edit refused: {k} cannot be changed by an edit (it was {old_meta.get(k)!r}); "
                              "use supersede, or forget the newer note")
+    if not meta.get("created") and old_meta.get("created"):  # a frontmatter written without it: the note was not made now
+        meta["created"] = old_meta["created"]
     meta = {k: (cevents.redact_text(v) if isinstance(v, str) else
                 [cevents.redact_text(str(x)) for x in v] if isinstance(v, list) else v) for k, v in meta.items()}
     meta = {"id": nid, **{k: v for k, v in meta.items() if k != "id"}}
