@@ -184,3 +184,17 @@ def test_the_window_does_not_depend_on_the_hash_seed():
             for seed in range(12)}
     assert len(outs) == 1, outs
     assert "delta" in outs.pop().split(",")[0]  # an exact tie: the earliest run wins
+
+
+def test_a_replied_question_that_opens_with_a_fence_is_quoted_by_its_first_words(tmp_path):
+    import memdir
+
+    proj = tmp_path / "p"
+    (proj / ".git").mkdir(parents=True)
+    with memdir.open(proj, home=tmp_path / "g") as m:
+        m.capture({"role": "user", "session": "s1", "key": "u1", "ts": "2026-05-11T10:00:00Z",
+                   "text": "```\nModuleNotFoundError: No module named 'charm_paths'\n```\nwhy does the sungather charm crash?"})
+        m.capture({"role": "assistant", "session": "s1", "key": "a1", "ts": "2026-05-11T10:00:05Z",
+                   "text": "The charm crashed because it imported charm_paths from the wrong directory; fixed the path."})
+        block = m.context("why did the sungather charm crash with ModuleNotFoundError?", reinforce=False)
+    assert 're: "ModuleNotFoundError' in block and 're: "```"' not in block

@@ -167,7 +167,9 @@ def block_entries(s: Stores, prompt: str, hits: list[Hit], weights: dict[str, fl
                 if not same:
                     out.append((inject_entries.entry(h, now), (h.scope, h.id)))
                 continue
-            lead = "" if same else 're: "' + inject.one_line(h.text, 90) + '"'
+            # the question's first line that says something (a pasted block's opening ``` or --- says nothing)
+            said = next((ln for ln in h.text.split("\n") if any(c.isalnum() for c in ln)), h.text)
+            lead = "" if same else 're: "' + inject.one_line(said, 90) + '"'
             out.append((inject_entries.entry(reply, now, lead=lead), (h.scope, reply.key)))
             continue
         out.append((inject_entries.entry(h, now, weights=weights), (h.scope, h.id)))
