@@ -113,3 +113,6 @@ def test_general_words_beyond_building_and_deploying_bridge_too(m):
                            ("脚本打印的相关系数是什么的？", "correlation"), ("怎么中断正在运行的导入？", "interrupts")):
         hits = m.recall(question)
         assert hits and want in hits[0].text, question
+    m.remember("论文里的推理延迟是 99ms，我们测到 943ms", category="facts")
+    hits = m.recall("why is our inference slower than the paper?")
+    assert hits and "943ms" in hits[0].text

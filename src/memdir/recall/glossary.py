@@ -704,6 +704,12 @@ shadow = 阴影
 opacity, transparency = 透明度
 alignment, align = 对齐
 center = 居中
+paper = 论文
+research = 研究
+author = 作者
+baseline = 基线
+slower = 更慢, 变慢
+faster = 更快
 """
 
 
