@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from memdir.roots import owner_only
+from memdir.roots import owner_only, private_dir
 
 log = logging.getLogger("memdir")
 
@@ -31,7 +31,7 @@ def enable_debug_log(home: Path) -> None:
         return
     try:
         d = Path(home) / ".memdir"
-        d.mkdir(parents=True, exist_ok=True)
+        private_dir(d)
         owner_only(d / "debug.log", create=True)  # queries and prompts go in it (redacted)
         h = logging.FileHandler(d / "debug.log", encoding="utf-8")
     except OSError:

@@ -167,6 +167,8 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(code)
 
     logging.basicConfig(level=logging.WARNING, format="%(message)s", stream=sys.stderr)
+    for h in logging.getLogger().handlers:  # the terminal gets warnings; MEMDIR_DEBUG's records go to debug.log only
+        h.setLevel(logging.WARNING)
     try:
         rv = cli.main(args=argv, prog_name="memdir", standalone_mode=False)
         if isinstance(rv, int) and rv:
