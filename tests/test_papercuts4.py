@@ -236,3 +236,18 @@ def test_a_mistyped_or_other_tools_command_name_gets_a_suggestion(proj, capsys):
         assert code == 2 and f"did you mean `memdir {want}`?" in err and err.count("\n") == 1, (typed, err)
     code, out, err = run(capsys, "--dir", str(proj), "zzqq")
     assert code == 2 and "`memdir --help` lists the commands" in err
+
+
+def test_memdir_debug_writes_the_log_not_the_terminal(proj, tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    home = tmp_path / "dbg-home"
+    env = {**os.environ, "MEMDIR_DEBUG": "1", "MEMDIR_HOME": str(home)}
+    subprocess.run([sys.executable, "-m", "memdir.cli", "--dir", str(proj), "remember", "the deploy window is friday"],
+                   env=env, capture_output=True, timeout=120, check=True)
+    r = subprocess.run([sys.executable, "-m", "memdir.cli", "--dir", str(proj), "recall", "deploy window"],
+                       env=env, capture_output=True, timeout=120)
+    assert r.returncode == 0 and b"recall '" not in r.stderr and b"DEBUG" not in r.stderr
+    assert "recall '" in (home / ".memdir" / "debug.log").read_text(encoding="utf-8")
