@@ -251,3 +251,11 @@ def test_memdir_debug_writes_the_log_not_the_terminal(proj, tmp_path):
                        env=env, capture_output=True, timeout=120)
     assert r.returncode == 0 and b"recall '" not in r.stderr and b"DEBUG" not in r.stderr
     assert "recall '" in (home / ".memdir" / "debug.log").read_text(encoding="utf-8")
+
+
+def test_pin_of_an_unknown_handle_says_not_found_as_get_and_forget_do(proj, capsys):
+    code, out, err = run(capsys, "--dir", str(proj), "remember", "the deploy window is friday")
+    assert code == 0
+    for cmd in ("pin", "get", "forget"):
+        code, out, err = run(capsys, "--dir", str(proj), cmd, "zzzzzz")
+        assert code == 1 and "zzzzzz" in err and "category/slug" not in err, (cmd, err)

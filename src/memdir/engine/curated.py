@@ -233,6 +233,8 @@ def unsupersede(s: Stores, gone_id: str) -> None:
 def note_root(s: Stores, id: str, scope: str | None) -> tuple[Root, str]:
     if isinstance(id, str) and "/" not in id:
         id = resolve(s, id.strip(), scope)  # a short handle names the note as its id does
+        if "/" not in id:  # no note or event has that handle: say so, as get and forget do
+            raise NotFound(f"no note has the handle or id {id!r}; the block, `memdir recall` and `memdir recent` show them")
     category, slug = split_id(id)
     nid = f"{category}/{slug}"
     refuse_page_item(nid)
