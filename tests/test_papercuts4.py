@@ -259,3 +259,12 @@ def test_pin_of_an_unknown_handle_says_not_found_as_get_and_forget_do(proj, caps
     for cmd in ("pin", "get", "forget"):
         code, out, err = run(capsys, "--dir", str(proj), cmd, "zzzzzz")
         assert code == 1 and "zzzzzz" in err and "category/slug" not in err, (cmd, err)
+
+
+def test_recent_shows_the_handle_get_and_forget_take(proj, capsys):
+    run(capsys, "--dir", str(proj), "remember", "the deploy window is friday")
+    code, out, err = run(capsys, "--dir", str(proj), "recent")
+    handle = out.split("[", 1)[1].split()[0]
+    assert code == 0 and len(handle) == 6
+    code, out, err = run(capsys, "--dir", str(proj), "get", handle)
+    assert code == 0 and "deploy window is friday" in out

@@ -354,7 +354,7 @@ def inspect(ctx, as_json):
 def recent(ctx, kinds, category, scope, limit, as_json):
     """List the newest memories (by kind or category), newest first."""
     hits = open_store(ctx).recent(kinds=kinds or None, category=category, scope=scope, limit=limit)
-    lines = [f"{local_text(h.ts):16} [{h.scope} {h.kind}] {h.id}: "
+    lines = [f"{local_text(h.ts):16} [{h.handle + ' ' if h.handle else ''}{h.scope} {h.kind}] {h.id}: "
              f"{' '.join((h.summary or h.text or '').split())[:80]}" for h in hits]
     emit(ctx, as_json, [h.to_dict() for h in hits], "\n".join(lines) or "no memories yet")
 
