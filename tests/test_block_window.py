@@ -102,6 +102,17 @@ from memdir.types import Hit  # noqa: E402
     ("那个脚本为什么没能跑完？", "fail"),
     # a "which file / directory" question keeps its kind even when it mentions a failure
     ("After the shell could not find the binary, which directory went onto PATH?", "file"),
+    # ... but a failure that names a path or an address is still a failure
+    ("为什么报错说路径不存在？", "fail"),
+    ("为什么访问网址超时？", "fail"),
+    # not failures: never / warning / assert in an ordinary question, and Chinese 不 that is no failed result
+    ("What did we decide about never committing secrets?", None),
+    ("What is the warning threshold for disk usage?", None),
+    ("我不了解这个模块怎么工作", None),
+    ("这个功能默认不开启吗？", None),
+    ("测试耗时不到一秒吗？", None),
+    ("这个版本上不上线？", None),
+    ("用不上的依赖有哪些？", None),
 ])
 def test_question_kind(q, kind):
     assert question_kind(q) == kind

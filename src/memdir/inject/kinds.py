@@ -20,10 +20,12 @@ _FIX = re.compile(
 _FAIL = re.compile(
     r"\b(?:fail(?:s|ed|ing|ure)?|error(?:s|ed)?|exception|crash(?:ed|es)?|broke(?:n)?|reject(?:ed|s)?|denied|refus(?:e|ed)"
     r"|block(?:ed|s)?|complain(?:ed|s)?|went wrong|traceback|panic(?:ked)?|time[ds]? ?out|didn'?t work|wouldn'?t"
-    r"|couldn'?t|can'?t|cannot|could not|can not|unable|not able|wasn'?t able|assert(?:ion|ed)?|warn(?:ing|ed|s)?"
-    r"|not found|never)\b"
+    r"|couldn'?t|can'?t|cannot|could not|can not|unable|not able|wasn'?t able|assertion(?: error)?|not found"
+    r"|why\b.{0,60}\bnever|(?:which|what) (?:\w+ )?warnings?)\b"
     r"|失败|报错|出错|错误|异常|拦|拒绝|不通过|没通过|没过|崩|挂了|卡住|超时|无法|不能|不行|报了?什么|警告|没能|未能"
-    r"|[\u4e00-\u9fff]不[到了上动开进出]", re.I)
+    # a verb with a negated result: 连不上 / 打不开 / 找不到 (not 不了解, 不到一秒, 上不上线, 离不开)
+    r"|(?:连|打|找|装|跑|进|出|搜|查|拉|推|登|访问|加载|启动|编译|运行|打开|连接|识别|导入|安装|下载)不(?:上|开|到|动|进|出|了|通|过|起来|下来)"
+    r"(?![解个到一二三四五六七八九十百千万\d])", re.I)
 
 
 #: "which commit added X / what was its short hash", 那次提交的哈希 / 哪次提交
@@ -45,6 +47,11 @@ _TESTS = re.compile(
 _VERDICT = re.compile(r"\b\d+ (?:passed|failed)\b|\b\d+ tests?, \d+ failures?\b|\bRan \d+ tests?\b"
                       r"|\bTests?:? +\d+ passed|\bOK \(\d+ tests?\)")
 
+#: the "which file / where" forms of :data:`_FILE` (not a bare 路径 / 地址, which a failure can name: 为什么报错说路径不存在)
+_FILE_ASK = re.compile(
+    r"\b(?:which|what)\s+(?:\w+\s+){0,2}(?:file|path|directory|folder|url|address|page|document)s?\b"
+    r"|\bwhere\b.{0,60}\b(?:saved|written|stored|put|kept|located|live[sd]?|end(?:ed)? up)\b"
+    r"|哪个文件|哪份|什么文件|哪个目录|放在哪|存在哪|写进了?哪|存到哪|哪个路径|什么路径|哪个地址|什么地址", re.I)
 #: "which file / where was it saved / what URL", 哪个文件 / 放在哪 / 地址
 _FILE = re.compile(
     r"\b(?:which|what)\s+(?:\w+\s+){0,2}(?:file|path|directory|folder|url|address|page|document)s?\b"
@@ -56,9 +63,9 @@ def question_kind(question: str) -> str | None:
     """``"commit"`` for a question asking which commit (its hash), ``"tests"`` for one asking how many tests passed
     or how long a run took, ``"fix"`` for one about how something was fixed or got round (a question naming a failure
     too, "how did we fix the failing build", is ``"fix"``), ``"file"`` for one asking
-    which file, where something went or what URL (checked before ``"fail"``: "which directory went onto PATH after
-    the shell could not find it" asks for a path), ``"fail"`` for one about why something failed; else ``None``. The
-    first that matches, in the order commit, tests, fix, file, fail."""
+    which file, where something went or what URL (its which/where forms checked before ``"fail"``: "which directory
+    went onto PATH after the shell could not find it" asks for a path), ``"fail"`` for one about why something
+    failed; else ``None``. The first that matches, in the order commit, tests, fix, file (asked), fail, file.""" 
     if not isinstance(question, str) or not question.strip():
         return None
     if _COMMIT.search(question):
@@ -67,10 +74,12 @@ def question_kind(question: str) -> str | None:
         return "tests"
     if _FIX.search(question):
         return "fix"
-    if _FILE.search(question):
+    if _FILE_ASK.search(question):  # asks which file / where, even when it names a failure on the way
         return "file"
     if _FAIL.search(question):
         return "fail"
+    if _FILE.search(question):
+        return "file"
     return None
 
 

@@ -266,13 +266,17 @@ def import_host(m, source: str, path: Path | str | None = None, *, projects: str
     return out
 
 
+#: how a skip reason reads in the human summary (the JSON keeps the key)
+SKIP_LABELS = {"store_refused": "forgotten earlier or refused"}
+
+
 def summary(out: dict[str, Any]) -> str:
     """The human line(s) ``memdir import`` prints for :func:`import_host`'s result."""
     rb, kb, sb = out["read_by_role"], out["kept_by_role"], out["skipped_by"]
     parts = [f"{out['files']} files, {out['read']} events read (user {rb['user']}, assistant {rb['assistant']}, "
              f"tool {rb['tool']}), {sum(kb.values())} kept (user {kb['user']}, assistant {kb['assistant']}, "
              f"tool {kb['tool']}): {out['stored']} stored, {out['duplicate']} duplicates; {out['skipped']} skipped"]
-    gates = [f"{k} {v}" for k, v in sb.items()]
+    gates = [f"{SKIP_LABELS.get(k, k)} {v}" for k, v in sb.items()]
     if gates:
         parts[0] += " (" + ", ".join(gates) + ")"
     s = out["sessions"]
