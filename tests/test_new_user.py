@@ -16,6 +16,11 @@ def run(project, *args):
     return CliRunner().invoke(cli, ["--dir", str(project), *args], catch_exceptions=False)
 
 
+def run_failing(project, *args):
+    """``run`` for a command that ends in a memdir error (the CLI's entry point maps it to exit 1)."""
+    return CliRunner().invoke(cli, ["--dir", str(project), *args])
+
+
 def test_forget_preview_says_how_many_it_did_not_list(project, tmp_path):
     with memdir.open(project) as m:
         m.import_events([{"key": f"u:s1:{i}", "role": "user", "text": f"zebra crossing number {i} is closed today",
@@ -44,11 +49,11 @@ CODEX_LINES = [
 def test_host_transcript_imported_as_plain_jsonl_says_which_command_reads_it(project, tmp_path, host, lines):
     f = tmp_path / "copied.jsonl"
     f.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
-    r = run(project, "import", str(f))
-    assert r.exit_code == 0, r.output
+    r = run_failing(project, "import", str(f))
+    assert r.exit_code == 1, r.output  # nothing imported: a script must not read it as success
     assert "0 events stored" in r.output
     assert f"hint: {f} is a {host} transcript: memdir import {host} {f}" in r.output
-    out = json.loads(run(project, "--json", "import", "jsonl", str(f)).output)
+    out = json.loads(run_failing(project, "--json", "import", "jsonl", str(f)).stdout)
     assert out["stored"] == 0 and out["hint"].startswith(f"{f} is a {host} transcript")
     # the command it names does read the file
     r = run(project, "--json", "import", host, str(f), "--here")
@@ -63,8 +68,9 @@ def test_memdir_jsonl_gets_no_transcript_hint(project, tmp_path):
     assert out["stored"] == 1 and "hint" not in out
     g = tmp_path / "junk.jsonl"
     g.write_text(json.dumps({"foo": 1}) + "\n", encoding="utf-8")
-    out = json.loads(run(project, "--json", "import", str(g)).output)
-    assert out["stored"] == 0 and "hint" not in out
+    r = run_failing(project, "--json", "import", str(g))
+    out = json.loads(r.stdout)
+    assert out["stored"] == 0 and "hint" not in out and r.exit_code == 1
 
 
 def test_migrate_scan_that_finds_nothing_says_so_also_in_a_dry_run(project, tmp_path):

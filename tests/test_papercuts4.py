@@ -140,7 +140,7 @@ def test_an_import_that_finds_nothing_exits_1_and_says_why(proj, tmp_path, capsy
     md = tmp_path / "note.md"
     md.write_text("# a note\nsome markdown\n", encoding="utf-8")
     code, out, err = run(capsys, "--dir", str(proj), "import", str(md))
-    assert code == 1 and "nothing imported: no line of" in err and "2 bad lines" in out
+    assert code == 1 and "nothing imported from" in err and "2 lines are not JSON" in err and "2 bad lines" in out
     for source in ("claude-code", "specstory", "aider"):
         code, out, err = run(capsys, "--dir", str(proj), "import", source, str(md), "--here")
         assert code == 1 and f"nothing imported: no {source} events found in {md}" in err, (source, err)
@@ -268,3 +268,23 @@ def test_recent_shows_the_handle_get_and_forget_take(proj, capsys):
     assert code == 0 and len(handle) == 6
     code, out, err = run(capsys, "--dir", str(proj), "get", handle)
     assert code == 0 and "deploy window is friday" in out
+
+
+def test_a_directory_whose_own_session_was_all_noise_still_exits_0(proj, tmp_path, capsys):
+    """Something of this project was read (and gated as noise): not "nothing imported" because another session in
+    the directory belongs elsewhere — the same file alone exits 0 too."""
+    d = tmp_path / "sessions"
+    d.mkdir()
+
+    def line(session, cwd, text, uuid):
+        return json.dumps({"type": "user", "sessionId": session, "cwd": cwd, "uuid": uuid,
+                           "timestamp": "2026-10-01T10:00:00Z", "message": {"role": "user", "content": text}}) + "\n"
+
+    (d / "mine.jsonl").write_text(line("s-mine", str(proj), "ok", "u1"), encoding="utf-8")
+    (d / "theirs.jsonl").write_text(line("s-theirs", str(tmp_path / "other"), "how do we roll back a deploy", "u2"),
+                                    encoding="utf-8")
+    (tmp_path / "other" / ".git").mkdir(parents=True)
+    code, out, err = run(capsys, "--dir", str(proj), "import", "claude-code", str(d))
+    assert code == 0, err
+    code, out, err = run(capsys, "--dir", str(proj), "import", "claude-code", str(d / "theirs.jsonl"))
+    assert code == 1 and "recorded in other projects" in err

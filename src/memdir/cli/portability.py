@@ -175,9 +175,14 @@ def _import_run(ctx, m, source, path, all_projects, here, pending, no_progress, 
             out["hint"] = f"{file} is a {host} transcript: memdir import {host} {file} [--here]"
             human += f"\nhint: {out['hint']}"
         emit(ctx, as_json, out, human)
-        if out["lines"] and out["bad_lines"] == out["lines"]:  # not one record: not memdir's JSONL (exit 1, scripts see it)
-            raise MemdirError(f"nothing imported: no line of {file} is a memdir JSONL record"
-                              + (f"; {out['hint']}" if host else " (memdir export writes them; host sessions: memdir import claude-code FILE, …)"))
+        landed = out["stored"] or out["duplicate"] or out["notes"] or out["notes_existing"] or out["tombstones"]
+        if not landed:  # nothing stored and nothing already there: exit 1 (a script must not read it as success)
+            why = ("the file is empty" if not out["lines"] else f"{out['bad_lines']} lines are not JSON" if
+                   out["bad_lines"] == out["lines"] else "no line is a memdir record it could store (forgotten earlier, "
+                   "or not memdir's JSONL)")
+            raise MemdirError(f"nothing imported from {file}: {why}"
+                              + (f"; {out['hint']}" if host else "; memdir export writes this format, host sessions "
+                                 "import with memdir import claude-code FILE (or codex, …)"))
         return
     if source == "claude-export" and not path:
         raise UsageError("give the exported file or a directory of them: memdir import claude-export FILE")
@@ -196,9 +201,9 @@ def _import_run(ctx, m, source, path, all_projects, here, pending, no_progress, 
         human = human.split("\n")[0] + (f"\nhint: {out['hint']}" if out.get("hint") else "")
     emit(ctx, as_json, out, human)
     # a PATH named and nothing of it imported: exit 1 (a script must not read it as success), saying why
-    if path and not (out["stored"] or out["duplicate"]) and elsewhere:
+    if path and not (out["stored"] or out["duplicate"] or out["read"]) and elsewhere:
         raise MemdirError("nothing imported: its sessions were recorded in other projects or in no directory "
-                          "(see the lines above: --here or --all-projects)")
+                          "(see the import's summary: --here or --all-projects)")
     if path and not out["read"]:
         raise MemdirError(f"nothing imported: no {source} events found in {path}"
                           + (f"; {out['hint']}" if out.get("hint") else f" (check that it holds {source} sessions)"))
