@@ -70,19 +70,21 @@ class EditConflict(MemdirError):
         self.id, self.expected, self.found, self.theirs, self.yours = id, expected, found, theirs, yours
 
 
-def damaged_index(exc: BaseException) -> str | None:
+def damaged_index(exc: BaseException, path: object = None) -> str | None:
     """The one line to show for an index found damaged after it opened (``sqlite3.DatabaseError`` "malformed", "not
-    a database", "corrupt"; the open itself reads only the schema): what happened and how to get a working index
-    back, keeping the file so its readable rows can be salvaged. ``None`` for any other error (a locked or
-    unwritable database is an ``OperationalError``, not damage)."""
+    a database", "corrupt", FTS5's "vtable constructor failed"; the open itself reads only the schema): what happened
+    and how to get a working index back, keeping the file so its readable rows can be salvaged; ``path`` names the
+    index file (default: the project's). ``None`` for any other error (a locked or unwritable database is an
+    ``OperationalError``, not damage)."""
     import sqlite3
 
     msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
     if not isinstance(exc, sqlite3.DatabaseError) or isinstance(exc, sqlite3.OperationalError) \
-            or not any(w in msg for w in ("malformed", "not a database", "corrupt")):
+            or not any(w in msg for w in ("malformed", "not a database", "corrupt", "vtable constructor failed")):
         return None
+    where = str(path) if path else ".memory/.memdir/index.sqlite3"
     return (f"the index is damaged ({msg}): stop memdir processes (memdir serve, hooks), then move "
-            ".memory/.memdir/index.sqlite3 aside (rename it and its -wal/-shm; keep the copy: `sqlite3 COPY .recover` "
+            f"{where} aside (rename it and its -wal/-shm; keep the copy: `sqlite3 COPY .recover` "
             "salvages its readable events): notes are rebuilt from the Markdown and forgotten items stay forgotten "
             "(.memdir/tombstones.jsonl); events come back from an earlier memdir export, the salvaged copy, or by "
             "importing the transcripts again")

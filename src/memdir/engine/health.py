@@ -240,64 +240,70 @@ def index_checks(m: "Stores | Any", inspect: Callable[[], Any] | None = None, *,
             prov = None
             add("provider", "fail", f"{name}: {exc}", "fix embed.* in config.toml (see `memdir config`), or set embed.provider = \"none\"")
     for root in m.live():
-        db = root.db
-        repair = repair_all and not root.read_only  # a read-only root (C36) is checked, never repaired
-        if root.read_only:
-            add(f"{root.scope} store", "ok", f"read-only ({root.read_only}; index opened {root.db_mode}): recall and "
-                "context work, writes are refused", "to remember, forget or capture, make the root writable")
-        try:
+        try:  # a root too damaged to be checked fails its index check; the other roots are still checked
+            db = root.db
+            repair = repair_all and not root.read_only  # a read-only root (C36) is checked, never repaired
+            if root.read_only:
+                add(f"{root.scope} store", "ok", f"read-only ({root.read_only}; index opened {root.db_mode}): recall and "
+                    "context work, writes are refused", "to remember, forget or capture, make the root writable")
             ic = db.execute("PRAGMA integrity_check").fetchone()[0]
-        except sqlite3.DatabaseError as exc:  # too damaged to be checked: the check fails, the other roots are still checked
-            if isinstance(exc, sqlite3.OperationalError):
+            add(f"{root.scope} index", "ok" if ic == "ok" else "fail", f"{root.db_path}: integrity {' '.join(ic.split())[:200]}",
+                "" if ic == "ok" else "stop memdir processes, move the index file aside (keep it: `sqlite3 COPY .recover` salvages its "
+                "events) and run any memdir command: notes are rebuilt from the Markdown, forgotten items stay forgotten")
+            n_mem = db.execute("SELECT count(*) FROM docs").fetchone()[0]
+            n_pass = db.execute("SELECT count(*) FROM passages").fetchone()[0]  # passages 1.. of long events (memdir.recall.passages)
+            n_docs = n_mem + n_pass
+            n_fts = db.execute("SELECT count(*) FROM fts").fetchone()[0]
+            add(f"{root.scope} fts", "ok" if n_docs == n_fts else "warn",
+                f"{n_mem} memor{'y' if n_mem == 1 else 'ies'}" + (f" + {n_pass} passages of long ones" if n_pass else "") + f", {n_fts} full-text rows",
+                "" if n_docs == n_fts else "run `memdir reindex`")
+            if n_docs == n_fts and n_docs <= EXACT_FTS_CHECK_ROWS:
+                # equal counts can hide wrong postings (a contentless index deletes with the values it is given):
+                # compare every term instance with an index built afresh, while that is cheap (seconds at this size)
+                bad = index.check_fts(db if root.db_mode in ("rw", "memory") else readonly.to_memory(db, close=False))
+                add(f"{root.scope} fts terms", "ok" if not bad else "warn",
+                    "every term matches the documents" if not bad else f"{len(bad)} problems, e.g. {bad[0][:160]}",
+                    "" if not bad else "run `memdir reindex`")
+            if db.execute("PRAGMA auto_vacuum").fetchone()[0] != 2 and not repair:
+                add(f"{root.scope} storage", "warn", "index not yet in incremental-vacuum mode (prune and forget keep "
+                    "the file's size)", "run `memdir doctor`")
+            elif db.execute("PRAGMA auto_vacuum").fetchone()[0] != 2:
+                with root.locked():
+                    index.enable_incremental_vacuum(db)
+                add(f"{root.scope} storage", "ok", "index rewritten once for incremental vacuum (prune and forget give space back)")
+            orphans = db.execute("SELECT count(*) FROM vectors WHERE ref NOT IN (SELECT ref FROM docs)").fetchone()[0]
+            if orphans and not repair:
+                add(f"{root.scope} vectors", "warn", f"{orphans} orphan vectors (their memory is gone)", "run `memdir doctor`")
+            elif orphans:
+                with root.locked(), root.tx() as tx:
+                    tx.execute("DELETE FROM vectors WHERE ref NOT IN (SELECT ref FROM docs)")
+                add(f"{root.scope} vectors", "warn", f"{orphans} orphan vectors removed", "")
+            if prov is not None:
+                other = db.execute("SELECT dim, count(*) FROM vectors WHERE status = 'ok' AND model = ? AND dim IS NOT ? "
+                                   "GROUP BY dim", (prov.model, live_dim)).fetchall()
+                if other:
+                    if repair:
+                        with root.locked():
+                            sqlite_vectors.note_dim(db, prov.model, live_dim)
+                    lens = ", ".join(f"{n} of length {d}" for d, n in other)
+                    add(f"{root.scope} vector length", "warn",
+                        f"{prov.model} now returns {live_dim}-dim vectors but {lens} are stored (the endpoint changed its "
+                        "vector length under the same model name); they are stale and unused", "run `memdir backfill`")
+                p = root.store.vector_pending_count(prov.model)
+                add(f"{root.scope} pending", "ok" if p == 0 else "warn", f"{p} memories without a current vector",
+                    "" if p == 0 else "run `memdir backfill`")
+        except sqlite3.DatabaseError as exc:
+            advice = damaged_index(exc, root.db_path)
+            if advice is None:
                 raise
-            add(f"{root.scope} index", "fail", f"{root.db_path}: {exc}", damaged_index(exc) or "")
-            continue
-        add(f"{root.scope} index", "ok" if ic == "ok" else "fail", f"{root.db_path}: integrity {' '.join(ic.split())[:200]}",
-            "" if ic == "ok" else "stop memdir processes, move the index file aside (keep it: `sqlite3 COPY .recover` salvages its "
-            "events) and run any memdir command: notes are rebuilt from the Markdown, forgotten items stay forgotten")
-        n_mem = db.execute("SELECT count(*) FROM docs").fetchone()[0]
-        n_pass = db.execute("SELECT count(*) FROM passages").fetchone()[0]  # passages 1.. of long events (memdir.recall.passages)
-        n_docs = n_mem + n_pass
-        n_fts = db.execute("SELECT count(*) FROM fts").fetchone()[0]
-        add(f"{root.scope} fts", "ok" if n_docs == n_fts else "warn",
-            f"{n_mem} memor{'y' if n_mem == 1 else 'ies'}" + (f" + {n_pass} passages of long ones" if n_pass else "") + f", {n_fts} full-text rows",
-            "" if n_docs == n_fts else "run `memdir reindex`")
-        if n_docs == n_fts and n_docs <= EXACT_FTS_CHECK_ROWS:
-            # equal counts can hide wrong postings (a contentless index deletes with the values it is given):
-            # compare every term instance with an index built afresh, while that is cheap (seconds at this size)
-            bad = index.check_fts(db if root.db_mode in ("rw", "memory") else readonly.to_memory(db, close=False))
-            add(f"{root.scope} fts terms", "ok" if not bad else "warn",
-                "every term matches the documents" if not bad else f"{len(bad)} problems, e.g. {bad[0][:160]}",
-                "" if not bad else "run `memdir reindex`")
-        if db.execute("PRAGMA auto_vacuum").fetchone()[0] != 2 and not repair:
-            add(f"{root.scope} storage", "warn", "index not yet in incremental-vacuum mode (prune and forget keep "
-                "the file's size)", "run `memdir doctor`")
-        elif db.execute("PRAGMA auto_vacuum").fetchone()[0] != 2:
-            with root.locked():
-                index.enable_incremental_vacuum(db)
-            add(f"{root.scope} storage", "ok", "index rewritten once for incremental vacuum (prune and forget give space back)")
-        orphans = db.execute("SELECT count(*) FROM vectors WHERE ref NOT IN (SELECT ref FROM docs)").fetchone()[0]
-        if orphans and not repair:
-            add(f"{root.scope} vectors", "warn", f"{orphans} orphan vectors (their memory is gone)", "run `memdir doctor`")
-        elif orphans:
-            with root.locked(), root.tx() as tx:
-                tx.execute("DELETE FROM vectors WHERE ref NOT IN (SELECT ref FROM docs)")
-            add(f"{root.scope} vectors", "warn", f"{orphans} orphan vectors removed", "")
-        if prov is not None:
-            other = db.execute("SELECT dim, count(*) FROM vectors WHERE status = 'ok' AND model = ? AND dim IS NOT ? "
-                               "GROUP BY dim", (prov.model, live_dim)).fetchall()
-            if other:
-                if repair:
-                    with root.locked():
-                        sqlite_vectors.note_dim(db, prov.model, live_dim)
-                lens = ", ".join(f"{n} of length {d}" for d, n in other)
-                add(f"{root.scope} vector length", "warn",
-                    f"{prov.model} now returns {live_dim}-dim vectors but {lens} are stored (the endpoint changed its "
-                    "vector length under the same model name); they are stale and unused", "run `memdir backfill`")
-            p = root.store.vector_pending_count(prov.model)
-            add(f"{root.scope} pending", "ok" if p == 0 else "warn", f"{p} memories without a current vector",
-                "" if p == 0 else "run `memdir backfill`")
-    rep = inspect() if inspect is not None else None
+            add(f"{root.scope} index", "fail", f"{root.db_path}: {exc}", advice)
+
+    try:
+        rep = inspect() if inspect is not None else None
+    except sqlite3.DatabaseError as exc:  # the damaged index is reported above; the Markdown itself is not the fault
+        if damaged_index(exc) is None:
+            raise
+        rep = None
     if rep is not None:
         add("markdown", "ok" if rep.ok else "warn", f"{len(rep.problems)} problems between the Markdown and the index",
             "" if rep.ok else "see `memdir inspect`; `memdir reindex` rebuilds the index from the files")
