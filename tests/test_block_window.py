@@ -53,6 +53,10 @@ def test_a_long_call_line_keeps_the_part_the_question_asks_about():
     assert inject.call_line(LONG_CALL, {"pytest": 1.0}, 80) == inject.truncate(LONG_CALL, 80)
     assert inject.call_line(LONG_CALL, {}, 80) == inject.truncate(LONG_CALL, 80)
     assert inject.call_line("Bash: make test", weights, 80) == "Bash: make test"
+    # a token is looked for at a word's start (not inside "reconfigure"), and a small limit is kept
+    call = "Bash: python3 -m pytest tests/test_reconfigure_all_the_things_in_this_module.py::T::t -k config --maxfail=1"
+    assert "-k config" in inject.call_line(call, {"config": 3.0}, 80)
+    assert all(len(inject.call_line(call, {"config": 3.0}, n)) <= n for n in (10, 20, 30, 40))
 
 
 def test_a_tool_hit_s_lead_is_cut_around_the_matching_flag():

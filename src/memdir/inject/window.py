@@ -152,16 +152,20 @@ def call_line(call: str, weights: dict[str, float], limit: int = 80) -> str:
     if keep.endswith(MARKER):
         keep = keep[:-len(MARKER)]
     rest = flat[len(keep):]
+    room = limit - len(keep.rstrip()) - len(MARKER)
+    if room < 16:  # no room for a second part: the opening
+        return head
     low = rest.casefold()
     best, at = 0.0, -1
     for t in set(tokenize(rest)) - shown:
         w = weights.get(t, 0.0)
-        i = low.find(t)
-        if w > best and i >= 0:
-            best, at = w, i
+        if w <= best:
+            continue
+        m = re.search(r"(?<![0-9a-z])" + re.escape(t), low)  # at a word's start, not inside another word
+        if m:
+            best, at = w, m.start()
     if at < 0:
         return head
-    room = limit - len(keep.rstrip()) - len(MARKER)
     if len(rest) - at <= room:  # the token is near the end: show the end, from a word boundary
         start = rest.find(" ", len(rest) - room) + 1 or at
         return keep.rstrip() + MARKER + rest[min(start, at):]
