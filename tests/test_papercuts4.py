@@ -288,3 +288,15 @@ def test_a_directory_whose_own_session_was_all_noise_still_exits_0(proj, tmp_pat
     assert code == 0, err
     code, out, err = run(capsys, "--dir", str(proj), "import", "claude-code", str(d / "theirs.jsonl"))
     assert code == 1 and "recorded in other projects" in err
+
+
+def test_a_query_on_stdin_with_stray_bytes_still_searches(proj, capsys, monkeypatch):
+    """Only stored text is refused for bad bytes; a pasted log with a NUL or a Latin-1 byte is a usable query, and
+    UTF-16 from a Windows tool is read as such."""
+    import io
+
+    run(capsys, "--dir", str(proj), "remember", "the staging server is at 10.0.0.5")
+    for data in (b"staging \x00 server \xff log", "staging server".encode("utf-16")):
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
+        code, out, err = run(capsys, "--dir", str(proj), "recall", "-")
+        assert code == 0 and "10.0.0.5" in out, (data, err)

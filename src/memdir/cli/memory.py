@@ -38,7 +38,7 @@ def remember(ctx, text, category, summary, highlight, tags, load_when, pinned, s
     """Store a curated note (TEXT, or stdin). A note file on stdin may start with YAML frontmatter: its summary
     (or title), tags, load_when, pinned, highlight, supersedes and kind/category fill what no flag gives."""
     m = open_store(ctx)
-    raw = read_text_arg(text, "text")
+    raw = read_text_arg(text, "text", strict=True)
     from memdir.notes.markdown import split
 
     meta, body, fm = split(raw) if raw.lstrip("\ufeff").startswith("---") else ({}, raw, None)

@@ -77,24 +77,33 @@ def preview_text(head: str, samples: list[dict[str, Any]], count: int, confirm: 
     return "\n".join(lines)
 
 
-def read_text_arg(arg, what: str) -> str:
+def read_text_arg(arg, what: str, *, strict: bool = False) -> str:
     """The text argument (several words are joined with spaces), or stdin when it is ``-`` or absent and stdin
-    is piped."""
+    is piped. Stdin with a UTF-16 byte-order mark (Windows tools) is decoded as UTF-16. With ``strict`` (text that
+    is stored: ``remember``) binary data or bytes that are not UTF-8 raise ``UsageError`` and nothing is stored;
+    otherwise (a query, a prompt) they are replaced and NULs dropped: a pasted log still searches."""
     if isinstance(arg, tuple):
         arg = " ".join(arg) if arg else None
     if arg is not None and arg != "-":
         if any("\udc80" <= ch <= "\udcff" for ch in arg):  # bytes that are not UTF-8, as the shell passed them
-            raise UsageError(f"the {what} holds bytes that are not UTF-8 text: convert it first "
-                             "(e.g. iconv -f latin1 -t utf-8)")
+            if strict:
+                raise UsageError(f"the {what} holds bytes that are not UTF-8 text: convert it first "
+                                 "(e.g. iconv -f latin1 -t utf-8); nothing stored")
+            arg = "".join("\ufffd" if "\udc80" <= ch <= "\udcff" else ch for ch in arg)
         return arg
     if arg == "-" or not sys.stdin.isatty():
         data = sys.stdin.buffer.read()
+        if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+            return data.decode("utf-16", errors="strict" if strict else "replace")
+        if not strict:
+            return data.decode("utf-8-sig", errors="replace").replace("\x00", "")
         if b"\x00" in data:
             raise UsageError(f"the {what} on stdin is binary data (it holds NUL bytes), not text: nothing stored")
         try:
             return data.decode("utf-8-sig")
         except UnicodeDecodeError as exc:
-            raise UsageError(f"the {what} on stdin is not UTF-8 text (byte {exc.start}): convert it first "
+            at = exc.start + (3 if data.startswith(b"\xef\xbb\xbf") else 0)
+            raise UsageError(f"the {what} on stdin is not UTF-8 text (byte {at}): convert it first "
                              "(e.g. iconv -f latin1 -t utf-8); nothing stored") from None
     raise UsageError(f"give the {what} as an argument or on stdin")
 
