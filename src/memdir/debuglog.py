@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from memdir.roots import owner_only, private_dir
+from memdir.roots import owner_only, private_derived
 
 log = logging.getLogger("memdir")
 
@@ -31,7 +31,7 @@ def enable_debug_log(home: Path) -> None:
         return
     try:
         d = Path(home) / ".memdir"
-        private_dir(d)
+        private_derived(d)
         owner_only(d / "debug.log", create=True)  # queries and prompts go in it (redacted)
         h = logging.FileHandler(d / "debug.log", encoding="utf-8")
     except OSError:

@@ -129,6 +129,15 @@ def private_dir(path: str | os.PathLike) -> None:
         pass
 
 
+def private_derived(derived: str | os.PathLike) -> None:
+    """:func:`private_dir` for a root's ``.memdir/`` made by a side path (the warm socket, the embedding breaker, the
+    distillation log) before the root itself may exist: a root created here is made 0700 too."""
+    d = Path(derived)
+    if not d.parent.exists():
+        private_dir(d.parent)
+    private_dir(d)
+
+
 def owner_only(path: str | os.PathLike, *, create: bool = False) -> None:
     """Make ``path`` readable and writable by its owner alone (mode 0600) whatever the umask: created empty that way
     when ``create`` and it is missing, closed to group and others when it is not. Captured turns live in such files

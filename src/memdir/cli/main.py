@@ -50,7 +50,7 @@ class LazyGroup(click.Group):
 
     def resolve_command(self, ctx, args):
         name = args[0] if args else ""
-        if name and not name.startswith("-") and self.get_command(ctx, name) is None:
+        if name and not name.startswith("-") and not ctx.resilient_parsing and self.get_command(ctx, name) is None:
             import difflib
 
             known = {**{n: n for n in self.list_commands(ctx)}, **ALIASES}
@@ -166,9 +166,11 @@ def main(argv: list[str] | None = None) -> None:
             click.echo(f"memdir: {prefix}: {msg}" if msg and prefix else f"memdir: {msg or prefix}", err=True)
         sys.exit(code)
 
+    had = list(logging.getLogger().handlers)
     logging.basicConfig(level=logging.WARNING, format="%(message)s", stream=sys.stderr)
     for h in logging.getLogger().handlers:  # the terminal gets warnings; MEMDIR_DEBUG's records go to debug.log only
-        h.setLevel(logging.WARNING)
+        if h not in had:  # only the handler added here: a program embedding main() keeps its own
+            h.setLevel(logging.WARNING)
     try:
         rv = cli.main(args=argv, prog_name="memdir", standalone_mode=False)
         if isinstance(rv, int) and rv:

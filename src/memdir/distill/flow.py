@@ -379,7 +379,8 @@ def trigger(m: Any, session: str | None, *, home: str | os.PathLike | None = Non
             return None
         home_path = m.roots["global"].path
         logf = log_path(home_path)
-        logf.parent.mkdir(parents=True, exist_ok=True)
+        from memdir.roots import private_derived  # 0700: what is in it is one person's
+        private_derived(logf.parent)
         try:
             if logf.stat().st_size > MAX_LOG_BYTES:  # keep one previous log, never an unbounded one
                 os.replace(logf, logf.with_name(LOG_NAME + ".1"))

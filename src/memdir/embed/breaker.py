@@ -44,7 +44,8 @@ class Breaker:
             self.memory = data
             return
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            from memdir.roots import private_derived  # 0700: what is in it is one person's
+            private_derived(self.path.parent)
             tmp = self.path.with_name(f".{FILENAME}.{os.getpid()}.tmp")
             tmp.write_text(json.dumps(data), encoding="utf-8")
             os.replace(tmp, self.path)

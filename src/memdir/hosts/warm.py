@@ -98,7 +98,8 @@ class WarmServer:
 
     # lifecycle
     def start(self) -> bool:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        from memdir.roots import private_derived  # 0700: what is in it is one person's
+        private_derived(self.path.parent)
         if self.path.exists() or self.path.is_symlink():
             probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
             probe.settimeout(CONNECT_TIMEOUT_S)
