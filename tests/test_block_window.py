@@ -213,3 +213,11 @@ def test_a_replied_question_that_opens_with_a_fence_is_quoted_by_its_first_words
                    "text": "The charm crashed because it imported charm_paths from the wrong directory; fixed the path."})
         block = m.context("why did the sungather charm crash with ModuleNotFoundError?", reinforce=False)
     assert 're: "ModuleNotFoundError' in block and 're: "```"' not in block
+
+
+def test_a_tool_call_cut_to_a_stub_with_no_output_gives_its_room_away():
+    e = inject.Entry(id="k", handle="kzgtgn", kind="tool", date="11-05", text="deployed a71c0d4\nhealth check ok",
+                     lead="Bash: ./scripts/deploy.sh prod a71c0d4 →")
+    assert inject.render(e, 40, {}) is None  # "[kzgtgn 11-05] Bash: ./scripts/dep…" would say nothing
+    whole = inject.Entry(id="k", handle="kzgtgn", kind="tool", date="11-05", text="x" * 400, lead="Bash: make →")
+    assert inject.render(whole, 40, {}) is not None  # a call that fits whole still shows

@@ -49,6 +49,7 @@ _HEADING = re.compile(r"(?m)^([ \t]*)([#\[])")  # a stored "## Rules" or "[abc12
 #: how an event role reads in a header (shorter; what the reader needs is who said it)
 KIND_LABEL = {"assistant": "agent"}
 MIN_BODY = 20  # chars of text an entry shows at least, or it is not shown
+CALL_STUB = 32  # a tool call cut shorter than this, with none of its output, is not shown (its room goes to the others)
 MIN_HIT_ROOM = 40  # chars the best hit keeps when rules and goals need room for their count lines
 TOP_SHARE = 2.0  # the best entry's share of the room relative to each other entry's (chosen on bench/session_qa.py)
 TRIVIAL_OUTPUT = 32  # a tool output of one line this short says nothing by itself: the call is shown instead
@@ -165,7 +166,12 @@ def _render_tool(e: Entry, head: str, room: int, weights: dict[str, float]) -> s
         line = truncate(line, max(MIN_BODY, avail - 1 - len(QUOTE) - least))
     rest = avail - len(line) - 1
     if rest < len(QUOTE) + least:
-        return head + truncate(line, avail) if line and avail >= MIN_BODY else None
+        # no room for any of the output: the call alone; one cut shorter than CALL_STUB ("Bash: ./scripts/dep…") says
+        # nothing, so the entry gives its room to the others
+        full = _clean(" ".join(call.split()))
+        if not line or avail < (MIN_BODY if len(full) <= avail else CALL_STUB):
+            return None
+        return head + truncate(full, avail)
     size = rest
     for _ in range(4):  # each shown line costs its quote mark: focus again in what is left after them
         raw = best_line(out, weights, max(MIN_BODY, min(size - len(QUOTE), 120))) if e.brief else focus(out.strip(), weights, size, span, tail=True, paths=e.paths)
