@@ -300,3 +300,10 @@ def test_a_query_on_stdin_with_stray_bytes_still_searches(proj, capsys, monkeypa
         monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
         code, out, err = run(capsys, "--dir", str(proj), "recall", "-")
         assert code == 0 and "10.0.0.5" in out, (data, err)
+
+
+def test_a_misspelled_config_key_gets_a_suggestion(proj, capsys):
+    (proj / ".memory").mkdir(exist_ok=True)
+    (proj / ".memory" / "config.toml").write_text("[recall]\nbridge_weigth = 0.4\n", encoding="utf-8")
+    code, out, err = run(capsys, "--dir", str(proj), "status")
+    assert code == 0 and "did you mean 'recall.bridge_weight'?" in err

@@ -390,7 +390,11 @@ class Config:
                 if key is None and _load_feature_keys():
                     key = REGISTRY.get(name)
                 if key is None:
-                    self._warn(f"unknown config key {name!r} in {source}; see `memdir config` for the known keys")
+                    import difflib
+
+                    close = difflib.get_close_matches(name, list(REGISTRY), 1, 0.8)
+                    hint = f"did you mean {close[0]!r}? " if close else ""
+                    self._warn(f"unknown config key {name!r} in {source}; {hint}see `memdir config` for the known keys")
                     continue
                 value = self._checked(key, raw, source)
                 if value is not _MISSING:
