@@ -307,3 +307,10 @@ def test_a_misspelled_config_key_gets_a_suggestion(proj, tmp_path):
     (proj / ".memory" / "config.toml").write_text("[recall]\nbridge_weigth = 0.4\n", encoding="utf-8")
     with memdir.open(proj, home=tmp_path / "g") as m:
         assert any("did you mean 'recall.bridge_weight'?" in w for w in m.config.warnings)
+
+
+def test_get_shows_whether_a_note_is_pinned_and_its_tags(proj, capsys):
+    code, out, err = run(capsys, "--dir", str(proj), "remember", "never deploy on fridays", "-t", "ops", "--pinned")
+    assert code == 0
+    code, out, err = run(capsys, "--dir", str(proj), "get", "facts/never-deploy-on-fridays")
+    assert code == 0 and out.splitlines()[0] == "facts/never-deploy-on-fridays (project fact; pinned; tags: ops)"

@@ -149,7 +149,10 @@ def get(ctx, id, scope, as_json):
     data = item.to_dict()
     name = getattr(item, "id", None) or getattr(item, "key", "")
     what = getattr(item, "kind", None) or getattr(item, "role", "")
-    emit(ctx, as_json, data, f"{name} ({item.scope} {what})\n{item.text}")
+    marks = [m for m in ("pinned" if getattr(item, "pinned", False) else "",
+                         "tags: " + ", ".join(item.tags) if getattr(item, "tags", None) else "",
+                         "highlight: " + item.highlight if getattr(item, "highlight", None) else "") if m]
+    emit(ctx, as_json, data, f"{name} ({item.scope} {what}{'; ' + '; '.join(marks) if marks else ''})\n{item.text}")
 
 
 @click.command()
