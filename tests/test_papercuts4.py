@@ -314,3 +314,11 @@ def test_get_shows_whether_a_note_is_pinned_and_its_tags(proj, capsys):
     assert code == 0
     code, out, err = run(capsys, "--dir", str(proj), "get", "facts/never-deploy-on-fridays")
     assert code == 0 and out.splitlines()[0] == "facts/never-deploy-on-fridays (project fact; pinned; tags: ops)"
+
+
+def test_recall_takes_n_and_limit_as_recent_does(proj, capsys):
+    for i in range(3):
+        run(capsys, "--dir", str(proj), "remember", f"staging note number {i} about the database")
+    for flag in ("-k", "-n", "--limit"):
+        code, out, err = run(capsys, "--dir", str(proj), "recall", "staging database", flag, "1")
+        assert code == 0 and out.count("score=") == 1, (flag, err)

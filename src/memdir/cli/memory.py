@@ -86,7 +86,7 @@ def remember(ctx, text, category, summary, highlight, tags, load_when, pinned, s
 
 @click.command()
 @click.argument("query", nargs=-1)
-@click.option("-k", "--k", "k", type=click.IntRange(1, 1000), default=None, help="Number of hits (default 8).")
+@click.option("-k", "--k", "-n", "--limit", "k", type=click.IntRange(1, 1000), default=None, help="Number of hits (default 8).")
 @click.option("--scope", type=click.Choice(["project", "global"]), default=None)
 @click.option("--kind", "kinds", multiple=True, help="Filter: note, event, rule, decision, user, tool, … (repeatable).")
 @click.option("--explain", is_flag=True, help="Show each hit's reasons (terms, fields, factors).")
