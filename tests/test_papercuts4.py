@@ -322,3 +322,11 @@ def test_recall_takes_n_and_limit_as_recent_does(proj, capsys):
     for flag in ("-k", "-n", "--limit"):
         code, out, err = run(capsys, "--dir", str(proj), "recall", "staging database", flag, "1")
         assert code == 0 and out.count("score=") == 1, (flag, err)
+
+
+def test_remember_of_broken_utf16_is_one_line_not_a_traceback(proj, capsys, monkeypatch):
+    import io
+
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"\xff\xfea\x00\x00\xd8")))  # a lone surrogate
+    code, out, err = run(capsys, "--dir", str(proj), "remember", "-")
+    assert code == 2 and "not valid UTF-16" in err and err.count("\n") == 1

@@ -82,9 +82,14 @@ def damaged_index(exc: BaseException, path: object = None) -> str | None:
     if not isinstance(exc, sqlite3.DatabaseError) or isinstance(exc, sqlite3.OperationalError) \
             or not any(w in msg for w in ("malformed", "not a database", "corrupt", "vtable constructor failed")):
         return None
+    return f"the index is damaged ({msg}): {index_recovery(path)}"
+
+
+def index_recovery(path: object = None) -> str:
+    """How to get a working index back from a damaged one at ``path`` (default: the project's), keeping the file so
+    its readable rows can be salvaged: what :func:`damaged_index` and ``memdir doctor``'s failed integrity check say."""
     where = str(path) if path else ".memory/.memdir/index.sqlite3"
-    return (f"the index is damaged ({msg}): stop memdir processes (memdir serve, hooks), then move "
-            f"{where} aside (rename it and its -wal/-shm; keep the copy: `sqlite3 COPY .recover` "
-            "salvages its readable events): notes are rebuilt from the Markdown and forgotten items stay forgotten "
-            "(.memdir/tombstones.jsonl); events come back from an earlier memdir export, the salvaged copy, or by "
-            "importing the transcripts again")
+    return (f"stop memdir processes (memdir serve, hooks), then move {where} aside (rename it and its -wal/-shm; "
+            "keep the copy: `sqlite3 COPY .recover` salvages its readable events): notes are rebuilt from the Markdown "
+            "and forgotten items stay forgotten (.memdir/tombstones.jsonl); events come back from an earlier memdir "
+            "export, the salvaged copy, or by importing the transcripts again")

@@ -94,7 +94,10 @@ def read_text_arg(arg, what: str, *, strict: bool = False) -> str:
     if arg == "-" or not sys.stdin.isatty():
         data = sys.stdin.buffer.read()
         if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
-            return data.decode("utf-16", errors="strict" if strict else "replace")
+            try:
+                return data.decode("utf-16", errors="strict" if strict else "replace")
+            except UnicodeDecodeError:
+                raise UsageError(f"the {what} on stdin is not valid UTF-16 text: nothing stored") from None
         if not strict:
             return data.decode("utf-8-sig", errors="replace").replace("\x00", "")
         if b"\x00" in data:

@@ -190,7 +190,6 @@ def _import_run(ctx, m, source, path, all_projects, here, pending, no_progress, 
 
     out = import_host(m, source, Path(path) if path else None, projects=projects, progress=show_progress)
     human = summary(out)
-    host = None
     if path and not out["read"] and Path(path).is_file():  # nothing read: perhaps another host's transcript
         host = _host_transcript(Path(path))
         if host and host != source:

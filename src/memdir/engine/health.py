@@ -12,7 +12,7 @@ from typing import Any, Callable
 import memdir.embed as embed
 from memdir.engine import events as event_ops
 from memdir.engine import hybrid, remote
-from memdir.errors import UsageError, damaged_index
+from memdir.errors import UsageError, damaged_index, index_recovery
 from memdir.lazylog import getLogger
 from memdir.notes import markdown as notes
 from memdir.store.sqlite import index
@@ -248,8 +248,7 @@ def index_checks(m: "Stores | Any", inspect: Callable[[], Any] | None = None, *,
                     "context work, writes are refused", "to remember, forget or capture, make the root writable")
             ic = db.execute("PRAGMA integrity_check").fetchone()[0]
             add(f"{root.scope} index", "ok" if ic == "ok" else "fail", f"{root.db_path}: integrity {' '.join(ic.split())[:200]}",
-                "" if ic == "ok" else "stop memdir processes, move the index file aside (keep it: `sqlite3 COPY .recover` salvages its "
-                "events) and run any memdir command: notes are rebuilt from the Markdown, forgotten items stay forgotten")
+                "" if ic == "ok" else index_recovery(root.db_path))
             n_mem = db.execute("SELECT count(*) FROM docs").fetchone()[0]
             n_pass = db.execute("SELECT count(*) FROM passages").fetchone()[0]  # passages 1.. of long events (memdir.recall.passages)
             n_docs = n_mem + n_pass

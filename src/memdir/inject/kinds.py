@@ -47,16 +47,13 @@ _TESTS = re.compile(
 _VERDICT = re.compile(r"\b\d+ (?:passed|failed)\b|\b\d+ tests?, \d+ failures?\b|\bRan \d+ tests?\b"
                       r"|\bTests?:? +\d+ passed|\bOK \(\d+ tests?\)")
 
-#: the "which file / where" forms of :data:`_FILE` (not a bare 路径 / 地址, which a failure can name: 为什么报错说路径不存在)
+#: "which file / where was it saved / what URL", 哪个文件 / 放在哪 (checked before a failure: the question asks a path)
 _FILE_ASK = re.compile(
     r"\b(?:which|what)\s+(?:\w+\s+){0,2}(?:file|path|directory|folder|url|address|page|document)s?\b"
     r"|\bwhere\b.{0,60}\b(?:saved|written|stored|put|kept|located|live[sd]?|end(?:ed)? up)\b"
     r"|哪个文件|哪份|什么文件|哪个目录|放在哪|存在哪|写进了?哪|存到哪|哪个路径|什么路径|哪个地址|什么地址", re.I)
-#: "which file / where was it saved / what URL", 哪个文件 / 放在哪 / 地址
-_FILE = re.compile(
-    r"\b(?:which|what)\s+(?:\w+\s+){0,2}(?:file|path|directory|folder|url|address|page|document)s?\b"
-    r"|\bwhere\b.{0,60}\b(?:saved|written|stored|put|kept|located|live[sd]?|end(?:ed)? up)\b"
-    r"|哪个文件|哪份|什么文件|哪个目录|路径|地址|网址|放在哪|存在哪|写进了?哪|存到哪", re.I)
+#: a bare 路径 / 地址 / 网址: a file question only when it is no failure (为什么报错说路径不存在 is one)
+_FILE_WORD = re.compile(r"路径|地址|网址")
 
 
 def question_kind(question: str) -> str | None:
@@ -78,7 +75,7 @@ def question_kind(question: str) -> str | None:
         return "file"
     if _FAIL.search(question):
         return "fail"
-    if _FILE.search(question):
+    if _FILE_WORD.search(question):
         return "file"
     return None
 
