@@ -14,7 +14,7 @@ from memdir.engine import routing
 from memdir.errors import UsageError
 from memdir.inject import block as inject
 from memdir.inject import entries as inject_entries
-from memdir.inject.kinds import answers, question_kind
+from memdir.inject.kinds import answers, asks_url, question_kind
 from memdir.lazylog import getLogger
 from memdir.recall import glossary
 from memdir.recall.tokenize import query_tokens, tokenize
@@ -176,8 +176,9 @@ def block_entries(s: Stores, prompt: str, hits: list[Hit], weights: dict[str, fl
     # a tool call is shown in full only when it is the evidence: its matched text holds nearly as much of the
     # query's weight as the best entry's; otherwise one line (what was run and the first output line)
     if kind == "file":  # windows reach the path or URL the question asks for
+        urls = asks_url(prompt)
         for e, _ in out:
-            e.paths = True
+            e.paths, e.urls = True, urls
     cover = [inject_entries.cover(e, weights) for e, _ in out]
     top = max(cover, default=0.0)
     for (e, _), c in zip(out, cover):

@@ -86,7 +86,8 @@ class Entry:
     formatted), ``text``; ``span`` = the passage recall matched (chars of ``text``); ``lead`` = a line shown before the
     text (``re: "question"`` for a reply); ``brief`` = show one line only; ``dump`` = a file dump (placed last);
     ``team`` = a teammate's memory from the team server (marked ``team`` in the header, as recall marks it);
-    ``paths`` = the question asks which file, where or what URL: the window prefers a part holding a path or URL."""
+    ``paths`` = the question asks which file, where or what URL: the window prefers a part holding a path or URL;
+    ``urls`` = it asks for a web address: only a part holding a URL is preferred."""
 
     id: str
     handle: str
@@ -100,6 +101,7 @@ class Entry:
     show_date: bool = True
     team: bool = False
     paths: bool = False
+    urls: bool = False
 
     def header(self, full: bool = True) -> str:
         if not full:
@@ -174,7 +176,7 @@ def _render_tool(e: Entry, head: str, room: int, weights: dict[str, float]) -> s
         return head + truncate(full, avail)
     size = rest
     for _ in range(4):  # each shown line costs its quote mark: focus again in what is left after them
-        raw = best_line(out, weights, max(MIN_BODY, min(size - len(QUOTE), 120))) if e.brief else focus(out.strip(), weights, size, span, tail=True, paths=e.paths)
+        raw = best_line(out, weights, max(MIN_BODY, min(size - len(QUOTE), 120))) if e.brief else focus(out.strip(), weights, size, span, tail=True, paths=e.paths, urls=e.urls)
         body = quote(raw)
         if len(body) <= rest or size <= MIN_BODY:
             break
@@ -197,7 +199,7 @@ def render(e: Entry, room: int, weights: dict[str, float], *, full: bool = True)
         lead, avail = "", room - len(head)
         if avail < least:
             return None
-    raw = best_line(e.text, weights, max(MIN_BODY, min(avail, 120))) if e.brief else focus(e.text.strip(), weights, avail, e.span, tail=e.kind == "tool", paths=e.paths)
+    raw = best_line(e.text, weights, max(MIN_BODY, min(avail, 120))) if e.brief else focus(e.text.strip(), weights, avail, e.span, tail=e.kind == "tool", paths=e.paths, urls=e.urls)
     body = _clean(raw)
     if len(body) > avail:
         body = truncate(body, avail)

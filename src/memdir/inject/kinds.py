@@ -54,6 +54,13 @@ _FILE_ASK = re.compile(
     r"|哪个文件|哪份|什么文件|哪个目录|放在哪|存在哪|写进了?哪|存到哪|哪个路径|什么路径|哪个地址|什么地址", re.I)
 #: a bare 路径 / 地址 / 网址: a file question only when it is no failure (为什么报错说路径不存在 is one)
 _FILE_WORD = re.compile(r"路径|地址|网址")
+#: a file question that asks for a web address, not a file: its window wants a URL (``https://…``), not any path
+_URL_ASK = re.compile(r"\b(?:url|urls|web ?address|web ?page|website|link|endpoint)s?\b|网址|链接|网页|网站|端点", re.I)
+
+
+def asks_url(question: str) -> bool:
+    """True when ``question`` asks for a web address (URL, link, website, endpoint; 网址 / 链接 / 网站)."""
+    return isinstance(question, str) and bool(_URL_ASK.search(question))
 
 
 def question_kind(question: str) -> str | None:

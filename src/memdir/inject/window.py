@@ -19,6 +19,8 @@ PATH_BONUS = 1.0
 #: a file path with a directory or an extension, or a URL
 _PATHLIKE = re.compile(r"https?://\S+|(?<![\w.~-])(?:[\w.~-]+/)+[\w.-]+"
                        r"|(?<![\w-])[\w-]+\.(?:md|py|ts|tsx|js|json|toml|ya?ml|csv|txt|ex|exs|rs|go|sh|html|css)\b")
+#: a URL (what a "which web address" question asks for: a file path does not answer it)
+_URL = re.compile(r"https?://\S+")
 BEST_LINE_SCAN = 400  # lines of an entry a one-line view looks through for the line that matches
 
 
@@ -54,10 +56,11 @@ def _pieces(text: str, width: int = 160) -> list[tuple[int, int]]:
 
 
 def focus(text: str, weights: dict[str, float], size: int, span: tuple[int, int] | None = None, *,
-          tail: bool = False, paths: bool = False) -> str:
+          tail: bool = False, paths: bool = False, urls: bool = False) -> str:
     """At most ``size`` chars of ``text``: the run of whole lines (a long line counts as pieces of about 160 chars)
     that fits in ``size`` and holds the most query weight — the summed ``weights`` (idf) of the distinct query tokens
-    in it (with ``paths``, plus :data:`PATH_BONUS` times the top weight for a run holding a path or a URL). Runs
+    in it (with ``paths``, plus :data:`PATH_BONUS` times the top weight for a run holding a path or a URL; with
+    ``urls`` too, for a run holding a URL only). Runs
     overlapping ``span`` (the passage recall matched) win ties; then the earliest. Cuts are marked ``…``.
     Returns ``text`` itself when it fits."""
     if len(text) <= size:
@@ -89,7 +92,8 @@ def focus(text: str, weights: dict[str, float], size: int, span: tuple[int, int]
     bonus = [0.0] * len(pieces)
     if paths and weights:
         top_w = max(weights.values())
-        bonus = [PATH_BONUS * top_w if _PATHLIKE.search(text[a:b]) else 0.0 for a, b in pieces]
+        shape = _URL if urls else _PATHLIKE
+        bonus = [PATH_BONUS * top_w if shape.search(text[a:b]) else 0.0 for a, b in pieces]
     best, best_s = (0, 1), -1.0
     for i in range(len(pieces)):
         if not found[i] and best_s >= 0:
