@@ -55,7 +55,7 @@ _FILE_ASK = re.compile(
 #: a bare 路径 / 地址 / 网址: a file question only when it is no failure (为什么报错说路径不存在 is one)
 _FILE_WORD = re.compile(r"路径|地址|网址")
 #: a file question that asks for a web address, not a file: its window wants a URL (``https://…``), not any path
-_URL_ASK = re.compile(r"\b(?:url|urls|web ?address|web ?page|website|link|endpoint)s?\b|网址|链接|网页|网站|端点", re.I)
+_URL_ASK = re.compile(r"\b(?:url|urls|web ?address|web ?page|website|link|endpoint)s?\b|网址|链接|网页|网站|端点|接口地址|请求地址|访问地址", re.I)
 
 
 def asks_url(question: str) -> bool:
