@@ -180,7 +180,9 @@ def _render_tool(e: Entry, head: str, room: int, weights: dict[str, float]) -> s
         body = quote(raw)
         if len(body) <= rest or size <= MIN_BODY:
             break
-        size = max(MIN_BODY, size - (len(body) - rest))
+        # shrink past the overshoot by a quote mark: a window one char smaller is often the same lines, and the cut
+        # below would drop its last line (the one that matched, when the window ends there)
+        size = max(MIN_BODY, size - (len(body) - rest) - len(QUOTE))
     if len(body) > rest:
         body = truncate(body, rest)
     return head + line + "\n" + body
