@@ -221,3 +221,36 @@ def test_a_tool_call_cut_to_a_stub_with_no_output_gives_its_room_away():
     assert inject.render(e, 40, {}) is None  # "[kzgtgn 11-05] Bash: ./scripts/dep…" would say nothing
     whole = inject.Entry(id="k", handle="kzgtgn", kind="tool", date="11-05", text="x" * 400, lead="Bash: make →")
     assert inject.render(whole, 40, {}) is not None  # a call that fits whole still shows
+
+
+def test_a_question_asking_for_a_web_address_reaches_the_url_not_a_file_path():
+    from memdir.inject.kinds import asks_url
+
+    for q in ("At which web address is the schema checked?", "what URL did the hook post to?", "下载脚本请求的接口地址是什么？",
+              "文档里给的网址是哪个？", "Which endpoint did the proxy forward to?"):
+        assert question_kind(q) == "file" and asks_url(q), q
+    for q in ("Which file held the schema?", "那个配置文件放在哪？", "why did the upload fail?"):
+        assert not asks_url(q), q
+    w = {"web": 4.5, "address": 4.5, "valid": 3.8, "schema": 3.0, "json": 2.8}
+    text = ("We wrote four files for the release.\n" + "Notes on the layout of the release folder.\n" * 8
+            + "3. schema.json (the JSON schema of the records)\n  - draft 2020-12 keywords only\n"
+            "  - every record field described\n  - the optional fields listed with their defaults\n"
+            "  - Validates at https://check.example.org/records/\n"
+            + "4. CHANGES.md (the history)\n" + "More notes on the history file.\n" * 6)
+    assert "https://check.example.org/records/" not in inject.focus(text, w, 200, paths=True)
+    assert "https://check.example.org/records/" in inject.focus(text, w, 200, paths=True, urls=True)
+
+
+def test_a_tool_output_window_keeps_its_matched_line_once_quoted():
+    # the best run is two table rows whose quote marks push it over the room by a char or two: the row that matched
+    # (the second) must survive the cut, not only the first
+    rows = [f"| Name {i:02d} Example Person | Canon Name {i:02d} | corrected | OCR error kind {i:02d} |" for i in range(12)]
+    rows[6] = "| Leonid                  | Prazak Lindsay | corrected | OCR error for a surname |"
+    text = "\n".join(["| extracted | canonical | status | notes |", "|---|---|---|---|", *rows])
+    w = {"leonid": 4.0, "ocr": 3.3, "correct": 1.9, "error": 1.6}
+    e = inject.Entry(id="k", handle="hzj3j2", kind="tool", date="11-25", text=text, lead="ExitPlanMode →",
+                     span=(text.index("| Leonid"), text.index("| Leonid") + 40))
+    for room in range(150, 200):
+        out = inject.render(e, room, w)
+        assert out is not None and len(out) <= room
+        assert "Prazak Lindsay" in out, (room, out)

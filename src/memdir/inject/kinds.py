@@ -49,7 +49,7 @@ _VERDICT = re.compile(r"\b\d+ (?:passed|failed)\b|\b\d+ tests?, \d+ failures?\b|
 
 #: "which file / where was it saved / what URL", 哪个文件 / 放在哪 (checked before a failure: the question asks a path)
 _FILE_ASK = re.compile(
-    r"\b(?:which|what)\s+(?:\w+\s+){0,2}(?:file|path|directory|folder|url|address|page|document)s?\b"
+    r"\b(?:which|what)\s+(?:\w+\s+){0,2}(?:file|path|directory|folder|url|address|page|document|link|endpoint|website)s?\b"
     r"|\bwhere\b.{0,60}\b(?:saved|written|stored|put|kept|located|live[sd]?|end(?:ed)? up)\b"
     r"|哪个文件|哪份|什么文件|哪个目录|放在哪|存在哪|写进了?哪|存到哪|哪个路径|什么路径|哪个地址|什么地址", re.I)
 #: a bare 路径 / 地址 / 网址: a file question only when it is no failure (为什么报错说路径不存在 is one)
