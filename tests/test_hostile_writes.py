@@ -213,12 +213,13 @@ def test_c43_the_write_lock_is_let_go_between_batches(project, tmp_path, monkeyp
     import threading
     import time as clock
 
-    from memdir.engine import events as event_ops
+    from memdir.store.sqlite import index as sqlite_index
 
     order = []
     with memdir.open(project, home=tmp_path / "g") as m:
         root = m.roots["project"]
-        real_row, seen = event_ops.event_row, [0]
+        # a step each event takes inside its batch, in this process, whether its row was made here or ahead
+        real_row, seen = sqlite_index.insert_event, [0]
 
         def waiter():  # a hook that wants the lock while a batch holds it
             with root.locked(timeout=30):
@@ -233,7 +234,7 @@ def test_c43_the_write_lock_is_let_go_between_batches(project, tmp_path, monkeyp
                     clock.sleep(0.005)
             return real_row(*a, **kw)
 
-        monkeypatch.setattr(event_ops, "event_row", row)
+        monkeypatch.setattr(sqlite_index, "insert_event", row)
         evs = [{"key": f"k:{i}", "role": "user", "text": f"event number {i} about deploys", "session": "s"} for i in range(3000)]
         assert m.import_events(evs)["stored"] == 3000
         order.append("the import ended")

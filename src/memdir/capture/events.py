@@ -4,9 +4,14 @@ and the length bound of one event (head and tail kept).
 
 from __future__ import annotations
 
+import json
+from datetime import datetime
 from typing import Any
 
+from memdir.errors import UsageError
 from memdir.lazylog import getLogger
+from memdir.notes import markdown as notes
+from memdir.timeutil import iso, parse_ts
 
 log = getLogger("memdir")  # imports logging only when a record can go somewhere
 
@@ -74,3 +79,33 @@ def redact_text(text: str) -> str:
     from memdir.capture.redact import redact
 
     return redact(clean(text))
+
+
+def import_row(ev: Any, now: datetime) -> tuple[dict[str, Any] | None, str]:
+    """The docs row one imported event ``{key, role, text, session, ts, meta}`` becomes — text repaired, redacted
+    and bounded, its SHA-256 content hash, its key (``import:<source>:<hash prefix>`` when it has none), ``ts``
+    defaulting to ``now`` — as ``(row, "")``, or ``(None, reason)`` for an item that is no event (not an object, no
+    text, an unknown role, a bad time). Pure: the same event and ``now`` give the same row in any process."""
+    if not isinstance(ev, dict):
+        return None, "not an object"
+    text = ev.get("text")
+    if not isinstance(text, str) or not text.strip():
+        return None, "empty text"
+    role = str(ev.get("role") or "user").strip().lower()
+    if role not in ROLES:
+        return None, f"unknown role {role!r}"
+    try:
+        ts = parse_ts(ev.get("ts")) if ev.get("ts") not in (None, "") else now
+    except UsageError as exc:
+        return None, str(exc)
+    text = bound_text(redact_text(text.replace("\x00", "")).strip())
+    sha = notes.content_hash(text)
+    key = ev.get("key")
+    key = clean(str(key)).strip() if key not in (None, "") else f"import:{ev.get('source') or 'jsonl'}:{sha[:16]}"
+    session = clean(str(ev.get("session"))) if ev.get("session") not in (None, "") else None
+    meta = ev.get("meta")
+    return {
+        "kind": "event", "ref": key[:500], "content_sha256": sha, "role": role,
+        "session": clean(str(session)) if session not in (None, "") else None, "ts": iso(ts), "ts_epoch": ts.timestamp(),
+        "text": text, "meta": json.dumps(redact_obj(meta), ensure_ascii=False, default=str) if meta else None,
+    }, ""

@@ -5,17 +5,15 @@ of one host event and its skip log, and the event counts the daily cap reads.
 from __future__ import annotations
 
 import contextvars
-import json
 import time
 from datetime import datetime
 from typing import Any, Iterable, Iterator
 
 from memdir.capture import events as cevents
 from memdir.capture import gates
-from memdir.engine import spool
+from memdir.engine import ahead, spool
 from memdir.errors import LockBusy, UsageError
 from memdir.lazylog import getLogger
-from memdir.notes import markdown as notes
 from memdir.store.sqlite import journal
 from memdir.stores import Stores
 from memdir.timeutil import iso, parse_ts
@@ -76,12 +74,14 @@ def import_events(s: Stores, events: Iterable[dict[str, Any]], *, scope: str = "
 def _import_all(s: Stores, root: Any, it: Iterator[Any], counts: dict[str, int], total: int | None,
                 queued: list[dict[str, Any]] | None, lock_timeout: float | None, bar: Any) -> None:
     """The batches of :func:`import_events` (whose docstring is the contract), the team push, the settle and the
-    spool's drain; ``counts`` gets the counts, ``bar`` (or None) the events read after each batch."""
+    spool's drain; ``counts`` gets the counts, ``bar`` (or None) the events read after each batch. A long import
+    into a local root makes its rows and tokens ahead in a second process (:mod:`memdir.engine.ahead`)."""
+    pairs = ((ev, None) for ev in it) if root.remote else ahead.ahead(it, total)
     try:
         more = True
         while more:
             batch = dict.fromkeys(counts, 0)
-            more = _import_batch(s, root, it, batch, queued, lock_timeout)
+            more = _import_batch(s, root, pairs, batch, queued, lock_timeout)
             for k, v in batch.items():
                 counts[k] += v
             if bar is not None:
@@ -94,6 +94,8 @@ def _import_all(s: Stores, root: Any, it: Iterator[Any], counts: dict[str, int],
         from memdir.errors import Interrupted
 
         raise Interrupted(counts["read"], total, counts) from None
+    finally:
+        pairs.close()  # stops the worker
     if queued:
         from memdir.engine import remote  # the team client, only when remote.url is set
 
@@ -121,9 +123,10 @@ def drain_pending(s: Stores) -> int:
     return n
 
 
-def _import_batch(s: Stores, root: Any, it: Iterator[Any], counts: dict[str, int],
+def _import_batch(s: Stores, root: Any, it: Iterator[tuple[Any, Any]], counts: dict[str, int],
                   queued: list[dict[str, Any]] | None, lock_timeout: float | None = None) -> bool:
-    """Store events from ``it`` in one transaction under the write lock until :data:`BATCH_EVENTS` were read or
+    """Store events from ``it`` (``(event, prepared or None)``: :func:`memdir.engine.ahead.ahead`) in one transaction
+    under the write lock until :data:`BATCH_EVENTS` were read or
     :data:`BATCH_SECONDS` passed; ``counts`` gets the batch's counts and ``queued`` (when the team server is set) its
     stored rows, both left as they were when it is rolled back. Returns True when ``it`` may hold more."""
     now = s.clock()
@@ -135,16 +138,20 @@ def _import_batch(s: Stores, root: Any, it: Iterator[Any], counts: dict[str, int
         deadline = time.monotonic() + BATCH_SECONDS
         tomb_refs, tomb_shas = st.tombstoned()
         pending: dict[int, str] = {}
-        for ev in it:
+        for ev, prep in it:
             got["read"] += 1
-            row, why = event_row(s, ev, now)
+            if prep is None:
+                row, why = event_row(s, ev, now)
+                pieces = None
+            else:
+                row, why, pieces = prep
             if row is None:
                 got["skipped"] += 1
                 log.debug("import_events: skipped (%s): key %.80r", why, ev.get("key") if isinstance(ev, dict) else type(ev).__name__)
             elif row["ref"] in tomb_refs or row["content_sha256"] in tomb_shas:
                 got["skipped"] += 1
                 log.debug("import_events: skipped (tombstoned): %s", row["ref"])
-            elif st.insert_event(row, pending=pending):
+            elif st.insert_event(row, pending=pending) if pieces is None else st.insert_event(row, pending=pending, pieces=pieces):
                 got["stored"] += 1
                 stored.append(row)
                 if row["ts_epoch"] < now.timestamp() - 3600:
@@ -239,29 +246,8 @@ def count_events(s: Stores, *, since: datetime, until: datetime | None = None, k
 
 
 def event_row(s: Stores, ev: Any, now: datetime) -> tuple[dict[str, Any] | None, str]:
-    if not isinstance(ev, dict):
-        return None, "not an object"
-    text = ev.get("text")
-    if not isinstance(text, str) or not text.strip():
-        return None, "empty text"
-    role = str(ev.get("role") or "user").strip().lower()
-    if role not in cevents.ROLES:
-        return None, f"unknown role {role!r}"
-    try:
-        ts = parse_ts(ev.get("ts")) if ev.get("ts") not in (None, "") else now
-    except UsageError as exc:
-        return None, str(exc)
-    text = cevents.bound_text(cevents.redact_text(text.replace("\x00", "")).strip())
-    sha = notes.content_hash(text)
-    key = ev.get("key")
-    key = cevents.clean(str(key)).strip() if key not in (None, "") else f"import:{ev.get('source') or 'jsonl'}:{sha[:16]}"
-    session = cevents.clean(str(ev.get("session"))) if ev.get("session") not in (None, "") else None
-    meta = ev.get("meta")
-    return {
-        "kind": "event", "ref": key[:500], "content_sha256": sha, "role": role,
-        "session": cevents.clean(str(session)) if session not in (None, "") else None, "ts": iso(ts), "ts_epoch": ts.timestamp(),
-        "text": text, "meta": json.dumps(cevents.redact_obj(meta), ensure_ascii=False, default=str) if meta else None,
-    }, ""
+    """An imported event's docs row, or ``(None, reason)``: :func:`memdir.capture.events.import_row`."""
+    return cevents.import_row(ev, now)
 
 
 def capture_event(s: Stores, event: Any, *, scope: str = "project", **fields: Any) -> "gates.CaptureResult":

@@ -53,3 +53,12 @@ def split(text: str, *, target: int = TARGET, split_above: int | None = SPLIT_AB
         spans.append((start, cut))
         start = cut
     return spans
+
+
+def tokens(text: str, role: str | None) -> list[tuple[int, int, str]]:
+    """``[(start, end, tokens)]`` for each passage of an event's ``text`` (:func:`split` at :func:`split_above` of its
+    ``role``): the span and its recall tokens joined by spaces, as the index writes them (passage 0 goes into the
+    event's own FTS row)."""
+    from memdir.recall.tokenize import tokenize
+
+    return [(a, b, " ".join(tokenize(text[a:b]))) for a, b in split(text, split_above=split_above(role))]

@@ -422,11 +422,12 @@ def upsert_doc(db: sqlite3.Connection, row: dict[str, Any]) -> int:
     return doc_id
 
 
-def insert_event(db: sqlite3.Connection, row: dict[str, Any], *, pending: dict[int, str] | None = None) -> int | None:
+def insert_event(db: sqlite3.Connection, row: dict[str, Any], *, pending: dict[int, str] | None = None,
+                 pieces: list[tuple[int, int, str]] | None = None) -> int | None:
     """Insert an event unless its key or content hash exists; returns the new doc id, or ``None`` when it was a
     duplicate. An event that has a session gets its FTS row from :func:`flush_events` (its neighbours in the
     ``context`` column, theirs refreshed): later, for all of ``pending`` (a dict) in one write, or now without it.
-    Caller holds a transaction."""
+    ``pieces``: its passages' tokens made ahead (:func:`index_passages`). Caller holds a transaction."""
     row = {**row, "handle": handles.assign(db, row["ref"])}
     cols, st = codec.doc_columns(db, row)
     # a key or (event) content hash already stored: ignored, both are UNIQUE
@@ -434,7 +435,7 @@ def insert_event(db: sqlite3.Connection, row: dict[str, Any], *, pending: dict[i
     if cur.rowcount == 0:
         return None
     codec.learn(db, st, cur.lastrowid, cols)
-    toks = index_passages(db, cur.lastrowid, row["text"], row.get("role"), fresh=True)
+    toks = index_passages(db, cur.lastrowid, row["text"], row.get("role"), fresh=True, pieces=pieces)
     if not row.get("session"):
         db.execute(_FTS_INSERT, (cur.lastrowid, *rows.event_labels(row.get("meta")), toks, ""))
     elif pending is not None:
@@ -597,19 +598,20 @@ def delete_kind(db: sqlite3.Connection, kind: str) -> int:
     return n
 
 
-def index_passages(db: sqlite3.Connection, doc_id: int, text: str, role: str | None = None, *, fresh: bool = False) -> str:
-    """Split an event's ``text`` into passages (:func:`memdir.recall.passages.split`), write the FTS rows of passages 1..
-    (rowid ``-passages.id``) and return the tokens of passage 0, which go into the event's own FTS row. Earlier
-    passages of ``doc_id`` (of the same ``text``) are replaced, unless ``fresh`` (a doc just inserted has none).
-    Caller holds a transaction."""
+def index_passages(db: sqlite3.Connection, doc_id: int, text: str, role: str | None = None, *, fresh: bool = False,
+                   pieces: list[tuple[int, int, str]] | None = None) -> str:
+    """Split an event's ``text`` into passages (:func:`memdir.recall.passages.tokens`, or ``pieces``: what it returns
+    for this text and role, made ahead), write the FTS rows of passages 1.. (rowid ``-passages.id``) and return the
+    tokens of passage 0, which go into the event's own FTS row. Earlier passages of ``doc_id`` (of the same ``text``)
+    are replaced, unless ``fresh`` (a doc just inserted has none). Caller holds a transaction."""
     if not fresh:
         _delete_passages(db, doc_id, text)
-    spans = passages.split(text, split_above=passages.split_above(role))
-    for seq, (a, b) in enumerate(spans[1:], start=1):
+    if pieces is None:
+        pieces = passages.tokens(text, role)
+    for seq, (a, b, toks) in enumerate(pieces[1:], start=1):
         cur = db.execute("INSERT INTO passages(doc_id, seq, start, end) VALUES (?, ?, ?, ?)", (doc_id, seq, a, b))
-        db.execute(_FTS_INSERT, (-cur.lastrowid, "", "", " ".join(tokenize(text[a:b])), ""))
-    a, b = spans[0]
-    return " ".join(tokenize(text[a:b]))
+        db.execute(_FTS_INSERT, (-cur.lastrowid, "", "", toks, ""))
+    return pieces[0][2]
 
 
 def _delete_passages(db: sqlite3.Connection, doc_id: int, text: str) -> None:

@@ -86,8 +86,8 @@ class SqliteStore:
             self._delta += 1
         return index.upsert_doc(self.db, row)
 
-    def insert_event(self, row, *, pending=None):
-        new_id = index.insert_event(self.db, row, pending=pending)
+    def insert_event(self, row, *, pending=None, pieces=None):
+        new_id = index.insert_event(self.db, row, pending=pending, pieces=pieces)
         if new_id is not None:
             self._delta += 1
         return new_id

@@ -1,0 +1,275 @@
+"""An import's per-event CPU work done ahead, in a second process: each event's docs row (repair, redaction, the
+length bound, the content hash: :func:`memdir.capture.events.import_row`) and its passages' recall tokens
+(:func:`memdir.recall.passages.tokens`) for the events to come, while this process writes the ones before them.
+
+Those steps are about two thirds of an import's CPU time (bench/results/ingest.md); on a machine with a second core
+the writing process keeps only the SQL, the compression and the neighbours' context. Only a long import uses it
+(:data:`AHEAD_MIN` events), only when the machine has two cores or more, never when ``MEMDIR_IMPORT_WORKER=0``.
+
+What is made ahead is exactly what this process would make: the same pure functions on the same event; an event
+without a ``ts`` (its time is the batch's), one the worker could not handle, and every event while the worker starts
+(~0.2 s) or after it stopped are made here, so a missing worker slows an import down and changes nothing else. The
+worker is ``python -m memdir.engine.ahead`` with length-prefixed pickles on its stdin/stdout, in a session of its own
+(a Ctrl-C reaches only the importing process, which stops it); it exits when its stdin closes.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import struct
+import subprocess
+import sys
+import threading
+from collections import deque
+from datetime import datetime
+from typing import Any, Iterable, Iterator
+
+from memdir.lazylog import getLogger
+
+log = getLogger("memdir")
+
+#: an import of at least this many events (or of an unknown number, once this many were read) prepares ahead;
+#: starting the worker costs ~0.2 s of a core, more than a smaller import saves
+AHEAD_MIN = 2000
+#: events per message to the worker
+CHUNK = 100
+#: chunks sent ahead of the one being written
+WINDOW = 4
+#: seconds a chunk may take in the worker before this process makes it itself (and stops the worker)
+WAIT_S = 30.0
+#: ``MEMDIR_IMPORT_WORKER=0`` makes every event in the importing process
+ENV = "MEMDIR_IMPORT_WORKER"
+
+#: ``(row, reason, pieces)``: :func:`memdir.capture.events.import_row`'s row (or None and why) and the passages' tokens
+Prepared = tuple[dict[str, Any] | None, str, list[tuple[int, int, str]] | None]
+
+_LEN = struct.Struct(">I")
+
+
+def prepare(ev: Any, now: datetime) -> Prepared | None:
+    """What the importing process would make of ``ev``, or None for an event it must make itself (no ``ts``: its
+    time defaults to the batch's, so ``now`` is never used for a row)."""
+    from memdir.capture.events import import_row
+    from memdir.recall.passages import tokens
+
+    if not isinstance(ev, dict) or ev.get("ts") in (None, ""):
+        return None
+    row, why = import_row(ev, now)
+    if row is None:
+        return None, why, None
+    return row, "", tokens(row["text"], row["role"])
+
+
+def wanted(total: int | None) -> int | None:
+    """Events to read before starting the worker for an import of ``total`` events (None: never)."""
+    if os.environ.get(ENV, "").strip() == "0" or (os.cpu_count() or 1) < 2:
+        return None
+    if total is None:
+        return AHEAD_MIN
+    return 0 if total >= AHEAD_MIN else None
+
+
+def _write(f: Any, obj: Any) -> None:
+    data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+    f.write(_LEN.pack(len(data)) + data)
+    f.flush()
+
+
+def _read(f: Any) -> Any:
+    head = f.read(_LEN.size)
+    if len(head) < _LEN.size:
+        return None
+    n = _LEN.unpack(head)[0]
+    data = f.read(n)
+    if len(data) < n:
+        return None
+    return pickle.loads(data)  # noqa: S301  (our own child process, over its own pipe)
+
+
+class _Worker:
+    """The worker process, a thread sending it chunks and one reading its results."""
+
+    def __init__(self) -> None:
+        env = dict(os.environ)
+        # the worker imports this very memdir, wherever it was imported from (a checkout, PYTHONPATH, a venv)
+        here = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (here, env.get("PYTHONPATH")) if p)
+        self.proc = subprocess.Popen([sys.executable, "-m", "memdir.engine.ahead"], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
+                                     start_new_session=True)
+        self.ready = False
+        self.dead = False
+        self.results: dict[int, Any] = {}
+        self.cond = threading.Condition()
+        self.outbox: deque[tuple[int, list[Any]] | None] = deque()
+        self.sent = threading.Condition()
+        threading.Thread(target=self._reader, name="memdir-ahead-read", daemon=True).start()
+        threading.Thread(target=self._writer, name="memdir-ahead-write", daemon=True).start()
+
+    def _reader(self) -> None:
+        from memdir.recall.tokenize import tokenizer_id
+
+        try:
+            while True:
+                msg = _read(self.proc.stdout)
+                if msg is None:
+                    break
+                seq, body = msg
+                with self.cond:
+                    if seq < 0:  # ready, tokenizing as this process does (or it is not used)
+                        self.ready = body == tokenizer_id()
+                        if not self.ready:
+                            break
+                    else:
+                        self.results[seq] = body
+                    self.cond.notify_all()
+        except Exception as exc:  # noqa: BLE001  (a broken worker only slows the import down)
+            log.debug("import worker: %s", exc)
+        with self.cond:
+            self.dead = True
+            self.cond.notify_all()
+
+    def _writer(self) -> None:
+        try:
+            while True:
+                with self.sent:
+                    while not self.outbox:
+                        self.sent.wait()
+                    item = self.outbox.popleft()
+                if item is None:
+                    break
+                try:
+                    data = pickle.dumps(item, protocol=pickle.HIGHEST_PROTOCOL)
+                except Exception:  # noqa: BLE001  (an event that does not pickle: that chunk is made here)
+                    with self.cond:
+                        self.results[item[0]] = [None] * len(item[1])
+                        self.cond.notify_all()
+                    continue
+                self.proc.stdin.write(_LEN.pack(len(data)) + data)
+                self.proc.stdin.flush()
+        except Exception as exc:  # noqa: BLE001
+            log.debug("import worker: %s", exc)
+            with self.cond:
+                self.dead = True
+                self.cond.notify_all()
+
+    def send(self, seq: int, chunk: list[Any]) -> None:
+        with self.sent:
+            self.outbox.append((seq, chunk))
+            self.sent.notify()
+
+    def take(self, seq: int, timeout: float) -> list[Any] | None:
+        """The prepared chunk ``seq``, or None when the worker died or took longer than ``timeout`` seconds."""
+        with self.cond:
+            self.cond.wait_for(lambda: seq in self.results or self.dead, timeout)
+            got = self.results.pop(seq, None)
+        if got is None:
+            self.dead = True
+        return got
+
+    def close(self) -> None:
+        with self.sent:
+            self.outbox.clear()
+            self.outbox.append(None)
+            self.sent.notify()
+        try:
+            self.proc.stdin.close()
+        except Exception:  # noqa: BLE001
+            pass
+        try:
+            self.proc.wait(timeout=2)
+        except Exception:  # noqa: BLE001
+            self.proc.kill()
+            self.proc.wait()
+
+
+def _chunks(it: Iterator[Any], n: int) -> Iterator[list[Any]]:
+    while True:
+        chunk = [x for _, x in zip(range(n), it)]
+        if not chunk:
+            return
+        yield chunk
+
+
+def ahead(events: Iterable[Any], total: int | None) -> Iterator[tuple[Any, Prepared | None]]:
+    """``(event, prepared or None)`` for each of ``events`` in order; ``prepared`` was made ahead (None: make it
+    when writing). Close the generator when done with it (it stops the worker). (Making a later chunk here while
+    the worker is behind was tried: the writes wait for it, and the import was slower, bench/results/ingest.md.)"""
+    start_at = wanted(total)
+    it = iter(events)
+    if start_at is None:
+        for ev in it:
+            yield ev, None
+        return
+    w: _Worker | None = None
+    read = 0
+    pending: deque[tuple[int, list[Any]]] = deque()  # chunks sent to the worker, in order
+    seq = 0
+    chunks = _chunks(it, CHUNK)
+    try:
+        while True:
+            if w is None and read >= start_at:
+                try:
+                    w = _Worker()
+                except OSError as exc:
+                    log.debug("import worker not started: %s", exc)
+                    start_at = sys.maxsize
+            live = w is not None and w.ready and not w.dead
+            if live:
+                while len(pending) < WINDOW:
+                    c = next(chunks, None)
+                    if c is None:
+                        break
+                    pending.append((seq, c))
+                    w.send(seq, c)
+                    seq += 1
+            if not pending:
+                c = next(chunks, None)
+                if c is None:
+                    return
+                read += len(c)
+                for ev in c:
+                    yield ev, None
+                continue
+            sq, c = pending.popleft()
+            got = w.take(sq, WAIT_S) if live else None
+            if got is None or len(got) != len(c):
+                got = [None] * len(c)
+            read += len(c)
+            for ev, prep in zip(c, got):
+                yield ev, prep
+    finally:
+        if w is not None:
+            w.close()
+
+
+def _safe_prepare(ev: Any, now: datetime) -> Prepared | None:
+    try:
+        return prepare(ev, now)
+    except Exception:  # noqa: BLE001  (made again when writing, whose errors are the contract)
+        return None
+
+
+def _serve() -> None:
+    """The worker's loop: ``(seq, events)`` in, ``(seq, [prepare(ev) …])`` out, until stdin closes."""
+    import signal
+
+    from memdir.recall.tokenize import tokenizer_id
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    out = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)  # anything printed goes to stderr, not into the results
+    inp = sys.stdin.buffer
+    now = datetime.now().astimezone()
+    _write(out, (-1, tokenizer_id()))
+    while True:
+        msg = _read(inp)
+        if msg is None:
+            return
+        seq, evs = msg
+        _write(out, (seq, [_safe_prepare(ev, now) for ev in evs]))
+
+
+if __name__ == "__main__":
+    _serve()
