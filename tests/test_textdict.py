@@ -1,6 +1,7 @@
-"""Texts compressed with the store's own preset dictionary (issue 12 size, migration m011): every text reads back
+"""Texts compressed with the store's own dictionary (issue 12 size, migrations m011 and m015): every text reads back
 exactly through every way a store fills (one bulk import, captures one at a time, two stores in one process, the
-migration of an older store), and a dictionary made in a transaction that was rolled back is never used."""
+migration of an older store), a dictionary made in a transaction that was rolled back is never used, and a store
+whose zlib dictionary predates m015 keeps reading and writing with it."""
 
 from __future__ import annotations
 
@@ -30,22 +31,38 @@ def _texts(db: sqlite3.Connection) -> dict[str, str]:
 
 
 def _with_dict(db: sqlite3.Connection) -> int:
-    """Compressed tails whose zlib header names a preset dictionary (FDICT)."""
-    return sum(1 for (t,) in db.execute("SELECT text_tail FROM docs WHERE typeof(text_tail) = 'blob'") if t[1] & 0x20)
+    """Compressed tails that name a dictionary: a Zstandard frame with a dictionary id, or a zlib header with FDICT."""
+    import zstandard
+
+    def named(t: bytes) -> bool:
+        if t[:4] == codec.ZSTD_MAGIC:
+            return zstandard.get_frame_parameters(t).dict_id != 0
+        return bool(t[1] & 0x20)
+
+    return sum(1 for (t,) in db.execute("SELECT text_tail FROM docs WHERE typeof(text_tail) = 'blob'") if named(t))
+
+
+@pytest.fixture
+def small_sample(monkeypatch):
+    """Dictionaries made after 32 KB of tails (the default waits for 256 KB): small test stores get one."""
+    monkeypatch.setattr(codec, "ZDICT_SAMPLE", 32 * 1024)
 
 
 def test_a_bulk_import_makes_the_dictionary_and_every_text_reads_back(project, tmp_path):
+    import zstandard
+
     rng = random.Random(1)
-    evs = _events(rng, 600)
+    evs = _events(rng, 1500)
     with memdir.open(project, home=tmp_path / "g") as m:
         m.import_events(evs)
         db = m.roots["project"].db
         zd, did = (db.execute("SELECT value FROM meta WHERE key = ?", (k,)).fetchone()[0] for k in ("zdict", "zdict_id"))
-        assert isinstance(zd, bytes) and zlib.adler32(zd) == int(did) and len(zd) <= codec.ZDICT_BYTES
+        assert isinstance(zd, bytes) and len(zd) <= codec.ZSTD_DICT_BYTES
+        assert did == f"zstd:{zlib.adler32(zd)}" and zstandard.ZstdCompressionDict(zd).dict_id() != 0
         assert _texts(db) == {e["key"]: e["text"] for e in evs}
         # the rows written before the dictionary existed were recompressed with it too
         blobs = db.execute("SELECT count(*) FROM docs WHERE typeof(text_tail) = 'blob'").fetchone()[0]
-        assert blobs > 500 and _with_dict(db) == blobs
+        assert blobs > 1300 and _with_dict(db) == blobs
         assert index.check_fts(db) == []
         assert m.recall(evs[7]["text"][:60], k=3)[0].id == "e7"
     with memdir.open(project, home=tmp_path / "g") as m:  # a new connection reads them too
@@ -54,7 +71,7 @@ def test_a_bulk_import_makes_the_dictionary_and_every_text_reads_back(project, t
 
 def test_a_dictionary_is_smaller_than_plain_zlib(project, tmp_path, monkeypatch):
     rng = random.Random(2)
-    evs = _events(rng, 800)
+    evs = _events(rng, 1500)
     sizes = []
     for n, sample in enumerate((10 ** 12, codec.ZDICT_SAMPLE)):
         monkeypatch.setattr(codec, "ZDICT_SAMPLE", sample)  # 10**12: never made
@@ -66,7 +83,7 @@ def test_a_dictionary_is_smaller_than_plain_zlib(project, tmp_path, monkeypatch)
     assert sizes[1] < sizes[0] * 0.8
 
 
-def test_captures_one_at_a_time_get_the_dictionary_at_a_later_open(project, tmp_path):
+def test_captures_one_at_a_time_get_the_dictionary_at_a_later_open(project, tmp_path, small_sample):
     rng = random.Random(3)
     evs = _events(rng, 400)
     for e in evs:  # one process (connection) per capture, as hooks do: none gathers a sample
@@ -83,7 +100,7 @@ def test_captures_one_at_a_time_get_the_dictionary_at_a_later_open(project, tmp_
         assert _texts(db) == {e["key"]: e["text"] for e in evs}
 
 
-def test_a_dictionary_made_in_a_rolled_back_transaction_is_never_used(project, tmp_path):
+def test_a_dictionary_made_in_a_rolled_back_transaction_is_never_used(project, tmp_path, small_sample):
     rng = random.Random(4)
     evs = _events(rng, 600)
     with memdir.open(project, home=tmp_path / "g") as m:
@@ -103,7 +120,7 @@ def test_a_dictionary_made_in_a_rolled_back_transaction_is_never_used(project, t
         assert _texts(db) == {e["key"]: e["text"] for e in evs[400:450]}
 
 
-def test_two_stores_in_one_process_keep_their_own_dictionaries(project, tmp_path):
+def test_two_stores_in_one_process_keep_their_own_dictionaries(project, tmp_path, small_sample):
     rng = random.Random(5)
     a, b = _events(rng, 500, prefix="a"), _events(random.Random(6), 500, prefix="b")
     with memdir.open(project, home=tmp_path / "g") as m:
@@ -116,7 +133,7 @@ def test_two_stores_in_one_process_keep_their_own_dictionaries(project, tmp_path
         assert _texts(gdb) == {e["key"]: e["text"] for e in b}
 
 
-def test_an_older_store_is_recompressed_by_the_migration(project, tmp_path):
+def test_an_older_store_is_recompressed_by_the_migration(project, tmp_path, small_sample):
     """m011 on a schema-10 store (plain zlib tails): a dictionary is made and every tail recompressed; texts,
     recall and the index unchanged; the session index is gone."""
     from memdir.store.sqlite.migrations import MIGRATIONS, migrate
@@ -149,7 +166,7 @@ def test_an_older_store_is_recompressed_by_the_migration(project, tmp_path):
         assert migrate(db) == len(MIGRATIONS)
 
 
-def test_a_store_s_dictionary_holds_only_its_own_texts(tmp_path):
+def test_a_store_s_dictionary_holds_only_its_own_texts(tmp_path, small_sample):
     """Tails a store gathered before it had a dictionary stay with that store's connection: many stores opened and
     closed in one process (the warm server, a test run) reuse connection ids, and a cache keyed by id once handed a
     new store a closed one's gathered tails, which then went into the new store's dictionary."""
@@ -168,3 +185,43 @@ def test_a_store_s_dictionary_holds_only_its_own_texts(tmp_path):
         zd = db.execute("SELECT value FROM meta WHERE key = 'zdict'").fetchone()[0]
         assert isinstance(zd, bytes) and b"marker" not in zd
         assert _texts(db) == {e["key"]: e["text"] for e in evs}
+
+
+def test_a_store_with_a_zlib_dictionary_from_before_keeps_it(project, tmp_path, monkeypatch, small_sample):
+    """A dictionary made before m015 (or when the Zstandard trainer cannot make one) is a zlib one: it stays, every
+    later tail uses it, and texts of both kinds read back."""
+    rng = random.Random(9)
+    evs = _events(rng, 500)
+    monkeypatch.setattr(codec, "_train", lambda texts: (None, None))
+    with memdir.open(project, home=tmp_path / "g") as m:
+        m.import_events(evs[:300])
+        db = m.roots["project"].db
+        zd, did = (db.execute("SELECT value FROM meta WHERE key = ?", (k,)).fetchone()[0] for k in ("zdict", "zdict_id"))
+        assert zlib.adler32(zd) == int(did)
+    monkeypatch.undo()
+    with memdir.open(project, home=tmp_path / "g") as m:
+        m.import_events(evs[300:])
+        db = m.roots["project"].db
+        assert db.execute("SELECT value FROM meta WHERE key = 'zdict_id'").fetchone()[0] == did
+        tails = [t for (t,) in db.execute("SELECT text_tail FROM docs WHERE typeof(text_tail) = 'blob'")]
+        assert tails and not any(t[:4] == codec.ZSTD_MAGIC for t in tails)
+        assert _texts(db) == {e["key"]: e["text"] for e in evs}
+
+
+def test_a_damaged_zstd_dictionary_is_a_database_error_not_garbage(project, tmp_path):
+    rng = random.Random(10)
+    evs = _events(rng, 1500)
+    with memdir.open(project, home=tmp_path / "g") as m:
+        m.import_events(evs)
+        path = m.roots["project"].db_path
+    db = sqlite3.connect(path)
+    zd = db.execute("SELECT value FROM meta WHERE key = 'zdict'").fetchone()[0]
+    db.execute("UPDATE meta SET value = ? WHERE key = 'zdict'", (zd[:100] + bytes(len(zd) - 100),))
+    db.commit()
+    db.close()
+    with memdir.open(project, home=tmp_path / "g") as m:
+        with pytest.raises(sqlite3.DatabaseError):  # SQLite reports the function's error (the dictionary's sum)
+            m.roots["project"].db.execute("SELECT text FROM docs WHERE typeof(text_tail) = 'blob' LIMIT 1").fetchone()
+        with pytest.raises(sqlite3.DatabaseError, match="compression dictionary"):
+            codec._load_zdict(m.roots["project"].db, codec._dict_id(
+                m.roots["project"].db.execute("SELECT value FROM meta WHERE key = 'zdict_id'").fetchone()[0]))

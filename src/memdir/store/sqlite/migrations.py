@@ -334,10 +334,17 @@ def m014_hash_bytes_derived_ts(db: sqlite3.Connection) -> None:
     db.execute("CREATE VIEW events AS SELECT id, ref AS key, content_sha256, session, role, ts, text FROM docs WHERE kind = 'event'")
 
 
+def m015_zstd_tails(db: sqlite3.Connection) -> None:
+    """Issue 26 (size, speed): a store's compression dictionary is made with Zstandard (``meta.zdict_id`` =
+    ``zstd:<its Adler-32>``, :data:`memdir.store.sqlite.codec.ZSTD_DICT_BYTES` trained on its first tails) and its tails are
+    Zstandard frames; a store whose zlib dictionary was made before keeps it (``memdir_unz`` reads both kinds). No
+    row changes here: the schema version keeps an older memdir, which reads only zlib, from opening the store."""
+
+
 MIGRATIONS = [m001_create_tables, m002_vectors_tiers, m003_fts_vocab, m004_fts_context, m005_event_order_index,
               m006_journal, m007_distill, m008_handles_passages,
               m009_compact_layout, m010_removed_log, m011_text_dictionary, m012_remote_queue, m013_remote_refused,
-              m014_hash_bytes_derived_ts]
+              m014_hash_bytes_derived_ts, m015_zstd_tails]
 
 
 class NewerIndex(MemdirError, RuntimeError):
