@@ -34,8 +34,12 @@ log = getLogger("memdir")
 AHEAD_MIN = 2000
 #: events per message to the worker
 CHUNK = 100
-#: chunks sent ahead of the one being written
-WINDOW = 4
+#: chunks sent ahead to each worker
+WINDOW = 3
+#: worker processes at most (never more than the machine's cores)
+WORKERS = 2
+#: the workers' niceness (POSIX): a hook that starts while a long import runs is not slowed by them
+NICE = 10
 #: seconds a chunk may take in the worker before this process makes it itself (and stops the worker)
 WAIT_S = 30.0
 #: ``MEMDIR_IMPORT_WORKER=0`` makes every event in the importing process
@@ -193,37 +197,40 @@ def _chunks(it: Iterator[Any], n: int) -> Iterator[list[Any]]:
 
 
 def ahead(events: Iterable[Any], total: int | None) -> Iterator[tuple[Any, Prepared | None]]:
-    """``(event, prepared or None)`` for each of ``events`` in order; ``prepared`` was made ahead (None: make it
-    when writing). Close the generator when done with it (it stops the worker). (Making a later chunk here while
-    the worker is behind was tried: the writes wait for it, and the import was slower, bench/results/ingest.md.)"""
+    """``(event, prepared or None)`` for each of ``events`` in order; ``prepared`` was made ahead, by one of up to
+    :data:`WORKERS` worker processes taking chunks in turn (None: make it when writing). Close the generator when
+    done with it (it stops the workers). (Making a later chunk here while a worker is behind was tried: the writes
+    wait for it, and the import was slower, docs/ingest-and-size.md.)"""
     start_at = wanted(total)
     it = iter(events)
     if start_at is None:
         for ev in it:
             yield ev, None
         return
-    w: _Worker | None = None
+    workers: list[_Worker] = []
     read = 0
-    pending: deque[tuple[int, list[Any]]] = deque()  # chunks sent to the worker, in order
+    pending: deque[tuple[int, list[Any], _Worker]] = deque()  # chunks sent to a worker, in order
     seq = 0
     chunks = _chunks(it, CHUNK)
     try:
         while True:
-            if w is None and read >= start_at:
-                try:
-                    w = _Worker()
-                except OSError as exc:
-                    log.debug("import worker not started: %s", exc)
-                    start_at = sys.maxsize
-            live = w is not None and w.ready and not w.dead
-            if live:
-                while len(pending) < WINDOW:
-                    c = next(chunks, None)
-                    if c is None:
+            if not workers and read >= start_at:
+                for _ in range(max(1, min(WORKERS, os.cpu_count() or 1))):
+                    try:
+                        workers.append(_Worker())
+                    except OSError as exc:
+                        log.debug("import worker not started: %s", exc)
                         break
-                    pending.append((seq, c))
-                    w.send(seq, c)
-                    seq += 1
+                start_at = sys.maxsize
+            ready = [w for w in workers if w.ready and not w.dead]
+            while ready and len(pending) < WINDOW * len(ready):
+                c = next(chunks, None)
+                if c is None:
+                    break
+                w = ready[seq % len(ready)]
+                pending.append((seq, c, w))
+                w.send(seq, c)
+                seq += 1
             if not pending:
                 c = next(chunks, None)
                 if c is None:
@@ -232,15 +239,15 @@ def ahead(events: Iterable[Any], total: int | None) -> Iterator[tuple[Any, Prepa
                 for ev in c:
                     yield ev, None
                 continue
-            sq, c = pending.popleft()
-            got = w.take(sq, WAIT_S) if live else None
+            sq, c, w = pending.popleft()
+            got = w.take(sq, WAIT_S) if not w.dead else None
             if got is None or len(got) != len(c):
                 got = [None] * len(c)
             read += len(c)
             for ev, prep in zip(c, got):
                 yield ev, prep
     finally:
-        if w is not None:
+        for w in workers:
             w.close()
 
 
@@ -258,6 +265,11 @@ def _serve() -> None:
     from memdir.recall.tokenize import tokenizer_id
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(os, "nice"):  # background work: the writing process and the agent's hooks go first
+        try:
+            os.nice(NICE)
+        except OSError:
+            pass
     out = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)  # anything printed goes to stderr, not into the results
     inp = sys.stdin.buffer
