@@ -72,17 +72,18 @@ def clock():
 
 def test_the_worker_writes_the_store_the_import_writes_alone(tmp_path, monkeypatch, clock):
     events = _events(900)
-    monkeypatch.setenv(ahead.ENV, "0")
+    monkeypatch.setenv("MEMDIR_IMPORT_WORKERS", "0")
     alone = _import(tmp_path, "alone", events, clock)
-    monkeypatch.delenv(ahead.ENV)
+    monkeypatch.delenv("MEMDIR_IMPORT_WORKERS")
     monkeypatch.setattr(ahead, "AHEAD_MIN", 0)
     monkeypatch.setattr(ahead, "CHUNK", 40)
     monkeypatch.setattr(ahead.os, "cpu_count", lambda: 2)
     made = [0]
     real = ahead.ahead
 
-    def counting(evs, total):
-        for ev, prep in real(evs, total):
+    def counting(evs, total, workers):
+        assert workers == 2  # the default of import.workers
+        for ev, prep in real(evs, total, workers):
             made[0] += prep is not None
             yield ev, prep
 
@@ -96,9 +97,9 @@ def test_the_worker_writes_the_store_the_import_writes_alone(tmp_path, monkeypat
 
 def test_a_worker_that_cannot_run_changes_nothing_but_speed(tmp_path, monkeypatch, clock):
     events = _events(300)
-    monkeypatch.setenv(ahead.ENV, "0")
+    monkeypatch.setenv("MEMDIR_IMPORT_WORKERS", "0")
     alone = _import(tmp_path, "alone", events, clock)
-    monkeypatch.delenv(ahead.ENV)
+    monkeypatch.delenv("MEMDIR_IMPORT_WORKERS")
     monkeypatch.setattr(ahead, "AHEAD_MIN", 0)
     monkeypatch.setattr(ahead, "CHUNK", 20)
     monkeypatch.setattr(ahead.os, "cpu_count", lambda: 2)
@@ -145,12 +146,9 @@ def test_ctrl_c_stops_the_worker_and_keeps_the_committed_batches(tmp_path, monke
 
 
 def test_short_imports_and_one_core_prepare_here(monkeypatch):
-    monkeypatch.delenv(ahead.ENV, raising=False)
     monkeypatch.setattr(ahead.os, "cpu_count", lambda: 2)
-    assert ahead.wanted(ahead.AHEAD_MIN - 1) is None and ahead.wanted(ahead.AHEAD_MIN) == 0
-    assert ahead.wanted(None) == ahead.AHEAD_MIN  # an unknown count: once that many were read
-    monkeypatch.setenv(ahead.ENV, "0")
-    assert ahead.wanted(10 ** 6) is None
-    monkeypatch.delenv(ahead.ENV)
+    assert ahead.wanted(ahead.AHEAD_MIN - 1, 2) is None and ahead.wanted(ahead.AHEAD_MIN, 2) == 0
+    assert ahead.wanted(None, 2) == ahead.AHEAD_MIN  # an unknown count: once that many were read
+    assert ahead.wanted(10 ** 6, 0) is None  # import.workers = 0
     monkeypatch.setattr(ahead.os, "cpu_count", lambda: 1)
-    assert ahead.wanted(10 ** 6) is None
+    assert ahead.wanted(10 ** 6, 2) is None

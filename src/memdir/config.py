@@ -240,6 +240,8 @@ SETTINGS: tuple[tuple[str, Any, str, type | None, Callable[[Any], bool] | None],
     ("distill.delay_s", 2.0, "the detached distiller (distill.auto) sleeps this long at low priority before it works, "
      "so the host and its hook finish first", float, _nonneg),
     # drop-file import (memdir.portability.dropimport)
+    ("import.workers", 2, "worker processes that redact and tokenize a long import (2,000+ events) ahead of its "
+                          "writes, at most one per core; 0 = all in the importing process", None, _nonneg),
     ("import.max_items", 1500, "drop-file import (<global root>/import/*.jsonl): newest records taken per file", None, _pos),
     # where the index lives (memdir.store.sqlite.store): the embedded SQLite file, or a PostgreSQL database shared by projects
     ("store", "", "empty = the SQLite index in <root>/.memdir; postgresql://user@host/db = a team store (extra "

@@ -4,7 +4,8 @@ length bound, the content hash: :func:`memdir.capture.events.import_row`) and it
 
 Those steps are about two thirds of an import's CPU time (bench/results/ingest.md); on a machine with a second core
 the writing process keeps only the SQL, the compression and the neighbours' context. Only a long import uses it
-(:data:`AHEAD_MIN` events), only when the machine has two cores or more, never when ``MEMDIR_IMPORT_WORKER=0``.
+(:data:`AHEAD_MIN` events), only when the machine has two cores or more, with ``import.workers`` processes at most
+(``0``: none).
 
 What is made ahead is exactly what this process would make: the same pure functions on the same event; an event
 without a ``ts`` (its time is the batch's), one the worker could not handle, and every event while the worker starts
@@ -36,14 +37,10 @@ AHEAD_MIN = 2000
 CHUNK = 100
 #: chunks sent ahead to each worker
 WINDOW = 3
-#: worker processes at most (never more than the machine's cores)
-WORKERS = 2
 #: the workers' niceness (POSIX): a hook that starts while a long import runs is not slowed by them
 NICE = 10
 #: seconds a chunk may take in the worker before this process makes it itself (and stops the worker)
 WAIT_S = 30.0
-#: ``MEMDIR_IMPORT_WORKER=0`` makes every event in the importing process
-ENV = "MEMDIR_IMPORT_WORKER"
 
 #: ``(row, reason, pieces)``: :func:`memdir.capture.events.import_row`'s row (or None and why) and the passages' tokens
 Prepared = tuple[dict[str, Any] | None, str, list[tuple[int, int, str]] | None]
@@ -65,9 +62,9 @@ def prepare(ev: Any, now: datetime) -> Prepared | None:
     return row, "", tokens(row["text"], row["role"])
 
 
-def wanted(total: int | None) -> int | None:
-    """Events to read before starting the worker for an import of ``total`` events (None: never)."""
-    if os.environ.get(ENV, "").strip() == "0" or (os.cpu_count() or 1) < 2:
+def wanted(total: int | None, workers: int) -> int | None:
+    """Events to read before starting ``workers`` workers for an import of ``total`` events (None: never)."""
+    if workers < 1 or (os.cpu_count() or 1) < 2:
         return None
     if total is None:
         return AHEAD_MIN
@@ -196,33 +193,33 @@ def _chunks(it: Iterator[Any], n: int) -> Iterator[list[Any]]:
         yield chunk
 
 
-def ahead(events: Iterable[Any], total: int | None) -> Iterator[tuple[Any, Prepared | None]]:
+def ahead(events: Iterable[Any], total: int | None, workers: int = 2) -> Iterator[tuple[Any, Prepared | None]]:
     """``(event, prepared or None)`` for each of ``events`` in order; ``prepared`` was made ahead, by one of up to
-    :data:`WORKERS` worker processes taking chunks in turn (None: make it when writing). Close the generator when
+    ``workers`` worker processes taking chunks in turn (None: make it when writing). Close the generator when
     done with it (it stops the workers). (Making a later chunk here while a worker is behind was tried: the writes
     wait for it, and the import was slower, docs/ingest-and-size.md.)"""
-    start_at = wanted(total)
+    start_at = wanted(total, workers)
     it = iter(events)
     if start_at is None:
         for ev in it:
             yield ev, None
         return
-    workers: list[_Worker] = []
+    procs: list[_Worker] = []
     read = 0
     pending: deque[tuple[int, list[Any], _Worker]] = deque()  # chunks sent to a worker, in order
     seq = 0
     chunks = _chunks(it, CHUNK)
     try:
         while True:
-            if not workers and read >= start_at:
-                for _ in range(max(1, min(WORKERS, os.cpu_count() or 1))):
+            if not procs and read >= start_at:
+                for _ in range(max(1, min(workers, os.cpu_count() or 1))):
                     try:
-                        workers.append(_Worker())
+                        procs.append(_Worker())
                     except OSError as exc:
                         log.debug("import worker not started: %s", exc)
                         break
                 start_at = sys.maxsize
-            ready = [w for w in workers if w.ready and not w.dead]
+            ready = [w for w in procs if w.ready and not w.dead]
             while ready and len(pending) < WINDOW * len(ready):
                 c = next(chunks, None)
                 if c is None:
@@ -247,7 +244,7 @@ def ahead(events: Iterable[Any], total: int | None) -> Iterator[tuple[Any, Prepa
             for ev, prep in zip(c, got):
                 yield ev, prep
     finally:
-        for w in workers:
+        for w in procs:
             w.close()
 
 

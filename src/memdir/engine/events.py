@@ -76,7 +76,7 @@ def _import_all(s: Stores, root: Any, it: Iterator[Any], counts: dict[str, int],
     """The batches of :func:`import_events` (whose docstring is the contract), the team push, the settle and the
     spool's drain; ``counts`` gets the counts, ``bar`` (or None) the events read after each batch. A long import
     into a local root makes its rows and tokens ahead in a second process (:mod:`memdir.engine.ahead`)."""
-    pairs = ((ev, None) for ev in it) if root.remote else ahead.ahead(it, total)
+    pairs = ((ev, None) for ev in it) if root.remote else ahead.ahead(it, total, int(s.config.get("import.workers")))
     try:
         more = True
         while more:
