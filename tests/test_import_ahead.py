@@ -4,6 +4,7 @@ the one the import writes alone, byte for byte, and a worker that cannot start o
 from __future__ import annotations
 
 import hashlib
+import os
 import sqlite3
 
 import pytest
@@ -77,7 +78,7 @@ def test_the_worker_writes_the_store_the_import_writes_alone(tmp_path, monkeypat
     monkeypatch.delenv("MEMDIR_IMPORT_WORKERS")
     monkeypatch.setattr(ahead, "AHEAD_MIN", 0)
     monkeypatch.setattr(ahead, "CHUNK", 40)
-    monkeypatch.setattr(ahead.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(ahead, "cores", lambda: 2)
     made = [0]
     real = ahead.ahead
 
@@ -102,7 +103,7 @@ def test_a_worker_that_cannot_run_changes_nothing_but_speed(tmp_path, monkeypatc
     monkeypatch.delenv("MEMDIR_IMPORT_WORKERS")
     monkeypatch.setattr(ahead, "AHEAD_MIN", 0)
     monkeypatch.setattr(ahead, "CHUNK", 20)
-    monkeypatch.setattr(ahead.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(ahead, "cores", lambda: 2)
     monkeypatch.setattr(ahead.sys, "executable", "/bin/false")  # exits at once: no ready message, stdin closed
     assert _import(tmp_path, "broken", events, clock) == alone
 
@@ -113,7 +114,7 @@ def test_ctrl_c_stops_the_worker_and_keeps_the_committed_batches(tmp_path, monke
     from memdir.store.sqlite import index as sqlite_index
 
     monkeypatch.setattr(ahead, "AHEAD_MIN", 0)
-    monkeypatch.setattr(ahead.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(ahead, "cores", lambda: 2)
     monkeypatch.setattr(event_ops, "BATCH_SECONDS", 1e9)
     workers = []
     real_init = ahead._Worker.__init__
@@ -146,9 +147,65 @@ def test_ctrl_c_stops_the_worker_and_keeps_the_committed_batches(tmp_path, monke
 
 
 def test_short_imports_and_one_core_prepare_here(monkeypatch):
-    monkeypatch.setattr(ahead.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(ahead, "cores", lambda: 2)
     assert ahead.wanted(ahead.AHEAD_MIN - 1, 2) is None and ahead.wanted(ahead.AHEAD_MIN, 2) == 0
-    assert ahead.wanted(None, 2) == ahead.AHEAD_MIN  # an unknown count: once that many were read
+    assert ahead.wanted(None, 2) is None  # a generator: it may change what it handed out before it is written
     assert ahead.wanted(10 ** 6, 0) is None  # import.workers = 0
-    monkeypatch.setattr(ahead.os, "cpu_count", lambda: 1)
+    monkeypatch.setattr(ahead, "cores", lambda: 1)
     assert ahead.wanted(10 ** 6, 2) is None
+
+
+def test_a_generator_that_reuses_its_event_object_loses_nothing(tmp_path, monkeypatch, clock):
+    def reused(n):
+        ev: dict = {}
+        for i in range(n):
+            ev.clear()
+            ev.update({"key": f"g:{i}", "role": "user", "session": "s", "ts": f"2026-05-01T10:{i // 60 % 60:02d}:{i % 60:02d}Z",
+                       "text": f"turn {i} of a reader that hands out one dict"})
+            yield ev
+
+    monkeypatch.setattr(ahead, "AHEAD_MIN", 0)
+    monkeypatch.setattr(ahead, "cores", lambda: 2)
+    counts, _ = _import(tmp_path, "gen", reused(2500), clock)
+    assert counts["stored"] == 2500 and counts["duplicate"] == 0
+
+
+def test_a_stalled_worker_neither_stalls_the_import_nor_outlives_it(tmp_path, monkeypatch, clock):
+    import signal
+    import time
+
+    events = _events(900)
+    monkeypatch.setenv("MEMDIR_IMPORT_WORKERS", "0")
+    alone = _import(tmp_path, "alone", events, clock)
+    monkeypatch.delenv("MEMDIR_IMPORT_WORKERS")
+    monkeypatch.setattr(ahead, "AHEAD_MIN", 0)
+    monkeypatch.setattr(ahead, "CHUNK", 30)
+    monkeypatch.setattr(ahead, "cores", lambda: 2)
+    workers = []
+    real_take = ahead._Worker.take
+
+    def take(self, seq, timeout):
+        if self not in workers:  # its first chunk came back: now it stops (SIGSTOP), with chunks still owed
+            workers.append(self)
+            got = real_take(self, seq, timeout)
+            os.kill(self.proc.pid, signal.SIGSTOP)
+            return got
+        return real_take(self, seq, timeout)
+
+    monkeypatch.setattr(ahead._Worker, "take", take)
+    t = time.monotonic()
+    assert _import(tmp_path, "stalled", events, clock) == alone
+    assert time.monotonic() - t < 30
+    assert workers and all(w.proc.poll() is not None for w in workers)
+
+
+def test_the_worker_does_not_run_code_from_the_working_directory(tmp_path, monkeypatch, clock):
+    here = tmp_path / "cwd"
+    here.mkdir()
+    marker = tmp_path / "ran"
+    (here / "struct.py").write_text(f"open({str(marker)!r}, 'w').close()\nfrom _struct import *\n", encoding="utf-8")
+    monkeypatch.chdir(here)
+    monkeypatch.setattr(ahead, "AHEAD_MIN", 0)
+    monkeypatch.setattr(ahead, "cores", lambda: 2)
+    _import(tmp_path, "p", _events(300), clock)
+    assert not marker.exists()

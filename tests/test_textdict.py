@@ -225,3 +225,22 @@ def test_a_damaged_zstd_dictionary_is_a_database_error_not_garbage(project, tmp_
         with pytest.raises(sqlite3.DatabaseError, match="compression dictionary"):
             codec._load_zdict(m.roots["project"].db, codec._dict_id(
                 m.roots["project"].db.execute("SELECT value FROM meta WHERE key = 'zdict_id'").fetchone()[0]))
+
+
+def test_a_process_that_opened_the_store_before_a_newer_memdir_upgraded_it_stops_writing(project, tmp_path):
+    """A long-running server of an older memdir keeps its connection across an upgrade: its next write transaction
+    sees the newer schema version and raises NewerIndex instead of writing in the old layout."""
+    from memdir.store.sqlite.migrations import MIGRATIONS, NewerIndex
+
+    with memdir.open(project, home=tmp_path / "g") as m:
+        m.import_events(_events(random.Random(11), 5))
+        path = m.roots["project"].db_path
+        other = sqlite3.connect(path)
+        other.execute(f"PRAGMA user_version = {len(MIGRATIONS) + 1}")
+        other.close()
+        with pytest.raises(NewerIndex, match="newer memdir"):
+            m.import_events(_events(random.Random(12), 5, prefix="n"))
+        other = sqlite3.connect(path)
+        assert other.execute("SELECT count(*) FROM docs WHERE ref LIKE 'n%'").fetchone()[0] == 0
+        other.execute(f"PRAGMA user_version = {len(MIGRATIONS)}")
+        other.close()

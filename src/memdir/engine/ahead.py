@@ -4,14 +4,15 @@ length bound, the content hash: :func:`memdir.capture.events.import_row`) and it
 
 Those steps are about two thirds of an import's CPU time (bench/results/ingest.md); on a machine with a second core
 the writing process keeps only the SQL, the compression and the neighbours' context. Only a long import uses it
-(:data:`AHEAD_MIN` events), only when the machine has two cores or more, with ``import.workers`` processes at most
-(``0``: none).
+(:data:`AHEAD_MIN` events, a list), only when the process may use two cores or more, with ``import.workers``
+processes at most (``0``: none).
 
 What is made ahead is exactly what this process would make: the same pure functions on the same event; an event
 without a ``ts`` (its time is the batch's), one the worker could not handle, and every event while the worker starts
-(~0.2 s) or after it stopped are made here, so a missing worker slows an import down and changes nothing else. The
-worker is ``python -m memdir.engine.ahead`` with length-prefixed pickles on its stdin/stdout, in a session of its own
-(a Ctrl-C reaches only the importing process, which stops it); it exits when its stdin closes.
+(~0.1 s), a chunk not back within :data:`WAIT_S`, and every event after a worker stopped are made here, so a missing
+or stalled worker slows an import down and changes nothing else. The worker is ``python -P -m memdir.engine.ahead``
+with length-prefixed pickles on its stdin/stdout, in a process group of its own (a Ctrl-C reaches only the importing
+process, which stops it), at niceness :data:`NICE`; it exits when its stdin closes or its parent is gone.
 """
 
 from __future__ import annotations
@@ -39,8 +40,10 @@ CHUNK = 100
 WINDOW = 3
 #: the workers' niceness (POSIX): a hook that starts while a long import runs is not slowed by them
 NICE = 10
-#: seconds a chunk may take in the worker before this process makes it itself (and stops the worker)
-WAIT_S = 30.0
+#: seconds the chunk due next is waited for (the import holds its write lock meanwhile) before this process makes
+#: it itself; a worker that misses :data:`MISSES` of those is given no more
+WAIT_S = 0.2
+MISSES = 3
 
 #: ``(row, reason, pieces)``: :func:`memdir.capture.events.import_row`'s row (or None and why) and the passages' tokens
 Prepared = tuple[dict[str, Any] | None, str, list[tuple[int, int, str]] | None]
@@ -62,13 +65,23 @@ def prepare(ev: Any, now: datetime) -> Prepared | None:
     return row, "", tokens(row["text"], row["role"])
 
 
+def cores() -> int:
+    """CPUs this process may run on (its affinity where the platform says, else the machine's count)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
 def wanted(total: int | None, workers: int) -> int | None:
-    """Events to read before starting ``workers`` workers for an import of ``total`` events (None: never)."""
-    if workers < 1 or (os.cpu_count() or 1) < 2:
+    """Events to read before starting ``workers`` workers for an import of ``total`` events (None: never). Only a
+    sized input (a list) is read ahead: a generator may hand out one object again and again, changed in place, and a
+    chunk read before it is written would hold the last state only."""
+    if workers < 1 or cores() < 2 or total is None or total < AHEAD_MIN:
         return None
-    if total is None:
-        return AHEAD_MIN
-    return 0 if total >= AHEAD_MIN else None
+    if not sys.executable or getattr(sys, "frozen", False):  # an embedded or frozen Python: no interpreter to start
+        return None
+    return 0
 
 
 def _write(f: Any, obj: Any) -> None:
@@ -96,11 +109,21 @@ class _Worker:
         # the worker imports this very memdir, wherever it was imported from (a checkout, PYTHONPATH, a venv)
         here = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
         env["PYTHONPATH"] = os.pathsep.join(p for p in (here, env.get("PYTHONPATH")) if p)
-        self.proc = subprocess.Popen([sys.executable, "-m", "memdir.engine.ahead"], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
-                                     start_new_session=True)
+        # -P: the working directory is not put on sys.path (a struct.py there would run in the worker). Its own
+        # process group: a Ctrl-C at the terminal reaches only the importing process, which stops the worker; the
+        # same session, so its niceness counts against the agent's processes (a session of its own is its own
+        # autogroup on Linux, where niceness would only order it against itself)
+        extra: dict[str, Any] = {"process_group": 0}
+        if os.name == "nt":
+            extra = {"creationflags": subprocess.BELOW_NORMAL_PRIORITY_CLASS | subprocess.CREATE_NEW_PROCESS_GROUP}
+        self.proc = subprocess.Popen([sys.executable, "-P", "-m", "memdir.engine.ahead"], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, **extra)
+        self.asked = 0  # chunks sent
+        self.answered = 0  # chunks back
         self.ready = False
         self.dead = False
+        self.misses = 0
+        self.abandoned: set[int] = set()
         self.results: dict[int, Any] = {}
         self.cond = threading.Condition()
         self.outbox: deque[tuple[int, list[Any]] | None] = deque()
@@ -123,7 +146,11 @@ class _Worker:
                         if not self.ready:
                             break
                     else:
-                        self.results[seq] = body
+                        self.answered += 1
+                        if seq in self.abandoned:  # made in the importing process meanwhile
+                            self.abandoned.discard(seq)
+                        else:
+                            self.results[seq] = body
                     self.cond.notify_all()
         except Exception as exc:  # noqa: BLE001  (a broken worker only slows the import down)
             log.debug("import worker: %s", exc)
@@ -158,26 +185,37 @@ class _Worker:
     def send(self, seq: int, chunk: list[Any]) -> None:
         with self.sent:
             self.outbox.append((seq, chunk))
+            self.asked += 1
             self.sent.notify()
 
     def take(self, seq: int, timeout: float) -> list[Any] | None:
-        """The prepared chunk ``seq``, or None when the worker died or took longer than ``timeout`` seconds."""
+        """The prepared chunk ``seq``, or None when the worker died or it is not back within ``timeout`` seconds
+        (then the caller makes it; after :data:`MISSES` of those the worker is given no more)."""
         with self.cond:
             self.cond.wait_for(lambda: seq in self.results or self.dead, timeout)
             got = self.results.pop(seq, None)
-        if got is None:
-            self.dead = True
+            if got is None:
+                self.abandoned.add(seq)
+                self.misses += 1
+                if self.misses >= MISSES:
+                    self.dead = True
         return got
 
     def close(self) -> None:
+        """Stop the worker: at once when it owes chunks or died (a write to a stopped worker's full pipe would
+        block the closing of its stdin, with the import's lock held), else by closing its stdin; no process and no
+        pipe is left behind."""
         with self.sent:
             self.outbox.clear()
             self.outbox.append(None)
             self.sent.notify()
-        try:
-            self.proc.stdin.close()
-        except Exception:  # noqa: BLE001
-            pass
+        if self.dead or self.answered < self.asked:
+            self.proc.kill()
+        for f in (self.proc.stdin, self.proc.stdout):
+            try:
+                f.close()
+            except Exception:  # noqa: BLE001  (a broken pipe: nothing left to say to it)
+                pass
         try:
             self.proc.wait(timeout=2)
         except Exception:  # noqa: BLE001
@@ -212,10 +250,10 @@ def ahead(events: Iterable[Any], total: int | None, workers: int = 2) -> Iterato
     try:
         while True:
             if not procs and read >= start_at:
-                for _ in range(max(1, min(workers, os.cpu_count() or 1))):
+                for _ in range(max(1, min(workers, cores()))):
                     try:
                         procs.append(_Worker())
-                    except OSError as exc:
+                    except Exception as exc:  # noqa: BLE001  (no worker: every event is made here)
                         log.debug("import worker not started: %s", exc)
                         break
                 start_at = sys.maxsize
@@ -238,7 +276,7 @@ def ahead(events: Iterable[Any], total: int | None, workers: int = 2) -> Iterato
                 continue
             sq, c, w = pending.popleft()
             got = w.take(sq, WAIT_S) if not w.dead else None
-            if got is None or len(got) != len(c):
+            if got is None or len(got) != len(c):  # made here: a stalled worker does not stall the import
                 got = [None] * len(c)
             read += len(c)
             for ev, prep in zip(c, got):

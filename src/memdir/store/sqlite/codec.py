@@ -56,6 +56,13 @@ class _Zstate:
         self.sample: list[tuple[int, Any, bytes]] = []
         self.size = 0
 
+    def compressor(self) -> Any:
+        """The compressor for this dictionary, made at the first text that needs it (a capture of a short text
+        does not import ``zstandard``), or None without a dictionary."""
+        if self.proto is None and self.zd is not None and self.did is not None:
+            self.proto = _compressor(self.zd, self.did)
+        return self.proto
+
 
 class Connection(sqlite3.Connection):
     """The store's connections (``factory=`` of every ``sqlite3.connect`` in this package): each carries its own
@@ -103,12 +110,11 @@ def _zstate(db: sqlite3.Connection) -> _Zstate:
             db.zstate = st
     row = db.execute("SELECT value FROM meta WHERE key = 'zdict_id'").fetchone()
     did = _dict_id(row[0]) if row is not None else None
-    if did != st.did or (did is None and st.proto is not None):
+    if did != st.did or (did is None and st.zd is not None):
         st.did, st.sample, st.size = did, [], 0
         st.zd = st.proto = None
         if did is not None:
-            zd = _load_zdict(db, did)
-            st.zd, st.proto = zd, _compressor(zd, did)
+            st.zd = _load_zdict(db, did)
     return st
 
 
@@ -176,8 +182,8 @@ def write(db: sqlite3.Connection, sql: str, args: Any, *, many: bool = False) ->
 
 
 def text_columns(text: str, proto: Any = None) -> tuple[str, str | bytes | None, int]:
-    """``(text_head, text_tail, text_len)`` as stored for ``text``; ``proto``: a compressor primed with the store's
-    dictionary (:func:`_compressor`), or None."""
+    """``(text_head, text_tail, text_len)`` as stored for ``text``; ``proto``: what :func:`_squeeze` takes (a
+    compressor primed with the store's dictionary, a connection's state holding it, or None)."""
     head, rest = text[:TEXT_HEAD], text[TEXT_HEAD:]
     if not rest:
         return head, None, len(text)
@@ -187,9 +193,12 @@ def text_columns(text: str, proto: Any = None) -> tuple[str, str | bytes | None,
 
 
 def _squeeze(raw: bytes, proto: Any) -> bytes | None:
-    """``raw`` compressed, or None when that does not save a tenth of it (or it is too short to try)."""
+    """``raw`` compressed (``proto``: a compressor, a connection's :class:`_Zstate`, or None: zlib without a
+    dictionary), or None when that does not save a tenth of it (or it is too short to try)."""
     if len(raw) < COMPRESS_MIN:
         return None
+    if isinstance(proto, _Zstate):
+        proto = proto.compressor()
     if proto is not None and not hasattr(proto, "copy"):  # a ZstdCompressor
         z = proto.compress(raw)
     elif proto is not None:
@@ -233,7 +242,7 @@ def doc_columns(db: sqlite3.Connection, row: dict[str, Any]) -> tuple[dict[str, 
     ``content_sha256`` its bytes (``sha``), ``ts`` goes to ``ts_raw`` (see :func:`insert_sql`)."""
     st = _zstate(db)
     out = {k: v for k, v in row.items() if k not in ("text", "content_sha256", "ts")}
-    out["text_head"], out["text_tail"], out["text_len"] = text_columns(row["text"], st.proto)
+    out["text_head"], out["text_tail"], out["text_len"] = text_columns(row["text"], st)
     out["sha"] = sha_key(row["content_sha256"])
     out["ts_raw"] = row["ts"]
     return out, st
@@ -279,7 +288,7 @@ def compress_all(db: sqlite3.Connection) -> int:
         upd = []
         for doc_id, tail in rows:
             raw = zlib.decompress(tail) if isinstance(tail, bytes) else tail.encode("utf-8")
-            z = _squeeze(raw, st.proto)
+            z = _squeeze(raw, st)
             if z is not None and len(z) < len(tail if isinstance(tail, bytes) else raw):
                 upd.append((z, doc_id))
         write(db, "UPDATE docs SET text_tail = ? WHERE id = ?", upd, many=True)
@@ -310,7 +319,7 @@ def learn(db: sqlite3.Connection, st: _Zstate, doc_id: int, cols: dict[str, Any]
     """Without a dictionary yet: keep doc ``doc_id``'s tail; once :data:`ZDICT_SAMPLE` bytes are kept, make the
     store's dictionary from them and recompress those rows with it. Caller holds the transaction that wrote it."""
     tail = cols["text_tail"]
-    if st.proto is not None or tail is None:
+    if st.zd is not None or tail is None:
         return
     raw = zlib.decompress(tail) if isinstance(tail, bytes) else tail.encode("utf-8")
     st.sample.append((doc_id, tail, raw))
@@ -336,7 +345,7 @@ def make_zdict(db: sqlite3.Connection, texts: list[bytes], rows: Iterable[tuple[
     st = _zstate(db)
     upd = []
     for doc_id, stored, raw in rows:
-        z = _squeeze(raw, st.proto)
+        z = _squeeze(raw, st)
         if z is not None and len(z) < len(stored if isinstance(stored, bytes) else raw):
             upd.append((z, doc_id, stored))
     if upd:
@@ -347,10 +356,12 @@ def make_zdict(db: sqlite3.Connection, texts: list[bytes], rows: Iterable[tuple[
 def _train(texts: list[bytes]) -> tuple[bytes | None, str | None]:
     """A Zstandard dictionary trained on ``texts`` and its ``zstd:<id>``, or ``(None, None)`` when the trainer cannot
     make one of them (too few or too alike: the store then gets a zlib dictionary as before m015)."""
-    import zstandard
-
     try:
+        import zstandard
+
         d = zstandard.train_dictionary(ZSTD_DICT_BYTES, texts, level=ZSTD_LEVEL)
+    except ImportError:  # a broken install without it: zlib, which every Python has
+        return None, None
     except zstandard.ZstdError:
         return None, None
     zd = d.as_bytes()

@@ -351,6 +351,15 @@ class NewerIndex(MemdirError, RuntimeError):
     """The index was written by a newer memdir (a ``RuntimeError`` as before; a ``MemdirError``, so one CLI line)."""
 
 
+def check_not_newer(db: sqlite3.Connection) -> int:
+    """The index's schema version; raises :class:`NewerIndex` when a newer memdir wrote it."""
+    version = db.execute("PRAGMA user_version").fetchone()[0]
+    if version > len(MIGRATIONS):
+        raise NewerIndex(f"the index {_db_file(db)} was written by a newer memdir (schema v{version}, this one knows "
+                         f"v{len(MIGRATIONS)}): upgrade memdir (pip install -U memdir), then restart the agent")
+    return version
+
+
 def migrate(db: sqlite3.Connection, upto: int | None = None) -> int:
     """Apply pending migrations, each in its own transaction; returns the resulting schema version. ``upto`` stops
     at that version (tests build a store of an older layout with it).
@@ -358,10 +367,7 @@ def migrate(db: sqlite3.Connection, upto: int | None = None) -> int:
     Raises ``MemdirError`` (also a ``RuntimeError``) if the database is newer than this memdir (downgrade is not
     supported): the CLI prints one line, not "internal error".
     """
-    version = db.execute("PRAGMA user_version").fetchone()[0]
-    if version > len(MIGRATIONS):
-        raise NewerIndex(f"the index {_db_file(db)} was written by a newer memdir (schema v{version}, this one knows "
-                         f"v{len(MIGRATIONS)}): upgrade memdir (pip install -U memdir)")
+    version = check_not_newer(db)
     for n, fn in enumerate(MIGRATIONS[version:upto], start=version + 1):
         db.execute("BEGIN IMMEDIATE")
         try:

@@ -50,6 +50,12 @@ class SqliteStore:
         self.db.execute("BEGIN IMMEDIATE")
         undo = None
         try:
+            # a newer memdir may have upgraded the file since this process opened it (a long-running server): it
+            # stops writing in the older layout (raises migrations.NewerIndex), it does not fail mid-write
+            from memdir.store.sqlite import migrations
+
+            if self.db.execute("PRAGMA user_version").fetchone()[0] > len(migrations.MIGRATIONS):
+                migrations.check_not_newer(self.db)
             yield self
             undo = self._count_events()  # before COMMIT: SQLite's write lock serialises the counter's writers
             self.db.execute("COMMIT")
