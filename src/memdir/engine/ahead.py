@@ -1,4 +1,4 @@
-"""An import's per-event CPU work done ahead, in a second process: each event's docs row (repair, redaction, the
+"""An import's per-event CPU work done ahead, in worker processes: each event's docs row (repair, redaction, the
 length bound, the content hash: :func:`memdir.capture.events.import_row`) and its passages' recall tokens
 (:func:`memdir.recall.passages.tokens`) for the events to come, while this process writes the ones before them.
 
@@ -31,8 +31,8 @@ from memdir.lazylog import getLogger
 
 log = getLogger("memdir")
 
-#: an import of at least this many events (or of an unknown number, once this many were read) prepares ahead;
-#: starting the worker costs ~0.2 s of a core, more than a smaller import saves
+#: an import of a list of at least this many events prepares ahead; starting a worker costs ~0.1-0.2 s of a core,
+#: more than a smaller import saves
 AHEAD_MIN = 2000
 #: events per message to the worker
 CHUNK = 100
