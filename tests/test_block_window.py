@@ -254,3 +254,17 @@ def test_a_tool_output_window_keeps_its_matched_line_once_quoted():
         out = inject.render(e, room, w)
         assert out is not None and len(out) <= room
         assert "Prazak Lindsay" in out, (room, out)
+
+
+def test_a_what_did_we_decide_question_s_window_reaches_the_decision():
+    from memdir.inject.kinds import asks_decision
+
+    for q in ("What did we decide about the retry limit?", "Which queue did we go with?", "重试次数最后是怎么定的？"):
+        assert asks_decision(q), q
+    assert not asks_decision("why did the upload fail?") and not asks_decision("which file holds the config?")
+    w = {"retri": 4.0, "limit": 3.0, "upload": 2.0, "queue": 1.5}
+    text = ("Looking at the upload path: the retry limit is read from the queue settings, the upload worker retries\n"
+            "every chunk, and the queue keeps the retry count per upload.\n" + "More about how chunks move.\n" * 6
+            + "Given the flaky CDN I'd raise the retry limit to 5 rather than 3.\n")
+    assert "rather than 3" not in inject.focus(text, w, 200)
+    assert "rather than 3" in inject.focus(text, w, 200, decision=True)

@@ -14,7 +14,7 @@ from memdir.engine import routing
 from memdir.errors import UsageError
 from memdir.inject import block as inject
 from memdir.inject import entries as inject_entries
-from memdir.inject.kinds import answers, asks_url, question_kind
+from memdir.inject.kinds import answers, asks_decision, asks_url, question_kind
 from memdir.lazylog import getLogger
 from memdir.recall import glossary
 from memdir.recall.tokenize import query_tokens, tokenize
@@ -179,6 +179,9 @@ def block_entries(s: Stores, prompt: str, hits: list[Hit], weights: dict[str, fl
         urls = asks_url(prompt)
         for e, _ in out:
             e.paths, e.urls = True, urls
+    elif asks_decision(prompt):  # windows reach the line that says what was decided
+        for e, _ in out:
+            e.decision = True
     cover = [inject_entries.cover(e, weights) for e, _ in out]
     top = max(cover, default=0.0)
     for (e, _), c in zip(out, cover):

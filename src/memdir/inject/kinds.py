@@ -104,3 +104,13 @@ def answers(kind: str | None, text: str) -> bool:
         name = text.split(":", 1)[0].strip().casefold()
         return name in EDIT_TOOLS and "\n" in text
     return False
+
+
+#: "what did we decide / which did we go with", 决定 / 选了 / 定的
+_DECIDE_ASK = re.compile(r"\b(?:decid(?:e|ed|ing)|decision|chose|choose|chosen|go(?:ne)? with|settle[d]? on|agree[d]?)\b"
+                         r"|决定|选了|选择了?|定的|怎么定|采用了?|用哪个", re.I)
+
+
+def asks_decision(question: str) -> bool:
+    """True when ``question`` asks what was decided or chosen."""
+    return isinstance(question, str) and bool(_DECIDE_ASK.search(question))

@@ -19,6 +19,12 @@ PATH_BONUS = 1.0
 #: a file path with a directory or an extension, or a URL
 _PATHLIKE = re.compile(r"https?://\S+|(?<![\w.~-])(?:[\w.~-]+/)+[\w.-]+"
                        r"|(?<![\w-])[\w-]+\.(?:md|py|ts|tsx|js|json|toml|ya?ml|csv|txt|ex|exs|rs|go|sh|html|css)\b")
+#: a line that says what was decided or recommended (what a "what did we decide" question asks for)
+_DECISION_LINE = re.compile(r"\b(?:decid(?:e|ed)|decision|chose|go with|going with|settle[d]? on|instead of|rather than"
+                            r"|prefer|recommend(?:ed)?|I'd|we'll|I'll|let's|should)\b|决定|改用|采用|而不是|就用|建议", re.I)
+#: for a "what did we decide" question (``decision``) a window holding such a line gains this times the query's top
+#: weight (bench/block_qa.py, tuning half: 1.0 -> 108, 2.0 -> 109, 3.0 -> 109 of 158; validation 87 at each)
+DECISION_BONUS = 2.0
 #: a URL (what a "which web address" question asks for: a file path does not answer it)
 _URL = re.compile(r"https?://\S+")
 BEST_LINE_SCAN = 400  # lines of an entry a one-line view looks through for the line that matches
@@ -56,11 +62,12 @@ def _pieces(text: str, width: int = 160) -> list[tuple[int, int]]:
 
 
 def focus(text: str, weights: dict[str, float], size: int, span: tuple[int, int] | None = None, *,
-          tail: bool = False, paths: bool = False, urls: bool = False) -> str:
+          tail: bool = False, paths: bool = False, urls: bool = False, decision: bool = False) -> str:
     """At most ``size`` chars of ``text``: the run of whole lines (a long line counts as pieces of about 160 chars)
     that fits in ``size`` and holds the most query weight — the summed ``weights`` (idf) of the distinct query tokens
     in it (with ``paths``, plus :data:`PATH_BONUS` times the top weight for a run holding a path or a URL; with
-    ``urls`` too, for a run holding a URL only). Runs
+    ``urls`` too, for a run holding a URL only; with ``decision``, :data:`DECISION_BONUS` times it for a run holding
+    a line that says what was decided). Runs
     overlapping ``span`` (the passage recall matched) win ties; then the earliest. Cuts are marked ``…``.
     Returns ``text`` itself when it fits."""
     if len(text) <= size:
@@ -94,6 +101,9 @@ def focus(text: str, weights: dict[str, float], size: int, span: tuple[int, int]
         top_w = max(weights.values())
         shape = _URL if urls else _PATHLIKE
         bonus = [PATH_BONUS * top_w if shape.search(text[a:b]) else 0.0 for a, b in pieces]
+    elif decision and weights:
+        top_w = max(weights.values())
+        bonus = [DECISION_BONUS * top_w if _DECISION_LINE.search(text[a:b]) else 0.0 for a, b in pieces]
     best, best_s = (0, 1), -1.0
     for i in range(len(pieces)):
         if not found[i] and best_s >= 0:
