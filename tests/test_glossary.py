@@ -40,6 +40,13 @@ def test_chinese_words_bridge_to_english_tokens_and_back():
     assert glossary.bridge("", [], 0.5) == {}
 
 
+def test_general_words_of_a_page_a_tool_and_a_table_bridge():
+    q = "引用框顶部的标签靠哪个开关，汇总条目的写法合法吗？"
+    got = glossary.bridge(q, query_tokens(q), 0.5)
+    for tok in ("blockquot", "switch", "toggl", "summari", "aggreg", "entri", "syntax", "valid"):
+        assert got.get(tok) == 0.5, tok
+
+
 def test_longest_chinese_word_wins_and_query_tokens_are_not_repeated():
     assert glossary.zh_words("数据库迁移") == ["数据库", "迁移"]  # database, not data + 库
     got = glossary.bridge("数据库", query_tokens("数据库"), 0.5)

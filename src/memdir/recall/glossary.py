@@ -710,6 +710,15 @@ author = 作者
 baseline = 基线
 slower = 更慢, 变慢
 faster = 更快
+blockquote, quote block = 引用框, 引用块
+take over = 接管
+switch, toggle = 开关
+framework = 框架
+summary, aggregate = 汇总
+syntax, notation = 写法
+entry, item = 条目
+valid, legal = 合法
+home directory = 用户目录, 主目录
 """
 
 
