@@ -12,7 +12,8 @@ security, data, version control, front end, time words) — common terms a devel
 not derived from any benchmark's questions or memories, nor copied from an outside list. A later round added whole
 categories of general words (git's staging and history, a terminal's signals and streams, a page's look and colours, a
 script's arithmetic, people and lists, devices; then networking, desktops, tests and types, build output, paths,
-punctuation and text clean-up), the categories chosen from the tuning half's misses of
+punctuation and text clean-up; then single general words such as framework, syntax, entry), the categories chosen
+from the tuning half's misses of
 bench/block_qa.py and judged on its validation half (docs/benchmarks.md). Each line is ``english
 words = 中文词``: comma-separated synonyms on each side; an English entry of several words (``pull request``) matches
 only when the query holds all of them; Chinese words have two characters or more (one character is too ambiguous).
