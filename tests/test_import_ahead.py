@@ -63,6 +63,22 @@ def _import(tmp_path, name, events, clock):
     return counts, _digest(proj)
 
 
+def _alone(tmp_path, monkeypatch, events, clock):
+    """The import of ``events`` with no worker: what every other way must write."""
+    monkeypatch.setenv("MEMDIR_IMPORT_WORKERS", "0")
+    got = _import(tmp_path, "alone", events, clock)
+    monkeypatch.delenv("MEMDIR_IMPORT_WORKERS")
+    return got
+
+
+def _workers_on(monkeypatch, chunk: int | None = None) -> None:
+    """Workers for any import of a list, on a machine taken to have two cores."""
+    monkeypatch.setattr(ahead, "AHEAD_MIN", 0)
+    monkeypatch.setattr(ahead, "cores", lambda: 2)
+    if chunk is not None:
+        monkeypatch.setattr(ahead, "CHUNK", chunk)
+
+
 @pytest.fixture
 def clock():
     from datetime import datetime, timezone
@@ -73,12 +89,8 @@ def clock():
 
 def test_the_worker_writes_the_store_the_import_writes_alone(tmp_path, monkeypatch, clock):
     events = _events(900)
-    monkeypatch.setenv("MEMDIR_IMPORT_WORKERS", "0")
-    alone = _import(tmp_path, "alone", events, clock)
-    monkeypatch.delenv("MEMDIR_IMPORT_WORKERS")
-    monkeypatch.setattr(ahead, "AHEAD_MIN", 0)
-    monkeypatch.setattr(ahead, "CHUNK", 40)
-    monkeypatch.setattr(ahead, "cores", lambda: 2)
+    alone = _alone(tmp_path, monkeypatch, events, clock)
+    _workers_on(monkeypatch, chunk=40)
     made = [0]
     real = ahead.ahead
 
@@ -98,12 +110,8 @@ def test_the_worker_writes_the_store_the_import_writes_alone(tmp_path, monkeypat
 
 def test_a_worker_that_cannot_run_changes_nothing_but_speed(tmp_path, monkeypatch, clock):
     events = _events(300)
-    monkeypatch.setenv("MEMDIR_IMPORT_WORKERS", "0")
-    alone = _import(tmp_path, "alone", events, clock)
-    monkeypatch.delenv("MEMDIR_IMPORT_WORKERS")
-    monkeypatch.setattr(ahead, "AHEAD_MIN", 0)
-    monkeypatch.setattr(ahead, "CHUNK", 20)
-    monkeypatch.setattr(ahead, "cores", lambda: 2)
+    alone = _alone(tmp_path, monkeypatch, events, clock)
+    _workers_on(monkeypatch, chunk=20)
     monkeypatch.setattr(ahead.sys, "executable", "/bin/false")  # exits at once: no ready message, stdin closed
     assert _import(tmp_path, "broken", events, clock) == alone
 
@@ -113,8 +121,7 @@ def test_ctrl_c_stops_the_worker_and_keeps_the_committed_batches(tmp_path, monke
     from memdir.errors import Interrupted
     from memdir.store.sqlite import index as sqlite_index
 
-    monkeypatch.setattr(ahead, "AHEAD_MIN", 0)
-    monkeypatch.setattr(ahead, "cores", lambda: 2)
+    _workers_on(monkeypatch)
     monkeypatch.setattr(event_ops, "BATCH_SECONDS", 1e9)
     workers = []
     real_init = ahead._Worker.__init__
@@ -164,8 +171,7 @@ def test_a_generator_that_reuses_its_event_object_loses_nothing(tmp_path, monkey
                        "text": f"turn {i} of a reader that hands out one dict"})
             yield ev
 
-    monkeypatch.setattr(ahead, "AHEAD_MIN", 0)
-    monkeypatch.setattr(ahead, "cores", lambda: 2)
+    _workers_on(monkeypatch)
     counts, _ = _import(tmp_path, "gen", reused(2500), clock)
     assert counts["stored"] == 2500 and counts["duplicate"] == 0
 
@@ -175,12 +181,8 @@ def test_a_stalled_worker_neither_stalls_the_import_nor_outlives_it(tmp_path, mo
     import time
 
     events = _events(900)
-    monkeypatch.setenv("MEMDIR_IMPORT_WORKERS", "0")
-    alone = _import(tmp_path, "alone", events, clock)
-    monkeypatch.delenv("MEMDIR_IMPORT_WORKERS")
-    monkeypatch.setattr(ahead, "AHEAD_MIN", 0)
-    monkeypatch.setattr(ahead, "CHUNK", 30)
-    monkeypatch.setattr(ahead, "cores", lambda: 2)
+    alone = _alone(tmp_path, monkeypatch, events, clock)
+    _workers_on(monkeypatch, chunk=30)
     workers = []
     real_take = ahead._Worker.take
 
@@ -205,7 +207,6 @@ def test_the_worker_does_not_run_code_from_the_working_directory(tmp_path, monke
     marker = tmp_path / "ran"
     (here / "struct.py").write_text(f"open({str(marker)!r}, 'w').close()\nfrom _struct import *\n", encoding="utf-8")
     monkeypatch.chdir(here)
-    monkeypatch.setattr(ahead, "AHEAD_MIN", 0)
-    monkeypatch.setattr(ahead, "cores", lambda: 2)
+    _workers_on(monkeypatch)
     _import(tmp_path, "p", _events(300), clock)
     assert not marker.exists()

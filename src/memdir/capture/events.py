@@ -4,14 +4,10 @@ and the length bound of one event (head and tail kept).
 
 from __future__ import annotations
 
-import json
 from datetime import datetime
 from typing import Any
 
-from memdir.errors import UsageError
 from memdir.lazylog import getLogger
-from memdir.notes import markdown as notes
-from memdir.timeutil import iso, parse_ts
 
 log = getLogger("memdir")  # imports logging only when a record can go somewhere
 
@@ -86,6 +82,12 @@ def import_row(ev: Any, now: datetime) -> tuple[dict[str, Any] | None, str]:
     and bounded, its SHA-256 content hash, its key (``import:<source>:<hash prefix>`` when it has none), ``ts``
     defaulting to ``now`` — as ``(row, "")``, or ``(None, reason)`` for an item that is no event (not an object, no
     text, an unknown role, a bad time). Pure: the same event and ``now`` give the same row in any process."""
+    import json  # here, not at the top: the gates import this module on every hook; few hooks import events
+
+    from memdir.errors import UsageError
+    from memdir.notes import markdown as notes
+    from memdir.timeutil import iso, parse_ts
+
     if not isinstance(ev, dict):
         return None, "not an object"
     text = ev.get("text")

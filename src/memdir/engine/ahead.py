@@ -18,16 +18,15 @@ process, which stops it), at niceness :data:`NICE`; it exits when its stdin clos
 from __future__ import annotations
 
 import os
-import pickle
-import struct
-import subprocess
 import sys
-import threading
 from collections import deque
 from datetime import datetime
 from typing import Any, Iterable, Iterator
 
 from memdir.lazylog import getLogger
+
+# pickle, struct, subprocess and threading are imported where a long import starts a worker: a capture's one-event
+# import (the hook path) reaches this module and must not pay for them (~8 ms)
 
 log = getLogger("memdir")
 
@@ -48,7 +47,7 @@ MISSES = 3
 #: ``(row, reason, pieces)``: :func:`memdir.capture.events.import_row`'s row (or None and why) and the passages' tokens
 Prepared = tuple[dict[str, Any] | None, str, list[tuple[int, int, str]] | None]
 
-_LEN = struct.Struct(">I")
+_LEN_BYTES = 4  # a message's length, big-endian, before its pickle
 
 
 def prepare(ev: Any, now: datetime) -> Prepared | None:
@@ -84,17 +83,25 @@ def wanted(total: int | None, workers: int) -> int | None:
     return 0
 
 
-def _write(f: Any, obj: Any) -> None:
+def _frame(obj: Any) -> bytes:
+    import pickle
+
     data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
-    f.write(_LEN.pack(len(data)) + data)
+    return len(data).to_bytes(_LEN_BYTES, "big") + data
+
+
+def _write(f: Any, obj: Any) -> None:
+    f.write(_frame(obj))
     f.flush()
 
 
 def _read(f: Any) -> Any:
-    head = f.read(_LEN.size)
-    if len(head) < _LEN.size:
+    import pickle
+
+    head = f.read(_LEN_BYTES)
+    if len(head) < _LEN_BYTES:
         return None
-    n = _LEN.unpack(head)[0]
+    n = int.from_bytes(head, "big")
     data = f.read(n)
     if len(data) < n:
         return None
@@ -105,6 +112,9 @@ class _Worker:
     """The worker process, a thread sending it chunks and one reading its results."""
 
     def __init__(self) -> None:
+        import subprocess
+        import threading
+
         env = dict(os.environ)
         # the worker imports this very memdir, wherever it was imported from (a checkout, PYTHONPATH, a venv)
         here = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -168,13 +178,13 @@ class _Worker:
                 if item is None:
                     break
                 try:
-                    data = pickle.dumps(item, protocol=pickle.HIGHEST_PROTOCOL)
+                    data = _frame(item)
                 except Exception:  # noqa: BLE001  (an event that does not pickle: that chunk is made here)
                     with self.cond:
                         self.results[item[0]] = [None] * len(item[1])
                         self.cond.notify_all()
                     continue
-                self.proc.stdin.write(_LEN.pack(len(data)) + data)
+                self.proc.stdin.write(data)
                 self.proc.stdin.flush()
         except Exception as exc:  # noqa: BLE001
             log.debug("import worker: %s", exc)
