@@ -49,6 +49,7 @@ import memdir.foreground as foreground
 from memdir.errors import MemdirError, UsageError, damaged_index
 from memdir.server.mcplight import repair_json_text
 from memdir.server.tools import (
+    DEFAULT_K,
     MAX_K,
     MAX_READ_CHARS,
     clean,
@@ -371,7 +372,7 @@ def _build(MCPServer, ToolAnnotations, BaseModel, Field, store: MemoryStore, log
 
     def memory_recall(
         query: Annotated[str, Field(description="words to search for (any language; CJK works)")],
-        k: Annotated[int, Field(description=f"number of hits, 1..{MAX_K}")] = 8,
+        k: Annotated[int, Field(description=f"number of hits, 1..{MAX_K}")] = DEFAULT_K,
         scope: Annotated[Optional[Scope], Field(description="project, global, or both when omitted")] = None,
         kinds: Annotated[Optional[list[str]], Field(description="filter: note, event, rule, decision, user, tool, …")] = None,
     ) -> RecallResult:

@@ -13,6 +13,10 @@ if TYPE_CHECKING:  # pragma: no cover
     from memdir.core import Memdir
 
 MAX_K = 50                   # memory_recall hits per call
+#: memory_recall's hits when the model gives no ``k``: block-QA (bench/block_qa.py, both halves split by repository),
+#: answers reachable in the block or one call with the windows below: 8 -> 141 / 138, 10 -> 142 / 144, 12 -> 144 /
+#: 146, 16 -> 142 / 136 of 158 / 163 (more hits halve the texts that carry the answer)
+DEFAULT_K = 12
 MAX_HIT_CHARS = 4_000        # text per hit; longer bodies are cut (``truncated: true``) ...
 MAX_RECALL_CHARS = 20_000    # ... and all hits together stay under this, so a reply fits hosts' output caps
 MIN_HIT_CHARS = 200          # (Claude Code: MAX_MCP_OUTPUT_TOKENS, 25k tokens); each hit keeps at least this
@@ -55,6 +59,13 @@ def cut_note(hit: Any, cut: int, total: int) -> str:
     return f" … [{cut:,} of {total:,} characters shown; the rest: memory_read id={(hit.handle or hit.id)!r} offset={cut}]"
 
 
+def window_note(hit: Any, start: int, end: int, total: int) -> str:
+    """What ends a text :func:`hit_out` showed from ``start`` to ``end`` of ``total`` characters (the passage recall
+    matched, past the opening): where it came from and how to read the whole."""
+    return (f" … [characters {start:,}-{end:,} of {total:,} shown; the whole: memory_read id={(hit.handle or hit.id)!r}"
+            f" offset=0]")
+
+
 def estimate_tokens(text: str) -> int:
     """A conservative estimate of ``text``'s length in model tokens (no tokenizer is loaded): :data:`CJK_TOKENS`
     per character from U+2E80 up (CJK, kana, hangul, full-width forms), :data:`OTHER_TOKENS` per other one."""
@@ -93,12 +104,45 @@ def fit_hits(reply: dict[str, Any], key: str, hits: list[Any], limits: list[int]
     return reply
 
 
+#: characters of a cut hit's first line kept before the window holding its matched passage
+PASSAGE_LEAD = 160
+#: characters of the matched passage a cut hit shows at least; below twice that a hit is cut from its opening
+MIN_WINDOW = 80
+#: characters a window may start before its passage, to begin at a line's start
+LINE_BACK = 200
+
+
+def passage_cut(hit: Any, text: str, size: int) -> tuple[int, str] | None:
+    """Where to cut ``text`` (a hit's, longer than ``size``) when the passage recall matched (``hit.span``, a long
+    event's) lies past its first ``size`` characters: ``(start, lead)``, the window ``text[start:start + n]`` from the
+    line that starts the passage, led by the text's first line (a tool call's command, a turn's opening) when it fits;
+    ``None`` when the head holds the passage (or there is none)."""
+    span = getattr(hit, "span", None)
+    if not span or span[1] <= size or size < MIN_WINDOW * 2:
+        return None
+    first = text.split("\n", 1)[0]
+    lead = first[:PASSAGE_LEAD] + " …\n" if len(first) <= PASSAGE_LEAD else first[:PASSAGE_LEAD] + "…\n"
+    start = max(0, min(span[0], len(text) - (size - len(lead))))
+    nl = text.rfind("\n", max(0, start - LINE_BACK), start)
+    start = nl + 1 if nl >= 0 else start
+    return (start, lead) if start > len(first) else None
+
+
 def hit_out(hit: Any, limit: int = MAX_HIT_CHARS) -> dict[str, Any]:
     text = hit.text or ""
     truncated = len(text) > limit
     if truncated:  # the cut text says how to read the rest (memory_read from the cut), within the same limit
-        cut = max(1, limit - len(cut_note(hit, limit, len(text))))
-        text = text[:cut] + cut_note(hit, cut, len(text))
+        at = passage_cut(hit, text, limit)
+        if at is None:
+            cut = max(1, limit - len(cut_note(hit, limit, len(text))))
+            text = text[:cut] + cut_note(hit, cut, len(text))
+        else:  # the part recall matched, not the opening it never matched (led by the first line)
+            start, lead = at
+            room = limit - len(window_note(hit, start, start + limit, len(text)))
+            if room - len(lead) < MIN_WINDOW:  # no room for the first line beside a useful window
+                lead = ""
+            end = start + max(1, room - len(lead))
+            text = lead + text[start:end] + window_note(hit, start, end, len(text))
     reasons = json.loads(json.dumps(hit.reasons or {}, ensure_ascii=False, default=str))
     return {"id": hit.id, "handle": hit.handle, "kind": hit.kind, "scope": hit.scope, "score": round(float(hit.score), 6),
             "summary": hit.summary, "text": text, "truncated": truncated,
@@ -110,7 +154,7 @@ def hit_out(hit: Any, limit: int = MAX_HIT_CHARS) -> dict[str, Any]:
 QUERY_ECHO = 500
 
 
-def do_recall(m: "Memdir", query: str, k: int = 8, scope: str | None = None,
+def do_recall(m: "Memdir", query: str, k: int = DEFAULT_K, scope: str | None = None,
               kinds: list[str] | None = None) -> dict[str, Any]:
     """``{"query", "count", "hits": [{id, handle, kind, scope, score, summary, text, truncated, ts, pinned,
     category, reasons, before?, after?}], "omitted"?}``, best first (``before`` / ``after``: the turn next to an event
