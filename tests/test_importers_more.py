@@ -156,7 +156,7 @@ def test_export_unwrap_never_runs_rows_or_words_together():
     """What must stay apart: a listing's rows and a log's lines in a result (no break mark), two paths on a short
     line, Korean words (spaced), code indented under its line; what must join without a space: a word cut at the full
     width of a result; and with one: a prose line whose break kept its space."""
-    from memdir.portability.importers.claude_export import unwrap
+    from memdir.portability.importers.wraps import unwrap
 
     ls = ["total 76", "-rw-r--r-- 1 shawn shawn 10245 Nov 23 23:06 akb-submission-todo-with-a-long-name.md",
           "drwxrwxr-x 10 shawn shawn  4096 Nov 20 16:37 archive"]
@@ -443,3 +443,42 @@ def test_aider_a_run_whose_tests_failed_reads_as_a_failure(tmp_path):
     failed, passed = [e["text"] for e in iter_events("aider", path) if e["role"] == "tool"]
     assert failed.startswith("aider: /run pytest tests/test_commands.py → error") and "'split'" in failed
     assert passed == "aider: /run pytest tests/test_commands.py → 1 passed in 0.04s"
+
+
+def test_specstory_terminal_output_cut_at_its_width_is_joined_back(tmp_path):
+    """The earlier layout copies what Cursor's terminal drew: every row longer than the terminal is cut at its width,
+    character by character (mid-word, mid-path); those rows are joined back, each block at its own width, and a
+    listing whose rows merely tie in length, or a narrow block, stays as it is."""
+    def wrap(text: str, width: int) -> list[str]:
+        return [text[i:i + width] for i in range(0, len(text), width)]
+
+    lint = ["tests/test_redis_cache.py:69:32: PLR2004 Magic value used in comparison, consider replacing 3 with a "
+            f"constant variable number {i}" for i in range(3)]
+    pip = "Requirement already satisfied: pydantic in /usr/local/lib/python3.10/site-packages (2.10.6)"
+    listing = ["-rw-r--r-- 1 adam staff 1200 Mar  4 03:25 alpha.py", "-rw-r--r-- 1 adam staff 1200 Mar  4 03:25 gamma.py",
+               "-rw-r--r-- 1 adam staff 1200 Mar  4 03:25 omega.py", "-rw-r--r-- 1 adam staff 1200 Mar  4 03:25 delta.py",
+               "total 4"]
+    rows74 = [r for line in lint for r in wrap(line, 74)]
+    rows66 = wrap(pip, 66) + wrap(pip.replace("pydantic", "pytest12"), 66) + wrap(pip.replace("pydantic", "loguru99"), 66)
+    doc = ["## SpecStory", "", "## Lint (16/02/2025, 05:40:26)", "", "_**User**_", "", "run the linters", "", "---", "",
+           "_**Assistant**_", "", "Running them.", "", "---", ""]
+    for cmd, rows in (("hatch run lint", rows74), ("pip install pydantic", rows66), ("ls -l", listing)):
+        doc += ["_****_", "", "```bash", cmd, "```", "", "```", *rows, "```", "", "---", ""]
+    path = tmp_path / "lint.md"
+    path.write_text("\n".join(doc), encoding="utf-8")
+    tools = [e["text"] for e in iter_events("specstory", path) if e["role"] == "tool"]
+    assert tools[0] == "Bash: hatch run lint → " + "\n".join(lint)
+    assert tools[1] == "Bash: pip install pydantic → " + "\n".join(
+        [pip, pip.replace("pydantic", "pytest12"), pip.replace("pydantic", "loguru99")])
+    assert tools[2] == "Bash: ls -l → " + "\n".join(listing)  # rows of one length, under the narrowest terminal
+
+
+def test_hard_wrap_needs_full_rows_that_run_on():
+    from memdir.portability.importers.wraps import hard_wrap_width, unhard_wrap
+
+    row = "x" * 70
+    assert hard_wrap_width([row, "a", row, "b", row, "c"]) == 70
+    assert hard_wrap_width([row, "a", row, "b"]) is None  # two ties are not a terminal's width
+    assert hard_wrap_width(["a", row, row, row]) is None  # the last full row runs on into nothing: two count
+    assert unhard_wrap([row, "a", "b", row, row, "c"], 70) == [row + "a", "b", row + row + "c"]
+    assert hard_wrap_width(["部署" * 35, "失败", "部署" * 35, "了", "部署" * 35, "!"]) == 140  # wide characters: columns

@@ -34,6 +34,7 @@ from pathlib import Path
 from memdir.capture.tools import summarise_tool
 from memdir.portability.importers.jsonl import count, make_event
 from memdir.portability.importers.textlog import canonical_tool, fence_of, file_time, read_text, stamp, time_from_name
+from memdir.portability.importers.wraps import hard_wrap_width, unhard_wrap
 from memdir.timeutil import from_local
 
 SOURCE = "specstory"
@@ -69,8 +70,10 @@ def _strip_tags(text: str) -> str:
     return re.sub(r"</?(?:details|summary|tool-use)\b[^>]*>", "", text)
 
 
-def _tool(block: list[str]) -> tuple[str, str, str, str | None, dict | None]:
-    """``(gate name, host name, what, output, input)`` of one ``<tool-use>`` or ``<details>`` block."""
+def _tool(block: list[str], *, terminal: bool = False) -> tuple[str, str, str, str | None, dict | None]:
+    """``(gate name, host name, what, output, input)`` of one ``<tool-use>`` or ``<details>`` block. ``terminal``: a
+    command's output is what a terminal drew (the earlier layout), its rows cut at the terminal's width joined back
+    (:func:`memdir.portability.importers.wraps.hard_wrap_width`)."""
     text = "\n".join(block)
     host = (_TOOL_NAME.search(text) or [None, ""])[1]
     summary = " ".join(_strip_tags((_SUMMARY.search(text) or [None, ""])[1]).split())
@@ -99,6 +102,12 @@ def _tool(block: list[str]) -> tuple[str, str, str, str | None, dict | None]:
     if name == "Bash" and first is not None:
         what = items.pop(first)[1].strip()
         tool_input = {"command": what}
+        if terminal:
+            for it in items:
+                rows = it[1].split("\n")
+                width = hard_wrap_width(rows) if it[0] == "fence" else None
+                if width:
+                    it[1] = "\n".join(unhard_wrap(rows, width))
     elif name in ("Read", "Edit", "Write"):
         what = re.sub(r"^[A-Z][a-z]+(?: [a-z]+)?:\s*", "", what)  # "Read file: x" -> "x"
         tool_input = {"file_path": what}
@@ -207,7 +216,7 @@ def iter_specstory(path: str | Path, *, stats: Counter | None = None) -> Iterato
             if kind == "text" and old_layout and text.startswith("```bash") and text.count("```") >= 4:
                 kind, part = "tool", ['<tool-use data-tool-name="run_terminal_cmd">', *part]
             if kind == "tool":
-                name, host_tool, what, output, tool_input = _tool(part)
+                name, host_tool, what, output, tool_input = _tool(part, terminal=old_layout)
                 text = summarise_tool(name, what, output, is_error=False)
                 yield make_event(SOURCE, session, f"L{lineno}", "tool", text, stamp(start, n),
                                  {**meta, "tool": name, "host_tool": host_tool}, tool_input=tool_input)
