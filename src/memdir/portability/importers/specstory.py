@@ -16,7 +16,9 @@ What becomes an event (keys ``import:specstory:<session>:L<line>`` with the line
 header's session id, else the file stem): each user turn (``role="user"``), each run of reply text between tool calls
 (``role="assistant"``), each tool call (``role="tool"``, text ``<Tool>: <what> → <output>``, the host's tool name mapped to
 the one the capture gate knows: ``run_terminal_command_v2`` -> ``Bash``, ``read_file_v2`` -> ``Read`` …, the original in
-``meta.host_tool``).
+``meta.host_tool``). The earlier layout copies a command's output as Cursor's terminal drew it, each row longer than the
+terminal cut at its width character by character: those rows are joined back, each output block at its own width
+(:mod:`memdir.portability.importers.wraps`).
 
 Times: the header's session time, else the heading's, else the ``YYYY-MM-DD_HH-MM`` the file name starts with, else
 the file's modification time; events one millisecond apart in file order. ``meta.cwd``: the project that holds
