@@ -301,7 +301,7 @@ def test_c43_sigint_to_a_running_import_says_how_far_it_got(project, tmp_path):
     out, err = p.communicate(timeout=120)
     if p.returncode == 0:
         pytest.skip("the import finished before the signal arrived (a very fast machine)")
-    assert p.returncode == 130 and "Traceback" not in err
+    assert p.returncode == 130 and "Traceback" not in err, err
     lines = err.splitlines()
     assert len(lines) == 1 and re.fullmatch(r"memdir: interrupted after (\d+) of 6000 events; run the same command "
                                             r"again to import the rest", lines[0]), err
@@ -430,3 +430,57 @@ def test_c42_the_global_root_says_so_too(project, tmp_path, capsys):
     assert code == 1 and "no memory matches" in err                       # the events are gone: and it says why
     warned = [ln for ln in err.splitlines() if ln.startswith("memdir: warning: global root: the index ")]
     assert len(warned) == 1 and "3 episodic events are gone" in warned[0] and len(err.splitlines()) == 2
+
+
+def _interrupt_after_commit(monkeypatch):
+    """Every index connection's COMMIT goes through, then raises KeyboardInterrupt once (a Ctrl-C on its way back)."""
+    from memdir.store.sqlite import codec
+
+    armed = {"on": True}
+    real = codec.Connection.execute
+
+    def execute(self, sql, *args):
+        cur = real(self, sql, *args)
+        if armed["on"] and sql == "COMMIT":
+            armed["on"] = False
+            raise KeyboardInterrupt
+        return cur
+
+    monkeypatch.setattr(codec.Connection, "execute", execute)
+    return armed
+
+
+def test_c43_ctrl_c_after_the_commit_is_an_interrupt_not_an_internal_error(project, tmp_path, monkeypatch):
+    """A Ctrl-C that arrives once COMMIT went through: no "cannot rollback - no transaction is active" in its place
+    (the CLI printed an internal error and exited 1), the batch is stored and counted once, its tombstones logged."""
+    from memdir.store.sqlite import ledger
+
+    home = tmp_path / "g"
+    with memdir.open(project, home=home) as m:
+        m.import_events(EVENTS[:1])
+        index_path = next(project.glob(".memory/.memdir/index.sqlite3"))
+        armed = _interrupt_after_commit(monkeypatch)
+        with pytest.raises(KeyboardInterrupt):
+            m.import_events(EVENTS[1:4])
+        assert not armed["on"] and not m.stores.live()[0].db.in_transaction
+        monkeypatch.undo()
+        assert m.import_events(EVENTS[1:4]) == {"read": 3, "stored": 0, "duplicate": 3, "skipped": 0}
+        assert ledger.read(index_path)["events"] == 4
+        _interrupt_after_commit(monkeypatch)
+        with pytest.raises(KeyboardInterrupt):
+            m.forget("import:t:s1:2")
+        monkeypatch.undo()
+    assert "import:t:s1:2" in {t["ref"] for t in tombstones.read(tombstones.log_path(index_path))}  # logged once committed
+
+
+def test_a_rollback_with_no_transaction_left_does_not_mask_the_error(tmp_path):
+    import sqlite3
+
+    from memdir.store.sqlite import txn
+
+    db = sqlite3.connect(tmp_path / "x.db", isolation_level=None)
+    txn.rollback(db)  # nothing open: nothing done, nothing raised
+    db.execute("BEGIN IMMEDIATE")
+    db.execute("CREATE TABLE t(x)")
+    txn.rollback(db)
+    assert not db.in_transaction and db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0

@@ -41,6 +41,7 @@ from typing import Any, Iterable, Iterator, Union
 from memdir.errors import UsageError
 from memdir.lazylog import getLogger
 from memdir.store.rows import EVENT_FIELDS
+from memdir.store.sqlite import txn
 from memdir.stores import Stores
 
 TYPE_CHECKING = False
@@ -117,7 +118,7 @@ def adopt_legacy(db: sqlite3.Connection, derived: Path) -> int:
                                 (ref, row, tries, next_at, base + i)).rowcount
             db.execute("COMMIT")
         except BaseException:
-            db.execute("ROLLBACK")
+            txn.rollback(db)
             raise
     for suffix in ("", "-wal", "-shm"):
         try:
@@ -164,7 +165,7 @@ def enqueue(where: Where, rows: Iterable[dict[str, Any]]) -> int:
             n = queue_rows(db, rows)
             db.execute("COMMIT")
         except BaseException:
-            db.execute("ROLLBACK")
+            txn.rollback(db)
             raise
         return n
 

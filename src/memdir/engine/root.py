@@ -24,7 +24,7 @@ from typing import Any, Callable, Iterator
 from memdir.lazylog import getLogger
 from memdir.notes import compile as compiler
 from memdir.engine import writelock
-from memdir.store.sqlite import index, readonly
+from memdir.store.sqlite import index, readonly, txn
 from memdir.notes import markdown as notes
 from memdir.notes import rootmd
 from memdir.errors import LockBusy, MemdirError, ReadOnlyStore, UsageError
@@ -296,7 +296,7 @@ class Root:
             yield db
             db.execute("COMMIT")
         except BaseException:
-            db.execute("ROLLBACK")
+            txn.rollback(db)
             raise
 
     # ---- files -----------------------------------------------------------------------------------------

@@ -10,6 +10,8 @@ import threading
 import zlib
 from typing import Any, Iterable
 
+from memdir.store.sqlite import txn
+
 
 # ---- the on-disk layout of a doc's text (migration m009) ------------------------------------------------------
 # ``docs.text`` is a virtual generated column: ``text_head`` (the first TEXT_HEAD characters, plain: ranking reads
@@ -310,7 +312,7 @@ def maybe_compress_all(db: sqlite3.Connection) -> int:
         n = compress_all(db)
         db.execute("COMMIT")
     except BaseException:
-        db.execute("ROLLBACK")
+        txn.rollback(db)
         raise
     return n
 

@@ -18,7 +18,7 @@ from memdir.lazylog import getLogger
 from memdir.roots import owner_only
 from memdir.recall import handles, passages
 import memdir.store.rows as rows
-from memdir.store.sqlite import codec, ledger, tombstones
+from memdir.store.sqlite import codec, ledger, tombstones, txn
 from memdir.store.sqlite.migrations import migrate
 from memdir.recall.tokenize import fts_query, tokenize
 
@@ -254,7 +254,7 @@ def check_tokenizer(db: sqlite3.Connection) -> int:
             settle(db, freed=True)
         return n
     except BaseException:
-        db.execute("ROLLBACK")
+        txn.rollback(db)
         raise
 
 

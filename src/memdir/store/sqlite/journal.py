@@ -23,6 +23,7 @@ from datetime import datetime
 from typing import Any
 
 from memdir.store.rows import meta_json, session_summary
+from memdir.store.sqlite import txn
 from memdir.timeutil import iso
 
 SKIPS_KEEP = 2_000
@@ -80,7 +81,7 @@ def log_skip(db: sqlite3.Connection, *, when: datetime, reason: str, role: str |
         db.execute("DELETE FROM capture_skips WHERE id <= ?", (cur.lastrowid - SKIPS_KEEP,))
         db.execute("COMMIT")
     except BaseException:
-        db.execute("ROLLBACK")
+        txn.rollback(db)
         raise
 
 
@@ -106,7 +107,7 @@ def log_skips(db: sqlite3.Connection, rows: list[dict[str, Any]]) -> int:
         db.execute("DELETE FROM capture_skips WHERE id <= ?", (last - SKIPS_KEEP,))
         db.execute("COMMIT")
     except BaseException:
-        db.execute("ROLLBACK")
+        txn.rollback(db)
         raise
     return added
 
@@ -125,7 +126,7 @@ def log_injection(db: sqlite3.Connection, *, when: datetime, block: str, prompt:
         db.execute("DELETE FROM injections WHERE id <= ?", (cur.lastrowid - INJECTIONS_KEEP,))
         db.execute("COMMIT")
     except BaseException:
-        db.execute("ROLLBACK")
+        txn.rollback(db)
         raise
     return int(cur.lastrowid)
 

@@ -10,6 +10,7 @@ import sqlite3
 
 from memdir.errors import MemdirError
 from memdir.recall.tokenize import FTS_TOKENCHARS
+from memdir.store.sqlite import txn
 
 
 def m001_create_tables(db: sqlite3.Connection) -> None:
@@ -378,7 +379,7 @@ def migrate(db: sqlite3.Connection, upto: int | None = None) -> int:
             db.execute(f"PRAGMA user_version = {n}")
             db.execute("COMMIT")
         except BaseException:
-            db.execute("ROLLBACK")
+            txn.rollback(db)
             raise
     return db.execute("PRAGMA user_version").fetchone()[0]
 

@@ -25,7 +25,7 @@ import sqlite3
 from contextlib import contextmanager
 from typing import Any, Iterator
 
-from memdir.store.sqlite import codec, index
+from memdir.store.sqlite import codec, index, txn
 
 
 class SqliteStore:
@@ -49,6 +49,7 @@ class SqliteStore:
     def transaction(self) -> Iterator["SqliteStore"]:
         self.db.execute("BEGIN IMMEDIATE")
         undo = None
+        committing = False
         try:
             # a newer memdir may have upgraded the file since this process opened it (a long-running server): it
             # stops writing in the older layout (raises migrations.NewerIndex), it does not fail mid-write
@@ -58,9 +59,14 @@ class SqliteStore:
                 migrations.check_not_newer(self.db)
             yield self
             undo = self._count_events()  # before COMMIT: SQLite's write lock serialises the counter's writers
+            committing = True
             self.db.execute("COMMIT")
-        except BaseException:
-            self.db.execute("ROLLBACK")
+        except BaseException as exc:
+            if committing and not self.db.in_transaction and not isinstance(exc, sqlite3.Error):
+                # committed, and an interrupt (Ctrl-C) came on the way back: the writes stand, and so does their log
+                self._log_tombstones()
+                raise
+            txn.rollback(self.db)  # none left to roll back after an error SQLite rolled back itself (a full disk)
             self._tombs.clear()
             self._delta = 0
             if undo is not None:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from memdir.store.sqlite import txn
+
 
 def _np():
     import numpy as np
@@ -50,7 +52,7 @@ def note_dim(db, model: str | None, dim: int) -> bool:
             db.execute("COMMIT")
     except BaseException:
         if own:
-            db.execute("ROLLBACK")
+            txn.rollback(db)
         raise
     return True
 
