@@ -460,9 +460,11 @@ def test_c43_ctrl_c_after_the_commit_is_an_interrupt_not_an_internal_error(proje
         m.import_events(EVENTS[:1])
         index_path = next(project.glob(".memory/.memdir/index.sqlite3"))
         armed = _interrupt_after_commit(monkeypatch)
-        with pytest.raises(KeyboardInterrupt):
+        with pytest.raises(KeyboardInterrupt) as got:
             m.import_events(EVENTS[1:4])
         assert not armed["on"] and not m.stores.live()[0].db.in_transaction
+        # the one line the CLI prints counts the batch that went in
+        assert got.value.counts["stored"] == 3 and str(got.value).startswith("interrupted after 3 of 3 events")
         monkeypatch.undo()
         assert m.import_events(EVENTS[1:4]) == {"read": 3, "stored": 0, "duplicate": 3, "skipped": 0}
         assert ledger.read(index_path)["events"] == 4

@@ -482,3 +482,24 @@ def test_hard_wrap_needs_full_rows_that_run_on():
     assert hard_wrap_width(["a", row, row, row]) is None  # the last full row runs on into nothing: two count
     assert unhard_wrap([row, "a", "b", row, row, "c"], 70) == [row + "a", "b", row + row + "c"]
     assert hard_wrap_width(["部署" * 35, "失败", "部署" * 35, "了", "部署" * 35, "!"]) == 140  # wide characters: columns
+
+
+def test_hard_wrap_leaves_drawn_and_tabular_output_alone():
+    """What a program draws at the terminal's width on purpose stays as it is: pytest's rules, a table, rows that all
+    have one width (``sha256sum``); a wide character that could not take the last column still ends a cut row."""
+    import hashlib
+
+    from memdir.portability.importers.wraps import hard_wrap_width, unhard_wrap
+
+    rule = "=" * 30 + " test session starts " + "=" * 29
+    pytest_out = [rule, "platform linux -- Python 3.11.7, pytest-8.3.4", "=" * 35 + " FAILURES " + "=" * 35,
+                  "_" * 35 + " test_bad " + "_" * 35, "E   assert 1 == 2", "=" * 30 + " 1 failed in 0.1s " + "=" * 32]
+    assert hard_wrap_width(pytest_out) is None
+    sums = [hashlib.sha256(str(i).encode()).hexdigest() + f"  file_{i:03d}.txt" for i in range(20)]
+    assert hard_wrap_width(sums) is None
+    table = ["+" + "-" * 68 + "+"] + [f"| {i:<66} |" for i in range(8)] + ["+" + "-" * 68 + "+"]
+    assert hard_wrap_width(table) is None
+    rows = ["A" * 69, "部署", "B" * 70, "x", "C" * 70, "y"]  # 69 + a wide character: 71 > 70, so it went on
+    assert hard_wrap_width(rows) == 70 and unhard_wrap(rows, 70) == ["A" * 69 + "部署", "B" * 70 + "x", "C" * 70 + "y"]
+    mixed = [rule, "C" * 80, "dd", "E" * 80, "ff", "G" * 80, "hh"]
+    assert unhard_wrap(mixed, 80) == [rule, "C" * 80 + "dd", "E" * 80 + "ff", "G" * 80 + "hh"]

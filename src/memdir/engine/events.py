@@ -77,6 +77,7 @@ def _import_all(s: Stores, root: Any, it: Iterator[Any], counts: dict[str, int],
     spool's drain; ``counts`` gets the counts, ``bar`` (or None) the events read after each batch. A long import
     into a local root makes its rows and tokens ahead in a second process (:mod:`memdir.engine.ahead`)."""
     pairs = ((ev, None) for ev in it) if root.remote else ahead.ahead(it, total, int(s.config.get("import.workers")))
+    batch: dict[str, int] | None = None
     try:
         more = True
         while more:
@@ -84,14 +85,18 @@ def _import_all(s: Stores, root: Any, it: Iterator[Any], counts: dict[str, int],
             more = _import_batch(s, root, pairs, batch, queued, lock_timeout)
             for k, v in batch.items():
                 counts[k] += v
+            read, batch = batch["read"], None
             if bar is not None:
-                bar.update(batch["read"])
+                bar.update(read)
             if more:
                 if root.lock_waited():  # a hook waiting on the lock takes it now (no pause when none waits)
                     time.sleep(BATCH_PAUSE_S)
                 spool.drain(root, lambda rows, sc: import_events(s, rows, scope=sc))  # what hooks queued meanwhile
     except KeyboardInterrupt:  # the committed batches' rows wait in the queue for the next push
         from memdir.errors import Interrupted
+
+        for k, v in (batch or {}).items():  # a batch whose COMMIT went through just before the interrupt
+            counts[k] += v
 
         raise Interrupted(counts["read"], total, counts) from None
     finally:
@@ -134,6 +139,28 @@ def _import_batch(s: Stores, root: Any, it: Iterator[tuple[Any, Any]], counts: d
     stored: list[dict[str, Any]] = []
     got = dict.fromkeys(counts, 0)
     more = False
+    try:
+        more = _batch_rows(s, root, it, got, now, history, stored, queued, lock_timeout)
+    except KeyboardInterrupt:
+        if getattr(root.store, "committed", False):  # interrupted once its COMMIT was through: it counts
+            counts.update(got)
+        raise
+    counts.update(got)
+    if queued is not None and stored:
+        if root.remote:  # a PostgreSQL store: committed there, queued in the root's local file after each batch
+            from memdir.engine import remote
+
+            remote.enqueue(root.db, stored)
+        queued += stored
+    return more
+
+
+def _batch_rows(s: Stores, root: Any, it: Iterator[tuple[Any, Any]], got: dict[str, int], now: datetime,
+                history: list[str], stored: list[dict[str, Any]], queued: list[dict[str, Any]] | None,
+                lock_timeout: float | None) -> bool:
+    """:func:`_import_batch`'s transaction: reads ``it`` into ``got`` / ``history`` / ``stored``; True when ``it``
+    may hold more."""
+    more = False
     with root.locked(lock_timeout), root.store.transaction() as st:
         deadline = time.monotonic() + BATCH_SECONDS
         tomb_refs, tomb_shas = st.tombstoned()
@@ -169,13 +196,6 @@ def _import_batch(s: Stores, root: Any, it: Iterator[tuple[Any, Any]], counts: d
             from memdir.engine import remote
 
             remote.queue_rows(root.db, stored)  # in the events' own transaction: both commit or neither
-    counts.update(got)
-    if queued is not None and stored:
-        if root.remote:  # a PostgreSQL store: committed there, queued in the root's local file after each batch
-            from memdir.engine import remote
-
-            remote.enqueue(root.db, stored)
-        queued += stored
     return more
 
 

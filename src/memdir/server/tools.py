@@ -61,9 +61,9 @@ def cut_note(hit: Any, cut: int, total: int) -> str:
 
 def window_note(hit: Any, start: int, end: int, total: int) -> str:
     """What ends a text :func:`hit_out` showed from ``start`` to ``end`` of ``total`` characters (the passage recall
-    matched, past the opening): where it came from and how to read the whole."""
-    return (f" … [characters {start:,}-{end:,} of {total:,} shown; the whole: memory_read id={(hit.handle or hit.id)!r}"
-            f" offset=0]")
+    matched, past the opening): which characters these are and how to read on or read the whole."""
+    return (f" … [characters {start:,}-{end:,} of {total:,} shown; memory_read id={(hit.handle or hit.id)!r} "
+            f"offset={end} reads on, offset=0 from the start]")
 
 
 def estimate_tokens(text: str) -> int:
@@ -91,11 +91,15 @@ def fit_hits(reply: dict[str, Any], key: str, hits: list[Any], limits: list[int]
         if chars <= MAX_RECALL_CHARS and tokens <= MAX_REPLY_TOKENS or not reply[key]:
             break
         longest = max(range(len(reply[key])), key=lambda i: len(reply[key][i]["text"]))
-        if len(reply[key][longest]["text"]) > MIN_HIT_CHARS:
-            limits[longest] = max(MIN_HIT_CHARS, len(reply[key][longest]["text"]) // 2)
+        was = len(reply[key][longest]["text"])
+        shorter = None
+        if was > MIN_HIT_CHARS:
+            limits[longest] = max(MIN_HIT_CHARS, was // 2)
+            shorter = hit_out(hits[longest], limits[longest])
+        if shorter is not None and len(shorter["text"]) < was:
             kept = {f: v for f, v in reply[key][longest].items() if f in ("before", "after")}
-            reply[key][longest] = {**hit_out(hits[longest], limits[longest]), **kept}
-        else:
+            reply[key][longest] = {**shorter, **kept}
+        else:  # at its floor, or its cut note alone outgrows it (a long id): the lowest hit goes
             reply[key].pop()
             hits.pop()
             limits.pop()
@@ -106,26 +110,60 @@ def fit_hits(reply: dict[str, Any], key: str, hits: list[Any], limits: list[int]
 
 #: characters of a cut hit's first line kept before the window holding its matched passage
 PASSAGE_LEAD = 160
-#: characters of the matched passage a cut hit shows at least; below twice that a hit is cut from its opening
+#: characters of the matched passage a cut hit shows at least; below that a hit is cut from its opening
 MIN_WINDOW = 80
-#: characters a window may start before its passage, to begin at a line's start
+#: characters a window may start before its passage, to begin at a line's start (else at a space)
 LINE_BACK = 200
 
 
-def passage_cut(hit: Any, text: str, size: int) -> tuple[int, str] | None:
-    """Where to cut ``text`` (a hit's, longer than ``size``) when the passage recall matched (``hit.span``, a long
-    event's) lies past its first ``size`` characters: ``(start, lead)``, the window ``text[start:start + n]`` from the
-    line that starts the passage, led by the text's first line (a tool call's command, a turn's opening) when it fits;
-    ``None`` when the head holds the passage (or there is none)."""
+def span_of(hit: Any, total: int) -> tuple[int, int] | None:
+    """``hit.span`` when it is a usable character range of a text of ``total`` characters (two ints, ``0 <= a < b``;
+    a team server's row may carry anything), else ``None``."""
     span = getattr(hit, "span", None)
-    if not span or span[1] <= size or size < MIN_WINDOW * 2:
+    if not isinstance(span, (tuple, list)) or len(span) != 2:
+        return None
+    a, b = span
+    if not all(isinstance(x, int) and not isinstance(x, bool) for x in (a, b)) or not 0 <= a < b:
+        return None
+    return a, min(b, total)
+
+
+def passage_cut(hit: Any, text: str, limit: int) -> tuple[str, int, int] | None:
+    """The part of ``text`` (a hit's, longer than ``limit``) to show when the passage recall matched (``hit.span``, a
+    long event's) lies past what a cut at the opening shows: ``(lead, start, end)``, the text is then ``lead +
+    text[start:end]`` and its :func:`window_note`, at most ``limit`` characters in all. The window starts at the
+    line (else the word) that begins the passage, or earlier so that it reaches the text's end; ``lead`` is the text's
+    first line (a tool call's command, a turn's opening; cut at :data:`PASSAGE_LEAD`) when the window starts after it
+    and there is room. ``None`` when the opening holds the passage, or there is no usable span or room."""
+    span = span_of(hit, len(text))
+    head = limit - len(cut_note(hit, limit, len(text)))
+    if span is None or span[1] <= head:
+        return None
+    room = limit - len(window_note(hit, len(text), len(text), len(text)))  # the note at its longest
+    if room < MIN_WINDOW:
         return None
     first = text.split("\n", 1)[0]
-    lead = first[:PASSAGE_LEAD] + " …\n" if len(first) <= PASSAGE_LEAD else first[:PASSAGE_LEAD] + "…\n"
-    start = max(0, min(span[0], len(text) - (size - len(lead))))
-    nl = text.rfind("\n", max(0, start - LINE_BACK), start)
-    start = nl + 1 if nl >= 0 else start
-    return (start, lead) if start > len(first) else None
+    keep = min(len(first), PASSAGE_LEAD) + (len(first) > PASSAGE_LEAD) + 3  # the first line, its cut mark, " …\n"
+    led = span[0] > len(first) + 1 and room - keep >= MIN_WINDOW
+    n = room - keep if led else room
+    at, back = span[0], min(LINE_BACK, n // 3)  # back to where its line starts, never so far the passage is left out
+    nl = text.rfind("\n", max(0, at - back), at)
+    if nl >= 0:
+        at = nl + 1
+    elif at > 0:  # one long line (minified JSON, a fetched page): from the word the passage starts in
+        sp = text.rfind(" ", max(0, at - back), at)
+        at = sp + 1 if sp >= 0 else at
+    start = max(0, min(at, len(text) - n))  # a passage at the end: the window reaches it, and the end
+    if led and start <= len(first):  # moved back into the first line: it shows that line itself
+        led, n = False, room
+        start = max(0, min(at, len(text) - n))
+    if start < MIN_WINDOW:  # the window would begin at the opening anyway
+        return None
+    lead = ""
+    if led:  # " …" marks the lines left out between the first line and the window
+        lead = (first[:PASSAGE_LEAD] + ("…" if len(first) > PASSAGE_LEAD else "")
+                + (" …\n" if start > len(first) + 1 else "\n"))
+    return lead, start, min(len(text), start + n)
 
 
 def hit_out(hit: Any, limit: int = MAX_HIT_CHARS) -> dict[str, Any]:
@@ -137,11 +175,7 @@ def hit_out(hit: Any, limit: int = MAX_HIT_CHARS) -> dict[str, Any]:
             cut = max(1, limit - len(cut_note(hit, limit, len(text))))
             text = text[:cut] + cut_note(hit, cut, len(text))
         else:  # the part recall matched, not the opening it never matched (led by the first line)
-            start, lead = at
-            room = limit - len(window_note(hit, start, start + limit, len(text)))
-            if room - len(lead) < MIN_WINDOW:  # no room for the first line beside a useful window
-                lead = ""
-            end = start + max(1, room - len(lead))
+            lead, start, end = at
             text = lead + text[start:end] + window_note(hit, start, end, len(text))
     reasons = json.loads(json.dumps(hit.reasons or {}, ensure_ascii=False, default=str))
     return {"id": hit.id, "handle": hit.handle, "kind": hit.kind, "scope": hit.scope, "score": round(float(hit.score), 6),

@@ -93,34 +93,53 @@ def text_width(rows: list[str], floor: int) -> int:
     return max([floor] + [columns(r.rstrip()) for r in rows if not r.lstrip().startswith(("│", "╭", "╰", "├"))])
 
 
-#: lines of one block at exactly its widest width that show it was wrapped there (a listing's rows rarely tie so often)
+#: rows of one block cut at its widest width, mid-text, that show a terminal wrapped it there
 HARD_WRAP_LINES = 3
 #: the narrowest terminal taken as having wrapped a block
 HARD_WRAP_MIN = 60
+#: the most of a block's non-empty rows that may sit at its widest width: a listing or a table whose rows all have
+#: one width (``sha256sum``, ``ls`` of same-length names, psql) is drawn that way, not wrapped
+HARD_WRAP_SHARE = 0.75
+#: a row a program drew across the terminal on purpose, never a cut one: a rule of one character repeated (pytest's
+#: ``=====`` / ``_____`` lines, a box's edge) at its start or end, or a table's row (``| … |``, ``+---+``)
+_DRAWN = re.compile(r"^\s*(?:[|+]|([-=_*#~.:<>/\\─━═│┃])\1\1)|(?:[|+]|([-=_*#~.:<>/\\─━═│┃])\2\2)\s*$")
+
+
+def _cut(row: str, after: str, width: int) -> bool:
+    """``row``, followed by ``after``, reads as cut by a terminal ``width`` columns wide: it fills the width (or all but
+    its last column, which a wide character after it could not take) and is not a drawn row (:data:`_DRAWN`)."""
+    w = columns(row)
+    return (w == width or (w == width - 1 and after[:1] != "" and columns(after[0]) == 2)) and not _DRAWN.search(row)
 
 
 def hard_wrap_width(rows: list[str]) -> int | None:
     """The width a terminal cut ``rows`` (one command's output) at character by character, when it did: the widest
-    row's columns, at least :data:`HARD_WRAP_MIN`, reached by :data:`HARD_WRAP_LINES` rows or more that are followed by
-    another row (the text ran on past them); else ``None``."""
-    widths = [columns(r.rstrip("\n")) for r in rows]
-    if len(widths) < 2:
+    row's columns, at least :data:`HARD_WRAP_MIN`, where :data:`HARD_WRAP_LINES` rows or more are cut there mid-text
+    (no space on either side of the cut, :func:`_cut`) and at most :data:`HARD_WRAP_SHARE` of the block's non-empty
+    rows are that wide; else ``None``."""
+    if len(rows) < 2:
         return None
+    widths = [columns(r) for r in rows]
     w = max(widths)
-    full = sum(1 for a in widths[:-1] if a == w)
-    return w if w >= HARD_WRAP_MIN and full >= HARD_WRAP_LINES else None
+    if w < HARD_WRAP_MIN:
+        return None
+    cuts = sum(1 for row, after in zip(rows, rows[1:]) if _cut(row, after, w) and row[-1:].strip() and after[:1].strip())
+    wide = sum(1 for x in widths if x >= w - 1)
+    if cuts < HARD_WRAP_LINES or wide > HARD_WRAP_SHARE * sum(1 for x in widths if x):
+        return None
+    return w
 
 
 def unhard_wrap(rows: list[str], width: int) -> list[str]:
-    """``rows`` with each row of exactly ``width`` columns joined to the row after it, no space between (a terminal
-    that cuts at the width character by character, as Cursor's did, leaves every cut row full and nothing else so:
+    """``rows`` with each row a terminal cut at ``width`` columns (:func:`_cut`) joined to the row after it, no space
+    between (a terminal that cuts at the width character by character, as Cursor's did, leaves every cut row full:
     ``…/python3.`` + ``10/site-packages`` is one path again)."""
     out: list[str] = []
     joining = False
-    for row in rows:
+    for i, row in enumerate(rows):
         if joining:
             out[-1] += row
         else:
             out.append(row)
-        joining = columns(row) == width
+        joining = i + 1 < len(rows) and _cut(row, rows[i + 1], width)
     return out

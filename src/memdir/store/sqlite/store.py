@@ -39,6 +39,8 @@ class SqliteStore:
         self.path = path
         self._tombs: list[dict[str, Any]] = []  # written in the open transaction, logged after its commit
         self._delta = 0  # events stored minus deleted in the open transaction (memdir.store.sqlite.ledger)
+        #: the last :meth:`transaction` committed (also when an interrupt arrived once its COMMIT was through)
+        self.committed = False
 
     @classmethod
     def open(cls, path) -> "SqliteStore":
@@ -49,7 +51,7 @@ class SqliteStore:
     def transaction(self) -> Iterator["SqliteStore"]:
         self.db.execute("BEGIN IMMEDIATE")
         undo = None
-        committing = False
+        committing = self.committed = False
         try:
             # a newer memdir may have upgraded the file since this process opened it (a long-running server): it
             # stops writing in the older layout (raises migrations.NewerIndex), it does not fail mid-write
@@ -61,9 +63,11 @@ class SqliteStore:
             undo = self._count_events()  # before COMMIT: SQLite's write lock serialises the counter's writers
             committing = True
             self.db.execute("COMMIT")
+            self.committed = True
         except BaseException as exc:
             if committing and not self.db.in_transaction and not isinstance(exc, sqlite3.Error):
                 # committed, and an interrupt (Ctrl-C) came on the way back: the writes stand, and so does their log
+                self.committed = True
                 self._log_tombstones()
                 raise
             txn.rollback(self.db)  # none left to roll back after an error SQLite rolled back itself (a full disk)
