@@ -62,3 +62,30 @@ def test_notes_get_no_neighbours(tmp_path):
         assert hits and m.around(hits, "invoice currency") == [{} for _ in hits]
     finally:
         m.close()
+
+
+def test_the_mcp_tool_sends_the_turns_around_and_times_in_utc(tmp_path):
+    """Over the MCP protocol too (the reply model once dropped ``before``/``after`` on the way out), with event times
+    written as the CLI writes them (``…Z``)."""
+    import pytest
+
+    pytest.importorskip("mcp", reason="needs the optional `mcp` SDK")
+    import anyio
+    from mcp import Client
+
+    from memdir.server.mcp import build_server
+
+    m = _store(tmp_path)
+
+    async def main():
+        async with Client(build_server(memdir=m)) as c:
+            return (await c.call_tool("memory_recall", {"query": "why did the billing integration suite fail"})).structured_content
+
+    try:
+        body = anyio.run(main)
+        reply_hit = next(h for h in body["hits"] if "will look at the fixture" in h["text"])
+        assert "invoice_currency_code" in reply_hit["before"]["text"] and reply_hit["before"]["role"] == "tool"
+        assert reply_hit["before"]["handle"] and "currency = 'EUR'" in reply_hit["after"]["text"]
+        assert reply_hit["ts"] == "2026-11-20T09:02:00.000Z"
+    finally:
+        m.close()

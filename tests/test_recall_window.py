@@ -117,4 +117,15 @@ def test_a_reply_with_long_ids_and_no_handles_still_fits():
 def test_the_tool_and_the_mcp_schema_share_the_default_k():
     from memdir.server import tools
 
-    assert inspect.signature(tools.do_recall).parameters["k"].default == DEFAULT_K == 12
+    assert DEFAULT_K == 12 and inspect.signature(tools.do_recall).parameters["k"].default is None
+
+
+def test_a_users_recall_k_is_the_tools_default_too(tmp_path):
+    (tmp_path / "p").mkdir()
+    events = [{"role": "user", "text": f"deploy step {i} of the payments service", "session": "s", "ts": T0.isoformat()}
+              for i in range(20)]
+    for config, want in ((None, DEFAULT_K), ({"recall.k": 3}, 3)):
+        with memdir.open(tmp_path / "p", home=tmp_path / "g", config=config) as m:
+            m.import_events(events)
+            assert do_recall(m, "payments deploy")["count"] == want
+            assert do_recall(m, "payments deploy", 5)["count"] == 5  # the model's k wins

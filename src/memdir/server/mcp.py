@@ -264,6 +264,11 @@ def _build(MCPServer, ToolAnnotations, BaseModel, Field, store: MemoryStore, log
 
     Scope = Literal["project", "global"]
 
+    class NearTurn(BaseModel):
+        handle: Optional[str] = Field(None, description="its short handle; memory_read reads it whole")
+        role: str = Field(description="user, assistant or tool")
+        text: str = Field(description="its part holding most of the query's words (at most 400 characters)")
+
     class RecallHit(BaseModel):
         id: str = Field(description="note id (category/slug) or event key")
         handle: Optional[str] = Field(None, description="short handle; memory_read reads the whole text by it")
@@ -277,6 +282,10 @@ def _build(MCPServer, ToolAnnotations, BaseModel, Field, store: MemoryStore, log
         pinned: bool = False
         category: Optional[str] = None
         reasons: dict[str, Any] = Field(default_factory=dict, description="matched terms, fields and each factor")
+        before: Optional[NearTurn] = Field(None, description="an event's previous turn in its session (a failing "
+                                                             "output before the reply that names it)")
+        after: Optional[NearTurn] = Field(None, description="an event's next turn in its session (the change after "
+                                                            "an error)")
 
     class RecallResult(BaseModel):
         query: str
@@ -372,7 +381,8 @@ def _build(MCPServer, ToolAnnotations, BaseModel, Field, store: MemoryStore, log
 
     def memory_recall(
         query: Annotated[str, Field(description="words to search for (any language; CJK works)")],
-        k: Annotated[int, Field(description=f"number of hits, 1..{MAX_K}")] = DEFAULT_K,
+        k: Annotated[Optional[int], Field(description=f"number of hits, 1..{MAX_K} (default {DEFAULT_K}, or the "
+                                                        "user's recall.k)")] = None,
         scope: Annotated[Optional[Scope], Field(description="project, global, or both when omitted")] = None,
         kinds: Annotated[Optional[list[str]], Field(description="filter: note, event, rule, decision, user, tool, …")] = None,
     ) -> RecallResult:

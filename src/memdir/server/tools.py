@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 from memdir.errors import NotFound, UsageError
+from memdir.timeutil import iso
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -180,7 +181,7 @@ def hit_out(hit: Any, limit: int = MAX_HIT_CHARS) -> dict[str, Any]:
     reasons = json.loads(json.dumps(hit.reasons or {}, ensure_ascii=False, default=str))
     return {"id": hit.id, "handle": hit.handle, "kind": hit.kind, "scope": hit.scope, "score": round(float(hit.score), 6),
             "summary": hit.summary, "text": text, "truncated": truncated,
-            "ts": hit.ts.isoformat() if getattr(hit, "ts", None) else None,
+            "ts": iso(hit.ts) if getattr(hit, "ts", None) else None,
             "pinned": bool(hit.pinned), "category": hit.category, "reasons": reasons}
 
 
@@ -188,17 +189,25 @@ def hit_out(hit: Any, limit: int = MAX_HIT_CHARS) -> dict[str, Any]:
 QUERY_ECHO = 500
 
 
-def do_recall(m: "Memdir", query: str, k: int = DEFAULT_K, scope: str | None = None,
+def recall_k(m: "Memdir", k: int | None) -> int:
+    """The hits a ``memory_recall`` returns: ``k`` when given, else the ``recall.k`` a user set (config file or
+    environment), else :data:`DEFAULT_K`; clamped to 1..:data:`MAX_K`."""
+    if k is None:
+        k = m.config.get("recall.k") if m.config.source("recall.k") != "default" else DEFAULT_K
+    return max(1, min(int(k), MAX_K))
+
+
+def do_recall(m: "Memdir", query: str, k: int | None = None, scope: str | None = None,
               kinds: list[str] | None = None) -> dict[str, Any]:
     """``{"query", "count", "hits": [{id, handle, kind, scope, score, summary, text, truncated, ts, pinned,
-    category, reasons, before?, after?}], "omitted"?}``, best first (``before`` / ``after``: the turn next to an event
+    category, reasons, before?, after?}], "omitted"?}``, best first (``k``: :func:`recall_k`) (``before`` / ``after``: the turn next to an event
     hit in its session, ``{handle, role, text}``, its best-matching window of at most 400 characters,
     :meth:`Memdir.around`); ``k`` is clamped to 1..50. Each text is cut at 4,000 chars and
     the whole reply kept within 20,000 characters and 10,000 estimated tokens (:func:`fit_hits`: long texts halved,
     then the lowest hits left out and counted in ``omitted``; ``truncated: true``; a cut text ends with ``[N of M
     characters shown; the rest: memory_read id='<handle>' offset=N]``, :func:`do_read`). Recall counts as a
     rehearsal."""
-    k = max(1, min(int(k), MAX_K))
+    k = recall_k(m, k)
     if not isinstance(query, str) or not clean_text(query).strip():
         raise UsageError("the query is empty: give the words to search for")
     hits = m.recall(clean_text(query), k=k, scope=scope, kinds=[clean_text(x) for x in kinds] if kinds else None,
@@ -261,8 +270,8 @@ def note_out(note: Any) -> dict[str, Any]:
     return {"id": note.id, "category": note.category, "kind": note.kind, "scope": note.scope,
             "summary": note.summary, "text": note.text, "tags": list(note.tags), "load_when": list(note.load_when),
             "pinned": bool(note.pinned), "supersedes": note.supersedes, "superseded_by": note.superseded_by,
-            "created": note.created.isoformat() if note.created else None,
-            "updated": note.updated.isoformat() if note.updated else None,
+            "created": iso(note.created) if note.created else None,
+            "updated": iso(note.updated) if note.updated else None,
             "path": str(note.path) if note.path else None}
 
 
