@@ -118,3 +118,34 @@ def test_migrate_dry_run_of_an_export_counts_what_the_import_reads(tmp_path, pro
         real = m.import_jsonl(exp)
     assert dry == {"notes": 1, "events": 1, "bad_lines": 2}
     assert (real["notes"], real["read"], real["bad_lines"]) == (dry["notes"], dry["events"], dry["bad_lines"])
+
+
+def test_recall_explain_leaves_the_ranking_it_explains_as_it_was(tmp_path, project):
+    """``--explain`` is a look, not a use: run twice, the same scores (a plain recall counts as a rehearsal)."""
+    import json
+
+    home = tmp_path / "g"
+    with memdir.open(project, home=home) as m:
+        m.remember("the ledger_q queue is drained by the vacuum daemon at night", category="facts")
+    scores = []
+    for _ in range(3):
+        r = run(home, project, "--json", "recall", "ledger_q vacuum", "--explain")
+        assert r.exit_code == 0, r.output
+        scores.append([h["score"] for h in json.loads(r.output)["hits"]])
+    assert scores[0] == scores[1] == scores[2]
+    r1 = json.loads(run(home, project, "--json", "recall", "ledger_q vacuum").output)[0]["score"]
+    r2 = json.loads(run(home, project, "--json", "recall", "ledger_q vacuum").output)[0]["score"]
+    assert r2 > r1  # without it, recall still counts
+
+
+def test_recall_prints_the_part_of_a_long_event_that_matched(tmp_path, project):
+    home = tmp_path / "g"
+    log = ("Bash: pytest tests/ledger -x -q → exit 1\n" + "collecting module x: plain progress output\n" * 120
+           + "E   sqlite3.OperationalError: database ledger_q is locked\n" + "teardown line\n" * 20)
+    with memdir.open(project, home=home) as m:
+        m.import_events([{"key": "t:1", "role": "tool", "session": "s", "text": log, "ts": "2026-11-20T09:00:00Z"}])
+    r = run(home, project, "recall", "ledger_q locked OperationalError")
+    assert r.exit_code == 0, r.output
+    shown = r.output.splitlines()[1]
+    assert shown.startswith("   Bash: pytest tests/ledger -x -q → exit 1 … ") and "ledger_q is locked" in shown
+    assert len(shown) <= 3 + 300

@@ -84,6 +84,25 @@ def remember(ctx, text, category, summary, highlight, tags, load_when, pinned, s
     emit(ctx, as_json, note.to_dict(), human)
 
 
+#: characters of a hit's text ``memdir recall`` prints (whitespace collapsed)
+SNIPPET_CHARS = 300
+
+
+def snippet(h: Any, size: int = SNIPPET_CHARS) -> str:
+    """A hit's text in at most ``size`` characters on one line, cut at a word: its opening, or, when the passage
+    recall matched (a long event's ``span``) starts past what that shows, its first line, `` … `` and that passage."""
+    from memdir.inject.window import truncate
+    from memdir.server.tools import span_of
+
+    text = h.text or ""
+    flat = " ".join(text.split())
+    span = span_of(h, len(text))
+    if span is None or len(flat) <= size or len(" ".join(text[:span[0]].split())) < size // 2:
+        return truncate(flat, size)
+    first = truncate(" ".join(text.split("\n", 1)[0].split()), size // 4)
+    return first + " … " + truncate(" ".join(text[span[0]:].split()), size - len(first) - 3)
+
+
 @click.command()
 @click.argument("query", nargs=-1)
 @click.option("-k", "--k", "-n", "--limit", "k", type=click.IntRange(1, 1000), default=None, help="Number of hits (default 8).")
@@ -105,7 +124,8 @@ def recall(ctx, query, k, scope, kinds, explain, as_json):
     info = None
     if explain:
         info = m.explain(q, k=k, scope=scope, kinds=kinds or None)
-    hits = m.recall(q, k=k, scope=scope, kinds=kinds or None, rehearse=True)
+    # a look at why hits rank is not a use of them: it leaves their rehearsal (and so the next ranking) as it was
+    hits = m.recall(q, k=k, scope=scope, kinds=kinds or None, rehearse=not explain)
     lines = []
     if info is not None:
         lat = ", ".join(f"{k_} {v:.1f}" for k_, v in info.get("latency_ms", {}).items())
@@ -118,8 +138,7 @@ def recall(ctx, query, k, scope, kinds, explain, as_json):
             head += "  (fused rank: " + ", ".join(f"{src} #{n}" for src, n in fused.items()) + ")"
         if h.ts:
             head += f"  {local_text(h.ts, minutes=False)}"
-        text = " ".join(h.text.split())
-        lines.append(head + "\n   " + (text[:300] + ("…" if len(text) > 300 else "")))
+        lines.append(head + "\n   " + snippet(h))
         if explain:
             lines.append("   why: " + json.dumps(h.reasons, ensure_ascii=False))
             if info is not None and ranks.get(h.id):
