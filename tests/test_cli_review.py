@@ -19,7 +19,7 @@ def test_forget_and_prune_previews_show_samples_and_the_confirm_command(tmp_path
     r = run(home, project, "forget", "--query", "pnpm")
     assert r.exit_code == 0, r.output
     head, sample, confirm = r.output.strip().splitlines()
-    assert head.startswith("1 memories match --query 'pnpm'") and "nothing deleted yet" in head
+    assert head.startswith("1 memory matches --query 'pnpm' (0 notes, 1 event)") and "nothing deleted yet" in head
     assert sample.strip().endswith("u:s:1: we switched to pnpm today")  # whitespace folded, one line per sample
     assert confirm.startswith("to delete them: memdir forget --query 'pnpm' --token ")
     r = run(home, project, "prune", "--days", "30")

@@ -64,7 +64,8 @@ def prune(ctx, days, token, force, as_json):
     """Preview (default) or delete (--token or --force) cold, unpinned episodic memories idle for --days days."""
     res = open_store(ctx).prune(days, token, force=force)
     if res["deleted"]:
-        human = f"deleted {res['count']} memories ({res['bytes']} bytes); tombstones keep them from coming back"
+        human = (f"deleted {res['count']} {'memory' if res['count'] == 1 else 'memories'} ({res['bytes']} bytes); "
+                 "tombstones keep them from coming back")
     else:
         human = preview_text(
             f"{res['count']} cold memories idle since before {res['cutoff']} ({res['bytes']} bytes) would be deleted",

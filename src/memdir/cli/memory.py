@@ -223,7 +223,8 @@ def forget(ctx, id, id_opt, scope, source, session, query, prefix, token, force,
                      f"{plural(res['events'], 'event')}); tombstones keep them out")
         else:
             human = preview_text(
-                f"{res['count']} memories match {what} ({res['notes']} notes, {res['events']} events); nothing deleted yet",
+                f"{res['count']} {'memory matches' if res['count'] == 1 else 'memories match'} {what} "
+                f"({plural(res['notes'], 'note')}, {plural(res['events'], 'event')}); nothing deleted yet",
                 res["samples"], res["count"], f"to delete them: memdir forget {what} --token {res['token']}")
         emit(ctx, as_json, res, human)
         return

@@ -166,9 +166,10 @@ def _import_run(ctx, m, source, path, all_projects, here, pending, no_progress, 
             raise UsageError(f"no such file {str(file)!r}: give a JSONL file or a source ({sources})")
         with events_bar(show_progress, f"import {file.name}"):
             out = m.import_jsonl(file)
-        human = (f"{out['lines']} lines: {out['notes']} notes added ({out['notes_existing']} already there), "
-                 f"{out['stored']} events stored ({out['duplicate']} duplicates, {out['skipped']} skipped), "
-                 f"{out['bad_lines']} bad lines" + (f", {plural(out['tombstones'], 'tombstone')}" if out["tombstones"] else ""))
+        human = (f"{plural(out['lines'], 'line')}: {plural(out['notes'], 'note')} added ({out['notes_existing']} already "
+                 f"there), {plural(out['stored'], 'event')} stored ({plural(out['duplicate'], 'duplicate')}, "
+                 f"{out['skipped']} skipped), {plural(out['bad_lines'], 'bad line')}"
+                 + (f", {plural(out['tombstones'], 'tombstone')}" if out["tombstones"] else ""))
         nothing = not (out["stored"] or out["duplicate"] or out["notes"])
         host = _host_transcript(file) if nothing and (out["skipped"] or out["bad_lines"]) else None
         if host:  # every line skipped because it is a host transcript, not memdir's JSONL: say what to run
