@@ -76,7 +76,7 @@ def test_cli_forget_query_and_prefix(tmp_path, project):
     home = tmp_path / "g"
     run(["remember", "use pnpm for installs"], home, project)
     r = run(["forget", "--query", "PNPM"], home, project)
-    assert r.exit_code == 0 and "1 memories match" in r.output and "--token" in r.output
+    assert r.exit_code == 0 and "1 memory matches" in r.output and "--token" in r.output
     tok = r.output.rsplit("--token ", 1)[1].split()[0]
     r = run(["--json", "forget", "--query", "PNPM", "--token", tok], home, project)
     assert r.exit_code == 0 and json.loads(r.output)["deleted"] is True
