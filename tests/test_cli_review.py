@@ -149,3 +149,14 @@ def test_recall_prints_the_part_of_a_long_event_that_matched(tmp_path, project):
     shown = r.output.splitlines()[1]
     assert shown.startswith("   Bash: pytest tests/ledger -x -q → exit 1 … ") and "ledger_q is locked" in shown
     assert len(shown) <= 3 + 300
+
+
+def test_forget_preview_marks_the_pinned_notes_it_would_delete(tmp_path, project):
+    home = tmp_path / "g"
+    with memdir.open(project, home=home) as m:
+        m.remember("pnpm for installs, always", category="facts", pinned=True)
+        m.remember("pnpm lockfile is committed", category="facts")
+        res = m.forget_matching(query="pnpm")
+    assert res["pinned"] == 1 and sorted(s["pinned"] for s in res["samples"]) == [False, True]
+    out = run(home, project, "forget", "--query", "pnpm").output
+    assert "(2 notes, 0 events; 1 pinned, deleted too)" in out and "(pinned): pnpm for installs" in out

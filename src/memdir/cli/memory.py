@@ -224,7 +224,8 @@ def forget(ctx, id, id_opt, scope, source, session, query, prefix, token, force,
         else:
             human = preview_text(
                 f"{res['count']} {'memory matches' if res['count'] == 1 else 'memories match'} {what} "
-                f"({plural(res['notes'], 'note')}, {plural(res['events'], 'event')}); nothing deleted yet",
+                f"({plural(res['notes'], 'note')}, {plural(res['events'], 'event')}"
+                f"{'; ' + str(res['pinned']) + ' pinned, deleted too' if res.get('pinned') else ''}); nothing deleted yet",
                 res["samples"], res["count"], f"to delete them: memdir forget {what} --token {res['token']}")
         emit(ctx, as_json, res, human)
         return

@@ -68,8 +68,8 @@ def preview_text(head: str, samples: list[dict[str, Any]], count: int, confirm: 
     were not listed and, when anything matched, the ``confirm`` command that deletes (``forget --query/--prefix``
     and ``prune`` share it)."""
     lines = [head]
-    lines += [f"  {local_text(parse_ts(s['ts']), minutes=False) if s.get('ts') else '':10} {s['scope']} {s['id']}: {' '.join((s.get('text') or '').split())[:80]}"
-              for s in samples]
+    lines += [f"  {local_text(parse_ts(s['ts']), minutes=False) if s.get('ts') else '':10} {s['scope']} {s['id']}"
+              f"{' (pinned)' if s.get('pinned') else ''}: {' '.join((s.get('text') or '').split())[:80]}" for s in samples]
     if count > len(samples):
         lines.append(f"  … and {count - len(samples)} more")
     if count:

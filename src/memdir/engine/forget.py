@@ -61,7 +61,8 @@ def matches(s: Stores, *, query: str | None = None, prefix: str | None = None,
                     found.append(r)
         for r in found:
             out.append({"id": r["ref"], "scope": root.scope, "kind": r["note_kind"] if r["kind"] == "note" else r["role"],
-                        "type": r["kind"], "ts": r["ts"], "text": r["head"], "_epoch": r["ts_epoch"]})
+                        "type": r["kind"], "ts": r["ts"], "text": r["head"], "pinned": bool(r["pinned"]),
+                        "_epoch": r["ts_epoch"]})
     out.sort(key=lambda x: -x["_epoch"])
     return out
 
@@ -77,14 +78,16 @@ def forget_matching(s: Stores, *, query: str | None = None, prefix: str | None =
                     token: str | None = None, force: bool = False) -> dict[str, Any]:
     """Preview (no ``token``) or delete (the preview's ``token``, or ``force``) what :func:`matches` finds.
 
-    Preview: ``{"deleted": False, "count", "notes", "events", "samples" (≤ 20, newest first), "token"}``.
+    Preview: ``{"deleted": False, "count", "notes", "events", "pinned", "samples" (≤ 20, newest first; each says whether
+    it is pinned), "token"}``.
     Delete: ``{"deleted": True, "count", "notes", "events"}``. Raises ``UsageError`` for a token that does not
     match the current set (run the preview again)."""
     found = matches(s, query=query, prefix=prefix, scope=scope)
     expected = token_for(query, prefix, scope, found)
     out: dict[str, Any] = {"deleted": False, "query": query, "prefix": prefix, "count": len(found),
                            "notes": sum(x["type"] == "note" for x in found),
-                           "events": sum(x["type"] == "event" for x in found)}
+                           "events": sum(x["type"] == "event" for x in found),
+                           "pinned": sum(x["pinned"] for x in found)}
     if token is None and not force:
         out["samples"] = [{k: v for k, v in x.items() if not k.startswith("_")} for x in found[:SAMPLES]]
         out["token"] = expected

@@ -106,7 +106,7 @@ class DocStore(Protocol):
         (``reindex``); returns the documents indexed. Caller holds a transaction."""
 
     def scan_docs(self, prefix: str | None = None) -> Iterator[dict[str, Any]]:
-        """Every doc (``ref, kind, role, note_kind, ts, ts_epoch, text, summary, highlight, head``), or with ``prefix``
+        """Every doc (``ref, kind, role, note_kind, ts, ts_epoch, text, summary, highlight, head, pinned``), or with ``prefix``
         the events whose key starts with it (forget by text or key prefix)."""
 
     def has_text(self, sha: str, kind: str | None = None) -> bool:

@@ -277,7 +277,7 @@ class PgVectors:
                  "handle": r["handle"]} for r in rows]
 
     def scan_docs(self, prefix: str | None = None) -> Iterator[dict[str, Any]]:
-        cols = "ref, kind, role, note_kind, ts, ts_epoch, text, summary, highlight, left(text, 100) AS head"
+        cols = "ref, kind, role, note_kind, ts, ts_epoch, text, summary, highlight, left(text, 100) AS head, pinned"
         if prefix is not None:
             yield from self._x(f"SELECT {cols} FROM docs WHERE project = %s AND kind = 'event' AND left(ref, %s) = %s",
                                (self.project, len(prefix), prefix)).fetchall()

@@ -440,7 +440,7 @@ class SqliteStore:
         return journal.session_events(self.db, session, limit=limit)
 
     def scan_docs(self, prefix=None):
-        cols = "ref, kind, role, note_kind, ts, ts_epoch, text, summary, highlight, substr(text, 1, 100) AS head"
+        cols = "ref, kind, role, note_kind, ts, ts_epoch, text, summary, highlight, substr(text, 1, 100) AS head, pinned"
         if prefix is not None:
             rows = self.db.execute(f"SELECT {cols} FROM docs WHERE kind = 'event' AND substr(ref, 1, ?) = ?", (len(prefix), prefix))
         else:
