@@ -95,9 +95,9 @@ def fit_hits(reply: dict[str, Any], key: str, hits: list[Any], limits: list[int]
         was = len(reply[key][longest]["text"])
         shorter = None
         if was > MIN_HIT_CHARS:
-            limits[longest] = max(MIN_HIT_CHARS, was // 2)
-            shorter = hit_out(hits[longest], limits[longest])
+            shorter = hit_out(hits[longest], max(MIN_HIT_CHARS, was // 2))
         if shorter is not None and len(shorter["text"]) < was:
+            limits[longest] = max(MIN_HIT_CHARS, was // 2)
             kept = {f: v for f, v in reply[key][longest].items() if f in ("before", "after")}
             reply[key][longest] = {**shorter, **kept}
         else:  # at its floor, or its cut note alone outgrows it (a long id): the lowest hit goes
@@ -200,13 +200,13 @@ def recall_k(m: "Memdir", k: int | None) -> int:
 def do_recall(m: "Memdir", query: str, k: int | None = None, scope: str | None = None,
               kinds: list[str] | None = None) -> dict[str, Any]:
     """``{"query", "count", "hits": [{id, handle, kind, scope, score, summary, text, truncated, ts, pinned,
-    category, reasons, before?, after?}], "omitted"?}``, best first (``k``: :func:`recall_k`) (``before`` / ``after``: the turn next to an event
-    hit in its session, ``{handle, role, text}``, its best-matching window of at most 400 characters,
-    :meth:`Memdir.around`); ``k`` is clamped to 1..50. Each text is cut at 4,000 chars and
-    the whole reply kept within 20,000 characters and 10,000 estimated tokens (:func:`fit_hits`: long texts halved,
-    then the lowest hits left out and counted in ``omitted``; ``truncated: true``; a cut text ends with ``[N of M
-    characters shown; the rest: memory_read id='<handle>' offset=N]``, :func:`do_read`). Recall counts as a
-    rehearsal."""
+    category, reasons, before?, after?}], "omitted"?}``, best first; ``k`` as :func:`recall_k` says (``before`` /
+    ``after``: the turn next to an event hit in its session, ``{handle, role, text}``, its best-matching window of at
+    most 400 characters, :meth:`Memdir.around`). Each text is cut at 4,000 chars (:func:`hit_out`: from its opening,
+    or around the passage recall matched, :func:`passage_cut`) and the whole reply kept within 20,000 characters and
+    10,000 estimated tokens (:func:`fit_hits`: long texts halved, then the lowest hits left out and counted in
+    ``omitted``; ``truncated: true``; a cut text ends with a note saying how to read the rest with
+    :func:`do_read`). Recall counts as a rehearsal."""
     k = recall_k(m, k)
     if not isinstance(query, str) or not clean_text(query).strip():
         raise UsageError("the query is empty: give the words to search for")
