@@ -195,3 +195,30 @@ def test_the_background_build_s_connection_is_opened_before_its_thread_starts(tm
         with memdir.open(project, home=tmp_path / "g") as m:
             m.keep_warm(start=True)  # closed at once, the build thread still starting
     assert opened_in and all(n != "memdir-postings" for n in opened_in), opened_in
+
+
+def test_asking_for_the_postings_while_a_background_build_runs_waits_for_it_and_builds_once(tmp_path, monkeypatch):
+    """``keep_warm(build=True)`` during the background build ``serve`` started waits for that build: a second one in
+    the caller's thread filled the same index beside it and pointed it at the caller's connection, which closing the
+    store then closed under the running build (a crash of the whole process, seen in ``make test``)."""
+    from memdir.store.sqlite import postings
+
+    project, home = _project(tmp_path), tmp_path / "home"
+    _seed(project, home)
+    gate, builders = threading.Event(), []
+    build = postings.MemIndex.build
+
+    def slow_build(self, db=None):
+        builders.append(threading.current_thread().name)
+        if threading.current_thread().name == "memdir-postings":
+            gate.wait(10)
+        return build(self, db)
+
+    monkeypatch.setattr(postings.MemIndex, "build", slow_build)
+    with memdir.open(project, home=home) as m:
+        m.keep_warm(True, start=True)
+        assert builders.count("memdir-postings") >= 1  # started, and held at the gate
+        threading.Timer(0.3, gate.set).start()
+        got = m.keep_warm(True, build=True)["project"]
+        assert got.get("ready") and not got.get("disabled"), got
+        assert threading.current_thread().name not in builders, builders  # no second build in the caller's thread

@@ -39,6 +39,8 @@ def keep_warm(s: Stores, on: bool = True, *, build: bool = False, start: bool = 
         if mem is None:
             continue
         if begin:
+            if build:  # a build started in the background (serve, the MCP server) is waited for, not run twice
+                mem.wait_built()
             with mem.lock:
                 mem.refresh(background=not build)
         out[root.scope] = mem.stats()

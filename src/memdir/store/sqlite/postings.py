@@ -374,6 +374,11 @@ class MemIndex:
         if self.disabled:
             return False
         if not self.ready:
+            if self.building is not None and self.building.is_alive():
+                # never a second build beside it: both would fill the same attributes, and the one in this thread
+                # would point the other at this thread's connection (closed under it on close: a crash). A caller
+                # that must have the index waits with :meth:`wait_built` before taking the lock.
+                return False
             if not background:
                 if not self._safe_build():
                     return False
@@ -413,6 +418,13 @@ class MemIndex:
             self.ready = False
             return False
         return True
+
+    def wait_built(self, timeout: float | None = None) -> None:
+        """Wait (at most ``timeout`` seconds; ``None``: until it ends) for a background build in progress, if any.
+        Call without :attr:`lock` held: the build takes it to hand its index over."""
+        thread = self.building
+        if thread is not None and thread.is_alive():
+            thread.join(timeout)
 
     def _build_aside(self, conn: sqlite3.Connection) -> None:
         """The background build on its own read connection ``conn`` (closed here), then the index is handed over under
