@@ -394,3 +394,24 @@ def test_a_half_function_bigram_counts_less_on_each_store(both):
     hits = {h.id: h.score for h in both.recall("我要表演")}
     assert set(hits) == {only.id, show.id}
     assert hits[only.id] < 0.6 * hits[show.id]  # weight 0.5 (the default; 1.0 gives 0.78): equal idf, near-equal lengths
+
+
+def test_a_global_note_beside_the_project_ranks_alike_on_both_stores(tmp_path, clock, pg_url):
+    """The project's and the global root's candidates are scored with the two indexes' statistics together
+    (memdir.recall.bm25.collection_idf) on either project store: the same ids, scores and order."""
+    evs = [{"key": f"e{i}", "role": "assistant", "session": f"s{i // 10}",
+            "ts": (clock.now - timedelta(days=1)).isoformat(),
+            "text": f"updated the documentation page {i} for the release notes"} for i in range(40)]
+    out = []
+    for spec in ("", pg_url):
+        p = tmp_path / ("pg" if spec else "lite")
+        (p / ".git").mkdir(parents=True)
+        with memdir.open(p, home=tmp_path / ("g-pg" if spec else "g-lite"), clock=clock,
+                         config={"store": spec, "remote.project": "global-beside"}) as mm:
+            mm.import_events(evs)
+            mm.remember("The user prefers British spelling in documentation", scope="global")
+            mm.remember("Release notes are written in the past tense", scope="global")
+            out.append([[(h.scope, h.text[:40], round(h.score, 9)) for h in mm.recall(q, k=5)]
+                        for q in ("spelling in documentation", "release notes tense", "documentation page")])
+    assert out[0] == out[1]
+    assert out[0][0][0][0] == "global" and out[0][1][0][0] == "global"

@@ -57,13 +57,14 @@ def lexical(s: Stores, tokens: list[str], *, k: int, scope: str | None, kinds: t
     mem = cfg.get("recall.memory_index")
     hold = mem == "on" or (mem == "auto" and s.state.get("warm", False))
     roots = s.live(scope)
+    collection = collection_stats(roots, tokens)
     groups = []
     for root in roots:
         if hold:  # a server builds them in a thread (the SQL path answers meanwhile); "on" builds them now
             root.store.hold_postings(int(cfg.get("recall.memory_index_max_rows")), background=mem != "on")
         groups.append((cfg.get(f"recall.scope_prior_{root.scope}"),
                        root.store.candidates(tokens, weights=weights, limit=limit, kinds=doc_kinds,
-                                             term_weights=bridged or None), sub_kinds))
+                                             term_weights=bridged or None, collection=collection), sub_kinds))
     # the one ranking code (memdir.recall.rank.rank_candidates): the team server ranks its rows with it too
     scored = [(s, ts, roots[g], info) for s, ts, g, info in rank.rank_candidates(groups, query=query, cfg=cfg,
                                                                                   now=s.clock())]
@@ -100,6 +101,22 @@ def lexical(s: Stores, tokens: list[str], *, k: int, scope: str | None, kinds: t
             log.debug("recall %r -> %s %.4f %s", cevents.redact_text(" ".join(tokens)[:200]), h.id, h.score,
                       {k: v for k, v in h.reasons.items() if k not in ("terms", "fields")})
     return hits
+
+
+def collection_stats(roots: list["Root"], tokens: list[str]) -> tuple[int, dict[str, int]] | None:
+    """``(rows, {token: rows holding it})`` summed over ``roots`` when more than one holds rows, else ``None``: the
+    project's and the global root's candidates are ranked together, so both are scored with the idf of the two
+    together (:func:`memdir.recall.bm25.collection_idf`)."""
+    if len(roots) < 2:
+        return None
+    stats = [root.store.doc_freqs(list(dict.fromkeys(tokens))) for root in roots]
+    if sum(1 for n, _ in stats if n) < 2:
+        return None
+    df: dict[str, int] = {}
+    for _, got in stats:
+        for t, c in got.items():
+            df[t] = df.get(t, 0) + c
+    return sum(n for n, _ in stats), df
 
 
 #: lexical candidates a "why did it fail" question reweighs (recall.fail_prior): block-QA tuning half, 20 against 12,

@@ -51,6 +51,19 @@ def idf_lucene(N: int, n: int) -> float:
     return math.log(1.0 + (N - n + 0.5) / (n + 0.5))
 
 
+def collection_idf(N: int, n: int, term: str, collection: tuple[int, dict[str, int]] | None) -> float:
+    """:func:`idf_lucene` of ``term`` from ``collection`` — ``(rows, {token: rows holding it})`` of every index one
+    ranking spans, this one included (the project's and the global root's) — else from this index's own ``N`` and
+    ``n``. Scores of two indexes are comparable only with the same statistics: a global root of a few notes gave its
+    words an idf near ``ln 2`` against the project's hundreds of events, so a curated preference ranked below any
+    event sharing a word (the "global term statistics" of a distributed search, as Elasticsearch's
+    ``dfs_query_then_fetch``)."""
+    if collection is None:
+        return idf_lucene(N, n)
+    rows, df = collection
+    return idf_lucene(max(rows, N), max(df.get(term, 0), n))
+
+
 def idf_fts5(N: int, n: int) -> float:
     """FTS5's idf: ``ln((N - n + 0.5) / (n + 0.5))``, clamped to 1e-6 (sqlite/ext/fts5/fts5_aux.c). Also 1e-6 when
     ``n`` exceeds ``N`` by more than a half: a concurrent writer can add documents between the two counts (C40),
@@ -164,7 +177,8 @@ def total_docs(db: sqlite3.Connection) -> int:
 
 
 def score(db: sqlite3.Connection, tokens: list[str], *, weights: tuple[float, ...], limit: int,
-          with_terms: bool = False, term_weights: dict[str, float] | None = None) -> list[tuple]:
+          with_terms: bool = False, term_weights: dict[str, float] | None = None,
+          collection: tuple[int, dict[str, int]] | None = None) -> list[tuple]:
     """``[(rowid, score)]`` best first, at most ``limit``; empty when no token occurs in the index. With
     ``with_terms``, ``[(rowid, score, mask)]`` where bit ``i`` of ``mask`` is set when the document matched
     ``tokens[i]`` (in any column).
@@ -175,7 +189,8 @@ def score(db: sqlite3.Connection, tokens: list[str], *, weights: tuple[float, ..
     ``PER_TERM_CAP`` postings (``ORDER BY rowid DESC LIMIT``, which FTS5 stops early), the recent end of its
     postings, as recall's decay prefers anyway; smaller stores are scored exactly. ``term_weights`` multiplies a
     term's weight (``{token: factor}``, 1 for a term not in it): the glossary's cross-language terms
-    (:func:`memdir.recall.glossary.bridge`) count less than the query's own words.
+    (:func:`memdir.recall.glossary.bridge`) count less than the query's own words. ``collection``: the statistics
+    idf is taken from when several indexes are ranked together (:func:`collection_idf`).
     """
     N = total_docs(db)
     if not N:
@@ -200,7 +215,8 @@ def score(db: sqlite3.Connection, tokens: list[str], *, weights: tuple[float, ..
             sel = f"SELECT * FROM ({sel} ORDER BY rowid DESC LIMIT {PER_TERM_CAP})"
         parts.append(sel)
         tw = term_weights.get(t, 1.0) if term_weights else 1.0
-        args += [-tw * math.sqrt(qtf[t]) * idf_lucene(N, n) / idf_fts5(N, n), '"' + t.replace('"', '""') + '"']
+        args += [-tw * math.sqrt(qtf[t]) * collection_idf(N, n, t, collection) / idf_fts5(N, n),
+                 '"' + t.replace('"', '""') + '"']
     # MATERIALIZED: bm25() must run in its FTS5 scan, not inside the aggregate SQLite would otherwise flatten it into
     sql = (f"WITH p AS MATERIALIZED ({' UNION ALL '.join(parts)}) "
            "SELECT id, sum(s) AS score, sum(b) FROM p GROUP BY id ORDER BY score DESC, id LIMIT ?")

@@ -14,7 +14,7 @@ from memdir.recall.bm25 import (
     LARGE_STORE,
     PER_TERM_CAP,
     B,
-    idf_lucene,
+    collection_idf,
     select_terms,
 )
 from memdir.store.postgres.sql import CAP_WINDOW, ME, REHEARSAL, lexeme
@@ -76,7 +76,8 @@ class PgReads:
             (self.project, list(terms)))}
 
     def score(self, tokens: list[str], *, weights: tuple[float, ...], limit: int,
-              term_weights: dict[str, float] | None = None) -> list[tuple[int, float, int]]:
+              term_weights: dict[str, float] | None = None,
+              collection: tuple[int, dict[str, int]] | None = None) -> list[tuple[int, float, int]]:
         """``[(fts row id, score, mask)]`` best first, at most ``limit`` (the formula in the module docstring; bit ``i``
         of ``mask`` set when ``tokens[i]`` matched). The SQLite path's large-store rules apply (:mod:`memdir.recall.bm25`):
         from :data:`memdir.recall.bm25.LARGE_STORE` rows on, common terms are skipped, rarer terms taken first within
@@ -105,7 +106,8 @@ class PgReads:
             sel = ("SELECT id, dl, %s::float8 AS idf, %s::bigint AS bit, (tf ->> %s)::bigint AS c FROM fts "
                    "WHERE project = %s AND tsv @@ %s::tsquery")
             tw = term_weights.get(t, 1.0) if term_weights else 1.0  # as memdir.recall.bm25.score
-            args += [tw * math.sqrt(qtf[t]) * idf_lucene(N, df[t]), bit.get(t, 0), t, self.project, lexeme(t)]
+            args += [tw * math.sqrt(qtf[t]) * collection_idf(N, df[t], t, collection), bit.get(t, 0), t, self.project,
+                     lexeme(t)]
             if t in capped:
                 # rows are numbered in insertion order: the newest ones of a term spread evenly are within the last
                 # CAP_WINDOW · PER_TERM_CAP · N / n_t rows, found through the (project, id) index and the GIN index
@@ -127,12 +129,14 @@ class PgReads:
         return [(r["id"], float(r["score"]), int(r["mask"])) for r in rows]
 
     def search(self, tokens: list[str], *, weights: tuple[float, ...], limit: int,
-               kinds: tuple[str, ...] | None = None, term_weights: dict[str, float] | None = None) -> list[dict[str, Any]]:
+               kinds: tuple[str, ...] | None = None, term_weights: dict[str, float] | None = None,
+               collection: tuple[int, dict[str, int]] | None = None) -> list[dict[str, Any]]:
         """As :func:`memdir.store.sqlite.index.search`: each doc keeps its best full-text row; superseded notes and other
         ``kinds`` are dropped after scoring; rows are dicts of ``docs`` + ``bm25``, ``mask``, ``rehearsals``, ``span``."""
         if not tokens:
             return []
-        ranked = self.score(tokens, weights=weights, limit=limit * 2 if kinds else limit, term_weights=term_weights)
+        ranked = self.score(tokens, weights=weights, limit=limit * 2 if kinds else limit, term_weights=term_weights,
+                            collection=collection)
         if not ranked:
             return []
         where = {r["id"]: r for r in self._x("SELECT id, doc_id, seq, span_start, span_end FROM fts WHERE id = ANY(%s)",
@@ -173,10 +177,12 @@ class PgReads:
         return None
 
     def candidates(self, tokens: list[str], *, weights: tuple[float, ...], limit: int,
-                   kinds: tuple[str, ...] | None = None, term_weights: dict[str, float] | None = None) -> list[dict[str, Any]]:
+                   kinds: tuple[str, ...] | None = None, term_weights: dict[str, float] | None = None,
+                   collection: tuple[int, dict[str, int]] | None = None) -> list[dict[str, Any]]:
         """Ranking rows (:meth:`search`'s whole rows plus ``head``, the text's first 60 characters; no ``mask``: the
         facade then looks for every query term)."""
-        rows = self.search(tokens, weights=weights, limit=limit, kinds=kinds, term_weights=term_weights)
+        rows = self.search(tokens, weights=weights, limit=limit, kinds=kinds, term_weights=term_weights,
+                           collection=collection)
         for r in rows:
             r["head"] = r["text"][:60]
         rows.sort(key=lambda r: (-r["bm25"], r["id"]))  # equal scores in id order, as the SQLite index returns them

@@ -723,7 +723,7 @@ _SLIM = ("d.id, d.ref, d.kind, d.note_kind, d.role, d.session, d.ts_epoch, d.pin
 
 def search(db: sqlite3.Connection, tokens: list[str], *, weights: tuple[float, ...], limit: int,
            kinds: tuple[str, ...] | None = None, term_weights: dict[str, float] | None = None,
-           mem: Any = None) -> list[dict[str, Any]]:
+           mem: Any = None, collection: tuple[int, dict[str, int]] | None = None) -> list[dict[str, Any]]:
     """BM25 candidates for ``tokens`` (any term matching makes a candidate), best first, at most ``limit``: dicts
     of ``id, ref, kind, note_kind, role, session, ts_epoch, pinned, rehearsals, head`` (the text's first 60 chars),
     ``text_len`` plus ``bm25`` (positive; larger is
@@ -734,7 +734,8 @@ def search(db: sqlite3.Connection, tokens: list[str], *, weights: tuple[float, .
     Scoring is :func:`memdir.recall.bm25.score` (FTS5 term statistics, Lucene idf); ``weights`` are the per-column
     multipliers (tags, title, body, context); ``term_weights`` multiplies single terms' weights. A long event's
     passages score as rows of their own and the event keeps its best. Superseded notes and other ``kinds`` are
-    dropped after scoring. ``mem``: a :class:`memdir.store.sqlite.postings.MemIndex` of ``db`` that scores the same from memory
+    dropped after scoring. ``collection``: ``(rows, {token: rows holding it})`` of all the indexes ranked together,
+    for idf (:func:`memdir.recall.bm25.collection_idf`). ``mem``: a :class:`memdir.store.sqlite.postings.MemIndex` of ``db`` that scores the same from memory
     when it can.
     """
     from memdir.recall.bm25 import score
@@ -745,9 +746,10 @@ def search(db: sqlite3.Connection, tokens: list[str], *, weights: tuple[float, .
     if mem is not None:
         with mem.lock:
             if mem.refresh(background=mem.background):  # the same rows from memory: scores, passages, slim rows (memdir.store.sqlite.postings)
-                ranked = mem.score(tokens, weights=weights, limit=n, term_weights=term_weights)
+                ranked = mem.score(tokens, weights=weights, limit=n, term_weights=term_weights, collection=collection)
                 return _candidates(ranked, limit, kinds, mem.passage, mem.slim_rows) if ranked else []
-    ranked = score(db, tokens, weights=weights, limit=n, with_terms=True, term_weights=term_weights)
+    ranked = score(db, tokens, weights=weights, limit=n, with_terms=True, term_weights=term_weights,
+                   collection=collection)
     if not ranked:
         return []
 

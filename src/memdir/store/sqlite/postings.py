@@ -682,7 +682,8 @@ class MemIndex:
         return out
 
     def score(self, tokens: list[str], *, weights: tuple[float, ...], limit: int,
-              term_weights: dict[str, float] | None = None) -> list[tuple[int, float, int]]:
+              term_weights: dict[str, float] | None = None,
+              collection: tuple[int, dict[str, int]] | None = None) -> list[tuple[int, float, int]]:
         """:func:`memdir.recall.bm25.score` with ``with_terms=True``, from memory (call :meth:`refresh` first)."""
         N = self.n_live
         if not N:
@@ -711,7 +712,7 @@ class MemIndex:
             idf = bm25.idf_fts5(N, n)
             x = idf * ((f * _K1P1) / (f + K1 * (_OMB + (B * self.dlen[slots]) / avgdl)))
             tw = term_weights.get(t, 1.0) if term_weights else 1.0
-            acc[slots] += (-x) * (-tw * math.sqrt(qtf[t]) * bm25.idf_lucene(N, n) / idf)
+            acc[slots] += (-x) * (-tw * math.sqrt(qtf[t]) * bm25.collection_idf(N, n, t, collection) / idf)
             b = bit.get(t, 0)
             if b:
                 bits[slots] += b

@@ -171,9 +171,9 @@ class SqliteStore:
         return int(self.db.execute("SELECT count(*) FROM docs WHERE kind = ?", (kind,)).fetchone()[0])
 
     # ---- the facade's reads and writes (the SQL core.py / root.py / tiers.py ran inline) ------------------
-    def candidates(self, tokens, *, weights, limit, kinds=None, term_weights=None):
+    def candidates(self, tokens, *, weights, limit, kinds=None, term_weights=None, collection=None):
         return index.search(self.db, tokens, weights=weights, limit=limit, kinds=kinds, term_weights=term_weights,
-                            mem=self.mem)
+                            mem=self.mem, collection=collection)
 
     def hold_postings(self, max_rows, *, background=False):
         if max_rows <= 0:
