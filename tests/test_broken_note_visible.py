@@ -68,7 +68,7 @@ def test_cli_commands_warn_in_one_line(broken, project, capsys):
 
 def test_pin_names_the_file_and_the_repair_in_one_line(broken, project, capsys):
     code, out, err = main(capsys, project, "pin", "decisions/broken")
-    assert code == 2 and err.count("\n") == 1
+    assert code == 1 and err.count("\n") == 1  # the file's state failed the command; 2 is for a bad command line
     assert err.startswith("memdir: error: cannot pin decisions/broken") and "memdir edit decisions/broken" in err
 
 
@@ -86,3 +86,35 @@ def test_export_keeps_the_body_of_a_broken_note(broken, project, tmp_path, caplo
     lines = [json.loads(x) for x in (tmp_path / "d.jsonl").read_text(encoding="utf-8").splitlines()]
     assert any(x.get("id") == "decisions/broken" and "kubernetes 1.29" in x["text"] for x in lines)
     assert "exported by its body alone" in caplog.text
+
+
+def test_a_body_alone_is_refused_rather_than_drop_a_broken_frontmatter(broken, project, capsys, monkeypatch):
+    """`echo body | memdir edit ID -` keeps a note's frontmatter; when that frontmatter is broken it cannot be kept,
+    and writing the body alone dropped its summary, tags and times without a word."""
+    code, out, err = main(capsys, project, "edit", "decisions/broken", "-", stdin="kubernetes 1.31 now\n",
+                          monkeypatch=monkeypatch)
+    assert code == 1 and err.count("\n") == 1 and "edit refused" in err and "frontmatter" in err
+    assert broken.read_text(encoding="utf-8") == BROKEN
+
+
+@pytest.mark.parametrize("value", ["2026-02-30", "2026-13-01T99:00:00", "2026-11-31 10:00:00"])
+def test_a_date_that_is_no_date_breaks_only_its_own_note(project, tmp_path, capsys, monkeypatch, value):
+    """YAML reads ``2026-02-30`` as a date and fails with ValueError, not a YAML error: every command of the store
+    (and of every project, for a note in the global root) ended in "internal error"."""
+    monkeypatch.setenv("MEMDIR_HOME", str(tmp_path / "g"))
+    with memdir.open(project, home=tmp_path / "g") as m:
+        m.remember("deploys go through helm charts", category="decisions")
+    bad = project / ".memory" / "decisions" / "dated.md"
+    bad.write_text(f"---\ncreated: {value}\n---\nThe payments cluster runs kubernetes 1.29.\n", encoding="utf-8")
+    gbad = tmp_path / "g" / "facts" / "gdated.md"
+    gbad.parent.mkdir(parents=True, exist_ok=True)
+    gbad.write_text(f"---\nupdated: {value}\n---\nThe global cluster runs helm 3.\n", encoding="utf-8")
+    code, out, err = main(capsys, project, "recall", "helm charts")
+    assert code == 0 and "decisions/" in out and "internal error" not in err
+    assert "invalid YAML frontmatter" in err
+    for args in (("doctor",), ("inspect",), ("reindex",), ("context", "kubernetes")):
+        code, out, err = main(capsys, project, *args)
+        assert code == 0 and "internal error" not in err, (args, err)
+    with memdir.open(project, home=tmp_path / "g") as m:
+        assert m.recall("kubernetes payments")[0].id == "decisions/dated"
+        assert {p["path"] for p in m.note_problems()} == {str(bad), str(gbad)}

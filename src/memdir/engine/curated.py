@@ -11,7 +11,7 @@ from typing import Any, Iterable, NoReturn
 
 from memdir.capture import events as cevents
 from memdir.engine import lexical
-from memdir.errors import EditConflict, NotFound, PathError, UsageError
+from memdir.errors import EditConflict, MemdirError, NotFound, PathError, UsageError
 from memdir.lazylog import getLogger
 from memdir.notes import markdown as notes
 from memdir.roots import ROOT_PAGE, check_segment, split_id
@@ -288,14 +288,19 @@ def edit_locked(s: Stores, root: Root, nid: str, text: str, expect: str | None) 
         if theirs is None or notes.version(theirs) != str(expect).strip():
             refuse_conflict(nid, str(expect).strip(), theirs, text)
     meta, body = notes.check_edit(text, note_id=nid)
+    body_alone = isinstance(text, str) and notes.split(text.replace("\r\n", "\n"))[2] is None
     try:
         old_meta, _, _ = notes.split(notes.read_text(path))
-    except UsageError:
+    except UsageError as exc:
+        if body_alone:  # its summary, tags, pinned and times would go with the broken lines, unseen
+            raise MemdirError(f"edit refused: {path} has a broken frontmatter ({exc}) that a body alone would throw "
+                              f"away; give the whole note with its frontmatter fixed (`memdir edit {nid}` opens it "
+                              "in your editor); nothing was written") from None
         # the file's own frontmatter is broken (a hand edit): an edit is how it gets repaired, so it is not
         # compared; the supersede links it may have held are what the new text says
         old_meta = meta
     else:
-        if isinstance(text, str) and notes.split(text.replace("\r\n", "\n"))[2] is None:
+        if body_alone:
             # a body alone (`echo "new body" | memdir edit ID -`): the note keeps its frontmatter (pinned, tags, times)
             meta = {k: v for k, v in old_meta.items() if k != "updated"}
     for k in ("supersedes", "superseded_by"):
@@ -326,9 +331,9 @@ def pin(s: Stores, id: str, pinned: bool = True, *, scope: str | None = None) ->
         clean = root.gens()[0] == root.gens()[1]
         try:
             raw = notes.update_fields(notes.read_text(path), {"pinned": bool(pinned), "updated": s.clock()})
-        except UsageError as exc:
-            raise UsageError(f"cannot pin {nid}: {path} is unreadable ({exc}); repair it first with "
-                             f"`memdir edit {nid}`") from None
+        except UsageError as exc:  # the file's state, not the command, is at fault: exit 1, as any failed command
+            raise MemdirError(f"cannot pin {nid}: {path} is unreadable ({exc}); repair it first with "
+                              f"`memdir edit {nid}`") from None
         notes.atomic_write(path, raw)
         root.refresh(nid)
         root.compile(categories=[nid.split("/")[0]], was_clean=clean)

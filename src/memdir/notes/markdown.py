@@ -139,6 +139,8 @@ def split(raw: str) -> tuple[dict[str, Any], str, str | None]:
         meta = load_frontmatter(fm) if fm.strip() else {}
     except yaml.YAMLError as exc:
         raise UsageError(f"invalid YAML frontmatter: {str(exc).splitlines()[0]}") from None
+    except (ValueError, OverflowError, TypeError) as exc:  # a value YAML reads as a date that is none: 2026-02-30
+        raise UsageError(f"invalid YAML frontmatter: {(str(exc).splitlines() or [type(exc).__name__])[0]}") from None
     except RecursionError:
         raise UsageError("invalid YAML frontmatter: nested too deeply") from None
     if meta is None:
