@@ -169,3 +169,31 @@ def test_an_export_and_the_debug_log_are_owner_only(project, tmp_path):
             h.close()
         logger.setLevel(level)
     m.close()
+
+
+def test_a_queued_event_is_redacted_before_it_touches_the_disk(project, tmp_path):
+    """The queue file of a capture made while an import holds the lock held the raw secret until a writer drained it
+    (and for good, had the file been set aside as unreadable); the store itself only ever held it redacted."""
+    home = tmp_path / "g"
+    key = "AKIA" + "Q3EGRT5KWXN2PZ7L"
+    token = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    m = memdir.open(project, home=home, config={"capture.lock_wait_ms": 200})
+    m.remember("the nightly backup runs at 02:00", category="facts")
+    holder = hold_lock(project, home, 30)
+    try:
+        r = m.capture({"role": "tool", "tool": "Bash", "input": {"command": "aws sts get-caller-identity"},
+                       "output": f"using key {key} for the deploy", "session": "s1", "meta": {"note": token}})
+        assert r.stored and r.reason == "spooled"
+        [queued] = spool.pending(m.roots["project"])
+        raw = queued.read_text(encoding="utf-8")
+        assert key not in raw and token not in raw and "[redacted:" in raw
+    finally:
+        holder.kill()
+        holder.wait()
+    m.capture({"role": "user", "text": "what identity did the deploy use?", "session": "s1"})
+    [hit] = [h for h in m.recall("deploy identity key", kinds=["event"]) if "caller-identity" in h.text]
+    assert key not in hit.text and "[redacted:" in hit.text
+    again = m.capture({"role": "tool", "tool": "Bash", "input": {"command": "aws sts get-caller-identity"},
+                       "output": f"using key {key} for the deploy", "session": "s1"})
+    assert not again.stored  # the queued row's content hash is the one the store computes: a duplicate
+    m.close()

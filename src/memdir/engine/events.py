@@ -313,6 +313,10 @@ def capture_event(s: Stores, event: Any, *, scope: str = "project", **fields: An
         counts = import_events(s, [row], scope=scope, lock_timeout=float(cfg.get("capture.lock_wait_ms")) / 1000)
     except LockBusy:  # a long writer holds the lock: queue the event for it (never lost, never waited for)
         row["ts"] = row["ts"] if row["ts"] not in (None, "") else iso(s.clock())
+        # redacted before it touches the disk, as the store would (redaction is idempotent: the same row, the same
+        # content hash when the queue is drained)
+        row["text"] = cevents.redact_text(row["text"])
+        row["meta"] = cevents.redact_obj(row["meta"]) if row["meta"] else None
         path = spool.put(s.root(scope), [row], scope=scope)
         log.debug("capture: write lock busy; %s queued in %s", key, path)
         return gates.CaptureResult(True, "spooled", key, role, gates.safe_text(text))
