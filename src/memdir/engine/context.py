@@ -17,7 +17,7 @@ from memdir.inject import entries as inject_entries
 from memdir.inject.kinds import answers, asks_decision, asks_url, question_kind
 from memdir.lazylog import getLogger
 from memdir.recall import glossary
-from memdir.recall.tokenize import query_tokens, tokenize
+from memdir.recall.tokenize import bounded_query, query_tokens, tokenize
 from memdir.roots import ROOT_PAGE
 from memdir.stores import Stores
 from memdir.timeutil import parse_ts
@@ -92,7 +92,7 @@ def context(s: Stores, prompt: str = "", *, max_chars: int | None = None, max_en
     # it is a live note of the rules category, which is what rules() lists
     rules = rule_notes(s) if "rules" in sections else []
     goals = goal_notes(s) if "rules" in sections else []
-    prompt = prompt if isinstance(prompt, str) else ""
+    prompt = bounded_query(prompt) if isinstance(prompt, str) else ""  # a pasted log: its head and tail
     # rules and ROOT.md's goals are shown in every session (the rules section, or the session-start block of a hook)
     hits = [h for h in recall_ops.ranked(s, prompt, k=max(8, max_entries * 3), scope=None, kinds=None, rehearse=False)
             if not (h.category in ("rules", ROOT_PAGE) and h.scope in ("project", "global"))] \

@@ -8,7 +8,7 @@ from typing import Iterable
 from memdir.engine import events as event_ops
 from memdir.engine import lexical
 from memdir.lazylog import getLogger
-from memdir.recall.tokenize import query_tokens
+from memdir.recall.tokenize import bounded_query, query_tokens
 from memdir.stores import Stores
 from memdir.timeutil import iso
 from memdir.types import Hit
@@ -22,6 +22,7 @@ def recall(s: Stores, query: str, *, k: int | None = None, scope: str | None = N
     k = int(k or s.config.get("recall.k"))
     if k <= 0 or not isinstance(query, str):
         return []
+    query = bounded_query(query)
     lexical.resync(s)
     event_ops.drain_pending(s)
     return ranked(s, query, k=k, scope=scope, kinds=kinds, rehearse=rehearse)

@@ -313,6 +313,27 @@ def tokenize(text: str, *, unigrams: bool = True) -> list[str]:
     return out
 
 
+#: characters of a query recall reads: a prompt longer than this (a pasted log, a whole file) is read as its first and
+#: last halves of it, where the question usually is. Recall looks up every distinct word of its query (~8 ms per
+#: 1,000 characters of distinct words), so a 1 MB prompt took the prompt hook past its time budget and showed nothing
+QUERY_MAX_CHARS = 8000
+
+
+def bounded_query(text: str) -> str:
+    """``text`` when it has at most :data:`QUERY_MAX_CHARS` characters, else its first and last
+    ``QUERY_MAX_CHARS // 2`` (each cut at a whitespace when one is near, so no word is cut in two) joined by a line
+    break."""
+    if not isinstance(text, str) or len(text) <= QUERY_MAX_CHARS:
+        return text
+    half = QUERY_MAX_CHARS // 2
+    head, tail = text[:half], text[-half:]
+    cut = max(head.rfind(" "), head.rfind("\n"))
+    head = head[:cut] if cut > half - 200 else head
+    cut = min((i for i in (tail.find(" "), tail.find("\n")) if i >= 0), default=-1)
+    tail = tail[cut + 1:] if 0 <= cut < 200 else tail
+    return head + "\n" + tail
+
+
 def query_tokens(text: str, *, repeats: bool = False) -> list[str]:
     """Tokens of a query, in first-seen order, with stopwords dropped unless nothing else is left.
 

@@ -1,0 +1,51 @@
+"""A prompt of a megabyte (a pasted log, a whole file) is read by recall as its head and tail
+(memdir.recall.tokenize.bounded_query): recall looked up every distinct word of it, so the prompt hook ran past its
+time budget, showed no block and stored no prompt."""
+
+from __future__ import annotations
+
+import random
+
+import memdir
+from memdir.recall import bm25
+from memdir.recall.tokenize import QUERY_MAX_CHARS, bounded_query
+
+
+def _noise(n_chars: int, seed: int = 1) -> str:
+    rng = random.Random(seed)
+    words = ["".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rng.randint(4, 9))) for _ in range(20000)]
+    out, size = [], 0
+    while size < n_chars:
+        w = rng.choice(words)
+        out.append(w)
+        size += len(w) + 1
+    return " ".join(out)
+
+
+def test_bounded_query_keeps_short_text_and_the_two_ends_of_long_text():
+    assert bounded_query("why did the deploy fail?") == "why did the deploy fail?"
+    text = "QUESTION_AT_START " + _noise(200_000) + " QUESTION_AT_END"
+    got = bounded_query(text)
+    assert len(got) <= QUERY_MAX_CHARS + 1
+    assert got.startswith("QUESTION_AT_START ") and got.endswith(" QUESTION_AT_END")
+    assert all(w in text.split() for w in got.split())  # no word cut in two
+    assert bounded_query(None) is None
+
+
+def test_a_megabyte_prompt_finds_the_note_its_last_line_asks_about_looking_up_few_words(project, tmp_path,
+                                                                                          monkeypatch):
+    asked: list[int] = []
+    real = bm25.doc_freqs
+
+    def counting(db, tokens):
+        asked.append(len(tokens))
+        return real(db, tokens)
+
+    monkeypatch.setattr(bm25, "doc_freqs", counting)
+    with memdir.open(project, home=tmp_path / "g") as m:
+        m.remember("The zebracorn cluster is drained with `kubectl drain --grace 90`", category="facts")
+        prompt = _noise(1_000_000) + "\nhow do we drain the zebracorn cluster?"
+        block = m.context(prompt, reinforce=False)
+        assert "kubectl drain --grace 90" in block
+        assert m.recall(prompt, k=3)[0].text.startswith("The zebracorn cluster")
+    assert asked and max(asked) < 2 * QUERY_MAX_CHARS // 4  # words of the bounded query, not of the megabyte
