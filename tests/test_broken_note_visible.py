@@ -118,3 +118,25 @@ def test_a_date_that_is_no_date_breaks_only_its_own_note(project, tmp_path, caps
     with memdir.open(project, home=tmp_path / "g") as m:
         assert m.recall("kubernetes payments")[0].id == "decisions/dated"
         assert {p["path"] for p in m.note_problems()} == {str(bad), str(gbad)}
+
+
+def test_an_unreadable_compiled_index_md_warns_without_failing_the_write(project, tmp_path, capsys, monkeypatch,
+                                                                        caplog):
+    """`remember` wrote its note and `forget` deleted one, then both exited 1 because facts/index.md (hand-saved in
+    another encoding) could not be read for the recompile: a failed command that had done its work."""
+    monkeypatch.setenv("MEMDIR_HOME", str(tmp_path / "g"))
+    with memdir.open(project, home=tmp_path / "g") as m:
+        m.remember("haproxy reloads with SIGUSR2", category="facts")
+    index_md = project / ".memory" / "facts" / "index.md"
+    with open(index_md, "ab") as f:
+        f.write(b"x\xff")
+    before = index_md.read_bytes()
+    code, out, err = main(capsys, project, "remember", "haproxy timeouts are 30 s", "--category", "facts")
+    assert code == 0 and "index.md is unreadable" in err + caplog.text  # (pytest holds the log handlers)
+    assert (project / ".memory" / "facts" / "haproxy-timeouts-are-30-s.md").exists()
+    code, out, err = main(capsys, project, "forget", "facts/haproxy-timeouts-are-30-s")
+    assert code == 0 and not (project / ".memory" / "facts" / "haproxy-timeouts-are-30-s.md").exists()
+    assert index_md.read_bytes() == before  # not overwritten unread: whatever the user wrote in it is still there
+    index_md.unlink()
+    code, out, err = main(capsys, project, "remember", "haproxy logs go to syslog", "--category", "facts")
+    assert code == 0 and "unreadable" not in err and "haproxy logs go to syslog" in index_md.read_text(encoding="utf-8")

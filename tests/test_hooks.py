@@ -328,3 +328,24 @@ def test_no_module_imports_a_private_name_of_the_facade():
     from memdir.debuglog import enable_debug_log  # the public home of the debug log
 
     assert callable(enable_debug_log)
+
+
+def test_what_goes_wrong_in_the_store_never_reaches_the_host_s_stderr(seeded):
+    """A broken note, an unreadable compiled index.md and a damaged index file each make memdir warn on the CLI; in a
+    hook those lines reached the host's stderr (hosts show it, or count the hook as failed): the block still comes,
+    stderr stays empty."""
+    mem = seeded / ".memory"
+    (mem / "facts" / "dated.md").write_text("---\ncreated: 2026-02-30\n---\nthe nightly backup runs at 02:00\n",
+                                            encoding="utf-8")
+    with open(mem / "facts" / "index.md", "ab") as f:
+        f.write(b"x\xff")  # an editor that saved it in another encoding
+    with memdir.open(seeded) as m:
+        m.remember("staging database backups are kept for 30 days", category="facts")  # a compile meets index.md
+    r = hook(seeded, "claude-code", "user-prompt", payload("claude_user_prompt.json", seeded))
+    assert r.returncode == 0 and r.stderr == b"", r.stderr
+    assert "5433" in json.loads(r.stdout)["hookSpecificOutput"]["additionalContext"]
+    db = mem / ".memdir" / "index.sqlite3"
+    db.write_bytes(db.read_bytes()[: db.stat().st_size // 2])  # damaged: set aside and rebuilt from the files
+    r = hook(seeded, "claude-code", "user-prompt", payload("claude_user_prompt.json", seeded))
+    assert r.returncode == 0 and r.stderr == b"", r.stderr
+    assert list((mem / ".memdir").glob("*corrupt*"))  # set aside, as the CLI does

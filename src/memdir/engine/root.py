@@ -557,24 +557,35 @@ class Root:
         cats = sorted({e.category for e in entries} | {c for c in self.categories if (self.path / c).is_dir()})
         if categories is not None:
             cats = [c for c in cats if c in categories]
+        skipped = False
         for cat in cats:
             path = self.path / cat / "index.md"
             if not self._inside(path):  # a category dir symlinked out of the root: never write there (case C14)
                 continue
-            existing = self._read_or_none(path)
+            try:
+                existing = self._read_or_none(path)
+            except OSError as exc:  # the notes were written: this file waits, the command does not fail for it
+                problems.append(f"{exc}; it is not rewritten until then (removed, it is compiled anew)")
+                skipped = True
+                continue
             text, p = compiler.index_md(cat, [e for e in entries if e.category == cat], existing)
             problems += [f"{path}: {x}" for x in p]
             if text != existing:
                 notes.atomic_write(path, text)
         path = self.path / "ROOT.md"
-        existing = self._read_or_none(path)
-        text, p = compiler.root_md(self.scope, entries, self.categories, existing)
-        problems += [f"{path}: {x}" for x in p]
-        if text != existing:
-            notes.atomic_write(path, text)
+        try:
+            existing = self._read_or_none(path)
+        except OSError as exc:  # its goals and rules are the user's own words: never overwritten unread
+            problems.append(f"{exc}; it is not rewritten until then")
+            skipped = True
+        else:
+            text, p = compiler.root_md(self.scope, entries, self.categories, existing)
+            problems += [f"{path}: {x}" for x in p]
+            if text != existing:
+                notes.atomic_write(path, text)
         for x in problems:
             log.warning("memdir: %s", x)
-        if categories is None or was_clean:
+        if (categories is None or was_clean) and not skipped:  # else the next open compiles again
             with self.store.transaction() as store:
                 store.set_meta("compiled_gen", str(gen))
         return problems

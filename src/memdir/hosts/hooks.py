@@ -268,6 +268,47 @@ def _write(out: str) -> None:
         pass
 
 
+class _Quiet:
+    """For one hook call: ``sys.stdout`` and ``sys.stderr`` become a sink whose lines go to the debug log, and the
+    logging handlers writing to the real stderr are held above every level, so nothing of memdir's (a warning about a
+    note, an index set aside) reaches the host's stderr; hosts show it to the user or count it as a failed hook.
+    :meth:`stop` puts everything back."""
+
+    def __init__(self) -> None:
+        self.saved: tuple[Any, Any] | None = None
+        self.handlers: list[tuple[Any, int]] = []
+
+    def write(self, text: str) -> int:
+        for line in str(text).splitlines():
+            if line.strip():
+                log.debug("hook output held back: %s", line[:500])
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+    def start(self) -> None:
+        self.saved = (sys.stdout, sys.stderr)
+        streams = {id(sys.stderr), id(sys.__stderr__)}
+        if "logging" in sys.modules:
+            import logging
+
+            for lg in (logging.getLogger(), logging.getLogger("memdir")):
+                for h in lg.handlers:
+                    if isinstance(h, logging.StreamHandler) and id(getattr(h, "stream", None)) in streams:
+                        self.handlers.append((h, h.level))
+                        h.setLevel(logging.CRITICAL + 1)
+        sys.stdout = sys.stderr = self  # type: ignore[assignment]
+
+    def stop(self) -> None:
+        if self.saved is not None:
+            sys.stdout, sys.stderr = self.saved
+            self.saved = None
+        for h, level in self.handlers:
+            h.setLevel(level)
+        self.handlers.clear()
+
+
 def _process_age_ms() -> float | None:
     """Wall time since this process started (interpreter start-up included), in ms, from ``/proc`` (10 ms
     resolution); ``None`` where ``/proc`` is missing."""
@@ -301,7 +342,7 @@ def execute(host: str, event: str | None, argv_payload: str | None = None, *, pr
         except Exception:  # noqa: BLE001
             pass
     dog = _Watchdog(budget_ms or _env_budget())
-    real_stdout = sys.stdout
+    quiet = _Quiet()
     printed = False
 
     def emit(out: str) -> None:
@@ -320,7 +361,7 @@ def execute(host: str, event: str | None, argv_payload: str | None = None, *, pr
             dog.reset(float(m.config.get("hook.budget_ms")))
 
     try:
-        sys.stdout = sys.stderr  # nothing but our one answer may reach the host's stdout
+        quiet.start()  # nothing but our one answer reaches the host's stdout, and nothing its stderr
         if raw is None:
             raw = argv_payload.encode("utf-8", "replace") if argv_payload is not None else _read_stdin()
         if not warm_tried and _ask_warm(host, event or "", raw, project_dir=project_dir, home=home, emit=emit,
@@ -336,7 +377,7 @@ def execute(host: str, event: str | None, argv_payload: str | None = None, *, pr
             return 0
         log.debug("hook %s %s failed open: %s: %s", host, event, type(exc).__name__, exc, exc_info=True)
     finally:
-        sys.stdout = real_stdout
+        quiet.stop()
         dog.cancel()
     return 0
 
