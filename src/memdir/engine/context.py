@@ -94,9 +94,7 @@ def context(s: Stores, prompt: str = "", *, max_chars: int | None = None, max_en
     goals = goal_notes(s) if "rules" in sections else []
     prompt = bounded_query(prompt) if isinstance(prompt, str) else ""  # a pasted log: its head and tail
     # rules and ROOT.md's goals are shown in every session (the rules section, or the session-start block of a hook)
-    hits = [h for h in recall_ops.ranked(s, prompt, k=max(8, max_entries * 3), scope=None, kinds=None, rehearse=False)
-            if not (h.category in ("rules", ROOT_PAGE) and h.scope in ("project", "global"))] \
-        if prompt.strip() and "hits" in sections else []
+    hits = ranked_hits(s, prompt, max(8, max_entries * 3)) if prompt.strip() and "hits" in sections else []
     if prompt.strip() and "hits" in sections:
         hits = routing.forward(s, prompt, hits, skip=("rules", ROOT_PAGE))
     weights = block_weights(s, prompt) if hits else {}
@@ -128,6 +126,25 @@ def limit_arg(s: Stores, value: Any, name: str) -> int:
     if value < 0:
         raise UsageError(f"{name} must be 0 or more (0 gives an empty block), not {value}")
     return int(value)
+
+
+#: how many times more hits the block asks recall for when most of its first ones are the prompt asked again
+ECHO_WIDEN = 4
+
+
+def ranked_hits(s: Stores, prompt: str, k: int) -> list[Hit]:
+    """Recall's ``k`` best hits for the block, rules and ROOT.md left out (the rules section shows them). When more
+    than half are user turns repeating the prompt (:func:`memdir.inject.entries.near_same`: a question asked again
+    and again, each captured; the block drops the ones without a reply), recall is asked for :data:`ECHO_WIDEN` times
+    as many, so they do not crowd out every memory that answers it."""
+    def ask(n: int) -> list[Hit]:
+        return [h for h in recall_ops.ranked(s, prompt, k=n, scope=None, kinds=None, rehearse=False)
+                if not (h.category in ("rules", ROOT_PAGE) and h.scope in ("project", "global"))]
+
+    hits = ask(k)
+    ptoks = set(tokenize(prompt))
+    echoes = sum(1 for h in hits if h.kind == "user" and inject_entries.near_same(ptoks, prompt, h.text))
+    return ask(k * ECHO_WIDEN) if echoes * 2 > len(hits) else hits
 
 
 def block_weights(s: Stores, prompt: str) -> dict[str, float]:
