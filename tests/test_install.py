@@ -375,3 +375,25 @@ def test_doctor_names_hooks_a_host_will_not_run(home, tmp_path):
     s.write_text(json.dumps({"hooks": {"Stop": [{"hooks": [{"type": "command", "command": f"{exe} hook claude-code stop", "async": True}]}]}}))
     c = {c["check"]: c for c in host_checks()}["claude-code user Stop"]
     assert c["ok"] == "warn" and "async" in c["detail"]
+
+
+def test_a_global_root_given_at_install_is_the_one_every_host_call_uses(home, tmp_path):
+    """`memdir --home DIR install HOST` registered `memdir hook …` and `memdir mcp` without it: the host's calls read
+    the default global root, and the notes in DIR never reached a block."""
+    groot = tmp_path / "notes-home"
+    r = CliRunner().invoke(cli, ["--home", str(groot), "install", "claude-code", "--command", ARGV[0]])
+    assert r.exit_code == 0, r.output
+    settings = json.loads((home / ".claude" / "settings.json").read_text(encoding="utf-8"))
+    commands = [h["command"] for groups in settings["hooks"].values() for g in groups for h in g["hooks"]]
+    assert commands and all(c.startswith(f"{ARGV[0]} --home {groot} hook claude-code ") for c in commands)
+    mcp = json.loads((home / ".claude.json").read_text(encoding="utf-8"))["mcpServers"]["memdir"]
+    assert mcp["command"] == ARGV[0] and mcp["args"] == ["--home", str(groot), "mcp"]
+    # installed again without it: the entries are replaced, not doubled
+    r = CliRunner().invoke(cli, ["install", "claude-code", "--command", ARGV[0]])
+    settings = json.loads((home / ".claude" / "settings.json").read_text(encoding="utf-8"))
+    commands = [h["command"] for groups in settings["hooks"].values() for g in groups for h in g["hooks"]]
+    assert len(commands) == len(set(commands)) and not any("--home" in c for c in commands)
+    for host in ("codex", "opencode"):
+        assert CliRunner().invoke(cli, ["--home", str(groot), "install", host, "--command", ARGV[0]]).exit_code == 0
+    assert '"--home", "' + str(groot) in (home / ".codex" / "config.toml").read_text(encoding="utf-8")
+    assert str(groot) in (home / ".config" / "opencode" / "plugins" / "memdir.js").read_text(encoding="utf-8")

@@ -28,7 +28,8 @@ def install(ctx, host, project, uninstall, dry_run, command, legacy, as_json):
     obj = ctx.find_root().obj or {}
     proj = project_root(obj.get("dir")) if project else None
     argv = shlex.split(command, posix=os.name != "nt") if command else None
-    plan = install_host(host, project=proj, uninstall=uninstall, dry_run=dry_run, argv=argv, legacy=legacy)
+    plan = install_host(host, project=proj, uninstall=uninstall, dry_run=dry_run, argv=argv, legacy=legacy,
+                        home=obj.get("home"))
     if as_json or obj.get("json"):
         click.echo(json.dumps({"host": host, "uninstall": uninstall, "dry_run": dry_run, "changes": plan.changes,
                                "notes": plan.notes}, ensure_ascii=False, indent=2))

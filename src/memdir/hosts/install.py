@@ -270,11 +270,12 @@ def set_hooks(settings: dict[str, Any], host: str, argv: list[str]) -> None:
 
 
 def install_host(host: str, *, project: Path | None = None, uninstall: bool = False, dry_run: bool = False,
-                 argv: list[str] | None = None, legacy: bool = False) -> Plan:
+                 argv: list[str] | None = None, legacy: bool = False, home: str | Path | None = None) -> Plan:
     """Install (or with ``uninstall`` remove) memdir for ``host``; returns the :class:`Plan` of file changes.
 
     ``project``: the project root for ``--project`` (None = user scope). ``argv``: the memdir command to
-    register (default: :func:`memdir_argv` for user scope, the bare ``memdir`` found on PATH for a project). ``legacy``: OpenCode v1-only plugin export. Raises ``UsageError``
+    register (default: :func:`memdir_argv` for user scope, the bare ``memdir`` found on PATH for a project). ``home``:
+    the global root the hooks and the MCP server use (``--home``, absolute), when not the default one. ``legacy``: OpenCode v1-only plugin export. Raises ``UsageError``
     for an unknown host or a settings file it will not rewrite (nothing is written then).
     """
     argv = list(argv or (PROJECT_COMMAND if project is not None else memdir_argv()))
@@ -282,6 +283,8 @@ def install_host(host: str, *, project: Path | None = None, uninstall: bool = Fa
     if project is not None and not uninstall and argv == PROJECT_COMMAND and shutil.which("memdir") is None:
         plan.notes.append("the project's settings run `memdir` from PATH, and it is not on this PATH yet: "
                           "install memdir where the host finds it (pipx install memdir, or activate its venv)")
+    if home is not None:  # a global root given at install time is the one the host's calls must use too
+        argv = [*argv, "--home", str(Path(home).expanduser().absolute())]
     import memdir.registry as registry
 
     target = registry.HOSTS.get(host, {}).get("install")
