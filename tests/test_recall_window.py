@@ -8,6 +8,8 @@ import re
 from datetime import datetime, timedelta, timezone
 from types import SimpleNamespace
 
+import pytest
+
 import memdir
 from memdir.server.tools import DEFAULT_K, MAX_HIT_CHARS, MIN_HIT_CHARS, do_recall, fit_hits, hit_out
 
@@ -129,3 +131,15 @@ def test_a_users_recall_k_is_the_tools_default_too(tmp_path):
             m.import_events(events)
             assert do_recall(m, "payments deploy")["count"] == want
             assert do_recall(m, "payments deploy", 5)["count"] == 5  # the model's k wins
+
+
+def test_a_k_below_one_is_refused_not_answered_with_one_hit(tmp_path):
+    from memdir.errors import UsageError
+
+    (tmp_path / "p").mkdir()
+    with memdir.open(tmp_path / "p", home=tmp_path / "g") as m:
+        m.remember("the payments service deploys on fridays")
+        for bad in (0, -1, True, 2.5):
+            with pytest.raises(UsageError, match="k must be"):
+                do_recall(m, "payments deploy", bad)
+        assert do_recall(m, "payments deploy", 500)["count"] == 1  # above MAX_K: clamped (one note to find)

@@ -248,6 +248,15 @@ def test_cli_hostile_stdin_and_files(tmp_path):
     assert b"not UTF-8 text" in r.stderr and not (proj / ".memory" / "facts").exists()
     r = run_cli(base + ["recall", "-"], home=home, stdin=b"\xff\xfe")
     assert_clean_cli(r)
+    # a program piped in by mistake is refused (it searched, and counted its hits as recalled); a pasted log whose
+    # stray NUL comes late still searches
+    elf = b"\x7fELF\x02\x01\x01\x00\x00\x00" + bytes(range(256)) * 8
+    for cmd in ("recall", "context"):
+        r = run_cli(base + [cmd], home=home, stdin=elf)
+        assert_clean_cli(r, codes=(2,))
+        assert b"binary data" in r.stderr
+    r = run_cli(base + ["recall"], home=home, stdin=b"deploy failed " * 700 + b"\x00 late NUL")
+    assert_clean_cli(r, codes=(0, 1))
     bad = tmp_path / "bad.jsonl"
     bad.write_bytes(b'{"text": "ok line one here", "key": "a"}\nnot json\n\xff\xfe\n[1,2]\n{"type": "note", "category": "../x", "text": "t"}\n'
                     + json.dumps({"text": "\ud800 surrogate escape", "key": "s"}).encode() + b"\n")

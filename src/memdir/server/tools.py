@@ -191,9 +191,12 @@ QUERY_ECHO = 500
 
 def recall_k(m: "Memdir", k: int | None) -> int:
     """The hits a ``memory_recall`` returns: ``k`` when given, else the ``recall.k`` a user set (config file or
-    environment), else :data:`DEFAULT_K`; clamped to 1..:data:`MAX_K`."""
+    environment), else :data:`DEFAULT_K`; at most :data:`MAX_K`. Raises ``UsageError`` for a ``k`` below 1 (a call
+    asking for no hits, or a negative count, is a mistake to say, not one hit to return)."""
     if k is None:
         k = m.config.get("recall.k") if m.config.source("recall.k") != "default" else DEFAULT_K
+    elif isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        raise UsageError(f"k must be a whole number from 1 to {MAX_K} (got {k!r})")
     return max(1, min(int(k), MAX_K))
 
 
