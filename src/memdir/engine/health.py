@@ -263,7 +263,8 @@ def index_checks(m: "Stores | Any", inspect: Callable[[], Any] | None = None, *,
                 # compare every term instance with an index built afresh, while that is cheap (seconds at this size)
                 bad = index.check_fts(db if root.db_mode in ("rw", "memory") else readonly.to_memory(db, close=False))
                 add(f"{root.scope} fts terms", "ok" if not bad else "warn",
-                    "every term matches the documents" if not bad else f"{len(bad)} problems, e.g. {bad[0][:160]}",
+                    "every term matches the documents" if not bad else
+                    f"{len(bad)} problem{'' if len(bad) == 1 else 's'}, e.g. {bad[0][:160]}",
                     "" if not bad else "run `memdir reindex`")
             if db.execute("PRAGMA auto_vacuum").fetchone()[0] != 2 and not repair:
                 add(f"{root.scope} storage", "warn", "index not yet in incremental-vacuum mode (prune and forget keep "
@@ -306,6 +307,6 @@ def index_checks(m: "Stores | Any", inspect: Callable[[], Any] | None = None, *,
             raise
         rep = None
     if rep is not None:
-        add("markdown", "ok" if rep.ok else "warn", f"{len(rep.problems)} problems between the Markdown and the index",
+        add("markdown", "ok" if rep.ok else "warn", f"{len(rep.problems)} problem{'' if len(rep.problems) == 1 else 's'} between the Markdown and the index",
             "" if rep.ok else "see `memdir inspect`; `memdir reindex` rebuilds the index from the files")
     return checks

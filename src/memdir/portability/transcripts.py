@@ -270,10 +270,15 @@ def import_host(m, source: str, path: Path | str | None = None, *, projects: str
 SKIP_LABELS = {"store_refused": "forgotten earlier or refused"}
 
 
+def _count(n: int, word: str) -> str:
+    """``"1 session"`` / ``"2 sessions"``."""
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
 def summary(out: dict[str, Any]) -> str:
     """The human line(s) ``memdir import`` prints for :func:`import_host`'s result."""
     rb, kb, sb = out["read_by_role"], out["kept_by_role"], out["skipped_by"]
-    parts = [f"{out['files']} files, {out['read']} events read (user {rb['user']}, assistant {rb['assistant']}, "
+    parts = [f"{_count(out['files'], 'file')}, {out['read']} events read (user {rb['user']}, assistant {rb['assistant']}, "
              f"tool {rb['tool']}), {sum(kb.values())} kept (user {kb['user']}, assistant {kb['assistant']}, "
              f"tool {kb['tool']}): {out['stored']} stored, {out['duplicate']} duplicates; {out['skipped']} skipped"]
     gates = [f"{SKIP_LABELS.get(k, k)} {v}" for k, v in sb.items()]
@@ -281,15 +286,15 @@ def summary(out: dict[str, Any]) -> str:
         parts[0] += " (" + ", ".join(gates) + ")"
     s = out["sessions"]
     if s["other_project"]:
-        parts.append(f"{s['other_project']} sessions of other projects not imported "
+        parts.append(f"{_count(s['other_project'], 'session')} of other projects not imported "
                      f"({', '.join(out['other_projects'][:3])}{' …' if len(out['other_projects']) > 3 else ''}): "
                      "run inside that project, or use --all-projects to import each into its own project")
     if s["cwd_missing"]:
         dirs = out["missing_dirs"]
-        parts.append(f"{s['cwd_missing']} sessions skipped because their directory no longer exists "
+        parts.append(f"{_count(s['cwd_missing'], 'session')} skipped because their directory no longer exists "
                      f"({', '.join(dirs[:3])}{' …' if len(dirs) > 3 else ''}): use --here to import them into this project")
     if s["no_cwd"]:
-        parts.append(f"{s['no_cwd']} sessions skipped because they record no directory: use --here to import them "
+        parts.append(f"{_count(s['no_cwd'], 'session')} skipped because they record no directory: use --here to import them "
                      "into this project")
     if len(out["projects"]) > 1:
         parts.append("stored per project: " + ", ".join(f"{p} {n}" for p, n in out["projects"].items()))
