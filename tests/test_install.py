@@ -397,3 +397,20 @@ def test_a_global_root_given_at_install_is_the_one_every_host_call_uses(home, tm
         assert CliRunner().invoke(cli, ["--home", str(groot), "install", host, "--command", ARGV[0]]).exit_code == 0
     assert '"--home", "' + str(groot) in (home / ".codex" / "config.toml").read_text(encoding="utf-8")
     assert str(groot) in (home / ".config" / "opencode" / "plugins" / "memdir.js").read_text(encoding="utf-8")
+
+
+def test_doctor_s_fix_for_a_project_s_memdir_not_on_path_is_not_install_again(home, tmp_path, monkeypatch):
+    """A project's settings run the bare `memdir`; when the host cannot find it, `memdir install HOST --project` again
+    changes nothing ("unchanged"), which is what doctor used to advise: it now says to put memdir on the host's PATH
+    or to register this memdir's path."""
+    from memdir.hosts.host_checks import host_checks
+
+    proj = tmp_path / "proj"
+    (proj / ".git").mkdir(parents=True)
+    monkeypatch.setenv("PATH", str(tmp_path / "empty-bin"))  # no memdir on it
+    for host in ("claude-code", "codex", "opencode"):
+        install_host(host, project=proj)
+    fails = [c for c in host_checks(proj) if c["ok"] == "fail" and "project" in c["check"]]
+    assert {c["check"].split()[0] for c in fails} == {"claude-code", "codex", "opencode"}
+    for c in fails:
+        assert "install" in c["remedy"] and "--command" in c["remedy"] and "PATH" in c["remedy"], c

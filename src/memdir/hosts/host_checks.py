@@ -11,12 +11,22 @@ import shutil
 from pathlib import Path
 
 from memdir.errors import UsageError
-from memdir.hosts.install import handlers, is_ours, join_argv, read_json
+from memdir.hosts.install import handlers, is_ours, join_argv, memdir_argv, read_json
 from memdir.hosts.install_codex import codex_home, codex_hook_hash, codex_hook_keys
 from memdir.hosts.install_opencode import opencode_config_dir
 
 
 # ---- doctor: memdir hooks a host will not run -------------------------------------------------------------
+def not_found_fix(host: str, project: Path | None) -> str:
+    """What to do when ``host``'s registered memdir command is not found: a project's settings name the bare
+    ``memdir`` (a checkout shared by people whose memdir lives in different places), so installing again changes
+    nothing there; the user's settings name this memdir's absolute path, so installing again fixes them."""
+    if project is None:
+        return f"run `memdir install {host}` again (it registers this memdir's absolute path)"
+    return (f"put `memdir` on the PATH {host} runs with (pipx install memdir, or start {host} from the activated "
+            f"venv), or register this one: `memdir install {host} --project --command {join_argv(memdir_argv())}`")
+
+
 def runnable(command: str) -> bool:
     try:
         exe = shlex.split(command, posix=os.name != "nt")[0]
@@ -55,8 +65,8 @@ def host_checks(project: Path | None = None) -> list[dict[str, str]]:
                     "before it finishes, so nothing is captured", "run `memdir install claude-code"
                     + (" --project" if proj else "") + "` again (hooks are synchronous now)")
             elif not runnable(h.get("command", "")):
-                add(f"claude-code {scope} {ev}", "fail", f"{path}: {h.get('command')!r} is not found", "install memdir "
-                    "where the host finds it, or run `memdir install` again")
+                add(f"claude-code {scope} {ev}", "fail", f"{path}: {h.get('command')!r} is not found",
+                    not_found_fix("claude-code", proj))
         if found and len(checks) == n_before:
             add(f"claude-code {scope}", "ok", f"{len(found)} memdir hooks in {path}")
     ch = codex_home()
@@ -90,6 +100,7 @@ def host_checks(project: Path | None = None) -> list[dict[str, str]]:
             if problem:
                 bad += 1
                 add(f"codex {scope} {ev}", "fail", f"{path}: memdir's {ev} hook {problem}",
+                    not_found_fix("codex", proj) if problem.endswith("not found") else
                     "run `memdir install codex" + (" --project" if proj else "") + "` again")
         if feats.get("hooks") is False:
             bad += 1
@@ -116,7 +127,7 @@ def host_checks(project: Path | None = None) -> list[dict[str, str]]:
         argv = json.loads(m.group(1)) if m else []
         if not argv or not runnable(join_argv(argv)):
             add(f"opencode {scope}", "fail", f"{plugin}: the memdir command {argv!r} is not found",
-                "run `memdir install opencode" + (" --project" if proj else "") + "` again")
+                not_found_fix("opencode", proj))
         elif "message.part.updated" not in text:
             add(f"opencode {scope}", "warn", f"{plugin} is from an older memdir (no reply capture, self-recall)",
                 "run `memdir install opencode" + (" --project" if proj else "") + "` again")
@@ -134,8 +145,7 @@ def host_checks(project: Path | None = None) -> list[dict[str, str]]:
         import importlib.util
 
         if bad:
-            add(f"dsh {scope}", "fail", f"{path}: {bad[0]!r} is not found", "install memdir where DSH finds it, or "
-                "run `memdir install dsh" + (" --project" if proj else "") + "` again")
+            add(f"dsh {scope}", "fail", f"{path}: {bad[0]!r} is not found", not_found_fix("dsh", proj))
         elif missing:
             add(f"dsh {scope}", "warn", f"DSH profiles without {HOOKS_PLUGIN} run no memdir hook: {', '.join(missing)}",
                 f"dsh plugin --profile <name> add {HOOKS_PLUGIN}")
