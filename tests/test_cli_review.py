@@ -160,3 +160,17 @@ def test_forget_preview_marks_the_pinned_notes_it_would_delete(tmp_path, project
     assert res["pinned"] == 1 and sorted(s["pinned"] for s in res["samples"]) == [False, True]
     out = run(home, project, "forget", "--query", "pnpm").output
     assert "(2 notes, 0 events; 1 pinned, deleted too)" in out and "(pinned): pnpm for installs" in out
+
+
+def test_remember_says_when_it_replaced_a_secret_by_a_marker(tmp_path, project):
+    """The note file holds `[redacted:password]` where the user typed the password: the user is told, once."""
+    home = tmp_path / "g"
+    r = run(home, project, "remember", "Deploy password is hunter2 and the key is AKIA" + "Q3EGRT5KWXN2PZ7L")
+    assert r.exit_code == 0, r.output
+    lines = r.output.strip().splitlines()
+    assert lines[0].startswith("remembered ") and lines[1].startswith("2 secrets replaced by a marker (")
+    assert "aws_access_key" in lines[1] and "password" in lines[1]
+    r = run(home, project, "remember", "a plain note about [redacted:password] markers in docs")
+    assert r.exit_code == 0 and len(r.output.strip().splitlines()) == 1  # a marker typed by the user is no secret
+    r = run(home, project, "--json", "remember", "token ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8")
+    assert r.exit_code == 0 and r.output.lstrip().startswith("{")  # --json: the note's object alone

@@ -4,6 +4,7 @@ inspect, status, reindex and the logs. Each is one public :class:`memdir.Memdir`
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -81,7 +82,24 @@ def remember(ctx, text, category, summary, highlight, tags, load_when, pinned, s
     note = m.remember(raw, category=category, summary=summary, tags=tags, load_when=load_when,
                       pinned=pinned, supersedes=supersedes, scope=scope, highlight=highlight)
     human = f"already remembered as {note.id} ({note.scope})" if note.existed else f"remembered {note.id} ({note.scope}) → {note.path}"
+    hidden = redacted_kinds(raw, note)
+    if hidden and not note.existed:  # said, so the user knows the file holds a marker, not what they typed
+        human += f"\n{plural(len(hidden), 'secret')} replaced by a marker ({', '.join(sorted(set(hidden)))}): " \
+                 "memdir never stores one in plain text"
     emit(ctx, as_json, note.to_dict(), human)
+
+
+_MARK = re.compile(r"\[redacted:([a-z0-9_]+)\]")
+
+
+def redacted_kinds(given: str, note: Any) -> list[str]:
+    """The kinds of the ``[redacted:…]`` markers a stored note has beyond those its ``given`` text already held."""
+    had = _MARK.findall(given or "")
+    got = _MARK.findall(note.text or "")
+    for k in had:
+        if k in got:
+            got.remove(k)
+    return got
 
 
 #: characters of a hit's text ``memdir recall`` prints (whitespace collapsed)

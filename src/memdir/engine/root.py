@@ -43,6 +43,9 @@ READ_ONLY = ("the memory store {path} is read-only ({why}): recall, context, get
 WRITE_REFUSED = (1, 13, 30)
 
 
+#: compile problems already logged by this process
+_WARNED: set[str] = set()
+
 class Root:
     """A memory root at ``path`` with ``scope`` ``"project"`` or ``"global"``. The index opens lazily."""
 
@@ -584,7 +587,9 @@ class Root:
             if text != existing:
                 notes.atomic_write(path, text)
         for x in problems:
-            log.warning("memdir: %s", x)
+            if x not in _WARNED:  # once per process: a command compiles more than once
+                _WARNED.add(x)
+                log.warning("memdir: %s", x)
         if (categories is None or was_clean) and not skipped:  # else the next open compiles again
             with self.store.transaction() as store:
                 store.set_meta("compiled_gen", str(gen))
