@@ -6,15 +6,16 @@ from __future__ import annotations
 import pytest
 
 import memdir
-from memdir.errors import UsageError
+from memdir.errors import MemdirError, UsageError
 
 
 def test_edit_repairs_a_note_whose_frontmatter_is_broken(project, tmp_path):
     with memdir.open(project, home=tmp_path / "g") as m:
         n = m.remember("the cluster runs on kubernetes 1.29", category="facts")
         n.path.write_text("---\nsummary: \"unclosed\ntags: [k8s\n---\nthe cluster runs on kubernetes 1.29\n", encoding="utf-8")
-        with pytest.raises(UsageError):
+        with pytest.raises(MemdirError, match="repair it first") as got:
             m.pin(n.id)  # still refused: pin keeps the frontmatter it cannot read
+        assert not isinstance(got.value, UsageError)  # the file is at fault, not the call: the CLI exits 1
         fixed = m.edit(n.id, "---\nsummary: kubernetes version\ntags: [k8s]\n---\nthe cluster runs on kubernetes 1.29\n")
         assert fixed.summary == "kubernetes version" and fixed.tags == ("k8s",)
         assert [h.id for h in m.recall("kubernetes")] == [n.id]
