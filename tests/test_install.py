@@ -414,3 +414,25 @@ def test_doctor_s_fix_for_a_project_s_memdir_not_on_path_is_not_install_again(ho
     assert {c["check"].split()[0] for c in fails} == {"claude-code", "codex", "opencode"}
     for c in fails:
         assert "install" in c["remedy"] and "--command" in c["remedy"] and "PATH" in c["remedy"], c
+
+
+@pytest.mark.skipif(os.name == "nt", reason="POSIX modes")
+def test_files_install_creates_in_the_user_s_config_are_private_and_a_project_s_are_not(home, tmp_path):
+    """`~/.claude.json` created by memdir was 0644; Claude Code later writes the user's login into it and keeps the
+    mode. The project's files are committed and shared: the umask's mode."""
+    proj = tmp_path / "proj"
+    (proj / ".git").mkdir(parents=True)
+    for host in ("claude-code", "codex", "opencode"):
+        install_host(host, argv=ARGV)
+        install_host(host, project=proj, argv=ARGV)
+    mine = [p for p in home.rglob("*") if p.is_file() and "memdir-backup" not in p.name]
+    assert {p.name for p in mine} >= {".claude.json", "settings.json", "config.toml", "hooks.json", "memdir.js"}
+    assert all(p.stat().st_mode & 0o077 == 0 for p in mine), [(p, oct(p.stat().st_mode)) for p in mine]
+    theirs = [p for p in proj.rglob("*") if p.is_file() and ".git" not in p.parts]
+    umask = os.umask(0)
+    os.umask(umask)
+    assert theirs and all(p.stat().st_mode & 0o777 == 0o666 & ~umask for p in theirs)
+    existing = home / ".claude" / "settings.json"
+    existing.chmod(0o640)
+    install_host("claude-code", argv=["/other/memdir"])  # an update keeps the user's own mode
+    assert existing.stat().st_mode & 0o777 == 0o640

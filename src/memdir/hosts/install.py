@@ -130,6 +130,16 @@ def backup_file(plan: Plan, path: Path) -> Path | None:
     return backup
 
 
+def user_config(path: Path) -> bool:
+    """True for a file of the user's own host configuration: under the home directory, in a dot-file or dot-folder
+    of it (``~/.claude.json``, ``~/.codex/``, ``~/.config/opencode/``), not in a project's checkout."""
+    try:
+        rel = path.absolute().relative_to(Path.home().absolute())
+    except ValueError:
+        return False
+    return bool(rel.parts) and rel.parts[0].startswith(".")
+
+
 def write_text(plan: Plan, path: Path, text: str, *, old: str | None) -> None:
     if old is not None and old == text:
         plan.add(path, "unchanged")
@@ -141,8 +151,9 @@ def write_text(plan: Plan, path: Path, text: str, *, old: str | None) -> None:
         target.parent.mkdir(parents=True, exist_ok=True)
         if old is not None:
             backup = backup_file(plan, target)
-        # the file keeps its permissions: ~/.claude.json may hold an API key and be 0600
-        mode = stat.S_IMODE(target.stat().st_mode) if target.exists() else None
+        # the file keeps its permissions: ~/.claude.json may hold an API key and be 0600; one memdir creates in the
+        # user's own config (the host writes its login into ~/.claude.json later, keeping the mode) is 0600 too
+        mode = stat.S_IMODE(target.stat().st_mode) if target.exists() else 0o600 if user_config(target) else None
         tmp = target.with_name(f".{target.name}.memdir-tmp-{os.getpid()}")
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666 if mode is None else mode)
         with os.fdopen(fd, "w", encoding="utf-8") as f:
