@@ -231,7 +231,7 @@ def test_an_index_found_damaged_after_it_opened_says_how_to_recover(proj, capsys
 
 def test_a_mistyped_or_other_tools_command_name_gets_a_suggestion(proj, capsys):
     for typed, want in (("recal", "recall"), ("remeber", "remember"), ("list", "recent"), ("search", "recall"),
-                        ("lst", "recent")):
+                        ("lst", "recent"), ("uninstall", "install HOST --uninstall")):
         code, out, err = run(capsys, "--dir", str(proj), typed, "x")
         assert code == 2 and f"did you mean `memdir {want}`?" in err and err.count("\n") == 1, (typed, err)
     code, out, err = run(capsys, "--dir", str(proj), "zzqq")

@@ -56,6 +56,8 @@ class LazyGroup(click.Group):
             known = {**{n: n for n in self.list_commands(ctx)}, **ALIASES}
             close = difflib.get_close_matches(name.lower(), list(known), 1, 0.6)
             guess = known[close[0]] if close else None
+            if name.lower() in ("uninstall", "remove-hooks", "deinstall"):  # not a command: install's own flag
+                guess = "install HOST --uninstall"
             hint = f": did you mean `memdir {guess}`?" if guess else ": `memdir --help` lists the commands"
             raise click.UsageError(f"No such command {name!r}{hint}", ctx)
         return super().resolve_command(ctx, args)
