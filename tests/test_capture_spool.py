@@ -197,3 +197,21 @@ def test_a_queued_event_is_redacted_before_it_touches_the_disk(project, tmp_path
                        "output": f"using key {key} for the deploy", "session": "s1"})
     assert not again.stored  # the queued row's content hash is the one the store computes: a duplicate
     m.close()
+
+
+def test_recent_and_get_see_a_queued_event_without_waiting_for_the_next_write(project, tmp_path):
+    home = tmp_path / "g"
+    m = memdir.open(project, home=home, config={"capture.lock_wait_ms": 200})
+    m.remember("the nightly backup runs at 02:00", category="facts")
+    holder = hold_lock(project, home, 30)
+    try:
+        r = m.capture({"role": "tool", "tool": "Bash", "input": {"command": "make migrate"},
+                       "output": "migration 0043_quokka applied", "session": "s1"})
+        assert r.reason == "spooled"
+    finally:
+        holder.kill()
+        holder.wait()
+    assert any("0043_quokka" in h.text for h in m.recent(kinds=["event"]))
+    assert spool.pending(m.roots["project"]) == []
+    assert m.get(r.key) is not None
+    m.close()

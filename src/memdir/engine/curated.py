@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, Iterable, NoReturn
 
 from memdir.capture import events as cevents
+from memdir.engine import events as event_ops
 from memdir.engine import lexical
 from memdir.errors import EditConflict, MemdirError, NotFound, PathError, UsageError
 from memdir.lazylog import getLogger
@@ -154,6 +155,7 @@ def get(s: Stores, id: str, *, scope: str | None = None, remote: bool = False) -
     """The body of :meth:`memdir.Memdir.get`, whose docstring is the contract."""
     if not isinstance(id, str):
         return None
+    event_ops.drain_pending(s)  # an event a hook queued while the lock was busy is readable at once
     id = resolve(s, cevents.clean(id).strip(), scope)
     for root in s.live(scope):
         row = root.store.get_doc(id)
@@ -191,6 +193,7 @@ def recent(s: Stores, *, kinds: Iterable[str] | None = None, category: str | Non
            limit: int = 20) -> list[Hit]:
     """The body of :meth:`memdir.Memdir.recent`, whose docstring is the contract."""
     limit = max(1, min(int(limit), 500))
+    event_ops.drain_pending(s)  # what hooks queued while the lock was busy is listed too
     kinds = tuple(kinds or ())
     cats = sorted({*s.config.get("categories"), *(p.name for r in s.live(scope) if r.path.is_dir()
                                                     for p in r.path.iterdir() if p.is_dir() and not p.name.startswith("."))})
