@@ -77,16 +77,19 @@ def preview_text(head: str, samples: list[dict[str, Any]], count: int, confirm: 
     return "\n".join(lines)
 
 
-#: bytes of piped input looked at for a NUL, the sign of binary data (git's ``buffer_is_binary`` looks at 8,000)
+#: bytes of piped input looked at for NULs, the sign of binary data (git's ``buffer_is_binary`` looks at 8,000), and
+#: how many make it binary: a program or an image holds hundreds there, a pasted log a stray one or two
 BINARY_SNIFF = 8000
+BINARY_NULS = 8
 
 
 def read_text_arg(arg, what: str, *, strict: bool = False) -> str:
     """The text argument (several words are joined with spaces), or stdin when it is ``-`` or absent and stdin
     is piped. Stdin with a UTF-16 byte-order mark (Windows tools) is decoded as UTF-16. With ``strict`` (text that
     is stored: ``remember``) binary data or bytes that are not UTF-8 raise ``UsageError`` and nothing is stored;
-    otherwise (a query, a prompt) they are replaced and NULs past the first :data:`BINARY_SNIFF` bytes dropped: a
-    pasted log still searches, a binary file piped in by mistake is refused."""
+    otherwise (a query, a prompt) they are replaced and NULs dropped: a pasted log still
+    searches; piped data with :data:`BINARY_NULS` NULs in its first :data:`BINARY_SNIFF` bytes (a binary file piped
+    in by mistake) is refused."""
     if isinstance(arg, tuple):
         arg = " ".join(arg) if arg else None
     if arg is not None and arg != "-":
@@ -104,8 +107,8 @@ def read_text_arg(arg, what: str, *, strict: bool = False) -> str:
             except UnicodeDecodeError:
                 raise UsageError(f"the {what} on stdin is not valid UTF-16 text: nothing stored") from None
         if not strict:
-            if b"\x00" in data[:BINARY_SNIFF]:  # a program or an image piped in by mistake: git's test of a binary file
-                raise UsageError(f"the {what} on stdin is binary data (a NUL byte in its first {BINARY_SNIFF:,} bytes), "
+            if data[:BINARY_SNIFF].count(b"\x00") >= BINARY_NULS:  # a program or an image piped in by mistake
+                raise UsageError(f"the {what} on stdin is binary data (NUL bytes in its first {BINARY_SNIFF:,}), "
                                  "not text: nothing searched")
             return data.decode("utf-8-sig", errors="replace").replace("\x00", "")
         if b"\x00" in data:

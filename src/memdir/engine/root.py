@@ -560,29 +560,20 @@ class Root:
         cats = sorted({e.category for e in entries} | {c for c in self.categories if (self.path / c).is_dir()})
         if categories is not None:
             cats = [c for c in cats if c in categories]
+        jobs = [(self.path / cat / "index.md", lambda old, cat=cat: compiler.index_md(
+            cat, [e for e in entries if e.category == cat], old)) for cat in cats]
+        jobs.append((self.path / "ROOT.md", lambda old: compiler.root_md(self.scope, entries, self.categories, old)))
         skipped = False
-        for cat in cats:
-            path = self.path / cat / "index.md"
+        for path, make in jobs:
             if not self._inside(path):  # a category dir symlinked out of the root: never write there (case C14)
                 continue
             try:
                 existing = self._read_or_none(path)
-            except OSError as exc:  # the notes were written: this file waits, the command does not fail for it
-                problems.append(f"{exc}; it is not rewritten until then (removed, it is compiled anew)")
+            except OSError as exc:  # the notes were written: the file waits (ROOT.md's goals are the user's own
+                problems.append(f"{exc}; it is not rewritten until then")  # words: never overwritten unread)
                 skipped = True
                 continue
-            text, p = compiler.index_md(cat, [e for e in entries if e.category == cat], existing)
-            problems += [f"{path}: {x}" for x in p]
-            if text != existing:
-                notes.atomic_write(path, text)
-        path = self.path / "ROOT.md"
-        try:
-            existing = self._read_or_none(path)
-        except OSError as exc:  # its goals and rules are the user's own words: never overwritten unread
-            problems.append(f"{exc}; it is not rewritten until then")
-            skipped = True
-        else:
-            text, p = compiler.root_md(self.scope, entries, self.categories, existing)
+            text, p = make(existing)
             problems += [f"{path}: {x}" for x in p]
             if text != existing:
                 notes.atomic_write(path, text)
