@@ -330,7 +330,7 @@ def test_sessions_without_a_directory_need_here_and_say_so(tmp_path, monkeypatch
     monkeypatch.chdir(proj)
     monkeypatch.setenv("MEMDIR_HOME", str(tmp_path / "home"))
     r = CliRunner().invoke(cli, ["import", "claude-export", str(EXPORT)])
-    assert r.exit_code == 1 and "record no directory: use --here" in r.stdout  # nothing imported: exit 1
+    assert r.exit_code == 1 and "no directory: use --here" in r.stdout  # nothing imported: exit 1
     r = CliRunner().invoke(cli, ["import", "claude-export", str(EXPORT), "--here", "--json"], catch_exceptions=False)
     assert json.loads(r.stdout)["stored"] == 7
 

@@ -291,10 +291,12 @@ def summary(out: dict[str, Any]) -> str:
                      "run inside that project, or use --all-projects to import each into its own project")
     if s["cwd_missing"]:
         dirs = out["missing_dirs"]
-        parts.append(f"{_count(s['cwd_missing'], 'session')} skipped because their directory no longer exists "
+        parts.append(f"{_count(s['cwd_missing'], 'session')} skipped because "
+                     f"{'its directory no longer exists' if s['cwd_missing'] == 1 else 'their directories no longer exist'} "
                      f"({', '.join(dirs[:3])}{' …' if len(dirs) > 3 else ''}): use --here to import them into this project")
     if s["no_cwd"]:
-        parts.append(f"{_count(s['no_cwd'], 'session')} skipped because they record no directory: use --here to import them "
+        parts.append(f"{_count(s['no_cwd'], 'session')} skipped because {'it records' if s['no_cwd'] == 1 else 'they record'} "
+                     "no directory: use --here to import them "
                      "into this project")
     if len(out["projects"]) > 1:
         parts.append("stored per project: " + ", ".join(f"{p} {n}" for p, n in out["projects"].items()))
