@@ -390,6 +390,16 @@ def test_ids_cannot_leave_the_root(m, tmp_path):
         r = c.post(f"/notes/project/{nid}/edit", data={"frontmatter": "id: x", "body": "pwned"}, headers={"origin": LOOPBACK})
         assert r.status_code in (400, 404)
     assert outside.read_text(encoding="utf-8").endswith("TOP SECRET\n")
+    # a note file that is a link out of the root (a clone can carry one): the edit page showed the target's text
+    link = m.roots["project"].path / "facts" / "pw.md"
+    link.symlink_to(outside)
+    for suffix in ("", "/edit"):
+        r = c.get(f"/notes/project/facts/pw{suffix}")
+        assert r.status_code in (400, 404) and "TOP SECRET" not in r.text, (suffix, r.status_code)
+    r = c.post("/notes/project/facts/pw/edit", data={"frontmatter": "id: facts/pw", "body": "pwned"},
+               headers={"origin": LOOPBACK})
+    assert r.status_code in (400, 404) and link.is_symlink()
+    assert outside.read_text(encoding="utf-8").endswith("TOP SECRET\n")
 
 
 def test_a_global_hit_in_a_logged_block_links_to_its_note(project, tmp_path):

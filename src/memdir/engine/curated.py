@@ -242,7 +242,11 @@ def note_root(s: Stores, id: str, scope: str | None) -> tuple[Root, str]:
     nid = f"{category}/{slug}"
     refuse_page_item(nid)
     for root in s.live(scope):
-        if (root.path / category / f"{slug}.md").is_file():
+        path = root.path / category / f"{slug}.md"
+        if path.is_file():
+            if not root.inside(path):  # a link a clone may carry: never read (an edit page) nor replaced
+                raise PathError(f"{nid} is a symlink out of the memory root ({path}); memdir neither reads nor "
+                                "writes it")
             return root, nid
     raise NotFound(f"no note has the id {nid!r}; see `memdir inspect` for ids")
 

@@ -303,7 +303,8 @@ class Root:
             raise
 
     # ---- files -----------------------------------------------------------------------------------------
-    def _inside(self, p: Path) -> bool:
+    def inside(self, p: Path) -> bool:
+        """True when ``p``, its links followed, lies inside this root (case C14: a link out of it is never used)."""
         real_root = os.path.realpath(self.path)
         return os.path.commonpath([real_root, os.path.realpath(p)]) == real_root
 
@@ -317,7 +318,7 @@ class Root:
         for cat in sorted(os.scandir(self.path), key=lambda e: e.name):
             if cat.name.startswith(".") or not cat.is_dir():
                 continue
-            if not self._inside(Path(cat.path)):
+            if not self.inside(Path(cat.path)):
                 problems.append(self.problem("outside_root", cat.path, "category directory is a symlink out of the root; skipped"))
                 continue
             try:
@@ -331,7 +332,7 @@ class Root:
                     continue
                 if not f.name.endswith(".md") or f.name == "index.md" or f.name.startswith("."):
                     continue
-                if f.is_symlink() and not self._inside(Path(f.path)):  # the category dir is already checked
+                if f.is_symlink() and not self.inside(Path(f.path)):  # the category dir is already checked
                     problems.append(self.problem("outside_root", f.path, "note is a symlink out of the root; skipped"))
                     continue
                 if bad_category:
@@ -565,7 +566,7 @@ class Root:
         jobs.append((self.path / "ROOT.md", lambda old: compiler.root_md(self.scope, entries, self.categories, old)))
         skipped = False
         for path, make in jobs:
-            if not self._inside(path):  # a category dir symlinked out of the root: never write there (case C14)
+            if not self.inside(path):  # a category dir symlinked out of the root: never write there (case C14)
                 continue
             try:
                 existing = self._read_or_none(path)
