@@ -737,3 +737,26 @@ def test_forgetting_a_sent_event_forgets_it_on_the_server_and_an_unsent_one_neve
     assert got == {"sent": 2, "left": 0, "failed": 0, "error": None}
     refs = {r["ref"] for r in admin.conn.execute("SELECT ref FROM docs WHERE project = 'proj' AND kind = 'event'")}
     assert refs == {"sent2"}
+
+
+def test_a_forget_reaches_the_team_server_at_once_not_at_the_next_capture(team, project, tmp_path, monkeypatch):
+    """A capture sends its rows within remote.push_budget_ms; a forget only queued itself, so teammates kept recalling
+    the forgotten text until the next capture or a `memdir push`."""
+    import memdir
+    from memdir.engine import remote
+
+    admin, url, tok = team
+    derived = project / ".memory" / ".memdir"
+    monkeypatch.setenv("MEMDIR_REMOTE_URL", url)
+    evs = [{"key": k, "role": "user", "text": f"event {k}: the staging password moved to the vault", "session": "s",
+            "ts": 1_700_000_000} for k in ("f1", "f2", "f3")]
+    with memdir.open(project, home=tmp_path / "g") as m:
+        m.import_events(evs)
+        assert _on_server(admin)["n"] == 3
+        assert m.forget("f1")
+        assert remote.pending(derived) == 0
+        preview = m.forget_matching(query="event f2")
+        m.forget_matching(query="event f2", token=preview["token"])
+        assert remote.pending(derived) == 0
+    refs = {r["ref"] for r in admin.conn.execute("SELECT ref FROM docs WHERE project = 'proj' AND kind = 'event'")}
+    assert refs == {"f3"}

@@ -24,9 +24,12 @@ from memdir.capture import events as cevents
 from memdir.engine import curated
 from memdir.engine import events as event_ops
 from memdir.errors import MemdirError, UsageError
+from memdir.lazylog import getLogger
 from memdir.roots import split_id
 from memdir.stores import Stores
 from memdir.timeutil import iso
+
+log = getLogger("memdir")
 
 
 SAMPLES = 20
@@ -118,6 +121,8 @@ def forget_matching(s: Stores, *, query: str | None = None, prefix: str | None =
     for x in found:
         if x["type"] == "note":
             forget(s, x["id"], scope=x["scope"])
+    if out["events"]:
+        tell_team(s)
     out["deleted"] = True
     return out
 
@@ -167,7 +172,24 @@ def forget(s: Stores, id: str, *, scope: str | None = None) -> bool:
             found = True
     if found and is_note_id:
         curated.unsupersede(s, id)
+    elif found:
+        tell_team(s)
     return found
+
+
+def tell_team(s: Stores) -> None:
+    """Send the forgets :func:`on_forget` queued for the team server now, within ``remote.push_budget_ms``, as a
+    capture sends its rows (they waited for the next capture or `memdir push`, and teammates kept recalling the
+    forgotten text meanwhile). A server that is down or slow leaves them queued; never raises."""
+    project = s.roots.get("project")
+    if not s.config.get("remote.url") or project is None or project.remote or not project.exists():
+        return
+    from memdir.engine import remote
+
+    try:
+        remote.send_rows(s, project, [])
+    except Exception as exc:  # noqa: BLE001  (the forget is done and queued: the next push sends it)
+        log.debug("remote: forget not sent now: %s", exc)
 
 
 def on_forget(s: Stores, store, ref: str, *, kind: str = "event") -> None:
