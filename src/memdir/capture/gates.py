@@ -104,12 +104,15 @@ alright allright roger hi hello hey yo bye retry again proceed 继续 好 好的
 开始 确认 同意 ok了 はい うん ありがとう 네 감사합니다
 """.split())
 
-_MEMORY_BLOCK = re.compile(r"<memory\b[^>]*>.*?(?:</memory\s*>|\Z)", re.S | re.I)
+# a block opens at the start of a line, as hosts and memdir write them; a tag named inside a sentence ("they appear as
+# `<memory>` tags") is prose, and an unclosed one there used to take the rest of the message with it
+_MEMORY_BLOCK = re.compile(r"(?m)^[ \t]*<memory\b[^>\n]*>(?s:.*?)(?:</memory\s*>|\Z)", re.I)
 _HOST_TAGS = ("system-reminder", "available_skills", "environment_context", "user_instructions",
               "local-command-stdout", "local-command-stderr", "local-command-caveat", "task-notification",
               "user-prompt-submit-hook", "turn_aborted", "collaboration_mode", "skills_instructions",
               "plugins_instructions", "permissions instructions")
-_HOST_BLOCK = re.compile(r"<(%s)\b[^>]*>.*?(?:</\1\s*>|\Z)" % "|".join(map(re.escape, _HOST_TAGS)), re.S | re.I)
+_HOST_BLOCK = re.compile(r"(?m)^[ \t]*<(%s)\b[^>\n]*>(?s:.*?)(?:</\1\s*>|\Z)" % "|".join(map(re.escape, _HOST_TAGS)),
+                         re.I)
 _HOST_PREFIXES = ("Instructions from:", "# Code Mode", "# AGENTS.md instructions", "<INSTRUCTIONS>",
                   "[Request interrupted by user", "<task-notification>", "<turn_aborted>")
 _COMMAND_ECHO = re.compile(r"^\s*<command-(name|message|args)>", re.I)
@@ -143,8 +146,9 @@ class CaptureResult:
 def strip_injected(text: str) -> tuple[str, set[str]]:
     """Cut our ``<memory>`` block(s) and host-injected blocks out of ``text``.
 
-    Returns ``(cleaned text, what was removed)`` with ``what`` ⊆ ``{"memory", "host"}``. An unclosed block is
-    removed to the end of the text. The cleaned text is stripped of surrounding whitespace.
+    Returns ``(cleaned text, what was removed)`` with ``what`` ⊆ ``{"memory", "host"}``. A block opens at the start
+    of a line (a tag named inside a sentence is prose, kept); an unclosed block is removed to the end of the text.
+    The cleaned text is stripped of surrounding whitespace.
     """
     removed: set[str] = set()
     out, n = _MEMORY_BLOCK.subn("", text)
