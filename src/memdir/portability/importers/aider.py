@@ -37,7 +37,7 @@ from pathlib import Path
 
 from memdir.capture.tools import summarise_tool, tool_summary
 from memdir.lazylog import getLogger
-from memdir.portability.importers.jsonl import count, make_event
+from memdir.portability.importers.jsonl import count, make_event, text_line_id
 from memdir.portability.importers.textlog import fence_of, file_time, read_text, stamp
 from memdir.timeutil import from_local
 
@@ -166,7 +166,7 @@ def iter_aider(path: str | Path, *, stats: Counter | None = None) -> Iterator[di
                 if not text:
                     count(stats, "skipped:empty")
                     continue
-                yield make_event(SOURCE, session, f"L{lineno}", "user", text, stamp(start, n), meta)
+                yield make_event(SOURCE, session, text_line_id(f"L{lineno}", text), "user", text, stamp(start, n), meta)
                 n += 1
             elif kind == "tool":
                 kept = [ln[1:].strip() for ln in group if ln[1:].strip()]
@@ -190,7 +190,7 @@ def iter_aider(path: str | Path, *, stats: Counter | None = None) -> Iterator[di
                 failed = bool(run) and bool(_RUN_FAILED.search("\n".join(out)))
                 text = summarise_tool("aider", typed, "\n".join(out), is_error=failed)
                 last_prompt = ""  # the output of one /run is one event
-                yield make_event(SOURCE, session, f"L{lineno}", "tool", text, stamp(start, n),
+                yield make_event(SOURCE, session, text_line_id(f"L{lineno}", text), "tool", text, stamp(start, n),
                                  {**meta, "tool": "Bash" if run else "aider"}, tool_input=tool_input)
                 n += 1
             else:
@@ -198,13 +198,13 @@ def iter_aider(path: str | Path, *, stats: Counter | None = None) -> Iterator[di
                 edits = list(_EDIT.finditer(reply))
                 prose = _EDIT_FENCE.sub("", _EDIT.sub("\x00", reply)).strip()
                 if prose:
-                    yield make_event(SOURCE, session, f"L{lineno}", "assistant", prose, stamp(start, n), meta)
+                    yield make_event(SOURCE, session, text_line_id(f"L{lineno}", prose), "assistant", prose, stamp(start, n), meta)
                     n += 1
                 for e, m in enumerate(edits, 1):
                     tool_input = {"file_path": m.group("path").strip(), "old_string": m.group("old"),
                                   "new_string": m.group("new")}
                     text = tool_summary("Edit", tool_input, "", cwd=cwd)
-                    yield make_event(SOURCE, session, f"L{lineno}:e{e}", "tool", text, stamp(start, n),
+                    yield make_event(SOURCE, session, text_line_id(f"L{lineno}:e{e}", text), "tool", text, stamp(start, n),
                                      {**meta, "tool": "Edit"}, tool_input=tool_input)
                     n += 1
                 if not prose and not edits:

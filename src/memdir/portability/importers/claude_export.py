@@ -42,7 +42,7 @@ from pathlib import Path
 
 from memdir.capture.tools import summarise_tool
 from memdir.lazylog import getLogger
-from memdir.portability.importers.jsonl import count, make_event
+from memdir.portability.importers.jsonl import count, make_event, text_line_id
 from memdir.portability.importers.textlog import canonical_tool, file_time, read_text, stamp, time_from_name
 from memdir.portability.importers.wraps import NEAR, columns, text_width, unwrap
 
@@ -215,7 +215,7 @@ def iter_claude_export(path: str | Path, *, stats: Counter | None = None) -> Ite
             if not text:
                 count(stats, "skipped:empty")
                 continue
-            yield make_event(SOURCE, session, f"L{lineno}", "user", text, stamp(start, n), meta)
+            yield make_event(SOURCE, session, text_line_id(f"L{lineno}", text), "user", text, stamp(start, n), meta)
             n += 1
             if result and _SLASH.match(text) and not text.startswith("/compact"):
                 # what a slash command printed (``/export`` failing with ENOENT): the gate drops the command typed
@@ -223,8 +223,8 @@ def iter_claude_export(path: str | Path, *, stats: Counter | None = None) -> Ite
                 output = _output(result, shown_w)
                 failed = bool(_FAILED.match(output))
                 typed = " ".join(text.split("\n", 1)[0].split())[:200]
-                yield make_event(SOURCE, session, f"L{lineno + cut}", "tool",
-                                 summarise_tool("claude", typed, output or None, is_error=failed),
+                said = summarise_tool("claude", typed, output or None, is_error=failed)
+                yield make_event(SOURCE, session, text_line_id(f"L{lineno + cut}", said), "tool", said,
                                  stamp(start, n), {**base, "line": lineno + cut, "tool": "claude",
                                                    "host_tool": "slash command", "is_error": failed})
                 n += 1
@@ -244,7 +244,7 @@ def iter_claude_export(path: str | Path, *, stats: Counter | None = None) -> Ite
             tool_input = {"command": arg} if name == "Bash" else {"file_path": arg} if name in ("Read", "Write", "Edit") \
                 else {"pattern": arg} if name in ("Grep", "Glob") else ({"arg": arg} if arg else None)
             text = summarise_tool(name, arg, output or None, is_error=is_error)
-            yield make_event(SOURCE, session, f"L{lineno}", "tool", text, stamp(start, n),
+            yield make_event(SOURCE, session, text_line_id(f"L{lineno}", text), "tool", text, stamp(start, n),
                              {**meta, "tool": name, "host_tool": display, "is_error": is_error}, tool_input=tool_input)
             n += 1
             continue
@@ -254,12 +254,13 @@ def iter_claude_export(path: str | Path, *, stats: Counter | None = None) -> Ite
         text = "\n".join(unwrap([body[0][2:]] + [ln[2:] if ln.startswith("  ") else ln for ln in body[1:]],
                                 said_w, NEAR)).strip()
         if text:
-            yield make_event(SOURCE, session, f"L{lineno}", "assistant", text, stamp(start, n), meta)
+            yield make_event(SOURCE, session, text_line_id(f"L{lineno}", text), "assistant", text, stamp(start, n), meta)
             n += 1
         elif plan is None:
             count(stats, "skipped:empty")
         if plan is not None:  # the plan the user approved or rejected: what was decided, often nowhere else
-            yield make_event(SOURCE, session, f"L{lineno + cut}", "tool", summarise_tool("ExitPlanMode", "", plan),
+            said = summarise_tool("ExitPlanMode", "", plan)
+            yield make_event(SOURCE, session, text_line_id(f"L{lineno + cut}", said), "tool", said,
                              stamp(start, n), {**base, "line": lineno + cut, "tool": "ExitPlanMode",
                                                "host_tool": "ExitPlanMode", "is_error": False})
             n += 1

@@ -84,6 +84,17 @@ def make_event(source: str, session: str, line_id: str, role: str, text: str, ts
     return ev
 
 
+def text_line_id(line_id: str, text: str) -> str:
+    """The id of a turn read from a text history (SpecStory markdown, a Claude Code ``/export``, an Aider history):
+    where it starts (``L12``) and the first 8 hex digits of its text's SHA-256. A line number alone gave a turn
+    inserted above others, or an edited one, the key of the turn that used to start there: skipped as already stored
+    on the next import. Unchanged turns that moved get new keys and are recognised by their text (import_events
+    deduplicates by text too)."""
+    import hashlib
+
+    return f"{line_id}.{hashlib.sha256(text.encode('utf-8', 'surrogatepass')).hexdigest()[:8]}"
+
+
 #: bad lines of one file each logged with why; the rest are counted only (a damaged file must not flood the terminal)
 BAD_LINES_SHOWN = 3
 

@@ -34,7 +34,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from memdir.capture.tools import summarise_tool
-from memdir.portability.importers.jsonl import count, make_event
+from memdir.portability.importers.jsonl import count, make_event, text_line_id
 from memdir.portability.importers.textlog import canonical_tool, fence_of, file_time, read_text, stamp, time_from_name
 from memdir.portability.importers.wraps import hard_wrap_width, unhard_wrap
 from memdir.timeutil import from_local
@@ -205,7 +205,7 @@ def iter_specstory(path: str | Path, *, stats: Counter | None = None) -> Iterato
             if not text:
                 count(stats, "skipped:empty")
                 continue
-            yield make_event(SOURCE, session, f"L{body[0][0]}", "user", text, stamp(start, n), {**base, "line": body[0][0]})
+            yield make_event(SOURCE, session, text_line_id(f"L{body[0][0]}", text), "user", text, stamp(start, n), {**base, "line": body[0][0]})
             n += 1
             continue
         for lineno, kind, part in _parts(body, old_layout):
@@ -220,12 +220,12 @@ def iter_specstory(path: str | Path, *, stats: Counter | None = None) -> Iterato
             if kind == "tool":
                 name, host_tool, what, output, tool_input = _tool(part, terminal=old_layout)
                 text = summarise_tool(name, what, output, is_error=False)
-                yield make_event(SOURCE, session, f"L{lineno}", "tool", text, stamp(start, n),
+                yield make_event(SOURCE, session, text_line_id(f"L{lineno}", text), "tool", text, stamp(start, n),
                                  {**meta, "tool": name, "host_tool": host_tool}, tool_input=tool_input)
                 n += 1
                 continue
             if not text:
                 count(stats, "skipped:empty")
                 continue
-            yield make_event(SOURCE, session, f"L{lineno}", "assistant", text, stamp(start, n), meta)
+            yield make_event(SOURCE, session, text_line_id(f"L{lineno}", text), "assistant", text, stamp(start, n), meta)
             n += 1
