@@ -527,3 +527,15 @@ def test_a_turn_inserted_into_a_text_history_is_stored_on_the_next_import(projec
         assert again["stored"] == 2, again  # the inserted question and answer; the four moved turns are known
         texts = [h.text for h in m.recent(kinds=["event"], limit=50)]
         assert len(texts) == 6 and any("eu-west-3" in t for t in texts)
+
+
+def test_export_rows_that_carry_the_break_s_space_are_joined_back(tmp_path):
+    """Claude Code's renderer sometimes moves the space it broke at to the start of the next row, one column deeper:
+    "Let me analyze" / " the current plan first." stayed two lines (17 of 81 replies of the sample exports), and in a
+    result a full row then lost the space between its words ("in thedataset")."""
+    para = ("I'll review the documentation-update-plan.md against the FAIR and FAIR4RS principles and identify what "
+            "needs to be added or modified. Let me analyze the current plan first.")
+    rows = textwrap.wrap(para, 76)  # greedy, as the terminal wraps (76 columns after the two of "● ")
+    assert len(rows) == 3
+    evs = _export(tmp_path, "● " + rows[0] + "\n  " + rows[1] + "\n   " + rows[2] + "\n")  # the last row carries the space
+    assert evs[0]["text"] == para

@@ -34,10 +34,11 @@ def _indent(line: str) -> int:
 
 
 def _continues(prev: str, line: str) -> bool:
-    """``line`` sits where a wrapped continuation of ``prev`` would: at its indentation, or under the text of the list
+    """``line`` sits where a wrapped continuation of ``prev`` would: at its indentation, one column deeper (the space
+    the terminal broke at, carried to the new row: Claude Code's renderer does that), or under the text of the list
     item ``prev`` opens. A deeper line is code or a nested item, a shallower one a new paragraph."""
     a, b = _indent(prev), _indent(line)
-    if a == b:
+    if a == b or b == a + 1:
         return True
     m = _MARK.match(prev.lstrip(" "))
     return m is not None and b == a + len(m.group(0))
@@ -78,7 +79,9 @@ def unwrap(lines: list[str], width: int, near: int = 0, *, result: bool = False)
                 forced = need > width or (need > width - near and not body.endswith(":"))
             if forced:
                 cjk = _CJK_END.search(body) is not None and _CJK_START.match(s) is not None
-                cut = not spaced and (cjk or long_cut or (result and w >= width))
+                # a row one column deeper starts with the space the terminal broke at: a break between words
+                carried = _indent(line) == _indent(prev) + 1
+                cut = not spaced and not carried and (cjk or long_cut or (result and w >= width))
                 out[-1] += ("" if cut else " ") + s
                 prev = line
                 continue
