@@ -33,3 +33,19 @@ def test_a_captured_turn_mentioning_a_tag_is_stored_whole(project, tmp_path):
         for i, text in enumerate(MENTIONS[:3]):
             r = m.capture({"role": "user" if i % 2 == 0 else "assistant", "text": text, "session": "s"})
             assert r.stored and r.text == text, (r.reason, r.text)
+
+
+def test_a_slash_command_with_a_request_in_its_arguments_is_kept(project, tmp_path):
+    """`/handgemacht:create-beads websearch to learn how to set up credo …` was a session's only statement of its task,
+    dropped whole as a slash command; `/model opus` and `/clear` still say nothing to recall."""
+    echo = ("<command-message>handgemacht:create-beads</command-message>\n"
+            "<command-name>/handgemacht:create-beads</command-name>\n"
+            "<command-args>websearch to learn how to set up credo, dialyzer and mix_audit fastest</command-args>")
+    with memdir.open(project, home=tmp_path / "g") as m:
+        r = m.capture({"role": "user", "text": echo, "session": "s"})
+        assert r.stored and r.text.startswith("/handgemacht:create-beads websearch to learn"), (r.reason, r.text)
+        r = m.capture({"role": "user", "text": "/review the auth module for the token leak", "session": "s"})
+        assert r.stored
+        for noise in ("/model opus", "/compact", "<command-name>/clear</command-name>\n<command-args></command-args>"):
+            r = m.capture({"role": "user", "text": noise, "session": "s"})
+            assert not r.stored and r.reason == "slash_command", noise

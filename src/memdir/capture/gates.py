@@ -34,7 +34,8 @@ limit live capture only:
    Claude Code's ``[Request interrupted by user…]`` marker and ``<task-notification>`` messages, Codex
    ``<turn_aborted>``) is ``host_injected`` as a whole;
    one that is empty after cutting is ``host_injected`` (or ``memory_block`` when only our block was there).
-4. user text: ``slash_command`` — ``/compact``, ``/model opus``, Claude Code's ``<command-name>`` echoes.
+4. user text: ``slash_command`` — ``/compact``, ``/model opus``, Claude Code's ``<command-name>`` echoes; one whose
+   arguments hold a request (:data:`SLASH_ARG_WORDS` words or more) is kept as ``/name args``.
 5. ``trivial`` — the whole text, lower-cased and without punctuation, spaces or emoji, is one of
    ``TRIVIAL`` (``ok``, ``thanks``, ``好的``, ``继续``, ``嗯`` …) or a concatenation of them (``ok thanks``, ``好的谢谢``).
 6. ``too_short`` — weighted length below ``capture.min_chars`` (default 10; a wide CJK/kana/hangul character
@@ -164,6 +165,27 @@ def is_host_injected(text: str) -> bool:
     """True when the whole message is host material (``Instructions from: …``, ``# Code Mode`` …)."""
     head = text.lstrip()
     return head.startswith(_HOST_PREFIXES)
+
+
+#: words the arguments of a slash command need to be kept as the user's request (``/review the auth module for the
+#: token leak``, a plugin command's task), where ``/model opus`` or ``/compact`` say nothing to recall
+SLASH_ARG_WORDS = 4
+_ECHO_PART = re.compile(r"<command-(name|args)>(.*?)</command-\1>", re.S | re.I)
+
+
+def slash_request(text: str) -> str | None:
+    """``/name args`` when the slash command ``text`` (typed, or Claude Code's ``<command-name>``/``<command-args>``
+    echo) carries at least :data:`SLASH_ARG_WORDS` words of arguments: what the user asked for, kept; else ``None``."""
+    head = text.strip()
+    if _COMMAND_ECHO.match(head):
+        parts = {k.lower(): v.strip() for k, v in _ECHO_PART.findall(head)}
+        name, args = parts.get("name", ""), parts.get("args", "")
+    else:
+        name, _, args = head.partition(" ")
+        args = args.strip()
+    if len(args.split()) < SLASH_ARG_WORDS:
+        return None
+    return f"{name} {args}".strip()
 
 
 def is_slash_command(text: str) -> bool:
@@ -504,7 +526,10 @@ def gate(event: Any, config: Any) -> Decision:
             return _no("host_injected", repr(cleaned[:60]), role=role)
         text = cleaned
         if role == "user" and is_slash_command(text):
-            return _no("slash_command", repr(text[:60]), role=role)
+            asked = slash_request(text)
+            if asked is None:
+                return _no("slash_command", repr(text[:60]), role=role)
+            text = asked  # the command's arguments are the user's request
         if is_trivial(text):
             return _no("trivial", repr(text[:60]), role=role, text=text)
         min_chars = config.get("capture.min_chars")
