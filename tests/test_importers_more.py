@@ -539,3 +539,27 @@ def test_export_rows_that_carry_the_break_s_space_are_joined_back(tmp_path):
     assert len(rows) == 3
     evs = _export(tmp_path, "● " + rows[0] + "\n  " + rows[1] + "\n   " + rows[2] + "\n")  # the last row carries the space
     assert evs[0]["text"] == para
+
+
+def test_specstory_tool_blocks_read_as_text_not_as_html_or_json(tmp_path):
+    """A SpecStory tool block is HTML: the tool printed "HEAD -> main" and "`uv sync`", the block holds "HEAD -&gt;
+    main" and "&#96;uv sync&#96;", which were stored so (and shown in blocks); a plan tool's argument is a JSON object
+    whose plan was stored with its "\\n" escapes."""
+    head = SPEC_ZH.read_text(encoding="utf-8").split("_**User**_", 1)[0]
+    plan = json.dumps({"plan": "# Fix the build\n\n&#96;uv sync&#96; fails: install the CUDA toolkit first."},
+                      ensure_ascii=False)
+    doc = head + "\n".join([
+        "_**User**_", "", "why does uv sync fail?", "", "---", "", "_**Agent (model default, mode Agent)**_", "",
+        '<tool-use data-tool-type="shell" data-tool-name="run_terminal_command_v2">',
+        "<details><summary>Tool use: **run_terminal_command_v2** • Run command: git log --oneline -1</summary>", "",
+        "```bash", "git log --oneline -1", "```", "", "```", "e0e2ac3 (HEAD -&gt; main) docs: &#96;uv&#96; notes",
+        "```", "</details>", "</tool-use>", "", "---", "",
+        '<tool-use data-tool-type="unknown" data-tool-name="create_plan">',
+        "<details><summary>Tool use: **create_plan**</summary>", "", "Parameters:", "", "```json", plan, "```",
+        "</details>", "</tool-use>", ""])
+    path = tmp_path / "2026-04-03_08-15Z-uv.md"
+    path.write_text(doc, encoding="utf-8")
+    tools = [e["text"] for e in iter_events("specstory", path) if e["role"] == "tool"]
+    assert any("e0e2ac3 (HEAD -> main) docs: `uv` notes" in t for t in tools), tools
+    [planned] = [t for t in tools if t.startswith("create_plan")]
+    assert "# Fix the build" in planned and "`uv sync` fails" in planned and "\\n" not in planned and "&#96;" not in planned

@@ -27,6 +27,8 @@ the file's modification time; events one millisecond apart in file order. ``meta
 
 from __future__ import annotations
 
+import html
+import json
 import re
 from collections import Counter
 from collections.abc import Iterator
@@ -115,8 +117,23 @@ def _tool(block: list[str], *, terminal: bool = False) -> tuple[str, str, str, s
         tool_input = {"file_path": what}
     elif name in ("Grep", "Glob", "LS"):
         tool_input = {"pattern": what}
-    output = "\n".join(it[1] for it in items).strip() or None
-    return name, host, what, output, tool_input
+    # the block is HTML: its text has "&gt;", "&#96;" where the tool printed ">", "`"; a plan tool's argument is a JSON
+    # object whose "plan" string (its own "\n" escapes) is what the model wrote
+    output = "\n".join(_plan_text(html.unescape(it[1])) for it in items).strip() or None
+    return name, host, html.unescape(what), output, tool_input
+
+
+def _plan_text(text: str) -> str:
+    """The ``"plan"`` string of a plan tool's JSON argument (``{"plan": "# …\\n…"}``), else ``text`` as it is."""
+    t = text.strip()
+    if t.startswith("{") and '"plan"' in t[:200]:
+        try:
+            got = json.loads(t)
+        except ValueError:
+            return text
+        if isinstance(got, dict) and isinstance(got.get("plan"), str):
+            return got["plan"]
+    return text
 
 
 def _parts(lines: list[tuple[int, str]], old_layout: bool) -> Iterator[tuple[int, str, list[str]]]:
