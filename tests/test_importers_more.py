@@ -563,3 +563,17 @@ def test_specstory_tool_blocks_read_as_text_not_as_html_or_json(tmp_path):
     assert any("e0e2ac3 (HEAD -> main) docs: `uv` notes" in t for t in tools), tools
     [planned] = [t for t in tools if t.startswith("create_plan")]
     assert "# Fix the build" in planned and "`uv sync` fails" in planned and "\\n" not in planned and "&#96;" not in planned
+
+
+def test_the_import_summary_counts_unreadable_lines(tmp_path):
+    """The warnings name the first three unreadable lines and said the rest were "counted in the result": the count
+    was in --json alone."""
+    from memdir.portability.transcripts import summary
+
+    base = {"files": 1, "read": 3, "read_by_role": {"user": 1, "assistant": 1, "tool": 1}, "stored": 3,
+            "kept_by_role": {"user": 1, "assistant": 1, "tool": 1}, "duplicate": 0, "skipped": 0, "skipped_by": {},
+            "sessions": {"other_project": 0, "cwd_missing": 0, "no_cwd": 0, "imported": 1}, "projects": {},
+            "missing_dirs": [], "other_projects": []}
+    assert "unreadable" not in summary({**base, "bad_lines": 0})
+    assert summary({**base, "bad_lines": 112}).split("\n")[0].endswith("; 112 unreadable lines skipped")
+    assert summary({**base, "bad_lines": 1}).split("\n")[0].endswith("; 1 unreadable line skipped")

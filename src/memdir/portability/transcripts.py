@@ -284,6 +284,8 @@ def summary(out: dict[str, Any]) -> str:
     gates = [f"{SKIP_LABELS.get(k, k)} {v}" for k, v in sb.items()]
     if gates:
         parts[0] += " (" + ", ".join(gates) + ")"
+    if out.get("bad_lines"):  # the warnings name the first few; the count is here, not only in --json
+        parts[0] += f"; {out['bad_lines']} unreadable line{'' if out['bad_lines'] == 1 else 's'} skipped"
     s = out["sessions"]
     if s["other_project"]:
         parts.append(f"{_count(s['other_project'], 'session')} of other projects not imported "
