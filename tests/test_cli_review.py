@@ -174,3 +174,17 @@ def test_remember_says_when_it_replaced_a_secret_by_a_marker(tmp_path, project):
     assert r.exit_code == 0 and len(r.output.strip().splitlines()) == 1  # a marker typed by the user is no secret
     r = run(home, project, "--json", "remember", "token ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8")
     assert r.exit_code == 0 and r.output.lstrip().startswith("{")  # --json: the note's object alone
+
+
+def test_import_of_several_files_says_to_give_their_directory(tmp_path, project):
+    """`memdir import claude-code *.jsonl` ended in click's "Got unexpected extra arguments (…)": the user is told
+    that PATH may be the directory holding them."""
+    files = []
+    for i in range(3):
+        f = tmp_path / "sessions" / f"s{i}.jsonl"
+        f.parent.mkdir(exist_ok=True)
+        f.write_text("{}\n", encoding="utf-8")
+        files.append(str(f))
+    r = run(tmp_path / "g", project, "import", "claude-code", *files)
+    assert r.exit_code == 2
+    assert "import takes one PATH, 3 were given" in r.output and str(tmp_path / "sessions") in r.output

@@ -68,7 +68,7 @@ def export(ctx, path, store_url, store_project, as_json):
 
 @click.command(name="import")
 @click.argument("source", required=False)
-@click.argument("path", required=False, type=click.Path())
+@click.argument("paths", nargs=-1, type=click.Path())
 @click.option("--all-projects", is_flag=True,
               help="Import each session into its own project (by the directory it was recorded in).")
 @click.option("--here", is_flag=True, help="Import every session into this project, whatever its directory.")
@@ -77,7 +77,7 @@ def export(ctx, path, store_url, store_project, as_json):
 @_with_store_opts
 @json_opt
 @click.pass_context
-def import_(ctx, source, path, all_projects, here, pending, no_progress, store_url, store_project, as_json):
+def import_(ctx, source, paths, all_projects, here, pending, no_progress, store_url, store_project, as_json):
     """Import SOURCE: a JSONL file, claude-code | codex | opencode | dsh [PATH] (default locations when PATH is omitted),
     claude-export PATH (Claude Code /export text), specstory | aider [PATH] (default: this project's
     .specstory/history/ and .aider.chat.history.md), claude-mem [DB] (its SQLite store), --pending (files dropped in
@@ -86,6 +86,12 @@ def import_(ctx, source, path, all_projects, here, pending, no_progress, store_u
 
     Host sessions go to the project they were recorded in: without a flag only this project's sessions are
     imported; --all-projects imports each into its own project; --here imports all of them into this one."""
+    if len(paths) > 1:  # a shell glob (`memdir import claude-code *.jsonl`): one PATH, which may be their directory
+        dirs = sorted({str(Path(p).expanduser().absolute().parent) for p in paths})
+        hint = f" (here: {dirs[0]})" if len(dirs) == 1 else ""
+        raise UsageError(f"import takes one PATH, {len(paths)} were given: give the directory that holds them{hint}, "
+                         "every file in it is imported, or run one import per file")
+    path = paths[0] if paths else None
     m = open_store(ctx)
     _import_run(ctx, m, source, path, all_projects, here, pending, no_progress, store_url, store_project, as_json)
     team_push(m)
