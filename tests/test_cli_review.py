@@ -185,6 +185,8 @@ def test_import_of_several_files_says_to_give_their_directory(tmp_path, project)
         f.parent.mkdir(exist_ok=True)
         f.write_text("{}\n", encoding="utf-8")
         files.append(str(f))
+    from memdir.errors import UsageError
+
     r = run(tmp_path / "g", project, "import", "claude-code", *files)
-    assert r.exit_code == 2
-    assert "import takes one PATH, 3 were given" in r.output and str(tmp_path / "sessions") in r.output
+    assert isinstance(r.exception, UsageError)  # the CLI's entry point prints it in one line, exit 2
+    assert "import takes one PATH, 3 were given" in str(r.exception) and str(tmp_path / "sessions") in str(r.exception)
