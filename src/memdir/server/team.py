@@ -109,10 +109,16 @@ def check_login(url: str) -> None:
 def _pool(url: str):
     """A connection pool to ``url`` (migrated once, here); a connection coming back has ``app.project`` and
     ``app.token`` cleared, and one that failed is replaced by the pool."""
+    import logging
+
     from psycopg.rows import dict_row
     from psycopg_pool import ConnectionPool
 
     from memdir.store.postgres.store import PgStore
+
+    # the pool logs two warnings per retry while PostgreSQL is down (51 lines in two minutes); the server logs one
+    # line when the outage starts and one when it ends (run(), below)
+    logging.getLogger("psycopg.pool").setLevel(logging.ERROR)
 
     PgStore.connect(url, project="-").close()  # migrate (or refuse a newer schema) before serving
 
