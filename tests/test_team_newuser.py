@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import threading
 import time
 
@@ -114,6 +115,19 @@ def test_postgresql_down_gets_a_quick_503_the_client_names_the_server_cause(tmp_
         assert res["left"] == 2 and res["kind"] == "server", res
         assert "HTTP 503" in res["error"] and "PostgreSQL" in res["error"] and "curl" in res["fix"], res
         remote.push(tmp_path, api, "webapp", tok, budget_s=30, due_only=False)  # a second failed request
+        # the viewer's Team page: it waits 2 s for the server, then 1 s for /health; the server answered a request
+        # after 3 s and /health after 5 s, so the page blamed the network ("unreachable") for PostgreSQL's outage
+        from memdir.engine import teamview
+
+        cfg = {"remote.url": api, "remote.project": "webapp", "remote.token_env": "MEMDIR_TEST_TEAM_TOKEN"}
+        os.environ["MEMDIR_TEST_TEAM_TOKEN"] = tok
+        try:
+            with pytest.raises(teamview.TeamUnavailable) as got:
+                teamview.holdings(type("Cfg", (), {"get": lambda self, k: cfg.get(k)})(), tmp_path)
+        finally:
+            del os.environ["MEMDIR_TEST_TEAM_TOKEN"]
+        assert got.value.cause["kind"] == "server" and "PostgreSQL" in got.value.cause["reason"], got.value.cause
+        assert teamview.no_answer(api, TimeoutError("timed out"), 2.0, project="webapp")["kind"] == "server"
     finally:
         cluster.stop()
         if p is not None:

@@ -52,7 +52,12 @@ log = getLogger(__name__)
 MAX_EVENTS = 1000
 WEIGHTS = (4.0, 3.0, 1.0, 0.3)  # the default recall.weight_* (tags, title, body, context)
 POOL_MAX = 8  # connections the server keeps to the store
-HEALTH_TIMEOUT_S = 5.0  # /v1/health waits at most this for the store
+#: /v1/health waits at most this for the store: below the 1 s a member's viewer gives it to say whether PostgreSQL is
+#: the part not answering (memdir.engine.teamview.HEALTH_TIMEOUT_S)
+HEALTH_TIMEOUT_S = 0.8
+#: once the store was found down, a request or /v1/health waits this for a connection (the pool retries on its own):
+#: every answer of an outage comes well within the viewer's 2 s, with its cause, until PostgreSQL answers again
+OUTAGE_WAIT_S = 0.5
 #: a request waits at most this for a pool connection, then answers 503: well below the client's per-request timeout
 #: (:data:`memdir.engine.remote.REQUEST_TIMEOUT_S`), so a member sees the ``server`` cause, not a timeout
 POOL_WAIT_S = 3.0
@@ -181,7 +186,7 @@ def app(url: str, cfg: dict[str, Any] | None = None):
             return err(401, "send Authorization: Bearer <token>")
         project = request.path_params.get("project", "")
         try:
-            cm = pool().connection(timeout=POOL_WAIT_S)
+            cm = pool().connection(timeout=OUTAGE_WAIT_S if "down" in state else POOL_WAIT_S)
             conn = cm.__enter__()
         except Exception as exc:  # noqa: BLE001  (pool timeout, server down)
             why = f"{DOWN}: {(str(exc).strip().splitlines() or [type(exc).__name__])[0]}"
@@ -300,11 +305,16 @@ def app(url: str, cfg: dict[str, Any] | None = None):
     def db_ok() -> str | None:
         """``None`` when the store answers a query within :data:`HEALTH_TIMEOUT_S`, else why not (one line)."""
         try:
-            with pool().connection(timeout=HEALTH_TIMEOUT_S) as conn:
+            with pool().connection(timeout=OUTAGE_WAIT_S if "down" in state else HEALTH_TIMEOUT_S) as conn:
                 conn.execute("SELECT 1")
             return None
         except Exception as exc:  # noqa: BLE001  (pool timeout, server down, a broken connection)
-            return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+            why = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+            with lock:  # the requests after it answer the outage quickly too; one log line per outage
+                first, state["down"] = "down" not in state, f"{DOWN}: {why}"
+            if first:
+                log.warning("memdir: /v1/health: %s: %s; requests get 503 until it answers", DOWN, why)
+            return why
 
     async def whoami(request: Request) -> JSONResponse:
         try:
@@ -325,8 +335,9 @@ def app(url: str, cfg: dict[str, Any] | None = None):
     async def health(request: Request) -> JSONResponse:
         why = await run_in_threadpool(db_ok)
         if why:  # no driver text to an unauthenticated caller (it can name host, port, login): the log has it
-            log.warning("memdir: /v1/health: %s: %s", DOWN, why)
             return JSONResponse({"ok": False, "error": DOWN}, status_code=503)
+        if state.pop("down", None) is not None:
+            log.warning("memdir: the store (PostgreSQL) answers again")
         return JSONResponse({"ok": True, "store": "ok"})
 
     from contextlib import asynccontextmanager
