@@ -5,6 +5,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 import memdir
 
 
@@ -62,3 +64,21 @@ def test_the_cli_edit_from_stdin_keeps_pinned_and_refuses_junk(tmp_path):
         assert len([x for x in out.splitlines() if x.strip()]) == 1
     with memdir.open(proj, home=home) as m:
         assert m.note_source(rule.id) == kept != original  # the junk wrote nothing
+
+
+def test_a_note_remember_wrote_at_its_size_limit_can_be_saved_unchanged(tmp_path):
+    """remember bounds the body (900,000 bytes), edit bounded the whole file (frontmatter included) by the same
+    figure: the viewer's Supersede form made a note its Edit form then refused to save unchanged."""
+    import memdir
+    from memdir.errors import UsageError
+
+    (tmp_path / "p").mkdir()
+    with memdir.open(tmp_path / "p", home=tmp_path / "g") as m:
+        big = ("large note line with words " * 40 + "\n") * 900
+        big = big[: 900_000 - 10]
+        note = m.remember(big, category="facts")
+        raw = m.note_source(note.id)
+        assert len(raw.encode()) > 900_000  # frontmatter on top of the body
+        m.edit(note.id, raw)  # saved unchanged
+        with pytest.raises(UsageError, match="note too long"):
+            m.edit(note.id, raw.replace("large note", "larger note!", 2000))

@@ -321,14 +321,15 @@ def check_edit(raw: str, *, note_id: str) -> tuple[dict[str, Any], str]:
     by this function). Checks: the YAML parses to a mapping; ``id``, when present, is ``note_id`` (an edit cannot
     move a note); ``kind``/``summary``/``highlight``/``supersedes``/``superseded_by`` are strings; ``tags`` and
     ``load_when`` are lists of strings (or one string); ``pinned`` is true/false; ``created``/``updated`` are
-    times; ``supersedes`` is an id of the form ``category/slug`` other than this note; the body is not empty
-    and the file is under :data:`MAX_NOTE_BYTES`.
+    times; ``supersedes`` is an id of the form ``category/slug`` other than this note; the body is not empty and
+    under ``MAX_NOTE_BYTES - 100,000`` bytes (the bound :meth:`memdir.Memdir.remember` has), the file under
+    :data:`MAX_NOTE_BYTES`.
     """
     from memdir.roots import split_id
 
     if not isinstance(raw, str):
         raise UsageError("the note must be text")
-    if len(raw.encode("utf-8", "replace")) > MAX_NOTE_BYTES - 100_000:
+    if len(raw.encode("utf-8", "replace")) > MAX_NOTE_BYTES:  # the file a reader would refuse
         raise UsageError(f"note too long: keep it under {MAX_NOTE_BYTES - 100_000:,} bytes")
     try:
         meta, body, _ = split(raw.replace("\r\n", "\n"))
@@ -367,6 +368,8 @@ def check_edit(raw: str, *, note_id: str) -> tuple[dict[str, Any], str]:
                 problems.append(f"{k} cannot name the note itself")
     if not body.strip():
         problems.append("the body is empty (forget the note instead)")
+    elif len(body.encode("utf-8", "replace")) > MAX_NOTE_BYTES - 100_000:  # the bound remember has: a note it wrote
+        problems.append(f"note too long: keep it under {MAX_NOTE_BYTES - 100_000:,} bytes")  # can be saved unchanged
     if problems:
         raise UsageError("edit refused: " + "; ".join(problems))
     return meta, body
