@@ -418,3 +418,14 @@ def test_a_global_hit_in_a_logged_block_links_to_its_note(project, tmp_path):
         assert r.status_code == 302, (href, r.text[-300:])
         assert r.headers["location"] == f"/notes/global/{quote(g.id)}"
         assert c.get(r.headers["location"]).status_code == 200
+
+
+def test_a_form_over_the_size_limit_gets_the_viewer_s_page(m):
+    """A body over 1 MiB got Starlette's bare "Field exceeded maximum size of 1024KB." as text/plain."""
+    note = m.remember("a note to edit", category="facts")
+    c = client(m)
+    r = c.post(f"/notes/project/{note.id}/edit", data={"frontmatter": f"id: {note.id}", "body": "x" * (1024 * 1024 + 10)},
+               headers={"origin": LOOPBACK})
+    assert r.status_code == 413 and "text/html" in r.headers["content-type"]
+    assert "not saved" in r.text and "900,000 bytes" in r.text
+    assert "a note to edit" in m.note_source(note.id)

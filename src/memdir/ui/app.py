@@ -376,6 +376,16 @@ def create_app(backend: Backend, *, prefix: str = "") -> Starlette:
     async def not_found(request: Request, exc: Exception) -> Response:
         return error(request, 404, "not found")
 
+    async def on_http(request: Request, exc: Exception) -> Response:
+        """Starlette's own refusals (a form field over its 1 MiB limit) as the viewer's page, not bare text."""
+        code, detail = getattr(exc, "status_code", 400), str(getattr(exc, "detail", "") or exc)
+        if code == 404:
+            return error(request, 404, "not found")
+        if "maximum size" in detail:
+            return error(request, 413, "not saved: the text is larger than a form takes (1 MiB); a note holds at most "
+                         "900,000 bytes: keep long material in a file and remember a pointer to it")
+        return error(request, code, detail)
+
     routes = [
         Route(f"{base}/", index) if base else Route("/", index),
         Route(f"{base}/search", search),
@@ -394,7 +404,10 @@ def create_app(backend: Backend, *, prefix: str = "") -> Starlette:
     ]
     if base:
         routes.append(Route(base, index))
-    return Starlette(routes=routes, exception_handlers={Exception: on_error, MemdirError: on_error, 404: not_found})
+    from starlette.exceptions import HTTPException
+
+    return Starlette(routes=routes, exception_handlers={Exception: on_error, MemdirError: on_error, 404: not_found,
+                                                        HTTPException: on_http})
 
 
 def _done(value: str | None) -> str | None:
