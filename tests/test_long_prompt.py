@@ -49,3 +49,16 @@ def test_a_megabyte_prompt_finds_the_note_its_last_line_asks_about_looking_up_fe
         assert "kubectl drain --grace 90" in block
         assert m.recall(prompt, k=3)[0].text.startswith("The zebracorn cluster")
     assert asked and max(asked) < 2 * QUERY_MAX_CHARS // 4  # words of the bounded query, not of the megabyte
+
+
+def test_a_long_prompt_asked_again_is_still_its_own_echo(project, tmp_path):
+    """The block reads a long prompt as its head and tail; the stored earlier asking was compared whole, so it no
+    longer read as the same prompt and the block showed the user's own question back (case C24's kind)."""
+    with memdir.open(project, home=tmp_path / "g") as m:
+        m.remember("The zebracorn cluster is drained with `kubectl drain --grace 90`", category="facts")
+        for size in (16_000, 60_000):
+            prompt = _noise(size, seed=size) + "\nhow do we drain the zebracorn cluster?"
+            m.capture({"role": "user", "text": prompt, "session": f"s{size}"})
+            block = m.context(prompt, reinforce=False)
+            assert "kubectl drain --grace 90" in block
+            assert " user " not in block and "user 1" not in block, block[:600]

@@ -104,19 +104,27 @@ def lexical(s: Stores, tokens: list[str], *, k: int, scope: str | None, kinds: t
 
 
 def collection_stats(roots: list["Root"], tokens: list[str]) -> tuple[int, dict[str, int]] | None:
-    """``(rows, {token: rows holding it})`` summed over ``roots`` when more than one holds rows, else ``None``: the
+    """``(rows, {token: rows holding it})`` of ``roots`` together when more than one holds rows, else ``None``: the
     project's and the global root's candidates are ranked together, so both are scored with the idf of the two
-    together (:func:`memdir.recall.bm25.collection_idf`)."""
+    together (:func:`memdir.recall.bm25.collection_idf`). Only the tokens the smaller index holds are counted in the
+    larger one (a token absent from it adds nothing there, and :func:`~memdir.recall.bm25.collection_idf` takes a
+    token the sum does not name from the index scoring it): a recall beside a global root of a few notes looks up a
+    few words in the project's index, not every word of the query."""
     if len(roots) < 2:
         return None
-    stats = [root.store.doc_freqs(list(dict.fromkeys(tokens))) for root in roots]
-    if sum(1 for n, _ in stats if n) < 2:
+    want = list(dict.fromkeys(tokens))
+    sizes = [(root.store.doc_freqs([])[0], i) for i, root in enumerate(roots)]
+    if sum(1 for n, _ in sizes if n) < 2:
         return None
+    order = [i for _, i in sorted(sizes)]  # smallest index first
+    total = sum(n for n, _ in sizes)
     df: dict[str, int] = {}
-    for _, got in stats:
+    for i in order:
+        got = roots[i].store.doc_freqs(want)[1] if want else {}
         for t, c in got.items():
             df[t] = df.get(t, 0) + c
-    return sum(n for n, _ in stats), df
+        want = [t for t in want if t in df]  # the larger ones: only what a smaller one holds
+    return total, df
 
 
 #: lexical candidates a "why did it fail" question reweighs (recall.fail_prior): block-QA tuning half, 20 against 12,

@@ -11,7 +11,7 @@ from typing import Any
 
 from memdir.inject import block as inject
 from memdir.lazylog import getLogger
-from memdir.recall.tokenize import tokenize
+from memdir.recall.tokenize import QUERY_MAX_CHARS, bounded_query, tokenize
 from memdir.timeutil import local
 from memdir.types import Hit
 
@@ -33,7 +33,11 @@ def matched_text(row: Any) -> str:
 
 
 def near_same(ptoks: set[str], prompt: str, text: str) -> bool:
-    """True when ``text`` is the prompt again: the same words, or token sets overlapping by 80% (Jaccard)."""
+    """True when ``text`` is the prompt again: the same words, or token sets overlapping by 80% (Jaccard). A long
+    stored text is compared as recall reads a long prompt (:func:`memdir.recall.tokenize.bounded_query`: its head
+    and tail), so a long prompt asked again is still its own echo."""
+    if len(text) > QUERY_MAX_CHARS:
+        text = bounded_query(text)
     if " ".join(prompt.casefold().split()) == " ".join(text.casefold().split()):
         return True
     t = set(tokenize(text))
