@@ -397,6 +397,12 @@ def test_a_global_root_given_at_install_is_the_one_every_host_call_uses(home, tm
         assert CliRunner().invoke(cli, ["--home", str(groot), "install", host, "--command", ARGV[0]]).exit_code == 0
     assert '"--home", "' + str(groot) in (home / ".codex" / "config.toml").read_text(encoding="utf-8")
     assert str(groot) in (home / ".config" / "opencode" / "plugins" / "memdir.js").read_text(encoding="utf-8")
+    # a project's settings are committed and shared: a path of this machine is not written there, the user is told
+    proj = tmp_path / "proj"
+    (proj / ".git").mkdir(parents=True)
+    r = CliRunner().invoke(cli, ["--home", str(groot), "--dir", str(proj), "install", "claude-code", "--project"])
+    assert r.exit_code == 0 and "MEMDIR_HOME" in r.output, r.output
+    assert str(groot) not in (proj / ".claude" / "settings.json").read_text(encoding="utf-8")
 
 
 def test_doctor_s_fix_for_a_project_s_memdir_not_on_path_is_not_install_again(home, tmp_path, monkeypatch):
@@ -432,6 +438,10 @@ def test_files_install_creates_in_the_user_s_config_are_private_and_a_project_s_
     umask = os.umask(0)
     os.umask(umask)
     assert theirs and all(p.stat().st_mode & 0o777 == 0o666 & ~umask for p in theirs)
+    dotted = home / ".dotfiles" / "proj"  # a checkout kept in a dot-folder of home is still a project: shared
+    (dotted / ".git").mkdir(parents=True)
+    install_host("claude-code", project=dotted, argv=ARGV)
+    assert (dotted / ".mcp.json").stat().st_mode & 0o777 == 0o666 & ~umask
     existing = home / ".claude" / "settings.json"
     existing.chmod(0o640)
     install_host("claude-code", argv=["/other/memdir"])  # an update keeps the user's own mode

@@ -75,6 +75,7 @@ class Plan:
     dry_run: bool = False
     changes: list[dict[str, Any]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    project: Path | None = None  # --project: its files are shared (committed), never made private
 
     def add(self, path: Path, action: str, **extra: Any) -> None:
         self.changes.append({"file": str(path), "action": action, **extra})
@@ -130,11 +131,19 @@ def backup_file(plan: Plan, path: Path) -> Path | None:
     return backup
 
 
-def user_config(path: Path) -> bool:
+def user_config(path: Path, project: Path | None = None) -> bool:
     """True for a file of the user's own host configuration: under the home directory, in a dot-file or dot-folder
-    of it (``~/.claude.json``, ``~/.codex/``, ``~/.config/opencode/``), not in a project's checkout."""
+    of it (``~/.claude.json``, ``~/.codex/``, ``~/.config/opencode/``), and not in ``project`` (a checkout kept in
+    ``~/.dotfiles/`` is still shared)."""
+    p = path.absolute()
+    if project is not None:
+        try:
+            p.relative_to(Path(project).absolute())
+            return False
+        except ValueError:
+            pass
     try:
-        rel = path.absolute().relative_to(Path.home().absolute())
+        rel = p.relative_to(Path.home().absolute())
     except ValueError:
         return False
     return bool(rel.parts) and rel.parts[0].startswith(".")
@@ -153,7 +162,8 @@ def write_text(plan: Plan, path: Path, text: str, *, old: str | None) -> None:
             backup = backup_file(plan, target)
         # the file keeps its permissions: ~/.claude.json may hold an API key and be 0600; one memdir creates in the
         # user's own config (the host writes its login into ~/.claude.json later, keeping the mode) is 0600 too
-        mode = stat.S_IMODE(target.stat().st_mode) if target.exists() else 0o600 if user_config(target) else None
+        mode = stat.S_IMODE(target.stat().st_mode) if target.exists() else 0o600 if user_config(target, plan.project) \
+            else None
         tmp = target.with_name(f".{target.name}.memdir-tmp-{os.getpid()}")
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666 if mode is None else mode)
         with os.fdopen(fd, "w", encoding="utf-8") as f:
@@ -290,12 +300,15 @@ def install_host(host: str, *, project: Path | None = None, uninstall: bool = Fa
     for an unknown host or a settings file it will not rewrite (nothing is written then).
     """
     argv = list(argv or (PROJECT_COMMAND if project is not None else memdir_argv()))
-    plan = Plan(dry_run=dry_run)
+    plan = Plan(dry_run=dry_run, project=project)
     if project is not None and not uninstall and argv == PROJECT_COMMAND and shutil.which("memdir") is None:
         plan.notes.append("the project's settings run `memdir` from PATH, and it is not on this PATH yet: "
                           "install memdir where the host finds it (pipx install memdir, or activate its venv)")
-    if home is not None:  # a global root given at install time is the one the host's calls must use too
+    if home is not None and project is None:  # a global root given at install time is the one the host's calls use
         argv = [*argv, "--home", str(Path(home).expanduser().absolute())]
+    elif home is not None and not uninstall:  # a project's settings are shared: a path of this machine is no use there
+        plan.notes.append("the project's settings do not carry --home (teammates share them): set MEMDIR_HOME in the "
+                          "environment the host runs in to use that global root")
     import memdir.registry as registry
 
     target = registry.HOSTS.get(host, {}).get("install")
