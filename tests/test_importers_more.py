@@ -539,6 +539,8 @@ def test_export_rows_that_carry_the_break_s_space_are_joined_back(tmp_path):
     assert len(rows) == 3
     evs = _export(tmp_path, "● " + rows[0] + "\n  " + rows[1] + "\n   " + rows[2] + "\n")  # the last row carries the space
     assert evs[0]["text"] == para
+    evs = _export(tmp_path, "● " + rows[0] + "\n   " + rows[1] + "\n  " + rows[2] + "\n")  # a middle row carries it
+    assert evs[0]["text"] == para
 
 
 def test_specstory_tool_blocks_read_as_text_not_as_html_or_json(tmp_path):

@@ -26,6 +26,11 @@ def test_injected_blocks_at_a_line_start_still_go():
     assert strip_injected("how do I deploy?\n<memory>\n- cut off") == ("how do I deploy?", {"memory"})
     got = strip_injected("fix the test\n  <system-reminder>\nThe user opened a.py\n</system-reminder>\nthanks")
     assert got == ("fix the test\n\nthanks", {"host"})
+    # a second block right after the first one's close tag, on the same line
+    got = strip_injected("<system-reminder>a</system-reminder><system-reminder>b</system-reminder>hello there friend")
+    assert got == ("hello there friend", {"host"})
+    assert strip_injected("q\n<system-reminder>a</system-reminder><memory>\nx\n</memory>tail") == ("q\ntail",
+                                                                                                {"memory", "host"})
 
 
 def test_a_captured_turn_mentioning_a_tag_is_stored_whole(project, tmp_path):

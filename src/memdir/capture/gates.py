@@ -152,12 +152,14 @@ def strip_injected(text: str) -> tuple[str, set[str]]:
     The cleaned text is stripped of surrounding whitespace.
     """
     removed: set[str] = set()
-    out, n = _MEMORY_BLOCK.subn("", text)
-    if n:
-        removed.add("memory")
-    out, n = _HOST_BLOCK.subn("", out)
-    if n:
-        removed.add("host")
+    out = text
+    for _ in range(8):  # a block right after another one's close tag opens where that one began: a pass for each
+        out, n_mem = _MEMORY_BLOCK.subn("", out)
+        out, n_host = _HOST_BLOCK.subn("", out)
+        removed |= {"memory"} if n_mem else set()
+        removed |= {"host"} if n_host else set()
+        if not (n_mem or n_host):
+            break
     return out.strip(), removed
 
 

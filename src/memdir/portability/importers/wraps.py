@@ -83,7 +83,7 @@ def unwrap(lines: list[str], width: int, near: int = 0, *, result: bool = False)
                 carried = _indent(line) == _indent(prev) + 1
                 cut = not spaced and not carried and (cjk or long_cut or (result and w >= width))
                 out[-1] += ("" if cut else " ") + s
-                prev = line
+                prev = line[1:] if carried else line  # the paragraph's own indentation, for the row after it
                 continue
         out.append(line.rstrip())
         prev = line
