@@ -579,3 +579,18 @@ def test_the_import_summary_counts_unreadable_lines(tmp_path):
     assert "unreadable" not in summary({**base, "bad_lines": 0})
     assert summary({**base, "bad_lines": 112}).split("\n")[0].endswith("; 112 unreadable lines skipped")
     assert summary({**base, "bad_lines": 1}).split("\n")[0].endswith("; 1 unreadable line skipped")
+
+
+def test_specstory_reads_a_plan_only_from_a_plan_tool(tmp_path):
+    """A shell command printing a JSON object with a "plan" key is what it printed, not that key's value."""
+    head = SPEC_ZH.read_text(encoding="utf-8").split("_**User**_", 1)[0]
+    printed = '{"plan": "free", "seats": 3}'
+    doc = head + "\n".join([
+        "_**User**_", "", "which plan are we on?", "", "---", "", "_**Agent (model default, mode Agent)**_", "",
+        '<tool-use data-tool-type="shell" data-tool-name="run_terminal_command_v2">',
+        "<details><summary>Tool use: **run_terminal_command_v2** • Run command: cat billing.json</summary>", "",
+        "```bash", "cat billing.json", "```", "", "```", printed, "```", "</details>", "</tool-use>", ""])
+    path = tmp_path / "2026-04-03_09-15Z-plan.md"
+    path.write_text(doc, encoding="utf-8")
+    [tool] = [e["text"] for e in iter_events("specstory", path) if e["role"] == "tool"]
+    assert printed in tool

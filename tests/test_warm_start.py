@@ -8,6 +8,7 @@ import shutil
 import socket
 import tempfile
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -217,7 +218,11 @@ def test_asking_for_the_postings_while_a_background_build_runs_waits_for_it_and_
     monkeypatch.setattr(postings.MemIndex, "build", slow_build)
     with memdir.open(project, home=home) as m:
         m.keep_warm(True, start=True)
-        assert builders.count("memdir-postings") >= 1  # started, and held at the gate
+        for _ in range(1000):  # the thread is started; wait until it is held at the gate
+            if "memdir-postings" in builders:
+                break
+            time.sleep(0.01)
+        assert builders.count("memdir-postings") >= 1
         threading.Timer(0.3, gate.set).start()
         got = m.keep_warm(True, build=True)["project"]
         assert got.get("ready") and not got.get("disabled"), got

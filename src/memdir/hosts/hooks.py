@@ -272,7 +272,7 @@ class _Quiet:
     """For one hook call: ``sys.stdout`` and ``sys.stderr`` become a sink whose lines go to the debug log, and the
     logging handlers writing to the real stderr are held above every level, so nothing of memdir's (a warning about a
     note, an index set aside) reaches the host's stderr; hosts show it to the user or count it as a failed hook.
-    :meth:`stop` puts everything back."""
+    With ``--debug`` the handlers keep writing (their lines were asked for). :meth:`stop` puts everything back."""
 
     def __init__(self) -> None:
         self.saved: tuple[Any, Any] | None = None
@@ -293,11 +293,16 @@ class _Quiet:
         if "logging" in sys.modules:
             import logging
 
+            if logging.getLogger("memdir").isEnabledFor(logging.DEBUG) and os.environ.get("MEMDIR_DEBUG") is None:
+                return self._streams()  # `--debug` asked for its lines on stderr: they stay
             for lg in (logging.getLogger(), logging.getLogger("memdir")):
                 for h in lg.handlers:
                     if isinstance(h, logging.StreamHandler) and id(getattr(h, "stream", None)) in streams:
                         self.handlers.append((h, h.level))
                         h.setLevel(logging.CRITICAL + 1)
+        self._streams()
+
+    def _streams(self) -> None:
         sys.stdout = sys.stderr = self  # type: ignore[assignment]
 
     def stop(self) -> None:

@@ -302,13 +302,25 @@ def app(url: str, cfg: dict[str, Any] | None = None):
                 return err(400, f"bad input: {(str(exc).strip().splitlines() or [type(exc).__name__])[0]}")
         return handle
 
+    def busy() -> bool:
+        """True when the pool holds all :data:`POOL_MAX` connections (so PostgreSQL answered them) and none is free."""
+        try:
+            got = pool().get_stats()
+        except Exception:  # noqa: BLE001
+            return False
+        return got.get("pool_size", 0) >= POOL_MAX and got.get("pool_available", 0) == 0
+
     def db_ok() -> str | None:
         """``None`` when the store answers a query within :data:`HEALTH_TIMEOUT_S`, else why not (one line)."""
+        from psycopg_pool import PoolTimeout
+
         try:
             with pool().connection(timeout=OUTAGE_WAIT_S if "down" in state else HEALTH_TIMEOUT_S) as conn:
                 conn.execute("SELECT 1")
             return None
         except Exception as exc:  # noqa: BLE001  (pool timeout, server down, a broken connection)
+            if isinstance(exc, PoolTimeout) and "down" not in state and busy():
+                return None  # every connection is at work on a request: a busy server, not PostgreSQL down
             why = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
             with lock:  # the requests after it answer the outage quickly too; one log line per outage
                 first, state["down"] = "down" not in state, f"{DOWN}: {why}"

@@ -196,7 +196,7 @@ def recall_k(m: "Memdir", k: int | None) -> int:
     if k is None:
         k = m.config.get("recall.k") if m.config.source("recall.k") != "default" else DEFAULT_K
     elif isinstance(k, bool) or not isinstance(k, int) or k < 1:
-        raise UsageError(f"k must be a whole number from 1 to {MAX_K} (got {k!r})")
+        raise UsageError(f"k must be a whole number of 1 or more (got {k!r}; at most {MAX_K} hits are returned)")
     return max(1, min(int(k), MAX_K))
 
 

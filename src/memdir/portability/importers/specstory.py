@@ -119,8 +119,10 @@ def _tool(block: list[str], *, terminal: bool = False) -> tuple[str, str, str, s
         tool_input = {"pattern": what}
     # the block is HTML: its text has "&gt;", "&#96;" where the tool printed ">", "`"; a plan tool's argument is a JSON
     # object whose "plan" string (its own "\n" escapes) is what the model wrote
-    output = "\n".join(_plan_text(html.unescape(it[1])) for it in items).strip() or None
-    return name, host, html.unescape(what), output, tool_input
+    plan = "plan" in host.lower()  # create_plan and its kind: the argument is the plan
+    texts = [it[1] if terminal else html.unescape(it[1]) for it in items]  # the earlier layout copies a terminal as is
+    output = "\n".join(_plan_text(t) if plan else t for t in texts).strip() or None
+    return name, host, what if terminal else html.unescape(what), output, tool_input
 
 
 def _plan_text(text: str) -> str:
