@@ -594,3 +594,18 @@ def test_specstory_reads_a_plan_only_from_a_plan_tool(tmp_path):
     path.write_text(doc, encoding="utf-8")
     [tool] = [e["text"] for e in iter_events("specstory", path) if e["role"] == "tool"]
     assert printed in tool
+
+
+def test_specstory_older_layout_read_file_line_is_a_read_call(tmp_path):
+    """The earlier layout writes a file the model read as one line, "Read file: src/x.py", in the agent's turn: it was
+    stored as something the model said; it is a Read call (which the capture gate then treats as any read)."""
+    head = SPEC_OLD.read_text(encoding="utf-8").split("_**User**_", 1)[0]
+    doc = head + "\n".join(["_**User**_", "", "check the sql engine", "", "---", "", "_**Assistant**_", "",
+                            "Let me look at the engine.", "", "---", "", "_****_", "", "Read file: src/engines/sql.py",
+                            "", "---", "", "_****_", "", "The engine pickles values; JSON would be safer.", ""])
+    path = tmp_path / "older.md"
+    path.write_text(doc, encoding="utf-8")
+    evs = list(iter_events("specstory", path))
+    reads = [e for e in evs if e["role"] == "tool"]
+    assert [e["meta"]["tool"] for e in reads] == ["Read"] and reads[0]["input"] == {"file_path": "src/engines/sql.py"}
+    assert not any(e["role"] == "assistant" and e["text"].startswith("Read file:") for e in evs)

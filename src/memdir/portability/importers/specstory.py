@@ -48,6 +48,8 @@ _SESSION = re.compile(r"<!--\s*([\w-]+)\s+Session\s+([\w-]+)\s*(?:\(([^)]*)\))?\
 _HEAD_TIME = re.compile(r"^#{1,2} .*\((\d{4}-\d{2}-\d{2} \d{2}:\d{2}Z?|\d{2}/\d{2}/\d{4}, \d{2}:\d{2}:\d{2})\)\s*$")
 _TOOL_NAME = re.compile(r'data-tool-name="([^"]*)"')
 _SUMMARY = re.compile(r"<summary>(.*?)</summary>", re.S)
+#: the earlier layout's line for a file the model read: ``Read file: src/app.py``
+_READ_MARK = re.compile(r"Read file: ([^\n]{1,300})")
 _OLD_TOOLS = (("listed", "LS"), ("read file", "Read"), ("searched codebase", "Grep"), ("grep search", "Grep"),
               ("searched files", "Glob"), ("searched web", "WebSearch"))
 
@@ -236,6 +238,14 @@ def iter_specstory(path: str | Path, *, stats: Counter | None = None) -> Iterato
             text = "\n".join(part).strip()
             if kind == "text" and old_layout and text.startswith("```bash") and text.count("```") >= 4:
                 kind, part = "tool", ['<tool-use data-tool-name="run_terminal_cmd">', *part]
+            read = _READ_MARK.fullmatch(text) if kind == "text" and old_layout else None
+            if read:  # the earlier layout's one-line "Read file: x" is a Read call, not something the model said
+                what = read.group(1).strip("` ")
+                said = summarise_tool("Read", what, None, is_error=False)
+                yield make_event(SOURCE, session, text_line_id(f"L{lineno}", said), "tool", said, stamp(start, n),
+                                 {**meta, "tool": "Read", "host_tool": "read_file"}, tool_input={"file_path": what})
+                n += 1
+                continue
             if kind == "tool":
                 name, host_tool, what, output, tool_input = _tool(part, terminal=old_layout)
                 text = summarise_tool(name, what, output, is_error=False)
