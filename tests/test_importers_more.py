@@ -579,6 +579,12 @@ def test_the_import_summary_counts_unreadable_lines(tmp_path):
     assert "unreadable" not in summary({**base, "bad_lines": 0})
     assert summary({**base, "bad_lines": 112}).split("\n")[0].endswith("; 112 unreadable lines skipped")
     assert summary({**base, "bad_lines": 1}).split("\n")[0].endswith("; 1 unreadable line skipped")
+    # every session of the file belongs elsewhere: not "0 events read" of a file full of them
+    elsewhere = {**base, "read": 0, "stored": 0, "read_by_role": {"user": 0, "assistant": 0, "tool": 0},
+                 "kept_by_role": {"user": 0, "assistant": 0, "tool": 0}, "bad_lines": 0,
+                 "sessions": {**base["sessions"], "no_cwd": 1, "imported": 0}}
+    first, second = summary(elsewhere).split("\n")[:2]
+    assert first == "1 file: no session of this project in it, nothing imported" and "--here" in second
 
 
 def test_specstory_reads_a_plan_only_from_a_plan_tool(tmp_path):

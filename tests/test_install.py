@@ -446,3 +446,17 @@ def test_files_install_creates_in_the_user_s_config_are_private_and_a_project_s_
     existing.chmod(0o640)
     install_host("claude-code", argv=["/other/memdir"])  # an update keeps the user's own mode
     assert existing.stat().st_mode & 0o777 == 0o640
+
+
+def test_doctor_warns_when_the_user_s_and_the_project_s_settings_both_run_memdir(home, tmp_path):
+    """Claude Code and Codex run the hooks of both scopes: with memdir in each, every prompt was captured and injected
+    twice while doctor said both were ok."""
+    from memdir.hosts.host_checks import host_checks
+
+    proj = tmp_path / "proj"
+    (proj / ".git").mkdir(parents=True)
+    install_host("claude-code", argv=ARGV)
+    assert not [c for c in host_checks(proj) if c["check"] == "claude-code hooks"]
+    install_host("claude-code", project=proj, argv=ARGV)
+    [warn] = [c for c in host_checks(proj) if c["check"] == "claude-code hooks"]
+    assert warn["ok"] == "warn" and "twice" in warn["detail"] and "--uninstall" in warn["remedy"]

@@ -55,9 +55,12 @@ def host_checks(project: Path | None = None) -> list[dict[str, str]]:
         return data, [(ev, g, h) for ev, _gi, _hi, g, h in handlers(data) if is_ours(h.get("command"), host)]
 
     scopes = [("user", None), *([("project", project)] if project is not None else [])]
+    both: dict[str, list[str]] = {}  # host -> the scopes whose settings hold memdir hooks
     for scope, proj in scopes:
         path = (proj / ".claude" / "settings.json") if proj else Path.home() / ".claude" / "settings.json"
         _data, found = ours(path, "claude-code")
+        if found:
+            both.setdefault("claude-code", []).append(scope)
         n_before = len(checks)
         for ev, _g, h in found:
             if h.get("async"):
@@ -86,6 +89,7 @@ def host_checks(project: Path | None = None) -> list[dict[str, str]]:
         data, found = ours(path, "codex")
         if not found:
             continue
+        both.setdefault("codex", []).append(scope)
         any_codex = True
         keys = codex_hook_keys(path, data or {})
         bad = 0
@@ -115,6 +119,11 @@ def host_checks(project: Path | None = None) -> list[dict[str, str]]:
         if not bad:
             add(f"codex {scope}", "ok", f"{len([k for k in keys.values() if is_ours(k[3].get('command'), 'codex')])} "
                 f"memdir hooks in {path}, trusted in {cfg_path}")
+    for host, where in both.items():
+        if len(where) > 1:  # the host runs the hooks of both: every prompt captured and answered twice
+            add(f"{host} hooks", "warn", f"memdir's hooks are in both your {host} settings and this project's: "
+                f"{host} runs both, so each prompt is captured and injected twice",
+                f"keep one: `memdir install {host} --uninstall` (yours) or `memdir install {host} --project --uninstall`")
     if any_codex and "codex_hooks" in feats:
         add("codex features", "warn", f"{cfg_path}: [features] codex_hooks is deprecated; Codex warns on every run",
             "delete that line (hooks are on by default)")

@@ -278,15 +278,20 @@ def _count(n: int, word: str) -> str:
 def summary(out: dict[str, Any]) -> str:
     """The human line(s) ``memdir import`` prints for :func:`import_host`'s result."""
     rb, kb, sb = out["read_by_role"], out["kept_by_role"], out["skipped_by"]
-    parts = [f"{_count(out['files'], 'file')}, {out['read']} events read (user {rb['user']}, assistant {rb['assistant']}, "
-             f"tool {rb['tool']}), {sum(kb.values())} kept (user {kb['user']}, assistant {kb['assistant']}, "
-             f"tool {kb['tool']}): {out['stored']} stored, {out['duplicate']} duplicates; {out['skipped']} skipped"]
+    s = out["sessions"]
+    elsewhere = s["other_project"] + s["cwd_missing"] + s["no_cwd"]
+    if not out["read"] and elsewhere:  # "0 events read" of a file full of them: every session belongs elsewhere
+        parts = [f"{_count(out['files'], 'file')}: no session of this project in it, nothing imported"]
+    else:
+        parts = [f"{_count(out['files'], 'file')}, {out['read']} events read (user {rb['user']}, assistant "
+                 f"{rb['assistant']}, tool {rb['tool']}), {sum(kb.values())} kept (user {kb['user']}, assistant "
+                 f"{kb['assistant']}, tool {kb['tool']}): {out['stored']} stored, {out['duplicate']} duplicates; "
+                 f"{out['skipped']} skipped"]
     gates = [f"{SKIP_LABELS.get(k, k)} {v}" for k, v in sb.items()]
     if gates:
         parts[0] += " (" + ", ".join(gates) + ")"
     if out.get("bad_lines"):  # the warnings name the first few; the count is here, not only in --json
         parts[0] += f"; {out['bad_lines']} unreadable line{'' if out['bad_lines'] == 1 else 's'} skipped"
-    s = out["sessions"]
     if s["other_project"]:
         parts.append(f"{_count(s['other_project'], 'session')} of other projects not imported "
                      f"({', '.join(out['other_projects'][:3])}{' …' if len(out['other_projects']) > 3 else ''}): "
