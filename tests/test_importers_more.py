@@ -615,3 +615,29 @@ def test_specstory_older_layout_read_file_line_is_a_read_call(tmp_path):
     reads = [e for e in evs if e["role"] == "tool"]
     assert [e["meta"]["tool"] for e in reads] == ["Read"] and reads[0]["input"] == {"file_path": "src/engines/sql.py"}
     assert not any(e["role"] == "assistant" and e["text"].startswith("Read file:") for e in evs)
+
+
+def test_specstory_older_layout_diff_part_is_an_edit_with_every_changed_line(tmp_path):
+    """The earlier layout records a file change as a part that is one fenced diff (Cursor's edit result): it was stored
+    as something the model said; it is an Edit call holding every changed line (an import has no other record of
+    the change, so the lines are not bounded as a capture's are), its file the one the diff names, if any."""
+    head = SPEC_OLD.read_text(encoding="utf-8").split("_**User**_", 1)[0]
+    added = [f"+ LIMIT_{i} = {i} * 1024" for i in range(30)]
+    doc = head + "\n".join(["_**User**_", "", "raise the limits", "", "---", "", "_**Assistant**_", "",
+                            "Let me change the limits.", "", "---", "", "_****_", "", "```diff",
+                            "  # this_file: src/pkg/limits.py", "- LIMIT = 1", *added, "  ", "```", "", "---", "",
+                            "_****_", "", "```diff", "- old_name()", "+ new_name()", "```", "", "---", "",
+                            "_****_", "", "Here is a diff you could apply:", "", "```diff", "- a", "+ b", "```", ""])
+    path = tmp_path / "older.md"
+    path.write_text(doc, encoding="utf-8")
+    evs = list(iter_events("specstory", path))
+    edits = [e for e in evs if e["role"] == "tool"]
+    assert [e["meta"]["tool"] for e in edits] == ["Edit", "Edit"]
+    first, second = (e["text"] for e in edits)
+    assert first.startswith("Edit: src/pkg/limits.py (-1 +30 lines)\n- LIMIT = 1\n")
+    assert all(line in first for line in added)  # every changed line, past the capture's bound of 12
+    assert edits[0]["input"]["file_path"] == "src/pkg/limits.py"
+    assert second == "Edit: (file not named) (-1 +1 lines)\n- old_name()\n+ new_name()"
+    # a diff the model wrote inside its own words stays its words
+    assert any(e["role"] == "assistant" and "Here is a diff you could apply" in e["text"] and "+ b" in e["text"]
+               for e in evs)

@@ -260,6 +260,15 @@ def _edit_block(path: str, old: Any, new: Any, cwd: str | None, replace_all: boo
     return [head, *_bounded_diff(lines)]
 
 
+def whole_change(name: str, path: str, old: str, new: str) -> str:
+    """A file change's stored text with every changed line: ``<name>: <path> (-r +a lines)`` then its ``- old`` /
+    ``+ new`` lines, cut at ``TOOL_SUMMARY_MAX_CHARS`` (``…``). For a history whose only record of the change is the
+    diff it shows (a capture bounds the lines at ``CHANGE_MAX_LINES``: the file itself is in the project then)."""
+    lines, removed, added = diff_lines(old, new)
+    text = "\n".join([f"{name}: {path} (-{removed} +{added} lines)", *lines])
+    return text if len(text) <= TOOL_SUMMARY_MAX_CHARS else text[: TOOL_SUMMARY_MAX_CHARS - 1] + "…"
+
+
 def _patch_blocks(patch: str, cwd: str | None) -> tuple[list[str], list[str]]:
     """``(["Update a.py", …], body lines)`` of a Codex ``*** Begin Patch`` text."""
     files: list[str] = []

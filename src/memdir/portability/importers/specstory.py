@@ -10,7 +10,9 @@ Read from the real files in ``shared/data/transcripts/specstory`` (English and C
   the reply's own text;
 * the earlier layout: ``## SpecStory``, ``## Title (DD/MM/YYYY, HH:MM:SS)``, ``_**User**_`` / ``_**Assistant**_``, each
   later part of a reply headed ``_****_``; tool calls are ``<details><summary>Listed directory …</summary>`` blocks
-  or a part that is a fenced ``bash`` command followed by its fenced output.
+  or a part that is a fenced ``bash`` command followed by its fenced output; a part that is one fenced ``diff`` is a
+  file change (an ``Edit`` with every changed line: the file is named only when the diff names it), a part that
+  is one ``Read file: x`` line a ``Read``.
 
 What becomes an event (keys ``import:specstory:<session>:L<line>`` with the line where the part starts; session = the
 header's session id, else the file stem): each user turn (``role="user"``), each run of reply text between tool calls
@@ -35,7 +37,7 @@ from collections.abc import Iterator
 from datetime import datetime, timezone
 from pathlib import Path
 
-from memdir.capture.tools import summarise_tool
+from memdir.capture.tools import summarise_tool, whole_change
 from memdir.portability.importers.jsonl import count, make_event, text_line_id
 from memdir.portability.importers.textlog import canonical_tool, fence_of, file_time, read_text, stamp, time_from_name
 from memdir.portability.importers.wraps import hard_wrap_width, unhard_wrap
@@ -50,6 +52,10 @@ _TOOL_NAME = re.compile(r'data-tool-name="([^"]*)"')
 _SUMMARY = re.compile(r"<summary>(.*?)</summary>", re.S)
 #: the earlier layout's line for a file the model read: ``Read file: src/app.py``
 _READ_MARK = re.compile(r"Read file: ([^\n]{1,300})")
+#: a file named inside a diff (a header comment the project keeps in each file: ``# this_file: src/x.py``)
+_THIS_FILE = re.compile(r"\bthis_file:\s*([\w./-]+)")
+#: the Edit's file when the earlier layout's diff does not name it (Cursor's history shows the change alone)
+UNNAMED_FILE = "(file not named)"
 _OLD_TOOLS = (("listed", "LS"), ("read file", "Read"), ("searched codebase", "Grep"), ("grep search", "Grep"),
               ("searched files", "Glob"), ("searched web", "WebSearch"))
 
@@ -138,6 +144,32 @@ def _plan_text(text: str) -> str:
         if isinstance(got, dict) and isinstance(got.get("plan"), str):
             return got["plan"]
     return text
+
+
+def _diff_edit(text: str) -> dict | None:
+    """The earlier layout's edit: a part that is one fenced ``diff`` block, Cursor's record of a file change (each line
+    ``+ new``, ``- old`` or ``  kept``), as an Edit call's input ``{file_path, old_string, new_string}``; ``None`` for
+    any other part. The file is the one the diff names (``this_file: x``), else :data:`UNNAMED_FILE`."""
+    rows = text.split("\n")
+    if len(rows) < 3 or rows[0].strip() != "```diff" or rows[-1].strip() != "```" or any(
+            r.lstrip().startswith("```") for r in rows[1:-1]):
+        return None
+    old: list[str] = []
+    new: list[str] = []
+    for r in rows[1:-1]:
+        mark, body = r[:1], r[2:] if r[1:2] == " " else r[1:]
+        if mark == "+":
+            new.append(body)
+        elif mark == "-":
+            old.append(body)
+        else:  # a line the change kept (two spaces, or a blank line)
+            old.append(body if mark == " " else r)
+            new.append(body if mark == " " else r)
+    if old == new:
+        return None
+    named = _THIS_FILE.search(text)
+    return {"file_path": named.group(1) if named else UNNAMED_FILE, "old_string": "\n".join(old),
+            "new_string": "\n".join(new)}
 
 
 def _parts(lines: list[tuple[int, str]], old_layout: bool) -> Iterator[tuple[int, str, list[str]]]:
@@ -238,6 +270,13 @@ def iter_specstory(path: str | Path, *, stats: Counter | None = None) -> Iterato
             text = "\n".join(part).strip()
             if kind == "text" and old_layout and text.startswith("```bash") and text.count("```") >= 4:
                 kind, part = "tool", ['<tool-use data-tool-name="run_terminal_cmd">', *part]
+            edit = _diff_edit(text) if kind == "text" and old_layout else None
+            if edit:  # the earlier layout's change to a file: an Edit call, not something the model said
+                said = whole_change("Edit", edit["file_path"], edit["old_string"], edit["new_string"])
+                yield make_event(SOURCE, session, text_line_id(f"L{lineno}", said), "tool", said, stamp(start, n),
+                                 {**meta, "tool": "Edit", "host_tool": "edit_file"}, tool_input=edit)
+                n += 1
+                continue
             read = _READ_MARK.fullmatch(text) if kind == "text" and old_layout else None
             if read:  # the earlier layout's one-line "Read file: x" is a Read call, not something the model said
                 what = read.group(1).strip("` ")
