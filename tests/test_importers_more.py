@@ -641,3 +641,41 @@ def test_specstory_older_layout_diff_part_is_an_edit_with_every_changed_line(tmp
     # a diff the model wrote inside its own words stays its words
     assert any(e["role"] == "assistant" and "Here is a diff you could apply" in e["text"] and "+ b" in e["text"]
                for e in evs)
+
+
+def test_aider_failed_edit_report_is_aiders_failed_output_not_an_edit_or_the_models_words(tmp_path):
+    """After ``> # 1 SEARCH/REPLACE block failed to match!`` Aider prints its report without the ``> `` prefix: the
+    failed block (which looked like an Edit of a file named "## SearchReplaceNoExactMatch: …"), "Did you mean …",
+    "The SEARCH section must exactly match …" and, when other blocks were applied, three lines on them. All of it is
+    Aider's failed output; the model's next reply is the model's."""
+    doc = "\n".join([
+        "# aider chat started at 2025-06-02 10:00:00", "", "#### rename the helper", "",
+        "src/a.ts", "```ts", "<<<<<<< SEARCH", "old_helper()", "=======", "new_helper()", ">>>>>>> REPLACE", "```", "",
+        "src/b.ts", "```ts", "<<<<<<< SEARCH", "missing_line()", "=======", "other_line()", ">>>>>>> REPLACE", "```", "",
+        "> Applied edit to src/a.ts  ", "> # 1 SEARCH/REPLACE block failed to match!", "",
+        "## SearchReplaceNoExactMatch: This SEARCH block failed to exactly match lines in src/b.ts",
+        "<<<<<<< SEARCH", "missing_line()", "=======", "other_line()", ">>>>>>> REPLACE", "",
+        "Did you mean to match some of these actual lines from src/b.ts?", "", "```", "    missing_lines()", "```", "",
+        "The SEARCH section must exactly match an existing block of lines including all white space, comments, "
+        "indentation, docstrings, etc  ", "",
+        "# The other 1 SEARCH/REPLACE block were applied successfully.", "Don't re-send them.",
+        "Just reply with fixed versions of the block above that failed to match.  ",
+        "> Commit 1234567 refactor: rename helper  ", "",
+        "#### try b again", "", "> # 1 SEARCH/REPLACE block failed to match!", "",
+        "## SearchReplaceNoExactMatch: This SEARCH block failed to exactly match lines in src/b.ts",
+        "<<<<<<< SEARCH", "missing_line()", "=======", "other_line()", ">>>>>>> REPLACE", "",
+        "The SEARCH section must exactly match an existing block of lines including all white space, comments, "
+        "indentation, docstrings, etc  ", "",
+        "The line you want to change is not in src/b.ts; it calls missing_lines() instead.", ""])
+    path = tmp_path / ".aider.chat.history.md"
+    path.write_text(doc, encoding="utf-8")
+    evs = list(iter_events("aider", path))
+    edits = [e for e in evs if e["meta"].get("tool") == "Edit"]
+    assert [e["input"]["file_path"] for e in edits] == ["src/a.ts", "src/b.ts"]  # the two blocks the model wrote
+    reports = [e for e in evs if e["role"] == "tool" and "failed to match" in e["text"]]
+    assert len(reports) == 2 and all(e["text"].startswith("aider → error") for e in reports)
+    assert "Did you mean to match" in reports[0]["text"] and "Just reply with fixed versions" in reports[0]["text"]
+    assert "    missing_lines()" in reports[0]["text"]  # the report's code keeps its indentation
+    said = [e["text"] for e in evs if e["role"] == "assistant"]
+    assert not any("SEARCH section" in t or "Did you mean" in t or "Just reply" in t for t in said)
+    assert said[-1] == "The line you want to change is not in src/b.ts; it calls missing_lines() instead."

@@ -12,7 +12,9 @@ whose transcript sits in a ``<div class="chat-transcript">`` after a page introd
   ``role="tool"`` event: ``aider: /run <command> → <output>`` after an in-chat command (the command as typed: ``/add
   a.py``, ``/run pytest``; after ``/run``/``/test``/``/lint``/``/git`` the shell gate judges the command, and an output
   holding a test failure or a traceback reads ``→ error: <why>``: Aider writes no exit status), else
-  ``aider → <output>``. The launch banner (what precedes a launch's first prompt: the
+  ``aider → <output>``; Aider's report of edit blocks it could not apply (``# 1 SEARCH/REPLACE block failed to
+  match!`` and the unprefixed lines after it, through "The SEARCH section must exactly match …" and the lines on the
+  blocks that were applied) is part of that output, a failed one (``→ error``), not the model's reply. The launch banner (what precedes a launch's first prompt: the
   command line, version, model, repository, files that could not be read) is such an event too, unless an earlier
   launch of the file printed the same one (``skipped:banner``); token/cost lines and ``Copied code context`` lines
   are left out (``skipped:noise``);
@@ -57,6 +59,14 @@ _EDIT = re.compile(r"^(?P<path>[^\n`<>=]+?)[ \t]*\n(?:`{3,}[^\n]*\n)?<<<<<<< (?:
 _EDIT_FENCE = re.compile(r"(?:^`{3,}[^\n]*\n)?\x00(?:\n[ \t]*`{3,}[ \t]*$)?", re.M)
 
 
+#: Aider's report of edit blocks it could not apply: a ``> # 2 SEARCH/REPLACE blocks failed to match!`` line, then
+#: unprefixed Markdown (each failed block under ``## SearchReplaceNoExactMatch: …``, "Did you mean …" lines) that
+#: ends with the line :data:`_REPORT_END` starts, and, when other blocks of the reply were applied, three more lines
+#: (``# The other 1 SEARCH/REPLACE block were applied successfully.`` … ``Just reply with fixed versions …``)
+_REPORT = re.compile(r"^>\s*# \d+ SEARCH/REPLACE blocks? failed to match!")
+_REPORT_END = "The SEARCH section must exactly match"
+
+
 def _kind(line: str) -> str:
     if line.startswith("####"):
         return "user"
@@ -71,7 +81,22 @@ def _groups(lines: list[tuple[int, str]], stats) -> Iterator[tuple[int, str, lis
     fence = None
     thinking = None
     editing = False
+    report = None  # in Aider's report of failed edit blocks: "body", "after" its last line, "other" (the tail)
     for no, line in lines:
+        if report is not None:
+            s = line.strip()
+            said = line.startswith(("> ", "####")) or line.rstrip() == ">"  # not the report's ">>>>>>> REPLACE"
+            if said or (report == "after" and s and not s.startswith("# The other ")):
+                report = None  # Aider's next output, a prompt, or the model's reply: read as usual below
+            else:  # Aider's words, not the model's, though not prefixed with "> "
+                cur.append(line)
+                if s.startswith(_REPORT_END):
+                    report = "after"
+                elif s.startswith("# The other "):
+                    report = "other"
+                elif report == "other" and s.startswith("Just reply with fixed versions"):
+                    report = None
+                continue
         if thinking:
             if line.strip().startswith(thinking):
                 thinking = None
@@ -105,6 +130,8 @@ def _groups(lines: list[tuple[int, str]], stats) -> Iterator[tuple[int, str, lis
                 yield start, kind, cur
             kind, start, cur = k, no, []
         cur.append(line)
+        if k == "tool" and _REPORT.match(line):
+            report = "body"
         if f and k == "assistant":
             fence = f
     if cur:
@@ -169,7 +196,8 @@ def iter_aider(path: str | Path, *, stats: Counter | None = None) -> Iterator[di
                 yield make_event(SOURCE, session, text_line_id(f"L{lineno}", text), "user", text, stamp(start, n), meta)
                 n += 1
             elif kind == "tool":
-                kept = [ln[1:].strip() for ln in group if ln[1:].strip()]
+                # "> " lines, and the unprefixed lines of a failed-edit report (indentation kept: its code)
+                kept = [x for x in (ln[1:].strip() if ln.startswith(">") else ln.rstrip() for ln in group) if x.strip()]
                 out = [ln for ln in kept if not _NOISE.match(ln)]
                 count(stats, "skipped:noise", len(kept) - len(out))
                 if not out:
@@ -187,7 +215,7 @@ def iter_aider(path: str | Path, *, stats: Counter | None = None) -> Iterator[di
                 typed = " ".join(last_prompt.split()) if _SLASH.match(last_prompt) else ""
                 # Aider records no exit status: a /run or /test whose output holds a test runner's failure or a
                 # traceback failed (its summary then leads with why, as a shell call's failure does)
-                failed = bool(run) and bool(_RUN_FAILED.search("\n".join(out)))
+                failed = bool(run) and bool(_RUN_FAILED.search("\n".join(out))) or any(_REPORT.match(ln) for ln in group)
                 text = summarise_tool("aider", typed, "\n".join(out), is_error=failed)
                 last_prompt = ""  # the output of one /run is one event
                 yield make_event(SOURCE, session, text_line_id(f"L{lineno}", text), "tool", text, stamp(start, n),
