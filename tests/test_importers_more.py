@@ -679,3 +679,28 @@ def test_aider_failed_edit_report_is_aiders_failed_output_not_an_edit_or_the_mod
     said = [e["text"] for e in evs if e["role"] == "assistant"]
     assert not any("SEARCH section" in t or "Did you mean" in t or "Just reply" in t for t in said)
     assert said[-1] == "The line you want to change is not in src/b.ts; it calls missing_lines() instead."
+
+
+def test_export_call_rows_broken_at_a_space_keep_it_and_a_time_limit_is_not_the_command(tmp_path):
+    """A call's rows are the terminal's word wrap at 80 columns: a full row was cut inside a word only when that word
+    is too long for a row (a path); a row broken at a space ("… && git" / "status --short") keeps the space, also
+    when the next row starts with it (one column further in). ``Bash(git push) timeout: 1m 0s``: the command is
+    ``git push``."""
+    long = "/media/user/0cf05d3d-8805-4d0d-0cf0-5d3d8468aa01/synology/projects/TRAP-WD-2020-04/claude_extraction"
+    first = '● Bash(cd /srv/app && git add log/ && echo "Staged the renamed log files" && git'
+    assert len(first) == 80
+    cut = "● Bash(ls " + long
+    a, b = cut[:80], cut[80:]
+    p1 = "archive/supersession-project/CLAUDE_CODE_INSTRUCTIONS_AND_NOTES_FOR_REVIEW.md"
+    row = "      " + p1[: 74]
+    assert len(row) == 80
+    evs = _export(tmp_path, (
+        first + "\n      status --short)\n  ⎿  M logs/a.log\n\n"
+        + a + "\n      " + b + ")\n  ⎿  a.txt\n\n"
+        + "● Bash(git rm --cached\n" + row + "\n       claude_extraction/x.md && git status)\n  ⎿  rm 'x.md'\n\n"
+        + "● Bash(git push) timeout: 1m 0s\n  ⎿  Everything up-to-date\n"))
+    cmds = [e["input"]["command"] for e in evs if e["role"] == "tool"]
+    assert cmds[0].endswith('echo "Staged the renamed log files" && git status --short')
+    assert cmds[1] == "ls " + long  # a path cut at the row's end is one word again
+    assert cmds[2] == "git rm --cached " + p1[:74] + " claude_extraction/x.md && git status"
+    assert cmds[3] == "git push"

@@ -51,6 +51,8 @@ SOURCE = "claude-export"
 #: what starts a reply or a tool call at column 0: ``●`` (Linux, Windows), ``⏺`` (macOS terminals)
 REPLY_MARKS = ("●", "⏺")
 _CALL = re.compile(r"^([A-Z][A-Za-z]*(?: [A-Z][A-Za-z]*)*)\((.*)$", re.S)
+#: the time limit Claude Code shows after a call given one: ``Bash(git push) timeout: 1m 0s``
+_CALL_TIMEOUT = re.compile(r"(?<=\))\s+timeout: \d+(?:\.\d+)?[hms](?: \d+(?:\.\d+)?[hms])*\s*$")
 _FOLD = re.compile(r"^…\s*\+(\d+) lines?\b.*$")
 _SLASH = re.compile(r"^/[A-Za-z][\w.:-]*(?:\s|$)")  # a Claude Code slash command typed as the prompt
 _FAILED = re.compile(r"^(?:Failed|Error|error|Could not|Cannot|Unable)\b")
@@ -109,11 +111,18 @@ def _unwrap_prompt(lines: list[str], width: int) -> str:
 
 
 def _join_call(lines: list[str], width: int) -> str:
-    """A tool call's wrapped lines (as in the file, ``● `` included) joined: a line filling the whole width was cut
-    inside a word, a shorter one at a space."""
+    """A tool call's wrapped lines (as in the file, ``● `` included) joined. The terminal wraps at word boundaries
+    and cuts inside a word only one too long for a whole row: a break is inside a word when the line before it fills
+    the width, the word it splits (the last word of that line and the first of the next) is longer than the next
+    row's room, and the next row is not indented further than the call's other rows (a row that starts with the
+    space it was broken at is); any other break was at a space (``… && git`` / ``status --short``)."""
     out = lines[0][2:]
+    base = min((len(x) - len(x.lstrip()) for x in lines[1:]), default=0)
     for prev, line in zip(lines, lines[1:]):
-        out += ("" if len(prev) >= width else " ") + line.strip()
+        word = len(prev.rsplit(" ", 1)[-1]) + len(line.strip().split(" ", 1)[0])
+        ind = len(line) - len(line.lstrip())
+        inside = len(prev) >= width and word > width - ind and ind <= base
+        out += ("" if inside else " ") + line.strip()
     return out
 
 
@@ -237,6 +246,7 @@ def iter_claude_export(path: str | Path, *, stats: Counter | None = None) -> Ite
         if call or status:
             display = call.group(1) if call else head[0].strip().rstrip(":")
             arg = call.group(2).rstrip() if call else ""
+            arg = _CALL_TIMEOUT.sub("", arg)  # ``Bash(git push) timeout: 1m 0s``: the call's time limit, not its argument
             arg = arg[:-1] if arg.endswith(")") else arg
             name = canonical_tool(display) if call else status
             output = _output(result, shown_w)
