@@ -257,7 +257,8 @@ def test_specstory_older_layout_fixture():
     assert [e["role"] for e in evs] == ["user", "assistant", "tool", "tool", "assistant"]
     assert evs[0]["session"] == "specstory_older_layout" and evs[0]["ts"] == "2025-05-12T14:03:09+00:00"  # DD/MM/YYYY
     assert [e["meta"]["tool"] for e in evs if e["role"] == "tool"] == ["LS", "Bash"]
-    assert evs[3]["text"].startswith("Bash: pytest tests/test_cache.py -k expiry -x -q → F\nFAILED")
+    # no exit status in the file: the output's FAILED line says the run failed
+    assert evs[3]["text"].startswith("Bash: pytest tests/test_cache.py -k expiry -x -q → error: F\nFAILED")
 
 
 def test_aider_fixture_launches_prompts_edits_and_runs():
@@ -704,3 +705,23 @@ def test_export_call_rows_broken_at_a_space_keep_it_and_a_time_limit_is_not_the_
     assert cmds[1] == "ls " + long  # a path cut at the row's end is one word again
     assert cmds[2] == "git rm --cached " + p1[:74] + " claude_extraction/x.md && git status"
     assert cmds[3] == "git push"
+
+
+def test_specstory_command_whose_output_says_it_failed_reads_as_failed(tmp_path):
+    """SpecStory records no exit status: a command whose output holds a traceback (or a test runner's failures)
+    failed, and its summary leads with why, as Aider's /run does; a kernel log line "0000:f1:00.0 failed" in a
+    grep's output is no test count."""
+    head = SPEC_OLD.read_text(encoding="utf-8").split("_**User**_", 1)[0]
+    doc = head + "\n".join([
+        "_**User**_", "", "run the linter", "", "---", "", "_**Assistant**_", "", "Running it.", "", "---", "",
+        "_****_", "", "```bash", "hatch run lint:fix .", "```", "", "```",
+        "Traceback (most recent call last):", '  File "x.py", line 3, in <module>',
+        "IsADirectoryError: [Errno 21] Is a directory: '.'", "```", "", "---", "",
+        "_****_", "", "```bash", "dmesg | grep nvidia", "```", "", "```",
+        "kernel: nvidia: probe of 0000:f1:00.0 failed with error -1", "```", ""])
+    path = tmp_path / "older.md"
+    path.write_text(doc, encoding="utf-8")
+    lint, grep = [e for e in iter_events("specstory", path) if e["role"] == "tool"]
+    assert lint["meta"]["is_error"] and lint["text"].startswith("Bash: hatch run lint:fix . → error")
+    assert "IsADirectoryError" in lint["text"]
+    assert "is_error" not in grep["meta"] and "→ error" not in grep["text"]

@@ -40,7 +40,7 @@ from pathlib import Path
 from memdir.capture.tools import summarise_tool, tool_summary
 from memdir.lazylog import getLogger
 from memdir.portability.importers.jsonl import count, make_event, text_line_id
-from memdir.portability.importers.textlog import fence_of, file_time, read_text, stamp
+from memdir.portability.importers.textlog import RUN_FAILED, fence_of, file_time, read_text, stamp
 from memdir.timeutil import from_local
 
 SOURCE = "aider"
@@ -51,7 +51,6 @@ _LAUNCH = re.compile(r"^# aider chat started at (\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\
 _CONFIRM = re.compile(r"\(Y\)es/\(N\)o")
 _NOISE = re.compile(r"^(?:Tokens: .*sent|Cost: |Copied code context|\^C|Cost estimates may be)")
 _RUN = re.compile(r"^/(run|test|lint|git)\b\s*(.*)$", re.S)
-_RUN_FAILED = re.compile(r"\b\d+ failed\b|^FAILED\b|^Traceback \(most recent call last\)|^E {2,}\S|^\w*Error: ", re.M)
 _SLASH = re.compile(r"^/[a-z][\w-]*(\s|$)")  # an Aider in-chat command: /add, /drop, /run, /test, /undo, …
 _EDIT = re.compile(r"^(?P<path>[^\n`<>=]+?)[ \t]*\n(?:`{3,}[^\n]*\n)?<<<<<<< (?:SEARCH|ORIGINAL)[ \t]*\n(?P<old>.*?)"
                    r"^=======[ \t]*\n(?P<new>.*?)^>>>>>>> (?:REPLACE|UPDATED)[ \t]*$", re.M | re.S)
@@ -215,7 +214,7 @@ def iter_aider(path: str | Path, *, stats: Counter | None = None) -> Iterator[di
                 typed = " ".join(last_prompt.split()) if _SLASH.match(last_prompt) else ""
                 # Aider records no exit status: a /run or /test whose output holds a test runner's failure or a
                 # traceback failed (its summary then leads with why, as a shell call's failure does)
-                failed = bool(run) and bool(_RUN_FAILED.search("\n".join(out))) or any(_REPORT.match(ln) for ln in group)
+                failed = bool(run) and bool(RUN_FAILED.search("\n".join(out))) or any(_REPORT.match(ln) for ln in group)
                 text = summarise_tool("aider", typed, "\n".join(out), is_error=failed)
                 last_prompt = ""  # the output of one /run is one event
                 yield make_event(SOURCE, session, text_line_id(f"L{lineno}", text), "tool", text, stamp(start, n),

@@ -18,7 +18,8 @@ What becomes an event (keys ``import:specstory:<session>:L<line>`` with the line
 header's session id, else the file stem): each user turn (``role="user"``), each run of reply text between tool calls
 (``role="assistant"``), each tool call (``role="tool"``, text ``<Tool>: <what> → <output>``, the host's tool name mapped to
 the one the capture gate knows: ``run_terminal_command_v2`` -> ``Bash``, ``read_file_v2`` -> ``Read`` …, the original in
-``meta.host_tool``). The earlier layout copies a command's output as Cursor's terminal drew it, each row longer than the
+``meta.host_tool``; no exit status is recorded, so a command whose output holds a traceback or a test runner's failure
+reads ``→ error: <why>``, :data:`memdir.portability.importers.textlog.RUN_FAILED`). The earlier layout copies a command's output as Cursor's terminal drew it, each row longer than the
 terminal cut at its width character by character: those rows are joined back, each output block at its own width
 (:mod:`memdir.portability.importers.wraps`).
 
@@ -39,7 +40,8 @@ from pathlib import Path
 
 from memdir.capture.tools import summarise_tool, whole_change
 from memdir.portability.importers.jsonl import count, make_event, text_line_id
-from memdir.portability.importers.textlog import canonical_tool, fence_of, file_time, read_text, stamp, time_from_name
+from memdir.portability.importers.textlog import (RUN_FAILED, canonical_tool, fence_of, file_time, read_text, stamp,
+                                                  time_from_name)
 from memdir.portability.importers.wraps import hard_wrap_width, unhard_wrap
 from memdir.timeutil import from_local
 
@@ -287,9 +289,12 @@ def iter_specstory(path: str | Path, *, stats: Counter | None = None) -> Iterato
                 continue
             if kind == "tool":
                 name, host_tool, what, output, tool_input = _tool(part, terminal=old_layout)
-                text = summarise_tool(name, what, output, is_error=False)
+                # no exit status is recorded: a command whose output holds a traceback or a test failure failed
+                failed = name == "Bash" and bool(output) and bool(RUN_FAILED.search(output))
+                text = summarise_tool(name, what, output, is_error=failed)
                 yield make_event(SOURCE, session, text_line_id(f"L{lineno}", text), "tool", text, stamp(start, n),
-                                 {**meta, "tool": name, "host_tool": host_tool}, tool_input=tool_input)
+                                 {**meta, "tool": name, "host_tool": host_tool, **({"is_error": True} if failed else {})},
+                                 tool_input=tool_input)
                 n += 1
                 continue
             if not text:
