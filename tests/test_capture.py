@@ -253,3 +253,25 @@ def test_config_keys_registered():
     for k in ("capture.min_chars", "capture.daily_cap", "capture.skip_tools", "hook.budget_ms"):
         __import__("memdir.hosts.hooks")
         assert k in REGISTRY
+
+
+def test_import_of_a_session_hooks_captured_stores_no_reply_twice(m):
+    """A Stop hook stores a turn's whole reply as one event; the host's transcript holds the same reply as several
+    messages. Importing the transcript afterwards stores none of them again (each is inside the captured reply); a
+    message the hook never saw is stored, and so is a message of another session."""
+    first = "I checked the deploy script: it reads STAGING_URL from the environment, not from deploy.toml."
+    second = "So setting STAGING_URL in the CI secrets is enough; no change to the script is needed."
+    hook = m.capture({"role": "assistant", "text": first + "\n\n" + second, "session": "s1"})
+    assert hook.stored and hook.key.startswith("a:")
+
+    def ev(n, text, session="s1"):
+        return {"key": f"import:claude-code:{session}:m{n}", "role": "assistant", "text": text, "session": session,
+                "ts": f"2026-11-30T10:00:0{n}Z"}
+
+    later = "The CI run after that change passed: 212 tests, 0 failures."
+    counts = m.import_events([ev(1, first), ev(2, "  " + second.replace(" ", "\n", 1)), ev(3, later),
+                              ev(4, first, session="s2")])
+    assert counts == {"read": 4, "stored": 2, "duplicate": 2, "skipped": 0}
+    texts = [e["text"] for e in m.session_events("s1")]
+    assert texts.count(first + "\n\n" + second) == 1 and first not in texts and later in texts
+    assert [e["text"] for e in m.session_events("s2")] == [first]

@@ -760,3 +760,15 @@ def test_a_forget_reaches_the_team_server_at_once_not_at_the_next_capture(team, 
         assert remote.pending(derived) == 0
     refs = {r["ref"] for r in admin.conn.execute("SELECT ref FROM docs WHERE project = 'proj' AND kind = 'event'")}
     assert refs == {"f3"}
+
+
+def test_captured_replies_are_the_hooks_assistant_turns_of_a_session(store):
+    """What an import compares an imported reply with (memdir.engine.events.captured_before): the session's assistant
+    turns a hook captured (keys ``a:``), in time order; not imported ones, not user turns, not another session's."""
+    import_events(store, [event("a:1", "The first captured reply.", role="assistant", ts=1_700_000_002.0),
+                          event("a:0", "An earlier captured reply.", role="assistant", ts=1_700_000_001.0),
+                          event("u:1", "A prompt.", role="user"),
+                          event("import:x:s1:m1", "An imported reply.", role="assistant"),
+                          event("a:2", "Another session's reply.", role="assistant", session="s2")])
+    assert store.captured_replies("s1") == ["An earlier captured reply.", "The first captured reply."]
+    assert store.captured_replies("s3") == []

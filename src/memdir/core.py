@@ -150,8 +150,8 @@ class Memdir:
         return curated.recent(self.stores, kinds=kinds, category=category, scope=scope, limit=limit)
 
     def import_events(self, events: Iterable[dict[str, Any]], *, scope: str = "project") -> dict[str, int]:
-        """Bulk-store events ``{key, role, text, session, ts, meta?}`` in short batches: dedup by key and text SHA-256,
-        tombstoned skipped, text redacted and bounded; ``ts``: datetime (naive = local time), ISO 8601, epoch s/ms, or now.
+        """Bulk-store events ``{key, role, text, session, ts, meta?}`` in short batches: dedup by key and text SHA-256
+        (and replies a hook captured), tombstoned skipped, text redacted and bounded; ``ts``: datetime (naive = local time), ISO 8601, epoch s/ms, or now.
         ``{"read", "stored", "duplicate", "skipped"}``, never raises for an item; Ctrl-C: ``errors.Interrupted``."""
         return event_ops.import_events(self.stores, events, scope=scope)
 

@@ -41,7 +41,8 @@ def import_events(s: Stores, events: Iterable[dict[str, Any]], *, scope: str = "
     """Bulk-store episodic events ``{key, role, text, session, ts}`` (``meta`` optional), committed in batches of
     :data:`BATCH_EVENTS` events or :data:`BATCH_SECONDS` (the write lock is let go between batches).
 
-    Dedup by key and by SHA-256 of the normalized text; tombstoned keys/texts are skipped; text is redacted
+    Dedup by key and by SHA-256 of the normalized text, and an assistant turn already inside a reply a hook captured
+    in its session is a duplicate (:func:`captured_before`); tombstoned keys/texts are skipped; text is redacted
     and bounded (:func:`cevents.bound_text`). ``ts`` may be a datetime (naive = the machine's local time), ISO 8601 string or epoch s/ms;
     missing → now. Returns ``{"read", "stored", "duplicate", "skipped"}``; a malformed item is counted as
     skipped with a debug-log reason, never raised. Ctrl-C raises :class:`memdir.errors.Interrupted` (the counts of
@@ -78,11 +79,12 @@ def _import_all(s: Stores, root: Any, it: Iterator[Any], counts: dict[str, int],
     into a local root makes its rows and tokens ahead in a second process (:mod:`memdir.engine.ahead`)."""
     pairs = ((ev, None) for ev in it) if root.remote else ahead.ahead(it, total, int(s.config.get("import.workers")))
     batch: dict[str, int] | None = None
+    replies: dict[str, list[str]] = {}  # captured_before's cache: each session's replies hooks captured
     try:
         more = True
         while more:
             batch = dict.fromkeys(counts, 0)
-            more = _import_batch(s, root, pairs, batch, queued, lock_timeout)
+            more = _import_batch(s, root, pairs, batch, queued, lock_timeout, replies)
             for k, v in batch.items():
                 counts[k] += v
             read, batch = batch["read"], None
@@ -129,7 +131,8 @@ def drain_pending(s: Stores) -> int:
 
 
 def _import_batch(s: Stores, root: Any, it: Iterator[tuple[Any, Any]], counts: dict[str, int],
-                  queued: list[dict[str, Any]] | None, lock_timeout: float | None = None) -> bool:
+                  queued: list[dict[str, Any]] | None, lock_timeout: float | None = None,
+                  replies: dict[str, list[str]] | None = None) -> bool:
     """Store events from ``it`` (``(event, prepared or None)``: :func:`memdir.engine.ahead.ahead`) in one transaction
     under the write lock until :data:`BATCH_EVENTS` were read or
     :data:`BATCH_SECONDS` passed; ``counts`` gets the batch's counts and ``queued`` (when the team server is set) its
@@ -140,7 +143,7 @@ def _import_batch(s: Stores, root: Any, it: Iterator[tuple[Any, Any]], counts: d
     got = dict.fromkeys(counts, 0)
     more = False
     try:
-        more = _batch_rows(s, root, it, got, now, history, stored, queued, lock_timeout)
+        more = _batch_rows(s, root, it, got, now, history, stored, queued, lock_timeout, replies)
     except KeyboardInterrupt:
         if getattr(root.store, "committed", False):  # interrupted once its COMMIT was through: it counts
             counts.update(got)
@@ -155,11 +158,32 @@ def _import_batch(s: Stores, root: Any, it: Iterator[tuple[Any, Any]], counts: d
     return more
 
 
+#: an imported reply shorter than this (non-space characters) is never taken for part of a captured one
+CAPTURED_MIN_CHARS = 16
+
+
+def captured_before(st: Any, replies: dict[str, list[str]], row: dict[str, Any]) -> bool:
+    """True when ``row``, an imported assistant turn, is already stored inside a reply a hook captured in its session:
+    a Stop hook stores the turn's whole text as one event, a host's transcript holds it as several messages (each
+    of which would otherwise be stored again beside it). Whitespace is compared collapsed; texts shorter than
+    :data:`CAPTURED_MIN_CHARS` are left alone. ``replies`` caches each session's captured replies for one import."""
+    sess = row.get("session")
+    if row.get("role") != "assistant" or not sess or str(row.get("ref", "")).startswith(gates.CAPTURE_PREFIXES):
+        return False
+    text = " ".join(str(row.get("text") or "").split())
+    if len(text.replace(" ", "")) < CAPTURED_MIN_CHARS:
+        return False
+    if sess not in replies:
+        replies[sess] = [" ".join(t.split()) for t in st.captured_replies(sess) if t]
+    return any(text in r for r in replies[sess] if len(r) >= len(text))
+
+
 def _batch_rows(s: Stores, root: Any, it: Iterator[tuple[Any, Any]], got: dict[str, int], now: datetime,
                 history: list[str], stored: list[dict[str, Any]], queued: list[dict[str, Any]] | None,
-                lock_timeout: float | None) -> bool:
+                lock_timeout: float | None, replies: dict[str, list[str]] | None = None) -> bool:
     """:func:`_import_batch`'s transaction: reads ``it`` into ``got`` / ``history`` / ``stored``; True when ``it``
-    may hold more."""
+    may hold more. ``replies``: :func:`captured_before`'s cache, kept across the batches of one import."""
+    replies = {} if replies is None else replies
     more = False
     with root.locked(lock_timeout), root.store.transaction() as st:
         deadline = time.monotonic() + BATCH_SECONDS
@@ -178,6 +202,9 @@ def _batch_rows(s: Stores, root: Any, it: Iterator[tuple[Any, Any]], got: dict[s
             elif row["ref"] in tomb_refs or row["content_sha256"] in tomb_shas:
                 got["skipped"] += 1
                 log.debug("import_events: skipped (tombstoned): %s", row["ref"])
+            elif captured_before(st, replies, row):
+                got["duplicate"] += 1
+                log.debug("import_events: duplicate of a reply a hook captured: %s", row["ref"])
             elif st.insert_event(row, pending=pending) if pieces is None else st.insert_event(row, pending=pending, pieces=pieces):
                 got["stored"] += 1
                 stored.append(row)

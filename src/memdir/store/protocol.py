@@ -256,6 +256,10 @@ class SessionStore(Protocol):
     def session_events(self, session: str | None, *, limit: int = 1000) -> list[dict[str, Any]]:
         """One session's events in time order (:func:`memdir.store.sqlite.journal.session_events`)."""
 
+    def captured_replies(self, session: str) -> list[str]:
+        """The texts of the assistant turns a hook captured in ``session`` (keys ``a:``), in time order
+        (:func:`memdir.store.sqlite.journal.captured_replies`)."""
+
     def session_turns(self, *, session: str | None = None, since: float | None = None,
                       exclude: Iterable[str] = ()) -> list[dict[str, Any]]:
         """Events that have a session (of ``session`` when given, at or after ``since`` epoch seconds), refs in

@@ -276,6 +276,12 @@ class PgVectors:
         return [{"key": r["ref"], "role": r["role"], "text": r["text"], "ts": r["ts"], "meta": meta_json(r["meta"]),
                  "handle": r["handle"]} for r in rows]
 
+    def captured_replies(self, session: str) -> list[str]:
+        """As :func:`memdir.store.sqlite.journal.captured_replies`, for this project's events."""
+        rows = self._x("SELECT text FROM docs WHERE project = %s AND kind = 'event' AND session = %s "
+                       "AND role = 'assistant' AND left(ref, 2) = 'a:' ORDER BY ts_epoch, id", (self.project, session))
+        return [r["text"] for r in rows]
+
     def scan_docs(self, prefix: str | None = None) -> Iterator[dict[str, Any]]:
         cols = "ref, kind, role, note_kind, ts, ts_epoch, text, summary, highlight, left(text, 100) AS head, pinned"
         if prefix is not None:

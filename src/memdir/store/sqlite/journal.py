@@ -197,3 +197,11 @@ def session_events(db: sqlite3.Connection, session: str | None, *, limit: int = 
              "handle": r["handle"]} for r in rows]
 
 
+
+
+def captured_replies(db: sqlite3.Connection, session: str) -> list[str]:
+    """The texts of the assistant turns a hook captured in ``session`` (keys ``a:``: a Stop hook's reply, the whole
+    turn's text in one event), in time order; ``[]`` for none."""
+    rows = db.execute("SELECT text FROM docs WHERE kind = 'event' AND session = ? AND role = 'assistant' "
+                      "AND substr(ref, 1, 2) = 'a:' ORDER BY ts_epoch, id", (session,))
+    return [r[0] for r in rows]

@@ -439,6 +439,11 @@ class SqliteStore:
 
         return journal.session_events(self.db, session, limit=limit)
 
+    def captured_replies(self, session):
+        from memdir.store.sqlite import journal
+
+        return journal.captured_replies(self.db, session)
+
     def scan_docs(self, prefix=None):
         cols = "ref, kind, role, note_kind, ts, ts_epoch, text, summary, highlight, substr(text, 1, 100) AS head, pinned"
         if prefix is not None:
