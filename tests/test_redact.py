@@ -123,6 +123,11 @@ def _cases() -> list[tuple[str, str, str]]:
     add("password", "psql --password {s}", "Xy7-pass")
     add("password", "the password is {s}", "hunter22")
     add("password", "the password was `{s}`", "horse battery")
+    add("password", "the admin password for prod is {s}", "Tr0ub4dor3")  # words between the label and "is"
+    add("password", "I set password {s} for admin", "hunter2hunter2")  # the password right after the word
+    add("password", "the login failed with password {s} and", "Zq8!vvTT99")
+    add("password", "set the db password to {s}", "S3cure!pass")
+    add("password", "pw={s}", "Xk9mQ2pL7z")
     add("secret", "secret={s}", "abcDEF123")
     add("secret", "CLIENT_SECRET: \"{s}\"", rnd(30))
     add("api_key", "api_key={s}", rnd(32))
@@ -231,6 +236,20 @@ def test_no_false_positives_on_ordinary_lines() -> None:
 
 
 # ------------------------------------------------------------------ specific behaviour
+
+
+def test_password_named_in_prose_is_redacted_a_word_about_passwords_is_not() -> None:
+    """Prose names a password without ``=`` or ``:``: "the admin password for prod is X", "set password X", "changed
+    the password to X". A word after "password" that is its subject (reset, field2 as a form name is rare; hashing,
+    policy) and sentences about passwords stay as written."""
+    assert redact("the admin password for prod is Tr0ub4dor3") == "the admin password for prod is [redacted:password]"
+    assert redact("I set password hunter2hunter2 for admin") == "I set password [redacted:password] for admin"
+    assert redact("pw=Xk9mQ2pL7z") == "pw=[redacted:password]"
+    for line in ("the password reset flow is broken", "password hashing uses bcrypt", "the token count is 4096",
+                 "password policy requires 12 characters", "send the password to admin2 by mail",
+                 "rename password_v2.txt to config.password2", "reset the password to default", "pwm: 128",
+                 "The password for the wifi is in the drawer"):
+        assert redact(line) == line, line
 
 
 def test_uri_keeps_user_and_host() -> None:

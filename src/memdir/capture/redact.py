@@ -154,7 +154,7 @@ _PLACEHOLDER_WORDS = frozenset(
     """
     none null nil true false undefined required optional empty unset default yes no
     str string bytes int integer bool boolean secretstr secretbytes any object dict list
-    password passwd pwd token secret key value xxx xxxx xxxxx redacted hidden masked
+    password passwd pwd pw token secret key value xxx xxxx xxxxx redacted hidden masked
     your_password your_token your_api_key yourpassword placeholder dummy example
     env environ getenv getpass input prompt os process config settings self this
     """.split()
@@ -219,7 +219,7 @@ def _check_assignment(m: re.Match[str], value: str, text: str) -> bool:
     key = hay[i : m.end("kw")]
     if _is_placeholder(value) or value.startswith("="):
         return False
-    is_password = "pass" in key or "pwd" in key
+    is_password = "pass" in key or "pwd" in key or key.endswith("pw")
     after = m.end("val") if m.group("val") is not None else -1
     if _is_label(value) and (value.endswith((":", "=")) or (0 <= after < len(hay) and hay[after:after + 4].lstrip(" \t").startswith((":", "=")))):
         return False  # 'password: passwd: X', 'token: refreshToken = X': the "value" is the next label; its own rule redacts X
@@ -242,6 +242,14 @@ def _check_is_phrase(m: re.Match[str], value: str, text: str) -> bool:
     if _is_placeholder(value):
         return False
     return m.group("q") is not None or _looks_secretish(value)
+
+
+def _check_bare_password(m: re.Match[str], value: str, text: str) -> bool:
+    """A value right after "password" (no ``is``/``:``/``=``): letters and digits both, not a path, a file name, an
+    identifier with dots or a URL (``password_v2.txt``, ``config.password2``)."""
+    if _is_placeholder(value) or _is_label(value) or "/" in value or "." in value.strip(".!?:"):
+        return False
+    return any(c.isalpha() for c in value) and any(c.isdigit() for c in value)
 
 
 def _check_cli_flag(m: re.Match[str], value: str, text: str) -> bool:
@@ -390,14 +398,34 @@ _KEYWORD_RULES: list[_Rule] = [
         ("mysql", "mariadb"), priority=_P_ASSIGN, group="val", check=_check_cli_flag, lowered=True,
         anchors=("mysql", "mariadb"),
     ),
-    # "the password is hunter2", "token was `abc123`"
+    # "the password is hunter2", "token was `abc123`", "the admin password for prod is Tr0ub4dor3" (up to three
+    # words between the label and its verb)
     _Rule(
         "password",
-        _r(r"(?:password|passwd|passphrase|pwd|secret|token|api key)[ \t]{1,4}(?:is|was)[ \t]{1,4}"
+        _r(r"(?:password|passwd|passphrase|pwd|secret|token|api key)(?:[ \t]{1,4}[a-z][a-z0-9_-]{0,15}){0,3}?"
+           r"[ \t]{1,4}(?:is|was)[ \t]{1,4}"
            r"(?:(?P<q>[`\"'])(?P<qval>[^`\"'\r\n]{1,512}+)(?P=q)|"
            r"(?P<val>[^\s\"'`,;&<>()\[\]{}]{1,512}+))"),
         (" is ", " was "), priority=_P_ASSIGN, check=_check_is_phrase, lowered=True, trim=".!?:",
         anchors=("pass", "pwd", "secret", "token", "api key"),
+    ),
+    # "set the password to hunter2", "changed my db password to `x`"
+    _Rule(
+        "password",
+        _r(r"(?:set|sets|setting|change|changed|changes|changing|reset|update|updated)[ \t]{1,4}"
+           r"(?:[a-z][a-z0-9_-]{0,15}[ \t]{1,4}){0,3}?(?:password|passwd|passphrase|pwd)[ \t]{1,4}to[ \t]{1,4}"
+           r"(?:(?P<q>[`\"'])(?P<qval>[^`\"'\r\n]{1,512}+)(?P=q)|"
+           r"(?P<val>[^\s\"'`,;&<>()\[\]{}]{1,512}+))"),
+        (" to ",), priority=_P_ASSIGN, check=_check_is_phrase, lowered=True, trim=".!?:",
+        anchors=("set", "chang", "reset", "updat"),
+    ),
+    # "I set password hunter2hunter2", "login with password Zq8!vvTT99": a password named right after the word, when
+    # it mixes letters and digits (a word after "password" is its subject: "password reset", "password field")
+    _Rule(
+        "password",
+        _r(r"(?:password|passwd|passphrase)[ \t]{1,4}(?P<val>[^\s\"'`,;&<>()\[\]{}]{8,512}+)"),
+        ("pass",), priority=_P_ASSIGN - 1, check=_check_bare_password, lowered=True, trim=".!?:",
+        anchors=("pass",),
     ),
     # Chinese labels: 密码：hunter2, 口令是 abc, 密钥=xyz, 令牌：…
     _Rule(
@@ -442,12 +470,12 @@ _KEYWORD_RULES: list[_Rule] = [
     # key = value, "key": "value", key: value, for credential-like key names
     _Rule(
         "password",  # refined per key by _assignment_kind
-        _r(r"(?P<kw>password|passwd|passphrase|pwd|secret|apikey|api[_-]key|access[_-]?key|secret[_-]?key"
+        _r(r"(?P<kw>password|passwd|passphrase|pwd|pw|secret|apikey|api[_-]key|access[_-]?key|secret[_-]?key"
            r"|private[_-]?key|signing[_-]?key|encryption[_-]?key|master[_-]?key|token|auth|credentials?)"
            r"[\"']?(?P<sep>[ \t]{0,8}(?::=|=>|=|:)[ \t]{0,8})" + _QUOTED_OR_BARE),
-        ("pass", "pwd", "secret", "key", "token", "auth", "credential"),
+        ("pass", "pw", "secret", "key", "token", "auth", "credential"),
         priority=_P_ASSIGN, check=_check_assignment, pre=frozenset(), lowered=True,
-        anchors=("pass", "pwd", "secret", "api", "access", "private", "signing", "encryption", "master",
+        anchors=("pass", "pw", "secret", "api", "access", "private", "signing", "encryption", "master",
                  "token", "auth", "credential"),
     ),
 ]
@@ -573,7 +601,7 @@ def _assignment_kind(hay: str, kw_start: int, kw_end: int) -> str:
     k = hay[i:kw_end].lower()
     if "aws" in k and ("secret" in k or "session" in k):
         return "aws_secret_key"
-    if "pass" in k or "pwd" in k:
+    if "pass" in k or "pwd" in k or k.endswith("pw"):
         return "password"
     if "token" in k or k.endswith("auth"):
         return "token"
