@@ -82,3 +82,22 @@ def test_a_note_remember_wrote_at_its_size_limit_can_be_saved_unchanged(tmp_path
         m.edit(note.id, raw)  # saved unchanged
         with pytest.raises(UsageError, match="note too long"):
             m.edit(note.id, raw.replace("large note", "larger note!", 2000))
+
+
+def test_an_edit_whose_frontmatter_lost_its_opening_line_is_refused(tmp_path):
+    """An editor that changed the opening ``---`` (``sed -i 1s/^---/xx/``) leaves a text that reads as a body alone:
+    saved, the note's id:, kind: … lines would become its text. Refused, the note unchanged; a body that only has a
+    ``---`` rule in it is still a body."""
+    proj = _project(tmp_path)
+    with memdir.open(proj, home=tmp_path / "g") as m:
+        note = m.remember("the staging database is rebuilt nightly", category="facts", tags=["db"])
+        path = proj / ".memory" / f"{note.id}.md"
+        whole = path.read_text(encoding="utf-8")
+        damaged = "xx" + whole[3:]
+        with pytest.raises(memdir.UsageError, match="opening '---'"):
+            m.edit(note.id, damaged)
+        assert path.read_text(encoding="utf-8") == whole
+        after = m.edit(note.id, "the staging database is rebuilt nightly\n\n---\n\nkind: of a footnote\n")
+        assert after.text.startswith("the staging database") and tuple(after.tags) == ("db",)
+    code, out = run_cli(["edit", note.id, "-"], tmp_path / "g", proj, damaged)
+    assert code == 2 and "opening '---'" in out and path.read_text(encoding="utf-8").startswith("---\nid: facts/")

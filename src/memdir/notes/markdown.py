@@ -115,6 +115,22 @@ def load_frontmatter(fm: str) -> Any:
     return yaml.safe_load(fm)
 
 
+#: the frontmatter keys memdir writes (:func:`render`): two of them before a ``---`` line read as a frontmatter
+_FRONTMATTER_KEYS = re.compile(r"^(?:id|kind|summary|highlight|created|updated|tags|load_when|pinned|supersedes"
+                               r"|superseded_by):(?:\s|$)")
+
+
+def lost_opening(text: str) -> bool:
+    """True when ``text`` (which :func:`split` reads as all body) is a note whose frontmatter lost its opening
+    ``---`` line: at least two of memdir's frontmatter keys (``id:``, ``kind:``, ``summary:`` …) on lines before a
+    ``---`` line among its first 40 lines. Saved as a body, those lines would become the note's text."""
+    lines = text.replace("\r\n", "\n").split("\n")[:40]
+    if "---" not in (ln.rstrip() for ln in lines):
+        return False
+    head = lines[:[ln.rstrip() for ln in lines].index("---")]
+    return sum(1 for ln in head if _FRONTMATTER_KEYS.match(ln)) >= 2
+
+
 def split(raw: str) -> tuple[dict[str, Any], str, str | None]:
     """Split a note file into ``(metadata, body, frontmatter_text)``; raises ``UsageError`` for broken YAML.
 
