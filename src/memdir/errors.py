@@ -89,7 +89,7 @@ def index_recovery(path: object = None) -> str:
     """How to get a working index back from a damaged one at ``path`` (default: the project's), keeping the file so
     its readable rows can be salvaged: what :func:`damaged_index` and ``memdir doctor``'s failed integrity check say."""
     where = str(path) if path else ".memory/.memdir/index.sqlite3"
-    return (f"stop memdir processes (memdir serve, hooks), then move {where} aside (rename it and its -wal/-shm; "
-            "keep the copy: `sqlite3 COPY .recover` salvages its readable events): notes are rebuilt from the Markdown "
-            "and forgotten items stay forgotten (.memdir/tombstones.jsonl); events come back from an earlier memdir "
-            "export, the salvaged copy, or by importing the transcripts again")
+    return (f"stop memdir processes (memdir serve, hooks), then move {where} aside as {where}.corrupt-1 (its "
+            "-wal/-shm beside it as .corrupt-1-wal/-shm): notes are rebuilt from the Markdown and forgotten items stay "
+            "forgotten (.memdir/tombstones.jsonl); `memdir doctor` then reads back the events the moved file still "
+            "holds; the rest come back from an earlier memdir export or by importing the transcripts again")

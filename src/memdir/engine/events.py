@@ -366,6 +366,10 @@ def notices(s: Stores) -> list[str]:
         root = s.roots[scope]
         line = ledger.notice(root.db_path) if not root.remote and root.exists() else None
         if line:
+            from memdir.store.sqlite import salvage
+
+            if salvage.unsalvaged(root.derived):  # the old file was set aside, not deleted: doctor reads back what it can
+                line += "; `memdir doctor` recovers what can still be read of the set-aside index"
             out.append(f"{scope} root: {line}")
     return out
 

@@ -11,7 +11,7 @@ from typing import Any, Callable
 
 import memdir.embed as embed
 from memdir.engine import events as event_ops
-from memdir.engine import hybrid, remote
+from memdir.engine import hybrid, recovery, remote
 from memdir.errors import UsageError, damaged_index, index_recovery
 from memdir.lazylog import getLogger
 from memdir.notes import markdown as notes
@@ -116,8 +116,8 @@ def status(s: Stores) -> dict[str, Any]:
         }
         if root.read_only:  # C36: read from where it lies, every write refused
             out[scope]["read_only"] = root.read_only
-        aside = sorted(p.name for p in root.derived.glob("index.sqlite3.corrupt-*") if not p.name.endswith(("-wal", "-shm")))
-        if aside:  # an index SQLite could not read was set aside: its events are not in this one
+        aside = recovery.pending(root)
+        if aside:  # an index SQLite could not read was set aside: its events are not in this one (memdir doctor)
             out[scope]["set_aside"] = aside
         if info["engine"] != "sqlite":
             out[scope]["store"] = {"engine": info["engine"], "project": info.get("project")}
@@ -299,6 +299,7 @@ def index_checks(m: "Stores | Any", inspect: Callable[[], Any] | None = None, *,
             if advice is None:
                 raise
             add(f"{root.scope} index", "fail", f"{root.db_path}: {exc}", advice)
+        recovery.recover(m, root, repair=repair_all, add=add)  # the events of an index set aside as unreadable
 
     try:
         rep = inspect() if inspect is not None else None

@@ -1,0 +1,128 @@
+"""What can still be read of an index SQLite could not open: the file :func:`memdir.store.sqlite.index.open_index`
+set aside as ``index.sqlite3.corrupt-<epoch>`` (a disk that filled mid-write, a sync tool that copied half a file).
+
+Notes come back from their Markdown; episodic events lived only in that file. :func:`read_events` walks its
+``docs`` table in rowid order, one row at a time, without any index (``NOT INDEXED``): where a page cannot be read
+it looks further on, doubling the distance (1, 2, 4 … rowids past the last row read) until a read succeeds again or
+:data:`MAX_MISSES` doublings failed, so every row on a readable page comes back. A row whose compressed tail cannot
+be decompressed (its dictionary lost with a page) is counted, not guessed at. The file is opened read-only and
+``immutable`` (no lock, no ``-shm``, nothing written; ``writable_schema`` only so that a file shorter than its header
+says is read at all), and never changed or removed here.
+
+The events come back as :meth:`memdir.Memdir.import_events` takes them (their keys, roles, sessions, times and meta
+as stored), so importing them twice stores nothing twice (``memdir doctor`` does it: :mod:`memdir.engine.health`).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+from memdir.lazylog import getLogger
+from memdir.store.sqlite import codec
+
+log = getLogger("memdir")
+
+#: doublings of the probe distance after an unreadable page before the walk ends (2**24 rowids past the last read)
+MAX_MISSES = 24
+#: the marker file written beside a set-aside index once its events were recovered (``<file>.salvaged``)
+MARK = ".salvaged"
+
+_COLS = "id, kind, ref, role, session, ts_epoch, ts_raw, text_head, text_tail, meta"
+
+
+def set_aside(derived: Path) -> list[Path]:
+    """The set-aside index files in a root's ``.memdir`` directory ``derived``, oldest first (their ``-wal``,
+    ``-shm`` and markers left out)."""
+    return sorted((p for p in Path(derived).glob("index.sqlite3.corrupt-*")
+                   if not p.name.endswith(("-wal", "-shm", MARK))), key=lambda p: p.name)
+
+
+def unsalvaged(derived: Path) -> list[Path]:
+    """:func:`set_aside` files of ``derived`` whose events were not recovered yet (no marker)."""
+    return [p for p in set_aside(derived) if salvaged(p) is None] if Path(derived).is_dir() else []
+
+
+def salvaged(path: Path) -> dict[str, Any] | None:
+    """What an earlier recovery from ``path`` wrote in its marker (``{"recovered", "unreadable", "at"}``), or None."""
+    try:
+        obj = json.loads(Path(str(path) + MARK).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return obj if isinstance(obj, dict) else None
+
+
+def mark(path: Path, info: dict[str, Any]) -> None:
+    """Write the marker of ``path`` (see :func:`salvaged`); never raises."""
+    try:
+        Path(str(path) + MARK).write_text(json.dumps(info) + "\n", encoding="utf-8")
+    except OSError as exc:
+        log.debug("salvage marker not written for %s: %s", path, exc)
+
+
+def _text(db: sqlite3.Connection, head: Any, tail: Any) -> str | None:
+    if not isinstance(head, str):
+        return None
+    if tail is None:
+        return head
+    if isinstance(tail, str):
+        return head + tail
+    try:
+        return head + codec.unz(db, bytes(tail))
+    except (sqlite3.DatabaseError, ValueError, UnicodeDecodeError, Exception):  # zlib.error, zstd errors
+        return None
+
+
+def _event(db: sqlite3.Connection, r: sqlite3.Row) -> dict[str, Any] | None:
+    text = _text(db, r["text_head"], r["text_tail"])
+    if text is None or not isinstance(r["ref"], str) or not isinstance(r["ts_epoch"], (int, float)):
+        return None
+    try:
+        meta = json.loads(r["meta"]) if r["meta"] else None
+    except (ValueError, TypeError):
+        meta = None
+    return {"key": r["ref"], "role": r["role"], "text": text, "session": r["session"],
+            "ts": r["ts_raw"] if isinstance(r["ts_raw"], str) else float(r["ts_epoch"]),
+            "meta": meta if isinstance(meta, dict) else None}
+
+
+def read_events(path: Path) -> tuple[list[dict[str, Any]], int]:
+    """``(events, unreadable)``: the episodic events readable in the set-aside index ``path`` (dicts ``{key, role,
+    text, session, ts, meta}``, rowid order) and how many rows were found but could not be read. Pages SQLite cannot
+    read are skipped (see the module docstring); a file whose schema cannot be read at all gives ``([], 0)``. Never
+    raises for the file's content; ``OSError`` only when it cannot be opened."""
+    if not Path(path).is_file():
+        raise FileNotFoundError(path)
+    db = sqlite3.connect(f"file:{Path(path).resolve()}?mode=ro&immutable=1", uri=True, factory=codec.Connection)
+    db.row_factory = sqlite3.Row
+    # a file shorter than its header says (a truncated copy) is refused at the first read unless the schema is
+    # "writable": then SQLite takes the file's own size and reads the pages it has (nothing is written: read-only)
+    db.execute("PRAGMA writable_schema = ON")
+    out: list[dict[str, Any]] = []
+    bad = 0
+    last, step, misses = 0, 1, 0
+    try:
+        while misses < MAX_MISSES:
+            try:
+                cur = db.execute(f"SELECT {_COLS} FROM docs NOT INDEXED WHERE id > ? ORDER BY id", (last,))
+                for r in cur:
+                    last, step, misses = r["id"], 1, 0
+                    if r["kind"] != "event":
+                        continue
+                    ev = _event(db, r)
+                    if ev is None:
+                        bad += 1
+                    else:
+                        out.append(ev)
+                break  # the end of the table
+            except sqlite3.DatabaseError as exc:  # a page that cannot be read: look further on
+                if "no such table" in str(exc) or "no such column" in str(exc):
+                    break
+                last += step
+                step *= 2
+                misses += 1
+    finally:
+        db.close()
+    return out, bad

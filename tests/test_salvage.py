@@ -1,0 +1,66 @@
+"""An index set aside as unreadable: `memdir doctor` reads back the events its readable pages still hold (the
+file is kept), a second doctor stores nothing twice, and the lost-events notice points at doctor until then."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from click.testing import CliRunner
+
+import memdir
+from memdir.cli.main import cli
+from memdir.store.sqlite import salvage
+
+
+def _events(n: int) -> list[dict]:
+    long_tail = " and the rest of the reply explains why, with the port, the host and the retry policy." * 8
+    return [{"key": f"import:test:s{i // 50}:m{i}", "role": "assistant" if i % 2 else "user",
+             "text": f"turn {i}: the staging database listens on port {5400 + i}" + (long_tail if i % 3 == 0 else ""),
+             "session": f"s{i // 50}", "ts": f"2026-11-{1 + i // 200:02d}T10:{(i // 60) % 60:02d}:{i % 60:02d}Z"}
+            for i in range(n)]
+
+
+def test_doctor_recovers_the_readable_events_of_a_truncated_index(project, tmp_path):
+    home = tmp_path / "g"
+    with memdir.open(project, home=home) as m:
+        m.remember("the deploy goes through the staging cluster first", category="facts")
+        assert m.import_events(_events(3000))["stored"] == 3000
+    path = project / ".memory" / ".memdir" / "index.sqlite3"
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2])  # a sync tool copied half the file
+    for extra in ("-wal", "-shm"):
+        (project / ".memory" / ".memdir" / f"index.sqlite3{extra}").unlink(missing_ok=True)
+
+    with memdir.open(project, home=home) as m:
+        m.recall("staging")  # opening finds the file unreadable: set aside, a new index from the notes
+        aside = salvage.set_aside(path.parent)
+        assert len(aside) == 1 and aside[0].stat().st_size == len(data) // 2
+        assert m.status()["project"].get("events", 0) == 0
+        [line] = m.notices()
+        assert "memdir doctor" in line and "recovers" in line
+        checks = [c for c in m.doctor() if c["check"] == "project set-aside index"]
+        got = m.status()["project"]["events"]
+        assert 0 < got < 3000 and len(checks) == 1 and f"{got} of the 3000 events read back" in checks[0]["detail"]
+        [line] = m.notices()  # what is still missing, and no more pointing at doctor
+        assert f"{3000 - got} episodic events are gone" in line and "memdir doctor" not in line
+        recovered = {e["key"]: e for s in range(60) for e in m.session_events(f"s{s}")}
+        originals = {e["key"]: e for e in _events(3000)}
+        assert all(e["text"] == originals[k]["text"] and e["role"] == originals[k]["role"] for k, e in recovered.items())
+        assert any(len(e["text"]) > 500 for e in recovered.values())  # compressed tails read back whole
+        assert aside[0].exists() and salvage.salvaged(aside[0])["recovered"] == got
+        again = [c for c in m.doctor() if c["check"] == "project set-aside index"]
+        assert "recovered on" in again[0]["detail"] and m.status()["project"]["events"] == got
+        assert "set_aside" not in m.status()["project"]
+    out = CliRunner().invoke(cli, ["--home", str(home), "-C", str(project), "status"])
+    assert "set aside" not in out.output
+
+
+def test_a_file_that_is_no_database_gives_nothing_and_no_error(tmp_path):
+    f = tmp_path / "index.sqlite3.corrupt-1"
+    f.write_bytes(b"not a database at all" * 300)
+    assert salvage.read_events(f) == ([], 0)
+    db = sqlite3.connect(tmp_path / "other.sqlite3")
+    db.execute("CREATE TABLE t(x)")
+    db.commit()
+    db.close()
+    assert salvage.read_events(tmp_path / "other.sqlite3") == ([], 0)
