@@ -725,3 +725,26 @@ def test_specstory_command_whose_output_says_it_failed_reads_as_failed(tmp_path)
     assert lint["meta"]["is_error"] and lint["text"].startswith("Bash: hatch run lint:fix . → error")
     assert "IsADirectoryError" in lint["text"]
     assert "is_error" not in grep["meta"] and "→ error" not in grep["text"]
+
+
+def test_text_histories_in_another_encoding_are_read_not_garbled(tmp_path, caplog):
+    """A /export saved in an 8-bit code page reads its accents (Windows-1252, with a warning naming the file), one
+    saved by Windows PowerShell's ``>`` (UTF-16 with its byte-order mark) reads as written, and a UTF-8 file with one
+    damaged byte keeps every other character (the byte replaced, a warning)."""
+    from memdir.portability.importers.textlog import read_text
+
+    text = "● Good news - the file is there! Café déjà vu, naïve résumé.\n"
+    latin = tmp_path / "latin.txt"
+    latin.write_bytes(text.replace("●", "*").encode("cp1252"))
+    with caplog.at_level("WARNING"):
+        assert read_text(latin) == text.replace("●", "*")
+    assert "latin.txt is not UTF-8" in caplog.text
+    wide = tmp_path / "wide.txt"
+    wide.write_bytes(text.encode("utf-16"))
+    assert read_text(wide) == text
+    damaged = tmp_path / "damaged.txt"
+    damaged.write_bytes(text.encode("utf-8").replace(b"Caf", b"C\xffaf"))
+    caplog.clear()
+    with caplog.at_level("WARNING"):
+        assert read_text(damaged) == text.replace("Caf", "C\ufffdaf")
+    assert "1 undecodable byte read" in caplog.text

@@ -75,7 +75,31 @@ def fence_of(line: str) -> str | None:
     return s[: len(s) - len(s.lstrip("`"))]
 
 
+#: a well-formed UTF-8 sequence of two to four bytes: a file holding none, and bytes that are not UTF-8, was written
+#: in an 8-bit code page
+_UTF8_MULTI = re.compile(rb"[\xc2-\xdf][\x80-\xbf]|[\xe0-\xef][\x80-\xbf]{2}|[\xf0-\xf4][\x80-\xbf]{3}")
+
+
 def read_text(path: Path) -> str:
-    """The file as text (UTF-8, a byte-order mark dropped, undecodable bytes replaced: a bad byte never aborts an
-    import). Raises ``FileNotFoundError``/``IsADirectoryError`` for the file itself."""
-    return Path(path).read_bytes().decode("utf-8-sig", errors="replace")
+    """The file as text: UTF-8 (a byte-order mark dropped); UTF-16 when it starts with that byte-order mark (what
+    Windows PowerShell's ``>`` writes); a file that is not UTF-8 and holds no UTF-8 sequence at all as Windows-1252
+    (an 8-bit code page: ``é`` stays ``é``); otherwise the bytes that are not UTF-8 replaced with U+FFFD. Either
+    fallback logs one warning naming the file; a bad byte never aborts an import. Raises
+    ``FileNotFoundError``/``IsADirectoryError`` for the file itself."""
+    raw = Path(path).read_bytes()
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return raw.decode("utf-16", errors="replace")
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        pass
+    from memdir.lazylog import getLogger
+
+    log = getLogger("memdir.portability.importers")
+    if not _UTF8_MULTI.search(raw):
+        log.warning("%s is not UTF-8: read as Windows-1252 (Latin-1); save it as UTF-8 if its accents look wrong", path)
+        return raw.decode("cp1252", errors="replace")
+    text = raw.decode("utf-8-sig", errors="replace")
+    n = text.count("\ufffd")
+    log.warning("%s is not valid UTF-8: %d undecodable byte%s read as U+FFFD", path, n, "" if n == 1 else "s")
+    return text
