@@ -118,8 +118,9 @@ def test_import_hints(proj, tmp_path, capsys, monkeypatch):
                               "timestamp": "2026-10-01T10:00:00Z",
                               "message": {"role": "user", "content": "how do we roll back a deploy"}}) + "\n")
     code, out, err = run(capsys, "--dir", str(proj), "import", "codex", str(cc))
-    assert code == 1 and f"hint: {cc} is a claude-code transcript: memdir import claude-code {cc}" in out
-    assert "nothing imported: no codex events found" in err
+    # the hint once, on the error line (it was on stdout too)
+    assert code == 1 and f"{cc} is a claude-code transcript: memdir import claude-code {cc}" in err
+    assert "nothing imported: no codex events found" in err and "claude-code transcript" not in out
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
     code, out, err = run(capsys, "--dir", str(proj), "import", "claude-code")
@@ -330,3 +331,14 @@ def test_remember_of_broken_utf16_is_one_line_not_a_traceback(proj, capsys, monk
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"\xff\xfea\x00\x00\xd8")))  # a lone surrogate
     code, out, err = run(capsys, "--dir", str(proj), "remember", "-")
     assert code == 2 and "not valid UTF-16" in err and err.count("\n") == 1
+
+
+def test_a_project_directory_is_searched_without_memdirs_own_files(proj, tmp_path, capsys):
+    """``memdir import claude-code <dir>`` on a project: its ``.memory/.memdir/tombstones.jsonl`` (memdir's own JSONL)
+    is no transcript; a directory holding none says that it holds none, not "pass the path"."""
+    with memdir.open(proj) as m:
+        m.remember("the staging port is 5433")
+    (proj / ".memory" / ".memdir" / "tombstones.jsonl").write_text('{"ref": "x", "sha": "y"}\n')
+    code, out, err = run(capsys, "--dir", str(proj), "import", "claude-code", str(proj), "--here")
+    assert code == 1 and "1 file" not in out and "holds no claude-code session files" in err
+    assert "pass the path explicitly" not in err

@@ -203,8 +203,8 @@ def _import_run(ctx, m, source, path, all_projects, here, pending, no_progress, 
             out["hint"] = f"{path} is a {host} transcript: memdir import {host} {path} [--here]"
     sessions = out["sessions"]
     elsewhere = sessions["other_project"] or sessions["cwd_missing"] or sessions["no_cwd"]
-    if path and not out["read"] and not elsewhere:
-        human = human.split("\n")[0] + (f"\nhint: {out['hint']}" if out.get("hint") else "")
+    if path and not out["read"] and not elsewhere:  # the hint goes with the error line below, said once
+        human = human.split("\n")[0]
     emit(ctx, as_json, out, human)
     # a PATH named and nothing of it imported: exit 1 (a script must not read it as success), saying why
     if path and not (out["stored"] or out["duplicate"] or out["read"]) and elsewhere:

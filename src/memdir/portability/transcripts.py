@@ -150,7 +150,9 @@ def import_host(m, source: str, path: Path | str | None = None, *, projects: str
 
             where = " or ".join(str(p) for p in default_locations(source, project=Path(m.project_root))) \
                 or "the default locations"
-        raise NotFound(f"no {source} transcripts found in {where}: pass the path explicitly")
+        raise NotFound(f"no {source} transcripts found in {where}: " + (
+            f"it holds no {source} session files; pass a transcript file, or the directory that holds them" if path
+            else "pass the path explicitly"))
     stream = sys.stderr if stream is None else stream
     bar = _bar(source, files, stream) if progress and getattr(stream, "isatty", lambda: False)() else None
     router = _Router(m, "here" if source == "jsonl" else projects)

@@ -125,6 +125,12 @@ def default_locations(host: str, *, env: Mapping[str, str] | None = None, home: 
     return []
 
 
+def _memdir_own(f: Path, base: Path) -> bool:
+    """True when ``f``, found under the directory ``base``, lies in a memory root (``.memory/``) or its index
+    directory (``.memdir/``): memdir's own notes, tombstones and spool, not a host's transcripts."""
+    return any(part in (".memory", ".memdir") for part in f.relative_to(base).parts[:-1])
+
+
 def resolve_paths(host: str, path: str | Path | None = None, **kw) -> list[Path]:  # kw: default_paths' env/home/project
     """Files to import for ``host``: ``default_paths(host)`` when ``path`` is None, else ``path`` expanded.
 
@@ -149,7 +155,8 @@ def resolve_paths(host: str, path: str | Path | None = None, **kw) -> list[Path]
         return _in_project(host, p)
     pattern = {"claude-code": "**/*.jsonl", "codex": "**/rollout-*.jsonl", "jsonl": "*.jsonl", "claude-export": "**/*.txt",
                "specstory": "**/*.md", "aider": "**/.aider.chat.history.md"}[host]
-    found = sorted(f for f in p.glob(pattern) if f.is_file())
+    # never memdir's own files (a project's .memory/.memdir/tombstones.jsonl is JSONL too)
+    found = sorted(f for f in p.glob(pattern) if f.is_file() and not _memdir_own(f, p))
     if host == "specstory":  # any Markdown under the directory: only SpecStory's own files
         found = [f for f in found if _says(f, b"SpecStory")]
     if host == "aider" and not found:  # a directory of histories under other names (copies, --chat-history-file)
