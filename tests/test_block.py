@@ -286,3 +286,18 @@ def test_events_after_stops_before_the_next_turn_of_a_role(m):
     assert [r["ref"] for r in store.events_after("k0", "s", 80, until_role="user")] == ["k1", "k2", "k3"]
     assert [r["ref"] for r in store.events_after("k4", "s", 80, until_role="user")] == ["k5"]
     assert store.events_after("k1", "s", 80, until_role="tool") == []
+
+
+def test_a_note_the_block_shows_is_not_listed_again_in_its_outline(m):
+    """The outline lists each category's notes by summary; one whose body the Relevant section shows is not repeated
+    there (a category all of whose notes are shown has no outline line); the others still are."""
+    m.remember("We decided to deploy through the staging cluster first", category="decisions")
+    m.remember("Prefer env vars over hard-coded defaults for service URLs", category="preferences")
+    m.remember("Use tabs in the Makefile, spaces everywhere else", category="preferences")
+    block = m.context("how do we deploy to staging, and which env vars for the service URLs")
+    relevant = block.split("## Relevant", 1)[1]
+    assert "deploy through the staging cluster" in relevant and "Prefer env vars" in relevant
+    outline = block.split("## Relevant", 1)[0]
+    assert "decisions/" not in outline and "deploy through the staging" not in outline
+    assert "preferences/ (2): Use tabs in the Makefile" in outline and "Prefer env vars" not in outline
+    assert any("decisions/ (1): We decided to deploy" in line for line in m.outline())  # the API's outline: whole

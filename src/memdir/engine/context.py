@@ -60,7 +60,10 @@ def outline(s: Stores) -> list[str]:
     return outline_lines(s)
 
 
-def outline_lines(s: Stores, skip: tuple[str, ...] = ()) -> list[str]:
+def outline_lines(s: Stores, skip: tuple[str, ...] = (), hide: set[tuple[str, str, str]] | frozenset = frozenset()) -> list[str]:
+    """One line per root's episodic count and per category (``- <scope> <category>/ (<n>): <summaries>``, newest
+    first, cut at 160 chars), ``skip`` categories left out. ``hide``: ``(scope, category, summary)`` of notes the
+    block shows in full: their summaries are not repeated here (a category all of whose notes are shown has no line)."""
     lines = []
     for root in (s.roots["project"], s.roots["global"]):
         if not root.exists():
@@ -73,7 +76,13 @@ def outline_lines(s: Stores, skip: tuple[str, ...] = ()) -> list[str]:
         for r in root.store.outline():
             if r["category"] in skip:
                 continue
-            lines.append(inject.truncate(f"- {root.scope} {r['category']}/ ({r['n']}): {r['s'] or ''}", 160))
+            said = r["s"] or ""
+            if hide:
+                rest = [x for x in said.split("; ") if (root.scope, r["category"], x.strip()) not in hide]
+                if not rest:
+                    continue
+                said = "; ".join(rest)
+            lines.append(inject.truncate(f"- {root.scope} {r['category']}/ ({r['n']}): {said}", 160))
     return lines
 
 
@@ -99,12 +108,15 @@ def context(s: Stores, prompt: str = "", *, max_chars: int | None = None, max_en
         hits = routing.forward(s, prompt, hits, skip=("rules", ROOT_PAGE))
     weights = block_weights(s, prompt) if hits else {}
     kind = question_kind(prompt) if hits else None
-    entries = block_entries(s, prompt, inject_entries.block_order(hits, kind, max_entries), weights, kind)
+    ordered = inject_entries.block_order(hits, kind, max_entries)
+    entries = block_entries(s, prompt, ordered, weights, kind)
+    # the notes whose bodies the block shows: the outline does not list their summaries again
+    hide = {(h.scope, h.category, (h.summary or "").strip()) for h in ordered[:max_entries] if h.category}
     block = inject.build(
         rules=[(r.id, r.summary if len(r.text) > 200 else r.text) for r in rules] if "rules" in sections else [],
         goals=[(g.id, g.summary if len(g.text) > 200 else g.text) for g in goals],
         # the rules section already shows every rule (and ROOT.md's goals): the outline does not repeat them
-        outline=outline_lines(s, skip=("rules", ROOT_PAGE) if "rules" in sections else (ROOT_PAGE,))
+        outline=outline_lines(s, skip=("rules", ROOT_PAGE) if "rules" in sections else (ROOT_PAGE,), hide=hide)
         if "outline" in sections
         else [], entries=[e for e, _ in entries], weights=weights,
         max_chars=max_chars, max_entries=max_entries,
