@@ -215,3 +215,28 @@ def test_recent_and_get_see_a_queued_event_without_waiting_for_the_next_write(pr
     assert spool.pending(m.roots["project"]) == []
     assert m.get(r.key) is not None
     m.close()
+
+
+def test_a_long_queue_is_drained_in_one_transaction_and_a_hook_drains_only_a_part(project, tmp_path):
+    """A writer that held the lock for many seconds leaves hundreds of queued files; the prompt hook after it drained
+    them one transaction each (~45 ms a file on a large store) and ran past its time budget, its own prompt never
+    stored. The queue's rows go in together now (one call per scope, every row stored once), and a drain with a time
+    budget (a hook's, a reader's) stops taking files when it is spent; the next one takes the rest."""
+    m = memdir.open(project, home=tmp_path / "g")
+    root = m.roots["project"]
+    root.ensure()
+    for i in range(200):
+        spool.put(root, [{"role": "user", "text": f"queued prompt number {i} about the zebracorn migration",
+                          "session": "s1", "key": f"u:queued-{i}"}], scope="project")
+    assert spool.drain(root, lambda rows, sc: None, budget_s=0) == 1  # the budget spent: one file, then stop
+    calls = []
+
+    def store(rows, scope):
+        calls.append((len(rows), scope))
+        m.import_events(rows, scope=scope)
+
+    assert spool.drain(root, store) == 199 and calls == [(199, "project")]
+    assert spool.pending(root) == []
+    m.capture({"role": "user", "text": "and the backup window, when is it?", "session": "s1"})
+    texts = [e["text"] for e in m.session_events("s1")]
+    assert len(texts) == 200 and len(set(texts)) == 200 and "and the backup window, when is it?" in texts

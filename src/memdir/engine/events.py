@@ -115,7 +115,9 @@ def _import_all(s: Stores, root: Any, it: Iterator[Any], counts: dict[str, int],
                 root.store.settle(freed=True)
         except LockBusy:
             root.store.settle()
-    spool.drain(root, lambda rows, sc: import_events(s, rows, scope=sc))
+    # a capture (one event: a hook) drains a part of the queue; an import of many drains it all
+    spool.drain(root, lambda rows, sc: import_events(s, rows, scope=sc),
+                budget_s=spool.HOOK_DRAIN_S if total is not None and total <= 1 else None)
 
 
 def drain_pending(s: Stores) -> int:
@@ -126,7 +128,7 @@ def drain_pending(s: Stores) -> int:
     n = 0
     for root in s.live():
         if root.exists() and not root.remote:
-            n += spool.drain(root, lambda rows, sc: import_events(s, rows, scope=sc))
+            n += spool.drain(root, lambda rows, sc: import_events(s, rows, scope=sc), budget_s=spool.HOOK_DRAIN_S)
     return n
 
 

@@ -27,6 +27,9 @@ log = getLogger("memdir")
 DIRNAME = "spool"
 #: a drain stops after this many files, so one writer never holds the lock long for others' rows
 MAX_FILES = 200
+#: seconds of draining a capture (a hook) or a reader (recall, context: the prompt hook) spends at most; a long import
+#: drains without a bound
+HOOK_DRAIN_S = 0.25
 _local = threading.local()
 
 
@@ -58,10 +61,14 @@ def pending(root: Any) -> list[Path]:
         return []
 
 
-def drain(root: Any, store_rows: Callable[[list[dict[str, Any]], str], Any]) -> int:
+def drain(root: Any, store_rows: Callable[[list[dict[str, Any]], str], Any], *, budget_s: float | None = None) -> int:
     """Store the queued rows of ``root`` through ``store_rows(rows, scope)`` (which takes the lock itself, as
-    :func:`memdir.engine.events.import_events` does); returns the number of files drained. Never waits for the lock
-    (another writer drains then) and never raises; re-entry from ``store_rows`` is a no-op."""
+    :func:`memdir.engine.events.import_events` does), the rows of many files in one call per scope (one transaction
+    instead of one per file: a hook after a long writer found ~200 files at ~45 ms each); returns the number of files
+    drained. A file is removed only once its rows are stored (rows already there are duplicates: nothing twice).
+    Never waits for the lock (another writer drains then) and never raises; re-entry from ``store_rows`` is a no-op.
+    ``budget_s``: stop taking files once this many seconds went by reading them (a hook's capture or a reader drains
+    a part; the callers after it drain the rest)."""
     if getattr(_local, "draining", False):
         return 0
     files = pending(root)
@@ -69,9 +76,14 @@ def drain(root: Any, store_rows: Callable[[list[dict[str, Any]], str], Any]) -> 
         return 0
     _local.draining = True
     done = 0
+    until = None if budget_s is None else time.monotonic() + budget_s
     try:
         with root.locked(timeout=0):
+            taken: list[Path] = []
+            by_scope: dict[str, list[dict[str, Any]]] = {}
             for f in files[:MAX_FILES]:
+                if until is not None and taken and time.monotonic() > until:
+                    break
                 try:
                     obj = json.loads(f.read_text(encoding="utf-8"))
                     rows, scope = obj["rows"], obj.get("scope") or "project"
@@ -86,7 +98,11 @@ def drain(root: Any, store_rows: Callable[[list[dict[str, Any]], str], Any]) -> 
                     except OSError:
                         pass
                     continue
+                by_scope.setdefault(scope, []).extend(rows)
+                taken.append(f)
+            for scope, rows in by_scope.items():
                 store_rows(rows, scope)
+            for f in taken:
                 try:
                     f.unlink()
                 except FileNotFoundError:
