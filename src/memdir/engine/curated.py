@@ -128,7 +128,7 @@ def mark_superseded(root: Root, old_id: str, new_id: str, now: datetime, *, comp
     """Write ``superseded_by`` into the old note's file and refresh it (caller holds ``root``'s lock)."""
     old_path = root.path / (old_id + ".md")
     old_clean = root.gens()[0] == root.gens()[1]
-    notes.atomic_write(old_path, notes.update_fields(notes.read_text(old_path), {"superseded_by": new_id, "updated": now}))
+    rewrite_note(old_path, old_id, {"superseded_by": new_id, "updated": now}, "supersede")
     root.refresh(old_id)
     if compile_:
         root.compile(categories=[old_id.split("/")[0]], was_clean=old_clean)
@@ -223,8 +223,8 @@ def unsupersede(s: Stores, gone_id: str) -> None:
             for ref in refs:
                 path = root.path / (ref + ".md")
                 try:
-                    notes.atomic_write(path, notes.update_fields(notes.read_text(path), {"superseded_by": None}))
-                except (UsageError, OSError) as exc:
+                    rewrite_note(path, ref, {"superseded_by": None}, "restore")
+                except (MemdirError, OSError) as exc:
                     log.warning("memdir: could not restore %s after forgetting %s: %s", ref, gone_id, exc)
                     continue
                 root.refresh(ref)
@@ -333,18 +333,40 @@ def edit_locked(s: Stores, root: Root, nid: str, text: str, expect: str | None) 
     return note
 
 
+def rewrite_note(path: Path, nid: str, changes: dict[str, Any], what: str) -> None:
+    """Change frontmatter fields of the note file ``path`` in place (:func:`memdir.notes.markdown.update_fields`),
+    read again when another program saves it meanwhile. Raises ``MemdirError`` (exit 1: the file's state, not the
+    command) when it is unreadable, empty (an editor saving it, or a file emptied by hand: nothing of the note is
+    left to keep) or keeps changing, ``NotFound`` when it is gone."""
+    for _ in range(3):
+        state = notes.file_state(path)
+        if state is None:
+            raise NotFound(f"no note has the id {nid!r} (its file is gone)")
+        if state[1] == 0:
+            raise MemdirError(f"cannot {what} {nid}: {path} is empty (another program may be saving it); try again, "
+                              f"or give the note its text with `memdir edit {nid}`")
+        try:
+            raw = notes.update_fields(notes.read_text(path), changes)
+        except FileNotFoundError:
+            raise NotFound(f"no note has the id {nid!r} (its file is gone)") from None
+        except UsageError as exc:  # the file's state, not the command, is at fault: exit 1, as any failed command
+            raise MemdirError(f"cannot {what} {nid}: {path} is unreadable ({exc}); repair it first with "
+                              f"`memdir edit {nid}`") from None
+        try:
+            notes.atomic_write(path, raw, expect=state)
+            return
+        except notes.FileChanged:
+            continue
+    raise MemdirError(f"cannot {what} {nid}: {path} keeps changing on disk; try again")
+
+
 def pin(s: Stores, id: str, pinned: bool = True, *, scope: str | None = None) -> Note:
     """The body of :meth:`memdir.Memdir.pin`, whose docstring is the contract."""
     root, nid = note_root(s, id, scope)
     path = root.path / (nid + ".md")
     with root.locked():
         clean = root.gens()[0] == root.gens()[1]
-        try:
-            raw = notes.update_fields(notes.read_text(path), {"pinned": bool(pinned), "updated": s.clock()})
-        except UsageError as exc:  # the file's state, not the command, is at fault: exit 1, as any failed command
-            raise MemdirError(f"cannot pin {nid}: {path} is unreadable ({exc}); repair it first with "
-                              f"`memdir edit {nid}`") from None
-        notes.atomic_write(path, raw)
+        rewrite_note(path, nid, {"pinned": bool(pinned), "updated": s.clock()}, "pin")
         root.refresh(nid)
         root.compile(categories=[nid.split("/")[0]], was_clean=clean)
     note = get(s, nid, scope=root.scope)

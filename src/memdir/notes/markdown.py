@@ -15,7 +15,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from memdir.errors import UsageError
+from memdir.errors import MemdirError, UsageError
 from memdir.recall.tokenize import nfkc
 from memdir.timeutil import iso, parse_ts
 
@@ -281,10 +281,45 @@ def update_fields(raw: str, changes: dict[str, Any]) -> str:
     return render(meta, body)
 
 
-def atomic_write(path: Path, text: str, *, private: bool = False) -> None:
+class FileChanged(MemdirError):
+    """The file changed on disk (another program saved it) between the read a rewrite was made from and the
+    rewrite: nothing was written (:func:`atomic_write` with ``expect``)."""
+
+
+#: a file this many nanoseconds old or younger and empty is taken for one an editor is saving in place (it truncates,
+#: then writes): a rewrite made from it would throw the editor's text away
+SAVING_NS = 2_000_000_000
+
+
+def file_state(path: Path) -> tuple[int, int, int] | None:
+    """``(inode, size, mtime_ns)`` of ``path``, or ``None`` when it does not exist: what :func:`atomic_write`'s
+    ``expect`` compares. Take it before reading the file."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return None
+    return st.st_ino, st.st_size, st.st_mtime_ns
+
+
+def being_saved(state: tuple[int, int, int] | None) -> bool:
+    """True for an empty file modified in the last :data:`SAVING_NS`: an editor saving it in place, mid-write."""
+    if state is None or state[1] != 0:
+        return False
+    import time
+
+    return time.time_ns() - state[2] < SAVING_NS
+
+
+_ANY = object()
+
+
+def atomic_write(path: Path, text: str, *, private: bool = False, expect: Any = _ANY) -> None:
     """Write ``text`` (UTF-8) to ``path`` via a temp file in the same directory + fsync + ``os.replace``,
     so a reader never sees a half-written file, even if the writer is killed. The file gets the user's usual mode
-    (a note is meant to be read and committed), or 0600 with ``private`` (an export of captured turns)."""
+    (a note is meant to be read and committed), or 0600 with ``private`` (an export of captured turns).
+    ``expect``: the :func:`file_state` the new text was made from; when the file's state differs just before the
+    replace (another program saved it meanwhile), nothing is written and :class:`FileChanged` is raised, so the
+    caller reads it again rather than throwing that program's text away."""
     path.parent.mkdir(parents=True, exist_ok=True)
     import tempfile  # only writers need it (a hook that only reads pays nothing)
 
@@ -296,6 +331,8 @@ def atomic_write(path: Path, text: str, *, private: bool = False) -> None:
             f.write(text)
             f.flush()
             os.fsync(f.fileno())
+        if expect is not _ANY and file_state(path) != expect:
+            raise FileChanged(f"{path} changed on disk while memdir rewrote it; nothing was written")
         os.replace(tmp, path)
     except BaseException:
         try:

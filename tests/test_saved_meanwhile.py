@@ -1,0 +1,74 @@
+"""A note file, ROOT.md or an index.md saved by another program (an editor) while memdir rewrites it: the other
+program's text is never thrown away. memdir compares the file with the one it read just before it replaces it and
+reads again when it changed; an empty file saved a moment ago is an editor mid-save (truncated, not yet written)."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import pytest
+
+import memdir
+from memdir.errors import MemdirError
+from memdir.notes import compile as compiler
+from memdir.notes import markdown as notes
+
+
+def test_root_md_saved_while_compiled_keeps_the_editors_text(project, tmp_path, monkeypatch):
+    with memdir.open(project, home=tmp_path / "g") as m:
+        m.remember("the staging database listens on port 5433", category="facts")
+        root_md = project / ".memory" / "ROOT.md"
+        made = compiler.root_md
+        saved = []
+
+        def make_while_an_editor_saves(*a, **kw):
+            out = made(*a, **kw)
+            if not saved:  # the editor's save lands between memdir's read and its rename, once
+                text = root_md.read_text(encoding="utf-8")
+                root_md.write_text(text.replace("# Memory root", "# Memory root\n\nMy own line, saved meanwhile.", 1),
+                                   encoding="utf-8")
+                os.utime(root_md, ns=(time.time_ns(), time.time_ns() + 1_000_000))
+                saved.append(True)
+            return out
+
+        monkeypatch.setattr(compiler, "root_md", make_while_an_editor_saves)
+        m.remember("deploys go through the staging cluster first", category="decisions")
+        text = root_md.read_text(encoding="utf-8")
+        assert saved and "My own line, saved meanwhile." in text
+        assert "decisions" in text  # and the compiled tables are there too (made again from the saved file)
+
+
+def test_an_index_md_or_root_md_emptied_a_moment_ago_is_not_rewritten(project, tmp_path):
+    with memdir.open(project, home=tmp_path / "g") as m:
+        m.remember("the staging database listens on port 5433", category="facts")
+        root_md = project / ".memory" / "ROOT.md"
+        root_md.write_text("", encoding="utf-8")  # an editor saving in place: truncated, its text not yet written
+        m.remember("deploys go through the staging cluster first", category="decisions")
+        assert root_md.read_text(encoding="utf-8") == ""
+        old = time.time() - 60  # long emptied: a person's choice, compiled again
+        os.utime(root_md, (old, old))
+        m.remember("the CI cache lives in /tmp/npm-cache", category="facts")
+        assert "facts" in root_md.read_text(encoding="utf-8")
+
+
+def test_pin_of_an_empty_note_file_writes_nothing(project, tmp_path):
+    with memdir.open(project, home=tmp_path / "g") as m:
+        note = m.remember("the staging database listens on port 5433", category="facts")
+        path = project / ".memory" / f"{note.id}.md"
+        path.write_text("", encoding="utf-8")
+        with pytest.raises(MemdirError, match="is empty"):
+            m.pin(note.id)
+        assert path.read_text(encoding="utf-8") == ""
+
+
+def test_a_rewrite_made_from_an_older_read_is_refused(tmp_path):
+    f = tmp_path / "x.md"
+    f.write_text("one", encoding="utf-8")
+    state = notes.file_state(f)
+    f.write_text("two, saved by another program", encoding="utf-8")
+    os.utime(f, ns=(time.time_ns(), time.time_ns() + 5_000_000))
+    with pytest.raises(notes.FileChanged):
+        notes.atomic_write(f, "three", expect=state)
+    assert f.read_text(encoding="utf-8") == "two, saved by another program"
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".tmp-")]
