@@ -72,3 +72,32 @@ def test_a_rewrite_made_from_an_older_read_is_refused(tmp_path):
         notes.atomic_write(f, "three", expect=state)
     assert f.read_text(encoding="utf-8") == "two, saved by another program"
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".tmp-")]
+
+
+def test_pin_and_edit_of_a_note_whose_file_went_away_say_so(project, tmp_path):
+    """A forget (or a hand delete) between a command's start and its write: "no note has the id", exit 1 — not a raw
+    "No such file or directory" nor an internal error."""
+    from memdir.errors import NotFound
+
+    with memdir.open(project, home=tmp_path / "g") as m:
+        note = m.remember("the staging database listens on port 5433", category="facts")
+        (project / ".memory" / f"{note.id}.md").unlink()
+        with pytest.raises(NotFound):
+            m.pin(note.id)
+        with pytest.raises(NotFound):
+            m.edit(note.id, "the staging database listens on port 5434\n")
+
+
+def test_a_note_gone_right_after_its_write_is_not_an_internal_error(project, tmp_path, monkeypatch):
+    """The note is read back under the write lock; should it be gone even so, the caller gets NotFound (exit 1), not
+    an AssertionError ("internal error")."""
+    from memdir.engine import curated
+    from memdir.errors import NotFound
+
+    with memdir.open(project, home=tmp_path / "g") as m:
+        note = m.remember("the staging database listens on port 5433", category="facts")
+        monkeypatch.setattr(curated, "get", lambda *a, **kw: None)
+        with pytest.raises(NotFound):
+            m.pin(note.id)
+        with pytest.raises(NotFound):
+            m.remember("the CI cache lives in /tmp/npm-cache", category="facts")

@@ -114,13 +114,12 @@ def remember(s: Stores, text: str, *, category: str = "facts", summary: str | No
             mark_superseded(root, supersedes, note_id, now)
         root.refresh(note_id)
         root.compile(categories=sorted({category, (supersedes or category).split("/")[0]}), was_clean=clean)
+        note = written(s, note_id, root.scope)  # under the lock: a forget racing it cannot take it first
     if supersedes and old_root is not None and old_root is not root:
         # the other root's lock is taken only after this one is released: two writers superseding across the
         # roots in opposite directions can never wait on each other
         with old_root.locked():
             mark_superseded(old_root, supersedes, note_id, now, compile_=True)
-    note = get(s, note_id, scope=scope)
-    assert isinstance(note, Note)
     return note
 
 
@@ -287,6 +286,8 @@ def refuse_conflict(nid: str, expect: str, theirs: str | None, yours: str) -> No
 def edit_locked(s: Stores, root: Root, nid: str, text: str, expect: str | None) -> Note:
     """:func:`edit` with the root's write lock held."""
     path = root.path / (nid + ".md")
+    if expect is None and not path.exists():  # forgotten (or removed by hand) since the editor opened it
+        raise NotFound(f"no note has the id {nid!r} (its file is gone: forgotten meanwhile?)")
     if expect is not None:
         try:
             theirs: str | None = notes.read_text(path)
@@ -328,8 +329,15 @@ def edit_locked(s: Stores, root: Root, nid: str, text: str, expect: str | None) 
     notes.atomic_write(path, notes.render(meta, body))
     root.refresh(nid)
     root.compile(categories=[nid.split("/")[0]], was_clean=clean)
-    note = get(s, nid, scope=root.scope)
-    assert isinstance(note, Note)
+    return written(s, nid, root.scope)
+
+
+def written(s: Stores, nid: str, scope: str) -> Note:
+    """The note just written, read back while the root's lock is still held; ``NotFound`` (not an internal error)
+    should its file be gone even so (removed by hand)."""
+    note = get(s, nid, scope=scope)
+    if not isinstance(note, Note):
+        raise NotFound(f"no note has the id {nid!r} (its file is gone)")
     return note
 
 
@@ -369,9 +377,7 @@ def pin(s: Stores, id: str, pinned: bool = True, *, scope: str | None = None) ->
         rewrite_note(path, nid, {"pinned": bool(pinned), "updated": s.clock()}, "pin")
         root.refresh(nid)
         root.compile(categories=[nid.split("/")[0]], was_clean=clean)
-    note = get(s, nid, scope=root.scope)
-    assert isinstance(note, Note)
-    return note
+        return written(s, nid, root.scope)
 
 
 def propose(s: Stores, text: str, *, category: str = "rules", summary: str | None = None, tags: Iterable[str] = (),
