@@ -240,3 +240,33 @@ def test_a_long_queue_is_drained_in_one_transaction_and_a_hook_drains_only_a_par
     m.capture({"role": "user", "text": "and the backup window, when is it?", "session": "s1"})
     texts = [e["text"] for e in m.session_events("s1")]
     assert len(texts) == 200 and len(set(texts)) == 200 and "and the backup window, when is it?" in texts
+
+
+def test_a_waiter_that_got_the_lock_removes_the_markers_of_waiters_that_died(tmp_path):
+    """A process killed while it waited for the lock leaves its ``write.lock.wait-<pid>-<thread>`` marker; the next
+    waiter that gets the lock removes markers untouched for a minute (only a long import's pause check did)."""
+    import os
+    import threading
+
+    from memdir.engine import writelock
+
+    path = str(tmp_path / "write.lock")
+    stale = tmp_path / "write.lock.wait-999999-1"
+    stale.write_text("")
+    os.utime(stale, (time.time() - 120, time.time() - 120))
+    holder, waiter = writelock.new_lock(path), writelock.new_lock(path)
+    held = threading.Event()
+
+    def hold():
+        holder.acquire(5)
+        held.set()
+        time.sleep(0.7)
+        holder.release()
+
+    t = threading.Thread(target=hold)
+    t.start()
+    held.wait(5)
+    assert waiter.acquire(5)
+    waiter.release()
+    t.join()
+    assert not stale.exists() and oct(os.stat(path).st_mode & 0o777) == "0o600"

@@ -33,7 +33,7 @@ class _FlockLock:
         if getattr(st, "count", 0):
             st.count += 1
             return True
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
         deadline = time.monotonic() + max(0.0, timeout)
         marker, touched = None, 0.0
         try:
@@ -58,6 +58,8 @@ class _FlockLock:
             if marker is not None:
                 _remove(marker)
         st.fd, st.count = fd, 1
+        if marker is not None:  # it waited: markers of waiters that died (killed while polling) go now
+            self.waiting()
         return True
 
     def _marker(self) -> str:
@@ -129,7 +131,7 @@ class _PortableLock:
 
 def _touch(path: str) -> None:
     try:
-        os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o644))
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))
         os.utime(path)
     except OSError:  # a marker is a courtesy: the lock works without it
         pass
