@@ -106,6 +106,7 @@ def test_captured_turns_are_their_owners_alone_whatever_the_umask(project, tmp_p
         files.append(spool.put(m.roots["project"], [{"role": "user", "text": "queued while busy"}], scope="project"))
         for f in files:
             assert stat.S_IMODE(f.stat().st_mode) == 0o600, f.name
+        assert stat.S_IMODE(files[-1].parent.stat().st_mode) == 0o700  # the spool directory too
         for f in files[:2]:
             os.chmod(f, 0o644)  # an index (and its WAL) an earlier version made under a 022 umask
         with memdir.open(project, home=tmp_path / "g") as other:  # the next process that opens it

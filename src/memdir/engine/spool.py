@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from memdir.errors import MemdirError
+from memdir.roots import private_dir
 from memdir.lazylog import getLogger
 
 log = getLogger("memdir")
@@ -40,7 +41,7 @@ def spool_dir(root: Any) -> Path:
 def put(root: Any, rows: list[dict[str, Any]], *, scope: str) -> Path:
     """Queue ``rows`` for ``root``; returns the file. Raises ``OSError`` when even that cannot be written."""
     d = spool_dir(root)
-    d.mkdir(parents=True, exist_ok=True)
+    private_dir(d)  # captured turns, like the index: their owner's alone
     name = f"{time.time_ns():020d}-{os.getpid()}-{threading.get_ident() % 100000}.json"
     tmp = d / f".{name}.part"
     # captured turns, like the index: readable by their owner alone
