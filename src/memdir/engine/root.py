@@ -568,29 +568,14 @@ class Root:
         for path, make in jobs:
             if not self.inside(path):  # a category dir symlinked out of the root: never write there (case C14)
                 continue
-            for _ in range(3):  # another program (an editor) may save the file while it is compiled: read again
-                state = notes.file_state(path)
-                try:
-                    existing = self._read_or_none(path)
-                except OSError as exc:  # the notes were written: the file waits (ROOT.md's goals are the user's own
-                    problems.append(f"{exc}; it is not rewritten until then")  # words: never overwritten unread)
-                    skipped = True
-                    break
-                if notes.being_saved(state):  # emptied a moment ago: an editor saving it in place, mid-write
-                    skipped = True
-                    break
-                text, p = make(existing)
-                if text == existing:
-                    problems += [f"{path}: {x}" for x in p]
-                    break
-                try:
-                    notes.atomic_write(path, text, expect=state)
-                except notes.FileChanged:
-                    continue
-                problems += [f"{path}: {x}" for x in p]
-                break
-            else:
-                skipped = True  # saved by another program three times over: compiled again at the next open
+            try:
+                done, p = notes.rewrite_compiled(path, make, self._read_or_none)
+            except OSError as exc:  # the notes were written: the file waits (ROOT.md's goals are the user's own
+                problems.append(f"{exc}; it is not rewritten until then")  # words: never overwritten unread)
+                skipped = True
+                continue
+            problems += [f"{path}: {x}" for x in p]
+            skipped = skipped or not done  # an editor mid-save, or saving it again and again: the next open compiles
         for x in problems:
             if x not in _WARNED:  # once per process: a command compiles more than once
                 _WARNED.add(x)

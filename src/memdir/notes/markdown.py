@@ -342,6 +342,28 @@ def atomic_write(path: Path, text: str, *, private: bool = False, expect: Any = 
         raise
 
 
+def rewrite_compiled(path: Path, make: Any, read: Any, tries: int = 3) -> tuple[bool, list[str]]:
+    """Rewrite a compiled page (ROOT.md, an index.md) from the file as it is: ``read(path)`` gives its text (or
+    ``None``), ``make(text)`` the new text and its problems; written with :func:`atomic_write`'s ``expect``, read and
+    made again when another program saved it meanwhile. Returns ``(done, problems)``: ``done`` False when it was left
+    for the next compile (emptied a moment ago: :func:`being_saved`; or saved again at each of ``tries`` attempts).
+    ``OSError`` from ``read`` propagates."""
+    for _ in range(tries):
+        state = file_state(path)
+        existing = read(path)
+        if being_saved(state):
+            return False, []
+        text, problems = make(existing)
+        if text == existing:
+            return True, problems
+        try:
+            atomic_write(path, text, expect=state)
+        except FileChanged:
+            continue
+        return True, problems
+    return False, []
+
+
 def _umask() -> int:
     mask = os.umask(0o022)
     os.umask(mask)
