@@ -718,10 +718,12 @@ def test_specstory_command_whose_output_says_it_failed_reads_as_failed(tmp_path)
         "Traceback (most recent call last):", '  File "x.py", line 3, in <module>',
         "IsADirectoryError: [Errno 21] Is a directory: '.'", "```", "", "---", "",
         "_****_", "", "```bash", "dmesg | grep nvidia", "```", "", "```",
-        "kernel: nvidia: probe of 0000:f1:00.0 failed with error -1", "```", ""])
+        "kernel: nvidia: probe of 0000:f1:00.0 failed with error -1", "```", "", "---", "",
+        "_****_", "", "```bash", "cargo test", "```", "", "```", "test result: ok. 12 passed; 0 failed", "```", ""])
     path = tmp_path / "older.md"
     path.write_text(doc, encoding="utf-8")
-    lint, grep = [e for e in iter_events("specstory", path) if e["role"] == "tool"]
+    lint, grep, cargo = [e for e in iter_events("specstory", path) if e["role"] == "tool"]
+    assert "is_error" not in cargo["meta"] and "→ error" not in cargo["text"]  # "0 failed" is a pass
     assert lint["meta"]["is_error"] and lint["text"].startswith("Bash: hatch run lint:fix . → error")
     assert "IsADirectoryError" in lint["text"]
     assert "is_error" not in grep["meta"] and "→ error" not in grep["text"]

@@ -248,7 +248,8 @@ def test_password_named_in_prose_is_redacted_a_word_about_passwords_is_not() -> 
     for line in ("the password reset flow is broken", "password hashing uses bcrypt", "the token count is 4096",
                  "password policy requires 12 characters", "send the password to admin2 by mail",
                  "rename password_v2.txt to config.password2", "reset the password to default", "pwm: 128",
-                 "The password for the wifi is in the drawer"):
+                 "The password for the wifi is in the drawer", "def f(pw=8):", "pw=0.5", "npw=4", "hpw=width/2",
+                 "the password argon2id params were raised", "the password bcrypt12 cost"):
         assert redact(line) == line, line
 
 

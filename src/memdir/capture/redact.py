@@ -208,6 +208,13 @@ def _is_label(value: str) -> bool:
     return bool(_LABEL_RE.fullmatch(value)) and any(w in value.lower() for w in _LABEL_WORDS)
 
 
+#: ``pw`` as a credential name: the whole key, or its last word (``db_pw``, ``admin-pw``), not ``npw`` or ``hpw``
+_PW_KEY = re.compile(r"(?:^|[_\-.])pw$", re.I)
+#: hash and key-derivation names: what follows "password" in prose about how passwords are stored
+_KDF = re.compile(r"^(?:argon2(?:id|i|d)?|bcrypt\d*|scrypt|yescrypt|pbkdf2(?:[-_]?sha\d+)?|sha-?\d+|md5|hmac[-_]?\w*"
+                  r"|blake2\w*|sha3[-_]?\d+)$", re.I)
+
+
 def _check_assignment(m: re.Match[str], value: str, text: str) -> bool:
     kw = m.start("kw")
     hay = m.string
@@ -219,7 +226,10 @@ def _check_assignment(m: re.Match[str], value: str, text: str) -> bool:
     key = hay[i : m.end("kw")]
     if _is_placeholder(value) or value.startswith("="):
         return False
-    is_password = "pass" in key or "pwd" in key or key.endswith("pw")
+    is_password = "pass" in key or "pwd" in key or _PW_KEY.search(key) is not None
+    if m.group("kw") == "pw":  # a short name: a credential only as a word ("pw", "db_pw") holding a secret-like value
+        if _PW_KEY.search(key) is None or not _looks_secretish(value):
+            return False
     after = m.end("val") if m.group("val") is not None else -1
     if _is_label(value) and (value.endswith((":", "=")) or (0 <= after < len(hay) and hay[after:after + 4].lstrip(" \t").startswith((":", "=")))):
         return False  # 'password: passwd: X', 'token: refreshToken = X': the "value" is the next label; its own rule redacts X
@@ -247,7 +257,7 @@ def _check_is_phrase(m: re.Match[str], value: str, text: str) -> bool:
 def _check_bare_password(m: re.Match[str], value: str, text: str) -> bool:
     """A value right after "password" (no ``is``/``:``/``=``): letters and digits both, not a path, a file name, an
     identifier with dots or a URL (``password_v2.txt``, ``config.password2``)."""
-    if _is_placeholder(value) or _is_label(value) or "/" in value or "." in value.strip(".!?:"):
+    if _is_placeholder(value) or _is_label(value) or "/" in value or "." in value.strip(".!?:") or _KDF.match(value):
         return False
     return any(c.isalpha() for c in value) and any(c.isdigit() for c in value)
 
@@ -601,7 +611,7 @@ def _assignment_kind(hay: str, kw_start: int, kw_end: int) -> str:
     k = hay[i:kw_end].lower()
     if "aws" in k and ("secret" in k or "session" in k):
         return "aws_secret_key"
-    if "pass" in k or "pwd" in k or k.endswith("pw"):
+    if "pass" in k or "pwd" in k or _PW_KEY.search(k):
         return "password"
     if "token" in k or k.endswith("auth"):
         return "token"

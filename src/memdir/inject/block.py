@@ -115,35 +115,41 @@ class Entry:
                                           self.date if self.show_date else "") if x) + "] "
 
 
-#: a Markdown code fence line: its marker (three or more backticks or tildes) and what follows it (a language)
-_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})(.*)$")
+#: a Markdown code fence line (at most three spaces in): its marker and what follows it; a backtick fence's info
+#: string holds no backtick (```x``` on one line is inline code, not a fence)
+_FENCE = re.compile(r"^ {0,3}(`{3,}(?=[^`]*$)|~{3,})(.*)$")
+#: a code comment line inside a fence (``# install``, ``#!/bin/sh``, ``#include``): one ``#``, never a heading's ``##``
+_COMMENT = re.compile(r"^[ \t]*#(?!#)")
 
 
 def _code_lines(lines: list[str]) -> set[int]:
-    """Indices of ``lines`` inside a code fence that also closes within them (its opening and closing lines too)."""
+    """Indices of ``lines`` inside a code fence that also closes within them (not the fence lines themselves). A
+    fence on the first line does not count: the entry's header is put before that line in the block."""
     inside: set[int] = set()
     start, fence = -1, None
     for i, ln in enumerate(lines):
         m = _FENCE.match(ln)
-        if not m:
+        if not m or i == 0:
             continue
         if fence is None:
             start, fence = i, m.group(1)
         elif m.group(1).startswith(fence[0]) and len(m.group(1)) >= len(fence) and not m.group(2).strip():
-            inside.update(range(start, i + 1))
+            inside.update(range(start + 1, i))
             fence = None
     return inside
 
 
 def _clean(text: str) -> str:
-    """Escape, drop blank lines and trailing spaces, and neutralise lines that would read as structure (a ``#`` or
-    ``[`` at a line's start gets a backslash), except inside a code fence that closes within the text: there a ``#``
-    is code (a shell or Python comment) and stays as written. A fence left open (a window cut it) protects nothing:
-    its lines are escaped as any others. Closing such a fence was measured and not done: its line cost an answer
-    on each block-QA half (docs/benchmarks.md)."""
+    """Escape, drop blank lines and trailing spaces, and neutralise lines that would read as structure: a ``#`` or
+    ``[`` at a line's start gets a backslash, except a code comment (one ``#``: a shell or Python comment,
+    ``#!/bin/sh``) inside a code fence that opens after the first line and closes within the text. A ``## …`` or
+    ``[…`` line is escaped wherever it stands: the block's sections and entries start so, and a model reads the raw
+    text, fences or not. Closing a fence a window cut open was measured and not done: its line cost an answer on
+    each block-QA half (docs/benchmarks.md)."""
     lines = [ln.rstrip() for ln in escape(text).split("\n") if ln.strip()]
     code = _code_lines(lines)
-    return "\n".join(ln if i in code else _HEADING.sub(r"\1\\\2", ln) for i, ln in enumerate(lines))
+    return "\n".join(ln if i in code and _COMMENT.match(ln) else _HEADING.sub(r"\1\\\2", ln)
+                     for i, ln in enumerate(lines))
 
 
 def trivial_output(output: str) -> bool:

@@ -33,9 +33,9 @@ CANONICAL_TOOLS = {
 
 
 #: a command's output that says it failed, for a history that records no exit status (Aider's ``/run``, SpecStory's
-#: terminal blocks): a test runner's count of failures (``3 failed``, not a log's ``0000:f1:00.0 failed``), a
+#: terminal blocks): a test runner's count of failures (``3 failed``; not ``0 failed``, nor a log's ``0000:f1:00.0 failed``), a
 #: traceback, pytest's ``E   …`` lines, an ``…Error: `` line
-RUN_FAILED = re.compile(r"(?<![\w.:])\d+ failed\b|^FAILED\b|^Traceback \(most recent call last\)|^E {2,}\S|^\w*Error: ", re.M)
+RUN_FAILED = re.compile(r"(?<![\w.:])[1-9]\d* failed\b|^FAILED\b|^Traceback \(most recent call last\)|^E {2,}\S|^\w*Error: ", re.M)
 
 
 def canonical_tool(name: str) -> str:
