@@ -269,7 +269,7 @@ def test_import_of_a_session_hooks_captured_stores_no_reply_twice(m):
                 "ts": f"2026-11-30T10:00:0{n}Z"}
 
     later = "The CI run after that change passed: 212 tests, 0 failures."
-    counts = m.import_events([ev(1, first), ev(2, "  " + second.replace(" ", "\n", 1)), ev(3, later),
+    counts = m.import_events([ev(1, first), ev(2, "  " + second.replace(" ", "   ", 2) + "\n"), ev(3, later),
                               ev(4, first, session="s2")])
     assert counts == {"read": 4, "stored": 2, "duplicate": 2, "skipped": 0}
     texts = [e["text"] for e in m.session_events("s1")]

@@ -79,7 +79,7 @@ def _import_all(s: Stores, root: Any, it: Iterator[Any], counts: dict[str, int],
     into a local root makes its rows and tokens ahead in a second process (:mod:`memdir.engine.ahead`)."""
     pairs = ((ev, None) for ev in it) if root.remote else ahead.ahead(it, total, int(s.config.get("import.workers")))
     batch: dict[str, int] | None = None
-    replies: dict[str, list[str]] = {}  # captured_before's cache: each session's replies hooks captured
+    replies: dict[str, Any] = {}  # captured_before's cache: each session's replies hooks captured, by line
     try:
         more = True
         while more:
@@ -134,7 +134,7 @@ def drain_pending(s: Stores) -> int:
 
 def _import_batch(s: Stores, root: Any, it: Iterator[tuple[Any, Any]], counts: dict[str, int],
                   queued: list[dict[str, Any]] | None, lock_timeout: float | None = None,
-                  replies: dict[str, list[str]] | None = None) -> bool:
+                  replies: dict[str, Any] | None = None) -> bool:
     """Store events from ``it`` (``(event, prepared or None)``: :func:`memdir.engine.ahead.ahead`) in one transaction
     under the write lock until :data:`BATCH_EVENTS` were read or
     :data:`BATCH_SECONDS` passed; ``counts`` gets the batch's counts and ``queued`` (when the team server is set) its
@@ -164,25 +164,35 @@ def _import_batch(s: Stores, root: Any, it: Iterator[tuple[Any, Any]], counts: d
 CAPTURED_MIN_CHARS = 16
 
 
-def captured_before(st: Any, replies: dict[str, list[str]], row: dict[str, Any]) -> bool:
+def captured_before(st: Any, replies: dict[str, Any], row: dict[str, Any]) -> bool:
     """True when ``row``, an imported assistant turn, is already stored inside a reply a hook captured in its session:
     a Stop hook stores the turn's whole text as one event, a host's transcript holds it as several messages (each
     of which would otherwise be stored again beside it). Whitespace is compared collapsed; texts shorter than
-    :data:`CAPTURED_MIN_CHARS` are left alone. ``replies`` caches each session's captured replies for one import."""
+    :data:`CAPTURED_MIN_CHARS` are left alone. ``replies`` caches, for one import, each session's captured replies
+    by their lines: only the replies holding the imported text's first line are searched (one lookup a row, however
+    many replies the session has)."""
     sess = row.get("session")
     if row.get("role") != "assistant" or not sess or str(row.get("ref", "")).startswith(gates.CAPTURE_PREFIXES):
         return False
-    text = " ".join(str(row.get("text") or "").split())
+    raw = str(row.get("text") or "")
+    text = " ".join(raw.split())
     if len(text.replace(" ", "")) < CAPTURED_MIN_CHARS:
         return False
-    if sess not in replies:
-        replies[sess] = [" ".join(t.split()) for t in st.captured_replies(sess) if t]
-    return any(text in r for r in replies[sess] if len(r) >= len(text))
+    if sess not in replies:  # {line: [captured replies holding it]}: a message of the reply starts one of its lines
+        index: dict[str, list[str]] = {}
+        for t in st.captured_replies(sess):
+            whole = " ".join(t.split())
+            for ln in {" ".join(x.split()) for x in t.split("\n")}:
+                if ln:
+                    index.setdefault(ln, []).append(whole)
+        replies[sess] = index
+    first = next((" ".join(x.split()) for x in raw.split("\n") if x.strip()), "")
+    return any(text in r for r in replies[sess].get(first, ()) if len(r) >= len(text))
 
 
 def _batch_rows(s: Stores, root: Any, it: Iterator[tuple[Any, Any]], got: dict[str, int], now: datetime,
                 history: list[str], stored: list[dict[str, Any]], queued: list[dict[str, Any]] | None,
-                lock_timeout: float | None, replies: dict[str, list[str]] | None = None) -> bool:
+                lock_timeout: float | None, replies: dict[str, Any] | None = None) -> bool:
     """:func:`_import_batch`'s transaction: reads ``it`` into ``got`` / ``history`` / ``stored``; True when ``it``
     may hold more. ``replies``: :func:`captured_before`'s cache, kept across the batches of one import."""
     replies = {} if replies is None else replies
