@@ -101,3 +101,16 @@ def test_a_note_gone_right_after_its_write_is_not_an_internal_error(project, tmp
             m.pin(note.id)
         with pytest.raises(NotFound):
             m.remember("the CI cache lives in /tmp/npm-cache", category="facts")
+
+
+def test_a_supersede_whose_old_note_is_empty_writes_no_new_note(project, tmp_path):
+    """The old note's file must take the link before the new note is written: refused first, nothing is left
+    behind for a retry to copy (a new note's file written, then the link refused, made a second file on the retry)."""
+    with memdir.open(project, home=tmp_path / "g") as m:
+        old = m.remember("the API listens on port 8080", category="facts")
+        (project / ".memory" / f"{old.id}.md").write_text("", encoding="utf-8")
+        for _ in range(2):
+            with pytest.raises(MemdirError, match="is empty"):
+                m.remember("the API listens on port 9090 now", category="facts", supersedes=old.id)
+        assert sorted(p.name for p in (project / ".memory" / "facts").glob("*.md") if p.name != "index.md") == \
+            [f"{old.id.split('/')[1]}.md"]

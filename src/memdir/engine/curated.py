@@ -92,6 +92,9 @@ def remember(s: Stores, text: str, *, category: str = "facts", summary: str | No
                             None)
             if old_root is None:
                 raise UsageError(f"cannot supersede {supersedes!r}: no such note (see `memdir inspect`)")
+            # the old note's file must take the link before the new note is written: a failure after it would leave
+            # the new note's file unindexed, and the retry a second copy of it
+            rewritable(old_root.path / (supersedes + ".md"), supersedes, "supersede")
         cat_dir = root.path / category
         from memdir.roots import safe_join
 
@@ -339,6 +342,24 @@ def written(s: Stores, nid: str, scope: str) -> Note:
     if not isinstance(note, Note):
         raise NotFound(f"no note has the id {nid!r} (its file is gone)")
     return note
+
+
+def rewritable(path: Path, nid: str, what: str) -> None:
+    """Raise as :func:`rewrite_note` would (``NotFound``, ``MemdirError``) when the note file ``path`` cannot take a
+    field change now: gone, empty (an editor saving it) or unreadable. Writes nothing."""
+    state = notes.file_state(path)
+    if state is None:
+        raise NotFound(f"no note has the id {nid!r} (its file is gone)")
+    if state[1] == 0:
+        raise MemdirError(f"cannot {what} {nid}: {path} is empty (another program may be saving it); try again, "
+                          f"or give the note its text with `memdir edit {nid}`")
+    try:
+        notes.split(notes.read_text(path))
+    except FileNotFoundError:
+        raise NotFound(f"no note has the id {nid!r} (its file is gone)") from None
+    except UsageError as exc:
+        raise MemdirError(f"cannot {what} {nid}: {path} is unreadable ({exc}); repair it first with "
+                          f"`memdir edit {nid}`") from None
 
 
 def rewrite_note(path: Path, nid: str, changes: dict[str, Any], what: str) -> None:
