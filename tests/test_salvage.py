@@ -4,6 +4,7 @@ file is kept), a second doctor stores nothing twice, and the lost-events notice 
 from __future__ import annotations
 
 import sqlite3
+from pathlib import Path
 
 from click.testing import CliRunner
 
@@ -64,3 +65,24 @@ def test_a_file_that_is_no_database_gives_nothing_and_no_error(tmp_path):
     db.commit()
     db.close()
     assert salvage.read_events(tmp_path / "other.sqlite3") == ([], 0)
+
+
+def test_the_set_aside_files_wal_and_an_older_layout_are_read_too(tmp_path):
+    """The latest commits of a set-aside index may be only in its -wal (SQLite reads it from a copy, never from the
+    original's directory); an index of an older layout (whole texts in ``text``, the time in ``ts``) reads too."""
+    f = tmp_path / "index.sqlite3.corrupt-1"
+    db = sqlite3.connect(f)
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute("PRAGMA wal_autocheckpoint=0")
+    db.execute("CREATE TABLE docs(id INTEGER PRIMARY KEY, kind TEXT, ref TEXT, role TEXT, session TEXT, ts TEXT, "
+               "ts_epoch REAL, text TEXT, meta TEXT)")
+    db.executemany("INSERT INTO docs(kind, ref, role, session, ts, ts_epoch, text) VALUES ('event', ?, 'user', 's', "
+                   "'2026-11-30T10:00:00Z', 1764496800, ?)", [(f"import:x:s:{i}", f"turn {i} text") for i in range(50)])
+    db.commit()
+    assert Path(str(f) + "-wal").stat().st_size > 0
+    before = sorted(p.name for p in tmp_path.iterdir())
+    events, bad = salvage.read_events(f)
+    assert sorted(p.name for p in tmp_path.iterdir()) == before  # nothing made beside the original
+    db.close()
+    assert bad == 0 and len(events) == 50 and events[7] == {"key": "import:x:s:7", "role": "user", "text": "turn 7 text",
+                                                            "session": "s", "ts": "2026-11-30T10:00:00Z", "meta": None}

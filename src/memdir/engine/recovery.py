@@ -43,7 +43,8 @@ def recover(s: Stores, root: Any, *, repair: bool, add: Callable[..., None]) -> 
         events, bad = salvage.read_events(path)
         counts = event_ops.import_events(s, events, scope=root.scope) if events else {"stored": 0, "duplicate": 0}
         got = counts["stored"] + counts["duplicate"]
-        salvage.mark(path, {"recovered": got, "stored": counts["stored"], "unreadable": bad, "at": iso(s.clock())})
+        if got or bad:  # a file nothing could be read from is tried again by the next doctor (a newer memdir may)
+            salvage.mark(path, {"recovered": got, "stored": counts["stored"], "unreadable": bad, "at": iso(s.clock())})
         with root.locked():  # a capture's commit updates the same counter file under this lock
             st = ledger.read(root.db_path) or {}
             lost = int(st.get("lost") or 0)

@@ -5,9 +5,8 @@ Notes come back from their Markdown; episodic events lived only in that file. :f
 ``docs`` table in rowid order, one row at a time, without any index (``NOT INDEXED``): where a page cannot be read
 it looks further on, doubling the distance (1, 2, 4 … rowids past the last row read) until a read succeeds again or
 :data:`MAX_MISSES` doublings failed, so every row on a readable page comes back. A row whose compressed tail cannot
-be decompressed (its dictionary lost with a page) is counted, not guessed at. The file is opened read-only and
-``immutable`` (no lock, no ``-shm``, nothing written; ``writable_schema`` only so that a file shorter than its header
-says is read at all), and never changed or removed here.
+be decompressed (its dictionary lost with a page) is counted, not guessed at. A copy of the file (and
+of its ``-wal``) is read, so nothing beside the original is created or changed, and the original is never removed.
 
 The events come back as :meth:`memdir.Memdir.import_events` takes them (their keys, roles, sessions, times and meta
 as stored), so importing them twice stores nothing twice (``memdir doctor`` does it: :mod:`memdir.engine.health`).
@@ -77,37 +76,64 @@ def _text(db: sqlite3.Connection, head: Any, tail: Any) -> str | None:
 
 def _event(db: sqlite3.Connection, r: sqlite3.Row) -> dict[str, Any] | None:
     text = _text(db, r["text_head"], r["text_tail"])
-    if text is None or not isinstance(r["ref"], str) or not isinstance(r["ts_epoch"], (int, float)):
+    ts = r["ts_raw"] if isinstance(r["ts_raw"], str) else r["ts"] if isinstance(r["ts"], str) else r["ts_epoch"]
+    if text is None or not isinstance(r["ref"], str) or not isinstance(ts, (str, int, float)):
         return None
     try:
         meta = json.loads(r["meta"]) if r["meta"] else None
     except (ValueError, TypeError):
         meta = None
     return {"key": r["ref"], "role": r["role"], "text": text, "session": r["session"],
-            "ts": r["ts_raw"] if isinstance(r["ts_raw"], str) else float(r["ts_epoch"]),
-            "meta": meta if isinstance(meta, dict) else None}
+            "ts": ts if isinstance(ts, str) else float(ts), "meta": meta if isinstance(meta, dict) else None}
 
 
 def read_events(path: Path) -> tuple[list[dict[str, Any]], int]:
     """``(events, unreadable)``: the episodic events readable in the set-aside index ``path`` (dicts ``{key, role,
-    text, session, ts, meta}``, rowid order) and how many rows were found but could not be read. Pages SQLite cannot
-    read are skipped (see the module docstring); a file whose schema cannot be read at all gives ``([], 0)``. Never
-    raises for the file's content; ``OSError`` only when it cannot be opened."""
-    if not Path(path).is_file():
+    text, session, ts, meta}``, rowid order) and how many rows were found but could not be read. The file and its
+    ``-wal`` (the latest commits may be only there) are copied to a temporary directory and read there, so nothing
+    beside the original is touched; the columns are read as the file's own schema names them (an index of an older
+    layout has ``text`` and ``ts`` where a newer one has ``text_head``/``text_tail`` and ``ts_raw``). Pages SQLite
+    cannot read are skipped (see the module docstring); a file whose schema cannot be read at all gives ``([], 0)``.
+    Never raises for the file's content; ``OSError`` only when it cannot be read or copied."""
+    import shutil
+    import tempfile
+
+    src = Path(path)
+    if not src.is_file():
         raise FileNotFoundError(path)
-    db = sqlite3.connect(f"file:{Path(path).resolve()}?mode=ro&immutable=1", uri=True, factory=codec.Connection)
+    with tempfile.TemporaryDirectory(prefix="memdir-salvage-") as tmp:
+        copy = Path(tmp) / "index.sqlite3"
+        shutil.copyfile(src, copy)
+        wal = Path(str(src) + "-wal")
+        if wal.is_file():
+            shutil.copyfile(wal, Path(str(copy) + "-wal"))
+        return _read(copy)
+
+
+def _read(path: Path) -> tuple[list[dict[str, Any]], int]:
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, factory=codec.Connection)
     db.row_factory = sqlite3.Row
     # a file shorter than its header says (a truncated copy) is refused at the first read unless the schema is
-    # "writable": then SQLite takes the file's own size and reads the pages it has (nothing is written: read-only)
+    # "writable": then SQLite takes the file's own size and reads the pages it has (the connection is read-only)
     db.execute("PRAGMA writable_schema = ON")
     out: list[dict[str, Any]] = []
     bad = 0
-    last, step, misses = 0, 1, 0
     try:
+        try:
+            have = {r[1] for r in db.execute("PRAGMA table_info(docs)")}
+        except sqlite3.DatabaseError:
+            return [], 0
+        if not {"id", "kind", "ref"} <= have:
+            return [], 0
+        cols = ", ".join(c if c in have else f"NULL AS {c}" for c in
+                         ("id", "kind", "ref", "role", "session", "ts_epoch", "ts_raw", "ts", "text_head", "text_tail",
+                          "meta"))
+        if "text_head" not in have and "text" in have:  # an older layout: the whole text in one column
+            cols = cols.replace("NULL AS text_head", "text AS text_head")
+        last, step, misses = 0, 1, 0
         while misses < MAX_MISSES:
             try:
-                cur = db.execute(f"SELECT {_COLS} FROM docs NOT INDEXED WHERE id > ? ORDER BY id", (last,))
-                for r in cur:
+                for r in db.execute(f"SELECT {cols} FROM docs NOT INDEXED WHERE id > ? ORDER BY id", (last,)):
                     last, step, misses = r["id"], 1, 0
                     if r["kind"] != "event":
                         continue
@@ -117,9 +143,7 @@ def read_events(path: Path) -> tuple[list[dict[str, Any]], int]:
                     else:
                         out.append(ev)
                 break  # the end of the table
-            except sqlite3.DatabaseError as exc:  # a page that cannot be read: look further on
-                if "no such table" in str(exc) or "no such column" in str(exc):
-                    break
+            except sqlite3.DatabaseError:  # a page that cannot be read: look further on
                 last += step
                 step *= 2
                 misses += 1
