@@ -301,3 +301,18 @@ def test_a_note_the_block_shows_is_not_listed_again_in_its_outline(m):
     assert "decisions/" not in outline and "deploy through the staging" not in outline
     assert "preferences/ (2): Use tabs in the Makefile" in outline and "Prefer env vars" not in outline
     assert any("decisions/ (1): We decided to deploy" in line for line in m.outline())  # the API's outline: whole
+
+
+def test_a_note_the_budget_leaves_out_stays_in_the_outline(m):
+    """Only the notes the block really shows leave the outline: under a budget too small for every note's body (or a
+    note dropped as a near-duplicate) the others stay listed, so a note is never in neither place."""
+    topics = ["canary rollout needs two approvals", "blue green switch waits for health checks",
+              "rollback uses the previous image tag", "staging deploy runs nightly from main"]
+    for i, t in enumerate(topics):
+        m.remember(f"deploy {t}. " + " ".join(f"detail{i}x{j}" for j in range(60)), category="decisions",
+                   summary=f"deploy: {t}")
+    m.remember("deploy staging deploy runs nightly from main. " + " ".join(f"detail3x{j}" for j in range(58))
+               + " also weekends", category="decisions", summary="weekend staging deploys")
+    for budget in (250, 600):
+        block = m.context("deploy", max_chars=budget)
+        assert "rollback" in block and "weekend" in block, (budget, block)

@@ -110,17 +110,28 @@ def context(s: Stores, prompt: str = "", *, max_chars: int | None = None, max_en
     kind = question_kind(prompt) if hits else None
     ordered = inject_entries.block_order(hits, kind, max_entries)
     entries = block_entries(s, prompt, ordered, weights, kind)
-    # the notes whose bodies the block shows: the outline does not list their summaries again
-    hide = {(h.scope, h.category, (h.summary or "").strip()) for h in ordered[:max_entries] if h.category}
-    block = inject.build(
-        rules=[(r.id, r.summary if len(r.text) > 200 else r.text) for r in rules] if "rules" in sections else [],
-        goals=[(g.id, g.summary if len(g.text) > 200 else g.text) for g in goals],
-        # the rules section already shows every rule (and ROOT.md's goals): the outline does not repeat them
-        outline=outline_lines(s, skip=("rules", ROOT_PAGE) if "rules" in sections else (ROOT_PAGE,), hide=hide)
-        if "outline" in sections
-        else [], entries=[e for e, _ in entries], weights=weights,
-        max_chars=max_chars, max_entries=max_entries,
-    )
+    # the notes whose bodies the block shows: the outline does not list their summaries again. Which are shown is
+    # known once the block is built (its budget, near-duplicates): built with the likely ones hidden, then again
+    # when one of them was not shown after all
+    hide = {h.handle: (h.scope, h.category, (h.summary or "").strip()) for h in ordered[:max_entries] if h.category}
+
+    def build(hidden: set) -> str:
+        return inject.build(
+            rules=[(r.id, r.summary if len(r.text) > 200 else r.text) for r in rules] if "rules" in sections else [],
+            goals=[(g.id, g.summary if len(g.text) > 200 else g.text) for g in goals],
+            # the rules section already shows every rule (and ROOT.md's goals): the outline does not repeat them
+            outline=outline_lines(s, skip=("rules", ROOT_PAGE) if "rules" in sections else (ROOT_PAGE,), hide=hidden)
+            if "outline" in sections else [], entries=[e for e, _ in entries], weights=weights,
+            max_chars=max_chars, max_entries=max_entries)
+
+    hidden = set(hide.values())
+    block = build(hidden)
+    for _ in range(3):  # the hidden set only shrinks: a longer outline leaves the entries less room
+        shown_notes = {x for handle, x in hide.items() if f"[{handle}" in block and x in hidden}
+        if shown_notes == hidden:
+            break
+        hidden = shown_notes
+        block = build(hidden)
     if reinforce and entries and block:
         shown = [scope_ref for e, scope_ref in entries if f"[{e.handle}" in block]
         if shown:
