@@ -628,13 +628,17 @@ def test_specstory_older_layout_diff_part_is_an_edit_with_every_changed_line(tmp
                             "Let me change the limits.", "", "---", "", "_****_", "", "```diff",
                             "  # this_file: src/pkg/limits.py", "- LIMIT = 1", *added, "  ", "```", "", "---", "",
                             "_****_", "", "```diff", "- old_name()", "+ new_name()", "```", "", "---", "",
+                            "_****_", "", "```diff", "diff --git a/src/config.py b/src/config.py", "--- a/src/config.py",
+                            "+++ b/src/config.py", "@@ -1,2 +1,2 @@", " HOST = 'x'", "-PORT = 8080", "+PORT = 9090",
+                            "```", "", "---", "",
                             "_****_", "", "Here is a diff you could apply:", "", "```diff", "- a", "+ b", "```", ""])
     path = tmp_path / "older.md"
     path.write_text(doc, encoding="utf-8")
     evs = list(iter_events("specstory", path))
     edits = [e for e in evs if e["role"] == "tool"]
-    assert [e["meta"]["tool"] for e in edits] == ["Edit", "Edit"]
-    first, second = (e["text"] for e in edits)
+    assert [e["meta"]["tool"] for e in edits] == ["Edit", "Edit", "Edit"]
+    first, second, third = (e["text"] for e in edits)
+    assert third == "Edit: src/config.py (-1 +1 lines)\n- PORT = 8080\n+ PORT = 9090"  # a unified diff: its header
     assert first.startswith("Edit: src/pkg/limits.py (-1 +30 lines)\n- LIMIT = 1\n")
     assert all(line in first for line in added)  # every changed line, past the capture's bound of 12
     assert edits[0]["input"]["file_path"] == "src/pkg/limits.py"

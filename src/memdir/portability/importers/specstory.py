@@ -56,6 +56,8 @@ _SUMMARY = re.compile(r"<summary>(.*?)</summary>", re.S)
 _READ_MARK = re.compile(r"Read file: ([^\n]{1,300})")
 #: a file named inside a diff (a header comment the project keeps in each file: ``# this_file: src/x.py``)
 _THIS_FILE = re.compile(r"\bthis_file:\s*([\w./-]+)")
+#: the header lines of a unified diff (``git diff`` output pasted as a diff)
+_DIFF_HEADER = re.compile(r"^(?:diff --git |index [0-9a-f]+\.\.|--- (?:a/|/dev/null)|\+\+\+ (?:b/|/dev/null)|--- \S|\+\+\+ \S)")
 #: the Edit's file when the earlier layout's diff does not name it (Cursor's history shows the change alone)
 UNNAMED_FILE = "(file not named)"
 _OLD_TOOLS = (("listed", "LS"), ("read file", "Read"), ("searched codebase", "Grep"), ("grep search", "Grep"),
@@ -158,7 +160,15 @@ def _diff_edit(text: str) -> dict | None:
         return None
     old: list[str] = []
     new: list[str] = []
-    for r in rows[1:-1]:
+    named = None
+    body_rows = rows[1:-1]
+    while body_rows and _DIFF_HEADER.match(body_rows[0]):  # a unified diff's header: diff --git, index, ---, +++
+        m = re.match(r"\+\+\+ (?:b/)?(\S+)", body_rows[0])
+        named = m.group(1) if m and m.group(1) != "/dev/null" else named
+        body_rows = body_rows[1:]
+    for r in body_rows:
+        if r.startswith("@@"):  # a hunk's line numbers
+            continue
         mark, body = r[:1], r[2:] if r[1:2] == " " else r[1:]
         if mark == "+":
             new.append(body)
@@ -169,9 +179,9 @@ def _diff_edit(text: str) -> dict | None:
             new.append(body if mark == " " else r)
     if old == new:
         return None
-    named = _THIS_FILE.search(text)
-    return {"file_path": named.group(1) if named else UNNAMED_FILE, "old_string": "\n".join(old),
-            "new_string": "\n".join(new)}
+    this_file = _THIS_FILE.search(text)
+    named = named or (this_file.group(1) if this_file else None)
+    return {"file_path": named or UNNAMED_FILE, "old_string": "\n".join(old), "new_string": "\n".join(new)}
 
 
 def _parts(lines: list[tuple[int, str]], old_layout: bool) -> Iterator[tuple[int, str, list[str]]]:
