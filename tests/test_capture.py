@@ -275,3 +275,22 @@ def test_import_of_a_session_hooks_captured_stores_no_reply_twice(m):
     texts = [e["text"] for e in m.session_events("s1")]
     assert texts.count(first + "\n\n" + second) == 1 and first not in texts and later in texts
     assert [e["text"] for e in m.session_events("s2")] == [first]
+
+
+def test_import_of_a_session_hooks_captured_stores_no_tool_call_twice(m):
+    """A tool call a hook captured (key t:<session>:<call id>) and the same call in the transcript (key
+    import:<source>:<session>:<call id>) are one call, however differently the two summaries word it."""
+    hook = m.capture({"role": "tool", "tool": "Bash", "input": {"command": "juju attach-resource sungather image=x"},
+                      "output": {"stdout": "", "stderr": "", "interrupted": False}, "call_id": "toolu_01ABC",
+                      "session": "s1"})
+    assert hook.stored and hook.key == "t:s1:toolu_01ABC"
+    counts = m.import_events([
+        {"key": "import:claude-code:s1:toolu_01ABC", "role": "tool", "session": "s1", "ts": "2026-11-30T10:00:00Z",
+         "text": "Bash: juju attach-resource sungather image=x → (no output)"},
+        {"key": "import:claude-code:s1:toolu_02DEF", "role": "tool", "session": "s1", "ts": "2026-11-30T10:00:01Z",
+         "text": "Bash: juju status → Model Controller Cloud"},
+        {"key": "import:claude-code:s2:toolu_01ABC", "role": "tool", "session": "s2", "ts": "2026-11-30T10:00:02Z",
+         "text": "Bash: juju attach-resource sungather image=x → (no output)"}])
+    assert counts == {"read": 3, "stored": 2, "duplicate": 1, "skipped": 0}
+    assert [e["key"] for e in m.session_events("s1")].count("t:s1:toolu_01ABC") == 1
+    assert "import:claude-code:s1:toolu_01ABC" not in [e["key"] for e in m.session_events("s1")]

@@ -772,3 +772,10 @@ def test_captured_replies_are_the_hooks_assistant_turns_of_a_session(store):
                           event("a:2", "Another session's reply.", role="assistant", session="s2")])
     assert store.captured_replies("s1") == ["An earlier captured reply.", "The first captured reply."]
     assert store.captured_replies("s3") == []
+
+
+def test_captured_tool_keys_are_the_hooks_tool_calls_of_a_session(store):
+    import_events(store, [event("t:s1:toolu_1", "Bash: ls → a", role="tool"),
+                          event("import:x:s1:toolu_2", "Bash: pwd → /x", role="tool"),
+                          event("t:s2:toolu_3", "Bash: id → uid", role="tool", session="s2")])
+    assert store.captured_tool_keys("s1") == {"t:s1:toolu_1"} and store.captured_tool_keys("s9") == set()

@@ -79,7 +79,7 @@ def _import_all(s: Stores, root: Any, it: Iterator[Any], counts: dict[str, int],
     into a local root makes its rows and tokens ahead in a second process (:mod:`memdir.engine.ahead`)."""
     pairs = ((ev, None) for ev in it) if root.remote else ahead.ahead(it, total, int(s.config.get("import.workers")))
     batch: dict[str, int] | None = None
-    replies: dict[str, Any] = {}  # captured_before's cache: each session's replies hooks captured, by line
+    replies: dict[Any, Any] = {}  # captured_before's cache: per session, captured replies by line and tool keys
     try:
         more = True
         while more:
@@ -134,7 +134,7 @@ def drain_pending(s: Stores) -> int:
 
 def _import_batch(s: Stores, root: Any, it: Iterator[tuple[Any, Any]], counts: dict[str, int],
                   queued: list[dict[str, Any]] | None, lock_timeout: float | None = None,
-                  replies: dict[str, Any] | None = None) -> bool:
+                  replies: dict[Any, Any] | None = None) -> bool:
     """Store events from ``it`` (``(event, prepared or None)``: :func:`memdir.engine.ahead.ahead`) in one transaction
     under the write lock until :data:`BATCH_EVENTS` were read or
     :data:`BATCH_SECONDS` passed; ``counts`` gets the batch's counts and ``queued`` (when the team server is set) its
@@ -164,15 +164,27 @@ def _import_batch(s: Stores, root: Any, it: Iterator[tuple[Any, Any]], counts: d
 CAPTURED_MIN_CHARS = 16
 
 
-def captured_before(st: Any, replies: dict[str, Any], row: dict[str, Any]) -> bool:
-    """True when ``row``, an imported assistant turn, is already stored inside a reply a hook captured in its session:
+def captured_before(st: Any, replies: dict[Any, Any], row: dict[str, Any]) -> bool:
+    """True when ``row``, an imported tool call, is one a hook captured in its session (the same call id: the hook's
+    summary and the importer's can differ in wording, an absolute or a relative path, an empty output's JSON), or an
+    imported assistant turn is already stored inside a reply a hook captured in its session:
     a Stop hook stores the turn's whole text as one event, a host's transcript holds it as several messages (each
     of which would otherwise be stored again beside it). Whitespace is compared collapsed; texts shorter than
     :data:`CAPTURED_MIN_CHARS` are left alone. ``replies`` caches, for one import, each session's captured replies
     by their lines: only the replies holding the imported text's first line are searched (one lookup a row, however
     many replies the session has)."""
     sess = row.get("session")
-    if row.get("role") != "assistant" or not sess or str(row.get("ref", "")).startswith(gates.CAPTURE_PREFIXES):
+    ref = str(row.get("ref", ""))
+    if not sess or ref.startswith(gates.CAPTURE_PREFIXES):
+        return False
+    if row.get("role") == "tool":  # a tool call a hook captured under t:<session>:<call id>; an importer keys it
+        mark = f":{sess}:"            # <source>:<session>:<call id>, and may word its summary otherwise
+        if mark not in ref:
+            return False
+        if ("t", sess) not in replies:
+            replies[("t", sess)] = st.captured_tool_keys(sess)
+        return f"t:{sess}:{ref.split(mark, 1)[1][:200]}" in replies[("t", sess)]
+    if row.get("role") != "assistant":
         return False
     raw = str(row.get("text") or "")
     text = " ".join(raw.split())
@@ -192,7 +204,7 @@ def captured_before(st: Any, replies: dict[str, Any], row: dict[str, Any]) -> bo
 
 def _batch_rows(s: Stores, root: Any, it: Iterator[tuple[Any, Any]], got: dict[str, int], now: datetime,
                 history: list[str], stored: list[dict[str, Any]], queued: list[dict[str, Any]] | None,
-                lock_timeout: float | None, replies: dict[str, Any] | None = None) -> bool:
+                lock_timeout: float | None, replies: dict[Any, Any] | None = None) -> bool:
     """:func:`_import_batch`'s transaction: reads ``it`` into ``got`` / ``history`` / ``stored``; True when ``it``
     may hold more. ``replies``: :func:`captured_before`'s cache, kept across the batches of one import."""
     replies = {} if replies is None else replies

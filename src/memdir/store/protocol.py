@@ -256,6 +256,10 @@ class SessionStore(Protocol):
     def session_events(self, session: str | None, *, limit: int = 1000) -> list[dict[str, Any]]:
         """One session's events in time order (:func:`memdir.store.sqlite.journal.session_events`)."""
 
+    def captured_tool_keys(self, session: str) -> set[str]:
+        """The keys of the tool calls a hook captured in ``session`` (``t:<session>:<call id>``)
+        (:func:`memdir.store.sqlite.journal.captured_tool_keys`)."""
+
     def captured_replies(self, session: str) -> list[str]:
         """The texts of the assistant turns a hook captured in ``session`` (keys ``a:``), in time order
         (:func:`memdir.store.sqlite.journal.captured_replies`)."""

@@ -276,6 +276,12 @@ class PgVectors:
         return [{"key": r["ref"], "role": r["role"], "text": r["text"], "ts": r["ts"], "meta": meta_json(r["meta"]),
                  "handle": r["handle"]} for r in rows]
 
+    def captured_tool_keys(self, session: str) -> set[str]:
+        """As :func:`memdir.store.sqlite.journal.captured_tool_keys`, for this project's events."""
+        rows = self._x("SELECT ref FROM docs WHERE project = %s AND kind = 'event' AND session = %s "
+                       "AND left(ref, 2) = 't:'", (self.project, session))
+        return {r["ref"] for r in rows}
+
     def captured_replies(self, session: str) -> list[str]:
         """As :func:`memdir.store.sqlite.journal.captured_replies`, for this project's events."""
         rows = self._x("SELECT text FROM docs WHERE project = %s AND kind = 'event' AND session = %s "

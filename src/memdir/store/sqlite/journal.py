@@ -205,3 +205,10 @@ def captured_replies(db: sqlite3.Connection, session: str) -> list[str]:
     rows = db.execute("SELECT text FROM docs WHERE kind = 'event' AND session = ? AND role = 'assistant' "
                       "AND substr(ref, 1, 2) = 'a:' ORDER BY ts_epoch, id", (session,))
     return [r[0] for r in rows]
+
+
+def captured_tool_keys(db: sqlite3.Connection, session: str) -> set[str]:
+    """The keys of the tool calls a hook captured in ``session`` (``t:<session>:<call id>``)."""
+    rows = db.execute("SELECT ref FROM docs WHERE kind = 'event' AND session = ? AND substr(ref, 1, 2) = 't:'",
+                      (session,))
+    return {r[0] for r in rows}

@@ -439,6 +439,11 @@ class SqliteStore:
 
         return journal.session_events(self.db, session, limit=limit)
 
+    def captured_tool_keys(self, session):
+        from memdir.store.sqlite import journal
+
+        return journal.captured_tool_keys(self.db, session)
+
     def captured_replies(self, session):
         from memdir.store.sqlite import journal
 
