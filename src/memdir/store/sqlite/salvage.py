@@ -3,8 +3,9 @@ set aside as ``index.sqlite3.corrupt-<epoch>`` (a disk that filled mid-write, a 
 
 Notes come back from their Markdown; episodic events lived only in that file. :func:`read_events` walks its
 ``docs`` table in rowid order, one row at a time, without any index (``NOT INDEXED``): where a page cannot be read
-it looks further on, doubling the distance (1, 2, 4 … rowids past the last row read) until a read succeeds again or
-:data:`MAX_MISSES` doublings failed, so every row on a readable page comes back. A row whose compressed tail cannot
+it reads the next :data:`PROBE` rowids one at a time (the rows on readable pages a scan cannot reach past a bad one),
+then scans on, looking further, doubling the distance, while whole stretches stay unreadable, until a read succeeds
+again or :data:`MAX_MISSES` doublings failed. A row whose compressed tail cannot
 be decompressed (its dictionary lost with a page) is counted, not guessed at. A copy of the file (and
 of its ``-wal``) is read, so nothing beside the original is created or changed, and the original is never removed.
 
@@ -26,6 +27,8 @@ log = getLogger("memdir")
 
 #: doublings of the probe distance after an unreadable page before the walk ends (2**24 rowids past the last read)
 MAX_MISSES = 24
+#: rowids read one at a time after an unreadable page (the rows on the pages around it that a scan cannot reach)
+PROBE = 256
 #: the marker file written beside a set-aside index once its events were recovered (``<file>.salvaged``)
 MARK = ".salvaged"
 
@@ -130,23 +133,36 @@ def _read(path: Path) -> tuple[list[dict[str, Any]], int]:
                           "meta"))
         if "text_head" not in have and "text" in have:  # an older layout: the whole text in one column
             cols = cols.replace("NULL AS text_head", "text AS text_head")
-        last, step, misses = 0, 1, 0
+        def take(r: sqlite3.Row) -> None:
+            nonlocal bad
+            if r["kind"] != "event":
+                return
+            ev = _event(db, r)
+            if ev is None:
+                bad += 1
+            else:
+                out.append(ev)
+
+        last, step, misses = 0, PROBE, 0
         while misses < MAX_MISSES:
             try:
                 for r in db.execute(f"SELECT {cols} FROM docs NOT INDEXED WHERE id > ? ORDER BY id", (last,)):
-                    last, step, misses = r["id"], 1, 0
-                    if r["kind"] != "event":
-                        continue
-                    ev = _event(db, r)
-                    if ev is None:
-                        bad += 1
-                    else:
-                        out.append(ev)
+                    last, step, misses = r["id"], PROBE, 0
+                    take(r)
                 break  # the end of the table
-            except sqlite3.DatabaseError:  # a page that cannot be read: look further on
-                last += step
-                step *= 2
-                misses += 1
+            except sqlite3.DatabaseError:  # a page that cannot be read: each rowid of the next stretch alone
+                found = False
+                for i in range(last + 1, last + PROBE + 1):
+                    try:
+                        r = db.execute(f"SELECT {cols} FROM docs NOT INDEXED WHERE id = ?", (i,)).fetchone()
+                    except sqlite3.DatabaseError:
+                        continue
+                    if r is not None:
+                        take(r)
+                        found = True
+                last += step if not found else PROBE
+                step = PROBE if found else step * 2  # a long unreadable stretch: look further on, doubling
+                misses = 0 if found else misses + 1
     finally:
         db.close()
     return out, bad
