@@ -96,6 +96,9 @@ def test_an_edit_whose_frontmatter_lost_its_opening_line_is_refused(tmp_path):
         damaged = "xx" + whole[3:]
         with pytest.raises(memdir.UsageError, match="opening '---'"):
             m.edit(note.id, damaged)
+        both = whole.replace("---\n", "--\n")  # both fence lines broken (sed -i 's/^---$/--/')
+        with pytest.raises(memdir.UsageError, match="opening '---'"):
+            m.edit(note.id, both)
         assert path.read_text(encoding="utf-8") == whole
         after = m.edit(note.id, "the staging database is rebuilt nightly\n\n---\n\nkind: of a footnote\n")
         assert after.text.startswith("the staging database") and tuple(after.tags) == ("db",)

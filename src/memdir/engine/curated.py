@@ -300,7 +300,7 @@ def edit_locked(s: Stores, root: Root, nid: str, text: str, expect: str | None) 
             refuse_conflict(nid, str(expect).strip(), theirs, text)
     meta, body = notes.check_edit(text, note_id=nid)
     body_alone = isinstance(text, str) and notes.split(text.replace("\r\n", "\n"))[2] is None
-    if body_alone and notes.lost_opening(text):  # its frontmatter would become the note's text
+    if body_alone and notes.lost_opening(text, nid):  # its frontmatter would become the note's text
         raise UsageError("edit refused: the text holds the note's frontmatter (id:, kind: … then ---) without the "
                          "opening '---' line; put that line back first, or give the body alone; nothing was written")
     try:

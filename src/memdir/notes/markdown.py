@@ -120,15 +120,21 @@ _FRONTMATTER_KEYS = re.compile(r"^(?:id|kind|summary|highlight|created|updated|t
                                r"|superseded_by):(?:\s|$)")
 
 
-def lost_opening(text: str) -> bool:
-    """True when ``text`` (which :func:`split` reads as all body) is a note whose frontmatter lost its opening
-    ``---`` line: at least two of memdir's frontmatter keys (``id:``, ``kind:``, ``summary:`` …) on lines before a
-    ``---`` line among its first 40 lines. Saved as a body, those lines would become the note's text."""
+def lost_opening(text: str, note_id: str | None = None) -> bool:
+    """True when ``text`` (which :func:`split` reads as all body) is a note whose frontmatter lost its ``---`` lines:
+    at least two of memdir's frontmatter keys (``id:``, ``kind:``, ``summary:`` …) on lines before a ``---`` line
+    among its first 40 lines, or, with ``note_id``, among its first 12 lines with one of them ``id: <note_id>`` (both
+    fence lines gone). Saved as a body, those lines would become the note's text."""
     lines = text.replace("\r\n", "\n").split("\n")[:40]
+    keys = [bool(_FRONTMATTER_KEYS.match(ln)) for ln in lines]
+    if note_id is not None:
+        own = re.compile(r"^id:\s*['\"]?" + re.escape(note_id) + r"['\"]?\s*$")
+        if sum(keys[:12]) >= 2 and any(own.match(ln) for ln in lines[:12]):
+            return True
     if "---" not in (ln.rstrip() for ln in lines):
         return False
-    head = lines[:[ln.rstrip() for ln in lines].index("---")]
-    return sum(1 for ln in head if _FRONTMATTER_KEYS.match(ln)) >= 2
+    end = [ln.rstrip() for ln in lines].index("---")
+    return sum(keys[:end]) >= 2
 
 
 def split(raw: str) -> tuple[dict[str, Any], str, str | None]:
