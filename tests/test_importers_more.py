@@ -754,3 +754,27 @@ def test_text_histories_in_another_encoding_are_read_not_garbled(tmp_path, caplo
     with caplog.at_level("WARNING"):
         assert read_text(damaged) == text.replace("Caf", "C\ufffdaf")
     assert "1 undecodable byte read" in caplog.text
+
+
+def test_specstory_v2_tool_arguments_come_from_its_parameters_and_the_search_query_from_its_result(tmp_path):
+    """A v2 tool block whose summary names no argument (``Tool use: **web_fetch**``) has it in its ``Parameters:``
+    JSON (not repeated as its output); a web search the host recorded as
+    ``undefined`` is named by the query its results table states."""
+    head = SPEC_ZH.read_text(encoding="utf-8").split("_**User**_", 1)[0]
+    doc = head + "\n".join([
+        "_**User**_", "", "查一下论文里的延迟", "", "---", "", "_**Agent (model gpt-5)**_", "",
+        '<tool-use data-tool-type="unknown" data-tool-name="web_fetch">', "<details>",
+        "<summary>Tool use: **web_fetch**</summary>", "", "", "Parameters:", "", "```json",
+        '{', '  "url": "https://arxiv.org/html/2511.00088v2"', '}', "```", "Additional data:", "", "```json",
+        '{"reviewData": {"status": "Done"}}', "```", "Result:", "", "```json", '{"markdown": "99 ms on Thor"}', "```",
+        "</details>", "</tool-use>", "",
+        '<tool-use data-tool-type="search" data-tool-name="web_search">', "<details>",
+        "<summary>Tool use: **web_search** • Searched web `undefined` • **1** results</summary>", "", "",
+        "| Title | URL | Chunk |", "|-------|-----|-------|",
+        "| Web search results for query: Alpamayo-R1 inference latency | | Links: x |", "", "</details>", "</tool-use>", ""])
+    path = tmp_path / "v2.md"
+    path.write_text(doc, encoding="utf-8")
+    fetch, search = [e for e in iter_events("specstory", path) if e["role"] == "tool"]
+    assert fetch["text"].startswith("WebFetch: https://arxiv.org/html/2511.00088v2 →") and "Parameters:" not in fetch["text"]
+    assert fetch["input"] == {"url": "https://arxiv.org/html/2511.00088v2"}
+    assert search["text"].startswith("WebSearch: Alpamayo-R1 inference latency →") and "undefined" not in search["text"]

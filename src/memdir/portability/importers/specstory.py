@@ -114,6 +114,9 @@ def _tool(block: list[str], *, terminal: bool = False) -> tuple[str, str, str, s
             items.append(["text", line.strip()])
     name = canonical_tool(host)
     tool_input: dict | None = None
+    params, items = _labelled(items, keep_params="plan" in host.lower())
+    if not what and params:  # "Tool use: **web_fetch**" names no argument: the Parameters JSON holds it
+        what = next((params[k] for k in _ARG_KEYS if isinstance(params.get(k), str) and params[k].strip()), "")
     first = next((i for i, it in enumerate(items) if it[0] == "fence"), None)
     if name == "Bash" and first is not None:
         what = items.pop(first)[1].strip()
@@ -129,12 +132,54 @@ def _tool(block: list[str], *, terminal: bool = False) -> tuple[str, str, str, s
         tool_input = {"file_path": what}
     elif name in ("Grep", "Glob", "LS"):
         tool_input = {"pattern": what}
+    if tool_input is None and params:
+        tool_input = params
     # the block is HTML: its text has "&gt;", "&#96;" where the tool printed ">", "`"; a plan tool's argument is a JSON
     # object whose "plan" string (its own "\n" escapes) is what the model wrote
     plan = "plan" in host.lower()  # create_plan and its kind: the argument is the plan
     texts = [it[1] if terminal else html.unescape(it[1]) for it in items]  # the earlier layout copies a terminal as is
     output = "\n".join(_plan_text(t) if plan else t for t in texts).strip() or None
+    if name == "WebSearch" and (not what or "undefined" in what) and output:  # the query the host left unrecorded
+        asked = re.search(r"Web search results for query: (.+?)\s*\|", output)
+        what = asked.group(1).strip() if asked else re.sub(r"(?i)^searched web\s*`?|`?\s*undefined`?$", "", what).strip()
+        tool_input = {"query": what} if what else tool_input
     return name, host, what if terminal else html.unescape(what), output, tool_input
+
+
+#: the arguments that name what a call did (a plan's text, a question's options are its content, not its name)
+_ARG_KEYS = ("url", "query", "search_term", "command", "file_path", "target_file", "path", "target_directory",
+             "pattern", "glob_pattern", "description")
+#: the labels of the v2 layout's tool blocks: each names the fenced JSON after it
+_LABELS = ("Parameters:", "Additional data:", "Result:")
+
+
+def _labelled(items: list[list], *, keep_params: bool = False) -> tuple[dict | None, list[list]]:
+    """``(parameters, items)``: the v2 layout's ``Parameters:`` JSON (the call's arguments) taken out of a tool
+    block's items; ``Additional data:`` (the host's state: a plan's file name, a review's status) and ``Result:`` stay
+    in the output without their labels. ``keep_params``: a plan tool, whose plan is its argument, keeps it as its
+    text."""
+    params: dict | None = None
+    out: list[list] = []
+    label = None
+    for it in items:
+        if it[0] == "text" and it[1] in _LABELS:
+            label = it[1]
+            continue
+        if it[0] == "fence" and label == "Parameters:":
+            try:
+                got = json.loads(it[1])
+            except ValueError:
+                got = None
+            if isinstance(got, dict):
+                params = got
+                if keep_params:
+                    out.append(it)
+            else:
+                out.append(it)
+        else:
+            out.append(it)
+        label = None
+    return params, out
 
 
 def _plan_text(text: str) -> str:
