@@ -104,3 +104,16 @@ def test_an_edit_whose_frontmatter_lost_its_opening_line_is_refused(tmp_path):
         assert after.text.startswith("the staging database") and tuple(after.tags) == ("db",)
     code, out = run_cli(["edit", note.id, "-"], tmp_path / "g", proj, damaged)
     assert code == 2 and "opening '---'" in out and path.read_text(encoding="utf-8").startswith("---\nid: facts/")
+
+
+def test_a_body_alone_moves_a_summary_that_was_the_old_bodys_first_line(tmp_path):
+    """remember's default summary is the text's first line: a new body brings its own first line with it (recall,
+    the outline and inspect showed the old words); a summary a person wrote stays."""
+    proj = _project(tmp_path)
+    with memdir.open(proj, home=tmp_path / "g") as m:
+        note = m.remember("the staging database listens on port 5433", category="facts")
+        after = m.edit(note.id, "the staging database listens on port 6543 since the move\n")
+        assert after.summary == "the staging database listens on port 6543 since the move"
+        own = m.remember("deploys wait for the canary", category="decisions", summary="canary first")
+        after = m.edit(own.id, "deploys wait for the canary and a second approval\n")
+        assert after.summary == "canary first"

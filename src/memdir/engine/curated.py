@@ -304,7 +304,7 @@ def edit_locked(s: Stores, root: Root, nid: str, text: str, expect: str | None) 
         raise UsageError("edit refused: the text holds the note's frontmatter (id:, kind: … then ---) without the "
                          "opening '---' line; put that line back first, or give the body alone; nothing was written")
     try:
-        old_meta, _, _ = notes.split(notes.read_text(path))
+        old_meta, old_body, _ = notes.split(notes.read_text(path))
     except UsageError as exc:
         if body_alone:  # its summary, tags, pinned and times would go with the broken lines, unseen
             raise MemdirError(f"edit refused: {path} has a broken frontmatter ({exc}) that a body alone would throw "
@@ -315,8 +315,13 @@ def edit_locked(s: Stores, root: Root, nid: str, text: str, expect: str | None) 
         old_meta = meta
     else:
         if body_alone:
-            # a body alone (`echo "new body" | memdir edit ID -`): the note keeps its frontmatter (pinned, tags, times)
+            # a body alone (`echo "new body" | memdir edit ID -`): the note keeps its frontmatter (pinned, tags, times);
+            # a summary that was the old body's first line (remember's default) follows the new body, one a person
+            # wrote stays
             meta = {k: v for k, v in old_meta.items() if k != "updated"}
+            was = meta.get("summary")
+            if isinstance(was, str) and was.strip() == summary_of(cevents.redact_text(old_body).strip()) and body.strip():
+                meta["summary"] = summary_of(cevents.redact_text(body).strip())
     for k in ("supersedes", "superseded_by"):
         if (meta.get(k) or None) != (old_meta.get(k) or None):
             raise UsageError(f"edit refused: {k} cannot be changed by an edit (it was {old_meta.get(k)!r}); "
