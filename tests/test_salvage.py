@@ -97,3 +97,22 @@ def test_the_set_aside_files_wal_and_an_older_layout_are_read_too(tmp_path):
     db.close()
     assert bad == 0 and len(events) == 50 and events[7] == {"key": "import:x:s:7", "role": "user", "text": "turn 7 text",
                                                             "session": "s", "ts": "2026-11-30T10:00:00Z", "meta": None}
+
+
+def test_doctor_says_when_a_set_aside_file_cannot_be_read(project, tmp_path, monkeypatch):
+    """An unreadable set-aside file (permissions, no room for its copy) is one doctor warning, not a traceback; a
+    directory of that name is no set-aside index."""
+    from memdir.engine import recovery
+
+    with memdir.open(project, home=tmp_path / "g") as m:
+        m.remember("the staging database listens on port 5433", category="facts")
+        derived = project / ".memory" / ".memdir"
+        (derived / "index.sqlite3.corrupt-1").write_bytes(b"x" * 100)
+        (derived / "index.sqlite3.corrupt-2").mkdir()
+
+        def denied(path):
+            raise PermissionError(13, "Permission denied", str(path))
+
+        monkeypatch.setattr(recovery.salvage, "read_events", denied)
+        checks = [c for c in m.doctor() if c["check"] == "project set-aside index"]
+        assert len(checks) == 1 and checks[0]["ok"] == "warn" and "could not be read" in checks[0]["detail"]

@@ -349,9 +349,11 @@ def written(s: Stores, nid: str, scope: str) -> Note:
     return note
 
 
-def rewritable(path: Path, nid: str, what: str) -> None:
-    """Raise as :func:`rewrite_note` would (``NotFound``, ``MemdirError``) when the note file ``path`` cannot take a
-    field change now: gone, empty (an editor saving it) or unreadable. Writes nothing."""
+def _note_for_rewrite(path: Path, nid: str, what: str, changes: dict[str, Any]) -> tuple[Any, str]:
+    """``(file state, new text)``: the note file ``path`` as read, with ``changes`` made to its frontmatter
+    (:func:`memdir.notes.markdown.update_fields`). Raises ``NotFound`` when it is gone, ``MemdirError`` (exit 1: the
+    file's state, not the command) when it is empty (an editor saving it, or a file emptied by hand: nothing of the
+    note is left to keep) or unreadable."""
     state = notes.file_state(path)
     if state is None:
         raise NotFound(f"no note has the id {nid!r} (its file is gone)")
@@ -359,7 +361,7 @@ def rewritable(path: Path, nid: str, what: str) -> None:
         raise MemdirError(f"cannot {what} {nid}: {path} is empty (another program may be saving it); try again, "
                           f"or give the note its text with `memdir edit {nid}`")
     try:
-        notes.split(notes.read_text(path))
+        return state, notes.update_fields(notes.read_text(path), changes)
     except FileNotFoundError:
         raise NotFound(f"no note has the id {nid!r} (its file is gone)") from None
     except UsageError as exc:
@@ -367,25 +369,17 @@ def rewritable(path: Path, nid: str, what: str) -> None:
                           f"`memdir edit {nid}`") from None
 
 
+def rewritable(path: Path, nid: str, what: str) -> None:
+    """Raise as :func:`rewrite_note` would when the note file ``path`` cannot take a field change now. Writes
+    nothing."""
+    _note_for_rewrite(path, nid, what, {})
+
+
 def rewrite_note(path: Path, nid: str, changes: dict[str, Any], what: str) -> None:
-    """Change frontmatter fields of the note file ``path`` in place (:func:`memdir.notes.markdown.update_fields`),
-    read again when another program saves it meanwhile. Raises ``MemdirError`` (exit 1: the file's state, not the
-    command) when it is unreadable, empty (an editor saving it, or a file emptied by hand: nothing of the note is
-    left to keep) or keeps changing, ``NotFound`` when it is gone."""
+    """Change frontmatter fields of the note file ``path`` in place, read again when another program saves it
+    meanwhile. Raises as :func:`_note_for_rewrite` does, and ``MemdirError`` when it keeps changing."""
     for _ in range(3):
-        state = notes.file_state(path)
-        if state is None:
-            raise NotFound(f"no note has the id {nid!r} (its file is gone)")
-        if state[1] == 0:
-            raise MemdirError(f"cannot {what} {nid}: {path} is empty (another program may be saving it); try again, "
-                              f"or give the note its text with `memdir edit {nid}`")
-        try:
-            raw = notes.update_fields(notes.read_text(path), changes)
-        except FileNotFoundError:
-            raise NotFound(f"no note has the id {nid!r} (its file is gone)") from None
-        except UsageError as exc:  # the file's state, not the command, is at fault: exit 1, as any failed command
-            raise MemdirError(f"cannot {what} {nid}: {path} is unreadable ({exc}); repair it first with "
-                              f"`memdir edit {nid}`") from None
+        state, raw = _note_for_rewrite(path, nid, what, changes)
         try:
             notes.atomic_write(path, raw, expect=state)
             return

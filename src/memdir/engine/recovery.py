@@ -40,7 +40,12 @@ def recover(s: Stores, root: Any, *, repair: bool, add: Callable[..., None]) -> 
             add(name, "warn", f"{path.name}: an index SQLite could not read was set aside; its events are not in the "
                 "index", "run `memdir doctor` in a writable checkout: it recovers what can still be read of it")
             continue
-        events, bad = salvage.read_events(path)
+        try:
+            events, bad = salvage.read_events(path)
+        except OSError as exc:  # unreadable to this user, or no room for the copy: said, tried again next time
+            add(name, "warn", f"{path.name}: could not be read ({exc})", "check its permissions and the free space "
+                "in the temporary directory, then run `memdir doctor` again")
+            continue
         counts = event_ops.import_events(s, events, scope=root.scope) if events else {"stored": 0, "duplicate": 0}
         got = counts["stored"] + counts["duplicate"]
         if got or bad:  # a file nothing could be read from is tried again by the next doctor (a newer memdir may)

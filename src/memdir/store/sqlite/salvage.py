@@ -39,7 +39,7 @@ def set_aside(derived: Path) -> list[Path]:
     """The set-aside index files in a root's ``.memdir`` directory ``derived``, oldest first (their ``-wal``,
     ``-shm`` and markers left out)."""
     return sorted((p for p in Path(derived).glob("index.sqlite3.corrupt-*")
-                   if not p.name.endswith(("-wal", "-shm", MARK))), key=lambda p: p.name)
+                   if not p.name.endswith(("-wal", "-shm", MARK)) and p.is_file()), key=lambda p: p.name)
 
 
 def unsalvaged(derived: Path) -> list[Path]:
