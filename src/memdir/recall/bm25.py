@@ -217,8 +217,12 @@ def score(db: sqlite3.Connection, tokens: list[str], *, weights: tuple[float, ..
         tw = term_weights.get(t, 1.0) if term_weights else 1.0
         args += [-tw * math.sqrt(qtf[t]) * collection_idf(N, n, t, collection) / idf_fts5(N, n),
                  '"' + t.replace('"', '""') + '"']
-    # MATERIALIZED: bm25() must run in its FTS5 scan, not inside the aggregate SQLite would otherwise flatten it into
-    sql = (f"WITH p AS MATERIALIZED ({' UNION ALL '.join(parts)}) "
-           "SELECT id, sum(s) AS score, sum(b) FROM p GROUP BY id ORDER BY score DESC, id LIMIT ?")
+    if len(parts) == 1:  # one term: a row occurs once, nothing to sum
+        sql = f"SELECT id, s AS score, b FROM ({parts[0]}) ORDER BY score DESC, id LIMIT ?"
+    else:
+        # a compound sub-select is never flattened into an aggregate (SQLite's flattening rule 17), so bm25() runs in
+        # its own FTS5 scan as a co-routine; a MATERIALIZED CTE gives the same rows ~0.7 ms slower at 3,600 postings
+        sql = (f"SELECT id, sum(s) AS score, sum(b) FROM ({' UNION ALL '.join(parts)}) "
+               "GROUP BY id ORDER BY score DESC, id LIMIT ?")
     rows = db.execute(sql, (*args, int(limit))).fetchall()
     return [tuple(r) for r in rows] if with_terms else [(r[0], r[1]) for r in rows]
