@@ -610,3 +610,16 @@ def test_doctor_reports_an_index_too_damaged_to_check_as_a_failed_check(store, m
     checks = real(store.stores, repair=False)
     bad = [c for c in checks if c["check"] == "project index"]
     assert bad and bad[0]["ok"] == "fail" and "the index is damaged" in bad[0]["remedy"]
+
+
+@pytest.mark.anyio
+async def test_forget_preview_matching_nothing_offers_no_token(server):
+    """A text preview that matches nothing says so and hands out no confirm_token (the CLI's "no memory matches"):
+    a token would invite the model to a second call that deletes nothing."""
+    async with Client(server) as c:
+        await c.call_tool("memory_remember", {"text": "builds use uv, not pip", "category": "facts"})
+        none = (await c.call_tool("memory_forget", {"query": "zebra giraffe"})).structured_content
+        assert none["count"] == 0 and none["forgotten"] is False and none["confirm_token"] is None
+        assert "no memory matches" in none["message"] and "confirm_token" not in none["message"]
+        some = (await c.call_tool("memory_forget", {"query": "uv, not pip"})).structured_content
+        assert some["count"] == 1 and some["confirm_token"]

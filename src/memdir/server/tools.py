@@ -307,13 +307,16 @@ def do_forget_matching(m: "Memdir", query: str | None = None, prefix: str | None
                        confirm_token: str | None = None) -> dict[str, Any]:
     """Forget by text or key prefix (:meth:`Memdir.forget_matching`): a preview with a ``confirm_token``, or
     the delete when the token is given. Returns ``{"id": None, "forgotten", "count", "confirm_token",
-    "samples", "message"}``."""
+    "samples", "message"}``; ``confirm_token`` is ``None`` once deleted and when nothing matches."""
     res = m.forget_matching(query=clean_text(query) if query is not None else None,
                             prefix=clean_text(prefix) if prefix is not None else None,
                             token=clean_text(confirm_token).strip() if confirm_token else None)
     what = f"query={query!r}" if query is not None else f"prefix={prefix!r}"
     if res["deleted"]:
         msg = f"forgot {res['count']} memories matching {what} ({res['notes']} notes, {res['events']} events)"
+    elif not res["count"]:  # as the CLI: nothing to confirm, so no token inviting a second call
+        return {"id": None, "forgotten": False, "count": 0, "confirm_token": None, "samples": [],
+                "message": f"no memory matches {what}; nothing to forget (see memory_recall)"}
     else:
         msg = (f"preview only, nothing deleted: {res['count']} memories match {what}. To delete them call memory_forget "
                f"again with the same {what.split('=')[0]} and confirm_token={res['token']!r}.")
