@@ -36,12 +36,14 @@ def _store_summary(out: dict, verb: str) -> str:
 
 @click.command()
 @click.argument("path", type=click.Path(dir_okay=False), required=False)
+@click.option("--force", is_flag=True, help="Replace PATH even when it is not an earlier export.")
 @_with_store_opts
 @json_opt
 @click.pass_context
-def export(ctx, path, store_url, store_project, as_json):
+def export(ctx, path, force, store_url, store_project, as_json):
     """Write all notes, events and tombstones to PATH as JSONL (``-`` for stdout), or copy this project's events and tombstones
-    into a team store (--store postgresql://…; notes stay in Git)."""
+    into a team store (--store postgresql://…; notes stay in Git). An existing PATH is replaced only when it is an
+    earlier export (or empty), unless --force."""
     m = open_store(ctx)
     if store_url:
         if path:
@@ -62,6 +64,11 @@ def export(ctx, path, store_url, store_project, as_json):
     parent = Path(path).expanduser().absolute().parent
     if not parent.is_dir():
         raise UsageError(f"directory {str(parent)!r} does not exist: create it first or export elsewhere")
+    if not force and Path(path).expanduser().exists():
+        from memdir.portability.jsonl import is_export
+
+        if not is_export(Path(path).expanduser()):  # a hand-written ROOT.md, a README: never replaced by mistake
+            raise UsageError(f"{path} exists and is not a memdir export: choose another file, or pass --force to replace it")
     out = m.export(path)
     emit(ctx, as_json, out, f"exported {out['notes']} notes, {out['events']} events and {plural(out['tombstones'], 'tombstone')} to {path}")
 

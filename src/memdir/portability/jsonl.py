@@ -72,6 +72,28 @@ def export(s: Stores, path: str | os.PathLike) -> dict[str, int]:
     return counts
 
 
+EXPORT_TYPES = ("note", "event", "tombstone")
+
+
+def is_export(path: str | os.PathLike) -> bool:
+    """True when ``path`` is empty or its first non-blank line is a JSON object whose ``type`` is a line type
+    :func:`export` writes (:data:`EXPORT_TYPES`): what an earlier export looks like. Reads at most 1 MB; an
+    unreadable file is not an export."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(1 << 20)
+    except OSError:
+        return False
+    for line in head.splitlines():
+        if line.strip():
+            try:
+                obj = json.loads(line)
+            except ValueError:  # includes a line cut at the 1 MB read: a line that long is no export's first line
+                return False
+            return isinstance(obj, dict) and obj.get("type") in EXPORT_TYPES
+    return not head.strip()
+
+
 def import_jsonl(s: Stores, path: str | os.PathLike) -> dict[str, int]:
     """The body of :meth:`memdir.Memdir.import_jsonl`, whose docstring is the contract."""
     p = Path(path)
