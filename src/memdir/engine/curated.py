@@ -255,9 +255,15 @@ def note_root(s: Stores, id: str, scope: str | None) -> tuple[Root, str]:
 
 def refuse_page_item(nid: str) -> None:
     """Raise ``UsageError`` when ``nid`` is a goal or rule of ROOT.md (``ROOT.md/rule-01``): those are lines a person
-    wrote in that page, changed or removed by editing it, never through memdir."""
+    wrote in that page, changed or removed by editing it, never through memdir; or when it names a category's
+    compiled ``index.md`` (``facts/index``), which is no note: memdir rewrites it from the notes (a forget deleted
+    and rewrote it and left a tombstone; a pin gave it frontmatter and listed it in itself)."""
     if nid.startswith(ROOT_PAGE + "/"):
         raise UsageError(f"{nid} is a line of {ROOT_PAGE}: edit {ROOT_PAGE} by hand to change or remove it")
+    category, _, slug = nid.rpartition("/")
+    if category and slug == "index":
+        raise UsageError(f"{nid} is the compiled index of {category}/, not a note: memdir rewrites it from the notes; "
+                         "forget, pin or edit one of the notes it lists instead")
 
 
 def note_source(s: Stores, id: str, *, scope: str | None = None) -> str:
