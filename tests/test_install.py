@@ -245,6 +245,18 @@ def test_codex_broken_toml_refused(home):
     with pytest.raises(Exception, match="cannot parse"):
         install_host("codex", argv=ARGV)
     assert cfg.read_text() == "model = \n"
+    # "nothing was changed" holds for hooks.json too: not created, and an existing one neither merged nor backed up
+    assert sorted(p.name for p in cfg.parent.iterdir()) == ["config.toml"]
+    hooks = cfg.parent / "hooks.json"
+    hooks.write_text('{"hooks": {}}')
+    for uninstall in (False, True):
+        with pytest.raises(Exception, match="cannot parse"):
+            install_host("codex", argv=ARGV, uninstall=uninstall)
+        assert hooks.read_text() == '{"hooks": {}}'
+        assert sorted(p.name for p in cfg.parent.iterdir()) == ["config.toml", "hooks.json"]
+    cfg.write_bytes(b"model = \"\xff\xfe\"\n")  # not UTF-8: one line too, not a traceback
+    with pytest.raises(Exception, match="cannot read"):
+        install_host("codex", argv=ARGV)
 
 
 # ---- OpenCode ------------------------------------------------------------------------------------------------

@@ -79,6 +79,14 @@ def codex_hook_keys(hooks_path: Path, settings: dict[str, Any]) -> dict[int, tup
     return out
 
 
+def read_config_text(path: Path) -> str:
+    """A config.toml's text; ``UsageError`` (one line) when it is not UTF-8 text or cannot be read."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"cannot read {path} ({exc}); fix it first — nothing was changed") from None
+
+
 def toml_load(path: Path, text: str):
     import tomllib
 
@@ -139,7 +147,7 @@ def codex_config(plan: Plan, path: Path, *, argv: list[str] | None, trust: dict[
     ``remove_if_empty``: delete the file when nothing is left in it."""
     import tomlkit
 
-    old = path.read_text(encoding="utf-8") if path.exists() else None
+    old = read_config_text(path) if path.exists() else None
     doc = toml_load(path, old or "")
     legacy = toml_drop_legacy(doc, old or "")
     if argv is not None or uninstall:
@@ -211,6 +219,9 @@ def install(plan: Plan, *, project: Path | None, uninstall: bool, argv: list[str
     hooks_path = (project / ".codex" / "hooks.json") if project else ch / "hooks.json"
     config_path = ch / "config.toml"
     hooks = read_json(hooks_path) or {}
+    for cfg in (config_path, *((project / ".codex" / "config.toml",) if project is not None else ())):
+        if cfg.exists():  # refused before hooks.json is written: "nothing was changed" must stay true
+            toml_load(cfg, read_config_text(cfg))
     before = codex_hook_keys(hooks_path, hooks)
     if uninstall:
         strip_hooks(hooks, "codex")
