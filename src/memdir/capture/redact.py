@@ -121,11 +121,11 @@ class _Lazy:
 class _Rule:
     """One detector: ``regex`` (lazily compiled) and how to read and vet its matches."""
 
-    __slots__ = ("kind", "_regex", "hints", "priority", "group", "check", "pre", "lowered", "trim", "anchors")
+    __slots__ = ("kind", "_regex", "hints", "priority", "group", "check", "pre", "lowered", "trim", "anchors", "whole")
 
     def __init__(self, kind: str, regex: _Lazy, hints: tuple[str, ...], *, priority: int = _P_PROVIDER,
                  group: str | int = 0, check: _Check | None = None, pre: frozenset[str] = _W,
-                 lowered: bool = False, trim: str = "", anchors: tuple[str, ...] = ()) -> None:
+                 lowered: bool = False, trim: str = "", anchors: tuple[str, ...] = (), whole: str = "") -> None:
         self.kind = kind
         self._regex = regex
         self.hints = hints  # the rule runs only when one of these occurs in the text it scans
@@ -136,6 +136,9 @@ class _Rule:
         self.lowered = lowered  # pattern and hints are lower case and run on the lowered text
         self.trim = trim  # chars dropped from the end of the value (closing quotes, punctuation)
         self.anchors = anchors  # literals every match starts with: found by str.find, then matched
+        # an unquoted value runs on to the end of its word (:func:`_word_end`): "before" the check reads it (prose,
+        # where a password is a word), "after" it passed (assignments: the check's rules read the value as matched)
+        self.whole = whole
 
     @property
     def regex(self) -> re.Pattern[str]:
@@ -417,7 +420,7 @@ _KEYWORD_RULES: list[_Rule] = [
            r"(?:(?P<q>[`\"'])(?P<qval>[^`\"'\r\n]{1,512}+)(?P=q)|"
            r"(?P<val>[^\s\"'`,;&<>()\[\]{}]{1,512}+))"),
         (" is ", " was "), priority=_P_ASSIGN, check=_check_is_phrase, lowered=True, trim=".!?:",
-        anchors=("pass", "pwd", "secret", "token", "api key"),
+        anchors=("pass", "pwd", "secret", "token", "api key"), whole="before",
     ),
     # "set the password to hunter2", "changed my db password to `x`"
     _Rule(
@@ -427,7 +430,7 @@ _KEYWORD_RULES: list[_Rule] = [
            r"(?:(?P<q>[`\"'])(?P<qval>[^`\"'\r\n]{1,512}+)(?P=q)|"
            r"(?P<val>[^\s\"'`,;&<>()\[\]{}]{1,512}+))"),
         (" to ",), priority=_P_ASSIGN, check=_check_is_phrase, lowered=True, trim=".!?:",
-        anchors=("set", "chang", "reset", "updat"),
+        anchors=("set", "chang", "reset", "updat"), whole="before",
     ),
     # "I set password hunter2hunter2", "login with password Zq8!vvTT99": a password named right after the word, when
     # it mixes letters and digits (a word after "password" is its subject: "password reset", "password field")
@@ -435,7 +438,7 @@ _KEYWORD_RULES: list[_Rule] = [
         "password",
         _r(r"(?:password|passwd|passphrase)[ \t]{1,4}(?P<val>[^\s\"'`,;&<>()\[\]{}]{8,512}+)"),
         ("pass",), priority=_P_ASSIGN - 1, check=_check_bare_password, lowered=True, trim=".!?:",
-        anchors=("pass",),
+        anchors=("pass",), whole="before",
     ),
     # Chinese labels: 密码：hunter2, 口令是 abc, 密钥=xyz, 令牌：…
     _Rule(
@@ -486,7 +489,7 @@ _KEYWORD_RULES: list[_Rule] = [
         ("pass", "pw", "secret", "key", "token", "auth", "credential"),
         priority=_P_ASSIGN, check=_check_assignment, pre=frozenset(), lowered=True,
         anchors=("pass", "pw", "secret", "api", "access", "private", "signing", "encryption", "master",
-                 "token", "auth", "credential"),
+                 "token", "auth", "credential"), whole="after",
     ),
 ]
 _ASSIGN_RULE = _KEYWORD_RULES[-1]
@@ -661,6 +664,28 @@ def _matches(rule: _Rule, hay: str) -> Iterator[re.Match[str]]:
             yield m
 
 
+#: the rest of a value's word: up to white space, a quote or markup (a symbol inside a password does not end it), at
+#: most as long as a value may be (a run of ``password=password=…`` stays linear)
+_WORD_REST = re.compile(r"[^\s\"'`<>]{0,512}")
+#: a separator followed by the next ``key=`` pair: a query string's ``&page=2``, a connection string's ``;User Id=``
+_PAIR_SEP = re.compile(r"[&;,](?=[A-Za-z_][\w. -]{0,40}=)")
+#: sentence punctuation left after a value's word, not part of it
+_WORD_TRAIL = ".,;:!?)]}"
+
+
+def _word_end(text: str, e: int) -> int:
+    """The end of the word a value found at ``…e`` belongs to: a password holds ``&``, ``;``, ``,`` or brackets
+    (``Tr0ub4dor&3horse``), and a value cut at one left its tail in the memory. Stops at white space, a quote or
+    markup, and at a separator followed by the next ``key=`` pair; sentence punctuation at its end stays outside."""
+    i = _WORD_REST.match(text, e).end()
+    sep = _PAIR_SEP.search(text, e, i + 44)  # the next key may hold a space (``User Id=``) past the word's end
+    if sep is not None and sep.start() < i:
+        i = sep.start()
+    while i > e and text[i - 1] in _WORD_TRAIL:
+        i -= 1
+    return i
+
+
 def _run_rule(rule: _Rule, hay: str, text: str) -> Iterator[tuple[str, int, int, int]]:
     """Matches of ``rule`` in ``hay`` (``text`` or its same-length lowered copy); values and kinds
     are read from ``text`` at the same offsets."""
@@ -673,6 +698,9 @@ def _run_rule(rule: _Rule, hay: str, text: str) -> Iterator[tuple[str, int, int,
             continue
         grp = "qval" if qval and m.group("qval") is not None else group
         s, e = m.span(grp)
+        whole = rule.whole if grp != "qval" else ""
+        if whole == "before":
+            e = _word_end(text, e)
         if rule.trim:
             while e > s and text[e - 1] in rule.trim:
                 e -= 1
@@ -680,6 +708,8 @@ def _run_rule(rule: _Rule, hay: str, text: str) -> Iterator[tuple[str, int, int,
             continue
         if rule.check is not None and not rule.check(m, text[s:e], text):
             continue
+        if whole == "after":
+            e = _word_end(text, e)
         kind = rule.kind
         if rule is _ASSIGN_RULE:
             kind = _assignment_kind(hay, m.start("kw"), m.end("kw"))

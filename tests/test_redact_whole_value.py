@@ -1,0 +1,32 @@
+"""A password a rule finds is redacted to its end: a symbol inside it (``&``, ``;``, ``,``, a bracket) no longer cuts
+the value short and leaves its tail in the memory (``[redacted:password]&3horse``), nor hides a short password
+(``Tr0ub&dor``) from the rule; a query string's or a connection string's next ``key=`` pair stays."""
+
+from __future__ import annotations
+
+import pytest
+
+from memdir.capture.redact import redact
+
+@pytest.mark.parametrize("text,tail", [
+    ("my password is Tr0ub4dor&3horse", "&3horse"),
+    ("the wifi password is Tr0ub&dor", "&dor"),
+    ("I set the admin password to hunter2;x9 yesterday", ";x9"),
+    ("login with password Zq8vvTT99,Q7 please", ",Q7"),
+    ("password=Tr0ub4dor&3horse", "&3horse"),
+])
+def test_a_found_password_is_redacted_to_its_end(text, tail):
+    out = redact(text)
+    assert "[redacted:" in out and tail not in out, out
+    assert text.startswith(out.split("[redacted:")[0])  # what comes before the password is kept
+
+
+@pytest.mark.parametrize("text,kept", [
+    ("https://x.example/cb?token=abc123def456&page=2", "&page=2"),
+    ("Server=db;Password=Tr0ub4dor3;User Id=app", ";User Id=app"),
+    ("the password is hunter22, then we rotate it", ", then we rotate it"),
+    ("the password is hunter22.", "."),
+])
+def test_the_next_pair_and_sentence_punctuation_stay(text, kept):
+    out = redact(text)
+    assert "[redacted:" in out and out.endswith(kept), out
