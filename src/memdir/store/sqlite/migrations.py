@@ -342,25 +342,10 @@ def m015_zstd_tails(db: sqlite3.Connection) -> None:
     row changes here: the schema version keeps an older memdir, which reads only zlib, from opening the store."""
 
 
-
-#: FTS5 merges this many segments of a level into one (its default is 4): the postings of a long import are rewritten
-#: fewer times. 10k real turns, three alternating rounds: the import's wall time -4 % (its own process's CPU -0.06 s),
-#: the file +0.04 MB; 100k: 24.6 -> 23.9 s; recall p50 unchanged at both sizes. 16 saved as much but a store that
-#: forgot half its rows grew instead of shrinking (FTS5 folds deletions into postings when it merges); 8 shrinks as
-#: 4 does (docs/ingest-and-size.md, round 10).
-FTS_AUTOMERGE = 8
-
-
-def m016_fts_automerge(db: sqlite3.Connection) -> None:
-    """Issue 26 (ingest): the FTS index merges :data:`FTS_AUTOMERGE` segments at a time. A setting kept in the FTS
-    table's own ``fts_config`` (the table's rows do not change), so a store made by an older memdir gets it here too."""
-    db.execute("INSERT INTO fts(fts, rank) VALUES ('automerge', ?)", (FTS_AUTOMERGE,))
-
-
 MIGRATIONS = [m001_create_tables, m002_vectors_tiers, m003_fts_vocab, m004_fts_context, m005_event_order_index,
               m006_journal, m007_distill, m008_handles_passages,
               m009_compact_layout, m010_removed_log, m011_text_dictionary, m012_remote_queue, m013_remote_refused,
-              m014_hash_bytes_derived_ts, m015_zstd_tails, m016_fts_automerge]
+              m014_hash_bytes_derived_ts, m015_zstd_tails]
 
 
 class NewerIndex(MemdirError, RuntimeError):
