@@ -110,11 +110,21 @@ def _alive(owner: dict) -> bool:
     return started is None or _start_time(pid) in (None, started)
 
 
+def _tool(bindir: Path, tool: str) -> list[str]:
+    """The command running ``bindir/tool``. pgserver's relocatable build finds its libpq through an ``$ORIGIN`` rpath
+    (``bin/../../../pgserver.libs``), which the dynamic loader resolves from ``/proc/self/exe``: where an unprivileged
+    user cannot read ``/proc/self`` (some sandboxes) that fails ("libpq-….so: cannot open shared object file"), so
+    the directory is also named in ``LD_LIBRARY_PATH`` (inherited by the ``postgres`` that ``pg_ctl`` starts)."""
+    libs = bindir.parent.parent.parent / "pgserver.libs"
+    env = ["env", f"LD_LIBRARY_PATH={libs}"] if libs.is_dir() else []
+    return [*env, str(bindir / tool)]
+
+
 def _stop_dir(d: Path, bindir: Path | None, as_user: str | None) -> None:
     """Stop the cluster in ``d`` (if its postmaster runs) and delete ``d``."""
     data = d / "data"
     if (data / "postmaster.pid").exists() and bindir is not None:
-        cmd = [str(bindir / "pg_ctl"), "-D", str(data), "-m", "immediate", "-w", "-t", "30", "stop"]
+        cmd = [*_tool(bindir, "pg_ctl"), "-D", str(data), "-m", "immediate", "-w", "-t", "30", "stop"]
         if as_user:
             cmd = ["runuser", "-u", as_user, "--", *cmd]
         subprocess.run(cmd, capture_output=True, timeout=60)
@@ -251,7 +261,7 @@ class Cluster:
         return dst / "bin"
 
     def _run(self, tool: str, *args: str) -> None:
-        cmd = [str(self.bindir / tool), *args]
+        cmd = [*_tool(self.bindir, tool), *args]
         if self.as_user:
             cmd = ["runuser", "-u", self.as_user, "--", *cmd]
         r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
