@@ -488,3 +488,20 @@ def safe_url(url: str) -> str:
         return urlunsplit(p._replace(netloc=netloc, query=query))
     except ValueError:
         return url
+
+
+def team_wanted(config: "Config") -> bool:
+    """True when ``remote.url`` is set, or was set to a value the settings refused (a typo: no scheme, ``htp://``, a
+    bad port): the user asked for a team server, so events are queued and sent once the URL is fixed, not kept local
+    for good."""
+    return bool(config.get("remote.url")) or bool(str(config.rejected.get("remote.url") or "").strip())
+
+
+def refused_url_line(config: "Config") -> str | None:
+    """One line naming a ``remote.url`` the settings refused, with the fix; ``None`` when none was refused."""
+    raw = config.rejected.get("remote.url")
+    if not str(raw or "").strip():
+        return None
+    shown = safe_url(str(raw)) if "://" in str(raw) else str(raw)  # a URL may carry a password
+    return (f"remote.url {shown!r} is not a usable team server URL (http:// or https://, a host, a port "
+            "from 1 to 65535, no spaces): fix it in config.toml, e.g. http://host:8765/v1; events wait in the queue")

@@ -11,6 +11,7 @@ from typing import Any, Iterable, Iterator
 
 from memdir.capture import events as cevents
 from memdir.capture import gates
+from memdir.config import team_wanted
 from memdir.engine import ahead, spool
 from memdir.errors import LockBusy, UsageError
 from memdir.lazylog import getLogger
@@ -57,7 +58,7 @@ def import_events(s: Stores, events: Iterable[dict[str, Any]], *, scope: str = "
     counts = {"read": 0, "stored": 0, "duplicate": 0, "skipped": 0}
     total = len(events) if hasattr(events, "__len__") else None
     it = iter(events)
-    send = scope == "project" and bool(s.config.get("remote.url"))
+    send = scope == "project" and team_wanted(s.config)  # a mistyped remote.url queues too: sent once it is fixed
     queued: list[dict[str, Any]] = []  # sent to remote.url once at the end (memdir.engine.remote); queued meanwhile
     bar = progress_bar.get()
     bar_token = progress_bar.set(None) if bar is not None else None  # the spool's imports below do not move it

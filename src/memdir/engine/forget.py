@@ -21,6 +21,7 @@ import unicodedata
 from typing import Any, Iterable
 
 from memdir.capture import events as cevents
+from memdir.config import team_wanted
 from memdir.engine import curated
 from memdir.engine import events as event_ops
 from memdir.errors import MemdirError, UsageError
@@ -199,7 +200,7 @@ def on_forget(s: Stores, store, ref: str, *, kind: str = "event") -> None:
     Markdown), so a note's forget would ask the server for a row it cannot have — and leave a tombstone there."""
     store.delete_vectors(ref)
     project = s.roots["project"]
-    if kind == "event" and s.config.get("remote.url") and not project.remote and store is project.opened:
+    if kind == "event" and team_wanted(s.config) and not project.remote and store is project.opened:
         from memdir.engine import remote
 
         remote.queue_forget(project.db, ref, iso(s.clock()))  # the team server forgets it too (queued)

@@ -10,6 +10,7 @@ import time
 from typing import Any, Callable
 
 import memdir.embed as embed
+from memdir.config import refused_url_line, team_wanted
 from memdir.engine import events as event_ops
 from memdir.engine import hybrid, recovery, remote
 from memdir.errors import UsageError, damaged_index, index_recovery
@@ -123,7 +124,7 @@ def status(s: Stores) -> dict[str, Any]:
             out[scope]["store"] = {"engine": info["engine"], "project": info.get("project")}
         if scope == "project" and root.db_path.exists():
             q = remote.queue_state(s, root)
-            if q["queued"] or q["failed"] or s.config.get("remote.url"):
+            if q["queued"] or q["failed"] or team_wanted(s.config):
                 out[scope]["remote_queue"] = q
     vector_status(s, out)  # embedding provider, tiers and vector counts per root
     return out
@@ -144,6 +145,11 @@ def doctor(s: Stores, *, repair: bool = True) -> list[dict[str, str]]:
 
         checks.append(check_server(*got, token_env=s.config.get("remote.token_env") or "MEMDIR_REMOTE_TOKEN"))
     root = s.roots["project"]
+    refused = refused_url_line(s.config)
+    if refused:  # the settings refused it: hooks show nothing, so doctor says it (with what waits for it)
+        waiting = remote.queue_state(s, root)["queued"] if root.exists() and root.db_path.exists() else 0
+        checks.append({"check": "remote.url", "ok": "fail", "detail": f"{refused}; {waiting} row(s) waiting",
+                       "remedy": "set remote.url to the team server's API, e.g. http://host:8765/v1"})
     if root.exists() and root.db_path.exists():
         q = remote.queue_state(s, root)
         if q.get("undelivered"):  # the last contact failed: why, and the one-line fix (memdir.engine.delivery)

@@ -38,6 +38,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Union
 
+from memdir.config import refused_url_line
 from memdir.errors import UsageError
 from memdir.lazylog import getLogger
 from memdir.store.rows import EVENT_FIELDS
@@ -503,9 +504,12 @@ def held_locally(store):
 def send_rows(s: Stores, root: Root, rows: list[dict[str, Any]]) -> None:
     """Queue ``rows`` for the team server and send what the queue holds within ``remote.push_budget_ms``
     (memdir.engine.remote); a server that is down or slow leaves them queued, never fails the write."""
-    url, project, token = settings(s.config, s.project_root)
+    got = settings(s.config, s.project_root)
     if root.remote:  # a PostgreSQL store: the events committed there, the queue is in the root's local file
         enqueue(root.db, rows)
+    if got is None:  # a remote.url the settings refused (config.team_wanted): queued, sent once it is fixed
+        return
+    url, project, token = got
     adopt_legacy(root.db, root.derived)
     res = push(root.db, url, project, token, budget_s=s.config.get("remote.push_budget_ms") / 1000)
     if res["error"]:
@@ -524,7 +528,8 @@ def push_queue(s: Stores, *, retry_failed: bool = False, progress=None) -> dict[
     Raises ``UsageError`` when ``remote.url`` is not set."""
     got = settings(s.config, s.project_root)
     if got is None:
-        raise UsageError("remote.url is not set: set it to a team server (memdir serve --store …), e.g. http://host:8765/v1")
+        raise UsageError(refused_url_line(s.config) or
+                         "remote.url is not set: set it to a team server (memdir serve --store …), e.g. http://host:8765/v1")
     url, project, token = got
     root = s.root("project")
     if not root.db_path.exists() and not (root.derived / QUEUE_FILE).exists():
@@ -545,7 +550,8 @@ def set_sharing(s: Stores, share: bool) -> dict[str, Any]:
 
     got = settings(s.config, s.project_root)
     if got is None:
-        raise UsageError("remote.url is not set: set it to a team server (memdir serve --store …), e.g. http://host:8765/v1")
+        raise UsageError(refused_url_line(s.config) or
+                         "remote.url is not set: set it to a team server (memdir serve --store …), e.g. http://host:8765/v1")
     url, project, token = got
     if not token:
         raise MemdirError(delivery.line(delivery.classify(None, "no token", project=project)))
