@@ -597,3 +597,28 @@ def test_one_persons_complete_backfill_does_not_hide_anothers_pending_vectors(pg
     finally:
         for s in (ann, ben, admin):
             s.close()
+
+
+def test_store_share_warns_about_a_person_or_project_no_token_names_and_token_refuses_a_past_expiry(pg_url):
+    """A typo in `store share --person` / its project is set all the same (a switch may come before the token) but
+    said on stderr; `store token --expires` in the past is refused (the token would fail from its first use)."""
+    from memdir.store.postgres import admin as pg_admin
+
+    s = open_store(pg_url, project="typo")
+    try:
+        pg_admin.add_token(s.conn, "bob", ["typo"])
+    finally:
+        s.close()
+
+    def run(*args):
+        return subprocess.run([sys.executable, "-m", "memdir", "store", *args, "--store", pg_url], capture_output=True,
+                              text=True, timeout=60)
+
+    ok = run("share", "typo", "--person", "bob")
+    assert ok.returncode == 0 and "warning" not in ok.stderr, ok.stderr
+    for args in (("share", "typo", "--person", "bbo"), ("share", "typoo", "--person", "bob")):
+        r = run(*args)
+        assert r.returncode == 0 and "no token of" in r.stderr and "memdir store tokens" in r.stderr, r.stderr
+    for when in ("2020-01-01", "0d"):
+        r = run("token", "bob", "--project", "typo", "--expires", when)
+        assert r.returncode == 2 and "not in the future" in r.stderr and "mdt_" not in r.stdout, (when, r.stdout, r.stderr)

@@ -58,11 +58,15 @@ def _expiry(value: str | None):
     v = value.strip().lower()
     try:
         if v[-1:] in ("d", "h") and v[:-1].isdigit():
-            return datetime.now(timezone.utc) + timedelta(**{"days" if v[-1] == "d" else "hours": int(v[:-1])})
-        t = datetime.fromisoformat(value.strip())
+            t = datetime.now(timezone.utc) + timedelta(**{"days" if v[-1] == "d" else "hours": int(v[:-1])})
+        else:
+            t = datetime.fromisoformat(value.strip())
     except (ValueError, OverflowError, IndexError):  # 99999999d is past the calendar's end
         raise UsageError(f"--expires: {value!r} is neither 90d / 12h nor an ISO date (2027-03-31)") from None
-    return t if t.tzinfo else t.replace(tzinfo=timezone.utc)
+    t = t if t.tzinfo else t.replace(tzinfo=timezone.utc)
+    if t <= datetime.now(timezone.utc):  # a token refused from its first use: a typo of the year, or 0d
+        raise UsageError(f"--expires: {value!r} is not in the future; give a later date or a count of days (90d)")
+    return t
 
 
 @store_command.command("token")
@@ -164,6 +168,11 @@ def store_share(ctx, project, person, off, url, as_json):
 
     with _admin(url) as s:
         share_events(s.conn, project, not off, person=person)
+        known = s.conn.execute("SELECT EXISTS (SELECT 1 FROM memdir_tokens WHERE person = %s AND %s = ANY(projects)) AS ok",
+                               (person, project)).fetchone()["ok"]
+    if not known:  # set all the same (a switch may be set before the token), but a typo must not pass for success
+        click.echo(f"memdir: warning: no token of {person!r} grants {project!r} (yet): check both names with "
+                   "`memdir store tokens`", err=True)
     emit(ctx, as_json, {"project": project, "person": person, "share_events": not off},
          f"{project}: {person}'s events {'private to them' if off else 'shared with every member'}")
 
