@@ -260,6 +260,13 @@ def forget(ctx, id, id_opt, scope, source, session, query, prefix, token, force,
     emit(ctx, as_json, {"id": id, "forgotten": ok, **({"ref": name} if ok else {})},
           (f"forgot {name}" + (f" ({id})" if name != id else "")) if ok else "")
     if not ok:
+        try:  # a teammate's memory the team server showed: say whose it is rather than "no memory"
+            team = target is None and scope in (None, "project") and m.get(id, remote=True)
+        except MemdirError:
+            team = None
+        if team and getattr(team, "scope", None) == "team":
+            raise NotFound(f"{id} is a teammate's memory, shared with you through the team server: only the person "
+                           "who captured it can forget it")
         raise NotFound(f"no memory with id {id!r}: see `memdir recall` or `memdir inspect` for ids")
 
 
