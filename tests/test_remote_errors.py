@@ -198,3 +198,14 @@ def test_a_locked_legacy_queue_file_waits_and_loses_nothing(tmp_path, monkeypatc
         assert [tuple(r) for r in db.execute("SELECT ref FROM remote_queue")] == [("k",)]
     finally:
         db.close()
+
+
+def test_a_token_of_another_project_is_not_fixed_by_renaming_this_one():
+    """HTTP 403 "the token grants: other": the fix names both readings (a clone under another directory name, or a
+    token made for another project) instead of only "set remote.project = other", which sent this project's events
+    into the other one."""
+    from memdir.engine import delivery
+
+    got = delivery.classify(403, "HTTP 403: token does not grant project 'webapp' (grants: other)", project="webapp")
+    assert got["kind"] == "project"
+    assert 'remote.project = "other"' in got["fix"] and "token granting 'webapp'" in got["fix"], got["fix"]

@@ -44,7 +44,11 @@ def classify(code: int | None, message: str, *, project: str, token_env: str = "
         if "grants:" in msg:
             grants = msg.split("grants:", 1)[1].strip().rstrip(")")
         first = grants.split(",")[0].strip() if grants else ""
-        fix = (f'set remote.project = "{first}" in the project\'s config.toml (the token grants: {grants})' if first else
+        # two readings: a clone whose directory is not named like its project (set the name), or a token made for
+        # another project (setting that name would send this project's events into it: ask for the right token)
+        fix = (f'if this clone is the project {first!r} under another directory name, set remote.project = "{first}" in '
+               f"the project's config.toml (the token grants: {grants}); otherwise ask the lead for a token granting "
+               f"{project!r} (memdir store token YOU --project {project})" if first else
                f"ask the lead to grant project {project!r} (memdir store token YOU --project {project}), or set remote.project")
         return {"kind": "project", "reason": f"the token does not grant project {project!r}: {msg}", "fix": fix}
     if code in (404, 405):
