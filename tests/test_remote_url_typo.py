@@ -63,3 +63,25 @@ def test_events_captured_under_a_mistyped_url_are_queued_and_sent_once_it_is_fix
         assert sum(got) == 1
     finally:
         srv.shutdown()
+
+
+def test_doctor_does_not_repeat_a_send_failure_the_server_no_longer_gives(tmp_path, monkeypatch):
+    """A 401 recorded by an earlier send, then a valid token: doctor's own contact succeeds, so the delivery line says
+    the server accepts the token now and `memdir push` sends the rows (it said "cannot be delivered: HTTP 401")."""
+    from memdir.engine import delivery, teamview
+
+    monkeypatch.setenv("MEMDIR_REMOTE_URL", "http://127.0.0.1:9/v1")
+    monkeypatch.setenv("MEMDIR_REMOTE_TOKEN", "tok")
+    project = tmp_path / "tally"
+    (project / ".git").mkdir(parents=True)
+    with memdir.open(project, home=tmp_path / "g") as m:
+        m.remember("a local note so the project exists", category="facts")
+        delivery.record(m.roots["project"].db, delivery.classify(401, "HTTP 401: unknown token", project="tally"))
+        monkeypatch.setattr(teamview, "check_server", lambda *a, **k: {"check": "team server", "ok": "fail",
+                                                                        "detail": "401", "remedy": "new token"})
+        line = next(c for c in m.doctor() if c["check"] == "remote delivery")
+        assert line["ok"] == "fail" and "cannot be delivered" in line["detail"]
+        monkeypatch.setattr(teamview, "check_server", lambda *a, **k: {"check": "team server", "ok": "ok",
+                                                                        "detail": "bob's token", "remedy": ""})
+        line = next(c for c in m.doctor() if c["check"] == "remote delivery")
+        assert line["ok"] == "warn" and "accepts the token now" in line["detail"] and "memdir push" in line["remedy"]

@@ -140,10 +140,12 @@ def doctor(s: Stores, *, repair: bool = True) -> list[dict[str, str]]:
         checks += store_doctor(spec, project=s.store_project(), token=os.environ.get("MEMDIR_STORE_TOKEN"),
                                hnsw_threshold=int(s.config.get("recall.pg_hnsw_threshold")))
     got = remote.settings(s.config, s.project_root)
+    server_ok = False
     if got is not None:  # contact the team server itself (short timeout): reachable, the token valid, its grants
         from memdir.engine.teamview import check_server
 
         checks.append(check_server(*got, token_env=s.config.get("remote.token_env") or "MEMDIR_REMOTE_TOKEN"))
+        server_ok = checks[-1].get("ok") == "ok"
     root = s.roots["project"]
     refused = refused_url_line(s.config)
     if refused:  # the settings refused it: hooks show nothing, so doctor says it (with what waits for it)
@@ -152,7 +154,12 @@ def doctor(s: Stores, *, repair: bool = True) -> list[dict[str, str]]:
                        "remedy": "set remote.url to the team server's API, e.g. http://host:8765/v1"})
     if root.exists() and root.db_path.exists():
         q = remote.queue_state(s, root)
-        if q.get("undelivered"):  # the last contact failed: why, and the one-line fix (memdir.engine.delivery)
+        if q.get("undelivered") and server_ok:  # recorded by a send before: the server accepts this token now
+            checks.append({"check": "remote delivery", "ok": "warn",
+                           "detail": f"the last send failed ({q['undelivered']}); the team server accepts the token "
+                                     f"now, {q['queued']} row(s) waiting",
+                           "remedy": "`memdir push` sends them now (the next capture would too)"})
+        elif q.get("undelivered"):  # the last contact failed: why, and the one-line fix (memdir.engine.delivery)
             from memdir.engine.delivery import BLOCKING
 
             checks.append({"check": "remote delivery", "ok": "fail" if q["cause"] in BLOCKING else "warn",
