@@ -14,7 +14,7 @@ from memdir.inject import entries as inject_entries
 from memdir.inject.kinds import answers, question_kind
 from memdir.lazylog import DEBUG, getLogger
 from memdir.recall import glossary, rank
-from memdir.recall.tokenize import tokenize
+from memdir.recall.tokenize import terms_in, tokenize
 from memdir.store.rows import event_labels
 from memdir.stores import Stores
 from memdir.timeutil import iso, parse_ts
@@ -183,7 +183,7 @@ def hit(s: Stores, root: Root, row, score: float, tokens: list[str], factors: di
         fields = {
             "tags": sorted(qset & set(tag_t)),
             "title": sorted(qset & set(title_t)),
-            "body": sorted(qset & set(tokenize(inject_entries.matched_text(row)))),
+            "body": sorted(terms_in(inject_entries.matched_text(row), qset)),
         }
         fields = {f: v for f, v in fields.items() if v}
     terms = [t for t in dict.fromkeys(tokens) if any(t in v for v in fields.values())]
