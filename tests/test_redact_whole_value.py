@@ -30,3 +30,26 @@ def test_a_found_password_is_redacted_to_its_end(text, tail):
 def test_the_next_pair_and_sentence_punctuation_stay(text, kept):
     out = redact(text)
     assert "[redacted:" in out and out.endswith(kept), out
+
+
+@pytest.mark.parametrize("text,kept", [
+    ("login with password Zq8vvTT99;v1.2 works", " works"),  # the matched part passes the check: all of it goes
+    ("my password Hunter2024&co.uk", ""),
+])
+def test_a_word_whose_tail_fails_the_check_is_still_redacted_whole(text, kept):
+    out = redact(text)
+    assert "[redacted:" in out and out.endswith("]" + kept) and "Zq8" not in out and "Hunter" not in out, out
+
+
+@pytest.mark.parametrize("text,kept", [
+    ("PASSWORD=hunter2x&&make", "&&make"),
+    ("export TOKEN=abc123def456ghi;./run.sh", ";./run.sh"),
+    ("x = f(password=abc123).strip()", ").strip()"),
+    ("[password=hunter2x](https://example.com/docs)", "](https://example.com/docs)"),
+    ("{password:hunter22x,user:bob}", ",user:bob}"),
+    ("token=abc123xyz&amp;page=2", "&amp;page=2"),
+    ("the password is hunter22;then we deploy", ";then we deploy"),
+])
+def test_ordinary_text_after_a_value_stays(text, kept):
+    out = redact(text)
+    assert "[redacted:" in out and out.endswith(kept), out

@@ -667,20 +667,36 @@ def _matches(rule: _Rule, hay: str) -> Iterator[re.Match[str]]:
 #: the rest of a value's word: up to white space, a quote or markup (a symbol inside a password does not end it), at
 #: most as long as a value may be (a run of ``password=password=…`` stays linear)
 _WORD_REST = re.compile(r"[^\s\"'`<>]{0,512}")
-#: a separator followed by the next ``key=`` pair: a query string's ``&page=2``, a connection string's ``;User Id=``
-_PAIR_SEP = re.compile(r"[&;,](?=[A-Za-z_][\w. -]{0,40}=)")
+#: where a value's word ends although no space follows: a separator before the next ``key=`` / ``key:`` pair (a query
+#: string's ``&page=2``, a connection string's ``;User Id=``, ``{password:x,user:bob}``), an HTML-escaped ``&amp;``,
+#: a shell operator (``&&``, ``||``, ``|``, ``;./run.sh``), or ``;`` / ``,`` before a lower-case word that ends the
+#: run (``hunter22;then we deploy``)
+_WORD_STOP = re.compile(r"[&;,](?=[A-Za-z_][\w. -]{0,40}[=:])|&amp;|&&|\|\|?|;(?=[./~])"
+                        r"|[;,](?=[a-z]+(?:[\s.,;:!?]|$))")
 #: sentence punctuation left after a value's word, not part of it
-_WORD_TRAIL = ".,;:!?)]}"
+_WORD_TRAIL = ".,;:!?"
+_OPEN, _CLOSE = "([{", ")]}"
 
 
 def _word_end(text: str, e: int) -> int:
     """The end of the word a value found at ``…e`` belongs to: a password holds ``&``, ``;``, ``,`` or brackets
     (``Tr0ub4dor&3horse``), and a value cut at one left its tail in the memory. Stops at white space, a quote or
-    markup, and at a separator followed by the next ``key=`` pair; sentence punctuation at its end stays outside."""
+    markup, at :data:`_WORD_STOP`, and at a closing bracket the word did not open (``f(password=x).strip()``,
+    ``[password=x](url)``); sentence punctuation at its end stays outside."""
     i = _WORD_REST.match(text, e).end()
-    sep = _PAIR_SEP.search(text, e, i + 44)  # the next key may hold a space (``User Id=``) past the word's end
-    if sep is not None and sep.start() < i:
-        i = sep.start()
+    stop = _WORD_STOP.search(text, e, i + 44)  # the next key may hold a space (``User Id=``) past the word's end
+    if stop is not None and stop.start() < i:
+        i = stop.start()
+    depth = 0
+    for j in range(e, i):
+        c = text[j]
+        if c in _OPEN:
+            depth += 1
+        elif c in _CLOSE:
+            if depth == 0:
+                i = j
+                break
+            depth -= 1
     while i > e and text[i - 1] in _WORD_TRAIL:
         i -= 1
     return i
@@ -699,17 +715,22 @@ def _run_rule(rule: _Rule, hay: str, text: str) -> Iterator[tuple[str, int, int,
         grp = "qval" if qval and m.group("qval") is not None else group
         s, e = m.span(grp)
         whole = rule.whole if grp != "qval" else ""
-        if whole == "before":
-            e = _word_end(text, e)
         if rule.trim:
             while e > s and text[e - 1] in rule.trim:
                 e -= 1
         if s >= e:
             continue
-        if rule.check is not None and not rule.check(m, text[s:e], text):
+        if whole:
+            w = _word_end(text, e)
+            # "before": the whole word may pass where its start did not ("Tr0ub&dor": 5 characters matched); either
+            # passing redacts the whole word ("password Zq8vvTT99;v1.2": the matched part passes, its tail must go too)
+            ok = rule.check is None or rule.check(m, text[s:e], text) or (
+                whole == "before" and w > e and rule.check(m, text[s:w], text))
+            if not ok:
+                continue
+            e = w
+        elif rule.check is not None and not rule.check(m, text[s:e], text):
             continue
-        if whole == "after":
-            e = _word_end(text, e)
         kind = rule.kind
         if rule is _ASSIGN_RULE:
             kind = _assignment_kind(hay, m.start("kw"), m.end("kw"))
