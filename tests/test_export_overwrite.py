@@ -49,3 +49,14 @@ def test_export_replaces_an_earlier_export_and_an_empty_file(tmp_path, project):
     empty = tmp_path / "empty.jsonl"
     empty.write_text("", encoding="utf-8")
     assert run(home, project, "export", str(empty)).exit_code == 0 and empty.read_text(encoding="utf-8")
+
+
+def test_an_export_whose_first_line_is_over_a_megabyte_is_still_an_export(tmp_path, project):
+    home = tmp_path / "h"
+    with memdir.open(project, home=home) as m:
+        m.remember("build log: " + '"\\' * 400_000, category="facts")  # JSON escaping doubles it past 1 MB
+    dump = tmp_path / "big.jsonl"
+    for _ in range(2):
+        r = run(home, project, "export", str(dump))
+        assert r.exit_code == 0, (r.output, r.exception)
+    assert len(dump.read_text(encoding="utf-8").splitlines()[0]) > 1 << 20

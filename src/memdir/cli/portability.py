@@ -61,15 +61,16 @@ def export(ctx, path, force, store_url, store_project, as_json):
             sys.stdout.write((Path(tmp) / "export.jsonl").read_text(encoding="utf-8"))
         click.echo(f"exported {out['notes']} notes, {out['events']} events and {plural(out['tombstones'], 'tombstone')}", err=True)
         return
-    parent = Path(path).expanduser().absolute().parent
+    target = Path(path).expanduser()  # the file checked is the file written
+    parent = target.absolute().parent
     if not parent.is_dir():
         raise UsageError(f"directory {str(parent)!r} does not exist: create it first or export elsewhere")
-    if not force and Path(path).expanduser().exists():
+    if not force and target.exists():
         from memdir.portability.jsonl import is_export
 
-        if not is_export(Path(path).expanduser()):  # a hand-written ROOT.md, a README: never replaced by mistake
+        if not is_export(target):  # a hand-written ROOT.md, a README: never replaced by mistake
             raise UsageError(f"{path} exists and is not a memdir export: choose another file, or pass --force to replace it")
-    out = m.export(path)
+    out = m.export(target)
     emit(ctx, as_json, out, f"exported {out['notes']} notes, {out['events']} events and {plural(out['tombstones'], 'tombstone')} to {path}")
 
 

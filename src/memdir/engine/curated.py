@@ -261,7 +261,7 @@ def refuse_page_item(nid: str) -> None:
     if nid.startswith(ROOT_PAGE + "/"):
         raise UsageError(f"{nid} is a line of {ROOT_PAGE}: edit {ROOT_PAGE} by hand to change or remove it")
     category, _, slug = nid.rpartition("/")
-    if category and slug == "index":
+    if category and slug.casefold() == "index":  # INDEX.md is index.md on macOS and Windows file systems
         raise UsageError(f"{nid} is the compiled index of {category}/, not a note: memdir rewrites it from the notes; "
                          "forget, pin or edit one of the notes it lists instead")
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -88,10 +89,14 @@ def is_export(path: str | os.PathLike) -> bool:
         if line.strip():
             try:
                 obj = json.loads(line)
-            except ValueError:  # includes a line cut at the 1 MB read: a line that long is no export's first line
-                return False
+            except ValueError:  # cut at the 1 MB read (a long note's escaped text): its opening says what it is
+                return bool(_EXPORT_START.match(line.lstrip(b"\xef\xbb\xbf \t")))
             return isinstance(obj, dict) and obj.get("type") in EXPORT_TYPES
     return not head.strip()
+
+
+#: how every line :func:`export` writes begins (``json.dumps`` of a dict whose first key is its type)
+_EXPORT_START = re.compile(rb'\{"type": "(?:note|event|tombstone)", ')
 
 
 def import_jsonl(s: Stores, path: str | os.PathLike) -> dict[str, int]:
