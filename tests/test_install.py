@@ -257,6 +257,14 @@ def test_codex_broken_toml_refused(home):
     cfg.write_bytes(b"model = \"\xff\xfe\"\n")  # not UTF-8: one line too, not a traceback
     with pytest.raises(Exception, match="cannot read"):
         install_host("codex", argv=ARGV)
+    # a config.toml that parses but that memdir cannot edit is refused before hooks.json is written too
+    for text, what in (('mcp_servers = "x"\n', "not a table"), ("[hooks]\nstate = 3\n", "not a table"),
+                       ("hooks = 1\n", "not a table")):
+        cfg.write_text(text)
+        with pytest.raises(Exception, match=what):
+            install_host("codex", argv=ARGV)
+        assert hooks.read_text() == '{"hooks": {}}' and cfg.read_text() == text
+        assert sorted(p.name for p in cfg.parent.iterdir()) == ["config.toml", "hooks.json"]
 
 
 # ---- OpenCode ------------------------------------------------------------------------------------------------

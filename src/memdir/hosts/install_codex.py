@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -169,7 +170,11 @@ def codex_config(plan: Plan, path: Path, *, argv: list[str] | None, trust: dict[
             elif entry.get("command") != argv[0] or list(entry.get("args") or []) != [*argv[1:], "mcp"]:
                 plan.notes.append(f"{path}: [mcp_servers.memdir] already exists and was kept as it is")
     hooks = doc.get("hooks")
+    if hooks is not None and not isinstance(hooks, Mapping):  # `hooks = 1`: not ours to rewrite
+        raise UsageError(f"{path}: `hooks` is not a table; fix it by hand — nothing was changed")
     state = hooks.get("state") if hooks is not None else None
+    if state is not None and not isinstance(state, Mapping):
+        raise UsageError(f"{path}: `hooks.state` is not a table; fix it by hand — nothing was changed")
     if state is not None and untrust:
         moved = {new_k: state[k] for k, new_k in untrust.items() if k in state and new_k}
         for k in untrust:
@@ -219,9 +224,6 @@ def install(plan: Plan, *, project: Path | None, uninstall: bool, argv: list[str
     hooks_path = (project / ".codex" / "hooks.json") if project else ch / "hooks.json"
     config_path = ch / "config.toml"
     hooks = read_json(hooks_path) or {}
-    for cfg in (config_path, *((project / ".codex" / "config.toml",) if project is not None else ())):
-        if cfg.exists():  # refused before hooks.json is written: "nothing was changed" must stay true
-            toml_load(cfg, read_config_text(cfg))
     before = codex_hook_keys(hooks_path, hooks)
     if uninstall:
         strip_hooks(hooks, "codex")
@@ -238,13 +240,20 @@ def install(plan: Plan, *, project: Path | None, uninstall: bool, argv: list[str
         elif new[0] != k and not is_ours(h.get("command"), "codex"):
             untrust[k] = new[0]
     untrust = {k: v for k, v in untrust.items() if k not in trust or v}
+
+    def configs(p: Plan) -> None:
+        # trust always lives in the user's config.toml (Codex reads hook state from the user layer only)
+        codex_config(p, config_path, argv=None if project else argv, trust=trust, untrust=untrust,
+                     uninstall=uninstall and project is None, remove_if_empty=uninstall)
+        if project is not None:  # the MCP server in the project's own config.toml (loaded for trusted projects)
+            codex_config(p, project / ".codex" / "config.toml", argv=argv, trust={}, untrust={}, uninstall=uninstall)
+
+    # every config.toml edit is made once without writing first: one memdir cannot make (a file that does not
+    # parse, a `mcp_servers` or `hooks` that is not a table) is refused before hooks.json is written
+    configs(Plan(dry_run=True, project=plan.project))
     if hooks or hooks_path.exists():
         write_json(plan, hooks_path, hooks, remove_if_empty=uninstall)
-    # trust always lives in the user's config.toml (Codex reads hook state from the user layer only)
-    codex_config(plan, config_path, argv=None if project else argv, trust=trust, untrust=untrust,
-                  uninstall=uninstall and project is None, remove_if_empty=uninstall)
-    if project is not None:  # the MCP server in the project's own config.toml (loaded for trusted projects)
-        codex_config(plan, project / ".codex" / "config.toml", argv=argv, trust={}, untrust={}, uninstall=uninstall)
+    configs(plan)
     if uninstall and project is not None:
         remove_empty_dirs(plan, project / ".codex")
     if not uninstall and project is not None:
