@@ -21,3 +21,13 @@ def test_forget_of_a_teammates_memory_says_so(tmp_path, project, monkeypatch):
     assert isinstance(r.exception, memdir.NotFound) and "teammate's memory" in str(r.exception), (r.output, r.exception)
     r = CliRunner().invoke(cli, ["--home", str(tmp_path / "g"), "--dir", str(project), "forget", "zzzzzz"])
     assert isinstance(r.exception, memdir.NotFound) and "no memory with id 'zzzzzz'" in str(r.exception)
+
+
+def test_a_mistyped_note_id_does_not_ask_the_team_server(tmp_path, project, monkeypatch):
+    from memdir.engine import teamview
+
+    monkeypatch.setenv("MEMDIR_REMOTE_URL", "http://127.0.0.1:9/v1")
+    asked: list[str] = []
+    monkeypatch.setattr(teamview, "read", lambda config, root, id, **kw: asked.append(id))
+    r = CliRunner().invoke(cli, ["--home", str(tmp_path / "g"), "--dir", str(project), "forget", "facts/nope"])
+    assert isinstance(r.exception, memdir.NotFound) and asked == []

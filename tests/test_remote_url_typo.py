@@ -85,3 +85,22 @@ def test_doctor_does_not_repeat_a_send_failure_the_server_no_longer_gives(tmp_pa
                                                                         "detail": "bob's token", "remedy": ""})
         line = next(c for c in m.doctor() if c["check"] == "remote delivery")
         assert line["ok"] == "warn" and "accepts the token now" in line["detail"] and "memdir push" in line["remedy"]
+
+
+def test_a_later_layer_decides_and_a_refused_password_is_not_shown(tmp_path):
+    from memdir.config import Config, refused_url_line, team_wanted
+
+    proj = tmp_path / "config.toml"
+    proj.write_text('remote.url = "htp://127.0.0.1:8765/v1"\n', encoding="utf-8")
+    assert team_wanted(Config(project_file=proj, env={}))
+    off = Config(project_file=proj, env={"MEMDIR_REMOTE_URL": ""})  # the environment turns the team server off
+    assert not team_wanted(off) and refused_url_line(off) is None
+    glob = tmp_path / "global.toml"
+    glob.write_text('remote.url = "htp://stale/v1"\n', encoding="utf-8")
+    proj.write_text('remote.url = "http://127.0.0.1:8765/v1"\n', encoding="utf-8")
+    assert refused_url_line(Config(global_file=glob, project_file=proj, env={})) is None  # the project's URL is used
+    proj.write_text('remote.url = "alice:s3cretpw@teamhost:8765/v1"\n', encoding="utf-8")
+    cfg = Config(project_file=proj, env={})
+    line = refused_url_line(cfg)
+    assert line and "s3cretpw" not in line and "teamhost" in line
+    assert cfg.warnings and not any("s3cretpw" in w for w in cfg.warnings)

@@ -401,6 +401,7 @@ class Config:
                 value = self._checked(key, raw, source)
                 if value is not _MISSING:
                     self._values[name], self._sources[name] = value, source
+                    self.rejected.pop(name, None)  # a later layer's good value decides (MEMDIR_REMOTE_URL="" turns it off)
         if env.get("MEMDIR_DEBUG", "").strip().lower() in ("1", "true", "yes", "on"):
             self._values["debug"] = True
             self._sources["debug"] = "env"
@@ -413,7 +414,8 @@ class Config:
                 raise ValueError(_why_refused(key, value))
             return value
         except (ValueError, TypeError) as exc:
-            shown = safe_url(raw) if isinstance(raw, str) and "://" in raw else raw  # a URL may carry a password
+            shown = (safe_url(raw) if "://" in raw else safe_url("x://" + raw)[4:] if "@" in raw else raw) \
+                if isinstance(raw, str) else raw  # a URL may carry a password, with a scheme or without
             kept = self._values[key.name]
             kept = safe_url(kept) if isinstance(kept, str) and "://" in kept else kept
             self.rejected[key.name] = raw
@@ -502,6 +504,7 @@ def refused_url_line(config: "Config") -> str | None:
     raw = config.rejected.get("remote.url")
     if not str(raw or "").strip():
         return None
-    shown = safe_url(str(raw)) if "://" in str(raw) else str(raw)  # a URL may carry a password
+    raw = str(raw)
+    shown = safe_url(raw) if "://" in raw else safe_url("x://" + raw)[4:] if "@" in raw else raw  # user:password@
     return (f"remote.url {shown!r} is not a usable team server URL (http:// or https://, a host, a port "
             "from 1 to 65535, no spaces): fix it in config.toml, e.g. http://host:8765/v1; events wait in the queue")

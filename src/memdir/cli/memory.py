@@ -261,7 +261,8 @@ def forget(ctx, id, id_opt, scope, source, session, query, prefix, token, force,
           (f"forgot {name}" + (f" ({id})" if name != id else "")) if ok else "")
     if not ok:
         try:  # a teammate's memory the team server showed: say whose it is rather than "no memory"
-            team = target is None and scope in (None, "project") and m.get(id, remote=True)
+            # a note id (category/slug) is never a team hit: no round trip to the server for a mistyped one
+            team = target is None and scope in (None, "project") and "/" not in id and m.get(id, remote=True)
         except MemdirError:
             team = None
         if team and getattr(team, "scope", None) == "team":
