@@ -118,7 +118,7 @@ def forget_matching(s: Stores, *, query: str | None = None, prefix: str | None =
                     on_forget(s, st, ref)
                 if sessions:
                     st.refresh_context(sorted(sessions))  # neighbours no longer carry the deleted words
-            root.store.settle(freed=True)  # the space comes back (incremental vacuum), the WAL is truncated
+            root.store.settle(freed=True, deleted=len(refs))  # the space comes back, the WAL is truncated
     for x in found:
         if x["type"] == "note":
             forget(s, x["id"], scope=x["scope"])
@@ -235,5 +235,5 @@ def import_tombstones(s: Stores, rows: Iterable[dict[str, Any]], *, scope: str =
             if sessions:
                 st.refresh_context(sorted(sessions))  # the neighbours no longer carry the deleted words
         if sessions:
-            root.store.settle(freed=True)
+            root.store.settle(freed=True, deleted=new)
     return new

@@ -193,6 +193,6 @@ def prune(m: "Stores | Any", days: float, token: str | None = None, *, force: bo
                 st.drop_tiers(ref)
                 st.tombstone(ref, row["content_sha256"], row["kind"], stamp)  # the rehearsal count goes too
                 st.delete_vectors(ref)
-        root.store.settle(freed=True)  # give the space back (incremental vacuum) and truncate the WAL
+        root.store.settle(freed=True, deleted=len(refs))  # give the space back and truncate the WAL
     out["deleted"] = True
     return out

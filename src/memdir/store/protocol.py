@@ -118,8 +118,9 @@ class DocStore(Protocol):
     def resolve_handle(self, handle: str) -> str | None:
         """The ref whose handle is ``handle``, or ``None``."""
 
-    def settle(self, *, freed: bool = False) -> None:
-        """After a bulk write or deletions: give space back where the engine needs it (SQLite: WAL, vacuum)."""
+    def settle(self, *, freed: bool = False, deleted: int = 0) -> None:
+        """After a bulk write or deletions (``deleted``: how many rows just went): give space back where the engine
+        needs it (SQLite: WAL, vacuum, and after many deletions a merge of the full-text index)."""
 
     def describe(self) -> dict[str, Any]:
         """``{"engine", "bytes", "schema_version"}`` for ``memdir status``."""

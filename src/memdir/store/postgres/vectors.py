@@ -345,7 +345,7 @@ class PgVectors:
                        "seq = nextval(pg_get_serial_sequence('vectors', 'seq')) WHERE vectors.status <> 'ok'",
                        (self.project, ref, sha, model, len(blob) // 4, blob, when, *emb)).rowcount > 0
 
-    def settle(self, *, freed: bool = False) -> None:
+    def settle(self, *, freed: bool = False, deleted: int = 0) -> None:
         """Nothing to do: PostgreSQL's autovacuum gives space back."""
 
     def purge(self) -> int:

@@ -93,14 +93,29 @@ def connect_reader(path: str | Path) -> sqlite3.Connection:
 JOURNAL_SIZE_LIMIT = 8 * 1024 * 1024
 
 
-def settle(db: sqlite3.Connection, *, freed: bool = False) -> None:
+#: rows deleted at once after which the full-text index is merged into one segment (FTS5 ``optimize``): a contentless
+#: FTS5 table keeps a deleted row's postings, with a delete marker, until a merge reaches them, so forgetting 88 % of
+#: 10k real turns left the file at 10.4 of 18.5 MB; merged (0.08 s), 3.5 MB
+OPTIMIZE_AFTER = 1000
+
+
+def settle(db: sqlite3.Connection, *, freed: bool = False, deleted: int = 0) -> None:
     """After a bulk write: copy the WAL into the database and truncate it (``wal_checkpoint(TRUNCATE)``), and after
-    deletions (``freed``) return free pages to the file system (``incremental_vacuum``). Waits at most 200 ms for
+    deletions (``freed``) return free pages to the file system (``incremental_vacuum``); after ``deleted`` >=
+    :data:`OPTIMIZE_AFTER` rows, first merge the full-text index so their postings go too. Waits at most 200 ms for
     readers; a busy store is left for SQLite's next automatic checkpoint. Never raises; does nothing inside a
     transaction."""
     if db.in_transaction:
         return
     try:
+        if deleted >= OPTIMIZE_AFTER:
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                db.execute("INSERT INTO fts(fts) VALUES ('optimize')")
+                db.execute("COMMIT")
+            except BaseException:
+                txn.rollback(db)
+                raise
         if freed and db.execute("PRAGMA auto_vacuum").fetchone()[0] == 2:
             db.executescript("PRAGMA incremental_vacuum;")  # sqlite3_exec steps it to the end (execute frees one page)
         db.execute("PRAGMA busy_timeout = 200")

@@ -496,8 +496,8 @@ class SqliteStore:
                         "VALUES (?, ?, ?, ?, 'ok', ?, NULL, ?)", (ref, sha, model, len(blob) // 4, blob, when))
         return True
 
-    def settle(self, *, freed=False):
-        index.settle(self.db, freed=freed)
+    def settle(self, *, freed=False, deleted=0):
+        index.settle(self.db, freed=freed, deleted=deleted)
 
     def describe(self):
         path = self.db.execute("PRAGMA database_list").fetchone()[2]
