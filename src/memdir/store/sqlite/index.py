@@ -109,13 +109,17 @@ def settle(db: sqlite3.Connection, *, freed: bool = False, deleted: int = 0) -> 
         return
     try:
         if deleted >= OPTIMIZE_AFTER:
-            db.execute("BEGIN IMMEDIATE")
+            db.execute("PRAGMA busy_timeout = 200")  # a writer at work: the merge waits for the next bulk delete
             try:
-                db.execute("INSERT INTO fts(fts) VALUES ('optimize')")
-                db.execute("COMMIT")
-            except BaseException:
-                txn.rollback(db)
-                raise
+                db.execute("BEGIN IMMEDIATE")
+                try:
+                    db.execute("INSERT INTO fts(fts) VALUES ('optimize')")
+                    db.execute("COMMIT")
+                except BaseException:
+                    txn.rollback(db)
+                    raise
+            finally:
+                db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         if freed and db.execute("PRAGMA auto_vacuum").fetchone()[0] == 2:
             db.executescript("PRAGMA incremental_vacuum;")  # sqlite3_exec steps it to the end (execute frees one page)
         db.execute("PRAGMA busy_timeout = 200")
