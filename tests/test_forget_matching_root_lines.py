@@ -1,0 +1,28 @@
+"""Forget by text never takes the lines of ROOT.md (a person's hard rules and goals, edited by hand): they are not
+among its matches, so a confirmed delete neither fails half-way (after deleting the notes before the rule line) nor
+touches ROOT.md."""
+
+from __future__ import annotations
+
+import memdir
+
+
+def test_a_root_md_rule_matching_the_query_is_left_out_and_the_notes_go(tmp_path, project):
+    home = tmp_path / "g"
+    with memdir.open(project, home=home) as m:
+        a = m.remember("we run the test suite before every push on CI too", category="facts")
+        b = m.remember("the test suite before every push takes 4 minutes", category="facts")
+    root_md = project / ".memory" / "ROOT.md"
+    root_md.write_text(root_md.read_text(encoding="utf-8").replace(
+        "<!-- notes in rules/ are injected into every prompt -->\n",
+        "<!-- notes in rules/ are injected into every prompt -->\n\n- run the test suite before every push\n", 1),
+        encoding="utf-8")
+    with memdir.open(project, home=home) as m:
+        assert [r.id for r in m.rules()] == ["ROOT.md/rule-01"]
+        preview = m.forget_matching(query="test suite before every push")
+        assert preview["count"] == 2 and not any(x["id"].startswith("ROOT.md/") for x in preview["samples"])
+        done = m.forget_matching(query="test suite before every push", token=preview["token"])
+        assert done["deleted"] and done["count"] == 2
+        assert m.get(a.id) is None and m.get(b.id) is None
+        assert "run the test suite before every push" in root_md.read_text(encoding="utf-8")
+        assert [r.id for r in m.rules()] == ["ROOT.md/rule-01"]
