@@ -623,3 +623,20 @@ async def test_forget_preview_matching_nothing_offers_no_token(server):
         assert "no memory matches" in none["message"] and "confirm_token" not in none["message"]
         some = (await c.call_tool("memory_forget", {"query": "uv, not pip"})).structured_content
         assert some["count"] == 1 and some["confirm_token"]
+
+
+@pytest.mark.anyio
+async def test_forget_refuses_a_rule_and_names_what_a_handle_stood_for(server, store):
+    """An agent removes no person's rule (it cannot write or replace one either), and forgetting by a handle says
+    which memory went."""
+    rule = store.remember("never force-push to main; always open a pull request", category="rules")
+    fact = store.remember("the staging cluster is in eu-west-1", category="facts")
+    handle = {h.id: h.handle for h in store.recall("force-push main staging cluster eu-west-1", k=5)}
+    async with Client(server) as c:
+        res = await c.call_tool("memory_forget", {"id": handle[rule.id]})
+        assert "is a rule" in _error_text(res)
+        res = await c.call_tool("memory_forget", {"id": rule.id})
+        assert "is a rule" in _error_text(res)
+        gone = (await c.call_tool("memory_forget", {"id": handle[fact.id]})).structured_content
+        assert gone["forgotten"] and gone["message"] == f"forgot {fact.id} ({handle[fact.id]})"
+    assert store.get(rule.id) is not None and store.get(fact.id) is None

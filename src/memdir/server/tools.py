@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from memdir.errors import NotFound, UsageError
+from memdir.errors import MemdirError, NotFound, UsageError
 from memdir.timeutil import iso
 
 TYPE_CHECKING = False
@@ -338,10 +338,21 @@ def do_list(m: "Memdir", kinds: list[str] | None = None, category: str | None = 
 
 
 def do_forget(m: "Memdir", id: str) -> dict[str, Any]:
-    """``{"id", "forgotten": bool, "message"}``; ``PathError`` for ids leaving the root (case C14)."""
+    """``{"id", "forgotten": bool, "message"}`` (the message names the memory a handle stood for); ``PathError`` for
+    ids leaving the root (case C14); ``UsageError`` for a note of ``rules/``: a model never writes, replaces or
+    removes a person's rule (:func:`do_remember` makes a proposal of a new one)."""
     id = clean_text(id)
+    try:
+        target = m.get(id)
+    except MemdirError:
+        target = None
+    name = getattr(target, "id", None) or getattr(target, "key", None) or id
+    if getattr(target, "category", None) == "rules":
+        raise UsageError(f"{name} is a rule: rules are removed by people (`memdir forget {name}` in a terminal, or "
+                         "delete its file), never by an agent")
     gone = m.forget(id)
-    msg = f"forgot {id}" if gone else f"nothing has the id {id!r}; see memory_recall or memory_inspect for ids"
+    msg = ((f"forgot {name}" + (f" ({id})" if name != id else "")) if gone
+           else f"nothing has the id {id!r}; see memory_recall or memory_inspect for ids")
     return {"id": id, "forgotten": bool(gone), "message": msg}
 
 
