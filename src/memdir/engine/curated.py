@@ -71,6 +71,10 @@ def remember(s: Stores, text: str, *, category: str = "facts", summary: str | No
     tags = tuple(dict.fromkeys(cevents.redact_text(str(t)).strip() for t in tags if str(t).strip()))
     load_when = tuple(dict.fromkeys(cevents.redact_text(str(t)).strip() for t in load_when if str(t).strip()))
     highlight = cevents.redact_text(highlight).strip() if highlight else None
+    fields = sum(len(x.encode("utf-8")) for x in (summary, highlight or "", *tags, *load_when))
+    if len(text.encode("utf-8")) + fields > notes.MAX_NOTE_BYTES - 100_000:  # the file would be unreadable: none written
+        raise UsageError(f"note too long: its summary, highlight, tags and load_when ({fields:,} bytes) with its text "
+                         f"exceed what a note file holds ({notes.MAX_NOTE_BYTES - 100_000:,} bytes); shorten them")
     sha = notes.content_hash(text)
     root.ensure()
     with root.locked():

@@ -1,6 +1,6 @@
-"""Forget by text never takes the lines of ROOT.md (a person's hard rules and goals, edited by hand): they are not
-among its matches, so a confirmed delete neither fails half-way (after deleting the notes before the rule line) nor
-touches ROOT.md."""
+"""Faults an MCP probe found: forget by text never takes the lines of ROOT.md (a person's hard rules and goals, edited
+by hand), so a confirmed delete neither fails half-way nor touches ROOT.md; a remember too large for its note file
+writes nothing."""
 
 from __future__ import annotations
 
@@ -26,3 +26,19 @@ def test_a_root_md_rule_matching_the_query_is_left_out_and_the_notes_go(tmp_path
         assert m.get(a.id) is None and m.get(b.id) is None
         assert "run the test suite before every push" in root_md.read_text(encoding="utf-8")
         assert [r.id for r in m.rules()] == ["ROOT.md/rule-01"]
+
+
+def test_a_remember_too_large_for_its_file_writes_nothing(tmp_path, project):
+    """A 1 MB summary (or highlight, tags, load_when) made a note file readers refuse: the remember failed after
+    writing it, and each retry left another. Refused before any file is written now."""
+    import pytest
+
+    with memdir.open(project, home=tmp_path / "g") as m:
+        m.remember("a small note first", category="facts")
+        before = sorted(p.name for p in (project / ".memory" / "facts").iterdir())
+        for kw in ({"summary": "S" * 1_000_000}, {"highlight": "H" * 1_000_000},
+                   {"load_when": [f"w{i} " + "x" * 1000 for i in range(1000)]}):
+            with pytest.raises(memdir.UsageError, match="note too long"):
+                m.remember("big summary note", category="facts", **kw)
+        assert sorted(p.name for p in (project / ".memory" / "facts").iterdir()) == before
+        assert m.inspect().problems == []
