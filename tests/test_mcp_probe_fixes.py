@@ -42,3 +42,17 @@ def test_a_remember_too_large_for_its_file_writes_nothing(tmp_path, project):
                 m.remember("big summary note", category="facts", **kw)
         assert sorted(p.name for p in (project / ".memory" / "facts").iterdir()) == before
         assert m.inspect().problems == []
+
+
+def test_odd_prune_days_and_superseding_a_root_md_line_are_one_line_errors(tmp_path, project):
+    import pytest
+
+    with memdir.open(project, home=tmp_path / "g") as m:
+        m.remember("a small note first", category="facts")
+        for days in (1e308, 1e20):
+            with pytest.raises(memdir.UsageError, match="from 0 to"):
+                m.prune(days)
+        for sup in ("ROOT.md/rule-01", "facts/index"):
+            with pytest.raises(memdir.UsageError, match="ROOT.md|compiled index"):
+                m.remember("secrets in the repo are fine", category="facts", supersedes=sup)
+        assert [n.id for n in m.inspect().notes] == ["facts/a-small-note-first"]

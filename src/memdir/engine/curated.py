@@ -92,6 +92,7 @@ def remember(s: Stores, text: str, *, category: str = "facts", summary: str | No
         if supersedes:
             supersedes = resolve(s, supersedes.strip())  # the handle a block or recall shows works here too
             split_id(supersedes)
+            refuse_page_item(supersedes)  # a line of ROOT.md or a compiled index.md: no note to supersede
             old_root = next((r for r in (root, *s.live()) if r.exists() and r.store.has_ref(supersedes, "note")),
                             None)
             if old_root is None:

@@ -143,6 +143,10 @@ def confirm_token(m: "Stores | Any", days: float, now: float) -> str:
     return hashlib.sha256(f"prune|{days:g}|{_cutoff(now, days):.0f}|{paths}".encode()).hexdigest()[:10]
 
 
+#: the longest idle time ``prune`` takes, in days (~1,000 years: a larger one overflows the calendar)
+MAX_PRUNE_DAYS = 365_000
+
+
 def prune(m: "Stores | Any", days: float, token: str | None = None, *, force: bool = False) -> dict[str, Any]:
     """Preview (``token`` None) or delete (matching ``token``) cold/archived, unpinned, low-importance memories
     idle for more than ``days`` days. Tiers are swept first.
@@ -157,8 +161,8 @@ def prune(m: "Stores | Any", days: float, token: str | None = None, *, force: bo
         days = float(days)
     except (TypeError, ValueError):
         raise UsageError(f"prune --days needs a number of days, not {days!r}") from None
-    if not math.isfinite(days) or days < 0:
-        raise UsageError("prune --days must be a number >= 0")
+    if not math.isfinite(days) or days < 0 or days > MAX_PRUNE_DAYS:  # 1e308 days: no date is that old
+        raise UsageError(f"prune --days must be a number from 0 to {MAX_PRUNE_DAYS:,}")
     sweep(m)
     now = m.clock().timestamp()
     cutoff = _cutoff(now, days)
