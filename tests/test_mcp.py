@@ -640,3 +640,17 @@ async def test_forget_refuses_a_rule_and_names_what_a_handle_stood_for(server, s
         gone = (await c.call_tool("memory_forget", {"id": handle[fact.id]})).structured_content
         assert gone["forgotten"] and gone["message"] == f"forgot {fact.id} ({handle[fact.id]})"
     assert store.get(rule.id) is not None and store.get(fact.id) is None
+
+
+@pytest.mark.anyio
+async def test_replies_repeat_a_huge_argument_only_in_part(server):
+    """memory_remember echoed a 890,000-character note whole, memory_forget a 500 KB query: a host capped at
+    25,000 tokens rejects such a reply. The note is stored whole; the reply shows its start."""
+    big = "deploy notes " + "x" * 500_000
+    async with Client(server) as c:
+        res = await c.call_tool("memory_remember", {"text": big, "tags": [f"t{i}" for i in range(20_000)]})
+        assert len(json.dumps(res.structured_content)) < 20_000
+        note = res.structured_content["note"]
+        assert note["text"].startswith("deploy notes ") and note["text"].endswith("characters]")
+        res = await c.call_tool("memory_forget", {"query": "zz" * 250_000})
+        assert len(json.dumps(res.structured_content)) < 5_000

@@ -269,9 +269,31 @@ def do_read(m: "Memdir", id: str, offset: int = 0, max_chars: int = MAX_READ_CHA
             "total_chars": len(text), "next_offset": end if end < len(text) else None, "text": chunk}
 
 
+def _echo(text: str | None, limit: int) -> str | None:
+    """``text`` as a reply repeats it: at most ``limit`` characters, a longer one cut with ``… [N characters]``."""
+    if text is None or len(text) <= limit:
+        return text
+    return text[:limit] + f"… [{len(text):,} characters]"
+
+
+def _echo_list(items: Any, limit: int = 2_000) -> list[str]:
+    """A list of short strings as a reply repeats it: up to ``limit`` characters in all, then ``…``."""
+    out, used = [], 0
+    for x in items:
+        if used + len(x) > limit:
+            out.append(f"… [{len(items) - len(out):,} more]")
+            break
+        out.append(x)
+        used += len(x)
+    return out
+
+
 def note_out(note: Any) -> dict[str, Any]:
+    """A note as a reply shows it: its text, summary, tags and load_when cut so the reply stays within a host's
+    limit (the whole note is in its file; ``memory_read`` pages through it)."""
     return {"id": note.id, "category": note.category, "kind": note.kind, "scope": note.scope,
-            "summary": note.summary, "text": note.text, "tags": list(note.tags), "load_when": list(note.load_when),
+            "summary": _echo(note.summary, 500), "text": _echo(note.text, MAX_HIT_CHARS),
+            "tags": _echo_list(list(note.tags)), "load_when": _echo_list(list(note.load_when)),
             "pinned": bool(note.pinned), "supersedes": note.supersedes, "superseded_by": note.superseded_by,
             "created": iso(note.created) if note.created else None,
             "updated": iso(note.updated) if note.updated else None,
@@ -311,7 +333,7 @@ def do_forget_matching(m: "Memdir", query: str | None = None, prefix: str | None
     res = m.forget_matching(query=clean_text(query) if query is not None else None,
                             prefix=clean_text(prefix) if prefix is not None else None,
                             token=clean_text(confirm_token).strip() if confirm_token else None)
-    what = f"query={query!r}" if query is not None else f"prefix={prefix!r}"
+    what = f"query={_echo(query, 200)!r}" if query is not None else f"prefix={_echo(prefix, 200)!r}"
     if res["deleted"]:
         msg = f"forgot {res['count']} memories matching {what} ({res['notes']} notes, {res['events']} events)"
     elif not res["count"]:  # as the CLI: nothing to confirm, so no token inviting a second call
