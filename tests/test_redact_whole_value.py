@@ -53,3 +53,15 @@ def test_a_word_whose_tail_fails_the_check_is_still_redacted_whole(text, kept):
 def test_ordinary_text_after_a_value_stays(text, kept):
     out = redact(text)
     assert "[redacted:" in out and out.endswith(kept), out
+
+
+@pytest.mark.parametrize("text,secret", [("the admin pw is Zq8mLp2vR9xKk3", "Zq8mLp2vR9xKk3"),
+                                         ("my pw was hunter22", "hunter22")])
+def test_pw_as_a_word_before_is_or_was(text, secret):
+    out = redact(text)
+    assert secret not in out and "[redacted:password]" in out, out
+
+
+@pytest.mark.parametrize("text", ["the pw is wrong", "npw is 42abc", "the pw is 8 chars"])
+def test_pw_in_prose_without_a_secret_stays(text):
+    assert redact(text) == text

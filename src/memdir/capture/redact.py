@@ -415,12 +415,12 @@ _KEYWORD_RULES: list[_Rule] = [
     # words between the label and its verb)
     _Rule(
         "password",
-        _r(r"(?:password|passwd|passphrase|pwd|secret|token|api key)(?:[ \t]{1,4}[a-z][a-z0-9_-]{0,15}){0,3}?"
+        _r(r"(?:password|passwd|passphrase|pwd|pw|secret|token|api key)(?:[ \t]{1,4}[a-z][a-z0-9_-]{0,15}){0,3}?"
            r"[ \t]{1,4}(?:is|was)[ \t]{1,4}"
            r"(?:(?P<q>[`\"'])(?P<qval>[^`\"'\r\n]{1,512}+)(?P=q)|"
            r"(?P<val>[^\s\"'`,;&<>()\[\]{}]{1,512}+))"),
         (" is ", " was "), priority=_P_ASSIGN, check=_check_is_phrase, lowered=True, trim=".!?:",
-        anchors=("pass", "pwd", "secret", "token", "api key"), whole="before",
+        anchors=("pass", "pw", "secret", "token", "api key"), whole="before",
     ),
     # "set the password to hunter2", "changed my db password to `x`"
     _Rule(
