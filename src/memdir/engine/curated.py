@@ -51,6 +51,11 @@ def near_duplicate(store, text: str) -> str | None:
     return None
 
 
+#: bytes a note's summary, highlight, tags and load_when may take together: the body's bound (``MAX_NOTE_BYTES`` -
+#: 100,000) plus these and the frontmatter's keys stay under ``MAX_NOTE_BYTES``, so the file written reads back
+FIELDS_MAX_BYTES = 80_000
+
+
 def remember(s: Stores, text: str, *, category: str = "facts", summary: str | None = None, tags: Iterable[str] = (),
              load_when: Iterable[str] = (), pinned: bool = False, supersedes: str | None = None,
              scope: str = "project", kind: str | None = None, highlight: str | None = None,
@@ -72,9 +77,9 @@ def remember(s: Stores, text: str, *, category: str = "facts", summary: str | No
     load_when = tuple(dict.fromkeys(cevents.redact_text(str(t)).strip() for t in load_when if str(t).strip()))
     highlight = cevents.redact_text(highlight).strip() if highlight else None
     fields = sum(len(x.encode("utf-8")) for x in (summary, highlight or "", *tags, *load_when))
-    if len(text.encode("utf-8")) + fields > notes.MAX_NOTE_BYTES - 100_000:  # the file would be unreadable: none written
-        raise UsageError(f"note too long: its summary, highlight, tags and load_when ({fields:,} bytes) with its text "
-                         f"exceed what a note file holds ({notes.MAX_NOTE_BYTES - 100_000:,} bytes); shorten them")
+    if fields > FIELDS_MAX_BYTES:  # with the body's bound, the file stays under what readers take: none is written
+        raise UsageError(f"note too long: its summary, highlight, tags and load_when come to {fields:,} bytes "
+                         f"(at most {FIELDS_MAX_BYTES:,} beside the text); shorten them")
     sha = notes.content_hash(text)
     root.ensure()
     with root.locked():
