@@ -654,3 +654,12 @@ async def test_replies_repeat_a_huge_argument_only_in_part(server):
         assert note["text"].startswith("deploy notes ") and note["text"].endswith("characters]")
         res = await c.call_tool("memory_forget", {"query": "zz" * 250_000})
         assert len(json.dumps(res.structured_content)) < 5_000
+
+
+@pytest.mark.anyio
+async def test_memory_list_limit_below_one_is_an_error_as_recall_k_is(server, store):
+    store.remember("the staging cluster is in eu-west-1", category="facts")
+    async with Client(server) as c:
+        for bad in (0, -1):
+            assert "limit must be a whole number of 1 or more" in _error_text(await c.call_tool("memory_list", {"limit": bad}))
+        assert (await c.call_tool("memory_list", {"limit": 1})).structured_content["count"] == 1

@@ -348,7 +348,11 @@ def do_forget_matching(m: "Memdir", query: str | None = None, prefix: str | None
 
 def do_list(m: "Memdir", kinds: list[str] | None = None, category: str | None = None, scope: str | None = None,
             limit: int = 20) -> dict[str, Any]:
-    """``{"count", "entries": [hit dicts as memory_recall, score 0]}``, newest first (:meth:`Memdir.recent`)."""
+    """``{"count", "entries": [hit dicts as memory_recall, score 0]}``, newest first (:meth:`Memdir.recent`).
+    ``UsageError`` for a ``limit`` below 1 (as ``memory_recall``'s ``k``: a call asking for nothing is a mistake to
+    say, not one entry to return); above :data:`MAX_K` it is :data:`MAX_K`."""
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+        raise UsageError(f"limit must be a whole number of 1 or more (got {limit!r}; at most {MAX_K} entries are returned)")
     hits = m.recent(kinds=[clean_text(k) for k in kinds] if kinds else None,
                     category=clean_text(category) if category else None, scope=scope, limit=max(1, min(int(limit), MAX_K)))
     out, limits, left = [], [], MAX_RECALL_CHARS
