@@ -4,10 +4,6 @@ URL is fixed; ``doctor`` fails on it and ``push`` names the value it refused ins
 
 from __future__ import annotations
 
-import json
-import threading
-import time
-
 import pytest
 
 import memdir
@@ -15,31 +11,15 @@ from memdir.errors import UsageError
 
 
 def _server():
-    import http.server
+    """The team tests' HTTP stub answering at once: (url, [(path, events sent)], stop)."""
+    from test_team_newuser import _slow_server
 
-    got: list[int] = []
-
-    class H(http.server.BaseHTTPRequestHandler):
-        def do_POST(self):
-            body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
-            got.append(len(body.get("events") or []))
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", "2")
-            self.end_headers()
-            self.wfile.write(b"{}")
-
-        def log_message(self, *a):
-            pass
-
-    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
-    return f"http://127.0.0.1:{srv.server_address[1]}/v1", got, srv
+    return _slow_server(0.0)
 
 
 @pytest.mark.parametrize("typo", ["htp://127.0.0.1:8765/v1", "127.0.0.1:8765/v1", "http://127.0.0.1:87a5/v1"])
 def test_events_captured_under_a_mistyped_url_are_queued_and_sent_once_it_is_fixed(tmp_path, monkeypatch, typo):
-    url, got, srv = _server()
+    url, got, stop = _server()
     monkeypatch.setenv("MEMDIR_REMOTE_TOKEN", "tok")
     project = tmp_path / "webapp"
     (project / ".git").mkdir(parents=True)
@@ -60,9 +40,9 @@ def test_events_captured_under_a_mistyped_url_are_queued_and_sent_once_it_is_fix
         with memdir.open(project, home=tmp_path / "g") as m:
             m.push()
             assert m.status()["project"]["remote_queue"]["queued"] == 0
-        assert sum(got) == 1
+        assert sum(n for _, n in got) == 1
     finally:
-        srv.shutdown()
+        stop()
 
 
 def test_doctor_does_not_repeat_a_send_failure_the_server_no_longer_gives(tmp_path, monkeypatch):
