@@ -14,6 +14,10 @@ from memdir.capture.redact import redact
     ("I set the admin password to hunter2;x9 yesterday", ";x9"),
     ("login with password Zq8vvTT99,Q7 please", ",Q7"),
     ("password=Tr0ub4dor&3horse", "&3horse"),
+    # "key: value": the whole word is judged, not the part before its symbol ("Tr0ub" alone is too short to count)
+    ("password: Tr0ub&3horse", "&3horse"),
+    ("db password: Tr0ub&3horse and then", "&3horse"),
+    ("token: abc&def9", "&def9"),
 ])
 def test_a_found_password_is_redacted_to_its_end(text, tail):
     out = redact(text)

@@ -489,7 +489,7 @@ _KEYWORD_RULES: list[_Rule] = [
         ("pass", "pw", "secret", "key", "token", "auth", "credential"),
         priority=_P_ASSIGN, check=_check_assignment, pre=frozenset(), lowered=True,
         anchors=("pass", "pw", "secret", "api", "access", "private", "signing", "encryption", "master",
-                 "token", "auth", "credential"), whole="after",
+                 "token", "auth", "credential"), whole="before",
     ),
 ]
 _ASSIGN_RULE = _KEYWORD_RULES[-1]
