@@ -84,3 +84,15 @@ def test_a_later_layer_decides_and_a_refused_password_is_not_shown(tmp_path):
     line = refused_url_line(cfg)
     assert line and "s3cretpw" not in line and "teamhost" in line
     assert cfg.warnings and not any("s3cretpw" in w for w in cfg.warnings)
+
+
+@pytest.mark.parametrize("pasted", ["http://127.0.0.1:8765/v1 ", "  http://127.0.0.1:8765/v1\n"])
+def test_a_url_pasted_with_white_space_around_it_is_the_url(pasted):
+    """A URL copied with a trailing space or newline (an environment variable, a config line) means that URL: it is
+    used, not refused as a typo."""
+    from memdir.config import Config
+
+    cfg = Config(env={"MEMDIR_REMOTE_URL": pasted, "MEMDIR_STORE": " "})
+    assert cfg.get("remote.url") == "http://127.0.0.1:8765/v1"
+    assert cfg.get("store") == ""
+    assert "remote.url" not in cfg.rejected and not [w for w in cfg.warnings if "remote.url" in w]

@@ -320,8 +320,13 @@ def _coerce(key: Key, value: Any) -> Any:
     if t is str:
         if not isinstance(value, str):
             raise ValueError("expected a string")
-        return value
+        # a URL pasted with a space or a line break around it (an env var, a config line) means that URL
+        return value.strip() if key.name in _URL_KEYS else value
     return t(value)
+
+
+#: settings holding a URL: white space around the value is not part of it
+_URL_KEYS = ("remote.url", "store")
 
 
 def _flatten(d: dict, prefix: str = "") -> dict[str, Any]:
