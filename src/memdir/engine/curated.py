@@ -51,6 +51,12 @@ def near_duplicate(store, text: str) -> str | None:
     return None
 
 
+def stored_text(text: str) -> str:
+    """``text`` as a note stores it: control characters left out (:func:`memdir.notes.markdown.plain_text`), secrets
+    redacted, white space at its ends stripped."""
+    return cevents.redact_text(notes.plain_text(text)).strip()
+
+
 #: bytes a note's summary, highlight, tags and load_when may take together: the body's bound (``MAX_NOTE_BYTES`` -
 #: 100,000) plus these and the frontmatter's keys stay under ``MAX_NOTE_BYTES``, so the file written reads back
 FIELDS_MAX_BYTES = 80_000
@@ -61,21 +67,21 @@ def remember(s: Stores, text: str, *, category: str = "facts", summary: str | No
              scope: str = "project", kind: str | None = None, highlight: str | None = None,
              provenance: dict[str, Any] | None = None) -> Note:
     """The body of :meth:`memdir.Memdir.remember`, whose docstring is the contract."""
-    if not isinstance(text, str) or not text.strip():
+    if not isinstance(text, str) or notes.is_blank(text):
         raise UsageError("nothing to remember: the text is empty")
     root = s.root(scope)
     check_segment(category, "category")
     known = list(s.config.get("categories"))
     if category not in known and not (root.path / category).is_dir():
         raise UsageError(f"unknown category {category!r}: use one of {', '.join(known)} (or set `categories` in config.toml)")
-    text = cevents.redact_text(text.replace("\x00", "")).strip()
+    text = stored_text(text)
     if len(text.encode("utf-8")) > notes.MAX_NOTE_BYTES - 100_000:  # refused before any file is written
         raise UsageError(f"note too long ({len(text):,} characters): notes are read back up to {notes.MAX_NOTE_BYTES:,} "
                          "bytes; keep long material in a file and remember a pointer to it")
-    summary = cevents.redact_text(" ".join((summary or "").split())) or summary_of(text)
-    tags = tuple(dict.fromkeys(cevents.redact_text(str(t)).strip() for t in tags if str(t).strip()))
-    load_when = tuple(dict.fromkeys(cevents.redact_text(str(t)).strip() for t in load_when if str(t).strip()))
-    highlight = cevents.redact_text(highlight).strip() if highlight else None
+    summary = cevents.redact_text(" ".join(notes.plain_text(summary or "").split())) or summary_of(text)
+    tags = tuple(dict.fromkeys(stored_text(str(t)) for t in tags if not notes.is_blank(str(t))))
+    load_when = tuple(dict.fromkeys(stored_text(str(t)) for t in load_when if not notes.is_blank(str(t))))
+    highlight = stored_text(highlight) if highlight else None
     fields = sum(len(x.encode("utf-8")) for x in (summary, highlight or "", *tags, *load_when))
     if fields > FIELDS_MAX_BYTES:  # with the body's bound, the file stays under what readers take: none is written
         raise UsageError(f"note too long: its summary, highlight, tags and load_when come to {fields:,} bytes "
@@ -348,7 +354,7 @@ def edit_locked(s: Stores, root: Root, nid: str, text: str, expect: str | None) 
                 [cevents.redact_text(str(x)) for x in v] if isinstance(v, list) else v) for k, v in meta.items()}
     meta = {"id": nid, **{k: v for k, v in meta.items() if k != "id"}}
     meta["updated"] = s.clock()
-    body = cevents.redact_text(body.replace("\x00", "")).strip() + "\n"
+    body = stored_text(body) + "\n"
     clean = root.gens()[0] == root.gens()[1]
     notes.atomic_write(path, notes.render(meta, body))
     root.refresh(nid)
@@ -422,9 +428,9 @@ def propose(s: Stores, text: str, *, category: str = "rules", summary: str | Non
     """The body of :meth:`memdir.Memdir.propose`, whose docstring is the contract."""
     from memdir.notes import proposals
 
-    if not isinstance(text, str) or not text.strip():
+    if not isinstance(text, str) or notes.is_blank(text):
         raise UsageError("nothing to propose: the text is empty")
-    text = cevents.redact_text(text.replace("\x00", "")).strip()
+    text = stored_text(text)
     root = s.root(scope)
     root.ensure()
     with root.locked():
@@ -552,7 +558,7 @@ def superseded_copy(s: Stores, root: Root, text: str, nid: Any) -> Note | None:
     first, then any superseded note — or ``None``."""
     if not root.exists():
         return None
-    sha = notes.content_hash(cevents.redact_text(text.replace("\x00", "")).strip())
+    sha = notes.content_hash(stored_text(text))
     store = root.store
     if not store.has_text(sha, "note"):
         return None

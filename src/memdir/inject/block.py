@@ -31,6 +31,7 @@ import unicodedata
 from dataclasses import dataclass
 
 # the window functions live in memdir.inject.window; the block's callers (and tests) read them here too
+from memdir.notes.markdown import INVISIBLE as _INVISIBLE  # what renders as nothing: it could hide a tag
 from memdir.inject.window import (  # noqa: F401
     BEST_LINE_SCAN, CALL_HEAD, FOCUS_LINE, MARKER as _MARKER, PATH_BONUS, best_line, call_line, focus, one_line,
     truncate,
@@ -39,11 +40,6 @@ from memdir.inject.window import (  # noqa: F401
 OPEN = "<memory>"
 CLOSE = "</memory>"
 _TAGLIKE = re.compile(r"<(?=\s*/?\s*m\s*e\s*m\s*o\s*r\s*y)", re.I)
-#: Unicode's default-ignorable code points (DerivedCoreProperties.txt, Default_Ignorable_Code_Point): invisible when
-#: rendered, so one inside ``</mem…ory>`` or before ``[`` would hide a tag or an entry header from the checks below
-_INVISIBLE = re.compile("[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
-                        "\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufff8\U0001bca0-\U0001bca3"
-                        "\U0001d173-\U0001d17a\U000e0000-\U000e0fff]")
 _CALL = re.compile(r"[A-Za-z_][\w.-]{0,40}: ")  # a tool entry's call line: "Bash: …", "exec_command: …"
 _HEADING = re.compile(r"(?m)^([ \t]*)([#\[])")  # a stored "## Rules" or "[abc123 …]" line cannot forge structure
 #: how an event role reads in a header (shorter; what the reader needs is who said it)

@@ -33,6 +33,28 @@ def _handler():
 MAX_NOTE_BYTES = 1_000_000  # a larger file is reported as unreadable, not parsed
 
 
+#: Unicode's default-ignorable code points (DerivedCoreProperties.txt, Default_Ignorable_Code_Point): invisible when
+#: rendered (zero-width space and joiners, soft hyphen, bidi marks, variation selectors, the BOM, tags)
+INVISIBLE = re.compile("[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
+                       "\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufff8\U0001bca0-\U0001bca3"
+                       "\U0001d173-\U0001d17a\U000e0000-\U000e0fff]")
+#: C0 controls other than tab and line feed, DEL and the C1 controls: a bell, a terminal's escape sequences
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def plain_text(text: str) -> str:
+    """``text`` as a note file keeps it: line breaks as ``\\n`` (``\\r\\n`` and a lone ``\\r`` too), every other
+    control character (NUL, a bell, ESC and the terminal escape sequences it starts, DEL, C1) left out, so a note read
+    with ``cat`` or shown in a terminal cannot recolour, retitle or clear it. Invisible format characters stay: inside
+    a text they join an emoji or a word."""
+    return _CONTROL.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
+
+
+def is_blank(text: str) -> bool:
+    """True when ``text`` shows nothing: only white space, control characters and :data:`INVISIBLE` ones."""
+    return not INVISIBLE.sub("", plain_text(text)).strip()
+
+
 def kind_for(category: str) -> str:
     """Default ``kind`` of a category: ``rules`` → ``rule``, ``pitfalls`` → ``pitfall``, else the name."""
     return {"rules": "rule", "preferences": "preference", "decisions": "decision", "pitfalls": "pitfall",
