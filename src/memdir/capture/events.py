@@ -91,6 +91,8 @@ def import_row(ev: Any, now: datetime) -> tuple[dict[str, Any] | None, str]:
     if not isinstance(ev, dict):
         return None, "not an object"
     text = ev.get("text")
+    if isinstance(text, str):
+        text = notes.without_escapes(text)
     if not isinstance(text, str) or not text.strip():
         return None, "empty text"
     role = str(ev.get("role") or "user").strip().lower()

@@ -42,12 +42,30 @@ INVISIBLE = re.compile("[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
+#: a terminal's escape sequences (ECMA-48): a control sequence (``ESC [`` or CSI, parameters, a final byte: colours,
+#: cursor moves, line clears), a string command up to its terminator (``ESC ]`` OSC: a window title; DCS, SOS, PM,
+#: APC) and the short ``ESC x`` forms; an unterminated string command loses only its introducer
+_ESCAPES = re.compile(r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]"
+                      r"|(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])[^\x07\x1b\x9c]{0,1024}(?:\x07|\x1b\\|\x9c)"
+                      r"|\x1b[ -/]*[0-~]")
+_INTRODUCERS = re.compile("[\x1b\x90\x98\x9b\x9d\x9e\x9f]")
+
+
+def without_escapes(text: str) -> str:
+    """``text`` as a terminal shows it: the escape sequences of a coloured or redrawn output (``\\x1b[32mPASSED\\x1b[0m``
+    is ``PASSED``) left out, so their letters do not join the words next to them (``32mpassed``) nor show as
+    ``[32m`` in the block. Text without an ESC or C1 introducer is returned as it is."""
+    if _INTRODUCERS.search(text) is None:  # one scan: nearly every text
+        return text
+    return _ESCAPES.sub("", text)
+
+
 def plain_text(text: str) -> str:
-    """``text`` as a note file keeps it: line breaks as ``\\n`` (``\\r\\n`` and a lone ``\\r`` too), every other
+    """``text`` as a note file keeps it: a terminal's escape sequences left out (:func:`without_escapes`), line breaks as ``\\n`` (``\\r\\n`` and a lone ``\\r`` too), every other
     control character (NUL, a bell, ESC and the terminal escape sequences it starts, DEL, C1) left out, so a note read
     with ``cat`` or shown in a terminal cannot recolour, retitle or clear it. Invisible format characters stay: inside
     a text they join an emoji or a word."""
-    return _CONTROL.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
+    return _CONTROL.sub("", without_escapes(text).replace("\r\n", "\n").replace("\r", "\n"))
 
 
 def is_blank(text: str) -> bool:
