@@ -207,7 +207,8 @@ def test_codex_counts_match_hand_count(name):
     assert stats["skipped:developer_message"] == 1 and stats["skipped:write_stdin_folded"] == 53
     refused = [e for e in events if e["meta"].get("tool") == "write_stdin"]
     assert len(refused) == 1 and refused[0]["meta"]["is_error"]
-    assert refused[0]["text"].startswith("write_stdin: input '\\x03' to `sed -n '1,220p' ")
+    # the key sent, by its name: a question says "Ctrl-C", never "\x03"
+    assert refused[0]["text"].startswith("write_stdin: input Ctrl-C to `sed -n '1,220p' ")
     assert "→ error: write_stdin failed: stdin is closed for this session" in refused[0]["text"]
     assert stats["skipped:response_item:reasoning"] == 25
     assert not any("<environment_context>" in e["text"] for e in events if e["role"] == "user")

@@ -287,7 +287,7 @@ def test_codex_exec_command_paired_with_write_stdin_output(tmp_path):
     assert long["meta"]["exit_code"] == 2 and long["meta"]["is_error"] is True and long["meta"]["stdin_calls"] == 2
     assert tools["call_quick"]["text"] == "exec_command: git log -1 --oneline → a1b2c3d bump cache size"
     assert tools["call_agg"]["text"] == "exec_command: redis-cli ping → PONG"  # exec_command_end's aggregated output
-    assert tools["call_orphan"]["text"] == "write_stdin: session 999 input 'y\\n' → confirmed"
+    assert tools["call_orphan"]["text"] == "write_stdin: session 999 input 'y' Enter → confirmed"
     assert stats["skipped:write_stdin_folded"] == 3
     assert not any("still running" in e["text"] for e in events)
 
@@ -313,10 +313,10 @@ def test_codex_input_that_could_not_be_sent_stays_with_its_command(tmp_path):
     f = tmp_path / "rollout-2026-05-01T10-00-00-x.jsonl"
     f.write_text("\n".join(rows) + "\n", encoding="utf-8")
     tool, stdin = [e for e in iter_codex(f) if e["role"] == "tool"]
-    assert tool["text"].startswith("exec_command: npm run dev → ready on :3000\n> input '\\x03'\n" + refused)
+    assert tool["text"].startswith("exec_command: npm run dev → ready on :3000\n> input Ctrl-C\n" + refused)
     assert "poll refused" not in tool["text"]
     # and a failed call of its own, naming the command (the gate drops a command that only read a file)
-    assert stdin["text"] == "write_stdin: input '\\x03' to `npm run dev` → error: " + refused
+    assert stdin["text"] == "write_stdin: input Ctrl-C to `npm run dev` → error: " + refused
     assert stdin["meta"]["is_error"] and stdin["key"].endswith(":c2")
 
 

@@ -167,7 +167,44 @@ def primary_arg(tool_input: Any) -> str:
             if k == "pattern" and isinstance(tool_input.get("path"), str) and tool_input["path"]:
                 v = f"{v} in {tool_input['path']}"
             return v
+        chars = tool_input.get("chars")
+        if isinstance(chars, str):  # input typed into a running command (Codex's write_stdin); none is a poll
+            return f"input {keys_text(chars)}" if chars else "poll"
     return json.dumps(tool_input, ensure_ascii=False, separators=(",", ":"), default=str)
+
+
+#: keys a terminal reads as escape sequences or control characters, by the names people use for them
+_KEY_SEQUENCES = {"\r\n": "Enter", "\x1b[A": "Up", "\x1b[B": "Down", "\x1b[C": "Right", "\x1b[D": "Left",
+                  "\x1bOA": "Up", "\x1bOB": "Down", "\x1bOC": "Right", "\x1bOD": "Left", "\x1b[3~": "Delete",
+                  "\r": "Enter", "\n": "Enter", "\t": "Tab", "\x1b": "Esc", "\x7f": "Backspace", "\x08": "Backspace"}
+
+
+def keys_text(chars: str) -> str:
+    """``chars`` sent to a terminal as a person would say them: runs of printable text quoted, each key by its name
+    (``"q\\n"`` is ``'q' Enter``, ``"\\x03"`` is ``Ctrl-C``, ``"\\x1b[A"`` is ``Up``), space-separated; ``''`` for none.
+    A question about it says "Ctrl-C", which ``'\\x03'`` never matches."""
+    out: list[str] = []
+    run: list[str] = []
+    i = 0
+    while i < len(chars):
+        seq = next((k for k in _KEY_SEQUENCES if chars.startswith(k, i)), None)
+        c = chars[i]
+        if seq is None and ord(c) >= 32:
+            run.append(c)
+            i += 1
+            continue
+        if run:
+            out.append(repr("".join(run)))
+            run = []
+        if seq is not None:
+            out.append(_KEY_SEQUENCES[seq])
+            i += len(seq)
+        else:  # Ctrl-A .. Ctrl-Z, Ctrl-@ and the rest of C0
+            out.append(f"Ctrl-{chr(ord(c) + 64)}")
+            i += 1
+    if run:
+        out.append(repr("".join(run)))
+    return " ".join(out) or "''"
 
 
 

@@ -50,7 +50,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from memdir.capture.tools import tool_summary
-from memdir.capture.tools import primary_arg, summarise_tool
+from memdir.capture.tools import keys_text, primary_arg, summarise_tool
 from memdir.portability.importers.jsonl import count, iso, make_event, read_jsonl
 
 SOURCE = "codex"
@@ -170,7 +170,7 @@ def _scan(path: Path) -> _Scan:
                 sc.folded[call_id] = ex.call_id
                 ex.stdin_calls += 1
                 if args.get("chars"):
-                    ex.chunks.append(f"> input {args['chars']!r}")
+                    ex.chunks.append(f"> input {keys_text(args['chars'])}")
         elif typ == "response_item" and ptype in _CALL_TYPES.values() and payload.get("call_id"):
             call_id = str(payload["call_id"])
             sc.outputs[call_id] = payload.get("output")
@@ -289,7 +289,7 @@ def iter_codex(path: str | Path, *, stats: Counter | None = None) -> Iterator[di
             if call_id in sc.refused:  # input the command's stdin refused: a failed call, kept as one
                 cmd = " ".join(commands.get(sc.folded[call_id], "").split())
                 cmd = cmd if len(cmd) <= 100 else cmd[:99] + "…"
-                text = tool_summary(name, f"input {args.get('chars')!r} to `{cmd}`", sc.refused[call_id],
+                text = tool_summary(name, f"input {keys_text(str(args.get('chars') or ''))} to `{cmd}`", sc.refused[call_id],
                                     is_error=True, cwd=cwd)
                 yield make_event(SOURCE, session, call_id, "tool", text, ts,
                                  {**meta, "tool": name, "call_id": call_id, "is_error": True}, tool_input=args)
@@ -312,7 +312,7 @@ def iter_codex(path: str | Path, *, stats: Counter | None = None) -> Iterator[di
                 shown, shown_args = "apply_patch", cmd[cmd.index("*** Begin Patch"):]
             if name == "write_stdin" and isinstance(args, dict) and "session_id" in args:
                 chars = args.get("chars")
-                shown_args = f"session {args['session_id']}" + (f" input {chars!r}" if chars else "")
+                shown_args = f"session {args['session_id']}" + (f" input {keys_text(str(chars))}" if chars else "")
             text = tool_summary(shown, shown_args, out, is_error=is_error, cwd=cwd, exit_code=code)
             meta.update({"tool": name, "call_id": call_id, "is_error": is_error, **extra})
             if code is not None:
