@@ -39,3 +39,30 @@ def test_control_characters_never_reach_the_files(m):
 def test_joiners_inside_a_text_are_kept(m):
     n = m.remember("family emoji 👨\u200d👩\u200d👧 and the word می\u200cخواهم")
     assert "👨\u200d👩\u200d👧" in n.text and "می\u200cخواهم" in n.text
+
+
+def _clean(blob: str) -> bool:
+    return not any(ord(c) < 32 and c not in "\n\t" or ord(c) == 0x7F for c in blob)
+
+
+def test_a_proposal_is_written_as_a_note_is(m):
+    p = m.propose("always run \x1b[1mmake lint\x1b[0m before pushing", summary="lint\x1b]0;pwned\x07 first",
+                  tags=["ci\x1b[2J", "\u200b"], load_when=["push\x07"])
+    got = next(x for x in m.proposals() if x["id"] == p["id"])
+    assert got["summary"] == "lint first" and got["tags"] == ["ci"] and got["load_when"] == ["push"]
+    assert "make lint before" in got["text"]
+    from memdir.distill.flow import _existing_proposal  # distill's dry run finds the same proposal
+    from memdir.notes import proposals as props
+
+    root = m.stores.root("project")
+    assert _existing_proposal(root, props, "always run \x1b[1mmake lint\x1b[0m before pushing")["id"] == p["id"]
+
+
+def test_an_edit_is_written_as_a_note_is(m):
+    n = m.remember("redeploy the canary first")
+    with pytest.raises(UsageError, match="empty"):
+        m.edit(n.id, "\u200b\u200b")
+    e = m.edit(n.id, "\x1b[31mredeploy\x1b[0m the canary before the fleet")
+    index = (e.path.parent / "index.md").read_text(encoding="utf-8")
+    assert _clean(e.path.read_text(encoding="utf-8")) and _clean(index), index
+    assert e.summary == "redeploy the canary before the fleet"

@@ -90,7 +90,7 @@ def import_row(ev: Any, now: datetime) -> tuple[dict[str, Any] | None, str]:
 
     if not isinstance(ev, dict):
         return None, "not an object"
-    text = ev.get("text")
+    raw = text = ev.get("text")
     if isinstance(text, str):
         text = notes.without_escapes(text)
     if not isinstance(text, str) or not text.strip():
@@ -105,7 +105,13 @@ def import_row(ev: Any, now: datetime) -> tuple[dict[str, Any] | None, str]:
     text = bound_text(redact_text(text.replace("\x00", "")).strip())
     sha = notes.content_hash(text)
     key = ev.get("key")
-    key = clean(str(key)).strip() if key not in (None, "") else f"import:{ev.get('source') or 'jsonl'}:{sha[:16]}"
+    if key in (None, ""):
+        # the hash of the text as stored before escape sequences were left out: an event without a key imported then
+        # (or forgotten then: its tombstone holds that key) is the same event now, not a second copy
+        was = sha if raw is text else notes.content_hash(bound_text(redact_text(raw.replace("\x00", "")).strip()))
+        key = f"import:{ev.get('source') or 'jsonl'}:{was[:16]}"
+    else:
+        key = clean(str(key)).strip()
     session = clean(str(ev.get("session"))) if ev.get("session") not in (None, "") else None
     meta = ev.get("meta")
     return {

@@ -475,6 +475,10 @@ def gate(event: Any, config: Any) -> Decision:
 
     if isinstance(text, str):
         text = _clean_unicode(text)
+        if "\x1b" in text:  # a coloured output: judged, keyed and stored as a terminal shows it
+            from memdir.notes.markdown import without_escapes
+
+            text = without_escapes(text)
     if role == "tool":
         name = str(ev.get("tool") or ev.get("tool_name") or meta.get("tool") or "").strip()
         cwd = ev.get("cwd") or meta.get("cwd")

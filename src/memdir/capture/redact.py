@@ -489,7 +489,7 @@ _KEYWORD_RULES: list[_Rule] = [
         ("pass", "pw", "secret", "key", "token", "auth", "credential"),
         priority=_P_ASSIGN, check=_check_assignment, pre=frozenset(), lowered=True,
         anchors=("pass", "pw", "secret", "api", "access", "private", "signing", "encryption", "master",
-                 "token", "auth", "credential"), whole="before",
+                 "token", "auth", "credential"), whole="password",
     ),
 ]
 _ASSIGN_RULE = _KEYWORD_RULES[-1]
@@ -724,8 +724,11 @@ def _run_rule(rule: _Rule, hay: str, text: str) -> Iterator[tuple[str, int, int,
             w = _word_end(text, e)
             # "before": the whole word may pass where its start did not ("Tr0ub&dor": 5 characters matched); either
             # passing redacts the whole word ("password Zq8vvTT99;v1.2": the matched part passes, its tail must go too)
+            # "password": the whole word is judged only after a password's key ("password: Tr0ub&3horse"); after a
+            # token's or a secret's, a list of words ("auth: Basic,Bearer") is no value
+            wide = whole == "before" or (whole == "password" and _assignment_kind(hay, m.start("kw"), m.end("kw")) == "password")
             ok = rule.check is None or rule.check(m, text[s:e], text) or (
-                whole == "before" and w > e and rule.check(m, text[s:w], text))
+                wide and w > e and rule.check(m, text[s:w], text))
             if not ok:
                 continue
             e = w

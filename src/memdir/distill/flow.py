@@ -305,9 +305,9 @@ def _decide(m: Any, root: Any, props: Any, overlap: Overlap, out: dict[str, Any]
 def _existing_proposal(root: Any, props: Any, body: str) -> dict[str, Any] | None:
     """The proposal file :meth:`memdir.Memdir.propose` would find for ``body`` in ``root`` (same redaction, same
     id), or ``None`` when there is none yet."""
-    from memdir.capture import events as cevents
+    from memdir.engine.curated import stored_text
 
-    path = props.find(root.path, props.proposal_id(cevents.redact_text(body.replace("\x00", "")).strip()))
+    path = props.find(root.path, props.proposal_id(stored_text(body)))
     return props.read(path) if path is not None else None
 
 

@@ -342,16 +342,19 @@ def edit_locked(s: Stores, root: Root, nid: str, text: str, expect: str | None) 
             # wrote stays
             meta = {k: v for k, v in old_meta.items() if k != "updated"}
             was = meta.get("summary")
-            if isinstance(was, str) and was.strip() == summary_of(cevents.redact_text(old_body).strip()) and body.strip():
-                meta["summary"] = summary_of(cevents.redact_text(body).strip())
+            if isinstance(was, str) and was.strip() in (summary_of(cevents.redact_text(old_body).strip()),
+                                                        summary_of(stored_text(old_body))) and body.strip():
+                meta["summary"] = summary_of(stored_text(body))
     for k in ("supersedes", "superseded_by"):
         if (meta.get(k) or None) != (old_meta.get(k) or None):
             raise UsageError(f"edit refused: {k} cannot be changed by an edit (it was {old_meta.get(k)!r}); "
                              "use supersede, or forget the newer note")
     if not meta.get("created") and old_meta.get("created"):  # a frontmatter written without it: the note was not made now
         meta["created"] = old_meta["created"]
-    meta = {k: (cevents.redact_text(v) if isinstance(v, str) else
-                [cevents.redact_text(str(x)) for x in v] if isinstance(v, list) else v) for k, v in meta.items()}
+    # every string of the frontmatter as remember writes it: control characters and escape sequences left out
+    meta = {k: (cevents.redact_text(notes.plain_text(v)) if isinstance(v, str) else
+                [cevents.redact_text(notes.plain_text(str(x))) for x in v] if isinstance(v, list) else v)
+            for k, v in meta.items()}
     meta = {"id": nid, **{k: v for k, v in meta.items() if k != "id"}}
     meta["updated"] = s.clock()
     body = stored_text(body) + "\n"
@@ -435,9 +438,10 @@ def propose(s: Stores, text: str, *, category: str = "rules", summary: str | Non
     root.ensure()
     with root.locked():
         p, created = proposals.create(
-            root.path, text=text, summary=cevents.redact_text(" ".join((summary or "").split())) or summary_of(text),
-            category=category, tags=[cevents.redact_text(str(t)).strip() for t in tags if str(t).strip()],
-            load_when=[cevents.redact_text(str(t)).strip() for t in load_when if str(t).strip()], supersedes=supersedes,
+            root.path, text=text,
+            summary=cevents.redact_text(" ".join(notes.plain_text(summary or "").split())) or summary_of(text),
+            category=category, tags=[stored_text(str(t)) for t in tags if not notes.is_blank(str(t))],
+            load_when=[stored_text(str(t)) for t in load_when if not notes.is_blank(str(t))], supersedes=supersedes,
             source=source, now=s.clock(), provenance=cevents.redact_obj(provenance or {}))
     return {**p, "scope": scope, "created": created}
 

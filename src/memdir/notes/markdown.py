@@ -38,33 +38,33 @@ MAX_NOTE_BYTES = 1_000_000  # a larger file is reported as unreadable, not parse
 INVISIBLE = re.compile("[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
                        "\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufff8\U0001bca0-\U0001bca3"
                        "\U0001d173-\U0001d17a\U000e0000-\U000e0fff]")
-#: C0 controls other than tab and line feed, DEL and the C1 controls: a bell, a terminal's escape sequences
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+#: C0 controls other than tab and line feed, and DEL: a bell, a backspace, what is left of an escape sequence
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f]")
 
 
-#: a terminal's escape sequences (ECMA-48): a control sequence (``ESC [`` or CSI, parameters, a final byte: colours,
-#: cursor moves, line clears), a string command up to its terminator (``ESC ]`` OSC: a window title; DCS, SOS, PM,
-#: APC) and the short ``ESC x`` forms; an unterminated string command loses only its introducer
-_ESCAPES = re.compile(r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]"
-                      r"|(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])[^\x07\x1b\x9c]{0,1024}(?:\x07|\x1b\\|\x9c)"
-                      r"|\x1b[ -/]*[0-~]")
-_INTRODUCERS = re.compile("[\x1b\x90\x98\x9b\x9d\x9e\x9f]")
+#: a terminal's escape sequences (ECMA-48), in their 7-bit forms: a control sequence (``ESC [``, parameters, a final
+#: byte: colours, cursor moves, line clears), a string command up to its terminator (``ESC ]`` OSC: a window title;
+#: DCS, SOS, PM, APC; its body holds no ESC or BEL, so a scan stops at the next one) and the short ``ESC x`` forms.
+#: The 8-bit C1 forms are left alone: those code points are far more often UTF-8 read as Latin-1 (``â\x80\x9c``)
+_ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[\]PX^_][^\x07\x1b]{0,1024}(?:\x07|\x1b\\)|\x1b[ -/]*[0-~]")
 
 
 def without_escapes(text: str) -> str:
     """``text`` as a terminal shows it: the escape sequences of a coloured or redrawn output (``\\x1b[32mPASSED\\x1b[0m``
     is ``PASSED``) left out, so their letters do not join the words next to them (``32mpassed``) nor show as
-    ``[32m`` in the block. Text without an ESC or C1 introducer is returned as it is."""
-    if _INTRODUCERS.search(text) is None:  # one scan: nearly every text
+    ``[32m`` in the block; an ESC left over (one that starts no sequence, or whose removal joined the text into a
+    new one) goes too, so the result holds no ESC and cleaning it again changes nothing. Linear in the text's length;
+    a text without ESC is returned as it is."""
+    if "\x1b" not in text:
         return text
-    return _ESCAPES.sub("", text)
+    return _ESCAPES.sub("", text).replace("\x1b", "")
 
 
 def plain_text(text: str) -> str:
-    """``text`` as a note file keeps it: a terminal's escape sequences left out (:func:`without_escapes`), line breaks as ``\\n`` (``\\r\\n`` and a lone ``\\r`` too), every other
-    control character (NUL, a bell, ESC and the terminal escape sequences it starts, DEL, C1) left out, so a note read
-    with ``cat`` or shown in a terminal cannot recolour, retitle or clear it. Invisible format characters stay: inside
-    a text they join an emoji or a word."""
+    """``text`` as a note file keeps it: a terminal's escape sequences left out (:func:`without_escapes`), line
+    breaks as ``\\n`` (``\\r\\n`` and a lone ``\\r`` too), every other C0 control character (NUL, a bell, a
+    backspace) and DEL left out, so a note read with ``cat`` or shown in a terminal cannot recolour, retitle or clear
+    it. Invisible format characters stay: inside a text they join an emoji or a word."""
     return _CONTROL.sub("", without_escapes(text).replace("\r\n", "\n").replace("\r", "\n"))
 
 
@@ -487,7 +487,7 @@ def check_edit(raw: str, *, note_id: str) -> tuple[dict[str, Any], str]:
                 problems.append(f"{k}: {exc}")
             if v.strip() == note_id:
                 problems.append(f"{k} cannot name the note itself")
-    if not body.strip():
+    if is_blank(body):  # white space, or characters that show nothing
         problems.append("the body is empty (forget the note instead)")
     elif len(body.encode("utf-8", "replace")) > MAX_NOTE_BYTES - 100_000:  # the bound remember has: a note it wrote
         problems.append(f"note too long: keep it under {MAX_NOTE_BYTES - 100_000:,} bytes")  # can be saved unchanged
