@@ -25,13 +25,23 @@ RESERVED = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(1, 10)), *(f"
 _SEGMENT = re.compile(r"^[^\x00-\x1f<>:\"|?*\\/]{1,120}$")
 
 
+def expand_user(path: str | os.PathLike) -> Path:
+    """``path`` with a leading ``~`` or ``~user`` expanded. Raises ``PathError`` (one line) for ``~user`` of a user
+    this machine does not have, where :meth:`pathlib.Path.expanduser` raises ``RuntimeError``."""
+    try:
+        return Path(path).expanduser()
+    except RuntimeError:
+        head = str(path).split("/", 1)[0]
+        raise PathError(f"{str(path)!r}: {head} is no user's home on this machine") from None
+
+
 def global_root(home: str | os.PathLike | None = None) -> Path:
     """The global memory root (not created here)."""
     if home:
-        return Path(home).expanduser().absolute()
+        return expand_user(home).absolute()
     env = os.environ.get("MEMDIR_HOME")
     if env:
-        return Path(env).expanduser().absolute()
+        return expand_user(env).absolute()
     import platformdirs
 
     return Path(platformdirs.user_data_dir("memdir", appauthor=False)).absolute()
@@ -39,7 +49,7 @@ def global_root(home: str | os.PathLike | None = None) -> Path:
 
 def project_root(start: str | os.PathLike | None = None) -> Path:
     """The project root for ``start`` (default: the working directory). Same answer from any subdirectory."""
-    start_path = Path(start if start is not None else os.getcwd()).expanduser().absolute()
+    start_path = expand_user(start if start is not None else os.getcwd()).absolute()
     if start_path.name == PROJECT_DIRNAME:
         return start_path.parent
     for d in (start_path, *start_path.parents):

@@ -12,6 +12,7 @@ import click
 
 from memdir.cli.output import emit, json_opt, open_store, plural
 from memdir.errors import MemdirError, UsageError
+from memdir.roots import expand_user
 
 IMPORT_SOURCES = ("claude-code", "codex", "opencode", "jsonl", "claude-export", "specstory", "aider", "dsh")
 
@@ -61,7 +62,7 @@ def export(ctx, path, force, store_url, store_project, as_json):
             sys.stdout.write((Path(tmp) / "export.jsonl").read_text(encoding="utf-8"))
         click.echo(f"exported {out['notes']} notes, {out['events']} events and {plural(out['tombstones'], 'tombstone')}", err=True)
         return
-    target = Path(path).expanduser()  # the file checked is the file written
+    target = expand_user(path)  # the file checked is the file written
     parent = target.absolute().parent
     if not parent.is_dir():
         raise UsageError(f"directory {str(parent)!r} does not exist: create it first or export elsewhere")
@@ -95,7 +96,7 @@ def import_(ctx, source, paths, all_projects, here, pending, no_progress, store_
     Host sessions go to the project they were recorded in: without a flag only this project's sessions are
     imported; --all-projects imports each into its own project; --here imports all of them into this one."""
     if len(paths) > 1:  # a shell glob (`memdir import claude-code *.jsonl`): one PATH, which may be their directory
-        dirs = sorted({str(Path(p).expanduser().absolute().parent) for p in paths})
+        dirs = sorted({str(expand_user(p).absolute().parent) for p in paths})
         hint = f" (here: {dirs[0]})" if len(dirs) == 1 else ""
         raise UsageError(f"import takes one PATH, {len(paths)} were given: give the directory that holds them{hint}, "
                          "every file in it is imported, or run one import per file")

@@ -59,6 +59,7 @@ from pathlib import Path
 from typing import Any
 
 from memdir.errors import UsageError
+from memdir.roots import expand_user
 
 HOST_NAMES = ("claude-code", "codex", "opencode", "dsh")
 #: host event -> our event, for Claude Code and Codex (same hooks.json format)
@@ -305,7 +306,7 @@ def install_host(host: str, *, project: Path | None = None, uninstall: bool = Fa
         plan.notes.append("the project's settings run `memdir` from PATH, and it is not on this PATH yet: "
                           "install memdir where the host finds it (pipx install memdir, or activate its venv)")
     if home is not None and project is None:  # a global root given at install time is the one the host's calls use
-        argv = [*argv, "--home", str(Path(home).expanduser().absolute())]
+        argv = [*argv, "--home", str(expand_user(home).absolute())]
     elif home is not None and not uninstall:  # a project's settings are shared: a path of this machine is no use there
         plan.notes.append("the project's settings do not carry --home (teammates share them): set MEMDIR_HOME in the "
                           "environment the host runs in to use that global root")

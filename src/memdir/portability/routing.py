@@ -62,7 +62,10 @@ def resolve(name: str | None, here: Path) -> tuple[Path | None, str | None]:
     bare name that is not found). Never raises."""
     if not name:
         return here, None
-    p = Path(name).expanduser()
+    try:
+        p = Path(name).expanduser()
+    except RuntimeError:  # ``~olduser/…``: a home this machine does not have
+        return None, "cwd_missing"
     if p.is_absolute():
         return (project_root(p), None) if p.is_dir() else (None, "cwd_missing")
     if "/" in name or "\\" in name or name in (".", ".."):

@@ -76,11 +76,15 @@ def header_cwd(lines: list[str]) -> str | None:
 
 def locate_cwd(named: str | None, export_file: Path) -> str | None:
     """The directory ``named`` stands for: itself when it is a full path (``~`` expanded); for ``/…/tail`` the
-    ancestor of ``export_file`` whose path ends with ``tail``; ``None`` when neither is known."""
+    ancestor of ``export_file`` whose path ends with ``tail``; ``None`` when neither is known (``~user`` of a user this
+    machine does not have, too)."""
     if not named:
         return None
     if "…" not in named:
-        return str(Path(named).expanduser())
+        try:
+            return str(Path(named).expanduser())
+        except RuntimeError:  # ``~olduser/…`` from another machine: no such user here, so no such directory
+            return None
     tail = [p for p in named.split("…", 1)[1].split("/") if p]
     if not tail:
         return None

@@ -23,6 +23,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from memdir.errors import UsageError
+from memdir.roots import expand_user
 
 HOSTS = ("claude-code", "codex", "opencode", "jsonl", "claude-export", "specstory", "aider", "dsh")
 #: the sources whose transcripts are kept inside the project they belong to
@@ -144,7 +145,7 @@ def resolve_paths(host: str, path: str | Path | None = None, **kw) -> list[Path]
     _check(host)
     if path is None:
         return default_paths(host, **kw)
-    p = Path(path).expanduser()
+    p = expand_user(path)
     if not p.exists():
         raise UsageError(f"{p} does not exist: give a transcript file or directory")
     if p.is_file() or host == "opencode":
