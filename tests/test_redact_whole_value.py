@@ -74,3 +74,17 @@ def test_pw_in_prose_without_a_secret_stays(text):
                                   "auth: cookie;Secure", "credentials: user,Admin", "auth: ok,200 ms"])
 def test_a_list_after_a_token_or_secret_key_is_not_a_value(text):
     assert redact(text) == text
+
+
+@pytest.mark.parametrize("text", ["passphrase: correct-horse-battery-staple note", "password: correct-horse-battery-staple",
+                                  "the wifi passphrase is purple-monkey-dishwasher",
+                                  "set the password to correct-horse-battery-staple"])
+def test_a_passphrase_of_words_after_a_password_name_is_redacted(text):
+    out = redact(text)
+    assert "[redacted:password]" in out and "horse" not in out and "monkey" not in out, out
+
+
+@pytest.mark.parametrize("text", ["password: see-the-docs", "token: one-time-use-only", "password: set-by-admin-later",
+                                  "the password is stored-in-the-keychain", "secret: never-share-this-file"])
+def test_prose_after_a_password_name_or_a_list_after_a_token_stays(text):
+    assert redact(text) == text

@@ -190,6 +190,17 @@ def _is_placeholder(value: str) -> bool:
     return _PLACEHOLDER_RE.get().match(v) is not None
 
 
+#: a passphrase of words: three or more runs of letters joined by ``-`` or ``_`` (``correct-horse-battery-staple``)
+_PASSPHRASE = re.compile(r"[^\W\d_]{3,}(?:[-_][^\W\d_]{3,}){2,}")
+
+
+def _is_passphrase(value: str) -> bool:
+    """A value of letters alone that is still a secret after a password's name: three or more words of three letters
+    or more joined by ``-`` or ``_``, 15 characters or more (``correct-horse-battery-staple``; ``see-the-docs`` is
+    prose)."""
+    return len(value) >= 15 and _PASSPHRASE.fullmatch(value) is not None
+
+
 def _looks_secretish(value: str) -> bool:
     """A bare word after a weak separator (``:``, `` = ``, ``is``) counts only when it mixes letters
     with digits or with symbols other than ``-'.`` (so ``token: the``, ``Token is one-time`` and
@@ -248,13 +259,15 @@ def _check_assignment(m: re.Match[str], value: str, text: str) -> bool:
         return False
     if m.group("sep") == "=":  # PASSWORD=hunter2, ?token=abc, --password=x: beyond doubt
         return True
-    return _looks_secretish(value)
+    return _looks_secretish(value) or (is_password and _is_passphrase(value))
 
 
 def _check_is_phrase(m: re.Match[str], value: str, text: str) -> bool:
     if _is_placeholder(value):
         return False
-    return m.group("q") is not None or _looks_secretish(value)
+    said = m.group(0).lower()  # "the wifi passphrase is correct-horse-battery-staple": a password's, not a token's
+    return m.group("q") is not None or _looks_secretish(value) or (
+        ("pass" in said or "pwd" in said) and _is_passphrase(value))
 
 
 def _check_bare_password(m: re.Match[str], value: str, text: str) -> bool:
