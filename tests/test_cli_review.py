@@ -176,17 +176,29 @@ def test_remember_says_when_it_replaced_a_secret_by_a_marker(tmp_path, project):
     assert r.exit_code == 0 and r.output.lstrip().startswith("{")  # --json: the note's object alone
 
 
-def test_import_of_several_files_says_to_give_their_directory(tmp_path, project):
-    """`memdir import claude-code *.jsonl` ended in click's "Got unexpected extra arguments (…)": the user is told
-    that PATH may be the directory holding them."""
-    files = []
-    for i in range(3):
-        f = tmp_path / "sessions" / f"s{i}.jsonl"
-        f.parent.mkdir(exist_ok=True)
-        f.write_text("{}\n", encoding="utf-8")
-        files.append(str(f))
-    from memdir.errors import UsageError
+def test_import_of_several_files_imports_each(tmp_path, project):
+    """`memdir import claude-code a.jsonl b.jsonl` (a shell glob): each file is imported. It was refused with a hint
+    to give their directory instead, which imported every session file under it (a clone of a repository with test
+    fixtures among them). A file that holds no session stops the import before anything is written; a JSONL file of
+    memdir's own takes one PATH."""
+    import shutil
+    from pathlib import Path
 
-    r = run(tmp_path / "g", project, "import", "claude-code", *files)
-    assert isinstance(r.exception, UsageError)  # the CLI's entry point prints it in one line, exit 2
-    assert "import takes one PATH, 3 were given" in str(r.exception) and str(tmp_path / "sessions") in str(r.exception)
+    from memdir.errors import NotFound, UsageError
+
+    fixtures = Path(__file__).resolve().parent / "fixtures" / "importers"
+    files = []
+    for name in ("claude_2_1_197.jsonl", "claude_c22.jsonl"):
+        files.append(str(shutil.copy(fixtures / name, tmp_path / name)))
+    r = run(tmp_path / "g", project, "import", "claude-code", *files, "--here")
+    assert r.exit_code == 0 and "2 files" in r.output, r.output
+    both = r.output
+    for f in files:  # the same as importing each alone: nothing left to store
+        r = run(tmp_path / "g", project, "--json", "import", "claude-code", f, "--here")
+        assert r.exit_code == 0 and '"stored": 0' in r.output, (both, r.output)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    r = run(tmp_path / "g2", project, "import", "claude-code", files[0], str(empty), "--here")
+    assert isinstance(r.exception, NotFound) and str(empty) in str(r.exception)
+    r = run(tmp_path / "g", project, "import", "jsonl", files[0], files[1])
+    assert isinstance(r.exception, UsageError) and "one import per file" in str(r.exception)

@@ -87,20 +87,20 @@ def export(ctx, path, force, store_url, store_project, as_json):
 @json_opt
 @click.pass_context
 def import_(ctx, source, paths, all_projects, here, pending, no_progress, store_url, store_project, as_json):
-    """Import SOURCE: a JSONL file, claude-code | codex | opencode | dsh [PATH] (default locations when PATH is omitted),
-    claude-export PATH (Claude Code /export text), specstory | aider [PATH] (default: this project's
+    """Import SOURCE: a JSONL file, claude-code | codex | opencode | dsh [PATH…] (default locations when PATH is
+    omitted; each PATH a session file or a directory of them), claude-export PATH… (Claude Code /export text),
+    specstory | aider [PATH…] (default: this project's
     .specstory/history/ and .aider.chat.history.md), claude-mem [DB] (its SQLite store), --pending (files dropped in
     <global root>/import/), or a team store's events and tombstones (--store postgresql://…). Without SOURCE:
     the SpecStory and Aider histories this project holds.
 
     Host sessions go to the project they were recorded in: without a flag only this project's sessions are
     imported; --all-projects imports each into its own project; --here imports all of them into this one."""
-    if len(paths) > 1:  # a shell glob (`memdir import claude-code *.jsonl`): one PATH, which may be their directory
-        dirs = sorted({str(expand_user(p).absolute().parent) for p in paths})
-        hint = f" (here: {dirs[0]})" if len(dirs) == 1 else ""
-        raise UsageError(f"import takes one PATH, {len(paths)} were given: give the directory that holds them{hint}, "
-                         "every file in it is imported, or run one import per file")
-    path = paths[0] if paths else None
+    many = source in IMPORT_SOURCES and source != "jsonl"  # host sessions: a shell glob names several files
+    if len(paths) > 1 and not many:
+        raise UsageError(f"import {source or ''} takes one PATH, {len(paths)} were given: run one import per file"
+                         .replace("import  ", "import "))
+    path = (tuple(paths) if len(paths) > 1 else paths[0]) if paths else None
     m = open_store(ctx)
     _import_run(ctx, m, source, path, all_projects, here, pending, no_progress, store_url, store_project, as_json)
     team_push(m)
@@ -204,9 +204,13 @@ def _import_run(ctx, m, source, path, all_projects, here, pending, no_progress, 
         raise UsageError("give the exported file or a directory of them: memdir import claude-export FILE")
     from memdir.portability.transcripts import import_host, summary
 
-    out = import_host(m, source, Path(path) if path else None, projects=projects, progress=show_progress)
+    several = isinstance(path, tuple)
+    out = import_host(m, source, [Path(p) for p in path] if several else Path(path) if path else None,
+                      projects=projects, progress=show_progress)
     human = summary(out)
-    if path and not out["read"] and Path(path).is_file():  # nothing read: perhaps another host's transcript
+    if several:
+        path = " ".join(path)  # named in the lines below as the user gave them
+    elif path and not out["read"] and Path(path).is_file():  # nothing read: perhaps another host's transcript
         host = _host_transcript(Path(path))
         if host and host != source:
             out["hint"] = f"{path} is a {host} transcript: memdir import {host} {path} [--here]"

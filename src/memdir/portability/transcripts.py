@@ -119,10 +119,11 @@ def _bar(source: str, files: list[Path], stream: TextIO | None):
     return bar
 
 
-def import_host(m, source: str, path: Path | str | None = None, *, projects: str = "current",
+def import_host(m, source: str, path: Path | str | list[Path | str] | None = None, *, projects: str = "current",
                 progress: bool = True, stream: TextIO | None = None) -> dict[str, Any]:
     """Import every transcript of ``source`` (``claude-code``, ``codex``, ``opencode``, ``jsonl``, ``claude-export``,
-    ``specstory``, ``aider``) under ``path`` (the host's default locations when ``None``; for ``specstory`` and
+    ``specstory``, ``aider``) under ``path`` (a file or directory, or a list of them; the host's default locations
+    when ``None``; for ``specstory`` and
     ``aider`` those are in ``m``'s project) into the project each session belongs to (see the module
     docstring for ``projects``: ``"current"``, ``"all"`` or ``"here"``).
 
@@ -141,7 +142,16 @@ def import_host(m, source: str, path: Path | str | None = None, *, projects: str
 
     if projects not in PROJECT_MODES:
         raise UsageError(f"unknown projects mode {projects!r}: use one of {', '.join(PROJECT_MODES)}")
-    files = resolve_paths(source, path, project=Path(m.project_root))
+    if isinstance(path, (list, tuple)):  # several files or directories (a shell glob): each must hold some
+        files = []
+        for one in path:
+            got = resolve_paths(source, one, project=Path(m.project_root))
+            if not got:
+                raise NotFound(f"no {source} transcripts found in {one}: it holds no {source} session files; "
+                               "nothing was imported")
+            files += [f for f in got if f not in files]
+    else:
+        files = resolve_paths(source, path, project=Path(m.project_root))
     if not files:
         if path:
             where = str(path)
