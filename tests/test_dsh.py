@@ -255,7 +255,7 @@ def test_stop_without_a_zstd_reader_gives_a_hint_and_no_crash(project, tmp_path,
     monkeypatch.setattr(dshlog.shutil, "which", lambda name: None)
     log = tmp_path / "session.jsonl.zstd"
     shutil.copy(FIX / "session.jsonl.zstd", log)
-    with pytest.raises(dshlog.ZstdUnavailable, match="memdir\\[dsh\\]"):
+    with pytest.raises(dshlog.ZstdUnavailable, match="pip install zstandard"):
         dshlog.read_lines(log)
     with caplog.at_level("DEBUG", logger="memdir.hosts"):
         assert run_hook("dsh", "Stop", stop_payload(project, log)) == ""
@@ -352,3 +352,11 @@ def test_an_empty_patch_layer_of_the_user_is_kept_empty(home):
     assert "memdir-hooks" in layer.read_text()
     install_host("dsh", uninstall=True, argv=ARGV)
     assert layer.exists() and layer.read_bytes() == b""
+
+
+def test_install_dry_run_does_not_ask_for_a_package_memdir_already_has(home):
+    """zstandard is a dependency of memdir: the dry run's notes named the old optional extra whatever was installed;
+    a reader missing (a broken install) is still said."""
+    plan = install_host("dsh", argv=ARGV, dry_run=True)
+    assert not any("memdir[dsh]" in n or "optional" in n for n in plan.notes), plan.notes
+    assert not any("no zstd reader" in n for n in plan.notes)  # zstandard is installed with memdir

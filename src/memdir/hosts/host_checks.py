@@ -160,7 +160,7 @@ def host_checks(project: Path | None = None) -> list[dict[str, str]]:
                 f"dsh plugin --profile <name> add {HOOKS_PLUGIN}")
         elif importlib.util.find_spec("zstandard") is None and shutil.which("zstd") is None:
             add(f"dsh {scope}", "warn", "no zstd reader: DSH's replies (session.jsonl.zstd) are not captured",
-                "pip install 'memdir[dsh]' (or install the zstd command)")
+                "pip install zstandard (a dependency of memdir; or install the zstd command)")
         else:
             add(f"dsh {scope}", "ok", f"{len(found)} memdir hooks in {path}")
     return checks

@@ -32,9 +32,11 @@ never rewritten (one-line error).
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import re
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -256,5 +258,8 @@ def install(plan: Plan, *, project: Path | None, uninstall: bool, argv: list[str
         plan.notes.append(f"the hooks need DSH's Claude Code hooks bridge in each profile you use{names}: "
                           f"`dsh plugin --profile <name> add {HOOKS_PLUGIN}`")
     plan.notes.append(f"hooks run `{join_argv([*argv, 'hook', HOST])} <event>`; replies are read from DSH's "
-                      "session log (session.jsonl.zstd needs the optional 'zstandard' package or the zstd "
-                      "command: pip install 'memdir[dsh]')")
+                      "session log (session.jsonl.zstd)")
+    if importlib.util.find_spec("zstandard") is None and shutil.which("zstd") is None:  # a broken install
+        from memdir.portability.importers.dsh import ZSTD_HINT
+
+        plan.notes.append(f"no zstd reader here: {ZSTD_HINT}")

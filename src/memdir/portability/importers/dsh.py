@@ -10,7 +10,7 @@ Format facts, from deepseek-harness ``dsh-0.1.1-rc.2``:
   escaped the same way (``.``/``..`` as ``~002E``), with no separator folding; no cwd gives ``_no-cwd``.
 * Encoding (the package README): a concatenation of independent zstd frames, the header line in the first and one
   frame per append batch; a last frame can be incomplete while DSH writes. Read here with the ``zstandard``
-  package (``pip install 'memdir[dsh]'``) or, without it, the ``zstd`` command.
+  package (a dependency of memdir) or, without it, the ``zstd`` command.
 * Lines (``packages/core/session/src/types.ts``, ``docs/persistence-catalog.md``): the first is the header
   ``{"type": "session", "version": 0, "id", "cwd"?, "createdAt" (epoch ms), "delegationDepth", …}``; then one
   event ``{"type", "seq", "time" (epoch ms), "data", …}`` per line, or a packed chunk row (``text-chunks`` …,
@@ -46,8 +46,8 @@ SOURCE = "dsh"
 LOG_NAMES = ("session.jsonl.zstd", "session.jsonl")
 #: a log larger than this is not read by the Stop hook (it answers within its budget)
 HOOK_MAX_BYTES = 64 * 1024 * 1024
-ZSTD_HINT = ("DSH's session.jsonl.zstd needs the optional 'zstandard' package (pip install 'memdir[dsh]') "
-             "or the zstd command")
+ZSTD_HINT = ("DSH's session.jsonl.zstd needs the 'zstandard' package, a dependency of memdir that is missing "
+             "here (pip install zstandard), or the zstd command")
 _SAFE = re.compile(r"[A-Za-z0-9._-]")
 
 
