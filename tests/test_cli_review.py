@@ -52,6 +52,19 @@ def test_claude_mem_import_of_a_file_that_is_not_sqlite_is_a_one_line_usage_erro
     assert str(r.exception) == f"{bad} is not an SQLite database: pass claude-mem's SQLite database (~/.claude-mem/claude-mem.db)"
 
 
+def test_claude_mem_import_of_an_empty_file_or_another_database_is_a_usage_error(tmp_path, project):
+    """An empty file opens as an empty SQLite database: the import said "0 stored" and exit 0."""
+    import sqlite3
+
+    empty = tmp_path / "claude-mem.db"
+    empty.write_bytes(b"")
+    other = tmp_path / "other.db"
+    sqlite3.connect(other).execute("CREATE TABLE notes (x)").connection.commit()
+    for f in (empty, other):
+        r = run(tmp_path / "g", project, "import", "claude-mem", str(f))
+        assert isinstance(r.exception, memdir.UsageError) and "not claude-mem's database" in str(r.exception), r.output
+
+
 def test_sqlite_sources_whose_path_holds_uri_characters_are_read(tmp_path, project):
     """``file:<path>?mode=ro`` without escaping read ``a#b`` as ``a`` (a fragment) and ``a?b`` as a query."""
     from test_migrate import claude_mem_db

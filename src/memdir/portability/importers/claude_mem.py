@@ -122,13 +122,22 @@ def open_db(path: str | Path) -> sqlite3.Connection:
     return db
 
 
+#: the tables of claude-mem's database this importer reads
+TABLES = ("sdk_sessions", "user_prompts", "observations", "session_summaries", "persona_memory")
+
+
 def iter_claude_mem(path: str | Path, *, stats: Counter | None = None) -> Iterator[dict]:
     """Events of a claude-mem database (see the module docstring), oldest first per table. Raises
-    ``FileNotFoundError`` when ``path`` does not exist and :class:`~memdir.errors.UsageError` when it is not SQLite."""
+    ``FileNotFoundError`` when ``path`` does not exist and :class:`~memdir.errors.UsageError` when it is not SQLite or
+    holds none of :data:`TABLES` (an empty file opens as an empty database)."""
     db = open_db(path)
     stats = stats if stats is not None else Counter()
     try:
-        db.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        names = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if not names & set(TABLES):  # an empty file opens as an empty database: nothing of claude-mem's in it
+            from memdir.errors import UsageError
+
+            raise UsageError(f"{path} is not claude-mem's database: it has none of its tables ({', '.join(TABLES)})")
         by_session = _projects(db)
         for r in _rows(db, "user_prompts"):
             text = (r.get("prompt_text") or r.get("text") or "").strip()
