@@ -27,3 +27,45 @@ def test_stale_postings_are_found_and_reindex_clears_them(tmp_path):
         assert bad and bad[0]["ok"] == "warn" and "reindex" in bad[0]["remedy"], bad
         m.reindex()
         assert index.check_fts(m.stores.roots["project"].db) == []
+
+
+def _two_events(tmp_path):
+    (tmp_path / "p" / ".git").mkdir(parents=True)
+    m = memdir.open(tmp_path / "p", home=tmp_path / "g")
+    m.import_events([{"key": "a", "role": "user", "text": "redis times out under load", "session": "s",
+                      "ts": 1_790_000_000},
+                     {"key": "b", "role": "user", "text": "pnpm lockfile drifted again", "session": "s",
+                      "ts": 1_790_000_100}])
+    db = m.stores.roots["project"].db
+    tokens = index.Tokens(db)
+    rows = {r["ref"]: (r["id"], index.event_values(r, tokens)) for r in db.execute("SELECT * FROM docs")}
+    assert index.check_fts(db) == []
+    return m, db, rows
+
+
+_DELETE = "INSERT INTO fts(fts, rowid, tags, title, body, context) VALUES ('delete', ?, ?, ?, ?, ?)"
+_INSERT = "INSERT INTO fts(rowid, tags, title, body, context) VALUES (?, ?, ?, ?, ?)"
+
+
+def test_postings_swapped_between_two_rows_are_found(tmp_path):
+    """The counts per term agree, and recall returns the other event: the rows holding each term differ."""
+    m, db, rows = _two_events(tmp_path)
+    (ia, va), (ib, vb) = rows["a"], rows["b"]
+    with db:
+        db.execute(_DELETE, (ia, *va))
+        db.execute(_DELETE, (ib, *vb))
+        db.execute(_INSERT, (ia, *vb))
+        db.execute(_INSERT, (ib, *va))
+    assert index.check_fts(db), "swapped postings not found"
+    m.close()
+
+
+def test_postings_under_a_row_no_document_has_are_found(tmp_path):
+    m, db, rows = _two_events(tmp_path)
+    ia, va = rows["a"]
+    with db:
+        db.execute(_DELETE, (ia, *va))
+        db.execute(_INSERT, (ia + 100_000, *va))
+    problems = index.check_fts(db)
+    assert any(str(ia + 100_000) in p for p in problems), problems
+    m.close()

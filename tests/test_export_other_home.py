@@ -47,3 +47,18 @@ def test_a_home_of_an_unknown_user_typed_by_a_person_is_a_one_line_error(tmp_pat
     r = subprocess.run([sys.executable, "-m", "memdir", "--home", str(tmp_path / "g"), "import", "claude-code",
                         "~olduser-not-here/x"], capture_output=True, text=True, cwd=tmp_path / "p", timeout=60)
     assert r.returncode == 2 and "no user's home" in r.stderr and "internal error" not in r.stderr, r.stderr
+
+
+def test_a_host_home_of_an_unknown_user_is_a_one_line_error(monkeypatch):
+    import pytest
+
+    from memdir.errors import PathError
+    from memdir.hosts import install_codex, install_dsh, install_opencode
+    from memdir.portability.importers import dsh
+
+    for var, call in (("CODEX_HOME", install_codex.codex_home), ("DSH_HOME", install_dsh.dsh_home),
+                      ("XDG_CONFIG_HOME", install_opencode.opencode_config_dir), ("DSH_HOME", dsh.sessions_root)):
+        monkeypatch.setenv(var, "~olduser-not-here/x")
+        with pytest.raises(PathError, match="no user's home"):
+            call()
+        monkeypatch.delenv(var)

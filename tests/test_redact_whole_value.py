@@ -85,6 +85,11 @@ def test_a_passphrase_of_words_after_a_password_name_is_redacted(text):
 
 
 @pytest.mark.parametrize("text", ["password: see-the-docs", "token: one-time-use-only", "password: set-by-admin-later",
-                                  "the password is stored-in-the-keychain", "secret: never-share-this-file"])
+                                  "the password is stored-in-the-keychain", "secret: never-share-this-file",
+                                  "passwordSecret: postgres-admin-credentials",
+                                  "admin_password_secret: grafana-admin-credentials",
+                                  "rootPasswordSecret: mariadb-root-creds", "password: not-required-locally",
+                                  "password: from-secrets-manager", "the password policy is rotate-every-ninety-days",
+                                  "the token bypass flag is enabled-for-internal-users"])
 def test_prose_after_a_password_name_or_a_list_after_a_token_stays(text):
     assert redact(text) == text

@@ -223,6 +223,16 @@ def is_trivial(text: str) -> bool:
     return ok[len(s)]
 
 
+def is_acknowledgement(text: str) -> bool:
+    """True when ``text`` only acknowledges or says to go on, word by word: every word it has is one of
+    :data:`TRIVIAL` (``ok``, ``thanks!``, ``好的，继续``, ``👍``) and it asks nothing (no ``?``). Narrower than
+    :func:`is_trivial`, which also reads a word made of acknowledgements as one (``tyk`` as ``ty`` + ``k``): a
+    one-word question about a tool is not an acknowledgement."""
+    if text.rstrip().endswith(("?", "？")):
+        return False
+    return all(w in TRIVIAL for w in re.findall(r"\w+", text.casefold()))
+
+
 def weighted_len(text: str) -> int:
     """Length for the ``min_chars`` gate: wide (East Asian W/F) characters count 2, whitespace 0, others 1."""
     n = 0

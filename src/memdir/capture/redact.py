@@ -194,11 +194,24 @@ def _is_placeholder(value: str) -> bool:
 _PASSPHRASE = re.compile(r"[^\W\d_]{3,}(?:[-_][^\W\d_]{3,}){2,}")
 
 
+#: words that make a hyphenated value read as prose or a setting, not a passphrase (``not-required-locally``,
+#: ``from-secrets-manager``, ``rotate-every-ninety-days``)
+_PROSE_WORDS = frozenset("""not no none from for to into in on at by of the and or with without via per every each all
+any must should will can may set use see ask only never always default required optional local locally env
+environment secret secrets manager vault store stored config configured file disabled enabled same empty blank
+""".split())
+#: the key a passphrase follows: its last word names a password (``db_password``, ``passphrase``), not a reference to
+#: one (``passwordSecret``, ``admin_password_ref``)
+_PASSWORD_KEY_END = re.compile(r"(?:password|passwd|passphrase|pwd)$", re.I)
+
+
 def _is_passphrase(value: str) -> bool:
     """A value of letters alone that is still a secret after a password's name: three or more words of three letters
-    or more joined by ``-`` or ``_``, 15 characters or more (``correct-horse-battery-staple``; ``see-the-docs`` is
-    prose)."""
-    return len(value) >= 15 and _PASSPHRASE.fullmatch(value) is not None
+    or more joined by ``-`` or ``_``, 15 characters or more, none of them :data:`_PROSE_WORDS`
+    (``correct-horse-battery-staple``; ``see-the-docs``, ``not-required-locally`` are prose)."""
+    if len(value) < 15 or _PASSPHRASE.fullmatch(value) is None:
+        return False
+    return not any(w in _PROSE_WORDS for w in re.split(r"[-_]", value.lower()))
 
 
 def _looks_secretish(value: str) -> bool:
@@ -259,15 +272,21 @@ def _check_assignment(m: re.Match[str], value: str, text: str) -> bool:
         return False
     if m.group("sep") == "=":  # PASSWORD=hunter2, ?token=abc, --password=x: beyond doubt
         return True
-    return _looks_secretish(value) or (is_password and _is_passphrase(value))
+    return _looks_secretish(value) or (_PASSWORD_KEY_END.search(key) is not None and _is_passphrase(value))
 
 
 def _check_is_phrase(m: re.Match[str], value: str, text: str) -> bool:
     if _is_placeholder(value):
         return False
-    said = m.group(0).lower()  # "the wifi passphrase is correct-horse-battery-staple": a password's, not a token's
+    # "the wifi passphrase is correct-horse-battery-staple": the password's own name right before "is", not a
+    # policy's or a flag's ("the password policy is …", "the token bypass flag is …")
     return m.group("q") is not None or _looks_secretish(value) or (
-        ("pass" in said or "pwd" in said) and _is_passphrase(value))
+        _PASSWORD_IS.match(m.group(0)) is not None and _is_passphrase(value))
+
+
+#: "password is" / "passphrase was", and the set-the-password-to rule (its password name stands right before "to")
+_PASSWORD_IS = re.compile(r"(?:password|passwd|passphrase|pwd)[ \t]{1,4}(?:is|was)[ \t]"
+                          r"|(?:set|sets|setting|change|changed|changes|changing|reset|update|updated)[ \t]", re.I)
 
 
 def _check_bare_password(m: re.Match[str], value: str, text: str) -> bool:

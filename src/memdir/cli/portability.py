@@ -97,9 +97,11 @@ def import_(ctx, source, paths, all_projects, here, pending, no_progress, store_
     Host sessions go to the project they were recorded in: without a flag only this project's sessions are
     imported; --all-projects imports each into its own project; --here imports all of them into this one."""
     many = source in IMPORT_SOURCES and source != "jsonl"  # host sessions: a shell glob names several files
+    if source and source not in IMPORT_SOURCES and source != "claude-mem" and paths:
+        # a file as SOURCE (`memdir import a.jsonl b.jsonl`) takes no PATH: the second file was ignored
+        raise UsageError(f"memdir import takes one JSONL file, {len(paths) + 1} were given: run one import per file")
     if len(paths) > 1 and not many:
-        raise UsageError(f"import {source or ''} takes one PATH, {len(paths)} were given: run one import per file"
-                         .replace("import  ", "import "))
+        raise UsageError(f"import {source} takes one PATH, {len(paths)} were given: run one import per file")
     path = (tuple(paths) if len(paths) > 1 else paths[0]) if paths else None
     m = open_store(ctx)
     _import_run(ctx, m, source, path, all_projects, here, pending, no_progress, store_url, store_project, as_json)

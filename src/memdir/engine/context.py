@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 from typing import Any, Iterable
 
-from memdir.capture.gates import is_trivial
+from memdir.capture.gates import is_acknowledgement
 from memdir.engine import events as event_ops
 from memdir.engine import lexical
 from memdir.engine import recall as recall_ops
@@ -104,9 +104,9 @@ def context(s: Stores, prompt: str = "", *, max_chars: int | None = None, max_en
     goals = goal_notes(s) if "rules" in sections else []
     prompt = bounded_query(prompt) if isinstance(prompt, str) else ""  # a pasted log: its head and tail
     # rules and ROOT.md's goals are shown in every session (the rules section, or the session-start block of a hook)
-    # a prompt that only acknowledges or says to go on ("ok", "thanks!", "好的，继续": the capture gate's noise) asks
-    # for nothing: whatever holds its word is no answer
-    asks = bool(prompt.strip()) and "hits" in sections and not is_trivial(prompt)
+    # a prompt that only acknowledges or says to go on ("ok", "thanks!", "好的，继续") asks for nothing: whatever holds
+    # its word is no answer
+    asks = bool(prompt.strip()) and "hits" in sections and not is_acknowledgement(prompt)
     hits = ranked_hits(s, prompt, max(8, max_entries * 3)) if asks else []
     if asks:
         hits = routing.forward(s, prompt, hits, skip=("rules", ROOT_PAGE))

@@ -23,6 +23,7 @@ from memdir.hosts.install import (
     write_json,
     write_text,
 )
+from memdir.roots import expand_user
 
 #: Codex's label of each event in its hook-state keys (codex-rs/hooks: hook_event_key_label)
 CODEX_EVENT_LABELS = {"SessionStart": "session_start", "UserPromptSubmit": "user_prompt_submit",
@@ -49,7 +50,7 @@ LEGACY_TOML_LINE_MARK = "# memdir"
 def codex_home() -> Path:
     """``$CODEX_HOME`` or ``~/.codex``."""
     env = os.environ.get("CODEX_HOME")
-    return Path(env).expanduser() if env else Path.home() / ".codex"
+    return expand_user(env) if env else Path.home() / ".codex"
 
 
 def codex_hook_hash(event: str, group: dict[str, Any], handler: dict[str, Any]) -> str:

@@ -52,6 +52,7 @@ from memdir.hosts.install import (
     write_json,
     write_text,
 )
+from memdir.roots import expand_user
 
 HOST = "dsh"
 HOOKS_PLUGIN = "@deepseek-ai/dsh-hooks-claude-code"
@@ -64,7 +65,7 @@ _BLOCK = re.compile(r"(?ms)^# >>> memdir(?P<meta>[^\n]*)\n.*?^# <<< memdir[^\n]*
 def dsh_home() -> Path:
     """``$DSH_HOME`` (a blank value counts as unset, as in DSH) or ``~/.dsh``."""
     env = os.environ.get("DSH_HOME", "")
-    return Path(env).expanduser() if env.strip() else Path.home() / ".dsh"
+    return expand_user(env) if env.strip() else Path.home() / ".dsh"
 
 
 def _quote(s: str) -> str:

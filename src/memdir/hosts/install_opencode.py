@@ -10,6 +10,7 @@ from typing import Any
 
 from memdir.errors import UsageError
 from memdir.hosts.install import Plan, remove_empty_dirs, write_json, write_text
+from memdir.roots import expand_user
 
 # ---- OpenCode ------------------------------------------------------------------------------------------------
 OPENCODE_SCHEMA = "https://opencode.ai/config.json"
@@ -18,7 +19,7 @@ OPENCODE_SCHEMA = "https://opencode.ai/config.json"
 def opencode_config_dir() -> Path:
     """``$XDG_CONFIG_HOME/opencode`` or ``~/.config/opencode``."""
     xdg = os.environ.get("XDG_CONFIG_HOME")
-    return (Path(xdg).expanduser() if xdg else Path.home() / ".config") / "opencode"
+    return (expand_user(xdg) if xdg else Path.home() / ".config") / "opencode"
 
 
 def strip_jsonc(text: str) -> str:

@@ -143,13 +143,17 @@ def import_host(m, source: str, path: Path | str | list[Path | str] | None = Non
     if projects not in PROJECT_MODES:
         raise UsageError(f"unknown projects mode {projects!r}: use one of {', '.join(PROJECT_MODES)}")
     if isinstance(path, (list, tuple)):  # several files or directories (a shell glob): each must hold some
-        files = []
+        files, seen = [], set()
         for one in path:
             got = resolve_paths(source, one, project=Path(m.project_root))
             if not got:
                 raise NotFound(f"no {source} transcripts found in {one}: it holds no {source} session files; "
                                "nothing was imported")
-            files += [f for f in got if f not in files]
+            for f in got:  # a file named twice (absolute and relative, or inside a directory also named) once
+                key = Path(f).resolve()
+                if key not in seen:
+                    seen.add(key)
+                    files.append(f)
     else:
         files = resolve_paths(source, path, project=Path(m.project_root))
     if not files:

@@ -98,7 +98,7 @@ def default_paths(host: str, *, env: Mapping[str, str] | None = None, home: Path
 
 def _dsh_sessions(env: Mapping[str, str], home: Path) -> Path:
     base = env.get("DSH_HOME", "")
-    return (Path(base).expanduser() if base.strip() else home / ".dsh") / "sessions"
+    return (expand_user(base) if base.strip() else home / ".dsh") / "sessions"
 
 
 def _dsh_logs(root: Path) -> list[Path]:

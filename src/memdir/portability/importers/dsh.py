@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from memdir.errors import UsageError
+from memdir.roots import expand_user
 
 SOURCE = "dsh"
 LOG_NAMES = ("session.jsonl.zstd", "session.jsonl")
@@ -229,7 +230,7 @@ def sessions_root(env: dict[str, str] | None = None) -> Path:
     """DSH's default session root, ``$DSH_HOME/sessions`` (``~/.dsh/sessions``)."""
     env = os.environ if env is None else env
     home = env.get("DSH_HOME", "")
-    return (Path(home).expanduser() if home.strip() else Path.home() / ".dsh") / "sessions"
+    return (expand_user(home) if home.strip() else Path.home() / ".dsh") / "sessions"
 
 
 def log_path(session: str, cwd: str | None, *, root: Path | None = None) -> Path | None:

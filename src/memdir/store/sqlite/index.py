@@ -686,8 +686,9 @@ def rebuild_fts(db: sqlite3.Connection) -> int:
 
 
 def check_fts(db: sqlite3.Connection) -> list[str]:
-    """Problems of the full-text index, ``[]`` when it holds what ``docs`` says (each term's rows and instances per
-    column, compared with an index built afresh from ``docs`` in a temporary table) and each event's neighbour
+    """Problems of the full-text index, ``[]`` when it holds what ``docs`` says (each term's instances per column and
+    the rows holding them, compared with an index built afresh from ``docs`` in a temporary table; no row without a
+    document) and each event's neighbour
     ids match its session's order. For tests and ``memdir doctor``; reads the whole index."""
     from memdir.recall.tokenize import FTS_TOKENCHARS
 
@@ -714,16 +715,21 @@ def check_fts(db: sqlite3.Connection) -> list[str]:
             for pid, a, b in db.execute("SELECT id, start, end FROM passages WHERE doc_id = ?", (r["id"],)).fetchall():
                 exp.append((-pid, "", "", " ".join(tokenize(r["text"][a:b])), ""))
         db.executemany("INSERT INTO temp.fts_expect(rowid, tags, title, body, context) VALUES (?, ?, ?, ?, ?)", exp)
-        # per term and column: the documents holding it and its instances. Wrong postings (a row deleted with other
-        # values than it was indexed with) change a term's counts; comparing them is a scan of each index, where
-        # comparing every instance (term, row, column, offset) sorted millions of tuples (seconds at 10k rows).
-        # Positions are never read by memdir, so an offset alone cannot be wrong in a way that matters.
+        # per term and column: the rows holding it and its instances (a row deleted with other values than it was
+        # indexed with leaves postings behind); per row: its token count per column (postings filed under another
+        # row, or under a row no document has). One pass over each index and its row sizes, where comparing every
+        # instance (term, row, column, offset) sorted millions of tuples (8 s at 10k rows). Positions are never read
+        # by memdir, so an offset alone cannot matter.
         db.execute("CREATE VIRTUAL TABLE temp.v_have USING fts5vocab(main, fts, col)")
         db.execute("CREATE VIRTUAL TABLE temp.v_want USING fts5vocab(temp, fts_expect, col)")
         for label, a, b in (("extra", "v_have", "v_want"), ("missing", "v_want", "v_have")):
             diff = db.execute(f"SELECT term, col, doc, cnt FROM temp.{a} EXCEPT SELECT term, col, doc, cnt FROM temp.{b} "
                               "LIMIT 5").fetchall()
             problems += [f"{label} postings (term, column, rows, instances) {tuple(d)}" for d in diff]
+        sizes = db.execute("SELECT id FROM main.fts_docsize EXCEPT SELECT id FROM temp.fts_expect_docsize UNION "
+                           "SELECT id FROM (SELECT id, sz FROM main.fts_docsize EXCEPT "
+                           "SELECT id, sz FROM temp.fts_expect_docsize) LIMIT 5").fetchall()
+        problems += [f"full-text row {r[0]} does not hold its document's words" for r in sizes]
         have = db.execute("SELECT count(*) FROM fts").fetchone()[0]
         if have != len(exp):
             problems.append(f"{have} full-text rows, {len(exp)} expected")
