@@ -585,7 +585,10 @@ def test_the_import_summary_counts_unreadable_lines(tmp_path):
                  "kept_by_role": {"user": 0, "assistant": 0, "tool": 0}, "bad_lines": 0,
                  "sessions": {**base["sessions"], "no_cwd": 1, "imported": 0}}
     first, second = summary(elsewhere).split("\n")[:2]
-    assert first == "1 file: no session of this project in it, nothing imported" and "--here" in second
+    # no directory recorded (or, with --all-projects, only directories gone): "of this project" was not why
+    assert first == "1 file: no session whose directory is known here in it, nothing imported" and "--here" in second
+    other = {**elsewhere, "sessions": {**base["sessions"], "other_project": 1, "imported": 0}}
+    assert summary(other).split("\n")[0] == "1 file: no session of this project in it, nothing imported"
 
 
 def test_specstory_reads_a_plan_only_from_a_plan_tool(tmp_path):

@@ -297,7 +297,9 @@ def summary(out: dict[str, Any]) -> str:
     s = out["sessions"]
     elsewhere = s["other_project"] + s["cwd_missing"] + s["no_cwd"]
     if not out["read"] and elsewhere:  # "0 events read" of a file full of them: every session belongs elsewhere
-        parts = [f"{_count(out['files'], 'file')}: no session of this project in it, nothing imported"]
+        # only sessions of other projects, or (--all-projects) only sessions whose directory is gone or unknown
+        which = "of this project" if s["other_project"] else "whose directory is known here"
+        parts = [f"{_count(out['files'], 'file')}: no session {which} in it, nothing imported"]
     else:
         parts = [f"{_count(out['files'], 'file')}, {out['read']} events read (user {rb['user']}, assistant "
                  f"{rb['assistant']}, tool {rb['tool']}), {sum(kb.values())} kept (user {kb['user']}, assistant "
