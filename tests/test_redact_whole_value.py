@@ -17,6 +17,9 @@ from memdir.capture.redact import redact
     # "key: value": the whole word is judged, not the part before its symbol ("Tr0ub" alone is too short to count)
     ("password: Tr0ub&3horse", "&3horse"),
     ("db password: Tr0ub&3horse and then", "&3horse"),
+    # a bracket inside the word: not a call (the value was rejected whole: a call's "password=get_pw()" shape)
+    ("password=pa(ss)w0rd9", "w0rd9"),
+    ("password: Tr0ub(3)horse", "horse"),
 ])
 def test_a_found_password_is_redacted_to_its_end(text, tail):
     out = redact(text)
@@ -92,4 +95,10 @@ def test_a_passphrase_of_words_after_a_password_name_is_redacted(text):
                                   "password: from-secrets-manager", "the password policy is rotate-every-ninety-days",
                                   "the token bypass flag is enabled-for-internal-users"])
 def test_prose_after_a_password_name_or_a_list_after_a_token_stays(text):
+    assert redact(text) == text
+
+
+@pytest.mark.parametrize("text", ["password=get_password()", 'token=os.getenv("T")', "password = hash(pw)",
+                                  "secret=cfg[name]"])
+def test_a_call_or_an_index_after_the_key_is_not_a_value(text):
     assert redact(text) == text

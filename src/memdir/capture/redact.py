@@ -325,7 +325,9 @@ def _tok(kind: str, pattern: str, *hints: str, pre: frozenset[str] = _W, end: st
     return _Rule(kind, _r(pattern + end), hints, pre=pre, anchors=hints if anchors is None else anchors)
 
 
-_UNQUOTED = r"(?P<val>[^\s\"'`,;&<>()\[\]{}]{1,512}+)(?![\[({])"
+#: a bare value; one right before a bracket is a call or an index (``password=get_pw()``, ``token=env[k]``), unless a
+#: short bracketed part inside a word continues it (``pa(ss)w0rd9``: its word is judged whole, see ``whole``)
+_UNQUOTED = r"(?P<val>[^\s\"'`,;&<>()\[\]{}]{1,512}+)(?!\((?![^()\s]{1,40}\)\w))(?![\[{])"
 # A quote may be backslash-escaped (``TOKEN=\\"x\\"`` inside a JSON string); a backslash may stand in a
 # quoted value unless it escapes a quote.
 _QUOTED_OR_BARE = (
