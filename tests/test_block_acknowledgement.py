@@ -32,9 +32,9 @@ def test_a_prompt_that_asks_something_still_does(m):
     assert "redis timeout" in m.context("ok, why the redis timeout?", sections=("hits",))
 
 
-@pytest.mark.parametrize("prompt", ["Go?", "tyk", "redis", "got redis?"])
+@pytest.mark.parametrize("prompt", ["Go?", "tyk", "redis", "got redis?", "done?!", "ok؟ redis"])
 def test_a_one_word_question_is_not_an_acknowledgement(tmp_path, prompt):
     (tmp_path / "p" / ".git").mkdir(parents=True)
     with memdir.open(tmp_path / "p", home=tmp_path / "g") as mem:
-        mem.remember("The Go toolchain is pinned at go 1.22; the tyk gateway got redis 7")
+        mem.remember("The Go toolchain is pinned at go 1.22; the tyk gateway got redis 7; done after make check")
         assert "toolchain" in mem.context(prompt, sections=("hits",)), prompt

@@ -62,3 +62,13 @@ def test_a_host_home_of_an_unknown_user_is_a_one_line_error(monkeypatch):
         with pytest.raises(PathError, match="no user's home"):
             call()
         monkeypatch.delenv(var)
+
+
+def test_a_host_home_written_with_a_tilde_is_found(tmp_path, monkeypatch):
+    """CODEX_HOME='~/alt' (as a shell profile may write it): install expanded it, the importer's default location
+    did not, and found no sessions."""
+    from memdir.portability.importers.discover import default_locations
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("CODEX_HOME", "~/alt")
+    assert default_locations("codex", env={"CODEX_HOME": "~/alt"}, home=tmp_path)[0] == tmp_path / "alt" / "sessions"

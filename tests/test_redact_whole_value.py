@@ -80,6 +80,10 @@ def test_a_list_after_a_token_or_secret_key_is_not_a_value(text):
 
 
 @pytest.mark.parametrize("text", ["passphrase: correct-horse-battery-staple note", "password: correct-horse-battery-staple",
+                                  "the password for prod is correct-horse-battery-staple",
+                                  "the wifi passphrase at home is correct-horse-battery-staple",
+                                  "db_password: the-quick-brown-fox-jumps", "POSTGRES_PASSWORD: sunset-vault-river-stone",
+                                  "password := mango-tango-any-day",
                                   "the wifi passphrase is purple-monkey-dishwasher",
                                   "set the password to correct-horse-battery-staple"])
 def test_a_passphrase_of_words_after_a_password_name_is_redacted(text):

@@ -228,7 +228,7 @@ def is_acknowledgement(text: str) -> bool:
     :data:`TRIVIAL` (``ok``, ``thanks!``, ``好的，继续``, ``👍``) and it asks nothing (no ``?``). Narrower than
     :func:`is_trivial`, which also reads a word made of acknowledgements as one (``tyk`` as ``ty`` + ``k``): a
     one-word question about a tool is not an acknowledgement."""
-    if text.rstrip().endswith(("?", "？")):
+    if re.search("[?？؟]", text):  # a question mark anywhere ("done?!", "ok؟"): it asks something
         return False
     return all(w in TRIVIAL for w in re.findall(r"\w+", text.casefold()))
 

@@ -196,10 +196,8 @@ _PASSPHRASE = re.compile(r"[^\W\d_]{3,}(?:[-_][^\W\d_]{3,}){2,}")
 
 #: words that make a hyphenated value read as prose or a setting, not a passphrase (``not-required-locally``,
 #: ``from-secrets-manager``, ``rotate-every-ninety-days``)
-_PROSE_WORDS = frozenset("""not no none from for to into in on at by of the and or with without via per every each all
-any must should will can may set use see ask only never always default required optional local locally env
-environment secret secrets manager vault store stored config configured file disabled enabled same empty blank
-""".split())
+_PROSE_WORDS = frozenset("""not none from into via per every must should will can may use see ask never always default
+required optional locally env environment manager configured disabled enabled same empty blank""".split())
 #: the key a passphrase follows: its last word names a password (``db_password``, ``passphrase``), not a reference to
 #: one (``passwordSecret``, ``admin_password_ref``)
 _PASSWORD_KEY_END = re.compile(r"(?:password|passwd|passphrase|pwd)$", re.I)
@@ -284,8 +282,9 @@ def _check_is_phrase(m: re.Match[str], value: str, text: str) -> bool:
         _PASSWORD_IS.match(m.group(0)) is not None and _is_passphrase(value))
 
 
-#: "password is" / "passphrase was", and the set-the-password-to rule (its password name stands right before "to")
-_PASSWORD_IS = re.compile(r"(?:password|passwd|passphrase|pwd)[ \t]{1,4}(?:is|was)[ \t]"
+#: "password is" / "passphrase was" ("the password for prod is …"), and the set-the-password-to rule (its password name stands right before "to")
+_PASSWORD_IS = re.compile(r"(?:password|passwd|passphrase|pwd)(?:[ \t]{1,4}(?:for|at|on|of|in)[ \t]{1,4}[\w.-]{1,40})?"
+                          r"[ \t]{1,4}(?:is|was)[ \t]"
                           r"|(?:set|sets|setting|change|changed|changes|changing|reset|update|updated)[ \t]", re.I)
 
 

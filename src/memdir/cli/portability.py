@@ -97,7 +97,7 @@ def import_(ctx, source, paths, all_projects, here, pending, no_progress, store_
     Host sessions go to the project they were recorded in: without a flag only this project's sessions are
     imported; --all-projects imports each into its own project; --here imports all of them into this one."""
     many = source in IMPORT_SOURCES and source != "jsonl"  # host sessions: a shell glob names several files
-    if source and source not in IMPORT_SOURCES and source != "claude-mem" and paths:
+    if source and source not in IMPORT_SOURCES and source != "claude-mem" and paths and Path(source).is_file():
         # a file as SOURCE (`memdir import a.jsonl b.jsonl`) takes no PATH: the second file was ignored
         raise UsageError(f"memdir import takes one JSONL file, {len(paths) + 1} were given: run one import per file")
     if len(paths) > 1 and not many:

@@ -75,15 +75,15 @@ def default_paths(host: str, *, env: Mapping[str, str] | None = None, home: Path
     env = os.environ if env is None else env
     home = Path.home() if home is None else Path(home)
     if host == "claude-code":
-        base = Path(env["CLAUDE_CONFIG_DIR"]) if env.get("CLAUDE_CONFIG_DIR") else home / ".claude"
+        base = expand_user(env["CLAUDE_CONFIG_DIR"]) if env.get("CLAUDE_CONFIG_DIR") else home / ".claude"
         projects = base / "projects"
         return sorted(p for p in projects.rglob("*.jsonl") if p.is_file()) if projects.is_dir() else []
     if host == "codex":
-        base = Path(env["CODEX_HOME"]) if env.get("CODEX_HOME") else home / ".codex"
+        base = expand_user(env["CODEX_HOME"]) if env.get("CODEX_HOME") else home / ".codex"
         sessions = base / "sessions"
         return sorted(p for p in sessions.rglob("rollout-*.jsonl") if p.is_file()) if sessions.is_dir() else []
     if host == "opencode":
-        data = Path(env["XDG_DATA_HOME"]) if env.get("XDG_DATA_HOME") else home / ".local" / "share"
+        data = expand_user(env["XDG_DATA_HOME"]) if env.get("XDG_DATA_HOME") else home / ".local" / "share"
         base = data / "opencode"
         out = []
         if (base / "opencode.db").is_file():
@@ -115,11 +115,11 @@ def default_locations(host: str, *, env: Mapping[str, str] | None = None, home: 
     env = os.environ if env is None else env
     home = Path.home() if home is None else Path(home)
     if host == "claude-code":
-        return [(Path(env["CLAUDE_CONFIG_DIR"]) if env.get("CLAUDE_CONFIG_DIR") else home / ".claude") / "projects"]
+        return [(expand_user(env["CLAUDE_CONFIG_DIR"]) if env.get("CLAUDE_CONFIG_DIR") else home / ".claude") / "projects"]
     if host == "codex":
-        return [(Path(env["CODEX_HOME"]) if env.get("CODEX_HOME") else home / ".codex") / "sessions"]
+        return [(expand_user(env["CODEX_HOME"]) if env.get("CODEX_HOME") else home / ".codex") / "sessions"]
     if host == "opencode":
-        base = (Path(env["XDG_DATA_HOME"]) if env.get("XDG_DATA_HOME") else home / ".local" / "share") / "opencode"
+        base = (expand_user(env["XDG_DATA_HOME"]) if env.get("XDG_DATA_HOME") else home / ".local" / "share") / "opencode"
         return [base / "opencode.db", base / "storage"]
     if host == "dsh":
         return [_dsh_sessions(env, home)]
