@@ -57,6 +57,16 @@ def stored_text(text: str) -> str:
     return cevents.redact_text(notes.plain_text(text)).strip()
 
 
+def stored_items(items: Iterable[Any]) -> list[str]:
+    """Tags or load_when as a note stores them: each :func:`stored_text`, those that show nothing left out."""
+    return [stored_text(str(t)) for t in items if not notes.is_blank(str(t))]
+
+
+def stored_summary(summary: str | None, text: str) -> str:
+    """A summary as a note stores it: one line, cleaned and redacted; the stored ``text``'s first line when none."""
+    return cevents.redact_text(" ".join(notes.plain_text(summary or "").split())) or summary_of(text)
+
+
 #: bytes a note's summary, highlight, tags and load_when may take together: the body's bound (``MAX_NOTE_BYTES`` -
 #: 100,000) plus these and the frontmatter's keys stay under ``MAX_NOTE_BYTES``, so the file written reads back
 FIELDS_MAX_BYTES = 80_000
@@ -78,9 +88,9 @@ def remember(s: Stores, text: str, *, category: str = "facts", summary: str | No
     if len(text.encode("utf-8")) > notes.MAX_NOTE_BYTES - 100_000:  # refused before any file is written
         raise UsageError(f"note too long ({len(text):,} characters): notes are read back up to {notes.MAX_NOTE_BYTES:,} "
                          "bytes; keep long material in a file and remember a pointer to it")
-    summary = cevents.redact_text(" ".join(notes.plain_text(summary or "").split())) or summary_of(text)
-    tags = tuple(dict.fromkeys(stored_text(str(t)) for t in tags if not notes.is_blank(str(t))))
-    load_when = tuple(dict.fromkeys(stored_text(str(t)) for t in load_when if not notes.is_blank(str(t))))
+    summary = stored_summary(summary, text)
+    tags = tuple(dict.fromkeys(stored_items(tags)))
+    load_when = tuple(dict.fromkeys(stored_items(load_when)))
     highlight = stored_text(highlight) if highlight else None
     fields = sum(len(x.encode("utf-8")) for x in (summary, highlight or "", *tags, *load_when))
     if fields > FIELDS_MAX_BYTES:  # with the body's bound, the file stays under what readers take: none is written
@@ -438,10 +448,8 @@ def propose(s: Stores, text: str, *, category: str = "rules", summary: str | Non
     root.ensure()
     with root.locked():
         p, created = proposals.create(
-            root.path, text=text,
-            summary=cevents.redact_text(" ".join(notes.plain_text(summary or "").split())) or summary_of(text),
-            category=category, tags=[stored_text(str(t)) for t in tags if not notes.is_blank(str(t))],
-            load_when=[stored_text(str(t)) for t in load_when if not notes.is_blank(str(t))], supersedes=supersedes,
+            root.path, text=text, summary=stored_summary(summary, text), category=category, tags=stored_items(tags),
+            load_when=stored_items(load_when), supersedes=supersedes,
             source=source, now=s.clock(), provenance=cevents.redact_obj(provenance or {}))
     return {**p, "scope": scope, "created": created}
 
