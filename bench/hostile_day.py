@@ -168,7 +168,7 @@ def run_hook(kind: str, i: int, project: Path, env: dict[str, str]) -> dict:
 
 def stored_events(root: Path) -> dict[str, str]:
     """Every stored event ``{key: text}`` (``docs.text`` is generated through memdir's ``memdir_unz``)."""
-    from memdir.store.sqlite.index import add_functions
+    from memdir.store.sqlite.opening import add_functions
 
     con = sqlite3.connect(f"file:{root / '.memdir' / 'index.sqlite3'}?mode=ro", uri=True, timeout=30)
     try:

@@ -17,8 +17,6 @@ REPO = SRC.parents[1]
 LONG_MODULES = {
     "recall/glossary.py": "the bilingual glossary table (data)",
     "capture/redact.py": "the secret detectors, one rule each (data)",
-    "store/sqlite/index.py": "the write and search path of the contentless FTS5 index: every statement that must keep its "
-                             "exact-delete invariant (a row removed with the very tokens it was indexed with) is here",
     "store/sqlite/postings.py": "one data structure (MemIndex): the numpy postings, their build, their catch-up with other "
                                 "processes' writes and the scoring that must equal FTS5's to the last bit share its arrays",
 }

@@ -1,13 +1,13 @@
 """A bulk delete (forget by text or prefix, prune, an export's tombstones) gives the full-text index's space back: FTS5
 keeps a deleted row's postings until it merges, so after many deletions the index is merged into one segment
-(``index.OPTIMIZE_AFTER``); the file ends far smaller than the one a few single forgets leave."""
+(``opening.OPTIMIZE_AFTER``); the file ends far smaller than the one a few single forgets leave."""
 
 from __future__ import annotations
 
 import os
 
 import memdir
-from memdir.store.sqlite import index
+from memdir.store.sqlite import opening
 
 
 def _events(n: int) -> list[dict]:
@@ -18,7 +18,7 @@ def _events(n: int) -> list[dict]:
 
 
 def test_forgetting_most_rows_by_prefix_gives_the_index_space_back(tmp_path, project):
-    n = 3 * index.OPTIMIZE_AFTER
+    n = 3 * opening.OPTIMIZE_AFTER
     with memdir.open(project, home=tmp_path / "g") as m:
         m.import_events(_events(n) + [{"key": "keep:1", "role": "user", "session": "k", "text": "keep this one turn"}])
         path = m.roots["project"].db_path

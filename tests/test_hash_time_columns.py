@@ -8,7 +8,7 @@ import random
 import sqlite3
 
 import memdir
-from memdir.store.sqlite import codec, index
+from memdir.store.sqlite import codec, index, opening
 from memdir.store.sqlite.migrations import MIGRATIONS
 
 
@@ -46,7 +46,7 @@ def test_hash_is_stored_as_bytes_and_read_as_hex(project, tmp_path):
 
 def test_a_time_or_hash_the_epoch_cannot_restore_is_kept():
     db = sqlite3.connect(":memory:")
-    index.add_functions(db)
+    opening.add_functions(db)
     from memdir.store.sqlite.migrations import migrate
 
     migrate(db)
@@ -71,7 +71,7 @@ def test_a_schema_13_store_is_upgraded_in_place(project, tmp_path):
         want = {r["ref"]: (r["content_sha256"], r["ts"]) for r in m.roots["project"].db.execute("SELECT * FROM docs")}
         before = [[h.id for h in m.recall(q, k=5)] for q in ("kafka lag", "token rotate", "schema parser")]
     db = sqlite3.connect(path, isolation_level=None)
-    index.add_functions(db)
+    opening.add_functions(db)
     db.execute("BEGIN")
     db.execute("DROP VIEW events")
     for ix in ("docs_event_sha", "docs_note_sha"):

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import memdir
-from memdir.store.sqlite import index
+from memdir.store.sqlite import opening
 
 FIX = Path(__file__).parent / "fixtures" / "hooks"
 #: modules the in-process hook path must not import: the debug log's logging (and its traceback/linecache chain), the
@@ -62,7 +62,7 @@ def test_opening_an_index_writes_nothing(project, tmp_path):
         path = m.roots["project"].db_path
     wal = Path(str(path) + "-wal")
     assert not wal.exists() or wal.stat().st_size == 0
-    db, created = index.open_index(path)
+    db, created = opening.open_index(path)
     try:
         assert not created
         assert db.execute("PRAGMA auto_vacuum").fetchone()[0] == 2  # a new index vacuums incrementally, as before

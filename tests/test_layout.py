@@ -13,7 +13,7 @@ import sqlite3
 import pytest
 
 import memdir
-from memdir.store.sqlite import codec, index
+from memdir.store.sqlite import codec, index, opening
 from memdir.capture.tools import summarise_tool
 
 WORDS = ("deploy staging cluster frankfurt helsinki token rotate postgres migration pnpm webpack cache lock "
@@ -143,11 +143,11 @@ def test_prune_gives_space_back_and_keeps_the_index_exact(project, tmp_path):
     with memdir.open(project, home=tmp_path / "g") as m:
         m.import_events(_events(rng, 400, sessions=2))
         path = m.roots["project"].db_path
-        before = index.file_size(path)
+        before = opening.file_size(path)
         m.forget_matching(prefix="e:", force=True)
         _exact(m)
         assert m.roots["project"].db.execute("SELECT count(*) FROM fts").fetchone()[0] == 0
-        assert index.file_size(path) < before
+        assert opening.file_size(path) < before
 
 
 def test_a_store_of_the_previous_layout_is_converted(project, tmp_path):
@@ -244,7 +244,7 @@ def test_random_write_sequences_keep_the_index_exact(project, tmp_path, seed):
                     st.refresh_context([f"s{i}" for i in range(3)])
             assert index.check_fts(st.db) == [], (step, op)
         st.db.execute("UPDATE meta SET value = 'older' WHERE key = 'tokenizer'")
-        assert index.check_tokenizer(st.db) > 0
+        assert opening.check_tokenizer(st.db) > 0
         assert index.check_fts(st.db) == []
 
 

@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E
 
 import memdir  # noqa: E402
 from memdir.store import rows  # noqa: E402
-from memdir.store.sqlite import index  # noqa: E402
+from memdir.store.sqlite import index, opening  # noqa: E402
 from memdir.capture.tools import summarise_tool  # noqa: E402
 
 WORDS = ("deploy staging cluster frankfurt helsinki token rotate postgres migration pnpm webpack cache lock "
@@ -193,7 +193,7 @@ def test_a_hook_cut_off_while_upgrading_hands_the_upgrade_to_a_detached_process(
     path = project / ".memory" / ".memdir" / "index.sqlite3"
     evs = [dict(_event(rng, f"k{i}", 1_790_000_000), ts=1_790_000_000 + i) for i in range(60)]
     build_old_index(path, 8, evs)
-    monkeypatch.setattr(index, "upgrading", path, raising=False)  # what open_index sets while it migrates
+    monkeypatch.setattr(opening, "upgrading", path, raising=False)  # what open_index sets while it migrates
     exits: list[int] = []
     monkeypatch.setattr(hooks.os, "_exit", exits.append)
     dog = hooks._Watchdog(600_000)
@@ -205,7 +205,7 @@ def test_a_hook_cut_off_while_upgrading_hands_the_upgrade_to_a_detached_process(
         db = sqlite3.connect(path)
         try:
             row = db.execute("SELECT value FROM meta WHERE key = 'tokenizer'").fetchone()
-            return db.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS) and row[0] == index.index_version()
+            return db.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS) and row[0] == opening.index_version()
         finally:
             db.close()
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from memdir import config
-from memdir.store.sqlite import index
+from memdir.store.sqlite import opening
 from memdir.capture import redact
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "memdir"
@@ -140,7 +140,7 @@ def test_doctor_converts_an_old_index(m, tmp_path):
     path = m.roots["project"].db_path
     m.close()
     db = sqlite3.connect(str(path))
-    index.add_functions(db)  # docs.text is generated through memdir's memdir_unz (m009): VACUUM evaluates it
+    opening.add_functions(db)  # docs.text is generated through memdir's memdir_unz (m009): VACUUM evaluates it
     db.execute("PRAGMA auto_vacuum = NONE")
     db.execute("VACUUM")
     assert db.execute("PRAGMA auto_vacuum").fetchone()[0] == 0

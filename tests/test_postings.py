@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, example, given, settings, strategies as st  
 
 import memdir  # noqa: E402
 from memdir.recall import bm25  # noqa: E402
-from memdir.store.sqlite import index
+from memdir.store.sqlite import index, search
 from memdir.store.sqlite.postings import MemIndex  # noqa: E402
 from memdir.recall.tokenize import query_tokens  # noqa: E402
 from test_layout_props import OPS, QUERIES, WORDS, _event, _run, _text  # noqa: E402
@@ -43,7 +43,7 @@ def _same(store, mem: MemIndex, queries, *, weights=W, limit=50) -> None:
             assert mem.score(toks, weights=weights, limit=limit, term_weights=tw) == want, (toks, tw)
             assert mem.doc_freqs(list(dict.fromkeys(toks))) == bm25.doc_freqs(db, list(dict.fromkeys(toks)))
     for toks in queries[:4]:  # the candidate rows too (passages, slim columns, rehearsal counts)
-        assert index.search(db, toks, weights=weights, limit=limit, mem=mem) == index.search(db, toks, weights=weights, limit=limit)
+        assert search.search(db, toks, weights=weights, limit=limit, mem=mem) == search.search(db, toks, weights=weights, limit=limit)
 
 
 def _project(base):

@@ -177,7 +177,7 @@ def test_a_locked_legacy_queue_file_waits_and_loses_nothing(tmp_path, monkeypatc
     for 'no queue table' and the file (with its rows) was deleted. Now it is left for the next push."""
     import sqlite3
 
-    from memdir.store.sqlite.index import open_index
+    from memdir.store.sqlite.opening import open_index
 
     old = tmp_path / remote.QUEUE_FILE
     other = sqlite3.connect(str(old), isolation_level=None)

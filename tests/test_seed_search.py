@@ -10,7 +10,7 @@ from datetime import datetime, timezone
 import pytest
 
 import memdir
-from memdir.store.sqlite import index
+from memdir.store.sqlite import index, opening
 
 T0 = datetime(2026, 11, 1, 12, 0, tzinfo=timezone.utc)
 
@@ -67,7 +67,7 @@ def test_events_without_labels_index_as_before(m):
     """A captured or transcript turn has no tags or title: its full-text row holds empty labels, as before."""
     m.import_events([{"key": "u:s:1", "session": "s", "text": "we deploy on friday", "meta": {"cwd": "/x"}}])
     db = m.stores.live("project")[0].store.db
-    assert not index.labeled_events(db)
+    assert not opening.labeled_events(db)
     rows = db.execute("SELECT count(*) FROM fts WHERE fts MATCH 'tags:deploy OR title:deploy'").fetchone()[0]
     assert rows == 0 and index.check_fts(db) == []
 
@@ -86,7 +86,7 @@ def test_an_index_of_the_version_before_labels_is_rebuilt_only_when_an_event_has
         db.execute("INSERT INTO fts(fts, rowid, tags, title, body, context) VALUES ('delete', 1, ?, ?, ?, '')",
                    (*index.event_values(db.execute("SELECT * FROM docs").fetchone(), index.Tokens(db))[:3],))
         db.execute("INSERT INTO fts(rowid, tags, title, body, context) VALUES (1, '', '', ?, '')", (index.body0("bump the chart", "user"),))
-        db.execute("UPDATE meta SET value = ? WHERE key = 'tokenizer'", (index.index_version()[:-len(index.LABELS)],))
+        db.execute("UPDATE meta SET value = ? WHERE key = 'tokenizer'", (opening.index_version()[:-len(opening.LABELS)],))
         db.execute("COMMIT")
         s.close()
 
@@ -94,10 +94,10 @@ def test_an_index_of_the_version_before_labels_is_rebuilt_only_when_an_event_has
     make(labeled, json.dumps({"tags": ["helmfile"]}))
     make(plain, json.dumps({"cwd": "/x"}))
     for path, rebuilt in ((labeled, True), (plain, False)):
-        db, _ = index.open_index(path)
+        db, _ = opening.open_index(path)
         assert index.meta_int(db, "fts_epoch") == (1 if rebuilt else 0)
         assert index.check_fts(db) == []
-        assert db.execute("SELECT value FROM meta WHERE key = 'tokenizer'").fetchone()[0] == index.index_version()
+        assert db.execute("SELECT value FROM meta WHERE key = 'tokenizer'").fetchone()[0] == opening.index_version()
         db.close()
 
 

@@ -123,10 +123,10 @@ class _StaleVersion:
 
 
 def test_migration_race_is_harmless(tmp_path):
-    from memdir.store.sqlite import index, migrations
+    from memdir.store.sqlite import migrations, opening
 
     path = tmp_path / "index.sqlite3"
-    db, _ = index.open_index(path)
+    db, _ = opening.open_index(path)
     db.execute("INSERT INTO meta(key, value) VALUES ('x', 'kept')")
     assert migrations.migrate(_StaleVersion(db)) == len(migrations.MIGRATIONS)
     assert db.execute("SELECT value FROM meta WHERE key = 'x'").fetchone()[0] == "kept"
@@ -136,11 +136,11 @@ def test_migration_race_is_harmless(tmp_path):
 def test_busy_index_is_not_moved_aside(tmp_path, monkeypatch):
     """An operational error while opening (locked, I/O) must not be mistaken for corruption: moving the index
     aside would hide every event, which lives only there."""
-    from memdir.store.sqlite import index
+    from memdir.store.sqlite import opening
     from memdir.errors import MemdirError
 
     path = tmp_path / "index.sqlite3"
-    db, _ = index.open_index(path)
+    db, _ = opening.open_index(path)
     db.close()
 
     def busy(db):
@@ -148,9 +148,9 @@ def test_busy_index_is_not_moved_aside(tmp_path, monkeypatch):
 
         raise sqlite3.OperationalError("database is locked")
 
-    monkeypatch.setattr(index, "migrate", busy)
+    monkeypatch.setattr(opening, "migrate", busy)
     with pytest.raises(MemdirError, match="locked"):
-        index.open_index(path)
+        opening.open_index(path)
     assert path.exists() and not list(tmp_path.glob("*.corrupt-*"))
 
 

@@ -16,7 +16,7 @@ from memdir.engine import hybrid, recovery, remote
 from memdir.errors import UsageError, damaged_index, index_recovery
 from memdir.lazylog import getLogger
 from memdir.notes import markdown as notes
-from memdir.store.sqlite import index
+from memdir.store.sqlite import index, opening
 from memdir.stores import Stores, stores_of
 from memdir.types import Note, Report
 
@@ -288,7 +288,7 @@ def index_checks(m: "Stores | Any", inspect: Callable[[], Any] | None = None, *,
                     "the file's size)", "run `memdir doctor`")
             elif db.execute("PRAGMA auto_vacuum").fetchone()[0] != 2:
                 with root.locked():
-                    index.enable_incremental_vacuum(db)
+                    opening.enable_incremental_vacuum(db)
                 add(f"{root.scope} storage", "ok", "index rewritten once for incremental vacuum (prune and forget give space back)")
             orphans = db.execute("SELECT count(*) FROM vectors WHERE ref NOT IN (SELECT ref FROM docs)").fetchone()[0]
             if orphans and not repair:

@@ -1,6 +1,6 @@
 """Recovering the episodic events of an index that was set aside as unreadable (``memdir doctor``).
 
-:func:`memdir.store.sqlite.index.open_index` moves a file SQLite cannot read to ``index.sqlite3.corrupt-<epoch>`` and
+:func:`memdir.store.sqlite.opening.open_index` moves a file SQLite cannot read to ``index.sqlite3.corrupt-<epoch>`` and
 starts a new index from the Markdown notes; the events lived only in the old file. :func:`recover` reads back what
 its readable pages still hold (:func:`memdir.store.sqlite.salvage.read_events`) and imports it with
 :func:`memdir.engine.events.import_events` (keys kept: a second recovery stores nothing twice), then writes a

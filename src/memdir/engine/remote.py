@@ -70,7 +70,7 @@ def _queue(where: Where) -> Iterator[sqlite3.Connection]:
     if isinstance(where, sqlite3.Connection):
         yield where
         return
-    from memdir.store.sqlite.index import open_index
+    from memdir.store.sqlite.opening import open_index
 
     db, _ = open_index(Path(where) / INDEX_FILE)
     try:

@@ -24,7 +24,7 @@ from typing import Any, Callable, Iterator
 from memdir.lazylog import getLogger
 from memdir.notes import compile as compiler
 from memdir.engine import writelock
-from memdir.store.sqlite import index, readonly, txn
+from memdir.store.sqlite import opening, readonly, txn
 from memdir.notes import markdown as notes
 from memdir.notes import rootmd
 from memdir.errors import LockBusy, MemdirError, ReadOnlyStore, UsageError
@@ -165,7 +165,7 @@ class Root:
                 self.make_derived()
                 if not self.db_path.exists():
                     self.ignore_private()  # before the first index file: a root made by another tool gets it here
-                return index.open_index(self.db_path)[0], "rw"
+                return opening.open_index(self.db_path)[0], "rw"
             except OSError as exc:
                 if exc.errno not in WRITE_REFUSED:
                     raise

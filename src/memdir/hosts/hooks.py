@@ -115,8 +115,8 @@ def hand_over_upgrade() -> bool:
     upgrade goes on in a detached process without a budget (one per :data:`UPGRADE_RESPAWN_S`, a marker
     ``<index>.upgrading`` beside it). Returns True when one was started; never raises."""
     try:
-        index = sys.modules.get("memdir.store.sqlite.index")
-        path = getattr(index, "upgrading", None)
+        opening = sys.modules.get("memdir.store.sqlite.opening")
+        path = getattr(opening, "upgrading", None)
         if path is None:
             return False
         marker = str(path) + ".upgrading"
@@ -129,7 +129,7 @@ def hand_over_upgrade() -> bool:
             f.write(str(os.getpid()))
         import subprocess
 
-        code = "import sys; from pathlib import Path; from memdir.store.sqlite.index import upgrade; upgrade(Path(sys.argv[1]))"
+        code = "import sys; from pathlib import Path; from memdir.store.sqlite.opening import upgrade; upgrade(Path(sys.argv[1]))"
         subprocess.Popen([sys.executable, "-P", "-c", code, str(path)], stdin=subprocess.DEVNULL,
                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True)
         log.debug("hook: the upgrade of %s goes on in a detached process", path)

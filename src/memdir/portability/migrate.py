@@ -218,7 +218,7 @@ def _memdir_events(root: Path) -> Iterator[dict[str, Any]]:
     if not db_path.is_file():
         return
     db = _ro(db_path)
-    from memdir.store.sqlite.index import add_functions
+    from memdir.store.sqlite.opening import add_functions
 
     add_functions(db)  # docs.text of a store since m009 is generated through memdir_unz
     try:

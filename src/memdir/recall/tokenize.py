@@ -109,7 +109,7 @@ _STEM_PROBE = ("caresses ponies ties cats feed agreed plastered motoring sing co
 def tokenizer_id() -> str:
     """:data:`TOKENIZER_VERSION` plus a fingerprint of the stemmer's behaviour (the stems of :data:`_STEM_PROBE`):
     the index stores it (``meta.tokenizer``) and a store whose id differs is re-tokenized at open
-    (:func:`memdir.store.sqlite.index.check_tokenizer`). The full-text index keeps no copy of its tokens (m009): a row is
+    (:func:`memdir.store.sqlite.opening.check_tokenizer`). The full-text index keeps no copy of its tokens (m009): a row is
     removed by recomputing them, so a PyStemmer (Snowball) release that stems differently must not meet an index
     written by the old one. Two installs whose stemmers agree share a store without re-tokenizing it."""
     import zlib

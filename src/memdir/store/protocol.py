@@ -132,19 +132,19 @@ class SearchStore(Protocol):
 
     def search(self, tokens: list[str], *, weights: tuple[float, ...], limit: int,
                kinds: tuple[str, ...] | None = None) -> list[Any]:
-        """BM25 candidates for ``tokens``, best first (see :func:`memdir.store.sqlite.index.search`)."""
+        """BM25 candidates for ``tokens``, best first (see :func:`memdir.store.sqlite.search.search`)."""
 
     def candidates(self, tokens: list[str], *, weights: tuple[float, ...], limit: int,
                    kinds: tuple[str, ...] | None = None, term_weights: dict[str, float] | None = None,
                    collection: tuple[int, dict[str, int]] | None = None) -> list[dict[str, Any]]:
-        """Ranking rows for ``tokens`` (as :func:`memdir.store.sqlite.index.search`: ``id, ref, kind, note_kind, role, session,
+        """Ranking rows for ``tokens`` (as :func:`memdir.store.sqlite.search.search`: ``id, ref, kind, note_kind, role, session,
         ts_epoch, pinned, rehearsals, head, bm25, span`` and, where the engine knows it, ``mask``), best first.
         ``term_weights``: ``{token: factor}`` multiplying single terms' BM25 weights (1 when absent); ``collection``:
         ``(rows, {token: rows holding it})`` of every index ranked together, idf's statistics
         (:func:`memdir.recall.bm25.collection_idf`; ``None``: this store's own)."""
 
     def hit_rows(self, spans: dict[int, tuple[int, int] | None], *, terms: list[str] | None = None) -> dict[int, dict[str, Any]]:
-        """``{id: whole docs row + span}`` of the hits shown (:func:`memdir.store.sqlite.index.hit_rows`); with the query's
+        """``{id: whole docs row + span}`` of the hits shown (:func:`memdir.store.sqlite.search.hit_rows`); with the query's
         ``terms`` a store that knows them adds ``fields`` (which terms each column holds)."""
 
     def doc_freqs(self, tokens: list[str]) -> tuple[int, dict[str, int]]:

@@ -131,7 +131,7 @@ class PgReads:
     def search(self, tokens: list[str], *, weights: tuple[float, ...], limit: int,
                kinds: tuple[str, ...] | None = None, term_weights: dict[str, float] | None = None,
                collection: tuple[int, dict[str, int]] | None = None) -> list[dict[str, Any]]:
-        """As :func:`memdir.store.sqlite.index.search`: each doc keeps its best full-text row; superseded notes and other
+        """As :func:`memdir.store.sqlite.search.search`: each doc keeps its best full-text row; superseded notes and other
         ``kinds`` are dropped after scoring; rows are dicts of ``docs`` + ``bm25``, ``mask``, ``rehearsals``, ``span``."""
         if not tokens:
             return []

@@ -95,7 +95,7 @@ def m003_fts_vocab(db: sqlite3.Connection) -> None:
 
 def m004_fts_context(db: sqlite3.Connection) -> None:
     # a fourth FTS column: the neighbouring turns of an event (memdir.store.sqlite.index.refresh_context); rows are rebuilt by
-    # memdir.store.sqlite.index.check_tokenizer, which the marker below triggers
+    # memdir.store.sqlite.opening.check_tokenizer, which the marker below triggers
     db.execute("DROP TABLE IF EXISTS fts_vocab")
     db.execute("DROP TABLE IF EXISTS fts")
     db.execute(f"""CREATE VIRTUAL TABLE fts USING fts5(tags, title, body, context,
@@ -155,7 +155,7 @@ def m008_handles_passages(db: sqlite3.Connection) -> None:
 
     ``docs.handle``: the short, stable name the block shows and ``get``/``forget`` accept. ``passages``: spans 1.. of a
     long event's text; each has an FTS row whose rowid is ``-passages.id`` (passage 0 stays in the event's own row).
-    Existing rows get their handles here; the marker below makes :func:`memdir.store.sqlite.index.check_tokenizer` re-index events
+    Existing rows get their handles here; the marker below makes :func:`memdir.store.sqlite.opening.check_tokenizer` re-index events
     so long ones are split into passages."""
     from memdir.recall.handles import digest, LENGTH
 
@@ -196,7 +196,7 @@ def m009_compact_layout(db: sqlite3.Connection) -> None:
       ``text_tail`` (the rest: plain, or zlib-compressed when that is smaller), with ``text_len`` its length.
       Readers keep reading ``text``; rows are written by :mod:`memdir.store.sqlite.index` alone.
 
-    The marker below makes :func:`memdir.store.sqlite.index.check_tokenizer` rebuild the index (and the neighbour ids)."""
+    The marker below makes :func:`memdir.store.sqlite.opening.check_tokenizer` rebuild the index (and the neighbour ids)."""
     from memdir.store.sqlite.codec import text_columns
 
     for col in ("text_head TEXT NOT NULL DEFAULT ''", "text_tail", "text_len INTEGER NOT NULL DEFAULT 0",

@@ -740,7 +740,7 @@ class MemIndex:
         return {p: got[p] for p in pids if p in got}
 
     def slim_rows(self, ids: list[int]) -> list[dict[str, Any]]:
-        """The ranking columns of the live docs among ``ids`` (as :func:`memdir.store.sqlite.index.search` reads them: chunks of
+        """The ranking columns of the live docs among ``ids`` (as :func:`memdir.store.sqlite.search.search` reads them: chunks of
         500 in the order given, ascending ids within a chunk, superseded notes left out)."""
         out = []
         keys = ("id", "ref", "kind", "note_kind", "role", "session", "ts_epoch", "pinned", "head", "text_len")

@@ -1,7 +1,7 @@
 """Reading a root's index where nothing may be written (case C36): ``.memory/`` on a read-only mount, a sandbox that
 forbids writes, a checkout whose files belong to someone else.
 
-The usual open (:func:`memdir.store.sqlite.index.open_index`) writes: it switches the file to WAL (creating
+The usual open (:func:`memdir.store.sqlite.opening.open_index`) writes: it switches the file to WAL (creating
 ``-wal`` and ``-shm`` beside it), migrates, re-tokenizes, compresses, touches the tombstone log. Here, in order:
 
 1. ``file:…?mode=ro``: SQLite's read-only mode. It still takes the usual locks and reads a WAL left by a writer,
@@ -24,7 +24,7 @@ from pathlib import Path
 
 from memdir.errors import MemdirError
 from memdir.lazylog import getLogger
-from memdir.store.sqlite import codec, index, tombstones
+from memdir.store.sqlite import codec, opening, tombstones
 from memdir.store.sqlite.migrations import migrate
 
 log = getLogger("memdir")
@@ -57,10 +57,10 @@ def _uri(path: Path, query: str) -> str:
 
 
 def _connect(target: str, *, uri: bool) -> sqlite3.Connection:
-    db = sqlite3.connect(target, uri=uri, timeout=index.BUSY_TIMEOUT_MS / 1000, isolation_level=None,
+    db = sqlite3.connect(target, uri=uri, timeout=opening.BUSY_TIMEOUT_MS / 1000, isolation_level=None,
                          check_same_thread=False, factory=codec.Connection)
     db.row_factory = sqlite3.Row
-    index.add_functions(db)
+    opening.add_functions(db)
     return db
 
 
@@ -99,22 +99,22 @@ def open_readonly(path: Path) -> tuple[sqlite3.Connection, str]:
     if how == "immutable" and Path(str(path) + "-wal").exists():
         log.warning("memdir: %s-wal is left from a writer and cannot be read on a read-only store; "
                     "the last writes before it became read-only may be missing", path)
-    if index.needs_upgrade(db):  # an older schema: upgraded in memory, the file stays as it is
+    if opening.needs_upgrade(db):  # an older schema: upgraded in memory, the file stays as it is
         db = to_memory(db)
         migrate(db)
-        index.check_tokenizer(db)
+        opening.check_tokenizer(db)
         how = "memory"
     return db, how
 
 
 def second_connection(db: sqlite3.Connection) -> sqlite3.Connection:
     """Another connection to what ``db`` reads, for a reader thread (:mod:`memdir.store.sqlite.postings` builds on
-    one): the same file opened as :func:`memdir.store.sqlite.index.connect_reader` does, else read-only as
+    one): the same file opened as :func:`memdir.store.sqlite.opening.connect_reader` does, else read-only as
     :func:`open_readonly` does (``mode=ro``, then ``immutable=1``), or, for an index in memory, a copy of it."""
     path = db.execute("PRAGMA database_list").fetchone()[2]
     if not path:
         return to_memory(db, close=False)
-    tries = [lambda: index.connect_reader(path)]
+    tries = [lambda: opening.connect_reader(path)]
     tries += [lambda q=q: _connect(_uri(Path(path), q), uri=True) for q in ("mode=ro", "immutable=1")]
     last: sqlite3.Error | None = None
     for connect in tries:

@@ -1,4 +1,4 @@
-"""What can still be read of an index SQLite could not open: the file :func:`memdir.store.sqlite.index.open_index`
+"""What can still be read of an index SQLite could not open: the file :func:`memdir.store.sqlite.opening.open_index`
 set aside as ``index.sqlite3.corrupt-<epoch>`` (a disk that filled mid-write, a sync tool that copied half a file).
 
 Notes come back from their Markdown; episodic events lived only in that file. :func:`read_events` walks its

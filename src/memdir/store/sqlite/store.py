@@ -25,7 +25,7 @@ import sqlite3
 from contextlib import contextmanager
 from typing import Any, Iterator
 
-from memdir.store.sqlite import codec, index, txn
+from memdir.store.sqlite import codec, index, opening, search, txn
 
 
 class SqliteStore:
@@ -44,8 +44,8 @@ class SqliteStore:
 
     @classmethod
     def open(cls, path) -> "SqliteStore":
-        """Open (creating or migrating) the index file at ``path`` (:func:`memdir.store.sqlite.index.open_index`)."""
-        return cls(index.open_index(path)[0], path)
+        """Open (creating or migrating) the index file at ``path`` (:func:`memdir.store.sqlite.opening.open_index`)."""
+        return cls(opening.open_index(path)[0], path)
 
     @contextmanager
     def transaction(self) -> Iterator["SqliteStore"]:
@@ -122,19 +122,19 @@ class SqliteStore:
         return gone
 
     def search(self, tokens, *, weights, limit, kinds=None):
-        # whole rows, as the Store contract says (the facade ranks on index.search's slim rows and reads whole rows
+        # whole rows, as the Store contract says (the facade ranks on search.search's slim rows and reads whole rows
         # for its hits alone)
-        rows = index.search(self.db, tokens, weights=weights, limit=limit, kinds=kinds)
-        whole = index.hit_rows(self.db, {r["id"]: r["span"] for r in rows})
+        rows = search.search(self.db, tokens, weights=weights, limit=limit, kinds=kinds)
+        whole = search.hit_rows(self.db, {r["id"]: r["span"] for r in rows})
         return [{**whole[r["id"]], **r, "span": whole[r["id"]]["span"]} for r in rows if r["id"] in whole]
 
     def bump_rehearsal(self, refs, when):
-        index.bump_rehearsal(self.db, refs, when)
+        search.bump_rehearsal(self.db, refs, when)
         if self.mem is not None:
             self.mem.rehearsals_stale = True
 
     def resolve_handle(self, handle):
-        return index.resolve_handle(self.db, handle)
+        return search.resolve_handle(self.db, handle)
 
     def meta_int(self, key):
         return index.meta_int(self.db, key)
@@ -172,7 +172,7 @@ class SqliteStore:
 
     # ---- the facade's reads and writes (the SQL core.py / root.py / tiers.py ran inline) ------------------
     def candidates(self, tokens, *, weights, limit, kinds=None, term_weights=None, collection=None):
-        return index.search(self.db, tokens, weights=weights, limit=limit, kinds=kinds, term_weights=term_weights,
+        return search.search(self.db, tokens, weights=weights, limit=limit, kinds=kinds, term_weights=term_weights,
                             mem=self.mem, collection=collection)
 
     def hold_postings(self, max_rows, *, background=False):
@@ -187,7 +187,7 @@ class SqliteStore:
         return self.mem.stats()
 
     def hit_rows(self, spans, *, terms=None):
-        return index.hit_rows(self.db, spans, mem=self.mem, terms=terms)
+        return search.hit_rows(self.db, spans, mem=self.mem, terms=terms)
 
     def doc_freqs(self, tokens):
         from memdir.recall.bm25 import doc_freqs, total_docs
@@ -497,13 +497,13 @@ class SqliteStore:
         return True
 
     def settle(self, *, freed=False, deleted=0):
-        index.settle(self.db, freed=freed, deleted=deleted)
+        opening.settle(self.db, freed=freed, deleted=deleted)
 
     def describe(self):
         path = self.db.execute("PRAGMA database_list").fetchone()[2]
         from pathlib import Path
 
-        return {"engine": "sqlite", "bytes": index.file_size(Path(path)) if path else 0,
+        return {"engine": "sqlite", "bytes": opening.file_size(Path(path)) if path else 0,
                 "schema_version": self.db.execute("PRAGMA user_version").fetchone()[0]}
 
     def close(self):
