@@ -106,3 +106,29 @@ def test_prose_after_a_password_name_or_a_list_after_a_token_stays(text):
                                   "secret=cfg[name]"])
 def test_a_call_or_an_index_after_the_key_is_not_a_value(text):
     assert redact(text) == text
+
+
+@pytest.mark.parametrize("text", ["password: correct horse battery staple", "my password is correct horse battery staple",
+                                  "passphrase: purple monkey dishwasher lantern",
+                                  "DB_PASSWORD=correct horse battery staple",
+                                  "the wifi password is Correct Horse Battery Staple.",
+                                  "notes\npassword: correct horse battery staple\nmore notes",
+                                  "password: CorrectHorseBatteryStaple", "db_password: PurpleMonkeyDishwasher",
+                                  "the password is CorrectHorseBatteryStaple"])
+def test_a_passphrase_of_spaced_or_capitalised_words_is_redacted_whole(text):
+    out = redact(text)
+    assert "[redacted:password]" in out, out
+    assert not any(w in out.lower() for w in ("horse", "battery", "staple", "monkey", "dishwasher", "lantern")), out
+
+
+@pytest.mark.parametrize("text", ["password: see the vault for details",
+                                  "Password: must contain uppercase letters and digits",
+                                  "The password is stored securely in keychain",
+                                  "password: leave this field blank please", "Password: Enter your account password",
+                                  "password is hashed with bcrypt before storage",
+                                  "the password was rotated last friday evening",
+                                  "password_hint: favourite animal name here", "password: NotRequiredLocally",
+                                  "password: PasswordAuthentication", "token: CorrectHorseBatteryStaple",
+                                  "password: correct horse battery staple and then some more words follow here"])
+def test_a_sentence_about_a_password_stays(text):
+    assert redact(text) == text

@@ -203,13 +203,25 @@ required optional locally env environment manager configured disabled enabled sa
 _PASSWORD_KEY_END = re.compile(r"(?:password|passwd|passphrase|pwd)$", re.I)
 
 
+#: the same words run together, each capitalised (``CorrectHorseBatteryStaple``)
+_CAMEL_PASSPHRASE = re.compile(r"(?:[A-Z][a-z]{2,}){3,}")
+_CAMEL_WORD = re.compile(r"[A-Z][a-z]+")
+
+
 def _is_passphrase(value: str) -> bool:
     """A value of letters alone that is still a secret after a password's name: three or more words of three letters
-    or more joined by ``-`` or ``_``, 15 characters or more, none of them :data:`_PROSE_WORDS`
-    (``correct-horse-battery-staple``; ``see-the-docs``, ``not-required-locally`` are prose)."""
-    if len(value) < 15 or _PASSPHRASE.fullmatch(value) is None:
+    or more joined by ``-`` or ``_`` or run together capitalised, 15 characters or more, none of them
+    :data:`_PROSE_WORDS` (``correct-horse-battery-staple``, ``CorrectHorseBatteryStaple``; ``see-the-docs``,
+    ``not-required-locally`` are prose)."""
+    if len(value) < 15:
         return False
-    return not any(w in _PROSE_WORDS for w in re.split(r"[-_]", value.lower()))
+    if _PASSPHRASE.fullmatch(value) is not None:
+        words = re.split(r"[-_]", value.lower())
+    elif _CAMEL_PASSPHRASE.fullmatch(value) is not None:
+        words = [w.lower() for w in _CAMEL_WORD.findall(value)]
+    else:
+        return False
+    return not any(w in _PROSE_WORDS for w in words)
 
 
 def _looks_secretish(value: str) -> bool:
@@ -294,6 +306,22 @@ def _check_bare_password(m: re.Match[str], value: str, text: str) -> bool:
     if _is_placeholder(value) or _is_label(value) or "/" in value or "." in value.strip(".!?:") or _KDF.match(value):
         return False
     return any(c.isalpha() for c in value) and any(c.isdigit() for c in value)
+
+
+#: words that make a spaced run after a password's name read as a sentence about it, not a passphrase ("password:
+#: see the vault for details", "the password is stored securely in keychain"): :data:`_PROSE_WORDS` and these
+_SENTENCE_WORDS = _PROSE_WORDS | frozenset("""the and for with your our their this that these those you they them
+its are was were been being have has had but than then when where what which while would could might just only also
+very some any all each other such more most less much many few both here there now once again still yet even back
+out off too used using set get got make made enter type click press check try leave keep stored saved kept sent read
+found missing wrong invalid expired incorrect changed reset updated rotated generated hashed encrypted salted length
+characters letters digits symbols contain contains field account user login please before after""".split())
+
+
+def _check_spaced_passphrase(m: re.Match[str], value: str, text: str) -> bool:
+    """Four or more spaced words (18 characters or more) after a password's name are a passphrase unless one of them
+    reads as a sentence's (:data:`_SENTENCE_WORDS`)."""
+    return len(value) >= 18 and not any(w in _SENTENCE_WORDS for w in value.lower().split())
 
 
 def _check_cli_flag(m: re.Match[str], value: str, text: str) -> bool:
@@ -472,6 +500,16 @@ _KEYWORD_RULES: list[_Rule] = [
         _r(r"(?:password|passwd|passphrase)[ \t]{1,4}(?P<val>[^\s\"'`,;&<>()\[\]{}]{8,512}+)"),
         ("pass",), priority=_P_ASSIGN - 1, check=_check_bare_password, lowered=True, trim=".!?:",
         anchors=("pass",), whole="before",
+    ),
+    # "password: correct horse battery staple", "my passphrase is purple monkey dishwasher lantern": a passphrase of
+    # four words or more, spaced, after a password's own name, running to the end of its line (the other rules take
+    # one word, and left the rest of it in clear: "DB_PASSWORD=[redacted] horse battery staple")
+    _Rule(
+        "password",
+        _r(r"(?:password|passwd|passphrase|pwd)[\"']?(?:[ \t]{0,8}(?::=|=|:)[ \t]{0,8}|[ \t]{1,4}(?:is|was)[ \t]{1,4})"
+           r"[\"'`]?(?P<val>[^\W\d_]{3,16}(?:[ \t][^\W\d_]{3,16}){3,7})[\"'`]?[.!]?[ \t]*(?:\r?\n|\Z)"),
+        ("pass", "pwd"), priority=_P_ASSIGN, group="val", check=_check_spaced_passphrase, pre=frozenset(),
+        lowered=True, anchors=("pass", "pwd"),
     ),
     # Chinese labels: 密码：hunter2, 口令是 abc, 密钥=xyz, 令牌：…
     _Rule(
