@@ -132,3 +132,55 @@ def test_cli_export_says_how_many_tombstones(project, tmp_path, monkeypatch):
     monkeypatch.setenv("MEMDIR_HOME", str(tmp_path / "g"))
     r = CliRunner().invoke(cli, ["--dir", str(project), "export", str(tmp_path / "d.jsonl")])
     assert r.exit_code == 0 and "1 tombstone to" in r.output
+
+
+NOTE = "the build cache lives in /var/cache/build on ci runners"
+
+
+def _other(tmp_path, name):
+    other = tmp_path / name
+    (other / ".git").mkdir(parents=True)
+    return other
+
+
+def test_an_export_made_before_a_forget_does_not_bring_the_note_back(project, tmp_path):
+    old = tmp_path / "old.jsonl"
+    with memdir.open(project, home=tmp_path / "g") as m:
+        nid = m.remember(NOTE, category="facts").id
+        m.export(old)
+        assert m.forget(nid)
+        after = tmp_path / "after.jsonl"
+        m.export(after)  # the tombstone alone
+        got = m.import_jsonl(old)
+        assert got["notes"] == 0 and got["notes_forgotten"] == 1
+        assert m.get(nid) is None and not (project / ".memory" / f"{nid}.md").exists()
+        assert not m.recall("build cache")
+    with memdir.open(_other(tmp_path, "other"), home=tmp_path / "g2") as m2:  # a restore elsewhere, newest first
+        assert m2.import_jsonl(after)["tombstones"] == 1
+        assert m2.import_jsonl(old)["notes_forgotten"] == 1 and m2.get(nid) is None
+
+
+def test_a_note_remembered_again_after_a_forget_is_restored_with_its_tombstone(project, tmp_path):
+    dump = tmp_path / "dump.jsonl"
+    with memdir.open(project, home=tmp_path / "g") as m:
+        nid = m.remember(NOTE, category="facts").id
+        assert m.forget(nid)
+        again = m.remember(NOTE, category="facts")
+        m.export(dump)
+    kinds = [json.loads(x)["type"] for x in dump.read_text(encoding="utf-8").splitlines()]
+    assert sorted(kinds) == ["note", "tombstone"]
+    with memdir.open(_other(tmp_path, "other"), home=tmp_path / "g2") as m2:
+        got = m2.import_jsonl(dump)
+        assert got["notes"] == 1 and got["notes_forgotten"] == 0 and m2.get(again.id) is not None
+        assert m2.import_jsonl(dump)["notes_existing"] == 1  # a re-run: already there, not forgotten
+
+
+def test_cli_import_says_a_note_was_forgotten_earlier(project, tmp_path, monkeypatch):
+    monkeypatch.setenv("MEMDIR_HOME", str(tmp_path / "g"))
+    old = tmp_path / "old.jsonl"
+    with memdir.open(project, home=tmp_path / "g") as m:
+        nid = m.remember(NOTE, category="facts").id
+        m.export(old)
+        m.forget(nid)
+    r = CliRunner().invoke(cli, ["--dir", str(project), "import", str(old)])
+    assert r.exit_code == 1 and "1 forgotten earlier" in r.output, r.output

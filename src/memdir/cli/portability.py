@@ -183,8 +183,9 @@ def _import_run(ctx, m, source, path, all_projects, here, pending, no_progress, 
             raise UsageError(f"no such file {str(file)!r}: give a JSONL file or a source ({sources})")
         with events_bar(show_progress, f"import {file.name}"):
             out = m.import_jsonl(file)
+        forgot = f", {out['notes_forgotten']} forgotten earlier" if out.get("notes_forgotten") else ""
         human = (f"{plural(out['lines'], 'line')}: {plural(out['notes'], 'note')} added ({out['notes_existing']} already "
-                 f"there), {plural(out['stored'], 'event')} stored ({plural(out['duplicate'], 'duplicate')}, "
+                 f"there{forgot}), {plural(out['stored'], 'event')} stored ({plural(out['duplicate'], 'duplicate')}, "
                  f"{out['skipped']} skipped), {plural(out['bad_lines'], 'bad line')}"
                  + (f", {plural(out['tombstones'], 'tombstone')}" if out["tombstones"] else ""))
         nothing = not (out["stored"] or out["duplicate"] or out["notes"])

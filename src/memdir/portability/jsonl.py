@@ -104,10 +104,11 @@ def import_jsonl(s: Stores, path: str | os.PathLike) -> dict[str, int]:
     p = Path(path)
     if not p.is_file():
         raise NotFound(f"no such file: {p}")
-    counts = {"lines": 0, "notes": 0, "notes_existing": 0, "read": 0, "stored": 0, "duplicate": 0, "skipped": 0, "bad_lines": 0,
-              "tombstones": 0}
+    counts = {"lines": 0, "notes": 0, "notes_existing": 0, "notes_forgotten": 0, "read": 0, "stored": 0,
+              "duplicate": 0, "skipped": 0, "bad_lines": 0, "tombstones": 0}
     events: list[dict[str, Any]] = []
     tombs: dict[str, list[dict[str, Any]]] = {}
+    notes_in: list[tuple[int, dict[str, Any]]] = []
 
     def bad(n: int, why: Any) -> None:  # the first few each say why; the count is in the result
         counts["bad_lines"] += 1
@@ -117,7 +118,10 @@ def import_jsonl(s: Stores, path: str | os.PathLike) -> dict[str, int]:
             log.warning("memdir: %s: more bad lines skipped (counted in the result, not listed)", p.name)
 
     try:
-        _read_export(s, p, counts, events, tombs, bad)
+        _read_export(p, counts, events, tombs, notes_in, bad)
+        for scope, rows in tombs.items():  # first: a forgotten note or event in the same file is not stored again
+            counts["tombstones"] += forgetting.import_tombstones(s, rows, scope=scope)
+        _restore_notes(s, notes_in, counts, bad)
     except KeyboardInterrupt:  # before any event was stored (notes already restored stay: each is its own file)
         raise Interrupted(0, None, counts) from None
     events.sort(key=lambda e: sort_ts(e.get("ts")))
@@ -125,8 +129,6 @@ def import_jsonl(s: Stores, path: str | os.PathLike) -> dict[str, int]:
     for e in events:
         by_scope.setdefault(e.get("scope") if e.get("scope") in SCOPES else "project", []).append(e)
     try:
-        for scope, rows in tombs.items():  # first: a forgotten event in the same file is not stored again
-            counts["tombstones"] += forgetting.import_tombstones(s, rows, scope=scope)
         for scope, evs in by_scope.items():
             c = event_ops.import_events(s, evs, scope=scope)
             for key, v in c.items():
@@ -139,9 +141,27 @@ def import_jsonl(s: Stores, path: str | os.PathLike) -> dict[str, int]:
     return counts
 
 
-def _read_export(s: Stores, p: Path, counts: dict[str, int], events: list[dict[str, Any]],
-                 tombs: dict[str, list[dict[str, Any]]], bad: Any) -> None:
-    """Read the export ``p``: notes restored at once, events and tombstones collected into ``events``/``tombs``."""
+def _restore_notes(s: Stores, notes_in: list[tuple[int, dict[str, Any]]], counts: dict[str, int], bad: Any) -> None:
+    """Restore the export's notes (``(line number, object)``), each unless its root forgot it after it was last
+    written (:func:`memdir.engine.curated.forgotten_note`: an export made before a ``forget`` does not bring the
+    note back; one remembered again after it does)."""
+    seen: dict[str, Any] = {}
+    for n, obj in notes_in:
+        try:
+            if curated.forgotten_note(s, obj, seen):
+                counts["notes_forgotten"] += 1
+                continue
+            note = curated.restore_note(s, obj)
+            counts["notes_existing" if note.existed else "notes"] += 1
+        except ReadOnlyStore:  # no line can be stored: one line says so, not one per line
+            raise
+        except MemdirError as exc:
+            bad(n, exc)
+
+
+def _read_export(p: Path, counts: dict[str, int], events: list[dict[str, Any]],
+                 tombs: dict[str, list[dict[str, Any]]], notes_in: list[tuple[int, dict[str, Any]]], bad: Any) -> None:
+    """Read the export ``p`` into ``events``, ``tombs`` (by scope) and ``notes_in`` (``(line number, object)``)."""
     with open(p, encoding="utf-8-sig", errors="replace") as f:  # a byte-order mark is not part of line 1
         for n, line in enumerate(f, 1):
             if not line.strip():
@@ -160,13 +180,7 @@ def _read_export(s: Stores, p: Path, counts: dict[str, int], events: list[dict[s
                     continue
                 tombs.setdefault(obj.get("scope") if obj.get("scope") in SCOPES else "project", []).append(obj)
             elif obj.get("type") == "note":
-                try:
-                    note = curated.restore_note(s, obj)
-                    counts["notes_existing" if note.existed else "notes"] += 1
-                except ReadOnlyStore:  # no line can be stored: one line says so, not one per line
-                    raise
-                except MemdirError as exc:
-                    bad(n, exc)
+                notes_in.append((n, obj))
             else:
                 obj.setdefault("source", p.stem)
                 events.append(obj)
