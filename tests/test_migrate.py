@@ -390,3 +390,13 @@ def test_a_drop_file_that_keeps_failing_starts_no_importer_per_hook_until_its_re
         monkeypatch.setattr(dropimport, "records", real_records)
         assert m.import_pending()["files"][0]["stored"] == 1
         assert not marker.exists() and not path.exists()
+
+
+def test_a_migrated_note_forgotten_here_stays_forgotten_when_migrate_runs_again(store, tmp_path):
+    src = alice_store(tmp_path / "old")
+    store.migrate(from_path=src)
+    nid = store.inspect().notes[0].id
+    assert store.forget(nid)
+    again = store.migrate(from_path=src)["sources"][0]["result"]
+    assert again.get("notes_new", 0) == 0 and again["skipped"] >= 1
+    assert store.get(nid) is None and not store.inspect().notes

@@ -371,6 +371,7 @@ def _store_items(m: "Memdir", items: list[dict[str, Any]], vectors: dict, *, dry
     root = m.roots["project"]
     db = root.store if root.exists() else None  # the project's index, whichever engine holds it
     events: list[dict[str, Any]] = []
+    forgotten: dict[str, Any] = {}
     for it in items:
         counts["read"] += 1
         text = redact(it["text"].replace("\x00", "")).strip()
@@ -387,6 +388,9 @@ def _store_items(m: "Memdir", items: list[dict[str, Any]], vectors: dict, *, dry
             for k in ("created", "updated"):
                 if it.get(k) or it.get("ts"):
                     obj[k] = it.get(k) or it.get("ts")
+            if curated.forgotten_note(m.stores, obj, forgotten):  # forgotten since an earlier run: stays so
+                counts["skipped"] += 1
+                continue
             try:
                 note = curated.restore_note(m.stores, obj)
             except UsageError as exc:
