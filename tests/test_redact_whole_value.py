@@ -132,3 +132,21 @@ def test_a_passphrase_of_spaced_or_capitalised_words_is_redacted_whole(text):
                                   "password: correct horse battery staple and then some more words follow here"])
 def test_a_sentence_about_a_password_stays(text):
     assert redact(text) == text
+
+
+@pytest.mark.parametrize("text", ["ssh password: letmein", "the vpn password is sunshine", "密码是 sunshine",
+                                  "密码：correct horse battery staple", "password: changeme",
+                                  "wifi password: Dragonfly"])
+def test_a_password_of_letters_alone_at_the_end_of_its_line_is_redacted(text):
+    out = redact(text)
+    assert "[redacted:password]" in out, out
+    assert not any(w in out.lower() for w in ("letmein", "sunshine", "horse", "changeme", "dragonfly")), out
+
+
+@pytest.mark.parametrize("text", ["self.password = password", "password = getpass", "password: string",
+                                  "the password is incorrect.", "Your password is required", "password: bcrypt",
+                                  "password = hashed", "password: Optional", "The password is weak.",
+                                  "the password is correct", "password = hashedPassword", "密码：请向运维索取",
+                                  "password: sunshine and rainbows for everyone here"])
+def test_a_word_about_a_password_or_a_variable_stays(text):
+    assert redact(text) == text

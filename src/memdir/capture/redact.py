@@ -308,20 +308,35 @@ def _check_bare_password(m: re.Match[str], value: str, text: str) -> bool:
     return any(c.isalpha() for c in value) and any(c.isdigit() for c in value)
 
 
-#: words that make a spaced run after a password's name read as a sentence about it, not a passphrase ("password:
-#: see the vault for details", "the password is stored securely in keychain"): :data:`_PROSE_WORDS` and these
-_SENTENCE_WORDS = _PROSE_WORDS | frozenset("""the and for with your our their this that these those you they them
-its are was were been being have has had but than then when where what which while would could might just only also
-very some any all each other such more most less much many few both here there now once again still yet even back
-out off too used using set get got make made enter type click press check try leave keep stored saved kept sent read
-found missing wrong invalid expired incorrect changed reset updated rotated generated hashed encrypted salted length
-characters letters digits symbols contain contains field account user login please before after""".split())
+#: words that make a value of letters after a password's name read as a sentence about it, not a password ("password:
+#: see the vault for details", "the password is stored securely in keychain", "the password was incorrect"):
+#: :data:`_PROSE_WORDS`, :data:`_PLACEHOLDER_WORDS` and these
+_SENTENCE_WORDS = _PROSE_WORDS | _PLACEHOLDER_WORDS | frozenset("""the and for with your our their this that these those
+you they them its are was were been being have has had but than then when where what which while would could might
+just only also very some any all each other such more most less much many few both here there now once again still
+yet even back out off too used using set get got make made enter type click press check try leave keep stored saved
+kept sent read found missing wrong invalid expired incorrect changed reset updated rotated generated hashed encrypted
+salted length characters letters digits symbols contain contains field account user login please before after
+""".split())
+#: words that read as what a password is like, not what it is ("the password is weak", "password: unchanged"): a
+#: one-word value that is one of them is not a password
+_PASSWORD_ADJECTIVES = frozenset("""weak strong valid secure insecure correct visible mandatory unknown lost forgotten
+temporary short simple complex good fine okay different current right sensitive plaintext cleartext unchanged accepted
+rejected ignored needed shown correctly unused""".split())
 
 
-def _check_spaced_passphrase(m: re.Match[str], value: str, text: str) -> bool:
-    """Four or more spaced words (18 characters or more) after a password's name are a passphrase unless one of them
-    reads as a sentence's (:data:`_SENTENCE_WORDS`)."""
-    return len(value) >= 18 and not any(w in _SENTENCE_WORDS for w in value.lower().split())
+def _check_letters_password(m: re.Match[str], value: str, text: str) -> bool:
+    """A value of letters alone after a password's name (:data:`_KEYWORD_RULES`): one word, or four or more spaced
+    words (18 characters or more), is a password unless a word of it reads as a sentence's (:data:`_SENTENCE_WORDS`),
+    or it is the name of a hash or key-derivation function (``password: bcrypt``)."""
+    words = value.lower().split()
+    if len(words) > 1:
+        return len(value) >= 18 and not any(w in _SENTENCE_WORDS for w in words)
+    if _KDF.match(value) or _is_placeholder(value) or words[0] in _PASSWORD_ADJECTIVES:
+        return False
+    # an identifier's words (``NotRequiredLocally``, ``hashedPassword``, ``PasswordAuthentication``) read like prose
+    parts = [w.lower() for w in re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])", value)]
+    return not any(w in _SENTENCE_WORDS for w in parts)
 
 
 def _check_cli_flag(m: re.Match[str], value: str, text: str) -> bool:
@@ -501,15 +516,18 @@ _KEYWORD_RULES: list[_Rule] = [
         ("pass",), priority=_P_ASSIGN - 1, check=_check_bare_password, lowered=True, trim=".!?:",
         anchors=("pass",), whole="before",
     ),
-    # "password: correct horse battery staple", "my passphrase is purple monkey dishwasher lantern": a passphrase of
-    # four words or more, spaced, after a password's own name, running to the end of its line (the other rules take
-    # one word, and left the rest of it in clear: "DB_PASSWORD=[redacted] horse battery staple")
+    # "password: correct horse battery staple", "the vpn password is sunshine", "密码：correct horse battery staple": a
+    # value of letters alone after a password's own name, at the end of its line or sentence — one word, or a
+    # passphrase of four words or more (the rules above want digits or symbols in a word, and took one word of a
+    # spaced passphrase: "DB_PASSWORD=[redacted] horse battery staple")
     _Rule(
         "password",
-        _r(r"(?:password|passwd|passphrase|pwd)[\"']?(?:[ \t]{0,8}(?::=|=|:)[ \t]{0,8}|[ \t]{1,4}(?:is|was)[ \t]{1,4})"
-           r"[\"'`]?(?P<val>[^\W\d_]{3,16}(?:[ \t][^\W\d_]{3,16}){3,7})[\"'`]?[.!]?[ \t]*(?:\r?\n|\Z)"),
-        ("pass", "pwd"), priority=_P_ASSIGN, group="val", check=_check_spaced_passphrase, pre=frozenset(),
-        lowered=True, anchors=("pass", "pwd"),
+        _r(r"(?:password|passwd|passphrase|pwd|密码|口令)[\"']?(?:[ \t]{0,8}(?::=|=|:|：)[ \t]{0,8}"
+           r"|[ \t]{1,4}(?:is|was)[ \t]{1,4}|[ \t]{0,4}(?:是|为)[ \t]{0,4})"
+           r"[\"'`]?(?P<val>[a-zA-Z\u00c0-\u024f]{3,16}(?:[ \t][a-zA-Z\u00c0-\u024f]{3,16}){3,7}|[a-zA-Z\u00c0-\u024f]{5,40})"
+           r"[\"'`]?[.!]?[ \t]*(?:\r?\n|\Z)"),
+        ("pass", "pwd", "密码", "口令"), priority=_P_ASSIGN, group="val", check=_check_letters_password,
+        pre=frozenset(), lowered=True, anchors=("pass", "pwd", "密码", "口令"),
     ),
     # Chinese labels: 密码：hunter2, 口令是 abc, 密钥=xyz, 令牌：…
     _Rule(
