@@ -139,9 +139,8 @@ def test_a_call_right_after_initialize_goes_to_the_full_server(table):
 
 
 def test_what_the_light_loop_does_not_know_goes_to_the_sdk(table):
-    """Before initialize, with a cursor, a batch, a malformed initialize, an envelope of an unknown version."""
+    """Before initialize, with a cursor, a malformed initialize, an envelope of an unknown version."""
     cases = [{"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
-             [_init()],
              {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18"}},
              {"jsonrpc": "2.0", "id": 1, "method": "tools/list",
               "params": {"_meta": {mcplight.ENVELOPE_KEY: "2099-01-01"}}},
@@ -169,6 +168,34 @@ def test_malformed_json_gets_a_parse_error_before_and_after_the_handover(table):
     assert replies[0] == parse and replies[1]["id"] == 1
     assert parse in replies[2:] and sorted(r["id"] for r in replies[2:] if r["id"] is not None) == [2, 4]
     assert all(isinstance(m, dict) for m in rec.seen)  # the SDK is never fed a line that is not JSON
+
+
+INVALID = {"jsonrpc": "2.0", "id": None, "error": {"code": -32600}}
+
+
+@pytest.mark.parametrize("msg", [{"jsonrpc": "2.0", "id": True, "method": "ping"}, {},
+                                 {"jsonrpc": "2.0", "id": 1.5, "method": "ping"},
+                                 {"jsonrpc": "2.0", "id": {"a": 1}, "method": "tools/call"},
+                                 {"jsonrpc": "2.0", "id": [1], "method": "tools/list"},
+                                 [{"jsonrpc": "2.0", "id": 2, "method": "ping"}], {"id": 3, "method": "ping"}, 42])
+def test_a_message_that_is_no_json_rpc_request_gets_invalid_request_and_never_reaches_the_sdk(table, msg):
+    """The SDK drops such a message without a reply (a client waits forever), and the loop waited up to a minute at
+    the end of input for the answer it never sent."""
+    rec = Recorder()
+    lines = [json.dumps(_init()), json.dumps(msg), json.dumps({"jsonrpc": "2.0", "id": 9, "method": "tools/call"})]
+    replies = _light_session(table, lines, serve=rec)
+    assert replies[0]["id"] == 1 and replies[-1]["id"] == 9
+    bad = replies[1]
+    assert bad["id"] is None and bad["error"]["code"] == -32600 and "Invalid Request" in bad["error"]["message"]
+    assert [m.get("method") for m in rec.seen] == ["initialize", "tools/call"]
+
+
+def test_a_response_from_the_client_still_reaches_the_sdk(table):
+    rec = Recorder()
+    answer = {"jsonrpc": "2.0", "id": "srv-1", "result": {"roots": []}}
+    _light_session(table, [json.dumps(_init()), json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/call"}),
+                           json.dumps(answer)], serve=rec)
+    assert rec.seen[-1] == answer
 
 
 def test_a_full_server_that_fails_to_load_leaves_the_light_answers(table):
@@ -281,6 +308,18 @@ def test_stdio_session_end_to_end(proj, tmp_path, table):
         hits = got[4]["result"]["structuredContent"]["hits"]
         assert hits and hits[0]["text"].startswith("deploys use pnpm")
         assert got[5]["result"] == tools["result"]  # the SDK's own answer, after the handover, is the same
+    finally:
+        rc, err = s.close()
+    assert rc == 0 and "Traceback" not in err, err
+
+
+def test_a_request_with_a_bad_id_is_answered_and_the_server_ends_with_its_input(proj, tmp_path):
+    s = Proc(["-m", "memdir", "mcp", "--home", str(tmp_path / "home")], proj)
+    try:
+        s.send(_init(), {"jsonrpc": "2.0", "id": True, "method": "ping"}, {"jsonrpc": "2.0", "id": 2, "method": "ping"})
+        assert s.recv()["id"] == 1
+        assert s.recv()["error"]["code"] == -32600
+        assert s.recv() == {"jsonrpc": "2.0", "id": 2, "result": {}}
     finally:
         rc, err = s.close()
     assert rc == 0 and "Traceback" not in err, err

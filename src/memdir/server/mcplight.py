@@ -35,6 +35,7 @@ if TYPE_CHECKING:  # pragma: no cover
 TABLE_PATH = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data", "mcp_light.json")
 REPLAY_ID = "memdir-replay-"  # prefix of the ids the replayed initialize requests carry
 PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
 INTERNAL_ERROR = -32603
 #: the ``_meta`` keys of the per-request protocol envelope (2026-07-28 era)
 ENVELOPE_NS = "io.modelcontextprotocol/"
@@ -248,6 +249,11 @@ class LightServer:
         except ValueError:
             self._reply(None, error={"code": PARSE_ERROR, "message": "Parse error"})
             return
+        if not valid_message(msg):  # the SDK drops it without a reply: the client would wait forever
+            self._reply(None, error={"code": INVALID_REQUEST, "message": (
+                "Invalid Request: a JSON-RPC 2.0 message is an object with a string method (a request's id a string "
+                "or an integer) or a response's id with a result or an error")})
+            return
         if self._feed is None and not self._light(msg):
             if not self._hand_over():
                 if isinstance(msg, dict) and "method" in msg and msg.get("id") is not None:
@@ -305,6 +311,20 @@ class LightServer:
             self._reply(msg_id, self.table["tools_list"][self._version])
             return True
         return False
+
+
+def valid_message(msg: "Any") -> bool:
+    """True when ``msg`` (parsed JSON) is a JSON-RPC 2.0 message the server can act on: an object with ``"jsonrpc":
+    "2.0"`` that is a request (a string ``method``, an ``id`` that is a string or an integer, not a boolean), a
+    notification (a string ``method``, no ``id``) or a response (an ``id`` and a ``result`` or an ``error``, no
+    ``method``). Anything else gets ``-32600 Invalid Request`` with id null (JSON-RPC 2.0, section 5)."""
+    if not isinstance(msg, dict) or msg.get("jsonrpc") != "2.0":
+        return False
+    has_id = "id" in msg
+    ok_id = not has_id or (isinstance(msg["id"], (str, int)) and not isinstance(msg["id"], bool))
+    if "method" in msg:
+        return isinstance(msg["method"], str) and ok_id
+    return has_id and ("result" in msg or "error" in msg) and (ok_id or msg["id"] is None)
 
 
 def _envelope_answer(table: "dict[str, Any]", method: str, params: "dict", meta: "Any") -> "dict | None":
