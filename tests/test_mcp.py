@@ -200,6 +200,20 @@ async def test_bad_input_is_a_one_line_tool_error(server):
 
 
 @pytest.mark.anyio
+async def test_an_unknown_argument_or_kind_is_a_tool_error_not_an_unfiltered_answer(server, store):
+    store.remember("deploys go through the staging cluster first", category="decisions")
+    async with Client(server) as c:
+        msg = _error_text(await c.call_tool("memory_list", {"kind": "tool"}))  # the argument is "kinds"
+        assert "unknown argument 'kind'" in msg and "kinds" in msg
+        msg = _error_text(await c.call_tool("memory_recall", {"query": "staging", "limit": 3}))
+        assert "unknown argument 'limit'" in msg and "k," in msg
+        msg = _error_text(await c.call_tool("memory_recall", {"query": "staging", "kinds": ["bogus"]}))
+        assert "unknown kind 'bogus'" in msg  # as memory_list and `memdir recent --kind` say it
+        ok = await c.call_tool("memory_recall", {"query": "staging", "kinds": ["decision"]})
+        assert not ok.is_error and ok.structured_content["count"] == 1
+
+
+@pytest.mark.anyio
 @pytest.mark.parametrize("bad", ["../../etc/passwd", "/etc/passwd", "a/../../b", "..\\..\\x", "facts/../../../../tmp/x"])
 async def test_forget_traversal_refused(server, tmp_path, bad):
     victim = tmp_path / "victim.md"

@@ -135,10 +135,6 @@ def recall(ctx, query, k, scope, kinds, explain, as_json):
     if not q.strip():
         raise UsageError("empty query: give some words to search for")
     m = open_store(ctx)
-    known = {"note", "event", "user", "assistant", "tool", "system"} | {k.rstrip("s") for k in m.config.get("categories")}
-    for kd in kinds:
-        if kd not in known:
-            click.echo(f"memdir: warning: unknown --kind {kd!r}; known: {', '.join(sorted(known))}", err=True)
     info = None
     if explain:
         info = m.explain(q, k=k, scope=scope, kinds=kinds or None)

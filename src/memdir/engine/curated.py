@@ -217,18 +217,26 @@ def note_problems(s: Stores) -> list[dict[str, str]]:
     return [p for r in s.roots.values() if r.opened is not None for p in r.problems if p["kind"] == "unreadable"]
 
 
+def check_kinds(s: Stores, kinds: Iterable[str], scope: str | None = None) -> list[str]:
+    """Raise ``UsageError`` naming the first of ``kinds`` that no memory can have (``note``, ``event``, an event's
+    role, a category's note kind): a typo would read as "no memories". Returns the categories of the roots of
+    ``scope`` (configured and present), sorted."""
+    cats = sorted({*s.config.get("categories"), *(p.name for r in s.live(scope) if r.path.is_dir()
+                                                    for p in r.path.iterdir() if p.is_dir() and not p.name.startswith("."))})
+    known = ("note", "event", *cevents.ROLES, *sorted({notes.kind_for(c) for c in cats}))
+    bad = [x for x in kinds if x not in known]
+    if bad:
+        raise UsageError(f"unknown kind {bad[0]!r}: use one of {', '.join(known)}")
+    return cats
+
+
 def recent(s: Stores, *, kinds: Iterable[str] | None = None, category: str | None = None, scope: str | None = None,
            limit: int = 20) -> list[Hit]:
     """The body of :meth:`memdir.Memdir.recent`, whose docstring is the contract."""
     limit = max(1, min(int(limit), 500))
     event_ops.drain_pending(s)  # what hooks queued while the lock was busy is listed too
     kinds = tuple(kinds or ())
-    cats = sorted({*s.config.get("categories"), *(p.name for r in s.live(scope) if r.path.is_dir()
-                                                    for p in r.path.iterdir() if p.is_dir() and not p.name.startswith("."))})
-    known = ("note", "event", *cevents.ROLES, *sorted({notes.kind_for(c) for c in cats}))
-    bad = [x for x in kinds if x not in known]
-    if bad:  # a typo would read as "no memories yet"
-        raise UsageError(f"unknown kind {bad[0]!r}: use one of {', '.join(known)}")
+    cats = check_kinds(s, kinds, scope)
     if category is not None and category not in cats:
         raise UsageError(f"unknown category {category!r}: use one of {', '.join(cats)}")
     doc_kinds = tuple(x for x in kinds if x in ("note", "event"))

@@ -22,6 +22,10 @@ def recall(s: Stores, query: str, *, k: int | None = None, scope: str | None = N
     k = int(k or s.config.get("recall.k"))
     if k <= 0 or not isinstance(query, str):
         return []
+    if kinds:
+        from memdir.engine.curated import check_kinds
+
+        check_kinds(s, kinds, scope)  # a typo would read as "nothing found"
     query = bounded_query(query)
     lexical.resync(s)
     event_ops.drain_pending(s)

@@ -43,6 +43,7 @@ import re
 import sys
 import threading
 from pathlib import Path
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Callable
 
 import memdir.foreground as foreground
@@ -472,7 +473,40 @@ def _build(MCPServer, ToolAnnotations, BaseModel, Field, store: MemoryStore, log
     server.add_tool(memory_inspect, annotations=ann("Inspect memory", **read))
     server.add_tool(memory_list, annotations=ann("List recent memories", **read))
     server.add_tool(memory_prune, annotations=ann("Prune cold memories", read_only=False, destructive=True, idempotent=False))
+    import inspect
+
+    takes = {f.__name__: frozenset(inspect.signature(f).parameters) for f in (
+        memory_recall, memory_read, memory_remember, memory_forget, memory_inspect, memory_list, memory_prune)}
+    server.middleware.append(lambda ctx, call_next: _known_arguments(takes, ctx, call_next))
     return server
+
+
+async def _known_arguments(takes: dict[str, frozenset[str]], ctx: Any, call_next: Any) -> Any:
+    """Server middleware: a ``tools/call`` naming an argument its tool does not take is an error result naming it
+    and the arguments the tool takes (the SDK drops unknown arguments, so ``{"kind": "tool"}`` for ``kinds``
+    listed everything, unfiltered); other calls go on."""
+    params = getattr(ctx, "params", None) if getattr(ctx, "method", None) == "tools/call" else None
+    name = params.get("name") if isinstance(params, Mapping) else None
+    args = params.get("arguments") if isinstance(params, Mapping) else None
+    if isinstance(name, str) and name in takes and isinstance(args, Mapping):
+        extra = sorted(str(a) for a in args if a not in takes[name])
+        if extra:
+            allowed = ", ".join(sorted(takes[name])) or "none"
+            text = flatten_error(f"Error executing tool {name}: unknown argument{'s' if len(extra) > 1 else ''} "
+                                 f"{', '.join(repr(a) for a in extra)}; {name} takes: {allowed}")
+            # the SDK's own "unknown tool" error result, in the envelope of the session's protocol version, its text
+            # replaced: the tool does not run
+            import dataclasses
+
+            result = await call_next(dataclasses.replace(ctx, params={**params, "name": f"{name} (unknown argument)"}))
+            blocks = result.get("content", []) if isinstance(result, dict) else getattr(result, "content", [])
+            for b in blocks[:1]:
+                if isinstance(b, dict):
+                    b["text"] = text
+                else:
+                    b.text = text
+            return result
+    return await call_next(ctx)
 
 
 def _version() -> str:
