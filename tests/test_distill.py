@@ -358,7 +358,8 @@ def test_forget_a_distilled_batch(project, tmp_path, clock):
     with memdir.open(project, home=tmp_path / "g") as m:
         assert m.get(mine.id) is not None and len(distill.batch_ids(m)) == 1 and m.proposals() == []
     r = subprocess.run(cli + ["forget", "--source", "distill", "--session", "s1"], capture_output=True, text=True, env=env)
-    assert r.returncode == 1
+    assert r.returncode == 1 and r.stdout == ""  # not "forgot 0 notes" beside the error line
+    assert r.stderr.strip().splitlines() == ["memdir: error: no note from source 'distill' and session 's1'"]
     assert subprocess.run(cli + ["forget", "x/y", "--source", "distill"], capture_output=True, env=env).returncode == 2
 
 

@@ -392,6 +392,22 @@ def test_serve_refuses_public_host_without_token(proj, tmp_path):
     assert len(lines) == 1 and "--token" in lines[0] and "Traceback" not in r.stderr
 
 
+def test_serve_on_a_port_in_use_fails_with_exit_1_not_a_usage_error(proj, tmp_path):
+    import socket
+
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen(1)
+    try:
+        port = taken.getsockname()[1]
+        r = subprocess.run(_cmd(proj, tmp_path / "home", "serve", "--port", str(port)),
+                           capture_output=True, text=True, env=_env(), timeout=120)
+    finally:
+        taken.close()
+    assert r.returncode == 1, r
+    assert r.stderr.strip().splitlines() == [f"memdir: error: cannot listen on 127.0.0.1:{port}: Address already in use"]
+
+
 @pytest.mark.anyio
 async def test_stdio_subprocess_lists_tools_and_recalls(proj, tmp_path):
     with memdir.open(proj, home=tmp_path / "home") as m:

@@ -217,11 +217,11 @@ def forget(ctx, id, id_opt, scope, source, session, query, prefix, token, force,
         if id is not None or source is None or query is not None or prefix is not None:
             raise UsageError("use either an ID, --source NAME [--session ID], or --query/--prefix")
         out = m.forget_source(source, session=session)
+        if not out["forgotten"] and not out["proposals_rejected"]:  # one line, on stderr: not "forgot 0 notes" too
+            raise NotFound(f"no note from source {source!r}" + (f" and session {session!r}" if session else ""))
         emit(ctx, as_json, out, f"forgot {plural(len(out['forgotten']), 'note')}"
               + (f", rejected {plural(len(out['proposals_rejected']), 'proposal')}" if out["proposals_rejected"] else "")
               + "".join(f"\n  {i}" for i in out["forgotten"]))
-        if not out["forgotten"] and not out["proposals_rejected"]:
-            raise NotFound(f"no note from source {source!r}" + (f" and session {session!r}" if session else ""))
         return
     if query is not None or prefix is not None:
         if id:

@@ -8,7 +8,7 @@ import ipaddress
 import socket
 from typing import Any
 
-from memdir.errors import UsageError
+from memdir.errors import MemdirError, UsageError
 from memdir.server.mcplight import repair_json_text  # noqa: F401  (re-exported: the HTTP doors repair bodies too)
 
 
@@ -98,7 +98,8 @@ def check_serve_options(host: str, token: str | None) -> None:
 
 
 def bind(host: str, port: int) -> socket.socket:
-    """A listening TCP socket on ``host:port`` (``port`` 0 = any free port); ``UsageError`` if it cannot bind."""
+    """A listening TCP socket on ``host:port`` (``port`` 0 = any free port). ``UsageError`` for a host that does not
+    resolve; ``MemdirError`` (exit 1, not a usage error) when the address is taken or not allowed."""
     try:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
     except socket.gaierror as exc:
@@ -111,6 +112,6 @@ def bind(host: str, port: int) -> socket.socket:
         sock.listen(128)
     except OSError as exc:
         sock.close()
-        raise UsageError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+        raise MemdirError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
     sock.set_inheritable(True)
     return sock
