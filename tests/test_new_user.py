@@ -132,6 +132,19 @@ def test_remember_note_file_on_stdin_reads_its_frontmatter(project):
     assert r.exit_code != 0
 
 
+def test_remember_on_stdin_reads_frontmatter_types_as_a_note_file_and_says_what_it_replaced(project):
+    note_md = '---\npinned: "yes please"\ntags: 42\nload_when: {a: 1}\n---\nBody with odd types in frontmatter.\n'
+    r = CliRunner().invoke(cli, ["--dir", str(project), "--json", "remember", "-"], input=note_md)
+    assert r.exit_code == 0, r.output
+    note = json.loads(r.stdout)
+    assert note["tags"] == ["42"] and note["pinned"] is False and note["load_when"] == []
+    assert "pinned 'yes please' is not true/false (taken as false)" in r.stderr
+    assert "load_when is not a list (ignored)" in r.stderr
+    r = CliRunner().invoke(cli, ["--dir", str(project), "--json", "remember", "-"],
+                           input="---\npinned: yes\n---\nA pinned note written by hand.\n")
+    assert json.loads(r.stdout)["pinned"] is True and "warning" not in r.stderr  # as the note file reader takes it
+
+
 def test_distill_exits_1_when_a_model_call_failed(project):
     with memdir.open(project) as m:
         m.import_events([{"key": f"{r[0]}:s1:{i}", "role": r, "text": f"turn {i}: we chose pnpm over npm because lockfiles differ",

@@ -40,7 +40,7 @@ def remember(ctx, text, category, summary, highlight, tags, load_when, pinned, s
     (or title), tags, load_when, pinned, highlight, supersedes and kind/category fill what no flag gives."""
     m = open_store(ctx)
     raw = read_text_arg(text, "text", strict=True)
-    from memdir.notes.markdown import split
+    from memdir.notes.markdown import field_problems, fields, split
 
     meta, body, fm = split(raw) if raw.lstrip("\ufeff").startswith("---") else ({}, raw, None)
     if fm is not None:  # before: the frontmatter was stored as body text and the summary was '---'
@@ -50,14 +50,15 @@ def remember(ctx, text, category, summary, highlight, tags, load_when, pinned, s
             v = meta.get(key)
             return str(v) if isinstance(v, (str, int, float)) and not isinstance(v, bool) and str(v).strip() else None
 
-        def many(key):
-            v = meta.get(key)
-            return tuple(str(x) for x in (v if isinstance(v, list) else [v] if isinstance(v, str) else []) if str(x).strip())
-
+        # read as a note file's frontmatter is read (`tags: 42` is ["42"], `pinned: yes` is true), and what had to be
+        # ignored or replaced said as `memdir inspect` says it of a file
+        typed = fields(meta, body, category=category, fallback_time=m.clock())
+        for problem in field_problems(meta):
+            click.echo(f"memdir: warning: frontmatter: {problem}", err=True)
         summary = summary or one("summary") or one("title")
         highlight = highlight or one("highlight")
-        tags, load_when = tags or many("tags"), load_when or many("load_when")
-        pinned = pinned if pinned is not None else (meta.get("pinned") is True or None)
+        tags, load_when = tags or typed["tags"], load_when or typed["load_when"]
+        pinned = pinned if pinned is not None else (typed["pinned"] if meta.get("pinned") is not None else None)
         supersedes = supersedes or one("supersedes")
         if ctx.get_parameter_source("category") == click.core.ParameterSource.DEFAULT:
             nid, kind = one("id") or "", one("kind") or ""
