@@ -7,6 +7,7 @@ import json
 import math
 import os
 import re
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -141,14 +142,48 @@ def import_jsonl(s: Stores, path: str | os.PathLike) -> dict[str, int]:
     return counts
 
 
+def forgotten_note(s: Stores, obj: dict[str, Any], seen: dict[str, Any] | None = None) -> bool:
+    """True when the root an exported note ``obj`` goes to holds a note tombstone for its id or its text's hash made
+    at or after the note's ``updated`` (else ``created``) time, or when either time is missing or unreadable: it was
+    forgotten after this copy was made, so an import does not bring it back. A note remembered again after a
+    ``forget`` is newer than the tombstone and is restored. ``seen`` caches each root's note tombstones across calls
+    (``{scope: {id or hash: [deleted_at or None]}}``)."""
+    scope = obj.get("scope") if obj.get("scope") in SCOPES else "project"
+    cache = {} if seen is None else seen
+    if scope not in cache:
+        root = s.root(scope)
+        by: dict[str, list[datetime | None]] = {}
+        for t in root.store.tombstone_rows() if root.exists() else ():
+            if t.get("kind") == "note":
+                when = _time_or_none(t.get("deleted_at"))
+                for key in {t.get("ref"), t.get("content_sha256")} - {None, ""}:
+                    by.setdefault(key, []).append(when)
+        cache[scope] = by
+    by = cache[scope]
+    text = obj.get("text")
+    sha = notes.content_hash(curated.stored_text(text)) if by and isinstance(text, str) else None
+    hits = [w for k in (obj.get("id"), sha) if isinstance(k, str) and k in by for w in by[k]]
+    if not hits or (sha and s.root(scope).store.live_note_with_sha(sha)):  # here again: "already there"
+        return False
+    written = _time_or_none(obj.get("updated")) or _time_or_none(obj.get("created"))
+    return written is None or any(w is None or w >= written for w in hits)
+
+
+def _time_or_none(value: Any) -> datetime | None:
+    try:
+        return parse_ts(value)
+    except UsageError:
+        return None
+
+
 def _restore_notes(s: Stores, notes_in: list[tuple[int, dict[str, Any]]], counts: dict[str, int], bad: Any) -> None:
     """Restore the export's notes (``(line number, object)``), each unless its root forgot it after it was last
-    written (:func:`memdir.engine.curated.forgotten_note`: an export made before a ``forget`` does not bring the
+    written (:func:`forgotten_note`: an export made before a ``forget`` does not bring the
     note back; one remembered again after it does)."""
     seen: dict[str, Any] = {}
     for n, obj in notes_in:
         try:
-            if curated.forgotten_note(s, obj, seen):
+            if forgotten_note(s, obj, seen):
                 counts["notes_forgotten"] += 1
                 continue
             note = curated.restore_note(s, obj)

@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator
 
 from memdir.engine import curated
+from memdir.portability.jsonl import forgotten_note
 from memdir.notes import markdown as notes
 from memdir.errors import NotFound, UsageError
 from memdir.capture.redact import redact
@@ -388,7 +389,7 @@ def _store_items(m: "Memdir", items: list[dict[str, Any]], vectors: dict, *, dry
             for k in ("created", "updated"):
                 if it.get(k) or it.get("ts"):
                     obj[k] = it.get(k) or it.get("ts")
-            if curated.forgotten_note(m.stores, obj, forgotten):  # forgotten since an earlier run: stays so
+            if forgotten_note(m.stores, obj, forgotten):  # forgotten since an earlier run: stays so
                 counts["skipped"] += 1
                 continue
             try:
