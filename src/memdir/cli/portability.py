@@ -194,7 +194,8 @@ def _import_run(ctx, m, source, path, all_projects, here, pending, no_progress, 
             out["hint"] = f"{file} is a {host} transcript: memdir import {host} {file} [--here]"
             human += f"\nhint: {out['hint']}"
         emit(ctx, as_json, out, human)
-        landed = out["stored"] or out["duplicate"] or out["notes"] or out["notes_existing"] or out["tombstones"]
+        landed = (out["stored"] or out["duplicate"] or out["notes"] or out["notes_existing"] or out["tombstones"]
+                  or out.get("notes_forgotten"))  # a re-run after a forget: its notes were handled, as "already there"
         if not landed:  # nothing stored and nothing already there: exit 1 (a script must not read it as success)
             why = ("the file is empty" if not out["lines"] else f"{out['bad_lines']} lines are not JSON" if
                    out["bad_lines"] == out["lines"] else "no line is a memdir record it could store (forgotten earlier, "

@@ -120,7 +120,11 @@ def import_jsonl(s: Stores, path: str | os.PathLike) -> dict[str, int]:
 
     try:
         _read_export(p, counts, events, tombs, notes_in, bad)
+        live = _live_notes(notes_in)
         for scope, rows in tombs.items():  # first: a forgotten note or event in the same file is not stored again
+            # a note tombstone the file's own live note contradicts (forgotten, then brought back: a `git checkout`,
+            # a remember) is not taken: the source holds that note
+            rows = [t for t in rows if t.get("kind") != "note" or not ({t.get("ref"), t.get("content_sha256")} & live)]
             counts["tombstones"] += forgetting.import_tombstones(s, rows, scope=scope)
         _restore_notes(s, notes_in, counts, bad)
     except KeyboardInterrupt:  # before any event was stored (notes already restored stay: each is its own file)
@@ -143,30 +147,40 @@ def import_jsonl(s: Stores, path: str | os.PathLike) -> dict[str, int]:
 
 
 def forgotten_note(s: Stores, obj: dict[str, Any], seen: dict[str, Any] | None = None) -> bool:
-    """True when the root an exported note ``obj`` goes to holds a note tombstone for its id or its text's hash made
-    at or after the note's ``updated`` (else ``created``) time, or when either time is missing or unreadable: it was
-    forgotten after this copy was made, so an import does not bring it back. A note remembered again after a
-    ``forget`` is newer than the tombstone and is restored. ``seen`` caches each root's note tombstones across calls
-    (``{scope: {id or hash: [deleted_at or None]}}``)."""
+    """True when the root an exported note ``obj`` goes to holds a note tombstone for its text (its content hash)
+    made at or after the note's ``updated`` (else ``created``) time, or when either time is missing or unreadable:
+    that text was forgotten after this copy was made, so an import does not bring it back. A note remembered again
+    after a ``forget`` is newer than the tombstone and is restored; another text under the same id (slugs are cut
+    short) is another note and is restored too. ``seen`` caches each root's note tombstones across calls
+    (``{scope: {content hash: [deleted_at or None]}}``)."""
     scope = obj.get("scope") if obj.get("scope") in SCOPES else "project"
     cache = {} if seen is None else seen
     if scope not in cache:
         root = s.root(scope)
         by: dict[str, list[datetime | None]] = {}
         for t in root.store.tombstone_rows() if root.exists() else ():
-            if t.get("kind") == "note":
-                when = _time_or_none(t.get("deleted_at"))
-                for key in {t.get("ref"), t.get("content_sha256")} - {None, ""}:
-                    by.setdefault(key, []).append(when)
+            if t.get("kind") == "note" and isinstance(t.get("content_sha256"), str) and t["content_sha256"]:
+                by.setdefault(t["content_sha256"], []).append(_time_or_none(t.get("deleted_at")))
         cache[scope] = by
     by = cache[scope]
     text = obj.get("text")
     sha = notes.content_hash(curated.stored_text(text)) if by and isinstance(text, str) else None
-    hits = [w for k in (obj.get("id"), sha) if isinstance(k, str) and k in by for w in by[k]]
-    if not hits or (sha and s.root(scope).store.live_note_with_sha(sha)):  # here again: "already there"
+    hits = by.get(sha, []) if sha else []
+    if not hits or s.root(scope).store.live_note_with_sha(sha):  # here again: "already there"
         return False
     written = _time_or_none(obj.get("updated")) or _time_or_none(obj.get("created"))
     return written is None or any(w is None or w >= written for w in hits)
+
+
+def _live_notes(notes_in: list[tuple[int, dict[str, Any]]]) -> set[str]:
+    """The ids and content hashes of the notes an export holds (as :func:`memdir.engine.curated.remember` hashes)."""
+    out: set[str] = set()
+    for _, obj in notes_in:
+        if isinstance(obj.get("id"), str):
+            out.add(obj["id"])
+        if isinstance(obj.get("text"), str):
+            out.add(notes.content_hash(curated.stored_text(obj["text"])))
+    return out
 
 
 def _time_or_none(value: Any) -> datetime | None:
