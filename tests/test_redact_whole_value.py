@@ -150,3 +150,28 @@ def test_a_password_of_letters_alone_at_the_end_of_its_line_is_redacted(text):
                                   "password: sunshine and rainbows for everyone here"])
 def test_a_word_about_a_password_or_a_variable_stays(text):
     assert redact(text) == text
+
+
+@pytest.mark.parametrize("text", [
+    "The DB password was compromised.", "We think the staging password was leaked.", "The password was revoked.",
+    "the root password is expiring.", "The user's password is complicated.", "Reset password: success",
+    "Change password: failed", "INFO  auth: update password: completed", "Status of password: pending",
+    "DB password: unavailable", "/etc/passwd: FAILED", "Checking /etc/passwd: passed", "password: random",
+    "password: keyring", "password: interactive", "password: vault", "password: PGPASSWORD", "  password: Buffer",
+    "  password: Column", "  password: bytearray", "password: constr", "  password: passphrase",
+    "  password: ciphertext", "  password: digest", "  password: bcryptHash", "password: hashed, salt: x",
+    "interface LoginForm {\n  password: PasswordFieldProps;\n}",
+    "def login(user: User, password: SecurePasswordInput) -> None:",
+    "data class Creds(val user: String, val password: EncryptedPasswordHolder)",
+    "password: DelegatingPasswordEncoder"])
+def test_a_state_a_status_a_setting_or_a_type_after_a_password_name_stays(text):
+    assert redact(text) == text
+
+
+@pytest.mark.parametrize("text", ["The wifi password is sunshine. Ask Anna.", "password: sunshine  # prod",
+                                  "Password: sunshine, user: bob", "- **Password**: sunshine",
+                                  "the password for the vpn is sunshine", "The password is sunshine; the user is bob.",
+                                  "Password is sunshine?", "password: letmein, then retry", "password: DRAGONFLY"])
+def test_a_password_of_letters_ends_at_a_sentence_a_comment_or_the_next_field(text):
+    out = redact(text)
+    assert "[redacted:password]" in out and not any(w in out.lower() for w in ("sunshine", "letmein", "dragonfly")), out

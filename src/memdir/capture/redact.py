@@ -219,6 +219,8 @@ def _is_passphrase(value: str) -> bool:
         words = re.split(r"[-_]", value.lower())
     elif _CAMEL_PASSPHRASE.fullmatch(value) is not None:
         words = [w.lower() for w in _CAMEL_WORD.findall(value)]
+        if any(w in _PLACEHOLDER_WORDS or w in _VALUE_WORDS for w in words):  # a type's name: SecurePasswordInput
+            return False
     else:
         return False
     return not any(w in _PROSE_WORDS for w in words)
@@ -282,7 +284,12 @@ def _check_assignment(m: re.Match[str], value: str, text: str) -> bool:
         return False
     if m.group("sep") == "=":  # PASSWORD=hunter2, ?token=abc, --password=x: beyond doubt
         return True
-    return _looks_secretish(value) or (_PASSWORD_KEY_END.search(key) is not None and _is_passphrase(value))
+    if _looks_secretish(value):
+        return True
+    if _PASSWORD_KEY_END.search(key) is None or not _is_passphrase(value):
+        return False
+    # words run together followed by ``;``, ``,``, a bracket or ``=`` are a type in a signature, not a passphrase
+    return not (0 <= after < len(hay) and hay[after:after + 1] in ";,)]}>=(<")
 
 
 def _check_is_phrase(m: re.Match[str], value: str, text: str) -> bool:
@@ -318,25 +325,41 @@ yet even back out off too used using set get got make made enter type click pres
 kept sent read found missing wrong invalid expired incorrect changed reset updated rotated generated hashed encrypted
 salted length characters letters digits symbols contain contains field account user login please before after
 """.split())
-#: words that read as what a password is like, not what it is ("the password is weak", "password: unchanged"): a
-#: one-word value that is one of them is not a password
+#: words that read as what a password is like or what became of it, not what it is ("the password is weak",
+#: "password: unchanged"): a one-word value that is one of them is not a password
 _PASSWORD_ADJECTIVES = frozenset("""weak strong valid secure insecure correct visible mandatory unknown lost forgotten
 temporary short simple complex good fine okay different current right sensitive plaintext cleartext unchanged accepted
 rejected ignored needed shown correctly unused""".split())
+#: a setting's or a status's word, or a type's, where a value stands (``password: keyring``, ``Reset password:
+#: success``, ``password: Buffer``): not a password either
+_VALUE_WORDS = frozenset("""success failure fail failed pending unavailable available error errors timeout denied done
+random keyring keychain interactive vault prompt file files plain auto manual buffer column bytearray constr field text
+varchar blob binary digest ciphertext hash hashes passphrase uuid stdin stdout stderr store storage manager
+provider""".split())
+#: what may not stand right before a password's name for the letters rule: a word or a path's part (``/etc/passwd:``)
+_KEY_BEFORE = frozenset(string.ascii_letters + string.digits + "/.\\")
+#: endings of a past participle or a gerund: "the password was compromised / expiring", never the password
+_STATE_ENDING = re.compile(r"(?:ed|ing)$")
 
 
 def _check_letters_password(m: re.Match[str], value: str, text: str) -> bool:
     """A value of letters alone after a password's name (:data:`_KEYWORD_RULES`): one word, or four or more spaced
-    words (18 characters or more), is a password unless a word of it reads as a sentence's (:data:`_SENTENCE_WORDS`),
-    or it is the name of a hash or key-derivation function (``password: bcrypt``)."""
+    words (18 characters or more), is a password unless it reads as words about one: a sentence's word
+    (:data:`_SENTENCE_WORDS`), and for one word also a state (:data:`_PASSWORD_ADJECTIVES`, a participle's or
+    gerund's ending), a setting's, status's or type's word (:data:`_VALUE_WORDS`), a hash function's name, or an
+    identifier made of such words (``hashedPassword``, ``NotRequiredLocally``)."""
     words = value.lower().split()
     if len(words) > 1:
         return len(value) >= 18 and not any(w in _SENTENCE_WORDS for w in words)
-    if _KDF.match(value) or _is_placeholder(value) or words[0] in _PASSWORD_ADJECTIVES:
+    word = words[0]
+    if _KDF.match(value) or _is_placeholder(value) or word in _PASSWORD_ADJECTIVES or word in _VALUE_WORDS:
         return False
-    # an identifier's words (``NotRequiredLocally``, ``hashedPassword``, ``PasswordAuthentication``) read like prose
+    if _STATE_ENDING.search(word):
+        return False
+    if value.isupper() and any(x in value for x in ("PASS", "PWD", "SECRET", "TOKEN", "KEY")):
+        return False  # an environment variable's name: password: PGPASSWORD
     parts = [w.lower() for w in re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])", value)]
-    return not any(w in _SENTENCE_WORDS for w in parts)
+    return not any(w in _SENTENCE_WORDS or w in _VALUE_WORDS or w in _PASSWORD_ADJECTIVES for w in parts)
 
 
 def _check_cli_flag(m: re.Match[str], value: str, text: str) -> bool:
@@ -522,12 +545,14 @@ _KEYWORD_RULES: list[_Rule] = [
     # spaced passphrase: "DB_PASSWORD=[redacted] horse battery staple")
     _Rule(
         "password",
-        _r(r"(?:password|passwd|passphrase|pwd|密码|口令)[\"']?(?:[ \t]{0,8}(?::=|=|:|：)[ \t]{0,8}"
-           r"|[ \t]{1,4}(?:is|was)[ \t]{1,4}|[ \t]{0,4}(?:是|为)[ \t]{0,4})"
-           r"[\"'`]?(?P<val>[a-zA-Z\u00c0-\u024f]{3,16}(?:[ \t][a-zA-Z\u00c0-\u024f]{3,16}){3,7}|[a-zA-Z\u00c0-\u024f]{5,40})"
-           r"[\"'`]?[.!]?[ \t]*(?:\r?\n|\Z)"),
+        _r(r"(?:password|passwd|passphrase|pwd|密码|口令)\*{0,2}[\"']?(?:[ \t]{0,8}(?::=|=|:|：)[ \t]{0,8}"
+           r"|[ \t]{1,4}(?:(?:for|at|on|of|in)[ \t]{1,4}(?:the[ \t]{1,4})?[\w.-]{1,40}[ \t]{1,4})?(?:is|was)[ \t]{1,4}"
+           r"|[ \t]{0,4}(?:是|为)[ \t]{0,4})"
+           r"[\"'`*]?(?P<val>[a-zA-Z\u00c0-\u024f]{3,16}(?:[ \t][a-zA-Z\u00c0-\u024f]{3,16}){3,7}"
+           r"|[a-zA-Z\u00c0-\u024f]{5,40})[\"'`*]{0,2}"
+           r"(?:[.!?;]?[ \t]*(?:\r?\n|\Z)|[.!?;,][ \t]+|[ \t]+#)"),
         ("pass", "pwd", "密码", "口令"), priority=_P_ASSIGN, group="val", check=_check_letters_password,
-        pre=frozenset(), lowered=True, anchors=("pass", "pwd", "密码", "口令"),
+        pre=_KEY_BEFORE, lowered=True, anchors=("pass", "pwd", "密码", "口令"),
     ),
     # Chinese labels: 密码：hunter2, 口令是 abc, 密钥=xyz, 令牌：…
     _Rule(
