@@ -211,6 +211,8 @@ async def test_an_unknown_argument_or_kind_is_a_tool_error_not_an_unfiltered_ans
         assert "unknown kind 'bogus'" in msg  # as memory_list and `memdir recent --kind` say it
         ok = await c.call_tool("memory_recall", {"query": "staging", "kinds": ["decision"]})
         assert not ok.is_error and ok.structured_content["count"] == 1
+        ok = await c.call_tool("memory_recall", {"query": "staging", "_meta": {"x": 1}})  # the protocol's own field
+        assert not ok.is_error and ok.structured_content["count"] == 1
 
 
 @pytest.mark.anyio

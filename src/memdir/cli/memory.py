@@ -53,7 +53,8 @@ def remember(ctx, text, category, summary, highlight, tags, load_when, pinned, s
         # read as a note file's frontmatter is read (`tags: 42` is ["42"], `pinned: yes` is true), and what had to be
         # ignored or replaced said as `memdir inspect` says it of a file
         typed = fields(meta, body, category=category, fallback_time=m.clock())
-        for problem in field_problems(meta):
+        kept = ("summary", "highlight", "kind", "supersedes", "pinned", "tags", "load_when")  # what remember reads
+        for problem in field_problems({k: v for k, v in meta.items() if k in kept}):
             click.echo(f"memdir: warning: frontmatter: {problem}", err=True)
         summary = summary or one("summary") or one("title")
         highlight = highlight or one("highlight")
@@ -72,8 +73,7 @@ def remember(ctx, text, category, summary, highlight, tags, load_when, pinned, s
                     said = one("category") and f"category {one('category')!r}" or kind and f"kind {kind!r}" or f"id {nid!r}"
                     raise UsageError(f"the frontmatter's {said} names no category: use one of "
                                      f"{', '.join(m.config.get('categories'))} (as category, or kind without the s), or -c")
-        used = {"summary", "title", "highlight", "tags", "load_when", "pinned", "supersedes", "id", "kind", "category",
-                "created", "updated"}
+        used = {"summary", "title", "highlight", "tags", "load_when", "pinned", "supersedes", "id", "kind", "category"}
         extra = sorted(str(k) for k in meta if k not in used)
         if extra:
             click.echo(f"memdir: warning: frontmatter field(s) {', '.join(extra)} not kept by remember "

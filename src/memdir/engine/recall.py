@@ -22,7 +22,7 @@ def recall(s: Stores, query: str, *, k: int | None = None, scope: str | None = N
     k = int(k or s.config.get("recall.k"))
     if k <= 0 or not isinstance(query, str):
         return []
-    if kinds:
+    if kinds:  # imported here: the prompt hook's recall (no filter) does not load the notes' module
         from memdir.engine.curated import check_kinds
 
         check_kinds(s, kinds, scope)  # a typo would read as "nothing found"

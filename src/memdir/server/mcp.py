@@ -489,7 +489,7 @@ async def _known_arguments(takes: dict[str, frozenset[str]], ctx: Any, call_next
     name = params.get("name") if isinstance(params, Mapping) else None
     args = params.get("arguments") if isinstance(params, Mapping) else None
     if isinstance(name, str) and name in takes and isinstance(args, Mapping):
-        extra = sorted(str(a) for a in args if a not in takes[name])
+        extra = sorted(str(a) for a in args if a not in takes[name] and a != "_meta")  # _meta: the protocol's
         if extra:
             allowed = ", ".join(sorted(takes[name])) or "none"
             text = flatten_error(f"Error executing tool {name}: unknown argument{'s' if len(extra) > 1 else ''} "

@@ -40,8 +40,8 @@ def meta_int(db: sqlite3.Connection, key: str) -> int:
 # recomputed from ``docs``: a note's tags/title/body from its columns; an event's body from its passage 0
 # (:func:`body0`) and its context from the neighbour ids it was indexed with (``docs.ctx_prev``/``ctx_next``, kept
 # in step with every FTS write); a passage's body from its span of the text. The tokenizer version is pinned by
-# :func:`check_tokenizer` (a change rebuilds everything with ``'delete-all'``). :func:`check_fts` compares the index
-# with what ``docs`` says it holds.
+# :func:`memdir.store.sqlite.opening.check_tokenizer` (a change rebuilds everything with ``'delete-all'``).
+# :func:`check_fts` compares the index with what ``docs`` says it holds.
 
 _FTS_INSERT = "INSERT INTO fts(rowid, tags, title, body, context) VALUES (?, ?, ?, ?, ?)"
 _FTS_DELETE = "INSERT INTO fts(fts, rowid, tags, title, body, context) VALUES ('delete', ?, ?, ?, ?, ?)"

@@ -222,7 +222,7 @@ class MemIndex:
         self.rdb = db  # the connection a build reads (its own one in a background build)
         self.max_rows = max_rows
         self.building: Any = None  # the background build's thread
-        self.background = False  # build in a thread at the first refresh (index.search passes it on)
+        self.background = False  # build in a thread at the first refresh (search.search passes it on)
         self.ready = False
         self.disabled: str | None = None  # why the memory path is off for this store (the SQL path answers)
         self.build_s = 0.0
@@ -256,7 +256,7 @@ class MemIndex:
             self.doc_info: dict[int, tuple[str | None, int | None, int | None]] = {}  # events: session, ctx ids
             self.doc_passages: dict[int, list[int]] = {}
             self.pid_span: dict[int, tuple[int, int, int]] = {}  # passage id -> (doc id, start, end)
-            self.slim: dict[int, tuple] = {}  # live doc id -> its ranking columns (index._SLIM; immutable per id)
+            self.slim: dict[int, tuple] = {}  # live doc id -> its ranking columns (search._SLIM; immutable per id)
             self.max_doc = self.max_pid = 0
             acc = _Rows(self.vocab)
             self._read_all(acc)

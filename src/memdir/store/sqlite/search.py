@@ -10,6 +10,7 @@ from typing import Any, Iterable
 from memdir.recall import passages
 from memdir.store.sqlite import codec
 
+
 def resolve_handle(db: sqlite3.Connection, handle: str) -> str | None:
     """The ref whose handle is ``handle`` in this index, or ``None``."""
     row = db.execute("SELECT ref FROM docs WHERE handle = ? LIMIT 2", (handle,)).fetchall()
