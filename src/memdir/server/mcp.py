@@ -38,12 +38,14 @@ module's server and checked equal to it by ``tests/test_mcp_fast_start.py``) and
 ``_build``; then ``make mcp-table`` writes the table again (docs/mcp-start.md).
 """
 
+import dataclasses
+import inspect
 import logging
 import re
 import sys
 import threading
-from pathlib import Path
 from collections.abc import Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 import memdir.foreground as foreground
@@ -473,8 +475,6 @@ def _build(MCPServer, ToolAnnotations, BaseModel, Field, store: MemoryStore, log
     server.add_tool(memory_inspect, annotations=ann("Inspect memory", **read))
     server.add_tool(memory_list, annotations=ann("List recent memories", **read))
     server.add_tool(memory_prune, annotations=ann("Prune cold memories", read_only=False, destructive=True, idempotent=False))
-    import inspect
-
     takes = {f.__name__: frozenset(inspect.signature(f).parameters) for f in (
         memory_recall, memory_read, memory_remember, memory_forget, memory_inspect, memory_list, memory_prune)}
     server.middleware.append(lambda ctx, call_next: _known_arguments(takes, ctx, call_next))
@@ -496,8 +496,6 @@ async def _known_arguments(takes: dict[str, frozenset[str]], ctx: Any, call_next
                                  f"{', '.join(repr(a) for a in extra)}; {name} takes: {allowed}")
             # the SDK's own "unknown tool" error result, in the envelope of the session's protocol version, its text
             # replaced: the tool does not run
-            import dataclasses
-
             result = await call_next(dataclasses.replace(ctx, params={**params, "name": f"{name} (unknown argument)"}))
             blocks = result.get("content", []) if isinstance(result, dict) else getattr(result, "content", [])
             for b in blocks[:1]:
