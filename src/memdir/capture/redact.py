@@ -540,7 +540,8 @@ _KEYWORD_RULES: list[_Rule] = [
         anchors=("pass",), whole="before",
     ),
     # "password: correct horse battery staple", "the vpn password is sunshine", "密码：correct horse battery staple": a
-    # value of letters alone after a password's own name, at the end of its line or sentence — one word, or a
+    # value of letters alone after a password's own name, ending its line, sentence or field (a comment, a comma
+    # before the next one may follow) — one word, or a
     # passphrase of four words or more (the rules above want digits or symbols in a word, and took one word of a
     # spaced passphrase: "DB_PASSWORD=[redacted] horse battery staple")
     _Rule(
