@@ -190,6 +190,17 @@ def test_a_message_that_is_no_json_rpc_request_gets_invalid_request_and_never_re
     assert [m.get("method") for m in rec.seen] == ["initialize", "tools/call"]
 
 
+@pytest.mark.parametrize("params", ["x", [1], 3])
+def test_a_request_whose_params_are_no_object_gets_invalid_params(table, params):
+    rec = Recorder()
+    lines = [json.dumps(_init()), json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": params}),
+             json.dumps({"jsonrpc": "2.0", "method": "notifications/x", "params": params}),
+             json.dumps({"jsonrpc": "2.0", "id": 3, "method": "tools/call"})]
+    replies = _light_session(table, lines, serve=rec)
+    assert [r["id"] for r in replies] == [1, 2, 3] and replies[1]["error"]["code"] == -32602
+    assert [m.get("method") for m in rec.seen] == ["initialize", "tools/call"]
+
+
 def test_a_response_from_the_client_still_reaches_the_sdk(table):
     rec = Recorder()
     answer = {"jsonrpc": "2.0", "id": "srv-1", "result": {"roots": []}}

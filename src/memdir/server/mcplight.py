@@ -36,6 +36,7 @@ TABLE_PATH = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file
 REPLAY_ID = "memdir-replay-"  # prefix of the ids the replayed initialize requests carry
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
+INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
 #: the ``_meta`` keys of the per-request protocol envelope (2026-07-28 era)
 ENVELOPE_NS = "io.modelcontextprotocol/"
@@ -253,6 +254,11 @@ class LightServer:
             self._reply(None, error={"code": INVALID_REQUEST, "message": (
                 "Invalid Request: a JSON-RPC 2.0 message is an object with a string method (a request's id a string "
                 "or an integer) or a response's id with a result or an error")})
+            return
+        if "method" in msg and msg.get("params") is not None and not isinstance(msg["params"], dict):
+            if "id" in msg:  # dropped by the SDK too; a notification gets no reply either way
+                self._reply(msg["id"], error={"code": INVALID_PARAMS,
+                                              "message": "Invalid params: MCP's params are an object"})
             return
         if self._feed is None and not self._light(msg):
             if not self._hand_over():
