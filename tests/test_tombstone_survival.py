@@ -217,3 +217,15 @@ def test_another_text_under_a_forgotten_notes_id_is_another_note(project, tmp_pa
         got = m.import_jsonl(dump)
         assert got["notes"] == 1 and got["notes_forgotten"] == 0
         assert m.get(a.id) is not None and m.get(a.id).text.strip() == a_text
+
+
+def test_an_export_made_before_a_supersede_does_not_bring_the_replaced_note_back_live(project, tmp_path):
+    dump = tmp_path / "before.jsonl"
+    with memdir.open(project, home=tmp_path / "g") as m:
+        old = m.remember("we use node 18 in CI", category="decisions")
+        m.export(dump)
+        new = m.remember("we use node 22 in CI", category="decisions", supersedes=old.id)
+        got = m.import_jsonl(dump)
+        assert got["notes"] == 0 and got["notes_existing"] == 1
+        live = [n for n in m.inspect().notes if not n.superseded_by]
+        assert [n.id for n in live] == [new.id]

@@ -516,9 +516,9 @@ def reject_proposal(s: Stores, pid: str) -> dict[str, Any]:
 
 def restore_note(s: Stores, obj: dict[str, Any]) -> Note:
     """Bring back an exported note as it was: same id when free, times, kind, highlight, pinned and the
-    supersede links. Same text already in that root → the existing note (``existed``); for a note that comes
-    superseded, a superseded copy of the same text counts too (a re-run of an import or a migration adds no
-    ``…-2.md``). Raises like :meth:`remember`."""
+    supersede links. Same text already in that root → the existing note (``existed``); a superseded copy of the
+    same text counts too (a re-run of an import or a migration adds no ``…-2.md``, and an export made before a
+    supersede does not bring the replaced text back as a live note). Raises like :meth:`remember`."""
     scope = obj.get("scope") if obj.get("scope") in SCOPES else "project"
     text = obj.get("text")
     if not isinstance(text, str) or not text.strip():
@@ -536,10 +536,11 @@ def restore_note(s: Stores, obj: dict[str, Any]) -> Note:
         from memdir.roots import safe_join
 
         safe_join(root.path, category).mkdir(exist_ok=True)
-    if isinstance(obj.get("superseded_by"), str) and obj["superseded_by"].strip():
-        old = superseded_copy(s, root, text, nid)
-        if old is not None:
-            return replace_note(old, existed=True)
+    # the same text superseded here (the export's copy superseded too, or made before the supersede): already there,
+    # not a second live note beside the one that replaced it
+    old = superseded_copy(s, root, text, nid)
+    if old is not None:
+        return replace_note(old, existed=True)
     note = remember(s, text, category=category, summary=obj.get("summary"), tags=obj.get("tags") or (),
                          load_when=obj.get("load_when") or (), pinned=bool(obj.get("pinned")), scope=scope,
                          kind=obj.get("kind"), highlight=obj.get("highlight"))
