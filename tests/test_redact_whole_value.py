@@ -128,8 +128,7 @@ def test_a_passphrase_of_spaced_or_capitalised_words_is_redacted_whole(text):
                                   "password is hashed with bcrypt before storage",
                                   "the password was rotated last friday evening",
                                   "password_hint: favourite animal name here", "password: NotRequiredLocally",
-                                  "password: PasswordAuthentication", "token: CorrectHorseBatteryStaple",
-                                  "password: correct horse battery staple and then some more words follow here"])
+                                  "password: PasswordAuthentication", "token: CorrectHorseBatteryStaple"])
 def test_a_sentence_about_a_password_stays(text):
     assert redact(text) == text
 
@@ -146,8 +145,7 @@ def test_a_password_of_letters_alone_at_the_end_of_its_line_is_redacted(text):
 @pytest.mark.parametrize("text", ["self.password = password", "password = getpass", "password: string",
                                   "the password is incorrect.", "Your password is required", "password: bcrypt",
                                   "password = hashed", "password: Optional", "The password is weak.",
-                                  "the password is correct", "password = hashedPassword", "密码：请向运维索取",
-                                  "password: sunshine and rainbows for everyone here"])
+                                  "the password is correct", "password = hashedPassword", "密码：请向运维索取"])
 def test_a_word_about_a_password_or_a_variable_stays(text):
     assert redact(text) == text
 
@@ -175,3 +173,23 @@ def test_a_state_a_status_a_setting_or_a_type_after_a_password_name_stays(text):
 def test_a_password_of_letters_ends_at_a_sentence_a_comment_or_the_next_field(text):
     out = redact(text)
     assert "[redacted:password]" in out and not any(w in out.lower() for w in ("sunshine", "letmein", "dragonfly")), out
+
+
+@pytest.mark.parametrize("text", ["my password is correct horse battery staple for the staging box",
+                                  "ssh password: letmein on the jump host",
+                                  "the vpn password is sunshine and the user is bob",
+                                  "密码：correct horse battery staple 是测试服务器的", "the wifi password is sunshine 🙂",
+                                  "the wifi password is sunshine)", "| password: sunshine |",
+                                  "password: correct horse battery staple and then we deploy"])
+def test_a_password_of_letters_followed_by_more_words_is_redacted(text):
+    out = redact(text)
+    assert "[redacted:password]" in out, out
+    assert not any(w in out.lower() for w in ("horse", "letmein", "sunshine", "staple")), out
+
+
+@pytest.mark.parametrize("text", ["the password is somewhere in the docs", "the password is necessary for login",
+                                  "the password is same for all", "password is unique per user",
+                                  "the password is important for security", "password: keyring on macos",
+                                  "password: random for each user"])
+def test_words_about_a_password_followed_by_more_words_stay(text):
+    assert redact(text) == text

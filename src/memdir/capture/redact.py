@@ -329,13 +329,18 @@ salted length characters letters digits symbols contain contains field account u
 #: "password: unchanged"): a one-word value that is one of them is not a password
 _PASSWORD_ADJECTIVES = frozenset("""weak strong valid secure insecure correct visible mandatory unknown lost forgotten
 temporary short simple complex good fine okay different current right sensitive plaintext cleartext unchanged accepted
-rejected ignored needed shown correctly unused""".split())
+rejected ignored needed shown correctly unused necessary important somewhere elsewhere nowhere unique identical similar
+useful useless public private personal common obvious known shared separate specific global local long empty
+blank""".split())
 #: a setting's or a status's word, or a type's, where a value stands (``password: keyring``, ``Reset password:
 #: success``, ``password: Buffer``): not a password either
 _VALUE_WORDS = frozenset("""success failure fail failed pending unavailable available error errors timeout denied done
 random keyring keychain interactive vault prompt file files plain auto manual buffer column bytearray constr field text
 varchar blob binary digest ciphertext hash hashes passphrase uuid stdin stdout stderr store storage manager
 provider""".split())
+#: a word that starts what is said after a password ("ssh password: letmein on the jump host", "… is sunshine and the
+#: user is bob"): the password's words end before it
+_CONNECTOR = r"(?:and|for|on|at|to|from|with|but|so|of)"
 #: what may not stand right before a password's name for the letters rule: a word or a path's part (``/etc/passwd:``)
 _KEY_BEFORE = frozenset(string.ascii_letters + string.digits + "/.\\")
 #: endings of a past participle or a gerund: "the password was compromised / expiring", never the password
@@ -549,9 +554,10 @@ _KEYWORD_RULES: list[_Rule] = [
         _r(r"(?:password|passwd|passphrase|pwd|密码|口令)\*{0,2}[\"']?(?:[ \t]{0,8}(?::=|=|:|：)[ \t]{0,8}"
            r"|[ \t]{1,4}(?:(?:for|at|on|of|in)[ \t]{1,4}(?:the[ \t]{1,4})?[\w.-]{1,40}[ \t]{1,4})?(?:is|was)[ \t]{1,4}"
            r"|[ \t]{0,4}(?:是|为)[ \t]{0,4})"
-           r"[\"'`*]?(?P<val>[a-zA-Z\u00c0-\u024f]{3,16}(?:[ \t][a-zA-Z\u00c0-\u024f]{3,16}){3,7}"
+           r"[\"'`*]?(?P<val>[a-zA-Z\u00c0-\u024f]{3,16}(?:[ \t](?!" + _CONNECTOR + r"[ \t])[a-zA-Z\u00c0-\u024f]{3,16}){3,7}"
            r"|[a-zA-Z\u00c0-\u024f]{5,40})[\"'`*]{0,2}"
-           r"(?:[.!?;]?[ \t]*(?:\r?\n|\Z)|[.!?;,][ \t]+|[ \t]+#)"),
+           r"(?:[ \t]*(?:[.!?;]?[ \t]*(?:\r?\n|\Z)|[.!?;,)\]|#])|[ \t]+" + _CONNECTOR + r"[ \t]"
+           r"|[ \t]*(?=[\u3000-\u9fff\uff00-\uffef\u2600-\u27bf\U0001f300-\U0001faff]))"),
         ("pass", "pwd", "密码", "口令"), priority=_P_ASSIGN, group="val", check=_check_letters_password,
         pre=_KEY_BEFORE, lowered=True, anchors=("pass", "pwd", "密码", "口令"),
     ),
