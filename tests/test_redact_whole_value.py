@@ -193,3 +193,16 @@ def test_a_password_of_letters_followed_by_more_words_is_redacted(text):
                                   "password: random for each user"])
 def test_words_about_a_password_followed_by_more_words_stay(text):
     assert redact(text) == text
+
+
+@pytest.mark.parametrize("text", ["DB_PASS=hunter2", "ADMIN_PASS=sunshine", "pass: hunter2", "SMTP_PASS=1234",
+                                  "smtp.pass=Zq8vvTT9"])
+def test_pass_as_a_password_name_is_redacted(text):
+    out = redact(text)
+    assert "[redacted:password]" in out and not any(w in out for w in ("hunter2", "sunshine", "1234", "Zq8")), out
+
+
+@pytest.mark.parametrize("text", ["pass=12", "tests pass=12 fail=0", "pass: 3", "pass: true", "Pass: 12 Fail: 0",
+                                  "compass: north", "bypass: enabled", "pass: test_foo.py", "pass: all green"])
+def test_pass_as_a_verdict_or_inside_a_word_stays(text):
+    assert redact(text) == text

@@ -249,6 +249,8 @@ def _is_label(value: str) -> bool:
 
 #: ``pw`` as a credential name: the whole key, or its last word (``db_pw``, ``admin-pw``), not ``npw`` or ``hpw``
 _PW_KEY = re.compile(r"(?:^|[_\-.])pw$", re.I)
+#: ``pass`` as the last word of a longer key (``DB_PASS``, ``smtp.pass``): a password's name, not a test's verdict
+_PASS_KEY = re.compile(r".[_\-.]pass$", re.I)
 #: hash and key-derivation names: what follows "password" in prose about how passwords are stored
 _KDF = re.compile(r"^(?:argon2(?:id|i|d)?|bcrypt\d*|scrypt|yescrypt|pbkdf2(?:[-_]?sha\d+)?|sha-?\d+|md5|hmac[-_]?\w*"
                   r"|blake2\w*|sha3[-_]?\d+)$", re.I)
@@ -268,6 +270,10 @@ def _check_assignment(m: re.Match[str], value: str, text: str) -> bool:
     is_password = "pass" in key or "pwd" in key or _PW_KEY.search(key) is not None
     if m.group("kw") == "pw":  # a short name: a credential only as a word ("pw", "db_pw") holding a secret-like value
         if _PW_KEY.search(key) is None or not _looks_secretish(value):
+            return False
+    if m.group("kw") == "pass":  # "pass: hunter2", DB_PASS=sunshine; not a test count ("pass=12") or a flag's word
+        named = _PASS_KEY.search(key) is not None
+        if not (_looks_secretish(value) or (named and m.group("sep").strip() == "=" and len(value) >= 4)):
             return False
     after = m.end("val") if m.group("val") is not None else -1
     if _is_label(value) and (value.endswith((":", "=")) or (0 <= after < len(hay) and hay[after:after + 4].lstrip(" \t").startswith((":", "=")))):
@@ -604,7 +610,7 @@ _KEYWORD_RULES: list[_Rule] = [
     # key = value, "key": "value", key: value, for credential-like key names
     _Rule(
         "password",  # refined per key by _assignment_kind
-        _r(r"(?P<kw>password|passwd|passphrase|pwd|pw|secret|apikey|api[_-]key|access[_-]?key|secret[_-]?key"
+        _r(r"(?P<kw>password|passwd|passphrase|pass(?![a-z])|pwd|pw|secret|apikey|api[_-]key|access[_-]?key|secret[_-]?key"
            r"|private[_-]?key|signing[_-]?key|encryption[_-]?key|master[_-]?key|token|auth|credentials?)"
            r"[\"']?(?P<sep>[ \t]{0,8}(?::=|=>|=|:)[ \t]{0,8})" + _QUOTED_OR_BARE),
         ("pass", "pw", "secret", "key", "token", "auth", "credential"),
