@@ -410,6 +410,20 @@ def test_serve_on_a_port_in_use_fails_with_exit_1_not_a_usage_error(proj, tmp_pa
     assert r.stderr.strip().splitlines() == [f"memdir: error: cannot listen on 127.0.0.1:{port}: Address already in use"]
 
 
+def test_a_second_serve_on_the_same_port_says_one_line_and_starts_nothing(proj, tmp_path):
+    home = tmp_path / "home"
+    first, info = _start_serve(proj, home)
+    try:
+        r = subprocess.run(_cmd(proj, home, "serve", "--port", str(info["port"])), capture_output=True, text=True,
+                           env=_env(), timeout=120)
+    finally:
+        _stop(first)
+    assert r.returncode == 1, r
+    # not "another memdir serve answers hooks …; this one does not" before it, as if this one ran
+    assert r.stderr.strip().splitlines() == [
+        f"memdir: error: cannot listen on 127.0.0.1:{info['port']}: Address already in use"], r.stderr
+
+
 @pytest.mark.anyio
 async def test_stdio_subprocess_lists_tools_and_recalls(proj, tmp_path):
     with memdir.open(proj, home=tmp_path / "home") as m:

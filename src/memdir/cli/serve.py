@@ -100,22 +100,24 @@ def serve_command(ctx: click.Context, host: str, port: int, path: str, token: st
     debug = _debug(ctx)
     log_to_stderr(debug)
     dir_, home = _dirs(ctx, dir_, home)
-    # the hook listener first, and the project's store opened and its postings built in threads from now on,
-    # while the rest starts (a hook call meanwhile is answered from SQL; the build steps aside for it)
-    warm = _start_warm_hooks(home)
-    store = None
-    if warm is not None:
-        warm.prewarm(dir_)
-        # the tools use the listener's Memdir of this project (one open store, one set of held postings, one lock)
-        store = MemoryStore(dir_, home=home, keep_warm=True, opener=lambda: warm.store_for(dir_), lock=warm.lock)
+    sock = bind(host, port)  # first: a port in use is the one line said, before anything starts or is announced
+    warm = None
     try:
+        # the hook listener, and the project's store opened and its postings built in threads from now on, while the
+        # rest starts (a hook call meanwhile is answered from SQL; the build steps aside for it)
+        warm = _start_warm_hooks(home)
+        store = None
+        if warm is not None:
+            warm.prewarm(dir_)
+            # the tools use the listener's Memdir of this project (one open store, one set of held postings, one lock)
+            store = MemoryStore(dir_, home=home, keep_warm=True, opener=lambda: warm.store_for(dir_), lock=warm.lock)
         server = build_server(dir_, home=home, log_level="DEBUG" if debug else "WARNING", keep_warm=True, store=store)
         from memdir.portability.dropimport import spawn_if_pending
 
         spawn_if_pending(home, dir_)
         app = http_app(server, host=host, token=token, path=path)
-        sock = bind(host, port)
     except BaseException:
+        sock.close()
         if warm is not None:
             warm.close()
         raise
