@@ -206,3 +206,21 @@ def test_pass_as_a_password_name_is_redacted(text):
                                   "compass: north", "bypass: enabled", "pass: test_foo.py", "pass: all green"])
 def test_pass_as_a_verdict_or_inside_a_word_stays(text):
     assert redact(text) == text
+
+
+@pytest.mark.parametrize("text", ["I set the password to sunshine", "the password to the router is sunshine",
+                                  "密码改成了 sunshine", "vpn pw is sunshine", "changed my db password to dragonfly.",
+                                  "sshpass -p letmein ssh bob@host", "Password is: sunshine",
+                                  "password for the staging db: sunshine"])
+def test_a_password_of_letters_in_other_phrasings_is_redacted(text):
+    out = redact(text)
+    assert "[redacted:password]" in out and not any(w in out for w in ("sunshine", "dragonfly", "letmein")), out
+
+
+@pytest.mark.parametrize("text", ["the pw is wrong", "how to reset the password to default", "npw is large",
+                                  "change password to something stronger", "send the password to Alice",
+                                  "Password is: required", "set the password to expire",
+                                  "reset the password to its default value", "the password to use is in the vault",
+                                  'sshpass -p "$PW" ssh x'])
+def test_other_phrasings_about_a_password_stay(text):
+    assert redact(text) == text

@@ -303,8 +303,13 @@ def _check_is_phrase(m: re.Match[str], value: str, text: str) -> bool:
         return False
     # "the wifi passphrase is correct-horse-battery-staple": the password's own name right before "is", not a
     # policy's or a flag's ("the password policy is …", "the token bypass flag is …")
-    return m.group("q") is not None or _looks_secretish(value) or (
-        _PASSWORD_IS.match(m.group(0)) is not None and _is_passphrase(value))
+    if m.group("q") is not None or _looks_secretish(value):
+        return True
+    if _PASSWORD_IS.match(m.group(0)) is None:
+        return False
+    # "set the password to sunshine": letters alone, ending where the letters rule's value ends
+    return _is_passphrase(value) or (value.isalpha() and _VALUE_END_RE.get().match(text, m.end()) is not None
+                                     and _check_letters_password(m, value, text))
 
 
 #: "password is" / "passphrase was" ("the password for prod is …"), and the set-the-password-to rule (its password name stands right before "to")
@@ -343,10 +348,15 @@ blank""".split())
 _VALUE_WORDS = frozenset("""success failure fail failed pending unavailable available error errors timeout denied done
 random keyring keychain interactive vault prompt file files plain auto manual buffer column bytearray constr field text
 varchar blob binary digest ciphertext hash hashes passphrase uuid stdin stdout stderr store storage manager
-provider""".split())
+provider expire expires change rotate lock unlock match nothing something anything whatever""".split())
 #: a word that starts what is said after a password ("ssh password: letmein on the jump host", "… is sunshine and the
 #: user is bob"): the password's words end before it
 _CONNECTOR = r"(?:and|for|on|at|to|from|with|but|so|of)"
+#: where a password of letters ends: its line, a sentence's or a field's end, a comment, a connecting word, a CJK
+#: character or an emoji
+_VALUE_END = (r"(?:[ \t]*(?:[.!?;]?[ \t]*(?:\r?\n|\Z)|[.!?;,)\]|#])|[ \t]+" + _CONNECTOR + r"[ \t]"
+              r"|[ \t]*(?=[\u3000-\u9fff\uff00-\uffef\u2600-\u27bf\U0001f300-\U0001faff]))")
+_VALUE_END_RE = _Lazy(_VALUE_END)
 #: what may not stand right before a password's name for the letters rule: a word or a path's part (``/etc/passwd:``)
 _KEY_BEFORE = frozenset(string.ascii_letters + string.digits + "/.\\")
 #: endings of a past participle or a gerund: "the password was compromised / expiring", never the password
@@ -557,15 +567,15 @@ _KEYWORD_RULES: list[_Rule] = [
     # spaced passphrase: "DB_PASSWORD=[redacted] horse battery staple")
     _Rule(
         "password",
-        _r(r"(?:password|passwd|passphrase|pwd|密码|口令)\*{0,2}[\"']?(?:[ \t]{0,8}(?::=|=|:|：)[ \t]{0,8}"
-           r"|[ \t]{1,4}(?:(?:for|at|on|of|in)[ \t]{1,4}(?:the[ \t]{1,4})?[\w.-]{1,40}[ \t]{1,4})?(?:is|was)[ \t]{1,4}"
-           r"|[ \t]{0,4}(?:是|为)[ \t]{0,4})"
+        _r(r"(?:password|passwd|passphrase|pwd|pw|密码|口令)\*{0,2}[\"']?(?:[ \t]{0,8}(?::=|=|:|：)[ \t]{0,8}"
+           r"|(?:[ \t]{1,4}(?:for|at|on|of|in|to)[ \t]{1,4}(?:the[ \t]{1,4})?[\w.-]{1,40}(?:[ \t]{1,4}[\w.-]{1,40})?)?"
+           r"(?:[ \t]{1,4}(?:is|was)[ \t]*:?[ \t]{1,4}|[ \t]*:[ \t]{1,4})"
+           r"|[ \t]{0,4}(?:是|为|改成了?|改为|设为|设置为|设成)[ \t]{0,4})"
            r"[\"'`*]?(?P<val>[a-zA-Z\u00c0-\u024f]{3,16}(?:[ \t](?!" + _CONNECTOR + r"[ \t])[a-zA-Z\u00c0-\u024f]{3,16}){3,7}"
            r"|[a-zA-Z\u00c0-\u024f]{5,40})[\"'`*]{0,2}"
-           r"(?:[ \t]*(?:[.!?;]?[ \t]*(?:\r?\n|\Z)|[.!?;,)\]|#])|[ \t]+" + _CONNECTOR + r"[ \t]"
-           r"|[ \t]*(?=[\u3000-\u9fff\uff00-\uffef\u2600-\u27bf\U0001f300-\U0001faff]))"),
-        ("pass", "pwd", "密码", "口令"), priority=_P_ASSIGN, group="val", check=_check_letters_password,
-        pre=_KEY_BEFORE, lowered=True, anchors=("pass", "pwd", "密码", "口令"),
+           + _VALUE_END),
+        ("pass", "pw", "密码", "口令"), priority=_P_ASSIGN, group="val", check=_check_letters_password,
+        pre=_KEY_BEFORE, lowered=True, anchors=("pass", "pw", "密码", "口令"),
     ),
     # Chinese labels: 密码：hunter2, 口令是 abc, 密钥=xyz, 令牌：…
     _Rule(
@@ -602,10 +612,10 @@ _KEYWORD_RULES: list[_Rule] = [
     ),
     _Rule(
         "password",
-        _r(r"(?:docker|podman|helm|oras|buildah)[ \t]+(?:registry[ \t]+)?login(?![a-z0-9_-])[^\n]{0,300}?"
-           r"[ \t]-p[ \t]+(?P<val>[^\s\"'`<>|;&-][^\s\"'`<>|;&]{0,511}+)"),
-        ("login",), priority=_P_ASSIGN, group="val", check=_check_cli_flag, lowered=True,
-        anchors=("docker", "podman", "helm", "oras", "buildah"),
+        _r(r"(?:(?:docker|podman|helm|oras|buildah)[ \t]+(?:registry[ \t]+)?login(?![a-z0-9_-])[^\n]{0,300}?|sshpass)"
+           r"[ \t]-p[ \t]*(?P<val>[^\s\"'`<>|;&-][^\s\"'`<>|;&]{0,511}+)"),
+        ("login", "sshpass"), priority=_P_ASSIGN, group="val", check=_check_cli_flag, lowered=True,
+        anchors=("docker", "podman", "helm", "oras", "buildah", "sshpass"),
     ),
     # key = value, "key": "value", key: value, for credential-like key names
     _Rule(
