@@ -250,7 +250,7 @@ def _is_label(value: str) -> bool:
 #: ``pw`` as a credential name: the whole key, or its last word (``db_pw``, ``admin-pw``), not ``npw`` or ``hpw``
 _PW_KEY = re.compile(r"(?:^|[_\-.])pw$", re.I)
 #: ``pass`` as the last word of a longer key (``DB_PASS``, ``smtp.pass``): a password's name, not a test's verdict
-_PASS_KEY = re.compile(r".[_\-.]pass$", re.I)
+_PASS_KEY = re.compile(r"[a-z0-9][_\-.]pass$", re.I)
 #: hash and key-derivation names: what follows "password" in prose about how passwords are stored
 _KDF = re.compile(r"^(?:argon2(?:id|i|d)?|bcrypt\d*|scrypt|yescrypt|pbkdf2(?:[-_]?sha\d+)?|sha-?\d+|md5|hmac[-_]?\w*"
                   r"|blake2\w*|sha3[-_]?\d+)$", re.I)
@@ -271,9 +271,8 @@ def _check_assignment(m: re.Match[str], value: str, text: str) -> bool:
     if m.group("kw") == "pw":  # a short name: a credential only as a word ("pw", "db_pw") holding a secret-like value
         if _PW_KEY.search(key) is None or not _looks_secretish(value):
             return False
-    if m.group("kw") == "pass":  # "pass: hunter2", DB_PASS=sunshine; not a test count ("pass=12") or a flag's word
-        named = _PASS_KEY.search(key) is not None
-        if not (_looks_secretish(value) or (named and m.group("sep").strip() == "=" and len(value) >= 4)):
+    if m.group("kw") == "pass":  # DB_PASS=sunshine, smtp.pass: x; a bare "pass" is a test runner's verdict (PASS: …)
+        if _PASS_KEY.search(key) is None or len(value) < 4:
             return False
     after = m.end("val") if m.group("val") is not None else -1
     if _is_label(value) and (value.endswith((":", "=")) or (0 <= after < len(hay) and hay[after:after + 4].lstrip(" \t").startswith((":", "=")))):
@@ -308,7 +307,8 @@ def _check_is_phrase(m: re.Match[str], value: str, text: str) -> bool:
     if _PASSWORD_IS.match(m.group(0)) is None:
         return False
     # "set the password to sunshine": letters alone, ending where the letters rule's value ends
-    return _is_passphrase(value) or (value.isalpha() and _VALUE_END_RE.get().match(text, m.end()) is not None
+    end = _VALUE_END_RE.get().match(text, m.end())
+    return _is_passphrase(value) or (value.isalpha() and end is not None and end.group("eol") is not None
                                      and _check_letters_password(m, value, text))
 
 
@@ -348,14 +348,17 @@ blank""".split())
 _VALUE_WORDS = frozenset("""success failure fail failed pending unavailable available error errors timeout denied done
 random keyring keychain interactive vault prompt file files plain auto manual buffer column bytearray constr field text
 varchar blob binary digest ciphertext hash hashes passphrase uuid stdin stdout stderr store storage manager
-provider expire expires change rotate lock unlock match nothing something anything whatever""".split())
+provider expire expires change rotate lock unlock match nothing something anything irrelevant overwritten rewritten
+configurable mismatch external inline given readonly writeonly nullable varbinary opaque confidential exclude partial
+forbidden credential credentials argon zeroize sorry""".split())
 #: a word that starts what is said after a password ("ssh password: letmein on the jump host", "… is sunshine and the
 #: user is bob"): the password's words end before it
 _CONNECTOR = r"(?:and|for|on|at|to|from|with|but|so|of)"
-#: where a password of letters ends: its line, a sentence's or a field's end, a comment, a connecting word, a CJK
-#: character or an emoji
-_VALUE_END = (r"(?:[ \t]*(?:[.!?;]?[ \t]*(?:\r?\n|\Z)|[.!?;,)\]|#])|[ \t]+" + _CONNECTOR + r"[ \t]"
-              r"|[ \t]*(?=[\u3000-\u9fff\uff00-\uffef\u2600-\u27bf\U0001f300-\U0001faff]))")
+#: where a password of letters ends: its line, or a sentence's end before the next one's word (``eol``); a passphrase
+#: of words may also end before a connecting word or a CJK character (``more``: a single word there is too often
+#: prose). One run of blanks at a time, so a long run of them costs linear time.
+_VALUE_END = (r"(?:(?P<eol>[.!?]?[ \t]*(?:\r?\n|\Z)|[.!?][ \t]+(?=[^\W\d_]))"
+              r"|(?P<more>[ \t]+" + _CONNECTOR + r"[ \t]|[ \t]?(?=[\u3000-\u9fff])))")
 _VALUE_END_RE = _Lazy(_VALUE_END)
 #: what may not stand right before a password's name for the letters rule: a word or a path's part (``/etc/passwd:``)
 _KEY_BEFORE = frozenset(string.ascii_letters + string.digits + "/.\\")
@@ -372,6 +375,8 @@ def _check_letters_password(m: re.Match[str], value: str, text: str) -> bool:
     words = value.lower().split()
     if len(words) > 1:
         return len(value) >= 18 and not any(w in _SENTENCE_WORDS for w in words)
+    if "eol" in m.re.groupindex and m.group("eol") is None:  # one word before more words: too often prose
+        return False
     word = words[0]
     if _KDF.match(value) or _is_placeholder(value) or word in _PASSWORD_ADJECTIVES or word in _VALUE_WORDS:
         return False
@@ -567,15 +572,15 @@ _KEYWORD_RULES: list[_Rule] = [
     # spaced passphrase: "DB_PASSWORD=[redacted] horse battery staple")
     _Rule(
         "password",
-        _r(r"(?:password|passwd|passphrase|pwd|pw|密码|口令)\*{0,2}[\"']?(?:[ \t]{0,8}(?::=|=|:|：)[ \t]{0,8}"
+        _r(r"(?:password|passwd|passphrase|pwd|密码|口令)\*{0,2}[\"']?(?:[ \t]{0,8}(?::=|=|:|：)[ \t]{0,8}"
            r"|(?:[ \t]{1,4}(?:for|at|on|of|in|to)[ \t]{1,4}(?:the[ \t]{1,4})?[\w.-]{1,40}(?:[ \t]{1,4}[\w.-]{1,40})?)?"
            r"(?:[ \t]{1,4}(?:is|was)[ \t]*:?[ \t]{1,4}|[ \t]*:[ \t]{1,4})"
            r"|[ \t]{0,4}(?:是|为|改成了?|改为|设为|设置为|设成)[ \t]{0,4})"
            r"[\"'`*]?(?P<val>[a-zA-Z\u00c0-\u024f]{3,16}(?:[ \t](?!" + _CONNECTOR + r"[ \t])[a-zA-Z\u00c0-\u024f]{3,16}){3,7}"
            r"|[a-zA-Z\u00c0-\u024f]{5,40})[\"'`*]{0,2}"
            + _VALUE_END),
-        ("pass", "pw", "密码", "口令"), priority=_P_ASSIGN, group="val", check=_check_letters_password,
-        pre=_KEY_BEFORE, lowered=True, anchors=("pass", "pw", "密码", "口令"),
+        ("pass", "pwd", "密码", "口令"), priority=_P_ASSIGN, group="val", check=_check_letters_password,
+        pre=_KEY_BEFORE, lowered=True, anchors=("pass", "pwd", "密码", "口令"),
     ),
     # Chinese labels: 密码：hunter2, 口令是 abc, 密钥=xyz, 令牌：…
     _Rule(
@@ -612,10 +617,10 @@ _KEYWORD_RULES: list[_Rule] = [
     ),
     _Rule(
         "password",
-        _r(r"(?:(?:docker|podman|helm|oras|buildah)[ \t]+(?:registry[ \t]+)?login(?![a-z0-9_-])[^\n]{0,300}?|sshpass)"
-           r"[ \t]-p[ \t]*(?P<val>[^\s\"'`<>|;&-][^\s\"'`<>|;&]{0,511}+)"),
-        ("login", "sshpass"), priority=_P_ASSIGN, group="val", check=_check_cli_flag, lowered=True,
-        anchors=("docker", "podman", "helm", "oras", "buildah", "sshpass"),
+        _r(r"(?:docker|podman|helm|oras|buildah)[ \t]+(?:registry[ \t]+)?login(?![a-z0-9_-])[^\n]{0,300}?"
+           r"[ \t]-p[ \t]+(?P<val>[^\s\"'`<>|;&-][^\s\"'`<>|;&]{0,511}+)"),
+        ("login",), priority=_P_ASSIGN, group="val", check=_check_cli_flag, lowered=True,
+        anchors=("docker", "podman", "helm", "oras", "buildah"),
     ),
     # key = value, "key": "value", key: value, for credential-like key names
     _Rule(
