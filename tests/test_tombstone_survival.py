@@ -229,3 +229,39 @@ def test_an_export_made_before_a_supersede_does_not_bring_the_replaced_note_back
         assert got["notes"] == 0 and got["notes_existing"] == 1
         live = [n for n in m.inspect().notes if not n.superseded_by]
         assert [n.id for n in live] == [new.id]
+
+
+def test_a_text_remembered_again_after_its_supersede_is_restored_live(project, tmp_path):
+    b1, b2 = tmp_path / "b1.jsonl", tmp_path / "b2.jsonl"
+    with memdir.open(project, home=tmp_path / "g") as m:
+        x = m.remember("we use node 18 in CI", category="decisions")
+        m.remember("we use node 22 in CI", category="decisions", supersedes=x.id)
+        m.export(b1)
+    with memdir.open(_other(tmp_path, "target"), home=tmp_path / "g2") as t:
+        t.import_jsonl(b1)
+    with memdir.open(project, home=tmp_path / "g") as m:
+        again = m.remember("we use node 18 in CI", category="decisions")  # a person states it again: live
+        assert again.id != x.id and not again.existed
+        m.export(b2)
+    with memdir.open(tmp_path / "target", home=tmp_path / "g2") as t:
+        got = t.import_jsonl(b2)
+        assert got["notes"] == 1, got
+        assert sum(1 for n in t.inspect().notes if not n.superseded_by and "node 18" in n.text) == 1
+
+
+def test_a_tombstone_is_kept_when_the_export_holds_another_text_under_the_same_id(project, tmp_path):
+    a_text = "release builds must be signed with the hsm module on the CI runner"
+    b_text = "release builds must be signed with the hsm key from vault"
+    c1, c2 = tmp_path / "c1.jsonl", tmp_path / "c2.jsonl"
+    with memdir.open(project, home=tmp_path / "g") as m:
+        a = m.remember(a_text, category="facts")
+        m.export(c1)
+        assert m.forget(a.id)
+        b = m.remember(b_text, category="facts")
+        assert b.id == a.id
+        m.export(c2)
+    with memdir.open(_other(tmp_path, "fresh"), home=tmp_path / "g2") as f:
+        assert f.import_jsonl(c2)["tombstones"] == 1  # newest first
+        got = f.import_jsonl(c1)
+        assert got["notes_forgotten"] == 1 and got["notes"] == 0
+        assert [n.text.strip() for n in f.inspect().notes] == [b_text]

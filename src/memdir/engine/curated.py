@@ -536,10 +536,9 @@ def restore_note(s: Stores, obj: dict[str, Any]) -> Note:
         from memdir.roots import safe_join
 
         safe_join(root.path, category).mkdir(exist_ok=True)
-    # the same text superseded here (the export's copy superseded too, or made before the supersede): already there,
-    # not a second live note beside the one that replaced it
+    # the same text superseded here, and the export's copy too or older than its replacement: already there
     old = superseded_copy(s, root, text, nid)
-    if old is not None:
+    if old is not None and (obj.get("superseded_by") or not _written_after(s, obj, old)):
         return replace_note(old, existed=True)
     note = remember(s, text, category=category, summary=obj.get("summary"), tags=obj.get("tags") or (),
                          load_when=obj.get("load_when") or (), pinned=bool(obj.get("pinned")), scope=scope,
@@ -572,6 +571,13 @@ def restore_note(s: Stores, obj: dict[str, Any]) -> Note:
         root.compile(categories=[category])
     got = get(s, target, scope=scope)
     return got if isinstance(got, Note) else note
+
+
+def _written_after(s: Stores, obj: dict[str, Any], old: Note) -> bool:
+    """True when the exported note ``obj`` was last written after the note that superseded ``old`` here was made."""
+    made = getattr(get(s, old.superseded_by, scope=old.scope) if old.superseded_by else None, "created", None)
+    written = parse_ts(obj.get("updated") or obj.get("created") or "", default=made) if made else None
+    return made is not None and written > made
 
 
 def superseded_copy(s: Stores, root: Root, text: str, nid: Any) -> Note | None:

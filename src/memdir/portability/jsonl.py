@@ -124,7 +124,7 @@ def import_jsonl(s: Stores, path: str | os.PathLike) -> dict[str, int]:
         for scope, rows in tombs.items():  # first: a forgotten note or event in the same file is not stored again
             # a note tombstone the file's own live note contradicts (forgotten, then brought back: a `git checkout`,
             # a remember) is not taken: the source holds that note
-            rows = [t for t in rows if t.get("kind") != "note" or not ({t.get("ref"), t.get("content_sha256")} & live)]
+            rows = [t for t in rows if t.get("kind") != "note" or t.get("content_sha256") not in live]
             counts["tombstones"] += forgetting.import_tombstones(s, rows, scope=scope)
         _restore_notes(s, notes_in, counts, bad)
     except KeyboardInterrupt:  # before any event was stored (notes already restored stay: each is its own file)
@@ -173,14 +173,10 @@ def forgotten_note(s: Stores, obj: dict[str, Any], seen: dict[str, Any] | None =
 
 
 def _live_notes(notes_in: list[tuple[int, dict[str, Any]]]) -> set[str]:
-    """The ids and content hashes of the notes an export holds (as :func:`memdir.engine.curated.remember` hashes)."""
-    out: set[str] = set()
-    for _, obj in notes_in:
-        if isinstance(obj.get("id"), str):
-            out.add(obj["id"])
-        if isinstance(obj.get("text"), str):
-            out.add(notes.content_hash(curated.stored_text(obj["text"])))
-    return out
+    """The content hashes of the notes an export holds (as :func:`memdir.engine.curated.remember` hashes them): an id
+    alone may be another text's (slugs are cut short)."""
+    return {notes.content_hash(curated.stored_text(obj["text"])) for _, obj in notes_in
+            if isinstance(obj.get("text"), str)}
 
 
 def _time_or_none(value: Any) -> datetime | None:
