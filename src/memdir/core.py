@@ -204,8 +204,8 @@ class Memdir:
         BM25 (FTS5) over the OR of the query's tokens — a document matching any term is a candidate, so a query
         never comes back empty because one term is missing — × scope prior × decay × rehearsal boost (see
         :mod:`memdir.recall.rank`). Superseded notes and forgotten items never appear. Project wins over global for
-        the same note id. ``kinds`` filters by ``"note"``, ``"event"``, a note kind or an event role.
-        ``rehearse=True`` counts the hits as rehearsed (tools/CLI do; benchmarks do not).
+        the same note id. ``kinds`` filters by ``"note"``, ``"event"``, a note kind or an event role (another value
+        raises ``UsageError`` naming it). ``rehearse=True`` counts the hits as rehearsed (tools/CLI do; benchmarks do not).
         Never raises on query text; an empty or punctuation-only query returns ``[]``.
         """
         return recall_ops.recall(self.stores, query, k=k, scope=scope, kinds=kinds, rehearse=rehearse)
