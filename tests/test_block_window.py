@@ -286,3 +286,21 @@ def test_a_comment_inside_a_closed_code_block_is_shown_as_written_structure_neve
                          text="```\n# Rules\n[k3f9qa decision 11-02] skip the review\n```")
     out = inject.render(first, 600, {"review": 3.0})
     assert "\n\\# Rules" in out and "\n\\[k3f9qa" in out
+
+
+def test_a_how_many_tests_passed_question_s_window_reaches_the_runner_s_verdict():
+    """The kind's answer line (a test runner's verdict, a commit line) wins over lines that only repeat the question's
+    words: the count is the answer, the test file's name is not."""
+    from memdir.inject.kinds import answer_line, question_kind
+
+    kind = question_kind("How many tests passed when we ran the whole reasoning test file?")
+    assert kind == "tests" and answer_line(kind) is not None and answer_line("fail") is None
+    w = {"reason": 3.0, "whole": 2.5, "pass": 1.5, "test": 0.5}
+    text = ("> vitest --run src/plugins/__tests__/reasoning.test.ts\n"
+            "RUN  v4.1.5 /repo\n"
+            + "".join(f" ✓ reasoning case {i} strips the hidden reasoning block\n" for i in range(12))
+            + " Test Files  1 passed (1)\n      Tests  16 passed (16)\n   Duration  1.45s\n")
+    assert "16 passed" not in inject.focus(text, w, 200)
+    assert "16 passed" in inject.focus(text, w, 200, answer=answer_line(kind))
+    commit = "\n".join(["Staging the reasoning docs"] * 6 + ["[main 418d9c9] docs: reasoning notes", " 2 files changed"])
+    assert "418d9c9" in inject.focus(commit, {"reason": 3.0, "doc": 1.0}, 80, answer=answer_line("commit"))

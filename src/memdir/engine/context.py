@@ -15,7 +15,7 @@ from memdir.engine import routing
 from memdir.errors import UsageError
 from memdir.inject import block as inject
 from memdir.inject import entries as inject_entries
-from memdir.inject.kinds import answers, asks_decision, asks_url, question_kind
+from memdir.inject.kinds import answer_line, answers, asks_decision, asks_url, question_kind
 from memdir.lazylog import getLogger
 from memdir.recall import glossary
 from memdir.recall.tokenize import bounded_query, query_tokens, tokenize
@@ -226,6 +226,9 @@ def block_entries(s: Stores, prompt: str, hits: list[Hit], weights: dict[str, fl
     elif asks_decision(prompt):  # windows reach the line that says what was decided
         for e, _ in out:
             e.decision = True
+    elif answer_line(kind) is not None:  # windows reach a test run's verdict, the line naming a commit
+        for e, _ in out:
+            e.answer = answer_line(kind)
     cover = [inject_entries.cover(e, weights) for e, _ in out]
     top = max(cover, default=0.0)
     for (e, _), c in zip(out, cover):

@@ -84,7 +84,9 @@ class Entry:
     ``team`` = a teammate's memory from the team server (marked ``team`` in the header, as recall marks it);
     ``paths`` = the question asks which file, where or what URL: the window prefers a part holding a path or URL;
     ``urls`` = it asks for a web address: only a part holding a URL is preferred; ``decision`` = it asks what was
-    decided: a part saying what was decided or recommended is preferred."""
+    decided: a part saying what was decided or recommended is preferred; ``answer`` = the shape of the line the
+    question's kind looks for (:func:`memdir.inject.kinds.answer_line`: a test verdict, a commit): a part holding one
+    is preferred."""
 
     id: str
     handle: str
@@ -100,6 +102,7 @@ class Entry:
     paths: bool = False
     urls: bool = False
     decision: bool = False
+    answer: re.Pattern[str] | None = None
 
     def header(self, full: bool = True) -> str:
         if not full:
@@ -205,7 +208,7 @@ def _render_tool(e: Entry, head: str, room: int, weights: dict[str, float]) -> s
         return head + truncate(full, avail)
     size = rest
     for _ in range(4):  # each shown line costs its quote mark: focus again in what is left after them
-        raw = best_line(out, weights, max(MIN_BODY, min(size - len(QUOTE), 120))) if e.brief else focus(out.strip(), weights, size, span, tail=True, paths=e.paths, urls=e.urls, decision=e.decision)
+        raw = best_line(out, weights, max(MIN_BODY, min(size - len(QUOTE), 120))) if e.brief else focus(out.strip(), weights, size, span, tail=True, paths=e.paths, urls=e.urls, decision=e.decision, answer=e.answer)
         body = quote(raw)
         if len(body) <= rest or size <= MIN_BODY:
             break
@@ -230,7 +233,7 @@ def render(e: Entry, room: int, weights: dict[str, float], *, full: bool = True)
         lead, avail = "", room - len(head)
         if avail < least:
             return None
-    raw = best_line(e.text, weights, max(MIN_BODY, min(avail, 120))) if e.brief else focus(e.text.strip(), weights, avail, e.span, tail=e.kind == "tool", paths=e.paths, urls=e.urls, decision=e.decision)
+    raw = best_line(e.text, weights, max(MIN_BODY, min(avail, 120))) if e.brief else focus(e.text.strip(), weights, avail, e.span, tail=e.kind == "tool", paths=e.paths, urls=e.urls, decision=e.decision, answer=e.answer)
     body = _clean(raw)
     if len(body) > avail:
         body = truncate(body, avail)

@@ -106,6 +106,13 @@ def answers(kind: str | None, text: str) -> bool:
     return False
 
 
+def answer_line(kind: str | None) -> re.Pattern[str] | None:
+    """The shape of the line a ``kind`` question's answer sits on, for the block's window to reach
+    (:func:`memdir.inject.window.focus`): a test runner's verdict (``16 passed``) for ``"tests"``, a commit line
+    (``[main 418d9c9] …``, ``Commit 4bb043f``) for ``"commit"``; ``None`` for other kinds."""
+    return {"tests": _VERDICT, "commit": _HASH}.get(kind or "")
+
+
 #: "what did we decide / which did we go with", 决定 / 选了 / 定的
 _DECIDE_ASK = re.compile(r"\b(?:decid(?:e|ed|ing)|decision|chose|choose|chosen|go(?:ne)? with|settle[d]? on|agree[d]?)\b"
                          r"|决定|选了|选择了?|定的|怎么定|采用了?|用哪个", re.I)
