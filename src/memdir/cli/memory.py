@@ -229,7 +229,7 @@ def forget(ctx, id, id_opt, scope, source, session, query, prefix, token, force,
             raise UsageError("give either an id or --query/--prefix, not both")
         res = m.forget_matching(query=query, prefix=prefix, scope=scope, token=token, force=force)
         what = f"--query {query!r}" if query is not None else f"--prefix {prefix!r}"
-        if not res["deleted"] and not res["count"]:  # like a missing id: say so, exit 1 (scripts can tell)
+        if not res["count"]:  # like a missing id: say so, exit 1 (scripts can tell), with --force too
             emit(ctx, as_json, res, "")
             raise NotFound(f"no memory matches {what}; nothing to forget (see `memdir recall`)")
         if res["deleted"]:
