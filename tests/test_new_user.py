@@ -141,6 +141,9 @@ def test_remember_on_stdin_reads_frontmatter_types_as_a_note_file_and_says_what_
     assert "pinned 'yes please' is not true/false (taken as false)" in r.stderr
     assert "load_when is not a list (ignored)" in r.stderr
     r = CliRunner().invoke(cli, ["--dir", str(project), "--json", "remember", "-"],
+                           input="---\ntags: [ci, 42, true, off]\n---\nTags of several YAML types.\n")
+    assert json.loads(r.stdout)["tags"] == ["ci", "42", "true", "false"]  # before: 'True', 'False'
+    r = CliRunner().invoke(cli, ["--dir", str(project), "--json", "remember", "-"],
                            input="---\npinned: yes\n---\nA pinned note written by hand.\n")
     assert json.loads(r.stdout)["pinned"] is True and "warning" not in r.stderr  # as the note file reader takes it
 

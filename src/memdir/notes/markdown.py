@@ -225,8 +225,9 @@ def body_of_broken(raw: str) -> str:
 
 
 def _str(v: Any) -> str:
-    """``str(v)`` stripped, with lone surrogates (YAML ``"\\ud800"`` escapes) turned into U+FFFD."""
-    s = str(v)
+    """``str(v)`` stripped, with lone surrogates (YAML ``"\\ud800"`` escapes) turned into U+FFFD; a YAML boolean
+    reads as YAML writes it (``tags: [ci, true]`` keeps ``true``, not Python's ``True``)."""
+    s = ("true" if v else "false") if isinstance(v, bool) else str(v)
     try:
         s.encode("utf-8")
     except UnicodeEncodeError:
