@@ -38,3 +38,30 @@ def test_a_prompt_hook_captures_the_prompt_when_its_block_fails(tmp_path, monkey
     monkeypatch.undo()
     with memdir.open(proj, home=home) as m:
         assert [e["text"] for e in m.session_events("s1")] == [payload["prompt"]]
+
+
+def test_a_forget_whose_row_a_reader_s_sync_removed_first_still_writes_its_tombstone(tmp_path, monkeypatch):
+    """A reader (another process's recall) syncs the index from the note files without the write lock: between the
+    forget's unlink of the file and its transaction it removes the row. The forget still succeeds and writes the
+    tombstone, so an export made before brings nothing back (before: "another person's memory", no tombstone)."""
+    import pathlib
+
+    proj = tmp_path / "proj"
+    (proj / ".git").mkdir(parents=True)
+    home = tmp_path / "g"
+    with memdir.open(proj, home=home) as m:
+        nid = m.remember("the gadget fleet restarts at 04:00 UTC", category="facts").id
+        m.export(tmp_path / "before.jsonl")
+        real_unlink = pathlib.Path.unlink
+
+        def unlink_then_a_reader_syncs(self, *a, **k):
+            real_unlink(self, *a, **k)
+            if self.suffix == ".md":
+                with memdir.open(proj, home=home) as reader:
+                    reader.recall("gadget fleet")  # its sync drops the row of the file that is gone
+
+        monkeypatch.setattr(pathlib.Path, "unlink", unlink_then_a_reader_syncs)
+        assert m.forget(nid)
+        monkeypatch.undo()
+        m.import_jsonl(tmp_path / "before.jsonl")
+        assert not m.recall("gadget fleet")

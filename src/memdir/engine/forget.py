@@ -162,7 +162,10 @@ def forget(s: Stores, id: str, *, scope: str | None = None) -> bool:
                 continue
             with store.transaction() as tx:
                 sess = row["session"] if row is not None and row["kind"] == "event" else None
-                if not tx.delete_doc(id) and row is not None:  # a team store: another person's shared row
+                # nothing deleted while the row is still there: a team store's shared row of another person. A row
+                # already gone was removed by a reader's sync that saw the note file unlinked above: forgotten all
+                # the same, and its tombstone is written below (without it, a re-import brought the note back)
+                if not tx.delete_doc(id) and row is not None and tx.get_doc(id) is not None:
                     raise MemdirError(f"{id} is another person's memory, shared with the project: only they can "
                                       "forget it")
                 if sess:
