@@ -271,3 +271,24 @@ def test_a_waiter_that_got_the_lock_removes_the_markers_of_waiters_that_died(tmp
     waiter.release()
     t.join()
     assert not stale.exists() and oct(os.stat(path).st_mode & 0o777) == "0o600"
+
+
+def test_a_hook_late_in_its_budget_queues_its_event_instead_of_being_ended_while_it_waits(project, tmp_path):
+    """The lock wait of a hook's capture ends in time to queue the event before the hook's budget ends the process:
+    with a lock wait longer than what is left of the budget, the event was lost (the watchdog exits without a word)."""
+    home = tmp_path / "g"
+    with memdir.open(project, home=home) as m:
+        m.remember("The staging database listens on port 5433 at staging-db.internal.", category="facts")
+    data = (FIX / "claude_post_tool_use_bash.json").read_text(encoding="utf-8").replace("__CWD__", str(project))
+    holder = hold_lock(project, home, 60)
+    try:
+        env = {**__import__("os").environ, "MEMDIR_HOME": str(home), "MEMDIR_HOOK_BUDGET_MS": "2500",
+               "MEMDIR_CAPTURE_LOCK_WAIT_MS": "30000"}
+        r = subprocess.run([sys.executable, "-m", "memdir.cli.main", "hook", "claude-code", "post-tool-use"],
+                           input=data.encode(), capture_output=True, cwd=str(project), env=env, timeout=60)
+        assert r.returncode == 0, r.stderr
+    finally:
+        holder.kill()
+        holder.wait()
+    with memdir.open(project, home=home) as m:
+        assert len(spool.pending(m.roots["project"])) == 1, "the tool output was lost instead of queued"

@@ -79,6 +79,7 @@ class _Watchdog:
     def reset(self, budget_ms: float) -> None:
         if self.timer is not None:
             self.timer.cancel()
+        self.deadline = self.start + budget_ms / 1000.0  # time.monotonic() when the process is ended
         remaining = max(0.0, budget_ms / 1000.0 - (time.monotonic() - self.start))
         self.timer = threading.Timer(remaining, self._fire)
         self.timer.daemon = True
@@ -364,6 +365,11 @@ def execute(host: str, event: str | None, argv_payload: str | None = None, *, pr
     def on_open(m) -> None:
         if budget_ms is None and "MEMDIR_HOOK_BUDGET_MS" not in os.environ:
             dog.reset(float(m.config.get("hook.budget_ms")))
+        # a capture stops waiting for the write lock in time to queue its event before the watchdog ends the
+        # process (it waited capture.lock_wait_ms whatever was left, and a hook late in its budget lost the event)
+        from memdir.engine.events import CAPTURE_DEADLINE
+
+        m.stores.state[CAPTURE_DEADLINE] = dog.deadline
 
     try:
         quiet.start()  # nothing but our one answer reaches the host's stdout, and nothing its stderr
