@@ -232,3 +232,28 @@ def test_other_phrasings_about_a_password_stay(text):
 def test_code_test_output_and_prose_after_a_password_name_stay(text):
     assert redact(text) == text
 
+
+
+@pytest.mark.parametrize("text,secret", [
+    ("staging db: login as admin with password 'Qz8Wx7Ec6Rv' (rotated monthly)", "Qz8Wx7Ec6Rv"),
+    ('use password "Uj7Ik8Ol9Pm" for the box', "Uj7Ik8Ol9Pm"),
+    ("Vendor api key: 'Hb5Nj6Mk7Lp8Qw9Er' for the billing sandbox", "Hb5Nj6Mk7Lp8Qw9Er"),
+    ("backup via sshpass -p 'Yt4Gf3Ds2Aq' ssh backup@nas", "Yt4Gf3Ds2Aq"),
+    ("sshpass -p sunshine scp dump.sql backup@nas:", "sunshine"),
+    ("mysql -u root -p'Kx9Lm2Np4' mydb", "Kx9Lm2Np4"),
+    ("密码 Abc!2345678 用于跳板机", "Abc!2345678"),
+    ("口令 Qwe!2345678 用于跳板机", "Qwe!2345678"),
+])
+def test_quoted_flagged_and_space_separated_secrets_after_their_label_are_redacted(text, secret):
+    out = redact(text)
+    assert "[redacted:" in out and secret not in out, out
+
+
+def test_a_password_s_closing_exclamation_mark_goes_with_it():
+    assert redact("log in with password p@ssw0rd!") == "log in with password [redacted:password]"  # was "…]!"
+
+
+@pytest.mark.parametrize("text", ["API key: the one from the dashboard", 'the password "field" is required',
+                                  "密码 reset 流程", "sshpass -e ssh host", "the sshpass -p option is unsafe"])
+def test_words_after_those_labels_stay(text):
+    assert redact(text) == text

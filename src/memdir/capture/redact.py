@@ -392,6 +392,26 @@ def _check_cli_flag(m: re.Match[str], value: str, text: str) -> bool:
     return not _is_placeholder(value) and not value.startswith("-")
 
 
+#: what follows ``sshpass -p VALUE``: the command it runs (or another option of sshpass)
+_SSHPASS_NEXT = re.compile(r"[\"']?[ \t]+(?:ssh|scp|sftp|rsync|ssh-copy-id|git|ansible[\w-]*|-)", re.I)
+
+
+def _check_sshpass(m: re.Match[str], value: str, text: str) -> bool:
+    """``sshpass -p VALUE``: a quoted value, a secret-like one, or any value followed by the command sshpass runs (``the
+    sshpass -p flag leaks …`` is prose about the option)."""
+    if not _check_cli_flag(m, value, text) or text[m.start("flag") + 1] != "p":  # -P is the prompt to answer
+        return False
+    return m.group("q") is not None or _looks_secretish(value) or _SSHPASS_NEXT.match(text, m.end("val")) is not None
+
+
+def _check_cjk_label(m: re.Match[str], value: str, text: str) -> bool:
+    """After ``密码：`` / ``口令是`` any value; after the label and a space alone (``密码 Abc!2345678 用于跳板机``) one that
+    mixes letters with digits or symbols (``密码 reset`` is a word about it)."""
+    if m.group("bare") is not None:
+        return _check_plain(m, value, text) and _looks_secretish(value.rstrip(_WORD_TRAIL))
+    return _check_plain(m, value, text)
+
+
 def _check_plain(m: re.Match[str], value: str, text: str) -> bool:
     return not _is_placeholder(value)
 
@@ -532,7 +552,7 @@ _KEYWORD_RULES: list[_Rule] = [
     _Rule(
         "password",
         _r(r"(?:mysql|mysqldump|mysqladmin|mariadb)(?![a-z0-9_-])[^\n]{0,300}?[ \t]-p"
-           r"(?P<val>[^\s\"'`<>|;&-][^\s\"'`<>|;&]{0,255}+)"),
+           r"(?P<q>[\"'])?(?P<val>[^\s\"'`<>|;&-][^\s\"'`<>|;&]{0,255}+)"),
         ("mysql", "mariadb"), priority=_P_ASSIGN, group="val", check=_check_cli_flag, lowered=True,
         anchors=("mysql", "mariadb"),
     ),
@@ -561,7 +581,8 @@ _KEYWORD_RULES: list[_Rule] = [
     # it mixes letters and digits (a word after "password" is its subject: "password reset", "password field")
     _Rule(
         "password",
-        _r(r"(?:password|passwd|passphrase)[ \t]{1,4}(?P<val>[^\s\"'`,;&<>()\[\]{}]{8,512}+)"),
+        _r(r"(?:password|passwd|passphrase)[ \t]{1,4}(?:(?P<q>[`\"'])(?P<qval>[^`\"'\s]{6,512}+)(?P=q)"
+           r"|(?P<val>[^\s\"'`,;&<>()\[\]{}]{8,512}+))"),
         ("pass",), priority=_P_ASSIGN - 1, check=_check_bare_password, lowered=True, trim=".!?:",
         anchors=("pass",), whole="before",
     ),
@@ -586,10 +607,10 @@ _KEYWORD_RULES: list[_Rule] = [
     _Rule(
         "cjk_label",
         _r(r"(?P<key>密码|口令|密钥|秘钥|私钥|令牌|授权码|通行码)"
-           r"[ \t\u3000]{0,4}(?:[:：=]|是|为)[ \t\u3000]{0,4}[\"'“‘「『`]?"
+           r"(?:[ \t\u3000]{0,4}(?:[:：=]|是|为)[ \t\u3000]{0,4}|(?P<bare>[ \t\u3000]{1,4}))[\"'“‘「『`]?"
            r"(?P<val>[\x21-\x7e]{1,512}+)"),
         ("密码", "口令", "密钥", "秘钥", "私钥", "令牌", "授权码", "通行码"),
-        priority=_P_ASSIGN, group="val", check=_check_plain, pre=frozenset(), lowered=True,
+        priority=_P_ASSIGN, group="val", check=_check_cjk_label, pre=frozenset(), lowered=True,
         trim="\"'`.,;:!?)]}>", anchors=("密码", "口令", "密钥", "秘钥", "私钥", "令牌", "授权码", "通行码"),
     ),
     # <password>hunter2</password> (XML configs: Maven settings, .NET, Ant)
@@ -622,10 +643,16 @@ _KEYWORD_RULES: list[_Rule] = [
         ("login",), priority=_P_ASSIGN, group="val", check=_check_cli_flag, lowered=True,
         anchors=("docker", "podman", "helm", "oras", "buildah"),
     ),
+    # sshpass -p hunter2 ssh host, sshpass -p 'x' (sshpass -f FILE and -e read it from elsewhere)
+    _Rule(
+        "password",
+        _r(r"sshpass(?![a-z0-9_-])(?:[ \t]+-[a-oq-z][^\s]{0,64}){0,3}[ \t]+(?P<flag>-p)[ \t]*" + _FLAG_VALUE),
+        ("sshpass",), priority=_P_ASSIGN, group="val", check=_check_sshpass, anchors=("sshpass",),
+    ),
     # key = value, "key": "value", key: value, for credential-like key names
     _Rule(
         "password",  # refined per key by _assignment_kind
-        _r(r"(?P<kw>password|passwd|passphrase|pass(?![a-z])|pwd|pw|secret|apikey|api[_-]key|access[_-]?key|secret[_-]?key"
+        _r(r"(?P<kw>password|passwd|passphrase|pass(?![a-z])|pwd|pw|secret|apikey|api[_ -]key|access[_-]?key|secret[_-]?key"
            r"|private[_-]?key|signing[_-]?key|encryption[_-]?key|master[_-]?key|token|auth|credentials?)"
            r"[\"']?(?P<sep>[ \t]{0,8}(?::=|=>|=|:)[ \t]{0,8})" + _QUOTED_OR_BARE),
         ("pass", "pw", "secret", "key", "token", "auth", "credential"),
@@ -815,8 +842,9 @@ _WORD_REST = re.compile(r"[^\s\"'`<>]{0,512}")
 #: run (``hunter22;then we deploy``)
 _WORD_STOP = re.compile(r"[&;,](?=[A-Za-z_][\w. -]{0,40}[=:])|&amp;|&&|\|\|?|;(?=[./~])"
                         r"|[;,](?=[a-z]+(?:[\s.,;:!?]|$))")
-#: sentence punctuation left after a value's word, not part of it
-_WORD_TRAIL = ".,;:!?"
+#: sentence punctuation left after a value's word, not part of it (``!`` is not: a password ends in one often enough,
+#: ``p@ssw0rd!``, that leaving it after the marker would leave the password's tail)
+_WORD_TRAIL = ".,;:?"
 _OPEN, _CLOSE = "([{", ")]}"
 
 
