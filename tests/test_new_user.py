@@ -218,3 +218,28 @@ def test_doctor_finds_wrong_postings_that_equal_counts_hide(project):
         assert checks["project fts terms"]["ok"] == "warn" and checks["project fts terms"]["remedy"] == "run `memdir reindex`"
         m.reindex()
         assert {c["check"]: c for c in m.doctor(repair=False)}["project fts terms"]["ok"] == "ok"
+
+
+def test_stdin_that_never_ends_or_is_not_text_is_refused_in_one_line(project, tmp_path, monkeypatch):
+    """`yes | memdir remember -` or `memdir recall < /dev/zero` read until memory ran out; two stray bytes that look
+    like a UTF-16 byte-order mark before UTF-8 text stored 戠摡甠…; `memdir edit ID /dev/zero` never returned."""
+    from memdir.cli import output
+    from memdir.errors import UsageError
+
+    def refused(r) -> str:
+        assert isinstance(r.exception, UsageError), r.output
+        return str(r.exception)
+
+    monkeypatch.setattr(output, "STDIN_MAX_BYTES", 1000)  # the bound, small: the same path as 10 MB
+    for args in (["remember", "-"], ["recall"], ["context"]):
+        r = CliRunner().invoke(cli, ["--dir", str(project), *args], input=b"note text\n" * 200)
+        assert "over 0.001 MB (or never ends)" in refused(r), args
+    r = CliRunner().invoke(cli, ["--dir", str(project), "remember", "-"], input=b"\xff\xfe bad utf8 bytes\n")
+    assert "not UTF-8" in refused(r)
+    r = CliRunner().invoke(cli, ["--dir", str(project), "--json", "remember", "-"],
+                           input="a note written by a Windows tool\n".encode("utf-16"))
+    assert r.exit_code == 0 and json.loads(r.stdout)["text"].startswith("a note written by a Windows tool")
+    nid = json.loads(r.stdout)["id"]
+    for path in ("/dev/zero", str(tmp_path)):
+        r = CliRunner().invoke(cli, ["--dir", str(project), "edit", nid, path])
+        assert "is not a regular file" in refused(r)

@@ -17,6 +17,7 @@ from memdir.cli.output import (
     open_store,
     plural,
     preview_text,
+    read_stdin_bytes,
     read_text_arg,
 )
 from memdir.errors import EditConflict, MemdirError, NotFound, UsageError
@@ -304,9 +305,13 @@ def edit(ctx, id, file, scope, expect, as_json):
             return
     else:
         if file not in (None, "-"):
-            text = note_bytes(Path(file).read_bytes(), file)
+            if not Path(file).is_file():  # a directory, a FIFO, /dev/zero: never read to an end that may not come
+                raise UsageError(f"edit refused: {file} is not a regular file" if Path(file).exists()
+                                 else f"edit refused: no such file: {file}")
+            with open(file, "rb") as f:
+                text = note_bytes(read_stdin_bytes(f"file {file}", f), file)
         elif file == "-" or not sys.stdin.isatty():
-            text = note_bytes(sys.stdin.buffer.read(), "stdin")
+            text = note_bytes(read_stdin_bytes("note"), "stdin")
         else:
             text = ""
         if file is None and not text.strip():  # no FILE, no terminal (a script, an agent's shell): nothing came in

@@ -77,10 +77,40 @@ def preview_text(head: str, samples: list[dict[str, Any]], count: int, confirm: 
     return "\n".join(lines)
 
 
+#: bytes read from stdin at most (an endless pipe, ``yes | memdir remember -`` or ``< /dev/zero``, was read until memory
+#: ran out): ten times a note file's bound, and far past a pasted log a query is cut to (its head and tail)
+STDIN_MAX_BYTES = 10_000_000
+
+
+def read_stdin_bytes(what: str, stream=None) -> bytes:
+    """Piped stdin (``stream``: a binary file, default ``sys.stdin.buffer``), read to its end; ``UsageError`` (one
+    line, nothing read further) when it holds more than :data:`STDIN_MAX_BYTES`."""
+    stream = sys.stdin.buffer if stream is None else stream
+    data = stream.read(STDIN_MAX_BYTES + 1)
+    if len(data) > STDIN_MAX_BYTES:
+        raise UsageError(f"the {what} on stdin is over {STDIN_MAX_BYTES / 1e6:g} MB (or never ends): nothing read "
+                         "further; give a file or a shorter text")
+    return data
+
+
 #: bytes of piped input looked at for NULs, the sign of binary data (git's ``buffer_is_binary`` looks at 8,000), and
 #: how many make it binary: a program or an image holds hundreds there, a pasted log a stray one or two
 BINARY_SNIFF = 8000
 BINARY_NULS = 8
+
+
+def _utf8_after_two_bytes(data: bytes) -> bool:
+    """True when what follows a UTF-16 byte-order mark is UTF-8 text without a NUL: UTF-16 of Latin text holds a NUL
+    in every other byte, and of CJK text is not valid UTF-8; two stray bytes before UTF-8 text are no UTF-16 file
+    (``\\xff\\xfe bad bytes`` was stored as 戠摡甠…)."""
+    rest = data[2:]
+    if not rest.strip() or b"\x00" in rest:
+        return False
+    try:
+        rest.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def read_text_arg(arg, what: str, *, strict: bool = False) -> str:
@@ -100,8 +130,8 @@ def read_text_arg(arg, what: str, *, strict: bool = False) -> str:
             arg = "".join("\ufffd" if "\udc80" <= ch <= "\udcff" else ch for ch in arg)
         return arg
     if arg == "-" or not sys.stdin.isatty():
-        data = sys.stdin.buffer.read()
-        if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        data = read_stdin_bytes(what)
+        if data[:2] in (b"\xff\xfe", b"\xfe\xff") and not _utf8_after_two_bytes(data):
             try:
                 return data.decode("utf-16", errors="strict" if strict else "replace")
             except UnicodeDecodeError:
