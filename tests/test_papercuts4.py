@@ -342,3 +342,19 @@ def test_a_project_directory_is_searched_without_memdirs_own_files(proj, tmp_pat
     code, out, err = run(capsys, "--dir", str(proj), "import", "claude-code", str(proj), "--here")
     assert code == 1 and "1 file" not in out and "holds no claude-code session files" in err
     assert "pass the path explicitly" not in err
+
+
+def test_a_fifo_or_a_device_where_a_note_or_an_import_file_goes_is_refused_not_read_forever(proj, tmp_path, capsys):
+    """A FIFO named ``x.md`` among the notes blocked every command (recall, inspect, doctor); `memdir import /dev/zero`
+    said "no such file"."""
+    import os
+
+    with memdir.open(proj) as m:
+        m.remember("kiwis ripen faster beside apples", category="facts")
+    os.mkfifo(proj / ".memory" / "facts" / "fifo.md")
+    with memdir.open(proj) as m:
+        assert m.recall("kiwis")
+        rep = m.inspect()
+    assert any("fifo.md" in p["path"] and "not a regular file" in p["detail"] for p in rep.problems)
+    code, out, err = run(capsys, "--dir", str(proj), "import", "/dev/zero")
+    assert code == 2 and "is not a regular file" in err

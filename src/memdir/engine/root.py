@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import stat
 import time
 from contextlib import contextmanager
 from datetime import datetime
@@ -343,6 +344,10 @@ class Root:
                     st = f.stat()
                 except (UsageError, OSError) as exc:
                     problems.append(self.problem("unreadable", f.path, str(exc)))
+                    continue
+                if not stat.S_ISREG(st.st_mode):  # a FIFO would block the reader of every command
+                    problems.append(self.problem("unreadable", f.path, "not a regular file (a FIFO, a device or a "
+                                                 "directory); skipped"))
                     continue
                 found[f"{cat.name}/{f.name[:-3]}"] = (f.path, st.st_mtime_ns, st.st_size)
         found.update(self.page_items())

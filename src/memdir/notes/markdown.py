@@ -418,8 +418,14 @@ def _umask() -> int:
 
 
 def read_text(path: Path) -> str:
-    """Read a note file as UTF-8; raises ``UsageError`` for binary, oversized or non-UTF-8 files."""
-    data = path.read_bytes()
+    """Read a note file as UTF-8; raises ``UsageError`` for binary, oversized or non-UTF-8 files and for what is not a
+    regular file (a FIFO named ``x.md`` blocked every command that read it), ``OSError`` when it cannot be read."""
+    import stat as stat_mod
+
+    if not stat_mod.S_ISREG(os.stat(path).st_mode):
+        raise UsageError("not a regular file (a FIFO, a device or a directory)")
+    with open(path, "rb") as f:
+        data = f.read(MAX_NOTE_BYTES + 1)
     if len(data) > MAX_NOTE_BYTES:
         raise UsageError(f"file is larger than {MAX_NOTE_BYTES} bytes")
     if b"\x00" in data:

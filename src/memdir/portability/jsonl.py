@@ -104,6 +104,8 @@ def import_jsonl(s: Stores, path: str | os.PathLike) -> dict[str, int]:
     """The body of :meth:`memdir.Memdir.import_jsonl`, whose docstring is the contract."""
     p = Path(path)
     if not p.is_file():
+        if p.exists():  # a FIFO, a device (/dev/zero): never read to an end that may not come
+            raise UsageError(f"{p} is not a regular file: give an export's JSONL file")
         raise NotFound(f"no such file: {p}")
     counts = {"lines": 0, "notes": 0, "notes_existing": 0, "notes_forgotten": 0, "read": 0, "stored": 0,
               "duplicate": 0, "skipped": 0, "bad_lines": 0, "tombstones": 0}
