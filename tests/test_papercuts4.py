@@ -358,3 +358,17 @@ def test_a_fifo_or_a_device_where_a_note_or_an_import_file_goes_is_refused_not_r
     assert any("fifo.md" in p["path"] and "not a regular file" in p["detail"] for p in rep.problems)
     code, out, err = run(capsys, "--dir", str(proj), "import", "/dev/zero")
     assert code == 2 and "is not a regular file" in err
+
+
+def test_a_binary_file_given_to_a_text_transcript_importer_stores_nothing(proj, tmp_path, capsys):
+    """Random bytes imported as a Claude Code /export stored U+FFFD noise as user turns (lines that happened to start
+    with ``>``), exit 0."""
+    import random
+
+    rnd = random.Random(7)
+    blob = bytes(rnd.randrange(256) for _ in range(100_000))
+    for source in ("claude-export", "specstory", "aider"):
+        f = tmp_path / f"{source}.txt"
+        f.write_bytes(blob)
+        code, out, err = run(capsys, "--dir", str(proj), "import", source, str(f), "--here")
+        assert code == 1 and "nothing imported" in err and "0 stored" in out, (source, out, err)
