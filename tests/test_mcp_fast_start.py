@@ -433,3 +433,25 @@ def test_without_a_fitting_table_the_plain_sdk_start_serves(proj, tmp_path, tabl
     finally:
         rc, err = s.close()
     assert rc == 0 and "Traceback" not in err, err
+
+
+def test_ctrl_c_ends_the_mcp_server_quietly_while_it_loads_and_once_it_serves(tmp_path):
+    """SIGINT at start (the SDK still loading) or once a reply went out leaves with status 130 and nothing on stderr
+    (a KeyboardInterrupt traceback from the light loop or from closing the store was printed 7 times in 12)."""
+    import signal
+    import time
+
+    proj = tmp_path / "proj"
+    (proj / ".git").mkdir(parents=True)
+    for answered in (False, True):
+        p = Proc(["-m", "memdir", "mcp", "--home", str(tmp_path / "g")], proj)
+        if answered:
+            p.send({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                    "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})
+            assert p.recv()["id"] == 1
+        else:
+            time.sleep(0.2)  # inside the light loop, the SDK not loaded yet (no sleep is a speed check here)
+        p.p.send_signal(signal.SIGINT)
+        code = p.p.wait(timeout=TIMEOUT)
+        assert code == 130, (answered, code, p.p.stderr.read())
+        assert p.p.stderr.read() == b"", answered

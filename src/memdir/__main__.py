@@ -55,8 +55,12 @@ def _leave(code: int) -> None:
             stream.flush()
         except (OSError, ValueError, AttributeError):
             pass
-    if "logging" in sys.modules:
-        sys.modules["logging"].shutdown()
+    shutdown = getattr(sys.modules.get("logging"), "shutdown", None)  # None while another thread still imports it
+    if shutdown is not None:
+        try:
+            shutdown()
+        except Exception:  # noqa: BLE001 — leaving anyway
+            pass
     os._exit(code)
 
 
@@ -81,8 +85,11 @@ def main(argv: list[str] | None = None) -> None:
         from memdir.cli.mcpstart import mcp_argv, run_session  # standard library only until the session starts
 
         plain = mcp_argv(args)
-        if plain is not None and run_session(*plain):  # `memdir mcp`: answered before click and the SDK are imported
-            return
+        try:
+            if plain is not None and run_session(*plain):  # `memdir mcp`: answered before click and the SDK are imported
+                return
+        except KeyboardInterrupt:  # Ctrl-C while the session starts or ends: quietly, as every command leaves
+            _leave(130)
     from memdir.cli.main import main as cli_main
 
     cli_main(argv)

@@ -61,6 +61,16 @@ def log_to_stderr(debug: bool) -> None:
     logging.getLogger("memdir").setLevel(logging.DEBUG if debug else logging.WARNING)
 
 
+def quiet_interrupts() -> None:
+    """Ignore SIGINT from now on (the session is ending: what is left is closing the store). Only the main thread
+    may set a handler; elsewhere nothing changes."""
+    import signal
+    import threading
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def run_session(dir_: str | None, home: str | None, debug: bool) -> bool:
     """Serve the memory tools on stdin/stdout until stdin closes, with the light loop and the SDK server loading behind
     it; returns True when done. Returns False at once, having read nothing, when the light table does not fit the
@@ -88,11 +98,13 @@ def run_session(dir_: str | None, home: str | None, debug: bool) -> bool:
         return lambda next_line, write_line: serve_lines(server, next_line, write_line)
 
     light = None
+    interrupted = False
     try:
         light = run(load, table)
     except KeyboardInterrupt:
-        pass
+        interrupted = True
     finally:
+        quiet_interrupts()  # Ctrl-C again (or one delivered late) must not cut the close short with a traceback
         if "server" in held:
             held["server"].memdir_store.close()
     if light is not None and not light.loaded:
@@ -102,7 +114,9 @@ def run_session(dir_: str | None, home: str | None, debug: bool) -> bool:
                 stream.flush()
             except (OSError, ValueError):
                 pass
-        os._exit(0)
+        os._exit(130 if interrupted else 0)
+    if interrupted:  # the caller leaves with 130, as every command stopped by Ctrl-C does
+        raise KeyboardInterrupt
     return True
 
 
@@ -117,7 +131,6 @@ def run_plain(dir_: str | None, home: str | None, debug: bool) -> None:
     spawn_if_pending(home, dir_)
     try:
         run_stdio(server)
-    except KeyboardInterrupt:
-        pass
-    finally:
+    finally:  # Ctrl-C goes on to the CLI's handler (status 130) once the store is closed
+        quiet_interrupts()
         server.memdir_store.close()
