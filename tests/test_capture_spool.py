@@ -89,6 +89,11 @@ def test_an_unreadable_queue_file_is_set_aside_not_deleted(project, tmp_path):
     m.capture({"role": "user", "text": "a prompt long enough to be stored", "session": "s"})
     assert not bad.exists() and (bad.with_name("bad-" + bad.name)).read_text(encoding="utf-8").startswith('{"rows"')
     assert m.status()["project"]["events"] == 1
+    # JSON that reads, with a row no capture writes: set aside too (it was stored as nothing and deleted)
+    odd = spool.spool_dir(root) / "00000000000000000002-1-1.json"
+    odd.write_text('{"scope": "project", "rows": [{"role": "user", "text": null}]}', encoding="utf-8")
+    m.capture({"role": "user", "text": "another prompt long enough to be stored", "session": "s"})
+    assert not odd.exists() and odd.with_name("bad-" + odd.name).exists()
 
 
 def test_captured_turns_are_their_owners_alone_whatever_the_umask(project, tmp_path):

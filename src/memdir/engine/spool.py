@@ -90,6 +90,9 @@ def drain(root: Any, store_rows: Callable[[list[dict[str, Any]], str], Any], *, 
                     rows, scope = obj["rows"], obj.get("scope") or "project"
                     if not isinstance(rows, list):
                         raise ValueError("rows is not a list")
+                    if not all(isinstance(r, dict) and isinstance(r.get("role"), str) and isinstance(r.get("text"), str)
+                               for r in rows):  # what put() writes; anything else would be skipped, and the file gone
+                        raise ValueError("a row without its role or text")
                 except FileNotFoundError:
                     continue  # drained by another process meanwhile
                 except (OSError, ValueError, KeyError, TypeError) as exc:
