@@ -243,3 +243,15 @@ def test_stdin_that_never_ends_or_is_not_text_is_refused_in_one_line(project, tm
     for path in ("/dev/zero", str(tmp_path)):
         r = CliRunner().invoke(cli, ["--dir", str(project), "edit", nid, path])
         assert "is not a regular file" in refused(r)
+
+
+def test_the_notice_counts_secrets_in_every_field_typed_and_edit_names_an_unknown_id_first(project):
+    r = CliRunner().invoke(cli, ["--dir", str(project), "remember", "note with secret title",
+                                 "--title", "password=Tr0ub4dor3xyz",
+                                 "--highlight", "token ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+                                 "-t", "sk-proj-abcdefghijklmnopqrstuvwxyz012345"])
+    assert r.exit_code == 0 and "3 secrets replaced by a marker (github_token, openai_key, password)" in r.output
+    r = CliRunner().invoke(cli, ["--dir", str(project), "remember", "db password=Xy9zz8WW7q and more"])
+    assert "1 secret replaced" in r.output  # the summary taken from the text does not count it twice
+    r = CliRunner().invoke(cli, ["--dir", str(project), "edit", "nonexistent/x"], input="")
+    assert "no note has the id 'nonexistent/x'" in str(r.exception)  # not "edit needs the new text"

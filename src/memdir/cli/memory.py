@@ -84,7 +84,10 @@ def remember(ctx, text, category, summary, highlight, tags, load_when, pinned, s
     note = m.remember(raw, category=category, summary=summary, tags=tags, load_when=load_when,
                       pinned=pinned, supersedes=supersedes, scope=scope, highlight=highlight)
     human = f"already remembered as {note.id} ({note.scope})" if note.existed else f"remembered {note.id} ({note.scope}) → {note.path}"
-    hidden = redacted_kinds(raw, note)
+    # the summary, highlight and tags typed too (a summary taken from the text's first line repeats the text's markers)
+    hidden = redacted_kinds(raw, note.text) + redacted_kinds(summary or "", note.summary if summary else "") \
+        + redacted_kinds(highlight or "", note.highlight if highlight else "") \
+        + redacted_kinds(" ".join(tags or ()), " ".join(note.tags or ()))
     if hidden and not note.existed:  # said, so the user knows the file holds a marker, not what they typed
         human += f"\n{plural(len(hidden), 'secret')} replaced by a marker ({', '.join(sorted(set(hidden)))}): " \
                  "memdir never stores one in plain text"
@@ -94,10 +97,10 @@ def remember(ctx, text, category, summary, highlight, tags, load_when, pinned, s
 _MARK = re.compile(r"\[redacted:([a-z0-9_]+)\]")
 
 
-def redacted_kinds(given: str, note: Any) -> list[str]:
-    """The kinds of the ``[redacted:…]`` markers a stored note has beyond those its ``given`` text already held."""
+def redacted_kinds(given: str, stored: str | None) -> list[str]:
+    """The kinds of the ``[redacted:…]`` markers a ``stored`` field has beyond those its ``given`` text already held."""
     had = _MARK.findall(given or "")
-    got = _MARK.findall(note.text or "")
+    got = _MARK.findall(stored or "")
     for k in had:
         if k in got:
             got.remove(k)
@@ -315,6 +318,7 @@ def edit(ctx, id, file, scope, expect, as_json):
         else:
             text = ""
         if file is None and not text.strip():  # no FILE, no terminal (a script, an agent's shell): nothing came in
+            m.note_source(id, scope=scope)  # an unknown id is the first thing to say (NotFound)
             raise UsageError(f"edit needs the new text: `memdir edit {id} FILE`, `memdir edit {id} -` with the text on "
                              "stdin, or run it on a terminal to open $EDITOR")
     try:
