@@ -116,3 +116,25 @@ def test_doctor_says_when_a_set_aside_file_cannot_be_read(project, tmp_path, mon
         monkeypatch.setattr(recovery.salvage, "read_events", denied)
         checks = [c for c in m.doctor() if c["check"] == "project set-aside index"]
         assert len(checks) == 1 and checks[0]["ok"] == "warn" and "could not be read" in checks[0]["detail"]
+
+
+def test_doctor_reads_back_the_events_of_an_index_whose_first_bytes_were_overwritten(project, tmp_path):
+    """The header's first 16 bytes zeroed (every data page intact): SQLite cannot open the file, and doctor read back
+    none of its events. It mends the header of its temporary copy (never the set-aside file) and reads them all."""
+    home = tmp_path / "g"
+    with memdir.open(project, home=home) as m:
+        assert m.import_events(_events(200))["stored"] == 200
+    path = project / ".memory" / ".memdir" / "index.sqlite3"
+    for extra in ("-wal", "-shm"):
+        (project / ".memory" / ".memdir" / f"index.sqlite3{extra}").unlink(missing_ok=True)
+    data = bytearray(path.read_bytes())
+    data[0:16] = bytes(16)
+    path.write_bytes(bytes(data))
+    with memdir.open(project, home=home) as m:
+        m.recall("staging")  # set aside, a new index from the notes
+        [aside] = salvage.set_aside(path.parent)
+        before = aside.read_bytes()
+        checks = [c for c in m.doctor() if c["check"] == "project set-aside index"]
+        assert "200 of the 200 events read back" in checks[0]["detail"], checks
+        assert m.status()["project"]["events"] == 200
+        assert aside.read_bytes() == before  # the set-aside file itself is never changed

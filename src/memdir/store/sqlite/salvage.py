@@ -96,7 +96,8 @@ def read_events(path: Path) -> tuple[list[dict[str, Any]], int]:
     ``-wal`` (the latest commits may be only there) are copied to a temporary directory and read there, so nothing
     beside the original is touched; the columns are read as the file's own schema names them (an index of an older
     layout has ``text`` and ``ts`` where a newer one has ``text_head``/``text_tail`` and ``ts_raw``). Pages SQLite
-    cannot read are skipped (see the module docstring); a file whose schema cannot be read at all gives ``([], 0)``.
+    cannot read are skipped (see the module docstring); a file whose schema cannot be read is read again with its
+    copy's header mended (:func:`_mend_header`), and gives ``([], 0)`` when that reads nothing either.
     Never raises for the file's content; ``OSError`` only when it cannot be read or copied."""
     import shutil
     import tempfile
@@ -110,7 +111,44 @@ def read_events(path: Path) -> tuple[list[dict[str, Any]], int]:
         wal = Path(str(src) + "-wal")
         if wal.is_file():
             shutil.copyfile(wal, Path(str(copy) + "-wal"))
-        return _read(copy)
+        got = _read(copy)
+        if got != ([], 0) or not _mend_header(copy):
+            return got
+        return _read(copy)  # the copy's header mended: its pages are read as they are
+
+
+#: the first 16 bytes of every SQLite database file (https://www.sqlite.org/fileformat.html, section 1.3)
+MAGIC = b"SQLite format 3\x00"
+#: what the header holds at bytes 21-23 in every SQLite 3 file: the payload fractions 64, 32, 32
+FRACTIONS = bytes((64, 32, 32))
+
+
+def _mend_header(copy: Path) -> bool:
+    """Write a valid header's fixed parts into ``copy`` (a temporary copy, never the set-aside file): the magic string,
+    a page size when the one written is not a power of two from 512 to 65,536 (guessed from the file's size: the
+    largest such size dividing it, at most SQLite's default 4,096 first), the payload fractions. True when something
+    was changed (a file whose first bytes were overwritten read back no event, its pages all intact)."""
+    try:
+        with open(copy, "r+b") as f:
+            head = bytearray(f.read(100))
+            if len(head) < 100:
+                return False
+            before = bytes(head)
+            head[0:16] = MAGIC
+            size = int.from_bytes(head[16:18], "big")
+            size = 65536 if size == 1 else size
+            if size < 512 or size > 65536 or size & (size - 1):
+                total = copy.stat().st_size
+                size = next((p for p in (4096, 1024, 2048, 512, 8192, 16384, 32768, 65536) if total % p == 0), 4096)
+                head[16:18] = (1 if size == 65536 else size).to_bytes(2, "big")
+            head[21:24] = FRACTIONS
+            if bytes(head) == before:
+                return False
+            f.seek(0)
+            f.write(head)
+            return True
+    except OSError:
+        return False
 
 
 def _read(path: Path) -> tuple[list[dict[str, Any]], int]:
