@@ -372,3 +372,10 @@ def test_a_binary_file_given_to_a_text_transcript_importer_stores_nothing(proj, 
         f.write_bytes(blob)
         code, out, err = run(capsys, "--dir", str(proj), "import", source, str(f), "--here")
         assert code == 1 and "nothing imported" in err and "0 stored" in out, (source, out, err)
+
+
+def test_a_mistyped_import_source_gets_the_source_it_resembles(proj, capsys):
+    code, out, err = run(capsys, "--dir", str(proj), "import", "clade-code")
+    assert code == 2 and "did you mean `memdir import claude-code`?" in err
+    code, out, err = run(capsys, "--dir", str(proj), "import", "backup.jsonl")
+    assert code == 2 and "no such file 'backup.jsonl'" in err  # a file's name is not taken for a source

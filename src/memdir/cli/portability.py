@@ -180,6 +180,13 @@ def _import_run(ctx, m, source, path, all_projects, here, pending, no_progress, 
             raise UsageError(f"{str(file)!r} is a directory: give a JSONL file, or a source ({sources}) with the "
                              "directory as PATH")
         if not file.exists():
+            import difflib
+
+            # a mistyped source (``clade-code``) more likely than a missing file when it has no path or extension
+            guess = difflib.get_close_matches(str(file).lower(), [*IMPORT_SOURCES, "claude-mem"], 1, 0.75) \
+                if not any(c in str(file) for c in "/\\.") else []
+            if guess:
+                raise UsageError(f"no source or file named {str(file)!r}: did you mean `memdir import {guess[0]}`?")
             raise UsageError(f"no such file {str(file)!r}: give a JSONL file or a source ({sources})")
         with events_bar(show_progress, f"import {file.name}"):
             out = m.import_jsonl(file)
