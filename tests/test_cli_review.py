@@ -218,7 +218,7 @@ def test_import_of_several_files_imports_each(tmp_path, project):
     r = run(tmp_path / "g", project, "import", files[0], files[1])  # the second file was ignored, exit 0
     assert isinstance(r.exception, UsageError) and "one import per file" in str(r.exception)
     r = run(tmp_path / "g", project, "import", "claude-cod", files[0])  # a mistyped source: say so
-    assert isinstance(r.exception, UsageError) and "no such file 'claude-cod'" in str(r.exception), r.exception
+    assert isinstance(r.exception, UsageError) and "did you mean `memdir import claude-code`" in str(r.exception), r.exception
     # a file named again inside a directory also named is read once
     r = run(tmp_path / "g3", project, "--json", "import", "claude-code", files[0], str(tmp_path), "--here")
     import json
