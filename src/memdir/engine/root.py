@@ -346,8 +346,7 @@ class Root:
                     problems.append(self.problem("unreadable", f.path, str(exc)))
                     continue
                 if not stat.S_ISREG(st.st_mode):  # a FIFO would block the reader of every command
-                    problems.append(self.problem("unreadable", f.path, "not a regular file (a FIFO, a device or a "
-                                                 "directory); skipped"))
+                    problems.append(self.problem("unreadable", f.path, notes.NOT_REGULAR + "; skipped"))
                     continue
                 found[f"{cat.name}/{f.name[:-3]}"] = (f.path, st.st_mtime_ns, st.st_size)
         found.update(self.page_items())

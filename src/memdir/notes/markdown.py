@@ -417,13 +417,17 @@ def _umask() -> int:
     return mask
 
 
+#: why a path named like a note is not read: a FIFO would block its reader, a device never ends
+NOT_REGULAR = "not a regular file (a FIFO, a device or a directory)"
+
+
 def read_text(path: Path) -> str:
     """Read a note file as UTF-8; raises ``UsageError`` for binary, oversized or non-UTF-8 files and for what is not a
     regular file (a FIFO named ``x.md`` blocked every command that read it), ``OSError`` when it cannot be read."""
     import stat as stat_mod
 
     if not stat_mod.S_ISREG(os.stat(path).st_mode):
-        raise UsageError("not a regular file (a FIFO, a device or a directory)")
+        raise UsageError(NOT_REGULAR)
     with open(path, "rb") as f:
         data = f.read(MAX_NOTE_BYTES + 1)
     if len(data) > MAX_NOTE_BYTES:
