@@ -180,6 +180,9 @@ def test_forget_query_that_matches_nothing_exits_1_and_says_so(project):
                        capture_output=True, text=True, env=env, timeout=60)
     assert r.returncode == 1  # before: "forgot 0 memories", exit 0
     assert "no memory matches --query 'kangaroo'" in r.stderr and "forgot" not in r.stdout
+    r = subprocess.run([sys.executable, "-m", "memdir", "--json", "forget", "--query", "kangaroo", "--force"],
+                       cwd=project, capture_output=True, text=True, env=env, timeout=60)
+    assert r.returncode == 1 and json.loads(r.stdout)["deleted"] is False
     with memdir.open(project) as m:
         assert m.recall("blue-green")  # nothing was deleted
 

@@ -257,3 +257,25 @@ def test_a_password_s_closing_exclamation_mark_goes_with_it():
                                   "密码 reset 流程", "sshpass -e ssh host", "the sshpass -p option is unsafe"])
 def test_words_after_those_labels_stay(text):
     assert redact(text) == text
+
+
+@pytest.mark.parametrize("text", [
+    "私钥 ~/.ssh/id_ed25519 权限必须是 600", "令牌 https://auth.example.com/oauth2/token 获取", "密钥 AES-256-GCM 加密存储",
+    "把密码 SHA-256 哈希后再存", "密钥 RSA-4096 生成", "令牌 v1.2.3 版本", "密钥 arn:aws:kms:us-east-1:123:key/abc",
+    "口令 OTP/TOTP 两种都支持", "密钥 HS256 签名",
+    "you can use sshpass -p with ssh but it's insecure", "don't combine sshpass -p and ssh", "sshpass -p or -f or -e",
+    "prefer keys over sshpass -p for ssh", "Avoid sshpass -p in git hooks", "sshpass -p vs sshpass -e: which is safer?",
+    'mysql -p"$(cat ~/.pw)" db', "the password 'field_1' input is hidden", 'select the password "option2"',
+    'password "utf8mb4" charset mismatch', "API key: 1Password vault", "api key: OAuth2 instead",
+    "api key: base64-encoded, 32 bytes", "api key: ~/.config/openai/key"])
+def test_paths_algorithms_identifiers_and_prose_near_those_labels_stay(text):
+    assert redact(text) == text
+
+
+@pytest.mark.parametrize("text,secret", [
+    ('sshpass -p "my long secret phrase" ssh h', "long secret phrase"), ("mysql -u root -p'my pass' db", "pass'"),
+    ("password 'Hunter2!'", "!"), ("密码 Abc!2345!", "!"), ("密码：Abc!2345!", "!"), ("password 'N3wPass!'", "N3wPass"),
+    ('password "Secret123"', "Secret123"), ("mysqladmin -u root password 'N3wPass!'", "N3wPass")])
+def test_a_quoted_value_goes_whole_to_its_closing_quote(text, secret):
+    out = redact(text)
+    assert "[redacted:password]" in out and secret not in out, out

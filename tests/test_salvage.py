@@ -128,7 +128,7 @@ def test_doctor_reads_back_the_events_of_an_index_whose_first_bytes_were_overwri
     for extra in ("-wal", "-shm"):
         (project / ".memory" / ".memdir" / f"index.sqlite3{extra}").unlink(missing_ok=True)
     data = bytearray(path.read_bytes())
-    data[0:16] = bytes(16)
+    data[0:40] = b"2025-01-01 12:00:00 INFO server started\n"  # a log line written over the header
     path.write_bytes(bytes(data))
     with memdir.open(project, home=home) as m:
         m.recall("staging")  # set aside, a new index from the notes

@@ -267,6 +267,9 @@ def _check_assignment(m: re.Match[str], value: str, text: str) -> bool:
     key = hay[i : m.end("kw")]
     if _is_placeholder(value) or value.startswith("="):
         return False
+    if " " in m.group("kw"):  # "api key: …" in prose: a key's random string, not a word, a path or "OAuth2"
+        return (len(value) >= 16 and _looks_secretish(value) and "/" not in value
+                and not _WORDY.get().fullmatch(value) and not _shell_expansion(value))
     is_password = "pass" in key or "pwd" in key or _PW_KEY.search(key) is not None
     if m.group("kw") == "pw":  # a short name: a credential only as a word ("pw", "db_pw") holding a secret-like value
         if _PW_KEY.search(key) is None or not _looks_secretish(value):
@@ -320,8 +323,14 @@ _PASSWORD_IS = re.compile(r"(?:password|passwd|passphrase|pwd)(?:[ \t]{1,4}(?:fo
 
 def _check_bare_password(m: re.Match[str], value: str, text: str) -> bool:
     """A value right after "password" (no ``is``/``:``/``=``): letters and digits both, not a path, a file name, an
-    identifier with dots or a URL (``password_v2.txt``, ``config.password2``)."""
-    if _is_placeholder(value) or _is_label(value) or "/" in value or "." in value.strip(".!?:") or _KDF.match(value):
+    identifier with dots or a URL (``password_v2.txt``, ``config.password2``). In quotes (``password 'N3wPass!'``) it
+    is never another label, and one of lower-case letters, digits and ``_`` shorter than 8 is an identifier
+    (``password "column1"``, ``'field_1'``, ``"utf8mb4"``)."""
+    quoted = "q" in m.re.groupindex and m.group("q") is not None
+    if _is_placeholder(value) or (not quoted and _is_label(value)) or "/" in value or "." in value.strip(".!?:") \
+            or _KDF.match(value) or _shell_expansion(value):
+        return False
+    if quoted and (re.fullmatch(r"[a-z0-9]*_[a-z0-9_]*", value) or (re.fullmatch(r"[a-z0-9]+", value) and len(value) < 8)):
         return False
     return any(c.isalpha() for c in value) and any(c.isdigit() for c in value)
 
@@ -392,24 +401,43 @@ def _check_cli_flag(m: re.Match[str], value: str, text: str) -> bool:
     return not _is_placeholder(value) and not value.startswith("-")
 
 
-#: what follows ``sshpass -p VALUE``: the command it runs (or another option of sshpass)
-_SSHPASS_NEXT = re.compile(r"[\"']?[ \t]+(?:ssh|scp|sftp|rsync|ssh-copy-id|git|ansible[\w-]*|-)", re.I)
+#: what follows ``sshpass -p VALUE``: the command it runs and that command's argument
+_SSHPASS_NEXT = re.compile(r"[ \t]+(?:ssh|scp|sftp|rsync|ssh-copy-id)(?![\w-])[ \t]+[^\s]", re.I)
+
+
+def _shell_expansion(value: str) -> bool:
+    """``$(cat ~/.pw)``, `` `pass show x` ``, ``$PW``: the shell supplies the value; nothing secret is written."""
+    return value.startswith(("$", "`"))
 
 
 def _check_sshpass(m: re.Match[str], value: str, text: str) -> bool:
-    """``sshpass -p VALUE``: a quoted value, a secret-like one, or any value followed by the command sshpass runs (``the
-    sshpass -p flag leaks …`` is prose about the option)."""
-    if not _check_cli_flag(m, value, text) or text[m.start("flag") + 1] != "p":  # -P is the prompt to answer
-        return False
-    return m.group("q") is not None or _looks_secretish(value) or _SSHPASS_NEXT.match(text, m.end("val")) is not None
+    """``sshpass -p VALUE``: a quoted value, a secret-like one, or a value that is no word of a sentence followed by the
+    command sshpass runs and its argument (``use sshpass -p with ssh but …``, ``sshpass -p or -f`` are prose)."""
+    if not _check_cli_flag(m, value, text) or _shell_expansion(value) or text[m.start("flag") + 1] != "p":
+        return False  # -P is the prompt to answer
+    if m.group("q") is not None or _looks_secretish(value):
+        return True
+    return value.lower() not in _SENTENCE_WORDS and _SSHPASS_NEXT.match(text, m.end("val")) is not None
 
 
 def _check_cjk_label(m: re.Match[str], value: str, text: str) -> bool:
     """After ``密码：`` / ``口令是`` any value; after the label and a space alone (``密码 Abc!2345678 用于跳板机``) one that
     mixes letters with digits or symbols (``密码 reset`` is a word about it)."""
     if m.group("bare") is not None:
-        return _check_plain(m, value, text) and _looks_secretish(value.rstrip(_WORD_TRAIL))
+        v = value.rstrip(_WORD_TRAIL)
+        if any(c in v for c in "/.:") or _KDF.match(v) or _STANDARD_NAME.fullmatch(v) or _is_label(v):
+            return False  # a path, a URL, a version, an ARN, an algorithm (私钥 ~/.ssh/id_ed25519, 密钥 AES-256-GCM)
+        return _check_plain(m, value, text) and _looks_secretish(v)
     return _check_plain(m, value, text)
+
+
+#: an algorithm's or a standard's name: capitals with a number (``AES-256-GCM``, ``RSA-4096``, ``HS256``, ``P-384``)
+_STANDARD_NAME = re.compile(r"[A-Z]+[-_]?\d+(?:[-_][A-Z0-9]+)*|[A-Z]+(?:[-_][A-Z0-9]+)+")
+
+
+def _check_flag_value(m: re.Match[str], value: str, text: str) -> bool:
+    """A flag's value that is not a placeholder nor a shell expansion (``-p"$(cat ~/.pw)"``)."""
+    return _check_cli_flag(m, value, text) and not _shell_expansion(value)
 
 
 def _check_plain(m: re.Match[str], value: str, text: str) -> bool:
@@ -445,6 +473,9 @@ _QUOTED_OR_BARE = (
     r"(?:(?P<q>\\?[\"'])(?P<qval>(?:[^\"'\\\r\n]|\\[^\"'\r\n]){1,512}+)(?P=q)|" + _UNQUOTED + ")"
 )
 _FLAG_VALUE = r"(?P<q>[\"'])?(?P<val>[^\s\"'`<>|;&-][^\s\"'`<>|;&]{0,511}+)"
+#: a flag's value in quotes, whole to its closing quote (``sshpass -p "my long phrase"``), else bare
+_FLAG_QUOTED_OR_BARE = (r"(?:(?P<q>[\"'])(?P<qval>[^\"'\r\n]{1,512}+)(?P=q)"
+                        r"|(?P<val>[^\s\"'`<>|;&-][^\s\"'`<>|;&]{0,511}+))")
 
 _PROVIDER_RULES: list[_Rule] = [
     # --- AI providers
@@ -552,8 +583,8 @@ _KEYWORD_RULES: list[_Rule] = [
     _Rule(
         "password",
         _r(r"(?:mysql|mysqldump|mysqladmin|mariadb)(?![a-z0-9_-])[^\n]{0,300}?[ \t]-p"
-           r"(?P<q>[\"'])?(?P<val>[^\s\"'`<>|;&-][^\s\"'`<>|;&]{0,255}+)"),
-        ("mysql", "mariadb"), priority=_P_ASSIGN, group="val", check=_check_cli_flag, lowered=True,
+           + _FLAG_QUOTED_OR_BARE),
+        ("mysql", "mariadb"), priority=_P_ASSIGN, group="val", check=_check_flag_value, lowered=True,
         anchors=("mysql", "mariadb"),
     ),
     # "the password is hunter2", "token was `abc123`", "the admin password for prod is Tr0ub4dor3" (up to three
@@ -611,7 +642,7 @@ _KEYWORD_RULES: list[_Rule] = [
            r"(?P<val>[\x21-\x7e]{1,512}+)"),
         ("密码", "口令", "密钥", "秘钥", "私钥", "令牌", "授权码", "通行码"),
         priority=_P_ASSIGN, group="val", check=_check_cjk_label, pre=frozenset(), lowered=True,
-        trim="\"'`.,;:!?)]}>", anchors=("密码", "口令", "密钥", "秘钥", "私钥", "令牌", "授权码", "通行码"),
+        trim="\"'`.,;:?)]}>", anchors=("密码", "口令", "密钥", "秘钥", "私钥", "令牌", "授权码", "通行码"),
     ),
     # <password>hunter2</password> (XML configs: Maven settings, .NET, Ant)
     _Rule(
@@ -646,7 +677,7 @@ _KEYWORD_RULES: list[_Rule] = [
     # sshpass -p hunter2 ssh host, sshpass -p 'x' (sshpass -f FILE and -e read it from elsewhere)
     _Rule(
         "password",
-        _r(r"sshpass(?![a-z0-9_-])(?:[ \t]+-[a-oq-z][^\s]{0,64}){0,3}[ \t]+(?P<flag>-p)[ \t]*" + _FLAG_VALUE),
+        _r(r"sshpass(?![a-z0-9_-])(?:[ \t]+-[a-oq-z][^\s]{0,64}){0,3}[ \t]+(?P<flag>-p)[ \t]*" + _FLAG_QUOTED_OR_BARE),
         ("sshpass",), priority=_P_ASSIGN, group="val", check=_check_sshpass, anchors=("sshpass",),
     ),
     # key = value, "key": "value", key: value, for credential-like key names
@@ -885,7 +916,7 @@ def _run_rule(rule: _Rule, hay: str, text: str) -> Iterator[tuple[str, int, int,
         grp = "qval" if qval and m.group("qval") is not None else group
         s, e = m.span(grp)
         whole = rule.whole if grp != "qval" else ""
-        if rule.trim:
+        if rule.trim and grp != "qval":  # a quoted value is exact: its closing "!" is its own
             while e > s and text[e - 1] in rule.trim:
                 e -= 1
         if s >= e:

@@ -234,7 +234,7 @@ def forget(ctx, id, id_opt, scope, source, session, query, prefix, token, force,
         res = m.forget_matching(query=query, prefix=prefix, scope=scope, token=token, force=force)
         what = f"--query {query!r}" if query is not None else f"--prefix {prefix!r}"
         if not res["count"]:  # like a missing id: say so, exit 1 (scripts can tell), with --force too
-            emit(ctx, as_json, res, "")
+            emit(ctx, as_json, {**res, "deleted": False}, "")
             raise NotFound(f"no memory matches {what}; nothing to forget (see `memdir recall`)")
         if res["deleted"]:
             n = res["count"]
@@ -311,8 +311,11 @@ def edit(ctx, id, file, scope, expect, as_json):
             if not Path(file).is_file():  # a directory, a FIFO, /dev/zero: never read to an end that may not come
                 raise UsageError(f"edit refused: {file} is not a regular file" if Path(file).exists()
                                  else f"edit refused: no such file: {file}")
-            with open(file, "rb") as f:
-                text = note_bytes(read_stdin_bytes(f"file {file}", f), file)
+            from memdir.notes.markdown import MAX_NOTE_BYTES
+
+            if Path(file).stat().st_size > MAX_NOTE_BYTES:
+                raise UsageError(f"edit refused: {file} is over {MAX_NOTE_BYTES:,} bytes, the most a note file holds")
+            text = note_bytes(Path(file).read_bytes(), file)
         elif file == "-" or not sys.stdin.isatty():
             text = note_bytes(read_stdin_bytes("note"), "stdin")
         else:

@@ -101,8 +101,10 @@ BINARY_NULS = 8
 
 def _utf8_after_two_bytes(data: bytes) -> bool:
     """True when what follows a UTF-16 byte-order mark is UTF-8 text without a NUL: UTF-16 of Latin text holds a NUL
-    in every other byte, and of CJK text is not valid UTF-8; two stray bytes before UTF-8 text are no UTF-16 file
-    (``\\xff\\xfe bad bytes`` was stored as 戠摡甠…)."""
+    in every other byte (a line break is ``\\n\\x00``), and of CJK text is rarely valid UTF-8; two stray bytes
+    before UTF-8 text are no UTF-16 file (``\\xff\\xfe bad bytes`` was stored as 戠摡甠…). The one UTF-16 text taken
+    for this (CJK characters alone, no line break, every byte below 0x80) is refused as not UTF-8: converted, it is
+    stored; nothing is stored as noise."""
     rest = data[2:]
     if not rest.strip() or b"\x00" in rest:
         return False

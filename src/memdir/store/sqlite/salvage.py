@@ -126,7 +126,8 @@ FRACTIONS = bytes((64, 32, 32))
 def _mend_header(copy: Path) -> bool:
     """Write a valid header's fixed parts into ``copy`` (a temporary copy, never the set-aside file): the magic string,
     a page size when the one written is not a power of two from 512 to 65,536 (guessed from the file's size: the
-    largest such size dividing it, at most SQLite's default 4,096 first), the payload fractions. True when something
+    largest such size dividing it, at most SQLite's default 4,096 first), the payload fractions, and, when the magic
+    string was overwritten, the format versions (1, 1 unless 1 or 2) and the reserved space (0). True when something
     was changed (a file whose first bytes were overwritten read back no event, its pages all intact)."""
     try:
         with open(copy, "r+b") as f:
@@ -142,6 +143,10 @@ def _mend_header(copy: Path) -> bool:
                 size = next((p for p in (4096, 1024, 2048, 512, 8192, 16384, 32768, 65536) if total % p == 0), 4096)
                 head[16:18] = (1 if size == 65536 else size).to_bytes(2, "big")
             head[21:24] = FRACTIONS
+            if before[0:16] != MAGIC:  # the header was overwritten: its format versions and reserved space too
+                if head[18] not in (1, 2) or head[19] not in (1, 2):
+                    head[18:20] = bytes((1, 1))
+                head[20] = 0
             if bytes(head) == before:
                 return False
             f.seek(0)
