@@ -57,20 +57,26 @@ def test_a_capture_under_a_held_lock_is_queued_then_stored(project, tmp_path):
     assert sum("0042_zebracorn" in h.text for h in m.recall("zebracorn", kinds=["event"])) == 1  # stored once
 
 
-def test_a_hook_answers_while_an_import_holds_the_lock(project, tmp_path):
-    home = tmp_path / "g"
+def tool_hook_under_a_held_lock(project: Path, home: Path, **env_extra: str) -> None:
+    """A note stored, then a Claude Code post-tool-use hook run in its own process (``env_extra``: MEMDIR_* settings)
+    while another process holds the project's write lock; the hook must exit 0."""
     with memdir.open(project, home=home) as m:
         m.remember("The staging database listens on port 5433 at staging-db.internal.", category="facts")
     data = (FIX / "claude_post_tool_use_bash.json").read_text(encoding="utf-8").replace("__CWD__", str(project))
-    holder = hold_lock(project, home, 30)
+    holder = hold_lock(project, home, 60)
     try:
-        env = {**__import__("os").environ, "MEMDIR_HOME": str(home), "MEMDIR_HOOK_BUDGET_MS": "3000"}
+        env = {**__import__("os").environ, "MEMDIR_HOME": str(home), **env_extra}
         r = subprocess.run([sys.executable, "-m", "memdir.cli.main", "hook", "claude-code", "post-tool-use"],
                            input=data.encode(), capture_output=True, cwd=str(project), env=env, timeout=60)
         assert r.returncode == 0, r.stderr
     finally:
         holder.kill()
         holder.wait()
+
+
+def test_a_hook_answers_while_an_import_holds_the_lock(project, tmp_path):
+    home = tmp_path / "g"
+    tool_hook_under_a_held_lock(project, home, MEMDIR_HOOK_BUDGET_MS="3000")
     with memdir.open(project, home=home) as m:
         queued = spool.pending(m.roots["project"])
         assert len(queued) == 1, "the tool output was lost instead of queued"
@@ -282,18 +288,6 @@ def test_a_hook_late_in_its_budget_queues_its_event_instead_of_being_ended_while
     """The lock wait of a hook's capture ends in time to queue the event before the hook's budget ends the process:
     with a lock wait longer than what is left of the budget, the event was lost (the watchdog exits without a word)."""
     home = tmp_path / "g"
-    with memdir.open(project, home=home) as m:
-        m.remember("The staging database listens on port 5433 at staging-db.internal.", category="facts")
-    data = (FIX / "claude_post_tool_use_bash.json").read_text(encoding="utf-8").replace("__CWD__", str(project))
-    holder = hold_lock(project, home, 60)
-    try:
-        env = {**__import__("os").environ, "MEMDIR_HOME": str(home), "MEMDIR_HOOK_BUDGET_MS": "2500",
-               "MEMDIR_CAPTURE_LOCK_WAIT_MS": "30000"}
-        r = subprocess.run([sys.executable, "-m", "memdir.cli.main", "hook", "claude-code", "post-tool-use"],
-                           input=data.encode(), capture_output=True, cwd=str(project), env=env, timeout=60)
-        assert r.returncode == 0, r.stderr
-    finally:
-        holder.kill()
-        holder.wait()
+    tool_hook_under_a_held_lock(project, home, MEMDIR_HOOK_BUDGET_MS="2500", MEMDIR_CAPTURE_LOCK_WAIT_MS="30000")
     with memdir.open(project, home=home) as m:
         assert len(spool.pending(m.roots["project"])) == 1, "the tool output was lost instead of queued"
