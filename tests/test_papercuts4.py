@@ -379,3 +379,27 @@ def test_a_mistyped_import_source_gets_the_source_it_resembles(proj, capsys):
     assert code == 2 and "did you mean `memdir import claude-code`?" in err
     code, out, err = run(capsys, "--dir", str(proj), "import", "backup.jsonl")
     assert code == 2 and "no such file 'backup.jsonl'" in err  # a file's name is not taken for a source
+
+
+def test_a_fifo_named_config_toml_root_md_index_md_or_a_queued_capture_blocks_nothing(proj, tmp_path):
+    """Every file memdir opens under a root is opened only when it is a regular file: a FIFO as `config.toml`,
+    `ROOT.md`, a category's `index.md` or a spool file hung recall, remember, recent and every hook."""
+    import os
+
+    from memdir.engine import spool
+
+    with memdir.open(proj) as m:
+        m.remember("kiwis ripen faster beside apples", category="facts")
+        spool.spool_dir(m.roots["project"]).mkdir(parents=True, exist_ok=True)
+        queued = spool.spool_dir(m.roots["project"]) / "00000000000000000001-1-1.json"
+    mem = proj / ".memory"
+    (mem / "ROOT.md").unlink(missing_ok=True)
+    (mem / "facts" / "index.md").unlink(missing_ok=True)
+    for path in (mem / "config.toml", mem / "ROOT.md", mem / "facts" / "index.md", queued):
+        os.mkfifo(path)
+    with memdir.open(proj) as m:
+        assert m.recall("kiwis")
+        m.remember("figs ripen in late summer", category="facts")
+        m.capture({"role": "user", "text": "when do the figs ripen in this orchard?", "session": "s"})
+        assert m.recall("figs")
+    assert queued.with_name("bad-" + queued.name).exists()  # set aside, never deleted

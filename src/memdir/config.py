@@ -342,8 +342,10 @@ def _flatten(d: dict, prefix: str = "") -> dict[str, Any]:
 
 def read_toml(path: Path) -> dict[str, Any]:
     """Read a ``config.toml`` as flat dotted keys; a missing file is ``{}``, a broken one warns and is ``{}``."""
+    from memdir.fileio import open_regular
+
     try:
-        f = open(path, "rb")
+        f = open_regular(path)  # a FIFO named config.toml would block every command
     except FileNotFoundError:
         return {}
     except OSError as exc:

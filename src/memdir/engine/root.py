@@ -29,6 +29,7 @@ from memdir.store.sqlite import opening, readonly, txn
 from memdir.notes import markdown as notes
 from memdir.notes import rootmd
 from memdir.errors import LockBusy, MemdirError, ReadOnlyStore, UsageError
+from memdir.fileio import read_or_none
 from memdir.roots import DERIVED_DIRNAME, ROOT_PAGE, check_segment, private_dir
 from memdir.timeutil import iso, parse_ts
 from memdir.types import Note
@@ -573,7 +574,7 @@ class Root:
             if not self.inside(path):  # a category dir symlinked out of the root: never write there (case C14)
                 continue
             try:
-                done, p = notes.rewrite_compiled(path, make, self._read_or_none)
+                done, p = notes.rewrite_compiled(path, make, read_or_none)
             except OSError as exc:  # the notes were written: the file waits (ROOT.md's goals are the user's own
                 problems.append(f"{exc}; it is not rewritten until then")  # words: never overwritten unread)
                 skipped = True
@@ -589,12 +590,3 @@ class Root:
                 store.set_meta("compiled_gen", str(gen))
         return problems
 
-    @staticmethod
-    def _read_or_none(path: Path) -> str | None:
-        try:
-            with open(path, encoding="utf-8", newline="") as f:
-                return f.read()
-        except FileNotFoundError:
-            return None
-        except (OSError, UnicodeDecodeError) as exc:
-            raise OSError(f"{path} is unreadable ({exc}); fix or remove it") from None

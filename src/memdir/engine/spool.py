@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
+from memdir.fileio import open_regular
 from memdir.errors import MemdirError
 from memdir.roots import private_dir
 from memdir.lazylog import getLogger
@@ -86,7 +87,8 @@ def drain(root: Any, store_rows: Callable[[list[dict[str, Any]], str], Any], *, 
                 if until is not None and taken and time.monotonic() > until:
                     break
                 try:
-                    obj = json.loads(f.read_text(encoding="utf-8"))
+                    with open_regular(f, "r", encoding="utf-8") as fh:  # a FIFO here blocked every reader
+                        obj = json.loads(fh.read())
                     rows, scope = obj["rows"], obj.get("scope") or "project"
                     if not isinstance(rows, list):
                         raise ValueError("rows is not a list")

@@ -424,12 +424,13 @@ NOT_REGULAR = "not a regular file (a FIFO, a device or a directory)"
 def read_text(path: Path) -> str:
     """Read a note file as UTF-8; raises ``UsageError`` for binary, oversized or non-UTF-8 files and for what is not a
     regular file (a FIFO named ``x.md`` blocked every command that read it), ``OSError`` when it cannot be read."""
-    import stat as stat_mod
+    from memdir.fileio import NotRegularFile, open_regular
 
-    if not stat_mod.S_ISREG(os.stat(path).st_mode):
-        raise UsageError(NOT_REGULAR)
-    with open(path, "rb") as f:
-        data = f.read(MAX_NOTE_BYTES + 1)
+    try:
+        with open_regular(path) as f:
+            data = f.read(MAX_NOTE_BYTES + 1)
+    except NotRegularFile:
+        raise UsageError(NOT_REGULAR) from None
     if len(data) > MAX_NOTE_BYTES:
         raise UsageError(f"file is larger than {MAX_NOTE_BYTES} bytes")
     if b"\x00" in data:

@@ -1,0 +1,43 @@
+"""Opening a file memdir finds under a root or beside it (a note, ROOT.md, an ``index.md``, ``config.toml``, ``.env``,
+a queued capture): only a regular file is read. A FIFO or a device placed under such a name blocked every command
+that opened it (a FIFO's ``open`` waits for a writer); it is refused as unreadable instead."""
+
+from __future__ import annotations
+
+import os
+import stat
+from typing import IO, Any
+
+
+class NotRegularFile(OSError):
+    """The path names a FIFO, a device, a socket or a directory, not a file to read."""
+
+
+def open_regular(path: str | os.PathLike, mode: str = "rb", *, encoding: str | None = None,
+                 newline: str | None = None) -> IO[Any]:
+    """``open(path, mode)`` for reading (``"rb"`` or ``"r"``) when ``path`` is a regular file. Opened without blocking
+    (``O_NONBLOCK`` where the platform has it), then checked with ``fstat``: no race between the check and the read.
+    Raises ``FileNotFoundError`` and the other ``OSError`` of ``open``, and :class:`NotRegularFile` (an ``OSError``)."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+                 | getattr(os, "O_BINARY", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise NotRegularFile("not a regular file (a FIFO, a device or a directory)")
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        return os.fdopen(fd, mode, encoding=encoding, newline=newline)
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def read_or_none(path: str | os.PathLike) -> str | None:
+    """A regular file's UTF-8 text (line endings as written), ``None`` when it does not exist. Raises ``OSError``
+    naming the file when it cannot be read, is not UTF-8 or is not a regular file."""
+    try:
+        with open_regular(path, "r", encoding="utf-8", newline="") as f:
+            return f.read()
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise OSError(f"{os.fspath(path)} is unreadable ({exc}); fix or remove it") from None
