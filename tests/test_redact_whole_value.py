@@ -279,3 +279,23 @@ def test_paths_algorithms_identifiers_and_prose_near_those_labels_stay(text):
 def test_a_quoted_value_goes_whole_to_its_closing_quote(text, secret):
     out = redact(text)
     assert "[redacted:password]" in out and secret not in out, out
+
+
+@pytest.mark.parametrize("text", [
+    "API Key - Qz8Wx7Ec6RvTb5Yn", "api key — Qz8Wx7Ec6RvTb5Yn", "password - Qz8Wx7Ec6Rv", "password is: Qz8Wx7Ec6Rv",
+    "password → Qz8Wx7Ec6Rv", "pwd 'Qz8Wx7Ec6Rv'", "apikey `Qz8Wx7Ec6RvTb5Yn`", "token 'Qz8Wx7Ec6RvTb5Yn'",
+    "client secret 'Qz8Wx7Ec6RvTb5Yn'", "secret key: Qz8Wx7Ec6RvTb5Yn9um", "access key: Qz8Wx7Ec6RvTb5Yn9um",
+    "密碼 Qz8Wx7Ec6Rv 用於跳板機", "redis-cli -h cache -a Qz8Wx7Ec6Rv ping", "htpasswd -b /etc/nginx/.htpasswd admin Qz8Wx7Ec6Rv"])
+def test_a_secret_after_a_dash_an_arrow_is_or_no_separator_at_all_is_redacted(text):
+    out = redact(text)
+    assert "[redacted:" in out and "Qz8" not in out, out
+
+
+@pytest.mark.parametrize("text", [
+    "password hashing algorithm is argon2id", "the password is SHA256-hashed", "密钥 ed25519",
+    "The password reset link is https://example.com/reset", "password: !vault |", 'password: "required|min:8"',
+    'password: "%(DB_PASS)s"', "the token 'access_token' is returned", "password - reset it monthly",
+    "API key - see the dashboard", "secret key: set in .env", "redis-cli -a $REDIS_PASSWORD ping", "token - 42 of them",
+    "Google OAuth: `ya29.[alphanumeric-_]{100,}` - JWT tokens"])
+def test_algorithms_links_config_syntax_and_prose_after_those_labels_stay(text):
+    assert redact(text) == text

@@ -168,7 +168,9 @@ _PLACEHOLDER_RE = _Lazy(
     \$\{?[A-Za-z_]                       # $VAR, ${VAR}, ${{ secrets.X }}
     | \{\{ | \{[A-Za-z_][\w.]*\}          # {{ jinja }}, {name}
     | <[^>]*>                           # <your-token>
-    | %\(?[a-z]                          # %s, %(name)s
+    | %\(?[A-Za-z]                       # %s, %(name)s, %(DB_PASS)s
+    | ![A-Za-z_]+\Z                      # a YAML tag: !vault, !Ref, !ENV
+    | (?:required|nullable|sometimes|confirmed)(?:\|[\w:,.-]+)+\Z  # validation rules: required|min:8
     | \*{3,} | x{4,} | X{4,} | \.{3} | …  # masks and ellipses
     | \[redacted                           # our own marker
     | (?i:redacted|placeholder)
@@ -251,9 +253,17 @@ def _is_label(value: str) -> bool:
 _PW_KEY = re.compile(r"(?:^|[_\-.])pw$", re.I)
 #: ``pass`` as the last word of a longer key (``DB_PASS``, ``smtp.pass``): a password's name, not a test's verdict
 _PASS_KEY = re.compile(r"[a-z0-9][_\-.]pass$", re.I)
-#: hash and key-derivation names: what follows "password" in prose about how passwords are stored
+#: hash, key-derivation, cipher and curve names: what follows "password" or 密钥 in prose about how secrets are kept
+#: (``password hashing algorithm is argon2id``, ``密钥 ed25519``)
 _KDF = re.compile(r"^(?:argon2(?:id|i|d)?|bcrypt\d*|scrypt|yescrypt|pbkdf2(?:[-_]?sha\d+)?|sha-?\d+|md5|hmac[-_]?\w*"
-                  r"|blake2\w*|sha3[-_]?\d+)$", re.I)
+                  r"|blake2\w*|sha3[-_]?\d+|aes-?\d+(?:[-_]\w+)?|rsa-?\d+|(?:ed|x|curve)25519|ed448|secp\d+[rk]1"
+                  r"|p-?(?:256|384|521)|[hre]s(?:256|384|512)|chacha20(?:-?poly1305)?)$", re.I)
+
+
+def _algorithm(value: str) -> bool:
+    """An algorithm's name, alone or with a word after it (``argon2id``, ``SHA256-hashed``, ``AES-256``)."""
+    head, _, rest = value.partition("-")
+    return _KDF.match(value) is not None or (_KDF.match(head) is not None and rest.isalpha())
 
 
 def _check_assignment(m: re.Match[str], value: str, text: str) -> bool:
@@ -305,6 +315,8 @@ def _check_is_phrase(m: re.Match[str], value: str, text: str) -> bool:
         return False
     # "the wifi passphrase is correct-horse-battery-staple": the password's own name right before "is", not a
     # policy's or a flag's ("the password policy is …", "the token bypass flag is …")
+    if "://" in value or _algorithm(value):  # "the password reset link is https://…", "… is argon2id"
+        return False
     if m.group("q") is not None or _looks_secretish(value):
         return True
     if _PASSWORD_IS.match(m.group(0)) is None:
@@ -317,7 +329,7 @@ def _check_is_phrase(m: re.Match[str], value: str, text: str) -> bool:
 
 #: "password is" / "passphrase was" ("the password for prod is …"), and the set-the-password-to rule (its password name stands right before "to")
 _PASSWORD_IS = re.compile(r"(?:password|passwd|passphrase|pwd)(?:[ \t]{1,4}(?:for|at|on|of|in)[ \t]{1,4}[\w.-]{1,40})?"
-                          r"[ \t]{1,4}(?:is|was)[ \t]"
+                          r"[ \t]{1,4}(?:is|was):?[ \t]"
                           r"|(?:set|sets|setting|change|changed|changes|changing|reset|update|updated)[ \t]", re.I)
 
 
@@ -328,7 +340,7 @@ def _check_bare_password(m: re.Match[str], value: str, text: str) -> bool:
     (``password "column1"``, ``'field_1'``, ``"utf8mb4"``)."""
     quoted = "q" in m.re.groupindex and m.group("q") is not None
     if _is_placeholder(value) or (not quoted and _is_label(value)) or "/" in value or "." in value.strip(".!?:") \
-            or _KDF.match(value) or _shell_expansion(value):
+            or _algorithm(value) or _shell_expansion(value):
         return False
     if quoted and (re.fullmatch(r"[a-z0-9]*_[a-z0-9_]*", value) or (re.fullmatch(r"[a-z0-9]+", value) and len(value) < 8)):
         return False
@@ -425,7 +437,7 @@ def _check_cjk_label(m: re.Match[str], value: str, text: str) -> bool:
     mixes letters with digits or symbols (``密码 reset`` is a word about it)."""
     if m.group("bare") is not None:
         v = value.rstrip(_WORD_TRAIL)
-        if any(c in v for c in "/.:") or _KDF.match(v) or _STANDARD_NAME.fullmatch(v) or _is_label(v):
+        if any(c in v for c in "/.:") or _algorithm(v) or _STANDARD_NAME.fullmatch(v) or _is_label(v):
             return False  # a path, a URL, a version, an ARN, an algorithm (私钥 ~/.ssh/id_ed25519, 密钥 AES-256-GCM)
         return _check_plain(m, value, text) and _looks_secretish(v)
     return _check_plain(m, value, text)
@@ -433,6 +445,13 @@ def _check_cjk_label(m: re.Match[str], value: str, text: str) -> bool:
 
 #: an algorithm's or a standard's name: capitals with a number (``AES-256-GCM``, ``RSA-4096``, ``HS256``, ``P-384``)
 _STANDARD_NAME = re.compile(r"[A-Z]+[-_]?\d+(?:[-_][A-Z0-9]+)*|[A-Z]+(?:[-_][A-Z0-9]+)+")
+
+
+def _check_quoted_after_label(m: re.Match[str], value: str, text: str) -> bool:
+    """A quoted value right after a token's, key's or secret's name: a random-looking string (letters with digits or
+    symbols, 8+), not a placeholder, a shell expansion, a path, a dotted name or another label."""
+    return (_looks_secretish(value) and not _is_placeholder(value) and not _shell_expansion(value)
+            and "/" not in value and not _DOTTED_EXPR_RE.get().fullmatch(value) and not _is_label(value))
 
 
 def _check_flag_value(m: re.Match[str], value: str, text: str) -> bool:
@@ -472,6 +491,9 @@ _UNQUOTED = r"(?P<val>[^\s\"'`,;&<>()\[\]{}]{1,512}+)(?!\((?![^()\s]{1,40}\)\w))
 _QUOTED_OR_BARE = (
     r"(?:(?P<q>\\?[\"'])(?P<qval>(?:[^\"'\\\r\n]|\\[^\"'\r\n]){1,512}+)(?P=q)|" + _UNQUOTED + ")"
 )
+#: Chinese credential labels, simplified and traditional
+_CJK_LABELS = ("密码", "密碼", "口令", "密钥", "密鑰", "金鑰", "秘钥", "私钥", "私鑰", "令牌", "權杖", "授权码", "授權碼",
+               "通行码", "通行碼")
 _FLAG_VALUE = r"(?P<q>[\"'])?(?P<val>[^\s\"'`<>|;&-][^\s\"'`<>|;&]{0,511}+)"
 #: a flag's value in quotes, whole to its closing quote (``sshpass -p "my long phrase"``), else bare
 _FLAG_QUOTED_OR_BARE = (r"(?:(?P<q>[\"'])(?P<qval>[^\"'\r\n]{1,512}+)(?P=q)"
@@ -592,7 +614,7 @@ _KEYWORD_RULES: list[_Rule] = [
     _Rule(
         "password",
         _r(r"(?:password|passwd|passphrase|pwd|pw|secret|token|api key)(?:[ \t]{1,4}[a-z][a-z0-9_-]{0,15}){0,3}?"
-           r"[ \t]{1,4}(?:is|was)[ \t]{1,4}"
+           r"[ \t]{1,4}(?:is|was):?[ \t]{1,4}"
            r"(?:(?P<q>[`\"'])(?P<qval>[^`\"'\r\n]{1,512}+)(?P=q)|"
            r"(?P<val>[^\s\"'`,;&<>()\[\]{}]{1,512}+))"),
         (" is ", " was "), priority=_P_ASSIGN, check=_check_is_phrase, lowered=True, trim=".!?:",
@@ -624,25 +646,24 @@ _KEYWORD_RULES: list[_Rule] = [
     # spaced passphrase: "DB_PASSWORD=[redacted] horse battery staple")
     _Rule(
         "password",
-        _r(r"(?:password|passwd|passphrase|pwd|密码|口令)\*{0,2}[\"']?(?:[ \t]{0,8}(?::=|=|:|：)[ \t]{0,8}"
+        _r(r"(?:password|passwd|passphrase|pwd|密码|密碼|口令)\*{0,2}[\"']?(?:[ \t]{0,8}(?::=|=|:|：)[ \t]{0,8}"
            r"|(?:[ \t]{1,4}(?:for|at|on|of|in|to)[ \t]{1,4}(?:the[ \t]{1,4})?[\w.-]{1,40}(?:[ \t]{1,4}[\w.-]{1,40})?)?"
            r"(?:[ \t]{1,4}(?:is|was)[ \t]*:?[ \t]{1,4}|[ \t]*:[ \t]{1,4})"
            r"|[ \t]{0,4}(?:是|为|改成了?|改为|设为|设置为|设成)[ \t]{0,4})"
            r"[\"'`*]?(?P<val>[a-zA-Z\u00c0-\u024f]{3,16}(?:[ \t](?!" + _CONNECTOR + r"[ \t])[a-zA-Z\u00c0-\u024f]{3,16}){3,7}"
            r"|[a-zA-Z\u00c0-\u024f]{5,40})[\"'`*]{0,2}"
            + _VALUE_END),
-        ("pass", "pwd", "密码", "口令"), priority=_P_ASSIGN, group="val", check=_check_letters_password,
-        pre=_KEY_BEFORE, lowered=True, anchors=("pass", "pwd", "密码", "口令"),
+        ("pass", "pwd", "密码", "密碼", "口令"), priority=_P_ASSIGN, group="val", check=_check_letters_password,
+        pre=_KEY_BEFORE, lowered=True, anchors=("pass", "pwd", "密码", "密碼", "口令"),
     ),
     # Chinese labels: 密码：hunter2, 口令是 abc, 密钥=xyz, 令牌：…
     _Rule(
         "cjk_label",
-        _r(r"(?P<key>密码|口令|密钥|秘钥|私钥|令牌|授权码|通行码)"
+        _r(r"(?P<key>密码|密碼|口令|密钥|密鑰|金鑰|秘钥|私钥|私鑰|令牌|權杖|授权码|授權碼|通行码|通行碼)"
            r"(?:[ \t\u3000]{0,4}(?:[:：=]|是|为)[ \t\u3000]{0,4}|(?P<bare>[ \t\u3000]{1,4}))[\"'“‘「『`]?"
            r"(?P<val>[\x21-\x7e]{1,512}+)"),
-        ("密码", "口令", "密钥", "秘钥", "私钥", "令牌", "授权码", "通行码"),
-        priority=_P_ASSIGN, group="val", check=_check_cjk_label, pre=frozenset(), lowered=True,
-        trim="\"'`.,;:?)]}>", anchors=("密码", "口令", "密钥", "秘钥", "私钥", "令牌", "授权码", "通行码"),
+        _CJK_LABELS, priority=_P_ASSIGN, group="val", check=_check_cjk_label, pre=frozenset(), lowered=True,
+        trim="\"'`.,;:?)]}>", anchors=_CJK_LABELS,
     ),
     # <password>hunter2</password> (XML configs: Maven settings, .NET, Ant)
     _Rule(
@@ -674,6 +695,26 @@ _KEYWORD_RULES: list[_Rule] = [
         ("login",), priority=_P_ASSIGN, group="val", check=_check_cli_flag, lowered=True,
         anchors=("docker", "podman", "helm", "oras", "buildah"),
     ),
+    # token 'x', api key "x", client secret `x`, pwd 'x': a quoted secret right after its label, no separator
+    _Rule(
+        "secret",
+        _r(r"(?P<kw>token|api[ _-]?key|apikey|client[ _-]secret|secret(?:[ _-]key)?|access[ _-]?key|pwd)[ \t]{1,4}"
+           r"(?P<q>[`\"'])(?P<qval>[^`\"'\s]{8,512}+)(?P=q)"),
+        ("token", "key", "secret", "pwd"), priority=_P_ASSIGN - 1, check=_check_quoted_after_label, lowered=True,
+        anchors=("token", "api", "key", "secret", "pwd"),
+    ),
+    # redis-cli -a hunter2, htpasswd -b FILE USER hunter2
+    _Rule(
+        "password",
+        _r(r"redis-cli(?![a-z0-9_-])[^\n]{0,200}?[ \t]-a[ \t]+" + _FLAG_QUOTED_OR_BARE),
+        ("redis-cli",), priority=_P_ASSIGN, group="val", check=_check_flag_value, lowered=True, anchors=("redis-cli",),
+    ),
+    _Rule(
+        "password",
+        _r(r"htpasswd(?![a-z0-9_-])(?:[ \t]+-[a-z]*b[a-z]*)(?:[ \t]+-[a-z]+)*[ \t]+(?:[^\s-][^\s]{0,256}[ \t]+)?"
+           r"[^\s-][^\s]{0,128}[ \t]+" + _FLAG_QUOTED_OR_BARE),
+        ("htpasswd",), priority=_P_ASSIGN, group="val", check=_check_flag_value, lowered=True, anchors=("htpasswd",),
+    ),
     # sshpass -p hunter2 ssh host, sshpass -p 'x' (sshpass -f FILE and -e read it from elsewhere)
     _Rule(
         "password",
@@ -683,9 +724,9 @@ _KEYWORD_RULES: list[_Rule] = [
     # key = value, "key": "value", key: value, for credential-like key names
     _Rule(
         "password",  # refined per key by _assignment_kind
-        _r(r"(?P<kw>password|passwd|passphrase|pass(?![a-z])|pwd|pw|secret|apikey|api[_ -]key|access[_-]?key|secret[_-]?key"
+        _r(r"(?P<kw>password|passwd|passphrase|pass(?![a-z])|pwd|pw|secret|apikey|api[_ -]key|access[_ -]?key|secret[_ -]?key"
            r"|private[_-]?key|signing[_-]?key|encryption[_-]?key|master[_-]?key|token|auth|credentials?)"
-           r"[\"']?(?P<sep>[ \t]{0,8}(?::=|=>|=|:)[ \t]{0,8})" + _QUOTED_OR_BARE),
+           r"[\"']?(?P<sep>[ \t]{0,8}(?::=|=>|=|:)[ \t]{0,8}|[ \t]{1,8}(?:-|–|—|→|->)[ \t]{1,8})" + _QUOTED_OR_BARE),
         ("pass", "pw", "secret", "key", "token", "auth", "credential"),
         priority=_P_ASSIGN, check=_check_assignment, pre=frozenset(), lowered=True,
         anchors=("pass", "pw", "secret", "api", "access", "private", "signing", "encryption", "master",
@@ -830,9 +871,9 @@ def _assignment_kind(hay: str, kw_start: int, kw_end: int) -> str:
 
 
 def _cjk_kind(key: str) -> str:
-    if key in ("令牌", "访问令牌", "授权码", "通行码"):
+    if key in ("令牌", "權杖", "授权码", "授權碼", "通行码", "通行碼"):
         return "token"
-    if key in ("密钥", "秘钥", "私钥"):
+    if key in ("密钥", "密鑰", "金鑰", "秘钥", "私钥", "私鑰"):
         return "secret"
     return "password"
 
