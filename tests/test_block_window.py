@@ -294,7 +294,7 @@ def test_a_how_many_tests_passed_question_s_window_reaches_the_runner_s_verdict(
     from memdir.inject.kinds import answer_line, question_kind
 
     kind = question_kind("How many tests passed when we ran the whole reasoning test file?")
-    assert kind == "tests" and answer_line(kind) is not None and answer_line("fail") is None
+    assert kind == "tests" and answer_line(kind) is not None and answer_line("fix") is None
     w = {"reason": 3.0, "whole": 2.5, "pass": 1.5, "test": 0.5}
     text = ("> vitest --run src/plugins/__tests__/reasoning.test.ts\n"
             "RUN  v4.1.5 /repo\n"
@@ -304,3 +304,19 @@ def test_a_how_many_tests_passed_question_s_window_reaches_the_runner_s_verdict(
     assert "16 passed" in inject.focus(text, w, 200, answer=answer_line(kind))
     commit = "\n".join(["Staging the reasoning docs"] * 6 + ["[main 418d9c9] docs: reasoning notes", " 2 files changed"])
     assert "418d9c9" in inject.focus(commit, {"reason": 3.0, "doc": 1.0}, 80, answer=answer_line("commit"))
+
+
+def test_a_why_did_it_fail_question_s_window_over_a_failing_output_reaches_the_error_line():
+    """The error line (``AssertionError: …``) holds none of the question's words, the runner's summary and command
+    line hold several: for a "fail" question the window of the output shows the error."""
+    from memdir.inject.kinds import answer_line, question_kind
+
+    kind = question_kind("When the new compaction test first ran, why did it fail?")
+    assert kind == "fail"
+    w = {"new": 2.7, "first": 2.9, "compact": 1.8, "test": 1.6}
+    text = ("error (exit 1): AssertionError: expected undefined to deeply equal { auto: true }\n"
+            "❯ src/plugins/__tests__/reasoning.test.ts:253:33\n" + "⎯" * 20 + "\n"
+            + "".join(f" ✓ reasoning case {i} strips the hidden block\n" for i in range(6))
+            + "Test Files  1 failed (1)\n> vitest --run src/plugins/__tests__/reasoning.test.ts -t Compaction Config\n")
+    assert "AssertionError" not in inject.focus(text, w, 180)
+    assert "AssertionError" in inject.focus(text, w, 180, answer=answer_line(kind))

@@ -36,6 +36,9 @@ _FAILURE = re.compile(
 #: code, ``fatal:``, ``npm ERR!``, a panic
 _CAUSE = re.compile(r"\b[A-Z]\w*(?:Error|Exception)\b|\berror(?:\[\w+\]| (?:TS|CS)\d+)?:|\bfatal:|npm ERR!|ERR_[A-Z_]+"
                     r"|panicked at|\bE\d{3,4}\b|command not found|no such file or directory|permission denied|错误[:：]", re.I)
+#: the same pattern for the block's window (:func:`memdir.inject.kinds.answer_line`): the line a "why did it fail"
+#: question's answer sits on
+CAUSE_LINE = _CAUSE
 #: a source location (``src/a.ts:253:33``, ``a.py:12``)
 _LOCATION = re.compile(r"[\w./\\-]+\.\w{1,5}:\d+(?::\d+)?\b")
 #: a line that mentions failure only to say there was none

@@ -109,7 +109,13 @@ def answers(kind: str | None, text: str) -> bool:
 def answer_line(kind: str | None) -> re.Pattern[str] | None:
     """The shape of the line a ``kind`` question's answer sits on, for the block's window to reach
     (:func:`memdir.inject.window.focus`): a test runner's verdict (``16 passed``) for ``"tests"``, a commit line
-    (``[main 418d9c9] …``, ``Commit 4bb043f``) for ``"commit"``; ``None`` for other kinds."""
+    (``[main 418d9c9] …``, ``Commit 4bb043f``) for ``"commit"``, a line naming the error (``AssertionError: …``,
+    ``error TS2322:``, ``fatal:``; :data:`memdir.capture.evidence.CAUSE_LINE`) for ``"fail"``; ``None`` for other
+    kinds."""
+    if kind == "fail":
+        from memdir.capture.evidence import CAUSE_LINE
+
+        return CAUSE_LINE
     return {"tests": _VERDICT, "commit": _HASH}.get(kind or "")
 
 

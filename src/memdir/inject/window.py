@@ -26,9 +26,11 @@ _DECISION_LINE = re.compile(r"\b(?:decid(?:e|ed)|decision|chose|go with|going wi
 #: weight (bench/block_qa.py, tuning half: 1.0 -> 108, 2.0 -> 109, 3.0 -> 109 of 158; validation 87 at each)
 DECISION_BONUS = 2.0
 #: for a question whose kind names the shape of its answer (a test runner's verdict for "how many tests passed", a
-#: commit line for "which commit": :func:`memdir.inject.kinds.answer_line`) a window holding such a line gains this
-#: times the query's top weight (bench/block_qa.py, tuning half: 111 -> 112 of 158 at 1.0 and at 2.0; validation 89)
-ANSWER_BONUS = 1.0
+#: commit line for "which commit", the line naming the error in a failing output for "why did it fail":
+#: :func:`memdir.inject.kinds.answer_line`) a window holding such a line gains this times the query's top weight
+#: (bench/block_qa.py, tuning half: verdict and commit 111 -> 112 of 158 at 1.0 and 2.0; with the failing output's
+#: line in every entry 112 -> 113 at 1.0, 114 at 2.0 and 3.0, in tool outputs only 114 at 2.0; docs/benchmarks.md)
+ANSWER_BONUS = 2.0
 #: a URL (what a "which web address" question asks for: a file path does not answer it)
 _URL = re.compile(r"https?://\S+")
 BEST_LINE_SCAN = 400  # lines of an entry a one-line view looks through for the line that matches
