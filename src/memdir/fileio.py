@@ -1,4 +1,4 @@
-"""Opening a file memdir finds under a root or beside it (a note, ROOT.md, an ``index.md``, ``config.toml``, ``.env``,
+"""Opening a file memdir finds under a root or beside it (a note, ROOT.md, an ``index.md``, ``config.toml``,
 a queued capture): only a regular file is read. A FIFO or a device placed under such a name blocked every command
 that opened it (a FIFO's ``open`` waits for a writer); it is refused as unreadable instead."""
 

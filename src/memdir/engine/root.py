@@ -589,4 +589,3 @@ class Root:
             with self.store.transaction() as store:
                 store.set_meta("compiled_gen", str(gen))
         return problems
-

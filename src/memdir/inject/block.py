@@ -85,8 +85,8 @@ class Entry:
     ``paths`` = the question asks which file, where or what URL: the window prefers a part holding a path or URL;
     ``urls`` = it asks for a web address: only a part holding a URL is preferred; ``decision`` = it asks what was
     decided: a part saying what was decided or recommended is preferred; ``answer`` = the shape of the line the
-    question's kind looks for (:func:`memdir.inject.kinds.answer_line`: a test verdict, a commit): a part holding one
-    is preferred."""
+    question's kind looks for (:func:`memdir.inject.kinds.answer_line`: a test verdict, a commit, the error line of a
+    failing output): a part holding one is preferred."""
 
     id: str
     handle: str
