@@ -377,6 +377,8 @@ def test_a_binary_file_given_to_a_text_transcript_importer_stores_nothing(proj, 
 def test_a_mistyped_import_source_gets_the_source_it_resembles(proj, capsys):
     code, out, err = run(capsys, "--dir", str(proj), "import", "clade-code")
     assert code == 2 and "did you mean `memdir import claude-code`?" in err
+    code, out, err = run(capsys, "--dir", str(proj), "import", "claude")  # a prefix of three: all three named
+    assert code == 2 and "`memdir import claude-code` or `memdir import claude-export` or `memdir import claude-mem`" in err
     code, out, err = run(capsys, "--dir", str(proj), "import", "backup.jsonl")
     assert code == 2 and "no such file 'backup.jsonl'" in err  # a file's name is not taken for a source
 

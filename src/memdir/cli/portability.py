@@ -183,10 +183,12 @@ def _import_run(ctx, m, source, path, all_projects, here, pending, no_progress, 
             import difflib
 
             # a mistyped source (``clade-code``) more likely than a missing file when it has no path or extension
-            guess = difflib.get_close_matches(str(file).lower(), [*IMPORT_SOURCES, "claude-mem"], 1, 0.75) \
-                if not any(c in str(file) for c in "/\\.") else []
-            if guess:
-                raise UsageError(f"no source or file named {str(file)!r}: did you mean `memdir import {guess[0]}`?")
+            names, typed = [x for x in (*IMPORT_SOURCES, "claude-mem") if x != "jsonl"], str(file).lower()
+            guess = ([x for x in names if x.startswith(typed)] or difflib.get_close_matches(typed, names, 1, 0.75)) \
+                if not any(c in str(file) for c in "/\\.") and len(typed) >= 3 else []
+            if guess:  # `claude` could be either of two: both are named
+                said = " or ".join(f"`memdir import {x}`" for x in guess)
+                raise UsageError(f"no source or file named {str(file)!r}: did you mean {said}?")
             raise UsageError(f"no such file {str(file)!r}: give a JSONL file or a source ({sources})")
         with events_bar(show_progress, f"import {file.name}"):
             out = m.import_jsonl(file)
