@@ -320,3 +320,15 @@ def test_a_why_did_it_fail_question_s_window_over_a_failing_output_reaches_the_e
             + "Test Files  1 failed (1)\n> vitest --run src/plugins/__tests__/reasoning.test.ts -t Compaction Config\n")
     assert "AssertionError" not in inject.focus(text, w, 180)
     assert "AssertionError" in inject.focus(text, w, 180, answer=answer_line(kind))
+
+
+def test_an_output_holding_no_question_word_still_ends_at_its_last_error_line():
+    """An early line shaped like an error (a warning naming one) won the window when no line held a query word, and
+    the output's last error, its result, was never shown (before the error-line bonus the tail was shown)."""
+    from memdir.inject.kinds import answer_line
+
+    text = ("WARNING: could not read the package error: metadata\n"
+            + "".join(f"  building module_{i}.c ... ok\n" for i in range(120))
+            + "ModuleNotFoundError: No module named 'yaml'\n")
+    out = inject.focus(text, {"install": 2.0, "fail": 1.5}, 600, tail=True, answer=answer_line("fail"))
+    assert "ModuleNotFoundError" in out, out

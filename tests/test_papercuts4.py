@@ -405,3 +405,21 @@ def test_a_fifo_named_config_toml_root_md_index_md_or_a_queued_capture_blocks_no
         m.capture({"role": "user", "text": "when do the figs ripen in this orchard?", "session": "s"})
         assert m.recall("figs")
     assert queued.with_name("bad-" + queued.name).exists()  # set aside, never deleted
+
+
+def test_a_fifo_as_the_ledger_the_gitignore_or_the_tombstone_log_blocks_nothing(proj):
+    """The event ledger (`events.json`), the root's `.gitignore` and the tombstone log (`tombstones.jsonl`) are opened
+    by name too: a FIFO there hung recall, remember, forget, inspect and doctor."""
+    import os
+
+    with memdir.open(proj) as m:
+        nid = m.remember("kiwis ripen faster beside apples", category="facts").id
+    mem = proj / ".memory"
+    for rel in (".memdir/events.json", ".gitignore", ".memdir/tombstones.jsonl", "facts/index.md", "ROOT.md"):
+        (mem / rel).unlink(missing_ok=True)
+        os.mkfifo(mem / rel)
+    with memdir.open(proj) as m:
+        assert m.recall("kiwis")
+        m.remember("figs ripen in late summer", category="facts")
+        assert any("index.md" in p["path"] for p in m.inspect().problems)
+        assert m.forget(nid) and not m.recall("kiwis")  # the log's copy of the tombstone is skipped, never waited on

@@ -285,7 +285,8 @@ def test_a_quoted_value_goes_whole_to_its_closing_quote(text, secret):
     "API Key - Qz8Wx7Ec6RvTb5Yn", "api key — Qz8Wx7Ec6RvTb5Yn", "password - Qz8Wx7Ec6Rv", "password is: Qz8Wx7Ec6Rv",
     "password → Qz8Wx7Ec6Rv", "pwd 'Qz8Wx7Ec6Rv'", "apikey `Qz8Wx7Ec6RvTb5Yn`", "token 'Qz8Wx7Ec6RvTb5Yn'",
     "client secret 'Qz8Wx7Ec6RvTb5Yn'", "secret key: Qz8Wx7Ec6RvTb5Yn9um", "access key: Qz8Wx7Ec6RvTb5Yn9um",
-    "密碼 Qz8Wx7Ec6Rv 用於跳板機", "redis-cli -h cache -a Qz8Wx7Ec6Rv ping", "htpasswd -b /etc/nginx/.htpasswd admin Qz8Wx7Ec6Rv"])
+    "密碼 Qz8Wx7Ec6Rv 用於跳板機", "密碼為：Qz8Wx7Ec6Rv", "秘鑰：Qz8Wx7Ec6Rv", "redis-cli -h cache -a Qz8Wx7Ec6Rv ping",
+    "password: %Qz8Wx7Ec6Rv", 'client_secret "Qz8Wx7Ec6Rv99"', 'access-key "Qz8Wx7Ec6RvTb5Yn"', 'API_TOKEN "Qz8Wx7Ec6RvTb5Yn"'])
 def test_a_secret_after_a_dash_an_arrow_is_or_no_separator_at_all_is_redacted(text):
     out = redact(text)
     assert "[redacted:" in out and "Qz8" not in out, out
@@ -296,6 +297,10 @@ def test_a_secret_after_a_dash_an_arrow_is_or_no_separator_at_all_is_redacted(te
     "The password reset link is https://example.com/reset", "password: !vault |", 'password: "required|min:8"',
     'password: "%(DB_PASS)s"', "the token 'access_token' is returned", "password - reset it monthly",
     "API key - see the dashboard", "secret key: set in .env", "redis-cli -a $REDIS_PASSWORD ping", "token - 42 of them",
-    "Google OAuth: `ya29.[alphanumeric-_]{100,}` - JWT tokens"])
+    "Google OAuth: `ya29.[alphanumeric-_]{100,}` - JWT tokens", "$ pwd -> /home/dev/app", "passwd -> /etc/passwd",
+    "credentials -> ~/.aws/credentials", "Secret - k8s/secret2.yaml", "Token - v2.3.1 introduced rotation",
+    "renamed password -> passwordHash2", "flow: user -> login -> token -> session2", "- auth -> OAuth2",
+    "redis-cli info | grep -a used_memory", "Use redis-cli -a to pass the password", "kubectl delete secret 'tls-cert-2024'",
+    "pwd 'C:\\Users\\dev2'", "password: '%(DB_PASS)s'"])
 def test_algorithms_links_config_syntax_and_prose_after_those_labels_stay(text):
     assert redact(text) == text

@@ -18,12 +18,12 @@ def open_regular(path: str | os.PathLike, mode: str = "rb", *, encoding: str | N
     """``open(path, mode)`` for reading (``"rb"`` or ``"r"``) when ``path`` is a regular file. Opened without blocking
     (``O_NONBLOCK`` where the platform has it), then checked with ``fstat``: no race between the check and the read.
     Raises ``FileNotFoundError`` and the other ``OSError`` of ``open``, and :class:`NotRegularFile` (an ``OSError``)."""
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
-                 | getattr(os, "O_BINARY", 0))
+    nonblock = getattr(os, "O_NONBLOCK", 0)  # none on Windows (no FIFOs there to wait on)
+    fd = os.open(path, os.O_RDONLY | nonblock | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise NotRegularFile("not a regular file (a FIFO, a device or a directory)")
-        if hasattr(os, "set_blocking"):
+        if nonblock:  # only where it was set: Windows' set_blocking (3.12+) refuses a regular file
             os.set_blocking(fd, True)
         return os.fdopen(fd, mode, encoding=encoding, newline=newline)
     except BaseException:

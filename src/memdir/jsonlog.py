@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -38,9 +39,15 @@ def append(path: str | os.PathLike, records: Iterable[dict[str, Any]], *, mode: 
     if not lines:
         return 0
     data = "".join(lines).encode("utf-8")
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, mode)
+    # without blocking: a FIFO under this name waited for a reader forever (refused below, as any non-regular file)
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NONBLOCK", 0), mode)
     try:
-        size = os.fstat(fd).st_size
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise OSError(f"{os.fspath(path)} is not a regular file (a FIFO, a device or a directory)")
+        if getattr(os, "O_NONBLOCK", 0):
+            os.set_blocking(fd, True)
+        size = st.st_size
         if size and not ends_with_newline(path, size):
             data = b"\n" + data
         view = memoryview(data)

@@ -168,7 +168,7 @@ _PLACEHOLDER_RE = _Lazy(
     \$\{?[A-Za-z_]                       # $VAR, ${VAR}, ${{ secrets.X }}
     | \{\{ | \{[A-Za-z_][\w.]*\}          # {{ jinja }}, {name}
     | <[^>]*>                           # <your-token>
-    | %\(?[A-Za-z]                       # %s, %(name)s, %(DB_PASS)s
+    | %\(\w+\)[sdr]\Z | %[sdr]\Z           # %s, %(name)s, %(DB_PASS)s
     | ![A-Za-z_]+\Z                      # a YAML tag: !vault, !Ref, !ENV
     | (?:required|nullable|sometimes|confirmed)(?:\|[\w:,.-]+)+\Z  # validation rules: required|min:8
     | \*{3,} | x{4,} | X{4,} | \.{3} | …  # masks and ellipses
@@ -277,9 +277,17 @@ def _check_assignment(m: re.Match[str], value: str, text: str) -> bool:
     key = hay[i : m.end("kw")]
     if _is_placeholder(value) or value.startswith("="):
         return False
-    if " " in m.group("kw"):  # "api key: …" in prose: a key's random string, not a word, a path or "OAuth2"
-        return (len(value) >= 16 and _looks_secretish(value) and "/" not in value
-                and not _WORDY.get().fullmatch(value) and not _shell_expansion(value))
+    if " " in m.group("kw") or m.group("sep").strip() in ("-", "–", "—", "→", "->"):
+        # "api key: …" in prose, "pwd -> /home/dev", "Token - v2.3.1", "password -> passwordHash2": a key's random
+        # string (not a word, a path, a version, another label or "OAuth2")
+        if m.group("q") is None and (any(c in value for c in "/.~\\") or _is_label(value)):
+            return False
+        if _shell_expansion(value) or _WORDY.get().fullmatch(value) or "/" in value:
+            return False
+        if ("pass" in key or "pwd" in key) and " " not in m.group("kw"):  # password - Qz8Wx7Ec6Rv: mixed case or a symbol
+            return len(value) >= 8 and _looks_secretish(value) and (
+                (any(c.isupper() for c in value) and any(c.islower() for c in value)) or not value.replace("_", "").isalnum())
+        return len(value) >= 16 and _looks_secretish(value)
     is_password = "pass" in key or "pwd" in key or _PW_KEY.search(key) is not None
     if m.group("kw") == "pw":  # a short name: a credential only as a word ("pw", "db_pw") holding a secret-like value
         if _PW_KEY.search(key) is None or not _looks_secretish(value):
@@ -451,7 +459,21 @@ def _check_quoted_after_label(m: re.Match[str], value: str, text: str) -> bool:
     """A quoted value right after a token's, key's or secret's name: a random-looking string (letters with digits or
     symbols, 8+), not a placeholder, a shell expansion, a path, a dotted name or another label."""
     return (_looks_secretish(value) and not _is_placeholder(value) and not _shell_expansion(value)
-            and "/" not in value and not _DOTTED_EXPR_RE.get().fullmatch(value) and not _is_label(value))
+            and "/" not in value and "\\" not in value and not _DOTTED_EXPR_RE.get().fullmatch(value)
+            and not _is_label(value) and not _RESOURCE_NAME.fullmatch(value))
+
+
+#: a resource's name in lower case with hyphens (``tls-cert-2024``, ``db-creds-v2``): what ``kubectl … secret 'x'``
+#: names, not a secret's value
+_RESOURCE_NAME = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)+")
+
+
+def _check_cli_password(m: re.Match[str], value: str, text: str) -> bool:
+    """A command's password option's value: a quoted one, or a bare one that is no word of a sentence (``use redis-cli
+    -a to pass it`` is prose), nor a placeholder or a shell expansion."""
+    if not _check_flag_value(m, value, text):
+        return False
+    return m.group("q") is not None or value.lower().rstrip(",.;:") not in _SENTENCE_WORDS | {"is", "to", "or"}
 
 
 def _check_flag_value(m: re.Match[str], value: str, text: str) -> bool:
@@ -492,7 +514,7 @@ _QUOTED_OR_BARE = (
     r"(?:(?P<q>\\?[\"'])(?P<qval>(?:[^\"'\\\r\n]|\\[^\"'\r\n]){1,512}+)(?P=q)|" + _UNQUOTED + ")"
 )
 #: Chinese credential labels, simplified and traditional
-_CJK_LABELS = ("密码", "密碼", "口令", "密钥", "密鑰", "金鑰", "秘钥", "私钥", "私鑰", "令牌", "權杖", "授权码", "授權碼",
+_CJK_LABELS = ("密码", "密碼", "口令", "密钥", "密鑰", "金鑰", "秘钥", "秘鑰", "私钥", "私鑰", "令牌", "權杖", "授权码", "授權碼",
                "通行码", "通行碼")
 _FLAG_VALUE = r"(?P<q>[\"'])?(?P<val>[^\s\"'`<>|;&-][^\s\"'`<>|;&]{0,511}+)"
 #: a flag's value in quotes, whole to its closing quote (``sshpass -p "my long phrase"``), else bare
@@ -659,8 +681,8 @@ _KEYWORD_RULES: list[_Rule] = [
     # Chinese labels: 密码：hunter2, 口令是 abc, 密钥=xyz, 令牌：…
     _Rule(
         "cjk_label",
-        _r(r"(?P<key>密码|密碼|口令|密钥|密鑰|金鑰|秘钥|私钥|私鑰|令牌|權杖|授权码|授權碼|通行码|通行碼)"
-           r"(?:[ \t\u3000]{0,4}(?:[:：=]|是|为)[ \t\u3000]{0,4}|(?P<bare>[ \t\u3000]{1,4}))[\"'“‘「『`]?"
+        _r(r"(?P<key>密码|密碼|口令|密钥|密鑰|金鑰|秘钥|秘鑰|私钥|私鑰|令牌|權杖|授权码|授權碼|通行码|通行碼)"
+           r"(?:[ \t\u3000]{0,4}(?:(?:是|为|為)[ \t\u3000]{0,2}[:：]?|[:：=])[ \t\u3000]{0,4}|(?P<bare>[ \t\u3000]{1,4}))[\"'“‘「『`]?"
            r"(?P<val>[\x21-\x7e]{1,512}+)"),
         _CJK_LABELS, priority=_P_ASSIGN, group="val", check=_check_cjk_label, pre=frozenset(), lowered=True,
         trim="\"'`.,;:?)]}>", anchors=_CJK_LABELS,
@@ -698,22 +720,17 @@ _KEYWORD_RULES: list[_Rule] = [
     # token 'x', api key "x", client secret `x`, pwd 'x': a quoted secret right after its label, no separator
     _Rule(
         "secret",
-        _r(r"(?P<kw>token|api[ _-]?key|apikey|client[ _-]secret|secret(?:[ _-]key)?|access[ _-]?key|pwd)[ \t]{1,4}"
+        _r(r"(?P<kw>(?:api|access)[ _-]?token|token|api[ _-]?key|apikey|client[ _-]secret|secret(?:[ _-]key)?"
+           r"|access[ _-]?key|private[ _-]?key|pwd)[ \t]{1,4}"
            r"(?P<q>[`\"'])(?P<qval>[^`\"'\s]{8,512}+)(?P=q)"),
         ("token", "key", "secret", "pwd"), priority=_P_ASSIGN - 1, check=_check_quoted_after_label, lowered=True,
-        anchors=("token", "api", "key", "secret", "pwd"),
+        anchors=("token", "api", "key", "secret", "pwd", "client", "access", "private"),
     ),
-    # redis-cli -a hunter2, htpasswd -b FILE USER hunter2
+    # redis-cli -a hunter2 (its own command only: not past a pipe, && or ;)
     _Rule(
         "password",
-        _r(r"redis-cli(?![a-z0-9_-])[^\n]{0,200}?[ \t]-a[ \t]+" + _FLAG_QUOTED_OR_BARE),
-        ("redis-cli",), priority=_P_ASSIGN, group="val", check=_check_flag_value, lowered=True, anchors=("redis-cli",),
-    ),
-    _Rule(
-        "password",
-        _r(r"htpasswd(?![a-z0-9_-])(?:[ \t]+-[a-z]*b[a-z]*)(?:[ \t]+-[a-z]+)*[ \t]+(?:[^\s-][^\s]{0,256}[ \t]+)?"
-           r"[^\s-][^\s]{0,128}[ \t]+" + _FLAG_QUOTED_OR_BARE),
-        ("htpasswd",), priority=_P_ASSIGN, group="val", check=_check_flag_value, lowered=True, anchors=("htpasswd",),
+        _r(r"redis-cli(?![a-z0-9_-])[^\n|&;]{0,200}?[ \t]-a[ \t]+" + _FLAG_QUOTED_OR_BARE),
+        ("redis-cli",), priority=_P_ASSIGN, group="val", check=_check_cli_password, lowered=True, anchors=("redis-cli",),
     ),
     # sshpass -p hunter2 ssh host, sshpass -p 'x' (sshpass -f FILE and -e read it from elsewhere)
     _Rule(
@@ -873,7 +890,7 @@ def _assignment_kind(hay: str, kw_start: int, kw_end: int) -> str:
 def _cjk_kind(key: str) -> str:
     if key in ("令牌", "權杖", "授权码", "授權碼", "通行码", "通行碼"):
         return "token"
-    if key in ("密钥", "密鑰", "金鑰", "秘钥", "私钥", "私鑰"):
+    if key in ("密钥", "密鑰", "金鑰", "秘钥", "秘鑰", "私钥", "私鑰"):
         return "secret"
     return "password"
 

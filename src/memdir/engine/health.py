@@ -10,6 +10,7 @@ import time
 from typing import Any, Callable
 
 import memdir.embed as embed
+from memdir.fileio import read_or_none
 from memdir.config import refused_url_line, team_wanted
 from memdir.engine import events as event_ops
 from memdir.engine import hybrid, recovery, remote
@@ -85,7 +86,11 @@ def inspect(s: Stores) -> Report:
 
         for cat in sorted({n.split("/")[0] for n in ids}):
             idx = root.path / cat / "index.md"
-            text = idx.read_text(encoding="utf-8", errors="replace") if idx.exists() else ""
+            try:
+                text = read_or_none(idx) or ""
+            except OSError as exc:  # a FIFO or a file that is not UTF-8: said, never waited on
+                problems.append(root.problem("unreadable", idx, str(exc)))
+                continue
             _, marker_problems = find_blocks(text)
             if marker_problems:  # the compiler leaves such a file alone: reindex cannot repair it, the markers can
                 problems += [root.problem("markers", idx, p) for p in marker_problems]
@@ -94,8 +99,13 @@ def inspect(s: Stores) -> Report:
                 if f"({nid.split('/', 1)[1]}.md)" not in text:
                     problems.append(root.problem("index_missing_file", idx, f"index.md does not list {nid}; run `memdir reindex`"))
         root_md = root.path / "ROOT.md"
-        if root_md.exists():
-            _, marker_problems = find_blocks(root_md.read_text(encoding="utf-8", errors="replace"))
+        try:
+            page = read_or_none(root_md)
+        except OSError as exc:
+            problems.append(root.problem("unreadable", root_md, str(exc)))
+            page = None
+        if page is not None:
+            _, marker_problems = find_blocks(page)
             problems += [root.problem("markers", root_md, p) for p in marker_problems]
     return Report(counts=counts, problems=problems, notes=all_notes)
 

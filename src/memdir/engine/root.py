@@ -128,8 +128,8 @@ class Root:
         A ``.gitignore`` that cannot be read or written is left as it is (logged)."""
         gi = self.path / ".gitignore"
         try:
-            old = gi.read_text(encoding="utf-8") if gi.exists() else None
-        except (OSError, UnicodeDecodeError) as exc:
+            old = read_or_none(gi)
+        except OSError as exc:
             log.warning("memdir: %s is unreadable (%s); not checked for %s", gi, exc, ", ".join(self.IGNORED))
             return
         have = {ln.strip().lstrip("/") for ln in (old or "").splitlines()}

@@ -118,8 +118,8 @@ def focus(text: str, weights: dict[str, float], size: int, span: tuple[int, int]
     cap = 2 * max(bonus, default=0.0)
     best, best_s = (0, 1), -1.0
     for i in range(len(pieces)):
-        if not found[i] and best_s >= 0:
-            continue  # a best run can always start at a matching line
+        if not found[i] and best_s >= 0 and not (answer is not None and bonus[i]):
+            continue  # a best run can always start at a matching line (or at an answer-shaped one)
         terms: set[str] = set()
         length, j = 0, i
         top_line = extra = 0.0
@@ -137,8 +137,8 @@ def focus(text: str, weights: dict[str, float], size: int, span: tuple[int, int]
         sc = weight_of(terms) + FOCUS_LINE * top_line + extra
         if span and not (pieces[i][0] < span[1] and pieces[j - 1][1] > span[0]):
             sc *= 0.999
-        if sc > best_s:
-            best, best_s = (i, j), sc
+        if sc > best_s or (answer is not None and tail and sc == best_s > 0 and not terms):
+            best, best_s = (i, j), sc  # answer lines alone, no query word: a command's result is its end, the last
     lo, hi = best[0], best[1] - 1
     if tail and best_s <= 0:  # nothing matched (a hit found by meaning, not words): a command's result is its end
         lo = hi = len(pieces) - 1

@@ -35,6 +35,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from memdir.fileio import read_or_none
 from memdir.lazylog import getLogger
 from memdir.errors import UsageError
 from memdir.timeutil import parse_ts
@@ -85,7 +86,7 @@ def _waiting_elsewhere(path: Path, project_dir: str | os.PathLike | None) -> boo
     """True when ``path`` is unchanged since an import left it for other projects (its ``.waiting`` marker:
     the file's size and mtime, then one awaited project name a line) and ``project_dir`` is none of them."""
     try:
-        lines = _waiting_marker(path).read_text(encoding="utf-8").splitlines()
+        lines = (read_or_none(_waiting_marker(path)) or "").splitlines()
         st = path.stat()
     except OSError:
         return False

@@ -29,6 +29,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+from memdir.fileio import open_regular
 from memdir.lazylog import getLogger
 
 log = getLogger("memdir")
@@ -48,11 +49,8 @@ RECORD_BYTES = 128
 def read(index_path: Path) -> dict[str, Any] | None:
     """``{"events": int, "lost": int, "rebuilt_at": str | None}``, or ``None`` when the file is missing or unreadable."""
     try:
-        fd = os.open(path_of(index_path), os.O_RDONLY)
-        try:
-            raw = os.read(fd, 4096)
-        finally:
-            os.close(fd)
+        with open_regular(path_of(index_path)) as f:  # a FIFO here blocked every open of the store
+            raw = f.read(4096)
         obj = json.loads(raw.decode("utf-8"))
     except (OSError, ValueError):
         return None
