@@ -41,3 +41,15 @@ def read_or_none(path: str | os.PathLike) -> str | None:
         return None
     except (OSError, UnicodeDecodeError) as exc:
         raise OSError(f"{os.fspath(path)} is unreadable ({exc}); fix or remove it") from None
+
+
+#: bytes of data looked at for NULs, the sign of binary data (git's ``buffer_is_binary`` looks at 8,000), and how many
+#: make it binary: a program or an image holds hundreds there, a pasted log a stray one or two
+BINARY_SNIFF = 8000
+BINARY_NULS = 8
+
+
+def looks_binary(data: bytes) -> bool:
+    """True when ``data`` holds :data:`BINARY_NULS` NUL bytes or more in its first :data:`BINARY_SNIFF`: a program, an
+    image or an archive, not text (piped into the CLI, or given to a transcript importer)."""
+    return data[:BINARY_SNIFF].count(b"\x00") >= BINARY_NULS

@@ -468,12 +468,16 @@ def _check_quoted_after_label(m: re.Match[str], value: str, text: str) -> bool:
 _RESOURCE_NAME = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)+")
 
 
+#: words that follow a command's password option in prose about it (``use redis-cli -a to pass it``)
+_FLAG_PROSE = _SENTENCE_WORDS | frozenset(("is", "to", "or"))
+
+
 def _check_cli_password(m: re.Match[str], value: str, text: str) -> bool:
     """A command's password option's value: a quoted one, or a bare one that is no word of a sentence (``use redis-cli
     -a to pass it`` is prose), nor a placeholder or a shell expansion."""
     if not _check_flag_value(m, value, text):
         return False
-    return m.group("q") is not None or value.lower().rstrip(",.;:") not in _SENTENCE_WORDS | {"is", "to", "or"}
+    return m.group("q") is not None or value.lower().rstrip(",.;:") not in _FLAG_PROSE
 
 
 def _check_flag_value(m: re.Match[str], value: str, text: str) -> bool:

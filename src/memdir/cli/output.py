@@ -10,6 +10,7 @@ from typing import Any
 import click
 
 from memdir.errors import MemdirError, UsageError
+from memdir.fileio import BINARY_NULS, BINARY_SNIFF, looks_binary
 from memdir.timeutil import local_text, parse_ts
 
 
@@ -93,12 +94,6 @@ def read_stdin_bytes(what: str, stream=None) -> bytes:
     return data
 
 
-#: bytes of piped input looked at for NULs, the sign of binary data (git's ``buffer_is_binary`` looks at 8,000), and
-#: how many make it binary: a program or an image holds hundreds there, a pasted log a stray one or two
-BINARY_SNIFF = 8000
-BINARY_NULS = 8
-
-
 def _utf8_after_two_bytes(data: bytes) -> bool:
     """True when what follows a UTF-16 byte-order mark is UTF-8 text without a NUL: UTF-16 of Latin text holds a NUL
     in every other byte (a line break is ``\\n\\x00``), and of CJK text is rarely valid UTF-8; two stray bytes
@@ -139,7 +134,7 @@ def read_text_arg(arg, what: str, *, strict: bool = False) -> str:
             except UnicodeDecodeError:
                 raise UsageError(f"the {what} on stdin is not valid UTF-16 text: nothing stored") from None
         if not strict:
-            if data[:BINARY_SNIFF].count(b"\x00") >= BINARY_NULS:  # a program or an image piped in by mistake
+            if looks_binary(data):  # a program or an image piped in by mistake
                 raise UsageError(f"the {what} on stdin is binary data (NUL bytes in its first {BINARY_SNIFF:,}), "
                                  "not text: nothing searched")
             return data.decode("utf-8-sig", errors="replace").replace("\x00", "")

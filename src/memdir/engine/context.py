@@ -226,10 +226,10 @@ def block_entries(s: Stores, prompt: str, hits: list[Hit], weights: dict[str, fl
     elif asks_decision(prompt):  # windows reach the line that says what was decided
         for e, _ in out:
             e.decision = True
-    elif answer_line(kind) is not None:  # windows reach a test run's verdict, the line naming a commit
+    elif (line := answer_line(kind)) is not None:  # windows reach a test run's verdict, the line naming a commit
         for e, _ in out:  # ... or the error line of a failing output (a reply explaining the failure is read whole)
             if kind != "fail" or e.kind == "tool":
-                e.answer = answer_line(kind)
+                e.answer = line
     cover = [inject_entries.cover(e, weights) for e, _ in out]
     top = max(cover, default=0.0)
     for (e, _), c in zip(out, cover):

@@ -14,6 +14,7 @@ import re
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
+from memdir.fileio import looks_binary
 from memdir.timeutil import from_local
 
 _NAME_TIME = re.compile(r"(\d{4})-(\d{2})-(\d{2})(?:[_T ](\d{2})[-:](\d{2})(?:[-:](\d{2}))?(Z)?)?")
@@ -80,14 +81,8 @@ def fence_of(line: str) -> str | None:
 _UTF8_MULTI = re.compile(rb"[\xc2-\xdf][\x80-\xbf]|[\xe0-\xef][\x80-\xbf]{2}|[\xf0-\xf4][\x80-\xbf]{3}")
 
 
-#: bytes looked at for NULs, and how many make a file binary (as the CLI judges piped input: git looks at 8,000)
-BINARY_SNIFF = 8000
-BINARY_NULS = 8
-
-
 def read_text(path: Path) -> str:
-    """The file as text (``""`` for binary data: :data:`BINARY_NULS` NULs in its first :data:`BINARY_SNIFF` bytes,
-    with a warning): UTF-8 (a byte-order mark dropped); UTF-16 when it starts with that byte-order mark (what
+    """The file as text (``""`` for binary data, :func:`memdir.fileio.looks_binary`, with a warning): UTF-8 (a byte-order mark dropped); UTF-16 when it starts with that byte-order mark (what
     Windows PowerShell's ``>`` writes); a file that is not UTF-8 and holds no UTF-8 sequence at all as Windows-1252
     (an 8-bit code page: ``é`` stays ``é``); otherwise the bytes that are not UTF-8 replaced with U+FFFD. Either
     fallback logs one warning naming the file; a bad byte never aborts an import. Raises
@@ -95,7 +90,7 @@ def read_text(path: Path) -> str:
     raw = Path(path).read_bytes()
     if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
         return raw.decode("utf-16", errors="replace")
-    if raw[:BINARY_SNIFF].count(b"\x00") >= BINARY_NULS:  # an image, an archive: its lines were imported as noise
+    if looks_binary(raw):  # an image, an archive: its lines were imported as noise
         from memdir.lazylog import getLogger
 
         getLogger("memdir.portability.importers").warning("%s is binary data, not a text transcript: skipped", path)
