@@ -41,6 +41,7 @@ own: ``POST /sharing``, :func:`memdir.store.postgres.admin.share_events`).
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from memdir.errors import MemdirError
@@ -50,6 +51,10 @@ from memdir.store.rows import EVENT_FIELDS
 log = getLogger(__name__)
 
 MAX_EVENTS = 1000
+#: the largest request body the server reads, in bytes: a client's batch (:data:`memdir.engine.remote.BATCH` rows of
+#: at most 20,000 characters, each escaped to at most 6 bytes in JSON) is below it; a larger body is refused with 413
+#: before it is read whole, and the client splits a refused batch (:func:`memdir.engine.remote.push`)
+MAX_BODY = 32 * 1024 * 1024
 WEIGHTS = (4.0, 3.0, 1.0, 0.3)  # the default recall.weight_* (tags, title, body, context)
 POOL_MAX = 8  # connections the server keeps to the store
 #: /v1/health waits at most this for the store: below the 1 s a member's viewer gives it to say whether PostgreSQL is
@@ -164,7 +169,7 @@ def app(url: str, cfg: dict[str, Any] | None = None):
     from memdir.store.postgres.store import PgStore
     from memdir.recall import glossary, handles
     from memdir.timeutil import parse_ts
-    from memdir.recall.tokenize import query_tokens
+    from memdir.recall.tokenize import bounded_query, query_tokens
 
     cfg = {**defaults(), **(cfg or {})}
     weights = tuple(float(cfg[f"recall.weight_{f}"]) for f in ("tags", "title", "body", "context"))
@@ -235,6 +240,7 @@ def app(url: str, cfg: dict[str, Any] | None = None):
                     now = time.time() if when in (None, "") else parse_ts(when).timestamp()
                 except (TypeError, ValueError):
                     return err(400, "now must be an ISO 8601 time or epoch seconds")
+                q = bounded_query(q)  # a pasted log: its head and tail, as the local path reads it
                 toks = query_tokens(q, repeats=True)
                 toks, bridged = glossary.query_terms(q, toks, bridge_weight=float(cfg["recall.bridge_weight"]),
                                                      unigram_weight=float(cfg["recall.cjk_unigram_weight"]),
@@ -284,10 +290,30 @@ def app(url: str, cfg: dict[str, Any] | None = None):
         except ValueError as exc:
             return err(400, str(exc))
 
+    async def read_body(request: Request) -> bytes | None:
+        """The request's body, or ``None`` when it is over :data:`MAX_BODY` bytes (said by its Content-Length, or
+        found while reading a body sent without one): at most that much is held."""
+        size = request.headers.get("content-length", "")
+        if size.strip().isdigit() and int(size) > MAX_BODY:
+            return None
+        got, n = [], 0
+        async for chunk in request.stream():
+            n += len(chunk)
+            if n > MAX_BODY:
+                return None
+            got.append(chunk)
+        return b"".join(got)
+
     def endpoint(what: str):
         async def handle(request: Request) -> JSONResponse:
+            auth = request.headers.get("authorization", "")
+            if not auth.lower().startswith("bearer ") or not auth[7:].strip():  # before reading what it sends
+                return err(401, "send Authorization: Bearer <token>")
+            raw = await read_body(request)
+            if raw is None:
+                return err(413, f"the body is over {MAX_BODY // (1024 * 1024)} MiB: send fewer rows at a time")
             try:
-                body = await request.json()
+                body = json.loads(raw)
             except Exception:
                 return err(400, "the body must be a JSON object")
             if not isinstance(body, dict):
