@@ -82,6 +82,11 @@ def inspect(s: Stores) -> Report:
             for field, target in (("supersedes", note.supersedes), ("superseded_by", note.superseded_by)):
                 if target and target not in ids and not any(r.store.has_ref(target, "note") for r in s.live() if r is not root):
                     problems.append(root.problem("dangling_" + field, note.path, f"{nid} {field} {target!r}, which does not exist"))
+        for nid, kinds in sorted(root.secrets.items()):  # read above: the file holds it, what memdir shows does not
+            if nid in ids:
+                problems.append(root.problem("secret", root.path / (nid + ".md"), (
+                    f"{nid} holds what looks like a secret ({', '.join(kinds)}): the index, index.md, the block and "
+                    f"exports show it redacted, the file as written; take it out (memdir edit {nid}) before you commit")))
         from memdir.notes.compile import find_blocks
 
         for cat in sorted({n.split("/")[0] for n in ids}):
@@ -336,5 +341,17 @@ def index_checks(m: "Stores | Any", inspect: Callable[[], Any] | None = None, *,
         rep = None
     if rep is not None:
         add("markdown", "ok" if rep.ok else "warn", f"{len(rep.problems)} problem{'' if len(rep.problems) == 1 else 's'} between the Markdown and the index",
-            "" if rep.ok else "see `memdir inspect`; `memdir reindex` rebuilds the index from the files")
+            "" if rep.ok else markdown_fix({p["kind"] for p in rep.problems}))
     return checks
+
+
+def markdown_fix(kinds: set[str]) -> str:
+    """What mends the Markdown problems of ``kinds`` (:func:`check`'s ``kind`` values), one line for doctor."""
+    fixes = []
+    if kinds - {"index_missing_file", "markers"}:  # a note's own file: unreadable, odd fields, a secret, a dangling link
+        fixes.append("`memdir edit ID` mends a note")
+    if "index_missing_file" in kinds:
+        fixes.append("`memdir reindex` rebuilds the compiled index.md files")
+    if "markers" in kinds:
+        fixes.append("the compiled markers of the index.md named are mended by hand (reindex leaves them alone)")
+    return "see `memdir inspect`; " + "; ".join(fixes)

@@ -24,7 +24,7 @@ from typing import Any, Callable, Iterator
 
 from memdir.lazylog import getLogger
 from memdir.notes import compile as compiler
-from memdir.engine import writelock
+from memdir.engine import notesecrets, writelock
 from memdir.store.sqlite import opening, readonly, txn
 from memdir.notes import markdown as notes
 from memdir.notes import rootmd
@@ -61,6 +61,7 @@ class Root:
         self.db_path = self.derived / "index.sqlite3"
         self._db: sqlite3.Connection | None = None
         self.problems: list[dict[str, str]] = []
+        self.secrets: dict[str, list[str]] = {}  # note id -> kinds of secret its file holds (notesecrets.shown)
         self._lock = None  # _FlockLock (or a filelock.FileLock where fcntl is missing), created on first write
         self._synced_on_open = False  # the open just mirrored the Markdown: the next resync() may skip
         #: where the index lives (:mod:`memdir.store.sqlite.store`): ``None`` = this root's SQLite file, else a
@@ -427,7 +428,7 @@ class Root:
         """Parse one note file (or one item of ROOT.md, see :meth:`page_note`); raises ``UsageError``
         (unreadable) with a one-line reason."""
         if note_id.startswith(ROOT_PAGE + "/"):
-            return self.page_note(note_id), {}
+            return notesecrets.shown(self.page_note(note_id), self.secrets), {}
         raw = notes.read_text(path)
         meta, body, _ = notes.split(raw)
         category = note_id.split("/", 1)[0]
@@ -437,7 +438,7 @@ class Root:
                     scope=self.scope, path=path, tags=f["tags"], load_when=f["load_when"], pinned=f["pinned"],
                     supersedes=f["supersedes"], superseded_by=f["superseded_by"], created=f["created"],
                     updated=f["updated"], highlight=f["highlight"])
-        return note, meta
+        return notesecrets.shown(note, self.secrets), meta
 
     def read_broken_note(self, note_id: str, path: Path) -> Note | None:
         """A note whose frontmatter cannot be read (broken YAML, never closed, not a mapping) as its body alone:
@@ -454,9 +455,9 @@ class Root:
             return None
         category = note_id.split("/", 1)[0]
         f = notes.fields({}, body, category=category, fallback_time=parse_ts(st.st_mtime))
-        return Note(id=note_id, category=category, kind=f["kind"], summary=f["summary"], text=body.strip(),
-                    scope=self.scope, path=path, tags=(), load_when=(), pinned=False, supersedes=None,
-                    superseded_by=None, created=f["created"], updated=f["updated"], highlight=None)
+        return notesecrets.shown(Note(id=note_id, category=category, kind=f["kind"], summary=f["summary"], text=body.strip(),
+                               scope=self.scope, path=path, tags=(), load_when=(), pinned=False, supersedes=None,
+                               superseded_by=None, created=f["created"], updated=f["updated"], highlight=None), self.secrets)
 
     def note_row(self, note: Note, mtime_ns: int, size: int) -> dict[str, Any]:
         return {

@@ -1,0 +1,61 @@
+"""A secret a person types into a note file by hand is redacted wherever memdir copies that note (the index, the
+compiled index.md, recall, the block, get, export); the file itself is left as written and doctor / inspect name it.
+Found by a new user's walkthrough: a `ghp_` token pasted into pitfalls/handmade.md came back in all of them."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import memdir
+from conftest import run_cli
+
+TOKEN = "ghp_" + "abcdefghijklmnopqrstuvwxyz0123456789"
+AWS = "AKIA" + "QWERTYUIOP123456"
+NOTE = (f"---\nsummary: Hand pitfall, token {TOKEN}\ntags: [deploy]\nhighlight: password=Hunter2!x9\n---\n"
+        f"The deploy bot logs in with {TOKEN} and the bucket key {AWS}.\n数据库密码是 Xy7!pq9Lm2\n")
+
+
+@pytest.fixture
+def hand(project, tmp_path, monkeypatch):
+    monkeypatch.setenv("MEMDIR_HOME", str(tmp_path / "g"))
+    with memdir.open(project, home=tmp_path / "g") as m:
+        m.remember("deploys go through helm charts", category="decisions")
+    path = project / ".memory" / "pitfalls" / "handmade.md"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(NOTE, encoding="utf-8")
+    return path
+
+
+def _plain(text: str) -> list[str]:
+    return [s for s in (TOKEN, AWS, "Hunter2!x9", "Xy7!pq9Lm2") if s in text]
+
+
+def test_a_hand_written_secret_is_redacted_wherever_memdir_copies_the_note(hand, project, tmp_path):
+    with memdir.open(project, home=tmp_path / "g") as m:
+        hits = m.recall("deploy bot bucket key")
+        assert hits and hits[0].id == "pitfalls/handmade"
+        assert "[redacted:" in hits[0].text and not _plain(hits[0].text + (hits[0].summary or ""))
+        assert not _plain(m.context("deploy bot bucket key"))
+        note = m.get("pitfalls/handmade")
+        assert not _plain(note.text + note.summary + (note.highlight or ""))
+        m.export(tmp_path / "out.jsonl")
+    assert not _plain((tmp_path / "out.jsonl").read_text(encoding="utf-8"))
+    index_md = (project / ".memory" / "pitfalls" / "index.md").read_text(encoding="utf-8")
+    assert "handmade" in index_md and not _plain(index_md)
+    raw = b"".join(p.read_bytes() for p in (project / ".memory" / ".memdir").rglob("*") if p.is_file())
+    assert not _plain(raw.decode("utf-8", "replace"))
+    assert hand.read_text(encoding="utf-8") == NOTE  # the person's file is never rewritten for it
+
+
+def test_doctor_and_inspect_name_the_note_until_the_secret_is_taken_out(hand, project, tmp_path, capsys):
+    with memdir.open(project, home=tmp_path / "g") as m:
+        [p] = [x for x in m.inspect().problems if x["kind"] == "secret"]
+        assert p["path"] == str(hand) and "memdir edit pitfalls/handmade" in p["detail"] and "github" in p["detail"]
+        assert not _plain(json.dumps(p))
+    code, out, err = run_cli(capsys, "--dir", str(project), "doctor")
+    assert "memdir edit ID" in out + err and not _plain(out + err)
+    hand.write_text("---\nsummary: Hand pitfall\n---\nThe deploy bot logs in with the vault's token.\n", encoding="utf-8")
+    with memdir.open(project, home=tmp_path / "g") as m:
+        assert not [x for x in m.inspect().problems if x["kind"] == "secret"]
