@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -291,3 +292,28 @@ def test_a_hook_late_in_its_budget_queues_its_event_instead_of_being_ended_while
     tool_hook_under_a_held_lock(project, home, MEMDIR_HOOK_BUDGET_MS="2500", MEMDIR_CAPTURE_LOCK_WAIT_MS="30000")
     with memdir.open(project, home=home) as m:
         assert len(spool.pending(m.roots["project"])) == 1, "the tool output was lost instead of queued"
+
+
+def test_a_prompt_hook_whose_block_comes_too_late_still_stores_the_prompt(project, tmp_path):
+    """A prompt hook on a loaded machine (30 processes on 2 cores) spent its budget building the block; the watchdog
+    ended it before the capture, and the prompt was lost without a trace. The watchdog now queues the turns the call
+    has not stored yet (redacted) before it exits: the block is lost, the prompt is not."""
+    home = tmp_path / "g"
+    with memdir.open(project, home=home) as m:
+        m.remember("deploys go through helm charts", category="decisions")
+    secret = "ghp_" + "abcdefghijklmnopqrstuvwxyz0123456789"
+    payload = json.dumps({"session_id": "s1", "cwd": str(project), "hook_event_name": "UserPromptSubmit",
+                          "prompt": f"why does the helm deploy hang, token {secret}"})
+    code = ("import sys, time, memdir.core\n"
+            "memdir.core.Memdir.context = lambda self, *a, **k: time.sleep(30)\n"  # a block that never comes in time
+            "from memdir.hosts.hooks import execute\n"
+            f"execute('claude-code', 'user-prompt', home={str(home)!r}, budget_ms=1500, raw=sys.stdin.buffer.read())\n"
+            "print('not ended by the watchdog')\n")
+    r = subprocess.run([sys.executable, "-c", code], input=payload, capture_output=True, text=True, timeout=60,
+                       env={**os.environ, "MEMDIR_HOME": str(home)})
+    assert r.returncode == 0 and r.stdout == ""
+    with memdir.open(project, home=home) as m:
+        queued = spool.pending(m.roots["project"])
+        assert len(queued) == 1 and secret not in queued[0].read_text(encoding="utf-8")
+        hits = m.recent(kinds=["user"])
+    assert len(hits) == 1 and "helm deploy hang" in hits[0].text and secret not in hits[0].text

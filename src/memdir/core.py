@@ -164,6 +164,13 @@ class Memdir:
         :mod:`memdir.capture.gates` for the gates, keys and the returned ``CaptureResult``."""
         return event_ops.capture(self.stores, event, **kwargs)
 
+    def queue_capture(self, event: dict[str, Any], *, scope: str = "project") -> bool:
+        """Gate ``event`` as :meth:`capture` does and queue it in the root's spool without the write lock or the index
+        (redacted first): what a hook whose time budget is spent does with a turn it has not stored yet; the next
+        writer of the root stores it, once (keys are deterministic). The daily cap is not counted. True when queued;
+        never raises."""
+        return event_ops.queue_event(self.stores, event, scope=scope)
+
     def count_events(self, *, since: datetime, until: datetime | None = None, key_prefixes: Iterable[str] = (),
                      scope: str = "project") -> int:
         """Number of stored events with ``since <= ts < until`` (aware datetimes; ``until`` open when None) whose

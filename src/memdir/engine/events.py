@@ -351,9 +351,6 @@ def capture_event(s: Stores, event: Any, *, scope: str = "project", **fields: An
     if not d.keep:
         return gates.CaptureResult(False, d.reason or "invalid", d.key, d.role, gates.safe_text(d.text))
     role, text, key = d.role, d.text, d.key
-    session = str(ev.get("session") or "").strip() or "nosession"
-    session = session.replace("\n", " ")[:200]
-
     cap = cfg.get("capture.daily_cap")
     if cap:
         start, end = gates.local_day_bounds(s.clock())
@@ -361,14 +358,7 @@ def capture_event(s: Stores, event: Any, *, scope: str = "project", **fields: An
         if n >= cap:
             return gates.skip_result("daily_cap", f"{n} events captured today >= capture.daily_cap={cap}", key=key, role=role, text=text)
 
-    meta = dict(ev.get("meta") or {}) if isinstance(ev.get("meta"), dict) else {}
-    for k in ("source", "tool", "call_id", "cwd"):
-        if ev.get(k) not in (None, ""):
-            meta.setdefault(k, ev[k])
-    if ev.get("is_error"):
-        meta["is_error"] = True
-    row = {"key": key, "role": role, "text": text, "session": None if session == "nosession" else session,
-           "ts": ev.get("ts"), "meta": meta or None}
+    row = capture_row(ev, d)
     wait = float(cfg.get("capture.lock_wait_ms")) / 1000
     deadline = s.state.get(CAPTURE_DEADLINE)
     if deadline is not None:  # a hook: the wait ends early enough to queue the event before the hook's budget does
@@ -376,12 +366,7 @@ def capture_event(s: Stores, event: Any, *, scope: str = "project", **fields: An
     try:
         counts = import_events(s, [row], scope=scope, lock_timeout=wait)
     except LockBusy:  # a long writer holds the lock: queue the event for it (never lost, never waited for)
-        row["ts"] = row["ts"] if row["ts"] not in (None, "") else iso(s.clock())
-        # redacted before it touches the disk, as the store would (redaction is idempotent: the same row, the same
-        # content hash when the queue is drained)
-        row["text"] = cevents.redact_text(row["text"])
-        row["meta"] = cevents.redact_obj(row["meta"]) if row["meta"] else None
-        path = spool.put(s.root(scope), [row], scope=scope)
+        path = spool_row(s, row, scope)
         log.debug("capture: write lock busy; %s queued in %s", key, path)
         return gates.CaptureResult(True, "spooled", key, role, gates.safe_text(text))
     if counts.get("stored"):
@@ -390,6 +375,45 @@ def capture_event(s: Stores, event: Any, *, scope: str = "project", **fields: An
     if counts.get("duplicate"):
         return gates.skip_result("duplicate", key, key=key, role=role, text=text)
     return gates.skip_result("tombstoned", f"{key} (forgotten earlier)", key=key, role=role, text=text)
+
+
+def capture_row(ev: dict[str, Any], d: Any) -> dict[str, Any]:
+    """The row :func:`import_events` stores for the event ``ev`` the gates kept (``d``: their decision)."""
+    session = str(ev.get("session") or "").strip().replace("\n", " ")[:200] or None
+    meta = dict(ev.get("meta") or {}) if isinstance(ev.get("meta"), dict) else {}
+    for k in ("source", "tool", "call_id", "cwd"):
+        if ev.get(k) not in (None, ""):
+            meta.setdefault(k, ev[k])
+    if ev.get("is_error"):
+        meta["is_error"] = True
+    return {"key": d.key, "role": d.role, "text": d.text, "session": session, "ts": ev.get("ts"), "meta": meta or None}
+
+
+def spool_row(s: Stores, row: dict[str, Any], scope: str) -> Any:
+    """Queue one capture ``row`` in ``scope``'s spool (:func:`memdir.engine.spool.put`), its time set and its text
+    and metadata redacted before they touch the disk, as the store would (redaction is idempotent: the same row, the
+    same content hash when the queue is drained). Returns the file; raises ``OSError``."""
+    row["ts"] = row["ts"] if row["ts"] not in (None, "") else iso(s.clock())
+    row["text"] = cevents.redact_text(row["text"])
+    row["meta"] = cevents.redact_obj(row["meta"]) if row["meta"] else None
+    return spool.put(s.root(scope), [row], scope=scope)
+
+
+def queue_event(s: Stores, event: Any, *, scope: str = "project") -> bool:
+    """The body of :meth:`memdir.Memdir.queue_capture`, whose docstring is the contract."""
+    try:
+        if isinstance(event, str):
+            event = {"role": "user", "text": event}
+        if not isinstance(event, dict) or not s.config.get("capture.enabled"):
+            return False
+        d = gates.gate(event, s.config)
+        if not d.keep:
+            return False
+        spool_row(s, capture_row(event, d), scope)
+        return True
+    except Exception as exc:  # noqa: BLE001 - a hook on its way out: nothing may raise here
+        log.debug("capture not queued: %s", exc)
+        return False
 
 
 def notices(s: Stores) -> list[str]:

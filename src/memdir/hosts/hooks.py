@@ -89,7 +89,14 @@ class _Watchdog:
         if self.lock.acquire(blocking=False):
             log.debug("hook: time budget spent after %.0f ms; exiting without output", (time.monotonic() - self.start) * 1000)
             hand_over_upgrade()
+            try:
+                self.last_words()  # the turns not stored yet go to the spool (a loaded machine: the block came late)
+            except Exception as exc:  # noqa: BLE001 — the hook is leaving anyway
+                log.debug("hook: captures not queued: %s", exc)
             os._exit(0)
+
+    def last_words(self) -> None:
+        """Replaced by :func:`run_hook` with what queues the call's captures not made yet."""
 
     def claim(self) -> bool:
         return self.lock.acquire(blocking=False)
@@ -164,7 +171,8 @@ def decode_payload(raw: bytes | str | dict | None) -> Any:
 def run_hook(host: str, event: str, raw: bytes | str | dict | None, *, project_dir: str | None = None,
              home: str | None = None, config: dict[str, Any] | None = None,
              emit: Callable[[str], None] | None = None, on_open: Callable[[Any], None] | None = None,
-             open_store: Callable[[str | None], Any] | None = None, leave_open: bool = False) -> str:
+             open_store: Callable[[str | None], Any] | None = None, leave_open: bool = False,
+             dog: "_Watchdog | None" = None) -> str:
     """Run one hook: parse, open the store, inject and/or capture. Returns what the host should read on stdout
     (``""`` for nothing); ``emit(output)`` is called as soon as the output is known, before captures are written.
 
@@ -173,6 +181,9 @@ def run_hook(host: str, event: str, raw: bytes | str | dict | None, *, project_d
     ``open_store(project_dir)``: returns an already open store to use and keep open (the warm server's).
     ``leave_open``: do not close the store (a process about to ``os._exit``: closing the last connection would
     checkpoint the WAL and delete it, a write and an fsync the host waits for; the next opener carries on).
+    ``dog``: the watchdog that ends the process when the budget is spent; its last words queue the prompt (and the
+    other turns of the call) not stored yet in the root's spool (:meth:`memdir.Memdir.queue_capture`), so a block
+    that came too late on a loaded machine costs the block, never the turn.
     Raises on bad input or store errors; the CLI wrapper turns every exception into "no output, exit 0".
     """
     from memdir.hosts import adapters
@@ -194,10 +205,15 @@ def run_hook(host: str, event: str, raw: bytes | str | dict | None, *, project_d
     from memdir.portability.dropimport import spawn_if_pending
 
     spawn_if_pending(m.home, m.project_root)  # files dropped in <global root>/import/: a detached importer (issue 13)
+    source = {"source": call.host}
+    early = [{"role": "user", "text": call.prompt, "session": call.session, "cwd": call.cwd, **source}] \
+        if call.event == "user-prompt" and call.prompt else []
+    pending = list(early)  # what the watchdog queues if the budget runs out before the capture below
+    if dog is not None:
+        dog.last_words = lambda: [m.queue_capture(ev) for ev in list(pending)]
     try:
         if on_open is not None:
             on_open(m)
-        source = {"source": call.host}
         block, query = "", ""
         try:
             if call.event == "session-start":
@@ -230,23 +246,26 @@ def run_hook(host: str, event: str, raw: bytes | str | dict | None, *, project_d
 
             call.assistant = last_assistant_text(call.transcript_path)
         texts: list[tuple[str, str]] = [("assistant", t) for t in replies]
-        if call.event == "user-prompt" and call.prompt:
-            texts.append(("user", call.prompt))
         if call.event in ("context", "notify"):
             texts += [("user", t) for t in call.messages]
         if call.event in ("stop", "notify") and call.assistant:
             texts.append(("assistant", call.assistant))
-        events = [{"role": role, "text": text, "session": call.session, "cwd": call.cwd, **source} for role, text in texts]
+        events = early + [{"role": role, "text": text, "session": call.session, "cwd": call.cwd, **source}
+                          for role, text in texts]
         if call.event == "post-tool-use" and call.tool:
             events.append({"role": "tool", "tool": call.tool, "input": call.tool_input, "output": call.tool_output,
                            "call_id": call.call_id, "is_error": call.is_error, "session": call.session,
                            "cwd": call.cwd, **source})
+        pending[:] = events
         for ev in events:
             try:
                 r = m.capture(ev)
             except ReadOnlyStore as exc:  # C36: the block went out already; the capture is skipped, the hook fails open
                 log.debug("hook %s %s: capture skipped (read_only): %s", call.host, call.event, exc)
+                pending.clear()
                 return out
+            if pending and pending[0] is ev:
+                pending.pop(0)
             log.debug("hook %s %s: %s %s", call.host, call.event, r.reason, r.key or "")
         if call.event in ("stop", "session-end"):  # distill.auto: a detached distiller; the hook never waits for it
             from memdir.distill.flow import trigger
@@ -379,7 +398,7 @@ def execute(host: str, event: str | None, argv_payload: str | None = None, *, pr
                      budget_s=(budget_ms or _env_budget()) / 1000.0 - (time.monotonic() - dog.start)):
             return 0
         run_hook(host, event or "", raw, project_dir=project_dir, home=home, emit=emit, on_open=on_open,
-                 leave_open=leave_open)
+                 leave_open=leave_open, dog=dog)
         age = _process_age_ms()
         log.debug("hook %s %s: done in %.0f ms (process %s ms)", host, event, (time.monotonic() - dog.start) * 1000,
                   "?" if age is None else f"{age:.0f}")
