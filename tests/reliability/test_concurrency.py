@@ -143,7 +143,7 @@ def test_busy_index_is_not_moved_aside(tmp_path, monkeypatch):
     db, _ = opening.open_index(path)
     db.close()
 
-    def busy(db):
+    def busy(db, **_):
         import sqlite3
 
         raise sqlite3.OperationalError("database is locked")

@@ -361,9 +361,10 @@ def check_not_newer(db: sqlite3.Connection) -> int:
     return version
 
 
-def migrate(db: sqlite3.Connection, upto: int | None = None) -> int:
+def migrate(db: sqlite3.Connection, upto: int | None = None, applied: list[int] | None = None) -> int:
     """Apply pending migrations, each in its own transaction; returns the resulting schema version. ``upto`` stops
-    at that version (tests build a store of an older layout with it).
+    at that version (tests build a store of an older layout with it). ``applied`` gets the number of each migration
+    this call applied (not those another process applied meanwhile): ``1`` in it means this call created the schema.
 
     Raises ``MemdirError`` (also a ``RuntimeError``) if the database is newer than this memdir (downgrade is not
     supported): the CLI prints one line, not "internal error".
@@ -378,6 +379,8 @@ def migrate(db: sqlite3.Connection, upto: int | None = None) -> int:
             fn(db)
             db.execute(f"PRAGMA user_version = {n}")
             db.execute("COMMIT")
+            if applied is not None:
+                applied.append(n)
         except BaseException:
             txn.rollback(db)
             raise

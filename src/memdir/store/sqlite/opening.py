@@ -187,9 +187,10 @@ def open_index(path: Path) -> tuple[sqlite3.Connection, bool]:
         global upgrading
         if needs_upgrade(db):
             upgrading = path
+        applied: list[int] = []
         try:
             was = db.execute("PRAGMA user_version").fetchone()[0]
-            now = migrate(db)
+            now = migrate(db, applied=applied)
             if now != was and existed:
                 settle(db, freed=True)  # a migration that rewrote rows hands the freed pages back
                 if was < 11 <= now:
@@ -200,9 +201,12 @@ def open_index(path: Path) -> tuple[sqlite3.Connection, bool]:
                     settle(db, freed=True)
         finally:
             upgrading = None
-        tombstones.on_open(db, path, created=not existed)
-        ledger.on_open(db, path, created=not existed, when=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
-        return db, not existed
+        # created by this process, not only absent when it looked: two hooks of a new project both find no index,
+        # and the second one's "new index" moved the first one's events into the lost count (a false warning)
+        created = not existed and 1 in applied
+        tombstones.on_open(db, path, created=created)
+        ledger.on_open(db, path, created=created, when=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
+        return db, created
     except sqlite3.DatabaseError as exc:
         try:
             db.close()  # type: ignore[possibly-undefined]
