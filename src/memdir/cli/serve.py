@@ -179,10 +179,11 @@ def _serve_store(ctx: click.Context, host: str, port: int, url: str, as_json: bo
     import os
 
     import memdir.store as storage
+    from memdir.config import masked
     from memdir.server import team as teamserver
 
     if not storage.is_remote(url):
-        raise UsageError(f"--store needs a postgresql:// URL (got {url!r})")
+        raise UsageError(f"--store needs a postgresql:// URL (got {masked(url)!r})")
     teamserver.check_login(url)
     debug = _debug(ctx)
     log_to_stderr(debug)

@@ -20,20 +20,20 @@ def _admin(url: str):
     import psycopg
 
     import memdir.store as storage
-    from memdir.config import safe_url
+    from memdir.config import masked, safe_url, scrub
     from memdir.errors import MemdirError, UsageError
     from memdir.store.postgres.store import PgStore
 
     if not storage.is_remote(url):
-        raise UsageError(f"--store needs a postgresql:// URL (got {url!r})")
+        raise UsageError(f"--store needs a postgresql:// URL (got {masked(url)!r})")
     s = PgStore.connect(url, project="-")
     try:
         yield s
     except psycopg.errors.InsufficientPrivilege as exc:
-        raise MemdirError(f"{safe_url(url)}: this login may not administer the store ({_first(exc)}): use the schema "
+        raise MemdirError(f"{safe_url(url)}: this login may not administer the store ({scrub(_first(exc), url)}): use the schema "
                           "owner's URL") from None
     except psycopg.Error as exc:
-        raise MemdirError(f"{safe_url(url)}: {_first(exc)}") from None
+        raise MemdirError(f"{safe_url(url)}: {scrub(_first(exc), url)}") from None
     finally:
         s.close()
 

@@ -27,10 +27,11 @@ EVENT_COLUMNS = ("ref", "content_sha256", "role", "session", "ts", "ts_epoch", "
 
 def _open(url: str, project: str, token: str | None):
     import memdir.store as storage
+    from memdir.config import masked
     from memdir.store.postgres.store import PgStore
 
     if not storage.is_remote(url):
-        raise UsageError(f"--store needs a postgresql:// URL (got {url!r})")
+        raise UsageError(f"--store needs a postgresql:// URL (got {masked(url)!r})")
     return PgStore.connect(url, project=project, token=token or None)
 
 

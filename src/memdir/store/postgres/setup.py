@@ -20,7 +20,7 @@ import secrets
 from typing import Any
 from urllib.parse import quote, urlsplit, urlunsplit
 
-from memdir.config import safe_url
+from memdir.config import safe_url, scrub
 from memdir.errors import MemdirError
 
 
@@ -57,7 +57,7 @@ def init(admin_url: str, *, database: str = "memdir", owner: str = "memdir_owner
     try:
         conn = psycopg.connect(admin_url, autocommit=True, connect_timeout=10)
     except psycopg.Error as exc:
-        raise MemdirError(f"could not connect to {safe_url(admin_url)}: {_first(exc)}") from None
+        raise MemdirError(f"could not connect to {safe_url(admin_url)}: {scrub(_first(exc), admin_url)}") from None
     created: list[str] = []
     pw: dict[str, str | None] = {owner: None, server: None}
     try:
@@ -93,7 +93,7 @@ def init(admin_url: str, *, database: str = "memdir", owner: str = "memdir_owner
         conn.execute(sql.SQL("REVOKE CONNECT, TEMPORARY ON DATABASE {} FROM PUBLIC").format(sql.Identifier(database)))
         conn.execute(sql.SQL("GRANT CONNECT ON DATABASE {} TO {}").format(sql.Identifier(database), sql.Identifier(CLIENT_ROLE)))
     except psycopg.Error as exc:
-        raise MemdirError(f"{safe_url(admin_url)}: {_first(exc)}") from None
+        raise MemdirError(f"{safe_url(admin_url)}: {scrub(_first(exc), admin_url)}") from None
     finally:
         conn.close()
     vector = False
@@ -130,4 +130,4 @@ def schema_as_owner(admin_db_url: str, owner: str) -> None:
             migrate(c)
     except psycopg.Error as exc:
         raise MemdirError(f"the schema could not be created or upgraded as {owner} in {safe_url(admin_db_url)}: "
-                          f"{_first(exc)}") from None
+                          f"{scrub(_first(exc), admin_db_url)}") from None

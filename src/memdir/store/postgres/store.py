@@ -34,7 +34,7 @@ from collections import Counter
 from contextlib import contextmanager
 from typing import Any, Iterable, Iterator
 
-from memdir.config import safe_url
+from memdir.config import safe_url, scrub
 from memdir.errors import MemdirError
 from memdir.store.postgres.migrations import STAT_SHARDS, migrate
 from memdir.store.postgres.pgvector import enable_pgvector
@@ -76,7 +76,7 @@ class PgStore(PgWrites, PgReads, PgVectors):
         try:
             conn = psycopg.connect(url, autocommit=True, row_factory=dict_row, connect_timeout=10)
         except psycopg.Error as exc:
-            raise MemdirError(f"could not connect to the store {safe_url(url)}: {str(exc).strip().splitlines()[0]}") from None
+            raise MemdirError(f"could not connect to the store {safe_url(url)}: {scrub((str(exc).strip().splitlines() or [type(exc).__name__])[0], url)}") from None
         try:
             migrate(conn)
             conn.execute("SELECT set_config('app.project', %s, false), set_config('app.token', %s, false)",
@@ -89,7 +89,7 @@ class PgStore(PgWrites, PgReads, PgVectors):
             raise MemdirError(why) from None
         except psycopg.Error as exc:
             conn.close()
-            raise MemdirError(f"the store {safe_url(url)} could not be prepared: {str(exc).strip().splitlines()[0]}") from None
+            raise MemdirError(f"the store {safe_url(url)} could not be prepared: {scrub((str(exc).strip().splitlines() or [type(exc).__name__])[0], url)}") from None
         store = cls(conn, project)
         store._pgvector = enable_pgvector(conn)  # also when the server gained pgvector after migration m006
         return store

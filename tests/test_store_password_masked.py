@@ -1,0 +1,50 @@
+"""The store's password never reaches a message: libpq's own errors echo the part of a URL it could not parse (a
+space in the password, an ``@`` in it read as part of the host), and the key=value form was shown whole when refused
+(a probe of the team store found each; the ordinary wrong-password error was already masked)."""
+
+from __future__ import annotations
+
+import pytest
+
+import memdir
+from conftest import run_cli
+from memdir.config import passwords_of, safe_url, scrub
+from memdir.errors import MemdirError
+
+SECRETS = ("SECRET SPACE", "pa@ss", "KVSECRET", "KV SECRET", "ss@127")
+
+
+@pytest.mark.parametrize("url, secret", [
+    ("postgresql://memdir_srv:SECRET SPACE@127.0.0.1:1/memdir", "SECRET SPACE"),
+    ("postgresql://memdir_srv:pa@ss@127.0.0.1:1/memdir", "ss@127"),
+    ("host=127.0.0.1 port=1 password=KVSECRET dbname=memdir", "KVSECRET"),
+    ("host=127.0.0.1 port=1 password='KV SECRET' dbname=memdir", "KV SECRET"),
+    ("postgresql://u:p%40ssw0rd@127.0.0.1:1/db?sslpassword=zz9y", "zz9y"),
+])
+def test_a_password_is_masked_in_the_url_and_in_what_is_said_about_it(url, secret):
+    assert secret not in safe_url(url) and "***" in safe_url(url)
+    assert passwords_of(url)
+    assert secret not in scrub(f"could not connect: {url} failed near '{secret}'", url)
+
+
+def test_libpq_s_own_words_about_a_url_it_could_not_read_are_masked():
+    pytest.importorskip("psycopg")
+    from memdir.store.postgres.store import PgStore
+
+    for url in ("postgresql://memdir_srv:SECRET SPACE@127.0.0.1:1/memdir",
+                "postgresql://memdir_srv:pa@ss@127.0.0.1:1/memdir"):
+        with pytest.raises(MemdirError) as got:
+            PgStore.connect(url, project="-").close()
+        assert not [s for s in SECRETS if s in str(got.value)], str(got.value)
+
+
+def test_a_refused_store_setting_and_store_option_are_shown_masked(project, tmp_path, capsys, monkeypatch):
+    (project / ".memory").mkdir(exist_ok=True)
+    (project / ".memory" / "config.toml").write_text("store = 'host=x password=KVSECRET'\n", encoding="utf-8")
+    with pytest.raises(Exception) as got:
+        memdir.open(project, home=tmp_path / "g")
+    assert "KVSECRET" not in str(got.value) and "password=***" in str(got.value)
+    (project / ".memory" / "config.toml").unlink()
+    pytest.importorskip("starlette")
+    code, out, err = run_cli(capsys, "--dir", str(project), "serve", "--store", "host=127.0.0.1 password=KVSECRET dbname=memdir")
+    assert code == 2 and "KVSECRET" not in out + err and "password=***" in err
