@@ -48,3 +48,14 @@ def test_a_refused_store_setting_and_store_option_are_shown_masked(project, tmp_
     pytest.importorskip("starlette")
     code, out, err = run_cli(capsys, "--dir", str(project), "serve", "--store", "host=127.0.0.1 password=KVSECRET dbname=memdir")
     assert code == 2 and "KVSECRET" not in out + err and "password=***" in err
+
+
+def test_doctor_reports_a_store_it_cannot_reach_as_a_failed_check(project, tmp_path, capsys, monkeypatch):
+    pytest.importorskip("psycopg")
+    monkeypatch.setenv("MEMDIR_HOME", str(tmp_path / "g"))
+    (project / ".memory").mkdir(exist_ok=True)
+    (project / ".memory" / "config.toml").write_text(
+        'store = "postgresql://memdir_srv:WRONGPASS123@127.0.0.1:1/memdir"\n', encoding="utf-8")
+    code, out, err = run_cli(capsys, "--dir", str(project), "doctor")
+    assert code == 1 and out.startswith("[fail] store: could not connect") and "memdir config" in out, (out, err)
+    assert "WRONGPASS123" not in out + err and "error:" not in err

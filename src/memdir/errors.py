@@ -26,6 +26,11 @@ class LockBusy(MemdirError):
     """Another memdir process held a root's write lock for longer than the caller would wait."""
 
 
+class StoreUnreachable(MemdirError):
+    """The team store (PostgreSQL) could not be connected to: down, a wrong address or login. ``memdir doctor``
+    reports it as a failed check and runs the checks that need no store."""
+
+
 class NotFound(MemdirError, LookupError):
     """The named memory does not exist."""
 

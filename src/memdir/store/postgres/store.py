@@ -35,7 +35,7 @@ from contextlib import contextmanager
 from typing import Any, Iterable, Iterator
 
 from memdir.config import safe_url, scrub
-from memdir.errors import MemdirError
+from memdir.errors import MemdirError, StoreUnreachable
 from memdir.store.postgres.migrations import STAT_SHARDS, migrate
 from memdir.store.postgres.pgvector import enable_pgvector
 from memdir.store.postgres.reads import PgReads
@@ -76,7 +76,7 @@ class PgStore(PgWrites, PgReads, PgVectors):
         try:
             conn = psycopg.connect(url, autocommit=True, row_factory=dict_row, connect_timeout=10)
         except psycopg.Error as exc:
-            raise MemdirError(f"could not connect to the store {safe_url(url)}: {scrub((str(exc).strip().splitlines() or [type(exc).__name__])[0], url)}") from None
+            raise StoreUnreachable(f"could not connect to the store {safe_url(url)}: {scrub((str(exc).strip().splitlines() or [type(exc).__name__])[0], url)}") from None
         try:
             migrate(conn)
             conn.execute("SELECT set_config('app.project', %s, false), set_config('app.token', %s, false)",
