@@ -382,19 +382,38 @@ def do_forget(m: "Memdir", id: str) -> dict[str, Any]:
     return {"id": id, "forgotten": bool(gone), "message": msg}
 
 
+#: characters of a summary or a problem's detail a ``memory_inspect`` reply shows (a longer one is cut with ``…``)
+INSPECT_TEXT_CHARS = 200
+
+
 def do_inspect(m: "Memdir") -> dict[str, Any]:
     """``{"ok", "counts", "problems", "notes": [{id, scope, kind, summary, pinned, superseded_by}],
-    "notes_total", "notes_listed"}`` — at most 200 notes listed; counts are complete."""
+    "notes_total", "notes_listed", "proposals"}`` — at most 200 notes, problems and proposals listed, each summary and
+    detail cut at :data:`INSPECT_TEXT_CHARS`, and fewer notes listed when the reply would pass
+    :data:`MAX_RECALL_CHARS` characters or :data:`MAX_REPLY_TOKENS` tokens (as ``memory_recall``); counts are
+    complete."""
     rep = m.inspect()
-    notes = [{"id": n.id, "scope": n.scope, "kind": n.kind, "summary": n.summary, "pinned": bool(n.pinned),
+
+    def short(text: Any) -> str:  # a summary is one line: a long one is cut, so the listing stays a listing
+        text = "" if text is None else " ".join(str(text).split())
+        return text if len(text) <= INSPECT_TEXT_CHARS else text[:INSPECT_TEXT_CHARS - 1] + "…"
+
+    notes = [{"id": n.id, "scope": n.scope, "kind": n.kind, "summary": short(n.summary), "pinned": bool(n.pinned),
               "superseded_by": n.superseded_by} for n in rep.notes]
-    problems = [{str(k): ("" if v is None else str(v)) for k, v in p.items()} for p in rep.problems]
+    problems = [{str(k): short(v) if k == "detail" else ("" if v is None else str(v)) for k, v in p.items()}
+                for p in rep.problems]
     counts = json.loads(json.dumps(rep.counts, ensure_ascii=False, default=str))
-    pending = [{k: ("" if p.get(k) is None else str(p.get(k))) for k in ("id", "scope", "source", "summary", "proposed")}
-               for p in m.proposals()]
-    return {"ok": not rep.problems, "counts": counts, "problems": problems,
-            "notes": notes[:MAX_INSPECT_NOTES], "notes_total": len(notes), "notes_listed": min(len(notes), MAX_INSPECT_NOTES),
-            "proposals": pending[:MAX_INSPECT_NOTES]}
+    pending = [{k: short(p.get(k)) if k == "summary" else ("" if p.get(k) is None else str(p.get(k)))
+                for k in ("id", "scope", "source", "summary", "proposed")} for p in m.proposals()]
+    listed = min(len(notes), MAX_INSPECT_NOTES)
+    while True:  # within memory_recall's bound: fewer notes listed (notes_listed says how many), counts complete
+        out = {"ok": not rep.problems, "counts": counts, "problems": problems[:MAX_INSPECT_NOTES],
+               "notes": notes[:listed], "notes_total": len(notes), "notes_listed": listed,
+               "proposals": pending[:min(listed, MAX_INSPECT_NOTES)]}
+        chars, tokens = reply_size(out)
+        if chars <= MAX_RECALL_CHARS and tokens <= MAX_REPLY_TOKENS or not listed:
+            return out
+        listed //= 2
 
 
 def as_dict(value: Any) -> dict[str, Any]:
