@@ -405,15 +405,14 @@ def do_inspect(m: "Memdir") -> dict[str, Any]:
     counts = json.loads(json.dumps(rep.counts, ensure_ascii=False, default=str))
     pending = [{k: short(p.get(k)) if k == "summary" else ("" if p.get(k) is None else str(p.get(k)))
                 for k in ("id", "scope", "source", "summary", "proposed")} for p in m.proposals()]
-    listed = min(len(notes), MAX_INSPECT_NOTES)
+    listed, shown = min(len(notes), MAX_INSPECT_NOTES), MAX_INSPECT_NOTES
     while True:  # within memory_recall's bound: fewer notes listed (notes_listed says how many), counts complete
-        out = {"ok": not rep.problems, "counts": counts, "problems": problems[:MAX_INSPECT_NOTES],
-               "notes": notes[:listed], "notes_total": len(notes), "notes_listed": listed,
-               "proposals": pending[:min(listed, MAX_INSPECT_NOTES)]}
+        out = {"ok": not rep.problems, "counts": counts, "problems": problems[:shown], "notes": notes[:listed],
+               "notes_total": len(notes), "notes_listed": listed, "proposals": pending[:shown]}
         chars, tokens = reply_size(out)
-        if chars <= MAX_RECALL_CHARS and tokens <= MAX_REPLY_TOKENS or not listed:
+        if chars <= MAX_RECALL_CHARS and tokens <= MAX_REPLY_TOKENS or not (listed or shown):
             return out
-        listed //= 2
+        listed, shown = listed // 2, shown // 2
 
 
 def as_dict(value: Any) -> dict[str, Any]:
