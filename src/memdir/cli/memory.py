@@ -329,13 +329,16 @@ def edit(ctx, id, file, scope, expect, as_json):
     except MemdirError as exc:
         if not from_editor and not isinstance(exc, EditConflict):
             raise
-        # the text typed in $EDITOR is the user's work: keep it where the refusal says, never drop it
+        # the text typed in $EDITOR is the user's work: keep it where the refusal says, never drop it; redacted as a
+        # save would store it (a token typed into it would otherwise lie in plain text in the temporary directory)
         import os
         import tempfile
 
+        from memdir.capture.redact import redact
+
         fd, kept = tempfile.mkstemp(prefix="memdir-edit-", suffix=".md")
         with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
+            f.write(redact(text))
         if isinstance(exc, EditConflict):  # both versions: the one on disk stays, the user's is in the temp file
             raise MemdirError(f"{exc} — the note on disk is version {exc.found or '(deleted)'} (`memdir get {id}`); "
                               f"yours is kept in {kept} (compare, then `memdir edit {id} {kept}`)") from None
