@@ -270,6 +270,17 @@ FEATURE_MODULES = ("memdir.capture.gates", "memdir.hosts.hooks", "memdir.engine.
 _features_loaded = False
 
 
+#: ``MEMDIR_…`` environment variables that are not settings (``memdir config`` lists those): read by memdir itself
+#: or by its tests and benchmarks; :meth:`Config._check_env_names` never warns about them
+ENV_NAMES = frozenset({
+    "MEMDIR_HOME", "MEMDIR_DEBUG", "MEMDIR_PROJECT_DIR", "MEMDIR_HOOK_WARM", "MEMDIR_DISTILLING",
+    "MEMDIR_WORKTREE_MEMORY", "MEMDIR_IMPORT_WORKERS", "MEMDIR_CHROMIUM", "MEMDIR_BENCH_CACHE", "MEMDIR_E2E",
+    "MEMDIR_E2E_BIN", "MEMDIR_E2E_CACHE", "MEMDIR_E2E_REPORT", "MEMDIR_E2E_CLAUDE", "MEMDIR_E2E_CODEX",
+    "MEMDIR_E2E_OPENCODE", "MEMDIR_REQUIRE_POSTGRES", "MEMDIR_REQUIRE_PGVECTOR", "MEMDIR_REQUIRE_BROWSER",
+    "MEMDIR_REQUIRE_MULTILINGUAL", "MEMDIR_STORE_ADMIN", "MEMDIR_TEST_LATE_ENV",
+})
+
+
 def _load_feature_keys() -> bool:
     """Import the feature modules once so keys they register themselves are known; returns True if that was
     done now. Every key of memdir's own is in :data:`SETTINGS`, so this runs only for a key nobody knows."""
@@ -412,6 +423,7 @@ class Config:
         if env.get("MEMDIR_DEBUG", "").strip().lower() in ("1", "true", "yes", "on"):
             self._values["debug"] = True
             self._sources["debug"] = "env"
+        self._check_env_names(env)
 
     def _checked(self, key: Key, raw: Any, source: str) -> Any:
         """``raw`` coerced and range-checked for ``key``, or ``_MISSING`` after a one-line warning."""
@@ -429,6 +441,27 @@ class Config:
                 return _MISSING
             self._warn(f"bad value {shown!r} for {key.name} in {source} ({exc}); keeping {kept!r}")
             return _MISSING
+
+    def _check_env_names(self, env: Any) -> None:
+        """Warn about a ``MEMDIR_…`` variable that is no setting but nearly spells one (``MEMDIR_INJECT_MAXCHARS``):
+        a typo in a config file is said, one in the environment was ignored without a word. Other ``MEMDIR_…``
+        variables (:data:`ENV_NAMES`, a token's variable named by a ``*_env`` setting) are left alone."""
+        odd = [v for v in env if v.startswith("MEMDIR_") and v not in ENV_NAMES and not v.endswith(("_TOKEN", "_KEY"))]
+        if not odd:
+            return
+        import difflib
+
+        names = {"MEMDIR_" + n.replace(".", "_").upper() for n in REGISTRY}
+        named = {str(self._values.get(n)) for n in REGISTRY if n.endswith("_env")}  # remote.token_env's variable …
+        for var in sorted(v for v in odd if v not in names and v not in named):
+            if _load_feature_keys():
+                names |= {"MEMDIR_" + n.replace(".", "_").upper() for n in REGISTRY}
+                if var in names:
+                    continue
+            close = difflib.get_close_matches(var, sorted(names), 1, 0.85)
+            if close:
+                self._warn(f"environment variable {var} is not a memdir setting and is ignored; did you mean "
+                           f"{close[0]}? (`memdir config` lists the settings)")
 
     def _warn(self, msg: str) -> None:
         self.warnings.append(msg)
