@@ -357,10 +357,10 @@ def read_toml(path: Path) -> dict[str, Any]:
 
     try:
         f = open_regular(path)  # a FIFO named config.toml would block every command
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):  # no file; a file where the root should be: doctor and status say so
         return {}
     except OSError as exc:
-        log.warning("memdir: ignoring %s: %s", path, str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+        _warn_once(f"memdir: ignoring {path}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}")
         return {}
     import tomllib  # here: most stores have no config.toml, and a hook need not import the parser (issue 12)
 
@@ -368,8 +368,18 @@ def read_toml(path: Path) -> dict[str, Any]:
         with f:
             return _flatten(tomllib.load(f))
     except (tomllib.TOMLDecodeError, OSError, UnicodeDecodeError) as exc:
-        log.warning("memdir: ignoring %s: %s", path, str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+        _warn_once(f"memdir: ignoring {path}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}")
         return {}
+
+
+_SAID: set[str] = set()
+
+
+def _warn_once(line: str) -> None:
+    """``line`` as a warning once per process (a command reads the settings more than once)."""
+    if line not in _SAID:
+        _SAID.add(line)
+        log.warning("%s", line)
 
 
 _MISSING = object()

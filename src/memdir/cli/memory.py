@@ -431,7 +431,11 @@ def status(ctx, as_json):
     for scope in ("project", "global"):
         s = st[scope]
         if not s.get("exists"):
-            lines.append(f"{scope}: {s['path']} (not created yet)")
+            from pathlib import Path
+
+            taken = Path(s["path"]).exists() and not Path(s["path"]).is_dir()  # a file in the root's place
+            lines.append(f"{scope}: {s['path']} " + ("(a file, not a directory: nothing can be kept there; see memdir "
+                                                     "doctor)" if taken else "(not created yet)"))
         else:
             lines.append(f"{scope}: {s['path']}: {plural(s['notes'], 'note')}, {plural(s['events'], 'event')}, "
                          f"{plural(s.get('tombstones', 0), 'tombstone')}, index {s.get('index_bytes', 0) / 1e6:.1f} MB "
