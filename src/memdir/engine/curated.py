@@ -86,8 +86,9 @@ def remember(s: Stores, text: str, *, category: str = "facts", summary: str | No
         raise UsageError(f"unknown category {category!r}: use one of {', '.join(known)} (or set `categories` in config.toml)")
     text = stored_text(text)
     if len(text.encode("utf-8")) > notes.MAX_NOTE_BYTES - 100_000:  # refused before any file is written
-        raise UsageError(f"note too long ({len(text):,} characters): notes are read back up to {notes.MAX_NOTE_BYTES:,} "
-                         "bytes; keep long material in a file and remember a pointer to it")
+        raise UsageError(f"note too long ({len(text.encode('utf-8')):,} bytes in UTF-8, {len(text):,} characters): a "
+                         f"note holds at most {notes.MAX_NOTE_BYTES - 100_000:,} bytes; keep long material in a file and "
+                         "remember a pointer to it")
     summary = stored_summary(summary, text)
     tags = tuple(dict.fromkeys(stored_items(tags)))
     load_when = tuple(dict.fromkeys(stored_items(load_when)))

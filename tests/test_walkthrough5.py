@@ -1,0 +1,24 @@
+"""What a new user's walkthrough found (stop 42): MEMDIR_HOME (or --home) naming a file, where every command warned
+about a config.toml under it, status said "not created yet" and doctor found all well; a note-length message in two units."""
+
+from __future__ import annotations
+
+from conftest import run_cli
+
+
+def test_doctor_and_status_say_the_global_root_is_a_file(project, tmp_path, capsys, monkeypatch):
+    f = tmp_path / "f"
+    f.write_text("", encoding="utf-8")
+    monkeypatch.setenv("MEMDIR_HOME", str(f))
+    code, out, err = run_cli(capsys, "--dir", str(project), "doctor")
+    assert code == 1 and f"[fail] global root: {f} is a file" in out and "MEMDIR_HOME" in out
+    assert "ignoring" not in err
+    code, out, err = run_cli(capsys, "--dir", str(project), "status")
+    assert code == 0 and f"global: {f} (a file, not a directory" in out and "ignoring" not in err
+
+
+def test_a_note_too_long_is_measured_in_one_unit(project, tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("MEMDIR_HOME", str(tmp_path / "g"))
+    text = "很长的中文内容，关于缓存和部署的说明。" * 20000  # 380,000 characters, 1,140,000 bytes
+    code, out, err = run_cli(capsys, "--dir", str(project), "remember", "-", stdin=text, monkeypatch=monkeypatch)
+    assert code == 2 and "1,140,000 bytes in UTF-8" in err and "at most 900,000 bytes" in err
