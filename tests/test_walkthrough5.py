@@ -22,3 +22,12 @@ def test_a_note_too_long_is_measured_in_one_unit(project, tmp_path, capsys, monk
     text = "很长的中文内容，关于缓存和部署的说明。" * 20000  # 380,000 characters, 1,140,000 bytes
     code, out, err = run_cli(capsys, "--dir", str(project), "remember", "-", stdin=text, monkeypatch=monkeypatch)
     assert code == 2 and "1,140,000 bytes in UTF-8" in err and "at most 900,000 bytes" in err
+
+
+def test_text_starting_with_a_dash_gets_the_way_to_give_it(project, tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("MEMDIR_HOME", str(tmp_path / "g"))
+    for text in ("--- leading dashes", "-rf is dangerous here"):
+        code, out, err = run_cli(capsys, "--dir", str(project), "remember", text)
+        assert code == 2 and f"memdir remember -- {text!r}" in err and err.count("\n") == 1
+    code, out, err = run_cli(capsys, "--dir", str(project), "remember", "--", "-rf is dangerous here")
+    assert code == 0

@@ -180,7 +180,13 @@ def main(argv: list[str] | None = None) -> None:
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
     except click.ClickException as exc:  # click's own messages may span lines (a choice list): one line here
-        fail(" ".join(x.strip() for x in exc.format_message().splitlines() if x.strip()), exc.exit_code)
+        msg = " ".join(x.strip() for x in exc.format_message().splitlines() if x.strip())
+        text = next((a for a in opts if a.startswith("-") and (a.startswith("---") or len(a.split()) > 1)), None)
+        if isinstance(exc, click.exceptions.NoSuchOption) and text is not None:
+            # text that starts with a dash was read as an option: `--` before it makes it text
+            name = next((a for a in opts if a in LAZY_COMMANDS or a in cli.commands), "COMMAND")
+            msg += f" (text starting with '-' goes after --: memdir {name} -- {text!r})"
+        fail(msg, exc.exit_code)
     except click.exceptions.Abort:
         fail("", 130, "aborted")
     except Stopped as exc:  # `memdir: interrupted after N of M events; run the same command again …`
