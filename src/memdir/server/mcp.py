@@ -118,7 +118,8 @@ def one_line(exc: BaseException) -> str:
     return first[:300]
 
 
-_PYDANTIC_NOISE = re.compile(r"\s*\[type=[^\]]*\]|\s*For further information visit \S+")
+#: pydantic's ``[type=…, input_value=…, input_type=…]`` (to the line's last ``]``: an input value may hold brackets)
+_PYDANTIC_NOISE = re.compile(r"[ \t]*\[type=[^\n]*\]|\s*For further information visit \S+")
 
 
 def flatten_error(text: str) -> str:
