@@ -106,6 +106,16 @@ def test_redactions_show_as_markers_in_the_timeline(sample):
     assert "hunter" not in r.text.lower() or "[redacted:" in r.text
 
 
+def test_an_unknown_session_is_a_404_like_every_other_unknown_id(sample):
+    m, _, _ = sample
+    c = client(m)
+    r = c.get("/timeline/session", params={"s": "nope", "scope": "project"})
+    assert r.status_code == 404 and "nope" in r.text
+    assert c.get("/timeline/session", params={"s": "sample-s1", "scope": "project"}).status_code == 200
+    # the page a forget of a session's last turn returns to still says what was done
+    assert c.get("/timeline/session", params={"s": "nope", "done": "event_forgotten", "id": "x"}).status_code == 200
+
+
 # ---- the door -------------------------------------------------------------------------------------------------
 def test_loopback_refuses_foreign_host_and_other_origins(sample):
     m, _, _ = sample

@@ -134,6 +134,8 @@ def routes(site: Any) -> list[Route]:
                     (m.capture_skips(limit=SKIPS_MAX, session=sid) if sid else []))
 
         events, skips = await call(run)
+        if sid and not events and not skips and not qp.get("done"):  # a mistyped or stale link (a page just emptied
+            raise NotFound(f"no captured turn has the session {sid!r}")  # by a forget says so on the page itself)
         rows = [{"type": "event", **e} for e in events] + [{"type": "skip", "key": f"skip-{s['scope']}-{s['id']}", **s}
                                                             for s in skips]
 
