@@ -33,7 +33,7 @@ def test_an_unreachable_store_is_one_line_without_its_password(project, tmp_path
 
 
 def test_safe_url_masks_every_password_form():
-    from memdir.config import safe_url as _safe_url
+    from memdir.urlmask import safe_url as _safe_url
 
     assert _safe_url("postgresql://u:pw@h/db") == "postgresql://u:***@h/db"
     assert _safe_url("postgresql://u@h/db?password=pw&sslmode=require") == "postgresql://u@h/db?password=***&sslmode=require"

@@ -8,7 +8,7 @@ import pytest
 
 import memdir
 from conftest import run_cli
-from memdir.config import passwords_of, safe_url, scrub
+from memdir.urlmask import passwords_of, safe_url, scrub
 from memdir.errors import MemdirError
 
 SECRETS = ("SECRET SPACE", "pa@ss", "KVSECRET", "KV SECRET", "ss@127")

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from memdir.lazylog import getLogger
+from memdir.urlmask import masked, safe_url
 
 log = getLogger("memdir")  # imports logging only when a record can go somewhere
 
@@ -520,77 +521,6 @@ def _why_refused(key: Key, value: Any) -> str:
         if key.name == "store":
             return "not a postgresql:// URL"
     return "out of range"
-
-
-def _kv_password():
-    import re
-
-    # libpq's key=value form: password=x, password = 'x y' (quoted, backslash escapes)
-    return re.compile(r"(?i)\b((?:ssl)?password\s*=\s*)('(?:[^'\\]|\\.)*'?|\S+)")
-
-
-def passwords_of(url: str) -> list[str]:
-    """What in ``url`` (a ``postgresql://`` or ``http://`` URL, or libpq's ``key=value`` form) is a password, longest
-    first: the userinfo's from its first ``:`` to the host's ``@`` (an ``@`` or a space inside it included), a
-    ``password`` / ``sslpassword`` query parameter's, a ``password=`` pair's (quotes dropped)."""
-    from urllib.parse import unquote
-
-    if not isinstance(url, str):
-        return []
-    found: list[str] = []
-    head, sep, rest = url.partition("://")
-    if sep:
-        auth = rest.split("/", 1)[0].split("?", 1)[0]
-        if "@" in auth and ":" in auth.rpartition("@")[0]:
-            found.append(auth.rpartition("@")[0].partition(":")[2])
-        query = rest.partition("?")[2]
-        found += [kv.partition("=")[2] for kv in query.split("&")
-                  if kv.partition("=")[0].strip().lower() in ("password", "sslpassword")]
-    for m in _kv_password().finditer(url if not sep else ""):
-        v = m.group(2)
-        found.append(v[1:-1] if v.startswith("'") and v.endswith("'") and len(v) > 1 else v.lstrip("'"))
-    found += [unquote(x) for x in found]
-    return sorted({x for x in found if x}, key=len, reverse=True)
-
-
-def scrub(text: str, url: str) -> str:
-    """``text`` (an error message about ``url``) with every password of ``url`` (:func:`passwords_of`) masked as
-    ``***``, and the part of one after an ``@`` that libpq read as the host (``failed to resolve host 'ss@…'``)."""
-    for pw in passwords_of(url):
-        text = text.replace(pw, "***")
-        parts = pw.split("@")
-        for i in range(1, len(parts)):  # 'pa@ss@host': libpq took 'ss@host' for the host
-            tail = "@".join(parts[i:])
-            if tail:
-                text = text.replace(tail + "@", "***@")
-    return text
-
-
-def masked(raw: str) -> str:
-    """A setting's value as a message shows it: :func:`safe_url` of a URL, of ``user:password@host`` without a
-    scheme, or of libpq's ``key=value`` form."""
-    return safe_url(raw) if "://" in raw or "@" not in raw else safe_url("x://" + raw)[4:]
-
-
-def safe_url(url: str) -> str:
-    """``url`` with its password masked (``***``), for messages and ``memdir config``: the userinfo's and a
-    ``password`` / ``sslpassword`` query parameter's (libpq reads both), and in libpq's ``key=value`` form a
-    ``password=`` pair's. A URL that does not parse is masked by :func:`scrub`."""
-    from urllib.parse import urlsplit, urlunsplit
-
-    if isinstance(url, str) and "://" not in url:
-        return _kv_password().sub(lambda m: m.group(1) + "***", url)
-    try:
-        p = urlsplit(url)
-        netloc, query = p.netloc, p.query
-        if p.password:
-            netloc = netloc.replace(f":{p.password}@", ":***@")
-        if query:
-            query = "&".join(f"{k}=***" if k.strip().lower() in ("password", "sslpassword") else kv
-                             for kv in query.split("&") for k in [kv.partition("=")[0]])
-        return scrub(urlunsplit(p._replace(netloc=netloc, query=query)), url)
-    except ValueError:
-        return scrub(url, url)
 
 
 def team_wanted(config: "Config") -> bool:

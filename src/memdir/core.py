@@ -42,7 +42,7 @@ class Memdir:
         cats = self.config.get("categories")
         if "store" in self.config.rejected:
             # falling back to the local index would put the team's writes where nobody else reads them
-            from memdir.config import safe_url
+            from memdir.urlmask import safe_url
 
             raw = self.config.rejected["store"]
             raise UsageError(f"store must be empty (the local index) or a postgresql:// URL, got "

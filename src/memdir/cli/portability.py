@@ -450,7 +450,7 @@ def migrate(ctx, from_path, scan_dir, dry_run, purge, as_json):
 @click.pass_context
 def config_cmd(ctx, as_json):
     """Print the effective settings and where each came from."""
-    from memdir.config import safe_url
+    from memdir.urlmask import safe_url
 
     cfg = open_store(ctx).config
     # a store or endpoint URL can carry a password (postgresql://u:pw@…, ?password=…): never print it

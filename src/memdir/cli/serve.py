@@ -179,7 +179,7 @@ def _serve_store(ctx: click.Context, host: str, port: int, url: str, as_json: bo
     import os
 
     import memdir.store as storage
-    from memdir.config import masked
+    from memdir.urlmask import masked
     from memdir.server import team as teamserver
 
     if not storage.is_remote(url):

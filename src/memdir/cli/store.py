@@ -20,7 +20,7 @@ def _admin(url: str):
     import psycopg
 
     import memdir.store as storage
-    from memdir.config import masked, safe_url, scrub
+    from memdir.urlmask import masked, safe_url, scrub
     from memdir.errors import MemdirError, UsageError
     from memdir.store.postgres.store import PgStore
 

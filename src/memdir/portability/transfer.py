@@ -27,7 +27,7 @@ EVENT_COLUMNS = ("ref", "content_sha256", "role", "session", "ts", "ts_epoch", "
 
 def _open(url: str, project: str, token: str | None):
     import memdir.store as storage
-    from memdir.config import masked
+    from memdir.urlmask import masked
     from memdir.store.postgres.store import PgStore
 
     if not storage.is_remote(url):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from memdir.config import safe_url
+from memdir.urlmask import safe_url
 from memdir.errors import MemdirError
 from memdir.store.postgres.migrations import CLIENT_ROLE, MIGRATIONS, RLS_TABLES
 from memdir.store.postgres.pgvector import PGVECTOR_MIN, hnsw_dims, version_tuple

@@ -4,7 +4,7 @@ one generic line."""
 
 from __future__ import annotations
 
-from memdir.config import safe_url
+from memdir.urlmask import safe_url
 
 
 def _first(exc: Exception) -> str:

@@ -20,7 +20,7 @@ import secrets
 from typing import Any
 from urllib.parse import quote, urlsplit, urlunsplit
 
-from memdir.config import safe_url, scrub
+from memdir.urlmask import safe_url, scrub
 from memdir.errors import MemdirError
 
 

@@ -34,7 +34,7 @@ from collections import Counter
 from contextlib import contextmanager
 from typing import Any, Iterable, Iterator
 
-from memdir.config import safe_url, scrub
+from memdir.urlmask import safe_url, scrub
 from memdir.errors import MemdirError, StoreUnreachable
 from memdir.store.postgres.migrations import STAT_SHARDS, migrate
 from memdir.store.postgres.pgvector import enable_pgvector
