@@ -234,7 +234,7 @@ def test_codex_respects_codex_home_and_user_tables(home, tmp_path, monkeypatch):
     data = tomllib.loads((ch / "config.toml").read_text())
     assert data["mcp_servers"]["memdir"]["command"] == "my-memdir"  # the user's own entry is kept
     assert "features" not in data
-    assert any("already exists" in n for n in plan.notes)
+    assert any("was kept" in n for n in plan.notes)
     assert not (home / ".codex").exists()
 
 

@@ -47,6 +47,8 @@ Backups are ``<file>.memdir-backup-<UTC timestamp>`` beside the file.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import json
 import os
 import shlex
@@ -211,6 +213,17 @@ def remove_empty_dirs(plan: Plan, *dirs: Path) -> None:
                 plan.add(d, "removed")
         except OSError:
             pass
+
+
+def mcp_entry_ours(entry: Any, keys: frozenset[str]) -> bool:
+    """True when a host's ``memdir`` MCP server entry has exactly the shape ``memdir install`` writes for that host
+    (``keys``, and a memdir command whose last word is ``mcp``): it may be updated and removed. One a person wrote (an
+    ``env``, a ``--home`` after ``mcp``, another key) is left as it is by install and by uninstall."""
+    if not isinstance(entry, Mapping) or set(entry) != set(keys):
+        return False
+    words = entry.get("command") if "args" not in keys else [entry.get("command"), *(entry.get("args") or [])]
+    words = [str(x) for x in words] if isinstance(words, (list, tuple)) else []
+    return bool(words) and words[-1] == "mcp" and "memdir" in " ".join(words)
 
 
 def is_ours(command: Any, host: str) -> bool:

@@ -8,12 +8,17 @@ from pathlib import Path
 from memdir.errors import UsageError
 from memdir.hosts.install import (
     Plan,
+    mcp_entry_ours,
     read_json,
     remove_empty_dirs,
     set_hooks,
     strip_hooks,
     write_json,
 )
+
+
+#: the keys of the "memdir" MCP server memdir writes
+CLAUDE_ENTRY = frozenset({"type", "command", "args"})
 
 
 # ---- Claude Code ---------------------------------------------------------------------------------------------
@@ -23,15 +28,19 @@ def install(plan: Plan, *, project: Path | None, uninstall: bool, argv: list[str
     mcp_path = (project / ".mcp.json") if project else home / ".claude.json"
     settings = read_json(settings_path) or {}
     mcp = read_json(mcp_path)
+    servers = (mcp or {}).get("mcpServers")
+    if not uninstall and servers is not None and not isinstance(servers, dict):  # before anything is written
+        raise UsageError(f"{mcp_path}: \"mcpServers\" is not an object; fix it by hand — nothing was changed")
     if uninstall:
         strip_hooks(settings, "claude-code")
     else:
         set_hooks(settings, "claude-code", argv)
     if settings or settings_path.exists():
         write_json(plan, settings_path, settings, remove_if_empty=uninstall)
-    servers = (mcp or {}).get("mcpServers")
     if uninstall:
-        if mcp is not None and isinstance(servers, dict) and "memdir" in servers:
+        if mcp is not None and isinstance(servers, dict) and "memdir" in servers and not mcp_entry_ours(servers["memdir"], CLAUDE_ENTRY):
+            plan.notes.append(f"{mcp_path}: the \"memdir\" MCP server was not written by memdir install and was kept")
+        elif mcp is not None and isinstance(servers, dict) and "memdir" in servers:
             del servers["memdir"]
             # an empty "mcpServers" stays: memdir cannot tell whether install added it or the user had it, and the
             # user's settings must come back exactly as they were (tests/e2e: config_preserved); a project's
@@ -42,7 +51,8 @@ def install(plan: Plan, *, project: Path | None, uninstall: bool, argv: list[str
     else:
         mcp = mcp or {}
         servers = mcp.setdefault("mcpServers", {})
-        if not isinstance(servers, dict):
-            raise UsageError(f"{mcp_path}: \"mcpServers\" is not an object; fix it by hand — nothing was changed")
-        servers["memdir"] = {"type": "stdio", "command": argv[0], "args": [*argv[1:], "mcp"]}
+        if "memdir" in servers and not mcp_entry_ours(servers["memdir"], CLAUDE_ENTRY):  # the person's own: theirs to change
+            plan.notes.append(f"{mcp_path}: the \"memdir\" MCP server was not written by memdir install and was kept")
+        else:
+            servers["memdir"] = {"type": "stdio", "command": argv[0], "args": [*argv[1:], "mcp"]}
         write_json(plan, mcp_path, mcp)

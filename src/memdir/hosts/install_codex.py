@@ -15,6 +15,7 @@ from memdir.hosts.install import (
     Plan,
     handlers,
     is_ours,
+    mcp_entry_ours,
     read_json,
     remove_empty_dirs,
     remove_file,
@@ -35,6 +36,10 @@ CODEX_EVENT_LABELS = {"SessionStart": "session_start", "UserPromptSubmit": "user
 #: events whose matcher Codex keeps in the hook identity (the others drop it)
 CODEX_MATCHER_EVENTS = {"PreToolUse", "PermissionRequest", "PostToolUse", "PreCompact", "PostCompact", "SessionStart",
                         "SubagentStart", "SubagentStop"}
+
+
+#: the keys of the [mcp_servers.memdir] table memdir writes
+CODEX_ENTRY = frozenset({"command", "args", "startup_timeout_sec"})
 
 
 LEGACY_TOML_BEGIN = "# >>> memdir (written by `memdir install codex`; remove with --uninstall) >>>"
@@ -152,24 +157,40 @@ def codex_config(plan: Plan, path: Path, *, argv: list[str] | None, trust: dict[
     old = read_config_text(path) if path.exists() else None
     doc = toml_load(path, old or "")
     legacy = toml_drop_legacy(doc, old or "")
+    add_entry = None
     if argv is not None or uninstall:
         servers = doc.get("mcp_servers")
+        entry = servers.get("memdir") if isinstance(servers, Mapping) else None
+
+        def ours(e) -> bool:  # what install writes; an older memdir's marker block held it without the timeout
+            return mcp_entry_ours(e, CODEX_ENTRY) or (legacy and mcp_entry_ours(e, frozenset({"command", "args"})))
         if uninstall:
-            if servers is not None and "memdir" in servers:
+            if entry is not None and ours(entry):
                 del servers["memdir"]
                 if not servers:
                     del doc["mcp_servers"]
+            elif entry is not None:
+                plan.notes.append(f"{path}: [mcp_servers.memdir] was not written by memdir install and was kept")
         else:
             servers = super_table(doc, "mcp_servers", path)
-            entry = servers.get("memdir")
             if entry is None:
                 entry = tomlkit.table()
                 entry["command"] = argv[0]
                 entry["args"] = [*argv[1:], "mcp"]
                 entry["startup_timeout_sec"] = 20
-                servers["memdir"] = entry
+                add_entry = entry
+                try:
+                    servers["memdir"] = entry
+                except ValueError:  # `mcp_servers = { … }`, an inline table: a table cannot go inside it
+                    raise UsageError(f"{path}: `mcp_servers` is an inline table; write it as [mcp_servers.<name>] "
+                                     "tables, or add [mcp_servers.memdir] by hand — nothing was changed") from None
+            elif ours(entry):  # memdir's own, maybe from another install (another venv, --home): this one's
+                for key, value in (("command", argv[0]), ("args", [*argv[1:], "mcp"]),
+                                   ("startup_timeout_sec", entry.get("startup_timeout_sec", 20))):
+                    if entry.get(key) != value:
+                        entry[key] = value
             elif entry.get("command") != argv[0] or list(entry.get("args") or []) != [*argv[1:], "mcp"]:
-                plan.notes.append(f"{path}: [mcp_servers.memdir] already exists and was kept as it is")
+                plan.notes.append(f"{path}: [mcp_servers.memdir] was not written by memdir install and was kept")
     hooks = doc.get("hooks")
     if hooks is not None and not isinstance(hooks, Mapping):  # `hooks = 1`: not ours to rewrite
         raise UsageError(f"{path}: `hooks` is not a table; fix it by hand — nothing was changed")
@@ -211,13 +232,41 @@ def codex_config(plan: Plan, path: Path, *, argv: list[str] | None, trust: dict[
     if (uninstall or remove_if_empty) and not text.strip():
         remove_file(plan, path)
         return
-    try:
-        import tomllib
-
-        tomllib.loads(text)
-    except Exception as exc:  # pragma: no cover - guarded by construction
-        raise UsageError(f"editing {path} would produce invalid TOML ({exc}); nothing was changed") from None
+    if not same_settings(old or "", text) and add_entry is not None:
+        # placed after a dotted `mcp_servers.x = …` line, the new table took the top-level keys below it: the table
+        # goes at the end of the file instead (a [mcp_servers.memdir] header is valid there)
+        del doc["mcp_servers"]["memdir"]
+        if not doc["mcp_servers"]:
+            del doc["mcp_servers"]
+        text = toml_dump(doc, legacy) + "\n[mcp_servers.memdir]\n" + tomlkit.dumps(add_entry)
+    if not same_settings(old or "", text):
+        raise UsageError(f"editing {path} would change settings other than memdir's; add [mcp_servers.memdir] by "
+                         "hand — nothing was changed")
     write_text(plan, path, text, old=old)
+
+
+#: what memdir may change in a Codex config.toml; every other setting must read the same after an edit
+OURS = (("mcp_servers", "memdir"), ("hooks", "state"), ("features", "codex_hooks"))
+
+
+def same_settings(before: str, after: str) -> bool:
+    """True when the TOML texts ``before`` and ``after`` hold the same settings apart from memdir's own
+    (:data:`OURS`, and a table left empty by their removal); False when ``after`` does not parse."""
+    import tomllib
+
+    def others(text: str) -> dict[str, Any]:
+        d = tomllib.loads(text)
+        for top, key in OURS:
+            if isinstance(d.get(top), dict):
+                d[top].pop(key, None)
+                if not d[top]:
+                    del d[top]
+        return d
+
+    try:
+        return others(before) == others(after)
+    except tomllib.TOMLDecodeError:
+        return False
 
 
 def install(plan: Plan, *, project: Path | None, uninstall: bool, argv: list[str], legacy: bool = False) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from memdir.errors import UsageError
-from memdir.hosts.install import Plan, remove_empty_dirs, write_json, write_text
+from memdir.hosts.install import Plan, mcp_entry_ours, remove_empty_dirs, write_json, write_text
 from memdir.roots import expand_user
 
 # ---- OpenCode ------------------------------------------------------------------------------------------------
@@ -77,6 +77,10 @@ def install(plan: Plan, *, project: Path | None, uninstall: bool, argv: list[str
             manual = True
         if data is not None and not isinstance(data, dict):
             raise UsageError(f"{cfg_path} does not hold a JSON object; nothing was changed")
+    mine = isinstance(data, dict) and isinstance(data.get("mcp"), dict) and "memdir" in data["mcp"] \
+        and not mcp_entry_ours(data["mcp"]["memdir"], frozenset(entry))  # a "memdir" server the person wrote
+    if not uninstall and data is not None and "mcp" in data and not isinstance(data["mcp"], dict):
+        raise UsageError(f"{cfg_path}: \"mcp\" is not an object; fix it by hand — nothing was changed")
     if uninstall:
         if old_plugin is not None:
             if not plan.dry_run:
@@ -84,6 +88,8 @@ def install(plan: Plan, *, project: Path | None, uninstall: bool, argv: list[str
             plan.add(plugin, "removed")
         if manual:
             plan.add(cfg_path, "manual", detail="has comments: remove the \"memdir\" entry under \"mcp\" by hand")
+        elif mine:
+            plan.notes.append(f"{cfg_path}: the \"memdir\" MCP server was not written by memdir install and was kept")
         elif data is not None and isinstance(data.get("mcp"), dict) and "memdir" in data["mcp"]:
             del data["mcp"]["memdir"]
             if not data["mcp"]:
@@ -99,7 +105,8 @@ def install(plan: Plan, *, project: Path | None, uninstall: bool, argv: list[str
         return
     data = data if data is not None else {"$schema": OPENCODE_SCHEMA}
     mcp = data.setdefault("mcp", {})
-    if not isinstance(mcp, dict):
-        raise UsageError(f"{cfg_path}: \"mcp\" is not an object; fix it by hand — nothing was changed")
-    mcp["memdir"] = entry
+    if mine:
+        plan.notes.append(f"{cfg_path}: the \"memdir\" MCP server was not written by memdir install and was kept")
+    else:
+        mcp["memdir"] = entry
     write_json(plan, cfg_path, data)

@@ -1,0 +1,106 @@
+"""A host's configuration keeps what the person wrote (a probe of `memdir install`): a Codex [mcp_servers.memdir]
+placed after a dotted `mcp_servers.x = …` line took every top-level key below it, and uninstall then deleted them; an
+inline `mcp_servers` table was an internal error; an MCP entry named memdir that the person wrote was removed by
+uninstall (Codex) or replaced by install (Claude Code); a reinstall from another venv left Codex's server on the old
+one; a refused install had written part of its files while saying nothing was changed."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+
+import pytest
+
+from memdir.errors import UsageError
+from memdir.hosts.install import install_host
+
+ARGV = ["/opt/memdir/bin/memdir"]
+
+
+@pytest.fixture
+def home(tmp_path, monkeypatch):
+    h = tmp_path / "home"
+    h.mkdir()
+    for var in ("HOME", "USERPROFILE"):
+        monkeypatch.setenv(var, str(h))
+    for var in ("CODEX_HOME", "XDG_CONFIG_HOME"):
+        monkeypatch.delenv(var, raising=False)
+    return h
+
+
+def codex_cfg(home, text):
+    cfg = home / ".codex" / "config.toml"
+    cfg.parent.mkdir(exist_ok=True)
+    cfg.write_text(text, encoding="utf-8")
+    return cfg
+
+
+def test_codex_keys_after_a_dotted_mcp_servers_line_stay_top_level(home):
+    original = ('model = "o3"\nmcp_servers.context7 = { command = "npx", args = ["-y", "c7"] }\n'
+                'notify = ["say", "done"]\n\n[tui]\nx = 1\n')
+    cfg = codex_cfg(home, original)
+    install_host("codex", argv=ARGV)
+    data = tomllib.loads(cfg.read_text())
+    assert data["notify"] == ["say", "done"] and data["model"] == "o3" and data["tui"] == {"x": 1}
+    assert data["mcp_servers"]["memdir"] == {"command": ARGV[0], "args": ["mcp"], "startup_timeout_sec": 20}
+    assert data["mcp_servers"]["context7"] == {"command": "npx", "args": ["-y", "c7"]}
+    install_host("codex", uninstall=True, argv=ARGV)
+    assert cfg.read_text() == original
+
+
+def test_codex_inline_mcp_servers_is_refused_in_one_line_and_nothing_written(home):
+    original = 'mcp_servers = { context7 = { command = "npx" } }\n'
+    cfg = codex_cfg(home, original)
+    with pytest.raises(UsageError, match="inline table"):
+        install_host("codex", argv=ARGV)
+    assert cfg.read_text() == original and not (home / ".codex" / "hooks.json").exists()
+
+
+def test_codex_entry_the_person_wrote_survives_install_and_uninstall(home):
+    mine = '# my own memdir server\n[mcp_servers.memdir]\ncommand = "/home/me/bin/memdir"\nargs = ["mcp", "--home", "/data/mem"]\n'
+    cfg = codex_cfg(home, mine)
+    plan = install_host("codex", argv=ARGV)
+    assert tomllib.loads(cfg.read_text())["mcp_servers"]["memdir"]["args"] == ["mcp", "--home", "/data/mem"]
+    assert any("not written by memdir" in n for n in plan.notes)
+    install_host("codex", uninstall=True, argv=ARGV)
+    assert cfg.read_text() == mine
+
+
+def test_codex_reinstall_from_another_venv_moves_the_server_too(home):
+    cfg = codex_cfg(home, 'model = "o3"\n')
+    install_host("codex", argv=ARGV)
+    install_host("codex", argv=["/new venv/bin/memdir", "--home", "/data/g"])
+    entry = tomllib.loads(cfg.read_text())["mcp_servers"]["memdir"]
+    assert entry["command"] == "/new venv/bin/memdir" and entry["args"] == ["--home", "/data/g", "mcp"]
+
+
+def test_claude_entry_the_person_wrote_is_kept(home):
+    mine = {"mcpServers": {"memdir": {"command": "/home/me/bin/memdir", "args": ["mcp", "--home", "/data/mem"],
+                                      "env": {"X": "1"}}}, "theme": "dark"}
+    (home / ".claude.json").write_text(json.dumps(mine), encoding="utf-8")
+    install_host("claude-code", argv=ARGV)
+    assert json.loads((home / ".claude.json").read_text())["mcpServers"]["memdir"] == mine["mcpServers"]["memdir"]
+    install_host("claude-code", uninstall=True, argv=ARGV)
+    assert json.loads((home / ".claude.json").read_text()) == mine
+
+
+def test_a_refused_claude_install_writes_nothing(home):
+    (home / ".claude.json").write_text('{"mcpServers": []}', encoding="utf-8")
+    with pytest.raises(UsageError, match="nothing was changed"):
+        install_host("claude-code", argv=ARGV)
+    assert not (home / ".claude" / "settings.json").exists()
+
+
+def test_a_refused_opencode_install_writes_nothing_and_its_own_server_is_kept(home):
+    cfg = home / ".config" / "opencode" / "opencode.json"
+    cfg.parent.mkdir(parents=True)
+    cfg.write_text('{"mcp": []}', encoding="utf-8")
+    with pytest.raises(UsageError, match="nothing was changed"):
+        install_host("opencode", argv=ARGV)
+    assert not list(cfg.parent.rglob("*.js")) and not list(cfg.parent.rglob("*.mjs"))
+    mine = {"mcp": {"memdir": {"type": "local", "command": ["memdir", "mcp", "--home", "/data"], "enabled": True}}}
+    cfg.write_text(json.dumps(mine), encoding="utf-8")
+    install_host("opencode", argv=ARGV)
+    assert json.loads(cfg.read_text())["mcp"] == mine["mcp"]
+    install_host("opencode", uninstall=True, argv=ARGV)
+    assert json.loads(cfg.read_text()) == mine
