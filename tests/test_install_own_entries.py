@@ -104,3 +104,12 @@ def test_a_refused_opencode_install_writes_nothing_and_its_own_server_is_kept(ho
     assert json.loads(cfg.read_text())["mcp"] == mine["mcp"]
     install_host("opencode", uninstall=True, argv=ARGV)
     assert json.loads(cfg.read_text()) == mine
+
+
+def test_a_hook_for_a_directory_that_is_gone_does_not_make_it_again(tmp_path):
+    from memdir.hosts.hooks import run_hook
+
+    gone = tmp_path / "gone" / "deep"
+    payload = {"session_id": "s", "cwd": str(gone), "hook_event_name": "UserPromptSubmit", "prompt": "how do we deploy?"}
+    assert run_hook("claude-code", "user-prompt", payload, home=str(tmp_path / "g")) == ""
+    assert not (tmp_path / "gone").exists()

@@ -196,6 +196,12 @@ def run_hook(host: str, event: str, raw: bytes | str | dict | None, *, project_d
         if emit:
             emit(out)
         return out
+    where = project_dir or call.cwd or None
+    if where and not os.path.isdir(where):  # a deleted worktree's session: its directory is not made again for it
+        log.debug("hook %s %s: the directory %s is gone; nothing captured", call.host, event, where)
+        if emit:
+            emit(out)
+        return out
     if open_store is not None:
         m = open_store(project_dir or call.cwd or None)
     else:
