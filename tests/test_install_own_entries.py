@@ -113,3 +113,14 @@ def test_a_hook_for_a_directory_that_is_gone_does_not_make_it_again(tmp_path):
     payload = {"session_id": "s", "cwd": str(gone), "hook_event_name": "UserPromptSubmit", "prompt": "how do we deploy?"}
     assert run_hook("claude-code", "user-prompt", payload, home=str(tmp_path / "g")) == ""
     assert not (tmp_path / "gone").exists()
+
+
+def test_uninstall_gives_a_json_settings_file_back_byte_for_byte(home):
+    settings = home / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    original = '{\n    "theme": "caf\\u00e9",\n    "permissions": {"allow": ["Bash(ls)"]},\n    "hooks": {}\n}'
+    settings.write_text(original, encoding="utf-8")
+    install_host("claude-code", argv=ARGV)
+    assert '\n    "hooks"' in settings.read_text()  # written with the file's own indentation
+    install_host("claude-code", uninstall=True, argv=ARGV)
+    assert settings.read_text(encoding="utf-8") == original

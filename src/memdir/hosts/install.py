@@ -193,7 +193,6 @@ def write_json(plan: Plan, path: Path, data: dict[str, Any], *, empty: tuple[dic
         if old is not None:
             remove_file(plan, path)
         return
-    new = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
     if old is not None:
         try:
             if json.loads(old) == data:
@@ -201,7 +200,35 @@ def write_json(plan: Plan, path: Path, data: dict[str, Any], *, empty: tuple[dic
                 return
         except json.JSONDecodeError:
             pass
-    write_text(plan, path, new, old=old)
+    write_text(plan, path, as_written(path, data, old), old=old)
+
+
+def as_written(path: Path, data: dict[str, Any], old: str | None) -> str:
+    """``data`` as the text to write at ``path``: a backup's own text when it holds the same settings, empty objects
+    and lists aside (an uninstall gives the file back byte for byte: indentation, escapes, key order, the person's
+    empty ``"hooks": {}``), else JSON indented as ``old`` is."""
+    def bare(x: Any) -> Any:  # empty objects and lists left out: an uninstall drops the "hooks": {} it emptied
+        if isinstance(x, dict):
+            x = {k: bare(v) for k, v in x.items()}
+            return {k: v for k, v in x.items() if v not in ({}, [])}
+        return [bare(v) for v in x] if isinstance(x, list) else x
+
+    target = path.resolve() if path.is_symlink() else path
+    want = bare(data)
+    for b in sorted(target.parent.glob(f"{target.name}.memdir-backup-*"), reverse=True)[:20]:
+        try:
+            text = b.read_text(encoding="utf-8-sig")
+            if bare(json.loads(text)) == want:
+                return text
+        except (OSError, ValueError):
+            continue
+    indent: int | str = 2
+    for line in (old or "").splitlines()[1:]:  # the first indented line says how the file is indented
+        pad = line[:len(line) - len(line.lstrip())]
+        if pad and line.lstrip()[:1] in '"}]':
+            indent = len(pad) if set(pad) == {" "} else pad
+            break
+    return json.dumps(data, indent=indent, ensure_ascii=False) + "\n"
 
 
 def remove_empty_dirs(plan: Plan, *dirs: Path) -> None:
