@@ -12,7 +12,7 @@ from typing import Any, Iterable, Iterator
 from memdir.capture import events as cevents
 from memdir.capture import gates
 from memdir.config import team_wanted
-from memdir.engine import ahead, spool
+from memdir.engine import ahead, regrow, spool
 from memdir.errors import LockBusy, UsageError
 from memdir.lazylog import getLogger
 from memdir.store.sqlite import journal
@@ -230,14 +230,19 @@ def _batch_rows(s: Stores, root: Any, it: Iterator[tuple[Any, Any]], got: dict[s
             elif captured_before(st, replies, row):
                 got["duplicate"] += 1
                 log.debug("import_events: duplicate of a reply a hook captured: %s", row["ref"])
-            elif st.insert_event(row, pending=pending) if pieces is None else st.insert_event(row, pending=pending, pieces=pieces):
-                got["stored"] += 1
-                stored.append(row)
-                if row["ts_epoch"] < now.timestamp() - 3600:
-                    history.append(row["ref"])
             else:
-                got["duplicate"] += 1
-                log.debug("import_events: duplicate key or text: %s", row["ref"])
+                cut = regrow.completed(st, row)
+                if cut is not None:  # the same turn imported while its session was being written: this one replaces it
+                    st.delete_doc(cut)
+                    log.debug("import_events: %s completes %s (imported while its session was written)", row["ref"], cut)
+                if st.insert_event(row, pending=pending) if pieces is None else st.insert_event(row, pending=pending, pieces=pieces):
+                    got["stored"] += 1
+                    stored.append(row)
+                    if row["ts_epoch"] < now.timestamp() - 3600:
+                        history.append(row["ref"])
+                else:
+                    got["duplicate"] += 1
+                    log.debug("import_events: duplicate key or text: %s", row["ref"])
             if got["read"] >= BATCH_EVENTS or (got["read"] % 50 == 0 and time.monotonic() > deadline):
                 more = True
                 break

@@ -45,6 +45,12 @@ class PgReads:
         row.pop("project", None)
         return row
 
+    def event_refs_from(self, prefix: str) -> list[str]:
+        """Refs of the events whose key starts with ``prefix`` (at most 20)."""
+        rows = self._x("SELECT ref FROM docs WHERE project = %s AND kind = 'event' AND ref >= %s AND ref < %s LIMIT 20",
+                       (self.project, prefix, prefix + "\U0010ffff")).fetchall()
+        return [r["ref"] for r in rows]
+
     def live_note_with_sha(self, sha: str) -> str | None:
         row = self._x("SELECT ref FROM docs WHERE project = %s AND kind = 'note' AND content_sha256 = %s AND superseded_by "
                       "IS NULL ORDER BY id LIMIT 1", (self.project, sha)).fetchone()

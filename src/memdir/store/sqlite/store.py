@@ -143,6 +143,11 @@ class SqliteStore:
         row = self.db.execute("SELECT * FROM docs WHERE ref = ?", (ref,)).fetchone()
         return codec.public_row(row) if row is not None else None
 
+    def event_refs_from(self, prefix):
+        # the refs' UNIQUE index, read as a range (LIKE would not use it)
+        return [r[0] for r in self.db.execute("SELECT ref FROM docs WHERE ref >= ? AND ref < ? AND kind = 'event' LIMIT 20",
+                                              (prefix, prefix + "\U0010ffff"))]
+
     def live_note_with_sha(self, sha):
         row = self.db.execute("SELECT ref FROM docs WHERE kind = 'note' AND sha = ? AND superseded_by IS NULL "
                               "ORDER BY id LIMIT 1", (codec.sha_key(sha),)).fetchone()

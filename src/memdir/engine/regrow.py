@@ -1,0 +1,51 @@
+"""A turn imported while its session was still being written, completed by a later import.
+
+An import of a live session stores what the file holds at that moment: a tool call whose result is not written yet
+(``→ (no result)``), a reply cut in the middle of its text. The complete session, imported again, brought the same
+turn under the same key (Claude Code, Codex, OpenCode: ids from the host) and was taken for a duplicate, so the result
+never came in; a text history (SpecStory, Aider, ``/export``: keys of a line and a text hash) brought it under a new
+key and the cut reply stayed beside the whole one. :func:`completed` finds the stored turn a new one completes, and
+the import replaces it (:func:`memdir.engine.events.import_events`).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+#: what a tool call recorded before its result reads (memdir.capture.tools.tool_summary)
+PENDING = "→ (no result)"
+#: a text history's key: ``import:<source>:<session>:L<line>[:e<n>].<8 hex of the text's hash>``
+_POSITIONAL = re.compile(r"^(import:[^:]+:.+:L\d+(?::e\d+)?)\.[0-9a-f]{8}$")
+
+
+def partial_of(old: str, new: str) -> bool:
+    """True when the stored text ``old`` is ``new`` cut short: a tool call recorded before its result, now with
+    one, or a turn whose text ``new`` goes on from (``old`` a proper prefix of it, trailing blanks aside)."""
+    if not isinstance(old, str) or not isinstance(new, str) or old == new:
+        return False
+    o = old.rstrip()
+    if o.endswith(PENDING):
+        head = o[:-len(PENDING)].rstrip()
+        return bool(head) and new.startswith(head) and not new.rstrip().endswith(PENDING)
+    return len(o) >= 1 and len(new.rstrip()) > len(o) and new.startswith(o)
+
+
+def completed(st: Any, row: dict[str, Any]) -> str | None:
+    """The ref of the stored event that ``row`` (an event row about to be imported) completes: the same key with a
+    text :func:`partial_of` the new one, or, for a text history's key, the same session's turn that starts on the same
+    line with such a text. ``None`` when there is none (one indexed lookup; a text history's key, two)."""
+    ref, text = row.get("ref"), row.get("text")
+    if not isinstance(ref, str) or not isinstance(text, str):
+        return None
+    old = st.get_doc(ref)
+    if old is not None:
+        return ref if old.get("kind") == "event" and partial_of(old.get("text"), text) else None
+    m = _POSITIONAL.match(ref)
+    if m is None:
+        return None
+    for other in st.event_refs_from(m.group(1) + "."):
+        o = st.get_doc(other)
+        if o is not None and o.get("session") == row.get("session") and partial_of(o.get("text"), text):
+            return other
+    return None

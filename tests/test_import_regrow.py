@@ -1,0 +1,70 @@
+"""A session imported while it was still being written, imported again once complete (a probe of the importers): the
+tool call recorded before its result was taken for a duplicate and its result never came in (Claude Code, Codex,
+OpenCode: the same key), and a reply cut mid-text stayed beside the whole one (SpecStory, Aider: a new key)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import memdir
+from conftest import run_cli
+from memdir.engine.regrow import partial_of
+
+
+def cc_lines(cwd: str) -> list[dict]:
+    base = {"sessionId": "S1", "cwd": cwd}
+    return [
+        {**base, "type": "user", "uuid": "u1", "timestamp": "2026-12-01T10:00:00Z",
+         "message": {"role": "user", "content": "run the test suite please"}},
+        {**base, "type": "assistant", "uuid": "a1", "timestamp": "2026-12-01T10:00:01Z",
+         "message": {"role": "assistant", "content": [{"type": "text", "text": "Running it now."},
+                                                       {"type": "tool_use", "id": "toolu_1", "name": "Bash",
+                                                        "input": {"command": "make test-4"}}]}},
+        {**base, "type": "user", "uuid": "u2", "timestamp": "2026-12-01T10:00:05Z",
+         "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1",
+                                                  "content": "3 passed toolwordfour in 0.4s"}]}},
+    ]
+
+
+def test_a_tool_result_written_after_the_first_import_comes_in_with_the_next(project, tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("MEMDIR_HOME", str(tmp_path / "g"))
+    f = tmp_path / "live.jsonl"
+    lines = cc_lines(str(project))
+    f.write_text("".join(json.dumps(x) + "\n" for x in lines[:2]), encoding="utf-8")
+    assert run_cli(capsys, "--dir", str(project), "import", "claude-code", str(f), "--here")[0] == 0
+    f.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    assert run_cli(capsys, "--dir", str(project), "import", "claude-code", str(f), "--here")[0] == 0
+    with memdir.open(project, home=tmp_path / "g") as m:
+        tools = m.recent(kinds=["tool"])
+        assert len(tools) == 1 and "toolwordfour" in tools[0].text and "(no result)" not in tools[0].text
+        assert m.status()["project"]["events"] == 3
+
+
+SPEC = "## SpecStory\n\n## Staging deploy (01/12/2026, 10:00:00)\n\n_**User**_\n\nwhy does the staging deploy fail\n\n---\n\n"
+
+
+def test_a_reply_cut_mid_text_is_replaced_by_the_whole_one(project, tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("MEMDIR_HOME", str(tmp_path / "g"))
+    f = tmp_path / "x.md"
+    f.write_text(SPEC + "_**Assistant**_\n\nThe staging deploy fails because the container", encoding="utf-8")
+    assert run_cli(capsys, "--dir", str(project), "import", "specstory", str(f), "--here")[0] == 0
+    f.write_text(SPEC + "_**Assistant**_\n\nThe staging deploy fails because the container image tag is missing.\n\n"
+                 "---\n\n_**User**_\n\nthen fix the manifest for staging\n\n---\n", encoding="utf-8")
+    assert run_cli(capsys, "--dir", str(project), "import", "specstory", str(f), "--here")[0] == 0
+    with memdir.open(project, home=tmp_path / "g") as m:
+        replies = m.recent(kinds=["assistant"])
+        assert [r.text for r in replies] == ["The staging deploy fails because the container image tag is missing."]
+
+
+@pytest.mark.parametrize("old, new, want", [
+    ("Bash: make test → (no result)", "Bash: make test → 3 passed", True),
+    ("Bash: make test → (no result)", "Bash: make test → (no result)", False),
+    ("The deploy fails because", "The deploy fails because the tag is missing", True),
+    ("The deploy fails because the tag is missing", "The deploy fails because", False),
+    ("run the tests", "run the tests again tomorrow", True),  # same key or same line: the same turn, grown
+    ("Bash: ls → (no result)", "Bash: make test → 3 passed", False),
+])
+def test_what_counts_as_a_turn_cut_short(old, new, want):
+    assert partial_of(old, new) is want
