@@ -68,3 +68,17 @@ def test_a_reply_cut_mid_text_is_replaced_by_the_whole_one(project, tmp_path, ca
 ])
 def test_what_counts_as_a_turn_cut_short(old, new, want):
     assert partial_of(old, new) is want
+
+
+def test_a_long_tool_result_keeps_its_end_as_a_hook_s_capture_does(project, tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("MEMDIR_HOME", str(tmp_path / "g"))
+    out = "\n".join(f"tests/test_{i}.py::test_case PASSED" for i in range(3000)) + "\n=== 3 failed, 2997 passed: tailmarker ==="
+    lines = cc_lines(str(project))
+    lines[2]["message"]["content"][0].update(content=out, is_error=True)
+    f = tmp_path / "tail.jsonl"
+    f.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    assert run_cli(capsys, "--dir", str(project), "import", "claude-code", str(f), "--here")[0] == 0
+    with memdir.open(project, home=tmp_path / "g") as m:
+        [tool] = m.recent(kinds=["tool"])
+        assert "tailmarker" in tool.text and "tests/test_0.py" in tool.text
+        assert m.recall("tailmarker")

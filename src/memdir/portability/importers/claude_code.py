@@ -65,7 +65,8 @@ def _result_text(content) -> str:
 
 
 def _collect_results(path: Path) -> dict[str, tuple[str, bool]]:
-    """First pass: ``tool_use_id -> (result text, is_error)``; results are cut to ``TOOL_SUMMARY_MAX_CHARS``."""
+    """First pass: ``tool_use_id -> (result text, is_error)``; a long result is held as its head and tail
+    (:func:`_bounded`)."""
     results: dict[str, tuple[str, bool]] = {}
     for _, obj in read_jsonl(path, None, label=SOURCE, warn=False):
         if obj.get("type") != "user":
@@ -75,9 +76,19 @@ def _collect_results(path: Path) -> dict[str, tuple[str, bool]]:
             continue
         for block in content:
             if isinstance(block, dict) and block.get("type") == "tool_result" and block.get("tool_use_id"):
-                results[str(block["tool_use_id"])] = (_result_text(block.get("content"))[:TOOL_SUMMARY_MAX_CHARS],
+                results[str(block["tool_use_id"])] = (_bounded(_result_text(block.get("content"))),
                                                       bool(block.get("is_error")))
     return results
+
+
+def _bounded(text: str) -> str:
+    """A tool result held between the two passes: its first and last ``TOOL_SUMMARY_MAX_CHARS`` characters when
+    longer (the summary keeps a head and a tail, as a hook's capture does: a test run's verdict and an exit status
+    live at the end; only the first part was kept, and a failure read as the middle of a line)."""
+    if len(text) <= 2 * TOOL_SUMMARY_MAX_CHARS:
+        return text
+    head, tail = text[:TOOL_SUMMARY_MAX_CHARS], text[-TOOL_SUMMARY_MAX_CHARS:]
+    return head[:head.rfind("\n") + 1 or len(head)] + "…\n" + tail[tail.find("\n") + 1:]
 
 
 def iter_claude_code(path: str | Path, *, stats: Counter | None = None) -> Iterator[dict]:
