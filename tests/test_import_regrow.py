@@ -82,3 +82,18 @@ def test_a_long_tool_result_keeps_its_end_as_a_hook_s_capture_does(project, tmp_
         [tool] = m.recent(kinds=["tool"])
         assert "tailmarker" in tool.text and "tests/test_0.py" in tool.text
         assert m.recall("tailmarker")
+
+
+@pytest.mark.parametrize("name", ["mcp__claude-in-chrome__get_page_text", "mcp__claude-in-chrome__read_page",
+                                  "mcp__chrome-devtools__take_snapshot", "mcp__selenium__get_source"])
+def test_a_page_a_model_driven_browser_read_is_web_content(name):
+    from memdir.capture.gates import is_web_tool
+
+    assert is_web_tool(name)
+
+
+@pytest.mark.parametrize("name", ["Bash", "Edit", "mcp__github__get_issue", "apply_patch", "exec_command"])
+def test_other_tools_are_not_web_content(name):
+    from memdir.capture.gates import is_web_tool
+
+    assert not is_web_tool(name)

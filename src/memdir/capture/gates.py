@@ -84,11 +84,15 @@ DEFAULT_SKIP_TOOLS = ("read", "grep", "glob", "ls", "list", "todoread", "todowri
 #: shell-style patterns, plus the config list ``capture.web_tools``: Claude Code ``WebFetch``/``WebSearch``, OpenCode
 #: ``webfetch``/``websearch``/``codesearch``, Codex ``web_search`` (``web_search_call``), Gemini CLI ``web_fetch``/
 #: ``google_web_search``, and the usual fetch, browser and search MCP servers (``mcp__fetch__fetch``, OpenCode's
-#: ``fetch_fetch``, ``mcp__playwright__browser_*``, puppeteer, firecrawl, tavily, brave search …)
+#: ``fetch_fetch``, ``mcp__playwright__browser_*``, Claude in Chrome, puppeteer, firecrawl, tavily, brave search …)
 WEB_TOOLS = ("webfetch", "websearch", "web_fetch", "web_search", "web_search_call", "google_web_search", "web.run",
              "codesearch", "fetch", "fetch_*", "mcp__fetch__*", "*webfetch*", "*websearch*", "*web_fetch*",
              "*web_search*", "*web-fetch*", "*web-search*", "*fetch_url*", "*url_fetch*", "*browser*", "*playwright*",
-             "*puppeteer*", "*firecrawl*", "*tavily*", "*brave_search*", "*brave-search*", "*scrape*", "*crawl*")
+             "*puppeteer*", "*firecrawl*", "*tavily*", "*brave_search*", "*brave-search*", "*scrape*", "*crawl*",
+             # a browser driven by a model reads pages too: Claude in Chrome (``mcp__claude-in-chrome__read_page``),
+             # Chrome DevTools, Selenium, Stagehand
+             "*chrome*", "*chromium*", "*firefox*", "*selenium*", "*stagehand*", "*read_page*", "*page_text*",
+             "*webpage*", "*web_page*")
 #: programs that download from a URL when a shell tool runs them (``curl https://…``): web content too, unless every
 #: URL they are given is this machine's (``localhost``, ``127.x``, ``[::1]``, ``0.0.0.0``)
 WEB_COMMANDS = frozenset({"curl", "wget", "http", "https", "httpie", "xh", "lynx", "w3m", "links", "elinks", "aria2c"})
