@@ -97,3 +97,17 @@ def test_other_tools_are_not_web_content(name):
     from memdir.capture.gates import is_web_tool
 
     assert not is_web_tool(name)
+
+
+def test_base64_in_a_tool_output_is_said_not_stored():
+    import base64
+
+    from memdir.capture.tools import tool_summary, without_base64
+
+    block = base64.encodebytes(bytes(range(256)) * 60).decode()  # wrapped at 76, as `base64 FILE` prints it
+    text = tool_summary("Bash", {"command": "base64 logo.png"}, block + "done\n")
+    assert text == "Bash: base64 logo.png → [20,480 characters of base64]\ndone"
+    one = base64.b64encode(bytes(range(256)) * 10).decode()
+    assert without_base64(f"src: data:image/png;base64,{one} end") == "src: data:image/png;base64,[3,416 characters of base64] end"
+    kept = "commit 418d9c9e1b2c3d4e5f60718293a4b5c6d7e8f901 " + "sha256:" + "ab12" * 16 + " " + "word " * 100
+    assert without_base64(kept) == kept

@@ -53,6 +53,29 @@ FAILURE_INLINE_LINES = 3
 lines that say why it failed."""
 
 
+#: a run of base64 this long, wrapped at any width (``base64 logo.png``, a data: URL, an inlined key file): data, not
+#: text; an output keeps ``[N characters of base64]`` in its place (a probe stored 20,000 characters of one)
+BASE64_RUN = 400
+_BASE64 = re.compile(r"[A-Za-z0-9+/]{40,}={0,2}(?:\r?\n[A-Za-z0-9+/]+={0,2})*")
+
+
+def without_base64(output: str) -> str:
+    """``output`` with each run of base64 of :data:`BASE64_RUN` characters or more (a block wrapped at any width of
+    40 or more, or one long line) replaced by ``[N characters of base64]``; shorter runs (a hash, a key id, a commit)
+    and a short last line that reads as a word stay."""
+    def cut(m: re.Match[str]) -> str:
+        lines = m.group(0).splitlines()
+        rest = ""
+        if len(lines) > 1 and len(lines[-1]) < 40 and not re.search(r"[0-9+/=]", lines[-1]):
+            rest = "\n" + lines.pop()  # "done" after the block: a word, not its last line
+        n = sum(len(x) for x in lines)
+        run = "".join(lines)
+        if n < BASE64_RUN or not any(ch.isdigit() for ch in run) or not any(ch.isupper() for ch in run):
+            return m.group(0)
+        return f"[{n:,} characters of base64]{rest}"
+    return _BASE64.sub(cut, output) if len(output) >= BASE64_RUN else output
+
+
 def _one_line(value: str, limit: int) -> str:
     s = " ".join(str(value).split())
     return s if len(s) <= limit else s[: limit - 1] + "…"
@@ -106,7 +129,7 @@ def summarise_tool(name: str, arg: str, output: str | None, *, is_error: bool = 
         from memdir.capture import evidence
 
         code = exit_code if exit_code is not None else evidence.exit_status(output)
-        lines = [ln.rstrip() for ln in str(output).splitlines() if ln.strip()]
+        lines = [ln.rstrip() for ln in without_base64(str(output)).splitlines() if ln.strip()]
         failed = is_error or code not in (None, 0)
         if failed and lines and evidence.is_exit_line(lines[0]):
             lines = lines[1:]  # "Exit code 1": the status below says it
