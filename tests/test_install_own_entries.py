@@ -124,3 +124,15 @@ def test_uninstall_gives_a_json_settings_file_back_byte_for_byte(home):
     assert '\n    "hooks"' in settings.read_text()  # written with the file's own indentation
     install_host("claude-code", uninstall=True, argv=ARGV)
     assert settings.read_text(encoding="utf-8") == original
+
+
+def test_a_project_install_beside_a_user_install_says_prompts_would_go_twice(home, tmp_path):
+    install_host("claude-code", argv=ARGV)
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    plan = install_host("claude-code", project=proj, argv=ARGV)
+    assert any("twice" in n and "settings.json" in n for n in plan.notes)
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    install_host("claude-code", uninstall=True, argv=ARGV)
+    assert not any("twice" in n for n in install_host("claude-code", project=alone, argv=ARGV).notes)

@@ -331,6 +331,19 @@ def set_hooks(settings: dict[str, Any], host: str, argv: list[str]) -> None:
             groups.append({"hooks": [entry]})
 
 
+def twice_note(plan: Plan, other: Path, host: str, scope: str) -> None:
+    """A note when the settings file ``other`` of the other scope (``scope``: ``user`` or ``project``) holds memdir's
+    hooks for ``host`` too: the host would run both, capturing and injecting each prompt twice (``memdir doctor``)."""
+    try:
+        settings = read_json(other) or {}
+    except UsageError:
+        return
+    if any(is_ours(h.get("command"), host) for *_, h in handlers(settings)):
+        flag = "" if scope == "user" else " --project"
+        plan.notes.append(f"{other} has memdir's hooks for {host} too: each prompt would be captured and injected "
+                          f"twice; keep one (memdir install {host}{flag} --uninstall removes the {scope} one)")
+
+
 def install_host(host: str, *, project: Path | None = None, uninstall: bool = False, dry_run: bool = False,
                  argv: list[str] | None = None, legacy: bool = False, home: str | Path | None = None) -> Plan:
     """Install (or with ``uninstall`` remove) memdir for ``host``; returns the :class:`Plan` of file changes.

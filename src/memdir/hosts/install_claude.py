@@ -13,6 +13,7 @@ from memdir.hosts.install import (
     remove_empty_dirs,
     set_hooks,
     strip_hooks,
+    twice_note,
     write_json,
 )
 
@@ -35,6 +36,9 @@ def install(plan: Plan, *, project: Path | None, uninstall: bool, argv: list[str
         strip_hooks(settings, "claude-code")
     else:
         set_hooks(settings, "claude-code", argv)
+        other = (home / ".claude" / "settings.json") if project else None
+        if other is not None:
+            twice_note(plan, other, "claude-code", "user")
     if settings or settings_path.exists():
         write_json(plan, settings_path, settings, remove_if_empty=uninstall)
     if uninstall:
