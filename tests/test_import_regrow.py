@@ -111,3 +111,13 @@ def test_base64_in_a_tool_output_is_said_not_stored():
     assert without_base64(f"src: data:image/png;base64,{one} end") == "src: data:image/png;base64,[3,416 characters of base64] end"
     kept = "commit 418d9c9e1b2c3d4e5f60718293a4b5c6d7e8f901 " + "sha256:" + "ab12" * 16 + " " + "word " * 100
     assert without_base64(kept) == kept
+
+
+def test_a_question_put_to_the_user_reads_as_its_questions_not_json():
+    from memdir.capture.tools import tool_summary
+
+    asked = {"questions": [{"question": "Which database should the cache use?", "options": [{"label": "sqlite"}]},
+                           {"question": "Keep the old key format?", "options": []}]}
+    text = tool_summary("AskUserQuestion", asked, 'User has answered your questions: "Which database…"="sqlite"')
+    assert text.startswith("AskUserQuestion: Which database should the cache use? / Keep the old key format? → ")
+    assert tool_summary("KillShell", {"shell_id": "bash_3"}, "killed").startswith("KillShell: bash_3 → ")

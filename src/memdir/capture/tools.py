@@ -163,16 +163,17 @@ def summarise_tool(name: str, arg: str, output: str | None, *, is_error: bool = 
 
 
 _ARG_KEYS = ("command", "cmd", "file_path", "filePath", "pattern", "path", "query", "url", "description",
-             "prompt", "task_id", "skill", "notebook_path", "plan")
+             "prompt", "task_id", "skill", "notebook_path", "plan", "shell_id", "bash_id")
 
 
 def primary_arg(tool_input: Any) -> str:
     """The most telling argument of a tool call (command, path, pattern, query, url …) as a string.
 
     Dicts: the first present key of ``command, cmd, file_path, filePath, pattern, path, query, url,
-    description, prompt, task_id, skill, notebook_path, plan`` (lists such as ``["bash","-lc","ls"]``
-    give their last element; ``pattern`` is followed by `` in <path>`` when both exist); otherwise the
-    compact JSON of the input. Strings are returned as they are.
+    description, prompt, task_id, skill, notebook_path, plan, shell_id, bash_id`` (lists such as
+    ``["bash","-lc","ls"]`` give their last element; ``pattern`` is followed by `` in <path>`` when both exist); the
+    questions of an ``AskUserQuestion`` joined by `` / ``; otherwise the compact JSON of the input. Strings are
+    returned as they are.
     """
     if tool_input is None:
         return ""
@@ -193,6 +194,9 @@ def primary_arg(tool_input: Any) -> str:
         chars = tool_input.get("chars")
         if isinstance(chars, str):  # input typed into a running command (Codex's write_stdin); none is a poll
             return f"input {keys_text(chars)}" if chars else "poll"
+        asked = tool_input.get("questions")  # AskUserQuestion: what was asked, not its JSON (the answer repeats it)
+        if isinstance(asked, list) and asked and all(isinstance(q, dict) and isinstance(q.get("question"), str) for q in asked):
+            return " / ".join(q["question"] for q in asked)
     return json.dumps(tool_input, ensure_ascii=False, separators=(",", ":"), default=str)
 
 
