@@ -136,3 +136,21 @@ def test_a_project_install_beside_a_user_install_says_prompts_would_go_twice(hom
     alone.mkdir()
     install_host("claude-code", uninstall=True, argv=ARGV)
     assert not any("twice" in n for n in install_host("claude-code", project=alone, argv=ARGV).notes)
+
+
+def test_install_without_a_home_directory_is_refused(home, monkeypatch):
+    monkeypatch.setenv("HOME", "")
+    monkeypatch.delenv("USERPROFILE", raising=False)
+    with pytest.raises(UsageError, match="HOME is not set"):
+        install_host("claude-code", argv=ARGV, dry_run=True)
+
+
+def test_opencode_jsonc_uninstall_asks_for_a_hand_edit_only_when_memdir_is_there(home):
+    cfg = home / ".config" / "opencode" / "opencode.jsonc"
+    cfg.parent.mkdir(parents=True)
+    cfg.write_text('{\n  "theme": "dark",\n}\n', encoding="utf-8")  # a trailing comma: JSONC
+    plan = install_host("opencode", uninstall=True, argv=ARGV)
+    assert not [c for c in plan.changes if c.get("action") == "manual"]
+    cfg.write_text('{\n  // mine\n  "mcp": {"memdir": {"type": "local", "command": ["memdir", "mcp"]}},\n}\n', encoding="utf-8")
+    plan = install_host("opencode", uninstall=True, argv=ARGV)
+    assert [c for c in plan.changes if c.get("action") == "manual" and "JSONC" in c.get("detail", "")]

@@ -353,6 +353,9 @@ def install_host(host: str, *, project: Path | None = None, uninstall: bool = Fa
     the global root the hooks and the MCP server use (``--home``, absolute), when not the default one. ``legacy``: OpenCode v1-only plugin export. Raises ``UsageError``
     for an unknown host or a settings file it will not rewrite (nothing is written then).
     """
+    if not str(os.environ.get("HOME") or os.environ.get("USERPROFILE") or "").strip():
+        raise UsageError("HOME is not set: memdir install writes the host's settings under your home directory; "
+                         "run it from your own shell — nothing was changed")
     argv = list(argv or (PROJECT_COMMAND if project is not None else memdir_argv()))
     plan = Plan(dry_run=dry_run, project=project)
     if project is not None and not uninstall and argv == PROJECT_COMMAND and shutil.which("memdir") is None:

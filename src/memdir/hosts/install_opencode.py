@@ -87,7 +87,10 @@ def install(plan: Plan, *, project: Path | None, uninstall: bool, argv: list[str
                 plugin.unlink()
             plan.add(plugin, "removed")
         if manual:
-            plan.add(cfg_path, "manual", detail="has comments: remove the \"memdir\" entry under \"mcp\" by hand")
+            loose = json.loads(strip_jsonc(raw))  # parsed above; said only when it holds memdir's entry
+            if isinstance(loose, dict) and isinstance(loose.get("mcp"), dict) and "memdir" in loose["mcp"]:
+                plan.add(cfg_path, "manual", detail="is JSONC (comments or trailing commas): remove the \"memdir\" "
+                         "entry under \"mcp\" by hand")
         elif mine:
             plan.notes.append(f"{cfg_path}: the \"memdir\" MCP server was not written by memdir install and was kept")
         elif data is not None and isinstance(data.get("mcp"), dict) and "memdir" in data["mcp"]:
@@ -100,7 +103,7 @@ def install(plan: Plan, *, project: Path | None, uninstall: bool, argv: list[str
         return
     write_text(plan, plugin, render_plugin(argv, legacy=legacy), old=old_plugin)
     if manual:
-        plan.add(cfg_path, "manual", detail="has comments, so memdir did not rewrite it; add under \"mcp\": "
+        plan.add(cfg_path, "manual", detail="is JSONC (comments or trailing commas), so memdir did not rewrite it; add under \"mcp\": "
                  + json.dumps({"memdir": entry}, ensure_ascii=False))
         return
     data = data if data is not None else {"$schema": OPENCODE_SCHEMA}
