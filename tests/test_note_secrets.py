@@ -59,3 +59,18 @@ def test_doctor_and_inspect_name_the_note_until_the_secret_is_taken_out(hand, pr
     hand.write_text("---\nsummary: Hand pitfall\n---\nThe deploy bot logs in with the vault's token.\n", encoding="utf-8")
     with memdir.open(project, home=tmp_path / "g") as m:
         assert not [x for x in m.inspect().problems if x["kind"] == "secret"]
+
+
+def test_a_secret_in_a_hard_rule_of_root_md_is_redacted_and_named_with_that_file(hand, project, tmp_path):
+    page = project / ".memory" / "ROOT.md"
+    with memdir.open(project, home=tmp_path / "g") as m:
+        m.context("x")  # ROOT.md compiled
+    text = page.read_text(encoding="utf-8").replace(
+        "<!-- notes in rules/ are injected into every prompt -->\n",
+        f"<!-- notes in rules/ are injected into every prompt -->\n\n- Deploy with the bot token {TOKEN} only\n")
+    page.write_text(text, encoding="utf-8")
+    with memdir.open(project, home=tmp_path / "g") as m:
+        block = m.context("deploy bot")
+        assert "Deploy with the bot token [redacted:" in block and TOKEN not in block
+        [p] = [x for x in m.inspect().problems if x["kind"] == "secret" and x["path"] == str(page)]
+        assert "edit ROOT.md" in p["detail"]

@@ -11,6 +11,7 @@ from typing import Any, Callable
 
 import memdir.embed as embed
 from memdir.fileio import read_or_none
+from memdir.roots import ROOT_PAGE
 from memdir.config import refused_url_line, team_wanted
 from memdir.engine import events as event_ops
 from memdir.engine import hybrid, recovery, remote
@@ -84,9 +85,11 @@ def inspect(s: Stores) -> Report:
                     problems.append(root.problem("dangling_" + field, note.path, f"{nid} {field} {target!r}, which does not exist"))
         for nid, kinds in sorted(root.secrets.items()):  # read above: the file holds it, what memdir shows does not
             if nid in ids:
-                problems.append(root.problem("secret", root.path / (nid + ".md"), (
+                page = nid.startswith(ROOT_PAGE + "/")  # a goal or a hard rule written in ROOT.md
+                fix = f"edit {ROOT_PAGE}" if page else f"memdir edit {nid}"
+                problems.append(root.problem("secret", root.path / (ROOT_PAGE if page else nid + ".md"), (
                     f"{nid} holds what looks like a secret ({', '.join(kinds)}): the index, index.md, the block and "
-                    f"exports show it redacted, the file as written; take it out (memdir edit {nid}) before you commit")))
+                    f"exports show it redacted, the file as written; take it out ({fix}) before you commit")))
         from memdir.notes.compile import find_blocks
 
         for cat in sorted({n.split("/")[0] for n in ids}):
