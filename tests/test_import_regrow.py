@@ -58,16 +58,42 @@ def test_a_reply_cut_mid_text_is_replaced_by_the_whole_one(project, tmp_path, ca
         assert [r.text for r in replies] == ["The staging deploy fails because the container image tag is missing."]
 
 
-@pytest.mark.parametrize("old, new, want", [
-    ("Bash: make test → (no result)", "Bash: make test → 3 passed", True),
-    ("Bash: make test → (no result)", "Bash: make test → (no result)", False),
-    ("The deploy fails because", "The deploy fails because the tag is missing", True),
-    ("The deploy fails because the tag is missing", "The deploy fails because", False),
-    ("run the tests", "run the tests again tomorrow", True),  # same key or same line: the same turn, grown
-    ("Bash: ls → (no result)", "Bash: make test → 3 passed", False),
+@pytest.mark.parametrize("old, new, role, want", [
+    ("Bash: make test → (no result)", "Bash: make test → 3 passed", "tool", True),
+    ("Bash: make test → (no result)", "Bash: make test → (no result)", "tool", False),
+    ("The deploy fails because", "The deploy fails because the tag is missing", "assistant", True),
+    ("The deploy fails because the tag is missing", "The deploy fails because", "assistant", False),
+    ("The deploy fails.", "The deploy fails. Then I fixed the tag.", "assistant", False),  # ended: another reply
+    ("fix the flaky login test", "fix the flaky login test and the signup page", "user", False),  # another prompt
+    ("Bash: ls → (no result)", "Bash: make test → 3 passed", "tool", False),
 ])
-def test_what_counts_as_a_turn_cut_short(old, new, want):
-    assert partial_of(old, new) is want
+def test_what_counts_as_a_turn_cut_short(old, new, role, want):
+    assert partial_of(old, new, role) is want
+
+
+def test_one_import_holding_a_cut_turn_and_then_the_whole_one_stores_the_whole(project, tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("MEMDIR_HOME", str(tmp_path / "g"))
+    rows = [{"type": "event", "key": "import:claude-code:S1:toolu_1", "role": "tool", "session": "S1",
+             "ts": "2026-12-01T10:00:0%dZ" % i, "text": text}
+            for i, text in enumerate(["Bash: make test → (no result)", "Bash: make test → 3 passed in 0.4s"])]
+    f = tmp_path / "ev.jsonl"
+    f.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    code, out, err = run_cli(capsys, "--dir", str(project), "import", str(f), "--here")
+    assert code == 0, err
+    with memdir.open(project, home=tmp_path / "g") as m:
+        assert [t.text for t in m.recent(kinds=["tool"])] == ["Bash: make test → 3 passed in 0.4s"]
+
+
+def test_two_conversations_whose_prompts_share_a_beginning_keep_both(project, tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("MEMDIR_HOME", str(tmp_path / "g"))
+    for d, prompt in (("a", "fix the flaky login test on the checkout page"),
+                      ("b", "fix the flaky login test on the checkout page and the signup page as well")):
+        (tmp_path / d).mkdir()
+        (tmp_path / d / "chat.txt").write_text(f"> {prompt}\n\n⏺ Looking at the test now.\n", encoding="utf-8")
+        assert run_cli(capsys, "--dir", str(project), "import", "claude-export", str(tmp_path / d / "chat.txt"),
+                       "--here")[0] == 0
+    with memdir.open(project, home=tmp_path / "g") as m:
+        assert len(m.recent(kinds=["user"])) == 2
 
 
 def test_a_long_tool_result_keeps_its_end_as_a_hook_s_capture_does(project, tmp_path, capsys, monkeypatch):
@@ -121,3 +147,11 @@ def test_a_question_put_to_the_user_reads_as_its_questions_not_json():
     text = tool_summary("AskUserQuestion", asked, 'User has answered your questions: "Which database…"="sqlite"')
     assert text.startswith("AskUserQuestion: Which database should the cache use? / Keep the old key format? → ")
     assert tool_summary("KillShell", {"shell_id": "bash_3"}, "killed").startswith("KillShell: bash_3 → ")
+
+
+def test_paths_and_hashes_that_look_like_base64_characters_are_kept():
+    from memdir.capture.tools import without_base64
+
+    paths = "\n".join(f"/home/alice/Work/Billing{i}/src/main/java/com/acme/billing/api/v{i}" for i in range(12))
+    hashes = "\n".join("%064X" % (i * 0x9E3779B97F4A7C15 ** 3) for i in range(1, 10))
+    assert without_base64(paths) == paths and without_base64(hashes) == hashes

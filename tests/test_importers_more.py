@@ -781,3 +781,22 @@ def test_specstory_v2_tool_arguments_come_from_its_parameters_and_the_search_que
     assert fetch["text"].startswith("WebFetch: https://arxiv.org/html/2511.00088v2 →") and "Parameters:" not in fetch["text"]
     assert fetch["input"] == {"url": "https://arxiv.org/html/2511.00088v2"}
     assert search["text"].startswith("WebSearch: Alpamayo-R1 inference latency →") and "undefined" not in search["text"]
+
+
+def test_specstory_additional_data_keeps_a_status_not_the_host_s_conversation_state(tmp_path):
+    """Cursor records a sub-agent task's ``Additional data`` with its whole conversation state as an escaped JSON
+    string (``composerData``, 10-20 KB): stored as the task's output, it filled recall with JSON (a probe). Short
+    fields stay."""
+    head = SPEC_ZH.read_text(encoding="utf-8").split("_**User**_", 1)[0]
+    state = json.dumps({"_v": 13, "composerId": "task-1", "text": "x" * 400})
+    doc = head + "\n".join([
+        "_**User**_", "", "看看推理流程", "", "---", "", "_**Agent (model composer-1.5)**_", "",
+        '<tool-use data-tool-type="unknown" data-tool-name="task_v2">', "<details>",
+        "<summary>Tool use: **task_v2** • 探索推理流程和依赖</summary>", "", "", "Parameters:", "", "```json",
+        '{"description": "探索推理流程和依赖", "prompt": "find the VLM call chain"}', "```", "Additional data:", "",
+        "```json", json.dumps({"status": "running", "composerData": state}, indent=2), "```", "Status: **loading**",
+        "</details>", "</tool-use>", ""])
+    path = tmp_path / "v2.md"
+    path.write_text(doc, encoding="utf-8")
+    [task] = [e for e in iter_events("specstory", path) if e["role"] == "tool"]
+    assert '"status": "running"' in task["text"] and "composerData" not in task["text"] and len(task["text"]) < 300

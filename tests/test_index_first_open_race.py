@@ -39,3 +39,23 @@ def test_a_deleted_index_is_still_a_new_one_and_says_so(project, tmp_path):
     db, created = opening.open_index(path)
     db.close()
     assert created and ledger.read(path)["lost"] == 1
+
+
+def test_an_index_made_by_this_process_is_new_even_when_another_had_just_opened_the_file(project, tmp_path):
+    """Two processes: one connected first (the file exists, 4 KB, no schema), the other made the schema: that one
+    brings the forgotten items back into its new index (the tombstone log), as a new index must."""
+    import sqlite3
+
+    with memdir.open(project, home=tmp_path / "g") as m:
+        m.capture({"role": "user", "text": "the staging password rotation runs on fridays", "session": "s1"})
+        m.forget(m.recent(kinds=["user"])[0].id)
+        path = m.roots["project"].db_path
+    for suffix in ("", "-wal", "-shm"):
+        pathlib.Path(str(path) + suffix).unlink(missing_ok=True)
+    sqlite3.connect(path).execute("PRAGMA journal_mode=WAL").close()  # another process opened it first
+    db, created = opening.open_index(path)
+    try:
+        assert created
+        assert db.execute("SELECT count(*) FROM tombstones").fetchone()[0] >= 1
+    finally:
+        db.close()

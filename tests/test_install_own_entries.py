@@ -154,3 +154,24 @@ def test_opencode_jsonc_uninstall_asks_for_a_hand_edit_only_when_memdir_is_there
     cfg.write_text('{\n  // mine\n  "mcp": {"memdir": {"type": "local", "command": ["memdir", "mcp"]}},\n}\n', encoding="utf-8")
     plan = install_host("opencode", uninstall=True, argv=ARGV)
     assert [c for c in plan.changes if c.get("action") == "manual" and "JSONC" in c.get("detail", "")]
+
+
+def test_a_hook_for_a_removed_subdirectory_of_a_project_stores_the_prompt_in_the_project(tmp_path):
+    import memdir
+    from memdir.hosts.hooks import run_hook
+
+    proj = tmp_path / "proj"
+    (proj / ".git").mkdir(parents=True)
+    payload = {"session_id": "s", "cwd": str(proj / "build" / "tmp"), "hook_event_name": "UserPromptSubmit",
+               "prompt": "why does the release build drop the icons?"}
+    run_hook("claude-code", "user-prompt", payload, home=str(tmp_path / "g"))
+    assert not (proj / "build").exists()
+    with memdir.open(proj, home=tmp_path / "g") as m:
+        assert [h.text for h in m.recent(kinds=["user"])] == ["why does the release build drop the icons?"]
+
+
+def test_a_null_mcp_servers_is_refused_in_one_line_before_anything_is_written(home):
+    (home / ".claude.json").write_text('{"mcpServers": null}', encoding="utf-8")
+    with pytest.raises(UsageError, match="not an object"):
+        install_host("claude-code", argv=ARGV)
+    assert not (home / ".claude" / "settings.json").exists()

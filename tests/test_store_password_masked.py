@@ -20,6 +20,8 @@ SECRETS = ("SECRET SPACE", "pa@ss", "KVSECRET", "KV SECRET", "ss@127")
     ("host=127.0.0.1 port=1 password=KVSECRET dbname=memdir", "KVSECRET"),
     ("host=127.0.0.1 port=1 password='KV SECRET' dbname=memdir", "KV SECRET"),
     ("postgresql://u:p%40ssw0rd@127.0.0.1:1/db?sslpassword=zz9y", "zz9y"),
+    ("postgresql://memdir:Xk9/vQ2pLm@127.0.0.1:1/memdir", "vQ2pLm"),  # an unencoded / or ? in the password
+    ("postgresql://memdir:Xk9?vQ2pLm@127.0.0.1:1/memdir", "vQ2pLm"),
 ])
 def test_a_password_is_masked_in_the_url_and_in_what_is_said_about_it(url, secret):
     assert secret not in safe_url(url) and "***" in safe_url(url)
@@ -59,3 +61,7 @@ def test_doctor_reports_a_store_it_cannot_reach_as_a_failed_check(project, tmp_p
     code, out, err = run_cli(capsys, "--dir", str(project), "doctor")
     assert code == 1 and out.startswith("[fail] store: could not connect") and "memdir config" in out, (out, err)
     assert "WRONGPASS123" not in out + err and "error:" not in err
+
+
+def test_a_short_password_is_masked_where_the_url_holds_it_without_mangling_the_rest():
+    assert safe_url("postgresql://u:p@h/db") == "postgresql://u:***@h/db"

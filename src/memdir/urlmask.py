@@ -23,9 +23,11 @@ def passwords_of(url: str) -> list[str]:
     found: list[str] = []
     head, sep, rest = url.partition("://")
     if sep:
-        auth = rest.split("/", 1)[0].split("?", 1)[0]
-        if "@" in auth and ":" in auth.rpartition("@")[0]:
-            found.append(auth.rpartition("@")[0].partition(":")[2])
+        # the userinfo ends at the last "@" (a "/", "?" or "@" inside an unencoded password included: libpq and
+        # urlsplit cut it elsewhere, and the part after the cut would go unmasked)
+        user = rest.rpartition("@")[0] if "@" in rest else ""
+        if ":" in user:
+            found.append(user.partition(":")[2])
         query = rest.partition("?")[2]
         found += [kv.partition("=")[2] for kv in query.split("&")
                   if kv.partition("=")[0].strip().lower() in ("password", "sslpassword")]
@@ -38,14 +40,24 @@ def passwords_of(url: str) -> list[str]:
 
 def scrub(text: str, url: str) -> str:
     """``text`` (an error message about ``url``) with every password of ``url`` (:func:`passwords_of`) masked as
-    ``***``, and the part of one after an ``@`` that libpq read as the host (``failed to resolve host 'ss@…'``)."""
+    ``***``: where a URL holds it (``:…@``), wherever else it stands as a word of its own when it has four
+    characters or more (libpq quotes a value it could not read), each piece of it a parser cut at ``/ ? @ : #`` or a
+    space (three characters or more), and the part of one after an ``@`` that libpq read as the host (``failed to
+    resolve host 'ss@…'``)."""
+    import re
+
     for pw in passwords_of(url):
-        text = text.replace(pw, "***")
+        text = text.replace(f":{pw}@", ":***@")
+        # the whole password, and the pieces a parser cut it into at a "/", "?", "@", ":", "#" or a space (libpq names
+        # a piece it took for a port, a host or a database), each as a word of its own of three characters or more
+        for piece in sorted({pw, *re.split(r"[/?@:#\s]+", pw)}, key=len, reverse=True):
+            if len(piece) >= (4 if piece == pw else 3):
+                text = re.sub(r"(?<!\w)" + re.escape(piece) + r"(?!\w)", "***", text)
         parts = pw.split("@")
         for i in range(1, len(parts)):  # 'pa@ss@host': libpq took 'ss@host' for the host
             tail = "@".join(parts[i:])
             if tail:
-                text = text.replace(tail + "@", "***@")
+                text = re.sub(r"(?<!\w)" + re.escape(tail) + "@", "***@", text)
     return text
 
 

@@ -60,17 +60,22 @@ _BASE64 = re.compile(r"[A-Za-z0-9+/]{40,}={0,2}(?:\r?\n[A-Za-z0-9+/]+={0,2})*")
 
 
 def without_base64(output: str) -> str:
-    """``output`` with each run of base64 of :data:`BASE64_RUN` characters or more (a block wrapped at any width of
-    40 or more, or one long line) replaced by ``[N characters of base64]``; shorter runs (a hash, a key id, a commit)
-    and a short last line that reads as a word stay."""
+    """``output`` with each run of base64 of :data:`BASE64_RUN` characters or more replaced by ``[N characters of
+    base64]``: one long line, or a block wrapped at one width (every line but the last as long as the first), whose
+    characters are as mixed as encoded bytes are (capitals, small letters and digits each at least a tenth of them).
+    Paths without dots (``/home/alice/Work/src/main/java``), hex hashes, a key id or a commit stay, and so does a
+    short last line that reads as a word."""
     def cut(m: re.Match[str]) -> str:
         lines = m.group(0).splitlines()
         rest = ""
         if len(lines) > 1 and len(lines[-1]) < 40 and not re.search(r"[0-9+/=]", lines[-1]):
             rest = "\n" + lines.pop()  # "done" after the block: a word, not its last line
-        n = sum(len(x) for x in lines)
         run = "".join(lines)
-        if n < BASE64_RUN or not any(ch.isdigit() for ch in run) or not any(ch.isupper() for ch in run):
+        n = len(run)
+        if n < BASE64_RUN or (len(lines) > 1 and any(len(x) != len(lines[0]) for x in lines[:-1])):
+            return m.group(0)
+        upper, lower, digits = (sum(1 for ch in run if f(ch)) for f in (str.isupper, str.islower, str.isdigit))
+        if min(upper, lower, digits) < n / 10:
             return m.group(0)
         return f"[{n:,} characters of base64]{rest}"
     return _BASE64.sub(cut, output) if len(output) >= BASE64_RUN else output

@@ -233,6 +233,8 @@ def _batch_rows(s: Stores, root: Any, it: Iterator[tuple[Any, Any]], got: dict[s
             else:
                 cut = regrow.completed(st, row)
                 if cut is not None:  # the same turn imported while its session was being written: this one replaces it
+                    st.flush_events(pending)  # the cut one may be this batch's own, its full-text row not written yet
+                    pending.clear()
                     st.delete_doc(cut)
                     log.debug("import_events: %s completes %s (imported while its session was written)", row["ref"], cut)
                 if st.insert_event(row, pending=pending) if pieces is None else st.insert_event(row, pending=pending, pieces=pieces):

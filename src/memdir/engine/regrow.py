@@ -19,16 +19,24 @@ PENDING = "→ (no result)"
 _POSITIONAL = re.compile(r"^(import:[^:]+:.+:L\d+(?::e\d+)?)\.[0-9a-f]{8}$")
 
 
-def partial_of(old: str, new: str) -> bool:
-    """True when the stored text ``old`` is ``new`` cut short: a tool call recorded before its result, now with
-    one, or a turn whose text ``new`` goes on from (``old`` a proper prefix of it, trailing blanks aside)."""
+#: how a reply that was written to its end usually ends: a cut one stops mid-sentence
+_ENDED = tuple(".!?。！？…:：)]）】`\"'*|>")
+
+
+def partial_of(old: str, new: str, role: str | None = None) -> bool:
+    """True when the stored text ``old`` is ``new`` cut short: a tool call recorded before its result (``role``
+    ``tool``, any other role too), now with one; or a reply (``role`` ``assistant``) that stopped mid-sentence and
+    ``new`` goes on from (``old`` a proper prefix of it, not ending as a finished sentence does). A person's prompt is
+    never written half-way: a longer prompt beginning with an earlier one is another prompt."""
     if not isinstance(old, str) or not isinstance(new, str) or old == new:
         return False
     o = old.rstrip()
     if o.endswith(PENDING):
         head = o[:-len(PENDING)].rstrip()
         return bool(head) and new.startswith(head) and not new.rstrip().endswith(PENDING)
-    return len(o) >= 1 and len(new.rstrip()) > len(o) and new.startswith(o)
+    if role != "assistant" or not o or o.endswith(_ENDED):
+        return False
+    return len(new.rstrip()) > len(o) and new.startswith(o)
 
 
 def completed(st: Any, row: dict[str, Any]) -> str | None:
@@ -38,14 +46,17 @@ def completed(st: Any, row: dict[str, Any]) -> str | None:
     ref, text = row.get("ref"), row.get("text")
     if not isinstance(ref, str) or not isinstance(text, str):
         return None
+    role = row.get("role")
     old = st.get_doc(ref)
     if old is not None:
-        return ref if old.get("kind") == "event" and partial_of(old.get("text"), text) else None
+        same = old.get("kind") == "event" and old.get("role") == role
+        return ref if same and partial_of(old.get("text"), text, role) else None
     m = _POSITIONAL.match(ref)
     if m is None:
         return None
     for other in st.event_refs_from(m.group(1) + "."):
         o = st.get_doc(other)
-        if o is not None and o.get("session") == row.get("session") and partial_of(o.get("text"), text):
+        if o is not None and o.get("session") == row.get("session") and o.get("role") == role \
+                and partial_of(o.get("text"), text, role):
             return other
     return None

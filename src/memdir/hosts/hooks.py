@@ -168,6 +168,23 @@ def decode_payload(raw: bytes | str | dict | None) -> Any:
     return json.loads(raw)
 
 
+def _surviving_project(gone: str) -> str | None:
+    """The nearest directory above ``gone`` (a hook's working directory that no longer exists) when it lies in a
+    project that still does (a ``.git`` or a ``.memory`` at or above it), else ``None``."""
+    from pathlib import Path
+
+    p = Path(gone).absolute()
+    up = next((a for a in p.parents if a.is_dir()), None)
+    if up is None:
+        return None
+    for a in (up, *up.parents):
+        if a == Path.home():  # a dotfiles repository at ~ is no project of a deleted worktree under it
+            break
+        if (a / ".git").exists() or (a / ".memory").is_dir():
+            return str(up)
+    return None
+
+
 def run_hook(host: str, event: str, raw: bytes | str | dict | None, *, project_dir: str | None = None,
              home: str | None = None, config: dict[str, Any] | None = None,
              emit: Callable[[str], None] | None = None, on_open: Callable[[Any], None] | None = None,
@@ -197,17 +214,22 @@ def run_hook(host: str, event: str, raw: bytes | str | dict | None, *, project_d
             emit(out)
         return out
     where = project_dir or call.cwd or None
-    if where and not os.path.isdir(where):  # a deleted worktree's session: its directory is not made again for it
-        log.debug("hook %s %s: the directory %s is gone; nothing captured", call.host, event, where)
-        if emit:
-            emit(out)
-        return out
+    if where and not os.path.isdir(where):
+        # a directory removed since (`make clean` under the project): its project takes the turn; a deleted
+        # worktree or project is not made again for it
+        where = _surviving_project(where)
+        if where is None:
+            log.debug("hook %s %s: %s and its project are gone; nothing captured", call.host, event,
+                      project_dir or call.cwd)
+            if emit:
+                emit(out)
+            return out
     if open_store is not None:
-        m = open_store(project_dir or call.cwd or None)
+        m = open_store(where)
     else:
         from memdir.core import Memdir
 
-        m = Memdir(project_dir or call.cwd or None, home=home, config=config)
+        m = Memdir(where, home=home, config=config)
     from memdir.portability.dropimport import spawn_if_pending
 
     spawn_if_pending(m.home, m.project_root)  # files dropped in <global root>/import/: a detached importer (issue 13)

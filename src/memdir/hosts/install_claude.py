@@ -30,7 +30,7 @@ def install(plan: Plan, *, project: Path | None, uninstall: bool, argv: list[str
     settings = read_json(settings_path) or {}
     mcp = read_json(mcp_path)
     servers = (mcp or {}).get("mcpServers")
-    if not uninstall and servers is not None and not isinstance(servers, dict):  # before anything is written
+    if not uninstall and "mcpServers" in (mcp or {}) and not isinstance(servers, dict):  # before anything is written
         raise UsageError(f"{mcp_path}: \"mcpServers\" is not an object; fix it by hand — nothing was changed")
     if uninstall:
         strip_hooks(settings, "claude-code")

@@ -176,10 +176,31 @@ def _labelled(items: list[list], *, keep_params: bool = False) -> tuple[dict | N
                     out.append(it)
             else:
                 out.append(it)
+        elif it[0] == "fence" and label == "Additional data:":
+            out.append(_host_state(it))
         else:
             out.append(it)
         label = None
     return params, out
+
+
+#: a value of a tool block's ``Additional data`` longer than this is the host's own state, not what the tool did
+STATE_VALUE_MAX = 300
+
+
+def _host_state(item: list) -> list:
+    """An ``Additional data:`` fence without the host's internal state: a string value that is itself JSON (Cursor's
+    ``composerData``, 10-20 KB of escaped conversation state) or longer than :data:`STATE_VALUE_MAX` characters is
+    left out; short fields (a status, a plan's file name) stay."""
+    try:
+        got = json.loads(item[1])
+    except ValueError:
+        return item
+    if not isinstance(got, dict):
+        return item
+    kept = {k: v for k, v in got.items()
+            if not (isinstance(v, str) and (len(v) > STATE_VALUE_MAX or v.lstrip()[:1] in ("{", "[")))}
+    return [item[0], json.dumps(kept, ensure_ascii=False), *item[2:]] if kept != got else item
 
 
 def _plan_text(text: str) -> str:

@@ -201,9 +201,10 @@ def open_index(path: Path) -> tuple[sqlite3.Connection, bool]:
                     settle(db, freed=True)
         finally:
             upgrading = None
-        # created by this process, not only absent when it looked: two hooks of a new project both find no index,
-        # and the second one's "new index" moved the first one's events into the lost count (a false warning)
-        created = not existed and 1 in applied
+        # created by this process (it made the schema), not only absent when it looked: two hooks of a new project
+        # both find no index, and the second one's "new index" moved the first one's events into the lost count (a
+        # false warning); and a file another process had only just opened is still new for the one that makes it
+        created = 1 in applied
         tombstones.on_open(db, path, created=created)
         ledger.on_open(db, path, created=created, when=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
         return db, created
