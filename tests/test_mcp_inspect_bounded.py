@@ -19,6 +19,7 @@ def test_an_inspect_reply_of_many_long_summaries_stays_within_the_bound(project,
     chars, _ = reply_size(out)
     assert chars <= MAX_RECALL_CHARS
     assert out["notes_total"] == 150 and 0 < out["notes_listed"] == len(out["notes"]) < 150
+    assert out["problems_total"] == len(out["problems"]) == 0
     assert all(len(n["summary"]) <= INSPECT_TEXT_CHARS for n in out["notes"])
     assert out["counts"]["project"]["notes"] == 150
 

@@ -361,6 +361,8 @@ def _build(MCPServer, ToolAnnotations, BaseModel, Field, store: MemoryStore, log
         notes_listed: int
         proposals: list[dict[str, str]] = Field(default_factory=list,
                                                 description="pending rule proposals a person has to accept or reject")
+        problems_total: int = Field(0, description="problems found (the list may show fewer)")
+        proposals_total: int = Field(0, description="pending proposals (the list may show fewer)")
 
     class PruneResult(BaseModel):
         available: bool = Field(description="false when this memdir version has no prune")

@@ -388,7 +388,8 @@ INSPECT_TEXT_CHARS = 200
 
 def do_inspect(m: "Memdir") -> dict[str, Any]:
     """``{"ok", "counts", "problems", "notes": [{id, scope, kind, summary, pinned, superseded_by}],
-    "notes_total", "notes_listed", "proposals"}`` — at most 200 notes, problems and proposals listed, each summary and
+    "notes_total", "notes_listed", "proposals", "problems_total", "proposals_total"}`` — at most 200 notes, problems
+    and proposals listed, each summary and
     detail cut at :data:`INSPECT_TEXT_CHARS`, and fewer notes listed when the reply would pass
     :data:`MAX_RECALL_CHARS` characters or :data:`MAX_REPLY_TOKENS` tokens (as ``memory_recall``); counts are
     complete."""
@@ -408,7 +409,8 @@ def do_inspect(m: "Memdir") -> dict[str, Any]:
     listed, shown = min(len(notes), MAX_INSPECT_NOTES), MAX_INSPECT_NOTES
     while True:  # within memory_recall's bound: fewer notes listed (notes_listed says how many), counts complete
         out = {"ok": not rep.problems, "counts": counts, "problems": problems[:shown], "notes": notes[:listed],
-               "notes_total": len(notes), "notes_listed": listed, "proposals": pending[:shown]}
+               "notes_total": len(notes), "notes_listed": listed, "proposals": pending[:shown],
+               "problems_total": len(problems), "proposals_total": len(pending)}
         chars, tokens = reply_size(out)
         if chars <= MAX_RECALL_CHARS and tokens <= MAX_REPLY_TOKENS or not (listed or shown):
             return out
