@@ -192,7 +192,8 @@ def split(raw: str) -> tuple[dict[str, Any], str, str | None]:
     try:
         _, fm, body = handler.FM_BOUNDARY.split(raw, 2)
     except ValueError:
-        raise UsageError("frontmatter opened with '---' but never closed") from None
+        raise UsageError("frontmatter opened with '---' but never closed: end it with a line of '---', or start the "
+                         "text with something else to keep it all as the note's body") from None
     if body.startswith("\r\n"):
         body = body[2:]
     elif body.startswith("\n"):
