@@ -200,7 +200,8 @@ def primary_arg(tool_input: Any) -> str:
         if isinstance(chars, str):  # input typed into a running command (Codex's write_stdin); none is a poll
             return f"input {keys_text(chars)}" if chars else "poll"
         asked = tool_input.get("questions")  # AskUserQuestion: what was asked, not its JSON (the answer repeats it)
-        if isinstance(asked, list) and asked and all(isinstance(q, dict) and isinstance(q.get("question"), str) for q in asked):
+        if isinstance(asked, list) and asked and all(isinstance(q, dict) and isinstance(q.get("question"), str)
+                                                     for q in asked):
             return " / ".join(q["question"] for q in asked)
     return json.dumps(tool_input, ensure_ascii=False, separators=(",", ":"), default=str)
 
