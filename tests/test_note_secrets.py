@@ -74,3 +74,15 @@ def test_a_secret_in_a_hard_rule_of_root_md_is_redacted_and_named_with_that_file
         assert "Deploy with the bot token [redacted:" in block and TOKEN not in block
         [p] = [x for x in m.inspect().problems if x["kind"] == "secret" and x["path"] == str(page)]
         assert "edit ROOT.md" in p["detail"]
+
+
+def test_a_goal_or_rule_in_root_md_is_no_problem_for_inspect(project, tmp_path):
+    with memdir.open(project, home=tmp_path / "g") as m:
+        m.remember("deploys go through helm charts", category="decisions")
+    page = project / ".memory" / "ROOT.md"
+    page.write_text(page.read_text(encoding="utf-8").replace(
+        "<!-- notes in rules/ are injected into every prompt -->\n",
+        "<!-- notes in rules/ are injected into every prompt -->\n\n- Never force-push to main\n"), encoding="utf-8")
+    with memdir.open(project, home=tmp_path / "g") as m:
+        assert "Never force-push to main" in m.context("push")
+        assert m.inspect().problems == []

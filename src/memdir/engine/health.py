@@ -92,7 +92,7 @@ def inspect(s: Stores) -> Report:
                     f"exports show it redacted, the file as written; take it out ({fix}) before you commit")))
         from memdir.notes.compile import find_blocks
 
-        for cat in sorted({n.split("/")[0] for n in ids}):
+        for cat in sorted({n.split("/")[0] for n in ids} - {ROOT_PAGE}):  # ROOT.md's own lines have no index.md
             idx = root.path / cat / "index.md"
             try:
                 text = read_or_none(idx) or ""
