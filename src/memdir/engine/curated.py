@@ -105,11 +105,12 @@ def remember(s: Stores, text: str, *, category: str = "facts", summary: str | No
         ref = store.live_note_with_sha(sha)  # a superseded copy does not count: re-stating it revives the text
         if ref is None:  # a near-duplicate: same words, other case/spacing/punctuation (issue 13 item 10)
             ref = near_duplicate(store, text)
-        if ref is not None:
-            existing = get(s, ref, scope=scope)
-            if isinstance(existing, Note):
-                log.debug("remember: same text as %s; nothing written", existing.id)
-                return replace_note(existing, existed=True)
+        existing = get(s, ref, scope=scope) if ref is not None else None
+        if isinstance(existing, Note) and not supersedes:
+            log.debug("remember: same text as %s; nothing written", existing.id)
+            return replace_note(existing, existed=True)
+        if not isinstance(existing, Note):
+            existing = None
         old_root = None
         if supersedes:
             supersedes = resolve(s, supersedes.strip())  # the handle a block or recall shows works here too
@@ -122,35 +123,65 @@ def remember(s: Stores, text: str, *, category: str = "facts", summary: str | No
             # the old note's file must take the link before the new note is written: a failure after it would leave
             # the new note's file unindexed, and the retry a second copy of it
             rewritable(old_root.path / (supersedes + ".md"), supersedes, "supersede")
-        cat_dir = root.path / category
-        from memdir.roots import safe_join
-
-        safe_join(root.path, category)
-        slug = notes.slugify(summary, exists=lambda s: s == "index" or (cat_dir / f"{s}.md").exists())
-        note_id = f"{category}/{slug}"
-        now = s.clock()
-        meta: dict[str, Any] = {"id": note_id, "kind": kind or notes.kind_for(category), "summary": summary}
-        if highlight:
-            meta["highlight"] = highlight
-        meta.update({"created": now, "updated": now, "load_when": list(load_when), "tags": list(tags), "pinned": bool(pinned)})
-        if supersedes:
-            meta["supersedes"] = supersedes
-        for key, val in (provenance or {}).items():
-            if isinstance(key, str) and key not in meta and key not in ("superseded_by", "id"):
-                meta[key] = cevents.redact_obj(val)
-        path = safe_join(root.path, category, slug + ".md")
-        notes.atomic_write(path, notes.render(meta, text + "\n"))
-        if supersedes and old_root is root:
-            mark_superseded(root, supersedes, note_id, now)
-        root.refresh(note_id)
-        root.compile(categories=sorted({category, (supersedes or category).split("/")[0]}), was_clean=clean)
-        note = written(s, note_id, root.scope)  # under the lock: a forget racing it cannot take it first
+            was = get(s, supersedes, scope=old_root.scope)
+            by = getattr(was, "superseded_by", None)
+            if by and by != getattr(existing, "id", None):  # a second link would leave the first one dangling
+                raise UsageError(f"{supersedes} is superseded by {by} already: supersede that one instead "
+                                 f"(--supersedes {by})")
+        if existing is not None and existing.supersedes == supersedes:
+            return replace_note(existing, existed=True)  # linked so already: nothing to write
+        if existing is not None:  # the text is stored already: that note takes the link (it was dropped unsaid)
+            if supersedes == existing.id:
+                raise UsageError(f"{existing.id} holds this text already: a note cannot supersede itself")
+            now = s.clock()
+            rewrite_note(root.path / (existing.id + ".md"), existing.id, {"supersedes": supersedes, "updated": now},
+                         "supersede")
+            if old_root is root:
+                mark_superseded(root, supersedes, existing.id, now)
+            root.refresh(existing.id)
+            root.compile(categories=sorted({existing.category, supersedes.split("/")[0]}), was_clean=clean)
+            note_id = existing.id
+            note = replace_note(written(s, existing.id, root.scope), existed=True)
+        else:
+            note_id, now, note = _write_new(s, root, text, category=category, summary=summary, tags=tags,
+                                            load_when=load_when, pinned=pinned, supersedes=supersedes, kind=kind,
+                                            highlight=highlight, provenance=provenance, old_root=old_root, clean=clean)
     if supersedes and old_root is not None and old_root is not root:
         # the other root's lock is taken only after this one is released: two writers superseding across the
         # roots in opposite directions can never wait on each other
         with old_root.locked():
             mark_superseded(old_root, supersedes, note_id, now, compile_=True)
     return note
+
+
+def _write_new(s: Stores, root: Root, text: str, *, category: str, summary: str, tags: tuple, load_when: tuple,
+               pinned: bool, supersedes: str | None, kind: str | None, highlight: str | None,
+               provenance: dict[str, Any] | None, old_root: Any, clean: bool) -> tuple[str, datetime, Note]:
+    """:func:`remember`'s new note file, its supersede link in the same root and the compiled indexes (the caller
+    holds ``root``'s lock): ``(note id, time written, the note read back)``."""
+    cat_dir = root.path / category
+    from memdir.roots import safe_join
+
+    safe_join(root.path, category)
+    slug = notes.slugify(summary, exists=lambda s: s == "index" or (cat_dir / f"{s}.md").exists())
+    note_id = f"{category}/{slug}"
+    now = s.clock()
+    meta: dict[str, Any] = {"id": note_id, "kind": kind or notes.kind_for(category), "summary": summary}
+    if highlight:
+        meta["highlight"] = highlight
+    meta.update({"created": now, "updated": now, "load_when": list(load_when), "tags": list(tags), "pinned": bool(pinned)})
+    if supersedes:
+        meta["supersedes"] = supersedes
+    for key, val in (provenance or {}).items():
+        if isinstance(key, str) and key not in meta and key not in ("superseded_by", "id"):
+            meta[key] = cevents.redact_obj(val)
+    path = safe_join(root.path, category, slug + ".md")
+    notes.atomic_write(path, notes.render(meta, text + "\n"))
+    if supersedes and old_root is root:
+        mark_superseded(root, supersedes, note_id, now)
+    root.refresh(note_id)
+    root.compile(categories=sorted({category, (supersedes or category).split("/")[0]}), was_clean=clean)
+    return note_id, now, written(s, note_id, root.scope)  # under the lock: a forget racing it cannot take it first
 
 
 def mark_superseded(root: Root, old_id: str, new_id: str, now: datetime, *, compile_: bool = False) -> None:

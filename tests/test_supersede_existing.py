@@ -1,0 +1,45 @@
+"""Superseding with a text memdir already holds links that note (a probe: `remember X --supersedes OLD` printed
+"already remembered" and dropped the link, in the CLI, MCP and the viewer, so OLD kept ranking first); superseding a
+note another one superseded already is refused with the one to supersede instead (the first link was left dangling)."""
+
+from __future__ import annotations
+
+import pytest
+
+import memdir
+from memdir.errors import UsageError
+
+
+@pytest.fixture
+def m(project, tmp_path):
+    with memdir.open(project, home=tmp_path / "g") as store:
+        yield store
+
+
+def test_an_existing_text_takes_the_supersede_link(m):
+    old = m.remember("Old: logs go to papertrail", category="facts")
+    new = m.remember("Logs go to Loki via promtail", category="facts")
+    again = m.remember("Logs go to Loki via promtail", category="facts", supersedes=old.id)
+    assert again.existed and again.id == new.id and again.supersedes == old.id
+    assert m.get(old.id).superseded_by == new.id
+    assert old.id not in [h.id for h in m.recall("logs go")]
+    assert m.inspect().problems == []
+    path = m.roots["project"].path / (new.id + ".md")
+    before = path.read_text(encoding="utf-8")
+    once_more = m.remember("Logs go to Loki via promtail", category="facts", supersedes=old.id)
+    assert once_more.existed and path.read_text(encoding="utf-8") == before  # linked so already: nothing written
+
+
+def test_a_note_cannot_supersede_itself(m):
+    note = m.remember("Logs go to Loki via promtail", category="facts")
+    with pytest.raises(UsageError, match="itself"):
+        m.remember("Logs go to Loki via promtail", category="facts", supersedes=note.id)
+
+
+def test_superseding_a_superseded_note_names_the_one_to_supersede(m):
+    a = m.remember("Use node 18 for the frontend", category="decisions")
+    b = m.remember("Use node 20 for the frontend", category="decisions", supersedes=a.id)
+    with pytest.raises(UsageError, match=f"superseded by {b.id} already"):
+        m.remember("Use node 22 for the frontend", category="decisions", supersedes=a.id)
+    c = m.remember("Use node 22 for the frontend", category="decisions", supersedes=b.id)
+    assert m.get(b.id).superseded_by == c.id and m.get(a.id).superseded_by == b.id
