@@ -317,3 +317,73 @@ def test_a_prompt_hook_whose_block_comes_too_late_still_stores_the_prompt(projec
         assert len(queued) == 1 and secret not in queued[0].read_text(encoding="utf-8")
         hits = m.recent(kinds=["user"])
     assert len(hits) == 1 and "helm deploy hang" in hits[0].text and secret not in hits[0].text
+
+
+def _late_hook(project, home, host, event, payload, patch):
+    code = ("import sys, time, memdir.core\n" + patch +
+            "from memdir.hosts.hooks import execute\n"
+            f"execute({host!r}, {event!r}, home={str(home)!r}, budget_ms=1500, raw=sys.stdin.buffer.read())\n"
+            "print('not ended by the watchdog')\n")
+    r = subprocess.run([sys.executable, "-c", code], input=json.dumps(payload), capture_output=True, text=True,
+                       timeout=60, env={**os.environ, "MEMDIR_HOME": str(home)})
+    assert r.returncode == 0 and r.stdout == ""
+
+
+SLOW_OPEN = ("first = memdir.core.Memdir.__init__\n"
+             "def slow(self, *a, **k):\n"
+             "    if not getattr(memdir.core, 'opened', False):\n"
+             "        memdir.core.opened = True\n"
+             "        time.sleep(30)\n"
+             "    first(self, *a, **k)\n"
+             "memdir.core.Memdir.__init__ = slow\n")
+SLOW_BLOCK = "memdir.core.Memdir.context = lambda self, *a, **k: time.sleep(30)\n"
+
+
+def test_turns_of_a_hook_that_ran_out_of_time_before_its_store_opened_are_queued(project, tmp_path):
+    """On a loaded machine (load 12 on 2 cores, 30 hooks at once) hooks spent their budget before their store was
+    open, or before a tool output or an OpenCode context's turns were captured: nothing was queued. The watchdog now
+    queues every turn the payload holds, opening a store handle itself when the hook's own is not open yet."""
+    home = tmp_path / "g"
+    with memdir.open(project, home=home) as m:
+        m.remember("deploys go through helm charts", category="decisions")
+    _late_hook(project, home, "claude-code", "user-prompt",
+               {"session_id": "s1", "cwd": str(project), "hook_event_name": "UserPromptSubmit",
+                "prompt": "why does the helm deploy hang on node two"}, SLOW_OPEN)
+    _late_hook(project, home, "claude-code", "post-tool-use",
+               {"session_id": "s1", "cwd": str(project), "hook_event_name": "PostToolUse", "tool_name": "Bash",
+                "tool_input": {"command": "make deploy"}, "tool_response": {"stdout": "helm upgrade timed out"}},
+               SLOW_OPEN)
+    _late_hook(project, home, "opencode", "context",
+               {"sessionID": "o2", "directory": str(project), "text": "x",
+                "messages": ["why is the staging cache cold", "and who flushed it"]}, SLOW_BLOCK)
+    with memdir.open(project, home=home) as m:
+        users = {h.text for h in m.recent(kinds=["user"])}
+        tools = [h.text for h in m.recent(kinds=["tool"])]
+    assert {"why does the helm deploy hang on node two", "why is the staging cache cold", "and who flushed it"} <= users
+    assert len(tools) == 1 and "helm upgrade timed out" in tools[0]
+
+
+def test_a_queue_file_whose_writer_died_before_renaming_it_is_stored(project, tmp_path):
+    """A hook ended while it renamed its queue file left `.<name>.part` whole and never drained (a probe under load):
+    after STALE_PART_S it is queued under its own name; a cut one is set aside, not deleted."""
+    home = tmp_path / "g"
+    with memdir.open(project, home=home) as m:
+        m.remember("deploys go through helm charts", category="decisions")
+        root = m.roots["project"]
+        d = spool.spool_dir(root)
+        d.mkdir(parents=True, exist_ok=True)
+        row = {"key": "u:s1:late", "role": "user", "text": "why does the nightly build skip the docs", "session": "s1",
+               "ts": "2026-11-01T12:00:00Z", "meta": None}
+        whole = d / ".00000000000000000001-1-1.json.part"
+        whole.write_text(json.dumps({"scope": "project", "rows": [row]}), encoding="utf-8")
+        cut = d / ".00000000000000000002-1-1.json.part"
+        cut.write_text('{"scope": "project", "rows": [{"key"', encoding="utf-8")
+        young = d / ".00000000000000000003-1-1.json.part"
+        young.write_text(json.dumps({"scope": "project", "rows": []}), encoding="utf-8")
+        old = time.time() - spool.STALE_PART_S - 5
+        for p in (whole, cut):
+            os.utime(p, (old, old))
+        assert len(spool.pending(root)) == 1
+        assert any(p.name.startswith("bad-") for p in d.iterdir()) and young.exists()
+    with memdir.open(project, home=home) as m:
+        assert [h.text for h in m.recent(kinds=["user"])] == ["why does the nightly build skip the docs"]

@@ -54,13 +54,42 @@ def put(root: Any, rows: list[dict[str, Any]], *, scope: str) -> Path:
     return d / name
 
 
+#: seconds after which a queue file still being written (``.<name>.part``) is taken for one whose writer died
+#: between writing and renaming it (a hook ended by its watchdog): a whole one is queued, a cut one set aside
+STALE_PART_S = 30
+
+
 def pending(root: Any) -> list[Path]:
-    """The queued files of ``root``, oldest first (``[]`` without a spool: one ``stat``)."""
+    """The queued files of ``root``, oldest first (``[]`` without a spool: one ``stat``). A ``.part`` file left by a
+    writer that died before renaming it (:data:`STALE_PART_S`) is renamed into the queue when it holds whole JSON,
+    else moved aside as ``bad-*``."""
     d = spool_dir(root)
+    try:
+        names = list(d.iterdir())
+    except OSError:
+        return []
+    for p in names:
+        if p.name.startswith(".") and p.name.endswith(".json.part"):
+            _adopt(p)
     try:
         return sorted(p for p in d.iterdir() if p.suffix == ".json" and not p.name.startswith((".", "bad-")))
     except OSError:
         return []
+
+
+def _adopt(part: Path) -> None:
+    """Queue the stale ``.part`` file ``part`` under its own name when it reads as whole JSON, else set it aside."""
+    try:
+        if time.time() - part.stat().st_mtime < STALE_PART_S:
+            return  # a writer may be at work on it
+        with open_regular(part) as f:
+            json.loads(f.read().decode("utf-8"))
+        os.replace(part, part.with_name(part.name[1:-len(".part")]))
+    except (OSError, ValueError):
+        try:
+            os.replace(part, part.with_name("bad-" + part.name.lstrip(".")))
+        except OSError:
+            pass
 
 
 def drain(root: Any, store_rows: Callable[[list[dict[str, Any]], str], Any], *, budget_s: float | None = None) -> int:

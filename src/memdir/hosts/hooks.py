@@ -64,6 +64,10 @@ SESSION_BLOCK_HOSTS = ("claude-code", "codex")
 ALL_SECTIONS = ("rules", "outline", "hits")
 
 
+#: seconds a hook whose budget is spent may take to queue the turns it has not stored (the process ends then)
+LAST_WORDS_S = 1.5
+
+
 class _Watchdog:
     """Hard-exits the process with status 0 and no output once the budget is spent (fail open).
 
@@ -89,8 +93,13 @@ class _Watchdog:
         if self.lock.acquire(blocking=False):
             log.debug("hook: time budget spent after %.0f ms; exiting without output", (time.monotonic() - self.start) * 1000)
             hand_over_upgrade()
+            # the turns not stored yet go to the spool (a loaded machine: the block came late, or the store opened
+            # late); LAST_WORDS_S more at most, then the process ends whatever they are doing
+            stop = threading.Timer(LAST_WORDS_S, os._exit, (0,))
+            stop.daemon = True
+            stop.start()
             try:
-                self.last_words()  # the turns not stored yet go to the spool (a loaded machine: the block came late)
+                self.last_words()
             except Exception as exc:  # noqa: BLE001 — the hook is leaving anyway
                 log.debug("hook: captures not queued: %s", exc)
             os._exit(0)
@@ -168,6 +177,21 @@ def decode_payload(raw: bytes | str | dict | None) -> Any:
     return json.loads(raw)
 
 
+def queue_late(m: Any, where: str | None, home: str | None, config: dict[str, Any] | None,
+               pending: list[dict[str, Any]]) -> None:
+    """A hook's last words (its budget spent): ``pending`` turns into the root's spool
+    (:meth:`memdir.Memdir.queue_capture`), through ``m``, or a store handle made now when the hook's own was not open
+    yet (reading the settings only: the index is not opened)."""
+    if not pending:
+        return
+    if m is None:
+        from memdir.core import Memdir
+
+        m = Memdir(where, home=home, config=config)
+    for ev in list(pending):
+        m.queue_capture(ev)
+
+
 def _surviving_project(gone: str) -> str | None:
     """The nearest directory above ``gone`` (a hook's working directory that no longer exists) when it lies in a
     project that still does (a ``.git`` or a ``.memory`` at or above it), else ``None``."""
@@ -224,21 +248,36 @@ def run_hook(host: str, event: str, raw: bytes | str | dict | None, *, project_d
             if emit:
                 emit(out)
             return out
+    source = {"source": call.host}
+
+    def turn(role: str, text: str) -> dict[str, Any]:
+        return {"role": role, "text": text, "session": call.session, "cwd": call.cwd, **source}
+
+    known: list[dict[str, Any]] = []  # the turns the payload itself holds (a Stop's reply may be in a transcript)
+    if call.event == "user-prompt" and call.prompt:
+        known.append(turn("user", call.prompt))
+    if call.event in ("context", "notify"):
+        known += [turn("user", t) for t in call.messages]
+    if call.event in ("stop", "notify") and call.assistant:
+        known.append(turn("assistant", call.assistant))
+    if call.event == "post-tool-use" and call.tool:
+        known.append({"role": "tool", "tool": call.tool, "input": call.tool_input, "output": call.tool_output,
+                      "call_id": call.call_id, "is_error": call.is_error, "session": call.session, "cwd": call.cwd,
+                      **source})
+    pending = list(known)  # what the watchdog queues if the budget runs out before the capture below
+    held: dict[str, Any] = {}
+    if dog is not None:
+        dog.last_words = lambda: queue_late(held.get("m"), where, home, config, pending)
     if open_store is not None:
         m = open_store(where)
     else:
         from memdir.core import Memdir
 
         m = Memdir(where, home=home, config=config)
+    held["m"] = m
     from memdir.portability.dropimport import spawn_if_pending
 
     spawn_if_pending(m.home, m.project_root)  # files dropped in <global root>/import/: a detached importer (issue 13)
-    source = {"source": call.host}
-    early = [{"role": "user", "text": call.prompt, "session": call.session, "cwd": call.cwd, **source}] \
-        if call.event == "user-prompt" and call.prompt else []
-    pending = list(early)  # what the watchdog queues if the budget runs out before the capture below
-    if dog is not None:
-        dog.last_words = lambda: [m.queue_capture(ev) for ev in list(pending)]
     try:
         if on_open is not None:
             on_open(m)
@@ -273,17 +312,9 @@ def run_hook(host: str, event: str, raw: bytes | str | dict | None, *, project_d
             from memdir.hosts.adapters.claude_code import last_assistant_text
 
             call.assistant = last_assistant_text(call.transcript_path)
-        texts: list[tuple[str, str]] = [("assistant", t) for t in replies]
-        if call.event in ("context", "notify"):
-            texts += [("user", t) for t in call.messages]
-        if call.event in ("stop", "notify") and call.assistant:
-            texts.append(("assistant", call.assistant))
-        events = early + [{"role": role, "text": text, "session": call.session, "cwd": call.cwd, **source}
-                          for role, text in texts]
-        if call.event == "post-tool-use" and call.tool:
-            events.append({"role": "tool", "tool": call.tool, "input": call.tool_input, "output": call.tool_output,
-                           "call_id": call.call_id, "is_error": call.is_error, "session": call.session,
-                           "cwd": call.cwd, **source})
+        events = [turn("assistant", t) for t in replies] + known
+        if call.event == "stop" and call.assistant and not any(ev["role"] == "assistant" for ev in known):
+            events.append(turn("assistant", call.assistant))  # read from the transcript just now
         pending[:] = events
         for ev in events:
             try:
