@@ -175,3 +175,11 @@ def test_a_null_mcp_servers_is_refused_in_one_line_before_anything_is_written(ho
     with pytest.raises(UsageError, match="not an object"):
         install_host("claude-code", argv=ARGV)
     assert not (home / ".claude" / "settings.json").exists()
+
+
+@pytest.mark.parametrize("text", ['model = "o3"\nhooks = { my = "keep" }\n', '[hooks]\nstate = { a = 1 }\n'])
+def test_codex_inline_hooks_tables_are_refused_in_one_line(home, text):
+    cfg = codex_cfg(home, text)
+    with pytest.raises(UsageError, match="inline table"):
+        install_host("codex", argv=ARGV)
+    assert cfg.read_text() == text

@@ -65,3 +65,15 @@ def test_doctor_reports_a_store_it_cannot_reach_as_a_failed_check(project, tmp_p
 
 def test_a_short_password_is_masked_where_the_url_holds_it_without_mangling_the_rest():
     assert safe_url("postgresql://u:p@h/db") == "postgresql://u:***@h/db"
+
+
+def test_a_team_server_url_with_a_password_is_masked_by_doctor_and_in_a_refusal(project, tmp_path, capsys, monkeypatch):
+    from memdir.config import Config
+    from memdir.engine.teamview import TeamUnavailable, check_server
+
+    url = "http://bob:R3motePassw0rd@127.0.0.1:9/v1"
+    got = check_server(url, "p", "tok", timeout_s=0.5)
+    assert got["ok"] == "fail" and "R3motePassw0rd" not in got["detail"] and "bob:***@" in got["detail"]
+    assert "R3motePassw0rd" not in str(TeamUnavailable(url, {"kind": "unreachable", "reason": f"{url} down", "fix": "x"}))
+    cfg = Config(env={"MEMDIR_REMOTE_URL": "http://bob:R3mote/Passw0rd@127.0.0.1:9/v1"})
+    assert cfg.warnings and not any("R3mote" in w or "Passw0rd" in w for w in cfg.warnings)

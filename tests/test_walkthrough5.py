@@ -14,7 +14,7 @@ def test_doctor_and_status_say_the_global_root_is_a_file(project, tmp_path, caps
     assert code == 1 and f"[fail] global root: {f} is a file" in out and "MEMDIR_HOME" in out
     assert "ignoring" not in err
     code, out, err = run_cli(capsys, "--dir", str(project), "status")
-    assert code == 0 and f"global: {f} (a file, not a directory" in out and "ignoring" not in err
+    assert code == 0 and f"global: {f} (a file, not a directory, stands there" in out and "ignoring" not in err
 
 
 def test_a_note_too_long_is_measured_in_one_unit(project, tmp_path, capsys, monkeypatch):
@@ -31,3 +31,13 @@ def test_text_starting_with_a_dash_gets_the_way_to_give_it(project, tmp_path, ca
         assert code == 2 and f"memdir remember -- {text!r}" in err and err.count("\n") == 1
     code, out, err = run_cli(capsys, "--dir", str(project), "remember", "--", "-rf is dangerous here")
     assert code == 0
+
+
+def test_a_global_root_under_a_file_is_said_too(project, tmp_path, capsys, monkeypatch):
+    f = tmp_path / "afile"
+    f.write_text("", encoding="utf-8")
+    monkeypatch.setenv("MEMDIR_HOME", str(f / "sub"))
+    code, out, err = run_cli(capsys, "--dir", str(project), "doctor")
+    assert code == 1 and f"[fail] global root: {f} is a file" in out
+    code, out, err = run_cli(capsys, "--dir", str(project), "status")
+    assert f"global: {f / 'sub'} (a file, not a directory, stands there" in out

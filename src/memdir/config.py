@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from memdir.lazylog import getLogger
-from memdir.urlmask import masked, safe_url
+from memdir.urlmask import masked, safe_url, scrub
 
 log = getLogger("memdir")  # imports logging only when a record can go somewhere
 
@@ -450,7 +450,8 @@ class Config:
             self.rejected[key.name] = raw
             if key.name == "store":  # memdir.open refuses it in one line (a fallback would misplace writes)
                 return _MISSING
-            self._warn(f"bad value {shown!r} for {key.name} in {source} ({exc}); keeping {kept!r}")
+            why = scrub(str(exc), raw) if isinstance(raw, str) else exc  # a parser's words may hold part of a password
+            self._warn(f"bad value {shown!r} for {key.name} in {source} ({why}); keeping {kept!r}")
             return _MISSING
 
     def _check_env_names(self, env: Any) -> None:

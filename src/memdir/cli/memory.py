@@ -433,8 +433,8 @@ def status(ctx, as_json):
         if not s.get("exists"):
             from pathlib import Path
 
-            taken = Path(s["path"]).exists() and not Path(s["path"]).is_dir()  # a file in the root's place
-            lines.append(f"{scope}: {s['path']} " + ("(a file, not a directory: nothing can be kept there; see memdir "
+            taken = any(a.exists() and not a.is_dir() for a in (Path(s["path"]), *Path(s["path"]).parents))
+            lines.append(f"{scope}: {s['path']} " + ("(a file, not a directory, stands there: nothing can be kept; see memdir "
                                                      "doctor)" if taken else "(not created yet)"))
         else:
             lines.append(f"{scope}: {s['path']}: {plural(s['notes'], 'note')}, {plural(s['events'], 'event')}, "

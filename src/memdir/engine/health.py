@@ -151,12 +151,14 @@ def status(s: Stores) -> dict[str, Any]:
 def doctor(s: Stores, *, repair: bool = True) -> list[dict[str, str]]:
     """The body of :meth:`memdir.Memdir.doctor`, whose docstring is the contract."""
     checks = index_checks(s, inspect=lambda: inspect(s), repair=repair)
-    for scope in ("global", "project"):  # a root's path taken by a file: nothing can be kept there
+    for scope in ("global", "project"):  # a root's path (or a folder above it) taken by a file: nothing is kept there
         path = s.roots[scope].path
-        if path.exists() and not path.is_dir():
+        taken = next((a for a in (path, *path.parents) if a.exists() and not a.is_dir()), None)
+        if taken is not None:
             how = "MEMDIR_HOME or --home" if scope == "global" else "the project's .memory"
             checks.insert(0, {"check": f"{scope} root", "ok": "fail",
-                              "detail": f"{path} is a file, not a directory: {scope} memories can be neither read nor kept",
+                              "detail": f"{taken} is a file, not a directory: {scope} memories can be neither read nor "
+                                        f"kept in {path}",
                               "remedy": f"move that file away, or point {how} at a directory"})
     spec = s.config.get("store")
     if spec:  # a team store (issue 14): connection, schema, row-level security, token, pgvector

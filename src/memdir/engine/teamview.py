@@ -14,6 +14,7 @@ from typing import Any
 from memdir.engine import delivery, remote
 from memdir.engine.delivery import classify
 from memdir.errors import UsageError
+from memdir.urlmask import safe_url, scrub
 
 TIMEOUT_S = 2.0  # the viewer's page waits this long for the team server; then it says what it found
 HEALTH_TIMEOUT_S = 1.0  # after no answer: how long ``<remote.url>/health`` may take to say whether PostgreSQL answers
@@ -24,6 +25,8 @@ class TeamUnavailable(UsageError):
     :func:`memdir.engine.delivery.classify` gives it (``{"kind", "reason", "fix"}``, the CLI's one-line fix)."""
 
     def __init__(self, url: str, cause: dict[str, str]):
+        cause = {k: scrub(v, url) if isinstance(v, str) else v for k, v in cause.items()}
+        url = safe_url(url)  # a user:password@ in remote.url is never shown
         super().__init__(f"{url}: {delivery.line(cause)}")
         self.url, self.cause = url, cause
 
@@ -85,8 +88,11 @@ def check_server(url: str, project: str, token: str, *, timeout_s: float = CHECK
     ``url`` (``…/v1``) once, ``GET /whoami`` with ``token``, waiting at most ``timeout_s``: reachable, the token
     valid, the person it names and the projects it grants, ``project`` among them. A failure gives the cause's fix
     (:func:`memdir.engine.delivery.classify`); an unreachable or failing server is ``fail`` too (nothing can be sent)."""
+    shown = safe_url(url)  # a user:password@ in remote.url is never shown
+
     def bad(state: dict[str, str]) -> dict[str, str]:
-        return {"check": "team server", "ok": "fail", "detail": f"{url}: {state['reason']}", "remedy": state["fix"]}
+        return {"check": "team server", "ok": "fail", "detail": scrub(f"{shown}: {state['reason']}", url),
+                "remedy": state["fix"]}
 
     if not token:
         return bad(classify(None, "no token", project=project, token_env=token_env))
@@ -104,7 +110,7 @@ def check_server(url: str, project: str, token: str, *, timeout_s: float = CHECK
     grants = ", ".join(map(str, got["projects"])) or "nothing"
     if project not in got["projects"]:
         return bad(classify(403, f"(grants: {grants})", project=project, token_env=token_env))
-    return {"check": "team server", "ok": "ok", "detail": f"{url}: reachable; the token is {got.get('person')}'s and "
+    return {"check": "team server", "ok": "ok", "detail": f"{shown}: reachable; the token is {got.get('person')}'s and "
             f"grants {grants}", "remedy": ""}
 
 

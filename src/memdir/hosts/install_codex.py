@@ -141,9 +141,16 @@ def super_table(parent, key: str, path: Path):
     t = parent.get(key)
     if t is None:
         t = tomlkit.table(is_super_table=True)
-        parent[key] = t
+        try:
+            parent[key] = t
+        except ValueError:  # the parent is an inline table (`hooks = { … }`): no table can go inside it
+            raise UsageError(f"{path}: an inline table holds `{key}`; write it as [table] sections, or add memdir's "
+                             "entries by hand — nothing was changed") from None
     elif not isinstance(t, dict):
         raise UsageError(f"{path}: `{key}` is not a table; fix it by hand — nothing was changed")
+    elif isinstance(t, tomlkit.items.InlineTable):
+        raise UsageError(f"{path}: `{key}` is an inline table; write it as [{key}] sections, or add memdir's entries "
+                         "by hand — nothing was changed")
     return t
 
 
