@@ -14,6 +14,7 @@ import json
 from datetime import datetime, timedelta, timezone
 
 import pytest
+from memdir.errors import UsageError
 
 import memdir
 from memdir.store.postgres.store import PgStore
@@ -415,3 +416,23 @@ def test_a_global_note_beside_the_project_ranks_alike_on_both_stores(tmp_path, c
                         for q in ("spelling in documentation", "release notes tense", "documentation page")])
     assert out[0] == out[1]
     assert out[0][0][0][0] == "global" and out[0][1][0][0] == "global"
+
+
+def test_a_prune_token_deletes_only_what_its_preview_showed(both, clock):
+    """The token was a hash of the days and the hour alone: items that went cold after the preview were deleted by
+    its token, never previewed (a probe)."""
+    t0 = clock.now
+    both.import_events([{"key": f"old{i}", "text": f"old chatter number {i}", "ts": t0 - timedelta(days=300)}
+                        for i in range(2)])
+    clock.now = t0 + timedelta(days=200)
+    pre = both.prune(90)
+    assert pre["count"] == 2
+    clock.now = t0  # two more that will have gone cold by the time the token is used
+    both.import_events([{"key": f"later{i}", "text": f"later chatter number {i}", "ts": t0 - timedelta(days=300)}
+                        for i in range(2)])
+    clock.now = t0 + timedelta(days=200)
+    with pytest.raises(UsageError, match="other memories than match now"):
+        both.prune(90, token=pre["token"])
+    assert both.get("old0") is not None and both.get("later0") is not None
+    again = both.prune(90)
+    assert again["count"] == 4 and both.prune(90, token=again["token"])["deleted"]

@@ -21,7 +21,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import math
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Iterable
 
 from memdir.errors import UsageError
 from memdir.store.rows import TIERS
@@ -136,11 +136,13 @@ def _cutoff(now: float, days: float) -> float:
     return math.floor((now - days * 86400.0) / 3600.0) * 3600.0
 
 
-def confirm_token(m: "Stores | Any", days: float, now: float) -> str:
-    """10 hex chars of SHA-256 over (days, hour-quantised cutoff, both root paths). Changes every hour."""
+def confirm_token(m: "Stores | Any", days: float, now: float, refs: Iterable[str] = ()) -> str:
+    """10 hex chars of SHA-256 over (days, hour-quantised cutoff, both root paths, the refs the preview lists, in
+    order). Changes every hour, and when what matches changes: a token deletes only what its preview showed."""
     m = stores_of(m)
     paths = "|".join(str(r.path) for r in m.roots.values())
-    return hashlib.sha256(f"prune|{days:g}|{_cutoff(now, days):.0f}|{paths}".encode()).hexdigest()[:10]
+    listed = "\n".join(sorted(refs))
+    return hashlib.sha256(f"prune|{days:g}|{_cutoff(now, days):.0f}|{paths}|{listed}".encode()).hexdigest()[:10]
 
 
 #: the longest idle time ``prune`` takes, in days (~1,000 years: a larger one overflows the calendar)
@@ -166,15 +168,15 @@ def prune(m: "Stores | Any", days: float, token: str | None = None, *, force: bo
     sweep(m)
     now = m.clock().timestamp()
     cutoff = _cutoff(now, days)
-    expected = confirm_token(m, days, now)
-    if force:  # seed 001's "token or force": the same selection, token computed and applied in one step
-        token = expected
-    if token is not None and token.strip() != expected:
-        raise UsageError("confirm token is wrong or expired (tokens change every hour): run `memdir prune --days "
-                         f"{days:g}` again and pass the new token")
     found: list[tuple[Any, Any]] = []
     for root in m.live():
         found += [(root, r) for r in root.store.prune_candidates(PRUNE_MAX_IMPORTANCE, cutoff)]
+    expected = confirm_token(m, days, now, (f"{root.scope}:{r['ref']}" for root, r in found))
+    if force:  # seed 001's "token or force": the same selection, token computed and applied in one step
+        token = expected
+    if token is not None and token.strip() != expected:
+        raise UsageError("confirm token is wrong, expired (tokens change every hour) or for other memories than "
+                         f"match now: run `memdir prune --days {days:g}` again and pass the new token")
     out: dict[str, Any] = {"deleted": False, "days": days, "cutoff": iso(parse_ts(cutoff)), "count": len(found),
                            "bytes": sum(r["bytes"] or 0 for _, r in found)}
     if token is None:
