@@ -43,3 +43,15 @@ def test_superseding_a_superseded_note_names_the_one_to_supersede(m):
         m.remember("Use node 22 for the frontend", category="decisions", supersedes=a.id)
     c = m.remember("Use node 22 for the frontend", category="decisions", supersedes=b.id)
     assert m.get(b.id).superseded_by == c.id and m.get(a.id).superseded_by == b.id
+
+
+def test_pinning_a_pinned_note_writes_nothing(m, project, capsys):
+    from conftest import run_cli
+
+    note = m.remember("deploys go through helm charts", category="decisions", pinned=True)
+    path = m.roots["project"].path / (note.id + ".md")
+    before = path.read_bytes()
+    assert m.pin(note.id, True).pinned and path.read_bytes() == before
+    code, out, err = run_cli(capsys, "--dir", str(project), "--home", str(m.home), "pin", note.id)
+    assert code == 0 and out.startswith("already pinned") and path.read_bytes() == before
+    assert not m.pin(note.id, False).pinned and path.read_bytes() != before

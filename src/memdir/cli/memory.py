@@ -354,8 +354,12 @@ def edit(ctx, id, file, scope, expect, as_json):
 @click.pass_context
 def pin(ctx, id, unpin, scope, as_json):
     """Pin note ID (it never decays), or --unpin it."""
-    note = open_store(ctx).pin(id, not unpin, scope=scope)
-    emit(ctx, as_json, note.to_dict(), f"{'pinned' if note.pinned else 'unpinned'} {note.id} ({note.scope})")
+    m = open_store(ctx)
+    was = m.get(id, scope=scope)
+    note = m.pin(id, not unpin, scope=scope)
+    same = getattr(was, "pinned", None) == note.pinned and getattr(was, "updated", None) == note.updated
+    emit(ctx, as_json, note.to_dict(), f"{'already ' if same else ''}{'pinned' if note.pinned else 'unpinned'} "
+                                       f"{note.id} ({note.scope})")
 
 
 def _when(ts: str | None) -> str:

@@ -468,6 +468,9 @@ def pin(s: Stores, id: str, pinned: bool = True, *, scope: str | None = None) ->
     root, nid = note_root(s, id, scope)
     path = root.path / (nid + ".md")
     with root.locked():
+        now = written(s, nid, root.scope)
+        if now.pinned == bool(pinned):  # so already: the file (and the person's git tree) is left as it is
+            return now
         clean = root.gens()[0] == root.gens()[1]
         rewrite_note(path, nid, {"pinned": bool(pinned), "updated": s.clock()}, "pin")
         root.refresh(nid)
