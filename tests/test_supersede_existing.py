@@ -55,3 +55,10 @@ def test_pinning_a_pinned_note_writes_nothing(m, project, capsys):
     code, out, err = run_cli(capsys, "--dir", str(project), "--home", str(m.home), "pin", note.id)
     assert code == 0 and out.startswith("already pinned") and path.read_bytes() == before
     assert not m.pin(note.id, False).pinned and path.read_bytes() != before
+
+
+def test_forgetting_the_older_note_leaves_no_dangling_link(m):
+    a = m.remember("Use node 18 for the frontend", category="decisions")
+    b = m.remember("Use node 20 for the frontend", category="decisions", supersedes=a.id)
+    assert m.forget(a.id)
+    assert m.get(b.id).supersedes is None and m.inspect().problems == []

@@ -284,19 +284,22 @@ def recent(s: Stores, *, kinds: Iterable[str] | None = None, category: str | Non
 
 def unsupersede(s: Stores, gone_id: str) -> None:
     """Notes that ``gone_id`` had superseded become live again (their ``superseded_by`` is removed), so
-    forgetting a replacement never leaves the older note hidden behind a dangling link."""
+    forgetting a replacement never leaves the older note hidden behind a dangling link; a note that superseded
+    ``gone_id`` loses its ``supersedes`` (forgetting the older note left it pointing at nothing: `memdir inspect`
+    reported it, and `reindex` could not mend it)."""
     for root in s.live():
         with root.locked():
-            refs = root.store.notes_superseded_by(gone_id)
-            for ref in refs:
+            refs = [(r, "superseded_by") for r in root.store.notes_superseded_by(gone_id)]
+            refs += [(r, "supersedes") for r in root.store.notes_superseding(gone_id)]
+            for ref, field in refs:
                 path = root.path / (ref + ".md")
                 try:
-                    rewrite_note(path, ref, {"superseded_by": None}, "restore")
+                    rewrite_note(path, ref, {field: None}, "restore")
                 except (MemdirError, OSError) as exc:
-                    log.warning("memdir: could not restore %s after forgetting %s: %s", ref, gone_id, exc)
+                    log.warning("memdir: could not unlink %s from %s after forgetting it: %s", ref, gone_id, exc)
                     continue
                 root.refresh(ref)
-                log.debug("forget: %s is live again (its replacement %s was forgotten)", ref, gone_id)
+                log.debug("forget: %s no longer names %s (%s), which was forgotten", ref, gone_id, field)
             if refs:
                 root.compile()
 

@@ -231,6 +231,10 @@ class PgReads:
         return [r["ref"] for r in self._x("SELECT ref FROM docs WHERE project = %s AND kind = 'note' AND superseded_by = %s",
                                           (self.project, ref))]
 
+    def notes_superseding(self, ref: str) -> list[str]:
+        return [r["ref"] for r in self._x("SELECT ref FROM docs WHERE project = %s AND kind = 'note' AND supersedes = %s",
+                                          (self.project, ref))]
+
     def note_states(self) -> dict[str, tuple[int | None, int | None]]:
         return {r["ref"]: (r["mtime_ns"], r["size"]) for r in
                 self._x("SELECT ref, mtime_ns, size FROM docs WHERE project = %s AND kind = 'note'", (self.project,))}

@@ -217,6 +217,9 @@ class SqliteStore:
     def notes_superseded_by(self, ref):
         return [r[0] for r in self.db.execute("SELECT ref FROM docs WHERE kind = 'note' AND superseded_by = ?", (ref,))]
 
+    def notes_superseding(self, ref):
+        return [r[0] for r in self.db.execute("SELECT ref FROM docs WHERE kind = 'note' AND supersedes = ?", (ref,))]
+
     def note_states(self):
         return {r["ref"]: (r["mtime_ns"], r["size"]) for r in self.db.execute("SELECT ref, mtime_ns, size FROM docs WHERE kind = 'note'")}
 
