@@ -62,3 +62,23 @@ def test_forgetting_the_older_note_leaves_no_dangling_link(m):
     b = m.remember("Use node 20 for the frontend", category="decisions", supersedes=a.id)
     assert m.forget(a.id)
     assert m.get(b.id).supersedes is None and m.inspect().problems == []
+
+
+def test_an_export_with_two_notes_of_one_text_brings_both_back(m, project, tmp_path):
+    root = m.roots["project"].path
+    m.remember("seed note so the root exists", category="facts")
+    for cat, slug in (("facts", "dup-a"), ("decisions", "dup-b")):
+        (root / cat).mkdir(exist_ok=True)
+        (root / cat / f"{slug}.md").write_text("---\nsummary: same body\n---\nThe cache lives in redis db 3.\n",
+                                               encoding="utf-8")
+    out = tmp_path / "dump.jsonl"
+    with memdir.open(project, home=m.home) as m1:  # a later command: it reads the hand-made files
+        assert m1.export(out)["notes"] == 3
+    other = tmp_path / "other"
+    other.mkdir()
+    with memdir.open(other, home=tmp_path / "g2") as m2:
+        got = m2.import_jsonl(out)
+        assert got["notes"] == 3 and got["notes_existing"] == 0
+        assert {"facts/dup-a", "decisions/dup-b"} <= {n.id for n in m2.inspect().notes}
+        again = m2.import_jsonl(out)
+        assert again["notes"] == 0 and again["notes_existing"] == 3

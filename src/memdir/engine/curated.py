@@ -75,8 +75,10 @@ FIELDS_MAX_BYTES = 80_000
 def remember(s: Stores, text: str, *, category: str = "facts", summary: str | None = None, tags: Iterable[str] = (),
              load_when: Iterable[str] = (), pinned: bool = False, supersedes: str | None = None,
              scope: str = "project", kind: str | None = None, highlight: str | None = None,
-             provenance: dict[str, Any] | None = None) -> Note:
-    """The body of :meth:`memdir.Memdir.remember`, whose docstring is the contract."""
+             provenance: dict[str, Any] | None = None, same_text_apart: bool = False) -> Note:
+    """The body of :meth:`memdir.Memdir.remember`, whose docstring is the contract. ``same_text_apart``: write a
+    new note even when the root holds this text under another id (:func:`restore_note`: an export's two notes of one
+    text are two files, as they were)."""
     if not isinstance(text, str) or notes.is_blank(text):
         raise UsageError("nothing to remember: the text is empty")
     root = s.root(scope)
@@ -105,7 +107,7 @@ def remember(s: Stores, text: str, *, category: str = "facts", summary: str | No
         ref = store.live_note_with_sha(sha)  # a superseded copy does not count: re-stating it revives the text
         if ref is None:  # a near-duplicate: same words, other case/spacing/punctuation (issue 13 item 10)
             ref = near_duplicate(store, text)
-        existing = get(s, ref, scope=scope) if ref is not None else None
+        existing = get(s, ref, scope=scope) if ref is not None and not same_text_apart else None
         if isinstance(existing, Note) and not supersedes:
             log.debug("remember: same text as %s; nothing written", existing.id)
             return replace_note(existing, existed=True)
@@ -578,9 +580,20 @@ def restore_note(s: Stores, obj: dict[str, Any]) -> Note:
     old = superseded_copy(s, root, text, nid)
     if old is not None and (obj.get("superseded_by") or not _written_after(s, obj, old)):
         return replace_note(old, existed=True)
+    # the same text under another id, and this id free: the export held two notes of one text (two files, as
+    # memdir keeps them), not this one again
+    apart = False
+    if isinstance(nid, str) and root.exists():
+        here = get(s, nid, scope=scope)
+        if isinstance(here, Note):
+            if notes.content_hash(stored_text(here.text)) == notes.content_hash(stored_text(text)):
+                return replace_note(here, existed=True)
+        else:
+            same = root.store.live_note_with_sha(notes.content_hash(stored_text(text)))
+            apart = same is not None and same != nid
     note = remember(s, text, category=category, summary=obj.get("summary"), tags=obj.get("tags") or (),
                          load_when=obj.get("load_when") or (), pinned=bool(obj.get("pinned")), scope=scope,
-                         kind=obj.get("kind"), highlight=obj.get("highlight"))
+                         kind=obj.get("kind"), highlight=obj.get("highlight"), same_text_apart=apart)
     if note.existed:
         return note
     root = s.root(scope)
