@@ -41,3 +41,17 @@ def test_a_global_root_under_a_file_is_said_too(project, tmp_path, capsys, monke
     assert code == 1 and f"[fail] global root: {f} is a file" in out
     code, out, err = run_cli(capsys, "--dir", str(project), "status")
     assert f"global: {f / 'sub'} (a file, not a directory, stands there" in out
+
+
+def test_an_export_says_root_md_s_goals_and_rules_travel_as_the_file(project, tmp_path, capsys, monkeypatch):
+    import memdir
+
+    monkeypatch.setenv("MEMDIR_HOME", str(tmp_path / "g"))
+    with memdir.open(project, home=tmp_path / "g") as m:
+        m.remember("deploys go through helm charts", category="decisions")
+    page = project / ".memory" / "ROOT.md"
+    page.write_text(page.read_text(encoding="utf-8").replace(
+        "<!-- notes in rules/ are injected into every prompt -->\n",
+        "<!-- notes in rules/ are injected into every prompt -->\n\n- Never force-push to main\n"), encoding="utf-8")
+    code, out, err = run_cli(capsys, "--dir", str(project), "export", str(tmp_path / "d.jsonl"))
+    assert code == 0 and "ROOT.md's 1 goal or hard rule is not in it" in out

@@ -60,7 +60,8 @@ def export(ctx, path, force, store_url, store_project, as_json):
         with tempfile.TemporaryDirectory() as tmp:
             out = m.export(Path(tmp) / "export.jsonl")
             sys.stdout.write((Path(tmp) / "export.jsonl").read_text(encoding="utf-8"))
-        click.echo(f"exported {out['notes']} notes, {out['events']} events and {plural(out['tombstones'], 'tombstone')}", err=True)
+        click.echo(f"exported {out['notes']} notes, {out['events']} events and {plural(out['tombstones'], 'tombstone')}"
+                   + _page_note(m), err=True)
         return
     target = expand_user(path)  # the file checked is the file written
     parent = target.absolute().parent
@@ -72,7 +73,15 @@ def export(ctx, path, force, store_url, store_project, as_json):
         if not is_export(target):  # a hand-written ROOT.md, a README: never replaced by mistake
             raise UsageError(f"{path} exists and is not a memdir export: choose another file, or pass --force to replace it")
     out = m.export(target)
-    emit(ctx, as_json, out, f"exported {out['notes']} notes, {out['events']} events and {plural(out['tombstones'], 'tombstone')} to {path}")
+    emit(ctx, as_json, out, f"exported {out['notes']} notes, {out['events']} events and {plural(out['tombstones'], 'tombstone')} "
+                            f"to {path}" + _page_note(m))
+
+
+def _page_note(m) -> str:
+    """What an export leaves out and how it travels: ROOT.md's hand-written goals and hard rules (the file itself)."""
+    n = len(m.goals()) + len([r for r in m.rules() if r.category == "ROOT.md"])
+    what = "goal or hard rule is" if n == 1 else "goals and hard rules are"
+    return f"; ROOT.md's {n} {what} not in it: copy each root's ROOT.md with it" if n else ""
 
 
 @click.command(name="import")
