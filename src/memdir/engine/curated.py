@@ -16,7 +16,7 @@ from memdir.errors import EditConflict, MemdirError, NotFound, PathError, UsageE
 from memdir.lazylog import getLogger
 from memdir.notes import markdown as notes
 from memdir.roots import ROOT_PAGE, check_segment, split_id
-from memdir.stores import SCOPES, Stores
+from memdir.stores import Stores
 from memdir.timeutil import parse_ts
 from memdir.types import Event, Hit, Note
 
@@ -77,7 +77,7 @@ def remember(s: Stores, text: str, *, category: str = "facts", summary: str | No
              scope: str = "project", kind: str | None = None, highlight: str | None = None,
              provenance: dict[str, Any] | None = None, same_text_apart: bool = False) -> Note:
     """The body of :meth:`memdir.Memdir.remember`, whose docstring is the contract. ``same_text_apart``: write a
-    new note even when the root holds this text under another id (:func:`restore_note`: an export's two notes of one
+    new note even when the root holds this text under another id (:func:`memdir.engine.restore.restore_note`: an export's two notes of one
     text are two files, as they were)."""
     if not isinstance(text, str) or notes.is_blank(text):
         raise UsageError("nothing to remember: the text is empty")
@@ -552,99 +552,3 @@ def reject_proposal(s: Stores, pid: str) -> dict[str, Any]:
         raise UsageError(f"proposal {pid} is already {p.get('status')}")
     with root.locked():
         return {**proposals.decide(path, "rejected", s.clock()), "scope": root.scope}
-
-
-def restore_note(s: Stores, obj: dict[str, Any]) -> Note:
-    """Bring back an exported note as it was: same id when free, times, kind, highlight, pinned and the
-    supersede links. Same text already in that root → the existing note (``existed``); a superseded copy of the
-    same text counts too (a re-run of an import or a migration adds no ``…-2.md``, and an export made before a
-    supersede does not bring the replaced text back as a live note). Raises like :meth:`remember`."""
-    scope = obj.get("scope") if obj.get("scope") in SCOPES else "project"
-    text = obj.get("text")
-    if not isinstance(text, str) or not text.strip():
-        raise UsageError("a note line needs a non-empty text")
-    nid = obj.get("id")
-    try:
-        category, slug = split_id(nid) if isinstance(nid, str) else (None, None)
-    except PathError:
-        category, slug = None, None
-    category = category or obj.get("category") or "facts"
-    check_segment(category, "category")
-    root = s.root(scope)
-    if category not in s.config.get("categories"):  # a custom category the export came from: recreate it
-        root.ensure()
-        from memdir.roots import safe_join
-
-        safe_join(root.path, category).mkdir(exist_ok=True)
-    # the same text superseded here, and the export's copy too or older than its replacement: already there
-    old = superseded_copy(s, root, text, nid)
-    if old is not None and (obj.get("superseded_by") or not _written_after(s, obj, old)):
-        return replace_note(old, existed=True)
-    # the same text under another id, and this id free: the export held two notes of one text (two files, as
-    # memdir keeps them), not this one again
-    apart = False
-    if isinstance(nid, str) and root.exists():
-        here = get(s, nid, scope=scope)
-        if isinstance(here, Note):
-            if notes.content_hash(stored_text(here.text)) == notes.content_hash(stored_text(text)):
-                return replace_note(here, existed=True)
-        else:
-            same = root.store.live_note_with_sha(notes.content_hash(stored_text(text)))
-            apart = same is not None and same != nid
-    note = remember(s, text, category=category, summary=obj.get("summary"), tags=obj.get("tags") or (),
-                         load_when=obj.get("load_when") or (), pinned=bool(obj.get("pinned")), scope=scope,
-                         kind=obj.get("kind"), highlight=obj.get("highlight"), same_text_apart=apart)
-    if note.existed:
-        return note
-    root = s.root(scope)
-    changes: dict[str, Any] = {}
-    for key in ("created", "updated"):
-        try:
-            changes[key] = parse_ts(obj[key])
-        except (KeyError, UsageError):
-            pass
-    for key in ("supersedes", "superseded_by"):
-        if isinstance(obj.get(key), str) and obj[key].strip():
-            changes[key] = cevents.clean(obj[key]).strip()
-    target = note.id
-    with root.locked():
-        path = note.path
-        raw = notes.update_fields(notes.read_text(path), changes) if changes else notes.read_text(path)
-        if slug and f"{category}/{slug}" != note.id and not (root.path / category / f"{slug}.md").exists():
-            target = f"{category}/{slug}"
-            raw = notes.update_fields(raw, {"id": target})
-            notes.atomic_write(root.path / category / f"{slug}.md", raw)
-            path.unlink()
-            root.refresh(note.id)
-        else:
-            notes.atomic_write(path, raw)
-        root.refresh(target)
-        root.compile(categories=[category])
-    got = get(s, target, scope=scope)
-    return got if isinstance(got, Note) else note
-
-
-def _written_after(s: Stores, obj: dict[str, Any], old: Note) -> bool:
-    """True when the exported note ``obj`` was last written after the note that superseded ``old`` here was made."""
-    made = getattr(get(s, old.superseded_by, scope=old.scope) if old.superseded_by else None, "created", None)
-    written = parse_ts(obj.get("updated") or obj.get("created") or "", default=made) if made else None
-    return made is not None and written > made
-
-
-def superseded_copy(s: Stores, root: Root, text: str, nid: Any) -> Note | None:
-    """The note of ``root`` holding ``text`` (as :func:`remember` would store it) that is superseded — ``nid``
-    first, then any superseded note — or ``None``."""
-    if not root.exists():
-        return None
-    sha = notes.content_hash(stored_text(text))
-    store = root.store
-    if not store.has_text(sha, "note"):
-        return None
-    refs = [nid] if isinstance(nid, str) else []
-    refs += sorted(r["ref"] for r in store.note_entries() if r["superseded_by"])
-    for ref in refs:
-        if store.ref_sha(ref) == sha:
-            got = get(s, ref, scope=root.scope)
-            if isinstance(got, Note) and got.superseded_by:
-                return got
-    return None

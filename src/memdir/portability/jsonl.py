@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from memdir.capture import events as cevents
-from memdir.engine import curated
+from memdir.engine import curated, restore
 from memdir.engine import events as event_ops
 from memdir.engine import forget as forgetting
 from memdir.errors import Interrupted, MemdirError, NotFound, ReadOnlyStore, UsageError
@@ -198,7 +198,7 @@ def _restore_notes(s: Stores, notes_in: list[tuple[int, dict[str, Any]]], counts
             if forgotten_note(s, obj, seen):
                 counts["notes_forgotten"] += 1
                 continue
-            note = curated.restore_note(s, obj)
+            note = restore.restore_note(s, obj)
             counts["notes_existing" if note.existed else "notes"] += 1
         except ReadOnlyStore:  # no line can be stored: one line says so, not one per line
             raise

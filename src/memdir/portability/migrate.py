@@ -36,7 +36,7 @@ import sqlite3
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator
 
-from memdir.engine import curated
+from memdir.engine import restore
 from memdir.portability.jsonl import forgotten_note
 from memdir.notes import markdown as notes
 from memdir.errors import NotFound, UsageError
@@ -393,7 +393,7 @@ def _store_items(m: "Memdir", items: list[dict[str, Any]], vectors: dict, *, dry
                 counts["skipped"] += 1
                 continue
             try:
-                note = curated.restore_note(m.stores, obj)
+                note = restore.restore_note(m.stores, obj)
             except UsageError as exc:
                 counts["skipped"] += 1
                 log.warning("memdir: migrate: note skipped: %s", exc)
