@@ -55,3 +55,17 @@ def test_an_export_says_root_md_s_goals_and_rules_travel_as_the_file(project, tm
         "<!-- notes in rules/ are injected into every prompt -->\n\n- Never force-push to main\n"), encoding="utf-8")
     code, out, err = run_cli(capsys, "--dir", str(project), "export", str(tmp_path / "d.jsonl"))
     assert code == 0 and "ROOT.md's 1 goal or hard rule is not in it" in out
+
+
+def test_forget_by_query_points_at_root_md_for_its_own_lines(project, tmp_path, capsys, monkeypatch):
+    import memdir
+
+    monkeypatch.setenv("MEMDIR_HOME", str(tmp_path / "g"))
+    with memdir.open(project, home=tmp_path / "g") as m:
+        m.remember("deploys go through helm charts", category="decisions")
+    page = project / ".memory" / "ROOT.md"
+    page.write_text(page.read_text(encoding="utf-8").replace(
+        "<!-- notes in rules/ are injected into every prompt -->\n",
+        "<!-- notes in rules/ are injected into every prompt -->\n\n- Never force-push to main\n"), encoding="utf-8")
+    code, out, err = run_cli(capsys, "--dir", str(project), "forget", "--query", "force-push")
+    assert code == 1 and "edit ROOT.md by hand" in err

@@ -235,7 +235,9 @@ def forget(ctx, id, id_opt, scope, source, session, query, prefix, token, force,
         what = f"--query {query!r}" if query is not None else f"--prefix {prefix!r}"
         if not res["count"]:  # like a missing id: say so, exit 1 (scripts can tell), with --force too
             emit(ctx, as_json, {**res, "deleted": False}, "")
-            raise NotFound(f"no memory matches {what}; nothing to forget (see `memdir recall`)")
+            page = query is not None and any(h.id.startswith("ROOT.md/") for h in m.recall(query, k=5, rehearse=False))
+            raise NotFound(f"no memory matches {what}; nothing to forget" + (
+                " (a goal or hard rule of ROOT.md matches: edit ROOT.md by hand)" if page else " (see `memdir recall`)"))
         if res["deleted"]:
             n = res["count"]
             human = (f"forgot {n} {'memory' if n == 1 else 'memories'} ({plural(res['notes'], 'note')}, "
