@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from memdir.errors import UsageError
+from memdir.errors import NotFound, UsageError
 from memdir.portability.importers import (
     TOOL_SUMMARY_MAX_CHARS,
     default_paths,
@@ -354,7 +354,7 @@ def test_opencode_bad_inputs(tmp_path):
     sqlite3.connect(other).execute("CREATE TABLE t (x)").connection.close()
     with pytest.raises(UsageError, match="message/part"):
         list(iter_opencode(other))
-    with pytest.raises(UsageError):
+    with pytest.raises(NotFound, match="no opencode sessions found"):  # nothing found: exit 1, as the other sources
         list(iter_opencode(tmp_path))
     with pytest.raises(FileNotFoundError):
         list(iter_opencode(tmp_path / "missing"))

@@ -30,7 +30,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from memdir.errors import UsageError
+from memdir.errors import NotFound, UsageError
 from memdir.capture.tools import tool_summary
 from memdir.portability.importers.jsonl import count, iso, make_event
 from memdir.portability.importers.sqlite import connect_ro
@@ -67,7 +67,9 @@ def iter_opencode(path: str | Path, *, stats: Counter | None = None) -> Iterator
         found = True
         yield from iter_opencode_storage(path / "storage", stats=stats)
     if not found:
-        raise UsageError(f"{path} holds neither opencode.db nor storage/message/: pass the OpenCode data directory")
+        # nothing found, as the other sources say it (exit 1), with where OpenCode keeps its sessions
+        raise NotFound(f"no opencode sessions found in {path}: it holds neither opencode.db nor storage/message/; "
+                       "pass the OpenCode data directory")
 
 
 # ---------------------------------------------------------------- shared part → event
