@@ -183,3 +183,16 @@ def test_codex_inline_hooks_tables_are_refused_in_one_line(home, text):
     with pytest.raises(UsageError, match="inline table"):
         install_host("codex", argv=ARGV)
     assert cfg.read_text() == text
+
+
+def test_a_project_install_keeps_its_backups_out_of_the_checkout(home, tmp_path):
+    proj = tmp_path / "proj"
+    (proj / ".git").mkdir(parents=True)
+    (proj / ".claude").mkdir()
+    original = '{\n    "permissions": {"allow": ["Bash(ls)"]}\n}'
+    (proj / ".claude" / "settings.json").write_text(original, encoding="utf-8")
+    install_host("claude-code", project=proj, argv=ARGV)
+    in_tree = [p for p in proj.rglob("*.memdir-backup-*") if ".git" not in p.parts]
+    assert not in_tree and list((proj / ".git" / "memdir-backups").rglob("settings.json.memdir-backup-*"))
+    install_host("claude-code", project=proj, uninstall=True, argv=ARGV)
+    assert (proj / ".claude" / "settings.json").read_text(encoding="utf-8") == original  # restored from there

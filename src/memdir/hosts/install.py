@@ -126,10 +126,35 @@ def read_json(path: Path) -> dict[str, Any] | None:
     return data
 
 
+def backup_dir(path: Path, project: Path | None) -> Path:
+    """Where the backup of ``path`` goes: beside it, or, for a file of a git checkout's project settings
+    (``--project``), under ``<project>/.git/memdir-backups/`` (a backup beside it showed in ``git status`` and could
+    be committed)."""
+    if project is not None:
+        git = Path(project) / ".git"
+        try:
+            rel = path.absolute().relative_to(Path(project).absolute())
+        except ValueError:
+            rel = None
+        if rel is not None and git.is_dir():
+            return git / "memdir-backups" / rel.parent
+    return path.parent
+
+
+def backups_of(path: Path, project: Path | None) -> list[Path]:
+    """The backups install made of ``path`` (the file itself, a link's target), newest first."""
+    found: list[Path] = []
+    for d in {path.parent, backup_dir(path, project)}:
+        found += d.glob(f"{path.name}.memdir-backup-*")
+    return sorted(found, key=lambda b: b.name, reverse=True)
+
+
 def backup_file(plan: Plan, path: Path) -> Path | None:
     if plan.dry_run or not path.exists():
         return None
-    backup = path.with_name(f"{path.name}.memdir-backup-{stamp()}")
+    where = backup_dir(path, plan.project)
+    where.mkdir(parents=True, exist_ok=True)
+    backup = where / f"{path.name}.memdir-backup-{stamp()}"
     shutil.copy2(path, backup)
     return backup
 
@@ -200,10 +225,10 @@ def write_json(plan: Plan, path: Path, data: dict[str, Any], *, empty: tuple[dic
                 return
         except json.JSONDecodeError:
             pass
-    write_text(plan, path, as_written(path, data, old), old=old)
+    write_text(plan, path, as_written(path, data, old, plan.project), old=old)
 
 
-def as_written(path: Path, data: dict[str, Any], old: str | None) -> str:
+def as_written(path: Path, data: dict[str, Any], old: str | None, project: Path | None = None) -> str:
     """``data`` as the text to write at ``path``: a backup's own text when it holds the same settings, empty objects
     and lists aside (an uninstall gives the file back byte for byte: indentation, escapes, key order, the person's
     empty ``"hooks": {}``), else JSON indented as ``old`` is."""
@@ -215,7 +240,7 @@ def as_written(path: Path, data: dict[str, Any], old: str | None) -> str:
 
     target = path.resolve() if path.is_symlink() else path
     want = bare(data)
-    for b in sorted(target.parent.glob(f"{target.name}.memdir-backup-*"), reverse=True)[:20]:
+    for b in backups_of(target, project)[:20]:
         try:
             text = b.read_text(encoding="utf-8-sig")
             if bare(json.loads(text)) == want:

@@ -43,6 +43,7 @@ from typing import Any
 from memdir.errors import UsageError
 from memdir.hosts.install import (
     Plan,
+    backups_of,
     join_argv,
     read_json,
     remove_empty_dirs,
@@ -190,7 +191,7 @@ def write_hooks_json(plan: Plan, path: Path, data: dict[str, Any], *, uninstall:
     backup's bytes back (its indentation, key order and final newline, not ``json.dumps``'s)."""
     if uninstall and data and path.exists():
         target = path.resolve() if path.is_symlink() else path
-        for backup in sorted(target.parent.glob(f"{target.name}.memdir-backup-*"), reverse=True):
+        for backup in backups_of(target, plan.project):
             try:
                 text = backup.read_text(encoding="utf-8")
                 same = json.loads(text.lstrip("\ufeff")) == data
