@@ -196,3 +196,14 @@ def test_a_project_install_keeps_its_backups_out_of_the_checkout(home, tmp_path)
     assert not in_tree and list((proj / ".git" / "memdir-backups").rglob("settings.json.memdir-backup-*"))
     install_host("claude-code", project=proj, uninstall=True, argv=ARGV)
     assert (proj / ".claude" / "settings.json").read_text(encoding="utf-8") == original  # restored from there
+
+
+def test_a_read_only_settings_file_is_left_alone_and_nothing_is_written(home):
+    settings = home / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text('{"theme": "dark"}', encoding="utf-8")
+    settings.chmod(0o444)
+    with pytest.raises(UsageError, match="read-only"):
+        install_host("claude-code", argv=ARGV)
+    assert settings.read_text(encoding="utf-8") == '{"theme": "dark"}' and not (home / ".claude.json").exists()
+    assert install_host("claude-code", argv=ARGV, dry_run=True).changes  # a dry run still shows what would change

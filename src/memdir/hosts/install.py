@@ -396,7 +396,23 @@ def install_host(host: str, *, project: Path | None = None, uninstall: bool = Fa
     target = registry.HOSTS.get(host, {}).get("install")
     if not target:
         raise UsageError(f"unknown host {host!r}: use one of {', '.join(HOST_NAMES)}")
-    registry.resolve(target)(plan, project=project, uninstall=uninstall, argv=argv, legacy=legacy)
+    run = registry.resolve(target)
+    if not dry_run:  # a file the person made read-only is theirs to open up: found before anything is written
+        probe = Plan(dry_run=True, project=project)
+        run(probe, project=project, uninstall=uninstall, argv=argv, legacy=legacy)
+        locked = [c["file"] for c in probe.changes if c["action"] in ("updated", "removed") and read_only(Path(c["file"]))]
+        if locked:
+            raise UsageError(f"{locked[0]} is read-only: memdir leaves it alone; make it writable (chmod u+w) or "
+                             "change it by hand — nothing was changed")
+    run(plan, project=project, uninstall=uninstall, argv=argv, legacy=legacy)
     return plan
+
+
+def read_only(path: Path) -> bool:
+    """True when ``path`` (a link's target) exists with no write permission for its owner (``chmod a-w``)."""
+    try:
+        return not stat.S_IMODE(os.stat(path).st_mode) & stat.S_IWUSR
+    except OSError:
+        return False
 
 
