@@ -400,7 +400,8 @@ def install_host(host: str, *, project: Path | None = None, uninstall: bool = Fa
     if not dry_run:  # a file the person made read-only is theirs to open up: found before anything is written
         probe = Plan(dry_run=True, project=project)
         run(probe, project=project, uninstall=uninstall, argv=argv, legacy=legacy)
-        locked = [c["file"] for c in probe.changes if c["action"] in ("updated", "removed") and read_only(Path(c["file"]))]
+        locked = [c["file"] for c in probe.changes
+                  if c["action"] in ("updated", "removed") and read_only(Path(c["file"]))]
         if locked:
             raise UsageError(f"{locked[0]} is read-only: memdir leaves it alone; make it writable (chmod u+w) or "
                              "change it by hand — nothing was changed")
