@@ -245,6 +245,7 @@ def vector_status(m: "Stores | Any", out: dict[str, Any]) -> dict[str, Any]:
             "pending": st.vector_pending_count(model) if model else None,
             "failed": got["failed"],
             "other_model": got["other_model"],
+            **({"damaged": got["damaged"]} if got.get("damaged") else {}),
         }
     return out
 
@@ -338,6 +339,10 @@ def index_checks(m: "Stores | Any", inspect: Callable[[], Any] | None = None, *,
                 p = root.store.vector_pending_count(prov.model)
                 add(f"{root.scope} pending", "ok" if p == 0 else "warn", f"{p} memories without a current vector",
                     "" if p == 0 else "run `memdir backfill`")
+                bad = root.store.vector_counts(prov.model).get("damaged", 0)
+                if bad:  # cut, or text written over them: recall leaves them out, a backfill embeds them again
+                    add(f"{root.scope} vectors", "warn", f"{bad} stored vectors of {prov.model} are damaged (not "
+                        "whole float32 vectors); recall leaves them out", "run `memdir backfill` (it embeds them again)")
         except sqlite3.DatabaseError as exc:
             advice = damaged_index(exc, root.db_path)
             if advice is None:

@@ -19,8 +19,12 @@ def _np():
     return np
 
 
+#: a stored vector that is whole: bytes of its recorded length (float32). A damaged one (cut, or text written over it)
+#: is never searched (it made every hybrid recall fail), counts as ``damaged`` and is embedded again by a backfill
+_WHOLE = "(typeof(v.vector) = 'blob' AND v.dim IS NOT NULL AND length(v.vector) = 4 * v.dim)"
 _PENDING_WHERE = ("(v.ref IS NULL OR v.status != 'ok' OR v.model IS NOT ?1 OR v.content_sha256 IS NOT d.content_sha256 "
-                  "OR v.dim IS NOT coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'embed_dim:' || ?1), v.dim)) "
+                  "OR v.dim IS NOT coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'embed_dim:' || ?1), v.dim) "
+                  f"OR NOT {_WHOLE}) "
                   "AND d.superseded_by IS NULL AND d.ref NOT IN (SELECT ref FROM tombstones)")
 
 
@@ -118,13 +122,14 @@ def hot_rows(db, model: str, dim: int | None) -> list:
     return db.execute(
         "SELECT v.ref, v.content_sha256, v.vector FROM vectors v LEFT JOIN tiers t ON t.ref = v.ref "
         "WHERE v.status = 'ok' AND v.model = ? AND coalesce(t.tier, 'hot') IN ('hot', 'warm') "
-        "AND (? IS NULL OR v.dim = ?) ORDER BY v.rowid", (model, dim, dim)).fetchall()
+        f"AND (? IS NULL OR v.dim = ?) AND {_WHOLE} ORDER BY v.rowid", (model, dim, dim)).fetchall()
 
 
 def cold_rows(db, model: str, dim: int):
     """A cursor over ``(ref, content_sha256, vector bytes)`` of the cold ``ok`` vectors (SQLite index)."""
     return db.execute("SELECT v.ref, v.content_sha256, v.vector FROM vectors v JOIN tiers t ON t.ref = v.ref "
-                      "WHERE t.tier = 'cold' AND v.status = 'ok' AND v.model = ? AND v.dim = ?", (model, dim))
+                      f"WHERE t.tier = 'cold' AND v.status = 'ok' AND v.model = ? AND v.dim = ? AND {_WHOLE}",
+                      (model, dim))
 
 
 def live_rows(db, refs: list[str]) -> dict[str, Any]:
@@ -141,10 +146,15 @@ def live_rows(db, refs: list[str]) -> dict[str, Any]:
 
 
 def vector_counts(db, model: str | None) -> dict[str, int]:
-    """``ok`` vectors of ``model``, ``failed`` ones and ``ok`` ones of another model (SQLite index)."""
-    return {"ok": db.execute("SELECT count(*) FROM vectors WHERE status = 'ok' AND model IS ?", (model,)).fetchone()[0],
+    """``ok`` (whole) vectors of ``model``, ``failed`` ones, ``ok`` ones of another model and ``damaged`` ones of
+    ``model`` (not bytes of their recorded length) (SQLite index)."""
+    whole = _WHOLE.replace("v.", "")
+    return {"ok": db.execute(f"SELECT count(*) FROM vectors WHERE status = 'ok' AND model IS ? AND {whole}",
+                             (model,)).fetchone()[0],
             "failed": db.execute("SELECT count(*) FROM vectors WHERE status = 'failed'").fetchone()[0],
-            "other_model": db.execute("SELECT count(*) FROM vectors WHERE status = 'ok' AND model IS NOT ?", (model,)).fetchone()[0]}
+            "other_model": db.execute("SELECT count(*) FROM vectors WHERE status = 'ok' AND model IS NOT ?", (model,)).fetchone()[0],
+            "damaged": db.execute(f"SELECT count(*) FROM vectors WHERE status = 'ok' AND model IS ? AND NOT {whole}",
+                                  (model,)).fetchone()[0]}
 
 
 def stamp(db, model: str) -> tuple:
