@@ -82,3 +82,17 @@ def test_an_export_with_two_notes_of_one_text_brings_both_back(m, project, tmp_p
         assert {"facts/dup-a", "decisions/dup-b"} <= {n.id for n in m2.inspect().notes}
         again = m2.import_jsonl(out)
         assert again["notes"] == 0 and again["notes_existing"] == 3
+
+
+def test_a_proposal_that_replaces_a_pinned_note_says_so_before_and_after(m, project, capsys):
+    from conftest import run_cli
+    from memdir.notes import proposals as props
+
+    old = m.remember("deploy with npm", category="decisions", pinned=True)
+    props.create(m.roots["project"].path, text="deploy with yarn now", summary="Deploy with yarn now",
+                 category="decisions", supersedes=old.id, source="distill", now=m.clock())
+    code, out, err = run_cli(capsys, "--dir", str(project), "--home", str(m.home), "proposals")
+    assert code == 0 and "decisions note: Deploy with yarn now" in out and f"(replaces {old.id})" in out
+    pid = out.split()[0]
+    code, out, err = run_cli(capsys, "--dir", str(project), "--home", str(m.home), "proposals", "accept", pid)
+    assert code == 0 and f"{old.id} is superseded by it" in out

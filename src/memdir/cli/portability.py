@@ -370,10 +370,11 @@ def distill(ctx, session, since, dry_run, as_json):
         lines.append(f"  {verb} {n['id'] or n['category'] + '/…'}: {n['summary'][:80]}" + (f" (supersedes {n['supersedes']})" if n.get("supersedes") else ""))
     for p in out["proposals"]:  # an accept command only for a proposal that is on disk (never a dry run's)
         if p.get("id") and p.get("exists", p.get("created")):
-            lines.append(f"  {'proposed' if p.get('created') else 'already proposed'} rule {p['id']}: {p['summary'][:80]} "
-                         f"(memdir proposals accept {p['id']})")
+            lines.append(f"  {'proposed' if p.get('created') else 'already proposed'} {_proposal_kind(p)} {p['id']}: "
+                         f"{p['summary'][:80]}{_replaces(p)} (memdir proposals accept {p['id']})")
         else:
-            lines.append(f"  would propose a rule: {p['summary'][:80]} (run without --dry-run to write the proposal)")
+            lines.append(f"  would propose {_proposal_kind(p, True)}: {p['summary'][:80]}{_replaces(p)} (run without --dry-run "
+                         "to write the proposal)")
     for k in out["skipped"]:
         lines.append(f"  skipped: {k['summary'][:60]}: {k['reason']}")
     for r in out["rejected"]:
@@ -400,9 +401,22 @@ def proposals(ctx, as_json, all_):
     if ctx.invoked_subcommand is not None:
         return
     items = open_store(ctx).proposals(status=None if all_ else "pending")
-    lines = [f"{p['id']} [{p['scope']} {p['status']}] {p.get('summary', '')[:90]}  (source {p.get('source')}"
-             + (f", session {', '.join(map(str, p['sessions']))}" if p.get("sessions") else "") + ")" for p in items]
+    lines = [f"{p['id']} [{p['scope']} {p['status']}] {_proposal_kind(p)}: {p.get('summary', '')[:90]}{_replaces(p)}"
+             f"  (source {p.get('source')}" + (f", session {', '.join(map(str, p['sessions']))}" if p.get("sessions") else "")
+             + ")" for p in items]
     emit(ctx, as_json, items, "\n".join(lines) or "no pending proposals")
+
+
+def _proposal_kind(p: dict, article: bool = False) -> str:
+    """What a proposal would write: a rule, or a note of its category (a replacement of a pinned note)."""
+    cat = p.get("category") or "rules"
+    what = "rule" if cat == "rules" else f"{cat} note"
+    return f"{'an' if what[0] in 'aeiou' else 'a'} {what}" if article else what
+
+
+def _replaces(p: dict) -> str:
+    """`` (replaces X)`` for a proposal that supersedes a rule or a pinned note: what accepting it takes out."""
+    return f" (replaces {p['supersedes']})" if p.get("supersedes") else ""
 
 
 @proposals.command("accept")
@@ -412,7 +426,8 @@ def proposals(ctx, as_json, all_):
 def proposals_accept(ctx, pid, as_json):
     """Write proposal PID as a rules note."""
     note = open_store(ctx).accept_proposal(pid)
-    emit(ctx, as_json, note.to_dict(), f"accepted {pid} → {note.id} ({note.scope})")
+    emit(ctx, as_json, note.to_dict(), f"accepted {pid} → {note.id} ({note.scope})"
+         + (f"; {note.supersedes} is superseded by it" if note.supersedes else ""))
 
 
 @proposals.command("reject")
