@@ -25,3 +25,13 @@ def test_a_damaged_vector_is_left_out_said_and_embedded_again(project, tmp_path)
         m.backfill()
         assert m.status()["project"]["vectors"].get("damaged", 0) == 0
         assert m.recall("kube api server-side apply")[0].id.startswith("pitfalls/")
+
+
+def test_status_asks_for_no_api_key_for_a_packaged_model(project, tmp_path, capsys, monkeypatch):
+    from conftest import run_cli
+
+    monkeypatch.setenv("MEMDIR_HOME", str(tmp_path / "g"))
+    monkeypatch.setenv("MEMDIR_EMBED_PROVIDER", "fake")
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    code, out, err = run_cli(capsys, "--dir", str(project), "status")
+    assert code == 0 and "embedding: provider=fake" in out and "OPENAI_API_KEY" not in out

@@ -463,8 +463,8 @@ def status(ctx, as_json):
 
     for key, val in st.items():
         if key not in ("project_root", "project", "global"):
-            if isinstance(val, dict) and val.get("provider") == "none" and not (val.get("api_key") or {}).get("set"):
-                val = {k: v for k, v in val.items() if k != "api_key"}  # no provider: a missing key is no concern
+            if isinstance(val, dict) and val.get("provider") != "openai" and not (val.get("api_key") or {}).get("set"):
+                val = {k: v for k, v in val.items() if k != "api_key"}  # a packaged or no model: needs no key
             lines.append(f"{key}: " + (", ".join(fmt(k, v) for k, v in val.items() if v is not None) if isinstance(val, dict) else str(val)))
     emit(ctx, as_json, st, "\n".join(lines))
 
