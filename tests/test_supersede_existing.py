@@ -96,3 +96,14 @@ def test_a_proposal_that_replaces_a_pinned_note_says_so_before_and_after(m, proj
     pid = out.split()[0]
     code, out, err = run_cli(capsys, "--dir", str(project), "--home", str(m.home), "proposals", "accept", pid)
     assert code == 0 and f"{old.id} is superseded by it" in out
+
+
+def test_an_edit_whose_frontmatter_a_dash_line_closed_early_is_refused(m):
+    from memdir.errors import UsageError
+
+    note = m.remember("deploys go through helm charts", category="decisions", pinned=True)
+    raw = (f"---\nid: {note.id}\nsummary: deploys go through helm\n---\npinned: true\nsource: distill\n---\n"
+           "deploys go through helm charts\n")
+    with pytest.raises(UsageError, match="closes the frontmatter early"):
+        m.edit(note.id, raw)
+    assert m.get(note.id).pinned

@@ -444,6 +444,24 @@ def read_text(path: Path) -> str:
 
 #: frontmatter fields with a fixed type (anything else is kept as written)
 _STR_FIELDS = ("id", "kind", "summary", "highlight", "supersedes", "superseded_by")
+#: fields of a note's frontmatter (what an edit that closed its frontmatter early carries into the body)
+_FIELD_LINE = re.compile(r"^(id|kind|summary|highlight|supersedes|superseded_by|tags|load_when|pinned|created|updated"
+                         r"|source|sessions|model|distill_run|category):(?:\s|$)")
+
+
+def _fields_in_body(body: str) -> list[str]:
+    """The frontmatter field names ``body`` begins with when a ``---`` line follows them: what was meant as the
+    frontmatter's end (``[]`` otherwise: a body that merely mentions ``pinned:`` is a body)."""
+    names: list[str] = []
+    for line in body.lstrip("\n").split("\n")[:40]:
+        if line.strip() == "---":
+            return names
+        m = _FIELD_LINE.match(line)
+        if m:
+            names.append(m.group(1))
+        elif not line.startswith((" ", "-")) and line.strip():  # a list item or a continuation belongs to a field
+            return []
+    return []
 _LIST_FIELDS = ("tags", "load_when")
 _TIME_FIELDS = ("created", "updated")
 
@@ -500,6 +518,10 @@ def check_edit(raw: str, *, note_id: str) -> tuple[dict[str, Any], str]:
                 problems.append(f"{k}: {exc}")
             if v.strip() == note_id:
                 problems.append(f"{k} cannot name the note itself")
+    closed_early = _fields_in_body(body)
+    if closed_early:  # a `---` typed inside the frontmatter closed it: the fields after it would become the body
+        problems.append(f"the body begins with note fields ({', '.join(closed_early)}) and a '---' line: a '---' "
+                        "closes the frontmatter early; remove it")
     if is_blank(body):  # white space, or characters that show nothing
         problems.append("the body is empty (forget the note instead)")
     elif len(body.encode("utf-8", "replace")) > MAX_NOTE_BYTES - 100_000:  # the bound remember has: a note it wrote
