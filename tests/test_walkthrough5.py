@@ -69,3 +69,13 @@ def test_forget_by_query_points_at_root_md_for_its_own_lines(project, tmp_path, 
         "<!-- notes in rules/ are injected into every prompt -->\n\n- Never force-push to main\n"), encoding="utf-8")
     code, out, err = run_cli(capsys, "--dir", str(project), "forget", "--query", "force-push")
     assert code == 1 and "edit ROOT.md by hand" in err
+
+
+def test_distill_of_a_session_that_was_never_captured_says_so(project, tmp_path, capsys, monkeypatch):
+    import memdir
+
+    monkeypatch.setenv("MEMDIR_HOME", str(tmp_path / "g"))
+    with memdir.open(project, home=tmp_path / "g") as m:
+        m.capture({"role": "user", "text": "why does the helm deploy hang on node two", "session": "s1"})
+    code, out, err = run_cli(capsys, "--dir", str(project), "distill", "--session", "nonexistent")
+    assert code == 1 and "no captured session 'nonexistent'" in err

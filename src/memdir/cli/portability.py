@@ -352,6 +352,10 @@ def ui(ctx, host, port, token, no_browser, as_json):
           debug=bool(ctx.find_root().obj.get("debug")))
 
 
+#: rejected items of a distillation listed one per line; the rest are counted
+REJECTED_SHOWN = 10
+
+
 @click.command()
 @click.option("--session", help="Distil only this session (default: every session with new turns).")
 @click.option("--since", help="Only turns at or after this time (ISO 8601, or epoch seconds).")
@@ -360,7 +364,12 @@ def ui(ctx, host, port, token, no_browser, as_json):
 @click.pass_context
 def distill(ctx, session, since, dry_run, as_json):
     """Turn captured sessions into curated notes with a model (distill.provider); rules become proposals."""
-    out = open_store(ctx).distill(session=session, since=since, dry_run=dry_run)
+    m = open_store(ctx)
+    if session and not m.session_events(session, limit=1):  # a mistyped id read as "0 new turns, skipped"
+        from memdir.errors import NotFound
+
+        raise NotFound(f"no captured session {session!r}: `memdir log skips` and the viewer's Timeline list sessions")
+    out = m.distill(session=session, since=since, dry_run=dry_run)
     lines = []
     for s in out["sessions"]:
         lines.append(f"session {s['session']}: {s['turns']} new turns, {s['status']}"
@@ -377,8 +386,10 @@ def distill(ctx, session, since, dry_run, as_json):
                          "to write the proposal)")
     for k in out["skipped"]:
         lines.append(f"  skipped: {k['summary'][:60]}: {k['reason']}")
-    for r in out["rejected"]:
+    for r in out["rejected"][:REJECTED_SHOWN]:  # a reply of 100,000 items: ten lines and a count, not 100,000
         lines.append(f"  rejected item {r['item'] if r['item'] is not None else '(reply)'}: {r['reason']}")
+    if len(out["rejected"]) > REJECTED_SHOWN:
+        lines.append(f"  … {len(out['rejected']) - REJECTED_SHOWN:,} more items rejected (--json lists them all)")
     for e in out["errors"]:
         lines.append(f"  error: {e['session']}: {e['reason']}")
     if not lines:

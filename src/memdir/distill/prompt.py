@@ -132,7 +132,7 @@ def parse_reply(text: str) -> tuple[list[Any] | None, str]:
         try:
             obj, end = json.JSONDecoder().raw_decode(s, start)
         except ValueError as exc:  # cut in half (a length limit, a dropped connection) or not JSON at all
-            return None, f"invalid JSON ({exc.msg} at char {exc.pos})"
+            return None, f"invalid JSON ({exc.msg}, char {exc.pos})"
         rest = s[end:]
         if "{" in rest or rest.lstrip().startswith("["):  # another object after it, perhaps the real one, cut short
             return None, "invalid JSON (more JSON after the first object)"
