@@ -135,3 +135,13 @@ def run_cli(capsys, *args, stdin=None, monkeypatch=None):
         code = exc.code or 0
     out = capsys.readouterr()
     return code, out.out, out.err
+
+
+RULES_MARK = "<!-- notes in rules/ are injected into every prompt -->\n"
+
+
+def add_root_rule(project, rule: str) -> None:
+    """Write ``rule`` by hand into the project's ROOT.md, under its hard rules (as a person edits the page)."""
+    page = project / ".memory" / "ROOT.md"
+    page.write_text(page.read_text(encoding="utf-8").replace(RULES_MARK, f"{RULES_MARK}\n- {rule}\n", 1),
+                    encoding="utf-8")

@@ -9,7 +9,7 @@ import json
 import pytest
 
 import memdir
-from conftest import run_cli
+from conftest import add_root_rule, run_cli
 
 TOKEN = "ghp_" + "abcdefghijklmnopqrstuvwxyz0123456789"
 AWS = "AKIA" + "QWERTYUIOP123456"
@@ -65,10 +65,7 @@ def test_a_secret_in_a_hard_rule_of_root_md_is_redacted_and_named_with_that_file
     page = project / ".memory" / "ROOT.md"
     with memdir.open(project, home=tmp_path / "g") as m:
         m.context("x")  # ROOT.md compiled
-    text = page.read_text(encoding="utf-8").replace(
-        "<!-- notes in rules/ are injected into every prompt -->\n",
-        f"<!-- notes in rules/ are injected into every prompt -->\n\n- Deploy with the bot token {TOKEN} only\n")
-    page.write_text(text, encoding="utf-8")
+    add_root_rule(project, f"Deploy with the bot token {TOKEN} only")
     with memdir.open(project, home=tmp_path / "g") as m:
         block = m.context("deploy bot")
         assert "Deploy with the bot token [redacted:" in block and TOKEN not in block
@@ -79,10 +76,7 @@ def test_a_secret_in_a_hard_rule_of_root_md_is_redacted_and_named_with_that_file
 def test_a_goal_or_rule_in_root_md_is_no_problem_for_inspect(project, tmp_path):
     with memdir.open(project, home=tmp_path / "g") as m:
         m.remember("deploys go through helm charts", category="decisions")
-    page = project / ".memory" / "ROOT.md"
-    page.write_text(page.read_text(encoding="utf-8").replace(
-        "<!-- notes in rules/ are injected into every prompt -->\n",
-        "<!-- notes in rules/ are injected into every prompt -->\n\n- Never force-push to main\n"), encoding="utf-8")
+    add_root_rule(project, "Never force-push to main")
     with memdir.open(project, home=tmp_path / "g") as m:
         assert "Never force-push to main" in m.context("push")
         assert m.inspect().problems == []

@@ -3,7 +3,7 @@ about a config.toml under it, status said "not created yet" and doctor found all
 
 from __future__ import annotations
 
-from conftest import run_cli
+from conftest import add_root_rule, run_cli
 
 
 def test_doctor_and_status_say_the_global_root_is_a_file(project, tmp_path, capsys, monkeypatch):
@@ -49,10 +49,7 @@ def test_an_export_says_root_md_s_goals_and_rules_travel_as_the_file(project, tm
     monkeypatch.setenv("MEMDIR_HOME", str(tmp_path / "g"))
     with memdir.open(project, home=tmp_path / "g") as m:
         m.remember("deploys go through helm charts", category="decisions")
-    page = project / ".memory" / "ROOT.md"
-    page.write_text(page.read_text(encoding="utf-8").replace(
-        "<!-- notes in rules/ are injected into every prompt -->\n",
-        "<!-- notes in rules/ are injected into every prompt -->\n\n- Never force-push to main\n"), encoding="utf-8")
+    add_root_rule(project, "Never force-push to main")
     code, out, err = run_cli(capsys, "--dir", str(project), "export", str(tmp_path / "d.jsonl"))
     assert code == 0 and "ROOT.md's 1 goal or hard rule is not in it" in out
 
@@ -63,10 +60,7 @@ def test_forget_by_query_points_at_root_md_for_its_own_lines(project, tmp_path, 
     monkeypatch.setenv("MEMDIR_HOME", str(tmp_path / "g"))
     with memdir.open(project, home=tmp_path / "g") as m:
         m.remember("deploys go through helm charts", category="decisions")
-    page = project / ".memory" / "ROOT.md"
-    page.write_text(page.read_text(encoding="utf-8").replace(
-        "<!-- notes in rules/ are injected into every prompt -->\n",
-        "<!-- notes in rules/ are injected into every prompt -->\n\n- Never force-push to main\n"), encoding="utf-8")
+    add_root_rule(project, "Never force-push to main")
     code, out, err = run_cli(capsys, "--dir", str(project), "forget", "--query", "force-push")
     assert code == 1 and "edit ROOT.md by hand" in err
 
