@@ -107,3 +107,39 @@ def test_an_edit_whose_frontmatter_a_dash_line_closed_early_is_refused(m):
     with pytest.raises(UsageError, match="closes the frontmatter early"):
         m.edit(note.id, raw)
     assert m.get(note.id).pinned
+
+
+def test_an_export_s_note_whose_text_is_here_under_another_id_is_already_there(m, project, tmp_path):
+    m.remember("the staging db is reset every sunday night", category="facts", summary="staging reset")
+    out = tmp_path / "a.jsonl"
+    m.export(out)
+    other = tmp_path / "b"
+    other.mkdir()
+    with memdir.open(other, home=tmp_path / "g2") as m2:
+        m2.remember("the staging db is reset every sunday night", category="facts")
+        got = m2.import_jsonl(out)
+        assert got["notes"] == 0 and got["notes_existing"] == 1 and len(m2.inspect().notes) == 1
+
+
+def test_a_note_that_supersedes_one_already_is_not_relinked_to_another(m):
+    x = m.remember("cache ttl is 5 minutes", category="facts")
+    y = m.remember("deploys use helm", category="facts")
+    e = m.remember("cache ttl is 10 minutes now", category="facts", supersedes=x.id)
+    with pytest.raises(UsageError, match="supersedes one other"):
+        m.remember("cache ttl is 10 minutes now", category="facts", supersedes=y.id)
+    assert m.get(e.id).supersedes == x.id and m.get(y.id).superseded_by is None
+
+
+def test_forgetting_a_note_keeps_links_to_a_note_of_that_id_in_the_other_root(m):
+    g = m.remember("widgets ship on mondays", category="facts", scope="global", summary="widgets")
+    t = m.remember("widgets ship on thursdays", category="facts", scope="global", supersedes=g.id)
+    p = m.remember("widgets are blue in this project", category="facts", summary="widgets")
+    assert p.id == g.id and m.forget(p.id, scope="project")
+    assert m.get(t.id, scope="global").supersedes == g.id
+
+
+def test_a_note_remembered_with_fields_and_a_dash_line_in_its_text_can_be_edited(m):
+    note = m.remember("model: gpt-4o is what the summarizer uses\n---\nWe pinned it after the eval in March.",
+                      category="decisions")
+    raw = (m.roots["project"].path / (note.id + ".md")).read_text(encoding="utf-8")
+    assert m.edit(note.id, raw.replace("March", "April")).text.endswith("April.")

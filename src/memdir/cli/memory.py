@@ -84,6 +84,8 @@ def remember(ctx, text, category, summary, highlight, tags, load_when, pinned, s
     note = m.remember(raw, category=category, summary=summary, tags=tags, load_when=load_when,
                       pinned=pinned, supersedes=supersedes, scope=scope, highlight=highlight)
     human = f"already remembered as {note.id} ({note.scope})" if note.existed else f"remembered {note.id} ({note.scope}) → {note.path}"
+    if note.existed and supersedes and note.supersedes:  # the text was there: that note took the link
+        human = f"{note.id} ({note.scope}) holds this text already and now supersedes {note.supersedes}"
     # the summary, highlight and tags typed too (a summary taken from the text's first line repeats the text's markers)
     hidden = redacted_kinds(raw, note.text) + redacted_kinds(summary or "", note.summary if summary else "") \
         + redacted_kinds(highlight or "", note.highlight if highlight else "") \

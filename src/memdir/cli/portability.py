@@ -368,7 +368,7 @@ def distill(ctx, session, since, dry_run, as_json):
     if session and not m.session_events(session, limit=1):  # a mistyped id read as "0 new turns, skipped"
         from memdir.errors import NotFound
 
-        raise NotFound(f"no captured session {session!r}: `memdir log skips` and the viewer's Timeline list sessions")
+        raise NotFound(f"no captured session {session!r}: the viewer's Timeline (memdir ui) lists the sessions")
     out = m.distill(session=session, since=since, dry_run=dry_run)
     lines = []
     for s in out["sessions"]:

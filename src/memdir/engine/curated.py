@@ -135,6 +135,9 @@ def remember(s: Stores, text: str, *, category: str = "facts", summary: str | No
         if existing is not None:  # the text is stored already: that note takes the link (it was dropped unsaid)
             if supersedes == existing.id:
                 raise UsageError(f"{existing.id} holds this text already: a note cannot supersede itself")
+            if existing.supersedes:  # a second link would leave the first superseded note hidden for good
+                raise UsageError(f"{existing.id} holds this text already and supersedes {existing.supersedes}: a "
+                                 "note supersedes one other; remember a new text to supersede this one too")
             now = s.clock()
             rewrite_note(root.path / (existing.id + ".md"), existing.id, {"supersedes": supersedes, "updated": now},
                          "supersede")
@@ -292,7 +295,8 @@ def unsupersede(s: Stores, gone_id: str) -> None:
     for root in s.live():
         with root.locked():
             refs = [(r, "superseded_by") for r in root.store.notes_superseded_by(gone_id)]
-            refs += [(r, "supersedes") for r in root.store.notes_superseding(gone_id)]
+            if not any(r.store.has_ref(gone_id, "note") for r in s.live()):  # ids repeat across roots: only when
+                refs += [(r, "supersedes") for r in root.store.notes_superseding(gone_id)]  # none holds it any more
             for ref, field in refs:
                 path = root.path / (ref + ".md")
                 try:
@@ -363,6 +367,14 @@ def refuse_conflict(nid: str, expect: str, theirs: str | None, yours: str) -> No
                        f"{now}); nothing was written", id=nid, expected=expect, found=found, theirs=theirs, yours=yours)
 
 
+def cur_body(root: Root, nid: str) -> str | None:
+    """The body of note ``nid``'s file as it is now, or ``None`` when it cannot be read as a note."""
+    try:
+        return notes.split(notes.read_text(root.path / (nid + ".md")).replace("\r\n", "\n"))[1]
+    except (UsageError, OSError):
+        return None
+
+
 def edit_locked(s: Stores, root: Root, nid: str, text: str, expect: str | None) -> Note:
     """:func:`edit` with the root's write lock held."""
     path = root.path / (nid + ".md")
@@ -375,7 +387,7 @@ def edit_locked(s: Stores, root: Root, nid: str, text: str, expect: str | None) 
             theirs = None
         if theirs is None or notes.version(theirs) != str(expect).strip():
             refuse_conflict(nid, str(expect).strip(), theirs, text)
-    meta, body = notes.check_edit(text, note_id=nid)
+    meta, body = notes.check_edit(text, note_id=nid, before=cur_body(root, nid))
     body_alone = isinstance(text, str) and notes.split(text.replace("\r\n", "\n"))[2] is None
     if body_alone and notes.lost_opening(text, nid):  # its frontmatter would become the note's text
         raise UsageError("edit refused: the text holds the note's frontmatter (id:, kind: … then ---) without the "

@@ -20,7 +20,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from memdir.engine.root import Root
 
 
-def restore_note(s: Stores, obj: dict[str, Any]) -> Note:
+def restore_note(s: Stores, obj: dict[str, Any], *, shared_text: bool = False) -> Note:
     """Bring back an exported note as it was: same id when free, times, kind, highlight, pinned and the
     supersede links. Same text already in that root → the existing note (``existed``); a superseded copy of the
     same text counts too (a re-run of an import or a migration adds no ``…-2.md``, and an export made before a
@@ -46,8 +46,8 @@ def restore_note(s: Stores, obj: dict[str, Any]) -> Note:
     old = superseded_copy(s, root, text, nid)
     if old is not None and (obj.get("superseded_by") or not _written_after(s, obj, old)):
         return replace_note(old, existed=True)
-    # the same text under another id, and this id free: the export held two notes of one text (two files, as
-    # memdir keeps them), not this one again
+    # the same text under another id, this id free, and the export itself holds that text twice (``shared_text``):
+    # two notes of one text (two files, as memdir keeps them); else it is this note, already here
     apart = False
     if isinstance(nid, str) and root.exists():
         here = get(s, nid, scope=scope)
@@ -56,7 +56,7 @@ def restore_note(s: Stores, obj: dict[str, Any]) -> Note:
                 return replace_note(here, existed=True)
         else:
             same = root.store.live_note_with_sha(notes.content_hash(stored_text(text)))
-            apart = same is not None and same != nid
+            apart = shared_text and same is not None and same != nid
     note = remember(s, text, category=category, summary=obj.get("summary"), tags=obj.get("tags") or (),
                          load_when=obj.get("load_when") or (), pinned=bool(obj.get("pinned")), scope=scope,
                          kind=obj.get("kind"), highlight=obj.get("highlight"), same_text_apart=apart)

@@ -466,7 +466,7 @@ _LIST_FIELDS = ("tags", "load_when")
 _TIME_FIELDS = ("created", "updated")
 
 
-def check_edit(raw: str, *, note_id: str) -> tuple[dict[str, Any], str]:
+def check_edit(raw: str, *, note_id: str, before: str | None = None) -> tuple[dict[str, Any], str]:
     """Validate a whole note file (frontmatter + body) submitted as an edit of ``note_id``.
 
     Returns ``(meta, body)``; raises ``UsageError`` with every reason found, joined by ``; `` (nothing is written
@@ -475,7 +475,8 @@ def check_edit(raw: str, *, note_id: str) -> tuple[dict[str, Any], str]:
     ``load_when`` are lists of strings (or one string); ``pinned`` is true/false; ``created``/``updated`` are
     times; ``supersedes`` is an id of the form ``category/slug`` other than this note; the body is not empty and
     under ``MAX_NOTE_BYTES - 100,000`` bytes (the bound :meth:`memdir.Memdir.remember` has), the file under
-    :data:`MAX_NOTE_BYTES`.
+    :data:`MAX_NOTE_BYTES`; the body does not begin with frontmatter fields and a ``---`` line that ``before`` (the
+    note's body now) did not begin with (a ``---`` typed inside the frontmatter closed it early).
     """
     from memdir.roots import split_id
 
@@ -519,7 +520,8 @@ def check_edit(raw: str, *, note_id: str) -> tuple[dict[str, Any], str]:
             if v.strip() == note_id:
                 problems.append(f"{k} cannot name the note itself")
     closed_early = _fields_in_body(body)
-    if closed_early:  # a `---` typed inside the frontmatter closed it: the fields after it would become the body
+    if closed_early and closed_early != _fields_in_body(before or ""):  # ``before``: the body as it is: a note
+        # remembered with such a text (``model: …`` then ``---``) keeps it  # a `---` typed inside the frontmatter closed it: the fields after it would become the body
         problems.append(f"the body begins with note fields ({', '.join(closed_early)}) and a '---' line: a '---' "
                         "closes the frontmatter early; remove it")
     if is_blank(body):  # white space, or characters that show nothing

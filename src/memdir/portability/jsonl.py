@@ -193,12 +193,18 @@ def _restore_notes(s: Stores, notes_in: list[tuple[int, dict[str, Any]]], counts
     written (:func:`forgotten_note`: an export made before a ``forget`` does not bring the
     note back; one remembered again after it does)."""
     seen: dict[str, Any] = {}
+    from collections import Counter
+
+    def text_of(obj: dict[str, Any]) -> str | None:
+        return notes.content_hash(curated.stored_text(obj["text"])) if isinstance(obj.get("text"), str) else None
+
+    twice = {h for h, c in Counter((obj.get("scope"), text_of(obj)) for _, obj in notes_in).items() if c > 1}
     for n, obj in notes_in:
         try:
             if forgotten_note(s, obj, seen):
                 counts["notes_forgotten"] += 1
                 continue
-            note = restore.restore_note(s, obj)
+            note = restore.restore_note(s, obj, shared_text=(obj.get("scope"), text_of(obj)) in twice)
             counts["notes_existing" if note.existed else "notes"] += 1
         except ReadOnlyStore:  # no line can be stored: one line says so, not one per line
             raise
