@@ -83,7 +83,10 @@ def _run(m, ops, rng_seed: int, after=None) -> None:
         elif op == "supersede" and notes:
             old = rng.choice(notes)
             if old.path.exists():
-                notes.append(m.remember(f"replacement {seed} " + _text(rng, 8), supersedes=old.id))
+                try:
+                    notes.append(m.remember(f"replacement {seed} " + _text(rng, 8), supersedes=old.id))
+                except memdir.errors.UsageError:  # superseded already, or the same text: refused, nothing written
+                    pass
         elif op == "forget_event":
             refs = [r[0] for r in db.execute("SELECT ref FROM docs WHERE kind = 'event' ORDER BY id")]
             if refs:
