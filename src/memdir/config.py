@@ -466,12 +466,10 @@ class Config:
         names = {"MEMDIR_" + n.replace(".", "_").upper() for n in REGISTRY}
         named = {str(self._values.get(n)) for n in REGISTRY if n.endswith("_env")}  # remote.token_env's variable …
         for var in sorted(v for v in odd if v not in names and v not in named):
-            if _load_feature_keys():
-                names |= {"MEMDIR_" + n.replace(".", "_").upper() for n in REGISTRY}
-                if var in names:
-                    continue
             close = difflib.get_close_matches(var, sorted(names), 1, 0.85)
-            if close:
+            if close and _load_feature_keys():  # the feature modules only for a near miss (a hook reads this too)
+                names |= {"MEMDIR_" + n.replace(".", "_").upper() for n in REGISTRY}
+            if close and var not in names:
                 self._warn(f"environment variable {var} is not a memdir setting and is ignored; did you mean "
                            f"{close[0]}? (`memdir config` lists the settings)")
 

@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from memdir.capture.gates import CAPTURE_PREFIXES
+
 #: what a tool call recorded before its result reads (memdir.capture.tools.tool_summary)
 PENDING = "→ (no result)"
 #: a text history's key: ``import:<source>:<session>:L<line>[:e<n>].<8 hex of the text's hash>``
@@ -44,8 +46,8 @@ def completed(st: Any, row: dict[str, Any]) -> str | None:
     text :func:`partial_of` the new one, or, for a text history's key, the same session's turn that starts on the same
     line with such a text. ``None`` when there is none (one indexed lookup; a text history's key, two)."""
     ref, text = row.get("ref"), row.get("text")
-    if not isinstance(ref, str) or not isinstance(text, str):
-        return None
+    if not isinstance(ref, str) or not isinstance(text, str) or ref.startswith(CAPTURE_PREFIXES):
+        return None  # a hook's capture is whole (a tool's result comes with its call): no lookup on the hook's path
     role = row.get("role")
     old = st.get_doc(ref)
     if old is not None:

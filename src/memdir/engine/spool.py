@@ -68,13 +68,15 @@ def pending(root: Any) -> list[Path]:
         names = list(d.iterdir())
     except OSError:
         return []
-    for p in names:
-        if p.name.startswith(".") and p.name.endswith(".json.part"):
+    parts = [p for p in names if p.name.startswith(".") and p.name.endswith(".json.part")]
+    if parts:  # rare: read the folder again only when one was looked at
+        for p in parts:
             _adopt(p)
-    try:
-        return sorted(p for p in d.iterdir() if p.suffix == ".json" and not p.name.startswith((".", "bad-")))
-    except OSError:
-        return []
+        try:
+            names = list(d.iterdir())
+        except OSError:
+            return []
+    return sorted(p for p in names if p.suffix == ".json" and not p.name.startswith((".", "bad-")))
 
 
 def _adopt(part: Path) -> None:

@@ -356,6 +356,11 @@ def set_hooks(settings: dict[str, Any], host: str, argv: list[str]) -> None:
             groups.append({"hooks": [entry]})
 
 
+def kept_note(plan: Plan, path: Path, what: str) -> None:
+    """Say that ``what`` in ``path`` (a ``memdir`` MCP server the person wrote) was left as it is."""
+    plan.notes.append(f"{path}: {what} was not written by memdir install and was kept")
+
+
 def twice_note(plan: Plan, other: Path, host: str, scope: str) -> None:
     """A note when the settings file ``other`` of the other scope (``scope``: ``user`` or ``project``) holds memdir's
     hooks for ``host`` too: the host would run both, capturing and injecting each prompt twice (``memdir doctor``)."""

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from memdir.errors import UsageError
 from memdir.hosts.install import (
+    kept_note,
     Plan,
     mcp_entry_ours,
     read_json,
@@ -42,9 +43,10 @@ def install(plan: Plan, *, project: Path | None, uninstall: bool, argv: list[str
     if settings or settings_path.exists():
         write_json(plan, settings_path, settings, remove_if_empty=uninstall)
     if uninstall:
-        if mcp is not None and isinstance(servers, dict) and "memdir" in servers and not mcp_entry_ours(servers["memdir"], CLAUDE_ENTRY):
-            plan.notes.append(f"{mcp_path}: the \"memdir\" MCP server was not written by memdir install and was kept")
-        elif mcp is not None and isinstance(servers, dict) and "memdir" in servers:
+        listed = mcp is not None and isinstance(servers, dict) and "memdir" in servers
+        if listed and not mcp_entry_ours(servers["memdir"], CLAUDE_ENTRY):  # the person's own: theirs to remove
+            kept_note(plan, mcp_path, 'the "memdir" MCP server')
+        elif listed:
             del servers["memdir"]
             # an empty "mcpServers" stays: memdir cannot tell whether install added it or the user had it, and the
             # user's settings must come back exactly as they were (tests/e2e: config_preserved); a project's
@@ -55,8 +57,8 @@ def install(plan: Plan, *, project: Path | None, uninstall: bool, argv: list[str
     else:
         mcp = mcp or {}
         servers = mcp.setdefault("mcpServers", {})
-        if "memdir" in servers and not mcp_entry_ours(servers["memdir"], CLAUDE_ENTRY):  # the person's own: theirs to change
-            plan.notes.append(f"{mcp_path}: the \"memdir\" MCP server was not written by memdir install and was kept")
+        if "memdir" in servers and not mcp_entry_ours(servers["memdir"], CLAUDE_ENTRY):  # the person's own
+            kept_note(plan, mcp_path, 'the "memdir" MCP server')
         else:
             servers["memdir"] = {"type": "stdio", "command": argv[0], "args": [*argv[1:], "mcp"]}
         write_json(plan, mcp_path, mcp)

@@ -12,6 +12,7 @@ from typing import Any
 
 from memdir.errors import UsageError
 from memdir.hosts.install import (
+    kept_note,
     Plan,
     handlers,
     is_ours,
@@ -177,7 +178,7 @@ def codex_config(plan: Plan, path: Path, *, argv: list[str] | None, trust: dict[
                 if not servers:
                     del doc["mcp_servers"]
             elif entry is not None:
-                plan.notes.append(f"{path}: [mcp_servers.memdir] was not written by memdir install and was kept")
+                kept_note(plan, path, "[mcp_servers.memdir]")
         else:
             servers = super_table(doc, "mcp_servers", path)
             if entry is None:
@@ -197,7 +198,7 @@ def codex_config(plan: Plan, path: Path, *, argv: list[str] | None, trust: dict[
                     if entry.get(key) != value:
                         entry[key] = value
             elif entry.get("command") != argv[0] or list(entry.get("args") or []) != [*argv[1:], "mcp"]:
-                plan.notes.append(f"{path}: [mcp_servers.memdir] was not written by memdir install and was kept")
+                kept_note(plan, path, "[mcp_servers.memdir]")
     hooks = doc.get("hooks")
     if hooks is not None and not isinstance(hooks, Mapping):  # `hooks = 1`: not ours to rewrite
         raise UsageError(f"{path}: `hooks` is not a table; fix it by hand — nothing was changed")

@@ -43,7 +43,6 @@ from typing import Any
 from memdir.errors import UsageError
 from memdir.hosts.install import (
     Plan,
-    backups_of,
     join_argv,
     read_json,
     remove_empty_dirs,
@@ -186,23 +185,6 @@ def edit_patch_file(plan: Plan, path: Path, *, uninstall: bool, argv: list[str],
     write_text(plan, path, add_block(old, argv, config_path, path), old=old)
 
 
-def write_hooks_json(plan: Plan, path: Path, data: dict[str, Any], *, uninstall: bool) -> None:
-    """``write_json``, except that an uninstall leaving exactly what a backup of install's held writes that
-    backup's bytes back (its indentation, key order and final newline, not ``json.dumps``'s)."""
-    if uninstall and data and path.exists():
-        target = path.resolve() if path.is_symlink() else path
-        for backup in backups_of(target, plan.project):
-            try:
-                text = backup.read_text(encoding="utf-8")
-                same = json.loads(text.lstrip("\ufeff")) == data
-            except (OSError, ValueError):
-                continue
-            if same:
-                write_text(plan, path, text, old=path.read_text(encoding="utf-8"))
-                return
-    write_json(plan, path, data, remove_if_empty=uninstall)
-
-
 def profiles_without_hooks_plugin(home: Path) -> list[str] | None:
     """Profiles under ``$DSH_HOME/profiles`` whose ``package.json`` does not depend on the hooks bridge
     (``None`` when there is no profile yet)."""
@@ -239,7 +221,7 @@ def install(plan: Plan, *, project: Path | None, uninstall: bool, argv: list[str
     if not uninstall and patch_path.exists():
         add_block(patch_path.read_text(encoding="utf-8"), argv, config_path, patch_path)
     if settings or hooks_path.exists():
-        write_hooks_json(plan, hooks_path, settings, uninstall=uninstall)
+        write_json(plan, hooks_path, settings, remove_if_empty=uninstall)  # an uninstall: a backup's bytes back
     edit_patch_file(plan, patch_path, uninstall=uninstall, argv=argv, config_path=config_path)
     if uninstall:
         if project is not None:

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from memdir.errors import UsageError
-from memdir.hosts.install import Plan, mcp_entry_ours, remove_empty_dirs, write_json, write_text
+from memdir.hosts.install import Plan, kept_note, mcp_entry_ours, remove_empty_dirs, write_json, write_text
 from memdir.roots import expand_user
 
 # ---- OpenCode ------------------------------------------------------------------------------------------------
@@ -92,7 +92,7 @@ def install(plan: Plan, *, project: Path | None, uninstall: bool, argv: list[str
                 plan.add(cfg_path, "manual", detail="is JSONC (comments or trailing commas): remove the \"memdir\" "
                          "entry under \"mcp\" by hand")
         elif mine:
-            plan.notes.append(f"{cfg_path}: the \"memdir\" MCP server was not written by memdir install and was kept")
+            kept_note(plan, cfg_path, 'the "memdir" MCP server')
         elif data is not None and isinstance(data.get("mcp"), dict) and "memdir" in data["mcp"]:
             del data["mcp"]["memdir"]
             if not data["mcp"]:
@@ -109,7 +109,7 @@ def install(plan: Plan, *, project: Path | None, uninstall: bool, argv: list[str
     data = data if data is not None else {"$schema": OPENCODE_SCHEMA}
     mcp = data.setdefault("mcp", {})
     if mine:
-        plan.notes.append(f"{cfg_path}: the \"memdir\" MCP server was not written by memdir install and was kept")
+        kept_note(plan, cfg_path, 'the "memdir" MCP server')
     else:
         mcp["memdir"] = entry
     write_json(plan, cfg_path, data)

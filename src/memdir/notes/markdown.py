@@ -520,8 +520,9 @@ def check_edit(raw: str, *, note_id: str, before: str | None = None) -> tuple[di
             if v.strip() == note_id:
                 problems.append(f"{k} cannot name the note itself")
     closed_early = _fields_in_body(body)
-    if closed_early and closed_early != _fields_in_body(before or ""):  # ``before``: the body as it is: a note
-        # remembered with such a text (``model: …`` then ``---``) keeps it  # a `---` typed inside the frontmatter closed it: the fields after it would become the body
+    # a `---` typed inside the frontmatter closed it: the fields after it would become the body; a note remembered
+    # with such a text (``model: …`` then ``---``: ``before``, its body now) keeps it
+    if closed_early and closed_early != _fields_in_body(before or ""):
         problems.append(f"the body begins with note fields ({', '.join(closed_early)}) and a '---' line: a '---' "
                         "closes the frontmatter early; remove it")
     if is_blank(body):  # white space, or characters that show nothing
