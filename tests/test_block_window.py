@@ -332,3 +332,27 @@ def test_an_output_holding_no_question_word_still_ends_at_its_last_error_line():
             + "ModuleNotFoundError: No module named 'yaml'\n")
     out = inject.focus(text, {"install": 2.0, "fail": 1.5}, 600, tail=True, answer=answer_line("fail"))
     assert "ModuleNotFoundError" in out, out
+
+
+def test_a_window_ending_on_a_lead_in_moves_on_to_what_it_announces():
+    from memdir.inject.window import focus
+
+    text = "\n".join(["## Wrap-up of the cache work", "Unrelated preface line about the week."] + [
+        f"- step {i}: tidied module part {i}" for i in range(6)] + [
+        "- `cache/store.py` (210 lines) - the eviction store",
+        "**Manuals:**",
+        "- `cache/docs/EVICTION.md` (88 lines) - how the eviction store is tuned",
+        "- closing remarks with no query words at all"])
+    weights = {"store": 1.0, "manual": 2.0, "evict": 1.0}
+    size = len("**Manuals:**\n- `cache/docs/EVICTION.md` (88 lines) - how the eviction store is tuned") + 12
+    out = focus(text, weights, size)
+    assert "EVICTION.md" in out and "Manuals" in out
+
+
+def test_a_lead_in_is_not_followed_when_the_move_would_drop_a_query_word():
+    from memdir.inject.window import focus
+
+    text = "\n".join(["filler line one", "- the zebra handler moved", "**Manuals:**", "- cache/docs/X.md", "tail"])
+    weights = {"zebra": 3.0, "manual": 1.0}
+    out = focus(text, weights, len("- the zebra handler moved\n**Manuals:**") + 6)
+    assert "zebra" in out and "X.md" not in out

@@ -142,6 +142,8 @@ def focus(text: str, weights: dict[str, float], size: int, span: tuple[int, int]
     lo, hi = best[0], best[1] - 1
     if tail and best_s <= 0:  # nothing matched (a hit found by meaning, not words): a command's result is its end
         lo = hi = len(pieces) - 1
+    if best_s > 0:
+        lo, hi = _follow_lead_in(text, pieces, lo, hi, room, found, bonus, weight_of)
     length = pieces[hi][1] - pieces[lo][0]
     while lo > 0 and length + (pieces[lo][0] - pieces[lo - 1][0]) <= room:  # room left at the end: add lines before
         lo -= 1
@@ -150,6 +152,61 @@ def focus(text: str, weights: dict[str, float], size: int, span: tuple[int, int]
     if b - a > room:
         return (MARKER if a > 0 else "") + truncate(text[a:b], room + len(MARKER))
     return (MARKER if a > 0 else "") + text[a:b] + (MARKER if b < len(text) else "")
+
+
+#: lines a window may move on to reach what its last line leads into (block-QA tuning 114 -> 115 of 158 at 1 and 3,
+#: validation 89 -> 90 of 163 at both; docs/benchmarks.md)
+FOLLOW_LINES = 3
+
+
+#: words a clause does not end on (articles, prepositions, auxiliaries, conjunctions): a line ending on one, followed by
+#: a line in lower case, is a paragraph wrapped mid-sentence, not a list of whole lines
+_CLAUSE_GOES_ON = frozenset(
+    "a an the to of in on at by for from with into onto about as than and or but nor if that which who whose whom "
+    "is are was were be been being am has have had do does did will would shall should can could may might must "
+    "not no its their our your his her my this these those".split())
+
+
+def _leads_in(text: str, pieces: list[tuple[int, int]], k: int) -> bool:
+    """True when piece ``k`` leads into the next: it ends with a colon (``Changed:``, ``**See:**``, ``instead:``), it
+    is a long line's piece cut before the line ends, or it stops on a word no clause ends on and the next line goes on
+    in lower case (a paragraph wrapped mid-sentence: ``→ The leader should`` / ``appear once …``)."""
+    a, b = pieces[k]
+    line = text[a:b].rstrip().rstrip("*").rstrip()
+    if line.endswith((":", "：")):
+        return True
+    if b < len(text) and text[b] != "\n":
+        return True
+    last = line.rsplit(None, 1)[-1].casefold() if line else ""
+    if k + 1 < len(pieces) and last in _CLAUSE_GOES_ON:
+        return text[pieces[k + 1][0]:pieces[k + 1][1]].lstrip("> ")[:1].islower()
+    return False
+
+
+def _follow_lead_in(text: str, pieces: list[tuple[int, int]], lo: int, hi: int, room: int, found: list[set[str]],
+                    bonus: list[float], weight_of) -> tuple[int, int]:
+    """The window ``pieces[lo..hi]`` moved on, a line at a time (at most :data:`FOLLOW_LINES`), while its last line
+    leads into the next (:func:`_leads_in`) and the lines it drops at its start hold no query term and no bonus the
+    rest does not: what "**Documentation:**" or "you could use X instead:" announces is the answer, and a window that
+    ends on the announcement shows the question's words without it."""
+    def held(a: int, b: int) -> tuple[float, float]:
+        terms: set[str] = set().union(*found[a:b + 1])
+        return weight_of(terms), max(bonus[a:b + 1], default=0.0)
+
+    base = held(lo, hi)
+    for _ in range(FOLLOW_LINES):
+        if hi + 1 >= len(pieces) or not _leads_in(text, pieces, hi):
+            break
+        nlo, nhi = lo, hi + 1
+        while nlo < nhi and pieces[nhi][1] - pieces[nlo][0] > room:
+            nlo += 1
+        if pieces[nhi][1] - pieces[nlo][0] > room:
+            break
+        now = held(nlo, nhi)
+        if now[0] < base[0] - 1e-9 or now[1] < base[1]:
+            break
+        lo, hi = nlo, nhi
+    return lo, hi
 
 
 def one_line(text: str, limit: int = 100) -> str:
