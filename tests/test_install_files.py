@@ -63,3 +63,29 @@ def test_an_uninstall_that_empties_a_linked_settings_file_keeps_the_link(home, t
     install_host("claude-code", argv=ARGV)
     install_host("claude-code", argv=ARGV, uninstall=True)
     assert link.is_symlink() and json.loads(target.read_text()) == {}
+
+
+def test_uninstall_removes_the_claude_json_that_install_created(home):
+    cfg = home / ".claude.json"
+    install_host("claude-code", argv=ARGV)
+    install_host("claude-code", argv=ARGV + ["--home", "/x"])  # a reinstall backs up memdir's own file
+    assert cfg.exists()
+    install_host("claude-code", argv=ARGV, uninstall=True)
+    assert not cfg.exists()
+
+
+def test_uninstall_keeps_a_claude_json_the_user_had_or_a_host_wrote_to(home):
+    cfg = home / ".claude.json"
+    cfg.write_text('{"mcpServers": {}}\n', encoding="utf-8")
+    install_host("claude-code", argv=ARGV)
+    install_host("claude-code", argv=ARGV, uninstall=True)
+    assert cfg.read_text(encoding="utf-8") == '{"mcpServers": {}}\n'
+    cfg.unlink()
+    for b in home.glob(".claude.json.memdir-backup-*"):
+        b.unlink()
+    install_host("claude-code", argv=ARGV)
+    data = json.loads(cfg.read_text())
+    data["numStartups"] = 3  # the host wrote its own state since
+    cfg.write_text(json.dumps(data), encoding="utf-8")
+    install_host("claude-code", argv=ARGV, uninstall=True)
+    assert json.loads(cfg.read_text()) == {"mcpServers": {}, "numStartups": 3}

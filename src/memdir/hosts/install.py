@@ -149,6 +149,23 @@ def backups_of(path: Path, project: Path | None) -> list[Path]:
     return sorted(found, key=lambda b: b.name, reverse=True)
 
 
+def created_by_install(path: Path, project: Path | None, keys: frozenset[str]) -> bool:
+    """True when ``path``'s backups (:func:`backups_of`) show install made the file: there is none (install backs up
+    a file that exists before it writes it), or each is a reinstall's copy of install's own file — memdir's entry
+    (:func:`mcp_entry_ours` with ``keys``) in an otherwise empty ``mcpServers`` and nothing else. A backup without
+    that entry is the file as the user had it; an unreadable one counts as the user's too."""
+    for b in backups_of(path.resolve() if path.is_symlink() else path, project):
+        try:
+            data = json.loads(b.read_text(encoding="utf-8-sig"))
+        except (OSError, ValueError):
+            return False
+        servers = data.get("mcpServers") if isinstance(data, dict) else None
+        if not (isinstance(servers, dict) and set(data) == {"mcpServers"} and set(servers) == {"memdir"}
+                and mcp_entry_ours(servers["memdir"], keys)):
+            return False
+    return True
+
+
 def backup_file(plan: Plan, path: Path) -> Path | None:
     if plan.dry_run or not path.exists():
         return None

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from memdir.errors import UsageError
 from memdir.hosts.install import (
+    created_by_install,
     kept_note,
     Plan,
     mcp_entry_ours,
@@ -48,10 +49,12 @@ def install(plan: Plan, *, project: Path | None, uninstall: bool, argv: list[str
             kept_note(plan, mcp_path, 'the "memdir" MCP server')
         elif listed:
             del servers["memdir"]
-            # an empty "mcpServers" stays: memdir cannot tell whether install added it or the user had it, and the
-            # user's settings must come back exactly as they were (tests/e2e: config_preserved); a project's
-            # .mcp.json left as {"mcpServers": {}} was made by install and goes
-            write_json(plan, mcp_path, mcp, empty=({}, {"mcpServers": {}}), remove_if_empty=project is not None)
+            # an empty "mcpServers" stays when the user may have had it (their settings come back exactly as they
+            # were; tests/e2e: config_preserved); a project's .mcp.json left as {"mcpServers": {}} was made by
+            # install and goes, and so does a ~/.claude.json none of whose backups ever held anything but memdir's
+            # entry: install created it, and no host wrote to it since
+            made = project is not None or created_by_install(mcp_path, project, CLAUDE_ENTRY)
+            write_json(plan, mcp_path, mcp, empty=({}, {"mcpServers": {}}), remove_if_empty=made)
         if project is not None:
             remove_empty_dirs(plan, project / ".claude")
     else:
