@@ -254,6 +254,14 @@ def note_problems(s: Stores) -> list[dict[str, str]]:
     return [p for r in s.roots.values() if r.opened is not None for p in r.problems if p["kind"] == "unreadable"]
 
 
+def note_kinds(s: Stores) -> list[str]:
+    """The kinds a note can have: those of the configured categories and of the category folders the roots hold
+    (:func:`memdir.notes.markdown.kind_for`), sorted."""
+    cats = {*s.config.get("categories"), *(p.name for r in s.live() if r.path.is_dir()
+                                            for p in r.path.iterdir() if p.is_dir() and not p.name.startswith("."))}
+    return sorted({notes.kind_for(c) for c in cats})
+
+
 def check_kinds(s: Stores, kinds: Iterable[str], scope: str | None = None) -> list[str]:
     """Raise ``UsageError`` naming the first of ``kinds`` that no memory can have (``note``, ``event``, an event's
     role, a category's note kind): a typo would read as "no memories". Returns the categories of the roots of
@@ -388,6 +396,16 @@ def edit_locked(s: Stores, root: Root, nid: str, text: str, expect: str | None) 
         if theirs is None or notes.version(theirs) != str(expect).strip():
             refuse_conflict(nid, str(expect).strip(), theirs, text)
     meta, body = notes.check_edit(text, note_id=nid, before=cur_body(root, nid))
+    kind = meta.get("kind")
+    if isinstance(kind, str) and kind.strip() and kind.strip() not in note_kinds(s):
+        try:  # a kind the file had already (written by hand before) is not this edit's to refuse
+            had = notes.split(notes.read_text(path))[0].get("kind")
+        except (UsageError, OSError):
+            had = None
+        if had != kind:
+            raise UsageError(f"edit refused: kind {kind.strip()!r} names no category: use one of "
+                             f"{', '.join(note_kinds(s))}, or leave the field out (the category's kind is used); "
+                             "nothing was written")
     body_alone = isinstance(text, str) and notes.split(text.replace("\r\n", "\n"))[2] is None
     if body_alone and notes.lost_opening(text, nid):  # its frontmatter would become the note's text
         raise UsageError("edit refused: the text holds the note's frontmatter (id:, kind: … then ---) without the "

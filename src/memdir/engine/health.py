@@ -56,6 +56,9 @@ def inspect(s: Stores) -> Report:
     problems: list[dict[str, str]] = []
     all_notes: list[Note] = []
     counts: dict[str, Any] = {}
+    from memdir.engine.curated import note_kinds
+
+    kinds = set(note_kinds(s))
     for root in s.live():
         store = root.store
         root.sync()
@@ -70,6 +73,9 @@ def inspect(s: Stores) -> Report:
             try:
                 note, meta = root.read_note(nid, root.path / (nid + ".md"))
                 odd = notes.field_problems(meta)
+                kind = meta.get("kind")
+                if isinstance(kind, str) and kind.strip() and kind.strip() not in kinds:
+                    odd.append(f"kind {kind.strip()[:40]!r} names no category (`memdir recent --kind` cannot find it)")
                 if odd:  # read, but part of what the file says was not taken
                     problems.append(root.problem("fields", note.path, f"{nid}: " + "; ".join(odd)))
             except (UsageError, OSError) as exc:

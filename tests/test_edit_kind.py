@@ -1,0 +1,35 @@
+"""An edit's ``kind`` must name a category, as remember's does: a typo would file the note where no kind filter
+finds it (``recent --kind decision`` said "no memories yet"); a file given such a kind by hand is named by inspect."""
+
+import pytest
+
+from memdir.errors import UsageError
+
+
+def test_an_edit_to_a_kind_no_category_has_is_refused_and_writes_nothing(m):
+    note = m.remember("We deploy with bun", category="decisions")
+    before = note.path.read_text(encoding="utf-8")
+    with pytest.raises(UsageError, match="kind 'bogus' names no category"):
+        m.edit(note.id, "---\nsummary: We deploy with bun\nkind: bogus\n---\nWe deploy with bun\n")
+    assert note.path.read_text(encoding="utf-8") == before
+    m.edit(note.id, "---\nsummary: We deploy with bun\nkind: pitfall\n---\nWe deploy with bun, mind the lockfile\n")
+    assert m.get(note.id).kind == "pitfall"
+
+
+def test_a_hand_written_unknown_kind_is_named_by_inspect_and_an_edit_may_keep_it(m):
+    note = m.remember("the cache warms at nine", category="facts")
+    text = note.path.read_text(encoding="utf-8").replace("kind: fact", "kind: bogus")
+    assert "kind: bogus" in text
+    note.path.write_text(text, encoding="utf-8")
+    problems = [p for p in m.inspect().problems if "bogus" in p.get("detail", str(p))]
+    assert problems, m.inspect().problems
+    m.edit(note.id, text.rstrip("\n") + "\nand cools at ten\n")  # its own kind, unchanged: not this edit's to refuse
+    assert "cools at ten" in m.get(note.id).text
+
+
+def test_goals_and_rules_in_root_md_are_no_kind_problem(m):
+    m.remember("x y z note", category="facts")
+    root = m.stores.root("project").path / "ROOT.md"
+    root.write_text(root.read_text(encoding="utf-8") + "\n## Goals\n- ship the viewer\n\n## Hard rules\n- never push on friday\n",
+                    encoding="utf-8")
+    assert not [p for p in m.inspect().problems if "names no category" in str(p)]
