@@ -13,10 +13,21 @@ _store_opt = click.option("--store", "url", envvar="MEMDIR_STORE", required=True
                           help="postgresql://… as the schema owner (default: MEMDIR_STORE).")
 
 
+def _need_psycopg() -> None:
+    """Raise ``MemdirError`` with the install line when the PostgreSQL driver (the ``postgres`` extra) is missing."""
+    from memdir.errors import MemdirError
+
+    try:
+        import psycopg  # noqa: F401
+    except ImportError:
+        raise MemdirError("the team store needs psycopg, which is not installed: pip install 'memdir[postgres]'") from None
+
+
 @contextmanager
 def _admin(url: str):
     """The admin's store connection for one command; a database refusal (no such login, a login that may not
     administer) becomes one line (``MemdirError``), never a traceback."""
+    _need_psycopg()
     import psycopg
 
     import memdir.store as storage
@@ -189,6 +200,7 @@ def store_share(ctx, project, person, off, url, as_json):
 def store_init(ctx, admin_url, database, owner, server, no_passwords, as_json):
     """Create the team store: the owner and server logins, the client role, the database and its schema, with the
     least privileges. Prints the two URLs (with the passwords it made: store them now)."""
+    _need_psycopg()
     from memdir.store.postgres.setup import init
 
     out = init(admin_url, database=database, owner=owner, server=server, passwords=not no_passwords)
