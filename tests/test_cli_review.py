@@ -224,3 +224,13 @@ def test_import_of_several_files_imports_each(tmp_path, project):
     import json
 
     assert r.exit_code == 0 and json.loads(r.output)["files"] == 2, r.output
+
+
+def test_the_pending_summary_counts_the_lines_it_could_not_import(tmp_path, project):
+    home = tmp_path / "g"
+    drop = home / "import"
+    drop.mkdir(parents=True)
+    (drop / "a.jsonl").write_text('{"text": "the staging db is orca", "id": "m1"}\ngarbage\n{"nothing": 1}\n',
+                                  encoding="utf-8")
+    r = run(home, project, "import", "--pending")
+    assert r.exit_code == 0 and "1 stored" in r.output and "2 bad lines" in r.output, r.output

@@ -146,7 +146,9 @@ def _import_run(ctx, m, source, path, all_projects, here, pending, no_progress, 
             out = m.import_pending()
         human = "\n".join(f"{f['file']}: " + (f"error: {f['error']}" if "error" in f else
                            f"{f['stored']} stored, {f['duplicate']} duplicates, {f['skipped']} skipped, "
-                           f"{f['skipped_over_max']} over import.max_items → "
+                           f"{f['skipped_over_max']} over import.max_items"
+                           + (f", {f['bad_lines']} bad lines (not a JSON object, or no text / body / content)"
+                              if f.get("bad_lines") else "") + " → "
                            + (f"left in place: {f['left_in_place']}" if "left_in_place" in f else f["done_as"]))
                            for f in out["files"])
         emit(ctx, as_json, out, "another import is running" if out["busy"] else (human or "nothing waiting in the import directory"))
