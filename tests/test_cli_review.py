@@ -234,3 +234,22 @@ def test_the_pending_summary_counts_the_lines_it_could_not_import(tmp_path, proj
                                   encoding="utf-8")
     r = run(home, project, "import", "--pending")
     assert r.exit_code == 0 and "1 stored" in r.output and "2 bad lines" in r.output, r.output
+
+
+def test_the_import_summary_adds_up_after_a_forget(tmp_path, project):
+    import re
+    import shutil
+    from pathlib import Path
+
+    src = Path(__file__).resolve().parent / "fixtures" / "importers" / "claude_export_2026-03-14.txt"
+    chat = tmp_path / "chat.txt"
+    shutil.copy(src, chat)
+    home = tmp_path / "g"
+    assert run(home, project, "import", "claude-export", str(chat), "--here").exit_code == 0
+    assert run(home, project, "forget", "--prefix", "import:claude-export", "--force").exit_code == 0
+    r = run(home, project, "import", "claude-export", str(chat), "--here")
+    m = re.search(r"(\d+) events read .*?, (\d+) kept .*?: (\d+) stored, (\d+) duplicates, (\d+) forgotten earlier or "
+                  r"refused; (\d+) skipped", r.output)
+    assert m, r.output
+    read, kept, stored, dup, refused, skipped = map(int, m.groups())
+    assert refused > 0 and kept == stored + dup + refused and read == kept + skipped, r.output

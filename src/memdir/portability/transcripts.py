@@ -301,11 +301,14 @@ def summary(out: dict[str, Any]) -> str:
         which = "of this project" if s["other_project"] else "whose directory is known here"
         parts = [f"{_count(out['files'], 'file')}: no session {which} in it, nothing imported"]
     else:
+        # read = kept + skipped by the gates; kept = stored + duplicates + refused by the store (a tombstone)
+        refused = sb.get("store_refused", 0)
         parts = [f"{_count(out['files'], 'file')}, {out['read']} events read (user {rb['user']}, assistant "
                  f"{rb['assistant']}, tool {rb['tool']}), {sum(kb.values())} kept (user {kb['user']}, assistant "
-                 f"{kb['assistant']}, tool {kb['tool']}): {out['stored']} stored, {out['duplicate']} duplicates; "
-                 f"{out['skipped']} skipped"]
-    gates = [f"{SKIP_LABELS.get(k, k)} {v}" for k, v in sb.items()]
+                 f"{kb['assistant']}, tool {kb['tool']}): {out['stored']} stored, {out['duplicate']} duplicates"
+                 + (f", {refused} {SKIP_LABELS['store_refused']}" if refused else "")
+                 + f"; {out['skipped'] - refused} skipped"]
+    gates = [f"{SKIP_LABELS.get(k, k)} {v}" for k, v in sb.items() if k != "store_refused"]
     if gates:
         parts[0] += " (" + ", ".join(gates) + ")"
     if out.get("bad_lines"):  # the warnings name the first few; the count is here, not only in --json
