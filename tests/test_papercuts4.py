@@ -423,3 +423,14 @@ def test_a_fifo_as_the_ledger_the_gitignore_or_the_tombstone_log_blocks_nothing(
         m.remember("figs ripen in late summer", category="facts")
         assert any("index.md" in p["path"] for p in m.inspect().problems)
         assert m.forget(nid) and not m.recall("kiwis")  # the log's copy of the tombstone is skipped, never waited on
+
+
+@pytest.mark.parametrize("key,section,name", [("recall.k", "recall", "k"), ("inject.max_entries", "inject", "max_entries"),
+                                              ("hook.budget_ms", "hook", "budget_ms"), ("embed.timeout_s", "embed", "timeout_s")])
+def test_a_huge_count_or_time_in_config_is_refused_not_a_later_crash(proj, key, section, name):
+    (proj / ".memory" / "config.toml").write_text(f"[{section}]\n{name} = 9223372036854775808\n")
+    with memdir.open(proj) as m:
+        assert "out of range" in " ".join(m.config.warnings)
+        assert m.config.get(key) < 1e9
+        m.remember("note about numbats")
+        assert m.recall("numbats") and "numbats" in m.context("numbats")

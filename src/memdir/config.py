@@ -42,7 +42,7 @@ def register(name: str, default: Any, doc: str, *, type_: type | None = None, ch
     REGISTRY[name] = Key(name, default, type_ or type(default), doc, check)
 
 
-_pos = lambda v: v > 0  # noqa: E731
+_pos = lambda v: 0 < v <= 1e9  # noqa: E731  (a huge count overflowed SQLite, a huge time the clock)
 _nonneg = lambda v: 0 <= v <= 1e9  # noqa: E731  (no upper bound let 1e308 print "Infinity" in --json)
 
 
