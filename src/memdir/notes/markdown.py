@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import stat
 import unicodedata
 from datetime import datetime
 from pathlib import Path
@@ -363,18 +364,24 @@ _ANY = object()
 
 def atomic_write(path: Path, text: str, *, private: bool = False, expect: Any = _ANY) -> None:
     """Write ``text`` (UTF-8) to ``path`` via a temp file in the same directory + fsync + ``os.replace``,
-    so a reader never sees a half-written file, even if the writer is killed. The file gets the user's usual mode
-    (a note is meant to be read and committed), or 0600 with ``private`` (an export of captured turns).
+    so a reader never sees a half-written file, even if the writer is killed. A new file gets the user's usual mode
+    (a note is meant to be read and committed), one rewritten keeps its own, and ``private`` makes it 0600 (an
+    export of captured turns).
     ``expect``: the :func:`file_state` the new text was made from; when the file's state differs just before the
     replace (another program saved it meanwhile), nothing is written and :class:`FileChanged` is raised, so the
     caller reads it again rather than throwing that program's text away."""
     path.parent.mkdir(parents=True, exist_ok=True)
     import tempfile  # only writers need it (a hook that only reads pays nothing)
 
+    try:  # a file rewritten keeps its mode: a note the person made 0600 stays private after a pin or an edit
+        was = stat.S_IMODE(os.stat(path).st_mode) if not private else None
+    except OSError:
+        was = None
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".part", dir=path.parent)
     try:
         if not private:
-            os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; a note should get the user's usual mode
+            # mkstemp makes 0600; a new note gets the user's usual mode (it is meant to be read and committed)
+            os.chmod(tmp, was if was is not None else 0o666 & ~_umask())
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
             f.write(text)
             f.flush()
