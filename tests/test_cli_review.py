@@ -253,3 +253,14 @@ def test_the_import_summary_adds_up_after_a_forget(tmp_path, project):
     assert m, r.output
     read, kept, stored, dup, refused, skipped = map(int, m.groups())
     assert refused > 0 and kept == stored + dup + refused and read == kept + skipped, r.output
+
+
+def test_a_token_and_force_together_are_refused_and_nothing_is_deleted(tmp_path, project):
+    home = tmp_path / "g"
+    run(home, project, "remember", "alpha keep this")
+    run(home, project, "remember", "beta keep this too")
+    r = run(home, project, "forget", "--query", "keep this", "--token", "not-the-token", "--force")
+    assert r.exit_code != 0 and "not both" in str(r.exception), r.output
+    r = run(home, project, "prune", "--days", "0", "--token", "wrong", "--force")
+    assert r.exit_code != 0 and "not both" in str(r.exception), r.output
+    assert "alpha keep this" in run(home, project, "recall", "alpha").output

@@ -62,6 +62,10 @@ def sweep(ctx, as_json):
 @click.pass_context
 def prune(ctx, days, token, force, as_json):
     """Preview (default) or delete (--token or --force) cold, unpinned episodic memories idle for --days days."""
+    if token and force:  # a wrong token must not be overridden by the flag that skips it
+        from memdir.errors import UsageError
+
+        raise UsageError("give --token (what the preview printed) or --force, not both; nothing was deleted")
     res = open_store(ctx).prune(days, token, force=force)
     if res["deleted"]:
         human = (f"deleted {res['count']} {'memory' if res['count'] == 1 else 'memories'} ({res['bytes']} bytes); "

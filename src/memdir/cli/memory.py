@@ -233,6 +233,8 @@ def forget(ctx, id, id_opt, scope, source, session, query, prefix, token, force,
     if query is not None or prefix is not None:
         if id:
             raise UsageError("give either an id or --query/--prefix, not both")
+        if token and force:  # a wrong token must not be overridden by the flag that skips it
+            raise UsageError("give --token (what the preview printed) or --force, not both; nothing was deleted")
         res = m.forget_matching(query=query, prefix=prefix, scope=scope, token=token, force=force)
         what = f"--query {query!r}" if query is not None else f"--prefix {prefix!r}"
         if not res["count"]:  # like a missing id: say so, exit 1 (scripts can tell), with --force too
