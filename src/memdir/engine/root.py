@@ -85,7 +85,9 @@ class Root:
         """Create the derived directory open to the owner alone (the index, its lock, the debug log), and the global
         root itself so (its notes are one person's): :func:`memdir.roots.private_dir`. Raises ``OSError``."""
         if self.scope == "global":
-            private_dir(self.path)
+            # a folder --home named that holds other files (or /tmp) is not closed: only what a root holds
+            private_dir(self.path, own=frozenset((".memdir", "ROOT.md", ".gitignore", "config.toml", "import",
+                                                  *self.categories)))
         private_dir(self.derived)
 
     def ensure(self) -> None:

@@ -1,0 +1,40 @@
+"""--home / MEMDIR_HOME may point at a directory memdir did not make: it is closed to others (0700, personal notes)
+only when it is memdir's own (empty, or an older global root); a shared one like /tmp, or a folder of other files,
+keeps its mode."""
+
+import os
+import stat
+
+import memdir
+
+
+def _mode(p):
+    return stat.S_IMODE(os.stat(p).st_mode)
+
+
+def test_a_shared_or_foreign_directory_given_as_home_keeps_its_mode(tmp_path, project):
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    os.chmod(shared, 0o1777)
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    (folder / "photo.jpg").write_bytes(b"x")
+    os.chmod(folder, 0o755)
+    for home, want in ((shared, 0o1777), (folder, 0o755)):
+        with memdir.open(project, home=home) as m:
+            m.remember("a personal fact", scope="global")
+        assert _mode(home) == want
+
+
+def test_an_older_global_root_or_a_new_one_is_closed_to_others(tmp_path, project):
+    old = tmp_path / "old"
+    old.mkdir()
+    (old / "ROOT.md").write_text("# Root\n", encoding="utf-8")
+    os.chmod(old, 0o755)
+    with memdir.open(project, home=old) as m:
+        m.remember("a personal fact", scope="global")
+    assert _mode(old) == 0o700
+    new = tmp_path / "new"
+    with memdir.open(project, home=new) as m:
+        m.remember("a personal fact", scope="global")
+    assert _mode(new) == 0o700
