@@ -519,7 +519,10 @@ _QUOTED_OR_BARE = (
 )
 #: Chinese credential labels, simplified and traditional
 _CJK_LABELS = ("密码", "密碼", "口令", "密钥", "密鑰", "金鑰", "秘钥", "秘鑰", "私钥", "私鑰", "令牌", "權杖", "授权码", "授權碼",
-               "通行码", "通行碼")
+               "通行码", "通行碼",
+               # Japanese and Korean: password, PIN, passcode, token, secret key
+               "パスワード", "暗証番号", "パスコード", "トークン", "秘密鍵", "비밀번호", "비번", "암호", "패스워드", "토큰",
+               "비밀키")
 _FLAG_VALUE = r"(?P<q>[\"'])?(?P<val>[^\s\"'`<>|;&-][^\s\"'`<>|;&]{0,511}+)"
 #: a flag's value in quotes, whole to its closing quote (``sshpass -p "my long phrase"``), else bare
 _FLAG_QUOTED_OR_BARE = (r"(?:(?P<q>[\"'])(?P<qval>[^\"'\r\n]{1,512}+)(?P=q)"
@@ -530,7 +533,8 @@ _PROVIDER_RULES: list[_Rule] = [
     _tok("anthropic_key", r"sk-ant-[A-Za-z0-9_-]{20,400}+", "sk-ant-"),
     _tok("openai_key", r"sk-(?:(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{20,400}+|[A-Za-z0-9]{32,400}+)", "sk-"),
     # any other sk- key (sk-sp-…, sk-or-v1-…, DashScope, DeepSeek…), dots included: whole, never cut at a '.' (C18)
-    _Rule("api_key", _r(r"sk-[A-Za-z0-9][A-Za-z0-9._-]{18,400}+" + _B_END), ("sk-",), check=_check_sk_key,
+    _Rule("api_key", _r(r"sk-[A-Za-z0-9][A-Za-z0-9._-]{18,400}+(?:[:/+=~][A-Za-z0-9._-]{4,400}+)*" + _B_END), ("sk-",),
+          check=_check_sk_key,
           priority=_P_PROVIDER - 5, trim=".-", anchors=("sk-",)),  # a known provider's own rule names the kind
     _tok("huggingface_token", r"hf_[A-Za-z0-9]{30,100}+", "hf_"),
     _tok("groq_key", r"gsk_[A-Za-z0-9]{40,100}+", "gsk_"),
@@ -685,8 +689,9 @@ _KEYWORD_RULES: list[_Rule] = [
     # Chinese labels: 密码：hunter2, 口令是 abc, 密钥=xyz, 令牌：…
     _Rule(
         "cjk_label",
-        _r(r"(?P<key>密码|密碼|口令|密钥|密鑰|金鑰|秘钥|秘鑰|私钥|私鑰|令牌|權杖|授权码|授權碼|通行码|通行碼)"
-           r"(?:[ \t\u3000]{0,4}(?:(?:是|为|為)[ \t\u3000]{0,2}[:：]?|[:：=])[ \t\u3000]{0,4}|(?P<bare>[ \t\u3000]{1,4}))[\"'“‘「『`]?"
+        _r(r"(?P<key>" + "|".join(_CJK_LABELS) + r")"
+           r"(?:[ \t\u3000]{0,4}(?:(?:是|为|為|は|는|은)[ \t\u3000]{0,2}[:：]?|[:：=＝])[ \t\u3000]{0,4}"
+           r"|(?P<bare>[ \t\u3000]{1,4}))[\"'“‘「『`]?"
            r"(?P<val>[\x21-\x7e]{1,512}+)"),
         _CJK_LABELS, priority=_P_ASSIGN, group="val", check=_check_cjk_label, pre=frozenset(), lowered=True,
         trim="\"'`.,;:?)]}>", anchors=_CJK_LABELS,
@@ -1033,6 +1038,7 @@ _RUN32 = b"1" * 32
 
 
 _RUN22 = b"1" * 22
+_RUN16 = b"1" * 16
 
 
 def _runs(text: str) -> bytes:
@@ -1117,6 +1123,17 @@ def _glued_after(text: str, e: int) -> bool:
     return not (text[e] in ".," and (e + 1 == len(text) or text[e + 1].isspace() or text[e + 1] in "\"'`)]}*|"))
 
 
+def _edge_before(text: str, s: int) -> bool:
+    """Is the run starting at ``s`` glued to what comes before it? Not when that is a name's ``=`` outside a URL
+    (``blob=KEY``, ``--blob=KEY``: an assignment, as ``blob: KEY`` is)."""
+    if not s or text[s - 1] not in _BLOB_EDGE:
+        return False
+    if text[s - 1] == "=" and s >= 2 and (text[s - 2].isalnum() or text[s - 2] in "_-"):
+        start = max(text.rfind(c, 0, s) for c in " \t\n\"'`") + 1
+        return "://" in text[start:s] or "?" in text[start:s] or "&" in text[start:s]
+    return True
+
+
 def _scan_blobs(text: str) -> Iterator[tuple[str, int, int, int]]:
     """Bare long hex (32-128 digits of one case, not 40) and base64 (40-100 chars mixing upper, lower and
     digits, high entropy, decoding to binary) standing alone as a token. Not findings: a run inside a longer
@@ -1128,7 +1145,7 @@ def _scan_blobs(text: str) -> Iterator[tuple[str, int, int, int]]:
     for m in _HEX_RUN.get().finditer(text):
         s, e = m.span()
         v = m.group()
-        if (len(v) == 40 or len(v) > 128 or (s and text[s - 1] in _BLOB_EDGE) or _glued_after(text, e)
+        if (len(v) == 40 or len(v) > 128 or _edge_before(text, s) or _glued_after(text, e)
                 or not (v.islower() or v.isupper() or v.isdigit()) or v.isdigit() or len(set(v.lower())) < 10
                 or _digest_context(text, s, e)):
             continue
@@ -1137,7 +1154,7 @@ def _scan_blobs(text: str) -> Iterator[tuple[str, int, int, int]]:
         s, e = m.span()
         v = m.group()
         core = v.rstrip("=")
-        if (not 40 <= len(core) <= 100 or (s and text[s - 1] in _BLOB_EDGE) or _glued_after(text, e)
+        if (not 40 <= len(core) <= 100 or _edge_before(text, s) or _glued_after(text, e)
                 or all(c in "0123456789abcdefABCDEF" for c in core)):
             continue
         if not (any(c.isupper() for c in core) and any(c.islower() for c in core) and any(c.isdigit() for c in core)):
@@ -1169,7 +1186,9 @@ def _scan_blobs(text: str) -> Iterator[tuple[str, int, int, int]]:
 # ---------------------------------------------------------------------------------------------
 
 _P_PREFIXED = _P_PROVIDER - 6  # a known provider's own rule names the kind of a merged cluster
-_KEY_TAIL = _Lazy(r"[-_](?P<tail>[A-Za-z0-9]{24,256}+)")  # from the separator: a base64 blob's runs are not tried
+#: from the separator: a base64 blob's runs are not tried. A tail may hold inner ``-``/``_`` segments and ``.`` ones of
+#: 8+ characters (``m0-Zx9Q….As3D…``: C18's dotted keys, any prefix); a file name's ``.min.js`` is no such segment
+_KEY_TAIL = _Lazy(r"[-_](?P<tail>[A-Za-z0-9]{8,256}+(?:(?:[-_][A-Za-z0-9]{2,256}+|\.[A-Za-z0-9]{8,256}+)(?![A-Za-z0-9]))*)")
 #: the prefix before a tail: one to three short segments (``m0-``, ``lsv2_pt_``, ``sk-or-v1-``) ending in ``-``/``_``
 _KEY_PREFIX = _Lazy(r"[A-Za-z][A-Za-z0-9]{0,9}(?:[-_.][A-Za-z0-9]{1,10}){0,2}[-_]\Z")
 #: chars that may not stand before a prefixed key: it would be part of a longer word, path, URL, address or expression
@@ -1202,6 +1221,16 @@ def _random_tail(t: str) -> bool:
     return sum(m.end() - m.start() for m in _WORDLIKE.get().finditer(t)) <= 0.7 * len(t)
 
 
+def _random_lower(t: str) -> bool:
+    """A lower-case tail that reads as random key material, not an id: 32+ characters mixing digits with letters
+    beyond hex (``zx9qw8er…``; a hex or base32 id has none past ``f`` or ``v``), at :func:`_random_tail`'s entropy."""
+    import math
+
+    return (len(t) >= 32 and t.islower() and any(c.isdigit() for c in t) and sum(c in "wxyz" for c in t) >= 2
+            and _entropy(t) >= 0.78 * math.log2(min(len(t), 36))
+            and sum(m.end() - m.start() for m in _WORDLIKE.get().finditer(t)) <= 0.5 * len(t))
+
+
 def _is_id_prefix(prefix: str) -> bool:
     return any(seg.rstrip("0123456789") in _ID_PREFIXES or seg in _ID_PREFIXES
                for seg in re.split(r"[-_.]", prefix.lower()) if seg)
@@ -1222,8 +1251,8 @@ def _scan_prefixed(text: str) -> Iterator[tuple[str, int, int, int]]:
         p = _KEY_PREFIX.get().search(text, max(0, s - 34), s)
         if p is None or (p.start() and text[p.start() - 1] in _PREFIX_EDGE):
             continue
-        tail = m.group("tail")
-        if _is_id_prefix(text[p.start():s - 1]) or not _random_tail(tail):
+        tail = re.sub(r"[-_.]", "", m.group("tail"))
+        if len(tail) < 24 or _is_id_prefix(text[p.start():s - 1]) or not (_random_tail(tail) or _random_lower(tail)):
             continue
         while e + 1 < n and text[e] in "-_" and text[e + 1].isascii() and text[e + 1].isalnum():
             k = e + 1  # a trailing segment of the same key (lsv2_pt_<hex>_<hex>)
@@ -1384,7 +1413,10 @@ def _may_hold_secret(text: str, lowered: str) -> bool:
     """False when no detector can report anything in ``text`` (its literals and the scanners' triggers are absent)."""
     found = _literals_in(text, lowered)
     exact, lower = _rules_for(text, found)
-    return bool(exact or lower or found[0] or found[1]) or _has_key_run(text)
+    if exact or lower or found[0] or found[1]:
+        return True
+    runs = _runs(text)
+    return _RUN22 in runs or (_RUN16 in runs and ("-" in text or "_" in text))
 
 
 def _candidates(text: str) -> list[tuple[str, int, int, int]]:
@@ -1405,6 +1437,8 @@ def _candidates(text: str) -> list[tuple[str, int, int, int]]:
         hits.extend(_scan_prefixed(text))
         if "=" in text or ":" in text:
             hits.extend(_scan_labelled(text))
+    elif _RUN16 in runs and ("-" in text or "_" in text):  # a key whose tail a dot or a dash cuts into shorter runs
+        hits.extend(_scan_prefixed(text))
     if "://" in found[0]:
         hits.extend(_scan_uris(text))
     if "PRIVATE KEY" in found[0]:
@@ -1481,6 +1515,11 @@ def find_secrets(text: str) -> list[tuple[str, int, int]]:
     return _spans(text)
 
 
+#: full-width ASCII (U+FF01-FF5E) and the ideographic space, each to its one ASCII character
+_FULLWIDTH = {**{c: c - 0xFEE0 for c in range(0xFF01, 0xFF5F)}, 0x3000: 0x20}
+_HAS_FULLWIDTH = re.compile("[\uff01-\uff5e\u3000]")
+
+
 def redact_with_kinds(text: str) -> tuple[str, list[str]]:
     """Replace every secret in ``text`` by ``[redacted:<kind>]``.
 
@@ -1492,7 +1531,9 @@ def redact_with_kinds(text: str) -> tuple[str, list[str]]:
     """
     kinds: list[str] = []
     for _ in range(_MAX_PASSES):
-        spans = _spans(text)
+        # full-width forms (ｐａｓｓｗｏｒｄ＝…, ｓｋ－ｐｒｏｊ－…, パスワード：…) are found as their ASCII: one character
+        # for one, so a finding's offsets are the original's
+        spans = _spans(text.translate(_FULLWIDTH) if isinstance(text, str) and _HAS_FULLWIDTH.search(text) else text)
         if not spans:
             break
         parts: list[str] = []
