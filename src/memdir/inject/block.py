@@ -62,6 +62,9 @@ SPARE_BRIEF = 3
 
 #: compatibility forms that could spell a tag: full-width/small ``< > /`` and full-width Latin letters → ASCII
 _FOLD = {0xFF1C: "<", 0xFF1E: ">", 0xFE64: "<", 0xFE65: ">", 0xFF0F: "/", 0x3000: " ",
+         # a line or paragraph separator starts a line as a reader sees it: a newline, so the line is escaped as one
+         # (a "[abc123 rule …]" or "## Rules" after U+2028 passed for an entry or a heading); full-width # [ ] too
+         0x2028: "\n", 0x2029: "\n", 0xFF03: "#", 0xFF3B: "[", 0xFF3D: "]",
          **{c: chr(c - 0xFEE0) for c in range(0xFF21, 0xFF3B)}, **{c: chr(c - 0xFEE0) for c in range(0xFF41, 0xFF5B)}}
 
 
