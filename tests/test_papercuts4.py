@@ -434,3 +434,14 @@ def test_a_huge_count_or_time_in_config_is_refused_not_a_later_crash(proj, key, 
         assert m.config.get(key) < 1e9
         m.remember("note about numbats")
         assert m.recall("numbats") and "numbats" in m.context("numbats")
+
+
+@pytest.mark.parametrize("key", ["inject.max_chars", "inject.max_entries"])
+def test_zero_in_config_means_no_block_as_it_does_in_the_call(proj, key, monkeypatch):
+    with memdir.open(proj) as m:
+        m.remember("deploy with pnpm")
+    with memdir.open(proj, config={key: 0}) as m:
+        assert m.context("deploy") == "" and not m.config.warnings
+    monkeypatch.setenv("MEMDIR_" + key.upper().replace(".", "_"), "0")
+    with memdir.open(proj) as m:
+        assert m.context("deploy") == ""

@@ -88,8 +88,8 @@ def _embed_provider_ok(v: str) -> bool:
 #: used, so reading a setting never imports a feature and ``memdir config`` lists every key.
 SETTINGS: tuple[tuple[str, Any, str, type | None, Callable[[Any], bool] | None], ...] = (
     # the <memory> block (memdir.inject.block)
-    ("inject.max_chars", 1200, "hard cap on the <memory> block, in characters", None, _pos),
-    ("inject.max_entries", 4, "bodies inlined per block", None, _pos),
+    ("inject.max_chars", 1200, "hard cap on the <memory> block, in characters (0 = no block)", None, _nonneg),
+    ("inject.max_entries", 4, "bodies inlined per block (0 = none)", None, _nonneg),
     # the doors a person or the agent saves through (memdir remember, MCP memory_remember)
     ("remember.pinned", False, "a note saved with remember (CLI or MCP) is pinned unless the call says otherwise",
      bool, None),
@@ -213,7 +213,8 @@ SETTINGS: tuple[tuple[str, Any, str, type | None, Callable[[Any], bool] | None],
     ("capture.web_tools", [], "extra tool names/patterns that fetch third-party content (added to memdir.capture.gates.WEB_TOOLS)",
      list, None),
     ("hook.budget_ms", 3000, "wall-time budget of one `memdir hook` call; past it the hook prints nothing and exits 0", None, _pos),
-    ("hook.session_max_chars", 4000, "size cap of the SessionStart block (rules + outline), in characters", None, _pos),
+    ("hook.session_max_chars", 4000, "size cap of the SessionStart block (rules + outline), in characters (0 = none)",
+     None, _nonneg),
     ("hook.warm", True, "a hook asks a running `memdir serve` over its local socket first (in-process when none answers)", bool, None),
     # distillation of sessions into notes (memdir.distill.flow)
     ("distill.auto", False, "distil a session in a detached process when the host's Stop/SessionEnd/session.idle fires;"
