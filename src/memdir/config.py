@@ -200,7 +200,8 @@ SETTINGS: tuple[tuple[str, Any, str, type | None, Callable[[Any], bool] | None],
     ("tiers.archive_days", 365.0, "cold memories idle this long become archive; 0 = never", float, _nonneg),
     # host capture (memdir.capture.gates) and hooks (memdir.hosts.hooks)
     ("capture.min_chars", 10, "captured user/assistant text shorter than this is skipped (a CJK character counts 2)", None, _nonneg),
-    ("capture.daily_cap", 500, "most events captured per local day and project (0 = no cap)", None, _nonneg),
+    ("capture.daily_cap", 5000, "most events captured per local day and project (0 = no cap): a guard against a "
+                                "runaway loop, above a busy day of agent work", None, _nonneg),
     ("capture.skip_tools", [], "extra tool names/patterns never captured (added to read, grep, glob, ls, memory_* …)", list, None),
     ("capture.enabled", True, "capture events from host hooks at all", bool, None),
     ("capture.lock_wait_ms", 500.0, "a capture waits this long for the write lock (a long import holds it), then "

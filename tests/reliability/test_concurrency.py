@@ -92,8 +92,9 @@ def test_concurrent_writers_lose_nothing(tmp_path, procs, ops):
 def test_c7_parallel_capture_and_remember(tmp_path, procs, events, n_notes):
     project, home = tmp_path / "proj", tmp_path / "home"
     (project / ".git").mkdir(parents=True)
+    # the default config: its daily cap must not drop the case's 800 events of one day
     specs = [{"project": str(project), "home": str(home), "wid": w, "mode": "c7", "events": events, "notes": n_notes,
-              "barrier": True, "config": {"capture.daily_cap": 0}} for w in range(procs)]
+              "barrier": True, "config": {}} for w in range(procs)]
     outs = _run_all(specs, home)
     _assert_clean(outs)
     acks = [a for _, out, _ in outs for a in parse(out.splitlines())[0]]
