@@ -33,3 +33,4 @@ def test_goals_and_rules_in_root_md_are_no_kind_problem(m):
     root.write_text(root.read_text(encoding="utf-8") + "\n## Goals\n- ship the viewer\n\n## Hard rules\n- never push on friday\n",
                     encoding="utf-8")
     assert not [p for p in m.inspect().problems if "names no category" in str(p)]
+

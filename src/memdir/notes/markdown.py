@@ -88,10 +88,10 @@ def normalize_text(text: str) -> str:
 
 def near_key(text: str) -> str:
     """The form two notes share when they differ only by case, spacing or punctuation (issue 13 item 10, seed
-    000's "同一件事记两遍"): NFKC, casefolded, every whitespace and Unicode punctuation character (categories
-    P*) removed. Symbols such as ``+`` or ``$`` and all letters/digits are kept, so ``C++`` ≠ ``C``. A text of
+    000's "同一件事记两遍"): NFKC, casefolded, every whitespace, invisible (:data:`INVISIBLE`: zero-width, soft hyphen,
+    byte-order mark) and Unicode punctuation character (categories P*) removed. Symbols such as ``+`` or ``$`` and all letters/digits are kept, so ``C++`` ≠ ``C``. A text of
     punctuation only keys on its normalized self."""
-    t = unicodedata.normalize("NFKC", text).casefold()
+    t = INVISIBLE.sub("", unicodedata.normalize("NFKC", text)).casefold()  # a zero-width space or soft hyphen too
     key = "".join(ch for ch in t if not ch.isspace() and not unicodedata.category(ch).startswith("P"))
     return key or normalize_text(t)
 
