@@ -264,3 +264,14 @@ def test_a_token_and_force_together_are_refused_and_nothing_is_deleted(tmp_path,
     r = run(home, project, "prune", "--days", "0", "--token", "wrong", "--force")
     assert r.exit_code != 0 and "not both" in str(r.exception), r.output
     assert "alpha keep this" in run(home, project, "recall", "alpha").output
+
+
+def test_recall_on_an_empty_store_is_an_empty_list_and_exit_0(tmp_path, project):
+    import json
+
+    home = tmp_path / "g"
+    r = run(home, project, "--json", "recall", "anything")
+    assert r.exit_code == 0 and json.loads(r.output) == [], r.output
+    assert run(home, project, "recall", "anything").exit_code == 0
+    run(home, project, "remember", "the staging db is orca")
+    assert run(home, project, "recall", "zebra").exit_code == 1  # memories, none matching: exit 1

@@ -223,7 +223,8 @@ BAD_CLI = [
     (["remember", "x", "--supersedes", "/etc/passwd"], 2), (["remember", "x", "--scope", "moon"], 2),
     (["forget", "../../etc/passwd"], 2), (["forget", "/etc/passwd"], 2), (["forget", "facts/none"], 1),
     (["forget", "C:\\x\\y"], 2), (["forget", "con/aux"], 2), (["recall", ""], 2), (["recall", "x", "-k", "0"], 2),
-    (["recall", "x", "-k", "abc"], 2), (["recall", "nothing-matches-this"], 1), (["context", "--max-chars", "-5"], 2),
+    (["recall", "x", "-k", "abc"], 2), (["recall", "nothing-matches-this"], 0),  # an empty store (C4)
+    (["context", "--max-chars", "-5"], 2),
     (["import", "/nonexistent/file.jsonl"], 2), (["import", "jsonl"], 2), (["export", "/dev/null/y.jsonl"], 2),
     (["no-such-command"], 2), (["recall"], 2), (["--dir", "/dev/null", "status"], 0),
 ]

@@ -137,7 +137,7 @@ def snippet(h: Any, size: int = SNIPPET_CHARS) -> str:
 @json_opt
 @click.pass_context
 def recall(ctx, query, k, scope, kinds, explain, as_json):
-    """Search memories for QUERY (or stdin). Exit 1 when nothing matches."""
+    """Search memories for QUERY (or stdin). Exit 1 when nothing matches (0 on an empty store)."""
     q = read_text_arg(query, "query")
     if not q.strip():
         raise UsageError("empty query: give some words to search for")
@@ -169,9 +169,12 @@ def recall(ctx, query, k, scope, kinds, explain, as_json):
         data = {"explain": {k_: v for k_, v in info.items() if k_ != "hits"}, "channel_hits": info.get("hits", []), "hits": data}
     emit(ctx, as_json, data, "\n".join(lines))
     if not hits:
+        # an empty store is no failed search: an empty list, exit 0 (case C4); a store that holds memories none of
+        # which matches exits 1, so a script can tell
+        empty = not m.recent(scope=scope, limit=1)
         if not (as_json or ctx.find_root().obj.get("json")):
-            click.echo("no memory matches", err=True)
-        ctx.exit(1)
+            click.echo("no memories yet" if empty else "no memory matches", err=True)
+        ctx.exit(0 if empty else 1)
 
 
 @click.command()
