@@ -31,6 +31,25 @@ def open_regular(path: str | os.PathLike, mode: str = "rb", *, encoding: str | N
         raise
 
 
+def open_own(path: str | os.PathLike, flags: int, mode: int = 0o600) -> int:
+    """``os.open(path, flags, mode)`` for a file memdir owns inside a root's ``.memdir/`` (the tombstone log, the
+    event ledger): never through a symbolic link. A link found there (a file linked to one outside the root) is
+    removed — the link alone, not what it points to — and the file made in its place. Raises ``OSError``."""
+    nofollow = getattr(os, "O_NOFOLLOW", 0)
+    try:
+        return os.open(path, flags | nofollow, mode)
+    except OSError as exc:
+        if not (nofollow and os.path.islink(path)):
+            raise
+        import logging
+
+        logging.getLogger("memdir").warning("%s was a link to %s: removed (memdir writes its own files only inside "
+                                            "the root)", os.fspath(path), os.readlink(path))
+        del exc
+        os.unlink(path)
+        return os.open(path, flags | nofollow, mode)
+
+
 def read_or_none(path: str | os.PathLike) -> str | None:
     """A regular file's UTF-8 text (line endings as written), ``None`` when it does not exist. Raises ``OSError``
     naming the file when it cannot be read, is not UTF-8 or is not a regular file."""

@@ -40,7 +40,9 @@ def append(path: str | os.PathLike, records: Iterable[dict[str, Any]], *, mode: 
         return 0
     data = "".join(lines).encode("utf-8")
     # without blocking: a FIFO under this name waited for a reader forever (refused below, as any non-regular file)
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NONBLOCK", 0), mode)
+    from memdir.fileio import open_own
+
+    fd = open_own(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NONBLOCK", 0), mode)
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):

@@ -71,7 +71,9 @@ def write(index_path: Path, state: dict[str, Any]) -> bool:
     data = json.dumps({k: state.get(k) for k in ("events", "lost", "rebuilt_at")}).encode("utf-8")
     data = data.ljust(RECORD_BYTES - 1) + b"\n"
     try:
-        fd = os.open(path_of(index_path), os.O_RDWR | os.O_CREAT, 0o600)
+        from memdir.fileio import open_own
+
+        fd = open_own(path_of(index_path), os.O_RDWR | os.O_CREAT, 0o600)
         try:
             os.pwrite(fd, data, 0)
             if os.fstat(fd).st_size != len(data):

@@ -1,0 +1,29 @@
+"""Sibling of C14: a link inside ``.memdir/`` (the tombstone log, the event ledger) pointing outside the root is not
+written through: the link is removed, memdir's own file made in its place, the outside file left as it was."""
+
+import os
+
+import memdir
+
+
+def test_the_tombstone_log_and_the_ledger_are_not_written_through_a_link(tmp_path, project):
+    home = tmp_path / "g"
+    with memdir.open(project, home=home) as m:
+        m.remember("a first note")
+        derived = m.stores.root("project").derived
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    for name in ("tombstones.jsonl", "events.json"):
+        target = outside / name
+        target.write_text("ORIGINAL\n", encoding="utf-8")
+        link = derived / name
+        if link.exists() or link.is_symlink():
+            link.unlink()
+        os.symlink(target, link)
+    with memdir.open(project, home=home) as m:
+        n = m.remember("a second note")
+        m.forget(n.id)
+        m.capture({"role": "user", "session": "s", "text": "the deploy window is friday afternoon"})
+    for name in ("tombstones.jsonl", "events.json"):
+        assert (outside / name).read_text(encoding="utf-8") == "ORIGINAL\n"
+    assert (derived / "tombstones.jsonl").is_file() and not (derived / "tombstones.jsonl").is_symlink()
