@@ -31,6 +31,15 @@ def open_regular(path: str | os.PathLike, mode: str = "rb", *, encoding: str | N
         raise
 
 
+def text_encoding(path: str | os.PathLike) -> str:
+    """The encoding to read a text file with: ``"utf-16"`` when it starts with a UTF-16 byte-order mark (what Windows
+    PowerShell 5's ``>`` writes), else ``"utf-8-sig"`` (a UTF-8 mark, if any, is not part of line 1). Raises
+    ``OSError`` when the file cannot be read."""
+    with open(path, "rb") as f:
+        head = f.read(2)
+    return "utf-16" if head in (b"\xff\xfe", b"\xfe\xff") else "utf-8-sig"
+
+
 def open_own(path: str | os.PathLike, flags: int, mode: int = 0o600) -> int:
     """``os.open(path, flags, mode)`` for a file memdir owns inside a root's ``.memdir/`` (the tombstone log, the
     event ledger): never through a symbolic link. A link found there (a file linked to one outside the root) is

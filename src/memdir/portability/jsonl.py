@@ -215,8 +215,13 @@ def _restore_notes(s: Stores, notes_in: list[tuple[int, dict[str, Any]]], counts
 def _read_export(p: Path, counts: dict[str, int], events: list[dict[str, Any]],
                  tombs: dict[str, list[dict[str, Any]]], notes_in: list[tuple[int, dict[str, Any]]], bad: Any) -> None:
     """Read the export ``p`` into ``events``, ``tombs`` (by scope) and ``notes_in`` (``(line number, object)``)."""
-    with open(p, encoding="utf-8-sig", errors="replace") as f:  # a byte-order mark is not part of line 1
+    from memdir.fileio import text_encoding
+
+    # a byte-order mark is not part of line 1; a file re-saved as UTF-16 (PowerShell's >) is read as such, and a mark
+    # left at a line's start by files joined together is not part of that line either
+    with open(p, encoding=text_encoding(p), errors="replace") as f:
         for n, line in enumerate(f, 1):
+            line = line.lstrip("\ufeff")
             if not line.strip():
                 continue
             counts["lines"] += 1

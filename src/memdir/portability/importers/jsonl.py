@@ -120,14 +120,20 @@ def read_jsonl(path: Path, stats: Counter | None = None, *, label: str = "jsonl"
         else:
             log.warning("%s: more bad %s lines skipped (counted in the result, not listed)", path, label)
 
-    with open(path, "rb") as fh:
+    from memdir.fileio import text_encoding
+
+    utf16 = text_encoding(path) == "utf-16"  # a transcript or export re-saved by PowerShell 5's >
+    with (open(path, encoding="utf-16", errors="replace", newline="") if utf16 else open(path, "rb")) as fh:
         for lineno, raw in enumerate(fh, 1):
+            if utf16:
+                raw = raw.encode("utf-8", "surrogatepass")
             count(stats, "lines")
             if not raw.strip():
                 count(stats, "skipped:blank")
                 continue
             try:
-                obj = json.loads(raw.decode("utf-8-sig"))  # a byte-order mark (Windows editors) is not part of line 1
+                # a byte-order mark (Windows editors) is not part of line 1, nor one that files joined left mid-file
+                obj = json.loads(raw.decode("utf-8-sig").lstrip("\ufeff"))
             except (UnicodeDecodeError, json.JSONDecodeError) as exc:
                 count(stats, "bad_json")
                 warn_bad(lineno, f"unreadable {label} line ({exc})")
