@@ -59,3 +59,10 @@ async def test_a_chinese_reply_fits_the_hosts_caps(chinese_store, tool, args, ke
 def test_the_estimate_counts_chinese_as_about_a_token_a_character():
     assert estimate_tokens("部署" * 1000) >= 2000
     assert estimate_tokens("deploy " * 1000) <= 2500
+
+
+def test_the_estimate_counts_indic_and_thai_as_about_a_token_a_character():
+    # sibling of C29: tokenizers split Devanagari and Thai about a token a character or finer, Cyrillic about two
+    assert estimate_tokens("नमस्ते दुनिया" * 100) >= 1200
+    assert estimate_tokens("สวัสดีชาวโลก" * 100) >= 1200
+    assert estimate_tokens("привет мир " * 100) >= 600

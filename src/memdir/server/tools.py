@@ -29,6 +29,7 @@ MAX_READ_CHARS = 16_000      # memory_read's page (JSON-escaped characters of te
 #: under 10,000 (Chinese text is about a token a character: 20,000 characters of it would not fit)
 MAX_REPLY_TOKENS = 10_000
 CJK_TOKENS = 1.2             # estimated tokens per CJK / kana / hangul character (tokenizers give 1-1.5 for Chinese)
+MIDDLE_TOKENS = 0.6          # ... per Greek, Cyrillic, Hebrew or Arabic character (about two characters a token)
 OTHER_TOKENS = 0.3           # ... per other character (English prose ~4 chars a token; JSON punctuation is denser)
 
 
@@ -69,9 +70,18 @@ def window_note(hit: Any, start: int, end: int, total: int) -> str:
 
 def estimate_tokens(text: str) -> int:
     """A conservative estimate of ``text``'s length in model tokens (no tokenizer is loaded): :data:`CJK_TOKENS`
-    per character from U+2E80 up (CJK, kana, hangul, full-width forms), :data:`OTHER_TOKENS` per other one."""
-    wide = sum(1 for ch in text if ord(ch) >= 0x2E80)
-    return int(wide * CJK_TOKENS + (len(text) - wide) * OTHER_TOKENS) + 1
+    per character from U+2E80 up (CJK, kana, hangul, full-width forms) and of the scripts U+0900-U+1CFF (Indic,
+    Thai, Lao, Tibetan, Myanmar, Georgian, Ethiopic, Khmer: tokenizers split them about a token a character or
+    finer), :data:`MIDDLE_TOKENS` per Greek, Cyrillic, Armenian, Hebrew or Arabic one (U+0370-U+08FF),
+    :data:`OTHER_TOKENS` per other one."""
+    wide = middle = 0
+    for ch in text:
+        o = ord(ch)
+        if o >= 0x2E80 or 0x900 <= o <= 0x1CFF:
+            wide += 1
+        elif 0x370 <= o <= 0x8FF:
+            middle += 1
+    return int(wide * CJK_TOKENS + middle * MIDDLE_TOKENS + (len(text) - wide - middle) * OTHER_TOKENS) + 1
 
 
 def reply_size(reply: dict[str, Any]) -> tuple[int, int]:
