@@ -281,7 +281,8 @@ def test_c43_ctrl_c_in_a_host_transcript_import(project, tmp_path, monkeypatch, 
     assert _events_in(project) == 1300
 
 
-def test_c43_sigint_to_a_running_import_says_how_far_it_got(project, tmp_path):
+@pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM", "SIGHUP"])
+def test_c43_sigint_to_a_running_import_says_how_far_it_got(project, tmp_path, sig):
     import os
     import re
     import signal
@@ -297,7 +298,7 @@ def test_c43_sigint_to_a_running_import_says_how_far_it_got(project, tmp_path):
     deadline = time.monotonic() + 120
     while _events_in(project) < 500 and p.poll() is None and time.monotonic() < deadline:
         time.sleep(0.05)
-    p.send_signal(signal.SIGINT)
+    p.send_signal(getattr(signal, sig))  # Ctrl-C, a kill, a closed terminal: the same line, the same exit
     out, err = p.communicate(timeout=120)
     if p.returncode == 0:
         pytest.skip("the import finished before the signal arrived (a very fast machine)")

@@ -113,8 +113,31 @@ def import_(ctx, source, paths, all_projects, here, pending, no_progress, store_
         raise UsageError(f"import {source} takes one PATH, {len(paths)} were given: run one import per file")
     path = (tuple(paths) if len(paths) > 1 else paths[0]) if paths else None
     m = open_store(ctx)
-    _import_run(ctx, m, source, path, all_projects, here, pending, no_progress, store_url, store_project, as_json)
+    with _stop_signals():
+        _import_run(ctx, m, source, path, all_projects, here, pending, no_progress, store_url, store_project, as_json)
     team_push(m)
+
+
+@contextlib.contextmanager
+def _stop_signals():
+    """A SIGTERM or SIGHUP (a closed terminal, a ``kill``) stops an import as Ctrl-C does: its committed batches stay
+    and one line says how far it got, instead of a silent exit mid-batch."""
+    import signal
+
+    def stop(signum, frame):  # noqa: ARG001
+        raise KeyboardInterrupt
+
+    kinds = [getattr(signal, n) for n in ("SIGTERM", "SIGHUP") if hasattr(signal, n)]
+    try:
+        old = [signal.signal(k, stop) for k in kinds]
+    except ValueError:  # not the main thread (a test runner's worker): left as they are
+        yield
+        return
+    try:
+        yield
+    finally:
+        for k, h in zip(kinds, old):
+            signal.signal(k, h)
 
 
 def team_push(m) -> None:
