@@ -36,12 +36,15 @@ def expand_user(path: str | os.PathLike) -> Path:
 
 
 def global_root(home: str | os.PathLike | None = None) -> Path:
-    """The global memory root (not created here)."""
+    """The global memory root (not created here): ``home`` (``--home``, relative to the working directory as typed),
+    else ``$MEMDIR_HOME`` — a relative one is taken under the home directory (``~/<it>``), so the root does not move
+    with the working directory into whatever checkout a command runs in — else the platform's user data directory."""
     if home:
         return expand_user(home).absolute()
     env = os.environ.get("MEMDIR_HOME")
     if env:
-        return expand_user(env).absolute()
+        p = expand_user(env)
+        return p if p.is_absolute() else (Path.home() / p).absolute()
     import platformdirs
 
     return Path(platformdirs.user_data_dir("memdir", appauthor=False)).absolute()

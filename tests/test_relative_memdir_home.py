@@ -1,0 +1,17 @@
+"""A relative MEMDIR_HOME is one place (under the home directory), not a folder of whatever directory a command
+runs in: personal notes never land inside a checkout."""
+
+from memdir.roots import global_root
+
+
+def test_a_relative_memdir_home_is_under_the_home_directory(tmp_path, monkeypatch):
+    home = tmp_path / "h"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("MEMDIR_HOME", "relhome")
+    for cwd in (tmp_path, home):
+        monkeypatch.chdir(cwd)
+        assert global_root() == home / "relhome"
+    monkeypatch.setenv("MEMDIR_HOME", str(tmp_path / "abs"))
+    assert global_root() == tmp_path / "abs"
+    assert global_root("given") == cwd / "given"  # --home as typed: relative to where it is typed
