@@ -445,3 +445,9 @@ def test_zero_in_config_means_no_block_as_it_does_in_the_call(proj, key, monkeyp
     monkeypatch.setenv("MEMDIR_" + key.upper().replace(".", "_"), "0")
     with memdir.open(proj) as m:
         assert m.context("deploy") == ""
+
+
+def test_a_config_saved_with_a_byte_order_mark_is_read(proj):
+    (proj / ".memory" / "config.toml").write_bytes(b"\xef\xbb\xbf[recall]\nk = 3\n")
+    with memdir.open(proj) as m:
+        assert m.config.get("recall.k") == 3 and not m.config.warnings

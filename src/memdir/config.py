@@ -369,7 +369,9 @@ def read_toml(path: Path) -> dict[str, Any]:
 
     try:
         with f:
-            return _flatten(tomllib.load(f))
+            data = f.read()
+        # a byte-order mark (Windows Notepad's "UTF-8 with BOM") is no TOML statement: read past it
+        return _flatten(tomllib.loads(data.decode("utf-8-sig")))
     except (tomllib.TOMLDecodeError, OSError, UnicodeDecodeError) as exc:
         _warn_once(f"memdir: ignoring {path}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}")
         return {}
