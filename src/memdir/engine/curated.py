@@ -116,6 +116,9 @@ def remember(s: Stores, text: str, *, category: str = "facts", summary: str | No
         old_root = None
         if supersedes:
             supersedes = resolve(s, supersedes.strip())  # the handle a block or recall shows works here too
+            if "/" not in supersedes:  # no id, and no handle any root knows: say so, not "ids have the form …"
+                raise UsageError(f"cannot supersede {supersedes!r}: no note has that id or handle (see `memdir recall` "
+                                 "or `memdir inspect`)")
             split_id(supersedes)
             refuse_page_item(supersedes)  # a line of ROOT.md or a compiled index.md: no note to supersede
             old_root = next((r for r in (root, *s.live()) if r.exists() and r.store.has_ref(supersedes, "note")),
