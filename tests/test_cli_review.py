@@ -275,3 +275,9 @@ def test_recall_on_an_empty_store_is_an_empty_list_and_exit_0(tmp_path, project)
     assert run(home, project, "recall", "anything").exit_code == 0
     run(home, project, "remember", "the staging db is orca")
     assert run(home, project, "recall", "zebra").exit_code == 1  # memories, none matching: exit 1
+
+
+def test_legacy_is_refused_for_a_host_other_than_opencode(tmp_path, project, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path / "h"))
+    r = run(tmp_path / "g", project, "install", "claude-code", "--legacy", "--dry-run")
+    assert r.exit_code != 0 and "--legacy is for opencode" in str(r.exception), r.output

@@ -25,6 +25,10 @@ def install(ctx, host, project, uninstall, dry_run, command, legacy, as_json):
     """Register memdir's hooks and MCP server with HOST (claude-code, codex, opencode, dsh)."""
     from memdir.roots import project_root
 
+    if legacy and host != "opencode":  # a flag that changes nothing for this host must not pass for one that did
+        from memdir.errors import UsageError
+
+        raise UsageError(f"--legacy is for opencode (its v1-only plugin); {host} has no legacy form")
     obj = ctx.find_root().obj or {}
     proj = project_root(obj.get("dir")) if project else None
     argv = shlex.split(command, posix=os.name != "nt") if command else None
