@@ -281,3 +281,14 @@ def test_legacy_is_refused_for_a_host_other_than_opencode(tmp_path, project, mon
     monkeypatch.setenv("HOME", str(tmp_path / "h"))
     r = run(tmp_path / "g", project, "install", "claude-code", "--legacy", "--dry-run")
     assert r.exit_code != 0 and "--legacy is for opencode" in str(r.exception), r.output
+
+
+def test_a_confirm_token_run_twice_says_nothing_is_left_to_forget(tmp_path, project):
+    import json
+
+    home = tmp_path / "g"
+    run(home, project, "remember", "password rotation note")
+    token = json.loads(run(home, project, "--json", "forget", "--query", "password").output)["token"]
+    assert run(home, project, "forget", "--query", "password", "--token", token).exit_code == 0
+    r = run(home, project, "forget", "--query", "password", "--token", token)
+    assert r.exit_code == 1 and "forgotten already" in str(r.exception) + r.output, r.output

@@ -244,7 +244,8 @@ def forget(ctx, id, id_opt, scope, source, session, query, prefix, token, force,
             emit(ctx, as_json, {**res, "deleted": False}, "")
             page = query is not None and any(h.id.startswith("ROOT.md/") for h in m.recall(query, k=5, rehearse=False))
             raise NotFound(f"no memory matches {what}; nothing to forget" + (
-                " (a goal or hard rule of ROOT.md matches: edit ROOT.md by hand)" if page else " (see `memdir recall`)"))
+                " (a goal or hard rule of ROOT.md matches: edit ROOT.md by hand)" if page else
+                " (forgotten already, by this token's run?)" if token else " (see `memdir recall`)"))
         if res["deleted"]:
             n = res["count"]
             human = (f"forgot {n} {'memory' if n == 1 else 'memories'} ({plural(res['notes'], 'note')}, "

@@ -98,6 +98,8 @@ def forget_matching(s: Stores, *, query: str | None = None, prefix: str | None =
         out["samples"] = [{k: v for k, v in x.items() if not k.startswith("_")} for x in found[:SAMPLES]]
         out["token"] = expected
         return out
+    if not found:  # nothing to delete (forgotten already, by this token's own run or another): the callers say so
+        return out
     if not force and token.strip() != expected:
         raise UsageError("confirm token does not match what matches now (a mistyped token, or something was added or "
                          "removed since the preview): run the same forget again without a token (CLI --token, MCP confirm_token) "
