@@ -292,3 +292,10 @@ def test_a_confirm_token_run_twice_says_nothing_is_left_to_forget(tmp_path, proj
     assert run(home, project, "forget", "--query", "password", "--token", token).exit_code == 0
     r = run(home, project, "forget", "--query", "password", "--token", token)
     assert r.exit_code == 1 and "forgotten already" in str(r.exception) + r.output, r.output
+
+
+def test_recent_with_a_filter_that_matches_nothing_names_the_filter(tmp_path, project):
+    home = tmp_path / "g"
+    run(home, project, "remember", "x y z note", "-c", "facts")
+    r = run(home, project, "recent", "--kind", "decision")
+    assert "no memories of kind decision" in r.output and "yet" not in r.output, r.output

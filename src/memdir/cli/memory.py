@@ -432,7 +432,10 @@ def recent(ctx, kinds, category, scope, limit, as_json):
     hits = open_store(ctx).recent(kinds=kinds or None, category=category, scope=scope, limit=limit)
     lines = [f"{local_text(h.ts):16} [{h.handle + ' ' if h.handle else ''}{h.scope} {h.kind}] {h.id}: "
              f"{' '.join((h.summary or h.text or '').split())[:80]}" for h in hits]
-    emit(ctx, as_json, [h.to_dict() for h in hits], "\n".join(lines) or "no memories yet")
+    filters = ", ".join([*(f"kind {k}" for k in kinds), *([f"category {category}"] if category else []),
+                         *([f"scope {scope}"] if scope else [])])
+    emit(ctx, as_json, [h.to_dict() for h in hits], "\n".join(lines) or (
+        f"no memories of {filters}" if filters else "no memories yet"))
 
 
 @click.command()
