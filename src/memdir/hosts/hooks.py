@@ -449,6 +449,7 @@ def execute(host: str, event: str | None, argv_payload: str | None = None, *, pr
 
         m.stores.state[CAPTURE_DEADLINE] = dog.deadline
 
+    said = ""
     try:
         quiet.start()  # nothing but our one answer reaches the host's stdout, and nothing its stderr
         if raw is None:
@@ -465,10 +466,21 @@ def execute(host: str, event: str | None, argv_payload: str | None = None, *, pr
         if isinstance(exc, KeyboardInterrupt):
             return 0
         log.debug("hook %s %s failed open: %s: %s", host, event, type(exc).__name__, exc, exc_info=True)
+        if isinstance(exc, ValueError) and "unknown" in str(exc):
+            said = str(exc)  # a mistyped host or event: told to a person trying the hook by hand (below)
     finally:
         quiet.stop()
         dog.cancel()
+    if said and (os.environ.get("MEMDIR_DEBUG") or _tty(sys.stderr)):  # a host runs hooks with neither: silent
+        print(f"memdir hook: {said} (nothing done; exit 0 so a host is never blocked)", file=sys.stderr)
     return 0
+
+
+def _tty(stream) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError, OSError):
+        return False
 
 
 def _ask_warm(host: str, event: str, raw: bytes, *, project_dir: str | None, home: str | None,
