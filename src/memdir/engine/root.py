@@ -36,6 +36,7 @@ from memdir.types import Note
 
 log = getLogger("memdir")  # imports logging only when a record can go somewhere
 LOCK_TIMEOUT_S = 60
+LOCK_SAY_S = 1.0  # seconds a write waits for the lock before it says why it waits
 #: what a problem report of a note with broken frontmatter adds (the note is indexed by its body meanwhile)
 BROKEN_HINT = "indexed by its body alone until fixed: memdir edit {id}"
 #: what a write to a read-only root says (one line; :meth:`Root.refuse_write`)
@@ -278,7 +279,11 @@ class Root:
             self.make_derived()
             if self._lock is None:
                 self._lock = writelock.new_lock(str(self.derived / "write.lock"))
-            got = self._lock.acquire(wait)
+            got = self._lock.acquire(min(wait, LOCK_SAY_S))
+            if not got and wait > LOCK_SAY_S:  # a person waiting at a prompt is told why (a hook's log is silent)
+                log.warning("memdir: waiting for the write lock %s: another memdir process holds it (an import?); "
+                            "up to %gs", self.derived / "write.lock", wait)
+                got = self._lock.acquire(wait - LOCK_SAY_S)
         except OSError as exc:
             self.refuse_write(exc)
             raise
