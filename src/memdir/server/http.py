@@ -112,6 +112,10 @@ def bind(host: str, port: int) -> socket.socket:
         sock.listen(128)
     except OSError as exc:
         sock.close()
-        raise MemdirError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+        import errno
+
+        hint = (f" (another program, or another memdir serve / ui, uses port {port}: give another with --port, or "
+                "--port 0 for any free one)") if exc.errno == errno.EADDRINUSE else ""
+        raise MemdirError(f"cannot listen on {host}:{port}: {exc.strerror or exc}{hint}") from None
     sock.set_inheritable(True)
     return sock
