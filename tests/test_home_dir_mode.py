@@ -38,3 +38,19 @@ def test_an_older_global_root_or_a_new_one_is_closed_to_others(tmp_path, project
     with memdir.open(project, home=new) as m:
         m.remember("a personal fact", scope="global")
     assert _mode(new) == 0o700
+
+
+def test_a_file_where_the_derived_folder_belongs_is_named_with_the_fix(tmp_path, project):
+    import pytest
+
+    with memdir.open(project, home=tmp_path / "g") as m:
+        m.remember("a first note")
+        derived = m.stores.root("project").derived
+    import shutil
+
+    shutil.rmtree(derived)
+    derived.write_text("oops", encoding="utf-8")
+    with pytest.raises(Exception, match="is a file where memdir keeps a folder: move it away"):
+        with memdir.open(project, home=tmp_path / "g") as m:
+            m.remember("a second note")
+    assert derived.read_text(encoding="utf-8") == "oops"

@@ -137,7 +137,12 @@ def private_dir(path: str | os.PathLike, *, own: frozenset[str] | None = None) -
     import stat
 
     p = Path(path)
-    p.mkdir(parents=True, exist_ok=True)
+    try:
+        p.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):  # a file where the folder (or one above it) belongs
+        bad = next((q for q in (p, *p.parents) if q.exists() and not q.is_dir()), p)
+        raise FileExistsError(f"{bad} is a file where memdir keeps a folder: move it away (memdir makes the folder "
+                              "again)") from None
     try:
         mode = p.stat().st_mode
         if not mode & 0o077:
