@@ -34,3 +34,12 @@ def test_goals_and_rules_in_root_md_are_no_kind_problem(m):
                     encoding="utf-8")
     assert not [p for p in m.inspect().problems if "names no category" in str(p)]
 
+
+
+def test_inspect_names_a_misspelt_field_of_a_hand_written_note(m):
+    note = m.remember("walrus facts live here", category="facts")
+    text = note.path.read_text(encoding="utf-8").replace("---\n", "---\nsumary: walruses\ntagz: [walrus]\nauthor: me\n", 1)
+    note.path.write_text(text, encoding="utf-8")
+    said = " ".join(str(p) for p in m.inspect().problems)
+    assert "'sumary'" in said and "did you mean 'summary'" in said and "'tagz'" in said
+    assert "author" not in said  # a field of one's own is no typo

@@ -277,7 +277,7 @@ def fields(meta: dict[str, Any], body: str, *, category: str, fallback_time: dat
 def field_problems(meta: dict[str, Any]) -> list[str]:
     """What :func:`fields` had to ignore or replace in ``meta`` (one short phrase each; ``memdir inspect``): a
     list or mapping where text belongs, a time that does not parse, a ``pinned`` that is not true/false, a
-    mapping as tags or load_when."""
+    mapping as tags or load_when, a field named a letter or two off one memdir reads (``sumary``, ``tagz``)."""
     out = []
     for k in ("summary", "highlight", "kind", "supersedes", "superseded_by"):
         if isinstance(meta.get(k), (dict, list)):
@@ -296,7 +296,20 @@ def field_problems(meta: dict[str, Any]) -> list[str]:
     for k in ("tags", "load_when"):
         if isinstance(meta.get(k), dict):
             out.append(f"{k} is not a list (ignored)")
+    import difflib
+
+    for k in meta:  # a field of one's own is kept as written; one a letter off memdir's own is a typo, said
+        if isinstance(k, str) and k not in _READ_FIELDS and k not in _WRITTEN_FIELDS:
+            near = difflib.get_close_matches(k.lower(), _READ_FIELDS, 1, 0.75)
+            if near:
+                out.append(f"field {k!r} is not read (did you mean {near[0]!r}?)")
     return out
+
+
+#: the frontmatter fields memdir reads, and the provenance ones it writes (a distilled or proposed note's)
+_READ_FIELDS = ("id", "kind", "summary", "highlight", "tags", "load_when", "pinned", "created", "updated", "supersedes",
+                "superseded_by")
+_WRITTEN_FIELDS = ("source", "sessions", "model", "proposal", "title", "category")
 
 
 def _first_line(body: str) -> str:
