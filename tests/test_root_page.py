@@ -165,3 +165,14 @@ def test_the_seed_sample_page_works_as_written(m, project, tmp_path, clock):
     assert len(tiny) <= 70 and re.search(r"- …\+\d+ more", tiny), tiny
     text = (m.roots["project"].path / "ROOT.md").read_text(encoding="utf-8")
     assert "生产库只读" in text and "| 目录 | 概述 | 条目 |" in text  # the page and its Chinese header are kept
+
+
+def test_a_category_route_brings_its_notes_when_recall_found_none(m, project, tmp_path, clock):
+    m.remember("the staging database is pg-stage-2", category="pitfalls")
+    m.remember("never run migrations on a friday", category="pitfalls", pinned=True)
+    m.remember("cafeteria menu: soup and bread", category="facts")
+    write_page(m, PAGE + "\n## 路由（手写）\n\n| 触发 | 文件 | 类型 |\n|---|---|---|\n| 上线 | pitfalls/ | fact |\n")
+    m = reopen(m, project, tmp_path, clock)
+    block = m.context("准备上线了", sections=("hits",))  # no word of either pitfall is in the prompt
+    assert "pg-stage-2" in block and "friday" in block and "cafeteria" not in block, block
+    assert block.index("friday") < block.index("pg-stage-2")  # the pinned one first

@@ -3,7 +3,8 @@ forward in the block.
 
 A row ``| FTS5 | pitfalls/sqlite-cjk-tokenizer.md | fact |`` routes a prompt naming "FTS5" to that note: the note
 becomes the block's first hit (fetched when recall did not find it); a row whose target is a category
-(``pitfalls/``) moves that category's hits ahead of the others. Rows come from the compiled routing block (the
+(``pitfalls/``) moves that category's hits ahead of the others, or, when recall found none, brings in its
+:data:`CATEGORY_NOTES` pinned or newest notes. Rows come from the compiled routing block (the
 notes' ``load_when``) and from any table a person writes in ROOT.md. A trigger made of Latin letters or digits
 matches as a whole word, case-insensitively; one in Chinese (or any other script without spaces) as a substring.
 """
@@ -20,6 +21,8 @@ from memdir.types import Hit
 
 #: what a routed hit's score is over the best hit's, so it is shown first (the block orders by score)
 LIFT = 1.001
+#: notes of a routed category brought into the block when recall found none of them
+CATEGORY_NOTES = 3
 _EDGE = re.compile(r"[0-9a-z]")
 
 
@@ -59,10 +62,19 @@ def forward(s: Stores, prompt: str, hits: list[Hit], *, skip: tuple[str, ...] = 
             cat = target[:-1]
             if cat in skip:
                 continue
+            had = False
             for i, h in enumerate(out):
                 if h.category == cat and h.id not in lifted:
                     out[i] = lift(h, base, trigger)
                     lifted.add(h.id)
+                    had = True
+            if not had:  # recall found none of it: the category's pinned, then newest, notes are brought in
+                rows = sorted(root.store.live_notes(cat), key=lambda r: (-int(r["pinned"] or 0), -(r["ts_epoch"] or 0)))
+                for r in rows[:CATEGORY_NOTES]:
+                    row = root.store.get_doc(r["ref"])
+                    if row is not None and r["ref"] not in lifted:
+                        out.append(lift(lexical.hit(s, root, row, base, tokens, {}, row["note_kind"]), base, trigger))
+                        lifted.add(r["ref"])
             continue
         nid = target[:-3]
         if nid.split("/", 1)[0] in skip or nid in lifted:
