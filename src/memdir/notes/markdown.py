@@ -390,6 +390,8 @@ def atomic_write(path: Path, text: str, *, private: bool = False, expect: Any = 
         was = stat.S_IMODE(os.stat(path).st_mode) if not private else None
     except OSError:
         was = None
+    if was is not None:
+        text = _same_style(path, text)
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".part", dir=path.parent)
     try:
         if not private:
@@ -410,6 +412,22 @@ def atomic_write(path: Path, text: str, *, private: bool = False, expect: Any = 
         raise
 
 
+def _same_style(path: Path, text: str) -> str:
+    """``text`` with the line ends (CRLF, as a Windows checkout with ``core.autocrlf`` keeps them) and the byte-order
+    mark of the file at ``path`` it replaces, so a rewrite does not mix two styles in one file."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(65536)
+    except OSError:
+        return text
+    crlf = head.count(b"\r\n")
+    if crlf and crlf * 2 >= head.count(b"\n"):
+        text = text.replace("\r\n", "\n").replace("\n", "\r\n")
+    if head.startswith(b"\xef\xbb\xbf") and not text.startswith("\ufeff"):
+        text = "\ufeff" + text
+    return text
+
+
 def rewrite_compiled(path: Path, make: Any, read: Any, tries: int = 3) -> tuple[bool, list[str]]:
     """Rewrite a compiled page (ROOT.md, an index.md) from the file as it is: ``read(path)`` gives its text (or
     ``None``), ``make(text)`` the new text and its problems; written with :func:`atomic_write`'s ``expect``, read and
@@ -422,8 +440,9 @@ def rewrite_compiled(path: Path, make: Any, read: Any, tries: int = 3) -> tuple[
         if being_saved(state):
             return False, []
         text, problems = make(existing)
-        if text == existing:
-            return True, problems
+        if text == existing or (existing is not None and text.lstrip("\ufeff").replace("\r\n", "\n")
+                                == existing.lstrip("\ufeff").replace("\r\n", "\n")):
+            return True, problems  # the same page in the file's own line ends: nothing to write
         try:
             atomic_write(path, text, expect=state)
         except FileChanged:
