@@ -54,3 +54,20 @@ def test_a_file_where_the_derived_folder_belongs_is_named_with_the_fix(tmp_path,
         with memdir.open(project, home=tmp_path / "g") as m:
             m.remember("a second note")
     assert derived.read_text(encoding="utf-8") == "oops"
+
+
+def test_a_folder_where_the_index_file_goes_is_named_not_taken_for_read_only(tmp_path, project):
+    import pytest
+
+    with memdir.open(project, home=tmp_path / "g") as m:
+        m.remember("a first note")
+        db = m.stores.root("project").db_path
+    for suffix in ("", "-wal", "-shm"):
+        p = db.with_name(db.name + suffix)
+        if p.exists():
+            p.unlink()
+    db.mkdir()
+    with pytest.raises(Exception, match="is not a file: move it aside") as err:
+        with memdir.open(project, home=tmp_path / "g") as m:
+            m.recall("first")
+    assert "read-only" not in str(err.value)

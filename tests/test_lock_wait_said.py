@@ -25,4 +25,4 @@ def test_a_write_waiting_for_the_lock_says_so(tmp_path, project, caplog):
             assert time.monotonic() - t >= 1.0 and not note.existed
     finally:
         holder.wait(timeout=30)
-    assert any("waiting for the write lock" in r.getMessage() for r in caplog.records)
+    assert any("for the write lock" in r.getMessage() for r in caplog.records)

@@ -166,6 +166,8 @@ class Root:
     def _open_db(self) -> tuple[sqlite3.Connection, str]:
         """The SQLite file opened for writing, or read-only (:mod:`memdir.store.sqlite.readonly`) when the root
         cannot be written, found before or by the attempt (a sandbox may say so only when a file is created)."""
+        if self.db_path.exists() and not self.db_path.is_file():  # a folder where the index file goes: not read-only
+            raise MemdirError(f"{self.db_path} is not a file: move it aside (memdir builds the index again from the notes)")
         if not self.read_only:
             try:
                 self.make_derived()
@@ -281,8 +283,7 @@ class Root:
                 self._lock = writelock.new_lock(str(self.derived / "write.lock"))
             got = self._lock.acquire(min(wait, LOCK_SAY_S))
             if not got and wait > LOCK_SAY_S:  # a person waiting at a prompt is told why (a hook's log is silent)
-                log.warning("memdir: waiting for the write lock %s: another memdir process holds it (an import?); "
-                            "up to %gs", self.derived / "write.lock", wait)
+                log.warning("memdir: waiting up to %gs for the write lock (another memdir process holds it)", wait)
                 got = self._lock.acquire(wait - LOCK_SAY_S)
         except OSError as exc:
             self.refuse_write(exc)
