@@ -141,7 +141,7 @@ def test_an_import_that_finds_nothing_exits_1_and_says_why(proj, tmp_path, capsy
     md = tmp_path / "note.md"
     md.write_text("# a note\nsome markdown\n", encoding="utf-8")
     code, out, err = run(capsys, "--dir", str(proj), "import", str(md))
-    assert code == 1 and "nothing imported from" in err and "2 lines are not JSON" in err and "2 bad lines" in out
+    assert code == 1 and "nothing imported from" in err and "2 lines are not memdir records" in err and "2 bad lines" in out
     for source in ("claude-code", "specstory", "aider"):
         code, out, err = run(capsys, "--dir", str(proj), "import", source, str(md), "--here")
         assert code == 1 and f"nothing imported: no {source} events found in {md}" in err, (source, err)

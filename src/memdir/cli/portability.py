@@ -240,7 +240,7 @@ def _import_run(ctx, m, source, path, all_projects, here, pending, no_progress, 
         landed = (out["stored"] or out["duplicate"] or out["notes"] or out["notes_existing"] or out["tombstones"]
                   or out.get("notes_forgotten"))  # a re-run after a forget: its notes were handled, as "already there"
         if not landed:  # nothing stored and nothing already there: exit 1 (a script must not read it as success)
-            why = ("the file is empty" if not out["lines"] else f"{out['bad_lines']} lines are not JSON" if
+            why = ("the file is empty" if not out["lines"] else f"{out['bad_lines']} lines are not memdir records (the warnings above say why)" if
                    out["bad_lines"] == out["lines"] else "no line is a memdir record it could store (forgotten earlier, "
                    "or not memdir's JSONL)")
             raise MemdirError(f"nothing imported from {file}: {why}"
