@@ -24,7 +24,11 @@ def lookup(name: str, home: Path | None) -> tuple[str | None, str | None]:
         return value, "environment"
     if home is not None:
         path = Path(home) / ENV_FILE
-        if path.is_file():
+        try:
+            there = path.is_file()
+        except OSError:  # a root this user cannot enter: no file to read here
+            there = False
+        if there:
             from dotenv import dotenv_values
 
             try:

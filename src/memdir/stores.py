@@ -45,7 +45,10 @@ class Stores:
         """The roots that exist on disk: ``scope``'s alone, or project then global. Raises ``UsageError`` for an
         unknown scope."""
         roots = [self.root(scope)] if scope else [self.roots["project"], self.roots["global"]]
-        return [r for r in roots if r.exists()]
+        out = [r for r in roots if r.exists()]
+        if scope is None and len(out) == 2 and not _usable(out[1]):
+            out.pop()  # a global root this user cannot enter (made once under sudo): the project's still works
+        return out
 
     def store_project(self) -> str:
         """The project's name in a shared store (``remote.project``, else the project directory's name)."""
@@ -56,3 +59,22 @@ class Stores:
 def stores_of(obj: Any) -> Stores:
     """``obj`` itself when it is a :class:`Stores`, else its ``stores`` attribute (a facade)."""
     return obj if isinstance(obj, Stores) else obj.stores
+
+
+_SAID_UNUSABLE: set[str] = set()
+
+
+def _usable(root: "Root") -> bool:
+    """True when this user can enter ``root`` and its ``.memdir/`` (the global root is left out of a two-root read
+    when not, with one warning a process: chown it back)."""
+    import os
+
+    ok = all(os.access(d, os.R_OK | os.X_OK) for d in (root.path, root.derived) if d.exists())
+    if not ok and str(root.path) not in _SAID_UNUSABLE:
+        _SAID_UNUSABLE.add(str(root.path))
+        import logging
+
+        logging.getLogger("memdir").warning(
+            "memdir: warning: the global root %s cannot be read by this user (made under sudo? chown it back): left "
+            "out; the project's memories still work", root.path)
+    return ok

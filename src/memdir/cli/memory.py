@@ -453,6 +453,8 @@ def status(ctx, as_json):
             taken = any(a.exists() and not a.is_dir() for a in (Path(s["path"]), *Path(s["path"]).parents))
             lines.append(f"{scope}: {s['path']} " + ("(a file, not a directory, stands there: nothing can be kept; see memdir "
                                                      "doctor)" if taken else "(not created yet)"))
+        elif s.get("unreadable"):
+            lines.append(f"{scope}: {s['path']}: {s['unreadable']}; left out of recall and the block")
         else:
             lines.append(f"{scope}: {s['path']}: {plural(s['notes'], 'note')}, {plural(s['events'], 'event')}, "
                          f"{plural(s.get('tombstones', 0), 'tombstone')}, index {s.get('index_bytes', 0) / 1e6:.1f} MB "

@@ -42,9 +42,7 @@ def goal_notes(s: Stores) -> list[Note]:
 def category_notes(s: Stores, category: str) -> list[Note]:
     """Live notes of ``category``, global root first, each root's in id order."""
     out: list[Note] = []
-    for root in (s.roots["global"], s.roots["project"]):
-        if not root.exists():
-            continue
+    for root in reversed(s.live()):  # global first; one this user cannot read is left out
         for r in sorted(root.store.live_notes(category), key=lambda r: r["ref"]):
             out.append(Note(id=r["ref"], category=category, kind=r["note_kind"], summary=r["summary"] or "",
                             text=r["text"], scope=root.scope, pinned=bool(r["pinned"])))
@@ -66,9 +64,7 @@ def outline_lines(s: Stores, skip: tuple[str, ...] = (), hide: set[tuple[str, st
     first, cut at 160 chars), ``skip`` categories left out. ``hide``: ``(scope, category, summary)`` of notes the
     block shows in full: their summaries are not repeated here (a category all of whose notes are shown has no line)."""
     lines = []
-    for root in (s.roots["project"], s.roots["global"]):
-        if not root.exists():
-            continue
+    for root in s.live():  # project, then global (left out when this user cannot read it)
         # the episodic line first: a block short of room cuts its last outline line, and a category line cut at a
         # word still reads (its count leads), where "96 captured…" would lose what the line is for
         n_events = root.store.count("event")

@@ -128,9 +128,13 @@ def status(s: Stores) -> dict[str, Any]:
     """The body of :meth:`memdir.Memdir.status`, whose docstring is the contract."""
     event_ops.drain_pending(s)
     out: dict[str, Any] = {"project_root": str(s.project_root)}
+    live = s.live()  # a global root this user cannot enter is left out there (with its warning): said here too
     for scope, root in s.roots.items():
         if not root.exists():
             out[scope] = {"path": str(root.path), "exists": False}
+            continue
+        if root not in live:
+            out[scope] = {"path": str(root.path), "exists": True, "unreadable": "this user cannot read it (chown it)"}
             continue
         got, info = root.store.counts(), root.store.describe()
         out[scope] = {

@@ -1,0 +1,25 @@
+"""A global root this user cannot enter (made once under sudo) is left out of a read of both roots, with one
+warning: the project's memories are still recalled and injected."""
+
+import logging
+import os
+
+import memdir
+from memdir import stores
+
+
+def test_an_unreadable_global_root_leaves_the_project_working(tmp_path, project, monkeypatch, caplog):
+    home = tmp_path / "g"
+    with memdir.open(project, home=home) as m:
+        m.remember("the numbats live in the project", category="facts")
+        m.remember("a personal numbat note", category="facts", scope="global")
+    real = os.access
+    monkeypatch.setattr(os, "access", lambda p, mode: False if str(p).startswith(str(home)) else real(p, mode))
+    stores._SAID_UNUSABLE.clear()
+    with caplog.at_level(logging.WARNING, logger="memdir"), memdir.open(project, home=home) as m:
+        hits = m.recall("numbats")
+        assert [h.scope for h in hits] == ["project"]
+        assert "numbats live" in m.context("numbats")
+        st = m.status()
+        assert st["global"].get("unreadable") and st["project"]["notes"] == 1
+    assert sum("cannot be read by this user" in r.getMessage() for r in caplog.records) == 1
