@@ -18,8 +18,7 @@ KEY = "Zx9Qw8Er7Ty6Ui5Op4"
     ("DBのパスワード=hunter2x", "hunter2x"),
     ("비밀번호: hunter2x", "hunter2x"),
     ("비밀번호는 hunter2x 입니다", "hunter2x"),
-    ("암호: hunter2x", "hunter2x"),
-    ("トークン: Qm7Rt2Xw9Lp4Zk8Vn3Bc6", "Qm7Rt2Xw9Lp4Zk8Vn3Bc6"),
+    ("패스워드: hunter2x", "hunter2x"),
     ("password：hunter2x", "hunter2x"),
     ("password＝hunter2x", "hunter2x"),
     ("ｐａｓｓｗｏｒｄ＝ｈｕｎｔｅｒ２ｘ", "ｈｕｎｔｅｒ２ｘ"),
@@ -31,6 +30,10 @@ KEY = "Zx9Qw8Er7Ty6Ui5Op4"
     ("use m0-zx9qw8er7ty6ui5op4as3df2gh1jk0lzxcvbnm for x", "zx9qw8er7ty6ui5op4"),
     ("sk-sp-ABCDEFGH1234567890:abcdefgh1234567890_XYZ-0987654321", "abcdefgh1234567890"),
     ("sk-sp-ABCDEFGH1234567890/abcdefgh1234567890_XYZ-0987654321", "abcdefgh1234567890"),
+    ("鍵＿ghp_Zx9Qw8Er7Ty6Ui5Op4As3Df2Gh1Jk0LzXcVb12", "Zx9Qw8Er7Ty6Ui5Op4"),
+    ("鍵ＡAKIAIOSFODNN7EXAMPLF", "AKIAIOSFODNN7EXAMPLF"),
+    ("m0-Zx9Qw8Er7Ty.6Ui5Op4As3D.f2Gh1Jk0LzXcVb", "6Ui5Op4As3D"),
+    ("myapp-Zx9Qw8Er-7Ty6Ui5Op-4As3Df2Gh1Jk0", "7Ty6Ui5Op"),
 ])
 def test_the_secret_is_redacted_whole(text, secret):
     out = redact(text)
@@ -48,6 +51,34 @@ def test_a_random_value_assigned_to_a_blob_name_is_redacted(label):
     "see app-Ab3dEf6hIj9kLm2nOpQr.bundle.min.js", "file main-a1b2c3d4e5f6a7b8c9d0.js",
     "toolu_01ABCdefGHIjklMNOpqrSTUvwx ok", "use sk-abc: it works", "my-component_name-with-many-parts here",
     "refs/heads/feature_AbCdEfGhIjKlMnOp12-fix", "Ｈｅｌｌｏ ｗｏｒｌｄ、パスワードの長さは8文字以上",
+    "入力トークン: 1500、出力トークン: 800", "토큰: 2048", "암호: AES-256-GCM", 'トークン = os.environ["GH_TOKEN"]',
+    "md5sum=d41d8cd98f00b204e9800998ecf8427e", "color=d41d8cd98f00b204e9800998ecf8427e",
+    "derivation hello-0c0v2x8k5yhgw4wq7xzqp1n9f3lmd6rj",
+    "git push origin sk-1234-add-login-page-for-admins:sk-1234-add-login-page-for-admins",
 ])
+
+
 def test_words_about_secrets_and_names_are_left_alone(text):
     assert redact(text) == text
+
+
+def test_full_width_prose_punctuation_ends_a_value():
+    assert redact("密码：hunter2，admin（测试账号）") == "密码：[redacted:password]，admin（测试账号）"
+
+
+def test_find_secrets_sees_full_width_forms_as_redact_does():
+    from memdir.capture.redact import find_secrets
+
+    assert find_secrets("ｐａｓｓｗｏｒｄ＝hunter2xyz")
+
+
+def test_blob_assignments_stay_linear():
+    import time
+
+    t = ";".join("x=" + "0123456789abcdef" * 2 for _ in range(4000))
+    a = time.perf_counter()
+    redact(t)
+    small = time.perf_counter() - a
+    a = time.perf_counter()
+    redact(t * 4)
+    assert time.perf_counter() - a < 12 * max(small, 0.005)

@@ -490,7 +490,12 @@ def _check_plain(m: re.Match[str], value: str, text: str) -> bool:
 
 
 def _check_sk_key(m: re.Match[str], value: str, text: str) -> bool:
-    """An ``sk-`` key of another provider: 20+ chars with at least 6 digits (``sk-learn-…`` is a word)."""
+    """An ``sk-`` key of another provider: 20+ chars with at least 6 digits (``sk-learn-…`` is a word). One that goes
+    on past a ``:`` or ``/`` (C18's keys of two parts) does so only from a part mixing capitals and digits: a git
+    refspec ``sk-1234-add-login:sk-1234-add-login`` is two branch names."""
+    head = re.split(r"[:/+=~]", value, maxsplit=1)
+    if len(head) > 1 and not (any(c.isupper() for c in head[0]) and any(c.isdigit() for c in head[0])):
+        return False
     return len(value) >= 20 and sum(c.isdigit() for c in value) >= 6
 
 
@@ -520,9 +525,9 @@ _QUOTED_OR_BARE = (
 #: Chinese credential labels, simplified and traditional
 _CJK_LABELS = ("密码", "密碼", "口令", "密钥", "密鑰", "金鑰", "秘钥", "秘鑰", "私钥", "私鑰", "令牌", "權杖", "授权码", "授權碼",
                "通行码", "通行碼",
-               # Japanese and Korean: password, PIN, passcode, token, secret key
-               "パスワード", "暗証番号", "パスコード", "トークン", "秘密鍵", "비밀번호", "비번", "암호", "패스워드", "토큰",
-               "비밀키")
+               # Japanese and Korean: password, PIN, passcode, secret key (not トークン / 토큰, "token", which counts a
+               # model's input as often as it names a credential, nor 암호, "cipher" as well as "password")
+               "パスワード", "暗証番号", "パスコード", "秘密鍵", "비밀번호", "비번", "패스워드", "비밀키")
 _FLAG_VALUE = r"(?P<q>[\"'])?(?P<val>[^\s\"'`<>|;&-][^\s\"'`<>|;&]{0,511}+)"
 #: a flag's value in quotes, whole to its closing quote (``sshpass -p "my long phrase"``), else bare
 _FLAG_QUOTED_OR_BARE = (r"(?:(?P<q>[\"'])(?P<qval>[^\"'\r\n]{1,512}+)(?P=q)"
@@ -899,7 +904,7 @@ def _assignment_kind(hay: str, kw_start: int, kw_end: int) -> str:
 def _cjk_kind(key: str) -> str:
     if key in ("令牌", "權杖", "授权码", "授權碼", "通行码", "通行碼"):
         return "token"
-    if key in ("密钥", "密鑰", "金鑰", "秘钥", "秘鑰", "私钥", "私鑰"):
+    if key in ("密钥", "密鑰", "金鑰", "秘钥", "秘鑰", "私钥", "私鑰", "秘密鍵", "비밀키"):
         return "secret"
     return "password"
 
@@ -1038,7 +1043,7 @@ _RUN32 = b"1" * 32
 
 
 _RUN22 = b"1" * 22
-_RUN16 = b"1" * 16
+_RUN10 = b"1" * 10
 
 
 def _runs(text: str) -> bytes:
@@ -1129,9 +1134,17 @@ def _edge_before(text: str, s: int) -> bool:
     if not s or text[s - 1] not in _BLOB_EDGE:
         return False
     if text[s - 1] == "=" and s >= 2 and (text[s - 2].isalnum() or text[s - 2] in "_-"):
-        start = max(text.rfind(c, 0, s) for c in " \t\n\"'`") + 1
-        return "://" in text[start:s] or "?" in text[start:s] or "&" in text[start:s]
+        lo = max(0, s - 64)  # a name's own characters: looked at within a bounded reach (time stays linear)
+        start = max(text.rfind(c, lo, s) for c in " \t\n\"'`;,") + 1 if s - lo else s
+        start = max(start, lo)
+        name = text[start:s - 1]
+        return not (_BLOB_NAME.search(name) and not any(x in name for x in ("://", "?", "&")))
     return True
+
+
+#: the names whose ``=`` value is a blob as much as a ``blob:`` line's is (case C44); other ``name=`` hex is a hash,
+#: a colour or an id more often (``md5sum=``, ``color=``), and a key's own name has :func:`_scan_labelled`
+_BLOB_NAME = re.compile(r"blob|base64|b64|encoded", re.I)
 
 
 def _scan_blobs(text: str) -> Iterator[tuple[str, int, int, int]]:
@@ -1188,7 +1201,7 @@ def _scan_blobs(text: str) -> Iterator[tuple[str, int, int, int]]:
 _P_PREFIXED = _P_PROVIDER - 6  # a known provider's own rule names the kind of a merged cluster
 #: from the separator: a base64 blob's runs are not tried. A tail may hold inner ``-``/``_`` segments and ``.`` ones of
 #: 8+ characters (``m0-Zx9Q….As3D…``: C18's dotted keys, any prefix); a file name's ``.min.js`` is no such segment
-_KEY_TAIL = _Lazy(r"[-_](?P<tail>[A-Za-z0-9]{8,256}+(?:(?:[-_][A-Za-z0-9]{2,256}+|\.[A-Za-z0-9]{8,256}+)(?![A-Za-z0-9]))*)")
+_KEY_TAIL = _Lazy(r"[-_](?P<tail>[A-Za-z0-9]{8,256}+(?:(?:[-_][A-Za-z0-9]{2,256}+|\.[A-Za-z0-9]{6,256}+)(?![A-Za-z0-9]))*)")
 #: the prefix before a tail: one to three short segments (``m0-``, ``lsv2_pt_``, ``sk-or-v1-``) ending in ``-``/``_``
 _KEY_PREFIX = _Lazy(r"[A-Za-z][A-Za-z0-9]{0,9}(?:[-_.][A-Za-z0-9]{1,10}){0,2}[-_]\Z")
 #: chars that may not stand before a prefixed key: it would be part of a longer word, path, URL, address or expression
@@ -1223,10 +1236,13 @@ def _random_tail(t: str) -> bool:
 
 def _random_lower(t: str) -> bool:
     """A lower-case tail that reads as random key material, not an id: 32+ characters mixing digits with letters
-    beyond hex (``zx9qw8er…``; a hex or base32 id has none past ``f`` or ``v``), at :func:`_random_tail`'s entropy."""
+    beyond hex and base32 (``zx9qw8er…``; a hex id has none past ``f``, RFC 4648 base32 none past ``v``, Nix's no
+    ``e o u t``), at :func:`_random_tail`'s entropy."""
     import math
 
+    # and a vowel or t: Nix's base32 store hashes (0-9a-z without e o u t) are ids
     return (len(t) >= 32 and t.islower() and any(c.isdigit() for c in t) and sum(c in "wxyz" for c in t) >= 2
+            and any(c in "eout" for c in t)
             and _entropy(t) >= 0.78 * math.log2(min(len(t), 36))
             and sum(m.end() - m.start() for m in _WORDLIKE.get().finditer(t)) <= 0.5 * len(t))
 
@@ -1416,7 +1432,7 @@ def _may_hold_secret(text: str, lowered: str) -> bool:
     if exact or lower or found[0] or found[1]:
         return True
     runs = _runs(text)
-    return _RUN22 in runs or (_RUN16 in runs and ("-" in text or "_" in text))
+    return _RUN22 in runs or (_RUN10 in runs and ("-" in text or "_" in text))
 
 
 def _candidates(text: str) -> list[tuple[str, int, int, int]]:
@@ -1437,7 +1453,7 @@ def _candidates(text: str) -> list[tuple[str, int, int, int]]:
         hits.extend(_scan_prefixed(text))
         if "=" in text or ":" in text:
             hits.extend(_scan_labelled(text))
-    elif _RUN16 in runs and ("-" in text or "_" in text):  # a key whose tail a dot or a dash cuts into shorter runs
+    elif _RUN10 in runs and ("-" in text or "_" in text):  # a key whose tail a dot or a dash cuts into shorter runs
         hits.extend(_scan_prefixed(text))
     if "://" in found[0]:
         hits.extend(_scan_uris(text))
@@ -1512,12 +1528,32 @@ def find_secrets(text: str) -> list[tuple[str, int, int]]:
     Raises ``TypeError`` (one line) when ``text`` is not a ``str``; never raises on any ``str``
     (NUL, lone surrogates, any size: time is linear in ``len(text)``).
     """
-    return _spans(text)
+    spans = _spans(text)
+    if isinstance(text, str) and _HAS_FULLWIDTH.search(text):
+        # full-width forms (ｐａｓｓｗｏｒｄ＝…, ｓｋ－ｐｒｏｊ－…) are found as their ASCII, one character for one, so the
+        # offsets are the original's; what the text finds as written is kept too (a full-width letter folded before
+        # a key would glue onto it)
+        spans = _union(spans, _spans(text.translate(_FULLWIDTH)))
+    return spans
 
 
-#: full-width ASCII (U+FF01-FF5E) and the ideographic space, each to its one ASCII character
-_FULLWIDTH = {**{c: c - 0xFEE0 for c in range(0xFF01, 0xFF5F)}, 0x3000: 0x20}
-_HAS_FULLWIDTH = re.compile("[\uff01-\uff5e\u3000]")
+#: full-width digits and Latin letters, and the marks a key or an assignment is made of (＝ － ＿ ． ／ ＋), each to its
+#: one ASCII character; full-width punctuation of prose (，（）) stays, so a value still ends where the text says
+_FULLWIDTH = {**{c: c - 0xFEE0 for c in (*range(0xFF10, 0xFF1A), *range(0xFF21, 0xFF3B), *range(0xFF41, 0xFF5B))},
+              **{ord(c): ord(c) - 0xFEE0 for c in "＝：－＿．／＋"}}
+_HAS_FULLWIDTH = re.compile("[\uff10-\uff19\uff21-\uff3a\uff41-\uff5a＝：－＿．／＋]")
+
+
+def _union(a: list[tuple[str, int, int]], b: list[tuple[str, int, int]]) -> list[tuple[str, int, int]]:
+    """Two sorted, non-overlapping finding lists as one: overlapping findings merged, the first one's kind kept."""
+    out: list[tuple[str, int, int]] = []
+    for kind, s, e in sorted(a + b, key=lambda t: (t[1], -t[2])):
+        if out and s < out[-1][2]:
+            k, s0, e0 = out[-1]
+            out[-1] = (k, s0, max(e0, e))
+        else:
+            out.append((kind, s, e))
+    return out
 
 
 def redact_with_kinds(text: str) -> tuple[str, list[str]]:
@@ -1531,9 +1567,7 @@ def redact_with_kinds(text: str) -> tuple[str, list[str]]:
     """
     kinds: list[str] = []
     for _ in range(_MAX_PASSES):
-        # full-width forms (ｐａｓｓｗｏｒｄ＝…, ｓｋ－ｐｒｏｊ－…, パスワード：…) are found as their ASCII: one character
-        # for one, so a finding's offsets are the original's
-        spans = _spans(text.translate(_FULLWIDTH) if isinstance(text, str) and _HAS_FULLWIDTH.search(text) else text)
+        spans = find_secrets(text)  # full-width forms folded too
         if not spans:
             break
         parts: list[str] = []
