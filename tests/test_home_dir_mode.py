@@ -71,3 +71,13 @@ def test_a_folder_where_the_index_file_goes_is_named_not_taken_for_read_only(tmp
         with memdir.open(project, home=tmp_path / "g") as m:
             m.recall("first")
     assert "read-only" not in str(err.value)
+
+
+def test_a_global_root_kept_in_git_is_closed_to_others(tmp_path, project):
+    g = tmp_path / "g"
+    (g / ".git").mkdir(parents=True)
+    (g / "handmade").mkdir()
+    os.chmod(g, 0o755)
+    with memdir.open(project, home=g) as m:
+        m.remember("x fact about postgres sixteen", scope="global")
+    assert _mode(g) == 0o700

@@ -87,8 +87,7 @@ class Root:
         root itself so (its notes are one person's): :func:`memdir.roots.private_dir`. Raises ``OSError``."""
         if self.scope == "global":
             # a folder --home named that holds other files (or /tmp) is not closed: only what a root holds
-            private_dir(self.path, own=frozenset((".memdir", "ROOT.md", ".gitignore", "config.toml", "import",
-                                                  *self.categories)))
+            private_dir(self.path, own=frozenset(("ROOT.md", ".gitignore", "config.toml", ".env", "README.md")))
         private_dir(self.derived)
 
     def ensure(self) -> None:
