@@ -15,3 +15,13 @@ def test_a_relative_memdir_home_is_under_the_home_directory(tmp_path, monkeypatc
     monkeypatch.setenv("MEMDIR_HOME", str(tmp_path / "abs"))
     assert global_root() == tmp_path / "abs"
     assert global_root("given") == cwd / "given"  # --home as typed: relative to where it is typed
+
+
+def test_the_hook_client_finds_the_same_root(tmp_path, monkeypatch):
+    from memdir.hosts import hookclient, warm
+
+    monkeypatch.setenv("HOME", str(tmp_path / "h"))
+    monkeypatch.setenv("MEMDIR_HOME", "mem")
+    monkeypatch.chdir(tmp_path)
+    assert hookclient.global_root(None) == str(global_root())
+    assert hookclient.socket_path() == str(warm.socket_path(global_root()))

@@ -92,6 +92,8 @@ def global_root(home: str | None = None) -> str | None:
     ``home``, else ``$MEMDIR_HOME``, else the platform's user data directory on Linux/BSD and macOS; ``None``
     elsewhere (the caller then takes the full path)."""
     p = home or os.environ.get("MEMDIR_HOME")
+    if p and not home and not os.path.isabs(os.path.expanduser(p)):  # as memdir.roots.global_root: under ~, not cwd
+        p = os.path.join(os.path.expanduser("~"), os.path.expanduser(p))
     if not p:
         if sys.platform == "darwin":
             p = os.path.join(os.path.expanduser("~"), "Library", "Application Support", "memdir")
