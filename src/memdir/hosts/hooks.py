@@ -466,12 +466,19 @@ def execute(host: str, event: str | None, argv_payload: str | None = None, *, pr
         if isinstance(exc, KeyboardInterrupt):
             return 0
         log.debug("hook %s %s failed open: %s: %s", host, event, type(exc).__name__, exc, exc_info=True)
-        if isinstance(exc, ValueError) and "unknown" in str(exc):
-            said = str(exc)  # a mistyped host or event: told to a person trying the hook by hand (below)
+        from memdir.hosts.adapters import HOSTS, normalize_event, normalize_host
+
+        # a mistyped host or event (whatever failed first, an empty payload too): told to a person trying the hook
+        # by hand (below)
+        if normalize_host(host) is None:
+            said = f"unknown host {host!r}: use one of {', '.join(HOSTS)}"
+        elif event and normalize_event(event) is None:
+            said = f"unknown event {event!r} for {normalize_host(host)}"
     finally:
         quiet.stop()
         dog.cancel()
-    if said and (os.environ.get("MEMDIR_DEBUG") or _tty(sys.stderr)):  # a host runs hooks with neither: silent
+    debug = os.environ.get("MEMDIR_DEBUG", "").strip().lower() in ("1", "true", "yes", "on")
+    if said and (debug or _tty(sys.stderr)):  # a host runs hooks with neither: silent
         print(f"memdir hook: {said} (nothing done; exit 0 so a host is never blocked)", file=sys.stderr)
     return 0
 
