@@ -27,3 +27,18 @@ def test_the_tombstone_log_and_the_ledger_are_not_written_through_a_link(tmp_pat
     for name in ("tombstones.jsonl", "events.json"):
         assert (outside / name).read_text(encoding="utf-8") == "ORIGINAL\n"
     assert (derived / "tombstones.jsonl").is_file() and not (derived / "tombstones.jsonl").is_symlink()
+
+
+def test_the_write_lock_is_not_made_through_a_link(tmp_path, project):
+    home = tmp_path / "g"
+    with memdir.open(project, home=home) as m:
+        m.remember("a first note")
+        derived = m.stores.root("project").derived
+    outside = tmp_path / "outside_lock"
+    lock = derived / "write.lock"
+    if lock.exists() or lock.is_symlink():
+        lock.unlink()
+    os.symlink(outside, lock)
+    with memdir.open(project, home=home) as m:
+        m.remember("a second note")
+    assert not outside.exists() and not lock.is_symlink()

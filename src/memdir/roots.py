@@ -175,7 +175,7 @@ def owner_only(path: str | os.PathLike, *, create: bool = False) -> None:
     except FileNotFoundError:
         if not create:
             return
-        os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
+        os.close(os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600))
         mode = 0o600
     if mode & 0o077:
         try:

@@ -33,7 +33,9 @@ class _FlockLock:
         if getattr(st, "count", 0):
             st.count += 1
             return True
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        from memdir.fileio import open_own
+
+        fd = open_own(self.path, os.O_RDWR | os.O_CREAT, 0o600)  # never through a link out of the root
         deadline = time.monotonic() + max(0.0, timeout)
         marker, touched = None, 0.0
         try:
@@ -131,8 +133,8 @@ class _PortableLock:
 
 def _touch(path: str) -> None:
     try:
-        os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))
-        os.utime(path)
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600))
+        os.utime(path, follow_symlinks=False)
     except OSError:  # a marker is a courtesy: the lock works without it
         pass
 
