@@ -43,3 +43,10 @@ def test_inspect_names_a_misspelt_field_of_a_hand_written_note(m):
     said = " ".join(str(p) for p in m.inspect().problems)
     assert "'sumary'" in said and "did you mean 'summary'" in said and "'tagz'" in said
     assert "author" not in said  # a field of one's own is no typo
+
+
+def test_fields_of_ones_own_near_memdirs_names_are_no_typo():
+    from memdir.notes.markdown import field_problems
+
+    assert field_problems({"pinned_by": 1, "updated_by": 1, "kinds": [], "tagline": "x"}) == []
+    assert field_problems({"sumary": "x"})

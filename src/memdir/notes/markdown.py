@@ -299,7 +299,8 @@ def field_problems(meta: dict[str, Any]) -> list[str]:
     import difflib
 
     for k in meta:  # a field of one's own is kept as written; one a letter off memdir's own is a typo, said
-        if isinstance(k, str) and k not in _READ_FIELDS and k not in _WRITTEN_FIELDS:
+        if isinstance(k, str) and k not in _READ_FIELDS and k not in _WRITTEN_FIELDS and not any(
+                k.lower().startswith(f) or k.lower().endswith(f) for f in _READ_FIELDS):  # pinned_by, kinds: one's own
             near = difflib.get_close_matches(k.lower(), _READ_FIELDS, 1, 0.75)
             if near:
                 out.append(f"field {k!r} is not read (did you mean {near[0]!r}?)")
