@@ -257,20 +257,22 @@ def note_problems(s: Stores) -> list[dict[str, str]]:
     return [p for r in s.roots.values() if r.opened is not None for p in r.problems if p["kind"] == "unreadable"]
 
 
+def categories(s: Stores, scope: str | None = None) -> list[str]:
+    """The categories of the roots of ``scope``: configured, and the folders the roots hold, sorted."""
+    return sorted({*s.config.get("categories"), *(p.name for r in s.live(scope) if r.path.is_dir()
+                                                  for p in r.path.iterdir() if p.is_dir() and not p.name.startswith("."))})
+
+
 def note_kinds(s: Stores) -> list[str]:
-    """The kinds a note can have: those of the configured categories and of the category folders the roots hold
-    (:func:`memdir.notes.markdown.kind_for`), sorted."""
-    cats = {*s.config.get("categories"), *(p.name for r in s.live() if r.path.is_dir()
-                                            for p in r.path.iterdir() if p.is_dir() and not p.name.startswith("."))}
-    return sorted({notes.kind_for(c) for c in cats})
+    """The kinds a note can have: those of :func:`categories` (:func:`memdir.notes.markdown.kind_for`), sorted."""
+    return sorted({notes.kind_for(c) for c in categories(s)})
 
 
 def check_kinds(s: Stores, kinds: Iterable[str], scope: str | None = None) -> list[str]:
     """Raise ``UsageError`` naming the first of ``kinds`` that no memory can have (``note``, ``event``, an event's
     role, a category's note kind): a typo would read as "no memories". Returns the categories of the roots of
     ``scope`` (configured and present), sorted."""
-    cats = sorted({*s.config.get("categories"), *(p.name for r in s.live(scope) if r.path.is_dir()
-                                                    for p in r.path.iterdir() if p.is_dir() and not p.name.startswith("."))})
+    cats = categories(s, scope)
     known = ("note", "event", *cevents.ROLES, *sorted({notes.kind_for(c) for c in cats}))
     bad = [x for x in kinds if x not in known]
     if bad:
