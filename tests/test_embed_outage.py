@@ -169,3 +169,16 @@ def test_a_prompt_hook_answers_while_a_writer_holds_the_lock(project, tmp_path, 
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip(), "the hook's budget ran out: something in it waited for the write lock"
     assert "deploy.sh" in json.loads(r.stdout)["hookSpecificOutput"]["additionalContext"]
+
+
+def test_the_breaker_file_is_private(tmp_path):
+    import os
+    import stat
+
+    old = os.umask(0o022)
+    try:
+        b = Breaker(tmp_path / "g")
+        b.write({"http://127.0.0.1:9/embed": {"until": 1.0, "strikes": 1}})
+    finally:
+        os.umask(old)
+    assert b.path.exists() and stat.S_IMODE(os.stat(b.path).st_mode) == 0o600

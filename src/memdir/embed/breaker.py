@@ -47,7 +47,10 @@ class Breaker:
             from memdir.roots import private_derived  # 0700: what is in it is one person's
             private_derived(self.path.parent)
             tmp = self.path.with_name(f".{FILENAME}.{os.getpid()}.tmp")
-            tmp.write_text(json.dumps(data), encoding="utf-8")
+            # 0600 like every file of .memdir/: it names the endpoint (its URL may hold a key)
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), 0o600)
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(json.dumps(data))
             os.replace(tmp, self.path)
         except OSError:
             pass
