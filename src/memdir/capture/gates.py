@@ -366,13 +366,36 @@ def fetches_web(command: str) -> bool:
         else:
             parts[-1].append(w)
     for p in parts:
-        progs = [w for w in p if "=" not in w.split("/")[0]][:2]  # `env X=1 curl …`, `sudo curl …`, `time curl …`
-        if not any(x.rsplit("/", 1)[-1] in WEB_COMMANDS for x in progs):
+        i = _program_at(p)
+        if i >= len(p) or p[i].rsplit("/", 1)[-1] not in WEB_COMMANDS:
             continue
-        args = [a for a in p[1:] if not a.startswith("-")]
+        args = [a for a in p[i + 1:] if not a.startswith("-")]
         if not args or not all(_LOCAL_URL.match(a.strip("'\"")) for a in args if "." in a or ":" in a or "$" in a):
             return True
     return False
+
+
+#: programs that run the command after them (with their own options and numbers: ``timeout 10``, ``nice -n 5``)
+_RUNNERS = frozenset("sudo doas env time nohup timeout nice ionice stdbuf chrt taskset command exec caffeinate unbuffer "
+                     "setsid flock".split())
+_RUNNER_ARG = re.compile(r"-.*|\d+(?:\.\d+)?[smhd]?|[+-]?\d+")
+
+
+def _program_at(words: list[str]) -> int:
+    """The index of the program a shell command part runs: past ``X=1`` assignments and runners (:data:`_RUNNERS`)
+    with their options and numeric arguments (``env X=1 timeout 10 nice -n 5 curl …`` → ``curl``)."""
+    i = 0
+    while i < len(words):
+        w = words[i]
+        if "=" in w.split("/")[0]:  # an environment assignment
+            i += 1
+        elif w.rsplit("/", 1)[-1] in _RUNNERS:
+            i += 1
+            while i < len(words) and _RUNNER_ARG.fullmatch(words[i]):
+                i += 1
+        else:
+            break
+    return i
 
 
 def _listed(name: str, patterns: Any) -> bool:
