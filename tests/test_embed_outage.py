@@ -34,6 +34,21 @@ class Endpoint:
                 if outer.mode == "hang":
                     time.sleep(30)
                     return
+                if outer.mode == "drip":  # headers and a length, then the body a few bytes at a time
+                    raw = json.dumps({"data": [{"index": i, "embedding": [1.0, 0.0, 0.5]}
+                                               for i, _ in enumerate(body["input"])], "pad": " " * 400}).encode()
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(raw)))
+                    self.end_headers()
+                    try:
+                        for i in range(0, len(raw), 8):
+                            self.wfile.write(raw[i:i + 8])
+                            self.wfile.flush()
+                            time.sleep(0.5)
+                    except OSError:
+                        pass
+                    return
                 if outer.mode == "429":
                     self.send_response(429)
                     self.send_header("Retry-After", "60")
@@ -70,7 +85,7 @@ def open_hybrid(project, home, url):
                                                    "recall.channel": "hybrid", "embed.timeout_s": 6.0})
 
 
-@pytest.mark.parametrize("endpoint", ["hang"], indirect=True)
+@pytest.mark.parametrize("endpoint", ["hang", "drip"], indirect=True)
 def test_a_hanging_endpoint_costs_one_deadline_then_nothing(project, tmp_path, endpoint):
     home = tmp_path / "g"
     m = open_hybrid(project, home, endpoint.url)

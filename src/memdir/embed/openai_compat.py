@@ -83,7 +83,7 @@ class OpenAICompatProvider:
             req = urllib.request.Request(self.url, data=data, headers=headers, method="POST")
             try:
                 with urllib.request.urlopen(req, timeout=timeout) as resp:
-                    payload = json.loads(resp.read().decode("utf-8"))
+                    payload = json.loads(_read_within(resp, time.monotonic() + timeout).decode("utf-8"))
                 items = sorted(payload["data"], key=lambda d: d.get("index", 0))
                 if len(items) != len(texts):
                     raise EmbedError(f"{self.url} returned {len(items)} embeddings for {len(texts)} texts")
@@ -117,3 +117,17 @@ class OpenAICompatProvider:
         if not rows:
             return np.zeros((0, self.dim or 0), dtype=np.float32)
         return normalize(np.asarray(rows, dtype=np.float32))
+
+
+def _read_within(resp: Any, end: float) -> bytes:
+    """The body of ``resp``, read a piece at a time until ``end`` (``time.monotonic()``): the socket's timeout bounds
+    each read, and a reply trickled a few bytes at a time would otherwise hold a recall (and a hook) for minutes.
+    Raises ``TimeoutError`` past ``end``."""
+    parts: list[bytes] = []
+    while True:
+        if time.monotonic() > end:
+            raise TimeoutError("the reply came too slowly")
+        chunk = resp.read1(65536) if hasattr(resp, "read1") else resp.read()
+        if not chunk:
+            return b"".join(parts)
+        parts.append(chunk)
