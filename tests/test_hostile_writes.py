@@ -95,6 +95,8 @@ BAD_REPLIES = [
     '{"version": 1, "memories": [{"category": "facts"}]} and {"memories": [',                    # two halves
     '',                                                                                          # nothing
     '["just", "strings"',                                                                        # a list cut short
+    '["just", "strings"]',                                                                       # JSON, wrong shape
+    '{"version": 1, "memories": ["we deploy with pnpm"]}',                                       # items not objects
 ]
 
 

@@ -148,6 +148,8 @@ def parse_reply(text: str) -> tuple[list[Any] | None, str]:
         return None, 'invalid reply (no "memories" list)'
     if not isinstance(items, list):
         return None, 'invalid reply ("memories" is not a list)'
+    if items and not any(isinstance(x, dict) for x in items):  # ["a", "b"]: the model did not answer in the schema;
+        return None, 'invalid reply (no "memories" item is an object)'  # the turns stay pending for the next run
     return items, ""
 
 
