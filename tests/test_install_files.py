@@ -89,3 +89,16 @@ def test_uninstall_keeps_a_claude_json_the_user_had_or_a_host_wrote_to(home):
     cfg.write_text(json.dumps(data), encoding="utf-8")
     install_host("claude-code", argv=ARGV, uninstall=True)
     assert json.loads(cfg.read_text()) == {"mcpServers": {}, "numStartups": 3}
+
+
+def test_a_dangling_link_to_claude_json_gets_a_private_target(home, tmp_path):
+    dot = tmp_path / "dotfiles"
+    dot.mkdir()
+    link = home / ".claude.json"
+    link.symlink_to(dot / "claude.json")
+    old = os.umask(0o022)
+    try:
+        install_host("claude-code", argv=ARGV)
+    finally:
+        os.umask(old)
+    assert link.is_symlink() and _mode(dot / "claude.json") == 0o600

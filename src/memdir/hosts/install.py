@@ -207,8 +207,9 @@ def write_text(plan: Plan, path: Path, text: str, *, old: str | None) -> None:
             backup = backup_file(plan, target)
         # the file keeps its permissions: ~/.claude.json may hold an API key and be 0600; one memdir creates in the
         # user's own config (the host writes its login into ~/.claude.json later, keeping the mode) is 0600 too
-        mode = stat.S_IMODE(target.stat().st_mode) if target.exists() else 0o600 if user_config(target, plan.project) \
-            else None
+        # (a link's own place counts: ~/.claude.json linked into a dotfiles folder is the user's config too)
+        mode = stat.S_IMODE(target.stat().st_mode) if target.exists() else 0o600 if (
+            user_config(target, plan.project) or user_config(path, plan.project)) else None
         tmp = target.with_name(f".{target.name}.memdir-tmp-{os.getpid()}")
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666 if mode is None else mode)
         with os.fdopen(fd, "w", encoding="utf-8") as f:
