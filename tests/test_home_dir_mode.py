@@ -81,3 +81,14 @@ def test_a_global_root_kept_in_git_is_closed_to_others(tmp_path, project):
     with memdir.open(project, home=g) as m:
         m.remember("x fact about postgres sixteen", scope="global")
     assert _mode(g) == 0o700
+
+
+def test_a_gitignore_that_unignores_memdirs_files_gets_them_again(tmp_path, project):
+    gi = project / ".memory" / ".gitignore"
+    gi.parent.mkdir(parents=True, exist_ok=True)
+    gi.write_text(".env\n.memdir/\n!.env\n", encoding="utf-8")
+    with memdir.open(project, home=tmp_path / "g") as m:
+        m.remember("a first note")
+    lines = [ln.strip() for ln in gi.read_text(encoding="utf-8").splitlines() if ln.strip() and not ln.startswith("#")]
+    assert lines[:3] == [".env", ".memdir/", "!.env"] and lines[-1] == ".env"
+    assert lines.count(".memdir/") == 1

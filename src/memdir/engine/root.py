@@ -126,17 +126,18 @@ class Root:
     IGNORED = (f"{DERIVED_DIRNAME}/", ".env")
 
     def ignore_private(self) -> None:
-        """Make the root's ``.gitignore`` ignore :data:`IGNORED`: created when missing, the missing lines appended to
-        a ``.gitignore`` that exists (a root made by another tool, or by an earlier memdir), the user's lines kept.
-        A ``.gitignore`` that cannot be read or written is left as it is (logged)."""
+        """Make the root's ``.gitignore`` ignore :data:`IGNORED`: created when missing, the lines missing (or undone by
+        a later ``!`` line) appended, the user's lines kept; one that cannot be read or written is left (logged)."""
         gi = self.path / ".gitignore"
         try:
             old = read_or_none(gi)
         except OSError as exc:
             log.warning("memdir: %s is unreadable (%s); not checked for %s", gi, exc, ", ".join(self.IGNORED))
             return
-        have = {ln.strip().lstrip("/") for ln in (old or "").splitlines()}
-        missing = [x for x in self.IGNORED if x not in have and x.rstrip("/") not in have]
+        have: dict[str, bool] = {}  # the last line naming a pattern decides: a later "!.env" un-ignores it
+        for ln in (old or "").splitlines():
+            have[ln.strip().lstrip("!").strip().strip("/")] = not ln.strip().startswith("!")
+        missing = [x for x in self.IGNORED if not have.get(x.strip("/"))]
         if not missing:
             return
         if old is None:
