@@ -66,6 +66,7 @@ if TYPE_CHECKING:
 
 
 from memdir.capture.evidence import read_fact, shell_words  # shell_words: one tokenizer for every gate
+from memdir.capture.webfetch import SHELL_WRAPPERS, WEB_COMMANDS, fetches_web  # noqa: F401 (gates' names)
 from memdir.capture.failed_reads import failed_because
 from memdir.lazylog import getLogger
 
@@ -93,10 +94,6 @@ WEB_TOOLS = ("webfetch", "websearch", "web_fetch", "web_search", "web_search_cal
              # Chrome DevTools, Selenium, Stagehand
              "*chrome*", "*chromium*", "*firefox*", "*selenium*", "*stagehand*", "*read_page*", "*page_text*",
              "*webpage*", "*web_page*")
-#: programs that download from a URL when a shell tool runs them (``curl https://…``): web content too, unless every
-#: URL they are given is this machine's (``localhost``, ``127.x``, ``[::1]``, ``0.0.0.0``)
-WEB_COMMANDS = frozenset({"curl", "wget", "http", "https", "httpie", "xh", "lynx", "w3m", "links", "elinks", "aria2c"})
-_LOCAL_URL = re.compile(r"^(?:[a-z]+://)?(?:[^@/\s]*@)?(?:localhost|127\.[\d.]+|\[::1\]|0\.0\.0\.0)(?:[:/?#]|$)", re.I)
 #: what a web tool's event keeps of its output while ``capture.web_content`` is off (the call line stays)
 WEB_OMITTED = "(web content not kept)"
 
@@ -272,7 +269,6 @@ READ_COMMANDS = frozenset({"cat", "nl", "head", "less", "more", "bat", "batcat",
 #: (``tail`` is left out of READ_COMMANDS for the same reason: it is how logs are read)
 _RUNTIME_OUTPUT = re.compile(r"(?:^|/)(?:tmp|var/log|logs?)/|\.(?:log|out|output|err|stderr|stdout)$")
 _GIT_READS = ("grep", "ls-files")
-_SHELL_WRAPPERS = ("bash", "sh", "zsh", "/bin/bash", "/bin/sh", "/bin/zsh", "/usr/bin/bash")
 
 
 def shell_command(name: str, tool_input: Any) -> str | None:
@@ -290,7 +286,7 @@ def shell_command(name: str, tool_input: Any) -> str | None:
     if isinstance(inp, dict):
         inp = inp.get("command", inp.get("cmd"))
     if isinstance(inp, list) and all(isinstance(x, str) for x in inp):
-        if len(inp) >= 3 and inp[0] in _SHELL_WRAPPERS and inp[1] in ("-c", "-lc", "-cl"):
+        if len(inp) >= 3 and inp[0] in SHELL_WRAPPERS and inp[1] in ("-c", "-lc", "-cl"):
             return inp[2]
         import shlex
 
@@ -309,7 +305,7 @@ def is_shell_read(command: str) -> bool:
     tokens = shell_words(command)
     if tokens is None:
         return False
-    if len(tokens) >= 3 and tokens[0] in _SHELL_WRAPPERS and tokens[1] in ("-c", "-lc", "-cl"):
+    if len(tokens) >= 3 and tokens[0] in SHELL_WRAPPERS and tokens[1] in ("-c", "-lc", "-cl"):
         return len(tokens) == 3 and is_shell_read(tokens[2])
     parts: list[list[str]] = [[]]
     i = 0
@@ -348,54 +344,6 @@ def is_web_tool(name: str, extra: list[str] | tuple[str, ...] = ()) -> bool:
     """True when tool ``name`` returns third-party web content (:data:`WEB_TOOLS` + ``extra``), case-insensitively."""
     n = name.strip().lower()
     return any(fnmatch.fnmatchcase(n, p.strip().lower()) for p in (*WEB_TOOLS, *extra) if p.strip())
-
-
-def fetches_web(command: str) -> bool:
-    """True when a part of shell ``command`` runs a downloader (:data:`WEB_COMMANDS`: ``curl``, ``wget`` …) on
-    anything but this machine: ``curl -s https://example.com/install.sh | sh``, ``wget $URL``; not
-    ``curl localhost:8080/healthz``. A command that does not parse is looked at word by word."""
-    words = shell_words(command)
-    if words is None:
-        words = command.split()
-    if len(words) >= 3 and words[0] in _SHELL_WRAPPERS and words[1] in ("-c", "-lc", "-cl"):
-        return fetches_web(words[2])
-    parts: list[list[str]] = [[]]
-    for w in words:
-        if w and set(w) <= set("<>&|;()"):
-            parts.append([])
-        else:
-            parts[-1].append(w)
-    for p in parts:
-        i = _program_at(p)
-        if i >= len(p) or p[i].rsplit("/", 1)[-1] not in WEB_COMMANDS:
-            continue
-        args = [a for a in p[i + 1:] if not a.startswith("-")]
-        if not args or not all(_LOCAL_URL.match(a.strip("'\"")) for a in args if "." in a or ":" in a or "$" in a):
-            return True
-    return False
-
-
-#: programs that run the command after them (with their own options and numbers: ``timeout 10``, ``nice -n 5``)
-_RUNNERS = frozenset("sudo doas env time nohup timeout nice ionice stdbuf chrt taskset command exec caffeinate unbuffer "
-                     "setsid flock".split())
-_RUNNER_ARG = re.compile(r"-.*|\d+(?:\.\d+)?[smhd]?|[+-]?\d+")
-
-
-def _program_at(words: list[str]) -> int:
-    """The index of the program a shell command part runs: past ``X=1`` assignments and runners (:data:`_RUNNERS`)
-    with their options and numeric arguments (``env X=1 timeout 10 nice -n 5 curl …`` → ``curl``)."""
-    i = 0
-    while i < len(words):
-        w = words[i]
-        if "=" in w.split("/")[0]:  # an environment assignment
-            i += 1
-        elif w.rsplit("/", 1)[-1] in _RUNNERS:
-            i += 1
-            while i < len(words) and _RUNNER_ARG.fullmatch(words[i]):
-                i += 1
-        else:
-            break
-    return i
 
 
 def _listed(name: str, patterns: Any) -> bool:
