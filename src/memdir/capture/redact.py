@@ -1043,7 +1043,15 @@ _RUN32 = b"1" * 32
 
 
 _RUN22 = b"1" * 22
-_RUN10 = b"1" * 10
+#: a key whose tail a dot or a dash cuts into pieces (``m0-Zx9Qw8Er7Ty.6Ui5Op4As3D.f2Gh…``): 8 letters or digits, one
+#: ``-``, ``_`` or ``.``, 6 more (on :func:`_seg_runs`' map) — rare in prose, so most texts skip the scan
+_SEGMENTED = b"1" * 8 + b"2" + b"1" * 6
+_SEG_BYTES = bytes(b"1"[0] if chr(i).isascii() and chr(i).isalnum() else b"2"[0] if chr(i) in "-_." else b"0"[0]
+                   for i in range(256))
+
+
+def _seg_runs(text: str) -> bytes:
+    return text.encode("utf-8", "surrogatepass").translate(_SEG_BYTES)
 
 
 def _runs(text: str) -> bytes:
@@ -1262,7 +1270,7 @@ def _scan_prefixed(text: str) -> Iterator[tuple[str, int, int, int]]:
     n = len(text)
     for m in _KEY_TAIL.get().finditer(text):
         s, e = m.span("tail")
-        if s < 2 or not text[s - 2].isalnum():  # the prefix ends in a letter or digit
+        if e - s < 24 or s < 2 or not text[s - 2].isalnum():  # too short a tail; the prefix ends in a letter or digit
             continue
         p = _KEY_PREFIX.get().search(text, max(0, s - 34), s)
         if p is None or (p.start() and text[p.start() - 1] in _PREFIX_EDGE):
@@ -1432,7 +1440,7 @@ def _may_hold_secret(text: str, lowered: str) -> bool:
     if exact or lower or found[0] or found[1]:
         return True
     runs = _runs(text)
-    return _RUN22 in runs or (_RUN10 in runs and ("-" in text or "_" in text))
+    return _RUN22 in runs or _SEGMENTED in _seg_runs(text)
 
 
 def _candidates(text: str) -> list[tuple[str, int, int, int]]:
@@ -1446,14 +1454,15 @@ def _candidates(text: str) -> list[tuple[str, int, int, int]]:
         hits.extend(_run_rule(rule, lowered, text))
     if "-us" in found[0]:
         hits.extend(_scan_mailchimp(text))
-    runs = _runs(text)
+    raw = text.encode("utf-8", "surrogatepass")
+    runs = raw.translate(_RUN_BYTES)
     if _RUN32 in runs:
         hits.extend(_scan_blobs(text))
     if _RUN22 in runs:
         hits.extend(_scan_prefixed(text))
         if "=" in text or ":" in text:
             hits.extend(_scan_labelled(text))
-    elif _RUN10 in runs and ("-" in text or "_" in text):  # a key whose tail a dot or a dash cuts into shorter runs
+    elif _SEGMENTED in raw.translate(_SEG_BYTES):  # a key whose tail a dot or a dash cuts into shorter runs
         hits.extend(_scan_prefixed(text))
     if "://" in found[0]:
         hits.extend(_scan_uris(text))
@@ -1529,7 +1538,7 @@ def find_secrets(text: str) -> list[tuple[str, int, int]]:
     (NUL, lone surrogates, any size: time is linear in ``len(text)``).
     """
     spans = _spans(text)
-    if isinstance(text, str) and _HAS_FULLWIDTH.search(text):
+    if isinstance(text, str) and not text.isascii() and _HAS_FULLWIDTH.search(text):
         # full-width forms (ｐａｓｓｗｏｒｄ＝…, ｓｋ－ｐｒｏｊ－…) are found as their ASCII, one character for one, so the
         # offsets are the original's; what the text finds as written is kept too (a full-width letter folded before
         # a key would glue onto it)
