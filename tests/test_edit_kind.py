@@ -50,3 +50,14 @@ def test_fields_of_ones_own_near_memdirs_names_are_no_typo():
 
     assert field_problems({"pinned_by": 1, "updated_by": 1, "kinds": [], "tagline": "x"}) == []
     assert field_problems({"sumary": "x"})
+
+
+def test_a_yaml_error_names_the_frontmatter_line():
+    import pytest
+
+    from memdir.notes.markdown import split
+
+    with pytest.raises(UsageError, match=r"frontmatter line 2: 'tags: \[a, b'"):
+        split("---\nsummary: ok\ntags: [a, b\n---\nbody\n")
+    with pytest.raises(UsageError, match=r"frontmatter line 1: 'summary: a: b: c'"):
+        split("---\nsummary: a: b: c\n---\nbody\n")

@@ -202,7 +202,18 @@ def split(raw: str) -> tuple[dict[str, Any], str, str | None]:
     try:
         meta = load_frontmatter(fm) if fm.strip() else {}
     except yaml.YAMLError as exc:
-        raise UsageError(f"invalid YAML frontmatter: {str(exc).splitlines()[0]}") from None
+        # where YAML stopped, as the frontmatter's line (or where what it could not finish began: an unclosed "[")
+        lead = 1 if fm.startswith(("\n", "\r\n")) else 0
+        lines = fm.splitlines()[lead:]
+        where, problem = "", getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        for mark, said in ((getattr(exc, "problem_mark", None), problem),
+                           (getattr(exc, "context_mark", None), getattr(exc, "context", None))):
+            row = mark.line - lead if mark is not None else -1
+            if 0 <= row < len(lines) and lines[row].strip():
+                where = f" (frontmatter line {row + 1}: {lines[row].strip()[:60]!r})"
+                problem = problem if said is problem else f"{problem}, {said}"
+                break
+        raise UsageError(f"invalid YAML frontmatter: {problem}{where}") from None
     except (ValueError, OverflowError, TypeError) as exc:  # a value YAML reads as a date that is none: 2026-02-30
         raise UsageError(f"invalid YAML frontmatter: {(str(exc).splitlines() or [type(exc).__name__])[0]}") from None
     except RecursionError:
