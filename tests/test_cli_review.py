@@ -299,3 +299,11 @@ def test_recent_with_a_filter_that_matches_nothing_names_the_filter(tmp_path, pr
     run(home, project, "remember", "x y z note", "-c", "facts")
     r = run(home, project, "recent", "--kind", "decision")
     assert "no memories of kind decision" in r.output and "yet" not in r.output, r.output
+
+
+def test_export_says_which_note_files_it_could_not_read(tmp_path, project):
+    home = tmp_path / "g"
+    run(home, project, "remember", "a readable fact", "-c", "facts")
+    (project / ".memory" / "facts" / "latin1.md").write_bytes("---\nsummary: caf\xe9\n---\ncaf\xe9 body\n".encode("latin-1"))
+    r = run(home, project, "export", str(tmp_path / "out.jsonl"))
+    assert r.exit_code == 0 and "1 note file could not be read" in r.output, r.output

@@ -61,7 +61,7 @@ def export(ctx, path, force, store_url, store_project, as_json):
             out = m.export(Path(tmp) / "export.jsonl")
             sys.stdout.write((Path(tmp) / "export.jsonl").read_text(encoding="utf-8"))
         click.echo(f"exported {out['notes']} notes, {out['events']} events and {plural(out['tombstones'], 'tombstone')}"
-                   + _page_note(m), err=True)
+                   + _page_note(m) + _left_note(out), err=True)
         return
     target = expand_user(path)  # the file checked is the file written
     parent = target.absolute().parent
@@ -74,7 +74,13 @@ def export(ctx, path, force, store_url, store_project, as_json):
             raise UsageError(f"{path} exists and is not a memdir export: choose another file, or pass --force to replace it")
     out = m.export(target)
     emit(ctx, as_json, out, f"exported {out['notes']} notes, {out['events']} events and {plural(out['tombstones'], 'tombstone')} "
-                            f"to {path}" + _page_note(m))
+                            f"to {path}" + _page_note(m) + _left_note(out))
+
+
+def _left_note(out) -> str:
+    n = out.get("notes_not_exported", 0)
+    return f"; {plural(n, 'note file')} could not be read and {'is' if n == 1 else 'are'} not in it (see the " \
+           "warnings; memdir inspect)" if n else ""
 
 
 def _page_note(m) -> str:
