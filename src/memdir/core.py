@@ -409,8 +409,8 @@ class Memdir:
     def export(self, path: str | os.PathLike) -> dict[str, int]:
         """Write every note, event and tombstone of both roots to ``path`` as JSONL (``{"type": "note"|"event"|
         "tombstone", …}``; a tombstone line is ``ref, content_sha256, kind, deleted_at, scope``: no text), atomically,
-        so a restore keeps what was forgotten forgotten. Returns ``{"notes", "events", "tombstones",
-        "notes_not_exported"}`` (note files that could not be read, each named in a warning)."""
+        so a restore keeps what was forgotten forgotten. Returns ``{"notes", "events", "tombstones"}``
+        (and ``"notes_not_exported"`` when note files could not be read, each named in a warning)."""
         from memdir.portability import jsonl as jsonl_io
 
         return jsonl_io.export(self.stores, path)

@@ -37,7 +37,7 @@ def sort_ts(ts: Any) -> float:
 
 def export(s: Stores, path: str | os.PathLike) -> dict[str, int]:
     """The body of :meth:`memdir.Memdir.export`, whose docstring is the contract."""
-    counts = {"notes": 0, "events": 0, "tombstones": 0, "notes_not_exported": 0}
+    counts = {"notes": 0, "events": 0, "tombstones": 0}
     lines = []
     for root in s.live():
         refs = root.store.note_refs()
@@ -45,7 +45,7 @@ def export(s: Stores, path: str | os.PathLike) -> dict[str, int]:
             if p.get("kind") == "unreadable" and str(p.get("path", "")).endswith(".md") and not any(
                     str(p["path"]).endswith("/" + r + ".md") for r in refs):
                 log.warning("memdir: %s not exported: %s", p["path"], p.get("detail", "unreadable"))
-                counts["notes_not_exported"] += 1
+                counts["notes_not_exported"] = counts.get("notes_not_exported", 0) + 1
         for nid in sorted(refs):
             if nid.startswith(ROOT_PAGE + "/"):
                 continue  # a line of ROOT.md, which travels as that file (git, a copy of the root)
@@ -55,7 +55,7 @@ def export(s: Stores, path: str | os.PathLike) -> dict[str, int]:
                 whole = root.read_broken_note(nid, root.path / (nid + ".md"))
                 if whole is None:
                     log.warning("memdir: %s not exported: %s", root.path / (nid + ".md"), exc)
-                    counts["notes_not_exported"] += 1
+                    counts["notes_not_exported"] = counts.get("notes_not_exported", 0) + 1
                     continue
                 log.warning("memdir: %s exported by its body alone: its frontmatter is unreadable (%s)",
                             root.path / (nid + ".md"), exc)
