@@ -82,3 +82,19 @@ def test_blob_assignments_stay_linear():
     a = time.perf_counter()
     redact(t * 4)
     assert time.perf_counter() - a < 12 * max(small, 0.005)
+
+
+@pytest.mark.parametrize("text,secret", [
+    ("see 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/chat", "0f1e2d3c4b5a6978"),
+    ("password\u3000=\u3000hunter2abcXYZ9", "hunter2abcXYZ9"),
+    ("password:\u3000hunter2abcXYZ9", "hunter2abcXYZ9"),
+    ("postgres://admin:Hunter2abcXYZ＠db.example.com/app", "Hunter2abcXYZ"),
+    ("sshpass -p ＂my long phrase here＂ ssh host", "my long phrase"),
+    ("cookie=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY9q8z", "wJalrXUtnFEMI"),
+    ("key m0-Zx9Qw8Er7Ty6Ui5Op4As-3D-f2Gh1jK0", "Zx9Qw8Er7Ty6"),
+    ("key pk_Zx9Qw8Er7Ty6Ui5Op-4As3-Df2G-h1jK", "Zx9Qw8Er7Ty6"),
+])
+def test_what_the_first_sibling_fixes_must_still_redact(text, secret):
+    # the review's regressions of the first version: a lower-case sk- key before '/', the ideographic space, a
+    # full-width @ or quote, base64 after any name's '=', a long run followed by short pieces
+    assert secret not in redact(text)

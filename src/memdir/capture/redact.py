@@ -490,13 +490,15 @@ def _check_plain(m: re.Match[str], value: str, text: str) -> bool:
 
 
 def _check_sk_key(m: re.Match[str], value: str, text: str) -> bool:
-    """An ``sk-`` key of another provider: 20+ chars with at least 6 digits (``sk-learn-…`` is a word). One that goes
-    on past a ``:`` or ``/`` (C18's keys of two parts) does so only from a part mixing capitals and digits: a git
-    refspec ``sk-1234-add-login:sk-1234-add-login`` is two branch names."""
-    head = re.split(r"[:/+=~]", value, maxsplit=1)
-    if len(head) > 1 and not (any(c.isupper() for c in head[0]) and any(c.isdigit() for c in head[0])):
-        return False
+    """An ``sk-`` key of another provider: 20+ chars with at least 6 digits (``sk-learn-…`` is a word)."""
     return len(value) >= 20 and sum(c.isdigit() for c in value) >= 6
+
+
+def _check_sk_two_part(m: re.Match[str], value: str, text: str) -> bool:
+    """:func:`_check_sk_key` for a key going on past ``:`` / ``/`` / ``+`` / ``=`` / ``~``, whose first part mixes
+    capitals and digits."""
+    head = re.split(r"[:/+=~]", value, maxsplit=1)[0]
+    return any(c.isupper() for c in head) and any(c.isdigit() for c in head) and _check_sk_key(m, value, text)
 
 
 def _check_bearer(m: re.Match[str], value: str, text: str) -> bool:
@@ -538,8 +540,12 @@ _PROVIDER_RULES: list[_Rule] = [
     _tok("anthropic_key", r"sk-ant-[A-Za-z0-9_-]{20,400}+", "sk-ant-"),
     _tok("openai_key", r"sk-(?:(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{20,400}+|[A-Za-z0-9]{32,400}+)", "sk-"),
     # any other sk- key (sk-sp-…, sk-or-v1-…, DashScope, DeepSeek…), dots included: whole, never cut at a '.' (C18)
-    _Rule("api_key", _r(r"sk-[A-Za-z0-9][A-Za-z0-9._-]{18,400}+(?:[:/+=~][A-Za-z0-9._-]{4,400}+)*" + _B_END), ("sk-",),
-          check=_check_sk_key,
+    _Rule("api_key", _r(r"sk-[A-Za-z0-9][A-Za-z0-9._-]{18,400}+" + _B_END), ("sk-",), check=_check_sk_key,
+          priority=_P_PROVIDER - 5, trim=".-", anchors=("sk-",)),
+    # the same key in two parts (C18's siblings: ``sk-sp-ABCD1234…:abcd…``), taken whole when its first part mixes
+    # capitals and digits (a git refspec ``sk-1234-fix-login:sk-1234-fix-login`` is two branch names)
+    _Rule("api_key", _r(r"sk-[A-Za-z0-9][A-Za-z0-9._-]{18,400}+(?:[:/+=~][A-Za-z0-9._-]{4,400}+)+" + _B_END), ("sk-",),
+          check=_check_sk_two_part,
           priority=_P_PROVIDER - 5, trim=".-", anchors=("sk-",)),  # a known provider's own rule names the kind
     _tok("huggingface_token", r"hf_[A-Za-z0-9]{30,100}+", "hf_"),
     _tok("groq_key", r"gsk_[A-Za-z0-9]{40,100}+", "gsk_"),
@@ -1043,10 +1049,10 @@ _RUN32 = b"1" * 32
 
 
 _RUN22 = b"1" * 22
-#: a key whose tail a dot or a dash cuts into pieces (``m0-Zx9Qw8Er7Ty.6Ui5Op4As3D.f2Gh…``): 8 letters or digits, one
-#: ``-``, ``_`` or ``.``, 6 more (on :func:`_seg_runs`' map) — rare in prose, so most texts skip the scan
-_SEGMENTED = b"1" * 8 + b"2" + b"1" * 6
-_SEG_BYTES = bytes(b"1"[0] if chr(i).isascii() and chr(i).isalnum() else b"2"[0] if chr(i) in "-_." else b"0"[0]
+#: a key whose tail a dot or a dash cuts into pieces (``m0-Zx9Qw8Er7Ty.6Ui5Op4As3D.f2Gh…``): a ``-`` or ``_`` and 10
+#: letters or digits after it (on :func:`_seg_runs`' map) — rare in prose, so most texts skip the scan
+_SEGMENTED = b"2" + b"1" * 10
+_SEG_BYTES = bytes(b"1"[0] if chr(i).isascii() and chr(i).isalnum() else b"2"[0] if chr(i) in "-_" else b"0"[0]
                    for i in range(256))
 
 
@@ -1136,17 +1142,19 @@ def _glued_after(text: str, e: int) -> bool:
     return not (text[e] in ".," and (e + 1 == len(text) or text[e + 1].isspace() or text[e + 1] in "\"'`)]}*|"))
 
 
-def _edge_before(text: str, s: int) -> bool:
+def _edge_before(text: str, s: int, *, hex_run: bool = False) -> bool:
     """Is the run starting at ``s`` glued to what comes before it? Not when that is a name's ``=`` outside a URL
-    (``blob=KEY``, ``--blob=KEY``: an assignment, as ``blob: KEY`` is)."""
+    (``blob=KEY``, ``cookie=KEY``: an assignment, as ``blob: KEY`` is) — for a hex run, only after a blob's name
+    (``md5sum=``, ``color=`` hex is a hash or a colour)."""
     if not s or text[s - 1] not in _BLOB_EDGE:
         return False
     if text[s - 1] == "=" and s >= 2 and (text[s - 2].isalnum() or text[s - 2] in "_-"):
         lo = max(0, s - 64)  # a name's own characters: looked at within a bounded reach (time stays linear)
-        start = max(text.rfind(c, lo, s) for c in " \t\n\"'`;,") + 1 if s - lo else s
-        start = max(start, lo)
+        start = max(max(text.rfind(c, lo, s) for c in " \t\n\"'`;,") + 1, lo)
         name = text[start:s - 1]
-        return not (_BLOB_NAME.search(name) and not any(x in name for x in ("://", "?", "&")))
+        if any(x in name for x in ("://", "?", "&")):
+            return True
+        return bool(hex_run and not _BLOB_NAME.search(name))
     return True
 
 
@@ -1166,7 +1174,7 @@ def _scan_blobs(text: str) -> Iterator[tuple[str, int, int, int]]:
     for m in _HEX_RUN.get().finditer(text):
         s, e = m.span()
         v = m.group()
-        if (len(v) == 40 or len(v) > 128 or _edge_before(text, s) or _glued_after(text, e)
+        if (len(v) == 40 or len(v) > 128 or _edge_before(text, s, hex_run=True) or _glued_after(text, e)
                 or not (v.islower() or v.isupper() or v.isdigit()) or v.isdigit() or len(set(v.lower())) < 10
                 or _digest_context(text, s, e)):
             continue
@@ -1546,11 +1554,11 @@ def find_secrets(text: str) -> list[tuple[str, int, int]]:
     return spans
 
 
-#: full-width digits and Latin letters, and the marks a key or an assignment is made of (＝ － ＿ ． ／ ＋), each to its
-#: one ASCII character; full-width punctuation of prose (，（）) stays, so a value still ends where the text says
-_FULLWIDTH = {**{c: c - 0xFEE0 for c in (*range(0xFF10, 0xFF1A), *range(0xFF21, 0xFF3B), *range(0xFF41, 0xFF5B))},
-              **{ord(c): ord(c) - 0xFEE0 for c in "＝：－＿．／＋"}}
-_HAS_FULLWIDTH = re.compile("[\uff10-\uff19\uff21-\uff3a\uff41-\uff5a＝：－＿．／＋]")
+#: full-width forms (U+FF01-FF5E) and the ideographic space, each to its one ASCII character, but the punctuation of
+#: Chinese prose (，（）；！？), so a value still ends where the text says
+_PROSE_MARKS = "，（）；！？"
+_FULLWIDTH = {**{c: c - 0xFEE0 for c in range(0xFF01, 0xFF5F) if chr(c) not in _PROSE_MARKS}, 0x3000: 0x20}
+_HAS_FULLWIDTH = re.compile("[\uff02-\uff07\uff0a\uff0b\uff0d-\uff1a\uff1c-\uff1e\uff20-\uff5e\u3000]")
 
 
 def _union(a: list[tuple[str, int, int]], b: list[tuple[str, int, int]]) -> list[tuple[str, int, int]]:
