@@ -23,3 +23,15 @@ def test_an_unreadable_global_root_leaves_the_project_working(tmp_path, project,
         st = m.status()
         assert st["global"].get("unreadable") and st["project"]["notes"] == 1
     assert sum("cannot be read by this user" in r.getMessage() for r in caplog.records) == 1
+
+
+def test_an_unreadable_global_root_is_left_out_before_the_project_has_a_root(tmp_path, project, monkeypatch):
+    home = tmp_path / "g"
+    with memdir.open(project, home=home) as m:
+        m.remember("a personal numbat note", category="facts", scope="global")
+    real = os.access
+    monkeypatch.setattr(os, "access", lambda p, mode: False if str(p).startswith(str(home)) else real(p, mode))
+    stores._SAID_UNUSABLE.clear()
+    with memdir.open(project, home=home) as m:  # no .memory in the project yet
+        assert m.recall("numbats") == [] and m.context("numbats") == ""
+        assert m.status()["global"].get("unreadable")

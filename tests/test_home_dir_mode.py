@@ -92,3 +92,12 @@ def test_a_gitignore_that_unignores_memdirs_files_gets_them_again(tmp_path, proj
     lines = [ln.strip() for ln in gi.read_text(encoding="utf-8").splitlines() if ln.strip() and not ln.startswith("#")]
     assert lines[:3] == [".env", ".memdir/", "!.env"] and lines[-1] == ".env"
     assert lines.count(".memdir/") == 1
+
+
+def test_a_team_folder_given_as_home_keeps_its_mode(tmp_path, project):
+    s = tmp_path / "shared"
+    (s / "teamA").mkdir(parents=True)
+    os.chmod(s, 0o2775)
+    with memdir.open(project, home=s) as m:
+        m.remember("a personal fact", scope="global")
+    assert _mode(s) == 0o2775

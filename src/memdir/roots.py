@@ -132,8 +132,8 @@ def private_dir(path: str | os.PathLike, *, own: frozenset[str] | None = None) -
     close an existing one to group and others: the derived directory of a root (the index, its lock, the debug log)
     and the global root (personal notes). With ``own`` (the global root, which ``--home`` / ``MEMDIR_HOME`` may
     point anywhere: the files a root holds) an existing directory is closed only when it holds no other file (folders
-    are a root's categories, or its git repository); a shared one (sticky or writable by all, like /tmp) is never
-    changed. Raises ``OSError`` when it cannot be created; one
+    are a root's categories, or its git repository); a shared one (sticky, setgid, or writable by its group or by all,
+    like /tmp or a team's folder) is never changed. Raises ``OSError`` when it cannot be created; one
     this process cannot change (a read-only mount, another user's) is left as it is."""
     import stat
 
@@ -148,7 +148,7 @@ def private_dir(path: str | os.PathLike, *, own: frozenset[str] | None = None) -
         mode = p.stat().st_mode
         if not mode & 0o077:
             return
-        if own is not None and (mode & (stat.S_ISVTX | stat.S_IWOTH) or any(
+        if own is not None and (mode & (stat.S_ISVTX | stat.S_ISGID | stat.S_IWOTH | stat.S_IWGRP) or any(
                 e.name not in own and not e.is_dir() for e in p.iterdir())):
             return
         os.chmod(p, mode & 0o700 | 0o700)

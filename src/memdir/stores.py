@@ -46,8 +46,8 @@ class Stores:
         unknown scope."""
         roots = [self.root(scope)] if scope else [self.roots["project"], self.roots["global"]]
         out = [r for r in roots if r.exists()]
-        if scope is None and len(out) == 2 and not _usable(out[1]):
-            out.pop()  # a global root this user cannot enter (made once under sudo): the project's still works
+        if scope is None:  # a global root this user cannot enter (made once under sudo): the project's still works
+            out = [r for r in out if r.scope != "global" or _usable(r)]
         return out
 
     def store_project(self) -> str:

@@ -81,9 +81,10 @@ class OpenAICompatProvider:
                 break
             timeout = self.timeout_s if left is None else min(self.timeout_s, left)
             req = urllib.request.Request(self.url, data=data, headers=headers, method="POST")
+            end = time.monotonic() + timeout  # the whole attempt, headers included, not each read
             try:
                 with urllib.request.urlopen(req, timeout=timeout) as resp:
-                    payload = json.loads(_read_within(resp, time.monotonic() + timeout).decode("utf-8"))
+                    payload = json.loads(_read_within(resp, end).decode("utf-8"))
                 items = sorted(payload["data"], key=lambda d: d.get("index", 0))
                 if len(items) != len(texts):
                     raise EmbedError(f"{self.url} returned {len(items)} embeddings for {len(texts)} texts")
