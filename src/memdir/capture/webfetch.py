@@ -40,24 +40,35 @@ def fetches_web(command: str) -> bool:
     return False
 
 
-#: programs that run the command after them (with their own options and numbers: ``timeout 10``, ``nice -n 5``)
-_RUNNERS = frozenset("sudo doas env time nohup timeout nice ionice stdbuf chrt taskset command exec caffeinate unbuffer "
-                     "setsid flock".split())
-_RUNNER_ARG = re.compile(r"-.*|\d+(?:\.\d+)?[smhd]?|[+-]?\d+")
+#: programs that run the command after them (with their own options and numbers: ``timeout 10``, ``nice -n 5``,
+#: ``sudo -u bob``, ``xargs -n 1``, ``watch -n 5``, ``torsocks``, ``strace -f``); ``flock`` takes a lock file first
+_RUNNERS = frozenset("sudo doas env time nohup timeout nice ionice stdbuf chrt taskset exec caffeinate unbuffer setsid "
+                     "flock xargs watch torsocks torify proxychains proxychains4 tsocks strace ltrace".split())
+_NUMBER = re.compile(r"\d+(?:\.\d+)?[smhd]?|[+-]?\d+")
 
 
 def _program_at(words: list[str]) -> int:
     """The index of the program a shell command part runs: past ``X=1`` assignments and runners (:data:`_RUNNERS`)
-    with their options and numeric arguments (``env X=1 timeout 10 nice -n 5 curl …`` → ``curl``)."""
+    with their options (a two-letter option's value too: ``-u bob``, ``-s KILL``), numbers and ``flock``'s lock
+    file (``env X=1 timeout -s KILL 10 sudo -u bob curl …`` → ``curl``)."""
+    def named(w: str) -> str:
+        return w.rsplit("/", 1)[-1]
+
     i = 0
     while i < len(words):
         w = words[i]
         if "=" in w.split("/")[0]:  # an environment assignment
             i += 1
-        elif w.rsplit("/", 1)[-1] in _RUNNERS:
-            i += 1
-            while i < len(words) and _RUNNER_ARG.fullmatch(words[i]):
-                i += 1
-        else:
+            continue
+        if named(w) not in _RUNNERS:
             break
+        i += 1
+        while i < len(words) and (words[i].startswith("-") or _NUMBER.fullmatch(words[i])):
+            opt = words[i]
+            i += 1
+            if (len(opt) == 2 and opt[1].isalpha() and i < len(words) and not words[i].startswith("-")
+                    and named(words[i]) not in WEB_COMMANDS and named(words[i]) not in _RUNNERS):
+                i += 1  # the option's value
+        if named(w) == "flock" and i < len(words):
+            i += 1  # its lock file
     return i
