@@ -316,7 +316,7 @@ def test_min_turns_and_daily_cap(project, tmp_path, clock):
 
 def test_reply_parsing_and_item_checks():
     assert distill_prompt.parse_reply('```json\n{"version": 1, "memories": []}\n```') == ([], "")
-    assert distill_prompt.parse_reply('Sure! {"memories": [{"a": 1}]} hope that helps')[0] == [{"a": 1}]
+    assert distill_prompt.parse_reply('Sure! {"memories": [{"category": "facts"}]} hope that helps')[0] == [{"category": "facts"}]
     assert distill_prompt.parse_reply('{"version": 2, "memories": []}')[1].startswith("unsupported reply version")
     assert distill_prompt.parse_reply("no json here")[1].startswith("invalid JSON")
     assert distill_prompt.parse_reply('{"notes": []}')[1] == 'invalid reply (no "memories" list)'

@@ -97,6 +97,7 @@ BAD_REPLIES = [
     '["just", "strings"',                                                                        # a list cut short
     '["just", "strings"]',                                                                       # JSON, wrong shape
     '{"version": 1, "memories": ["we deploy with pnpm"]}',                                       # items not objects
+    '{"version": 1, "memories": [{"title": "Deploy with pnpm", "content": "npm broke CI"}]}',    # other field names
 ]
 
 

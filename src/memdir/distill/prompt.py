@@ -148,8 +148,9 @@ def parse_reply(text: str) -> tuple[list[Any] | None, str]:
         return None, 'invalid reply (no "memories" list)'
     if not isinstance(items, list):
         return None, 'invalid reply ("memories" is not a list)'
-    if items and not any(isinstance(x, dict) for x in items):  # ["a", "b"]: the model did not answer in the schema;
-        return None, 'invalid reply (no "memories" item is an object)'  # the turns stay pending for the next run
+    # ["a", "b"], [{"title": …, "content": …}]: the model did not answer in the schema; the turns stay pending
+    if items and not any(isinstance(x, dict) and isinstance(x.get("category"), str) for x in items):
+        return None, 'invalid reply (no "memories" item is an object with a "category")'
     return items, ""
 
 
