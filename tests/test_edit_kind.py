@@ -57,7 +57,16 @@ def test_a_yaml_error_names_the_frontmatter_line():
 
     from memdir.notes.markdown import split
 
-    with pytest.raises(UsageError, match=r"frontmatter line 2: 'tags: \[a, b'"):
+    with pytest.raises(UsageError, match=r"line 3: 'tags: \[a, b'"):
         split("---\nsummary: ok\ntags: [a, b\n---\nbody\n")
-    with pytest.raises(UsageError, match=r"frontmatter line 1: 'summary: a: b: c'"):
+    with pytest.raises(UsageError, match=r"line 2: 'summary: a: b: c'"):
         split("---\nsummary: a: b: c\n---\nbody\n")
+    with pytest.raises(UsageError, match=r"line 5: 'summary: one: two'"):  # blank lines after the opening '---'
+        split("---\n\n\nid: a/b\nsummary: one: two\n---\nbody\n")
+
+
+def test_a_field_in_another_case_is_named():
+    from memdir.notes.markdown import field_problems
+
+    said = " ".join(field_problems({"Summary": "hi", "Pinned": True}))
+    assert "'Summary'" in said and "'Pinned'" in said

@@ -202,15 +202,15 @@ def split(raw: str) -> tuple[dict[str, Any], str, str | None]:
     try:
         meta = load_frontmatter(fm) if fm.strip() else {}
     except yaml.YAMLError as exc:
-        # where YAML stopped, as the frontmatter's line (or where what it could not finish began: an unclosed "[")
-        lead = 1 if fm.startswith(("\n", "\r\n")) else 0
-        lines = fm.splitlines()[lead:]
+        # where YAML stopped, as the file's line (or where what it could not finish began: an unclosed "[")
+        first = raw.count("\n", 0, raw.find(fm)) if fm else 0  # the file's lines before the frontmatter's text
+        lines = fm.split("\n")
         where, problem = "", getattr(exc, "problem", None) or str(exc).splitlines()[0]
         for mark, said in ((getattr(exc, "problem_mark", None), problem),
                            (getattr(exc, "context_mark", None), getattr(exc, "context", None))):
-            row = mark.line - lead if mark is not None else -1
+            row = mark.line if mark is not None else -1
             if 0 <= row < len(lines) and lines[row].strip():
-                where = f" (frontmatter line {row + 1}: {lines[row].strip()[:60]!r})"
+                where = f" (line {first + row + 1}: {lines[row].strip()[:60]!r})"
                 problem = problem if said is problem else f"{problem}, {said}"
                 break
         raise UsageError(f"invalid YAML frontmatter: {problem}{where}") from None
@@ -310,9 +310,13 @@ def field_problems(meta: dict[str, Any]) -> list[str]:
     import difflib
 
     for k in meta:  # a field of one's own is kept as written; one a letter off memdir's own is a typo, said
-        if isinstance(k, str) and k not in _READ_FIELDS and k not in _WRITTEN_FIELDS and not any(
-                k.lower().startswith(f) or k.lower().endswith(f) for f in _READ_FIELDS):  # pinned_by, kinds: one's own
-            near = difflib.get_close_matches(k.lower(), _READ_FIELDS, 1, 0.75)
+        if not isinstance(k, str) or k in _READ_FIELDS or k in _WRITTEN_FIELDS:
+            continue
+        low = k.lower()
+        if low in _READ_FIELDS:  # Summary, Pinned: the name in another case is not read
+            out.append(f"field {k!r} is not read (did you mean {low!r}?)")
+        elif not any(low.startswith(f) or low.endswith(f) for f in _READ_FIELDS):  # pinned_by, kinds: one's own
+            near = difflib.get_close_matches(low, _READ_FIELDS, 1, 0.75)
             if near:
                 out.append(f"field {k!r} is not read (did you mean {near[0]!r}?)")
     return out
