@@ -101,3 +101,13 @@ def test_a_team_folder_given_as_home_keeps_its_mode(tmp_path, project):
     with memdir.open(project, home=s) as m:
         m.remember("a personal fact", scope="global")
     assert _mode(s) == 0o2775
+
+
+def test_a_global_root_made_under_a_002_umask_is_closed(tmp_path, project):
+    old = os.umask(0o002)
+    try:
+        with memdir.open(project, home=tmp_path / "new002") as m:
+            m.remember("a personal fact", scope="global")
+    finally:
+        os.umask(old)
+    assert _mode(tmp_path / "new002") == 0o700

@@ -138,6 +138,7 @@ def private_dir(path: str | os.PathLike, *, own: frozenset[str] | None = None) -
     import stat
 
     p = Path(path)
+    made = not p.is_dir()  # made here: closed whatever the umask gave it (a 002 umask makes it group-writable)
     try:
         p.mkdir(parents=True, exist_ok=True)
     except (FileExistsError, NotADirectoryError):  # a file where the folder (or one above it) belongs
@@ -148,8 +149,8 @@ def private_dir(path: str | os.PathLike, *, own: frozenset[str] | None = None) -
         mode = p.stat().st_mode
         if not mode & 0o077:
             return
-        if own is not None and (mode & (stat.S_ISVTX | stat.S_ISGID | stat.S_IWOTH | stat.S_IWGRP) or any(
-                e.name not in own and not e.is_dir() for e in p.iterdir())):
+        shared = mode & (stat.S_ISVTX | stat.S_ISGID | stat.S_IWOTH | stat.S_IWGRP)
+        if own is not None and not made and (shared or any(e.name not in own and not e.is_dir() for e in p.iterdir())):
             return
         os.chmod(p, mode & 0o700 | 0o700)
     except OSError:
