@@ -86,10 +86,9 @@ def pending_turns(root, *, session: str | None = None, since: float | None = Non
 def _note_ids(m: Any) -> dict[str, str]:
     """Live note ids → category, over both roots."""
     out: dict[str, str] = {}
-    for root in (m.roots["project"], m.roots["global"]):
-        if root.exists():
-            for r in root.store.live_notes():
-                out.setdefault(r["ref"], r["category"])
+    for root in m.stores.live():  # a global root this user cannot read is left out, as everywhere
+        for r in root.store.live_notes():
+            out.setdefault(r["ref"], r["category"])
     return out
 
 
@@ -161,8 +160,8 @@ def _run_locked(m: Any, root: Any, props: Any, out: dict[str, Any], *, session: 
         provider = get_provider(cfg)
     out["provider"], out["model"] = provider.name, provider.model
     pending_props = []
-    for r in (m.roots["project"], m.roots["global"]):
-        pending_props += props.list_all(r.path, status=None) if r.exists() else []
+    for r in m.stores.live():
+        pending_props += props.list_all(r.path, status=None)
     overlap = Overlap(m, pending_props)
     for sid, rows, n in todo:
         entry = {"session": sid, "turns": n, "status": "distilled", "calls": 0}
@@ -344,9 +343,7 @@ def batch_ids(m: Any, *, source: str = "distill", session: str | None = None) ->
     """``[(scope, note id)]`` of live or superseded notes whose frontmatter says ``source`` (and lists
     ``session`` in ``sessions`` when given)."""
     out = []
-    for root in (m.roots["project"], m.roots["global"]):
-        if not root.exists():
-            continue
+    for root in m.stores.live():
         for ref in sorted(root.store.note_refs()):
             try:
                 _, meta = root.read_note(ref, root.path / (ref + ".md"))

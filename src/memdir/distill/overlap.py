@@ -48,9 +48,7 @@ class Overlap:
     def _stored_vector(self, ref: str) -> Any:
         import numpy as np
 
-        for root in (self.m.roots["project"], self.m.roots["global"]):
-            if not root.exists():
-                continue
+        for root in self.m.stores.live():
             blob = root.store.vector_of(ref, getattr(self.provider, "model", None))
             if blob:
                 return np.frombuffer(blob, dtype=np.float32)
