@@ -16,6 +16,7 @@ def test_an_unreadable_global_root_leaves_the_project_working(tmp_path, project,
     real = os.access
     monkeypatch.setattr(os, "access", lambda p, mode: False if str(p).startswith(str(home)) else real(p, mode))
     stores._SAID_UNUSABLE.clear()
+    stores._USABLE.clear()  # the process looked once, before the test took the root away
     with caplog.at_level(logging.WARNING, logger="memdir"), memdir.open(project, home=home) as m:
         hits = m.recall("numbats")
         assert [h.scope for h in hits] == ["project"]
@@ -32,6 +33,7 @@ def test_an_unreadable_global_root_is_left_out_before_the_project_has_a_root(tmp
     real = os.access
     monkeypatch.setattr(os, "access", lambda p, mode: False if str(p).startswith(str(home)) else real(p, mode))
     stores._SAID_UNUSABLE.clear()
+    stores._USABLE.clear()  # the process looked once, before the test took the root away
     with memdir.open(project, home=home) as m:  # no .memory in the project yet
         assert m.recall("numbats") == [] and m.context("numbats") == ""
         assert m.status()["global"].get("unreadable")
@@ -54,6 +56,7 @@ def test_distillation_leaves_an_unreadable_global_root_out(tmp_path, project, mo
         real = os.access
         monkeypatch.setattr(os, "access", lambda p, mode: False if str(p).startswith(str(home)) else real(p, mode))
         stores._SAID_UNUSABLE.clear()
+        stores._USABLE.clear()  # the process looked once, before the test took the root away
         from memdir.engine.root import Root
 
         opened = Root.store

@@ -47,14 +47,13 @@ def open_own(path: str | os.PathLike, flags: int, mode: int = 0o600) -> int:
     nofollow = getattr(os, "O_NOFOLLOW", 0)
     try:
         return os.open(path, flags | nofollow, mode)
-    except OSError as exc:
+    except OSError:
         if not (nofollow and os.path.islink(path)):
             raise
         import logging
 
         logging.getLogger("memdir").warning("%s was a link to %s: removed (memdir writes its own files only inside "
                                             "the root)", os.fspath(path), os.readlink(path))
-        del exc
         os.unlink(path)
         return os.open(path, flags | nofollow, mode)
 

@@ -133,8 +133,8 @@ def private_dir(path: str | os.PathLike, *, own: frozenset[str] | None = None) -
     and the global root (personal notes). With ``own`` (the global root, which ``--home`` / ``MEMDIR_HOME`` may
     point anywhere: the files a root holds) an existing directory is closed only when it holds no other file (folders
     are a root's categories, or its git repository); a shared one (sticky, setgid, or writable by its group or by all,
-    like /tmp or a team's folder) is never changed. Raises ``OSError`` when it cannot be created; one
-    this process cannot change (a read-only mount, another user's) is left as it is."""
+    like /tmp or a team's folder) is never changed. Raises ``OSError`` when it cannot be created; one this process
+    cannot change (a read-only mount, another user's) is left as it is."""
     import stat
 
     p = Path(path)

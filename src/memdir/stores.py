@@ -62,6 +62,7 @@ def stores_of(obj: Any) -> Stores:
 
 
 _SAID_UNUSABLE: set[str] = set()
+_USABLE: dict[str, bool] = {}  # looked at once a process: live() is asked many times a recall
 
 
 def _usable(root: "Root") -> bool:
@@ -69,7 +70,10 @@ def _usable(root: "Root") -> bool:
     when not, with one warning a process: chown it back)."""
     import os
 
-    ok = all(os.access(d, os.R_OK | os.X_OK) for d in (root.path, root.derived) if d.exists())
+    key = str(root.path)
+    if key in _USABLE:
+        return _USABLE[key]
+    ok = _USABLE[key] = all(os.access(d, os.R_OK | os.X_OK) for d in (root.path, root.derived) if d.exists())
     if not ok and str(root.path) not in _SAID_UNUSABLE:
         _SAID_UNUSABLE.add(str(root.path))
         import logging

@@ -417,7 +417,8 @@ def execute(host: str, event: str | None, argv_payload: str | None = None, *, pr
     when the caller already read it; ``warm_tried``: the warm server was already asked (:mod:`memdir.hosts.hookclient`)."""
     if os.environ.get("MEMDIR_DISTILLING"):
         return 0
-    if os.environ.get("MEMDIR_DEBUG", "").strip().lower() in ("1", "true", "yes", "on"):
+    debug = os.environ.get("MEMDIR_DEBUG", "").strip().lower() in ("1", "true", "yes", "on")
+    if debug:
         from memdir.debuglog import enable_debug_log
         from memdir.roots import global_root
 
@@ -477,7 +478,6 @@ def execute(host: str, event: str | None, argv_payload: str | None = None, *, pr
     finally:
         quiet.stop()
         dog.cancel()
-    debug = os.environ.get("MEMDIR_DEBUG", "").strip().lower() in ("1", "true", "yes", "on")
     if said and (debug or _tty(sys.stderr)):  # a host runs hooks with neither: silent
         print(f"memdir hook: {said} (nothing done; exit 0 so a host is never blocked)", file=sys.stderr)
     return 0
