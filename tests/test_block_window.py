@@ -104,6 +104,21 @@ from memdir.types import Hit  # noqa: E402
     ("第一次连数据库时为什么连不上？", "fail"),
     ("页面里的图片为什么一直加载不出？", "fail"),
     ("那个脚本为什么没能跑完？", "fail"),
+    # a "why" with a negated result, a timeout, an exit status, 什么错 / 为什么没 / 没法 / 限流
+    ("The first time the parser test ran, why did it not even compile?", "fail"),
+    ("Why didn't the migration get applied on staging?", "fail"),
+    ("Why was the config file skipped at startup?", "fail"),
+    ("Why did the worker keep exiting with code 2?", "fail"),
+    ("The lookups kept timing out; which table ate them?", "fail"),
+    ("上传镜像时 registry 报的是什么错？", "fail"),
+    ("第一次删除缓存目录时为什么没删干净？", "fail"),
+    ("助手为什么一开始没法读那个配置文件？", "fail"),
+    ("接口后来又因为什么被限流？", "fail"),
+    # ... but "why not" asks about a choice
+    ("Why not use Redis for the queue?", None),
+    ("Why don't we pin the runner?", None),
+    ("为什么不用 npm？", None),
+    ("我为什么不让它换回上游的镜像？", None),
     # a "which file / directory" question keeps its kind even when it mentions a failure
     ("After the shell could not find the binary, which directory went onto PATH?", "file"),
     # ... but a failure that names a path or an address is still a failure

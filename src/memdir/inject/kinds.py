@@ -21,8 +21,15 @@ _FAIL = re.compile(
     r"\b(?:fail(?:s|ed|ing|ure)?|error(?:s|ed)?|exception|crash(?:ed|es)?|broke(?:n)?|reject(?:ed|s)?|denied|refus(?:e|ed)"
     r"|block(?:ed|s)?|complain(?:ed|s)?|went wrong|traceback|panic(?:ked)?|time[ds]? ?out|didn'?t work|wouldn'?t"
     r"|couldn'?t|can'?t|cannot|could not|can not|unable|not able|wasn'?t able|assertion(?: error)?|not found"
-    r"|why\b.{0,60}\bnever|(?:which|what) (?:\w+ )?warnings?)\b"
+    r"|why\b.{0,60}\bnever|(?:which|what) (?:\w+ )?warnings?"
+    # a "why" with a negated or broken result: why did it not compile / why didn't the edit apply / why was it skipped
+    # ("why not use X", "why don't we", 为什么不用 / 不让 ask about a choice, not a failure)
+    r"|why\b[^?.]{0,80}(?:\b(?:did|does|do|was|were|is|are|has|have|had)(?: \w+){0,6} not|(?:didn|doesn|wasn"
+    r"|weren|isn|aren|hasn|hadn|wouldn|couldn|won)'?t|\b(?:skipped|ignored|dropped|stuck|hung|killed|aborted))"
+    r"|tim(?:ed|ing|es)? ?out|blow(?:s|ing)? up|blew up|exit(?:ed|s|ing)? with (?:code|status) [1-9]|non-?zero exit)\b"
     r"|失败|报错|出错|错误|异常|拦|拒绝|不通过|没通过|没过|崩|挂了|卡住|超时|无法|不能|不行|报了?什么|警告|没能|未能"
+    # 报的是什么错 / 为什么没删干净 / 为何不生效 / 没法读 / 被限流
+    r"|什么错|(?:为什么|为何|怎么)(?:会|又|还|一直|总是)?(?:没|不(?![用选采要让把改换如去先也必需]))|没法|没办法|限流"
     # a verb with a negated result: 连不上 / 打不开 / 找不到 (not 不了解, 不到一秒, 上不上线, 离不开)
     r"|(?:连|打|找|装|跑|进|出|搜|查|拉|推|登|访问|加载|启动|编译|运行|打开|连接|识别|导入|安装|下载)不(?:上|开|到|动|进|出|了|通|过|起来|下来)"
     r"(?![解个到一二三四五六七八九十百千万\d])", re.I)
