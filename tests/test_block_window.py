@@ -371,3 +371,16 @@ def test_a_lead_in_is_not_followed_when_the_move_would_drop_a_query_word():
     weights = {"zebra": 3.0, "manual": 1.0}
     out = focus(text, weights, len("- the zebra handler moved\n**Manuals:**") + 6)
     assert "zebra" in out and "X.md" not in out
+
+
+def test_unmatched_failed_call_shows_why_not_its_end():
+    """A failed call's output that holds none of the question's words (recall found it by another part: its call
+    line) shows the why capture put first, not the progress lines at its end."""
+    out = "error (exit 1): level=fatal msg=\"writing blob: io: read/write on closed pipe\"\n" + "\n".join(
+        f"Copying blob sha256:{i:064x}" for i in range(12))
+    shown = inject.focus(out, {"skopeo": 3.0, "daemon": 2.0}, 200, tail=True)
+    assert "closed pipe" in shown and shown.startswith("error (exit 1)")
+    assert "Copying blob" in shown  # the room left goes to the lines after it
+    # a command that did not fail still shows its end (its result)
+    ok = "\n".join(f"step {i} done" for i in range(40)) + "\nbuilt image sungather:0.3.8"
+    assert inject.focus(ok, {"skopeo": 3.0}, 60, tail=True).endswith("built image sungather:0.3.8")

@@ -33,6 +33,8 @@ DECISION_BONUS = 2.0
 ANSWER_BONUS = 2.0
 #: a URL (what a "which web address" question asks for: a file path does not answer it)
 _URL = re.compile(r"https?://\S+")
+#: how capture opens a failed call's output: its status, then the lines that say why
+_FAILED = re.compile(r"error(?: \(exit -?\d+\))?: \S")
 BEST_LINE_SCAN = 400  # lines of an entry a one-line view looks through for the line that matches
 
 
@@ -140,8 +142,11 @@ def focus(text: str, weights: dict[str, float], size: int, span: tuple[int, int]
         if sc > best_s or (answer is not None and tail and sc == best_s > 0 and not terms):
             best, best_s = (i, j), sc  # answer lines alone, no query word: a command's result is its end, the last
     lo, hi = best[0], best[1] - 1
-    if tail and best_s <= 0:  # nothing matched (a hit found by meaning, not words): a command's result is its end
-        lo = hi = len(pieces) - 1
+    if tail and best_s <= 0:  # nothing matched (a hit found by meaning, not words): a command's result is its end,
+        # a failed command's the why capture put first (``error (exit 1): …``, memdir.capture.tools.summarise_tool)
+        lo = hi = 0 if _FAILED.match(text) else len(pieces) - 1
+        while lo == 0 and hi + 1 < len(pieces) and pieces[hi + 1][1] - pieces[0][0] <= room:
+            hi += 1
     if best_s > 0:
         lo, hi = _follow_lead_in(text, pieces, lo, hi, room, found, bonus, weight_of)
     length = pieces[hi][1] - pieces[lo][0]
