@@ -651,6 +651,38 @@ def test_specstory_older_layout_diff_part_is_an_edit_with_every_changed_line(tmp
                for e in evs)
 
 
+def test_specstory_older_layout_unnamed_diff_takes_the_file_its_announcement_names(tmp_path):
+    """A diff that names no file follows the sentence that announces it ("Let's fix the pyproject.toml file by
+    removing …:"): that file is the Edit's, when the sentence names exactly one (none for two names, a version
+    number or "e.g."; a name said before a read or a command in between is not taken). The event's key is the one
+    the unnamed form had, so a history imported before is not stored a second time."""
+    from memdir.portability.importers.jsonl import text_line_id
+    from memdir.capture.tools import whole_change
+
+    head = SPEC_OLD.read_text(encoding="utf-8").split("_**User**_", 1)[0]
+
+    def part(*lines):
+        return ["", "---", "", "_****_", "", *lines]
+
+    doc = head + "\n".join(["_**User**_", "", "fix the build", "", "---", "", "_**Assistant**_", "",
+                            "I looked at it.", *part("Let's fix the `pyproject.toml` file by removing the old table:"),
+                            *part("```diff", "- [project.license]", "+ license = 'MIT'", "```"),
+                            *part("First update CHANGELOG.md with the items from PROGRESS.md:"),
+                            *part("```diff", "- a", "+ b", "```"),
+                            *part("Now bump it to v2.1.1, e.g. in the header:"),
+                            *part("```diff", "- c", "+ d", "```"),
+                            *part("Let me fix src/pkg/engine.py next."), *part("Read file: src/pkg/other.py"),
+                            *part("```diff", "- e", "+ f", "```"), ""])
+    path = tmp_path / "older.md"
+    path.write_text(doc, encoding="utf-8")
+    edits = [e for e in iter_events("specstory", path) if e["role"] == "tool" and e["meta"]["tool"] == "Edit"]
+    assert [e["text"].split(" (")[0] for e in edits] == ["Edit: pyproject.toml"] + ["Edit:"] * 3
+    assert edits[0]["input"]["file_path"] == "pyproject.toml"
+    assert all("(file not named)" in e["text"] for e in edits[1:])
+    unnamed = whole_change("Edit", "(file not named)", "[project.license]", "license = 'MIT'")
+    assert edits[0]["key"].endswith(text_line_id(f"L{edits[0]['meta']['line']}", unnamed))
+
+
 def test_aider_failed_edit_report_is_aiders_failed_output_not_an_edit_or_the_models_words(tmp_path):
     """After ``> # 1 SEARCH/REPLACE block failed to match!`` Aider prints its report without the ``> `` prefix: the
     failed block (which looked like an Edit of a file named "## SearchReplaceNoExactMatch: …"), "Did you mean …",

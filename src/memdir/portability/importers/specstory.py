@@ -11,7 +11,8 @@ Read from the real files in ``shared/data/transcripts/specstory`` (English and C
 * the earlier layout: ``## SpecStory``, ``## Title (DD/MM/YYYY, HH:MM:SS)``, ``_**User**_`` / ``_**Assistant**_``, each
   later part of a reply headed ``_****_``; tool calls are ``<details><summary>Listed directory …</summary>`` blocks
   or a part that is a fenced ``bash`` command followed by its fenced output; a part that is one fenced ``diff`` is a
-  file change (an ``Edit`` with every changed line: the file is named only when the diff names it), a part that
+  file change (an ``Edit`` with every changed line: its file the one the diff names, else the one the sentence
+  announcing it names, "Let's fix the pyproject.toml file:", else ``(file not named)``), a part that
   is one ``Read file: x`` line a ``Read``.
 
 What becomes an event (keys ``import:specstory:<session>:L<line>`` with the line where the part starts; session = the
@@ -60,6 +61,12 @@ _THIS_FILE = re.compile(r"\bthis_file:\s*([\w./-]+)")
 _DIFF_HEADER = re.compile(r"^(?:diff --git |index [0-9a-f]+\.\.|--- (?:a/|/dev/null)|\+\+\+ (?:b/|/dev/null)|--- \S|\+\+\+ \S)")
 #: the Edit's file when the earlier layout's diff does not name it (Cursor's history shows the change alone)
 UNNAMED_FILE = "(file not named)"
+#: a file name in the sentence that announces an unnamed diff ("Let's fix the `pyproject.toml` file:"): a path or a
+#: name with a source, config or document extension (not a version, ``e.g.``, a domain)
+_ANNOUNCED = re.compile(
+    r"(?<![\w./-])((?:[\w.-]+/)*[\w-][\w.-]*\.(?:py|pyi|ipynb|md|mdx|rst|txt|toml|json|jsonc|ya?ml|cfg|ini|lock|js|mjs|cjs"
+    r"|ts|tsx|jsx|vue|svelte|rs|go|java|kt|swift|c|h|cc|cpp|hpp|cs|rb|php|sh|bash|zsh|ps1|html|css|scss|sql|ex|exs"
+    r"|lua|r|dart|scala|env|xml|gradle|tf))(?![\w/-]|\.\w)")
 _OLD_TOOLS = (("listed", "LS"), ("read file", "Read"), ("searched codebase", "Grep"), ("grep search", "Grep"),
               ("searched files", "Glob"), ("searched web", "WebSearch"))
 
@@ -219,7 +226,8 @@ def _plan_text(text: str) -> str:
 def _diff_edit(text: str) -> dict | None:
     """The earlier layout's edit: a part that is one fenced ``diff`` block, Cursor's record of a file change (each line
     ``+ new``, ``- old`` or ``  kept``), as an Edit call's input ``{file_path, old_string, new_string}``; ``None`` for
-    any other part. The file is the one the diff names (``this_file: x``), else :data:`UNNAMED_FILE`."""
+    any other part. The file is the one the diff names (``this_file: x``), else :data:`UNNAMED_FILE` (the importer
+    then takes the one the sentence announcing the diff names: :func:`_announced_file`)."""
     rows = text.split("\n")
     if len(rows) < 3 or rows[0].strip() != "```diff" or rows[-1].strip() != "```" or any(
             r.lstrip().startswith("```") for r in rows[1:-1]):
@@ -248,6 +256,16 @@ def _diff_edit(text: str) -> dict | None:
     this_file = _THIS_FILE.search(text)
     named = named or (this_file.group(1) if this_file else None)
     return {"file_path": named or UNNAMED_FILE, "old_string": "\n".join(old), "new_string": "\n".join(new)}
+
+
+def _announced_file(said: str) -> str | None:
+    """The file the last sentence of ``said`` (the text just before an unnamed diff) names, when it names exactly one:
+    "Let's fix the pyproject.toml file by removing the conflicting sections:" -> ``pyproject.toml``; ``None`` for no
+    name or several ("update CHANGELOG.md with items from PROGRESS.md")."""
+    last = next((ln for ln in reversed(said.strip().split("\n")) if ln.strip()), "")
+    sentence = re.split(r"(?<=[.!?。！？])\s+(?=\S)", last.strip())[-1]
+    names = {m.group(1).strip(".") for m in _ANNOUNCED.finditer(sentence.replace("`", " "))}
+    return names.pop() if len(names) == 1 else None
 
 
 def _parts(lines: list[tuple[int, str]], old_layout: bool) -> Iterator[tuple[int, str, list[str]]]:
@@ -329,8 +347,10 @@ def iter_specstory(path: str | Path, *, stats: Counter | None = None) -> Iterato
         elif line.strip():
             count(stats, "skipped:before_first_turn")
     n = 0
+    said = ""  # the reply's text just before the part at hand: it may name the file an unnamed diff changes
     for role, body in turns:
         if role == "user":
+            said = ""
             text = "\n".join(ln for _, ln in body if ln.strip() != "---").strip()
             count(stats, "parts")
             if not text:
@@ -350,16 +370,24 @@ def iter_specstory(path: str | Path, *, stats: Counter | None = None) -> Iterato
                 kind, part = "tool", ['<tool-use data-tool-name="run_terminal_cmd">', *part]
             edit = _diff_edit(text) if kind == "text" and old_layout else None
             if edit:  # the earlier layout's change to a file: an Edit call, not something the model said
-                said = whole_change("Edit", edit["file_path"], edit["old_string"], edit["new_string"])
-                yield make_event(SOURCE, session, text_line_id(f"L{lineno}", said), "tool", said, stamp(start, n),
+                change = whole_change("Edit", edit["file_path"], edit["old_string"], edit["new_string"])
+                key = text_line_id(f"L{lineno}", change)  # as before the file was read from the text: no second copy
+                named = _announced_file(said) if edit["file_path"] == UNNAMED_FILE else None
+                if named:
+                    edit["file_path"] = named
+                    change = whole_change("Edit", named, edit["old_string"], edit["new_string"])
+                said = ""
+                yield make_event(SOURCE, session, key, "tool", change, stamp(start, n),
                                  {**meta, "tool": "Edit", "host_tool": "edit_file"}, tool_input=edit)
                 n += 1
                 continue
+            said = text if kind == "text" else ""
             read = _READ_MARK.fullmatch(text) if kind == "text" and old_layout else None
             if read:  # the earlier layout's one-line "Read file: x" is a Read call, not something the model said
                 what = read.group(1).strip("` ")
-                said = summarise_tool("Read", what, None, is_error=False)
-                yield make_event(SOURCE, session, text_line_id(f"L{lineno}", said), "tool", said, stamp(start, n),
+                said = ""
+                looked = summarise_tool("Read", what, None, is_error=False)
+                yield make_event(SOURCE, session, text_line_id(f"L{lineno}", looked), "tool", looked, stamp(start, n),
                                  {**meta, "tool": "Read", "host_tool": "read_file"}, tool_input={"file_path": what})
                 n += 1
                 continue
