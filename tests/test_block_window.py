@@ -119,6 +119,13 @@ from memdir.types import Hit  # noqa: E402
     ("Why don't we pin the runner?", None),
     ("为什么不用 npm？", None),
     ("我为什么不让它换回上游的镜像？", None),
+    # which command / flag / argument, even when the question names a failure or a fix
+    ("Which gh flag did we use to print only the logs of the steps that failed?", "command"),
+    ("Which ruff invocation applied the fixes, unsafe ones included?", "command"),
+    ("With which command line was the server started?", "command"),
+    ("推送被拦下后，用户需要手动执行哪条命令？", "command"),
+    ("显示器超时最后是用哪种参数写法设置成功的？", "command"),
+    ("What did we decide about the deploy command?", None),
     # a "which file / directory" question keeps its kind even when it mentions a failure
     ("After the shell could not find the binary, which directory went onto PATH?", "file"),
     # ... but a failure that names a path or an address is still a failure
@@ -384,3 +391,12 @@ def test_unmatched_failed_call_shows_why_not_its_end():
     # a command that did not fail still shows its end (its result)
     ok = "\n".join(f"step {i} done" for i in range(40)) + "\nbuilt image sungather:0.3.8"
     assert inject.focus(ok, {"skopeo": 3.0}, 60, tail=True).endswith("built image sungather:0.3.8")
+
+
+def test_command_question_answered_by_shell_calls():
+    """A "which command" question is answered by a shell call (its command line), not by an edit or a reply."""
+    assert answers("command", "Bash: gh run view 123 --log-failed → …")
+    assert answers("command", "exec_command: cargo build --release → ok")
+    assert answers("command", "aider: /undo → Removed: 2bae9da")
+    assert not answers("command", "aider → Repo-map: using 1024 tokens")
+    assert not answers("command", "Edit: src/a.py (-1 +1 lines)\n- a\n+ b")

@@ -54,6 +54,12 @@ _TESTS = re.compile(
 _VERDICT = re.compile(r"\b\d+ (?:passed|failed)\b|\b\d+ tests?, \d+ failures?\b|\bRan \d+ tests?\b"
                       r"|\bTests?:? +\d+ passed|\bOK \(\d+ tests?\)")
 
+#: "which command / flag / argument did we run", 哪条命令 / 什么参数 / 哪个子命令 (checked before a fix or a failure: "which
+#: gh flag printed the logs of the steps that failed" asks for a command line)
+_COMMAND_ASK = re.compile(
+    r"\b(?:which|what)\s+(?:[\w.-]+\s+){0,3}(?:command|command-line flag|cli flag|flag|argument|subcommand|invocation"
+    r"|filter)s?\b|\bwith which command\b"
+    r"|(?:哪条|哪个|什么|哪种)(?:\w{0,4})?(?:命令|参数|子命令|选项写法|参数写法)", re.I)
 #: "which file / where was it saved / what URL", 哪个文件 / 放在哪 (checked before a failure: the question asks a path)
 _FILE_ASK = re.compile(
     r"\b(?:which|what)\s+(?:\w+\s+){0,2}(?:file|path|directory|folder|url|address|page|document|link|endpoint|website)s?\b"
@@ -72,17 +78,22 @@ def asks_url(question: str) -> bool:
 
 def question_kind(question: str) -> str | None:
     """``"commit"`` for a question asking which commit (its hash), ``"tests"`` for one asking how many tests passed
-    or how long a run took, ``"fix"`` for one about how something was fixed or got round (a question naming a failure
+    or how long a run took, ``"command"`` for one asking which command, flag or argument was run (also when it names
+    a failure or a fix: "which gh flag printed the failed steps' logs"), ``"fix"`` for one about how something was
+    fixed or got round (a question naming a failure
     too, "how did we fix the failing build", is ``"fix"``), ``"file"`` for one asking
     which file, where something went or what URL (its which/where forms checked before ``"fail"``: "which directory
     went onto PATH after the shell could not find it" asks for a path), ``"fail"`` for one about why something
-    failed; else ``None``. The first that matches, in the order commit, tests, fix, file (asked), fail, file.""" 
+    failed; else ``None``. The first that matches, in the order commit, tests, command, fix, file (asked), fail,
+    file."""
     if not isinstance(question, str) or not question.strip():
         return None
     if _COMMIT.search(question):
         return "commit"
     if _TESTS.search(question):
         return "tests"
+    if _COMMAND_ASK.search(question):
+        return "command"
     if _FIX.search(question):
         return "fix"
     if _FILE_ASK.search(question):  # asks which file / where, even when it names a failure on the way
@@ -96,7 +107,8 @@ def question_kind(question: str) -> str | None:
 
 def answers(kind: str | None, text: str) -> bool:
     """True when a tool entry's stored ``text`` is what a ``kind`` question looks for: a failed call (its summary
-    reads ``→ error``) for ``"fail"``, a file change (``Edit: <file> …``, ``apply_patch: …``) for ``"fix"``, an output
+    reads ``→ error``) for ``"fail"``, a shell call (``Bash: …``, ``exec_command: …``, Aider's ``/run``) for
+    ``"command"``, a file change (``Edit: <file> …``, ``apply_patch: …``) for ``"fix"``, an output
     naming a commit for ``"commit"``, a test runner's verdict line (``4 passed in 0.41s``) for ``"tests"``."""
     if kind == "fail":
         head = text[:600]
@@ -105,6 +117,12 @@ def answers(kind: str | None, text: str) -> bool:
         return bool(_HASH.search(text[:3000]))
     if kind == "tests":
         return bool(_VERDICT.search(text[:3000]) or _VERDICT.search(text[-1500:]))
+    if kind == "command":
+        from memdir.capture.gates import SHELL_TOOLS
+
+        name, _, arg = text.partition(":")
+        name = name.strip().casefold()
+        return name in SHELL_TOOLS or (name == "aider" and arg.lstrip().startswith("/"))
     if kind == "fix":
         from memdir.capture.tools import EDIT_TOOLS
 
