@@ -42,3 +42,30 @@ def test_the_write_lock_is_not_made_through_a_link(tmp_path, project):
     with memdir.open(project, home=home) as m:
         m.remember("a second note")
     assert not outside.exists() and not lock.is_symlink()
+
+
+def test_a_derived_folder_linked_out_of_the_root_is_refused(tmp_path, project):
+    """The whole ``.memdir/`` a link to a folder outside the root: the index, the tombstone log and the lock would be
+    read and written there. Refused with a one-line error naming the fix; nothing is made outside."""
+    import pytest
+
+    from memdir.errors import MemdirError
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (project / ".memory").mkdir()
+    os.symlink(outside, project / ".memory" / ".memdir")
+    with pytest.raises(MemdirError, match="outside the memory root"):
+        with memdir.open(project, home=tmp_path / "g") as m:
+            m.remember("a note")
+    with pytest.raises(MemdirError, match="outside the memory root"):
+        with memdir.open(project, home=tmp_path / "g") as m:
+            m.recall("note")
+    assert list(outside.iterdir()) == []
+    # a link that stays inside the root (a folder moved within it) is used as before
+    os.unlink(project / ".memory" / ".memdir")
+    (project / ".memory" / "derived-here").mkdir()
+    os.symlink(project / ".memory" / "derived-here", project / ".memory" / ".memdir")
+    with memdir.open(project, home=tmp_path / "g") as m:
+        m.remember("a note kept inside")
+        assert m.recall("kept")

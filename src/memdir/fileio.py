@@ -80,3 +80,15 @@ def looks_binary(data: bytes) -> bool:
     """True when ``data`` holds :data:`BINARY_NULS` NUL bytes or more in its first :data:`BINARY_SNIFF`: a program, an
     image or an archive, not text (piped into the CLI, or given to a transcript importer)."""
     return data[:BINARY_SNIFF].count(b"\x00") >= BINARY_NULS
+
+
+def drop_stale_temp(entry: os.DirEntry) -> None:
+    """Remove a temp file left by a writer killed between write and rename (never acknowledged, never a note) once it
+    is over 10 minutes old, so a live writer's file is never touched."""
+    import time
+
+    try:
+        if time.time() - entry.stat(follow_symlinks=False).st_mtime > 600:
+            os.unlink(entry.path)
+    except OSError:
+        pass

@@ -127,6 +127,16 @@ def safe_join(root: Path, *segments: str) -> Path:
     return path
 
 
+def not_linked_out(root: str | os.PathLike, path: str | os.PathLike) -> None:
+    """Refuse ``path`` (a root's ``.memdir/``) when it is a link that leads out of ``root``: the index, the tombstone
+    log and the write lock would be read and written elsewhere. Raises ``PathError``."""
+    if os.path.islink(path):
+        real_root, real = os.path.realpath(root), os.path.realpath(path)
+        if os.path.commonpath([real_root, real]) != real_root:
+            raise PathError(f"{path} is a link to {real}, outside the memory root: memdir keeps its index and logs "
+                            "inside the root; remove the link (memdir makes the folder again)")
+
+
 def private_dir(path: str | os.PathLike, *, own: frozenset[str] | None = None) -> None:
     """Create directory ``path`` (and missing parents) open to its owner alone (mode 0700) whatever the umask, and
     close an existing one to group and others: the derived directory of a root (the index, its lock, the debug log)

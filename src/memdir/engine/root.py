@@ -29,8 +29,8 @@ from memdir.store.sqlite import opening, readonly, txn
 from memdir.notes import markdown as notes
 from memdir.notes import rootmd
 from memdir.errors import LockBusy, MemdirError, ReadOnlyStore, UsageError
-from memdir.fileio import read_or_none
-from memdir.roots import DERIVED_DIRNAME, ROOT_PAGE, check_segment, private_dir
+from memdir.fileio import drop_stale_temp, read_or_none
+from memdir.roots import DERIVED_DIRNAME, ROOT_PAGE, check_segment, not_linked_out, private_dir
 from memdir.timeutil import iso, parse_ts
 from memdir.types import Note
 
@@ -84,7 +84,9 @@ class Root:
 
     def make_derived(self) -> None:
         """Create the derived directory open to the owner alone (the index, its lock, the debug log), and the global
-        root itself so (its notes are one person's): :func:`memdir.roots.private_dir`. Raises ``OSError``."""
+        root itself so (its notes are one person's): :func:`memdir.roots.private_dir`. Raises ``OSError``, or
+        ``PathError`` for one linked out of the root (:func:`memdir.roots.not_linked_out`, case C14)."""
+        not_linked_out(self.path, self.derived)
         if self.scope == "global":
             # a folder --home named that holds other files (or /tmp) is not closed: only what a root holds
             private_dir(self.path, own=frozenset(("ROOT.md", ".gitignore", "config.toml", ".env", "README.md")))
@@ -166,6 +168,7 @@ class Root:
     def _open_db(self) -> tuple[sqlite3.Connection, str]:
         """The SQLite file opened for writing, or read-only (:mod:`memdir.store.sqlite.readonly`) when the root
         cannot be written, found before or by the attempt (a sandbox may say so only when a file is created)."""
+        not_linked_out(self.path, self.derived)
         if self.db_path.exists() and not self.db_path.is_file():  # a folder where the index file goes: not read-only
             raise MemdirError(f"{self.db_path} is not a file: move it aside (memdir builds the index again from the notes)")
         if not self.read_only:
@@ -339,7 +342,7 @@ class Root:
                 bad_category = str(exc)
             for f in sorted(os.scandir(cat.path), key=lambda e: e.name):
                 if f.name.startswith(".tmp-") and f.name.endswith(".part"):
-                    self._drop_stale_temp(f)
+                    drop_stale_temp(f)
                     continue
                 if not f.name.endswith(".md") or f.name == "index.md" or f.name.startswith("."):
                     continue
@@ -411,18 +414,6 @@ class Root:
             return out
         except OSError:
             return None
-
-    @staticmethod
-    def _drop_stale_temp(entry: os.DirEntry) -> None:
-        """Remove a temp file left by a writer killed between write and rename (never acknowledged, never a
-        note) once it is over 10 minutes old, so a live writer's file is never touched."""
-        import time
-
-        try:
-            if time.time() - entry.stat(follow_symlinks=False).st_mtime > 600:
-                os.unlink(entry.path)
-        except OSError:
-            pass
 
     @property
     def opened(self) -> Any:
