@@ -36,6 +36,18 @@ def test_goals_and_rules_in_root_md_are_no_kind_problem(m):
 
 
 
+def test_a_secret_in_one_root_does_not_make_the_next_roots_kinds_unknown(m):
+    """A note holding a secret in the project root and a plain note in the global root: inspect names the secret and
+    nothing else (the secret's kinds once took the place of the known note kinds for the roots after it)."""
+    m.remember("I prefer tabs over spaces in Go code", category="preferences", scope="global")
+    aws = m.stores.root("project").path / "facts" / "aws.md"
+    aws.parent.mkdir(parents=True, exist_ok=True)
+    aws.write_text("---\nsummary: aws\nkind: fact\n---\nkey AKIAIOSFODNN7EXAMPLE for the bucket\n", encoding="utf-8")
+    problems = m.inspect().problems
+    assert not [p for p in problems if "names no category" in str(p)], problems
+    assert [p for p in problems if p["kind"] == "secret"], problems
+
+
 def test_inspect_names_a_misspelt_field_of_a_hand_written_note(m):
     note = m.remember("walrus facts live here", category="facts")
     text = note.path.read_text(encoding="utf-8").replace("---\n", "---\nsumary: walruses\ntagz: [walrus]\nauthor: me\n", 1)

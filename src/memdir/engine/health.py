@@ -89,12 +89,12 @@ def inspect(s: Stores) -> Report:
             for field, target in (("supersedes", note.supersedes), ("superseded_by", note.superseded_by)):
                 if target and target not in ids and not any(r.store.has_ref(target, "note") for r in s.live() if r is not root):
                     problems.append(root.problem("dangling_" + field, note.path, f"{nid} {field} {target!r}, which does not exist"))
-        for nid, kinds in sorted(root.secrets.items()):  # read above: the file holds it, what memdir shows does not
+        for nid, found in sorted(root.secrets.items()):  # read above: the file holds it, what memdir shows does not
             if nid in ids:
                 page = nid.startswith(ROOT_PAGE + "/")  # a goal or a hard rule written in ROOT.md
                 fix = f"edit {ROOT_PAGE}" if page else f"memdir edit {nid}"
                 problems.append(root.problem("secret", root.path / (ROOT_PAGE if page else nid + ".md"), (
-                    f"{nid} holds what looks like a secret ({', '.join(kinds)}): the index, index.md, the block and "
+                    f"{nid} holds what looks like a secret ({', '.join(found)}): the index, index.md, the block and "
                     f"exports show it redacted, the file as written; take it out ({fix}) before you commit")))
         from memdir.notes.compile import find_blocks
 
