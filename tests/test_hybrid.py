@@ -353,3 +353,18 @@ def test_a_query_of_several_lines_is_embedded_whole_and_by_its_last_line(tmp_pat
         vectors.set_provider(m, rec)
         vectors.explain(m, q)
         assert rec.queries[-1] == [q]
+
+
+def test_backfill_with_auto_and_no_package_says_what_to_install(project, tmp_path, capsys, monkeypatch):
+    """``embed.provider = auto`` with no embedding package installed: backfill says to install one, not to set the
+    provider to the value it already has."""
+    from conftest import run_cli
+    from memdir import embed
+
+    monkeypatch.chdir(project)
+    monkeypatch.setenv("MEMDIR_HOME", str(tmp_path / "g"))
+    monkeypatch.setenv("MEMDIR_EMBED_PROVIDER", "auto")
+    monkeypatch.setattr(embed, "resolve_name", lambda config: "none")
+    code, out, err = run_cli(capsys, "backfill")
+    assert code == 2 and "no embedding package is installed" in err and "multilingual" in err, err
+    assert "set embed.provider" not in err

