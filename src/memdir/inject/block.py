@@ -41,7 +41,12 @@ OPEN = "<memory>"
 CLOSE = "</memory>"
 _TAGLIKE = re.compile(r"<(?=\s*/?\s*m\s*e\s*m\s*o\s*r\s*y)", re.I)
 _CALL = re.compile(r"[A-Za-z_][\w.-]{0,40}: ")  # a tool entry's call line: "Bash: …", "exec_command: …"
-_HEADING = re.compile(r"(?m)^([ \t]*)([#\[])")  # a stored "## Rules" or "[abc123 …]" line cannot forge structure
+#: a stored "## Rules" or "[abc123 …]" line cannot forge structure, whatever blank it starts with (a space, a no-break
+#: or em space, a braille blank)
+_HEADING = re.compile(r"(?m)^((?:[^\S\n]|\u2800)*)([#\[])")
+#: inside a code block a line starting with ``[`` is code (``[tool.poetry]``, ``[[package]]``): escaped only when it
+#: reads as an entry header (a handle, maybe a kind and a date, then ``] `` and text)
+_HEADER_LIKE = re.compile(r"^(?:[^\S\n]|\u2800)*\[[a-z0-9]{4,12}(?: [^\]\n]{0,40})?\][^\S\n]+\S")
 #: how an event role reads in a header (shorter; what the reader needs is who said it)
 KIND_LABEL = {"assistant": "agent"}
 MIN_BODY = 20  # chars of text an entry shows at least, or it is not shown
@@ -76,7 +81,30 @@ def escape(text: str) -> str:
     text = text.translate(_FOLD)
     text = _INVISIBLE.sub("", text)
     text = "".join(ch for ch in text if ch in "\n\t" or unicodedata.category(ch) != "Cc")
-    return _TAGLIKE.sub("&lt;", text)
+    return _look_alike_tags(_TAGLIKE.sub("&lt;", text))
+
+
+#: characters that read as ``<`` and ``/``, and letters of other scripts that read as those of ``memory``
+_LT_LIKE = "\u2039\u02c2\u1438\ufe64\uff1c\u2329\u27e8\u276e\u3008"
+_LOOKS = str.maketrans({"\u2044": "/", "\u2215": "/", "\u29f8": "/", "\uff0f": "/", "\u0441": "c",
+                        "\u043c": "m", "\u0435": "e", "\u043e": "o", "\u0440": "p", "\u0433": "r", "\u0443": "y",
+                        "\u04af": "y", "\u03bf": "o", "\u03b5": "e", "\u0261": "g", "\u1d0d": "m", "\u0280": "r"})
+_LOOK_CANDIDATE = re.compile("[<" + _LT_LIKE + "]")
+
+
+def _look_alike_tags(text: str) -> str:
+    """``text`` with the ``<`` (or a character that reads as one: ``‹``, ``˂``, ``ᐸ``) of anything that reads as a
+    ``<memory>`` or ``</memory>`` tag once its compatibility forms are folded (NFKC: mathematical bold letters) and
+    look-alike letters of other scripts read as Latin (Cyrillic ``о``, a fraction slash) turned into ``&lt;``."""
+    if not any(ord(ch) > 127 for ch in text):
+        return text
+    out, last = [], 0
+    for m in _LOOK_CANDIDATE.finditer(text):
+        ahead = unicodedata.normalize("NFKC", text[m.end():m.end() + 24]).translate(_LOOKS).casefold()
+        if re.match(r"\s*/?\s*m\s*e\s*m\s*o\s*r\s*y", ahead):
+            out.append(text[last:m.start()] + "&lt;")
+            last = m.end()
+    return "".join(out) + text[last:] if out else text
 
 
 @dataclass
@@ -150,8 +178,8 @@ def _clean(text: str) -> str:
     each block-QA half (docs/benchmarks.md)."""
     lines = [ln.rstrip() for ln in escape(text).split("\n") if ln.strip()]
     code = _code_lines(lines)
-    return "\n".join(ln if i in code and _COMMENT.match(ln) else _HEADING.sub(r"\1\\\2", ln)
-                     for i, ln in enumerate(lines))
+    return "\n".join(ln if i in code and (_COMMENT.match(ln) or ln.lstrip().startswith("[") and not _HEADER_LIKE.match(ln))
+                     else _HEADING.sub(r"\1\\\2", ln) for i, ln in enumerate(lines))
 
 
 def trivial_output(output: str) -> bool:
