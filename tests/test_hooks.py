@@ -80,6 +80,18 @@ def test_session_start_full_block(seeded):
     assert "## Rules" in ctx["additionalContext"] and "## Outline" in ctx["additionalContext"]
 
 
+def test_no_block_means_none_at_session_start_too(seeded):
+    """``inject.max_chars = 0`` (no block) holds for the session's opening block as ``inject.max_entries = 0`` does;
+    the session-start cap alone at 0 does the same."""
+    import os
+
+    for var in ("MEMDIR_INJECT_MAX_CHARS", "MEMDIR_HOOK_SESSION_MAX_CHARS"):
+        r = hook(seeded, "claude-code", "session-start", payload("claude_session_start.json", seeded),
+                 env={**os.environ, var: "0"})
+        assert r.returncode == 0
+        assert not r.stdout.strip() or "## Rules" not in r.stdout.decode(), (var, r.stdout)
+
+
 def test_tool_and_stop_events_are_stored(seeded):
     r1 = hook(seeded, "claude-code", "post-tool-use", payload("claude_post_tool_use_bash.json", seeded))
     r2 = hook(seeded, "claude-code", "PostToolUse", payload("claude_post_tool_use_read.json", seeded))

@@ -88,7 +88,7 @@ def _embed_provider_ok(v: str) -> bool:
 #: used, so reading a setting never imports a feature and ``memdir config`` lists every key.
 SETTINGS: tuple[tuple[str, Any, str, type | None, Callable[[Any], bool] | None], ...] = (
     # the <memory> block (memdir.inject.block)
-    ("inject.max_chars", 1200, "hard cap on the <memory> block, in characters (0 = no block)", None, _nonneg),
+    ("inject.max_chars", 1200, "hard cap on the <memory> block, in characters (0 = no block, at session start too)", None, _nonneg),
     ("inject.max_entries", 4, "bodies inlined per block (0 = none)", None, _nonneg),
     # the doors a person or the agent saves through (memdir remember, MCP memory_remember)
     ("remember.pinned", False, "a note saved with remember (CLI or MCP) is pinned unless the call says otherwise",

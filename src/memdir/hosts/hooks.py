@@ -285,6 +285,8 @@ def run_hook(host: str, event: str, raw: bytes | str | dict | None, *, project_d
         try:
             if call.event == "session-start":
                 limit = min(int(m.config.get("hook.session_max_chars")), adapters.HOOK_MAX_CHARS)
+                if not int(m.config.get("inject.max_chars")):  # "no block" holds for the session's opening one too
+                    limit = 0
                 block = m.context("", max_chars=limit)
                 out = adapters.render(call, block)
             elif call.event in ("user-prompt", "context"):
