@@ -120,6 +120,12 @@ def test_reads_work_from_a_read_only_store_and_writes_fail_in_one_line(tmp_path)
         for args in (["import", str(dump)], ["pin", nid], ["sweep"], ["reindex"]):
             r = _cli(proj, home, *args)
             assert r.returncode == 1 and len(r.stderr.strip().splitlines()) == 1 and "read-only" in r.stderr, (args, r.stderr)
+        # previews only read: prune's as forget's (applying one fails as any write)
+        for args in (["prune", "--days", "0"], ["forget", "--query", "deploy"]):
+            r = _cli(proj, home, *args)
+            assert r.returncode == 0 and "read-only" not in r.stderr, (args, r.stdout, r.stderr)
+        r = _cli(proj, home, "prune", "--days", "0", "--force")
+        assert r.returncode == 1 and "read-only" in r.stderr
         assert _files(mem) == before
 
 

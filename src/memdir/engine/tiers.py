@@ -165,7 +165,13 @@ def prune(m: "Stores | Any", days: float, token: str | None = None, *, force: bo
         raise UsageError(f"prune --days needs a number of days, not {days!r}") from None
     if not math.isfinite(days) or days < 0 or days > MAX_PRUNE_DAYS:  # 1e308 days: no date is that old
         raise UsageError(f"prune --days must be a number from 0 to {MAX_PRUNE_DAYS:,}")
-    sweep(m)
+    if token is None and not force:  # a preview changes nothing: on a read-only root it reads the tiers as they are
+        for root in m.live():
+            if not root.read_only:
+                with root.locked():
+                    sweep_root(root, m.config, m.clock().timestamp())
+    else:
+        sweep(m)
     now = m.clock().timestamp()
     cutoff = _cutoff(now, days)
     found: list[tuple[Any, Any]] = []
