@@ -316,3 +316,17 @@ def test_a_note_the_budget_leaves_out_stays_in_the_outline(m):
     for budget in (250, 600):
         block = m.context("deploy", max_chars=budget)
         assert "rollback" in block and "weekend" in block, (budget, block)
+
+
+def test_c24_sibling_a_shorter_prompt_inside_an_unanswered_earlier_question_is_no_memory(m):
+    """The prompt asked before in a longer form ("… to staging?") that got no reply: the bare earlier question says
+    nothing the prompt does not; the note that answers it is shown instead."""
+    m.remember("the billing service deploys with make deploy-staging")
+    m.import_events([{"key": "q", "role": "user", "text": "How do we deploy the billing service to staging?",
+                      "session": "s1", "ts": 1_760_000_000}])
+    block = m.context("how do we deploy the billing service")
+    assert "make deploy-staging" in block and "to staging?" not in block, block
+    # a user turn that says something else (a fact, not the question again) is still a memory
+    m.import_events([{"key": "f", "role": "user", "text": "the billing service runs on port 7007 in staging",
+                      "session": "s2", "ts": 1_760_000_100}])
+    assert "7007" in m.context("which port does the billing service use in staging")

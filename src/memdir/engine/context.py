@@ -204,7 +204,7 @@ def block_entries(s: Stores, prompt: str, hits: list[Hit], weights: dict[str, fl
             same = inject_entries.near_same(ptoks, prompt, h.text)
             reply = reply_to(s, h, weights)
             if reply is None:
-                if not same:
+                if not (same or inject_entries.asked_again(ptoks, prompt, h.text)):
                     out.append((inject_entries.entry(h, now), (h.scope, h.id)))
                 continue
             # the question's first line that says something (a pasted block's opening ``` or --- says nothing)

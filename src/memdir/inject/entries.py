@@ -44,6 +44,23 @@ def near_same(ptoks: set[str], prompt: str, text: str) -> bool:
     return bool(ptoks and t) and len(ptoks & t) / len(ptoks | t) >= 0.8
 
 
+#: share of the shorter text's tokens the longer must hold for :func:`asked_again`
+ECHO_CONTAIN = 0.9
+
+
+def asked_again(ptoks: set[str], prompt: str, text: str) -> bool:
+    """True when an earlier user turn ``text`` that got no reply says nothing the prompt does not: :func:`near_same`,
+    or one of the two holding :data:`ECHO_CONTAIN` of the other's tokens while at least 60% its size ("how do we deploy
+    the billing service" asked before as "… to staging?"; case C24: the bare earlier question is no memory)."""
+    if near_same(ptoks, prompt, text):
+        return True
+    t = set(tokenize(text if len(text) <= QUERY_MAX_CHARS else bounded_query(text)))
+    if not (ptoks and t):
+        return False
+    small, large = sorted((len(ptoks), len(t)))
+    return len(ptoks & t) >= ECHO_CONTAIN * small and small >= 0.6 * large
+
+
 def block_order(hits: list[Hit], kind: str | None = None, shown: int | None = None) -> list[Hit]:
     """``hits`` in the order the block considers them: a tool output's score weighed by ``BLOCK_TOOL_PRIOR`` (not
     one that carries the user's answer, nor one that answers the question's ``kind``,
