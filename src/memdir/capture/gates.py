@@ -68,6 +68,7 @@ if TYPE_CHECKING:
 from memdir.capture.evidence import read_fact, shell_words  # shell_words: one tokenizer for every gate
 from memdir.capture.webfetch import SHELL_WRAPPERS, WEB_COMMANDS, fetches_web  # noqa: F401 (gates' names)
 from memdir.capture.failed_reads import failed_because
+from memdir.capture.courtesy import is_courtesy
 from memdir.lazylog import getLogger
 
 log = getLogger("memdir")  # imports logging only when a record can go somewhere
@@ -529,7 +530,7 @@ def gate(event: Any, config: Any) -> Decision:
             if asked is None:
                 return _no("slash_command", repr(text[:60]), role=role)
             text = asked  # the command's arguments are the user's request
-        if is_trivial(text):
+        if is_trivial(text) or role == "assistant" and is_courtesy(text):  # "ok!", "Glad it worked, ask anytime."
             return _no("trivial", repr(text[:60]), role=role, text=text)
         min_chars = config.get("capture.min_chars")
         if weighted_len(text) < min_chars:
