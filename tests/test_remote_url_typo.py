@@ -96,3 +96,24 @@ def test_a_url_pasted_with_white_space_around_it_is_the_url(pasted):
     assert cfg.get("remote.url") == "http://127.0.0.1:8765/v1"
     assert cfg.get("store") == ""
     assert "remote.url" not in cfg.rejected and not [w for w in cfg.warnings if "remote.url" in w]
+
+
+def test_doctor_does_not_repeat_a_missing_token_once_one_is_set(tmp_path, monkeypatch):
+    """A send that found no token, then MEMDIR_REMOTE_TOKEN set: doctor says a token is set now and push sends what
+    waits, not "cannot be delivered: no token: MEMDIR_REMOTE_TOKEN is not set"."""
+    from memdir.engine import delivery, teamview
+
+    monkeypatch.setenv("MEMDIR_REMOTE_URL", "http://127.0.0.1:9/v1")
+    monkeypatch.delenv("MEMDIR_REMOTE_TOKEN", raising=False)
+    project = tmp_path / "tally"
+    (project / ".git").mkdir(parents=True)
+    with memdir.open(project, home=tmp_path / "g") as m:
+        m.remember("a local note so the project exists", category="facts")
+        delivery.record(m.roots["project"].db, delivery.classify(None, "no token", project="tally"))
+        monkeypatch.setattr(teamview, "check_server", lambda *a, **k: {"check": "team server", "ok": "fail",
+                                                                        "detail": "unreachable", "remedy": "start it"})
+        line = next(c for c in m.doctor() if c["check"] == "remote delivery")
+        assert line["ok"] == "fail" and "not set" in line["detail"]
+        monkeypatch.setenv("MEMDIR_REMOTE_TOKEN", "tok")
+        line = next(c for c in m.doctor() if c["check"] == "remote delivery")
+        assert line["ok"] == "warn" and "not set" not in line["detail"] and "set now" in line["detail"]

@@ -197,11 +197,21 @@ def doctor(s: Stores, *, repair: bool = True) -> list[dict[str, str]]:
                                      f"now, {q['queued']} row(s) waiting",
                            "remedy": "`memdir push` sends them now (the next capture would too)"})
         elif q.get("undelivered"):  # the last contact failed: why, and the one-line fix (memdir.engine.delivery)
+            import os
+
             from memdir.engine.delivery import BLOCKING
 
-            checks.append({"check": "remote delivery", "ok": "fail" if q["cause"] in BLOCKING else "warn",
-                           "detail": f"{q['queued']} row(s) waiting cannot be delivered: {q['undelivered']}",
-                           "remedy": q["fix"]})
+            token_now = bool(os.environ.get(s.config.get("remote.token_env") or ""))
+            if str(q["undelivered"]).startswith("no token") and token_now:
+                # what the last send met is gone (a token set since): said, not a failure
+                checks.append({"check": "remote delivery", "ok": "warn",
+                               "detail": f"the last send had no token; one is set now, {q['queued']} row(s) waiting",
+                               "remedy": "`memdir push` sends what waits (the next capture would too)"})
+            else:
+                what = (f"{q['queued']} row(s) waiting cannot be delivered" if q["queued"] else
+                        "nothing waits, but what is captured next cannot be delivered")
+                checks.append({"check": "remote delivery", "ok": "fail" if q["cause"] in BLOCKING else "warn",
+                               "detail": f"{what}: {q['undelivered']}", "remedy": q["fix"]})
         if q["failed"]:
             checks.append({"check": "remote queue", "ok": "warn",
                            "detail": f"{q['failed']} queued row(s) refused by the team server, kept aside "
