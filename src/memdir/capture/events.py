@@ -77,18 +77,6 @@ def redact_text(text: str) -> str:
     return redact(clean(text))
 
 
-def _no_secret(ident: str) -> str:
-    """An event's key or session id with any secret in it redacted, plus the first 12 hex digits of the id's SHA-256:
-    two ids holding different secrets stay two ids (a key is also what dedup and tombstones go by), the same id
-    always becomes the same one."""
-    out = redact_text(ident)
-    if out == ident:
-        return ident
-    import hashlib
-
-    return f"{out}#{hashlib.sha256(ident.encode('utf-8', 'surrogatepass')).hexdigest()[:12]}"
-
-
 def import_row(ev: Any, now: datetime) -> tuple[dict[str, Any] | None, str]:
     """The docs row one imported event ``{key, role, text, session, ts, meta}`` becomes — text repaired, redacted
     and bounded, its SHA-256 content hash, its key (``import:<source>:<hash prefix>`` when it has none), ``ts``
@@ -123,8 +111,8 @@ def import_row(ev: Any, now: datetime) -> tuple[dict[str, Any] | None, str]:
         was = sha if raw is text else notes.content_hash(bound_text(redact_text(raw.replace("\x00", "")).strip()))
         key = f"import:{ev.get('source') or 'jsonl'}:{was[:16]}"
     else:
-        key = _no_secret(clean(str(key)).strip())
-    session = _no_secret(clean(str(ev.get("session")))) if ev.get("session") not in (None, "") else None
+        key = clean(str(key)).strip()
+    session = clean(str(ev.get("session"))) if ev.get("session") not in (None, "") else None
     meta = ev.get("meta")
     return {
         "kind": "event", "ref": key[:500], "content_sha256": sha, "role": role,
