@@ -27,8 +27,22 @@ class Clock:
         return self.now
 
 
+@pytest.fixture(scope="session")
+def _session_tmpdir():
+    """One temporary directory for the run, open like /tmp (sticky, everyone may enter: a PostgreSQL test cluster's
+    server user works in it), removed at the end: what memdir leaves for a user there (an edit's refused text) does
+    not pile up in /tmp run after run."""
+    import shutil
+    import tempfile
+
+    d = tempfile.mkdtemp(prefix="memdir-tests-")
+    os.chmod(d, 0o1777)
+    yield d
+    shutil.rmtree(d, ignore_errors=True)
+
+
 @pytest.fixture(autouse=True)
-def _isolate_home(tmp_path, monkeypatch):
+def _isolate_home(tmp_path, monkeypatch, _session_tmpdir):
     # never touch the developer's real global root
     monkeypatch.setenv("MEMDIR_HOME", str(tmp_path / "global-home"))
     for k in list(os.environ):
@@ -37,6 +51,10 @@ def _isolate_home(tmp_path, monkeypatch):
     # hook subprocesses on a loaded CI machine must not trip the 3 s fail-open budget by accident
     # (tests of the budget itself pass --budget-ms explicitly)
     monkeypatch.setenv("MEMDIR_HOOK_BUDGET_MS", "60000")
+    import tempfile
+
+    monkeypatch.setenv("TMPDIR", _session_tmpdir)
+    monkeypatch.setattr(tempfile, "tempdir", _session_tmpdir)
 
 
 _CHECKOUT = Path(__file__).resolve().parents[1]

@@ -197,8 +197,6 @@ def doctor(s: Stores, *, repair: bool = True) -> list[dict[str, str]]:
                                      f"now, {q['queued']} row(s) waiting",
                            "remedy": "`memdir push` sends them now (the next capture would too)"})
         elif q.get("undelivered"):  # the last contact failed: why, and the one-line fix (memdir.engine.delivery)
-            import os
-
             from memdir.engine.delivery import BLOCKING
 
             token_now = bool(os.environ.get(s.config.get("remote.token_env") or ""))

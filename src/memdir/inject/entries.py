@@ -6,6 +6,7 @@ bench/session_qa.py (docs/benchmarks.md).
 from __future__ import annotations
 
 import math
+import re
 from datetime import datetime
 from typing import Any
 
@@ -46,14 +47,19 @@ def near_same(ptoks: set[str], prompt: str, text: str) -> bool:
 
 #: share of the shorter text's tokens the longer must hold for :func:`asked_again`
 ECHO_CONTAIN = 0.9
+#: a turn that asks: a question mark, or a question word opening it
+_QUESTION = re.compile(r"[?？]|^\s*(?:how|what|why|which|where|when|who|can|could|should|would|do|does|did|is|are|was"
+                       r"|were|will|shall)\b|^\s*(?:怎么|如何|为什么|为何|哪|什么|是否|能否|能不能|可以)", re.I)
 
 
 def asked_again(ptoks: set[str], prompt: str, text: str) -> bool:
     """True when an earlier user turn ``text`` that got no reply says nothing the prompt does not: :func:`near_same`,
-    or one of the two holding :data:`ECHO_CONTAIN` of the other's tokens while at least 60% its size ("how do we deploy
+    or, for a turn that asks (:data:`_QUESTION`), one of the two holding :data:`ECHO_CONTAIN` of the other's tokens while at least 60% its size ("how do we deploy
     the billing service" asked before as "… to staging?"; case C24: the bare earlier question is no memory)."""
     if near_same(ptoks, prompt, text):
         return True
+    if not _QUESTION.search(text[:QUERY_MAX_CHARS]):  # a statement holding the prompt's words says something
+        return False
     t = set(tokenize(text if len(text) <= QUERY_MAX_CHARS else bounded_query(text)))
     if not (ptoks and t):
         return False
