@@ -102,3 +102,66 @@ def test_a_dangling_link_to_claude_json_gets_a_private_target(home, tmp_path):
     finally:
         os.umask(old)
     assert link.is_symlink() and _mode(dot / "claude.json") == 0o600
+
+
+#: host files as a person's editor may have left them: (host, file under $HOME, bytes)
+STYLED = [
+    ("claude-code", ".claude.json", b'{\r\n  "numStartups": 3,\r\n  "mcpServers": {}\r\n}\r\n'),
+    ("claude-code", ".claude/settings.json", b'{\r\n\t"model": "opus",\r\n\t"hooks": {}\r\n}\r\n'),
+    ("claude-code", ".claude/settings.json", b'\xef\xbb\xbf{\r\n\t"model": "opus"\r\n}'),  # a BOM, no final newline
+    ("codex", ".codex/config.toml", b'# mine\r\nmodel = "o3"\r\n\r\n[tui]\r\n# kept\r\nx = 1\r\n'),
+    ("codex", ".codex/config.toml", b'# mine\nmodel = "o3"\n\n[tui]\nx = 1'),  # no final newline
+    ("dsh", ".dsh/cordis.patch.yml", b"# my patches\r\n- insert: []\r\n"),
+    ("dsh", ".dsh/cordis.patch.yml", b"# my patches\n- insert: []"),
+]
+
+
+@pytest.mark.parametrize("linked", [False, True], ids=["file", "link"])
+@pytest.mark.parametrize("host,rel,data", STYLED, ids=[f"{h}:{r}:{i}" for i, (h, r, _) in enumerate(STYLED)])
+def test_install_then_uninstall_gives_the_file_back_byte_for_byte(home, tmp_path, monkeypatch, host, rel, data,
+                                                                   linked):
+    monkeypatch.setenv("DSH_HOME", str(home / ".dsh"))
+    path = home / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    target = tmp_path / "dotfiles" / path.name if linked else path
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(data)
+    os.chmod(target, 0o640)
+    if linked:
+        path.symlink_to(target)
+    install_host(host, argv=ARGV)
+    between = target.read_bytes()
+    assert between != data and b"memdir" in between
+    if b"\r\n" in data:  # memdir's lines take the file's CRLF: none of its own line ends is a bare LF
+        assert between.count(b"\n") == between.count(b"\r\n")
+    assert between.startswith(b"\xef\xbb\xbf") == data.startswith(b"\xef\xbb\xbf")
+    assert between.endswith(b"\n") == data.endswith(b"\n")
+    install_host(host, argv=ARGV, uninstall=True)
+    assert target.read_bytes() == data and _mode(target) == 0o640
+    assert path.is_symlink() == linked
+
+
+def test_a_file_changed_between_install_and_uninstall_keeps_its_crlf(home):
+    cfg = home / ".claude" / "settings.json"
+    cfg.write_bytes(b'{\r\n  "model": "opus"\r\n}\r\n')
+    install_host("claude-code", argv=ARGV)
+    data = json.loads(cfg.read_text(encoding="utf-8"))
+    data["theme"] = "dark"  # the person's own change: no backup holds this file
+    cfg.write_bytes(json.dumps(data, indent=2).replace("\n", "\r\n").encode() + b"\r\n")
+    install_host("claude-code", argv=ARGV, uninstall=True)
+    after = cfg.read_bytes()
+    assert json.loads(after) == {"model": "opus", "theme": "dark"}
+    assert after.count(b"\n") == after.count(b"\r\n") == 4
+
+
+def test_an_uninstall_that_empties_a_linked_codex_config_keeps_the_link(home, tmp_path):
+    target = tmp_path / "dotfiles" / "config.toml"
+    target.parent.mkdir()
+    target.write_text("", encoding="utf-8")
+    link = home / ".codex" / "config.toml"
+    link.parent.mkdir()
+    link.symlink_to(target)
+    install_host("codex", argv=ARGV)
+    assert b"memdir" in target.read_bytes()
+    install_host("codex", argv=ARGV, uninstall=True)
+    assert link.is_symlink() and target.read_bytes() == b""

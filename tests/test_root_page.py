@@ -176,3 +176,35 @@ def test_a_category_route_brings_its_notes_when_recall_found_none(m, project, tm
     block = m.context("准备上线了", sections=("hits",))  # no word of either pitfall is in the prompt
     assert "pg-stage-2" in block and "friday" in block and "cafeteria" not in block, block
     assert block.index("friday") < block.index("pg-stage-2")  # the pinned one first
+
+
+def test_a_page_linked_to_a_file_inside_the_root_is_compiled_through_the_link(m, project, tmp_path, clock):
+    root = m.roots["project"]
+    root.ensure()
+    (root.path / "root-page.md").write_text(PAGE, encoding="utf-8")
+    (root.path / "ROOT.md").symlink_to("root-page.md")
+    m = reopen(m, project, tmp_path, clock)
+    m.remember("use pnpm, not npm", category="decisions")
+    assert (root.path / "ROOT.md").is_symlink()  # the link stays; its target holds the tables
+    text = (root.path / "root-page.md").read_text(encoding="utf-8")
+    assert text.startswith(PAGE) and "| decisions/ |" in text
+    assert "vault" in m.context("")
+    assert not [p for p in m.inspect().problems if p["kind"] == "link"]
+
+
+def test_a_page_linked_out_of_the_root_is_read_never_written_and_said(m, project, tmp_path, clock):
+    dot = tmp_path / "dotfiles" / "root.md"
+    dot.parent.mkdir()
+    dot.write_text(PAGE, encoding="utf-8")
+    root = m.roots["project"]
+    root.ensure()
+    (root.path / "ROOT.md").symlink_to(dot)
+    m = reopen(m, project, tmp_path, clock)
+    m.remember("use pnpm, not npm", category="decisions")
+    assert (root.path / "ROOT.md").is_symlink() and dot.read_text(encoding="utf-8") == PAGE  # never written there
+    assert "vault" in m.context("")  # its hard rules still work
+    said = [p for p in m.inspect().problems if p["kind"] == "link"]
+    assert len(said) == 1 and said[0]["path"] == str(root.path / "ROOT.md")
+    assert "tables are not updated" in said[0]["detail"] and "move the file into the root" in said[0]["detail"]
+    check = [c for c in m.doctor() if c["check"] == "project ROOT.md"]
+    assert check and check[0]["ok"] == "warn" and "not updated" in check[0]["detail"] and check[0]["remedy"]

@@ -58,6 +58,31 @@ def open_own(path: str | os.PathLike, flags: int, mode: int = 0o600) -> int:
         return os.open(path, flags | nofollow, mode)
 
 
+def same_style(path: str | os.PathLike, text: str, *, line_ends: bool = True, final_newline: bool = False) -> str:
+    """``text`` written in the style of the file at ``path`` it is to replace, so a rewrite does not change what the
+    person's editor chose: its line ends (CRLF when most of its lines end so: a Windows editor, ``core.autocrlf``),
+    its UTF-8 byte-order mark, and with ``final_newline`` a missing newline at its end (the text's last one is
+    dropped). ``line_ends`` False leaves the text's own line ends (it carries them already: a backup's bytes).
+    ``text`` as given when ``path`` is missing, empty or unreadable."""
+    try:
+        with open_regular(path) as f:
+            head = f.read(65536)
+            if not head:
+                return text
+            f.seek(-1, os.SEEK_END)
+            last = f.read(1)
+    except OSError:
+        return text
+    crlf = head.count(b"\r\n")
+    if line_ends and crlf and crlf * 2 >= head.count(b"\n"):
+        text = text.replace("\r\n", "\n").replace("\n", "\r\n")
+    if head.startswith(b"\xef\xbb\xbf") and not text.startswith("\ufeff"):
+        text = "\ufeff" + text
+    if final_newline and last != b"\n" and text.endswith("\n"):
+        text = text[:-2] if text.endswith("\r\n") else text[:-1]
+    return text
+
+
 def read_or_none(path: str | os.PathLike) -> str | None:
     """A regular file's UTF-8 text (line endings as written), ``None`` when it does not exist. Raises ``OSError``
     naming the file when it cannot be read, is not UTF-8 or is not a regular file."""

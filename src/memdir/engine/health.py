@@ -14,7 +14,7 @@ from memdir.fileio import read_or_none
 from memdir.roots import ROOT_PAGE
 from memdir.config import refused_url_line, team_wanted
 from memdir.engine import events as event_ops
-from memdir.engine import hybrid, recovery, remote
+from memdir.engine import hybrid, recovery, remote, rootlinks
 from memdir.errors import UsageError, damaged_index, index_recovery
 from memdir.lazylog import getLogger
 from memdir.notes import markdown as notes
@@ -121,6 +121,7 @@ def inspect(s: Stores) -> Report:
         if page is not None:
             _, marker_problems = find_blocks(page)
             problems += [root.problem("markers", root_md, p) for p in marker_problems]
+        problems += rootlinks.link_problems(root)  # ROOT.md not compiled, memdir's files not git-ignored
     return Report(counts=counts, problems=problems, notes=all_notes)
 
 
@@ -378,8 +379,13 @@ def index_checks(m: "Stores | Any", inspect: Callable[[], Any] | None = None, *,
             raise
         rep = None
     if rep is not None:
-        add("markdown", "ok" if rep.ok else "warn", f"{len(rep.problems)} problem{'' if len(rep.problems) == 1 else 's'} between the Markdown and the index",
-            "" if rep.ok else markdown_fix({p["kind"] for p in rep.problems}))
+        for p in rep.problems:  # a root's file that is a link: its own line, what it leaves undone and what to do
+            if p["kind"] == "link":
+                what, _, fix = p["detail"].rpartition("; ")
+                add(f"{p['scope']} {os.path.basename(p['path'])}", "warn", f"{p['path']} is {what}", fix)
+        found = [p for p in rep.problems if p["kind"] != "link"]
+        add("markdown", "warn" if found else "ok", f"{len(found)} problem{'' if len(found) == 1 else 's'} between the "
+            "Markdown and the index", markdown_fix({p["kind"] for p in found}) if found else "")
     return checks
 
 

@@ -24,7 +24,7 @@ from typing import Any, Callable, Iterator
 
 from memdir.lazylog import getLogger
 from memdir.notes import compile as compiler
-from memdir.engine import notesecrets, writelock
+from memdir.engine import notesecrets, rootlinks, writelock
 from memdir.store.sqlite import opening, readonly, txn
 from memdir.notes import markdown as notes
 from memdir.notes import rootmd
@@ -123,33 +123,9 @@ class Root:
         if self.read_only:
             raise ReadOnlyStore(READ_ONLY.format(path=self.path, why=self.read_only))
 
-    #: what a root's ``.gitignore`` must hold before memdir writes anything there: the derived files (the index,
-    #: its logs) and the secrets file (the embedding API key, :mod:`memdir.envfile`)
-    IGNORED = (f"{DERIVED_DIRNAME}/", ".env")
-
     def ignore_private(self) -> None:
-        """Make the root's ``.gitignore`` ignore :data:`IGNORED`: created when missing, the lines missing (or undone by
-        a later ``!`` line) appended, the user's lines kept; one that cannot be read or written is left (logged)."""
-        gi = self.path / ".gitignore"
-        try:
-            old = read_or_none(gi)
-        except OSError as exc:
-            log.warning("memdir: %s is unreadable (%s); not checked for %s", gi, exc, ", ".join(self.IGNORED))
-            return
-        have: dict[str, bool] = {}  # the last line naming a pattern decides: a later "!.env" un-ignores it
-        for ln in (old or "").splitlines():
-            have[ln.strip().lstrip("!").strip().strip("/")] = not ln.strip().startswith("!")
-        missing = [x for x in self.IGNORED if not have.get(x.strip("/"))]
-        if not missing:
-            return
-        if old is None:
-            text = "# derived by memdir (rebuilt from the Markdown) and secrets: never committed\n"
-        else:
-            text = old + ("" if old.endswith("\n") or not old else "\n") + "# memdir: derived files and secrets, never committed\n"
-        try:
-            notes.atomic_write(gi, text + "".join(f"{x}\n" for x in missing))
-        except OSError as exc:  # a read-only root: reads go on; a write fails later with its own message
-            log.warning("memdir: could not add %s to %s: %s", ", ".join(missing), gi, exc)
+        """Git-ignore the root's derived files and secrets file: :func:`memdir.engine.rootlinks.ignore_private`."""
+        rootlinks.ignore_private(self.path)
 
     @property
     def db(self) -> sqlite3.Connection:
@@ -319,8 +295,7 @@ class Root:
     # ---- files -----------------------------------------------------------------------------------------
     def inside(self, p: Path) -> bool:
         """True when ``p``, its links followed, lies inside this root (case C14: a link out of it is never used)."""
-        real_root = os.path.realpath(self.path)
-        return os.path.commonpath([real_root, os.path.realpath(p)]) == real_root
+        return rootlinks.inside(self.path, p)
 
     def scan(self) -> tuple[dict[str, tuple[str, int, int]], list[dict[str, str]]]:
         """Every note file: ``{id: (path, mtime_ns, size)}`` and problems (symlinks out, bad names). Paths are
@@ -571,10 +546,14 @@ class Root:
         jobs.append((self.path / "ROOT.md", lambda old: compiler.root_md(self.scope, entries, self.categories, old)))
         skipped = False
         for path, make in jobs:
-            if not self.inside(path):  # a category dir symlinked out of the root: never write there (case C14)
+            # a link into the root is written through (it stays a link); one out of it, or a category dir linked out
+            # of the root, is never written (case C14; inspect says so of ROOT.md)
+            where = rootlinks.write_path(self.path, path)
+            if where is None:
+                rootlinks.said_once(path, "not compiled")
                 continue
             try:
-                done, p = notes.rewrite_compiled(path, make, read_or_none)
+                done, p = notes.rewrite_compiled(where, make, read_or_none)
             except OSError as exc:  # the notes were written: the file waits (ROOT.md's goals are the user's own
                 problems.append(f"{exc}; it is not rewritten until then")  # words: never overwritten unread)
                 skipped = True

@@ -61,6 +61,7 @@ from pathlib import Path
 from typing import Any
 
 from memdir.errors import UsageError
+from memdir.fileio import same_style
 from memdir.roots import expand_user
 
 HOST_NAMES = ("claude-code", "codex", "opencode", "dsh")
@@ -195,6 +196,9 @@ def user_config(path: Path, project: Path | None = None) -> bool:
 
 
 def write_text(plan: Plan, path: Path, text: str, *, old: str | None) -> None:
+    """Write ``text`` (``\n`` line ends, or a backup's own) to ``path`` whose current text is ``old`` (``None``: none
+    yet), recorded in ``plan``: a link's target is written (the link stays), backed up first, in the file's own
+    style (:func:`memdir.fileio.same_style`) and mode, so an install and its uninstall give it back byte for byte."""
     if old is not None and old == text:
         plan.add(path, "unchanged")
         return
@@ -210,9 +214,11 @@ def write_text(plan: Plan, path: Path, text: str, *, old: str | None) -> None:
         # (a link's own place counts: ~/.claude.json linked into a dotfiles folder is the user's config too)
         mode = stat.S_IMODE(target.stat().st_mode) if target.exists() else 0o600 if (
             user_config(target, plan.project) or user_config(path, plan.project)) else None
+        if old is not None:  # the file keeps its line ends, byte-order mark and final newline (or the lack of one)
+            text = same_style(target, text, line_ends="\r" not in text, final_newline=True)  # "\r": a backup's own
         tmp = target.with_name(f".{target.name}.memdir-tmp-{os.getpid()}")
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666 if mode is None else mode)
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
             f.write(text)
         if mode is not None:
             os.chmod(tmp, mode)  # os.open's mode is filtered by the umask
@@ -260,7 +266,8 @@ def as_written(path: Path, data: dict[str, Any], old: str | None, project: Path 
     want = bare(data)
     for b in backups_of(target, project)[:20]:
         try:
-            text = b.read_text(encoding="utf-8-sig")
+            with open(b, encoding="utf-8-sig", newline="") as f:  # its line ends as they were, CRLF or mixed
+                text = f.read()
             if bare(json.loads(text)) == want:
                 return text
         except (OSError, ValueError):

@@ -237,7 +237,7 @@ def codex_config(plan: Plan, path: Path, *, argv: list[str] | None, trust: dict[
     text = toml_dump(doc, legacy)
     if old is None and not text:
         return
-    if (uninstall or remove_if_empty) and not text.strip():
+    if (uninstall or remove_if_empty) and not text.strip() and not path.is_symlink():  # a link stays: emptied below
         remove_file(plan, path)
         return
     if not same_settings(old or "", text) and add_entry is not None:

@@ -406,8 +406,10 @@ def atomic_write(path: Path, text: str, *, private: bool = False, expect: Any = 
         was = stat.S_IMODE(os.stat(path).st_mode) if not private else None
     except OSError:
         was = None
-    if was is not None:
-        text = _same_style(path, text)
+    if was is not None:  # a rewrite keeps the file's CRLF line ends and byte-order mark
+        from memdir.fileio import same_style
+
+        text = same_style(path, text)
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".part", dir=path.parent)
     try:
         if not private:
@@ -426,22 +428,6 @@ def atomic_write(path: Path, text: str, *, private: bool = False, expect: Any = 
         except OSError:
             pass
         raise
-
-
-def _same_style(path: Path, text: str) -> str:
-    """``text`` with the line ends (CRLF, as a Windows checkout with ``core.autocrlf`` keeps them) and the byte-order
-    mark of the file at ``path`` it replaces, so a rewrite does not mix two styles in one file."""
-    try:
-        with open(path, "rb") as f:
-            head = f.read(65536)
-    except OSError:
-        return text
-    crlf = head.count(b"\r\n")
-    if crlf and crlf * 2 >= head.count(b"\n"):
-        text = text.replace("\r\n", "\n").replace("\n", "\r\n")
-    if head.startswith(b"\xef\xbb\xbf") and not text.startswith("\ufeff"):
-        text = "\ufeff" + text
-    return text
 
 
 def rewrite_compiled(path: Path, make: Any, read: Any, tries: int = 3) -> tuple[bool, list[str]]:

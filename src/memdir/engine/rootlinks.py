@@ -1,0 +1,116 @@
+"""A root's own files that a person may keep as links (``ROOT.md``, ``.gitignore``, a category's ``index.md``, often
+into a dotfiles folder): where memdir writes them, and what ``inspect`` and ``doctor`` say about them.
+
+The rule (case C14, docs/GUARANTEES.md): memdir writes such a file through a link whose target lies inside the root
+(the link stays a link); a link out of the root is never written through nor replaced — a link a clone carries must
+not make memdir write elsewhere. It is still read (ROOT.md's goals and hard rules, the ignore lines). What that leaves
+undone is said in one line by inspect and doctor: ROOT.md's tables not compiled, memdir's files not git-ignored.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from memdir.fileio import read_or_none
+from memdir.lazylog import getLogger
+from memdir.notes import markdown as notes
+from memdir.roots import DERIVED_DIRNAME, ROOT_PAGE
+
+log = getLogger("memdir")  # imports logging only when a record can go somewhere
+#: what a root's ``.gitignore`` must hold before memdir writes anything there: the derived files (the index, its
+#: logs) and the secrets file (the embedding API key, :mod:`memdir.envfile`)
+IGNORED = (f"{DERIVED_DIRNAME}/", ".env")
+#: links already said in the debug log by this process (a command compiles more than once)
+_SAID: set[str] = set()
+
+
+def inside(root: Path, p: Path) -> bool:
+    """True when ``p``, its links followed, lies inside ``root`` (itself maybe a link: a root kept in dotfiles)."""
+    real_root = os.path.realpath(root)
+    return os.path.commonpath([real_root, os.path.realpath(p)]) == real_root
+
+
+def write_path(root: Path, p: Path) -> Path | None:
+    """Where memdir writes the root's file ``p``: ``p`` itself, the target of a link to a place inside ``root`` (so
+    the rename lands on the target and the link stays), or ``None`` when ``p`` or its link leads out of ``root``."""
+    if not inside(root, p):
+        return None
+    return Path(os.path.realpath(p)) if os.path.islink(p) else p
+
+
+def said_once(p: Path, what: str) -> None:
+    """A debug line (``--debug``) that ``p`` leads out of the root (a link) and ``what`` memdir left undone, once."""
+    if str(p) not in _SAID:
+        _SAID.add(str(p))
+        log.debug("memdir: %s leads out of the root (to %s): %s", p, os.path.realpath(p), what)
+
+
+def ignore_private(root: Path) -> None:
+    """Make ``root``'s ``.gitignore`` ignore :data:`IGNORED`: created when missing, the lines missing (or undone by a
+    later ``!`` line) appended, the user's lines, line ends and mode kept; a link out of the root is left as it is
+    (:func:`link_problems` says what that leaves unignored); one that cannot be read or written is left (logged)."""
+    gi = root / ".gitignore"
+    try:
+        old = read_or_none(gi)
+    except OSError as exc:
+        log.warning("memdir: %s is unreadable (%s); not checked for %s", gi, exc, ", ".join(IGNORED))
+        return
+    have: dict[str, bool] = {}  # the last line naming a pattern decides: a later "!.env" un-ignores it
+    for ln in (old or "").splitlines():
+        have[ln.strip().lstrip("!").strip().strip("/")] = not ln.strip().startswith("!")
+    missing = [x for x in IGNORED if not have.get(x.strip("/"))]
+    if not missing:
+        return
+    where = write_path(root, gi)
+    if where is None:
+        said_once(gi, f"{', '.join(missing)} not added (see `memdir inspect`)")
+        return
+    if old is None:
+        text = "# derived by memdir (rebuilt from the Markdown) and secrets: never committed\n"
+    else:
+        text = old + ("" if old.endswith("\n") or not old else "\n") + "# memdir: derived files and secrets, never committed\n"
+    try:
+        notes.atomic_write(where, text + "".join(f"{x}\n" for x in missing))
+    except OSError as exc:  # a read-only root: reads go on; a write fails later with its own message
+        log.warning("memdir: could not add %s to %s: %s", ", ".join(missing), gi, exc)
+
+
+def link_problems(root: Any) -> list[dict[str, str]]:
+    """``inspect``'s problems (kind ``link``, :meth:`Root.problem`) for ``root``'s ``ROOT.md`` and ``.gitignore``
+    when they are links that leave something undone: ROOT.md out of the root (its tables are not compiled), a
+    ``.gitignore`` link while git does not ignore memdir's files (git reads no ``.gitignore`` that is a link). Each
+    ``detail`` is ``"<what it is and leaves undone>; <what to do>"``: doctor shows the two parts as its check's
+    detail and remedy."""
+    out: list[dict[str, str]] = []
+    page = root.path / ROOT_PAGE
+    if os.path.islink(page) and write_path(root.path, page) is None:
+        out.append(root.problem("link", page, (
+            f"a link out of the root (to {os.path.realpath(page)}): its goals and hard rules are read, its compiled "
+            "tables are not updated (memdir writes only inside the root); move the file into the root in its place "
+            "(link your copy to it instead) to have them compiled")))
+    gi = root.path / ".gitignore"
+    if os.path.islink(gi):
+        loose = not_ignored(root.path, [f"{DERIVED_DIRNAME}/index.sqlite3", ".env"])
+        if loose:
+            out.append(root.problem("link", gi, (
+                f"a link (to {os.path.realpath(gi)}), which git does not read and memdir does not replace: "
+                f"{' and '.join(loose)} can be committed; make it a regular file (memdir adds its lines), or "
+                f"ignore them in the repository's own .gitignore")))
+    return out
+
+
+def not_ignored(root: Path, rels: list[str]) -> list[str]:
+    """Which of ``rels`` (paths under ``root``) git would not ignore there, asked of ``git check-ignore``; ``[]``
+    when ``root`` is not in a git checkout, ``rels`` all when git cannot be asked (not installed, too slow)."""
+    try:
+        r = subprocess.run(["git", "-C", str(root), "check-ignore", "--", *rels], capture_output=True, text=True,
+                           timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return rels
+    if r.returncode not in (0, 1):  # 128: not a git checkout, nothing can be committed
+        return []
+    ignored = set(r.stdout.splitlines())
+    return [x for x in rels if x not in ignored]
