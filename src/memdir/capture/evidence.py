@@ -126,6 +126,13 @@ READ_TOOLS = {"read": "read", "read_file": "read", "view": "read", "notebookread
               "search_files": "searched", "codesearch_local": "searched",
               "glob": "searched files", "find_files": "searched files", "file_search": "searched files",
               "ls": "listed", "list": "listed", "list_dir": "listed", "list_directory": "listed"}
+#: file tools under other names (an MCP server's, another host's): ``read_text_file``, ``read_multiple_files``,
+#: ``get_file_contents``, ``view_file`` read; ``list_directory_with_sizes``, ``directory_tree`` list; ``search_files``,
+#: ``grep_files`` search. Matched on the whole name or an MCP tool's own part (``mcp__filesystem__read_file``)
+_FILE_TOOL = [(re.compile(r"(?:read|view|cat|open|get|show)_(?:[a-z]+_){0,2}(?:file|file_contents?|notebook)"
+                          r"|read_(?:[a-z]+_)?files"), "read"),
+              (re.compile(r"(?:list|tree)_(?:dir|directory|directories|files)(?:_[a-z_]+)?|directory_tree"), "listed"),
+              (re.compile(r"(?:search|find|grep|glob)_files|file_search|grep_search"), "searched")]
 FACT_MAX_CHARS = 300
 """Upper bound (chars) of one read/search fact."""
 _SEARCH_CMDS = frozenset({"rg", "grep", "egrep", "fgrep", "ag", "ack"})
@@ -157,6 +164,21 @@ def _fact(text: str) -> str:
     return s if len(s) <= FACT_MAX_CHARS else s[: FACT_MAX_CHARS - 1] + "…"
 
 
+def read_verb(name: str) -> str | None:
+    """The verb of the one-line fact tool ``name``'s calls leave when it reads, searches or lists files (``"read"``,
+    ``"searched"``, ``"searched files"``, ``"listed"``), else ``None``: :data:`READ_TOOLS` by the whole name, or a file
+    tool's name (``read_file``, ``read_text_file``, ``read_multiple_files``, ``list_directory``, ``search_files``) as
+    the whole name or an MCP tool's own part (``mcp__filesystem__read_text_file`` → ``"read"``)."""
+    n = name.strip().casefold()
+    if n in READ_TOOLS:
+        return READ_TOOLS[n]
+    parts = n.split("__")
+    tool = "__".join(parts[2:]) if len(parts) >= 3 and parts[0] == "mcp" else n
+    if tool != n and tool in READ_TOOLS and "_" in tool:  # `mcp__x__read_file`, not a bare `mcp__x__search`
+        return READ_TOOLS[tool]
+    return next((verb for rx, verb in _FILE_TOOL if rx.fullmatch(tool)), None)
+
+
 def _tool_fact(verb: str, args: dict[str, Any], cwd: str | None) -> str | None:
     def get(*keys: str) -> str:
         for k in keys:
@@ -167,6 +189,9 @@ def _tool_fact(verb: str, args: dict[str, Any], cwd: str | None) -> str | None:
 
     path = get("file_path", "filePath", "path", "notebook_path", "dir_path", "directory", "target_file", "file")
     where = _rel(path, cwd) if path else ""
+    many = args.get("paths") or args.get("file_paths")
+    if not where and isinstance(many, list):  # read_multiple_files: {"paths": [...]}
+        where = ", ".join(_rel(p, cwd) for p in many if isinstance(p, str) and p.strip())
     if verb == "read":
         if not where:
             return None
@@ -189,11 +214,16 @@ def _shell_fact(words: list[str], cwd: str | None, here: str = "") -> str | None
     """One fact for one part of a shell read (``["sed", "-n", "1,80p", "a.py"]``), or ``None`` (``cd``, ``pwd``,
     a filter reading its input from a pipe). ``here``: the directory an earlier ``cd`` moved to."""
     cmd, args = words[0].rsplit("/", 1)[-1], words[1:]
-    if cmd in ("cd", "pwd"):
+    if cmd in ("cd", "pwd") or cmd in SHOW_TEXT:
         return None
     if cmd == "git":
+        args = git_subcommand(args)
         if not args:
             return None
+        if args[0] in ("show", "cat-file"):  # a file as a revision holds it: `git show HEAD:src/a.py`
+            revs = [a.split(":", 1) for a in args[1:] if ":" in a and not a.startswith("-")]
+            return "; ".join(f"read {_rel(here_path(path, here), cwd)}" + (f" (at {rev})" if rev else "")
+                             for rev, path in revs) or None
         cmd, args = ("rg" if args[0] == "grep" else "ls"), args[1:]
     kind = "search" if cmd in _SEARCH_CMDS else "find" if cmd in _FIND_CMDS else "list" if cmd in _LIST_CMDS else \
         "sed" if cmd == "sed" else "read"
@@ -239,6 +269,49 @@ def _shell_fact(words: list[str], cwd: str | None, here: str = "") -> str | None
     return "read " + ", ".join(_rel(p, cwd) for p in plain)
 
 
+#: commands that print their own words, not a file: a banner between reads (``sed -n 1,80p a.py && echo ---- && …``)
+SHOW_TEXT = frozenset({"echo", "printf", "true", ":"})
+#: git's own options before its subcommand (``git --no-pager show …``, ``git -C src grep …``); the ``-C``/``-c`` ones
+#: take a value
+_GIT_OPTS = ("-C", "-c", "--git-dir", "--work-tree")
+
+
+def git_subcommand(args: list[str]) -> list[str]:
+    """``git``'s arguments from its subcommand on, past git's own options (``["--no-pager", "show", "HEAD:a.py"]`` →
+    ``["show", "HEAD:a.py"]``)."""
+    k = 0
+    while k < len(args) and args[k].startswith("-"):
+        k += 2 if args[k] in _GIT_OPTS else 1
+    return args[k:]
+
+
+def here_path(path: str, here: str) -> str:
+    """``path`` as seen from the directory an earlier ``cd`` moved to (``here``; unchanged when empty or absolute)."""
+    if not here or path.startswith("/"):
+        return path
+    import posixpath
+
+    return posixpath.normpath(posixpath.join(here, path))
+
+
+def loop_part(part: list[str], loops: dict[str, list[str]]) -> list[str]:
+    """One part of a shell command with a ``for`` loop's words put in: ``for f in a.py b.py`` is recorded in ``loops``
+    (``{"f": ["a.py", "b.py"]}``) and gives ``[]``, as ``done`` does; ``do`` is dropped before a body's command, and
+    ``$f``/``${f}`` become the loop's words (``["do", "cat", "$f"]`` → ``["cat", "a.py", "b.py"]``)."""
+    if part[:1] == ["do"]:
+        part = part[1:]
+    if not part or part == ["done"]:
+        return []
+    if len(part) >= 3 and part[0] == "for" and part[2] == "in":
+        loops[part[1]] = part[3:]
+        return []
+    out: list[str] = []
+    for w in part:
+        m = re.fullmatch(r"\$\{?(\w+)\}?", w)
+        out.extend(loops[m.group(1)] if m and m.group(1) in loops else [w])
+    return out
+
+
 def read_fact(name: str, tool_input: Any, *, command: str | None = None, cwd: str | None = None) -> str | None:
     """The one-line fact a read, search or listing leaves (``read src/a.py (lines 1-80)``, ``searched "compact" in
     src``, ``searched files "*.md" in docs``, ``listed .``; several parts of one shell command joined by ``; ``), at most
@@ -248,6 +321,7 @@ def read_fact(name: str, tool_input: Any, *, command: str | None = None, cwd: st
         lines = [x for x in command.strip().splitlines() if x.strip()]
         facts: list[str] = []
         here = ""
+        loops: dict[str, list[str]] = {}
         for line in lines:
             words = shell_words(line) or []
             if len(words) >= 3 and words[0].rsplit("/", 1)[-1] in ("bash", "sh", "zsh") and words[1] in ("-c", "-lc", "-cl"):
@@ -258,6 +332,7 @@ def read_fact(name: str, tool_input: Any, *, command: str | None = None, cwd: st
             while k < len(words):
                 w = words[k]
                 if w in ("&&", "||", ";", "|", "&"):
+                    part = loop_part(part, loops)
                     if len(part) == 2 and part[0] == "cd":
                         here = part[1]
                     fact = _shell_fact(part, cwd, here) if part else None
@@ -272,7 +347,7 @@ def read_fact(name: str, tool_input: Any, *, command: str | None = None, cwd: st
                     part.append(w)
                 k += 1
         return _fact("; ".join(facts)) if facts else None
-    verb = READ_TOOLS.get(name.strip().casefold())
+    verb = read_verb(name)
     if verb is None:
         return None
     args = tool_input

@@ -15,15 +15,18 @@ limit live capture only:
 
 1. ``invalid`` — not a dict/str, unknown role, no text.
 2. tools: ``noisy_tool`` — the tool name matches a skip pattern (``DEFAULT_SKIP_TOOLS`` plus the config list
-   ``capture.skip_tools``; case-insensitive shell-style patterns, ``*`` wildcards), or a shell tool (Codex's
+   ``capture.skip_tools``; case-insensitive shell-style patterns, ``*`` wildcards), a file tool under another name
+   (``mcp__filesystem__read_file``, Codex's ``read_file``: :func:`memdir.capture.evidence.read_verb`), or a shell tool (Codex's
    ``exec_command``/``shell``, Claude Code's and Codex hooks' ``Bash`` …) ran only file reads, searches and
-   listings (``cat``, ``sed -n``, ``nl``, ``head``, ``rg``, ``ls`` …: :func:`is_shell_read`) — the shell forms of
+   listings (``cat``, ``sed -n``, ``nl``, ``head``, ``rg``, ``ls``, ``git show REV:path`` …, ``echo`` banners and
+   ``for`` loops between them: :func:`memdir.capture.shellread.is_shell_read`) — the shell forms of
    the Read/Grep/Glob/LS tools skipped by name, whose file dumps would otherwise fill the block's slots. With
    ``capture.read_facts`` on, both are kept as one line instead (``read src/a.py``, ``searched "p" in src``:
    :func:`memdir.capture.evidence.read_fact`), never their output; a ``capture.skip_tools`` name is still dropped.
    Web content (``capture.web_content``, off by default): a web tool's event (:data:`WEB_TOOLS`: ``WebFetch``,
-   ``WebSearch``, ``webfetch``, ``web_search``, fetch and browser MCP tools; ``capture.web_tools`` adds names) or a
-   shell download from another machine (``curl``/``wget`` …: :func:`fetches_web`) keeps its call line alone,
+   ``WebSearch``, ``webfetch``, ``web_search``, fetch and browser MCP tools; ``capture.web_tools`` adds names; search
+   engines' and scrapers' tools by their name's words, :mod:`memdir.capture.webnames`) or a shell download from
+   another machine (``curl``/``wget``/``iwr`` … wherever the shell runs it: :func:`fetches_web`) keeps its call line alone,
    ``WebFetch: https://… → (web content not kept)``: a page may carry instructions, which a later block must not
    bring back (case C37).
 3. user/assistant text is cleaned: our own ``<memory>…</memory>`` block and host-injected blocks
@@ -65,8 +68,10 @@ if TYPE_CHECKING:
     from collections import Counter
 
 
-from memdir.capture.evidence import read_fact, shell_words  # shell_words: one tokenizer for every gate
+from memdir.capture.evidence import read_fact, read_verb
+from memdir.capture.shellread import READ_COMMANDS, is_shell_read  # noqa: F401 (gates' names)
 from memdir.capture.webfetch import SHELL_WRAPPERS, WEB_COMMANDS, fetches_web  # noqa: F401 (gates' names)
+from memdir.capture.webnames import mcp_parts, names_web_tool
 from memdir.capture.failed_reads import failed_because
 from memdir.capture.courtesy import is_courtesy
 from memdir.lazylog import getLogger
@@ -262,16 +267,6 @@ def text_hash(text: str) -> str:
 #: (``exec_command``, ``shell``, ``local_shell``, ``container.exec``, ``shell_command``), Claude Code and Codex hooks
 #: (``Bash``), OpenCode (``bash``; ``execute``, the v2 shell tool seed 004 names among its noisy tools)
 SHELL_TOOLS = frozenset({"bash", "shell", "exec_command", "local_shell", "container.exec", "shell_command", "execute"})
-#: commands that only show files, search them or list them (the Read/Grep/Glob/LS tools' work); ``cd``/``pwd``
-#: may come with them. ``sed`` only with ``-n`` and without ``-i``; ``find`` without ``-exec``/``-delete``/``-ok``.
-READ_COMMANDS = frozenset({"cat", "nl", "head", "less", "more", "bat", "batcat", "sed", "wc", "rg", "grep",
-                           "egrep", "fgrep", "ag", "ack", "ls", "find", "fd", "fdfind", "tree", "cd", "pwd", "git"})
-#: what a read of such a file shows is what happened, not a file's source: a log, a background task's output
-#: (``tail`` is left out of READ_COMMANDS for the same reason: it is how logs are read)
-_RUNTIME_OUTPUT = re.compile(r"(?:^|/)(?:tmp|var/log|logs?)/|\.(?:log|out|output|err|stderr|stdout)$")
-_GIT_READS = ("grep", "ls-files")
-
-
 def shell_command(name: str, tool_input: Any) -> str | None:
     """The command line a shell tool ran (``tool_input`` as the host gives it: ``{"command": …}`` or ``{"cmd": …}``,
     a string or an argv list such as ``["bash", "-lc", "cat x"]``; a JSON string of either), or ``None`` when
@@ -295,56 +290,14 @@ def shell_command(name: str, tool_input: Any) -> str | None:
     return inp if isinstance(inp, str) else None
 
 
-def is_shell_read(command: str) -> bool:
-    """True when every part of ``command`` (split at ``&&``, ``||``, ``;``, ``|``, newlines) only shows, searches or
-    lists files (:data:`READ_COMMANDS`), with no output redirected into a file: ``sed -n '1,180p' a.py``,
-    ``cd src && rg -n foo . | head``, ``nl -ba x | sed -n 1,80p``. A ``bash -lc '…'`` wrapper is looked into. Anything
-    that does not parse is not a read."""
-    lines = [x for x in command.strip().splitlines() if x.strip()]
-    if len(lines) > 1:  # a script: every line must be a read (a quoted line break fails to parse: not a read)
-        return all(is_shell_read(x) for x in lines)
-    tokens = shell_words(command)
-    if tokens is None:
-        return False
-    if len(tokens) >= 3 and tokens[0] in SHELL_WRAPPERS and tokens[1] in ("-c", "-lc", "-cl"):
-        return len(tokens) == 3 and is_shell_read(tokens[2])
-    parts: list[list[str]] = [[]]
-    i = 0
-    while i < len(tokens):
-        t = tokens[i]
-        if t in ("&&", "||", ";", "|", "&"):
-            parts.append([])
-        elif t and set(t) <= set("<>&|;()"):  # a redirection (or a subshell: not a plain read)
-            nxt = tokens[i + 1] if i + 1 < len(tokens) else ""
-            if t.startswith(">") and t not in (">&",) and nxt != "/dev/null":
-                return False  # output written to a file
-            if t in ("(", ")", "((", "))"):
-                return False
-            i += 1  # the redirection's target
-        else:
-            parts[-1].append(t)
-        i += 1
-    parts = [p for p in parts if p]
-    if not parts:
-        return False
-    for words in parts:
-        cmd = words[0].rsplit("/", 1)[-1]
-        args = words[1:]
-        if cmd not in READ_COMMANDS or any(_RUNTIME_OUTPUT.search(a) for a in args):
-            return False
-        if cmd == "sed" and ("-n" not in args or any(a.startswith(("-i", "--in-place")) for a in args)):
-            return False
-        if cmd == "find" and any(a in ("-exec", "-execdir", "-delete", "-ok", "-okdir", "-fprint", "-fls") for a in args):
-            return False
-        if cmd == "git" and not (args and args[0] in _GIT_READS):
-            return False
-    return True
-
-
 def is_web_tool(name: str, extra: list[str] | tuple[str, ...] = ()) -> bool:
-    """True when tool ``name`` returns third-party web content (:data:`WEB_TOOLS` + ``extra``), case-insensitively."""
+    """True when tool ``name`` returns third-party web content, case-insensitively: it, or an MCP tool's own part
+    (``mcp__x__fetch`` → ``fetch``), matches :data:`WEB_TOOLS` + ``extra``, or its words say so
+    (:func:`memdir.capture.webnames.names_web_tool`: ``mcp__kagi__kagi_search``, ``search_web``)."""
     n = name.strip().lower()
-    return any(fnmatch.fnmatchcase(n, p.strip().lower()) for p in (*WEB_TOOLS, *extra) if p.strip())
+    names = {n, mcp_parts(n)[1]}
+    return any(fnmatch.fnmatchcase(x, p.strip().lower()) for p in (*WEB_TOOLS, *extra) if p.strip() for x in names) \
+        or names_web_tool(name)
 
 
 def _listed(name: str, patterns: Any) -> bool:
@@ -477,7 +430,7 @@ def gate(event: Any, config: Any) -> Decision:
         name = str(ev.get("tool") or ev.get("tool_name") or meta.get("tool") or "").strip()
         cwd = ev.get("cwd") or meta.get("cwd")
         fact = None
-        if name and skip_tool(name, config.get("capture.skip_tools")):
+        if name and (skip_tool(name, config.get("capture.skip_tools")) or read_verb(name)):
             # a read, search or listing leaves what it looked at (its dump is noise for memory); the config's own
             # skip list, and the other default skips (todos, memdir's tools), drop the call entirely
             # a read or search that failed is kept as its fact and why it failed whatever capture.read_facts says:
