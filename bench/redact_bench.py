@@ -68,7 +68,9 @@ def main() -> None:
                        ("'password: sunshine' + blanks", None), ("'password is abcde and '", "password is abcde and "),
                        ("'sshpass -p '", "sshpass -p "), ("'密码 '", "密码 "), ("'api key: ' + a quote", "api key: '"),
                        ("'redis-cli -a '", "redis-cli -a "), ("'token \\''", "token '"),
-                       ("'password - '", "password - ")]:
+                       ("'password - '", "password - "), ("'Cookie: sid=x; '", "Cookie: sid=x; "),
+                       ("'config set a.token '", "config set a.token "), ("'m0-Ab' + U+200B", "m0-Ab\u200b"),
+                       ("'%2E'", "%2E"), ("'key=Ab-'", "key=Ab-"), ("'sk-proj-…+'", "sk-proj-" + "Ab1" * 8 + "+")]:
         ms = []
         for n in (30_000, 300_000):
             # a value followed by one long run of blanks: each split of the run must not be tried again (quadratic)

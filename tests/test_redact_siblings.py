@@ -98,3 +98,134 @@ def test_what_the_first_sibling_fixes_must_still_redact(text, secret):
     # the review's regressions of the first version: a lower-case sk- key before '/', the ideographic space, a
     # full-width @ or quote, base64 after any name's '=', a long run followed by short pieces
     assert secret not in redact(text)
+
+
+# --- second round: a setting's value after a space, cookies, a key glued to base64 or URL escapes, invisible
+# characters inside a key, providers' prefixes with hex or upper-case tails, URL-safe base64 after a key label
+
+B64URL = "Ri2whqCtMdvX-tQPR3v1-kP5EP-DwN3JmVSLzHwQSH0"
+FERNET = "Xo3Qs0c-5Hn2JrZP9gSx_vR1mYk7LwT4bA6dEuFqN8I="
+INVISIBLE = ["\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u00ad", "\u034f", "\u2062", "\u180e", "\u200e",
+             "\u202e", "\ufe0f", "\U000e0041", "\u3164"]
+KEYS = ["sk-sp-ABCDEF{}GH1234567890.abcdefgh1234567890_XYZ-0987654321", "m0-Zx9Qw8Er7Ty6Ui5Op{}4As3Df2Gh1Jk0LzXcVbNm",
+        "ghp_Zx9Qw8Er7Ty6Ui{}5Op4As3Df2Gh1Jk0LzXcV12", "sk-ant-api03-Zx9Qw8Er7Ty6{}Ui5Op4As3Df2Gh1Jk0LzXcV",
+        "AKIAIOSF{}ODNN7EXAMPLF"]
+
+
+@pytest.mark.parametrize("text,secret", [
+    ("npm config set //registry.npmjs.org/:_authToken Nb2Tk8Lq2Wz5Xc", "Nb2Tk8Lq2Wz5Xc"),
+    ("npm set //npm.pkg.github.com/:_authToken Nb2Tk8Lq2Wz5Xc", "Nb2Tk8Lq2Wz5Xc"),
+    ("pnpm config set --location=project //r.example.com/:_password 'Nb2Tk8Lq2Wz5Xc'", "Nb2Tk8Lq2Wz5Xc"),
+    ("yarn config set npmAuthToken Nb2Tk8Lq2Wz5Xc", "Nb2Tk8Lq2Wz5Xc"),
+    ("git config --global github.token Nb2Tk8Lq2Wz5Xc", "Nb2Tk8Lq2Wz5Xc"),
+    ("aws configure set aws_secret_access_key Nb2Tk8Lq2Wz5XcAbCdEf", "Nb2Tk8Lq2Wz5Xc"),
+    ('dotnet user-secrets set "Stripe:SecretKey" "Nb2Tk8Lq2Wz5Xc"', "Nb2Tk8Lq2Wz5Xc"),
+    ("Set-Cookie: sessionid=Sc8Kd3Lq6Wz1Xv; HttpOnly", "Sc8Kd3Lq6Wz1Xv"),
+    ("Cookie: session=Sc8Kd3Lq6Wz1Xv", "Sc8Kd3Lq6Wz1Xv"),
+    ("Cookie: theme=dark; PHPSESSID=Sc8Kd3Lq6Wz1Xv; lang=en", "Sc8Kd3Lq6Wz1Xv"),
+    ('curl -H "cookie: connect.sid=s%3ASc8Kd3Lq6Wz1Xv.x" https://x', "Sc8Kd3Lq6Wz1Xv"),
+    ('curl --cookie "laravel_session=Sc8Kd3Lq6Wz1Xv" https://x', "Sc8Kd3Lq6Wz1Xv"),
+    ('document.cookie = "auth_token=Sc8Kd3Lq6Wz1Xv; path=/"', "Sc8Kd3Lq6Wz1Xv"),
+    ('cookies = {"sessionid": "Sc8Kd3Lq6Wz1Xv"}', "Sc8Kd3Lq6Wz1Xv"),
+    ("set-cookie: __Secure-next-auth.session-token=Sc8Kd3Lq6Wz1Xv; Path=/; Secure", "Sc8Kd3Lq6Wz1Xv"),
+    ("Set-Cookie: a=1; Path=/, csrftoken=Qw8Er7Ty6Ui5Op; Path=/", "Qw8Er7Ty6Ui5Op"),
+])
+def test_a_setting_or_a_cookie_is_redacted(text, secret):
+    out = redact(text)
+    assert secret not in out and "[redacted:" in out, out
+
+
+@pytest.mark.parametrize("text,rest", [
+    ("sk-proj-ABCDEFGH1234567890abcdefgh1234567890+XYZ/0987654321==", "0987654321"),
+    ("sk-ant-api03-Zx9Qw8Er7Ty6Ui5Op4As3Df2Gh1Jk0LzXcV+ab/Cd==", "ab/Cd"),
+    ("ghp_Zx9Qw8Er7Ty6Ui5Op4As3Df2Gh1Jk0LzXcV12+XYZ/0987654321==", "0987654321"),
+    ("m0-Zx9Qw8Er7Ty6Ui5Op4As3Df2Gh1Jk0+XYZ/0987654321==", "0987654321"),
+    ("sk-sp-ABCDEFGH1234567890%2Eabcdefgh1234567890_XYZ-0987654321", "abcdefgh1234567890"),
+    ("sk-sp-ABCDEFGH1234567890%2eabcdefgh1234567890%5FXYZ-0987654321", "abcdefgh1234567890"),
+    ("use m0-Zx9Qw8Er7Ty6Ui5Op%2E4As3Df2Gh1Jk0LzXcVbNm now", "4As3Df2Gh1Jk0LzXcVbNm"),
+    ("ghp_Zx9Qw8Er7Ty6Ui5Op%2D4As3Df2Gh1Jk0LzXcV12", "4As3Df2Gh1Jk0LzXcV12"),
+])
+def test_a_key_glued_to_base64_or_url_escapes_is_redacted_whole(text, rest):
+    out = redact(text)
+    assert rest not in out and "[redacted:" in out, out
+
+
+@pytest.mark.parametrize("char", INVISIBLE)
+@pytest.mark.parametrize("key", KEYS)
+def test_an_invisible_character_inside_a_key_does_not_hide_it(char, key):
+    from memdir.capture.redact import find_secrets
+
+    secret = key.format(char)
+    text = f"use {secret} now"
+    out = redact(text)
+    assert out.startswith("use [redacted:") and out.endswith("] now") and char not in out, out
+    spans = find_secrets(text)
+    assert spans and spans[0][1] <= 4 and spans[0][2] >= 4 + len(secret), spans
+
+
+def test_invisible_characters_between_a_label_and_its_value_and_several_at_once():
+    assert "hunter2xyz" not in redact("password\u200b=\u200bhunter2xyz")
+    assert "Ui5Op" not in redact("m0-Zx9Qw8\u200bEr7Ty6\u200cUi5Op\u2060\u20604As3Df2Gh1Jk0LzXcVbNm")
+    # a full-width key with an invisible character inside
+    assert "kLm2nOp5" not in redact("ｓｋ－ｐｒｏｊ－Ab3dEf6hIj9\u200bkLm2nOp5qRs8tUv1wXy4z")
+
+
+@pytest.mark.parametrize("text", [
+    "dp.st.prd.9f8E7d6C5b4A39281706f5e4d3C2b1a0f9e8D7c6AbCd", "dp.st.dev_eu.9f8E7d6C5b4A39281706f5e4d3C2b1a0f9e8D7c6AbCd",
+    "dp.pt.9f8E7d6C5b4A39281706f5e4d3C2b1a0f9e8D7c6AbCd", "dp.ct.9f8E7d6C5b4A39281706f5e4d3C2b1a0f9e8D7c6AbCd",
+    "dp.sa.9f8E7d6C5b4A39281706f5e4d3C2b1a0f9e8D7c6AbCd", "dp.scim.9f8E7d6C5b4A39281706f5e4d3C2b1a0f9e8D7c6AbCd",
+    "sbp_0a1b2c3d4e5f60718293a4b5c6d7e8f901234567", "sb_secret_Zx9Qw8Er7Ty6Ui5Op4As3Df2Gh1Jk0",
+    "pul-0a1b2c3d4e5f60718293a4b5c6d7e8f901234567",
+    "ATATT3xFfGF0Zx9Qw8Er7Ty6Ui5Op4As3Df2Gh1Jk0LzXcVbNm_Qw8Er7Ty6Ui5Op4-As3Df2=0A1B2C3D",
+    "AGE-SECRET-KEY-1QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7LQPZRY9X8GF2TVDW0S3JN54KHCE6MUA",
+    "bkua_0a1b2c3d4e5f60718293a4b5c6d7e8f901234567", "PMAK-0a1b2c3d4e5f607182930a1b-0a1b2c3d4e5f60718293a4b5c6d7e8f901",
+    "NRAK-0Y07NYRVD5RXI67NFRPYZ21TBIC", "key-0a1b2c3d4e5f60718293a4b5c6d7e8f9",
+    "rubygems_0a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f6071",
+    "shippo_live_0a1b2c3d4e5f60718293a4b5c6d7e8f901234567", "CLOJARS_" + "0a1b2c3d4e5f" * 5,
+    "HRKU-0a1b2c3d-4e5f-6071-8293-a4b5c6d7e8f9", "FLWSECK-0a1b2c3d4e5f60718293a4b5c6d7e8f9-X",
+    "patZx9Qw8Er7Ty6Ui.0a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f9",
+])
+def test_a_providers_documented_prefix_is_redacted(text):
+    out = redact(f"export X={text}\nuse {text} here")
+    assert text[-12:] not in out and out.count("[redacted:") == 2, out
+
+
+LABELS = ["FERNET_KEY=", "key = ", "key: ", "key = Fernet(b'", "fernet_key: ", "api_key = '", 'apiKey: "', "KEY = ",
+          "key:\t", "hmac_key=", "aes_key=", "secret_key_base: ", "license_key=", "jwt_secret: ", "SIGNING_KEY=",
+          "encryptionKey := \"", "'key' => '", "client_secret=", "cookie_secret = ", "SECRET_KEY = b'", "master.key: "]
+
+
+@pytest.mark.parametrize("label", LABELS)
+@pytest.mark.parametrize("value", [B64URL, FERNET, "kP5EP-DwN3JmVSLzHwQSH0_Ri2whqCtMdvX-tQPR3v1"])
+def test_url_safe_base64_after_a_key_label_is_redacted(label, value):
+    out = redact(label + value + ("')" if "(" in label else ""))
+    assert value.rstrip("=")[-10:] not in out and value[:10] not in out, out
+
+
+@pytest.mark.parametrize("text", [
+    "git config --global user.signingkey 3AA5C34371567BD2", "git config credential.helper store",
+    "npm config set registry https://registry.example.com/", "npm config set always-auth true",
+    "Configure password complexity requirements", "npm config set //r.example.com/:_authToken ${NPM_TOKEN}",
+    "Cookie: theme=dark; lang=en", "Set-Cookie: sessionid=deleted; expires=Thu, 01 Jan 1970 00:00:00 GMT",
+    "clear the cookie session data", "the cookie: session=<your session>",
+    "key = 123e4567-e89b-12d3-a456-426614174000", "KEY = 6F9619FF-8B86-D011-B42D-00C04FC964FF",
+    "key: my-component-name-with-many-parts", "cache_key = Ri2whqCtMdvX-tQPR3v1-kP5EP-DwN3JmVSLzHwQSH0",
+    "see https://example.com/search?q=hello%20world%2C%20again&page=2", "a zero\u200bwidth space in prose",
+    "the key-value store", "API-GATEWAY-ROUTES are configured", "the pattern matches pathological inputs",
+    "ｐａｓｓｗｏｒｄ\u200b is required",
+])
+def test_second_round_lookalikes_are_left_alone(text):
+    assert redact(text) == text
+
+
+def test_hidden_and_escaped_forms_stay_linear():
+    import time
+
+    for unit in ("m0-Ab\u200b", "x%2E", "Cookie: sid=", "config set a.token "):
+        t = unit * 3000
+        a = time.perf_counter()
+        redact(t)
+        small = time.perf_counter() - a
+        a = time.perf_counter()
+        redact(t * 4)
+        assert time.perf_counter() - a < 12 * max(small, 0.005), unit

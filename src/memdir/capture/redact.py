@@ -41,13 +41,20 @@ Choices
 * ``<private>…</private>`` (case-insensitive, nested, multi-line): the whole span including the
   tags. An unclosed ``<private>`` redacts to the end of the text (fail closed) unless it is quoted
   like ```<private>``` or ``"<private>"``, which reads as a mention of the tag.
+* Invisible characters (zero-width, joiners, BOM, soft hyphen, bidi marks, variation selectors…) and URL escapes
+  (``%2E``) inside a key do not hide it: keys are also looked for with them taken out and the finding covers them
+  (:func:`_unhidden_spans`); a provider's key glued to more base64 (``…+XYZ/09==``) is taken through it.
+* ``config set KEY VALUE`` commands (``npm config set //…/:_authToken X``, ``git config github.token X``): the value
+  when the setting's last word names a credential. Cookies (``Cookie:``, ``Set-Cookie:``, ``--cookie``): the values of
+  session or credential cookies and of random-looking ones; the names stay.
 * Overlapping findings are merged into one span (nothing of either leaks); its kind is the most
   specific one (e.g. ``token=ghp_…`` reports ``github_token``, not ``token``).
 * Idempotent: existing ``[redacted:…]`` markers are never re-redacted, and :func:`redact` repeats
   its pass until nothing is found, so ``redact(redact(x)) == redact(x)``.
 
 Any provider's key shape (case C26) is found by :func:`_scan_prefixed` (a short prefix, ``-``/``_``, a random tail of
-24+ chars; ids by their prefix are not findings), long hex/base64 after a key label (``KEY=``, ``token:``; case C44) by
+24+ chars; ids by their prefix are not findings), long hex/base64 (either alphabet, URL-safe ``-_`` too) after a key
+label (``KEY=``, ``token:``, ``key = Fernet(b'…')``; case C44) by
 :func:`_scan_labelled`. Both wake on a run of 22 ``[A-Za-z0-9+/]`` (:func:`_has_key_run`), the pre-filter's third
 trigger.
 
@@ -440,6 +447,33 @@ def _check_sshpass(m: re.Match[str], value: str, text: str) -> bool:
     return value.lower() not in _SENTENCE_WORDS and _SSHPASS_NEXT.match(text, m.end("val")) is not None
 
 
+#: a setting's last word that names a credential (``_authToken``, ``github.token``, ``smtp.password``, ``SecretKey``)
+_SETTING_SECRET_WORDS = frozenset("token authtoken auth password passwd pass pwd secret apikey credentials".split())
+#: the words before a last word ``key`` that make it a credential's name (``api_key``, ``Stripe:SecretKey``; not
+#: git's ``user.signingKey``, a key's id)
+_SETTING_KEY_QUALIFIERS = frozenset("api secret access private license encryption master client auth".split())
+
+
+def _check_config_set(m: re.Match[str], value: str, text: str) -> bool:
+    """A ``config set KEY VALUE`` command's value when KEY's last word names a credential (or ``oauth`` is among its
+    words: composer's ``github-oauth.github.com``) and VALUE is no placeholder, path, flag or shell expansion."""
+    key = text[m.start("key"):m.end("key")]
+    words = [w for w in re.split(r"[^a-z0-9]+", re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", key).lower()) if w]
+    if not words:
+        return False
+    last = words[-1]
+    named = (last in _SETTING_SECRET_WORDS or "oauth" in words
+             or (last == "key" and len(words) > 1 and words[-2] in _SETTING_KEY_QUALIFIERS))
+    if not named or m.group("qval") is None and value.startswith("-"):
+        return False
+    if m.group("set") is None and not any(c in key for c in "._:/") and key.islower():
+        return False  # "configure password complexity": a sentence, not a setting (git's are dotted: github.token)
+    if m.group("qval") is None and not (_looks_secretish(value) or (len(value) >= 8 and not value.islower())):
+        return False
+    return (len(value) >= 4 and not _is_placeholder(value) and not _shell_expansion(value)
+            and not value.startswith(("/", "~", "./")) and value.lower() not in _SENTENCE_WORDS)
+
+
 def _check_cjk_label(m: re.Match[str], value: str, text: str) -> bool:
     """After ``密码：`` / ``口令是`` any value; after the label and a space alone (``密码 Abc!2345678 用于跳板机``) one that
     mixes letters with digits or symbols (``密码 reset`` is a word about it)."""
@@ -544,7 +578,9 @@ _PROVIDER_RULES: list[_Rule] = [
           priority=_P_PROVIDER - 5, trim=".-", anchors=("sk-",)),
     # the same key in two parts (C18's siblings: ``sk-sp-ABCD1234…:abcd…``), taken whole when its first part mixes
     # capitals and digits (a git refspec ``sk-1234-fix-login:sk-1234-fix-login`` is two branch names)
-    _Rule("api_key", _r(r"sk-[A-Za-z0-9][A-Za-z0-9._-]{18,400}+(?:[:/+=~][A-Za-z0-9._-]{4,400}+)+" + _B_END), ("sk-",),
+    # (pieces bounded: keys glued to each other by "+" would otherwise make every "sk-" match run to the end)
+    _Rule("api_key", _r(r"sk-[A-Za-z0-9][A-Za-z0-9._-]{18,400}+(?:[:/+=~][A-Za-z0-9._-]{4,400}+){1,16}" + _B_END),
+          ("sk-",),
           check=_check_sk_two_part,
           priority=_P_PROVIDER - 5, trim=".-", anchors=("sk-",)),  # a known provider's own rule names the kind
     _tok("huggingface_token", r"hf_[A-Za-z0-9]{30,100}+", "hf_"),
@@ -558,7 +594,12 @@ _PROVIDER_RULES: list[_Rule] = [
     _tok("github_token", r"github_pat_[A-Za-z0-9_]{22,255}+", "github_pat_"),
     _tok("gitlab_token", r"gl(?:pat|ptt|dt|rt|soat|oas|cbt|ft|imt|agent|ffct)-[A-Za-z0-9_-]{20,255}+",
          *(f"gl{p}-" for p in ("pat", "ptt", "dt", "rt", "soat", "oas", "cbt", "ft", "imt", "agent", "ffct"))),
-    _tok("atlassian_token", r"ATATT3[A-Za-z0-9_=-]{100,400}+", "ATATT3"),
+    _tok("atlassian_token", r"AT[ACS]TT3[A-Za-z0-9_=+/-]{40,400}+", "ATATT3", "ATCTT3", "ATSTT3"),
+    _tok("buildkite_token", r"bkua_[a-f0-9]{40}", "bkua_"),
+    _tok("circleci_token", r"CCIPAT_[A-Za-z0-9]{20,30}_[a-f0-9]{40}", "CCIPAT_"),
+    _tok("clojars_token", r"CLOJARS_[a-f0-9]{60}", "CLOJARS_"),
+    _tok("rubygems_key", r"rubygems_[a-f0-9]{48}", "rubygems_"),
+    _tok("postman_key", r"PMAK-[a-f0-9]{24}-[a-f0-9]{34}", "PMAK-"),
     _tok("npm_token", r"npm_[A-Za-z0-9]{36,64}+", "npm_"),
     _tok("pypi_token", r"pypi-Ag[A-Za-z0-9_-]{50,400}+", "pypi-Ag"),
     # --- chat
@@ -581,7 +622,18 @@ _PROVIDER_RULES: list[_Rule] = [
     _tok("digitalocean_token", r"do[opr]_v1_[a-f0-9]{64}", "doo_v1_", "dop_v1_", "dor_v1_"),
     _tok("databricks_token", r"dapi[a-f0-9]{32}(?:-[0-9])?", "dapi", pre=_W64, end=_B64_END),
     _tok("vault_token", r"hv[sb]\.[A-Za-z0-9_-]{24,200}+", "hvs.", "hvb."),
-    _tok("doppler_token", r"dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,60}+", "dp."),
+    # a service token may name its config between the kind and the key (dp.st.prd.<key>)
+    _tok("doppler_token", r"dp\.(?:pt|st|sa|ct|scim|audit)\.(?:[a-z0-9_-]{1,40}+\.)?[A-Za-z0-9]{40,60}+", "dp."),
+    _tok("supabase_token", r"(?:sbp_(?:oauth_)?[a-f0-9]{40}|sb_secret_[A-Za-z0-9_-]{20,100}+)", "sbp_", "sb_secret_"),
+    _tok("pulumi_token", r"pul-[a-f0-9]{40}", "pul-"),
+    _tok("heroku_key", r"HRKU-[A-Za-z0-9_-]{30,80}+", "HRKU-"),
+    _tok("newrelic_key", r"NR(?:AK|II|AA)-[A-Z0-9]{27}", "NRAK-", "NRII-", "NRAA-"),
+    _tok("dynatrace_token", r"dt0[a-z][0-9]{2}\.[A-Z0-9]{24}\.[A-Z0-9]{64}", "dt0"),
+    _tok("terraform_token", r"[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,100}+", ".atlasv1.", anchors=()),
+    _tok("cloudflare_origin_ca_key", r"v1\.0-[a-f0-9]{24}-[a-f0-9]{146}", "v1.0-"),
+    _tok("mapbox_token", r"sk\.eyJ[A-Za-z0-9_-]{20,400}+\.[A-Za-z0-9_-]{20,100}+", "sk.eyJ"),
+    _tok("harness_token", r"(?:pat|sat)\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{20}", "pat.", "sat."),
+    _tok("vercel_token", r"vercel_blob_rw_[A-Za-z0-9]{16}_[A-Za-z0-9]{30}", "vercel_blob_rw_"),
     # --- payments and SaaS
     _tok("stripe_key", r"[sr]k_(?:live|test)_[A-Za-z0-9]{16,250}+", "sk_live_", "rk_live_", "sk_test_", "rk_test_"),
     _tok("stripe_webhook_secret", r"whsec_[A-Za-z0-9+/=]{24,100}+", "whsec_", end=""),
@@ -592,7 +644,15 @@ _PROVIDER_RULES: list[_Rule] = [
     _tok("linear_key", r"lin_api_[A-Za-z0-9]{40}", "lin_api_"),
     _tok("notion_token", r"(?:secret_[A-Za-z0-9]{43}|ntn_[A-Za-z0-9]{40,60}+)", "secret_", "ntn_"),
     _tok("sentry_token", r"sntry[su]_[A-Za-z0-9+/=_]{40,300}+", "sntry", end=""),
-    _tok("age_secret_key", r"AGE-SECRET-KEY-1[0-9A-Z]{58}", "AGE-SECRET-KEY-1"),
+    _tok("age_secret_key", r"AGE-(?:SECRET-KEY|PLUGIN-[A-Z0-9]{1,40}+)-1[0-9A-Za-z]{40,100}+", "AGE-SECRET-KEY-1",
+         "AGE-PLUGIN-"),
+    _tok("mailgun_key", r"key-[a-f0-9]{32}", "key-"),
+    _tok("sendinblue_key", r"xkeysib-[a-f0-9]{64}-[A-Za-z0-9]{16}", "xkeysib-"),
+    _tok("shippo_token", r"shippo_(?:live|test)_[a-f0-9]{40}", "shippo_"),
+    _tok("duffel_token", r"duffel_(?:live|test)_[A-Za-z0-9_-]{43}", "duffel_"),
+    _tok("flutterwave_key", r"FLWSECK(?:_TEST)?-[a-f0-9]{32}-X", "FLWSECK"),
+    _tok("octopus_key", r"API-[A-Z0-9]{26}", "API-"),
+    _tok("defined_networking_key", r"dnkey-[A-Z0-9]{26}-[A-Z0-9]{52}", "dnkey-"),
     # --- JWT: three base64url parts, the first two JSON objects ("eyJ" = base64 of '{"')
     _Rule(
         "jwt",
@@ -752,6 +812,18 @@ _KEYWORD_RULES: list[_Rule] = [
         _r(r"redis-cli(?![a-z0-9_-])[^\n|&;]{0,200}?[ \t]-a[ \t]+" + _FLAG_QUOTED_OR_BARE),
         ("redis-cli",), priority=_P_ASSIGN, group="val", check=_check_cli_password, lowered=True, anchors=("redis-cli",),
     ),
+    # npm config set //registry/:_authToken X, git config --global github.token X, aws configure set
+    # aws_secret_access_key X, dotnet user-secrets set "Stripe:SecretKey" X: a tool's setting named and valued by
+    # words (the KEY=value form is the assignment rule's)
+    _Rule(
+        "token",  # refined per setting by _check_config_set
+        _r(r"(?:config(?:ure)?|user-secrets|npm|pnpm)(?:[ \t]{1,4}--?[a-z][a-z0-9=._-]{0,60}+){0,4}+[ \t]{1,4}"
+           r"(?:(?P<set>set)[ \t]{1,4})?"
+           r"(?:--?[a-z][a-z0-9=._-]{0,60}+[ \t]{1,4}){0,4}+(?P<kq>[\"']?)(?P<key>[^\s\"'=]{1,200}+)(?P=kq)[ \t]{1,4}"
+           + _FLAG_QUOTED_OR_BARE),
+        ("config", "user-secrets", "npm", "pnpm"), priority=_P_ASSIGN, check=lambda m, v, t: _check_config_set(m, v, t),
+        lowered=True, anchors=("config", "user-secrets", "npm set", "pnpm set"),
+    ),
     # sshpass -p hunter2 ssh host, sshpass -p 'x' (sshpass -f FILE and -e read it from elsewhere)
     _Rule(
         "password",
@@ -857,6 +929,47 @@ def _is_mention(text: str, m: re.Match[str]) -> bool:
     """```<private>``` or ``"<private>"``: the tag named in prose, not used."""
     s, e = m.span()
     return 0 < s and e < len(text) and text[s - 1] in "`\"'" and text[e] == text[s - 1]
+
+
+# ---------------------------------------------------------------------------------------------
+# Cookies: Cookie: a=b; sessionid=…, Set-Cookie: sid=…; HttpOnly, --cookie "…", document.cookie = "…"
+# ---------------------------------------------------------------------------------------------
+
+#: from ``cookie``: a header's or an option's separator, an opening quote or bracket
+_COOKIE_AT = _Lazy(r"(?i)(?:set-)?cookies?2?[\"']?(?:[ \t]{0,4}[:=][ \t]{0,4}|[ \t]{1,4})[\"'`\[{]{0,2}[ \t]{0,4}")
+#: one ``name=value`` pair (or a dict's ``"name": "value"``) and the separator after it
+_COOKIE_PAIR = _Lazy(r"[\"']?(?P<name>[A-Za-z0-9_.$!#%&*+^|~-]{1,100}+)[\"']?(?:=|[ \t]{0,2}:[ \t]{0,2})[\"']?"
+                     r"(?P<val>[^;,\s\"'`\\]{0,4096}+)[\"']?(?P<sep>[ \t]{0,4}[;,][ \t]{0,4})?")
+#: a cookie's name that says it holds a session or a credential (``sessionid``, ``PHPSESSID``, ``connect.sid``,
+#: ``remember_token``, ``__Secure-next-auth.session-token``, ``csrftoken``)
+_SESSION_COOKIE = re.compile(r"sess|sid|auth|token|jwt|login|remember|secret|credential|csrf|xsrf|identity|access|"
+                             r"refresh|key|pass", re.I)
+_COOKIE_ATTRS = frozenset("path domain expires max-age samesite secure httponly priority partitioned version comment"
+                          .split())
+
+
+def _scan_cookies(text: str, lowered: str) -> Iterator[tuple[str, int, int, int]]:
+    """The values of session or credential cookies (:data:`_SESSION_COOKIE`, 6+ characters, no placeholder) and of
+    any cookie holding a random 20+ character value, in a ``Cookie:``/``Set-Cookie:`` header, a ``--cookie`` option, a
+    ``cookie`` field or variable: the cookie names stay readable."""
+    i = lowered.find("cookie")
+    while i >= 0:
+        j = i - 4 if lowered.startswith("set-", max(0, i - 4)) else i
+        m = _COOKIE_AT.get().match(text, j)
+        pos = m.end() if m is not None else -1
+        for _ in range(64 if m is not None else 0):  # pairs, up to the one no separator follows
+            p = _COOKIE_PAIR.get().match(text, pos)
+            if p is None:
+                break
+            name, val = p.group("name"), p.group("val")
+            if name.lower() not in _COOKIE_ATTRS and val and not _is_placeholder(val) and val.lower() != "deleted" and (
+                    (_SESSION_COOKIE.search(name) and len(val) >= 6)
+                    or (len(val) >= 20 and _random_tail(re.sub(r"[^A-Za-z0-9]", "", val)))):
+                yield "cookie", p.start("val"), p.end("val"), _P_HEADER
+            if p.group("sep") is None or p.end() == pos:
+                break
+            pos = p.end()
+        i = lowered.find("cookie", max(i + 6, pos))
 
 
 def _scan_private(text: str, lowered: str) -> Iterator[tuple[str, int, int, int]]:
@@ -1018,9 +1131,12 @@ def _run_rule(rule: _Rule, hay: str, text: str) -> Iterator[tuple[str, int, int,
             kind = _assignment_kind(hay, m.start("kw"), m.end("kw"))
         elif kind == "cjk_label":
             kind = _cjk_kind(m.group("key"))
+        elif "kq" in m.re.groupindex:  # a config setting: its name says which kind
+            kind = _assignment_kind(hay, m.start("key"), m.end("key"))
         yield kind, s, e, rule.priority
 
 
+_AIRTABLE = _Lazy(r"pat[A-Za-z0-9]{14}\.[a-f0-9]{64}" + _B_END)
 _MAILCHIMP = _Lazy(r"-us[0-9]{1,2}" + _B_END)
 _HEX = frozenset("0123456789abcdef")
 
@@ -1054,6 +1170,11 @@ _RUN22 = b"1" * 22
 _SEGMENTED = b"2" + b"1" * 10
 _SEG_BYTES = bytes(b"1"[0] if chr(i).isascii() and chr(i).isalnum() else b"2"[0] if chr(i) in "-_" else b"0"[0]
                    for i in range(256))
+
+
+#: the lower-case literals (:func:`_literals_in`) of which a key label holds one
+_LABEL_LITERALS = frozenset(("key", "token", "secret", "pass", "pwd", "auth", "credential"))
+_SEG_AS_RUN = bytes.maketrans(b"2", b"1")  # on _SEG_BYTES' map: "-" and "_" as letters (a URL-safe base64 run)
 
 
 def _seg_runs(text: str) -> bytes:
@@ -1121,7 +1242,7 @@ def _decodes_to_text(value: str) -> bool:
     import base64
     import binascii
 
-    v = value.rstrip("=")
+    v = value.rstrip("=").replace("-", "+").replace("_", "/")  # the URL-safe alphabet as the standard one
     try:
         raw = base64.b64decode(v + "=" * (-len(v) % 4), validate=True)
     except (binascii.Error, ValueError):
@@ -1291,9 +1412,30 @@ def _scan_prefixed(text: str) -> Iterator[tuple[str, int, int, int]]:
             while k < n and k - e <= 64 and text[k].isascii() and text[k].isalnum():
                 k += 1
             e = k
+        if e < n and text[e] in "+%=":  # base64's "+" and padding, a URL-escaped char: the key goes on (fail closed)
+            e = _glued_end(text, e)
         if e < n and (text[e] in _W or text[e] in "/\\@+=" or (text[e] == "." and e + 1 < n and text[e + 1].isalnum())):
             continue
         yield "api_key", p.start(), e, _P_PREFIXED
+
+
+#: what a key's tail may go on with past its rule's alphabet: base64's ``+``/``/`` and ``=`` padding, URL escapes
+#: (``%2E``), ``~``; each piece after one of those characters (a bounded number: a run of keys glued to each other
+#: costs linear time)
+_GLUED_ON = _Lazy(r"(?:[+/=%~][A-Za-z0-9_.~-]{0,400}+){1,16}+")
+
+
+def _glued_end(text: str, e: int) -> int:
+    """Where a key found to end at ``e`` really ends when base64 or URL-escaped characters follow it glued
+    (``sk-proj-…+XYZ/09…==``, ``…%2Eabc…``): past them, a trailing ``.``/``-``/``/`` (punctuation, a path's end)
+    left out. ``e`` when nothing of a key's alphabet follows."""
+    m = _GLUED_ON.get().match(text, e)
+    if m is None:
+        return e
+    end = m.end()
+    while end > e and text[end - 1] in "._~-/+%":
+        end -= 1
+    return end if any(c.isalnum() or c == "=" for c in text[e:end]) else e
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1301,7 +1443,10 @@ def _scan_prefixed(text: str) -> Iterator[tuple[str, int, int, int]]:
 # ---------------------------------------------------------------------------------------------
 
 _P_LABELLED = _P_BLOB + 1
-_VALUE_RUN = _Lazy(r"[=:][>=]?[ \t]{0,4}[\"']?(?P<val>[A-Za-z0-9+/]{22,4096}+={0,2})")  # from the separator
+#: from the separator: maybe a call and a string literal's prefix around it (``key = Fernet(b'…')``), a quote, then
+#: base64 of either alphabet (``+/`` or the URL-safe ``-_`` of Fernet keys and ``token_urlsafe``)
+_VALUE_RUN = _Lazy(r"[=:][>=]?[ \t]{0,4}(?:[A-Za-z_][\w.]{0,40}+\([ \t]{0,2})?(?:[bBrRuU]{0,2}[\"'`]{1,3})?"
+                   r"(?P<val>[A-Za-z0-9+/_-]{22,4096}+={0,2})")
 _LABEL_CHARS = frozenset(string.ascii_letters + string.digits + "_.-")
 _KEY_LABEL_ENDS = ("key", "token", "secret", "password", "passwd", "pwd", "pass", "auth", "credential", "credentials")
 _LABEL_HINTS = ("key", "token", "secret", "pass", "pwd", "auth", "cred")
@@ -1357,9 +1502,14 @@ def _scan_labelled(text: str) -> Iterator[tuple[str, int, int, int]]:
             if len(core) >= 32 and len(set(core.lower())) >= 8 and (core.islower() or core.isupper() or core.isdigit()):
                 yield "hex_secret", s, e, _P_LABELLED
             continue
-        if core.startswith(_FILE_MAGIC) or not _random_tail(core.replace("+", "").replace("/", "")) or _decodes_to_text(v):
+        if core.strip("-_") != core:  # a flag or a name's part (--x, _x), not base64
+            continue
+        if core.startswith(_FILE_MAGIC) or not _random_tail(core.translate(_B64_SYMBOLS)) or _decodes_to_text(v):
             continue
         yield "base64_secret", s, e, _P_LABELLED
+
+
+_B64_SYMBOLS = str.maketrans("", "", "+/-_")
 
 
 #: Every kind name :func:`find_secrets` can report.
@@ -1367,6 +1517,7 @@ KINDS = frozenset(
     {r.kind for r in (*_PROVIDER_RULES, *_KEYWORD_RULES) if r.kind != "cjk_label"}
     | {"password", "token", "secret", "secret_key", "api_key", "credentials", "aws_secret_key"}
     | {"db_uri", "uri_password", "private_key", "private", "mailchimp_key", "hex_secret", "base64_secret"}
+    | {"airtable_token", "cookie"}
 )
 
 
@@ -1400,7 +1551,7 @@ _EXACT_INDEX = _literal_index(_PROVIDER_RULES)
 _LOWER_INDEX = _literal_index(_KEYWORD_RULES)
 #: literals that wake the scanners (not rules): Mailchimp keys, URIs with credentials, PEM blocks, <private> spans
 _SCAN_EXACT = ("-us", "://", "PRIVATE KEY")
-_SCAN_LOWER = ("<private",)
+_SCAN_LOWER = ("<private", "cookie")
 _DISCORD = next(r for r in _PROVIDER_RULES if r.kind == "discord_token")
 _DOTTED6 = _Lazy(r"\.[A-Za-z0-9_-]{6}\.")
 _ORDER = {id(r): n for n, r in enumerate((*_PROVIDER_RULES, *_KEYWORD_RULES))}
@@ -1456,8 +1607,12 @@ def _candidates(text: str) -> list[tuple[str, int, int, int]]:
     found = _literals_in(text, lowered)
     exact, lower = _rules_for(text, found)
     hits: list[tuple[str, int, int, int]] = []
+    n = len(text)
     for rule in exact:
-        hits.extend(_run_rule(rule, text, text))
+        for kind, s, e, prio in _run_rule(rule, text, text):
+            if e < n and text[e] in "+/=%~":  # a provider's key glued to more of a key's characters: all of it goes
+                e = _glued_end(text, e)
+            hits.append((kind, s, e, prio))
     for rule in lower:
         hits.extend(_run_rule(rule, lowered, text))
     if "-us" in found[0]:
@@ -1466,16 +1621,27 @@ def _candidates(text: str) -> list[tuple[str, int, int, int]]:
     runs = raw.translate(_RUN_BYTES)
     if _RUN32 in runs:
         hits.extend(_scan_blobs(text))
+        if "pat" in text:  # Airtable's pat<14>.<64 hex>: "pat" alone is in too many words to wake a rule
+            hits.extend(("airtable_token", m.start(), m.end(), _P_PROVIDER) for m in _AIRTABLE.get().finditer(text)
+                        if not (m.start() and text[m.start() - 1] in _W))
     if _RUN22 in runs:
         hits.extend(_scan_prefixed(text))
         if "=" in text or ":" in text:
             hits.extend(_scan_labelled(text))
-    elif _SEGMENTED in raw.translate(_SEG_BYTES):  # a key whose tail a dot or a dash cuts into shorter runs
-        hits.extend(_scan_prefixed(text))
+    else:
+        seg = raw.translate(_SEG_BYTES)
+        if _SEGMENTED in seg:  # a key whose tail a dot or a dash cuts into shorter runs
+            hits.extend(_scan_prefixed(text))
+        # a URL-safe base64 value (``-``/``_`` cut it into runs shorter than 22) after a key label
+        if (("=" in text or ":" in text) and not found[1].isdisjoint(_LABEL_LITERALS)
+                and _RUN22 in seg.translate(_SEG_AS_RUN)):
+            hits.extend(_scan_labelled(text))
     if "://" in found[0]:
         hits.extend(_scan_uris(text))
     if "PRIVATE KEY" in found[0]:
         hits.extend(_scan_pem(text))
+    if "cookie" in found[1]:
+        hits.extend(_scan_cookies(text, lowered))
     if "<private" in found[1]:
         hits.extend(_scan_private(text, lowered))
     return hits
@@ -1551,6 +1717,9 @@ def find_secrets(text: str) -> list[tuple[str, int, int]]:
         # offsets are the original's; what the text finds as written is kept too (a full-width letter folded before
         # a key would glue onto it)
         spans = _union(spans, _spans(text.translate(_FULLWIDTH)))
+    if isinstance(text, str) and (("%" in text and _ESCAPE_IN_KEY.search(text)) or (
+            not text.isascii() and _INVISIBLE.search(text) and _INVISIBLE_IN_KEY.search(text))):
+        spans = _union(spans, _unhidden_spans(text))
     return spans
 
 
@@ -1571,6 +1740,66 @@ def _union(a: list[tuple[str, int, int]], b: list[tuple[str, int, int]]) -> list
         else:
             out.append((kind, s, e))
     return out
+
+
+#: characters that show as nothing: Unicode's format controls (zero-width space, non-joiner and joiner, word joiner,
+#: BOM, bidi marks, soft hyphen, tags…), the combining grapheme joiner, variation selectors, Mongolian ones, Khmer's
+#: invisible vowels and the Hangul fillers; and a URL escape (``%2E``). Inside a key they cut it for a scanner, not for
+#: whoever reads or pastes it, so keys are looked for again with them taken out (escapes decoded).
+_INVISIBLE = re.compile("[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
+                        "\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff9-\ufffb\U000e0000-\U000e0fff]")
+_ESCAPE = re.compile("%[0-9A-Fa-f]{2}")
+_HIDDEN = re.compile(_INVISIBLE.pattern + "|" + _ESCAPE.pattern)
+#: the ones worth a second pass: between two characters a key or its label holds (an emoji's joiner or variation
+#: selector, common in chat, is not), an escape of such a character after one
+_KEY_SIDE = "[A-Za-z0-9_=:.+/\\-\uff01-\uff5e]"
+_INVISIBLE_IN_KEY = re.compile("(?<=" + _KEY_SIDE + ")" + _INVISIBLE.pattern + "+(?=" + _KEY_SIDE + ")")
+_ESCAPE_IN_KEY = re.compile("%(?<=[A-Za-z0-9_-]%)(?:2[BbDdEeFf]|3[0-9AaDd]|[4-6][0-9A-Fa-f]|7[0-9AaEe])")
+#: what a URL escape may stand for inside a key: letters, digits and a key's own punctuation
+_ESCAPED_KEY_CHARS = frozenset(string.ascii_letters + string.digits + "+-./:=_~")
+
+
+def _unhidden_spans(text: str) -> list[tuple[str, int, int]]:
+    """The findings of ``text`` with :data:`_INVISIBLE` characters left out and URL escapes decoded, as
+    ``[(kind, start, end)]`` spans of ``text`` itself: each covers the hidden characters inside it and every escape it
+    touches whole. ``[]`` when ``text`` holds none of them."""
+    pieces: list[str] = []
+    f_at: list[int] = []  # where each piece starts in the folded text
+    o_at: list[int] = []  # and in ``text``
+    escaped: list[bool] = []  # one decoded escape (3 chars of ``text``) rather than a verbatim run
+    last = f = 0
+    for m in _HIDDEN.finditer(text):
+        c = m.group()
+        if c[0] == "%":
+            c = chr(int(c[1:], 16))
+            if c not in _ESCAPED_KEY_CHARS:
+                continue
+        if m.start() > last:
+            pieces.append(text[last:m.start()])
+            f_at.append(f), o_at.append(last), escaped.append(False)
+            f += m.start() - last
+        if len(m.group()) == 3:
+            pieces.append(c)
+            f_at.append(f), o_at.append(m.start()), escaped.append(True)
+            f += 1
+        last = m.end()
+    if not f_at and last == 0:
+        return []
+    if last < len(text):
+        pieces.append(text[last:])
+        f_at.append(f), o_at.append(last), escaped.append(False)
+    folded = "".join(pieces)
+    found = _spans(folded)
+    if not folded.isascii() and _HAS_FULLWIDTH.search(folded):
+        found = _union(found, _spans(folded.translate(_FULLWIDTH)))
+
+    def at(i: int, end: bool) -> int:  # folded offset -> offset in text (``end``: of the char at i, exclusive)
+        k = bisect.bisect_right(f_at, i) - 1
+        if escaped[k]:
+            return o_at[k] + (3 if end else 0)
+        return o_at[k] + i - f_at[k] + (1 if end else 0)
+
+    return [(kind, at(s, False), at(e - 1, True)) for kind, s, e in found]
 
 
 def redact_with_kinds(text: str) -> tuple[str, list[str]]:
