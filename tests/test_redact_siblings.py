@@ -229,3 +229,14 @@ def test_hidden_and_escaped_forms_stay_linear():
         a = time.perf_counter()
         redact(t * 4)
         assert time.perf_counter() - a < 12 * max(small, 0.005), unit
+
+
+@pytest.mark.parametrize("text", ["sess-ghp_Zz9Yy8Xx7Ww6Vv5Uu4Tt3Ss2Rr1Qq0Pp9Oo8", "id_glpat-AbCdEfGhIjKlMnOpQrSt",
+                                  "x_sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789"])
+def test_a_self_separating_key_prefix_glued_after_a_dash_or_underscore(text):
+    """``ghp_`` / ``glpat-`` / ``sk-ant-`` carry their own separator: glued after ``-`` or ``_`` (a session id built
+    from a token) the key is still one."""
+    from memdir.capture.redact import redact
+
+    out = redact(text)
+    assert "[redacted:" in out and text.split("_", 1)[-1][-12:] not in out, out

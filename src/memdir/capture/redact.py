@@ -93,6 +93,7 @@ _MAX_PASSES = 8
 # look-behind, lets every pattern start with a literal, which CPython's ``re`` searches for fast.
 _W = frozenset(string.ascii_letters + string.digits + "_-")
 _W64 = _W | {"+", "/"}
+_W_GLUED = _W - {"_", "-"}  # see _tok: a self-separating prefix may follow a dash or an underscore
 _KEYCHARS = frozenset(string.ascii_lowercase + string.digits + "_.-")
 _B_END = r"(?![A-Za-z0-9_-])"
 _B64_END = r"(?![A-Za-z0-9_+/-])"
@@ -546,7 +547,11 @@ def _check_bearer(m: re.Match[str], value: str, text: str) -> bool:
 
 def _tok(kind: str, pattern: str, *hints: str, pre: frozenset[str] = _W, end: str = _B_END,
          anchors: tuple[str, ...] | None = None) -> _Rule:
-    """A provider token rule; by default its hints are also the literals every match starts with."""
+    """A provider token rule; by default its hints are also the literals every match starts with. A prefix that
+    carries its own separator (``ghp_``, ``glpat-``, ``sk-ant-``) is distinctive enough to be found glued after
+    ``-`` or ``_`` too (``sess-ghp_…``, ``x_sk-ant-…``); after a letter or digit it is part of another word."""
+    if pre is _W and hints and all(len(h) >= 4 and ("_" in h or "-" in h) for h in hints):
+        pre = _W_GLUED
     return _Rule(kind, _r(pattern + end), hints, pre=pre, anchors=hints if anchors is None else anchors)
 
 
