@@ -411,7 +411,8 @@ def inspect(ctx, as_json):
     rep = open_store(ctx).inspect()
     lines = []
     for scope, c in rep.counts.items():
-        lines.append(f"{scope}: {c['notes']} notes ({c['superseded']} superseded), {c['events']} events, {c['tombstones']} tombstones — {c['path']}")
+        lines.append(f"{scope}: {plural(c['notes'], 'note')} ({c['superseded']} superseded), {plural(c['events'], 'event')}, "
+                     f"{plural(c['tombstones'], 'tombstone')} — {c['path']}")
     for n in rep.notes:
         flag = f"  [superseded by {n.superseded_by}]" if n.superseded_by else ("  [pinned]" if n.pinned else "")
         lines.append(f"  {n.scope:7} {n.id}: {n.summary[:80]}{flag}")
@@ -502,4 +503,4 @@ def context(ctx, prompt, max_chars, max_entries, as_json):
 def reindex(ctx, as_json):
     """Rebuild the derived index from the Markdown and recompile index.md / ROOT.md."""
     out = open_store(ctx).reindex()
-    emit(ctx, as_json, out, ", ".join(f"{k}: {v} notes indexed" for k, v in out.items()) or "nothing to index")
+    emit(ctx, as_json, out, ", ".join(f"{k}: {plural(v, 'note')} indexed" for k, v in out.items()) or "nothing to index")

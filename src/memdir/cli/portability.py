@@ -60,7 +60,7 @@ def export(ctx, path, force, store_url, store_project, as_json):
         with tempfile.TemporaryDirectory() as tmp:
             out = m.export(Path(tmp) / "export.jsonl")
             sys.stdout.write((Path(tmp) / "export.jsonl").read_text(encoding="utf-8"))
-        click.echo(f"exported {out['notes']} notes, {out['events']} events and {plural(out['tombstones'], 'tombstone')}"
+        click.echo(f"exported {plural(out['notes'], 'note')}, {plural(out['events'], 'event')} and {plural(out['tombstones'], 'tombstone')}"
                    + _page_note(m) + _left_note(out), err=True)
         return
     target = expand_user(path)  # the file checked is the file written
@@ -73,7 +73,7 @@ def export(ctx, path, force, store_url, store_project, as_json):
         if not is_export(target):  # a hand-written ROOT.md, a README: never replaced by mistake
             raise UsageError(f"{path} exists and is not a memdir export: choose another file, or pass --force to replace it")
     out = m.export(target)
-    emit(ctx, as_json, out, f"exported {out['notes']} notes, {out['events']} events and {plural(out['tombstones'], 'tombstone')} "
+    emit(ctx, as_json, out, f"exported {plural(out['notes'], 'note')}, {plural(out['events'], 'event')} and {plural(out['tombstones'], 'tombstone')} "
                             f"to {path}" + _page_note(m) + _left_note(out))
 
 

@@ -69,7 +69,7 @@ def outline_lines(s: Stores, skip: tuple[str, ...] = (), hide: set[tuple[str, st
         # word still reads (its count leads), where "96 captured…" would lose what the line is for
         n_events = root.store.count("event")
         if n_events:
-            lines.append(f"- {root.scope} episodic: {n_events} captured turns (use memory_recall to search)")
+            lines.append(f"- {root.scope} episodic: {n_events} captured turn{'' if n_events == 1 else 's'} (use memory_recall to search)")
         for r in root.store.outline():
             if r["category"] in skip:
                 continue
