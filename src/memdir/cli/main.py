@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib
 import json
 import logging
+import os
 import sqlite3
 import sys
 from typing import Any
@@ -152,6 +153,27 @@ def _debug_logging() -> None:
     log.propagate = False  # one line per message (not again through the root handler)
 
 
+def _root_named(filename: object, argv: list[str] | None) -> str:
+    """`` (the global root: …)`` when ``filename`` is the global memory root or lies inside it (a ``--home`` or
+    ``MEMDIR_HOME`` naming a folder that cannot be made), so the one-line error says which setting to change."""
+    if not isinstance(filename, (str, os.PathLike)):
+        return ""
+    try:
+        from memdir.roots import global_root
+
+        args = list(argv or [])
+        home = next((a.split("=", 1)[1] for a in args if a.startswith("--home=")), None)
+        if home is None and "--home" in args[:-1]:
+            home = args[args.index("--home") + 1]
+        root = os.path.abspath(global_root(home))
+        path = os.path.abspath(os.fspath(filename))
+        if path == root or path.startswith(root + os.sep) or root.startswith(path + os.sep):
+            return " (the global memory root: --home or MEMDIR_HOME names a folder that cannot be made or written)"
+    except Exception:  # noqa: BLE001 - a hint only: the error line itself is what matters
+        pass
+    return ""
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point: run the CLI, mapping errors to one line on stderr and exit codes 0/1/2."""
     args = list(argv if argv is not None else sys.argv[1:])
@@ -201,7 +223,7 @@ def main(argv: list[str] | None = None) -> None:
         if debug:
             raise
         where = f": {exc.filename}" if getattr(exc, "filename", None) else ""
-        fail(f"{exc.strerror or exc}{where}", 1)
+        fail(f"{exc.strerror or exc}{where}{_root_named(exc.filename, opts)}", 1)
     except BrokenPipeError:
         sys.exit(0)
     except sqlite3.DatabaseError as exc:
