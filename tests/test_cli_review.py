@@ -307,3 +307,17 @@ def test_export_says_which_note_files_it_could_not_read(tmp_path, project):
     (project / ".memory" / "facts" / "latin1.md").write_bytes("---\nsummary: caf\xe9\n---\ncaf\xe9 body\n".encode("latin-1"))
     r = run(home, project, "export", str(tmp_path / "out.jsonl"))
     assert r.exit_code == 0 and "1 note file could not be read" in r.output, r.output
+
+
+def test_forgetting_a_memory_twice_says_it_was_forgotten_by_id_or_by_handle(tmp_path, project):
+    import json
+
+    home = tmp_path / "g"
+    run(home, project, "remember", "forget me please about deploys")
+    hit = json.loads(run(home, project, "--json", "recall", "forget me").output)[0]
+    assert run(home, project, "forget", hit["handle"]).exit_code == 0
+    for name in (hit["handle"], hit["id"]):
+        r = run(home, project, "forget", name)
+        assert r.exit_code == 1 and "forgotten already" in str(r.exception) + r.output, r.output
+    r = run(home, project, "forget", "zzzzzz")
+    assert r.exit_code == 1 and "no memory with id" in str(r.exception) + r.output

@@ -279,7 +279,29 @@ def forget(ctx, id, id_opt, scope, source, session, query, prefix, token, force,
         if team and getattr(team, "scope", None) == "team":
             raise NotFound(f"{id} is a teammate's memory, shared with you through the team server: only the person "
                            "who captured it can forget it")
+        gone = _forgotten(m, id)
+        if gone:
+            ref, when = gone
+            said = ", ".join(x for x in (ref if ref != id else "", f"on {when}" if when else "") if x)
+            raise NotFound(f"{id} was forgotten already" + (f" ({said})" if said else ""))
         raise NotFound(f"no memory with id {id!r}: see `memdir recall` or `memdir inspect` for ids")
+
+
+def _forgotten(m: Any, id: str) -> tuple[str, str] | None:
+    """``(ref, date)`` of the tombstone ``id`` names (its note id or event key, or the handle the block showed),
+    else ``None``: forgetting twice says so instead of "no memory"."""
+    from memdir.recall import handles
+
+    short = id.strip().casefold()
+    for root in m.stores.live():
+        try:
+            rows = root.store.tombstone_rows()
+        except Exception:  # noqa: BLE001 - a hint on an error path: the "no memory" line stands without it
+            continue
+        for r in rows:
+            if r["ref"] == id or (handles.PATTERN.match(short) and handles.digest(r["ref"], len(short)) == short):
+                return r["ref"], str(r.get("deleted_at") or "")[:10]
+    return None
 
 
 def note_bytes(data: bytes, where: str) -> str:
