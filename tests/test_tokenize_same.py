@@ -37,7 +37,8 @@ def _reference_normalize(text: str) -> str:
         text.encode("utf-8")
     except UnicodeEncodeError:
         text = text.encode("utf-8", "replace").decode("utf-8")
-    return unicodedata.normalize("NFKC", text).casefold()
+    # a Turkish dotted capital I reads as i (its lower case is i + a combining dot; sibling of C31)
+    return unicodedata.normalize("NFKC", text).casefold().replace("i\u0307", "i")
 
 
 def _reference_fold(word: str) -> str:

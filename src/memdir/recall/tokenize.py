@@ -149,13 +149,17 @@ def stem(word: str) -> str:
 
 
 def normalize(text: str) -> str:
-    """NFKC + casefold, with lone surrogates replaced (they cannot be encoded as UTF-8)."""
+    """NFKC + casefold, with lone surrogates replaced (they cannot be encoded as UTF-8) and a Turkish dotted capital
+    I read as ``i``."""
     if not isinstance(text, str):
         text = str(text)
     if text.isascii():  # fast path: NFKC leaves ASCII alone and casefold is lower() there
         return text.lower()
     text = text.encode("utf-8", "replace").decode("utf-8") if _has_surrogate(text) else text
-    return nfkc(text).casefold()
+    out = nfkc(text).casefold()
+    # a dotted capital I (Turkish İ) lower-cases to i + a combining dot, which would cut the word in two ("i",
+    # "stanbul"): it is an i, as FTS5's remove_diacritics reads it (case C31)
+    return out.replace("i\u0307", "i") if "\u0307" in out else out
 
 
 #: fullwidth punctuation common in Chinese text and the ideographic space, each with its NFKC form (one ASCII char)

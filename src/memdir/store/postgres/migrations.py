@@ -394,6 +394,13 @@ def m011_accent_folding(cur) -> None:
     :data:`memdir.store.rows.CONTEXT_TOKENS` tokens, per person and session) is recomputed where it was what the old
     tokens gave (a context left otherwise is kept). The BM25 counters (``fts_stats``, ``term_df``) are then counted
     again from the rows, as m007 did."""
+    retokenize(cur, "d.kind = 'note' OR octet_length(d.text) <> char_length(d.text)")
+
+
+def retokenize(cur, where: str, params: tuple = ()) -> None:
+    """Re-tokenize the full-text rows of the docs ``where`` selects (SQL over ``d``, the docs table, with ``params``)
+    as writes make them now, their events' neighbours' contexts where they were what the old tokens gave, and count
+    the BM25 counters again (m011, m014)."""
     import json
 
     from memdir.recall import passages
@@ -403,8 +410,7 @@ def m011_accent_folding(cur) -> None:
 
     cur.execute("SELECT f.id, f.doc_id, f.seq, f.span_start, f.span_end, f.tags, f.title, f.body, f.context, d.kind, "
                 "d.role, d.text, d.tags AS dtags, d.load_when, d.summary, d.highlight, d.project, d.owner, d.session, d.meta "
-                "FROM fts f JOIN docs d ON d.id = f.doc_id "
-                "WHERE d.kind = 'note' OR octet_length(d.text) <> char_length(d.text)")
+                "FROM fts f JOIN docs d ON d.id = f.doc_id WHERE " + where, params)
     new: dict[int, list[str]] = {}  # fts id -> [tags, title, body, context]
     old_body: dict[int, str] = {}  # event doc id -> its own row's body, before and after
     new_body: dict[int, str] = {}
@@ -512,11 +518,18 @@ def m010_event_labels(cur) -> None:
     relabel_events(cur)
 
 
+def m014_dotted_capital_i(cur) -> None:
+    """A Turkish dotted capital I reads as ``i`` (:func:`memdir.recall.tokenize.normalize`; it cut ``İstanbul`` in two):
+    the rows of the docs that hold one are re-tokenized (:func:`retokenize`); others keep their tokens."""
+    retokenize(cur, "strpos(d.text || coalesce(d.summary, '') || coalesce(d.highlight, '') || coalesce(d.tags, '') || "
+                    "coalesce(d.load_when, '') || coalesce(d.meta, ''), %s) > 0", ("\u0130",))
+
+
 #: numbered schema migrations; append, never edit a landed one
 MIGRATIONS = [m001_create_tables, m002_row_level_security, m003_tiers_vectors, m004_stats_and_term_counts,
               m005_private_events, m006_pgvector, m007_per_person_keys_and_counters, m008_vector_storage,
               m009_rehearsal_per_person, m010_event_labels, m011_accent_folding, m012_token_lifecycle_and_personal_sharing,
-              m013_revoked_tokens]
+              m013_revoked_tokens, m014_dotted_capital_i]
 
 
 def migrate(conn) -> int:

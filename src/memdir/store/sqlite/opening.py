@@ -264,7 +264,9 @@ def check_tokenizer(db: sqlite3.Connection) -> int:
             db.execute("COMMIT")
             return 0
         n = 0
-        if row is not None and row[0] + LABELS == version and not labeled_events(db):
+        if row is not None and row[0] + DOTTED_I == version and not dotted_i(db):
+            pass  # the version before the dotted I's reading, and no text has one: every row is as it would be written
+        elif row is not None and row[0] + LABELS + DOTTED_I == version and not labeled_events(db) and not dotted_i(db):
             pass  # the version before events' labels, and no event has any: every row is as it would be written now
         elif row is not None:  # an older index: rebuild its token streams from the stored texts
             log.warning("memdir: index built by tokenizer %s; re-tokenizing for %s (one-time)", row[0], version)
@@ -279,6 +281,14 @@ def check_tokenizer(db: sqlite3.Connection) -> int:
         raise
 
 
+def dotted_i(db: sqlite3.Connection) -> bool:
+    """True when a stored text holds a Turkish dotted capital I (U+0130): only then does the tokenizer's reading of
+    it change a row (one scan of the texts, once, at the first open after the change)."""
+    return db.execute("SELECT 1 FROM docs WHERE instr(text || ifnull(summary, '') || ifnull(highlight, '') || "
+                      "ifnull(tags, '') || ifnull(load_when, '') || ifnull(meta, ''), ?) > 0 LIMIT 1",
+                      ("\u0130",)).fetchone() is not None
+
+
 def index_version() -> str:
     """What decides every token the full-text index holds, as stored in ``meta.tokenizer``: the tokenizer
     (:func:`memdir.recall.tokenize.tokenizer_id`), the neighbour context's length (:data:`memdir.store.rows.CONTEXT_TOKENS`) and how a long
@@ -287,7 +297,8 @@ def index_version() -> str:
     from memdir.recall.tokenize import tokenizer_id
 
     p = passages
-    return f"{tokenizer_id()}+ctx{rows.CONTEXT_TOKENS}{CONTEXT_RULE}+split{p.SPLIT_ABOVE}.{p.TARGET}.{p.SPLIT_ABOVE_TURN}{LABELS}"
+    return (f"{tokenizer_id()}+ctx{rows.CONTEXT_TOKENS}{CONTEXT_RULE}+split{p.SPLIT_ABOVE}.{p.TARGET}.{p.SPLIT_ABOVE_TURN}{LABELS}"
+            f"{DOTTED_I}")
 
 
 #: the part of :func:`index_version` naming how a neighbour's tokens are chosen (:func:`memdir.store.rows.context_tokens`;
@@ -297,6 +308,10 @@ CONTEXT_RULE = ""
 #: the part of :func:`index_version` saying events' own tags and title are indexed (:func:`memdir.store.rows.event_labels`);
 #: an index of the version before it is rebuilt only when one of its events has labels (:func:`check_tokenizer`)
 LABELS = "+labels1"
+
+#: the part of :func:`index_version` saying a Turkish dotted capital I is read as ``i`` (:func:`memdir.recall.tokenize.normalize`);
+#: an index of the version before it is rebuilt only when one of its texts holds one (:func:`check_tokenizer`)
+DOTTED_I = "+dotted-i"
 
 
 def labeled_events(db: sqlite3.Connection) -> bool:
