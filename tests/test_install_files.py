@@ -165,3 +165,25 @@ def test_an_uninstall_that_empties_a_linked_codex_config_keeps_the_link(home, tm
     assert b"memdir" in target.read_bytes()
     install_host("codex", argv=ARGV, uninstall=True)
     assert link.is_symlink() and target.read_bytes() == b""
+
+
+def test_install_and_uninstall_run_again_and_again_keep_two_backups_not_a_pile(tmp_path, monkeypatch):
+    """Each run backed up the file it was about to write: three install / uninstall rounds left six copies of two
+    texts. An existing backup with the same bytes stands for the new one; the file still comes back as it was."""
+    from click.testing import CliRunner
+
+    from memdir.cli.main import cli
+
+    home = tmp_path / "h"
+    (home / ".claude").mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(home))
+    (home / ".claude.json").write_text('{"numStartups": 3}\n', encoding="utf-8")
+    (home / ".claude" / "settings.json").write_text('{"theme": "dark"}\n', encoding="utf-8")
+    for _ in range(3):
+        for args in (["install", "claude-code"], ["install", "claude-code", "--uninstall"]):
+            r = CliRunner().invoke(cli, ["--home", str(tmp_path / "g"), *args])
+            assert r.exit_code == 0, r.output
+    assert len(list(home.glob(".claude.json.memdir-backup-*"))) == 2
+    assert len(list((home / ".claude").glob("settings.json.memdir-backup-*"))) == 2
+    assert (home / ".claude.json").read_text(encoding="utf-8") == '{"numStartups": 3}\n'
+    assert (home / ".claude" / "settings.json").read_text(encoding="utf-8") == '{"theme": "dark"}\n'

@@ -168,10 +168,21 @@ def created_by_install(path: Path, project: Path | None, keys: frozenset[str]) -
 
 
 def backup_file(plan: Plan, path: Path) -> Path | None:
+    """A copy of ``path`` beside it (or under the project's ``.git/``) before install writes it; an existing backup
+    holding the same bytes when there is one (install and uninstall run again and again do not pile up copies of the
+    same two files)."""
     if plan.dry_run or not path.exists():
         return None
     where = backup_dir(path, plan.project)
     where.mkdir(parents=True, exist_ok=True)
+    try:
+        now = path.read_bytes()
+        same = next((b for b in backups_of(path, plan.project)[:20] if b.stat().st_size == len(now)
+                     and b.read_bytes() == now), None)
+    except OSError:
+        same = None
+    if same is not None:
+        return same
     backup = where / f"{path.name}.memdir-backup-{stamp()}"
     shutil.copy2(path, backup)
     return backup
