@@ -126,6 +126,13 @@ from memdir.types import Hit  # noqa: E402
     ("推送被拦下后，用户需要手动执行哪条命令？", "command"),
     ("显示器超时最后是用哪种参数写法设置成功的？", "command"),
     ("What did we decide about the deploy command?", None),
+    # ... but not 为什么 (它含 什么), a feature flag, an argument for a choice; a "why not" about a choice is no failure
+    ("为什么这个命令执行失败了？", "fail"),
+    ("Which feature flag caused the checkout page to crash?", "fail"),
+    ("What was the argument for choosing Redis over Memcached?", None),
+    ("Why didn't we pick SQLite?", None),
+    ("why did we not go with Kafka", None),
+    ("为什么没选 poetry？", None),
     # a "which file / directory" question keeps its kind even when it mentions a failure
     ("After the shell could not find the binary, which directory went onto PATH?", "file"),
     # ... but a failure that names a path or an address is still a failure

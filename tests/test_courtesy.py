@@ -21,6 +21,11 @@ def test_closing_courtesy(text):
     "The tests pass now. Let me know if you need anything else.", "Glad to report that all 16 tests pass.",
     "If you need the staging password, it is in vault at kv/staging.", "Feel free to run `make deploy` now.",
     "很高兴能帮到你，部署脚本在 scripts/deploy.sh。",
+    # a clause that goes on says something: the turn is kept
+    "Glad that worked — the culprit was the stale lock file left by the crashed daemon, so I removed it.",
+    "很高兴能帮到你，问题出在 Redis 连接池大小设为 10 太小，我已改成 50。",
+    "If you have any issues with the new retry logic, note that the breaker resets after 60 seconds!",
+    "Glad that worked, the port was 5433 all along.",
 ])
 def test_a_turn_that_says_something_is_kept(text):
     assert not is_courtesy(text)

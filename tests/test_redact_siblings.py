@@ -240,3 +240,12 @@ def test_a_self_separating_key_prefix_glued_after_a_dash_or_underscore(text):
 
     out = redact(text)
     assert "[redacted:" in out and text.split("_", 1)[-1][-12:] not in out, out
+
+
+@pytest.mark.parametrize("text", ["cache-key-d41d8cd98f00b204e9800998ecf8427e", "ORDER-API-01ARZ3NDEKTSV4RRFFQ69G5FAV",
+                                  "idempotency_key-1d8578e51d394106bdafe65d8d754c8b"])
+def test_a_common_word_prefix_glued_after_a_dash_is_part_of_an_identifier(text):
+    """``key-`` or ``API-`` after a dash or an underscore is a piece of an identifier (an MD5, a ULID), not a key."""
+    from memdir.capture.redact import redact
+
+    assert redact(text) == text

@@ -94,6 +94,11 @@ _MAX_PASSES = 8
 _W = frozenset(string.ascii_letters + string.digits + "_-")
 _W64 = _W | {"+", "/"}
 _W_GLUED = _W - {"_", "-"}  # see _tok: a self-separating prefix may follow a dash or an underscore
+#: prefixes distinctive enough to be a key even glued after ``-`` / ``_`` (not ``key-``, ``API-``: common words)
+_GLUED_PREFIXES = frozenset(("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "sk-ant-", "xoxb-",
+                             "xoxp-", "xoxa-", "xoxr-", "xoxs-", "npm_", "pypi-", "hf_", "dop_v1_", "shpat_",
+                             *(f"gl{p}-" for p in ("pat", "ptt", "dt", "rt", "soat", "oas", "cbt", "ft", "imt", "agent",
+                                                   "ffct"))))
 _KEYCHARS = frozenset(string.ascii_lowercase + string.digits + "_.-")
 _B_END = r"(?![A-Za-z0-9_-])"
 _B64_END = r"(?![A-Za-z0-9_+/-])"
@@ -548,9 +553,9 @@ def _check_bearer(m: re.Match[str], value: str, text: str) -> bool:
 def _tok(kind: str, pattern: str, *hints: str, pre: frozenset[str] = _W, end: str = _B_END,
          anchors: tuple[str, ...] | None = None) -> _Rule:
     """A provider token rule; by default its hints are also the literals every match starts with. A prefix that
-    carries its own separator (``ghp_``, ``glpat-``, ``sk-ant-``) is distinctive enough to be found glued after
+    carries its own separator (``ghp_``, ``glpat-``, ``sk-ant-``: :data:`_GLUED_PREFIXES`) is found glued after
     ``-`` or ``_`` too (``sess-ghp_…``, ``x_sk-ant-…``); after a letter or digit it is part of another word."""
-    if pre is _W and hints and all(len(h) >= 4 and ("_" in h or "-" in h) for h in hints):
+    if pre is _W and hints and all(h in _GLUED_PREFIXES for h in hints):
         pre = _W_GLUED
     return _Rule(kind, _r(pattern + end), hints, pre=pre, anchors=hints if anchors is None else anchors)
 
