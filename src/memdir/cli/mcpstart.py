@@ -107,16 +107,16 @@ def run_session(dir_: str | None, home: str | None, debug: bool) -> bool:
         quiet_interrupts()  # Ctrl-C again (or one delivered late) must not cut the close short with a traceback
         if "server" in held:
             held["server"].memdir_store.close()
-    if light is not None and not light.loaded:
-        # stdin closed before the full server finished loading: leave now rather than wait for its imports
+    if interrupted or (light is not None and not light.loaded):
+        # stdin closed before the full server finished loading, or Ctrl-C: leave now, with 130 after Ctrl-C as every
+        # command stopped by it does, rather than wait for the loading thread's imports or a thread still reading
+        # stdin (the interpreter joins them at exit: a Ctrl-C that came while the SDK loaded hung the process)
         for stream in (sys.stdout, sys.stderr):
             try:
                 stream.flush()
             except (OSError, ValueError):
                 pass
         os._exit(130 if interrupted else 0)
-    if interrupted:  # the caller leaves with 130, as every command stopped by Ctrl-C does
-        raise KeyboardInterrupt
     return True
 
 
