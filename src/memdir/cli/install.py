@@ -47,7 +47,7 @@ def install(ctx, host, project, uninstall, dry_run, command, legacy, as_json):
     for n in plan.notes:
         click.echo(f"note: {n}")
     if dry_run:
-        click.echo("dry run: nothing was written (use --json to see each change)")
+        click.echo("dry run: nothing was written")
     import importlib.util
 
     if not uninstall and importlib.util.find_spec("mcp") is None:

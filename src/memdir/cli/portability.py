@@ -275,7 +275,8 @@ def _import_run(ctx, m, source, path, all_projects, here, pending, no_progress, 
     # a PATH named and nothing of it imported: exit 1 (a script must not read it as success), saying why
     if path and not (out["stored"] or out["duplicate"] or out["read"]) and elsewhere:
         raise MemdirError("nothing imported: its sessions were recorded in other projects or in no directory "
-                          "(see the import's summary: --here or --all-projects)")
+                          + ("(--here imports them into this project)" if all_projects
+                             else "(see the import's summary: --here or --all-projects)"))
     if path and not out["read"]:
         raise MemdirError(f"nothing imported: no {source} events found in {path}"
                           + (f"; {out['hint']}" if out.get("hint") else f" (check that it holds {source} sessions)"))
