@@ -480,3 +480,20 @@ def test_doctor_warns_when_the_user_s_and_the_project_s_settings_both_run_memdir
     install_host("claude-code", project=proj, argv=ARGV)
     [warn] = [c for c in host_checks(proj) if c["check"] == "claude-code hooks"]
     assert warn["ok"] == "warn" and "twice" in warn["detail"] and "--uninstall" in warn["remedy"]
+
+
+def test_doctor_warns_when_opencode_has_memdirs_plugin_in_both_places(home, tmp_path):
+    """OpenCode loads the plugins of the user's config folder and of the project: memdir's in both captures and
+    injects every prompt twice, as for Claude Code and Codex, and doctor says so."""
+    from memdir.hosts.host_checks import host_checks
+
+    proj = tmp_path / "proj"
+    (proj / ".git").mkdir(parents=True)
+    exe = tmp_path / "bin" / "memdir"
+    exe.parent.mkdir()
+    exe.write_text("#!/bin/sh\n")
+    install_host("opencode", argv=[str(exe)])
+    assert not [c for c in host_checks(proj) if c["check"] == "opencode hooks"]
+    install_host("opencode", project=proj, argv=[str(exe)])
+    twice = [c for c in host_checks(proj) if c["check"] == "opencode hooks"]
+    assert twice and twice[0]["ok"] == "warn" and "twice" in twice[0]["detail"]

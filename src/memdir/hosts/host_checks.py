@@ -119,6 +119,9 @@ def host_checks(project: Path | None = None) -> list[dict[str, str]]:
         if not bad:
             add(f"codex {scope}", "ok", f"{len([k for k in keys.values() if is_ours(k[3].get('command'), 'codex')])} "
                 f"memdir hooks in {path}, trusted in {cfg_path}")
+    for scope, proj in scopes:  # OpenCode loads the plugins of your config folder and of the project's alike
+        if ((proj / ".opencode" if proj else opencode_config_dir()) / "plugins" / "memdir.js").exists():
+            both.setdefault("opencode", []).append(scope)
     for host, where in both.items():
         if len(where) > 1:  # the host runs the hooks of both: every prompt captured and answered twice
             add(f"{host} hooks", "warn", f"memdir's hooks are in both your {host} settings and this project's: "
