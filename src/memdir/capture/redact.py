@@ -45,8 +45,11 @@ Choices
   (``%2E``) inside a key do not hide it: keys are also looked for with them taken out and the finding covers them
   (:func:`_unhidden_spans`); a provider's key glued to more base64 (``…+XYZ/09==``) is taken through it.
 * ``config set KEY VALUE`` commands (``npm config set //…/:_authToken X``, ``git config github.token X``): the value
-  when the setting's last word names a credential. Cookies (``Cookie:``, ``Set-Cookie:``, ``--cookie``): the values of
-  session or credential cookies and of random-looking ones; the names stay.
+  when the setting's last word names a credential. Cookies, in real cookie forms only (a ``Cookie:``/
+  ``Set-Cookie:`` header at a line start or in ``-H``/a header list, ``--cookie``/curl ``-b``, ``document.cookie = "…"``, a
+  cookie dict or jar call whose value is a string literal): the values of session or credential cookies (by the whole
+  name or its last part: ``sessionid``, ``connect.sid``; not ``sidebar``) and of random-looking ones; the names stay.
+* Providers whose prefix is a common word (Mailgun ``key-``, Octopus ``API-``) only with the provider named nearby.
 * Overlapping findings are merged into one span (nothing of either leaks); its kind is the most
   specific one (e.g. ``token=ghp_…`` reports ``github_token``, not ``token``).
 * Idempotent: existing ``[redacted:…]`` markers are never re-redacted, and :func:`redact` repeats
@@ -550,14 +553,26 @@ def _check_bearer(m: re.Match[str], value: str, text: str) -> bool:
 # ---------------------------------------------------------------------------------------------
 
 
+def _near(context: str) -> _Check:
+    """A check for a provider whose prefix is a common word (``key-``, ``API-``): the key counts only when the
+    provider is named nearby (``context``, a regex on the lowered text within 200 characters either side: its name, an
+    assignment to a name holding it, its CLI); ``cache-key-<md5>`` or ``ORDER-API-<ULID>`` are ids, not keys."""
+    rx = re.compile(context)
+
+    def check(m: re.Match[str], value: str, text: str) -> bool:
+        return rx.search(text[max(0, m.start() - 200):m.end() + 200].lower()) is not None
+
+    return check
+
+
 def _tok(kind: str, pattern: str, *hints: str, pre: frozenset[str] = _W, end: str = _B_END,
-         anchors: tuple[str, ...] | None = None) -> _Rule:
+         anchors: tuple[str, ...] | None = None, check: _Check | None = None) -> _Rule:
     """A provider token rule; by default its hints are also the literals every match starts with. A prefix that
     carries its own separator (``ghp_``, ``glpat-``, ``sk-ant-``: :data:`_GLUED_PREFIXES`) is found glued after
     ``-`` or ``_`` too (``sess-ghp_…``, ``x_sk-ant-…``); after a letter or digit it is part of another word."""
     if pre is _W and hints and all(h in _GLUED_PREFIXES for h in hints):
         pre = _W_GLUED
-    return _Rule(kind, _r(pattern + end), hints, pre=pre, anchors=hints if anchors is None else anchors)
+    return _Rule(kind, _r(pattern + end), hints, pre=pre, anchors=hints if anchors is None else anchors, check=check)
 
 
 #: a bare value; one right before a bracket is a call or an index (``password=get_pw()``, ``token=env[k]``), unless a
@@ -656,12 +671,15 @@ _PROVIDER_RULES: list[_Rule] = [
     _tok("sentry_token", r"sntry[su]_[A-Za-z0-9+/=_]{40,300}+", "sntry", end=""),
     _tok("age_secret_key", r"AGE-(?:SECRET-KEY|PLUGIN-[A-Z0-9]{1,40}+)-1[0-9A-Za-z]{40,100}+", "AGE-SECRET-KEY-1",
          "AGE-PLUGIN-"),
-    _tok("mailgun_key", r"key-[a-f0-9]{32}", "key-"),
+    # "key-" and "API-" are words: an md5 / uuid.hex after "key-" and a ULID after "API-" are ids unless the provider
+    # is named nearby (MAILGUN_API_KEY=key-…, api.mailgun.net, X-Octopus-ApiKey: API-…, octo push --apiKey API-…)
+    _tok("mailgun_key", r"key-[a-f0-9]{32}", "key-", pre=_W,
+         check=_near(r"mailgun|(?<![a-z0-9])mg[_-]?(?:api[_-]?)?(?:key|secret)")),
     _tok("sendinblue_key", r"xkeysib-[a-f0-9]{64}-[A-Za-z0-9]{16}", "xkeysib-"),
     _tok("shippo_token", r"shippo_(?:live|test)_[a-f0-9]{40}", "shippo_"),
     _tok("duffel_token", r"duffel_(?:live|test)_[A-Za-z0-9_-]{43}", "duffel_"),
     _tok("flutterwave_key", r"FLWSECK(?:_TEST)?-[a-f0-9]{32}-X", "FLWSECK"),
-    _tok("octopus_key", r"API-[A-Z0-9]{26}", "API-"),
+    _tok("octopus_key", r"API-[A-Z0-9]{26}", "API-", pre=_W, check=_near(r"octopus|(?<![a-z0-9])octo(?![a-z0-9])")),
     _tok("defined_networking_key", r"dnkey-[A-Z0-9]{26}-[A-Z0-9]{52}", "dnkey-"),
     # --- JWT: three base64url parts, the first two JSON objects ("eyJ" = base64 of '{"')
     _Rule(
@@ -945,41 +963,123 @@ def _is_mention(text: str, m: re.Match[str]) -> bool:
 # Cookies: Cookie: a=b; sessionid=…, Set-Cookie: sid=…; HttpOnly, --cookie "…", document.cookie = "…"
 # ---------------------------------------------------------------------------------------------
 
-#: from ``cookie``: a header's or an option's separator, an opening quote or bracket
-_COOKIE_AT = _Lazy(r"(?i)(?:set-)?cookies?2?[\"']?(?:[ \t]{0,4}[:=][ \t]{0,4}|[ \t]{1,4})[\"'`\[{]{0,2}[ \t]{0,4}")
-#: one ``name=value`` pair (or a dict's ``"name": "value"``) and the separator after it
-_COOKIE_PAIR = _Lazy(r"[\"']?(?P<name>[A-Za-z0-9_.$!#%&*+^|~-]{1,100}+)[\"']?(?:=|[ \t]{0,2}:[ \t]{0,2})[\"']?"
-                     r"(?P<val>[^;,\s\"'`\\]{0,4096}+)[\"']?(?P<sep>[ \t]{0,4}[;,][ \t]{0,4})?")
-#: a cookie's name that says it holds a session or a credential (``sessionid``, ``PHPSESSID``, ``connect.sid``,
-#: ``remember_token``, ``__Secure-next-auth.session-token``, ``csrftoken``)
-_SESSION_COOKIE = re.compile(r"sess|sid|auth|token|jwt|login|remember|secret|credential|csrf|xsrf|identity|access|"
-                             r"refresh|key|pass", re.I)
+#: where a cookie list starts, at the ``cookie`` word: an HTTP header's name and colon, an option's value, a
+#: ``document.cookie`` assignment, a header list's entry (``{"Cookie": "``, ``("Set-Cookie", "``, ``headers["cookie"] = "``)
+_COOKIE_AT = _Lazy(r"(?i)(?:set-)?cookie(?:(?P<header>[ \t]{0,4}:[ \t]{0,4}[\"'`]?)"
+                   r"|(?P<listed>[\"']\]?[ \t]{0,4}(?:[:,=]|=>)[ \t]{0,4}[\"'`])"
+                   r"|(?P<doc>[ \t]{0,4}=[ \t]{0,4}[\"'`])"
+                   r"|(?P<option>[ \t]{1,4}[\"']?|=[\"']?))")
+#: what may stand before a header's name on its line: blanks, curl -v's "> " / "< ", a list's bullet
+_HEADER_BEFORE = _Lazy(r"(?:\n|\A)[ \t>*<-]{0,8}\Z")
+#: an option carrying a header (curl -H "Cookie: …", --header 'cookie: …')
+_HEADER_OPTION_BEFORE = _Lazy(r"(?:-H|--header)(?:[ \t]{1,4}|=)?[\"']\Z")
+#: curl's ``-b "a=b; c=d"`` (on a curl command's line; ``-b FILE`` holds no pair)
+_COOKIE_OPTION = _Lazy(r"(?<![\w-])-b[ \t]{1,4}[\"']?")
+#: one ``name=value`` pair and the separator after it
+_COOKIE_PAIR = _Lazy(r"(?P<name>[A-Za-z0-9_.$!#%&*+^|~-]{1,100}+)=(?P<val>[^;,\s\"'`\\]{0,4096}+)"
+                     r"(?P<sep>[ \t]{0,4}[;,][ \t]{0,4})?")
+#: a cookie dict's or jar's ``cookies = {"name": "value", …}`` / ``cookies.set("name", "value")`` /
+#: ``set_cookie("name", "value")``: the value a string literal (``request.COOKIES["sid"]`` is code, not a value)
+_COOKIE_DICT_AT = _Lazy(r"(?i)cookies?(?:_?jar)?[\"']?[ \t]{0,4}(?:=|:|\(|=>)[ \t]{0,4}(?:dict\(|\{)")
+_COOKIE_CALL_AT = _Lazy(r"(?i)(?:set_?cookie|cookies?(?:_?jar)?\.(?:set|add)|\.cookie)\([ \t]{0,4}"
+                        r"(?P<q1>[\"'])(?P<name>[A-Za-z0-9_.$!#%&*+^|~-]{1,100}+)(?P=q1)[ \t]{0,4},[ \t]{0,4}"
+                        r"(?P<q2>[\"'])(?P<val>[^\"'\\\n]{1,4096}+)(?P=q2)")
+_COOKIE_DICT_PAIR = _Lazy(r"(?P<q1>[\"'])(?P<name>[A-Za-z0-9_.$!#%&*+^|~-]{1,100}+)(?P=q1)[ \t]{0,4}:[ \t]{0,4}"
+                          r"(?P<q2>[\"'])(?P<val>[^\"'\\\n]{1,4096}+)(?P=q2)")
+#: a cookie's name that says it holds a session or a credential, as the whole name or its last ``_``/``-``/``.`` part
+#: (or its last two run together: ``session_id``): ``sessionid``, ``PHPSESSID``, ``connect.sid``, ``laravel_session``,
+#: ``remember_token``, ``__Secure-next-auth.session-token``, ``csrftoken``, ``ASP.NET_SessionId``; not ``sidebar_state``
+#: or ``keyboard_layout``
+_SESSION_NAMES = frozenset("""session sessionid sessid sess sid phpsessid jsessionid sessiontoken token authtoken
+accesstoken refreshtoken csrftoken xsrftoken csrf xsrf jwt auth secret credential credentials apikey key pass password
+""".split())
 _COOKIE_ATTRS = frozenset("path domain expires max-age samesite secure httponly priority partitioned version comment"
                           .split())
 
 
-def _scan_cookies(text: str, lowered: str) -> Iterator[tuple[str, int, int, int]]:
-    """The values of session or credential cookies (:data:`_SESSION_COOKIE`, 6+ characters, no placeholder) and of
-    any cookie holding a random 20+ character value, in a ``Cookie:``/``Set-Cookie:`` header, a ``--cookie`` option, a
-    ``cookie`` field or variable: the cookie names stay readable."""
+def _session_cookie(name: str) -> bool:
+    parts = [p for p in re.split(r"[_.-]+", name.lower()) if p]
+    if not parts:
+        return False
+    last = parts[-1]
+    return (last in _SESSION_NAMES or "".join(parts[-2:]) in _SESSION_NAMES
+            or (last.startswith("aspsessionid") and len(parts) == 1))
+
+
+def _cookie_secret(name: str, val: str) -> bool:
+    """A session or credential cookie's value (6+ characters, no placeholder) or any cookie's random 20+ one."""
+    return (name.lower() not in _COOKIE_ATTRS and bool(val) and not _is_placeholder(val) and val.lower() != "deleted"
+            and ((_session_cookie(name) and len(val) >= 6)
+                 or (len(val) >= 20 and _random_tail(re.sub(r"[^A-Za-z0-9]", "", val)))))
+
+
+def _cookie_list_at(text: str, lowered: str, i: int) -> int:
+    """Where the ``name=value`` list of a real cookie form at ``cookie`` (``lowered[i:]``) starts, or -1: a
+    ``Cookie:``/``Set-Cookie:`` header at a line's start or in a header option or list, ``document.cookie = "…"`` (or
+    another ``cookie`` name given a string), ``--cookie "…"``. Prose ("the cookie login: …") and code are none of them."""
+    j = i - 4 if lowered.startswith("set-", max(0, i - 4)) else i
+    m = _COOKIE_AT.get().match(text, j)
+    if m is None:
+        return -1
+    before = ("\n" if j <= 12 else "") + text[max(0, j - 12):j]
+    if m.group("header") is not None:
+        ok = _HEADER_BEFORE.get().search(before) or _HEADER_OPTION_BEFORE.get().search(before)
+    elif m.group("listed") is not None:
+        ok = j > 0 and text[j - 1] in "\"'"
+    elif m.group("doc") is not None:  # document.cookie = "…", cookie = 'a=b; …' (a string of pairs)
+        ok = j == i
+    else:  # --cookie "a=b" (not --cookie-jar FILE)
+        ok = j == i and lowered.endswith("--", 0, i) and not lowered.startswith("-jar", i + 6)
+    return m.end() if ok else -1
+
+
+def _cookie_pairs(text: str, start: int, hits: list[tuple[str, int, int, int]]) -> int:
+    """Read a ``name=value; …`` list from ``start`` into ``hits``; where it ends."""
+    for _ in range(64):  # pairs, up to the one no separator follows
+        p = _COOKIE_PAIR.get().match(text, start)
+        if p is None:
+            break
+        if _cookie_secret(p.group("name"), p.group("val")):
+            hits.append(("cookie", p.start("val"), p.end("val"), _P_HEADER))
+        if p.group("sep") is None or p.end() == start:
+            return p.end()
+        start = p.end()
+    return start
+
+
+def _scan_cookies(text: str, lowered: str) -> list[tuple[str, int, int, int]]:
+    """The secret values (:func:`_cookie_secret`) of real cookie forms: a header's, an option's or a
+    ``document.cookie``'s ``name=value`` list (:func:`_cookie_list_at`), curl's ``-b "a=b"``, a cookie dict's or jar
+    call's string literals. The cookie names stay readable."""
+    hits: list[tuple[str, int, int, int]] = []
     i = lowered.find("cookie")
     while i >= 0:
-        j = i - 4 if lowered.startswith("set-", max(0, i - 4)) else i
-        m = _COOKIE_AT.get().match(text, j)
-        pos = m.end() if m is not None else -1
-        for _ in range(64 if m is not None else 0):  # pairs, up to the one no separator follows
-            p = _COOKIE_PAIR.get().match(text, pos)
-            if p is None:
+        pos = i + 6
+        start = _cookie_list_at(text, lowered, i)
+        if start >= 0:
+            pos = max(pos, _cookie_pairs(text, start, hits))
+        d = _COOKIE_DICT_AT.get().match(text, i)
+        if d is not None:
+            close = text.find("}" if d.group().endswith("{") else ")", d.end(), d.end() + 4096)
+            end = close if close >= 0 else min(len(text), d.end() + 4096)
+            hits.extend(("cookie", p.start("val"), p.end("val"), _P_HEADER)
+                        for p in _COOKIE_DICT_PAIR.get().finditer(text, d.end(), end)
+                        if _cookie_secret(p.group("name"), p.group("val")))
+            pos = max(pos, end)
+        for k in (i - 4, i - 3, i - 1, i):  # set_cookie( / setcookie( / .cookie( / cookies.set(
+            c = _COOKIE_CALL_AT.get().match(text, k) if k >= 0 else None
+            if c is not None:
+                if _cookie_secret(c.group("name"), c.group("val")):
+                    hits.append(("cookie", c.start("val"), c.end("val"), _P_HEADER))
+                pos = max(pos, c.end())
                 break
-            name, val = p.group("name"), p.group("val")
-            if name.lower() not in _COOKIE_ATTRS and val and not _is_placeholder(val) and val.lower() != "deleted" and (
-                    (_SESSION_COOKIE.search(name) and len(val) >= 6)
-                    or (len(val) >= 20 and _random_tail(re.sub(r"[^A-Za-z0-9]", "", val)))):
-                yield "cookie", p.start("val"), p.end("val"), _P_HEADER
-            if p.group("sep") is None or p.end() == pos:
-                break
-            pos = p.end()
-        i = lowered.find("cookie", max(i + 6, pos))
+        i = lowered.find("cookie", pos)
+    if "curl" in lowered and "-b" in text:
+        for m in _COOKIE_OPTION.get().finditer(text):
+            line = lowered.rfind("\n", max(0, m.start() - 2000), m.start())
+            if "curl" in lowered[max(line + 1, m.start() - 2000):m.start()]:
+                _cookie_pairs(text, m.end(), hits)
+    return hits
 
 
 def _scan_private(text: str, lowered: str) -> Iterator[tuple[str, int, int, int]]:
@@ -1632,8 +1732,10 @@ def _candidates(text: str) -> list[tuple[str, int, int, int]]:
     if _RUN32 in runs:
         hits.extend(_scan_blobs(text))
         if "pat" in text:  # Airtable's pat<14>.<64 hex>: "pat" alone is in too many words to wake a rule
+            # its 14 characters mix both cases: "patchdiff20240105.<sha256>" is a file named by its hash
             hits.extend(("airtable_token", m.start(), m.end(), _P_PROVIDER) for m in _AIRTABLE.get().finditer(text)
-                        if not (m.start() and text[m.start() - 1] in _W))
+                        if not (m.start() and text[m.start() - 1] in _W) and not (v := text[m.start() + 3:m.start() + 17]).islower()
+                        and not v.isupper())
     if _RUN22 in runs:
         hits.extend(_scan_prefixed(text))
         if "=" in text or ":" in text:
@@ -1650,7 +1752,7 @@ def _candidates(text: str) -> list[tuple[str, int, int, int]]:
         hits.extend(_scan_uris(text))
     if "PRIVATE KEY" in found[0]:
         hits.extend(_scan_pem(text))
-    if "cookie" in found[1]:
+    if "cookie" in found[1] or ("-b" in text and "curl" in lowered):
         hits.extend(_scan_cookies(text, lowered))
     if "<private" in found[1]:
         hits.extend(_scan_private(text, lowered))
