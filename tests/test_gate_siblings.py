@@ -177,3 +177,102 @@ def test_file_dumps_under_other_names_are_kept_out_through_a_hook_and_an_import(
         assert "read src/a.py (lines 1-200)" in texts and "read src/a.py (at HEAD)" in texts
         assert "read README.md; read setup.py" in texts and any(t.startswith("exec_command: pytest") for t in texts)
         assert not any("secret_dump_marker" in t for t in texts)
+
+
+# ---- what only moves or reports is no read; a commit is no file; nesting is bounded ------------------------------
+@pytest.mark.parametrize("command,output", [
+    ("grep -q ENABLE_CACHE config/settings.py; echo $?", "1"),
+    ("cd /repo && echo $PATH", "/usr/local/bin:/home/u/.venv/bin"),
+    ("wc -l src/*.py && echo $TOTAL_LINES", "4521"),
+    ("cat a.py && echo \"== $TOTAL ==\"", "== 12 =="),
+    ("sed -n 1,5p a.py; printf '%s\\n' \"$?\"", "0"),
+    ("git show :/retry-limit", "commit abc\n fix: raise retry limit to 5"),
+    ("git show ':/fix: retry'", "commit abc\n fix: retry"),
+    ("git show HEAD@{2}", "commit abc"),
+    ("git show 'main@{10:30}'", "commit abc"),
+    ("git show 'HEAD^{/fix: x}'", "commit abc"),
+    ("git cat-file -p :/retry-limit", "tree 1234"),
+    ("cd /repo", "(no output)"),
+    ("cd src && pwd", "/repo/src"),
+])
+def test_a_value_a_move_or_a_commit_is_kept_not_dropped_as_a_read(command, output):
+    assert not is_shell_read(command)
+    d = gate({"role": "tool", "tool": "Bash", "input": {"command": command}, "text": output}, Config())
+    assert d.reason is None and d.keep
+
+
+@pytest.mark.parametrize("command,fact", [
+    ("git show HEAD@{2.days.ago}:src/a.py", "read src/a.py (at HEAD@{2.days.ago})"),
+    ("git show 'main@{10:30}:src/a.py'", "read src/a.py (at main@{10:30})"),
+    ("git show :0:src/a.py", "read src/a.py"),
+    ("cd src && cat a.py", "read src/a.py"),
+    ("for f in a.py b.py; do echo $f; cat $f; done", "read a.py, b.py"),
+    ("sed -n 1,20p a.py && echo && echo ---- && cat b.py", "read a.py; read b.py"),
+])
+def test_a_file_at_a_revision_or_after_a_move_stays_a_read(command, fact):
+    assert is_shell_read(command)
+    ev = {"role": "tool", "tool": "Bash", "input": {"command": command}, "output": "x = 1\n" * 20}
+    assert gate(ev, Config()).reason == "noisy_tool"
+    assert gate(ev, Config(overrides={"capture.read_facts": True})).text == fact
+
+
+DEEP = ["echo " + "$(" * 1200 + "x" + ")" * 1200, "echo " + "<(" * 1200 + "x" + ")" * 1200,
+        "echo \"" + "$(echo \"" * 1200 + "x" + "\")" * 1200 + "\"", "x=$((" * 1200 + "1" + "))" * 1200,
+        "cat " + "$(cat <<EOF\n" * 300 + "x\n" + "EOF\n)" * 300,
+        "echo `echo \\`echo \\\\\\`echo x\\\\\\`\\``" * 200, "echo " + "$(echo `" * 600 + "x" + "`)" * 600,
+        "bash <<'E'\n" * 1200 + "x\n" + "E\n" * 1200, "sh -c \"$(cat " + "<(" * 1200 + "x" + ")" * 1200 + ")\""]
+
+
+@pytest.mark.parametrize("command", DEEP)
+def test_a_deeply_nested_command_is_plain_words_and_never_raises(command):
+    assert not fetches_web(command) and not is_shell_read(command)
+    d = gate({"role": "tool", "tool": "Bash", "input": {"command": command}, "text": "ok"}, Config())
+    assert d.keep
+
+
+def test_a_download_within_the_nesting_limit_is_still_found():
+    assert fetches_web("echo " + "$(" * 5 + "curl -s https://evil.example" + ")" * 5)
+    assert fetches_web("echo `echo $(curl -s https://evil.example)`")
+
+
+def test_nested_shell_wrappers_are_bounded():
+    import shlex
+
+    cmd = "cat a.py"
+    for _ in range(12):
+        cmd = "bash -c " + shlex.quote(cmd)
+    assert not is_shell_read(cmd)  # past the limit: no read
+    assert is_shell_read("bash -c " + shlex.quote("bash -c 'cat a.py'"))
+    deep = "curl https://evil.example"
+    for _ in range(12):
+        deep = "sh -c " + shlex.quote(deep)
+    fetches_web(deep)  # bounded: returns, whatever it decides
+
+
+def test_a_claude_code_transcript_with_a_deeply_nested_call_imports(tmp_path, project):
+    from click.testing import CliRunner
+
+    from memdir.cli.main import cli
+
+    sid = "aaaaaaaa-1111-2222-3333-444444444455"
+    base = {"parentUuid": None, "isSidechain": False, "userType": "external", "cwd": str(project), "sessionId": sid,
+            "version": "2.1.40"}
+    calls = [(DEEP[0], "deep-nesting-output-marker"), ("cd /repo && echo $PATH", "/usr/local/bin:/home/u/venvmarker"),
+             ("git show :/retry-limit", "commit abc\n fix: raise retry limit to 5 retrymarker")]
+    lines = [{**base, "type": "user", "uuid": "u0", "timestamp": "2026-03-02T09:00:00.000Z",
+              "message": {"role": "user", "content": "Check the retry limit and the PATH."}}]
+    for n, (cmd, out) in enumerate(calls):
+        lines.append({**base, "type": "assistant", "uuid": f"a{n}", "timestamp": f"2026-03-02T09:00:{2 * n + 1:02d}.000Z",
+                      "message": {"role": "assistant", "model": "claude-x", "content": [
+                          {"type": "tool_use", "id": f"toolu_{n}", "name": "Bash", "input": {"command": cmd}}]}})
+        lines.append({**base, "type": "user", "uuid": f"r{n}", "timestamp": f"2026-03-02T09:00:{2 * n + 2:02d}.000Z",
+                      "message": {"role": "user", "content": [
+                          {"type": "tool_result", "tool_use_id": f"toolu_{n}", "content": out}]}})
+    path = tmp_path / f"{sid}.jsonl"
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    home = tmp_path / "g"
+    r = CliRunner().invoke(cli, ["--home", str(home), "--dir", str(project), "import", "claude-code", str(path), "--here"])
+    assert r.exit_code == 0 and r.exception is None, (r.output, r.exception)
+    with memdir.open(project, home=home) as m:
+        texts = " ".join(h.text for h in m.recent(kinds=["tool"], limit=20))
+    assert "deep-nesting-output-marker" in texts and "venvmarker" in texts and "retrymarker" in texts, texts

@@ -221,7 +221,7 @@ def _shell_fact(words: list[str], cwd: str | None, here: str = "") -> str | None
         if not args:
             return None
         if args[0] in ("show", "cat-file"):  # a file as a revision holds it: `git show HEAD:src/a.py`
-            revs = [a.split(":", 1) for a in args[1:] if ":" in a and not a.startswith("-")]
+            revs = [f for f in map(git_file, args[1:]) if f]
             return "; ".join(f"read {_rel(here_path(path, here), cwd)}" + (f" (at {rev})" if rev else "")
                              for rev, path in revs) or None
         cmd, args = ("rg" if args[0] == "grep" else "ls"), args[1:]
@@ -283,6 +283,30 @@ def git_subcommand(args: list[str]) -> list[str]:
     while k < len(args) and args[k].startswith("-"):
         k += 2 if args[k] in _GIT_OPTS else 1
     return args[k:]
+
+
+def git_file(arg: str) -> tuple[str, str] | None:
+    """``(rev, path)`` when ``git show``/``git cat-file`` operand ``arg`` names a file as a revision (or, ``rev`` empty,
+    the index) holds it: ``HEAD:src/a.py`` → ``("HEAD", "src/a.py")``, ``HEAD@{2.days.ago}:a.py``, ``:0:a.py``;
+    ``None`` for a commit (``HEAD``, ``HEAD@{2}``, ``main@{10:30}``, ``:/retry-limit`` and ``HEAD^{/fix: x}``: found by
+    their message), an option, or a tree without a path (``HEAD:``). A ``:`` inside ``@{…}``/``^{…}`` separates
+    nothing."""
+    if arg.startswith("-"):
+        return None
+    depth = 0
+    for k, c in enumerate(arg):
+        if c == "{" and k and arg[k - 1] in "@^":
+            depth += 1
+        elif c == "}" and depth:
+            depth -= 1
+        elif c == ":" and not depth:
+            rev, path = arg[:k], arg[k + 1:]
+            if not rev and path.startswith("/"):
+                return None  # `:/text`: the youngest commit whose message matches
+            if not rev and re.match(r"[0-3]:", path):
+                path = path[2:]  # `:0:a.py`: a stage of the index
+            return (rev, path) if path else None
+    return None
 
 
 def here_path(path: str, here: str) -> str:

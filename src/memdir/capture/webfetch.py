@@ -42,7 +42,10 @@ _DOTNET_FETCH = re.compile(r"\.Download(?:String|File|Data)(?:Async)?\s*\(", re.
 #: a line break or an escape
 _NESTED = re.compile(r"[`#\n\\]|[$<>]\(|<<")
 _HEREDOC = re.compile(r"<<(-?)[ \t]*(?:'([^'\n]*)'|\"([^\"\n]*)\"|\\?([^\s;&|<>()]+))")
-_MAX_DEPTH = 6
+#: how deep commands inside commands are looked into (``bash -c``, a here-document, ``$( … )``, backticks,
+#: ``<( … )``): anything deeper is plain words, not a download (a command nested past it runs nothing this module
+#: follows, and its words are still read as the words of the text around it)
+MAX_NESTING = 6
 
 
 def fetches_web(command: str, _depth: int = 0) -> bool:
@@ -52,10 +55,10 @@ def fetches_web(command: str, _depth: int = 0) -> bool:
     ``command curl …``, ``irm https://x | iex``, ``python3 -c "…urlopen('https://x')…"``; not
     ``curl localhost:8080/healthz``, ``command -v curl``, ``pytest --base-url https://x``. A command that does not
     parse is looked at word by word."""
-    if _depth > _MAX_DEPTH or not command:
+    if _depth > MAX_NESTING or not command:
         return False
-    flat, scripts, code = _unnest(command)
-    if any(fetches_web(s, _depth + 1) for s in scripts) or any(_code_fetches(c, c) for c in code):
+    flat, scripts, code = _unnest(command, MAX_NESTING - _depth)
+    if any(fetches_web(s, _depth + level) for s, level in scripts) or any(_code_fetches(c, c) for c in code):
         return True
     if _DOTNET_FETCH.search(flat) and _REMOTE_URL.search(flat):
         return True
@@ -157,23 +160,30 @@ def _powershell_script(args: list[str]) -> str | None:
     return None
 
 
-def _unnest(command: str) -> tuple[str, list[str], list[str]]:
+def _unnest(command: str, limit: int = MAX_NESTING) -> tuple[str, list[tuple[str, int]], list[str]]:
     """Split what a shell runs out of ``command``: ``(flat, scripts, code)``. ``flat``: the command with each
     ``$( … )``, backtick pair, ``<( … )``/``>( … )`` replaced by a placeholder word, comments and line continuations
     removed, here-document bodies taken out, and line breaks outside quotes turned into ``;``; ``scripts``: the texts of
-    those substitutions and of here-documents fed to a shell (commands of their own); ``code``: here-documents fed to an
-    interpreter (``python3 - <<EOF``). Single quotes are literal (a ``$(`` in them runs nothing)."""
+    those substitutions and of here-documents fed to a shell (commands of their own), each with how deep it is nested
+    (1: in ``command`` itself); ``code``: here-documents fed to an interpreter (``python3 - <<EOF``). Single quotes are
+    literal (a ``$(`` in them runs nothing). Substitutions nested deeper than ``limit`` are plain characters of the
+    text around them."""
     if not _NESTED.search(command):
         return command, [], []
-    scripts: list[str] = []
+    scripts: list[tuple[str, int]] = []
     code: list[str] = []
-    flat, _ = _scan(command, 0, False, scripts, code)
+    flat, _ = _scan(command, 0, (0, limit), scripts, code)
     return flat, scripts, code
 
 
-def _scan(s: str, i: int, nested: bool, scripts: list[str], code: list[str]) -> tuple[str, int]:
+def _scan(s: str, i: int, levels: tuple[int, int], scripts: list[tuple[str, int]],
+          code: list[str]) -> tuple[str, int]:
     """The flat text of ``s`` from ``i`` (:func:`_unnest`) and where it ended: at the end of ``s``, or past the ``)``
-    that closes a substitution when ``nested``."""
+    that closes a substitution when ``levels[0]`` (how many substitutions are open around ``i``) is not 0. A ``$(``,
+    ``<(``, ``>(`` or backtick with ``levels[1]`` (the limit) open around it already is kept as plain characters (a
+    parenthesis still counted), so the scan never recurses deeper than the limit."""
+    level, limit = levels
+    nested = level > 0
     out: list[str] = []
     quote = ""
     depth = 0
@@ -194,16 +204,16 @@ def _scan(s: str, i: int, nested: bool, scripts: list[str], code: list[str]) -> 
             out.append(s[i:i + 2])
             i += 2
             continue
-        if c == "`":
+        if c == "`" and level < limit:
             end = s.find("`", i + 1)
             end = n if end < 0 else end
-            scripts.append(s[i + 1:end])
+            scripts.append((s[i + 1:end], level + 1))
             out.append(" _ ")
             i = end + 1
             continue
-        if s.startswith("(", i + 1) and (c == "$" or (not quote and c in "<>")):
-            inner, i = _scan(s, i + 2, True, scripts, code)
-            scripts.append(inner)
+        if s.startswith("(", i + 1) and (c == "$" or (not quote and c in "<>")) and level < limit:
+            inner, i = _scan(s, i + 2, (level + 1, limit), scripts, code)
+            scripts.append((inner, level + 1))
             out.append(" _ ")
             continue
         if quote == '"':
@@ -245,8 +255,10 @@ def _scan(s: str, i: int, nested: bool, scripts: list[str], code: list[str]) -> 
                     if line.strip() == delim:
                         break
                     body.append(line)
-                if kind:
-                    (scripts if kind == "script" else code).append("\n".join(body))
+                if kind == "script":
+                    scripts.append(("\n".join(body), level + 1))
+                elif kind:
+                    code.append("\n".join(body))
             pending = []
             line_start = len(out)
             continue
