@@ -187,3 +187,25 @@ def test_install_and_uninstall_run_again_and_again_keep_two_backups_not_a_pile(t
     assert len(list((home / ".claude").glob("settings.json.memdir-backup-*"))) == 2
     assert (home / ".claude.json").read_text(encoding="utf-8") == '{"numStartups": 3}\n'
     assert (home / ".claude" / "settings.json").read_text(encoding="utf-8") == '{"theme": "dark"}\n'
+
+
+@pytest.mark.parametrize("host,folder", [("codex", ".codex"), ("opencode", ".config/opencode"), ("dsh", ".dsh")])
+def test_uninstall_removes_the_folder_install_made_when_nothing_else_is_in_it(tmp_path, monkeypatch, host, folder):
+    """Install made the host's folder under the home directory; uninstall leaves nothing of memdir's behind, so the
+    emptied folder goes too. A folder holding anything else (the host's own files) stays."""
+    from memdir.hosts.install import install_host
+
+    home = tmp_path / "h"
+    home.mkdir()
+    for var in ("CODEX_HOME", "XDG_CONFIG_HOME", "DSH_HOME"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("HOME", str(home))
+    argv = [str(tmp_path / "memdir")]
+    install_host(host, argv=argv)
+    assert (home / folder).is_dir()
+    install_host(host, argv=argv, uninstall=True)
+    assert not (home / folder).exists()
+    install_host(host, argv=argv)
+    (home / folder / "own.txt").write_text("the host's own file\n", encoding="utf-8")
+    install_host(host, argv=argv, uninstall=True)
+    assert (home / folder / "own.txt").is_file()

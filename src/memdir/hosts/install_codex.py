@@ -312,8 +312,8 @@ def install(plan: Plan, *, project: Path | None, uninstall: bool, argv: list[str
     if hooks or hooks_path.exists():
         write_json(plan, hooks_path, hooks, remove_if_empty=uninstall)
     configs(plan)
-    if uninstall and project is not None:
-        remove_empty_dirs(plan, project / ".codex")
+    if uninstall:  # the folder install made, when nothing else is left in it
+        remove_empty_dirs(plan, project / ".codex" if project is not None else ch)
     if not uninstall and project is not None:
         plan.notes.append(f"Codex loads {hooks_path} only in a trusted project: trust {project} when Codex asks "
                           "(or see `memdir doctor`)")

@@ -223,9 +223,8 @@ def install(plan: Plan, *, project: Path | None, uninstall: bool, argv: list[str
     if settings or hooks_path.exists():
         write_json(plan, hooks_path, settings, remove_if_empty=uninstall)  # an uninstall: a backup's bytes back
     edit_patch_file(plan, patch_path, uninstall=uninstall, argv=argv, config_path=config_path)
-    if uninstall:
-        if project is not None:
-            remove_empty_dirs(plan, project / ".claude", project / ".dsh")
+    if uninstall:  # the folders install made, when nothing else is left in them
+        remove_empty_dirs(plan, *((project / ".claude", project / ".dsh") if project is not None else (home,)))
         return
     if project is not None:
         plan.notes.append(f"DSH has no project layer: start it from {project} with "

@@ -98,8 +98,7 @@ def install(plan: Plan, *, project: Path | None, uninstall: bool, argv: list[str
             if not data["mcp"]:
                 del data["mcp"]
             write_json(plan, cfg_path, data, empty=({}, {"$schema": OPENCODE_SCHEMA}), remove_if_empty=True)
-        if project is not None:
-            remove_empty_dirs(plan, base / "plugins", base)
+        remove_empty_dirs(plan, base / "plugins", base)  # the folders install made, when nothing else is left
         return
     write_text(plan, plugin, render_plugin(argv, legacy=legacy), old=old_plugin)
     if manual:
