@@ -133,6 +133,14 @@ from memdir.types import Hit  # noqa: E402
     ("Why didn't we pick SQLite?", None),
     ("why did we not go with Kafka", None),
     ("为什么没选 poetry？", None),
+    # ... while a thing that did not happen is still a failure, and a flag or argument for something still a command
+    ("why did the migration not take effect?", "fail"),
+    ("why didn't it pick up the new config?", "fail"),
+    ("为什么没改成功？", "fail"),
+    ("为什么没换掉旧的证书？", "fail"),
+    ("what argument did we pass to the script?", "command"),
+    ("which flag for verbose output did we pass to pytest?", "command"),
+    ("what command for deploying staging did we run?", "command"),
     # a "which file / directory" question keeps its kind even when it mentions a failure
     ("After the shell could not find the binary, which directory went onto PATH?", "file"),
     # ... but a failure that names a path or an address is still a failure

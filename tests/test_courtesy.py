@@ -11,6 +11,7 @@ from memdir.capture.courtesy import is_courtesy
     "I'm glad the changes worked for you! If you have any more requests or need further assistance, feel free to ask.",
     "You're welcome!", "Glad that helped. Let me know if you need anything else.", "Happy coding!",
     "Is there anything else you'd like me to change?", "很高兴能帮到你！如果还有其他问题，随时告诉我。", "不客气～",
+    "很高兴能帮到你，如有其他问题随时告诉我", "Glad the fix worked, let me know if anything else comes up.",
 ])
 def test_closing_courtesy(text):
     assert is_courtesy(text)

@@ -32,7 +32,8 @@ def _make_older(db_path) -> None:
 def test_an_older_index_is_rebuilt_only_when_a_text_holds_a_dotted_i(tmp_path, caplog):
     import logging
 
-    for name, text, rebuilt in (("tr", "İzmir ofisi taşındı", True), ("en", "the office moved to Leeds", False)):
+    for name, text, rebuilt in (("tr", "İzmir ofisi taşındı", True), ("en", "the office moved to Leeds", False),
+                                ("nfd", "VPN in I\u0307zmir drops every hour", True)):
         (tmp_path / name / ".git").mkdir(parents=True)
         with memdir.open(tmp_path / name, home=tmp_path / "g") as m:
             m.remember(text)

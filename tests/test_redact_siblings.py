@@ -320,3 +320,35 @@ def test_cookie_forms_stay_linear():
         a = time.perf_counter()
         redact(t * 4)
         assert time.perf_counter() - a < 12 * max(small, 0.005), unit
+
+
+@pytest.mark.parametrize("text,leak", [("run sess-sk_live_aB3dE5gH7jK9mN1pQ3sT5vX7 ok", "aB3dE5gH7jK9mN1pQ3sT5vX7"),
+                                       ("id build_dop_v1_" + "a1" * 32, "a1a1a1a1a1a1a1a1")])
+def test_a_provider_prefix_with_its_own_separator_is_a_key_glued_after_a_dash_too(text, leak):
+    from memdir.capture.redact import redact
+
+    assert leak not in redact(text)
+
+
+@pytest.mark.parametrize("text", ["cache dir: models--org_hf_5f4dcc3b5aa765d61d8327deb882cf99/snapshots",
+                                  "def test_hf_TokenizerRoundTripPreservesSpecialTokens(): pass"])
+def test_a_short_prefix_glued_after_an_underscore_is_part_of_a_name(text):
+    from memdir.capture.redact import redact
+
+    assert redact(text) == text
+
+
+SESSION = "x7kq2m9vz4p1rj8wt3nb6hc5yd0fgl2s"
+
+
+@pytest.mark.parametrize("form", [
+    "send: b'GET / HTTP/1.1\\r\\nHost: x\\r\\nCookie: sessionid=%s\\r\\n\\r\\n'",
+    "http GET example.com Cookie:sessionid=%s", "fetch(url, {headers: {Cookie: 'sessionid=%s'}})",
+    "  'set-cookie': [ 'sessionid=%s; Path=/' ],", "Response headers: Set-Cookie: sessionid=%s; Path=/",
+    "Cookie: token_v2=%s", "Cookie: remember_web_59ba36addc2b2f9401580f014c7f58ea4e30989d=%s"])
+def test_session_cookies_in_common_real_forms(form):
+    """A debug dump's header, HTTPie's ``Cookie:x=y``, a JS object's key, Node's header array, a header mid-line,
+    session names with a suffix: the value never stays."""
+    from memdir.capture.redact import redact
+
+    assert SESSION not in redact(form % SESSION)

@@ -24,7 +24,8 @@ _EN = re.compile(
     r" (?:you (?:need|have) (?:anything(?: else)?|more help|any (?:other|more|further) questions?)|anything (?:else )?comes up))?"
     r"(?: (?:any ?time|again))?"
     r"|(?:please )?let me know if (?:you (?:need|have|want) (?:anything(?: else)?|more help|any(?:thing)? (?:other|more|further)?"
-    r" ?(?:help|questions?|changes?|assistance))|there(?:'s| is) anything(?: else)? (?:i can (?:do|help with)|you need))"
+    r" ?(?:help|questions?|changes?|assistance))|there(?:'s| is) anything(?: else)? (?:i can (?:do|help with)|you need)"
+    r"|anything (?:else )?comes up|you run into (?:anything|any (?:other |more )?(?:issues?|problems?)))"
     r"|if you (?:have|need|run into) any (?:more |other |further |additional )?(?:questions?|requests?|help|assistance"
     r"|issues?|problems?)(?: (?:or|and) (?:need|have|want) (?:any |more |further )?(?:help|assistance|questions?))?"
     r"|(?:just )?(?:ask|let me know)(?: any ?time)?|is there anything else(?: (?:i can (?:do|help with)|you need|you'?d like"
@@ -33,6 +34,7 @@ _EN = re.compile(
 #: the same in Chinese: 很高兴能帮到你 / 不客气 / 如有其他问题随时告诉我 / 祝顺利
 _ZH = re.compile(r"(?:很?高兴(?:能|可以)?(?:帮到|帮上|帮助)(?:你|您)?(?:的忙)?|不客气|不用谢|祝(?:你|您)?(?:一切)?顺利|加油"
                  r"|(?:如果|如)(?:你|您)?(?:还)?有(?:任何|其他|其它|别的|更多)?(?:的)?(?:问题|需要|需求)"
+                 r"(?:(?:请)?随时(?:告诉|联系|找|问)(?:我)?)?"
                  r"|(?:有问题)?(?:请)?随时(?:告诉|联系|找|问)(?:我)?)[。！？!.…~～]*")
 #: clause ends: sentence ends, commas, semicolons, dashes (ASCII and full-width)
 _CLAUSES = re.compile(r"(?<=[.!?。！？])\s*|\s*[,;，；、]\s*|\s+[—–-]+\s+|\s*——\s*")

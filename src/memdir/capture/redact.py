@@ -97,11 +97,9 @@ _MAX_PASSES = 8
 _W = frozenset(string.ascii_letters + string.digits + "_-")
 _W64 = _W | {"+", "/"}
 _W_GLUED = _W - {"_", "-"}  # see _tok: a self-separating prefix may follow a dash or an underscore
-#: prefixes distinctive enough to be a key even glued after ``-`` / ``_`` (not ``key-``, ``API-``: common words)
-_GLUED_PREFIXES = frozenset(("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "sk-ant-", "xoxb-",
-                             "xoxp-", "xoxa-", "xoxr-", "xoxs-", "npm_", "pypi-", "hf_", "dop_v1_", "shpat_",
-                             *(f"gl{p}-" for p in ("pat", "ptt", "dt", "rt", "soat", "oas", "cbt", "ft", "imt", "agent",
-                                                   "ffct"))))
+#: word pieces that make a prefix an ordinary identifier's part, not a provider's mark: ``key-`` (``cache-key-<md5>``),
+#: ``API-`` (``ORDER-API-<ulid>``); a prefix shorter than 4 (``hf_``: ``test_hf_Tokenizer``) is no mark glued either
+_COMMON_PIECES = frozenset(("key", "api", "pat", "sat", "tok", "token", "auth", "pass", "id", "sk", "pk"))
 _KEYCHARS = frozenset(string.ascii_lowercase + string.digits + "_.-")
 _B_END = r"(?![A-Za-z0-9_-])"
 _B64_END = r"(?![A-Za-z0-9_+/-])"
@@ -565,12 +563,20 @@ def _near(context: str) -> _Check:
     return check
 
 
+def _glued_ok(hint: str) -> bool:
+    """True for a prefix distinctive enough to be a key even glued after ``-`` / ``_`` (``ghp_``, ``sk_live_``,
+    ``glpat-``): four characters or more, a separator of its own, and not just an ordinary word piece
+    (:data:`_COMMON_PIECES`)."""
+    word = re.sub(r"[_.-]+", "", hint).lower()
+    return len(hint) >= 4 and ("_" in hint or "-" in hint) and word not in _COMMON_PIECES
+
+
 def _tok(kind: str, pattern: str, *hints: str, pre: frozenset[str] = _W, end: str = _B_END,
          anchors: tuple[str, ...] | None = None, check: _Check | None = None) -> _Rule:
     """A provider token rule; by default its hints are also the literals every match starts with. A prefix that
-    carries its own separator (``ghp_``, ``glpat-``, ``sk-ant-``: :data:`_GLUED_PREFIXES`) is found glued after
+    carries its own separator (``ghp_``, ``glpat-``, ``sk-ant-``: :func:`_glued_ok`) is found glued after
     ``-`` or ``_`` too (``sess-ghp_…``, ``x_sk-ant-…``); after a letter or digit it is part of another word."""
-    if pre is _W and hints and all(h in _GLUED_PREFIXES for h in hints):
+    if pre is _W and hints and all(_glued_ok(h) for h in hints):
         pre = _W_GLUED
     return _Rule(kind, _r(pattern + end), hints, pre=pre, anchors=hints if anchors is None else anchors, check=check)
 
@@ -966,13 +972,9 @@ def _is_mention(text: str, m: re.Match[str]) -> bool:
 #: where a cookie list starts, at the ``cookie`` word: an HTTP header's name and colon, an option's value, a
 #: ``document.cookie`` assignment, a header list's entry (``{"Cookie": "``, ``("Set-Cookie", "``, ``headers["cookie"] = "``)
 _COOKIE_AT = _Lazy(r"(?i)(?:set-)?cookie(?:(?P<header>[ \t]{0,4}:[ \t]{0,4}[\"'`]?)"
-                   r"|(?P<listed>[\"']\]?[ \t]{0,4}(?:[:,=]|=>)[ \t]{0,4}[\"'`])"
+                   r"|(?P<listed>[\"']\]?[ \t]{0,4}(?:[:,=]|=>)[ \t]{0,4}(?:\[[ \t]{0,4})?[\"'`])"
                    r"|(?P<doc>[ \t]{0,4}=[ \t]{0,4}[\"'`])"
                    r"|(?P<option>[ \t]{1,4}[\"']?|=[\"']?))")
-#: what may stand before a header's name on its line: blanks, curl -v's "> " / "< ", a list's bullet
-_HEADER_BEFORE = _Lazy(r"(?:\n|\A)[ \t>*<-]{0,8}\Z")
-#: an option carrying a header (curl -H "Cookie: …", --header 'cookie: …')
-_HEADER_OPTION_BEFORE = _Lazy(r"(?:-H|--header)(?:[ \t]{1,4}|=)?[\"']\Z")
 #: curl's ``-b "a=b; c=d"`` (on a curl command's line; ``-b FILE`` holds no pair)
 _COOKIE_OPTION = _Lazy(r"(?<![\w-])-b[ \t]{1,4}[\"']?")
 #: one ``name=value`` pair and the separator after it
@@ -992,7 +994,7 @@ _COOKIE_DICT_PAIR = _Lazy(r"(?P<q1>[\"'])(?P<name>[A-Za-z0-9_.$!#%&*+^|~-]{1,100
 #: or ``keyboard_layout``
 _SESSION_NAMES = frozenset("""session sessionid sessid sess sid phpsessid jsessionid sessiontoken token authtoken
 accesstoken refreshtoken csrftoken xsrftoken csrf xsrf jwt auth secret credential credentials apikey key pass password
-""".split())
+remember""".split())
 _COOKIE_ATTRS = frozenset("path domain expires max-age samesite secure httponly priority partitioned version comment"
                           .split())
 
@@ -1001,9 +1003,9 @@ def _session_cookie(name: str) -> bool:
     parts = [p for p in re.split(r"[_.-]+", name.lower()) if p]
     if not parts:
         return False
-    last = parts[-1]
-    return (last in _SESSION_NAMES or "".join(parts[-2:]) in _SESSION_NAMES
-            or (last.startswith("aspsessionid") and len(parts) == 1))
+    return (any(p in _SESSION_NAMES for p in parts)  # token_v2, remember_web_<hash>, sessionid
+            or any(a + b in _SESSION_NAMES for a, b in zip(parts, parts[1:]))  # session_id, Session-Token
+            or (parts[-1].startswith("aspsessionid") and len(parts) == 1))
 
 
 def _cookie_secret(name: str, val: str) -> bool:
@@ -1015,15 +1017,17 @@ def _cookie_secret(name: str, val: str) -> bool:
 
 def _cookie_list_at(text: str, lowered: str, i: int) -> int:
     """Where the ``name=value`` list of a real cookie form at ``cookie`` (``lowered[i:]``) starts, or -1: a
-    ``Cookie:``/``Set-Cookie:`` header at a line's start or in a header option or list, ``document.cookie = "…"`` (or
+    ``Cookie:``/``Set-Cookie:`` header (anywhere: the pairs that must follow it are what tells it from prose) or a
+    header list's entry, ``document.cookie = "…"`` (or
     another ``cookie`` name given a string), ``--cookie "…"``. Prose ("the cookie login: …") and code are none of them."""
     j = i - 4 if lowered.startswith("set-", max(0, i - 4)) else i
     m = _COOKIE_AT.get().match(text, j)
     if m is None:
         return -1
-    before = ("\n" if j <= 12 else "") + text[max(0, j - 12):j]
     if m.group("header") is not None:
-        ok = _HEADER_BEFORE.get().search(before) or _HEADER_OPTION_BEFORE.get().search(before)
+        # a header anywhere (a debug dump's "send: b'…\r\nCookie: …'", "Response headers: Set-Cookie: …", a JS
+        # object's key): what follows must read as name=value pairs, which prose ("the cookie login: …") does not
+        ok = True
     elif m.group("listed") is not None:
         ok = j > 0 and text[j - 1] in "\"'"
     elif m.group("doc") is not None:  # document.cookie = "…", cookie = 'a=b; …' (a string of pairs)

@@ -71,6 +71,29 @@ def quiet_interrupts() -> None:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
+def leave_on_interrupt() -> None:
+    """Ctrl-C (SIGINT) ends the stdio server at once with status 130: stdout and stderr flushed, then ``os._exit``.
+    Raising ``KeyboardInterrupt`` instead left the process waiting: at exit the interpreter joins the thread still
+    loading the SDK or reading stdin, and the SDK's asyncio runner only cancels its task on a first Ctrl-C (a CI run
+    waited 120 s). The store is not closed here: another thread may hold it mid-call, and waiting for it is what must
+    not happen; SQLite's journal and the notes' atomic renames make the abrupt end safe. Only the main thread may
+    set a handler; elsewhere nothing changes."""
+    import signal
+    import threading
+
+    def leave(signum, frame):  # noqa: ARG001 - the signal handler's signature
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not cut this short
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass
+        os._exit(130)
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, leave)
+
+
 def run_session(dir_: str | None, home: str | None, debug: bool) -> bool:
     """Serve the memory tools on stdin/stdout until stdin closes, with the light loop and the SDK server loading behind
     it; returns True when done. Returns False at once, having read nothing, when the light table does not fit the
@@ -81,6 +104,7 @@ def run_session(dir_: str | None, home: str | None, debug: bool) -> bool:
     if table is None:
         return False
     held: dict[str, Any] = {}
+    leave_on_interrupt()
 
     def load():
         import logging
@@ -129,6 +153,7 @@ def run_plain(dir_: str | None, home: str | None, debug: bool) -> None:
     log_to_stderr(debug)
     server = build_server(dir_, home=home, log_level="DEBUG" if debug else "WARNING")
     spawn_if_pending(home, dir_)
+    leave_on_interrupt()
     try:
         run_stdio(server)
     finally:  # Ctrl-C goes on to the CLI's handler (status 130) once the store is closed

@@ -26,16 +26,24 @@ _FAIL = re.compile(
     # ("why not use X", "why don't we", 为什么不用 / 不让 ask about a choice, not a failure)
     r"|why\b[^?.]{0,80}(?:\b(?:did|does|do|was|were|is|are|has|have|had)(?: \w+){0,6} not|(?:didn|doesn|wasn"
     r"|weren|isn|aren|hasn|hadn|wouldn|couldn|won)'?t|\b(?:skipped|ignored|dropped|stuck|hung|killed|aborted))"
-    r"(?! (?:\w+ )?(?:pick|choose|chose|go with|use|select|adopt|take|prefer|opt|want|switch)\b)"
     r"|tim(?:ed|ing|es)? ?out|blow(?:s|ing)? up|blew up|exit(?:ed|s|ing)? with (?:code|status) [1-9]|non-?zero exit)\b"
     r"|失败|报错|出错|错误|异常|拦|拒绝|不通过|没通过|没过|崩|挂了|卡住|超时|无法|不能|不行|报了?什么|警告|没能|未能"
     # 报的是什么错 / 为什么没删干净 / 为何不生效 / 没法读 / 被限流
-    r"|什么错|(?:为什么|为何|怎么)(?:会|又|还|一直|总是)?(?:没(?![用选采要换改])|不(?![用选采要让把改换如去先也必需]))|没法|没办法|限流"
+    r"|什么错|(?:为什么|为何|怎么)(?:会|又|还|一直|总是)?(?:没(?!选|采用|挑)|不(?![用选采要让把改换如去先也必需]))|没法|没办法|限流"
     # a verb with a negated result: 连不上 / 打不开 / 找不到 (not 不了解, 不到一秒, 上不上线, 离不开)
     r"|(?:连|打|找|装|跑|进|出|搜|查|拉|推|登|访问|加载|启动|编译|运行|打开|连接|识别|导入|安装|下载)不(?:上|开|到|动|进|出|了|通|过|起来|下来)"
     r"(?![解个到一二三四五六七八九十百千万\d])", re.I)
 
 
+#: "why didn't we pick X / why did you not go with Y", 为什么没选: a person's choice asked about, not a failure
+_CHOICE_WHY = re.compile(
+    r"\bwhy\b[^?.]{0,60}\b(?:we|you|i|they)\b[^?.]{0,20}?(?:\bnot|n'?t)\b(?: \w+)? (?:pick|choose|chose|go with|use"
+    r"|select|adopt|prefer|opt|switch|want)\b"
+    r"|\bwhy\b[^?.]{0,60}n'?t (?:we|you|i|they) (?:\w+ )?(?:pick|choose|go with|use|select|adopt|prefer|opt|switch|want)\b",
+    re.I)
+#: a word that names a failure outright (a choice question holding one is still about a failure)
+_FAILED_WORD = re.compile(r"\b(?:fail\w*|error\w*|crash\w*|broke\w*|exception|traceback|panic\w*)\b|失败|报错|出错|错误|异常|崩",
+                          re.I)
 #: "which commit added X / what was its short hash", 那次提交的哈希 / 哪次提交
 _COMMIT = re.compile(
     r"\b(?:which|what)\s+(?:(?:git|short|first|last|final|earlier|later|previous)\s+)?commits?\b(?!\s+to\b)"
@@ -59,7 +67,7 @@ _VERDICT = re.compile(r"\b\d+ (?:passed|failed)\b|\b\d+ tests?, \d+ failures?\b|
 #: gh flag printed the logs of the steps that failed" asks for a command line)
 _COMMAND_ASK = re.compile(
     r"\b(?:which|what)\s+(?:(?!feature\b)[\w.-]+\s+){0,3}(?:command|command-line flag|cli flag|flag|subcommand"
-    r"|invocation|(?:call|command-line|cli) argument|filter)s?\b(?! for\b)|\bwith which command\b"
+    r"|invocation|argument(?!s? (?:for|against)\b)|filter)s?\b|\bwith which command\b"
     r"|(?:哪条|哪个|(?<!为)什么|哪种)(?:\w{0,4})?(?:命令|参数|子命令|选项写法|参数写法)", re.I)
 #: "which file / where was it saved / what URL", 哪个文件 / 放在哪 (checked before a failure: the question asks a path)
 _FILE_ASK = re.compile(
@@ -99,7 +107,7 @@ def question_kind(question: str) -> str | None:
         return "fix"
     if _FILE_ASK.search(question):  # asks which file / where, even when it names a failure on the way
         return "file"
-    if _FAIL.search(question):
+    if _FAIL.search(question) and not (_CHOICE_WHY.search(question) and not _FAILED_WORD.search(question)):
         return "fail"
     if _FILE_WORD.search(question):
         return "file"

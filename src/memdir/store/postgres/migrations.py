@@ -520,9 +520,11 @@ def m010_event_labels(cur) -> None:
 
 def m014_dotted_capital_i(cur) -> None:
     """A Turkish dotted capital I reads as ``i`` (:func:`memdir.recall.tokenize.normalize`; it cut ``İstanbul`` in two):
-    the rows of the docs that hold one are re-tokenized (:func:`retokenize`); others keep their tokens."""
-    retokenize(cur, "strpos(d.text || coalesce(d.summary, '') || coalesce(d.highlight, '') || coalesce(d.tags, '') || "
-                    "coalesce(d.load_when, '') || coalesce(d.meta, ''), %s) > 0", ("\u0130",))
+    the rows of the docs that hold one (or its decomposed form, a combining dot above) are re-tokenized
+    (:func:`retokenize`); others keep their tokens."""
+    whole = ("d.text || coalesce(d.summary, '') || coalesce(d.highlight, '') || coalesce(d.tags, '') || "
+             "coalesce(d.load_when, '') || coalesce(d.meta, '')")
+    retokenize(cur, f"strpos({whole}, %s) > 0 OR strpos({whole}, %s) > 0", ("\u0130", "\u0307"))
 
 
 #: numbered schema migrations; append, never edit a landed one

@@ -282,11 +282,12 @@ def check_tokenizer(db: sqlite3.Connection) -> int:
 
 
 def dotted_i(db: sqlite3.Connection) -> bool:
-    """True when a stored text holds a Turkish dotted capital I (U+0130): only then does the tokenizer's reading of
-    it change a row (one scan of the texts, once, at the first open after the change)."""
-    return db.execute("SELECT 1 FROM docs WHERE instr(text || ifnull(summary, '') || ifnull(highlight, '') || "
-                      "ifnull(tags, '') || ifnull(load_when, '') || ifnull(meta, ''), ?) > 0 LIMIT 1",
-                      ("\u0130",)).fetchone() is not None
+    """True when a stored text holds a Turkish dotted capital I (U+0130) or a combining dot above (U+0307: the same
+    letter decomposed, ``I`` + dot): only then does the tokenizer's reading of it change a row (one scan of the
+    texts, once, at the first open after the change)."""
+    return db.execute("SELECT 1 FROM (SELECT text || ifnull(summary, '') || ifnull(highlight, '') || ifnull(tags, '') "
+                      "|| ifnull(load_when, '') || ifnull(meta, '') AS t FROM docs) WHERE instr(t, ?) > 0 OR instr(t, ?) > 0 "
+                      "LIMIT 1", ("\u0130", "\u0307")).fetchone() is not None
 
 
 def index_version() -> str:
