@@ -96,7 +96,7 @@ def _look_alike_tags(text: str) -> str:
     """``text`` with the ``<`` (or a character that reads as one: ``‹``, ``˂``, ``ᐸ``) of anything that reads as a
     ``<memory>`` or ``</memory>`` tag once its compatibility forms are folded (NFKC: mathematical bold letters) and
     look-alike letters of other scripts read as Latin (Cyrillic ``о``, a fraction slash) turned into ``&lt;``."""
-    if not any(ord(ch) > 127 for ch in text):
+    if text.isascii():  # every look-alike is outside ASCII; plain "<" forms were escaped already
         return text
     out, last = [], 0
     for m in _LOOK_CANDIDATE.finditer(text):
@@ -178,8 +178,10 @@ def _clean(text: str) -> str:
     each block-QA half (docs/benchmarks.md)."""
     lines = [ln.rstrip() for ln in escape(text).split("\n") if ln.strip()]
     code = _code_lines(lines)
-    return "\n".join(ln if i in code and (_COMMENT.match(ln) or ln.lstrip().startswith("[") and not _HEADER_LIKE.match(ln))
-                     else _HEADING.sub(r"\1\\\2", ln) for i, ln in enumerate(lines))
+    def code_as_is(ln: str) -> bool:  # a comment or a [table] line inside a closed fence: code, shown as written
+        return _COMMENT.match(ln) is not None or (ln.lstrip().startswith("[") and not _HEADER_LIKE.match(ln))
+
+    return "\n".join(ln if i in code and code_as_is(ln) else _HEADING.sub(r"\1\\\2", ln) for i, ln in enumerate(lines))
 
 
 def trivial_output(output: str) -> bool:

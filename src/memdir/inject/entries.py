@@ -54,8 +54,9 @@ _QUESTION = re.compile(r"[?？]|^\s*(?:how|what|why|which|where|when|who|can|cou
 
 def asked_again(ptoks: set[str], prompt: str, text: str) -> bool:
     """True when an earlier user turn ``text`` that got no reply says nothing the prompt does not: :func:`near_same`,
-    or, for a turn that asks (:data:`_QUESTION`), one of the two holding :data:`ECHO_CONTAIN` of the other's tokens while at least 60% its size ("how do we deploy
-    the billing service" asked before as "… to staging?"; case C24: the bare earlier question is no memory)."""
+    or, for a turn that asks (:data:`_QUESTION`), one of the two holding :data:`ECHO_CONTAIN` of the other's tokens
+    while at least 60% its size ("how do we deploy the billing service" asked before as "… to staging?"; case C24:
+    the bare earlier question is no memory)."""
     if near_same(ptoks, prompt, text):
         return True
     if not _QUESTION.search(text[:QUERY_MAX_CHARS]):  # a statement holding the prompt's words says something
