@@ -352,3 +352,40 @@ def test_session_cookies_in_common_real_forms(form):
     from memdir.capture.redact import redact
 
     assert SESSION not in redact(form % SESSION)
+
+
+@pytest.mark.parametrize("text,secret", [
+    ('mongosh "mongodb://host:27017" -u admin -p Hunter2Secret', "Hunter2Secret"),
+    ("mongodump --uri x -u admin -p Hunter2Secret", "Hunter2Secret"),
+    ('sqlcmd -S db.local -U sa -P Hunter2Secret -Q "select 1"', "Hunter2Secret"),
+    ("htpasswd -b .htpasswd admin Ht7Pw2Zq5", "Ht7Pw2Zq5"),
+    ("htpasswd -nb admin Ht7Pw2Zq5", "Ht7Pw2Zq5"),
+    ("htpasswd -cbB /etc/nginx/.htpasswd bob S3cretPw9 && nginx -s reload", "S3cretPw9"),
+])
+def test_database_and_web_server_tools_password_arguments(text, secret):
+    """The MongoDB tools' -p, sqlcmd's -P, htpasswd -b's last argument: a password on the command line."""
+    from memdir.capture.redact import redact
+
+    assert secret not in redact(text)
+
+
+@pytest.mark.parametrize("text", ["sqlcmd -S x -U sa -p 10", "use mongosh -p to be prompted", "mongosh -p",
+                                  "htpasswd -c .htpasswd admin"])
+def test_those_tools_without_a_password_argument_stay(text):
+    from memdir.capture.redact import redact
+
+    assert redact(text) == text
+
+
+def test_htpasswd_flags_stay_linear():
+    import time
+
+    from memdir.capture.redact import redact
+
+    small, big = "htpasswd " + "-bn " * 50, "htpasswd " + "-bn " * 500
+    a = time.perf_counter()
+    redact(small * 20)
+    t_small = time.perf_counter() - a
+    a = time.perf_counter()
+    redact(big * 20)
+    assert time.perf_counter() - a < 40 * max(t_small, 0.002)

@@ -695,6 +695,12 @@ _PROVIDER_RULES: list[_Rule] = [
         priority=_P_JWT,
         anchors=("eyJ",),
     ),
+    # sqlcmd -P hunter2 (upper case, so read as written: sqlcmd's -p prints statistics), on its own command
+    _Rule(
+        "password",
+        _r(r"sqlcmd(?![A-Za-z0-9_-])[^\n|&;]{0,300}?[ \t]-P[ \t]*" + _FLAG_QUOTED_OR_BARE),
+        ("sqlcmd",), priority=_P_ASSIGN, group="val", check=_check_cli_password, anchors=("sqlcmd",),
+    ),
 ]
 
 # Rules on the lowered text: credential words are matched in any case.
@@ -857,6 +863,22 @@ _KEYWORD_RULES: list[_Rule] = [
            + _FLAG_QUOTED_OR_BARE),
         ("config", "user-secrets", "npm", "pnpm"), priority=_P_ASSIGN, check=lambda m, v, t: _check_config_set(m, v, t),
         lowered=True, anchors=("config", "user-secrets", "npm set", "pnpm set"),
+    ),
+    # mongosh / mongo / mongodump … -p hunter2 (the MongoDB tools' short password option; --password is the
+    # assignment rule's), on its own command (sqlcmd -P: with the provider rules, which read the case)
+    _Rule(
+        "password",
+        _r(r"(?:mongosh|mongo|mongodump|mongorestore|mongoexport|mongoimport|mongostat|mongotop|mongofiles)"
+           r"(?![a-z0-9_-])[^\n|&;]{0,300}?[ \t]-p[ \t]+" + _FLAG_QUOTED_OR_BARE),
+        ("mongo",), priority=_P_ASSIGN, group="val", check=_check_cli_password, lowered=True, anchors=("mongo",),
+    ),
+    # htpasswd -b FILE USER PASSWORD, htpasswd -nb USER PASSWORD (-b: the password is the last argument)
+    _Rule(
+        "password",
+        _r(r"htpasswd(?P<flags>(?:[ \t]{1,4}-[a-z]{1,8}){1,6}+)(?:[ \t]{1,4}[^\s|&;-][^\s|&;]{0,255}+){1,2}?[ \t]{1,4}"
+           + _FLAG_QUOTED_OR_BARE + r"(?=[ \t]*(?:$|[\n|&;]))"),
+        ("htpasswd",), priority=_P_ASSIGN, group="val", anchors=("htpasswd",),
+        check=lambda m, v, t: "b" in m.group("flags") and _check_cli_password(m, v, t),
     ),
     # sshpass -p hunter2 ssh host, sshpass -p 'x' (sshpass -f FILE and -e read it from elsewhere)
     _Rule(
