@@ -72,18 +72,6 @@ def test_find_secrets_sees_full_width_forms_as_redact_does():
     assert find_secrets("ｐａｓｓｗｏｒｄ＝hunter2xyz")
 
 
-def test_blob_assignments_stay_linear():
-    import time
-
-    t = ";".join("x=" + "0123456789abcdef" * 2 for _ in range(4000))
-    a = time.perf_counter()
-    redact(t)
-    small = time.perf_counter() - a
-    a = time.perf_counter()
-    redact(t * 4)
-    assert time.perf_counter() - a < 12 * max(small, 0.005)
-
-
 @pytest.mark.parametrize("text,secret", [
     ("see 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/chat", "0f1e2d3c4b5a6978"),
     ("password\u3000=\u3000hunter2abcXYZ9", "hunter2abcXYZ9"),
@@ -218,19 +206,6 @@ def test_second_round_lookalikes_are_left_alone(text):
     assert redact(text) == text
 
 
-def test_hidden_and_escaped_forms_stay_linear():
-    import time
-
-    for unit in ("m0-Ab\u200b", "x%2E", "Cookie: sid=", "config set a.token "):
-        t = unit * 3000
-        a = time.perf_counter()
-        redact(t)
-        small = time.perf_counter() - a
-        a = time.perf_counter()
-        redact(t * 4)
-        assert time.perf_counter() - a < 12 * max(small, 0.005), unit
-
-
 @pytest.mark.parametrize("text", ["sess-ghp_Zz9Yy8Xx7Ww6Vv5Uu4Tt3Ss2Rr1Qq0Pp9Oo8", "id_glpat-AbCdEfGhIjKlMnOpQrSt",
                                   "x_sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789"])
 def test_a_self_separating_key_prefix_glued_after_a_dash_or_underscore(text):
@@ -309,19 +284,6 @@ def test_provider_context_and_real_cookie_forms_still_redact(text, secret):
     assert secret not in out and "[redacted:" in out, out
 
 
-def test_cookie_forms_stay_linear():
-    import time
-
-    for unit in ("cookie login: a=b ", "Cookie: sid=x\n", "cookies = {'sid': ", "set_cookie('sid', 'x') ", "curl -b a=b "):
-        t = unit * 3000
-        a = time.perf_counter()
-        redact(t)
-        small = time.perf_counter() - a
-        a = time.perf_counter()
-        redact(t * 4)
-        assert time.perf_counter() - a < 12 * max(small, 0.005), unit
-
-
 @pytest.mark.parametrize("text,leak", [("run sess-sk_live_aB3dE5gH7jK9mN1pQ3sT5vX7 ok", "aB3dE5gH7jK9mN1pQ3sT5vX7"),
                                        ("id build_dop_v1_" + "a1" * 32, "a1a1a1a1a1a1a1a1")])
 def test_a_provider_prefix_with_its_own_separator_is_a_key_glued_after_a_dash_too(text, leak):
@@ -375,17 +337,3 @@ def test_those_tools_without_a_password_argument_stay(text):
     from memdir.capture.redact import redact
 
     assert redact(text) == text
-
-
-def test_htpasswd_flags_stay_linear():
-    import time
-
-    from memdir.capture.redact import redact
-
-    small, big = "htpasswd " + "-bn " * 50, "htpasswd " + "-bn " * 500
-    a = time.perf_counter()
-    redact(small * 20)
-    t_small = time.perf_counter() - a
-    a = time.perf_counter()
-    redact(big * 20)
-    assert time.perf_counter() - a < 40 * max(t_small, 0.002)

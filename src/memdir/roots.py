@@ -116,13 +116,17 @@ def split_id(note_id: str) -> tuple[str, str]:
     return check_segment(parts[0], "category"), check_segment(parts[1], "slug")
 
 
+def inside(root: str | os.PathLike, p: str | os.PathLike) -> bool:
+    """True when ``p``, its links followed, lies inside ``root`` (itself maybe a link: a root kept in dotfiles)."""
+    real_root = os.path.realpath(root)
+    return os.path.commonpath([real_root, os.path.realpath(p)]) == real_root
+
+
 def safe_join(root: Path, *segments: str) -> Path:
     """Join validated segments under ``root`` and refuse the result if it resolves outside ``root``
     (symlinked directories or files pointing elsewhere). Raises ``PathError``."""
     path = root.joinpath(*segments)
-    real_root = os.path.realpath(root)
-    real = os.path.realpath(path)
-    if os.path.commonpath([real_root, real]) != real_root:
+    if not inside(root, path):
         raise PathError(f"refused: {'/'.join(segments)!r} resolves outside the memory root {root}")
     return path
 
@@ -130,11 +134,9 @@ def safe_join(root: Path, *segments: str) -> Path:
 def not_linked_out(root: str | os.PathLike, path: str | os.PathLike) -> None:
     """Refuse ``path`` (a root's ``.memdir/``) when it is a link that leads out of ``root``: the index, the tombstone
     log and the write lock would be read and written elsewhere. Raises ``PathError``."""
-    if os.path.islink(path):
-        real_root, real = os.path.realpath(root), os.path.realpath(path)
-        if os.path.commonpath([real_root, real]) != real_root:
-            raise PathError(f"{path} is a link to {real}, outside the memory root: memdir keeps its index and logs "
-                            "inside the root; remove the link (memdir makes the folder again)")
+    if os.path.islink(path) and not inside(root, path):
+        raise PathError(f"{path} is a link to {os.path.realpath(path)}, outside the memory root: memdir keeps its "
+                        "index and logs inside the root; remove the link (memdir makes the folder again)")
 
 
 def private_dir(path: str | os.PathLike, *, own: frozenset[str] | None = None) -> None:

@@ -30,7 +30,7 @@ from memdir.notes import markdown as notes
 from memdir.notes import rootmd
 from memdir.errors import LockBusy, MemdirError, ReadOnlyStore, UsageError
 from memdir.fileio import drop_stale_temp, read_or_none
-from memdir.roots import DERIVED_DIRNAME, ROOT_PAGE, check_segment, not_linked_out, private_dir
+from memdir.roots import DERIVED_DIRNAME, ROOT_PAGE, check_segment, inside, not_linked_out, private_dir
 from memdir.timeutil import iso, parse_ts
 from memdir.types import Note
 
@@ -295,7 +295,7 @@ class Root:
     # ---- files -----------------------------------------------------------------------------------------
     def inside(self, p: Path) -> bool:
         """True when ``p``, its links followed, lies inside this root (case C14: a link out of it is never used)."""
-        return rootlinks.inside(self.path, p)
+        return inside(self.path, p)
 
     def scan(self) -> tuple[dict[str, tuple[str, int, int]], list[dict[str, str]]]:
         """Every note file: ``{id: (path, mtime_ns, size)}`` and problems (symlinks out, bad names). Paths are

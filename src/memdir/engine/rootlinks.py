@@ -17,7 +17,7 @@ from typing import Any
 from memdir.fileio import read_or_none
 from memdir.lazylog import getLogger
 from memdir.notes import markdown as notes
-from memdir.roots import DERIVED_DIRNAME, ROOT_PAGE
+from memdir.roots import DERIVED_DIRNAME, ROOT_PAGE, inside
 
 log = getLogger("memdir")  # imports logging only when a record can go somewhere
 #: what a root's ``.gitignore`` must hold before memdir writes anything there: the derived files (the index, its
@@ -27,10 +27,6 @@ IGNORED = (f"{DERIVED_DIRNAME}/", ".env")
 _SAID: set[str] = set()
 
 
-def inside(root: Path, p: Path) -> bool:
-    """True when ``p``, its links followed, lies inside ``root`` (itself maybe a link: a root kept in dotfiles)."""
-    real_root = os.path.realpath(root)
-    return os.path.commonpath([real_root, os.path.realpath(p)]) == real_root
 
 
 def write_path(root: Path, p: Path) -> Path | None:
