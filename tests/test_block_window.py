@@ -415,3 +415,23 @@ def test_command_question_answered_by_shell_calls():
     assert answers("command", "aider: /undo → Removed: 2bae9da")
     assert not answers("command", "aider → Repo-map: using 1024 tokens")
     assert not answers("command", "Edit: src/a.py (-1 +1 lines)\n- a\n+ b")
+
+
+def test_a_which_command_question_shows_the_whole_command_line(tmp_path):
+    """A "which command / flag" question is answered by a shell call's line: the block shows it whole (up to
+    entries.COMMAND_CALL chars), where another question sees it cut to entries.CALL_LINE."""
+    import memdir
+
+    cmd = ("nvidia-smi --query-gpu=name,memory.total,compute_cap --format=csv,noheader 2>/dev/null "
+           "|| echo 'nvidia-smi not available in sandbox'")
+    assert inject_entries.CALL_LINE < len(cmd) <= inject_entries.COMMAND_CALL
+    proj = tmp_path / "p"
+    (proj / ".git").mkdir(parents=True)
+    with memdir.open(proj, home=tmp_path / "g") as m:
+        m.capture({"role": "tool", "session": "s1", "key": "t1", "ts": "2026-05-11T10:00:00Z",
+                   "text": f"Bash: {cmd} → NVIDIA-SMI has failed because it couldn't communicate with the driver"})
+        asked = m.context("Which command queried the gpu name and memory as CSV?", reinforce=False)
+        other = m.context("What did nvidia-smi print about the gpu driver?", reinforce=False)
+    assert question_kind("Which command queried the gpu name and memory as CSV?") == "command"
+    assert "--format=csv,noheader 2>/dev/null || echo" in asked
+    assert "--format=csv,noheader 2>/dev/null || echo" not in other  # cut to CALL_LINE: "nvidia-smi…"

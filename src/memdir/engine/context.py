@@ -212,7 +212,9 @@ def block_entries(s: Stores, prompt: str, hits: list[Hit], weights: dict[str, fl
             lead = "" if same else 're: "' + inject.one_line(said, 90) + '"'
             out.append((inject_entries.entry(reply, now, lead=lead), (h.scope, reply.key)))
             continue
-        out.append((inject_entries.entry(h, now, weights=weights), (h.scope, h.id)))
+        # a "which command" question: a shell call's line is the answer, shown whole up to COMMAND_CALL
+        limit = inject_entries.COMMAND_CALL if kind == "command" and answers(kind, h.text) else inject_entries.CALL_LINE
+        out.append((inject_entries.entry(h, now, weights=weights, call_limit=limit), (h.scope, h.id)))
     # a tool call is shown in full only when it is the evidence: its matched text holds nearly as much of the
     # query's weight as the best entry's; otherwise one line (what was run and the first output line)
     if kind == "file":  # windows reach the path or URL the question asks for

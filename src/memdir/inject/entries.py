@@ -138,7 +138,18 @@ def cover(e: inject.Entry, weights: dict[str, float]) -> float:
     return math.fsum(weights.get(t, 0.0) for t in set(tokenize(e.lead + " " + text)))
 
 
-def entry(h: Any, now: datetime, *, lead: str = "", weights: dict[str, float] | None = None) -> inject.Entry:
+#: chars of a tool call's line in the block (64 and 100 measured on block-QA: docs/benchmarks.md)
+CALL_LINE = 80
+#: ... and of a shell call's line when the question asks which command, flag or argument was run: the call is the
+#: answer (block-QA validation 95 -> 96 of 163 at 160 and 240 alike, tuning 115 of 158 unchanged)
+COMMAND_CALL = 200
+
+
+def entry(h: Any, now: datetime, *, lead: str = "", weights: dict[str, float] | None = None,
+          call_limit: int = CALL_LINE) -> inject.Entry:
+    """A hit as a block :class:`memdir.inject.block.Entry`: a tool call's ``<tool>: <argument> → <output>`` split
+    into its call line (at most ``call_limit`` chars, :func:`memdir.inject.window.call_line`) and its output, an
+    edit's ``Edit: <file>`` line kept as its lead; ``lead`` given (a reply's ``re: "question"``) is kept as is."""
     ts = None if h.ts is None else local(h.ts)  # dates are shown in the machine's local time
     now = local(now)
     date = "" if ts is None else (ts.strftime("%m-%d") if ts.year == now.year else ts.strftime("%Y-%m-%d"))
@@ -153,7 +164,7 @@ def entry(h: Any, now: datetime, *, lead: str = "", weights: dict[str, float] | 
         # an output that says nothing ("completed", "(no output)", "Plan updated"): the call is the content
         if output.strip() and not dump and not inject.trivial_output(output):
             cut = len(call) + 3
-            lead = inject.call_line(call, weights or {}, 80) + " →"
+            lead = inject.call_line(call, weights or {}, call_limit) + " →"
             text = output
             span = (max(0, span[0] - cut), max(0, span[1] - cut)) if span else None
     elif kind == "tool" and not lead and tool_name(text) in edit_tools() and "\n" in text.strip():
