@@ -191,7 +191,7 @@ def test_a_how_did_we_fix_question_weighs_the_change():
 
 def test_a_which_commit_question_weighs_the_output_that_names_the_commit():
     landed = _hit("t1", "tool", 1.0, "aider → Applied edit to upload.py\nCommit 4bb043f add a retry to the upload")
-    reply = _hit("a1", "assistant", 0.9, "I will add a retry to the upload script.")
+    reply = _hit("a1", "assistant", 0.9, "The upload script now has a retry around the upload.")
     assert answers("commit", landed.text) and answers("commit", "Bash: git commit -m x → [main 418d9c9] x")
     assert not answers("commit", "Bash: npm test → 12 passed")
     assert not answers("commit", "Bash: du -b → 4096\n10485760 data/big.bin")  # numbers, not a hash
@@ -435,3 +435,21 @@ def test_a_which_command_question_shows_the_whole_command_line(tmp_path):
     assert question_kind("Which command queried the gpu name and memory as CSV?") == "command"
     assert "--format=csv,noheader 2>/dev/null || echo" in asked
     assert "--format=csv,noheader 2>/dev/null || echo" not in other  # cut to CALL_LINE: "nvidia-smi…"
+
+
+def test_an_agent_turn_that_only_announces_its_next_step_gives_its_place_to_a_finding():
+    """"Let me try the commands separately." / 好的，开始执行计划。 hold no finding: in the block's order they fall
+    behind the turns and outputs that say something, even when recall scored them a little higher."""
+    from memdir.inject.entries import narration
+
+    for t in ("Let me try the commands separately.", "I'll change the timeout to 10 minutes using PowerShell.",
+              "Okay, now let me check the logs. I'll run the tests after.", "好的，开始执行计划。", "让我检查一下 GPU 型号。"):
+        assert narration(t), t
+    for t in ("The session variables aren't set: the hook did not run.", "Let me know if you want me to push.",
+              "现在我看到了推理耗时。让我检查一下 GPU 型号。", "I'll use SQLite because the team store is optional. " * 6):
+        assert not narration(t), t
+    hits = [Hit(kind="assistant", id=str(i), key=str(i), text=t, score=s, scope="project")
+            for i, (t, s) in enumerate([("Found it: the monitor timeout needs -change, not /change.", 1.0),
+                                        ("Let me try the monitor timeout commands separately.", 0.95),
+                                        ("The monitor timeout is 10 minutes on AC power now.", 0.8)])]
+    assert [h.id for h in inject_entries.block_order(hits)] == ["0", "2", "1"]
