@@ -101,6 +101,9 @@ _INTENT = re.compile(
     r"|i'm going to|i am going to|i need to|i'm (?:now )?(?:checking|looking|running|going|trying|reading|updating)"
     r"|going to)\b"
     r"|^(?:好的|好|现在|接下来|下面|然后|首先|先)?[，, ]?(?:让我|我来|我先|我将|我会|我要|来|开始)", re.I)
+#: a reason or a choice: a turn holding one says why or what was chosen ("I'll use SQLite because …", 改用 pnpm)
+_REASON = re.compile(r"\b(?:because|since|so that|instead|rather than|decid\w*|chose|choose|prefer\w*)\b"
+                     r"|因为|由于|所以|而不是|改用|决定|选择", re.I)
 NARRATION_CHARS = 200
 #: the weight of such a turn in the block's order: it takes one of the few entries and answers nothing (block-QA:
 #: tuning 115 of 158 at 0.25, 0.5 and 0.75; validation 96 -> 97 of 163 at each; 120 / 300 chars: 96 / 97)
@@ -112,6 +115,8 @@ def narration(text: str) -> bool:
     every sentence an intention ("Let me try the commands separately.", "好的，开始执行计划。"): it holds no finding."""
     t = " ".join(text.split())
     if not t or len(t) > NARRATION_CHARS:
+        return False
+    if _REASON.search(t):  # "I'll use SQLite because …": a decision with its reason, not a step
         return False
     sentences = [x.strip() for x in re.split(r"(?<=[.!。！:：])\s*", t) if x.strip()]
     return bool(sentences) and all(_INTENT.match(x) for x in sentences)
