@@ -481,6 +481,48 @@ def _check_config_set(m: re.Match[str], value: str, text: str) -> bool:
             and not value.startswith(("/", "~", "./")) and value.lower() not in _SENTENCE_WORDS)
 
 
+#: the last word of a variable's name that says it holds a password (its value may be a word: ``hunter2``, ``sunshine``)
+_ENV_PASSWORD_WORDS = frozenset("password passwd passphrase pass pwd pw".split())
+#: the last word of a variable's name that says it holds another credential (its value must look like one)
+_ENV_SECRET_WORDS = frozenset("token authtoken auth secret apikey credentials credential".split())
+
+
+def _check_env_set(m: re.Match[str], value: str, text: str) -> bool:
+    """``set -gx DB_PASSWORD hunter2`` (fish), ``setenv DB_PASSWORD hunter2`` (csh), ``setx API_SECRET …`` (Windows),
+    ``launchctl setenv …``, a Dockerfile's ``ENV DB_PASSWORD hunter2``: a credential variable given its value after
+    white space. The variable's last word names a credential (``…_PASSWORD``, ``…_TOKEN``, ``…_API_KEY``); a plain
+    ``set`` (fish without flags) needs the name spelled as an environment variable (capitals), ``ENV`` a Dockerfile's
+    line; the value is no placeholder, flag, path, shell expansion or word of a sentence ("set token expiry to …")."""
+    cmd = text[m.start("cmd"):m.end("cmd")]
+    key = text[m.start("key"):m.end("key")]
+    low = cmd.lower()
+    if low == "env":
+        line = text.rfind("\n", 0, m.start()) + 1
+        if cmd != "ENV" or text[line:m.start()].strip():
+            return False
+    elif low == "set" and not (key.isupper() and "_" in key):
+        return False
+    words = [w for w in re.split(r"[^a-z0-9]+", re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", key).lower()) if w]
+    if not words:
+        return False
+    last = words[-1]
+    quoted = m.group("qval") is not None
+    if (_is_placeholder(value) or _shell_expansion(value) or value.startswith(("-", "%", "(", "/", "~", "./"))
+            or value.lower().rstrip(",.;:") in _SENTENCE_WORDS or _is_label(value)):
+        return False
+    if last in _ENV_PASSWORD_WORDS:
+        return len(value) >= 4
+    named = last in _ENV_SECRET_WORDS or (last == "key" and len(words) > 1 and words[-2] in _SETTING_KEY_QUALIFIERS)
+    if not named:
+        return False
+    return (quoted and len(value) >= 8) or (_looks_secretish(value) and len(value) >= 8 and "/" not in value)
+
+
+def _check_secret_body(m: re.Match[str], value: str, text: str) -> bool:
+    """``gh secret set NAME --body VALUE``: whatever is stored as a secret is one (not a placeholder or an expansion)."""
+    return _check_flag_value(m, value, text) and (m.group("q") is not None or value.lower() not in _FLAG_PROSE)
+
+
 def _check_cjk_label(m: re.Match[str], value: str, text: str) -> bool:
     """After ``密码：`` / ``口令是`` any value; after the label and a space alone (``密码 Abc!2345678 用于跳板机``) one that
     mixes letters with digits or symbols (``密码 reset`` is a word about it)."""
@@ -885,6 +927,23 @@ _KEYWORD_RULES: list[_Rule] = [
         "password",
         _r(r"sshpass(?![a-z0-9_-])(?:[ \t]+-[a-oq-z][^\s]{0,64}){0,3}[ \t]+(?P<flag>-p)[ \t]*" + _FLAG_QUOTED_OR_BARE),
         ("sshpass",), priority=_P_ASSIGN, group="val", check=_check_sshpass, anchors=("sshpass",),
+    ),
+    # fish's set -gx NAME VALUE, csh's setenv NAME VALUE, Windows' setx NAME VALUE, launchctl setenv NAME VALUE, a
+    # Dockerfile's ENV NAME VALUE: a credential variable's value after white space (the NAME=VALUE forms are the
+    # assignment rule's)
+    _Rule(
+        "password",  # refined per variable by _assignment_kind
+        _r(r"(?P<cmd>set(?:[ \t]{1,4}--?[a-z]{1,12}){0,4}+|setenv|setx(?:[ \t]{1,4}/m)?|launchctl[ \t]{1,4}setenv|env)[ \t]{1,4}"
+           r"(?P<kq>)(?P<key>[a-z_][a-z0-9_]{0,80}+)[ \t]{1,4}" + _FLAG_QUOTED_OR_BARE),
+        ("set", "env"), priority=_P_ASSIGN, check=_check_env_set, lowered=True, anchors=("set", "env"),
+        whole="before",
+    ),
+    # gh secret set NAME --body VALUE (-b VALUE): the value stored as a secret
+    _Rule(
+        "secret",
+        _r(r"gh[ \t]{1,4}secret[ \t]{1,4}set(?![a-z0-9_-])[^\n|&;]{0,300}?[ \t](?:--body(?:=|[ \t]{1,4})|-b[ \t]{0,4})"
+           + _FLAG_QUOTED_OR_BARE),
+        ("gh secret",), priority=_P_ASSIGN, check=_check_secret_body, lowered=True, anchors=("gh secret",),
     ),
     # key = value, "key": "value", key: value, for credential-like key names
     _Rule(
