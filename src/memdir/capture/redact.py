@@ -497,8 +497,9 @@ def _check_env_set(m: re.Match[str], value: str, text: str) -> bool:
     key = text[m.start("key"):m.end("key")]
     low = cmd.lower()
     if low == "env":
-        line = text.rfind("\n", 0, m.start()) + 1
-        if cmd != "ENV" or text[line:m.start()].strip():
+        head = text[max(0, m.start() - 80):m.start()]  # bounded: a run of "ENV …" stays linear
+        line = head.rfind("\n")
+        if cmd != "ENV" or head[line + 1:].strip() or (line < 0 and m.start() > 80):
             return False
     elif low == "set" and not (key.isupper() and "_" in key):
         return False
@@ -521,6 +522,53 @@ def _check_env_set(m: re.Match[str], value: str, text: str) -> bool:
 def _check_secret_body(m: re.Match[str], value: str, text: str) -> bool:
     """``gh secret set NAME --body VALUE``: whatever is stored as a secret is one (not a placeholder or an expansion)."""
     return _check_flag_value(m, value, text) and (m.group("q") is not None or value.lower() not in _FLAG_PROSE)
+
+
+def _check_sql_password(m: re.Match[str], value: str, text: str) -> bool:
+    """``IDENTIFIED BY 'x'``: a quoted value; a bare one (Oracle's ``IDENTIFIED BY tiger2``) that mixes letters with
+    digits or symbols ("identified by the team", "identified by name" are prose)."""
+    if not _check_cli_flag(m, value, text) or _shell_expansion(value):
+        return False
+    return m.group("q") is not None or (_looks_secretish(value) and value.lower() != "values")
+
+
+#: per tool, its password options (``openssl enc -k``; ``zip -P``; 7-Zip's glued ``-pX``; ldap tools' ``-w``;
+#: ssh-keygen's new ``-N`` and old ``-P`` passphrase; ``az login -p``)
+_TOOL_PASSWORD_FLAGS = {"openssl": ("-k",), "zip": ("-P",), "unzip": ("-P",), "7z": ("-p",), "7za": ("-p",),
+                        "7zz": ("-p",), "7zr": ("-p",), "unrar": ("-p",), "rar": ("-p", "-hp"),
+                        "ssh-keygen": ("-N", "-P"), "az": ("-p",), "rdesktop": ("-p",)}
+
+
+def _check_tool_flag(m: re.Match[str], value: str, text: str) -> bool:
+    """A known tool's password option (:data:`_TOOL_PASSWORD_FLAGS`; ``-w`` of the ldap tools), read as written
+    (``zip -p`` keeps paths, ``ssh-keygen -n`` names principals); 7-Zip's ``-p`` takes its value glued, the others
+    after a space."""
+    tool, flag = m.group("tool"), m.group("flag")
+    start = m.start("val") if m.group("val") is not None else m.start("q")
+    glued = start == m.end("flag")
+    if tool.startswith("ldap"):
+        ok = flag == "-w"
+    elif tool == "az":
+        ok = flag in ("-p", "--password") and " login" in text[m.start("tool"):m.start("flag")]
+    else:
+        ok = flag in _TOOL_PASSWORD_FLAGS.get(tool, ())
+    if not ok or (tool in ("7z", "7za", "7zz", "7zr", "unrar", "rar")) != glued:
+        return False
+    return _check_cli_password(m, value, text)
+
+
+def _check_positional_password(m: re.Match[str], value: str, text: str) -> bool:
+    """``net user NAME PASSWORD`` / ``rabbitmqctl add_user NAME PASSWORD``: not ``*`` (asks for it), a ``/add``-style
+    switch or a word of a sentence."""
+    name = text[m.start("name"):m.end("name")].lower()
+    return (not value.startswith(("*", "/")) and name not in _FLAG_PROSE and not name.startswith("-")
+            and _check_cli_password(m, value, text))
+
+
+def _check_piped_password(m: re.Match[str], value: str, text: str) -> bool:
+    """``echo X | sudo -S``: X is no shell expansion, placeholder or prose word; for ``chpasswd`` the part after
+    ``user:`` is the password (a bare ``user:X`` word or a quoted one)."""
+    return _check_cli_password(m, value, text)
 
 
 def _check_cjk_label(m: re.Match[str], value: str, text: str) -> bool:
@@ -560,7 +608,8 @@ def _check_cli_password(m: re.Match[str], value: str, text: str) -> bool:
     -a to pass it`` is prose), nor a placeholder or a shell expansion."""
     if not _check_flag_value(m, value, text):
         return False
-    return m.group("q") is not None or value.lower().rstrip(",.;:") not in _FLAG_PROSE
+    quoted = "q" in m.re.groupindex and m.group("q") is not None
+    return quoted or value.lower().rstrip(",.;:") not in _FLAG_PROSE
 
 
 def _check_flag_value(m: re.Match[str], value: str, text: str) -> bool:
@@ -736,6 +785,25 @@ _PROVIDER_RULES: list[_Rule] = [
         ("eyJ",),
         priority=_P_JWT,
         anchors=("eyJ",),
+    ),
+    # a known tool's password option, read as written (zip -P, ssh-keygen -N; see _TOOL_PASSWORD_FLAGS)
+    _Rule(
+        "password",
+        _r(r"(?P<tool>openssl|zip|unzip|7z|7za|7zz|7zr|unrar|rar|ldap(?:search|add|modify|delete|passwd|whoami|compare|modrdn)"
+           r"|ssh-keygen|az|rdesktop)(?![a-z0-9_.-])[^\n|&;]{0,300}?[ \t](?P<flag>-k|-p|-P|-N|-hp|-w|--password)"
+           r"(?:[ \t]{1,4}|(?<=p))" + _FLAG_QUOTED_OR_BARE),
+        ("openssl", "zip", "7z", "rar", "ldap", "ssh-keygen", "az ", "rdesktop"), priority=_P_ASSIGN, group="val",
+        check=lambda m, v, t: _check_tool_flag(m, v, t),
+        anchors=("openssl", "zip", "unzip", "7z", "unrar", "rar ", "ldap", "ssh-keygen", "az ", "rdesktop"),
+    ),
+    # echo X | sudo -S …, echo X | docker login … --password-stdin: a password piped in (-S read as written)
+    _Rule(
+        "password",
+        _r(r"(?:echo|printf)[ \t]{1,4}(?:-[a-z]{1,3}[ \t]{1,4})?(?:(?P<q>[\"'])(?P<qval>[^\"'\r\n]{1,512}+)(?P=q)"
+           r"|(?P<val>[^\s\"'`<>|;&-][^\s\"'`<>|;&]{0,511}+))[ \t]{0,4}\|[ \t]{0,4}"
+           r"(?=sudo[ \t]{1,4}(?:-[A-Za-z]{1,8}[ \t]{1,4}){0,3}?-[A-Za-z]{0,4}S|[^\n|&;]{0,300}?--password-stdin)"),
+        ("sudo", "password-stdin"), priority=_P_ASSIGN, check=_check_piped_password,
+        anchors=("echo", "printf"),
     ),
     # sqlcmd -P hunter2 (upper case, so read as written: sqlcmd's -p prints statistics), on its own command
     _Rule(
@@ -927,6 +995,73 @@ _KEYWORD_RULES: list[_Rule] = [
         "password",
         _r(r"sshpass(?![a-z0-9_-])(?:[ \t]+-[a-oq-z][^\s]{0,64}){0,3}[ \t]+(?P<flag>-p)[ \t]*" + _FLAG_QUOTED_OR_BARE),
         ("sshpass",), priority=_P_ASSIGN, group="val", check=_check_sshpass, anchors=("sshpass",),
+    ),
+    # SQL: CREATE USER … IDENTIFIED BY 'x' (MySQL, Oracle), IDENTIFIED WITH plugin BY 'x', SET PASSWORD [FOR u] = 'x'
+    _Rule(
+        "password",
+        _r(r"identified(?:[ \t]{1,4}with[ \t]{1,4}[\w'\"`]{1,64}+)?[ \t]{1,4}by[ \t]{1,4}(?:password[ \t]{0,4}\([ \t]{0,4})?"
+           + _FLAG_QUOTED_OR_BARE),
+        ("identified",), priority=_P_ASSIGN, group="val", check=_check_sql_password, lowered=True,
+        anchors=("identified",), trim=";),",
+    ),
+    _Rule(
+        "password",
+        _r(r"set[ \t]{1,4}password(?:[ \t]{1,4}for[ \t]{1,4}[^\s=;]{1,200}+)?[ \t]{0,4}=[ \t]{0,4}"
+           r"(?:password[ \t]{0,4}\([ \t]{0,4})?(?P<q>[\"'])(?P<qval>[^\"'\r\n]{1,512}+)(?P=q)"),
+        ("set password",), priority=_P_ASSIGN, check=_check_plain, lowered=True, anchors=("set password",),
+    ),
+    # a command's password option: openssl -passin/-passout pass:X and enc -k X, keytool / jarsigner -storepass X
+    # -keypass X, apksigner --ks-pass pass:X, zip/unzip -P X, 7z/unrar -pX, ldapsearch … -w X, ssh-keygen -N/-P X,
+    # az login -p X, rdesktop -p X, xfreerdp /p:X, smbclient -U user%X, lftp -u user,X, net user NAME X,
+    # rabbitmqctl add_user|change_password NAME X, vault login X
+    _Rule(
+        "password",
+        _r(r"(?:-(?:passin|passout|pass|kpass)|--(?:ks|key)-pass)[ \t=]{1,4}pass:" + _FLAG_QUOTED_OR_BARE),
+        ("pass:",), priority=_P_ASSIGN, group="val", check=_check_cli_password, lowered=True, anchors=("-pass", "-kpass", "--ks-pass", "--key-pass"),
+    ),
+    _Rule(
+        "password",
+        _r(r"-(?:src|dest|new)?(?:storepass|keypass)(?!:)[ \t]{1,4}" + _FLAG_QUOTED_OR_BARE),
+        ("storepass", "keypass"), priority=_P_ASSIGN, group="val", check=_check_cli_password, lowered=True,
+        anchors=("-storepass", "-keypass", "-srcstorepass", "-deststorepass", "-srckeypass", "-destkeypass", "-newstorepass"),
+    ),
+    _Rule(
+        "password",
+        _r(r"(?:xfreerdp|wlfreerdp|sdl-freerdp)(?![a-z0-9_-])[^\n|&;]{0,300}?[ \t]/p:" + _FLAG_QUOTED_OR_BARE),
+        ("freerdp",), priority=_P_ASSIGN, group="val", check=_check_cli_password, lowered=True, anchors=("xfreerdp", "wlfreerdp", "sdl-freerdp"),
+    ),
+    _Rule(
+        "password",
+        _r(r"(?:smbclient|rpcclient|smbmap|smbget|crackmapexec|netexec|nxc)(?![a-z0-9_-])[^\n|&;]{0,300}?[ \t](?:-u|--user)[ \t=]{1,4}"
+           r"[\"']?[^\s%\"']{1,256}+%(?P<val>[^\s\"']{1,512}+)"),
+        ("smb", "rpcclient", "crackmapexec", "netexec", "nxc"), priority=_P_ASSIGN, group="val", check=_check_cli_password,
+        lowered=True, anchors=("smbclient", "rpcclient", "smbmap", "smbget", "crackmapexec", "netexec", "nxc"),
+    ),
+    _Rule(
+        "password",
+        _r(r"lftp(?![a-z0-9_-])[^\n|&;]{0,300}?[ \t]-u[ \t]{1,4}[\"']?[^\s,\"']{1,256}+,(?P<val>[^\s\"']{1,512}+)"),
+        ("lftp",), priority=_P_ASSIGN, group="val", check=_check_cli_password, lowered=True, anchors=("lftp",),
+    ),
+    _Rule(
+        "password",
+        _r(r"(?:net[ \t]{1,4}user|rabbitmqctl[ \t]{1,4}(?:add_user|change_password))[ \t]{1,4}[\"']?(?P<name>[^\s\"'/]{1,256}+)[\"']?"
+           r"[ \t]{1,4}" + _FLAG_QUOTED_OR_BARE),
+        ("net user", "rabbitmqctl"), priority=_P_ASSIGN, group="val", check=_check_positional_password, lowered=True,
+        anchors=("net user", "rabbitmqctl"),
+    ),
+    # echo 'user:X' | chpasswd: a password piped in (echo X | sudo -S …: with the provider rules, -S read as written)
+    _Rule(
+        "password",
+        _r(r"(?:echo|printf)[ \t]{1,4}(?:-[a-z]{1,3}[ \t]{1,4})?[\"']?[^\s:\"'|]{1,64}+:(?P<val>[^\s\"'|]{1,512}+)[\"']?"
+           r"[ \t]{0,4}\|[ \t]{0,4}(?:sudo[ \t]{1,4})?chpasswd"),
+        ("chpasswd",), priority=_P_ASSIGN, group="val", check=_check_piped_password,
+        anchors=("echo", "printf"),
+    ),
+    _Rule(
+        "token",
+        _r(r"vault[ \t]{1,4}login(?:[ \t]{1,4}-[a-z-]{1,30}(?:=[^\s]{1,100})?)*[ \t]{1,4}(?:token=)?" + _FLAG_QUOTED_OR_BARE),
+        ("vault login",), priority=_P_ASSIGN, group="val", check=lambda m, v, t: _check_cli_password(m, v, t)
+        and "=" not in v and len(v) >= 16 and _looks_secretish(v), lowered=True, anchors=("vault login",),
     ),
     # fish's set -gx NAME VALUE, csh's setenv NAME VALUE, Windows' setx NAME VALUE, launchctl setenv NAME VALUE, a
     # Dockerfile's ENV NAME VALUE: a credential variable's value after white space (the NAME=VALUE forms are the
@@ -1750,7 +1885,9 @@ _SCAN_LOWER = ("<private", "cookie")
 _DISCORD = next(r for r in _PROVIDER_RULES if r.kind == "discord_token")
 _DOTTED6 = _Lazy(r"\.[A-Za-z0-9_-]{6}\.")
 _ORDER = {id(r): n for n, r in enumerate((*_PROVIDER_RULES, *_KEYWORD_RULES))}
-_RULES_OF = {lit: rules for lit, rules in (*_EXACT_INDEX, *_LOWER_INDEX)}
+#: per automaton (a literal may wake rules of both lists: ``echo`` starts a provider rule and a keyword rule)
+_EXACT_RULES_OF = dict(_EXACT_INDEX)
+_LOWER_RULES_OF = dict(_LOWER_INDEX)
 _automata: tuple = ()
 
 
@@ -1779,10 +1916,10 @@ def _literals_in(text: str, lowered: str) -> tuple[set[str], set[str]]:
 
 def _rules_for(text: str, found: tuple[set[str], set[str]]) -> tuple[list[_Rule], list[_Rule]]:
     """The provider rules and keyword rules whose literals were found (:func:`_literals_in`), in table order."""
-    exact = {id(r): r for lit in found[0] for r in _RULES_OF.get(lit, ())}
+    exact = {id(r): r for lit in found[0] for r in _EXACT_RULES_OF.get(lit, ())}
     if "." in text and _DOTTED6.get().search(text) is not None:
         exact[id(_DISCORD)] = _DISCORD
-    lower = {id(r): r for lit in found[1] for r in _RULES_OF.get(lit, ())}
+    lower = {id(r): r for lit in found[1] for r in _LOWER_RULES_OF.get(lit, ())}
     key = _ORDER.__getitem__
     return [exact[k] for k in sorted(exact, key=key)], [lower[k] for k in sorted(lower, key=key)]
 
