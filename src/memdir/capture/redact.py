@@ -571,6 +571,14 @@ def _check_piped_password(m: re.Match[str], value: str, text: str) -> bool:
     return _check_cli_password(m, value, text)
 
 
+def _check_eu_label(m: re.Match[str], value: str, text: str) -> bool:
+    """After a European language's word for password: a quoted value, or one that mixes letters with digits or symbols
+    and is no placeholder, path, URL or shell expansion (``Passwort: vergessen`` is a word about it)."""
+    if _is_placeholder(value) or _shell_expansion(value) or "://" in value or value.startswith(("/", "~", "./")):
+        return False
+    return m.group("q") is not None or (_looks_secretish(value) and not _is_label(value))
+
+
 def _check_cjk_label(m: re.Match[str], value: str, text: str) -> bool:
     """After ``密码：`` / ``口令是`` any value; after the label and a space alone (``密码 Abc!2345678 用于跳板机``) one that
     mixes letters with digits or symbols (``密码 reset`` is a word about it)."""
@@ -686,6 +694,10 @@ _CJK_LABELS = ("密码", "密碼", "口令", "密钥", "密鑰", "金鑰", "秘�
                # Japanese and Korean: password, PIN, passcode, secret key (not トークン / 토큰, "token", which counts a
                # model's input as often as it names a credential, nor 암호, "cipher" as well as "password")
                "パスワード", "暗証番号", "パスコード", "秘密鍵", "비밀번호", "비번", "패스워드", "비밀키")
+#: "password" in other European languages (lower case: the keyword rules read the lowered text)
+_EU_LABELS = ("passwort", "kennwort", "contraseña", "contrasena", "mot de passe", "senha", "wachtwoord", "hasło", "haslo",
+              "lösenord", "losenord", "passord", "adgangskode", "salasana", "heslo", "şifre", "пароль", "парол", "mật khẩu",
+              "kata sandi", "jelszó")
 _FLAG_VALUE = r"(?P<q>[\"'])?(?P<val>[^\s\"'`<>|;&-][^\s\"'`<>|;&]{0,511}+)"
 #: a flag's value in quotes, whole to its closing quote (``sshpass -p "my long phrase"``), else bare
 _FLAG_QUOTED_OR_BARE = (r"(?:(?P<q>[\"'])(?P<qval>[^\"'\r\n]{1,512}+)(?P=q)"
@@ -916,6 +928,21 @@ _KEYWORD_RULES: list[_Rule] = [
            r"(?P<val>[\x21-\x7e]{1,512}+)"),
         _CJK_LABELS, priority=_P_ASSIGN, group="val", check=_check_cjk_label, pre=frozenset(), lowered=True,
         trim="\"'`.,;:?)]}>", anchors=_CJK_LABELS,
+    ),
+    # a password named in another European language: Passwort / Kennwort: x, contraseña: x, mot de passe : x, senha: x,
+    # пароль: x, hasło: x, wachtwoord = x, lösenord: x, şifre: x, "Passwort ist x" (the value mixes letters with digits
+    # or symbols, or is quoted: "Passwort: vergessen", "contraseña incorrecta" are words about it)
+    _Rule(
+        "password",
+        _r(r"(?P<key>" + "|".join(_EU_LABELS) + r")(?![\w])"
+           r"(?:[ \t]{1,4}(?:für|fuer|von|zum|zur|de|del|du|da|do|dla|för|til|van|voor|от|для|к)"
+           r"(?:[ \t]{1,4}[\w.-]{1,40}){1,2}?)?"
+           r"(?:[ \t]{0,4}(?::=|=|:|：)[ \t]{0,4}|[ \t]{1,4}(?:-|–|—)[ \t]{1,4}"
+           r"|[ \t]{1,4}(?:ist|war|lautet|es|era|est|était|é|is|är|jest|je|on|er|ise|это)[ \t]{1,4}:?[ \t]{0,4})"
+           r"(?:(?P<q>[`\"'«“„])(?P<qval>[^`\"'«»“”„\r\n]{1,512}+)[`\"'»”“]|(?P<val>[^\s\"'`,;<>()\[\]{}«»“”„]{1,512}+))"),
+        _EU_LABELS, priority=_P_ASSIGN, check=_check_eu_label, lowered=True, trim=".!?:", anchors=_EU_LABELS,
+        pre=frozenset(),  # a compound ends in the word: Datenbankpasswort, WLAN-Passwort, Root-Kennwort
+        whole="before",
     ),
     # <password>hunter2</password> (XML configs: Maven settings, .NET, Ant)
     _Rule(
