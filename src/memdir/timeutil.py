@@ -5,8 +5,11 @@ Accepted inputs for :func:`parse_ts`:
 * ``datetime`` — aware ones are converted to UTC; a naive one is the machine's local time (the zone of ``TZ`` or
   the system's, as a person or a tool on this machine wrote it) and is converted to UTC (case C25);
 * ``date`` — local midnight, converted to UTC;
-* ``int``/``float`` epoch — seconds, or milliseconds when ``abs(value) >= 1e11`` (seed 000 writes ms epochs);
+* ``int``/``float`` epoch — seconds, or milliseconds when ``abs(value) >= 1e11`` (seed 000 writes ms epochs),
+  microseconds from ``1e14`` (PostgreSQL, Chrome), nanoseconds from ``1e17`` (``time.time_ns()``, Go's ``UnixNano``,
+  OpenTelemetry): each threshold is year 5138 in the unit below;
 * ``str`` — ISO 8601 (``Z`` or offset, with or without time; without either, local time), a numeric epoch string,
+  an RFC 2822 date (an HTTP ``Date`` header, an e-mail's, ``git log --date=rfc``: ``Mon, 30 Nov 2026 09:15:00 +0800``),
   or the LoCoMo form ``"1:56 pm on 8 May, 2023"`` (local time).
 
 Stored and machine-readable times (the index, note frontmatter, ``--json``, exports) are ISO 8601 UTC with ``Z``
@@ -17,12 +20,14 @@ Stored and machine-readable times (the index, note frontmatter, ``--json``, expo
 from __future__ import annotations
 
 import re
-from datetime import date, datetime, timezone
+from datetime import date, datetime, timedelta, timezone
 
 from memdir.errors import UsageError
 
 UTC = timezone.utc
 _MS_THRESHOLD = 1e11  # 1e11 s is year 5138; anything larger is milliseconds
+_US_THRESHOLD = 1e14  # 1e14 ms is year 5138 too: microseconds
+_NS_THRESHOLD = 1e17  # and nanoseconds
 
 
 def now_utc() -> datetime:
@@ -62,7 +67,7 @@ def parse_ts(value, *, default: datetime | None = None) -> datetime:
             return default
         if isinstance(exc, UsageError):
             raise
-        raise UsageError(f"unreadable timestamp {str(value)[:60]!r}: use ISO 8601 or epoch seconds/milliseconds") from None
+        raise UsageError(f"unreadable timestamp {str(value)[:60]!r}: use ISO 8601 or an epoch number") from None
 
 
 def _parse(value) -> datetime:
@@ -80,11 +85,21 @@ def _parse(value) -> datetime:
         v = float(value)
         if v != v:  # NaN
             raise UsageError("NaN is not a timestamp")
-        if abs(v) >= _MS_THRESHOLD:
+        if isinstance(value, int) and abs(value) >= _MS_THRESHOLD:  # exact: a float loses a ns epoch's digits
+            unit = 10**9 if abs(value) >= _NS_THRESHOLD else 10**6 if abs(value) >= _US_THRESHOLD else 10**3
+            whole, rest = divmod(value, unit)
+            return datetime.fromtimestamp(whole, UTC) + timedelta(microseconds=rest * 10**6 // unit)
+        if abs(v) >= _NS_THRESHOLD:
+            v /= 1e9
+        elif abs(v) >= _US_THRESHOLD:
+            v /= 1e6
+        elif abs(v) >= _MS_THRESHOLD:
             v /= 1000.0
         return datetime.fromtimestamp(v, UTC)
     if isinstance(value, str):
         s = value.strip()
+        if re.fullmatch(r"-?\d+", s):
+            return _parse(int(s))
         if re.fullmatch(r"-?\d+(\.\d+)?", s):
             return _parse(float(s))
         iso = s[:-1] + "+00:00" if s.endswith(("Z", "z")) else s
@@ -102,7 +117,16 @@ def _parse(value) -> datetime:
                 return from_local(datetime.strptime(s, fmt))
             except ValueError:
                 continue
-        raise UsageError(f"unreadable timestamp {s[:60]!r}: use ISO 8601 or epoch seconds/milliseconds")
+        if re.match(r"(?:[A-Za-z]{3},?\s+)?\d{1,2}\s+[A-Za-z]{3}\s+\d{4}\s+\d{1,2}:\d{2}", s):
+            from email.utils import parsedate_to_datetime  # here: email is kept off the hooks' cold path
+
+            try:
+                dt = parsedate_to_datetime(s)
+            except (TypeError, ValueError, IndexError):
+                dt = None
+            if dt is not None:  # "-0000" (and a missing zone) is UTC by RFC 2822, not local time
+                return (dt if dt.tzinfo is not None else dt.replace(tzinfo=UTC)).astimezone(UTC)
+        raise UsageError(f"unreadable timestamp {s[:60]!r}: use ISO 8601 or an epoch number")
     raise UsageError(f"unreadable timestamp of type {type(value).__name__}")
 
 
