@@ -579,6 +579,59 @@ def _check_eu_label(m: re.Match[str], value: str, text: str) -> bool:
     return m.group("q") is not None or (_looks_secretish(value) and not _is_label(value))
 
 
+#: an XML namespace prefix right before a tag's ``:`` (``<db:password>``)
+_XML_PREFIX = re.compile(r"<[A-Za-z][\w.-]{0,40}\Z")
+
+
+def _check_named_literal(m: re.Match[str], value: str, text: str) -> bool:
+    """A string literal naming a credential (its whole text: ``'DB_PASSWORD'``, ``"--api-key"``, ``"ApiKey"``, whose
+    last word is a credential's, as :func:`_check_config_set` reads a setting's name) and its value in the next literal
+    or as the element's text: a password any value but a placeholder, a label or a word of a sentence; a token or key
+    a random-looking one (``("token", "Token")``, ``define('API_KEY', API_KEY_FROM_ENV)`` are not values)."""
+    q = m.group("nq")
+    start = text.rfind(q, max(0, m.start() - 64), m.start())
+    if start < 0:
+        return False
+    name = text[start + 1:m.end("kw")]
+    if not re.fullmatch(r"-{0,2}[A-Za-z0-9_.:/-]{0,60}", name) or (start and text[start - 1] in _W):
+        return False
+    if m.group("elem") is not None and re.search(r"(?:key|name)[ \t]{0,4}=[ \t]{0,4}\Z", text[max(0, start - 12):start],
+                                                 re.I) is None:
+        return False  # element text only after key="…" / name="…"
+    words = [w for w in re.split(r"[^a-z0-9]+", re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name).lower()) if w]
+    if not words:
+        return False
+    last = words[-1]
+    named = (last in _SETTING_SECRET_WORDS or last == "passphrase"
+             or (last == "key" and len(words) > 1 and words[-2] in _SETTING_KEY_QUALIFIERS))
+    if not named or _is_placeholder(value) or _shell_expansion(value) or _is_label(value):
+        return False
+    if value.lower() in _SENTENCE_WORDS or value.startswith(("/", "~", "./", "%", "<", "@")) or "{" in value:
+        return False  # a path, a resource reference, a template's ${x} / #{x}# / {{x}}
+    if last in ("password", "passwd", "passphrase", "pass", "pwd"):  # not a list of names ("password", "email")
+        return len(value) >= 4 and ((" " not in value and _looks_secretish(value)) or _is_passphrase(value))
+    return len(value) >= 8 and _looks_secretish(value) and " " not in value and "/" not in value
+
+
+def _check_yaml_next_line(m: re.Match[str], value: str, text: str) -> bool:
+    """A YAML credential key whose value stands alone on the next line (or behind a ``!!str`` tag): the key is a
+    credential's whole name (``db_password``, ``apiKey``; not ``password_policy``), the value no label, placeholder,
+    path or expansion; a token's or key's random-looking, a password's any of 4+ characters."""
+    i = m.start("kw")
+    while i > 0 and text[i - 1] in _KEYCHARS or (i > 0 and text[i - 1].isalpha() and text[i - 1].isascii()):
+        i -= 1
+    if i > 0 and text[i - 1] not in " \t\n\"'-{,":
+        return False
+    if (_is_placeholder(value) or _shell_expansion(value) or _is_label(value) or value.endswith(":")
+            or value.startswith(("/", "~", "./", "%", "<")) or value.lower() in _SENTENCE_WORDS):
+        return False
+    if m.group("q") is not None:
+        return True
+    if _assignment_kind(text.lower(), m.start("kw"), m.end("kw")) == "password":
+        return len(value) >= 4 and not value.isdigit() and (_looks_secretish(value) or _is_passphrase(value))
+    return len(value) >= 8 and _looks_secretish(value) and "/" not in value
+
+
 def _check_cjk_label(m: re.Match[str], value: str, text: str) -> bool:
     """After ``密码：`` / ``口令是`` any value; after the label and a space alone (``密码 Abc!2345678 用于跳板机``) one that
     mixes letters with digits or symbols (``密码 reset`` is a word about it)."""
@@ -945,6 +998,27 @@ _KEYWORD_RULES: list[_Rule] = [
         whole="before",
     ),
     # <password>hunter2</password> (XML configs: Maven settings, .NET, Ant)
+    # a credential named by a string literal and given in the next one, or as its element's text: define('DB_PASSWORD',
+    # 'x'), os.Setenv("API_KEY", "x"), System.setProperty("db.password", "x"), an argument list's ["--api-key", "x"],
+    # .NET's <add key="ApiKey" value="x"/>, Spring's <property name="password" value="x"/>, Android's
+    # <string name="api_key">x</string>, <entry key="password">x</entry>, a namespaced <db:password>x</db:password>
+    _Rule(
+        "password",  # refined per name by _assignment_kind
+        _r(r"(?P<kw>password|passwd|passphrase|pwd|secret|token|key|credentials?)(?P<nq>[\"'])"
+           r"(?:[ \t]{0,4},[ \t]{0,4}(?:\r?\n[ \t]{0,40})?|[ \t]{1,8}value[ \t]{0,4}=[ \t]{0,4}|(?P<elem>[^<>\n\"']{0,200}>))"
+           r"(?:(?P<q>[\"'])(?P<qval>[^\"'\r\n]{1,512}+)(?P=q)|(?<=>)(?P<val>[^<\s][^<\r\n]{0,511}+)(?=</))"),
+        ("pass", "pwd", "secret", "token", "key", "credential"), priority=_P_ASSIGN, check=_check_named_literal,
+        pre=frozenset(), lowered=True, anchors=("password", "passwd", "passphrase", "pwd", "secret", "token", "key", "credential"),
+    ),
+    _Rule(
+        "password",
+        _r(r":(?P<tag>password|passwd|passphrase|secret|token|apikey|api_key|accesskey|access_key|secretkey"
+           r"|secret_key|privatekey|private_key|clientsecret|client_secret)>(?P<val>[^<]{1,512}+)</[a-z][\w.-]{0,40}:(?P=tag)>"),
+        (":pass", ":secret", ":token", ":api", ":access", ":private", ":client"),
+        priority=_P_ASSIGN, group="val", check=lambda m, v, t: _check_plain(m, v, t) and _XML_PREFIX.search(
+            t, max(0, m.start() - 41), m.start()) is not None, pre=frozenset(), lowered=True,
+        anchors=(":pass", ":secret", ":token", ":api", ":access", ":private", ":client"),
+    ),
     _Rule(
         "password",
         _r(r"<(?P<tag>password|passwd|passphrase|secret|token|apikey|api_key|accesskey|access_key|secretkey"
@@ -1107,12 +1181,26 @@ _KEYWORD_RULES: list[_Rule] = [
            + _FLAG_QUOTED_OR_BARE),
         ("gh secret",), priority=_P_ASSIGN, check=_check_secret_body, lowered=True, anchors=("gh secret",),
     ),
+    # YAML: a credential's value on the next line (password:\n  x, api_key: |\n  x, token: >-\n  x) or after a tag
+    # (password: !!str x)
+    _Rule(
+        "password",  # refined per key by _assignment_kind
+        _r(r"(?P<kw>password|passwd|passphrase|pwd|secret|apikey|api[_-]key|access[_-]?key|secret[_-]?key"
+           r"|private[_-]?key|token|credentials?)[\"']?:[ \t]{0,4}"
+           r"(?:(?:[|>][+-]?[0-9]?[ \t]{0,4})?\r?\n[ \t]{1,40}|!!?[a-z]{1,12}[ \t]{1,4})"
+           r"(?:(?P<q>[\"'])(?P<qval>[^\"'\r\n]{1,512}+)(?P=q)|(?P<val>[^\s#\"'&*!|>{\[-][^\s]{0,511}+))[ \t]*(?=\r?\n|\Z)"),
+        ("pass", "pwd", "secret", "key", "token", "credential"), priority=_P_ASSIGN, check=_check_yaml_next_line,
+        pre=frozenset(), lowered=True, anchors=("pass", "pwd", "secret", "api", "access", "private", "token", "credential"),
+    ),
     # key = value, "key": "value", key: value, for credential-like key names
     _Rule(
         "password",  # refined per key by _assignment_kind
         _r(r"(?P<kw>password|passwd|passphrase|pass(?![a-z])|pwd|pw|secret|apikey|api[_ -]key|access[_ -]?key|secret[_ -]?key"
            r"|private[_-]?key|signing[_-]?key|encryption[_-]?key|master[_-]?key|token|auth|credentials?)"
-           r"[\"']?(?P<sep>[ \t]{0,8}(?::=|=>|=|:)[ \t]{0,8}|[ \t]{1,8}(?:-|–|—|→|->)[ \t]{1,8})" + _QUOTED_OR_BARE),
+           # the name may close a subscript (os.environ['API_KEY'] = …, settings[:token] = …) or carry a type
+           # (PASSWORD: &str = …, apiKey: string = …); Makefile's ?=, += and ::= assign too
+           r"(?:[\"']?\]|[\"'])?(?::[ \t]{0,4}&?(?:'static[ \t]{1,4})?[a-z_][\w.<>\[\]]{0,40}+\??(?=[ \t]{0,8}=[^=>]))?"
+           r"(?P<sep>[ \t]{0,8}(?:::=|\?=|\+=|:=|=>|=|:)[ \t]{0,8}|[ \t]{1,8}(?:-|–|—|→|->)[ \t]{1,8})" + _QUOTED_OR_BARE),
         ("pass", "pw", "secret", "key", "token", "auth", "credential"),
         priority=_P_ASSIGN, check=_check_assignment, pre=frozenset(), lowered=True,
         anchors=("pass", "pw", "secret", "api", "access", "private", "signing", "encryption", "master",
@@ -1488,6 +1576,8 @@ def _run_rule(rule: _Rule, hay: str, text: str) -> Iterator[tuple[str, int, int,
             kind = _assignment_kind(hay, m.start("kw"), m.end("kw"))
         elif kind == "cjk_label":
             kind = _cjk_kind(m.group("key"))
+        elif "nq" in m.re.groupindex:  # a credential named by a string literal: its name says which kind
+            kind = _assignment_kind(hay, m.start("kw"), m.end("kw"))
         elif "kq" in m.re.groupindex:  # a config setting: its name says which kind
             kind = _assignment_kind(hay, m.start("key"), m.end("key"))
         yield kind, s, e, rule.priority
