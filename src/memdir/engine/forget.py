@@ -110,13 +110,12 @@ def forget_matching(s: Stores, *, query: str | None = None, prefix: str | None =
         if refs:
             with root.locked(), root.store.transaction() as st:
                 sessions = set()
-                for ref in refs:
-                    row = st.get_doc(ref)
-                    if row is None:
-                        continue
+                olds = [row for row in map(st.get_doc, refs) if row is not None]
+                st.delete_docs([row["ref"] for row in olds])  # each session read once, not once per event
+                for row in olds:
+                    ref = row["ref"]
                     if row["session"]:
                         sessions.add(row["session"])
-                    st.delete_doc(ref)
                     st.drop_tiers(ref)
                     st.tombstone(ref, row["content_sha256"], row["kind"], stamp)  # the rehearsal count goes too
                     on_forget(s, st, ref)
@@ -222,6 +221,7 @@ def import_tombstones(s: Stores, rows: Iterable[dict[str, Any]], *, scope: str =
     with root.locked():
         with root.store.transaction() as st:
             have, _ = st.tombstoned()
+            doomed: list[str] = []  # events deleted together below: each session read once, not once per event
             for t in rows:
                 ref = t.get("ref") if isinstance(t, dict) else None
                 if not isinstance(ref, str) or not ref.strip() or ref in have:
@@ -233,12 +233,13 @@ def import_tombstones(s: Stores, rows: Iterable[dict[str, Any]], *, scope: str =
                 if row is not None and row["kind"] == "event":
                     if row["session"]:
                         sessions.add(row["session"])
-                    st.delete_doc(ref)
+                    doomed.append(ref)
                     st.drop_tiers(ref)
                     on_forget(s, st, ref)
                 st.tombstone(ref, sha, kind, when)
                 have.add(ref)
                 new += 1
+            st.delete_docs(doomed)
             if sessions:
                 st.refresh_context(sorted(sessions))  # the neighbours no longer carry the deleted words
         if sessions:

@@ -197,11 +197,10 @@ def prune(m: "Stores | Any", days: float, token: str | None = None, *, force: bo
         if not refs:
             continue
         with root.locked(), root.store.transaction() as st:
-            for ref in refs:
-                row = st.get_doc(ref)
-                if row is None:
-                    continue
-                st.delete_doc(ref)
+            olds = [row for row in map(st.get_doc, refs) if row is not None]
+            st.delete_docs([row["ref"] for row in olds])  # each session read once, not once per event
+            for row in olds:
+                ref = row["ref"]
                 st.drop_tiers(ref)
                 st.tombstone(ref, row["content_sha256"], row["kind"], stamp)  # the rehearsal count goes too
                 st.delete_vectors(ref)

@@ -34,6 +34,9 @@ class DocStore(Protocol):
     def delete_doc(self, ref: str) -> bool:
         """Delete a doc and its full-text rows; True if it existed."""
 
+    def delete_docs(self, refs: Iterable[str]) -> list[str]:
+        """Delete many docs as :meth:`delete_doc` deletes one (a bulk forget or prune); returns the refs that existed."""
+
     def get_doc(self, ref: str) -> dict[str, Any] | None:
         """The ``docs`` row of ``ref`` as a dict, or ``None``."""
 

@@ -270,6 +270,9 @@ class PgWrites:
             self._bump_gen()
         return True
 
+    def delete_docs(self, refs: Iterable[str]) -> list[str]:
+        return [ref for ref in dict.fromkeys(refs) if self.delete_doc(ref)]
+
     def bump_rehearsal(self, refs: Iterable[str], when: str) -> None:
         """One more recall of each ref, on this connection's person's own counter (m009). A connection without a
         person (the schema owner) counts only keys of ownerless rows: its ownerless counter is read by every member,

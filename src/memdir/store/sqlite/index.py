@@ -323,6 +323,56 @@ def delete_doc(db: sqlite3.Connection, ref: str) -> bool:
     return True
 
 
+def delete_docs(db: sqlite3.Connection, refs: Iterable[str]) -> list[tuple[str, str]]:
+    """Delete many docs as :func:`delete_doc` deletes one, reading each session they belong to once (one
+    :func:`delete_doc` per event read its whole session again: a bulk forget of a long session ran for minutes).
+    Returns ``(ref, kind)`` of the docs that existed. Caller holds a transaction."""
+    refs = list(dict.fromkeys(refs))
+    olds = []
+    for i in range(0, len(refs), 500):
+        chunk = refs[i:i + 500]
+        olds += db.execute(f"SELECT * FROM docs WHERE ref IN ({','.join('?' * len(chunk))})", chunk).fetchall()
+    if not olds:
+        return []
+    if any(r["kind"] == "note" for r in olds):
+        bump_gen(db)
+    gone = {r["id"] for r in olds}
+    dep_ids = []  # events staying whose context was indexed with a deleted neighbour's words
+    for sess in {r["session"] for r in olds if r["kind"] == "event" and r["session"] is not None}:
+        for x, p, q in db.execute("SELECT id, ctx_prev, ctx_next FROM docs WHERE kind = 'event' AND session = ?", (sess,)):
+            if x not in gone and (p in gone or q in gone):
+                dep_ids.append(x)
+    deps = []
+    for i in range(0, len(dep_ids), 500):
+        chunk = dep_ids[i:i + 500]
+        deps += db.execute(f"SELECT id, ctx_prev, ctx_next, meta FROM docs WHERE id IN ({','.join('?' * len(chunk))})",
+                           chunk).fetchall()
+    tokens_of = Tokens(db)
+    tokens_of.prime([r["id"] for r in olds if r["kind"] == "event"]
+                    + [x for r in olds if r["kind"] == "event" for x in (r["ctx_prev"], r["ctx_next"])])
+    for old in olds:  # every FTS row out while all the words they were indexed with can still be read
+        _unindex(db, old, tokens_of)
+    if deps:
+        tokens_of.prime([r["id"] for r in deps] + [x for r in deps for x in (r["ctx_prev"], r["ctx_next"])])
+        db.executemany(_FTS_DELETE, [(r["id"], *event_values(r, tokens_of)) for r in deps])
+    for old in olds:
+        db.execute("DELETE FROM docs WHERE id = ?", (old["id"],))
+        seq = db.execute("INSERT INTO removed(doc_id) VALUES (?)", (old["id"],)).lastrowid
+        if seq % REMOVED_KEEP == 0:
+            db.execute("DELETE FROM removed WHERE seq <= ?", (seq - REMOVED_KEEP,))
+    if deps:
+        nb = _neighbours(db, [r["id"] for r in deps])
+        tokens_of.prime({x for r in deps for x in nb.get(r["id"], (None, None))})
+        rows, ids = [], []
+        for r in deps:
+            prev, nxt = nb.get(r["id"], (None, None))
+            rows.append((r["id"], *event_labels(r), tokens_of(r["id"]), _context(tokens_of, prev, nxt)))
+            ids.append((prev, nxt, r["id"]))
+        db.executemany(_FTS_INSERT, rows)
+        codec.write(db, "UPDATE docs SET ctx_prev = ?, ctx_next = ? WHERE id = ?", ids, many=True)
+    return [(r["ref"], r["kind"]) for r in olds]
+
+
 def delete_kind(db: sqlite3.Connection, kind: str) -> int:
     """Delete every doc of ``kind`` with its FTS rows (``memdir reindex`` drops the note mirror). Returns docs
     deleted. Caller holds a transaction."""

@@ -121,6 +121,11 @@ class SqliteStore:
             self._delta -= 1
         return gone
 
+    def delete_docs(self, refs):
+        gone = index.delete_docs(self.db, refs)
+        self._delta -= sum(kind == "event" for _, kind in gone)
+        return [ref for ref, _ in gone]
+
     def search(self, tokens, *, weights, limit, kinds=None):
         # whole rows, as the Store contract says (the facade ranks on search.search's slim rows and reads whole rows
         # for its hits alone)
