@@ -111,11 +111,21 @@ def stamp() -> str:
     return datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
 
 
+def read_settings_text(path: Path, encoding: str = "utf-8-sig") -> str:
+    """The text of a host's settings file. Raises ``UsageError`` (one line, nothing changed) when it is not UTF-8
+    text: saved in another encoding, or damaged."""
+    try:
+        return path.read_text(encoding=encoding)
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"cannot read {path}: it is not UTF-8 text (byte {exc.start}); save it as UTF-8 or fix it by "
+                         "hand — nothing was changed") from None
+
+
 def read_json(path: Path) -> dict[str, Any] | None:
     """The JSON object in ``path`` (``None`` when missing or empty). Raises ``UsageError`` when unreadable."""
     if not path.exists():
         return None
-    text = path.read_text(encoding="utf-8-sig")
+    text = read_settings_text(path)
     if not text.strip():
         return None
     try:
@@ -248,7 +258,7 @@ def write_json(plan: Plan, path: Path, data: dict[str, Any], *, empty: tuple[dic
                 remove_if_empty: bool = False) -> None:
     """Write ``data`` to ``path`` (``unchanged`` when equal to what is there). With ``remove_if_empty`` a ``data``
     equal to one of ``empty`` deletes the file instead (an uninstall leaving nothing of the user's)."""
-    old = path.read_text(encoding="utf-8-sig") if path.exists() else None
+    old = read_settings_text(path) if path.exists() else None
     if remove_if_empty and data in empty and not path.is_symlink():  # a link is kept: its target is written below
         if old is not None:
             remove_file(plan, path)

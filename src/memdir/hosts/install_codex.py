@@ -18,6 +18,7 @@ from memdir.hosts.install import (
     is_ours,
     mcp_entry_ours,
     read_json,
+    read_settings_text,
     remove_empty_dirs,
     remove_file,
     set_hooks,
@@ -90,8 +91,8 @@ def codex_hook_keys(hooks_path: Path, settings: dict[str, Any]) -> dict[int, tup
 def read_config_text(path: Path) -> str:
     """A config.toml's text; ``UsageError`` (one line) when it is not UTF-8 text or cannot be read."""
     try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+        return read_settings_text(path, "utf-8")
+    except OSError as exc:
         raise UsageError(f"cannot read {path} ({exc}); fix it first — nothing was changed") from None
 
 

@@ -45,6 +45,7 @@ from memdir.hosts.install import (
     Plan,
     join_argv,
     read_json,
+    read_settings_text,
     remove_empty_dirs,
     remove_file,
     set_hooks,
@@ -170,7 +171,7 @@ def add_block(text: str | None, argv: list[str], config_path: str, path: Path) -
 
 
 def edit_patch_file(plan: Plan, path: Path, *, uninstall: bool, argv: list[str], config_path: str) -> None:
-    old = path.read_text(encoding="utf-8") if path.exists() else None
+    old = read_settings_text(path, "utf-8") if path.exists() else None
     if uninstall:
         if old is None:
             return
@@ -219,7 +220,7 @@ def install(plan: Plan, *, project: Path | None, uninstall: bool, argv: list[str
         set_hooks(settings, HOST, argv)
     # the patch file first: a file memdir will not rewrite stops the install before anything is written
     if not uninstall and patch_path.exists():
-        add_block(patch_path.read_text(encoding="utf-8"), argv, config_path, patch_path)
+        add_block(read_settings_text(patch_path, "utf-8"), argv, config_path, patch_path)
     if settings or hooks_path.exists():
         write_json(plan, hooks_path, settings, remove_if_empty=uninstall)  # an uninstall: a backup's bytes back
     edit_patch_file(plan, patch_path, uninstall=uninstall, argv=argv, config_path=config_path)

@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from memdir.errors import UsageError
-from memdir.hosts.install import Plan, kept_note, mcp_entry_ours, remove_empty_dirs, write_json, write_text
+from memdir.hosts.install import (Plan, kept_note, mcp_entry_ours, read_settings_text, remove_empty_dirs, write_json,
+                                  write_text)
 from memdir.roots import expand_user
 
 # ---- OpenCode ------------------------------------------------------------------------------------------------
@@ -63,7 +64,7 @@ def install(plan: Plan, *, project: Path | None, uninstall: bool, argv: list[str
     if old_plugin is not None and PLUGIN_MARK not in old_plugin:
         raise UsageError(f"{plugin} exists and was not written by memdir; move it away first — nothing was changed")
     entry = {"type": "local", "command": [*argv, "mcp"], "enabled": True, "timeout": 5000}
-    raw = cfg_path.read_text(encoding="utf-8-sig") if cfg_path.exists() else None
+    raw = read_settings_text(cfg_path) if cfg_path.exists() else None
     data: dict[str, Any] | None = None
     manual = False
     if raw is not None and raw.strip():
