@@ -55,8 +55,7 @@ def install(plan: Plan, *, project: Path | None, uninstall: bool, argv: list[str
             # entry: install created it, and no host wrote to it since
             made = project is not None or created_by_install(mcp_path, project, CLAUDE_ENTRY)
             write_json(plan, mcp_path, mcp, empty=({}, {"mcpServers": {}}), remove_if_empty=made)
-        if project is not None:
-            remove_empty_dirs(plan, project / ".claude")
+        remove_empty_dirs(plan, (project if project is not None else home) / ".claude")  # when nothing else is in it
     else:
         mcp = mcp or {}
         servers = mcp.setdefault("mcpServers", {})
