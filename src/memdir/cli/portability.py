@@ -246,9 +246,11 @@ def _import_run(ctx, m, source, path, all_projects, here, pending, no_progress, 
         landed = (out["stored"] or out["duplicate"] or out["notes"] or out["notes_existing"] or out["tombstones"]
                   or out.get("notes_forgotten"))  # a re-run after a forget: its notes were handled, as "already there"
         if not landed:  # nothing stored and nothing already there: exit 1 (a script must not read it as success)
-            why = ("the file is empty" if not out["lines"] else f"{out['bad_lines']} lines are not memdir records (the warnings above say why)" if
-                   out["bad_lines"] == out["lines"] else "no line is a memdir record it could store (forgotten earlier, "
-                   "or not memdir's JSONL)")
+            bad = out["bad_lines"]
+            bad_said = (f"{plural(bad, 'line')} {'is not a memdir record' if bad == 1 else 'are not memdir records'} "
+                        "(the warnings above say why)")
+            why = ("the file is empty" if not out["lines"] else bad_said if bad == out["lines"] else
+                   "no line is a memdir record it could store (forgotten earlier, or not memdir's JSONL)")
             raise MemdirError(f"nothing imported from {file}: {why}"
                               + (f"; {out['hint']}" if host else "; memdir export writes this format, host sessions "
                                  "import with memdir import claude-code FILE (or codex, …)"))
