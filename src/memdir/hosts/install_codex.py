@@ -313,8 +313,8 @@ def install(plan: Plan, *, project: Path | None, uninstall: bool, argv: list[str
     if hooks or hooks_path.exists():
         write_json(plan, hooks_path, hooks, remove_if_empty=uninstall)
     configs(plan)
-    if uninstall:  # the folder install made, when nothing else is left in it
-        remove_empty_dirs(plan, project / ".codex" if project is not None else ch)
+    if uninstall:  # the folders install made (a project's trust went into ~/.codex too), when nothing else is left
+        remove_empty_dirs(plan, *((project / ".codex", ch) if project is not None else (ch,)))
     if not uninstall and project is not None:
         plan.notes.append(f"Codex loads {hooks_path} only in a trusted project: trust {project} when Codex asks "
                           "(or see `memdir doctor`)")
