@@ -515,15 +515,40 @@ def migrate(ctx, from_path, scan_dir, dry_run, purge, as_json):
 
 
 @click.command(name="config")
+@click.argument("words", nargs=-1, metavar="[KEY]")
 @json_opt
 @click.pass_context
-def config_cmd(ctx, as_json):
-    """Print the effective settings and where each came from."""
+def config_cmd(ctx, words, as_json):
+    """Print the effective settings and where each came from (KEY, or a section such as `inject`: only those).
+    Settings are written in config.toml or MEMDIR_* variables, not by this command."""
+    import difflib
+    import re
+
     from memdir.urlmask import safe_url
 
-    cfg = open_store(ctx).config
+    key, rest = (words[0], words[1:]) if words else (None, ())
+    m = open_store(ctx)
+    cfg = m.config
+    names = [k for k, *_ in cfg.items()]
+    if key in ("set", "unset"):  # other tools set a key this way: say where memdir's settings go
+        name, value = (rest[0] if rest else "KEY"), (" ".join(rest[1:]) or "VALUE")
+        section, _, leaf = name.rpartition(".")
+        where = m.roots["project"].path / "config.toml"
+        plain = re.fullmatch(r'-?\d+(\.\d+)?|true|false|\[.*\]|".*"|VALUE', value)  # else a TOML string, quoted
+        raise UsageError(f"memdir config does not write settings: put `{leaf} = {value if plain else json.dumps(value)}` "
+                         + (f"under `[{section}]` " if section else "") + f"in {where} (or the global root's "
+                         f"config.toml), or set {'MEMDIR_' + name.upper().replace('.', '_')}={value} in the environment")
+    if rest:
+        raise UsageError(f"memdir config takes one KEY or section, not {len(rest) + 1} words: memdir config {key}")
+    if key is not None:
+        picked = [k for k in names if k == key or k.startswith(key + ".")]
+        if not picked:
+            close = difflib.get_close_matches(key, names, 1, 0.6)
+            raise UsageError(f"unknown config key {key!r}" + (f": did you mean {close[0]!r}?" if close else "")
+                             + " (`memdir config` lists every key)")
     # a store or endpoint URL can carry a password (postgresql://u:pw@…, ?password=…): never print it
-    items = [(k, safe_url(v) if isinstance(v, str) and "://" in v else v, s, d) for k, v, s, d in cfg.items()]
+    items = [(k, safe_url(v) if isinstance(v, str) and "://" in v else v, s, d) for k, v, s, d in cfg.items()
+             if key is None or k in picked]
     data = {k: {"value": v, "source": s, "doc": d} for k, v, s, d in items}
     width = max(len(k) for k, *_ in items)
     lines = [f"{k:<{width}}  {json.dumps(v, ensure_ascii=False):<28} {s}" for k, v, s, _ in items]

@@ -1,0 +1,53 @@
+"""`memdir config set inject.max_chars 2000` (the usual way other tools set a key) said only "Got unexpected extra
+arguments"; `memdir config inject.max_chars` the same. Now `config KEY` (or a section, `config inject`) prints just
+those keys, and `config set KEY VALUE` says in one line where the setting goes: the project's config.toml, or the
+MEMDIR_* variable. An unknown key is a one-line error with the nearest known one."""
+
+import pytest
+
+from memdir.cli.main import main
+
+
+def _run(tmp_path, monkeypatch, capsys, *args):
+    proj = tmp_path / "p"
+    proj.mkdir(exist_ok=True)
+    monkeypatch.chdir(proj)
+    code = 0
+    try:
+        main(["--home", str(tmp_path / "g"), "config", *args])
+    except SystemExit as exc:
+        code = exc.code or 0
+    cap = capsys.readouterr()
+    return code, cap.out, cap.err
+
+
+def test_config_key_prints_that_key(tmp_path, monkeypatch, capsys):
+    code, out, err = _run(tmp_path, monkeypatch, capsys, "inject.max_chars")
+    assert code == 0, err
+    lines = out.strip().splitlines()
+    assert len(lines) == 1 and lines[0].split()[:2] == ["inject.max_chars", "1200"]
+
+
+def test_config_section_prints_its_keys(tmp_path, monkeypatch, capsys):
+    code, out, err = _run(tmp_path, monkeypatch, capsys, "inject")
+    assert code == 0, err
+    keys = [ln.split()[0] for ln in out.strip().splitlines()]
+    assert "inject.max_chars" in keys and "inject.max_entries" in keys and all(k.startswith("inject.") for k in keys)
+
+
+def test_config_set_says_where_the_setting_goes(tmp_path, monkeypatch, capsys):
+    code, out, err = _run(tmp_path, monkeypatch, capsys, "set", "inject.max_chars", "2000")
+    assert code == 2 and not out
+    assert len(err.strip().splitlines()) == 1 and err.startswith("memdir: error:")
+    assert "config.toml" in err and "[inject]" in err and "max_chars = 2000" in err and "MEMDIR_INJECT_MAX_CHARS=2000" in err
+
+
+def test_config_unknown_key_names_the_nearest(tmp_path, monkeypatch, capsys):
+    code, out, err = _run(tmp_path, monkeypatch, capsys, "inject.max_chrs")
+    assert code == 2 and not out
+    assert len(err.strip().splitlines()) == 1 and "inject.max_chars" in err
+
+
+def test_config_set_quotes_a_string_value_as_toml_wants(tmp_path, monkeypatch, capsys):
+    code, _out, err = _run(tmp_path, monkeypatch, capsys, "set", "recall.channel", "hybrid")
+    assert code == 2 and 'channel = "hybrid"' in err and "MEMDIR_RECALL_CHANNEL=hybrid" in err
