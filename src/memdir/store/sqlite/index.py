@@ -137,7 +137,7 @@ def upsert_doc(db: sqlite3.Connection, row: dict[str, Any]) -> int:
     """Insert or replace a doc by ``ref`` and refresh its FTS row; returns the doc id. Caller holds a transaction."""
     old = db.execute("SELECT * FROM docs WHERE ref = ?", (row["ref"],)).fetchone()
     if old is not None:
-        _remove(db, old)
+        _remove(db, [old])
     row = {**row, "handle": handles.assign(db, row["ref"])}
     cols, st = codec.doc_columns(db, row)
     cur = codec.write(db, *codec.insert_sql("INSERT", cols))
@@ -279,22 +279,37 @@ def refresh_context(db: sqlite3.Connection, sessions: Iterable[str]) -> int:
     return _recontext(db, targets, Tokens(db))
 
 
-def _remove(db: sqlite3.Connection, old: Any) -> None:
-    """Delete docs row ``old`` and every FTS row that holds its tokens: its own, its passages', and the context of
-    the neighbours indexed with it (those are re-contexted without it). Caller holds a transaction."""
-    tokens_of = Tokens(db)
+def _remove(db: sqlite3.Connection, olds: list[Any]) -> None:
+    """Delete docs rows ``olds`` and every FTS row that holds their tokens: their own, their passages', and the
+    context of the neighbours indexed with them (those are re-contexted without them). Each session the rows belong
+    to is read once, however many of its events go (a bulk forget of a long session ran for minutes when every
+    event read its session again). Caller holds a transaction."""
+    if not olds:
+        return
+    gone = {r["id"] for r in olds}
+    dep_ids = []  # events staying whose context was indexed with a deleted neighbour's words
+    for sess in {r["session"] for r in olds if r["kind"] == "event" and r["session"] is not None}:
+        for x, p, q in db.execute("SELECT id, ctx_prev, ctx_next FROM docs WHERE kind = 'event' AND session = ?", (sess,)):
+            if x not in gone and (p in gone or q in gone):
+                dep_ids.append(x)
     deps = []
-    if old["kind"] == "event" and old["session"] is not None:
-        deps = db.execute("SELECT id, ctx_prev, ctx_next, meta FROM docs WHERE kind = 'event' AND session = ? AND id != ? "
-                          "AND (ctx_prev = ? OR ctx_next = ?)", (old["session"], old["id"], old["id"], old["id"])).fetchall()
-    _unindex(db, old, tokens_of)
-    if deps:  # their context still holds the old event's words: out with the exact values while it can be read
+    for i in range(0, len(dep_ids), 500):
+        chunk = dep_ids[i:i + 500]
+        deps += db.execute(f"SELECT id, ctx_prev, ctx_next, meta FROM docs WHERE id IN ({','.join('?' * len(chunk))})",
+                           chunk).fetchall()
+    tokens_of = Tokens(db)
+    tokens_of.prime([r["id"] for r in olds if r["kind"] == "event"]
+                    + [x for r in olds if r["kind"] == "event" for x in (r["ctx_prev"], r["ctx_next"])])
+    for old in olds:  # every FTS row out while all the words they were indexed with can still be read
+        _unindex(db, old, tokens_of)
+    if deps:  # their context still holds the old events' words: out with the exact values while it can be read
         tokens_of.prime([r["id"] for r in deps] + [x for r in deps for x in (r["ctx_prev"], r["ctx_next"])])
         db.executemany(_FTS_DELETE, [(r["id"], *event_values(r, tokens_of)) for r in deps])
-    db.execute("DELETE FROM docs WHERE id = ?", (old["id"],))
-    seq = db.execute("INSERT INTO removed(doc_id) VALUES (?)", (old["id"],)).lastrowid
-    if seq % REMOVED_KEEP == 0:
-        db.execute("DELETE FROM removed WHERE seq <= ?", (seq - REMOVED_KEEP,))
+    for old in olds:
+        db.execute("DELETE FROM docs WHERE id = ?", (old["id"],))
+        seq = db.execute("INSERT INTO removed(doc_id) VALUES (?)", (old["id"],)).lastrowid
+        if seq % REMOVED_KEEP == 0:
+            db.execute("DELETE FROM removed WHERE seq <= ?", (seq - REMOVED_KEEP,))
     if deps:
         nb = _neighbours(db, [r["id"] for r in deps])
         tokens_of.prime({x for r in deps for x in nb.get(r["id"], (None, None))})
@@ -314,62 +329,20 @@ REMOVED_KEEP = 4096
 def delete_doc(db: sqlite3.Connection, ref: str) -> bool:
     """Delete a doc and its FTS rows (neighbours re-contexted without it); returns True if it existed. Caller holds
     a transaction."""
-    old = db.execute("SELECT * FROM docs WHERE ref = ?", (ref,)).fetchone()
-    if old is None:
-        return False
-    if old["kind"] == "note":
-        bump_gen(db)
-    _remove(db, old)
-    return True
+    return bool(delete_docs(db, [ref]))
 
 
 def delete_docs(db: sqlite3.Connection, refs: Iterable[str]) -> list[tuple[str, str]]:
-    """Delete many docs as :func:`delete_doc` deletes one, reading each session they belong to once (one
-    :func:`delete_doc` per event read its whole session again: a bulk forget of a long session ran for minutes).
-    Returns ``(ref, kind)`` of the docs that existed. Caller holds a transaction."""
+    """Delete many docs as :func:`delete_doc` deletes one, in one :func:`_remove` (each session read once). Returns
+    ``(ref, kind)`` of the docs that existed. Caller holds a transaction."""
     refs = list(dict.fromkeys(refs))
     olds = []
     for i in range(0, len(refs), 500):
         chunk = refs[i:i + 500]
         olds += db.execute(f"SELECT * FROM docs WHERE ref IN ({','.join('?' * len(chunk))})", chunk).fetchall()
-    if not olds:
-        return []
     if any(r["kind"] == "note" for r in olds):
         bump_gen(db)
-    gone = {r["id"] for r in olds}
-    dep_ids = []  # events staying whose context was indexed with a deleted neighbour's words
-    for sess in {r["session"] for r in olds if r["kind"] == "event" and r["session"] is not None}:
-        for x, p, q in db.execute("SELECT id, ctx_prev, ctx_next FROM docs WHERE kind = 'event' AND session = ?", (sess,)):
-            if x not in gone and (p in gone or q in gone):
-                dep_ids.append(x)
-    deps = []
-    for i in range(0, len(dep_ids), 500):
-        chunk = dep_ids[i:i + 500]
-        deps += db.execute(f"SELECT id, ctx_prev, ctx_next, meta FROM docs WHERE id IN ({','.join('?' * len(chunk))})",
-                           chunk).fetchall()
-    tokens_of = Tokens(db)
-    tokens_of.prime([r["id"] for r in olds if r["kind"] == "event"]
-                    + [x for r in olds if r["kind"] == "event" for x in (r["ctx_prev"], r["ctx_next"])])
-    for old in olds:  # every FTS row out while all the words they were indexed with can still be read
-        _unindex(db, old, tokens_of)
-    if deps:
-        tokens_of.prime([r["id"] for r in deps] + [x for r in deps for x in (r["ctx_prev"], r["ctx_next"])])
-        db.executemany(_FTS_DELETE, [(r["id"], *event_values(r, tokens_of)) for r in deps])
-    for old in olds:
-        db.execute("DELETE FROM docs WHERE id = ?", (old["id"],))
-        seq = db.execute("INSERT INTO removed(doc_id) VALUES (?)", (old["id"],)).lastrowid
-        if seq % REMOVED_KEEP == 0:
-            db.execute("DELETE FROM removed WHERE seq <= ?", (seq - REMOVED_KEEP,))
-    if deps:
-        nb = _neighbours(db, [r["id"] for r in deps])
-        tokens_of.prime({x for r in deps for x in nb.get(r["id"], (None, None))})
-        rows, ids = [], []
-        for r in deps:
-            prev, nxt = nb.get(r["id"], (None, None))
-            rows.append((r["id"], *event_labels(r), tokens_of(r["id"]), _context(tokens_of, prev, nxt)))
-            ids.append((prev, nxt, r["id"]))
-        db.executemany(_FTS_INSERT, rows)
-        codec.write(db, "UPDATE docs SET ctx_prev = ?, ctx_next = ? WHERE id = ?", ids, many=True)
+    _remove(db, olds)
     return [(r["ref"], r["kind"]) for r in olds]
 
 

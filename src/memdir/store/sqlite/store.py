@@ -115,11 +115,7 @@ class SqliteStore:
         return index.refresh_context(self.db, sessions)
 
     def delete_doc(self, ref):
-        kind = self.db.execute("SELECT kind FROM docs WHERE ref = ?", (ref,)).fetchone()
-        gone = index.delete_doc(self.db, ref)
-        if gone and kind is not None and kind[0] == "event":
-            self._delta -= 1
-        return gone
+        return bool(self.delete_docs([ref]))
 
     def delete_docs(self, refs):
         gone = index.delete_docs(self.db, refs)
