@@ -76,7 +76,10 @@ def main() -> None:
                        ("'cookie login: a=b '", "cookie login: a=b "), ("'cookies = {'sid': '", "cookies = {'sid': "),
                        ("'set_cookie('sid', 'x') '", "set_cookie('sid', 'x') "), ("'curl -b a=b '", "curl -b a=b "),
                        ("'htpasswd ' + '-bn ' * 50", "htpasswd " + "-bn " * 50), ("'mongosh -p '", "mongosh -p "),
-                       ("'sqlcmd -P '", "sqlcmd -P ")]:
+                       ("'sqlcmd -P '", "sqlcmd -P "),
+                       # Oracle logins: a tool's options before its login, a login glued to the next tool's name
+                       ("'sqlplus -s '", "sqlplus -s "), ("'sqlplus a/b'", "sqlplus a/b"), ("'rman target '", "rman target "),
+                       ("'conn a/'", "conn a/"), ("'jdbc:oracle:thin:a/'", "jdbc:oracle:thin:a/"), ("'userid=a/'", "userid=a/")]:
         ms = []
         for n in (30_000, 300_000):
             # a value followed by one long run of blanks: each split of the run must not be tried again (quadratic)

@@ -571,6 +571,37 @@ def _check_piped_password(m: re.Match[str], value: str, text: str) -> bool:
     return _check_cli_password(m, value, text)
 
 
+#: the database of an Oracle ``user/password@db`` login: what may follow the password (nothing, for a login to the local
+#: database: ``sqlplus scott/tiger``)
+_ORACLE_AFTER = re.compile(r"@|[ \t]|[\"']|\r?\n|\Z")
+#: a SQL*Plus ``conn`` / ``connect`` command's place: a line's start, after the ``SQL>`` prompt, a quote or a ``;``
+_ORACLE_CONN_BEFORE = re.compile(r"(?:^|\n|[\"';>])[ \t]{0,8}\Z")
+#: what may follow a ``conn`` command's login without a database: the end of its line, or ``AS SYSDBA``-style roles
+_ORACLE_CONN_ROLE = re.compile(r"[\"']?[ \t]{0,4}(?:\r?\n|\Z|as[ \t]{1,4}sys[a-z]{2,6}(?![\w]))", re.I)
+
+
+def _check_oracle_login(m: re.Match[str], value: str, text: str) -> bool:
+    """An Oracle ``user/password[@db]`` login given to a tool, a SQL*Plus ``conn`` command, a JDBC URL or a driver's
+    ``connect()``: the password is no placeholder, shell or ``%VAR%`` expansion, nor a word of a sentence
+    (``and/or``); for ``conn`` / ``connect`` the command stands where SQL*Plus reads one and names a database or a
+    role (``Connect client/server apps`` is prose), for ``catalog`` / ``auxiliary`` an ``rman`` command runs on
+    the line."""
+    if _is_placeholder(value) or _shell_expansion(value) or value.startswith("%") or value.lower() in _FLAG_PROSE:
+        return False
+    groups = m.re.groupindex
+    if "conn" in groups and m.group("conn") is not None:
+        start = m.start()
+        if _ORACLE_CONN_BEFORE.search(text, max(0, start - 12), start) is None and not text[
+                max(0, start - 12):start].rstrip().endswith("SQL>"):
+            return False
+        end = m.end("qval") + 1 if m.group("qval") is not None else m.end("val")
+        return text.startswith("@", end) or _ORACLE_CONN_ROLE.match(text, end) is not None
+    if "sub" in groups and m.group("sub") is not None:
+        line = text.rfind("\n", max(0, m.start() - 300), m.start())
+        return re.search(r"(?<![\w-])rman(?![\w-])", text[max(line + 1, m.start() - 300):m.start()], re.I) is not None
+    return True
+
+
 def _check_eu_label(m: re.Match[str], value: str, text: str) -> bool:
     """After a European language's word for password: a quoted value, or one that mixes letters with digits or symbols
     and is no placeholder, path, URL or shell expansion (``Passwort: vergessen`` is a word about it)."""
@@ -1180,6 +1211,37 @@ _KEYWORD_RULES: list[_Rule] = [
         _r(r"gh[ \t]{1,4}secret[ \t]{1,4}set(?![a-z0-9_-])[^\n|&;]{0,300}?[ \t](?:--body(?:=|[ \t]{1,4})|-b[ \t]{0,4})"
            + _FLAG_QUOTED_OR_BARE),
         ("gh secret",), priority=_P_ASSIGN, check=_check_secret_body, lowered=True, anchors=("gh secret",),
+    ),
+    # Oracle's user/password[@db] logins: sqlplus scott/tiger@orcl, sqlplus -s system/x@//host:1521/XE, expdp / impdp /
+    # exp / imp / sqlldr / dgmgrl / rman target sys/x@db (and rman's catalog / auxiliary logins), userid=scott/x@db, a
+    # SQL*Plus conn / connect command, jdbc:oracle:thin:scott/x@host:1521/ORCL, cx_Oracle / oracledb .connect("u/x@db")
+    # (not a path, a ref's reflog "main@{1}", a package's "@scope/pkg@1.2.3" or a workflow's "actions/checkout@v4": a
+    # login only after these)
+    _Rule(
+        "password",
+        _r(r"(?:(?:sqlplus|sqlcl|expdp|impdp|sqlldr|dgmgrl|rman|exp|imp)(?:\.exe)?"
+           r"(?:[ \t]{1,4}(?:-[a-z]{1,12}+|target|/(?:nolog)?)(?=[ \t])){0,6}+[ \t]{1,4}"
+           r"(?:(?:target|userid)[ \t]{0,2}=[ \t]{0,2})?"
+           r"|(?P<sub>catalog|auxiliary)[ \t]{1,4}(?:=[ \t]{0,2})?"
+           r"|(?P<conn>conn|connect)[ \t]{1,4}"
+           r"|userid[ \t]{0,2}=[ \t]{0,2}"
+           r"|jdbc:oracle:(?:thin|oci8?|kprb):"
+           r"|(?:cx_oracle|oracledb)\.connect(?:_async)?\([ \t]{0,4}(?:dsn[ \t]{0,2}=[ \t]{0,2})?)"
+           r"[\"']?[a-z][a-z0-9_$#]{0,127}+/(?:\"(?P<qval>[^\"\r\n]{1,512}+)\"|(?P<val>[^\s/@\"'`|;&<>()]{1,512}+))"
+           r"(?=@|[ \t\"']|\r?\n|\Z)"),
+        ("sqlplus", "sqlcl", "expdp", "impdp", "sqlldr", "dgmgrl", "rman", "exp", "imp", "catalog", "auxiliary", "conn",
+         "userid", "jdbc:oracle:", "oracle", "oracledb"),
+        priority=_P_ASSIGN, check=_check_oracle_login, pre=_W | {"?", "&"}, lowered=True,
+        anchors=("sqlplus", "sqlcl", "expdp", "impdp", "sqlldr", "dgmgrl", "rman", "exp ", "imp ", "exp.exe", "imp.exe",
+                 "catalog", "auxiliary", "conn", "userid", "jdbc:oracle:", "cx_oracle.", "oracledb."),
+    ),
+    # cx_Oracle.connect("scott", "tiger", "orcl"): the password as the second positional string
+    _Rule(
+        "password",
+        _r(r"(?:cx_oracle|oracledb)\.connect(?:_async)?\([ \t]{0,4}(?P<uq>[\"'])[^\"'\s]{1,128}+(?P=uq)[ \t]{0,4},[ \t]{0,4}"
+           r"(?P<q>[\"'])(?P<qval>[^\"'\r\n]{1,512}+)(?P=q)"),
+        ("cx_oracle", "oracledb"), priority=_P_ASSIGN, check=_check_plain, lowered=True,
+        anchors=("cx_oracle.", "oracledb."),
     ),
     # YAML: a credential's value on the next line (password:\n  x, api_key: |\n  x, token: >-\n  x) or after a tag
     # (password: !!str x)
