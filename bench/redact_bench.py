@@ -79,7 +79,10 @@ def main() -> None:
                        ("'sqlcmd -P '", "sqlcmd -P "),
                        # Oracle logins: a tool's options before its login, a login glued to the next tool's name
                        ("'sqlplus -s '", "sqlplus -s "), ("'sqlplus a/b'", "sqlplus a/b"), ("'rman target '", "rman target "),
-                       ("'conn a/'", "conn a/"), ("'jdbc:oracle:thin:a/'", "jdbc:oracle:thin:a/"), ("'userid=a/'", "userid=a/")]:
+                       ("'conn a/'", "conn a/"), ("'jdbc:oracle:thin:a/'", "jdbc:oracle:thin:a/"), ("'userid=a/'", "userid=a/"),
+                       # a password on stdin: here-strings with no command reading one, prompts with no answer
+                       ("'<<<a:'", "<<<a:"), ("'<<<a sudo '", "<<<a sudo "), ("'sudo -p x '", "sudo -p x "),
+                       ("'expect \"password\" '", 'expect "password" '), ("'printf \"%s\" '", 'printf "%s" ')]:
         ms = []
         for n in (30_000, 300_000):
             # a value followed by one long run of blanks: each split of the run must not be tried again (quadratic)

@@ -602,6 +602,39 @@ def _check_oracle_login(m: re.Match[str], value: str, text: str) -> bool:
     return True
 
 
+#: ``sudo`` reading its password on stdin: ``-S`` (alone or among other letters: ``-kS``) or ``--stdin``, after other
+#: options (``-p ''``, ``-u postgres``, ``-k``)
+_SUDO_STDIN = (r"sudo(?:[ \t]{1,4}(?:-[pu][ \t]{1,4}(?:''|\"\"|'[^'\n]{0,40}'|\"[^\"\n]{0,40}\"|[^\s'\"]{1,40})"
+               r"|-[A-Za-z]{1,8}|--[a-z-]{2,20}(?:=[^\s]{1,40})?)){0,5}?[ \t]{1,4}(?:-[A-Za-z]{0,4}S|--stdin)(?![\w-])")
+_SUDO_STDIN_RE = re.compile(r"(?<![\w-])" + _SUDO_STDIN)
+#: a command reading a password on stdin besides sudo: a registry login's ``--password-stdin``, ``passwd --stdin``
+_STDIN_PASSWORD_RE = re.compile(r"--password-stdin(?![\w-])|(?<![\w-])passwd(?![\w-])[^\n|&;]{0,100}?[ \t]--stdin(?![\w-])")
+_CHPASSWD_RE = re.compile(r"(?<![\w-])chpasswd(?![\w-])")
+
+
+def _command_around(text: str, s: int, e: int) -> str:
+    """The shell command holding ``text[s:e]``: from the last ``|``, ``;``, ``&`` or line break before it to the next
+    after it, each looked for within 300 characters (a long line costs no more)."""
+    lo = max(0, s - 300)
+    a = max(text.rfind(c, lo, s) for c in "\n|;&") + 1
+    stop = [i for i in (text.find(c, e, e + 300) for c in "\n|;&") if i >= 0]
+    return text[max(a, lo):min(stop) if stop else min(len(text), e + 300)]
+
+
+def _check_here_string(m: re.Match[str], value: str, text: str, chpasswd: bool = False) -> bool:
+    """A here-string (``<<< X``) fed to a command that reads a password on stdin (:data:`_SUDO_STDIN`,
+    ``--password-stdin``, ``passwd --stdin``; ``chpasswd``'s ``user:X``): X is no shell expansion, placeholder or prose
+    word (``sudo -S <<< "$PW"`` writes nothing secret)."""
+    cmd = _command_around(text, m.start(), m.end())
+    if chpasswd:  # (the plain words looked for first: a regex costs more on a long command)
+        if "chpasswd" not in cmd or _CHPASSWD_RE.search(cmd) is None:
+            return False
+    elif not (("sudo" in cmd and _SUDO_STDIN_RE.search(cmd) is not None)
+              or ("passw" in cmd and _STDIN_PASSWORD_RE.search(cmd) is not None)):
+        return False
+    return _check_cli_password(m, value, text)
+
+
 def _check_eu_label(m: re.Match[str], value: str, text: str) -> bool:
     """After a European language's word for password: a quoted value, or one that mixes letters with digits or symbols
     and is no placeholder, path, URL or shell expansion (``Passwort: vergessen`` is a word about it)."""
@@ -892,14 +925,28 @@ _PROVIDER_RULES: list[_Rule] = [
         check=lambda m, v, t: _check_tool_flag(m, v, t),
         anchors=("openssl", "zip", "unzip", "7z", "unrar", "rar ", "ldap", "ssh-keygen", "az ", "rdesktop"),
     ),
-    # echo X | sudo -S …, echo X | docker login … --password-stdin: a password piped in (-S read as written)
+    # echo X | sudo -S …, printf '%s\n' X | sudo -p '' -S …, echo X | docker login … --password-stdin, echo X | passwd
+    # --stdin bob: a password piped in (-S read as written)
     _Rule(
         "password",
-        _r(r"(?:echo|printf)[ \t]{1,4}(?:-[a-z]{1,3}[ \t]{1,4})?(?:(?P<q>[\"'])(?P<qval>[^\"'\r\n]{1,512}+)(?P=q)"
+        _r(r"(?:echo|printf)[ \t]{1,4}(?:-[a-z]{1,3}[ \t]{1,4})?(?:(?P<fq>[\"'])%s(?:\\[rn])*(?P=fq)[ \t]{1,4})?"
+           r"(?:(?P<q>[\"'])(?P<qval>[^\"'\r\n]{1,512}+)(?P=q)"
            r"|(?P<val>[^\s\"'`<>|;&-][^\s\"'`<>|;&]{0,511}+))[ \t]{0,4}\|[ \t]{0,4}"
-           r"(?=sudo[ \t]{1,4}(?:-[A-Za-z]{1,8}[ \t]{1,4}){0,3}?-[A-Za-z]{0,4}S|[^\n|&;]{0,300}?--password-stdin)"),
-        ("sudo", "password-stdin"), priority=_P_ASSIGN, check=_check_piped_password,
+           r"(?=" + _SUDO_STDIN + r"|[^\n|&;]{0,300}?--password-stdin|passwd[^\n|&;]{0,100}?[ \t]--stdin(?![\w-]))"),
+        ("sudo", "password-stdin", "passwd"), priority=_P_ASSIGN, check=_check_piped_password,
         anchors=("echo", "printf"),
+    ),
+    # sudo -S <<< X …, cmd <<< 'X' with sudo -S / --password-stdin / passwd --stdin on its command; chpasswd <<< 'u:X'
+    _Rule(
+        "password",
+        _r(r"<<<[ \t]{0,4}(?:\$?(?P<q>[\"'])(?P<qval>[^\"'\r\n]{1,512}+)(?P=q)|(?P<val>[^\s\"'`<>|;&(][^\s\"'`<>|;&]{0,511}+))"),
+        ("<<<",), priority=_P_ASSIGN, check=lambda m, v, t: _check_here_string(m, v, t), pre=frozenset(), anchors=("<<<",),
+    ),
+    _Rule(
+        "password",
+        _r(r"<<<[ \t]{0,4}[\"']?[^\s:\"'|;&<>$]{1,64}+:(?P<val>[^\s\"'|;&]{1,512}+)"),
+        ("<<<",), priority=_P_ASSIGN, group="val", check=lambda m, v, t: _check_here_string(m, v, t, chpasswd=True),
+        pre=frozenset(), anchors=("<<<",),
     ),
     # sqlcmd -P hunter2 (upper case, so read as written: sqlcmd's -p prints statistics), on its own command
     _Rule(
@@ -1204,6 +1251,16 @@ _KEYWORD_RULES: list[_Rule] = [
            r"(?P<kq>)(?P<key>[a-z_][a-z0-9_]{0,80}+)[ \t]{1,4}" + _FLAG_QUOTED_OR_BARE),
         ("set", "env"), priority=_P_ASSIGN, check=_check_env_set, lowered=True, anchors=("set", "env"),
         whole="before",
+    ),
+    # expect "*assword*" then send "X\r" (an expect script), child.expect('Password:') then child.sendline('X')
+    # (pexpect): the first send after a password prompt is expected (a later one answers something else)
+    _Rule(
+        "password",
+        _r(r"expect(?:[ \t]{0,4}\(|[ \t]{1,4})(?:(?!send)[\s\S]){0,80}?(?:assword|asswd|assphrase|asscode|密码|口令)"
+           r"(?:(?!send)[\s\S]){0,200}?(?<![\w])send(?:line)?(?:[ \t]{1,4}--)?(?:[ \t]{0,4}\(|[ \t]{1,4})[ \t]{0,4}"
+           r"(?P<q>[\"'])(?P<val>[^\"'\r\n\\]{1,512}+)(?:\\[rn]){0,2}(?P=q)"),
+        ("expect",), priority=_P_ASSIGN, group="val", check=lambda m, v, t: _check_cli_password(m, v, t) and len(v) >= 4,
+        lowered=True, anchors=("expect",),
     ),
     # gh secret set NAME --body VALUE (-b VALUE): the value stored as a secret
     _Rule(
