@@ -82,7 +82,11 @@ def main() -> None:
                        ("'conn a/'", "conn a/"), ("'jdbc:oracle:thin:a/'", "jdbc:oracle:thin:a/"), ("'userid=a/'", "userid=a/"),
                        # a password on stdin: here-strings with no command reading one, prompts with no answer
                        ("'<<<a:'", "<<<a:"), ("'<<<a sudo '", "<<<a sudo "), ("'sudo -p x '", "sudo -p x "),
-                       ("'expect \"password\" '", 'expect "password" '), ("'printf \"%s\" '", 'printf "%s" ')]:
+                       ("'expect \"password\" '", 'expect "password" '), ("'printf \"%s\" '", 'printf "%s" '),
+                       # heredocs: openings never closed, a name before each, a lone triple quote, shift operators
+                       ("'<<EOF\\n'", "<<EOF\n"), ("'password = <<EOF\\n'", "password = <<EOF\n"),
+                       ("'\"\"\"\\n'", '"""\n'), ("'token = \"\"\"\\n'", 'token = """\n'), ("'<<'", "<<"),
+                       ("'chpasswd <<A\\na:b\\n'", "chpasswd <<A\na:b\n")]:
         ms = []
         for n in (30_000, 300_000):
             # a value followed by one long run of blanks: each split of the run must not be tried again (quadratic)

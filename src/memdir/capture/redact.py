@@ -1536,6 +1536,142 @@ def _scan_cookies(text: str, lowered: str) -> list[tuple[str, int, int, int]]:
     return hits
 
 
+# ---------------------------------------------------------------------------------------------
+# A credential given in a heredoc or a multi-line string: password = <<EOT … EOT, sudo -S cmd <<EOF … EOF
+# ---------------------------------------------------------------------------------------------
+
+#: a heredoc's opening: ``<<EOT``, ``<<-EOT``, ``<<~EOS``, ``<<'EOF'``, PHP's ``<<<EOT`` (alone on its line); a
+#: multi-line string literal's triple quotes (Python, Kotlin, TOML)
+_HEREDOC_AT = _Lazy(r"(?:<<(?P<op><|[-~])?[ \t]{0,2}(?P<dq>[\"']?)(?P<delim>[A-Za-z_][A-Za-z0-9_]{0,30}+)(?P=dq)"
+                    r"|(?P<tq>\"\"\"|\'\'\'))(?P<rest>[^\n]{0,200}+)\n")
+#: a line that may close a heredoc: a word alone (indented for ``<<-`` / ``<<~``; PHP's ``EOT;``, a shell's ``EOF)``)
+_HEREDOC_END_LINE = _Lazy(r"(?m)^[ \t]{0,40}+([A-Za-z_][A-Za-z0-9_]{0,30}+)[ \t;,)]{0,8}+\r?$")
+#: the longest body looked at: a heredoc holding a credential is short (a value, a key file, a JSON credential)
+_HEREDOC_MAX = 8192
+_HEREDOC_OPENERS = ("<<", '"""', "'''")
+_HEREDOC_SEPS = ("::=", ":=", "?=", "=>", "=", ":")
+_HEREDOC_READ = re.compile(r"(?:^|[\s;&|(])read(?:[ \t]{1,4}-[A-Za-z]{1,4}(?:[ \t]{1,4}(?:''|\"\"))?){0,4}[ \t]{1,4}"
+                           r"(?P<key>[A-Za-z_][A-Za-z0-9_]{0,60})\Z")
+_PASSWD_CMD = re.compile(r"(?<![\w-])passwd(?![\w-])")
+
+
+def _heredoc_key(text: str, i: int) -> tuple[int, int] | None:
+    """The span of the credential name a heredoc opening at ``i`` is assigned to (``password = <<EOT``,
+    ``DB_PASSWORD=$(cat <<EOF``, ``"token":`` and a triple quote, ``read -r -d '' PASSWORD <<EOF``), or None."""
+    line = text.rfind("\n", max(0, i - 160), i) + 1
+    lo = max(line, i - 160)
+    head = text[lo:i].rstrip(" \t")
+    r = _HEREDOC_READ.search(head)
+    if r is not None:
+        return lo + r.start("key"), lo + r.end("key")
+    if head.endswith("cat") and head[:-3].rstrip(" \t").endswith("$("):  # NAME=$(cat <<EOF
+        head = head[:-3].rstrip(" \t")[:-2].rstrip(" \t")
+    sep = next((x for x in _HEREDOC_SEPS if head.endswith(x)), None)
+    if sep is None:
+        return None
+    head = head[:-len(sep)].rstrip(" \t").rstrip("\"'`]")
+    end = lo + len(head)
+    j = end
+    while j > lo and (text[j - 1] in _LABEL_CHARS):
+        j -= 1
+    return (j, end) if j < end and (text[j].isalpha() or text[j] == "_") else None
+
+
+def _heredoc_named(text: str, s: int, e: int) -> bool:
+    """A name whose last word names a credential (as :func:`_check_config_set` reads a setting's name)."""
+    key = text[s:e]
+    words = [w for w in re.split(r"[^a-z0-9]+", re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", key).lower()) if w]
+    if not words:
+        return False
+    last = words[-1]
+    return (last in _SETTING_SECRET_WORDS or last in ("passphrase", "credential")
+            or (last == "key" and len(words) > 1 and words[-2] in _SETTING_KEY_QUALIFIERS))
+
+
+def _scan_heredocs(text: str, lowered: str) -> Iterator[tuple[str, int, int, int]]:
+    """A credential given in a heredoc or a multi-line string: its body after a credential's name (``password =
+    <<EOT`` in HCL, Ruby, Perl, PHP's ``<<<``, a shell's ``PW=$(cat <<EOF`` or ``read -r PW <<EOF``, Python's
+    ``token =`` and a triple quote), or the lines a command reading a password on stdin is fed (``sudo -S cmd <<EOF``: the first line;
+    ``docker login --password-stdin <<EOF``: the first; ``passwd <<EOF``: all; ``chpasswd <<EOF``: each line's part after
+    ``user:``). The body ends at its closing line, or (unclosed) after its first line."""
+    pos = 0
+    n = len(text)
+    rx = _HEREDOC_AT.get()
+    ends: dict[str, list[int]] | None = None  # a closing line's word -> where such lines start (built once)
+    next_tq: dict[str, int] = {}  # a triple quote -> its next place found (each search goes on from the last)
+    at = dict.fromkeys(_HEREDOC_OPENERS, -1)
+    while True:
+        for lit in _HEREDOC_OPENERS:  # each literal's next place, looked for again only once passed (linear)
+            if at[lit] < pos:
+                k = text.find(lit, pos)
+                at[lit] = k if k >= 0 else n
+        i = min(at.values())
+        if i >= n:
+            return
+        m = rx.match(text, i)
+        if m is None or (m.group("op") == "<" and m.group("rest").strip(" \t\r;")):
+            pos = i + 2  # a here-string (<<< word) or no heredoc
+            continue
+        body = m.end()
+        tq = m.group("tq")
+        if tq is not None:
+            if m.group("rest").strip(" \t\r"):  # text on the opening line: a docstring or a text, not a value
+                pos = i + 3
+                continue
+            close = next_tq.get(tq, -1)
+            if close < body and close != n:
+                close = text.find(tq, body)
+                next_tq[tq] = close if close >= 0 else n
+            stop = close if 0 <= close < min(n, body + _HEREDOC_MAX) else -1
+        else:
+            if ends is None:
+                ends = {}
+                for e_m in _HEREDOC_END_LINE.get().finditer(text):
+                    ends.setdefault(e_m.group(1), []).append(e_m.start())
+            starts = ends.get(m.group("delim"), ())
+            k = bisect.bisect_left(starts, body)
+            stop = starts[k] if k < len(starts) and starts[k] < body + _HEREDOC_MAX else -1
+        first_end = text.find("\n", body, body + _HEREDOC_MAX)
+        first_end = first_end if first_end >= 0 else min(n, body + _HEREDOC_MAX)
+        if stop < 0:  # unclosed: its first line (fail closed for that much)
+            stop = first_end
+        pos = max(i + 2, stop + (3 if tq is not None and stop >= 0 else 0))
+        lines_end = stop
+        key = _heredoc_key(text, i)
+        hits: list[tuple[str, int, int]] = []
+        if key is not None and _heredoc_named(text, *key):
+            kind = _assignment_kind(lowered, key[0], key[1])
+            hits.append((kind, body, lines_end))
+        elif tq is None:
+            cmd = _command_around(text, i, i)
+            if ("sudo" in cmd and _SUDO_STDIN_RE.search(cmd)) or ("passw" in cmd and _STDIN_PASSWORD_RE.search(cmd)):
+                hits.append(("password", body, min(first_end, lines_end)))
+            elif "chpasswd" in cmd and _CHPASSWD_RE.search(cmd):
+                k = body
+                while k < lines_end:
+                    e = text.find("\n", k, lines_end)
+                    e = lines_end if e < 0 else e
+                    colon = text.find(":", k, e)
+                    if colon > k:
+                        hits.append(("password", colon + 1, e))
+                    k = e + 1
+            elif "passwd" in cmd and _PASSWD_CMD.search(cmd):
+                hits.append(("password", body, lines_end))
+        for kind, s, e in hits:
+            while s < e and text[s] in " \t\r\n":
+                s += 1
+            while e > s and text[e - 1] in " \t\r\n":
+                e -= 1
+            value = text[s:e]
+            if not value or _is_placeholder(value) or _shell_expansion(value) or value.lower() in _FLAG_PROSE:
+                continue
+            if kind != "password" and "\n" not in value and not (len(value) >= 8 and _looks_secretish(value)):
+                continue
+            if kind == "password" and len(value) < 4:
+                continue
+            yield kind, s, e, _P_ASSIGN
+
+
 def _scan_private(text: str, lowered: str) -> Iterator[tuple[str, int, int, int]]:
     if "<private" not in lowered:
         return
@@ -2116,7 +2252,7 @@ def _literal_index(rules: list[_Rule]) -> tuple[tuple[str, tuple[_Rule, ...]], .
 _EXACT_INDEX = _literal_index(_PROVIDER_RULES)
 _LOWER_INDEX = _literal_index(_KEYWORD_RULES)
 #: literals that wake the scanners (not rules): Mailchimp keys, URIs with credentials, PEM blocks, <private> spans
-_SCAN_EXACT = ("-us", "://", "PRIVATE KEY")
+_SCAN_EXACT = ("-us", "://", "PRIVATE KEY", "<<", '"""', "'''")
 _SCAN_LOWER = ("<private", "cookie")
 _DISCORD = next(r for r in _PROVIDER_RULES if r.kind == "discord_token")
 _DOTTED6 = _Lazy(r"\.[A-Za-z0-9_-]{6}\.")
@@ -2214,6 +2350,8 @@ def _candidates(text: str) -> list[tuple[str, int, int, int]]:
         hits.extend(_scan_cookies(text, lowered))
     if "<private" in found[1]:
         hits.extend(_scan_private(text, lowered))
+    if "<<" in found[0] or '"""' in found[0] or "'''" in found[0]:
+        hits.extend(_scan_heredocs(text, lowered))
     return hits
 
 
