@@ -86,7 +86,10 @@ def main() -> None:
                        # heredocs: openings never closed, a name before each, a lone triple quote, shift operators
                        ("'<<EOF\\n'", "<<EOF\n"), ("'password = <<EOF\\n'", "password = <<EOF\n"),
                        ("'\"\"\"\\n'", '"""\n'), ("'token = \"\"\"\\n'", 'token = """\n'), ("'<<'", "<<"),
-                       ("'chpasswd <<A\\na:b\\n'", "chpasswd <<A\na:b\n")]:
+                       ("'chpasswd <<A\\na:b\\n'", "chpasswd <<A\na:b\n"),
+                       # a key glued to a CJK label or before one: labels alone, values before copulas, arrows
+                       ("'密码a1b2c3'", "密码a1b2c3"), ("'Zx9Qw8Lm22xR8sQ1w2e3r4是令牌'", "Zx9Qw8Lm22xR8sQ1w2e3r4是令牌"),
+                       ("'a1b2c3d4 is my password '", "a1b2c3d4 is my password "), ("'token ⇒ '", "token ⇒ ")]:
         ms = []
         for n in (30_000, 300_000):
             # a value followed by one long run of blanks: each split of the run must not be tried again (quadratic)

@@ -280,6 +280,12 @@ def _algorithm(value: str) -> bool:
     return _KDF.match(value) is not None or (_KDF.match(head) is not None and rest.isalpha())
 
 
+#: a dash or an arrow between a name and its value, with spaces around (``Token - X``, ``TOKEN ⇒ X``, ``token ==> X``):
+#: prose as often as an assignment, so its value must look random (:func:`_check_assignment`)
+_ARROW_SEPS = ("-", "–", "—", "→", "->", "⇒", "⟹", "⟶", "➜", "➔", "➡", "↦", "==>", "-->")
+_ARROWS = "(?:" + "|".join(re.escape(a) for a in sorted(_ARROW_SEPS, key=len, reverse=True)) + ")"
+
+
 def _check_assignment(m: re.Match[str], value: str, text: str) -> bool:
     kw = m.start("kw")
     hay = m.string
@@ -291,7 +297,7 @@ def _check_assignment(m: re.Match[str], value: str, text: str) -> bool:
     key = hay[i : m.end("kw")]
     if _is_placeholder(value) or value.startswith("="):
         return False
-    if " " in m.group("kw") or m.group("sep").strip() in ("-", "–", "—", "→", "->"):
+    if " " in m.group("kw") or m.group("sep").strip() in _ARROW_SEPS:
         # "api key: …" in prose, "pwd -> /home/dev", "Token - v2.3.1", "password -> passwordHash2": a key's random
         # string (not a word, a path, a version, another label or "OAuth2")
         if m.group("q") is None and (any(c in value for c in "/.~\\") or _is_label(value)):
@@ -699,12 +705,92 @@ def _check_yaml_next_line(m: re.Match[str], value: str, text: str) -> bool:
 def _check_cjk_label(m: re.Match[str], value: str, text: str) -> bool:
     """After ``密码：`` / ``口令是`` any value; after the label and a space alone (``密码 Abc!2345678 用于跳板机``) one that
     mixes letters with digits or symbols (``密码 reset`` is a word about it)."""
+    if m.group("glued") is not None:
+        return _glued_cjk_value(value.rstrip(_WORD_TRAIL), _cjk_kind(m.group("key")) == "password")
     if m.group("bare") is not None:
         v = value.rstrip(_WORD_TRAIL)
         if any(c in v for c in "/.:") or _algorithm(v) or _STANDARD_NAME.fullmatch(v) or _is_label(v):
             return False  # a path, a URL, a version, an ARN, an algorithm (私钥 ~/.ssh/id_ed25519, 密钥 AES-256-GCM)
         return _check_plain(m, value, text) and _looks_secretish(v)
     return _check_plain(m, value, text)
+
+
+def _glued_cjk_value(v: str, password: bool) -> bool:
+    """A value glued to a CJK label or word with no separator (``密钥Zx9Qw8…调用``, ``密码Hunter2xyz!登录``,
+    ``Zx9Qw8…是令牌``): Chinese and Japanese put no space between words, so ``用pytest跑``, ``版本v2.3.1``,
+    ``提交4bb043f``, ``函数parseConfigFile`` glue the same way. A key's value reads as random (:func:`_random_tail`, 16+
+    characters; or 32+ hex); a password's mixes letters with digits or symbols, 8+ characters or mixed case. Never a
+    path, a URL, a version, an algorithm's or a standard's name, or another label."""
+    if any(c in v for c in "/.:\\") or _algorithm(v) or _STANDARD_NAME.fullmatch(v) or _is_label(v) or _is_placeholder(v):
+        return False
+    core = v.strip("-_")
+    if password:
+        return (len(v) >= 6 and _looks_secretish(v) and not re.fullmatch(r"[a-z]+[0-9]{1,2}|[a-z]+_[a-z0-9_]+", v)
+                and (len(v) >= 8 or not (v.islower() or v.isupper()) or not v.replace("_", "").isalnum()))
+    if len(core) >= 32 and all(c in "0123456789abcdefABCDEF" for c in core):
+        return core.islower() or core.isupper()
+    return len(core) >= 16 and _random_tail(re.sub(r"[-_+/=]", "", core))
+
+
+#: what may stand between a copula and the label after it: a few words, no clause's end (``是我的 API key``, ``是
+#: GitHub 的令牌``)
+_COPULA_GAP = 14
+#: the copulas after which a label names what went before (``X是令牌``, ``X为密码``, ``X는 비밀번호``, ``X is my API key``)
+_COPULAS = ("是", "为", "為", "は", "는", "은", " is ", " was ")
+#: labels that may follow, lower case (the text is looked at lowered): a key's, or a password's (the second tuple)
+_AFTER_KEY_LABELS = ("密钥", "密鑰", "金鑰", "秘钥", "秘鑰", "私钥", "私鑰", "令牌", "權杖", "授权码", "授權碼", "通行码",
+                     "通行碼", "秘密鍵", "비밀키", "api key", "api-key", "api_key", "apikey", "access key", "secret key",
+                     "access token", "api token", "auth token", "token", "secret")
+_AFTER_PASSWORD_LABELS = ("密码", "密碼", "口令", "パスワード", "暗証番号", "パスコード", "비밀번호", "비번", "패스워드",
+                          "password", "passwd", "passphrase")
+#: brackets and quotes a value may stand in before its copula (``「X」是…``, ``"X" is …``)
+_VALUE_CLOSERS = "」』”’\"'`)]）】"
+_CLAUSE_END = frozenset("\n。，,.;；!?！？:：")
+
+
+def _scan_key_before_label(text: str, lowered: str) -> Iterator[tuple[str, int, int, int]]:
+    """A key or a password written before the label that names it: ``Zx9Qw8…是令牌``, ``「Zx9Qw8…」是我的 API key``,
+    ``hunter2xyz为密码``, ``X is my API key``. The value is the run of ASCII key characters right before the copula (or
+    its closing bracket or quote), vetted as a value glued to a label is (:func:`_glued_cjk_value`)."""
+    for cop in _COPULAS:
+        i = lowered.find(cop)
+        while i >= 0:
+            nxt = i + len(cop)
+            j = i
+            if j and text[j - 1] == " " and cop[0] != " ":
+                j -= 1
+            if j and text[j - 1] in _VALUE_CLOSERS:
+                j -= 1
+            e = j
+            while j > 0 and e - j < 200 and text[j - 1] in _KEY_VALUE_CHARS:
+                j -= 1
+            if e - j >= 6 and not (j and (text[j - 1] in _KEY_VALUE_CHARS or text[j - 1].isalnum() and text[j - 1].isascii())):
+                gap_end = min(len(text), nxt + _COPULA_GAP + 12)
+                k = nxt
+                while k < gap_end and lowered[k] not in _CLAUSE_END:
+                    k += 1
+                window = lowered[nxt:k]
+                label = next(((lab, False) for lab in _AFTER_PASSWORD_LABELS if lab in window[:_COPULA_GAP + len(lab)]), None)
+                if label is None:
+                    label = next(((lab, True) for lab in _AFTER_KEY_LABELS if lab in window[:_COPULA_GAP + len(lab)]), None)
+                if label is not None:
+                    lab, is_key = label
+                    at = window.find(lab)
+                    after = window[at + len(lab):]
+                    # after an English copula the label ends its clause ("X is my password."; not "X is a password
+                    # manager"), after a CJK one it ends its word
+                    ends_word = (not after.strip(" \t\"'`)」』”’*")) if cop[0] == " " else (
+                        not after or not after[0].isascii() or not after[0].isalpha())
+                    v = text[j:e]
+                    if ends_word and (not lab.isascii() or at == 0 or not window[at - 1].isalpha()) \
+                            and _glued_cjk_value(v.rstrip(_WORD_TRAIL), not is_key):
+                        kind = ("password" if not is_key else "token" if "token" in lab or lab in ("令牌", "權杖")
+                                else "api_key" if lab.isascii() and "key" in lab else "secret")
+                        yield kind, j, j + len(v.rstrip(_WORD_TRAIL)), _P_ASSIGN
+            i = lowered.find(cop, nxt)
+
+
+_KEY_VALUE_CHARS = frozenset(string.ascii_letters + string.digits + "-_+/=!@#$%^&*~")
 
 
 #: an algorithm's or a standard's name: capitals with a number (``AES-256-GCM``, ``RSA-4096``, ``HS256``, ``P-384``)
@@ -1055,7 +1141,7 @@ _KEYWORD_RULES: list[_Rule] = [
         "cjk_label",
         _r(r"(?P<key>" + "|".join(_CJK_LABELS) + r")"
            r"(?:[ \t\u3000]{0,4}(?:(?:是|为|為|は|는|은)[ \t\u3000]{0,2}[:：]?|[:：=＝])[ \t\u3000]{0,4}"
-           r"|(?P<bare>[ \t\u3000]{1,4}))[\"'“‘「『`]?"
+           r"|(?P<bare>[ \t\u3000]{1,4})|(?P<glued>))[\"'“‘「『`]?"
            r"(?P<val>[\x21-\x7e]{1,512}+)"),
         _CJK_LABELS, priority=_P_ASSIGN, group="val", check=_check_cjk_label, pre=frozenset(), lowered=True,
         trim="\"'`.,;:?)]}>", anchors=_CJK_LABELS,
@@ -1319,7 +1405,8 @@ _KEYWORD_RULES: list[_Rule] = [
            # the name may close a subscript (os.environ['API_KEY'] = …, settings[:token] = …) or carry a type
            # (PASSWORD: &str = …, apiKey: string = …); Makefile's ?=, += and ::= assign too
            r"(?:[\"']?\]|[\"'])?(?::[ \t]{0,4}&?(?:'static[ \t]{1,4})?[a-z_][\w.<>\[\]]{0,40}+\??(?=[ \t]{0,8}=[^=>]))?"
-           r"(?P<sep>[ \t]{0,8}(?:::=|\?=|\+=|:=|=>|=|:)[ \t]{0,8}|[ \t]{1,8}(?:-|–|—|→|->)[ \t]{1,8})" + _QUOTED_OR_BARE),
+           r"(?P<sep>[ \t]{1,8}(?:==>|-->)[ \t]{1,8}|[ \t]{0,8}(?:::=|\?=|\+=|:=|=>|=|:)[ \t]{0,8}|[ \t]{1,8}" + _ARROWS
+           + r"[ \t]{1,8})" + _QUOTED_OR_BARE),
         ("pass", "pw", "secret", "key", "token", "auth", "credential"),
         priority=_P_ASSIGN, check=_check_assignment, pre=frozenset(), lowered=True,
         anchors=("pass", "pw", "secret", "api", "access", "private", "signing", "encryption", "master",
@@ -1876,6 +1963,8 @@ _SEG_BYTES = bytes(b"1"[0] if chr(i).isascii() and chr(i).isalnum() else b"2"[0]
 
 #: the lower-case literals (:func:`_literals_in`) of which a key label holds one
 _LABEL_LITERALS = frozenset(("key", "token", "secret", "pass", "pwd", "auth", "credential"))
+#: the lower-case literals (:func:`_literals_in`) of which a label after a copula holds one
+_AFTER_LABEL_LITERALS = frozenset((*_CJK_LABELS, "token", "secret", "pass", "api", "access"))
 _SEG_AS_RUN = bytes.maketrans(b"2", b"1")  # on _SEG_BYTES' map: "-" and "_" as letters (a URL-safe base64 run)
 
 
@@ -2352,6 +2441,8 @@ def _candidates(text: str) -> list[tuple[str, int, int, int]]:
         hits.extend(_scan_private(text, lowered))
     if "<<" in found[0] or '"""' in found[0] or "'''" in found[0]:
         hits.extend(_scan_heredocs(text, lowered))
+    if not found[1].isdisjoint(_AFTER_LABEL_LITERALS):
+        hits.extend(_scan_key_before_label(text, lowered))
     return hits
 
 
