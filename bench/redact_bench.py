@@ -89,7 +89,9 @@ def main() -> None:
                        ("'chpasswd <<A\\na:b\\n'", "chpasswd <<A\na:b\n"),
                        # a key glued to a CJK label or before one: labels alone, values before copulas, arrows
                        ("'密码a1b2c3'", "密码a1b2c3"), ("'Zx9Qw8Lm22xR8sQ1w2e3r4是令牌'", "Zx9Qw8Lm22xR8sQ1w2e3r4是令牌"),
-                       ("'a1b2c3d4 is my password '", "a1b2c3d4 is my password "), ("'token ⇒ '", "token ⇒ ")]:
+                       ("'a1b2c3d4 is my password '", "a1b2c3d4 is my password "), ("'token ⇒ '", "token ⇒ "),
+                       # provider prefixes: a prefix glued to itself, a short tail after each
+                       ("'sl.'", "sl."), ("'sl.aB1'", "sl.aB1"), ("'oy2a1'", "oy2a1")]:
         ms = []
         for n in (30_000, 300_000):
             # a value followed by one long run of blanks: each split of the run must not be tried again (quadratic)

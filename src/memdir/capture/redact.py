@@ -937,6 +937,9 @@ _PROVIDER_RULES: list[_Rule] = [
     _tok("clojars_token", r"CLOJARS_[a-f0-9]{60}", "CLOJARS_"),
     _tok("rubygems_key", r"rubygems_[a-f0-9]{48}", "rubygems_"),
     _tok("postman_key", r"PMAK-[a-f0-9]{24}-[a-f0-9]{34}", "PMAK-"),
+    # NuGet.org API keys: "oy2" and 43 lower-case letters and digits (46 in all), no separator
+    _tok("nuget_key", r"oy2[a-z0-9]{43}", "oy2", check=lambda m, v, t: any(c.isdigit() for c in v[3:])
+         and sum(c.isalpha() for c in v[3:]) >= 10),
     _tok("npm_token", r"npm_[A-Za-z0-9]{36,64}+", "npm_"),
     _tok("pypi_token", r"pypi-Ag[A-Za-z0-9_-]{50,400}+", "pypi-Ag"),
     # --- chat
@@ -955,6 +958,9 @@ _PROVIDER_RULES: list[_Rule] = [
          pre=_W64, end=_B64_END),
     _tok("google_api_key", r"AIza[0-9A-Za-z_-]{35}", "AIza", pre=_W64, end=_B64_END),
     _tok("google_oauth_token", r"ya29\.[0-9A-Za-z_-]{20,2048}+", "ya29.", end=""),
+    # Dropbox short-lived access tokens: "sl." and a long random base64url tail (long-lived ones have no prefix)
+    _tok("dropbox_token", r"sl\.[A-Za-z0-9_.=-]{40,2048}+", "sl.", pre=_W | {"."},
+         check=lambda m, v, t: _random_tail(re.sub(r"[^A-Za-z0-9]", "", v[3:]))),
     _tok("google_client_secret", r"GOCSPX-[0-9A-Za-z_-]{24,40}+", "GOCSPX-"),
     _tok("digitalocean_token", r"do[opr]_v1_[a-f0-9]{64}", "doo_v1_", "dop_v1_", "dor_v1_"),
     _tok("databricks_token", r"dapi[a-f0-9]{32}(?:-[0-9])?", "dapi", pre=_W64, end=_B64_END),
