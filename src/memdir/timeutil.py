@@ -42,8 +42,13 @@ def from_local(dt: datetime) -> datetime:
 
 
 def local(dt: datetime) -> datetime:
-    """An aware (or naive = local) ``dt`` as an aware datetime in the machine's local zone, for display."""
-    return from_local(dt).astimezone()
+    """An aware (or naive = local) ``dt`` as an aware datetime in the machine's local zone, for display. A time so near
+    the calendar's ends (``0001-01-01`` west of Greenwich, ``9999-12-31`` east of it) that its local wall clock falls
+    outside years 1..9999 is shown in UTC instead of raising ``OverflowError``."""
+    try:
+        return from_local(dt).astimezone()
+    except (OverflowError, ValueError, OSError):
+        return from_local(dt) if dt.tzinfo is not None else dt.replace(tzinfo=UTC)
 
 
 def local_text(dt: datetime | None, *, minutes: bool = True) -> str:
@@ -51,7 +56,8 @@ def local_text(dt: datetime | None, *, minutes: bool = True) -> str:
     gives ``""``."""
     if dt is None:
         return ""
-    return local(dt).strftime("%Y-%m-%d %H:%M" if minutes else "%Y-%m-%d")
+    d = local(dt)
+    return f"{d.year:04d}-{d:%m-%d %H:%M}" if minutes else f"{d.year:04d}-{d:%m-%d}"
 
 
 def parse_ts(value, *, default: datetime | None = None) -> datetime:
@@ -103,6 +109,8 @@ def _parse(value) -> datetime:
         if re.fullmatch(r"-?\d+(\.\d+)?", s):
             return _parse(float(s))
         iso = s[:-1] + "+00:00" if s.endswith(("Z", "z")) else s
+        if re.match(r"\d{1,3}-\d\d-\d\d(?:[Tt ]|$)", iso):  # a year below 1000 written unpadded (strftime's %Y on
+            iso = iso.zfill(len(iso) + 4 - iso.index("-"))   # glibc, as memdir's own iso() did): 0001-01-01
         try:
             return _parse(datetime.fromisoformat(iso))
         except ValueError:
@@ -134,4 +142,6 @@ def iso(dt: datetime) -> str:
     """Format a datetime as ISO 8601 UTC with milliseconds and ``Z``, e.g. ``2026-11-30T03:25:11.123Z``; a naive
     one is local time (the same policy as :func:`parse_ts`, so a time read and written back does not move)."""
     dt = from_local(dt)
-    return dt.strftime("%Y-%m-%dT%H:%M:%S.") + f"{dt.microsecond // 1000:03d}Z"
+    # the year by hand: strftime's %Y leaves a year below 1000 unpadded on glibc ('1-01-01T…', Go's zero time), which no
+    # ISO 8601 reader takes back, and one such stored time made every recall of its project fail
+    return f"{dt.year:04d}-{dt:%m-%dT%H:%M:%S}.{dt.microsecond // 1000:03d}Z"

@@ -397,7 +397,8 @@ def pin(ctx, id, unpin, scope, as_json):
 def _when(ts: str | None) -> str:
     """A stored ISO UTC time as a person reads it here (local ``YYYY-MM-DD HH:MM:SS``); unreadable: as stored."""
     try:
-        return local(parse_ts(ts)).strftime("%Y-%m-%d %H:%M:%S")
+        d = local(parse_ts(ts))
+        return f"{d.year:04d}-{d:%m-%d %H:%M:%S}"  # strftime's %Y leaves a year below 1000 unpadded
     except MemdirError:
         return str(ts or "")
 
