@@ -203,6 +203,46 @@ def _write(out: str) -> None:
         pass
 
 
+#: a payload's short top-level fields, read from the head of one cut at MAX_PAYLOAD_BYTES
+_HEAD_FIELDS = ("session_id", "sessionId", "cwd", "hook_event_name", "tool_name", "tool_use_id", "transcript_path")
+
+
+def cut_payload(raw: "bytes | str") -> "dict | None":
+    """What a payload cut at :data:`MAX_PAYLOAD_BYTES` still says (a tool call whose output or file content is larger:
+    ``Write`` of a big file, a command printing megabytes): its short top-level fields and the call's arguments when
+    they came before the cut, with the output replaced by a line saying it was not kept. A cut payload is no JSON, and
+    the call was lost without a trace; now the tool line is captured like any other (gates included). ``None`` when
+    nothing of it can be read."""
+    import json  # here: this module imports no json or re on the hooks' path
+    import re
+
+    head = raw[: 1 << 20].decode("utf-8-sig", errors="replace") if isinstance(raw, bytes) else raw[: 1 << 20]
+    out: dict = {}
+    for name in _HEAD_FIELDS:
+        m = re.search(r'"%s"\s*:\s*("(?:[^"\\]|\\.)*")' % name, head)
+        if m:
+            try:
+                out[name] = json.loads(m.group(1))
+            except ValueError:
+                continue
+    if not out:
+        return None
+    m = re.search(r'"tool_input"\s*:\s*', head)
+    if m:  # the arguments whole when they end before the cut (they come before the response), else the command alone
+        try:
+            out["tool_input"], _ = json.JSONDecoder().raw_decode(head, m.end())
+        except ValueError:
+            c = re.search(r'"(command|file_path|path|url)"\s*:\s*("(?:[^"\\]|\\.){0,2000}")', head[m.end():])
+            if c:
+                try:
+                    out["tool_input"] = {c.group(1): json.loads(c.group(2))}
+                except ValueError:
+                    pass
+    size = f"{MAX_PAYLOAD_BYTES // (1 << 20)} MB"
+    out["tool_response"] = f"(the hook's payload was over {size}: the output was not kept)"
+    return out
+
+
 def read_stdin() -> bytes:
     """The payload on stdin (``b""`` for a terminal or a closed stdin)."""
     stdin = sys.stdin

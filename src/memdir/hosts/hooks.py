@@ -229,7 +229,18 @@ def run_hook(host: str, event: str, raw: bytes | str | dict | None, *, project_d
     """
     from memdir.hosts import adapters
 
-    payload = decode_payload(raw)
+    try:
+        payload = decode_payload(raw)
+    except ValueError:
+        # cut where the read stopped (MAX_PAYLOAD_BYTES, here or in the thin client a warm server was asked by)
+        if not isinstance(raw, (bytes, str)) or len(raw) < MAX_PAYLOAD_BYTES // 4:
+            raise
+        from memdir.hosts.hookclient import cut_payload
+
+        payload = cut_payload(raw)
+        if payload is None:
+            raise
+        log.debug("hook %s %s: payload cut at %d; read from its head: %s", host, event, len(raw), sorted(payload))
     call = adapters.parse(host, event, payload)
     out = ""
     if call.event == "ignore":
