@@ -113,7 +113,8 @@ def context(s: Stores, prompt: str = "", *, max_chars: int | None = None, max_en
     # the notes whose bodies the block shows: the outline does not list their summaries again. Which are shown is
     # known once the block is built (its budget, near-duplicates): built with the likely ones hidden, then again
     # when one of them was not shown after all
-    hide = {h.handle: (h.scope, h.category, (h.summary or "").strip()) for h in ordered[:max_entries] if h.category}
+    first = {e.handle for e, _ in entries[:max_entries]}  # echoes of the prompt are out of entries already
+    hide = {h.handle: (h.scope, h.category, (h.summary or "").strip()) for h in ordered if h.category and h.handle in first}
 
     def build(hidden: set) -> str:
         return inject.build(
@@ -195,17 +196,20 @@ def block_entries(s: Stores, prompt: str, hits: list[Hit], weights: dict[str, fl
                   kind: str | None = None) -> list[tuple[inject.Entry, tuple[str, str]]]:
     """Block entries for ``hits`` (best first), with the ``(scope, ref)`` each shows. A user turn is replaced by the
     reply that answered it (led by the question, unless it is the prompt itself); a user turn that is the prompt
-    and has no reply is dropped (case C24)."""
+    and has no reply is dropped (case C24); one that only asks (:func:`memdir.inject.entries.only_asks`) and got no
+    reply goes after the other entries."""
     now = s.clock()
     ptoks = set(tokenize(prompt))
     out: list[tuple[inject.Entry, tuple[str, str]]] = []
+    later: list[tuple[inject.Entry, tuple[str, str]]] = []  # earlier questions nobody answered: after the rest
     for h in hits:
         if h.kind == "user":
             same = inject_entries.near_same(ptoks, prompt, h.text)
             reply = reply_to(s, h, weights)
             if reply is None:
                 if not (same or inject_entries.asked_again(ptoks, prompt, h.text)):
-                    out.append((inject_entries.entry(h, now), (h.scope, h.id)))
+                    # a question nobody answered says nothing itself: after every entry that does
+                    (later if inject_entries.only_asks(h.text) else out).append((inject_entries.entry(h, now), (h.scope, h.id)))
                 continue
             # the question's first line that says something (a pasted block's opening ``` or --- says nothing)
             said = next((ln for ln in h.text.split("\n") if any(c.isalnum() for c in ln)), h.text)
@@ -215,6 +219,7 @@ def block_entries(s: Stores, prompt: str, hits: list[Hit], weights: dict[str, fl
         # a "which command" question: a shell call's line is the answer, shown whole up to COMMAND_CALL
         limit = inject_entries.COMMAND_CALL if kind == "command" and answers(kind, h.text) else inject_entries.CALL_LINE
         out.append((inject_entries.entry(h, now, weights=weights, call_limit=limit), (h.scope, h.id)))
+    out += later
     # a tool call is shown in full only when it is the evidence: its matched text holds nearly as much of the
     # query's weight as the best entry's; otherwise one line (what was run and the first output line)
     if kind == "file":  # windows reach the path or URL the question asks for

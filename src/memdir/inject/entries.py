@@ -48,8 +48,20 @@ def near_same(ptoks: set[str], prompt: str, text: str) -> bool:
 #: share of the shorter text's tokens the longer must hold for :func:`asked_again`
 ECHO_CONTAIN = 0.9
 #: a turn that asks: a question mark, or a question word opening it
-_QUESTION = re.compile(r"[?？]|^\s*(?:how|what|why|which|where|when|who|can|could|should|would|do|does|did|is|are|was"
-                       r"|were|will|shall)\b|^\s*(?:怎么|如何|为什么|为何|哪|什么|是否|能否|能不能|可以)", re.I)
+_QUESTION_OPENS = re.compile(r"^\s*(?:how|what|why|which|where|when|who|can|could|should|would|do|does|did|is|are"
+                             r"|was|were|will|shall)\b|^\s*(?:怎么|如何|为什么|为何|哪|什么|是否|能否|能不能|可以)", re.I)
+_QUESTION = re.compile(r"[?？]|" + _QUESTION_OPENS.pattern, re.I)
+
+
+def only_asks(text: str) -> bool:
+    """True when every sentence of ``text`` (at most :data:`QUERY_MAX_CHARS` chars) is a question: it ends with a
+    question mark or opens with a question word ("how do we deploy with pnpm", 怎么部署？). A turn that also says
+    something ("The painting is awesome! What inspired you?") is not only a question."""
+    t = " ".join(text.split())
+    if not t or len(t) > QUERY_MAX_CHARS:
+        return False
+    parts = [x.strip() for x in re.split(r"(?<=[.!?。！？])\s*", t) if x.strip()]
+    return all(x.endswith(("?", "？")) or _QUESTION_OPENS.match(x) for x in parts)
 
 
 def asked_again(ptoks: set[str], prompt: str, text: str) -> bool:
