@@ -247,5 +247,11 @@ def _read_export(p: Path, counts: dict[str, int], events: list[dict[str, Any]],
             elif obj.get("type") == "note":
                 notes_in.append((n, obj))
             else:
+                if obj.get("ts") not in (None, ""):
+                    try:  # said here with its line number, not skipped later with the reason in the debug log only
+                        parse_ts(obj["ts"])
+                    except (UsageError, ValueError, TypeError, OverflowError) as exc:
+                        bad(n, exc)
+                        continue
                 obj.setdefault("source", p.stem)
                 events.append(obj)
