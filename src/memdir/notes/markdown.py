@@ -475,6 +475,8 @@ def read_text(path: Path) -> str:
         raise UsageError(NOT_REGULAR) from None
     if len(data) > MAX_NOTE_BYTES:
         raise UsageError(f"file is larger than {MAX_NOTE_BYTES} bytes")
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):  # Windows PowerShell's `>` and Out-File write this: not binary
+        raise UsageError("file is UTF-16 text (a Windows editor or PowerShell's > saved it so): save it as UTF-8")
     if b"\x00" in data:
         raise UsageError("file is binary (contains NUL bytes)")
     try:
