@@ -641,6 +641,26 @@ def _check_here_string(m: re.Match[str], value: str, text: str, chpasswd: bool =
     return _check_cli_password(m, value, text)
 
 
+#: what an expect script waits for that tells an outcome, not a prompt asking for the password ("Password changed
+#: successfully", "passwd: password updated", "Sorry, try again"): the send after it answers something else
+_EXPECT_OUTCOME = re.compile(r"chang|updat|success|accepted|expired|saved|incorrect|invalid|wrong|fail|denied"
+                             r"|mismatch|sorry|not match", re.I)
+
+
+def _check_expect_answer(m: re.Match[str], value: str, text: str) -> bool:
+    """The send answering an expect script's (or pexpect's) password prompt: ``expect`` stands where a command or a
+    method call does (a line's start, after ``;``, ``{``, ``[``, ``(``, a quote or ``child.``; not "I expect the
+    password …" in a sentence or a comment), waits for a prompt rather than an outcome (:data:`_EXPECT_OUTCOME`), and
+    no other expect or ``interact`` comes before the send (the rule's regex); a value of 4+ characters that is no
+    prose word, placeholder or expansion."""
+    before = text[max(0, m.start() - 40):m.start()].rstrip(" \t")
+    if before and before[-1] not in "\n;{[(.\"'":
+        return False
+    if _EXPECT_OUTCOME.search(text, m.start("prompt"), m.end("prompt")) is not None:
+        return False
+    return _check_cli_password(m, value, text) and len(value) >= 4
+
+
 def _check_eu_label(m: re.Match[str], value: str, text: str) -> bool:
     """After a European language's word for password: a quoted value, or one that mixes letters with digits or symbols
     and is no placeholder, path, URL or shell expansion (``Passwort: vergessen`` is a word about it)."""
@@ -1348,11 +1368,11 @@ _KEYWORD_RULES: list[_Rule] = [
     # (pexpect): the first send after a password prompt is expected (a later one answers something else)
     _Rule(
         "password",
-        _r(r"expect(?:[ \t]{0,4}\(|[ \t]{1,4})(?:(?!send)[\s\S]){0,80}?(?:assword|asswd|assphrase|asscode|密码|口令)"
-           r"(?:(?!send)[\s\S]){0,200}?(?<![\w])send(?:line)?(?:[ \t]{1,4}--)?(?:[ \t]{0,4}\(|[ \t]{1,4})[ \t]{0,4}"
+        _r(r"expect(?:[ \t]{0,4}\(|[ \t]{1,4})(?P<prompt>(?:(?!send|expect|interact)[\s\S]){0,80}?"
+           r"(?:assword|asswd|assphrase|asscode|密码|口令)(?:(?!send|expect|interact)[\s\S]){0,200}?)"
+           r"(?<![\w])send(?:line)?(?:[ \t]{1,4}--)?(?:[ \t]{0,4}\(|[ \t]{1,4})[ \t]{0,4}"
            r"(?P<q>[\"'])(?P<val>[^\"'\r\n\\]{1,512}+)(?:\\[rn]){0,2}(?P=q)"),
-        ("expect",), priority=_P_ASSIGN, group="val", check=lambda m, v, t: _check_cli_password(m, v, t) and len(v) >= 4,
-        lowered=True, anchors=("expect",),
+        ("expect",), priority=_P_ASSIGN, group="val", check=_check_expect_answer, lowered=True, anchors=("expect",),
     ),
     # gh secret set NAME --body VALUE (-b VALUE): the value stored as a secret
     _Rule(
