@@ -1691,13 +1691,14 @@ def _heredoc_key(text: str, i: int) -> tuple[int, int] | None:
 
 
 def _heredoc_named(text: str, s: int, e: int) -> bool:
-    """A name whose last word names a credential (as :func:`_check_config_set` reads a setting's name)."""
+    """A name whose last word names a credential (as :func:`_check_config_set` reads a setting's name, and ``PW``:
+    ``PW=$(cat <<EOF``, ``read -r DB_PW <<EOF``)."""
     key = text[s:e]
     words = [w for w in re.split(r"[^a-z0-9]+", re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", key).lower()) if w]
     if not words:
         return False
     last = words[-1]
-    return (last in _SETTING_SECRET_WORDS or last in ("passphrase", "credential")
+    return (last in _SETTING_SECRET_WORDS or last in ("passphrase", "credential", "pw")
             or (last == "key" and len(words) > 1 and words[-2] in _SETTING_KEY_QUALIFIERS))
 
 
