@@ -112,7 +112,9 @@ _INTENT = re.compile(
     r"^(?:(?:ok(?:ay)?|great|good|perfect|now|next|first|then|so|alright|sure)[,!.]?\s+)*(?:let me(?! know)|let's|i'll|i will"
     r"|i'm going to|i am going to|i need to|i'm (?:now )?(?:checking|looking|running|going|trying|reading|updating)"
     r"|going to)\b"
-    r"|^(?:好的|好|现在|接下来|下面|然后|首先|先)?[，, ]?(?:让我|我来|我先|我将|我会|我要|来|开始)", re.I)
+    # (来 / 开始 / 我要 as a verb: not 来自 "from", 来源 "source", 来回, 开始时间 "start time", 开始于, 我要的 "what I want")
+    r"|^(?:好的|好|现在|接下来|下面|然后|首先|先)?[，, ]?(?:让我|我来|我先|我将|我会|我要(?!的)|来(?![自源回的不着过往])"
+    r"|开始(?![时日于的前后之]))", re.I)
 #: a reason or a choice: a turn holding one says why or what was chosen ("I'll use SQLite because …", 改用 pnpm)
 _REASON = re.compile(r"\b(?:because|since|so that|instead|rather than|decid\w*|chose|choose|prefer\w*)\b"
                      r"|因为|由于|所以|而不是|改用|决定|选择", re.I)
