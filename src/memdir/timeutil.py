@@ -132,8 +132,11 @@ def _parse(value) -> datetime:
                 dt = parsedate_to_datetime(s)
             except (TypeError, ValueError, IndexError):
                 dt = None
-            if dt is not None:  # "-0000" (and a missing zone) is UTC by RFC 2822, not local time
-                return (dt if dt.tzinfo is not None else dt.replace(tzinfo=UTC)).astimezone(UTC)
+            if dt is not None and dt.tzinfo is not None:
+                return dt.astimezone(UTC)
+            if dt is not None:  # "-0000" or a zone's name is UTC by RFC 2822; no zone at all is local time, as above
+                zoned = re.search(r"\d:\d{2}(?::\d{2})?\s+(?:[+-]\d{4}|(?![AaPp][Mm]\b)[A-Za-z]{1,5}\b)", s) is not None
+                return dt.replace(tzinfo=UTC) if zoned else from_local(dt)
         raise UsageError(f"unreadable timestamp {s[:60]!r}: use ISO 8601 or an epoch number")
     raise UsageError(f"unreadable timestamp of type {type(value).__name__}")
 
