@@ -447,7 +447,8 @@ def test_an_agent_turn_that_only_announces_its_next_step_gives_its_place_to_a_fi
         assert narration(t), t
     for t in ("The session variables aren't set: the hook did not run.", "Let me know if you want me to push.",
               "现在我看到了推理耗时。让我检查一下 GPU 型号。", "I'll use SQLite because the team store is optional.",
-              "Let's go with pnpm instead of npm.", "我将改用 pnpm，因为 lockfile 不兼容。", "Let me check the logs. " * 12):
+              "Let's go with pnpm instead of npm.", "Let's go with Postgres.", "Going to production requires the VPN.",
+              "I will switch the default branch to main.", "我将改用 pnpm，因为 lockfile 不兼容。", "Let me check the logs. " * 12):
         assert not narration(t), t
     hits = [Hit(kind="assistant", id=str(i), key=str(i), text=t, score=s, scope="project")
             for i, (t, s) in enumerate([("Found it: the monitor timeout needs -change, not /change.", 1.0),

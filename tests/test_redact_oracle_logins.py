@@ -78,6 +78,10 @@ def test_the_user_and_the_database_stay():
     "sqlldr control=load.ctl data=input/data.csv",
     "https://example.com/page?userid=42/edit",
     "expdp parfile=exp/full.par",
+    # exp / imp / connect are words too: a review found these redacted
+    "connect client/server",
+    "see imp docs/images",
+    "the exp logs/old files",
 ])
 def test_lookalikes_stay(text):
     assert redact(text) == text

@@ -601,7 +601,20 @@ def _check_oracle_login(m: re.Match[str], value: str, text: str) -> bool:
                 max(0, start - 12):start].rstrip().endswith("SQL>"):
             return False
         end = m.end("qval") + 1 if m.group("qval") is not None else m.end("val")
-        return text.startswith("@", end) or _ORACLE_CONN_ROLE.match(text, end) is not None
+        if text.startswith("@", end):
+            return True
+        role = _ORACLE_CONN_ROLE.match(text, end)
+        # a bare "connect client/server" at a line's end is prose: a role or a password that is not a plain word
+        return role is not None and (bool(role.group(0).strip(" \t\"'\r\n")) or not value.isalpha())
+    if m.group(0)[:3].lower() in ("exp", "imp") and m.group(0)[3:5].lower() != "dp":
+        # exp / imp are words too ("see imp docs/images", "exp user/123 files"): a command where a shell reads one,
+        # naming a database or with a password that is not a plain word
+        start = m.start()
+        if _ORACLE_CONN_BEFORE.search(text, max(0, start - 12), start) is None and not re.search(
+                r"(?:\$|>|%)[ \t]{0,4}\Z", text[max(0, start - 12):start]):
+            return False
+        end = m.end("qval") + 1 if m.group("qval") is not None else m.end("val")
+        return text.startswith("@", end) or not value.isalpha()
     if "sub" in groups and m.group("sub") is not None:
         line = text.rfind("\n", max(0, m.start() - 300), m.start())
         return re.search(r"(?<![\w-])rman(?![\w-])", text[max(line + 1, m.start() - 300):m.start()], re.I) is not None
