@@ -752,13 +752,16 @@ def _glued_cjk_value(v: str, password: bool) -> bool:
     """A value glued to a CJK label or word with no separator (``密钥Zx9Qw8…调用``, ``密码Hunter2xyz!登录``,
     ``Zx9Qw8…是令牌``): Chinese and Japanese put no space between words, so ``用pytest跑``, ``版本v2.3.1``,
     ``提交4bb043f``, ``函数parseConfigFile`` glue the same way. A key's value reads as random (:func:`_random_tail`, 16+
-    characters; or 32+ hex); a password's mixes letters with digits or symbols, 8+ characters or mixed case. Never a
+    characters; or 32+ hex); a password's mixes letters with digits or symbols, 8+ characters or mixed case, and is
+    no word with a number after it (``policyV2``). Never a
     path, a URL, a version, an algorithm's or a standard's name, or another label."""
     if any(c in v for c in "/.:\\") or _algorithm(v) or _STANDARD_NAME.fullmatch(v) or _is_label(v) or _is_placeholder(v):
         return False
     core = v.strip("-_")
     if password:
-        return (len(v) >= 6 and _looks_secretish(v) and not re.fullmatch(r"[a-z]+[0-9]{1,2}|[a-z]+_[a-z0-9_]+", v)
+        # a word with a version or a number after it is a name glued the same way (密码Reset2流程, 密码policyV2上线,
+        # パスワードhashV2を追加), not a password
+        return (len(v) >= 6 and _looks_secretish(v) and not re.fullmatch(r"[A-Za-z]+[Vv]?[0-9]{1,3}|[a-z]+_[a-z0-9_]+", v)
                 and (len(v) >= 8 or not (v.islower() or v.isupper()) or not v.replace("_", "").isalnum()))
     if len(core) >= 32 and all(c in "0123456789abcdefABCDEF" for c in core):
         return core.islower() or core.isupper()
