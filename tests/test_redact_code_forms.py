@@ -66,6 +66,9 @@ def test_a_credential_in_code_or_config_is_redacted(text, secret):
     "mapping = {'token': 'access_token', 'secret': 'client_secret'}", "rename('password', 'password_hash')",
     "assert resp.json()['token'] == token", "replace('password', '********')",
     '<add key="ClientSecret" value="#{ClientSecret}#" />',
+    # TypeScript's non-null "!" after a variable read: a reference, not a value (a review found these redacted)
+    "const apiKey: string = process.env.API_KEY!;", "const token = process.env.GITHUB_TOKEN!;",
+    "const token = this.config.token!;",
 ])
 def test_code_that_only_names_a_credential_is_left_alone(text):
     assert redact(text) == text

@@ -197,9 +197,17 @@ _WORDY = _Lazy(r"[A-Za-z][a-z]*(?:[-_ ][A-Za-z][a-z]*)+")  # not-needed-for-loca
 _DOTTED_EXPR_RE = _Lazy(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+")
 
 
+#: a variable read with TypeScript's non-null ``!`` (``process.env.API_KEY!``, ``this.config.token!``): a reference to
+#: a secret, not one (the ``!`` made it read as a symbol-mixing password)
+_NON_NULL_REF = re.compile(r"(?:process\.env|import\.meta\.env|Deno\.env|env|config|settings|options|opts|secrets"
+                           r"|this(?:\.[A-Za-z_$][\w$]*)?)\.[A-Za-z_$][\w$]*!")
+
+
 def _is_placeholder(value: str) -> bool:
     v = value.strip()
     if not any(c.isalnum() for c in v):  # "", "\\", "-", "***"
+        return True
+    if _NON_NULL_REF.fullmatch(v):
         return True
     if v.lower().strip("_-") in _PLACEHOLDER_WORDS:
         return True
