@@ -51,3 +51,20 @@ def test_config_unknown_key_names_the_nearest(tmp_path, monkeypatch, capsys):
 def test_config_set_quotes_a_string_value_as_toml_wants(tmp_path, monkeypatch, capsys):
     code, _out, err = _run(tmp_path, monkeypatch, capsys, "set", "recall.channel", "hybrid")
     assert code == 2 and 'channel = "hybrid"' in err and "MEMDIR_RECALL_CHANNEL=hybrid" in err
+
+
+def test_config_get_is_config_key(tmp_path, monkeypatch, capsys):
+    code, out, err = _run(tmp_path, monkeypatch, capsys, "get", "inject.max_chars")
+    assert code == 0, err
+    assert out.strip().split()[:2] == ["inject.max_chars", "1200"]
+
+
+def test_config_unset_says_how_a_key_gets_its_default(tmp_path, monkeypatch, capsys):
+    code, out, err = _run(tmp_path, monkeypatch, capsys, "unset", "inject.max_chars")
+    assert code == 2 and not out and len(err.strip().splitlines()) == 1
+    assert "remove the `max_chars` line" in err and "MEMDIR_INJECT_MAX_CHARS" in err and "= VALUE" not in err
+
+
+def test_a_mistyped_section_names_the_section(tmp_path, monkeypatch, capsys):
+    code, out, err = _run(tmp_path, monkeypatch, capsys, "recal")
+    assert code == 2 and "did you mean 'recall'?" in err, err

@@ -527,10 +527,17 @@ def config_cmd(ctx, words, as_json):
     from memdir.urlmask import safe_url
 
     key, rest = (words[0], words[1:]) if words else (None, ())
+    if key in ("get", "show") and rest:  # `config get KEY`, as other tools spell it: the same as `config KEY`
+        key, rest = rest[0], rest[1:]
     m = open_store(ctx)
     cfg = m.config
     names = [k for k, *_ in cfg.items()]
-    if key in ("set", "unset"):  # other tools set a key this way: say where memdir's settings go
+    if key == "unset":  # other tools unset a key this way: a key left out of config.toml has its default
+        name = rest[0] if rest else "KEY"
+        raise UsageError(f"memdir config does not write settings: remove the `{name.rpartition('.')[2]}` line from "
+                         f"config.toml (in {m.roots['project'].path} or the global root) and unset "
+                         f"{'MEMDIR_' + name.upper().replace('.', '_')}: the key then has its default")
+    if key == "set":  # other tools set a key this way: say where memdir's settings go
         name, value = (rest[0] if rest else "KEY"), (" ".join(rest[1:]) or "VALUE")
         section, _, leaf = name.rpartition(".")
         where = m.roots["project"].path / "config.toml"
@@ -543,7 +550,9 @@ def config_cmd(ctx, words, as_json):
     if key is not None:
         picked = [k for k in names if k == key or k.startswith(key + ".")]
         if not picked:
-            close = difflib.get_close_matches(key, names, 1, 0.6)
+            sections = sorted({k.split(".", 1)[0] for k in names})  # `recal` means the section, not recall.k
+            close = difflib.get_close_matches(key, sections if "." not in key else names, 1, 0.6) or \
+                difflib.get_close_matches(key, names, 1, 0.6)
             raise UsageError(f"unknown config key {key!r}" + (f": did you mean {close[0]!r}?" if close else "")
                              + " (`memdir config` lists every key)")
     # a store or endpoint URL can carry a password (postgresql://u:pw@…, ?password=…): never print it
