@@ -370,8 +370,10 @@ def read_toml(path: Path) -> dict[str, Any]:
     try:
         with f:
             data = f.read()
-        # a byte-order mark (Windows Notepad's "UTF-8 with BOM") is no TOML statement: read past it
-        return _flatten(tomllib.loads(data.decode("utf-8-sig")))
+        # a byte-order mark (Windows Notepad's "UTF-8 with BOM") is no TOML statement: read past it; a UTF-16 one
+        # (PowerShell 5's `>` and Out-File) says how the rest is written
+        utf16 = data[:2] in (b"\xff\xfe", b"\xfe\xff")
+        return _flatten(tomllib.loads(data.decode("utf-16" if utf16 else "utf-8-sig")))
     except (tomllib.TOMLDecodeError, OSError, UnicodeDecodeError) as exc:
         _warn_once(f"memdir: ignoring {path}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}")
         return {}
