@@ -196,7 +196,8 @@ def entry(h: Any, now: datetime, *, lead: str = "", weights: dict[str, float] | 
     edit's ``Edit: <file>`` line kept as its lead; ``lead`` given (a reply's ``re: "question"``) is kept as is."""
     ts = None if h.ts is None else local(h.ts)  # dates are shown in the machine's local time
     now = local(now)
-    date = "" if ts is None else (ts.strftime("%m-%d") if ts.year == now.year else ts.strftime("%Y-%m-%d"))
+    # the year zero-padded as stored times are (strftime's %Y gives "1" for year 1 on glibc)
+    date = "" if ts is None else (ts.strftime("%m-%d") if ts.year == now.year else f"{ts.year:04d}-{ts:%m-%d}")
     kind = h.kind
     text = h.text
     span = getattr(h, "span", None)

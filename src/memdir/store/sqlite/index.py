@@ -287,16 +287,22 @@ def _remove(db: sqlite3.Connection, olds: list[Any]) -> None:
     if not olds:
         return
     gone = {r["id"] for r in olds}
-    dep_ids = []  # events staying whose context was indexed with a deleted neighbour's words
-    for sess in {r["session"] for r in olds if r["kind"] == "event" and r["session"] is not None}:
-        for x, p, q in db.execute("SELECT id, ctx_prev, ctx_next FROM docs WHERE kind = 'event' AND session = ?", (sess,)):
-            if x not in gone and (p in gone or q in gone):
-                dep_ids.append(x)
-    deps = []
-    for i in range(0, len(dep_ids), 500):
-        chunk = dep_ids[i:i + 500]
-        deps += db.execute(f"SELECT id, ctx_prev, ctx_next, meta FROM docs WHERE id IN ({','.join('?' * len(chunk))})",
-                           chunk).fetchall()
+    # events staying whose context was indexed with a deleted neighbour's words: SQLite filters each session's rows
+    # (one deleted event of a 20,000-turn session returns its two neighbours, not the session)
+    by_session: dict[Any, list[int]] = {}
+    for r in olds:
+        if r["kind"] == "event" and r["session"] is not None:
+            by_session.setdefault(r["session"], []).append(r["id"])
+    deps, seen = [], set()
+    for sess, ids in by_session.items():
+        for i in range(0, len(ids), 400):
+            chunk = ids[i:i + 400]
+            marks = ",".join("?" * len(chunk))
+            for r in db.execute(f"SELECT id, ctx_prev, ctx_next, meta FROM docs WHERE kind = 'event' AND session = ? "
+                                f"AND (ctx_prev IN ({marks}) OR ctx_next IN ({marks}))", (sess, *chunk, *chunk)):
+                if r["id"] not in gone and r["id"] not in seen:
+                    seen.add(r["id"])
+                    deps.append(r)
     tokens_of = Tokens(db)
     tokens_of.prime([r["id"] for r in olds if r["kind"] == "event"]
                     + [x for r in olds if r["kind"] == "event" for x in (r["ctx_prev"], r["ctx_next"])])
