@@ -8,6 +8,8 @@ before any store is opened. The file is on disk, so every record, its traceback 
 from __future__ import annotations
 
 import logging
+import os
+import stat
 from pathlib import Path
 
 from memdir.roots import owner_only, private_derived
@@ -24,18 +26,37 @@ class RedactingFormatter(logging.Formatter):
         return redact(super().format(record))
 
 
+def _open_regular(path: Path):
+    """``path`` opened for appending text, or ``None`` when it is not a regular file: opening a named pipe for writing
+    waits for a reader, so a FIFO there would hang every command and hook (opened non-blocking, it fails at once or
+    is refused here)."""
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NONBLOCK", 0), 0o600)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            return None
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "a", encoding="utf-8")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
 def enable_debug_log(home: Path) -> None:
     """Append the ``memdir`` logger's records at DEBUG level to ``<home>/.memdir/debug.log`` (once per process;
-    nothing happens when the directory cannot be created)."""
+    nothing happens when the directory cannot be created or ``debug.log`` is not a regular file, a named pipe say)."""
     if any(getattr(h, "_memdir_debug", False) for h in log.handlers):
         return
     try:
         d = Path(home) / ".memdir"
         private_derived(d)
         owner_only(d / "debug.log", create=True)  # queries and prompts go in it (redacted)
-        h = logging.FileHandler(d / "debug.log", encoding="utf-8")
+        stream = _open_regular(d / "debug.log")
     except OSError:
         return
+    if stream is None:
+        return
+    h = logging.StreamHandler(stream)
     h.setFormatter(RedactingFormatter("%(asctime)s %(process)d %(levelname)s %(message)s"))
     h._memdir_debug = True  # type: ignore[attr-defined]
     log.addHandler(h)
