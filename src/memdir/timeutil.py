@@ -10,7 +10,10 @@ Accepted inputs for :func:`parse_ts`:
   OpenTelemetry): each threshold is year 5138 in the unit below;
 * ``str`` — ISO 8601 (``Z`` or offset, with or without time; without either, local time), a numeric epoch string,
   an RFC 2822 date (an HTTP ``Date`` header, an e-mail's, ``git log --date=rfc``: ``Mon, 30 Nov 2026 09:15:00 +0800``),
-  or the LoCoMo form ``"1:56 pm on 8 May, 2023"`` (local time).
+  the forms with a month's name of ``date``, ``ctime``, ``git log`` and JavaScript's ``Date.toString()`` (a zone
+  named by offset, ``UTC``/``GMT`` or the local zone's own name; none is local time), an ISO 8601 time whose zone
+  follows a space or is named (``2026-11-30 09:15:00.123 +0800``, ``… 09:15:00 UTC``), or the LoCoMo form
+  ``"1:56 pm on 8 May, 2023"`` (local time).
 
 Stored and machine-readable times (the index, note frontmatter, ``--json``, exports) are ISO 8601 UTC with ``Z``
 (:func:`iso`); times shown to a person (CLI lines, the ``<memory>`` block's dates, the viewer) are local
@@ -137,8 +140,59 @@ def _parse(value) -> datetime:
             if dt is not None:  # "-0000" or a zone's name is UTC by RFC 2822; no zone at all is local time, as above
                 zoned = re.search(r"\d:\d{2}(?::\d{2})?\s+(?:[+-]\d{4}|(?![AaPp][Mm]\b)[A-Za-z]{1,5}\b)", s) is not None
                 return dt.replace(tzinfo=UTC) if zoned else from_local(dt)
+        m = _ISO_ZONED.fullmatch(s)
+        if m:  # ISO 8601 with its zone after a space or by name: '… 09:15:00.123 +0800', `date -u '+%F %T %Z'`
+            zone = m[2].upper()
+            return _parse(datetime.fromisoformat(m[1] + ("+00:00" if zone in _UTC_NAMES else zone)))
+        dt = _month_name_form(s)
+        if dt is not None:
+            return dt
         raise UsageError(f"unreadable timestamp {s[:60]!r}: use ISO 8601 or an epoch number")
     raise UsageError(f"unreadable timestamp of type {type(value).__name__}")
+
+
+_UTC_NAMES = ("Z", "UTC", "GMT", "UT")
+_ISO_ZONED = re.compile(r"(\d{4}-\d\d-\d\d[Tt ]\d\d:\d\d(?::\d\d(?:[.,]\d+)?)?)\s*(Z|UTC|GMT|UT|[+-]\d\d(?::?\d\d)?)", re.I)
+_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+_DAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+
+
+def _month_name_form(s: str) -> datetime | None:
+    """The forms with a month's name and the year after the day: ``date``/``ctime`` (``Mon Nov 30 09:15:00 CST 2026``),
+    ``git log``'s default (``Mon Nov 30 09:15:00 2026 +0800``), JavaScript's ``Date.toString()`` (``Mon Nov 30 2026
+    09:15:00 GMT+0800 (China Standard Time)``). A numeric offset, ``UTC``/``GMT`` or the local zone's own name
+    (``time.tzname``) is kept; no zone is local time; another zone's name (``CST`` is three zones) gives ``None``."""
+    import time as _time
+
+    words = re.sub(r"\([^()]*\)\s*$", "", s).replace(",", " ").split()
+    if not 3 <= len(words) <= 7:
+        return None
+    if words[0][:3].lower() in _DAYS and words[0].isalpha():
+        words = words[1:]
+    if len(words) < 4 or words[0][:3].lower() not in _MONTHS or not words[0].isalpha() or not words[1].isdigit():
+        return None
+    month, day, rest = _MONTHS.index(words[0][:3].lower()) + 1, int(words[1]), words[2:]
+    year = clock = offset = None
+    local_zone = False
+    for w in rest:
+        zoned = re.fullmatch(r"(?:GMT|UTC)?([+-]\d\d):?(\d\d)", w, re.I)
+        if re.fullmatch(r"\d{4}", w) and year is None:
+            year = int(w)
+        elif re.fullmatch(r"\d{1,2}:\d\d(?::\d\d)?", w) and clock is None:
+            clock = [int(x) for x in w.split(":")]
+        elif zoned and offset is None and not local_zone:
+            sign = -1 if zoned[1][0] == "-" else 1
+            offset = timezone(sign * timedelta(hours=int(zoned[1][1:]), minutes=int(zoned[2])))
+        elif w.upper() in _UTC_NAMES and offset is None and not local_zone:
+            offset = UTC
+        elif w in _time.tzname and offset is None and not local_zone:
+            local_zone = True
+        else:
+            return None
+    if year is None or clock is None:
+        return None
+    dt = datetime(year, month, day, clock[0], clock[1], clock[2] if len(clock) > 2 else 0)
+    return dt.replace(tzinfo=offset).astimezone(UTC) if offset is not None else from_local(dt)
 
 
 def iso(dt: datetime) -> str:
