@@ -40,7 +40,8 @@ limit live capture only:
 4. user text: ``slash_command`` — ``/compact``, ``/model opus``, Claude Code's ``<command-name>`` echoes; one whose
    arguments hold a request (:data:`SLASH_ARG_WORDS` words or more) is kept as ``/name args``.
 5. ``trivial`` — the whole text, lower-cased and without punctuation, spaces or emoji, is one of
-   ``TRIVIAL`` (``ok``, ``thanks``, ``好的``, ``继续``, ``嗯`` …) or a concatenation of them (``ok thanks``, ``好的谢谢``).
+   ``TRIVIAL`` (``ok``, ``thanks``, ``好的``, ``继续``, ``嗯`` …; a traditional form such as ``謝謝`` reads as the simplified
+   one) or a concatenation of them (``ok thanks``, ``好的谢谢``, ``继续吧``, ``thanks a lot``).
 6. ``too_short`` — weighted length below ``capture.min_chars`` (default 10; a wide CJK/kana/hangul character
    counts 2, anything else 1, whitespace 0), so ``继续执行`` (8) is dropped and ``部署用 pnpm`` (10) is kept.
 7. ``daily_cap`` — ``capture.daily_cap`` captured events (keys ``u:``/``a:``/``t:``) already stored with a
@@ -114,7 +115,14 @@ soundsgood looksgood perfect awesome excellent keepgoing carryon makessense allg
 お願いします おねがいします 続けて 続けてください 進めて 進めてください どうぞ 了解です わかりました 分かりました
 承知しました オッケー いいです ええ
 알겠습니다 알겠어요 알겠어 좋아요 좋아 계속 계속해 계속해요 계속해주세요 계속해줘 고마워요 고마워 확인 네네 응 예
+alot somuch verymuch manythanks appreciated appreciateit muchappreciated letsgo goforit doit thanku
+吧 啊 呀 啦 哒 嘛 哈 谢谢你 谢谢您 辛苦 辛苦了 辛苦啦
+ありがとうございます ありがとうございました どうも です よろしく 了解しました 承知です
+고맙습니다 감사 감사해요 감사합니다 좋습니다 진행 진행해 진행해요 진행해주세요 넵 오케이 알았어
 """.split())
+#: the traditional forms of the characters of :data:`TRIVIAL`'s Chinese words (謝謝, 繼續, 沒問題, 確認, 開始, 對),
+#: read as the simplified ones by the acknowledgement tests
+_TRADITIONAL = str.maketrans("謝繼續沒問題開確認對", "谢继续没问题开确认对")
 
 # a block opens at the start of a line, as hosts and memdir write them; a tag named inside a sentence ("they appear as
 # `<memory>` tags") is prose, and an unclosed one there used to take the rest of the message with it
@@ -214,7 +222,7 @@ def is_slash_command(text: str) -> bool:
 
 def _squash(text: str) -> str:
     """Lower-case, NFKC, and drop everything that is not a letter or digit (punctuation, spaces, emoji)."""
-    t = unicodedata.normalize("NFKC", text).lower()
+    t = unicodedata.normalize("NFKC", text).lower().translate(_TRADITIONAL)
     return "".join(ch for ch in t if unicodedata.category(ch)[0] in "LN")
 
 
@@ -245,7 +253,11 @@ def is_acknowledgement(text: str) -> bool:
     one-word question about a tool is not an acknowledgement."""
     if re.search("[?？؟]", text):  # a question mark anywhere ("done?!", "ok؟"): it asks something
         return False
-    return all(w in TRIVIAL for w in re.findall(r"\w+", text.casefold()))
+    words = re.findall(r"\w+", text.casefold().translate(_TRADITIONAL))
+    ok = [True] + [False] * len(words)  # whole words, or a run of them written as one entry ("a lot": "alot")
+    for i in range(1, len(words) + 1):
+        ok[i] = any(ok[j] and "".join(words[j:i]) in TRIVIAL for j in range(max(0, i - 3), i))
+    return ok[-1]
 
 
 def weighted_len(text: str) -> int:
