@@ -247,6 +247,30 @@ def write_text(plan: Plan, path: Path, text: str, *, old: str | None) -> None:
     plan.add(path, "created" if old is None else "updated", **({"backup": str(backup)} if backup else {}))
 
 
+def bare(x: Any) -> Any:
+    """JSON ``x`` with empty objects and lists left out: an uninstall drops the ``"hooks": {}`` it emptied."""
+    if isinstance(x, dict):
+        x = {k: bare(v) for k, v in x.items()}
+        return {k: v for k, v in x.items() if v not in ({}, [])}
+    return [bare(v) for v in x] if isinstance(x, list) else x
+
+
+def users_own_text(path: Path, project: Path | None, holds) -> str | None:
+    """The text of the newest backup of ``path`` (:func:`backups_of`: the file as it was before an install wrote it)
+    that is blank or of which ``holds(text)`` is true, with its own line ends; ``None`` when there is none (install
+    created the file, or every backup holds more). An uninstall that would leave nothing of the user's writes this
+    back instead of deleting a file the user had (``{}``, an empty one, opencode.json's ``$schema`` alone)."""
+    for b in backups_of(path.resolve() if path.is_symlink() else path, project)[:20]:
+        try:
+            with open(b, encoding="utf-8-sig", newline="") as f:
+                text = f.read()
+            if not text.strip() or holds(text):
+                return text
+        except (OSError, ValueError):
+            continue
+    return None
+
+
 def remove_file(plan: Plan, path: Path) -> None:
     """Delete ``path``, which an uninstall left with nothing but memdir's entries removed (so no backup)."""
     if not plan.dry_run:
@@ -260,7 +284,10 @@ def write_json(plan: Plan, path: Path, data: dict[str, Any], *, empty: tuple[dic
     equal to one of ``empty`` deletes the file instead (an uninstall leaving nothing of the user's)."""
     old = read_settings_text(path) if path.exists() else None
     if remove_if_empty and data in empty and not path.is_symlink():  # a link is kept: its target is written below
-        if old is not None:
+        own = users_own_text(path, plan.project, lambda text: bare(json.loads(text)) == bare(data))
+        if own is not None and old is not None:  # the user's file before install held no more than this: it stays
+            write_text(plan, path, own, old=old)
+        elif old is not None:
             remove_file(plan, path)
         return
     if old is not None:
@@ -277,12 +304,6 @@ def as_written(path: Path, data: dict[str, Any], old: str | None, project: Path 
     """``data`` as the text to write at ``path``: a backup's own text when it holds the same settings, empty objects
     and lists aside (an uninstall gives the file back byte for byte: indentation, escapes, key order, the person's
     empty ``"hooks": {}``), else JSON indented as ``old`` is."""
-    def bare(x: Any) -> Any:  # empty objects and lists left out: an uninstall drops the "hooks": {} it emptied
-        if isinstance(x, dict):
-            x = {k: bare(v) for k, v in x.items()}
-            return {k: v for k, v in x.items() if v not in ({}, [])}
-        return [bare(v) for v in x] if isinstance(x, list) else x
-
     target = path.resolve() if path.is_symlink() else path
     want = bare(data)
     for b in backups_of(target, project)[:20]:

@@ -20,6 +20,7 @@ from memdir.hosts.install import (
     read_json,
     read_settings_text,
     remove_empty_dirs,
+    users_own_text,
     remove_file,
     set_hooks,
     strip_hooks,
@@ -239,7 +240,11 @@ def codex_config(plan: Plan, path: Path, *, argv: list[str] | None, trust: dict[
     if old is None and not text:
         return
     if (uninstall or remove_if_empty) and not text.strip() and not path.is_symlink():  # a link stays: emptied below
-        remove_file(plan, path)
+        own = users_own_text(path, plan.project, lambda t: False)  # an empty config.toml the user had stays
+        if own is None:
+            remove_file(plan, path)
+        else:
+            write_text(plan, path, own, old=old)
         return
     if not same_settings(old or "", text) and add_entry is not None:
         # placed after a dotted `mcp_servers.x = …` line, the new table took the top-level keys below it: the table
