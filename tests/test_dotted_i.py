@@ -23,7 +23,7 @@ def _make_older(db_path) -> None:
     """Record the version before the dotted I's reading as the index's tokenizer version."""
     db = sqlite3.connect(db_path, isolation_level=None)
     try:
-        old = opening.index_version()[: -len(opening.DOTTED_I)]
+        old = opening.index_version()[: -len(opening.DOTTED_I + opening.UNSPACED)]
         db.execute("UPDATE meta SET value = ? WHERE key = 'tokenizer'", (old,))
     finally:
         db.close()

@@ -20,7 +20,7 @@ from memdir.recall import tokenize as T
 from conftest import shared_path
 
 # ---- the oracle: the tokenizer as it was (memdir main 781d6aa) ------------------------------------------------
-_CJK = T._CJK
+_CJK = T._CJK + T._UNSPACED  # v6: Thai, Lao, Myanmar, Khmer runs as CJK runs, their letters and digits only
 _ALNUM = rf"[^\W_{_CJK}]"
 _JOIN = r"[.\-_/:@'\u2019]"
 _PATTERN = re.compile(rf"(?P<cjk>[{_CJK}]+)|(?P<word>{_ALNUM}+(?:{_JOIN}+{_ALNUM}+)*[+#]*)")
@@ -58,6 +58,9 @@ def _reference_tokenize(text: str, *, unigrams: bool = True) -> list[str]:
     append, extend = out.append, out.extend
     for run, raw in _PATTERN.findall(_reference_normalize(text)):
         if run:
+            run = "".join(c for c in run if c.isalnum() or not "\u0e00" <= c <= "\u17ff")
+            if not run:
+                continue
             if len(run) == 1:
                 append(run)
             else:

@@ -2,7 +2,7 @@
 
 Pipeline: NFKC + casefold, then
 
-* runs of Han / kana / hangul become overlapping character **bigrams** (``部署脚本`` → ``部署 署脚 脚本``);
+* runs of Han / kana / hangul (and of Thai, Lao, Myanmar, Khmer: no spaces between words) become overlapping character **bigrams** (``部署脚本`` → ``部署 署脚 脚本``);
   a lone CJK character stays a unigram. Documents also index every character of a run as a **unigram**, so a
   one-character query finds the character inside a longer run (case C17: ``锁`` finds ``…表加锁…``, as ``lock``
   finds "lock"); queries use unigrams only for a lone character, so longer queries still score bigrams only;
@@ -37,6 +37,10 @@ _CJK = (
     "\u3041-\u3096\u309d-\u309f\u30a1-\u30fa\u30fc-\u30ff\u31f0-\u31ff"  # kana without ・ ゠ and sound marks
     "\uac00-\ud7af\u1100-\u11ff\u3130-\u318f"
 )
+#: Thai, Lao, Myanmar and Khmer: scripts written without spaces between words, cut into character bigrams (and
+#: unigrams) as the CJK runs are, so a word inside a run is found (``สำรอง`` in ``ต้องสำรองฐานข้อมูล``, as C17's
+#: ``锁`` in a longer Han run); they are not CJK to :func:`is_cjk_char` (the glossary, the hybrid channel's CJK share)
+_UNSPACED = "\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff"
 _JOIN = r"[.\-_/:@'\u2019]"
 #: a word: letters/digits (``[^\W_]``), joined by ``. - _ / : @ '`` and ending in ``+``/``#``. It is only ever run on
 #: text without CJK characters (ASCII text, or the stretches between CJK runs), so it needs no CJK class: compiling
@@ -84,7 +88,9 @@ ZH_STOP_WORDS = frozenset(
 
 MAX_TOKEN_CHARS = 64
 
-#: bump when the token stream changes; an index built with another version re-tokenizes itself on open
+#: bump when the token stream changes; an index built with another version re-tokenizes itself on open (a change that
+#: touches only texts holding some characters is named in :func:`memdir.store.sqlite.opening.index_version` instead,
+#: so that only the stores holding them are re-tokenized: the dotted capital I, the unspaced scripts)
 TOKENIZER_VERSION = "5+snowball-en+cjk-unigrams+fold-latin"
 
 _ALPHA = re.compile(r"[a-z]{4,}")
@@ -196,7 +202,7 @@ def _cjk_re() -> re.Pattern[str]:
     """``([CJK]+)``, compiled on first use (an ASCII-only process never pays for it)."""
     global _cjk_runs
     if _cjk_runs is None:
-        _cjk_runs = re.compile(f"([{_CJK}]+)")
+        _cjk_runs = re.compile(f"([{_CJK}{_UNSPACED}]+)")
     return _cjk_runs
 
 
@@ -306,6 +312,11 @@ def tokenize(text: str, *, unigrams: bool = True) -> list[str]:
         return out
     for i, piece in enumerate(_cjk_split(text)):
         if i & 1:  # a CJK run
+            if not piece.isalnum():  # Thai, Lao, Myanmar, Khmer: their vowel signs and tone marks (Mn/Mc) and symbols,
+                # which FTS5's unicode61 reads as separators, are left out (a token holds letters and digits only)
+                piece = "".join(c for c in piece if c.isalnum() or not "\u0e00" <= c <= "\u17ff")
+                if not piece:
+                    continue
             if len(piece) == 1:
                 out.append(piece)
             else:
@@ -400,7 +411,8 @@ def han_unigrams(text: str) -> list[str]:
 
 def is_cjk_char(ch: str) -> bool:
     """A Han, kana or hangul character."""
-    return _cjk_re().match(ch) is not None
+    return _cjk_re().match(ch) is not None and not ("\u0e00" <= ch[:1] <= "\u0eff" or "\u1000" <= ch[:1] <= "\u109f"
+                                                    or "\u1780" <= ch[:1] <= "\u17ff")
 
 
 def is_function_bigram(token: str) -> bool:

@@ -527,11 +527,20 @@ def m014_dotted_capital_i(cur) -> None:
     retokenize(cur, f"strpos({whole}, %s) > 0 OR strpos({whole}, %s) > 0", ("\u0130", "\u0307"))
 
 
+def m015_unspaced_scripts(cur) -> None:
+    """Thai, Lao, Myanmar and Khmer runs are cut into character pairs (:func:`memdir.recall.tokenize.tokenize`; a
+    word inside a run was not found): the rows of the docs holding such a character are re-tokenized
+    (:func:`retokenize`); others keep their tokens."""
+    whole = ("d.text || coalesce(d.summary, '') || coalesce(d.highlight, '') || coalesce(d.tags, '') || "
+             "coalesce(d.load_when, '') || coalesce(d.meta, '')")
+    retokenize(cur, f"({whole}) ~ %s", ("[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff]",))
+
+
 #: numbered schema migrations; append, never edit a landed one
 MIGRATIONS = [m001_create_tables, m002_row_level_security, m003_tiers_vectors, m004_stats_and_term_counts,
               m005_private_events, m006_pgvector, m007_per_person_keys_and_counters, m008_vector_storage,
               m009_rehearsal_per_person, m010_event_labels, m011_accent_folding, m012_token_lifecycle_and_personal_sharing,
-              m013_revoked_tokens, m014_dotted_capital_i]
+              m013_revoked_tokens, m014_dotted_capital_i, m015_unspaced_scripts]
 
 
 def migrate(conn) -> int:

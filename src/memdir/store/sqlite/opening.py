@@ -264,10 +264,8 @@ def check_tokenizer(db: sqlite3.Connection) -> int:
             db.execute("COMMIT")
             return 0
         n = 0
-        if row is not None and row[0] + DOTTED_I == version and not dotted_i(db):
-            pass  # the version before the dotted I's reading, and no text has one: every row is as it would be written
-        elif row is not None and row[0] + LABELS + DOTTED_I == version and not labeled_events(db) and not dotted_i(db):
-            pass  # the version before events' labels, and no event has any: every row is as it would be written now
+        if row is not None and _untouched(db, row[0], version):
+            pass  # a version before changes that touch only some texts, and no text is one: every row is as written now
         elif row is not None:  # an older index: rebuild its token streams from the stored texts
             log.warning("memdir: index built by tokenizer %s; re-tokenizing for %s (one-time)", row[0], version)
             n = index.rebuild_fts(db)
@@ -285,9 +283,7 @@ def dotted_i(db: sqlite3.Connection) -> bool:
     """True when a stored text holds a Turkish dotted capital I (U+0130) or a combining dot above (U+0307: the same
     letter decomposed, ``I`` + dot): only then does the tokenizer's reading of it change a row (one scan of the
     texts, once, at the first open after the change)."""
-    return db.execute("SELECT 1 FROM (SELECT text || ifnull(summary, '') || ifnull(highlight, '') || ifnull(tags, '') "
-                      "|| ifnull(load_when, '') || ifnull(meta, '') AS t FROM docs) WHERE instr(t, ?) > 0 OR instr(t, ?) > 0 "
-                      "LIMIT 1", ("\u0130", "\u0307")).fetchone() is not None
+    return _texts_match(db, "instr(t, ?) > 0 OR instr(t, ?) > 0", ("\u0130", "\u0307"))
 
 
 def index_version() -> str:
@@ -299,7 +295,7 @@ def index_version() -> str:
 
     p = passages
     return (f"{tokenizer_id()}+ctx{rows.CONTEXT_TOKENS}{CONTEXT_RULE}+split{p.SPLIT_ABOVE}.{p.TARGET}.{p.SPLIT_ABOVE_TURN}{LABELS}"
-            f"{DOTTED_I}")
+            f"{DOTTED_I}{UNSPACED}")
 
 
 #: the part of :func:`index_version` naming how a neighbour's tokens are chosen (:func:`memdir.store.rows.context_tokens`;
@@ -313,6 +309,38 @@ LABELS = "+labels1"
 #: the part of :func:`index_version` saying a Turkish dotted capital I is read as ``i`` (:func:`memdir.recall.tokenize.normalize`);
 #: an index of the version before it is rebuilt only when one of its texts holds one (:func:`check_tokenizer`)
 DOTTED_I = "+dotted-i"
+
+
+#: the part of :func:`index_version` saying Thai, Lao, Myanmar and Khmer runs are cut into character pairs
+#: (:func:`memdir.recall.tokenize.tokenize`); an index of the version before it is rebuilt only when one of its texts
+#: holds such a character (:func:`check_tokenizer`)
+UNSPACED = "+unspaced"
+#: a stored text holding a character of those scripts (SQLite's GLOB compares code points in a range)
+_UNSPACED_GLOB = "*[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff]*"
+
+
+def _texts_match(db: sqlite3.Connection, where: str, args: tuple) -> bool:
+    return db.execute("SELECT 1 FROM (SELECT text || ifnull(summary, '') || ifnull(highlight, '') || ifnull(tags, '') "
+                      "|| ifnull(load_when, '') || ifnull(meta, '') AS t FROM docs) WHERE " + where + " LIMIT 1",
+                      args).fetchone() is not None
+
+
+def unspaced_text(db: sqlite3.Connection) -> bool:
+    """True when a stored text holds a Thai, Lao, Myanmar or Khmer character: only then does the tokenizer's
+    reading of it change a row."""
+    return _texts_match(db, "t GLOB ?", (_UNSPACED_GLOB,))
+
+
+def _untouched(db: sqlite3.Connection, stored: str, version: str) -> bool:
+    """True when ``stored`` is ``version`` without some of its last parts (:data:`LABELS`, :data:`DOTTED_I`,
+    :data:`UNSPACED`: each a change that touches only some rows) and the store holds none of the rows they touch."""
+    tests = {LABELS: labeled_events, DOTTED_I: dotted_i, UNSPACED: unspaced_text}
+    tail = ""
+    for part in (UNSPACED, DOTTED_I, LABELS):  # newest first
+        tail = part + tail
+        if stored + tail == version:
+            return not any(tests[p](db) for p in tests if p in tail)
+    return False
 
 
 def labeled_events(db: sqlite3.Connection) -> bool:
