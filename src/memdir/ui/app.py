@@ -100,16 +100,28 @@ def _env():
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(HERE / "templates")), autoescape=True,
                              trim_blocks=True, lstrip_blocks=True, undefined=jinja2.ChainableUndefined)
     env.filters["redmark"] = redmark
+    env.filters["redacted"] = redacted  # a form field's text: what saving it would store
     env.filters["day"] = lambda ts: (ts or "")[:10]
     env.filters["hm"] = lambda ts: (ts or "")[11:16]
     env.filters["q"] = lambda s: quote(str(s or ""), safe="")
     return env
 
 
-def redmark(text: Any) -> Markup:
-    """Escape ``text`` and wrap each ``[redacted:kind]`` marker in ``<mark class="redacted">``."""
-    s = str(escape(text or ""))
-    return Markup(_REDACTED.sub(lambda m: f'<mark class="redacted">{m.group(0)}</mark>', s))
+def redacted(text: Any) -> str:
+    """``text`` with its secrets replaced by ``[redacted:kind]`` markers, as a capture stores it today: a text stored
+    before redaction knew a key's shape (an older memdir, a pattern added since) is shown redacted all the same."""
+    from memdir.capture.redact import redact
+
+    return redact(str(text or ""))
+
+
+def redmark(text: Any, limit: int | None = None) -> Markup:
+    """``text`` redacted (:func:`redacted`), then cut to ``limit`` characters (``…`` marks the cut; after redaction,
+    so a cut never leaves half a key), escaped, each ``[redacted:kind]`` marker wrapped in ``<mark class="redacted">``."""
+    s = redacted(text)
+    if limit is not None and len(s) > limit:
+        s = s[:limit] + "…"
+    return Markup(_REDACTED.sub(lambda m: f'<mark class="redacted">{m.group(0)}</mark>', str(escape(s))))
 
 
 _MD = None
@@ -117,13 +129,13 @@ _MD = None
 
 def markdown(text: str) -> Markup:
     """CommonMark to HTML with raw HTML disabled (it is shown as text) and unsafe link schemes refused
-    (markdown-it-py's defaults); redaction markers highlighted."""
+    (markdown-it-py's defaults); secrets redacted first (:func:`redacted`), redaction markers highlighted."""
     global _MD
     if _MD is None:
         from markdown_it import MarkdownIt
 
         _MD = MarkdownIt("commonmark", {"html": False, "linkify": False}).enable("table")
-    html = _MD.render(text or "")
+    html = _MD.render(redacted(text))
     return Markup(_REDACTED.sub(lambda m: f'<mark class="redacted">{m.group(0)}</mark>', html))
 
 

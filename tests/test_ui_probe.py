@@ -1,0 +1,81 @@
+"""The viewer as an attacker or an unlucky user meets it: secrets stored before redaction knew them, a save whose
+note or turn vanished meanwhile, out-of-range ids, paths that name another host."""
+
+from __future__ import annotations
+
+import re
+from unittest import mock
+
+import pytest
+
+from memdir.ui import missing_deps
+
+pytestmark = pytest.mark.skipif(bool(missing_deps()), reason=f"the ui extra is not installed: {missing_deps()}")
+
+LOOPBACK = "http://127.0.0.1:8766"
+ORIGIN = {"origin": LOOPBACK}
+TOKEN = "t0ken-for-tests-0123456789"
+# keys of two providers, stored as they were typed: a store written before redaction knew their shape
+ANTHROPIC = "sk-ant-api03-" + "Qx7" * 30
+AWS = "AKIAIOSFODNN7EXAMPLE"
+
+
+def client(m, *, host="127.0.0.1", token=None, base_url=LOOPBACK, prefix=""):
+    from starlette.testclient import TestClient
+
+    from memdir.ui import build
+
+    return TestClient(build(get=lambda: m, host=host, token=token, prefix=prefix), base_url=base_url,
+                      raise_server_exceptions=True, follow_redirects=False)
+
+
+def store_unredacted(m, rows):
+    """Store events with their text as given, as a memdir older than today's redaction patterns did."""
+    import memdir.capture.events as cevents
+
+    with mock.patch.object(cevents, "redact_text", lambda t: t), mock.patch.object(cevents, "redact_obj", lambda o: o):
+        got = m.import_events(rows)
+    assert got["stored"] == len(rows)
+
+
+def test_a_secret_stored_before_redaction_is_never_shown_by_a_page(m):
+    m.remember("deploy goes through the release script", category="facts")
+    filler = "deploy step " * 60  # the key straddles the 500-character cut of a search hit
+    store_unredacted(m, [
+        {"key": "u:s1:a", "role": "user", "text": f"deploy with key {ANTHROPIC} please", "session": "s1",
+         "ts": "2026-11-01T10:00:00Z"},
+        {"key": "t:s1:b", "role": "tool", "text": f"Bash: env → deploy AWS_ID {AWS}", "session": "s1",
+         "ts": "2026-11-01T10:00:05Z"},
+        {"key": "u:s2:c", "role": "user", "text": filler[:490] + f" {ANTHROPIC} deploy", "session": "s2",
+         "ts": "2026-11-01T11:00:00Z"},
+    ])
+    block = m.context("deploy with key")
+    assert m.record_injection(block, prompt=f"deploy with key {ANTHROPIC} please", host="test", session="s1")
+    row = m.injections()[0]
+    c = client(m)
+    pages = ["/search?q=deploy", "/search?q=deploy+key", "/timeline", "/timeline/session?s=s1",
+             "/timeline/session?s=s2", "/injections", f"/injections/{row['scope']}/{row['id']}",
+             "/event/edit?key=u:s1:a", "/event/edit?key=u:s2:c", "/why?q=deploy"]
+    for url in pages:
+        r = c.get(url)
+        assert r.status_code == 200, url
+        for secret in (ANTHROPIC, AWS, ANTHROPIC[:24]):
+            assert secret not in r.text, (url, secret)
+    assert '<mark class="redacted">[redacted:' in c.get("/timeline/session?s=s1").text
+    # saving the edit form as shown replaces the stored turn with its redacted text
+    r = c.post("/event/edit", data={"key": "u:s1:a", "text": re.search(
+        r'<textarea name="text"[^>]*>(.*?)</textarea>', c.get("/event/edit?key=u:s1:a").text, re.S).group(1)
+        .replace("&lt;", "<").replace("&gt;", ">").replace("&#34;", '"').replace("&#39;", "'").replace("&amp;", "&")},
+        headers=ORIGIN)
+    assert r.status_code == 303
+    assert ANTHROPIC not in "".join(e["text"] for e in m.session_events("s1"))
+
+
+def test_a_secret_typed_into_a_note_file_is_not_shown_by_its_edit_form(m):
+    note = m.remember("the deploy token lives in the vault", category="facts")
+    path = m.roots["project"].path / (note.id + ".md")
+    path.write_text(path.read_text(encoding="utf-8") + f"\nold key {ANTHROPIC}\n", encoding="utf-8")
+    c = client(m)
+    for url in (f"/notes/project/{note.id}", f"/notes/project/{note.id}/edit"):
+        r = c.get(url)
+        assert r.status_code == 200 and ANTHROPIC[:24] not in r.text, url
