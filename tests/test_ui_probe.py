@@ -79,3 +79,41 @@ def test_a_secret_typed_into_a_note_file_is_not_shown_by_its_edit_form(m):
     for url in (f"/notes/project/{note.id}", f"/notes/project/{note.id}/edit"):
         r = c.get(url)
         assert r.status_code == 200 and ANTHROPIC[:24] not in r.text, url
+
+
+def _field(html: str, name: str) -> str:
+    import html as h
+
+    got = re.search(rf'<(?:textarea|input)[^>]*name="{name}"[^>]*?(?:value="([^"]*)"[^>]*>|>(.*?)</textarea>)', html, re.S)
+    return h.unescape(got.group(1) if got.group(1) is not None else got.group(2))
+
+
+def test_a_save_whose_note_vanished_keeps_the_text_typed(m):
+    """The conflict page of a note deleted meanwhile said "saving it again replaces the version above"; saving again
+    gave a bare 404 page and the text typed in the form was gone."""
+    note = m.remember("the release checklist", category="facts")
+    path = m.roots["project"].path / (note.id + ".md")
+    c = client(m)
+    page = c.get(f"/notes/project/{note.id}/edit").text
+    form = {"frontmatter": _field(page, "frontmatter"), "body": "MY LONG EDIT", "version": _field(page, "version")}
+    path.unlink()  # another tool, a git checkout, a forget elsewhere
+    r = c.post(f"/notes/project/{note.id}/edit", data=form, headers=ORIGIN)
+    assert r.status_code == 409 and "MY LONG EDIT" in r.text
+    assert 'id="edit-gone"' in r.text and "replaces the version above" not in r.text
+    form["version"] = _field(r.text, "version")
+    r = c.post(f"/notes/project/{note.id}/edit", data=form, headers=ORIGIN)  # saved again from that page
+    assert r.status_code == 404 and "MY LONG EDIT" in r.text and 'id="edit-gone"' in r.text
+    assert not path.exists()
+    # a form without a version (an old tab) meets the same
+    r = c.post(f"/notes/project/{note.id}/edit", data={**form, "version": ""}, headers=ORIGIN)
+    assert r.status_code == 404 and "MY LONG EDIT" in r.text
+
+
+def test_a_save_whose_turn_was_forgotten_keeps_the_text_typed(m):
+    m.import_events([{"key": "u:s1:a", "role": "user", "text": "deploy the thing", "session": "s1",
+                      "ts": "2026-11-01T10:00:00Z"}])
+    c = client(m)
+    assert c.get("/event/edit?key=u:s1:a").status_code == 200
+    assert m.forget("u:s1:a")  # from another tab, or `memdir forget`
+    r = c.post("/event/edit", data={"key": "u:s1:a", "scope": "project", "text": "MY CORRECTED TURN"}, headers=ORIGIN)
+    assert r.status_code == 404 and "MY CORRECTED TURN" in r.text and 'id="event-edit-form"' in r.text

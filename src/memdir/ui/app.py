@@ -279,6 +279,9 @@ def create_app(backend: Backend, *, prefix: str = "") -> Starlette:
                 return render(request, "edit.html", code=409, id=nid, scope=scope, frontmatter=fm, body=body,
                               refused=str(exc), theirs=exc.theirs, version=exc.found or "", nav="notes",
                               theirs_frontmatter=fm2, theirs_body=body2)
+            except NotFound as exc:  # its file is gone (deleted, forgotten): the text typed stays in the form, said so
+                return render(request, "edit.html", code=404, id=nid, scope=scope, frontmatter=fm, body=body,
+                              refused=str(exc), theirs=None, version="", nav="notes")
             except (UsageError, ReadOnlyStore) as exc:  # the form keeps the text typed in it
                 return render(request, "edit.html", code=400 if isinstance(exc, UsageError) else 409, id=nid,
                               scope=scope, frontmatter=fm, body=body, refused=str(exc), version=expect or "", nav="notes")

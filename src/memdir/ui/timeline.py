@@ -191,6 +191,9 @@ def routes(site: Any) -> list[Route]:
             back = back_to(form, "")
             try:
                 res = await call(lambda m: edit_event(m, key, text, scope=scope))
+            except NotFound as exc:  # forgotten meanwhile: the text typed stays in the form, said so
+                return render(request, "event_edit.html", code=404, key=key, scope=scope, text=text, back=back,
+                              refused=f"{exc}; {site.t(request)('event.edit.gone')}", nav="timeline")
             except (UsageError, ReadOnlyStore) as exc:
                 return render(request, "event_edit.html", code=400 if isinstance(exc, UsageError) else 409, key=key,
                               scope=scope, text=text, back=back, refused=str(exc), nav="timeline")
