@@ -117,3 +117,13 @@ def test_a_save_whose_turn_was_forgotten_keeps_the_text_typed(m):
     assert m.forget("u:s1:a")  # from another tab, or `memdir forget`
     r = c.post("/event/edit", data={"key": "u:s1:a", "scope": "project", "text": "MY CORRECTED TURN"}, headers=ORIGIN)
     assert r.status_code == 404 and "MY CORRECTED TURN" in r.text and 'id="event-edit-form"' in r.text
+
+
+@pytest.mark.parametrize("n", ["99999999999999999999999", "9223372036854775808", "-99999999999999999999", "0", "-1", "1e3", "x"])
+def test_an_injection_id_out_of_range_is_a_404_not_a_500(m, n):
+    """/injections/project/99999999999999999999999 answered 500 "OverflowError: Python int too large to convert to
+    SQLite INTEGER"."""
+    m.remember("deploy note", category="facts")
+    m.record_injection(m.context("deploy"), prompt="deploy", host="test", session="s1")
+    r = client(m).get(f"/injections/project/{n}")
+    assert r.status_code == 404 and "no such block" in r.text

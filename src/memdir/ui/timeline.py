@@ -23,6 +23,7 @@ SESSIONS_MAX = 100_000
 TURNS_MAX = 100_000
 SKIPS_MAX = 2_000  # the skip log keeps this many (memdir.store.sqlite.journal.SKIPS_KEEP)
 INJECTIONS_MAX = 500  # the injection log keeps this many (journal.INJECTIONS_KEEP)
+SQLITE_MAX_ID = 2**63 - 1  # the largest row id SQLite stores
 PROMPT_WINDOW_S = (-5.0, 60.0)  # a hook captures the prompt just after it logs the block it injected
 
 
@@ -235,6 +236,8 @@ def routes(site: Any) -> list[Route]:
             iid = int(request.path_params["n"])
         except ValueError:
             raise NotFound("no such block") from None
+        if not 0 < iid <= SQLITE_MAX_ID:  # a log row id: SQLite's integer range (a larger number overflowed: a 500)
+            raise NotFound("no such block")
 
         def run(m):
             rows = m.injections(limit=1, id=iid, scope=scope)
