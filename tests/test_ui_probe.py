@@ -127,3 +127,18 @@ def test_an_injection_id_out_of_range_is_a_404_not_a_500(m, n):
     m.record_injection(m.context("deploy"), prompt="deploy", host="test", session="s1")
     r = client(m).get(f"/injections/project/{n}")
     assert r.status_code == 404 and "no such block" in r.text
+
+
+@pytest.mark.parametrize("evil", ["//evil.example/search", "/\\evil.example/search", "///evil.example/search", "/\\/evil.example/"])
+def test_a_path_naming_another_host_never_becomes_a_link_or_redirect_to_it(m, evil):
+    """http://127.0.0.1:8766//evil.example/x showed the viewer's page with its 中文 link to //evil.example/x?lang=zh,
+    and with ?token= the log-in redirect went to //evil.example/x (a browser reads a leading backslash as a slash)."""
+    m.remember("deploy note", category="facts")
+    for c, url in ((client(m), LOOPBACK + evil),
+                   (client(m, host="0.0.0.0", token=TOKEN, base_url="http://192.0.2.10:8766"),
+                    f"http://192.0.2.10:8766{evil}?token={TOKEN}")):
+        r = c.get(url)
+        assert r.status_code in (303, 404), (url, r.status_code)
+        hrefs = re.findall(r'(?:href|action)="([^"]*)"', r.text) + [r.headers.get("location", "/")]
+        for h in hrefs:
+            assert not re.match(r"^[/\\]{2}", h.replace("&#92;", "\\")), (evil, h)

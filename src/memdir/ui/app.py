@@ -29,6 +29,7 @@ import memdir.ui.i18n as i18n
 import memdir.ui.pager as pager
 import memdir.ui.team as team
 import memdir.ui.timeline as timeline
+from memdir.ui.guard import local_path
 
 HERE = Path(__file__).parent
 KINDS = ("note", "event", "rule", "preference", "decision", "pitfall", "fact", "user", "assistant", "tool")
@@ -161,9 +162,10 @@ def create_app(backend: Backend, *, prefix: str = "") -> Starlette:
         lang = lang_of(request)
         other = "en" if lang == "zh" else "zh"
         params = [(k, v) for k, v in request.query_params.multi_items() if k not in ("lang", "done")]
-        switch = f"{request.url.path}?{urlencode(params + [('lang', other)])}"
+        here = local_path(request.url.path)  # never //other.host: it becomes this page's links
+        switch = f"{here}?{urlencode(params + [('lang', other)])}"
         html = env.get_template(name).render(t=i18n.translator(lang), lang=lang, base=base, switch=switch,
-                                             path=request.url.path, done=_done(request.query_params.get("done")),
+                                             path=here, done=_done(request.query_params.get("done")),
                                              done_id=request.query_params.get("id"), note_href=note_href,
                                              hit_href=hit_href, markdown=markdown, **ctx)
         resp = HTMLResponse(html, status_code=code)

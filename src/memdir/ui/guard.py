@@ -39,6 +39,13 @@ SECURITY_HEADERS = [
 ]
 
 
+def local_path(path: str) -> str:
+    """``path`` as a link or redirect that stays on this server: a request path that starts with two slashes or a
+    backslash (``//evil.example/x``, ``/\\evil.example/x``; a browser reads ``\\`` as ``/``) names another host
+    when it is put in an ``href`` or a ``Location``, so its leading slashes and backslashes become one slash."""
+    return "/" + path.lstrip("/\\")
+
+
 def _host_name(host_header: str) -> str:
     """``"127.0.0.1:8766"`` → ``"127.0.0.1"``; ``"[::1]:80"`` → ``"::1"``."""
     h = host_header.strip()
@@ -89,7 +96,7 @@ class Guard:
                 if not hmac.compare_digest(given.encode("utf-8"), self._token):
                     return await _deny(send, 401, "unauthorized: wrong token")
                 rest = urlencode([(k, v) for k, v in pairs if k != "token"])
-                location = (scope.get("root_path", "") + scope.get("path", "/")) + (f"?{rest}" if rest else "")
+                location = local_path(scope.get("root_path", "") + scope.get("path", "/")) + (f"?{rest}" if rest else "")
                 cookie = f"{COOKIE}={given}; HttpOnly; SameSite=Strict; Path=/"
                 return await _redirect(send, location, cookie)
             if not self._authorized(headers):
