@@ -11,7 +11,7 @@ import click
 
 from memdir.cli.mcpstart import log_to_stderr
 from memdir.errors import UsageError
-from memdir.server.http import BearerAuth, RepairJsonBody, bind, check_serve_options
+from memdir.server.http import BearerAuth, LoopbackOnly, RepairJsonBody, bind, check_serve_options, is_loopback
 from memdir.server.mcp import (
     DEFAULT_PATH,
     DEFAULT_PORT,
@@ -25,11 +25,13 @@ if TYPE_CHECKING:  # pragma: no cover
 
 def http_app(server: "MCPServer", *, host: str = "127.0.0.1", token: str | None = None, path: str = DEFAULT_PATH,
              ui: bool = True):
-    """The ASGI app for ``memdir serve``: the SDK's streamable-HTTP app (DNS-rebinding protection on for
-    loopback hosts) behind :class:`RepairJsonBody`, wrapped in :class:`BearerAuth` when ``token`` is set. With
+    """The ASGI app for ``memdir serve``: the SDK's streamable-HTTP app behind :class:`RepairJsonBody` and, for a
+    loopback ``host`` however spelled, :class:`LoopbackOnly` (no DNS rebinding, no other site's page), wrapped in
+    :class:`BearerAuth` when ``token`` is set. With
     ``ui`` (and the ``ui`` extra installed) the viewer's pages answer under ``/ui`` (:mod:`memdir.ui`), behind
     the same Host / Origin / token checks."""
     app = RepairJsonBody(server.streamable_http_app(streamable_http_path=path, host=host))
+    app = LoopbackOnly(app) if is_loopback(host) else app  # every loopback spelling, not only the SDK's three
     app = BearerAuth(app, token) if token else app
     if ui and path != "/ui" and not path.startswith("/ui/"):
         from memdir.ui import missing_deps, with_pages

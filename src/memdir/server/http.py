@@ -26,6 +26,53 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+def host_name(host_header: str) -> str:
+    """The host of a ``Host`` header: ``"127.0.0.1:8766"`` → ``"127.0.0.1"``; ``"[::1]:80"`` → ``"::1"``."""
+    h = host_header.strip()
+    if h.startswith("["):
+        return h[1:].split("]", 1)[0]
+    return h.rsplit(":", 1)[0] if h.count(":") == 1 else h
+
+
+class LoopbackOnly:
+    """ASGI middleware for a loopback bind (which needs no token): a request whose ``Host`` is not a loopback name
+    is refused (421: a page of another site whose name was pointed at this address, DNS rebinding), and one whose
+    ``Origin`` is not a loopback origin (or is ``null``) too (403: a page of another site). The MCP SDK does this
+    for ``127.0.0.1``, ``localhost`` and ``::1`` spelled so; a loopback bind spelled otherwise (``127.0.0.2``,
+    ``LOCALHOST``) had no check. A client without an ``Origin`` (an MCP client, curl) passes."""
+
+    def __init__(self, app: Any):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope.get("type") != "http":
+            return await self.app(scope, receive, send)
+        headers = {k.lower(): v.decode("latin-1") for k, v in scope.get("headers") or ()}
+        if not is_loopback(host_name(headers.get(b"host", ""))):
+            return await _refuse(send, 421, "this server answers only to a loopback Host (127.0.0.1, localhost, [::1])")
+        origin = headers.get(b"origin")
+        if origin is not None:
+            from urllib.parse import urlsplit
+
+            try:
+                parts = urlsplit(origin.strip())
+                ok = parts.scheme in ("http", "https") and is_loopback(parts.hostname or "")
+            except ValueError:
+                ok = False
+            if not ok:
+                return await _refuse(send, 403, "refused: a request from another origin")
+        return await self.app(scope, receive, send)
+
+
+async def _refuse(send, status: int, message: str) -> None:
+    import json
+
+    body = json.dumps({"error": message}).encode("utf-8")
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
+    await send({"type": "http.response.body", "body": body})
+
+
 class BearerAuth:
     """ASGI middleware: every HTTP request needs ``Authorization: Bearer <token>`` (constant-time compare);
     otherwise 401 with a one-line JSON error. Lifespan and other scopes pass through."""

@@ -25,7 +25,7 @@ from http.cookies import SimpleCookie
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
-from memdir.server.http import is_loopback
+from memdir.server.http import host_name, is_loopback
 
 COOKIE = "memdir_ui_token"
 SAFE_METHODS = ("GET", "HEAD")
@@ -46,12 +46,7 @@ def local_path(path: str) -> str:
     return "/" + path.lstrip("/\\")
 
 
-def _host_name(host_header: str) -> str:
-    """``"127.0.0.1:8766"`` → ``"127.0.0.1"``; ``"[::1]:80"`` → ``"::1"``."""
-    h = host_header.strip()
-    if h.startswith("["):
-        return h[1:].split("]", 1)[0]
-    return h.rsplit(":", 1)[0] if h.count(":") == 1 else h
+_host_name = host_name  # ``"127.0.0.1:8766"`` → ``"127.0.0.1"``; ``"[::1]:80"`` → ``"::1"``
 
 
 class Guard:
