@@ -113,6 +113,19 @@ def redacted_kinds(given: str, stored: str | None) -> list[str]:
 SNIPPET_CHARS = 300
 
 
+def unsecret(item: Any) -> Any:
+    """``item`` (a hit, note or event) with its text and summary as a person is shown them: every secret the capture
+    rules find today replaced by its marker (a text stored by an older memdir, or a note typed by hand)."""
+    from dataclasses import is_dataclass, replace
+
+    from memdir.server.tools import secret_free
+
+    if not is_dataclass(item):
+        return item
+    fields = {f: secret_free(getattr(item, f)) for f in ("text", "summary") if isinstance(getattr(item, f, None), str)}
+    return replace(item, **fields) if any(fields[f] != getattr(item, f) for f in fields) else item
+
+
 def snippet(h: Any, size: int = SNIPPET_CHARS) -> str:
     """A hit's text in at most ``size`` characters on one line, cut at a word: its opening, or, when the passage
     recall matched (a long event's ``span``) starts past what that shows, its first line, `` … `` and that passage."""
@@ -146,7 +159,7 @@ def recall(ctx, query, k, scope, kinds, explain, as_json):
     if explain:
         info = m.explain(q, k=k, scope=scope, kinds=kinds or None)
     # a look at why hits rank is not a use of them: it leaves their rehearsal (and so the next ranking) as it was
-    hits = m.recall(q, k=k, scope=scope, kinds=kinds or None, rehearse=not explain)
+    hits = [unsecret(h) for h in m.recall(q, k=k, scope=scope, kinds=kinds or None, rehearse=not explain)]
     lines = []
     if info is not None:
         lat = ", ".join(f"{k_} {v:.1f}" for k_, v in info.get("latency_ms", {}).items())
@@ -189,6 +202,7 @@ def get(ctx, id, scope, as_json):
     item = m.get(id, scope=scope, remote=True)
     if item is None:
         raise NotFound(f"no memory with id {id!r}: see `memdir recall` or `memdir inspect` for ids")
+    item = unsecret(item)
     data = item.to_dict()
     name = getattr(item, "id", None) or getattr(item, "key", "")
     what = getattr(item, "kind", None) or getattr(item, "role", "")
@@ -453,7 +467,7 @@ def inspect(ctx, as_json):
 @click.pass_context
 def recent(ctx, kinds, category, scope, limit, as_json):
     """List the newest memories (by kind or category), newest first."""
-    hits = open_store(ctx).recent(kinds=kinds or None, category=category, scope=scope, limit=limit)
+    hits = [unsecret(h) for h in open_store(ctx).recent(kinds=kinds or None, category=category, scope=scope, limit=limit)]
     lines = [f"{local_text(h.ts):16} [{h.handle + ' ' if h.handle else ''}{h.scope} {h.kind}] {h.id}: "
              f"{' '.join((h.summary or h.text or '').split())[:80]}" for h in hits]
     filters = ", ".join([*(f"kind {k}" for k in kinds), *([f"category {category}"] if category else []),

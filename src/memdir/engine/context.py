@@ -133,6 +133,7 @@ def context(s: Stores, prompt: str = "", *, max_chars: int | None = None, max_en
             break
         hidden = shown_notes
         block = build(hidden)
+    block = without_secrets(block, max_chars)
     if reinforce and entries and block:
         shown = [scope_ref for e, scope_ref in entries if f"[{e.handle}" in block]
         if shown:
@@ -140,6 +141,21 @@ def context(s: Stores, prompt: str = "", *, max_chars: int | None = None, max_en
 
             lexical.rehearse(s, [SimpleNamespace(scope=sc, id=ref) for sc, ref in shown])
     return block
+
+
+def without_secrets(block: str, max_chars: int) -> str:
+    """``block`` with every secret the capture rules find today replaced by its ``[redacted:kind]`` marker: a text
+    stored by an older memdir (before a rule knew that key's shape) or a note typed by hand reaches the model without
+    it. A marker longer than what it replaced can push the block past ``max_chars``: its last entry lines go then."""
+    from memdir.capture.redact import redact
+
+    out = redact(block)
+    if out == block or len(out) <= max_chars:
+        return out
+    body = out.split("\n")[:-1]  # the last line closes the block
+    while len(body) > 1 and len("\n".join(body)) + 1 + len(inject.CLOSE) > max_chars:
+        body.pop()
+    return "\n".join(body + [inject.CLOSE]) if len(body) > 1 else ""
 
 
 def limit_arg(s: Stores, value: Any, name: str) -> int:

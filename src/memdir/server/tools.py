@@ -179,6 +179,16 @@ def passage_cut(hit: Any, text: str, limit: int) -> tuple[str, int, int] | None:
     return lead, start, min(len(text), start + n)
 
 
+def secret_free(text: str | None) -> str | None:
+    """``text`` as a reply shows it: every secret the capture rules find today replaced by its ``[redacted:kind]``
+    marker (a text stored by an older memdir, before a rule knew that key's shape, or a note typed by hand)."""
+    if not text:
+        return text
+    from memdir.capture.redact import redact
+
+    return redact(text)
+
+
 def hit_out(hit: Any, limit: int = MAX_HIT_CHARS) -> dict[str, Any]:
     text = hit.text or ""
     truncated = len(text) > limit
@@ -192,7 +202,7 @@ def hit_out(hit: Any, limit: int = MAX_HIT_CHARS) -> dict[str, Any]:
             text = lead + text[start:end] + window_note(hit, start, end, len(text))
     reasons = json.loads(json.dumps(hit.reasons or {}, ensure_ascii=False, default=str))
     return {"id": hit.id, "handle": hit.handle, "kind": hit.kind, "scope": hit.scope, "score": round(float(hit.score), 6),
-            "summary": hit.summary, "text": text, "truncated": truncated,
+            "summary": secret_free(hit.summary), "text": secret_free(text), "truncated": truncated,
             "ts": iso(hit.ts) if getattr(hit, "ts", None) else None,
             "pinned": bool(hit.pinned), "category": hit.category, "reasons": reasons}
 
@@ -232,6 +242,8 @@ def do_recall(m: "Memdir", query: str, k: int | None = None, scope: str | None =
     # an error): its best-matching window, AROUND_CHARS each (memdir.engine.around)
     near = m.around(list(hits), clean_text(query))
     for h, ctx in zip(hits, near):  # best first: the best hits keep the most text
+        for side in ctx.values():
+            side["text"] = secret_free(side.get("text"))
         limits.append(max(MIN_HIT_CHARS, min(MAX_HIT_CHARS, left)))
         out.append({**hit_out(h, limits[-1]), **ctx})
         left -= len(out[-1]["text"])  # the neighbours count in fit_hits' bound, not in this share
@@ -277,8 +289,8 @@ def do_read(m: "Memdir", id: str, offset: int = 0, max_chars: int = MAX_READ_CHA
     end = offset + len(chunk)
     summary = getattr(item, "summary", None)
     return {"id": getattr(item, "id", None) or item.key, "kind": getattr(item, "kind", None) or item.role,
-            "scope": item.scope, "summary": summary[:200] if summary else None, "offset": offset,
-            "total_chars": len(text), "next_offset": end if end < len(text) else None, "text": chunk}
+            "scope": item.scope, "summary": secret_free(summary[:200]) if summary else None, "offset": offset,
+            "total_chars": len(text), "next_offset": end if end < len(text) else None, "text": secret_free(chunk)}
 
 
 def _echo(text: str | None, limit: int) -> str | None:
