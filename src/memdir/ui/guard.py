@@ -92,9 +92,9 @@ class Guard:
                     return await _deny(send, 401, "unauthorized: wrong token")
                 rest = urlencode([(k, v) for k, v in pairs if k != "token"])
                 location = local_path(scope.get("root_path", "") + scope.get("path", "/")) + (f"?{rest}" if rest else "")
-                cookie = f"{COOKIE}={given}; HttpOnly; SameSite=Strict; Path=/"
+                cookie = f"{cookie_name(host)}={given}; HttpOnly; SameSite=Strict; Path=/"
                 return await _redirect(send, location, cookie)
-            if not self._authorized(headers):
+            if not self._authorized(headers, cookie_name(host)):
                 return await _deny(send, 401, "unauthorized: open the URL with ?token=… once, or send Authorization: Bearer <token>")
 
         async def send_with_headers(message):
@@ -104,7 +104,7 @@ class Guard:
 
         return await self.app(scope, receive, send_with_headers)
 
-    def _authorized(self, headers: dict[str, str]) -> bool:
+    def _authorized(self, headers: dict[str, str], name: str = COOKIE) -> bool:
         assert self._token is not None
         scheme, _, cred = headers.get("authorization", "").partition(" ")
         if scheme.lower() == "bearer" and hmac.compare_digest(cred.strip().encode("utf-8"), self._token):
@@ -116,10 +116,20 @@ class Guard:
                 jar.load(raw)
             except Exception:  # noqa: BLE001 — a malformed cookie header is just "no token"
                 return False
-            got = jar.get(COOKIE)
+            got = jar.get(name)
             if got is not None and hmac.compare_digest(got.value.encode("utf-8"), self._token):
                 return True
         return False
+
+
+def cookie_name(host_header: str) -> str:
+    """The log-in cookie's name for a server reached at ``host_header``: :data:`COOKIE` and the port
+    (``memdir_ui_token_8766``). Browsers keep cookies per host, not per port: with one name, the viewer's token
+    went to every other server on the same host, and two servers with their own tokens logged each other out."""
+    h = host_header.strip()
+    tail = h.rsplit("]", 1)[-1] if h.startswith("[") else h
+    port = tail.rsplit(":", 1)[1] if ":" in tail else ""
+    return f"{COOKIE}_{port}" if port.isdigit() else COOKIE
 
 
 def _same_origin(url: str, own: str) -> bool:
