@@ -31,7 +31,8 @@ Choices
 * URIs with credentials (``postgres://user:pass@host/db``, any ``scheme://user:pass@``): only the
   password is replaced, ``postgres://user:[redacted:db_uri]@host/db``, so the memory still says
   which database and user were meant. Kind ``db_uri`` for database/broker schemes, ``uri_password``
-  for any other scheme.
+  for any other scheme. A token given as the user (``https://<token>@github.com``, a Sentry DSN's key) is
+  replaced whole, kind ``uri_token``.
 * ``key = value`` assignments (``password=``, ``"api_key": "…"``, ``token:``, ``密码：``): only the
   value is replaced; the key stays readable. Obvious placeholders (``$VAR``, ``${…}``, ``<…>``,
   ``{{…}}``, ``***``, ``None``, ``str``, dotted code expressions, calls) are not secrets.
@@ -1502,7 +1503,22 @@ def _scan_uris(text: str) -> Iterator[tuple[str, int, int, int]]:
             kind = "db_uri" if scheme in _DB_SCHEMES else "uri_password"
             start = m.start() + colon + 1
             yield kind, start, m.start() + at, _P_URI
+        # a token given as the user, alone or beside a stand-in password: https://<token>@github.com,
+        # https://<token>:x-oauth-basic@github.com, a Sentry DSN https://<key>@o1.ingest.sentry.io/2
+        if at > 0 and _user_token(auth[: colon if colon >= 0 else at]):
+            yield "uri_token", m.start(), m.start() + at, _P_URI
         i = nxt
+
+
+def _user_token(user: str) -> bool:
+    """Is a URI's user a key rather than a name: 32+ hex digits (a Sentry DSN's key) or 20+ characters of
+    random-looking key material (:func:`_random_tail`, :func:`_random_lower`)?"""
+    core = re.sub(r"[-_.~%]", "", user)
+    if len(core) < 20 or not core.isalnum() or not core.isascii():
+        return False
+    if all(c in "0123456789abcdefABCDEF" for c in core):
+        return len(core) >= 32 and (core.islower() or core.isupper()) and len(set(core.lower())) >= 8
+    return _random_tail(core) or _random_lower(core)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -2359,7 +2375,7 @@ KINDS = frozenset(
     {r.kind for r in (*_PROVIDER_RULES, *_KEYWORD_RULES) if r.kind != "cjk_label"}
     | {"password", "token", "secret", "secret_key", "api_key", "credentials", "aws_secret_key"}
     | {"db_uri", "uri_password", "private_key", "private", "mailchimp_key", "hex_secret", "base64_secret"}
-    | {"airtable_token", "cookie"}
+    | {"airtable_token", "cookie", "uri_token"}
 )
 
 
