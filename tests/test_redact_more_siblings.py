@@ -28,3 +28,34 @@ def test_a_token_given_as_a_urls_user_is_redacted(text, secret):
 ])
 def test_a_urls_ordinary_user_is_kept(text):
     assert redact(text) == text
+
+
+@pytest.mark.parametrize("text", [
+    "APIキー：{k}", "API キー: {k}", "アクセストークン: {k}", "シークレット = {k}", "認証トークンは {k} です",
+    "API 키: {k}", "액세스 토큰: {k}", "시크릿 키는 {k} 입니다", "密匙：{k}", "凭证: {k}",
+    "clave de API: {k}", "Clave secreta: `{k}`", "token de acceso = {k}", "chave de API: {k}", "clé API : {k}",
+    "Clé secrète : « {k} »", "jeton d'accès: {k}", "chiave API: {k}", "API-Schlüssel: {k}", "Zugangstoken = {k}",
+    "ключ API: {k}", "Токен: {k}", "секретный ключ — это {k}",
+])
+def test_a_key_after_a_label_in_another_language_is_redacted(text):
+    out = redact(text.format(k=KEY))
+    assert KEY[:12] not in out and "[redacted:" in out, out
+
+
+@pytest.mark.parametrize("text", [
+    "parola d'ordine: Sommer2024!Pw", "पासवर्ड: Sommer2024!Pw", "كلمة المرور: Sommer2024!Pw", "סיסמה: Sommer2024!Pw",
+    "palavra-passe: Sommer2024!Pw",
+])
+def test_a_password_after_a_label_in_another_language_is_redacted(text):
+    out = redact(text)
+    assert "Sommer2024" not in out and "[redacted:" in out, out
+
+
+@pytest.mark.parametrize("text", [
+    "入力トークン: 1500、出力トークン: 800", "キー: user_id", "API キー: 環境変数 OPENAI_API_KEY を参照",
+    "토큰: 2048", "키: 180cm", "clé API : voir le coffre-fort", "clave de API: la misma que en producción",
+    "Primärschlüssel: customer_id", "ключ: id_rsa.pub", "токен: истёк", "jeton: expiré hier",
+    "Schlüssel: ProductionDatabaseAccessKey", "パスワード: 忘れた",
+])
+def test_words_after_a_label_in_another_language_stay(text):
+    assert redact(text) == text

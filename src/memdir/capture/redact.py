@@ -945,7 +945,31 @@ _CJK_LABELS = ("密码", "密碼", "口令", "密钥", "密鑰", "金鑰", "秘�
 #: "password" in other European languages (lower case: the keyword rules read the lowered text)
 _EU_LABELS = ("passwort", "kennwort", "contraseña", "contrasena", "mot de passe", "senha", "wachtwoord", "hasło", "haslo",
               "lösenord", "losenord", "passord", "adgangskode", "salasana", "heslo", "şifre", "пароль", "парол", "mật khẩu",
-              "kata sandi", "jelszó")
+              "kata sandi", "jelszó", "parola d'ordine", "palavra-passe", "पासवर्ड", "कूटशब्द", "كلمة المرور", "كلمة السر",
+              "סיסמה", "סיסמא", "รหัสผ่าน", "κωδικός πρόσβασης", "гасло")
+#: a key's or a token's name in other languages (lower case), and the kind it reports: a value after one is redacted when it
+#: reads as key material (:func:`_glued_cjk_value`: random, 16+ characters, or 32+ hex), so ``入力トークン: 1500`` and
+#: ``clé API : voir le coffre`` stay
+_INTL_KEY_LABELS = {
+    # Japanese, Korean, Chinese
+    "トークン": "token", "アクセストークン": "token", "認証トークン": "token", "apiキー": "api_key", "api キー": "api_key",
+    "キー": "api_key", "アクセスキー": "api_key", "シークレット": "secret", "シークレットキー": "secret", "秘密キー": "secret",
+    "토큰": "token", "액세스 토큰": "token", "인증 토큰": "token", "api 키": "api_key", "api키": "api_key", "키": "api_key",
+    "액세스 키": "api_key", "시크릿": "secret", "시크릿 키": "secret", "비밀 키": "secret", "密匙": "secret",
+    "凭证": "credentials", "憑證": "credentials", "凭据": "credentials", "憑據": "credentials",
+    # Spanish, Portuguese, French, Italian, German, Dutch, Russian / Ukrainian
+    "clave de api": "api_key", "clave api": "api_key", "clave de la api": "api_key", "clave secreta": "secret",
+    "clave de acceso": "api_key", "clave privada": "secret", "token de acceso": "token", "chave de api": "api_key",
+    "chave api": "api_key", "chave da api": "api_key", "chave secreta": "secret", "chave de acesso": "api_key",
+    "chave privada": "secret", "clé api": "api_key", "clé d'api": "api_key", "clé de l'api": "api_key",
+    "clé secrète": "secret", "clé d'accès": "api_key", "clé privée": "secret", "jeton": "token",
+    "jeton d'accès": "token", "chiave api": "api_key", "chiave dell'api": "api_key", "chiave segreta": "secret",
+    "chiave di accesso": "api_key", "chiave privata": "secret", "api-schlüssel": "api_key", "api-schluessel": "api_key",
+    "schlüssel": "api_key", "geheimer schlüssel": "secret", "zugangstoken": "token", "zugriffstoken": "token",
+    "api-sleutel": "api_key", "geheime sleutel": "secret", "ключ api": "api_key", "api-ключ": "api_key",
+    "api ключ": "api_key", "ключ": "api_key", "секретный ключ": "secret", "ключ доступа": "api_key", "токен": "token",
+    "токен доступа": "token", "секрет": "secret", "ключ апі": "api_key", "секретний ключ": "secret",
+}
 _FLAG_VALUE = r"(?P<q>[\"'])?(?P<val>[^\s\"'`<>|;&-][^\s\"'`<>|;&]{0,511}+)"
 #: a flag's value in quotes, whole to its closing quote (``sshpass -p "my long phrase"``), else bare
 _FLAG_QUOTED_OR_BARE = (r"(?:(?P<q>[\"'])(?P<qval>[^\"'\r\n]{1,512}+)(?P=q)"
@@ -1196,6 +1220,15 @@ _KEYWORD_RULES: list[_Rule] = [
            r"(?P<val>[\x21-\x7e]{1,512}+)"),
         _CJK_LABELS, priority=_P_ASSIGN, group="val", check=_check_cjk_label, pre=frozenset(), lowered=True,
         trim="\"'`.,;:?)]}>", anchors=_CJK_LABELS,
+    ),
+    # a key or a token named in another language: APIキー：…, 액세스 토큰: …, clave de API: …, clé secrète : …, ключ API: …
+    _Rule(
+        "intl_key_label",  # the kind: per label, _INTL_KEY_LABELS
+        _r(r"(?P<key>" + "|".join(re.escape(k) for k in sorted(_INTL_KEY_LABELS, key=len, reverse=True)) + r")(?=[^\w]|は|는|은|是|为|為)[ \t\u3000]{0,4}"
+           r"(?:[:：=＝—–-]|是|为|為|は|는|은|(?<=[ \t])(?:es|est|é|è|ist|это|is)(?=[ \t]))?[ \t\u3000]{0,4}"
+           r"(?:(?:es|est|é|è|ist|это|is)[ \t]{1,4})?[:：]?[ \t\u3000]{0,4}[\"'“‘「『`«]?[ \t\u00a0]{0,2}(?P<val>[A-Za-z0-9+/_.=~-]{16,512}+)"),
+        tuple(_INTL_KEY_LABELS), priority=_P_ASSIGN, group="val", pre=frozenset(), lowered=True, trim="\"'`.,;:?)]}>",
+        check=lambda m, v, t: _glued_cjk_value(v.rstrip(_WORD_TRAIL), False), anchors=tuple(_INTL_KEY_LABELS),
     ),
     # a password named in another European language: Passwort / Kennwort: x, contraseña: x, mot de passe : x, senha: x,
     # пароль: x, hasło: x, wachtwoord = x, lösenord: x, şifre: x, "Passwort ist x" (the value mixes letters with digits
@@ -1985,6 +2018,8 @@ def _run_rule(rule: _Rule, hay: str, text: str) -> Iterator[tuple[str, int, int,
             kind = _assignment_kind(hay, m.start("kw"), m.end("kw"))
         elif kind == "cjk_label":
             kind = _cjk_kind(m.group("key"))
+        elif kind == "intl_key_label":
+            kind = _INTL_KEY_LABELS.get(m.group("key"), "api_key")
         elif "nq" in m.re.groupindex:  # a credential named by a string literal: its name says which kind
             kind = _assignment_kind(hay, m.start("kw"), m.end("kw"))
         elif "kq" in m.re.groupindex:  # a config setting: its name says which kind
@@ -2372,7 +2407,7 @@ _B64_SYMBOLS = str.maketrans("", "", "+/-_")
 
 #: Every kind name :func:`find_secrets` can report.
 KINDS = frozenset(
-    {r.kind for r in (*_PROVIDER_RULES, *_KEYWORD_RULES) if r.kind != "cjk_label"}
+    {r.kind for r in (*_PROVIDER_RULES, *_KEYWORD_RULES) if r.kind not in ("cjk_label", "intl_key_label")}
     | {"password", "token", "secret", "secret_key", "api_key", "credentials", "aws_secret_key"}
     | {"db_uri", "uri_password", "private_key", "private", "mailchimp_key", "hex_secret", "base64_secret"}
     | {"airtable_token", "cookie", "uri_token"}
