@@ -59,3 +59,47 @@ def test_a_password_after_a_label_in_another_language_is_redacted(text):
 ])
 def test_words_after_a_label_in_another_language_stay(text):
     assert redact(text) == text
+
+
+PW = "Sommer2024!Pw"
+
+
+@pytest.mark.parametrize("text,secret", [
+    (f"env:\n  - name: DB_PASSWORD\n    value: {PW}\n  - name: LOG_LEVEL\n    value: debug", PW),
+    (f"- name: OPENAI_API_KEY\n  value: \"{KEY}\"", KEY),
+    (f'"environment": [{{"name": "STRIPE_SECRET", "value": "{KEY}"}}, {{"name": "PORT", "value": "8080"}}]', KEY),
+    (f'{{"key": "api_token", "value": "{KEY}", "type": "secret", "enabled": true}}', KEY),
+    (f'[{{"ParameterKey": "DbPassword", "ParameterValue": "{PW}"}}]', PW),
+    (f'app_setting {{\n  name  = "CLIENT_SECRET"\n  value = "{KEY}"\n}}', KEY),
+    (f'curl --form "key=DEPLOY_TOKEN" --form "value={KEY}" https://gitlab.example.com/api/v4/projects/1/variables', KEY),
+])
+def test_a_credential_named_in_a_name_value_pair_is_redacted(text, secret):
+    out = redact(text)
+    assert secret not in out and "[redacted:" in out, out
+
+
+@pytest.mark.parametrize("text,secret", [
+    (f"| Variable | Value |\n| --- | --- |\n| `DB_PASSWORD` | `{PW}` |\n| `PORT` | `5432` |", PW),
+    (f"| Key | Value |\n|-----|-------|\n| password | {PW} |", PW),
+    (f"| service | user | password |\n|---|---|---|\n| postgres | admin | {PW} |\n| redis | default | {PW}x |", PW),
+    (f"| Secret Key | {KEY} |", KEY),
+    (f"|OPENAI_API_KEY|{KEY}|", KEY),
+    (f"| name | api token | notes |\n|:--|:--:|--:|\n| ci | **{KEY}** | rotated |", KEY),
+])
+def test_a_credential_in_a_markdown_table_is_redacted(text, secret):
+    out = redact(text)
+    assert secret not in out and "[redacted:" in out, out
+
+
+@pytest.mark.parametrize("text", [
+    "| Key | Value |\n|---|---|\n| timeout | 30s |\n| retries | 3 |",
+    "| Field | Type | Description |\n|---|---|---|\n| password | string | The user's password |\n| token | str | The API token |",
+    "| Shortcut | Key |\n|---|---|\n| Save | Ctrl+Shift+S |",
+    "| Name | Password |\n|---|---|\n| alice | (see vault) |\n| bob | ${BOB_PASSWORD} |",
+    "| commit | message |\n|---|---|\n| 4bb043f1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e6f7 | fix token refresh |",
+    "env:\n  - name: DB_PASSWORD\n    valueFrom:\n      secretKeyRef:\n        name: db\n        key: password",
+    '{"name": "API_TOKEN", "value": "${API_TOKEN}"}', '- name: LOG_LEVEL\n  value: debug',
+    '{"key": "cache_key", "value": "user-42-profile-v3-abcdefgh"}',
+])
+def test_ordinary_tables_and_pairs_stay(text):
+    assert redact(text) == text

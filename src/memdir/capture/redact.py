@@ -2405,6 +2405,108 @@ def _scan_labelled(text: str) -> Iterator[tuple[str, int, int, int]]:
 _B64_SYMBOLS = str.maketrans("", "", "+/-_")
 
 
+# ---------------------------------------------------------------------------------------------
+# A credential named in one place and valued in another: name/value pairs, Markdown tables
+# ---------------------------------------------------------------------------------------------
+
+#: ``name: DB_PASSWORD`` / ``value: x`` (a Kubernetes or ECS env entry, YAML or JSON), Postman's ``{"key": "api_key",
+#: "value": "x"}``, CloudFormation's ``ParameterKey`` / ``ParameterValue``, Terraform's ``name = "…"`` / ``value = "…"``,
+#: ``--form key=API_TOKEN --form value=x``: the name field, then (no other name field between) the value field
+_NAME_FIELD = _Lazy(r"(?i)(?<![\w-])[\"']?(?P<f>name|key|parameterkey|parameter_key|variable|envname)[\"']?[ \t]{0,4}[:=]"
+                    r"[ \t]{0,4}[\"']?(?P<label>[A-Za-z_][\w.-]{0,80}+)[\"']?(?![\w.-])")
+_VALUE_FIELD = _Lazy(r"(?i)(?<![\w-])[\"']?(?:value|parametervalue|parameter_value|envvalue)[\"']?[ \t]{0,4}[:=](?![=>])"
+                     r"[ \t]{0,4}(?:(?P<q>[\"'])(?P<qval>[^\"'\r\n]{1,512}+)(?P=q)|(?P<val>[^\s\"',;}\]|&]{1,512}+))")
+_NAME_VALUE_GAP = 240
+
+
+def _credential_name(label: str) -> str | None:
+    """The kind a field's or a column's name gives its value (``DB_PASSWORD`` → ``password``, ``API key`` → ``api_key``),
+    or ``None`` when it names no credential (``Key`` alone, ``cache_key``, ``Primary key``)."""
+    words = [w for w in re.split(r"[^a-z0-9]+", re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", label).lower()) if w]
+    if not words or words in (["key"], ["auth"], ["keys"]) or not _is_key_label(label):
+        return None
+    return _assignment_kind(label.lower(), 0, len(label))
+
+
+def _structured_value(kind: str, value: str) -> bool:
+    """Is ``value``, given to a credential's name in a structure (a name/value pair, a table's cell), a secret? A
+    password's: a word mixing letters with digits or symbols (:func:`_glued_cjk_value`); any other credential's: key
+    material (random, 16+ characters, or 32+ hex). Never a placeholder, a reference, a path or a URL."""
+    v = value.strip().strip("`*").strip()
+    if not v or any(c.isspace() for c in v) or _shell_expansion(v) or _DOTTED_EXPR_RE.get().fullmatch(v):
+        return False
+    return _glued_cjk_value(v, kind == "password")
+
+
+def _scan_name_value(text: str) -> Iterator[tuple[str, int, int, int]]:
+    """``name: DB_PASSWORD`` … ``value: x`` (:data:`_NAME_FIELD`): the value, when the name names a credential."""
+    vf = _VALUE_FIELD.get()
+    for m in _NAME_FIELD.get().finditer(text):
+        kind = _credential_name(m.group("label"))
+        if kind is None:
+            continue
+        limit = min(len(text), m.end() + _NAME_VALUE_GAP)
+        v = vf.search(text, m.end(), limit)
+        if v is None:
+            continue
+        nxt = _NAME_FIELD.get().search(text, m.end(), v.start())
+        if nxt is not None:  # another entry's name first: this value is not this name's
+            continue
+        g = "qval" if v.group("qval") is not None else "val"
+        if _structured_value(kind, v.group(g)):
+            yield kind, v.start(g), v.end(g), _P_ASSIGN
+
+
+#: a Markdown table's row: ``| a | b |`` (the outer pipes optional only where a separator row shows a table)
+_TABLE_ROW = _Lazy(r"(?m)^[ \t]{0,8}\|(?P<cells>[^\n]{1,4000}+)$")
+_TABLE_SEP_CELL = _Lazy(r"[ \t]*:?-{2,}:?[ \t]*")
+
+
+def _cells(line: str, offset: int) -> list[tuple[str, int, int]]:
+    """The cells of a table row (its text after the first ``|``), each ``(stripped text, start, end)`` in the text."""
+    out: list[tuple[str, int, int]] = []
+    i = 0
+    for part in line.split("|"):
+        a = i + len(part) - len(part.lstrip())
+        b = i + len(part.rstrip())
+        out.append((line[a:b], offset + a, offset + b))
+        i += len(part) + 1
+    if out and not out[-1][0]:
+        out.pop()  # the closing pipe
+    return out
+
+
+def _scan_tables(text: str) -> Iterator[tuple[str, int, int, int]]:
+    """Markdown tables: a cell naming a credential and the cell after it (``| DB_PASSWORD | x |``), or a column whose
+    header names one (``| service | user | password |`` … ``| pg | app | x |``): the value, vetted as a structure's
+    (:func:`_structured_value`)."""
+    columns: dict[int, str] = {}
+    prev_end = -2
+    header: list[tuple[str, int, int]] | None = None
+    for m in _TABLE_ROW.get().finditer(text):
+        cells = _cells(m.group("cells"), m.start("cells"))
+        if m.start() != prev_end + 1:  # a new table
+            columns, header = {}, None
+        prev_end = m.end()
+        if cells and all(_TABLE_SEP_CELL.get().fullmatch(c[0]) for c in cells):
+            if header is not None:
+                columns = {n: k for n, (c, _, _) in enumerate(header)
+                           if (k := _credential_name(c.strip("`*_ "))) is not None}
+            continue
+        header = cells if header is None else header
+        for n, (c, s, e) in enumerate(cells):
+            kind = columns.get(n)
+            if kind is not None and _structured_value(kind, c):
+                a = s + (len(c) - len(c.lstrip("`*")))
+                yield kind, a, a + len(c.strip("`*")), _P_ASSIGN
+            if n + 1 < len(cells):
+                kind = _credential_name(c.strip("`*_ "))
+                v, vs, ve = cells[n + 1]
+                if kind is not None and _structured_value(kind, v):
+                    a = vs + (len(v) - len(v.lstrip("`*")))
+                    yield kind, a, a + len(v.strip("`*")), _P_ASSIGN
+
+
 #: Every kind name :func:`find_secrets` can report.
 KINDS = frozenset(
     {r.kind for r in (*_PROVIDER_RULES, *_KEYWORD_RULES) if r.kind not in ("cjk_label", "intl_key_label")}
@@ -2545,6 +2647,11 @@ def _candidates(text: str) -> list[tuple[str, int, int, int]]:
         hits.extend(_scan_heredocs(text, lowered))
     if not found[1].isdisjoint(_AFTER_LABEL_LITERALS):
         hits.extend(_scan_key_before_label(text, lowered))
+    if found[1]:
+        if "value" in lowered:
+            hits.extend(_scan_name_value(text))
+        if "|" in text:
+            hits.extend(_scan_tables(text))
     return hits
 
 
