@@ -91,7 +91,12 @@ def main() -> None:
                        ("'密码a1b2c3'", "密码a1b2c3"), ("'Zx9Qw8Lm22xR8sQ1w2e3r4是令牌'", "Zx9Qw8Lm22xR8sQ1w2e3r4是令牌"),
                        ("'a1b2c3d4 is my password '", "a1b2c3d4 is my password "), ("'token ⇒ '", "token ⇒ "),
                        # provider prefixes: a prefix glued to itself, a short tail after each
-                       ("'sl.'", "sl."), ("'sl.aB1'", "sl.aB1"), ("'oy2a1'", "oy2a1")]:
+                       ("'sl.'", "sl."), ("'sl.aB1'", "sl.aB1"), ("'oy2a1'", "oy2a1"),
+                       # a token as a URL's user; a key's name in another language; name/value pairs and tables
+                       ("'https://Ab1' (no @)", "https://Ab1Cd2Ef3Gh4Ij5Kl6Mn7 "), ("'APIキー: '", "APIキー: "),
+                       ("'clave de api '", "clave de api "), ("'name: api_token '", "name: api_token "),
+                       ("'name: api_token value: '", "name: api_token value: "),
+                       ("'| password '", "| password "), ("'|password|x|\\n'", "|password|x|\n")]:
         ms = []
         for n in (30_000, 300_000):
             # a value followed by one long run of blanks: each split of the run must not be tried again (quadratic)
