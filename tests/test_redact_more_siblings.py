@@ -103,3 +103,36 @@ def test_a_credential_in_a_markdown_table_is_redacted(text, secret):
 ])
 def test_ordinary_tables_and_pairs_stay(text):
     assert redact(text) == text
+
+
+SHA = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+
+
+@pytest.mark.parametrize("text,secret", [
+    (f"Authorization: SSWS 00{KEY}", KEY),
+    (f"curl -H 'Authorization: Splunk {KEY}' https://splunk:8089/services", KEY),
+    (f"Authorization: Negotiate YIIB{KEY}", KEY),
+    (f"Authorization: GenieKey {KEY}", KEY),
+    (f"Authorization: Klaviyo-API-Key pk_{HEX}", HEX),
+    (f"Authorization: Zoho-oauthtoken 1000.{HEX}.{HEX[::-1]}", HEX),
+    (f"Authorization: Bearer\n    {KEY}", KEY),
+    (f'curl -H "Authorization: Bearer \\\n     {KEY}" https://api', KEY),
+    (f'Authorization: Digest username="bob", realm="api", nonce="dcd98b", uri="/", response="{HEX}"', HEX),
+    ("Authorization: AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20260101/us-east-1/s3/aws4_request, "
+     f"SignedHeaders=host;x-amz-date, Signature={SHA}", SHA),
+    ("https://b.s3.amazonaws.com/k.tar?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Date=20260101T000000Z"
+     f"&X-Amz-Expires=3600&X-Amz-SignedHeaders=host&X-Amz-Signature={SHA}", SHA),
+    (f"https://storage.googleapis.com/b/o?X-Goog-Algorithm=GOOG4-RSA-SHA256&X-Goog-Signature={SHA}{SHA[::-1]}", SHA),
+])
+def test_other_authorization_schemes_and_request_signatures_are_redacted(text, secret):
+    out = redact(text)
+    assert secret not in out and "[redacted:" in out, out
+
+
+@pytest.mark.parametrize("text", [
+    "authorization: required for all endpoints", "Authorization: Bearer", 'Authorization: OAuth realm="photos"',
+    "the authorization: pending-approval-from-security-team", "Authorization: Negotiate",
+    f"sha256 checksum: {SHA}", f"integrity={SHA}",
+])
+def test_words_after_authorization_stay(text):
+    assert redact(text) == text

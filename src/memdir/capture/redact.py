@@ -1134,14 +1134,38 @@ _KEYWORD_RULES: list[_Rule] = [
           lowered=True),
     _Rule(
         "auth_header",
-        _r(r"authorization[\"']?[ \t]{0,8}[:=][ \t]{0,8}[\"']?(?:bearer|basic|token|bot|digest|apikey|sso-key)"
-           r"[ \t]{1,8}(?P<val>[a-z0-9._~+/=:-]{6,8192}+)"),
+        _r(r"authorization[\"']?[ \t]{0,8}[:=][ \t]{0,8}[\"']?(?:bearer|basic|token|bot|apikey|sso-key)"
+           r"(?:[ \t]{1,8}|[ \t]{0,8}\\?\r?\n[ \t]{1,40})(?P<val>[a-z0-9._~+/=:-]{6,8192}+)"),
         ("authorization",), priority=_P_HEADER, group="val", check=_check_plain,
         pre=_W.difference("-"), lowered=True, anchors=("authorization",),
     ),
+    # any other scheme (Authorization: SSWS …, Splunk …, Negotiate …, GenieKey …, Klaviyo-API-Key …, Zoho-oauthtoken …):
+    # a value that reads as key material
+    _Rule(
+        "auth_header",
+        _r(r"authorization[\"']?[ \t]{0,8}[:=][ \t]{0,8}[\"']?(?!(?:bearer|basic|token|bot|digest|apikey|sso-key)(?![\w-]))"
+           r"[a-z][a-z0-9_.-]{1,40}+(?:[ \t]{1,8}|[ \t]{0,8}\\?\r?\n[ \t]{1,40})(?P<val>[a-z0-9._~+/=:-]{16,8192}+)"),
+        ("authorization",), priority=_P_HEADER, group="val", pre=_W.difference("-"), lowered=True,
+        check=lambda m, v, t: _check_plain(m, v, t) and (_glued_cjk_value(v.rstrip("=."), False) or (
+            len(v) >= 20 and _looks_secretish(v) and not _WORDY.get().fullmatch(v))),
+        anchors=("authorization",),
+    ),
+    # Digest: the response (a hash of the password) and an AWS Signature Version 4 / GCS V4 signature (a presigned
+    # URL's X-Amz-Signature / X-Goog-Signature, an Authorization header's Signature=): what grants the access
+    _Rule(
+        "auth_header",
+        _r(r"digest[ \t]{1,8}[^\n]{0,600}?(?<![a-z0-9_-])response[ \t]{0,4}=[ \t]{0,4}\"?(?P<val>[a-f0-9]{32,128}+)(?![a-z0-9])"),
+        ("digest",), priority=_P_HEADER, group="val", lowered=True, anchors=("digest",),
+    ),
+    _Rule(
+        "signature",
+        _r(r"(?:x-amz-|x-goog-)?signature=(?P<val>[a-f0-9]{64,2048}+)(?![a-z0-9])"),
+        ("signature=",), priority=_P_HEADER, group="val", pre=_W.difference("-"), lowered=True,
+        anchors=("x-amz-signature=", "x-goog-signature=", "signature="),
+    ),
     _Rule(
         "bearer_token",
-        _r(r"bearer[ \t]{1,8}(?P<val>[a-z0-9._~+/-]{16,8192}+=*)"),
+        _r(r"bearer(?:[ \t]{1,8}|[ \t]{0,8}\\?\r?\n[ \t]{1,40})(?P<val>[a-z0-9._~+/-]{16,8192}+=*)"),
         ("bearer",), priority=_P_HEADER, group="val", check=_check_bearer, lowered=True, anchors=("bearer",),
     ),
     # CLI flags: --password hunter2, --token=abc, mysql -phunter2
