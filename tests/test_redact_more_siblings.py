@@ -136,3 +136,29 @@ def test_other_authorization_schemes_and_request_signatures_are_redacted(text, s
 ])
 def test_words_after_authorization_stay(text):
     assert redact(text) == text
+
+
+@pytest.mark.parametrize("text,secret", [
+    (f"echo {KEY} | vercel env add API_KEY production", KEY),
+    (f"printf '%s' '{KEY}' | gh secret set API_KEY --repo org/app", KEY),
+    (f"echo -n '{KEY}' | npx wrangler secret put API_KEY", KEY),
+    (f"gcloud secrets versions add db-password --data-file=- <<< '{PW}'", PW),
+    (f"echo {PW} | docker secret create db_password -", PW),
+    (f"echo '{PW}' | pass insert -e web/github", PW),
+    (f"echo -n {KEY} | doppler secrets set STRIPE_KEY", KEY),
+    (f"aws ssm put-parameter --name /app/db --value {PW} --type SecureString", PW),
+    (f"az keyvault secret set --vault-name kv --name db --value '{PW}'", PW),
+    (f"aws secretsmanager put-secret-value --secret-id app --secret-string {KEY}", KEY),
+    (f"security add-generic-password -a me -s github -w {KEY}", KEY),
+])
+def test_a_value_given_to_a_secret_store_is_redacted(text, secret):
+    out = redact(text)
+    assert secret not in out and "[redacted:" in out, out
+
+
+@pytest.mark.parametrize("text", [
+    "echo $TOKEN | gh secret set API_KEY", "echo hello | gh secret list", 'az keyvault secret set --name x --value "$(cat f)"',
+    "gh secret set API_KEY < key.txt", "echo done | vercel env ls", "aws ssm put-parameter --value file://param.json",
+])
+def test_secret_store_commands_without_a_secret_stay(text):
+    assert redact(text) == text

@@ -638,6 +638,16 @@ _SUDO_STDIN_RE = re.compile(r"(?<![\w-])" + _SUDO_STDIN)
 #: a command reading a password on stdin besides sudo: a registry login's ``--password-stdin``, ``passwd --stdin``
 _STDIN_PASSWORD_RE = re.compile(r"--password-stdin(?![\w-])|(?<![\w-])passwd(?![\w-])[^\n|&;]{0,100}?[ \t]--stdin(?![\w-])")
 _CHPASSWD_RE = re.compile(r"(?<![\w-])chpasswd(?![\w-])")
+#: a command that stores what it reads on stdin as a secret: gh secret set NAME, vercel env add NAME, wrangler secret put
+#: NAME, gcloud secrets create|versions add … --data-file=-, docker / podman secret create NAME -, pass insert, secret-tool
+#: store, doppler secrets set NAME, firebase functions:secrets:set NAME, keyring set, kubectl … --from-file=…/dev/stdin
+_SECRET_STDIN = (r"(?:(?:npx|pnpx|bunx|yarn|pnpm(?:[ \t]{1,4}(?:dlx|exec))?)[ \t]{1,4})?"
+                 r"(?:gh[ \t]{1,4}secret[ \t]{1,4}set|vercel[ \t]{1,4}env[ \t]{1,4}add|wrangler(?:[ \t]{1,4}pages)?[ \t]{1,4}secret"
+                 r"[ \t]{1,4}put|gcloud[ \t]{1,4}secrets[ \t]{1,4}(?:create|versions[ \t]{1,4}add)[^\n|&;]{0,200}?--data-file[ \t=]{1,4}-"
+                 r"(?![\w./-])|(?:docker|podman)[ \t]{1,4}secret[ \t]{1,4}create[ \t]{1,4}[^\s|&;]{1,100}[ \t]{1,4}-(?![\w./-])"
+                 r"|pass[ \t]{1,4}(?:insert|add)|secret-tool[ \t]{1,4}store|doppler[ \t]{1,4}secrets[ \t]{1,4}set"
+                 r"|firebase[ \t]{1,4}functions:secrets:set|keyring[ \t]{1,4}set|kubectl[^\n|&;]{0,200}?=/dev/stdin)")
+_SECRET_STDIN_RE = re.compile(r"(?<![\w-])" + _SECRET_STDIN, re.I)
 
 
 def _command_around(text: str, s: int, e: int) -> str:
@@ -658,7 +668,8 @@ def _check_here_string(m: re.Match[str], value: str, text: str, chpasswd: bool =
         if "chpasswd" not in cmd or _CHPASSWD_RE.search(cmd) is None:
             return False
     elif not (("sudo" in cmd and _SUDO_STDIN_RE.search(cmd) is not None)
-              or ("passw" in cmd and _STDIN_PASSWORD_RE.search(cmd) is not None)):
+              or ("passw" in cmd and _STDIN_PASSWORD_RE.search(cmd) is not None)
+              or _SECRET_STDIN_RE.search(cmd) is not None):
         return False
     return _check_cli_password(m, value, text)
 
@@ -1093,7 +1104,8 @@ _PROVIDER_RULES: list[_Rule] = [
         _r(r"(?:echo|printf)[ \t]{1,4}(?:-[a-z]{1,3}[ \t]{1,4})?(?:(?P<fq>[\"'])%s(?:\\[rn])*(?P=fq)[ \t]{1,4})?"
            r"(?:(?P<q>[\"'])(?P<qval>[^\"'\r\n]{1,512}+)(?P=q)"
            r"|(?P<val>[^\s\"'`<>|;&-][^\s\"'`<>|;&]{0,511}+))[ \t]{0,4}\|[ \t]{0,4}"
-           r"(?=" + _SUDO_STDIN + r"|[^\n|&;]{0,300}?--password-stdin|passwd[^\n|&;]{0,100}?[ \t]--stdin(?![\w-]))"),
+           r"(?=" + _SUDO_STDIN + r"|[^\n|&;]{0,300}?--password-stdin|passwd[^\n|&;]{0,100}?[ \t]--stdin(?![\w-])"
+           r"|(?i:" + _SECRET_STDIN + r")(?![\w-]))"),
         ("sudo", "password-stdin", "passwd"), priority=_P_ASSIGN, check=_check_piped_password,
         anchors=("echo", "printf"),
     ),
@@ -1455,6 +1467,19 @@ _KEYWORD_RULES: list[_Rule] = [
            r"(?<![\w])send(?:line)?(?:[ \t]{1,4}--)?(?:[ \t]{0,4}\(|[ \t]{1,4})[ \t]{0,4}"
            r"(?P<q>[\"'])(?P<val>[^\"'\r\n\\]{1,512}+)(?:\\[rn]){0,2}(?P=q)"),
         ("expect",), priority=_P_ASSIGN, group="val", check=_check_expect_answer, lowered=True, anchors=("expect",),
+    ),
+    # az keyvault secret set --value X, aws secretsmanager create-secret|put-secret-value|update-secret --secret-string X,
+    # aws ssm put-parameter --value X, security add-generic-password|add-internet-password -w X (macOS keychain),
+    # netlify env:set NAME X: the value a secret store keeps
+    _Rule(
+        "secret",
+        _r(r"(?:az[ \t]{1,4}keyvault[ \t]{1,4}secret[ \t]{1,4}set|aws[ \t]{1,4}secretsmanager[ \t]{1,4}"
+           r"(?:create-secret|put-secret-value|update-secret)|aws[ \t]{1,4}ssm[ \t]{1,4}put-parameter"
+           r"|security[ \t]{1,4}add-(?:generic|internet)-password)(?![a-z0-9_-])[^\n|&;]{0,300}?[ \t]"
+           r"(?:--value|--secret-string|-w)(?:=|[ \t]{1,4})" + _FLAG_QUOTED_OR_BARE),
+        ("keyvault", "secretsmanager", "ssm", "security"), priority=_P_ASSIGN, lowered=True,
+        check=lambda m, v, t: _check_secret_body(m, v, t) and not v.startswith(("file://", "fileb://", "@")),
+        anchors=("az ", "aws ", "security "),
     ),
     # gh secret set NAME --body VALUE (-b VALUE): the value stored as a secret
     _Rule(
