@@ -162,3 +162,22 @@ def test_a_value_given_to_a_secret_store_is_redacted(text, secret):
 ])
 def test_secret_store_commands_without_a_secret_stay(text):
     assert redact(text) == text
+
+
+@pytest.mark.parametrize("text,secret", [
+    (f"$ cat ~/.pgpass\nlocalhost:5432:*:postgres:{PW}\ndb.prod.internal:6432:orders:svc:Qw7zKp2x\n", PW),
+    (f"*:*:*:app:{PW}", PW),
+    ("db.internal:5432:orders:svc_orders:Qw7zKp2x", "Qw7zKp2x"),
+    ("echo 'db:5432:app:app:hunter2' >> ~/.pgpass", "hunter2"),
+])
+def test_a_pgpass_line_has_its_password_redacted(text, secret):
+    out = redact(text)
+    assert secret not in out and "[redacted:" in out, out
+
+
+@pytest.mark.parametrize("text", [
+    "fe80:0:0:0:1", "src/app.py:12:5:E501:line", "10:20:30:40:50", "x:8080:api:v1:users",
+    "host:5432:db:user:$PGPASSWORD", "time 12:30:45:00:frames",
+])
+def test_colon_separated_lines_that_are_no_pgpass_stay(text):
+    assert redact(text) == text

@@ -2506,6 +2506,25 @@ def _scan_name_value(text: str) -> Iterator[tuple[str, int, int, int]]:
             yield kind, v.start(g), v.end(g), _P_ASSIGN
 
 
+#: a ~/.pgpass line, ``hostname:port:database:username:password`` (``*`` for any field but the password)
+_PGPASS_LINE = _Lazy(r"(?m)^[ \t]{0,8}(?:(?:echo|printf)[ \t]{1,4}(?:-[a-z]{1,3}[ \t]{1,4})?[\"']?)?"
+                     r"(?:[A-Za-z0-9._-]{1,253}+|\*):(?:[0-9]{1,5}+|\*):(?P<db>[^:\s\"']{1,63}+):(?P<user>[^:\s\"']{1,63}+):"
+                     r"(?P<val>[^\s\"']{1,512}+)[\"']?(?:[ \t]{0,4}>>?[ \t]{0,4}[^\s]{1,200}+)?[ \t]*\r?$")
+
+
+def _scan_pgpass(text: str) -> Iterator[tuple[str, int, int, int]]:
+    """``~/.pgpass`` lines (``db.example.com:5432:app:app:X``, ``*:*:*:postgres:X``): the password, when the database and
+    user fields are names or ``*`` (not a tool's ``file:12:5:…`` position) and it mixes letters with digits or symbols
+    (or the text names the file)."""
+    named = "pgpass" in text.lower()
+    for m in _PGPASS_LINE.get().finditer(text):
+        db, user, v = m.group("db"), m.group("user"), m.group("val")
+        if db.isdigit() or user.isdigit() or v.isdigit() or _is_placeholder(v) or _shell_expansion(v):
+            continue
+        if named or (_looks_secretish(v) and not _is_label(v)):
+            yield "password", m.start("val"), m.end("val"), _P_ASSIGN
+
+
 #: a Markdown table's row: ``| a | b |`` (the outer pipes optional only where a separator row shows a table)
 _TABLE_ROW = _Lazy(r"(?m)^[ \t]{0,8}\|(?P<cells>[^\n]{1,4000}+)$")
 _TABLE_SEP_CELL = _Lazy(r"[ \t]*:?-{2,}:?[ \t]*")
@@ -2701,6 +2720,8 @@ def _candidates(text: str) -> list[tuple[str, int, int, int]]:
             hits.extend(_scan_name_value(text))
         if "|" in text:
             hits.extend(_scan_tables(text))
+    if text.count(":") >= 4:
+        hits.extend(_scan_pgpass(text))
     return hits
 
 
