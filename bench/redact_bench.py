@@ -96,7 +96,10 @@ def main() -> None:
                        ("'https://Ab1' (no @)", "https://Ab1Cd2Ef3Gh4Ij5Kl6Mn7 "), ("'APIキー: '", "APIキー: "),
                        ("'clave de api '", "clave de api "), ("'name: api_token '", "name: api_token "),
                        ("'name: api_token value: '", "name: api_token value: "),
-                       ("'| password '", "| password "), ("'|password|x|\\n'", "|password|x|\n")]:
+                       ("'| password '", "| password "), ("'|password|x|\\n'", "|password|x|\n"),
+                       # base64 decoded and searched: one long run, many short values of text, values of values
+                       ("'QUFB' (one run)", "QUFB"), ("base64 of text + ' '", "aGVsbG8gd29ybGQgdGhpcyBpcyB0ZXh0IA== "),
+                       ("base64 of 'password: x' + ' '", "cGFzc3dvcmQ6IHg= ")]:
         ms = []
         for n in (30_000, 300_000):
             # a value followed by one long run of blanks: each split of the run must not be tried again (quadratic)

@@ -181,3 +181,39 @@ def test_a_pgpass_line_has_its_password_redacted(text, secret):
 ])
 def test_colon_separated_lines_that_are_no_pgpass_stay(text):
     assert redact(text) == text
+
+
+def _b64(s):
+    import base64
+
+    return base64.b64encode(s.encode()).decode()
+
+
+@pytest.mark.parametrize("plain", [
+    f"postgres://app:{PW}@db:5432/app",
+    '{"auths":{"ghcr.io":{"auth":"' + _b64("bob:" + PW) + '"}}}',
+    "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7\n-----END PRIVATE KEY-----\n",
+    f"DB_PASSWORD={PW}\nLOG_LEVEL=info\n",
+    f"ghp_{KEY}abcd",
+])
+def test_base64_of_a_secret_is_redacted(plain):
+    enc = _b64(plain)
+    for text in (f"apiVersion: v1\nkind: Secret\ndata:\n  config: {enc}\n", f'{{"data": {{"x": "{enc}"}}}}',
+                 f"echo {enc} | base64 -d"):
+        out = redact(text)
+        assert enc[:40] not in out and "[redacted:" in out, (text, out)
+
+
+@pytest.mark.parametrize("plain", [
+    "db.internal.example.com", "admin", '{"alg":"RS256","typ":"JWT","kid":"abc"}', "Hello, world! This is plain text.",
+    "-----BEGIN CERTIFICATE-----\nMIIDdzCCAl+gAwIBAgIE\n-----END CERTIFICATE-----\n",
+])
+def test_base64_of_ordinary_text_stays(plain):
+    text = f"  host: {_b64(plain)}"
+    assert redact(text) == text
+
+
+def test_a_base64_private_key_cut_short_is_redacted():
+    enc = _b64("-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA0Z3VS5JJcds3xfn/ygWyF8PbnGy0AHB7MhgHcTz6sE2I2yPB")
+    text = f"  tls.key: {enc[:61]}"
+    assert enc[:40] not in redact(text)

@@ -36,6 +36,8 @@ Choices
 * ``key = value`` assignments (``password=``, ``"api_key": "…"``, ``token:``, ``密码：``): only the
   value is replaced; the key stays readable. Obvious placeholders (``$VAR``, ``${…}``, ``<…>``,
   ``{{…}}``, ``***``, ``None``, ``str``, dotted code expressions, calls) are not secrets.
+* Base64 that decodes to text holding a secret (a Kubernetes Secret's ``data``, a docker config's ``auth``): the
+  whole value (:func:`_scan_encoded`).
 * PEM / PGP private key blocks: the whole block including BEGIN/END lines, over any number of
   lines (also with literal ``\\n`` escapes, as in JSON service-account files). A BEGIN line with
   no END is redacted through the base64 body that follows it.
@@ -2506,6 +2508,44 @@ def _scan_name_value(text: str) -> Iterator[tuple[str, int, int, int]]:
             yield kind, v.start(g), v.end(g), _P_ASSIGN
 
 
+#: a standard base64 value standing alone (a Kubernetes Secret's data, a docker config's auth, an env var holding a
+#: base64-encoded config)
+_B64_VALUE = _Lazy(r"(?<![A-Za-z0-9+/=_-])(?P<b>[A-Za-z0-9+/]{22,65536}+={0,2})(?![A-Za-z0-9+/=_-])")
+_ENCODED_DEPTH = 3
+
+
+def _scan_encoded(text: str, depth: int = 0) -> Iterator[tuple[str, int, int, int]]:
+    """Base64 that decodes to text holding a secret (``kubectl get secret -o yaml``'s ``tls.key``, ``.dockerconfigjson``,
+    ``DATABASE_URL``; a base64-encoded ``.env``): the whole value. The decoded text is searched as any text is (a few
+    levels deep: a docker config's base64 inside a Secret's base64)."""
+    import base64
+    import binascii
+
+    if depth >= _ENCODED_DEPTH:
+        return
+    for m in _B64_VALUE.get().finditer(text):
+        b = m.group("b")
+        if len(b) % 4:  # a value cut short (a truncated output): its whole quanta
+            if "=" in b:
+                continue
+            b = b[: len(b) - len(b) % 4]
+        try:
+            dec = base64.b64decode(b, validate=True).decode("utf-8", "replace")
+        except (binascii.Error, ValueError):
+            continue
+        if dec.count("\ufffd") > 1:  # binary, not text
+            continue
+        if not dec.isprintable() and not all(c.isprintable() or c in "\r\n\t" for c in dec):
+            continue
+        if "PRIVATE KEY" in dec or any(True for _ in _encoded_findings(dec, depth + 1)):
+            yield "base64_secret", m.start("b"), m.end("b"), _P_LABELLED
+
+
+def _encoded_findings(dec: str, depth: int) -> Iterator[tuple[str, int, int, int]]:
+    """The findings of a decoded text (:func:`_candidates`), at most :data:`_ENCODED_DEPTH` decodings deep."""
+    yield from _candidates(dec, depth)
+
+
 #: a ~/.pgpass line, ``hostname:port:database:username:password`` (``*`` for any field but the password)
 _PGPASS_LINE = _Lazy(r"(?m)^[ \t]{0,8}(?:(?:echo|printf)[ \t]{1,4}(?:-[a-z]{1,3}[ \t]{1,4})?[\"']?)?"
                      r"(?:[A-Za-z0-9._-]{1,253}+|\*):(?:[0-9]{1,5}+|\*):(?P<db>[^:\s\"']{1,63}+):(?P<user>[^:\s\"']{1,63}+):"
@@ -2667,7 +2707,7 @@ def _may_hold_secret(text: str, lowered: str) -> bool:
     return _RUN22 in runs or _SEGMENTED in _seg_runs(text)
 
 
-def _candidates(text: str) -> list[tuple[str, int, int, int]]:
+def _candidates(text: str, depth: int = 0) -> list[tuple[str, int, int, int]]:
     lowered = _lower_same_length(text)
     found = _literals_in(text, lowered)
     exact, lower = _rules_for(text, found)
@@ -2692,6 +2732,7 @@ def _candidates(text: str) -> list[tuple[str, int, int, int]]:
                         if not (m.start() and text[m.start() - 1] in _W) and not (v := text[m.start() + 3:m.start() + 17]).islower()
                         and not v.isupper())
     if _RUN22 in runs:
+        hits.extend(_scan_encoded(text, depth))
         hits.extend(_scan_prefixed(text))
         if "=" in text or ":" in text:
             hits.extend(_scan_labelled(text))
