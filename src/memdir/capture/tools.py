@@ -25,8 +25,8 @@ Bounds: at most :data:`CHANGE_MAX_LINES` changed lines per file (when cut, two t
 and a last line says how many were left out), each line cut to
 :data:`CHANGE_LINE_MAX_CHARS`, the whole text to :data:`TOOL_SUMMARY_MAX_CHARS`. A failed
 call ends with ``→ error: <the lines that say why>`` (:func:`memdir.capture.evidence.failure_lines`, else its
-first lines). Texts are not redacted here: the store redacts every event
-(:meth:`memdir.Memdir.import_events`). File paths under ``cwd`` are shown relative to it.
+first lines). Texts are redacted by the store (:meth:`memdir.Memdir.import_events`); a call's argument is redacted
+here too, before it is collapsed onto one line (its line structure is what some secrets are found by). File paths under ``cwd`` are shown relative to it.
 """
 
 from __future__ import annotations
@@ -127,6 +127,12 @@ def summarise_tool(name: str, arg: str, output: str | None, *, is_error: bool = 
     ``TOOL_SUMMARY_MAX_CHARS`` chars: when longer, its first 70% and last 30% are kept around a
     ``[… N chars elided …]`` line.
     """
+    if arg:
+        # redacted while its lines are lines: collapsed onto the call line, a table's row, a YAML value on the next
+        # line, a name/value pair, a heredoc would no longer read as one (the store redacts the whole text again)
+        from memdir.capture.redact import redact
+
+        arg = redact(str(arg))
     head = f"{name}: {_one_line(arg, TOOL_ARG_MAX_CHARS)}" if arg else f"{name}"
     if output is None:
         tail = "(no result)"
