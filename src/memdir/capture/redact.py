@@ -253,6 +253,14 @@ def _is_passphrase(value: str) -> bool:
     return not any(w in _PROSE_WORDS for w in words)
 
 
+def _numeric_password(value: str) -> bool:
+    """A password of digits (and symbols) alone, after a password's own name: six characters or more, digits mostly
+    (``84736291``, ``19870412!``; a PIN-like code). Shorter ones read as a count or a length (``password: 8``)."""
+    digits = sum(c.isdigit() for c in value)
+    return len(value) >= 6 and not any(c.isalpha() for c in value) and digits * 2 > len(value) \
+        and not any(c in value for c in "/.:-,")
+
+
 def _looks_secretish(value: str) -> bool:
     """A bare word after a weak separator (``:``, `` = ``, ``is``) counts only when it mixes letters
     with digits or with symbols other than ``-'.`` (so ``token: the``, ``Token is one-time`` and
@@ -341,7 +349,7 @@ def _check_assignment(m: re.Match[str], value: str, text: str) -> bool:
         return False
     if m.group("sep") == "=":  # PASSWORD=hunter2, ?token=abc, --password=x: beyond doubt
         return True
-    if _looks_secretish(value):
+    if _looks_secretish(value) or (is_password and _numeric_password(value)):
         return True
     if _PASSWORD_KEY_END.search(key) is None or not _is_passphrase(value):
         return False
@@ -360,6 +368,8 @@ def _check_is_phrase(m: re.Match[str], value: str, text: str) -> bool:
         return True
     if _PASSWORD_IS.match(m.group(0)) is None:
         return False
+    if _numeric_password(value):  # "the password is 84736291"
+        return True
     # "set the password to sunshine": letters alone, ending where the letters rule's value ends
     end = _VALUE_END_RE.get().match(text, m.end())
     return _is_passphrase(value) or (value.isalpha() and end is not None and end.group("eol") is not None
