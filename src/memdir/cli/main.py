@@ -32,6 +32,23 @@ ALIASES = {"list": "recent", "ls": "recent", "search": "recall", "find": "recall
            "show": "get", "read": "get", "check": "doctor"}
 
 
+#: characters of one word an error line repeats whole (an id, a path, a value the user gave); a longer one keeps its
+#: two ends, so the line stays one line a person reads
+WORD_ECHO = 120
+
+
+def bounded_words(msg: str) -> str:
+    """``msg`` with each run of more than :data:`WORD_ECHO` non-blank characters cut to its first 80 and last 30,
+    joined by ``…[N characters cut]…``."""
+    import re
+
+    def cut(m: "re.Match[str]") -> str:
+        w = m.group(0)
+        return f"{w[:80]}…[{len(w) - 110:,} characters cut]…{w[-30:]}"
+
+    return re.sub(r"\S{%d,}" % (WORD_ECHO + 1), cut, msg) if msg and len(msg) > WORD_ECHO else msg
+
+
 class Stopped(Exception):
     """Ctrl-C stopped a command part-way (:class:`memdir.errors.Interrupted`): its one line, exit 130. Raised out of
     the group so click does not turn it into a bare ``Aborted!``."""
@@ -183,6 +200,7 @@ def main(argv: list[str] | None = None) -> None:
 
     def fail(msg: str, code: int, prefix: str = "error") -> None:
         """One line on stderr (``--json``: one JSON object, ``{"error", "exit_code"}``), then exit ``code``."""
+        msg = bounded_words(msg)
         if as_json:
             click.echo(json.dumps({"error": msg or prefix, "exit_code": code, **({"internal": True} if prefix == "internal error" else {})},
                                   ensure_ascii=False), err=True)

@@ -113,6 +113,14 @@ def redacted_kinds(given: str, stored: str | None) -> list[str]:
 SNIPPET_CHARS = 300
 
 
+def id_given(id: str, command: str) -> str:
+    """``id`` when it names something; a blank one is a usage error (exit 2) naming where ids are shown."""
+    if not id.strip():
+        raise UsageError(f"{command} needs an id: a note id, an event key or the handle the block shows "
+                         "(see `memdir recall` or `memdir recent`)")
+    return id
+
+
 def unsecret(item: Any) -> Any:
     """``item`` (a hit, note or event) with its text and summary as a person is shown them: every secret the capture
     rules find today replaced by its marker (a text stored by an older memdir, or a note typed by hand)."""
@@ -199,7 +207,7 @@ def recall(ctx, query, k, scope, kinds, explain, as_json):
 def get(ctx, id, scope, as_json):
     """Show one memory by note id, event key or the short handle the <memory> block shows. Exit 1 when absent."""
     m = open_store(ctx)
-    item = m.get(id, scope=scope, remote=True)
+    item = m.get(id_given(id, "get"), scope=scope, remote=True)
     if item is None:
         raise NotFound(f"no memory with id {id!r}: see `memdir recall` or `memdir inspect` for ids")
     item = unsecret(item)
@@ -343,6 +351,7 @@ def edit(ctx, id, file, scope, expect, as_json):
     pull`) refuses the edit and keeps your text in a temporary file."""
     from memdir.notes.markdown import version
 
+    id_given(id, "edit")
     m = open_store(ctx)
     from_editor = file is None and sys.stdin.isatty()
     if from_editor:
@@ -401,7 +410,7 @@ def edit(ctx, id, file, scope, expect, as_json):
 def pin(ctx, id, unpin, scope, as_json):
     """Pin note ID (it never decays), or --unpin it."""
     m = open_store(ctx)
-    was = m.get(id, scope=scope)
+    was = m.get(id_given(id, "pin"), scope=scope)
     note = m.pin(id, not unpin, scope=scope)
     same = getattr(was, "pinned", None) == note.pinned and getattr(was, "updated", None) == note.updated
     emit(ctx, as_json, note.to_dict(), f"{'already ' if same else ''}{'pinned' if note.pinned else 'unpinned'} "
