@@ -99,7 +99,10 @@ def main() -> None:
                        ("'| password '", "| password "), ("'|password|x|\\n'", "|password|x|\n"),
                        # base64 decoded and searched: one long run, many short values of text, values of values
                        ("'QUFB' (one run)", "QUFB"), ("base64 of text + ' '", "aGVsbG8gd29ybGQgdGhpcyBpcyB0ZXh0IA== "),
-                       ("base64 of 'password: x' + ' '", "cGFzc3dvcmQ6IHg= ")]:
+                       ("base64 of 'password: x' + ' '", "cGFzc3dvcmQ6IHg= "),
+                       ("\"auth=('u', \" ", "auth=('u', "), ("'{ pass: ' + a quote", "{ pass: '"),
+                       ("'net use a /user:b '", "net use a /user:b "), ("'Private-Lines: 1' + lines", "Private-Lines: 1\nAAAA\n"),
+                       ("\"'Basic ' + '\" ", "'Basic ' + '")]:
         ms = []
         for n in (30_000, 300_000):
             # a value followed by one long run of blanks: each split of the run must not be tried again (quadratic)

@@ -1446,6 +1446,36 @@ _KEYWORD_RULES: list[_Rule] = [
         ("net user", "rabbitmqctl"), priority=_P_ASSIGN, group="val", check=_check_positional_password, lowered=True,
         anchors=("net user", "rabbitmqctl"),
     ),
+    # net use Z: \\srv\share /user:bob X: the password after the user switch (* asks for it; /persistent:no is a switch)
+    _Rule(
+        "password",
+        _r(r"net[ \t]{1,4}use(?![a-z0-9_-])[^\n|&;]{0,300}?[ \t]/u(?:ser)?:[^\s]{1,256}+[ \t]{1,4}" + _FLAG_QUOTED_OR_BARE),
+        ("net use",), priority=_P_ASSIGN, group="val", lowered=True, anchors=("net use",),
+        check=lambda m, v, t: not v.startswith(("*", "/")) and _check_cli_password(m, v, t),
+    ),
+    # HTTP basic / digest auth in code: requests' auth=('user', 'X'), HTTPBasicAuth('user', 'X'), aiohttp's
+    # BasicAuth('user', 'X'): the second string literal is the password
+    _Rule(
+        "password",
+        _r(r"(?:auth[ \t]{0,4}=[ \t]{0,4}[(\[]|(?:httpbasicauth|httpdigestauth|basicauth|digestauth|basic_auth)"
+           r"[ \t]{0,4}\()[ \t]{0,4}(?:(?:login|username|user)[ \t]{0,4}=[ \t]{0,4})?[\"'][^\"'\r\n]{1,256}+[\"']"
+           r"[ \t]{0,4},[ \t]{0,4}(?:password[ \t]{0,4}=[ \t]{0,4})?(?P<q>[\"'])(?P<qval>[^\"'\r\n]{1,512}+)(?P=q)"),
+        ("auth",), priority=_P_ASSIGN, check=_check_plain, lowered=True,
+        anchors=("auth", "httpbasicauth", "httpdigestauth", "basicauth", "digestauth", "basic_auth"),
+    ),
+    # a JavaScript object's pass field: { user: 'a', pass: 'X' } (nodemailer, ftp clients); a bare PASS: is a verdict
+    _Rule(
+        "password",
+        _r(r"[{,][ \t\r\n]{0,40}pass[ \t]{0,4}:[ \t]{0,4}(?P<q>[\"'`])(?P<qval>[^\"'`\r\n]{1,512}+)(?P=q)"),
+        ("pass",), priority=_P_ASSIGN, lowered=True,
+        check=lambda m, v, t: len(v) >= 6 and _check_plain(m, v, t) and not _shell_expansion(v) and "${" not in v,
+    ),
+    # 'Basic ' + 'dXNlcjpw…': a basic-auth header's credentials given as a string joined to the scheme
+    _Rule(
+        "token",
+        _r(r"[\"'`]basic[ \t]{1,4}[\"'`][ \t]{0,4}\+[ \t]{0,4}(?P<q>[\"'`])(?P<qval>[a-z0-9+/=_-]{8,512}+)(?P=q)"),
+        ("basic",), priority=_P_ASSIGN, lowered=True, check=_check_plain,
+    ),
     # echo 'user:X' | chpasswd: a password piped in (echo X | sudo -S …: with the provider rules, -S read as written)
     _Rule(
         "password",
@@ -1647,6 +1677,17 @@ def _scan_pem(text: str) -> Iterator[tuple[str, int, int, int]]:
                 end -= 1
         pos = end
         yield "private_key", m.start(), end, _P_PEM
+
+
+#: a PuTTY key file's private part: ``Private-Lines: N`` and its base64 lines, then ``Private-MAC: <hex>``
+_PPK_PRIVATE = _Lazy(r"Private-Lines:[ \t]{0,8}\d{1,4}[ \t]{0,8}(?:\r?\n|\\n)(?:[A-Za-z0-9+/=]{1,256}+(?:\r?\n|\\n|$))+"
+                     r"(?:Private-MAC:[ \t]{0,8}[0-9a-fA-F]{1,128}+)?")
+
+
+def _scan_ppk(text: str) -> Iterator[tuple[str, int, int, int]]:
+    """A PuTTY ``.ppk`` key's private lines (an unencrypted key is the private key itself)."""
+    for m in _PPK_PRIVATE.get().finditer(text):
+        yield "private_key", m.start(), m.end(), _P_PEM
 
 
 # ---------------------------------------------------------------------------------------------
@@ -2663,7 +2704,7 @@ def _literal_index(rules: list[_Rule]) -> tuple[tuple[str, tuple[_Rule, ...]], .
 _EXACT_INDEX = _literal_index(_PROVIDER_RULES)
 _LOWER_INDEX = _literal_index(_KEYWORD_RULES)
 #: literals that wake the scanners (not rules): Mailchimp keys, URIs with credentials, PEM blocks, <private> spans
-_SCAN_EXACT = ("-us", "://", "PRIVATE KEY", "<<", '"""', "'''")
+_SCAN_EXACT = ("-us", "://", "PRIVATE KEY", "<<", '"""', "'''", "Private-Lines:")
 _SCAN_LOWER = ("<private", "cookie")
 _DISCORD = next(r for r in _PROVIDER_RULES if r.kind == "discord_token")
 _DOTTED6 = _Lazy(r"\.[A-Za-z0-9_-]{6}\.")
@@ -2758,6 +2799,8 @@ def _candidates(text: str, depth: int = 0) -> list[tuple[str, int, int, int]]:
         hits.extend(_scan_uris(text))
     if "PRIVATE KEY" in found[0]:
         hits.extend(_scan_pem(text))
+    if "Private-Lines:" in found[0]:
+        hits.extend(_scan_ppk(text))
     if "cookie" in found[1] or ("-b" in text and "curl" in lowered):
         hits.extend(_scan_cookies(text, lowered))
     if "<private" in found[1]:
