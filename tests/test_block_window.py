@@ -82,7 +82,7 @@ from memdir.types import Hit  # noqa: E402
     ("创建子目录为什么一直被拦？", "fail"),
     ("How did we fix the flaky upload test?", "fix"),
     ("测试挂了之后是怎么修好的？", "fix"),
-    ("Which port does the dev server listen on?", None),
+    ("Which port does the dev server listen on?", "value"),  # a number asked for
     ("为什么选择 pnpm 而不是 npm？", None),
     ("Which commit added the retry to the upload script?", "commit"),
     ("What was the short hash of the release commit?", "commit"),
@@ -154,6 +154,15 @@ from memdir.types import Hit  # noqa: E402
     ("测试耗时不到一秒吗？", None),
     ("这个版本上不上线？", None),
     ("用不上的依赖有哪些？", None),
+    # a number or a version asked for: how many / what version / which port, 多少 / 几个 / 哪个版本
+    ("How many records were identical in both columns?", "value"),
+    ("What version of the parser did the lockfile pin?", "value"),
+    ("Which port did the resolver listen on at first?", "value"),
+    ("同步那次一共新增归档了多少个会话？", "value"),
+    ("测试框架是哪个版本？", "value"),
+    # ... a count of tests is the runner's verdict, a failure stays a failure
+    ("How many tests passed after the fix?", "tests"),
+    ("为什么端口被占用了？", None),
 ])
 def test_question_kind(q, kind):
     assert question_kind(q) == kind
@@ -341,6 +350,28 @@ def test_a_how_many_tests_passed_question_s_window_reaches_the_runner_s_verdict(
     assert "16 passed" in inject.focus(text, w, 200, answer=answer_line(kind))
     commit = "\n".join(["Staging the reasoning docs"] * 6 + ["[main 418d9c9] docs: reasoning notes", " 2 files changed"])
     assert "418d9c9" in inject.focus(commit, {"reason": 3.0, "doc": 1.0}, 80, answer=answer_line("commit"))
+
+
+def test_a_how_many_question_s_window_reaches_the_line_with_the_count():
+    """A "how many / what version" question's answer is a number with what it counts (``146 records``, ``24 unmapped
+    names``, ``10-line``) or a version (``v4.1.5``): a window holding one wins over lines that only repeat the
+    question's words; a date, a time or a line number is no such line."""
+    from memdir.inject.kinds import answer_line, question_kind
+
+    kind = question_kind("How many walker records were identical in both columns?")
+    assert kind == "value"
+    line = answer_line(kind)
+    for hit in ("146 records (54%): identical", "runs v4.1.5 now", "a 10-line default", "共 146条", "24 unmapped names"):
+        assert line.search(hit), hit
+    for miss in ("2026-01-17", "at 10:30", "file.py:12:5", "#42", "rev 3"):
+        assert not line.search(miss), miss
+    w = {"walker": 3.0, "column": 2.5, "record": 1.5, "ident": 1.0}
+    text = ("Walker columns: the walker column and the record column were compared record by record.\n"
+            "Every walker column record was read; the column names were normalised before the comparison.\n"
+            + "".join(f"Column note {i}: walker names in the record column use pipes.\n" for i in range(8))
+            + "Result: 146 rows match exactly; 60 hold only the leader.\n")
+    assert "146 rows" not in inject.focus(text, w, 200)
+    assert "146 rows" in inject.focus(text, w, 200, answer=line)
 
 
 def test_a_why_did_it_fail_question_s_window_over_a_failing_output_reaches_the_error_line():

@@ -93,8 +93,9 @@ def question_kind(question: str) -> str | None:
     too, "how did we fix the failing build", is ``"fix"``), ``"file"`` for one asking
     which file, where something went or what URL (its which/where forms checked before ``"fail"``: "which directory
     went onto PATH after the shell could not find it" asks for a path), ``"fail"`` for one about why something
-    failed; else ``None``. The first that matches, in the order commit, tests, command, fix, file (asked), fail,
-    file."""
+    failed, ``"value"`` for one asking how many, which version or which port (its answer is a number with what it
+    counts, or a version); else ``None``. The first that matches, in the order commit, tests, command, fix, file
+    (asked), fail, file, value."""
     if not isinstance(question, str) or not question.strip():
         return None
     if _COMMIT.search(question):
@@ -111,6 +112,8 @@ def question_kind(question: str) -> str | None:
         return "fail"
     if _FILE_WORD.search(question):
         return "file"
+    if _VALUE_ASK.search(question):
+        return "value"
     return None
 
 
@@ -140,17 +143,26 @@ def answers(kind: str | None, text: str) -> bool:
     return False
 
 
+#: "how many / what version / which port", 多少 / 几个 / 哪个版本: the answer is a number or a version
+_VALUE_ASK = re.compile(r"\bhow (?:many|much|long|big|large)\b|\b(?:which|what)\s+(?:\w+\s+){0,2}(?:version|port|number|count"
+                        r"|total|size|value|id|range)s?\b|多少|几个|几条|几次|几项|哪个版本|(?<!为)什么版本|版本号|(?:哪个|(?<!为)什么)端口|端口号|总共|一共", re.I)
+#: a number with what it counts (``146 records``, ``24 unmapped names``, ``a 10-line default``, ``54%``, ``146条``) or a
+#: version (``v4.1.5``, ``0.28.1``); not a date, a time, a line number or a bare integer (block-QA, tuning half: 115 ->
+#: 116 of 158, validation 98 -> 99; any number at all: tuning 115, validation +2 -1)
+_NUMBER = re.compile(r"(?<![\w.#:/-])(?:v?\d+(?:\.\d+){1,3}|\d+(?:,\d{3})*(?: ?%|[ -][a-z\u4e00-\u9fff]{2,}|[\u4e00-\u9fff]))(?![\w:/-])", re.I)
+
+
 def answer_line(kind: str | None) -> re.Pattern[str] | None:
     """The shape of the line a ``kind`` question's answer sits on, for the block's window to reach
     (:func:`memdir.inject.window.focus`): a test runner's verdict (``16 passed``) for ``"tests"``, a commit line
     (``[main 418d9c9] …``, ``Commit 4bb043f``) for ``"commit"``, a line naming the error (``AssertionError: …``,
-    ``error TS2322:``, ``fatal:``; :data:`memdir.capture.evidence.CAUSE_LINE`) for ``"fail"``; ``None`` for other
-    kinds."""
+    ``error TS2322:``, ``fatal:``; :data:`memdir.capture.evidence.CAUSE_LINE`) for ``"fail"``, a number with what it
+    counts or a version (``146 records``, ``10-line``, ``v4.1.5``) for ``"value"``; ``None`` for other kinds."""
     if kind == "fail":
         from memdir.capture.evidence import CAUSE_LINE
 
         return CAUSE_LINE
-    return {"tests": _VERDICT, "commit": _HASH}.get(kind or "")
+    return {"tests": _VERDICT, "commit": _HASH, "value": _NUMBER}.get(kind or "")
 
 
 #: "what did we decide / which did we go with", 决定 / 选了 / 定的
