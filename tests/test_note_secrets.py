@@ -55,7 +55,7 @@ def test_doctor_and_inspect_name_the_note_until_the_secret_is_taken_out(hand, pr
         assert p["path"] == str(hand) and "memdir edit pitfalls/handmade" in p["detail"] and "github" in p["detail"]
         assert not _plain(json.dumps(p))
     code, out, err = run_cli(capsys, "--dir", str(project), "doctor")
-    assert "memdir edit ID" in out + err and not _plain(out + err)
+    assert "memdir edit pitfalls/handmade" in out + err and not _plain(out + err)  # doctor names the note
     hand.write_text("---\nsummary: Hand pitfall\n---\nThe deploy bot logs in with the vault's token.\n", encoding="utf-8")
     with memdir.open(project, home=tmp_path / "g") as m:
         assert not [x for x in m.inspect().problems if x["kind"] == "secret"]

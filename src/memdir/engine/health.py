@@ -383,7 +383,11 @@ def index_checks(m: "Stores | Any", inspect: Callable[[], Any] | None = None, *,
             if p["kind"] == "link":
                 what, _, fix = p["detail"].rpartition("; ")
                 add(f"{p['scope']} {os.path.basename(p['path'])}", "warn", f"{p['path']} is {what}", fix)
-        found = [p for p in rep.problems if p["kind"] != "link"]
+        for p in rep.problems:  # a secret typed into a note: named here, as `memdir inspect` names it
+            if p["kind"] == "secret":
+                what, _, fix = p["detail"].rpartition("; ")
+                add(f"{p['scope']} secret", "warn", f"{os.path.basename(p['path'])}: {what}", fix)
+        found = [p for p in rep.problems if p["kind"] not in ("link", "secret")]
         add("markdown", "warn" if found else "ok", f"{len(found)} problem{'' if len(found) == 1 else 's'} between the "
             "Markdown and the index", markdown_fix({p["kind"] for p in found}) if found else "")
     return checks
