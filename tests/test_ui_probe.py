@@ -142,3 +142,26 @@ def test_a_path_naming_another_host_never_becomes_a_link_or_redirect_to_it(m, ev
         hrefs = re.findall(r'(?:href|action)="([^"]*)"', r.text) + [r.headers.get("location", "/")]
         for h in hrefs:
             assert not re.match(r"^[/\\]{2}", h.replace("&#92;", "\\")), (evil, h)
+
+
+def test_a_root_md_line_offers_no_edit_pin_or_forget_that_cannot_work(m):
+    """A goal or hard rule of ROOT.md is listed with the notes; its page offered Edit, Pin and Forget, each answered
+    400 ("edit ROOT.md by hand"): it says so instead, and every link the page shows answers."""
+    m.remember("deploys go through helm charts", category="decisions")  # the root and its ROOT.md written
+    page = m.roots["project"].path / "ROOT.md"
+    text = page.read_text(encoding="utf-8")
+    page.write_text(text.replace("<!-- notes in rules/ are injected into every prompt -->\n",
+                                 "<!-- notes in rules/ are injected into every prompt -->\n\n- Never force-push to main\n", 1),
+                    encoding="utf-8")
+    c = client(m)
+    listed = c.get("/notes").text
+    ids = sorted(set(re.findall(r"/notes/project/(ROOT\.md/[\w.-]+)", listed)))
+    assert ids, listed[:500]
+    for nid in ids:
+        r = c.get(f"/notes/project/{nid}")
+        assert r.status_code == 200 and 'id="root-line"' in r.text
+        assert 'id="edit"' not in r.text and 'id="forget"' not in r.text and 'id="pin"' not in r.text
+        for href in re.findall(r'href="(/[^"]+)"', r.text):
+            if href.startswith("/static") or "?" in href:
+                continue
+            assert c.get(href).status_code == 200, href
