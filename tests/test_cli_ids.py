@@ -30,3 +30,15 @@ def test_a_long_id_is_not_echoed_whole(home, capsys):
     code, out, err = run_cli(capsys, "--json", "get", long_id)
     got = json.loads(err)
     assert got["exit_code"] == 1 and len(got["error"]) < 400
+
+
+def test_a_handle_typed_in_capitals_and_a_superseded_note_s_successor(home, capsys):
+    code, out, _ = run_cli(capsys, "--json", "remember", "I love spicy food")
+    old = json.loads(out)["id"]
+    code, out, _ = run_cli(capsys, "--json", "recall", "spicy food")
+    handle = json.loads(out)[0]["handle"]
+    code, out, err = run_cli(capsys, "get", handle.upper())
+    assert code == 0 and "I love spicy food" in out, err
+    run_cli(capsys, "remember", "I no longer eat spicy food", "--supersedes", old)
+    code, out, err = run_cli(capsys, "get", old)
+    assert code == 0 and "superseded by facts/i-no-longer-eat-spicy-food" in out.splitlines()[0]

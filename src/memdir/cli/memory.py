@@ -215,6 +215,7 @@ def get(ctx, id, scope, as_json):
     name = getattr(item, "id", None) or getattr(item, "key", "")
     what = getattr(item, "kind", None) or getattr(item, "role", "")
     marks = [m for m in ("pinned" if getattr(item, "pinned", False) else "",
+                         f"superseded by {item.superseded_by}" if getattr(item, "superseded_by", None) else "",
                          "tags: " + ", ".join(item.tags) if getattr(item, "tags", None) else "",
                          "highlight: " + item.highlight if getattr(item, "highlight", None) else "") if m]
     emit(ctx, as_json, data, f"{name} ({item.scope} {what}{'; ' + '; '.join(marks) if marks else ''})\n{item.text}")

@@ -204,16 +204,17 @@ def mark_superseded(root: Root, old_id: str, new_id: str, now: datetime, *, comp
 
 def resolve(s: Stores, id: str, scope: str | None = None) -> str:
     """``id`` itself when some root holds that note id or event key; else the id/key whose short handle (the
-    ``[handle kind date]`` of the ``<memory>`` block, :mod:`memdir.recall.handles`) is ``id``, project first."""
+    ``[handle kind date]`` of the ``<memory>`` block, :mod:`memdir.recall.handles`) is ``id``, project first; a
+    handle typed in capitals (``MHBSZG``) is that handle."""
     from memdir.recall import handles
 
-    if not handles.looks_like(id):
+    if not handles.looks_like(id.lower()):
         return id
     roots = s.live(scope)
     if any(r.store.has_ref(id) for r in roots):
         return id
     for r in roots:
-        ref = r.store.resolve_handle(id)
+        ref = r.store.resolve_handle(id.lower())
         if ref is not None:
             return ref
     return id
