@@ -560,3 +560,10 @@ def test_a_provider_error_quoting_the_key_is_stored_and_returned_redacted(projec
         assert SECRET not in json.dumps(out)
         rows = m.roots["project"].db.execute("SELECT detail FROM distill_runs").fetchall()
         assert rows and all(SECRET not in (r[0] or "") for r in rows)
+
+
+def test_one_new_turn_is_said_in_the_singular(project, tmp_path, clock):
+    with StubModel() as stub, _open(project, tmp_path, clock, stub) as m:
+        _session(m, "one", n=1)
+        out = m.distill()
+        assert out["sessions"][0]["reason"] == "1 new turn, fewer than distill.min_turns (4)"

@@ -406,7 +406,7 @@ def distill(ctx, session, since, dry_run, as_json):
     out = m.distill(session=session, since=since, dry_run=dry_run)
     lines = []
     for s in out["sessions"]:
-        lines.append(f"session {s['session']}: {s['turns']} new turns, {s['status']}"
+        lines.append(f"session {s['session']}: {s['turns']} new turn{'' if s['turns'] == 1 else 's'}, {s['status']}"
                      + (f" ({s['reason']})" if s.get("reason") else "") + (f", {plural(s['calls'], 'model call')}" if s.get("calls") else ""))
     verb = "would write" if dry_run else "wrote"
     for n in out["notes"]:

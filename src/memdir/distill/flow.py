@@ -149,7 +149,7 @@ def _run_locked(m: Any, root: Any, props: Any, out: dict[str, Any], *, session: 
         n = count_turns(rows)
         if n < min_turns:
             out["sessions"].append({"session": sid, "turns": n, "status": "skipped",
-                                    "reason": f"{n} new turns, fewer than distill.min_turns ({min_turns})"})
+                                    "reason": f"{n} new turn{'' if n == 1 else 's'}, fewer than distill.min_turns ({min_turns})"})
         else:
             todo.append((sid, rows, n))
     if not todo:
