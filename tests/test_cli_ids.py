@@ -42,3 +42,22 @@ def test_a_handle_typed_in_capitals_and_a_superseded_note_s_successor(home, caps
     run_cli(capsys, "remember", "I no longer eat spicy food", "--supersedes", old)
     code, out, err = run_cli(capsys, "get", old)
     assert code == 0 and "superseded by facts/i-no-longer-eat-spicy-food" in out.splitlines()[0]
+
+
+def test_the_demo_shows_recall_as_memdir_recall_does(capsys, tmp_path, monkeypatch):
+    """The demo's transcript printed its own hit lines (no handle, ``terms=…``, the text cut at 160); a new user's
+    first real ``memdir recall`` looked different."""
+    import memdir
+    from memdir.cli.memory import hit_line
+    from memdir.demo import _show, load_sample
+
+    (tmp_path / "p").mkdir()
+    with memdir.open(tmp_path / "p", home=tmp_path / "g") as m:
+        load_sample(m)
+        capsys.readouterr()
+        _show(m, "database password", k=2)
+        shown = capsys.readouterr().out
+        hits = m.recall("database password", k=2)
+    assert "terms=" not in shown
+    for i, h in enumerate(hits, 1):
+        assert hit_line(i, h).split("\n")[0] in shown

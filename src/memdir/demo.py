@@ -26,10 +26,10 @@ def _show(m, query: str, k: int = 3) -> None:
     hits = m.recall(query, k=k)
     if not hits:
         print("  (no match)")
+    from memdir.cli.memory import hit_line, unsecret  # what `memdir recall` itself prints
+
     for i, h in enumerate(hits, 1):
-        text = " ".join(h.text.split())
-        print(f"  {i}. [{h.scope} {h.kind}] {h.id}  score={h.score:.3g}  terms={','.join(h.reasons.get('terms', [])[:6])}")
-        print(f"     {text[:160]}{'…' if len(text) > 160 else ''}")
+        print(hit_line(i, unsecret(h)))
 
 
 def load_sample(m) -> tuple[int, int, int]:

@@ -134,6 +134,18 @@ def unsecret(item: Any) -> Any:
     return replace(item, **fields) if any(fields[f] != getattr(item, f) for f in fields) else item
 
 
+def hit_line(i: int, h: Any) -> str:
+    """How ``memdir recall`` shows its ``i``-th hit: ``i. [handle scope kind] id  score=…  date``, then its
+    :func:`snippet` on the next line."""
+    head = f"{i}. [{h.handle + ' ' if h.handle else ''}{h.scope} {h.kind}] {h.id}  score={h.score:.4g}"
+    fused = (h.reasons or {}).get("rrf")
+    if isinstance(fused, dict):  # fused with the team's list: the score is a rank sum, not a local BM25 score
+        head += "  (fused rank: " + ", ".join(f"{src} #{n}" for src, n in fused.items()) + ")"
+    if h.ts:
+        head += f"  {local_text(h.ts, minutes=False)}"
+    return head + "\n   " + snippet(h)
+
+
 def snippet(h: Any, size: int = SNIPPET_CHARS) -> str:
     """A hit's text in at most ``size`` characters on one line, cut at a word: its opening, or, when the passage
     recall matched (a long event's ``span``) starts past what that shows, its first line, `` … `` and that passage."""
@@ -174,13 +186,7 @@ def recall(ctx, query, k, scope, kinds, explain, as_json):
         lines.append(f"channel {info.get('channel')} (provider {info.get('provider')}); latency ms: {lat}")
         ranks = {h["id"]: h.get("ranks", {}) for h in info.get("hits", [])}
     for i, h in enumerate(hits, 1):
-        head = f"{i}. [{h.handle + ' ' if h.handle else ''}{h.scope} {h.kind}] {h.id}  score={h.score:.4g}"
-        fused = (h.reasons or {}).get("rrf")
-        if isinstance(fused, dict):  # fused with the team's list: the score is a rank sum, not a local BM25 score
-            head += "  (fused rank: " + ", ".join(f"{src} #{n}" for src, n in fused.items()) + ")"
-        if h.ts:
-            head += f"  {local_text(h.ts, minutes=False)}"
-        lines.append(head + "\n   " + snippet(h))
+        lines.append(hit_line(i, h))
         if explain:
             lines.append("   why: " + json.dumps(h.reasons, ensure_ascii=False))
             if info is not None and ranks.get(h.id):
