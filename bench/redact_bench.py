@@ -102,7 +102,8 @@ def main() -> None:
                        ("base64 of 'password: x' + ' '", "cGFzc3dvcmQ6IHg= "),
                        ("\"auth=('u', \" ", "auth=('u', "), ("'{ pass: ' + a quote", "{ pass: '"),
                        ("'net use a /user:b '", "net use a /user:b "), ("'Private-Lines: 1' + lines", "Private-Lines: 1\nAAAA\n"),
-                       ("\"'Basic ' + '\" ", "'Basic ' + '")]:
+                       ("\"'Basic ' + '\" ", "'Basic ' + '"), ("76-column base64 lines", "QUFB" * 19 + "\n"),
+                       ("'| Key | ' table rows", "| API key | x |\n"), ("'NAME=' + base64", "A=QUFBQUFBQUFBQUFBQUFBQUFBQUFB ")]:
         ms = []
         for n in (30_000, 300_000):
             # a value followed by one long run of blanks: each split of the run must not be tried again (quadratic)

@@ -993,6 +993,14 @@ _INTL_KEY_LABELS = {
     "api ключ": "api_key", "ключ": "api_key", "секретный ключ": "secret", "ключ доступа": "api_key", "токен": "token",
     "токен доступа": "token", "секрет": "secret", "ключ апі": "api_key", "секретний ключ": "secret",
 }
+
+
+def _label_starts_word(m: re.Match[str]) -> bool:
+    """The label starts a word: not the tail of a longer one (主キー "primary key", Primärschlüssel, первичный…)."""
+    at = m.start("key")
+    return at == 0 or not m.string[at - 1].isalnum()
+
+
 _FLAG_VALUE = r"(?P<q>[\"'])?(?P<val>[^\s\"'`<>|;&-][^\s\"'`<>|;&]{0,511}+)"
 #: a flag's value in quotes, whole to its closing quote (``sshpass -p "my long phrase"``), else bare
 _FLAG_QUOTED_OR_BARE = (r"(?:(?P<q>[\"'])(?P<qval>[^\"'\r\n]{1,512}+)(?P=q)"
@@ -1276,7 +1284,8 @@ _KEYWORD_RULES: list[_Rule] = [
            r"(?:[:：=＝—–-]|是|为|為|は|는|은|(?<=[ \t])(?:es|est|é|è|ist|это|is)(?=[ \t]))?[ \t\u3000]{0,4}"
            r"(?:(?:es|est|é|è|ist|это|is)[ \t]{1,4})?[:：]?[ \t\u3000]{0,4}[\"'“‘「『`«]?[ \t\u00a0]{0,2}(?P<val>[A-Za-z0-9+/_.=~-]{16,512}+)"),
         tuple(_INTL_KEY_LABELS), priority=_P_ASSIGN, group="val", pre=frozenset(), lowered=True, trim="\"'`.,;:?)]}>",
-        check=lambda m, v, t: _glued_cjk_value(v.rstrip(_WORD_TRAIL), False), anchors=tuple(_INTL_KEY_LABELS),
+        check=lambda m, v, t: _glued_cjk_value(v.rstrip(_WORD_TRAIL), False) and _label_starts_word(m),
+        anchors=tuple(_INTL_KEY_LABELS),
     ),
     # a password named in another European language: Passwort / Kennwort: x, contraseña: x, mot de passe : x, senha: x,
     # пароль: x, hasło: x, wachtwoord = x, lösenord: x, şifre: x, "Passwort ist x" (the value mixes letters with digits
@@ -1468,7 +1477,7 @@ _KEYWORD_RULES: list[_Rule] = [
         "password",
         _r(r"[{,][ \t\r\n]{0,40}pass[ \t]{0,4}:[ \t]{0,4}(?P<q>[\"'`])(?P<qval>[^\"'`\r\n]{1,512}+)(?P=q)"),
         ("pass",), priority=_P_ASSIGN, lowered=True,
-        check=lambda m, v, t: len(v) >= 6 and _check_plain(m, v, t) and not _shell_expansion(v) and "${" not in v,
+        check=lambda m, v, t: _looks_secretish(v) and _check_plain(m, v, t) and not _shell_expansion(v) and "${" not in v,
     ),
     # 'Basic ' + 'dXNlcjpw…': a basic-auth header's credentials given as a string joined to the scheme
     _Rule(
@@ -2521,11 +2530,21 @@ _VALUE_FIELD = _Lazy(r"(?i)(?<![\w-])[\"']?(?:value|parametervalue|parameter_val
 _NAME_VALUE_GAP = 240
 
 
+#: words that make a field's or a column's name describe a key rather than hold one (``Key Type``, ``Key Usage``,
+#: ``Token length``, ``Auth method``), or name another sort of key (``Hotkey``, ``Primary key``, ``Sort key``)
+_NOT_CREDENTIAL_WORDS = frozenset("""type types usage usages size length bits binding bindings method methods format
+algorithm algorithms algo name names field fields column columns policy rotation expiry expires expiration ttl scope
+scopes mode source location path file store hint kind purpose count limit hotkey hotkeys shortcut shortcuts primary
+foreign sort partition cache composite unique index""".split())
+
+
 def _credential_name(label: str) -> str | None:
     """The kind a field's or a column's name gives its value (``DB_PASSWORD`` → ``password``, ``API key`` → ``api_key``),
     or ``None`` when it names no credential (``Key`` alone, ``cache_key``, ``Primary key``)."""
     words = [w for w in re.split(r"[^a-z0-9]+", re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", label).lower()) if w]
     if not words or words in (["key"], ["auth"], ["keys"]) or not _is_key_label(label):
+        return None
+    if not _NOT_CREDENTIAL_WORDS.isdisjoint(words):  # Key Type, Key Usage, Hotkey, Primary key, Auth method
         return None
     return _assignment_kind(label.lower(), 0, len(label))
 
@@ -2534,7 +2553,7 @@ def _structured_value(kind: str, value: str) -> bool:
     """Is ``value``, given to a credential's name in a structure (a name/value pair, a table's cell), a secret? A
     password's: a word mixing letters with digits or symbols (:func:`_glued_cjk_value`); any other credential's: key
     material (random, 16+ characters, or 32+ hex). Never a placeholder, a reference, a path or a URL."""
-    v = value.strip().strip("`*").strip()
+    v = value.strip().strip("`*").strip().strip("'\"").strip()
     if not v or any(c.isspace() for c in v) or _shell_expansion(v) or _DOTTED_EXPR_RE.get().fullmatch(v):
         return False
     return _glued_cjk_value(v, kind == "password")
@@ -2561,7 +2580,11 @@ def _scan_name_value(text: str) -> Iterator[tuple[str, int, int, int]]:
 
 #: a standard base64 value standing alone (a Kubernetes Secret's data, a docker config's auth, an env var holding a
 #: base64-encoded config)
-_B64_VALUE = _Lazy(r"(?<![A-Za-z0-9+/=_-])(?P<b>[A-Za-z0-9+/]{22,65536}+={0,2})(?![A-Za-z0-9+/=_-])")
+_B64_VALUE = _Lazy(r"(?:(?<=\w=)|(?<![A-Za-z0-9+/=_-]))(?P<b>[A-Za-z0-9+/]{22,65536}+={0,2})(?![A-Za-z0-9+/=_-])")
+#: base64 wrapped into lines of one width (``base64`` and ``openssl base64`` write 76 and 64 columns): a secret the
+#: wrap cut in two is whole only in the lines joined
+_B64_WRAPPED = _Lazy(r"(?m)^[ \t]{0,16}(?P<w>[A-Za-z0-9+/]{48,76})[ \t]*\r?\n(?:[ \t]{0,16}[A-Za-z0-9+/]{48,76}[ \t]*\r?\n){0,4096}+"
+                     r"[ \t]{0,16}[A-Za-z0-9+/]{0,76}={0,2}[ \t]*(?:\r?$|$)")
 _ENCODED_DEPTH = 3
 
 
@@ -2590,6 +2613,23 @@ def _scan_encoded(text: str, depth: int = 0) -> Iterator[tuple[str, int, int, in
             continue
         if "PRIVATE KEY" in dec or any(True for _ in _encoded_findings(dec, depth + 1)):
             yield "base64_secret", m.start("b"), m.end("b"), _P_LABELLED
+    if "\n" in text:
+        for m in _B64_WRAPPED.get().finditer(text):
+            block = m.group(0)
+            lines = [ln.strip() for ln in block.splitlines() if ln.strip()]
+            if len(lines) < 2 or len({len(ln) for ln in lines[:-1]}) != 1:  # one width, the last line shorter
+                continue
+            joined = "".join(lines)
+            if len(joined) % 4:
+                joined = joined[: len(joined) - len(joined) % 4]
+            try:
+                dec = base64.b64decode(joined, validate=True).decode("utf-8", "replace")
+            except (binascii.Error, ValueError):
+                continue
+            if dec.count("\ufffd") > 1 or not all(c.isprintable() or c in "\r\n\t" for c in dec):
+                continue
+            if "PRIVATE KEY" in dec or any(True for _ in _encoded_findings(dec, depth + 1)):
+                yield "base64_secret", m.start("w"), m.end(), _P_LABELLED
 
 
 def _encoded_findings(dec: str, depth: int) -> Iterator[tuple[str, int, int, int]]:
@@ -2599,8 +2639,11 @@ def _encoded_findings(dec: str, depth: int) -> Iterator[tuple[str, int, int, int
 
 #: a ~/.pgpass line, ``hostname:port:database:username:password`` (``*`` for any field but the password)
 _PGPASS_LINE = _Lazy(r"(?m)^[ \t]{0,8}(?:(?:echo|printf)[ \t]{1,4}(?:-[a-z]{1,3}[ \t]{1,4})?[\"']?)?"
-                     r"(?:[A-Za-z0-9._-]{1,253}+|\*):(?:[0-9]{1,5}+|\*):(?P<db>[^:\s\"']{1,63}+):(?P<user>[^:\s\"']{1,63}+):"
+                     r"(?:[A-Za-z0-9._-]{1,253}+|\*):(?P<port>[0-9]{1,5}+|\*):(?P<db>[^:\s\"']{1,63}+):(?P<user>[^:\s\"']{1,63}+):"
                      r"(?P<val>[^\s\"']{1,512}+)[\"']?(?:[ \t]{0,4}>>?[ \t]{0,4}[^\s]{1,200}+)?[ \t]*\r?$")
+
+
+_PG_PORTS = frozenset({"*", "5432", "5433", "5434", "5431", "6432", "26257"})
 
 
 def _scan_pgpass(text: str) -> Iterator[tuple[str, int, int, int]]:
@@ -2612,7 +2655,8 @@ def _scan_pgpass(text: str) -> Iterator[tuple[str, int, int, int]]:
         db, user, v = m.group("db"), m.group("user"), m.group("val")
         if db.isdigit() or user.isdigit() or v.isdigit() or _is_placeholder(v) or _shell_expansion(v):
             continue
-        if named or (_looks_secretish(v) and not _is_label(v)):
+        port = m.group("port")  # PostgreSQL's (5432, a pooler's 6432) or any: a colon-joined log line is no such line
+        if named or (port in _PG_PORTS and _looks_secretish(v) and not _is_label(v)):
             yield "password", m.start("val"), m.end("val"), _P_ASSIGN
 
 
