@@ -73,3 +73,27 @@ def test_the_cli_shows_no_stored_secret(project, tmp_path, capsys, monkeypatch):
         code, out, err = run_cli(capsys, *args)
         assert code == 0, (args, err)
         _clean(out + err, " ".join(args))
+
+
+def test_no_cut_splits_a_stored_key_into_halves_that_pass(project, tmp_path):
+    """A page of ``memory_read``, a hit's cut and a block's window each ended inside the key: each half looked like
+    nothing, so the two pages together gave the whole key, and a cut hit or window its first part."""
+    from memdir.server.tools import do_read, hit_out
+
+    with memdir.open(project, home=tmp_path / "g") as m:
+        _plant(m)
+        whole = ""
+        offset = 0
+        while offset is not None:  # pages of 20 characters: every key crosses a page break
+            page = do_read(m, "u:s1:a", offset, 20)
+            whole += page["text"]
+            offset = page["next_offset"]
+        _clean(whole, "memory_read pages")
+        assert "[redacted:" in whole
+        [hit] = [h for h in m.recall("rotate the deploy key", k=5) if h.id == "u:s1:a"]
+        for limit in range(30, 90, 7):
+            _clean(hit_out(hit, limit)["text"], f"hit cut at {limit}")
+            assert "sk-ant-api03-Qx7" not in hit_out(hit, limit)["text"]
+        for budget in range(120, 400, 23):
+            block = m.context("rotate the deploy key before friday", max_chars=budget)
+            assert "sk-ant-api03-Qx7" not in block and "AKIAIOSF" not in block, budget

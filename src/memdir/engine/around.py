@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from memdir.capture.redact import redact  # a window cut from a text stored before a key's shape was known
 from memdir.engine.context import block_weights
 from memdir.inject.window import focus
 from memdir.stores import Stores
@@ -35,6 +36,6 @@ def around(s: Stores, hits: list[Hit], query: str, *, chars: int = AROUND_CHARS)
             if rows:
                 r = rows[0]
                 got[side] = {"handle": r["handle"] or r["ref"], "role": r["role"],
-                             "text": focus(r["text"] or "", weights, chars)}
+                             "text": focus(redact(r["text"] or ""), weights, chars)}
         out.append(got)
     return out

@@ -110,6 +110,8 @@ def context(s: Stores, prompt: str = "", *, max_chars: int | None = None, max_en
     kind = question_kind(prompt) if hits else None
     ordered = inject_entries.block_order(hits, kind, max_entries)
     entries = block_entries(s, prompt, ordered, weights, kind)
+    for e, _ in entries:  # what the block may show: no key cut in two by a window
+        entry_without_secrets(e)
     # the notes whose bodies the block shows: the outline does not list their summaries again. Which are shown is
     # known once the block is built (its budget, near-duplicates): built with the likely ones hidden, then again
     # when one of them was not shown after all
@@ -141,6 +143,21 @@ def context(s: Stores, prompt: str = "", *, max_chars: int | None = None, max_en
 
             lexical.rehearse(s, [SimpleNamespace(scope=sc, id=ref) for sc, ref in shown])
     return block
+
+
+def entry_without_secrets(e: inject.Entry) -> None:
+    """``e``'s text (and lead) with every secret the capture rules find today replaced by its marker, before a window
+    is cut from it, its matched passage moved by what the markers before it changed."""
+    from memdir.capture.redact import redact
+
+    text = redact(e.text)
+    if text != e.text:
+        if e.span is not None:
+            shift = len(redact(e.text[:e.span[0]])) - e.span[0]
+            e.span = (max(0, e.span[0] + shift), max(0, min(len(text), e.span[1] + shift)))
+        e.text = text
+    if e.lead:
+        e.lead = redact(e.lead)
 
 
 def without_secrets(block: str, max_chars: int) -> str:

@@ -189,7 +189,23 @@ def secret_free(text: str | None) -> str | None:
     return redact(text)
 
 
+def unredacted_span_shift(hit: Any, text: str) -> Any:
+    """``hit`` with ``text`` (its text passed through :func:`secret_free`) and its matched passage moved by what the
+    markers before it changed; ``hit`` itself when nothing was redacted."""
+    if text == (hit.text or ""):
+        return hit
+    from dataclasses import is_dataclass, replace
+
+    span = span_of(hit, len(hit.text or ""))
+    if span is not None:
+        shift = len(secret_free(hit.text[:span[0]]) or "") - span[0]
+        span = (max(0, span[0] + shift), max(0, min(len(text), span[1] + shift)))
+    return replace(hit, text=text, span=span) if is_dataclass(hit) else hit
+
+
 def hit_out(hit: Any, limit: int = MAX_HIT_CHARS) -> dict[str, Any]:
+    # redacted whole before any cut: a key a cut split in two would pass as two harmless halves
+    hit = unredacted_span_shift(hit, secret_free(hit.text or "") or "")
     text = hit.text or ""
     truncated = len(text) > limit
     if truncated:  # the cut text says how to read the rest (memory_read from the cut), within the same limit
@@ -202,7 +218,7 @@ def hit_out(hit: Any, limit: int = MAX_HIT_CHARS) -> dict[str, Any]:
             text = lead + text[start:end] + window_note(hit, start, end, len(text))
     reasons = json.loads(json.dumps(hit.reasons or {}, ensure_ascii=False, default=str))
     return {"id": hit.id, "handle": hit.handle, "kind": hit.kind, "scope": hit.scope, "score": round(float(hit.score), 6),
-            "summary": secret_free(hit.summary), "text": secret_free(text), "truncated": truncated,
+            "summary": secret_free(hit.summary), "text": text, "truncated": truncated,
             "ts": iso(hit.ts) if getattr(hit, "ts", None) else None,
             "pinned": bool(hit.pinned), "category": hit.category, "reasons": reasons}
 
@@ -242,8 +258,6 @@ def do_recall(m: "Memdir", query: str, k: int | None = None, scope: str | None =
     # an error): its best-matching window, AROUND_CHARS each (memdir.engine.around)
     near = m.around(list(hits), clean_text(query))
     for h, ctx in zip(hits, near):  # best first: the best hits keep the most text
-        for side in ctx.values():
-            side["text"] = secret_free(side.get("text"))
         limits.append(max(MIN_HIT_CHARS, min(MAX_HIT_CHARS, left)))
         out.append({**hit_out(h, limits[-1]), **ctx})
         left -= len(out[-1]["text"])  # the neighbours count in fit_hits' bound, not in this share
@@ -284,13 +298,13 @@ def do_read(m: "Memdir", id: str, offset: int = 0, max_chars: int = MAX_READ_CHA
     item = m.get(ref, scope=scope, remote=True) if ref else None
     if item is None:
         raise NotFound(f"no memory has the id or handle {ref!r}; memory_recall and memory_list show them")
-    text = item.text or ""
+    text = secret_free(item.text or "") or ""  # paged as shown: a key a page break split would pass as two halves
     chunk = page(text, offset, max_chars) if offset < len(text) else ""
     end = offset + len(chunk)
     summary = getattr(item, "summary", None)
     return {"id": getattr(item, "id", None) or item.key, "kind": getattr(item, "kind", None) or item.role,
             "scope": item.scope, "summary": secret_free(summary[:200]) if summary else None, "offset": offset,
-            "total_chars": len(text), "next_offset": end if end < len(text) else None, "text": secret_free(chunk)}
+            "total_chars": len(text), "next_offset": end if end < len(text) else None, "text": chunk}
 
 
 def _echo(text: str | None, limit: int) -> str | None:
