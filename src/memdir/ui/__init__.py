@@ -53,23 +53,6 @@ def with_pages(app: Any, *, get: Any, lock: Any = None, host: str = "127.0.0.1",
     return dispatch
 
 
-def login_page(url: str):
-    """A page only this user can read (mode 0600, in the temporary directory) that sends the browser on to ``url``:
-    what the viewer opens when ``url`` carries its token, as a browser's command line (``ps`` shows it to every
-    user of the machine) would hold the token itself. Returns its path; the viewer removes it when it stops."""
-    import html
-    import os
-    import tempfile
-    from pathlib import Path
-
-    fd, name = tempfile.mkstemp(prefix="memdir-ui-", suffix=".html")  # created 0600
-    target = html.escape(url, quote=True)
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write(f'<!doctype html><meta charset="utf-8"><meta http-equiv="refresh" content="0;url={target}">'
-                f'<title>memdir</title><p><a href="{target}">Open the memdir viewer</a></p>\n')
-    return Path(name)
-
-
 def serve(*, get: Any, host: str = "127.0.0.1", port: int = DEFAULT_PORT, token: str | None = None,
           open_browser: bool = True, on_ready: Any = None, debug: bool = False) -> None:
     """Run the viewer until Ctrl-C. ``on_ready(info)`` gets ``{"url", "host", "port", "pid", "auth"}`` once the
@@ -90,13 +73,14 @@ def serve(*, get: Any, host: str = "127.0.0.1", port: int = DEFAULT_PORT, token:
     info = {"url": url, "host": host, "port": real_port, "pid": os.getpid(), "auth": "token" if token else "none"}
     if on_ready:
         on_ready(info)
-    opened = None
     if open_browser:
         import webbrowser
 
+        # with a token, the browser gets a one-time code: its command line (ps shows it to every user) never
+        # holds the token
+        opened = f"http://{shown}:{real_port}/search?code={app.login_code()}" if token else url
         try:
-            opened = login_page(url) if token else None  # the token stays off the browser's command line
-            webbrowser.open(opened.as_uri() if opened else url)
+            webbrowser.open(opened)
         except Exception:  # noqa: BLE001 — no browser: the printed URL is enough
             pass
     try:
@@ -107,5 +91,3 @@ def serve(*, get: Any, host: str = "127.0.0.1", port: int = DEFAULT_PORT, token:
         pass
     finally:
         sock.close()
-        if opened is not None:
-            opened.unlink(missing_ok=True)

@@ -43,7 +43,13 @@ def local_path(path: str) -> str:
     """``path`` as a link or redirect that stays on this server: a request path that starts with two slashes or a
     backslash (``//evil.example/x``, ``/\\evil.example/x``; a browser reads ``\\`` as ``/``) names another host
     when it is put in an ``href`` or a ``Location``, so its leading slashes and backslashes become one slash."""
-    return "/" + path.lstrip("/\\")
+    import re
+    from urllib.parse import quote
+
+    # a browser drops tabs and line breaks from a URL (/%09/evil.example is //evil.example to it), and a raw line
+    # break in a Location header is a header of its own
+    rest = re.sub(r"^[\s/\\\x00-\x1f\x7f]+", "", path)
+    return "/" + quote(rest, safe="/:@!$&'()*+,;=-._~%")
 
 
 _host_name = host_name  # ``"127.0.0.1:8766"`` → ``"127.0.0.1"``; ``"[::1]:80"`` → ``"::1"``
@@ -60,6 +66,10 @@ class Guard:
         self.app = app
         self.loopback = is_loopback(bound_host)
         self._token = token.encode("utf-8") if token else None
+        # the log-in cookie holds a value derived from the token, not the token: browsers send a host's cookies to
+        # every port of it, and under `memdir serve` the token is the MCP endpoint's bearer token too
+        self._cookie = hmac.new(self._token, b"memdir-ui-cookie", "sha256").hexdigest().encode() if token else None
+        self._codes: dict[str, float] = {}  # one-time log-in codes (login_code) and when each expires
 
     async def __call__(self, scope, receive, send):
         if scope.get("type") != "http":
@@ -87,12 +97,16 @@ class Guard:
             query = scope.get("query_string", b"").decode("latin-1")
             pairs = parse_qsl(query, keep_blank_values=True)
             given = next((v for k, v in pairs if k == "token"), None)
-            if given is not None and method in SAFE_METHODS:
-                if not hmac.compare_digest(given.encode("utf-8"), self._token):
+            code = next((v for k, v in pairs if k == "code"), None)
+            if (given is not None or code is not None) and method in SAFE_METHODS:
+                if given is not None and not hmac.compare_digest(given.encode("utf-8"), self._token):
                     return await _deny(send, 401, "unauthorized: wrong token")
-                rest = urlencode([(k, v) for k, v in pairs if k != "token"])
+                if given is None and not self._use_code(code or ""):
+                    return await _deny(send, 401, "unauthorized: this log-in link was used already or has expired; "
+                                                  "open the URL the viewer printed (with ?token=…)")
+                rest = urlencode([(k, v) for k, v in pairs if k not in ("token", "code")])
                 location = local_path(scope.get("root_path", "") + scope.get("path", "/")) + (f"?{rest}" if rest else "")
-                cookie = f"{cookie_name(host)}={given}; HttpOnly; SameSite=Strict; Path=/"
+                cookie = f"{cookie_name(host)}={self._cookie.decode()}; HttpOnly; SameSite=Strict; Path=/"
                 return await _redirect(send, location, cookie)
             if not self._authorized(headers, cookie_name(host)):
                 return await _deny(send, 401, "unauthorized: open the URL with ?token=… once, or send Authorization: Bearer <token>")
@@ -103,6 +117,29 @@ class Guard:
             await send(message)
 
         return await self.app(scope, receive, send_with_headers)
+
+    def login_code(self, ttl: float = 120.0) -> str:
+        """A log-in code good for one use within ``ttl`` seconds: ``?code=…`` logs a browser in as ``?token=…`` does.
+        What the viewer opens the browser with: a browser's command line (``ps`` shows it to every user) holds this,
+        not the token."""
+        import secrets
+        import time
+
+        code = secrets.token_urlsafe(18)
+        self._codes[code] = time.monotonic() + ttl
+        return code
+
+    def _use_code(self, code: str) -> bool:
+        import time
+
+        now = time.monotonic()
+        for c in [c for c, until in self._codes.items() if until < now]:
+            del self._codes[c]
+        for c in list(self._codes):
+            if hmac.compare_digest(c.encode(), code.encode()):
+                del self._codes[c]  # once
+                return True
+        return False
 
     def _authorized(self, headers: dict[str, str], name: str = COOKIE) -> bool:
         assert self._token is not None
@@ -117,15 +154,16 @@ class Guard:
             except Exception:  # noqa: BLE001 — a malformed cookie header is just "no token"
                 return False
             got = jar.get(name)
-            if got is not None and hmac.compare_digest(got.value.encode("utf-8"), self._token):
+            if got is not None and self._cookie is not None and hmac.compare_digest(got.value.encode("utf-8"), self._cookie):
                 return True
         return False
 
 
 def cookie_name(host_header: str) -> str:
     """The log-in cookie's name for a server reached at ``host_header``: :data:`COOKIE` and the port
-    (``memdir_ui_token_8766``). Browsers keep cookies per host, not per port: with one name, the viewer's token
-    went to every other server on the same host, and two servers with their own tokens logged each other out."""
+    (``memdir_ui_token_8766``). Browsers keep cookies per host, not per port: with one name, two servers on one
+    host with their own tokens logged each other out (the cookie holds a value derived from the token, so what
+    other ports of the host receive is no token)."""
     h = host_header.strip()
     tail = h.rsplit("]", 1)[-1] if h.startswith("[") else h
     port = tail.rsplit(":", 1)[1] if ":" in tail else ""
