@@ -29,7 +29,7 @@ def test_a_long_id_is_not_echoed_whole(home, capsys):
     assert code == 1 and err.count("\n") == 1 and len(err) < 400 and "characters cut" in err
     code, out, err = run_cli(capsys, "--json", "get", long_id)
     got = json.loads(err)
-    assert got["exit_code"] == 1 and len(got["error"]) < 400
+    assert got["exit_code"] == 1 and long_id in got["error"]  # a script gets the message whole
 
 
 def test_a_handle_typed_in_capitals_and_a_superseded_note_s_successor(home, capsys):
@@ -61,3 +61,9 @@ def test_the_demo_shows_recall_as_memdir_recall_does(capsys, tmp_path, monkeypat
     assert "terms=" not in shown
     for i, h in enumerate(hits, 1):
         assert hit_line(i, h).split("\n")[0] in shown
+
+
+def test_a_long_path_in_an_error_is_kept_whole(home, capsys, tmp_path):
+    path = tmp_path / ("d" * 150) / "missing-export.jsonl"
+    code, out, err = run_cli(capsys, "import", str(path))
+    assert code != 0 and str(path) in err and "characters cut" not in err

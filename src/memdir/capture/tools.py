@@ -43,6 +43,9 @@ TOOL_SUMMARY_MAX_CHARS = 20_000
 matching passage."""
 
 TOOL_ARG_MAX_CHARS = 500
+#: characters of a call's argument redacted line by line before it is collapsed: ample for the TOOL_ARG_MAX_CHARS the
+#: call line shows, however much white space the collapse takes out
+ARG_REDACT_CHARS = 20 * TOOL_ARG_MAX_CHARS
 """Upper bound (chars) of the argument part (command, path, query …), whitespace collapsed."""
 
 TOOL_OUTPUT_MAX_LINES = 2000
@@ -132,7 +135,10 @@ def summarise_tool(name: str, arg: str, output: str | None, *, is_error: bool = 
         # line, a name/value pair, a heredoc would no longer read as one (the store redacts the whole text again)
         from memdir.capture.redact import redact
 
-        arg = redact(str(arg))
+        arg = str(arg)
+        # only the part the call line can show (a 500 KB heredoc cost 40-95 ms of the hook redacted whole)
+        cut = ARG_REDACT_CHARS if len(arg) > ARG_REDACT_CHARS else len(arg)
+        arg = redact(arg[:cut])
     head = f"{name}: {_one_line(arg, TOOL_ARG_MAX_CHARS)}" if arg else f"{name}"
     if output is None:
         tail = "(no result)"

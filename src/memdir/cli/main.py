@@ -39,11 +39,14 @@ WORD_ECHO = 120
 
 def bounded_words(msg: str) -> str:
     """``msg`` with each run of more than :data:`WORD_ECHO` non-blank characters cut to its first 80 and last 30,
-    joined by ``…[N characters cut]…``."""
+    joined by ``…[N characters cut]…``; a file's path or a URL is kept whole."""
     import re
 
     def cut(m: "re.Match[str]") -> str:
         w = m.group(0)
+        bare = w.strip("'\"(")
+        if bare.startswith(("/", "~", "./", "../", "\\")) or "://" in bare or re.match(r"[A-Za-z]:[\\/]", bare):
+            return w  # a file's path or a URL: the person needs it whole
         return f"{w[:80]}…[{len(w) - 110:,} characters cut]…{w[-30:]}"
 
     return re.sub(r"\S{%d,}" % (WORD_ECHO + 1), cut, msg) if msg and len(msg) > WORD_ECHO else msg
@@ -200,11 +203,11 @@ def main(argv: list[str] | None = None) -> None:
 
     def fail(msg: str, code: int, prefix: str = "error") -> None:
         """One line on stderr (``--json``: one JSON object, ``{"error", "exit_code"}``), then exit ``code``."""
-        msg = bounded_words(msg)
         if as_json:
             click.echo(json.dumps({"error": msg or prefix, "exit_code": code, **({"internal": True} if prefix == "internal error" else {})},
                                   ensure_ascii=False), err=True)
-        else:
+        else:  # a person's one line: a pasted id of thousands of characters keeps its two ends (a script gets it whole)
+            msg = bounded_words(msg)
             click.echo(f"memdir: {prefix}: {msg}" if msg and prefix else f"memdir: {msg or prefix}", err=True)
         sys.exit(code)
 
