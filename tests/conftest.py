@@ -163,3 +163,15 @@ def add_root_rule(project, rule: str) -> None:
     page = project / ".memory" / "ROOT.md"
     page.write_text(page.read_text(encoding="utf-8").replace(RULES_MARK, f"{RULES_MARK}\n- {rule}\n", 1),
                     encoding="utf-8")
+
+
+def pg_fts_rows(url):
+    """A PostgreSQL team store's full-text rows and term counts, sorted: what a store written now must equal after a
+    migration re-tokenizes an older one (tests of m014, m015)."""
+    import psycopg
+
+    with psycopg.connect(url) as c:
+        fts = sorted(c.execute("SELECT d.ref, f.seq, f.tags, f.title, f.body, f.context, f.dl, f.tf::text "
+                               "FROM fts f JOIN docs d ON d.id = f.doc_id").fetchall())
+        df = sorted(c.execute("SELECT term, sum(df) FROM term_df GROUP BY term HAVING sum(df) <> 0").fetchall())
+    return fts, df

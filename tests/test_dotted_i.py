@@ -5,6 +5,7 @@ re-tokenized at its next open only when one of its texts holds an İ."""
 import sqlite3
 
 import memdir
+from conftest import pg_fts_rows
 from memdir.recall.tokenize import tokenize
 from memdir.store.sqlite import opening
 
@@ -59,13 +60,6 @@ def test_postgres_rows_written_before_are_retokenized_by_m014(project, tmp_path,
 
     from memdir.recall import tokenize as T
 
-    def rows(url):
-        with psycopg.connect(url) as c:
-            fts = sorted(c.execute("SELECT d.ref, f.seq, f.tags, f.title, f.body, f.context, f.dl, f.tf::text "
-                                   "FROM fts f JOIN docs d ON d.id = f.doc_id").fetchall())
-            df = sorted(c.execute("SELECT term, sum(df) FROM term_df GROUP BY term HAVING sum(df) <> 0").fetchall())
-        return fts, df
-
     def write(url, home):
         with memdir.open(project, home=home, config={"store": url, "remote.project": "p"}) as m:
             m.remember("İstanbul ofisindeki VPN bağlantısı kopuyor", summary="İstanbul VPN")
@@ -90,4 +84,4 @@ def test_postgres_rows_written_before_are_retokenized_by_m014(project, tmp_path,
     write(fresh, tmp_path / "g2")
     with memdir.open(project, home=tmp_path / "g1", config={"store": old, "remote.project": "p"}) as m:  # m014 runs
         assert m.recall("istanbul") and m.recall("izmir")[0].id == "e0"
-    assert rows(old) == rows(fresh)
+    assert pg_fts_rows(old) == pg_fts_rows(fresh)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 import memdir
+from conftest import pg_fts_rows
 from memdir.recall.tokenize import is_cjk_char, tokenize
 
 NOTES = {
@@ -89,13 +90,6 @@ def test_postgres_rows_written_before_are_retokenized_by_m015(project, tmp_path,
 
     from memdir.recall import tokenize as T
 
-    def rows(url):
-        with psycopg.connect(url) as c:
-            fts = sorted(c.execute("SELECT d.ref, f.seq, f.tags, f.title, f.body, f.context, f.dl, f.tf::text "
-                                   "FROM fts f JOIN docs d ON d.id = f.doc_id").fetchall())
-            df = sorted(c.execute("SELECT term, sum(df) FROM term_df GROUP BY term HAVING sum(df) <> 0").fetchall())
-        return fts, df
-
     def write(url, home):
         with memdir.open(project, home=home, config={"store": url, "remote.project": "p"}) as m:
             m.remember("การปรับใช้ต้องสำรองฐานข้อมูลก่อนเสมอ", summary="สำรองฐานข้อมูล")
@@ -107,7 +101,7 @@ def test_postgres_rows_written_before_are_retokenized_by_m015(project, tmp_path,
     monkeypatch.setattr(T, "_cjk_runs", None)
     T._word_cache.clear()
     write(old, tmp_path / "g1")
-    written_before = rows(old)
+    written_before = pg_fts_rows(old)
     with psycopg.connect(old, autocommit=True) as c:  # as before this memdir: schema v14
         c.execute("DELETE FROM memdir_schema WHERE version >= 15")
     monkeypatch.undo()
@@ -117,4 +111,4 @@ def test_postgres_rows_written_before_are_retokenized_by_m015(project, tmp_path,
     write(fresh, tmp_path / "g2")
     with memdir.open(project, home=tmp_path / "g1", config={"store": old, "remote.project": "p"}) as m:  # m015 runs
         assert m.recall("สำรอง") and m.recall("timeout")[0].id == "e1"
-    assert rows(old) == rows(fresh) != written_before
+    assert pg_fts_rows(old) == pg_fts_rows(fresh) != written_before
