@@ -189,7 +189,7 @@ def secret_free(text: str | None) -> str | None:
     return redact(text)
 
 
-def unredacted_span_shift(hit: Any, text: str) -> Any:
+def redacted_hit(hit: Any, text: str) -> Any:
     """``hit`` with ``text`` (its text passed through :func:`secret_free`) and its matched passage moved by what the
     markers before it changed; ``hit`` itself when nothing was redacted."""
     if text == (hit.text or ""):
@@ -205,7 +205,7 @@ def unredacted_span_shift(hit: Any, text: str) -> Any:
 
 def hit_out(hit: Any, limit: int = MAX_HIT_CHARS) -> dict[str, Any]:
     # redacted whole before any cut: a key a cut split in two would pass as two harmless halves
-    hit = unredacted_span_shift(hit, secret_free(hit.text or "") or "")
+    hit = redacted_hit(hit, secret_free(hit.text or "") or "")
     text = hit.text or ""
     truncated = len(text) > limit
     if truncated:  # the cut text says how to read the rest (memory_read from the cut), within the same limit
@@ -303,7 +303,7 @@ def do_read(m: "Memdir", id: str, offset: int = 0, max_chars: int = MAX_READ_CHA
     end = offset + len(chunk)
     summary = getattr(item, "summary", None)
     return {"id": getattr(item, "id", None) or item.key, "kind": getattr(item, "kind", None) or item.role,
-            "scope": item.scope, "summary": secret_free(summary[:200]) if summary else None, "offset": offset,
+            "scope": item.scope, "summary": (secret_free(summary) or "")[:200] if summary else None, "offset": offset,
             "total_chars": len(text), "next_offset": end if end < len(text) else None, "text": chunk}
 
 
