@@ -497,3 +497,16 @@ def test_doctor_warns_when_opencode_has_memdirs_plugin_in_both_places(home, tmp_
     install_host("opencode", project=proj, argv=[str(exe)])
     twice = [c for c in host_checks(proj) if c["check"] == "opencode hooks"]
     assert twice and twice[0]["ok"] == "warn" and "twice" in twice[0]["detail"]
+
+
+@pytest.mark.parametrize("host", ["claude-code", "codex", "opencode"])
+def test_a_project_install_says_when_the_user_s_install_would_run_too(home, tmp_path, host):
+    """`memdir install claude-code --project` said that the user's own install would make each prompt captured and
+    injected twice; codex and opencode said nothing (only doctor did, later)."""
+    proj = tmp_path / "proj"
+    (proj / ".git").mkdir(parents=True)
+    assert not [n for n in install_host(host, project=proj, argv=ARGV).notes if "twice" in n]  # no user install
+    install_host(host, project=proj, argv=ARGV, uninstall=True)
+    install_host(host, argv=ARGV)
+    plan = install_host(host, project=proj, argv=ARGV)
+    assert [n for n in plan.notes if "twice" in n and "--uninstall" in n], plan.notes

@@ -22,6 +22,7 @@ from memdir.hosts.install import (
     remove_empty_dirs,
     users_own_text,
     remove_file,
+    twice_note,
     set_hooks,
     strip_hooks,
     write_json,
@@ -293,6 +294,8 @@ def install(plan: Plan, *, project: Path | None, uninstall: bool, argv: list[str
         strip_hooks(hooks, "codex")
     else:
         set_hooks(hooks, "codex", argv)
+        if project is not None:  # your own install too: Codex would run both
+            twice_note(plan, ch / "hooks.json", "codex", "user")
     after = codex_hook_keys(hooks_path, hooks)
     # trust: ours (re)recorded at their positions; keys of removed or moved handlers dropped or re-keyed
     trust = {k: codex_hook_hash(ev, g, h) for k, ev, g, h in after.values() if is_ours(h.get("command"), "codex")}

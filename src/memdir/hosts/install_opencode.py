@@ -63,6 +63,10 @@ def install(plan: Plan, *, project: Path | None, uninstall: bool, argv: list[str
     old_plugin = plugin.read_text(encoding="utf-8", errors="replace") if plugin.exists() else None
     if old_plugin is not None and PLUGIN_MARK not in old_plugin:
         raise UsageError(f"{plugin} exists and was not written by memdir; move it away first — nothing was changed")
+    yours = opencode_config_dir() / "plugins" / "memdir.js"
+    if project is not None and not uninstall and yours.exists():  # OpenCode loads your plugins and the project's
+        plan.notes.append(f"{yours} is memdir's plugin too: OpenCode loads both, so each prompt would be captured "
+                          "and injected twice; keep one (memdir install opencode --uninstall removes yours)")
     entry = {"type": "local", "command": [*argv, "mcp"], "enabled": True, "timeout": 5000}
     raw = read_settings_text(cfg_path) if cfg_path.exists() else None
     data: dict[str, Any] | None = None
