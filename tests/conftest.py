@@ -175,3 +175,31 @@ def pg_fts_rows(url):
                                "FROM fts f JOIN docs d ON d.id = f.doc_id").fetchall())
         df = sorted(c.execute("SELECT term, sum(df) FROM term_df GROUP BY term HAVING sum(df) <> 0").fetchall())
     return fts, df
+
+
+def reopened_as_older(root_dir, home, text: str, dropped: str, caplog) -> bool:
+    """A project at ``root_dir`` holding a note of ``text``, its index marked as built by the version before the
+    ``dropped`` tail of :func:`memdir.store.sqlite.opening.index_version`, opened again: whether that open
+    re-tokenized it (its one warning). The index's version is the current one afterwards either way."""
+    import logging
+    import sqlite3
+
+    from memdir.store.sqlite import opening
+
+    (root_dir / ".git").mkdir(parents=True)
+    with memdir.open(root_dir, home=home) as m:
+        m.remember(text)
+        path = m.stores.root("project").db_path
+    db = sqlite3.connect(path, isolation_level=None)
+    try:
+        db.execute("UPDATE meta SET value = ? WHERE key = 'tokenizer'", (opening.index_version()[: -len(dropped)],))
+    finally:
+        db.close()
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="memdir"):
+        db, _ = opening.open_index(path)
+    try:
+        assert db.execute("SELECT value FROM meta WHERE key = 'tokenizer'").fetchone()[0] == opening.index_version()
+    finally:
+        db.close()
+    return any("re-tokenizing" in r.getMessage() for r in caplog.records)

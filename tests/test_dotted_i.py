@@ -2,10 +2,8 @@
 (``i`` + ``stanbul``): no query without the dot found the note. It reads as ``i`` now, and an index built before is
 re-tokenized at its next open only when one of its texts holds an İ."""
 
-import sqlite3
-
 import memdir
-from conftest import pg_fts_rows
+from conftest import pg_fts_rows, reopened_as_older
 from memdir.recall.tokenize import tokenize
 from memdir.store.sqlite import opening
 
@@ -20,35 +18,11 @@ def test_a_dotted_capital_i_is_an_i(tmp_path):
             assert [h.id for h in m.recall(q)][:1] == [n.id], q
 
 
-def _make_older(db_path) -> None:
-    """Record the version before the dotted I's reading as the index's tokenizer version."""
-    db = sqlite3.connect(db_path, isolation_level=None)
-    try:
-        old = opening.index_version()[: -len(opening.DOTTED_I + opening.UNSPACED)]
-        db.execute("UPDATE meta SET value = ? WHERE key = 'tokenizer'", (old,))
-    finally:
-        db.close()
-
-
 def test_an_older_index_is_rebuilt_only_when_a_text_holds_a_dotted_i(tmp_path, caplog):
-    import logging
-
     for name, text, rebuilt in (("tr", "İzmir ofisi taşındı", True), ("en", "the office moved to Leeds", False),
                                 ("nfd", "VPN in I\u0307zmir drops every hour", True)):
-        (tmp_path / name / ".git").mkdir(parents=True)
-        with memdir.open(tmp_path / name, home=tmp_path / "g") as m:
-            m.remember(text)
-            path = m.stores.root("project").db_path
-        _make_older(path)
-        caplog.clear()
-        with caplog.at_level(logging.WARNING, logger="memdir"):
-            db, _ = opening.open_index(path)
-        try:
-            said = any("re-tokenizing" in r.getMessage() for r in caplog.records)
-            assert said is rebuilt, name
-            assert db.execute("SELECT value FROM meta WHERE key = 'tokenizer'").fetchone()[0] == opening.index_version()
-        finally:
-            db.close()
+        said = reopened_as_older(tmp_path / name, tmp_path / "g", text, opening.DOTTED_I + opening.UNSPACED, caplog)
+        assert said is rebuilt, name
         with memdir.open(tmp_path / name, home=tmp_path / "g") as m:
             assert m.recall("izmir" if rebuilt else "leeds")
 

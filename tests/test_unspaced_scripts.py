@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 import memdir
-from conftest import pg_fts_rows
+from conftest import pg_fts_rows, reopened_as_older
 from memdir.recall.tokenize import is_cjk_char, tokenize
 
 NOTES = {
@@ -42,43 +42,14 @@ def test_the_runs_are_not_cjk_to_the_glossary_and_english_is_unchanged():
     assert len(tokenize("สำรอง", unigrams=False)) > 1
 
 
-def _make_older(db_path) -> None:
-    """Record the version before the unspaced scripts' reading as the index's tokenizer version."""
-    import sqlite3
-
-    from memdir.store.sqlite import opening
-
-    db = sqlite3.connect(db_path, isolation_level=None)
-    try:
-        old = opening.index_version()[: -len(opening.UNSPACED)]
-        db.execute("UPDATE meta SET value = ? WHERE key = 'tokenizer'", (old,))
-    finally:
-        db.close()
-
-
 def test_an_older_index_is_rebuilt_only_when_a_text_holds_such_a_script(tmp_path, caplog):
     """An upgrade re-tokenizes a store (seconds for a large one) only when the change touches one of its rows."""
-    import logging
-
     from memdir.store.sqlite import opening
 
     for name, text, query, rebuilt in (("th", "การปรับใช้ต้องสำรองฐานข้อมูลก่อนเสมอ", "สำรอง", True),
                                        ("en", "the office moved to Leeds", "leeds", False),
                                        ("zh", "部署前必须给数据库表加锁", "加锁", False)):
-        (tmp_path / name / ".git").mkdir(parents=True)
-        with memdir.open(tmp_path / name, home=tmp_path / "g") as m:
-            m.remember(text)
-            path = m.stores.root("project").db_path
-        _make_older(path)
-        caplog.clear()
-        with caplog.at_level(logging.WARNING, logger="memdir"):
-            db, _ = opening.open_index(path)
-        try:
-            said = any("re-tokenizing" in r.getMessage() for r in caplog.records)
-            assert said is rebuilt, name
-            assert db.execute("SELECT value FROM meta WHERE key = 'tokenizer'").fetchone()[0] == opening.index_version()
-        finally:
-            db.close()
+        assert reopened_as_older(tmp_path / name, tmp_path / "g", text, opening.UNSPACED, caplog) is rebuilt, name
         with memdir.open(tmp_path / name, home=tmp_path / "g") as m:
             assert m.recall(query), name
 

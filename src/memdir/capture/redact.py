@@ -84,7 +84,7 @@ import re
 import string
 from collections.abc import Callable, Iterator
 
-__all__ = ["KINDS", "MARKER_RE", "find_secrets", "redact", "redact_with_kinds"]
+__all__ = ["KINDS", "MARKER_RE", "find_secrets", "redact", "redact_span", "redact_with_kinds"]
 
 #: A redaction marker as produced by this module.
 MARKER_RE = re.compile(r"\[redacted:[a-z0-9_]{1,40}\]")
@@ -3052,3 +3052,14 @@ def redact(text: str) -> str:
     ``str``; never raises on any ``str``.
     """
     return redact_with_kinds(text)[0]
+
+
+def redact_span(text: str, span: tuple[int, int] | None) -> tuple[str, tuple[int, int] | None]:
+    """:func:`redact` of ``text`` and ``span`` (a ``(start, end)`` range of ``text``, or ``None``) moved by what the
+    markers before it changed: a text shown whole before a window is cut from it near the passage that matched.
+    ``text`` and ``span`` themselves when nothing was redacted."""
+    out = redact(text)
+    if out == text or span is None:
+        return out, span
+    shift = len(redact(text[:span[0]])) - span[0]
+    return out, (max(0, span[0] + shift), max(0, min(len(out), span[1] + shift)))

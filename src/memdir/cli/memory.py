@@ -126,11 +126,11 @@ def unsecret(item: Any) -> Any:
     rules find today replaced by its marker (a text stored by an older memdir, or a note typed by hand)."""
     from dataclasses import is_dataclass, replace
 
-    from memdir.server.tools import secret_free
+    from memdir.capture.redact import redact
 
     if not is_dataclass(item):
         return item
-    fields = {f: secret_free(getattr(item, f)) for f in ("text", "summary") if isinstance(getattr(item, f, None), str)}
+    fields = {f: redact(getattr(item, f)) for f in ("text", "summary") if isinstance(getattr(item, f, None), str)}
     return replace(item, **fields) if any(fields[f] != getattr(item, f) for f in fields) else item
 
 

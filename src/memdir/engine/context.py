@@ -148,14 +148,9 @@ def context(s: Stores, prompt: str = "", *, max_chars: int | None = None, max_en
 def entry_without_secrets(e: inject.Entry) -> None:
     """``e``'s text (and lead) with every secret the capture rules find today replaced by its marker, before a window
     is cut from it, its matched passage moved by what the markers before it changed."""
-    from memdir.capture.redact import redact
+    from memdir.capture.redact import redact, redact_span
 
-    text = redact(e.text)
-    if text != e.text:
-        if e.span is not None:
-            shift = len(redact(e.text[:e.span[0]])) - e.span[0]
-            e.span = (max(0, e.span[0] + shift), max(0, min(len(text), e.span[1] + shift)))
-        e.text = text
+    e.text, e.span = redact_span(e.text, e.span)
     if e.lead:
         e.lead = redact(e.lead)
 

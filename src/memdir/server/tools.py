@@ -189,23 +189,19 @@ def secret_free(text: str | None) -> str | None:
     return redact(text)
 
 
-def redacted_hit(hit: Any, text: str) -> Any:
-    """``hit`` with ``text`` (its text passed through :func:`secret_free`) and its matched passage moved by what the
-    markers before it changed; ``hit`` itself when nothing was redacted."""
-    if text == (hit.text or ""):
-        return hit
+def redacted_hit(hit: Any) -> Any:
+    """``hit`` with its text redacted whole and its matched passage moved with it
+    (:func:`memdir.capture.redact.redact_span`); ``hit`` itself when nothing was redacted."""
     from dataclasses import is_dataclass, replace
 
-    span = span_of(hit, len(hit.text or ""))
-    if span is not None:
-        shift = len(secret_free(hit.text[:span[0]]) or "") - span[0]
-        span = (max(0, span[0] + shift), max(0, min(len(text), span[1] + shift)))
-    return replace(hit, text=text, span=span) if is_dataclass(hit) else hit
+    from memdir.capture.redact import redact_span
+
+    text, span = redact_span(hit.text or "", span_of(hit, len(hit.text or "")))
+    return replace(hit, text=text, span=span) if text != (hit.text or "") and is_dataclass(hit) else hit
 
 
 def hit_out(hit: Any, limit: int = MAX_HIT_CHARS) -> dict[str, Any]:
-    # redacted whole before any cut: a key a cut split in two would pass as two harmless halves
-    hit = redacted_hit(hit, secret_free(hit.text or "") or "")
+    hit = redacted_hit(hit)  # redacted whole before any cut: a key a cut split in two would pass as two halves
     text = hit.text or ""
     truncated = len(text) > limit
     if truncated:  # the cut text says how to read the rest (memory_read from the cut), within the same limit
