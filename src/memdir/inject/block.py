@@ -117,7 +117,8 @@ class Entry:
     ``urls`` = it asks for a web address: only a part holding a URL is preferred; ``decision`` = it asks what was
     decided: a part saying what was decided or recommended is preferred; ``answer`` = the shape of the line the
     question's kind looks for (:func:`memdir.inject.kinds.answer_line`: a test verdict, a commit, the error line of a
-    failing output): a part holding one is preferred."""
+    failing output): a part holding one is preferred; ``follows`` = the tool call an agent turn shown just above led
+    to (:func:`memdir.engine.context.follow_ups`): never left out as a near-duplicate."""
 
     id: str
     handle: str
@@ -134,6 +135,7 @@ class Entry:
     urls: bool = False
     decision: bool = False
     answer: re.Pattern[str] | None = None
+    follows: bool = False
 
     def header(self, full: bool = True) -> str:
         if not full:
@@ -352,7 +354,7 @@ def _near_duplicates(entries: list[Entry], weights: dict[str, float]) -> list[En
         toks = set(tokenize(text))
         # the later entry adds little when most of its own tokens are already shown (a short earlier entry whose
         # words a long later one contains is no reason to drop the long one)
-        if toks and any(len(toks & k) >= 0.6 * len(toks) for _, k in kept if k):
+        if toks and not e.follows and any(len(toks & k) >= 0.6 * len(toks) for _, k in kept if k):
             continue
         kept.append((e, toks))
     return [e for e, _ in kept]
