@@ -103,7 +103,9 @@ def main() -> None:
                        ("\"auth=('u', \" ", "auth=('u', "), ("'{ pass: ' + a quote", "{ pass: '"),
                        ("'net use a /user:b '", "net use a /user:b "), ("'Private-Lines: 1' + lines", "Private-Lines: 1\nAAAA\n"),
                        ("\"'Basic ' + '\" ", "'Basic ' + '"), ("76-column base64 lines", "QUFB" * 19 + "\n"),
-                       ("'| Key | ' table rows", "| API key | x |\n"), ("'NAME=' + base64", "A=QUFBQUFBQUFBQUFBQUFBQUFBQUFB ")]:
+                       ("'| Key | ' table rows", "| API key | x |\n"), ("'NAME=' + base64", "A=QUFBQUFBQUFBQUFBQUFBQUFBQUFB "),
+                       # a credential option named with qualifiers: runs of dashed words, an option with no value
+                       ("'--a-'", "--a-"), ("'--a-b-c-d-e-f-'", "--a-b-c-d-e-f-"), ("'-db-token='", "-db-token=")]:
         ms = []
         for n in (30_000, 300_000):
             # a value followed by one long run of blanks: each split of the run must not be tried again (quadratic)

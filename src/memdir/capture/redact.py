@@ -462,6 +462,43 @@ def _check_cli_flag(m: re.Match[str], value: str, text: str) -> bool:
     return not _is_placeholder(value) and not value.startswith("-")
 
 
+#: the words before a last word ``key`` that make an option name a credential (``--account-key``, ``--secret-key``;
+#: not ``--sort-key``, ``--ssh-key``, ``--cache-key``)
+_FLAG_KEY_QUALIFIERS = frozenset("""api secret access private license encryption master client auth account storage
+subscription shared sas app admin""".split())
+
+
+def _compound_flag_kind(name: str) -> str | None:
+    """The kind a compound credential option's name says (``admin-password``: password, ``bot-token``: token,
+    ``webhook-secret``: secret, ``account-key``: api_key), or None when its last word ``key`` names no credential."""
+    words = [w for w in re.split(r"[-_]", name) if w]
+    last = words[-1]
+    if last in ("password", "passwd", "pass", "pwd"):
+        return "password"
+    if last in ("token", "authtoken", "authkey") or (last == "key" and len(words) > 1 and words[-2] == "auth"):
+        return "token"
+    if last == "secret":
+        return "secret"
+    if last == "key" and len(words) > 1 and words[-2] in _FLAG_KEY_QUALIFIERS:
+        return "secret" if words[-2] in ("secret", "private", "encryption", "master") else "api_key"
+    return None
+
+
+def _check_compound_flag(m: re.Match[str], value: str, text: str) -> bool:
+    """A compound credential option's value (:func:`_compound_flag_kind`): a password's any value no word of a sentence
+    (:func:`_check_cli_password`); a token's, secret's or key's a random-looking one of 8+ characters. Never a path, a
+    placeholder, another option or a shell expansion."""
+    kind = _compound_flag_kind(m.group("name"))
+    if kind is None or not _check_cli_password(m, value, text):
+        return False
+    if value.startswith(("/", "~", "./", "../", "<", "@")) or "{" in value:
+        return False
+    if kind == "password":
+        return len(value) >= 4 and not _is_label(value)
+    return (len(value) >= 8 and "/" not in value and not _is_label(value)
+            and (_looks_secretish(value) or (len(value) >= 16 and _random_tail(value.replace("-", "").replace("_", "")))))
+
+
 #: what follows ``sshpass -p VALUE``: the command it runs and that command's argument
 _SSHPASS_NEXT = re.compile(r"[ \t]+(?:ssh|scp|sftp|rsync|ssh-copy-id)(?![\w-])[ \t]+[^\s]", re.I)
 
@@ -1212,6 +1249,15 @@ _KEYWORD_RULES: list[_Rule] = [
         _r(r"--(?:token|api-key|apikey|secret|auth-token|access-token)(?:[ \t]{1,4}|=)" + _FLAG_VALUE),
         ("--",), priority=_P_ASSIGN, group="val", check=_check_cli_flag, lowered=True,
         anchors=("--token", "--api-key", "--apikey", "--secret", "--auth-token", "--access-token"),
+    ),
+    # a credential option named with a qualifier: --admin-password X, --client-secret X, --bot-token X,
+    # --secret-access-key X, --auth-key=X, Go's single-dash -db-password X (the kind and the value's test by its last word)
+    _Rule(
+        "compound_flag",  # the kind: by the option's last word, _compound_flag_kind
+        _r(r"--?(?P<name>(?:[a-z0-9]{1,20}+[-_]){1,4}+(?:password|passwd|pass|pwd|secret|token|key|authkey|authtoken)"
+           r"|authkey|authtoken)(?:[ \t]{1,4}|=)" + _FLAG_VALUE),
+        ("--", "-"), priority=_P_ASSIGN, group="val", check=lambda m, v, t: _check_compound_flag(m, v, t), lowered=True,
+        anchors=("-",),
     ),
     _Rule(
         "password",
@@ -2131,6 +2177,8 @@ def _run_rule(rule: _Rule, hay: str, text: str) -> Iterator[tuple[str, int, int,
             kind = _cjk_kind(m.group("key"))
         elif kind == "intl_key_label":
             kind = _INTL_KEY_LABELS.get(m.group("key"), "api_key")
+        elif kind == "compound_flag":
+            kind = _compound_flag_kind(m.group("name")) or "token"
         elif "nq" in m.re.groupindex:  # a credential named by a string literal: its name says which kind
             kind = _assignment_kind(hay, m.start("kw"), m.end("kw"))
         elif "kq" in m.re.groupindex:  # a config setting: its name says which kind
@@ -2712,7 +2760,7 @@ def _scan_tables(text: str) -> Iterator[tuple[str, int, int, int]]:
 
 #: Every kind name :func:`find_secrets` can report.
 KINDS = frozenset(
-    {r.kind for r in (*_PROVIDER_RULES, *_KEYWORD_RULES) if r.kind not in ("cjk_label", "intl_key_label")}
+    {r.kind for r in (*_PROVIDER_RULES, *_KEYWORD_RULES) if r.kind not in ("cjk_label", "intl_key_label", "compound_flag")}
     | {"password", "token", "secret", "secret_key", "api_key", "credentials", "aws_secret_key"}
     | {"db_uri", "uri_password", "private_key", "private", "mailchimp_key", "hex_secret", "base64_secret"}
     | {"airtable_token", "cookie", "uri_token"}
