@@ -105,7 +105,10 @@ def main() -> None:
                        ("\"'Basic ' + '\" ", "'Basic ' + '"), ("76-column base64 lines", "QUFB" * 19 + "\n"),
                        ("'| Key | ' table rows", "| API key | x |\n"), ("'NAME=' + base64", "A=QUFBQUFBQUFBQUFBQUFBQUFBQUFB "),
                        # a credential option named with qualifiers: runs of dashed words, an option with no value
-                       ("'--a-'", "--a-"), ("'--a-b-c-d-e-f-'", "--a-b-c-d-e-f-"), ("'-db-token='", "-db-token=")]:
+                       ("'--a-'", "--a-"), ("'--a-b-c-d-e-f-'", "--a-b-c-d-e-f-"), ("'-db-token='", "-db-token="),
+                       # a login's token: options before it, Redis's AUTH and requirepass with no line end
+                       ("'cargo login -a b '", "cargo login -a b "), ("'auth a '", "auth a "),
+                       ("'requirepass '", "requirepass "), ("'echo a | cargo login '", "echo a | cargo login ")]:
         ms = []
         for n in (30_000, 300_000):
             # a value followed by one long run of blanks: each split of the run must not be tried again (quadratic)

@@ -621,6 +621,23 @@ def _check_tool_flag(m: re.Match[str], value: str, text: str) -> bool:
     return _check_cli_password(m, value, text)
 
 
+#: where Redis reads an AUTH command: redis-cli's (or valkey-cli's, keydb-cli's) arguments, its prompt (``host:6379>``)
+_REDIS_AUTH_BEFORE = re.compile(r"(?:redis|valkey|keydb)-cli(?![\w-])|(?::\d{2,5}(?:\[\d{1,2}\])?|^redis)>[ \t]{0,2}\Z",
+                                re.I)
+
+
+def _check_redis_auth(m: re.Match[str], value: str, text: str) -> bool:
+    """Redis's ``AUTH [user] PASSWORD``: after redis-cli on its line or at its prompt, any value no word of a sentence;
+    alone on its line (a script, a MULTI block), written ``AUTH`` and a value that mixes letters with digits or
+    symbols."""
+    line = text[text.rfind("\n", max(0, m.start() - 300), m.start()) + 1:m.start()]
+    if not _check_cli_password(m, value, text) or _is_label(value):
+        return False
+    if _REDIS_AUTH_BEFORE.search(line) is not None:
+        return True
+    return not line.strip() and text.startswith("AUTH", m.start()) and _looks_secretish(value)
+
+
 def _check_positional_password(m: re.Match[str], value: str, text: str) -> bool:
     """``net user NAME PASSWORD`` / ``rabbitmqctl add_user NAME PASSWORD``: not ``*`` (asks for it), a ``/add``-style
     switch or a word of a sentence."""
@@ -689,13 +706,19 @@ _STDIN_PASSWORD_RE = re.compile(r"--password-stdin(?![\w-])|(?<![\w-])passwd(?![
 _CHPASSWD_RE = re.compile(r"(?<![\w-])chpasswd(?![\w-])")
 #: a command that stores what it reads on stdin as a secret: gh secret set NAME, vercel env add NAME, wrangler secret put
 #: NAME, gcloud secrets create|versions add … --data-file=-, docker / podman secret create NAME -, pass insert, secret-tool
-#: store, doppler secrets set NAME, firebase functions:secrets:set NAME, keyring set, kubectl … --from-file=…/dev/stdin
+#: store, doppler secrets set NAME, firebase functions:secrets:set NAME, keyring set, kubectl … --from-file=…/dev/stdin;
+#: a login that reads its token there
 _SECRET_STDIN = (r"(?:(?:npx|pnpx|bunx|yarn|pnpm(?:[ \t]{1,4}(?:dlx|exec))?)[ \t]{1,4})?"
                  r"(?:gh[ \t]{1,4}secret[ \t]{1,4}set|vercel[ \t]{1,4}env[ \t]{1,4}add|wrangler(?:[ \t]{1,4}pages)?[ \t]{1,4}secret"
                  r"[ \t]{1,4}put|gcloud[ \t]{1,4}secrets[ \t]{1,4}(?:create|versions[ \t]{1,4}add)[^\n|&;]{0,200}?--data-file[ \t=]{1,4}-"
                  r"(?![\w./-])|(?:docker|podman)[ \t]{1,4}secret[ \t]{1,4}create[ \t]{1,4}[^\s|&;]{1,100}[ \t]{1,4}-(?![\w./-])"
                  r"|pass[ \t]{1,4}(?:insert|add)|secret-tool[ \t]{1,4}store|doppler[ \t]{1,4}secrets[ \t]{1,4}set"
-                 r"|firebase[ \t]{1,4}functions:secrets:set|keyring[ \t]{1,4}set|kubectl[^\n|&;]{0,200}?=/dev/stdin)")
+                 r"|firebase[ \t]{1,4}functions:secrets:set|keyring[ \t]{1,4}set|kubectl[^\n|&;]{0,200}?=/dev/stdin"
+                 # a tool's login reading its token on stdin: gh auth login --with-token, glab auth login --stdin, cargo
+                 # login, az devops login
+                 r"|gh[ \t]{1,4}auth[ \t]{1,4}login[^\n|&;]{0,200}?--with-token(?![\w-])"
+                 r"|glab[ \t]{1,4}auth[ \t]{1,4}login[^\n|&;]{0,200}?--stdin(?![\w-])"
+                 r"|cargo[ \t]{1,4}login|az[ \t]{1,4}devops[ \t]{1,4}login)")
 _SECRET_STDIN_RE = re.compile(r"(?<![\w-])" + _SECRET_STDIN, re.I)
 
 
@@ -1158,7 +1181,7 @@ _PROVIDER_RULES: list[_Rule] = [
     # --stdin bob: a password piped in (-S read as written)
     _Rule(
         "password",
-        _r(r"(?:echo|printf)[ \t]{1,4}(?:-[a-z]{1,3}[ \t]{1,4})?(?:(?P<fq>[\"'])%s(?:\\[rn])*(?P=fq)[ \t]{1,4})?"
+        _r(r"(?:echo|printf)[ \t]{1,4}(?:-[a-z]{1,3}[ \t]{1,4})?(?:(?P<fq>[\"']?)%s(?:\\[rn])*(?P=fq)[ \t]{1,4})?"
            r"(?:(?P<q>[\"'])(?P<qval>[^\"'\r\n]{1,512}+)(?P=q)"
            r"|(?P<val>[^\s\"'`<>|;&-][^\s\"'`<>|;&]{0,511}+))[ \t]{0,4}\|[ \t]{0,4}"
            r"(?=" + _SUDO_STDIN + r"|[^\n|&;]{0,300}?--password-stdin|passwd[^\n|&;]{0,100}?[ \t]--stdin(?![\w-])"
@@ -1425,6 +1448,31 @@ _KEYWORD_RULES: list[_Rule] = [
            + _FLAG_QUOTED_OR_BARE),
         ("config", "user-secrets", "npm", "pnpm"), priority=_P_ASSIGN, check=lambda m, v, t: _check_config_set(m, v, t),
         lowered=True, anchors=("config", "user-secrets", "npm set", "pnpm set"),
+    ),
+    # a tool's login given its token as an argument: cargo login TOKEN, wandb login [--relogin] KEY, ngrok authtoken
+    # TOKEN, ngrok config add-authtoken TOKEN (the token ends the command)
+    _Rule(
+        "token",
+        _r(r"(?:cargo[ \t]{1,4}login|wandb[ \t]{1,4}login|ngrok[ \t]{1,4}(?:config[ \t]{1,4}add-authtoken|authtoken))"
+           r"(?:[ \t]{1,4}--?[a-z][a-z0-9-]{0,30}+(?:[ \t]{1,4}(?![-\"'])[^\s|&;]{1,200}+)?){0,4}?[ \t]{1,4}"
+           + _FLAG_QUOTED_OR_BARE + r"(?=[ \t]*(?:\r?\n|\Z|[|&;]))"),
+        ("login", "authtoken"), priority=_P_ASSIGN, group="val", lowered=True, anchors=("cargo", "wandb", "ngrok"),
+        check=lambda m, v, t: _check_cli_password(m, v, t) and len(v) >= 8 and not _is_label(v) and (
+            _looks_secretish(v) or _random_tail(v)),
+    ),
+    # Redis: AUTH [user] PASSWORD (redis-cli's argument, its prompt "host:6379> ", a script's line), requirepass /
+    # masterauth PASSWORD (redis.conf, CONFIG SET, redis-server --requirepass)
+    _Rule(
+        "password",
+        _r(r"auth[ \t]{1,4}(?:[a-z0-9_.@-]{1,64}+[ \t]{1,4})?" + _FLAG_QUOTED_OR_BARE + r"[ \t]*(?=\r?\n|\Z)"),
+        ("auth",), priority=_P_ASSIGN, group="val", lowered=True, anchors=("auth",),
+        check=lambda m, v, t: _check_redis_auth(m, v, t),
+    ),
+    _Rule(
+        "password",
+        _r(r"(?:requirepass|masterauth)[ \t]{1,4}" + _FLAG_QUOTED_OR_BARE + r"(?=[ \t]*(?:\r?\n|\Z|--|[|&;#]))"),
+        ("requirepass", "masterauth"), priority=_P_ASSIGN, group="val", lowered=True,
+        anchors=("requirepass", "masterauth"), pre=_W.difference("-"), check=lambda m, v, t: _check_cli_password(m, v, t) and len(v) >= 4,
     ),
     # mongosh / mongo / mongodump … -p hunter2 (the MongoDB tools' short password option; --password is the
     # assignment rule's), on its own command (sqlcmd -P: with the provider rules, which read the case)
