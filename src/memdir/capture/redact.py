@@ -277,9 +277,17 @@ _LABEL_RE = re.compile(r"[A-Za-z_][\w.-]{0,40}[:=]?")
 _LABEL_WORDS = ("pass", "pwd", "token", "secret", "key", "auth", "cred")
 
 
+#: digits inside a word, between its letters (``Tig3r``, ``Adm1n``, ``P4ss``): a password's spelling, not a name's
+_DIGITS_IN_WORD = re.compile(r"[A-Za-z][0-9]+[a-z]")
+
+
 def _is_label(value: str) -> bool:
-    """Does ``value`` read as another credential label (``passwd:``, ``refreshToken``) rather than a secret?"""
-    return bool(_LABEL_RE.fullmatch(value)) and any(w in value.lower() for w in _LABEL_WORDS)
+    """Does ``value`` read as another credential label (``passwd:``, ``refreshToken``) rather than a secret? A value
+    with digits inside its words (``Tig3rPass99``, ``Adm1nToken77``) is a password holding the word, unless it ends in
+    a label's ``:`` or ``=``."""
+    if not (_LABEL_RE.fullmatch(value) and any(w in value.lower() for w in _LABEL_WORDS)):
+        return False
+    return value.endswith((":", "=")) or _DIGITS_IN_WORD.search(value) is None
 
 
 #: ``pw`` as a credential name: the whole key, or its last word (``db_pw``, ``admin-pw``), not ``npw`` or ``hpw``
@@ -832,7 +840,7 @@ def _check_cjk_label(m: re.Match[str], value: str, text: str) -> bool:
     mixes letters with digits or symbols (``密码 reset`` is a word about it)."""
     if m.group("glued") is not None:
         return _glued_cjk_value(value.rstrip(_WORD_TRAIL), _cjk_kind(m.group("key")) == "password")
-    if m.group("bare") is not None:
+    if m.group("bare") is not None or m.group("key") == "암호":  # 암호: AES-256-GCM names a cipher
         v = value.rstrip(_WORD_TRAIL)
         if any(c in v for c in "/.:") or _algorithm(v) or _STANDARD_NAME.fullmatch(v) or _is_label(v):
             return False  # a path, a URL, a version, an ARN, an algorithm (私钥 ~/.ssh/id_ed25519, 密钥 AES-256-GCM)
@@ -1023,13 +1031,18 @@ _QUOTED_OR_BARE = (
 _CJK_LABELS = ("密码", "密碼", "口令", "密钥", "密鑰", "金鑰", "秘钥", "秘鑰", "私钥", "私鑰", "令牌", "權杖", "授权码", "授權碼",
                "通行码", "通行碼",
                # Japanese and Korean: password, PIN, passcode, secret key (not トークン / 토큰, "token", which counts a
-               # model's input as often as it names a credential, nor 암호, "cipher" as well as "password")
-               "パスワード", "暗証番号", "パスコード", "秘密鍵", "비밀번호", "비번", "패스워드", "비밀키")
+               # model's input as often as it names a credential)
+               "パスワード", "暗証番号", "パスコード", "秘密鍵", "비밀번호", "비번", "패스워드", "비밀키",
+               # 암호 ("password", and "cipher" too): its value is vetted as after a bare label (:func:`_check_cjk_label`)
+               "암호")
 #: "password" in other European languages (lower case: the keyword rules read the lowered text)
 _EU_LABELS = ("passwort", "kennwort", "contraseña", "contrasena", "mot de passe", "senha", "wachtwoord", "hasło", "haslo",
               "lösenord", "losenord", "passord", "adgangskode", "salasana", "heslo", "şifre", "пароль", "парол", "mật khẩu",
               "kata sandi", "jelszó", "parola d'ordine", "palavra-passe", "पासवर्ड", "कूटशब्द", "كلمة المرور", "كلمة السر",
-              "סיסמה", "סיסמא", "รหัสผ่าน", "κωδικός πρόσβασης", "гасло")
+              "סיסמה", "סיסמא", "รหัสผ่าน", "κωδικός πρόσβασης", "гасло",
+              # Italian / Turkish / Romanian "parola", Greek, Indonesian "sandi" (alone: its value must mix letters with
+              # digits or symbols, so "la parola è ciao" is a word about a word)
+              "parola", "κωδικός", "συνθηματικό", "sandi")
 #: a key's or a token's name in other languages (lower case), and the kind it reports: a value after one is redacted when it
 #: reads as key material (:func:`_glued_cjk_value`: random, 16+ characters, or 32+ hex), so ``入力トークン: 1500`` and
 #: ``clé API : voir le coffre`` stay
@@ -1039,7 +1052,7 @@ _INTL_KEY_LABELS = {
     "キー": "api_key", "アクセスキー": "api_key", "シークレット": "secret", "シークレットキー": "secret", "秘密キー": "secret",
     "토큰": "token", "액세스 토큰": "token", "인증 토큰": "token", "api 키": "api_key", "api키": "api_key", "키": "api_key",
     "액세스 키": "api_key", "시크릿": "secret", "시크릿 키": "secret", "비밀 키": "secret", "密匙": "secret",
-    "凭证": "credentials", "憑證": "credentials", "凭据": "credentials", "憑據": "credentials",
+    "秘密": "secret", "凭证": "credentials", "憑證": "credentials", "凭据": "credentials", "憑據": "credentials",
     # Spanish, Portuguese, French, Italian, German, Dutch, Russian / Ukrainian
     "clave de api": "api_key", "clave api": "api_key", "clave de la api": "api_key", "clave secreta": "secret",
     "clave de acceso": "api_key", "clave privada": "secret", "token de acceso": "token", "chave de api": "api_key",
@@ -1365,7 +1378,7 @@ _KEYWORD_RULES: list[_Rule] = [
            r"(?:[ \t]{1,4}(?:für|fuer|von|zum|zur|de|del|du|da|do|dla|för|til|van|voor|от|для|к)"
            r"(?:[ \t]{1,4}[\w.-]{1,40}){1,2}?)?"
            r"(?:[ \t]{0,4}(?::=|=|:|：)[ \t]{0,4}|[ \t]{1,4}(?:-|–|—)[ \t]{1,4}"
-           r"|[ \t]{1,4}(?:ist|war|lautet|es|era|est|était|é|is|är|jest|je|on|er|ise|это)[ \t]{1,4}:?[ \t]{0,4})"
+           r"|[ \t]{1,4}(?:ist|war|lautet|es|era|est|était|é|è|is|är|jest|je|on|er|ise|это|là|adalah|είναι)[ \t]{1,4}:?[ \t]{0,4})"
            r"(?:(?P<q>[`\"'«“„])(?P<qval>[^`\"'«»“”„\r\n]{1,512}+)[`\"'»”“]|(?P<val>[^\s\"'`,;<>()\[\]{}«»“”„]{1,512}+))"),
         _EU_LABELS, priority=_P_ASSIGN, check=_check_eu_label, lowered=True, trim=".!?:", anchors=_EU_LABELS,
         pre=frozenset(),  # a compound ends in the word: Datenbankpasswort, WLAN-Passwort, Root-Kennwort
