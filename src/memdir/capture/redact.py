@@ -1237,18 +1237,24 @@ _KEYWORD_RULES: list[_Rule] = [
     ),
     _Rule("azure_sas", _r(r"[?&;]sig=(?P<val>[a-z0-9%+/=]{16,300}+)"), ("sig=",), group="val", pre=frozenset(),
           lowered=True),
+    # a URL query's plain "key" parameter (?key=…&token=…): a random-looking value of 16+ characters, not an object's
+    # name or path (?key=uploads/a.png, ?key=user-42)
+    _Rule("api_key", _r(r"[?&;]key=(?P<val>[a-z0-9_.~%+-]{16,512}+)(?![a-z0-9_.~%+/-])"), ("key=",), group="val",
+          pre=frozenset(), lowered=True, anchors=("?key=", "&key=", ";key="),
+          check=lambda m, v, t: _glued_cjk_value(v, False)),
     _Rule(
         "auth_header",
-        _r(r"authorization[\"']?[ \t]{0,8}[:=][ \t]{0,8}[\"']?(?:bearer|basic|token|bot|apikey|sso-key)"
+        _r(r"authorization[\"']?(?:[ \t]{0,8}[:=][ \t]{0,8}[\"']?|[ \t]{1,8}[\"'])(?:bearer|basic|token|bot|apikey|sso-key)"
            r"(?:[ \t]{1,8}|[ \t]{0,8}\\?\r?\n[ \t]{1,40})(?P<val>[a-z0-9._~+/=:-]{6,8192}+)"),
         ("authorization",), priority=_P_HEADER, group="val", check=_check_plain,
         pre=_W.difference("-"), lowered=True, anchors=("authorization",),
     ),
+    # (a web server's config sets it with the value quoted after the name: proxy_set_header Authorization "Basic …")
     # any other scheme (Authorization: SSWS …, Splunk …, Negotiate …, GenieKey …, Klaviyo-API-Key …, Zoho-oauthtoken …):
     # a value that reads as key material
     _Rule(
         "auth_header",
-        _r(r"authorization[\"']?[ \t]{0,8}[:=][ \t]{0,8}[\"']?(?!(?:bearer|basic|token|bot|digest|apikey|sso-key)(?![\w-]))"
+        _r(r"authorization[\"']?(?:[ \t]{0,8}[:=][ \t]{0,8}[\"']?|[ \t]{1,8}[\"'])(?!(?:bearer|basic|token|bot|digest|apikey|sso-key)(?![\w-]))"
            r"[a-z][a-z0-9_.-]{1,40}+(?:[ \t]{1,8}|[ \t]{0,8}\\?\r?\n[ \t]{1,40})(?P<val>[a-z0-9._~+/=:-]{16,8192}+)"),
         ("authorization",), priority=_P_HEADER, group="val", pre=_W.difference("-"), lowered=True,
         check=lambda m, v, t: _check_plain(m, v, t) and (_glued_cjk_value(v.rstrip("=."), False) or (
