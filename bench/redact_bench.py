@@ -108,7 +108,10 @@ def main() -> None:
                        ("'--a-'", "--a-"), ("'--a-b-c-d-e-f-'", "--a-b-c-d-e-f-"), ("'-db-token='", "-db-token="),
                        # a login's token: options before it, Redis's AUTH and requirepass with no line end
                        ("'cargo login -a b '", "cargo login -a b "), ("'auth a '", "auth a "),
-                       ("'requirepass '", "requirepass "), ("'echo a | cargo login '", "echo a | cargo login ")]:
+                       ("'requirepass '", "requirepass "), ("'echo a | cargo login '", "echo a | cargo login "),
+                       # a query's key, a quoted header in a server's config, a client's login call
+                       ("'?key=Ab1'", "?key=Ab1"), ("\"authorization '\"", "authorization '"),
+                       ("\".login('a', '\"", ".login('a', '"), ("'mosquitto_pub -P '", "mosquitto_pub -P ")]:
         ms = []
         for n in (30_000, 300_000):
             # a value followed by one long run of blanks: each split of the run must not be tried again (quadratic)

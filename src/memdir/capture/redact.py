@@ -608,7 +608,11 @@ def _check_sql_password(m: re.Match[str], value: str, text: str) -> bool:
 #: ssh-keygen's new ``-N`` and old ``-P`` passphrase; ``az login -p``)
 _TOOL_PASSWORD_FLAGS = {"openssl": ("-k",), "zip": ("-P",), "unzip": ("-P",), "7z": ("-p",), "7za": ("-p",),
                         "7zz": ("-p",), "7zr": ("-p",), "unrar": ("-p",), "rar": ("-p", "-hp"),
-                        "ssh-keygen": ("-N", "-P"), "az": ("-p",), "rdesktop": ("-p",)}
+                        "ssh-keygen": ("-N", "-P"), "az": ("-p",), "rdesktop": ("-p",),
+                        # database and broker clients and uploaders whose short password option takes a value: cqlsh
+                        # -p, the mosquitto clients' -P, twine -p, rabbitmqadmin -p, bcp / osql -P, Vertica's vsql -w
+                        "cqlsh": ("-p",), "mosquitto_pub": ("-P",), "mosquitto_sub": ("-P",), "mosquitto_rr": ("-P",),
+                        "twine": ("-p",), "rabbitmqadmin": ("-p",), "bcp": ("-P",), "osql": ("-P",), "vsql": ("-w",)}
 
 
 def _check_tool_flag(m: re.Match[str], value: str, text: str) -> bool:
@@ -1184,11 +1188,14 @@ _PROVIDER_RULES: list[_Rule] = [
     _Rule(
         "password",
         _r(r"(?P<tool>openssl|zip|unzip|7z|7za|7zz|7zr|unrar|rar|ldap(?:search|add|modify|delete|passwd|whoami|compare|modrdn)"
-           r"|ssh-keygen|az|rdesktop)(?![a-z0-9_.-])[^\n|&;]{0,300}?[ \t](?P<flag>-k|-p|-P|-N|-hp|-w|--password)"
+           r"|ssh-keygen|az|rdesktop|cqlsh|mosquitto_(?:pub|sub|rr)|twine|rabbitmqadmin|bcp|osql|vsql)(?![a-z0-9_.-])"
+           r"[^\n|&;]{0,300}?[ \t](?P<flag>-k|-p|-P|-N|-hp|-w|--password)"
            r"(?:[ \t]{1,4}|(?<=p))" + _FLAG_QUOTED_OR_BARE),
-        ("openssl", "zip", "7z", "rar", "ldap", "ssh-keygen", "az ", "rdesktop"), priority=_P_ASSIGN, group="val",
+        ("openssl", "zip", "7z", "rar", "ldap", "ssh-keygen", "az ", "rdesktop", "cqlsh", "mosquitto_", "twine",
+         "rabbitmqadmin", "bcp", "osql", "vsql"), priority=_P_ASSIGN, group="val",
         check=lambda m, v, t: _check_tool_flag(m, v, t),
-        anchors=("openssl", "zip", "unzip", "7z", "unrar", "rar ", "ldap", "ssh-keygen", "az ", "rdesktop"),
+        anchors=("openssl", "zip", "unzip", "7z", "unrar", "rar ", "ldap", "ssh-keygen", "az ", "rdesktop", "cqlsh",
+                 "mosquitto_", "twine", "rabbitmqadmin", "bcp", "osql", "vsql"),
     ),
     # echo X | sudo -S …, printf '%s\n' X | sudo -p '' -S …, echo X | docker login … --password-stdin, echo X | passwd
     # --stdin bob: a password piped in (-S read as written)
@@ -1584,6 +1591,15 @@ _KEYWORD_RULES: list[_Rule] = [
            r"[ \t]{0,4},[ \t]{0,4}(?:password[ \t]{0,4}=[ \t]{0,4})?(?P<q>[\"'])(?P<qval>[^\"'\r\n]{1,512}+)(?P=q)"),
         ("auth",), priority=_P_ASSIGN, check=_check_plain, lowered=True,
         anchors=("auth", "httpbasicauth", "httpdigestauth", "basicauth", "digestauth", "basic_auth"),
+    ),
+    # a client's login(user, 'X') call (Python's smtplib, imaplib, ftplib, poplib; many SDKs): the quoted second argument
+    _Rule(
+        "password",
+        _r(r"\.login\([ \t]{0,4}(?:(?P<uq>[\"'])[^\"'\r\n]{1,256}+(?P=uq)|[a-z_][\w.]{0,60}+(?:\[[^\]\r\n]{1,60}+\])?)"
+           r"[ \t]{0,4},[ \t]{0,4}(?:password[ \t]{0,4}=[ \t]{0,4})?(?P<q>[\"'])(?P<qval>[^\"'\r\n]{1,512}+)(?P=q)[ \t]{0,4}[,)]"),
+        (".login(",), priority=_P_ASSIGN, lowered=True, anchors=(".login(",), pre=frozenset(),
+        check=lambda m, v, t: _check_plain(m, v, t) and not _shell_expansion(v) and "{" not in v and len(v) >= 4
+        and v.lower() not in _SENTENCE_WORDS,
     ),
     # a JavaScript object's pass field: { user: 'a', pass: 'X' } (nodemailer, ftp clients); a bare PASS: is a verdict
     _Rule(
