@@ -66,3 +66,27 @@ def test_the_estimate_counts_indic_and_thai_as_about_a_token_a_character():
     assert estimate_tokens("नमस्ते दुनिया" * 100) >= 1200
     assert estimate_tokens("สวัสดีชาวโลก" * 100) >= 1200
     assert estimate_tokens("привет мир " * 100) >= 600
+
+
+@pytest.mark.anyio
+async def test_a_page_of_a_long_chinese_memory_fits_the_hosts_caps(tmp_path):
+    """memory_read's page was bounded in characters only (16,000): a page of Chinese is about 19,000 tokens a copy,
+    38,000 as the host receives it, past Claude Code's 25,000-token cap. Paging still gives back the whole text."""
+    (tmp_path / "p" / ".git").mkdir(parents=True)
+    rng = random.Random(290)
+    text = "部署" + "".join(rng.choice(HAN) for _ in range(40_000))
+    with memdir.open(tmp_path / "p", home=tmp_path / "h") as m:
+        note = m.remember(text, summary="部署" * 150)
+        async with Client(build_server(memdir=m)) as c:
+            got, offset, pages = "", 0, 0
+            while offset is not None:
+                r = await c.call_tool("memory_read", {"id": note.id, "offset": offset})
+                body = r.structured_content
+                wire = "".join(x.text for x in r.content if hasattr(x, "text")) + json.dumps(body, ensure_ascii=False)
+                assert estimate_tokens(wire) <= 25_000
+                assert len(json.dumps(body, ensure_ascii=False, separators=(",", ":"))) <= MAX_RECALL_CHARS
+                assert body["text"] and body["offset"] == offset == len(got)
+                got += body["text"]
+                offset, pages = body["next_offset"], pages + 1
+                assert pages < 20
+    assert got == m.get(note.id).text and pages >= 5

@@ -261,16 +261,19 @@ def do_recall(m: "Memdir", query: str, k: int | None = None, scope: str | None =
     return fit_hits({"query": shown, "count": len(out), "hits": out}, "hits", list(hits), limits)
 
 
-def page(text: str, offset: int, limit: int) -> str:
+def page(text: str, offset: int, limit: int, tokens: int | None = None) -> str:
     """The longest ``text[offset:end]`` whose JSON string form (``json.dumps(..., ensure_ascii=False)``, quotes
-    excluded) is at most ``limit`` characters, at least one character when any is left: a page of quotes, backslashes
-    or control characters (each escaped to 2-6 characters) stays inside the budget too."""
+    excluded) is at most ``limit`` characters and, with ``tokens``, at most that many estimated tokens
+    (:func:`estimate_tokens`: a page of Chinese is shorter), at least one character when any is left: a page of
+    quotes, backslashes or control characters (each escaped to 2-6 characters) stays inside the budget too."""
     end = min(len(text), offset + limit)
     while end - offset > 1:
-        size = len(json.dumps(text[offset:end], ensure_ascii=False)) - 2
-        if size <= limit:
+        shown = json.dumps(text[offset:end], ensure_ascii=False)[1:-1]
+        size, need = len(shown), estimate_tokens(shown) if tokens is not None else 0
+        if size <= limit and (tokens is None or need <= tokens):
             break
-        end = offset + max(1, (end - offset) * limit // size - 1)
+        ratio = min(limit / size, tokens / need if tokens is not None and need else 1.0)
+        end = offset + max(1, int((end - offset) * ratio) - 1)
     return text[offset:end]
 
 
@@ -280,7 +283,8 @@ def do_read(m: "Memdir", id: str, offset: int = 0, max_chars: int = MAX_READ_CHA
     "next_offset", "text"}``. ``id``: the short handle a hit or the ``<memory>`` block shows, a note id or an event
     key (:meth:`Memdir.get`, project first; ``scope`` picks a root). ``text`` is ``whole[offset:offset + n]``, ``n``
     at most ``max_chars`` (clamped to 1..16,000: with the other fields a reply stays under 20,000 characters, the
-    budget of ``memory_recall``) counted as the characters of its JSON form, so escapes count; ``next_offset`` is
+    budget of ``memory_recall``) counted as the characters of its JSON form, so escapes count, and the whole reply
+    at most :data:`MAX_REPLY_TOKENS` estimated tokens (a page of Chinese holds about 8,000 characters); ``next_offset`` is
     where the next page starts, ``None`` after the last (offsets count characters, code points). Read-only, not a
     rehearsal. Raises ``NotFound`` (nothing has that id), ``UsageError`` (a negative or non-integer offset)."""
     try:
@@ -295,12 +299,16 @@ def do_read(m: "Memdir", id: str, offset: int = 0, max_chars: int = MAX_READ_CHA
     if item is None:
         raise NotFound(f"no memory has the id or handle {ref!r}; memory_recall and memory_list show them")
     text = secret_free(item.text or "") or ""  # paged as shown: a key a page break split would pass as two halves
-    chunk = page(text, offset, max_chars) if offset < len(text) else ""
-    end = offset + len(chunk)
     summary = getattr(item, "summary", None)
-    return {"id": getattr(item, "id", None) or item.key, "kind": getattr(item, "kind", None) or item.role,
-            "scope": item.scope, "summary": (secret_free(summary) or "")[:200] if summary else None, "offset": offset,
-            "total_chars": len(text), "next_offset": end if end < len(text) else None, "text": chunk}
+    reply = {"id": getattr(item, "id", None) or item.key, "kind": getattr(item, "kind", None) or item.role,
+             "scope": item.scope, "summary": (secret_free(summary) or "")[:200] if summary else None, "offset": offset,
+             "total_chars": len(text), "next_offset": None, "text": ""}
+    # the page's tokens too (MAX_REPLY_TOKENS a copy with the other fields): 16,000 characters of Chinese were ~19,000
+    room = max(1, MAX_REPLY_TOKENS - reply_size(reply)[1] - 16)
+    chunk = page(text, offset, max_chars, room) if offset < len(text) else ""
+    end = offset + len(chunk)
+    reply.update(next_offset=end if end < len(text) else None, text=chunk)
+    return reply
 
 
 def _echo(text: str | None, limit: int) -> str | None:
