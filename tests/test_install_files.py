@@ -209,3 +209,29 @@ def test_uninstall_removes_the_folder_install_made_when_nothing_else_is_in_it(tm
     (home / folder / "own.txt").write_text("the host's own file\n", encoding="utf-8")
     install_host(host, argv=argv, uninstall=True)
     assert (home / folder / "own.txt").is_file()
+
+
+#: a settings file that exists but holds nothing (an editor's blank line, a `touch`): (host, file under $HOME, bytes)
+BLANK = [
+    ("claude-code", ".claude.json", b"  \n"),
+    ("claude-code", ".claude.json", b""),
+    ("claude-code", ".claude/settings.json", b"\r\n"),
+    ("codex", ".codex/config.toml", b" \n\n"),
+    ("codex", ".codex/hooks.json", b"\n"),
+    ("opencode", ".config/opencode/opencode.json", b"\t\n"),
+]
+
+
+@pytest.mark.parametrize("host,rel,data", BLANK, ids=[f"{h}:{r}:{i}" for i, (h, r, _) in enumerate(BLANK)])
+def test_a_blank_settings_file_comes_back_blank(home, monkeypatch, host, rel, data):
+    """A ~/.claude.json of white space alone came back from an install and its uninstall as {"mcpServers": {}}."""
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    path = home / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+    os.chmod(path, 0o600)
+    install_host(host, argv=ARGV)
+    assert b"memdir" in b"".join(p.read_bytes() for p in home.rglob("*") if p.is_file() and "backup" not in p.name)
+    install_host(host, argv=ARGV, uninstall=True)
+    assert path.read_bytes() == data and _mode(path) == 0o600
+

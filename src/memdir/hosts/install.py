@@ -310,7 +310,7 @@ def as_written(path: Path, data: dict[str, Any], old: str | None, project: Path 
         try:
             with open(b, encoding="utf-8-sig", newline="") as f:  # its line ends as they were, CRLF or mixed
                 text = f.read()
-            if bare(json.loads(text)) == want:
+            if bare(json.loads(text) if text.strip() else {}) == want:  # a blank file held no settings
                 return text
         except (OSError, ValueError):
             continue
