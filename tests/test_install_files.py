@@ -235,3 +235,20 @@ def test_a_blank_settings_file_comes_back_blank(home, monkeypatch, host, rel, da
     install_host(host, argv=ARGV, uninstall=True)
     assert path.read_bytes() == data and _mode(path) == 0o600
 
+
+@pytest.mark.parametrize("host,rel", [("claude-code", ".claude.json"), ("claude-code", ".claude/settings.json"),
+                                      ("codex", ".codex/config.toml"), ("codex", ".codex/hooks.json"),
+                                      ("dsh", ".dsh/cordis.patch.yml")])
+def test_a_dangling_link_is_left_dangling_by_install_and_uninstall(home, tmp_path, monkeypatch, host, rel):
+    """A link into a dotfiles folder whose file is not there yet: install writes the target (the link stays); its
+    uninstall left a target of `{}` / `{"mcpServers": {}}` behind that the person never had."""
+    target = tmp_path / "dotfiles" / "claude" / "x.json"
+    target.parent.mkdir(parents=True)
+    monkeypatch.setenv("DSH_HOME", str(home / ".dsh"))
+    link = home / rel
+    link.parent.mkdir(parents=True, exist_ok=True)
+    link.symlink_to(target)
+    install_host(host, argv=ARGV)
+    assert link.is_symlink() and b"memdir" in target.read_bytes()
+    install_host(host, argv=ARGV, uninstall=True)
+    assert link.is_symlink() and not target.exists()

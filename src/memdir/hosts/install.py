@@ -38,7 +38,8 @@ Rules:
 * A file that does not parse is never rewritten (one-line error). A JSONC ``opencode.json`` with comments is
   not rewritten either: the MCP snippet is printed to add by hand.
 * ``--uninstall`` removes exactly what install adds, and deletes a file (and an emptied ``.claude``/``.codex``/
-  ``.opencode`` project folder) when nothing else is left in it. Older memdir installs (a ``# >>> memdir``
+  ``.opencode`` project folder) when nothing else is left in it; behind a link (a dotfiles folder's file that install
+  created for a dangling link) the target goes and the link stays. Older memdir installs (a ``# >>> memdir``
   marker block in config.toml, ``codex_hooks``) are migrated: memdir's keys are removed, everything Codex or
   the user wrote inside the old block is kept.
 
@@ -272,9 +273,10 @@ def users_own_text(path: Path, project: Path | None, holds) -> str | None:
 
 
 def remove_file(plan: Plan, path: Path) -> None:
-    """Delete ``path``, which an uninstall left with nothing but memdir's entries removed (so no backup)."""
+    """Delete ``path``, which an uninstall left with nothing but memdir's entries removed (so no backup); for a link
+    (a dotfiles folder's file install created behind a dangling link), its target, the link staying as it was."""
     if not plan.dry_run:
-        path.unlink()
+        (path.resolve() if path.is_symlink() else path).unlink()
     plan.add(path, "removed")
 
 
@@ -283,11 +285,11 @@ def write_json(plan: Plan, path: Path, data: dict[str, Any], *, empty: tuple[dic
     """Write ``data`` to ``path`` (``unchanged`` when equal to what is there). With ``remove_if_empty`` a ``data``
     equal to one of ``empty`` deletes the file instead (an uninstall leaving nothing of the user's)."""
     old = read_settings_text(path) if path.exists() else None
-    if remove_if_empty and data in empty and not path.is_symlink():  # a link is kept: its target is written below
+    if remove_if_empty and data in empty:
         own = users_own_text(path, plan.project, lambda text: bare(json.loads(text)) == bare(data))
         if own is not None and old is not None:  # the user's file before install held no more than this: it stays
             write_text(plan, path, own, old=old)
-        elif old is not None:
+        elif old is not None:  # install made it (a link's target too: the link stays, dangling as it was)
             remove_file(plan, path)
         return
     if old is not None:

@@ -240,7 +240,7 @@ def codex_config(plan: Plan, path: Path, *, argv: list[str] | None, trust: dict[
     text = toml_dump(doc, legacy)
     if old is None and not text:
         return
-    if (uninstall or remove_if_empty) and not text.strip() and not path.is_symlink():  # a link stays: emptied below
+    if (uninstall or remove_if_empty) and not text.strip():  # a link stays (a target install made goes)
         own = users_own_text(path, plan.project, lambda t: False)  # an empty config.toml the user had stays
         if own is None:
             remove_file(plan, path)

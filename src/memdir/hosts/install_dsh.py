@@ -178,7 +178,7 @@ def edit_patch_file(plan: Plan, path: Path, *, uninstall: bool, argv: list[str],
         new, meta = strip_block(old)
         if meta is None:
             plan.add(path, "unchanged")
-        elif meta.get("new") and not new.strip() and not path.is_symlink():
+        elif meta.get("new") and not new.strip():  # a link stays, its target goes
             remove_file(plan, path)  # install created it and nothing of the user's is in it
         else:
             write_text(plan, path, new, old=old)
