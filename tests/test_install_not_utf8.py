@@ -75,3 +75,19 @@ def test_doctor_reports_a_hooks_file_not_utf8_as_a_failed_check(home, capsys, ho
     checks = json.loads(cap.out)
     failed = [c for c in checks if c["ok"] == "fail" and str(path) in c["detail"]]
     assert failed, checks
+
+
+@pytest.mark.parametrize("host,rel", [(h, r) for h, r, _ in CASES])
+@pytest.mark.parametrize("uninstall", [False, True])
+def test_a_settings_path_that_is_a_directory_is_a_one_line_usage_error(home, capsys, host, rel, uninstall):
+    """A folder where the settings file belongs: `memdir: error: Is a directory: …`, exit 1, for Claude Code and
+    OpenCode (Codex's config.toml already said `cannot read … nothing was changed`, exit 2)."""
+    path = home / rel
+    path.mkdir(parents=True)
+    before = sorted(p.relative_to(home) for p in home.rglob("*"))
+    code, err = _run(capsys, "install", host, *(["--uninstall"] if uninstall else []))
+    lines = err.strip().splitlines()
+    assert code == 2, err
+    assert len(lines) == 1 and lines[0].startswith("memdir: error:") and str(path) in err, err
+    assert "nothing was changed" in err
+    assert sorted(p.relative_to(home) for p in home.rglob("*")) == before

@@ -114,12 +114,14 @@ def stamp() -> str:
 
 def read_settings_text(path: Path, encoding: str = "utf-8-sig") -> str:
     """The text of a host's settings file. Raises ``UsageError`` (one line, nothing changed) when it is not UTF-8
-    text: saved in another encoding, or damaged."""
+    text (saved in another encoding, or damaged) or cannot be read (a folder in its place, no read permission)."""
     try:
         return path.read_text(encoding=encoding)
     except UnicodeDecodeError as exc:
         raise UsageError(f"cannot read {path}: it is not UTF-8 text (byte {exc.start}); save it as UTF-8 or fix it by "
                          "hand — nothing was changed") from None
+    except OSError as exc:
+        raise UsageError(f"cannot read {path} ({exc.strerror or exc}); fix it first — nothing was changed") from None
 
 
 def read_json(path: Path) -> dict[str, Any] | None:
