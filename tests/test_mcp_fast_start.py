@@ -455,3 +455,30 @@ def test_ctrl_c_ends_the_mcp_server_quietly_while_it_loads_and_once_it_serves(tm
         code = p.p.wait(timeout=TIMEOUT)
         assert code == 130, (answered, code, p.p.stderr.read())
         assert p.p.stderr.read() == b"", answered
+
+
+def test_a_request_the_sdk_refuses_for_its_params_says_what_is_wrong(proj, tmp_path):
+    """The SDK answered a tools/list sent before initialize, and a tools/call with no params, with a string as its
+    arguments or a number as its name, with the same `-32602 Invalid request parameters` and empty data: nothing said
+    what to fix."""
+    s = Proc(["-m", "memdir", "mcp", "--home", str(tmp_path / "home")], proj)
+    try:
+        s.send({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+        early = s.recv()
+        assert early["id"] == 1 and early["error"]["code"] == -32602
+        assert "initialize" in early["error"]["message"], early
+        s.send(_init(id_=2), INITIALIZED)
+        assert s.recv()["id"] == 2
+        bad = [{"jsonrpc": "2.0", "id": 3, "method": "tools/call"},
+               {"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "memory_recall", "arguments": "x"}},
+               {"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": 5, "arguments": {}}}]
+        s.send(*bad)
+        got = {m["id"]: m for m in (s.recv(), s.recv(), s.recv())}
+        for i in (3, 4, 5):
+            err = got[i]["error"]
+            assert err["code"] == -32602 and "name" in err["message"] and "arguments" in err["message"], got[i]
+        s.send({"jsonrpc": "2.0", "id": 6, "method": "ping"})
+        assert s.recv() == {"jsonrpc": "2.0", "id": 6, "result": {}}
+    finally:
+        rc, err = s.close()
+    assert rc == 0 and "Traceback" not in err, err

@@ -51,6 +51,7 @@ from typing import TYPE_CHECKING, Any, Callable
 import memdir.foreground as foreground
 from memdir.errors import MemdirError, UsageError, damaged_index
 from memdir.server.mcplight import repair_json_text
+from memdir.server.mcpparams import clear_param_errors
 from memdir.server.tools import (
     DEFAULT_K,
     MAX_K,
@@ -380,6 +381,7 @@ def _build(MCPServer, ToolAnnotations, BaseModel, Field, store: MemoryStore, log
                        version=_version(), warn_on_duplicate_tools=False)
     server.memdir_store = store  # type: ignore[attr-defined]
     server.middleware.append(_one_line_tool_errors)
+    server.middleware.append(clear_param_errors)
 
     def ann(title: str, *, read_only: bool, destructive: bool, idempotent: bool):
         return ToolAnnotations(title=title, read_only_hint=read_only, destructive_hint=destructive,
