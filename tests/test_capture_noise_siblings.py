@@ -50,3 +50,23 @@ def test_a_command_that_only_names_a_downloader_is_no_download(command):
     from memdir.capture.webfetch import fetches_web
 
     assert not fetches_web(command)
+
+
+@pytest.mark.parametrize("text", [
+    "<ide_opened_file>The user opened the file /repo/src/deploy.py in the IDE. This may or may not be related to the "
+    "current task.</ide_opened_file>",
+    "<ide_selection>The user selected the lines 10 to 24 from /repo/src/deploy.py:\ndef deploy():\n    run('pnpm i')"
+    "\n\nThis may or may not be related to the current task.</ide_selection>",
+    "Base directory for this skill: /home/me/.claude/skills/pdf\n\n# PDF processing\n\nUse pypdf to extract the text "
+    "of every page before you summarise a document.",
+])
+def test_claude_codes_ide_context_and_skill_text_are_host_material(m, text):
+    """Claude Code's IDE integration adds the open file and selection as tagged text, and a skill it loads arrives as
+    a user message opening `Base directory for this skill:`: none is something the person said."""
+    assert m.capture({"role": "user", "session": "s", "text": text}).reason == "host_injected"
+
+
+def test_the_request_beside_an_ide_tag_is_kept_without_it(m):
+    r = m.capture({"role": "user", "session": "s", "text": "<ide_opened_file>The user opened the file /repo/a.py in "
+                   "the IDE.</ide_opened_file>\nwhy does the deploy script use pnpm instead of npm?"})
+    assert r.stored and r.text == "why does the deploy script use pnpm instead of npm?"
