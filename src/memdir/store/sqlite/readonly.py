@@ -50,6 +50,24 @@ def cannot_write(path: str | Path) -> str | None:
     return None
 
 
+#: files of ``.memdir/`` a write changes beside the index: the tombstone log, the event counter, the write lock
+DERIVED_FILES = ("tombstones.jsonl", "events.json", "write.lock")
+
+
+def unwritable_part(root: Path, derived: Path, categories: list[str]) -> str | None:
+    """Why a write to the root at ``root`` would be refused part way, or ``None``: a file of ``derived`` it appends
+    to (a forget whose tombstone cannot be logged would come back after a rebuild), the root directory (``ROOT.md``)
+    or a category directory (the note files, ``index.md``) this process may not write."""
+    for name in DERIVED_FILES:
+        p = derived / name
+        if p.is_file() and not os.access(p, os.W_OK):
+            return f"{derived.name}/{name} is not writable"
+    for d in (root, *(root / c for c in categories)):
+        if d.is_dir() and not os.access(d, os.W_OK | os.X_OK):
+            return f"{'the root directory' if d == root else d.name + '/'} is not writable"
+    return None
+
+
 def _uri(path: Path, query: str) -> str:
     from urllib.parse import quote  # only for a read-only store: not on every hook's import path
 
