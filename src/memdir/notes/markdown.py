@@ -398,7 +398,11 @@ def atomic_write(path: Path, text: str, *, private: bool = False, expect: Any = 
     export of captured turns).
     ``expect``: the :func:`file_state` the new text was made from; when the file's state differs just before the
     replace (another program saved it meanwhile), nothing is written and :class:`FileChanged` is raised, so the
-    caller reads it again rather than throwing that program's text away."""
+    caller reads it again rather than throwing that program's text away.
+    A ``path`` that is a link to an existing file is written through: the target gets the text and the link stays a
+    link (a note kept as a link into a shared folder); callers refuse links out of a root before writing (case C14)."""
+    if os.path.islink(path) and os.path.isfile(path):
+        path = Path(os.path.realpath(path))
     path.parent.mkdir(parents=True, exist_ok=True)
     import tempfile  # only writers need it (a hook that only reads pays nothing)
 
