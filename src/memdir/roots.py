@@ -139,6 +139,18 @@ def not_linked_out(root: str | os.PathLike, path: str | os.PathLike) -> None:
                         "index and logs inside the root; remove the link (memdir makes the folder again)")
 
 
+def in_the_way(path: str | os.PathLike) -> str | None:
+    """What stands where folder ``path`` (or one above it) belongs, as one line, or ``None``: a file, or a link to
+    nothing (a ``.memory`` linked to a folder since moved or not mounted), which no folder can be made through."""
+    for q in (Path(path), *Path(path).parents):
+        if os.path.islink(q) and not q.exists():
+            return (f"{q} is a link to {os.readlink(q)}, which does not exist: make that folder (or mount it), or "
+                    "remove the link (memdir makes the folder again)")
+        if q.exists() and not q.is_dir():
+            return f"{q} is a file where memdir keeps a folder: move it away (memdir makes the folder again)"
+    return None
+
+
 def private_dir(path: str | os.PathLike, *, own: frozenset[str] | None = None) -> None:
     """Create directory ``path`` (and missing parents) open to its owner alone (mode 0700) whatever the umask, and
     close an existing one to group and others: the derived directory of a root (the index, its lock, the debug log)
@@ -154,9 +166,8 @@ def private_dir(path: str | os.PathLike, *, own: frozenset[str] | None = None) -
     try:
         p.mkdir(parents=True, exist_ok=True)
     except (FileExistsError, NotADirectoryError):  # a file where the folder (or one above it) belongs
-        bad = next((q for q in (p, *p.parents) if q.exists() and not q.is_dir()), p)
-        raise FileExistsError(f"{bad} is a file where memdir keeps a folder: move it away (memdir makes the folder "
-                              "again)") from None
+        raise FileExistsError(in_the_way(p) or f"{p} is a file where memdir keeps a folder: move it away (memdir "
+                              "makes the folder again)") from None
     try:
         mode = p.stat().st_mode
         if not mode & 0o077:

@@ -502,11 +502,12 @@ def status(ctx, as_json):
     for scope in ("project", "global"):
         s = st[scope]
         if not s.get("exists"):
-            from pathlib import Path
+            from memdir.roots import in_the_way
 
-            taken = any(a.exists() and not a.is_dir() for a in (Path(s["path"]), *Path(s["path"]).parents))
-            lines.append(f"{scope}: {s['path']} " + ("(a file, not a directory, stands there: nothing can be kept; see memdir "
-                                                     "doctor)" if taken else "(not created yet)"))
+            taken = in_the_way(s["path"])
+            lines.append(f"{scope}: {s['path']} " + (("(a file, not a directory, stands there: nothing can be kept; see "
+                                                      "memdir doctor)" if "is a file" in taken else f"({taken})")
+                                                     if taken else "(not created yet)"))
         elif s.get("unreadable"):
             lines.append(f"{scope}: {s['path']}: {s['unreadable']}; left out of recall and the block")
         else:

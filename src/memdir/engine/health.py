@@ -165,6 +165,12 @@ def doctor(s: Stores, *, repair: bool = True) -> list[dict[str, str]]:
     for scope in ("global", "project"):  # a root's path (or a folder above it) taken by a file: nothing is kept there
         path = s.roots[scope].path
         taken = next((a for a in (path, *path.parents) if a.exists() and not a.is_dir()), None)
+        dangling = next((a for a in (path, *path.parents) if os.path.islink(a) and not a.exists()), None)
+        if dangling is not None and taken is None:
+            checks.insert(0, {"check": f"{scope} root", "ok": "fail",
+                              "detail": f"{dangling} is a link to {os.readlink(dangling)}, which does not exist: {scope} "
+                                        f"memories can be neither read nor kept in {path}",
+                              "remedy": "make that folder (or mount it), or remove the link"})
         if taken is not None:
             how = "MEMDIR_HOME or --home" if scope == "global" else "the project's .memory"
             checks.insert(0, {"check": f"{scope} root", "ok": "fail",
