@@ -145,7 +145,8 @@ class Memdir:
     def recent(self, *, kinds: Iterable[str] | None = None, category: str | None = None, scope: str | None = None,
                limit: int = 20) -> list[Hit]:
         """The newest memories, newest first (seed 004's ``list``): ``kinds`` as in :meth:`recall` (``note``,
-        ``event``, a note kind or an event role), ``category`` a note category; at most ``limit`` (1..500).
+        ``event``, a note kind or an event role), ``category`` a note category; at most ``limit`` (at most 500; 0
+        lists none, a negative one raises ``UsageError``).
         Superseded notes are left out. Hits carry ``score`` 0 and empty reasons."""
         return curated.recent(self.stores, kinds=kinds, category=category, scope=scope, limit=limit)
 

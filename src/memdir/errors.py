@@ -98,3 +98,18 @@ def index_recovery(path: object = None) -> str:
             "-wal/-shm beside it as .corrupt-1-wal/-shm): notes are rebuilt from the Markdown and forgotten items stay "
             "forgotten (.memdir/tombstones.jsonl); `memdir doctor` then reads back the events the moved file still "
             "holds; the rest come back from an earlier memdir export or by importing the transcripts again")
+
+
+#: the largest count a size argument keeps (``k``, ``limit``, ``max_entries``, ``max_chars``): more is "all there is"
+MOST = 1 << 31
+
+
+def count_arg(value: object, name: str, *, zero: str) -> int:
+    """``value`` as a count of 0 or more, at most :data:`MOST` (a larger one asks for all there is, never an
+    ``OverflowError`` from SQLite): a float is cut to its whole part; ``True``, a string, NaN and infinity raise
+    ``UsageError`` naming ``name``, as a negative value does (``zero``: what 0 gives, said in that message)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value or value in (float("inf"), float("-inf")):
+        raise UsageError(f"{name} must be a whole number of 0 or more, not {value!r}")
+    if value < 0:
+        raise UsageError(f"{name} must be 0 or more ({zero}), not {value}")
+    return int(min(value, MOST))

@@ -12,7 +12,7 @@ from memdir.engine import events as event_ops
 from memdir.engine import lexical
 from memdir.engine import recall as recall_ops
 from memdir.engine import routing
-from memdir.errors import UsageError
+from memdir.errors import count_arg
 from memdir.inject import block as inject
 from memdir.inject import entries as inject_entries
 from memdir.inject.kinds import answer_line, answers, asks_decision, asks_url, question_kind
@@ -176,11 +176,7 @@ def without_secrets(block: str, max_chars: int) -> str:
 def limit_arg(s: Stores, value: Any, name: str) -> int:
     if value is None:
         return int(s.config.get(f"inject.{name}"))
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
-        raise UsageError(f"{name} must be a whole number of 0 or more, not {value!r}")
-    if value < 0:
-        raise UsageError(f"{name} must be 0 or more (0 gives an empty block), not {value}")
-    return int(value)
+    return count_arg(value, name, zero="0 gives an empty block")
 
 
 #: how many times more hits the block asks recall for when most of its first ones are the prompt asked again

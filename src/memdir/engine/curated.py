@@ -12,7 +12,7 @@ from typing import Any, Iterable, NoReturn
 from memdir.capture import events as cevents
 from memdir.engine import events as event_ops
 from memdir.engine import lexical
-from memdir.errors import EditConflict, MemdirError, NotFound, PathError, UsageError
+from memdir.errors import EditConflict, MemdirError, NotFound, PathError, UsageError, count_arg
 from memdir.lazylog import getLogger
 from memdir.notes import markdown as notes
 from memdir.roots import ROOT_PAGE, check_segment, split_id
@@ -284,7 +284,9 @@ def check_kinds(s: Stores, kinds: Iterable[str], scope: str | None = None) -> li
 def recent(s: Stores, *, kinds: Iterable[str] | None = None, category: str | None = None, scope: str | None = None,
            limit: int = 20) -> list[Hit]:
     """The body of :meth:`memdir.Memdir.recent`, whose docstring is the contract."""
-    limit = max(1, min(int(limit), 500))
+    limit = min(count_arg(limit, "limit", zero="0 lists none"), 500)
+    if not limit:
+        return []
     event_ops.drain_pending(s)  # what hooks queued while the lock was busy is listed too
     kinds = tuple(kinds or ())
     cats = check_kinds(s, kinds, scope)
