@@ -111,6 +111,15 @@ def _parse(value) -> datetime:
             return _parse(int(s))
         if re.fullmatch(r"-?\d+(\.\d+)?", s):
             return _parse(float(s))
+        m = _BRACKET_ZONE.fullmatch(s)
+        if m:  # RFC 9557: '2026-11-30T09:15:00+08:00[Asia/Shanghai]'; the offset decides, else the zone named
+            dt = _parse(m[1])
+            if not _HAS_OFFSET.search(m[1]):
+                dt = _in_zone(m[1], m[2]) or dt
+            return dt
+        m = _END_OF_DAY.fullmatch(s)
+        if m:  # ISO 8601's 24:00 is the next day's 00:00
+            return _parse(f"{m[1]}T00:00:00{m[2]}") + timedelta(days=1)
         iso = s[:-1] + "+00:00" if s.endswith(("Z", "z")) else s
         if re.match(r"\d{1,3}-\d\d-\d\d(?:[Tt ]|$)", iso):  # a year below 1000 written unpadded (strftime's %Y on
             iso = iso.zfill(len(iso) + 4 - iso.index("-"))   # glibc, as memdir's own iso() did): 0001-01-01
@@ -152,7 +161,22 @@ def _parse(value) -> datetime:
 
 
 _UTC_NAMES = ("Z", "UTC", "GMT", "UT")
-_ISO_ZONED = re.compile(r"(\d{4}-\d\d-\d\d[Tt ]\d\d:\d\d(?::\d\d(?:[.,]\d+)?)?)\s*(Z|UTC|GMT|UT|[+-]\d\d(?::?\d\d)?)", re.I)
+# Go's time.String() adds the zone's name after the offset, and a monotonic reading: '… +0800 CST m=+0.000123'
+_ISO_ZONED = re.compile(r"(\d{4}-\d\d-\d\d[Tt ]\d\d:\d\d(?::\d\d(?:[.,]\d+)?)?)\s*(Z|UTC|GMT|UT|[+-]\d\d(?::?\d\d)?)"
+                        r"(?:(?<=\d)\s+[A-Za-z]{2,5})?(?:\s+m=[+-][\d.]+)?", re.I)
+_BRACKET_ZONE = re.compile(r"(\S.*?)\s*\[!?([A-Za-z0-9_+/:-]+)\]")
+_HAS_OFFSET = re.compile(r"(?:[Zz]|[+-]\d\d(?::?\d\d)?|\s(?:UTC|GMT|UT))$")
+_END_OF_DAY = re.compile(r"(\d{4}-\d\d-\d\d)[Tt ]24:00(?::00(?:[.,]0+)?)?(\s*(?:[Zz]|[+-]\d\d(?::?\d\d)?|UTC|GMT)?)")
+
+
+def _in_zone(text: str, zone: str) -> datetime | None:
+    """``text`` (a time without an offset) read in the IANA zone ``zone``, or ``None`` when no such zone is known."""
+    try:
+        from zoneinfo import ZoneInfo
+
+        return datetime.fromisoformat(text).replace(tzinfo=ZoneInfo(zone)).astimezone(UTC)
+    except (ValueError, KeyError, OSError):
+        return None
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 _DAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 

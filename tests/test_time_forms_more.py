@@ -1,0 +1,57 @@
+"""More time forms a host or an export may write (case C13/C25's siblings): ISO 8601's ``24:00`` (the next day's
+midnight), Go's ``time.String()`` (``… +0000 UTC``, with a monotonic ``m=+…`` reading) and RFC 9557's zone in
+brackets. Each was an unreadable timestamp, so ``memdir import`` skipped the whole record as a bad line."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+
+import pytest
+
+import memdir
+from memdir.timeutil import parse_ts
+
+UTC = timezone.utc
+
+
+@pytest.mark.parametrize("text,want", [
+    ("2026-11-30T24:00:00Z", datetime(2026, 12, 1, tzinfo=UTC)),
+    ("2026-11-30T24:00+08:00", datetime(2026, 11, 30, 16, 0, tzinfo=UTC)),
+    ("2026-11-30T24:00", datetime(2026, 11, 30, 16, 0, tzinfo=UTC)),  # local (Asia/Shanghai) midnight
+    ("2026-11-30 09:15:00.000000 +0000 UTC", datetime(2026, 11, 30, 9, 15, tzinfo=UTC)),
+    ("2026-11-30 09:15:00.5 +0800 CST m=+0.000123", datetime(2026, 11, 30, 1, 15, 0, 500000, tzinfo=UTC)),
+    ("2026-11-30T09:15:00+08:00[Asia/Shanghai]", datetime(2026, 11, 30, 1, 15, tzinfo=UTC)),
+    ("2026-11-30T09:15:00[Europe/Paris]", datetime(2026, 11, 30, 8, 15, tzinfo=UTC)),
+    ("2026-11-30T09:15:00Z[UTC]", datetime(2026, 11, 30, 9, 15, tzinfo=UTC)),
+])
+def test_time_forms(monkeypatch, text, want):
+    import time
+
+    monkeypatch.setenv("TZ", "Asia/Shanghai")
+    time.tzset()
+    try:
+        assert parse_ts(text) == want
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+
+
+@pytest.mark.parametrize("bad", ["2026-11-30T24:00:01Z", "2026-11-30T25:00:00Z", "2026-11-30T09:15:00 CST"])
+def test_what_is_no_time_stays_refused(bad):
+    with pytest.raises(memdir.UsageError):
+        parse_ts(bad)
+
+
+def test_an_import_keeps_records_with_those_times(tmp_path):
+    proj = tmp_path / "proj"
+    (proj / ".git").mkdir(parents=True)
+    dump = tmp_path / "in.jsonl"
+    rows = [{"type": "event", "key": f"e{i}", "role": "user", "text": f"imported turn number {i} about kafka",
+             "session": "s", "ts": ts} for i, ts in enumerate(["2026-11-30T24:00:00Z", "2026-11-30 09:15:00 +0000 UTC",
+                                                                "2026-11-30T09:15:00+08:00[Asia/Shanghai]"])]
+    dump.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    with memdir.open(proj, home=tmp_path / "g") as m:
+        got = m.import_jsonl(dump)
+        assert got.get("bad_lines", 0) == 0 and m.get("e0").ts == datetime(2026, 12, 1, tzinfo=UTC), got
+        assert m.get("e1") is not None and m.get("e2").ts == datetime(2026, 11, 30, 1, 15, tzinfo=UTC)
