@@ -32,8 +32,9 @@ limit live capture only:
 3. user/assistant text is cleaned: our own ``<memory>…</memory>`` block and host-injected blocks
    (``<system-reminder>``, ``<available_skills>``, Codex ``<environment_context>`` / ``<user_instructions>`` /
    ``<turn_aborted>`` / ``<collaboration_mode>`` / ``<skills_instructions>`` / ``<plugins_instructions>`` /
-   ``<permissions instructions>``, ``<local-command-…>``, ``<task-notification>``, Claude Code's IDE context
-   ``<ide_opened_file>`` / ``<ide_selection>`` / ``<ide_diagnostics>``) are cut out. A text that
+   ``<permissions instructions>`` / ``<user_shell_command>``, ``<local-command-…>``, ``<task-notification>``, a
+   ``!`` command's ``<bash-input>``/``<bash-stdout>``/``<bash-stderr>``, ``<bash-notification>``, the IDE's
+   ``<ide_opened_file>``/``<ide_selection>``/``<ide_diagnostics>``, a hook's ``<…-hook>`` output) are cut out. A text that
    *starts* with host material (``Instructions from: …``, ``# Code Mode``, ``# AGENTS.md instructions``,
    Claude Code's ``[Request interrupted by user…]`` marker, ``<task-notification>`` messages and the text of a skill it
    loads (``Base directory for this skill:``), Codex
@@ -132,9 +133,15 @@ _MEMORY_BLOCK = re.compile(r"(?m)^[ \t]*<memory\b[^>\n]*>(?s:.*?)(?:</memory\s*>
 _HOST_TAGS = ("system-reminder", "available_skills", "environment_context", "user_instructions",
               "local-command-stdout", "local-command-stderr", "local-command-caveat", "task-notification",
               "user-prompt-submit-hook", "turn_aborted", "collaboration_mode", "skills_instructions",
-              "plugins_instructions", "permissions instructions", "ide_opened_file", "ide_selection", "ide_diagnostics")
-_HOST_BLOCK = re.compile(r"(?m)^[ \t]*<(%s)\b[^>\n]*>(?s:.*?)(?:</\1\s*>|\Z)" % "|".join(map(re.escape, _HOST_TAGS)),
-                         re.I)
+              "plugins_instructions", "permissions instructions",
+              # Claude Code: a `!` shell command and its output, a background shell's notice, the IDE's open file,
+              # selection and diagnostics; Codex: a `!` shell command with its result
+              "bash-input", "bash-stdout", "bash-stderr", "bash-notification", "ide_opened_file", "ide_selection",
+              "ide_diagnostics", "user_shell_command")
+#: a hook's output a host wraps in a tag named after the hook (``<user-prompt-submit-hook>``, ``<session-start-hook>``)
+_HOOK_TAG = r"[a-z][a-z-]*-hook(?![\w-])"
+_HOST_BLOCK = re.compile(r"(?m)^[ \t]*<(%s)\b[^>\n]*>(?s:.*?)(?:</\1\s*>|\Z)"
+                         % "|".join([*map(re.escape, _HOST_TAGS), _HOOK_TAG]), re.I)
 _HOST_PREFIXES = ("Instructions from:", "# Code Mode", "# AGENTS.md instructions", "<INSTRUCTIONS>",
                   "[Request interrupted by user", "<task-notification>", "<turn_aborted>",
                   # Claude Code's own words: the caveat before a local command's output, the summary it writes when
