@@ -33,11 +33,20 @@ def open_regular(path: str | os.PathLike, mode: str = "rb", *, encoding: str | N
 
 def text_encoding(path: str | os.PathLike) -> str:
     """The encoding to read a text file with: ``"utf-16"`` when it starts with a UTF-16 byte-order mark (what Windows
-    PowerShell 5's ``>`` writes), else ``"utf-8-sig"`` (a UTF-8 mark, if any, is not part of line 1). Raises
-    ``OSError`` when the file cannot be read."""
+    PowerShell 5's ``>`` writes), ``"utf-32"`` for a UTF-32 one, ``"utf-16-le"``/``"utf-16-be"`` for UTF-16 without a
+    mark (ASCII characters alternating with zero bytes), else ``"utf-8-sig"`` (a UTF-8 mark, if any, is not part of
+    line 1). Raises ``OSError`` when the file cannot be read."""
     with open(path, "rb") as f:
-        head = f.read(2)
-    return "utf-16" if head in (b"\xff\xfe", b"\xfe\xff") else "utf-8-sig"
+        head = f.read(4)
+    if head in (b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff"):  # UTF-32's marks (the first begins as UTF-16's does)
+        return "utf-32"
+    if head[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        return "utf-16"
+    if len(head) == 4 and head[1::2] == b"\x00\x00" and head[0::2].isascii() and b"\x00" not in head[0::2]:
+        return "utf-16-le"  # no mark, but JSON's ASCII each followed by a zero byte: '{\0"\0'
+    if len(head) == 4 and head[0::2] == b"\x00\x00" and head[1::2].isascii() and b"\x00" not in head[1::2]:
+        return "utf-16-be"
+    return "utf-8-sig"
 
 
 def open_own(path: str | os.PathLike, flags: int, mode: int = 0o600) -> int:

@@ -219,6 +219,10 @@ def _restore_notes(s: Stores, notes_in: list[tuple[int, dict[str, Any]]], counts
             bad(n, exc)
 
 
+#: the bytes a UTF-8 decode could not read, kept by the ``surrogateescape`` handler as lone surrogates
+_NOT_UTF8 = re.compile("[\udc80-\udcff]")
+
+
 def _read_export(p: Path, counts: dict[str, int], events: list[dict[str, Any]],
                  tombs: dict[str, list[dict[str, Any]]], notes_in: list[tuple[int, dict[str, Any]]], bad: Any) -> None:
     """Read the export ``p`` into ``events``, ``tombs`` (by scope) and ``notes_in`` (``(line number, object)``)."""
@@ -226,12 +230,17 @@ def _read_export(p: Path, counts: dict[str, int], events: list[dict[str, Any]],
 
     # a byte-order mark is not part of line 1; a file re-saved as UTF-16 (PowerShell's >) is read as such, and a mark
     # left at a line's start by files joined together is not part of that line either
-    with open(p, encoding=text_encoding(p), errors="replace") as f:
+    enc = text_encoding(p)
+    with open(p, encoding=enc, errors="surrogateescape" if enc == "utf-8-sig" else "replace") as f:
         for n, line in enumerate(f, 1):
             line = line.lstrip("\ufeff")
             if not line.strip():
                 continue
             counts["lines"] += 1
+            if _NOT_UTF8.search(line):  # never stored with its letters replaced by U+FFFD
+                bad(n, "not UTF-8 text (a copy re-saved in another encoding, such as GBK or Windows-1252? save it "
+                       "as UTF-8 and import it again)")
+                continue
             try:
                 obj = json.loads(line)
                 if not isinstance(obj, dict):

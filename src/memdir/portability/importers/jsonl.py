@@ -122,8 +122,9 @@ def read_jsonl(path: Path, stats: Counter | None = None, *, label: str = "jsonl"
 
     from memdir.fileio import text_encoding
 
-    utf16 = text_encoding(path) == "utf-16"  # a transcript or export re-saved by PowerShell 5's >
-    with (open(path, encoding="utf-16", errors="replace", newline="") if utf16 else open(path, "rb")) as fh:
+    enc = text_encoding(path)  # a transcript or export re-saved by PowerShell 5's > (UTF-16), or as UTF-32
+    utf16 = enc != "utf-8-sig"
+    with (open(path, encoding=enc, errors="replace", newline="") if utf16 else open(path, "rb")) as fh:
         for lineno, raw in enumerate(fh, 1):
             if utf16:
                 raw = raw.encode("utf-8", "surrogatepass")
