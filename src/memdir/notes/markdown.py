@@ -109,6 +109,8 @@ def version(raw: str) -> str:
 
 
 _SLUG_CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af"
+_LATIN_ACCENT = re.compile(r"(?<=[a-z])[\u0300-\u036f]+")
+_LATIN_PLAIN = str.maketrans({"æ": "ae", "ø": "o", "ł": "l", "đ": "d", "œ": "oe", "þ": "th", "ı": "i"})
 _slug_runs: re.Pattern[str] | None = None  # ``[a-z0-9]+|[CJK]+``, compiled by the first slugify (not at import: ~1 ms)
 
 
@@ -117,6 +119,8 @@ def slugify(summary: str, taken: set[str] | None = None, *, exists=None) -> str:
     and 48 characters (``部署脚本用 pnpm`` → ``部署脚本用-pnpm``); a summary with neither gets ``note-<hash>``.
     ``-2``, ``-3`` … are appended while the slug is in ``taken`` or ``exists(slug)`` is true."""
     text = unicodedata.normalize("NFKC", summary).casefold()
+    if not text.isascii():  # a Latin letter's accent is dropped, not the letter: réunion → reunion (was r-union)
+        text = unicodedata.normalize("NFC", _LATIN_ACCENT.sub("", unicodedata.normalize("NFD", text))).translate(_LATIN_PLAIN)
     global _slug_runs
     if _slug_runs is None:
         _slug_runs = re.compile(rf"[a-z0-9]+|[{_SLUG_CJK}]+")
