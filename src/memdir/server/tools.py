@@ -493,8 +493,10 @@ def do_prune(m: "Memdir", days: float = 90, confirm_token: str | None = None, fo
         days = float(days)
     except (TypeError, ValueError):
         raise UsageError(f"days must be a number, not {days!r}") from None
-    if not (days >= 0 and days != float("inf")):
-        raise UsageError(f"days must be a number >= 0 (got {days:g})")
+    from memdir.engine.tiers import MAX_PRUNE_DAYS
+
+    if not (0 <= days <= MAX_PRUNE_DAYS):  # said with the tool's own argument name, not the CLI's --days
+        raise UsageError(f"days must be a number from 0 to {MAX_PRUNE_DAYS:,} (got {days:g})")
     token = clean_text(confirm_token).strip() if confirm_token else None
     base = {"available": False, "acted": False, "days": days, "count": None, "deleted": None, "bytes": None,
             "confirm_token": None, "samples": [], "detail": {}}
