@@ -112,8 +112,8 @@ class Root:
             why = readonly.cannot_write(self.derived)
             if why is None and self.db_path.exists() and not os.access(self.db_path, os.W_OK):
                 why = "the index file is not writable"
-            if why is None and self.path.is_dir():  # a part of it: a write would stop half way (forgotten, no tombstone)
-                why = readonly.unwritable_part(self.path, self.derived, self.categories)
+            if why is None:  # a file a write appends to: it would stop half way (forgotten, no tombstone)
+                why = readonly.unwritable_part(self.derived)
             self._read_only = why or ""
         return self._read_only or None
 

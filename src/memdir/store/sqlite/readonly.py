@@ -54,17 +54,15 @@ def cannot_write(path: str | Path) -> str | None:
 DERIVED_FILES = ("tombstones.jsonl", "events.json", "write.lock")
 
 
-def unwritable_part(root: Path, derived: Path, categories: list[str]) -> str | None:
-    """Why a write to the root at ``root`` would be refused part way, or ``None``: a file of ``derived`` it appends
-    to (a forget whose tombstone cannot be logged would come back after a rebuild), the root directory (``ROOT.md``)
-    or a category directory (the note files, ``index.md``) this process may not write."""
+def unwritable_part(derived: Path) -> str | None:
+    """Why a write to the root whose ``.memdir/`` is ``derived`` would be refused part way, or ``None``: a file of it
+    a write appends to (a forget whose tombstone cannot be logged would come back after a rebuild). A read-only
+    category directory is not such a part: only its own notes' writes fail (each in one line), captures and the
+    other categories go on."""
     for name in DERIVED_FILES:
         p = derived / name
         if p.is_file() and not os.access(p, os.W_OK):
             return f"{derived.name}/{name} is not writable"
-    for d in (root, *(root / c for c in categories)):
-        if d.is_dir() and not os.access(d, os.W_OK | os.X_OK):
-            return f"{'the root directory' if d == root else d.name + '/'} is not writable"
     return None
 
 
