@@ -114,6 +114,19 @@ def test_dry_run_writes_nothing(home):
     assert list(home.iterdir()) == []
 
 
+def test_dry_run_shows_the_lines_it_would_add(home):
+    settings = home / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text(json.dumps({"model": "opus"}, indent=2) + "\n", encoding="utf-8")
+    before = snapshot(home)
+    r = CliRunner().invoke(cli, ["install", "claude-code", "--dry-run", "--command", "/opt/memdir/bin/memdir"])
+    assert r.exit_code == 0, r.output
+    # the change itself, not only the file's name: the hook lines to be added, the user's own lines as context
+    assert '+            "command": "/opt/memdir/bin/memdir hook claude-code user-prompt",' in r.output
+    assert '   "model": "opus",' in r.output or '-  "model": "opus"' in r.output
+    assert snapshot(home) == before and not backups(home)
+
+
 def test_cli_json_output(home):
     r = CliRunner().invoke(cli, ["install", "claude-code", "--json", "--command", "/opt/memdir/bin/memdir"])
     assert r.exit_code == 0, r.output

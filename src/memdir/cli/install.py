@@ -10,6 +10,8 @@ import click
 
 from memdir.hosts.install import HOST_NAMES, install_host
 
+DIFF_LINES = 60  # lines of a --dry-run's change shown per file
+
 
 @click.command("install")
 @click.argument("host", type=click.Choice(HOST_NAMES))
@@ -44,6 +46,12 @@ def install(ctx, host, project, uninstall, dry_run, command, legacy, as_json):
         detail = f": {c['detail']}" if c.get("detail") else ""
         action = f"would be {c['action']}" if dry_run else c["action"]
         click.echo(f"{action:<9} {c['file']}{extra}{detail}")
+        if c.get("diff"):  # --dry-run: the lines it would add (+) or remove (-), a few at most per file
+            shown = c["diff"].splitlines()
+            for line in shown[:DIFF_LINES]:
+                click.echo(f"    {line}")
+            if len(shown) > DIFF_LINES:
+                click.echo(f"    … {len(shown) - DIFF_LINES} more lines")
     for n in plan.notes:
         click.echo(f"note: {n}")
     if dry_run:

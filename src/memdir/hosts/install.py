@@ -226,6 +226,12 @@ def write_text(plan: Plan, path: Path, text: str, *, old: str | None) -> None:
     if old is not None and old == text:
         plan.add(path, "unchanged")
         return
+    if plan.dry_run:  # what would change, line by line (`install --dry-run` prints it)
+        import difflib
+
+        lines = difflib.unified_diff((old or "").splitlines(), text.splitlines(), "before", "after", lineterm="", n=1)
+        plan.add(path, "created" if old is None else "updated", diff="\n".join(list(lines)[2:]))
+        return
     backup = None
     if not plan.dry_run:
         # a settings file linked from a dotfiles folder: write the target, keep the link (and back up beside it)
