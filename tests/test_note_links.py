@@ -52,3 +52,21 @@ def test_an_edit_of_a_linked_note_changed_on_disk_is_a_conflict(tmp_path):
         else:
             raise AssertionError("the edit overwrote a change made on disk")
         assert link.is_symlink() and "yarn classic" in target.read_text(encoding="utf-8")
+
+
+def test_a_link_to_a_file_outside_the_root_is_replaced_never_written_through(tmp_path):
+    """A link a cloned repository carries (a proposal file pointing out of the root) never gets the file it points at
+    rewritten: the write replaces the link, as it did before links in the root were written through."""
+    proj, home = tmp_path / "proj", tmp_path / "g"
+    (proj / ".git").mkdir(parents=True)
+    outside = tmp_path / "outside.md"
+    with memdir.open(proj, home=home) as m:
+        pid = m.propose("run the migrations before the deploy", category="rules")["id"]
+        path = next((proj / ".memory" / ".proposals").glob(f"{pid}*.md"))
+        original = path.read_text(encoding="utf-8")
+        outside.write_text(original, encoding="utf-8")
+        path.unlink()
+        os.symlink(outside, path)
+        m.reject_proposal(pid)
+    assert outside.read_text(encoding="utf-8") == original
+    assert not path.is_symlink() and "rejected" in path.read_text(encoding="utf-8")

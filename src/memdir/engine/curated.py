@@ -452,7 +452,7 @@ def edit_locked(s: Stores, root: Root, nid: str, text: str, expect: str | None) 
     meta["updated"] = s.clock()
     body = stored_text(body) + "\n"
     clean = root.gens()[0] == root.gens()[1]
-    notes.atomic_write(path, notes.render(meta, body))
+    notes.atomic_write(path, notes.render(meta, body), within=root.path)  # a note kept as a link in the root
     root.refresh(nid)
     root.compile(categories=[nid.split("/")[0]], was_clean=clean)
     return written(s, nid, root.scope)
@@ -499,7 +499,7 @@ def rewrite_note(path: Path, nid: str, changes: dict[str, Any], what: str) -> No
     for _ in range(3):
         state, raw = _note_for_rewrite(path, nid, what, changes)
         try:
-            notes.atomic_write(path, raw, expect=state)
+            notes.atomic_write(path, raw, expect=state, within=path.parents[nid.count("/")])  # <root>/<nid>.md
             return
         except notes.FileChanged:
             continue

@@ -395,7 +395,8 @@ def being_saved(state: tuple[int, int, int] | None) -> bool:
 _ANY = object()
 
 
-def atomic_write(path: Path, text: str, *, private: bool = False, expect: Any = _ANY) -> None:
+def atomic_write(path: Path, text: str, *, private: bool = False, expect: Any = _ANY,
+                 within: Path | None = None) -> None:
     """Write ``text`` (UTF-8) to ``path`` via a temp file in the same directory + fsync + ``os.replace``,
     so a reader never sees a half-written file, even if the writer is killed. A new file gets the user's usual mode
     (a note is meant to be read and committed), one rewritten keeps its own, and ``private`` makes it 0600 (an
@@ -403,10 +404,14 @@ def atomic_write(path: Path, text: str, *, private: bool = False, expect: Any = 
     ``expect``: the :func:`file_state` the new text was made from; when the file's state differs just before the
     replace (another program saved it meanwhile), nothing is written and :class:`FileChanged` is raised, so the
     caller reads it again rather than throwing that program's text away.
-    A ``path`` that is a link to an existing file is written through: the target gets the text and the link stays a
-    link (a note kept as a link into a shared folder); callers refuse links out of a root before writing (case C14)."""
-    if os.path.islink(path) and os.path.isfile(path):
-        path = Path(os.path.realpath(path))
+    ``within``: a ``path`` that is a link to an existing file inside this folder (a note's root) is written through:
+    the target gets the text and the link stays a link (a note kept as a link into a shared folder). Any other link is
+    replaced by the file, as without ``within``: a link a cloned repository carries never gets a file outside it
+    rewritten (case C14)."""
+    if within is not None and os.path.islink(path) and os.path.isfile(path):
+        real, inside = os.path.realpath(path), os.path.realpath(within)
+        if os.path.commonpath([real, inside]) == inside:
+            path = Path(real)
     path.parent.mkdir(parents=True, exist_ok=True)
     import tempfile  # only writers need it (a hook that only reads pays nothing)
 
