@@ -61,3 +61,15 @@ def test_an_import_of_a_claude_code_transcript_skips_them(tmp_path):
         import_host(m, "claude-code", path, projects="here", progress=False)
         texts = [h.text for h in m.recent(kinds=["user"], limit=50)]
         assert texts == ["how do we roll the canary back when the error budget burns?"], texts
+
+
+@pytest.mark.parametrize("text,kept", [
+    ('I wrote a React hook:\n<use-fetch-hook url="/api">\nhow do I test it?', "how do I test it?"),
+    ("<pre-commit-hook>\nmy config question: why does ruff fail?", "why does ruff fail?"),
+    ("Explain the tags:\n<bash-input> is what Claude Code wraps a typed command in", "is what Claude Code wraps"),
+    ("<ide_selection> is the tag name I saw in the log, what writes it?", "what writes it?"),
+])
+def test_a_tag_a_person_types_is_kept_unless_its_host_block_is_closed(text, kept):
+    from memdir.capture.gates import strip_injected
+
+    assert kept in strip_injected(text)[0]

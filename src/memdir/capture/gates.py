@@ -133,15 +133,16 @@ _MEMORY_BLOCK = re.compile(r"(?m)^[ \t]*<memory\b[^>\n]*>(?s:.*?)(?:</memory\s*>
 _HOST_TAGS = ("system-reminder", "available_skills", "environment_context", "user_instructions",
               "local-command-stdout", "local-command-stderr", "local-command-caveat", "task-notification",
               "user-prompt-submit-hook", "turn_aborted", "collaboration_mode", "skills_instructions",
-              "plugins_instructions", "permissions instructions",
-              # Claude Code: a `!` shell command and its output, a background shell's notice, the IDE's open file,
-              # selection and diagnostics; Codex: a `!` shell command with its result
-              "bash-input", "bash-stdout", "bash-stderr", "bash-notification", "ide_opened_file", "ide_selection",
-              "ide_diagnostics", "user_shell_command")
-#: a hook's output a host wraps in a tag named after the hook (``<user-prompt-submit-hook>``, ``<session-start-hook>``)
-_HOOK_TAG = r"[a-z][a-z-]*-hook(?![\w-])"
-_HOST_BLOCK = re.compile(r"(?m)^[ \t]*<(%s)\b[^>\n]*>(?s:.*?)(?:</\1\s*>|\Z)"
-                         % "|".join([*map(re.escape, _HOST_TAGS), _HOOK_TAG]), re.I)
+              "plugins_instructions", "permissions instructions")
+#: tags a person could also type at a line's start ("<bash-input> is what …", a React ``<use-fetch-hook>``): cut only
+#: with their closing tag. Claude Code: a ``!`` shell command and its output, a background shell's notice, the IDE's
+#: open file, selection and diagnostics, a hook's output named after its event; Codex: a ``!`` shell command
+_CLOSED_HOST_TAGS = ("bash-input", "bash-stdout", "bash-stderr", "bash-notification", "ide_opened_file",
+                     "ide_selection", "ide_diagnostics", "user_shell_command",
+                     *(f"{e}-hook" for e in ("session-start", "session-end", "pre-tool-use", "post-tool-use", "stop",
+                                             "subagent-stop", "pre-compact", "notification")))
+_HOST_BLOCK = re.compile(r"(?m)^[ \t]*<(%s)\b[^>\n]*>(?s:.*?)(?:</\1\s*>|\Z)|^[ \t]*<(%s)\b[^>\n]*>(?s:.*?)</\2\s*>"
+                         % ("|".join(map(re.escape, _HOST_TAGS)), "|".join(map(re.escape, _CLOSED_HOST_TAGS))), re.I)
 _HOST_PREFIXES = ("Instructions from:", "# Code Mode", "# AGENTS.md instructions", "<INSTRUCTIONS>",
                   "[Request interrupted by user", "<task-notification>", "<turn_aborted>",
                   # Claude Code's own words: the caveat before a local command's output, the summary it writes when
