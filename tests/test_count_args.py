@@ -26,7 +26,9 @@ def test_zero_means_none_and_negative_is_a_usage_error(m):
     assert m.recall("canary rollout", k=0) == []
     assert m.recent(limit=0) == []
     assert m.context("canary rollout", max_entries=0) == ""
-    for call in (lambda: m.recall("canary rollout", k=-1), lambda: m.recent(limit=-3)):
+    assert m.explain("canary rollout", k=0)["hits"] == []  # explain reads k as recall does
+    for call in (lambda: m.recall("canary rollout", k=-1), lambda: m.recent(limit=-3),
+                 lambda: m.explain("canary rollout", k=-1)):
         with pytest.raises(UsageError):
             call()
 

@@ -471,12 +471,15 @@ def test_a_request_the_sdk_refuses_for_its_params_says_what_is_wrong(proj, tmp_p
         assert s.recv()["id"] == 2
         bad = [{"jsonrpc": "2.0", "id": 3, "method": "tools/call"},
                {"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "memory_recall", "arguments": "x"}},
-               {"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": 5, "arguments": {}}}]
+               {"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": 5, "arguments": {}}},
+               {"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+                "params": {"name": "memory_recall", "arguments": {"query": "x"}, "_meta": 5}}]
         s.send(*bad)
-        got = {m["id"]: m for m in (s.recv(), s.recv(), s.recv())}
+        got = {m["id"]: m for m in (s.recv(), s.recv(), s.recv(), s.recv())}
         for i in (3, 4, 5):
             err = got[i]["error"]
             assert err["code"] == -32602 and "name" in err["message"] and "arguments" in err["message"], got[i]
+        assert got[7]["error"]["code"] == -32602 and "schema" in got[7]["error"]["message"], got[7]
         s.send({"jsonrpc": "2.0", "id": 6, "method": "ping"})
         assert s.recv() == {"jsonrpc": "2.0", "id": 6, "result": {}}
     finally:

@@ -40,8 +40,8 @@ def clearer(ctx: Any, message: str) -> str | None:
     method = getattr(ctx, "method", "")
     if _initialized(ctx) is False and method not in ("initialize", "ping"):
         return f"{GENERIC}: {method} came before initialize; send initialize (then notifications/initialized) first"
-    if method == "tools/call":
-        return call_shape_error(getattr(ctx, "params", None))
+    if method == "tools/call" and (shape := call_shape_error(getattr(ctx, "params", None))) is not None:
+        return shape
     return f"{GENERIC}: {method}'s params do not match MCP's schema for it (or initialize was not sent first)"
 
 
@@ -61,6 +61,6 @@ async def clear_param_errors(ctx: Any, call_next: Any) -> Any:
         raise MCPError(code=INVALID_PARAMS, message=better) from None
     except ValidationError:
         better = clearer(ctx, GENERIC)
-        if better is None:  # pragma: no cover - clearer words every bare refusal
+        if better is None:  # a message the SDK worded itself: kept
             raise
         raise MCPError(code=INVALID_PARAMS, message=better) from None
