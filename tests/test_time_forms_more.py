@@ -55,3 +55,14 @@ def test_an_import_keeps_records_with_those_times(tmp_path):
         got = m.import_jsonl(dump)
         assert got.get("bad_lines", 0) == 0 and m.get("e0").ts == datetime(2026, 12, 1, tzinfo=UTC), got
         assert m.get("e1") is not None and m.get("e2").ts == datetime(2026, 11, 30, 1, 15, tzinfo=UTC)
+
+
+def test_a_zone_in_brackets_is_read_in_every_form_and_an_unknown_one_is_refused():
+    from memdir.errors import UsageError
+    from memdir.timeutil import parse_ts
+
+    assert parse_ts("Nov 30 2026 09:15[Asia/Tokyo]").isoformat() == "2026-11-30T00:15:00+00:00"
+    assert parse_ts("2026-11-30T09:15:00Z[u-ca=gregory]").isoformat() == "2026-11-30T09:15:00+00:00"
+    for bad in ("2026-11-30T09:15:00[Mars/Base]", "2026-11-30 09:15 +08 in"):
+        with pytest.raises(UsageError):
+            parse_ts(bad)  # never read as another time without a word

@@ -114,9 +114,12 @@ def _parse(value) -> datetime:
         m = _BRACKET_ZONE.fullmatch(s)
         if m:  # RFC 9557: '2026-11-30T09:15:00+08:00[Asia/Shanghai]'; the offset decides, else the zone named
             dt = _parse(m[1])
-            if not _HAS_OFFSET.search(m[1]):
-                dt = _in_zone(m[1], m[2]) or dt
-            return dt
+            if _HAS_OFFSET.search(m[1]) or "=" in m[2]:  # an offset, or a tag such as [u-ca=gregory]: kept as read
+                return dt
+            zoned = _in_zone(local(dt).replace(tzinfo=None), m[2])  # the wall clock written, in the zone named
+            if zoned is None:
+                raise UsageError(f"unreadable timestamp {s[:60]!r}: no time zone is named {m[2]!r}")
+            return zoned
         m = _END_OF_DAY.fullmatch(s)
         if m:  # ISO 8601's 24:00 is the next day's 00:00
             return _parse(f"{m[1]}T00:00:00{m[2]}") + timedelta(days=1)
@@ -163,18 +166,18 @@ def _parse(value) -> datetime:
 _UTC_NAMES = ("Z", "UTC", "GMT", "UT")
 # Go's time.String() adds the zone's name after the offset, and a monotonic reading: '… +0800 CST m=+0.000123'
 _ISO_ZONED = re.compile(r"(\d{4}-\d\d-\d\d[Tt ]\d\d:\d\d(?::\d\d(?:[.,]\d+)?)?)\s*(Z|UTC|GMT|UT|[+-]\d\d(?::?\d\d)?)"
-                        r"(?:(?<=\d)\s+[A-Za-z]{2,5})?(?:\s+m=[+-][\d.]+)?", re.I)
-_BRACKET_ZONE = re.compile(r"(\S.*?)\s*\[!?([A-Za-z0-9_+/:-]+)\]")
+                        r"(?:(?<=\d)\s+(?-i:[A-Z]{2,5}))?(?:\s+m=[+-][\d.]+)?", re.I)
+_BRACKET_ZONE = re.compile(r"(\S.*?)\s*\[!?([A-Za-z0-9_+/:=-]+)\]")
 _HAS_OFFSET = re.compile(r"(?:[Zz]|[+-]\d\d(?::?\d\d)?|\s(?:UTC|GMT|UT))$")
 _END_OF_DAY = re.compile(r"(\d{4}-\d\d-\d\d)[Tt ]24:00(?::00(?:[.,]0+)?)?(\s*(?:[Zz]|[+-]\d\d(?::?\d\d)?|UTC|GMT)?)")
 
 
-def _in_zone(text: str, zone: str) -> datetime | None:
-    """``text`` (a time without an offset) read in the IANA zone ``zone``, or ``None`` when no such zone is known."""
+def _in_zone(wall: datetime, zone: str) -> datetime | None:
+    """The naive wall-clock time ``wall`` read in the IANA zone ``zone``, or ``None`` when no such zone is known."""
     try:
         from zoneinfo import ZoneInfo
 
-        return datetime.fromisoformat(text).replace(tzinfo=ZoneInfo(zone)).astimezone(UTC)
+        return wall.replace(tzinfo=ZoneInfo(zone)).astimezone(UTC)
     except (ValueError, KeyError, OSError):
         return None
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
