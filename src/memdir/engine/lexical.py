@@ -173,6 +173,9 @@ def hit(s: Stores, root: Root, row, score: float, tokens: list[str], factors: di
     if qset and held is not None:
         fields = {f: sorted(qset & held[f]) for f in ("tags", "title", "body")}
         fields = {f: v for f, v in fields.items() if v}
+        near = sorted((qset & held.get("context", set())) - {t for v in fields.values() for t in v})
+        if near:  # matched in its neighbouring turns alone
+            fields["context"] = near
     elif qset:
         if row["kind"] == "event":  # an imported record's own tags and title (memdir.store.rows.event_labels)
             tag_t, title_t = (x.split() for x in event_labels(inject_entries.row_get(row, "meta")))
@@ -186,7 +189,13 @@ def hit(s: Stores, root: Root, row, score: float, tokens: list[str], factors: di
             "body": sorted(terms_in(inject_entries.matched_text(row), qset)),
         }
         fields = {f: v for f, v in fields.items() if v}
-    terms = [t for t in dict.fromkeys(tokens) if any(t in v for v in fields.values())]
+        if mask is not None and row["kind"] == "event":  # matched in the index, in none of its own fields: its neighbours
+            near = sorted(qset - {t for v in fields.values() for t in v})
+            if near:
+                fields["context"] = near
+    # the terms the memory itself holds; ``fields["context"]``: those only its neighbouring turns hold (recall's
+    # context weight), shown by --explain
+    terms = [t for t in dict.fromkeys(tokens) if any(t in v for f, v in fields.items() if f != "context")]
     reasons = {"terms": terms, "fields": fields, "scope": root.scope, **factors}
     ts = parse_ts(row["ts"])
     return Hit(id=row["ref"], key=row["ref"], kind=kind, scope=root.scope, score=score, text=row["text"],

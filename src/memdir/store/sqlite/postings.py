@@ -756,7 +756,7 @@ class MemIndex:
 
     def fields(self, rows: list[tuple[int, str, tuple[int, int] | None]], terms: list[str]) -> list[dict[str, set[str]] | None]:
         """For each hit ``(doc id, ref, span)`` of ``rows``: which of ``terms`` the FTS row it matched in holds in its
-        tags, title and body columns (what :meth:`memdir.core.Memdir._hit` would find by tokenizing them again) — the
+        tags, title, body and context (an event's neighbouring turns) columns (what :meth:`memdir.core.Memdir._hit` would find by tokenizing them again) — the
         doc's own row, or the passage ``span`` names — or ``None`` when that row is not held as ``ref`` (changed
         since; the caller tokenizes). Each term's postings are searched once for all the hits."""
         out: list[dict[str, set[str]] | None] = []
@@ -774,11 +774,11 @@ class MemIndex:
             slot = self.slot_of.get(rowid)
             if slot is None or not self.alive[slot]:
                 continue
-            out[-1] = {"tags": set(), "title": set(), "body": set()}
+            out[-1] = {"tags": set(), "title": set(), "body": set(), "context": set()}
             slots.append((len(out) - 1, slot))
         if not slots:
             return out
-        names = ("tags", "title", "body")
+        names = ("tags", "title", "body", "context")
         want = np.array([s for _, s in slots], dtype=self.p_slot.dtype)
         for term in terms:
             tid = self.vocab.get(term)
@@ -789,13 +789,13 @@ class MemIndex:
             delta = self.delta.get(tid, ())
             for (i, slot), j in zip(slots, js.tolist()):
                 if j < b and self.p_slot[j] == slot:
-                    counts = [int(self.p_counts[c][j]) for c in range(3)]
+                    counts = [int(self.p_counts[c][j]) for c in range(4)]
                 else:
                     hit = next((x for x in delta if x[0] == slot), None)
                     if hit is None:
                         continue
-                    counts = list(hit[1:4])
-                for c in range(3):
+                    counts = list(hit[1:5])
+                for c in range(4):
                     if counts[c]:
                         out[i][names[c]].add(term)  # type: ignore[index]
         return out
