@@ -1083,6 +1083,30 @@ _FLAG_VALUE = r"(?P<q>[\"'])?(?P<val>[^\s\"'`<>|;&-][^\s\"'`<>|;&]{0,511}+)"
 _FLAG_QUOTED_OR_BARE = (r"(?:(?P<q>[\"'])(?P<qval>[^\"'\r\n]{1,512}+)(?P=q)"
                         r"|(?P<val>[^\s\"'`<>|;&-][^\s\"'`<>|;&]{0,511}+))")
 
+#: the tools of each password option (:data:`_TOOL_PASSWORD_FLAGS`): (tools, options, anchors, taken glued)
+_TOOL_FLAG_GROUPS = (
+    (r"openssl", r"-k", ("openssl",), False),
+    (r"zip|unzip|ssh-keygen|mosquitto_(?:pub|sub|rr)|bcp|osql", r"-P",
+     ("zip", "unzip", "ssh-keygen", "mosquitto_", "bcp", "osql"), False),
+    (r"ssh-keygen", r"-N", ("ssh-keygen",), False),
+    (r"az|rdesktop|cqlsh|twine|rabbitmqadmin", r"-p|--password", ("az ", "rdesktop", "cqlsh", "twine", "rabbitmqadmin"),
+     False),
+    (r"ldap(?:search|add|modify|delete|passwd|whoami|compare|modrdn)|vsql", r"-w", ("ldap", "vsql"), False),
+    (r"7z|7za|7zz|7zr|unrar|rar", r"-hp|-p", ("7z", "unrar", "rar "), True),
+)
+
+
+def _tool_flag_rule(tools: str, flags: str, anchors: tuple[str, ...], glued: bool) -> _Rule:
+    """The rule of one password option of a few tools (:data:`_TOOL_FLAG_GROUPS`): from the tool's name, on its own
+    command, to the first place that option stands (the lazy run passes over the tool's other options)."""
+    return _Rule(
+        "password",
+        _r(r"(?P<tool>" + tools + r")(?![a-z0-9_.-])[^\n|&;]{0,300}?[ \t](?P<flag>" + flags + r")"
+           + ("" if glued else r"[ \t]{1,4}") + _FLAG_QUOTED_OR_BARE),
+        anchors, priority=_P_ASSIGN, group="val", check=lambda m, v, t: _check_tool_flag(m, v, t), anchors=anchors,
+    )
+
+
 _PROVIDER_RULES: list[_Rule] = [
     # --- AI providers
     _tok("anthropic_key", r"sk-ant-[A-Za-z0-9_-]{20,400}+", "sk-ant-"),
@@ -1184,19 +1208,10 @@ _PROVIDER_RULES: list[_Rule] = [
         priority=_P_JWT,
         anchors=("eyJ",),
     ),
-    # a known tool's password option, read as written (zip -P, ssh-keygen -N; see _TOOL_PASSWORD_FLAGS)
-    _Rule(
-        "password",
-        _r(r"(?P<tool>openssl|zip|unzip|7z|7za|7zz|7zr|unrar|rar|ldap(?:search|add|modify|delete|passwd|whoami|compare|modrdn)"
-           r"|ssh-keygen|az|rdesktop|cqlsh|mosquitto_(?:pub|sub|rr)|twine|rabbitmqadmin|bcp|osql|vsql)(?![a-z0-9_.-])"
-           r"[^\n|&;]{0,300}?[ \t](?P<flag>-k|-p|-P|-N|-hp|-w|--password)"
-           r"(?:[ \t]{1,4}|(?<=p))" + _FLAG_QUOTED_OR_BARE),
-        ("openssl", "zip", "7z", "rar", "ldap", "ssh-keygen", "az ", "rdesktop", "cqlsh", "mosquitto_", "twine",
-         "rabbitmqadmin", "bcp", "osql", "vsql"), priority=_P_ASSIGN, group="val",
-        check=lambda m, v, t: _check_tool_flag(m, v, t),
-        anchors=("openssl", "zip", "unzip", "7z", "unrar", "rar ", "ldap", "ssh-keygen", "az ", "rdesktop", "cqlsh",
-                 "mosquitto_", "twine", "rabbitmqadmin", "bcp", "osql", "vsql"),
-    ),
+    # a known tool's password option, read as written (zip -P, ssh-keygen -N; see _TOOL_PASSWORD_FLAGS): one rule per
+    # option, so the search for a tool's password option passes over its other options (mosquitto_pub -p 1883 … -P X,
+    # vsql -p 5433 … -w X, rabbitmqadmin -P 15672 … -p X: a port before the password)
+    *(_tool_flag_rule(tools, flags, anchors, glued) for tools, flags, anchors, glued in _TOOL_FLAG_GROUPS),
     # echo X | sudo -S …, printf '%s\n' X | sudo -p '' -S …, echo X | docker login … --password-stdin, echo X | passwd
     # --stdin bob: a password piped in (-S read as written)
     _Rule(
