@@ -279,15 +279,35 @@ _LABEL_WORDS = ("pass", "pwd", "token", "secret", "key", "auth", "cred")
 
 #: digits inside a word, between its letters (``Tig3r``, ``Adm1n``, ``P4ss``): a password's spelling, not a name's
 _DIGITS_IN_WORD = re.compile(r"[A-Za-z][0-9]+[a-z]")
+_ASCII_LOWER_LETTERS = frozenset(string.ascii_lowercase)
+
+
+def _numbered_credential_word(value: str) -> bool:
+    """Digits ending a word that is itself a credential's word in lower case (``mypassword123``, ``Password1``,
+    ``mytoken2024``, ``MySecret99``): a common password's spelling. A name's number follows a separator
+    (``DB_PASSWORD_2``, ``password_v2``) or another word (``passwordHash2``)."""
+    head = value.rstrip(string.digits)
+    i = len(head)
+    if i == len(value):
+        return False
+    while i > 0 and head[i - 1] in _ASCII_LOWER_LETTERS:
+        i -= 1
+    if i == len(head):
+        return False
+    if i > 0 and head[i - 1].isupper():
+        i -= 1
+    word = head[i:].lower()
+    return any(w in word for w in _LABEL_WORDS)
 
 
 def _is_label(value: str) -> bool:
     """Does ``value`` read as another credential label (``passwd:``, ``refreshToken``) rather than a secret? A value
-    with digits inside its words (``Tig3rPass99``, ``Adm1nToken77``) is a password holding the word, unless it ends in
-    a label's ``:`` or ``=``."""
+    with digits inside its words (``Tig3rPass99``, ``Adm1nToken77``) or after a credential's word ending it
+    (``mypassword123``, ``Password1``) is a password holding the word, unless it ends in a label's ``:`` or ``=``."""
     if not (_LABEL_RE.fullmatch(value) and any(w in value.lower() for w in _LABEL_WORDS)):
         return False
-    return value.endswith((":", "=")) or _DIGITS_IN_WORD.search(value) is None
+    return value.endswith((":", "=")) or (_DIGITS_IN_WORD.search(value) is None
+                                          and not _numbered_credential_word(value))
 
 
 #: ``pw`` as a credential name: the whole key, or its last word (``db_pw``, ``admin-pw``), not ``npw`` or ``hpw``
