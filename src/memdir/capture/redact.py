@@ -512,6 +512,15 @@ def _compound_flag_kind(name: str) -> str | None:
     return None
 
 
+def _check_token_flag(m: re.Match[str], value: str, text: str) -> bool:
+    """``--token X``, ``--api-key X``, ``--secret X``: any value but a placeholder or a shell expansion; one in quotes
+    holding spaces only when its words joined look like a key (``"see the vault"`` is a sentence)."""
+    if not _check_flag_value(m, value, text):
+        return False
+    joined = value.replace(" ", "")
+    return joined == value or _looks_secretish(joined) or (len(joined) >= 16 and _random_tail(joined))
+
+
 def _check_compound_flag(m: re.Match[str], value: str, text: str) -> bool:
     """A compound credential option's value (:func:`_compound_flag_kind`): a password's any value no word of a sentence
     (:func:`_check_cli_password`); a token's, secret's or key's a random-looking one of 8+ characters. Never a path, a
@@ -523,8 +532,11 @@ def _check_compound_flag(m: re.Match[str], value: str, text: str) -> bool:
         return False
     if kind == "password":
         return len(value) >= 4 and not _is_label(value)
-    return (len(value) >= 8 and "/" not in value and not _is_label(value)
-            and (_looks_secretish(value) or (len(value) >= 16 and _random_tail(value.replace("-", "").replace("_", "")))))
+    # a token, a secret or a key in quotes is one string: its words joined must look random ("see the vault" is a
+    # sentence; a space is no symbol of a key)
+    joined = value.replace(" ", "")
+    return (len(joined) >= 8 and "/" not in value and not _is_label(value)
+            and (_looks_secretish(joined) or (len(joined) >= 16 and _random_tail(joined.replace("-", "").replace("_", "")))))
 
 
 #: what follows ``sshpass -p VALUE``: the command it runs and that command's argument
@@ -1098,7 +1110,10 @@ def _label_starts_word(m: re.Match[str]) -> bool:
     return at == 0 or not m.string[at - 1].isalnum()
 
 
-_FLAG_VALUE = r"(?P<q>[\"'])?(?P<val>[^\s\"'`<>|;&-][^\s\"'`<>|;&]{0,511}+)"
+#: an option's value: in quotes, whole to its closing quote (``--app-password "abcd efgh ijkl mnop"``: spaces and all),
+#: else a word (after a quote that is not closed on its line, its first word)
+_FLAG_VALUE = (r"(?:(?P<q>[\"'])(?P<qval>[^\"'\r\n]{1,512}+)(?P=q)"
+               r"|[\"']?(?P<val>[^\s\"'`<>|;&-][^\s\"'`<>|;&]{0,511}+))")
 #: a flag's value in quotes, whole to its closing quote (``sshpass -p "my long phrase"``), else bare
 _FLAG_QUOTED_OR_BARE = (r"(?:(?P<q>[\"'])(?P<qval>[^\"'\r\n]{1,512}+)(?P=q)"
                         r"|(?P<val>[^\s\"'`<>|;&-][^\s\"'`<>|;&]{0,511}+))")
@@ -1325,13 +1340,13 @@ _KEYWORD_RULES: list[_Rule] = [
     _Rule(
         "password",
         _r(r"--?(?:password|passwd|db-password|pass)(?:[ \t]{1,4}|=)" + _FLAG_VALUE),
-        ("pass",), priority=_P_ASSIGN, group="val", check=_check_cli_flag, lowered=True,
+        ("pass",), priority=_P_ASSIGN, group="val", check=_check_flag_value, lowered=True,
         anchors=("--pass", "-pass", "--db-password", "-db-password"),
     ),
     _Rule(
         "token",
         _r(r"--(?:token|api-key|apikey|secret|auth-token|access-token)(?:[ \t]{1,4}|=)" + _FLAG_VALUE),
-        ("--",), priority=_P_ASSIGN, group="val", check=_check_cli_flag, lowered=True,
+        ("--",), priority=_P_ASSIGN, group="val", check=lambda m, v, t: _check_token_flag(m, v, t), lowered=True,
         anchors=("--token", "--api-key", "--apikey", "--secret", "--auth-token", "--access-token"),
     ),
     # a credential option named with a qualifier: --admin-password X, --client-secret X, --bot-token X,

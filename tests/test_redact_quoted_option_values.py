@@ -1,0 +1,47 @@
+"""A credential option's quoted value is redacted whole, to its closing quote, spaces and all (an app password
+``"abcd efgh ijkl mnop"``, a passphrase ``'my secret phrase'``): before, only its first word was, and the rest of the
+password stayed in the memory. Placeholders, shell expansions and a sentence in quotes after a token's option stay."""
+
+import pytest
+
+from memdir.capture.redact import redact
+
+
+@pytest.mark.parametrize("text,secret", [
+    ('--app-password "abcd efgh ijkl mnop"', "efgh ijkl mnop"),
+    ("--db-password 'my secret phrase'", "secret phrase"),
+    ('--client-secret "Xk9mQ2vLp7 RtY4wZ8nB3"', "RtY4wZ8nB3"),
+    ("gcloud sql users set-password root --instance=db --admin-password 'two words here' --quiet", "words here"),
+    ("--password 'my secret phrase'", "secret phrase"),
+    ('mycli --password "correct horse battery" --host db', "horse battery"),
+    ('--pass "my long pass phrase"', "long pass phrase"),
+    ('--token "Xk9mQ2vLp7 RtY4wZ8nB3"', "RtY4wZ8nB3"),
+    ('--api-key "Xk9mQ2vLp7 RtY4wZ8nB3"', "RtY4wZ8nB3"),
+])
+def test_the_whole_quoted_value_is_redacted(text, secret):
+    out = redact(text)
+    assert secret not in out, out
+    assert "[redacted:" in out
+
+
+@pytest.mark.parametrize("text", [
+    '--admin-password "<your password>"',
+    '--password "${DB_PASSWORD}"',
+    "--db-password '$(cat ~/.pw)'",
+    '--client-secret "see the vault"',
+    '--bot-token "the one from the dashboard"',
+    "--password ''",
+    "--password '$(cat ~/.pw)'",
+    'pass --admin-password "" to leave it unset',
+])
+def test_placeholders_and_sentences_stay(text):
+    assert redact(text) == text
+
+
+@pytest.mark.parametrize("text", [
+    '--token "see the docs"',
+    '--secret "the one in the vault"',
+    '--api-key "ask the admin"',
+])
+def test_a_sentence_in_quotes_after_a_token_option_stays(text):
+    assert redact(text) == text
