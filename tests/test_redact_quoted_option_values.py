@@ -45,3 +45,18 @@ def test_placeholders_and_sentences_stay(text):
 ])
 def test_a_sentence_in_quotes_after_a_token_option_stays(text):
     assert redact(text) == text
+
+
+@pytest.mark.parametrize("text,secret", [
+    ('docker login -u me -p "my secret phrase" registry.io', "my secret phrase"),
+    ("podman login -u me -p 'Xk9mQ2vLp7' quay.io", "Xk9mQ2vLp7"),
+])
+def test_a_registry_login_quoted_password_is_redacted(text, secret):
+    out = redact(text)
+    assert secret not in out, out
+    assert "[redacted:password]" in out
+
+
+def test_a_registry_login_password_from_the_shell_stays():
+    text = 'docker login -u me -p "$(cat ~/.pw)" registry.io'
+    assert redact(text) == text

@@ -1494,8 +1494,8 @@ _KEYWORD_RULES: list[_Rule] = [
     _Rule(
         "password",
         _r(r"(?:docker|podman|helm|oras|buildah)[ \t]+(?:registry[ \t]+)?login(?![a-z0-9_-])[^\n]{0,300}?"
-           r"[ \t]-p[ \t]+(?P<val>[^\s\"'`<>|;&-][^\s\"'`<>|;&]{0,511}+)"),
-        ("login",), priority=_P_ASSIGN, group="val", check=_check_cli_flag, lowered=True,
+           r"[ \t]-p[ \t]{1,8}" + _FLAG_QUOTED_OR_BARE),
+        ("login",), priority=_P_ASSIGN, group="val", check=_check_flag_value, lowered=True,
         anchors=("docker", "podman", "helm", "oras", "buildah"),
     ),
     # token 'x', api key "x", client secret `x`, pwd 'x': a quoted secret right after its label, no separator
