@@ -1142,6 +1142,10 @@ def _tool_flag_rule(tools: str, flags: str, anchors: tuple[str, ...], glued: boo
     )
 
 
+#: the options of ``cargo login`` / ``wandb login`` / ``ngrok`` that take no value: the word after one is the token
+#: (``wandb login --relogin KEY --host URL``), after any other option its value (``cargo login --registry NAME KEY``)
+_LOGIN_SWITCHES = "relogin|cloud|anonymously|verify|quiet|q|verbose|v|frozen|locked|offline"
+
 _PROVIDER_RULES: list[_Rule] = [
     # --- AI providers
     _tok("anthropic_key", r"sk-ant-[A-Za-z0-9_-]{20,400}+", "sk-ant-"),
@@ -1526,14 +1530,17 @@ _KEYWORD_RULES: list[_Rule] = [
         lowered=True, anchors=("config", "user-secrets", "npm set", "pnpm set"),
     ),
     # a tool's login given its token as an argument: cargo login TOKEN, wandb login [--relogin] KEY, ngrok authtoken
-    # TOKEN, ngrok config add-authtoken TOKEN (the token ends the command)
+    # TOKEN, ngrok config add-authtoken TOKEN (the token ends the command, or options or a comment follow it:
+    # "… add-authtoken TOKEN --config ~/ngrok.yml", "cargo login TOKEN # mine"); a token holds no "/" (a URL is an
+    # option's value: --host https://…)
     _Rule(
         "token",
         _r(r"(?:cargo[ \t]{1,4}login|wandb[ \t]{1,4}login|ngrok[ \t]{1,4}(?:config[ \t]{1,4}add-authtoken|authtoken))"
-           r"(?:[ \t]{1,4}--?[a-z][a-z0-9-]{0,30}+(?:[ \t]{1,4}(?![-\"'])[^\s|&;]{1,200}+)?){0,4}?[ \t]{1,4}"
-           + _FLAG_QUOTED_OR_BARE + r"(?=[ \t]*(?:\r?\n|\Z|[|&;]))"),
+           r"(?:[ \t]{1,4}(?:--?(?:" + _LOGIN_SWITCHES + r")(?![a-z0-9-])"
+           r"|--?[a-z][a-z0-9-]{0,30}+(?:[ \t]{1,4}(?![-\"'])[^\s|&;]{1,200}+)?)){0,4}?[ \t]{1,4}"
+           + _FLAG_QUOTED_OR_BARE + r"(?=[ \t]*(?:\r?\n|\Z|[|&;#])|[ \t]{1,4}--?[a-z])"),
         ("login", "authtoken"), priority=_P_ASSIGN, group="val", lowered=True, anchors=("cargo", "wandb", "ngrok"),
-        check=lambda m, v, t: _check_cli_password(m, v, t) and len(v) >= 8 and not _is_label(v) and (
+        check=lambda m, v, t: _check_cli_password(m, v, t) and len(v) >= 8 and "/" not in v and not _is_label(v) and (
             _looks_secretish(v) or _random_tail(v)),
     ),
     # Redis: AUTH [user] PASSWORD (redis-cli's argument, its prompt "host:6379> ", a script's line), requirepass /
