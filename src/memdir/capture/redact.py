@@ -682,6 +682,20 @@ def _check_redis_auth(m: re.Match[str], value: str, text: str) -> bool:
     return not line.strip() and text.startswith("AUTH", m.start()) and _looks_secretish(value)
 
 
+#: where Redis reads ``requirepass`` / ``masterauth`` as a setting: a config line's start (commented out too), after
+#: ``CONFIG SET`` or as redis-server's ``--requirepass`` option
+_REDIS_SETTING_BEFORE = re.compile(r"(?:^|\n)[ \t]{0,40}(?:#[ \t]{0,8})?\Z|config[ \t]{1,4}set[ \t]{1,4}\Z|--\Z", re.I)
+
+
+def _check_requirepass(m: re.Match[str], value: str, text: str) -> bool:
+    """Redis's ``requirepass`` / ``masterauth`` value: any password of 4+ characters where Redis reads the setting
+    (:data:`_REDIS_SETTING_BEFORE`); in a sentence a secret-looking one (``the requirepass directive`` is prose)."""
+    if not _check_cli_password(m, value, text) or len(value) < 4:
+        return False
+    start = m.start()
+    return _REDIS_SETTING_BEFORE.search(text, max(0, start - 60), start) is not None or _looks_secretish(value)
+
+
 def _check_positional_password(m: re.Match[str], value: str, text: str) -> bool:
     """``net user NAME PASSWORD`` / ``rabbitmqctl add_user NAME PASSWORD``: not ``*`` (asks for it), a ``/add``-style
     switch or a word of a sentence."""
@@ -1555,7 +1569,7 @@ _KEYWORD_RULES: list[_Rule] = [
         "password",
         _r(r"(?:requirepass|masterauth)[ \t]{1,4}" + _FLAG_QUOTED_OR_BARE + r"(?=[ \t]*(?:\r?\n|\Z|--|[|&;#]))"),
         ("requirepass", "masterauth"), priority=_P_ASSIGN, group="val", lowered=True,
-        anchors=("requirepass", "masterauth"), pre=_W.difference("-"), check=lambda m, v, t: _check_cli_password(m, v, t) and len(v) >= 4,
+        anchors=("requirepass", "masterauth"), pre=_W.difference("-"), check=lambda m, v, t: _check_requirepass(m, v, t),
     ),
     # mongosh / mongo / mongodump … -p hunter2 (the MongoDB tools' short password option; --password is the
     # assignment rule's), on its own command (sqlcmd -P: with the provider rules, which read the case)
