@@ -696,6 +696,16 @@ def _check_requirepass(m: re.Match[str], value: str, text: str) -> bool:
     return _REDIS_SETTING_BEFORE.search(text, max(0, start - 60), start) is not None or _looks_secretish(value)
 
 
+#: an app password as Google shows it: four groups of four letters (``abcd efgh ijkl mnop``)
+_APP_PASSWORD = re.compile(r"[a-z]{4}(?: [a-z]{4}){3}")
+
+
+def _spaced_password(value: str) -> bool:
+    """A quoted password holding spaces where words would be a label (``.login("title", "Sign in")``): an app password's
+    groups, or words that joined mix letters with digits or symbols (``"Xk9m Q2vL 7!"``)."""
+    return _APP_PASSWORD.fullmatch(value) is not None or _looks_secretish(value.replace(" ", ""))
+
+
 def _check_positional_password(m: re.Match[str], value: str, text: str) -> bool:
     """``net user NAME PASSWORD`` / ``rabbitmqctl add_user NAME PASSWORD``: not ``*`` (asks for it), a ``/add``-style
     switch or a word of a sentence."""
@@ -829,7 +839,17 @@ def _check_eu_label(m: re.Match[str], value: str, text: str) -> bool:
     and is no placeholder, path, URL or shell expansion (``Passwort: vergessen`` is a word about it)."""
     if _is_placeholder(value) or _shell_expansion(value) or "://" in value or value.startswith(("/", "~", "./")):
         return False
+    if m.group("key") in _WEAK_EU_LABELS and (_CODE_LIKE.fullmatch(value) or _algorithm(value) or " " in value):
+        return False  # "κωδικός: 0x80070005", "Sandi: JIRA-1234", "parola: x86_64": a code, an id, a version, a name
     return m.group("q") is not None or (_looks_secretish(value) and not _is_label(value))
+
+
+#: labels that name a password in one use only (Italian "parola" is "word", Greek "κωδικός" alone "code", Indonesian
+#: "Sandi" a given name): their value must not read as a code, an id, a version or a name
+_WEAK_EU_LABELS = frozenset(("parola", "κωδικός", "sandi"))
+#: a code, an id, a version or a runtime's / an architecture's name: hex (``0x80070005``), letters then digits, with
+#: more parts after separators (``ERR-4042``, ``JIRA-1234``, ``python3``, ``node18``, ``x86_64``, ``ubuntu22.04``)
+_CODE_LIKE = re.compile(r"0x[0-9a-f]{1,64}+|[a-z]{1,40}+[-_.]?[0-9]{1,40}+(?:[-_.][0-9a-z]{1,40}+){0,8}+", re.I)
 
 
 #: an XML namespace prefix right before a tag's ``:`` (``<db:password>``)
@@ -1670,7 +1690,7 @@ _KEYWORD_RULES: list[_Rule] = [
            r"[ \t]{0,4},[ \t]{0,4}(?:password[ \t]{0,4}=[ \t]{0,4})?(?P<q>[\"'])(?P<qval>[^\"'\r\n]{1,512}+)(?P=q)[ \t]{0,4}[,)]"),
         (".login(",), priority=_P_ASSIGN, lowered=True, anchors=(".login(",), pre=frozenset(),
         check=lambda m, v, t: _check_plain(m, v, t) and not _shell_expansion(v) and "{" not in v and len(v) >= 4
-        and v.lower() not in _SENTENCE_WORDS,
+        and v.lower() not in _SENTENCE_WORDS and (" " not in v or _spaced_password(v)),
     ),
     # a JavaScript object's pass field: { user: 'a', pass: 'X' } (nodemailer, ftp clients); a bare PASS: is a verdict
     _Rule(
