@@ -26,3 +26,16 @@ def test_a_turn_found_through_its_neighbour_names_the_terms_it_matched_there(tmp
             assert reply.reasons["terms"] == []  # the reply itself holds none of the query's words
             own = next(h for h in m.recall("squash", k=5) if h.kind == "user")
             assert "context" not in own.reasons["fields"] and own.reasons["terms"] == ["squash"]
+
+
+def test_the_model_s_recall_reply_leaves_the_neighbour_terms_out(tmp_path):
+    """memory_recall's reply shares one bound between its hits' texts and their fields: the neighbour terms, for a
+    person's --explain, would take room from the texts (block-QA: one validation answer cut out of the reply)."""
+    from memdir.server.tools import hit_out
+
+    (tmp_path / "p" / ".git").mkdir(parents=True)
+    with memdir.open(tmp_path / "p", home=tmp_path / "g") as m:
+        _turns(m)
+        reply = next(h for h in m.recall("squash", k=5) if h.kind == "assistant")
+    assert reply.reasons["fields"] == {"context": ["squash"]}
+    assert hit_out(reply)["reasons"]["fields"] == {}

@@ -213,6 +213,8 @@ def hit_out(hit: Any, limit: int = MAX_HIT_CHARS) -> dict[str, Any]:
             lead, start, end = at
             text = lead + text[start:end] + window_note(hit, start, end, len(text))
     reasons = json.loads(json.dumps(hit.reasons or {}, ensure_ascii=False, default=str))
+    if isinstance(reasons.get("fields"), dict):  # terms matched in the neighbouring turns: for a person's --explain,
+        reasons["fields"].pop("context", None)  # not the model's reply (its bound is shared with the hits' texts)
     return {"id": hit.id, "handle": hit.handle, "kind": hit.kind, "scope": hit.scope, "score": round(float(hit.score), 6),
             "summary": secret_free(hit.summary), "text": text, "truncated": truncated,
             "ts": iso(hit.ts) if getattr(hit, "ts", None) else None,
