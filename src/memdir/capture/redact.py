@@ -1805,7 +1805,9 @@ _KEYWORD_RULES: list[_Rule] = [
     _Rule(
         "password",  # refined per key by _assignment_kind
         _r(r"(?P<kw>password|passwd|passphrase|pass(?![a-z])|pwd|pw|secret|apikey|api[_ -]key|access[_ -]?key|secret[_ -]?key"
-           r"|private[_-]?key|signing[_-]?key|encryption[_-]?key|master[_-]?key|token|auth|credentials?)"
+           r"|private[_-]?key|signing[_-]?key|encryption[_-]?key|master[_-]?key|secret[_-]?key[_-]?base"
+           # a key that signs or seals: a web framework's session / cookie key, an HMAC or JWT key
+           r"|(?:session|cookie|hmac|jwt)[_-]?(?:secret[_-]?)?key|token|auth|credentials?)"
            # the name may close a subscript (os.environ['API_KEY'] = …, settings[:token] = …) or carry a type
            # (PASSWORD: &str = …, apiKey: string = …); Makefile's ?=, += and ::= assign too
            r"(?:[\"']?\]|[\"'])?(?::[ \t]{0,4}&?(?:'static[ \t]{1,4})?[a-z_][\w.<>\[\]]{0,40}+\??(?=[ \t]{0,8}=[^=>]))?"
@@ -1814,7 +1816,7 @@ _KEYWORD_RULES: list[_Rule] = [
         ("pass", "pw", "secret", "key", "token", "auth", "credential"),
         priority=_P_ASSIGN, check=_check_assignment, pre=frozenset(), lowered=True,
         anchors=("pass", "pw", "secret", "api", "access", "private", "signing", "encryption", "master",
-                 "token", "auth", "credential"), whole="password",
+                 "session", "cookie", "hmac", "jwt", "token", "auth", "credential"), whole="password",
     ),
 ]
 _ASSIGN_RULE = _KEYWORD_RULES[-1]
