@@ -111,7 +111,10 @@ def main() -> None:
                        ("'requirepass '", "requirepass "), ("'echo a | cargo login '", "echo a | cargo login "),
                        # a query's key, a quoted header in a server's config, a client's login call
                        ("'?key=Ab1'", "?key=Ab1"), ("\"authorization '\"", "authorization '"),
-                       ("\".login('a', '\"", ".login('a', '"), ("'mosquitto_pub -P '", "mosquitto_pub -P ")]:
+                       ("\".login('a', '\"", ".login('a', '"), ("'mosquitto_pub -P '", "mosquitto_pub -P "),
+                       # positional secrets: mc alias set's four arguments, rclone's name/value pairs, poetry's user
+                       ("'mc alias set a b c '", "mc alias set a b c "), ("'rclone config create a b '",
+                        "rclone config create a b "), ("'poetry config http-basic.a b '", "poetry config http-basic.a b ")]:
         ms = []
         for n in (30_000, 300_000):
             # a value followed by one long run of blanks: each split of the run must not be tried again (quadratic)

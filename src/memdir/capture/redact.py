@@ -1315,6 +1315,29 @@ _PROVIDER_RULES: list[_Rule] = [
         _r(r"sqlcmd(?![A-Za-z0-9_-])[^\n|&;]{0,300}?[ \t]-P[ \t]*" + _FLAG_QUOTED_OR_BARE),
         ("sqlcmd",), priority=_P_ASSIGN, group="val", check=_check_cli_password, anchors=("sqlcmd",),
     ),
+    # poetry config http-basic.<repository> USER PASSWORD: the password, its third argument
+    _Rule(
+        "password",
+        _r(r"poetry[ \t]{1,4}config[ \t]{1,4}(?:--[a-z-]{1,20}+[ \t]{1,4}){0,3}+http-basic\.[\w.-]{1,100}+[ \t]{1,4}"
+           r"[^\s|&;]{1,200}+[ \t]{1,4}" + _FLAG_QUOTED_OR_BARE),
+        ("http-basic",), priority=_P_ASSIGN, group="val", check=_check_cli_password, anchors=("poetry",),
+    ),
+    # MinIO's client: mc alias set ALIAS URL ACCESS_KEY SECRET_KEY (mc config host add, its older name): the secret key
+    _Rule(
+        "secret",
+        _r(r"mc[ \t]{1,4}(?:alias[ \t]{1,4}set|config[ \t]{1,4}host[ \t]{1,4}add)(?:[ \t]{1,4}[^\s|&;]{1,500}+){3}+[ \t]{1,4}"
+           + _FLAG_QUOTED_OR_BARE),
+        ("mc alias", "mc config"), priority=_P_ASSIGN, group="val", check=_check_cli_password, anchors=("mc",),
+    ),
+    # rclone config create|update NAME TYPE … then a credential's name and its value (``secret_access_key X``,
+    # ``pass X``, ``token=X``): the first such value of the command
+    _Rule(
+        "secret",
+        _r(r"rclone[ \t]{1,4}config[ \t]{1,4}(?:create|update)(?:[ \t]{1,4}[^\s|&;]{1,200}+){0,16}?[ \t]{1,4}"
+           r"(?:secret_access_key|client_secret|account_key|pass|password|token|key|sas_url|bearer_token)(?:[ \t]{1,4}|=)"
+           + _FLAG_QUOTED_OR_BARE),
+        ("rclone",), priority=_P_ASSIGN, group="val", check=_check_cli_password, anchors=("rclone",),
+    ),
 ]
 
 # Rules on the lowered text: credential words are matched in any case.
