@@ -141,8 +141,34 @@ _CLOSED_HOST_TAGS = ("bash-input", "bash-stdout", "bash-stderr", "bash-notificat
                      "ide_selection", "ide_diagnostics", "user_shell_command",
                      *(f"{e}-hook" for e in ("session-start", "session-end", "pre-tool-use", "post-tool-use", "stop",
                                              "subagent-stop", "pre-compact", "notification")))
-_HOST_BLOCK = re.compile(r"(?m)^[ \t]*<(%s)\b[^>\n]*>(?s:.*?)(?:</\1\s*>|\Z)|^[ \t]*<(%s)\b[^>\n]*>(?s:.*?)</\2\s*>"
-                         % ("|".join(map(re.escape, _HOST_TAGS)), "|".join(map(re.escape, _CLOSED_HOST_TAGS))), re.I)
+_HOST_BLOCK = re.compile(r"(?m)^[ \t]*<(%s)\b[^>\n]*>(?s:.*?)(?:</\1\s*>|\Z)" % "|".join(map(re.escape, _HOST_TAGS)), re.I)
+_CLOSED_OPEN = re.compile(r"(?m)^[ \t]*<(%s)\b[^>\n]*>" % "|".join(map(re.escape, _CLOSED_HOST_TAGS)), re.I)
+
+
+def _cut_closed_blocks(text: str) -> tuple[str, int]:
+    """``text`` without each :data:`_CLOSED_HOST_TAGS` block that opens at a line's start and has its closing tag
+    later on, and how many were cut. Each opening tag looks up the next closing tag of its name among positions found
+    once (a text of thousands of unclosed tags is read in linear time, not once per tag)."""
+    import bisect
+
+    opens = list(_CLOSED_OPEN.finditer(text))
+    if not opens:
+        return text, 0
+    low = text.lower()
+    closes: dict[str, list[tuple[int, int]]] = {}
+    for name in {m.group(1).lower() for m in opens}:
+        closes[name] = [(c.start(), c.end()) for c in re.finditer(r"</%s\s*>" % re.escape(name), low)]
+    out, last, n = [], 0, 0
+    for m in opens:
+        if m.start() < last:
+            continue  # inside a block already cut
+        found = closes[m.group(1).lower()]
+        i = bisect.bisect_left(found, (m.end(), -1))
+        if i == len(found):
+            continue  # never closed: a tag a person typed, kept
+        out.append(text[last:m.start()])
+        last, n = found[i][1], n + 1
+    return "".join(out) + text[last:], n
 _HOST_PREFIXES = ("Instructions from:", "# Code Mode", "# AGENTS.md instructions", "<INSTRUCTIONS>",
                   "[Request interrupted by user", "<task-notification>", "<turn_aborted>",
                   # Claude Code's own words: the caveat before a local command's output, the summary it writes when
@@ -190,6 +216,8 @@ def strip_injected(text: str) -> tuple[str, set[str]]:
     for _ in range(8):  # a block right after another one's close tag opens where that one began: a pass for each
         out, n_mem = _MEMORY_BLOCK.subn("", out)
         out, n_host = _HOST_BLOCK.subn("", out)
+        out, n_closed = _cut_closed_blocks(out)
+        n_host += n_closed
         removed |= {"memory"} if n_mem else set()
         removed |= {"host"} if n_host else set()
         if not (n_mem or n_host):
