@@ -32,3 +32,11 @@ def test_the_password_is_redacted(text, secret):
     out = redact(text)
     assert secret not in out, out
     assert "[redacted:password]" in out
+
+
+@pytest.mark.parametrize("line", ["     1→requirepass mypassword", "   12\trequirepass mypassword",
+                                  "+requirepass mypassword", "redis.conf:requirepass mypassword",
+                                  "1 masterauth mypassword"])
+def test_a_config_line_as_a_tool_shows_it_is_the_setting(line):
+    out = redact(line)
+    assert "mypassword" not in out and "[redacted:" in out

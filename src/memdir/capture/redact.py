@@ -693,7 +693,16 @@ def _check_requirepass(m: re.Match[str], value: str, text: str) -> bool:
     if not _check_cli_password(m, value, text) or len(value) < 4:
         return False
     start = m.start()
-    return _REDIS_SETTING_BEFORE.search(text, max(0, start - 60), start) is not None or _looks_secretish(value)
+    if _REDIS_SETTING_BEFORE.search(text, max(0, start - 60), start) is not None or _looks_secretish(value):
+        return True
+    # a line of a file as a tool shows it (a line number, a diff's +/-, grep's "redis.conf:") is the setting too; a
+    # word of a sentence right before it ("the requirepass directive") is prose
+    line = text[text.rfind("\n", max(0, start - 200), start) + 1:start].rstrip(" \t#")
+    return _PROSE_BEFORE.search(line) is None
+
+
+#: a line that ends on a word of a sentence (letters, maybe an apostrophe), not on a number, an arrow or ``file:``
+_PROSE_BEFORE = re.compile(r"(?<![\w./:-])[A-Za-z][A-Za-z']{0,30}[,;]?\Z")
 
 
 #: an app password as Google shows it: four groups of four letters (``abcd efgh ijkl mnop``)
