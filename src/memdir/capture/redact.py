@@ -856,9 +856,13 @@ def _check_eu_label(m: re.Match[str], value: str, text: str) -> bool:
 #: labels that name a password in one use only (Italian "parola" is "word", Greek "κωδικός" alone "code", Indonesian
 #: "Sandi" a given name): their value must not read as a code, an id, a version or a name
 _WEAK_EU_LABELS = frozenset(("parola", "κωδικός", "sandi"))
-#: a code, an id, a version or a runtime's / an architecture's name: hex (``0x80070005``), letters then digits, with
-#: more parts after separators (``ERR-4042``, ``JIRA-1234``, ``python3``, ``node18``, ``x86_64``, ``ubuntu22.04``)
-_CODE_LIKE = re.compile(r"0x[0-9a-f]{1,64}+|[a-z]{1,40}+[-_.]?[0-9]{1,40}+(?:[-_.][0-9a-z]{1,40}+){0,8}+", re.I)
+#: a code, an id, a version or a runtime's / an architecture's name: hex (``0x80070005``), a tracker's key
+#: (``ERR-4042``, ``JIRA-1234``), a runtime, system, architecture or algorithm with its version (``python3``,
+#: ``node18``, ``x86_64``, ``ubuntu22.04``, ``sha256``); not any letters then digits (``admin123`` is a password)
+_CODE_LIKE = re.compile(r"(?i:0x[0-9a-f]{1,64}+)|[A-Z][A-Z0-9]{1,15}+-[0-9]{1,10}+"
+                        r"|(?i:(?:python|node|nodejs|java|jdk|go|ruby|php|perl|ubuntu|debian|alpine|centos|fedora|rhel"
+                        r"|windows|win|macos|ios|android|x86|amd|arm|aarch|i386|i686|sha|md|aes|rsa|ecdsa|ed|utf|iso"
+                        r"|rfc|http|tls|ssl|v)[-_.]?[0-9]{1,40}+(?:[-_.][0-9a-z]{1,40}+){0,8}+)")
 
 
 #: an XML namespace prefix right before a tag's ``:`` (``<db:password>``)
