@@ -39,3 +39,12 @@ def test_the_model_s_recall_reply_leaves_the_neighbour_terms_out(tmp_path):
         reply = next(h for h in m.recall("squash", k=5) if h.kind == "assistant")
     assert reply.reasons["fields"] == {"context": ["squash"]}
     assert hit_out(reply)["reasons"]["fields"] == {}
+
+
+def test_a_long_query_s_terms_past_the_index_mask_are_not_called_neighbour_matches(tmp_path):
+    (tmp_path / "p" / ".git").mkdir(parents=True)
+    with memdir.open(tmp_path / "p", home=tmp_path / "g") as m:
+        _turns(m)
+        q = "squash " + " ".join(f"w{i}x" for i in range(70)) + " production"
+        for h in m.recall(q, k=5):
+            assert not any(t.startswith("w") or t.startswith("product") for t in h.reasons["fields"].get("context", ())), h.reasons

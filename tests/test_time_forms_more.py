@@ -66,3 +66,25 @@ def test_a_zone_in_brackets_is_read_in_every_form_and_an_unknown_one_is_refused(
     for bad in ("2026-11-30T09:15:00[Mars/Base]", "2026-11-30 09:15 +08 in"):
         with pytest.raises(UsageError):
             parse_ts(bad)  # never read as another time without a word
+
+
+@pytest.mark.parametrize("text,iso", [
+    ("Mon Nov 30 09:15:00 UTC 2026[Asia/Tokyo]", "2026-11-30T09:15:00+00:00"),
+    ("Mon Nov 30 2026 09:15:00 GMT+0800 (China Standard Time)[Asia/Shanghai]", "2026-11-30T01:15:00+00:00"),
+    ("2026-11-30 09:15:00 +0800 CST[Asia/Shanghai]", "2026-11-30T01:15:00+00:00"),
+    ("2026-11-30T09:15:00 utc[Asia/Tokyo]", "2026-11-30T09:15:00+00:00"),
+    ("1764494100[Asia/Tokyo]", "2025-11-30T09:15:00+00:00"),
+])
+def test_a_time_that_names_its_zone_keeps_it_whatever_the_brackets_say(text, iso):
+    from memdir.timeutil import parse_ts
+
+    assert parse_ts(text).isoformat() == iso
+
+
+def test_a_bracket_after_a_long_text_is_refused_at_once():
+    from memdir.errors import UsageError
+    from memdir.timeutil import parse_ts
+
+    for bad in ("a" + " " * 100_000 + "b[Asia/Tokyo]", "x" + "[a]" * 30_000):
+        with pytest.raises(UsageError):  # never a RecursionError
+            parse_ts(bad)

@@ -111,12 +111,16 @@ def _parse(value) -> datetime:
             return _parse(int(s))
         if re.fullmatch(r"-?\d+(\.\d+)?", s):
             return _parse(float(s))
-        m = _BRACKET_ZONE.fullmatch(s)
+        m = _BRACKET_ZONE.fullmatch(s) if s.endswith("]") and len(s) <= 200 else None
         if m:  # RFC 9557: '2026-11-30T09:15:00+08:00[Asia/Shanghai]'; the offset decides, else the zone named
             dt = _parse(m[1])
-            if _HAS_OFFSET.search(m[1]) or "=" in m[2]:  # an offset, or a tag such as [u-ca=gregory]: kept as read
+            if _HAS_ZONE.search(m[1]) or "=" in m[2]:  # a zone or an epoch, or a tag such as [u-ca=gregory]: as read
                 return dt
-            zoned = _in_zone(local(dt).replace(tzinfo=None), m[2])  # the wall clock written, in the zone named
+            try:  # the wall clock written (an ISO time read as such: no round trip through a local DST gap)
+                wall = datetime.fromisoformat(m[1])
+            except ValueError:
+                wall = local(dt).replace(tzinfo=None)
+            zoned = _in_zone(wall, m[2]) if wall.tzinfo is None else dt
             if zoned is None:
                 raise UsageError(f"unreadable timestamp {s[:60]!r}: no time zone is named {m[2]!r}")
             return zoned
@@ -168,7 +172,9 @@ _UTC_NAMES = ("Z", "UTC", "GMT", "UT")
 _ISO_ZONED = re.compile(r"(\d{4}-\d\d-\d\d[Tt ]\d\d:\d\d(?::\d\d(?:[.,]\d+)?)?)\s*(Z|UTC|GMT|UT|[+-]\d\d(?::?\d\d)?)"
                         r"(?:(?<=\d)\s+(?-i:[A-Z]{2,5}))?(?:\s+m=[+-][\d.]+)?", re.I)
 _BRACKET_ZONE = re.compile(r"(\S.*?)\s*\[!?([A-Za-z0-9_+/:=-]+)\]")
-_HAS_OFFSET = re.compile(r"(?:[Zz]|[+-]\d\d(?::?\d\d)?|\s(?:UTC|GMT|UT))$")
+#: a time that names its zone (an offset, Z, UTC / GMT, GMT+0800, a zone's abbreviation after the time) or is an epoch
+_HAS_ZONE = re.compile(r"\d[Zz]\b|\d\d:\d\d(?::\d\d(?:[.,]\d+)?)?\s*[+-]\d\d(?::?\d\d)?\b|\b(?:UTC|GMT|UT)\b"
+                       r"|\d\s+[+-]\d{4}\b|\d\d:\d\d(?::\d\d)?\s+[A-Z]{3,5}\b|^\s*-?\d+(?:\.\d+)?\s*$", re.I)
 _END_OF_DAY = re.compile(r"(\d{4}-\d\d-\d\d)[Tt ]24:00(?::00(?:[.,]0+)?)?(\s*(?:[Zz]|[+-]\d\d(?::?\d\d)?|UTC|GMT)?)")
 
 

@@ -190,7 +190,8 @@ def hit(s: Stores, root: Root, row, score: float, tokens: list[str], factors: di
         }
         fields = {f: v for f, v in fields.items() if v}
         if mask is not None and row["kind"] == "event":  # matched in the index, in none of its own fields: its neighbours
-            near = sorted(qset - {t for v in fields.values() for t in v})
+            known = {t for i, t in enumerate(tokens[:62]) if mask >> i & 1}  # the mask's bits, not the terms past them
+            near = sorted(known - {t for v in fields.values() for t in v})
             if near:
                 fields["context"] = near
     # the terms the memory itself holds; ``fields["context"]``: those only its neighbouring turns hold (recall's
