@@ -60,3 +60,10 @@ def test_a_registry_login_quoted_password_is_redacted(text, secret):
 def test_a_registry_login_password_from_the_shell_stays():
     text = 'docker login -u me -p "$(cat ~/.pw)" registry.io'
     assert redact(text) == text
+
+
+def test_a_passphrase_after_a_secret_option_is_redacted_and_a_sentence_stays():
+    out = redact('deploy --secret "correct horse battery staple"')
+    assert "horse" not in out and "[redacted:" in out
+    for text in ('deploy --token "see the docs"', 'app --secret "ask the team lead"'):
+        assert redact(text) == text

@@ -514,11 +514,12 @@ def _compound_flag_kind(name: str) -> str | None:
 
 def _check_token_flag(m: re.Match[str], value: str, text: str) -> bool:
     """``--token X``, ``--api-key X``, ``--secret X``: any value but a placeholder or a shell expansion; one in quotes
-    holding spaces only when its words joined look like a key (``"see the vault"`` is a sentence)."""
+    holding spaces unless it reads as a sentence (``"see the vault"``: a word such as the, see, in): a passphrase
+    (``"correct horse battery staple"``) is a secret."""
     if not _check_flag_value(m, value, text):
         return False
-    joined = value.replace(" ", "")
-    return joined == value or _looks_secretish(joined) or (len(joined) >= 16 and _random_tail(joined))
+    words = value.lower().split()
+    return len(words) <= 1 or not any(w.strip(",.;:!?") in _FLAG_PROSE for w in words)
 
 
 def _check_compound_flag(m: re.Match[str], value: str, text: str) -> bool:
