@@ -70,3 +70,19 @@ def test_a_link_to_a_file_outside_the_root_is_replaced_never_written_through(tmp
         m.reject_proposal(pid)
     assert outside.read_text(encoding="utf-8") == original
     assert not path.is_symlink() and "rejected" in path.read_text(encoding="utf-8")
+
+
+def test_a_note_linked_to_a_file_that_is_no_note_is_replaced(tmp_path):
+    """A note kept as a link to the root's .env or its index folder (a cloned repository can carry one) never gets
+    that file rewritten by a pin: only a link to another note file is written through."""
+    proj, home = tmp_path / "proj", tmp_path / "g"
+    (proj / ".git").mkdir(parents=True)
+    with memdir.open(proj, home=home) as m:
+        note = m.remember("rotate the staging keys every month", category="facts")
+        env = proj / ".memory" / ".env"
+        env.write_text(Path(note.path).read_text(encoding="utf-8"), encoding="utf-8")
+        before = env.read_text(encoding="utf-8")
+        os.remove(note.path)
+        os.symlink("../.env", note.path)
+        m.pin(note.id)
+    assert env.read_text(encoding="utf-8") == before and not Path(note.path).is_symlink()

@@ -404,13 +404,17 @@ def atomic_write(path: Path, text: str, *, private: bool = False, expect: Any = 
     ``expect``: the :func:`file_state` the new text was made from; when the file's state differs just before the
     replace (another program saved it meanwhile), nothing is written and :class:`FileChanged` is raised, so the
     caller reads it again rather than throwing that program's text away.
-    ``within``: a ``path`` that is a link to an existing file inside this folder (a note's root) is written through:
+    ``within``: a ``path`` that is a link to an existing note file inside this folder (a note's root: a ``.md`` file,
+    not ``ROOT.md`` nor memdir's own under ``.memdir/`` or ``.proposals/``) is written through:
     the target gets the text and the link stays a link (a note kept as a link into a shared folder). Any other link is
     replaced by the file, as without ``within``: a link a cloned repository carries never gets a file outside it
     rewritten (case C14)."""
     if within is not None and os.path.islink(path) and os.path.isfile(path):
         real, inside = os.path.realpath(path), os.path.realpath(within)
-        if os.path.commonpath([real, inside]) == inside:
+        rel = Path(os.path.relpath(real, inside)).parts
+        # a note file in the root: Markdown, not ROOT.md, not memdir's own (.memdir/, .proposals/)
+        if (os.path.commonpath([real, inside]) == inside and real.endswith(".md") and rel[-1] != "ROOT.md"
+                and rel[0] not in (".memdir", ".proposals")):
             path = Path(real)
     path.parent.mkdir(parents=True, exist_ok=True)
     import tempfile  # only writers need it (a hook that only reads pays nothing)

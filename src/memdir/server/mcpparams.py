@@ -61,6 +61,6 @@ async def clear_param_errors(ctx: Any, call_next: Any) -> Any:
         raise MCPError(code=INVALID_PARAMS, message=better) from None
     except ValidationError:
         better = clearer(ctx, GENERIC)
-        if better is None:  # a message the SDK worded itself: kept
+        if better is None:  # pragma: no cover - clearer words every bare refusal
             raise
         raise MCPError(code=INVALID_PARAMS, message=better) from None
