@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memdir.capture.redact import KINDS, MARKER_RE, find_secrets, redact, redact_with_kinds
+from memdir.capture.redact import DIGEST_WORDS, KINDS, MARKER_RE, find_secrets, redact, redact_with_kinds
 
 CORPUS = Path(__file__).resolve().parent / "corpus"
 
@@ -423,7 +423,10 @@ def test_property_idempotent_on_secretish_mixtures(text: str) -> None:
 
 
 _sep = st.sampled_from([" ", "\n", "\t", "  ", "\n\n"])
-_context = st.text(st.characters(codec="utf-8", blacklist_categories=("Cs",)), max_size=40)
+# a context naming a hash, a version or an id right before a bare hex / base64 value says it is no secret (the
+# redaction's documented digest words: "VERSION blob: <base64>" is kept); the property is about every other context
+_context = st.text(st.characters(codec="utf-8", blacklist_categories=("Cs",)), max_size=40).filter(
+    lambda c: not any(w in c.lower() for w in DIGEST_WORDS))
 
 
 @settings(max_examples=600, suppress_health_check=[HealthCheck.too_slow], deadline=None)

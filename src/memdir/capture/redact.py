@@ -2473,6 +2473,7 @@ _DIGEST_WORDS = (
     "version", "tx", "block", "address", "wallet", "key id", "keyid", "session", "trace", "span", "request",
     "ssh", "ecdsa", "public",
 )
+DIGEST_WORDS = _DIGEST_WORDS  # public: what the tests leave out of the contexts they try
 _DIGEST_WORD_RE = _Lazy(r"(?<![a-z])(?:" + "|".join(re.escape(w) for w in _DIGEST_WORDS) + r")(?:e?s|ed)?(?![a-z])")
 #: base64 that starts like a file or a length-prefixed binary record (SSH public keys: AAAAB3…, AAAAC3…; PNG, GIF, JPEG, PDF, zip, gzip, WOFF, WebP/RIFF, ELF, class, wasm): data
 _FILE_MAGIC = ("AAAA", "iVBORw0KGgo", "R0lGOD", "/9j/", "JVBERi", "UEsDB", "H4sI", "d09GR", "UklGR", "f0VMR", "yv66v", "AGFzbQ")
