@@ -22,7 +22,7 @@ from memdir.recall.tokenize import bounded_query, query_tokens, tokenize
 from memdir.roots import ROOT_PAGE
 from memdir.stores import Stores
 from memdir.timeutil import parse_ts
-from memdir.types import Event, Hit, Note
+from memdir.types import Hit, Note
 
 log = getLogger("memdir")  # imports logging only when a record can go somewhere
 
@@ -113,8 +113,7 @@ def context(s: Stores, prompt: str = "", *, max_chars: int | None = None, max_en
     entries = block_entries(s, prompt, ordered, weights, kind)
     for e, _ in entries:
         e.follows = e.id in followed
-    for e, _ in entries:  # what the block may show: no key cut in two by a window
-        entry_without_secrets(e)
+        entry_without_secrets(e)  # what the block may show: no key cut in two by a window
     # the notes whose bodies the block shows: the outline does not list their summaries again. Which are shown is
     # known once the block is built (its budget, near-duplicates): built with the likely ones hidden, then again
     # when one of them was not shown after all
@@ -278,8 +277,9 @@ def follow_ups(s: Stores, hits: list[Hit], kind: str | None, shown: int, *,
     (:func:`memdir.inject.kinds.answers`: the edit after "Dialyzer says run returns a 3-tuple. Let me fix the
     pattern:" for "how did we fix", the failed run after the turn that started it for "why did it fail"): moved up
     when recall ranked it lower, added when recall did not find it (its words are often not the question's). Recall's
-    ``best`` hit, when given, stays among the first ``shown``. Returns the list and the keys of the calls so placed: the block does not
-    leave them out as near-duplicates (a one-line fix's words are often all in a bigger edit shown above it).
+    ``best`` hit, when given, stays among the first ``shown``. Returns the list and the keys of the calls so placed:
+    the block does not leave them out as near-duplicates (a one-line fix's words are often all in a bigger edit shown
+    above it).
     Block-QA (docs/benchmarks.md): tuning 116 -> 118 of 158, validation 99 -> 100 of 163."""
     if not kind or not hits:
         return hits, set()
@@ -292,7 +292,7 @@ def follow_ups(s: Stores, hits: list[Hit], kind: str | None, shown: int, *,
                 out.insert(i + 1, nxt if j is None else out.pop(j))
                 placed.add(nxt.key)
         i += 1
-    if best is not None and best in out and out.index(best) >= shown:  # recall's answer is not pushed out by what follows another turn
+    if best is not None and best in out and out.index(best) >= shown:  # not pushed out by another turn's call
         out.insert(shown - 1, out.pop(out.index(best)))
     return out, placed
 
@@ -308,12 +308,16 @@ def next_call(s: Stores, h: Hit, kind: str) -> Hit | None:
     rows = root.store.events_after(h.id, h.session, 1)
     if not rows or rows[0]["role"] != "tool" or not answers(kind, rows[0]["text"] or ""):
         return None
-    r = rows[0]
-    return Hit(id=r["ref"], key=r["ref"], kind="tool", scope=h.scope, score=h.score, text=r["text"],
-               reasons={"follows": h.id}, ts=parse_ts(r["ts"]) if r["ts"] else None, session=h.session, handle=r["handle"])
+    return event_hit(rows[0], h, "tool", reasons={"follows": h.id})
 
 
-def reply_to(s: Stores, h: Hit, weights: dict[str, float]) -> Event | None:
+def event_hit(r: Any, h: Hit, kind: str, **extra: Any) -> Hit:
+    """The stored event row ``r`` (``ref, text, ts, handle``) of ``h``'s session as a :class:`Hit` scored as ``h``."""
+    return Hit(id=r["ref"], key=r["ref"], kind=kind, scope=h.scope, score=h.score, text=r["text"],
+               ts=parse_ts(r["ts"]) if r["ts"] else None, session=h.session, handle=r["handle"], **extra)
+
+
+def reply_to(s: Stores, h: Hit, weights: dict[str, float]) -> Hit | None:
     """The assistant turn that answered the user turn ``h``: among the assistant turns after it in its session,
     up to the next user turn (at most 80 events), the one holding most of the query's weight (the last on a tie)."""
     if not h.session:
@@ -331,9 +335,4 @@ def reply_to(s: Stores, h: Hit, weights: dict[str, float]) -> Event | None:
         sc = math.fsum(weights.get(t, 0.0) for t in set(tokenize(r["text"][:3000])))  # exact: no hash-seed ties
         if sc >= best_s:
             best, best_s = r, sc
-    if best is None:
-        return None
-    from types import SimpleNamespace
-
-    return SimpleNamespace(key=best["ref"], kind="assistant", text=best["text"], ts=parse_ts(best["ts"]),
-                           handle=best["handle"], span=None, scope=h.scope)
+    return None if best is None else event_hit(best, h, "assistant")

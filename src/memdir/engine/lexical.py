@@ -14,6 +14,7 @@ from memdir.inject import entries as inject_entries
 from memdir.inject.kinds import answers, question_kind
 from memdir.lazylog import DEBUG, getLogger
 from memdir.recall import glossary, rank
+from memdir.recall.bm25 import MASK_TERMS
 from memdir.recall.tokenize import terms_in, tokenize
 from memdir.store.rows import event_labels
 from memdir.stores import Stores
@@ -167,7 +168,7 @@ def failed_first(top: list[tuple[float, Any, Any]], full: dict[tuple[str, int], 
 def hit(s: Stores, root: Root, row, score: float, tokens: list[str], factors: dict[str, float], kind: str,
          mask: int | None = None) -> Hit:
     # ``mask``: the query terms this row matched in the index (bit i = tokens[i]); only those are looked for
-    qset = set(tokens) if mask is None else {t for i, t in enumerate(tokens) if i >= 62 or mask >> i & 1}
+    qset = set(tokens) if mask is None else {t for i, t in enumerate(tokens) if i >= MASK_TERMS or mask >> i & 1}
     fields: dict[str, list[str]] = {}
     held = inject_entries.row_get(row, "fields")  # from the postings held in memory: which terms each column holds
     if qset and held is not None:
@@ -190,7 +191,7 @@ def hit(s: Stores, root: Root, row, score: float, tokens: list[str], factors: di
         }
         fields = {f: v for f, v in fields.items() if v}
         if mask is not None and row["kind"] == "event":  # matched in the index, in none of its own fields: its neighbours
-            known = {t for i, t in enumerate(tokens[:62]) if mask >> i & 1}  # the mask's bits, not the terms past them
+            known = {t for i, t in enumerate(tokens[:MASK_TERMS]) if mask >> i & 1}  # the mask's bits, not the terms past them
             near = sorted(known - {t for v in fields.values() for t in v})
             if near:
                 fields["context"] = near

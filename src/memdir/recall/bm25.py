@@ -176,6 +176,10 @@ def total_docs(db: sqlite3.Connection) -> int:
     return db.execute("SELECT count(*) FROM fts_docsize").fetchone()[0]
 
 
+#: query terms a hit's match mask has a bit for (the rest count as matched wherever the mask is read)
+MASK_TERMS = 62
+
+
 def score(db: sqlite3.Connection, tokens: list[str], *, weights: tuple[float, ...], limit: int,
           with_terms: bool = False, term_weights: dict[str, float] | None = None,
           collection: tuple[int, dict[str, int]] | None = None) -> list[tuple]:
@@ -204,7 +208,7 @@ def score(db: sqlite3.Connection, tokens: list[str], *, weights: tuple[float, ..
         return []
     w = ",".join(repr(float(x)) for x in weights)
     bit: dict[str, int] = {}
-    for i, t in enumerate(tokens[:62]):  # a repeated term keeps the bit of its first place
+    for i, t in enumerate(tokens[:MASK_TERMS]):  # a repeated term keeps the bit of its first place
         bit.setdefault(t, 1 << i)
     parts: list[str] = []
     args: list[object] = []

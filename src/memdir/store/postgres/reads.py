@@ -12,6 +12,7 @@ from memdir.recall import passages
 from memdir.recall.bm25 import (
     K1,
     LARGE_STORE,
+    MASK_TERMS,
     PER_TERM_CAP,
     B,
     collection_idf,
@@ -99,7 +100,7 @@ class PgReads:
         if not terms:
             return []
         bit: dict[str, int] = {}
-        for i, t in enumerate(tokens[:62]):  # a repeated term keeps the bit of its first place
+        for i, t in enumerate(tokens[:MASK_TERMS]):  # a repeated term keeps the bit of its first place
             bit.setdefault(t, 1 << i)
         w = [float(x) for x in (tuple(weights) + (0.0,) * 4)[:4]]
         capped = [t for t in terms if N >= LARGE_STORE and df[t] > PER_TERM_CAP]

@@ -696,7 +696,7 @@ class MemIndex:
         if not terms:
             return []
         bit: dict[str, int] = {}
-        for i, t in enumerate(tokens[:62]):
+        for i, t in enumerate(tokens[:bm25.MASK_TERMS]):
             bit.setdefault(t, 1 << i)
         avgdl = float(sum(self.col_totals)) / float(N)
         acc, bits = self.acc, self.bits
