@@ -109,7 +109,7 @@ def context(s: Stores, prompt: str = "", *, max_chars: int | None = None, max_en
     weights = block_weights(s, prompt) if hits else {}
     kind = question_kind(prompt) if hits else None
     ordered = inject_entries.block_order(hits, kind, max_entries)
-    ordered, followed = follow_ups(s, ordered, kind, max_entries, best=hits[0] if hits else None)
+    ordered, followed = follow_ups(s, ordered, kind, max_entries, best=hits[0] if hits else None, weights=weights)
     entries = block_entries(s, prompt, ordered, weights, kind)
     for e, _ in entries:
         e.follows = e.id in followed
@@ -271,21 +271,23 @@ def block_entries(s: Stores, prompt: str, hits: list[Hit], weights: dict[str, fl
 
 
 def follow_ups(s: Stores, hits: list[Hit], kind: str | None, shown: int, *,
-               best: Hit | None = None) -> tuple[list[Hit], set[str]]:
+               best: Hit | None = None, weights: dict[str, float] | None = None) -> tuple[list[Hit], set[str]]:
     """``hits`` (in the block's order) with, right after each agent turn among the first ``shown``, the tool call
-    that came next in its session when that call is what the question's ``kind`` looks for
+    that turn led to (:func:`next_call`) when that call is what the question's ``kind`` looks for
     (:func:`memdir.inject.kinds.answers`: the edit after "Dialyzer says run returns a 3-tuple. Let me fix the
     pattern:" for "how did we fix", the failed run after the turn that started it for "why did it fail"): moved up
     when recall ranked it lower, added when recall did not find it (its words are often not the question's). Recall's
-    ``best`` hit, when given, stays among the first ``shown``. Returns the list and the keys of the calls so placed:
-    the block does not leave them out as near-duplicates (a one-line fix's words are often all in a bigger edit shown
-    above it).
-    Block-QA (docs/benchmarks.md): tuning 116 -> 118 of 158, validation 99 -> 100 of 163."""
+    ``best`` hit, when given, stays among the first ``shown``. ``weights``: the query's term weights
+    (:func:`block_weights`), which pick among the calls a turn led to. Returns the list and the keys of the calls so
+    placed: the block does not leave them out as near-duplicates (a one-line fix's words are often all in a bigger
+    edit shown above it).
+    Block-QA (docs/benchmarks.md): tuning 116 -> 118 of 158, validation 99 -> 100 of 163; picking among the calls
+    a turn led to, not only its very next one: tuning 118 -> 119, validation 100."""
     if not kind or not hits:
         return hits, set()
     out, placed, i = list(hits), set(), 0
     while i < min(len(out), shown):
-        nxt = next_call(s, out[i], kind)
+        nxt = next_call(s, out[i], kind, weights or {})
         if nxt is not None:
             j = next((j for j, x in enumerate(out) if x.id == nxt.id), None)
             if j is None or j > i:
@@ -297,18 +299,33 @@ def follow_ups(s: Stores, hits: list[Hit], kind: str | None, shown: int, *,
     return out, placed
 
 
-def next_call(s: Stores, h: Hit, kind: str) -> Hit | None:
-    """The event right after the agent turn ``h`` in its session as a :class:`Hit` scored as ``h``, when it is a tool
-    call that answers ``kind`` (:func:`memdir.inject.kinds.answers`); else ``None``."""
+#: the most tool calls right after an agent turn that count as the calls it led to
+FOLLOW_RUN = 6
+
+
+def next_call(s: Stores, h: Hit, kind: str, weights: dict[str, float]) -> Hit | None:
+    """The tool call the agent turn ``h`` led to, as a :class:`Hit` scored as ``h``: among the tool calls right after
+    it in its session (up to the next user or agent turn, at most :data:`FOLLOW_RUN`), those that answer ``kind``
+    (:func:`memdir.inject.kinds.answers`), the one holding most of the query's ``weights`` (:func:`weight_held`; the
+    first on a tie). "The host key changed. Let me check UDP first" leads to a port check and then ``ssh-keygen -R``:
+    for "which command cleared the host key" the second. ``None`` when no call after it answers ``kind``."""
     if h.kind != "assistant" or not h.session or h.category:
         return None
     root = s.roots.get(h.scope)
     if root is None or not root.exists():
         return None
-    rows = root.store.events_after(h.id, h.session, 1)
-    if not rows or rows[0]["role"] != "tool" or not answers(kind, rows[0]["text"] or ""):
-        return None
-    return event_hit(rows[0], h, "tool", reasons={"follows": h.id})
+    best, best_s = None, -1.0
+    for r in root.store.events_after(h.id, h.session, FOLLOW_RUN):
+        if r["role"] != "tool":
+            break  # the next turn: what comes after it is that turn's doing
+        if answers(kind, r["text"] or "") and (sc := weight_held(r["text"] or "", weights)) > best_s:
+            best, best_s = r, sc
+    return None if best is None else event_hit(best, h, "tool", reasons={"follows": h.id})
+
+
+def weight_held(text: str, weights: dict[str, float]) -> float:
+    """The summed weight of the distinct query terms in ``text``'s first 3,000 chars (exact: no hash-seed ties)."""
+    return math.fsum(weights.get(t, 0.0) for t in set(tokenize(text[:3000])))
 
 
 def event_hit(r: Any, h: Hit, kind: str, **extra: Any) -> Hit:
@@ -332,7 +349,7 @@ def reply_to(s: Stores, h: Hit, weights: dict[str, float]) -> Hit | None:
             break
         if r["role"] != "assistant":
             continue
-        sc = math.fsum(weights.get(t, 0.0) for t in set(tokenize(r["text"][:3000])))  # exact: no hash-seed ties
+        sc = weight_held(r["text"], weights)
         if sc >= best_s:
             best, best_s = r, sc
     return None if best is None else event_hit(best, h, "assistant")
