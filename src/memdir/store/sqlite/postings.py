@@ -31,187 +31,32 @@ catch-up mean a full rebuild. Dropped rows are tombstones (their postings are sk
 
 Built lazily at the first query (``build_s`` and the arrays' bytes are reported by :meth:`MemIndex.stats`). Stores
 with more than ``recall.memory_index_max_rows`` FTS rows keep the SQL path (at 1M items it meets its goal, and the
-arrays would take ~1.5 GB). numpy is imported only here.
+arrays would take ~1.5 GB). numpy is imported only by the postings modules.
+
+**Where each part is.** This module holds :class:`MemIndex`: its build from ``docs`` and its catch-up with every
+write. :mod:`memdir.store.sqlite.postings_rows` counts FTS rows into postings arrays and decodes FTS5's records;
+:mod:`memdir.store.sqlite.postings_query` scores and reads (:class:`MemIndex` inherits its ``Queries``).
 """
 
 from __future__ import annotations
 
 import logging
-import math
 import sqlite3
-import sys
 import time
 from typing import Any
 
 import numpy as np
 
-from memdir.recall import bm25, passages
 import memdir.foreground as foreground
 from memdir.store.sqlite import index
+from memdir.store.sqlite.postings_query import Queries
+from memdir.store.sqlite.postings_rows import MAX_COUNT, NCOL, Rows, Unsupported, averages, docsize_total, intern, trim
 from memdir.recall.tokenize import tokenize
 
 log = logging.getLogger("memdir")
 
-K1, B = bm25.K1, bm25.B  # FTS5's constants (memdir.recall.bm25)
-_K1P1 = K1 + 1.0
-_OMB = 1 - B
 
-#: columns of the FTS table, in FTS5's order (tags, title, body, context)
-NCOL = 4
-#: largest count per (term, row, column) the arrays hold (uint16); a row above it keeps the SQL path
-MAX_COUNT = 65_535
-
-
-class Unsupported(Exception):
-    """The store cannot be mirrored exactly (a row FTS5 tokenized differently, a count out of range)."""
-
-
-def _docsize_total(blob: bytes) -> int:
-    """Sum of the varints in an ``fts_docsize`` record (one column size per column)."""
-    total, v, i, n = 0, 0, 0, len(blob)
-    while i < n:
-        byte = blob[i]
-        i += 1
-        v = (v << 7) | (byte & 0x7F)
-        if not byte & 0x80:
-            total += v
-            v = 0
-    return total
-
-
-def _averages(blob: bytes | None) -> tuple[int, tuple[int, ...]]:
-    """FTS5's averages record: ``(rows, per-column token totals)``."""
-    if not blob:
-        return 0, (0,) * NCOL
-    vals, v = [], 0
-    for byte in blob:
-        v = (v << 7) | (byte & 0x7F)
-        if not byte & 0x80:
-            vals.append(v)
-            v = 0
-    rows = vals[0] if vals else 0
-    cols = tuple(vals[1:1 + NCOL]) + (0,) * max(0, NCOL - len(vals[1:1 + NCOL]))
-    return rows, cols
-
-
-def _intern(x: Any) -> Any:
-    return sys.intern(x) if isinstance(x, str) else x
-
-
-def _trim() -> None:
-    """Hand the memory the build let go back to the system (glibc keeps freed heap otherwise: ~40 MB at 10k
-    items). A no-op where there is no ``malloc_trim``."""
-    if not sys.platform.startswith("linux"):
-        return
-    try:
-        import ctypes
-
-        ctypes.CDLL("libc.so.6").malloc_trim(0)
-    except (OSError, AttributeError):
-        pass
-
-
-class _Rows:
-    """FTS rows (rowid, token stream per column) on their way to postings: tokens are counted with numpy every
-    :data:`CHUNK` tokens (a Python step per token made building slow; holding every token string made it big)."""
-
-    CHUNK = 250_000
-
-    def __init__(self, vocab: dict[str, int]) -> None:
-        self.vocab = vocab
-        self.rowids: list[int] = []
-        self.sizes: list[list[int]] = [[] for _ in range(NCOL)]  # tokens per row, per column
-        self.toks: list[list[str]] = [[] for _ in range(NCOL)]  # of the rows since the last count
-        self.pending = 0
-        self.first = 0  # row number of the first row not counted yet
-        self.parts: list[tuple[np.ndarray, np.ndarray, list[np.ndarray]]] = []  # (terms, rows, counts) per count
-
-    def add(self, rowid: int, values: tuple[str, ...]) -> None:
-        foreground.pause()  # a background build steps aside for a hook call (memdir.foreground)
-        self.rowids.append(rowid)
-        for c in range(NCOL):
-            text = values[c] if c < len(values) else ""
-            if text:
-                t = text.split()
-                self.toks[c].extend(t)
-                self.sizes[c].append(len(t))
-                self.pending += len(t)
-            else:
-                self.sizes[c].append(0)
-        if self.pending >= self.CHUNK:
-            self._count()
-
-    def _count(self) -> None:
-        """Count the gathered tokens per (term, row, column) and let their strings go."""
-        n0, m = self.first, len(self.rowids) - self.first
-        vocab, keys = self.vocab, []
-        for c in range(NCOL):
-            toks = self.toks[c]
-            if not toks:
-                continue
-            fresh = set(toks).difference(vocab)
-            if fresh:
-                vocab.update(zip(sorted(fresh), range(len(vocab), len(vocab) + len(fresh))))
-            foreground.pause()
-            ids = np.fromiter(map(vocab.__getitem__, toks), dtype=np.int64, count=len(toks))
-            rows = np.repeat(np.arange(m, dtype=np.int64), np.array(self.sizes[c][n0:], dtype=np.int64))
-            keys.append((ids * m + rows) * NCOL + c)
-            self.toks[c] = []
-        if keys:
-            foreground.pause()
-            uk, cnt = np.unique(np.concatenate(keys), return_counts=True)
-            if int(cnt.max()) > MAX_COUNT:
-                raise Unsupported("a term occurs more than 65,535 times in one column of one row")
-            pair, col = uk // NCOL, uk % NCOL
-            up, inv = np.unique(pair, return_inverse=True)
-            counts = np.zeros((len(up), NCOL), dtype=np.uint16)
-            counts[inv, col] = cnt
-            cols = [counts[:, c].astype(np.uint8) if int(counts[:, c].max()) < 256 else counts[:, c].copy() for c in range(NCOL)]
-            self.parts.append(((up // m).astype(np.int32), (up % m + n0).astype(np.int32), cols))
-        self.first, self.pending = len(self.rowids), 0
-
-    def size_matrix(self) -> np.ndarray:
-        return np.array(self.sizes, dtype=np.int64).T.reshape(len(self.rowids), NCOL)
-
-    def postings(self) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
-        """``(term ids, row numbers, [count per column])``, one entry per (term, row), new terms added to the
-        vocabulary (for a catch-up's few rows)."""
-        self._count()
-        parts, self.parts = self.parts, []
-        if not parts:
-            return np.zeros(0, np.int64), np.zeros(0, np.int64), [np.zeros(0, np.uint16) for _ in range(NCOL)]
-        return (np.concatenate([p[0] for p in parts]).astype(np.int64), np.concatenate([p[1] for p in parts]).astype(np.int64),
-                [np.concatenate([p[2][c] for p in parts]) for c in range(NCOL)])
-
-    def csr(self) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
-        """``(indptr, rows, [counts per column])`` grouped by term, placed chunk by chunk (a counting sort: each
-        chunk is already in term order), each chunk let go once placed — no sort of every posting at once."""
-        self._count()
-        parts, self.parts, nterms = self.parts, [], len(self.vocab)
-        per = np.zeros(nterms, dtype=np.int64)
-        for t, _, _ in parts:
-            per += np.bincount(t, minlength=nterms)
-        indptr = np.zeros(nterms + 1, dtype=np.int64)
-        np.cumsum(per, out=indptr[1:])
-        total = int(indptr[-1])
-        wide = [any(p[2][c].dtype != np.uint8 for p in parts) for c in range(NCOL)]
-        rows = np.empty(total, dtype=np.int32)
-        counts = [np.empty(total, dtype=np.uint16 if wide[c] else np.uint8) for c in range(NCOL)]
-        cursor = indptr[:-1].copy()
-        while parts:
-            foreground.pause()
-            t, r, cs = parts.pop(0)
-            n = np.bincount(t, minlength=nterms)
-            first = np.cumsum(n) - n  # where each term starts inside this chunk (the chunk is in term order)
-            pos = cursor[t] + (np.arange(len(t), dtype=np.int64) - first[t])
-            rows[pos] = r
-            for c in range(NCOL):
-                counts[c][pos] = cs[c]
-            cursor += n
-        return indptr, rows, counts
-
-
-class MemIndex:
+class MemIndex(Queries):
     """The in-memory postings of one SQLite index (see the module's doc). One per connection; :meth:`search` holds
     a lock, so threads sharing the connection take turns."""
 
@@ -247,7 +92,7 @@ class MemIndex:
             db.execute("BEGIN")
         try:
             avg, struct = self._marks()
-            rows_fts, _ = _averages(avg)
+            rows_fts, _ = averages(avg)
             if self.max_rows is not None and rows_fts > self.max_rows:
                 raise Unsupported(f"{rows_fts} full-text rows, above recall.memory_index_max_rows = {self.max_rows}")
             self.epoch = index.meta_int(db, "fts_epoch")
@@ -258,7 +103,7 @@ class MemIndex:
             self.pid_span: dict[int, tuple[int, int, int]] = {}  # passage id -> (doc id, start, end)
             self.slim: dict[int, tuple] = {}  # live doc id -> its ranking columns (search._SLIM; immutable per id)
             self.max_doc = self.max_pid = 0
-            acc = _Rows(self.vocab)
+            acc = Rows(self.vocab)
             self._read_all(acc)
             self._read_passages(acc, "")
             self._arrays(acc)
@@ -270,7 +115,7 @@ class MemIndex:
                 db.execute("COMMIT")
             self.rdb = self.db
         self.data_version = None  # rehearsal counts are read from the store's connection at the next refresh
-        _trim()
+        trim()
         self.build_s = time.perf_counter() - t0
         self.builds += 1
         log.debug("memory index: %d rows, %d terms, %d postings in %.2f s", self.n_live, len(self.vocab),
@@ -280,14 +125,14 @@ class MemIndex:
         """What the index keeps of docs row ``r`` besides its postings."""
         foreground.pause()
         self.max_doc = max(self.max_doc, r["id"])
-        kind, sess = _intern(r["kind"]), _intern(r["session"])  # one copy of each repeated string
+        kind, sess = intern(r["kind"]), intern(r["session"])  # one copy of each repeated string
         if r["superseded_by"] is None:
-            self.slim[r["id"]] = (r["id"], r["ref"], kind, _intern(r["note_kind"]), _intern(r["role"]), sess,
+            self.slim[r["id"]] = (r["id"], r["ref"], kind, intern(r["note_kind"]), intern(r["role"]), sess,
                                   r["ts_epoch"], r["pinned"], r["text_head"], r["text_len"])
         if kind == "event":
             self.doc_info[r["id"]] = (sess, r["ctx_prev"], r["ctx_next"])
 
-    def _read_all(self, acc: _Rows) -> None:
+    def _read_all(self, acc: Rows) -> None:
         """Every docs row, read once as a stream (a whole-table fetch held every text at once)."""
         body0: dict[int, str] = {}
         rows: list[Any] = []
@@ -303,14 +148,14 @@ class MemIndex:
         for r in rows:
             acc.add(r["id"], index.note_values(r) if r["kind"] == "note" else index.event_values(r, tokens_of))
 
-    def _read_docs(self, acc: _Rows, docs: list[Any]) -> None:
+    def _read_docs(self, acc: Rows, docs: list[Any]) -> None:
         body0 = {r["id"]: index.body0(r["text"], r["role"]) for r in docs if r["kind"] == "event"}
         tokens_of = index.Tokens(self.rdb, body0)
         for r in docs:
             self._keep(r)
             acc.add(r["id"], index.note_values(r) if r["kind"] == "note" else index.event_values(r, tokens_of))
 
-    def _read_passages(self, acc: _Rows, where: str, args: tuple = ()) -> None:
+    def _read_passages(self, acc: Rows, where: str, args: tuple = ()) -> None:
         rows = self.rdb.execute("SELECT p.id, p.doc_id, p.start, p.end, d.text FROM passages p JOIN docs d ON d.id = p.doc_id "
                                f"{where} ORDER BY p.id", args).fetchall()
         for pid, doc_id, a, b, text in rows:
@@ -333,7 +178,7 @@ class MemIndex:
         self.delta: dict[int, list[tuple[int, ...]]] = {}  # term id -> [(slot, c0, c1, c2, c3)] added since
         self.delta_n = 0
 
-    def _arrays(self, acc: _Rows) -> None:
+    def _arrays(self, acc: Rows) -> None:
         n = len(acc.rowids)
         self.rowid = np.array(acc.rowids, dtype=np.int64)
         self.csize = acc.size_matrix()
@@ -351,7 +196,7 @@ class MemIndex:
 
     def _check_lengths(self) -> None:
         """Every row's length equals FTS5's ``fts_docsize`` record of it (else FTS5 tokenized it differently)."""
-        got = {r[0]: _docsize_total(r[1]) for r in self.rdb.execute("SELECT id, sz FROM fts_docsize")}
+        got = {r[0]: docsize_total(r[1]) for r in self.rdb.execute("SELECT id, sz FROM fts_docsize")}
         if len(got) != len(self.slot_of):
             raise Unsupported(f"{len(got)} full-text rows, {len(self.slot_of)} from docs")
         for rid, s in self.slot_of.items():
@@ -360,7 +205,7 @@ class MemIndex:
                 raise Unsupported(f"row {rid}: {int(self.dlen[s])} tokens here, {got.get(rid)} in FTS5")
 
     def _verify(self, avg: bytes | None) -> None:
-        rows, cols = _averages(avg)
+        rows, cols = averages(avg)
         if rows != self.n_live or tuple(cols) != tuple(self.col_totals):
             raise Unsupported(f"FTS5 holds {rows} rows / {cols} tokens, the memory index {self.n_live} / "
                               f"{tuple(self.col_totals)}")
@@ -493,7 +338,7 @@ class MemIndex:
             if ps is not None:
                 self._kill(ps)
 
-    def _append(self, acc: _Rows) -> None:
+    def _append(self, acc: Rows) -> None:
         """Add the rows gathered in ``acc`` (its vocab is ours) as new slots with delta postings; a row already
         held under the same rowid is tombstoned."""
         if not acc.rowids:
@@ -541,7 +386,7 @@ class MemIndex:
             avg, struct = self._marks()
             if index.meta_int(db, "fts_epoch") != self.epoch:
                 raise Unsupported("the full-text index was rebuilt")
-            rows_fts, _ = _averages(avg)
+            rows_fts, _ = averages(avg)
             if self.max_rows is not None and rows_fts > self.max_rows:
                 raise Unsupported("above recall.memory_index_max_rows")
             sessions: set[str] = set()
@@ -556,7 +401,7 @@ class MemIndex:
                 self.max_doc = max((r for r in self.slot_of if r > 0), default=0)
                 self.max_pid = max((p for ps in self.doc_passages.values() for p in ps), default=0)
             new = db.execute("SELECT * FROM docs WHERE id > ? ORDER BY id", (self.max_doc,)).fetchall()
-            acc = _Rows(self.vocab)
+            acc = Rows(self.vocab)
             self._read_docs(acc, new)
             self._read_passages(acc, "WHERE p.id > ?", (self.max_pid,))
             sessions |= {r["session"] for r in new if r["kind"] == "event" and r["session"] is not None}
@@ -611,200 +456,3 @@ class MemIndex:
         self.slot_of = {int(r): i for i, r in enumerate(rowid.tolist())}
         self.acc = np.zeros(len(keep), dtype=np.float64)
         self.bits = np.zeros(len(keep), dtype=np.int64)
-
-    # ---- scoring ----------------------------------------------------------------------------------------------
-    def _postings(self, tid: int) -> tuple[np.ndarray, list[np.ndarray]]:
-        """Live ``(slots, [counts per column])`` of a term."""
-        a, b = self.indptr[tid], self.indptr[tid + 1]
-        slots = self.p_slot[a:b]
-        counts = [c[a:b] for c in self.p_counts]
-        d = self.delta.get(tid)
-        if d:
-            arr = np.array(d, dtype=np.int64)
-            slots = np.concatenate([slots, arr[:, 0].astype(np.int32)])
-            counts = [np.concatenate([counts[c], arr[:, 1 + c].astype(np.uint16)]) for c in range(NCOL)]
-        if self.n_live != len(self.rowid):
-            ok = self.alive[slots]
-            if not ok.all():
-                slots = slots[ok]
-                counts = [c[ok] for c in counts]
-        return slots, counts
-
-    def _freq(self, counts: list[np.ndarray], weights: tuple[float, ...]) -> np.ndarray:
-        """FTS5's column-weighted frequency: each instance adds its column's weight, column by column."""
-        f = np.zeros(len(counts[0]), dtype=np.float64)
-        integral = True  # f holds integers so far (exact whatever the order of the additions)
-        for c in range(NCOL):
-            w = float(weights[c]) if c < len(weights) else 1.0
-            cnt = counts[c]
-            if not cnt.any():
-                continue
-            if integral and w == int(w):
-                f = f + w * cnt
-                continue
-            hi_f, hi_n = int(f.max()), int(cnt.max())
-            if integral and (hi_f + 1) * (hi_n + 1) <= 1 << 20:
-                f = self._table(w, hi_f, hi_n)[f.astype(np.int64), cnt]
-            else:
-                for i in range(hi_n):
-                    f = np.where(cnt > i, f + w, f)
-            integral = False
-        return f
-
-    def _table(self, w: float, hi_f: int, hi_n: int) -> np.ndarray:
-        """``t[f0, n]`` = ``f0`` plus ``w`` added ``n`` times, one addition after the other (as FTS5 does)."""
-        t = self._tables.get(w)
-        if t is None or t.shape[0] <= hi_f or t.shape[1] <= hi_n:
-            rows = max(hi_f + 1, t.shape[0] if t is not None else 0, 64)
-            cols = max(hi_n + 1, t.shape[1] if t is not None else 0, 64)
-            t = np.empty((rows, cols), dtype=np.float64)
-            t[:, 0] = np.arange(rows, dtype=np.float64)
-            for j in range(1, cols):
-                t[:, j] = t[:, j - 1] + w
-            self._tables[w] = t
-        return t
-
-    def doc_freqs(self, tokens: list[str]) -> dict[str, int]:
-        """Live rows holding each token (as ``fts_vocab``'s ``doc``); tokens found nowhere are left out."""
-        out = {}
-        whole = self.n_live == len(self.rowid)
-        for t in tokens:
-            tid = self.vocab.get(t)
-            if tid is None:
-                continue
-            a, b = self.indptr[tid], self.indptr[tid + 1]
-            n = int(b - a) if whole else int(self.alive[self.p_slot[a:b]].sum())
-            d = self.delta.get(tid)
-            if d:
-                n += sum(1 for x in d if self.alive[x[0]])
-            if n:
-                out[t] = n
-        return out
-
-    def score(self, tokens: list[str], *, weights: tuple[float, ...], limit: int,
-              term_weights: dict[str, float] | None = None,
-              collection: tuple[int, dict[str, int]] | None = None) -> list[tuple[int, float, int]]:
-        """:func:`memdir.recall.bm25.score` with ``with_terms=True``, from memory (call :meth:`refresh` first)."""
-        N = self.n_live
-        if not N:
-            return []
-        qtf: dict[str, int] = {}
-        for t in tokens:
-            qtf[t] = qtf.get(t, 0) + 1
-        df = self.doc_freqs(list(qtf))
-        terms = bm25.select_terms(df, N, term_weights=term_weights)
-        if not terms:
-            return []
-        bit: dict[str, int] = {}
-        for i, t in enumerate(tokens[:bm25.MASK_TERMS]):
-            bit.setdefault(t, 1 << i)
-        avgdl = float(sum(self.col_totals)) / float(N)
-        acc, bits = self.acc, self.bits
-        touched = []
-        for t in terms:
-            n = df[t]
-            slots, counts = self._postings(self.vocab[t])
-            if N >= bm25.LARGE_STORE and n > bm25.PER_TERM_CAP:  # its newest postings (ORDER BY rowid DESC LIMIT)
-                keep = np.argpartition(-self.rowid[slots], bm25.PER_TERM_CAP - 1)[:bm25.PER_TERM_CAP]
-                slots = slots[keep]
-                counts = [c[keep] for c in counts]
-            f = self._freq(counts, weights)
-            idf = bm25.idf_fts5(N, n)
-            x = idf * ((f * _K1P1) / (f + K1 * (_OMB + (B * self.dlen[slots]) / avgdl)))
-            tw = term_weights.get(t, 1.0) if term_weights else 1.0
-            acc[slots] += (-x) * (-tw * math.sqrt(qtf[t]) * bm25.collection_idf(N, n, t, collection) / idf)
-            b = bit.get(t, 0)
-            if b:
-                bits[slots] += b
-            touched.append(slots)
-        if len(touched) > 1:  # the rows touched, ascending (np.unique's answer; a mark per row is ~10x faster at 10k)
-            seen = np.zeros(len(acc), dtype=bool)
-            for x in touched:
-                seen[x] = True
-            hit = np.flatnonzero(seen)
-        else:
-            hit = touched[0]
-        sc, ids, mk = acc[hit], self.rowid[hit], bits[hit]
-        acc[hit] = 0.0
-        bits[hit] = 0
-        if len(hit) > limit:  # a partial cut first (ties at the cut kept), then the exact order of what is left
-            cut = np.partition(-sc, limit - 1)[limit - 1]
-            sel = -sc <= cut
-            sc, ids, mk = sc[sel], ids[sel], mk[sel]
-        order = np.lexsort((ids, -sc))[:limit]
-        return list(zip(ids[order].tolist(), sc[order].tolist(), mk[order].tolist()))
-
-    def passage(self, pids: list[int]) -> dict[int, tuple[int, int, int]]:
-        """``{passage id: (doc id, start, end)}`` (as the ``passages`` table)."""
-        got = self.pid_span
-        return {p: got[p] for p in pids if p in got}
-
-    def slim_rows(self, ids: list[int]) -> list[dict[str, Any]]:
-        """The ranking columns of the live docs among ``ids`` (as :func:`memdir.store.sqlite.search.search` reads them: chunks of
-        500 in the order given, ascending ids within a chunk, superseded notes left out)."""
-        out = []
-        keys = ("id", "ref", "kind", "note_kind", "role", "session", "ts_epoch", "pinned", "head", "text_len")
-        reh, slim = self.rehearsals, self.slim
-        for i in range(0, len(ids), 500):
-            for x in sorted(ids[i:i + 500]):
-                t = slim.get(x)
-                if t is not None:
-                    d = dict(zip(keys, t))
-                    d["rehearsals"] = reh.get(t[1], 0)
-                    out.append(d)
-        return out
-
-    def fields(self, rows: list[tuple[int, str, tuple[int, int] | None]], terms: list[str]) -> list[dict[str, set[str]] | None]:
-        """For each hit ``(doc id, ref, span)`` of ``rows``: which of ``terms`` the FTS row it matched in holds in its
-        tags, title, body and context (an event's neighbouring turns) columns (what :meth:`memdir.core.Memdir._hit` would find by tokenizing them again) — the
-        doc's own row, or the passage ``span`` names — or ``None`` when that row is not held as ``ref`` (changed
-        since; the caller tokenizes). Each term's postings are searched once for all the hits."""
-        out: list[dict[str, set[str]] | None] = []
-        slots: list[tuple[int, int]] = []  # (place in out, slot)
-        for doc_id, ref, span in rows:
-            out.append(None)
-            t = self.slim.get(doc_id)
-            if t is None or t[1] != ref:
-                continue
-            rowid = doc_id
-            if span is not None and span[0] > 0:  # a passage after the first: its own row
-                rowid = next((-p for p in self.doc_passages.get(doc_id, ()) if self.pid_span[p][1:] == tuple(span)), None)
-                if rowid is None:
-                    continue
-            slot = self.slot_of.get(rowid)
-            if slot is None or not self.alive[slot]:
-                continue
-            out[-1] = {"tags": set(), "title": set(), "body": set(), "context": set()}
-            slots.append((len(out) - 1, slot))
-        if not slots:
-            return out
-        names = ("tags", "title", "body", "context")
-        want = np.array([s for _, s in slots], dtype=self.p_slot.dtype)
-        for term in terms:
-            tid = self.vocab.get(term)
-            if tid is None:
-                continue
-            a, b = int(self.indptr[tid]), int(self.indptr[tid + 1])
-            js = a + np.searchsorted(self.p_slot[a:b], want)  # a term's postings are in slot order
-            delta = self.delta.get(tid, ())
-            for (i, slot), j in zip(slots, js.tolist()):
-                if j < b and self.p_slot[j] == slot:
-                    counts = [int(self.p_counts[c][j]) for c in range(4)]
-                else:
-                    hit = next((x for x in delta if x[0] == slot), None)
-                    if hit is None:
-                        continue
-                    counts = list(hit[1:5])
-                for c in range(4):
-                    if counts[c]:
-                        out[i][names[c]].add(term)  # type: ignore[index]
-        return out
-
-    def stats(self) -> dict[str, Any]:
-        """Size and history of the index (the bench reports them)."""
-        if not self.ready:
-            return {"ready": False, "disabled": self.disabled}
-        arrays = (self.rowid, self.dlen, self.csize, self.alive, self.p_slot, self.indptr, self.acc, self.bits, *self.p_counts)
-        return {"ready": True, "rows": self.n_live, "terms": len(self.vocab), "postings": int(len(self.p_slot)) + self.delta_n,
-                "array_mb": round(sum(a.nbytes for a in arrays) / 2**20, 1), "build_s": round(self.build_s, 3),
-                "builds": self.builds, "catch_ups": self.catch_ups}
