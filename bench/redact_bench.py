@@ -114,7 +114,11 @@ def main() -> None:
                        ("\".login('a', '\"", ".login('a', '"), ("'mosquitto_pub -P '", "mosquitto_pub -P "),
                        # positional secrets: mc alias set's four arguments, rclone's name/value pairs, poetry's user
                        ("'mc alias set a b c '", "mc alias set a b c "), ("'rclone config create a b '",
-                        "rclone config create a b "), ("'poetry config http-basic.a b '", "poetry config http-basic.a b ")]:
+                        "rclone config create a b "), ("'poetry config http-basic.a b '", "poetry config http-basic.a b "),
+                       # JSON held in a string: escaped quotes, runs of backslashes, \\uXXXX and \\n escapes
+                       ("'{\\\\\"password\\\\\": \\\\\"'", '{\\"password\\": \\"'), ("'\\\\' * n", "\\"),
+                       ("'\\\\' * 20 + 'a'", "\\" * 20 + "a"), ("'\\\\u5bc6\\\\u7801 '", "\\u5bc6\\u7801 "),
+                       ("'m0-Ab1\\\\n'", "m0-Ab1\\n"), ("'\\\\\"x\\\\\" '", '\\"x\\" ')]:
         ms = []
         for n in (30_000, 300_000):
             # a value followed by one long run of blanks: each split of the run must not be tried again (quadratic)

@@ -2348,6 +2348,9 @@ def _word_end(text: str, e: int) -> int:
             depth -= 1
     while i > e and text[i - 1] in _WORD_TRAIL:
         i -= 1
+    if i < len(text) and text[i] in "\"'":  # the backslashes of an escaped closing quote (JSON in a string)
+        while i > e and text[i - 1] == "\\":
+            i -= 1
     return i
 
 
@@ -2366,6 +2369,9 @@ def _run_rule(rule: _Rule, hay: str, text: str) -> Iterator[tuple[str, int, int,
         whole = rule.whole if grp != "qval" else ""
         if rule.trim and grp != "qval":  # a quoted value is exact: its closing "!" is its own
             while e > s and text[e - 1] in rule.trim:
+                e -= 1
+        if grp != "qval" and e < len(text) and text[e] in "\"'":  # an escaped quote (JSON in a string) ends a bare value
+            while e > s and text[e - 1] == "\\":
                 e -= 1
         if s >= e:
             continue
@@ -3196,7 +3202,8 @@ def find_secrets(text: str) -> list[tuple[str, int, int]]:
         # a key would glue onto it)
         spans = _union(spans, _spans(text.translate(_FULLWIDTH)))
     if isinstance(text, str) and (("%" in text and _ESCAPE_IN_KEY.search(text)) or (
-            not text.isascii() and _INVISIBLE.search(text) and _INVISIBLE_IN_KEY.search(text))):
+            not text.isascii() and _INVISIBLE.search(text) and _INVISIBLE_IN_KEY.search(text)) or (
+            "\\" in text and _JSON_ESCAPE.search(text))):
         spans = _union(spans, _unhidden_spans(text))
     return spans
 
@@ -3227,7 +3234,13 @@ def _union(a: list[tuple[str, int, int]], b: list[tuple[str, int, int]]) -> list
 _INVISIBLE = re.compile("[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
                         "\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff9-\ufffb\U000e0000-\U000e0fff]")
 _ESCAPE = re.compile("%[0-9A-Fa-f]{2}")
-_HIDDEN = re.compile(_INVISIBLE.pattern + "|" + _ESCAPE.pattern)
+#: JSON text held in a string (a tool's output, a logged request body): the backslashes before a quote
+#: (``{\\"password\\": \\"x\\"}``, escaped once or more) are left out, and a ``\\uXXXX`` escape (``json.dumps``
+#: writes one for every non-ASCII character: ``\\u5bc6\\u7801`` is 密码) and ``\\n``, ``\\r``, ``\\t`` are read as
+#: their character, so a secret in it is found as in the JSON itself (a key right before ``\\n`` ends its line)
+_JSON_ESCAPE = re.compile(r"\\{1,16}+(?=[\"'])|\\u[0-9A-Fa-f]{4}|\\[nrt]")
+_HIDDEN = re.compile(_INVISIBLE.pattern + "|" + _ESCAPE.pattern + "|" + _JSON_ESCAPE.pattern)
+_CONTROL_ESCAPES = {"\\n": "\n", "\\r": "\r", "\\t": "\t"}
 #: the ones worth a second pass: between two characters a key or its label holds (an emoji's joiner or variation
 #: selector, common in chat, is not), an escape of such a character after one
 _KEY_SIDE = "[A-Za-z0-9_=:.+/\\-\uff01-\uff5e]"
@@ -3238,13 +3251,14 @@ _ESCAPED_KEY_CHARS = frozenset(string.ascii_letters + string.digits + "+-./:=_~"
 
 
 def _unhidden_spans(text: str) -> list[tuple[str, int, int]]:
-    """The findings of ``text`` with :data:`_INVISIBLE` characters left out and URL escapes decoded, as
-    ``[(kind, start, end)]`` spans of ``text`` itself: each covers the hidden characters inside it and every escape it
-    touches whole. ``[]`` when ``text`` holds none of them."""
+    """The findings of ``text`` with :data:`_INVISIBLE` characters and the backslashes of escaped quotes left out, URL
+    escapes and ``\\uXXXX`` escapes decoded (:data:`_JSON_ESCAPE`), as ``[(kind, start, end)]`` spans of ``text``
+    itself: each covers the hidden characters inside it and every escape it touches whole. ``[]`` when ``text`` holds
+    none of them."""
     pieces: list[str] = []
     f_at: list[int] = []  # where each piece starts in the folded text
     o_at: list[int] = []  # and in ``text``
-    escaped: list[bool] = []  # one decoded escape (3 chars of ``text``) rather than a verbatim run
+    o_len: list[int] = []  # 0 for a verbatim run, else the length in ``text`` of the one escape it decodes
     last = f = 0
     for m in _HIDDEN.finditer(text):
         c = m.group()
@@ -3252,20 +3266,28 @@ def _unhidden_spans(text: str) -> list[tuple[str, int, int]]:
             c = chr(int(c[1:], 16))
             if c not in _ESCAPED_KEY_CHARS:
                 continue
+        elif c.startswith("\\u"):
+            c = chr(int(c[2:], 16))
+        elif c in _CONTROL_ESCAPES:
+            c = _CONTROL_ESCAPES[c]
+        elif c[0] == "\\":
+            c = ""  # backslashes before a quote
+        else:
+            c = ""  # an invisible character
         if m.start() > last:
             pieces.append(text[last:m.start()])
-            f_at.append(f), o_at.append(last), escaped.append(False)
+            f_at.append(f), o_at.append(last), o_len.append(0)
             f += m.start() - last
-        if len(m.group()) == 3:
+        if c:
             pieces.append(c)
-            f_at.append(f), o_at.append(m.start()), escaped.append(True)
+            f_at.append(f), o_at.append(m.start()), o_len.append(len(m.group()))
             f += 1
         last = m.end()
     if not f_at and last == 0:
         return []
     if last < len(text):
         pieces.append(text[last:])
-        f_at.append(f), o_at.append(last), escaped.append(False)
+        f_at.append(f), o_at.append(last), o_len.append(0)
     folded = "".join(pieces)
     found = _spans(folded)
     if not folded.isascii() and _HAS_FULLWIDTH.search(folded):
@@ -3273,8 +3295,8 @@ def _unhidden_spans(text: str) -> list[tuple[str, int, int]]:
 
     def at(i: int, end: bool) -> int:  # folded offset -> offset in text (``end``: of the char at i, exclusive)
         k = bisect.bisect_right(f_at, i) - 1
-        if escaped[k]:
-            return o_at[k] + (3 if end else 0)
+        if o_len[k]:
+            return o_at[k] + (o_len[k] if end else 0)
         return o_at[k] + i - f_at[k] + (1 if end else 0)
 
     return [(kind, at(s, False), at(e - 1, True)) for kind, s, e in found]
