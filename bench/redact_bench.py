@@ -118,7 +118,9 @@ def main() -> None:
                        # JSON held in a string: escaped quotes, runs of backslashes, \\uXXXX and \\n escapes
                        ("'{\\\\\"password\\\\\": \\\\\"'", '{\\"password\\": \\"'), ("'\\\\' * n", "\\"),
                        ("'\\\\' * 20 + 'a'", "\\" * 20 + "a"), ("'\\\\u5bc6\\\\u7801 '", "\\u5bc6\\u7801 "),
-                       ("'m0-Ab1\\\\n'", "m0-Ab1\\n"), ("'\\\\\"x\\\\\" '", '\\"x\\" ')]:
+                       ("'m0-Ab1\\\\n'", "m0-Ab1\\n"), ("'\\\\\"x\\\\\" '", '\\"x\\" '),
+                       # HTTPie's -a: the command's name with no option after it, options with no value
+                       ("'http '", "http "), ("'http -a '", "http -a "), ("'xh --auth a:'", "xh --auth a:")]:
         ms = []
         for n in (30_000, 300_000):
             # a value followed by one long run of blanks: each split of the run must not be tried again (quadratic)

@@ -1052,6 +1052,14 @@ def _check_plain(m: re.Match[str], value: str, text: str) -> bool:
     return not _is_placeholder(value)
 
 
+def _check_httpie_auth(m: re.Match[str], value: str, text: str) -> bool:
+    """HTTPie's ``-a``: the password after ``user:``, or a token alone (``-A bearer``), never a user alone (HTTPie
+    asks for the password then: ``http -a bob URL``)."""
+    if _is_placeholder(value) or _shell_expansion(value):
+        return False
+    return m.group("user") is not None or _looks_secretish(value)
+
+
 def _check_sk_key(m: re.Match[str], value: str, text: str) -> bool:
     """An ``sk-`` key of another provider: 20+ chars with at least 6 digits (``sk-learn-…`` is a word)."""
     return len(value) >= 20 and sum(c.isdigit() for c in value) >= 6
@@ -1565,6 +1573,15 @@ _KEYWORD_RULES: list[_Rule] = [
            r"[^\s:\"']{1,256}+:(?P<val>[^\s\"']{1,512}+)"),
         ("curl", "wget"), priority=_P_ASSIGN, group="val", check=_check_plain, lowered=True,
         anchors=("curl", "wget"),
+    ),
+    # HTTPie / xh: http -a user:pass, --auth=user:pass, -A bearer -a TOKEN (read as written: -A names the auth type),
+    # on its own command
+    _Rule(
+        "password",
+        _r(r"(?:https?|xhs?)[ \t](?:[^\n|;&]{0,200}?[ \t])?(?:-a|--auth)(?:[ \t]{1,4}|=)[\"']?"
+           r"(?P<user>[^\s:\"']{1,256}+:)?(?P<val>[^\s\"']{1,512}+)"),
+        ("http", "xh"), priority=_P_ASSIGN, group="val", check=lambda m, v, t: _check_httpie_auth(m, v, t),
+        anchors=("http ", "https ", "xh ", "xhs ", "http\t", "https\t", "xh\t", "xhs\t"),
     ),
     _Rule(
         "password",
