@@ -590,6 +590,10 @@ def _check_config_set(m: re.Match[str], value: str, text: str) -> bool:
 _ENV_PASSWORD_WORDS = frozenset("password passwd passphrase pass pwd pw".split())
 #: the last word of a variable's name that says it holds another credential (its value must look like one)
 _ENV_SECRET_WORDS = frozenset("token authtoken auth secret apikey credentials credential".split())
+#: the same words glued after another in one word of a name (``PGPASSWORD``, ``GITHUBTOKEN``, ``CLIENTSECRET``): the
+#: long ones only (``OLDPWD`` is a directory, ``…PASS`` begins ``PGPASSFILE``)
+_ENV_GLUED_PASSWORD = ("password", "passwd", "passphrase")
+_ENV_GLUED_SECRET = ("token", "secret", "apikey", "credentials")
 
 
 def _check_env_set(m: re.Match[str], value: str, text: str) -> bool:
@@ -611,14 +615,17 @@ def _check_env_set(m: re.Match[str], value: str, text: str) -> bool:
     words = [w for w in re.split(r"[^a-z0-9]+", re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", key).lower()) if w]
     if not words:
         return False
+    if words[-2:] == ["key", "base"]:  # Rails' SECRET_KEY_BASE: the key is named before "base"
+        words = words[:-1]
     last = words[-1]
     quoted = m.group("qval") is not None
     if (_is_placeholder(value) or _shell_expansion(value) or value.startswith(("-", "%", "(", "/", "~", "./"))
             or value.lower().rstrip(",.;:") in _SENTENCE_WORDS or _is_label(value)):
         return False
-    if last in _ENV_PASSWORD_WORDS:
+    if last in _ENV_PASSWORD_WORDS or last.endswith(_ENV_GLUED_PASSWORD):  # PGPASSWORD: the word glued to another
         return len(value) >= 4
-    named = last in _ENV_SECRET_WORDS or (last == "key" and len(words) > 1 and words[-2] in _SETTING_KEY_QUALIFIERS)
+    named = (last in _ENV_SECRET_WORDS or last.endswith(_ENV_GLUED_SECRET)
+             or (last == "key" and len(words) > 1 and words[-2] in _SETTING_KEY_QUALIFIERS))
     if not named:
         return False
     return (quoted and len(value) >= 8) or (_looks_secretish(value) and len(value) >= 8 and "/" not in value)
