@@ -120,7 +120,9 @@ def main() -> None:
                        ("'\\\\' * 20 + 'a'", "\\" * 20 + "a"), ("'\\\\u5bc6\\\\u7801 '", "\\u5bc6\\u7801 "),
                        ("'m0-Ab1\\\\n'", "m0-Ab1\\n"), ("'\\\\\"x\\\\\" '", '\\"x\\" '),
                        # HTTPie's -a: the command's name with no option after it, options with no value
-                       ("'http '", "http "), ("'http -a '", "http -a "), ("'xh --auth a:'", "xh --auth a:")]:
+                       ("'http '", "http "), ("'http -a '", "http -a "), ("'xh --auth a:'", "xh --auth a:"),
+                       # JSON or a config line URL-encoded whole: escaped quotes and spaces around words
+                       ("'%22password%22%3A%20%22'", "%22password%22%3A%20%22"), ("'%20a'", "%20a"), ("'%7Ba%22'", "%7Ba%22")]:
         ms = []
         for n in (30_000, 300_000):
             # a value followed by one long run of blanks: each split of the run must not be tried again (quadratic)

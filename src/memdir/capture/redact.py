@@ -3269,9 +3269,12 @@ _CONTROL_ESCAPES = {"\\n": "\n", "\\r": "\r", "\\t": "\t"}
 #: selector, common in chat, is not), an escape of such a character after one
 _KEY_SIDE = "[A-Za-z0-9_=:.+/\\-\uff01-\uff5e]"
 _INVISIBLE_IN_KEY = re.compile("(?<=" + _KEY_SIDE + ")" + _INVISIBLE.pattern + "+(?=" + _KEY_SIDE + ")")
-_ESCAPE_IN_KEY = re.compile("%(?<=[A-Za-z0-9_-]%)(?:2[BbDdEeFf]|3[0-9AaDd]|[4-6][0-9A-Fa-f]|7[0-9AaEe])")
-#: what a URL escape may stand for inside a key: letters, digits and a key's own punctuation
-_ESCAPED_KEY_CHARS = frozenset(string.ascii_letters + string.digits + "+-./:=_~")
+_ESCAPE_IN_KEY = re.compile("%(?<=[A-Za-z0-9_-]%)(?:2[BbDdEeFf]|3[0-9AaDd]|[4-6][0-9A-Fa-f]|7[0-9AaEe])"
+                            # a quote, a space or a bracket around a key or its label: JSON or a config line encoded whole
+                            "|%(?:2[027]|7[BbDd])(?=[A-Za-z0-9_-])")
+#: what a URL escape may stand for inside a key: letters, digits and a key's own punctuation; and the quotes, spaces,
+#: commas and brackets that mark where a label or a value starts or ends
+_ESCAPED_KEY_CHARS = frozenset(string.ascii_letters + string.digits + "+-./:=_~" + "\"' ,{}[]")
 
 
 def _unhidden_spans(text: str) -> list[tuple[str, int, int]]:
