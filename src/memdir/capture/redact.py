@@ -46,7 +46,9 @@ Choices
   like ```<private>``` or ``"<private>"``, which reads as a mention of the tag.
 * Invisible characters (zero-width, joiners, BOM, soft hyphen, bidi marks, variation selectors…) and URL escapes
   (``%2E``) inside a key do not hide it: keys are also looked for with them taken out and the finding covers them
-  (:func:`_unhidden_spans`); a provider's key glued to more base64 (``…+XYZ/09==``) is taken through it.
+  (:func:`_unhidden_spans`); a provider's key glued to more base64 (``…+XYZ/09==``) is taken through it. The same
+  second look reads JSON held in a string (``{\\"password\\": \\"x\\"}``, ``\\u5bc6\\u7801``, a key before ``\\n``) and JSON
+  or a config line URL-encoded whole (``%22password%22%3A%22x%22``) as the text they encode.
 * ``config set KEY VALUE`` commands (``npm config set //…/:_authToken X``, ``git config github.token X``): the value
   when the setting's last word names a credential. Cookies, in real cookie forms only (a ``Cookie:``/
   ``Set-Cookie:`` header at a line start or in ``-H``/a header list, ``--cookie``/curl ``-b``, ``document.cookie = "…"``, a
