@@ -3279,48 +3279,49 @@ _ESCAPE_IN_KEY = re.compile("%(?<=[A-Za-z0-9_-]%)(?:2[BbDdEeFf]|3[0-9AaDd]|[4-6]
 _ESCAPED_KEY_CHARS = frozenset(string.ascii_letters + string.digits + "+-./:=_~" + "\"' ,{}[]")
 
 
+def _fold_one(m: re.Match[str]) -> str:
+    """What one :data:`_HIDDEN` match reads as: nothing (an invisible character, the backslashes before a quote), the
+    character an escape stands for, or the match itself (a URL escape of a character no key holds: ``%26``)."""
+    c = m.group()
+    if c[0] == "%":
+        d = chr(int(c[1:], 16))
+        return d if d in _ESCAPED_KEY_CHARS else c
+    if c.startswith("\\u"):
+        return chr(int(c[2:], 16))
+    return _CONTROL_ESCAPES.get(c, "")
+
+
 def _unhidden_spans(text: str) -> list[tuple[str, int, int]]:
     """The findings of ``text`` with :data:`_INVISIBLE` characters and the backslashes of escaped quotes left out, URL
-    escapes and ``\\uXXXX`` escapes decoded (:data:`_JSON_ESCAPE`), as ``[(kind, start, end)]`` spans of ``text``
-    itself: each covers the hidden characters inside it and every escape it touches whole. ``[]`` when ``text`` holds
-    none of them."""
-    pieces: list[str] = []
+    escapes and ``\\uXXXX`` escapes decoded (:data:`_JSON_ESCAPE`, :func:`_fold_one`), as ``[(kind, start, end)]``
+    spans of ``text`` itself: each covers the hidden characters inside it and every escape it touches whole. ``[]``
+    when ``text`` holds none of them."""
+    folded = _HIDDEN.sub(_fold_one, text)
+    if folded == text:
+        return []
+    found = _spans(folded)
+    if not folded.isascii() and _HAS_FULLWIDTH.search(folded):
+        found = _union(found, _spans(folded.translate(_FULLWIDTH)))
+    if not found:
+        return []
+    # where each piece of the folded text came from (built only when something was found: one step per escape)
     f_at: list[int] = []  # where each piece starts in the folded text
     o_at: list[int] = []  # and in ``text``
     o_len: list[int] = []  # 0 for a verbatim run, else the length in ``text`` of the one escape it decodes
     last = f = 0
     for m in _HIDDEN.finditer(text):
-        c = m.group()
-        if c[0] == "%":
-            c = chr(int(c[1:], 16))
-            if c not in _ESCAPED_KEY_CHARS:
-                continue
-        elif c.startswith("\\u"):
-            c = chr(int(c[2:], 16))
-        elif c in _CONTROL_ESCAPES:
-            c = _CONTROL_ESCAPES[c]
-        elif c[0] == "\\":
-            c = ""  # backslashes before a quote
-        else:
-            c = ""  # an invisible character
+        c = _fold_one(m)
+        if c == m.group():
+            continue
         if m.start() > last:
-            pieces.append(text[last:m.start()])
             f_at.append(f), o_at.append(last), o_len.append(0)
             f += m.start() - last
         if c:
-            pieces.append(c)
             f_at.append(f), o_at.append(m.start()), o_len.append(len(m.group()))
             f += 1
         last = m.end()
-    if not f_at and last == 0:
-        return []
     if last < len(text):
-        pieces.append(text[last:])
         f_at.append(f), o_at.append(last), o_len.append(0)
-    folded = "".join(pieces)
-    found = _spans(folded)
-    if not folded.isascii() and _HAS_FULLWIDTH.search(folded):
-        found = _union(found, _spans(folded.translate(_FULLWIDTH)))
 
     def at(i: int, end: bool) -> int:  # folded offset -> offset in text (``end``: of the char at i, exclusive)
         k = bisect.bisect_right(f_at, i) - 1
