@@ -80,28 +80,63 @@ def escape(text: str) -> str:
     ``</memory>`` tag into ``&lt;``."""
     text = text.translate(_FOLD)
     text = _INVISIBLE.sub("", text)
-    text = "".join(ch for ch in text if ch in "\n\t" or unicodedata.category(ch) != "Cc")
+    text = _visible(text)
     return _look_alike_tags(_TAGLIKE.sub("&lt;", text))
 
 
+#: what a combining mark cannot belong to: it renders on nothing (or on a dotted circle) after a blank, at a line's
+#: start or after ASCII punctuation, so a reader skips it there and sees the ``<``, ``/``, ``[`` or ``#`` around it
+_NO_BASE = frozenset(" \t\n!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
+
+
+def _visible(text: str) -> str:
+    """``text`` without control characters other than newline and tab, and without combining marks that have no
+    letter to sit on: ``<\u0301/memory>`` or a line starting ``\u0301[abc123 rule …]`` read as the tag and the entry
+    header they hide (case C27's kind); an accent on a letter (``é`` written as ``e`` + U+0301) stays."""
+    if text.isascii():
+        return text if text.isprintable() else "".join(ch for ch in text if ch in "\n\t" or " " <= ch < "\x7f")
+    out: list[str] = []
+    prev = "\n"
+    for ch in text:
+        cat = unicodedata.category(ch)
+        if (cat == "Cc" and ch not in "\n\t") or (cat[0] == "M" and (prev in _NO_BASE or prev.isspace())):
+            continue
+        out.append(ch)
+        prev = ch
+    return "".join(out)
+
+
 #: characters that read as ``<`` and ``/``, and letters of other scripts that read as those of ``memory``
-_LT_LIKE = "\u2039\u02c2\u1438\ufe64\uff1c\u2329\u27e8\u276e\u3008"
+_LT_LIKE = "\u2039\u02c2\u1438\ufe64\uff1c\u2329\u27e8\u276e\u3008\u226e"
 _LOOKS = str.maketrans({"\u2044": "/", "\u2215": "/", "\u29f8": "/", "\uff0f": "/", "\u0441": "c",
                         "\u043c": "m", "\u0435": "e", "\u043e": "o", "\u0440": "p", "\u0433": "r", "\u0443": "y",
                         "\u04af": "y", "\u03bf": "o", "\u03b5": "e", "\u0261": "g", "\u1d0d": "m", "\u0280": "r"})
 _LOOK_CANDIDATE = re.compile("[<" + _LT_LIKE + "]")
+_TAG_AHEAD = re.compile(r"\s*/?\s*m\s*e\s*m\s*o\s*r\s*y")
+
+
+def _as_read(text: str) -> str:
+    """How ``text`` (what follows a ``<``) reads: character references resolved (``&#101;`` is ``e``), compatibility
+    forms folded (NFKC), combining marks dropped (``é`` is ``e``), look-alike letters of other scripts as Latin."""
+    if "&" in text:
+        import html
+
+        text = html.unescape(text)
+    text = unicodedata.normalize("NFKD", text)
+    text = "".join(ch for ch in text if not unicodedata.combining(ch) and unicodedata.category(ch)[0] != "M")
+    return unicodedata.normalize("NFKC", text).translate(_LOOKS).casefold()
 
 
 def _look_alike_tags(text: str) -> str:
     """``text`` with the ``<`` (or a character that reads as one: ``‹``, ``˂``, ``ᐸ``) of anything that reads as a
     ``<memory>`` or ``</memory>`` tag once its compatibility forms are folded (NFKC: mathematical bold letters) and
-    look-alike letters of other scripts read as Latin (Cyrillic ``о``, a fraction slash) turned into ``&lt;``."""
-    if text.isascii():  # every look-alike is outside ASCII; plain "<" forms were escaped already
+    look-alike letters of other scripts read as Latin (Cyrillic ``о``, a fraction slash), accents on its letters
+    dropped (``</mémory>``) and character references read (``</m&#101;mory>``) turned into ``&lt;``."""
+    if text.isascii() and "&" not in text:  # every look-alike is outside ASCII; plain "<" forms were escaped already
         return text
     out, last = [], 0
     for m in _LOOK_CANDIDATE.finditer(text):
-        ahead = unicodedata.normalize("NFKC", text[m.end():m.end() + 24]).translate(_LOOKS).casefold()
-        if re.match(r"\s*/?\s*m\s*e\s*m\s*o\s*r\s*y", ahead):
+        if _TAG_AHEAD.match(_as_read(text[m.end():m.end() + 96])):
             out.append(text[last:m.start()] + "&lt;")
             last = m.end()
     return "".join(out) + text[last:] if out else text
