@@ -265,3 +265,33 @@ def test_a_tombstone_is_kept_when_the_export_holds_another_text_under_the_same_i
         got = f.import_jsonl(c1)
         assert got["notes_forgotten"] == 1 and got["notes"] == 0
         assert [n.text.strip() for n in f.inspect().notes] == [b_text]
+
+
+def test_tombstone_times_of_every_form_are_stored_as_utc(tmp_path, monkeypatch):
+    """C13 / C25 for tombstones: the time an imported tombstone says it was made in, naive (the machine's local time),
+    with an offset or as an epoch in seconds or milliseconds, is stored and exported as UTC, as an event's is (a naive
+    time was kept as written, read in whatever zone a later reader had, and an epoch number became the import's own
+    time)."""
+    import time
+
+    monkeypatch.setenv("TZ", "Asia/Shanghai")
+    time.tzset()
+    try:
+        project = tmp_path / "proj"
+        (project / ".git").mkdir(parents=True)
+        src = tmp_path / "in.jsonl"
+        tombs = {"t-naive": "2026-11-30 09:15", "t-offset": "2026-11-30T09:15:00+08:00", "t-epoch-s": 1796001300,
+                 "t-epoch-ms": 1796001300000, "t-epoch-text": "1796001300"}
+        lines = [{"type": "tombstone", "ref": ref, "content_sha256": "0" * 64, "kind": "event", "deleted_at": when}
+                 for ref, when in tombs.items()]
+        src.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+        with memdir.open(project, home=tmp_path / "home") as m:
+            m.import_jsonl(str(src))
+            out = tmp_path / "out.jsonl"
+            m.export(str(out))
+        got = {r["ref"]: r["deleted_at"] for r in map(json.loads, out.read_text(encoding="utf-8").splitlines())
+               if r["type"] == "tombstone"}
+        assert {got[ref] for ref in tombs} == {"2026-11-30T01:15:00.000Z"}, got
+    finally:
+        monkeypatch.delenv("TZ")
+        time.tzset()

@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
+from datetime import datetime
 from typing import Any, Iterable
 
 from memdir.capture import events as cevents
@@ -28,7 +29,7 @@ from memdir.errors import MemdirError, UsageError
 from memdir.lazylog import getLogger
 from memdir.roots import ROOT_PAGE, split_id
 from memdir.stores import Stores
-from memdir.timeutil import iso
+from memdir.timeutil import iso, parse_ts
 
 log = getLogger("memdir")
 
@@ -212,6 +213,19 @@ def on_forget(s: Stores, store, ref: str, *, kind: str = "event") -> None:
         remote.queue_forget(project.db, ref, iso(s.clock()))  # the team server forgets it too (queued)
 
 
+def deleted_at(value: Any, now: datetime) -> str:
+    """A tombstone's time as it is stored: ISO 8601 UTC whatever form it came in (a time without a zone is local
+    time, an epoch number in seconds or milliseconds is read as one, as event times are: case C13); ``now`` when it
+    has none. An unreadable text is kept as given: readers take it for "forgotten at an unknown time", which keeps the
+    text forgotten."""
+    if isinstance(value, bool) or value is None or value == "":
+        return iso(now)
+    try:
+        return iso(parse_ts(value))
+    except UsageError:
+        return value if isinstance(value, str) else iso(now)
+
+
 def import_tombstones(s: Stores, rows: Iterable[dict[str, Any]], *, scope: str = "project") -> int:
     """The body of :meth:`memdir.Memdir.import_tombstones`, whose docstring is the contract."""
     root = s.root(scope)
@@ -228,7 +242,7 @@ def import_tombstones(s: Stores, rows: Iterable[dict[str, Any]], *, scope: str =
                     continue
                 sha = t.get("content_sha256") if isinstance(t.get("content_sha256"), str) else None
                 kind = t.get("kind") if isinstance(t.get("kind"), str) else "event"
-                when = t.get("deleted_at") if isinstance(t.get("deleted_at"), str) else iso(s.clock())
+                when = deleted_at(t.get("deleted_at"), s.clock())
                 row = st.get_doc(ref)
                 if row is not None and row["kind"] == "event":
                     if row["session"]:
