@@ -140,3 +140,22 @@ def test_an_unreadable_compiled_index_md_warns_without_failing_the_write(project
     index_md.unlink()
     code, out, err = main(capsys, project, "remember", "haproxy logs go to syslog", "--category", "facts")
     assert code == 0 and "unreadable" not in err and "haproxy logs go to syslog" in index_md.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("page", ["ROOT.md", "facts/index.md"])
+@pytest.mark.parametrize("data", [b"\x00\x01", b"## Goals\x00\nship it\n", b"\x7fELF\x02\x01\x01\x00\x00\x00" * 40])
+def test_a_binary_compiled_page_is_named_and_left_byte_for_byte(project, tmp_path, capsys, monkeypatch, page, data):
+    """A ROOT.md or index.md overwritten by binary data (valid UTF-8 when it is NULs and ASCII) was taken for text:
+    the next write compiled memdir's tables into it around those bytes. It is reported as unreadable instead, by the
+    write and by inspect, and left as it is, as one that is not UTF-8 is."""
+    monkeypatch.setenv("MEMDIR_HOME", str(tmp_path / "g"))
+    with memdir.open(project, home=tmp_path / "g") as m:
+        m.remember("haproxy reloads with SIGUSR2", category="facts")
+    path = project / ".memory" / page
+    path.write_bytes(data)
+    code, out, err = main(capsys, project, "remember", "haproxy timeouts are 30 s", "--category", "facts")
+    assert code == 0 and "internal error" not in err
+    assert path.read_bytes() == data
+    with memdir.open(project, home=tmp_path / "g") as m:
+        problems = [p for p in m.inspect().problems if p["path"] == str(path)]
+    assert len(problems) == 1 and "binary" in problems[0]["detail"], problems

@@ -94,14 +94,18 @@ def same_style(path: str | os.PathLike, text: str, *, line_ends: bool = True, fi
 
 def read_or_none(path: str | os.PathLike) -> str | None:
     """A regular file's UTF-8 text (line endings as written), ``None`` when it does not exist. Raises ``OSError``
-    naming the file when it cannot be read, is not UTF-8 or is not a regular file."""
+    naming the file when it cannot be read, is not UTF-8, holds NUL bytes (binary data is valid UTF-8 often enough:
+    a compiled ``ROOT.md`` overwritten by one was rewritten as text around its bytes) or is not a regular file."""
     try:
         with open_regular(path, "r", encoding="utf-8", newline="") as f:
-            return f.read()
+            text = f.read()
     except FileNotFoundError:
         return None
     except (OSError, UnicodeDecodeError) as exc:
         raise OSError(f"{os.fspath(path)} is unreadable ({exc}); fix or remove it") from None
+    if "\x00" in text:
+        raise OSError(f"{os.fspath(path)} is unreadable (binary: it holds NUL bytes); fix or remove it")
+    return text
 
 
 #: bytes of data looked at for NULs, the sign of binary data (git's ``buffer_is_binary`` looks at 8,000), and how many
