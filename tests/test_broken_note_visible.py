@@ -159,3 +159,24 @@ def test_a_binary_compiled_page_is_named_and_left_byte_for_byte(project, tmp_pat
     with memdir.open(project, home=tmp_path / "g") as m:
         problems = [p for p in m.inspect().problems if p["path"] == str(path)]
     assert len(problems) == 1 and "binary" in problems[0]["detail"], problems
+
+
+@pytest.mark.parametrize("data", [b"\x00\x01 binary", b"caf\xe9 latin-1", b"---\n: [\n---\nbroken frontmatter\n"])
+def test_an_unreadable_proposal_is_named_never_called_already_none(project, tmp_path, capsys, monkeypatch, caplog,
+                                                                   data):
+    """A proposal file that cannot be read (binary, not UTF-8, broken frontmatter) was left out of `memdir proposals`
+    without a word, and `proposals accept`/`reject` answered "proposal p-… is already None". It is named in one line
+    with its reason, refused with exit 1 (the file is at fault, not the call), and left byte for byte."""
+    monkeypatch.setenv("MEMDIR_HOME", str(tmp_path / "g"))
+    with memdir.open(project, home=tmp_path / "g") as m:
+        m.remember("haproxy reloads with SIGUSR2", category="facts")
+    path = project / ".memory" / ".proposals" / "p-0123456789ab.md"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+    code, out, err = main(capsys, project, "proposals")
+    assert code == 0 and "p-0123456789ab.md is unreadable" in err + caplog.text
+    for verb in ("accept", "reject"):
+        code, out, err = main(capsys, project, "proposals", verb, "p-0123456789ab")
+        lines = [ln for ln in err.splitlines() if ln.startswith("memdir: error")]
+        assert code == 1 and len(lines) == 1 and "cannot be read" in lines[0] and "None" not in err, err
+    assert path.read_bytes() == data

@@ -562,7 +562,7 @@ def accept_proposal(s: Stores, pid: str) -> Note:
     from memdir.notes import proposals
 
     root, path = proposal_path(s, pid)
-    p = proposals.read(path) or {}
+    p = proposals.readable(pid, path)
     if p.get("status") != "pending":
         raise UsageError(f"proposal {pid} is already {p.get('status')}")
     prov = {"source": p.get("source") or "proposal", "proposal": p.get("id")}
@@ -585,7 +585,7 @@ def reject_proposal(s: Stores, pid: str) -> dict[str, Any]:
     from memdir.notes import proposals
 
     root, path = proposal_path(s, pid)
-    p = proposals.read(path) or {}
+    p = proposals.readable(pid, path)
     if p.get("status") != "pending":
         raise UsageError(f"proposal {pid} is already {p.get('status')}")
     with root.locked():

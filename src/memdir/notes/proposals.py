@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from memdir.notes import markdown as notes
-from memdir.errors import UsageError
+from memdir.errors import MemdirError, UsageError
+from memdir.lazylog import getLogger
 from memdir.timeutil import iso
 
 DIRNAME = ".proposals"
@@ -65,17 +66,33 @@ def create(root_path: Path, *, text: str, summary: str, category: str = "rules",
 
 def read(path: Path) -> dict[str, Any] | None:
     """One proposal file as a dict (``id, status, category, summary, text, tags, load_when, supersedes,
-    source, sessions, model, proposed, path``), or ``None`` when unreadable."""
+    source, sessions, model, proposed, path``), or ``None`` when unreadable (:func:`read_or_raise` says why)."""
     try:
-        meta, body, _ = notes.split(notes.read_text(path))
+        return read_or_raise(path)
     except (UsageError, OSError):
         return None
+
+
+def read_or_raise(path: Path) -> dict[str, Any]:
+    """:func:`read`, raising ``UsageError`` or ``OSError`` with the reason when the file cannot be read as a
+    proposal (binary, not UTF-8, broken frontmatter)."""
+    meta, body, _ = notes.split(notes.read_text(path))
     out = {str(k): (iso(v) if isinstance(v, datetime) else v) for k, v in meta.items()}
     out.setdefault("id", path.stem)
     out["status"] = out.get("status") if out.get("status") in STATUSES else "pending"
     out["text"] = body.strip()
     out["path"] = str(path)
     return out
+
+
+def readable(pid: str, path: Path) -> dict[str, Any]:
+    """The proposal ``pid`` at ``path``; ``MemdirError`` naming the file and why when it cannot be read (it was
+    "already None"): the file is at fault, not the call, and it is left as it is."""
+    try:
+        return read_or_raise(path)
+    except (UsageError, OSError) as exc:
+        raise MemdirError(f"proposal {pid} cannot be read ({exc}): {path} is left as it is; repair or delete "
+                          "it") from None
 
 
 def list_all(root_path: Path, *, status: str | None = "pending") -> list[dict[str, Any]]:
@@ -86,8 +103,13 @@ def list_all(root_path: Path, *, status: str | None = "pending") -> list[dict[st
     out = []
     for name in sorted(os.listdir(d)):
         if name.endswith(".md") and name.startswith("p-"):
-            p = read(d / name)
-            if p is not None and (status is None or p["status"] == status):
+            try:
+                p = read_or_raise(d / name)
+            except (UsageError, OSError) as exc:  # said, left as it is: it may be someone's half-saved work
+                getLogger("memdir").warning("memdir: proposal %s is unreadable (%s); left as it is: repair or "
+                                            "delete it", d / name, exc)
+                continue
+            if status is None or p["status"] == status:
                 out.append(p)
     out.sort(key=lambda p: str(p.get("proposed") or ""))
     return out
