@@ -5,6 +5,8 @@ repair, and `edit` repairs it (the warning then stops)."""
 from __future__ import annotations
 
 import json
+import os
+import time
 
 import pytest
 
@@ -179,4 +181,28 @@ def test_an_unreadable_proposal_is_named_never_called_already_none(project, tmp_
         code, out, err = main(capsys, project, "proposals", verb, "p-0123456789ab")
         lines = [ln for ln in err.splitlines() if ln.startswith("memdir: error")]
         assert code == 1 and len(lines) == 1 and "cannot be read" in lines[0] and "None" not in err, err
+    assert path.read_bytes() == data
+
+
+@pytest.mark.parametrize("data", [b"", b"\n  \n", b"---\nsummary: hello\npinned: true\n---\n\n"])
+def test_an_empty_note_file_is_named_and_left_as_it_is(project, tmp_path, monkeypatch, data):
+    """A note file emptied (a failed save, `> file`) or left with its frontmatter alone was indexed as a note with no
+    text: an outline line of nothing, and inspect said "problems: none". It is reported as a problem in one line, not
+    recalled nor outlined, and the file is left byte for byte."""
+    monkeypatch.setenv("MEMDIR_HOME", str(tmp_path / "g"))
+    with memdir.open(project, home=tmp_path / "g") as m:
+        m.remember("haproxy reloads with SIGUSR2", category="facts")
+        m.remember("nginx reloads with SIGHUP", category="facts")
+    path = project / ".memory" / "facts" / "haproxy-reloads-with-sigusr2.md"
+    path.write_bytes(data)
+    old = time.time() - 60  # emptied a minute ago: no editor saving it in place any more (that one is read later)
+    os.utime(path, (old, old))
+    with memdir.open(project, home=tmp_path / "g") as m:
+        problems = [p for p in m.inspect().problems if p["path"] == str(path)]
+        assert len(problems) == 1 and "empty" in problems[0]["detail"], problems
+        assert [h.id for h in m.recall("reloads")] == ["facts/nginx-reloads-with-sighup"]
+        assert "hello" not in m.context("reloads") and ": ;" not in m.context("reloads")
+    assert path.read_bytes() == data
+    with memdir.open(project, home=tmp_path / "g") as m, pytest.raises(memdir.MemdirError, match="is empty|unreadable"):
+        m.pin("facts/haproxy-reloads-with-sigusr2")  # said to be empty, not "gone"
     assert path.read_bytes() == data

@@ -475,11 +475,12 @@ def _note_for_rewrite(path: Path, nid: str, what: str, changes: dict[str, Any]) 
     state = notes.file_state(path)
     if state is None:
         raise NotFound(f"no note has the id {nid!r} (its file is gone)")
-    if state[1] == 0:
-        raise MemdirError(f"cannot {what} {nid}: {path} is empty (another program may be saving it); try again, "
-                          f"or give the note its text with `memdir edit {nid}`")
     try:
-        return state, notes.update_fields(notes.read_text(path), changes)
+        raw = notes.read_text(path)
+        if state[1] == 0 or not notes.split(raw)[1].strip():
+            raise MemdirError(f"cannot {what} {nid}: {path} is empty (another program may be saving it); try again, "
+                              f"or give the note its text with `memdir edit {nid}`")
+        return state, notes.update_fields(raw, changes)
     except FileNotFoundError:
         raise NotFound(f"no note has the id {nid!r} (its file is gone)") from None
     except UsageError as exc:
@@ -511,6 +512,7 @@ def pin(s: Stores, id: str, pinned: bool = True, *, scope: str | None = None) ->
     root, nid = note_root(s, id, scope)
     path = root.path / (nid + ".md")
     with root.locked():
+        rewritable(path, nid, "pin")  # an emptied file is said to be empty (it is no longer indexed), not "gone"
         now = written(s, nid, root.scope)
         if now.pinned == bool(pinned):  # so already: the file (and the person's git tree) is left as it is
             return now

@@ -39,6 +39,8 @@ LOCK_TIMEOUT_S = 60
 LOCK_SAY_S = 1.0  # seconds a write waits for the lock before it says why it waits
 #: what a problem report of a note with broken frontmatter adds (the note is indexed by its body meanwhile)
 BROKEN_HINT = "indexed by its body alone until fixed: memdir edit {id}"
+#: what inspect says of a note file with no text (emptied, or its frontmatter alone): not indexed until it has some
+EMPTY_NOTE = "the note is empty (no text after its frontmatter): give it its text (memdir edit {id}) or delete the file"
 #: what a write to a read-only root says (one line; :meth:`Root.refuse_write`)
 READ_ONLY = ("the memory store {path} is read-only ({why}): recall, context, get, recent and status work; remember, "
              "forget, edit and capture need it writable")
@@ -459,7 +461,8 @@ class Root:
         self._seen = None
         dirs = self._dir_stats()  # before the listing: a change made during the scan shows at the next look
         found, problems = self.scan()
-        changed = [nid for nid, (_, m, s) in found.items() if known.get(nid) != (m, s)]
+        changed = [nid for nid, (_, m, s) in found.items() if known.get(nid) != (m, s)
+                   and not notes.being_saved((0, s, m))]  # emptied a moment ago: an editor mid-save, read next time
         gone = [nid for nid in known if nid not in found]
         bad: list[str] = []
         # a note whose frontmatter is broken is indexed by its body with the size stored as -(size + 1): it is
@@ -489,6 +492,11 @@ class Root:
                         else:
                             problems.append(self.problem("unreadable", path, f"{exc}; {BROKEN_HINT.format(id=nid)}"))
                             st.upsert_doc(self.note_row(whole, m, -s - 1))
+                        continue
+                    if not note.text:  # an emptied file (or frontmatter alone) is no note: said, left as it is
+                        problems.append(self.problem("unreadable", path, EMPTY_NOTE.format(id=nid)))
+                        st.delete_doc(nid)
+                        bad.append(nid)
                         continue
                     st.upsert_doc(self.note_row(note, m, s))
                 for nid in gone:
