@@ -117,3 +117,22 @@ def test_a_body_alone_moves_a_summary_that_was_the_old_bodys_first_line(tmp_path
         own = m.remember("deploys wait for the canary", category="decisions", summary="canary first")
         after = m.edit(own.id, "deploys wait for the canary and a second approval\n")
         assert after.summary == "canary first"
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be"])
+def test_the_cli_edit_reads_utf16_with_its_byte_order_mark_as_remember_does(tmp_path, encoding):
+    """A body saved by a Windows tool (UTF-16 led by its byte-order mark) was refused as binary by edit while
+    remember stored the same bytes."""
+    proj = _project(tmp_path)
+    home = tmp_path / "g"
+    with memdir.open(proj, home=home) as m:
+        note = m.remember("the staging database is rebuilt nightly", category="facts", tags=["db"])
+    body = "the staging database is rebuilt nightly at 02:00 · 每晚两点重建\n"
+    data = body.encode(encoding)
+    if not data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        data = "\ufeff".encode(encoding) + data  # utf-16-be writes no mark of its own
+    code, out = run_cli(["edit", note.id, "-"], home, proj, input=data)
+    assert code == 0, out
+    with memdir.open(proj, home=home) as m:
+        got = m.get(note.id)
+        assert got.text.strip() == body.strip() and tuple(got.tags) == ("db",)

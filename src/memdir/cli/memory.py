@@ -19,6 +19,7 @@ from memdir.cli.output import (
     preview_text,
     read_stdin_bytes,
     read_text_arg,
+    utf16_with_bom,
 )
 from memdir.errors import EditConflict, MemdirError, NotFound, UsageError
 from memdir.timeutil import local, local_text, parse_ts
@@ -334,7 +335,13 @@ def _forgotten(m: Any, id: str) -> tuple[str, str] | None:
 
 
 def note_bytes(data: bytes, where: str) -> str:
-    """The text of an edit read from a file or stdin; ``UsageError`` (one line, nothing written) when it is not text."""
+    """The text of an edit read from a file or stdin (UTF-8, or UTF-16 led by its byte-order mark, as ``remember``
+    reads it); ``UsageError`` (one line, nothing written) when it is not text."""
+    if utf16_with_bom(data):
+        try:
+            return data.decode("utf-16")
+        except UnicodeDecodeError:
+            raise UsageError(f"edit refused: {where} is not valid UTF-16 text") from None
     if b"\x00" in data:
         raise UsageError(f"edit refused: {where} is binary (it contains NUL bytes), not a note's text")
     try:

@@ -94,6 +94,12 @@ def read_stdin_bytes(what: str, stream=None) -> bytes:
     return data
 
 
+def utf16_with_bom(data: bytes) -> bool:
+    """True when ``data`` is UTF-16 text led by its byte-order mark (as Windows tools write it), not UTF-8 text after
+    two stray bytes that look like one (:func:`_utf8_after_two_bytes`)."""
+    return data[:2] in (b"\xff\xfe", b"\xfe\xff") and not _utf8_after_two_bytes(data)
+
+
 def _utf8_after_two_bytes(data: bytes) -> bool:
     """True when what follows a UTF-16 byte-order mark is UTF-8 text without a NUL: UTF-16 of Latin text holds a NUL
     in every other byte (a line break is ``\\n\\x00``), and of CJK text is rarely valid UTF-8; two stray bytes
@@ -128,7 +134,7 @@ def read_text_arg(arg, what: str, *, strict: bool = False) -> str:
         return arg
     if arg == "-" or not sys.stdin.isatty():
         data = read_stdin_bytes(what)
-        if data[:2] in (b"\xff\xfe", b"\xfe\xff") and not _utf8_after_two_bytes(data):
+        if utf16_with_bom(data):
             try:
                 return data.decode("utf-16", errors="strict" if strict else "replace")
             except UnicodeDecodeError:
