@@ -201,6 +201,27 @@ def test_cli_migrate(tmp_path):
     assert json.loads(r.output)["sources"][0]["result"]["events_new"] == 3
 
 
+def test_a_store_that_cannot_be_migrated_exits_1_with_one_line(tmp_path):
+    """A migrate whose store could not be read (an alice-memory directory whose database is junk), or an export none
+    of whose lines is a record, said so and exited 0: a script read it as done."""
+    proj = tmp_path / "p"
+    (proj / ".git").mkdir(parents=True)
+    base = ["--home", str(tmp_path / "h"), "--dir", str(proj)]
+    broken = tmp_path / "old"
+    broken.mkdir()
+    (broken / "memories.sqlite3").write_bytes(b"not a database")
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("{not json\n", encoding="utf-8")
+    good = alice_store(tmp_path / "fine")
+    for args in (["--from", str(broken)], ["--scan", str(tmp_path)], ["--from", str(bad)]):
+        r = CliRunner().invoke(cli, [*base, "migrate", *args])
+        assert r.exit_code == 1 and "not migrated" in str(r.exception), (args, r.output, r.exception)
+    r = CliRunner().invoke(cli, [*base, "migrate", "--scan", str(tmp_path)])
+    assert "1 of 2 stores not migrated" in str(r.exception) and "not an SQLite database" in r.output
+    r = CliRunner().invoke(cli, [*base, "migrate", "--from", str(good)])
+    assert r.exit_code == 0, r.output  # the readable store alone: done
+
+
 # ---- item 5: drop-file import -----------------------------------------------------------------------------
 def _drop(home: Path, name: str, rows: list[dict]) -> Path:
     d = home / "import"

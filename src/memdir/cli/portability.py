@@ -243,9 +243,7 @@ def _import_run(ctx, m, source, path, all_projects, here, pending, no_progress, 
             out["hint"] = f"{file} is a {host} transcript: memdir import {host} {file} [--here]"
             human += f"\nhint: {out['hint']}"
         emit(ctx, as_json, out, human)
-        landed = (out["stored"] or out["duplicate"] or out["notes"] or out["notes_existing"] or out["tombstones"]
-                  or out.get("notes_forgotten"))  # a re-run after a forget: its notes were handled, as "already there"
-        if not landed:  # nothing stored and nothing already there: exit 1 (a script must not read it as success)
+        if not export_landed(out):  # nothing stored and nothing already there: exit 1 (a script must not read it as success)
             bad = out["bad_lines"]
             bad_said = (f"{plural(bad, 'line')} {'is not a memdir record' if bad == 1 else 'are not memdir records'} "
                         "(the warnings above say why)")
@@ -485,6 +483,13 @@ def proposals_reject(ctx, pid, as_json):
     emit(ctx, as_json, p, f"rejected {pid}")
 
 
+def export_landed(out: dict) -> bool:
+    """True when importing an export (:meth:`memdir.Memdir.import_jsonl`'s counts ``out``) stored something or found
+    it there already; a re-run after a forget counts: its notes were handled, as "already there"."""
+    return bool(out["stored"] or out["duplicate"] or out["notes"] or out["notes_existing"] or out["tombstones"]
+                or out.get("notes_forgotten"))
+
+
 @click.command()
 @click.option("--from", "from_path", type=click.Path(exists=True), default=None,
               help="A store to bring in: alice-memory data dir, memdir root / Markdown memory dir, or export .jsonl.")
@@ -512,6 +517,13 @@ def migrate(ctx, from_path, scan_dir, dry_run, purge, as_json):
     if dry_run:
         lines.append("dry run: nothing was written")
     emit(ctx, as_json, out, "\n".join(lines))
+    # a store that could not be read, or an export none of whose lines is a record: exit 1, so a script does not
+    # read it as done
+    failed = [s for s in out["sources"] if "error" in s or (
+        not dry_run and s.get("type") == "export" and (r := s.get("result")) and r.get("lines") and not export_landed(r))]
+    if failed:
+        raise MemdirError(f"{len(failed)} of {plural(len(out['sources']), 'store')} not migrated (the lines above say "
+                          "why; an export's lines are checked with memdir import FILE)")
 
 
 @click.command(name="config")
