@@ -265,9 +265,11 @@ def _decide(m: Any, root: Any, props: Any, overlap: Overlap, out: dict[str, Any]
                                      "exists": got is not None, **why})
         else:
             # the one locked, redacting path to a proposal (the same as MCP memory_propose)
-            p = m.propose(cand["body"], category=category, summary=cand["summary"], tags=cand["tags"],
+            p = _refused(out, counts, sid, i, lambda: m.propose(cand["body"], category=category, summary=cand["summary"], tags=cand["tags"],
                           load_when=cand["load_when"], supersedes=sup, scope=root.scope, source="distill",
-                          provenance={k: v for k, v in prov.items() if k != "source"})
+                          provenance={k: v for k, v in prov.items() if k != "source"}))
+            if p is None:
+                return
             if not p["created"]:
                 out["skipped"].append({**brief, "reason": f"already proposed as {p.get('id')} ({p.get('status')})",
                                        "overlaps": f"proposal {p.get('id')}", "similarity": 1.0, "channel": "exact"})
@@ -284,8 +286,11 @@ def _decide(m: Any, root: Any, props: Any, overlap: Overlap, out: dict[str, Any]
         counts["notes"] += 1
         overlap.add(f"candidate {i}", cand, vec)
         return
-    note = m.remember(cand["body"], category=cand["category"], summary=cand["summary"], tags=cand["tags"],
-                      load_when=cand["load_when"], supersedes=sup, provenance=prov)
+    note = _refused(out, counts, sid, i, lambda: m.remember(
+        cand["body"], category=cand["category"], summary=cand["summary"], tags=cand["tags"],
+        load_when=cand["load_when"], supersedes=sup, provenance=prov))
+    if note is None:
+        return
     if note.existed:
         out["skipped"].append({**brief, "reason": f"same text as {note.id}", "overlaps": note.id, "similarity": 1.0,
                                "channel": "exact"})
@@ -299,6 +304,17 @@ def _decide(m: Any, root: Any, props: Any, overlap: Overlap, out: dict[str, Any]
         counts["superseded"] += 1
     overlap.add(note.id, cand, vec)
     log.info("distill: %s item %d: wrote %s%s", sid, i, note.id, f" (supersedes {sup})" if sup else "")
+
+
+def _refused(out: dict[str, Any], counts: dict[str, int], sid: str, i: int, write: Any) -> Any:
+    """``write()``'s result, or ``None`` when the store refused this one item (``UsageError``: a text it cannot
+    keep, a supersede it does not allow): then the item is rejected with that reason and the run goes on. A
+    refusal of one item never stops the others of the reply, nor the sessions after it."""
+    try:
+        return write()
+    except UsageError as exc:
+        _reject(out, counts, sid, i, f"refused by the store: {str(exc).splitlines()[0][:200] if str(exc) else 'refused'}")
+        return None
 
 
 def _existing_proposal(root: Any, props: Any, body: str) -> dict[str, Any] | None:

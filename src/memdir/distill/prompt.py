@@ -177,11 +177,15 @@ def check_item(item: Any, *, categories: list[str], max_body: int) -> tuple[dict
     cat = cat.strip()
     if cat not in categories:
         return None, f"unknown category {cat[:40]!r}"
+    from memdir.notes.markdown import is_blank
+
     summary, body = item.get("summary"), item.get("body")
-    if not isinstance(body, str) or not body.strip():
+    if body is not None and not isinstance(body, str):
+        return None, f"body must be a string, not {type(body).__name__}"
+    if not isinstance(body, str) or is_blank(body):  # white space, or only invisible characters: nothing to keep
         return None, "empty body"
-    if not isinstance(summary, str) or not summary.strip():
-        summary = body.strip().splitlines()[0]
+    if not isinstance(summary, str) or is_blank(summary):
+        summary = next(x for x in body.strip().splitlines() if not is_blank(x))
     summary = " ".join(summary.split())
     if len(summary) > MAX_SUMMARY_CHARS:
         return None, f"oversized summary ({len(summary)} chars > {MAX_SUMMARY_CHARS})"
