@@ -6,11 +6,16 @@ nothing is lost, the turns stay pending (or are marked) as the case says, and th
 from __future__ import annotations
 
 import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
 import memdir
 from memdir.distill import flow as distill
+from memdir.llm import LLMError
+from memdir.llm.http import OpenAIChatProvider
 
 
 def _session(m, sid="s1", n=4):
@@ -51,3 +56,90 @@ def test_a_body_that_is_not_text_is_rejected_as_such():
 
     cand, why = check_item({"category": "facts", "summary": "s", "body": 12345}, categories=["facts"], max_body=2000)
     assert cand is None and "string" in why
+
+
+# ---- an endpoint on 127.0.0.1 that answers too slowly or too much --------------------------------------------
+class Endpoint:
+    """``mode``: ``drip`` (the reply a byte every ``gap`` s: each read is quick, the whole is not), ``huge`` (a
+    reply of ``size`` bytes)."""
+
+    def __init__(self, mode: str, *, gap: float = 0.2, size: int = 0):
+        content = json.dumps({"version": 1, "memories": []})
+        body = json.dumps({"choices": [{"message": {"content": content}}]}).encode()
+        stop = self.stop = threading.Event()
+
+        class H(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *a):
+                pass
+
+            def do_POST(self):  # noqa: N802
+                self.rfile.read(int(self.headers.get("content-length") or 0))
+                data = body if mode == "drip" else (b'{"choices": [{"message": {"content": "' + b"x" * size + b'"}}]}')
+                self.send_response(200)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(data)))
+                self.end_headers()
+                try:
+                    if mode == "drip":
+                        for b in data:
+                            if stop.is_set():
+                                return
+                            self.wfile.write(bytes([b]))
+                            self.wfile.flush()
+                            time.sleep(gap)
+                    else:
+                        for i in range(0, len(data), 1 << 20):
+                            self.wfile.write(data[i:i + (1 << 20)])
+                except OSError:
+                    pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), H)
+        self.server.daemon_threads = True
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+
+    def close(self):
+        self.stop.set()
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def test_a_reply_sent_a_byte_at_a_time_is_cut_at_the_timeout():
+    ep = Endpoint("drip", gap=0.2)  # about 90 bytes: some 18 s in all, each read 0.2 s
+    try:
+        p = OpenAIChatProvider(ep.url, "stub", timeout_s=1.0)
+        t = time.monotonic()
+        with pytest.raises(LLMError, match="within 1 s"):
+            p.complete("system", "prompt")
+        assert time.monotonic() - t < 8  # the timeout bounds the whole call, not each read
+    finally:
+        ep.close()
+
+
+def test_a_reply_larger_than_any_answer_is_refused_with_its_reason():
+    from memdir.llm import http as llm_http
+
+    ep = Endpoint("huge", size=llm_http.MAX_REPLY_BYTES + 1000)
+    try:
+        p = OpenAIChatProvider(ep.url, "stub", timeout_s=20.0)
+        with pytest.raises(LLMError, match="larger than"):
+            p.complete("system", "prompt")
+    finally:
+        ep.close()
+
+
+def test_a_dripping_endpoint_leaves_every_turn_pending(project, tmp_path, clock):
+    ep = Endpoint("drip", gap=0.2)
+    try:
+        m = memdir.open(project, home=tmp_path / "g", clock=clock,
+                        config={"distill.provider": "openai", "distill.url": ep.url, "distill.model": "stub",
+                                "distill.timeout_s": 1.0})
+        _session(m, "s1")
+        out = distill.run(m)
+        assert out["errors"] and out["marked"] == 0 and not out["notes"]
+        assert len(distill.pending_turns(m.roots["project"])["s1"]) == 8
+        m.close()
+    finally:
+        ep.close()

@@ -8,7 +8,8 @@
   reply is the concatenated ``text`` blocks of ``content``.
 
 One request per call, no retry (a failed call leaves the turns pending for the next run); the timeout is
-``distill.timeout_s``. The key comes from the environment variable named by ``distill.api_key_env`` (default
+``distill.timeout_s`` for the whole call (an endpoint that sends its answer a byte at a time, each read quick, is
+cut there too), and a reply over :data:`MAX_REPLY_BYTES` is refused. The key comes from the environment variable named by ``distill.api_key_env`` (default
 ``OPENAI_API_KEY`` / ``ANTHROPIC_API_KEY``) and is never written anywhere.
 """
 
@@ -36,21 +37,61 @@ def _client_module():
     return httpx2
 
 
+#: the most a reply may hold: many times the largest answer distillation asks for (``distill.max_items`` notes of
+#: ``distill.max_body_chars``); more is not an answer, and is not read into memory
+MAX_REPLY_BYTES = 8 * 1024 * 1024
+
+
 def _post(url: str, headers: dict[str, str], body: dict[str, Any], timeout_s: float) -> Any:
+    """POST ``body`` as JSON and read the JSON answer within ``timeout_s`` in all. The request runs on a daemon
+    thread that this one waits for at most ``timeout_s``: a read timeout alone bounds each read, not the whole
+    answer, so an endpoint dripping bytes kept a run waiting for hours. The abandoned thread stops at its next
+    read."""
+    import json
+    import threading
+
     httpx = _client_module()
+    done = threading.Event()
+    cancel = threading.Event()
+    got: dict[str, Any] = {}
+
+    def ask() -> None:
+        try:
+            with httpx.Client(timeout=timeout_s, follow_redirects=False, trust_env=False) as client:
+                with client.stream("POST", url, headers=headers, json=body) as r:
+                    got["status"] = r.status_code
+                    data = bytearray()
+                    for chunk in r.iter_bytes():
+                        if cancel.is_set():
+                            return
+                        data += chunk
+                        if len(data) > MAX_REPLY_BYTES:
+                            got["error"] = LLMError(f"{url} answered with more than {MAX_REPLY_BYTES:,} bytes, larger "
+                                                    f"than any answer asked for; not read further")
+                            return
+                    got["data"] = bytes(data)
+        except httpx.TimeoutException:
+            got["error"] = LLMError(f"no answer from {url} within {timeout_s:g} s")
+        except httpx.HTTPError as exc:
+            got["error"] = LLMError(f"request to {url} failed: {type(exc).__name__}: {str(exc)[:200]}")
+        except Exception as exc:  # noqa: BLE001 — said by the caller's thread, as any failed call
+            got["error"] = LLMError(f"request to {url} failed: {type(exc).__name__}: {str(exc)[:200]}")
+        finally:
+            done.set()
+
+    threading.Thread(target=ask, name="memdir-llm-request", daemon=True).start()
+    if not done.wait(timeout_s):
+        cancel.set()
+        raise LLMError(f"no answer from {url} within {timeout_s:g} s")
+    if "error" in got:
+        raise got["error"]
+    text = got.get("data", b"").decode("utf-8", errors="replace")
+    if got.get("status", 0) >= 400:
+        raise LLMError(f"{url} answered HTTP {got['status']}: {text[:200]}")
     try:
-        with httpx.Client(timeout=timeout_s, follow_redirects=False, trust_env=False) as client:
-            r = client.post(url, headers=headers, json=body)
-    except httpx.TimeoutException:
-        raise LLMError(f"no answer from {url} within {timeout_s:g} s") from None
-    except httpx.HTTPError as exc:
-        raise LLMError(f"request to {url} failed: {type(exc).__name__}: {str(exc)[:200]}") from None
-    if r.status_code >= 400:
-        raise LLMError(f"{url} answered HTTP {r.status_code}: {r.text[:200]}")
-    try:
-        return r.json()
+        return json.loads(text)
     except ValueError:
-        raise LLMError(f"{url} answered with something that is not JSON: {r.text[:120]!r}") from None
+        raise LLMError(f"{url} answered with something that is not JSON: {text[:120]!r}") from None
 
 
 def _key(config: Any, default_env: str, url: str, provider: str) -> str | None:
