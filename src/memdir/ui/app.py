@@ -29,6 +29,7 @@ import memdir.ui.i18n as i18n
 import memdir.ui.pager as pager
 import memdir.ui.team as team
 import memdir.ui.timeline as timeline
+from memdir.ui.forms import TooLarge, read_form
 from memdir.ui.guard import local_path
 
 HERE = Path(__file__).parent
@@ -269,7 +270,7 @@ def create_app(backend: Backend, *, prefix: str = "") -> Starlette:
     async def note_edit(request: Request) -> Response:
         scope, nid = _scope(request), request.path_params["id"]
         if request.method == "POST":
-            form = await request.form()
+            form = await read_form(request)
             fm = str(form.get("frontmatter", "")).replace("\r\n", "\n").strip("\n")
             body = str(form.get("body", "")).replace("\r\n", "\n")
             text = f"---\n{fm}\n---\n{body}"
@@ -307,14 +308,14 @@ def create_app(backend: Backend, *, prefix: str = "") -> Starlette:
 
     async def note_pin(request: Request) -> Response:
         scope, nid = _scope(request), request.path_params["id"]
-        form = await request.form()
+        form = await read_form(request)
         on = form.get("pinned") == "1"
         await call(request, lambda m: m.pin(nid, on, scope=scope))
         return RedirectResponse(f"{note_href(base, scope, nid)}?done={'pinned' if on else 'unpinned'}", status_code=303)
 
     async def note_forget(request: Request) -> Response:
         scope, nid = _scope(request), request.path_params["id"]
-        form = await request.form()
+        form = await read_form(request)
         if form.get("confirm") != "yes":
             return RedirectResponse(note_href(base, scope, nid), status_code=303)
         gone = await call(request, lambda m: m.forget(nid, scope=scope))
@@ -324,7 +325,7 @@ def create_app(backend: Backend, *, prefix: str = "") -> Starlette:
 
     async def note_supersede(request: Request) -> Response:
         scope, nid = _scope(request), request.path_params["id"]
-        form = await request.form()
+        form = await read_form(request)
         text = str(form.get("text", "")).replace("\r\n", "\n")
 
         def run(m):
@@ -362,7 +363,7 @@ def create_app(backend: Backend, *, prefix: str = "") -> Starlette:
                       days=days, proposals=proposals, nav="health", pruned=request.query_params.get("n"))
 
     async def prune(request: Request) -> Response:
-        form = await request.form()
+        form = await read_form(request)
         try:
             days = float(str(form.get("days", "")))
         except ValueError:
@@ -372,7 +373,7 @@ def create_app(backend: Backend, *, prefix: str = "") -> Starlette:
         return RedirectResponse(f"{base}/health?{urlencode({'done': 'pruned', 'n': res.get('count', 0)})}", status_code=303)
 
     async def proposal_action(request: Request) -> Response:
-        form = await request.form()
+        form = await read_form(request)
         pid, action = str(form.get("id", "")), str(form.get("action", ""))
         if action not in ("accept", "reject"):
             raise UsageError("action must be accept or reject")
@@ -381,6 +382,9 @@ def create_app(backend: Backend, *, prefix: str = "") -> Starlette:
         return RedirectResponse(f"{base}/health?{urlencode(params)}#proposals", status_code=303)
 
     # ---- errors -----------------------------------------------------------------------------------------------
+    too_large = ("not saved: the text is larger than a form takes (1 MiB); a note holds at most 900,000 bytes: keep "
+                 "long material in a file and remember a pointer to it")
+
     async def on_error(request: Request, exc: Exception) -> Response:
         if isinstance(exc, NotFound):
             return error(request, 404, str(exc))
@@ -398,9 +402,8 @@ def create_app(backend: Backend, *, prefix: str = "") -> Starlette:
         code, detail = getattr(exc, "status_code", 400), str(getattr(exc, "detail", "") or exc)
         if code == 404:
             return error(request, 404, "not found")
-        if "maximum size" in detail:
-            return error(request, 413, "not saved: the text is larger than a form takes (1 MiB); a note holds at most "
-                         "900,000 bytes: keep long material in a file and remember a pointer to it")
+        if isinstance(exc, TooLarge) or "maximum size" in detail:
+            return error(request, 413, too_large)
         return error(request, code, detail)
 
     routes = [

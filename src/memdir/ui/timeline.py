@@ -16,6 +16,7 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
 from memdir.errors import NotFound, ReadOnlyStore, UsageError
+from memdir.ui.forms import read_form
 import memdir.ui.pager as pager  # the module itself, not the package (whose start-up imports app)
 
 #: more than any store holds in practice; a list that reaches it says so
@@ -173,7 +174,7 @@ def routes(site: Any) -> list[Route]:
         return back if back.startswith(f"{base}/timeline/session?") else fallback
 
     async def event_forget(request: Request) -> Response:
-        form = await request.form()
+        form = await read_form(request)
         key, scope = str(form.get("key", "")), scope_of(str(form.get("scope", "")))
         back = back_to(form, f"{base}/timeline")
         if form.get("confirm") != "yes":
@@ -186,7 +187,7 @@ def routes(site: Any) -> list[Route]:
 
     async def event_edit(request: Request) -> Response:
         if request.method == "POST":
-            form = await request.form()
+            form = await read_form(request)
             key, scope = str(form.get("key", "")), scope_of(str(form.get("scope", "")))
             text = str(form.get("text", ""))
             back = back_to(form, "")
