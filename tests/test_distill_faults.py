@@ -6,6 +6,7 @@ nothing is lost, the turns stay pending (or are marked) as the case says, and th
 from __future__ import annotations
 
 import json
+import os
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -143,3 +144,40 @@ def test_a_dripping_endpoint_leaves_every_turn_pending(project, tmp_path, clock)
         m.close()
     finally:
         ep.close()
+
+
+# ---- a host CLI that hangs ----------------------------------------------------------------------------------
+@pytest.mark.skipif(os.name == "nt", reason="process groups are POSIX")
+def test_a_hanging_host_cli_is_ended_with_every_process_it_started(tmp_path):
+    from memdir.llm.host_cli import HostCLIProvider
+
+    pidfile = tmp_path / "child.pid"
+    script = tmp_path / "fake-claude"
+    script.write_text(f"#!/bin/sh\nsleep 600 &\necho $! > {pidfile}\nwait\n")
+    script.chmod(0o755)
+    p = HostCLIProvider("claude", [str(script)], timeout_s=1.0)
+    with pytest.raises(LLMError, match="no answer within 1 s"):
+        p.complete("system", "prompt")
+    child = int(pidfile.read_text())
+    for _ in range(100):  # the grandchild is gone (killed with its group), not left running for ten minutes
+        if not _alive(child):
+            break
+        time.sleep(0.05)
+    alive = _alive(child)
+    if alive:
+        os.kill(child, 9)
+    assert not alive
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(") ", 1)[1][0] != "Z"
+    except FileNotFoundError:
+        return False
+    except OSError:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        return True

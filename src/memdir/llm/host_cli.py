@@ -66,13 +66,46 @@ class HostCLIProvider:
         env = {**os.environ, GUARD_ENV: "1"}
         with tempfile.TemporaryDirectory(prefix="memdir-distill-") as tmp:
             try:
-                r = subprocess.run(argv, input=stdin if stdin is not None else "", capture_output=True, text=True,
-                                   encoding="utf-8", errors="replace", timeout=self.timeout_s, cwd=tmp, env=env)
-            except subprocess.TimeoutExpired:
-                raise LLMError(f"`{self.name}` gave no answer within {self.timeout_s:g} s") from None
+                # its own process group: a timeout or Ctrl-C ends the CLI with every process it started (a node
+                # CLI's workers, a wrapper script's children), not the CLI alone with its children left running
+                proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                        text=True, encoding="utf-8", errors="replace", cwd=tmp, env=env,
+                                        **({"start_new_session": True} if os.name != "nt" else {}))
             except OSError as exc:
                 raise LLMError(f"could not run `{argv[0]}`: {exc.strerror or exc}") from None
-        if r.returncode != 0:
-            tail = (r.stderr or r.stdout or "").strip().splitlines()[-1:] or [""]
-            raise LLMError(f"`{self.name}` exited with {r.returncode}: {tail[0][:200]}")
-        return r.stdout
+            try:
+                out, err = proc.communicate(stdin if stdin is not None else "", timeout=self.timeout_s)
+            except subprocess.TimeoutExpired:
+                _end(proc)
+                raise LLMError(f"`{self.name}` gave no answer within {self.timeout_s:g} s") from None
+            except BaseException:  # Ctrl-C, SIGTERM: the CLI and its children end with this process
+                _end(proc)
+                raise
+        if proc.returncode != 0:
+            tail = (err or out or "").strip().splitlines()[-1:] or [""]
+            raise LLMError(f"`{self.name}` exited with {proc.returncode}: {tail[0][:200]}")
+        return out
+
+
+def _end(proc: "subprocess.Popen[str]") -> None:
+    """Kill ``proc``'s process group (the CLI and whatever it started), then reap it without waiting on pipes a
+    grandchild may still hold."""
+    import signal
+
+    try:
+        if os.name != "nt":
+            os.killpg(proc.pid, signal.SIGKILL)
+        else:  # pragma: no cover
+            proc.kill()
+    except OSError:
+        pass
+    try:
+        proc.wait(timeout=5)
+    except subprocess.TimeoutExpired:  # pragma: no cover — a process SIGKILL does not end
+        pass
+    for f in (proc.stdin, proc.stdout, proc.stderr):
+        try:
+            if f is not None:
+                f.close()
+        except OSError:
+            pass
