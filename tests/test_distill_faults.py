@@ -59,6 +59,31 @@ def test_a_body_that_is_not_text_is_rejected_as_such():
     assert cand is None and "string" in why
 
 
+def test_a_model_s_terminal_escapes_never_reach_the_report_or_the_note():
+    """The run's report printed the model's summary as it came (``\x1b[31m`` recoloured the terminal)."""
+    from memdir.distill.prompt import check_item
+
+    cand, _ = check_item({"category": "facts", "summary": "deploys\x1b[31m use\x07 pnpm\x1b]0;owned\x07",
+                          "body": "Deploys use pnpm\x1b[0m: the npm lockfile broke CI.\x08"},
+                         categories=["facts"], max_body=2000)
+    assert cand["summary"] == "deploys use pnpm"
+    assert cand["body"] == "Deploys use pnpm: the npm lockfile broke CI."
+
+
+@pytest.mark.parametrize("body", ["sk-proj-" + "A1b2C3d4E5" * 5, "-----BEGIN OPENSSH PRIVATE KEY-----\n" + "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ" * 3 + "\n-----END OPENSSH PRIVATE KEY-----\n",
+                                  "ghp_" + "a1B2c3D4e5" * 3 + "a1B2c3 \u200b"])
+def test_a_body_that_is_only_a_secret_is_rejected_not_kept_as_its_marker(body):
+    """A note whose whole body was one key became ``[redacted:openai_key]`` under ``facts/redacted-openai-key``."""
+    from memdir.distill.prompt import check_item
+
+    cand, why = check_item({"category": "facts", "summary": "the key", "body": body}, categories=["facts"],
+                           max_body=2000)
+    assert cand is None and "secret" in why
+    kept, _ = check_item({"category": "facts", "summary": "the key", "body": "the staging key lives in .env: " + body},
+                         categories=["facts"], max_body=2000)
+    assert kept is not None and "[redacted:" in kept["body"]
+
+
 # ---- an endpoint on 127.0.0.1 that answers too slowly or too much --------------------------------------------
 class Endpoint:
     """``mode``: ``drip`` (the reply a byte every ``gap`` s: each read is quick, the whole is not), ``huge`` (a

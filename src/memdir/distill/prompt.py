@@ -167,7 +167,7 @@ def str_list(v: Any) -> list[str] | None:
 
 def check_item(item: Any, *, categories: list[str], max_body: int) -> tuple[dict[str, Any] | None, str]:
     """``(candidate, "")`` with every string redacted, or ``(None, reason)`` for a rejected item."""
-    from memdir.capture.redact import redact
+    from memdir.capture.redact import MARKER_RE, redact
 
     if not isinstance(item, dict):
         return None, "not an object"
@@ -177,16 +177,21 @@ def check_item(item: Any, *, categories: list[str], max_body: int) -> tuple[dict
     cat = cat.strip()
     if cat not in categories:
         return None, f"unknown category {cat[:40]!r}"
-    from memdir.notes.markdown import is_blank
+    from memdir.notes.markdown import is_blank, plain_text
 
     summary, body = item.get("summary"), item.get("body")
     if body is not None and not isinstance(body, str):
         return None, f"body must be a string, not {type(body).__name__}"
+    # a model's reply is shown in a terminal (the run's report) and kept in files: its escape sequences and control
+    # characters go first, as remember's do
+    body = plain_text(body) if isinstance(body, str) else body
     if not isinstance(body, str) or is_blank(body):  # white space, or only invisible characters: nothing to keep
         return None, "empty body"
+    if is_blank(MARKER_RE.sub("", redact(body))):
+        return None, "the body is only a secret (redacted): nothing to keep"
     if not isinstance(summary, str) or is_blank(summary):
         summary = next(x for x in body.strip().splitlines() if not is_blank(x))
-    summary = " ".join(summary.split())
+    summary = " ".join(plain_text(summary).split())
     if len(summary) > MAX_SUMMARY_CHARS:
         return None, f"oversized summary ({len(summary)} chars > {MAX_SUMMARY_CHARS})"
     body = body.strip()
