@@ -171,6 +171,38 @@ def test_a_dripping_endpoint_leaves_every_turn_pending(project, tmp_path, clock)
         ep.close()
 
 
+class Failing:
+    """A provider whose every call fails with ``exc``; counts its calls."""
+    name, model = "stub", "stub-1"
+
+    def __init__(self, exc: Exception):
+        self.exc, self.calls = exc, 0
+
+    def complete(self, system: str, prompt: str) -> str:
+        self.calls += 1
+        raise self.exc
+
+
+def test_a_model_that_cannot_be_reached_ends_the_run_instead_of_being_waited_for_per_session(m):
+    """Each pending session asked the endpoint again after it had timed out: a run over 30 sessions waited 30
+    timeouts. An unreachable model now ends the run; an answer that is an error (HTTP 500) does not."""
+    from memdir.llm import LLMUnreachable
+
+    for sid in ("s1", "s2", "s3"):  # three sessions, each with its own words (the same text is stored once)
+        m.import_events([{"key": f"{r}:{sid}:{i}", "role": r, "session": sid, "ts": f"2026-10-01T1{i}:00:00Z",
+                          "text": f"{sid} turn {i} by {r}: the {sid} service deploys with pnpm ({i})"}
+                         for i in range(4) for r in ("user", "assistant")])
+    down = Failing(LLMUnreachable("no answer from http://127.0.0.1:9/v1 within 1 s"))
+    out = distill.run(m, provider=down)
+    assert down.calls == 1 and len(out["errors"]) == 1 and out["marked"] == 0
+    skipped = [x for x in out["sessions"] if x["status"] == "skipped"]
+    assert len(skipped) == 2 and all("not tried" in x["reason"] and "within 1 s" in x["reason"] for x in skipped)
+    assert all(len(v) == 8 for v in distill.pending_turns(m.roots["project"]).values())  # nothing lost
+    refusing = Failing(LLMError("http://127.0.0.1:9/v1 answered HTTP 500: overloaded"))
+    out = distill.run(m, provider=refusing)
+    assert refusing.calls == 3 and len(out["errors"]) == 3  # it answered: each session is its own question
+
+
 # ---- a host CLI that hangs ----------------------------------------------------------------------------------
 @pytest.mark.skipif(os.name == "nt", reason="process groups are POSIX")
 def test_a_hanging_host_cli_is_ended_with_every_process_it_started(tmp_path):

@@ -28,6 +28,9 @@ host's Stop / SessionEnd / ``session.idle`` hook starts when ``distill.auto`` is
    are then marked distilled, so a second run adds nothing. A reply that is not the JSON asked for (prose, JSON cut
    in half) and a failed call (timeout, HTTP error, missing CLI) are errors (``errors``; the CLI exits 1): the
    chunk's turns stay pending and are asked again next run (case C41), and the session's later chunks wait too.
+   A model that cannot be reached at all (its program will not run, no connection, no answer within
+   ``distill.timeout_s``: :class:`memdir.llm.LLMUnreachable`) ends the run there: the sessions after it are
+   ``skipped`` ("not tried: …"), not each asked and waited for in turn.
 
 Every model call is a row in ``distill_runs`` (session, day, provider, model, status, counts); at most
 ``distill.daily_cap`` calls per UTC day and project root. ``dry_run`` asks the model but writes nothing.
@@ -163,7 +166,12 @@ def _run_locked(m: Any, root: Any, props: Any, out: dict[str, Any], *, session: 
     for r in m.stores.live():
         pending_props += props.list_all(r.path, status=None)
     overlap = Overlap(m, pending_props)
+    unreachable = ""  # why the model could not be reached: the sessions after it are not tried (each would wait)
     for sid, rows, n in todo:
+        if unreachable:
+            out["sessions"].append({"session": sid, "turns": n, "status": "skipped",
+                                    "reason": f"not tried: {unreachable}; its turns stay pending"})
+            continue
         entry = {"session": sid, "turns": n, "status": "distilled", "calls": 0}
         out["sessions"].append(entry)
         for chunk_rows, transcript in chunk_turns(rows, int(cfg.get("distill.max_input_chars")),
@@ -179,7 +187,7 @@ def _run_locked(m: Any, root: Any, props: Any, out: dict[str, Any], *, session: 
             system, user = build_prompt(transcript, categories=categories, existing=existing, max_body=max_body, session=sid)
             out["calls"] += 1
             entry["calls"] += 1
-            from memdir.llm import LLMError
+            from memdir.llm import LLMError, LLMUnreachable
 
             try:
                 reply = provider.complete(system, user)
@@ -187,6 +195,8 @@ def _run_locked(m: Any, root: Any, props: Any, out: dict[str, Any], *, session: 
                 from memdir.capture.redact import redact
 
                 reason = redact(str(exc))  # an endpoint's error body can quote the key it was sent
+                if isinstance(exc, LLMUnreachable):
+                    unreachable = f"the model could not be reached for session {sid} ({reason})"
                 out["errors"].append({"session": sid, "reason": reason})
                 log.warning("distill: %s: model call failed (turns stay pending): %s", sid, reason)
                 if not dry_run:

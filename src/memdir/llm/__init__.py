@@ -24,9 +24,9 @@ from typing import Any, Callable
 
 import memdir.registry as registry
 from memdir.errors import UsageError
-from memdir.llm.base import GUARD_ENV, LLMConfigError, LLMError, Provider
+from memdir.llm.base import GUARD_ENV, LLMConfigError, LLMError, LLMUnreachable, Provider
 
-__all__ = ["GUARD_ENV", "LLMConfigError", "LLMError", "Provider", "PROVIDERS", "get_provider"]
+__all__ = ["GUARD_ENV", "LLMConfigError", "LLMError", "LLMUnreachable", "Provider", "PROVIDERS", "get_provider"]
 
 
 def _http(kind: str) -> Callable[[Any], Provider]:

@@ -16,6 +16,11 @@ class LLMError(MemdirError, RuntimeError):
     """The model could not be asked or did not answer (missing CLI or package, HTTP error, timeout)."""
 
 
+class LLMUnreachable(LLMError):
+    """The model could not be reached at all: its program would not run, the connection failed, or no answer came
+    within the timeout. Every other call of the same run would wait or fail the same way (a distill run stops)."""
+
+
 class LLMConfigError(LLMError, UsageError):
     """The distill settings cannot work as set (no model, a URL that is not http(s), no API key for a hosted
     service): a usage error (CLI exit 2, like a missing ``distill.provider``), still an :class:`LLMError`."""

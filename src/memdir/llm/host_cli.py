@@ -29,7 +29,7 @@ import subprocess
 import tempfile
 from typing import Any
 
-from memdir.llm.base import GUARD_ENV, LLMError
+from memdir.llm.base import GUARD_ENV, LLMError, LLMUnreachable
 
 DEFAULT_MODELS = {"claude": "haiku", "codex": "", "opencode": ""}
 
@@ -72,12 +72,12 @@ class HostCLIProvider:
                                         text=True, encoding="utf-8", errors="replace", cwd=tmp, env=env,
                                         **({"start_new_session": True} if os.name != "nt" else {}))
             except OSError as exc:
-                raise LLMError(f"could not run `{argv[0]}`: {exc.strerror or exc}") from None
+                raise LLMUnreachable(f"could not run `{argv[0]}`: {exc.strerror or exc}") from None
             try:
                 out, err = proc.communicate(stdin if stdin is not None else "", timeout=self.timeout_s)
             except subprocess.TimeoutExpired:
                 _end(proc)
-                raise LLMError(f"`{self.name}` gave no answer within {self.timeout_s:g} s") from None
+                raise LLMUnreachable(f"`{self.name}` gave no answer within {self.timeout_s:g} s") from None
             except BaseException:  # Ctrl-C, SIGTERM: the CLI and its children end with this process
                 _end(proc)
                 raise

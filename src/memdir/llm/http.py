@@ -19,7 +19,7 @@ import os
 from typing import Any
 from urllib.parse import urlsplit
 
-from memdir.llm.base import LLMConfigError, LLMError
+from memdir.llm.base import LLMConfigError, LLMError, LLMUnreachable
 
 DEFAULT_ANTHROPIC_MODEL = "claude-haiku-4-5"
 DEFAULT_ANTHROPIC_URL = "https://api.anthropic.com"
@@ -71,7 +71,9 @@ def _post(url: str, headers: dict[str, str], body: dict[str, Any], timeout_s: fl
                             return
                     got["data"] = bytes(data)
         except httpx.TimeoutException:
-            got["error"] = LLMError(f"no answer from {url} within {timeout_s:g} s")
+            got["error"] = LLMUnreachable(f"no answer from {url} within {timeout_s:g} s")
+        except httpx.TransportError as exc:  # no connection, refused, reset: not reached at all
+            got["error"] = LLMUnreachable(f"request to {url} failed: {type(exc).__name__}: {str(exc)[:200]}")
         except httpx.HTTPError as exc:
             got["error"] = LLMError(f"request to {url} failed: {type(exc).__name__}: {str(exc)[:200]}")
         except Exception as exc:  # noqa: BLE001 — said by the caller's thread, as any failed call
@@ -82,7 +84,7 @@ def _post(url: str, headers: dict[str, str], body: dict[str, Any], timeout_s: fl
     threading.Thread(target=ask, name="memdir-llm-request", daemon=True).start()
     if not done.wait(timeout_s):
         cancel.set()
-        raise LLMError(f"no answer from {url} within {timeout_s:g} s")
+        raise LLMUnreachable(f"no answer from {url} within {timeout_s:g} s")
     if "error" in got:
         raise got["error"]
     text = got.get("data", b"").decode("utf-8", errors="replace")
