@@ -203,6 +203,37 @@ def test_a_model_that_cannot_be_reached_ends_the_run_instead_of_being_waited_for
     assert refusing.calls == 3 and len(out["errors"]) == 3  # it answered: each session is its own question
 
 
+class StopsOnSecond:
+    """A provider that answers its first call with no items and is stopped (Ctrl-C) in its second."""
+    name, model = "stub", "stub-1"
+
+    def __init__(self):
+        self.calls = 0
+
+    def complete(self, system: str, prompt: str) -> str:
+        self.calls += 1
+        if self.calls == 2:
+            raise KeyboardInterrupt
+        return json.dumps({"version": 1, "memories": [
+            {"category": "facts", "summary": f"fact {self.calls}", "body": f"The first session's fact {self.calls}."}]})
+
+
+def test_ctrl_c_in_a_run_says_how_far_it_got_and_keeps_what_it_wrote(m):
+    """Ctrl-C printed a bare "aborted": nothing said which sessions were done."""
+    from memdir.errors import Interrupted
+
+    for sid in ("s1", "s2"):
+        m.import_events([{"key": f"{r}:{sid}:{i}", "role": r, "session": sid, "ts": f"2026-10-01T1{i}:00:00Z",
+                          "text": f"{sid} turn {i} by {r}: the {sid} service deploys with pnpm ({i})"}
+                         for i in range(4) for r in ("user", "assistant")])
+    with pytest.raises(Interrupted) as got:
+        distill.run(m, provider=StopsOnSecond())
+    assert got.value.done == 1 and "distil the rest" in str(got.value) and "1 session " in str(got.value)
+    pending = distill.pending_turns(m.roots["project"])
+    assert len(pending) == 1 and len(next(iter(pending.values()))) == 8  # the first is done, the second waits
+    assert any(n.summary == "fact 1" for n in m.recent(category="facts"))
+
+
 # ---- a host CLI that hangs ----------------------------------------------------------------------------------
 @pytest.mark.skipif(os.name == "nt", reason="process groups are POSIX")
 def test_a_hanging_host_cli_is_ended_with_every_process_it_started(tmp_path):

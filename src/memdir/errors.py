@@ -44,15 +44,17 @@ class Interrupted(KeyboardInterrupt):
 
     ``done``: items of the committed batches (stored, duplicates and skipped alike); ``total``: items there were
     (``None`` when unknown); ``counts``: the import's counts for the committed batches; ``what``: the unit
-    (``"events"``). ``str()`` is the one line the CLI prints before exiting 130."""
+    (``"events"``); ``verb``: what running it again does with the rest (``"import"``, ``"distil"``). ``str()`` is the
+    one line the CLI prints before exiting 130."""
 
-    def __init__(self, done: int, total: int | None = None, counts: dict | None = None, what: str = "events"):
+    def __init__(self, done: int, total: int | None = None, counts: dict | None = None, what: str = "events",
+                 verb: str = "import"):
         super().__init__(done, total)
-        self.done, self.total, self.counts, self.what = int(done), total, dict(counts or {}), what
+        self.done, self.total, self.counts, self.what, self.verb = int(done), total, dict(counts or {}), what, verb
 
     def __str__(self) -> str:
         of = f" of {self.total}" if self.total is not None else ""
-        return f"interrupted after {self.done}{of} {self.what}; run the same command again to import the rest"
+        return f"interrupted after {self.done}{of} {self.what}; run the same command again to {self.verb} the rest"
 
 
 class ReadOnlyStore(MemdirError):

@@ -126,8 +126,8 @@ def import_(ctx, source, paths, all_projects, here, pending, no_progress, store_
 
 @contextlib.contextmanager
 def _stop_signals():
-    """A SIGTERM or SIGHUP (a closed terminal, a ``kill``) stops an import as Ctrl-C does: its committed batches stay
-    and one line says how far it got, instead of a silent exit mid-batch."""
+    """A SIGTERM or SIGHUP (a closed terminal, a ``kill``) stops an import or a distillation as Ctrl-C does: what it
+    committed stays and one line says how far it got, instead of a silent exit mid-batch."""
     import signal
 
     def stop(signum, frame):  # noqa: ARG001
@@ -401,7 +401,8 @@ def distill(ctx, session, since, dry_run, as_json):
         from memdir.errors import NotFound
 
         raise NotFound(f"no captured session {session!r}: the viewer's Timeline (memdir ui) lists the sessions")
-    out = m.distill(session=session, since=since, dry_run=dry_run)
+    with _stop_signals():  # a SIGTERM stops it as Ctrl-C does: what was written stays, one line says how far
+        out = m.distill(session=session, since=since, dry_run=dry_run)
     lines = []
     for s in out["sessions"]:
         lines.append(f"session {s['session']}: {s['turns']} new turn{'' if s['turns'] == 1 else 's'}, {s['status']}"

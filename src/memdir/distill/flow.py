@@ -55,7 +55,7 @@ from memdir.distill.prompt import (
     count_turns,
     parse_reply,
 )
-from memdir.errors import MemdirError, UsageError
+from memdir.errors import Interrupted, MemdirError, UsageError
 from memdir.timeutil import iso, parse_ts
 
 log = logging.getLogger("memdir")
@@ -129,6 +129,14 @@ def run(m: Any, *, session: str | None = None, since: Any = None, dry_run: bool 
             raise MemdirError("another distillation of this project is running; try again when it ends") from None
     try:
         _run_locked(m, root, props, out, session=session, since_epoch=since_epoch, dry_run=dry_run, provider=provider)
+    except KeyboardInterrupt as exc:  # Ctrl-C (or a SIGTERM the CLI turns into one): what was written stays
+        if isinstance(exc, Interrupted):
+            raise
+        done = [s for s in out["sessions"] if s["status"] in ("distilled", "partial")]
+        if done and done[-1] is out["sessions"][-1]:
+            done.pop()  # the session it was in: its chunk not marked, asked again next run
+        raise Interrupted(len(done), what=f"session{'' if len(done) == 1 else 's'} distilled (notes written)",
+                          verb="distil") from None
     finally:
         if lock is not None:
             lock.release()
