@@ -121,6 +121,20 @@ _P_ASSIGN = 10
 _Check = Callable[[re.Match[str], str, str], bool]  # (match, value from the original text, text)
 
 
+_ALL_LAZY: list["_Lazy"] = []  # every lazily compiled pattern of this module, for compile_all
+
+
+def compile_all() -> int:
+    """Compile every detector's pattern now (a process that answers many calls, such as ``memdir mcp``, does it in a
+    background thread at start, so its first reply does not pay for them); returns how many were compiled."""
+    n = 0
+    for lazy in list(_ALL_LAZY):
+        if lazy._compiled is None:
+            lazy.get()
+            n += 1
+    return n
+
+
 class _Lazy:
     """A regular expression compiled on first use: a hook process pays only for the rules whose
     literals occur in its text (compiling the whole table costs several ms per process)."""
@@ -130,6 +144,7 @@ class _Lazy:
     def __init__(self, pattern: str) -> None:
         self.pattern = pattern
         self._compiled: re.Pattern[str] | None = None
+        _ALL_LAZY.append(self)
 
     def get(self) -> re.Pattern[str]:
         if self._compiled is None:

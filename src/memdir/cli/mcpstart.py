@@ -106,14 +106,29 @@ def run_session(dir_: str | None, home: str | None, debug: bool) -> bool:
     held: dict[str, Any] = {}
     leave_on_interrupt()
 
+    def early():
+        # first in the loading thread: memdir's engine, the store opened and warmed, and the answers a tools/call
+        # gets before the SDK has loaded (memdir.server.mcpearly); the SDK server will use the same store
+        import logging
+
+        logging.basicConfig(level=logging.WARNING, format="%(message)s", stream=sys.stderr)  # as the click CLI does
+        log_to_stderr(debug)
+        from memdir.server.mcp import MemoryStore
+        from memdir.server.mcpearly import early_tools
+
+        held["store"] = MemoryStore(dir_, home=home)
+        return early_tools(held["store"])
+
     def load():
         import logging
 
         logging.basicConfig(level=logging.WARNING, format="%(message)s", stream=sys.stderr)  # as the click CLI does
+        from memdir.capture.redact import compile_all
         from memdir.server.mcp import build_server, serve_lines
 
+        compile_all()  # the secret detectors' patterns, before the SDK: a first recall's redaction does not pay for them
         log_to_stderr(debug)
-        server = build_server(dir_, home=home, log_level="DEBUG" if debug else "WARNING")
+        server = build_server(dir_, home=home, log_level="DEBUG" if debug else "WARNING", store=held.get("store"))
         held["server"] = server
         import memdir.core  # noqa: F401 — the engine's modules, so the first tool call only opens the store
         from memdir.portability.dropimport import spawn_if_pending
@@ -124,7 +139,7 @@ def run_session(dir_: str | None, home: str | None, debug: bool) -> bool:
     light = None
     interrupted = False
     try:
-        light = run(load, table)
+        light = run(load, table, early)
     except KeyboardInterrupt:
         interrupted = True
     finally:

@@ -51,6 +51,7 @@ from typing import TYPE_CHECKING, Any, Callable
 import memdir.foreground as foreground
 from memdir.errors import MemdirError, UsageError, damaged_index
 from memdir.server.mcplight import repair_json_text
+from memdir.server.mcpmodels import result_models
 from memdir.server.mcpparams import clear_param_errors
 from memdir.server.tools import (
     DEFAULT_K,
@@ -262,120 +263,18 @@ def build_server(project_dir: str | Path | None = None, *, home: str | Path | No
 
 def _build(MCPServer, ToolAnnotations, BaseModel, Field, store: MemoryStore, log_level: str):  # noqa: N803
     # The SDK reads each tool's signature (inspect.signature) to build its input and output schemas. The
-    # models are defined here, not at module level, so that importing this module does not import pydantic;
-    # this works because the module does not postpone annotations (no `from __future__ import annotations`):
-    # the tools' annotations are evaluated right here, where these local classes exist.
+    # models are built by result_models, not at module level, so that importing this module does not import
+    # pydantic; this works because the module does not postpone annotations (no `from __future__ import
+    # annotations`): the tools' annotations are evaluated right here, where these local names exist.
     from typing import Annotated, Literal, Optional
 
     Scope = Literal["project", "global"]
 
-    class NearTurn(BaseModel):
-        handle: Optional[str] = Field(None, description="its short handle; memory_read reads it whole")
-        role: str = Field(description="user, assistant or tool")
-        text: str = Field(description="its part holding most of the query's words (at most 400 characters)")
-
-    class RecallHit(BaseModel):
-        id: str = Field(description="note id (category/slug) or event key")
-        handle: Optional[str] = Field(None, description="short handle; memory_read reads the whole text by it")
-        kind: str = Field(description="note kind (rule, preference, decision, pitfall, fact) or event role")
-        scope: str = Field(description="project or global")
-        score: float = Field(description="final score: BM25 x scope prior x decay x rehearsal boost")
-        summary: Optional[str] = None
-        text: str
-        truncated: bool = Field(False, description="text was cut to keep the reply small")
-        ts: Optional[str] = Field(None, description="event time, ISO 8601 UTC")
-        pinned: bool = False
-        category: Optional[str] = None
-        reasons: dict[str, Any] = Field(default_factory=dict, description="matched terms, fields and each factor")
-        before: Optional[NearTurn] = Field(None, description="an event's previous turn in its session (a failing "
-                                                             "output before the reply that names it)")
-        after: Optional[NearTurn] = Field(None, description="an event's next turn in its session (the change after "
-                                                            "an error)")
-
-    class RecallResult(BaseModel):
-        query: str
-        count: int
-        hits: list[RecallHit]
-        omitted: int = Field(0, description="hits left out to keep the reply within a host's size cap (ask again with a "
-                                             "narrower query, or a smaller k)")
-
-    class NoteOut(BaseModel):
-        id: str
-        category: str
-        kind: str
-        scope: str
-        summary: str
-        text: str
-        tags: list[str] = []
-        load_when: list[str] = []
-        pinned: bool = False
-        supersedes: Optional[str] = None
-        superseded_by: Optional[str] = None
-        created: Optional[str] = None
-        updated: Optional[str] = None
-        path: Optional[str] = None
-
-    class ReadResult(BaseModel):
-        id: str = Field(description="note id (category/slug) or event key")
-        kind: str
-        scope: str
-        summary: Optional[str] = None
-        offset: int = Field(description="where this page starts in the whole text (characters)")
-        total_chars: int = Field(description="length of the whole text (characters)")
-        next_offset: Optional[int] = Field(None, description="pass as offset for the next page; null after the last")
-        text: str
-
-    class RememberResult(BaseModel):
-        existed: bool = Field(description="true when the same text was already stored; nothing was written")
-        note: Optional[NoteOut] = Field(None, description="the note; null when a rules note became a proposal")
-        proposal: Optional[dict[str, Any]] = Field(None, description="a rules note waits for a person: {id, status, ...}")
-        message: Optional[str] = None
-
-    class ForgetResult(BaseModel):
-        id: Optional[str] = None
-        forgotten: bool = Field(description="false when nothing had that id, or for a preview")
-        message: str
-        count: Optional[int] = Field(None, description="query/prefix: memories matching")
-        confirm_token: Optional[str] = Field(None, description="query/prefix preview: pass back to delete them")
-        samples: list[dict[str, Any]] = []
-
-    class ListResult(BaseModel):
-        count: int
-        entries: list[RecallHit]
-        omitted: int = Field(0, description="hits left out to keep the reply within a host's size cap (ask again with a "
-                                             "category or kind, or a smaller limit)")
-
-    class NoteBrief(BaseModel):
-        id: str
-        scope: str
-        kind: str
-        summary: str
-        pinned: bool = False
-        superseded_by: Optional[str] = None
-
-    class InspectResult(BaseModel):
-        ok: bool = Field(description="true when no problem was found")
-        counts: dict[str, Any] = Field(description="per scope: notes, events, events by role, superseded, tombstones, categories, path")
-        problems: list[dict[str, str]] = Field(description="each {kind, path, detail, ...}")
-        notes: list[NoteBrief]
-        notes_total: int
-        notes_listed: int
-        proposals: list[dict[str, str]] = Field(default_factory=list,
-                                                description="pending rule proposals a person has to accept or reject")
-        problems_total: int = Field(0, description="problems found (the list may show fewer)")
-        proposals_total: int = Field(0, description="pending proposals (the list may show fewer)")
-
-    class PruneResult(BaseModel):
-        available: bool = Field(description="false when this memdir version has no prune")
-        acted: bool = Field(description="true only when memories were deleted")
-        days: float
-        count: Optional[int] = Field(None, description="cold memories matching (preview)")
-        deleted: Optional[int] = None
-        bytes: Optional[int] = None
-        confirm_token: Optional[str] = Field(None, description="pass back with the same days to delete; changes every hour")
-        samples: list[dict[str, Any]] = []
-        message: str
-        detail: dict[str, Any] = {}
+    models = result_models(BaseModel, Field)
+    (NearTurn, RecallHit, RecallResult, NoteOut, ReadResult, RememberResult, ForgetResult, ListResult,  # noqa: F841
+     NoteBrief, InspectResult, PruneResult) = (getattr(models, n) for n in (
+        "NearTurn", "RecallHit", "RecallResult", "NoteOut", "ReadResult", "RememberResult",
+        "ForgetResult", "ListResult", "NoteBrief", "InspectResult", "PruneResult"))
 
     server = MCPServer(SERVER_NAME, instructions=INSTRUCTIONS, log_level=log_level,
                        version=_version(), warn_on_duplicate_tools=False)

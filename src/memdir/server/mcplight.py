@@ -4,8 +4,9 @@ what a host asks first — ``initialize``, ``tools/list``, ``ping`` and notifica
 own answers, while the SDK and memdir's engine load in a background thread (1.5–1.9 s on two cores, measured in
 ``bench/results/mcp_ready.md``; Codex CLI waits 1,000 ms by default for the first tool list).
 
-The first message the loop does not answer itself (a ``tools/call``, a ``tools/list`` with a cursor, anything it does
-not know) waits for the full server and is then handed over: the SDK server is fed, through an in-memory line
+A ``memory_recall`` that comes before the SDK has loaded is answered from memdir's engine, which that thread loads
+first (``early``, :mod:`memdir.server.mcpearly`). The first message the loop does not answer itself (another
+``tools/call``, a ``tools/list`` with a cursor, anything it does not know) waits for the full server and is then handed over: the SDK server is fed, through an in-memory line
 stream, the ``initialize`` requests (under ids of its own, ``memdir-replay-N``; their replies are dropped) and the
 notifications the loop took so far, then that message and every later one, in arrival order. The loop stays the
 transport: it reads every line, answers a line that is not JSON with a JSON-RPC parse error (``-32700``, id null:
@@ -121,11 +122,21 @@ class LightServer:
     ``serve(next_line, write_line)``, which runs the full SDK server over those two callables until ``next_line()``
     returns ``None`` (:func:`memdir.server.mcp.serve_lines`); when ``load`` raises, requests that need the full server
     get a JSON-RPC internal error (``-32603``) with a one-line message, and the light answers go on.
+
+    ``early`` (optional) runs in that thread before ``load`` and returns ``call(name, arguments)``: the ``result`` of a
+    ``tools/call`` answered without the SDK, or ``None`` to leave it to the SDK (:func:`memdir.server.mcpearly.early_tools`).
+    A ``tools/call`` that comes after ``initialize`` and before the SDK has loaded waits for ``early`` only (a fraction
+    of the SDK's load) and is answered by it when it can; when ``early`` fails, the SDK answers as before.
     """
 
-    def __init__(self, table: "dict[str, Any]", load: "Callable[[], Serve]", reader: "BinaryIO", writer: "BinaryIO"):
+    def __init__(self, table: "dict[str, Any]", load: "Callable[[], Serve]", reader: "BinaryIO", writer: "BinaryIO",
+                 early: "Callable[[], Callable[[str, Any], dict | None]] | None" = None):
         self.table = table
         self._load = load
+        self._early_load = early
+        self._early: "Callable[[str, Any], dict | None] | None" = None
+        self._early_ready = threading.Event()
+        self.early_answers = 0  # tools/call requests answered by ``early``
         self._reader = reader
         self._writer = writer
         self._write_lock = threading.Lock()
@@ -199,6 +210,13 @@ class LightServer:
 
     # ---- loading and handing over -----------------------------------------------------------------
     def _load_in_background(self) -> None:
+        if self._early_load is not None:
+            try:
+                self._early = self._early_load()
+            except BaseException as exc:  # noqa: BLE001 — the SDK answers every call instead
+                print(f"memdir: the early MCP answers are off: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
+            finally:
+                self._early_ready.set()
         try:
             self._serve = self._load()
         except BaseException as exc:  # noqa: BLE001 — reported to stderr and to every request that needed it
@@ -261,6 +279,8 @@ class LightServer:
                                               "message": "Invalid params: MCP's params are an object"})
             return
         if self._feed is None and not self._light(msg):
+            if self._answer_early(msg):
+                return
             if not self._hand_over():
                 if isinstance(msg, dict) and "method" in msg and msg.get("id") is not None:
                     self._reply(msg["id"], error={"code": INTERNAL_ERROR, "message": (
@@ -269,6 +289,34 @@ class LightServer:
                 return
         if self._feed is not None:
             self._forward(line, msg)
+
+    def _answer_early(self, msg: "Any") -> bool:
+        """Answer a ``tools/call`` with ``early`` when the session was initialized here, the SDK has not loaded yet and
+        ``early`` gives a result (waiting for ``early`` to load, never for the SDK); False leaves it to the SDK."""
+        if self._early_load is None or self._version is None or self._loaded.is_set():
+            return False
+        if not isinstance(msg, dict) or msg.get("method") != "tools/call":
+            return False
+        msg_id, params = msg.get("id"), msg.get("params")
+        if isinstance(msg_id, bool) or not isinstance(msg_id, (str, int)) or not isinstance(params, dict):
+            return False
+        meta = params.get("_meta")
+        if params.keys() - {"name", "arguments", "_meta"} or not isinstance(params.get("name"), str) or (
+                meta is not None and (not isinstance(meta, dict) or meta.keys() & ENVELOPE_KEYS)):
+            return False
+        self._early_ready.wait()
+        if self._early is None:
+            return False
+        try:
+            result = self._early(params["name"], params.get("arguments"))
+        except Exception as exc:  # noqa: BLE001 — a defect here leaves the call to the SDK, never unanswered
+            print(f"memdir: an early MCP answer failed: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
+            result = None
+        if result is None:
+            return False
+        self.early_answers += 1
+        self._reply(msg_id, result)
+        return True
 
     def _light_modern(self, msg: "dict", method: str, params: "dict", meta: "Any") -> bool:
         """A request in the per-request envelope: answered when the table holds it, else False (for the SDK)."""
@@ -353,10 +401,12 @@ def _requested_version(params: "Any") -> "str | None":
     return version
 
 
-def run(load: "Callable[[], Serve]", table: "dict[str, Any]") -> "LightServer":
+def run(load: "Callable[[], Serve]", table: "dict[str, Any]",
+        early: "Callable[[], Callable[[str, Any], dict | None]] | None" = None) -> "LightServer":
     """Serve this process's stdin/stdout with the light loop (see the module docstring) until stdin closes; returns
-    the finished :class:`LightServer`. ``table`` from :func:`load_table`, ``load`` as for :class:`LightServer`."""
+    the finished :class:`LightServer`. ``table`` from :func:`load_table`, ``load`` and ``early`` as for
+    :class:`LightServer`."""
     reader, writer = claim_stdio()
-    server = LightServer(table, load, reader, writer)
+    server = LightServer(table, load, reader, writer, early)
     server.serve()
     return server
