@@ -421,9 +421,11 @@ def do_forget(m: "Memdir", id: str) -> dict[str, Any]:
         raise UsageError(f"{name} is a rule: rules are removed by people (`memdir forget {name}` in a terminal, or "
                          "delete its file), never by an agent")
     gone = m.forget(id)
-    msg = ((f"forgot {name}" + (f" ({id})" if name != id else "")) if gone
-           else f"nothing has the id {id!r}; see memory_recall or memory_inspect for ids")
-    return {"id": id, "forgotten": bool(gone), "message": msg}
+    if not gone:  # an id nothing has is echoed at most QUERY_ECHO characters long (a pasted log is not sent back)
+        shown = id if len(id) <= QUERY_ECHO else id[:QUERY_ECHO] + "…"
+        return {"id": shown, "forgotten": False,
+                "message": f"nothing has the id {shown!r}; see memory_recall or memory_inspect for ids"}
+    return {"id": id, "forgotten": True, "message": f"forgot {name}" + (f" ({id})" if name != id else "")}
 
 
 #: characters of a summary or a problem's detail a ``memory_inspect`` reply shows (a longer one is cut with ``…``)
