@@ -17,3 +17,25 @@ def test_forget_of_a_huge_unknown_id_does_not_echo_it_whole(tmp_path, project):
     assert out["forgotten"] is False
     assert len(json.dumps(out)) < 3 * QUERY_ECHO
     assert out["id"].startswith("x" * 100) and "nothing has the id" in out["message"]
+
+
+def test_prune_days_nan_is_said_to_be_no_number(tmp_path, project):
+    """``{"days": "NaN"}`` was refused with ``days: Input should be greater than or equal to 0``: true of no number,
+    and no help to a model that sent a non-finite one."""
+    import pytest
+
+    pytest.importorskip("mcp")
+    from memdir.server.mcp import build_server
+    from memdir.server.mcptable import wire_replies
+
+    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}
+    calls = [{"jsonrpc": "2.0", "id": i, "method": "tools/call",
+              "params": {"name": "memory_prune", "arguments": {"days": days}}}
+             for i, days in enumerate(["NaN", "inf", "-Infinity"], start=2)]
+    with memdir.open(project, home=tmp_path / "g") as m:
+        replies = wire_replies(build_server(memdir=m), [init, *calls])[1:]
+    for r in replies:
+        text = r["result"]["content"][0]["text"]
+        assert r["result"]["isError"] and "days" in text and "finite number" in text, text
+        assert "greater than" not in text and "\n" not in text

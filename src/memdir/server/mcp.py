@@ -362,7 +362,8 @@ def _build(MCPServer, ToolAnnotations, BaseModel, Field, store: MemoryStore, log
         return InspectResult(**store.run("memory_inspect", do_inspect))
 
     def memory_prune(
-        days: Annotated[float, Field(description="cold memories idle for more than this many days", ge=0)] = 90,
+        days: Annotated[float, Field(description="cold memories idle for more than this many days", ge=0,
+                                     allow_inf_nan=False)] = 90,
         confirm_token: Annotated[Optional[str], Field(description="token from a preview; omit to preview")] = None,
         force: Annotated[bool, Field(description="delete without asking again; still needs the preview's "
                                                  "confirm_token (alone it previews)")] = False,
