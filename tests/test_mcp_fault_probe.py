@@ -39,3 +39,25 @@ def test_prune_days_nan_is_said_to_be_no_number(tmp_path, project):
         text = r["result"]["content"][0]["text"]
         assert r["result"]["isError"] and "days" in text and "finite number" in text, text
         assert "greater than" not in text and "\n" not in text
+
+
+def test_prompts_get_of_an_unknown_prompt_is_invalid_params_without_a_traceback(tmp_path, project, caplog):
+    """The SDK answered ``prompts/get`` of a prompt it does not have with error code 0 (no JSON-RPC code) and logged a
+    traceback on stderr, in the host's MCP log; memdir serves no prompts."""
+    import logging
+
+    import pytest
+
+    pytest.importorskip("mcp")
+    from memdir.server.mcp import build_server
+    from memdir.server.mcptable import wire_replies
+
+    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}
+    get = {"jsonrpc": "2.0", "id": 2, "method": "prompts/get", "params": {"name": "remember-this"}}
+    with caplog.at_level(logging.WARNING), memdir.open(project, home=tmp_path / "g") as m:
+        reply = wire_replies(build_server(memdir=m), [init, get])[1]
+    err = reply["error"]
+    assert err["code"] == -32602, err
+    assert "remember-this" in err["message"] and "tools" in err["message"] and "\n" not in err["message"]
+    assert not [r for r in caplog.records if r.exc_info], [r.getMessage() for r in caplog.records]

@@ -47,7 +47,8 @@ def clearer(ctx: Any, message: str) -> str | None:
 
 async def clear_param_errors(ctx: Any, call_next: Any) -> Any:
     """Server middleware: a request the SDK refuses with its bare ``Invalid request parameters`` (or a pydantic
-    ``ValidationError`` of its params) gets the same code with a message saying what to fix."""
+    ``ValidationError`` of its params) gets the same code with a message saying what to fix; a ``prompts/get`` of a
+    prompt that does not exist gets ``-32602`` saying memdir serves none (the SDK answered code 0)."""
     from pydantic import ValidationError
 
     from mcp.shared.exceptions import MCPError
@@ -64,3 +65,13 @@ async def clear_param_errors(ctx: Any, call_next: Any) -> Any:
         if better is None:  # pragma: no cover - clearer words every bare refusal
             raise
         raise MCPError(code=INVALID_PARAMS, message=better) from None
+    except ValueError:
+        # prompts/get of a prompt the server does not have: the SDK raises ValueError, answered with code 0 and a
+        # traceback in the host's log; memdir serves no prompts
+        if getattr(ctx, "method", None) != "prompts/get":
+            raise
+        params = getattr(ctx, "params", None)
+        name = params.get("name") if isinstance(params, Mapping) else None
+        raise MCPError(code=INVALID_PARAMS, message=(
+            f"Invalid params: no prompt named {str(name)[:100]!r}: memdir serves no prompts (prompts/list is empty); "
+            "its memory is in the tools (tools/list)")) from None
