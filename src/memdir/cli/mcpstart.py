@@ -122,18 +122,23 @@ def run_session(dir_: str | None, home: str | None, debug: bool) -> bool:
     def load():
         import logging
 
+        import memdir.foreground as foreground
+
         logging.basicConfig(level=logging.WARNING, format="%(message)s", stream=sys.stderr)  # as the click CLI does
-        from memdir.capture.redact import compile_all
-        from memdir.server.mcp import build_server, serve_lines
+        # a background job: the interpreter switches threads every 0.5 ms meanwhile, so an early tool call (the main
+        # thread) waits that long, not 5 ms, for the interpreter after each SQLite statement while the SDK imports
+        with foreground.background():
+            from memdir.capture.redact import compile_all
+            from memdir.server.mcp import build_server, serve_lines
 
-        compile_all()  # the secret detectors' patterns, before the SDK: a first recall's redaction does not pay for them
-        log_to_stderr(debug)
-        server = build_server(dir_, home=home, log_level="DEBUG" if debug else "WARNING", store=held.get("store"))
-        held["server"] = server
-        import memdir.core  # noqa: F401 — the engine's modules, so the first tool call only opens the store
-        from memdir.portability.dropimport import spawn_if_pending
+            compile_all()  # the secret detectors' patterns, before the SDK: a first recall's redaction does not pay
+            log_to_stderr(debug)
+            server = build_server(dir_, home=home, log_level="DEBUG" if debug else "WARNING", store=held.get("store"))
+            held["server"] = server
+            import memdir.core  # noqa: F401 — the engine's modules, so the first tool call only opens the store
+            from memdir.portability.dropimport import spawn_if_pending
 
-        spawn_if_pending(home, dir_)  # files dropped in <global root>/import/: imported by a detached process
+            spawn_if_pending(home, dir_)  # files dropped in <global root>/import/: imported by a detached process
         return lambda next_line, write_line: serve_lines(server, next_line, write_line)
 
     light = None
