@@ -61,3 +61,28 @@ def test_prompts_get_of_an_unknown_prompt_is_invalid_params_without_a_traceback(
     assert err["code"] == -32602, err
     assert "remember-this" in err["message"] and "tools" in err["message"] and "\n" not in err["message"]
     assert not [r for r in caplog.records if r.exc_info], [r.getMessage() for r in caplog.records]
+
+
+def test_a_write_after_the_project_directory_was_deleted_is_refused_and_recreates_nothing(tmp_path):
+    """An MCP server (one process for the whole agent session) whose project directory was deleted meanwhile (a
+    worktree removed, a checkout moved) recreated it at the next memory_remember, holding only .memory/: the note went
+    where nobody would look. The write is refused now, in one line naming the directory; recall still answers."""
+    import shutil
+
+    import pytest
+
+    from memdir.errors import MemdirError
+    from memdir.server.tools import do_recall, do_remember
+
+    proj = tmp_path / "proj"
+    (proj / ".git").mkdir(parents=True)
+    with memdir.open(proj, home=tmp_path / "g") as m:
+        do_remember(m, "deploys use pnpm", "decisions", None, None, None, None, None, "project", None)
+        shutil.rmtree(proj)
+        with pytest.raises(MemdirError) as exc:
+            do_remember(m, "written after the project was deleted", "facts", None, None, None, None, None, "project", None)
+        assert str(proj) in str(exc.value) and "no longer exists" in str(exc.value) and "\n" not in str(exc.value)
+        assert not proj.exists()
+        assert do_recall(m, "pnpm")["count"] == 0  # nothing left to find, and no error
+        do_remember(m, "a global note still works", "facts", None, None, None, None, None, "global", None)
+    assert not proj.exists()

@@ -59,6 +59,9 @@ class Root:
         self.path = path
         self.scope = scope
         self.categories = categories
+        # the project directory this root lives in was there when it was opened: a write after it is gone (deleted or
+        # moved while a long-lived process, the MCP server, ran) is refused rather than made to recreate it
+        self._home_dir_seen = scope == "project" and path.parent.is_dir()
         self.clock = clock
         self.derived = path / DERIVED_DIRNAME
         self.db_path = self.derived / "index.sqlite3"
@@ -98,6 +101,9 @@ class Root:
         """Create the root (directories, ``.gitignore`` for derived files, ROOT.md) if missing."""
         if self.path.exists() and not self.path.is_dir():
             raise MemdirError(f"{self.path} exists and is not a directory; move it away or pick another root")
+        if self._home_dir_seen and not self.path.parent.is_dir():
+            raise MemdirError(f"the project directory {self.path.parent} no longer exists (deleted or moved while memdir "
+                              "ran): nothing was written; start the agent again in the project")
         self.refuse_write()
         try:
             self.make_derived()
