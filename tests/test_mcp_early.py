@@ -100,7 +100,7 @@ def _session(table, msgs, early, gate):
 
 QUERIES = [{"query": "pnpm 部署"}, {"query": "deploy npm", "k": 2, "scope": "project"},
            {"query": "pnpm", "kinds": ["event"]}, {"query": "nothing matches zzqx"}, {"query": "pnpm", "k": 50},
-           {"query": "lockfile 🚀 部署"}]
+           {"query": "lockfile 🚀 部署"}, {"query": "pnpm", "k": 10 ** 30}]
 
 
 @pytest.mark.parametrize("args", QUERIES)
@@ -141,13 +141,13 @@ def test_calls_the_early_path_leaves_go_to_the_sdk_in_order(twin, table):
 
 def test_an_early_recall_then_a_declined_call(twin, table):
     a, _ = twin
-    msgs = [INIT, _call(2, {"query": "pnpm"}, _meta={"progressToken": 1}), _call(3, {"query": "   "}),
+    msgs = [INIT, _call(2, {"query": "pnpm"}, _meta={"progressToken": 1}), _call(3, {"query": "pnpm", "k": 0}),
             _call(4, {"query": "pnpm"})]
     gate = Gate()
     srv, replies = _session(table, msgs, lambda: early_tools(_store(a)), gate)
     assert [r["id"] for r in replies] == [1, 2, 3, 4] and srv.early_answers == 1
     assert replies[1]["result"]["structuredContent"]["hits"]
-    assert replies[2]["result"] == replies[3]["result"] == {"by": "sdk"}  # an empty query: the SDK words the error
+    assert replies[2]["result"] == replies[3]["result"] == {"by": "sdk"}  # k=0 fails: the SDK words the error
 
 
 def test_no_early_answer_before_initialize_or_when_the_early_load_fails(twin, table):
