@@ -5,7 +5,7 @@ PY      = $(VENV)/bin/python
 EXTRAS ?= test,mcp,bench,ui,postgres
 STAMP   = $(VENV)/.installed
 
-.PHONY: demo test test-slow test-all hostile-day e2e bench bench-quality bench-speed bench-mcp mcp-table embeddings clean
+.PHONY: demo test test-slow test-all hostile-day e2e bench bench-quality bench-speed bench-mcp bench-mcp-first-call mcp-table embeddings clean
 
 $(STAMP): pyproject.toml Makefile
 	@$(PYTHON) -c 'import sys; sys.exit("memdir needs Python >= 3.11 (found %s); set PYTHON=python3.11" % sys.version.split()[0]) if sys.version_info < (3, 11) else None'
@@ -57,6 +57,9 @@ bench-speed: $(STAMP)
 ## bench-mcp: time for `memdir mcp` to answer initialize + tools/list, cold starts (bench/results/mcp_ready.md)
 bench-mcp: $(STAMP)
 	$(PY) bench/mcp_ready.py --out bench/results/mcp_ready.md
+## bench-mcp-first-call: how long the first memory_recall of a `memdir mcp` session waits (bench/results/mcp_first_call.md)
+bench-mcp-first-call: $(STAMP)
+	$(PY) bench/mcp_first_call.py --out bench/results/mcp_first_call.md
 
 ## mcp-table: write src/memdir/data/mcp_light.json again from the SDK server (the light start's answers) after a tool
 ## changed; tests/test_mcp_fast_start.py fails until it is
