@@ -98,11 +98,20 @@ def _np():
 # ---- backfill ---------------------------------------------------------------------------------------------
 
 
+def sendable(text: str) -> str:
+    """``text`` as a provider may be given it: redacted (:func:`memdir.capture.redact.redact`). A provider may be a
+    server elsewhere (``embed.provider = "openai"``), and a stored text may hold a secret stored before redaction knew
+    its shape (an older memdir's store, a key pattern added since), or a query one typed in."""
+    from memdir.capture.redact import redact
+
+    return redact(text or "")
+
+
 def embed_text(row) -> str:
-    """What is embedded for a doc: a note's summary line then its body; an event's text."""
+    """What is embedded for a doc: a note's summary line then its body; an event's text; redacted (:func:`sendable`)."""
     if row["kind"] == "note" and row["summary"] and not row["text"].startswith(row["summary"]):
-        return f"{row['summary']}\n{row['text']}"
-    return row["text"]
+        return sendable(f"{row['summary']}\n{row['text']}")
+    return sendable(row["text"])
 
 
 def backfill(m: "Stores | Any", *, budget_ms: float | None = None, limit: int | None = None,
@@ -462,10 +471,10 @@ def recall_fused(m: "Stores | Any", query: str, tokens: list[str], *, k: int, sc
             last = last_line(query) if cfg.get("recall.query_last_line") else None
             with embed.deadline(prov, max(0.0, limit_s - lat["backfill"] / 1000)):
                 if last is None:
-                    q = _np().asarray(embed.embed_query(prov, query), dtype="float32").reshape(-1)
+                    q = _np().asarray(embed.embed_query(prov, sendable(query)), dtype="float32").reshape(-1)
                 else:  # the mean of the two query vectors: a memory's similarity is the mean of its two similarities
                     fn = getattr(prov, "embed_query", None) or prov.embed
-                    both = _np().asarray(fn([query, last]), dtype="float32")
+                    both = _np().asarray(fn([sendable(query), sendable(last)]), dtype="float32")
                     q = both.mean(axis=0)
                     info["query_lines"] = "whole + last line"
         except Exception as exc:
