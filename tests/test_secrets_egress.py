@@ -82,3 +82,79 @@ def test_a_query_holding_a_secret_is_embedded_redacted(tmp_path):
         m.recall(f"which deploy key, {OPENAI} or {GITHUB}?")
         m.context(f"deploy with AWS_ACCESS_KEY_ID={AWS}\nand postgres://u:S3cretPw9@h/db please")
     _clean(rec.texts, "query")
+
+
+# ---- copies that leave the index: the export file, the team store, the team server's queue -------------------------
+def _plant_with_meta(m) -> None:
+    import memdir.capture.events as cevents
+
+    rows = [{"key": "u:s2:a", "role": "user", "text": f"the deploy key is {OPENAI}", "session": "s2", "ts": T0,
+             "meta": {"cwd": f"/srv?token={GITHUB}", "note": AWS}}]
+    with mock.patch.object(cevents, "redact_text", lambda t: t), mock.patch.object(cevents, "redact_obj", lambda o: o):
+        assert m.import_events(rows)["stored"] == 1
+
+
+def _no_secret(text: str, where: str) -> None:
+    for s in SECRETS:
+        assert s not in text, (where, s)
+
+
+def test_an_export_file_holds_no_stored_secret_in_an_events_metadata(tmp_path):
+    with _open(tmp_path) as m:
+        _plant_with_meta(m)
+        m.export(tmp_path / "dump.jsonl")
+    dump = (tmp_path / "dump.jsonl").read_text(encoding="utf-8")
+    assert '"cwd": "/srv?token=' in dump and "[redacted:" in dump
+    _no_secret(dump, "export file")
+
+
+def test_the_team_servers_queue_sends_no_stored_secret(tmp_path):
+    import json
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+    import threading
+
+    from memdir.engine import remote
+
+    bodies: list[bytes] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *a):
+            pass
+
+        def do_POST(self):  # noqa: N802
+            bodies.append(self.rfile.read(int(self.headers.get("content-length") or 0)))
+            self.send_response(200)
+            self.send_header("content-length", "2")
+            self.end_headers()
+            self.wfile.write(b"{}")
+
+    srv = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    try:
+        # a row an older memdir queued as it stored it
+        remote.enqueue(tmp_path, [{"ref": "u:s2:a", "content_sha256": "x", "role": "user", "session": "s2",
+                                   "text": f"the deploy key is {OPENAI}", "ts": "2026-12-01T00:00:00Z", "ts_epoch": 0,
+                                   "meta": json.dumps({"cwd": f"/srv?token={GITHUB}"})}])
+        res = remote.push(tmp_path, f"http://127.0.0.1:{srv.server_address[1]}/v1", "p", "tok", budget_s=5)
+    finally:
+        srv.shutdown()
+        srv.server_close()
+    assert res["sent"] == 1 and bodies
+    sent = b"".join(bodies).decode("utf-8")
+    assert "[redacted:" in sent
+    _no_secret(sent, "push")
+
+
+def test_export_to_a_team_store_copies_no_stored_secret(pg_url, tmp_path):
+    import psycopg
+
+    from memdir.portability import transfer
+
+    with _open(tmp_path) as m:
+        _plant_old_events(m)
+        _plant_with_meta(m)
+        assert transfer.to_store(m, pg_url, project="p")["stored"] == 4
+    with psycopg.connect(pg_url) as c:
+        rows = c.execute("SELECT text, coalesce(meta::text, '') FROM docs WHERE project = 'p'").fetchall()
+    assert len(rows) == 4
+    _no_secret(repr(rows), "team store")

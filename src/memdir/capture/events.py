@@ -77,6 +77,26 @@ def redact_text(text: str) -> str:
     return redact(clean(text))
 
 
+def outbound(row: dict[str, Any]) -> dict[str, Any]:
+    """A copy of the stored event ``row`` as it may leave the index (an export file, a team store, the team server's
+    queue): its ``text`` and ``meta`` (a dict, or the JSON text the index holds) redacted whole, as a capture today
+    stores them. A row an older memdir stored, or one holding a key whose shape was added since, may hold a secret."""
+    import json
+
+    out = dict(row)
+    if isinstance(out.get("text"), str):
+        out["text"] = redact_text(out["text"])
+    meta = out.get("meta")
+    if isinstance(meta, str) and meta:
+        try:
+            out["meta"] = json.dumps(redact_obj(json.loads(meta)), ensure_ascii=False)
+        except ValueError:
+            out["meta"] = redact_text(meta)
+    elif meta:
+        out["meta"] = redact_obj(meta)
+    return out
+
+
 def import_row(ev: Any, now: datetime) -> tuple[dict[str, Any] | None, str]:
     """The docs row one imported event ``{key, role, text, session, ts, meta}`` becomes — text repaired, redacted
     and bounded, its SHA-256 content hash, its key (``import:<source>:<hash prefix>`` when it has none), ``ts``

@@ -67,7 +67,8 @@ def export(s: Stores, path: str | os.PathLike) -> dict[str, int]:
             lines.append(json.dumps(d, ensure_ascii=False))
             counts["notes"] += 1
         for r in root.store.events():
-            d = {"type": "event", "key": r["ref"], "role": r["role"], "text": cevents.redact_text(r["text"]), "session": r["session"],
+            r = cevents.outbound({k: r[k] for k in ("ref", "role", "text", "session", "ts", "meta")})
+            d = {"type": "event", "key": r["ref"], "role": r["role"], "text": r["text"], "session": r["session"],
                  "ts": r["ts"], "scope": root.scope}
             if r["meta"]:
                 d["meta"] = json.loads(r["meta"])

@@ -1,7 +1,8 @@
 """Moving a project's episodic memory between the local SQLite index and a PostgreSQL team store (issue 14 item 4):
 ``memdir export --store postgresql://…`` and ``memdir import --store postgresql://…``.
 
-What moves: every event (key, role, session, time, text, meta, as stored: already redacted) and every tombstone, so a
+What moves: every event (key, role, session, time, text, meta, as stored, redacted again on the way: a row an older
+memdir stored may hold a key whose shape it did not know) and every tombstone, so a
 memory forgotten on one side is not brought back by the other. Curated notes stay Markdown in the project's Git
 repository and are not copied (the store re-indexes them from there). Both directions use the event's key and text
 hash, which the receiving side deduplicates on (``ON CONFLICT DO NOTHING`` on the server, key/text checks locally):
@@ -18,6 +19,7 @@ import json
 import os
 from typing import Any
 
+from memdir.capture import events as cevents
 from memdir.errors import UsageError
 from memdir.stores import Stores
 
@@ -73,9 +75,9 @@ def to_store(m, url: str, *, project: str | None = None, token: str | None = Non
             if not rows:
                 break
             last = rows[-1]["id"]
+            rows = [cevents.outbound({**r, "kind": "event"}) for r in rows]
             for r in rows:
                 r.pop("id")
-                r["kind"] = "event"
             got = pg.write_rows(rows)
             out["read"] += len(rows)
             for k in ("stored", "duplicate", "skipped"):
