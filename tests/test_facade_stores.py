@@ -436,3 +436,26 @@ def test_a_prune_token_deletes_only_what_its_preview_showed(both, clock):
     assert both.get("old0") is not None and both.get("later0") is not None
     again = both.prune(90)
     assert again["count"] == 4 and both.prune(90, token=again["token"])["deleted"]
+
+
+def test_forget_and_prune_previews_show_no_stored_secret(both, clock):
+    """A turn an older memdir stored with a key it did not know is shown redacted by the previews of forget --query and
+    prune (their first 100 characters were shown as stored), also when the preview's cut falls inside the key."""
+    from unittest import mock
+
+    import memdir.capture.events as cevents
+
+    key = "sk-proj-" + "Zq4tW9" * 7
+    t0 = clock.now
+    rows = [{"key": "old1", "text": f"the old deploy key {key} of the chatter", "ts": t0 - timedelta(days=300)},
+            {"key": "old2", "text": "x" * 80 + f" deploy key {key}", "ts": t0 - timedelta(days=300)}]
+    with mock.patch.object(cevents, "redact_text", lambda t: t), mock.patch.object(cevents, "redact_obj", lambda o: o):
+        assert both.import_events(rows)["stored"] == 2
+    pre = both.forget_matching(query="deploy key")
+    assert {s["id"] for s in pre["samples"]} == {"old1", "old2"}
+    clock.now = t0 + timedelta(days=200)
+    pruned = both.prune(90)
+    assert {s["id"] for s in pruned["samples"]} == {"old1", "old2"}
+    for sample in pre["samples"] + pruned["samples"]:
+        assert key[:12] not in sample["text"], sample
+    assert any("[redacted:" in s["text"] for s in pruned["samples"])

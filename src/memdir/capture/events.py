@@ -77,6 +77,13 @@ def redact_text(text: str) -> str:
     return redact(clean(text))
 
 
+def head(text: str | None, limit: int = 100) -> str:
+    """The first ``limit`` characters of a stored ``text`` as a preview shows them (forget, prune): redacted before the
+    cut (a bounded slice of four times ``limit``), so a key stored before redaction knew its shape shows as its marker
+    and a cut never leaves a first part of one."""
+    return redact_text((text or "")[: limit * 4])[:limit]
+
+
 def outbound(row: dict[str, Any]) -> dict[str, Any]:
     """A copy of the stored event ``row`` as it may leave the index (an export file, a team store, the team server's
     queue): its ``text`` and ``meta`` (a dict, or the JSON text the index holds) redacted whole, as a capture today

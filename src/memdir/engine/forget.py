@@ -68,7 +68,7 @@ def matches(s: Stores, *, query: str | None = None, prefix: str | None = None,
             if r["ref"].startswith(ROOT_PAGE + "/"):  # a line of ROOT.md: edited by hand, never forgotten (it
                 continue  # made the confirmed delete fail half-way, after the notes before it were gone)
             out.append({"id": r["ref"], "scope": root.scope, "kind": r["note_kind"] if r["kind"] == "note" else r["role"],
-                        "type": r["kind"], "ts": r["ts"], "text": r["head"], "pinned": bool(r["pinned"]),
+                        "type": r["kind"], "ts": r["ts"], "text": cevents.head(r["text"]), "pinned": bool(r["pinned"]),
                         "_epoch": r["ts_epoch"]})
     out.sort(key=lambda x: -x["_epoch"])
     return out

@@ -23,6 +23,7 @@ import logging
 import math
 from typing import TYPE_CHECKING, Any, Iterable
 
+from memdir.capture import events as cevents
 from memdir.errors import UsageError
 from memdir.store.rows import TIERS
 from memdir.stores import Stores, stores_of
@@ -188,7 +189,7 @@ def prune(m: "Stores | Any", days: float, token: str | None = None, *, force: bo
     if token is None:
         found.sort(key=lambda x: x[1]["ts"], reverse=True)
         out["samples"] = [{"id": r["ref"], "scope": root.scope, "kind": r["kind"], "ts": r["ts"], "bytes": r["bytes"],
-                           "text": r["head"]} for root, r in found[:PRUNE_SAMPLES]]
+                           "text": cevents.head(r["head"])} for root, r in found[:PRUNE_SAMPLES]]
         out["token"] = expected
         return out
     stamp = iso(m.clock())

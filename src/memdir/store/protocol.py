@@ -241,7 +241,8 @@ class TierStore(Protocol):
         """Insert and update tier rows (sweep), drop those of deleted docs; returns rows removed."""
 
     def prune_candidates(self, max_importance: float, cutoff: float) -> list[dict[str, Any]]:
-        """Cold, unpinned docs idle before ``cutoff``: ``ref, kind, ts, head, bytes`` (:func:`memdir.engine.tiers.prune`)."""
+        """Cold, unpinned docs idle before ``cutoff``: ``ref, kind, ts, head (the text's first 400 characters, as stored), bytes``
+        (:func:`memdir.engine.tiers.prune`, which redacts the head, then cuts it)."""
 
     def drop_tiers(self, ref: str) -> None:
         """Delete the tier row of ``ref``."""

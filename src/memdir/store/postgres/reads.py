@@ -399,7 +399,7 @@ class PgReads:
 
     def prune_candidates(self, max_importance: float, cutoff: float) -> list[dict[str, Any]]:
         return self._x(
-            "SELECT d.ref, d.kind, d.ts, left(d.text, 100) AS head, "
+            "SELECT d.ref, d.kind, d.ts, left(d.text, 400) AS head, "
             "octet_length(d.text) + coalesce(octet_length(v.vector), 0) AS bytes "
             "FROM docs d JOIN tiers t ON t.project = d.project AND t.owner = d.owner AND t.ref = d.ref "
             "LEFT JOIN vectors v ON v.project = d.project AND v.owner = d.owner AND v.ref = d.ref "

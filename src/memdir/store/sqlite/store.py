@@ -340,7 +340,7 @@ class SqliteStore:
 
     def prune_candidates(self, max_importance, cutoff):
         return [dict(r) for r in self.db.execute(
-            "SELECT d.ref, d.kind, d.ts, substr(d.text, 1, 100) AS head, "
+            "SELECT d.ref, d.kind, d.ts, substr(d.text, 1, 400) AS head, "
             "length(CAST(d.text AS BLOB)) + coalesce(length(v.vector), 0) AS bytes "
             "FROM docs d JOIN tiers t ON t.ref = d.ref LEFT JOIN vectors v ON v.ref = d.ref "
             "WHERE t.tier IN ('cold', 'archive') AND d.pinned = 0 AND t.importance < ? "
