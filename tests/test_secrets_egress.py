@@ -158,3 +158,22 @@ def test_export_to_a_team_store_copies_no_stored_secret(pg_url, tmp_path):
         rows = c.execute("SELECT text, coalesce(meta::text, '') FROM docs WHERE project = 'p'").fetchall()
     assert len(rows) == 4
     _no_secret(repr(rows), "team store")
+
+
+# ---- what the CLI says back: an error line quoting what was typed ----------------------------------------------------
+def test_a_cli_error_line_quoting_a_typed_key_shows_it_redacted(project, tmp_path, capsys, monkeypatch):
+    import json
+
+    from conftest import run_cli
+
+    monkeypatch.chdir(project)
+    monkeypatch.setenv("MEMDIR_HOME", str(tmp_path / "g"))
+    for args in (["recall", "x", "--k", OPENAI], ["recall", "x", "--scope", GITHUB], ["get", OPENAI],
+                 ["forget", AWS], ["recent", "--category", OPENAI], ["--dir", str(tmp_path / OPENAI), "status"],
+                 ["--json", "get", OPENAI]):
+        code, out, err = run_cli(capsys, *args)
+        assert code in (1, 2) and err.strip(), (args, code, err)
+        assert "[redacted:" in err, (args, err)
+        _no_secret(out + err, " ".join(args))
+        if args[0] == "--json":
+            assert json.loads(err)["exit_code"] == code

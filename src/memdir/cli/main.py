@@ -202,7 +202,11 @@ def main(argv: list[str] | None = None) -> None:
     as_json = "--json" in opts
 
     def fail(msg: str, code: int, prefix: str = "error") -> None:
-        """One line on stderr (``--json``: one JSON object, ``{"error", "exit_code"}``), then exit ``code``."""
+        """One line on stderr (``--json``: one JSON object, ``{"error", "exit_code"}``), then exit ``code``. The line
+        is redacted: it can quote what was typed (an id, an option's value, a path) or an error text naming a key."""
+        from memdir.capture.redact import redact
+
+        msg = redact(msg or "")
         if as_json:
             click.echo(json.dumps({"error": msg or prefix, "exit_code": code, **({"internal": True} if prefix == "internal error" else {})},
                                   ensure_ascii=False), err=True)
