@@ -177,3 +177,39 @@ def test_a_cli_error_line_quoting_a_typed_key_shows_it_redacted(project, tmp_pat
         _no_secret(out + err, " ".join(args))
         if args[0] == "--json":
             assert json.loads(err)["exit_code"] == code
+
+
+# ---- a provider's URL holding a password: what its errors, the log and the breaker's file say ------------------------
+def test_a_providers_url_password_is_masked_in_its_errors_and_files(tmp_path):
+    import socket
+
+    import pytest
+
+    from memdir.embed import EmbedError
+    from memdir.embed.openai_compat import OpenAICompatProvider
+    from memdir.llm.base import LLMError
+    from memdir.llm.http import OpenAIChatProvider
+
+    dead = socket.socket()
+    dead.bind(("127.0.0.1", 0))
+    port = dead.getsockname()[1]
+    dead.close()  # nothing listens there
+    url = f"http://u:S3cretPw9@127.0.0.1:{port}/v1"
+    emb = OpenAICompatProvider(url + "/embeddings", "e", retries=0, home=tmp_path / "h")
+    for _ in range(2):  # the failure, then the breaker's answer
+        with pytest.raises(EmbedError) as exc:
+            emb.embed(["we deploy on fridays"])
+        _no_secret(str(exc.value), "embed error")
+        assert "127.0.0.1" in str(exc.value)
+    for f in (tmp_path / "h").rglob("*"):
+        if f.is_file():
+            _no_secret(f.read_text(encoding="utf-8", errors="replace"), str(f))
+    with pytest.raises(EmbedError) as exc:
+        OpenAICompatProvider("ftp://u:S3cretPw9@h/v1", "e")
+    _no_secret(str(exc.value), "embed url error")
+    with pytest.raises(LLMError) as exc:
+        OpenAIChatProvider(url, "m", timeout_s=2).complete("system", "prompt")
+    _no_secret(str(exc.value), "distill error")
+    with pytest.raises(LLMError) as exc:
+        OpenAIChatProvider("ftp://u:S3cretPw9@h/v1", "m")
+    _no_secret(str(exc.value), "distill url error")

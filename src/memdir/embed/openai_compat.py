@@ -23,6 +23,7 @@ from typing import Any, Callable, Sequence
 
 from memdir.embed import EmbedError, cap, normalize
 from memdir.embed.breaker import Breaker, retry_after
+from memdir.urlmask import safe_url, scrub
 
 MIN_TRY_S = 0.05  # a request with less time than this left is not sent
 
@@ -34,7 +35,9 @@ class OpenAICompatProvider:
                  batch: int = 64, retries: int = 2, max_chars: int = 2000, sleep: Callable[[float], None] = time.sleep,
                  home: str | os.PathLike | None = None):
         if not url.startswith(("http://", "https://")):
-            raise EmbedError(f"embed.url {url!r} is not an http(s) URL")
+            raise EmbedError(f"embed.url {safe_url(url)!r} is not an http(s) URL")
+        #: the endpoint as messages, the log and the circuit breaker's file name it: its password masked
+        self.where = safe_url(url)
         self.url, self.model_name, self.api_key, self.dim = url, model or "text-embedding-3-small", api_key, dim
         self.timeout_s, self.batch, self.retries, self.max_chars, self._sleep = timeout_s, batch, retries, max_chars, sleep
         self.model = f"openai:{self.model_name}" + (f":{dim}" if dim else "")
@@ -57,7 +60,7 @@ class OpenAICompatProvider:
         return None if self.deadline is None else self.deadline - time.monotonic()
 
     def _post(self, texts: list[str]) -> list[list[float]]:
-        down = self.breaker.open_reason(self.url)
+        down = self.breaker.open_reason(self.where)
         if down:  # asked again only when it may be (Retry-After) or after the cool-down
             raise EmbedError(down)
         body: dict[str, Any] = {"model": self.model_name, "input": texts}
@@ -87,24 +90,24 @@ class OpenAICompatProvider:
                     payload = json.loads(_read_within(resp, end).decode("utf-8"))
                 items = sorted(payload["data"], key=lambda d: d.get("index", 0))
                 if len(items) != len(texts):
-                    raise EmbedError(f"{self.url} returned {len(items)} embeddings for {len(texts)} texts")
-                self.breaker.close(self.url)
+                    raise EmbedError(f"{self.where} returned {len(items)} embeddings for {len(texts)} texts")
+                self.breaker.close(self.where)
                 return [d["embedding"] for d in items]
             except urllib.error.HTTPError as exc:
                 last = f"HTTP {exc.code}"
                 wait = retry_after(exc.headers.get("Retry-After") if exc.headers else None)
                 if exc.code in (429, 503) and wait is not None:  # the server says when: never before
-                    self.breaker.trip(self.url, f"{last}, Retry-After {wait:.0f} s", retry_after_s=wait)
-                    raise EmbedError(f"{self.url} answered {last}; asked again in {wait:.0f} s") from None
+                    self.breaker.trip(self.where, f"{last}, Retry-After {wait:.0f} s", retry_after_s=wait)
+                    raise EmbedError(f"{self.where} answered {last}; asked again in {wait:.0f} s") from None
                 if exc.code != 429 and exc.code < 500:
                     hint = " (check the API key: embed.api_key_env)" if exc.code in (401, 403) else ""
-                    raise EmbedError(f"{self.url} answered {last}{hint}") from None
+                    raise EmbedError(f"{self.where} answered {last}{hint}") from None
             except (urllib.error.URLError, TimeoutError, OSError) as exc:
-                last = str(getattr(exc, "reason", exc)) or type(exc).__name__
+                last = scrub(str(getattr(exc, "reason", exc)), self.url) or type(exc).__name__
             except (ValueError, KeyError, TypeError) as exc:
-                raise EmbedError(f"{self.url} returned an unexpected body ({type(exc).__name__}: {exc})") from None
-        cool = self.breaker.trip(self.url, last or "failed")
-        raise EmbedError(f"{self.url} failed after {attempt + 1} tries: {last}; not asked again for {cool:.0f} s")
+                raise EmbedError(f"{self.where} returned an unexpected body ({type(exc).__name__}: {exc})") from None
+        cool = self.breaker.trip(self.where, last or "failed")
+        raise EmbedError(f"{self.where} failed after {attempt + 1} tries: {last}; not asked again for {cool:.0f} s")
 
     def embed(self, texts: Sequence[str]):
         """``texts`` (n) -> float32 ``(n, dim)`` unit rows, in batches. Raises ``EmbedError`` (the endpoint failed,

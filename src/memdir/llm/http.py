@@ -20,6 +20,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from memdir.llm.base import LLMConfigError, LLMError, LLMUnreachable
+from memdir.urlmask import safe_url, scrub
 
 DEFAULT_ANTHROPIC_MODEL = "claude-haiku-4-5"
 DEFAULT_ANTHROPIC_URL = "https://api.anthropic.com"
@@ -51,6 +52,7 @@ def _post(url: str, headers: dict[str, str], body: dict[str, Any], timeout_s: fl
     import threading
 
     httpx = _client_module()
+    shown = safe_url(url)  # what an error names: the URL with its password masked
     done = threading.Event()
     cancel = threading.Event()
     got: dict[str, Any] = {}
@@ -66,34 +68,34 @@ def _post(url: str, headers: dict[str, str], body: dict[str, Any], timeout_s: fl
                             return
                         data += chunk
                         if len(data) > MAX_REPLY_BYTES:
-                            got["error"] = LLMError(f"{url} answered with more than {MAX_REPLY_BYTES:,} bytes, larger "
+                            got["error"] = LLMError(f"{shown} answered with more than {MAX_REPLY_BYTES:,} bytes, larger "
                                                     f"than any answer asked for; not read further")
                             return
                     got["data"] = bytes(data)
         except httpx.TimeoutException:
-            got["error"] = LLMUnreachable(f"no answer from {url} within {timeout_s:g} s")
+            got["error"] = LLMUnreachable(f"no answer from {shown} within {timeout_s:g} s")
         except httpx.TransportError as exc:  # no connection, refused, reset: not reached at all
-            got["error"] = LLMUnreachable(f"request to {url} failed: {type(exc).__name__}: {str(exc)[:200]}")
+            got["error"] = LLMUnreachable(f"request to {shown} failed: {type(exc).__name__}: {scrub(str(exc), url)[:200]}")
         except httpx.HTTPError as exc:
-            got["error"] = LLMError(f"request to {url} failed: {type(exc).__name__}: {str(exc)[:200]}")
+            got["error"] = LLMError(f"request to {shown} failed: {type(exc).__name__}: {scrub(str(exc), url)[:200]}")
         except Exception as exc:  # noqa: BLE001 — said by the caller's thread, as any failed call
-            got["error"] = LLMError(f"request to {url} failed: {type(exc).__name__}: {str(exc)[:200]}")
+            got["error"] = LLMError(f"request to {shown} failed: {type(exc).__name__}: {scrub(str(exc), url)[:200]}")
         finally:
             done.set()
 
     threading.Thread(target=ask, name="memdir-llm-request", daemon=True).start()
     if not done.wait(timeout_s):
         cancel.set()
-        raise LLMUnreachable(f"no answer from {url} within {timeout_s:g} s")
+        raise LLMUnreachable(f"no answer from {shown} within {timeout_s:g} s")
     if "error" in got:
         raise got["error"]
     text = got.get("data", b"").decode("utf-8", errors="replace")
     if got.get("status", 0) >= 400:
-        raise LLMError(f"{url} answered HTTP {got['status']}: {text[:200]}")
+        raise LLMError(f"{shown} answered HTTP {got['status']}: {text[:200]}")
     try:
         return json.loads(text)
     except ValueError:
-        raise LLMError(f"{url} answered with something that is not JSON: {text[:120]!r}") from None
+        raise LLMError(f"{shown} answered with something that is not JSON: {text[:120]!r}") from None
 
 
 def _key(config: Any, default_env: str, url: str, provider: str) -> str | None:
@@ -103,7 +105,7 @@ def _key(config: Any, default_env: str, url: str, provider: str) -> str | None:
     env = config.get("distill.api_key_env") or default_env
     key = os.environ.get(env) or None
     if key is None and urlsplit(url).hostname in HOSTED:
-        raise LLMConfigError(f"distill.provider {provider!r} at {url} needs an API key: set ${env} "
+        raise LLMConfigError(f"distill.provider {provider!r} at {safe_url(url)} needs an API key: set ${env} "
                        f"(or name another variable in distill.api_key_env, or point distill.url at a server that needs none)")
     return key
 
@@ -113,7 +115,7 @@ class OpenAIChatProvider:
 
     def __init__(self, url: str, model: str, *, api_key: str | None = None, timeout_s: float = 120.0):
         if not url.startswith(("http://", "https://")):
-            raise LLMConfigError(f"distill.url {url!r} is not an http(s) URL")
+            raise LLMConfigError(f"distill.url {safe_url(url)!r} is not an http(s) URL")
         if not model:
             raise LLMConfigError("the openai distill provider needs distill.model (e.g. gpt-4o-mini, qwen2.5:7b)")
         self.url, self.model_name, self.api_key, self.timeout_s = url.rstrip("/"), model, api_key, timeout_s
@@ -147,7 +149,7 @@ class AnthropicProvider:
 
     def __init__(self, url: str, model: str, *, api_key: str | None = None, timeout_s: float = 120.0):
         if not url.startswith(("http://", "https://")):
-            raise LLMConfigError(f"distill.url {url!r} is not an http(s) URL")
+            raise LLMConfigError(f"distill.url {safe_url(url)!r} is not an http(s) URL")
         base = url.rstrip("/")
         self.url = base + ("/messages" if base.endswith("/v1") else "/v1/messages")
         self.model_name, self.api_key, self.timeout_s = model or DEFAULT_ANTHROPIC_MODEL, api_key, timeout_s
