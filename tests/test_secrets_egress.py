@@ -213,3 +213,24 @@ def test_a_providers_url_password_is_masked_in_its_errors_and_files(tmp_path):
     with pytest.raises(LLMError) as exc:
         OpenAIChatProvider("ftp://u:S3cretPw9@h/v1", "m")
     _no_secret(str(exc.value), "distill url error")
+
+
+def test_sessions_and_their_events_show_no_stored_secret_in_metadata(tmp_path):
+    from memdir.ui import missing_deps
+
+    with _open(tmp_path) as m:
+        _plant_with_meta(m)
+        sessions = m.sessions()
+        assert sessions[0]["cwd"].startswith("/srv?token=[redacted:")
+        events = m.session_events("s2")
+        assert events[0]["meta"]["cwd"].startswith("/srv?token=[redacted:")
+        _no_secret(repr(sessions) + repr(events[0]["meta"]), "sessions")
+        if not missing_deps():  # the viewer's Timeline lists each session's directory
+            from starlette.testclient import TestClient
+
+            from memdir.ui import build
+
+            page = TestClient(build(get=lambda: m, host="127.0.0.1", token=None), base_url="http://127.0.0.1:8766").get(
+                "/timeline").text
+            assert "/srv?token=" in page
+            _no_secret(page, "timeline page")

@@ -355,12 +355,13 @@ class Memdir:
 
     def sessions(self, *, limit: int = 200) -> list[dict[str, Any]]:
         """Captured sessions of both roots, newest first: ``[{"scope", "session", "first", "last", "turns", "roles",
-        "source", "cwd"}]``."""
+        "source", "cwd"}]`` (``source`` and ``cwd`` redacted)."""
         return journal_ops.sessions(self.stores, limit=limit)
 
     def session_events(self, session: str | None, *, scope: str | None = None, limit: int = 1000) -> list[dict[str, Any]]:
         """One session's events in time order: ``[{"key", "scope", "role", "text", "ts", "meta", "handle"}]`` (text as
-        stored, secrets already ``[redacted:kind]``; ``handle`` as a ``<memory>`` block shows it)."""
+        stored, its secrets ``[redacted:kind]`` as redaction knew them then: redact it again before showing it; ``meta``
+        redacted; ``handle`` as a ``<memory>`` block shows it)."""
         return journal_ops.session_events(self.stores, session, scope=scope, limit=limit)
 
     def distill(self, *, session: str | None = None, since: Any = None, dry_run: bool = False,

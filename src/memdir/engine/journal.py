@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from memdir.capture import events as cevents
 from memdir.lazylog import getLogger
 from memdir.store.sqlite import journal
 from memdir.stores import Stores
@@ -50,7 +51,8 @@ def sessions(s: Stores, *, limit: int = 200) -> list[dict[str, Any]]:
     """The body of :meth:`memdir.Memdir.sessions`, whose docstring is the contract."""
     out = []
     for root in s.live():
-        out += [{**r, "scope": root.scope} for r in root.store.sessions(limit=limit)]
+        out += [{**r, "scope": root.scope, "source": cevents.redact_obj(r["source"]), "cwd": cevents.redact_obj(r["cwd"])}
+                for r in root.store.sessions(limit=limit)]
     return sorted(out, key=lambda r: r["last_epoch"], reverse=True)[:limit]
 
 
@@ -58,5 +60,7 @@ def session_events(s: Stores, session: str | None, *, scope: str | None = None, 
     """The body of :meth:`memdir.Memdir.session_events`, whose docstring is the contract."""
     out = []
     for root in s.live(scope):
-        out += [{**r, "scope": root.scope} for r in root.store.session_events(session, limit=limit)]
+        # metadata redacted here (an older memdir stored it as given); texts are redacted where they are shown
+        out += [{**r, "scope": root.scope, "meta": cevents.redact_obj(r["meta"]) if r["meta"] else r["meta"]}
+                for r in root.store.session_events(session, limit=limit)]
     return sorted(out, key=lambda r: r["ts"])[:limit]
