@@ -234,3 +234,16 @@ def test_sessions_and_their_events_show_no_stored_secret_in_metadata(tmp_path):
                 "/timeline").text
             assert "/srv?token=" in page
             _no_secret(page, "timeline page")
+
+
+def test_the_distillation_workers_log_lines_are_redacted(tmp_path):
+    """The detached worker's stderr is ``distill.log``: its lines (which name the session, an error's text) are
+    redacted whole, as the debug log's are."""
+    import subprocess
+    import sys
+
+    (tmp_path / "p" / ".git").mkdir(parents=True)
+    r = subprocess.run([sys.executable, "-m", "memdir.distill", "--dir", str(tmp_path / "p"), "--home", str(tmp_path / "h"),
+                        "--session", OPENAI], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and "distill: session [redacted:" in r.stderr, r.stderr
+    _no_secret(r.stdout + r.stderr, "distill.log")

@@ -34,8 +34,12 @@ def main(argv: list[str] | None = None) -> int:
 
         time.sleep(min(args.delay, 300.0))
     os.environ["MEMDIR_DISTILLING"] = "1"  # anything we start (a host CLI and its hooks) stays out of memory
+    # distill.log gets every record of the "memdir" logger, redacted whole as the debug log's are (a warning can quote
+    # a turn, a model's error text or a URL's password)
+    from memdir.debuglog import RedactingFormatter
+
     handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("%(asctime)s %(process)d %(levelname)s %(message)s"))
+    handler.setFormatter(RedactingFormatter("%(asctime)s %(process)d %(levelname)s %(message)s"))
     flow.log.addHandler(handler)
     flow.log.setLevel(logging.INFO)
     flow.log.propagate = False
@@ -48,7 +52,9 @@ def main(argv: list[str] | None = None) -> int:
                  args.session or "(all)", out["calls"], len(out["notes"]), len(out["proposals"]), len(out["skipped"]),
                  len(out["rejected"]), len(out["errors"]))
     except Exception as exc:  # noqa: BLE001 — logged, never shown to the host
-        flow.log.warning("distill: session %s failed: %s: %s", args.session, type(exc).__name__, str(exc)[:300])
+        from memdir.capture.redact import redact
+
+        flow.log.warning("distill: session %s failed: %s: %s", args.session, type(exc).__name__, redact(str(exc))[:300])
     return 0
 
 
