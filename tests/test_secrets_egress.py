@@ -247,3 +247,26 @@ def test_the_distillation_workers_log_lines_are_redacted(tmp_path):
                         "--session", OPENAI], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0 and "distill: session [redacted:" in r.stderr, r.stderr
     _no_secret(r.stdout + r.stderr, "distill.log")
+
+
+def test_config_warnings_and_memdir_config_show_no_key_written_into_a_setting(tmp_path):
+    """A key written where a setting's value goes (a pasted key instead of the variable's name, a key in a bad value)
+    is shown redacted by the warning about it and by ``memdir config``, on the terminal and in ``--json``."""
+    import os
+    import subprocess
+    import sys
+
+    project = tmp_path / "p"
+    (project / ".git").mkdir(parents=True)
+    (project / ".memory").mkdir()
+    (project / ".memory" / "config.toml").write_text(
+        f'[inject]\nmax_chars = "{OPENAI}"\n[embed]\napi_key_env = "{GITHUB}"\n[{AWS}]\nx = 1\n', encoding="utf-8")
+    env = {**os.environ, "MEMDIR_HOME": str(tmp_path / "g"), "MEMDIR_RECALL_CHANNEL": OPENAI}
+    for args in (["config"], ["--json", "config"], ["config", "embed"], ["status"]):
+        r = subprocess.run([sys.executable, "-m", "memdir.cli", *args], cwd=project, env=env, capture_output=True,
+                           text=True, timeout=120)
+        assert r.returncode == 0, (args, r.stderr)
+        assert "bad value '[redacted:" in r.stderr, (args, r.stderr)
+        _no_secret(r.stdout + r.stderr, " ".join(args))
+        if "status" not in args:
+            assert "[redacted:" in r.stdout, (args, r.stdout)

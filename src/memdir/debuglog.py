@@ -26,6 +26,19 @@ class RedactingFormatter(logging.Formatter):
         return redact(super().format(record))
 
 
+class Redacted(logging.Formatter):
+    """Another formatter's whole output (``None``: the message alone), redacted: for a handler memdir did not make."""
+
+    def __init__(self, inner: logging.Formatter | None):
+        super().__init__()
+        self.inner = inner or logging.Formatter()
+
+    def format(self, record: logging.LogRecord) -> str:
+        from memdir.capture.redact import redact
+
+        return redact(self.inner.format(record))
+
+
 def _open_regular(path: Path):
     """``path`` opened for appending text, or ``None`` when it is not a regular file: opening a named pipe for writing
     waits for a reader, so a FIFO there would hang every command and hook (opened non-blocking, it fails at once or

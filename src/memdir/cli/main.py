@@ -18,6 +18,7 @@ from typing import Any
 import click
 
 import memdir.registry as registry
+from memdir.debuglog import RedactingFormatter
 from memdir.errors import Interrupted, MemdirError, UsageError, damaged_index
 
 log = logging.getLogger("memdir")
@@ -167,7 +168,7 @@ def _debug_logging() -> None:
     if log.propagate is False:
         return  # already on
     handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("memdir: %(levelname)s %(message)s"))
+    handler.setFormatter(RedactingFormatter("memdir: %(levelname)s %(message)s"))
     log.addHandler(handler)
     log.setLevel(logging.DEBUG)
     log.propagate = False  # one line per message (not again through the root handler)
@@ -220,6 +221,8 @@ def main(argv: list[str] | None = None) -> None:
     for h in logging.getLogger().handlers:  # the terminal gets warnings; MEMDIR_DEBUG's records go to debug.log only
         if h not in had:  # only the handler added here: a program embedding main() keeps its own
             h.setLevel(logging.WARNING)
+            # redacted as debug.log is: a warning can quote a setting's value, a turn or an endpoint's answer
+            h.setFormatter(RedactingFormatter("%(message)s"))
     try:
         rv = cli.main(args=argv, prog_name="memdir", standalone_mode=False)
         if isinstance(rv, int) and rv:

@@ -45,8 +45,8 @@ def mcp_argv(argv: list[str]) -> "tuple[str | None, str | None, bool] | None":
 
 
 def log_to_stderr(debug: bool) -> None:
-    """Log to stderr only (a handler writing to stdout is moved to stderr); memdir's loggers at DEBUG with ``debug``,
-    else WARNING."""
+    """Log to stderr only (a handler writing to stdout is moved to stderr), redacted; memdir's loggers at DEBUG with
+    ``debug``, else WARNING."""
     import logging
 
     root = logging.getLogger()
@@ -58,6 +58,12 @@ def log_to_stderr(debug: bool) -> None:
     for h in root.handlers:
         if isinstance(h, logging.StreamHandler) and getattr(h, "stream", None) is sys.stdout:
             h.setStream(sys.stderr)
+    from memdir.debuglog import Redacted
+
+    for h in root.handlers:  # the host keeps the server's stderr in its logs: redacted as debug.log is
+        if isinstance(h, logging.StreamHandler) and getattr(h, "stream", None) is sys.stderr \
+                and not isinstance(h.formatter, Redacted):
+            h.setFormatter(Redacted(h.formatter))
     logging.getLogger("memdir").setLevel(logging.DEBUG if debug else logging.WARNING)
 
 

@@ -537,6 +537,7 @@ def config_cmd(ctx, words, as_json):
     import difflib
     import re
 
+    from memdir.capture.events import redact_obj
     from memdir.urlmask import safe_url
 
     key, rest = (words[0], words[1:]) if words else (None, ())
@@ -568,8 +569,9 @@ def config_cmd(ctx, words, as_json):
                 difflib.get_close_matches(key, names, 1, 0.6)
             raise UsageError(f"unknown config key {key!r}" + (f": did you mean {close[0]!r}?" if close else "")
                              + " (`memdir config` lists every key)")
-    # a store or endpoint URL can carry a password (postgresql://u:pw@…, ?password=…): never print it
-    items = [(k, safe_url(v) if isinstance(v, str) and "://" in v else v, s, d) for k, v, s, d in cfg.items()
+    # a store or endpoint URL can carry a password (postgresql://u:pw@…, ?password=…): never print it; nor a key
+    # written where a setting's value goes (embed.api_key_env = "sk-…" instead of the variable's name)
+    items = [(k, redact_obj(safe_url(v) if isinstance(v, str) and "://" in v else v), s, d) for k, v, s, d in cfg.items()
              if key is None or k in picked]
     data = {k: {"value": v, "source": s, "doc": d} for k, v, s, d in items}
     width = max(len(k) for k, *_ in items)
