@@ -622,3 +622,47 @@ def test_store_share_warns_about_a_person_or_project_no_token_names_and_token_re
     for when in ("2020-01-01", "0d"):
         r = run("token", "bob", "--project", "typo", "--expires", when)
         assert r.returncode == 2 and "not in the future" in r.stderr and "mdt_" not in r.stdout, (when, r.stdout, r.stderr)
+
+
+def test_what_a_teammate_reads_from_the_server_holds_no_key_an_older_client_sent(pg_url):
+    """A row an older memdir sent (or wrote into the store) with a key in it: the server stores what a client sends
+    redacted, and its answers (recall, read, holdings) redact the rows already there, so a teammate never gets a
+    key in plain text."""
+    pytest.importorskip("uvicorn")
+    import urllib.request
+
+    from memdir.store.postgres import admin as pg_admin
+
+    key = "sk-proj-" + "Zq4tW9" * 7
+    admin = open_store(pg_url, project="proj")
+    _client(admin, "team_srv2")
+    pg_admin.share_events(admin.conn, "proj", person="tom")
+    ann_tok = pg_admin.add_token(admin.conn, "ann", ["proj"])
+    tom_tok = pg_admin.add_token(admin.conn, "tom", ["proj"])
+    tom = open_store(pg_url, project="proj", token=tom_tok)
+    _write(tom, [_ev("team:1", f"the flaky payment test needs the sandbox key {key}", ts=1_790_000_000.0)])
+    tom.close()
+    p, url = _serve(_login(pg_url, "team_srv2"))
+
+    def post(tok, what, body):
+        req = urllib.request.Request(f"{url}/proj/{what}", data=json.dumps(body).encode(), method="POST",
+                                     headers={"Content-Type": "application/json", "Authorization": f"Bearer {tok}"})
+        with urllib.request.urlopen(req, timeout=30) as r:
+            return r.read().decode("utf-8")
+
+    try:
+        sent = _ev("team:2", f"the staging deploy key is {key} until friday", ts=1_790_000_100.0)
+        assert json.loads(post(tom_tok, "events", {"events": [sent]}))["stored"] == 1
+        answers = [post(ann_tok, "recall", {"query": "sandbox key payment test", "k": 5}),
+                   post(ann_tok, "recall", {"query": "staging deploy key", "k": 5}),
+                   post(ann_tok, "read", {"id": "team:1"}), post(ann_tok, "read", {"id": "team:2"}),
+                   post(ann_tok, "holdings", {"newest": 5})]
+        assert all("[redacted:" in a for a in answers), answers
+        for a in answers:
+            assert key[:12] not in a, a
+        stored = admin.conn.execute("SELECT text FROM docs WHERE ref = 'team:2'").fetchone()["text"]
+        assert key[:12] not in stored and "[redacted:" in stored
+    finally:
+        p.terminate()
+        p.wait(timeout=30)
+        admin.close()

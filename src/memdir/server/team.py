@@ -28,7 +28,8 @@ A token the store does not know (wrong, revoked, expired) gets ``401``; a valid 
 
 An event row is what :meth:`memdir.core.Memdir.import_events` stores (``ref``, ``content_sha256``, ``role``,
 ``session``, ``ts``, ``ts_epoch``, ``text``, ``meta``): the client gates, redacts and keys it, so a queued row sent
-twice is stored once. Errors are one-line JSON ``{"error": …}``.
+twice is stored once; the server redacts its text and meta again (an older client's row), and the texts and summaries
+it answers with. Errors are one-line JSON ``{"error": …}``.
 
 Recall ranks with the local path's own function (:func:`rank_rows` → :func:`memdir.recall.rank.rank_candidates`): BM25 ×
 scope prior × decay × rehearsal boost × subject and date boosts, plus the session bonus, with memdir's default
@@ -44,6 +45,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from memdir.capture import events as cevents
 from memdir.errors import MemdirError
 from memdir.lazylog import getLogger
 from memdir.store.rows import EVENT_FIELDS
@@ -145,10 +147,20 @@ def _pool(url: str):
 def _row(ev: Any) -> dict[str, Any]:
     if not isinstance(ev, dict) or not all(isinstance(ev.get(k), str) and ev.get(k) for k in ("ref", "content_sha256", "text", "ts")):
         raise ValueError("each event needs ref, content_sha256, text and ts (strings)")
-    row = {k: ev.get(k) for k in EVENT_FIELDS}
+    # redacted here too: a client older than today's redaction patterns sends what it stored
+    row = cevents.outbound({k: ev.get(k) for k in EVENT_FIELDS})
     row["kind"] = "event"
     row["ts_epoch"] = float(row["ts_epoch"] or 0.0)
     return row
+
+
+def shown(hit: dict[str, Any]) -> dict[str, Any]:
+    """A hit as the server answers it: its text and summary redacted whole (rows an older memdir sent, or keys whose
+    shape was added since, reach no teammate in plain text)."""
+    for k in ("text", "summary"):
+        if isinstance(hit.get(k), str):
+            hit[k] = cevents.redact_text(hit[k])
+    return hit
 
 
 def app(url: str, cfg: dict[str, Any] | None = None):
@@ -252,7 +264,7 @@ def app(url: str, cfg: dict[str, Any] | None = None):
                                               limit=max(int(cfg["recall.candidates"]), k * 3)), q, k=k, now=now, cfg=cfg)
                 keys = ("ref", "kind", "role", "session", "ts", "text", "score", "bm25", "prior", "decay", "rehearsal",
                         "subject", "date", "session_bonus", "handle", "span", "summary", "content_sha256")
-                return JSONResponse({"hits": [{x: r.get(x) for x in keys} for r in rows]})
+                return JSONResponse({"hits": [shown({x: r.get(x) for x in keys}) for r in rows]})
             if what == "read":  # read-only: one memory the token may see, by handle or key (memdir get, memory_read)
                 ref = body.get("id")
                 if not isinstance(ref, str) or not ref.strip():
@@ -262,7 +274,7 @@ def app(url: str, cfg: dict[str, Any] | None = None):
                     found = s.resolve_handle(ref)
                     row = s.get_doc(found) if found else None
                 keys = ("ref", "kind", "role", "session", "ts", "text", "handle", "summary")
-                return JSONResponse({"hit": {x: row.get(x) for x in keys} if row else None})
+                return JSONResponse({"hit": shown({x: row.get(x) for x in keys}) if row else None})
             if what == "holdings":  # read-only: the viewer's team page
                 newest = body.get("newest", 5)
                 if not isinstance(newest, int) or not 0 <= newest <= 20:

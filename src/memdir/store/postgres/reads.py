@@ -8,6 +8,7 @@ import math
 from collections import Counter
 from typing import Any, Iterable, Iterator
 
+from memdir.capture import events as cevents
 from memdir.recall import passages
 from memdir.recall.bm25 import (
     K1,
@@ -319,7 +320,8 @@ class PgReads:
         """What this login may read of the project, by person (row-level security decides; nothing here widens it):
         ``{"me": person or None, "notes": n, "people": [{"person", "events", "sessions", "first", "last",
         "newest": [{"ref", "role", "session", "ts", "text"}]}]}``, the most recently active person first; ``text``
-        is at most 200 characters; ``person`` ``""`` holds rows written without a token."""
+        is at most 200 characters, redacted before the cut (:func:`memdir.capture.events.head`: a row an older memdir
+        sent may hold a key); ``person`` ``""`` holds rows written without a token."""
         p = (self.project,)
         me = self._x("SELECT memdir_person() AS me").fetchone()["me"]
         notes = self._x("SELECT count(*) AS n FROM docs WHERE project = %s AND kind = 'note' AND superseded_by IS NULL",
@@ -328,11 +330,11 @@ class PgReads:
         for r in self._x("SELECT owner, count(*) AS n, count(DISTINCT session) AS sessions, min(ts) AS first, "
                          "max(ts) AS last FROM docs WHERE project = %s AND kind = 'event' GROUP BY owner "
                          "ORDER BY max(ts_epoch) DESC", p).fetchall():
-            rows = self._x("SELECT ref, role, session, ts, left(text, 200) AS text FROM docs WHERE project = %s "
+            rows = self._x("SELECT ref, role, session, ts, left(text, 800) AS text FROM docs WHERE project = %s "
                            "AND kind = 'event' AND owner = %s ORDER BY ts_epoch DESC, id DESC LIMIT %s",
                            (self.project, r["owner"], int(newest))).fetchall()
             people.append({"person": r["owner"], "events": r["n"], "sessions": r["sessions"], "first": r["first"],
-                           "last": r["last"], "newest": [dict(x) for x in rows]})
+                           "last": r["last"], "newest": [{**x, "text": cevents.head(x["text"], 200)} for x in rows]})
         return {"me": me, "notes": notes, "people": people}
 
     def note_refs(self) -> set[str]:
