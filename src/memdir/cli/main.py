@@ -195,6 +195,14 @@ def _root_named(filename: object, argv: list[str] | None) -> str:
     return ""
 
 
+def _cut(msg: str, limit: int = 200) -> str:
+    """An unexpected error's text as its one line quotes it: redacted, then cut (a cut first could leave the first
+    part of a key, which no pattern knows)."""
+    from memdir.capture.redact import redact
+
+    return redact(msg)[:limit]
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point: run the CLI, mapping errors to one line on stderr and exit codes 0/1/2."""
     args = list(argv if argv is not None else sys.argv[1:])
@@ -260,13 +268,13 @@ def main(argv: list[str] | None = None) -> None:
         msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         advice = damaged_index(exc)  # found damaged after it opened: how to get a working index back
         if advice is None:
-            fail(f"{type(exc).__name__}: {msg[:200]} (rerun with --debug for details)", 1, "internal error")
+            fail(f"{type(exc).__name__}: {_cut(msg)} (rerun with --debug for details)", 1, "internal error")
         fail(advice, 1)
     except Exception as exc:  # noqa: BLE001 — the promise is "never a traceback"
         if debug:
             raise
         msg = str(exc).splitlines()[0] if str(exc) else ""
-        fail(f"{type(exc).__name__}: {msg[:200]} (rerun with --debug for details)", 1, "internal error")
+        fail(f"{type(exc).__name__}: {_cut(msg)} (rerun with --debug for details)", 1, "internal error")
 
 
 if __name__ == "__main__":
