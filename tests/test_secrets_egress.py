@@ -260,9 +260,10 @@ def test_config_warnings_and_memdir_config_show_no_key_written_into_a_setting(tm
     (project / ".git").mkdir(parents=True)
     (project / ".memory").mkdir()
     (project / ".memory" / "config.toml").write_text(
-        f'[inject]\nmax_chars = "{OPENAI}"\n[embed]\napi_key_env = "{GITHUB}"\n[{AWS}]\nx = 1\n', encoding="utf-8")
+        f'[inject]\nmax_chars = "{OPENAI}"\n[embed]\nprovider = "openai"\nurl = "http://127.0.0.1:9/v1/embeddings"\n'
+        f'api_key_env = "{GITHUB}"\n[{AWS}]\nx = 1\n', encoding="utf-8")
     env = {**os.environ, "MEMDIR_HOME": str(tmp_path / "g"), "MEMDIR_RECALL_CHANNEL": OPENAI}
-    for args in (["config"], ["--json", "config"], ["config", "embed"], ["status"]):
+    for args in (["config"], ["--json", "config"], ["config", "embed"], ["status"], ["--json", "status"]):
         r = subprocess.run([sys.executable, "-m", "memdir.cli", *args], cwd=project, env=env, capture_output=True,
                            text=True, timeout=120)
         assert r.returncode == 0, (args, r.stderr)

@@ -10,6 +10,7 @@ import time
 from typing import Any, Callable
 
 import memdir.embed as embed
+from memdir.capture import events as cevents
 from memdir.fileio import read_or_none
 from memdir.roots import ROOT_PAGE
 from memdir.config import refused_url_line, team_wanted
@@ -258,8 +259,9 @@ def vector_status(m: "Stores | Any", out: dict[str, Any]) -> dict[str, Any]:
     model = prov.model if prov else None
     from memdir.envfile import describe
 
-    out["embedding"] = {"provider": name, "model": model, "error": hybrid.vector_state(m)["provider_error"],
-                        "api_key": describe(m.config.get("embed.api_key_env"), getattr(m.config, "home", None))}  # never the value
+    # never the key's value; and redacted: embed.api_key_env may hold the key itself instead of its variable's name
+    out["embedding"] = cevents.redact_obj({"provider": name, "model": model, "error": hybrid.vector_state(m)["provider_error"],
+                                           "api_key": describe(m.config.get("embed.api_key_env"), getattr(m.config, "home", None))})
     for root in m.live():
         st = root.store
         s = out.setdefault(root.scope, {})
