@@ -4,6 +4,7 @@ embedding provider is asked to embed (backfill, the query of a hybrid recall, th
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from datetime import datetime, timezone
 from unittest import mock
 
@@ -108,41 +109,61 @@ def test_an_export_file_holds_no_stored_secret_in_an_events_metadata(tmp_path):
     _no_secret(dump, "export file")
 
 
-def test_the_team_servers_queue_sends_no_stored_secret(tmp_path):
-    import json
-    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+@contextmanager
+def _recording_server(answer: bytes = b"{}"):
+    """An HTTP server on 127.0.0.1 answering every POST with ``answer``; yields ``(base URL /v1, bodies received)``."""
     import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-    from memdir.engine import remote
-
-    bodies: list[bytes] = []
+    bodies: list[str] = []
 
     class Handler(BaseHTTPRequestHandler):
         def log_message(self, *a):
             pass
 
         def do_POST(self):  # noqa: N802
-            bodies.append(self.rfile.read(int(self.headers.get("content-length") or 0)))
+            bodies.append(self.rfile.read(int(self.headers.get("content-length") or 0)).decode("utf-8"))
             self.send_response(200)
-            self.send_header("content-length", "2")
+            self.send_header("content-length", str(len(answer)))
             self.end_headers()
-            self.wfile.write(b"{}")
+            self.wfile.write(answer)
 
     srv = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     threading.Thread(target=srv.serve_forever, daemon=True).start()
     try:
+        yield f"http://127.0.0.1:{srv.server_address[1]}/v1", bodies
+    finally:
+        srv.shutdown()
+        srv.server_close()
+
+
+def test_the_team_servers_queue_sends_no_stored_secret(tmp_path):
+    import json
+
+    from memdir.engine import remote
+
+    with _recording_server() as (url, bodies):
         # a row an older memdir queued as it stored it
         remote.enqueue(tmp_path, [{"ref": "u:s2:a", "content_sha256": "x", "role": "user", "session": "s2",
                                    "text": f"the deploy key is {OPENAI}", "ts": "2026-12-01T00:00:00Z", "ts_epoch": 0,
                                    "meta": json.dumps({"cwd": f"/srv?token={GITHUB}"})}])
-        res = remote.push(tmp_path, f"http://127.0.0.1:{srv.server_address[1]}/v1", "p", "tok", budget_s=5)
-    finally:
-        srv.shutdown()
-        srv.server_close()
+        res = remote.push(tmp_path, url, "p", "tok", budget_s=5)
     assert res["sent"] == 1 and bodies
-    sent = b"".join(bodies).decode("utf-8")
+    sent = "".join(bodies)
     assert "[redacted:" in sent
     _no_secret(sent, "push")
+
+
+def test_a_query_asked_of_the_team_server_is_redacted(tmp_path):
+    """A prompt holding a key, turned into a recall (the prompt hook's block, memory_recall), asks the team server
+    with the key redacted: the server is another machine."""
+    from memdir.engine import remote
+
+    with _recording_server(b'{"hits": []}') as (url, bodies):
+        ask = remote.Recall(url, "p", "tok", f"why does deploy fail with {OPENAI} and {AWS}?", 5, budget_s=10)
+        assert ask.result() == [], ask.error
+    assert len(bodies) == 1 and "[redacted:" in bodies[0]
+    _no_secret(bodies[0], "team recall")
 
 
 def test_export_to_a_team_store_copies_no_stored_secret(pg_url, tmp_path):

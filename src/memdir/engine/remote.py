@@ -388,7 +388,8 @@ class Recall:
         self._thread.start()
 
     def _ask(self, url: str, project: str, token: str, query: str, k: int, budget_s: float) -> None:
-        body = json.dumps({"query": query, "k": k, **({"now": self.now} if self.now else {})}).encode()
+        # the query may be a prompt holding a key: the server is another machine (redacted here, off the caller's thread)
+        body = json.dumps({"query": cevents.redact_text(query), "k": k, **({"now": self.now} if self.now else {})}).encode()
         try:
             req = urllib.request.Request(f"{url.rstrip('/')}/{project}/recall", data=body, method="POST",
                                          headers={"Content-Type": "application/json", "Authorization": f"Bearer {token}"})
