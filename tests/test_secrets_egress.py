@@ -310,3 +310,16 @@ def test_an_unexpected_errors_line_cuts_after_redacting(project, tmp_path, capsy
     code, out, err = run_cli(capsys, "recall", "deploy")
     assert code == 1 and "internal error" in err, err
     assert OPENAI[:9] not in err, err
+
+
+def test_a_proposal_file_holding_a_key_is_listed_redacted(tmp_path):
+    """A proposal file an older memdir's distillation wrote, or one edited by hand, is listed (memdir proposals, the
+    viewer, the MCP server) with its key redacted."""
+    with _open(tmp_path) as m:
+        p = m.propose("always run make lint before pushing", category="rules")
+        path = tmp_path / "p" / ".memory" / ".proposals" / f"{p['id']}.md"
+        text = path.read_text(encoding="utf-8").replace("summary: always", f"summary: {GITHUB} always")
+        path.write_text(text + f"\ntoken {OPENAI}\n", encoding="utf-8")
+        listed = m.proposals()
+        assert len(listed) == 1 and listed[0]["path"] and "[redacted:" in listed[0]["summary"]
+        _no_secret(repr(listed), "proposals")

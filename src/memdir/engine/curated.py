@@ -546,7 +546,9 @@ def proposals(s: Stores, *, status: str | None = "pending") -> list[dict[str, An
     """The body of :meth:`memdir.Memdir.proposals`, whose docstring is the contract."""
     from memdir.notes import proposals
 
-    return [{**p, "scope": r.scope} for r in s.live() for p in proposals.list_all(r.path, status=status)]
+    # redacted: a proposal file an older memdir wrote (or one edited by hand) may hold a key as written
+    return [{**cevents.redact_obj({k: v for k, v in p.items() if k != "path"}), "path": p.get("path"), "scope": r.scope}
+            for r in s.live() for p in proposals.list_all(r.path, status=status)]
 
 
 def proposal_path(s: Stores, pid: str) -> tuple[Root, Path]:
