@@ -207,7 +207,9 @@ def test_second_round_lookalikes_are_left_alone(text):
 
 
 @pytest.mark.parametrize("text", ["sess-ghp_Zz9Yy8Xx7Ww6Vv5Uu4Tt3Ss2Rr1Qq0Pp9Oo8", "id_glpat-AbCdEfGhIjKlMnOpQrSt",
-                                  "x_sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789"])
+                                  "x_sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789",
+                                  "s-sk-proj-Zz9Yy8Xx7Ww6Vv5Uu4Tt3Ss2Rr1Qq0Pp9Oo8", "run_sk-svcacct-AbCdEfGhIjKlMnOpQrStUv01",
+                                  "tok-xoxb-1234567890-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx"])
 def test_a_self_separating_key_prefix_glued_after_a_dash_or_underscore(text):
     """``ghp_`` / ``glpat-`` / ``sk-ant-`` carry their own separator: glued after ``-`` or ``_`` (a session id built
     from a token) the key is still one."""

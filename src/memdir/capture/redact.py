@@ -1229,7 +1229,10 @@ _LOGIN_SWITCHES = "relogin|cloud|anonymously|verify|quiet|q|verbose|v|frozen|loc
 _PROVIDER_RULES: list[_Rule] = [
     # --- AI providers
     _tok("anthropic_key", r"sk-ant-[A-Za-z0-9_-]{20,400}+", "sk-ant-"),
-    _tok("openai_key", r"sk-(?:(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{20,400}+|[A-Za-z0-9]{32,400}+)", "sk-"),
+    # a project / service-account / admin key's prefix is distinctive enough to be found glued after - or _ too
+    _tok("openai_key", r"sk-(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{20,400}+", "sk-proj-", "sk-svcacct-",
+         "sk-admin-", "sk-None-"),
+    _tok("openai_key", r"sk-[A-Za-z0-9]{32,400}+", "sk-"),
     # any other sk- key (sk-sp-…, sk-or-v1-…, DashScope, DeepSeek…), dots included: whole, never cut at a '.' (C18)
     _Rule("api_key", _r(r"sk-[A-Za-z0-9][A-Za-z0-9._-]{18,400}+" + _B_END), ("sk-",), check=_check_sk_key,
           priority=_P_PROVIDER - 5, trim=".-", anchors=("sk-",)),
@@ -1263,7 +1266,7 @@ _PROVIDER_RULES: list[_Rule] = [
     _tok("npm_token", r"npm_[A-Za-z0-9]{36,64}+", "npm_"),
     _tok("pypi_token", r"pypi-Ag[A-Za-z0-9_-]{50,400}+", "pypi-Ag"),
     # --- chat
-    _tok("slack_token", r"xox[abposre]-[A-Za-z0-9-]{10,250}+", "xox"),
+    _tok("slack_token", r"xox[abposre]-[A-Za-z0-9-]{10,250}+", *(f"xox{c}-" for c in "abposre")),
     _tok("slack_token", r"xapp-[0-9]-[A-Za-z0-9-]{10,250}+", "xapp-"),
     _tok("slack_webhook", r"https?://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/-]{20,300}+",
          "hooks.slack.com", end="", anchors=("https://hooks.slack.com/", "http://hooks.slack.com/")),
