@@ -136,3 +136,18 @@ def test_the_cli_edit_reads_utf16_with_its_byte_order_mark_as_remember_does(tmp_
     with memdir.open(proj, home=home) as m:
         got = m.get(note.id)
         assert got.text.strip() == body.strip() and tuple(got.tags) == ("db",)
+
+
+def test_a_partial_frontmatter_from_a_script_says_what_it_cleared(tmp_path):
+    """``printf -- '---\\nsummary: x\\n---\\nbody' | memdir edit ID -`` unpinned the note and dropped its tags without
+    a word ("saved")."""
+    proj = _project(tmp_path)
+    home = tmp_path / "g"
+    with memdir.open(proj, home=home) as m:
+        note = m.remember("deploys use pnpm", category="decisions", pinned=True, tags=["deploy"])
+    code, out = run_cli(["edit", note.id, "-"], home, proj, input="---\nsummary: pnpm\n---\ndeploys use pnpm, always\n")
+    assert code == 0 and "leaves out pinned, tags" in out and f"memdir pin {note.id}" in out, out
+    with memdir.open(proj, home=home) as m:
+        m.pin(note.id, True)
+    code, out = run_cli(["edit", note.id, "-"], home, proj, input="deploys use pnpm, always and everywhere\n")
+    assert code == 0 and "leaves out" not in out, out  # a body alone keeps the frontmatter: nothing to say

@@ -393,6 +393,7 @@ def edit(ctx, id, file, scope, expect, as_json):
             m.note_source(id, scope=scope)  # an unknown id is the first thing to say (NotFound)
             raise UsageError(f"edit needs the new text: `memdir edit {id} FILE`, `memdir edit {id} -` with the text on "
                              "stdin, or run it on a terminal to open $EDITOR")
+    was = None if from_editor else m.get(id, scope=scope)  # what a partial frontmatter from a script may clear
     try:
         note = m.edit(id, text, scope=scope, expect=expect)
     except MemdirError as exc:
@@ -413,6 +414,15 @@ def edit(ctx, id, file, scope, expect, as_json):
                               f"yours is kept in {kept} (compare, then `memdir edit {id} {kept}`)") from None
         raise type(exc)(f"{str(exc).splitlines()[0]} — your text is kept in {kept} (fix it, then `memdir edit {id} {kept}`)") from None
     emit(ctx, as_json, {"changed": True, "note": note.to_dict()}, f"saved {note.id} ({note.scope}) → {note.path}")
+    cleared = [k for k in CLEARED_BY_OMISSION if getattr(was, k, None) and not getattr(note, k, None)]
+    if cleared:  # a frontmatter without them replaces the note's whole frontmatter: say what that took away
+        click.echo(f"memdir: the new frontmatter leaves out {', '.join(cleared)}, so the note no longer has "
+                   f"{'it' if len(cleared) == 1 else 'them'}" + (f" (memdir pin {note.id} pins it again)"
+                                                                  if "pinned" in cleared else ""), err=True)
+
+
+#: fields of a note an edit whose frontmatter does not name them clears (a body alone keeps them all)
+CLEARED_BY_OMISSION = ("pinned", "tags", "highlight", "load_when")
 
 
 @click.command()
