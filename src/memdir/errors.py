@@ -115,3 +115,26 @@ def count_arg(value: object, name: str, *, zero: str) -> int:
     if value < 0:
         raise UsageError(f"{name} must be 0 or more ({zero}), not {value}")
     return int(min(value, MOST))
+
+
+def install_hint(extra: str = "", tool: str = "pip") -> str:
+    """The command that adds memdir's optional dependency group ``extra`` (``"ui"``, ``"mcp"``…; ``""``: memdir
+    itself) with ``tool`` (``pip``, ``pipx``): for a memdir installed from a folder (a clone, ``pip install -e .``)
+    that folder (``pip install -e '/src/memdir[ui]'``), as the README installs it; else the package's name
+    (``pip install 'memdir[ui]'``). A clone's user told to ``pip install 'memdir[ui]'`` asks the package index for a
+    project of that name instead."""
+    import json
+    from importlib import metadata
+    from urllib.parse import unquote, urlsplit
+
+    try:
+        raw = metadata.distribution("memdir").read_text("direct_url.json")
+        info = json.loads(raw) if raw else {}
+    except (metadata.PackageNotFoundError, ValueError, OSError):
+        info = {}
+    url = info.get("url") if isinstance(info, dict) else None
+    if isinstance(url, str) and url.startswith("file://") and isinstance(info.get("dir_info"), dict):
+        folder = unquote(urlsplit(url).path)
+        editable = "-e " if info["dir_info"].get("editable") else ""
+        return f"{tool} install {editable}'{folder}{f'[{extra}]' if extra else ''}'"
+    return f"{tool} install " + (f"'memdir[{extra}]'" if extra else "memdir")

@@ -8,6 +8,7 @@ import shlex
 
 import click
 
+from memdir.errors import install_hint
 from memdir.hosts.install import HOST_NAMES, install_host
 
 DIFF_LINES = 60  # lines of a --dry-run's change shown per file
@@ -60,7 +61,7 @@ def install(ctx, host, project, uninstall, dry_run, command, legacy, as_json):
 
     if not uninstall and importlib.util.find_spec("mcp") is None:
         click.echo("warning: the MCP server needs the optional 'mcp' package, which is not installed: "
-                   "pip install 'memdir[mcp]' (hooks work without it)", err=True)
+                   f"{install_hint('mcp')} (hooks work without it)", err=True)
     if not dry_run and not uninstall:
         click.echo(f"memdir {verb} installed for {host}; restart {host} to load it.")
     elif not dry_run:

@@ -11,7 +11,7 @@ from pathlib import Path
 import click
 
 from memdir.cli.output import emit, json_opt, open_store, plural
-from memdir.errors import MemdirError, UsageError
+from memdir.errors import MemdirError, UsageError, install_hint
 from memdir.roots import expand_user
 
 IMPORT_SOURCES = ("claude-code", "codex", "opencode", "jsonl", "claude-export", "specstory", "aider", "dsh")
@@ -373,7 +373,7 @@ def ui(ctx, host, port, token, no_browser, as_json):
     from memdir.ui import missing_deps, serve
 
     if missing_deps():
-        raise UsageError(f"`memdir ui` needs the ui extra (missing: {', '.join(missing_deps())}): pip install 'memdir[ui]'")
+        raise UsageError(f"`memdir ui` needs the ui extra (missing: {', '.join(missing_deps())}): {install_hint('ui')}")
     m = open_store(ctx)
 
     def ready(info):

@@ -8,6 +8,7 @@ from contextlib import contextmanager
 import click
 
 from memdir.cli.output import emit, json_opt
+from memdir.errors import install_hint
 
 _store_opt = click.option("--store", "url", envvar="MEMDIR_STORE", required=True, metavar="URL",
                           help="postgresql://… as the schema owner (default: MEMDIR_STORE).")
@@ -20,7 +21,7 @@ def _need_psycopg() -> None:
     try:
         import psycopg  # noqa: F401
     except ImportError:
-        raise MemdirError("the team store needs psycopg, which is not installed: pip install 'memdir[postgres]'") from None
+        raise MemdirError(f"the team store needs psycopg, which is not installed: {install_hint('postgres')}") from None
 
 
 @contextmanager

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Protocol, Sequence
 
 import memdir.registry as registry
-from memdir.errors import MemdirError, UsageError
+from memdir.errors import MemdirError, UsageError, install_hint
 
 # settings: the embed.* keys of memdir.config.SETTINGS
 
@@ -125,7 +125,7 @@ def get_provider(config: Any) -> Provider | None:
         raise UsageError(f"unknown embedding provider {name!r}: use one of none, auto, {', '.join(sorted(PROVIDERS))}")
     if not entry.available():
         extra = "multilingual" if name in ("e5", "use") else "embeddings"
-        raise EmbedError(f"embedding provider {name!r} is not installed: pip install 'memdir[{extra}]'")
+        raise EmbedError(f"embedding provider {name!r} is not installed: {install_hint(extra)}")
     return entry.factory(config)
 
 

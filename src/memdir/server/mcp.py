@@ -49,7 +49,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 import memdir.foreground as foreground
-from memdir.errors import MemdirError, UsageError, damaged_index
+from memdir.errors import MemdirError, UsageError, damaged_index, install_hint
 from memdir.server.mcplight import repair_json_text
 from memdir.server.mcpmodels import result_models
 from memdir.server.mcpparams import clear_param_errors
@@ -255,7 +255,7 @@ def build_server(project_dir: str | Path | None = None, *, home: str | Path | No
         from mcp.types import ToolAnnotations
         from pydantic import BaseModel, Field
     except ImportError as exc:  # pragma: no cover - depends on the install
-        raise UsageError("the MCP server needs the optional dependency `mcp`: pip install 'memdir[mcp]'") from exc
+        raise UsageError(f"the MCP server needs the optional dependency `mcp`: {install_hint('mcp')}") from exc
     return _build(MCPServer, ToolAnnotations, BaseModel, Field,
                   store or MemoryStore(project_dir, home=home, memdir=memdir, config=config, keep_warm=keep_warm),
                   log_level)

@@ -35,7 +35,7 @@ from contextlib import contextmanager
 from typing import Any, Iterable, Iterator
 
 from memdir.urlmask import safe_url, scrub
-from memdir.errors import MemdirError, StoreUnreachable
+from memdir.errors import MemdirError, StoreUnreachable, install_hint
 from memdir.store.postgres.migrations import STAT_SHARDS, migrate
 from memdir.store.postgres.pgvector import enable_pgvector
 from memdir.store.postgres.reads import PgReads
@@ -72,7 +72,7 @@ class PgStore(PgWrites, PgReads, PgVectors):
             import psycopg
             from psycopg.rows import dict_row
         except ImportError:
-            raise MemdirError("store is a postgresql:// URL but psycopg is not installed: pip install 'memdir[postgres]'") from None
+            raise MemdirError(f"store is a postgresql:// URL but psycopg is not installed: {install_hint('postgres')}") from None
         try:
             conn = psycopg.connect(url, autocommit=True, row_factory=dict_row, connect_timeout=10)
         except psycopg.Error as exc:
