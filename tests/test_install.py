@@ -174,6 +174,21 @@ def test_codex_toml_and_hooks(home):
     assert not hooks_path.exists()  # install created it; nothing else was in it
 
 
+def test_codex_uninstall_keeps_a_line_the_user_appended_after_memdir_s_last_table(home):
+    """``approval_policy = "never"`` appended at the end of config.toml after an install lies in memdir's last
+    ``[hooks.state."…"]`` table (TOML tables run to the next header): uninstall deleted it with the table."""
+    cfg = home / ".codex" / "config.toml"
+    cfg.parent.mkdir()
+    cfg.write_text('model = "gpt-5-codex"\n')
+    install_host("codex", argv=ARGV)
+    cfg.write_text(cfg.read_text() + 'approval_policy = "never"\n')
+    plan = install_host("codex", uninstall=True, argv=ARGV)
+    assert any("approval_policy below" in n and "top-level" in n for n in plan.notes), plan.notes
+    text = cfg.read_text()
+    assert 'approval_policy = "never"' in text and "trusted_hash" not in text and "mcp_servers" not in text, text
+    assert tomllib.loads(text)["model"] == "gpt-5-codex"
+
+
 def test_codex_trust_hash_is_the_one_codex_accepts():
     # recorded from a real `codex exec` (0.171.0) that ran this hook after `memdir install codex`
     handler = {"type": "command", "command": "/work/wt/h9hosts/.venv/bin/memdir hook codex session-start", "timeout": 10}

@@ -211,8 +211,19 @@ def codex_config(plan: Plan, path: Path, *, argv: list[str] | None, trust: dict[
     if state is not None and untrust:
         moved = {new_k: state[k] for k, new_k in untrust.items() if k in state and new_k}
         for k in untrust:
-            if k in state:
-                del state[k]
+            if k not in state:
+                continue
+            cur = state[k]
+            if not untrust[k] and isinstance(cur, Mapping) and set(cur) - {"trusted_hash"}:
+                # a line the user added below memdir's table is in that table (TOML has no end of a table): only
+                # memdir's key goes, theirs stays where they wrote it
+                if "trusted_hash" in cur:
+                    del cur["trusted_hash"]
+                plan.notes.append(f"{path}: {', '.join(sorted(cur))} below [hooks.state.\"{k}\"] belongs to that table "
+                                  "(a TOML table runs to the next header); kept — move it above the first table if "
+                                  "it is meant as a top-level setting")
+                continue
+            del state[k]
         for new_k, val in moved.items():
             state[new_k] = val
     if trust:
