@@ -85,3 +85,20 @@ def test_escaped_text_without_a_secret_is_left_alone(text):
 def test_a_bare_prefixed_key_before_an_escape_is_redacted(text):
     out = redact(text)
     assert "Zx9Qw8Er7Ty6Ui5Op4" not in out and "[redacted:" in out, out
+
+
+@pytest.mark.parametrize("text", [
+    'print("processing the items\\n")\nlog.write("done\\t" + name + "\\r\\n")\n' * 50,
+    "C:\\new\\table\\readme.txt",
+])
+def test_a_newline_escape_after_a_word_does_not_cost_a_second_look(text, monkeypatch):
+    """Source code's string literals hold ``\\n`` after words everywhere: only an escape after a key's run of
+    characters (or an escaped quote, a ``\\uXXXX``) makes the whole text worth scanning again (the second look
+    doubled redact()'s time on a source file)."""
+    import memdir.capture.redact as r
+
+    calls = []
+    real = r._unhidden_spans
+    monkeypatch.setattr(r, "_unhidden_spans", lambda t: calls.append(t) or real(t))
+    assert redact(text) == text
+    assert calls == []

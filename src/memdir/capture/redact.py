@@ -3247,7 +3247,7 @@ def find_secrets(text: str) -> list[tuple[str, int, int]]:
         spans = _union(spans, _spans(text.translate(_FULLWIDTH)))
     if isinstance(text, str) and (("%" in text and _ESCAPE_IN_KEY.search(text)) or (
             not text.isascii() and _INVISIBLE.search(text) and _INVISIBLE_IN_KEY.search(text)) or (
-            "\\" in text and _JSON_ESCAPE.search(text))):
+            "\\" in text and _JSON_ESCAPE_IN_KEY.search(text))):
         spans = _union(spans, _unhidden_spans(text))
     return spans
 
@@ -3284,6 +3284,10 @@ _ESCAPE = re.compile("%[0-9A-Fa-f]{2}")
 #: their character, so a secret in it is found as in the JSON itself (a key right before ``\\n`` ends its line)
 _JSON_ESCAPE = re.compile(r"\\{1,16}+(?=[\"'])|\\u[0-9A-Fa-f]{4}|\\[nrt]")
 _HIDDEN = re.compile(_INVISIBLE.pattern + "|" + _ESCAPE.pattern + "|" + _JSON_ESCAPE.pattern)
+#: the JSON escapes worth a second pass: an escaped quote, a ``\\uXXXX`` escape, or a ``\\n`` / ``\\r`` / ``\\t`` right
+#: after a run of key characters (a key before it); a ``\\n`` after a word, as in every string literal of source code
+#: (``"done\\n"``), is no reason to scan the whole text again
+_JSON_ESCAPE_IN_KEY = re.compile(r"\\{1,16}+(?=[\"'])|\\u[0-9A-Fa-f]{4}|(?<=[A-Za-z0-9+/=_-]{16})\\[nrt]")
 _CONTROL_ESCAPES = {"\\n": "\n", "\\r": "\r", "\\t": "\t"}
 #: the ones worth a second pass: between two characters a key or its label holds (an emoji's joiner or variation
 #: selector, common in chat, is not), an escape of such a character after one
