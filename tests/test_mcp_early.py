@@ -180,3 +180,18 @@ def test_recall_arguments_accepts_the_plain_json_shapes_only():
     for bad in [None, [], {}, {"query": "x", "_meta": {}}, {"query": "x", "k": 2.0}, {"query": "x", "kinds": "note"},
                 {"query": "x", "kinds": [1]}, {"query": b"x"}]:
         assert recall_arguments(bad) is None, bad
+
+
+def test_the_warm_up_asks_no_team_server(tmp_path, monkeypatch):
+    """The warm-up's recall is local: with remote.url set, a team recall of its made-up query at every `memdir mcp`
+    start reached the team server (and, with a hosted embedding provider, an embedding endpoint)."""
+    from memdir.engine import remote
+
+    _fill(tmp_path)
+    asked = []
+    monkeypatch.setattr(remote, "ask", lambda *a, **k: asked.append(a) or None)
+    m = Memdir(tmp_path / "proj", home=tmp_path / "home", clock=lambda: NOW,
+               config={"remote.url": "http://127.0.0.1:9/team"})
+    call = early_tools(MemoryStore(memdir=m))
+    assert asked == []
+    assert call("memory_recall", {"query": "pnpm"})["structuredContent"]["count"] >= 1
