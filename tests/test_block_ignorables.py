@@ -72,3 +72,18 @@ def _unmarked(text: str) -> str:
     import unicodedata
 
     return "".join(ch for ch in text if unicodedata.category(ch)[0] != "M")
+
+
+def test_markup_and_code_angles_are_not_read_through(monkeypatch):
+    """A ``<`` whose next character (after blanks and a ``/``) is an ASCII letter other than ``m`` cannot start a
+    ``<memory>`` tag: it is not read through NFKD and character references, which made the prompt hook's block of
+    large tool outputs (JSX, HTML, CJK text with ``<b>``) about four times slower to build."""
+    import memdir.inject.block as block
+
+    read = []
+    real = block._as_read
+    monkeypatch.setattr(block, "_as_read", lambda t: read.append(t) or real(t))
+    text = "部署 <b>注意</b> a < b && <ul><li key={i}>x</li></ul> List<T> </ T>\n" * 20
+    assert block.escape(text) == text
+    assert read == []
+    assert block.escape("部署 </m\u0301emory> <&#109;emory>").count("&lt;") == 2
