@@ -42,3 +42,14 @@ def test_the_user_stays():
 ])
 def test_httpie_without_a_secret_is_left_alone(text):
     assert redact(text) == text
+
+
+@pytest.mark.parametrize("text", [
+    "npm run http -- -a 127.0.0.1:8080", "yarn http -a 10.0.0.1:3000", "caddy run http -a localhost:2019",
+    "check the http server then rsync -a deploy@web1:/srv/www ./backup", "http -a admin: localhost:8080",
+    "http -a localhost:8080 :3000/health",
+])
+def test_an_address_or_a_user_alone_after_dash_a_is_no_password(text):
+    """``-a`` is an address flag of many tools started by a script named http; HTTPie's own ``-a`` is read only where
+    http is the command, and never takes a port or a user without a password."""
+    assert redact(text) == text

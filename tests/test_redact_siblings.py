@@ -219,6 +219,16 @@ def test_a_self_separating_key_prefix_glued_after_a_dash_or_underscore(text):
     assert "[redacted:" in out and text.split("_", 1)[-1][-12:] not in out, out
 
 
+@pytest.mark.parametrize("text", ["docs/slack-xoxb-token-setup.md", "git checkout fix-xoxb-token-refresh-bug",
+                                  "see how-to-use-xoxp-user-tokens", "test_sk-proj-keys-are-redacted-everywhere",
+                                  "a sk-proj-keys_are_redacted_in_every_output note"])
+def test_a_key_prefix_followed_by_words_is_a_name_about_keys(text):
+    """A file, branch or test name about keys (``xoxb-token-refresh-bug``) is no key, glued or not."""
+    from memdir.capture.redact import redact
+
+    assert redact(text) == text
+
+
 @pytest.mark.parametrize("text", ["cache-key-d41d8cd98f00b204e9800998ecf8427e", "ORDER-API-01ARZ3NDEKTSV4RRFFQ69G5FAV",
                                   "idempotency_key-1d8578e51d394106bdafe65d8d754c8b"])
 def test_a_common_word_prefix_glued_after_a_dash_is_part_of_an_identifier(text):

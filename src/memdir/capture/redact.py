@@ -1076,12 +1076,34 @@ def _check_plain(m: re.Match[str], value: str, text: str) -> bool:
     return not _is_placeholder(value)
 
 
+#: what may stand before a command on its line: nothing, a prompt, a pipe or list operator, a subshell, sudo
+_COMMAND_LEAD = re.compile(r"(?:^|[|;&`(>$]|\bsudo|\bthen|\bdo|\bexec)[ \t]*$")
+
+
 def _check_httpie_auth(m: re.Match[str], value: str, text: str) -> bool:
     """HTTPie's ``-a``: the password after ``user:``, or a token alone (``-A bearer``), never a user alone (HTTPie
-    asks for the password then: ``http -a bob URL``)."""
-    if _is_placeholder(value) or _shell_expansion(value):
+    asks for the password then: ``http -a bob URL``, ``-a admin:``). Only where ``http`` / ``xh`` is the command (at
+    a line's start, after a prompt, a pipe, ``;``, ``&&`` or ``sudo``): ``npm run http -- -a 127.0.0.1:8080`` and "the
+    http server, then rsync -a deploy@web1:/srv" pass an address; a port after ``host:`` is no password either."""
+    if _is_placeholder(value) or _shell_expansion(value) or value.endswith(":"):
         return False
-    return m.group("user") is not None or _looks_secretish(value)
+    line = text.rfind("\n", 0, m.start()) + 1
+    if not _COMMAND_LEAD.search(text[max(line, m.start() - 200):m.start()]):
+        return False
+    user = m.group("user")
+    if user is not None and value.isdigit() and len(value) <= 5:  # host:port
+        return False
+    return user is not None or _looks_secretish(value)
+
+
+#: a key prefix's tail that is words joined by - or _ (``sk-proj-keys-are-redacted``, ``xoxb-token-refresh-bug``): a
+#: file, branch or test name about keys, not a key
+_WORDS_TAIL = re.compile(r"(?:sk-(?:proj|svcacct|admin|None)-|xox[abposre]-)[a-z]+(?:[-_][a-z]+)*")
+
+
+def _check_not_words(m: re.Match[str], value: str, text: str) -> bool:
+    """A provider key whose prefix is followed by more than lower-case words (:data:`_WORDS_TAIL`)."""
+    return not _WORDS_TAIL.fullmatch(value)
 
 
 def _check_sk_key(m: re.Match[str], value: str, text: str) -> bool:
@@ -1231,7 +1253,7 @@ _PROVIDER_RULES: list[_Rule] = [
     _tok("anthropic_key", r"sk-ant-[A-Za-z0-9_-]{20,400}+", "sk-ant-"),
     # a project / service-account / admin key's prefix is distinctive enough to be found glued after - or _ too
     _tok("openai_key", r"sk-(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{20,400}+", "sk-proj-", "sk-svcacct-",
-         "sk-admin-", "sk-None-"),
+         "sk-admin-", "sk-None-", check=_check_not_words),
     _tok("openai_key", r"sk-[A-Za-z0-9]{32,400}+", "sk-"),
     # any other sk- key (sk-sp-…, sk-or-v1-…, DashScope, DeepSeek…), dots included: whole, never cut at a '.' (C18)
     _Rule("api_key", _r(r"sk-[A-Za-z0-9][A-Za-z0-9._-]{18,400}+" + _B_END), ("sk-",), check=_check_sk_key,
@@ -1266,7 +1288,8 @@ _PROVIDER_RULES: list[_Rule] = [
     _tok("npm_token", r"npm_[A-Za-z0-9]{36,64}+", "npm_"),
     _tok("pypi_token", r"pypi-Ag[A-Za-z0-9_-]{50,400}+", "pypi-Ag"),
     # --- chat
-    _tok("slack_token", r"xox[abposre]-[A-Za-z0-9-]{10,250}+", *(f"xox{c}-" for c in "abposre")),
+    _tok("slack_token", r"xox[abposre]-[A-Za-z0-9-]{10,250}+", *(f"xox{c}-" for c in "abposre"),
+         check=_check_not_words),
     _tok("slack_token", r"xapp-[0-9]-[A-Za-z0-9-]{10,250}+", "xapp-"),
     _tok("slack_webhook", r"https?://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/-]{20,300}+",
          "hooks.slack.com", end="", anchors=("https://hooks.slack.com/", "http://hooks.slack.com/")),
