@@ -18,25 +18,17 @@ log = logging.getLogger("memdir")
 
 
 class RedactingFormatter(logging.Formatter):
-    """A formatter whose whole output (message and traceback: an error can quote a prompt) is redacted."""
+    """A formatter whose whole output (message and traceback: an error can quote a prompt) is redacted: its own
+    ``fmt``'s, or with ``inner`` another formatter's (a handler memdir did not make keeps its format)."""
+
+    def __init__(self, fmt: str | None = None, *, inner: logging.Formatter | None = None):
+        super().__init__(fmt)
+        self.inner = inner
 
     def format(self, record: logging.LogRecord) -> str:
         from memdir.capture.redact import redact  # only when a record is written: the hook path stays lean
 
-        return redact(super().format(record))
-
-
-class Redacted(logging.Formatter):
-    """Another formatter's whole output (``None``: the message alone), redacted: for a handler memdir did not make."""
-
-    def __init__(self, inner: logging.Formatter | None):
-        super().__init__()
-        self.inner = inner or logging.Formatter()
-
-    def format(self, record: logging.LogRecord) -> str:
-        from memdir.capture.redact import redact
-
-        return redact(self.inner.format(record))
+        return redact(self.inner.format(record) if self.inner is not None else super().format(record))
 
 
 def _open_regular(path: Path):

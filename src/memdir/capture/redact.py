@@ -69,8 +69,9 @@ trigger.
 Not covered (documented limits): a secret split across lines or messages; bare values with no
 label and no prefix other than long hex/base64 (a 40-hex token reads as a git SHA; a random password
 alone on a line); a prefixed key whose tail is single-case or lower-case hex; an
-unquoted password containing spaces after ``:``. Values inside JSON-escaped text may be redacted
-a little too far (through a literal ``\\n``), never too short.
+unquoted password containing spaces after ``:``. Values inside JSON-escaped text are ended at an
+escaped newline by the second look (:func:`_unhidden_spans`); the first may take one a little too far (through a
+literal ``\\n``), never too short.
 
 Performance: patterns start with a literal (found with ``str.find``, then ``re.match`` there), the
 word boundary before a match is checked in Python, and every repeat is possessive (Python >= 3.11)

@@ -58,12 +58,12 @@ def log_to_stderr(debug: bool) -> None:
     for h in root.handlers:
         if isinstance(h, logging.StreamHandler) and getattr(h, "stream", None) is sys.stdout:
             h.setStream(sys.stderr)
-    from memdir.debuglog import Redacted
+    from memdir.debuglog import RedactingFormatter
 
     for h in root.handlers:  # the host keeps the server's stderr in its logs: redacted as debug.log is
         if isinstance(h, logging.StreamHandler) and getattr(h, "stream", None) is sys.stderr \
-                and not isinstance(h.formatter, Redacted):
-            h.setFormatter(Redacted(h.formatter))
+                and not isinstance(h.formatter, RedactingFormatter):
+            h.setFormatter(RedactingFormatter(inner=h.formatter or logging.Formatter()))
     logging.getLogger("memdir").setLevel(logging.DEBUG if debug else logging.WARNING)
 
 
@@ -112,13 +112,19 @@ def run_session(dir_: str | None, home: str | None, debug: bool) -> bool:
     held: dict[str, Any] = {}
     leave_on_interrupt()
 
-    def early():
-        # first in the loading thread: memdir's engine, the store opened and warmed, and the answers a tools/call
-        # gets before the SDK has loaded (memdir.server.mcpearly); the SDK server will use the same store
+    def logging_once() -> None:  # the loading thread's first step, whichever of early() and load() runs it
+        if held.get("logging"):
+            return
         import logging
 
         logging.basicConfig(level=logging.WARNING, format="%(message)s", stream=sys.stderr)  # as the click CLI does
         log_to_stderr(debug)
+        held["logging"] = True
+
+    def early():
+        # first in the loading thread: memdir's engine, the store opened and warmed, and the answers a tools/call
+        # gets before the SDK has loaded (memdir.server.mcpearly); the SDK server will use the same store
+        logging_once()
         from memdir.server.mcp import MemoryStore
         from memdir.server.mcpearly import early_tools
 
@@ -126,11 +132,9 @@ def run_session(dir_: str | None, home: str | None, debug: bool) -> bool:
         return early_tools(held["store"])
 
     def load():
-        import logging
-
         import memdir.foreground as foreground
 
-        logging.basicConfig(level=logging.WARNING, format="%(message)s", stream=sys.stderr)  # as the click CLI does
+        logging_once()
         # a background job: the interpreter switches threads every 0.5 ms meanwhile, so an early tool call (the main
         # thread) waits that long, not 5 ms, for the interpreter after each SQLite statement while the SDK imports
         with foreground.background():
@@ -138,7 +142,6 @@ def run_session(dir_: str | None, home: str | None, debug: bool) -> bool:
             from memdir.server.mcp import build_server, serve_lines
 
             compile_all()  # the secret detectors' patterns, before the SDK: a first recall's redaction does not pay
-            log_to_stderr(debug)
             server = build_server(dir_, home=home, log_level="DEBUG" if debug else "WARNING", store=held.get("store"))
             held["server"] = server
             import memdir.core  # noqa: F401 — the engine's modules, so the first tool call only opens the store

@@ -127,16 +127,15 @@ def run(m: Any, *, session: str | None = None, since: Any = None, dry_run: bool 
             lock.acquire()
         except filelock.Timeout:
             raise MemdirError("another distillation of this project is running; try again when it ends") from None
+    finished: list[str] = []  # sessions whose every chunk was asked and written
     try:
-        _run_locked(m, root, props, out, session=session, since_epoch=since_epoch, dry_run=dry_run, provider=provider)
+        _run_locked(m, root, props, out, session=session, since_epoch=since_epoch, dry_run=dry_run, provider=provider,
+                    finished=finished)
     except KeyboardInterrupt as exc:  # Ctrl-C (or a SIGTERM the CLI turns into one): what was written stays
         if isinstance(exc, Interrupted):
             raise
-        done = [s for s in out["sessions"] if s["status"] in ("distilled", "partial")]
-        if done and done[-1] is out["sessions"][-1]:
-            done.pop()  # the session it was in: its chunk not marked, asked again next run
-        raise Interrupted(len(done), what=f"session{'' if len(done) == 1 else 's'} distilled (notes written)",
-                          verb="distil") from None
+        n = len(finished)  # the session it was in is not among them: its chunk is asked again next run
+        raise Interrupted(n, what=f"session{'' if n == 1 else 's'} distilled (notes written)", verb="distil") from None
     finally:
         if lock is not None:
             lock.release()
@@ -144,7 +143,7 @@ def run(m: Any, *, session: str | None = None, since: Any = None, dry_run: bool 
 
 
 def _run_locked(m: Any, root: Any, props: Any, out: dict[str, Any], *, session: str | None, since_epoch: float | None,
-                dry_run: bool, provider: Any) -> None:
+                dry_run: bool, provider: Any, finished: list[str]) -> None:
     cfg = m.config
     min_turns, cap = int(cfg.get("distill.min_turns")), int(cfg.get("distill.daily_cap"))
     max_body = int(cfg.get("distill.max_body_chars"))
@@ -243,6 +242,8 @@ def _run_locked(m: Any, root: Any, props: Any, out: dict[str, Any], *, session: 
                 out["marked"] += len(chunk_rows)
         if entry["status"] == "distilled" and not entry["calls"]:
             entry["status"] = "skipped"
+        if entry["status"] in ("distilled", "partial"):
+            finished.append(sid)
 
 
 def _reject(out: dict[str, Any], counts: dict[str, int], sid: str, i: int, why: str) -> None:

@@ -314,13 +314,18 @@ def next_call(s: Stores, h: Hit, kind: str, weights: dict[str, float]) -> Hit | 
     root = s.roots.get(h.scope)
     if root is None or not root.exists():
         return None
-    best, best_s = None, -1.0
+    run = []
     for r in root.store.events_after(h.id, h.session, FOLLOW_RUN):
         if r["role"] != "tool":
             break  # the next turn: what comes after it is that turn's doing
-        if answers(kind, r["text"] or "") and (sc := weight_held(r["text"] or "", weights)) > best_s:
-            best, best_s = r, sc
-    return None if best is None else event_hit(best, h, "tool", reasons={"follows": h.id})
+        if answers(kind, r["text"] or ""):
+            run.append(r)
+    if not run:
+        return None
+    # one call answers: it (nothing to weigh, which would tokenize it on the prompt's path); several: the one holding
+    # most of the query's weight, the first on a tie
+    best = run[0] if len(run) == 1 else max(run, key=lambda r: (weight_held(r["text"] or "", weights), -run.index(r)))
+    return event_hit(best, h, "tool", reasons={"follows": h.id})
 
 
 def weight_held(text: str, weights: dict[str, float]) -> float:

@@ -6,8 +6,8 @@ own answers, while the SDK and memdir's engine load in a background thread (1.5â
 
 A ``memory_recall`` that comes before the SDK has loaded is answered from memdir's engine, which that thread loads
 first (``early``, :mod:`memdir.server.mcpearly`). The first message the loop does not answer itself (another
-``tools/call``, a ``tools/list`` with a cursor, anything it does not know) waits for the full server and is then handed over: the SDK server is fed, through an in-memory line
-stream, the ``initialize`` requests (under ids of its own, ``memdir-replay-N``; their replies are dropped) and the
+``tools/call``, a ``tools/list`` with a cursor, anything it does not know) waits for the full server and is then
+handed over: the SDK server is fed, through an in-memory line stream, the ``initialize`` requests (under ids of its own, ``memdir-replay-N``; their replies are dropped) and the
 notifications the loop took so far, then that message and every later one, in arrival order. The loop stays the
 transport: it reads every line, answers a line that is not JSON with a JSON-RPC parse error (``-32700``, id null:
 the SDK would drop it without a reply), and writes the SDK's replies. Nothing but JSON-RPC reaches the protocol
