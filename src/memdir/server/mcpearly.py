@@ -54,17 +54,20 @@ def warm(m: Any) -> None:
     """Pay now, in the background, for what the first recall of a session would: the index opened (and brought up to
     date with the Markdown notes), the tokenizer and glossary tables, the recall path's modules and the redaction
     patterns. Read-only and local: nothing is counted as recalled, and the warm-up query goes to no team server and no
-    embedding endpoint (the lexical search alone: a ``recall`` would ask both, at every session start). Never raises
-    (a failure is the first call's to report)."""
+    embedding endpoint (with either configured, the lexical search alone: a ``recall`` would ask them at every session
+    start; else the whole recall). Never raises (a failure is the first call's to report)."""
     try:
         from memdir.capture import redact
         from memdir.engine import lexical
         from memdir.recall.tokenize import query_tokens
         from memdir.server.tools import do_recall  # noqa: F401 - its modules
 
-        lexical.resync(m.stores)
-        lexical.lexical(m.stores, query_tokens(WARM_QUERY, repeats=True), k=3, scope=None, kinds=None,
-                        query=WARM_QUERY)
+        if m.config.get("remote.url") or m.config.get("recall.channel") != "lexical":
+            lexical.resync(m.stores)
+            lexical.lexical(m.stores, query_tokens(WARM_QUERY, repeats=True), k=3, scope=None, kinds=None,
+                            query=WARM_QUERY)
+        else:  # nothing it would ask leaves the machine: the whole recall path, as a first call walks it
+            m.recall(WARM_QUERY, k=3, rehearse=False)
         redact.compile_all()
     except Exception:  # noqa: BLE001 - warming only; the call itself reports what is wrong
         pass
