@@ -187,16 +187,17 @@ def check_item(item: Any, *, categories: list[str], max_body: int) -> tuple[dict
     body = plain_text(body) if isinstance(body, str) else body
     if not isinstance(body, str) or is_blank(body):  # white space, or only invisible characters: nothing to keep
         return None, "empty body"
-    if is_blank(MARKER_RE.sub("", redact(body))):
+    body = body.strip()
+    if len(body) > max_body:  # before any work on it: a reply's item may be huge
+        return None, f"oversized body ({len(body)} chars > {max_body})"
+    kept = redact(body)  # what the note would hold
+    if is_blank(MARKER_RE.sub("", kept)):
         return None, "the body is only a secret (redacted): nothing to keep"
     if not isinstance(summary, str) or is_blank(summary):
-        summary = next(x for x in body.strip().splitlines() if not is_blank(x))
+        summary = next(x for x in body.splitlines() if not is_blank(x))
     summary = " ".join(plain_text(summary).split())
     if len(summary) > MAX_SUMMARY_CHARS:
         return None, f"oversized summary ({len(summary)} chars > {MAX_SUMMARY_CHARS})"
-    body = body.strip()
-    if len(body) > max_body:
-        return None, f"oversized body ({len(body)} chars > {max_body})"
     tags, load_when = str_list(item.get("tags")), str_list(item.get("load_when"))
     if tags is None or load_when is None:
         return None, "tags/load_when must be lists of strings"
@@ -206,7 +207,7 @@ def check_item(item: Any, *, categories: list[str], max_body: int) -> tuple[dict
     if sup is not None and not isinstance(sup, str):
         return None, "supersedes must be a note id"
     sup = sup.strip() if isinstance(sup, str) and sup.strip() else None
-    cand = {"category": cat, "summary": redact(summary), "body": redact(body),
+    cand = {"category": cat, "summary": redact(summary), "body": kept,
             "tags": [redact(t) for t in tags], "load_when": [redact(t) for t in load_when], "supersedes": sup}
     cand["redacted"] = (cand["summary"] != summary or cand["body"] != body or cand["tags"] != tags
                         or cand["load_when"] != load_when)
