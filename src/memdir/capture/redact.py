@@ -373,7 +373,10 @@ def _check_assignment(m: re.Match[str], value: str, text: str) -> bool:
             return len(value) >= 8 and _looks_secretish(value) and (
                 (any(c.isupper() for c in value) and any(c.islower() for c in value)) or not value.replace("_", "").isalnum())
         return len(value) >= 16 and _looks_secretish(value)
-    is_password = "pass" in key or "pwd" in key or _PW_KEY.search(key) is not None
+    # yarn's npmAuthIdent holds "user:password"
+    is_password = "pass" in key or "pwd" in key or _PW_KEY.search(key) is not None or key.lower().endswith("authident")
+    if m.group("kw") == "pat" and not (len(value) >= 20 and _looks_secretish(value)):
+        return False  # "the PAT: create one under …": a personal access token is a long random string
     if m.group("kw") == "pw":  # a short name: a credential only as a word ("pw", "db_pw") holding a secret-like value
         if _PW_KEY.search(key) is None or not _looks_secretish(value):
             return False
@@ -607,7 +610,7 @@ def _check_config_set(m: re.Match[str], value: str, text: str) -> bool:
 #: the last word of a variable's name that says it holds a password (its value may be a word: ``hunter2``, ``sunshine``)
 _ENV_PASSWORD_WORDS = frozenset("password passwd passphrase pass pwd pw".split())
 #: the last word of a variable's name that says it holds another credential (its value must look like one)
-_ENV_SECRET_WORDS = frozenset("token authtoken auth secret apikey credentials credential".split())
+_ENV_SECRET_WORDS = frozenset("token authtoken auth secret apikey credentials credential pat".split())
 #: the same words glued after another in one word of a name (``PGPASSWORD``, ``GITHUBTOKEN``, ``CLIENTSECRET``): the
 #: long ones only (``OLDPWD`` is a directory, ``…PASS`` begins ``PGPASSFILE``)
 _ENV_GLUED_PASSWORD = ("password", "passwd", "passphrase")
@@ -1906,22 +1909,33 @@ _KEYWORD_RULES: list[_Rule] = [
         ("pass", "pwd", "secret", "key", "token", "credential"), priority=_P_ASSIGN, check=_check_yaml_next_line,
         pre=frozenset(), lowered=True, anchors=("pass", "pwd", "secret", "api", "access", "private", "token", "credential"),
     ),
+    # composer's auth.json (or a composer.json's config): {"github-oauth": {"github.com": "TOKEN"}}, gitlab-token,
+    # gitlab-oauth; the host names the token's server, the value is the token
+    _Rule(
+        "token",
+        _r(r"\"(?:github-oauth|gitlab-oauth|gitlab-token)\"[ \t]{0,4}:[ \t\r\n]{0,40}\{[ \t\r\n]{0,40}\"[^\"\r\n]{1,100}\""
+           r"[ \t]{0,4}:[ \t]{0,4}\"(?P<val>[^\"\\\s]{8,256})\""),
+        ("oauth", "gitlab-token"), priority=_P_ASSIGN, group="val", check=lambda m, v, t: not _is_placeholder(v),
+        pre=frozenset(), lowered=True, anchors=('"github-oauth"', '"gitlab-oauth"', '"gitlab-token"'),
+    ),
     # key = value, "key": "value", key: value, for credential-like key names
     _Rule(
         "password",  # refined per key by _assignment_kind
         _r(r"(?P<kw>password|passwd|passphrase|pass(?![a-z])|pwd|pw|secret|apikey|api[_ -]key|access[_ -]?key|secret[_ -]?key"
            r"|private[_-]?key|signing[_-]?key|encryption[_-]?key|master[_-]?key|secret[_-]?key[_-]?base"
            # a key that signs or seals: a web framework's session / cookie key, an HMAC or JWT key
-           r"|(?:session|cookie|hmac|jwt)[_-]?(?:secret[_-]?)?key|token|auth|credentials?)"
+           r"|(?:session|cookie|hmac|jwt)[_-]?(?:secret[_-]?)?key|token|auth(?:ident)?|credentials?"
+           # a personal access token's usual name (GH_PAT, AZURE_DEVOPS_EXT_PAT): only as a name's last word
+           r"|(?<![a-z0-9])pat(?![a-z0-9]))"
            # the name may close a subscript (os.environ['API_KEY'] = …, settings[:token] = …) or carry a type
            # (PASSWORD: &str = …, apiKey: string = …); Makefile's ?=, += and ::= assign too
            r"(?:[\"']?\]|[\"'])?(?::[ \t]{0,4}&?(?:'static[ \t]{1,4})?[a-z_][\w.<>\[\]]{0,40}+\??(?=[ \t]{0,8}=[^=>]))?"
            r"(?P<sep>[ \t]{1,8}(?:==>|-->)[ \t]{1,8}|[ \t]{0,8}(?:::=|\?=|\+=|:=|=>|=|:)[ \t]{0,8}|[ \t]{1,8}" + _ARROWS
            + r"[ \t]{1,8})" + _QUOTED_OR_BARE),
-        ("pass", "pw", "secret", "key", "token", "auth", "credential"),
+        ("pass", "pw", "secret", "key", "token", "auth", "credential", "pat"),
         priority=_P_ASSIGN, check=_check_assignment, pre=frozenset(), lowered=True,
         anchors=("pass", "pw", "secret", "api", "access", "private", "signing", "encryption", "master",
-                 "session", "cookie", "hmac", "jwt", "token", "auth", "credential"), whole="password",
+                 "session", "cookie", "hmac", "jwt", "token", "auth", "credential", "pat"), whole="password",
     ),
 ]
 _ASSIGN_RULE = _KEYWORD_RULES[-1]
@@ -2330,9 +2344,9 @@ def _assignment_kind(hay: str, kw_start: int, kw_end: int) -> str:
     k = hay[i:kw_end].lower()
     if "aws" in k and ("secret" in k or "session" in k):
         return "aws_secret_key"
-    if "pass" in k or "pwd" in k or _PW_KEY.search(k):
+    if "pass" in k or "pwd" in k or _PW_KEY.search(k) or k.endswith("authident"):
         return "password"
-    if "token" in k or k.endswith("auth"):
+    if "token" in k or k.endswith(("auth", "pat")):
         return "token"
     if "private" in k or "signing" in k or "encryption" in k or "master" in k:
         return "secret_key"
