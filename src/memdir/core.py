@@ -132,15 +132,17 @@ class Memdir:
         return forgetting.forget(self.stores, id, scope=scope)
 
     def forget_matching(self, *, query: str | None = None, prefix: str | None = None, scope: str | None = None,
-                        token: str | None = None, force: bool = False) -> dict[str, Any]:
+                        token: str | None = None, force: bool = False, rules: bool = True) -> dict[str, Any]:
         """Forget by text (``query``: substring, case/width/space-folded, notes and events) or by event-key
         ``prefix`` (``import:<source>`` undoes an import). Without ``token`` a preview ``{"count", "notes",
         "events", "samples", "token"}``; with the preview's token (or ``force``) deletes with tombstones. See
-        :mod:`memdir.engine.forget`. Raises ``UsageError`` (neither or both given, a query under 2 chars, a token
-        that no longer matches)."""
+        :mod:`memdir.engine.forget`. ``rules=False`` leaves the notes of ``rules/`` out of both (an agent's
+        forget). Raises ``UsageError`` (neither or both given, a query under 2 chars, a token that no longer
+        matches)."""
         from memdir.engine.forget import forget_matching
 
-        return forget_matching(self.stores, query=query, prefix=prefix, scope=scope, token=token, force=force)
+        return forget_matching(self.stores, query=query, prefix=prefix, scope=scope, token=token, force=force,
+                               rules=rules)
 
     def recent(self, *, kinds: Iterable[str] | None = None, category: str | None = None, scope: str | None = None,
                limit: int = 20) -> list[Hit]:

@@ -43,10 +43,11 @@ def fold(text: str) -> str:
 
 
 def matches(s: Stores, *, query: str | None = None, prefix: str | None = None,
-            scope: str | None = None) -> list[dict[str, Any]]:
+            scope: str | None = None, rules: bool = True) -> list[dict[str, Any]]:
     """Every memory matching ``query`` (substring, folded) or ``prefix`` (event key), newest first:
     ``[{"id", "scope", "kind", "ts", "text" (first 100 chars)}]``. Exactly one of the two must be given
-    (``UsageError`` otherwise, or for a query of less than 2 characters after folding)."""
+    (``UsageError`` otherwise, or for a query of less than 2 characters after folding). ``rules=False`` leaves
+    the notes of ``rules/`` out."""
     if (query is None) == (prefix is None):
         raise UsageError("forget by text needs exactly one of --query TEXT or --prefix KEY")
     q = fold(query) if query is not None else None
@@ -67,6 +68,8 @@ def matches(s: Stores, *, query: str | None = None, prefix: str | None = None,
         for r in found:
             if r["ref"].startswith(ROOT_PAGE + "/"):  # a line of ROOT.md: edited by hand, never forgotten (it
                 continue  # made the confirmed delete fail half-way, after the notes before it were gone)
+            if not rules and r["kind"] == "note" and r["ref"].startswith("rules/"):
+                continue
             out.append({"id": r["ref"], "scope": root.scope, "kind": r["note_kind"] if r["kind"] == "note" else r["role"],
                         "type": r["kind"], "ts": r["ts"], "text": cevents.head(r["text"]), "pinned": bool(r["pinned"]),
                         "_epoch": r["ts_epoch"]})
@@ -82,14 +85,15 @@ def token_for(query: str | None, prefix: str | None, scope: str | None, found: l
 
 
 def forget_matching(s: Stores, *, query: str | None = None, prefix: str | None = None, scope: str | None = None,
-                    token: str | None = None, force: bool = False) -> dict[str, Any]:
+                    token: str | None = None, force: bool = False, rules: bool = True) -> dict[str, Any]:
     """Preview (no ``token``) or delete (the preview's ``token``, or ``force``) what :func:`matches` finds.
 
     Preview: ``{"deleted": False, "count", "notes", "events", "pinned", "samples" (≤ 20, newest first; each says whether
     it is pinned), "token"}``.
     Delete: ``{"deleted": True, "count", "notes", "events"}``. Raises ``UsageError`` for a token that does not
-    match the current set (run the preview again)."""
-    found = matches(s, query=query, prefix=prefix, scope=scope)
+    match the current set (run the preview again). ``rules=False``: the notes of ``rules/`` are neither matched nor
+    deleted (an agent's forget: only people remove a rule)."""
+    found = matches(s, query=query, prefix=prefix, scope=scope, rules=rules)
     expected = token_for(query, prefix, scope, found)
     out: dict[str, Any] = {"deleted": False, "query": query, "prefix": prefix, "count": len(found),
                            "notes": sum(x["type"] == "note" for x in found),

@@ -351,7 +351,11 @@ def do_remember(m: "Memdir", text: str, category: str = "facts", summary: str | 
     not written: it becomes a pending proposal, ``{"existed": bool, "note": None, "proposal": {...}, "message"}``
     (a person accepts it with ``memdir proposals accept ID``); so does a note that would supersede a rule."""
     sup = clean_text(supersedes).strip() if supersedes else None
-    replaces_rule = bool(sup) and sup.split("/", 1)[0] == "rules" and m.get(sup) is not None
+    try:  # by what it names, not how: the handle recall and the block show stands for a rule as well as its id
+        target = m.get(sup) if sup else None
+    except MemdirError:
+        target = None  # a bad id: remember says why
+    replaces_rule = getattr(target, "category", None) == "rules"
     if clean_text(category).strip() == "rules" or replaces_rule:  # a model never writes or replaces a rule
         p = m.propose(clean_text(text), category=clean_text(category).strip(), summary=clean_text(summary) if summary else None,
                       tags=[clean_text(t) for t in tags or ()], load_when=[clean_text(t) for t in load_when or ()],
@@ -372,11 +376,11 @@ def do_remember(m: "Memdir", text: str, category: str = "facts", summary: str | 
 def do_forget_matching(m: "Memdir", query: str | None = None, prefix: str | None = None,
                        confirm_token: str | None = None) -> dict[str, Any]:
     """Forget by text or key prefix (:meth:`Memdir.forget_matching`): a preview with a ``confirm_token``, or
-    the delete when the token is given. Returns ``{"id": None, "forgotten", "count", "confirm_token",
+    the delete when the token is given; the notes of ``rules/`` are left out (only people remove a rule). Returns ``{"id": None, "forgotten", "count", "confirm_token",
     "samples", "message"}``; ``confirm_token`` is ``None`` once deleted and when nothing matches."""
     res = m.forget_matching(query=clean_text(query) if query is not None else None,
                             prefix=clean_text(prefix) if prefix is not None else None,
-                            token=clean_text(confirm_token).strip() if confirm_token else None)
+                            token=clean_text(confirm_token).strip() if confirm_token else None, rules=False)
     what = f"query={_echo(query, 200)!r}" if query is not None else f"prefix={_echo(prefix, 200)!r}"
     if res["deleted"]:
         msg = f"forgot {res['count']} memories matching {what} ({res['notes']} notes, {res['events']} events)"
