@@ -28,7 +28,8 @@ limit live capture only:
    engines' and scrapers' tools by their name's words, :mod:`memdir.capture.webnames`) or a shell download from
    another machine (``curl``/``wget``/``iwr`` … wherever the shell runs it: :func:`fetches_web`) keeps its call line alone,
    ``WebFetch: https://… → (web content not kept)``: a page may carry instructions, which a later block must not
-   bring back (case C37).
+   bring back (case C37). Our own ``<memory>`` block in a tool's text is cut out (``memory_block`` when nothing else
+   came back).
 3. user/assistant text is cleaned: our own ``<memory>…</memory>`` block and host-injected blocks
    (``<system-reminder>``, ``<available_skills>``, Codex ``<environment_context>`` / ``<user_instructions>`` /
    ``<turn_aborted>`` / ``<collaboration_mode>`` / ``<skills_instructions>`` / ``<plugins_instructions>`` /
@@ -129,7 +130,13 @@ _TRADITIONAL = str.maketrans("謝繼續沒問題開確認對", "谢继续没问�
 
 # a block opens at the start of a line, as hosts and memdir write them; a tag named inside a sentence ("they appear as
 # `<memory>` tags") is prose, and an unclosed one there used to take the rest of the message with it
-_MEMORY_BLOCK = re.compile(r"(?m)^[ \t]*<memory\b[^>\n]*>(?s:.*?)(?:</memory\s*>|\Z)", re.I)
+# (``<memory-context>`` is another tool's tag, not ours: taken for ours, it took the person's question with it)
+_MEMORY_BLOCK = re.compile(r"(?m)^[ \t]*<memory(?=[\s/>])[^>\n]*>(?s:.*?)(?:</memory\s*>|\Z)", re.I)
+#: in a tool's text our block also opens right after the call's arrow (``Bash: memdir context x → <memory>``)
+_TOOL_MEMORY_BLOCK = re.compile(r"(?m)(?:^[ \t]*|(?<= →) *)<memory(?=[\s/>])[^>\n]*>(?s:.*?)(?:</memory\s*>|\Z)",
+                                re.I)
+#: the outer closing tag a nested block leaves on its own line once the inner block is cut
+_STRAY_CLOSE = re.compile(r"(?m)^[ \t]*</memory\s*>[ \t]*(?:\n|\Z)", re.I)
 _HOST_TAGS = ("system-reminder", "available_skills", "environment_context", "user_instructions",
               "local-command-stdout", "local-command-stderr", "local-command-caveat", "task-notification",
               "user-prompt-submit-hook", "turn_aborted", "collaboration_mode", "skills_instructions",
@@ -222,7 +229,21 @@ def strip_injected(text: str) -> tuple[str, set[str]]:
         removed |= {"host"} if n_host else set()
         if not (n_mem or n_host):
             break
+    if "memory" in removed:
+        out = _STRAY_CLOSE.sub("", out)
     return out.strip(), removed
+
+
+def _tool_without_block(text: str) -> tuple[str, bool]:
+    """A tool's ``text`` without our ``<memory>`` block(s) (``memdir context`` in a shell, a sub-agent printing what
+    it was given: a second copy of memories the next block would show again), and whether nothing but the call was
+    left."""
+    out, n = _TOOL_MEMORY_BLOCK.subn("", text)
+    if not n:
+        return text, False
+    out = _STRAY_CLOSE.sub("", out).strip()
+    call, arrow, rest = out.partition(" →")
+    return out, not (rest.strip() if arrow else out)
 
 
 def is_host_injected(text: str) -> bool:
@@ -509,6 +530,9 @@ def gate(event: Any, config: Any) -> Decision:
                                             cwd=cwd))
         if not cmd and name.strip().lower() in SHELL_TOOLS and text.startswith(name + ": "):  # an importer's summary
             cmd = text.split("\n", 1)[0][len(name) + 2:].split(" → ", 1)[0]
+        text, only_block = _tool_without_block(text)
+        if only_block:
+            return _no("memory_block", f"{name}: only our <memory> block", role=role)
         if (is_web_tool(name, _setting(config, "capture.web_tools", ())) or (cmd and fetches_web(cmd))) \
                 and not _setting(config, "capture.web_content", False):
             # third-party text (a page, search results, a download) may carry instructions: only the call is kept
