@@ -79,6 +79,7 @@ from memdir.capture.webfetch import SHELL_WRAPPERS, WEB_COMMANDS, fetches_web  #
 from memdir.capture.webnames import mcp_parts, names_web_tool
 from memdir.capture.failed_reads import failed_because
 from memdir.capture.courtesy import is_courtesy
+from memdir.capture.acks import LONGEST as _LONGEST_ACK, TRADITIONAL as _TRADITIONAL, TRIVIAL  # noqa: F401
 from memdir.lazylog import getLogger
 
 log = getLogger("memdir")  # imports logging only when a record can go somewhere
@@ -107,26 +108,6 @@ WEB_TOOLS = ("webfetch", "websearch", "web_fetch", "web_search", "web_search_cal
              "*webpage*", "*web_page*")
 #: what a web tool's event keeps of its output while ``capture.web_content`` is off (the call line stays)
 WEB_OMITTED = "(web content not kept)"
-
-#: whole-message acknowledgements (compared after lower-casing and removing punctuation, spaces and emoji)
-TRIVIAL = frozenset("""
-ok okay okey k kk oki yes yep yeah yup y no nope n sure fine cool nice great good thanks thank thankyou thx ty
-tks cheers please pls go goon goahead continue cont next done lgtm agreed right correct got gotit understood
-alright allright roger hi hello hey yo bye retry again proceed 继续 好 好的 好滴 好吧 好啊 好嘞 行 行吧 可以 可
-嗯 嗯嗯 恩 哦 噢 喔 对 对的 对呀 是 是的 谢谢 多谢 感谢 谢啦 收到 明白 了解 知道了 懂了 没问题 好了 完成 下一步
-开始 确认 同意 ok了 はい うん ありがとう 네 감사합니다
-soundsgood looksgood perfect awesome excellent keepgoing carryon makessense allgood noted sgtm
-お願いします おねがいします 続けて 続けてください 進めて 進めてください どうぞ 了解です わかりました 分かりました
-承知しました オッケー いいです ええ
-알겠습니다 알겠어요 알겠어 좋아요 좋아 계속 계속해 계속해요 계속해주세요 계속해줘 고마워요 고마워 확인 네네 응 예
-alot somuch verymuch manythanks appreciated appreciateit muchappreciated letsgo goforit doit thanku
-吧 啊 呀 啦 哒 嘛 哈 谢谢你 谢谢您 辛苦 辛苦了 辛苦啦
-ありがとうございます ありがとうございました どうも です よろしく 了解しました 承知です
-고맙습니다 감사 감사해요 감사합니다 좋습니다 진행 진행해 진행해요 진행해주세요 넵 오케이 알았어
-""".split())
-#: the traditional forms of the characters of :data:`TRIVIAL`'s Chinese words (謝謝, 繼續, 沒問題, 確認, 開始, 對),
-#: read as the simplified ones by the acknowledgement tests
-_TRADITIONAL = str.maketrans("謝繼續沒問題開確認對", "谢继续没问题开确认对")
 
 # a block opens at the start of a line, as hosts and memdir write them; a tag named inside a sentence ("they appear as
 # `<memory>` tags") is prose, and an unclosed one there used to take the rest of the message with it
@@ -299,7 +280,7 @@ def is_trivial(text: str) -> bool:
         return False
     ok = [True] + [False] * len(s)
     for i in range(1, len(s) + 1):
-        for j in range(max(0, i - 12), i):
+        for j in range(max(0, i - _LONGEST_ACK), i):
             if ok[j] and s[j:i] in TRIVIAL:
                 ok[i] = True
                 break
