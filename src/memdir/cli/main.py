@@ -251,20 +251,20 @@ def main(argv: list[str] | None = None) -> None:
         fail(str(exc), 130, "")
     except MemdirError as exc:
         if debug:
-            raise
+            debug_traceback(exc, exc.exit_code)
         fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__, exc.exit_code)
     except KeyboardInterrupt:
         sys.exit(130)
     except OSError as exc:  # a file the user named cannot be read or written
         if debug:
-            raise
+            debug_traceback(exc, 1)
         where = f": {exc.filename}" if getattr(exc, "filename", None) else ""
         fail(f"{exc.strerror or exc}{where}{_root_named(exc.filename, opts)}", 1)
     except BrokenPipeError:
         sys.exit(0)
     except sqlite3.DatabaseError as exc:
         if debug:
-            raise
+            debug_traceback(exc, 1)
         msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         advice = damaged_index(exc)  # found damaged after it opened: how to get a working index back
         if advice is None:
@@ -272,9 +272,21 @@ def main(argv: list[str] | None = None) -> None:
         fail(advice, 1)
     except Exception as exc:  # noqa: BLE001 — the promise is "never a traceback"
         if debug:
-            raise
+            debug_traceback(exc, 1)
         msg = str(exc).splitlines()[0] if str(exc) else ""
         fail(f"{type(exc).__name__}: {_cut(msg)} (rerun with --debug for details)", 1, "internal error")
+
+
+def debug_traceback(exc: BaseException, code: int) -> None:
+    """``--debug``: ``exc``'s whole traceback on stderr, redacted as the one-line error is (an exception's message
+    and the arguments a frame quotes can hold a key the user typed), then exit ``code``."""
+    import traceback
+
+    from memdir.capture.redact import redact
+
+    sys.stderr.write(redact("".join(traceback.format_exception(exc))))
+    sys.stderr.flush()
+    sys.exit(code)
 
 
 if __name__ == "__main__":

@@ -143,6 +143,7 @@ def serve_command(ctx: click.Context, host: str, port: int, path: str, token: st
 
         config = uvicorn.Config(app, log_level="debug" if debug else "warning", access_log=debug,
                                 lifespan="on", timeout_graceful_shutdown=3)
+        redact_server_logs()
         running["server"] = uvicorn.Server(config)
         anyio.run(lambda: running["server"].serve(sockets=[sock]))
     except KeyboardInterrupt:
@@ -229,3 +230,17 @@ def _start_warm_hooks(home: str | None):
         return None
     w = WarmServer(home)
     return w if w.start() else None
+
+
+def redact_server_logs() -> None:
+    """The handlers uvicorn set up (its error log and, with ``--debug``, its access log, which quotes each request's
+    path and query: the viewer's search words, a token in a URL) format through :class:`RedactingFormatter`, as
+    memdir's own stderr does. Call after ``uvicorn.Config`` (it configures logging)."""
+    import logging
+
+    from memdir.debuglog import RedactingFormatter
+
+    for name in ("uvicorn", "uvicorn.error", "uvicorn.access", "uvicorn.asgi"):
+        for h in logging.getLogger(name).handlers:
+            if not isinstance(h.formatter, RedactingFormatter):
+                h.setFormatter(RedactingFormatter(inner=h.formatter or logging.Formatter()))
