@@ -38,7 +38,23 @@ def _reference_normalize(text: str) -> str:
     except UnicodeEncodeError:
         text = text.encode("utf-8", "replace").decode("utf-8")
     # a Turkish dotted capital I reads as i (its lower case is i + a combining dot; sibling of C31)
-    return unicodedata.normalize("NFKC", text).casefold().replace("i\u0307", "i")
+    text = unicodedata.normalize("NFKC", text).casefold().replace("i\u0307", "i")
+    # v7: marks and format characters between two word characters are left out (a word is not cut at them)
+    out, i = [], 0
+    while i < len(text):
+        j = i
+        while j < len(text) and unicodedata.category(text[j])[0] in "MC" and text[j] not in "\x00\n\t\x1f\x85":
+            j += 1
+        run = text[i:j]
+        inner = (run and i and j < len(text) and re.match(r"\w", text[i - 1]) and re.match(r"\w", text[j])
+                 and all(unicodedata.category(c) in ("Mn", "Mc", "Me", "Cf") for c in run))
+        if j > i:
+            out.append("" if inner else run)
+            i = j
+        else:
+            out.append(text[i])
+            i += 1
+    return "".join(out)
 
 
 def _reference_fold(word: str) -> str:

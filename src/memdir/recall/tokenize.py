@@ -17,6 +17,10 @@ Pipeline: NFKC + casefold, then
   marks (Cyrillic, Greek, Devanagari) are kept. Documents and queries both get the pair, so ``cafe`` finds
   ``café``, and a query spelled ``café`` matches an accented memory on two terms and an unaccented one on one: the
   exact spelling ranks first.
+* a combining mark or an invisible format character between two letters (Arabic harakat, Hebrew points, a Devanagari
+  vowel sign, a zero-width space, joiner or soft hyphen inside ``kuber\\u200bnetes``) is left out, so the word stays
+  one token (:func:`mend_words`): FTS5 reads such a character as a separator, and a query typed without it (as
+  people type ``مرحبا`` for ``مَرْحَبًا``) must find the word.
 
 Tokens only ever contain word characters and ``. - _ / : @ + #``, which the FTS5 column is told to treat as
 token characters (:data:`FTS_TOKENCHARS`), and queries are built from tokens, never raw text, so no input can
@@ -155,17 +159,51 @@ def stem(word: str) -> str:
 
 
 def normalize(text: str) -> str:
-    """NFKC + casefold, with lone surrogates replaced (they cannot be encoded as UTF-8) and a Turkish dotted capital
-    I read as ``i``."""
+    """NFKC + casefold, with lone surrogates replaced (they cannot be encoded as UTF-8), a Turkish dotted capital
+    I read as ``i`` and the marks and invisible characters inside words left out (:func:`mend_words`)."""
     if not isinstance(text, str):
         text = str(text)
     if text.isascii():  # fast path: NFKC leaves ASCII alone and casefold is lower() there
         return text.lower()
+    return mend_words(_normalize_chars(text))
+
+
+def _normalize_chars(text: str) -> str:
     text = text.encode("utf-8", "replace").decode("utf-8") if _has_surrogate(text) else text
     out = nfkc(text).casefold()
     # a dotted capital I (Turkish İ) lower-cases to i + a combining dot, which would cut the word in two ("i",
     # "stanbul"): it is an i, as FTS5's remove_diacritics reads it (case C31)
     return out.replace("i\u0307", "i") if "\u0307" in out else out
+
+
+#: a character that may be a mark or a format character: not a word character, not white space, not in a block of
+#: punctuation alone (ASCII and Latin-1 but the soft hyphen, general punctuation, CJK punctuation, fullwidth forms)
+_MAYBE_INNER = (r"[^\w\s\x00-\xac\xae-\xbf\u2010-\u2027\u2030-\u205f\u3000-\u3029\u3030-\u303f"
+                r"\uff00-\uffef]")
+_maybe_inner = re.compile(_MAYBE_INNER).search  # one quick pass: most texts hold none
+#: a run of those between two word characters: :func:`_inner` keeps it unless it is all marks and format characters
+_INNER = re.compile(rf"(?<=\w){_MAYBE_INNER}+(?=\w)")
+
+
+def _inner(mo: re.Match) -> str:
+    run = mo.group()
+    return "" if all(unicodedata.category(c)[0] == "M" or unicodedata.category(c) == "Cf" for c in run) else run
+
+
+def mend_words(text: str) -> str:
+    """``text`` (normalized) without the combining marks (``M*``) and invisible format characters (``Cf``: zero-width
+    space and joiners, soft hyphen, word joiner, bidi marks, BOM) that stand between two word characters. Python's
+    ``\\w`` and FTS5's ``unicode61`` both cut a word at them, so ``مَرْحَبًا`` was six one-letter tokens and
+    ``kuber\\u200bnetes`` two; without them the word is one token, the one a query typed without them gives."""
+    return text if text.isascii() or _maybe_inner(text) is None else _INNER.sub(_inner, text)
+
+
+def marks_inside_words(text: str) -> bool:
+    """True when :func:`mend_words` changes ``text``'s tokens: an index written before it must re-tokenize it."""
+    if not isinstance(text, str) or text.isascii():
+        return False
+    n = _normalize_chars(text)
+    return mend_words(n) != n
 
 
 #: fullwidth punctuation common in Chinese text and the ideographic space, each with its NFKC form (one ASCII char)

@@ -536,11 +536,20 @@ def m015_unspaced_scripts(cur) -> None:
     retokenize(cur, f"({whole}) ~ %s", ("[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff]",))
 
 
+def m016_marks_inside_words(cur) -> None:
+    """A combining mark or invisible character between two letters no longer cuts the word
+    (:func:`memdir.recall.tokenize.mend_words`): the rows of the docs holding a non-ASCII character are re-tokenized
+    (:func:`retokenize` rewrites only those whose tokens change)."""
+    whole = ("d.text || coalesce(d.summary, '') || coalesce(d.highlight, '') || coalesce(d.tags, '') || "
+             "coalesce(d.load_when, '') || coalesce(d.meta, '')")
+    retokenize(cur, f"octet_length({whole}) <> char_length({whole})")
+
+
 #: numbered schema migrations; append, never edit a landed one
 MIGRATIONS = [m001_create_tables, m002_row_level_security, m003_tiers_vectors, m004_stats_and_term_counts,
               m005_private_events, m006_pgvector, m007_per_person_keys_and_counters, m008_vector_storage,
               m009_rehearsal_per_person, m010_event_labels, m011_accent_folding, m012_token_lifecycle_and_personal_sharing,
-              m013_revoked_tokens, m014_dotted_capital_i, m015_unspaced_scripts]
+              m013_revoked_tokens, m014_dotted_capital_i, m015_unspaced_scripts, m016_marks_inside_words]
 
 
 def migrate(conn) -> int:

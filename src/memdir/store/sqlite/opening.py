@@ -295,7 +295,7 @@ def index_version() -> str:
 
     p = passages
     return (f"{tokenizer_id()}+ctx{rows.CONTEXT_TOKENS}{CONTEXT_RULE}+split{p.SPLIT_ABOVE}.{p.TARGET}.{p.SPLIT_ABOVE_TURN}{LABELS}"
-            f"{DOTTED_I}{UNSPACED}")
+            f"{DOTTED_I}{UNSPACED}{MARKS}")
 
 
 #: the part of :func:`index_version` naming how a neighbour's tokens are chosen (:func:`memdir.store.rows.context_tokens`;
@@ -319,10 +319,25 @@ UNSPACED = "+unspaced"
 _UNSPACED_GLOB = "*[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff]*"
 
 
+#: the part of :func:`index_version` saying a combining mark or invisible character between two letters no longer
+#: cuts the word (:func:`memdir.recall.tokenize.mend_words`); an index of the version before it is rebuilt only when
+#: one of its texts holds one (:func:`check_tokenizer`)
+MARKS = "+inner-marks"
+
+_TEXTS = ("SELECT text || ifnull(summary, '') || ifnull(highlight, '') || ifnull(tags, '') || ifnull(load_when, '') "
+          "|| ifnull(meta, '') AS t FROM docs")
+
+
 def _texts_match(db: sqlite3.Connection, where: str, args: tuple) -> bool:
-    return db.execute("SELECT 1 FROM (SELECT text || ifnull(summary, '') || ifnull(highlight, '') || ifnull(tags, '') "
-                      "|| ifnull(load_when, '') || ifnull(meta, '') AS t FROM docs) WHERE " + where + " LIMIT 1",
-                      args).fetchone() is not None
+    return db.execute("SELECT 1 FROM (" + _TEXTS + ") WHERE " + where + " LIMIT 1", args).fetchone() is not None
+
+
+def marked_text(db: sqlite3.Connection) -> bool:
+    """True when a stored text holds a mark or invisible character inside a word (only non-ASCII texts are read)."""
+    from memdir.recall.tokenize import marks_inside_words
+
+    return any(marks_inside_words(t) for (t,) in db.execute("SELECT t FROM (" + _TEXTS + ") WHERE t GLOB ?",
+                                                            ("*[^\x01-\x7f]*",)))
 
 
 def unspaced_text(db: sqlite3.Connection) -> bool:
@@ -333,10 +348,10 @@ def unspaced_text(db: sqlite3.Connection) -> bool:
 
 def _untouched(db: sqlite3.Connection, stored: str, version: str) -> bool:
     """True when ``stored`` is ``version`` without some of its last parts (:data:`LABELS`, :data:`DOTTED_I`,
-    :data:`UNSPACED`: each a change that touches only some rows) and the store holds none of the rows they touch."""
-    tests = {LABELS: labeled_events, DOTTED_I: dotted_i, UNSPACED: unspaced_text}
+    :data:`UNSPACED`, :data:`MARKS`: each a change that touches only some rows) and the store holds none of the rows they touch."""
+    tests = {LABELS: labeled_events, DOTTED_I: dotted_i, UNSPACED: unspaced_text, MARKS: marked_text}
     tail = ""
-    for part in (UNSPACED, DOTTED_I, LABELS):  # newest first
+    for part in (MARKS, UNSPACED, DOTTED_I, LABELS):  # newest first
         tail = part + tail
         if stored + tail == version:
             return not any(tests[p](db) for p in tests if p in tail)
