@@ -64,6 +64,7 @@ def _reference_fold(word: str) -> str:
         if unicodedata.combining(ch) and base.isascii() and base.isalpha():
             continue
         if not unicodedata.combining(ch):
+            ch = "i" if ch == "ı" else ch  # v8: a dotless i folds to i
             base = ch
         out.append(ch)
     return unicodedata.normalize("NFC", "".join(out))

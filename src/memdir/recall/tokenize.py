@@ -13,8 +13,9 @@ Pipeline: NFKC + casefold, then
   (``don't`` → ``dont``, ``don``; ``Caroline's`` → ``carolines``, ``caroline``);
 * a word with accented Latin letters also gives the tokens of its **folded** spelling, after its own (case C31:
   ``café`` → ``café``, ``cafe``; ``Zeitüberschreitung`` → ``zeitüberschreitung``, ``zeituberschreit``): the combining
-  marks on a Latin base letter are dropped (:func:`fold`, what FTS5's ``remove_diacritics`` does), other scripts'
-  marks (Cyrillic, Greek, Devanagari) are kept. Documents and queries both get the pair, so ``cafe`` finds
+  marks on a Latin base letter are dropped (:func:`fold`, what FTS5's ``remove_diacritics`` does) and a Turkish
+  dotless ``ı`` becomes ``i`` (``ILIK``, its capital, casefolds to ``ilik``), other scripts' marks (Cyrillic, Greek,
+  Devanagari) are kept. Documents and queries both get the pair, so ``cafe`` finds
   ``café``, and a query spelled ``café`` matches an accented memory on two terms and an unaccented one on one: the
   exact spelling ranks first.
 * a combining mark or an invisible format character between two letters (Arabic harakat, Hebrew points, a Devanagari
@@ -257,8 +258,8 @@ _WORD_CACHE_MAX = 50_000
 
 def fold(word: str) -> str:
     """``word`` without the combining marks of its Latin letters (``café`` → ``cafe``, ``réunion`` → ``reunion``,
-    ``ễ`` → ``e``); marks on other scripts' letters stay, and letters that do not decompose (``ø``, ``đ``, ``æ``) are
-    kept as they are. An ASCII word is returned unchanged (the same object). Expects NFKC (composed) text."""
+    ``ễ`` → ``e``) and with a dotless ``ı`` read as ``i`` (``ılık`` → ``ilik``); marks on other scripts' letters stay,
+    and other letters that do not decompose (``ø``, ``đ``, ``æ``) are kept as they are. An ASCII word is returned unchanged (the same object). Expects NFKC (composed) text."""
     if word.isascii():
         return word
     out = []
@@ -268,6 +269,7 @@ def fold(word: str) -> str:
             if latin:
                 continue
         else:
+            ch = "i" if ch == "\u0131" else ch  # Turkish dotless ı: ILIK (its capital) reads ilik, so ılık must give it
             latin = ch.isascii() and ch.isalpha()
         out.append(ch)
     return unicodedata.normalize("NFC", "".join(out))

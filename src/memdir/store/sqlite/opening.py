@@ -295,7 +295,7 @@ def index_version() -> str:
 
     p = passages
     return (f"{tokenizer_id()}+ctx{rows.CONTEXT_TOKENS}{CONTEXT_RULE}+split{p.SPLIT_ABOVE}.{p.TARGET}.{p.SPLIT_ABOVE_TURN}{LABELS}"
-            f"{DOTTED_I}{UNSPACED}{MARKS}")
+            f"{DOTTED_I}{UNSPACED}{MARKS}{DOTLESS_I}")
 
 
 #: the part of :func:`index_version` naming how a neighbour's tokens are chosen (:func:`memdir.store.rows.context_tokens`;
@@ -324,12 +324,21 @@ _UNSPACED_GLOB = "*[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff]*"
 #: one of its texts holds one (:func:`check_tokenizer`)
 MARKS = "+inner-marks"
 
+#: the part of :func:`index_version` saying a Turkish dotless ``ı`` also gives the tokens of its ``i`` spelling
+#: (:func:`memdir.recall.tokenize.fold`); an index of the version before it is rebuilt only when one of its texts holds one
+DOTLESS_I = "+dotless-i"
+
 _TEXTS = ("SELECT text || ifnull(summary, '') || ifnull(highlight, '') || ifnull(tags, '') || ifnull(load_when, '') "
           "|| ifnull(meta, '') AS t FROM docs")
 
 
 def _texts_match(db: sqlite3.Connection, where: str, args: tuple) -> bool:
     return db.execute("SELECT 1 FROM (" + _TEXTS + ") WHERE " + where + " LIMIT 1", args).fetchone() is not None
+
+
+def dotless_i(db: sqlite3.Connection) -> bool:
+    """True when a stored text holds a Turkish dotless ``ı`` (U+0131)."""
+    return _texts_match(db, "instr(t, ?) > 0", ("\u0131",))
 
 
 def marked_text(db: sqlite3.Connection) -> bool:
@@ -348,10 +357,11 @@ def unspaced_text(db: sqlite3.Connection) -> bool:
 
 def _untouched(db: sqlite3.Connection, stored: str, version: str) -> bool:
     """True when ``stored`` is ``version`` without some of its last parts (:data:`LABELS`, :data:`DOTTED_I`,
-    :data:`UNSPACED`, :data:`MARKS`: each a change that touches only some rows) and the store holds none of the rows they touch."""
-    tests = {LABELS: labeled_events, DOTTED_I: dotted_i, UNSPACED: unspaced_text, MARKS: marked_text}
+    :data:`UNSPACED`, :data:`MARKS`, :data:`DOTLESS_I`: each a change that touches only some rows) and the store holds none of the rows they touch."""
+    tests = {LABELS: labeled_events, DOTTED_I: dotted_i, UNSPACED: unspaced_text, MARKS: marked_text,
+             DOTLESS_I: dotless_i}
     tail = ""
-    for part in (MARKS, UNSPACED, DOTTED_I, LABELS):  # newest first
+    for part in (DOTLESS_I, MARKS, UNSPACED, DOTTED_I, LABELS):  # newest first
         tail = part + tail
         if stored + tail == version:
             return not any(tests[p](db) for p in tests if p in tail)
