@@ -62,3 +62,26 @@ def test_a_long_prompt_asked_again_is_still_its_own_echo(project, tmp_path):
             block = m.context(prompt, reinforce=False)
             assert "kubectl drain --grace 90" in block
             assert " user " not in block and "user 1" not in block, block[:600]
+
+
+def test_a_long_han_prompt_reads_its_hits_without_probing_every_term(project, tmp_path, monkeypatch):
+    """A pasted Chinese text of 8,000 characters is 16,000 query terms: each hit's matched terms were found by making
+    a probe per term for that hit and testing each term against each field's list (1.3 s for 8 hits on a store of
+    200 notes, past a hook's budget). The hit's terms are the same; the probes are no longer made."""
+    from memdir.recall import tokenize as T
+
+    rng = random.Random(7)
+    made: list[int] = []
+    real = T._probes
+    monkeypatch.setattr(T, "_probes", lambda term: made.append(1) or real(term))
+    with memdir.open(project, home=tmp_path / "g") as m:
+        for i in range(12):
+            m.remember(f"deploy step {i} needs the pnpm lockfile " + "".join(chr(rng.randint(0x4E00, 0x9FFF))
+                                                                            for _ in range(30)), category="facts")
+        note = m.remember("部署脚本用 pnpm 而不是 npm, because the lockfile differs", category="decisions")
+        prompt = "".join(chr(rng.randint(0x4E00, 0x9FFF)) for _ in range(QUERY_MAX_CHARS)) + " 部署脚本 lockfile"
+        hits = m.recall(prompt, k=8)
+    assert note.id in [h.id for h in hits]
+    got = next(h for h in hits if h.id == note.id).reasons["terms"]
+    assert {"部署", "脚本", "lockfil"} <= set(got) and len(got) == len(set(got))
+    assert len(made) < 100, len(made)

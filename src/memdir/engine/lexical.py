@@ -197,7 +197,8 @@ def hit(s: Stores, root: Root, row, score: float, tokens: list[str], factors: di
                 fields["context"] = near
     # the terms the memory itself holds; ``fields["context"]``: those only its neighbouring turns hold (recall's
     # context weight), shown by --explain
-    terms = [t for t in dict.fromkeys(tokens) if any(t in v for f, v in fields.items() if f != "context")]
+    held_terms = {t for f, v in fields.items() if f != "context" for t in v}  # a set: a pasted log has 10k+ terms
+    terms = [t for t in dict.fromkeys(tokens) if t in held_terms]
     reasons = {"terms": terms, "fields": fields, "scope": root.scope, **factors}
     ts = parse_ts(row["ts"])
     return Hit(id=row["ref"], key=row["ref"], kind=kind, scope=root.scope, score=score, text=row["text"],

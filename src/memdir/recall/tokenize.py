@@ -380,19 +380,27 @@ def _probes(term: str) -> tuple[str, ...]:
     return (base, term[0] + "y") if len(term) == 3 and term.endswith("ie") else (base,)
 
 
+#: above this many terms :func:`terms_in` tokenizes the whole text (a random 8,000-character Han query has 16,000:
+#: their probes, made for each of its hits, took 25 ms a hit)
+TERMS_IN_PROBED = 512
+
+
 def terms_in(text: str, terms: set[str] | frozenset[str]) -> set[str]:
     """``terms & set(tokenize(text))``, without tokenizing the lines that cannot hold any of ``terms``: an ASCII line
     where none of the terms' :func:`_probes` occurs yields none of them, since every token of an ASCII word starts as
     the word or the part it comes from does (a Snowball stem changes a word's ending: ``tidy`` -> ``tidi``; ``don't``
     gives ``dont``). Other lines are tokenized whole. A word never spans lines, so the answer is the same as
     tokenizing all of ``text``; a recall's hits are read this way (stemming every word of every hit cost ~15-35 us a
-    hit of a one-shot recall at 10k turns)."""
+    hit of a one-shot recall at 10k turns). Above :data:`TERMS_IN_PROBED` terms the whole text is tokenized."""
     if not terms or not text:
         return set()
-    probes = {p for t in terms for p in _probes(t)}
+    if len(terms) > TERMS_IN_PROBED:  # a pasted log's query: its probes would cost more than the tokens they save
+        return set(terms).intersection(tokenize(text))
+    probes = None
     found: set[str] = set()
     for line in text.split("\n"):
         if line.isascii():
+            probes = probes or {p for t in terms for p in _probes(t)}  # made at the first ASCII line only
             low = line.lower().replace("'", "")
             if not any(p in low for p in probes):
                 continue
