@@ -32,20 +32,40 @@ def open_regular(path: str | os.PathLike, mode: str = "rb", *, encoding: str | N
 
 
 def text_encoding(path: str | os.PathLike) -> str:
-    """The encoding to read a text file with: ``"utf-16"`` when it starts with a UTF-16 byte-order mark (what Windows
-    PowerShell 5's ``>`` writes), ``"utf-32"`` for a UTF-32 one, ``"utf-16-le"``/``"utf-16-be"`` for UTF-16 without a
-    mark (ASCII characters alternating with zero bytes), else ``"utf-8-sig"`` (a UTF-8 mark, if any, is not part of
-    line 1). Raises ``OSError`` when the file cannot be read."""
+    """The encoding to read the text file at ``path`` with (:func:`sniff_encoding` of its first bytes). Raises
+    ``OSError`` when the file cannot be read."""
     with open(path, "rb") as f:
-        head = f.read(4)
-    if head in (b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff"):  # UTF-32's marks (the first begins as UTF-16's does)
+        return sniff_encoding(f.read(SNIFF_BYTES))
+
+
+#: bytes of a file's start :func:`sniff_encoding` needs to tell UTF-16 and UTF-32 without a mark
+SNIFF_BYTES = 4096
+
+
+def sniff_encoding(head: bytes) -> str:
+    """The encoding of text whose first bytes (up to :data:`SNIFF_BYTES`) are ``head``: ``"utf-16"`` when it starts
+    with a UTF-16 byte-order mark (what Windows PowerShell 5's ``>`` writes), ``"utf-32"`` for a UTF-32 one,
+    ``"utf-16-le"``/``"utf-16-be"``/``"utf-32-le"``/``"utf-32-be"`` without a mark (told by where its zero bytes
+    fall: at least a third of the characters below U+0100, as in any JSON or Markdown, and few zero bytes
+    elsewhere), else ``"utf-8-sig"`` (a UTF-8 mark, if any, is not part of line 1)."""
+    if head[:4] in (b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff"):  # UTF-32's marks (the first begins as UTF-16's does)
         return "utf-32"
     if head[:2] in (b"\xff\xfe", b"\xfe\xff"):
         return "utf-16"
-    if len(head) == 4 and head[1::2] == b"\x00\x00" and head[0::2].isascii() and b"\x00" not in head[0::2]:
-        return "utf-16-le"  # no mark, but JSON's ASCII each followed by a zero byte: '{\0"\0'
-    if len(head) == 4 and head[0::2] == b"\x00\x00" and head[1::2].isascii() and b"\x00" not in head[1::2]:
-        return "utf-16-be"
+    head = head[:SNIFF_BYTES]
+    quads, pairs = len(head) // 4, len(head) // 2
+    if quads:
+        z = [head[i:quads * 4:4].count(0) for i in range(4)]
+        # a character's two low bytes are rarely both zero (U+0000 alone), a run of binary zeros makes them so
+        if z[3] == quads and z[2] * 10 >= quads * 9 and z[0] + z[1] <= quads * 1.02:
+            return "utf-32-le"
+        if z[0] == quads and z[1] * 10 >= quads * 9 and z[2] + z[3] <= quads * 1.02:
+            return "utf-32-be"
+        even, odd = head[0:pairs * 2:2].count(0), head[1:pairs * 2:2].count(0)
+        if odd * 3 >= pairs and odd >= even * 4:  # U+2500 and the like put the zero in the other byte
+            return "utf-16-le"
+        if even * 3 >= pairs and even >= odd * 4:
+            return "utf-16-be"
     return "utf-8-sig"
 
 

@@ -50,6 +50,7 @@ HOOK_MAX_BYTES = 64 * 1024 * 1024
 ZSTD_HINT = ("DSH's session.jsonl.zstd needs the 'zstandard' package, a dependency of memdir that is missing "
              "here (pip install zstandard), or the zstd command")
 _SAFE = re.compile(r"[A-Za-z0-9._-]")
+_LINE_END = re.compile(r"\r\n|\r|\n")
 
 
 class ZstdUnavailable(UsageError):
@@ -93,7 +94,11 @@ def read_lines(path: str | Path, *, max_bytes: int | None = None) -> list[str]:
     raw = path.read_bytes()
     if path.name.endswith(".zstd") or raw[:4] == b"\x28\xb5\x2f\xfd":
         raw = decompress(raw)
-    return raw.decode("utf-8", "replace").splitlines()
+    from memdir.fileio import SNIFF_BYTES, sniff_encoding
+
+    # a copy re-saved with a byte-order mark or as UTF-16; only CR/LF end a line (Node writes U+2028 and other
+    # separators unescaped inside JSON strings, where str.splitlines would cut them)
+    return _LINE_END.split(raw.decode(sniff_encoding(raw[:SNIFF_BYTES]), "replace").rstrip("\r\n"))
 
 
 def records(lines: list[str], stats: Counter | None = None) -> Iterator[tuple[int, dict]]:
@@ -102,7 +107,7 @@ def records(lines: list[str], stats: Counter | None = None) -> Iterator[tuple[in
         if not line.strip():
             continue
         try:
-            obj = json.loads(line)
+            obj = json.loads(line.lstrip("\ufeff"))  # a mark left mid-file by joined copies
         except ValueError:
             if stats is not None:
                 stats["bad_json"] += 1

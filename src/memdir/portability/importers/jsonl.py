@@ -99,13 +99,23 @@ def text_line_id(line_id: str, text: str) -> str:
 BAD_LINES_SHOWN = 3
 
 
+def _lines(fh) -> Iterator[Any]:
+    """The lines of ``fh``, a CR alone ending one too (a file saved with classic Mac line ends): JSON writes a CR
+    inside a string as ``\\r``, so a bare one is never part of a record."""
+    for raw in fh:
+        if isinstance(raw, bytes) and b"\r" in raw.rstrip(b"\r\n"):
+            yield from raw.splitlines(keepends=True)
+        else:
+            yield raw
+
+
 def read_jsonl(path: Path, stats: Counter | None = None, *, label: str = "jsonl",
                warn: bool = True) -> Iterator[tuple[int, dict]]:
     """Yield ``(line_number, object)`` for each JSON-object line of ``path`` (1-based line numbers).
 
-    Blank lines are ignored (``skipped:blank``). A line that is not valid UTF-8 JSON (for instance a
-    half-written last line) or not an object is logged at warning level (unless ``warn=False``, used
-    by importers' first pass) and counted as ``bad_json``.
+    Lines end with LF, CRLF or a CR alone. Blank lines are ignored (``skipped:blank``). A line that is not valid
+    UTF-8 JSON (for instance a half-written last line) or not an object is logged at warning level (unless
+    ``warn=False``, used by importers' first pass) and counted as ``bad_json``.
     Raises ``FileNotFoundError``/``IsADirectoryError``/``PermissionError`` only for the file itself.
     """
     bad = 0
@@ -125,7 +135,7 @@ def read_jsonl(path: Path, stats: Counter | None = None, *, label: str = "jsonl"
     enc = text_encoding(path)  # a transcript or export re-saved by PowerShell 5's > (UTF-16), or as UTF-32
     utf16 = enc != "utf-8-sig"
     with (open(path, encoding=enc, errors="replace", newline="") if utf16 else open(path, "rb")) as fh:
-        for lineno, raw in enumerate(fh, 1):
+        for lineno, raw in enumerate(_lines(fh), 1):
             if utf16:
                 raw = raw.encode("utf-8", "surrogatepass")
             count(stats, "lines")

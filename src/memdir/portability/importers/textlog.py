@@ -14,7 +14,7 @@ import re
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-from memdir.fileio import looks_binary
+from memdir.fileio import SNIFF_BYTES, looks_binary, sniff_encoding
 from memdir.timeutil import from_local
 
 _NAME_TIME = re.compile(r"(\d{4})-(\d{2})-(\d{2})(?:[_T ](\d{2})[-:](\d{2})(?:[-:](\d{2}))?(Z)?)?")
@@ -82,14 +82,16 @@ _UTF8_MULTI = re.compile(rb"[\xc2-\xdf][\x80-\xbf]|[\xe0-\xef][\x80-\xbf]{2}|[\x
 
 
 def read_text(path: Path) -> str:
-    """The file as text (``""`` for binary data, :func:`memdir.fileio.looks_binary`, with a warning): UTF-8 (a byte-order mark dropped); UTF-16 when it starts with that byte-order mark (what
-    Windows PowerShell's ``>`` writes); a file that is not UTF-8 and holds no UTF-8 sequence at all as Windows-1252
-    (an 8-bit code page: ``é`` stays ``é``); otherwise the bytes that are not UTF-8 replaced with U+FFFD. Either
-    fallback logs one warning naming the file; a bad byte never aborts an import. Raises
+    """The file as text (``""`` for binary data, :func:`memdir.fileio.looks_binary`, with a warning): UTF-8 (a
+    byte-order mark dropped); UTF-16 or UTF-32, with a byte-order mark (what Windows PowerShell's ``>`` writes) or
+    without one (:func:`memdir.fileio.sniff_encoding`); a file that is not UTF-8 and holds no UTF-8 sequence at all
+    as Windows-1252 (an 8-bit code page: ``é`` stays ``é``); otherwise the bytes that are not UTF-8 replaced with
+    U+FFFD. Either fallback logs one warning naming the file; a bad byte never aborts an import. Raises
     ``FileNotFoundError``/``IsADirectoryError`` for the file itself."""
     raw = Path(path).read_bytes()
-    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
-        return raw.decode("utf-16", errors="replace")
+    wide = sniff_encoding(raw[:SNIFF_BYTES])
+    if wide != "utf-8-sig":  # UTF-16/32, with or without a mark: its zero bytes are not a sign of binary data
+        return raw.decode(wide, errors="replace")
     if looks_binary(raw):  # an image, an archive: its lines were imported as noise
         from memdir.lazylog import getLogger
 

@@ -1,0 +1,100 @@
+"""Siblings of C22/C23/C28: every transcript format read the same whatever encoding and line ends a re-save gave it
+(UTF-16 or UTF-32 with or without a byte-order mark, a UTF-8 mark, a classic-Mac CR alone), and records whose fields
+have unexpected types (a ``cwd`` that is a list or a number) skipped or read, never a traceback."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import memdir
+from memdir.portability.importers import iter_events
+from memdir.portability.transcripts import import_host
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+#: one sample of each format, and the name its importer expects
+SAMPLES = {
+    "claude-code": (FIXTURES / "importers" / "claude_2_1_197.jsonl", "s.jsonl"),
+    "codex": (FIXTURES / "importers" / "codex_0_171.jsonl", "rollout-2026-01-01T00-00-00-x.jsonl"),
+    "claude-export": (FIXTURES / "importers" / "claude_export_2026-03-14.txt", "e.txt"),
+    "specstory": (FIXTURES / "importers" / "specstory_2026-04-02_08-15Z-部署失败.md", "2026-04-02_08-15Z-x.md"),
+    "aider": (FIXTURES / "importers" / "aider_chat_history.md", ".aider.chat.history.md"),
+    "dsh": (FIXTURES / "dsh" / "session.jsonl", "session.jsonl"),
+    "jsonl": (FIXTURES / "importers" / "generic.jsonl", "g.jsonl"),
+}
+#: how a file can come back from an editor or a Windows shell
+RESAVED = {
+    "utf-8 with a mark": lambda t: b"\xef\xbb\xbf" + t.encode("utf-8"),
+    "utf-16-le, no mark": lambda t: t.encode("utf-16-le"),
+    "utf-16-be, no mark": lambda t: t.encode("utf-16-be"),
+    "utf-32 with a mark": lambda t: t.encode("utf-32"),
+    "utf-32-le, no mark": lambda t: t.encode("utf-32-le"),
+    "utf-32-be, no mark": lambda t: t.encode("utf-32-be"),
+    "CR line ends": lambda t: t.replace("\n", "\r").encode("utf-8"),
+    "CRLF in utf-16": lambda t: ("\ufeff" + t.replace("\n", "\r\n")).encode("utf-16-le"),
+}
+
+
+def _events(source: str, path: Path) -> list[tuple]:
+    return [(e["key"], e["role"], e["text"]) for e in iter_events(source, path)]
+
+
+@pytest.mark.parametrize("how", list(RESAVED))
+@pytest.mark.parametrize("source", list(SAMPLES))
+def test_a_resaved_transcript_gives_the_same_events(tmp_path, source, how):
+    fixture, name = SAMPLES[source]
+    text = fixture.read_text(encoding="utf-8").replace("__CWD__", str(tmp_path))
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    plain, resaved = tmp_path / "a" / name, tmp_path / "b" / name
+    plain.write_text(text, encoding="utf-8", newline="")
+    resaved.write_bytes(RESAVED[how](text))
+    want = _events(source, plain)
+    assert want, source
+    assert _events(source, resaved) == want
+
+
+def test_a_memdir_export_resaved_as_utf32_without_a_mark_restores_every_record(tmp_path, project):
+    with memdir.open(project, home=tmp_path / "g") as m:
+        m.remember("deploy with pnpm, not npm")
+        m.capture({"role": "user", "session": "s", "text": "the staging db is orca on port 5433"})
+        out = tmp_path / "e.jsonl"
+        m.export(out)
+    for enc in ("utf-32-le", "utf-32-be", "utf-16-le"):
+        f = tmp_path / f"{enc}.jsonl"
+        f.write_bytes(out.read_text(encoding="utf-8").replace("\n", "\r").encode(enc))
+        other = tmp_path / f"p-{enc}"
+        (other / ".git").mkdir(parents=True)
+        with memdir.open(other, home=tmp_path / f"h-{enc}") as m2:
+            got = m2.import_jsonl(f)
+        assert got["bad_lines"] == 0 and got["notes"] == 1 and got["stored"] == 1, (enc, got)
+
+
+def test_a_dsh_message_holding_a_line_separator_is_read_whole(tmp_path):
+    text = SAMPLES["dsh"][0].read_text(encoding="utf-8")
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        obj = json.loads(line)
+        if obj.get("type") == "user/message":  # Node's JSON.stringify leaves U+2028 and U+0085 unescaped
+            msg = obj["data"].get("message", obj["data"])
+            msg["content"] = [{"type": "text", "text": "deploy with pnpm\u2028not npm\x85ever"}]
+            lines[i] = json.dumps(obj, ensure_ascii=False)
+            break
+    f = tmp_path / "session.jsonl"
+    f.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    texts = [e["text"] for e in iter_events("dsh", f) if e["role"] == "user"]
+    assert "deploy with pnpm\u2028not npm\x85ever" in texts
+
+
+@pytest.mark.parametrize("data", [
+    bytes(range(256)) * 16,                      # binary
+    b"\x00" * 4096,                              # zeros
+    "部署脚本用 pnpm\n".encode("utf-8") * 200,    # UTF-8 without a mark
+    b"{\"a\": 1}\n" * 100 + b"\x00" * 40,        # UTF-8 JSON with a few stray zero bytes
+])
+def test_text_that_is_not_utf16_or_utf32_is_not_taken_for_it(data):
+    from memdir.fileio import sniff_encoding
+
+    assert sniff_encoding(data) == "utf-8-sig"
