@@ -98,3 +98,24 @@ def test_text_that_is_not_utf16_or_utf32_is_not_taken_for_it(data):
     from memdir.fileio import sniff_encoding
 
     assert sniff_encoding(data) == "utf-8-sig"
+@pytest.mark.parametrize("cwd", [["/tmp"], 42, {"path": "/tmp"}, True])
+@pytest.mark.parametrize("source", ["claude-code", "codex"])
+def test_a_cwd_that_is_not_a_string_is_no_directory(tmp_path, project, source, cwd):
+    fixture, name = SAMPLES[source]
+    lines = []
+    for line in fixture.read_text(encoding="utf-8").splitlines():
+        obj = json.loads(line) if line.strip() else None
+        if isinstance(obj, dict):
+            where = obj.get("payload") if source == "codex" and isinstance(obj.get("payload"), dict) else obj
+            if "cwd" in where:
+                where["cwd"] = cwd
+            line = json.dumps(obj)
+        lines.append(line)
+    f = tmp_path / name
+    f.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with memdir.open(project, home=tmp_path / "g") as m:
+        for mode in ("current", "all"):
+            got = import_host(m, source, [f], projects=mode, progress=False)
+            assert got["sessions"]["no_cwd"] == 1 and got["stored"] == 0, (mode, got)
+        got = import_host(m, source, [f], projects="here", progress=False)
+        assert got["stored"] > 0

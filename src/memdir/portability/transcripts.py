@@ -76,7 +76,7 @@ class _Router:
             return self.m, None
         meta = ev.get("meta") if isinstance(ev.get("meta"), dict) else {}
         cwd = meta.get("cwd") or ev.get("cwd")
-        if not cwd:
+        if not cwd or not isinstance(cwd, str):
             return None, "no_cwd"
         if not Path(cwd).is_dir():
             self.missing.add(str(cwd))

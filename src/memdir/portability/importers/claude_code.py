@@ -119,7 +119,7 @@ def iter_claude_code(path: str | Path, *, stats: Counter | None = None) -> Itera
         session = str(obj.get("sessionId") or path.stem)
         ts = iso(obj.get("timestamp"), stats)
         meta: dict = {"line": lineno}
-        if obj.get("cwd"):
+        if obj.get("cwd") and isinstance(obj["cwd"], str):  # a list or a number is no directory (routed as none)
             meta["cwd"] = obj["cwd"]
         if obj.get("agentId"):
             meta["agent"] = obj["agentId"]

@@ -259,7 +259,7 @@ def iter_codex(path: str | Path, *, stats: Counter | None = None) -> Iterator[di
             count(stats, "skipped:unknown")
             continue
         if typ in ("session_meta", "turn_context"):
-            cwd = payload.get("cwd") or cwd
+            cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) and payload["cwd"] else cwd
             count(stats, f"skipped:{typ}")
             continue
         if cwd:
