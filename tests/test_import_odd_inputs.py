@@ -119,3 +119,32 @@ def test_a_cwd_that_is_not_a_string_is_no_directory(tmp_path, project, source, c
             assert got["sessions"]["no_cwd"] == 1 and got["stored"] == 0, (mode, got)
         got = import_host(m, source, [f], projects="here", progress=False)
         assert got["stored"] > 0
+
+
+def test_a_folder_of_dsh_logs_holding_one_that_is_not_dsh_imports_the_others(tmp_path, project, caplog):
+    logs = tmp_path / "sessions" / "proj"
+    for name, data in (("a", SAMPLES["dsh"][0].read_bytes()), ("b", b'{"hello": 1}\n'), ("c", b"")):
+        (logs / name).mkdir(parents=True)
+        (logs / name / "session.jsonl").write_bytes(data)
+    with memdir.open(project, home=tmp_path / "g") as m:
+        got = import_host(m, "dsh", [tmp_path / "sessions"], projects="here", progress=False)
+    assert got["files"] == 3 and got["stored"] > 0
+    assert "b/session.jsonl is not a DSH session log" in caplog.text
+
+
+def test_dsh_records_whose_fields_have_other_types_are_skipped(tmp_path):
+    text = SAMPLES["dsh"][0].read_text(encoding="utf-8")
+    odd = []
+    for line in text.splitlines():
+        obj = json.loads(line)
+        if obj.get("type") == "tool/result":
+            for content in (True, 1.5, {"a": 1}, [{"type": "tool-result", "toolCallId": ["x"], "content": None}],
+                            [{"type": "tool-result", "toolCallId": {"x": 1}, "content": 7}]):
+                copy = json.loads(line)
+                (copy["data"].get("message") or copy["data"])["content"] = content
+                odd.append(json.dumps(copy))
+    assert odd
+    f = tmp_path / "session.jsonl"
+    f.write_text(text + "\n".join(odd) + "\n", encoding="utf-8")
+    want = [e["key"] for e in iter_events("dsh", SAMPLES["dsh"][0])]
+    assert [e["key"] for e in iter_events("dsh", f)][:len(want)] == want

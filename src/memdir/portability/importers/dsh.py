@@ -261,8 +261,9 @@ def iter_dsh(path: str | Path, *, stats: Counter | None = None) -> Iterator[dict
 
     stats: optional Counter incremented with ``lines``, ``bad_json``, ``bad_ts``, ``skipped:<reason>``. Events:
     ``{key, role, text, session, ts, source="dsh", meta={cwd?, turn?, tool?, call_id?, is_error?}}`` in log order.
-    Raises ``FileNotFoundError`` for a missing path, :class:`ZstdUnavailable` without a zstd reader and
-    ``UsageError`` for a file whose first line is not a DSH session header.
+    Raises ``FileNotFoundError`` for a missing path and :class:`ZstdUnavailable` without a zstd reader; a file whose
+    first record is not a DSH session header yields nothing (one warning names it, ``skipped:not_dsh``), so a
+    directory holding one still imports the others.
     """
     from memdir.capture.tools import tool_summary
     from memdir.portability.importers.jsonl import count, iso, make_event
@@ -278,7 +279,12 @@ def iter_dsh(path: str | Path, *, stats: Counter | None = None) -> Iterator[dict
         kind, data = rec.get("type"), rec.get("data")
         if not header:
             if kind != "session" or not isinstance(rec.get("id"), str):
-                raise UsageError(f"{path} is not a DSH session log (no session header on its first line)")
+                from memdir.lazylog import getLogger
+
+                getLogger("memdir.portability.importers").warning(
+                    "%s is not a DSH session log (no session header on its first line): skipped", path)
+                count(stats, "skipped:not_dsh")
+                return
             header = rec
             continue
         session = header["id"]
@@ -306,9 +312,10 @@ def iter_dsh(path: str | Path, *, stats: Counter | None = None) -> Iterator[dict
         elif kind == "tool/call" and isinstance(data, dict) and isinstance(data.get("callId"), str):
             calls[data["callId"]] = data
         elif kind == "tool/result":
-            blocks = [b for b in (msg.get("content") or []) if isinstance(b, dict) and b.get("type") == "tool-result"]
+            content = msg.get("content") if isinstance(msg.get("content"), list) else []
+            blocks = [b for b in content if isinstance(b, dict) and b.get("type") == "tool-result"]
             for b in blocks:
-                call = calls.get(b.get("toolCallId"), {})
+                call = calls.get(b["toolCallId"], {}) if isinstance(b.get("toolCallId"), str) else {}
                 name = call.get("name") if isinstance(call.get("name"), str) else "tool"
                 try:
                     args = json.loads(call["arguments"]) if isinstance(call.get("arguments"), str) else None
