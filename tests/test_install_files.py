@@ -111,6 +111,9 @@ STYLED = [
     ("claude-code", ".claude/settings.json", b'\xef\xbb\xbf{\r\n\t"model": "opus"\r\n}'),  # a BOM, no final newline
     ("codex", ".codex/config.toml", b'# mine\r\nmodel = "o3"\r\n\r\n[tui]\r\n# kept\r\nx = 1\r\n'),
     ("codex", ".codex/config.toml", b'# mine\nmodel = "o3"\n\n[tui]\nx = 1'),  # no final newline
+    # a hook group the person left empty (and a matcher's) is theirs: install keeps it, uninstall gives it back
+    ("claude-code", ".claude/settings.json", b'{\n  "hooks": {\n    "Stop": [\n      {\n        "hooks": []\n      }\n    ]\n  }\n}\n'),
+    ("codex", ".codex/hooks.json", b'{"hooks": {"UserPromptSubmit": [{"matcher": "", "hooks": []}]}}'),
     ("dsh", ".dsh/cordis.patch.yml", b"# my patches\r\n- insert: []\r\n"),
     ("dsh", ".dsh/cordis.patch.yml", b"# my patches\n- insert: []"),
 ]

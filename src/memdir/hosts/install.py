@@ -420,6 +420,7 @@ def set_hooks(settings: dict[str, Any], host: str, argv: list[str]) -> None:
         for g in list(groups):
             if not (isinstance(g, dict) and isinstance(g.get("hooks"), list)):
                 continue
+            removed = False
             for i, h in enumerate(list(g["hooks"])):
                 if isinstance(h, dict) and is_ours(h.get("command"), host):
                     if not placed and "matcher" not in g:
@@ -427,7 +428,8 @@ def set_hooks(settings: dict[str, Any], host: str, argv: list[str]) -> None:
                         placed = True
                     else:
                         g["hooks"].remove(h)
-            if not g["hooks"]:
+                        removed = True
+            if removed and not g["hooks"]:  # a group the person left empty is theirs, kept as it is
                 groups.remove(g)
         if not placed:
             groups.append({"hooks": [entry]})
