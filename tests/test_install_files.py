@@ -114,6 +114,7 @@ STYLED = [
     # a hook group the person left empty (and a matcher's) is theirs: install keeps it, uninstall gives it back
     ("claude-code", ".claude/settings.json", b'{\n  "hooks": {\n    "Stop": [\n      {\n        "hooks": []\n      }\n    ]\n  }\n}\n'),
     ("codex", ".codex/hooks.json", b'{"hooks": {"UserPromptSubmit": [{"matcher": "", "hooks": []}]}}'),
+    ("codex", ".codex/config.toml", b'\xef\xbb\xbfmodel = "o3"\r\n\r\n[tui]\r\nx = 1\r\n'),  # a BOM (Notepad)
     ("dsh", ".dsh/cordis.patch.yml", b"# my patches\r\n- insert: []\r\n"),
     ("dsh", ".dsh/cordis.patch.yml", b"# my patches\n- insert: []"),
 ]
@@ -142,6 +143,17 @@ def test_install_then_uninstall_gives_the_file_back_byte_for_byte(home, tmp_path
     install_host(host, argv=ARGV, uninstall=True)
     assert target.read_bytes() == data and _mode(target) == 0o640
     assert path.is_symlink() == linked
+
+
+def test_doctor_reads_a_codex_config_with_a_byte_order_mark(home):
+    from memdir.hosts.host_checks import host_checks
+
+    cfg = home / ".codex" / "config.toml"
+    cfg.parent.mkdir()
+    cfg.write_bytes(b'\xef\xbb\xbfmodel = "o3"\n')
+    install_host("codex", argv=ARGV)
+    assert cfg.read_bytes().startswith(b'\xef\xbb\xbfmodel = "o3"\n')
+    assert not [c for c in host_checks() if c["check"] == "codex config"]
 
 
 def test_a_file_changed_between_install_and_uninstall_keeps_its_crlf(home):

@@ -77,7 +77,7 @@ def host_checks(project: Path | None = None) -> list[dict[str, str]]:
     try:
         import tomllib
 
-        cfg = tomllib.loads(cfg_path.read_text(encoding="utf-8")) if cfg_path.exists() else {}
+        cfg = tomllib.loads(cfg_path.read_text(encoding="utf-8-sig")) if cfg_path.exists() else {}
     except (OSError, ValueError) as exc:
         cfg = {}
         add("codex config", "fail", f"{cfg_path}: {exc}", "fix the file by hand")

@@ -93,7 +93,7 @@ def codex_hook_keys(hooks_path: Path, settings: dict[str, Any]) -> dict[int, tup
 def read_config_text(path: Path) -> str:
     """A config.toml's text; ``UsageError`` (one line) when it is not UTF-8 text or cannot be read."""
     try:
-        return read_settings_text(path, "utf-8")
+        return read_settings_text(path)  # a byte-order mark (Notepad) is not part of the TOML
     except OSError as exc:
         raise UsageError(f"cannot read {path} ({exc}); fix it first — nothing was changed") from None
 
