@@ -148,3 +148,29 @@ def test_dsh_records_whose_fields_have_other_types_are_skipped(tmp_path):
     f.write_text(text + "\n".join(odd) + "\n", encoding="utf-8")
     want = [e["key"] for e in iter_events("dsh", SAMPLES["dsh"][0])]
     assert [e["key"] for e in iter_events("dsh", f)][:len(want)] == want
+
+
+def test_a_transcript_of_one_huge_line_is_not_gated_char_by_char(tmp_path, project, monkeypatch):
+    import unicodedata
+
+    import memdir.capture.gates as gates
+
+    looked = []
+
+    class Counting:  # the gate's per-character look-ups, counted (a 60 MB line took half a minute in them)
+        def __getattr__(self, name):
+            looked.append(name)
+            return getattr(unicodedata, name)
+
+    monkeypatch.setattr(gates, "unicodedata", Counting())
+    text = "remember: deploy with pnpm, not npm. " + "log line " * 600_000  # one 5.4 MB message
+    assert gates.gate({"role": "user", "text": text, "session": "s"}, {"capture.min_chars": 8}).keep
+    assert len(looked) < 5000
+    assert gates.is_trivial("ok!!! " + "!" * 5000 + " thanks") and not gates.is_trivial("ok " + "x" * 5000)
+    rec = {"type": "user", "sessionId": "s1", "uuid": "u1", "cwd": str(project), "timestamp": "2026-01-01T00:00:00Z",
+           "message": {"role": "user", "content": text}}
+    f = tmp_path / "big.jsonl"
+    f.write_text(json.dumps(rec), encoding="utf-8")  # no final newline either
+    with memdir.open(project, home=tmp_path / "g") as m:
+        assert import_host(m, "claude-code", [f], progress=False)["stored"] == 1
+        assert m.recall("pnpm")

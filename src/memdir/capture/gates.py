@@ -271,6 +271,8 @@ def is_trivial(text: str) -> bool:
     """True when ``text`` is only acknowledgements from :data:`TRIVIAL` (``OK!``, ``thanks 🙏``, ``好的，继续``).
 
     Longest-match segmentation over the squashed text (dynamic programming, O(n·m) for n ≤ 40 chars)."""
+    if len(text) > 400 and len(_squash(text[:400])) > 48:  # a long text is not squashed whole (megabytes took seconds)
+        return False
     s = _squash(text)
     if not s:
         return True  # only punctuation / emoji
@@ -301,13 +303,16 @@ def is_acknowledgement(text: str) -> bool:
     return ok[-1]
 
 
-def weighted_len(text: str) -> int:
-    """Length for the ``min_chars`` gate: wide (East Asian W/F) characters count 2, whitespace 0, others 1."""
+def weighted_len(text: str, stop: int | None = None) -> int:
+    """Length for the ``min_chars`` gate: wide (East Asian W/F) characters count 2, whitespace 0, others 1. With
+    ``stop``, counting ends once the length reaches it (the gate only asks whether a text is that long)."""
     n = 0
     for ch in text:
         if ch.isspace():
             continue
         n += 2 if unicodedata.east_asian_width(ch) in _WIDE else 1
+        if stop is not None and n >= stop:
+            break
     return n
 
 
@@ -542,7 +547,7 @@ def gate(event: Any, config: Any) -> Decision:
         if is_trivial(text) or role == "assistant" and is_courtesy(text):  # "ok!", "Glad it worked, ask anytime."
             return _no("trivial", repr(text[:60]), role=role, text=text)
         min_chars = config.get("capture.min_chars")
-        if weighted_len(text) < min_chars:
+        if weighted_len(text, stop=min_chars) < min_chars:
             return _no("too_short", f"{weighted_len(text)} < capture.min_chars={min_chars}: {text[:60]!r}", role=role,
                        text=text)
         key = f"{ROLE_PREFIX[role]}:{session}:{text_hash(text)}"
