@@ -139,8 +139,12 @@ def toml_dump(doc, legacy: bool) -> str:
     return text + "\n" if text else ""
 
 
-def super_table(parent, key: str, path: Path):
+def super_table(parent, key: str, path: Path, *, within: str = ""):
+    """The table ``key`` of ``parent`` (made when missing); ``within``: the dotted name of ``parent``, for messages.
+    Raises ``UsageError`` when it is not a table or is an inline one."""
     import tomlkit
+
+    name = f"{within}.{key}" if within else key
 
     t = parent.get(key)
     if t is None:
@@ -148,12 +152,12 @@ def super_table(parent, key: str, path: Path):
         try:
             parent[key] = t
         except ValueError:  # the parent is an inline table (`hooks = { … }`): no table can go inside it
-            raise UsageError(f"{path}: an inline table holds `{key}`; write it as [table] sections, or add memdir's "
+            raise UsageError(f"{path}: an inline table holds `{name}`; write it as [table] sections, or add memdir's "
                              "entries by hand — nothing was changed") from None
     elif not isinstance(t, dict):
-        raise UsageError(f"{path}: `{key}` is not a table; fix it by hand — nothing was changed")
+        raise UsageError(f"{path}: `{name}` is not a table; fix it by hand — nothing was changed")
     elif isinstance(t, tomlkit.items.InlineTable):
-        raise UsageError(f"{path}: `{key}` is an inline table; write it as [{key}] sections, or add memdir's entries "
+        raise UsageError(f"{path}: `{name}` is an inline table; write it as [{name}] sections, or add memdir's entries "
                          "by hand — nothing was changed")
     return t
 
@@ -227,7 +231,7 @@ def codex_config(plan: Plan, path: Path, *, argv: list[str] | None, trust: dict[
         for new_k, val in moved.items():
             state[new_k] = val
     if trust:
-        state = super_table(super_table(doc, "hooks", path), "state", path)
+        state = super_table(super_table(doc, "hooks", path), "state", path, within="hooks")
         for k, h in trust.items():
             cur = state.get(k)
             if cur is None:
