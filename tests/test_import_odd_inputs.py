@@ -174,3 +174,24 @@ def test_a_transcript_of_one_huge_line_is_not_gated_char_by_char(tmp_path, proje
     with memdir.open(project, home=tmp_path / "g") as m:
         assert import_host(m, "claude-code", [f], progress=False)["stored"] == 1
         assert m.recall("pnpm")
+
+
+def test_transcripts_in_linked_folders_are_found_once(tmp_path, project, monkeypatch):
+    from memdir.portability.importers import default_paths, resolve_paths
+
+    home = tmp_path / "home"
+    moved = tmp_path / "disk2" / "-proj"  # a project's folder moved to another disk and linked back
+    moved.mkdir(parents=True)
+    (moved / "a.jsonl").write_bytes(SAMPLES["claude-code"][0].read_bytes())
+    (moved / "loop").symlink_to(moved)  # a link loop ends
+    projects = home / ".claude" / "projects"
+    projects.mkdir(parents=True)
+    (projects / "-proj").symlink_to(moved)
+    (projects / "-again").symlink_to(moved)  # the same folder under two names: its files once
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    found = default_paths("claude-code", home=home, env={})
+    assert [f.resolve() for f in found] == [(moved / "a.jsonl").resolve()]
+    assert resolve_paths("claude-code", projects) == found
+    with memdir.open(project, home=tmp_path / "g") as m:
+        got = import_host(m, "claude-code", [projects], projects="here", progress=False)
+    assert got["files"] == 1 and got["stored"] > 0  # the one real file is read once

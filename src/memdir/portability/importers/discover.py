@@ -77,11 +77,11 @@ def default_paths(host: str, *, env: Mapping[str, str] | None = None, home: Path
     if host == "claude-code":
         base = expand_user(env["CLAUDE_CONFIG_DIR"]) if env.get("CLAUDE_CONFIG_DIR") else home / ".claude"
         projects = base / "projects"
-        return sorted(p for p in projects.rglob("*.jsonl") if p.is_file()) if projects.is_dir() else []
+        return tree(projects, "*.jsonl") if projects.is_dir() else []
     if host == "codex":
         base = expand_user(env["CODEX_HOME"]) if env.get("CODEX_HOME") else home / ".codex"
         sessions = base / "sessions"
-        return sorted(p for p in sessions.rglob("rollout-*.jsonl") if p.is_file()) if sessions.is_dir() else []
+        return tree(sessions, "rollout-*.jsonl") if sessions.is_dir() else []
     if host == "opencode":
         data = expand_user(env["XDG_DATA_HOME"]) if env.get("XDG_DATA_HOME") else home / ".local" / "share"
         base = data / "opencode"
@@ -102,7 +102,25 @@ def _dsh_sessions(env: Mapping[str, str], home: Path) -> Path:
 
 
 def _dsh_logs(root: Path) -> list[Path]:
-    return sorted({p for pattern in DSH_LOGS for p in root.glob(pattern) if p.is_file()}) if root.is_dir() else []
+    return sorted({p for name in DSH_LOGS for p in tree(root, name.rpartition("/")[2])}) if root.is_dir() else []
+
+
+def tree(root: Path, name: str) -> list[Path]:
+    """The regular files under the directory ``root``, at any depth, whose name matches the glob ``name``, sorted.
+    Linked folders are followed (a project's transcripts moved to another disk and linked back; ``rglob`` skips
+    them), each real folder entered once, so a link loop ends."""
+    import fnmatch
+
+    seen: set[str] = set()
+    found: list[Path] = []
+    for top, dirs, files in os.walk(root, followlinks=True):
+        real = os.path.realpath(top)
+        if real in seen:
+            dirs[:] = []
+            continue
+        seen.add(real)
+        found += [Path(top) / f for f in files if fnmatch.fnmatchcase(f, name)]
+    return sorted(f for f in found if f.is_file())
 
 
 def default_locations(host: str, *, env: Mapping[str, str] | None = None, home: Path | None = None,
@@ -135,8 +153,8 @@ def _memdir_own(f: Path, base: Path) -> bool:
 def resolve_paths(host: str, path: str | Path | None = None, **kw) -> list[Path]:  # kw: default_paths' env/home/project
     """Files to import for ``host``: ``default_paths(host)`` when ``path`` is None, else ``path`` expanded.
 
-    A file is returned as is. A directory is searched: ``**/*.jsonl`` (claude-code),
-    ``**/rollout-*.jsonl`` (codex), ``*.jsonl`` (jsonl), ``**/*.txt`` (claude-export); for specstory a project
+    A file is returned as is. A directory is searched, its linked folders too (:func:`tree`): ``**/*.jsonl``
+    (claude-code), ``**/rollout-*.jsonl`` (codex), ``*.jsonl`` (jsonl), ``**/*.txt`` (claude-export); for specstory a project
     (its ``.specstory/history/*.md``) or any directory (``**/*.md`` that name SpecStory in their first lines), for aider a project (its
     ``.aider.chat.history.md``) or any directory (``**/.aider.chat.history.md``, else ``*.md``); for opencode the
     directory itself is returned (the importer accepts a data dir or a storage dir). Raises ``memdir.errors.UsageError`` for an
@@ -154,10 +172,11 @@ def resolve_paths(host: str, path: str | Path | None = None, **kw) -> list[Path]
         return _dsh_logs(p)
     if host in PROJECT_HOSTS and _in_project(host, p):
         return _in_project(host, p)
-    pattern = {"claude-code": "**/*.jsonl", "codex": "**/rollout-*.jsonl", "jsonl": "*.jsonl", "claude-export": "**/*.txt",
-               "specstory": "**/*.md", "aider": "**/.aider.chat.history.md"}[host]
+    name = {"claude-code": "*.jsonl", "codex": "rollout-*.jsonl", "jsonl": "*.jsonl", "claude-export": "*.txt",
+            "specstory": "*.md", "aider": ".aider.chat.history.md"}[host]
+    found = sorted(f for f in p.glob(name) if f.is_file()) if host == "jsonl" else tree(p, name)
     # never memdir's own files (a project's .memory/.memdir/tombstones.jsonl is JSONL too)
-    found = sorted(f for f in p.glob(pattern) if f.is_file() and not _memdir_own(f, p))
+    found = [f for f in found if not _memdir_own(f, p)]
     if host == "specstory":  # any Markdown under the directory: only SpecStory's own files
         found = [f for f in found if _says(f, b"SpecStory")]
     if host == "aider" and not found:  # a directory of histories under other names (copies, --chat-history-file)
