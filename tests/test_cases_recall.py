@@ -149,3 +149,41 @@ def test_c21_mixed_lengths_in_store_never_raise(project, tmp_path):
         db.execute("UPDATE vectors SET vector = ?, dim = 10 WHERE ref = ?", (b"\0" * 40, ref))
         prov.dim = 10
         assert m.recall("gamma delta")[0].text == "gamma delta"
+
+
+# ---- C20 siblings: every door of a long-lived process, after renames, moves and deletions in an editor ------
+def test_c20_every_door_of_a_long_lived_process_sees_the_disk(project, tmp_path):
+    home = tmp_path / "g"
+    live = memdir.open(project, home=home)
+    try:
+        a = live.remember("the deploy target is the staging cluster in frankfurt", category="facts")
+        b = live.remember("the database is postgres sixteen with pgvector", category="facts")
+        r = live.remember("never force push to main", category="rules")
+        live.recall("deploy")
+        renamed = a.path.with_name("deploy-target.md")
+        os.rename(a.path, renamed)  # renamed in an editor: its id is now facts/deploy-target
+        (project / ".memory" / "decisions").mkdir(exist_ok=True)
+        os.rename(b.path, project / ".memory" / "decisions" / b.path.name)  # moved to another category
+        os.unlink(r.path)
+        fresh = memdir.open(project, home=home)
+        try:
+            for m in (live, fresh):
+                assert sorted(h.id for h in m.recent()) == ["decisions/" + b.path.stem, "facts/deploy-target"]
+                assert m.outline() == fresh.outline() and not any("force push" in x for x in m.outline())
+                assert [n.id for n in m.rules()] == []
+                assert m.get("facts/deploy-target").text.endswith("frankfurt")
+                assert m.get(a.id) is None and m.get(b.id) is None
+                assert m.forget_matching(query="force push")["count"] == 0
+                assert m.status()["project"]["notes"] == 2
+        finally:
+            fresh.close()
+        # forgetting an id the note no longer has forgets nothing, and says so, as a fresh process does
+        assert live.forget(a.id) is False
+        assert [h.id for h in live.recall("frankfurt")] == ["facts/deploy-target"]
+        assert live.pin("facts/deploy-target").pinned
+        out = tmp_path / "export.jsonl"
+        assert live.export(out)["notes"] == 2
+        assert live.forget("facts/deploy-target") and not renamed.exists()
+        assert live.recall("frankfurt") == [] and "frankfurt" not in live.context("where do we deploy")
+    finally:
+        live.close()

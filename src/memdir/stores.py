@@ -50,6 +50,17 @@ class Stores:
             out = [r for r in out if r.scope != "global" or _usable(r)]
         return out
 
+    def look(self) -> None:
+        """Mirror notes edited, renamed, moved or deleted on disk since this process last looked (case C20: a
+        long-lived process answers as a fresh one would); a busy store answers from the index as it is."""
+        from memdir.errors import MemdirError
+
+        for root in self.live():
+            try:
+                root.resync()
+            except MemdirError:
+                pass
+
     def store_project(self) -> str:
         """The project's name in a shared store (``remote.project``, else the project directory's name)."""
         name = self.project_root.name if self.project_root is not None else ""

@@ -31,11 +31,18 @@ KIND_FULL = True  # a tool entry answering the question's kind is never cut to o
 
 def rule_notes(s: Stores) -> list[Note]:
     """The body of :meth:`memdir.Memdir.rules`, whose docstring is the contract."""
+    s.look()  # a long-lived process: notes changed on disk since its last look (C20)
+    return rules_as_stored(s)
+
+
+def rules_as_stored(s: Stores) -> list[Note]:
+    """:func:`rule_notes` from the index as it is (the caller looked at the disk already)."""
     return page_notes(s, "rule") + [n for n in category_notes(s, "rules")]
 
 
 def goal_notes(s: Stores) -> list[Note]:
     """The body of :meth:`memdir.Memdir.goals`, whose docstring is the contract."""
+    s.look()
     return page_notes(s, "goal")
 
 
@@ -56,6 +63,7 @@ def page_notes(s: Stores, kind: str) -> list[Note]:
 
 def outline(s: Stores) -> list[str]:
     """The body of :meth:`memdir.Memdir.outline`, whose docstring is the contract."""
+    s.look()
     return outline_lines(s)
 
 
@@ -96,8 +104,8 @@ def context(s: Stores, prompt: str = "", *, max_chars: int | None = None, max_en
     # the rules' texts only when the block shows them (a prompt's hook asks for hits alone: reading every rule
     # note's text per prompt only to leave rules out of the hits cost ~1 ms at 300 notes); a hit is a rule when
     # it is a live note of the rules category, which is what rules() lists
-    rules = rule_notes(s) if "rules" in sections else []
-    goals = goal_notes(s) if "rules" in sections else []
+    rules = rules_as_stored(s) if "rules" in sections else []
+    goals = page_notes(s, "goal") if "rules" in sections else []
     prompt = bounded_query(prompt) if isinstance(prompt, str) else ""  # a pasted log: its head and tail
     # rules and ROOT.md's goals are shown in every session (the rules section, or the session-start block of a hook)
     # a prompt that only acknowledges or says to go on ("ok", "thanks!", "好的，继续") asks for nothing: whatever holds

@@ -224,6 +224,7 @@ def get(s: Stores, id: str, *, scope: str | None = None, remote: bool = False) -
     """The body of :meth:`memdir.Memdir.get`, whose docstring is the contract."""
     if not isinstance(id, str):
         return None
+    s.look()  # C20: what is on disk now
     event_ops.drain_pending(s)  # an event a hook queued while the lock was busy is readable at once
     id = resolve(s, cevents.clean(id).strip(), scope)
     for root in s.live(scope):
@@ -287,6 +288,7 @@ def recent(s: Stores, *, kinds: Iterable[str] | None = None, category: str | Non
     limit = min(count_arg(limit, "limit", zero="0 lists none"), 500)
     if not limit:
         return []
+    s.look()
     event_ops.drain_pending(s)  # what hooks queued while the lock was busy is listed too
     kinds = tuple(kinds or ())
     cats = check_kinds(s, kinds, scope)
@@ -327,6 +329,7 @@ def unsupersede(s: Stores, gone_id: str) -> None:
 
 
 def note_root(s: Stores, id: str, scope: str | None) -> tuple[Root, str]:
+    s.look()  # a long-lived process: a note renamed or deleted on disk since its last look (C20)
     if isinstance(id, str) and "/" not in id:
         id = resolve(s, id.strip(), scope)  # a short handle names the note as its id does
         if "/" not in id:  # no note or event has that handle: say so, as get and forget do

@@ -93,6 +93,7 @@ def forget_matching(s: Stores, *, query: str | None = None, prefix: str | None =
     Delete: ``{"deleted": True, "count", "notes", "events"}``. Raises ``UsageError`` for a token that does not
     match the current set (run the preview again). ``rules=False``: the notes of ``rules/`` are neither matched nor
     deleted (an agent's forget: only people remove a rule)."""
+    s.look()
     found = matches(s, query=query, prefix=prefix, scope=scope, rules=rules)
     expected = token_for(query, prefix, scope, found)
     out: dict[str, Any] = {"deleted": False, "query": query, "prefix": prefix, "count": len(found),
@@ -140,6 +141,7 @@ def forget(s: Stores, id: str, *, scope: str | None = None) -> bool:
     """The body of :meth:`memdir.Memdir.forget`, whose docstring is the contract."""
     if not isinstance(id, str) or not id.strip():
         raise UsageError("forget needs an id: see `memdir recall` or `memdir inspect` for ids")
+    s.look()  # a long-lived process: a note's file renamed or deleted since its last look is not forgotten by its old id
     event_ops.drain_pending(s)  # an event still queued in the spool is forgotten too, not stored after
     id = curated.resolve(s, cevents.clean(id).strip(), scope)
     is_event = any(r.store.has_ref(id, "event") for r in s.live())

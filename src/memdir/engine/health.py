@@ -128,6 +128,7 @@ def inspect(s: Stores) -> Report:
 
 def status(s: Stores) -> dict[str, Any]:
     """The body of :meth:`memdir.Memdir.status`, whose docstring is the contract."""
+    s.look()
     event_ops.drain_pending(s)
     out: dict[str, Any] = {"project_root": str(s.project_root)}
     live = s.live()  # a global root this user cannot enter is left out there (with its warning): said here too

@@ -29,12 +29,8 @@ log = getLogger("memdir")  # imports logging only when a record can go somewhere
 
 
 def resync(s: Stores) -> None:
-    """Mirror notes edited or deleted on disk since this process last looked (case C20)."""
-    for root in s.live():
-        try:
-            root.resync()
-        except MemdirError as exc:  # a busy store: answer from the index as it is
-            log.debug("resync skipped: %s", exc)
+    """Mirror notes edited or deleted on disk since this process last looked (case C20): :meth:`Stores.look`."""
+    s.look()
 
 
 def lexical(s: Stores, tokens: list[str], *, k: int, scope: str | None, kinds: tuple[str, ...] | None,

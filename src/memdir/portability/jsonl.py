@@ -37,6 +37,7 @@ def sort_ts(ts: Any) -> float:
 
 def export(s: Stores, path: str | os.PathLike) -> dict[str, int]:
     """The body of :meth:`memdir.Memdir.export`, whose docstring is the contract."""
+    s.look()  # a long-lived process exports the notes on disk now, not those of its last look (C20)
     counts = {"notes": 0, "events": 0, "tombstones": 0}
     lines = []
     for root in s.live():
