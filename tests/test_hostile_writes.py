@@ -72,6 +72,44 @@ def test_c30_append_starts_a_new_line_after_a_torn_tail(tmp_path):
     assert path.read_bytes().endswith(b'"c"}\n{"ref": "d"}\n')
 
 
+@pytest.mark.parametrize("fault", ["directory", "disk full"])
+def test_c30_a_tombstone_the_log_could_not_take_is_said_and_written_by_doctor(project, tmp_path, monkeypatch, caplog,
+                                                                             fault):
+    """A forget whose tombstone never reached the log (full disk, a directory under its name) says so in one line,
+    and `memdir doctor` writes it (a directory under the log's name is set aside, never deleted): a rebuilt index
+    keeps the event forgotten."""
+    home = tmp_path / "g"
+    derived = project / ".memory" / ".memdir"
+    log = derived / tombstones.LOG_NAME
+    with memdir.open(project, home=home) as m:
+        assert m.import_events(EVENTS)["stored"] == 6
+    if fault == "directory":
+        log.unlink()
+        log.mkdir()
+        (log / "kept.txt").write_text("mine", encoding="utf-8")
+    else:
+        def full(*a, **k):
+            raise OSError(28, "No space left on device")
+        monkeypatch.setattr(jsonlog, "append", full)
+    with caplog.at_level(logging.WARNING, logger="memdir"), memdir.open(project, home=home) as m:
+        assert m.forget("import:t:s1:3")
+    said = [r.getMessage() for r in caplog.records if tombstones.LOG_NAME in r.getMessage()]
+    assert len(said) == 1 and "memdir doctor" in said[0] and "\n" not in said[0]
+    monkeypatch.undo()
+    with memdir.open(project, home=home) as m:
+        checks = [c for c in m.doctor() if "tombstone" in c["check"]]
+        assert checks and checks[0]["ok"] == "warn", checks
+        assert all("tombstone" not in c["check"] for c in m.doctor())  # mended: nothing left to say
+    assert log.is_file() and "import:t:s1:3" in log.read_text(encoding="utf-8")
+    if fault == "directory":
+        aside = [p for p in derived.iterdir() if p.name.startswith(tombstones.LOG_NAME + ".")]
+        assert len(aside) == 1 and (aside[0] / "kept.txt").read_text(encoding="utf-8") == "mine"
+    _drop_index(derived)
+    with memdir.open(project, home=home) as m:
+        m.import_events(EVENTS)
+        assert m.get("import:t:s1:3") is None and m.get("import:t:s1:4") is not None
+
+
 # ---- C41: a model reply that is not JSON ---------------------------------------------------------------------
 def _distill_store(project, tmp_path, stub):
     (project / ".memory").mkdir(exist_ok=True)

@@ -83,7 +83,12 @@ def read(path: str | os.PathLike) -> tuple[list[dict[str, Any]], int]:
     warning per file and process; nothing is raised."""
     try:
         text = Path(path).read_bytes().decode("utf-8", errors="replace")
-    except OSError:
+    except FileNotFoundError:
+        return [], 0
+    except OSError as exc:  # a directory or a file this user cannot read under its name: said, not taken for empty
+        if str(path) not in _reported:
+            _reported.add(str(path))
+            log.warning("memdir: warning: %s cannot be read (%s); its records are not used", path, exc)
         return [], 0
     out: list[dict[str, Any]] = []
     bad: list[int] = []

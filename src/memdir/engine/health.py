@@ -286,7 +286,7 @@ def index_checks(m: "Stores | Any", inspect: Callable[[], Any] | None = None, *,
     (the CLI) the safe repairs run: orphan vectors are deleted, an index is switched to incremental vacuum, a
     changed vector length is recorded. ``repair=False`` (the viewer's GET page) only reports them and writes
     nothing, as on a read-only root (whose index a fresh copy in memory is checked from)."""
-    from memdir.store.sqlite import readonly, vectors as sqlite_vectors
+    from memdir.store.sqlite import readonly, tombstones as sqlite_tombstones, vectors as sqlite_vectors
 
     m = stores_of(m)
     checks: list[dict[str, str]] = []
@@ -374,6 +374,10 @@ def index_checks(m: "Stores | Any", inspect: Callable[[], Any] | None = None, *,
                 if bad:  # cut, or text written over them: recall leaves them out, a backfill embeds them again
                     add(f"{root.scope} vectors", "warn", f"{bad} stored vectors of {prov.model} are damaged (not "
                         "whole float32 vectors); recall leaves them out", "run `memdir backfill` (it embeds them again)")
+            if not root.remote and not root.read_only:  # a forget the tombstone log missed comes back when the index is rebuilt
+                mended = sqlite_tombstones.mend(db, root.db_path, repair=repair)
+                if mended:
+                    add(f"{root.scope} tombstone log", "warn", mended, "" if repair else "run `memdir doctor`")
         except sqlite3.DatabaseError as exc:
             advice = damaged_index(exc, root.db_path)
             if advice is None:

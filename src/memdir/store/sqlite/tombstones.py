@@ -15,12 +15,15 @@ import brought forgotten events back. This module keeps a copy of every tombston
 
 The log holds refs (event keys, note ids) and content hashes, never text. A torn last line (full disk, power cut) is
 kept as a line of its own and skipped when read, with one warning (:mod:`memdir.jsonlog`).
-Writes never raise: a read-only or full disk leaves the index's own table as the only copy (debug log).
+Writes never raise: a full disk (or a directory under the name) leaves the index's own table as the only copy, said in
+one warning; `memdir doctor` (:func:`mend`) writes the missing tombstones once it can.
 """
 
 from __future__ import annotations
 
+import os
 import sqlite3
+import time
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -31,6 +34,8 @@ log = getLogger("memdir")
 LOG_NAME = "tombstones.jsonl"
 COLUMNS = ("ref", "content_sha256", "kind", "deleted_at")
 
+_unwritten: set[str] = set()  # logs this process could not append to, said once each
+
 
 def log_path(index_path: Path) -> Path:
     """The log beside the index file ``index_path``."""
@@ -39,15 +44,46 @@ def log_path(index_path: Path) -> Path:
 
 def append(index_path: Path, rows: Iterable[Any]) -> int:
     """Append ``rows`` (mappings with :data:`COLUMNS`) to the log of ``index_path``, flushed to disk; returns lines
-    written (0 when the disk refuses: logged at debug level, never raised). A log ending in a torn line (no newline)
+    written (0 when the disk refuses: one warning per log and process, never raised). A log ending in a torn line (no newline)
     gets one first (:func:`memdir.jsonlog.append`), so the new tombstones are never glued onto it."""
     import memdir.jsonlog as jsonlog
 
+    path = log_path(index_path)
     try:
-        return jsonlog.append(log_path(index_path), ({k: r[k] for k in COLUMNS} for r in rows))
+        return jsonlog.append(path, ({k: r[k] for k in COLUMNS} for r in rows))
     except OSError as exc:
-        log.debug("tombstone log not written: %s", exc)
+        if str(path) not in _unwritten:  # said once: without the log a rebuilt index would bring the item back
+            _unwritten.add(str(path))
+            log.warning("memdir: warning: %s could not be written (%s): the forget holds in the index, but an index "
+                        "rebuilt from the notes would not know it; run `memdir doctor` once the file can be written",
+                        path, exc)
         return 0
+
+
+def mend(db: sqlite3.Connection, index_path: Path, *, repair: bool) -> str | None:
+    """What keeps the log from holding every tombstone of the index ``db`` (a forget whose append failed: a full disk,
+    a directory or FIFO under the log's name), as one line for ``memdir doctor``, or ``None`` when nothing does.
+    With ``repair`` a log that is not a regular file is set aside as ``tombstones.jsonl.bad-<time>`` (never deleted)
+    and the missing tombstones are appended."""
+    path = log_path(index_path)
+    said = []
+    if path.is_symlink() or (path.exists() and not path.is_file()):
+        if not repair:
+            return f"{path} is not a regular file: forgets are not logged beside the index"
+        aside = path.with_name(f"{LOG_NAME}.bad-{time.strftime('%Y%m%d-%H%M%S')}")
+        try:
+            os.replace(path, aside)
+        except OSError as exc:
+            return f"{path} is not a regular file and could not be set aside ({exc}): forgets are not logged"
+        said.append(f"{path} was not a regular file: set aside as {aside.name}")
+    logged = {r["ref"] for r in read(path)}
+    rows = [dict(zip(COLUMNS, r)) for r in db.execute("SELECT ref, content_sha256, kind, deleted_at FROM tombstones")]
+    missing = [r for r in rows if r["ref"] not in logged]
+    if missing:
+        n = append(index_path, missing) if repair else 0
+        said.append(f"{len(missing)} tombstone{'' if len(missing) == 1 else 's'} of the index missing from {path.name}"
+                    + (" written to it" if n else ": an index rebuilt from the notes would bring those memories back"))
+    return "; ".join(said) or None
 
 
 def read(path: Path) -> list[dict[str, Any]]:
