@@ -353,6 +353,32 @@ def test_c43_sigint_to_a_running_import_says_how_far_it_got(project, tmp_path, s
     assert r.returncode == 0 and f"{6000 - done} events stored ({done} duplicates" in r.stdout, r.stdout + r.stderr
 
 
+@pytest.mark.parametrize("module", ["click", "memdir.debuglog", "memdir.hosts.hooks"])
+def test_c43_ctrl_c_while_the_command_is_still_loading_is_no_traceback(project, tmp_path, module):
+    """Ctrl-C in the first moments of a command (its modules still loading, before the command's own handler runs)
+    exits 130 without a traceback, as it does later on."""
+    import os
+    import subprocess
+    import sys
+
+    code = ("import builtins, os, signal, sys\n"
+            "real = builtins.__import__\n"
+            "def imp(name, *a, **k):\n"
+            f"    if name == {module!r}:\n"
+            "        builtins.__import__ = real\n"
+            "        os.kill(os.getpid(), signal.SIGINT)\n"
+            "    return real(name, *a, **k)\n"
+            "builtins.__import__ = imp\n"
+            "from memdir.__main__ import main\n"
+            "main(sys.argv[1:])\n")
+    cmd = ["status"] if module != "memdir.hosts.hooks" else ["hook", "claude-code", "user-prompt"]
+    env = {**os.environ, "MEMDIR_HOME": str(tmp_path / "g")}
+    r = subprocess.run([sys.executable, "-c", code, "--dir", str(project), *cmd], env=env, capture_output=True,
+                       text=True, timeout=120, input="{}")
+    assert "Traceback" not in r.stderr and len(r.stderr.splitlines()) <= 1, r.stderr
+    assert r.returncode in (0, 130), (r.returncode, r.stderr)  # a hook fails open
+
+
 # ---- C42: the index deleted under a store of episodic events -------------------------------------------------
 def _store_with_events(project, home):
     with memdir.open(project, home=home) as m:

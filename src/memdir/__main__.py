@@ -65,6 +65,13 @@ def _leave(code: int) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
+    try:
+        _main(argv)
+    except KeyboardInterrupt:  # Ctrl-C while a command's modules still load, before its own handler runs: no traceback
+        _leave(130)
+
+
+def _main(argv: list[str] | None) -> None:
     args = list(sys.argv[1:] if argv is None else argv)
     hook_args = _hook_argv(args)
     if hook_args is not None:
