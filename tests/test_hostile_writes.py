@@ -555,3 +555,34 @@ def test_a_rollback_with_no_transaction_left_does_not_mask_the_error(tmp_path):
     db.execute("CREATE TABLE t(x)")
     txn.rollback(db)
     assert not db.in_transaction and db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0
+
+
+# ---- a full disk -------------------------------------------------------------------------------------------------
+def test_a_full_disk_is_one_line_that_says_so_not_an_internal_error(project, tmp_path, monkeypatch, capsys):
+    """SQLite's "database or disk is full" (the index cannot grow) read as `memdir: internal error: OperationalError …
+    (rerun with --debug …)`; it is the user's disk, said as such, and what was stored before is all there afterwards."""
+    from conftest import run_cli
+
+    from memdir.store.sqlite import opening
+
+    args = ("--dir", str(project), "--home", str(tmp_path / "g"))
+    assert run_cli(capsys, *args, "remember", "the payments deploy uses the blue-green script")[0] == 0
+    real = opening.open_index
+
+    def full(path):  # the index may not grow by one page: what a full disk does to SQLite
+        db, created = real(path)
+        pages = db.execute("PRAGMA page_count").fetchone()[0]
+        db.execute(f"PRAGMA max_page_count = {pages}")
+        return db, created
+
+    monkeypatch.setattr(opening, "open_index", full)
+    evs = tmp_path / "evs.jsonl"
+    evs.write_text("".join(json.dumps({"type": "event", "key": f"full:{i}", "role": "user", "session": "s",
+                                       "text": f"event {i} " + "words about the queue and the stream " * 40}) + "\n"
+                           for i in range(400)), encoding="utf-8")
+    code, out, err = run_cli(capsys, *args, "import", str(evs))
+    assert code == 1 and len(err.strip().splitlines()) == 1, err
+    assert "internal error" not in err and "full" in err and "free" in err, err
+    monkeypatch.undo()
+    code, out, err = run_cli(capsys, *args, "recall", "blue-green")
+    assert code == 0 and "blue-green" in out

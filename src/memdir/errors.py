@@ -92,6 +92,22 @@ def damaged_index(exc: BaseException, path: object = None) -> str | None:
     return f"the index is damaged ({msg}): {index_recovery(path)}"
 
 
+def disk_full(exc: BaseException) -> str | None:
+    """The one line for a write the disk had no room for (SQLite's "database or disk is full", an ``OSError``
+    ENOSPC or EDQUOT): the user's disk, not a bug; ``None`` for any other error. SQLite rolls the failed transaction
+    back; a rerun stores what is missing once (texts and keys are deduplicated)."""
+    import errno
+    import sqlite3
+
+    full = (isinstance(exc, sqlite3.DatabaseError) and (getattr(exc, "sqlite_errorcode", None) == 13  # SQLITE_FULL
+                                                        or "database or disk is full" in str(exc))) \
+        or (isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", -1)))
+    if not full:
+        return None
+    return ("the disk holding the memory store is full (or over its quota): free some space and run the command "
+            "again (what was stored is kept, and nothing is stored twice)")
+
+
 def index_recovery(path: object = None) -> str:
     """How to get a working index back from a damaged one at ``path`` (default: the project's), keeping the file so
     its readable rows can be salvaged: what :func:`damaged_index` and ``memdir doctor``'s failed integrity check say."""

@@ -19,7 +19,7 @@ import click
 
 import memdir.registry as registry
 from memdir.debuglog import RedactingFormatter
-from memdir.errors import Interrupted, MemdirError, UsageError, damaged_index
+from memdir.errors import Interrupted, MemdirError, UsageError, damaged_index, disk_full
 
 log = logging.getLogger("memdir")
 
@@ -266,7 +266,7 @@ def main(argv: list[str] | None = None) -> None:
         if debug:
             debug_traceback(exc, 1)
         msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        advice = damaged_index(exc)  # found damaged after it opened: how to get a working index back
+        advice = damaged_index(exc) or disk_full(exc)  # damaged after it opened, or no room: what to do, not a bug
         if advice is None:
             fail(f"{type(exc).__name__}: {_cut(msg)} (rerun with --debug for details)", 1, "internal error")
         fail(advice, 1)

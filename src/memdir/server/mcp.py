@@ -49,7 +49,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 import memdir.foreground as foreground
-from memdir.errors import MemdirError, UsageError, damaged_index, install_hint
+from memdir.errors import MemdirError, UsageError, damaged_index, disk_full, install_hint
 from memdir.server.mcplight import repair_json_text
 from memdir.server.mcpmodels import result_models
 from memdir.server.mcpparams import clear_param_errors
@@ -217,8 +217,8 @@ class MemoryStore:
                 log.info("%s refused: %s", what, one_line(exc))
                 raise ToolError(f"bad input: {one_line(exc)}") from None
             except Exception as exc:  # noqa: BLE001 — a tool must answer, never crash the server
-                advice = damaged_index(exc)
-                if advice:  # not a bug to report: the user's index file is damaged, and this is how to recover
+                advice = damaged_index(exc) or disk_full(exc)
+                if advice:  # not a bug to report: the user's index file is damaged or the disk full, and what to do
                     log.error("%s failed: %s", what, one_line(exc))
                     raise ToolError(advice) from None
                 log.error("%s failed", what, exc_info=True)
