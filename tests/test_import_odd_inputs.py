@@ -195,3 +195,30 @@ def test_transcripts_in_linked_folders_are_found_once(tmp_path, project, monkeyp
     with memdir.open(project, home=tmp_path / "g") as m:
         got = import_host(m, "claude-code", [projects], projects="here", progress=False)
     assert got["files"] == 1 and got["stored"] > 0  # the one real file is read once
+
+
+@pytest.mark.parametrize("source", ["claude-export", "specstory", "aider"])
+def test_a_text_history_with_a_zero_filled_hole_keeps_the_rest(tmp_path, source):
+    """A block of a text history zero-filled by a crash (a run of NUL bytes in its first 8 KB) made the whole file
+    "binary data": nothing imported. The text around the hole is read; the hole is left out with one warning."""
+    fixture, name = SAMPLES[source]
+    text = fixture.read_text(encoding="utf-8").replace("__CWD__", str(tmp_path))
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    plain, holed = tmp_path / "a" / name, tmp_path / "b" / name
+    plain.write_text(text, encoding="utf-8", newline="")
+    raw = text.encode("utf-8")
+    cut = raw.index(b"\n", len(raw) * 2 // 3) + 1  # at a line's start, after most of the turns
+    holed.write_bytes(raw[:cut] + b"\x00" * 300 + b"\n" + raw[cut:])
+    want = _events(source, plain)
+    got = _events(source, holed)
+    assert want and [t for _, _, t in got] == [t for _, _, t in want]
+
+
+def test_binary_data_is_still_skipped_by_a_text_importer(tmp_path):
+    import random
+
+    rnd = random.Random(3)
+    f = tmp_path / ".aider.chat.history.md"
+    f.write_bytes(b"# aider chat started at 2026-01-01 10:00:00\n\n#### hi\n" + bytes(rnd.randrange(256) for _ in range(20_000)))
+    assert _events("aider", f) == []

@@ -81,6 +81,21 @@ def fence_of(line: str) -> str | None:
 _UTF8_MULTI = re.compile(rb"[\xc2-\xdf][\x80-\xbf]|[\xe0-\xef][\x80-\xbf]{2}|[\xf0-\xf4][\x80-\xbf]{3}")
 
 
+_ZEROS = re.compile(rb"\x00+")
+#: control characters other than tab and line ends: text holds almost none, binary data that decodes as UTF-8 many
+_CONTROL = re.compile(r"[\x01-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+def _with_holes(raw: bytes) -> str | None:
+    """``raw`` read as UTF-8 text whose runs of NUL bytes (a block zero-filled by a crash) become line breaks, or
+    ``None`` when the rest is not text too (not strict UTF-8, or control characters in more than 1 of 1,000)."""
+    try:
+        text = _ZEROS.sub(b"\n", raw).decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return None
+    return text if len(_CONTROL.findall(text)) * 1000 <= len(text) else None
+
+
 def read_text(path: Path) -> str:
     """The file as text (``""`` for binary data, :func:`memdir.fileio.looks_binary`, with a warning): UTF-8 (a
     byte-order mark dropped); UTF-16 or UTF-32, with a byte-order mark (what Windows PowerShell's ``>`` writes) or
@@ -95,8 +110,14 @@ def read_text(path: Path) -> str:
     if looks_binary(raw):  # an image, an archive: its lines were imported as noise
         from memdir.lazylog import getLogger
 
-        getLogger("memdir.portability.importers").warning("%s is binary data, not a text transcript: skipped", path)
-        return ""
+        text = _with_holes(raw)
+        if text is None:
+            getLogger("memdir.portability.importers").warning("%s is binary data, not a text transcript: skipped", path)
+            return ""
+        getLogger("memdir.portability.importers").warning(
+            "%s holds %d zero bytes (a part zero-filled by a crash or a full disk): read around them", path,
+            raw.count(b"\x00"))
+        return text
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError:
