@@ -267,3 +267,24 @@ def test_a_dangling_link_is_left_dangling_by_install_and_uninstall(home, tmp_pat
     assert link.is_symlink() and b"memdir" in target.read_bytes()
     install_host(host, argv=ARGV, uninstall=True)
     assert link.is_symlink() and not target.exists()
+
+
+@pytest.mark.parametrize("host", ["claude-code", "codex", "opencode", "dsh"])
+def test_folders_install_makes_in_the_user_s_config_are_private_whatever_the_umask(tmp_path, monkeypatch, host):
+    """Under a 000 umask the folders install made for a host (``~/.claude``, ``~/.codex``, ``~/.config/opencode/plugins``,
+    ``~/.dsh``) were 0777: anyone on the machine could put their own hooks file there, run as the user on the next
+    prompt. They are the owner's alone, as the 0600 files in them are; a folder that was there keeps its mode."""
+    home = tmp_path / "h"
+    home.mkdir()
+    os.chmod(home, 0o755)
+    for var in ("CODEX_HOME", "XDG_CONFIG_HOME", "DSH_HOME"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("HOME", str(home))
+    old = os.umask(0)
+    try:
+        install_host(host, argv=ARGV)
+    finally:
+        os.umask(old)
+    made = [p for p in home.rglob("*") if p.is_dir()]
+    assert made and all(_mode(p) & 0o077 == 0 for p in made), [(str(p), oct(_mode(p))) for p in made]
+    assert _mode(home) == 0o755

@@ -187,7 +187,7 @@ def backup_file(plan: Plan, path: Path) -> Path | None:
     if plan.dry_run or not path.exists():
         return None
     where = backup_dir(path, plan.project)
-    where.mkdir(parents=True, exist_ok=True)
+    make_dirs(where, private=user_config(where, plan.project))
     try:
         now = path.read_bytes()
         same = next((b for b in backups_of(path, plan.project)[:20] if b.stat().st_size == len(now)
@@ -199,6 +199,23 @@ def backup_file(plan: Plan, path: Path) -> Path | None:
     backup = where / f"{path.name}.memdir-backup-{stamp()}"
     shutil.copy2(path, backup)
     return backup
+
+
+def make_dirs(folder: Path, *, private: bool) -> None:
+    """Create ``folder`` and its missing parents. With ``private`` (a folder of the user's own host config) each one
+    made here is the owner's alone (0700) whatever the umask: a host runs the hooks it finds there, so one others
+    may write to lets them run commands as the user. A folder that was there keeps its mode."""
+    made = []
+    p = folder
+    while not os.path.lexists(p) and p != p.parent:
+        made.append(p)
+        p = p.parent
+    folder.mkdir(parents=True, exist_ok=True)
+    for d in made if private else ():
+        try:
+            os.chmod(d, 0o700)
+        except OSError:
+            pass
 
 
 def user_config(path: Path, project: Path | None = None) -> bool:
@@ -236,7 +253,7 @@ def write_text(plan: Plan, path: Path, text: str, *, old: str | None) -> None:
     if not plan.dry_run:
         # a settings file linked from a dotfiles folder: write the target, keep the link (and back up beside it)
         target = path.resolve() if path.is_symlink() else path
-        target.parent.mkdir(parents=True, exist_ok=True)
+        make_dirs(target.parent, private=user_config(target, plan.project) or user_config(path, plan.project))
         if old is not None:
             backup = backup_file(plan, target)
         # the file keeps its permissions: ~/.claude.json may hold an API key and be 0600; one memdir creates in the
