@@ -567,3 +567,25 @@ def test_one_new_turn_is_said_in_the_singular(project, tmp_path, clock):
         _session(m, "one", n=1)
         out = m.distill()
         assert out["sessions"][0]["reason"] == "1 new turn, fewer than distill.min_turns (4)"
+
+
+def test_the_distillers_log_is_its_owners_alone_whatever_the_umask(project, tmp_path):
+    """``distill.log`` takes the detached distiller's stderr (sessions, a model's error text): under a 000 umask it was
+    made 0666, and one an earlier version left 0644 stayed so; both are 0600, as ``debug.log`` is."""
+    import os
+    import stat
+
+    (project / ".memory").mkdir()
+    (project / ".memory" / "config.toml").write_text(
+        '[distill]\nauto = true\nprovider = "openai"\nurl = "http://127.0.0.1:9/v1"\nmodel = "stub-1"\n', encoding="utf-8")
+    logf = tmp_path / "g" / ".memdir" / "distill.log"
+    old = os.umask(0)
+    try:
+        with memdir.open(project, home=tmp_path / "g") as m:
+            assert distill.trigger(m, "s1") is not None
+            assert stat.S_IMODE(logf.stat().st_mode) == 0o600
+            os.chmod(logf, 0o644)
+            assert distill.trigger(m, "s2") is not None
+            assert stat.S_IMODE(logf.stat().st_mode) == 0o600
+    finally:
+        os.umask(old)

@@ -411,7 +411,7 @@ def trigger(m: Any, session: str | None, *, home: str | os.PathLike | None = Non
             return None
         home_path = m.roots["global"].path
         logf = log_path(home_path)
-        from memdir.roots import private_derived  # 0700: what is in it is one person's
+        from memdir.roots import owner_only, private_derived  # 0700: what is in it is one person's
         private_derived(logf.parent)
         try:
             if logf.stat().st_size > MAX_LOG_BYTES:  # keep one previous log, never an unbounded one
@@ -426,6 +426,7 @@ def trigger(m: Any, session: str | None, *, home: str | os.PathLike | None = Non
             kwargs["creationflags"] = getattr(subprocess, "DETACHED_PROCESS", 0) | getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0)
         else:
             kwargs["start_new_session"] = True
+        owner_only(logf, create=True)  # the child's stderr names sessions and a model's error text
         with open(logf, "ab") as f:
             child = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=f, stderr=f, close_fds=True, env=env,
                                      cwd=str(m.project_root), **kwargs)
