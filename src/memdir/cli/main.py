@@ -239,6 +239,11 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(exc.exit_code)
     except click.ClickException as exc:  # click's own messages may span lines (a choice list): one line here
         msg = " ".join(x.strip() for x in exc.format_message().splitlines() if x.strip())
+        group = getattr(exc, "ctx", None)
+        if isinstance(exc, getattr(click.exceptions, "NoArgsIsHelpError", ())) and group is not None:
+            # a group named without its command: its whole help page was the "one line"
+            names = ", ".join(group.command.list_commands(group))
+            msg = f"`{group.command_path}` needs a command: {names} (`{group.command_path} --help` says more)"
         text = next((a for a in opts if a.startswith("-") and (a.startswith("---") or len(a.split()) > 1)), None)
         if isinstance(exc, click.exceptions.NoSuchOption) and text is not None:
             # text that starts with a dash was read as an option: `--` before it makes it text
