@@ -712,3 +712,21 @@ async def test_memory_list_limit_below_one_is_an_error_as_recall_k_is(server, st
         for bad in (0, -1):
             assert "limit must be a whole number of 1 or more" in _error_text(await c.call_tool("memory_list", {"limit": bad}))
         assert (await c.call_tool("memory_list", {"limit": 1})).structured_content["count"] == 1
+
+
+def test_json_before_serve_prints_the_ready_line_as_json(proj, tmp_path):
+    """`memdir --json serve` (the group's flag, which every other command honours) printed the human ready line."""
+    p = subprocess.Popen([sys.executable, "-m", "memdir.cli", "--json", *_cmd(proj, tmp_path / "home", "serve", "--port",
+                                                                            "0")[3:]],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env())
+    q: queue.Queue = queue.Queue()
+    threading.Thread(target=_reader, args=(p.stdout, q), daemon=True).start()
+    try:
+        line = q.get(timeout=START_TIMEOUT)
+    except queue.Empty:
+        pytest.skip(f"`memdir serve` took more than {START_TIMEOUT} s to start")
+    finally:
+        _stop(p)
+    assert line is not None
+    info = json.loads(line)
+    assert info["url"].startswith("http://127.0.0.1:") and info["port"] > 0

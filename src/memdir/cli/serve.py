@@ -94,6 +94,7 @@ def serve_command(ctx: click.Context, host: str, port: int, path: str, token: st
     (each request's bearer token must grant its project; the database enforces it)."""
     import os
 
+    as_json = as_json or bool(ctx.find_root().obj.get("json"))  # `memdir --json serve` too
     if store_url:
         return _serve_store(ctx, host, port, store_url, as_json)
     check_serve_options(host, token)
