@@ -68,3 +68,14 @@ def test_config_unset_says_how_a_key_gets_its_default(tmp_path, monkeypatch, cap
 def test_a_mistyped_section_names_the_section(tmp_path, monkeypatch, capsys):
     code, out, err = _run(tmp_path, monkeypatch, capsys, "recal")
     assert code == 2 and "did you mean 'recall'?" in err, err
+
+
+@pytest.mark.parametrize("words", [["INJECT.MAX_CHARS"], ["MEMDIR_INJECT_MAX_CHARS"], ["inject_max_chars"],
+                                   ["inject", "max_chars"], ["get", "Inject.Max_Chars"]])
+def test_a_key_written_another_way_is_that_key(tmp_path, monkeypatch, capsys, words):
+    """A key typed in upper case, as its MEMDIR_ variable (the README names both) or as section and leaf was
+    "unknown config key" without a suggestion."""
+    code, out, err = _run(tmp_path, monkeypatch, capsys, *words)
+    assert code == 0, err
+    lines = out.strip().splitlines()
+    assert len(lines) == 1 and lines[0].split()[:2] == ["inject.max_chars", "1200"]

@@ -559,6 +559,8 @@ def config_cmd(ctx, words, as_json):
         raise UsageError(f"memdir config does not write settings: put `{leaf} = {value if plain else json.dumps(value)}` "
                          + (f"under `[{section}]` " if section else "") + f"in {where} (or the global root's "
                          f"config.toml), or set {'MEMDIR_' + name.upper().replace('.', '_')}={value} in the environment")
+    if key is not None and key not in names:
+        key, rest = _known_spelling(key, tuple(rest), names)
     if rest:
         raise UsageError(f"memdir config takes one KEY or section, not {len(rest) + 1} words: memdir config {key}")
     if key is not None:
@@ -577,3 +579,20 @@ def config_cmd(ctx, words, as_json):
     width = max(len(k) for k, *_ in items)
     lines = [f"{k:<{width}}  {json.dumps(v, ensure_ascii=False):<28} {s}" for k, v, s, _ in items]
     emit(ctx, as_json, data, "\n".join(lines))
+
+
+def _known_spelling(key: str, rest: tuple[str, ...], names: list[str]) -> tuple[str, tuple[str, ...]]:
+    """``(key, rest)`` with a setting written another way taken as its name: in upper case (``INJECT.MAX_CHARS``),
+    as its environment variable (``MEMDIR_INJECT_MAX_CHARS``) or as section and leaf in two words (``inject
+    max_chars``); anything else is given back as it came (the caller says it is unknown, with the nearest key)."""
+    by_var = {"MEMDIR_" + n.replace(".", "_").upper(): n for n in names}
+    sections = {n.split(".", 1)[0] for n in names}
+    for cand, left in ((".".join((key, *rest[:1])), rest[1:]), (key, rest)):
+        low = cand.strip().lower()
+        if low in names or low in sections:
+            return low, left
+        var = cand.strip().upper()
+        var = var if var.startswith("MEMDIR_") else "MEMDIR_" + var
+        if var in by_var:
+            return by_var[var], left
+    return key, rest
