@@ -361,6 +361,10 @@ def read_toml(path: Path) -> dict[str, Any]:
     try:
         f = open_regular(path)  # a FIFO named config.toml would block every command
     except (FileNotFoundError, NotADirectoryError):  # no file; a file where the root should be: doctor and status say so
+        try:  # a dotfiles link to a checkout moved or not yet made: its settings would be missed without a word
+            _warn_once(f"memdir: ignoring {path}: it is a link to {os.readlink(path)}, which does not exist")
+        except OSError:  # not a link: there is simply no file
+            pass
         return {}
     except OSError as exc:
         _warn_once(f"memdir: ignoring {path}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}")
