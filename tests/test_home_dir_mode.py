@@ -111,3 +111,20 @@ def test_a_global_root_made_under_a_002_umask_is_closed(tmp_path, project):
     finally:
         os.umask(old)
     assert _mode(tmp_path / "new002") == 0o700
+
+
+def test_a_dot_env_others_can_read_is_closed_to_them_when_read(tmp_path, monkeypatch):
+    """The global root's ``.env`` holds API keys. In a root memdir does not close (a folder of the user's dotfiles,
+    0755) a ``.env`` written under a 022 umask (0644) let everyone on the machine read the key; it is the owner's
+    alone from the first time memdir reads it, as the index is."""
+    from memdir import envfile
+
+    home = tmp_path / "dotfiles"
+    home.mkdir()
+    os.chmod(home, 0o755)
+    env = home / ".env"
+    env.write_text("MY_EMBED_KEY=sk-" + "a" * 40 + "\n", encoding="utf-8")
+    os.chmod(env, 0o644)
+    monkeypatch.delenv("MY_EMBED_KEY", raising=False)
+    assert envfile.describe("MY_EMBED_KEY", home)["set"] is True
+    assert _mode(env) == 0o600 and _mode(home) == 0o755

@@ -3,7 +3,7 @@
 
 The file is parsed with python-dotenv (``NAME=value`` lines, quotes, ``export`` prefixes, comments); nothing
 is written to ``os.environ``. Values are never logged or reported: :func:`describe` says only whether the key
-is set and where it came from.
+is set and where it came from. A ``.env`` group or others could read is made the owner's alone (0600) when read.
 """
 
 from __future__ import annotations
@@ -30,6 +30,10 @@ def lookup(name: str, home: Path | None) -> tuple[str | None, str | None]:
             there = False
         if there:
             from dotenv import dotenv_values
+
+            from memdir.roots import owner_only
+
+            owner_only(path)  # API keys: a .env others could read (a root memdir does not close) is closed to them
 
             try:
                 value = dotenv_values(path, encoding="utf-8").get(name)
