@@ -38,11 +38,12 @@ def expand_user(path: str | os.PathLike) -> Path:
 def global_root(home: str | os.PathLike | None = None) -> Path:
     """The global memory root (not created here): ``home`` (``--home``, relative to the working directory as typed),
     else ``$MEMDIR_HOME`` — a relative one is taken under the home directory (``~/<it>``), so the root does not move
-    with the working directory into whatever checkout a command runs in — else the platform's user data directory."""
-    if home:
+    with the working directory into whatever checkout a command runs in — else the platform's user data directory.
+    A blank ``home`` or ``$MEMDIR_HOME`` counts as unset."""
+    if home and str(home).strip():  # blank is unset: never a folder named " "
         return expand_user(home).absolute()
     env = os.environ.get("MEMDIR_HOME")
-    if env:
+    if env and env.strip():
         p = expand_user(env)
         return p if p.is_absolute() else (Path.home() / p).absolute()
     import platformdirs

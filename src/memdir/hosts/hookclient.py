@@ -91,7 +91,9 @@ def global_root(home: str | None = None) -> str | None:
     """The global root as :func:`memdir.roots.global_root` computes it, without importing ``platformdirs``:
     ``home``, else ``$MEMDIR_HOME``, else the platform's user data directory on Linux/BSD and macOS; ``None``
     elsewhere (the caller then takes the full path)."""
-    p = home or os.environ.get("MEMDIR_HOME")
+    home = home if home and home.strip() else None  # blank is unset, as memdir.roots.global_root takes it
+    env = os.environ.get("MEMDIR_HOME")
+    p = home or (env if env and env.strip() else None)
     if p and not home and not os.path.isabs(os.path.expanduser(p)):  # as memdir.roots.global_root: under ~, not cwd
         p = os.path.join(os.path.expanduser("~"), os.path.expanduser(p))
     if not p:
