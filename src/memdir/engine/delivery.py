@@ -61,6 +61,18 @@ def classify(code: int | None, message: str, *, project: str, token_env: str = "
             "fix": "check remote.url and that `memdir serve --store …` runs there; rows wait and are sent later"}
 
 
+def token_state(token: str | None, *, project: str, token_env: str = "MEMDIR_REMOTE_TOKEN") -> dict[str, str] | None:
+    """The ``auth`` cause when ``token`` cannot be sent at all: none set, or one holding a space, a line break or a
+    non-ASCII character (memdir's tokens are printable ASCII); ``None`` when it can. Said without the token: the
+    HTTP library's refusal of such a header quotes it whole."""
+    if not token:
+        return classify(None, "no token", project=project, token_env=token_env)
+    if not all("!" <= c <= "~" for c in token):
+        return {"kind": "auth", "reason": f"{token_env} holds a space, a line break or another character no token has",
+                "fix": f"set {token_env} to the token alone, as `memdir store token` printed it"}
+    return None
+
+
 def read(db: sqlite3.Connection) -> dict[str, Any] | None:
     """The last failed contact kept in ``db`` (``{"kind", "reason", "fix", "at", "via"}``), or ``None``."""
     try:

@@ -40,6 +40,7 @@ from typing import Any, Iterable, Iterator, Union
 
 from memdir.capture import events as cevents
 from memdir.config import refused_url_line
+from memdir.engine import delivery
 from memdir.errors import UsageError
 from memdir.lazylog import getLogger
 from memdir.store.rows import EVENT_FIELDS
@@ -250,8 +251,6 @@ def push(where: Where, url: str, project: str, token: str, *, budget_s: float, b
     (``kind``: auth, project, route, server or unreachable, and ``fix``, one line: :mod:`memdir.engine.delivery`), and
     the cause is kept in the index (``meta``) until a send succeeds, for ``memdir status`` and ``memdir doctor``; no
     token at all sends nothing. ``progress(sent, total)`` is called after each delivered request."""
-    from memdir.engine import delivery
-
     out: dict[str, Any] = {"sent": 0, "left": 0, "failed": 0, "error": None}
     if isinstance(where, Path) and not (where / INDEX_FILE).exists() and not (where / QUEUE_FILE).exists():
         return out
@@ -315,8 +314,8 @@ def push(where: Where, url: str, project: str, token: str, *, budget_s: float, b
 
     with _queue(where) as db:
         total = db.execute("SELECT count(*) FROM remote_queue WHERE failed IS NULL").fetchone()[0]
-        if total and not token:  # nothing could be delivered: said, not sent
-            state = delivery.classify(None, "no token", project=project)
+        state = delivery.token_state(token, project=project)
+        if total and state:  # nothing could be delivered: said, not sent
             if delivery.record(db, state):
                 log.warning("memdir: queued rows cannot be delivered to the team server: %s", delivery.line(state))
             else:
@@ -361,13 +360,14 @@ def _later(db: sqlite3.Connection, rows, t: float) -> None:
 
 def settings(config, root_path: Path) -> tuple[str, str, str] | None:
     """``(url, project, token)`` from the ``remote.*`` settings, or ``None`` when ``remote.url`` is empty.
-    The project defaults to the project directory's name; the token is read from the variable ``remote.token_env``."""
+    The project defaults to the project directory's name; the token is read from the variable ``remote.token_env``,
+    without the spaces and line ends around it (a token file's newline, a CRLF ``.env``)."""
     import os
 
     url = config.get("remote.url")
     if not url:
         return None
-    return url, config.get("remote.project") or root_path.name, os.environ.get(config.get("remote.token_env") or "", "")
+    return url, config.get("remote.project") or root_path.name, os.environ.get(config.get("remote.token_env") or "", "").strip()
 
 
 class Recall:
@@ -383,12 +383,16 @@ class Recall:
         self.error: str | None = None
         self.code: int | None = None  # the HTTP status of a failed answer
         self.project, self.has_token = project, bool(token)
+        self.token_state = delivery.token_state(token, project=project)  # none, or one that cannot be sent: why
         self._thread = threading.Thread(target=self._ask, args=(url, project, token, query, k, budget_s), daemon=True,
                                         name="memdir-remote-recall")
         self._thread.start()
 
     def _ask(self, url: str, project: str, token: str, query: str, k: int, budget_s: float) -> None:
         # the query may be a prompt holding a key: the server is another machine (redacted here, off the caller's thread)
+        if self.token_state:  # not sent: a broken header's error would quote the token (note_recall says why)
+            self.error = self.token_state["reason"]
+            return
         body = json.dumps({"query": cevents.redact_text(query), "k": k, **({"now": self.now} if self.now else {})}).encode()
         try:
             req = urllib.request.Request(f"{url.rstrip('/')}/{project}/recall", data=body, method="POST",
@@ -417,15 +421,13 @@ def note_recall(root, team: Recall, rows: list[dict[str, Any]] | None) -> None:
     (or a route that is not the API) is kept (:mod:`memdir.engine.delivery`) and said as a warning every time — a
     wrong token must never look like a team with nothing to say; a slow or absent server is logged at debug level
     (its budget is the documented cost)."""
-    from memdir.engine import delivery
-
     db = root.db if root is not None and root.exists() and root.db_path.exists() else None
     if rows is not None:
         if db is not None:
             delivery.record(db, None)
         return
-    if not team.has_token:
-        state = delivery.classify(None, "no token", project=team.project)
+    if team.token_state:
+        state = team.token_state
     elif team.code in (401, 403, 404, 405):
         state = delivery.classify(team.code, team.error or "", project=team.project)
     else:
@@ -548,7 +550,6 @@ def set_sharing(s: Stores, share: bool) -> dict[str, Any]:
     """``POST /v1/{project}/sharing``: the token's person opens (or closes) their own events in the project to its
     members. Returns the server's ``{"project", "person", "share"}``; raises ``UsageError`` without ``remote.url``,
     ``MemdirError`` with the cause and fix (:mod:`memdir.engine.delivery`) when it fails."""
-    from memdir.engine import delivery
     from memdir.errors import MemdirError
 
     got = settings(s.config, s.project_root)
@@ -556,8 +557,9 @@ def set_sharing(s: Stores, share: bool) -> dict[str, Any]:
         raise UsageError(refused_url_line(s.config) or
                          "remote.url is not set: set it to a team server (memdir serve --store …), e.g. http://host:8765/v1")
     url, project, token = got
-    if not token:
-        raise MemdirError(delivery.line(delivery.classify(None, "no token", project=project)))
+    state = delivery.token_state(token, project=project)
+    if state:
+        raise MemdirError(delivery.line(state))
     req = urllib.request.Request(f"{url.rstrip('/')}/{project}/sharing", data=json.dumps({"share": bool(share)}).encode(),
                                  method="POST", headers={"Content-Type": "application/json",
                                                          "Authorization": f"Bearer {token}"})
@@ -581,8 +583,6 @@ def queue_state(s: Stores, root: Root) -> dict[str, Any]:
     """``{"queued", "failed", "reason", "undelivered", "fix"}`` of the project root's team-server queue (``reason``:
     the server's last refusal, one line, when rows were refused; ``undelivered``: why the last contact with the
     server failed and ``fix``, one line each, until one succeeds: :mod:`memdir.engine.delivery`)."""
-    from memdir.engine import delivery
-
     db = root.db
     queued, failed = db.execute("SELECT coalesce(sum(failed IS NULL), 0), coalesce(sum(failed IS NOT NULL), 0) "
                                 "FROM remote_queue").fetchone()

@@ -44,8 +44,9 @@ def holdings(config, root_path: Path, *, newest: int = 5, timeout_s: float | Non
     url, project, token = got
     timeout_s = TIMEOUT_S if timeout_s is None else timeout_s
     env = config.get("remote.token_env") or "MEMDIR_REMOTE_TOKEN"
-    if not token:
-        raise TeamUnavailable(url, delivery.classify(None, "no token", project=project, token_env=env))
+    state = delivery.token_state(token, project=project, token_env=env)
+    if state:
+        raise TeamUnavailable(url, state)
     req = urllib.request.Request(f"{url.rstrip('/')}/{project}/holdings", data=json.dumps({"newest": newest}).encode(),
                                  method="POST", headers={"Content-Type": "application/json",
                                                          "Authorization": f"Bearer {token}"})
@@ -94,8 +95,9 @@ def check_server(url: str, project: str, token: str, *, timeout_s: float = CHECK
         return {"check": "team server", "ok": "fail", "detail": scrub(f"{shown}: {state['reason']}", url),
                 "remedy": state["fix"]}
 
-    if not token:
-        return bad(classify(None, "no token", project=project, token_env=token_env))
+    state = delivery.token_state(token, project=project, token_env=token_env)
+    if state:
+        return bad(state)
     req = urllib.request.Request(f"{url.rstrip('/')}/whoami", headers={"Authorization": f"Bearer {token}"})
     try:
         with urllib.request.urlopen(req, timeout=timeout_s) as resp:
@@ -123,6 +125,8 @@ def read(config, root_path: Path, id: str, *, timeout_s: float = CHECK_TIMEOUT_S
     if got is None or not id:
         return None
     url, project, token = got
+    if delivery.token_state(token, project=project):  # none, or a header that would fail quoting it: not asked
+        return None
     req = urllib.request.Request(f"{url.rstrip('/')}/{project}/read", data=json.dumps({"id": id}).encode(),
                                  method="POST", headers={"Content-Type": "application/json",
                                                          "Authorization": f"Bearer {token}"})
