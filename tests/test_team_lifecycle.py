@@ -166,6 +166,26 @@ def test_the_server_tells_an_unknown_token_from_a_project_it_does_not_grant(team
     assert r.status_code == 401 and "unknown, revoked or expired" in r.json()["error"]
 
 
+@pytest.mark.parametrize("bad", [{"meta": [1, 2]}, {"meta": 7}, {"role": 5}, {"session": {"a": 1}},
+                                 {"ts": "not a time"}, {"ts_epoch": "1e400"}, {"ts_epoch": "abc"},
+                                 {"ts_epoch": [1]}, {"text": ["a"]}])
+def test_a_malformed_event_row_is_a_400_line_about_it_never_a_500(team_app, bad):
+    """A row whose meta was a list, whose role or session was not text, or whose time did not parse got "Internal
+    Server Error" (500, psycopg's stack trace in the server's log); a client keeps a 5xx's rows queued and sends them
+    again, so one such row held up every row behind it. Now it is a 400 with one line, which the client keeps aside
+    (memdir.engine.remote.refuses_rows), and a dict meta (as Memdir.import_events takes it) is stored."""
+    from memdir.store.postgres import admin as pg_admin
+
+    admin, _, post = team_app
+    tok = pg_admin.add_token(admin.conn, "ann", ["web"])
+    r = post("web", "events", {"events": [{**_ev("bad-1", "a malformed row about zebras"), **bad}]}, tok)
+    assert r.status_code == 400 and "\n" not in r.json()["error"], (r.status_code, r.text)
+    r = post("web", "events", {"events": [{**_ev("ok-1", "a row about zebras"), "meta": {"source": "x"}}]}, tok)
+    assert r.status_code == 200 and r.json()["stored"] == 1, r.text
+    hits = post("web", "recall", {"query": "zebras"}, tok).json()["hits"]
+    assert [h["ref"] for h in hits] == ["ok-1"]
+
+
 def test_health_checks_the_database():
     """/v1/health said ok while PostgreSQL was down."""
     pytest.importorskip("starlette")

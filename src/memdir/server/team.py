@@ -145,12 +145,31 @@ def _pool(url: str):
 
 
 def _row(ev: Any) -> dict[str, Any]:
+    """The docs row of one sent event; ``ValueError`` (a 400 the client keeps the row aside for) for a malformed one:
+    it must never reach the database as a 500, which the client would send again before every row behind it."""
+    import math
+
+    from memdir.timeutil import parse_ts
+
     if not isinstance(ev, dict) or not all(isinstance(ev.get(k), str) and ev.get(k) for k in ("ref", "content_sha256", "text", "ts")):
         raise ValueError("each event needs ref, content_sha256, text and ts (strings)")
+    if not all(ev.get(k) is None or isinstance(ev[k], str) for k in ("role", "session")):
+        raise ValueError("an event's role and session must be strings")
+    if isinstance(ev.get("meta"), dict):  # as Memdir.import_events takes it; the store keeps JSON text
+        ev = {**ev, "meta": json.dumps(ev["meta"], ensure_ascii=False)}
+    elif ev.get("meta") is not None and not isinstance(ev["meta"], str):
+        raise ValueError("an event's meta must be a JSON object or its text")
+    try:
+        parse_ts(ev["ts"])
+        epoch = float(ev.get("ts_epoch") or 0.0)
+    except (MemdirError, TypeError, ValueError):
+        raise ValueError("an event's ts must be an ISO 8601 time and ts_epoch a number") from None
+    if not math.isfinite(epoch):
+        raise ValueError("an event's ts_epoch must be a finite number")
     # redacted here too: a client older than today's redaction patterns sends what it stored
     row = cevents.outbound({k: ev.get(k) for k in EVENT_FIELDS})
     row["kind"] = "event"
-    row["ts_epoch"] = float(row["ts_epoch"] or 0.0)
+    row["ts_epoch"] = epoch
     return row
 
 
