@@ -209,3 +209,33 @@ def test_a_token_of_another_project_is_not_fixed_by_renaming_this_one():
     got = delivery.classify(403, "HTTP 403: token does not grant project 'webapp' (grants: other)", project="webapp")
     assert got["kind"] == "project"
     assert 'remote.project = "other"' in got["fix"] and "token granting 'webapp'" in got["fix"], got["fix"]
+
+
+def test_a_name_lookup_that_hangs_costs_the_push_its_budget_not_the_resolvers_timeout(tmp_path, monkeypatch):
+    """urllib's timeout bounds each socket operation but not the name lookup before them: with remote.url naming a
+    host whose resolver does not answer (a VPN down, a dead nameserver: 5 s a try), the 250 ms push after every
+    capture took the resolver's seconds, so each prompt and tool hook ran to its whole hook.budget_ms. Now the push
+    stops at its budget whatever the lookup does; the rows stay queued (nothing lost) and no cause is named."""
+    import socket
+    import time
+
+    real = socket.getaddrinfo
+
+    def slow(host, *a, **k):
+        if host == "slowdns.test":
+            time.sleep(3)
+            raise socket.gaierror(-3, "Temporary failure in name resolution")
+        return real(host, *a, **k)
+
+    monkeypatch.setattr(socket, "getaddrinfo", slow)
+    remote.enqueue(tmp_path, [ROW])
+    t = time.monotonic()
+    res = remote.push(tmp_path, "http://slowdns.test:8765/v1", "p", "tok", budget_s=0.3)
+    assert time.monotonic() - t < 1.0
+    assert res["sent"] == 0 and res["left"] == 1 and "budget" in res["error"] and "kind" not in res, res
+    # a long push (memdir push: 30 s) waits at most one request's timeout for the lookup, then names the cause
+    t = time.monotonic()
+    res = remote.push(tmp_path, "http://slowdns.test:8765/v1", "p", "tok", budget_s=30, due_only=False,
+                      request_timeout_s=0.5)
+    assert time.monotonic() - t < 1.5
+    assert res["left"] == 1 and res["kind"] == "unreachable", res

@@ -40,7 +40,7 @@ from typing import Any, Iterable, Iterator, Union
 
 from memdir.capture import events as cevents
 from memdir.config import refused_url_line
-from memdir.engine import delivery
+from memdir.engine import delivery, teamhttp
 from memdir.errors import UsageError
 from memdir.lazylog import getLogger
 from memdir.store.rows import EVENT_FIELDS
@@ -269,8 +269,7 @@ def push(where: Where, url: str, project: str, token: str, *, budget_s: float, b
         try:
             req = urllib.request.Request(f"{url.rstrip('/')}/{project}/{what}", data=body, method="POST",
                                          headers={"Content-Type": "application/json", "Authorization": f"Bearer {token}"})
-            with urllib.request.urlopen(req, timeout=max(0.05, min(left, request_timeout_s))) as resp:
-                json.loads(resp.read() or b"{}")
+            json.loads(teamhttp.read(req, max(0.05, min(left, request_timeout_s))) or b"{}")  # name lookup bounded too
         except urllib.error.HTTPError as exc:
             if refuses_rows(exc.code):
                 raise

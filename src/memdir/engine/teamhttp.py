@@ -1,0 +1,32 @@
+"""One request to the team server, waited for at most its timeout in all. urllib's ``timeout`` bounds each socket
+operation but not the name lookup before them (``getaddrinfo``: a resolver that does not answer takes 5 s a try), so
+a push with a 250 ms budget could hold a hook for seconds. The request runs in a daemon thread and the caller stops
+waiting at the timeout; an abandoned request ends with its thread or the process (rows it delivers anyway are sent
+again later and stored once by the server's keys)."""
+
+from __future__ import annotations
+
+import threading
+import urllib.request
+
+
+def read(req: urllib.request.Request, timeout: float) -> bytes:
+    """``urlopen(req)``'s whole body, or what it raised (``HTTPError``, ``URLError`` …); ``TimeoutError`` when it is
+    not done within ``timeout`` seconds, name lookup included."""
+    box: dict = {}
+
+    def run() -> None:
+        try:
+            with urllib.request.urlopen(req, timeout=timeout) as resp:
+                box["body"] = resp.read()
+        except BaseException as exc:  # noqa: BLE001  (re-raised in the caller's thread)
+            box["exc"] = exc
+
+    t = threading.Thread(target=run, daemon=True, name="memdir-remote-request")
+    t.start()
+    t.join(timeout)
+    if t.is_alive():
+        raise TimeoutError("timed out")
+    if "exc" in box:
+        raise box["exc"]
+    return box["body"]
