@@ -239,3 +239,30 @@ def test_a_name_lookup_that_hangs_costs_the_push_its_budget_not_the_resolvers_ti
                       request_timeout_s=0.5)
     assert time.monotonic() - t < 1.5
     assert res["left"] == 1 and res["kind"] == "unreachable", res
+
+
+def test_doctor_and_a_team_read_wait_their_own_timeout_for_a_name_lookup(tmp_path, monkeypatch):
+    """The same for `memdir doctor`'s team-server check (3 s) and the read of a team hit (memdir get, memory_read):
+    a resolver that does not answer cost them its whole timeout."""
+    import socket
+    import time
+
+    from memdir.engine import teamview
+
+    real = socket.getaddrinfo
+
+    def slow(host, *a, **k):
+        if host == "slowdns.test":
+            time.sleep(3)
+            raise socket.gaierror(-3, "Temporary failure in name resolution")
+        return real(host, *a, **k)
+
+    monkeypatch.setattr(socket, "getaddrinfo", slow)
+    t = time.monotonic()
+    check = teamview.check_server("http://slowdns.test:8765/v1", "p", "tok", timeout_s=0.3)
+    assert time.monotonic() - t < 1.0 and check["ok"] == "fail", check
+    cfg = Config(env={"MEMDIR_REMOTE_URL": "http://slowdns.test:8765/v1"})
+    monkeypatch.setenv("MEMDIR_REMOTE_TOKEN", "tok")
+    t = time.monotonic()
+    assert teamview.read(cfg, tmp_path, "abc123", timeout_s=0.3) is None
+    assert time.monotonic() - t < 1.0

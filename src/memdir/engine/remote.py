@@ -563,8 +563,7 @@ def set_sharing(s: Stores, share: bool) -> dict[str, Any]:
                                  method="POST", headers={"Content-Type": "application/json",
                                                          "Authorization": f"Bearer {token}"})
     try:
-        with urllib.request.urlopen(req, timeout=REQUEST_TIMEOUT_S) as resp:
-            return json.loads(resp.read() or b"{}")
+        return json.loads(teamhttp.read(req, REQUEST_TIMEOUT_S) or b"{}")
     except urllib.error.HTTPError as exc:
         raise MemdirError(delivery.line(delivery.classify(exc.code, http_reason(exc), project=project))) from None
     except (OSError, ValueError, http.client.HTTPException) as exc:

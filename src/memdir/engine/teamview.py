@@ -11,7 +11,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from memdir.engine import delivery, remote
+from memdir.engine import delivery, remote, teamhttp
 from memdir.engine.delivery import classify
 from memdir.errors import UsageError
 from memdir.urlmask import safe_url, scrub
@@ -51,8 +51,7 @@ def holdings(config, root_path: Path, *, newest: int = 5, timeout_s: float | Non
                                  method="POST", headers={"Content-Type": "application/json",
                                                          "Authorization": f"Bearer {token}"})
     try:
-        with urllib.request.urlopen(req, timeout=timeout_s) as resp:
-            answer = json.loads(resp.read() or b"{}")
+        answer = json.loads(teamhttp.read(req, timeout_s) or b"{}")
     except urllib.error.HTTPError as exc:  # it answered: the status says why (token, project, route, server)
         raise TeamUnavailable(url, delivery.classify(exc.code, remote.http_reason(exc), project=project,
                                                      token_env=env)) from None
@@ -69,8 +68,8 @@ def no_answer(url: str, exc: BaseException, timeout_s: float, *, project: str) -
     what = f"no answer within {timeout_s:g} s" if isinstance(exc, TimeoutError) or "timed out" in str(exc) else \
         f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
     try:
-        with urllib.request.urlopen(f"{url.rstrip('/')}/health", timeout=HEALTH_TIMEOUT_S):
-            pass  # healthy now: the holdings request itself was slow
+        # healthy now: the holdings request itself was slow
+        teamhttp.read(urllib.request.Request(f"{url.rstrip('/')}/health"), HEALTH_TIMEOUT_S)
     except urllib.error.HTTPError as exc2:
         health = remote.http_reason(exc2)
         return delivery.classify(exc2.code, f"{what}; {url.rstrip('/')}/health says {health}", project=project)
@@ -100,8 +99,7 @@ def check_server(url: str, project: str, token: str, *, timeout_s: float = CHECK
         return bad(state)
     req = urllib.request.Request(f"{url.rstrip('/')}/whoami", headers={"Authorization": f"Bearer {token}"})
     try:
-        with urllib.request.urlopen(req, timeout=timeout_s) as resp:
-            got = json.loads(resp.read() or b"{}")
+        got = json.loads(teamhttp.read(req, timeout_s) or b"{}")
     except urllib.error.HTTPError as exc:
         return bad(classify(exc.code, remote.http_reason(exc), project=project, token_env=token_env))
     except (OSError, ValueError, http.client.HTTPException) as exc:
@@ -131,8 +129,7 @@ def read(config, root_path: Path, id: str, *, timeout_s: float = CHECK_TIMEOUT_S
                                  method="POST", headers={"Content-Type": "application/json",
                                                          "Authorization": f"Bearer {token}"})
     try:
-        with urllib.request.urlopen(req, timeout=timeout_s) as resp:
-            hit = (json.loads(resp.read() or b"{}") or {}).get("hit")
+        hit = (json.loads(teamhttp.read(req, timeout_s) or b"{}") or {}).get("hit")
     except urllib.error.HTTPError as exc:
         state = classify(exc.code, remote.http_reason(exc), project=project)
     except (OSError, ValueError, AttributeError, http.client.HTTPException) as exc:
