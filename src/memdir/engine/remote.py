@@ -267,7 +267,7 @@ def push(where: Where, url: str, project: str, token: str, *, budget_s: float, b
             # redacted again: a row queued by an older memdir may hold a key whose shape it did not know
             what, body = "events", json.dumps({"events": [cevents.outbound(json.loads(r[2])) for r in rows]}).encode()
         try:
-            req = urllib.request.Request(f"{url.rstrip('/')}/{project}/{what}", data=body, method="POST",
+            req = urllib.request.Request(teamhttp.endpoint(url, project, what), data=body, method="POST",
                                          headers={"Content-Type": "application/json", "Authorization": f"Bearer {token}"})
             json.loads(teamhttp.read(req, max(0.05, min(left, request_timeout_s))) or b"{}")  # name lookup bounded too
         except urllib.error.HTTPError as exc:
@@ -394,7 +394,7 @@ class Recall:
             return
         body = json.dumps({"query": cevents.redact_text(query), "k": k, **({"now": self.now} if self.now else {})}).encode()
         try:
-            req = urllib.request.Request(f"{url.rstrip('/')}/{project}/recall", data=body, method="POST",
+            req = urllib.request.Request(teamhttp.endpoint(url, project, "recall"), data=body, method="POST",
                                          headers={"Content-Type": "application/json", "Authorization": f"Bearer {token}"})
             with urllib.request.urlopen(req, timeout=max(0.05, budget_s)) as resp:
                 got = json.loads(resp.read() or b"{}")
@@ -559,7 +559,7 @@ def set_sharing(s: Stores, share: bool) -> dict[str, Any]:
     state = delivery.token_state(token, project=project)
     if state:
         raise MemdirError(delivery.line(state))
-    req = urllib.request.Request(f"{url.rstrip('/')}/{project}/sharing", data=json.dumps({"share": bool(share)}).encode(),
+    req = urllib.request.Request(teamhttp.endpoint(url, project, "sharing"), data=json.dumps({"share": bool(share)}).encode(),
                                  method="POST", headers={"Content-Type": "application/json",
                                                          "Authorization": f"Bearer {token}"})
     try:

@@ -1,13 +1,21 @@
-"""One request to the team server, waited for at most its timeout in all. urllib's ``timeout`` bounds each socket
-operation but not the name lookup before them (``getaddrinfo``: a resolver that does not answer takes 5 s a try), so
-a push with a 250 ms budget could hold a hook for seconds. The request runs in a daemon thread and the caller stops
-waiting at the timeout; an abandoned request ends with its thread or the process (rows it delivers anyway are sent
-again later and stored once by the server's keys)."""
+"""Requests to the team server: their URLs (:func:`endpoint`), and one request waited for at most its timeout in
+all (:func:`read`). urllib's ``timeout`` bounds each socket operation but not the name lookup before them
+(``getaddrinfo``: a resolver that does not answer takes 5 s a try), so a push with a 250 ms budget could hold a hook
+for seconds. The request runs in a daemon thread and the caller stops waiting at the timeout; an abandoned request
+ends with its thread or the process (rows it delivers anyway are sent again later and stored once by the server's
+keys)."""
 
 from __future__ import annotations
 
 import threading
+import urllib.parse
 import urllib.request
+
+
+def endpoint(url: str, project: str, what: str) -> str:
+    """``<remote.url>/<project>/<what>`` with the project percent-encoded: it defaults to the clone's directory name,
+    which may hold spaces, ``#``/``?`` or any script (the server decodes the path)."""
+    return f"{url.rstrip('/')}/{urllib.parse.quote(project, safe='')}/{what}"
 
 
 def read(req: urllib.request.Request, timeout: float) -> bytes:

@@ -47,7 +47,7 @@ def holdings(config, root_path: Path, *, newest: int = 5, timeout_s: float | Non
     state = delivery.token_state(token, project=project, token_env=env)
     if state:
         raise TeamUnavailable(url, state)
-    req = urllib.request.Request(f"{url.rstrip('/')}/{project}/holdings", data=json.dumps({"newest": newest}).encode(),
+    req = urllib.request.Request(teamhttp.endpoint(url, project, "holdings"), data=json.dumps({"newest": newest}).encode(),
                                  method="POST", headers={"Content-Type": "application/json",
                                                          "Authorization": f"Bearer {token}"})
     try:
@@ -125,7 +125,7 @@ def read(config, root_path: Path, id: str, *, timeout_s: float = CHECK_TIMEOUT_S
     url, project, token = got
     if delivery.token_state(token, project=project):  # none, or a header that would fail quoting it: not asked
         return None
-    req = urllib.request.Request(f"{url.rstrip('/')}/{project}/read", data=json.dumps({"id": id}).encode(),
+    req = urllib.request.Request(teamhttp.endpoint(url, project, "read"), data=json.dumps({"id": id}).encode(),
                                  method="POST", headers={"Content-Type": "application/json",
                                                          "Authorization": f"Bearer {token}"})
     try:
