@@ -37,3 +37,36 @@ def test_uvicorn_access_and_error_lines_are_redacted():
         for lg in loggers:
             for h in list(lg.handlers):
                 lg.removeHandler(h)
+
+
+def test_the_team_servers_debug_log_is_redacted_too(pg_url):
+    """`memdir --debug serve --store` printed uvicorn's access lines as they came: a token a member put in the URL
+    (`?token=mdt_…`, as the viewer's pages take one) reached the server's log in plain text."""
+    import json
+    import subprocess
+    import sys
+    import time
+    import urllib.error
+    import urllib.request
+
+    from memdir.store import open_store
+    from test_pg_team import _client, _login
+
+    admin = open_store(pg_url, project="web")
+    _client(admin, "logs_srv")
+    admin.close()
+    token = "mdt_" + "Zq8Xw7Vu6Ts5Rq4Po3Nm2Lk1Ji0Hg9F"
+    p = subprocess.Popen([sys.executable, "-m", "memdir", "--debug", "serve", "--store", _login(pg_url, "logs_srv"),
+                          "--port", "0", "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        api = json.loads(p.stdout.readline())["url"]
+        req = urllib.request.Request(f"{api}/web/recall?token={token}", data=b'{"query": "x"}', method="POST",
+                                     headers={"Authorization": "Bearer nobody"})
+        with pytest.raises(urllib.error.HTTPError):
+            urllib.request.urlopen(req, timeout=30)
+        time.sleep(0.5)
+    finally:
+        p.terminate()
+        out, err = p.communicate(timeout=30)
+    assert "/web/recall" in out + err, out + err  # the access line is there …
+    assert token not in out + err  # … without the token

@@ -212,6 +212,7 @@ def _serve_store(ctx: click.Context, host: str, port: int, url: str, as_json: bo
         import uvicorn
 
         config = uvicorn.Config(app, log_level="debug" if debug else "warning", access_log=debug, timeout_graceful_shutdown=3)
+        redact_server_logs()  # a token a member put in the URL stays out of the team server's log
         anyio.run(lambda: uvicorn.Server(config).serve(sockets=[sock]))
     except KeyboardInterrupt:
         pass
