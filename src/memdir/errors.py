@@ -59,7 +59,8 @@ class Interrupted(KeyboardInterrupt):
 
 class ReadOnlyStore(MemdirError):
     """A write (remember, forget, edit, capture, import…) to a memory root this process cannot write: a read-only
-    mount or a sandbox that forbids writes. Reads (recall, context, get, recent, status, doctor) still work."""
+    mount, a sandbox that forbids writes, or a full disk (the message then says so; the next write looks again).
+    Reads (recall, context, get, recent, status, doctor) still work."""
 
     exit_code = 1
 

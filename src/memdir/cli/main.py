@@ -263,6 +263,9 @@ def main(argv: list[str] | None = None) -> None:
     except OSError as exc:  # a file the user named cannot be read or written
         if debug:
             debug_traceback(exc, 1)
+        advice = disk_full(exc)  # no room on the disk: what to do, and that nothing stored was lost
+        if advice is not None:
+            fail(advice, 1)
         where = f": {exc.filename}" if getattr(exc, "filename", None) else ""
         fail(f"{exc.strerror or exc}{where}{_root_named(exc.filename, opts)}", 1)
     except BrokenPipeError:

@@ -319,8 +319,10 @@ def index_checks(m: "Stores | Any", inspect: Callable[[], Any] | None = None, *,
             db = root.db
             repair = repair_all and not root.read_only  # a read-only root (C36) is checked, never repaired
             if root.read_only:
-                add(f"{root.scope} store", "ok", f"read-only ({root.read_only}; index opened {root.db_mode}): recall and "
-                    "context work, writes are refused", "to remember, forget or capture, make the root writable")
+                full = root.disk_full  # the user's to fix, unlike a read-only mount meant as such
+                add(f"{root.scope} store", "warn" if full else "ok", f"{'disk full' if full else 'read-only'} "
+                    f"({root.read_only}; index opened {root.db_mode}): recall and context work, writes are refused",
+                    "free some space on its disk" if full else "to remember, forget or capture, make the root writable")
             ic = db.execute("PRAGMA integrity_check").fetchone()[0]
             add(f"{root.scope} index", "ok" if ic == "ok" else "fail", f"{root.db_path}: integrity {' '.join(ic.split())[:200]}",
                 "" if ic == "ok" else index_recovery(root.db_path))

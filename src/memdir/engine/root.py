@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-import stat
 import time
 from contextlib import contextmanager
 from datetime import datetime
@@ -24,13 +23,13 @@ from typing import Any, Callable, Iterator
 
 from memdir.lazylog import getLogger
 from memdir.notes import compile as compiler
-from memdir.engine import notesecrets, rootlinks, writelock
+from memdir.engine import notescan, notesecrets, rootlinks, writelock
 from memdir.store.sqlite import opening, readonly, txn
 from memdir.notes import markdown as notes
 from memdir.notes import rootmd
 from memdir.errors import LockBusy, MemdirError, ReadOnlyStore, UsageError
-from memdir.fileio import drop_stale_temp, read_or_none
-from memdir.roots import DERIVED_DIRNAME, ROOT_PAGE, check_segment, inside, not_linked_out, private_dir
+from memdir.fileio import read_or_none
+from memdir.roots import DERIVED_DIRNAME, ROOT_PAGE, inside, not_linked_out, private_dir
 from memdir.timeutil import iso, parse_ts
 from memdir.types import Note
 
@@ -44,6 +43,9 @@ EMPTY_NOTE = "the note is empty (no text after its frontmatter): give it its tex
 #: what a write to a read-only root says (one line; :meth:`Root.refuse_write`)
 READ_ONLY = ("the memory store {path} is read-only ({why}): recall, context, get, recent and status work; remember, "
              "forget, edit and capture need it writable")
+#: what a write to a root on a full disk says (one line; :meth:`Root.refuse_write`)
+DISK_FULL = ("the disk holding the memory store {path} is full ({why}): free some space and run the command again; "
+             "nothing stored was lost, and recall, context, get, recent and status work meanwhile")
 #: errno values of a write refused by the file system or a sandbox (EPERM, EACCES, EROFS)
 WRITE_REFUSED = (1, 13, 30)
 
@@ -82,6 +84,7 @@ class Root:
         self._read_only: str | None = None  # why this process cannot write the root ("" = it can); looked at once
         #: how the SQLite index was opened: ``"rw"``, or :data:`memdir.store.sqlite.readonly.HOW` for a read-only root
         self.db_mode = ""
+        self._full = False  # read_only because the disk had no room: looked at again before each write
 
     # ---- lifecycle -------------------------------------------------------------------------------------
     def exists(self) -> bool:
@@ -125,13 +128,34 @@ class Root:
             self._read_only = why or ""
         return self._read_only or None
 
+    @property
+    def disk_full(self) -> bool:
+        """True when :attr:`read_only` is a full disk's: reads answer from what is on disk, each write looks again."""
+        return self._full
+
     def refuse_write(self, exc: OSError | None = None) -> None:
         """Raise :class:`memdir.errors.ReadOnlyStore` (one line, :data:`READ_ONLY`) when the root is read-only, or
         when ``exc`` is a write the file system or a sandbox refused (the root is then read-only from now on)."""
         if exc is not None and getattr(exc, "errno", None) in WRITE_REFUSED and not self._read_only:
             self._read_only = (exc.strerror or "writes refused").lower()
+        self._room_again()
         if self.read_only:
-            raise ReadOnlyStore(READ_ONLY.format(path=self.path, why=self.read_only))
+            raise ReadOnlyStore((DISK_FULL if self._full else READ_ONLY).format(path=self.path, why=self.read_only))
+
+    def _no_room(self) -> bool:
+        """True, the root read-only from now on, when its disk is full (a failed write's cause; :meth:`_room_again`
+        looks again)."""
+        why = readonly.no_room(self.derived)
+        if why:
+            self._read_only, self._full = why, True
+        return bool(why)
+
+    def _room_again(self) -> None:
+        """A root read-only for a full disk whose disk has room again is writable again: its read-only index is
+        closed, the next use opens it for writing (a long-lived process need not be restarted)."""
+        if self._full and readonly.no_room(self.derived) is None:
+            self._full, self._read_only = False, None
+            self.close()
 
     def ignore_private(self) -> None:
         """Git-ignore the root's derived files and secrets file: :func:`memdir.engine.rootlinks.ignore_private`."""
@@ -147,7 +171,16 @@ class Root:
                 from memdir.store.sqlite.store import SqliteStore
 
                 self._store = SqliteStore(self._db, self.db_path)
-                self.sync()
+                try:
+                    self.sync()
+                except (sqlite3.OperationalError, OSError):
+                    if self.db_mode != "rw" or not self._no_room():
+                        raise
+                    # the disk filled before the open's sync could write: read what is on disk, as a read-only root
+                    self.close()
+                    self._db, self.db_mode = readonly.open_readonly(self.db_path)
+                    self._store = SqliteStore(self._db, self.db_path)
+                    self.sync()
                 self._synced_on_open = True
         return self._db
 
@@ -164,13 +197,15 @@ class Root:
                     self.ignore_private()  # before the first index file: a root made by another tool gets it here
                 return opening.open_index(self.db_path)[0], "rw"
             except OSError as exc:
-                if exc.errno not in WRITE_REFUSED:
+                if exc.errno in WRITE_REFUSED:
+                    self._read_only = (exc.strerror or "writes refused").lower()
+                elif not self._no_room():
                     raise
-                self._read_only = (exc.strerror or "writes refused").lower()
             except MemdirError as exc:
-                if not any(w in str(exc) for w in ("unable to open", "readonly database")):
+                if any(w in str(exc) for w in ("unable to open", "readonly database")):
+                    self._read_only = "the index cannot be opened for writing"
+                elif not self._no_room():  # a full disk: SQLite could not make its -wal/-shm, or the open wrote
                     raise
-                self._read_only = "the index cannot be opened for writing"
         log.debug("memdir: %s is read-only (%s): index opened read-only", self.path, self.read_only)
         return readonly.open_readonly(self.db_path)
 
@@ -200,6 +235,7 @@ class Root:
         ``Memdir`` — must answer as a fresh process would after a note is edited or deleted in an editor).
         One ``scandir`` per category and one ``stat`` per note; skipped right after the open's own sync.
         Returns the number of notes re-read."""
+        self._room_again()
         if self._store is None:
             _ = self.store
         if self._synced_on_open:
@@ -265,6 +301,9 @@ class Root:
         between threads and processes). Raises ``MemdirError`` after ``timeout`` seconds (default 60), and
         :class:`memdir.errors.ReadOnlyStore` at once on a root this process cannot write (every write holds it)."""
         self.refuse_write()
+        if not self.store_spec and self._db is None and self.db_path.is_file():
+            _ = self.db  # its open finds a full disk (no room for the -wal/-shm): refused before anything is written
+            self.refuse_write()
         wait = LOCK_TIMEOUT_S if timeout is None else timeout
         try:
             self.make_derived()
@@ -308,47 +347,9 @@ class Root:
         return inside(self.path, p)
 
     def scan(self) -> tuple[dict[str, tuple[str, int, int]], list[dict[str, str]]]:
-        """Every note file: ``{id: (path, mtime_ns, size)}`` and problems (symlinks out, bad names). Paths are
-        ``str`` (a ``Path`` per note cost every hook's open-time sync ~10 us a note)."""
-        found: dict[str, tuple[str, int, int]] = {}
-        problems: list[dict[str, str]] = []
-        if not self.path.is_dir():
-            return found, problems
-        for cat in sorted(os.scandir(self.path), key=lambda e: e.name):
-            if cat.name.startswith(".") or not cat.is_dir():
-                continue
-            if not self.inside(Path(cat.path)):
-                problems.append(self.problem("outside_root", cat.path, "category directory is a symlink out of the root; skipped"))
-                continue
-            try:
-                check_segment(cat.name, "category")
-                bad_category = ""
-            except UsageError as exc:
-                bad_category = str(exc)
-            for f in sorted(os.scandir(cat.path), key=lambda e: e.name):
-                if f.name.startswith(".tmp-") and f.name.endswith(".part"):
-                    drop_stale_temp(f)
-                    continue
-                if not f.name.endswith(".md") or f.name == "index.md" or f.name.startswith("."):
-                    continue
-                if f.is_symlink() and not self.inside(Path(f.path)):  # the category dir is already checked
-                    problems.append(self.problem("outside_root", f.path, "note is a symlink out of the root; skipped"))
-                    continue
-                if bad_category:
-                    problems.append(self.problem("unreadable", f.path, bad_category))
-                    continue
-                try:
-                    check_segment(f.name[:-3], "slug")
-                    st = f.stat()
-                except (UsageError, OSError) as exc:
-                    problems.append(self.problem("unreadable", f.path, str(exc)))
-                    continue
-                if not stat.S_ISREG(st.st_mode):  # a FIFO would block the reader of every command
-                    problems.append(self.problem("unreadable", f.path, notes.NOT_REGULAR + "; skipped"))
-                    continue
-                found[f"{cat.name}/{f.name[:-3]}"] = (f.path, st.st_mtime_ns, st.st_size)
-        found.update(self.page_items())
-        return found, problems
+        """Every note file: ``{id: (path, mtime_ns, size)}`` and problems (symlinks out, bad names):
+        :func:`memdir.engine.notescan.scan`."""
+        return notescan.scan(self)
 
     def page(self) -> rootmd.RootPage:
         """ROOT.md's hand-written goals, rules and routes (parsed once per change of the file; empty when it is

@@ -50,6 +50,49 @@ def cannot_write(path: str | Path) -> str | None:
     return None
 
 
+#: free bytes below which a disk counts as full: SQLite's WAL index (``-shm``) alone takes 32 KiB
+ROOM_BYTES = 64 * 1024
+
+
+def no_room(path: str | Path) -> str | None:
+    """Why nothing more fits in directory ``path`` (its nearest existing ancestor when missing): ``"no space left on
+    device"``, ``"disk quota exceeded"``, else ``None``. Asked after a write failed, to tell a full disk from other
+    I/O errors: the free space first, then a small write (a quota shows in no ``statvfs``), removed at once."""
+    import errno
+    import tempfile
+
+    full = {errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)}
+    p = Path(path)
+    while not p.exists() and p != p.parent:
+        p = p.parent
+    try:
+        v = os.statvfs(p)
+        if v.f_bavail * v.f_frsize < ROOM_BYTES or (v.f_files and not v.f_favail):
+            return os.strerror(errno.ENOSPC).lower()
+    except (OSError, AttributeError):
+        pass
+    try:
+        fd, tmp = tempfile.mkstemp(dir=p, prefix=".tmp-room-")
+    except OSError as exc:
+        return os.strerror(exc.errno).lower() if exc.errno in full else None
+    try:
+        left = ROOM_BYTES
+        while left > 0:
+            wrote = os.write(fd, b"\0" * left)
+            if not wrote:  # a file system that takes nothing more without saying why
+                return os.strerror(errno.ENOSPC).lower()
+            left -= wrote
+    except OSError as exc:
+        return os.strerror(exc.errno).lower() if exc.errno in full else None
+    finally:
+        os.close(fd)
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+    return None
+
+
 #: files of ``.memdir/`` a write changes beside the index: the tombstone log, the event counter, the write lock
 DERIVED_FILES = ("tombstones.jsonl", "events.json", "write.lock")
 
@@ -112,7 +155,8 @@ def open_readonly(path: Path) -> tuple[sqlite3.Connection, str]:
     if db is None:
         raise MemdirError(f"could not read the index {path} of a read-only store ({'; '.join(errors)}); "
                           "mount it writable once, or move .memdir/ aside (notes are read from the Markdown)")
-    if how == "immutable" and Path(str(path) + "-wal").exists():
+    wal = Path(str(path) + "-wal")
+    if how == "immutable" and wal.exists() and wal.stat().st_size:  # an empty one (a failed open's) holds nothing
         log.warning("memdir: %s-wal is left from a writer and cannot be read on a read-only store; "
                     "the last writes before it became read-only may be missing", path)
     if opening.needs_upgrade(db):  # an older schema: upgraded in memory, the file stays as it is
