@@ -257,7 +257,8 @@ class Memdir:
 
     def inspect(self) -> Report:
         """Counts and consistency problems: unreadable files, notes missing from ``index.md``, dangling
-        ``supersedes``/``superseded_by``, broken auto markers, files symlinked out of the root."""
+        ``supersedes``/``superseded_by``, broken auto markers, files symlinked out of the root, a note file copied by
+        hand (``duplicate``: another live note's text or ``id:``)."""
         from memdir.engine import health
 
         return health.inspect(self.stores)

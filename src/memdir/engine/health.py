@@ -70,6 +70,7 @@ def inspect(s: Stores) -> Report:
                              "path": str(root.path)}
         counts[root.scope] = c
         reported = {p["path"] for p in root.problems}
+        read: list[tuple[Note, dict[str, Any]]] = []
         for nid in sorted(ids):
             try:
                 note, meta = root.read_note(nid, root.path / (nid + ".md"))
@@ -87,6 +88,7 @@ def inspect(s: Stores) -> Report:
                     all_notes.append(whole)
                 continue
             all_notes.append(note)
+            read.append((note, meta))
             for field, target in (("supersedes", note.supersedes), ("superseded_by", note.superseded_by)):
                 if target and target not in ids and not any(r.store.has_ref(target, "note") for r in s.live() if r is not root):
                     problems.append(root.problem("dangling_" + field, note.path, f"{nid} {field} {target!r}, which does not exist"))
@@ -97,6 +99,7 @@ def inspect(s: Stores) -> Report:
                 problems.append(root.problem("secret", root.path / (ROOT_PAGE if page else nid + ".md"), (
                     f"{nid} holds what looks like a secret ({', '.join(found)}): the index, index.md, the block and "
                     f"exports show it redacted, the file as written; take it out ({fix}) before you commit")))
+        problems += copied(root, read, ids)
         from memdir.notes.compile import find_blocks
 
         for cat in sorted({n.split("/")[0] for n in ids} - {ROOT_PAGE}):  # ROOT.md's own lines have no index.md
@@ -124,6 +127,35 @@ def inspect(s: Stores) -> Report:
             problems += [root.problem("markers", root_md, p) for p in marker_problems]
         problems += rootlinks.link_problems(root)  # ROOT.md not compiled, memdir's files not git-ignored
     return Report(counts=counts, problems=problems, notes=all_notes)
+
+
+def copied(root: Any, read: list[tuple[Note, dict[str, Any]]], ids: set[str]) -> list[dict[str, str]]:
+    """Problems naming each second file of one note (a copy made in an editor or with ``cp``) among ``read`` (the
+    root's notes with their frontmatter): a live note whose text is another's (but for case, spacing, punctuation:
+    what remember calls already remembered), or whose frontmatter's ``id:`` is another note file's. Of the same text
+    the original is the file its own ``id:`` names, else the older; nothing is changed on disk."""
+    def claimed(meta: dict[str, Any]) -> str:
+        return meta["id"].strip() if isinstance(meta.get("id"), str) else ""
+
+    groups: dict[str, list[Note]] = {}
+    for note, meta in read:  # ROOT.md's items are no files; a superseded text may be remembered again
+        if not note.id.startswith(ROOT_PAGE + "/") and not note.superseded_by:
+            groups.setdefault(notes.near_key(note.text), []).append(note)
+    metas = {note.id: meta for note, meta in read}
+    out = []
+    for group in groups.values():
+        group.sort(key=lambda n: (claimed(metas[n.id]) not in ("", n.id), n.created, n.id))
+        for note in group:
+            other = claimed(metas[note.id])
+            if note is not group[0]:
+                other, why = group[0].id, f"holds the same text as {group[0].id}"
+            elif other not in ("", note.id) and other in ids:
+                why = f"says id: {other} in its frontmatter, another file's id"
+            else:
+                continue
+            out.append(root.problem("duplicate", note.path, f"{note.id} {why} (a copied file?): recall and the outline "
+                                    f"count both; delete one of {other}.md and {note.id}.md, or change its text"))
+    return out
 
 
 def status(s: Stores) -> dict[str, Any]:
@@ -411,10 +443,12 @@ def index_checks(m: "Stores | Any", inspect: Callable[[], Any] | None = None, *,
 def markdown_fix(kinds: set[str]) -> str:
     """What mends the Markdown problems of ``kinds`` (:func:`check`'s ``kind`` values), one line for doctor."""
     fixes = []
-    if kinds - {"index_missing_file", "markers"}:  # a note's own file: unreadable, odd fields, a secret, a dangling link
+    if kinds - {"index_missing_file", "markers", "duplicate"}:  # a note's own file: unreadable, odd fields, a secret, a dangling link
         fixes.append("`memdir edit ID` mends a note")
     if "index_missing_file" in kinds:
         fixes.append("`memdir reindex` rebuilds the compiled index.md files")
+    if "duplicate" in kinds:
+        fixes.append("a note file copied by hand is deleted (or given its own text) by hand")
     if "markers" in kinds:
         fixes.append("the compiled markers of the index.md named are mended by hand (reindex leaves them alone)")
     return "see `memdir inspect`; " + "; ".join(fixes)
