@@ -162,3 +162,38 @@ def test_a_long_lived_process_reads_while_the_disk_is_full_and_writes_once_it_ha
             assert m.recall("blue-green deploy")[0].id == nid
         with memdir.open(proj, home=home) as m:
             assert [h.id for h in m.recall("caching layers")][:1] == [new.id]
+
+
+# ---- the debug log on a full disk ---------------------------------------------------------------------------------
+DEBUG_LOG_FULL = """
+import io, sys
+import memdir.debuglog as d
+d._open_regular = lambda path: open("/dev/full", "a", encoding="utf-8")  # every write: ENOSPC, as on a full disk
+from memdir.cli.main import main
+sys.stdin = io.TextIOWrapper(io.BytesIO(sys.argv[1].encode()), encoding="utf-8")
+main(sys.argv[2:])
+"""
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+def test_a_debug_log_the_disk_cannot_take_never_fails_a_hook_or_a_command(tmp_path):
+    """MEMDIR_DEBUG=1 with the global root on a full disk: logging's report of each failed write went to stderr, which
+    a hook sends back into the debug log, without end (RecursionError, exit 1, megabytes on stderr)."""
+    proj, home = tmp_path / "proj", tmp_path / "g"
+    (proj / ".git").mkdir(parents=True)
+    with memdir.open(proj, home=home) as m:
+        m.remember("deploy with the blue-green script from the main branch", category="decisions")
+    env = {**os.environ, "MEMDIR_HOME": str(home), "MEMDIR_DEBUG": "1", "PYTHONPATH": os.pathsep.join(sys.path)}
+    tool = json.dumps({"session_id": "s1", "cwd": str(proj), "hook_event_name": "PostToolUse", "tool_name": "Bash",
+                       "tool_input": {"command": "make deploy"},
+                       "tool_response": {"stdout": "deployed version 42 to the production cluster east"}})
+    prompt = json.dumps({"session_id": "s1", "prompt": "how do we deploy the service?", "cwd": str(proj),
+                         "hook_event_name": "UserPromptSubmit"})
+    for stdin, args in ((tool, ["hook", "claude-code", "post-tool-use"]),
+                        (prompt, ["hook", "claude-code", "user-prompt-submit"]),
+                        ("", ["--dir", str(proj), "recall", "deploy"])):
+        r = subprocess.run([sys.executable, "-c", DEBUG_LOG_FULL, stdin, *args], capture_output=True, text=True,
+                           timeout=120, env=env, cwd=proj)
+        assert r.returncode == 0 and r.stderr == "", (args, r.returncode, r.stderr[-2000:])
+        if "recall" in args or "user-prompt-submit" in args:
+            assert "blue-green" in r.stdout

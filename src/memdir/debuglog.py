@@ -31,6 +31,14 @@ class RedactingFormatter(logging.Formatter):
         return redact(self.inner.format(record) if self.inner is not None else super().format(record))
 
 
+class _DebugHandler(logging.StreamHandler):
+    """The debug log's handler: a record the file cannot take (a full disk, a quota) is dropped. Logging's own report
+    of the failure goes to stderr, which a hook sends back into this log (no end) and a host shows as a failure."""
+
+    def handleError(self, record: logging.LogRecord) -> None:
+        pass
+
+
 def _open_regular(path: Path):
     """``path`` opened for appending text, or ``None`` when it is not a regular file: opening a named pipe for writing
     waits for a reader, so a FIFO there would hang every command and hook (opened non-blocking, it fails at once or
@@ -61,7 +69,7 @@ def enable_debug_log(home: Path) -> None:
         return
     if stream is None:
         return
-    h = logging.StreamHandler(stream)
+    h = _DebugHandler(stream)
     h.setFormatter(RedactingFormatter("%(asctime)s %(process)d %(levelname)s %(message)s"))
     h._memdir_debug = True  # type: ignore[attr-defined]
     log.addHandler(h)
