@@ -197,3 +197,43 @@ def test_a_debug_log_the_disk_cannot_take_never_fails_a_hook_or_a_command(tmp_pa
         assert r.returncode == 0 and r.stderr == "", (args, r.returncode, r.stderr[-2000:])
         if "recall" in args or "user-prompt-submit" in args:
             assert "blue-green" in r.stdout
+
+
+# ---- a capture the index has no room for --------------------------------------------------------------------------
+def test_a_capture_the_index_has_no_room_for_is_queued_not_lost(tmp_path, monkeypatch):
+    """A tool output a hook captured while the index could not grow (SQLite's "database or disk is full", with room
+    left for a small file) was dropped: it now waits in the spool, as for a busy lock, and is stored once there is
+    room; a queue file the disk could not take whole leaves no part of itself behind."""
+    from memdir.engine import spool
+    from memdir.store.sqlite import opening
+
+    proj, home = tmp_path / "proj", tmp_path / "g"
+    (proj / ".git").mkdir(parents=True)
+    with memdir.open(proj, home=home) as m:
+        m.remember("deploy with the blue-green script from the main branch", category="decisions")
+    real = opening.open_index
+
+    def full(path):  # the index may not grow by one page: what a nearly full disk does to SQLite
+        db, created = real(path)
+        db.execute(f"PRAGMA max_page_count = {db.execute('PRAGMA page_count').fetchone()[0]}")
+        return db, created
+
+    monkeypatch.setattr(opening, "open_index", full)
+    words = " ".join(f"word{i} lorem{i * 7} ipsum{i * 13}" for i in range(400))
+    with memdir.open(proj, home=home) as m:
+        r = m.capture({"role": "tool", "tool": "Bash", "text": f"$ make deploy\ndeployed version 42 {words}",
+                       "session": "s1", "call_id": "c1"})
+        assert r.stored and r.reason == "spooled", r
+    monkeypatch.undo()
+    with memdir.open(proj, home=home) as m:
+        assert any("deployed version 42" in h.text for h in m.recall("deployed version 42"))
+    assert not list(spool.spool_dir(memdir.open(proj, home=home).stores.root("project")).iterdir())
+
+    def no_room(*a, **k):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(spool.json, "dump", no_room)
+    root = memdir.open(proj, home=home).stores.root("project")
+    with pytest.raises(OSError):
+        spool.put(root, [{"key": "k", "role": "user", "text": "x"}], scope="project")
+    assert not [p.name for p in spool.spool_dir(root).iterdir()]

@@ -13,7 +13,7 @@ from memdir.capture import events as cevents
 from memdir.capture import gates
 from memdir.config import team_wanted
 from memdir.engine import ahead, regrow, spool
-from memdir.errors import LockBusy, UsageError
+from memdir.errors import LockBusy, UsageError, disk_full
 from memdir.lazylog import getLogger
 from memdir.store.sqlite import journal
 from memdir.stores import Stores
@@ -344,7 +344,8 @@ def capture_event(s: Stores, event: Any, *, scope: str = "project", **fields: An
     (a user prompt). ``fields``: overrides merged into the event (``session=…``, ``role=…``). ``scope``:
     ``"project"`` (default) or ``"global"``. The content gates are :func:`memdir.capture.gates.gate` (the same function the importers
     call); then ``capture.enabled`` and the daily cap. Never raises for a bad event (it is ``invalid``); raises
-    ``UsageError`` for an unknown scope and ``MemdirError`` if the store cannot be written.
+    ``UsageError`` for an unknown scope and ``MemdirError`` if the store cannot be written. A busy write lock, or an
+    index with no room to grow (a full disk), queues the event in the spool (``spooled``) when a small file fits.
     """
     if isinstance(event, str):
         event = {"role": "user", "text": event}
@@ -375,6 +376,15 @@ def capture_event(s: Stores, event: Any, *, scope: str = "project", **fields: An
     except LockBusy:  # a long writer holds the lock: queue the event for it (never lost, never waited for)
         path = spool_row(s, row, scope)
         log.debug("capture: write lock busy; %s queued in %s", key, path)
+        return gates.CaptureResult(True, "spooled", key, role, gates.safe_text(text))
+    except Exception as exc:
+        if not (disk_full(exc) or s.root(scope).disk_full):
+            raise
+        try:  # the index cannot grow, a small file may still fit: queued, stored by a writer once there is room
+            path = spool_row(s, row, scope)
+        except OSError:
+            raise exc from None
+        log.debug("capture: no room in the index; %s queued in %s", key, path)
         return gates.CaptureResult(True, "spooled", key, role, gates.safe_text(text))
     if counts.get("stored"):
         log.debug("capture: stored %s (%d chars)", key, len(text))

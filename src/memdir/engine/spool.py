@@ -46,11 +46,18 @@ def put(root: Any, rows: list[dict[str, Any]], *, scope: str) -> Path:
     name = f"{time.time_ns():020d}-{os.getpid()}-{threading.get_ident() % 100000}.json"
     tmp = d / f".{name}.part"
     # captured turns, like the index: readable by their owner alone
-    with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w", encoding="utf-8") as fh:
-        json.dump({"scope": scope, "rows": rows}, fh, ensure_ascii=False, default=str)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, d / name)
+    try:
+        with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w", encoding="utf-8") as fh:
+            json.dump({"scope": scope, "rows": rows}, fh, ensure_ascii=False, default=str)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, d / name)
+    except BaseException:  # a full disk: no cut file left to hold its space and be set aside later
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
     return d / name
 
 
