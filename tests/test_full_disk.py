@@ -237,3 +237,21 @@ def test_a_capture_the_index_has_no_room_for_is_queued_not_lost(tmp_path, monkey
     with pytest.raises(OSError):
         spool.put(root, [{"key": "k", "role": "user", "text": "x"}], scope="project")
     assert not [p.name for p in spool.spool_dir(root).iterdir()]
+
+
+def test_an_export_to_a_full_disk_names_that_disk_and_keeps_the_earlier_export(tmp_path):
+    """The store's disk has room, the export's has none: the one line named the memory store's disk as full."""
+    proj, home = tmp_path / "proj", tmp_path / "g"
+    (proj / ".git").mkdir(parents=True)
+    with memdir.open(proj, home=home) as m:
+        m.remember("deploy with the blue-green script from the main branch", category="decisions")
+        m.capture({"role": "user", "text": "how do we roll back a failed deploy quickly?", "session": "s1"})
+    with small_disk(tmp_path / "disk") as disk:
+        out = disk / "backup.jsonl"
+        assert _cli(proj, home, "export", str(out)).returncode == 0
+        kept = out.read_bytes()
+        fill(disk, 0)
+        r = _cli(proj, home, "export", str(out))
+        assert r.returncode == 1 and len(r.stderr.strip().splitlines()) == 1, r.stderr
+        assert "full" in r.stderr and str(disk) in r.stderr and "memory store" not in r.stderr, r.stderr
+        assert out.read_bytes() == kept and sorted(p.name for p in disk.iterdir()) == ["backup.jsonl", "filler"]

@@ -95,7 +95,8 @@ def damaged_index(exc: BaseException, path: object = None) -> str | None:
 
 def disk_full(exc: BaseException) -> str | None:
     """The one line for a write the disk had no room for (SQLite's "database or disk is full", an ``OSError``
-    ENOSPC or EDQUOT): the user's disk, not a bug; ``None`` for any other error. SQLite rolls the failed transaction
+    ENOSPC or EDQUOT; the disk of the file it names, else the store's): the user's disk, not a bug; ``None`` for any
+    other error. SQLite rolls the failed transaction
     back; a rerun stores what is missing once (texts and keys are deduplicated)."""
     import errno
     import sqlite3
@@ -105,8 +106,9 @@ def disk_full(exc: BaseException) -> str | None:
         or (isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", -1)))
     if not full:
         return None
-    return ("the disk holding the memory store is full (or over its quota): free some space and run the command "
-            "again (what was stored is kept, and nothing is stored twice)")
+    where = getattr(exc, "filename", None)  # a file written elsewhere (an export) may be on another disk
+    return (f"the disk holding {where or 'the memory store'} is full (or over its quota): free some space and run the "
+            "command again (what was stored is kept, and nothing is stored twice)")
 
 
 def index_recovery(path: object = None) -> str:

@@ -439,11 +439,13 @@ def atomic_write(path: Path, text: str, *, private: bool = False, expect: Any = 
         if expect is not _ANY and file_state(path) != expect:
             raise FileChanged(f"{path} changed on disk while memdir rewrote it; nothing was written")
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         try:
             os.unlink(tmp)
         except OSError:
             pass
+        if isinstance(exc, OSError) and exc.errno and not exc.filename:  # a failed write names no file: say which
+            raise OSError(exc.errno, exc.strerror, str(path)) from exc
         raise
 
 
