@@ -533,11 +533,24 @@ def _compound_flag_kind(name: str) -> str | None:
     return None
 
 
+def _named_in_prose(m: re.Match[str], value: str) -> bool:
+    """True when an option is named in a sentence, not given a value: after white space (not ``=``) an unquoted word
+    of a sentence or one that opens a parenthesis ("needs --token (or $MEMDIR_TOKEN)", "--token must be …", "use
+    --password when asked", "the --password flag")."""
+    if "q" in m.re.groupindex and m.group("q") is not None:
+        return False
+    start = m.start("val") if m.group("val") is not None else m.end()
+    if start > 0 and m.string[start - 1] == "=":
+        return False
+    return value.startswith("(") or value.lower().rstrip(",.;:!?)") in _OPTION_PROSE
+
+
 def _check_token_flag(m: re.Match[str], value: str, text: str) -> bool:
-    """``--token X``, ``--api-key X``, ``--secret X``: any value but a placeholder or a shell expansion; one in quotes
-    holding spaces unless it reads as a sentence (``"see the vault"``: a word such as the, see, in): a passphrase
-    (``"correct horse battery staple"``) is a secret."""
-    if not _check_flag_value(m, value, text):
+    """``--token X``, ``--api-key X``, ``--secret X``: any value but a placeholder, a shell expansion or a word of the
+    sentence the option is named in (:func:`_named_in_prose`); one in quotes holding spaces unless it reads as a
+    sentence (``"see the vault"``: a word such as the, see, in): a passphrase (``"correct horse battery staple"``) is
+    a secret."""
+    if not _check_flag_value(m, value, text) or _named_in_prose(m, value):
         return False
     words = value.lower().split()
     return len(words) <= 1 or not any(w.strip(",.;:!?") in _FLAG_PROSE for w in words)
@@ -1060,6 +1073,8 @@ _RESOURCE_NAME = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)+")
 
 #: words that follow a command's password option in prose about it (``use redis-cli -a to pass it``)
 _FLAG_PROSE = _SENTENCE_WORDS | frozenset(("is", "to", "or"))
+#: what follows an option named in a sentence: a word of it, or the option's own kind ("the --password flag")
+_OPTION_PROSE = _FLAG_PROSE | frozenset("flag flags option options argument arguments parameter switch value".split())
 
 
 def _check_cli_password(m: re.Match[str], value: str, text: str) -> bool:
@@ -1477,7 +1492,8 @@ _KEYWORD_RULES: list[_Rule] = [
     _Rule(
         "password",
         _r(r"--?(?:password|passwd|db-password|pass)(?:[ \t]{1,4}|=)" + _FLAG_VALUE),
-        ("pass",), priority=_P_ASSIGN, group="val", check=_check_flag_value, lowered=True,
+        ("pass",), priority=_P_ASSIGN, group="val",
+        check=lambda m, v, t: _check_flag_value(m, v, t) and not _named_in_prose(m, v), lowered=True,
         anchors=("--pass", "-pass", "--db-password", "-db-password"),
     ),
     _Rule(
