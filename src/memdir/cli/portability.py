@@ -180,7 +180,7 @@ def _import_run(ctx, m, source, path, all_projects, here, pending, no_progress, 
                               if f.get("bad_lines") else "") + " → "
                            + (f"left in place: {f['left_in_place']}" if "left_in_place" in f else f["done_as"]))
                            for f in out["files"])
-        emit(ctx, as_json, out, "another import is running" if out["busy"] else (human or "nothing waiting in the import directory"))
+        emit(ctx, as_json, out, "another import is running" if out["busy"] else (human or f"nothing waiting in {out.get('dir') or 'the import directory'}"))
         return
     projects = "all" if all_projects else "here" if here else "current"
     if all_projects and here and (not source or source in IMPORT_SOURCES):

@@ -196,7 +196,8 @@ def import_pending(m: "Memdir") -> dict[str, Any]:
     docstring), and rename the file ``<name>.done-<yyyyMMdd-HHmmss>``.
 
     Records pass the capture gate first (:func:`memdir.capture.gates.gate_all`). Returns ``{"files": [{"file", "done_as", "lines",
-    "bad_lines", "skipped_over_max", "read", "stored", "duplicate", "skipped", "skipped_by", "projects"}], "busy": bool}``
+    "bad_lines", "skipped_over_max", "read", "stored", "duplicate", "skipped", "skipped_by", "projects"}], "busy": bool,
+    "dir": the folder looked in}``
     (``projects``: ``{project root: stored}``; ``skipped_by`` also counts ``cwd_missing`` and ``other_project``). A file that cannot be read stays in place (``error``); so does one that changed while it was read
     (``left_in_place``, no ``done_as``: a writer still appending), whose new records the next run imports (keys are
     deterministic, so what was stored is not stored twice), and one with records for projects not found from here
@@ -207,7 +208,7 @@ def import_pending(m: "Memdir") -> dict[str, Any]:
 
     home = m.home
     d = import_dir(home)
-    out: dict[str, Any] = {"files": [], "busy": False}
+    out: dict[str, Any] = {"files": [], "busy": False, "dir": str(d)}
     if not d.is_dir():
         return out
     lock = filelock.FileLock(str(d / ".import.lock"), timeout=0)
