@@ -322,3 +322,24 @@ def test_forgetting_a_memory_twice_says_it_was_forgotten_by_id_or_by_handle(tmp_
         assert r.exit_code == 1 and "forgotten already" in str(r.exception) + r.output, r.output
     r = run(home, project, "forget", "zzzzzz")
     assert r.exit_code == 1 and "no memory with id" in str(r.exception) + r.output
+
+
+def test_the_import_lock_is_its_owners_alone(tmp_path, project):
+    """The drop folder's lock file was made with the umask's mode (0644): every file memdir makes under the global
+    root is the owner's alone."""
+    import os
+    import stat
+
+    import memdir
+
+    old = os.umask(0o022)
+    try:
+        home = tmp_path / "g"
+        with memdir.open(project, home=home) as m:
+            (home / "import").mkdir(parents=True, exist_ok=True)
+            (home / "import" / "a.jsonl").write_text('{"role": "user", "text": "deploy with pnpm"}\n', encoding="utf-8")
+            m.import_pending()
+        lock = home / "import" / ".import.lock"
+        assert lock.exists() and stat.S_IMODE(lock.stat().st_mode) == 0o600
+    finally:
+        os.umask(old)

@@ -122,7 +122,7 @@ def run(m: Any, *, session: str | None = None, since: Any = None, dry_run: bool 
         import filelock
 
         root.ensure()
-        lock = filelock.FileLock(str(root.derived / "distill.lock"), timeout=0)
+        lock = filelock.FileLock(str(root.derived / "distill.lock"), timeout=0, mode=0o600)
         try:
             lock.acquire()
         except filelock.Timeout:

@@ -113,7 +113,7 @@ class _PortableLock:
     def __init__(self, path: str):
         import filelock
 
-        self._lock = filelock.FileLock(path)
+        self._lock = filelock.FileLock(path, mode=0o600)
         self._timeout = filelock.Timeout
 
     def acquire(self, timeout: float) -> bool:

@@ -211,7 +211,7 @@ def import_pending(m: "Memdir") -> dict[str, Any]:
     out: dict[str, Any] = {"files": [], "busy": False, "dir": str(d)}
     if not d.is_dir():
         return out
-    lock = filelock.FileLock(str(d / ".import.lock"), timeout=0)
+    lock = filelock.FileLock(str(d / ".import.lock"), timeout=0, mode=0o600)
     try:
         lock.acquire()
     except filelock.Timeout:
