@@ -21,11 +21,11 @@ def test_forget_and_prune_previews_show_samples_and_the_confirm_command(tmp_path
     head, sample, confirm = r.output.strip().splitlines()
     assert head.startswith("1 memory matches --query 'pnpm' (0 notes, 1 event)") and "nothing deleted yet" in head
     assert sample.strip().endswith("u:s:1: we switched to pnpm today")  # whitespace folded, one line per sample
-    assert confirm.startswith("to delete them: memdir forget --query 'pnpm' --token ")
+    assert confirm.startswith("to delete it: memdir forget --query 'pnpm' --token ")  # one match: "it"
     r = run(home, project, "prune", "--days", "30")
     assert r.exit_code == 0, r.output
     assert r.output.strip().splitlines() == [r.output.strip()]  # nothing cold: no samples, no confirm line
-    assert "would be deleted" in r.output and "to delete them" not in r.output
+    assert "would be deleted" in r.output and "to delete" not in r.output
 
 
 def test_drop_file_records_count_lines_through_the_shared_jsonl_reader(tmp_path):

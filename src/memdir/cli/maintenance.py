@@ -77,7 +77,7 @@ def prune(ctx, days, token, force, as_json):
     else:
         human = preview_text(
             f"{res['count']} cold memories idle since before {res['cutoff']} ({res['bytes']} bytes) would be deleted",
-            res["samples"], res["count"], f"to delete them: memdir prune --days {days:g} --token {res['token']}  (valid this hour)")
+            res["samples"], res["count"], f"to delete {'it' if res['count'] == 1 else 'them'}: memdir prune --days {days:g} --token {res['token']}  (valid this hour)")
     emit(ctx, as_json, res, human)
 
 

@@ -285,7 +285,7 @@ def forget(ctx, id, id_opt, scope, source, session, query, prefix, token, force,
                 f"{res['count']} {'memory matches' if res['count'] == 1 else 'memories match'} {what} "
                 f"({plural(res['notes'], 'note')}, {plural(res['events'], 'event')}"
                 f"{'; ' + str(res['pinned']) + ' pinned, deleted too' if res.get('pinned') else ''}); nothing deleted yet",
-                res["samples"], res["count"], f"to delete them: memdir forget {what} --token {res['token']}")
+                res["samples"], res["count"], f"to delete {'it' if res['count'] == 1 else 'them'}: memdir forget {what} --token {res['token']}")
         emit(ctx, as_json, res, human)
         return
     if token or force:
