@@ -39,3 +39,15 @@ def test_a_config_linked_to_nothing_is_said(project, tmp_path, caplog):
     (tmp_path / "g" / "config.toml").symlink_to(tmp_path / "nowhere.toml")
     value, said = _open(project, tmp_path, caplog)
     assert any(str(tmp_path / "g" / "config.toml") in s and "does not exist" in s for s in said), said
+
+
+def test_a_table_declared_twice_says_every_setting_is_ignored_and_how_to_fix_it(project, tmp_path, caplog):
+    """Two README snippets pasted one after the other declare [recall] twice: TOML refuses the whole file. The one
+    line says that all of it is ignored and how to mend it."""
+    (project / ".memory").mkdir(exist_ok=True)
+    (project / ".memory" / "config.toml").write_text(
+        "[inject]\nmax_chars = 900\n[recall]\nk = 3\n[recall]\nchannel = \"lexical\"\n", encoding="utf-8")
+    value, said = _open(project, tmp_path, caplog)
+    assert value == 1200
+    lines = [s for s in said if "config.toml" in s]
+    assert len(lines) == 1 and "every setting in it" in lines[0] and "one [table] heading" in lines[0], said

@@ -379,7 +379,10 @@ def read_toml(path: Path) -> dict[str, Any]:
         utf16 = data[:2] in (b"\xff\xfe", b"\xfe\xff")
         return _flatten(tomllib.loads(data.decode("utf-16" if utf16 else "utf-8-sig")))
     except (tomllib.TOMLDecodeError, OSError, UnicodeDecodeError) as exc:
-        _warn_once(f"memdir: ignoring {path}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}")
+        said = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        # a table declared twice (two snippets pasted one after the other): every setting is lost, so say the fix
+        fix = "; put its keys under one [table] heading" if said.startswith("Cannot declare") else ""
+        _warn_once(f"memdir: ignoring {path} (every setting in it): {said}{fix}")
         return {}
 
 
