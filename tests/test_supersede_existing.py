@@ -143,3 +143,29 @@ def test_a_note_remembered_with_fields_and_a_dash_line_in_its_text_can_be_edited
                       category="decisions")
     raw = (m.roots["project"].path / (note.id + ".md")).read_text(encoding="utf-8")
     assert m.edit(note.id, raw.replace("March", "April")).text.endswith("April.")
+
+
+def test_forgetting_the_middle_of_a_chain_keeps_the_oldest_superseded(m, project):
+    """A→B→C, then B forgotten: A was replaced twice and stays hidden, now by C (it came back live beside C, two
+    contradicting notes in recall, the block and the outline); forgetting C afterwards brings A back, as forgetting
+    the newest note of a chain does."""
+    a = m.remember("Use node 18 for the frontend", category="decisions")
+    b = m.remember("Use node 20 for the frontend", category="decisions", supersedes=a.id)
+    c = m.remember("Use node 22 for the frontend", category="decisions", supersedes=b.id)
+    assert m.forget(b.id)
+    assert m.get(a.id).superseded_by == c.id and m.get(c.id).supersedes == a.id
+    assert [h.id for h in m.recall("node frontend")] == [c.id]
+    assert "node 18" not in m.context("which node for the frontend?") and m.inspect().problems == []
+    with memdir.open(project, home=m.home) as fresh:  # the files say so, not only this process's index
+        assert [h.id for h in fresh.recall("node frontend")] == [c.id]
+    assert m.forget(c.id)
+    assert m.get(a.id).superseded_by is None and [h.id for h in m.recall("node frontend")] == [a.id]
+
+
+def test_forgetting_the_middle_of_a_chain_across_the_roots(m):
+    a = m.remember("widgets ship on mondays", category="facts", scope="global")
+    b = m.remember("widgets ship on tuesdays", category="facts", supersedes=a.id)
+    c = m.remember("widgets ship on fridays", category="facts", supersedes=b.id)
+    assert m.forget(b.id)
+    assert m.get(a.id, scope="global").superseded_by == c.id and m.get(c.id).supersedes == a.id
+    assert [h.id for h in m.recall("widgets ship")] == [c.id] and m.inspect().problems == []

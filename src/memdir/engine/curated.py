@@ -305,29 +305,6 @@ def recent(s: Stores, *, kinds: Iterable[str] | None = None, category: str | Non
             for _, root, r in rows[:limit]]
 
 
-def unsupersede(s: Stores, gone_id: str) -> None:
-    """Notes that ``gone_id`` had superseded become live again (their ``superseded_by`` is removed), so
-    forgetting a replacement never leaves the older note hidden behind a dangling link; a note that superseded
-    ``gone_id`` loses its ``supersedes`` (forgetting the older note left it pointing at nothing: `memdir inspect`
-    reported it, and `reindex` could not mend it)."""
-    for root in s.live():
-        with root.locked():
-            refs = [(r, "superseded_by") for r in root.store.notes_superseded_by(gone_id)]
-            if not any(r.store.has_ref(gone_id, "note") for r in s.live()):  # ids repeat across roots: only when
-                refs += [(r, "supersedes") for r in root.store.notes_superseding(gone_id)]  # none holds it any more
-            for ref, field in refs:
-                path = root.path / (ref + ".md")
-                try:
-                    rewrite_note(path, ref, {field: None}, "restore")
-                except (MemdirError, OSError) as exc:
-                    log.warning("memdir: could not unlink %s from %s after forgetting it: %s", ref, gone_id, exc)
-                    continue
-                root.refresh(ref)
-                log.debug("forget: %s no longer names %s (%s), which was forgotten", ref, gone_id, field)
-            if refs:
-                root.compile()
-
-
 def note_root(s: Stores, id: str, scope: str | None) -> tuple[Root, str]:
     s.look()  # a long-lived process: a note renamed or deleted on disk since its last look (C20)
     if isinstance(id, str) and "/" not in id:

@@ -185,7 +185,7 @@ def forget(s: Stores, id: str, *, scope: str | None = None) -> bool:
             store.settle(freed=True)  # the space comes back (incremental vacuum)
             found = True
     if found and is_note_id:
-        curated.unsupersede(s, id)
+        unsupersede(s, id)
     elif found:
         tell_team(s)
     return found
@@ -265,3 +265,32 @@ def import_tombstones(s: Stores, rows: Iterable[dict[str, Any]], *, scope: str =
         if sessions:
             root.store.settle(freed=True, deleted=new)
     return new
+
+
+def unsupersede(s: Stores, gone_id: str) -> None:
+    """Mend the supersede links of the forgotten note ``gone_id``: a note it had superseded becomes live again (its
+    ``superseded_by`` is removed), and a note that superseded it loses its ``supersedes`` (else `memdir inspect`
+    reported a dangling link that `reindex` could not mend). When both exist (the middle of a chain A→B→C), the
+    newer note takes the older one over instead: A stays hidden, now behind C, and comes back only when C goes."""
+    live = s.live()
+    older = [(r, ref) for r in live for ref in r.store.notes_superseded_by(gone_id)]
+    newer = []
+    if not any(r.store.has_ref(gone_id, "note") for r in live):  # ids repeat across roots: only when none holds it
+        newer = [(r, ref) for r in live for ref in r.store.notes_superseding(gone_id)]
+    heir = len(older) == len(newer) == 1 and older[0][1] != newer[0][1]
+    todo: dict[str, list[tuple[str, str, str | None]]] = {}
+    for (r, ref), field, other in [(x, "superseded_by", newer) for x in older] + [(x, "supersedes", older) for x in newer]:
+        todo.setdefault(r.scope, []).append((ref, field, other[0][1] if heir else None))
+    for root in live:
+        if root.scope not in todo:
+            continue
+        with root.locked():  # one root's lock at a time, as remember's cross-root link does
+            for ref, field, value in todo[root.scope]:
+                try:
+                    curated.rewrite_note(root.path / (ref + ".md"), ref, {field: value}, "restore")
+                except (MemdirError, OSError) as exc:
+                    log.warning("memdir: could not unlink %s from %s after forgetting it: %s", ref, gone_id, exc)
+                    continue
+                root.refresh(ref)
+                log.debug("forget: %s %s %s now, as %s was forgotten", ref, field, value, gone_id)
+            root.compile()
