@@ -86,3 +86,45 @@ def test_one_event_at_go_zero_time_does_not_break_recall_context_or_export(proje
     assert code == 0, err
     assert json.loads(out)["stored"] == 4, out
     assert os.environ.get("TZ") == zone_name
+
+
+LAST = datetime.max.replace(tzinfo=UTC)
+FIRST = datetime.min.replace(tzinfo=UTC)
+
+
+@pytest.mark.skipif(not hasattr(time, "tzset"), reason="needs time.tzset")
+@pytest.mark.parametrize("name", ["America/New_York", "Europe/London", "Asia/Shanghai", "UTC"])
+@pytest.mark.parametrize("value,end", [("0001-01-01 00:00:00", FIRST), (datetime(1, 1, 1), FIRST), ("0001-01-01", FIRST),
+                                       ("0001-01-01T00:00:00+08:00", FIRST), ("9999-12-31 23:59:59", LAST),
+                                       (datetime(9999, 12, 31, 23, 59), LAST), ("9999-12-31T23:59:59-05:00", LAST)])
+def test_a_time_whose_utc_instant_leaves_the_calendar_is_read_not_dropped(zone, name, value, end):
+    """Go's zero time without a zone (``time.Time{}`` formatted as ``2006-01-02 15:04:05``) is local time: west of
+    Greenwich (and, by the platform's look-up of the offset, anywhere) its UTC instant or that look-up left years
+    1..9999, and the event holding it was skipped as unreadable: lost at import. Now it is the calendar's nearest
+    time, within a day of what was written."""
+    zone(name)
+    got = parse_ts(value)
+    assert got.tzinfo is not None and abs(got - end).days <= 1, got
+
+
+@pytest.mark.parametrize("value,want", [("2016-12-31T23:59:60Z", datetime(2016, 12, 31, 23, 59, 59, 999999, tzinfo=UTC)),
+                                        ("2016-12-31T23:59:60.5+00:00", datetime(2016, 12, 31, 23, 59, 59, 999999, tzinfo=UTC)),
+                                        ("2017-01-01T08:59:60+09:00", datetime(2016, 12, 31, 23, 59, 59, 999999, tzinfo=UTC)),
+                                        ("Sat, 31 Dec 2016 23:59:60 +0000", datetime(2016, 12, 31, 23, 59, 59, 999999, tzinfo=UTC))])
+def test_a_leap_second_is_read_as_the_last_instant_of_its_minute(value, want):
+    """RFC 3339 allows second 60 (a leap second, as an NTP-synced log writes it); it made the event unreadable and
+    skipped. It sorts after the minute's second 59 and before the next minute."""
+    assert parse_ts(value) == want
+
+
+def test_events_at_a_leap_second_and_at_go_zero_time_are_stored(project, tmp_path, capsys, zone):
+    zone("America/New_York")
+    src = _lines(tmp_path / "times.jsonl", [("the leap second deploy event", "2016-12-31T23:59:60Z"),
+                                             ("the zero time deploy event", "0001-01-01 00:00:00"),
+                                             ("the next deploy event", "2017-01-01T00:00:00Z")])
+    base = ["--dir", str(project), "--home", str(tmp_path / "g")]
+    code, out, err = run_cli(capsys, *base, "--json", "import", str(src))
+    assert code == 0 and json.loads(out)["stored"] == 3, (out, err)
+    code, out, err = run_cli(capsys, *base, "--json", "recent", "-n", "10")
+    assert [h["text"] for h in json.loads(out)] == ["the next deploy event", "the leap second deploy event",
+                                                    "the zero time deploy event"]

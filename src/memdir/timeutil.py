@@ -13,7 +13,7 @@ Accepted inputs for :func:`parse_ts`:
   the forms with a month's name of ``date``, ``ctime``, ``git log`` and JavaScript's ``Date.toString()`` (a zone
   named by offset, ``UTC``/``GMT`` or the local zone's own name; none is local time), an ISO 8601 time whose zone
   follows a space or is named (``2026-11-30 09:15:00.123 +0800``, ``… 09:15:00 UTC``), or the LoCoMo form
-  ``"1:56 pm on 8 May, 2023"`` (local time).
+  ``"1:56 pm on 8 May, 2023"`` (local time). A leap second (``23:59:60``) is the last instant of its minute.
 
 Stored and machine-readable times (the index, note frontmatter, ``--json``, exports) are ISO 8601 UTC with ``Z``
 (:func:`iso`); times shown to a person (CLI lines, the ``<memory>`` block's dates, the viewer) are local
@@ -40,8 +40,19 @@ def now_utc() -> datetime:
 
 def from_local(dt: datetime) -> datetime:
     """A naive ``dt`` read as the machine's local wall-clock time, as an aware UTC datetime (an aware one is only
-    converted). At a DST gap or overlap the platform's choice applies (``fold=0``)."""
-    return dt.astimezone(UTC)
+    converted). At a DST gap or overlap the platform's choice applies (``fold=0``). A time within a day of the
+    calendar's ends whose UTC instant (or the platform's look-up of the local offset) leaves years 1..9999 is the
+    calendar's nearest time: Go's zero time ``0001-01-01 00:00:00`` without a zone is a time, not unreadable."""
+    try:
+        return dt.astimezone(UTC)
+    except (OverflowError, ValueError, OSError):
+        if dt.year not in (1, 9999):
+            raise
+    inward = timedelta(days=2) if dt.year == 1 else -timedelta(days=2)  # the offset looked up two days inside
+    try:
+        return (dt + inward).astimezone(UTC) - inward
+    except OverflowError:
+        return (datetime.min if dt.year == 1 else datetime.max).replace(tzinfo=UTC)
 
 
 def local(dt: datetime) -> datetime:
@@ -107,6 +118,9 @@ def _parse(value) -> datetime:
         return datetime.fromtimestamp(v, UTC)
     if isinstance(value, str):
         s = value.strip()
+        leap = _LEAP_SECOND.search(s) if len(s) <= 200 else None
+        if leap:  # RFC 3339's second 60: the last instant of its minute, so it sorts between :59 and the next minute
+            return _parse(s[:leap.start()] + ":59" + s[leap.end():]) + timedelta(microseconds=999_999)
         if re.fullmatch(r"-?\d+", s):
             return _parse(int(s))
         if re.fullmatch(r"-?\d+(\.\d+)?", s):
@@ -168,6 +182,7 @@ def _parse(value) -> datetime:
 
 
 _UTC_NAMES = ("Z", "UTC", "GMT", "UT")
+_LEAP_SECOND = re.compile(r"(?<=\d\d:\d\d):60(?:[.,]\d+)?(?!\d)")
 # Go's time.String() adds the zone's name after the offset, and a monotonic reading: '… +0800 CST m=+0.000123'
 _ISO_ZONED = re.compile(r"(\d{4}-\d\d-\d\d[Tt ]\d\d:\d\d(?::\d\d(?:[.,]\d+)?)?)\s*(Z|UTC|GMT|UT|[+-]\d\d(?::?\d\d)?)"
                         r"(?:(?<=\d)\s+(?-i:[A-Z]{2,5}))?(?:\s+m=[+-][\d.]+)?", re.I)
