@@ -169,3 +169,14 @@ def test_forgetting_the_middle_of_a_chain_across_the_roots(m):
     assert m.forget(b.id)
     assert m.get(a.id, scope="global").superseded_by == c.id and m.get(c.id).supersedes == a.id
     assert [h.id for h in m.recall("widgets ship")] == [c.id] and m.inspect().problems == []
+
+
+def test_the_model_is_told_which_note_to_supersede_without_a_cli_flag(m):
+    """memory_remember's error named the CLI's --supersedes flag to a model, whose argument is `supersedes`."""
+    from memdir.server.tools import do_remember
+
+    a = m.remember("Use node 18 for the backend", category="decisions")
+    b = m.remember("Use node 20 for the backend", category="decisions", supersedes=a.id)
+    with pytest.raises(UsageError) as err:
+        do_remember(m, "Use node 22 for the backend", category="decisions", supersedes=a.id)
+    assert f"supersede {b.id} instead" in str(err.value) and "--" not in str(err.value)

@@ -131,8 +131,8 @@ def remember(s: Stores, text: str, *, category: str = "facts", summary: str | No
             was = get(s, supersedes, scope=old_root.scope)
             by = getattr(was, "superseded_by", None)
             if by and by != getattr(existing, "id", None):  # a second link would leave the first one dangling
-                raise UsageError(f"{supersedes} is superseded by {by} already: supersede that one instead "
-                                 f"(--supersedes {by})")
+                # said the same way to the CLI, the API and an MCP model (whose argument is no --supersedes flag)
+                raise UsageError(f"{supersedes} is superseded by {by} already: supersede {by} instead")
         if existing is not None and existing.supersedes == supersedes:
             return replace_note(existing, existed=True)  # linked so already: nothing to write
         if existing is not None:  # the text is stored already: that note takes the link (it was dropped unsaid)
