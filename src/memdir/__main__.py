@@ -80,14 +80,18 @@ def _main(argv: list[str] | None) -> None:
 
             hook_args.remove("--debug")
             os.environ["MEMDIR_DEBUG"] = "1"
+        import time
+
         from memdir.hosts.hookclient import run as ask_warm  # standard library only: a warm server's answer costs no imports
 
+        started = time.monotonic()  # the budget counts the read of stdin too
         done, raw = ask_warm(hook_args)
         if done:
             _leave(0)
         from memdir.hosts.hooks import main as hook_main
 
-        _leave(hook_main(hook_args, raw=raw, warm_tried=raw is not None, leave_open=True))
+        _leave(hook_main(hook_args, raw=raw, warm_tried=raw is not None, leave_open=True,
+                         started=started if raw is not None else None))
     if "mcp" in args:
         from memdir.cli.mcpstart import mcp_argv, run_session  # standard library only until the session starts
 

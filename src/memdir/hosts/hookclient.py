@@ -1,7 +1,8 @@
 """The thin hook client: ``memdir hook <host> <event>`` asks a running ``memdir serve`` before anything else.
 
 A host starts a new process for every hook event, so what that process imports is paid on every prompt. This
-module uses the standard library's C parts only (``os``, ``sys``, ``_socket``; no ``json``, ``re``, ``socket``,
+module uses the standard library's C parts only (``os``, ``sys``, ``time``, ``_socket``, ``select`` for a stdin left
+open; no ``json``, ``re``, ``socket``,
 ``logging`` or ``pathlib``, and nothing else of memdir): when a warm server answers, the hook costs the
 interpreter start-up plus one round trip (issue 12). When no server answers — no socket, refused, declined,
 ``MEMDIR_HOOK_WARM=0``, ``MEMDIR_DEBUG`` on (the full path logs), a platform without Unix sockets — the caller
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 
 PROTOCOL = 2
 SOCKET_NAME = "hook.sock"
@@ -245,17 +247,67 @@ def cut_payload(raw: "bytes | str") -> "dict | None":
     return out
 
 
-def read_stdin() -> bytes:
-    """The payload on stdin (``b""`` for a terminal or a closed stdin)."""
+#: seconds a pipe must stay quiet before what it gave is tried as the whole payload (its writer never closed it)
+QUIET_S = 0.05
+
+
+def _whole_json(data: bytes) -> bool:
+    import json  # here: only a stdin left open gets this far
+
+    try:
+        json.loads(data.decode("utf-8-sig", errors="replace"))
+        return True
+    except ValueError:
+        return False
+
+
+def read_stdin(timeout_s: float | None = None) -> bytes:
+    """The payload on stdin (``b""`` for a terminal or a closed stdin), at most :data:`MAX_PAYLOAD_BYTES`.
+
+    ``timeout_s``: a writer that never closes stdin (a wrapper, a host keeping the pipe open) is not waited for past
+    it: once the pipe has been quiet :data:`QUIET_S` and what it gave is one whole JSON value, that is the payload;
+    else the read ends at ``timeout_s`` with what came (a cut payload, which the hook reads as none)."""
     stdin = sys.stdin
     if stdin is None or stdin.closed:
         return b""
     try:
         if stdin.isatty():
             return b""
-        return stdin.buffer.read(MAX_PAYLOAD_BYTES)
+        if timeout_s is None:
+            return stdin.buffer.read(MAX_PAYLOAD_BYTES)
+        return _read_until(stdin.buffer, timeout_s)
     except (OSError, ValueError, AttributeError):
         return b""
+
+
+def _read_until(buf, timeout_s: float) -> bytes:
+    import time
+
+    try:
+        import select
+
+        fd = buf.fileno()
+        select.select([fd], [], [], 0)
+    except (ImportError, OSError, ValueError, AttributeError):  # no select on this stream (Windows pipes): as before
+        return buf.read(MAX_PAYLOAD_BYTES)
+    end = time.monotonic() + max(0.0, timeout_s)
+    chunks: list[bytes] = []
+    size = 0
+    while size < MAX_PAYLOAD_BYTES:
+        left = end - time.monotonic()
+        if left <= 0:
+            break
+        ready = select.select([fd], [], [], min(left, QUIET_S))[0]
+        if not ready:
+            if chunks and _whole_json(b"".join(chunks)):
+                break
+            continue
+        chunk = os.read(fd, min(1 << 20, MAX_PAYLOAD_BYTES - size))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks)
 
 
 def run(args: list[str]) -> tuple[bool, bytes | None]:
@@ -272,9 +324,11 @@ def run(args: list[str]) -> tuple[bool, bytes | None]:
         if a is None:
             return False, None
         budget_s = (a.budget_ms or env_budget_ms()) / 1000.0
-        raw = a.argv_payload.encode("utf-8", "replace") if a.argv_payload is not None else read_stdin()
+        end = time.monotonic() + budget_s
+        # a stdin never closed is read for half the budget at most: the rest is the hook's
+        raw = a.argv_payload.encode("utf-8", "replace") if a.argv_payload is not None else read_stdin(budget_s / 2)
         out = ask(a.host, a.event or "", raw.decode("utf-8-sig", "replace"), project_dir=a.project_dir,
-                  home=a.home, timeout_s=budget_s - 0.05)
+                  home=a.home, timeout_s=end - time.monotonic() - 0.05)
         if out is None:
             return False, raw
         _write(out)

@@ -74,8 +74,8 @@ class _Watchdog:
     ``claim()`` is taken by whoever finishes first: the main thread before printing, or the timer before
     exiting, so output is never cut in half."""
 
-    def __init__(self, budget_ms: float):
-        self.start = time.monotonic()
+    def __init__(self, budget_ms: float, start: float | None = None):
+        self.start = time.monotonic() if start is None else start
         self.lock = threading.Lock()
         self.timer: threading.Timer | None = None
         self.reset(budget_ms)
@@ -421,13 +421,15 @@ def _process_age_ms() -> float | None:
 
 def execute(host: str, event: str | None, argv_payload: str | None = None, *, project_dir: str | None = None,
             home: str | None = None, budget_ms: float | None = None, raw: bytes | None = None,
-            warm_tried: bool = False, leave_open: bool = False) -> int:
+            warm_tried: bool = False, leave_open: bool = False, started: float | None = None) -> int:
     """The fail-open wrapper used by the CLI and ``python -m memdir.hosts.hooks``: always returns 0.
 
     Reads stdin (or ``argv_payload`` when given, for Codex ``notify``), runs :func:`run_hook` with a watchdog,
     prints at most one output, and swallows every error (logged at debug level). Does nothing at all inside a
     distiller's own model session (``MEMDIR_DISTILLING`` set, see :mod:`memdir.distill.flow`). ``raw``: the payload
-    when the caller already read it; ``warm_tried``: the warm server was already asked (:mod:`memdir.hosts.hookclient`)."""
+    when the caller already read it; ``warm_tried``: the warm server was already asked (:mod:`memdir.hosts.hookclient`);
+    ``started``: ``time.monotonic()`` when the call began (the budget counts from then: the thin client's read of
+    stdin came first). A stdin its writer never closes is read for half the budget at most."""
     if os.environ.get("MEMDIR_DISTILLING"):
         return 0
     debug = os.environ.get("MEMDIR_DEBUG", "").strip().lower() in ("1", "true", "yes", "on")
@@ -439,7 +441,7 @@ def execute(host: str, event: str | None, argv_payload: str | None = None, *, pr
             enable_debug_log(global_root(home))
         except Exception:  # noqa: BLE001
             pass
-    dog = _Watchdog(budget_ms or _env_budget())
+    dog = _Watchdog(budget_ms or _env_budget(), start=started)
     quiet = _Quiet()
     printed = False
 
@@ -467,7 +469,8 @@ def execute(host: str, event: str | None, argv_payload: str | None = None, *, pr
     try:
         quiet.start()  # nothing but our one answer reaches the host's stdout, and nothing its stderr
         if raw is None:
-            raw = argv_payload.encode("utf-8", "replace") if argv_payload is not None else _read_stdin()
+            raw = argv_payload.encode("utf-8", "replace") if argv_payload is not None else \
+                _read_stdin((dog.deadline - time.monotonic()) / 2)
         if not warm_tried and _ask_warm(host, event or "", raw, project_dir=project_dir, home=home, emit=emit,
                      budget_s=(budget_ms or _env_budget()) / 1000.0 - (time.monotonic() - dog.start)):
             return 0
@@ -572,17 +575,17 @@ def __getattr__(name: str):
 
 
 def main(argv: list[str] | None = None, *, raw: bytes | None = None, warm_tried: bool = False,
-         leave_open: bool = False) -> int:
+         leave_open: bool = False, started: float | None = None) -> int:
     """``python -m memdir.hosts.hooks <host> <event> [payload]`` — the same as ``memdir hook``, without click.
-    ``raw``/``warm_tried``/``leave_open``: as :func:`execute` (``memdir.__main__`` asks the warm server first and
-    leaves with ``os._exit``)."""
+    ``raw``/``warm_tried``/``leave_open``/``started``: as :func:`execute` (``memdir.__main__`` asks the warm server
+    first and leaves with ``os._exit``)."""
     from memdir.hosts.hookclient import parse_args
 
     a = parse_args(list(sys.argv[1:] if argv is None else argv))
     if a is None:
         return 0
     return execute(a.host, a.event, a.argv_payload, project_dir=a.project_dir, home=a.home, budget_ms=a.budget_ms,
-                   raw=raw, warm_tried=warm_tried, leave_open=leave_open)
+                   raw=raw, warm_tried=warm_tried, leave_open=leave_open, started=started)
 
 
 if __name__ == "__main__":
