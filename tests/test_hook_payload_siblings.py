@@ -74,3 +74,27 @@ def test_a_stdin_that_never_closes_does_not_hang_the_hook(project, tmp_path, hos
         else:
             assert out == b"", out
     assert any(k.startswith("u:open-1:") for k in _user_keys(project, home))
+
+
+def _run(project, home, host, event, payload, *, budget_ms=6000, timeout=60):
+    t = time.monotonic()
+    r = subprocess.run([sys.executable, "-m", "memdir", "hook", host, event, "--budget-ms", str(budget_ms)],
+                       input=json.dumps(payload).encode() if not isinstance(payload, bytes) else payload,
+                       capture_output=True, cwd=str(project), env=_env(home, MEMDIR_HOOK_WARM="0"), timeout=timeout)
+    return r, time.monotonic() - t
+
+
+@pytest.mark.parametrize("host", ["claude-code", "codex", "dsh"])
+def test_a_stop_whose_transcript_path_is_a_fifo_or_a_device_is_not_waited_on(project, tmp_path, host):
+    """``transcript_path`` is whatever the payload says: a FIFO's open waited for a writer and ``/dev/zero`` was read
+    without end, both until the budget killed the hook (CPU and memory spent, the turn lost). Only a regular file is
+    read; anything else counts as no transcript, at once."""
+    home = tmp_path / "home"
+    fifo = tmp_path / "session.jsonl"
+    os.mkfifo(fifo)
+    for path in (str(fifo), "/dev/zero", "/dev/urandom"):
+        payload = {"session_id": "stop-1", "cwd": str(project), "hook_event_name": "Stop", "transcript_path": path,
+                   "stop_hook_active": False}
+        r, took = _run(project, home, host, "stop", payload)
+        assert r.returncode == 0 and r.stdout == b"" and r.stderr == b"", r.stderr[-2000:]
+        assert took < 4.0, f"{host} stop on {path}: {took:.1f} s (the budget is 6 s: it waited on the file)"

@@ -49,9 +49,12 @@ def last_assistant_text(path: str) -> str | None:
     """The text of the last assistant reply in a Claude Code transcript (JSONL lines ``{"type": "assistant",
     "message": {"content": str | [{"type": "text", "text"}…]}}``): the text blocks of the assistant entries
     after the last user prompt (tool results do not count as prompts), joined by blank lines. Reads at most
-    :data:`TRANSCRIPT_TAIL_BYTES` from the end; ``None`` when there is no such text or the file is unreadable."""
+    :data:`TRANSCRIPT_TAIL_BYTES` from the end; ``None`` when there is no such text or the file is unreadable or no
+    regular file (a FIFO would wait for a writer, a device never end)."""
+    from memdir.fileio import open_regular
+
     try:
-        with open(path, "rb") as f:
+        with open_regular(path, "rb") as f:
             f.seek(0, 2)
             size = f.tell()
             f.seek(max(0, size - TRANSCRIPT_TAIL_BYTES))

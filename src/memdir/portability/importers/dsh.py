@@ -86,15 +86,18 @@ def decompress(raw: bytes) -> bytes:
 
 
 def read_lines(path: str | Path, *, max_bytes: int | None = None) -> list[str]:
-    """The logical lines of a DSH log (``.zstd`` decompressed). Raises ``OSError`` (missing, unreadable),
-    :class:`ZstdUnavailable`, ``ValueError`` for a file over ``max_bytes``."""
+    """The logical lines of a DSH log (``.zstd`` decompressed). Raises ``OSError`` (missing, unreadable, no regular
+    file: a FIFO or a device is never waited on), :class:`ZstdUnavailable`, ``ValueError`` for a file over
+    ``max_bytes``."""
+    from memdir.fileio import SNIFF_BYTES, open_regular, sniff_encoding
+
     path = Path(path)
-    if max_bytes is not None and path.stat().st_size > max_bytes:
-        raise ValueError(f"{path} is larger than {max_bytes} bytes")
-    raw = path.read_bytes()
+    with open_regular(path, "rb") as f:
+        if max_bytes is not None and os.fstat(f.fileno()).st_size > max_bytes:
+            raise ValueError(f"{path} is larger than {max_bytes} bytes")
+        raw = f.read()
     if path.name.endswith(".zstd") or raw[:4] == b"\x28\xb5\x2f\xfd":
         raw = decompress(raw)
-    from memdir.fileio import SNIFF_BYTES, sniff_encoding
 
     # a copy re-saved with a byte-order mark or as UTF-16; only CR/LF end a line (Node writes U+2028 and other
     # separators unescaped inside JSON strings, where str.splitlines would cut them)
