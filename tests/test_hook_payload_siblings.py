@@ -98,3 +98,62 @@ def test_a_stop_whose_transcript_path_is_a_fifo_or_a_device_is_not_waited_on(pro
         r, took = _run(project, home, host, "stop", payload)
         assert r.returncode == 0 and r.stdout == b"" and r.stderr == b"", r.stderr[-2000:]
         assert took < 4.0, f"{host} stop on {path}: {took:.1f} s (the budget is 6 s: it waited on the file)"
+
+
+def _ten_mb(kind: str, seed: str) -> str:
+    import base64
+    import random
+
+    rnd = random.Random(seed)
+    if kind == "base64":
+        return base64.b64encode(rnd.randbytes(7_500_000)).decode()
+    words = f"deploy nginx upstream {seed} pool migration timeout 部署 数据库 the and with error warning".split()
+    return " ".join(rnd.choice(words) for _ in range(1_700_000))[:10_000_000]
+
+
+@pytest.mark.parametrize("kind", ["prose", "base64"])
+@pytest.mark.parametrize("host", ["claude-code", "codex", "dsh", "opencode"])
+def test_ten_megabyte_prompts_replies_and_tool_outputs_are_stored_within_the_budget(project, tmp_path, host, kind):
+    """C8 through a hook: a 10 MB prompt, reply or tool output (a pasted log, an image as base64) was redacted whole
+    before it was cut to the stored size, twice per capture (5-10 s), so the hook ran past its budget and the turn was
+    lost (the last words had no time to queue it either). Each is now stored, bounded, within the budget."""
+    home = tmp_path / "home"
+    text = _ten_mb(kind, f"{host}{kind}")
+    oc = host == "opencode"
+    calls = [
+        ("user-prompt", {"sessionID": "big", "directory": str(project), "text": text} if oc else
+         {"session_id": "big", "cwd": str(project), "hook_event_name": "UserPromptSubmit", "prompt": "q " + text}),
+        ("stop", {"sessionID": "big", "directory": str(project), "text": "r " + text} if oc else
+         {"session_id": "big", "cwd": str(project), "hook_event_name": "Stop", "last_assistant_message": "r " + text}),
+        ("post-tool-use", {"sessionID": "big", "directory": str(project), "tool": "bash", "callID": "c1",
+                           "args": {"command": "make all"}, "output": text} if oc else
+         {"session_id": "big", "cwd": str(project), "hook_event_name": "PostToolUse", "tool_name": "Bash",
+          "tool_input": {"command": "make all"}, "tool_response": {"stdout": text, "stderr": ""}, "tool_use_id": "c1"}),
+    ]
+    for event, payload in calls:
+        r, took = _run(project, home, host, event, payload, budget_ms=3000)
+        assert r.returncode == 0 and r.stderr == b"", r.stderr[-2000:]
+        assert took < 3.0 + 1.5, f"{host} {event}: {took:.1f} s"
+    with memdir.open(project, home=home) as m:
+        got = {e.key[0]: e for e in m.recent(limit=20)}
+    assert set(got) == {"u", "a", "t"}, sorted(got)
+    from memdir.capture.events import MAX_EVENT_CHARS
+
+    assert all(len(e.text) <= MAX_EVENT_CHARS for e in got.values())
+
+
+def test_a_secret_at_any_cut_of_a_long_text_never_survives_in_part():
+    """The long text is redacted in its kept head and tail only: a key straddling a cut must go whole or with the
+    margin, never leave a piece behind."""
+    from memdir.capture.events import MAX_EVENT_CHARS, REDACT_MARGIN, redact_bounded
+
+    key = "ghp_" + "Zq8Lm2Rt6Vx0Bn4Kp7Wd1Fs9Hj3Gc5Ya8Ee"
+    head = int(MAX_EVENT_CHARS * 0.7)
+    tail = MAX_EVENT_CHARS - head - 40
+    n = 5 * MAX_EVENT_CHARS + 3 * REDACT_MARGIN
+    for at in [*range(head - 45, head + 5), *range(head + REDACT_MARGIN - 45, head + REDACT_MARGIN + 5),
+               *range(n - tail - 45, n - tail + 5), *range(n - tail - REDACT_MARGIN - 45, n - tail - REDACT_MARGIN + 5)]:
+        text = ("word " * (n // 5))[:at] + key + ("word " * (n // 5))[: n - at - len(key)]
+        out = redact_bounded(text)
+        assert len(out) <= MAX_EVENT_CHARS
+        assert not any(key[i:i + 12] in out for i in range(len(key) - 11)), at

@@ -28,6 +28,28 @@ def bound_text(text: str, limit: int = MAX_EVENT_CHARS) -> str:
     return f"{text[:head]}\n[… {len(text) - head - tail} chars elided by memdir …]\n{text[-tail:]}"
 
 
+#: characters past each cut that a long text is redacted with (:func:`redact_bounded`): a secret crossing a cut is
+#: seen whole, or its piece falls in the margin, which is dropped
+REDACT_MARGIN = 10_000
+
+
+def redact_bounded(text: str, limit: int = MAX_EVENT_CHARS) -> str:
+    """``bound_text(redact_text(text).strip(), limit)``, at a cost that does not grow with ``text``: a text far over
+    ``limit`` (a 10 MB prompt or reply) is redacted in its kept head and tail only, each with
+    :data:`REDACT_MARGIN` more characters on the side of the cut, then cut short of that margin (redacting 10 MB took
+    seconds, twice per capture, past a hook's budget). The marker counts the characters left out."""
+    if len(text) <= 4 * limit + 2 * REDACT_MARGIN:
+        return bound_text(redact_text(text).strip(), limit)
+    head = int(limit * 0.7)
+    tail = limit - head - 40
+    h = redact_text(text[: head + REDACT_MARGIN]).lstrip()
+    t = redact_text(text[-(tail + REDACT_MARGIN):]).rstrip()
+    h = h[: max(0, min(head, len(h) - REDACT_MARGIN))]
+    keep = max(0, min(tail, len(t) - REDACT_MARGIN))
+    t = t[len(t) - keep:]
+    return f"{h}\n[… {len(text) - len(h) - len(t)} chars elided by memdir …]\n{t}"
+
+
 #: metadata strings up to this many characters are redacted once per process and remembered: keys, tool names, a
 #: session's directory repeat on every event of an import (redaction is a pure function of the text)
 SHORT_MEMO_CHARS = 200
@@ -129,13 +151,13 @@ def import_row(ev: Any, now: datetime) -> tuple[dict[str, Any] | None, str]:
         ts = parse_ts(ev.get("ts")) if ev.get("ts") not in (None, "") else now
     except UsageError as exc:
         return None, str(exc)
-    text = bound_text(redact_text(text.replace("\x00", "")).strip())
+    text = redact_bounded(text.replace("\x00", ""))
     sha = notes.content_hash(text)
     key = ev.get("key")
     if key in (None, ""):
         # the hash of the text as stored before escape sequences were left out: an event without a key imported then
         # (or forgotten then: its tombstone holds that key) is the same event now, not a second copy
-        was = sha if raw is text else notes.content_hash(bound_text(redact_text(raw.replace("\x00", "")).strip()))
+        was = sha if raw is text else notes.content_hash(redact_bounded(raw.replace("\x00", "")))
         key = f"import:{ev.get('source') or 'jsonl'}:{was[:16]}"
     else:
         key = clean(str(key)).strip()

@@ -420,9 +420,14 @@ def skip_result(reason: str, detail: str, *, key: str | None = None, role: str |
 
 
 def safe_text(text: str | None) -> str | None:
-    """Redacted copy for results and logs (what is stored is redacted by ``import_events`` too)."""
+    """Redacted copy for results and logs (what is stored is redacted by ``import_events`` too); a text far longer
+    than an event may be is bounded as it is stored (:func:`memdir.capture.events.redact_bounded`)."""
     if not text:
         return text
+    from memdir.capture.events import MAX_EVENT_CHARS, redact_bounded
+
+    if len(text) > 4 * MAX_EVENT_CHARS:
+        return redact_bounded(text)
     from memdir.capture.redact import redact
 
     return redact(text)

@@ -411,7 +411,7 @@ def spool_row(s: Stores, row: dict[str, Any], scope: str) -> Any:
     and metadata redacted before they touch the disk, as the store would (redaction is idempotent: the same row, the
     same content hash when the queue is drained). Returns the file; raises ``OSError``."""
     row["ts"] = row["ts"] if row["ts"] not in (None, "") else iso(s.clock())
-    row["text"] = cevents.redact_text(row["text"])
+    row["text"] = cevents.redact_bounded(row["text"])  # bounded as stored: a hook's last words have 1.5 s
     row["meta"] = cevents.redact_obj(row["meta"]) if row["meta"] else None
     return spool.put(s.root(scope), [row], scope=scope)
 
