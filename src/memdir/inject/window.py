@@ -103,7 +103,9 @@ def focus(text: str, weights: dict[str, float], size: int, span: tuple[int, int]
     compounds = [t for t in weights if weights[t] > 0 and any(c in t for c in "./:-_")]
 
     def weight_of(terms: set[str]) -> float:
-        return math.fsum(weights[t] for t in terms if not any(t != c and t in c and c in terms for c in compounds))
+        held = [c for c in compounds if c in terms]  # only compounds the run holds can absorb a part (a long query
+        # has thousands of terms; testing each against every compound made a block of a pasted log take seconds)
+        return math.fsum(weights[t] for t in terms if not any(t != c and t in c for c in held))
 
     # a "which file / where / what URL" question: a run holding a path or a URL gains PATH_BONUS x the query's top weight
     bonus = [0.0] * len(pieces)
