@@ -94,23 +94,47 @@ def _one_line(value: str, limit: int) -> str:
 
 
 def output_text(output: Any, *, dump: bool = True) -> str | None:
-    """A host's tool output as text: a string itself; a list of text blocks joined; a dict's ``stdout``, ``output``,
-    ``content``, ``result``, ``stderr``, ``error`` (Claude Code's Bash shape and others), else — with ``dump`` — the
-    dict as JSON (at most 4,000 chars), without it ``""``. ``None`` stays ``None``."""
+    """A host's tool output as text: a string itself; a list of content blocks, their texts joined (:func:`block_text`:
+    an embedded resource's text, a link's URI; an image left out); a dict's ``stdout``, ``output``, ``content`` (a
+    string, or an MCP result's list of blocks), ``result``, ``stderr``, ``error`` (Claude Code's Bash shape and
+    others), else — with ``dump`` — the dict as JSON (at most 4,000 chars), without it ``""``. ``None`` stays
+    ``None``."""
     if output is None:
         return None
     if isinstance(output, str):
         return output
     if isinstance(output, list):
-        return "\n".join(b["text"] if isinstance(b, dict) else b for b in output
-                         if isinstance(b, str) or (isinstance(b, dict) and isinstance(b.get("text"), str)))
+        return "\n".join(t for t in map(block_text, output) if t is not None)
     if isinstance(output, dict):
-        parts = [str(output[k]) for k in ("stdout", "output", "content", "result", "stderr", "error")
-                 if isinstance(output.get(k), (str, int, float)) and str(output.get(k)).strip()]
+        parts = []
+        for k in ("stdout", "output", "content", "result", "stderr", "error"):
+            v = output.get(k)
+            # an MCP result's content is a list of blocks: their text (a JSON dump of it is mostly image data)
+            said = output_text(v) if k == "content" and isinstance(v, list) else str(v) if isinstance(v, (str, int, float)) else ""
+            if said.strip():
+                parts.append(said)
         if parts or not dump:
             return "\n".join(parts)
         return json.dumps(output, ensure_ascii=False, default=str)[:4000]
     return str(output)
+
+
+def block_text(b: Any) -> str | None:
+    """One content block's text (an MCP tool result's ``content`` item): a string itself, a ``text`` block's text, an
+    embedded resource's text, a resource link's URI; ``None`` for one without text (an image, audio: its base64 data
+    says nothing to recall)."""
+    if isinstance(b, str):
+        return b
+    if not isinstance(b, dict):
+        return None
+    if isinstance(b.get("text"), str):
+        return b["text"]
+    res = b.get("resource")
+    if isinstance(res, dict) and isinstance(res.get("text"), str):
+        return res["text"]
+    if b.get("type") == "resource_link" and isinstance(b.get("uri"), str):
+        return b["uri"]
+    return None
 
 
 def output_exit_code(output: Any) -> int | None:
