@@ -375,8 +375,6 @@ def _check_assignment(m: re.Match[str], value: str, text: str) -> bool:
         return len(value) >= 16 and _looks_secretish(value)
     # yarn's npmAuthIdent holds "user:password"
     is_password = "pass" in key or "pwd" in key or _PW_KEY.search(key) is not None or key.lower().endswith("authident")
-    if m.group("kw") == "pat" and not (len(value) >= 20 and _looks_secretish(value)):
-        return False  # "the PAT: create one under …": a personal access token is a long random string
     if m.group("kw") == "pw":  # a short name: a credential only as a word ("pw", "db_pw") holding a secret-like value
         if _PW_KEY.search(key) is None or not _looks_secretish(value):
             return False
@@ -1925,6 +1923,15 @@ _KEYWORD_RULES: list[_Rule] = [
         ("pass", "pwd", "secret", "key", "token", "credential"), priority=_P_ASSIGN, check=_check_yaml_next_line,
         pre=frozenset(), lowered=True, anchors=("pass", "pwd", "secret", "api", "access", "private", "token", "credential"),
     ),
+    # a personal access token under its usual name (GH_PAT=, CR_PAT:, "AZURE_DEVOPS_EXT_PAT": "…"): "pat" as a name's
+    # last word only, a long random value; a rule of its own, looked for only where the name meets its "=" or ":"
+    # (an anchor on "pat" would try every path and pattern of a text)
+    _Rule(
+        "token",
+        _r(r"(?<![a-z0-9])(?:[a-z0-9]{1,20}[_-]){0,4}pat[\"']?[ \t]{0,4}[=:][ \t]{0,4}[\"']?(?P<val>[a-z0-9_.\-]{20,512})"),
+        ("pat=", "pat:", "pat =", "pat :", "pat\"", "pat'"), priority=_P_ASSIGN, group="val",
+        check=lambda m, v, t: _looks_secretish(v) and not _is_placeholder(v), pre=frozenset(), lowered=True,
+    ),
     # composer's auth.json (or a composer.json's config): {"github-oauth": {"github.com": "TOKEN"}}, gitlab-token,
     # gitlab-oauth; the host names the token's server, the value is the token
     _Rule(
@@ -1940,18 +1947,16 @@ _KEYWORD_RULES: list[_Rule] = [
         _r(r"(?P<kw>password|passwd|passphrase|pass(?![a-z])|pwd|pw|secret|apikey|api[_ -]key|access[_ -]?key|secret[_ -]?key"
            r"|private[_-]?key|signing[_-]?key|encryption[_-]?key|master[_-]?key|secret[_-]?key[_-]?base"
            # a key that signs or seals: a web framework's session / cookie key, an HMAC or JWT key
-           r"|(?:session|cookie|hmac|jwt)[_-]?(?:secret[_-]?)?key|token|auth(?:ident)?|credentials?"
-           # a personal access token's usual name (GH_PAT, AZURE_DEVOPS_EXT_PAT): only as a name's last word
-           r"|(?<![a-z0-9])pat(?![a-z0-9]))"
+           r"|(?:session|cookie|hmac|jwt)[_-]?(?:secret[_-]?)?key|token|auth(?:ident)?|credentials?)"
            # the name may close a subscript (os.environ['API_KEY'] = …, settings[:token] = …) or carry a type
            # (PASSWORD: &str = …, apiKey: string = …); Makefile's ?=, += and ::= assign too
            r"(?:[\"']?\]|[\"'])?(?::[ \t]{0,4}&?(?:'static[ \t]{1,4})?[a-z_][\w.<>\[\]]{0,40}+\??(?=[ \t]{0,8}=[^=>]))?"
            r"(?P<sep>[ \t]{1,8}(?:==>|-->)[ \t]{1,8}|[ \t]{0,8}(?:::=|\?=|\+=|:=|=>|=|:)[ \t]{0,8}|[ \t]{1,8}" + _ARROWS
            + r"[ \t]{1,8})" + _QUOTED_OR_BARE),
-        ("pass", "pw", "secret", "key", "token", "auth", "credential", "pat"),
+        ("pass", "pw", "secret", "key", "token", "auth", "credential"),
         priority=_P_ASSIGN, check=_check_assignment, pre=frozenset(), lowered=True,
         anchors=("pass", "pw", "secret", "api", "access", "private", "signing", "encryption", "master",
-                 "session", "cookie", "hmac", "jwt", "token", "auth", "credential", "pat"), whole="password",
+                 "session", "cookie", "hmac", "jwt", "token", "auth", "credential"), whole="password",
     ),
 ]
 _ASSIGN_RULE = _KEYWORD_RULES[-1]
@@ -2362,7 +2367,7 @@ def _assignment_kind(hay: str, kw_start: int, kw_end: int) -> str:
         return "aws_secret_key"
     if "pass" in k or "pwd" in k or _PW_KEY.search(k) or k.endswith("authident"):
         return "password"
-    if "token" in k or k.endswith(("auth", "pat")):
+    if "token" in k or k.endswith("auth"):
         return "token"
     if "private" in k or "signing" in k or "encryption" in k or "master" in k:
         return "secret_key"
