@@ -1,7 +1,8 @@
 """The ``openai`` provider: any OpenAI-compatible ``POST /v1/embeddings`` endpoint (OpenAI, SiliconFlow
 bge-m3, Ollama, a local server), with the standard library's ``urllib`` (no extra dependency).
 
-Request body ``{"model", "input": [texts], "dimensions"?}``; response ``{"data": [{"index", "embedding"}]}``.
+Request body ``{"model", "input": [texts], "dimensions"?}``; response ``{"data": [{"index", "embedding"}]}``, one
+finite, non-zero vector of one length per text (:func:`vectors`; anything else is an ``EmbedError``, never stored).
 Texts are cut to ``embed.max_chars`` characters and sent ``embed.batch`` at a time; each request has a timeout
 of ``embed.timeout_s`` seconds (seed 001: 6 s) and is retried ``embed.retries`` times after a timeout, a
 connection error, HTTP 429 or 5xx, with back-off 0.5 s · 2^attempt, all within the caller's deadline when it
@@ -21,7 +22,7 @@ import urllib.error
 import urllib.request
 from typing import Any, Callable, Sequence
 
-from memdir.embed import EmbedError, cap, normalize
+from memdir.embed import EmbedError, cap
 from memdir.embed.breaker import Breaker, retry_after
 from memdir.urlmask import safe_url, scrub
 
@@ -59,7 +60,7 @@ class OpenAICompatProvider:
         """Seconds left before :attr:`deadline` (``None``: no deadline)."""
         return None if self.deadline is None else self.deadline - time.monotonic()
 
-    def _post(self, texts: list[str]) -> list[list[float]]:
+    def _post(self, texts: list[str]) -> Any:
         down = self.breaker.open_reason(self.where)
         if down:  # asked again only when it may be (Retry-After) or after the cool-down
             raise EmbedError(down)
@@ -88,11 +89,9 @@ class OpenAICompatProvider:
             try:
                 with urllib.request.urlopen(req, timeout=timeout) as resp:
                     payload = json.loads(_read_within(resp, end).decode("utf-8"))
-                items = sorted(payload["data"], key=lambda d: d.get("index", 0))
-                if len(items) != len(texts):
-                    raise EmbedError(f"{self.where} returned {len(items)} embeddings for {len(texts)} texts")
+                mat = vectors(payload, len(texts), self.where)
                 self.breaker.close(self.where)
-                return [d["embedding"] for d in items]
+                return mat
             except urllib.error.HTTPError as exc:
                 last = f"HTTP {exc.code}"
                 wait = retry_after(exc.headers.get("Retry-After") if exc.headers else None)
@@ -115,12 +114,46 @@ class OpenAICompatProvider:
         import numpy as np
 
         texts = cap(texts, self.max_chars)
-        rows: list[list[float]] = []
-        for i in range(0, len(texts), self.batch):
-            rows.extend(self._post(texts[i:i + self.batch]))
-        if not rows:
+        parts = [self._post(texts[i:i + self.batch]) for i in range(0, len(texts), self.batch)]
+        if not parts:
             return np.zeros((0, self.dim or 0), dtype=np.float32)
-        return normalize(np.asarray(rows, dtype=np.float32))
+        if len({p.shape[1] for p in parts}) > 1:  # the model changed under us between two batches
+            raise EmbedError(f"{self.where} returned vectors of length {' and '.join(str(p.shape[1]) for p in parts[:2])} "
+                             "in one run; try again (a new length is re-embedded by memdir backfill)")
+        return np.vstack(parts)
+
+
+def vectors(payload: Any, n: int, where: str) -> Any:
+    """The ``n`` embeddings of a reply body, in the order of the texts, as float32 unit rows ``(n, dim)``.
+
+    Raises ``EmbedError`` unless the body is one vector per text: ``data`` a list of ``n`` objects whose ``index``
+    fields are 0..n-1 once each (or all absent: the list's order), each ``embedding`` the same number of finite
+    numbers, not all zero. A NaN or zero vector stored as embedded would match nothing, and stay so for good."""
+    import numpy as np
+
+    data = payload.get("data") if isinstance(payload, dict) else None
+    if not isinstance(data, list) or not all(isinstance(d, dict) for d in data):
+        raise EmbedError(f'{where} returned an unexpected body (no list of {{"index", "embedding"}} objects)')
+    if len(data) != n:
+        raise EmbedError(f"{where} returned {len(data)} embeddings for {n} texts")
+    index = [d.get("index") for d in data]
+    if any(i is not None for i in index):
+        if sorted(i if type(i) is int else -1 for i in index) != list(range(n)):
+            raise EmbedError(f'{where} returned embeddings whose "index" fields are not 0 to {n - 1} once each')
+        data = sorted(data, key=lambda d: d["index"])
+    try:
+        with np.errstate(all="ignore"):  # overflow is refused below, not printed as a warning
+            mat = np.asarray([d.get("embedding") for d in data], dtype=np.float64)
+            norms = np.linalg.norm(mat, axis=-1, keepdims=True) if mat.ndim == 2 else None
+    except (ValueError, TypeError):
+        mat, norms = None, None
+    if mat is None or norms is None or mat.shape[1] == 0:
+        raise EmbedError(f"{where} returned embeddings that are not lists of numbers of one length")
+    if not (np.isfinite(mat).all() and np.isfinite(norms).all()):
+        raise EmbedError(f"{where} returned embeddings holding NaN or infinite numbers")
+    if (norms == 0).any():
+        raise EmbedError(f"{where} returned an all-zero embedding")
+    return np.ascontiguousarray(mat / norms, dtype=np.float32)
 
 
 def _read_within(resp: Any, end: float) -> bytes:

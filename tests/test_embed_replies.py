@@ -1,0 +1,180 @@
+"""What an OpenAI-compatible embedding endpoint may send back that is not a vector per text (siblings of cases C21,
+C34): NaN, infinities, nulls, empty or all-zero vectors, a number or a matrix in place of a vector, rows of two
+lengths, missing or repeated ``index`` fields, a body of another shape, a reply cut off or a status line of garbage,
+a redirect, headers sent a byte at a time. Each is one ``EmbedError`` line naming the endpoint: the memories stay
+pending (never stored with a vector that matches nothing), recall answers from the lexical channel within its
+deadline, and the API key goes nowhere but the configured URL."""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+import warnings
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import numpy as np
+import pytest
+
+import memdir
+from memdir import embed
+from memdir.embed.openai_compat import OpenAICompatProvider
+
+
+class Raw:
+    """A loopback /v1/embeddings server whose reply is ``reply(texts) -> bytes`` (the body of a 200), or, for a
+    ``reply`` returning a ``("raw", bytes, gap_s)`` tuple, those bytes written on the socket as they are, ``gap_s``
+    apart byte by byte; ``seen`` keeps each request's path and Authorization header."""
+
+    def __init__(self, reply):
+        self.reply, self.seen = reply, []
+        outer = self
+
+        class H(BaseHTTPRequestHandler):
+            def log_message(self, *a):
+                pass
+
+            def do_GET(self):
+                outer.seen.append((self.path, self.headers.get("Authorization")))
+                self.send_response(404)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def do_POST(self):
+                outer.seen.append((self.path, self.headers.get("Authorization")))
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                out = outer.reply(body["input"])
+                if isinstance(out, tuple):
+                    _, raw, gap = out
+                    try:
+                        for i in range(len(raw)):
+                            self.wfile.write(raw[i:i + 1])
+                            self.wfile.flush()
+                            time.sleep(gap)
+                    except OSError:
+                        pass
+                    self.close_connection = True
+                    return
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(out)))
+                self.end_headers()
+                self.wfile.write(out)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), H)
+        self.httpd.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1/embeddings"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def close(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def rows(fn):
+    """A reply giving text ``i`` the embedding ``fn(i, text)``."""
+    return lambda texts: json.dumps({"data": [{"index": i, "embedding": fn(i, t)} for i, t in enumerate(texts)]}).encode()
+
+
+def items(fn):
+    """A reply whose ``data`` is ``fn(texts)`` as it is."""
+    return lambda texts: json.dumps({"data": fn(texts)}).encode()
+
+
+NOT_VECTORS = {
+    "NaN": lambda t: b'{"data": [' + b",".join(b'{"index": %d, "embedding": [NaN, 1, 0]}' % i for i in range(len(t))) + b"]}",
+    "Infinity": lambda t: b'{"data": [' + b",".join(b'{"index": %d, "embedding": [Infinity, 1, 0]}' % i for i in range(len(t))) + b"]}",
+    "beyond float64 norm": rows(lambda i, t: [1e308, 1e308, 1.0]),
+    "nulls": rows(lambda i, t: [None, None, None]),
+    "empty": rows(lambda i, t: []),
+    "all zero": rows(lambda i, t: [0.0, 0.0, 0.0]),
+    "strings": rows(lambda i, t: ["a", "b", "c"]),
+    "a number": rows(lambda i, t: 1.0),
+    "a matrix": rows(lambda i, t: [[1.0, 2.0], [3.0, 4.0]]),
+    "two lengths": rows(lambda i, t: [1.0, 2.0, 3.0][: 2 + i % 2]),
+    "index repeated": items(lambda t: [{"index": 0, "embedding": [1.0, float(i), 0.0]} for i in range(len(t))]),
+    "index out of range": items(lambda t: [{"index": i + 5, "embedding": [1.0, float(i), 0.0]} for i in range(len(t))]),
+    "index as text": items(lambda t: [{"index": str(i), "embedding": [1.0, float(i), 0.0]} for i in range(len(t))]),
+    "index on some": items(lambda t: [{"embedding": [1.0, 0.0, 0.0]}] + [{"index": i, "embedding": [1.0, 1.0, 0.0]}
+                                                                       for i in range(1, len(t))]),
+    "bare lists": items(lambda t: [[1.0, float(i), 0.0] for i in range(len(t))]),
+    "data an object": lambda t: b'{"data": {"index": 0, "embedding": [1, 0, 0]}}',
+    "data null": lambda t: b'{"data": null}',
+    "a list": lambda t: b"[1, 2, 3]",
+    "html": lambda t: b"<html><body>Sign in</body></html>",
+    "cut in half": lambda t: rows(lambda i, x: [1.0, 0.5, 0.25])(t)[:30],
+}
+
+
+@pytest.mark.parametrize("name", list(NOT_VECTORS))
+def test_a_reply_that_is_not_one_vector_per_text_is_one_error_line(name):
+    srv = Raw(NOT_VECTORS[name])
+    try:
+        p = OpenAICompatProvider(srv.url, "m", retries=0, sleep=lambda s: None)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # numpy's overflow warnings are lines on the user's terminal
+            with pytest.raises(embed.EmbedError) as err:
+                p.embed(["first text", "second text", "third text"])
+    finally:
+        srv.close()
+    msg = str(err.value)
+    assert srv.url in msg and "\n" not in msg, msg
+
+
+def test_vectors_in_any_order_or_without_index_keep_their_texts():
+    srv = Raw(items(lambda t: [{"index": i, "embedding": [float(i + 1), 1.0, 0.0]} for i in range(len(t))][::-1]))
+    bare = Raw(items(lambda t: [{"embedding": [float(i + 1), 1.0, 0.0]} for i in range(len(t))]))
+    try:
+        for s in (srv, bare):
+            out = OpenAICompatProvider(s.url, "m", sleep=lambda x: None).embed(["a", "b", "c"])
+            assert out.shape == (3, 3) and out.dtype == np.float32
+            assert np.allclose(np.linalg.norm(out, axis=1), 1)
+            assert out[0][0] < out[1][0] < out[2][0]  # text i got vector i
+    finally:
+        srv.close()
+        bare.close()
+
+
+def test_a_vector_of_numbers_beyond_float32_is_scaled_without_a_warning():
+    srv = Raw(rows(lambda i, t: [1e39, 1e38, 0.0]))
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            out = OpenAICompatProvider(srv.url, "m", sleep=lambda s: None).embed(["a"])
+    finally:
+        srv.close()
+    assert np.isfinite(out).all() and np.allclose(np.linalg.norm(out, axis=1), 1)
+
+
+def test_vectors_changing_length_between_batches_are_one_error():
+    n = [0]
+
+    def reply(texts):
+        n[0] += 1
+        return rows(lambda i, t: [1.0] * (8 if n[0] == 1 else 10))(texts)
+
+    srv = Raw(reply)
+    try:
+        with pytest.raises(embed.EmbedError, match="length"):
+            OpenAICompatProvider(srv.url, "m", batch=2, sleep=lambda s: None).embed(["a", "b", "c"])
+    finally:
+        srv.close()
+
+
+def test_memories_given_nan_vectors_stay_pending_and_are_embedded_once_the_endpoint_heals(project, tmp_path):
+    bad = [True]
+    good = rows(lambda i, t: [1.0, float(len(t) % 5), 0.5])
+    srv = Raw(lambda t: NOT_VECTORS["NaN"](t) if bad[0] else good(t))
+    try:
+        m = memdir.open(project, home=tmp_path / "g", config={"embed.provider": "openai", "embed.url": srv.url,
+                                                              "recall.channel": "hybrid"})
+        m.remember("deploys go through scripts/deploy.sh on the staging cluster", category="decisions")
+        out = m.backfill()
+        assert out["embedded"] == 0 and out["pending"] == 1 and srv.url in out["error"]
+        assert m.recall("deploy staging")[0].text.startswith("deploys go through")  # the lexical channel
+        bad[0] = False
+        out = m.backfill()
+        assert out["embedded"] == 1 and out["pending"] == 0
+    finally:
+        srv.close()
