@@ -178,3 +178,33 @@ def test_memories_given_nan_vectors_stay_pending_and_are_embedded_once_the_endpo
         assert out["embedded"] == 1 and out["pending"] == 0
     finally:
         srv.close()
+
+
+def raw(data: bytes, gap: float = 0.0):
+    """A reply of these bytes on the socket, status line and headers included."""
+    return lambda texts: ("raw", data, gap)
+
+
+BROKEN_HTTP = {
+    "garbage status line": raw(b"GARBAGE\r\nMORE\r\n\r\n"),
+    "a header line too long": raw(b"HTTP/1.1 200 OK\r\nX-Pad: " + b"a" * 70000 + b"\r\n\r\n"),
+    "chunked body cut": raw(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n100\r\n{\"data\": ["),
+    "closed at once": raw(b""),
+}
+
+
+@pytest.mark.parametrize("name", list(BROKEN_HTTP))
+def test_a_broken_http_reply_is_one_error_line_and_cools_the_endpoint_down(name, tmp_path):
+    srv = Raw(BROKEN_HTTP[name])
+    try:
+        p = OpenAICompatProvider(srv.url, "m", retries=1, sleep=lambda s: None, home=tmp_path / "g")
+        with pytest.raises(embed.EmbedError) as err:
+            p.embed(["a", "b"])
+        asked = len(srv.seen)
+        with pytest.raises(embed.EmbedError, match="is down"):  # a connection-level failure: not asked again at once
+            p.embed(["a"])
+    finally:
+        srv.close()
+    msg = str(err.value)
+    assert srv.url in msg and "\n" not in msg and "tries" in msg, msg
+    assert asked == 2 and len(srv.seen) == 2

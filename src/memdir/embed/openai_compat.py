@@ -15,6 +15,7 @@ never from a file we write).
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import time
@@ -101,8 +102,12 @@ class OpenAICompatProvider:
                 if exc.code != 429 and exc.code < 500:
                     hint = " (check the API key: embed.api_key_env)" if exc.code in (401, 403) else ""
                     raise EmbedError(f"{self.where} answered {last}{hint}") from None
-            except (urllib.error.URLError, TimeoutError, OSError) as exc:
-                last = scrub(str(getattr(exc, "reason", exc)), self.url) or type(exc).__name__
+            except (urllib.error.URLError, TimeoutError, OSError, http.client.HTTPException) as exc:
+                # a garbage status line or a body cut off is a failure of the connection, as a reset is; the
+                # server's bytes in it may hold line ends, and the warning is one line
+                last = " ".join(scrub(str(getattr(exc, "reason", exc)), self.url).split())[:200] or type(exc).__name__
+                if isinstance(exc, http.client.HTTPException):
+                    last = f"a broken HTTP reply ({type(exc).__name__}: {last})"
             except (ValueError, KeyError, TypeError) as exc:
                 raise EmbedError(f"{self.where} returned an unexpected body ({type(exc).__name__}: {exc})") from None
         cool = self.breaker.trip(self.where, last or "failed")
