@@ -208,3 +208,19 @@ def test_a_broken_http_reply_is_one_error_line_and_cools_the_endpoint_down(name,
     msg = str(err.value)
     assert srv.url in msg and "\n" not in msg and "tries" in msg, msg
     assert asked == 2 and len(srv.seen) == 2
+
+
+@pytest.mark.parametrize("code", [301, 302, 303, 307, 308])
+def test_a_redirect_is_not_followed_and_the_key_goes_nowhere_else(code):
+    target = Raw(rows(lambda i, t: [1.0, 0.0, 0.0]))
+    srv = Raw(raw(b"HTTP/1.1 %d Moved\r\nLocation: http://127.0.0.1:%d/elsewhere\r\nContent-Length: 0\r\n\r\n"
+                  % (code, target.httpd.server_address[1])))
+    try:
+        p = OpenAICompatProvider(srv.url, "m", api_key="sk-test-secret-key-0123456789", retries=0, sleep=lambda s: None)
+        with pytest.raises(embed.EmbedError) as err:
+            p.embed(["a"])
+    finally:
+        srv.close()
+        target.close()
+    assert target.seen == []  # neither the texts nor the key went to the other address
+    assert f"HTTP {code}" in str(err.value) and "/elsewhere" in str(err.value), str(err.value)

@@ -20,6 +20,7 @@ import json
 import os
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from typing import Any, Callable, Sequence
 
@@ -88,7 +89,7 @@ class OpenAICompatProvider:
             req = urllib.request.Request(self.url, data=data, headers=headers, method="POST")
             end = time.monotonic() + timeout  # the whole attempt, headers included, not each read
             try:
-                with urllib.request.urlopen(req, timeout=timeout) as resp:
+                with _OPENER.open(req, timeout=timeout) as resp:
                     payload = json.loads(_read_within(resp, end).decode("utf-8"))
                 mat = vectors(payload, len(texts), self.where)
                 self.breaker.close(self.where)
@@ -101,6 +102,8 @@ class OpenAICompatProvider:
                     raise EmbedError(f"{self.where} answered {last}; asked again in {wait:.0f} s") from None
                 if exc.code != 429 and exc.code < 500:
                     hint = " (check the API key: embed.api_key_env)" if exc.code in (401, 403) else ""
+                    if 300 <= exc.code < 400:
+                        hint = _redirect_hint(self.url, exc.headers.get("Location") if exc.headers else None)
                     raise EmbedError(f"{self.where} answered {last}{hint}") from None
             except (urllib.error.URLError, TimeoutError, OSError, http.client.HTTPException) as exc:
                 # a garbage status line or a body cut off is a failure of the connection, as a reset is; the
@@ -126,6 +129,26 @@ class OpenAICompatProvider:
             raise EmbedError(f"{self.where} returned vectors of length {' and '.join(str(p.shape[1]) for p in parts[:2])} "
                              "in one run; try again (a new length is re-embedded by memdir backfill)")
         return np.vstack(parts)
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    """A redirect is answered as the error it is: urllib would send the texts, and the key in the Authorization
+    header it keeps, to whatever address the reply names (another host, or plain http)."""
+
+    def redirect_request(self, req, fp, code, msg, headers, newurl):
+        return None
+
+
+_OPENER = urllib.request.build_opener(_NoRedirect)
+
+
+def _redirect_hint(url: str, location: str | None) -> str:
+    """Where a redirect leads, for the error line: its query (which may carry a key) and any password left out."""
+    if not location:
+        return ", a redirect"
+    parts = urllib.parse.urlsplit(urllib.parse.urljoin(url, location.strip()))
+    to = safe_url(urllib.parse.urlunsplit((parts.scheme, parts.netloc, parts.path, "", "")))
+    return f", a redirect to {to}: set embed.url to that address if it is the endpoint"
 
 
 def vectors(payload: Any, n: int, where: str) -> Any:
