@@ -224,3 +224,32 @@ def test_a_redirect_is_not_followed_and_the_key_goes_nowhere_else(code):
         target.close()
     assert target.seen == []  # neither the texts nor the key went to the other address
     assert f"HTTP {code}" in str(err.value) and "/elsewhere" in str(err.value), str(err.value)
+
+
+def test_headers_sent_a_byte_at_a_time_cost_one_timeout_not_minutes():
+    slow = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nX-Pad: " + b"a" * 2000 + b"\r\n\r\n{}"
+    srv = Raw(raw(slow, 0.05))  # each byte well within the socket's timeout: about 100 s in all
+    try:
+        p = OpenAICompatProvider(srv.url, "m", timeout_s=1.0, retries=0, sleep=lambda s: None)
+        t = time.monotonic()
+        with pytest.raises(embed.EmbedError, match="too slowly|timed out"):
+            p.embed(["a"])
+        assert time.monotonic() - t < 3.0
+    finally:
+        srv.close()
+
+
+def test_recall_and_the_block_answer_within_the_deadline_from_an_endpoint_dripping_its_headers(project, tmp_path):
+    slow = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nX-Pad: " + b"a" * 2000 + b"\r\n\r\n{}"
+    srv = Raw(raw(slow, 0.05))
+    try:
+        m = memdir.open(project, home=tmp_path / "g", config={"embed.provider": "openai", "embed.url": srv.url,
+                                                              "recall.channel": "hybrid"})
+        m.remember("deploys go through scripts/deploy.sh on the staging cluster", category="decisions")
+        t = time.monotonic()
+        hits = m.recall("deploy staging")
+        assert hits and "deploy.sh" in hits[0].text
+        assert time.monotonic() - t < 4.0  # the recall deadline (1.2 s), not the endpoint's pace
+        assert "deploy.sh" in m.context("how do we deploy to staging?")
+    finally:
+        srv.close()

@@ -18,6 +18,8 @@ from __future__ import annotations
 import http.client
 import json
 import os
+import socket
+import threading
 import time
 import urllib.error
 import urllib.parse
@@ -89,9 +91,7 @@ class OpenAICompatProvider:
             req = urllib.request.Request(self.url, data=data, headers=headers, method="POST")
             end = time.monotonic() + timeout  # the whole attempt, headers included, not each read
             try:
-                with _OPENER.open(req, timeout=timeout) as resp:
-                    payload = json.loads(_read_within(resp, end).decode("utf-8"))
-                mat = vectors(payload, len(texts), self.where)
+                mat = vectors(_fetch(req, timeout, end), len(texts), self.where)
                 self.breaker.close(self.where)
                 return mat
             except urllib.error.HTTPError as exc:
@@ -139,7 +139,74 @@ class _NoRedirect(urllib.request.HTTPRedirectHandler):
         return None
 
 
-_OPENER = urllib.request.build_opener(_NoRedirect)
+class _Cutoff:
+    """Shuts a request's socket down at ``end`` (``time.monotonic()``). The socket's timeout bounds each read only:
+    a server sending its status line and headers a byte at a time would hold a recall (and a hook) for minutes."""
+
+    def __init__(self, end: float):
+        self.end, self.fired, self.socks, self.timer = end, False, [], None
+
+    def bind(self, cls: Any) -> Callable[..., Any]:
+        """``cls`` (an ``http.client`` connection class) whose sockets this cutoff shuts at its end."""
+        def make(host: str, **kw: Any) -> Any:
+            conn = cls(host, **kw)
+            conn._create_connection = self.connect
+            return conn
+        return make
+
+    def connect(self, *args: Any, **kw: Any) -> socket.socket:
+        sock = socket.create_connection(*args, **kw)
+        self.socks.append(sock)
+        if self.timer is None:
+            self.timer = threading.Timer(max(0.0, self.end - time.monotonic()), self.fire)
+            self.timer.daemon = True
+            self.timer.start()
+        return sock
+
+    def fire(self) -> None:
+        self.fired = True
+        for sock in self.socks:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)  # a read blocked in another thread returns at once
+            except OSError:
+                pass
+
+    def cancel(self) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+
+
+class _HTTP(urllib.request.HTTPHandler):
+    def __init__(self, cutoff: _Cutoff):
+        super().__init__()
+        self.cutoff = cutoff
+
+    def do_open(self, http_class, req, **kw):
+        return super().do_open(self.cutoff.bind(http_class), req, **kw)
+
+
+class _HTTPS(urllib.request.HTTPSHandler):
+    def __init__(self, cutoff: _Cutoff):
+        super().__init__()
+        self.cutoff = cutoff
+
+    def do_open(self, http_class, req, **kw):
+        return super().do_open(self.cutoff.bind(http_class), req, **kw)
+
+
+def _fetch(req: urllib.request.Request, timeout: float, end: float) -> Any:
+    """The JSON body of ``req``'s reply, the whole exchange (connect, headers, body) done by ``end``; past it
+    ``TimeoutError``. A redirect is an ``HTTPError`` (:class:`_NoRedirect`)."""
+    cutoff = _Cutoff(end)
+    try:
+        with urllib.request.build_opener(_NoRedirect, _HTTP(cutoff), _HTTPS(cutoff)).open(req, timeout=timeout) as resp:
+            return json.loads(_read_within(resp, end).decode("utf-8"))
+    except Exception:
+        if cutoff.fired:  # what the shut socket made of the reply (reset, cut body) is the timeout it stands for
+            raise TimeoutError("the reply came too slowly") from None
+        raise
+    finally:
+        cutoff.cancel()
 
 
 def _redirect_hint(url: str, location: str | None) -> str:
