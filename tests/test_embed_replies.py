@@ -253,3 +253,24 @@ def test_recall_and_the_block_answer_within_the_deadline_from_an_endpoint_drippi
         assert "deploy.sh" in m.context("how do we deploy to staging?")
     finally:
         srv.close()
+
+
+@pytest.mark.parametrize("param", ["api_key", "key", "api-key", "token", "access_token"])
+def test_a_key_in_the_endpoint_s_query_is_not_shown_or_kept(project, tmp_path, caplog, param):
+    """A gateway taking its key in the URL (``embed.url = "https://…/v1/embeddings?api_key=…"``): doctor's line, the
+    warnings and the breaker's file name the endpoint without it, whatever the key's shape."""
+    secret = "q8Zt3vN1xW7pL0sKd2Rm"  # no provider prefix: only its place in the URL says it is a key
+    srv = Raw(raw(b"HTTP/1.1 503 Busy\r\nContent-Length: 0\r\n\r\n"))
+    try:
+        url = f"{srv.url}?{param}={secret}&v=1"
+        home = tmp_path / "g"
+        m = memdir.open(project, home=home, config={"embed.provider": "openai", "embed.url": url,
+                                                    "recall.channel": "hybrid", "embed.retries": 0})
+        m.remember("deploys go through scripts/deploy.sh on the staging cluster", category="decisions")
+        assert m.recall("deploy staging")
+        shown = json.dumps(m.doctor(repair=False)) + json.dumps(m.status()) + caplog.text
+        kept = "".join(f.read_text(encoding="utf-8") for f in (home / ".memdir").glob("embed-breaker.json"))
+    finally:
+        srv.close()
+    assert "503" in shown and kept  # the failure was seen and recorded
+    assert secret not in shown and secret not in kept

@@ -1,8 +1,14 @@
-"""A URL's password kept out of what is shown: a store or server URL (``postgresql://``, ``http://``, libpq's
+"""A URL's password (or key) kept out of what is shown: a store or server URL (``postgresql://``, ``http://``, libpq's
 ``key=value`` form) in a message, ``memdir config`` or an error libpq wrote about it.
 """
 
 from __future__ import annotations
+
+
+#: query parameters whose value is a credential: libpq's passwords, and the keys and tokens an HTTP endpoint (an
+#: embedding gateway, a team server) may take in its URL
+QUERY_SECRETS = frozenset({"password", "sslpassword", "key", "api_key", "api-key", "apikey", "token", "access_token",
+                           "auth", "secret", "client_secret", "sig", "signature"})
 
 
 def _kv_password():
@@ -15,7 +21,7 @@ def _kv_password():
 def passwords_of(url: str) -> list[str]:
     """What in ``url`` (a ``postgresql://`` or ``http://`` URL, or libpq's ``key=value`` form) is a password, longest
     first: the userinfo's from its first ``:`` to the host's ``@`` (an ``@`` or a space inside it included), a
-    ``password`` / ``sslpassword`` query parameter's, a ``password=`` pair's (quotes dropped)."""
+    credential query parameter's (:data:`QUERY_SECRETS`), a ``password=`` pair's (quotes dropped)."""
     from urllib.parse import unquote
 
     if not isinstance(url, str):
@@ -30,7 +36,7 @@ def passwords_of(url: str) -> list[str]:
             found.append(user.partition(":")[2])
         query = rest.partition("?")[2]
         found += [kv.partition("=")[2] for kv in query.split("&")
-                  if kv.partition("=")[0].strip().lower() in ("password", "sslpassword")]
+                  if kv.partition("=")[0].strip().lower() in QUERY_SECRETS]
     for m in _kv_password().finditer(url if not sep else ""):
         v = m.group(2)
         found.append(v[1:-1] if v.startswith("'") and v.endswith("'") and len(v) > 1 else v.lstrip("'"))
@@ -69,8 +75,8 @@ def masked(raw: str) -> str:
 
 def safe_url(url: str) -> str:
     """``url`` with its password masked (``***``), for messages and ``memdir config``: the userinfo's and a
-    ``password`` / ``sslpassword`` query parameter's (libpq reads both), and in libpq's ``key=value`` form a
-    ``password=`` pair's. A URL that does not parse is masked by :func:`scrub`."""
+    credential query parameter's (:data:`QUERY_SECRETS`: libpq's passwords, an endpoint's key or token), and in
+    libpq's ``key=value`` form a ``password=`` pair's. A URL that does not parse is masked by :func:`scrub`."""
     from urllib.parse import urlsplit, urlunsplit
 
     if isinstance(url, str) and "://" not in url:
@@ -81,7 +87,7 @@ def safe_url(url: str) -> str:
         if p.password:
             netloc = netloc.replace(f":{p.password}@", ":***@")
         if query:
-            query = "&".join(f"{k}=***" if k.strip().lower() in ("password", "sslpassword") else kv
+            query = "&".join(f"{k}=***" if k.strip().lower() in QUERY_SECRETS else kv
                              for kv in query.split("&") for k in [kv.partition("=")[0]])
         return scrub(urlunsplit(p._replace(netloc=netloc, query=query)), url)
     except ValueError:
