@@ -125,9 +125,10 @@ class OpenAICompatProvider:
         parts = [self._post(texts[i:i + self.batch]) for i in range(0, len(texts), self.batch)]
         if not parts:
             return np.zeros((0, self.dim or 0), dtype=np.float32)
-        if len({p.shape[1] for p in parts}) > 1:  # the model changed under us between two batches
-            raise EmbedError(f"{self.where} returned vectors of length {' and '.join(str(p.shape[1]) for p in parts[:2])} "
-                             "in one run; try again (a new length is re-embedded by memdir backfill)")
+        lengths = sorted({p.shape[1] for p in parts})
+        if len(lengths) > 1:  # the model changed under us between two batches
+            raise EmbedError(f"{self.where} returned vectors of length {' and '.join(map(str, lengths))} in one run; "
+                             "try again (a new length is re-embedded by memdir backfill)")
         return np.vstack(parts)
 
 
