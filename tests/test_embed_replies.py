@@ -274,3 +274,30 @@ def test_a_key_in_the_endpoint_s_query_is_not_shown_or_kept(project, tmp_path, c
         srv.close()
     assert "503" in shown and kept  # the failure was seen and recorded
     assert secret not in shown and secret not in kept
+
+
+def test_a_failing_endpoint_is_one_warning_per_process_until_it_works_again(project, tmp_path, caplog):
+    """A long-lived process (the MCP server, ``memdir serve``) recalling against an endpoint that refuses the key
+    says so in one warning line, not two lines per recall; once the endpoint works and fails again it says so again."""
+    ok = [False]
+    good = rows(lambda i, t: [1.0, float(len(t) % 5), 0.5])
+    srv = Raw(lambda t: good(t) if ok[0] else ("raw", b"HTTP/1.1 401 No\r\nContent-Length: 0\r\n\r\n", 0))
+    try:
+        m = memdir.open(project, home=tmp_path / "g", config={"embed.provider": "openai", "embed.url": srv.url,
+                                                              "embed.model": f"m-{tmp_path.name}",  # this test's own
+                                                              "recall.channel": "hybrid"})
+        m.remember("deploys go through scripts/deploy.sh on the staging cluster", category="decisions")
+        with caplog.at_level("WARNING", logger="memdir"):
+            for _ in range(4):
+                assert "deploy.sh" in m.context("how do we deploy to staging?")
+                assert m.recall("deploy staging")
+            said = [r for r in caplog.records if r.levelname == "WARNING" and "401" in r.getMessage()]
+            assert len(said) == 1, [r.getMessage() for r in said]
+            ok[0] = True
+            assert m.recall("deploy staging")
+            ok[0] = False
+            m.recall("deploy staging")
+            said = [r for r in caplog.records if r.levelname == "WARNING" and "401" in r.getMessage()]
+            assert len(said) == 2
+    finally:
+        srv.close()

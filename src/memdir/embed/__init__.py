@@ -61,6 +61,25 @@ def deadline(provider: Any, seconds: float) -> Iterator[None]:
         provider.deadline = before
 
 
+_FAILING: set[str] = set()  # models whose failure this process has said, until one of their calls works
+
+
+def say_failure(model: str, message: str, *args: Any) -> None:
+    """Warn ``message`` (``logging`` style) for a failed call of ``model``'s provider the first time only, until
+    :func:`worked`: a long-lived process (the MCP server) recalling against a down endpoint warns once, not per call;
+    the repeats go to the debug log."""
+    import logging
+
+    level = logging.DEBUG if model in _FAILING else logging.WARNING
+    _FAILING.add(model)
+    logging.getLogger("memdir").log(level, message, *args)
+
+
+def worked(model: str) -> None:
+    """A call of ``model``'s provider succeeded: its next failure is said again."""
+    _FAILING.discard(model)
+
+
 class EmbedError(MemdirError, RuntimeError):
     """A provider could not embed (missing package, bad model path, HTTP failure): one-line message."""
 
@@ -147,4 +166,4 @@ def normalize(mat: Any) -> Any:
 
 
 __all__ = ["EmbedError", "Provider", "PROVIDERS", "register", "get_provider", "resolve_name", "cap", "normalize",
-           "embed_query", "deadline"]
+           "embed_query", "deadline", "say_failure", "worked"]

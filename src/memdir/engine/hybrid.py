@@ -161,10 +161,11 @@ def backfill(m: "Stores | Any", *, budget_ms: float | None = None, limit: int | 
                     st.vector_failed(items, prov.model, str(exc), when)
                 out["failed"] += len(items)
                 out["error"] = str(exc)
-                log.warning("memdir: embedding failed (%s); %d memories stay pending", exc, len(items))
+                embed.say_failure(prov.model, "memdir: embedding failed (%s); %d memories stay pending", exc, len(items))
                 break
             with root.locked(lock_timeout), root.store.transaction() as st:
                 out["embedded"] += st.vector_put(items, mat, prov.model, when)
+            embed.worked(prov.model)
             if progress:
                 progress(len(rows))
         if out.get("error"):
@@ -477,9 +478,10 @@ def recall_fused(m: "Stores | Any", query: str, tokens: list[str], *, k: int, sc
                     both = _np().asarray(fn([sendable(query), sendable(last)]), dtype="float32")
                     q = both.mean(axis=0)
                     info["query_lines"] = "whole + last line"
+            embed.worked(prov.model)
         except Exception as exc:
             info["fallback"] = f"query embedding failed: {exc}"
-            log.warning("memdir: %s; lexical recall only", info["fallback"])
+            embed.say_failure(prov.model, "memdir: %s; lexical recall only", info["fallback"])
         lat["embed"] = (time.perf_counter() - t) * 1000
         if q is not None:
             for r in m.live(scope):  # a new vector length makes the stored ones stale (case C21)
