@@ -49,9 +49,9 @@ class Endpoint:
                     except OSError:
                         pass
                     return
-                if outer.mode == "429":
+                if outer.mode in ("429", "429long"):
                     self.send_response(429)
-                    self.send_header("Retry-After", "60")
+                    self.send_header("Retry-After", "60" if outer.mode == "429" else "99999999")
                     self.send_header("Content-Length", "0")
                     self.end_headers()
                     return
@@ -197,3 +197,16 @@ def test_the_breaker_file_is_private(tmp_path):
     finally:
         os.umask(old)
     assert b.path.exists() and stat.S_IMODE(os.stat(b.path).st_mode) == 0o600
+
+
+@pytest.mark.parametrize("endpoint", ["429long"], indirect=True)
+def test_a_retry_after_beyond_the_longest_cool_down_is_said_as_the_wait_applied(tmp_path, endpoint):
+    """A Retry-After of three years is waited for at most MAX_COOLDOWN_S: the message says that wait, not the header's."""
+    from memdir.embed.breaker import MAX_COOLDOWN_S
+    from memdir.embed.openai_compat import OpenAICompatProvider
+    from memdir.embed import EmbedError
+
+    prov = OpenAICompatProvider(endpoint.url, home=tmp_path / "g", sleep=lambda s: None)
+    with pytest.raises(EmbedError) as err:
+        prov.embed(["the release checklist"])
+    assert f"asked again in {MAX_COOLDOWN_S:.0f} s" in str(err.value) and "99999999 s" not in str(err.value)

@@ -98,8 +98,9 @@ class OpenAICompatProvider:
                 last = f"HTTP {exc.code}"
                 wait = retry_after(exc.headers.get("Retry-After") if exc.headers else None)
                 if exc.code in (429, 503) and wait is not None:  # the server says when: never before
-                    self.breaker.trip(self.where, f"{last}, Retry-After {wait:.0f} s", retry_after_s=wait)
-                    raise EmbedError(f"{self.where} answered {last}; asked again in {wait:.0f} s") from None
+                    cool = self.breaker.trip(self.where, f"{last}, Retry-After {wait:.0f} s", retry_after_s=wait)
+                    # the wait applied (a Retry-After of years is capped at the longest cool-down), not the header's
+                    raise EmbedError(f"{self.where} answered {last}; asked again in {cool:.0f} s") from None
                 if exc.code != 429 and exc.code < 500:
                     hint = " (check the API key: embed.api_key_env)" if exc.code in (401, 403) else ""
                     if 300 <= exc.code < 400:
