@@ -51,3 +51,13 @@ def test_composer_auth_tokens_are_redacted(text, secret):
 def test_a_yarnrc_auth_ident_is_redacted(text, secret):
     out = redact(text)
     assert secret not in out and "[redacted:" in out, out
+
+
+@pytest.mark.parametrize("text", [
+    # ``…_PAT`` is as often a pattern as a personal access token: one that holds spaces, ``*``, ``|``, ``:`` or ``/``
+    "GLOB_PAT=**/node_modules/**/dist", "export GLOB_PAT='**/node_modules/**/dist'",
+    'LOG_PAT = "ERROR|WARN|CRITICAL|FATAL_Exception"', 'export LOG_PAT="ERROR|WARN|CRITICAL|FATAL_Exception"',
+    "HEADER_PAT = 'Content-Type: application/json'", 'LOG_PAT: "ERROR|WARN|CRITICAL|FATAL_Exception"',
+])
+def test_a_pattern_under_a_pat_name_is_kept(text):
+    assert redact(text) == text

@@ -351,6 +351,16 @@ _ARROW_SEPS = ("-", "–", "—", "→", "->", "⇒", "⟹", "⟶", "➜", "➔"
 _ARROWS = "(?:" + "|".join(re.escape(a) for a in sorted(_ARROW_SEPS, key=len, reverse=True)) + ")"
 
 
+#: a personal access token: one run of letters, digits, ``_`` and ``-`` (GitHub's ``ghp_…``/``github_pat_…`` and hex
+#: ones, GitLab's ``glpat-…``, Azure DevOps' base32); under a ``…_PAT`` name a value with other characters is a
+#: pattern (``GLOB_PAT=**/dist``, ``LOG_PAT = "ERROR|WARN"``, ``HEADER_PAT = 'Content-Type: …'``)
+_PAT_VALUE = re.compile(r"[A-Za-z0-9_-]{20,256}")
+
+
+def _pat_shaped(value: str) -> bool:
+    return _PAT_VALUE.fullmatch(value) is not None and _looks_secretish(value)
+
+
 def _check_assignment(m: re.Match[str], value: str, text: str) -> bool:
     kw = m.start("kw")
     hay = m.string
@@ -659,6 +669,8 @@ def _check_env_set(m: re.Match[str], value: str, text: str) -> bool:
     named = (last in _ENV_SECRET_WORDS or last.endswith(_ENV_GLUED_SECRET)
              or (last == "key" and len(words) > 1 and words[-2] in _SETTING_KEY_QUALIFIERS))
     if not named:
+        return False
+    if last == "pat" and not _pat_shaped(value):  # GLOB_PAT='**/dist', LOG_PAT="ERROR|WARN": a pattern
         return False
     return (quoted and len(value) >= 8) or (_looks_secretish(value) and len(value) >= 8 and "/" not in value)
 
@@ -1928,9 +1940,9 @@ _KEYWORD_RULES: list[_Rule] = [
     # (an anchor on "pat" would try every path and pattern of a text)
     _Rule(
         "token",
-        _r(r"(?<![a-z0-9])(?:[a-z0-9]{1,20}[_-]){0,4}pat[\"']?[ \t]{0,4}[=:][ \t]{0,4}[\"']?(?P<val>[a-z0-9_.\-]{20,512})"),
+        _r(r"(?<![a-z0-9])(?:[a-z0-9]{1,20}[_-]){0,4}pat[\"']?[ \t]{0,4}[=:][ \t]{0,4}[\"']?(?P<val>[a-z0-9_\-]{20,512})"),
         ("pat=", "pat:", "pat =", "pat :", "pat\"", "pat'"), priority=_P_ASSIGN, group="val",
-        check=lambda m, v, t: _looks_secretish(v) and not _is_placeholder(v), pre=frozenset(), lowered=True,
+        check=lambda m, v, t: _pat_shaped(v) and not _is_placeholder(v), pre=frozenset(), lowered=True,
     ),
     # composer's auth.json (or a composer.json's config): {"github-oauth": {"github.com": "TOKEN"}}, gitlab-token,
     # gitlab-oauth; the host names the token's server, the value is the token
