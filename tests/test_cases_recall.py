@@ -187,3 +187,31 @@ def test_c20_every_door_of_a_long_lived_process_sees_the_disk(project, tmp_path)
         assert live.recall("frankfurt") == [] and "frankfurt" not in live.context("where do we deploy")
     finally:
         live.close()
+
+
+def test_c20_a_bulk_forget_or_import_looks_at_the_disk_once(project, tmp_path, monkeypatch):
+    """forget_matching and import_jsonl look at the disk once, not once per note (each look after a write scans
+    every note file: a bulk operation of n notes paid n full scans)."""
+    from memdir.engine.root import Root
+
+    m = memdir.open(project, home=tmp_path / "g")
+    try:
+        for i in range(12):
+            m.remember(f"zebra note number {i} about stripes {i * 7919}", category="facts")
+        out = tmp_path / "export.jsonl"
+        m.export(out)
+        looks = []
+        real = Root.resync
+        monkeypatch.setattr(Root, "resync", lambda self: looks.append(self.scope) or real(self))
+        preview = m.forget_matching(query="zebra")
+        assert m.forget_matching(query="zebra", token=preview["token"])["count"] == 12
+        assert len(looks) <= 2 * len(m.stores.live()), looks  # the preview's look and the delete's
+        looks.clear()
+        assert m.import_jsonl(out)["notes"] == 0  # forgotten after the export: not brought back
+        with memdir.open(tmp_path / "other", home=tmp_path / "g2") as other:
+            (tmp_path / "other" / ".memory").mkdir(parents=True, exist_ok=True)
+            looks.clear()
+            assert other.import_jsonl(out)["notes"] == 12
+            assert len(looks) <= 2 * len(other.stores.live()), looks
+    finally:
+        m.close()

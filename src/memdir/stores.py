@@ -7,10 +7,12 @@ imports ``core``, so the import graph runs one way (core → features → root/i
 
 from __future__ import annotations
 
+import threading
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from memdir.errors import UsageError
 
@@ -34,6 +36,8 @@ class Stores:
     home: Path | None = None
     project_root: Path | None = None
     state: dict[str, Any] = field(default_factory=dict)
+    #: per thread: inside :meth:`looked`, where the look was taken already
+    _looked: threading.local = field(default_factory=threading.local, init=False, repr=False, compare=False)
 
     def root(self, scope: str) -> "Root":
         """The root of ``scope``. Raises ``UsageError`` for a scope other than ``project`` or ``global``."""
@@ -55,11 +59,25 @@ class Stores:
         long-lived process answers as a fresh one would); a busy store answers from the index as it is."""
         from memdir.errors import MemdirError
 
+        if getattr(self._looked, "depth", 0):  # a bulk operation looked once: its own writes keep the index current
+            return
         for root in self.live():
             try:
                 root.resync()
             except MemdirError:
                 pass
+
+    @contextmanager
+    def looked(self) -> Iterator[None]:
+        """:meth:`look` once, then not again in this thread until the block ends: a bulk operation (forget_matching's
+        notes, an import's notes) whose every note passes a door that looks would otherwise scan every note file once
+        per note (its own writes leave the snapshot stale, so each look was a full scan)."""
+        self.look()
+        self._looked.depth = getattr(self._looked, "depth", 0) + 1
+        try:
+            yield
+        finally:
+            self._looked.depth -= 1
 
     def store_project(self) -> str:
         """The project's name in a shared store (``remote.project``, else the project directory's name)."""

@@ -93,7 +93,12 @@ def forget_matching(s: Stores, *, query: str | None = None, prefix: str | None =
     Delete: ``{"deleted": True, "count", "notes", "events"}``. Raises ``UsageError`` for a token that does not
     match the current set (run the preview again). ``rules=False``: the notes of ``rules/`` are neither matched nor
     deleted (an agent's forget: only people remove a rule)."""
-    s.look()
+    with s.looked():  # once: not again for each note forgotten below
+        return _forget_matching(s, query=query, prefix=prefix, scope=scope, token=token, force=force, rules=rules)
+
+
+def _forget_matching(s: Stores, *, query: str | None, prefix: str | None, scope: str | None, token: str | None,
+                     force: bool, rules: bool) -> dict[str, Any]:
     found = matches(s, query=query, prefix=prefix, scope=scope, rules=rules)
     expected = token_for(query, prefix, scope, found)
     out: dict[str, Any] = {"deleted": False, "query": query, "prefix": prefix, "count": len(found),

@@ -137,7 +137,8 @@ def import_jsonl(s: Stores, path: str | os.PathLike) -> dict[str, int]:
             # a remember) is not taken: the source holds that note
             rows = [t for t in rows if t.get("kind") != "note" or t.get("content_sha256") not in live]
             counts["tombstones"] += forgetting.import_tombstones(s, rows, scope=scope)
-        _restore_notes(s, notes_in, counts, bad)
+        with s.looked():  # once, not once per note restored
+            _restore_notes(s, notes_in, counts, bad)
     except KeyboardInterrupt:  # before any event was stored (notes already restored stay: each is its own file)
         raise Interrupted(0, None, counts) from None
     events.sort(key=lambda e: sort_ts(e.get("ts")))
