@@ -50,3 +50,13 @@ def test_another_tools_memory_tag_is_not_ours(m):
     r = m.capture({"role": "user", "session": "s",
                    "text": "<memory-context>\nsome other plugin's notes\n</memory-context>\nwhy does the deploy use pnpm?"})
     assert r.stored and "why does the deploy use pnpm?" in r.text
+
+
+def test_a_tools_own_one_line_memory_element_is_kept(m):
+    # libvirt's domain XML (virsh dumpxml) holds <memory unit='KiB'>…</memory>: the tool's text, not our block
+    xml = ("<domain type='kvm'>\n  <name>build-vm</name>\n  <memory unit='KiB'>8388608</memory>\n"
+           "  <vcpu placement='static'>4</vcpu>\n</domain>")
+    r = m.capture({"role": "tool", "tool": "Bash", "input": {"command": "virsh dumpxml build-vm"}, "output": xml,
+                   "session": "s", "call_id": "c9"})
+    assert r.stored
+    assert "<memory unit='KiB'>8388608</memory>" in m.get(r.key).text

@@ -113,9 +113,11 @@ WEB_OMITTED = "(web content not kept)"
 # `<memory>` tags") is prose, and an unclosed one there used to take the rest of the message with it
 # (``<memory-context>`` is another tool's tag, not ours: taken for ours, it took the person's question with it)
 _MEMORY_BLOCK = re.compile(r"(?m)^[ \t]*<memory(?=[\s/>])[^>\n]*>(?s:.*?)(?:</memory\s*>|\Z)", re.I)
-#: in a tool's text our block also opens right after the call's arrow (``Bash: memdir context x → <memory>``)
-_TOOL_MEMORY_BLOCK = re.compile(r"(?m)(?:^[ \t]*|(?<= →) *)<memory(?=[\s/>])[^>\n]*>(?s:.*?)(?:</memory\s*>|\Z)",
-                                re.I)
+#: in a tool's text our block also opens right after the call's arrow (``Bash: memdir context x → <memory>``); its
+#: opening tag ends its line, as the block writes it: a file's or a command's own one-line element (libvirt's
+#: ``<memory unit='KiB'>8388608</memory>``) is the tool's text, not our block
+_TOOL_MEMORY_BLOCK = re.compile(r"(?m)(?:^[ \t]*|(?<= →) *)<memory(?=[\s/>])[^>\n]*>(?=[ \t]*(?:\r?\n|\Z))"
+                                r"(?s:.*?)(?:</memory\s*>|\Z)", re.I)
 #: the outer closing tag a nested block leaves on its own line once the inner block is cut
 _STRAY_CLOSE = re.compile(r"(?m)^[ \t]*</memory\s*>[ \t]*(?:\n|\Z)", re.I)
 _HOST_TAGS = ("system-reminder", "available_skills", "environment_context", "user_instructions",
