@@ -28,6 +28,8 @@ def test_an_option_named_in_a_sentence_keeps_the_sentence(text):
     ("curl --api-key abcdEFGH12345678ijkl https://x", "abcdEFGH12345678ijkl"),
     ("--token=mustangSally2024", "mustangSally2024"),
     ('--secret "correct horse battery staple"', "correct horse battery staple"),
+    ("app --password (hunter2)", "hunter2"),
+    ("app --token (abc123def456)", "abc123def456"),
 ])
 def test_an_option_given_a_value_is_still_redacted(text, secret):
     out = redact(text)

@@ -61,3 +61,11 @@ def test_a_yarnrc_auth_ident_is_redacted(text, secret):
 ])
 def test_a_pattern_under_a_pat_name_is_kept(text):
     assert redact(text) == text
+
+
+@pytest.mark.parametrize("text", [
+    '{"github-oauth": {"github.com": "your-token-here"}}',
+    '{"gitlab-token": {"gitlab.example.com": "https://gitlab.example.com/-/profile/personal_access_tokens"}}',
+])
+def test_a_composer_placeholder_or_link_is_kept(text):
+    assert redact(text) == text

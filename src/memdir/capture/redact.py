@@ -550,7 +550,8 @@ def _named_in_prose(m: re.Match[str], value: str) -> bool:
     start = m.start("val") if m.group("val") is not None else m.end()
     if start > 0 and m.string[start - 1] == "=":
         return False
-    return value.startswith("(") or value.lower().rstrip(",.;:!?)") in _OPTION_PROSE
+    # "(or $MEMDIR_TOKEN)" opens an aside; "(hunter2)" is a value in parentheses
+    return value.lower().lstrip("(").rstrip(",.;:!?)") in _OPTION_PROSE
 
 
 def _check_token_flag(m: re.Match[str], value: str, text: str) -> bool:
@@ -1950,7 +1951,8 @@ _KEYWORD_RULES: list[_Rule] = [
         "token",
         _r(r"\"(?:github-oauth|gitlab-oauth|gitlab-token)\"[ \t]{0,4}:[ \t\r\n]{0,40}\{[ \t\r\n]{0,40}\"[^\"\r\n]{1,100}\""
            r"[ \t]{0,4}:[ \t]{0,4}\"(?P<val>[^\"\\\s]{8,256})\""),
-        ("oauth", "gitlab-token"), priority=_P_ASSIGN, group="val", check=lambda m, v, t: not _is_placeholder(v),
+        ("oauth", "gitlab-token"), priority=_P_ASSIGN, group="val",
+        check=lambda m, v, t: not _is_placeholder(v) and "://" not in v and _looks_secretish(v),
         pre=frozenset(), lowered=True, anchors=('"github-oauth"', '"gitlab-oauth"', '"gitlab-token"'),
     ),
     # key = value, "key": "value", key: value, for credential-like key names
