@@ -1334,6 +1334,10 @@ _PROVIDER_RULES: list[_Rule] = [
          pre=_W64, end=_B64_END),
     _tok("google_api_key", r"AIza[0-9A-Za-z_-]{35}", "AIza", pre=_W64, end=_B64_END),
     _tok("google_oauth_token", r"ya29\.[0-9A-Za-z_-]{20,2048}+", "ya29.", end=""),
+    # a Google OAuth refresh token (gcloud's authorized_user JSON, the OAuth playground): "1//0" and a random base64url
+    # tail; the tail must read as key material, so a path or a floor division (1//0) stays
+    _tok("google_oauth_token", r"1//0[0-9A-Za-z_-]{30,1024}+", "1//0", pre=_W64 | {":", "."},
+         check=lambda m, v, t: _random_tail(re.sub(r"[^A-Za-z0-9]", "", v[4:]))),
     # Dropbox short-lived access tokens: "sl." and a long random base64url tail (long-lived ones have no prefix)
     _tok("dropbox_token", r"sl\.[A-Za-z0-9_.=-]{40,2048}+", "sl.", pre=_W | {"."},
          check=lambda m, v, t: _random_tail(re.sub(r"[^A-Za-z0-9]", "", v[3:]))),

@@ -1,0 +1,47 @@
+"""More siblings of C15/C18/C26/C44: documented credential shapes still let through, each in the forms a coding session
+holds them (prose, JSON, YAML, a shell line, a diff line, a Markdown table, Chinese prose), and ordinary text of the
+same look that must stay."""
+
+import pytest
+
+from memdir.capture.redact import redact
+
+# Google OAuth 2.0 refresh token (gcloud / google-auth ``authorized_user`` JSON, OAuth playground): "1//0" + base64url
+GOOGLE_REFRESH = "1//0gZx9Qw8Er7Ty6Ui5Op4As3Df2Gh1Jk0LzXcVbNm-Qw8Er7Ty6Ui5Op4_As3Df2Gh1Jk0LzXcVbNm9Qw8Er7Ty6Ui5Op4As"
+
+
+def _forms(secret: str, label: str) -> list[str]:
+    return [
+        f"use {secret} for the call",
+        f"the value is {secret}.",
+        f'{{"{label}": "{secret}"}}',
+        f"auth:\n  {label}: {secret}\n",
+        f"export {label.upper()}={secret}",
+        f"curl -d {label}={secret} https://oauth2.googleapis.com/token",
+        f"+  {label}: \"{secret}\"",
+        f"-{label.upper()}={secret}",
+        f"| {label} | `{secret}` |",
+        f"| {label} | {secret} |",
+        f"令牌：{secret}",
+        f"刷新令牌是 {secret} 请保管",
+        f"({secret})",
+        secret,
+    ]
+
+
+@pytest.mark.parametrize("text", _forms(GOOGLE_REFRESH, "refresh_token"))
+def test_google_oauth_refresh_token_is_redacted(text):
+    out = redact(text)
+    assert GOOGLE_REFRESH[4:] not in out and "[redacted:" in out, out
+    assert "Zx9Qw8Er7Ty6" not in out, out
+
+
+@pytest.mark.parametrize("text", [
+    "see http://1//0 for nothing",
+    "ratio 1//0 is undefined",
+    "path a/1//0abc/def",
+    "1//0aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+    "comment: x = 1//0gzzz  # floor division in Python",
+])
+def test_google_refresh_lookalikes_stay(text):
+    assert redact(text) == text
