@@ -45,3 +45,28 @@ def test_google_oauth_refresh_token_is_redacted(text):
 ])
 def test_google_refresh_lookalikes_stay(text):
     assert redact(text) == text
+
+
+# Azure AD (Entra ID) application client secret: 3 characters, a digit, "Q~", then 31-34 of [A-Za-z0-9_~.-]
+AZURE_SECRET = "Zx98Q~Ty6Ui5Op4As3Df2Gh1Jk0Lz.XcVbNm_Qw8"
+
+
+@pytest.mark.parametrize("text", _forms(AZURE_SECRET, "client_secret") + [
+    f"az ad sp create-for-rbac returned password {AZURE_SECRET} for the app",
+    f'ClientSecretCredential(tenant_id, client_id, "{AZURE_SECRET}")',
+    f"客户端密码是{AZURE_SECRET}，别提交",
+])
+def test_azure_ad_client_secret_is_redacted(text):
+    out = redact(text)
+    assert "Ty6Ui5Op4As3Df2Gh1Jk0Lz" not in out and "[redacted:" in out, out
+
+
+@pytest.mark.parametrize("text", [
+    "the ratio Q~R holds for x8Q~y",
+    "~/proj/abc1Q~notes/readme_and_more_words_here.md",
+    "press Q~ to quit",
+    "regex 1234Q~aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+    "abc1Q~the.quick.brown.fox.jumps.over.dogs",
+])
+def test_azure_secret_lookalikes_stay(text):
+    assert redact(text) == text

@@ -1342,6 +1342,12 @@ _PROVIDER_RULES: list[_Rule] = [
     _tok("dropbox_token", r"sl\.[A-Za-z0-9_.=-]{40,2048}+", "sl.", pre=_W | {"."},
          check=lambda m, v, t: _random_tail(re.sub(r"[^A-Za-z0-9]", "", v[3:]))),
     _tok("google_client_secret", r"GOCSPX-[0-9A-Za-z_-]{24,40}+", "GOCSPX-"),
+    # an Azure AD (Entra ID) application's client secret: 3 characters, a digit, "Q~" and 31-34 of [A-Za-z0-9_~.-] (40
+    # in all); its tail must read as key material (a path or dotted words with "Q~" in them stay)
+    _Rule("azure_client_secret",
+          _r(r"[A-Za-z0-9_~.-]{3}[0-9]Q~[A-Za-z0-9_~.-]{31,34}(?![A-Za-z0-9_~-])"), ("Q~",),
+          pre=_W | {"~", ".", "+", "/"}, trim=".",
+          check=lambda m, v, t: _random_tail(re.sub(r"[^A-Za-z0-9]", "", v[6:]))),
     _tok("digitalocean_token", r"do[opr]_v1_[a-f0-9]{64}", "doo_v1_", "dop_v1_", "dor_v1_"),
     _tok("databricks_token", r"dapi[a-f0-9]{32}(?:-[0-9])?", "dapi", pre=_W64, end=_B64_END),
     _tok("vault_token", r"hv[sb]\.[A-Za-z0-9_-]{24,200}+", "hvs.", "hvb."),
