@@ -70,3 +70,33 @@ def test_azure_ad_client_secret_is_redacted(text):
 ])
 def test_azure_secret_lookalikes_stay(text):
     assert redact(text) == text
+
+
+# HashiCorp Vault service token before Vault 1.10: "s." and 24 base62 characters (a namespaced one adds ".<5>"); a
+# labelled one leaked too (VAULT_TOKEN=s.… read as a dotted code expression)
+VAULT_LEGACY = "s.Zx9Qw8Er7Ty6Ui5Op4As3Df2"
+
+
+@pytest.mark.parametrize("text", _forms(VAULT_LEGACY, "vault_token") + [
+    f"vault login {VAULT_LEGACY}",
+    f"VAULT_TOKEN={VAULT_LEGACY}.AbC1d vault kv get secret/app",
+    f'client = hvac.Client(url=url, token="{VAULT_LEGACY}")',
+    f"Vault 的令牌是{VAULT_LEGACY}",
+])
+def test_vault_legacy_service_token_is_redacted(text):
+    out = redact(text)
+    assert "Zx9Qw8Er7Ty6Ui5Op4As3Df2" not in out and "[redacted:" in out, out
+
+
+@pytest.mark.parametrize("text", [
+    "return s.ReplaceAllStringFunc(src)",
+    "s.getElementsByTagNameNS(ns, tag)",
+    "x = s.AbstractBeanFactoryProxy1",
+    "this.s.Zx9Qw8Er7Ty6Ui5Op4As3Df2 is a field chain",
+    "the users.Zx9Qw8Er7Ty6Ui5Op4As3Df2 column",
+    "s.Zx9Qw8Er7Ty6Ui5Op4As3Df2(x)",
+    "s.abcdefghijklmnopqrstuvwx",
+    "It's.  S.H.I.E.L.D. agents",
+])
+def test_vault_legacy_lookalikes_stay(text):
+    assert redact(text) == text

@@ -1351,6 +1351,10 @@ _PROVIDER_RULES: list[_Rule] = [
     _tok("digitalocean_token", r"do[opr]_v1_[a-f0-9]{64}", "doo_v1_", "dop_v1_", "dor_v1_"),
     _tok("databricks_token", r"dapi[a-f0-9]{32}(?:-[0-9])?", "dapi", pre=_W64, end=_B64_END),
     _tok("vault_token", r"hv[sb]\.[A-Za-z0-9_-]{24,200}+", "hvs.", "hvb."),
+    # a service token of Vault before 1.10: "s." and 24 base62 characters (".<5>" after it names a namespace); not one
+    # that ends an identifier (this.s.…, users.…), a call (s.X(…)) or a name that is not random (s.ReplaceAllString…)
+    _tok("vault_token", r"s\.[A-Za-z0-9]{24}(?:\.[A-Za-z0-9]{5})?(?![A-Za-z0-9_(-])", "s.", pre=_W64 | {"."}, end="",
+         check=lambda m, v, t: _random_tail(v[2:26])),
     # a service token may name its config between the kind and the key (dp.st.prd.<key>)
     _tok("doppler_token", r"dp\.(?:pt|st|sa|ct|scim|audit)\.(?:[a-z0-9_-]{1,40}+\.)?[A-Za-z0-9]{40,60}+", "dp."),
     _tok("supabase_token", r"(?:sbp_(?:oauth_)?[a-f0-9]{40}|sb_secret_[A-Za-z0-9_-]{20,100}+)", "sbp_", "sb_secret_"),
