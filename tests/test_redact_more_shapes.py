@@ -100,3 +100,40 @@ def test_vault_legacy_service_token_is_redacted(text):
 ])
 def test_vault_legacy_lookalikes_stay(text):
     assert redact(text) == text
+
+
+# Laravel's APP_KEY (and any key so written) carries its encoding before the value: "base64:" + 32 random bytes
+LARAVEL_KEY = "base64:q/Ox3zJZXKO+gGW8gnycUA=="
+
+
+@pytest.mark.parametrize("text", [
+    f"APP_KEY={LARAVEL_KEY}",
+    f'APP_KEY="{LARAVEL_KEY}"',
+    f"+APP_KEY={LARAVEL_KEY}",
+    f"-APP_KEY={LARAVEL_KEY}",
+    f"--app-key={LARAVEL_KEY}",
+    f'{{"app_key": "{LARAVEL_KEY}"}}',
+    f"app:\n  key: {LARAVEL_KEY}\n",
+    f"| APP_KEY | `{LARAVEL_KEY}` |",
+    f"docker run -e APP_KEY={LARAVEL_KEY} app",
+    f"密钥：{LARAVEL_KEY}",
+    f"| APP_KEY | {LARAVEL_KEY[7:]} |",
+    f"| name | value |\n|---|---|\n| ENCRYPTION_KEY | `{LARAVEL_KEY[7:]}` |",
+])
+def test_key_with_base64_prefix_is_redacted(text):
+    out = redact(text)
+    assert "Ox3zJZXKO+gGW8gnyc" not in out and "[redacted:" in out, out
+
+
+@pytest.mark.parametrize("text", [
+    "APP_KEY=base64:",
+    "php artisan key:generate prints base64:... into APP_KEY",
+    "cache key: base64:dGhpcyBpcyBqdXN0IHNvbWUgdGV4dCBoZXJl",
+    "encoding: base64:aGVsbG8gd29ybGQgdGhpcyBpcyB0ZXh0",
+    "| NOTE_KEY | anVzdCBzb21lIHRleHQgaGVyZSwgb2s/Pz4= |",
+    "| TOKEN_FILE | src/components/HeaderBar.tsx |",
+    "| API_KEY | /usr/local/share/keys/appKey |",
+    "| SECRET_KEY | see/the/vault/entry/Prod |",
+])
+def test_base64_prefix_lookalikes_stay(text):
+    assert redact(text) == text

@@ -2848,7 +2848,8 @@ def _glued_end(text: str, e: int) -> int:
 _P_LABELLED = _P_BLOB + 1
 #: from the separator: maybe a call and a string literal's prefix around it (``key = Fernet(b'…')``), a quote, then
 #: base64 of either alphabet (``+/`` or the URL-safe ``-_`` of Fernet keys and ``token_urlsafe``)
-_VALUE_RUN = _Lazy(r"[=:][>=]?[ \t]{0,4}(?:[A-Za-z_][\w.]{0,40}+\([ \t]{0,2})?(?:[bBrRuU]{0,2}[\"'`]{1,3})?"
+#: (a value may name its encoding first: Laravel's ``APP_KEY=base64:…``)
+_VALUE_RUN = _Lazy(r"[=:][>=]?[ \t]{0,4}(?:[A-Za-z_][\w.]{0,40}+\([ \t]{0,2})?(?:[bBrRuU]{0,2}[\"'`]{1,3})?(?:base64:)?"
                    r"(?P<val>[A-Za-z0-9+/_-]{22,4096}+={0,2})")
 _LABEL_CHARS = frozenset(string.ascii_letters + string.digits + "_.-")
 _KEY_LABEL_ENDS = ("key", "token", "secret", "password", "passwd", "pwd", "pass", "auth", "credential", "credentials")
@@ -2890,7 +2891,11 @@ def _scan_labelled(text: str) -> Iterator[tuple[str, int, int, int]]:
         i = j
         while i > 0 and j - i <= 60 and text[i - 1] in _LABEL_CHARS:
             i -= 1
-        if i == j or (i > 0 and text[i - 1] in _LABEL_CHARS) or not (text[i].isalpha() or text[i] == "_"):
+        if i == j or (i > 0 and text[i - 1] in _LABEL_CHARS):
+            continue
+        while i < j and text[i] == "-":  # a diff's removed line (-APP_KEY=…) or an option's dashes start no label
+            i += 1
+        if i == j or not (text[i].isalpha() or text[i] == "_"):
             continue
         if not _is_key_label(text[i:j]):
             continue
@@ -2948,13 +2953,21 @@ def _credential_name(label: str) -> str | None:
     return _assignment_kind(label.lower(), 0, len(label))
 
 
+_STD_B64_RE = _Lazy(r"[A-Za-z0-9+/]{14,4096}+={0,2}")
+
+
 def _structured_value(kind: str, value: str) -> bool:
     """Is ``value``, given to a credential's name in a structure (a name/value pair, a table's cell), a secret? A
     password's: a word mixing letters with digits or symbols (:func:`_glued_cjk_value`); any other credential's: key
     material (random, 16+ characters, or 32+ hex). Never a placeholder, a reference, a path or a URL."""
     v = value.strip().strip("`*").strip().strip("'\"").strip()
+    v = v[7:] if v.startswith("base64:") else v  # a value naming its encoding first (Laravel's APP_KEY)
     if not v or any(c.isspace() for c in v) or _shell_expansion(v) or _DOTTED_EXPR_RE.get().fullmatch(v):
         return False
+    # standard base64 (its "/" is no path's): random, a whole number of quads, decoding to binary
+    if (len(v) >= 16 and len(v) % 4 == 0 and _STD_B64_RE.get().fullmatch(v) and not v.startswith("/")
+            and _random_tail(v.rstrip("=").translate(_B64_SYMBOLS)) and not _decodes_to_text(v)):
+        return True
     return _glued_cjk_value(v, kind == "password")
 
 
