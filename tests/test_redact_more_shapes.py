@@ -137,3 +137,38 @@ def test_key_with_base64_prefix_is_redacted(text):
 ])
 def test_base64_prefix_lookalikes_stay(text):
     assert redact(text) == text
+
+
+# a URL carrying its own credential in a query parameter other than key= / sig= / hex X-Amz-Signature=: an Azure
+# Functions key (?code=), an OAuth authorization code, a CloudFront / GCS V2 signed URL's base64 Signature=
+FN_KEY = "Zx9Qw8Er7Ty6Ui5Op4As3Df2Gh1Jk0LzXcVbNm-Qw8Er7Ty6Ui5Op4A%3D%3D"
+CF_SIG = "Zx9Qw8Er7Ty6Ui5Op4As3Df2Gh1Jk0LzXcVbNm~Qw8Er7Ty6Ui5Op4As3Df2Gh1Jk0LzXc__"
+
+
+@pytest.mark.parametrize("text", [
+    f"curl 'https://myfn.azurewebsites.net/api/HttpTrigger?code={FN_KEY}'",
+    f"https://myfn.azurewebsites.net/api/HttpTrigger?code={FN_KEY}&name=bob",
+    f'{{"url": "https://myfn.azurewebsites.net/api/x?name=a&code={FN_KEY}"}}',
+    f"| webhook | https://myfn.azurewebsites.net/api/x?code={FN_KEY} |",
+    f"回调地址是 https://app.example.com/callback?code={FN_KEY}&state=xyz",
+    f"+  url: https://myfn.azurewebsites.net/api/x?code={FN_KEY}",
+    f"https://d111.cloudfront.net/v.mp4?Expires=1700000000&Signature={CF_SIG}&Key-Pair-Id=K2JCJMDEHXQW5F",
+    f"https://storage.googleapis.com/b/o?GoogleAccessId=svc&Expires=1&Signature={FN_KEY}",
+    f"wget 'https://cdn.example.com/f.zip?signature={CF_SIG}'",
+])
+def test_url_query_credential_is_redacted(text):
+    out = redact(text)
+    assert "Zx9Qw8Er7Ty6Ui5Op4As3" not in out and "[redacted:" in out, out
+
+
+@pytest.mark.parametrize("text", [
+    "https://example.com/status?code=200",
+    "https://example.com/lookup?code=US-EN-locale-default-setting",
+    "https://example.com/docs?code=python_hello_world_example",
+    "https://example.com/cb?code=abc123",
+    "https://api.example.com/v1?signature=v1&expires=1700000000",
+    "https://example.com/verify?signature=required_for_every_request",
+    "https://leetcode.com/problems/two-sum/?code=twoSumSolutionInPython",
+])
+def test_url_query_lookalikes_stay(text):
+    assert redact(text) == text

@@ -1473,9 +1473,14 @@ _KEYWORD_RULES: list[_Rule] = [
           lowered=True),
     # a URL query's plain "key" parameter (?key=…&token=…): a random-looking value of 16+ characters, not an object's
     # name or path (?key=uploads/a.png, ?key=user-42)
-    _Rule("api_key", _r(r"[?&;]key=(?P<val>[a-z0-9_.~%+-]{16,512}+)(?![a-z0-9_.~%+/-])"), ("key=",), group="val",
-          pre=frozenset(), lowered=True, anchors=("?key=", "&key=", ";key="),
+    # (and "code": an Azure Functions key, an OAuth authorization code in a callback URL)
+    _Rule("api_key", _r(r"[?&;](?:key|code)=(?P<val>[a-z0-9_.~%+-]{16,512}+)(?![a-z0-9_.~%+/-])"), ("key=", "code="),
+          group="val", pre=frozenset(), lowered=True, anchors=("?key=", "&key=", ";key=", "?code=", "&code=", ";code="),
           check=lambda m, v, t: _glued_cjk_value(v, False)),
+    # a signed URL's base64 signature (CloudFront's URL-safe ~ - _, GCS V2's percent-escaped +/=), random-looking
+    _Rule("signature", _r(r"[?&;]signature=(?P<val>[a-z0-9_~%+-]{24,2048}+)(?![a-z0-9_.~%+/-])"), ("signature=",),
+          group="val", pre=frozenset(), lowered=True, anchors=("?signature=", "&signature=", ";signature="),
+          check=lambda m, v, t: _glued_cjk_value(re.sub(r"%[0-9A-Fa-f]{2}", "", v).replace("~", ""), False)),
     _Rule(
         "auth_header",
         _r(r"authorization[\"']?(?:[ \t]{0,8}[:=][ \t]{0,8}[\"']?|[ \t]{1,8}[\"'])(?:bearer|basic|token|bot|apikey|sso-key)"
