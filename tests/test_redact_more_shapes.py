@@ -172,3 +172,30 @@ def test_url_query_credential_is_redacted(text):
 ])
 def test_url_query_lookalikes_stay(text):
     assert redact(text) == text
+
+
+# a Markdown table whose name cell or column is a CJK credential label
+@pytest.mark.parametrize("text", [
+    "| 密码 | Zx9Qw8Er7Ty6Ui5Op4 |",
+    "| 数据库密码 | `Zx9Qw8Er7Ty6Ui5Op4` |",
+    "| 项 | 值 |\n|---|---|\n| 访问令牌 | Zx9Qw8Er7Ty6Ui5Op4As3Df2 |",
+    "| 用户 | 密碼 |\n|---|---|\n| admin | Zx9Qw8Er7Ty6Ui5Op4 |",
+    "| API 密钥 | Zx9Qw8Er7Ty6Ui5Op4As3Df2 |",
+    "| パスワード | Zx9Qw8Er7Ty6Ui5Op4 |",
+])
+def test_cjk_label_in_markdown_table_is_redacted(text):
+    out = redact(text)
+    assert "Zx9Qw8Er7Ty6Ui5Op4" not in out and "[redacted:" in out, out
+
+
+@pytest.mark.parametrize("text", [
+    "| 密码 | 至少8位，含数字 |",
+    "| Password | 至少8位，含数字 |",
+    "| 密码强度 | Strong2024 |",
+    "| 密码 | ****** |",
+    "| 令牌 | 见保险库 |",
+    "| 字段 | 说明 |\n|---|---|\n| 密码 | 用户的登录密码 |",
+    "| 密钥类型 | RSA2048 |",
+])
+def test_cjk_table_lookalikes_stay(text):
+    assert redact(text) == text

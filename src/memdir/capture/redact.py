@@ -2950,6 +2950,10 @@ foreign sort partition cache composite unique index""".split())
 def _credential_name(label: str) -> str | None:
     """The kind a field's or a column's name gives its value (``DB_PASSWORD`` → ``password``, ``API key`` → ``api_key``),
     or ``None`` when it names no credential (``Key`` alone, ``cache_key``, ``Primary key``)."""
+    cjk = "".join(label.split())
+    for w in _CJK_LABELS:  # 密码, 数据库密码, API 密钥, 访问令牌 (it ends the name: 密码强度, 密钥类型 describe one)
+        if cjk.endswith(w):
+            return _cjk_kind(w)
     words = [w for w in re.split(r"[^a-z0-9]+", re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", label).lower()) if w]
     if not words or words in (["key"], ["auth"], ["keys"]) or not _is_key_label(label):
         return None
@@ -2969,6 +2973,8 @@ def _structured_value(kind: str, value: str) -> bool:
     v = v[7:] if v.startswith("base64:") else v  # a value naming its encoding first (Laravel's APP_KEY)
     if not v or any(c.isspace() for c in v) or _shell_expansion(v) or _DOTTED_EXPR_RE.get().fullmatch(v):
         return False
+    if any("\u2e80" <= c <= "\u9fff" or "\uac00" <= c <= "\ud7af" or "\uff00" <= c <= "\uffef" for c in v):
+        return False  # CJK words in a cell describe the value (至少8位，含数字), they are not it
     # standard base64 (its "/" is no path's): random, a whole number of quads, decoding to binary
     if (len(v) >= 16 and len(v) % 4 == 0 and _STD_B64_RE.get().fullmatch(v) and not v.startswith("/")
             and _random_tail(v.rstrip("=").translate(_B64_SYMBOLS)) and not _decodes_to_text(v)):
