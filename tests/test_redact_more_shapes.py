@@ -199,3 +199,32 @@ def test_cjk_label_in_markdown_table_is_redacted(text):
 ])
 def test_cjk_table_lookalikes_stay(text):
     assert redact(text) == text
+
+
+# PowerShell: a plain-text password made a SecureString (New-PSDrive, PSCredential, Connect-* scripts)
+@pytest.mark.parametrize("text", [
+    "$pw = ConvertTo-SecureString 'Zx9Qw8Er7Ty6Ui5Op4' -AsPlainText -Force",
+    '$pw = ConvertTo-SecureString -String "Zx9Qw8Er7Ty6Ui5Op4" -AsPlainText -Force',
+    "$pw = convertto-securestring -AsPlainText -Force -String 'Zx9Qw8Er7Ty6Ui5Op4'",
+    '$cred = New-Object PSCredential("bob", (ConvertTo-SecureString "Zx9Qw8Er7Ty6Ui5Op4" -AsPlainText -Force))',
+    "'Zx9Qw8Er7Ty6Ui5Op4' | ConvertTo-SecureString -AsPlainText -Force",
+    "+    $sec = ConvertTo-SecureString 'Zx9Qw8Er7Ty6Ui5Op4' -AsPlainText -Force",
+    "| 步骤 | `ConvertTo-SecureString 'Zx9Qw8Er7Ty6Ui5Op4' -AsPlainText -Force` |",
+    '{"script": "ConvertTo-SecureString \'Zx9Qw8Er7Ty6Ui5Op4\' -AsPlainText -Force"}',
+    "密码用 ConvertTo-SecureString 'hunter2' -AsPlainText -Force 转成安全字符串",
+])
+def test_powershell_plaintext_securestring_is_redacted(text):
+    out = redact(text)
+    assert "Zx9Qw8Er7Ty6Ui5Op4" not in out and "hunter2" not in out and "[redacted:" in out, out
+
+
+@pytest.mark.parametrize("text", [
+    "$pw = ConvertTo-SecureString $env:DB_PASSWORD -AsPlainText -Force",
+    "$pw = ConvertTo-SecureString -String $plain -AsPlainText -Force",
+    "$pw = Read-Host -AsSecureString | ConvertTo-SecureString",
+    "$sec = ConvertTo-SecureString $encrypted -Key $key",
+    "Use ConvertTo-SecureString with -AsPlainText only in tests.",
+    "$pw = ConvertTo-SecureString (Get-Content pw.txt) -AsPlainText -Force",
+])
+def test_securestring_lookalikes_stay(text):
+    assert redact(text) == text

@@ -1456,8 +1456,36 @@ _PROVIDER_RULES: list[_Rule] = [
     ),
 ]
 
+def _check_securestring(m: re.Match[str], value: str, text: str) -> bool:
+    """PowerShell's ``ConvertTo-SecureString``: its string is a password typed in plain text only with ``-AsPlainText``
+    on the same command; a variable, an expression or (bare) a word of a sentence is none."""
+    at = m.end("cmd")
+    end = min(len(text), at + 400)  # bounded: a long line of commands stays linear
+    for stop in ("\n", "|"):
+        k = text.find(stop, at, end)
+        if k >= 0:
+            end = k
+    if "-asplaintext" not in text[m.start():end].lower() or _shell_expansion(value) or _is_placeholder(value):
+        return False
+    return m.group("q") is not None or _looks_secretish(value)
+
+
 # Rules on the lowered text: credential words are matched in any case.
 _KEYWORD_RULES: list[_Rule] = [
+    # PowerShell: ConvertTo-SecureString 'X' -AsPlainText (positional or -String), 'X' | ConvertTo-SecureString -AsPlainText
+    _Rule(
+        "password",
+        _r(r"(?P<cmd>convertto-securestring)(?:[^\n|;]{0,200}?[ \t]-string)?[ \t]{1,4}"
+           r"(?:(?P<q>[\"'])(?P<qval>[^\"'\r\n]{1,512}+)(?P=q)|(?P<val>[^\s\"'`$(|;&-][^\s\"'`|;&()]{0,511}+))"),
+        ("convertto-securestring",), group="val", priority=_P_ASSIGN, lowered=True, pre=_W, check=_check_securestring,
+        anchors=("convertto-securestring",),
+    ),
+    _Rule(
+        "password",
+        _r(r"(?P<q>[\"'])(?P<qval>[^\"'\r\n|]{1,512}+)(?P=q)[ \t]{0,4}\|[ \t]{0,4}(?P<cmd>convertto-securestring)"),
+        ("convertto-securestring",), group="val", priority=_P_ASSIGN, lowered=True, pre=frozenset(),
+        check=_check_securestring,
+    ),
     _Rule(
         "aws_secret_key",
         _r(r"aws_?(?:secret_?access_?key|secret_?key|session_?token)[\"']?[ \t]{0,8}(?:=|:|=>)[ \t]{0,8}[\"']?"
