@@ -228,3 +228,36 @@ def test_powershell_plaintext_securestring_is_redacted(text):
 ])
 def test_securestring_lookalikes_stay(text):
     assert redact(text) == text
+
+
+# Markdown around a credential's name or value: bold labels (**Password:** x, **API key**: x) and inline code values
+@pytest.mark.parametrize("text,secret", [
+    ("password = `s3cr3tP4ss`", "s3cr3tP4ss"),
+    ("password: `s3cr3tP4ss`", "s3cr3tP4ss"),
+    ("**Password:** s3cr3tP4ss", "s3cr3tP4ss"),
+    ("**Password**: s3cr3tP4ss", "s3cr3tP4ss"),
+    ("- **Password**: `s3cr3tP4ss`", "s3cr3tP4ss"),
+    ("- **API key**: `Zx9Qw8Er7Ty6Ui5Op4As3Df2`", "Zx9Qw8Er7Ty6Ui5Op4As3Df2"),
+    ("* **Token:** Zx9Qw8Er7Ty6Ui5Op4As3Df2", "Zx9Qw8Er7Ty6Ui5Op4As3Df2"),
+    ("| **Password** | s3cr3tP4ss |", "s3cr3tP4ss"),
+    ("Login with user `admin` and password `s3cr3tP4ss`.", "s3cr3tP4ss"),
+    ("+**DB password:** s3cr3tP4ss", "s3cr3tP4ss"),
+])
+def test_markdown_emphasis_or_code_around_a_credential_is_redacted(text, secret):
+    out = redact(text)
+    assert secret not in out and "[redacted:" in out, out
+
+
+@pytest.mark.parametrize("text", [
+    "**Password:** see the vault",
+    "**Password**: `$DB_PASSWORD`",
+    "password: `None`",
+    "password = `getpass()`",
+    "- **Password**: required",
+    "token: `string`",
+    "**API key**: `<your key here>`",
+    "password = `${process.env.DB_PASSWORD}`",
+    "the `password` field is hashed with `bcrypt`",
+])
+def test_markdown_credential_lookalikes_stay(text):
+    assert redact(text) == text

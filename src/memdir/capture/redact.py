@@ -2012,8 +2012,10 @@ _KEYWORD_RULES: list[_Rule] = [
            # the name may close a subscript (os.environ['API_KEY'] = …, settings[:token] = …) or carry a type
            # (PASSWORD: &str = …, apiKey: string = …); Makefile's ?=, += and ::= assign too
            r"(?:[\"']?\]|[\"'])?(?::[ \t]{0,4}&?(?:'static[ \t]{1,4})?[a-z_][\w.<>\[\]]{0,40}+\??(?=[ \t]{0,8}=[^=>]))?"
-           r"(?P<sep>[ \t]{1,8}(?:==>|-->)[ \t]{1,8}|[ \t]{0,8}(?:::=|\?=|\+=|:=|=>|=|:)[ \t]{0,8}|[ \t]{1,8}" + _ARROWS
-           + r"[ \t]{1,8})" + _QUOTED_OR_BARE),
+           # Markdown: a bold name (**Password**: x, **Password:** x) and a value in inline code (password: `x`)
+           r"(?:\*\*(?=[ \t]{0,8}:))?"
+           r"(?P<sep>[ \t]{1,8}(?:==>|-->)[ \t]{1,8}|[ \t]{0,8}(?:::=|\?=|\+=|:=|=>|=|:(?:\*\*)?)[ \t]{0,8}|[ \t]{1,8}"
+           + _ARROWS + r"[ \t]{1,8})" + _QUOTED_OR_BARE.replace("|" + _UNQUOTED, "|`?" + _UNQUOTED)),
         ("pass", "pw", "secret", "key", "token", "auth", "credential"),
         priority=_P_ASSIGN, check=_check_assignment, pre=frozenset(), lowered=True,
         anchors=("pass", "pw", "secret", "api", "access", "private", "signing", "encryption", "master",
