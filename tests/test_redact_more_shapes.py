@@ -261,3 +261,26 @@ def test_markdown_emphasis_or_code_around_a_credential_is_redacted(text, secret)
 ])
 def test_markdown_credential_lookalikes_stay(text):
     assert redact(text) == text
+
+
+# --passphrase X (gpg, duplicity, restic-style tools): the passphrase option, like --password
+@pytest.mark.parametrize("text", [
+    'gpg --batch --pinentry-mode loopback --passphrase "s3cr3tP4ss" -d f.gpg',
+    "gpg --batch --passphrase s3cr3tP4ss --symmetric backup.tar",
+    "duplicity --passphrase=s3cr3tP4ss /data file:///backup",
+    "+  - run: gpg --passphrase 's3cr3tP4ss' --decrypt secrets.gpg",
+    "用 gpg --passphrase s3cr3tP4ss -d 解密",
+])
+def test_passphrase_option_is_redacted(text):
+    out = redact(text)
+    assert "s3cr3tP4ss" not in out and "[redacted:" in out, out
+
+
+@pytest.mark.parametrize("text", [
+    "gpg --passphrase-file pw.txt -d f.gpg",
+    "gpg --passphrase-fd 0 -d f.gpg",
+    'gpg --passphrase "$GPG_PASSPHRASE" -d f.gpg',
+    "use the --passphrase option to pass it",
+])
+def test_passphrase_option_lookalikes_stay(text):
+    assert redact(text) == text

@@ -1546,10 +1546,10 @@ _KEYWORD_RULES: list[_Rule] = [
         _r(r"bearer(?:[ \t]{1,8}|[ \t]{0,8}\\?\r?\n[ \t]{1,40})(?P<val>[a-z0-9._~+/-]{16,8192}+=*)"),
         ("bearer",), priority=_P_HEADER, group="val", check=_check_bearer, lowered=True, anchors=("bearer",),
     ),
-    # CLI flags: --password hunter2, --token=abc, mysql -phunter2
+    # CLI flags: --password hunter2, --passphrase x (gpg, duplicity), --token=abc, mysql -phunter2
     _Rule(
         "password",
-        _r(r"--?(?:password|passwd|db-password|pass)(?:[ \t]{1,4}|=)" + _FLAG_VALUE),
+        _r(r"--?(?:password|passwd|passphrase|db-password|pass)(?:[ \t]{1,4}|=)" + _FLAG_VALUE),
         ("pass",), priority=_P_ASSIGN, group="val",
         check=lambda m, v, t: _check_flag_value(m, v, t) and not _named_in_prose(m, v), lowered=True,
         anchors=("--pass", "-pass", "--db-password", "-db-password"),
