@@ -284,3 +284,29 @@ def test_passphrase_option_is_redacted(text):
 ])
 def test_passphrase_option_lookalikes_stay(text):
     assert redact(text) == text
+
+
+# an English credential name with a Chinese / Japanese / Korean copula (token 是 X, API Key 为 X, password は X)
+@pytest.mark.parametrize("text,secret", [
+    ("token 是 Zx9Qw8Er7Ty6Ui5Op4As3Df2", "Zx9Qw8Er7Ty6Ui5Op4As3Df2"),
+    ("API Key 是 Zx9Qw8Er7Ty6Ui5Op4As3Df2", "Zx9Qw8Er7Ty6Ui5Op4As3Df2"),
+    ("我的 GitHub token 是 Zx9Qw8Er7Ty6Ui5Op4As3Df2，别外传", "Zx9Qw8Er7Ty6Ui5Op4As3Df2"),
+    ("root 的 password 为 s3cr3tP4ss", "s3cr3tP4ss"),
+    ("secret key 是：Zx9Qw8Er7Ty6Ui5Op4As3Df2", "Zx9Qw8Er7Ty6Ui5Op4As3Df2"),
+    ("access token は Zx9Qw8Er7Ty6Ui5Op4As3Df2 です", "Zx9Qw8Er7Ty6Ui5Op4As3Df2"),
+])
+def test_english_label_with_cjk_copula_is_redacted(text, secret):
+    out = redact(text)
+    assert secret not in out and "[redacted:" in out, out
+
+
+@pytest.mark.parametrize("text", [
+    "token 是按字数计费的",
+    "token 是 LLM 的输入单位",
+    "password 是必填字段",
+    "API key 是在控制台生成的",
+    "token 是 4096",
+    "password 为 None 时报错",
+])
+def test_english_label_with_cjk_copula_lookalikes_stay(text):
+    assert redact(text) == text

@@ -1633,6 +1633,18 @@ _KEYWORD_RULES: list[_Rule] = [
         _CJK_LABELS, priority=_P_ASSIGN, group="val", check=_check_cjk_label, pre=frozenset(), lowered=True,
         trim="\"'`.,;:?)]}>", anchors=_CJK_LABELS,
     ),
+    # an English credential name with a CJK copula (token 是 X, API Key 为 X, password は X): a value that reads as a
+    # password or key material (:func:`_glued_cjk_value`), so "token 是按字数计费的" and "token 是 4096" stay
+    _Rule(
+        "password",  # the kind: per name, _assignment_kind (the empty "kq" group asks for it)
+        _r(r"(?P<key>password|passwd|passphrase|pwd|(?:api|access|secret|private)[ _-]?(?:key|token)|token|secret)"
+           r"(?P<kq>)[ \t]{0,2}(?:是|为|為|は|는|은)[ \t\u3000]{0,2}[:：]?[ \t\u3000]{0,4}[\"'“‘「『`]?"
+           r"(?P<val>[\x21-\x7e]{1,512}+)"),
+        ("pass", "pwd", "key", "token", "secret"), priority=_P_ASSIGN, group="val", pre=_W, lowered=True,
+        trim="\"'`.,;:?)]}>", check=lambda m, v, t: _glued_cjk_value(v.rstrip("\"'`.,;:?)]}>”’」』"),
+                                                          m.group("key").startswith("pass") or m.group("key") == "pwd"),
+        anchors=("pass", "pwd", "api", "access", "secret", "private", "token"),
+    ),
     # a key or a token named in another language: APIキー：…, 액세스 토큰: …, clave de API: …, clé secrète : …, ключ API: …
     _Rule(
         "intl_key_label",  # the kind: per label, _INTL_KEY_LABELS
