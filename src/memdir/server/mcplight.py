@@ -39,6 +39,9 @@ PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
 INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
+#: the deepest nesting of arrays and objects a message may have: the SDK's JSON parser (pydantic-core) drops a line
+#: nested deeper (201 levels pass) without a reply, and Python's raises RecursionError at about 1,000
+MAX_DEPTH = 200
 #: the ``_meta`` keys of the per-request protocol envelope (2026-07-28 era)
 ENVELOPE_NS = "io.modelcontextprotocol/"
 ENVELOPE_KEY = ENVELOPE_NS + "protocolVersion"
@@ -265,8 +268,14 @@ class LightServer:
         """One line from the client: a parse error, a light answer, or a message for the full server."""
         try:
             msg = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):
             self._reply(None, error={"code": PARSE_ERROR, "message": "Parse error"})
+            return
+        if too_deep(line, msg):
+            if not (isinstance(msg, dict) and "method" in msg and "id" not in msg):  # a notification gets no reply
+                msg_id = msg.get("id") if isinstance(msg, dict) and valid_message(msg) else None
+                self._reply(msg_id, error={"code": INVALID_REQUEST, "message": (
+                    f"Invalid Request: arrays and objects nested more than {MAX_DEPTH} levels deep")})
             return
         if not valid_message(msg):  # the SDK drops it without a reply: the client would wait forever
             self._reply(None, error={"code": INVALID_REQUEST, "message": (
@@ -365,6 +374,20 @@ class LightServer:
             self._reply(msg_id, self.table["tools_list"][self._version])
             return True
         return False
+
+
+def too_deep(line: str, msg: "Any") -> bool:
+    """True when ``msg`` (``line`` parsed) nests arrays and objects more than :data:`MAX_DEPTH` levels deep."""
+    if line.count("[") + line.count("{") <= MAX_DEPTH:
+        return False
+    stack = [(msg, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, (dict, list)):
+            if depth > MAX_DEPTH:
+                return True
+            stack.extend((v, depth + 1) for v in (value.values() if isinstance(value, dict) else value))
+    return False
 
 
 def valid_message(msg: "Any") -> bool:
