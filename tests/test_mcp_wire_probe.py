@@ -54,3 +54,18 @@ def test_a_deeply_nested_message_gets_an_error_reply_not_silence(tmp_path, proje
     nulls = [r for r in replies if r["id"] is None]
     assert len(nulls) == 2 and all(r["error"]["code"] == -32700 for r in nulls), replies
     assert len(replies) == 5, replies
+
+
+def test_a_request_whose_id_is_a_replay_id_still_gets_its_reply(tmp_path, project):
+    """The light loop hands the session to the SDK by replaying the client's initialize under ids of its own
+    (``memdir-replay-N``) and drops the replies to those; a client request under such an id had its reply dropped
+    too: no reply, the client waited for ever."""
+    call = {"jsonrpc": "2.0", "id": "memdir-replay-1", "method": "tools/call",
+            "params": {"name": "memory_list", "arguments": {}}}
+    again = json.loads(INIT) | {"id": "memdir-replay-2"}
+    replies = _session(project, tmp_path / "home", [INIT, INITIALIZED, json.dumps(call), json.dumps(again)])
+    ids = sorted(json.dumps(r["id"]) for r in replies)
+    assert ids == ['"memdir-replay-1"', '"memdir-replay-2"', "1"], replies
+    by_id = {r["id"]: r for r in replies}
+    assert by_id["memdir-replay-1"]["result"]["structuredContent"]["count"] == 0
+    assert by_id["memdir-replay-2"]["result"]["serverInfo"]["name"] == "memdir"

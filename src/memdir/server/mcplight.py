@@ -147,7 +147,8 @@ class LightServer:
         self._serve: "Serve | None" = None
         self.load_error: "BaseException | None" = None
         self._replay: list[dict] = []  # what the loop took that the SDK must see first, in order
-        self._replay_ids: set[str] = set()
+        self._replay_ids: set[str] = set()  # the replayed initialize requests whose reply has not come yet
+        self._replays = 0
         self._version: "str | None" = None  # the protocol version the last initialize negotiated
         self._feed: "Any" = None  # queue.Queue of lines for the SDK, once handed over
         self._sdk: "threading.Thread | None" = None
@@ -182,19 +183,22 @@ class LightServer:
         except ValueError:
             msg = None
         if isinstance(msg, dict) and "method" not in msg and "id" in msg:  # a response
-            with self._answered:
-                self._pending.discard(json.dumps(msg["id"]))
-                self._answered.notify_all()
-            if msg["id"] in self._replay_ids:
+            if isinstance(msg["id"], str) and msg["id"] in self._replay_ids:
+                # the first reply under a replay id answers the replayed initialize (fed first, answered first); a
+                # later one answers a client request that happens to use the same id, and is passed on
+                self._replay_ids.discard(msg["id"])
                 if "error" in msg:  # the light loop accepted an initialize the SDK refuses: say so where it shows
                     print(f"memdir: the MCP server refused the session's initialize: {msg['error']}", file=sys.stderr,
                           flush=True)
                 return
+            with self._answered:
+                self._pending.discard(json.dumps(msg["id"]))
+                self._answered.notify_all()
         self._write(text.rstrip("\n"))
 
-    def _forward(self, line: str, msg: "Any") -> None:
+    def _forward(self, line: str, msg: "Any", replayed: bool = False) -> None:
         if isinstance(msg, dict) and isinstance(msg.get("method"), str):
-            if "id" in msg:
+            if "id" in msg and not replayed:  # nobody waits for a replayed initialize's reply
                 with self._answered:
                     self._pending.add(json.dumps(msg["id"]))
             elif msg["method"] == "notifications/cancelled" and isinstance(msg.get("params"), dict):
@@ -241,7 +245,7 @@ class LightServer:
                                      daemon=True)
         self._sdk.start()
         for msg in self._replay:
-            self._forward(json.dumps(msg, ensure_ascii=False, separators=(",", ":")), msg)
+            self._forward(json.dumps(msg, ensure_ascii=False, separators=(",", ":")), msg, replayed=True)
         self._replay.clear()
         self.handed_over = True
         return True
@@ -365,7 +369,8 @@ class LightServer:
             versions = self.table["handshake_versions"]
             self._version = version if version in versions else versions[-1]
             result = self.table["initialize"][self._version]
-            replayed = dict(msg, id=f"{REPLAY_ID}{len(self._replay_ids) + 1}")
+            self._replays += 1
+            replayed = dict(msg, id=f"{REPLAY_ID}{self._replays}")
             self._replay_ids.add(replayed["id"])
             self._replay.append(replayed)
             self._reply(msg_id, result)
