@@ -79,3 +79,9 @@ def test_a_key_written_another_way_is_that_key(tmp_path, monkeypatch, capsys, wo
     assert code == 0, err
     lines = out.strip().splitlines()
     assert len(lines) == 1 and lines[0].split()[:2] == ["inject.max_chars", "1200"]
+
+
+def test_a_typo_in_capitals_names_the_nearest_key(tmp_path, monkeypatch, capsys):
+    """INJECT.MAX_CHARS names the key (the README spells settings both ways): a typo of it does too."""
+    code, out, err = _run(tmp_path, monkeypatch, capsys, "INJECT.MAX_CHAR")
+    assert code == 2 and not out and "did you mean 'inject.max_chars'" in err, err

@@ -567,8 +567,8 @@ def config_cmd(ctx, words, as_json):
         picked = [k for k in names if k == key or k.startswith(key + ".")]
         if not picked:
             sections = sorted({k.split(".", 1)[0] for k in names})  # `recal` means the section, not recall.k
-            close = difflib.get_close_matches(key, sections if "." not in key else names, 1, 0.6) or \
-                difflib.get_close_matches(key, names, 1, 0.6)
+            close = difflib.get_close_matches(key.lower(), sections if "." not in key else names, 1, 0.6) or \
+                difflib.get_close_matches(key.lower(), names, 1, 0.6)  # INJECT.MAX_CHAR: a typo in capitals too
             raise UsageError(f"unknown config key {key!r}" + (f": did you mean {close[0]!r}?" if close else "")
                              + " (`memdir config` lists every key)")
     # a store or endpoint URL can carry a password (postgresql://u:pw@…, ?password=…): never print it; nor a key
