@@ -27,15 +27,25 @@ def _store(tmp_path):
     return m
 
 
+def _shown(reply: dict, turn: dict) -> str:
+    """A neighbour's text as the model reads it: its window, or the text of the hit it names."""
+    if turn["text"].startswith("(hit "):
+        other = reply["hits"][int(turn["text"].split()[1]) - 1]
+        assert other["handle"] == turn["handle"]
+        return other["text"]
+    return turn["text"]
+
+
 def test_a_hit_carries_the_turn_before_and_after_it(tmp_path):
     m = _store(tmp_path)
     try:
         reply = do_recall(m, "why did the billing integration suite fail", 8)
         reply_hit = next(h for h in reply["hits"] if "will look at the fixture" in h["text"])
-        # the failing output before the reply that names the failure, windowed to its error line
-        assert "invoice_currency_code" in reply_hit["before"]["text"]
-        assert reply_hit["before"]["role"] == "tool" and len(reply_hit["before"]["text"]) <= 400
-        assert "currency = 'EUR'" in reply_hit["after"]["text"]
+        # the failing output before the reply that names the failure, and the change after it: here hits of their
+        # own, shown whole, so the neighbours name them instead of repeating their lines
+        before, after = reply_hit["before"], reply_hit["after"]
+        assert before["role"] == "tool" and before["text"].startswith("(hit ")
+        assert "invoice_currency_code" in _shown(reply, before) and "currency = 'EUR'" in _shown(reply, after)
     finally:
         m.close()
 
@@ -84,8 +94,37 @@ def test_the_mcp_tool_sends_the_turns_around_and_times_in_utc(tmp_path):
     try:
         body = anyio.run(main)
         reply_hit = next(h for h in body["hits"] if "will look at the fixture" in h["text"])
-        assert "invoice_currency_code" in reply_hit["before"]["text"] and reply_hit["before"]["role"] == "tool"
-        assert reply_hit["before"]["handle"] and "currency = 'EUR'" in reply_hit["after"]["text"]
+        assert "invoice_currency_code" in _shown(body, reply_hit["before"]) and reply_hit["before"]["role"] == "tool"
+        assert reply_hit["before"]["handle"] and "currency = 'EUR'" in _shown(body, reply_hit["after"])
         assert reply_hit["ts"] == "2026-11-20T09:02:00.000Z"
     finally:
         m.close()
+
+
+def test_a_neighbour_is_windowed_when_it_is_no_hit_of_the_reply(tmp_path):
+    m = _store(tmp_path)
+    try:
+        reply = do_recall(m, "why did the billing integration suite fail", 1)  # one hit: its neighbours are windows
+        (hit,) = reply["hits"]
+        side = hit.get("before") or hit.get("after")
+        assert side and not side["text"].startswith("(hit ") and len(side["text"]) <= 400
+    finally:
+        m.close()
+
+
+def test_a_neighbour_another_hit_shows_whole_is_named_not_repeated():
+    from memdir.server.tools import shared_turns, unshare_lost
+
+    window = "E   KeyError: 'invoice_currency_code'"
+    out = [{"handle": "aaa111", "text": "I will look at the fixture.",
+            "before": {"handle": "bbb222", "role": "tool", "text": "… " + window + " …"}},
+           {"handle": "bbb222", "text": "Bash: pytest → exit 1\n" + window + "\nok line"}]
+    named = shared_turns(out)
+    assert out[0]["before"] == {"handle": "bbb222", "role": "tool", "text": "(hit 2 of this reply)"}
+    # the other hit's text cut below the window (the reply's bound): the window comes back
+    out[1]["text"] = "Bash: pytest → exit 1 … [cut]"
+    assert unshare_lost(out, named) and window in out[0]["before"]["text"] and not named
+    # and when the other hit was left out of the reply altogether
+    named = shared_turns(out := [out[0] | {"before": {"handle": "bbb222", "role": "tool", "text": window}},
+                                 {"handle": "bbb222", "text": window}])
+    assert named and unshare_lost(out[:1], named) and out[0]["before"]["text"] == window

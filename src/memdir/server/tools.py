@@ -236,12 +236,46 @@ def recall_k(m: "Memdir", k: int | None) -> int:
     return max(1, min(int(k), MAX_K))
 
 
+def shared_turns(out: list[dict[str, Any]]) -> dict[tuple[int, str], tuple[int, dict[str, Any]]]:
+    """Name, not repeat, a neighbour that is itself a hit of the same reply: in ``out`` (:func:`hit_out` dicts with
+    ``before`` / ``after``), a neighbour whose window's text the other hit's text shows whole gets ``"text": "(hit N
+    of this reply)"`` (N from 1), so the reply's bound goes to texts it does not hold yet (block-QA reachable: tuning
+    145 -> 146, validation 144 unchanged). Changes ``out`` in place; returns what it replaced,
+    ``{(hit index, side): (the other hit's index, the neighbour as it was)}``, for :func:`unshare_lost`."""
+    rank = {h["handle"]: i for i, h in enumerate(out) if h.get("handle")}
+    named: dict[tuple[int, str], tuple[int, dict[str, Any]]] = {}
+    for i, hit in enumerate(out):
+        for side in ("before", "after"):
+            turn, j = hit.get(side), rank.get((hit.get(side) or {}).get("handle"))
+            if turn and j is not None and j != i and _core(turn["text"]) in out[j]["text"]:
+                named[(i, side)] = (j, turn)
+                hit[side] = {**turn, "text": f"(hit {j + 1} of this reply)"}
+    return named
+
+
+def _core(window: str) -> str:
+    """A neighbour's window without the cut marks at its ends (the part another text must hold)."""
+    return window.strip().strip("…").strip()
+
+
+def unshare_lost(hits: list[dict[str, Any]], named: dict[tuple[int, str], tuple[int, dict[str, Any]]]) -> bool:
+    """Give back (in ``hits``, a reply's after :func:`fit_hits`) each neighbour :func:`shared_turns` named whose
+    other hit was left out or no longer shows its window whole (its text was halved); ``True`` when one was given
+    back (the reply must be fitted again). Those given back leave ``named``."""
+    lost = [key for key, (j, turn) in named.items()
+            if key[0] < len(hits) and (j >= len(hits) or _core(turn["text"]) not in hits[j]["text"])]
+    for i, side in lost:
+        hits[i][side] = named.pop((i, side))[1]
+    return bool(lost)
+
+
 def do_recall(m: "Memdir", query: str, k: int | None = None, scope: str | None = None,
               kinds: list[str] | None = None) -> dict[str, Any]:
     """``{"query", "count", "hits": [{id, handle, kind, scope, score, summary, text, truncated, ts, pinned,
     category, reasons, before?, after?}], "omitted"?}``, best first; ``k`` as :func:`recall_k` says (``before`` /
     ``after``: the turn next to an event hit in its session, ``{handle, role, text}``, its best-matching window of at
-    most 400 characters, :meth:`Memdir.around`). Each text is cut at 4,000 chars (:func:`hit_out`: from its opening,
+    most 400 characters, :meth:`Memdir.around`; a neighbour another hit shows whole names it, :func:`shared_turns`).
+    Each text is cut at 4,000 chars (:func:`hit_out`: from its opening,
     or around the passage recall matched, :func:`passage_cut`) and the whole reply kept within 20,000 characters and
     10,000 estimated tokens (:func:`fit_hits`: long texts halved, then the lowest hits left out and counted in
     ``omitted``; ``truncated: true``; a cut text ends with a note saying how to read the rest with
@@ -259,8 +293,13 @@ def do_recall(m: "Memdir", query: str, k: int | None = None, scope: str | None =
         limits.append(max(MIN_HIT_CHARS, min(MAX_HIT_CHARS, left)))
         out.append({**hit_out(h, limits[-1]), **ctx})
         left -= len(out[-1]["text"])  # the neighbours count in fit_hits' bound, not in this share
+    named = shared_turns(out)
     shown = query if len(query) <= QUERY_ECHO else query[:QUERY_ECHO] + "…"  # a pasted log is not sent back whole
-    return fit_hits({"query": shown, "count": len(out), "hits": out}, "hits", list(hits), limits)
+    reply, kept = {"query": shown, "count": len(out), "hits": out}, list(hits)
+    while True:  # fit_hits leaves out and cuts in ``kept`` and ``limits`` too
+        reply = fit_hits(reply, "hits", kept, limits)
+        if not unshare_lost(reply["hits"], named):
+            return reply
 
 
 def page(text: str, offset: int, limit: int, tokens: int | None = None) -> str:
