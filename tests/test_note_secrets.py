@@ -80,3 +80,32 @@ def test_a_goal_or_rule_in_root_md_is_no_problem_for_inspect(project, tmp_path):
     with memdir.open(project, home=tmp_path / "g") as m:
         assert "Never force-push to main" in m.context("push")
         assert m.inspect().problems == []
+
+
+def test_a_problem_quoting_a_hand_written_line_never_shows_its_secret(project, tmp_path, capsys, monkeypatch):
+    """inspect, doctor and every command's warning quote what a note file says where it cannot be taken (a YAML line
+    that does not parse, a field that is not a time, a kind naming no category, a link to no note): a key on that
+    line was shown as typed, in the CLI, MCP's memory_inspect and the viewer's Health page."""
+    monkeypatch.setenv("MEMDIR_HOME", str(tmp_path / "g"))
+    with memdir.open(project, home=tmp_path / "g") as m:
+        m.remember("deploys go through helm charts", category="decisions")
+    facts = project / ".memory" / "facts"
+    facts.mkdir(parents=True, exist_ok=True)
+    files = {"yaml": f"---\nsummary: s\ntoken: {TOKEN}: : [\n---\nbody one\n",
+             "tab": f"---\nsummary: s\n\taws: {AWS}\n---\nbody two\n",
+             "created": f"---\nsummary: s\ncreated: {TOKEN}\n---\nbody three\n",
+             "pinned": f"---\nsummary: s\npinned: {AWS}\n---\nbody four\n",
+             "kind": f"---\nsummary: s\nkind: {TOKEN}\n---\nbody five\n",
+             "link": f"---\nsummary: s\nsupersedes: facts/{TOKEN}\n---\nbody six\n"}
+    for name, text in files.items():
+        (facts / f"{name}.md").write_text(text, encoding="utf-8")
+    with memdir.open(project, home=tmp_path / "g") as m:
+        problems = m.inspect().problems
+    assert {p["path"].rsplit("/", 1)[-1] for p in problems} >= {f"{n}.md" for n in files}, problems
+    assert not _plain(json.dumps(problems)), problems
+    assert "[redacted:" in json.dumps(problems)  # the line is still quoted, its key as a marker
+    for args in (("inspect",), ("doctor",), ("recall", "helm")):
+        code, out, err = run_cli(capsys, "--dir", str(project), *args)
+        assert not _plain(out + err), (args, out + err)
+    for name, text in files.items():  # the person's files are left as written
+        assert (facts / f"{name}.md").read_text(encoding="utf-8") == text

@@ -407,7 +407,11 @@ class Root:
         return self._store
 
     def problem(self, kind: str, path: str | Path, detail: str) -> dict[str, str]:
-        return {"kind": kind, "scope": self.scope, "path": str(path), "detail": detail}
+        """One problem of this root for ``inspect``/``doctor``: ``detail`` is redacted, since it may quote what a note
+        file says (a YAML line that does not parse, a field's value) and a key typed there must not be shown."""
+        from memdir.capture.redact import redact
+
+        return {"kind": kind, "scope": self.scope, "path": str(path), "detail": redact(detail)}
 
     def read_note(self, note_id: str, path: Path) -> tuple[Note, dict[str, Any]]:
         """Parse one note file (or one item of ROOT.md, see :meth:`page_note`); raises ``UsageError``
