@@ -165,3 +165,44 @@ def test_a_root_md_line_offers_no_edit_pin_or_forget_that_cannot_work(m):
             if href.startswith("/static") or "?" in href:
                 continue
             assert c.get(href).status_code == 200, href
+
+
+GITHUB = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+
+
+def test_no_page_shows_a_key_from_a_note_field_a_refusal_or_the_address(m):
+    """Pages redacted a note's text, summary and tags, but not the rest of what they show: a key written into a note
+    file's ``kind`` or ``supersedes`` (badges, links), a refused edit's reason quoting the frontmatter line typed, and
+    text the address carried back (the search box, "why", a 404 naming the id asked for) were shown as typed."""
+    m.remember("deploys go through helm charts", category="facts")
+    facts = m.roots["project"].path / "facts"
+    (facts / "kinded.md").write_text(f"---\nsummary: kinded deploy\nkind: {GITHUB}\n---\nkinded deploy body\n",
+                                     encoding="utf-8")
+    (facts / "linked.md").write_text(f"---\nsummary: linked deploy\nsupersedes: facts/{GITHUB}\n---\nlinked deploy body\n",
+                                     encoding="utf-8")
+    (facts / "other.md").write_text(f"---\nsummary: other\nsuperseded_by: facts/{GITHUB}\n---\nother deploy body\n",
+                                    encoding="utf-8")
+    c = client(m)
+    pages = ["/search?q=kinded+deploy", "/search?q=linked+deploy", "/notes", "/notes/project/facts/kinded",
+             "/notes/project/facts/linked", "/notes/project/facts/other", "/health",
+             f"/search?q=deploy+{GITHUB}&session={AWS}", f"/why?q=deploy+{GITHUB}&id={AWS}",
+             f"/notes/project/facts/{GITHUB}", f"/event?key={GITHUB}", f"/timeline/session?s={AWS}",
+             f"/notes/project/facts/{GITHUB}/edit"]
+    for url in pages:
+        r = c.get(url)
+        assert r.status_code in (200, 400, 404), url
+        assert GITHUB not in r.text and AWS not in r.text, (url, r.text[r.text.find(GITHUB[:8]) - 200:][:400])
+    note = m.inspect().notes[0].id
+    page = c.get(f"/notes/project/{note}/edit").text
+    for fm in (f"summary: s\npinned: {GITHUB}\n", f"summary: s\ntoken: {GITHUB}: : [\n", f"summary: s\nkind: {AWS}\n"):
+        r = c.post(f"/notes/project/{note}/edit", data={"frontmatter": fm, "body": "body\n",
+                                                        "version": _field(page, "version")}, headers=ORIGIN)
+        assert r.status_code == 400 and 'id="refused"' in r.text, fm
+        assert GITHUB not in r.text and AWS not in r.text, r.text
+    # what is no secret stays as it is: the form's version (a SHA-256) still saves, a block's prompt hash is shown
+    r = c.post(f"/notes/project/{note}/edit", data={"frontmatter": _field(page, "frontmatter"), "body": "helm body\n",
+                                                    "version": _field(page, "version")}, headers=ORIGIN)
+    assert r.status_code == 303, r.text
+    m.record_injection(m.context("deploy"), prompt="deploy", host="test", session="s1")
+    row = m.injections()[0]
+    assert row["prompt_sha256"] in c.get(f"/injections/{row['scope']}/{row['id']}").text

@@ -8,6 +8,7 @@ on a worker thread.
 
 from __future__ import annotations
 
+import functools
 import re
 import threading
 from datetime import date, datetime
@@ -100,13 +101,35 @@ def _env():
     import jinja2
 
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(HERE / "templates")), autoescape=True,
-                             trim_blocks=True, lstrip_blocks=True, undefined=jinja2.ChainableUndefined)
+                             trim_blocks=True, lstrip_blocks=True, undefined=jinja2.ChainableUndefined,
+                             finalize=shown)
+    env.filters["digest"] = digest
     env.filters["redmark"] = redmark
     env.filters["redacted"] = redacted  # a form field's text: what saving it would store
     env.filters["day"] = lambda ts: (ts or "")[:10]
     env.filters["hm"] = lambda ts: (ts or "")[11:16]
     env.filters["q"] = lambda s: quote(str(s or ""), safe="")
     return env
+
+
+def shown(value: Any) -> Any:
+    """Every ``{{ … }}`` a page outputs (Jinja's ``finalize``): a plain string is redacted (:func:`redacted`), whatever
+    it came from — a note field, a refusal quoting what was typed, the address's own text — so no page shows a key;
+    markup made here (:func:`redmark`, :func:`markdown`, :func:`digest`) passes as it is."""
+    if isinstance(value, Markup) or not isinstance(value, str) or not value:
+        return value
+    return _redact_short(value) if len(value) <= 512 else redacted(value)
+
+
+@functools.lru_cache(maxsize=8192)
+def _redact_short(value: str) -> str:  # a page repeats its labels, ids and links many times
+    return redacted(value)
+
+
+def digest(value: Any) -> Markup:
+    """A hash shown or sent back as it is (a note's version, a prompt's SHA-256): never a secret, but a run of hex
+    that redaction would take for one."""
+    return Markup(escape(str(value or "")))
 
 
 def redacted(text: Any) -> str:
