@@ -206,3 +206,18 @@ def test_no_page_shows_a_key_from_a_note_field_a_refusal_or_the_address(m):
     m.record_injection(m.context("deploy"), prompt="deploy", host="test", session="s1")
     row = m.injections()[0]
     assert row["prompt_sha256"] in c.get(f"/injections/{row['scope']}/{row['id']}").text
+
+
+def test_a_refused_supersede_keeps_the_text_typed(m):
+    """A supersede refused (the note superseded meanwhile from another tab, an empty text) answered with the note's
+    page, its form holding the old note's text again or gone (a superseded note offers none): what was typed was lost."""
+    note = m.remember("deploys go through helm charts", category="facts")
+    c = client(m)
+    assert c.post(f"/notes/project/{note.id}/supersede", data={"text": "deploys go through argo now"},
+                  headers=ORIGIN).status_code == 303  # the first tab
+    r = c.post(f"/notes/project/{note.id}/supersede", data={"text": "MY OTHER TAB'S TEXT"}, headers=ORIGIN)
+    assert r.status_code == 400 and 'id="refused"' in r.text and "superseded" in r.text
+    assert _field(r.text, "text") == "MY OTHER TAB'S TEXT"
+    other = m.remember("the cache is warmed at start", category="facts")
+    r = c.post(f"/notes/project/{other.id}/supersede", data={"text": "  "}, headers=ORIGIN)
+    assert r.status_code == 400 and _field(r.text, "text") == "  "

@@ -360,9 +360,10 @@ def create_app(backend: Backend, *, prefix: str = "") -> Starlette:
 
         try:
             new = await call(request, run)
-        except UsageError as exc:
+        except (UsageError, ReadOnlyStore) as exc:  # the page keeps the text typed (superseded meanwhile, empty …)
             note = await call(request, lambda m: m.get(nid, scope=scope))
-            return render(request, "note.html", code=400, note=note, refused=str(exc), nav="notes")
+            return render(request, "note.html", code=400 if isinstance(exc, UsageError) else 409, note=note,
+                          refused=str(exc), typed=text, nav="notes")
         return RedirectResponse(f"{note_href(base, new.scope, new.id)}?done=superseded", status_code=303)
 
     # ---- health --------------------------------------------------------------------------------------------
