@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
+from pathlib import Path
 from typing import Any, Callable
 
 import memdir.embed as embed
@@ -18,7 +19,7 @@ from memdir.engine import events as event_ops
 from memdir.engine import hybrid, recovery, remote, rootlinks
 from memdir.errors import UsageError, damaged_index, index_recovery, install_hint
 from memdir.lazylog import getLogger
-from memdir.notes import markdown as notes
+from memdir.notes import conflicts, markdown as notes
 from memdir.store.sqlite import index, opening
 from memdir.stores import Stores, stores_of
 from memdir.types import Note, Report
@@ -82,7 +83,9 @@ def inspect(s: Stores) -> Report:
                     problems.append(root.problem("fields", note.path, f"{nid}: " + "; ".join(odd)))
             except (UsageError, OSError) as exc:
                 if str(root.path / (nid + ".md")) not in reported:
-                    problems.append(root.problem("unreadable", root.path / (nid + ".md"), str(exc)))
+                    hint = getattr(exc, "hint", "")  # a merge conflict: how to mend it, as sync says
+                    problems.append(root.problem("unreadable", root.path / (nid + ".md"),
+                                                 f"{exc}; {hint.format(id=nid)}" if hint else str(exc)))
                 whole = root.read_broken_note(nid, root.path / (nid + ".md"))
                 if whole is not None:
                     all_notes.append(whole)
@@ -113,6 +116,7 @@ def inspect(s: Stores) -> Report:
             if marker_problems:  # the compiler leaves such a file alone: reindex cannot repair it, the markers can
                 problems += [root.problem("markers", idx, p) for p in marker_problems]
                 continue
+            problems += page_conflicts(root, idx, text)
             for nid in sorted(n for n in ids if n.startswith(cat + "/")):
                 if f"({nid.split('/', 1)[1]}.md)" not in text:
                     problems.append(root.problem("index_missing_file", idx, f"index.md does not list {nid}; run `memdir reindex`"))
@@ -125,8 +129,24 @@ def inspect(s: Stores) -> Report:
         if page is not None:
             _, marker_problems = find_blocks(page)
             problems += [root.problem("markers", root_md, p) for p in marker_problems]
+            problems += [] if marker_problems else page_conflicts(root, root_md, page)
         problems += rootlinks.link_problems(root)  # ROOT.md not compiled, memdir's files not git-ignored
     return Report(counts=counts, problems=problems, notes=all_notes)
+
+
+def page_conflicts(root: Any, path: Path, text: str) -> list[dict[str, str]]:
+    """A ``conflict`` problem for the merge-conflict markers a ``git pull`` left in a compiled page (``ROOT.md``, an
+    ``index.md``) whose auto markers lie outside them (else ``find_blocks`` says so), ``[]`` without any."""
+    from memdir.notes.compile import find_blocks
+
+    found = conflicts.hunks(text)
+    if not found:
+        return []
+    blocks = find_blocks(text)[0].values()
+    compiled = all(any(a <= h.start and h.end < b for a, b in blocks) for h in found)
+    fix = ("`memdir reindex` compiles those lines again" if compiled else
+           "keep the right lines and delete the marker lines (memdir reads both sides meanwhile)")
+    return [root.problem("conflict", path, f"unresolved git merge conflict ({conflicts.where(found)}); {fix}")]
 
 
 def copied(root: Any, read: list[tuple[Note, dict[str, Any]]], ids: set[str]) -> list[dict[str, str]]:
@@ -434,7 +454,12 @@ def index_checks(m: "Stores | Any", inspect: Callable[[], Any] | None = None, *,
             if p["kind"] == "secret":
                 what, _, fix = p["detail"].rpartition("; ")
                 add(f"{p['scope']} secret", "warn", f"{os.path.basename(p['path'])}: {what}", fix)
-        found = [p for p in rep.problems if p["kind"] not in ("link", "secret")]
+        for p in rep.problems:  # a merge conflict left by a `git pull`, in a note or a compiled page: named
+            if p["kind"] == "conflict" or "git merge conflict" in p["detail"]:
+                what, _, fix = p["detail"].rpartition("; ")
+                add(f"{p['scope']} merge conflict", "warn", f"{p['path']}: {what}", fix)
+        found = [p for p in rep.problems if p["kind"] not in ("link", "secret", "conflict")
+                 and "git merge conflict" not in p["detail"]]
         add("markdown", "warn" if found else "ok", f"{len(found)} problem{'' if len(found) == 1 else 's'} between the "
             "Markdown and the index", markdown_fix({p["kind"] for p in found}) if found else "")
     return checks

@@ -26,7 +26,7 @@ from memdir.notes import compile as compiler
 from memdir.engine import notescan, notesecrets, rootlinks, writelock
 from memdir.store.sqlite import opening, readonly, txn
 from memdir.notes import markdown as notes
-from memdir.notes import rootmd
+from memdir.notes import conflicts, rootmd
 from memdir.errors import LockBusy, MemdirError, ReadOnlyStore, UsageError
 from memdir.fileio import read_or_none
 from memdir.roots import DERIVED_DIRNAME, ROOT_PAGE, inside, not_linked_out, private_dir
@@ -419,6 +419,9 @@ class Root:
         if note_id.startswith(ROOT_PAGE + "/"):
             return notesecrets.shown(self.page_note(note_id), self.secrets), {}
         raw = notes.read_text(path)
+        found = conflicts.hunks(raw)
+        if found:  # a `git pull` left markers: never indexed or shown as the note's own words
+            raise conflicts.Conflicted(conflicts.problem(found))
         meta, body, _ = notes.split(raw)
         category = note_id.split("/", 1)[0]
         st = path.stat()
@@ -432,21 +435,25 @@ class Root:
     def read_broken_note(self, note_id: str, path: Path) -> Note | None:
         """A note whose frontmatter cannot be read (broken YAML, never closed, not a mapping) as its body alone:
         default fields (kind from the category, summary its first line, times from the file), so it stays
-        findable while it waits to be repaired. ``None`` when the file itself cannot be read (binary, not UTF-8,
-        too large, gone)."""
+        findable while it waits to be repaired; a file with merge-conflict markers as both sides' text without them,
+        with its first side's fields (:func:`memdir.notes.conflicts.parts`). ``None`` when the file itself cannot
+        be read (binary, not UTF-8, too large, gone)."""
         try:
             raw = notes.read_text(path)
             st = path.stat()
         except (UsageError, OSError):
             return None
-        body = notes.body_of_broken(raw).replace("\x00", "")
+        found = conflicts.hunks(raw)  # a conflicted note: its own side's fields, both sides' text, no markers
+        meta, body = conflicts.parts(raw, found) if found else ({}, notes.body_of_broken(raw))
+        body = body.replace("\x00", "")
         if not body.strip():
             return None
         category = note_id.split("/", 1)[0]
-        f = notes.fields({}, body, category=category, fallback_time=parse_ts(st.st_mtime))
+        f = notes.fields(meta, body, category=category, fallback_time=parse_ts(st.st_mtime))
         return notesecrets.shown(Note(id=note_id, category=category, kind=f["kind"], summary=f["summary"], text=body.strip(),
-                               scope=self.scope, path=path, tags=(), load_when=(), pinned=False, supersedes=None,
-                               superseded_by=None, created=f["created"], updated=f["updated"], highlight=None), self.secrets)
+                               scope=self.scope, path=path, tags=f["tags"], load_when=f["load_when"], pinned=f["pinned"],
+                               supersedes=f["supersedes"], superseded_by=f["superseded_by"], created=f["created"],
+                               updated=f["updated"], highlight=f["highlight"]), self.secrets)
 
     def note_row(self, note: Note, mtime_ns: int, size: int) -> dict[str, Any]:
         return {
@@ -483,7 +490,7 @@ class Root:
             try:
                 self.read_note(nid, Path(found[nid][0]))
             except (UsageError, OSError) as exc:
-                problems.append(self.problem("unreadable", found[nid][0], f"{exc}; {BROKEN_HINT.format(id=nid)}"))
+                problems.append(self.problem("unreadable", found[nid][0], f"{exc}; {getattr(exc, 'hint', BROKEN_HINT).format(id=nid)}"))
                 changed.remove(nid)
         if (changed or gone) and self.db_mode in ("ro", "immutable") and not self.store_spec:
             self._db = st.db = readonly.to_memory(st.db)  # a stale read-only index: the notes go to a copy in memory
@@ -501,7 +508,7 @@ class Root:
                             st.delete_doc(nid)
                             bad.append(nid)
                         else:
-                            problems.append(self.problem("unreadable", path, f"{exc}; {BROKEN_HINT.format(id=nid)}"))
+                            problems.append(self.problem("unreadable", path, f"{exc}; {getattr(exc, 'hint', BROKEN_HINT).format(id=nid)}"))
                             st.upsert_doc(self.note_row(whole, m, -s - 1))
                         continue
                     if not note.text:  # an emptied file (or frontmatter alone) is no note: said, left as it is

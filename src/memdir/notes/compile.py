@@ -11,8 +11,11 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass
 
+from memdir.notes import conflicts
+
 _BEGIN = re.compile(r"^\s*<!--\s*auto:begin\s+([\w-]+)")
 _END = re.compile(r"^\s*<!--\s*auto:end\b")
+UNMERGED = "left untouched"  # how a problem of a page in a merge conflict begins (replace_block writes nothing)
 
 
 @dataclass
@@ -39,10 +42,15 @@ def cell(text: str, limit: int = 80) -> str:
 
 
 def find_blocks(text: str) -> tuple[dict[str, tuple[int, int]], list[str]]:
-    """Locate auto blocks: ``{name: (first content line index, end marker line index)}`` and problems."""
+    """Locate auto blocks: ``{name: (first content line index, end marker line index)}`` and problems. A marker
+    inside a merge conflict a ``git pull`` left (one side's block, or both) makes no block: the page is left alone."""
     lines = text.splitlines(keepends=True)
     blocks: dict[str, tuple[int, int]] = {}
     problems: list[str] = []
+    torn = [h for h in conflicts.hunks(text) if any(_BEGIN.match(x) or _END.match(x) for x in lines[h.start:h.end + 1])]
+    if torn:
+        return blocks, [f"{UNMERGED}: an auto marker lies inside an unresolved git merge conflict "
+                        f"({conflicts.where(torn)}): resolve it (keep one side's block) and memdir compiles it again"]
     i = 0
     while i < len(lines):
         m = _BEGIN.match(lines[i])
@@ -79,7 +87,7 @@ def replace_block(text: str, name: str, content_lines: list[str], *, default_sec
                 and re.match(r"^\s*\|[\s:|-]+\|\s*$", old[1]):
             body = old[:2] + body[2:]
         return "".join(lines[:start] + body + lines[end:]), problems
-    if any(f"auto block {name!r}" in p for p in problems):
+    if any(f"auto block {name!r}" in p or p.startswith(UNMERGED) for p in problems):
         return text, problems
     sep = "" if not text or text.endswith("\n\n") else ("\n" if text.endswith("\n") else "\n\n")
     head = f"{default_section}\n" if default_section else ""

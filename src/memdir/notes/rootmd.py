@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass, field
 
 from memdir.errors import UsageError
+from memdir.notes import conflicts
 from memdir.notes.compile import find_blocks
 
 #: heading texts (case-folded, a trailing parenthetical removed) that open each section; a heading that starts with
@@ -137,7 +138,8 @@ def routes_of(lines: list[str]) -> list[tuple[str, str]]:
 
 def parse(text: str) -> RootPage:
     """Read a ``ROOT.md``'s text into a :class:`RootPage` (never raises on odd Markdown: what is not understood is
-    not an item)."""
+    not an item). Merge-conflict markers a ``git pull`` left are not items: both sides' lines are read."""
+    text = conflicts.resolved(text)
     lines = text.splitlines()
     blocks, _ = find_blocks(text)
     compiled = set()
