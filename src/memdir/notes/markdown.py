@@ -274,7 +274,6 @@ def fields(meta: dict[str, Any], body: str, *, category: str, fallback_time: dat
     created = parse_ts(meta.get("created"), default=fallback_time) if meta.get("created") is not None else fallback_time
     updated = parse_ts(meta.get("updated"), default=created) if meta.get("updated") is not None else created
     summary = _opt_str(meta.get("summary")) or _first_line(body)
-    pinned = meta.get("pinned")
     return {
         "kind": _opt_str(meta.get("kind")) or kind_for(category),
         "summary": summary,
@@ -283,10 +282,16 @@ def fields(meta: dict[str, Any], body: str, *, category: str, fallback_time: dat
         "updated": updated,
         "load_when": _strlist(meta.get("load_when")),
         "tags": _strlist(meta.get("tags")),
-        "pinned": pinned is True or (isinstance(pinned, str) and pinned.strip().lower() in ("true", "yes", "1")),
+        "pinned": flag(meta.get("pinned")) is True,
         "supersedes": _opt_str(meta.get("supersedes")),
         "superseded_by": _opt_str(meta.get("superseded_by")),
     }
+
+
+def flag(v: Any) -> bool | None:
+    """A hand-written ``pinned``: YAML's true/false, ``yes``/``no``/``on``/``off`` or ``1``/``0``, quoted or not; else None."""
+    t = str(v).strip().lower() if isinstance(v, (str, int)) and not isinstance(v, bool) else v
+    return True if t in (True, "true", "yes", "on", "1") else None if t not in (False, "false", "no", "off", "0", "") else False
 
 
 def field_problems(meta: dict[str, Any]) -> list[str]:
@@ -304,9 +309,7 @@ def field_problems(meta: dict[str, Any]) -> list[str]:
                 parse_ts(v)
             except UsageError:
                 out.append(f"{k} {str(v)[:40]!r} is not a time (the file's time is used)")
-    p = meta.get("pinned")
-    if p is not None and not isinstance(p, bool) and not (isinstance(p, str) and p.strip().lower() in
-                                                          ("true", "yes", "1", "false", "no", "0", "")):
+    if (p := meta.get("pinned")) is not None and flag(p) is None:
         out.append(f"pinned {str(p)[:20]!r} is not true/false (taken as false)")
     for k in ("tags", "load_when"):
         if isinstance(meta.get(k), dict):
