@@ -13,6 +13,25 @@ from memdir.notes import markdown as notes
 from memdir.roots import check_segment
 
 
+#: a folder of notes inside a category: memdir reads ``<category>/<slug>.md`` alone, so it is said, never skipped silently
+NESTED = ("a folder inside the category {cat}/ holding Markdown files: they are not read as notes (a note is "
+          "{cat}/<name>.md); move them up into {cat}/ or into a category of their own")
+
+
+def holds_notes(path: str, depth: int = 4) -> bool:
+    """True when the folder ``path`` holds a ``.md`` file within ``depth`` levels (links are not followed)."""
+    try:
+        with os.scandir(path) as it:
+            for e in it:
+                if e.name.endswith(".md") and e.is_file(follow_symlinks=False):
+                    return True
+                if depth > 1 and e.is_dir(follow_symlinks=False) and holds_notes(e.path, depth - 1):
+                    return True
+    except OSError:
+        return False
+    return False
+
+
 def scan(root: Any) -> tuple[dict[str, tuple[str, int, int]], list[dict[str, str]]]:
     """Every note file of ``root`` (a :class:`memdir.engine.root.Root`): ``{id: (path, mtime_ns, size)}`` and problems
     (symlinks out, bad names). Paths are ``str`` (a ``Path`` per note cost every hook's open-time sync ~10 us a
@@ -35,6 +54,9 @@ def scan(root: Any) -> tuple[dict[str, tuple[str, int, int]], list[dict[str, str
         for f in sorted(os.scandir(cat.path), key=lambda e: e.name):
             if f.name.startswith(".tmp-") and f.name.endswith(".part"):
                 drop_stale_temp(f)
+                continue
+            if f.is_dir(follow_symlinks=False) and not f.name.startswith(".") and holds_notes(f.path):
+                problems.append(root.problem("unreadable", f.path, NESTED.format(cat=cat.name)))
                 continue
             if not f.name.endswith(".md") or f.name == "index.md" or f.name.startswith("."):
                 continue
