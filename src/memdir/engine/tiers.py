@@ -2,7 +2,7 @@
 
 * Heat (seed 001's triple ``heat0 / reinforced_at / half_life_days``):
   ``heat(t) = heat0 · 0.5 ** ((t − reinforced_at) / half_life)``; a new memory starts at ``heat0 = 1`` at its
-  own time; a pinned memory never decays. Reinforcement is read from the ``rehearsal`` counters, which the
+  own time (or the sweep's, when that is ahead of the clock); a pinned memory never decays. Reinforcement is read from the ``rehearsal`` counters, which the
   core bumps only for memories actually injected into a ``<memory>`` block (or recalled explicitly by a person
   or a tool): ``n`` new rehearsals at time ``t`` give ``heat0 = heat(t) + n``, ``reinforced_at = t``.
 * Tiers with hysteresis (seed 001: hot in 0.6 / out 0.4, warm in 0.3 / out 0.15): a memory enters a tier at
@@ -79,6 +79,7 @@ def sweep_root(root: "Root", cfg: Any, now: float) -> dict[str, int]:
             h0, at, seen, prev = 1.0, float(r["ts_epoch"]), 0, None
         else:
             h0, at, seen, prev = r["heat0"], r["reinforced_at"], r["seen_count"], r["tier"]
+        at = min(at, now)  # a time ahead of the clock starts its heat now: it would stay at heat0 until then
         if r["rcount"] > seen:
             try:
                 when = parse_ts(r["rlast"]).timestamp() if r["rlast"] else now

@@ -74,10 +74,13 @@ def subject_of(text: str, *, event: bool) -> str | None:
 
 def decay(age_days: float, half_life_days: float, floor: float, pinned: bool = False, curve: str = "exponential") -> float:
     """Decay multiplier ``max(floor, 0.5 ** (age_days / half_life_days))`` in ``[floor, 1]``: 0.5 at one
-    half-life, 0.25 at two (unless the floor is higher); 1 when pinned, when ``half_life_days <= 0`` or for
-    future times. ``curve="hyperbolic"`` is seed 004's ``1 / (1 + age_days / half_life_days)`` (also 0.5 at one
-    half-life, but 0.33 at two and 0.2 at four: old memories fall more slowly), floored the same way."""
-    if pinned or half_life_days <= 0 or age_days <= 0:
+    half-life, 0.25 at two (unless the floor is higher); 1 when pinned or when ``half_life_days <= 0``. A time
+    ahead of the clock (negative ``age_days``) counts by its distance, as one as far behind: a machine whose clock
+    ran ahead does not outrank every memory until then. ``curve="hyperbolic"`` is seed 004's ``1 / (1 + age_days /
+    half_life_days)`` (also 0.5 at one half-life, but 0.33 at two and 0.2 at four: old memories fall more slowly),
+    floored the same way."""
+    age_days = abs(age_days)
+    if pinned or half_life_days <= 0 or age_days == 0:
         return 1.0
     if curve == "hyperbolic":
         return max(floor, 1.0 / (1.0 + age_days / half_life_days))
