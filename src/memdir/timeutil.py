@@ -40,11 +40,18 @@ def now_utc() -> datetime:
 
 def from_local(dt: datetime) -> datetime:
     """A naive ``dt`` read as the machine's local wall-clock time, as an aware UTC datetime (an aware one is only
-    converted). At a DST gap or overlap the platform's choice applies (``fold=0``). A time within a day of the
-    calendar's ends whose UTC instant (or the platform's look-up of the local offset) leaves years 1..9999 is the
-    calendar's nearest time: Go's zero time ``0001-01-01 00:00:00`` without a zone is a time, not unreadable."""
+    converted). A wall time the clock repeats (a DST overlap) is its first pass; one it skipped (a DST gap) is read
+    with the offset before the change, as ``zoneinfo`` and PEP 495 do, so it lands just after the change on its own
+    day. A time within a day of the calendar's ends whose UTC instant (or the platform's look-up of the local
+    offset) leaves years 1..9999 is the calendar's nearest time: Go's zero time ``0001-01-01 00:00:00`` without a
+    zone is a time, not unreadable."""
     try:
-        return dt.astimezone(UTC)
+        got = dt.astimezone(UTC)
+        if dt.tzinfo is None and got.astimezone().replace(tzinfo=None) != dt:
+            # skipped: the C library's fold=0 takes the offset after the change, an hour before it (a date alone
+            # became the day before where midnight is skipped); its fold=1 is the offset before
+            got = dt.replace(fold=1).astimezone(UTC)
+        return got
     except (OverflowError, ValueError, OSError):
         if dt.year not in (1, 9999):
             raise
