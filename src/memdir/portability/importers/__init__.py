@@ -74,7 +74,10 @@ def __getattr__(name: str):
 
 
 def iter_events(source: str, path: str | Path, *, stats: Counter | None = None) -> Iterator[dict]:
-    """Events of one transcript ``path`` read by the importer of ``source`` (a key of ``IMPORTERS``).
+    """Events of one transcript ``path`` read by the importer of ``source`` (a key of ``IMPORTERS``), in file order.
+    An event without a time (none written, or one the importer could not read) takes the time of the event before
+    it in its session, or the session's first time when none came before (:func:`_times_filled`), so it is not
+    stored at the import's own time, apart from its conversation. The ``jsonl`` source sorts by time itself.
 
     Raises ``memdir.errors.UsageError`` for an unknown source; the importer's own errors otherwise.
     """
@@ -82,7 +85,40 @@ def iter_events(source: str, path: str | Path, *, stats: Counter | None = None) 
 
     if source not in _SOURCES:
         raise UsageError(f"unknown transcript source {source!r}: use one of {', '.join(_SOURCES)}")
-    return __getattr__(_SOURCES[source])(path, stats=stats)
+    events = __getattr__(_SOURCES[source])(path, stats=stats)
+    return events if source == "jsonl" else _times_filled(events)
+
+
+#: untimed events held back while their session has shown no time yet; past this they go on without one
+_HELD_MAX = 10_000
+
+
+def _times_filled(events: "Iterator[dict]") -> "Iterator[dict]":
+    """``events`` with each missing ``ts`` filled from its session's previous time (or its next one, for the events
+    before the session's first time); closing this closes ``events``."""
+    last: dict = {}
+    held: dict = {}
+    try:
+        for ev in events:
+            session = ev.get("session")
+            if ev.get("ts") not in (None, ""):
+                last[session] = ev["ts"]
+                yield from ({**h, "ts": ev["ts"]} for h in held.pop(session, ()))
+            elif session in last:
+                ev = {**ev, "ts": last[session]}
+            elif sum(map(len, held.values())) < _HELD_MAX:
+                held.setdefault(session, []).append(ev)
+                continue
+            else:  # too many to hold: what is held goes first, in its order
+                yield from (h for rest in held.values() for h in rest)
+                held.clear()
+            yield ev
+        for rest in held.values():  # sessions that never had a time: as read (the import's clock)
+            yield from rest
+    finally:
+        close = getattr(events, "close", None)
+        if close is not None:
+            close()
 
 
 def peek_session(source: str, path: str | Path, *, max_lines: int = 200) -> tuple[str | None, str | None]:
