@@ -8,7 +8,8 @@ Accepted inputs for :func:`parse_ts`:
 * ``int``/``float`` epoch — seconds, or milliseconds when ``abs(value) >= 1e11`` (seed 000 writes ms epochs),
   microseconds from ``1e14`` (PostgreSQL, Chrome), nanoseconds from ``1e17`` (``time.time_ns()``, Go's ``UnixNano``,
   OpenTelemetry): each threshold is year 5138 in the unit below;
-* ``str`` — ISO 8601 (``Z`` or offset, with or without time; without either, local time), a numeric epoch string,
+* ``str`` — ISO 8601 (``Z`` or offset, with or without time; without either, local time; eight digits that are a
+  date, ``20261130``, are that date), a numeric epoch string (``1.5e12``, ``+1772359200`` as the numbers),
   an RFC 2822 date (an HTTP ``Date`` header, an e-mail's, ``git log --date=rfc``: ``Mon, 30 Nov 2026 09:15:00 +0800``),
   the forms with a month's name of ``date``, ``ctime``, ``git log`` and JavaScript's ``Date.toString()`` (a zone
   named by offset, ``UTC``/``GMT`` or the local zone's own name; none is local time), an ISO 8601 time whose zone
@@ -128,9 +129,14 @@ def _parse(value) -> datetime:
         leap = _LEAP_SECOND.search(s) if len(s) <= 200 else None
         if leap:  # RFC 3339's second 60: the last instant of its minute, so it sorts between :59 and the next minute
             return _parse(s[:leap.start()] + ":59" + s[leap.end():]) + timedelta(microseconds=999_999)
-        if re.fullmatch(r"-?\d+", s):
+        if len(s) == 8 and s.isdigit() and s[0] != "0":  # ISO 8601's basic date (date +%Y%m%d), not 1970's seconds
+            try:
+                return from_local(datetime.fromisoformat(s))
+            except ValueError:
+                pass
+        if re.fullmatch(r"[+-]?\d+", s):
             return _parse(int(s))
-        if re.fullmatch(r"-?\d+(\.\d+)?", s):
+        if re.fullmatch(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?", s):  # as a JSON or Python number reads
             return _parse(float(s))
         m = _BRACKET_ZONE.fullmatch(s) if s.endswith("]") and len(s) <= 200 else None
         if m:  # RFC 9557: '2026-11-30T09:15:00+08:00[Asia/Shanghai]'; the offset decides, else the zone named

@@ -1,0 +1,49 @@
+"""Siblings of case C13's epoch numbers written as strings. An eight-digit date in ISO 8601's basic form
+(``20261130``: ``date +%Y%m%d``, a log's or a file name's date) was read as epoch seconds, a day of 1970, while
+``20261130T0915`` beside it was read as the date it is; and an epoch string in a form a number takes elsewhere
+(``1.5e12``, ``+1772359200``) was refused, though the same value as a JSON number was read."""
+
+from __future__ import annotations
+
+import time
+from datetime import datetime, timezone
+
+import pytest
+
+import memdir
+from memdir.timeutil import parse_ts
+
+UTC = timezone.utc
+
+
+@pytest.fixture
+def shanghai(monkeypatch):
+    monkeypatch.setenv("TZ", "Asia/Shanghai")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+@pytest.mark.parametrize("text,want", [
+    ("20261130", datetime(2026, 11, 29, 16, 0, tzinfo=UTC)),  # local midnight, as 2026-11-30 is
+    (" 19991231 ", datetime(1999, 12, 30, 16, 0, tzinfo=UTC)),
+])
+def test_an_eight_digit_date_is_that_date(shanghai, text, want):
+    assert parse_ts(text) == want == parse_ts(text.strip()[:4] + "-" + text.strip()[4:6] + "-" + text.strip()[6:])
+
+
+@pytest.mark.parametrize("text", ["1.5e12", "1.5E+12", "+1500000000000", "+1500000000", "1500000000.0e0"])
+def test_an_epoch_string_in_any_form_of_a_number_is_read_as_that_number(text):
+    assert parse_ts(text) == parse_ts(float(text)) == datetime(2017, 7, 14, 2, 40, tzinfo=UTC)
+
+
+@pytest.mark.parametrize("value", [20261130, 12345678, "12345678", "20261345"])
+def test_numbers_and_eight_digits_that_are_no_date_stay_epoch_seconds(value):
+    assert parse_ts(value) == datetime.fromtimestamp(int(value), UTC)
+
+
+@pytest.mark.parametrize("text", ["1e400", "+", "1e", "e5", "--5", "1.5e12.3"])
+def test_what_is_no_number_is_still_refused(text):
+    with pytest.raises(memdir.UsageError):
+        parse_ts(text)
