@@ -294,3 +294,56 @@ def test_import_of_a_session_hooks_captured_stores_no_tool_call_twice(m):
     assert counts == {"read": 3, "stored": 2, "duplicate": 1, "skipped": 0}
     assert [e["key"] for e in m.session_events("s1")].count("t:s1:toolu_01ABC") == 1
     assert "import:claude-code:s1:toolu_01ABC" not in [e["key"] for e in m.session_events("s1")]
+
+
+def _fork_copy(session, when):
+    """A forked session's file as an importer reads it: the parent's turns under the child's id and new line ids,
+    with the parent's texts and times (Claude Code ``--fork-session``, a Codex fork)."""
+    def ev(n, role, text, **kw):
+        return {"key": f"import:claude-code:{session}:n{n}", "role": role, "text": text, "session": session,
+                "ts": (when + timedelta(seconds=n)).isoformat(), **kw}
+    return [ev(0, "user", "why does the staging deploy fail on the container step"),
+            ev(1, "assistant", "Let me check the deploy logs for the staging container."),
+            ev(2, "tool", "Bash: kubectl logs deploy/staging → Error: image tag v1.2.3 not found"),
+            ev(3, "assistant", "The staging deploy fails because the image tag v1.2.3 is missing from the registry.")]
+
+
+def _hooks_capture_the_parent(m, when):
+    m.capture({"role": "user", "text": "why does the staging deploy fail on the container step", "session": "A",
+               "ts": when.isoformat()})
+    m.capture({"role": "tool", "tool": "Bash", "input": {"command": "kubectl logs deploy/staging"},
+               "output": {"stdout": "", "stderr": "Error: image tag v1.2.3 not found", "interrupted": False},
+               "call_id": "toolu_01ABC", "session": "A", "ts": (when + timedelta(seconds=2)).isoformat()})
+    m.capture({"role": "assistant", "session": "A", "ts": (when + timedelta(seconds=5)).isoformat(),
+               "text": "Let me check the deploy logs for the staging container.\n\nThe staging deploy fails because "
+                       "the image tag v1.2.3 is missing from the registry."})
+
+
+def test_a_forked_session_repeating_turns_hooks_captured_stores_none_of_them_again(m):
+    """A fork (a new session id, the parent's turns repeated with new ids, the same texts and times) of a session the
+    hooks captured: its copies of the parent's prompt, reply messages and tool call are the turns already stored; only
+    the fork's own turn is new, also when the importer hands the copied turns over in several calls."""
+    when = datetime(2026, 11, 30, 10, 0, tzinfo=timezone.utc)
+    _hooks_capture_the_parent(m, when)
+    copy = _fork_copy("B", when)
+    copy[2]["key"] = "import:claude-code:B:toolu_01ABC"
+    copy[2]["text"] = "Bash: kubectl logs deploy/staging → error: Error: image tag v1.2.3 not found"  # worded otherwise
+    own = {"key": "import:claude-code:B:n9", "role": "user", "text": "now push the missing image tag to the registry",
+           "session": "B", "ts": (when + timedelta(days=1)).isoformat()}
+    first = m.import_events(copy[:1])
+    rest = m.import_events(copy[1:] + [own])  # an importer's next batch
+    assert (first["stored"], rest["stored"], first["duplicate"] + rest["duplicate"]) == (0, 1, 4)
+    assert [e["text"] for e in m.session_events("B")] == [own["text"]]
+    assert m.status()["project"]["events"] == 4
+
+
+def test_the_same_prompt_asked_later_in_another_session_is_not_taken_for_a_copy(m):
+    """A prompt asked again on purpose in another session, hours later, is no fork: that session's reply messages are
+    its own, stored even when a reply the hooks captured earlier holds the same words (the prompt itself is stored
+    once: memdir keeps one event per text)."""
+    when = datetime(2026, 11, 30, 10, 0, tzinfo=timezone.utc)
+    _hooks_capture_the_parent(m, when)
+    later = _fork_copy("C", when + timedelta(hours=3))
+    counts = m.import_events([later[0], later[1]])
+    assert counts == {"read": 2, "stored": 1, "duplicate": 1, "skipped": 0}
+    assert [e["text"] for e in m.session_events("C")] == [later[1]["text"]]

@@ -774,6 +774,18 @@ def test_captured_replies_are_the_hooks_assistant_turns_of_a_session(store):
     assert store.captured_replies("s3") == []
 
 
+def test_event_with_text_names_the_session_and_time_of_the_event_holding_a_text(store):
+    """What an import asks of a duplicate prompt (memdir.engine.events.copied_from): the session and time of the event
+    that holds its text; a note's text or an unknown one is no event."""
+    import_events(store, [event("u:A:1", "why does the deploy fail", session="A", ts=1_700_000_005.0),
+                          event("import:x:1", "no session here", session=None)])
+    store.upsert_doc(note("facts/deploy", "a note about the deploy"))
+    assert store.event_with_text(sha("why does the deploy fail")) == ("A", 1_700_000_005.0)
+    assert store.event_with_text(sha("no session here")) == (None, 1_700_000_000.0)
+    assert store.event_with_text(sha("a note about the deploy")) is None
+    assert store.event_with_text(sha("never stored")) is None
+
+
 def test_captured_tool_keys_are_the_hooks_tool_calls_of_a_session(store):
     import_events(store, [event("t:s1:toolu_1", "Bash: ls → a", role="tool"),
                           event("import:x:s1:toolu_2", "Bash: pwd → /x", role="tool"),

@@ -80,7 +80,9 @@ def _import_all(s: Stores, root: Any, it: Iterator[Any], counts: dict[str, int],
     into a local root makes its rows and tokens ahead in a second process (:mod:`memdir.engine.ahead`)."""
     pairs = ((ev, None) for ev in it) if root.remote else ahead.ahead(it, total, int(s.config.get("import.workers")))
     batch: dict[str, int] | None = None
-    replies: dict[Any, Any] = {}  # captured_before's cache: per session, captured replies by line and tool keys
+    # captured_before's cache: per session, captured replies by line and tool keys; and the sessions each session was
+    # found to copy (copied_from), kept by the store for this process: an importer's next call may hold the rest
+    replies: dict[Any, Any] = {COPIES: s.state.setdefault((COPIES, id(root)), {})}
     try:
         more = True
         while more:
@@ -163,6 +165,28 @@ def _import_batch(s: Stores, root: Any, it: Iterator[tuple[Any, Any]], counts: d
 
 #: an imported reply shorter than this (non-space characters) is never taken for part of a captured one
 CAPTURED_MIN_CHARS = 16
+#: ``captured_before``'s cache key of the sessions each session copies (:func:`copied_from`)
+COPIES = ("copies",)
+#: an imported prompt that is a duplicate of another session's event written within this many seconds of it is a copy
+#: of that moment: a fork or a resumed session under a new id repeats the history with its times (a prompt asked again
+#: later, on purpose, is not)
+COPY_WINDOW_S = 120.0
+
+
+def copied_from(st: Any, replies: dict[Any, Any], row: dict[str, Any]) -> None:
+    """Called for an imported event found to be a duplicate: when ``row`` is a prompt whose text is stored as an event
+    of another session written within :data:`COPY_WINDOW_S` of it, ``row``'s session is a copy of that session
+    (Claude Code ``--fork-session``, a Codex fork: a new file and session id, earlier turns repeated with their times),
+    and :func:`captured_before` also takes what the hooks captured in that session for it."""
+    sess = row.get("session")
+    if row.get("role") != "user" or not sess or str(row.get("ref", "")).startswith(gates.CAPTURE_PREFIXES):
+        return  # a hook's own capture is never matched against captures (no lookup on the hook's path)
+    found = st.event_with_text(row["content_sha256"])
+    if found is None or not found[0] or found[0] == sess or abs(found[1] - row["ts_epoch"]) > COPY_WINDOW_S:
+        return
+    origins = replies[COPIES].setdefault(sess, [])
+    if found[0] not in origins:
+        origins.append(found[0])
 
 
 def captured_before(st: Any, replies: dict[Any, Any], row: dict[str, Any]) -> bool:
@@ -173,13 +197,19 @@ def captured_before(st: Any, replies: dict[Any, Any], row: dict[str, Any]) -> bo
     of which would otherwise be stored again beside it). Whitespace is compared collapsed; texts shorter than
     :data:`CAPTURED_MIN_CHARS` are left alone. ``replies`` caches, for one import, each session's captured replies
     by their lines: only the replies holding the imported text's first line are searched (one lookup a row, however
-    many replies the session has)."""
+    many replies the session has). A session found to copy another (:func:`copied_from`) has that one's captures
+    too: a fork repeats turns the hooks captured under the session it was forked from."""
     sess = row.get("session")
     ref = str(row.get("ref", ""))
     if not sess or ref.startswith(gates.CAPTURE_PREFIXES):
         return False
+    return any(_captured_in(st, replies, row, ref, s) for s in [sess, *replies.get(COPIES, {}).get(sess, ())])
+
+
+def _captured_in(st: Any, replies: dict[Any, Any], row: dict[str, Any], ref: str, sess: str) -> bool:
+    """:func:`captured_before` for the hooks' captures of one session ``sess`` (``row``'s own, or one it copies)."""
     if row.get("role") == "tool":  # a tool call a hook captured under t:<session>:<call id>; an importer keys it
-        mark = f":{sess}:"            # <source>:<session>:<call id>, and may word its summary otherwise
+        mark = f":{row['session']}:"  # <source>:<session>:<call id>, and may word its summary otherwise
         if mark not in ref:
             return False
         if ("t", sess) not in replies:
@@ -208,7 +238,7 @@ def _batch_rows(s: Stores, root: Any, it: Iterator[tuple[Any, Any]], got: dict[s
                 lock_timeout: float | None, replies: dict[Any, Any] | None = None) -> bool:
     """:func:`_import_batch`'s transaction: reads ``it`` into ``got`` / ``history`` / ``stored``; True when ``it``
     may hold more. ``replies``: :func:`captured_before`'s cache, kept across the batches of one import."""
-    replies = {} if replies is None else replies
+    replies = {COPIES: {}} if replies is None else replies
     more = False
     with root.locked(lock_timeout), root.store.transaction() as st:
         deadline = time.monotonic() + BATCH_SECONDS
@@ -245,6 +275,7 @@ def _batch_rows(s: Stores, root: Any, it: Iterator[tuple[Any, Any]], got: dict[s
                 else:
                     got["duplicate"] += 1
                     log.debug("import_events: duplicate key or text: %s", row["ref"])
+                    copied_from(st, replies, row)
             if got["read"] >= BATCH_EVENTS or (got["read"] % 50 == 0 and time.monotonic() > deadline):
                 more = True
                 break

@@ -269,6 +269,10 @@ class SessionStore(Protocol):
         """The texts of the assistant turns a hook captured in ``session`` (keys ``a:``), in time order
         (:func:`memdir.store.sqlite.journal.captured_replies`)."""
 
+    def event_with_text(self, sha: str) -> tuple[str | None, float] | None:
+        """``(session, ts_epoch)`` of the stored event whose content hash is ``sha``, or ``None`` when there is none
+        (:func:`memdir.store.sqlite.journal.event_with_text`)."""
+
     def session_turns(self, *, session: str | None = None, since: float | None = None,
                       exclude: Iterable[str] = ()) -> list[dict[str, Any]]:
         """Events that have a session (of ``session`` when given, at or after ``since`` epoch seconds), refs in

@@ -288,6 +288,12 @@ class PgVectors:
                        "AND role = 'assistant' AND left(ref, 2) = 'a:' ORDER BY ts_epoch, id", (self.project, session))
         return [r["text"] for r in rows]
 
+    def event_with_text(self, sha: str) -> tuple[str | None, float] | None:
+        """As :func:`memdir.store.sqlite.journal.event_with_text`, for this project's events (this person's first)."""
+        row = self._x(f"SELECT session, ts_epoch FROM docs WHERE project = %s AND kind = 'event' AND content_sha256 = %s "
+                      f"ORDER BY owner = {ME} DESC LIMIT 1", (self.project, sha)).fetchone()
+        return (row["session"], row["ts_epoch"]) if row else None
+
     def scan_docs(self, prefix: str | None = None) -> Iterator[dict[str, Any]]:
         cols = "ref, kind, role, note_kind, ts, ts_epoch, text, summary, highlight, left(text, 100) AS head, pinned"
         if prefix is not None:

@@ -24,6 +24,7 @@ from typing import Any
 
 from memdir.store.rows import meta_json, session_summary
 from memdir.store.sqlite import txn
+from memdir.store.sqlite.codec import sha_key
 from memdir.timeutil import iso
 
 SKIPS_KEEP = 2_000
@@ -205,6 +206,13 @@ def captured_replies(db: sqlite3.Connection, session: str) -> list[str]:
     rows = db.execute("SELECT text FROM docs WHERE kind = 'event' AND session = ? AND role = 'assistant' "
                       "AND substr(ref, 1, 2) = 'a:' ORDER BY ts_epoch, id", (session,))
     return [r[0] for r in rows]
+
+
+def event_with_text(db: sqlite3.Connection, sha: str) -> tuple[str | None, float] | None:
+    """``(session, ts_epoch)`` of the event whose content hash is ``sha`` (one at most: the hash is unique among
+    events), or ``None``."""
+    row = db.execute("SELECT session, ts_epoch FROM docs WHERE kind = 'event' AND sha = ?", (sha_key(sha),)).fetchone()
+    return (row[0], row[1]) if row else None
 
 
 def captured_tool_keys(db: sqlite3.Connection, session: str) -> set[str]:

@@ -458,6 +458,11 @@ class SqliteStore:
 
         return journal.captured_replies(self.db, session)
 
+    def event_with_text(self, sha):
+        from memdir.store.sqlite import journal
+
+        return journal.event_with_text(self.db, sha)
+
     def scan_docs(self, prefix=None):
         cols = "ref, kind, role, note_kind, ts, ts_epoch, text, summary, highlight, substr(text, 1, 100) AS head, pinned"
         if prefix is not None:
