@@ -112,29 +112,52 @@ def build_prompt(transcript: str, *, categories: list[str], existing: list[tuple
 FENCE = re.compile(r"^\s*```[a-zA-Z0-9_-]*\s*\n(.*?)\n?```\s*$", re.S)
 
 
+#: a reasoning model's thoughts before its answer (DeepSeek-R1, Qwen3 through Ollama): they often quote the shape
+THINK = re.compile(r"^\s*<think>.*?</think>", re.S)
+
+
+#: where JSON can start inside prose: a brace before a key, a brace or its close, a bracket before an object, a
+#: bracket or its close (one before a word or a number is the prose's own: ``{the session}``, ``[1]``)
+JSON_START = re.compile(r'\{\s*["{}]|\[\s*[{\[\]]')
+
+
+def _decode(s: str, start: int | None = None) -> tuple[Any, int]:
+    """``(value, end)`` of the JSON at ``start`` (``None``: ``s`` whole); ``ValueError`` whose text says why not.
+    Python's reader raises more than its ``JSONDecodeError``: ``RecursionError`` past its nesting limit, a bare
+    ``ValueError`` for a number past its digit limit."""
+    try:
+        return (json.loads(s), len(s)) if start is None else json.JSONDecoder().raw_decode(s, start)
+    except json.JSONDecodeError as exc:  # cut in half (a length limit, a dropped connection) or not JSON at all
+        raise ValueError(f"{exc.msg}, char {exc.pos}") from None
+    except RecursionError:
+        raise ValueError("nested too deeply") from None
+    except ValueError as exc:
+        raise ValueError(str(exc).split(":")[0][:80]) from None
+
+
 def parse_reply(text: str) -> tuple[list[Any] | None, str]:
     """``(items, "")`` from a model reply, or ``(None, reason)`` when it is not the JSON object asked for (prose,
-    JSON cut in half, a second object after the first, another version). Tolerates a code fence and prose around
-    one whole JSON object."""
+    JSON cut in half, a second object after the first, another version). Tolerates a code fence, a leading
+    ``<think>`` block and prose around one whole JSON object or list."""
     if not isinstance(text, str) or not text.strip():
         return None, "empty reply"
-    s = text.strip()
+    s = THINK.sub("", text.strip(), count=1).strip()
     m = FENCE.match(s)
     if m:
         s = m.group(1).strip()
     obj: Any = None
     try:
-        obj = json.loads(s)
-    except ValueError:
-        start = s.find("{")
-        if start < 0:
-            return None, "invalid JSON (no object in the reply)"
+        obj, _ = _decode(s)
+    except ValueError as whole:
+        at = JSON_START.search(s)
+        if at is None:
+            return None, f"invalid JSON ({'no object in the reply' if str(whole).endswith(', char 0') else whole})"
         try:
-            obj, end = json.JSONDecoder().raw_decode(s, start)
-        except ValueError as exc:  # cut in half (a length limit, a dropped connection) or not JSON at all
-            return None, f"invalid JSON ({exc.msg}, char {exc.pos})"
+            obj, end = _decode(s, at.start())
+        except ValueError as exc:
+            return None, f"invalid JSON ({exc})"
         rest = s[end:]
-        if "{" in rest or rest.lstrip().startswith("["):  # another object after it, perhaps the real one, cut short
+        if JSON_START.search(rest) or rest.lstrip().startswith(("{", "[")):  # another object, perhaps the real one
             return None, "invalid JSON (more JSON after the first object)"
     if isinstance(obj, list):
         obj = {"memories": obj}

@@ -95,7 +95,7 @@ def _post(url: str, headers: dict[str, str], body: dict[str, Any], timeout_s: fl
         raise LLMError(f"{shown} answered HTTP {got['status']}: {text[:200]}")
     try:
         return json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested past Python's limit, still not an answer
         raise LLMError(f"{shown} answered with something that is not JSON: {text[:120]!r}") from None
 
 
@@ -109,6 +109,11 @@ def _key(config: Any, default_env: str, url: str, provider: str) -> str | None:
         raise LLMConfigError(f"distill.provider {provider!r} at {safe_url(url)} needs an API key: set ${env} "
                        f"(or name another variable in distill.api_key_env, or point distill.url at a server that needs none)")
     return key
+
+
+def _texts(parts: Any) -> list[str]:
+    """The ``text`` of each content part that has one as a string (a server's other shapes are not the reply)."""
+    return [p["text"] for p in parts if isinstance(p, dict) and isinstance(p.get("text"), str)]
 
 
 class OpenAIChatProvider:
@@ -141,7 +146,7 @@ class OpenAIChatProvider:
         except (KeyError, IndexError, TypeError):
             raise LLMError("the chat endpoint answered without choices[0].message.content") from None
         if isinstance(content, list):  # some servers answer with content parts
-            content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
+            content = "".join(_texts(content))
         return content if isinstance(content, str) else ""
 
 
@@ -173,4 +178,4 @@ class AnthropicProvider:
         blocks = data.get("content") if isinstance(data, dict) else None
         if not isinstance(blocks, list):
             raise LLMError("the Messages endpoint answered without content blocks")
-        return "".join(b.get("text", "") for b in blocks if isinstance(b, dict) and b.get("type", "text") == "text")
+        return "".join(_texts(b for b in blocks if isinstance(b, dict) and b.get("type", "text") == "text"))

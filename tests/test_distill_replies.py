@@ -1,0 +1,133 @@
+"""Siblings of C41: what real models answer ``memdir distill`` besides the JSON asked for. A reply the reader cannot
+take (nested past Python's recursion limit, a number longer than Python converts) is refused like prose, with the
+turns pending and the next session still asked; an object after prose holding braces, after a reasoning model's
+``<think>`` block or a list inside prose is read; an endpoint's odd answer is an ``LLMError`` or no reply."""
+
+from __future__ import annotations
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from memdir.distill import flow as distill
+from memdir.distill.prompt import parse_reply
+from memdir.llm import LLMError
+from memdir.llm.http import AnthropicProvider, OpenAIChatProvider
+
+GOOD = {"category": "decisions", "summary": "Deploy with pnpm", "body": "Deploys use pnpm: the npm lockfile broke CI."}
+OBJ = json.dumps({"version": 1, "memories": [GOOD]})
+
+
+class Replies:
+    """A provider answering each call with the next of ``replies``."""
+    name, model = "stub", "stub-1"
+
+    def __init__(self, replies: list[str]):
+        self.replies = list(replies)
+
+    def complete(self, system: str, prompt: str) -> str:
+        return self.replies.pop(0)
+
+
+def _sessions(m, *sids):
+    for n, sid in enumerate(sids):
+        m.import_events([{"key": f"{r}:{sid}:{i}", "role": r, "session": sid, "ts": f"2026-10-0{n + 1}T1{i}:00:00Z",
+                          "text": f"{sid} turn {i} by {r}: the {sid} service deploys with pnpm ({i})"}
+                         for i in range(4) for r in ("user", "assistant")])
+
+
+UNREADABLE = [
+    "[" * 100_000 + "]" * 100_000,                                                     # nested past the limit
+    '{"version": 1' + "0" * 5000 + ', "memories": []}',                                 # a 5,001-digit number
+    '{"version": 1, "memories": [{"category": "facts", "summary": "port", "body": "b", "tags": [' + "7" * 5000 + "]}]}",
+    "Sure: " + "{" * 100_000,                                                           # in prose, cut
+]
+
+
+@pytest.mark.parametrize("reply", UNREADABLE, ids=["deep", "long-number", "long-number-in-tags", "deep-in-prose"])
+def test_a_reply_the_json_reader_cannot_take_is_refused_and_the_next_session_is_asked(m, reply):
+    """A RecursionError or a ValueError without ``.msg`` escaped the reader: the run ended as an internal error
+    and the sessions after it were not asked."""
+    _sessions(m, "s1", "s2")
+    out = distill.run(m, provider=Replies([reply, OBJ]))
+    status = {s["session"]: s["status"] for s in out["sessions"]}
+    assert status == {"s1": "error", "s2": "distilled"}, out["sessions"]
+    assert "not the JSON asked for" in out["errors"][0]["reason"] and out["marked"] == 8
+    assert list(distill.pending_turns(m.roots["project"])) == ["s1"]          # asked again next run
+    assert [n["summary"] for n in out["notes"]] == ["Deploy with pnpm"]
+
+
+WRAPPED = [
+    "I read {the session} and kept one memory:\n" + OBJ + "\nLet me know if you want more.",
+    "<think>The shape is {\"version\": 1, \"memories\": [...]}; one decision is worth it.</think>\n" + OBJ,
+    "Here are the memories:\n" + json.dumps([GOOD]) + "\nThat is all.",
+    "Here are the memories:\n```json\n" + json.dumps([GOOD], indent=2) + "\n```",
+]
+
+
+@pytest.mark.parametrize("reply", WRAPPED, ids=["brace-in-prose", "think-block", "list-in-prose", "list-fenced-in-prose"])
+def test_the_object_or_list_wrapped_in_prose_is_read(m, reply):
+    """Prose before the JSON holding a brace of its own, or a list in prose, was refused on every run: those
+    turns were asked again, a call each, up to the daily cap, and never distilled."""
+    items, why = parse_reply(reply)
+    assert why == "" and items == [GOOD]
+    _sessions(m, "s1")
+    out = distill.run(m, provider=Replies([reply]))
+    assert not out["errors"] and out["marked"] == 8 and [n["summary"] for n in out["notes"]] == ["Deploy with pnpm"]
+
+
+@pytest.mark.parametrize("reply", [
+    OBJ + "\n" + OBJ,                                                  # two objects
+    "<think>x</think>\n" + OBJ + "\nor, shorter: {\"version\": 1, \"memories\": []}",
+    "Here: [" + json.dumps(GOOD) + ", {\"category\": \"facts\", \"bo",   # a list cut in half
+    "I read {the session} and: {\"version\": 1, \"memories\": [{\"category\": \"facts\", \"body\": \"cut",
+])
+def test_a_second_object_or_a_cut_one_is_still_refused(reply):
+    assert parse_reply(reply)[0] is None
+
+
+# ---- an endpoint whose answer is not what its API promises ----------------------------------------------------
+class Answers:
+    def __init__(self, body: bytes):
+        class H(BaseHTTPRequestHandler):
+            def log_message(self, *a):
+                pass
+
+            def do_POST(self):  # noqa: N802
+                self.rfile.read(int(self.headers.get("content-length") or 0))
+                self.send_response(200)
+                self.send_header("content-length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), H)
+        self.server.daemon_threads = True
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.mark.parametrize("kind,body", [
+    ("openai", b"[" * 100_000 + b"]" * 100_000),
+    ("openai", json.dumps({"choices": [{"message": {"content": [{"type": "text", "text": 5}, "x"]}}]}).encode()),
+    ("anthropic", json.dumps({"content": [{"type": "text", "text": ["a"]}]}).encode()),
+    ("anthropic", b"[" * 100_000 + b"]" * 100_000),
+])
+def test_an_endpoint_s_odd_answer_is_an_llm_error_or_no_reply(kind, body):
+    """A RecursionError or TypeError escaped the provider (an internal error ending the run) instead of the
+    LLMError, or the empty reply, that leaves the turns pending."""
+    ep = Answers(body)
+    try:
+        p = (OpenAIChatProvider if kind == "openai" else AnthropicProvider)(ep.url, "stub", timeout_s=10.0)
+        try:
+            got = p.complete("system", "prompt")
+        except LLMError:
+            got = ""
+        assert got == ""
+    finally:
+        ep.close()
