@@ -6,6 +6,8 @@ turns pending and the next session still asked; an object after prose holding br
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -131,3 +133,35 @@ def test_an_endpoint_s_odd_answer_is_an_llm_error_or_no_reply(kind, body):
         assert got == ""
     finally:
         ep.close()
+
+
+# ---- the CLI's one line ---------------------------------------------------------------------------------------
+def _cli_store(project, tmp_path, script: str):
+    """A project with one pending session whose model is ``script`` (Python run as the host CLI ``claude``)."""
+    import memdir
+
+    model = tmp_path / "model.py"
+    model.write_text("import sys\nsys.stdin.read()\n" + script, encoding="utf-8")
+    (project / ".memory").mkdir(exist_ok=True)
+    (project / ".memory" / "config.toml").write_text(
+        f'[distill]\nprovider = "claude"\ncommand = {json.dumps(sys.executable + " " + str(model))}\ntimeout_s = 20\n',
+        encoding="utf-8")
+    with memdir.open(project, home=tmp_path / "g") as m:
+        _sessions(m, "s1")
+
+
+@pytest.mark.parametrize("script", [
+    "print('Sure! Nothing worth keeping here.')",                       # prose
+    "sys.stderr.write('only on stderr\\n')",                            # nothing on stdout
+    "sys.stderr.write('auth failed\\n'); sys.exit(3)",                  # a failed call
+    "import os, signal; os.kill(os.getpid(), signal.SIGKILL)",          # killed
+])
+def test_a_failed_distillation_is_one_line_on_stderr(project, tmp_path, script):
+    """``memdir distill`` printed the logger's warning ("distill: s1: reply rejected …") above its own
+    ``memdir: error:`` line: two lines for one failure (C41 promises one)."""
+    _cli_store(project, tmp_path, script)
+    r = subprocess.run([sys.executable, "-m", "memdir", "--dir", str(project), "--home", str(tmp_path / "g"), "distill"],
+                       capture_output=True, text=True, timeout=120)
+    lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
+    assert r.returncode == 1 and len(lines) == 1 and lines[0].startswith("memdir: error: distill: session s1:"), r.stderr
+    assert "error: s1:" in r.stdout

@@ -205,7 +205,9 @@ def _run_locked(m: Any, root: Any, props: Any, out: dict[str, Any], *, session: 
                 if isinstance(exc, LLMUnreachable):
                     unreachable = f"the model could not be reached for session {sid} ({reason})"
                 out["errors"].append({"session": sid, "reason": reason})
-                log.warning("distill: %s: model call failed (turns stay pending): %s", sid, reason)
+                # info, not warning: the result carries it and the CLI says it in its one error line (the detached
+                # worker's distill.log takes info)
+                log.info("distill: %s: model call failed (turns stay pending): %s", sid, reason)
                 if not dry_run:
                     _record(root, sid, day, now, provider, "error", reason, {}, [])
                 entry.update(status="error", reason=reason)
@@ -217,7 +219,7 @@ def _run_locked(m: Any, root: Any, props: Any, out: dict[str, Any], *, session: 
 
                 reason = f"the model's reply is not the JSON asked for ({why}); its turns stay pending for the next run"
                 out["errors"].append({"session": sid, "reason": reason})
-                log.warning("distill: %s: reply rejected (turns stay pending): %s: %.200r", sid, why, redact(reply or ""))
+                log.info("distill: %s: reply rejected (turns stay pending): %s: %.200r", sid, why, redact(reply or ""))
                 if not dry_run:
                     _record(root, sid, day, now, provider, "invalid_reply", why, counts, [])
                 entry.update(status="error", reason=reason)
