@@ -9,6 +9,7 @@ import json
 import subprocess
 import sys
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
@@ -165,3 +166,32 @@ def test_a_failed_distillation_is_one_line_on_stderr(project, tmp_path, script):
     lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
     assert r.returncode == 1 and len(lines) == 1 and lines[0].startswith("memdir: error: distill: session s1:"), r.stderr
     assert "error: s1:" in r.stdout
+
+
+# ---- a host CLI that writes without end, or is killed ---------------------------------------------------------
+@pytest.mark.parametrize("script", [
+    "import sys\nsys.stdout.write('x' * (9 << 20))\n",                               # more than any answer
+    "import sys\nwhile True:\n    sys.stdout.write('{\"version\": 1, ' * 4096)\n",    # without end, until killed
+], ids=["9-mb", "endless"])
+def test_a_host_cli_writing_more_than_any_answer_is_cut_off(tmp_path, script):
+    """The host CLI's stdout was read whole into memory until its timeout (an HTTP endpoint's reply is refused
+    past 8 MB): a CLI stuck in a loop printing filled the distiller's memory for two minutes."""
+    from memdir.llm.host_cli import HostCLIProvider
+
+    model = tmp_path / "model.py"
+    model.write_text(script, encoding="utf-8")
+    p = HostCLIProvider("claude", [sys.executable, str(model)], timeout_s=60.0)
+    t = time.monotonic()
+    with pytest.raises(LLMError, match="larger than any answer"):
+        p.complete("system", "prompt")
+    assert time.monotonic() - t < 30  # cut when the limit is passed, not at the timeout
+
+
+def test_a_killed_host_cli_is_said_killed(tmp_path):
+    """"`claude` exited with -9: " named a negative exit code and an empty reason."""
+    from memdir.llm.host_cli import HostCLIProvider
+
+    p = HostCLIProvider("claude", [sys.executable, "-c", "import os, signal; os.kill(os.getpid(), signal.SIGKILL)"],
+                        timeout_s=30.0)
+    with pytest.raises(LLMError, match=r"`claude` was killed by signal 9 \(SIGKILL\)$"):
+        p.complete("system", "prompt")

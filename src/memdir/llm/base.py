@@ -11,6 +11,10 @@ from memdir.errors import MemdirError, UsageError
 #: do nothing when they see it, so the distiller's own model session is never captured or distilled again
 GUARD_ENV = "MEMDIR_DISTILLING"
 
+#: the most a reply may hold: many times the largest answer distillation asks for (``distill.max_items`` notes of
+#: ``distill.max_body_chars``); more is not an answer, and is not read into memory
+MAX_REPLY_BYTES = 8 * 1024 * 1024
+
 
 class LLMError(MemdirError, RuntimeError):
     """The model could not be asked or did not answer (missing CLI or package, HTTP error, timeout)."""

@@ -17,7 +17,8 @@ distiller's session on disk, so a later ``memdir import`` cannot read the prompt
 Each runs in a fresh temporary directory (so no project's hooks, plugins or files are in play), with
 ``MEMDIR_DISTILLING=1`` in its environment (memdir's own hooks do nothing under it, so the distiller's model
 session is never captured), stdin closed after the prompt, and a timeout of ``distill.timeout_s``; stdout is
-the reply. A missing program, a non-zero exit or a timeout raises :class:`LLMError`.
+the reply (refused past :data:`memdir.llm.base.MAX_REPLY_BYTES`, as an HTTP answer is). A missing program, a
+non-zero exit, a signal or a timeout raises :class:`LLMError`.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ import subprocess
 import tempfile
 from typing import Any
 
-from memdir.llm.base import GUARD_ENV, LLMError, LLMUnreachable
+from memdir.llm.base import GUARD_ENV, MAX_REPLY_BYTES, LLMError, LLMUnreachable
 
 DEFAULT_MODELS = {"claude": "haiku", "codex": "", "opencode": ""}
 
@@ -69,22 +70,85 @@ class HostCLIProvider:
                 # its own process group: a timeout or Ctrl-C ends the CLI with every process it started (a node
                 # CLI's workers, a wrapper script's children), not the CLI alone with its children left running
                 proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                        text=True, encoding="utf-8", errors="replace", cwd=tmp, env=env,
-                                        **({"start_new_session": True} if os.name != "nt" else {}))
+                                        cwd=tmp, env=env, **({"start_new_session": True} if os.name != "nt" else {}))
             except OSError as exc:
                 raise LLMUnreachable(f"could not run `{argv[0]}`: {exc.strerror or exc}") from None
             try:
-                out, err = proc.communicate(stdin if stdin is not None else "", timeout=self.timeout_s)
+                out_b, err_b = _communicate(proc, (stdin or "").encode("utf-8", errors="replace"), self.timeout_s)
             except subprocess.TimeoutExpired:
                 _end(proc)
                 raise LLMUnreachable(f"`{self.name}` gave no answer within {self.timeout_s:g} s") from None
+            except _TooLong:
+                _end(proc)
+                raise LLMError(f"`{self.name}` wrote more than {MAX_REPLY_BYTES:,} bytes, larger than any answer asked "
+                               "for; not read further") from None
             except BaseException:  # Ctrl-C, SIGTERM: the CLI and its children end with this process
                 _end(proc)
                 raise
+        out, err = out_b.decode("utf-8", errors="replace"), err_b.decode("utf-8", errors="replace")
+        if proc.returncode is not None and proc.returncode < 0:  # a signal, not an exit code
+            import signal
+
+            try:
+                sig = f" ({signal.Signals(-proc.returncode).name})"
+            except ValueError:
+                sig = ""
+            raise LLMError(f"`{self.name}` was killed by signal {-proc.returncode}{sig}")
         if proc.returncode != 0:
             tail = (err or out or "").strip().splitlines()[-1:] or [""]
             raise LLMError(f"`{self.name}` exited with {proc.returncode}: {tail[0][:200]}")
         return out
+
+
+class _TooLong(Exception):
+    """The CLI wrote more than :data:`MAX_REPLY_BYTES` on stdout."""
+
+
+def _communicate(proc: "subprocess.Popen[bytes]", data: bytes, timeout_s: float) -> tuple[bytes, bytes]:
+    """``proc.communicate(data, timeout_s)`` that stops reading stdout past :data:`MAX_REPLY_BYTES` (raises
+    :class:`_TooLong`; communicate would hold a CLI printing in a loop in memory until the timeout) and keeps
+    only the last 64 KB of stderr. Raises ``subprocess.TimeoutExpired`` like communicate."""
+    import threading
+    import time
+
+    out, err = bytearray(), bytearray()
+    too_long = threading.Event()
+
+    def feed() -> None:
+        try:
+            proc.stdin.write(data)
+        except OSError:  # the CLI did not read it all: its answer says what it made of that
+            pass
+        finally:
+            try:
+                proc.stdin.close()
+            except OSError:
+                pass
+
+    def drain(stream: Any, buf: bytearray, cap: int, keep_tail: bool) -> None:
+        while chunk := stream.read1(1 << 16):
+            buf += chunk
+            if len(buf) > cap:
+                if not keep_tail:
+                    too_long.set()
+                    return
+                del buf[:-cap]
+
+    readers = [threading.Thread(target=drain, args=(proc.stdout, out, MAX_REPLY_BYTES, False), daemon=True),
+               threading.Thread(target=drain, args=(proc.stderr, err, 1 << 16, True), daemon=True)]
+    for t in [threading.Thread(target=feed, daemon=True), *readers]:
+        t.start()
+    deadline = time.monotonic() + timeout_s
+    for t in readers:
+        while t.is_alive() and not too_long.is_set():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise subprocess.TimeoutExpired(proc.args, timeout_s)
+            t.join(min(left, 0.05))
+        if too_long.is_set():
+            raise _TooLong
+    proc.wait(max(deadline - time.monotonic(), 0.01))
+    return bytes(out), bytes(err)
 
 
 def _end(proc: "subprocess.Popen[str]") -> None:

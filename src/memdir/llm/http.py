@@ -20,7 +20,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from memdir.errors import install_hint
-from memdir.llm.base import LLMConfigError, LLMError, LLMUnreachable
+from memdir.llm.base import MAX_REPLY_BYTES, LLMConfigError, LLMError, LLMUnreachable
 from memdir.urlmask import safe_url, scrub
 
 DEFAULT_ANTHROPIC_MODEL = "claude-haiku-4-5"
@@ -37,11 +37,6 @@ def _client_module():
     except ImportError:
         raise LLMError(f"the openai/anthropic distill providers need httpx2: {install_hint('distill')}") from None
     return httpx2
-
-
-#: the most a reply may hold: many times the largest answer distillation asks for (``distill.max_items`` notes of
-#: ``distill.max_body_chars``); more is not an answer, and is not read into memory
-MAX_REPLY_BYTES = 8 * 1024 * 1024
 
 
 def _post(url: str, headers: dict[str, str], body: dict[str, Any], timeout_s: float) -> Any:
