@@ -195,3 +195,28 @@ def test_a_killed_host_cli_is_said_killed(tmp_path):
                         timeout_s=30.0)
     with pytest.raises(LLMError, match=r"`claude` was killed by signal 9 \(SIGKILL\)$"):
         p.complete("system", "prompt")
+
+
+# ---- a proposal no one could accept ---------------------------------------------------------------------------
+def test_an_item_superseding_a_line_of_root_md_is_rejected_not_proposed(m, project):
+    """Superseding ``ROOT.md/rule-01`` (a hard rule a person wrote in ROOT.md) became a pending proposal that
+    ``memdir proposals accept`` then refused ("a line of ROOT.md: edit ROOT.md by hand"): it sat pending for
+    good. The item is now rejected with that reason; every proposal a run writes can be accepted."""
+    from conftest import add_root_rule
+
+    m.remember("Deploys go through the canary stage first.", category="facts")  # ROOT.md exists
+    add_root_rule(project, "Never deploy on Fridays")
+    assert m.get("ROOT.md/rule-01") is not None
+    _sessions(m, "s1")
+    reply = json.dumps({"version": 1, "memories": [
+        {"category": "facts", "summary": "Friday deploys are fine", "body": "Deploying on Fridays is fine now.",
+         "supersedes": "ROOT.md/rule-01"},
+        {"category": "rules", "summary": "Friday deploys allowed", "body": "Fridays allow deploys with a canary.",
+         "supersedes": "ROOT.md/rule-01"},
+        {"category": "rules", "summary": "Tag releases", "body": "Always tag a release before deploying it."}]})
+    out = distill.run(m, provider=Replies([reply]))
+    assert [r["item"] for r in out["rejected"]] == [0, 1] and all("ROOT.md" in r["reason"] for r in out["rejected"])
+    assert [p["summary"] for p in out["proposals"]] == ["Tag releases"]
+    for p in m.proposals():
+        assert m.accept_proposal(p["id"]).category == "rules"
+    assert m.get("ROOT.md/rule-01") is not None and out["marked"] == 8

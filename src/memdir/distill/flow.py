@@ -261,6 +261,11 @@ def _decide(m: Any, root: Any, props: Any, overlap: Overlap, out: dict[str, Any]
     if sup is not None and sup not in live:
         _reject(out, counts, sid, i, f"supersedes {sup[:80]!r}, which is not a live note")
         return
+    if sup is not None:  # a line of ROOT.md: no one could accept a proposal replacing it (a person edits the page)
+        from memdir.engine.curated import refuse_page_item
+
+        if _refused(out, counts, sid, i, lambda: refuse_page_item(sup) or True) is None:
+            return
     hit, sim, channel, vec = overlap.check(cand)
     brief = {"session": sid, "item": i, "category": cand["category"], "summary": cand["summary"]}
     if hit is not None and hit != sup:
