@@ -220,3 +220,19 @@ def test_an_item_superseding_a_line_of_root_md_is_rejected_not_proposed(m, proje
     for p in m.proposals():
         assert m.accept_proposal(p["id"]).category == "rules"
     assert m.get("ROOT.md/rule-01") is not None and out["marked"] == 8
+
+
+def test_a_lone_surrogate_escape_in_a_reply_never_reaches_the_report(m):
+    """``"\\ud800"`` is valid JSON but no character: the note file took U+FFFD, the run's report kept the
+    surrogate and ``memdir distill`` ended printing it, as an internal error, after writing everything."""
+    from memdir.distill.prompt import check_item
+
+    _sessions(m, "s1")
+    reply = ('{"version": 1, "memories": [{"category": "facts", "summary": "lone \\ud800 surrogate", "body": '
+             '"Kafka keeps \\udcff seven days", "tags": ["t\\udc80"], "load_when": ["x\\ud83d"]}, '
+             '{"category": "rules", "summary": "rule \\ud800", "body": "Always \\udcff lint first"}]}')
+    out = distill.run(m, provider=Replies([reply]))
+    json.dumps(out, ensure_ascii=False).encode("utf-8")  # printable: no lone surrogate left
+    assert [n["summary"] for n in out["notes"]] == ["lone \ufffd surrogate"] and len(out["proposals"]) == 1
+    cand, _ = check_item(json.loads(reply)["memories"][0], categories=["facts"], max_body=2000)
+    assert cand["tags"] == ["t\ufffd"] and cand["load_when"] == ["x\ufffd"] and "\ufffd" in cand["body"]

@@ -177,6 +177,15 @@ def parse_reply(text: str) -> tuple[list[Any] | None, str]:
     return items, ""
 
 
+#: a lone surrogate: JSON's ``"\ud800"`` escape decodes to it, but it is no character (printing it fails)
+SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _chars(v: Any) -> Any:
+    """``v`` with each lone surrogate of a string replaced by U+FFFD (what a file write made of it anyway)."""
+    return SURROGATE.sub("\ufffd", v) if isinstance(v, str) else v
+
+
 def str_list(v: Any) -> list[str] | None:
     if v is None:
         return []
@@ -184,7 +193,7 @@ def str_list(v: Any) -> list[str] | None:
         v = [x for x in re.split(r"[,，]", v)]
     if not isinstance(v, list) or not all(isinstance(x, (str, int, float)) and not isinstance(x, bool) for x in v):
         return None
-    out = [" ".join(str(x).split()) for x in v]
+    out = [" ".join(_chars(str(x)).split()) for x in v]
     return [x for x in out if x][:MAX_LIST_ITEMS]
 
 
@@ -194,7 +203,7 @@ def check_item(item: Any, *, categories: list[str], max_body: int) -> tuple[dict
 
     if not isinstance(item, dict):
         return None, "not an object"
-    cat = item.get("category")
+    cat = _chars(item.get("category"))
     if not isinstance(cat, str) or not cat.strip():
         return None, "no category"
     cat = cat.strip()
@@ -202,7 +211,7 @@ def check_item(item: Any, *, categories: list[str], max_body: int) -> tuple[dict
         return None, f"unknown category {cat[:40]!r}"
     from memdir.notes.markdown import is_blank, plain_text
 
-    summary, body = item.get("summary"), item.get("body")
+    summary, body = _chars(item.get("summary")), _chars(item.get("body"))
     if body is not None and not isinstance(body, str):
         return None, f"body must be a string, not {type(body).__name__}"
     # a model's reply is shown in a terminal (the run's report) and kept in files: its escape sequences and control
@@ -226,7 +235,7 @@ def check_item(item: Any, *, categories: list[str], max_body: int) -> tuple[dict
         return None, "tags/load_when must be lists of strings"
     if any(len(t) > MAX_LIST_ITEM_CHARS for t in tags + load_when):
         return None, f"a tag longer than {MAX_LIST_ITEM_CHARS} chars"
-    sup = item.get("supersedes")
+    sup = _chars(item.get("supersedes"))
     if sup is not None and not isinstance(sup, str):
         return None, "supersedes must be a note id"
     sup = sup.strip() if isinstance(sup, str) and sup.strip() else None
