@@ -546,20 +546,20 @@ def accept_proposal(s: Stores, pid: str) -> Note:
     from memdir.notes import proposals
 
     root, path = proposal_path(s, pid)
-    p = proposals.readable(pid, path)
-    if p.get("status") != "pending":
-        raise UsageError(f"proposal {pid} is already {p.get('status')}")
-    prov = {"source": p.get("source") or "proposal", "proposal": p.get("id")}
-    for key in ("sessions", "model"):
-        if p.get(key):
-            prov[key] = p[key]
-    sup = p.get("supersedes") if isinstance(p.get("supersedes"), str) else None
-    if sup and get(s, sup) is None:
-        sup = None
-    note = remember(s, p.get("text") or "", category=p.get("category") or "rules", summary=p.get("summary"),
-                         tags=p.get("tags") or (), load_when=p.get("load_when") or (), supersedes=sup,
-                         scope=root.scope, provenance=prov)
-    with root.locked():
+    with root.locked():  # read, write and decide as one: two accepts, or an accept and a reject, decide once
+        p = proposals.readable(pid, path)
+        if p.get("status") != "pending":
+            raise UsageError(f"proposal {pid} is already {p.get('status')}")
+        prov = {"source": p.get("source") or "proposal", "proposal": p.get("id")}
+        for key in ("sessions", "model"):
+            if p.get(key):
+                prov[key] = p[key]
+        sup = p.get("supersedes") if isinstance(p.get("supersedes"), str) else None
+        if sup and get(s, sup) is None:
+            sup = None
+        note = remember(s, p.get("text") or "", category=p.get("category") or "rules", summary=p.get("summary"),
+                        tags=p.get("tags") or (), load_when=p.get("load_when") or (), supersedes=sup,
+                        scope=root.scope, provenance=prov)
         proposals.decide(path, "accepted", s.clock(), note=note.id)
     return note
 
@@ -569,8 +569,8 @@ def reject_proposal(s: Stores, pid: str) -> dict[str, Any]:
     from memdir.notes import proposals
 
     root, path = proposal_path(s, pid)
-    p = proposals.readable(pid, path)
-    if p.get("status") != "pending":
-        raise UsageError(f"proposal {pid} is already {p.get('status')}")
-    with root.locked():
+    with root.locked():  # the status read under the lock an accept holds while it writes the note
+        p = proposals.readable(pid, path)
+        if p.get("status") != "pending":
+            raise UsageError(f"proposal {pid} is already {p.get('status')}")
         return {**proposals.decide(path, "rejected", s.clock()), "scope": root.scope}
