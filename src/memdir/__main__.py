@@ -65,6 +65,10 @@ def _leave(code: int) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
+    if argv is None:  # a process of its own (not a caller's main([...])): its locale's text edges set once
+        from memdir.stdio import utf8_streams
+
+        utf8_streams()
     try:
         _main(argv)
     except KeyboardInterrupt:  # Ctrl-C while a command's modules still load, before its own handler runs: no traceback

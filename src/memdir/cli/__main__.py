@@ -3,4 +3,7 @@
 from memdir.cli.main import main
 
 if __name__ == "__main__":
+    from memdir.stdio import utf8_streams
+
+    utf8_streams()
     main()

@@ -1,0 +1,71 @@
+"""The command line's edges as a shell hands them over: standard streams that
+cannot carry every character (``PYTHONIOENCODING=ascii`` or ``latin-1``) and notes in Chinese, with emoji and
+accents. Each command answers readably (UTF-8), exit 0, never a traceback or an ``internal error:
+UnicodeEncodeError``."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+import memdir
+
+NOTES = ["部署脚本用 pnpm 而不是 npm，因为 lockfile 不兼容", "la réunion de déploiement a lieu au café ☕",
+         "ship on Fridays never 🚀 部署 freeze"]
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory):
+    base = tmp_path_factory.mktemp("edges")
+    proj = base / "proj"
+    (proj / ".git").mkdir(parents=True)
+    with memdir.open(proj, home=base / "g") as m:
+        ids = [m.remember(t).id for t in NOTES]
+    return proj, base / "g", ids
+
+
+def _run(store, *args, env=None, **kw):
+    proj, home, _ = store
+    full = {**os.environ, "MEMDIR_HOME": str(home), "PYTHONPATH": os.pathsep.join(sys.path), **(env or {})}
+    for k in [k for k, v in full.items() if v is None]:
+        del full[k]
+    return subprocess.run([sys.executable, "-m", "memdir", *args], cwd=proj, env=full, capture_output=True,
+                          timeout=120, **kw)
+
+
+LOCALES = {
+    "ascii stdio": {"PYTHONIOENCODING": "ascii"},
+    "latin-1 stdio": {"PYTHONIOENCODING": "latin-1"},
+}
+
+COMMANDS = [("recall", "部署"), ("recall", "café"), ("recall", "Fridays"), ("recent",), ("context", "部署"),
+            ("export", "-"), ("inspect",), ("status",), ("config",)]
+
+
+@pytest.mark.parametrize("where", list(LOCALES))
+@pytest.mark.parametrize("cmd", COMMANDS, ids=" ".join)
+def test_every_printing_command_answers_in_a_locale_that_is_not_utf8(store, where, cmd):
+    r = _run(store, *cmd, env=LOCALES[where])
+    err = r.stderr.decode("utf-8", "replace")
+    assert r.returncode == 0, err
+    assert "Traceback" not in err and "Error" not in err, err
+    out = r.stdout.decode("utf-8")  # readable: the notes' own letters, not '?' or a crash
+    if cmd[0] in ("recall", "context"):
+        assert cmd[1] in out, out
+
+
+@pytest.mark.parametrize("where", list(LOCALES))
+def test_json_and_a_note_stored_in_a_locale_that_is_not_utf8(store, where):
+    text = f"冻结期间不部署 {where} ünïcödé 😀"
+    r = _run(store, "remember", text, env=LOCALES[where])
+    assert r.returncode == 0, r.stderr.decode("utf-8", "replace")
+    r = _run(store, "--json", "recall", "冻结期间", env=LOCALES[where])
+    assert r.returncode == 0, r.stderr.decode("utf-8", "replace")
+    assert text in [h["text"] for h in json.loads(r.stdout.decode("utf-8"))]
+    _, _, ids = store
+    r = _run(store, "--json", "get", ids[0], env=LOCALES[where])
+    assert r.returncode == 0 and json.loads(r.stdout.decode("utf-8"))["text"] == NOTES[0]
