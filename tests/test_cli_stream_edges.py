@@ -1,6 +1,6 @@
-"""The command line's edges as a shell hands them over: standard streams that
-cannot carry every character (``PYTHONIOENCODING=ascii`` or ``latin-1``) and notes in Chinese, with emoji and
-accents. Each command answers readably (UTF-8), exit 0, never a traceback or an ``internal error:
+"""The command line's edges as a shell hands them over: a locale that is not
+UTF-8 (``LC_ALL=C`` with ``PYTHONUTF8=0``: file names in ASCII; ``PYTHONIOENCODING=ascii`` or ``latin-1``) and
+notes in Chinese, with emoji and accents. Each command answers readably (UTF-8), exit 0, never a traceback or an ``internal error:
 UnicodeEncodeError``."""
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ def _run(store, *args, env=None, **kw):
 
 
 LOCALES = {
+    "C locale, UTF-8 mode off": {"LANG": "C", "LC_ALL": "C", "PYTHONUTF8": "0", "PYTHONIOENCODING": None},
     "ascii stdio": {"PYTHONIOENCODING": "ascii"},
     "latin-1 stdio": {"PYTHONIOENCODING": "latin-1"},
 }
@@ -69,3 +70,16 @@ def test_json_and_a_note_stored_in_a_locale_that_is_not_utf8(store, where):
     _, _, ids = store
     r = _run(store, "--json", "get", ids[0], env=LOCALES[where])
     assert r.returncode == 0 and json.loads(r.stdout.decode("utf-8"))["text"] == NOTES[0]
+
+
+def test_a_prompt_hook_and_a_piped_note_in_the_c_locale(store):
+    """With file names in ASCII, the store's note files named in Chinese could not be listed: the hook injected
+    nothing and `remember -` failed."""
+    proj, _, _ = store
+    c = LOCALES["C locale, UTF-8 mode off"]
+    r = _run(store, "remember", "-", env=c, input="回滚要先停写入 rollback stops writes first\n".encode())
+    assert r.returncode == 0, r.stderr.decode("utf-8", "replace")
+    prompt = {"prompt": "怎么回滚? how do we rollback", "session_id": "s1", "cwd": str(proj),
+              "hook_event_name": "UserPromptSubmit"}
+    r = _run(store, "hook", "claude-code", "user-prompt", env=c, input=json.dumps(prompt).encode())
+    assert r.returncode == 0 and "回滚要先停写入" in json.loads(r.stdout)["hookSpecificOutput"]["additionalContext"]

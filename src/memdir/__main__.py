@@ -66,8 +66,9 @@ def _leave(code: int) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     if argv is None:  # a process of its own (not a caller's main([...])): its locale's text edges set once
-        from memdir.stdio import utf8_streams
+        from memdir.stdio import utf8_mode, utf8_streams
 
+        utf8_mode("memdir")
         utf8_streams()
     try:
         _main(argv)

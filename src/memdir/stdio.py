@@ -1,9 +1,10 @@
-"""The process's text edges, set once where a ``memdir`` process starts (standard library only): standard streams
-that carry any language, whatever the locale says."""
+"""The process's text edges, set once where a ``memdir`` process starts (standard library only): file names and
+standard streams that carry any language, whatever the locale says."""
 
 from __future__ import annotations
 
 import codecs
+import os
 import sys
 
 
@@ -12,6 +13,20 @@ def _utf(encoding: str | None) -> bool:
         return codecs.lookup(encoding or "ascii").name in ("utf-8", "utf-16", "utf-32")
     except LookupError:
         return False
+
+
+def utf8_mode(module: str) -> None:
+    """Run ``python -m module`` again, same arguments, in Python's UTF-8 mode when the file system encoding is not
+    UTF-8 (``LC_ALL=C`` with ``PYTHONUTF8=0``): note files are named in any language (``facts/部署.md``), and under
+    ASCII their names could be neither listed nor opened, so every command failed. Returns when no new start is
+    needed or possible."""
+    if os.name != "posix" or sys.flags.utf8_mode or _utf(sys.getfilesystemencoding()):
+        return
+    args = [os.fsencode(a) for a in sys.argv[1:]]  # the bytes the shell gave, read again as UTF-8
+    try:
+        os.execv(sys.executable, [sys.executable, "-X", "utf8", "-m", module, *args])
+    except OSError:  # no interpreter to start again: carry on as this one is
+        pass
 
 
 def utf8_streams() -> None:

@@ -3,7 +3,8 @@
 from memdir.cli.main import main
 
 if __name__ == "__main__":
-    from memdir.stdio import utf8_streams
+    from memdir.stdio import utf8_mode, utf8_streams
 
+    utf8_mode("memdir.cli")
     utf8_streams()
     main()
