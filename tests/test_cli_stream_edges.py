@@ -1,7 +1,8 @@
 """The command line's edges as a shell hands them over: a locale that is not
 UTF-8 (``LC_ALL=C`` with ``PYTHONUTF8=0``: file names in ASCII; ``PYTHONIOENCODING=ascii`` or ``latin-1``) and
-notes in Chinese, with emoji and accents. Each command answers readably (UTF-8), exit 0, never a traceback or an ``internal error:
-UnicodeEncodeError``."""
+notes in Chinese, with emoji and accents, and a reader that closes the pipe early (``| head -1``). Each command
+answers readably (UTF-8), exit 0, never a traceback or an ``internal error: UnicodeEncodeError``; a closed reader
+ends the command quietly, exit 0 (1 would say nothing was found)."""
 
 from __future__ import annotations
 
@@ -83,3 +84,23 @@ def test_a_prompt_hook_and_a_piped_note_in_the_c_locale(store):
               "hook_event_name": "UserPromptSubmit"}
     r = _run(store, "hook", "claude-code", "user-prompt", env=c, input=json.dumps(prompt).encode())
     assert r.returncode == 0 and "回滚要先停写入" in json.loads(r.stdout)["hookSpecificOutput"]["additionalContext"]
+
+
+PIPED = [("recall", "部署"), ("recent",), ("context", "部署"), ("export", "-"), ("inspect",), ("status",),
+         ("doctor",), ("config",), ("--help",), ("recall", "--help"), ("--json", "recall", "部署"),
+         ("--json", "status"), ("--version",)]
+
+
+@pytest.mark.parametrize("read", [0, 10])
+@pytest.mark.parametrize("cmd", PIPED, ids=" ".join)
+def test_a_reader_that_closes_early_ends_the_command_quietly(store, cmd, read):
+    proj, home, _ = store
+    env = {**os.environ, "MEMDIR_HOME": str(home), "PYTHONPATH": os.pathsep.join(sys.path)}
+    p = subprocess.Popen([sys.executable, "-m", "memdir", *cmd], cwd=proj, env=env, stdin=subprocess.DEVNULL,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    if read:
+        p.stdout.read(read)  # `| head -c 10`
+    p.stdout.close()  # the reader is gone before the command has written (all of) its output
+    err = p.stderr.read().decode("utf-8", "replace")
+    assert p.wait(timeout=120) == 0, err
+    assert "Traceback" not in err and "Error" not in err and "internal error" not in err, err

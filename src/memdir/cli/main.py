@@ -59,11 +59,21 @@ class Stopped(Exception):
 
 
 class LazyGroup(click.Group):
+    def make_context(self, *args, **kwargs):
+        try:  # --help and --version print while the arguments are read
+            return super().make_context(*args, **kwargs)
+        except BrokenPipeError:
+            _stdout_gone()
+            raise click.exceptions.Exit(0) from None
+
     def invoke(self, ctx):
         try:
             return super().invoke(ctx)
         except Interrupted as exc:  # how far an import got (what it committed stays)
             raise Stopped(str(exc)) from None
+        except BrokenPipeError:  # the reader left (`| head -1`): done, not failed (click's own answer is exit 1)
+            _stdout_gone()
+            raise click.exceptions.Exit(0) from None
 
     def list_commands(self, ctx):
         names = set(super().list_commands(ctx))
@@ -97,6 +107,15 @@ class LazyGroup(click.Group):
                 raise  # our own module or name is missing: a defect, never hidden as "no such command"
             return _unavailable(name, f"needs an optional dependency ({missing}); see README 'Install'")
         return _accept_global_options(getattr(mod, attr))
+
+
+def _stdout_gone() -> None:
+    """Point stdout at the null device once its reader left: what is still buffered goes nowhere, so the flush at
+    exit raises no second ``BrokenPipeError``."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # no file descriptor (a caller's captured stream): nothing to do
+        pass
 
 
 def _set_global(ctx: click.Context, param: click.Parameter, value: Any) -> None:
@@ -260,6 +279,9 @@ def main(argv: list[str] | None = None) -> None:
         fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__, exc.exit_code)
     except KeyboardInterrupt:
         sys.exit(130)
+    except BrokenPipeError:  # the reader left while the command ended (an OSError too: before that handler)
+        _stdout_gone()
+        sys.exit(0)
     except OSError as exc:  # a file the user named cannot be read or written
         if debug:
             debug_traceback(exc, 1)
@@ -268,8 +290,6 @@ def main(argv: list[str] | None = None) -> None:
             fail(advice, 1)
         where = f": {exc.filename}" if getattr(exc, "filename", None) else ""
         fail(f"{exc.strerror or exc}{where}{_root_named(exc.filename, opts)}", 1)
-    except BrokenPipeError:
-        sys.exit(0)
     except sqlite3.DatabaseError as exc:
         if debug:
             debug_traceback(exc, 1)
