@@ -104,3 +104,23 @@ def test_a_reader_that_closes_early_ends_the_command_quietly(store, cmd, read):
     err = p.stderr.read().decode("utf-8", "replace")
     assert p.wait(timeout=120) == 0, err
     assert "Traceback" not in err and "Error" not in err and "internal error" not in err, err
+
+
+#: what Python makes of argument bytes that are not UTF-8 (`$'caf\xe9'` typed in a Latin-1 terminal)
+NOT_UTF8 = "caf\udce9"
+
+
+@pytest.mark.parametrize("flag", ["--title", "--highlight", "--tag", "--load-when"])
+def test_a_stored_option_with_bytes_that_are_not_utf8_is_refused_as_the_text_is(tmp_path, monkeypatch, capsys, flag):
+    """`remember TEXT` refuses bytes that are not UTF-8, but a summary, highlight, tag or trigger holding them was
+    stored with U+FFFD in their place, the user's letter lost without a word."""
+    from conftest import run_cli
+
+    proj = tmp_path / "p"
+    (proj / ".git").mkdir(parents=True)
+    monkeypatch.chdir(proj)
+    code, out, err = run_cli(capsys, "--home", str(tmp_path / "g"), "remember", "the deploy window is friday",
+                             flag, NOT_UTF8)
+    assert code == 2 and not out and len(err.strip().splitlines()) == 1 and "UTF-8" in err, err
+    with memdir.open(proj, home=tmp_path / "g") as m:
+        assert not m.inspect().notes

@@ -19,6 +19,7 @@ from memdir.cli.output import (
     preview_text,
     read_stdin_bytes,
     read_text_arg,
+    stored_arg,
     utf16_with_bom,
 )
 from memdir.errors import EditConflict, MemdirError, NotFound, UsageError
@@ -40,6 +41,8 @@ from memdir.timeutil import local, local_text, parse_ts
 def remember(ctx, text, category, summary, highlight, tags, load_when, pinned, supersedes, scope, as_json):
     """Store a curated note (TEXT, or stdin). A note file on stdin may start with YAML frontmatter: its summary
     (or title), tags, load_when, pinned, highlight, supersedes and kind/category fill what no flag gives."""
+    for value, what in ((summary, "--title"), (highlight, "--highlight"), (tags, "--tag"), (load_when, "--load-when")):
+        stored_arg(value, what)
     m = open_store(ctx)
     raw = read_text_arg(text, "text", strict=True)
     from memdir.notes.markdown import field_problems, fields, split

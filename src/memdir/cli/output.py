@@ -116,6 +116,17 @@ def _utf8_after_two_bytes(data: bytes) -> bool:
     return True
 
 
+def stored_arg(value, what: str):
+    """``value`` (a string, a tuple of them or ``None``) unchanged when it is UTF-8 text as the shell passed it;
+    ``UsageError`` when it holds bytes that are not (Python keeps them as lone surrogates): text that is stored
+    keeps the user's letters or is refused, never given U+FFFD in their place."""
+    for v in (value if isinstance(value, (tuple, list)) else (value,)):
+        if isinstance(v, str) and any("\udc80" <= ch <= "\udcff" for ch in v):
+            raise UsageError(f"the {what} holds bytes that are not UTF-8 text: convert it first "
+                             "(e.g. iconv -f latin1 -t utf-8); nothing stored")
+    return value
+
+
 def read_text_arg(arg, what: str, *, strict: bool = False) -> str:
     """The text argument (several words are joined with spaces), or stdin when it is ``-`` or absent and stdin
     is piped. Stdin with a UTF-16 byte-order mark (Windows tools) is decoded as UTF-16. With ``strict`` (text that
@@ -126,12 +137,9 @@ def read_text_arg(arg, what: str, *, strict: bool = False) -> str:
     if isinstance(arg, tuple):
         arg = " ".join(arg) if arg else None
     if arg is not None and arg != "-":
-        if any("\udc80" <= ch <= "\udcff" for ch in arg):  # bytes that are not UTF-8, as the shell passed them
-            if strict:
-                raise UsageError(f"the {what} holds bytes that are not UTF-8 text: convert it first "
-                                 "(e.g. iconv -f latin1 -t utf-8); nothing stored")
-            arg = "".join("\ufffd" if "\udc80" <= ch <= "\udcff" else ch for ch in arg)
-        return arg
+        if strict:
+            return stored_arg(arg, what)
+        return "".join("\ufffd" if "\udc80" <= ch <= "\udcff" else ch for ch in arg)
     if arg == "-" or not sys.stdin.isatty():
         data = read_stdin_bytes(what)
         if utf16_with_bom(data):
