@@ -2,9 +2,10 @@
 
 * Heat (seed 001's triple ``heat0 / reinforced_at / half_life_days``):
   ``heat(t) = heat0 · 0.5 ** ((t − reinforced_at) / half_life)``; a new memory starts at ``heat0 = 1`` at its
-  own time (or the sweep's, when that is ahead of the clock); a pinned memory never decays. Reinforcement is read from the ``rehearsal`` counters, which the
-  core bumps only for memories actually injected into a ``<memory>`` block (or recalled explicitly by a person
-  or a tool): ``n`` new rehearsals at time ``t`` give ``heat0 = heat(t) + n``, ``reinforced_at = t``.
+  own time (or the sweep's, when that is ahead of the clock); a pinned memory never decays. Reinforcement is read
+  from the ``rehearsal`` counters, which the core bumps only for memories actually injected into a ``<memory>``
+  block (or recalled explicitly by a person or a tool): ``n`` new rehearsals at time ``t`` give
+  ``heat0 = heat(t) + n``, ``reinforced_at = t``.
 * Tiers with hysteresis (seed 001: hot in 0.6 / out 0.4, warm in 0.3 / out 0.15): a memory enters a tier at
   the *enter* threshold and leaves it only below the *exit* threshold, so one at a boundary does not flip
   every turn. Hard caps (hot 3,000, warm 12,000): overflow is demoted by heat rank; a cap never promotes.
