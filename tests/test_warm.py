@@ -145,7 +145,7 @@ def test_console_entry_with_a_server_imports_nothing_but_the_thin_client(seeded,
     assert "5433" in json.loads(r.stdout)["hookSpecificOutput"]["additionalContext"]
     mods = _imported(r.stderr)
     assert {m for m in mods if m.startswith("memdir")} == {"memdir", "memdir.__main__", "memdir.errors", "memdir.hosts",
-                                                              "memdir.hosts.hookclient"}
+                                                              "memdir.hosts.hookclient", "memdir.stdio"}
     assert not {"json", "re", "socket", "logging", "typing", "pathlib"} & mods
 
 
