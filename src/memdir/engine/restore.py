@@ -57,9 +57,9 @@ def restore_note(s: Stores, obj: dict[str, Any], *, shared_text: bool = False) -
         else:
             same = root.store.live_note_with_sha(notes.content_hash(stored_text(text)))
             apart = shared_text and same is not None and same != nid
-    note = remember(s, text, category=category, summary=obj.get("summary"), tags=obj.get("tags") or (),
-                         load_when=obj.get("load_when") or (), pinned=bool(obj.get("pinned")), scope=scope,
-                         kind=obj.get("kind"), highlight=obj.get("highlight"), same_text_apart=apart)
+    f = typed_fields(obj, text, category)
+    note = remember(s, text, category=category, summary=f["summary"], tags=f["tags"], load_when=f["load_when"],
+                    pinned=f["pinned"], scope=scope, kind=f["kind"], highlight=f["highlight"], same_text_apart=apart)
     if note.existed:
         return note
     root = s.root(scope)
@@ -88,6 +88,16 @@ def restore_note(s: Stores, obj: dict[str, Any], *, shared_text: bool = False) -
         root.compile(categories=[category])
     got = get(s, target, scope=scope)
     return got if isinstance(got, Note) else note
+
+
+def typed_fields(obj: dict[str, Any], text: str, category: str) -> dict[str, Any]:
+    """An exported note's summary, kind, highlight, tags, load_when and pinned read as its frontmatter would be
+    (:func:`memdir.notes.markdown.fields`): an export edited by hand may hold ``"tags": "pnpm"`` or ``"pinned": "false"``;
+    a value that cannot be read (a mapping as tags, a list as summary) is ``None`` or empty, never a crash."""
+    meta = {k: obj[k] for k in ("summary", "kind", "highlight", "tags", "load_when", "pinned") if k in obj}
+    f = notes.fields(meta, text, category=category, fallback_time=parse_ts(0))
+    f["summary"] = obj["summary"] if isinstance(obj.get("summary"), str) else None  # None: remember makes one
+    return f
 
 
 def _written_after(s: Stores, obj: dict[str, Any], old: Note) -> bool:

@@ -257,6 +257,10 @@ def _read_export(p: Path, counts: dict[str, int], events: list[dict[str, Any]],
                     continue
                 tombs.setdefault(obj.get("scope") if obj.get("scope") in SCOPES else "project", []).append(obj)
             elif obj.get("type") == "note":
+                if obj.get("scope") not in SCOPES:  # another value (a list, a typo) goes where a note without one goes
+                    obj["scope"] = "project"
+                for why in notes.field_problems(obj):  # restored all the same; what was left out is said
+                    log.warning("memdir: %s line %d: %s", p.name, n, why)
                 notes_in.append((n, obj))
             else:
                 if obj.get("ts") not in (None, ""):
