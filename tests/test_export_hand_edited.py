@@ -52,3 +52,27 @@ def test_note_fields_of_another_type_are_read_as_meant_and_never_stop_the_import
     # what was ignored is said with the line's number
     assert "line 6" in caplog.text and "tags is not a list" in caplog.text, caplog.text
     assert "line 10 skipped" in caplog.text and "line 11 skipped" in caplog.text, caplog.text
+
+
+def test_a_line_of_an_unknown_type_or_an_event_without_text_is_a_bad_line_named_by_its_number(project, tmp_path, caplog):
+    """A line typed `proposal` (a newer memdir's export), an event line whose text was deleted or is not text, or whose
+    role is unknown, was stored as a user prompt or counted as 'skipped' without a word; each is a bad line now."""
+    ev = {"type": "event", "role": "user", "session": "s", "ts": "2026-01-01T00:00:00Z"}
+    f = tmp_path / "edited.jsonl"
+    _write(f, [
+        {"type": "proposal", "id": "p1", "text": "always deploy on fridays"},
+        {**ev, "key": "k1"},
+        {**ev, "key": "k2", "text": ["a list of text"]},
+        {**ev, "key": "k3", "text": "   "},
+        {**ev, "key": "k4", "text": "a role nobody knows", "role": "narrator"},
+        {**ev, "key": ["k5"], "text": "a key that is a list"},
+        {**ev, "key": "k6", "text": "the good event after them"},
+        {"text": "a record without a type is an event, as before"},
+    ])
+    with memdir.open(project, home=tmp_path / "g") as m:
+        got = m.import_jsonl(f)
+        assert got["bad_lines"] == 6 and got["stored"] == 2 and got["skipped"] == 0, got
+        assert m.get("k6") is not None and not m.recall("fridays")
+    for n in (1, 2, 3):
+        assert f"line {n} skipped" in caplog.text, caplog.text
+    assert "unknown line type 'proposal'" in caplog.text

@@ -463,8 +463,10 @@ class Memdir:
 
     def import_jsonl(self, path: str | os.PathLike) -> dict[str, int]:
         """Import a JSONL file: ``type: note`` lines are remembered (same scope/category; duplicates reported),
-        others are events (sorted by ts; dedup by key and text). Bad lines are counted as ``bad_lines`` and
-        skipped. Returns counts; Ctrl-C: :class:`memdir.errors.Interrupted` (``done`` of ``total`` events)."""
+        ``type: event`` lines and lines without a ``type`` are events (sorted by ts; dedup by key and text). Bad
+        lines (not JSON, an unknown ``type``, an event without text or with an unknown role or time) are counted as
+        ``bad_lines``, each of the first few named by its number in a warning, and skipped. Returns counts;
+        Ctrl-C: :class:`memdir.errors.Interrupted` (``done`` of ``total`` events)."""
         from memdir.portability import jsonl as jsonl_io
 
         return jsonl_io.import_jsonl(self.stores, path)

@@ -263,11 +263,29 @@ def _read_export(p: Path, counts: dict[str, int], events: list[dict[str, Any]],
                     log.warning("memdir: %s line %d: %s", p.name, n, why)
                 notes_in.append((n, obj))
             else:
-                if obj.get("ts") not in (None, ""):
-                    try:  # said here with its line number, not skipped later with the reason in the debug log only
-                        parse_ts(obj["ts"])
-                    except (UsageError, ValueError, TypeError, OverflowError) as exc:
-                        bad(n, exc)
-                        continue
+                why = _not_an_event(obj)  # said here with its line number, not counted as skipped without a word
+                if why:
+                    bad(n, why)
+                    continue
                 obj.setdefault("source", p.stem)
                 events.append(obj)
+
+
+def _not_an_event(obj: dict[str, Any]) -> str | None:
+    """Why an event line (``type`` event, or none: any JSONL record) of an export cannot be stored, or None."""
+    from memdir.capture.events import ROLES
+
+    if obj.get("type") not in (None, "event"):  # a newer memdir's line type: never taken for a user's prompt
+        return f"unknown line type {str(obj['type'])[:40]!r} (this memdir reads {', '.join(EXPORT_TYPES)})"
+    if not isinstance(obj.get("text"), str) or not obj["text"].strip():
+        return "an event line needs a non-empty text"
+    if str(obj.get("role") or "user").strip().lower() not in ROLES:
+        return f"unknown role {str(obj['role'])[:40]!r} (one of {', '.join(ROLES)})"
+    if isinstance(obj.get("key"), (dict, list)) or isinstance(obj.get("session"), (dict, list)):
+        return "an event's key and session are text"
+    if obj.get("ts") not in (None, ""):
+        try:
+            parse_ts(obj["ts"])
+        except (UsageError, ValueError, TypeError, OverflowError) as exc:
+            return str(exc)
+    return None
