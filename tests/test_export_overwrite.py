@@ -4,6 +4,7 @@ PATH is refused with one line and left as it was (``--force`` replaces it on pur
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from click.testing import CliRunner
 
@@ -60,3 +61,45 @@ def test_an_export_whose_first_line_is_over_a_megabyte_is_still_an_export(tmp_pa
         r = run(home, project, "export", str(dump))
         assert r.exit_code == 0, (r.output, r.exception)
     assert len(dump.read_text(encoding="utf-8").splitlines()[0]) > 1 << 20
+
+
+def test_an_export_to_a_fifo_or_a_link_writes_into_it_and_never_replaces_it(tmp_path, project):
+    """`memdir export /dev/stdout` or `memdir export >(gzip > x.gz)` (a pipe) hung reading the pipe to see whether it
+    held an earlier export, and with --force the pipe or device was replaced by a regular file; a link to an earlier
+    export (a backup folder elsewhere) was replaced by a file, leaving its target old. Such a PATH is written into."""
+    import os
+    import subprocess
+    import sys
+    import threading
+
+    home = tmp_path / "h"
+    with memdir.open(project, home=home) as m:
+        m.remember("the nightly backup runs at two", category="facts")
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+
+    def read():
+        with open(fifo, "rb") as f:
+            got.append(f.read())
+
+    cmd = [sys.executable, "-m", "memdir", "--home", str(home), "--dir", str(project), "export"]
+    for extra in ([], ["--force"]):
+        t = threading.Thread(target=read, daemon=True)
+        t.start()
+        r = subprocess.run([*cmd, str(fifo), *extra], capture_output=True, text=True, timeout=30)
+        t.join(10)
+        assert r.returncode == 0, r.stderr
+        assert b"the nightly backup runs at two" in got.pop()
+        assert fifo.is_fifo()
+    backup = tmp_path / "elsewhere" / "dump.jsonl"
+    backup.parent.mkdir()
+    backup.write_text("", encoding="utf-8")
+    link = tmp_path / "dump.jsonl"
+    link.symlink_to(backup)
+    assert run(home, project, "export", str(link)).exit_code == 0
+    assert link.is_symlink() and "the nightly backup" in backup.read_text(encoding="utf-8")
+    if os.path.exists("/dev/full"):  # a device with no room: one line naming it, the device left as it is
+        r = subprocess.run([*cmd, "/dev/full"], capture_output=True, text=True, timeout=30)
+        assert r.returncode == 1 and r.stderr.count("\n") == 1 and "/dev/full is full" in r.stderr, r.stderr
+        assert not Path("/dev/full").is_file()
