@@ -421,3 +421,23 @@ def test_a_migrated_note_forgotten_here_stays_forgotten_when_migrate_runs_again(
     again = store.migrate(from_path=src)["sources"][0]["result"]
     assert again.get("notes_new", 0) == 0 and again["skipped"] >= 1
     assert store.get(nid) is None and not store.inspect().notes
+
+
+def test_purge_is_refused_when_a_memory_did_not_come_over(store, tmp_path, caplog):
+    """--purge deleted the alice-memory directory although a note too long for memdir and a turn whose time could not be
+    read were left behind (counted as 'skipped', like noise): they were lost for good. Such items are counted as
+    `failed`, said in a warning, and the directory is kept."""
+    src = alice_store(tmp_path / "alice", memories=[
+        (1, "note", None, None, "x" * 950_000, 0),
+        (2, "note", None, None, "a normal note that came over", 0),
+        (3, "turn", "what time is the standup meeting", "ten o'clock every weekday", "user: standup", 0)])
+    db = sqlite3.connect(src / "memories.sqlite3")
+    db.execute("UPDATE memories SET occurred_at = 'not a time' WHERE id = 3")
+    db.commit()
+    db.close()
+    out = store.migrate(from_path=src, purge=True)
+    res = out["sources"][0]["result"]
+    assert res["failed"] == 3 and res["notes_new"] == 1, res
+    assert not out["purged"] and src.exists() and (src / "memories.sqlite3").is_file()
+    assert "did not come over" in out["purge_refused"][0]["reason"]
+    assert "note too long" in caplog.text and "not a time" in caplog.text, caplog.text

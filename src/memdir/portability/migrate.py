@@ -22,8 +22,8 @@ for memories whose stored text is exactly what was embedded, and never over an e
 else is left pending for ``memdir backfill``. ``dry_run`` opens sources read-only and writes nothing.
 ``purge`` deletes a source directory afterwards only when it holds nothing but store files (alice-memory's
 ``memories.sqlite3``/``vectors.sqlite3`` with their ``-wal``/``-shm``/``-journal`` companions and a ``legacy/``
-folder of the same) and the migration of that source read it without an error; anything else is refused and
-reported.
+folder of the same), the migration of that source read it without an error and every memory in it came over
+(none ``failed``); anything else is refused and reported.
 """
 
 from __future__ import annotations
@@ -394,9 +394,9 @@ def _store_items(m: "Memdir", items: list[dict[str, Any]], vectors: dict, *, dry
                 continue
             try:
                 note = restore.restore_note(m.stores, obj)
-            except UsageError as exc:
-                counts["skipped"] += 1
-                log.warning("memdir: migrate: note skipped: %s", exc)
+            except UsageError as exc:  # not here: the source still holds it, so --purge keeps the source
+                counts["failed"] += 1
+                log.warning("memdir: migrate: note not migrated: %s", exc)
                 continue
             counts["notes_existing" if note.existed else "notes_new"] += 1
             if ids is not None and it.get("id"):
@@ -423,9 +423,14 @@ def _store_items(m: "Memdir", items: list[dict[str, Any]], vectors: dict, *, dry
     if events and not dry_run:
         from memdir.capture.gates import gate_all
 
-        kept, gated = gate_all(events, m.config)  # the capture gate, as for hooks and transcript imports
+        dropped: list[dict[str, Any]] = []
+        events, gated = gate_all(events, m.config, dropped)  # the capture gate, as for hooks and transcript imports
+        for e in dropped:  # an event no import could store (an unreadable time) is not noise: it failed
+            if e["reason"] == "invalid":
+                log.warning("memdir: migrate: event %s not migrated: its role, text or time (%s) cannot be read",
+                            e.get("key"), str(e.get("ts"))[:60])
+        counts["failed"] += gated.pop("invalid", 0)
         counts["skipped"] += sum(gated.values())
-        events = kept
         c = m.import_events([{k: v for k, v in e.items() if not k.startswith("_")} for e in events])
         counts["events_new"] += c["stored"]
         counts["events_existing"] += c["duplicate"]
@@ -460,7 +465,8 @@ def migrate(m: "Memdir", *, from_path: str | os.PathLike | None = None, scan_dir
 
     Returns ``{"dry_run", "sources": [{"path", "type", "layout"?, "found": {...}, "result": {...}, "error"?}],
     "purged": [paths], "purge_refused": [{"path", "reason"}]}``. ``result`` counts ``notes_new``,
-    ``notes_existing``, ``events_new``, ``events_existing``, ``renamed``, ``skipped``, ``vectors_copied``,
+    ``notes_existing``, ``events_new``, ``events_existing``, ``renamed``, ``skipped`` (noise, forgotten here),
+    ``failed`` (could not be stored: a warning says why, and ``purge`` keeps the source), ``vectors_copied``,
     ``vectors_kept`` (already embedded here), ``vectors_skipped_model``/``_text``, ``vectors_pending`` (no provider); in a dry run only the
     new/existing counts, nothing written. Raises ``UsageError`` (neither or both given, purge with dry run) and
     ``NotFound`` (a path that holds no store)."""
@@ -519,6 +525,8 @@ def migrate(m: "Memdir", *, from_path: str | os.PathLike | None = None, scan_dir
             target = path if path.is_dir() else path.parent
             reason = ("its migration failed" if "error" in rec else None) if kind == "alice" else \
                 "only alice-memory data directories are purged (this one holds Markdown or other files)"
+            if reason is None and (rec.get("result") or {}).get("failed"):
+                reason = f"{rec['result']['failed']} of its memories did not come over (the warnings say why)"
             if reason is None:
                 reason = _purge(target)
             if reason is None:
