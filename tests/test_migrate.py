@@ -441,3 +441,20 @@ def test_purge_is_refused_when_a_memory_did_not_come_over(store, tmp_path, caplo
     assert not out["purged"] and src.exists() and (src / "memories.sqlite3").is_file()
     assert "did not come over" in out["purge_refused"][0]["reason"]
     assert "note too long" in caplog.text and "not a time" in caplog.text, caplog.text
+
+
+def test_a_dry_run_of_an_export_counts_its_tombstones_apart_and_its_bad_lines_as_the_import_does(store, tmp_path):
+    """`memdir migrate --from export.jsonl --dry-run` counted each tombstone line as an event, and a line of an unknown
+    type or an event without text as one too, where the import skips it as a bad line."""
+    exp = tmp_path / "export.jsonl"
+    exp.write_text("\n".join(json.dumps(x) for x in [
+        {"type": "note", "id": "facts/a", "text": "the staging db is db-2"},
+        {"type": "event", "key": "u:s:1", "session": "s", "role": "user", "text": "we moved staging to db-2"},
+        {"type": "tombstone", "ref": "u:s:0", "content_sha256": "ab" * 32, "kind": "event", "deleted_at": "2026-01-01"},
+        {"type": "proposal", "text": "a newer memdir's line"},
+        {"type": "event", "key": "u:s:2", "role": "user"},
+    ]) + "\n", encoding="utf-8")
+    dry = store.migrate(from_path=exp, dry_run=True)["sources"][0]["found"]
+    assert dry == {"notes": 1, "events": 1, "bad_lines": 2, "tombstones": 1}, dry
+    real = store.migrate(from_path=exp)["sources"][0]["result"]
+    assert (real["notes"], real["read"], real["bad_lines"], real["tombstones"]) == (1, 1, 2, 1), real

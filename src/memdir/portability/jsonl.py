@@ -158,6 +158,27 @@ def import_jsonl(s: Stores, path: str | os.PathLike) -> dict[str, int]:
     return counts
 
 
+def survey(path: str | os.PathLike) -> dict[str, int]:
+    """What :func:`import_jsonl` would read from the export at ``path`` (a dry run; nothing is written): ``notes``,
+    ``events``, ``bad_lines`` (each named in a warning, as the import names it) and ``tombstones`` when there are
+    some."""
+    p = Path(path)
+    counts = {"lines": 0, "bad_lines": 0}
+    events: list[dict[str, Any]] = []
+    tombs: dict[str, list[dict[str, Any]]] = {}
+    notes_in: list[tuple[int, dict[str, Any]]] = []
+
+    def bad(n: int, why: Any) -> None:
+        counts["bad_lines"] += 1
+        if counts["bad_lines"] <= BAD_LINES_SHOWN:
+            log.warning("memdir: %s line %d would be skipped: %s", p.name, n, str(why)[:120])
+
+    _read_export(p, counts, events, tombs, notes_in, bad)
+    out = {"notes": len(notes_in), "events": len(events), "bad_lines": counts["bad_lines"]}
+    n = sum(len(v) for v in tombs.values())
+    return {**out, "tombstones": n} if n else out
+
+
 def forgotten_note(s: Stores, obj: dict[str, Any], seen: dict[str, Any] | None = None) -> bool:
     """True when the root an exported note ``obj`` goes to holds a note tombstone for its text (its content hash)
     made at or after the note's ``updated`` (else ``created``) time, or when either time is missing or unreadable:

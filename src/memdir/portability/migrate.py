@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator
 
 from memdir.engine import restore
-from memdir.portability.jsonl import forgotten_note
+from memdir.portability.jsonl import forgotten_note, survey
 from memdir.notes import markdown as notes
 from memdir.errors import NotFound, UsageError
 from memdir.capture.redact import redact
@@ -537,14 +537,6 @@ def migrate(m: "Memdir", *, from_path: str | os.PathLike | None = None, scan_dir
 
 
 def _count_export(path: Path) -> dict[str, int]:
-    """What ``Memdir.import_jsonl`` would read from an export (a dry run): notes, events and bad lines."""
-    from collections import Counter
-
-    from memdir.portability.importers.jsonl import read_jsonl
-
-    stats: Counter = Counter()
-    c = {"notes": 0, "events": 0, "bad_lines": 0}
-    for _, obj in read_jsonl(path, stats, label="export", warn=False):
-        c["notes" if obj.get("type") == "note" else "events"] += 1
-    c["bad_lines"] = stats["bad_json"]
-    return c
+    """What ``Memdir.import_jsonl`` would read from an export (a dry run): notes, events, bad lines (and tombstones,
+    never counted as events)."""
+    return survey(path)
