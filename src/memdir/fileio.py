@@ -150,3 +150,26 @@ def drop_stale_temp(entry: os.DirEntry) -> None:
             os.unlink(entry.path)
     except OSError:
         pass
+
+
+
+def write_into(path: str | os.PathLike | None, make: Any) -> Any:
+    """Call ``make(file)`` on a file in a temporary directory, then write that file's text (UTF-8) into ``path`` as it
+    is — a pipe, a device, ``/dev/stdout`` — never replacing it by a file (``None``: stdout); returns what ``make``
+    returned. A failed write names ``path`` (``/dev/full``'s ENOSPC names no file of its own)."""
+    import sys
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory() as tmp:
+        out = make(Path(tmp) / "out")
+        text = (Path(tmp) / "out").read_text(encoding="utf-8")
+    if path is None:
+        sys.stdout.write(text)
+        return out
+    try:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+    except OSError as exc:
+        raise OSError(exc.errno, exc.strerror, str(path)) from None
+    return out

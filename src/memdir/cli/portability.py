@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import sys
 from pathlib import Path
 
@@ -58,24 +57,14 @@ def export(ctx, path, force, store_url, store_project, as_json):
     target = expand_user(path)  # the file checked is the file written
     if path == "-" or (target.exists() and not target.is_file() and not target.is_dir()):
         # stdout, or a pipe or device (/dev/stdout, `>(gzip > x.gz)`, a FIFO): written into, never read nor replaced
-        import tempfile
+        from memdir.fileio import write_into
 
-        with tempfile.TemporaryDirectory() as tmp:
-            out = m.export(Path(tmp) / "export.jsonl")
-            text = (Path(tmp) / "export.jsonl").read_text(encoding="utf-8")
-        if path == "-":
-            sys.stdout.write(text)
-        else:
-            try:
-                with open(target, "w", encoding="utf-8") as f:
-                    f.write(text)
-            except OSError as exc:  # a failed write names no file (/dev/full): the target's, not the store's, disk
-                raise OSError(exc.errno, exc.strerror, str(target)) from None
+        out = write_into(None if path == "-" else target, m.export)
         click.echo(f"exported {plural(out['notes'], 'note')}, {plural(out['events'], 'event')} and {plural(out['tombstones'], 'tombstone')}"
                    + ("" if path == "-" else f" to {path}") + _page_note(m) + _left_note(out), err=True)
         return
     if target.is_symlink() and target.is_file():  # a link to a backup kept elsewhere: its target is written
-        target = Path(os.path.realpath(target))
+        target = target.resolve()
     parent = target.absolute().parent
     if not parent.is_dir():
         raise UsageError(f"directory {str(parent)!r} does not exist: create it first or export elsewhere")
