@@ -100,8 +100,12 @@ _MAX_PASSES = 8
 # use ``_W64`` / ``_B64_END``, which also refuse ``+`` and ``/`` (not ``=``: it precedes the value in
 # ``KEY=value``). Checking the char before a match in Python, rather than with a leading
 # look-behind, lets every pattern start with a literal, which CPython's ``re`` searches for fast.
+# A key of a fixed shape (``AKIA`` + 16, ``AIza`` + 35) may still stand between slashes (``facts/AKIA…``,
+# ``keys/AKIA….txt``, a URL's path): ``_SEG``/``_SEG_END`` allow that, since a blob's run of base64 matching the
+# exact shape with a slash on both sides is far rarer than a key pasted into a path.
 _W = frozenset(string.ascii_letters + string.digits + "_-")
 _W64 = _W | {"+", "/"}
+_SEG = _W | {"+"}
 _W_GLUED = _W - {"_", "-"}  # see _tok: a self-separating prefix may follow a dash or an underscore
 #: word pieces that make a prefix an ordinary identifier's part, not a provider's mark: ``key-`` (``cache-key-<md5>``),
 #: ``API-`` (``ORDER-API-<ulid>``); a prefix shorter than 4 (``hf_``: ``test_hf_Tokenizer``) is no mark glued either
@@ -109,6 +113,7 @@ _COMMON_PIECES = frozenset(("key", "api", "pat", "sat", "tok", "token", "auth", 
 _KEYCHARS = frozenset(string.ascii_lowercase + string.digits + "_.-")
 _B_END = r"(?![A-Za-z0-9_-])"
 _B64_END = r"(?![A-Za-z0-9_+/-])"
+_SEG_END = r"(?![A-Za-z0-9_+-])"
 
 # Priorities: a merged cluster of overlapping findings takes the kind of its highest priority member.
 _P_PRIVATE = 100
@@ -1331,8 +1336,8 @@ _PROVIDER_RULES: list[_Rule] = [
     _tok("telegram_bot_token", r"[0-9]{6,12}:AA[A-Za-z0-9_-]{30,40}+", ":AA", pre=_W | {":"}, anchors=()),
     # --- cloud
     _tok("aws_access_key", r"A(?:KIA|SIA|BIA|CCA|3T[A-Z0-9])[A-Z0-9]{16}", "AKIA", "ASIA", "ABIA", "ACCA", "A3T",
-         pre=_W64, end=_B64_END),
-    _tok("google_api_key", r"AIza[0-9A-Za-z_-]{35}", "AIza", pre=_W64, end=_B64_END),
+         pre=_SEG, end=_SEG_END),
+    _tok("google_api_key", r"AIza[0-9A-Za-z_-]{35}", "AIza", pre=_SEG, end=_SEG_END),
     _tok("google_oauth_token", r"ya29\.[0-9A-Za-z_-]{20,2048}+", "ya29.", end=""),
     # a Google OAuth refresh token (gcloud's authorized_user JSON, the OAuth playground): "1//0" and a random base64url
     # tail; the tail must read as key material, so a path or a floor division (1//0) stays
@@ -1349,7 +1354,7 @@ _PROVIDER_RULES: list[_Rule] = [
           pre=_W | {"~", ".", "+", "/"}, trim=".",
           check=lambda m, v, t: _random_tail(re.sub(r"[^A-Za-z0-9]", "", v[6:]))),
     _tok("digitalocean_token", r"do[opr]_v1_[a-f0-9]{64}", "doo_v1_", "dop_v1_", "dor_v1_"),
-    _tok("databricks_token", r"dapi[a-f0-9]{32}(?:-[0-9])?", "dapi", pre=_W64, end=_B64_END),
+    _tok("databricks_token", r"dapi[a-f0-9]{32}(?:-[0-9])?", "dapi", pre=_SEG, end=_SEG_END),
     _tok("vault_token", r"hv[sb]\.[A-Za-z0-9_-]{24,200}+", "hvs.", "hvb."),
     # a service token of Vault before 1.10: "s." and 24 base62 characters (".<5>" after it names a namespace); not one
     # that ends an identifier (this.s.…, users.…), a call (s.X(…)) or a name that is not random (s.ReplaceAllString…)
@@ -1370,7 +1375,7 @@ _PROVIDER_RULES: list[_Rule] = [
     # --- payments and SaaS
     _tok("stripe_key", r"[sr]k_(?:live|test)_[A-Za-z0-9]{16,250}+", "sk_live_", "rk_live_", "sk_test_", "rk_test_"),
     _tok("stripe_webhook_secret", r"whsec_[A-Za-z0-9+/=]{24,100}+", "whsec_", end=""),
-    _tok("twilio_key", r"SK[0-9a-f]{32}", "SK", pre=_W64, end=_B64_END),
+    _tok("twilio_key", r"SK[0-9a-f]{32}", "SK", pre=_SEG, end=_SEG_END),
     _tok("sendgrid_key", r"SG\.[A-Za-z0-9_-]{16,32}+\.[A-Za-z0-9_-]{30,64}+", "SG."),
     _tok("shopify_token", r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}", "shp"),
     _tok("square_token", r"sq0(?:atp|csp)-[0-9A-Za-z_-]{22,60}+", "sq0"),
