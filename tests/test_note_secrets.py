@@ -109,3 +109,26 @@ def test_a_problem_quoting_a_hand_written_line_never_shows_its_secret(project, t
         assert not _plain(out + err), (args, out + err)
     for name, text in files.items():  # the person's files are left as written
         assert (facts / f"{name}.md").read_text(encoding="utf-8") == text
+
+
+def test_a_secret_in_any_field_of_a_note_never_reaches_get_recall_or_export(project, tmp_path, capsys, monkeypatch):
+    """Every field of a note that memdir shows passes the redaction, not only its text and summary: a key typed as
+    the note's ``kind`` or inside a ``supersedes``/``superseded_by`` link came back whole from ``get``, ``recall
+    --json``, ``recent`` and ``export`` (the viewer and inspect already hid it)."""
+    monkeypatch.setenv("MEMDIR_HOME", str(tmp_path / "g"))
+    facts = project / ".memory" / "facts"
+    facts.mkdir(parents=True, exist_ok=True)
+    text = (f"---\nsummary: deploy notes\nkind: {TOKEN}\nsupersedes: facts/{TOKEN}\nsuperseded_by: keys/{AWS}.md\n"
+            "---\nthe deploy goes through helm\n")
+    (facts / "x.md").write_text(text, encoding="utf-8")
+    with memdir.open(project, home=tmp_path / "g") as m:
+        note = m.get("facts/x")
+        assert not _plain(json.dumps(note.to_dict())), note
+        assert not _plain(json.dumps([h.to_dict() for h in m.recall("deploy helm")], default=str))
+        m.export(tmp_path / "out.jsonl")
+    assert not _plain((tmp_path / "out.jsonl").read_text(encoding="utf-8"))
+    for args in (("get", "facts/x"), ("get", "facts/x", "--json"), ("recall", "deploy", "--json"), ("recent", "--json"),
+                 ("recent",), ("context", "deploy helm"), ("inspect", "--json")):
+        code, out, err = run_cli(capsys, "--dir", str(project), *args)
+        assert code == 0 and not _plain(out + err), (args, out + err)
+    assert (facts / "x.md").read_text(encoding="utf-8") == text

@@ -14,8 +14,8 @@ from memdir.types import Note
 
 
 def redacted(note: Note) -> tuple[Note, list[str]]:
-    """``(note, kinds)``: ``note`` with every secret in its text, summary, highlight, tags and load-when phrases
-    replaced by ``[redacted:<kind>]`` (:func:`memdir.capture.redact.redact_with_kinds`), and the kinds of secret found
+    """``(note, kinds)``: ``note`` with every secret in its text, summary, highlight, kind, tags, load-when phrases and
+    supersede links replaced by ``[redacted:<kind>]`` (:func:`memdir.capture.redact.redact_with_kinds`), and the kinds of secret found
     (empty when there was none: the same ``note`` object comes back)."""
     found: list[str] = []
 
@@ -26,7 +26,10 @@ def redacted(note: Note) -> tuple[Note, list[str]]:
         found.extend(kinds)
         return out
 
+    # every field a person types and memdir shows (get, recall, recent, export): ``kind`` and the links are free text too
     changes = {"text": clean(note.text), "summary": clean(note.summary), "highlight": clean(note.highlight),
+               "kind": clean(note.kind) or note.kind, "supersedes": clean(note.supersedes),
+               "superseded_by": clean(note.superseded_by),
                "tags": tuple(clean(t) or t for t in note.tags), "load_when": tuple(clean(w) or w for w in note.load_when)}
     if not found:
         return note, []
