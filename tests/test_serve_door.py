@@ -57,3 +57,14 @@ def test_a_bind_beyond_loopback_is_guarded_by_its_token_alone(server):
         r = c.post("/mcp", json=INIT, headers={**ACCEPT, "authorization": f"Bearer {token}"})
         assert r.status_code == 200
         assert c.post("/mcp", json=INIT, headers=ACCEPT).status_code == 401
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1:8765@evil.example", "127.0.0.1:8765,evil.example", "[::1]:8765@evil.example",
+                                  "localhost:evil.example"])
+def test_a_host_with_junk_after_its_port_is_refused(server, host):
+    from starlette.testclient import TestClient
+
+    from memdir.cli.serve import http_app
+
+    with TestClient(http_app(server, host="127.0.0.1"), base_url="http://127.0.0.1:8765") as c:
+        assert c.post("/mcp", json=INIT, headers={**ACCEPT, "host": host}).status_code == 421, host

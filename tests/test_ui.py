@@ -439,3 +439,25 @@ def test_a_form_over_the_size_limit_gets_the_viewer_s_page(m):
     assert r.status_code == 413 and "text/html" in r.headers["content-type"]
     assert "not saved" in r.text and "900,000 bytes" in r.text
     assert "a note to edit" in m.note_source(note.id)
+
+
+JUNK_HOSTS = ["127.0.0.1:18766@evil.example", "127.0.0.1:18766,evil.example", "127.0.0.1:evil.example",
+              "localhost:80 evil.example", "[::1]:80@evil.example", "[::1]evil.example", "127.0.0.1:0x50",
+              "127.0.0.1:80:81", "localhost:80/evil.example"]
+
+
+@pytest.mark.parametrize("host", JUNK_HOSTS)
+def test_a_host_with_anything_but_digits_after_its_port_colon_is_refused(sample, host):
+    """A loopback name followed by junk after the port (``127.0.0.1:18766@evil.example``) passed the Host check as
+    loopback: the port is digits or nothing."""
+    m, _, _ = sample
+    c = client(m)
+    assert c.get("/search", headers={"host": host}).status_code == 421, host
+    for ok in ("127.0.0.1:18766", "localhost", "127.0.0.1:", "[::1]:8766", "[::1]", "LOCALHOST:1"):
+        assert c.get("/search", headers={"host": ok}).status_code == 200, ok
+
+
+def test_a_port_of_other_digits_than_ascii_is_no_port():
+    from memdir.server.http import host_name, is_loopback
+
+    assert not is_loopback(host_name("127.0.0.1:８０")) and is_loopback(host_name(" 127.0.0.1:80 "))

@@ -27,11 +27,16 @@ def is_loopback(host: str) -> bool:
 
 
 def host_name(host_header: str) -> str:
-    """The host of a ``Host`` header: ``"127.0.0.1:8766"`` → ``"127.0.0.1"``; ``"[::1]:80"`` → ``"::1"``."""
+    """The host of a ``Host`` header: ``"127.0.0.1:8766"`` → ``"127.0.0.1"``; ``"[::1]:80"`` → ``"::1"``. A port
+    must be ASCII digits (or nothing): a header with anything else after the host (``127.0.0.1:80@evil.example``)
+    comes back whole, which no loopback check accepts."""
+    import re
+
     h = host_header.strip()
-    if h.startswith("["):
-        return h[1:].split("]", 1)[0]
-    return h.rsplit(":", 1)[0] if h.count(":") == 1 else h
+    m = re.fullmatch(r"\[([^\]]*)\](?::[0-9]*)?|([^:\[\]]*)(?::[0-9]*)?", h)
+    if m is None:
+        return h  # a bare IPv6 address (``::1``) is its own host; junk stays junk
+    return m.group(1) if m.group(1) is not None else m.group(2)
 
 
 class LoopbackOnly:
