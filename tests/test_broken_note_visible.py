@@ -206,3 +206,57 @@ def test_an_empty_note_file_is_named_and_left_as_it_is(project, tmp_path, monkey
     with memdir.open(project, home=tmp_path / "g") as m, pytest.raises(memdir.MemdirError, match="is empty|unreadable"):
         m.pin("facts/haproxy-reloads-with-sigusr2")  # said to be empty, not "gone"
     assert path.read_bytes() == data
+
+
+@pytest.mark.parametrize("text,summary", [
+    ("---\nsummary: no close\ntags: [a]\n\nThe body about caching layers.\n", "no close"),
+    ("---\nsummary: no close\ntags:\n  - a\n  - b\nThe body about caching layers.\n", "no close"),
+    ("---\r\nsummary: no close\r\nkind: fact\r\n\r\nThe body about caching layers.\r\n", "no close"),
+    ("---\ntags: [a]\npinned: true\n\nThe body about caching layers.\n", "The body about caching layers."),
+    ('---\nsummary: "no close\ntags: [a\n\nThe body about caching layers.\n', "The body about caching layers."),
+    ("---\nsummary: no close about caching layers\n", "no close about caching layers"),
+    ("---\ntags: [caching, layers]\n", "[caching, layers]"),
+])
+def test_a_frontmatter_never_closed_gives_no_yaml_line_as_summary(project, tmp_path, monkeypatch, capsys, text,
+                                                                     summary):
+    """A hand-edited note whose frontmatter opens with ``---`` and never closes was indexed with its first field line
+    (``summary: no close``) as its summary: its fields are not its words; it is still reported and left as written."""
+    monkeypatch.setenv("MEMDIR_HOME", str(tmp_path / "g"))
+    path = project / ".memory" / "facts" / "open.md"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(text.encode("utf-8"))
+    with memdir.open(project, home=tmp_path / "g") as m:
+        note = m.get("facts/open")
+        assert note is not None and note.summary == summary, note
+        assert [h.id for h in m.recall("caching layers")] == ["facts/open"]
+        [hit] = m.recall("caching layers")
+        assert hit.summary == summary
+        rep = m.inspect()
+        assert [n.summary for n in rep.notes if n.id == "facts/open"] == [summary]
+        [p] = [x for x in rep.problems if x["path"] == str(path)]
+        assert "never closed" in p["detail"]
+    code, out, err = main(capsys, project, "inspect")
+    assert "facts/open: " + summary in out and "never closed" in out
+    assert path.read_bytes() == text.encode("utf-8")
+
+
+@pytest.mark.parametrize("text,field", [
+    ("---\nsummary: a\nsummary: b\n---\nbody of dup about caching\n", "summary"),
+    ("---\ntags: [x]\nkind: fact\ntags: [y]\n---\nbody of dup about caching\n", "tags"),
+    ("---\npinned: true\n'pinned': false\n---\nbody of dup about caching\n", "pinned"),
+])
+def test_a_field_given_twice_is_named_by_inspect_and_the_file_left_as_written(project, tmp_path, monkeypatch, capsys,
+                                                                              text, field):
+    monkeypatch.setenv("MEMDIR_HOME", str(tmp_path / "g"))
+    path = project / ".memory" / "facts" / "dup.md"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    (project / ".memory" / "facts" / "fine.md").write_text("---\nsummary: s\n---\nsummary: in the body\nsummary: again\n",
+                                                          encoding="utf-8")
+    with memdir.open(project, home=tmp_path / "g") as m:
+        problems = [x for x in m.inspect().problems if x["path"] == str(path)]
+        assert len(problems) == 1 and f"{field} given 2 times" in problems[0]["detail"], problems
+        assert not [x for x in m.inspect().problems if x["path"].endswith("fine.md")]
+    code, out, err = main(capsys, project, "inspect")
+    assert [ln for ln in out.splitlines() if f"{field} given 2 times" in ln and "dup.md" in ln]
+    assert path.read_text(encoding="utf-8") == text

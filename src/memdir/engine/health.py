@@ -19,7 +19,7 @@ from memdir.engine import events as event_ops
 from memdir.engine import hybrid, recovery, remote, rootlinks
 from memdir.errors import UsageError, damaged_index, index_recovery, install_hint
 from memdir.lazylog import getLogger
-from memdir.notes import conflicts, markdown as notes
+from memdir.notes import broken, conflicts, markdown as notes
 from memdir.store.sqlite import index, opening
 from memdir.stores import Stores, stores_of
 from memdir.types import Note, Report
@@ -76,6 +76,8 @@ def inspect(s: Stores) -> Report:
             try:
                 note, meta = root.read_note(nid, root.path / (nid + ".md"))
                 odd = notes.field_problems(meta)
+                if not nid.startswith(ROOT_PAGE + "/"):  # YAML keeps a field given twice silently: said, file untouched
+                    odd[:0] = broken.repeated(notes.read_text(note.path))
                 kind = meta.get("kind")
                 if isinstance(kind, str) and kind.strip() and kind.strip() not in kinds:
                     odd.append(f"kind {kind.strip()[:40]!r} names no category (`memdir recent --kind` cannot find it)")

@@ -26,7 +26,7 @@ from memdir.notes import compile as compiler
 from memdir.engine import notescan, notesecrets, rootlinks, writelock
 from memdir.store.sqlite import opening, readonly, txn
 from memdir.notes import markdown as notes
-from memdir.notes import conflicts, rootmd
+from memdir.notes import broken, conflicts, rootmd
 from memdir.errors import LockBusy, MemdirError, ReadOnlyStore, UsageError
 from memdir.fileio import read_or_none
 from memdir.roots import DERIVED_DIRNAME, ROOT_PAGE, inside, not_linked_out, private_dir
@@ -434,7 +434,8 @@ class Root:
 
     def read_broken_note(self, note_id: str, path: Path) -> Note | None:
         """A note whose frontmatter cannot be read (broken YAML, never closed, not a mapping) as its body alone:
-        default fields (kind from the category, summary its first line, times from the file), so it stays
+        default fields (kind from the category, summary its first line or a never-closed frontmatter's own, never one
+        of its field lines: :func:`memdir.notes.broken.parts`; times from the file), so it stays
         findable while it waits to be repaired; a file with merge-conflict markers as both sides' text without them,
         with its first side's fields (:func:`memdir.notes.conflicts.parts`). ``None`` when the file itself cannot
         be read (binary, not UTF-8, too large, gone)."""
@@ -444,7 +445,7 @@ class Root:
         except (UsageError, OSError):
             return None
         found = conflicts.hunks(raw)  # a conflicted note: its own side's fields, both sides' text, no markers
-        meta, body = conflicts.parts(raw, found) if found else ({}, notes.body_of_broken(raw))
+        meta, body = conflicts.parts(raw, found) if found else broken.parts(raw)
         body = body.replace("\x00", "")
         if not body.strip():
             return None
