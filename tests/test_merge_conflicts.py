@@ -160,3 +160,43 @@ def test_a_conflict_between_an_index_md_s_markers_is_compiled_away(project, tmp_
         assert not [p for p in m.inspect().problems if p["path"] == str(index)]
     text = index.read_text(encoding="utf-8")
     assert text.startswith("# facts\n\nMy own intro.\n") and "<<<<<<<" not in text and "redis-runs-on-port" in text
+
+
+CONFLICTED_TEXTS = [
+    "<<<<<<< HEAD\nuse pnpm\n=======\nuse npm\n>>>>>>> branch\n",
+    "The installer:\n<<<<<<< HEAD\nuse pnpm\n||||||| base\nuse yarn\n=======\nuse npm\n>>>>>>> feature/x\n",
+    "---\nsummary: installs\n---\n<<<<<<< ours\nuse pnpm\n=======\nuse npm\n>>>>>>> theirs\n",
+    "<<<<<<< HEAD\n---\nsummary: a\n---\nuse pnpm\n=======\n---\nsummary: b\n---\nuse npm\n>>>>>>> b\n",
+    "<<<<<<< HEAD\r\nuse pnpm\r\n=======\r\nuse npm\r\n>>>>>>> branch\r\n",
+]
+
+
+@pytest.mark.parametrize("text", CONFLICTED_TEXTS)
+def test_an_edit_or_a_remember_holding_conflict_markers_is_refused_and_writes_nothing(project, tmp_path, monkeypatch,
+                                                                                       capsys, text):
+    """`memdir edit ID -` (and `Memdir.edit`, `remember`) took a text still holding a conflict's markers, wrote it,
+    then failed to read it back: the note became a conflicted file. Refused in one line now, nothing written."""
+    monkeypatch.setenv("MEMDIR_HOME", str(tmp_path / "g"))
+    with memdir.open(project, home=tmp_path / "g") as m:
+        note = m.remember("use pnpm for installs", category="decisions", tags=["pnpm"])
+    path = project / ".memory" / "decisions" / (note.id.split("/")[1] + ".md")
+    before = path.read_bytes()
+    listing = sorted(p.name for p in path.parent.iterdir())
+    code, out, err = run_cli(capsys, "--dir", str(project), "edit", note.id, "-", stdin=text, monkeypatch=monkeypatch)
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "conflict" in err and "Traceback" not in err, err
+    with memdir.open(project, home=tmp_path / "g") as m:
+        with pytest.raises(memdir.UsageError, match="conflict"):
+            m.edit(note.id, text)
+        with pytest.raises(memdir.UsageError, match="conflict"):
+            m.remember(text, category="decisions")
+        assert m.inspect().problems == []
+    code, out, err = run_cli(capsys, "--dir", str(project), "remember", "-", stdin=text, monkeypatch=monkeypatch)
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "conflict" in err, err
+    assert path.read_bytes() == before and sorted(p.name for p in path.parent.iterdir()) == listing
+
+
+def test_a_note_showing_markers_in_a_fence_or_aider_blocks_is_still_remembered(project, tmp_path):
+    with memdir.open(project, home=tmp_path / "g") as m:
+        for text in (AIDER, FENCED):
+            assert m.remember(text, category="facts").text.strip() == text.strip()
+        assert m.inspect().problems == []

@@ -320,7 +320,8 @@ class Memdir:
 
     def edit(self, id: str, text: str, *, scope: str | None = None, expect: str | None = None) -> Note:
         """Replace a note's file with ``text`` (frontmatter + body) after validating it
-        (:func:`memdir.notes.markdown.check_edit`): a bad edit raises ``UsageError`` with every reason and writes nothing.
+        (:func:`memdir.notes.markdown.check_edit`; a text still holding a git merge conflict's markers is refused too):
+        a bad edit raises ``UsageError`` with every reason and writes nothing.
         ``supersedes``/``superseded_by`` cannot be changed here (use ``remember(..., supersedes=)``). Secrets are
         redacted, ``updated`` is set to now, the index and ``index.md``/``ROOT.md`` are updated. A ``text`` without
         frontmatter replaces the body alone: the note keeps its frontmatter (pinned, tags, kind, times). ``expect``: the

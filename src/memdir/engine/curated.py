@@ -87,6 +87,7 @@ def remember(s: Stores, text: str, *, category: str = "facts", summary: str | No
     if category not in known and not (root.path / category).is_dir():
         raise UsageError(f"unknown category {category!r}: use one of {', '.join(known)} (or set `categories` in config.toml)")
     text = stored_text(text)
+    refuse_markers(text, "remember")
     if len(text.encode("utf-8")) > notes.MAX_NOTE_BYTES - 100_000:  # refused before any file is written
         raise UsageError(f"note too long ({len(text.encode('utf-8')):,} bytes in UTF-8, {len(text):,} characters): a "
                          f"note holds at most {notes.MAX_NOTE_BYTES - 100_000:,} bytes; keep long material in a file and "
@@ -355,6 +356,17 @@ def edit(s: Stores, id: str, text: str, *, scope: str | None = None, expect: str
         return edit_locked(s, root, nid, text, expect)
 
 
+def refuse_markers(text: str, what: str) -> None:
+    """Raise ``UsageError`` when ``text`` holds a git merge conflict's markers (:func:`memdir.notes.conflicts.hunks`):
+    written, the note would be a conflicted file, read as both sides until a person resolves it."""
+    from memdir.notes import conflicts
+
+    found = conflicts.hunks(text)
+    if found:
+        raise UsageError(f"{what} refused: the text holds an unresolved git merge conflict ({conflicts.where(found)}): "
+                         "keep the right side and delete the marker lines; nothing was written")
+
+
 def refuse_conflict(nid: str, expect: str, theirs: str | None, yours: str) -> NoReturn:
     """Raise :class:`memdir.errors.EditConflict` for an edit of ``nid`` made from version ``expect``."""
     found = None if theirs is None else notes.version(theirs)
@@ -383,6 +395,8 @@ def edit_locked(s: Stores, root: Root, nid: str, text: str, expect: str | None) 
             theirs = None
         if theirs is None or notes.version(theirs) != str(expect).strip():
             refuse_conflict(nid, str(expect).strip(), theirs, text)
+    if isinstance(text, str):
+        refuse_markers(text, "edit")
     meta, body = notes.check_edit(text, note_id=nid, before=cur_body(root, nid))
     kind = meta.get("kind")
     if isinstance(kind, str) and kind.strip() and kind.strip() not in note_kinds(s):
