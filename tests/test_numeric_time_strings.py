@@ -47,3 +47,32 @@ def test_numbers_and_eight_digits_that_are_no_date_stay_epoch_seconds(value):
 def test_what_is_no_number_is_still_refused(text):
     with pytest.raises(memdir.UsageError):
         parse_ts(text)
+
+
+@pytest.mark.parametrize("text,want", [
+    ("2026", datetime(2025, 12, 31, 16, 0, tzinfo=UTC)),  # local Jan 1, as 2026-01-01 is
+    (" 1999 ", datetime(1998, 12, 31, 16, 0, tzinfo=UTC)),
+])
+def test_a_four_digit_string_is_that_year(shanghai, text, want):
+    """``parse_ts("2026")`` was 1970-01-01T00:33:46Z, epoch seconds, with no error: a year written alone (ISO 8601's
+    reduced form) is that year's first local day."""
+    assert parse_ts("٢٠٢٦") == parse_ts("2026")  # digits of another script too
+    assert parse_ts(text) == want == parse_ts(text.strip() + "-01-01")
+
+
+@pytest.mark.parametrize("text", ["202611", "1", "0", "42", "123", "12345", "1234567", "0000", "２０２６１１"])
+def test_a_short_digit_string_that_is_no_year_is_refused(text):
+    with pytest.raises(memdir.UsageError, match="timestamp"):
+        parse_ts(text)
+
+
+@pytest.mark.parametrize("value", [2026, 202611, 0, 1234567, 2026.0])
+def test_epoch_numbers_stay_epoch_numbers(value):
+    assert parse_ts(value) == datetime.fromtimestamp(value, UTC)
+
+
+def test_an_imported_event_dated_by_a_year_string_is_stored_in_that_year(project, tmp_path):
+    with memdir.open(project, home=tmp_path / "g") as m:
+        m.import_events([{"key": "k1", "role": "user", "text": "the release train leaves on fridays", "session": "s",
+                          "ts": "2026"}])
+        assert m.get("k1").ts.astimezone().year == 2026
