@@ -459,3 +459,27 @@ def test_forget_and_prune_previews_show_no_stored_secret(both, clock):
     for sample in pre["samples"] + pruned["samples"]:
         assert key[:12] not in sample["text"], sample
     assert any("[redacted:" in s["text"] for s in pruned["samples"])
+
+
+def test_an_event_dated_ahead_of_the_clock_can_be_pruned_once_idle_since_first_seen(both, clock):
+    """An event whose time is ahead of the clock (a machine's clock ran ahead) could never be pruned: prune compared
+    that future time with its cutoff. Its heat starts when memdir first sees it, and so does its idle time; one
+    only a little ahead, still ahead, and one seen recently stay."""
+    t0 = clock.now
+    both.import_events([{"key": "ahead", "text": "a turn a machine dated years ahead", "ts": t0 + timedelta(days=3650)},
+                        {"key": "old", "text": "old chatter from long ago", "ts": t0 - timedelta(days=300)}])
+    both.sweep()  # first seen now
+    clock.now = t0 + timedelta(days=200)
+    both.import_events([{"key": "soon", "text": "a turn dated a little ahead", "ts": clock.now + timedelta(hours=2)}])
+    pre = both.prune(90)
+    assert {s["id"] for s in pre["samples"]} == {"ahead", "old"}, pre
+    assert both.prune(90, token=pre["token"])["count"] == 2
+    assert both.get("ahead") is None and both.get("soon") is not None
+
+
+def test_an_event_dated_ahead_of_the_clock_is_archived_a_year_after_first_seen(both, clock):
+    t0 = clock.now
+    both.import_events([{"key": "ahead", "text": "a turn a machine dated years ahead", "ts": t0 + timedelta(days=3650)}])
+    both.sweep()
+    clock.now = t0 + timedelta(days=400)  # tiers.archive_days is 365
+    assert both.sweep()["project"]["archive"] == 1

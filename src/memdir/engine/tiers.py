@@ -98,7 +98,9 @@ def sweep_root(root: "Root", cfg: Any, now: float) -> dict[str, int]:
             s[5] = down
     for s in state:
         r = s[0]
-        if s[5] == "cold" and archive_s > 0 and not r["pinned"] and now - max(s[2], r["ts_epoch"]) > archive_s:
+        # a time ahead of the clock is no activity yet: idle since first seen (``at``), as prune reads it
+        ts = r["ts_epoch"] if r["ts_epoch"] <= now else s[2]
+        if s[5] == "cold" and archive_s > 0 and not r["pinned"] and now - max(s[2], ts) > archive_s:
             s[5] = "archive"
     counts = dict.fromkeys(TIERS, 0)
     counts.update(changed=0, written=0, removed=0)
@@ -154,7 +156,7 @@ MAX_PRUNE_DAYS = 365_000
 
 def prune(m: "Stores | Any", days: float, token: str | None = None, *, force: bool = False) -> dict[str, Any]:
     """Preview (``token`` None) or delete (matching ``token``) cold/archived, unpinned, low-importance memories
-    idle for more than ``days`` days. Tiers are swept first.
+    idle for more than ``days`` days (one dated ahead of the clock: since memdir first saw it). Tiers are swept first.
 
     Preview: ``{"deleted": False, "count", "bytes", "samples" (≤ 20, newest first), "token", "cutoff"}``.
     Delete: ``{"deleted": True, "count", "bytes"}``; each item gets a tombstone (no resurrection by import or
@@ -179,7 +181,7 @@ def prune(m: "Stores | Any", days: float, token: str | None = None, *, force: bo
     cutoff = _cutoff(now, days)
     found: list[tuple[Any, Any]] = []
     for root in m.live():
-        found += [(root, r) for r in root.store.prune_candidates(PRUNE_MAX_IMPORTANCE, cutoff)]
+        found += [(root, r) for r in root.store.prune_candidates(PRUNE_MAX_IMPORTANCE, cutoff, now)]
     expected = confirm_token(m, days, now, (f"{root.scope}:{r['ref']}" for root, r in found))
     if force:  # seed 001's "token or force": the same selection, token computed and applied in one step
         token = expected

@@ -240,9 +240,11 @@ class TierStore(Protocol):
     def write_tiers(self, inserts: list[tuple], updates: list[tuple]) -> int:
         """Insert and update tier rows (sweep), drop those of deleted docs; returns rows removed."""
 
-    def prune_candidates(self, max_importance: float, cutoff: float) -> list[dict[str, Any]]:
+    def prune_candidates(self, max_importance: float, cutoff: float, now: float) -> list[dict[str, Any]]:
         """Cold, unpinned docs idle before ``cutoff``: ``ref, kind, ts, head (the text's first 400 characters, as stored), bytes``
-        (:func:`memdir.engine.tiers.prune`, which redacts the head, then cuts it)."""
+        (:func:`memdir.engine.tiers.prune`, which redacts the head, then cuts it). A doc's idle time runs from its time or
+        its last rehearsal, whichever is later; from the rehearsal alone (its first sweep: when memdir first saw it) when
+        its time is ahead of ``now``, the clock."""
 
     def drop_tiers(self, ref: str) -> None:
         """Delete the tier row of ``ref``."""

@@ -399,15 +399,15 @@ class PgReads:
         return self._x("DELETE FROM tiers t WHERE t.project = %s AND NOT EXISTS (SELECT 1 FROM docs d WHERE "
                        "d.project = t.project AND d.owner = t.owner AND d.ref = t.ref)", (self.project,)).rowcount
 
-    def prune_candidates(self, max_importance: float, cutoff: float) -> list[dict[str, Any]]:
+    def prune_candidates(self, max_importance: float, cutoff: float, now: float) -> list[dict[str, Any]]:
         return self._x(
             "SELECT d.ref, d.kind, d.ts, left(d.text, 400) AS head, "
             "octet_length(d.text) + coalesce(octet_length(v.vector), 0) AS bytes "
             "FROM docs d JOIN tiers t ON t.project = d.project AND t.owner = d.owner AND t.ref = d.ref "
             "LEFT JOIN vectors v ON v.project = d.project AND v.owner = d.owner AND v.ref = d.ref "
             f"WHERE d.project = %s AND d.owner = {ME} AND t.tier IN ('cold', 'archive') AND d.pinned = 0 AND t.importance < %s "
-            "AND greatest(d.ts_epoch, t.reinforced_at) < %s ORDER BY d.ts_epoch DESC",
-            (self.project, max_importance, cutoff)).fetchall()
+            "AND CASE WHEN d.ts_epoch > %s THEN t.reinforced_at ELSE greatest(d.ts_epoch, t.reinforced_at) END < %s "
+            "ORDER BY d.ts_epoch DESC", (self.project, max_importance, now, cutoff)).fetchall()
 
     def drop_tiers(self, ref: str) -> None:
         self._x(f"DELETE FROM tiers WHERE project = %s AND ref = %s AND owner IN ('', {ME})", (self.project, ref))

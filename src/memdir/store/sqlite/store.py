@@ -338,13 +338,14 @@ class SqliteStore:
                        (h0, at, seen, tier, imp, tier, stamp, ref))
         return db.execute("DELETE FROM tiers WHERE ref NOT IN (SELECT ref FROM docs)").rowcount
 
-    def prune_candidates(self, max_importance, cutoff):
+    def prune_candidates(self, max_importance, cutoff, now):
         return [dict(r) for r in self.db.execute(
             "SELECT d.ref, d.kind, d.ts, substr(d.text, 1, 400) AS head, "
             "length(CAST(d.text AS BLOB)) + coalesce(length(v.vector), 0) AS bytes "
             "FROM docs d JOIN tiers t ON t.ref = d.ref LEFT JOIN vectors v ON v.ref = d.ref "
             "WHERE t.tier IN ('cold', 'archive') AND d.pinned = 0 AND t.importance < ? "
-            "AND max(d.ts_epoch, t.reinforced_at) < ? ORDER BY d.ts_epoch DESC", (max_importance, cutoff))]
+            "AND CASE WHEN d.ts_epoch > ? THEN t.reinforced_at ELSE max(d.ts_epoch, t.reinforced_at) END < ? "
+            "ORDER BY d.ts_epoch DESC", (max_importance, now, cutoff))]
 
     def drop_tiers(self, ref):
         self.db.execute("DELETE FROM tiers WHERE ref = ?", (ref,))
