@@ -155,3 +155,44 @@ def test_paths_and_hashes_that_look_like_base64_characters_are_kept():
     paths = "\n".join(f"/home/alice/Work/Billing{i}/src/main/java/com/acme/billing/api/v{i}" for i in range(12))
     hashes = "\n".join("%064X" % (i * 0x9E3779B97F4A7C15 ** 3) for i in range(1, 10))
     assert without_base64(paths) == paths and without_base64(hashes) == hashes
+
+
+def _cc_file(path, lines, session):
+    path.write_text("".join(json.dumps({**x, "sessionId": session}) + "\n" for x in lines), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("order", ["cut first", "whole first"])
+@pytest.mark.parametrize("cut_in", ["original", "fork"])
+def test_a_fork_of_a_session_cut_after_a_tool_call_stores_the_call_once(project, tmp_path, capsys, monkeypatch, order,
+                                                                        cut_in):
+    """Session A's transcript ends right after a ``tool_use`` (stored ``… → (no result)``); a fork B (a new session
+    id repeating A's turns with their times and the same ``toolu_…`` id) holds its result. Imported in either order,
+    and either one the cut file, the call was stored twice, the cut one beside the whole one: the import replacing a
+    cut turn looked at the same key alone. The fork's link to its original (``events.COPY_WINDOW_S``) finds it now."""
+    monkeypatch.setenv("MEMDIR_HOME", str(tmp_path / "g"))
+    lines = cc_lines(str(project))
+    a = _cc_file(tmp_path / "A.jsonl", lines[:2] if cut_in == "original" else lines, "SA")
+    b = _cc_file(tmp_path / "B.jsonl", lines[:2] if cut_in == "fork" else lines, "SB")
+    cut, whole = (a, b) if cut_in == "original" else (b, a)
+    files = [cut, whole] if order == "cut first" else [whole, cut]
+    for f in (*files, *files):  # and again: re-running an import stores nothing twice
+        assert run_cli(capsys, "--dir", str(project), "import", "claude-code", str(f), "--here")[0] == 0
+    with memdir.open(project, home=tmp_path / "g") as m:
+        tools = m.recent(kinds=["tool"])
+        assert [t.text for t in tools] == ["Bash: make test-4 → 3 passed toolwordfour in 0.4s"], [(t.key, t.text) for t in tools]
+        assert m.status()["project"]["events"] == 3
+
+
+def test_the_same_call_id_in_an_unrelated_session_is_left_alone(project, tmp_path, capsys, monkeypatch):
+    """Only a session that copies another (its prompt repeated within COPY_WINDOW_S) is compared with it."""
+    monkeypatch.setenv("MEMDIR_HOME", str(tmp_path / "g"))
+    lines = cc_lines(str(project))
+    other = [dict(x) for x in lines]
+    other[0] = {**other[0], "timestamp": "2026-12-03T10:00:00Z", "message": {"role": "user", "content": "lint it"}}
+    _cc_file(tmp_path / "A.jsonl", lines[:2], "SA")
+    _cc_file(tmp_path / "B.jsonl", other, "SB")
+    for f in ("A.jsonl", "B.jsonl"):
+        assert run_cli(capsys, "--dir", str(project), "import", "claude-code", str(tmp_path / f), "--here")[0] == 0
+    with memdir.open(project, home=tmp_path / "g") as m:
+        assert len(m.recent(kinds=["tool"])) == 2

@@ -260,8 +260,14 @@ def _batch_rows(s: Stores, root: Any, it: Iterator[tuple[Any, Any]], got: dict[s
             elif captured_before(st, replies, row):
                 got["duplicate"] += 1
                 log.debug("import_events: duplicate of a reply a hook captured: %s", row["ref"])
+            elif regrow.cut_of_copy(st, row, copies := replies.get(COPIES, {}).get(row.get("session")) or ()):
+                got["duplicate"] += 1  # a fork's cut turn, stored whole from the session it copies (or the reverse)
+                log.debug("import_events: a cut copy of a turn stored whole: %s", row["ref"])
             else:
                 cut = regrow.completed(st, row)
+                whole = regrow.completes_copy(st, row, copies) if cut is None else None
+                if whole is not None:  # completes the copied session's cut turn: stored in its place, never beside it
+                    cut, row = whole["ref"], {**row, "ref": whole["ref"], "session": whole["session"]}
                 if cut is not None:  # the same turn imported while its session was being written: this one replaces it
                     st.flush_events(pending)  # the cut one may be this batch's own, its full-text row not written yet
                     pending.clear()

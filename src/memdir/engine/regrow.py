@@ -62,3 +62,29 @@ def completed(st: Any, row: dict[str, Any]) -> str | None:
                 and partial_of(o.get("text"), text, role):
             return other
     return None
+
+
+def _copied_turns(st: Any, row: dict[str, Any], copies: Any) -> Any:
+    """The stored turns of the sessions ``row``'s session copies (:func:`memdir.engine.events.copied_from`: a fork
+    repeats them under its own session id) with ``row``'s key in their session and its role."""
+    ref, sess = row.get("ref"), row.get("session")
+    mark = f":{sess}:"
+    if not copies or not isinstance(ref, str) or not sess or mark not in ref or ref.startswith(CAPTURE_PREFIXES):
+        return
+    head, tail = ref.split(mark, 1)  # a host's key: import:<host>:<session>:<call or message id>
+    for other in copies:
+        o = st.get_doc(f"{head}:{other}:{tail}")
+        if o is not None and o.get("kind") == "event" and o.get("role") == row.get("role"):
+            yield o
+
+
+def completes_copy(st: Any, row: dict[str, Any], copies: Any) -> dict[str, Any] | None:
+    """The stored turn of a session ``row``'s session copies that ``row`` completes (:func:`partial_of`), or ``None``:
+    the import stores ``row`` in its place, under its key and session, so a re-import of either file finds it."""
+    return next((o for o in _copied_turns(st, row, copies) if partial_of(o.get("text"), row.get("text"), row.get("role"))),
+                None)
+
+
+def cut_of_copy(st: Any, row: dict[str, Any], copies: Any) -> bool:
+    """True when ``row`` is a turn stored whole from a session its session copies, cut short (a duplicate)."""
+    return any(partial_of(row.get("text"), o.get("text"), row.get("role")) for o in _copied_turns(st, row, copies))
