@@ -260,3 +260,34 @@ def test_a_field_given_twice_is_named_by_inspect_and_the_file_left_as_written(pr
     code, out, err = main(capsys, project, "inspect")
     assert [ln for ln in out.splitlines() if f"{field} given 2 times" in ln and "dup.md" in ln]
     assert path.read_text(encoding="utf-8") == text
+
+
+@pytest.mark.parametrize("text", [
+    "summary: lost fence\nkind: fact\n---\nThe body about widgets.\n",
+    "id: facts/lost\nsummary: lost fence\ntags: [widgets]\n---\nThe body about widgets.\n",
+    "\ufeffsummary: lost fence\r\nkind: fact\r\n---\r\nThe body about widgets.\r\n",
+])
+def test_a_frontmatter_that_lost_its_opening_line_is_read_as_one_and_named(project, tmp_path, monkeypatch, capsys, text):
+    """A hand edit that deleted a note's opening ``---`` left its fields as the body: the summary was the raw line
+    ``summary: lost fence`` and inspect said nothing. Its fields are read as fields now, and inspect names it."""
+    monkeypatch.setenv("MEMDIR_HOME", str(tmp_path / "g"))
+    path = project / ".memory" / "facts" / "lost.md"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(text.encode("utf-8"))
+    with memdir.open(project, home=tmp_path / "g") as m:
+        note = m.get("facts/lost")
+        assert note.summary == "lost fence" and note.text == "The body about widgets.", note
+        [p] = [x for x in m.inspect().problems if x["path"] == str(path)]
+        assert "opening '---'" in p["detail"]
+    code, out, err = main(capsys, project, "inspect")
+    assert "facts/lost: lost fence" in out
+    assert path.read_bytes() == text.encode("utf-8")
+
+
+def test_a_body_that_only_mentions_fields_stays_a_body(project, tmp_path):
+    path = project / ".memory" / "facts" / "plain.md"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = "Deploy notes: the summary: line of a note is its title.\n---\nMore text about widgets.\n"
+    path.write_text(text, encoding="utf-8")
+    with memdir.open(project, home=tmp_path / "g") as m:
+        assert m.get("facts/plain").text == text.strip() and m.inspect().problems == []

@@ -77,7 +77,7 @@ def inspect(s: Stores) -> Report:
                 note, meta = root.read_note(nid, root.path / (nid + ".md"))
                 odd = notes.field_problems(meta)
                 if not nid.startswith(ROOT_PAGE + "/"):  # YAML keeps a field given twice silently: said, file untouched
-                    odd[:0] = broken.repeated(notes.read_text(note.path))
+                    odd[:0] = broken.problems(notes.read_text(note.path))
                 kind = meta.get("kind")
                 if isinstance(kind, str) and kind.strip() and kind.strip() not in kinds:
                     odd.append(f"kind {kind.strip()[:40]!r} names no category (`memdir recent --kind` cannot find it)")

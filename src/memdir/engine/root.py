@@ -422,7 +422,7 @@ class Root:
         found = conflicts.hunks(raw)
         if found:  # a `git pull` left markers: never indexed or shown as the note's own words
             raise conflicts.Conflicted(conflicts.problem(found))
-        meta, body, _ = notes.split(raw)
+        meta, body, _ = broken.split(raw)  # a frontmatter that lost its opening line is still read as one
         category = note_id.split("/", 1)[0]
         st = path.stat()
         f = notes.fields(meta, body, category=category, fallback_time=parse_ts(st.st_mtime))

@@ -1,6 +1,7 @@
 """What a hand-edited note file's frontmatter says when it cannot be taken as written: a frontmatter opened with
 ``---`` and never closed (its field lines are fields, never the note's first line, so never its summary), and a field
-given twice (YAML keeps the last one silently; ``memdir inspect`` names both). The file itself is never changed.
+given twice (YAML keeps the last one silently; ``memdir inspect`` names both), and one that lost its opening ``---``
+line (its fields are still read as fields, and ``inspect`` says so). The file itself is never changed.
 """
 
 from __future__ import annotations
@@ -54,3 +55,29 @@ def repeated(raw: str) -> list[str]:
         if m:
             seen.setdefault(m.group("key"), []).append(line[m.end():].strip())
     return [f"{k} given {len(v)} times (the last, {v[-1][:40]!r}, is read)" for k, v in seen.items() if len(v) > 1]
+
+
+def split(raw: str) -> tuple[dict[str, Any], str, str | None]:
+    """:func:`memdir.notes.markdown.split`, with a note whose frontmatter lost its opening ``---`` line
+    (:func:`memdir.notes.markdown.lost_opening`) read by its fields and the body after their ``---``, not as a body
+    whose first line (``summary: …``) would be its summary. Raises ``UsageError`` as ``split`` does."""
+    meta, body, fm = markdown.split(raw)
+    if fm is not None or not markdown.lost_opening(body):
+        return meta, body, fm
+    lines = body.split("\n")
+    end = [ln.rstrip() for ln in lines].index("---")
+    head = "\n".join(lines[:end])
+    try:
+        got = markdown.load_frontmatter(head)
+    except Exception:  # noqa: BLE001  (what YAML cannot read stays the body, as before)
+        return meta, body, fm
+    return (got, "\n".join(lines[end + 1:]), head) if isinstance(got, dict) else (meta, body, fm)
+
+
+def problems(raw: str) -> list[str]:
+    """What ``inspect`` says of a readable note file's frontmatter beyond its fields' values: fields given twice
+    (:func:`repeated`), an opening ``---`` line lost (:func:`split`)."""
+    text = raw.lstrip("\ufeff")
+    lost = not _FENCE.fullmatch(text.split("\n", 1)[0]) and markdown.lost_opening(text)
+    return repeated(raw) + (["the frontmatter lost its opening '---' line (its fields are read as fields until it is "
+                             "put back)"] if lost else [])
