@@ -76,3 +76,14 @@ def test_an_imported_event_dated_by_a_year_string_is_stored_in_that_year(project
         m.import_events([{"key": "k1", "role": "user", "text": "the release train leaves on fridays", "session": "s",
                           "ts": "2026"}])
         assert m.get("k1").ts.astimezone().year == 2026
+
+
+def test_a_year_typed_into_a_note_s_frontmatter_is_that_year(project, tmp_path):
+    """``created: 2026`` in a hand-written note is a number to YAML, and was read as epoch seconds (1970-01-01)."""
+    path = project / ".memory" / "facts" / "yearly.md"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("---\nsummary: yearly\ncreated: 2026\nupdated: 2027\n---\nthe yearly gadget audit\n", encoding="utf-8")
+    with memdir.open(project, home=tmp_path / "g") as m:
+        note = m.get("facts/yearly")
+        assert (note.created.astimezone().year, note.updated.astimezone().year) == (2026, 2027), note
+        assert note.created == parse_ts("2026")

@@ -82,6 +82,12 @@ def local_text(dt: datetime | None, *, minutes: bool = True) -> str:
     return f"{d.year:04d}-{d:%m-%d %H:%M}" if minutes else f"{d.year:04d}-{d:%m-%d}"
 
 
+def typed_time(value):
+    """``value`` as a person typed it into a file (YAML frontmatter): a bare four-digit year there (``created: 2026``,
+    which YAML reads as a number) is that year, as the string ``"2026"`` is, not 1970's 2,026th second."""
+    return str(value) if isinstance(value, int) and not isinstance(value, bool) and 1000 <= value <= 9999 else value
+
+
 def parse_ts(value, *, default: datetime | None = None) -> datetime:
     """Parse ``value`` into an aware UTC datetime; a value without a zone is local time (see the module docstring).
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from memdir.errors import MemdirError, UsageError
 from memdir.recall.tokenize import nfkc
-from memdir.timeutil import iso, parse_ts
+from memdir.timeutil import iso, parse_ts, typed_time
 
 _HANDLER = None
 
@@ -271,8 +271,8 @@ def _opt_str(v: Any) -> str | None:
 
 def fields(meta: dict[str, Any], body: str, *, category: str, fallback_time: datetime) -> dict[str, Any]:
     """Typed view of the frontmatter: strings, tuples, booleans and aware UTC datetimes (never raises)."""
-    created = parse_ts(meta.get("created"), default=fallback_time) if meta.get("created") is not None else fallback_time
-    updated = parse_ts(meta.get("updated"), default=created) if meta.get("updated") is not None else created
+    created = parse_ts(typed_time(meta.get("created")), default=fallback_time) if meta.get("created") is not None else fallback_time
+    updated = parse_ts(typed_time(meta.get("updated")), default=created) if meta.get("updated") is not None else created
     summary = _opt_str(meta.get("summary")) or _first_line(body)
     return {
         "kind": _opt_str(meta.get("kind")) or kind_for(category),
