@@ -48,3 +48,32 @@ def test_only_a_question_is_told_from_a_turn_that_also_says_something():
         assert only_asks(t), t
     for t in ("Wow, that painting is awesome! What inspired you?", "The build failed.", "部署失败了。为什么？", ""):
         assert not only_asks(t), t
+
+
+#: prompts capture stores in another form than they are typed (a key or a private span redacted, a terminal colour
+#: taken out, a host's tag cut): the stored turn is still the prompt, never its own memory (case C24's kind)
+CHANGED_WHEN_STORED = [
+    "How do we deploy the billing service with token ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5?",
+    "deploy billing: password=hunter2 api_key=sk-proj-abcdefghijklmnopqrstuvwxyz0123456789ABCD",
+    "how do we deploy the billing service to staging? <private>my pin 4412</private>",
+    "\x1b[1mhow do we deploy\x1b[0m the billing service to staging?",
+    "how do we deploy the billing service to staging?\n<system-reminder>the user opened deploy.sh</system-reminder>",
+]
+
+
+def test_the_prompt_stored_in_another_form_never_comes_back_as_its_own_memory(tmp_path):
+    for n, prompt in enumerate(CHANGED_WHEN_STORED):
+        for door in ("api", "opencode"):
+            project, home = tmp_path / f"{door}{n}", str(tmp_path / f"g{door}{n}")
+            (project / ".git").mkdir(parents=True)
+            with memdir.open(project, home=home) as m:
+                m.remember("the billing service deploys with make deploy-billing", category="decisions")
+                if door == "api":
+                    assert m.capture({"role": "user", "text": prompt, "session": "s1"}).stored
+                    block = m.context(prompt, sections=("hits",))
+            if door == "opencode":  # its prompt hook stores the prompt, then each request's context hook asks again
+                payload = {"sessionID": "oc", "directory": str(project), "text": prompt, "messages": [prompt]}
+                run_hook("opencode", "user-prompt", json.dumps(payload), home=home)
+                block = run_hook("opencode", "context", json.dumps(payload), home=home)
+                assert "1 captured turn" in block, block
+            assert "deploy-billing" in block and " user" not in block, (door, prompt, block)

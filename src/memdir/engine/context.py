@@ -200,9 +200,37 @@ def ranked_hits(s: Stores, prompt: str, k: int) -> list[Hit]:
                 if not (h.category in ("rules", ROOT_PAGE) and h.scope in ("project", "global"))]
 
     hits = ask(k)
-    ptoks = set(tokenize(prompt))
-    echoes = sum(1 for h in hits if h.kind == "user" and inject_entries.near_same(ptoks, prompt, h.text))
+    echo = PromptEcho(s, prompt)
+    echoes = sum(1 for h in hits if h.kind == "user" and echo.same(h.text))
     return ask(k * ECHO_WIDEN) if echoes * 2 > len(hits) else hits
+
+
+class PromptEcho:
+    """Is a stored user turn the prompt again? Asked of the prompt as typed and, when capture stores it otherwise, as
+    stored (its host tags cut, colours taken out, keys and ``<private>`` spans redacted: what the turn holds when the
+    prompt was captured before its block was built, by OpenCode's prompt hook or a second hook): the stored form of
+    the prompt being submitted never comes back as its own memory (case C24)."""
+
+    def __init__(self, s: Stores, prompt: str):
+        self.s, self.prompt, self.ptoks = s, prompt, set(tokenize(prompt))
+        self.stored: tuple[set[str], str] | None = None  # worked out at the first user turn only
+
+    def forms(self) -> list[tuple[set[str], str]]:
+        if self.stored is None:
+            from memdir.capture.events import redact_bounded
+            from memdir.capture.gates import gate
+
+            text = redact_bounded(gate({"role": "user", "text": self.prompt}, self.s.config).text or self.prompt)
+            self.stored = (set(tokenize(text)), text)
+        return [(self.ptoks, self.prompt)] + ([self.stored] if self.stored[1] != self.prompt else [])
+
+    def same(self, text: str) -> bool:
+        """:func:`memdir.inject.entries.near_same` of either form of the prompt."""
+        return any(inject_entries.near_same(t, p, text) for t, p in self.forms())
+
+    def asked_again(self, text: str) -> bool:
+        """:func:`memdir.inject.entries.asked_again` of either form of the prompt."""
+        return any(inject_entries.asked_again(t, p, text) for t, p in self.forms())
 
 
 def block_weights(s: Stores, prompt: str) -> dict[str, float]:
@@ -233,15 +261,15 @@ def block_entries(s: Stores, prompt: str, hits: list[Hit], weights: dict[str, fl
     and has no reply is dropped (case C24); one that only asks (:func:`memdir.inject.entries.only_asks`) and got no
     reply goes after the other entries."""
     now = s.clock()
-    ptoks = set(tokenize(prompt))
+    echo = PromptEcho(s, prompt)
     out: list[tuple[inject.Entry, tuple[str, str]]] = []
     later: list[tuple[inject.Entry, tuple[str, str]]] = []  # earlier questions nobody answered: after the rest
     for h in hits:
         if h.kind == "user":
-            same = inject_entries.near_same(ptoks, prompt, h.text)
+            same = echo.same(h.text)
             reply = reply_to(s, h, weights)
             if reply is None:
-                if not (same or inject_entries.asked_again(ptoks, prompt, h.text)):
+                if not (same or echo.asked_again(h.text)):
                     # a question nobody answered says nothing itself: after every entry that does
                     (later if inject_entries.only_asks(h.text) else out).append((inject_entries.entry(h, now), (h.scope, h.id)))
                 continue
