@@ -50,6 +50,8 @@ _BULLET = re.compile(r"(?m)^((?:[^\S\n]|\u2800)*)([-*+\u2022\u2023\u2043\u2013\u
 #: inside a code block a line starting with ``[`` is code (``[tool.poetry]``, ``[[package]]``): escaped only when it
 #: reads as an entry header (a handle, maybe a kind and a date, then ``] `` and text)
 _HEADER_LIKE = re.compile(r"^(?:[^\S\n]|\u2800)*\[[a-z0-9]{4,12}(?: [^\]\n]{0,40})?\][^\S\n]+\S")
+#: a kind the header shows as it is: one word of letters, digits, ``_`` or ``-`` (``decision``, ``决定``)
+_KIND_WORD = re.compile(r"[^\W_][\w-]{0,23}")
 #: how an event role reads in a header (shorter; what the reader needs is who said it)
 KIND_LABEL = {"assistant": "agent"}
 MIN_BODY = 20  # chars of text an entry shows at least, or it is not shown
@@ -192,6 +194,10 @@ class Entry:
         if not full:
             return f"[{self.handle}] "
         kind = KIND_LABEL.get(self.kind, self.kind)
+        if kind and not _KIND_WORD.fullmatch(kind):
+            # a note's kind is stored text (remember's argument, a hand-typed frontmatter): one that is no plain word
+            # could close the block, end the header or start a line of its own here
+            kind = "note"
         if self.kind == "tool" and _CALL.match(self.lead or self.text):
             kind = ""  # "[handle date] Bash: make test → …": the call names the tool
         return "[" + " ".join(x for x in (self.handle, "team" if self.team else "", kind,
