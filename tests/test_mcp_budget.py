@@ -90,3 +90,29 @@ async def test_a_page_of_a_long_chinese_memory_fits_the_hosts_caps(tmp_path):
                 offset, pages = body["next_offset"], pages + 1
                 assert pages < 20
     assert got == m.get(note.id).text and pages >= 5
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("how", ["rules", "supersedes a rule"])
+async def test_a_long_rule_proposal_reply_fits_the_hosts_caps(tmp_path, how):
+    """A rule a model proposes (category rules, or a note superseding a rule) came back whole in the reply's
+    ``proposal``: 30,000 Chinese characters were about 80,000 tokens as the host receives them, three times its cap,
+    where the same text as a fact is shown up to MAX_HIT_CHARS. The proposal is kept whole on disk."""
+    (tmp_path / "p" / ".git").mkdir(parents=True)
+    rng = random.Random(291)
+    text = "部署" + "".join(rng.choice(HAN) for _ in range(30_000))
+    summary = "部署" + "".join(rng.choice(HAN) for _ in range(3_000))
+    with memdir.open(tmp_path / "p", home=tmp_path / "h") as m:
+        rule = m.remember("部署前必须跑测试", category="rules")
+        args = {"text": text, "summary": summary, "category": "rules"} if how == "rules" else {
+            "text": text, "summary": summary, "supersedes": rule.id}
+        async with Client(build_server(memdir=m)) as c:
+            r = await c.call_tool("memory_remember", args)
+        assert not r.is_error, r.content
+        body = r.structured_content
+        wire = "".join(x.text for x in r.content if hasattr(x, "text")) + json.dumps(body, ensure_ascii=False)
+        assert estimate_tokens(wire) <= 25_000
+        assert len(json.dumps(body, ensure_ascii=False, separators=(",", ":"))) <= MAX_RECALL_CHARS
+        assert body["note"] is None and body["proposal"]["text"].startswith(text[:100])
+        (kept,) = m.proposals()
+        assert kept["text"] == text and kept["id"] == body["proposal"]["id"]

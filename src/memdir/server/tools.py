@@ -399,7 +399,8 @@ def do_remember(m: "Memdir", text: str, category: str = "facts", summary: str | 
         p = m.propose(clean_text(text), category=clean_text(category).strip(), summary=clean_text(summary) if summary else None,
                       tags=[clean_text(t) for t in tags or ()], load_when=[clean_text(t) for t in load_when or ()],
                       supersedes=clean_text(supersedes) if supersedes else None, scope=scope, source="mcp")
-        brief = {k: p.get(k) for k in ("id", "status", "scope", "summary", "text", "proposed")}
+        brief = {k: p.get(k) for k in ("id", "status", "scope", "proposed")}  # text and summary cut as note_out's
+        brief.update(summary=_echo(p.get("summary"), 500), text=_echo(p.get("text"), MAX_HIT_CHARS))
         msg = (f"rules are written by people: proposal {p['id']} is pending; the user accepts it with "
                f"`memdir proposals accept {p['id']}`")
         return {"existed": not p["created"], "note": None, "proposal": brief, "message": msg}
