@@ -206,9 +206,15 @@ def mark_superseded(root: Root, old_id: str, new_id: str, now: datetime, *, comp
 def resolve(s: Stores, id: str, scope: str | None = None) -> str:
     """``id`` itself when some root holds that note id or event key; else the id/key whose short handle (the
     ``[handle kind date]`` of the ``<memory>`` block, :mod:`memdir.recall.handles`) is ``id``, project first; a
-    handle typed in capitals (``MHBSZG``) is that handle."""
+    handle typed in capitals (``MHBSZG``) is that handle; an unknown ``id`` wrapped as a copy wraps it (quotes,
+    brackets, ``#``: :func:`~memdir.recall.handles.unwrapped`) is what it wraps when a root holds that."""
     from memdir.recall import handles
 
+    bare = handles.unwrapped(id)  # '#k3f9qa', `facts/x`, a block's [k3f9qa fact 12-06]: asked when id itself is unknown
+    if bare != id and not any(r.store.has_ref(id) for r in s.live(scope)):
+        got = resolve(s, bare, scope)
+        if any(r.store.has_ref(got) for r in s.live(scope)):
+            return got
     if not handles.looks_like(id.lower()):
         return id
     roots = s.live(scope)

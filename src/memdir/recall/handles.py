@@ -43,3 +43,24 @@ def assign(db: sqlite3.Connection, ref: str) -> str:
 def looks_like(text: str) -> bool:
     """True when ``text`` has the shape of a handle (6-16 characters of the handle alphabet)."""
     return bool(PATTERN.match(text or ""))
+
+
+#: what a copied id is wrapped in where a model or a person read it (quotes, backticks, brackets)
+_PAIRS = {"'": "'", '"': '"', "`": "`", "[": "]", "(": ")", "<": ">", "\u201c": "\u201d", "\u2018": "\u2019"}
+
+
+def unwrapped(text: str) -> str:
+    """``text`` without what a copy wraps an id or handle in: surrounding quotes, backticks or brackets, a leading
+    ``#`` or ``@``, and of a block header (``[k3f9qa fact 12-06]``) the handle alone. Callers try ``text`` as it is
+    first: an id may hold such characters."""
+    t = text.strip()
+    while True:
+        was = t
+        if len(t) >= 2 and _PAIRS.get(t[0]) == t[-1]:
+            t = t[1:-1].strip()
+        if t[:1] in ("#", "@"):
+            t = t[1:].strip()
+        if t == was:
+            break
+    first = t.split(None, 1)
+    return first[0] if len(first) == 2 and looks_like(first[0].lower()) else t

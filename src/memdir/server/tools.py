@@ -455,7 +455,7 @@ def do_forget(m: "Memdir", id: str) -> dict[str, Any]:
     """``{"id", "forgotten": bool, "message"}`` (the message names the memory a handle stood for); ``PathError`` for
     ids leaving the root (case C14); ``UsageError`` for a note of ``rules/``: a model never writes, replaces or
     removes a person's rule (:func:`do_remember` makes a proposal of a new one)."""
-    id = clean_text(id)
+    id = clean_text(id).strip()  # as get and forget read it: the reply names it so too
     try:
         target = m.get(id)
     except MemdirError:
