@@ -54,3 +54,37 @@ async def test_mcp_tools_take_a_wrapped_handle(m, wrap):
         r = await c.call_tool("memory_forget", {"id": wrap.format(_handle(m, other))})
         assert not r.is_error and r.structured_content["forgotten"] is True, r.structured_content
     assert m.get(other.id) is None and m.get(old.id).superseded_by
+
+
+@pytest.mark.anyio
+async def test_null_for_an_optional_argument_is_its_default(m):
+    """Models (and hosts turning a tool's schema into a strict function schema) send null for every optional
+    argument they leave out. memory_recall took ``k: null``, but ``limit``, ``offset``, ``max_chars``, ``days``,
+    ``force``, remember's ``category`` and ``scope`` were refused ("Input should be a valid integer")."""
+    note = m.remember("the staging database is called kestrel", category="facts")
+    async with Client(build_server(memdir=m)) as c:
+        tools = {t.name: t.input_schema for t in (await c.list_tools()).tools}
+        calls = {
+            "memory_list": {"kinds": None, "category": None, "scope": None, "limit": None},
+            "memory_read": {"id": note.id, "offset": None, "max_chars": None, "scope": None},
+            "memory_remember": {"text": "deploys go out on Tuesdays", "category": None, "summary": None, "tags": None,
+                                "load_when": None, "pinned": None, "supersedes": None, "scope": None,
+                                "highlight": None},
+            "memory_prune": {"days": None, "confirm_token": None, "force": None},
+            "memory_recall": {"query": "kestrel", "k": None, "scope": None, "kinds": None},
+            "memory_forget": {"id": None, "query": "Tuesdays", "prefix": None, "confirm_token": None},
+        }
+        got = {name: await c.call_tool(name, args) for name, args in calls.items()}
+        for name, r in got.items():
+            assert not r.is_error, (name, r.content[0].text)
+            # the schema says so: every argument that is not required takes null
+            schema = tools[name]
+            for arg, prop in schema["properties"].items():
+                if arg not in schema.get("required", []):
+                    assert {"type": "null"} in prop.get("anyOf", []), (name, arg, prop)
+    assert got["memory_list"].structured_content["count"] == 1
+    assert got["memory_read"].structured_content["text"] == note.text
+    made = got["memory_remember"].structured_content["note"]
+    assert made["category"] == "facts" and made["scope"] == "project" and made["pinned"] is False
+    assert got["memory_prune"].structured_content["days"] == 90 and not got["memory_prune"].structured_content["acted"]
+    assert got["memory_forget"].structured_content["count"] == 1

@@ -269,6 +269,7 @@ def _build(MCPServer, ToolAnnotations, BaseModel, Field, store: MemoryStore, log
     from typing import Annotated, Literal, Optional
 
     Scope = Literal["project", "global"]
+    # every argument not required is Optional: models send null for what they leave out, and null is its default
 
     models = result_models(BaseModel, Field)
     (NearTurn, RecallHit, RecallResult, NoteOut, ReadResult, RememberResult, ForgetResult, ListResult,  # noqa: F841
@@ -299,28 +300,32 @@ def _build(MCPServer, ToolAnnotations, BaseModel, Field, store: MemoryStore, log
 
     def memory_read(
         id: Annotated[str, Field(description="the handle a hit or the <memory> block shows, a note id or an event key")],
-        offset: Annotated[int, Field(description="first character to return; next_offset of the previous page", ge=0)] = 0,
-        max_chars: Annotated[int, Field(description=f"page size in characters, 1..{MAX_READ_CHARS}", ge=1)] = MAX_READ_CHARS,
+        offset: Annotated[Optional[int], Field(description="first character to return; next_offset of the previous page",
+                                               ge=0)] = 0,
+        max_chars: Annotated[Optional[int], Field(description=f"page size in characters, 1..{MAX_READ_CHARS}",
+                                                  ge=1)] = MAX_READ_CHARS,
         scope: Annotated[Optional[Scope], Field(description="project or global; the first root holding it when omitted")] = None,
     ) -> ReadResult:
         """Read one memory's whole text (a memory_recall hit whose text was cut says its handle and offset), one
         page at a time: call again with offset=next_offset until next_offset is null. Read-only."""
-        return ReadResult(**store.run("memory_read", lambda m: do_read(m, id, offset, max_chars, scope)))
+        return ReadResult(**store.run("memory_read", lambda m: do_read(
+            m, id, 0 if offset is None else offset, MAX_READ_CHARS if max_chars is None else max_chars, scope)))
 
     def memory_remember(
         text: Annotated[str, Field(description="the memory itself: context, decision, reason, root cause")],
-        category: Annotated[str, Field(description="rules, preferences, decisions, pitfalls or facts")] = "facts",
+        category: Annotated[Optional[str], Field(description="rules, preferences, decisions, pitfalls or facts")] = "facts",
         summary: Annotated[Optional[str], Field(description="one-line summary (default: the first line)")] = None,
         tags: Annotated[Optional[list[str]], Field(description="tags")] = None,
         load_when: Annotated[Optional[list[str]], Field(description="topics that should bring this memory up")] = None,
         pinned: Annotated[Optional[bool], Field(description="never decays (default: the user's remember.pinned "
                                                             "setting, off unless set)")] = None,
         supersedes: Annotated[Optional[str], Field(description="id of an older note this one replaces")] = None,
-        scope: Annotated[Scope, Field(description="project (default) or global")] = "project",
+        scope: Annotated[Optional[Scope], Field(description="project (default) or global")] = "project",
         highlight: Annotated[Optional[str], Field(description="one striking line shown beside the summary")] = None,
     ) -> RememberResult:
         return RememberResult(**store.run("memory_remember", lambda m: do_remember(
-            m, text, category, summary, tags, load_when, pinned, supersedes, scope, highlight)))
+            m, text, "facts" if category is None else category, summary, tags, load_when, pinned, supersedes,
+            scope or "project", highlight)))
 
     memory_remember.__doc__ = (
         "Store a durable memory as a Markdown note. The same text twice (or differing only in case, spacing or "
@@ -351,10 +356,11 @@ def _build(MCPServer, ToolAnnotations, BaseModel, Field, store: MemoryStore, log
         kinds: Annotated[Optional[list[str]], Field(description="filter: note, event, rule, decision, user, tool, …")] = None,
         category: Annotated[Optional[str], Field(description="only notes of this category")] = None,
         scope: Annotated[Optional[Scope], Field(description="project, global, or both when omitted")] = None,
-        limit: Annotated[int, Field(description=f"entries, 1..{MAX_K}")] = 20,
+        limit: Annotated[Optional[int], Field(description=f"entries, 1..{MAX_K}")] = 20,
     ) -> ListResult:
         """The newest memories, newest first, optionally by kind or category. Read-only."""
-        return ListResult(**store.run("memory_list", lambda m: do_list(m, kinds, category, scope, limit)))
+        return ListResult(**store.run("memory_list", lambda m: do_list(m, kinds, category, scope,
+                                                                     20 if limit is None else limit)))
 
     def memory_inspect() -> InspectResult:
         """Counts per memory root and consistency problems (files missing from index.md, dangling
@@ -362,15 +368,16 @@ def _build(MCPServer, ToolAnnotations, BaseModel, Field, store: MemoryStore, log
         return InspectResult(**store.run("memory_inspect", do_inspect))
 
     def memory_prune(
-        days: Annotated[float, Field(description="cold memories idle for more than this many days", ge=0,
-                                     allow_inf_nan=False)] = 90,
+        days: Annotated[Optional[float], Field(description="cold memories idle for more than this many days", ge=0,
+                                               allow_inf_nan=False)] = 90,
         confirm_token: Annotated[Optional[str], Field(description="token from a preview; omit to preview")] = None,
-        force: Annotated[bool, Field(description="delete without asking again; still needs the preview's "
-                                                 "confirm_token (alone it previews)")] = False,
+        force: Annotated[Optional[bool], Field(description="delete without asking again; still needs the preview's "
+                                                           "confirm_token (alone it previews)")] = False,
     ) -> PruneResult:
         """Clean up cold memories. Without confirm_token this only previews (count, samples and a
         confirm_token), with force too; with the token from a recent preview (and force) it deletes them."""
-        return PruneResult(**store.run("memory_prune", lambda m: do_prune(m, days, confirm_token, force)))
+        return PruneResult(**store.run("memory_prune", lambda m: do_prune(m, 90 if days is None else days,
+                                                                          confirm_token, bool(force))))
 
     read = dict(read_only=True, destructive=False, idempotent=True)
     server.add_tool(memory_recall, annotations=ann("Recall memories", **read))
