@@ -418,6 +418,8 @@ def do_forget_matching(m: "Memdir", query: str | None = None, prefix: str | None
     """Forget by text or key prefix (:meth:`Memdir.forget_matching`): a preview with a ``confirm_token``, or
     the delete when the token is given; the notes of ``rules/`` are left out (only people remove a rule). Returns ``{"id": None, "forgotten", "count", "confirm_token",
     "samples", "message"}``; ``confirm_token`` is ``None`` once deleted and when nothing matches."""
+    if query is not None and prefix is not None:  # said with the tool's argument names, not the CLI's options
+        raise UsageError("give query or prefix to forget by, not both")
     res = m.forget_matching(query=clean_text(query) if query is not None else None,
                             prefix=clean_text(prefix) if prefix is not None else None,
                             token=clean_text(confirm_token).strip() if confirm_token else None, rules=False)
@@ -552,7 +554,14 @@ def do_prune(m: "Memdir", days: float = 90, confirm_token: str | None = None, fo
     if not callable(prune):
         return base | {"message": "memory_prune is not available in this version of memdir (it needs the "
                                   "hot/warm/cold tiers); nothing was changed"}
-    detail = as_dict(prune(days, token=token))
+    try:
+        detail = as_dict(prune(days, token=token))
+    except UsageError:  # the engine's words name the CLI's command; a model calls this tool again instead
+        if not token:
+            raise
+        raise UsageError(f"confirm_token is wrong, expired (tokens change every hour) or for other memories than match "
+                         f"now: call memory_prune with days={days:g} and no confirm_token for a new preview and token"
+                         ) from None
     flag = detail.get("deleted")
     acted = flag if isinstance(flag, bool) else bool(token) and detail.get("mode") != "preview"
     count = detail.get("count")
