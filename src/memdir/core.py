@@ -34,8 +34,8 @@ class Memdir:
 
     def __init__(self, project_dir: str | os.PathLike | None = None, *, home: str | os.PathLike | None = None,
                  config: dict[str, Any] | None = None, clock: Callable[[], datetime] | None = None):
-        self.project_root = project_root(project_dir)
         self.home = global_root(home)
+        self.project_root = project_root(project_dir, home=self.home)
         self.clock = clock or now_utc
         proj = self.project_root / PROJECT_DIRNAME
         self.config = Config(global_file=self.home / "config.toml", project_file=proj / "config.toml", overrides=config)

@@ -51,18 +51,37 @@ def global_root(home: str | os.PathLike | None = None) -> Path:
     return Path(platformdirs.user_data_dir("memdir", appauthor=False)).absolute()
 
 
-def project_root(start: str | os.PathLike | None = None) -> Path:
-    """The project root for ``start`` (default: the working directory). Same answer from any subdirectory."""
+def project_root(start: str | os.PathLike | None = None, *, home: str | os.PathLike | None = None) -> Path:
+    """The project root for ``start`` (default: the working directory). Same answer from any subdirectory, and
+    through any link: the start's links are followed first, so a project reached by two paths is one project (a
+    start inside a ``.memory/`` folder, itself maybe a link, is that folder's project). A ``.memory/`` found above
+    the start marks a project unless it lies in the home directory, at ``/`` or in a folder anyone may write to
+    (``/tmp``: a hook fired there leaves one, and it may be another user's), or is the global root ``home``."""
     start_path = expand_user(start if start is not None else os.getcwd()).absolute()
-    if start_path.name == PROJECT_DIRNAME:
-        return start_path.parent
+    if PROJECT_DIRNAME in start_path.parts:  # resolved from the project's side: .memory may link elsewhere
+        start_path = Path(*start_path.parts[:start_path.parts.index(PROJECT_DIRNAME)])
+    start_path = Path(os.path.realpath(start_path))
     for d in (start_path, *start_path.parents):
         if (d / ".git").exists():
             return main_worktree(d)
+    shared_roots = {Path(os.path.realpath(Path.home())), Path(start_path.anchor)}
+    glob = os.path.realpath(home) if home is not None else None
     for d in (start_path, *start_path.parents):
-        if (d / PROJECT_DIRNAME).is_dir():
+        if d != start_path and (d in shared_roots or _open_to_all(d)):
+            continue
+        if (d / PROJECT_DIRNAME).is_dir() and os.path.realpath(d / PROJECT_DIRNAME) != glob:
             return d
     return start_path
+
+
+def _open_to_all(d: Path) -> bool:
+    """True when anyone may write in ``d`` (sticky or world-writable, like ``/tmp``)."""
+    import stat
+
+    try:
+        return bool(d.stat().st_mode & (stat.S_ISVTX | stat.S_IWOTH))
+    except OSError:
+        return False
 
 
 def main_worktree(top: Path) -> Path:

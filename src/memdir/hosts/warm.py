@@ -274,9 +274,9 @@ class WarmServer:
     def _store(self, project_dir: str | None):
         """The open store for ``project_dir`` (re-opened when its config files or index files changed)."""
         from memdir.core import Memdir
-        from memdir.roots import project_root
+        from memdir.roots import global_root, project_root
 
-        proj = str(project_root(project_dir))
+        proj = str(project_root(project_dir, home=global_root(self.home)))
         stamp = None
         cached = self._stores.get((proj,))
         m = cached[1] if cached else None
