@@ -3,7 +3,8 @@ global root never mistaken for a project.
 
 Before: a project reached through a link to one of its subdirectories opened a second store there; a ``.memory/``
 a hook had made in the home directory, at ``/`` or in ``/tmp`` became the project of every directory below it
-without a marker (another user's store, in ``/tmp``), and so did a global root named ``.memory``."""
+without a marker (another user's store, in ``/tmp``), and so did a global root named ``.memory``; a global root that
+is the project's ``.memory/`` (``MEMDIR_HOME`` pointing there) listed every note twice."""
 
 from __future__ import annotations
 
@@ -71,3 +72,16 @@ def test_a_global_root_named_memory_is_no_project_of_the_folders_below_it(tmp_pa
     with memdir.open(base / "bare" / "dir") as m:  # the global root exists now
         assert m.project_root == base / "bare" / "dir"
         assert [n.scope for n in m.inspect().notes] == ["global"]
+
+
+def test_a_global_root_that_is_the_projects_memory_folder_is_one_store(tmp_path, monkeypatch):
+    proj = tmp_path / "proj"
+    (proj / ".git").mkdir(parents=True)
+    monkeypatch.setenv("MEMDIR_HOME", str(proj / ".memory"))
+    (proj / "sub").mkdir()
+    with memdir.open(proj / "sub") as m:
+        m.remember("alpha note about the proxy")
+        m.remember("delta note about the proxy", scope="global")
+        assert sorted(h.text for h in m.recall("proxy")) == ["alpha note about the proxy", "delta note about the proxy"]
+        assert len(m.inspect().notes) == 2
+        assert len(m.recent(limit=10)) == 2

@@ -38,6 +38,7 @@ class Stores:
     state: dict[str, Any] = field(default_factory=dict)
     #: per thread: inside :meth:`looked`, where the look was taken already
     _looked: threading.local = field(default_factory=threading.local, init=False, repr=False, compare=False)
+    _same: bool | None = field(default=None, init=False, repr=False, compare=False)
 
     def root(self, scope: str) -> "Root":
         """The root of ``scope``. Raises ``UsageError`` for a scope other than ``project`` or ``global``."""
@@ -46,13 +47,24 @@ class Stores:
         return self.roots[scope]
 
     def live(self, scope: str | None = None) -> list["Root"]:
-        """The roots that exist on disk: ``scope``'s alone, or project then global. Raises ``UsageError`` for an
+        """The roots that exist on disk: ``scope``'s alone, or project then global (the project's alone when the
+        global root is the project's ``.memory/`` folder: one store, read once). Raises ``UsageError`` for an
         unknown scope."""
         roots = [self.root(scope)] if scope else [self.roots["project"], self.roots["global"]]
+        if scope is None and self._one_folder():
+            roots = roots[:1]
         out = [r for r in roots if r.exists()]
         if scope is None:  # a global root this user cannot enter (made once under sudo): the project's still works
             out = [r for r in out if r.scope != "global" or _usable(r)]
         return out
+
+    def _one_folder(self) -> bool:
+        """True when both roots are one folder (``MEMDIR_HOME`` set to the project's ``.memory/``); asked once."""
+        if self._same is None:
+            import os
+
+            self._same = os.path.realpath(self.roots["project"].path) == os.path.realpath(self.roots["global"].path)
+        return self._same
 
     def look(self) -> None:
         """Mirror notes edited, renamed, moved or deleted on disk since this process last looked (case C20: a
