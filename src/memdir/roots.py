@@ -64,22 +64,43 @@ def project_root(start: str | os.PathLike | None = None, *, home: str | os.PathL
     for d in (start_path, *start_path.parents):
         if (d / ".git").exists():
             return main_worktree(d)
-    shared_roots = {Path(os.path.realpath(Path.home())), Path(start_path.anchor)}
-    glob = os.path.realpath(home) if home is not None else None
     for d in (start_path, *start_path.parents):
-        if d != start_path and (d in shared_roots or _open_to_all(d)):
-            continue
-        if (d / PROJECT_DIRNAME).is_dir() and os.path.realpath(d / PROJECT_DIRNAME) != glob:
+        if _marks_project(d, home, above=d != start_path):
             return d
     return start_path
 
 
-def _open_to_all(d: Path) -> bool:
-    """True when anyone may write in ``d`` (sticky or world-writable, like ``/tmp``)."""
+def surviving_project(gone: str | os.PathLike, *, home: str | os.PathLike | None = None) -> Path | None:
+    """The nearest directory above ``gone`` (a working directory that no longer exists: ``make clean`` under the
+    project) when it lies in a project that still does (a ``.git`` at or above it, or a ``.memory/`` there as
+    :func:`project_root` would take it, never one at or above the home directory), else ``None``."""
+    p = Path(gone).absolute()
+    up = next((a for a in p.parents if a.is_dir()), None)
+    if up is None:
+        return None
+    up = Path(os.path.realpath(up))
+    me = Path(os.path.realpath(Path.home()))
+    for a in (up, *up.parents):
+        if a == me:  # a dotfiles repository at ~ is no project of a deleted worktree under it
+            break
+        if (a / ".git").exists() or _marks_project(a, home, above=True):
+            return up
+    return None
+
+
+def _marks_project(d: Path, home: str | os.PathLike | None, *, above: bool) -> bool:
+    """True when ``d/.memory/`` makes ``d`` the project of a start at or (``above``) below ``d``."""
     import stat
 
-    try:
-        return bool(d.stat().st_mode & (stat.S_ISVTX | stat.S_IWOTH))
+    mem = d / PROJECT_DIRNAME
+    if not mem.is_dir() or (home is not None and os.path.realpath(mem) == os.path.realpath(home)):
+        return False
+    if not above:
+        return True
+    if d == Path(d.anchor) or d == Path(os.path.realpath(Path.home())):
+        return False
+    try:  # a folder anyone may write in (/tmp): its .memory/ may be anyone's
+        return not d.stat().st_mode & (stat.S_ISVTX | stat.S_IWOTH)
     except OSError:
         return False
 

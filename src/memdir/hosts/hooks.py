@@ -192,23 +192,6 @@ def queue_late(m: Any, where: str | None, home: str | None, config: dict[str, An
         m.queue_capture(ev)
 
 
-def _surviving_project(gone: str) -> str | None:
-    """The nearest directory above ``gone`` (a hook's working directory that no longer exists) when it lies in a
-    project that still does (a ``.git`` or a ``.memory`` at or above it), else ``None``."""
-    from pathlib import Path
-
-    p = Path(gone).absolute()
-    up = next((a for a in p.parents if a.is_dir()), None)
-    if up is None:
-        return None
-    for a in (up, *up.parents):
-        if a == Path.home():  # a dotfiles repository at ~ is no project of a deleted worktree under it
-            break
-        if (a / ".git").exists() or (a / ".memory").is_dir():
-            return str(up)
-    return None
-
-
 def run_hook(host: str, event: str, raw: bytes | str | dict | None, *, project_dir: str | None = None,
              home: str | None = None, config: dict[str, Any] | None = None,
              emit: Callable[[str], None] | None = None, on_open: Callable[[Any], None] | None = None,
@@ -252,7 +235,10 @@ def run_hook(host: str, event: str, raw: bytes | str | dict | None, *, project_d
     if where and not os.path.isdir(where):
         # a directory removed since (`make clean` under the project): its project takes the turn; a deleted
         # worktree or project is not made again for it
-        where = _surviving_project(where)
+        from memdir.roots import global_root, surviving_project
+
+        alive = surviving_project(where, home=global_root(home))
+        where = str(alive) if alive is not None else None
         if where is None:
             log.debug("hook %s %s: %s and its project are gone; nothing captured", call.host, event,
                       project_dir or call.cwd)

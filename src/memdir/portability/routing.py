@@ -4,8 +4,8 @@ host transcripts do (:mod:`memdir.portability.transcripts` routes those).
 
 A name is resolved to a project root (:func:`memdir.roots.project_root`, the rule :func:`memdir.open` uses):
 
-* an absolute path (``~`` expanded) that is a directory → its project; one that does not exist → unresolved
-  (``cwd_missing``);
+* an absolute path (``~`` expanded) that is a directory, or lay in a project that still exists
+  (:func:`memdir.roots.surviving_project`) → its project; one that does not exist → unresolved (``cwd_missing``);
 * a bare name (claude-mem stores the project directory's base name) → this project when it is this project's
   directory name, else ``<parent of this project>/<name>`` when that is a directory (projects kept side by
   side, ``~/code/a`` and ``~/code/b``), else unresolved (``other_project``);
@@ -21,7 +21,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from memdir.roots import project_root
+from memdir.roots import project_root, surviving_project
 
 PROJECT_MODES = ("current", "all", "here")
 #: record fields that name a project, first found wins
@@ -67,7 +67,8 @@ def resolve(name: str | None, here: Path) -> tuple[Path | None, str | None]:
     except RuntimeError:  # ``~olduser/…``: a home this machine does not have
         return None, "cwd_missing"
     if p.is_absolute():
-        return (project_root(p), None) if p.is_dir() else (None, "cwd_missing")
+        alive = p if p.is_dir() else surviving_project(p)  # a subdirectory removed since: its project's
+        return (project_root(alive), None) if alive is not None else (None, "cwd_missing")
     if "/" in name or "\\" in name or name in (".", ".."):
         return None, "other_project"
     if name == here.name:

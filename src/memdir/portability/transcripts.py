@@ -18,8 +18,10 @@ the project holding a ``.specstory/history/`` file or a ``.aider.chat.history.md
 * ``"here"`` (``--here``): every session into ``m``'s project, whatever its directory (transcripts copied from
   another machine; the caller says so explicitly).
 
-In ``"current"`` and ``"all"``, a session whose directory no longer exists is skipped (``cwd_missing``, its
-directory listed in ``missing_dirs``) and one that recorded no directory is skipped (``no_cwd``). A Claude Code or
+In ``"current"`` and ``"all"``, a session whose directory no longer exists (unless it lay in a project that still
+does: :func:`memdir.roots.surviving_project`, as for a hook) or is no absolute path here (a relative or a Windows
+path) is skipped (``cwd_missing``, its directory listed in ``missing_dirs``) and one that recorded no directory is
+skipped (``no_cwd``). A Claude Code or
 Codex file holds one session: its first lines say where it goes, and a skipped one is not read at all.
 
 Ctrl-C: events go in batches of :data:`BATCH` (each committed by :meth:`Memdir.import_events`, itself in short
@@ -41,7 +43,7 @@ from typing import Any, TextIO
 from memdir.capture.gates import gate
 from memdir.errors import NotFound, UsageError
 from memdir.portability.routing import close_all, open_like
-from memdir.roots import project_root
+from memdir.roots import project_root, surviving_project
 
 BATCH = 500
 PROJECT_MODES = ("current", "all", "here")
@@ -78,10 +80,14 @@ class _Router:
         cwd = meta.get("cwd") or ev.get("cwd")
         if not cwd or not isinstance(cwd, str):
             return None, "no_cwd"
-        if not Path(cwd).is_dir():
+        # a relative (or another system's) path names no directory here: never read from where the import runs
+        where = cwd if os.path.isabs(cwd) and os.path.isdir(cwd) else None
+        if where is None and os.path.isabs(cwd):  # removed since (`make clean`): its project takes it, as a hook's
+            where = surviving_project(cwd, home=self.m.home)
+        if where is None:
             self.missing.add(str(cwd))
             return None, "cwd_missing"
-        root = project_root(cwd)
+        root = project_root(where, home=self.m.home)
         real = os.path.realpath(root)
         if real == self.here:
             return self.m, None
