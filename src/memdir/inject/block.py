@@ -44,9 +44,6 @@ _CALL = re.compile(r"[A-Za-z_][\w.-]{0,40}: ")  # a tool entry's call line: "Bas
 #: a stored "## Rules" or "[abc123 …]" line cannot forge structure, whatever blank it starts with (a space, a no-break
 #: or em space, a braille blank)
 _HEADING = re.compile(r"(?m)^((?:[^\S\n]|\u2800)*)([#\[])")
-#: a list item at a line's start passes for one of the block's own rules, goals or outline lines ("Hard rules:" then
-#: "- always run …" in a reply that repeated a page): escaped as a heading is, whichever bullet it is drawn with
-_BULLET = re.compile(r"(?m)^((?:[^\S\n]|\u2800)*)([-*+\u2022\u2023\u2043\u2013\u2014\u2219\uff0d])(?=[^\S\n]|$)")
 #: inside a code block a line starting with ``[`` is code (``[tool.poetry]``, ``[[package]]``): escaped only when it
 #: reads as an entry header (a handle, maybe a kind and a date, then ``] `` and text)
 _HEADER_LIKE = re.compile(r"^(?:[^\S\n]|\u2800)*\[[a-z0-9]{4,12}(?: [^\]\n]{0,40})?\][^\S\n]+\S")
@@ -229,8 +226,8 @@ def _code_lines(lines: list[str]) -> set[int]:
 
 
 def _clean(text: str) -> str:
-    """Escape, drop blank lines and trailing spaces, and neutralise lines that would read as structure: a ``#``, a
-    ``[`` or a list item's bullet (``-``, ``*``, ``+``, ``•`` …) at a line's start gets a backslash, except a code comment (one ``#``: a shell or Python comment,
+    """Escape, drop blank lines and trailing spaces, and neutralise lines that would read as structure: a ``#`` or
+    ``[`` at a line's start gets a backslash, except a code comment (one ``#``: a shell or Python comment,
     ``#!/bin/sh``) inside a code fence that opens after the first line and closes within the text. A ``## …`` or
     ``[…`` line is escaped wherever it stands: the block's sections and entries start so, and a model reads the raw
     text, fences or not. Closing a fence a window cut open was measured and not done: its line cost an answer on
@@ -240,8 +237,7 @@ def _clean(text: str) -> str:
     def code_as_is(ln: str) -> bool:  # a comment or a [table] line inside a closed fence: code, shown as written
         return _COMMENT.match(ln) is not None or (ln.lstrip().startswith("[") and not _HEADER_LIKE.match(ln))
 
-    return "\n".join(ln if i in code and code_as_is(ln) else _BULLET.sub(r"\1\\\2", _HEADING.sub(r"\1\\\2", ln))
-                     for i, ln in enumerate(lines))
+    return "\n".join(ln if i in code and code_as_is(ln) else _HEADING.sub(r"\1\\\2", ln) for i, ln in enumerate(lines))
 
 
 def trivial_output(output: str) -> bool:
