@@ -177,6 +177,7 @@ def open_index(path: Path) -> tuple[sqlite3.Connection, bool]:
         raise MemdirError(f"memdir needs SQLite {need} or newer; this Python links SQLite {sqlite3.sqlite_version}"
                           " (use a Python built with a newer SQLite)")
     path.parent.mkdir(parents=True, exist_ok=True)
+    _orphan_wal(path)
     existed = path.exists() and path.stat().st_size > 0
     try:
         db = _connect(path)
@@ -232,6 +233,31 @@ def open_index(path: Path) -> tuple[sqlite3.Connection, bool]:
         log.warning("memdir: index %s was unreadable (%s); moved aside to %s and rebuilt from the Markdown: its events "
                     "are not in the new index (%d forgotten items stay forgotten)", path, exc, aside.name, kept)
         return db, True
+
+
+def _orphan_wal(path: Path) -> None:
+    """Set aside a non-empty ``-wal`` (with its ``-shm``) found where the index file ``path`` is missing, as
+    ``<name>.corrupt-<epoch>-wal`` beside an empty ``<name>.corrupt-<epoch>`` (so ``memdir doctor`` lists it): SQLite
+    deletes such a ``-wal`` when it creates the new file, and it holds the last commits of a writer killed before the
+    index was deleted, or of a move-aside killed between the file and its ``-wal``. Never raises."""
+    wal = Path(f"{path}-wal")
+    try:
+        # a live index always has its file: every opener creates it before SQLite writes a -wal
+        if path.exists() or wal.stat().st_size == 0:
+            return
+        stamp = int(time.time())
+        while any(Path(f"{path}.corrupt-{stamp}{s}").exists() for s in ("", "-wal", "-shm")):
+            stamp += 1
+        aside = path.with_name(f"{path.name}.corrupt-{stamp}")
+        os.close(os.open(aside, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        os.replace(wal, f"{aside}-wal")
+        if os.path.exists(f"{path}-shm"):
+            os.replace(f"{path}-shm", f"{aside}-shm")
+    except OSError as exc:  # gone meanwhile (another opener set it aside), or unmovable: SQLite decides as before
+        log.debug("orphan -wal of %s not set aside: %s", path, exc)
+        return
+    log.warning("memdir: %s-wal was left without its index (the last commits of a writer killed before the index "
+                "went); set aside as %s-wal, never deleted: `memdir doctor` reads what it can", path, aside.name)
 
 
 #: a store up to this size is rewritten (``VACUUM``) once after m011: its recompressed texts leave half-empty pages
