@@ -18,3 +18,48 @@ PW = "Sommer2024!Pw"
 def test_a_multi_line_command_keeps_its_secret_out_of_the_stored_text(command):
     text = redact(tool_summary("Bash", {"command": command}, "ok"))
     assert PW not in text and "[redacted:" in text, text
+
+
+# A file change is stored as ``+ ``/``- `` lines each cut at CHANGE_LINE_MAX_CHARS, and a long output is cut in its
+# middle: a secret read by its lines, or one a cut would halve, is redacted before either happens.
+JWT = ("eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJpc3MiOiJzdXBhYmFzZSIsInJlZiI6ImFiY2RlZiIsInJvbGUiOiJzZXJ2aWNlX3JvbGUi"
+       "LCJpYXQiOjE3MDAwMDAwMDAsImV4cCI6MjAwMDAwMDAwMH0.AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcdEFG")
+PPK_LINE = "AAAAIBqw9secretprivatebytesxyzABCDEF"
+FILES = {
+    "putty": ("PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nComment: key\nPublic-Lines: 1\n"
+              f"AAAAC3NzaC1lZDI1NTE5AAAAIFq\nPrivate-Lines: 1\n{PPK_LINE}\nPrivate-MAC: 6c9d1a2b3c4d5e6f", PPK_LINE),
+    "table": (f"| Variable | Value |\n| --- | --- |\n| DB_PASSWORD | {PW} |", PW),
+    "pgpass": (f"db.internal:5432:app:app:{PW}", PW),
+    "long_line": (f"SUPABASE_SERVICE_ROLE_KEY={JWT}", JWT[:60]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FILES))
+@pytest.mark.parametrize("call", ["Write", "Edit", "MultiEdit"])
+def test_a_file_changes_secret_is_redacted_before_its_lines_are_marked_and_cut(name, call):
+    content, secret = FILES[name]
+    if call == "Write":
+        args = {"file_path": "/p/.env", "content": content}
+    elif call == "Edit":
+        args = {"file_path": "/p/.env", "old_string": "x = 1", "new_string": content}
+    else:
+        args = {"file_path": "/p/.env", "edits": [{"old_string": "x = 1", "new_string": content}]}
+    text = redact(tool_summary(call, args, "ok", cwd="/p"))
+    assert secret not in text and "[redacted:" in text, text
+    for piece in (JWT.split(".")[1][:24], JWT.split(".")[0]):
+        assert piece not in text, text
+
+
+def test_an_edit_still_counts_its_lines_when_a_secret_spans_several():
+    text = tool_summary("Edit", {"file_path": "/p/k.ppk", "old_string": "x = 1", "new_string": FILES["putty"][0]},
+                        "ok", cwd="/p")
+    assert text.startswith("Edit: k.ppk (-1 +8 lines)"), text
+
+
+@pytest.mark.parametrize("pad", range(13_780, 14_000, 15))
+def test_a_key_across_a_long_outputs_cut_is_never_halved(pad):
+    out = "a" * pad + f"\nSUPABASE_KEY={JWT}\n" + ("# lorem ipsum dolor sit amet " * 3 + "\n") * 300
+    text = redact(tool_summary("Bash", {"command": "cat .env"}, out))
+    assert "elided" in text
+    for piece in (JWT.split(".")[0], JWT.split(".")[1][:24], JWT.split(".")[2][:20]):
+        assert piece not in text, text

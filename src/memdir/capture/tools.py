@@ -25,8 +25,9 @@ Bounds: at most :data:`CHANGE_MAX_LINES` changed lines per file (when cut, two t
 and a last line says how many were left out), each line cut to
 :data:`CHANGE_LINE_MAX_CHARS`, the whole text to :data:`TOOL_SUMMARY_MAX_CHARS`. A failed
 call ends with ``→ error: <the lines that say why>`` (:func:`memdir.capture.evidence.failure_lines`, else its
-first lines). Texts are redacted by the store (:meth:`memdir.Memdir.import_events`); a call's argument is redacted
-here too, before it is collapsed onto one line (its line structure is what some secrets are found by). File paths under ``cwd`` are shown relative to it.
+first lines). Texts are redacted by the store (:meth:`memdir.Memdir.import_events`); a call's argument, a changed
+file's text and whatever a bound cuts are redacted here too, before they are collapsed onto one line, marked ``+ ``/
+``- `` or cut (a key's line structure, or its whole length, is what some patterns find it by). File paths under ``cwd`` are shown relative to it.
 """
 
 from __future__ import annotations
@@ -86,6 +87,56 @@ def without_base64(output: str) -> str:
             return m.group(0)
         return f"[{n:,} characters of base64]{rest}"
     return _BASE64.sub(cut, output) if len(output) >= BASE64_RUN else output
+
+
+#: characters past a cut redacted with the part kept (:func:`_redacted_head`): a key crossing the cut is seen whole,
+#: or its piece falls in the margin, which is dropped
+CUT_MARGIN = 2_000
+#: a changed text longer than this is redacted in its whole lines up to it only: the few lines a summary shows come
+#: first, and the rest keeps its lines for the counts (the store redacts what is stored whole)
+CHANGE_REDACT_CHARS = 50_000
+
+
+def _marker_safe(text: str, n: int) -> int:
+    """``n``, or the start of a redaction marker that ``n`` would cut in two."""
+    from memdir.capture.redact import MARKER_RE
+
+    i = text.rfind("[redacted:", max(0, n - 60), n)
+    m = MARKER_RE.match(text, i) if i >= 0 else None
+    return i if m is not None and m.end() > n else n
+
+
+def _redacted_head(text: str, n: int) -> str:
+    """At most the first ``n`` characters of ``text`` redacted: a cut made before redaction could halve a key
+    into pieces no pattern knows (a JWT short of its signature)."""
+    from memdir.capture.redact import redact
+
+    h = redact(text[: n + CUT_MARGIN])
+    keep = min(n, len(h) - CUT_MARGIN) if len(text) > n + CUT_MARGIN else min(n, len(h))
+    return h[: _marker_safe(h, max(0, keep))]
+
+
+def _redacted_tail(text: str, n: int) -> str:
+    """At most the last ``n`` characters of ``text`` redacted (see :func:`_redacted_head`)."""
+    from memdir.capture.redact import MARKER_RE, redact
+
+    t = redact(text[-(n + CUT_MARGIN):]) if n else ""
+    keep = min(n, len(t) - CUT_MARGIN) if len(text) > n + CUT_MARGIN else min(n, len(t))
+    start = len(t) - max(0, keep)
+    m = next((m for m in MARKER_RE.finditer(t, max(0, start - 60)) if m.start() < start < m.end()), None)
+    return t[m.end() if m is not None else start:]
+
+
+def _redacted_change(text: str) -> str:
+    """A file change's text redacted while its lines are whole and unmarked: the ``+ ``/``- `` marks and the cut at
+    CHANGE_LINE_MAX_CHARS would hide a key found by its lines (a PuTTY key, a table's row) or halve a long one."""
+    from memdir.capture.redact import redact
+
+    if len(text) <= CHANGE_REDACT_CHARS:
+        return redact(text)
+    cut = text.rfind("\n", 0, CHANGE_REDACT_CHARS)
+    cut = cut if cut > 0 else CHANGE_REDACT_CHARS
+    return redact(text[:cut]) + text[cut:]
 
 
 def _one_line(value: str, limit: int) -> str:
@@ -203,7 +254,7 @@ def summarise_tool(name: str, arg: str, output: str | None, *, is_error: bool = 
         mark = f"\n[… {len(text) - TOOL_SUMMARY_MAX_CHARS + 40} chars elided …]\n"
         keep = TOOL_SUMMARY_MAX_CHARS - len(mark)
         head_n = int(keep * 0.7)
-        text = text[:head_n] + mark + text[len(text) - (keep - head_n):]
+        text = _redacted_head(text, head_n) + mark + _redacted_tail(text, keep - head_n)
     return text
 
 
@@ -354,13 +405,21 @@ def _hunks(a: list[str], b: list[str]) -> list[tuple[list[str], list[str]]]:
 
 def diff_lines(old: str, new: str) -> tuple[list[str], int, int]:
     """``(["- old line", "+ new line", …], removed, added)``: what ``new`` changed in ``old``, line by line, hunk by
-    hunk (an insertion shows only ``+`` lines; blank lines are counted but not shown). Unbounded."""
+    hunk (an insertion shows only ``+`` lines; blank lines are counted but not shown). The lines shown are those of
+    the redacted texts; the counts are the texts' own."""
+    old, new = str(old or ""), str(new or "")
+    shown_old, shown_new = _redacted_change(old), _redacted_change(new)
     out: list[str] = []
     removed = added = 0
-    for gone, came in _hunks(str(old or "").splitlines(), str(new or "").splitlines()):
+    for gone, came in _hunks(shown_old.splitlines(), shown_new.splitlines()):
         removed += len(gone)
         added += len(came)
         out += [_line("- " + x) for x in gone if x.strip()] + [_line("+ " + x) for x in came if x.strip()]
+    if (shown_old, shown_new) != (old, new):  # a redacted key spanning lines is one line less: count the texts'
+        removed = added = 0
+        for gone, came in _hunks(old.splitlines(), new.splitlines()):
+            removed += len(gone)
+            added += len(came)
     return out, removed, added
 
 
@@ -376,7 +435,7 @@ def whole_change(name: str, path: str, old: str, new: str) -> str:
     diff it shows (a capture bounds the lines at ``CHANGE_MAX_LINES``: the file itself is in the project then)."""
     lines, removed, added = diff_lines(old, new)
     text = "\n".join([f"{name}: {path} (-{removed} +{added} lines)", *lines])
-    return text if len(text) <= TOOL_SUMMARY_MAX_CHARS else text[: TOOL_SUMMARY_MAX_CHARS - 1] + "…"
+    return text if len(text) <= TOOL_SUMMARY_MAX_CHARS else _redacted_head(text, TOOL_SUMMARY_MAX_CHARS - 1) + "…"
 
 
 def _patch_blocks(patch: str, cwd: str | None) -> tuple[list[str], list[str]]:
@@ -448,7 +507,7 @@ def describe_change(name: str, tool_input: Any, *, cwd: str | None = None) -> st
         return "\n".join(_edit_block(path, old, new, cwd, bool(args.get("replace_all") or args.get("replaceAll"))))
     content = _get(args, "content", "file_text")
     if isinstance(content, str):
-        lines = [_line(x) for x in content.splitlines() if x.strip()]
+        lines = [_line(x) for x in _redacted_change(content).splitlines() if x.strip()]
         return "\n".join([f"{_rel(path, cwd)} ({len(content.splitlines())} lines)", *_bounded(lines)])
     return None
 
@@ -476,5 +535,5 @@ def tool_summary(name: str, tool_input: Any, output: str | None, *, is_error: bo
     elif output is None:
         text += "\n→ (no result)"
     if len(text) > TOOL_SUMMARY_MAX_CHARS:
-        text = text[: TOOL_SUMMARY_MAX_CHARS - 1] + "…"
+        text = _redacted_head(text, TOOL_SUMMARY_MAX_CHARS - 1) + "…"
     return text
