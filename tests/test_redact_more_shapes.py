@@ -310,3 +310,46 @@ def test_english_label_with_cjk_copula_is_redacted(text, secret):
 ])
 def test_english_label_with_cjk_copula_lookalikes_stay(text):
     assert redact(text) == text
+
+
+# What `npm token create`, `heroku auth:token`-style CLIs and `mysql` print: a table drawn with box characters or
+# `+---+` borders, a credential's name in one cell and its value (a UUID for npm's and Heroku's tokens) in the next,
+# or a column headed by it.
+UUID = "a73c9572-f1b9-4983-983d-ba3ac3cc913d"
+
+
+@pytest.mark.parametrize("text, secret", [
+    ("┌────────────────┬──────────────────────────────────────┐\n"
+     f"│ token          │ {UUID} │\n"
+     "├────────────────┼──────────────────────────────────────┤\n"
+     "│ cidr_whitelist │                                      │\n"
+     "└────────────────┴──────────────────────────────────────┘", UUID),
+    (f"| token | {UUID} |", UUID),
+    (f"| HEROKU_API_KEY | {UUID} |", UUID),
+    ("│ DB_PASSWORD │ Sommer2024!Pw │", "Sommer2024!Pw"),
+    ("║ password ║ Sommer2024!Pw ║", "Sommer2024!Pw"),
+    ("┌──────┬──────────┬───────────────┐\n│ id   │ user     │ password      │\n├──────┼──────────┼───────────────┤\n"
+     "│ 1    │ app      │ Sommer2024!Pw │\n└──────┴──────────┴───────────────┘", "Sommer2024!Pw"),
+    ("+----+------+---------------+\n| id | user | password      |\n+----+------+---------------+\n"
+     "|  1 | app  | Sommer2024!Pw |\n+----+------+---------------+", "Sommer2024!Pw"),
+])
+def test_a_credential_in_a_drawn_table_is_redacted(text, secret):
+    out = redact(text)
+    assert secret not in out and "[redacted:" in out, out
+
+
+@pytest.mark.parametrize("text", [
+    f"│ id     │ {UUID} │",
+    f"| Token ID | {UUID} |",
+    f"│ request_id │ {UUID} │",
+    "│ password │ required │",
+    "┌──────┬──────────┐\n│ name │ token    │\n├──────┼──────────┤\n│ ci   │ (hidden) │\n└──────┴──────────┘",
+    '<Input password={pw} />',
+    'f"SERVER=db;UID=sa;PWD={db_pass};"',
+    'string.Format("Server=db;Uid=sa;Pwd={0};", pw)',
+    '$"Server=db;Uid=sa;Pwd={config.DbPassword};"',
+    'f"SERVER=db;UID=sa;PWD={os.environ[PW]};"',
+    'conn = pyodbc.connect("DRIVER={ODBC Driver 18};SERVER=db;UID=sa;PWD={" + pw + "}")',
+])
+def test_drawn_table_lookalikes_stay(text):
+    assert redact(text) == text

@@ -3010,6 +3010,7 @@ def _credential_name(label: str) -> str | None:
 
 
 _STD_B64_RE = _Lazy(r"[A-Za-z0-9+/]{14,4096}+={0,2}")
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 
 
 def _structured_value(kind: str, value: str) -> bool:
@@ -3025,6 +3026,8 @@ def _structured_value(kind: str, value: str) -> bool:
     # standard base64 (its "/" is no path's): random, a whole number of quads, decoding to binary
     if (len(v) >= 16 and len(v) % 4 == 0 and _STD_B64_RE.get().fullmatch(v) and not v.startswith("/")
             and _random_tail(v.rstrip("=").translate(_B64_SYMBOLS)) and not _decodes_to_text(v)):
+        return True
+    if kind != "password" and _UUID.fullmatch(v):  # npm's and Heroku's tokens are UUIDs: an "id" names none
         return True
     return _glued_cjk_value(v, kind == "password")
 
@@ -3135,6 +3138,21 @@ _TABLE_ROW = _Lazy(r"(?m)^[ \t]{0,8}\|(?P<cells>[^\n]{1,4000}+)$")
 _TABLE_SEP_CELL = _Lazy(r"[ \t]*:?-{2,}:?[ \t]*")
 
 
+#: a table a terminal draws (``npm token create``, ``mysql``): its bars and borders read as a Markdown table's, one
+#: character for one, so offsets stay
+_BOX = "│┃║├┤┼┌┐└┘┬┴╠╣╬╔╗╚╝╦╩╞╡╪╟╢╫"
+_BOX_AS_PIPES = str.maketrans(_BOX + "─━═", "|" * len(_BOX) + "---")
+_PLUS_BORDER = _Lazy(r"(?m)^[ \t]{0,8}\+(?:[-=]{1,400}\+){1,64}[ \t]*\r?$")
+
+
+def _table_view(text: str) -> str:
+    if any(c in text for c in "│┃║"):
+        text = text.translate(_BOX_AS_PIPES)
+    if "+-" in text or "+=" in text:
+        text = _PLUS_BORDER.get().sub(lambda m: m.group().replace("+", "|"), text)
+    return text
+
+
 def _cells(line: str, offset: int) -> list[tuple[str, int, int]]:
     """The cells of a table row (its text after the first ``|``), each ``(stripped text, start, end)`` in the text."""
     out: list[tuple[str, int, int]] = []
@@ -3150,13 +3168,13 @@ def _cells(line: str, offset: int) -> list[tuple[str, int, int]]:
 
 
 def _scan_tables(text: str) -> Iterator[tuple[str, int, int, int]]:
-    """Markdown tables: a cell naming a credential and the cell after it (``| DB_PASSWORD | x |``), or a column whose
-    header names one (``| service | user | password |`` … ``| pg | app | x |``): the value, vetted as a structure's
+    """Markdown tables and tables a terminal draws (:func:`_table_view`): a cell naming a credential and the cell after
+    it (``| DB_PASSWORD | x |``), or a column whose header names one (``| service | user | password |`` … ``| pg | app | x |``): the value, vetted as a structure's
     (:func:`_structured_value`)."""
     columns: dict[int, str] = {}
     prev_end = -2
     header: list[tuple[str, int, int]] | None = None
-    for m in _TABLE_ROW.get().finditer(text):
+    for m in _TABLE_ROW.get().finditer(_table_view(text)):
         cells = _cells(m.group("cells"), m.start("cells"))
         if m.start() != prev_end + 1:  # a new table
             columns, header = {}, None
@@ -3326,7 +3344,7 @@ def _candidates(text: str, depth: int = 0) -> list[tuple[str, int, int, int]]:
     if found[1]:
         if "value" in lowered:
             hits.extend(_scan_name_value(text))
-        if "|" in text:
+        if "|" in text or "│" in text or "┃" in text or "║" in text:
             hits.extend(_scan_tables(text))
     if text.count(":") >= 4:
         hits.extend(_scan_pgpass(text))
