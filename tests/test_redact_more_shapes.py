@@ -314,7 +314,7 @@ def test_english_label_with_cjk_copula_lookalikes_stay(text):
 
 # What `npm token create`, `heroku auth:token`-style CLIs and `mysql` print: a table drawn with box characters or
 # `+---+` borders, a credential's name in one cell and its value (a UUID for npm's and Heroku's tokens) in the next,
-# or a column headed by it.
+# or a column headed by it; and an ODBC connection string quoting a password in braces.
 UUID = "a73c9572-f1b9-4983-983d-ba3ac3cc913d"
 
 
@@ -332,8 +332,11 @@ UUID = "a73c9572-f1b9-4983-983d-ba3ac3cc913d"
      "│ 1    │ app      │ Sommer2024!Pw │\n└──────┴──────────┴───────────────┘", "Sommer2024!Pw"),
     ("+----+------+---------------+\n| id | user | password      |\n+----+------+---------------+\n"
      "|  1 | app  | Sommer2024!Pw |\n+----+------+---------------+", "Sommer2024!Pw"),
+    ("Driver={ODBC Driver 18 for SQL Server};Server=tcp:db,1433;Uid=sa;Pwd={Odbc;Pw9};", "Odbc;Pw9"),
+    ('{"ConnectionStrings": {"Default": "Server=db;Uid=sa;PWD={Sommer2024!Pw};"}}', "Sommer2024!Pw"),
+    ("DRIVER={SQL Server};SERVER=db;UID=sa;Password={a}}b;c9};", "a}}b;c9"),
 ])
-def test_a_credential_in_a_drawn_table_is_redacted(text, secret):
+def test_a_credential_in_a_drawn_table_or_braces_is_redacted(text, secret):
     out = redact(text)
     assert secret not in out and "[redacted:" in out, out
 
@@ -351,5 +354,5 @@ def test_a_credential_in_a_drawn_table_is_redacted(text, secret):
     'f"SERVER=db;UID=sa;PWD={os.environ[PW]};"',
     'conn = pyodbc.connect("DRIVER={ODBC Driver 18};SERVER=db;UID=sa;PWD={" + pw + "}")',
 ])
-def test_drawn_table_lookalikes_stay(text):
+def test_drawn_table_and_brace_lookalikes_stay(text):
     assert redact(text) == text

@@ -1192,6 +1192,9 @@ def _tok(kind: str, pattern: str, *hints: str, pre: frozenset[str] = _W, end: st
     return _Rule(kind, _r(pattern + end), hints, pre=pre, anchors=hints if anchors is None else anchors, check=check)
 
 
+#: what fills a connection string's braces in code, not a password: a format index ({0}), an interpolated name or
+#: expression with no digit in it ({db_pass}, {self.password}), an index or a call ({env["PW"]}, {get_pw()})
+_ODBC_CODE = re.compile(r"\d{1,2}|[A-Za-z_][A-Za-z_.]*|.*[\[(].*", re.S)
 #: a bare value; one right before a bracket is a call or an index (``password=get_pw()``, ``token=env[k]``), unless a
 #: short bracketed part inside a word continues it (``pa(ss)w0rd9``: its word is judged whole, see ``whole``)
 _UNQUOTED = r"(?P<val>[^\s\"'`,;&<>()\[\]{}]{1,512}+)(?!\((?![^()\s]{1,40}\)\w))(?![\[{])"
@@ -2018,6 +2021,15 @@ _KEYWORD_RULES: list[_Rule] = [
         ("oauth", "gitlab-token"), priority=_P_ASSIGN, group="val",
         check=lambda m, v, t: not _is_placeholder(v) and "://" not in v and _looks_secretish(v),
         pre=frozenset(), lowered=True, anchors=('"github-oauth"', '"gitlab-oauth"', '"gitlab-token"'),
+    ),
+    # an ODBC connection string quotes a value holding ';' or '}' in braces ('}}' is a '}'): Pwd={a;b}; JSX's
+    # password={pw} is no such string (a space before it, none of ';' or a quote after it)
+    _Rule(
+        "password",
+        _r(r"(?:pwd|password)[ \t]{0,4}=[ \t]{0,4}\{(?P<val>(?:[^}\r\n\"']|\}\}){1,512}+)\}(?=[ \t]{0,4}(?:;|[\"']|\r?\n|$))"),
+        ("pwd", "password"), priority=_P_ASSIGN, group="val", lowered=True, anchors=("pwd", "password"),
+        check=lambda m, v, t: (m.string[:m.start()].rstrip(" \t")[-1:] in ("", ";", '"', "'", "\n")
+                               and not _is_placeholder(v) and not _ODBC_CODE.fullmatch(v)),
     ),
     # key = value, "key": "value", key: value, for credential-like key names
     _Rule(
