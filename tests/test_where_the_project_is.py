@@ -85,3 +85,13 @@ def test_a_global_root_that_is_the_projects_memory_folder_is_one_store(tmp_path,
         assert sorted(h.text for h in m.recall("proxy")) == ["alpha note about the proxy", "delta note about the proxy"]
         assert len(m.inspect().notes) == 2
         assert len(m.recent(limit=10)) == 2
+
+
+def test_a_project_folder_made_world_writable_without_the_sticky_bit_still_marks_its_project(tmp_path):
+    """A container or a shared mount may leave a project folder 0777: only a sticky shared folder like /tmp hides
+    its .memory/ from the folders below it."""
+    proj = tmp_path / "workspace"
+    (proj / ".memory").mkdir(parents=True)
+    (proj / "src" / "pkg").mkdir(parents=True)
+    os.chmod(proj, 0o777)
+    assert str(memdir.roots.project_root(proj / "src" / "pkg")) == os.path.realpath(proj)

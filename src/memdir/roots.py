@@ -55,8 +55,9 @@ def project_root(start: str | os.PathLike | None = None, *, home: str | os.PathL
     """The project root for ``start`` (default: the working directory). Same answer from any subdirectory, and
     through any link: the start's links are followed first, so a project reached by two paths is one project (a
     start inside a ``.memory/`` folder, itself maybe a link, is that folder's project). A ``.memory/`` found above
-    the start marks a project unless it lies in the home directory, at ``/`` or in a folder anyone may write to
-    (``/tmp``: a hook fired there leaves one, and it may be another user's), or is the global root ``home``."""
+    the start marks a project unless it lies in the home directory, at ``/`` or in a shared folder like ``/tmp``
+    (world-writable and sticky: a hook fired there leaves one, and it may be another user's), or is the global root
+    ``home``."""
     start_path = expand_user(start if start is not None else os.getcwd()).absolute()
     if PROJECT_DIRNAME in start_path.parts:  # resolved from the project's side: .memory may link elsewhere
         start_path = Path(*start_path.parts[:start_path.parts.index(PROJECT_DIRNAME)])
@@ -99,8 +100,9 @@ def _marks_project(d: Path, home: str | os.PathLike | None, *, above: bool) -> b
         return True
     if d == Path(d.anchor) or d == Path(os.path.realpath(Path.home())):
         return False
-    try:  # a folder anyone may write in (/tmp): its .memory/ may be anyone's
-        return not d.stat().st_mode & (stat.S_ISVTX | stat.S_IWOTH)
+    try:  # a shared folder like /tmp (world-writable and sticky): its .memory/ may be anyone's; a project folder a
+        mode = d.stat().st_mode  # container made world-writable, without the sticky bit, still marks its project
+        return not (mode & stat.S_ISVTX and mode & stat.S_IWOTH)
     except OSError:
         return False
 
