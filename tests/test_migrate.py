@@ -443,6 +443,26 @@ def test_purge_is_refused_when_a_memory_did_not_come_over(store, tmp_path, caplo
     assert "note too long" in caplog.text and "not a time" in caplog.text, caplog.text
 
 
+def test_a_migrate_that_left_memories_behind_exits_1(tmp_path):
+    """`memdir migrate --from DIR` said `failed 2` and `not purged` yet exited 0: a script reading the exit code saw
+    success. Any memory that did not come over is exit 1, after the per-store lines, whether or not --purge was
+    given; a re-run with nothing new to fail is still 1 while the store holds them (they are still not here)."""
+    proj = tmp_path / "p"
+    (proj / ".git").mkdir(parents=True)
+    base = ["--home", str(tmp_path / "h"), "--dir", str(proj)]
+    src = alice_store(tmp_path / "alice", memories=[
+        (1, "note", None, None, "x" * 950_000, 0),
+        (2, "note", None, None, "a normal note that came over", 0)])
+    for extra in ([], ["--purge"]):
+        r = CliRunner().invoke(cli, [*base, "migrate", "--from", str(src), *extra])
+        assert r.exit_code == 1, (extra, r.output)
+        assert "failed 1" in r.output and "did not come over" in str(r.exception), (r.output, r.exception)
+        assert "\n" not in str(r.exception)
+    assert src.exists()
+    r = CliRunner().invoke(cli, [*base, "migrate", "--from", str(src), "--dry-run"])
+    assert r.exit_code == 0, r.output  # a dry run writes nothing, so nothing failed
+
+
 def test_a_dry_run_of_an_export_counts_its_tombstones_apart_and_its_bad_lines_as_the_import_does(store, tmp_path):
     """`memdir migrate --from export.jsonl --dry-run` counted each tombstone line as an event, and a line of an unknown
     type or an event without text as one too, where the import skips it as a bad line."""

@@ -519,13 +519,13 @@ def migrate(ctx, from_path, scan_dir, dry_run, purge, as_json):
     if dry_run:
         lines.append("dry run: nothing was written")
     emit(ctx, as_json, out, "\n".join(lines))
-    # a store that could not be read, or an export none of whose lines is a record: exit 1, so a script does not
-    # read it as done
-    failed = [s for s in out["sources"] if "error" in s or (
-        not dry_run and s.get("type") == "export" and (r := s.get("result")) and r.get("lines") and not export_landed(r))]
+    # a store that could not be read, an export none of whose lines is a record, or memories left behind (`failed N`):
+    # exit 1, so a script does not read it as done
+    failed = [s for s in out["sources"] if "error" in s or (not dry_run and (r := s.get("result") or {}) and (
+        r.get("failed") or s.get("type") == "export" and r.get("lines") and not export_landed(r)))]
     if failed:
-        raise MemdirError(f"{len(failed)} of {plural(len(out['sources']), 'store')} not migrated (the lines above say "
-                          "why; an export's lines are checked with memdir import FILE)")
+        raise MemdirError(f"{len(failed)} of {plural(len(out['sources']), 'store')} not migrated whole (the lines above "
+                          "say why: `failed N` memories did not come over; check an export's lines with memdir import FILE)")
 
 
 @click.command(name="config")
