@@ -314,8 +314,11 @@ def recent(s: Stores, *, kinds: Iterable[str] | None = None, category: str | Non
 
 def note_root(s: Stores, id: str, scope: str | None) -> tuple[Root, str]:
     s.look()  # a long-lived process: a note renamed or deleted on disk since its last look (C20)
-    if isinstance(id, str) and "/" not in id:
-        id = resolve(s, id.strip(), scope)  # a short handle names the note as its id does
+    if isinstance(id, str):  # a short handle, or an id wrapped as a copy wraps it, names the note as get finds it
+        from memdir.recall.handles import unwrapped
+
+        got = resolve(s, id.strip(), scope)
+        id = unwrapped(got) if got == id.strip() else got  # unknown: said of the id it wraps, not of its quotes
         if "/" not in id:  # no note or event has that handle: say so, as get and forget do
             raise NotFound(f"no note has the handle or id {id!r}; the block, `memdir recall` and `memdir recent` show them")
     category, slug = split_id(id)
