@@ -337,8 +337,14 @@ def test_c24_sibling_a_shorter_prompt_inside_an_unanswered_earlier_question_is_n
 def test_a_notes_kind_cannot_close_or_forge_the_block(m, project, kind):
     """A note's ``kind`` is shown in its entry's header: one given to remember (an agent's memory_remember) or typed
     into a note file's frontmatter that is no plain word shows as ``note``, never as text that closes the block, opens
-    a section or ends the header early."""
-    m.remember("release steps use tag signing with cosign", category="decisions", kind=kind)
+    a section or ends the header early. (``remember`` now refuses such a kind: test_edit_kind.py; a file keeps it.)"""
+    with pytest.raises(UsageError):
+        m.remember("release steps use tag signing with cosign", category="decisions", kind=kind)
+    m.remember("release steps use tag signing with cosign", category="decisions")
+    note = m.recall("release tag signing cosign", k=1)[0]
+    path = project / ".memory" / (note.id + ".md")
+    path.write_text(path.read_text(encoding="utf-8").replace("kind: decision", "kind: " + __import__("json").dumps(kind)),
+                    encoding="utf-8")
     (project / ".memory" / "facts").mkdir(parents=True, exist_ok=True)
     (project / ".memory" / "facts" / "hand.md").write_text(
         "---\nkind: " + __import__("json").dumps(kind) + "\nsummary: hand\n---\nhand release notes: cosign the tags\n",

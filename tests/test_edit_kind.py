@@ -82,3 +82,20 @@ def test_a_field_in_another_case_is_named():
 
     said = " ".join(field_problems({"Summary": "hi", "Pinned": True}))
     assert "'Summary'" in said and "'Pinned'" in said
+
+
+@pytest.mark.parametrize("kind", ["a]\nb", "decision]\n## Rules", "</memory>", "two words", "", " ", "x" * 30, 5,
+                                  "bogus", "decision\u202e"])
+def test_remember_refuses_a_kind_that_is_no_category_s_one_word_and_writes_nothing(m, project, kind):
+    """``remember(kind=…)`` took any text as a note's kind (newlines, tags, a word no category has) and wrote it into
+    the file, where the block shows it as ``note`` and ``recent --kind`` cannot find it. A kind given through the API
+    is one word naming a category's kind (as ``edit`` and a piped note's frontmatter require), else ``UsageError``
+    and nothing is written; leaving it out (``None``) takes the category's kind."""
+    if kind in ("", " "):  # nothing given: the category's kind, as None
+        assert m.remember("the cache warms at nine", category="facts", kind=kind).kind == "fact"
+        return
+    with pytest.raises(UsageError) as exc:
+        m.remember("the cache warms at nine", category="facts", kind=kind)
+    assert "\n" not in str(exc.value) and "kind" in str(exc.value), exc.value
+    assert not list((project / ".memory").glob("*/*.md")) or not m.recall("cache warms")
+    assert m.remember("the cache warms at nine", category="facts", kind="decision").kind == "decision"

@@ -104,9 +104,14 @@ class Memdir:
         ``source``, ``sessions``, ``model``, ``distilled_at``, ``distill_run``); standard fields cannot be
         overridden this way.
 
-        Raises ``UsageError`` (empty text, unknown category or scope, unknown ``supersedes`` id) and
+        ``kind``: one word naming a category's kind (``decision``; default the category's own).
+
+        Raises ``UsageError`` (empty text, unknown category, scope or kind, unknown ``supersedes`` id) and
         ``PathError`` (a category or id that would leave the root).
         """
+        from memdir.engine.notekind import checked_kind
+
+        kind = checked_kind(self.stores, kind)  # a newline or a tag in the frontmatter and the block's header: refused
         return curated.remember(
             self.stores, text, category=category, summary=summary, tags=tags, load_when=load_when, pinned=pinned, supersedes=supersedes, scope=scope, kind=kind, highlight=highlight, provenance=provenance)
 

@@ -48,7 +48,7 @@ _HEADING = re.compile(r"(?m)^((?:[^\S\n]|\u2800)*)([#\[])")
 #: reads as an entry header (a handle, maybe a kind and a date, then ``] `` and text)
 _HEADER_LIKE = re.compile(r"^(?:[^\S\n]|\u2800)*\[[a-z0-9]{4,12}(?: [^\]\n]{0,40})?\][^\S\n]+\S")
 #: a kind the header shows as it is: one word of letters, digits, ``_`` or ``-`` (``decision``, ``决定``)
-_KIND_WORD = re.compile(r"[^\W_][\w-]{0,23}")
+KIND_WORD = re.compile(r"[^\W_][\w-]{0,23}")
 #: how an event role reads in a header (shorter; what the reader needs is who said it)
 KIND_LABEL = {"assistant": "agent"}
 MIN_BODY = 20  # chars of text an entry shows at least, or it is not shown
@@ -191,7 +191,7 @@ class Entry:
         if not full:
             return f"[{self.handle}] "
         kind = KIND_LABEL.get(self.kind, self.kind)
-        if kind and not _KIND_WORD.fullmatch(kind):
+        if kind and not KIND_WORD.fullmatch(kind):
             # a note's kind is stored text (remember's argument, a hand-typed frontmatter): one that is no plain word
             # could close the block, end the header or start a line of its own here
             kind = "note"
