@@ -120,3 +120,89 @@ def test_broken_markers_are_left_untouched():
     broken = "# r\n<!-- auto:begin registry\n| a |\n"
     out, problems = compiler.root_md("project", [], ["facts"], broken)
     assert out.startswith(broken) and problems
+
+
+def _block(text: str, name: str) -> list[str]:
+    blocks, _ = compiler.find_blocks(text)
+    a, b = blocks[name]
+    return text.splitlines()[a:b]
+
+
+def test_hand_written_lines_inside_a_compiled_block_are_kept_below_it_and_said(tmp_path, caplog):
+    """Lines a person added between ``auto:begin`` and ``auto:end`` (a note to self in a category's index.md, a remark
+    or a two-column routing row in ROOT.md's routing table) were deleted without a word by the next compile (any
+    remember, ``memdir reindex``). They are moved just below the block's end marker, a warning line names the file
+    and how many, and a compile that then finds only its own lines writes nothing (no churn in git)."""
+    proj = tmp_path / "p"
+    (proj / ".git").mkdir(parents=True)
+    root = proj / ".memory"
+    with memdir.open(proj, home=tmp_path / "g") as m:
+        m.remember("we deploy with pnpm", category="decisions", load_when=["deploy"])
+        idx, page = root / "decisions" / "index.md", root / "ROOT.md"
+        idx.write_text(idx.read_text(encoding="utf-8").replace(
+            "<!-- auto:end -->", "NOTE TO SELF: ask Li about the lockfile\n- [Deploy guide](guide.md) — by hand\n"
+                                 "<!-- auto:end -->"), encoding="utf-8")
+        text = page.read_text(encoding="utf-8")
+        routing_end = text.rindex("<!-- auto:end -->")
+        page.write_text(text[:routing_end] + "| 上线 | decisions/ |\nkeep this remark\n" + text[routing_end:],
+                        encoding="utf-8")
+        caplog.clear()
+        m.remember("we release on tuesdays", category="decisions")  # any remember compiles the pages
+        m.reindex()
+        new_idx, new_page = idx.read_text(encoding="utf-8"), page.read_text(encoding="utf-8")
+        for line in ("NOTE TO SELF: ask Li about the lockfile", "- [Deploy guide](guide.md) — by hand"):
+            assert line in new_idx.splitlines() and line not in _block(new_idx, "index"), new_idx
+        assert new_idx.index("NOTE TO SELF") > new_idx.index("<!-- auto:end -->")
+        assert any("we-release-on-tuesdays" in ln for ln in _block(new_idx, "index"))
+        for line in ("| 上线 | decisions/ |", "keep this remark"):
+            assert line in new_page.splitlines() and line not in _block(new_page, "routing"), new_page
+        said = [r.getMessage() for r in caplog.records if "hand-written" in r.getMessage()]
+        assert len(said) == 2 and all("\n" not in s for s in said), said
+        assert any(str(idx) in s and "2 hand-written lines" in s for s in said), said
+        assert any(str(page) in s for s in said), said
+        m.remember("the cache warms at nine", category="facts")
+        m.reindex()
+        assert idx.read_text(encoding="utf-8") == new_idx  # only its own lines now: byte for byte
+        assert page.read_text(encoding="utf-8").count("keep this remark") == 1
+
+
+def test_a_compile_that_finds_only_its_own_lines_drops_stale_ones_and_says_nothing(tmp_path, caplog):
+    proj = tmp_path / "p"
+    (proj / ".git").mkdir(parents=True)
+    root = proj / ".memory"
+    with memdir.open(proj, home=tmp_path / "g") as m:
+        a = m.remember("we deploy with pnpm", category="decisions", load_when=["deploy"])
+        m.remember("we release on tuesdays", category="decisions")
+        a.path.unlink()  # deleted by hand: its compiled lines are stale, not hand-written
+        caplog.clear()
+        m.reindex()
+        idx = (root / "decisions" / "index.md").read_text(encoding="utf-8")
+        assert "we-deploy-with-pnpm" not in idx and "we-deploy-with-pnpm" not in (root / "ROOT.md").read_text("utf-8")
+        assert not [r for r in caplog.records if "hand-written" in r.getMessage()]
+        before = {p: p.read_bytes() for p in root.rglob("*.md")}
+        m.reindex()
+        assert {p: p.read_bytes() for p in root.rglob("*.md")} == before
+
+
+def test_the_cli_says_in_one_line_where_hand_written_lines_went(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    proj = tmp_path / "p"
+    (proj / ".git").mkdir(parents=True)
+    env = {**os.environ, "HOME": str(tmp_path), "MEMDIR_HOME": str(tmp_path / "g")}
+
+    def run(*args):
+        return subprocess.run([sys.executable, "-m", "memdir", "--dir", str(proj), *args], capture_output=True,
+                              text=True, env=env, cwd=tmp_path, timeout=120)
+
+    assert run("remember", "we deploy with pnpm").returncode == 0
+    idx = proj / ".memory" / "facts" / "index.md"
+    idx.write_text(idx.read_text(encoding="utf-8").replace("<!-- auto:end -->", "mine\n<!-- auto:end -->"),
+                   encoding="utf-8")
+    r = run("reindex")
+    assert r.returncode == 0 and "mine\n" in idx.read_text(encoding="utf-8")
+    lines = [ln for ln in r.stderr.splitlines() if "hand-written" in ln]
+    assert len(lines) == 1 and str(idx) in lines[0] and "auto:end" in lines[0], r.stderr
+    assert "Traceback" not in r.stderr and "hand-written" not in run("reindex").stderr

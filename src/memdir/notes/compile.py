@@ -1,7 +1,8 @@
 """Compiled indexes: ``<category>/index.md`` and ROOT.md's registry and routing tables (seed 000).
 
 Generated text lives between ``<!-- auto:begin NAME`` and ``<!-- auto:end`` lines; everything outside them
-is kept byte for byte. Marker lines are matched loosely (the seed's ROOT example leaves them unclosed, without
+is kept byte for byte, and a line inside them that compile would not write (a person's) is moved just below the
+end marker and reported, never dropped. Marker lines are matched loosely (the seed's ROOT example leaves them unclosed, without
 ``-->``) and kept as they were. A block whose end marker is missing is left untouched and reported.
 """
 
@@ -86,6 +87,16 @@ def replace_block(text: str, name: str, content_lines: list[str], *, default_sec
         if len(old) >= 2 and len(body) >= 2 and old[0].lstrip().startswith("|") and old[0].count("|") == body[0].count("|") \
                 and re.match(r"^\s*\|[\s:|-]+\|\s*$", old[1]):
             body = old[:2] + body[2:]
+        # a line compile never writes is a person's: kept just below the end marker, never dropped
+        # (the marker lines of a git merge conflict inside the block are resolved by compiling it, not kept)
+        hunk = {i for h in conflicts.hunks(text) for i in range(h.start, h.end + 1)}
+        kept = [ln if ln.endswith("\n") else ln + "\n" for i, ln in enumerate(old, start)
+                if not _own(ln, body) and not (i in hunk and _CONFLICT_MARK.match(ln))]
+        if kept:
+            problems.append(f"{len(kept)} hand-written line{'s' if len(kept) > 1 else ''} inside auto block {name!r} "
+                            "moved just below its auto:end line (memdir rewrites what lies between the markers)")
+            mark = lines[end] if lines[end].endswith("\n") else lines[end] + "\n"
+            return "".join(lines[:start] + body + [mark] + kept + lines[end + 1:]), problems
         return "".join(lines[:start] + body + lines[end:]), problems
     if any(f"auto block {name!r}" in p or p.startswith(UNMERGED) for p in problems):
         return text, problems
@@ -95,13 +106,36 @@ def replace_block(text: str, name: str, content_lines: list[str], *, default_sec
     return text + new, problems
 
 
+_INDEX_LINE = re.compile(r"^- \[([^\]]+)\]\(\1\.md\)")  # ``- [slug](slug.md) …``: what index_lines writes
+_NO_NOTES = "_(no notes yet)_"
+_CONFLICT_MARK = re.compile(r"(?:<{7}|>{7}|={7}|\|{7})(?:[ \t]|\r?$)")
+
+
+def _cells(line: str) -> int:
+    """How many cells a Markdown table row has (``\\|`` is a pipe inside a cell); 0 for a line that is no row."""
+    t = line.strip()
+    return re.sub(r"\\.", "", t).count("|") - 1 if len(t) > 1 and t[0] == t[-1] == "|" else 0
+
+
+def _own(line: str, body: list[str]) -> bool:
+    """Whether ``line`` of a block is of a kind compile writes there (a table row with the body's columns, an index
+    line, a blank line), so dropping it loses nothing a person wrote; a stale row of a deleted note is one too."""
+    t = line.strip()
+    if not t:
+        return True
+    width = _cells(body[0]) if body else 0
+    if width:
+        return _cells(t) == width
+    return bool(_INDEX_LINE.match(t)) or t == _NO_NOTES
+
+
 def index_lines(entries: list[Entry]) -> list[str]:
     """One line per file: ``- [slug](slug.md) — summary`` plus ``(pinned)`` / ``(superseded by …)``."""
     out = []
     for e in sorted(entries, key=lambda e: e.slug):
         flags = (" (pinned)" if e.pinned else "") + (f" (superseded by {cell(e.superseded_by, 60)})" if e.superseded_by else "")
         out.append(f"- [{e.slug}]({e.slug}.md) — {cell(e.summary, 100)}{flags}")
-    return out or ["_(no notes yet)_"]
+    return out or [_NO_NOTES]
 
 
 def index_md(category: str, entries: list[Entry], existing: str | None) -> tuple[str, list[str]]:
