@@ -239,7 +239,9 @@ def main(argv: list[str] | None = None) -> None:
             click.echo(json.dumps({"error": msg or prefix, "exit_code": code, **({"internal": True} if prefix == "internal error" else {})},
                                   ensure_ascii=False), err=True)
         else:  # a person's one line: a pasted id of thousands of characters keeps its two ends (a script gets it whole)
-            msg = bounded_words(msg)
+            from memdir.cli.output import shown
+
+            msg = shown(bounded_words(msg))
             click.echo(f"memdir: {prefix}: {msg}" if msg and prefix else f"memdir: {msg or prefix}", err=True)
         sys.exit(code)
 

@@ -54,14 +54,25 @@ def warn_unreadable_notes(ctx: click.Context) -> None:
     if bad:
         first = bad[0]
         more = f" (and {len(bad) - 1} more: memdir inspect)" if len(bad) > 1 else ""
-        click.echo(f"memdir: warning: {first['path']}: {first['detail']}{more}", err=True)
+        click.echo(shown(f"memdir: warning: {first['path']}: {first['detail']}{more}"), err=True)
+
+
+#: bidirectional controls (embeddings, overrides, isolates, the implicit marks): a terminal reorders a line around
+#: them, so stored text holding one could show other than it holds; a person's output shows each as its escape
+_BIDI = {c: f"\\u{c:04x}" for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x200E, 0x200F, 0x061C)}
+
+
+def shown(text: str) -> str:
+    """``text`` as the CLI prints it for people: each bidirectional control written as ``\\u202e`` (JSON output and
+    the stored text keep them)."""
+    return text.translate(_BIDI) if isinstance(text, str) else text
 
 
 def emit(ctx: click.Context, as_json: bool, data: Any, human: str) -> None:
     if as_json or ctx.find_root().obj.get("json"):
         click.echo(json.dumps(data, ensure_ascii=False, indent=2, default=str))
     elif human:
-        click.echo(human)
+        click.echo(shown(human))
 
 
 def preview_text(head: str, samples: list[dict[str, Any]], count: int, confirm: str) -> str:
