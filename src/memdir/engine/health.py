@@ -8,7 +8,7 @@ import os
 import sqlite3
 import time
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 import memdir.embed as embed
 from memdir.capture import events as cevents
@@ -104,6 +104,7 @@ def inspect(s: Stores) -> Report:
                 problems.append(root.problem("secret", root.path / (ROOT_PAGE if page else nid + ".md"), (
                     f"{nid} holds what looks like a secret ({', '.join(found)}): the index, index.md, the block and "
                     f"exports show it redacted, the file as written; take it out ({fix}) before you commit")))
+        problems += named_secrets(root, ids)
         problems += copied(root, read, ids)
         from memdir.notes.compile import find_blocks
 
@@ -134,6 +135,23 @@ def inspect(s: Stores) -> Report:
             problems += [] if marker_problems else page_conflicts(root, root_md, page)
         problems += rootlinks.link_problems(root)  # ROOT.md not compiled, memdir's files not git-ignored
     return Report(counts=counts, problems=problems, notes=all_notes)
+
+
+def named_secrets(root: Any, ids: Iterable[str]) -> list[dict[str, str]]:
+    """A ``secret`` problem for each note file whose name holds what looks like a key (``facts/ghp_….md``): its id
+    is its address, shown as it is by recall and the block, so the file is to be renamed; the line redacts the key."""
+    from memdir.capture.redact import redact_with_kinds
+
+    out = []
+    for nid in sorted(ids):
+        shown, found = redact_with_kinds(nid)
+        if found and not nid.startswith(ROOT_PAGE + "/"):
+            where = f"{root.path}/{shown}.md"
+            out.append(root.problem("secret", where, (
+                f"the file name of {shown} holds what looks like a secret ({', '.join(dict.fromkeys(found))}): recall, "
+                f"the block and index.md show it as the note's id; rename the file: git mv {where} "
+                f"{root.path}/{nid.split('/')[0]}/NEW-NAME.md")))
+    return out
 
 
 def page_conflicts(root: Any, path: Path, text: str) -> list[dict[str, str]]:
