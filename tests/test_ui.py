@@ -388,6 +388,23 @@ def test_supersede_from_the_note_page(m):
     assert r.status_code == 400 and "empty" in r.text
 
 
+def test_supersede_of_a_note_forgotten_meanwhile_keeps_the_typed_text(m):
+    """The supersede form of a note forgotten after the page was opened (another tab, the CLI) answered a bare 404 page
+    and the text typed was lost, where the form's other refusals re-open it with the text and one line saying why.
+    It is re-opened the same way here (nothing written), and the line says the note is gone."""
+    old = m.remember("staging 用 docker compose 起服务", category="decisions", tags=["staging"])
+    c = client(m)
+    assert m.forget(old.id)
+    typed = "staging 改用 k3s 起服务 <b>bold</b>"
+    r = c.post(f"/notes/project/{old.id}/supersede", data={"text": typed}, headers={"origin": LOOPBACK})
+    assert r.status_code == 404, r.status_code
+    assert 'id="supersede-text"' in r.text and "staging 改用 k3s 起服务 &lt;b&gt;bold&lt;/b&gt;" in r.text, r.text
+    assert 'id="refused"' in r.text and old.id in r.text and "forgotten" in r.text
+    assert not m.recall("k3s") and not m.inspect().notes
+    r = c.post(f"/notes/project/{old.id}/supersede?lang=zh", data={"text": typed}, headers={"origin": LOOPBACK})
+    assert r.status_code == 404 and "k3s" in r.text and 'id="refused"' in r.text
+
+
 def test_ids_cannot_leave_the_root(m, tmp_path):
     m.remember("something to keep", category="facts")
     outside = tmp_path / "secret.md"

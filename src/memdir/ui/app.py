@@ -360,6 +360,9 @@ def create_app(backend: Backend, *, prefix: str = "") -> Starlette:
 
         try:
             new = await call(request, run)
+        except NotFound as exc:  # forgotten meanwhile (another tab, the CLI): the form keeps the text typed, said so
+            return render(request, "supersede_gone.html", code=404, id=nid, scope=scope, typed=text, nav="notes",
+                          refused=f"{exc}; {i18n.translator(lang_of(request))('note.supersede.gone')}")
         except (UsageError, ReadOnlyStore) as exc:  # the page keeps the text typed (superseded meanwhile, empty …)
             note = await call(request, lambda m: m.get(nid, scope=scope))
             return render(request, "note.html", code=400 if isinstance(exc, UsageError) else 409, note=note,
