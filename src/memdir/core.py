@@ -109,11 +109,12 @@ class Memdir:
         Raises ``UsageError`` (empty text, unknown category, scope or kind, unknown ``supersedes`` id) and
         ``PathError`` (a category or id that would leave the root).
         """
-        from memdir.engine.notekind import checked_kind
+        from memdir.engine.notekind import checked_kind  # a newline or a tag as a kind: refused, nothing written
 
-        kind = checked_kind(self.stores, kind)  # a newline or a tag in the frontmatter and the block's header: refused
         return curated.remember(
-            self.stores, text, category=category, summary=summary, tags=tags, load_when=load_when, pinned=pinned, supersedes=supersedes, scope=scope, kind=kind, highlight=highlight, provenance=provenance)
+            self.stores, text, category=category, summary=summary, tags=tags, load_when=load_when, pinned=pinned,
+            supersedes=supersedes, scope=scope, kind=checked_kind(self.stores, kind), highlight=highlight,
+            provenance=provenance)
 
     def get(self, id: str, *, scope: str | None = None, remote: bool = False) -> Note | Event | None:
         """The note (by id, project first) or event (by key) named ``id`` — or by its short handle — or ``None``.
