@@ -124,3 +124,21 @@ def test_a_stored_option_with_bytes_that_are_not_utf8_is_refused_as_the_text_is(
     assert code == 2 and not out and len(err.strip().splitlines()) == 1 and "UTF-8" in err, err
     with memdir.open(proj, home=tmp_path / "g") as m:
         assert not m.inspect().notes
+
+
+def test_the_utf8_restart_never_imports_a_module_from_the_working_directory(tmp_path):
+    """In the C locale memdir starts itself again in UTF-8 mode; `python -m memdir` there put the working directory
+    (any project a hook fires in) first on the module path, so a project's own `click.py` (or `yaml.py`, an `mcp/`
+    folder) was imported by memdir: every command and hook failed there, or ran the project's code."""
+    proj = tmp_path / "proj"
+    (proj / ".git").mkdir(parents=True)
+    (proj / "click.py").write_text('raise SystemExit("a module of the project was imported")\n')
+    env = {**os.environ, "MEMDIR_HOME": str(tmp_path / "g"), "PYTHONPATH": os.pathsep.join(sys.path),
+           "LANG": "C", "LC_ALL": "C", "PYTHONUTF8": "0"}
+    env.pop("PYTHONIOENCODING", None)
+    # -P: started as the console script is, without the working directory on its path
+    r = subprocess.run([sys.executable, "-P", "-m", "memdir", "status"], cwd=proj, env=env, capture_output=True,
+                       timeout=120)
+    err = r.stderr.decode("utf-8", "replace")
+    assert r.returncode == 0 and "imported" not in err, err
+    assert "project root" in r.stdout.decode("utf-8")

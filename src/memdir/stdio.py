@@ -18,13 +18,16 @@ def _utf(encoding: str | None) -> bool:
 def utf8_mode(module: str) -> None:
     """Run ``python -m module`` again, same arguments, in Python's UTF-8 mode when the file system encoding is not
     UTF-8 (``LC_ALL=C`` with ``PYTHONUTF8=0``): note files are named in any language (``facts/部署.md``), and under
-    ASCII their names could be neither listed nor opened, so every command failed. Returns when no new start is
-    needed or possible."""
+    ASCII their names could be neither listed nor opened, so every command failed. The working directory is not put
+    on the module path (``-P``) unless it was on this process's. Returns when no new start is needed or possible."""
     if os.name != "posix" or sys.flags.utf8_mode or _utf(sys.getfilesystemencoding()):
         return
     args = [os.fsencode(a) for a in sys.argv[1:]]  # the bytes the shell gave, read again as UTF-8
+    # -P: ``-m`` would put the working directory (any project a hook fires in) first on the module path, and a
+    # project's own click.py or mcp/ would be imported; kept off unless this process had it there already
+    safe = ["-P"] if sys.path[:1] != [os.getcwd()] else []
     try:
-        os.execv(sys.executable, [sys.executable, "-X", "utf8", "-m", module, *args])
+        os.execv(sys.executable, [sys.executable, "-X", "utf8", *safe, "-m", module, *args])
     except OSError:  # no interpreter to start again: carry on as this one is
         pass
 
