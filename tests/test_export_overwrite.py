@@ -103,3 +103,33 @@ def test_an_export_to_a_fifo_or_a_link_writes_into_it_and_never_replaces_it(tmp_
         r = subprocess.run([*cmd, "/dev/full"], capture_output=True, text=True, timeout=30)
         assert r.returncode == 1 and r.stderr.count("\n") == 1 and "/dev/full is full" in r.stderr, r.stderr
         assert not Path("/dev/full").is_file()
+
+
+def test_an_export_into_a_pipe_whose_reader_left_is_a_failure_not_done(tmp_path, project):
+    """`memdir export >(gzip > x.gz)` whose reader died (a full disk, a killed gzip) exited 0 without a word, as if the
+    backup were whole: the quiet exit meant for a reader of stdout leaving (`| head`) took every broken pipe."""
+    import os
+    import subprocess
+    import sys
+    import threading
+
+    home = tmp_path / "h"
+    with memdir.open(project, home=home) as m:
+        for i in range(3):
+            m.remember(f"note {i} " + " ".join(f"w{i}x{j}" for j in range(12_000)), category="facts")
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+
+    def reader():
+        with open(fifo, "rb") as f:
+            f.read(10)  # then gone, the export far from written
+
+    t = threading.Thread(target=reader)
+    t.start()
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    r = subprocess.run([sys.executable, "-m", "memdir", "--home", str(home), "--dir", str(project), "export", str(fifo)],
+                       env=env, capture_output=True, timeout=120)
+    t.join(10)
+    err = r.stderr.decode("utf-8", "replace")
+    assert r.returncode == 1, err
+    assert len(err.strip().splitlines()) == 1 and str(fifo) in err and "Traceback" not in err, err

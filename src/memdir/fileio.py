@@ -156,7 +156,8 @@ def drop_stale_temp(entry: os.DirEntry) -> None:
 def write_into(path: str | os.PathLike | None, make: Any) -> Any:
     """Call ``make(file)`` on a file in a temporary directory, then write that file's text (UTF-8) into ``path`` as it
     is — a pipe, a device, ``/dev/stdout`` — never replacing it by a file (``None``: stdout); returns what ``make``
-    returned. A failed write names ``path`` (``/dev/full``'s ENOSPC names no file of its own)."""
+    returned. A failed write names ``path`` (``/dev/full``'s ENOSPC names no file of its own); a pipe whose reader
+    left is a failure unless the pipe is stdout."""
     import sys
     import tempfile
     from pathlib import Path
@@ -170,6 +171,22 @@ def write_into(path: str | os.PathLike | None, make: Any) -> Any:
     try:
         with open(path, "w", encoding="utf-8") as f:
             f.write(text)
+    except BrokenPipeError:
+        if _is_stdout(path):  # /dev/stdout: its reader leaving is the quiet end `memdir export - | head` has
+            raise
+        # a named pipe's reader gone (a killed `>(gzip > x.gz)`): the export is not whole, a failure (an OSError that
+        # is no BrokenPipeError, which the CLI takes for a reader of its output leaving)
+        raise OSError(f"{path}: its reader closed before the export was written whole (broken pipe)") from None
     except OSError as exc:
         raise OSError(exc.errno, exc.strerror, str(path)) from None
     return out
+
+
+def _is_stdout(path: str | os.PathLike) -> bool:
+    """Whether ``path`` (``/dev/stdout``, ``/proc/self/fd/1``) is this process's stdout."""
+    import sys
+
+    try:
+        return os.path.samestat(os.stat(path), os.fstat(sys.stdout.fileno()))
+    except (OSError, ValueError, AttributeError):
+        return False
