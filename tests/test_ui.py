@@ -478,3 +478,23 @@ def test_a_port_of_other_digits_than_ascii_is_no_port():
     from memdir.server.http import host_name, is_loopback
 
     assert not is_loopback(host_name("127.0.0.1:８０")) and is_loopback(host_name(" 127.0.0.1:80 "))
+
+
+def test_a_turn_whose_key_holds_a_session_id_of_a_key_s_shape_can_still_be_forgotten(m):
+    """Every string a page outputs is redacted; an OpenCode session id (``ses_`` and a random tail) has a key's shape,
+    so the session page's links and the forget form's hidden key came out as ``[redacted:api_key]``: the turn could
+    be neither opened, edited nor forgotten from the viewer. Ids, keys and links are not texts a person typed."""
+    sid = "ses_5c2f1a9e8ffeQk3Lr7Tn2Wb4Yd"
+    key = f"t:{sid}:call_8Yq2Zr4Tm1"
+    m.import_events([{"key": key, "role": "tool", "text": "Bash: make deploy → staging is green", "session": sid}])
+    assert m.get(key) is not None
+    c = client(m)
+    timeline = c.get("/timeline").text
+    assert quote(sid, safe="") in timeline
+    page = c.get(f"/timeline/session?s={quote(sid, safe='')}&scope=project")
+    assert page.status_code == 200
+    assert f'name="key" value="{key}"' in page.text, page.text
+    r = c.post("/event/forget", data={"key": key, "scope": "project", "confirm": "yes"},
+               headers={"Origin": LOOPBACK})
+    assert r.status_code == 303, r.text
+    assert m.get(key) is None

@@ -108,7 +108,7 @@ def _env():
     env.filters["redacted"] = redacted  # a form field's text: what saving it would store
     env.filters["day"] = lambda ts: (ts or "")[:10]
     env.filters["hm"] = lambda ts: (ts or "")[11:16]
-    env.filters["q"] = lambda s: quote(str(s or ""), safe="")
+    env.filters["q"] = lambda s: Markup(quote(str(s or ""), safe=""))  # URL-safe characters only: an id as it is
     return env
 
 
@@ -127,8 +127,9 @@ def _redact_short(value: str) -> str:  # a page repeats its labels, ids and link
 
 
 def digest(value: Any) -> Markup:
-    """A hash shown or sent back as it is (a note's version, a prompt's SHA-256): never a secret, but a run of hex
-    that redaction would take for one."""
+    """A hash, id, event key, session id or link shown or sent back as it is (a note's version, a prompt's SHA-256,
+    an OpenCode ``ses_…`` session): never a secret, but a run of hex or a prefixed random tail that redaction would
+    take for one, and a form or link carrying ``[redacted:…]`` names nothing."""
     return Markup(escape(str(value or "")))
 
 
