@@ -99,3 +99,7 @@ def test_remember_refuses_a_kind_that_is_no_category_s_one_word_and_writes_nothi
     assert "\n" not in str(exc.value) and "kind" in str(exc.value), exc.value
     assert not list((project / ".memory").glob("*/*.md")) or not m.recall("cache warms")
     assert m.remember("the cache warms at nine", category="facts", kind="decision").kind == "decision"
+
+
+def test_remember_takes_a_kind_in_any_case(m):
+    assert m.remember("the cache warms at ten", category="facts", kind=" Decision ").kind == "decision"

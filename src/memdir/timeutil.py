@@ -9,7 +9,7 @@ Accepted inputs for :func:`parse_ts`:
   microseconds from ``1e14`` (PostgreSQL, Chrome), nanoseconds from ``1e17`` (``time.time_ns()``, Go's ``UnixNano``,
   OpenTelemetry): each threshold is year 5138 in the unit below;
 * ``str`` — ISO 8601 (``Z`` or offset, with or without time; without either, local time; eight digits that are a
-  date, ``20261130``, are that date; four, ``2026``, that year's first day; fewer than eight digits otherwise are refused), a numeric epoch string (``1.5e12``, ``+1772359200`` as the numbers),
+  date, ``20261130``, are that date; four, ``2026``, that year's first day), a numeric epoch string (``1.5e12``, ``+1772359200`` as the numbers),
   an RFC 2822 date (an HTTP ``Date`` header, an e-mail's, ``git log --date=rfc``: ``Mon, 30 Nov 2026 09:15:00 +0800``),
   the forms with a month's name of ``date``, ``ctime``, ``git log`` and JavaScript's ``Date.toString()`` (a zone
   named by offset, ``UTC``/``GMT`` or the local zone's own name; none is local time), an ISO 8601 time whose zone
@@ -140,11 +140,9 @@ def _parse(value) -> datetime:
                 return from_local(datetime.fromisoformat(s))
             except ValueError:
                 pass
-        if len(s) < 8 and s.isdecimal():  # no epoch a clock gives: a year alone, or refused
-            if len(s) == 4:  # ISO 8601's reduced form: that year's first local day, not 1970's 2,026th second
-                return from_local(datetime(int(s), 1, 1))
-            raise UsageError(f"unreadable timestamp {s!r}: a short number written as text is no time; use ISO 8601 "
-                             "(2026-11-30) or an epoch number")
+        if len(s) == 4 and s.isdecimal():  # ISO 8601's reduced form: that year's first local day, not 1970's
+            return from_local(datetime(int(s), 1, 1))  # 2,026th second (other digit strings stay epoch seconds:
+            # `distill --since 0` asks for every turn)
         if re.fullmatch(r"[+-]?\d+", s):
             return _parse(int(s))
         if re.fullmatch(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?", s):  # as a JSON or Python number reads

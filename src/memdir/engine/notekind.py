@@ -15,15 +15,17 @@ from memdir.stores import Stores
 
 
 def checked_kind(s: Stores, kind: Any) -> str | None:
-    """``kind`` stripped, ``None`` when none is given (the category's kind is used); else ``UsageError`` in one line
-    unless it is one word of letters, digits, ``_`` or ``-`` that a category's notes have."""
+    """``kind`` stripped and in lower case, ``None`` when none is given (the category's kind is used); else
+    ``UsageError`` in one line unless it is one word of letters, digits, ``_`` or ``-`` that a category's notes have
+    (in any case)."""
     from memdir.engine.curated import note_kinds
 
     if kind is None or isinstance(kind, str) and not kind.strip():
         return None
     known = note_kinds(s)
-    if not isinstance(kind, str) or not KIND_WORD.fullmatch(kind.strip()) or kind.strip() not in known:
+    word = kind.strip().lower() if isinstance(kind, str) else None  # "Decision" is the kind decision
+    if word is None or not KIND_WORD.fullmatch(word) or word not in known:
         shown = repr(kind if not isinstance(kind, str) else kind.strip())[:60]
         raise UsageError(f"kind {shown} is not a note kind: use one word of {', '.join(known)}, or leave it out "
                          "(the category's kind is used); nothing was written")
-    return kind.strip()
+    return word
