@@ -92,9 +92,13 @@ def without_base64(output: str) -> str:
 #: characters past a cut redacted with the part kept (:func:`_redacted_head`): a key crossing the cut is seen whole,
 #: or its piece falls in the margin, which is dropped
 CUT_MARGIN = 2_000
-#: a changed text longer than this is redacted in its whole lines up to it only: the few lines a summary shows come
-#: first, and the rest keeps its lines for the counts (the store redacts what is stored whole)
-CHANGE_REDACT_CHARS = 50_000
+#: a changed part (its window, :func:`_changed_window`) longer than this is redacted in its whole lines up to it
+#: only: the few lines a hook's summary shows (``CHANGE_MAX_LINES``) come first, and the rest keeps its lines for the
+#: counts (the store redacts what is stored whole); a 50,000-character bound made a hook's Write of a 50 KB file
+#: 0.3-0.9 s slower
+CHANGE_REDACT_CHARS = 16_000
+#: the same for a history's every changed line (:func:`whole_change`: an import, not a hook's budget)
+WHOLE_CHANGE_REDACT_CHARS = 50_000
 
 
 def _marker_safe(text: str, n: int) -> int:
@@ -127,15 +131,16 @@ def _redacted_tail(text: str, n: int) -> str:
     return t[m.end() if m is not None else start:]
 
 
-def _redacted_change(text: str) -> str:
+def _redacted_change(text: str, limit: int = CHANGE_REDACT_CHARS) -> str:
     """A file change's text redacted while its lines are whole and unmarked: the ``+ ``/``- `` marks and the cut at
-    CHANGE_LINE_MAX_CHARS would hide a key found by its lines (a PuTTY key, a table's row) or halve a long one."""
+    CHANGE_LINE_MAX_CHARS would hide a key found by its lines (a PuTTY key, a table's row) or halve a long one. Only
+    its whole lines within the first ``limit`` characters when it is longer."""
     from memdir.capture.redact import redact
 
-    if len(text) <= CHANGE_REDACT_CHARS:
+    if len(text) <= limit:
         return redact(text)
-    cut = text.rfind("\n", 0, CHANGE_REDACT_CHARS)
-    cut = cut if cut > 0 else CHANGE_REDACT_CHARS
+    cut = text.rfind("\n", 0, limit)
+    cut = cut if cut > 0 else limit
     return redact(text[:cut]) + text[cut:]
 
 
@@ -403,21 +408,43 @@ def _hunks(a: list[str], b: list[str]) -> list[tuple[list[str], list[str]]]:
     return [(a[i: len(a) - j], b[i: len(b) - j])]
 
 
-def diff_lines(old: str, new: str) -> tuple[list[str], int, int]:
+#: unchanged lines around a change redacted with it: a key found by its lines (a PEM or PuTTY block, a table) may
+#: start this far above the changed line (a 4096-bit RSA key is about 50 lines)
+CHANGE_CONTEXT_LINES = 64
+
+
+def _changed_window(a: list[str], b: list[str]) -> tuple[int, int, int]:
+    """``(lo, hi_a, hi_b)``: the lines ``a[lo:hi_a]`` / ``b[lo:hi_b]`` holding every difference between ``a`` and
+    ``b`` (their common head and tail trimmed) and up to :data:`CHANGE_CONTEXT_LINES` unchanged lines on each side."""
+    i = 0
+    while i < len(a) and i < len(b) and a[i] == b[i]:
+        i += 1
+    j = 0
+    while j < len(a) - i and j < len(b) - i and a[len(a) - 1 - j] == b[len(b) - 1 - j]:
+        j += 1
+    tail = max(0, j - CHANGE_CONTEXT_LINES)
+    return max(0, i - CHANGE_CONTEXT_LINES), len(a) - tail, len(b) - tail
+
+
+def diff_lines(old: str, new: str, redact_chars: int = CHANGE_REDACT_CHARS) -> tuple[list[str], int, int]:
     """``(["- old line", "+ new line", …], removed, added)``: what ``new`` changed in ``old``, line by line, hunk by
     hunk (an insertion shows only ``+`` lines; blank lines are counted but not shown). The lines shown are those of
-    the redacted texts; the counts are the texts' own."""
-    old, new = str(old or ""), str(new or "")
-    shown_old, shown_new = _redacted_change(old), _redacted_change(new)
+    the changed part redacted with the unchanged lines around it (:func:`_changed_window`: a whole file's text is
+    not redacted for a one-line change; at most ``redact_chars`` of it, :func:`_redacted_change`); the counts are
+    the texts' own."""
+    a, b = str(old or "").splitlines(), str(new or "").splitlines()
+    lo, hi_a, hi_b = _changed_window(a, b)
+    a, b = a[lo:hi_a], b[lo:hi_b]
+    shown_old, shown_new = _redacted_change("\n".join(a), redact_chars), _redacted_change("\n".join(b), redact_chars)
     out: list[str] = []
     removed = added = 0
     for gone, came in _hunks(shown_old.splitlines(), shown_new.splitlines()):
         removed += len(gone)
         added += len(came)
         out += [_line("- " + x) for x in gone if x.strip()] + [_line("+ " + x) for x in came if x.strip()]
-    if (shown_old, shown_new) != (old, new):  # a redacted key spanning lines is one line less: count the texts'
-        removed = added = 0
-        for gone, came in _hunks(old.splitlines(), new.splitlines()):
+    if (shown_old, shown_new) != ("\n".join(a), "\n".join(b)):  # a redacted key spanning lines is one line less:
+        removed = added = 0  # count the texts' own
+        for gone, came in _hunks(a, b):
             removed += len(gone)
             added += len(came)
     return out, removed, added
@@ -433,7 +460,7 @@ def whole_change(name: str, path: str, old: str, new: str) -> str:
     """A file change's stored text with every changed line: ``<name>: <path> (-r +a lines)`` then its ``- old`` /
     ``+ new`` lines, cut at ``TOOL_SUMMARY_MAX_CHARS`` (``…``). For a history whose only record of the change is the
     diff it shows (a capture bounds the lines at ``CHANGE_MAX_LINES``: the file itself is in the project then)."""
-    lines, removed, added = diff_lines(old, new)
+    lines, removed, added = diff_lines(old, new, WHOLE_CHANGE_REDACT_CHARS)
     text = "\n".join([f"{name}: {path} (-{removed} +{added} lines)", *lines])
     return text if len(text) <= TOOL_SUMMARY_MAX_CHARS else _redacted_head(text, TOOL_SUMMARY_MAX_CHARS - 1) + "…"
 
