@@ -55,6 +55,10 @@ Choices
   cookie dict or jar call whose value is a string literal): the values of session or credential cookies (by the whole
   name or its last part: ``sessionid``, ``connect.sid``; not ``sidebar``) and of random-looking ones; the names stay.
 * Providers whose prefix is a common word (Mailgun ``key-``, Octopus ``API-``) only with the provider named nearby.
+* A secret read by its line's layout (a table's row, a ``.pgpass`` line, YAML's value on the next line, a PuTTY key's
+  lines) is read behind a prefix a tool or a format put before the line (a diff's ``+``/``-``, ``> ``, a line number
+  as Claude Code's Read, ``cat -n``, grep or ``rg -n`` print it, a list's or a comment's mark: :data:`_LINE_PREFIX`);
+  the prefix stays.
 * Overlapping findings are merged into one span (nothing of either leaks); its kind is the most
   specific one (e.g. ``token=ghp_…`` reports ``github_token``, not ``token``).
 * Idempotent: existing ``[redacted:…]`` markers are never re-redacted, and :func:`redact` repeats
@@ -187,6 +191,31 @@ class _Rule:
 
 def _r(pattern: str) -> _Lazy:
     return _Lazy(pattern)
+
+
+#: what a tool or a format puts before a file's line: a diff's ``+``/``-`` (not ``+++``/``---``) or grep's ``file:12:`` /
+#: ``file-12-`` first, then up to four marks: a line number (``  154→``, ``cat -n``'s ``   12<tab>``, ``rg -n``'s ``12:``),
+#: a quote (``> ``), a tree's, list's or box's mark, a comment's (``# ``, ``// ``, ``-- ``, ``; ``). The indentation after
+#: them is the line's own (YAML reads it). A pattern string: the rules that read a line's layout (a table row, a
+#: ``.pgpass`` line, YAML's value on the next line, a PuTTY key's lines) take it, optional, where their line starts.
+_PREFIX_MARK = (r"(?:[ \t]{0,16}+(?:[0-9]{1,7}[→\t:-]|>{1,8}|[│┃║⎿](?![─━═])|[-*+](?=[ \t])"
+                r"|[0-9]{1,3}[.)](?=[ \t])|#{1,4}|//|--(?=[ \t])|;{1,2})[ \t]?)")
+_LINE_PREFIX = (r"(?:(?:[+-](?![+-])|[\w./~@+]{0,200}+(?:-(?![0-9]{1,7}-)[\w./~@+]{0,200}+){0,8}+[:-][0-9]{1,7}[:-])"
+                + _PREFIX_MARK + "{0,4}|" + _PREFIX_MARK + "{1,4})")
+_LINE_PREFIX_RE = _Lazy(_LINE_PREFIX)
+
+
+def _line_lead(text: str, i: int) -> str:
+    """What stands before ``i`` on its line (at most 300 characters back), the line's prefix (:data:`_LINE_PREFIX`: a
+    diff's ``+``, ``> ``, a line number) left out: blank when ``i`` starts the line's own text."""
+    lo = max(0, i - 300)
+    nl = text.rfind("\n", lo, i)
+    start = nl + 1 if nl >= 0 else lo
+    if nl >= 0 or lo == 0:  # a line's start, not the middle of a long line
+        m = _LINE_PREFIX_RE.get().match(text, start)
+        if m is not None:
+            start = min(m.end(), i)
+    return text[start:i]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -964,7 +993,7 @@ def _check_yaml_next_line(m: re.Match[str], value: str, text: str) -> bool:
     i = m.start("kw")
     while i > 0 and text[i - 1] in _KEYCHARS or (i > 0 and text[i - 1].isalpha() and text[i - 1].isascii()):
         i -= 1
-    if i > 0 and text[i - 1] not in " \t\n\"'-{,":
+    if i > 0 and text[i - 1] not in " \t\n\"'-{," and _line_lead(text, i).strip():
         return False
     if (_is_placeholder(value) or _shell_expansion(value) or _is_label(value) or value.endswith(":")
             or value.startswith(("/", "~", "./", "%", "<")) or value.lower() in _SENTENCE_WORDS):
@@ -1998,7 +2027,7 @@ _KEYWORD_RULES: list[_Rule] = [
         "password",  # refined per key by _assignment_kind
         _r(r"(?P<kw>password|passwd|passphrase|pwd|secret|apikey|api[_-]key|access[_-]?key|secret[_-]?key"
            r"|private[_-]?key|token|credentials?)[\"']?:[ \t]{0,4}"
-           r"(?:(?:[|>][+-]?[0-9]?[ \t]{0,4})?\r?\n[ \t]{1,40}|!!?[a-z]{1,12}[ \t]{1,4})"
+           r"(?:(?:[|>][+-]?[0-9]?[ \t]{0,4})?\r?\n" + _LINE_PREFIX + r"?[ \t]{1,40}|!!?[a-z]{1,12}[ \t]{1,4})"
            r"(?:(?P<q>[\"'])(?P<qval>[^\"'\r\n]{1,512}+)(?P=q)|(?P<val>[^\s#\"'&*!|>{\[-][^\s]{0,511}+))[ \t]*(?=\r?\n|\Z)"),
         ("pass", "pwd", "secret", "key", "token", "credential"), priority=_P_ASSIGN, check=_check_yaml_next_line,
         pre=frozenset(), lowered=True, anchors=("pass", "pwd", "secret", "api", "access", "private", "token", "credential"),
@@ -2143,7 +2172,8 @@ def _scan_pem(text: str) -> Iterator[tuple[str, int, int, int]]:
 
 
 #: a PuTTY key file's private part: ``Private-Lines: N`` and its base64 lines, then ``Private-MAC: <hex>``
-_PPK_PRIVATE = _Lazy(r"Private-Lines:[ \t]{0,8}\d{1,4}[ \t]{0,8}(?:\r?\n|\\n)(?:[A-Za-z0-9+/=]{1,256}+(?:\r?\n|\\n|$))+"
+_PPK_PRIVATE = _Lazy(r"Private-Lines:[ \t]{0,8}\d{1,4}[ \t]{0,8}(?:\r?\n|\\n)"
+                     r"(?:" + _LINE_PREFIX + r"?[ \t]{0,16}+[A-Za-z0-9+/=]{1,256}+(?:\r?\n|\\n|$))+"
                      r"(?:Private-MAC:[ \t]{0,8}[0-9a-fA-F]{1,128}+)?")
 
 
@@ -3123,18 +3153,23 @@ def _encoded_findings(dec: str, depth: int) -> Iterator[tuple[str, int, int, int
 
 
 #: a ~/.pgpass line, ``hostname:port:database:username:password`` (``*`` for any field but the password)
-_PGPASS_LINE = _Lazy(r"(?m)^[ \t]{0,8}(?:(?:echo|printf)[ \t]{1,4}(?:-[a-z]{1,3}[ \t]{1,4})?[\"']?)?"
+_PGPASS_LINE = _Lazy(r"(?m)^" + _LINE_PREFIX + r"?[ \t]{0,8}(?:(?:echo|printf)[ \t]{1,4}(?:-[a-z]{1,3}[ \t]{1,4})?[\"']?)?"
                      r"(?:[A-Za-z0-9._-]{1,253}+|\*):(?P<port>[0-9]{1,5}+|\*):(?P<db>[^:\s\"']{1,63}+):(?P<user>[^:\s\"']{1,63}+):"
                      r"(?P<val>[^\s\"']{1,512}+)[\"']?(?:[ \t]{0,4}>>?[ \t]{0,4}[^\s]{1,200}+)?[ \t]*\r?$")
 
 
 _PG_PORTS = frozenset({"*", "5432", "5433", "5434", "5431", "6432", "26257"})
+#: a ``.pgpass`` line's fields after its host: searched first (it starts with a literal), so a text without one is not
+#: read line by line
+_PGPASS_FIELDS = _Lazy(r":(?:[0-9]{1,5}+|\*):[^:\s\"']{1,63}+:[^:\s\"']{1,63}+:[^\s\"']")
 
 
 def _scan_pgpass(text: str) -> Iterator[tuple[str, int, int, int]]:
     """``~/.pgpass`` lines (``db.example.com:5432:app:app:X``, ``*:*:*:postgres:X``): the password, when the database and
     user fields are names or ``*`` (not a tool's ``file:12:5:…`` position) and it mixes letters with digits or symbols
-    (or the text names the file)."""
+    (or the text names the file). A line may have a prefix (:data:`_LINE_PREFIX`: ``+`` in a diff, grep's ``.pgpass:3:``)."""
+    if _PGPASS_FIELDS.get().search(text) is None:
+        return
     named = "pgpass" in text.lower()
     for m in _PGPASS_LINE.get().finditer(text):
         db, user, v = m.group("db"), m.group("user"), m.group("val")
@@ -3147,6 +3182,11 @@ def _scan_pgpass(text: str) -> Iterator[tuple[str, int, int, int]]:
 
 #: a Markdown table's row: ``| a | b |`` (the outer pipes optional only where a separator row shows a table)
 _TABLE_ROW = _Lazy(r"(?m)^[ \t]{0,8}\|(?P<cells>[^\n]{1,4000}+)$")
+#: the same behind a line's prefix (``+| a | b |``, ``> | a |``): read only where a prefix's last character stands
+#: before a bar (:data:`_PREFIX_BAR`), since trying a prefix at every line costs
+_PREFIXED_ROW = _Lazy(r"(?m)^(?=[^\n|]{0,300}\|)" + _LINE_PREFIX + r"?[ \t]{0,8}\|(?P<cells>[^\n]{1,4000}+)$")
+_PREFIX_BAR = _Lazy(r"\|(?:" + "|".join(f"(?<={end}{gap}\\|)" for end in (r"[>→\t⎿#/;]", r"[0-9][:.)-]", r"\n[-+*]", r"\n--")
+                                        for gap in ("", r"[ \t]", r"[ \t]{2}")) + ")")
 _TABLE_SEP_CELL = _Lazy(r"[ \t]*:?-{2,}:?[ \t]*")
 
 
@@ -3180,18 +3220,23 @@ def _cells(line: str, offset: int) -> list[tuple[str, int, int]]:
 
 
 def _scan_tables(text: str) -> Iterator[tuple[str, int, int, int]]:
-    """Markdown tables and tables a terminal draws (:func:`_table_view`): a cell naming a credential and the cell after
+    """Markdown tables and tables a terminal draws (:func:`_table_view`), also behind a line's prefix (a diff's ``+``, a
+    quote, a line number: :data:`_LINE_PREFIX`): a cell naming a credential and the cell after
     it (``| DB_PASSWORD | x |``), or a column whose header names one (``| service | user | password |`` … ``| pg | app | x |``): the value, vetted as a structure's
     (:func:`_structured_value`)."""
     columns: dict[int, str] = {}
     prev_end = -2
     header: list[tuple[str, int, int]] | None = None
-    for m in _TABLE_ROW.get().finditer(_table_view(text)):
+    view = _table_view(text)
+    prefixed = view.startswith(("+", "-", "*")) or _PREFIX_BAR.get().search(view) is not None
+    rows = (_PREFIXED_ROW if prefixed else _TABLE_ROW).get()
+    for m in rows.finditer(view):
         cells = _cells(m.group("cells"), m.start("cells"))
         if m.start() != prev_end + 1:  # a new table
             columns, header = {}, None
         prev_end = m.end()
-        if cells and all(_TABLE_SEP_CELL.get().fullmatch(c[0]) for c in cells):
+        # an empty cell beside the dashes: a terminal's bar before the row read as one more (``│ |---|---|``)
+        if any(c[0] for c in cells) and all(not c[0] or _TABLE_SEP_CELL.get().fullmatch(c[0]) for c in cells):
             if header is not None:
                 columns = {n: k for n, (c, _, _) in enumerate(header)
                            if (k := _credential_name(c.strip("`*_ "))) is not None}
