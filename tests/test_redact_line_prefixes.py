@@ -75,3 +75,27 @@ def test_a_git_diff_and_an_apply_patch_body_keep_no_password():
 ])
 def test_ordinary_prefixed_lines_stay(text):
     assert redact(text) == text
+
+
+COMMANDS = [
+    (f"AUTH {PW}", PW), (f"ENV DB_PASSWORD {PW}", PW), ("conn system/Sommer2024Pw@orcl", "Sommer2024Pw"),
+    (f"http -a bob:{PW} https://api.example.com", PW), ("AKIAJ3K5L7M9N1P3Q5R7", "AKIAJ3K5L7M9N1P3Q5R7"),
+    (f"PASSWORD {PW}", PW),
+]
+
+
+@pytest.mark.parametrize("prefix", PREFIXES)
+@pytest.mark.parametrize("text,secret", COMMANDS)
+def test_a_command_or_key_that_starts_its_line_is_redacted_behind_a_line_prefix(text, secret, prefix):
+    for ctx in ("", "some output first\n"):
+        out = redact(ctx + prefix + text)
+        assert secret not in out and "[redacted:" in out, out
+
+
+@pytest.mark.parametrize("text", [
+    "+ENV NODE_ENV production", "-AUTH required", "+conn client/server apps", "-http -a bob https://api.example.com",
+    "- password reset flow", "+the http server, then rsync -a deploy@web1:/srv", "  154→ENV PATH /usr/local/bin",
+    "> I expect the password prompt to go away after login\n> send it again",
+])
+def test_ordinary_prefixed_commands_stay(text):
+    assert redact(text) == text

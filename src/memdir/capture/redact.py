@@ -58,7 +58,8 @@ Choices
 * A secret read by its line's layout (a table's row, a ``.pgpass`` line, YAML's value on the next line, a PuTTY key's
   lines) is read behind a prefix a tool or a format put before the line (a diff's ``+``/``-``, ``> ``, a line number
   as Claude Code's Read, ``cat -n``, grep or ``rg -n`` print it, a list's or a comment's mark: :data:`_LINE_PREFIX`);
-  the prefix stays.
+  the prefix stays. So does a command a check wants at its line's start (``AUTH x``, a Dockerfile's ``ENV``, ``conn``,
+  ``http -a``: :func:`_line_lead`), and a ``-``/``+`` ending such a prefix is no word a key is glued to (``-AKIA…``).
 * Overlapping findings are merged into one span (nothing of either leaks); its kind is the most
   specific one (e.g. ``token=ghp_…`` reports ``github_token``, not ``token``).
 * Idempotent: existing ``[redacted:…]`` markers are never re-redacted, and :func:`redact` repeats
@@ -683,9 +684,7 @@ def _check_env_set(m: re.Match[str], value: str, text: str) -> bool:
     key = text[m.start("key"):m.end("key")]
     low = cmd.lower()
     if low == "env":
-        head = text[max(0, m.start() - 80):m.start()]  # bounded: a run of "ENV …" stays linear
-        line = head.rfind("\n")
-        if cmd != "ENV" or head[line + 1:].strip() or (line < 0 and m.start() > 80):
+        if cmd != "ENV" or _line_lead(text, m.start()).strip():  # bounded: a run of "ENV …" stays linear
             return False
     elif low == "set" and not (key.isupper() and "_" in key):
         return False
@@ -766,7 +765,7 @@ def _check_redis_auth(m: re.Match[str], value: str, text: str) -> bool:
         return False
     if _REDIS_AUTH_BEFORE.search(line) is not None:
         return True
-    return not line.strip() and text.startswith("AUTH", m.start()) and _looks_secretish(value)
+    return not _line_lead(text, m.start()).strip() and text.startswith("AUTH", m.start()) and _looks_secretish(value)
 
 
 #: where Redis reads ``requirepass`` / ``masterauth`` as a setting: a config line's start (commented out too), after
@@ -837,7 +836,7 @@ def _check_oracle_login(m: re.Match[str], value: str, text: str) -> bool:
     if "conn" in groups and m.group("conn") is not None:
         start = m.start()
         if _ORACLE_CONN_BEFORE.search(text, max(0, start - 12), start) is None and not text[
-                max(0, start - 12):start].rstrip().endswith("SQL>"):
+                max(0, start - 12):start].rstrip().endswith("SQL>") and _line_lead(text, start).strip():
             return False
         end = m.end("qval") + 1 if m.group("qval") is not None else m.end("val")
         if text.startswith("@", end):
@@ -850,7 +849,7 @@ def _check_oracle_login(m: re.Match[str], value: str, text: str) -> bool:
         # naming a database or with a password that is not a plain word
         start = m.start()
         if _ORACLE_CONN_BEFORE.search(text, max(0, start - 12), start) is None and not re.search(
-                r"(?:\$|>|%)[ \t]{0,4}\Z", text[max(0, start - 12):start]):
+                r"(?:\$|>|%)[ \t]{0,4}\Z", text[max(0, start - 12):start]) and _line_lead(text, start).strip():
             return False
         end = m.end("qval") + 1 if m.group("qval") is not None else m.end("val")
         return text.startswith("@", end) or not value.isalpha()
@@ -1151,8 +1150,7 @@ def _check_httpie_auth(m: re.Match[str], value: str, text: str) -> bool:
     http server, then rsync -a deploy@web1:/srv" pass an address; a port after ``host:`` is no password either."""
     if _is_placeholder(value) or _shell_expansion(value) or value.endswith(":"):
         return False
-    line = text.rfind("\n", 0, m.start()) + 1
-    if not _COMMAND_LEAD.search(text[max(line, m.start() - 200):m.start()]):
+    if not _COMMAND_LEAD.search(_line_lead(text, m.start())):
         return False
     user = m.group("user")
     if user is not None and value.isdigit() and len(value) <= 5:  # host:port
@@ -2587,7 +2585,8 @@ def _run_rule(rule: _Rule, hay: str, text: str) -> Iterator[tuple[str, int, int,
     group = "val" if rule.group == 0 and "val" in rule.regex.groupindex else rule.group
     for m in _matches(rule, hay):
         start = m.start()
-        if start and hay[start - 1] in pre:
+        # a diff's "-"/"+" or grep's "file-12-" before a line is no word the match is glued to
+        if start and hay[start - 1] in pre and (hay[start - 1] not in "+-" or _line_lead(hay, start).strip()):
             continue
         grp = "qval" if qval and m.group("qval") is not None else group
         s, e = m.span(grp)
