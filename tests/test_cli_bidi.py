@@ -40,3 +40,14 @@ def test_recall_get_recent_and_inspect_show_bidi_controls_escaped(base, project,
 def test_an_error_line_quoting_such_text_escapes_it_too(base, capsys):
     code, out, err = run_cli(capsys, *base, "pin", "facts/x\u202egnp.exe")
     assert code in (1, 2) and err.count("\n") == 1 and not any(c in err for c in BIDI), err
+
+
+def test_a_summary_cut_for_a_line_never_ends_inside_a_redaction_marker():
+    from memdir.cli.output import clip
+
+    text = "the staging deploy reads AWS " + "[redacted:aws_access_key]" + " from the vault each night"
+    for n in range(len("the staging deploy reads AWS ") + 1, len(text)):
+        out = clip(text, n)
+        assert out.count("[redacted:") == out.count("]"), (n, out)
+        assert len(out) <= n
+    assert clip("short", 80) == "short"

@@ -12,6 +12,7 @@ from typing import Any
 import click
 
 from memdir.cli.output import (
+    clip,
     emit,
     json_opt,
     open_store,
@@ -488,7 +489,7 @@ def inspect(ctx, as_json):
                      f"{plural(c['tombstones'], 'tombstone')} — {c['path']}")
     for n in rep.notes:
         flag = f"  [superseded by {n.superseded_by}]" if n.superseded_by else ("  [pinned]" if n.pinned else "")
-        lines.append(f"  {n.scope:7} {n.id}: {n.summary[:80]}{flag}")
+        lines.append(f"  {n.scope:7} {n.id}: {clip(n.summary, 80)}{flag}")
     lines.append("problems: none" if rep.ok else f"problems ({len(rep.problems)}):")
     lines += [f"  {p['kind']}: {p['path']}: {p['detail']}" for p in rep.problems]
     emit(ctx, as_json, rep.to_dict(), "\n".join(lines))

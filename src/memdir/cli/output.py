@@ -68,6 +68,14 @@ def shown(text: str) -> str:
     return text.translate(_BIDI) if isinstance(text, str) else text
 
 
+def clip(text: str, n: int) -> str:
+    """``text[:n]`` for a person's line, never ending inside a ``[redacted:kind]`` marker (the cut moves before it)."""
+    if not isinstance(text, str) or len(text) <= n:
+        return text
+    i = text.rfind("[redacted:", max(0, n - 60), n)
+    return text[:i] if i >= 0 and "]" not in text[i:n] else text[:n]
+
+
 def emit(ctx: click.Context, as_json: bool, data: Any, human: str) -> None:
     if as_json or ctx.find_root().obj.get("json"):
         click.echo(json.dumps(data, ensure_ascii=False, indent=2, default=str))

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from memdir.cli.output import emit, json_opt, open_store, plural
+from memdir.cli.output import clip, emit, json_opt, open_store, plural
 from memdir.errors import MemdirError, UsageError, install_hint
 from memdir.roots import expand_user
 
@@ -410,16 +410,16 @@ def distill(ctx, session, since, dry_run, as_json):
                      + (f" ({s['reason']})" if s.get("reason") else "") + (f", {plural(s['calls'], 'model call')}" if s.get("calls") else ""))
     verb = "would write" if dry_run else "wrote"
     for n in out["notes"]:
-        lines.append(f"  {verb} {n['id'] or n['category'] + '/…'}: {n['summary'][:80]}" + (f" (supersedes {n['supersedes']})" if n.get("supersedes") else ""))
+        lines.append(f"  {verb} {n['id'] or n['category'] + '/…'}: {clip(n['summary'], 80)}" + (f" (supersedes {n['supersedes']})" if n.get("supersedes") else ""))
     for p in out["proposals"]:  # an accept command only for a proposal that is on disk (never a dry run's)
         if p.get("id") and p.get("exists", p.get("created")):
             lines.append(f"  {'proposed' if p.get('created') else 'already proposed'} {_proposal_kind(p)} {p['id']}: "
-                         f"{p['summary'][:80]}{_replaces(p)} (memdir proposals accept {p['id']})")
+                         f"{clip(p['summary'], 80)}{_replaces(p)} (memdir proposals accept {p['id']})")
         else:
-            lines.append(f"  would propose {_proposal_kind(p, True)}: {p['summary'][:80]}{_replaces(p)} (run without --dry-run "
+            lines.append(f"  would propose {_proposal_kind(p, True)}: {clip(p['summary'], 80)}{_replaces(p)} (run without --dry-run "
                          "to write the proposal)")
     for k in out["skipped"]:
-        lines.append(f"  skipped: {k['summary'][:60]}: {k['reason']}")
+        lines.append(f"  skipped: {clip(k['summary'], 60)}: {k['reason']}")
     for r in out["rejected"][:REJECTED_SHOWN]:  # a reply of 100,000 items: ten lines and a count, not 100,000
         lines.append(f"  rejected item {r['item'] if r['item'] is not None else '(reply)'}: {r['reason']}")
     if len(out["rejected"]) > REJECTED_SHOWN:
