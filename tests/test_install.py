@@ -538,3 +538,16 @@ def test_a_project_install_says_when_the_user_s_install_would_run_too(home, tmp_
     install_host(host, argv=ARGV)
     plan = install_host(host, project=proj, argv=ARGV)
     assert [n for n in plan.notes if "twice" in n and "--uninstall" in n], plan.notes
+
+
+def test_install_with_memdir_home_set_here_says_the_hooks_do_not_carry_it(home, tmp_path, monkeypatch):
+    """A user who set MEMDIR_HOME in a shell and ran install got hooks without it: a host started elsewhere (a
+    desktop launcher, another terminal) read the default global root, and nothing said so."""
+    monkeypatch.setenv("MEMDIR_HOME", str(tmp_path / "my notes"))
+    r = subprocess.run([sys.executable, "-m", "memdir.cli", "install", "claude-code", "--dry-run", "--command", ARGV[0]],
+                       capture_output=True, text=True, env={**os.environ})
+    assert r.returncode == 0 and "MEMDIR_HOME is set here" in r.stderr and "--home" in r.stderr, r.stderr
+    assert len([ln for ln in r.stderr.splitlines() if "MEMDIR_HOME" in ln]) == 1
+    r = subprocess.run([sys.executable, "-m", "memdir.cli", "--home", str(tmp_path / "my notes"), "install",
+                        "claude-code", "--dry-run", "--command", ARGV[0]], capture_output=True, text=True)
+    assert "MEMDIR_HOME is set here" not in r.stderr  # given to install: written into the hooks

@@ -62,6 +62,11 @@ def install(ctx, host, project, uninstall, dry_run, command, legacy, as_json):
     if not uninstall and importlib.util.find_spec("mcp") is None:
         click.echo("warning: the MCP server needs the optional 'mcp' package, which is not installed: "
                    f"{install_hint('mcp')} (hooks work without it)", err=True)
+    env_home = os.environ.get("MEMDIR_HOME", "").strip()
+    if not uninstall and env_home and not obj.get("home"):  # the hooks run in the host's environment, not this shell's
+        click.echo(f"warning: MEMDIR_HOME is set here ({env_home}) but not written into {host}'s hooks: a {host} "
+                   "started without it uses the default global root; to fix it in the hooks run "
+                   f"memdir --home {shlex.quote(env_home)} install {host}", err=True)
     if not dry_run and not uninstall:
         click.echo(f"memdir {verb} installed for {host}; restart {host} to load it.")
     elif not dry_run:
