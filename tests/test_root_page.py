@@ -208,3 +208,31 @@ def test_a_page_linked_out_of_the_root_is_read_never_written_and_said(m, project
     assert "tables are not updated" in said[0]["detail"] and "move the file into the root" in said[0]["detail"]
     check = [c for c in m.doctor() if c["check"] == "project ROOT.md"]
     assert check and check[0]["ok"] == "warn" and "not updated" in check[0]["detail"] and check[0]["remedy"]
+
+
+def test_a_goal_or_rule_keeps_its_time_when_a_compile_rewrites_the_page(m, project, tmp_path, clock):
+    """Every compile rewrites ROOT.md (its tables), and its items were read with the page's file time: each remember
+    re-dated every goal and rule to that moment, so `memdir recent` listed them first for ever."""
+    m.remember("the weather service lives in svc/weather", category="facts")
+    write_page(m, PAGE)
+    m = reopen(m, project, tmp_path, clock)
+
+    def times(m):
+        return {h.id: h.ts for h in m.recent(limit=50) if h.id.startswith("ROOT.md/")}
+
+    before = times(m)
+    assert before and set(before) >= {"ROOT.md/rule-01", "ROOT.md/goal-01"}
+    page = project / ".memory" / "ROOT.md"
+    old = page.stat().st_mtime_ns
+    os.utime(page, ns=(old - 3_600 * 10**9, old - 3_600 * 10**9))  # the page's file time an hour back ...
+    m = reopen(m, project, tmp_path, clock)
+    before = times(m)
+    m.remember("the billing service lives in svc/billing", category="facts")  # ... then a compile rewrites it
+    m = reopen(m, project, tmp_path, clock)
+    assert page.stat().st_mtime_ns > old - 3_600 * 10**9
+    assert times(m) == before
+    # an item whose text changes takes the page's new time
+    write_page(m, page.read_text(encoding="utf-8").replace("Ship the importer", "Ship the new importer"))
+    m = reopen(m, project, tmp_path, clock)
+    after = times(m)
+    assert after["ROOT.md/goal-01"] != before["ROOT.md/goal-01"] and after["ROOT.md/rule-01"] == before["ROOT.md/rule-01"]

@@ -23,7 +23,7 @@ from typing import Any, Callable, Iterator
 
 from memdir.lazylog import getLogger
 from memdir.notes import compile as compiler
-from memdir.engine import notescan, notesecrets, rootlinks, writelock
+from memdir.engine import notescan, notesecrets, pagetimes, rootlinks, writelock
 from memdir.store.sqlite import opening, readonly, txn
 from memdir.notes import markdown as notes
 from memdir.notes import broken, conflicts, rootmd
@@ -517,7 +517,7 @@ class Root:
                         st.delete_doc(nid)
                         bad.append(nid)
                         continue
-                    st.upsert_doc(self.note_row(note, m, s))
+                    st.upsert_doc(pagetimes.kept(st, self.note_row(note, m, s)))
                 for nid in gone:
                     st.delete_doc(nid)
         self.problems = problems
@@ -544,7 +544,7 @@ class Root:
                 store.delete_doc(note_id)
                 return
             note, _ = self.read_note(note_id, path)
-            store.upsert_doc(self.note_row(note, st.st_mtime_ns, st.st_size))
+            store.upsert_doc(pagetimes.kept(store, self.note_row(note, st.st_mtime_ns, st.st_size)))
         self.problems = [p for p in self.problems if p["path"] != str(path)]  # repaired (memdir edit)
 
     # ---- compiled indexes -------------------------------------------------------------------------------
