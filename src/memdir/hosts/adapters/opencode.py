@@ -7,7 +7,9 @@ The plugin is one dependency-free ES module serving both plugin APIs:
   prompt: one ``prompt`` call, so the prompt never recalls itself), ``tool.execute.after`` (capture a tool
   summary), ``experimental.chat.system.transform`` (push that block onto ``output.system`` of each request of
   the turn, never onto OpenCode's own title/summary requests) and ``event`` (``message.part.updated`` text
-  parts of assistant messages, captured as the reply on ``session.idle``);
+  parts of assistant messages, captured as the reply on ``session.idle``; ``session.created``/``session.updated``
+  with a ``parentID`` mark a sub-agent's session, the task tool's child: its prompt is the parent agent's, its reply
+  the task tool's output, so neither is captured there, and its requests still get the block);
 * v2 — ``setup(ctx)`` registers ``session.hook("prompt")``, ``session.hook("context")`` (pushes
   ``{type: "text", text}`` onto ``event.system`` for primary requests, and hands the last two user texts to
   the capture fallback) and ``tool.hook("execute.after")`` (completed calls only).
@@ -66,6 +68,9 @@ const TIMEOUT_MS = __TIMEOUT_MS__;
 const blocks = new Map(); // sessionID -> {text, block}: the block built for the session's current prompt
 const roles = new Map(); // messageID -> "user" | "assistant"
 const replies = new Map(); // sessionID -> {messageID, parts: Map(partID -> text)} of the last assistant message
+// sub-agent sessions (the task tool's child sessions, `parentID` set): their prompt is the parent agent's, not the
+// user's words, and their reply comes back as the task tool's output: neither is captured, the block is still given
+const children = new Set();
 // requests of OpenCode's own helper agents (title, summary) get no memory
 const HELPER_PROMPT = /^You are a title generator|Generate a (brief )?title|^Summarize (what was done|the following conversation)/;
 
@@ -149,6 +154,7 @@ async function promptBlock(sessionID, messageID, directory, text) {
 async function contextBlock(sessionID, directory, text, messages) {
   const hit = blocks.get(sessionID);
   if (hit && (!text || hit.text === text)) return hit.block;
+  if (children.has(sessionID)) messages = [];
   const block = await runMemdir("context", { sessionID, directory, text, messages });
   blocks.set(sessionID, { text, block });
   return block;
@@ -174,7 +180,9 @@ function toolPayload(sessionID, directory, e, output) {
 // assistant replies: text parts of assistant messages, handed to memdir when the session goes idle
 function onEvent(directory, event) {
   const props = event?.properties || {};
-  if (event?.type === "message.updated" && props.info?.id) {
+  if ((event?.type === "session.created" || event?.type === "session.updated") && props.info?.parentID) {
+    children.add(props.info.id);
+  } else if (event?.type === "message.updated" && props.info?.id) {
     roles.set(props.info.id, props.info.role);
   } else if (event?.type === "message.part.updated" && props.part?.type === "text") {
     const part = props.part;
@@ -190,7 +198,7 @@ function onEvent(directory, event) {
     replies.delete(props.sessionID);
     blocks.delete(props.sessionID);
     const text = r ? [...r.parts.values()].join("\n").trim() : "";
-    if (text) captureDetached("stop", { sessionID: props.sessionID, messageID: r.messageID, directory, text });
+    if (text && !children.has(props.sessionID)) captureDetached("stop", { sessionID: props.sessionID, messageID: r.messageID, directory, text });
   }
 }
 
@@ -202,6 +210,7 @@ async function server(input) {
       try {
         const text = textOf(out?.parts);
         if (!text) return;
+        if (children.has(inp?.sessionID)) return void (await contextBlock(inp?.sessionID, directory, text, []));
         await promptBlock(inp?.sessionID, inp?.messageID, directory, text);
       } catch (_) {}
     },
@@ -230,6 +239,7 @@ async function setup(ctx) {
     try {
       const text = e?.text || textOf(e?.parts || e?.message?.parts);
       if (!text) return;
+      if (children.has(e?.sessionID)) return void (await contextBlock(e?.sessionID, directory, text, []));
       await promptBlock(e?.sessionID, e?.messageID, directory, text);
     } catch (_) {}
   });
