@@ -7,7 +7,11 @@ Read from the real files in ``shared/data/transcripts/specstory`` (English and C
   line, a ``# Title (time)`` heading, turns headed ``_**User**_`` or ``_**Agent (model …)**_`` and separated by ``---``
   lines; inside an agent turn ``<think>…</think>`` blocks (never imported, ``skipped:thinking``), tool calls as
   ``<tool-use data-tool-name="…">`` blocks (a ``Tool use: **name** • what`` summary, then fenced input and output) and
-  the reply's own text;
+  the reply's own text; the SpecStory CLI's v2.1 adds each turn's time to its header (``_**User (2025-11-13
+  21:12:14Z)**_``, ``_**Agent (<model> <time>)**_``, UTC or with an offset), may add a ``<!-- message-id: … -->``
+  line under it (left out) and marks a sub-agent's turns ``- sidechain``: a sidechain ``User`` turn is what the main
+  agent told its sub-agent, not the user's words (``skipped:sidechain_prompt``), a sidechain reply is kept with
+  ``meta.sidechain``;
 * the earlier layout: ``## SpecStory``, ``## Title (DD/MM/YYYY, HH:MM:SS)``, ``_**User**_`` / ``_**Assistant**_``, each
   later part of a reply headed ``_****_``; tool calls are ``<details><summary>Listed directory …</summary>`` blocks
   or a part that is a fenced ``bash`` command followed by its fenced output; a part that is one fenced ``diff`` is a
@@ -24,8 +28,9 @@ reads ``→ error: <why>``, :data:`memdir.portability.importers.textlog.RUN_FAIL
 terminal cut at its width character by character: those rows are joined back, each output block at its own width
 (:mod:`memdir.portability.importers.wraps`).
 
-Times: the header's session time, else the heading's, else the ``YYYY-MM-DD_HH-MM`` the file name starts with, else
-the file's modification time; events one millisecond apart in file order. ``meta.cwd``: the project that holds
+Times: a turn's own time when its header carries one (never earlier than the event before it), else the header's
+session time, else the heading's, else the ``YYYY-MM-DD_HH-MM`` the file name starts with, else the file's
+modification time; events one millisecond apart in file order. ``meta.cwd``: the project that holds
 ``.specstory/history/`` when the file lies there; otherwise none.
 """
 
@@ -36,7 +41,7 @@ import json
 import re
 from collections import Counter
 from collections.abc import Iterator
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from memdir.capture.tools import summarise_tool, whole_change
@@ -47,10 +52,19 @@ from memdir.portability.importers.wraps import hard_wrap_width, unhard_wrap
 from memdir.timeutil import from_local
 
 SOURCE = "specstory"
-_TURN = re.compile(r"^_\*\*(User|Assistant|Agent\b[^*]*)\*\*_\s*$")
+#: a turn's header: ``_**User**_``, ``_**Assistant**_``, ``_**Agent (model …, mode Agent)**_``; SpecStory CLI's
+#: Markdown v2.1 adds the turn's time (``_**User (2025-11-13 21:12:14Z)**_``, ``_**Agent (<model> <time>)**_``) and
+#: marks a sub-agent's turns ``_**User - sidechain (…)**_``, ``_**Agent - sidechain (…)**_``
+_TURN = re.compile(r"^_\*\*(User|Assistant|Agent)\b(\s*-\s*sidechain\b)?([^*]*)\*\*_\s*$")
+#: the time at the end of a turn header's parentheses: UTC (``Z``), an offset (``-0700``) or local time
+_TURN_TIME = re.compile(r"(\d{4}-\d{2}-\d{2} \d{2}:\d{2}(?::\d{2})?(?:[Zz]|[+-]\d{2}:?\d{2})?)\s*\)\s*$")
+#: the line ``specstory --message-ids`` writes under a turn's header
+_MESSAGE_ID = re.compile(r"^\s*<!--\s*message-id:[^>]*-->\s*$")
 _MORE = re.compile(r"^_\*\*\*\*_\s*$")
 _SESSION = re.compile(r"<!--\s*([\w-]+)\s+Session\s+([\w-]+)\s*(?:\(([^)]*)\))?\s*-->")
-_HEAD_TIME = re.compile(r"^#{1,2} .*\((\d{4}-\d{2}-\d{2} \d{2}:\d{2}Z?|\d{2}/\d{2}/\d{4}, \d{2}:\d{2}:\d{2})\)\s*$")
+_HEAD_TIME = re.compile(r"^#{1,2} .*\((\d{4}-\d{2}-\d{2} \d{2}:\d{2}(?::\d{2})?(?:Z|[+-]\d{4})?"
+                        r"|\d{2}/\d{2}/\d{4}, \d{2}:\d{2}:\d{2})\)\s*$")
+_CLOCK = re.compile(r"(\d{4}-\d{2}-\d{2} \d{2}:\d{2})(:\d{2})?([Zz]|[+-]\d{2}:?\d{2})?")
 _TOOL_NAME = re.compile(r'data-tool-name="([^"]*)"')
 _SUMMARY = re.compile(r"<summary>(.*?)</summary>", re.S)
 #: the earlier layout's line for a file the model read: ``Read file: src/app.py``
@@ -83,8 +97,18 @@ def _time(value: str) -> datetime | None:
     try:
         if "/" in value:  # the earlier layout writes day/month/year, local time
             return from_local(datetime.strptime(value, "%d/%m/%Y, %H:%M:%S"))
-        when = datetime.strptime(value.rstrip("Zz"), "%Y-%m-%d %H:%M")  # with Z: UTC; without: local time
-        return when.replace(tzinfo=timezone.utc) if value.endswith(("Z", "z")) else from_local(when)
+        m = _CLOCK.fullmatch(value.strip())
+        if not m:
+            return None
+        when = datetime.strptime(m.group(1) + (m.group(2) or ":00"), "%Y-%m-%d %H:%M:%S")
+        zone = m.group(3)
+        if not zone:  # no zone: the machine's local time
+            return from_local(when)
+        if zone in ("Z", "z"):
+            return when.replace(tzinfo=timezone.utc)
+        digits = zone[1:].replace(":", "")
+        shift = timedelta(hours=int(digits[:2]), minutes=int(digits[2:]))
+        return (when - shift if zone[0] == "+" else when + shift).replace(tzinfo=timezone.utc)
     except ValueError:
         return None
 
@@ -311,8 +335,8 @@ def iter_specstory(path: str | Path, *, stats: Counter | None = None) -> Iterato
     """Yield the events of one SpecStory Markdown history file, in file order.
 
     path: a ``.specstory/history/*.md`` file (or a copy of one). stats: optional Counter incremented with
-    ``parts`` and ``skipped:<reason>`` (``thinking``, ``empty``, ``before_first_turn``). Each event is
-    ``{key, role, text, session, ts, source="specstory", meta={line, cwd?, host?, tool?, host_tool?}}`` (``ts``
+    ``parts`` and ``skipped:<reason>`` (``thinking``, ``empty``, ``before_first_turn``, ``sidechain_prompt``). Each event is
+    ``{key, role, text, session, ts, source="specstory", meta={line, cwd?, host?, sidechain?, tool?, host_tool?}}`` (``ts``
     ISO 8601 UTC, see the module docstring). Raises ``FileNotFoundError`` for a missing file; never raises for its
     content.
     """
@@ -333,22 +357,30 @@ def iter_specstory(path: str | Path, *, stats: Counter | None = None) -> Iterato
     base: dict = {"cwd": cwd} if cwd else {}
     if host:
         base["host"] = host
-    turns: list[tuple[str, list[tuple[int, str]]]] = []
+    turns: list[tuple[str, list[tuple[int, str]], datetime | None, bool]] = []  # role, lines, its time, sidechain
     role = None
     for no, line in enumerate(lines, 1):
         m = _TURN.match(line)
         if m:
             role = "user" if m.group(1) == "User" else "assistant"
-            turns.append((role, []))
+            clock = _TURN_TIME.search(m.group(3))
+            turns.append((role, [], _time(clock.group(1)) if clock else None, bool(m.group(2))))
         elif _MORE.match(line) and role == "assistant":
-            turns.append((role, []))  # a later part of the same reply
+            turns.append((role, [], None, turns[-1][3]))  # a later part of the same reply
         elif turns:
-            turns[-1][1].append((no, line))
+            if not _MESSAGE_ID.match(line):
+                turns[-1][1].append((no, line))
         elif line.strip():
             count(stats, "skipped:before_first_turn")
     n = 0
     said = ""  # the reply's text just before the part at hand: it may name the file an unnamed diff changes
-    for role, body in turns:
+    for role, body, when, sidechain in turns:
+        if when is not None and when > start + timedelta(milliseconds=n):  # a turn's own time, never out of order
+            start, n = when, 0
+        if role == "user" and sidechain:  # the main agent's instructions to its sub-agent: not the user's words
+            count(stats, "skipped:sidechain_prompt")
+            continue
+        turn_base = {**base, "sidechain": True} if sidechain else base
         if role == "user":
             said = ""
             text = "\n".join(ln for _, ln in body if ln.strip() != "---").strip()
@@ -361,7 +393,7 @@ def iter_specstory(path: str | Path, *, stats: Counter | None = None) -> Iterato
             continue
         for lineno, kind, part in _parts(body, old_layout):
             count(stats, "parts")
-            meta = {**base, "line": lineno}
+            meta = {**turn_base, "line": lineno}
             if kind == "think":
                 count(stats, "skipped:thinking")
                 continue
