@@ -83,3 +83,43 @@ def test_specstory_cli_turns_with_times_are_turns_each_at_its_own_time(tmp_path)
     assert events[2]["meta"].get("sidechain") is True
     assert [e["ts"] for e in events] == sorted(e["ts"] for e in events)
     assert all(e["session"] == "5f0b1c2d-1111-2222-3333-444455556666" for e in events)
+
+
+# ---------------------------------------------------------------- Claude Code JSONL: sub-agents
+
+from memdir.portability.importers.claude_code import iter_claude_code  # noqa: E402
+
+
+def _cc_line(**kw) -> str:
+    import json
+
+    base = {"sessionId": "s-1", "cwd": "/home/u/proj", "version": "1.0.80", "userType": "external",
+            "isSidechain": False}
+    return json.dumps({**base, **kw})
+
+
+def test_claude_code_sidechain_prompt_is_not_the_users_words(tmp_path):
+    """Claude Code 1.0 wrote a sub-agent's lines into the session file (``isSidechain: true``), 2.x into
+    ``<session>/subagents/agent-*.jsonl``: the sidechain's ``user`` text is the prompt the main agent wrote for its
+    sub-agent, not the user's; the sub-agent's reply and tool calls are kept."""
+    f = tmp_path / "s-1.jsonl"
+    f.write_text("\n".join([
+        _cc_line(type="user", uuid="u1", timestamp="2025-08-01T10:00:00Z",
+                 message={"role": "user", "content": "Find every place the retry limit is set."}),
+        _cc_line(type="user", uuid="u2", isSidechain=True, timestamp="2025-08-01T10:00:02Z",
+                 message={"role": "user", "content": "Search the codebase for RETRY_LIMIT and list each file."}),
+        _cc_line(type="user", uuid="u2b", isSidechain=True, timestamp="2025-08-01T10:00:02Z",
+                 message={"role": "user", "content": [{"type": "text", "text": "Also check the config files."}]}),
+        _cc_line(type="assistant", uuid="a1", isSidechain=True, timestamp="2025-08-01T10:00:05Z",
+                 message={"role": "assistant", "content": [{"type": "text", "text": "RETRY_LIMIT is in src/upload.py."}]}),
+        _cc_line(type="assistant", uuid="a2", timestamp="2025-08-01T10:00:09Z",
+                 message={"role": "assistant", "content": [{"type": "text", "text": "It is set once, in src/upload.py."}]}),
+    ]) + "\n", encoding="utf-8")
+    stats = Counter()
+    events = list(iter_claude_code(f, stats=stats))
+    assert [(e["role"], e["text"]) for e in events] == [
+        ("user", "Find every place the retry limit is set."),
+        ("assistant", "RETRY_LIMIT is in src/upload.py."),
+        ("assistant", "It is set once, in src/upload.py."),
+    ]
+    assert stats["skipped:sidechain_prompt"] == 2

@@ -271,7 +271,8 @@ def test_codex_falls_back_to_response_items_without_event_msgs(tmp_path):
 def test_claude_subagent_fixture(tmp_path):
     stats = Counter()
     events = list(iter_claude_code(FIXTURES / "claude_subagent.jsonl", stats=stats))
-    assert roles(events) == (1, 2, 3)
+    assert roles(events) == (0, 2, 3)  # its user line is the main agent's prompt for it, not the user's words
+    assert stats["skipped:sidechain_prompt"] == 1
     for ev in events:
         check_shape(ev, "claude-code")
         assert ev["meta"]["agent"] == "a1b2c3d"
@@ -426,7 +427,7 @@ def test_default_paths(tmp_path):
 
 def test_iter_events_dispatch():
     assert roles(iter_events("jsonl", FIXTURES / "generic.jsonl")) == (4, 1, 1)
-    assert len(list(iter_events("claude-code", FIXTURES / "claude_subagent.jsonl"))) == 6
+    assert len(list(iter_events("claude-code", FIXTURES / "claude_subagent.jsonl"))) == 5
     with pytest.raises(UsageError, match="unknown transcript source"):
         iter_events("cursor", FIXTURES / "generic.jsonl")
 

@@ -15,8 +15,11 @@ end-to-end run (``tests/fixtures/importers/claude_2_1_197.jsonl``) contain:
 What becomes an event (keys ``import:claude-code:<sessionId>:<id>``):
 
 * user text → ``role="user"``, id = the line's ``uuid``. Skipped here, by the line's structure: ``isMeta``
-  lines (``skipped:meta``), compaction summaries (``isCompactSummary``, ``skipped:compact_summary``) and user
-  lines that only carry tool results (``skipped:tool_result_only``: they are folded into the tool event).
+  lines (``skipped:meta``), compaction summaries (``isCompactSummary``, ``skipped:compact_summary``), user
+  lines that only carry tool results (``skipped:tool_result_only``: they are folded into the tool event) and a
+  sub-agent's user text (``isSidechain``, in a 1.0 session file or a ``subagents/`` file: the prompt the main agent
+  wrote for it, which its ``Task`` call already holds; ``skipped:sidechain_prompt``); the sub-agent's replies and
+  tool calls are kept.
   What the text says (slash-command echoes ``<command-name>``, ``<local-command-…>`` output, the host's
   ``[Request interrupted by user…]`` marker, ``<task-notification>``, ``continue`` …) is judged by the capture
   gate (:func:`memdir.capture.gates.gate`), the same function the hooks call, not here.
@@ -158,6 +161,9 @@ def _user_event(obj: dict, content, session: str, line_id: str, ts, meta: dict, 
     text = "\n".join(t for t in texts if t.strip())
     if not text.strip():
         count(stats, "skipped:tool_result_only" if n_results else "skipped:empty")
+        return None
+    if obj.get("isSidechain") is True:  # the prompt the main agent wrote for its sub-agent: not the user's words
+        count(stats, "skipped:sidechain_prompt")
         return None
     return make_event(SOURCE, session, line_id, "user", text, ts, meta)
 
