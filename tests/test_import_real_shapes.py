@@ -123,3 +123,39 @@ def test_claude_code_sidechain_prompt_is_not_the_users_words(tmp_path):
         ("assistant", "It is set once, in src/upload.py."),
     ]
     assert stats["skipped:sidechain_prompt"] == 2
+
+
+# ---------------------------------------------------------------- Codex rollouts of the bare era (before Sept 2025)
+
+from memdir.portability.importers.codex import iter_codex  # noqa: E402
+
+#: codex-rs before its ``{timestamp, type, payload}`` lines: line 1 the session (id, time, instructions), then each
+#: response item as it is, ``{"record_type": "state"}`` markers between them; no per-line time, no ``cwd`` but the one
+#: the ``<environment_context>`` message names
+CODEX_BARE = r"""
+{"id":"0196a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b","timestamp":"2025-05-01T10:00:00.000Z","instructions":null}
+{"type":"message","id":null,"role":"user","content":[{"type":"input_text","text":"<environment_context>\n  <cwd>/home/u/proj</cwd>\n</environment_context>"}]}
+{"record_type":"state"}
+{"type":"message","id":null,"role":"user","content":[{"type":"input_text","text":"Why does the upload retry only three times?"}]}
+{"type":"reasoning","id":"rs_1","summary":[],"encrypted_content":"xxx"}
+{"type":"function_call","id":"fc_1","name":"shell","arguments":"{\"command\":[\"bash\",\"-lc\",\"pytest -q tests/test_upload.py\"]}","call_id":"call_1"}
+{"type":"function_call_output","call_id":"call_1","output":"{\"output\":\"4 passed in 0.31s\\n\",\"metadata\":{\"exit_code\":0,\"duration_seconds\":0.4}}"}
+{"record_type":"state"}
+{"type":"message","id":"msg_1","role":"assistant","content":[{"type":"output_text","text":"RETRY_LIMIT was 3; it is 5 now and the tests pass."}]}
+"""
+
+
+def test_codex_bare_era_rollout_is_read(tmp_path):
+    f = tmp_path / "rollout-2025-05-01T10-00-00-0196a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b.jsonl"
+    f.write_text(CODEX_BARE.lstrip("\n"), encoding="utf-8")
+    stats = Counter()
+    events = list(iter_codex(f, stats=stats))
+    got = [(e["role"], e["text"]) for e in events if "environment_context" not in e["text"]]
+    assert got == [("user", "Why does the upload retry only three times?"),
+                   ("tool", "shell: pytest -q tests/test_upload.py → 4 passed in 0.31s"),
+                   ("assistant", "RETRY_LIMIT was 3; it is 5 now and the tests pass.")]
+    assert all(e["session"] == "0196a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b" for e in events)
+    assert all(e["meta"].get("cwd") == "/home/u/proj" for e in events)
+    ts = [e["ts"] for e in events]  # the session's time, in file order
+    assert ts == sorted(ts) and ts[0].startswith("2025-05-01T10:00:00") and len(set(ts)) == len(ts)
+    assert stats["skipped:unknown"] == 0

@@ -5,6 +5,11 @@ Each line is ``{timestamp, type, payload}`` (HOSTS.md; checked against the real 
 ``tests/fixtures/importers/codex_0_171.jsonl``, whose messages exist only as ``response_item`` s). The session id is ``session_meta.payload.id`` (else the file stem); the
 ``cwd`` of ``session_meta``/``turn_context`` goes into every event's ``meta.cwd`` (the project it belongs to).
 
+Rollouts of the bare era (codex-rs before September 2025) have no envelope: line 1 is the session (``{id, timestamp,
+instructions, git?}``), each later line a response item as it is, with ``{"record_type": "state"}`` markers between
+them, no per-line time and no ``cwd`` but the ``<cwd>`` of the ``<environment_context>`` user message. They are read
+as the later layout (:func:`_lines`): events at the session's time plus their line number in milliseconds.
+
 Messages (Codex writes most of them twice, as an ``event_msg`` and as a ``response_item``):
 
 * user: ``event_msg`` ``user_message`` is the source (what the user typed, without the host's injected
@@ -36,7 +41,7 @@ used. A ``write_stdin`` on a session never opened in this file stays a tool even
 ``web_search_call`` (no call id) becomes a tool event keyed ``L<n>``.
 
 Skipped: ``reasoning`` (``skipped:response_item:reasoning``), ``session_meta``/``turn_context`` (read for the
-session id and cwd), ``compacted``, ``world_state`` and ``token_usage_record`` (0.17x), other ``event_msg`` kinds (``token_count``, ``exec_command_end`` … which
+session id and cwd), ``state``, ``compacted``, ``world_state`` and ``token_usage_record`` (0.17x), other ``event_msg`` kinds (``token_count``, ``exec_command_end`` … which
 repeat the tool calls) and any unknown type, each counted as ``skipped:<type>[:<payload type>]``.
 """
 
@@ -47,16 +52,22 @@ import re
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from datetime import timedelta
 from pathlib import Path
 
 from memdir.capture.tools import tool_summary
 from memdir.capture.tools import keys_text, primary_arg, summarise_tool
 from memdir.portability.importers.jsonl import count, iso, make_event, read_jsonl
+from memdir.timeutil import parse_ts
 
 SOURCE = "codex"
 _CALL_TYPES = {"function_call": "function_call_output", "custom_tool_call": "custom_tool_call_output"}
 _KNOWN_TYPES = frozenset({"session_meta", "turn_context", "response_item", "event_msg", "compacted", "world_state",
-                          "token_usage_record"})
+                          "token_usage_record", "state"})
+#: the response items a bare-era rollout writes as lines of their own
+_BARE_ITEMS = frozenset({"message", "reasoning", "function_call", "function_call_output", "custom_tool_call",
+                         "custom_tool_call_output", "local_shell_call", "web_search_call"})
+_ENV_CWD = re.compile(r"<environment_context>.*?<cwd>([^<\n]+)</cwd>", re.S)
 _RUNNING_RE = re.compile(r"Process running with session ID\s*(\d+)")
 _EXIT_RE = re.compile(r"(?:Process exited with code|Exit code:)\s*(-?\d+)")
 _EXEC_TOOLS = frozenset({"exec_command", "shell", "local_shell", "container.exec", "shell_command"})
@@ -136,6 +147,35 @@ class _Scan:
     session: str | None = None
 
 
+def _lines(path: Path, stats: Counter | None, **kw) -> Iterator[tuple[int, dict]]:
+    """The rollout's ``(line number, object)`` pairs, a bare-era line (codex-rs before September 2025) in the
+    envelope later versions write: line 1 ``{id, timestamp, instructions}`` as ``session_meta``, each bare response
+    item as a ``response_item`` at the session's time plus its line number in milliseconds (the era records no
+    per-line time), ``{"record_type": "state"}`` as ``state``; a user message's ``<environment_context>`` ``<cwd>``
+    (the era's only record of the directory) as a ``turn_context`` just before it."""
+    start = None
+    for lineno, obj in read_jsonl(path, stats, label=SOURCE, **kw):
+        item = isinstance(obj.get("type"), str) and obj["type"] in _BARE_ITEMS
+        if "payload" in obj or not (obj.get("record_type") or item
+                                    or (lineno == 1 and obj.get("id") and "type" not in obj)):
+            yield lineno, obj
+            continue
+        if obj.get("record_type"):
+            yield lineno, {"type": "state"}
+        elif not item:  # the session line
+            try:
+                start = parse_ts(obj.get("timestamp"))
+            except Exception:  # noqa: BLE001 - no time: the events keep none
+                start = None
+            yield lineno, {"type": "session_meta", "timestamp": obj.get("timestamp"), "payload": obj}
+        else:
+            when = (start + timedelta(milliseconds=lineno)).isoformat() if start else None
+            cwd = _ENV_CWD.search(_message_text(obj)) if obj.get("type") == "message" else None
+            if cwd:
+                yield lineno, {"type": "turn_context", "timestamp": when, "payload": {"cwd": cwd.group(1).strip()}}
+            yield lineno, {"type": "response_item", "timestamp": when, "payload": obj}
+
+
 def _norm(text: str) -> str:
     return " ".join(text.split())
 
@@ -146,7 +186,7 @@ def _scan(path: Path) -> _Scan:
     sc = _Scan()
     live: dict[str, _Exec] = {}        # exec session id -> running exec
     calls: dict[str, tuple[str, object]] = {}  # call id -> (tool name, args)
-    for _, obj in read_jsonl(path, None, label=SOURCE, warn=False):
+    for _, obj in _lines(path, None, warn=False):
         payload = obj.get("payload")
         if not isinstance(payload, dict):
             continue
@@ -246,7 +286,7 @@ def iter_codex(path: str | Path, *, stats: Counter | None = None) -> Iterator[di
     session = sc.session or path.stem
     cwd = None
     commands: dict[str, str] = {}  # exec call id -> its command (a refused write_stdin names it)
-    for lineno, obj in read_jsonl(path, stats, label=SOURCE):
+    for lineno, obj in _lines(path, stats):
         typ = obj.get("type") if isinstance(obj.get("type"), str) else None
         payload = obj.get("payload")
         if not isinstance(payload, dict):
