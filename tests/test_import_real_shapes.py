@@ -159,3 +159,27 @@ def test_codex_bare_era_rollout_is_read(tmp_path):
     ts = [e["ts"] for e in events]  # the session's time, in file order
     assert ts == sorted(ts) and ts[0].startswith("2025-05-01T10:00:00") and len(set(ts)) == len(ts)
     assert stats["skipped:unknown"] == 0
+
+
+# ---------------------------------------------------------------- a file of another format given to claude-export
+
+from memdir.portability.importers.claude_export import iter_claude_export  # noqa: E402
+
+
+def test_claude_export_does_not_read_a_markdown_quote_as_prompts(tmp_path, caplog):
+    """An Aider history (or any Markdown) given to ``claude-export``: its ``> `` lines are Aider's output or quotes,
+    not prompts; without a reply mark (``●``/``⏺``) or the export's header it is not an export: nothing, one warning."""
+    f = _write(tmp_path, ".aider.chat.history.md", """
+        # aider chat started at 2025-06-01 09:00:00
+
+        > Aider v0.80.0
+        > Main model: sonnet
+
+        #### fix the failing retry test
+
+        The limit is read from the wrong constant.
+
+        > Applied edit to src/upload.py
+        """)
+    assert list(iter_claude_export(f)) == []
+    assert "not a Claude Code /export text" in caplog.text

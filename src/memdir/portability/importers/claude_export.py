@@ -194,8 +194,9 @@ def iter_claude_export(path: str | Path, *, stats: Counter | None = None) -> Ite
     path: the exported ``.txt``. stats: optional Counter incremented with ``parts`` (blocks read) and
     ``skipped:<reason>`` (``compaction``, ``command_output``, ``status``, ``empty``). Each event is
     ``{key, role, text, session, ts, source="claude-export", meta={line, cwd?, tool?, host_tool?, is_error?}}``
-    (``ts`` ISO 8601 UTC, see the module docstring). Raises ``FileNotFoundError`` for a missing file; never
-    raises for its content.
+    (``ts`` ISO 8601 UTC, see the module docstring). A file with no reply mark (``●``/``⏺``), result mark (``⎿``) or
+    export header yields nothing (a warning): its ``> `` lines are Markdown quotes or another tool's output, not prompts.
+    Raises ``FileNotFoundError`` for a missing file; never raises for its content.
     """
     path = Path(path)
     lines = read_text(path).splitlines()
@@ -203,7 +204,10 @@ def iter_claude_export(path: str | Path, *, stats: Counter | None = None) -> Ite
     box = next((ln for ln in lines[:first] if ln.startswith("╭")), "")
     width = len(box) if box else _WIDTH
     cwd = locate_cwd(header_cwd(lines[:first]), path)
-    blocks = list(_blocks(lines))
+    # a file with no reply mark, no result mark and no export header (Markdown, an Aider history) holds no prompts:
+    # its "> " lines are quotes or another tool's output
+    exported = box or any(ln[:1] in REPLY_MARKS or "⎿" in ln or "Claude Code" in ln for ln in lines)
+    blocks = list(_blocks(lines)) if exported else []
     if not blocks and any(ln.strip() for ln in lines):
         log.warning("%s: no prompt ('> ') or reply ('● ') at the start of a line: not a Claude Code /export text", path)
     # the columns an assistant message's lines (after ``● ``/two spaces) and a result's lines (after five) wrap at
