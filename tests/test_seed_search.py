@@ -88,7 +88,7 @@ def test_an_index_of_the_version_before_labels_is_rebuilt_only_when_an_event_has
         db.execute("INSERT INTO fts(rowid, tags, title, body, context) VALUES (1, '', '', ?, '')", (index.body0("bump the chart", "user"),))
         db.execute("UPDATE meta SET value = ? WHERE key = 'tokenizer'",  # the version before labels (and the dotted I)
                    (opening.index_version()[:-len(opening.LABELS + opening.DOTTED_I + opening.UNSPACED + opening.MARKS
-                                              + opening.DOTLESS_I)],))
+                                              + opening.DOTLESS_I + opening.PICTOGRAPHS)],))
         db.execute("COMMIT")
         s.close()
 

@@ -23,7 +23,10 @@ from conftest import shared_path
 _CJK = T._CJK + T._UNSPACED  # v6: Thai, Lao, Myanmar, Khmer runs as CJK runs, their letters and digits only
 _ALNUM = rf"[^\W_{_CJK}]"
 _JOIN = r"[.\-_/:@'\u2019]"
-_PATTERN = re.compile(rf"(?P<cjk>[{_CJK}]+)|(?P<word>{_ALNUM}+(?:{_JOIN}+{_ALNUM}+)*[+#]*)")
+_PATTERN = re.compile(rf"(?P<cjk>[{_CJK}]+)|(?P<word>{_ALNUM}+(?:{_JOIN}+{_ALNUM}+)*[+#]*)|(?P<sym>[^\w\s])")
+#: v9: the code points read as pictographs (emoji), each a token ``u+<hex>``; a skin tone (U+1F3FB-1F3FF) is not one
+_PICTO_SPANS = ((0x231A, 0x231B), (0x2328, 0x2328), (0x23CF, 0x23CF), (0x23E9, 0x23FA), (0x2600, 0x2767),
+                (0x2794, 0x27BF), (0x2B00, 0x2BFF), (0x1F000, 0x1F3FA), (0x1F400, 0x1FAFF))
 _SPLIT = re.compile(r"[.\-_/:@'\u2019]+")
 _ALPHA = re.compile(r"[a-z]{4,}")
 
@@ -73,7 +76,11 @@ def _reference_fold(word: str) -> str:
 def _reference_tokenize(text: str, *, unigrams: bool = True) -> list[str]:
     out: list[str] = []
     append, extend = out.append, out.extend
-    for run, raw in _PATTERN.findall(_reference_normalize(text)):
+    for run, raw, sym in _PATTERN.findall(_reference_normalize(text)):
+        if sym:
+            if any(a <= ord(sym) <= b for a, b in _PICTO_SPANS):
+                append("u+%x" % ord(sym))
+            continue
         if run:
             run = "".join(c for c in run if c.isalnum() or not "\u0e00" <= c <= "\u17ff")
             if not run:
@@ -137,7 +144,8 @@ _PIECES = (
     + list("部署脚本用锁加的了是我们中文测试数据库")  # Han (incl. Chinese function chars)
     + list("ひらがなカタカナー゠・") + list("한국어가") + ["\u3400", "\u4dbf", "\uf900", "\ufaff", "\U00020000", "\U0003134f"]
     + list("éüßİıÅǅﬁﬃ①²½ⅷＡＢ１２０ｱｶﾞ，：；！？（）～　。、「」") + ["\u0301", "\u0308", "\u3099", "\u309a", "\u0338"] * 2 + ["\u0301", "\u0307", "\u200b", "\u00a0", "\u3000", "\ufeff"]
-    + list("αβγДЖЩ١٢३४") + ["\U0001f600", "\ud800", "\udfff", "\x00", "\u2018", "\uff07"]
+    + list("αβγДЖЩ١٢३४") + list("🚀⚠✅👨👍🏽🇯⭐⌚❧❨➔├→≤") + ["\ufe0f", "\u200d", "\U0001f3fa", "\U0001faff", "\U0001fb00"]
+    + ["\U0001f600", "\ud800", "\udfff", "\x00", "\u2018", "\uff07"]
     + ["running", "caresses", "don't", "node.js", "c++", "c#", "pre-edit", "a:b", "user@host", "x_y", "Caroline's",
        "Don\u2019t", "deploying", "configurations", "a" * 70, "b1" * 40, "e.g.", "...", "--", "__init__", "v1.2.3"]
 )

@@ -49,7 +49,7 @@ def test_an_older_index_is_rebuilt_only_when_a_text_holds_such_a_script(tmp_path
     for name, text, query, rebuilt in (("th", "การปรับใช้ต้องสำรองฐานข้อมูลก่อนเสมอ", "สำรอง", True),
                                        ("en", "the office moved to Leeds", "leeds", False),
                                        ("zh", "部署前必须给数据库表加锁", "加锁", False)):
-        dropped = opening.UNSPACED + opening.MARKS + opening.DOTLESS_I
+        dropped = opening.UNSPACED + opening.MARKS + opening.DOTLESS_I + opening.PICTOGRAPHS
         assert reopened_as_older(tmp_path / name, tmp_path / "g", text, dropped, caplog) is rebuilt, name
         with memdir.open(tmp_path / name, home=tmp_path / "g") as m:
             assert m.recall(query), name

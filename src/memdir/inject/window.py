@@ -84,13 +84,13 @@ def focus(text: str, weights: dict[str, float], size: int, span: tuple[int, int]
         return text
     if size <= len(MARKER) * 2 + 4:
         return truncate(text, size)
-    from memdir.recall.tokenize import tokenize
+    from memdir.recall.tokenize import pictograph, tokenize
 
     pieces = [p for p in _pieces(text) if p[1] > p[0]] or [(0, len(text))]
     if span:  # look near the passage recall matched
         near = [p for p in pieces if p[1] > span[0] - 1500 and p[0] < span[1] + 1500]
         pieces = near or pieces
-    probes = [t[:4] for t, w in weights.items() if w > 0]
+    probes = [pictograph(t) or t[:4] for t, w in weights.items() if w > 0]  # an emoji's token is not its text
     found: list[set[str]] = []
     for a, b in pieces:
         piece = text[a:b]

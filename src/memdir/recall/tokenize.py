@@ -18,6 +18,10 @@ Pipeline: NFKC + casefold, then
   Devanagari) are kept. Documents and queries both get the pair, so ``cafe`` finds
   ``café``, and a query spelled ``café`` matches an accented memory on two terms and an unaccented one on one: the
   exact spelling ranks first.
+* a pictograph (an emoji: ``🚀``, ``✅``, ``⚠``) is a token of its own, ``u+`` and its code point (``u+1f680``: the
+  FTS5 column would read the character as a separator); what only modifies one (a variation selector, a skin tone, a
+  zero-width joiner) is left out, so ``⚠️`` and ``⚠`` are one token and a ZWJ family is its members' tokens
+  (:data:`PICTO_RANGES`, :func:`pictograph_token`). ``memdir recall 🚀`` found nothing before: the emoji had no token.
 * a combining mark or an invisible format character between two letters (Arabic harakat, Hebrew points, a Devanagari
   vowel sign, a zero-width space, joiner or soft hyphen inside ``kuber\\u200bnetes``) is left out, so the word stays
   one token (:func:`mend_words`): FTS5 reads such a character as a separator, and a query typed without it (as
@@ -55,6 +59,13 @@ _WORD = re.compile(rf"[^\W_]+(?:{_JOIN}+[^\W_]+)*[+#]*")
 #: fifth faster without the Unicode class lookups (issue 26)
 _WORD_ASCII = re.compile(rf"[a-z0-9]+(?:{_JOIN}+[a-z0-9]+)*[+#]*")
 _SPLIT = re.compile(r"[.\-_/:@'\u2019]+")
+#: pictographs (emoji): the emoji of Misc Technical, Misc Symbols and Dingbats (without the ornamental brackets and
+#: circled digits), Misc Symbols and Arrows, and the emoji planes U+1F000-1FAFF without the skin-tone modifiers
+#: (U+1F3FB-1F3FF). Ranges, not a Unicode category, so an emoji newer than Python's Unicode tables is one too
+PICTO_RANGES = ("\u231a\u231b\u2328\u23cf\u23e9-\u23fa\u2600-\u2767\u2794-\u27bf\u2b00-\u2bff"
+                "\U0001f000-\U0001f3fa\U0001f400-\U0001faff")
+#: :data:`_WORD` or one pictograph, for non-ASCII text; compiled on first use (its ranges cost about a millisecond)
+_word_picto: re.Pattern[str] | None = None
 _cjk_runs = None  # compiled on first use: ``re.compile(f"([{_CJK}]+)")``
 _bigrams = re.compile(r"(?=(..))", re.S).findall  # every overlapping pair of characters of a CJK run
 _CLITICS = frozenset({"s", "t", "re", "ll", "ve", "d", "m"})  # caroline's → caroline, don't → don
@@ -95,7 +106,7 @@ MAX_TOKEN_CHARS = 64
 
 #: bump when the token stream changes; an index built with another version re-tokenizes itself on open (a change that
 #: touches only texts holding some characters is named in :func:`memdir.store.sqlite.opening.index_version` instead,
-#: so that only the stores holding them are re-tokenized: the dotted capital I, the unspaced scripts)
+#: so that only the stores holding them are re-tokenized: the dotted capital I, the unspaced scripts, pictographs)
 TOKENIZER_VERSION = "5+snowball-en+cjk-unigrams+fold-latin"
 
 _ALPHA = re.compile(r"[a-z]{4,}")
@@ -277,8 +288,13 @@ def fold(word: str) -> str:
 
 def _word_tokens(raw: str) -> tuple[str, ...]:
     """The tokens of one word (see the module doc), cached: its own, then those of its folded spelling
-    (:func:`fold`) that it does not have already."""
+    (:func:`fold`) that it does not have already; a pictograph's is its ``u+`` name (:func:`pictograph_token`)."""
     if not raw.isascii():
+        if len(raw) == 1 and not raw.isalnum():  # a word starts with a letter or digit: this is a pictograph
+            if len(_word_cache) >= _WORD_CACHE_MAX:
+                _word_cache.clear()
+            _word_cache[raw] = out = (pictograph_token(raw),)
+            return out
         folded = fold(raw[:MAX_TOKEN_CHARS])
         if folded != raw[:MAX_TOKEN_CHARS]:
             own = _plain_word_tokens(raw)
@@ -364,8 +380,33 @@ def tokenize(text: str, *, unigrams: bool = True) -> list[str]:
                 if unigrams:
                     out += piece
         elif piece:
-            _add_words(out, piece)
+            _add_words(out, piece, _WORD.findall if piece.isascii() else _word_picto_re().findall)
     return out
+
+
+def _word_picto_re() -> re.Pattern[str]:
+    """:data:`_WORD` or one pictograph (:data:`PICTO_RANGES`), compiled on first use."""
+    global _word_picto
+    if _word_picto is None:
+        _word_picto = re.compile(f"{_WORD.pattern}|[{PICTO_RANGES}]")
+    return _word_picto
+
+
+def pictograph_token(ch: str) -> str:
+    """The token of a pictograph: ``u+`` and its code point in hex (``🚀`` → ``u+1f680``). FTS5's ``unicode61`` reads
+    the character itself as a separator, while ``u``, ``+`` and hex digits are token characters to it; no word gives
+    this token (``U+1F680`` typed in a text is ``u+``, ``1f680``)."""
+    return f"u+{ord(ch):x}"
+
+
+def pictograph(token: str) -> str:
+    """The character a :func:`pictograph_token` stands for (``u+1f680`` → ``🚀``), else ``""``."""
+    if token.startswith("u+") and 6 <= len(token) <= 7:
+        try:
+            return chr(int(token[2:], 16))
+        except ValueError:
+            return ""
+    return ""
 
 
 

@@ -553,12 +553,22 @@ def m017_dotless_i(cur) -> None:
     retokenize(cur, f"strpos({whole}, %s) > 0", ("\u0131",))
 
 
+def m018_pictographs(cur) -> None:
+    """A pictograph (an emoji) is a token of its own (:func:`memdir.recall.tokenize.pictograph_token`; it was a
+    separator, so ``🚀`` found nothing): the rows of the docs holding one are re-tokenized (:func:`retokenize`)."""
+    from memdir.recall.tokenize import PICTO_RANGES
+
+    whole = ("d.text || coalesce(d.summary, '') || coalesce(d.highlight, '') || coalesce(d.tags, '') || "
+             "coalesce(d.load_when, '') || coalesce(d.meta, '')")
+    retokenize(cur, f"({whole}) ~ %s", (f"[{PICTO_RANGES}]",))
+
+
 #: numbered schema migrations; append, never edit a landed one
 MIGRATIONS = [m001_create_tables, m002_row_level_security, m003_tiers_vectors, m004_stats_and_term_counts,
               m005_private_events, m006_pgvector, m007_per_person_keys_and_counters, m008_vector_storage,
               m009_rehearsal_per_person, m010_event_labels, m011_accent_folding, m012_token_lifecycle_and_personal_sharing,
               m013_revoked_tokens, m014_dotted_capital_i, m015_unspaced_scripts, m016_marks_inside_words,
-              m017_dotless_i]
+              m017_dotless_i, m018_pictographs]
 
 
 def migrate(conn) -> int:

@@ -321,7 +321,7 @@ def index_version() -> str:
 
     p = passages
     return (f"{tokenizer_id()}+ctx{rows.CONTEXT_TOKENS}{CONTEXT_RULE}+split{p.SPLIT_ABOVE}.{p.TARGET}.{p.SPLIT_ABOVE_TURN}{LABELS}"
-            f"{DOTTED_I}{UNSPACED}{MARKS}{DOTLESS_I}")
+            f"{DOTTED_I}{UNSPACED}{MARKS}{DOTLESS_I}{PICTOGRAPHS}")
 
 
 #: the part of :func:`index_version` naming how a neighbour's tokens are chosen (:func:`memdir.store.rows.context_tokens`;
@@ -354,6 +354,10 @@ MARKS = "+inner-marks"
 #: (:func:`memdir.recall.tokenize.fold`); an index of the version before it is rebuilt only when one of its texts holds one
 DOTLESS_I = "+dotless-i"
 
+#: the part of :func:`index_version` saying a pictograph (an emoji) is a token (:func:`memdir.recall.tokenize.pictograph_token`);
+#: an index of the version before it is rebuilt only when one of its texts holds one (:func:`check_tokenizer`)
+PICTOGRAPHS = "+pictographs"
+
 _TEXTS = ("SELECT text || ifnull(summary, '') || ifnull(highlight, '') || ifnull(tags, '') || ifnull(load_when, '') "
           "|| ifnull(meta, '') AS t FROM docs")
 
@@ -375,6 +379,14 @@ def marked_text(db: sqlite3.Connection) -> bool:
                                                             ("*[^\x01-\x7f]*",)))
 
 
+def pictograph_text(db: sqlite3.Connection) -> bool:
+    """True when a stored text holds a pictograph (:data:`memdir.recall.tokenize.PICTO_RANGES`; SQLite's GLOB takes the
+    same ranges of code points)."""
+    from memdir.recall.tokenize import PICTO_RANGES
+
+    return _texts_match(db, "t GLOB ?", (f"*[{PICTO_RANGES}]*",))
+
+
 def unspaced_text(db: sqlite3.Connection) -> bool:
     """True when a stored text holds a Thai, Lao, Myanmar or Khmer character: only then does the tokenizer's
     reading of it change a row."""
@@ -383,11 +395,11 @@ def unspaced_text(db: sqlite3.Connection) -> bool:
 
 def _untouched(db: sqlite3.Connection, stored: str, version: str) -> bool:
     """True when ``stored`` is ``version`` without some of its last parts (:data:`LABELS`, :data:`DOTTED_I`,
-    :data:`UNSPACED`, :data:`MARKS`, :data:`DOTLESS_I`: each a change that touches only some rows) and the store holds none of the rows they touch."""
+    :data:`UNSPACED`, :data:`MARKS`, :data:`DOTLESS_I`, :data:`PICTOGRAPHS`: each a change that touches only some rows) and the store holds none of the rows they touch."""
     tests = {LABELS: labeled_events, DOTTED_I: dotted_i, UNSPACED: unspaced_text, MARKS: marked_text,
-             DOTLESS_I: dotless_i}
+             DOTLESS_I: dotless_i, PICTOGRAPHS: pictograph_text}
     tail = ""
-    for part in (DOTLESS_I, MARKS, UNSPACED, DOTTED_I, LABELS):  # newest first
+    for part in (PICTOGRAPHS, DOTLESS_I, MARKS, UNSPACED, DOTTED_I, LABELS):  # newest first
         tail = part + tail
         if stored + tail == version:
             return not any(tests[p](db) for p in tests if p in tail)
