@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from memdir.errors import MemdirError, UsageError
+from memdir.notes import nearchars
 from memdir.recall.tokenize import nfkc
 from memdir.timeutil import iso, parse_ts, typed_time
 
@@ -92,7 +93,7 @@ def near_key(text: str) -> str:
     byte-order mark) and Unicode punctuation character (categories P*) removed. Symbols such as ``+`` or ``$`` and all letters/digits are kept, so ``C++`` ≠ ``C``. A text of
     punctuation only keys on its normalized self."""
     t = INVISIBLE.sub("", unicodedata.normalize("NFKC", text)).casefold()  # a zero-width space or soft hyphen too
-    key = "".join(ch for ch in t if not ch.isspace() and not unicodedata.category(ch).startswith("P"))
+    key = nearchars.without_space_and_punctuation(t)  # one test per distinct character, not per character
     return key or normalize_text(t)
 
 

@@ -1,0 +1,22 @@
+"""White space and punctuation left out of a text at C speed, for :func:`memdir.notes.markdown.near_key`.
+
+A remember compares its text with every live note's (thousands after a year of use), so the per-character test
+(``str.isspace``, Unicode category P*) runs once per distinct character a process meets, and the text itself goes
+through ``str.translate`` with the table of those to drop.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+_SEEN: set[str] = set()
+_DROP: dict[int, None] = {}
+
+
+def without_space_and_punctuation(text: str) -> str:
+    """``text`` without its white space and Unicode punctuation (categories P*); every other character kept."""
+    for ch in set(text).difference(_SEEN):
+        _SEEN.add(ch)
+        if ch.isspace() or unicodedata.category(ch).startswith("P"):
+            _DROP[ord(ch)] = None
+    return text.translate(_DROP)

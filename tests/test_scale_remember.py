@@ -1,0 +1,49 @@
+"""At the size a year of use reaches (thousands of notes), one more `remember` must not redo per-character Python work
+over every stored note: the near-duplicate check (same words, other case, spacing or punctuation) keyed each live
+note's whole text one character at a time through ``unicodedata.category``, so a remember into 1,000 notes spent
+0.4 s there and one into 5,000 over 2 s. The check still finds the same near-duplicates."""
+
+from __future__ import annotations
+
+import unicodedata
+
+import memdir
+from memdir.notes import markdown
+
+
+def _counting(monkeypatch) -> list[int]:
+    calls = [0]
+    real = unicodedata.category
+
+    def category(ch):
+        calls[0] += 1
+        return real(ch)
+
+    monkeypatch.setattr(unicodedata, "category", category)
+    return calls
+
+
+def test_remember_does_not_classify_every_character_of_every_note(tmp_path, project, monkeypatch):
+    body = "The deploy script uses pnpm, not npm: lockfiles differ (see #42). 部署脚本用 pnpm，因为 lockfile 不兼容。 " * 20
+    with memdir.open(project, home=tmp_path / "g") as m:
+        for i in range(40):
+            m.remember(f"{i} {body} tail{i}", category="decisions")
+        calls = _counting(monkeypatch)
+        note = m.remember("one more note about caching: the build cache is keyed by the lockfile hash", category="facts")
+        assert not note.existed
+        stored = 40 * len(body)
+        assert calls[0] < stored // 10, calls[0]  # a few per distinct character, not one per character stored
+        # the same near-duplicates are still found: case, spacing and punctuation
+        again = m.remember("ONE more note about caching  the build-cache is keyed by the lockfile hash!!",
+                           category="facts")
+        assert again.existed and again.id == note.id
+        assert not m.remember("one more note about caching: the build cache is keyed by the lockfile hash2").existed
+
+
+def test_near_key_is_unchanged_on_mixed_text():
+    samples = ["C++ vs C", "Hello,   World!", "部署脚本：用 pnpm。", "a\u200bb\u00adc", "‘quoted’ — dash… «x»", "!!!", "  ",
+               "Ｆｕｌｌ－ｗｉｄｔｈ　ＡＢＣ", "straße STRASSE", "tab\tnew\nline\u3000x", "$5 + 3 = 8 ^ ~ |"]
+    for s in samples:
+        t = markdown.INVISIBLE.sub("", unicodedata.normalize("NFKC", s)).casefold()
+        slow = "".join(ch for ch in t if not ch.isspace() and not unicodedata.category(ch).startswith("P"))
+        assert markdown.near_key(s) == (slow or markdown.normalize_text(t)), s
