@@ -235,19 +235,24 @@ class SqliteStore:
             "ORDER BY ts_epoch DESC) GROUP BY category ORDER BY category")]
 
     def recent(self, *, doc_kinds, sub_kinds, category, limit):
-        sql = "SELECT * FROM docs WHERE superseded_by IS NULL"
-        params: list[Any] = []
-        if doc_kinds:
-            sql += f" AND kind IN ({','.join('?' * len(doc_kinds))})"
-            params += doc_kinds
-        if sub_kinds:
-            marks = ",".join("?" * len(sub_kinds))
-            sql += f" AND ((kind = 'note' AND note_kind IN ({marks})) OR (kind = 'event' AND role IN ({marks})))"
-            params += [*sub_kinds, *sub_kinds]
-        if category:
-            sql += " AND kind = 'note' AND category = ?"
-            params.append(category)
-        sql += " ORDER BY ts_epoch DESC, id DESC LIMIT ?"
+        # each kind's newest by its index (docs_kind_ts), merged, then only the rows shown read: one sort of the whole
+        # table carrying every row's text made SQLite decompress them all (200,000 events: 3.5 s for the newest 20)
+        kinds = [k for k in ("note", "event") if (not doc_kinds or k in doc_kinds) and (not category or k == "note")]
+        if not kinds:
+            return []
+        parts, params = [], []
+        for kind in kinds:
+            sql = f"SELECT id, ts_epoch FROM docs WHERE kind = '{kind}' AND superseded_by IS NULL"
+            if sub_kinds:
+                sql += f" AND {'note_kind' if kind == 'note' else 'role'} IN ({','.join('?' * len(sub_kinds))})"
+                params += sub_kinds
+            if category:
+                sql += " AND category = ?"
+                params.append(category)
+            parts.append(f"SELECT * FROM ({sql} ORDER BY ts_epoch DESC, id DESC LIMIT ?)")
+            params.append(limit)
+        newest = f"SELECT id FROM ({' UNION ALL '.join(parts)}) ORDER BY ts_epoch DESC, id DESC LIMIT ?"
+        sql = f"SELECT * FROM docs WHERE id IN ({newest}) ORDER BY ts_epoch DESC, id DESC"
         return [codec.public_row(r) for r in self.db.execute(sql, (*params, limit))]
 
     def count_events(self, since, until, prefixes):
