@@ -399,10 +399,10 @@ def being_saved(state: tuple[int, int, int] | None) -> bool:
 _ANY = object()
 
 
-def atomic_write(path: Path, text: str, *, private: bool = False, expect: Any = _ANY,
+def atomic_write(path: Path, text: Any, *, private: bool = False, expect: Any = _ANY,
                  within: Path | None = None) -> None:
-    """Write ``text`` (UTF-8) to ``path`` via a temp file in the same directory + fsync + ``os.replace``,
-    so a reader never sees a half-written file, even if the writer is killed. A new file gets the user's usual mode
+    """Write ``text`` (UTF-8; or an iterable of strings, written as they come) to ``path`` via a temp file in the same
+    directory + fsync + ``os.replace``, so a reader never sees a half-written file, even if the writer is killed. A new file gets the user's usual mode
     (a note is meant to be read and committed), one rewritten keeps its own, and ``private`` makes it 0600 (an
     export of captured turns).
     ``expect``: the :func:`file_state` the new text was made from; when the file's state differs just before the
@@ -430,14 +430,14 @@ def atomic_write(path: Path, text: str, *, private: bool = False, expect: Any = 
     if was is not None:  # a rewrite keeps the file's CRLF line ends and byte-order mark
         from memdir.fileio import same_style
 
-        text = same_style(path, text)
+        text = same_style(path, text if isinstance(text, str) else "".join(text))
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".part", dir=path.parent)
     try:
         if not private:
             # mkstemp makes 0600; a new note gets the user's usual mode (it is meant to be read and committed)
             os.chmod(tmp, was if was is not None else 0o666 & ~_umask())
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-            f.write(text)
+            f.writelines([text] if isinstance(text, str) else text)
             f.flush()
             os.fsync(f.fileno())
         if expect is not _ANY and file_state(path) != expect:
