@@ -33,8 +33,6 @@ def _handler():
         _HANDLER = frontmatter.YAMLHandler()
     return _HANDLER
 MAX_NOTE_BYTES = 1_000_000  # a larger file is reported as unreadable, not parsed
-
-
 #: Unicode's default-ignorable code points (DerivedCoreProperties.txt, Default_Ignorable_Code_Point): invisible when
 #: rendered (zero-width space and joiners, soft hyphen, bidi marks, variation selectors, the BOM, tags)
 INVISIBLE = re.compile("[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
@@ -88,10 +86,12 @@ def normalize_text(text: str) -> str:
 
 
 def near_key(text: str) -> str:
-    """The form two notes share when they differ only by case, spacing or punctuation (issue 13 item 10, seed
-    000's "同一件事记两遍"): NFKC, casefolded, every whitespace, invisible (:data:`INVISIBLE`: zero-width, soft hyphen,
-    byte-order mark) and Unicode punctuation character (categories P*) removed. Symbols such as ``+`` or ``$`` and all letters/digits are kept, so ``C++`` ≠ ``C``. A text of
-    punctuation only keys on its normalized self."""
+    """The form two notes share when they differ only by case, spacing or punctuation (issue 13 item 10, seed 000's
+    "同一件事记两遍"): NFKC, casefolded, every whitespace, invisible (:data:`INVISIBLE`: zero-width, soft hyphen, byte-order
+    mark) and Unicode punctuation character (categories P*) removed. Symbols such as ``+`` or ``$`` and all letters/digits
+    are kept, so ``C++`` ≠ ``C``. A text of punctuation only keys on its normalized self. ASCII: :func:`nearchars.ascii_key`."""
+    if text.isascii():
+        return nearchars.ascii_key(text)
     t = INVISIBLE.sub("", unicodedata.normalize("NFKC", text)).casefold()  # a zero-width space or soft hyphen too
     key = nearchars.without_space_and_punctuation(t)  # one test per distinct character, not per character
     return key or normalize_text(t)

@@ -20,3 +20,14 @@ def without_space_and_punctuation(text: str) -> str:
         if ch.isspace() or unicodedata.category(ch).startswith("P"):
             _DROP[ord(ch)] = None
     return text.translate(_DROP)
+
+
+#: the ASCII characters :func:`without_space_and_punctuation` leaves out, as bytes for ``bytes.translate``
+_ASCII_DROP = bytes(c for c in range(128) if chr(c).isspace() or unicodedata.category(chr(c)).startswith("P"))
+
+
+def ascii_key(text: str) -> str:
+    """:func:`memdir.notes.markdown.near_key` of a text of ASCII alone, which is its own NFKC form, holds no invisible
+    character and casefolds as it lower-cases: white space and punctuation dropped by ``bytes.translate``."""
+    low = text.lower()
+    return low.encode("ascii").translate(None, _ASCII_DROP).decode("ascii") or " ".join(low.split())
