@@ -140,3 +140,38 @@ def test_an_english_note_is_keyed_without_unicode_normalization(tmp_path, projec
         t = s.casefold()
         slow = "".join(ch for ch in t if not ch.isspace() and not unicodedata.category(ch).startswith("P"))
         assert markdown.near_key(s) == (slow or markdown.normalize_text(t)), s
+
+
+def test_a_long_lived_process_parses_an_unchanged_note_file_once(tmp_path, project, monkeypatch):
+    """The viewer's notes pages and Health run `inspect`, which parsed and redacted all 5,000 note files on every
+    request (2.4-2.9 s a page under `memdir serve`). A process reads a file again only when it changed (its
+    modification time or size, as the index's own sync tells a hand edit); the notes and problems are the same."""
+    from memdir.notes import markdown as md
+
+    with memdir.open(project, home=tmp_path / "g") as m:
+        for i in range(30):
+            m.remember(f"note {i} about the deploy pipeline", category="decisions", tags=[f"t{i}"])
+        secret = m.remember("the staging token lives in the vault", category="facts")
+        path = m.roots["project"].path / (secret.id + ".md")
+        first = m.inspect()
+        reads = [0]
+        real = md.split
+
+        def split(raw):
+            reads[0] += 1
+            return real(raw)
+
+        monkeypatch.setattr(md, "split", split)
+        again = m.inspect()
+        assert reads[0] <= 2, reads[0]  # not one parse per note
+        assert [(n.id, n.text, n.summary, n.tags, n.updated) for n in again.notes] == \
+            [(n.id, n.text, n.summary, n.tags, n.updated) for n in first.notes]
+        assert again.problems == first.problems
+        # a file changed by hand is read again, its secret found and shown redacted
+        key = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+        path.write_text(path.read_text(encoding="utf-8").replace("in the vault", f"in the vault: {key}"),
+                        encoding="utf-8")
+        third = m.inspect()
+        note = next(n for n in third.notes if n.id == secret.id)
+        assert key not in note.text and "[redacted:" in note.text
+        assert any(p["kind"] == "secret" and secret.id in p["detail"] for p in third.problems)

@@ -23,7 +23,7 @@ from typing import Any, Callable, Iterator
 
 from memdir.lazylog import getLogger
 from memdir.notes import compile as compiler
-from memdir.engine import notescan, notesecrets, pagetimes, rootlinks, writelock
+from memdir.engine import notecache, notescan, notesecrets, pagetimes, rootlinks, writelock
 from memdir.store.sqlite import opening, readonly, txn
 from memdir.notes import markdown as notes
 from memdir.notes import broken, conflicts, rootmd
@@ -70,6 +70,7 @@ class Root:
         self._db: sqlite3.Connection | None = None
         self.problems: list[dict[str, str]] = []
         self.secrets: dict[str, list[str]] = {}  # note id -> kinds of secret its file holds (notesecrets.shown)
+        self._parsed = notecache.Parsed()
         self._lock = None  # _FlockLock (or a filelock.FileLock where fcntl is missing), created on first write
         self._synced_on_open = False  # the open just mirrored the Markdown: the next resync() may skip
         #: where the index lives (:mod:`memdir.store.sqlite.store`): ``None`` = this root's SQLite file, else a
@@ -418,19 +419,7 @@ class Root:
         (unreadable) with a one-line reason."""
         if note_id.startswith(ROOT_PAGE + "/"):
             return notesecrets.shown(self.page_note(note_id), self.secrets), {}
-        raw = notes.read_text(path)
-        found = conflicts.hunks(raw)
-        if found:  # a `git pull` left markers: never indexed or shown as the note's own words
-            raise conflicts.Conflicted(conflicts.problem(found))
-        meta, body, _ = broken.split(raw)  # a frontmatter that lost its opening line is still read as one
-        category = note_id.split("/", 1)[0]
-        st = path.stat()
-        f = notes.fields(meta, body, category=category, fallback_time=parse_ts(st.st_mtime))
-        note = Note(id=note_id, category=category, kind=f["kind"], summary=f["summary"], text=body.strip(),
-                    scope=self.scope, path=path, tags=f["tags"], load_when=f["load_when"], pinned=f["pinned"],
-                    supersedes=f["supersedes"], superseded_by=f["superseded_by"], created=f["created"],
-                    updated=f["updated"], highlight=f["highlight"])
-        return notesecrets.shown(note, self.secrets), meta
+        return self._parsed.read(self, note_id, path)  # parsed once per version of the file (engine.notecache)
 
     def read_broken_note(self, note_id: str, path: Path) -> Note | None:
         """A note whose frontmatter cannot be read (broken YAML, never closed, not a mapping) as its body alone:
