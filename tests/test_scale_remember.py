@@ -175,3 +175,36 @@ def test_a_long_lived_process_parses_an_unchanged_note_file_once(tmp_path, proje
         note = next(n for n in third.notes if n.id == secret.id)
         assert key not in note.text and "[redacted:" in note.text
         assert any(p["kind"] == "secret" and secret.id in p["detail"] for p in third.problems)
+
+
+def test_remember_beside_a_root_page_with_goals_compiles_only_its_category(tmp_path, project, monkeypatch):
+    """With goals written in ROOT.md, each remember compiled every category's index.md a second time: its own compile
+    rewrote ROOT.md's tables, the next look saw the page's goals as changed (their file's time) and recompiled all
+    (5,000 notes in 40 categories: 43 pages written per remember instead of 2). ROOT.md's own goals and rules are no
+    lines of any index.md, so a change of them alone compiles ROOT.md only (a hand edit of its tables is mended)."""
+    from memdir.notes import markdown as md
+
+    with memdir.open(project, home=tmp_path / "g") as m:
+        for cat in ("facts", "decisions", "pitfalls", "preferences"):
+            m.remember(f"first note of {cat}", category=cat)
+        page = m.roots["project"].path / "ROOT.md"
+        text = page.read_text(encoding="utf-8")
+        goals = "".join(f"- [ ] goal {i}: ship milestone {i}\n" for i in range(10))
+        page.write_text(text.replace("## Current goals\n\n", "## Current goals\n\n" + goals, 1), encoding="utf-8")
+        assert len(m.recall("milestone", k=20)) == 10  # the goals are read
+        written: list[str] = []
+        real = md.rewrite_compiled
+
+        def rewrite(path, make, read, tries=3):
+            written.append(f"{path.parent.name}/{path.name}")
+            return real(path, make, read, tries)
+
+        monkeypatch.setattr(md, "rewrite_compiled", rewrite)
+        for i in range(3):
+            m.remember(f"decision {i}: keep the lockfile", category="decisions")
+        assert set(written) == {"decisions/index.md", f"{page.parent.name}/ROOT.md"}, written
+        assert len(written) <= 9, written  # its index.md and ROOT.md (looked at again by the next read: unchanged)
+        assert "decision-2" in (page.parent / "decisions" / "index.md").read_text(encoding="utf-8")
+        assert "| decisions/ |" in page.read_text(encoding="utf-8")
+        assert m.inspect().problems == []
+        assert len(m.recall("milestone", k=20)) == 10

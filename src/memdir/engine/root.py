@@ -513,10 +513,13 @@ class Root:
         if dirs is not None:
             self._snapshot(found, dirs, taken)
         stale = st.meta_int("notes_gen") != st.meta_int("compiled_gen")  # e.g. a writer killed mid-way
+        # ROOT.md's goals and rules (re-read whenever a compile rewrites its tables) are lines of no index.md: a change
+        # of them alone compiles ROOT.md only (a hand edit of its tables), not every category's index.md again
+        page_only = not gone and not stale and all(n.startswith(ROOT_PAGE + "/") for n in changed if n not in bad)
         if ((len(changed) - len(bad)) or gone or stale) and not self.read_only:
             try:
                 with self.locked(timeout=0):  # a writer holding the lock compiles itself; never wait on a read path
-                    self.compile()
+                    self.compile([] if page_only else None)
             except MemdirError:
                 log.debug("compile skipped: another process holds the write lock")
             except OSError as exc:

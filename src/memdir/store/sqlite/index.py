@@ -144,7 +144,8 @@ def upsert_doc(db: sqlite3.Connection, row: dict[str, Any]) -> int:
     doc_id = cur.lastrowid
     codec.learn(db, st, doc_id, cols)
     if row.get("kind") == "note":
-        bump_gen(db)
+        if row.get("category") != "ROOT.md":  # ROOT.md's goals and rules are lines of no compiled table
+            bump_gen(db)
         fields = {k: row.get(k) for k in ("tags", "load_when", "summary", "highlight")}
         db.execute(_FTS_INSERT, (doc_id, *note_values({**fields, "text": row["text"]})))
     else:  # an event: its passages, and with a session its neighbours' context (theirs refreshed), as insert_event
