@@ -399,13 +399,19 @@ def _hunks(a: list[str], b: list[str]) -> list[tuple[list[str], list[str]]]:
 
         sm = difflib.SequenceMatcher(None, a, b, autojunk=False)
         return [(a[i1:i2], b[j1:j2]) for op, i1, i2, j1, j2 in sm.get_opcodes() if op != "equal"]
+    i, j = _common_ends(a, b)
+    return [(a[i: len(a) - j], b[i: len(b) - j])]
+
+
+def _common_ends(a: list[str], b: list[str]) -> tuple[int, int]:
+    """``(head, tail)``: how many lines ``a`` and ``b`` share at their start, then at their end (not overlapping)."""
     i = 0
     while i < len(a) and i < len(b) and a[i] == b[i]:
         i += 1
     j = 0
     while j < len(a) - i and j < len(b) - i and a[len(a) - 1 - j] == b[len(b) - 1 - j]:
         j += 1
-    return [(a[i: len(a) - j], b[i: len(b) - j])]
+    return i, j
 
 
 #: unchanged lines around a change redacted with it: a key found by its lines (a PEM or PuTTY block, a table) may
@@ -416,12 +422,7 @@ CHANGE_CONTEXT_LINES = 64
 def _changed_window(a: list[str], b: list[str]) -> tuple[int, int, int]:
     """``(lo, hi_a, hi_b)``: the lines ``a[lo:hi_a]`` / ``b[lo:hi_b]`` holding every difference between ``a`` and
     ``b`` (their common head and tail trimmed) and up to :data:`CHANGE_CONTEXT_LINES` unchanged lines on each side."""
-    i = 0
-    while i < len(a) and i < len(b) and a[i] == b[i]:
-        i += 1
-    j = 0
-    while j < len(a) - i and j < len(b) - i and a[len(a) - 1 - j] == b[len(b) - 1 - j]:
-        j += 1
+    i, j = _common_ends(a, b)
     tail = max(0, j - CHANGE_CONTEXT_LINES)
     return max(0, i - CHANGE_CONTEXT_LINES), len(a) - tail, len(b) - tail
 
