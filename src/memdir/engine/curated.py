@@ -14,7 +14,7 @@ from memdir.engine import events as event_ops
 from memdir.engine import lexical
 from memdir.errors import EditConflict, MemdirError, NotFound, PathError, UsageError, count_arg
 from memdir.lazylog import getLogger
-from memdir.notes import markdown as notes
+from memdir.notes import filenames, markdown as notes
 from memdir.roots import ROOT_PAGE, check_segment, split_id
 from memdir.stores import Stores
 from memdir.timeutil import parse_ts
@@ -172,7 +172,7 @@ def _write_new(s: Stores, root: Root, text: str, *, category: str, summary: str,
     from memdir.roots import safe_join
 
     safe_join(root.path, category)
-    slug = notes.slugify(summary, exists=lambda s: s == "index" or (cat_dir / f"{s}.md").exists())
+    slug = notes.slugify(summary, exists=filenames.taken_in(cat_dir))  # Deploy.md or an NFD name counts as taken
     note_id = f"{category}/{slug}"
     now = s.clock()
     meta: dict[str, Any] = {"id": note_id, "kind": kind or notes.kind_for(category), "summary": summary}

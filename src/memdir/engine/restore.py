@@ -9,7 +9,7 @@ from typing import Any
 from memdir.capture import events as cevents
 from memdir.engine.curated import get, remember, replace_note, stored_text
 from memdir.errors import PathError, UsageError
-from memdir.notes import markdown as notes
+from memdir.notes import filenames, markdown as notes
 from memdir.roots import check_segment, split_id
 from memdir.stores import SCOPES, Stores
 from memdir.timeutil import parse_ts
@@ -76,7 +76,7 @@ def restore_note(s: Stores, obj: dict[str, Any], *, shared_text: bool = False) -
     with root.locked():
         path = note.path
         raw = notes.update_fields(notes.read_text(path), changes) if changes else notes.read_text(path)
-        if slug and f"{category}/{slug}" != note.id and not (root.path / category / f"{slug}.md").exists():
+        if slug and f"{category}/{slug}" != note.id and not filenames.taken_in(root.path / category)(slug):
             target = f"{category}/{slug}"
             raw = notes.update_fields(raw, {"id": target})
             notes.atomic_write(root.path / category / f"{slug}.md", raw)
