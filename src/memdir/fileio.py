@@ -105,11 +105,20 @@ def same_style(path: str | os.PathLike, text: str, *, line_ends: bool = True, fi
     crlf = head.count(b"\r\n")
     if line_ends and crlf and crlf * 2 >= head.count(b"\n"):
         text = text.replace("\r\n", "\n").replace("\n", "\r\n")
+    elif line_ends and b"\r" in head and b"\n" not in head:  # a lone CR each (classic Mac): read as LF, kept so
+        text = text.replace("\r\n", "\n").replace("\n", "\r")
     if head.startswith(b"\xef\xbb\xbf") and not text.startswith("\ufeff"):
         text = "\ufeff" + text
     if final_newline and last != b"\n" and text.endswith("\n"):
         text = text[:-2] if text.endswith("\r\n") else text[:-1]
     return text
+
+
+def lf_for_lone_cr(text: str) -> str:
+    """``text`` with LF line ends when a lone CR ends each of its lines (a classic Mac editor saved it: no LF at all),
+    so its lines, and a note's frontmatter, are found; :func:`same_style` gives such a file its CRs back on a rewrite.
+    Any other text as it is."""
+    return text.replace("\r", "\n") if "\r" in text and "\n" not in text else text
 
 
 def read_or_none(path: str | os.PathLike) -> str | None:

@@ -489,7 +489,7 @@ NOT_REGULAR = "not a regular file (a FIFO, a device or a directory)"
 def read_text(path: Path) -> str:
     """Read a note file as UTF-8; raises ``UsageError`` for binary, oversized or non-UTF-8 files and for what is not a
     regular file (a FIFO named ``x.md`` blocked every command that read it), ``OSError`` when it cannot be read."""
-    from memdir.fileio import NotRegularFile, open_regular
+    from memdir.fileio import NotRegularFile, lf_for_lone_cr, open_regular
 
     try:
         with open_regular(path) as f:
@@ -503,7 +503,7 @@ def read_text(path: Path) -> str:
     if b"\x00" in data:
         raise UsageError("file is binary (contains NUL bytes)")
     try:
-        return data.decode("utf-8")
+        return lf_for_lone_cr(data.decode("utf-8"))  # a classic Mac note's lines (same_style keeps its CRs)
     except UnicodeDecodeError as exc:
         raise UsageError(f"file is not UTF-8 (byte {exc.start})") from None
 
