@@ -18,6 +18,8 @@ from memdir.notes.markdown import slugify
     ("部署 réunion", "部署-reunion"),
     ("がぎぐ テスト", "がぎぐ-テスト"),
     ("한국어 메모", "한국어-메모"),
+    ("kube\u200brnetes and post\u00adgres", "kubernetes-and-postgres"),  # a ZWSP or soft hyphen copied from a web page
+    ("デプ\u200bロイ", "デプロイ"),
 ])
 def test_slugs(summary, slug):
     assert slugify(summary) == slug

@@ -119,7 +119,7 @@ def slugify(summary: str, taken: set[str] | None = None, *, exists=None) -> str:
     """A file-name slug from ``summary``: lower-case ASCII words and CJK runs joined by ``-``, at most 8 runs
     and 48 characters (``部署脚本用 pnpm`` → ``部署脚本用-pnpm``); a summary with neither gets ``note-<hash>``.
     ``-2``, ``-3`` … are appended while the slug is in ``taken`` or ``exists(slug)`` is true."""
-    text = unicodedata.normalize("NFKC", summary).casefold()
+    text = INVISIBLE.sub("", unicodedata.normalize("NFKC", summary)).casefold()  # kube+ZWSP+rnetes: one word
     if not text.isascii():  # a Latin letter's accent is dropped, not the letter: réunion → reunion (was r-union)
         text = unicodedata.normalize("NFC", _LATIN_ACCENT.sub("", unicodedata.normalize("NFD", text))).translate(_LATIN_PLAIN)
     global _slug_runs
