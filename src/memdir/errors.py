@@ -136,6 +136,47 @@ def count_arg(value: object, name: str, *, zero: str) -> int:
     return int(min(value, MOST))
 
 
+def text_arg(value: object, name: str) -> str | None:
+    """``value`` when it is text or ``None``; anything else raises ``UsageError`` naming ``name`` (a summary of ``5``
+    was a ``TypeError`` from deep inside the write)."""
+    if value is None or isinstance(value, str):
+        return value
+    raise UsageError(f"{name} must be text, not {type(value).__name__} {value!r:.60}")
+
+
+def items_arg(value: object, name: str) -> tuple[str, ...]:
+    """Tags, load_when, kinds or sections as given: ``None`` is none, one string is one item (``tags="infra"`` was
+    five one-letter tags), a list, tuple or set of texts (or numbers) is those; anything else (a number, bytes, a
+    mapping, an item that is no text) raises ``UsageError`` naming ``name``."""
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        return (value,)
+    if isinstance(value, (bytes, bytearray, dict)) or not hasattr(value, "__iter__"):
+        raise UsageError(f"{name} must be a list of texts, not {type(value).__name__} {value!r:.60}")
+    items = tuple(value)
+    for x in items:
+        if isinstance(x, bool) or not isinstance(x, (str, int, float)):
+            raise UsageError(f"{name} must be a list of texts, not one holding {x!r:.60}")
+    return tuple(str(x) for x in items)
+
+
+def flag_arg(value: object, name: str) -> bool:
+    """``True``/``False`` (or 1/0); anything else raises ``UsageError`` naming ``name`` (``pinned="no"`` pinned)."""
+    if isinstance(value, bool) or (isinstance(value, int) and value in (0, 1)):
+        return bool(value)
+    raise UsageError(f"{name} must be True or False, not {value!r:.60}")
+
+
+def mapping_arg(value: object, name: str) -> dict:
+    """A dict as given (``None``: an empty one); anything else raises ``UsageError`` naming ``name``."""
+    if value is None:
+        return {}
+    if isinstance(value, dict):
+        return value
+    raise UsageError(f"{name} must be a dict of fields, not {type(value).__name__} {value!r:.60}")
+
+
 def install_hint(extra: str = "", tool: str = "pip") -> str:
     """The command that adds memdir's optional dependency group ``extra`` (``"ui"``, ``"mcp"``…; ``""``: memdir
     itself) with ``tool`` (``pip``, ``pipx``): for a memdir installed from a folder (a clone, ``pip install -e .``)

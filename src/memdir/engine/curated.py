@@ -11,11 +11,11 @@ from typing import Any, Iterable, NoReturn
 
 from memdir.capture import events as cevents
 from memdir.engine import events as event_ops
-from memdir.engine import lexical
-from memdir.errors import EditConflict, MemdirError, NotFound, PathError, UsageError, count_arg
+from memdir.engine import lexical, noteargs
+from memdir.errors import EditConflict, MemdirError, NotFound, PathError, UsageError, count_arg, text_arg
 from memdir.lazylog import getLogger
 from memdir.notes import filenames, markdown as notes
-from memdir.roots import ROOT_PAGE, check_segment, split_id
+from memdir.roots import ROOT_PAGE, split_id
 from memdir.stores import Stores
 from memdir.timeutil import parse_ts
 from memdir.types import Event, Hit, Note
@@ -79,13 +79,11 @@ def remember(s: Stores, text: str, *, category: str = "facts", summary: str | No
     """The body of :meth:`memdir.Memdir.remember`, whose docstring is the contract. ``same_text_apart``: write a
     new note even when the root holds this text under another id (:func:`memdir.engine.restore.restore_note`: an export's two notes of one
     text are two files, as they were)."""
-    if not isinstance(text, str) or notes.is_blank(text):
-        raise UsageError("nothing to remember: the text is empty")
+    summary, tags, load_when, highlight, supersedes, provenance, pinned = noteargs.note_args(
+        "remember", text, summary=summary, tags=tags, load_when=load_when, highlight=highlight, supersedes=supersedes,
+        provenance=provenance, pinned=pinned)
     root = s.root(scope)
-    check_segment(category, "category")
-    known = list(s.config.get("categories"))
-    if category not in known and not (root.path / category).is_dir():
-        raise UsageError(f"unknown category {category!r}: use one of {', '.join(known)} (or set `categories` in config.toml)")
+    noteargs.check_category(s, root, category)
     text = stored_text(text)
     refuse_markers(text, "remember")
     if len(text.encode("utf-8")) > notes.MAX_NOTE_BYTES - 100_000:  # refused before any file is written
@@ -532,10 +530,10 @@ def propose(s: Stores, text: str, *, category: str = "rules", summary: str | Non
     """The body of :meth:`memdir.Memdir.propose`, whose docstring is the contract."""
     from memdir.notes import proposals
 
-    if not isinstance(text, str) or notes.is_blank(text):
-        raise UsageError("nothing to propose: the text is empty")
-    text = stored_text(text)
-    root = s.root(scope)
+    summary, tags, load_when, _, supersedes, provenance, _ = noteargs.note_args(
+        "propose", text, summary=summary, tags=tags, load_when=load_when, supersedes=supersedes, provenance=provenance)
+    text, root, source = stored_text(text), s.root(scope), text_arg(source, "source")
+    noteargs.check_category(s, root, category)
     root.ensure()
     with root.locked():
         p, created = proposals.create(
