@@ -62,3 +62,32 @@ def test_a_proposal_takes_none_and_one_string_for_tags(m):
     p = m.propose("always run the tests before a push", tags=None, load_when="push")
     assert p["tags"] == [] and p["load_when"] == ["push"]
     assert m.accept_proposal(p["id"]).load_when == ("push",)
+
+
+def test_explain_refuses_a_kind_no_memory_can_have_as_recall_does(m):
+    m.remember("deploy uses pnpm not npm", category="decisions")
+    with pytest.raises(memdir.UsageError, match="bogus"):
+        m.recall("deploy", kinds=["bogus"])
+    with pytest.raises(memdir.UsageError, match="bogus"):
+        m.explain("deploy", kinds=["bogus"])  # was {"hits": []}: a typo read as "nothing found"
+
+
+def test_one_kind_given_as_a_string_is_that_kind(m):
+    m.remember("deploy uses pnpm not npm", category="decisions")
+    assert [h.kind for h in m.recall("deploy", kinds="decision")] == ["decision"]  # was "unknown kind 'd'"
+    assert [h.kind for h in m.recent(kinds="decision")] == ["decision"]
+    assert [h["kind"] for h in m.explain("deploy", kinds="decision")["hits"]] == ["decision"]
+
+
+def test_context_refuses_an_unknown_section_and_takes_one_as_a_string(m):
+    m.remember("deploy uses pnpm not npm", category="decisions")
+    assert "pnpm" in m.context("how do we deploy", sections="hits")  # was "" (the letters h, i, t, s)
+    with pytest.raises(memdir.UsageError, match="bogus"):
+        m.context("how do we deploy", sections=("hits", "bogus"))  # was "" or a block without it, unsaid
+
+
+def test_proposals_refuses_an_unknown_status(m):
+    m.propose("always run the tests before a push")
+    assert len(m.proposals(status="pending")) == 1
+    with pytest.raises(memdir.UsageError, match="bogus"):
+        m.proposals(status="bogus")  # was [] as if none were there

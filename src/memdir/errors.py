@@ -161,6 +161,16 @@ def items_arg(value: object, name: str) -> tuple[str, ...]:
     return tuple(str(x) for x in items)
 
 
+def choice_args(value: object, name: str, choices: tuple[str, ...]) -> tuple[str, ...]:
+    """:func:`items_arg`, each item one of ``choices``: another raises ``UsageError`` naming it and them (an
+    unknown section or status was read as "nothing to show")."""
+    items = items_arg(value, name)
+    bad = [x for x in items if x not in choices]
+    if bad:
+        raise UsageError(f"unknown {name} value {bad[0]!r}: use {', '.join(choices)}")
+    return items
+
+
 def flag_arg(value: object, name: str) -> bool:
     """``True``/``False`` (or 1/0); anything else raises ``UsageError`` naming ``name`` (``pinned="no"`` pinned)."""
     if isinstance(value, bool) or (isinstance(value, int) and value in (0, 1)):

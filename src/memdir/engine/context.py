@@ -12,7 +12,7 @@ from memdir.engine import events as event_ops
 from memdir.engine import lexical
 from memdir.engine import recall as recall_ops
 from memdir.engine import routing
-from memdir.errors import count_arg
+from memdir.errors import choice_args, count_arg
 from memdir.inject import block as inject
 from memdir.inject import entries as inject_entries
 from memdir.inject.kinds import answer_line, answers, asks_decision, asks_url, question_kind
@@ -98,7 +98,7 @@ def context(s: Stores, prompt: str = "", *, max_chars: int | None = None, max_en
     max_entries = limit_arg(s, max_entries, "max_entries")
     if max_chars == 0 or max_entries == 0:
         return ""
-    sections = set(sections)
+    sections = set(choice_args(sections, "sections", ("rules", "outline", "hits")))
     lexical.resync(s)
     event_ops.drain_pending(s)
     # the rules' texts only when the block shows them (a prompt's hook asks for hits alone: reading every rule

@@ -12,7 +12,7 @@ from typing import Any, Iterable, NoReturn
 from memdir.capture import events as cevents
 from memdir.engine import events as event_ops
 from memdir.engine import lexical, noteargs
-from memdir.errors import EditConflict, MemdirError, NotFound, PathError, UsageError, count_arg, text_arg
+from memdir.errors import EditConflict, MemdirError, NotFound, PathError, UsageError, count_arg, items_arg, text_arg
 from memdir.lazylog import getLogger
 from memdir.notes import filenames, markdown as notes
 from memdir.roots import ROOT_PAGE, split_id
@@ -295,7 +295,7 @@ def recent(s: Stores, *, kinds: Iterable[str] | None = None, category: str | Non
         return []
     s.look()
     event_ops.drain_pending(s)  # what hooks queued while the lock was busy is listed too
-    kinds = tuple(kinds or ())
+    kinds = items_arg(kinds, "kinds")
     cats = check_kinds(s, kinds, scope)
     if category is not None and category not in cats:
         raise UsageError(f"unknown category {category!r}: use one of {', '.join(cats)}")

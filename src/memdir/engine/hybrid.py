@@ -578,9 +578,12 @@ def explain(m: "Stores | Any", query: str, *, k: int | None = None, scope: str |
     m = stores_of(m)
     from memdir.recall.tokenize import query_tokens
 
-    from memdir.errors import count_arg
+    from memdir.engine.curated import check_kinds
+    from memdir.errors import count_arg, items_arg
 
     k = int(m.config.get("recall.k")) if k is None else count_arg(k, "k", zero="0 gives no hits")  # as recall reads it
+    if kinds := items_arg(kinds, "kinds"):
+        check_kinds(m, kinds, scope)  # a typo would read as "nothing found", as in recall
     tokens = query_tokens(query, repeats=True) if isinstance(query, str) else []
     hits, info = recall_fused(m, query if isinstance(query, str) else "", tokens, k=k, scope=scope,
                               kinds=tuple(kinds) if kinds else None, channel=channel)

@@ -7,7 +7,7 @@ from typing import Iterable
 
 from memdir.engine import events as event_ops
 from memdir.engine import lexical
-from memdir.errors import count_arg
+from memdir.errors import count_arg, items_arg
 from memdir.lazylog import getLogger
 from memdir.recall.tokenize import bounded_query, query_tokens
 from memdir.stores import Stores
@@ -21,6 +21,7 @@ def recall(s: Stores, query: str, *, k: int | None = None, scope: str | None = N
            rehearse: bool = False) -> list[Hit]:
     """The body of :meth:`memdir.Memdir.recall`, whose docstring is the contract."""
     k = int(s.config.get("recall.k")) if k is None else count_arg(k, "k", zero="0 gives no hits")
+    kinds = items_arg(kinds, "kinds")  # one kind given as a string is that kind, not its letters
     if k <= 0 or not isinstance(query, str):
         return []
     if kinds:  # imported here: the prompt hook's recall (no filter) does not load the notes' module

@@ -96,7 +96,10 @@ def readable(pid: str, path: Path) -> dict[str, Any]:
 
 
 def list_all(root_path: Path, *, status: str | None = "pending") -> list[dict[str, Any]]:
-    """Proposals of one root, oldest first; ``status=None`` lists decided ones too."""
+    """Proposals of one root, oldest first; ``status=None`` lists decided ones too; another status than
+    :data:`STATUSES` raises ``UsageError`` (a typo read as "no proposals")."""
+    if status is not None and status not in STATUSES:
+        raise UsageError(f"unknown proposal status {status!r}: use {', '.join(STATUSES)} or None (all)")
     d = _dir(root_path)
     if not d.is_dir():
         return []
