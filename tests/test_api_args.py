@@ -91,3 +91,62 @@ def test_proposals_refuses_an_unknown_status(m):
     assert len(m.proposals(status="pending")) == 1
     with pytest.raises(memdir.UsageError, match="bogus"):
         m.proposals(status="bogus")  # was [] as if none were there
+
+
+def _session(m, n=3):
+    m.import_events([{"key": f"k{i}", "role": "user" if i % 2 == 0 else "assistant", "session": "s1",
+                      "text": f"how do we deploy the staging server step {i}", "ts": f"2026-12-01T10:00:0{i}Z"}
+                     for i in range(n)])
+
+
+@pytest.mark.parametrize("call", ["injections", "capture_skips", "sessions"])
+def test_the_viewers_lists_check_their_limit_as_recent_does(m, call):
+    _session(m)
+    m.record_injection("<memory>\n- a block\n</memory>", prompt="how do we deploy")
+    m.capture({"role": "user", "text": "ok", "session": "s2"})
+    assert len(getattr(m, call)(limit=5)) == 1
+    assert getattr(m, call)(limit=0) == []
+    for bad in (-1, None, "x", True, float("nan")):
+        with pytest.raises(memdir.UsageError, match="limit"):
+            getattr(m, call)(limit=bad)  # -1 listed all but the last; None, "x" raised TypeError/ValueError
+
+
+@pytest.mark.parametrize("kwargs", [
+    {"query": 55}, {"prefix": 5}, {"query": "staging", "token": 5}, {"query": ["staging"]},
+])
+def test_forget_matching_with_an_argument_that_is_no_text_is_a_usage_error_and_deletes_nothing(m, kwargs):
+    _session(m)
+    with pytest.raises(memdir.UsageError):
+        m.forget_matching(**kwargs)
+    assert len(m.session_events("s1")) == 3
+
+
+def test_prune_with_a_token_that_is_no_text_is_a_usage_error(m):
+    _session(m)
+    with pytest.raises(memdir.UsageError, match="token"):
+        m.prune(90, 5)
+
+
+def test_around_and_count_events_with_wrong_arguments_are_usage_errors(m):
+    _session(m)
+    hits = m.recall("deploy staging")
+    assert m.around(hits, "deploy staging", chars=None)
+    for bad in ({"hits": None}, {"hits": hits, "chars": "x"}, {"hits": hits, "chars": -5}):
+        with pytest.raises(memdir.UsageError):
+            m.around(bad.pop("hits"), "deploy staging", **bad)
+    with pytest.raises(memdir.UsageError, match="since"):
+        m.count_events(since="yesterday")
+
+
+@pytest.mark.parametrize("call", ["export", "import_jsonl", "import_tombstones", "migrate"])
+def test_paths_and_rows_of_the_wrong_type_are_usage_errors(m, tmp_path, call):
+    m.remember("deploy uses pnpm not npm")
+    args = {"export": [(None,), (5,), (tmp_path,)], "import_jsonl": [(None,), (5,)],
+            "import_tombstones": [(None,), (5,)], "migrate": [()]}[call]
+    for a in args:
+        with pytest.raises(memdir.UsageError):
+            if call == "migrate":
+                m.migrate(from_path=5)
+            else:
+                getattr(m, call)(*a)  # export(a directory) was IsADirectoryError, the rest TypeError
+    assert [h.id for h in m.recall("pnpm")]

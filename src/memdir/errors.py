@@ -171,6 +171,17 @@ def choice_args(value: object, name: str, choices: tuple[str, ...]) -> tuple[str
     return items
 
 
+def path_arg(value: object, name: str):
+    """``value`` as a ``pathlib.Path`` (a ``str`` or ``os.PathLike``); anything else raises ``UsageError`` naming
+    ``name`` (``export(None)`` was a ``TypeError``)."""
+    import os
+    from pathlib import Path
+
+    if isinstance(value, (str, os.PathLike)) and str(value).strip():
+        return Path(value)
+    raise UsageError(f"{name} must be a file path, not {value!r:.60}")
+
+
 def flag_arg(value: object, name: str) -> bool:
     """``True``/``False`` (or 1/0); anything else raises ``UsageError`` naming ``name`` (``pinned="no"`` pinned)."""
     if isinstance(value, bool) or (isinstance(value, int) and value in (0, 1)):

@@ -11,6 +11,7 @@ from typing import Any
 
 from memdir.capture.redact import redact  # a window cut from a text stored before a key's shape was known
 from memdir.engine.context import block_weights
+from memdir.errors import UsageError, count_arg
 from memdir.inject.window import focus
 from memdir.stores import Stores
 from memdir.types import Hit
@@ -21,6 +22,9 @@ AROUND_CHARS = 400
 
 def around(s: Stores, hits: list[Hit], query: str, *, chars: int = AROUND_CHARS) -> list[dict[str, Any]]:
     """The body of :meth:`memdir.Memdir.around`, whose docstring is the contract."""
+    chars = count_arg(chars, "chars", zero="0 shows no turns")
+    if not isinstance(hits, (list, tuple)):
+        raise UsageError(f"around needs the list of hits recall returned, not {type(hits).__name__}")
     out: list[dict[str, Any]] = []
     weights: dict[str, float] | None = None
     for h in hits:

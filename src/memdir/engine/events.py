@@ -362,6 +362,8 @@ def log_skips(s: Stores, skips: Iterable[dict[str, Any]], *, scope: str = "proje
 def count_events(s: Stores, *, since: datetime, until: datetime | None = None, key_prefixes: Iterable[str] = (),
                  scope: str = "project") -> int:
     """The body of :meth:`memdir.Memdir.count_events`, whose docstring is the contract."""
+    if not isinstance(since, datetime) or not isinstance(until, (datetime, type(None))):
+        raise UsageError(f"count_events needs datetimes for since and until, not {since!r:.40} and {until!r:.40}")
     root = s.root(scope)
     if not root.exists():
         return 0

@@ -25,7 +25,7 @@ from memdir.capture import events as cevents
 from memdir.config import team_wanted
 from memdir.engine import curated
 from memdir.engine import events as event_ops
-from memdir.errors import MemdirError, UsageError
+from memdir.errors import MemdirError, UsageError, text_arg
 from memdir.lazylog import getLogger
 from memdir.roots import ROOT_PAGE, split_id
 from memdir.stores import Stores
@@ -93,6 +93,7 @@ def forget_matching(s: Stores, *, query: str | None = None, prefix: str | None =
     Delete: ``{"deleted": True, "count", "notes", "events"}``. Raises ``UsageError`` for a token that does not
     match the current set (run the preview again). ``rules=False``: the notes of ``rules/`` are neither matched nor
     deleted (an agent's forget: only people remove a rule)."""
+    query, prefix, token = text_arg(query, "query"), text_arg(prefix, "prefix"), text_arg(token, "token")
     with s.looked():  # once: not again for each note forgotten below
         return _forget_matching(s, query=query, prefix=prefix, scope=scope, token=token, force=force, rules=rules)
 
@@ -239,6 +240,8 @@ def deleted_at(value: Any, now: datetime) -> str:
 
 def import_tombstones(s: Stores, rows: Iterable[dict[str, Any]], *, scope: str = "project") -> int:
     """The body of :meth:`memdir.Memdir.import_tombstones`, whose docstring is the contract."""
+    if rows is None or isinstance(rows, (str, bytes, dict)) or not hasattr(rows, "__iter__"):
+        raise UsageError("import_tombstones needs an iterable of tombstone dicts ({ref, content_sha256, kind, deleted_at})")
     root = s.root(scope)
     root.ensure()
     new = 0

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from memdir.capture import events as cevents
+from memdir.errors import count_arg
 from memdir.lazylog import getLogger
 from memdir.store.sqlite import journal
 from memdir.stores import Stores
@@ -33,7 +34,7 @@ def record_injection(s: Stores, block: str, *, prompt: str = "", host: str | Non
 
 def injections(s: Stores, *, limit: int = 50, id: int | None = None, scope: str | None = None) -> list[dict[str, Any]]:
     """The body of :meth:`memdir.Memdir.injections`, whose docstring is the contract."""
-    out = []
+    limit, out = count_arg(limit, "limit", zero="0 lists none"), []  # -1 was "all but the last"
     for root in s.live(scope):
         out += [{**r, "scope": root.scope} for r in journal.injections(root.db, limit=limit, id=id)]
     return sorted(out, key=lambda r: (r["ts"], r["id"]), reverse=True)[:limit]
@@ -41,7 +42,7 @@ def injections(s: Stores, *, limit: int = 50, id: int | None = None, scope: str 
 
 def capture_skips(s: Stores, *, limit: int = 200, session: str | None = None) -> list[dict[str, Any]]:
     """The body of :meth:`memdir.Memdir.capture_skips`, whose docstring is the contract."""
-    out = []
+    limit, out = count_arg(limit, "limit", zero="0 lists none"), []
     for root in s.live():
         out += [{**r, "scope": root.scope} for r in journal.skips(root.db, limit=limit, session=session)]
     return sorted(out, key=lambda r: (r["ts"], r["id"]), reverse=True)[:limit]
@@ -49,7 +50,7 @@ def capture_skips(s: Stores, *, limit: int = 200, session: str | None = None) ->
 
 def sessions(s: Stores, *, limit: int = 200) -> list[dict[str, Any]]:
     """The body of :meth:`memdir.Memdir.sessions`, whose docstring is the contract."""
-    out = []
+    limit, out = count_arg(limit, "limit", zero="0 lists none"), []
     for root in s.live():
         out += [{**r, "scope": root.scope, "source": cevents.redact_obj(r["source"]), "cwd": cevents.redact_obj(r["cwd"])}
                 for r in root.store.sessions(limit=limit)]

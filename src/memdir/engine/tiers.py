@@ -25,7 +25,7 @@ import math
 from typing import TYPE_CHECKING, Any, Iterable
 
 from memdir.capture import events as cevents
-from memdir.errors import UsageError
+from memdir.errors import UsageError, text_arg
 from memdir.store.rows import TIERS
 from memdir.stores import Stores, stores_of
 from memdir.timeutil import iso, parse_ts
@@ -163,7 +163,7 @@ def prune(m: "Stores | Any", days: float, token: str | None = None, *, force: bo
     backfill). ``force`` applies the current token at once (scripts). Raises ``UsageError`` for ``days`` < 0
     or a wrong/expired token (tokens change every hour).
     """
-    m = stores_of(m)
+    m, token = stores_of(m), text_arg(token, "token")
     try:
         days = float(days)
     except (TypeError, ValueError):

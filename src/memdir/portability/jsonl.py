@@ -15,7 +15,7 @@ from memdir.capture import events as cevents
 from memdir.engine import curated, restore
 from memdir.engine import events as event_ops
 from memdir.engine import forget as forgetting
-from memdir.errors import Interrupted, MemdirError, NotFound, ReadOnlyStore, UsageError
+from memdir.errors import Interrupted, MemdirError, NotFound, ReadOnlyStore, UsageError, path_arg
 from memdir.lazylog import getLogger
 from memdir.notes import markdown as notes
 from memdir.roots import ROOT_PAGE
@@ -37,6 +37,9 @@ def sort_ts(ts: Any) -> float:
 
 def export(s: Stores, path: str | os.PathLike) -> dict[str, int]:
     """The body of :meth:`memdir.Memdir.export`, whose docstring is the contract."""
+    path = path_arg(path, "export path")
+    if path.is_dir():  # was IsADirectoryError from the rename, after every line was written
+        raise UsageError(f"{path} is a directory: give the file to export to")
     s.look()  # a long-lived process exports the notes on disk now, not those of its last look (C20)
     counts = {"notes": 0, "events": 0, "tombstones": 0}
     # every captured turn: owner-only; written line by line as read (a year's events held in memory took 724 MB)
@@ -115,7 +118,7 @@ _EXPORT_START = re.compile(rb'\{"type": "(?:note|event|tombstone)", ')
 
 def import_jsonl(s: Stores, path: str | os.PathLike) -> dict[str, int]:
     """The body of :meth:`memdir.Memdir.import_jsonl`, whose docstring is the contract."""
-    p = Path(path)
+    p = path_arg(path, "import path")
     if not p.is_file():
         if p.exists():  # a FIFO, a device (/dev/zero): never read to an end that may not come
             raise UsageError(f"{p} is not a regular file: give an export's JSONL file")

@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any, Iterator
 from memdir.engine import restore
 from memdir.portability.jsonl import forgotten_note, survey
 from memdir.notes import markdown as notes
-from memdir.errors import NotFound, UsageError
+from memdir.errors import NotFound, UsageError, path_arg
 from memdir.capture.redact import redact
 from memdir.timeutil import iso, parse_ts
 
@@ -476,14 +476,14 @@ def migrate(m: "Memdir", *, from_path: str | os.PathLike | None = None, scan_dir
         raise UsageError("--purge deletes directories: run it without --dry-run")
     own = tuple(r.path for r in m.roots.values())
     if from_path is not None:
-        p = Path(from_path).expanduser().absolute()
+        p = path_arg(from_path, "from_path").expanduser().absolute()
         kind = detect(p)
         if kind is None:
             raise NotFound(f"no memory store at {p}: give an alice-memory data directory (memories.sqlite3), a memdir "
                            "root or Markdown memory directory (ROOT.md, <category>/<slug>.md) or a memdir export (.jsonl)")
         sources = [(p, kind)]
     else:
-        top = Path(scan_dir).expanduser().absolute()
+        top = path_arg(scan_dir, "scan").expanduser().absolute()
         if not top.is_dir():
             raise NotFound(f"no such directory to scan: {top}")
         sources = scan(top, exclude=own)
