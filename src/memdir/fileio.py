@@ -14,7 +14,7 @@ class NotRegularFile(OSError):
 
 
 def open_regular(path: str | os.PathLike, mode: str = "rb", *, encoding: str | None = None,
-                 newline: str | None = None) -> IO[Any]:
+                 newline: str | None = None, errors: str | None = None) -> IO[Any]:
     """``open(path, mode)`` for reading (``"rb"`` or ``"r"``) when ``path`` is a regular file. Opened without blocking
     (``O_NONBLOCK`` where the platform has it), then checked with ``fstat``: no race between the check and the read.
     Raises ``FileNotFoundError`` and the other ``OSError`` of ``open``, and :class:`NotRegularFile` (an ``OSError``)."""
@@ -25,7 +25,7 @@ def open_regular(path: str | os.PathLike, mode: str = "rb", *, encoding: str | N
             raise NotRegularFile("not a regular file (a FIFO, a device or a directory)")
         if nonblock:  # only where it was set: Windows' set_blocking (3.12+) refuses a regular file
             os.set_blocking(fd, True)
-        return os.fdopen(fd, mode, encoding=encoding, newline=newline)
+        return os.fdopen(fd, mode, encoding=encoding, newline=newline, errors=errors)
     except BaseException:
         os.close(fd)
         raise

@@ -11,6 +11,7 @@ import shutil
 from pathlib import Path
 
 from memdir.errors import UsageError, install_hint
+from memdir.fileio import open_regular
 from memdir.hosts.install import handlers, is_ours, join_argv, memdir_argv, read_json
 from memdir.hosts.install_codex import codex_home, codex_hook_hash, codex_hook_keys
 from memdir.hosts.install_opencode import opencode_config_dir
@@ -25,6 +26,12 @@ def not_found_fix(host: str, project: Path | None) -> str:
         return f"run `memdir install {host}` again (it registers this memdir's absolute path)"
     return (f"put `memdir` on the PATH {host} runs with ({install_hint(tool='pipx')}, or start {host} from the activated "
             f"venv), or register this one: `memdir install {host} --project --command {join_argv(memdir_argv())}`")
+
+
+def _text(path: Path, encoding: str, errors: str = "strict") -> str:
+    """A host file's text; ``OSError`` for one that is not a regular file (a FIFO is never waited on)."""
+    with open_regular(path, "r", encoding=encoding, errors=errors) as f:
+        return f.read()
 
 
 def runnable(command: str) -> bool:
@@ -77,7 +84,7 @@ def host_checks(project: Path | None = None) -> list[dict[str, str]]:
     try:
         import tomllib
 
-        cfg = tomllib.loads(cfg_path.read_text(encoding="utf-8-sig")) if cfg_path.exists() else {}
+        cfg = tomllib.loads(_text(cfg_path, "utf-8-sig")) if cfg_path.exists() else {}
     except (OSError, ValueError) as exc:
         cfg = {}
         add("codex config", "fail", f"{cfg_path}: {exc}", "fix the file by hand")
@@ -134,7 +141,12 @@ def host_checks(project: Path | None = None) -> list[dict[str, str]]:
         plugin = (proj / ".opencode" if proj else opencode_config_dir()) / "plugins" / "memdir.js"
         if not plugin.exists():
             continue
-        text = plugin.read_text(encoding="utf-8", errors="replace")
+        try:
+            text = _text(plugin, "utf-8", "replace")
+        except OSError as exc:
+            add(f"opencode {scope}", "fail", f"{plugin}: {exc.strerror or exc}", "remove it and run `memdir install "
+                "opencode" + (" --project" if proj else "") + "` again")
+            continue
         m = re.search(r"^const MEMDIR = (\[.*\]);$", text, re.M)
         argv = json.loads(m.group(1)) if m else []
         if not argv or not runnable(join_argv(argv)):

@@ -62,7 +62,7 @@ from pathlib import Path
 from typing import Any
 
 from memdir.errors import UsageError, install_hint
-from memdir.fileio import same_style
+from memdir.fileio import open_regular, same_style
 from memdir.roots import expand_user
 
 HOST_NAMES = ("claude-code", "codex", "opencode", "dsh")
@@ -114,9 +114,11 @@ def stamp() -> str:
 
 def read_settings_text(path: Path, encoding: str = "utf-8-sig") -> str:
     """The text of a host's settings file. Raises ``UsageError`` (one line, nothing changed) when it is not UTF-8
-    text (saved in another encoding, or damaged) or cannot be read (a folder in its place, no read permission)."""
+    text (saved in another encoding, or damaged) or cannot be read (a folder, a FIFO in its place, no read permission);
+    a FIFO is never waited on."""
     try:
-        return path.read_text(encoding=encoding)
+        with open_regular(path, "r", encoding=encoding) as f:
+            return f.read()
     except UnicodeDecodeError as exc:
         raise UsageError(f"cannot read {path}: it is not UTF-8 text (byte {exc.start}); save it as UTF-8 or fix it by "
                          "hand — nothing was changed") from None

@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from memdir.errors import UsageError
+from memdir.fileio import open_regular
 from memdir.hosts.install import (
     Plan,
     join_argv,
@@ -194,7 +195,8 @@ def profiles_without_hooks_plugin(home: Path) -> list[str] | None:
         return None
     for manifest in sorted((home / "profiles").glob("*/package.json")):
         try:
-            deps = json.loads(manifest.read_text(encoding="utf-8")).get("dependencies") or {}
+            with open_regular(manifest, "r", encoding="utf-8") as f:  # a FIFO is never waited on
+                deps = json.loads(f.read()).get("dependencies") or {}
         except (OSError, ValueError, AttributeError):
             continue
         if HOOKS_PLUGIN not in deps:

@@ -60,7 +60,7 @@ def install(plan: Plan, *, project: Path | None, uninstall: bool, argv: list[str
     plugin = base / "plugins" / "memdir.js"
     cfg_dir = project if project else opencode_config_dir()
     cfg_path = next((p for p in (cfg_dir / "opencode.json", cfg_dir / "opencode.jsonc") if p.exists()), cfg_dir / "opencode.json")
-    old_plugin = plugin.read_text(encoding="utf-8", errors="replace") if plugin.exists() else None
+    old_plugin = read_settings_text(plugin, "utf-8") if plugin.exists() else None
     if old_plugin is not None and PLUGIN_MARK not in old_plugin:
         raise UsageError(f"{plugin} exists and was not written by memdir; move it away first — nothing was changed")
     yours = opencode_config_dir() / "plugins" / "memdir.js"
