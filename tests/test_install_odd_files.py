@@ -74,3 +74,30 @@ def test_doctor_does_not_wait_on_a_fifo_in_a_host_config(home, rel):
     _code, out, err = _run(home, "--json", "doctor")
     assert "internal error" not in err, err
     json.loads(out)
+
+
+def _loop(path):
+    path.symlink_to(path.name)
+
+
+def _under_a_file(path):
+    (path.parent / "afile").write_text("x\n")
+    path.symlink_to(path.parent / "afile" / "settings.json")
+
+
+@pytest.mark.parametrize("host,rel", [(h, r) for h, r in CASES if not r.endswith(".js")])
+@pytest.mark.parametrize("make", [_loop, _under_a_file])
+def test_a_link_no_file_can_be_written_through_stops_install_before_anything_is_written(home, host, rel, make):
+    """A settings file linked to itself (a loop) or to a place under a file: one line naming it, and the host's
+    other settings files are not written either (before: hooks written, then `internal error: RuntimeError: Symlink
+    loop` or `File exists`, half an install)."""
+    path = home / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    make(path)
+    before = _tree(home)
+    code, _out, err = _run(home, "install", host)
+    lines = err.strip().splitlines()
+    assert code == 2, err
+    assert len(lines) == 1 and lines[0].startswith("memdir: error:") and str(path) in err, err
+    assert "internal error" not in err and "nothing was changed" in err
+    assert _tree(home) == before

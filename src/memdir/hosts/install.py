@@ -170,7 +170,7 @@ def created_by_install(path: Path, project: Path | None, keys: frozenset[str]) -
     a file that exists before it writes it), or each is a reinstall's copy of install's own file — memdir's entry
     (:func:`mcp_entry_ours` with ``keys``) in an otherwise empty ``mcpServers`` and nothing else. A backup without
     that entry is the file as the user had it; an unreadable one counts as the user's too."""
-    for b in backups_of(path.resolve() if path.is_symlink() else path, project):
+    for b in backups_of(link_target(path), project):
         try:
             data = json.loads(b.read_text(encoding="utf-8-sig"))
         except (OSError, ValueError):
@@ -180,6 +180,18 @@ def created_by_install(path: Path, project: Path | None, keys: frozenset[str]) -
                 and mcp_entry_ours(servers["memdir"], keys)):
             return False
     return True
+
+
+def link_target(path: Path) -> Path:
+    """``path``, or for a link (a dotfiles folder's file) the file it leads to. Raises ``UsageError`` for a link
+    that leads back to itself."""
+    if not path.is_symlink():
+        return path
+    try:
+        return path.resolve()
+    except (RuntimeError, OSError):  # a loop: RuntimeError up to Python 3.12, OSError after
+        raise UsageError(f"{path} is a link that leads back to itself (a loop); fix the link or remove it — nothing "
+                         "was changed") from None
 
 
 def backup_file(plan: Plan, path: Path) -> Path | None:
@@ -254,7 +266,7 @@ def write_text(plan: Plan, path: Path, text: str, *, old: str | None) -> None:
     backup = None
     if not plan.dry_run:
         # a settings file linked from a dotfiles folder: write the target, keep the link (and back up beside it)
-        target = path.resolve() if path.is_symlink() else path
+        target = link_target(path)
         make_dirs(target.parent, private=user_config(target, plan.project) or user_config(path, plan.project))
         if old is not None:
             backup = backup_file(plan, target)
@@ -288,7 +300,7 @@ def users_own_text(path: Path, project: Path | None, holds) -> str | None:
     that is blank or of which ``holds(text)`` is true, with its own line ends; ``None`` when there is none (install
     created the file, or every backup holds more). An uninstall that would leave nothing of the user's writes this
     back instead of deleting a file the user had (``{}``, an empty one, opencode.json's ``$schema`` alone)."""
-    for b in backups_of(path.resolve() if path.is_symlink() else path, project)[:20]:
+    for b in backups_of(link_target(path), project)[:20]:
         try:
             with open(b, encoding="utf-8-sig", newline="") as f:
                 text = f.read()
@@ -303,7 +315,7 @@ def remove_file(plan: Plan, path: Path) -> None:
     """Delete ``path``, which an uninstall left with nothing but memdir's entries removed (so no backup); for a link
     (a dotfiles folder's file install created behind a dangling link), its target, the link staying as it was."""
     if not plan.dry_run:
-        (path.resolve() if path.is_symlink() else path).unlink()
+        link_target(path).unlink()
     plan.add(path, "removed")
 
 
@@ -333,7 +345,7 @@ def as_written(path: Path, data: dict[str, Any], old: str | None, project: Path 
     """``data`` as the text to write at ``path``: a backup's own text when it holds the same settings, empty objects
     and lists aside (an uninstall gives the file back byte for byte: indentation, escapes, key order, the person's
     empty ``"hooks": {}``), else JSON indented as ``old`` is."""
-    target = path.resolve() if path.is_symlink() else path
+    target = link_target(path)
     want = bare(data)
     for b in backups_of(target, project)[:20]:
         try:
@@ -503,13 +515,26 @@ def install_host(host: str, *, project: Path | None = None, uninstall: bool = Fa
     if not dry_run:  # a file the person made read-only is theirs to open up: found before anything is written
         probe = Plan(dry_run=True, project=project)
         run(probe, project=project, uninstall=uninstall, argv=argv, legacy=legacy)
-        locked = [c["file"] for c in probe.changes
-                  if c["action"] in ("updated", "removed") and read_only(Path(c["file"]))]
-        if locked:
-            raise UsageError(f"{locked[0]} is read-only: memdir leaves it alone; make it writable (chmod u+w) or "
-                             "change it by hand — nothing was changed")
+        for c in probe.changes:
+            why = c["action"] in ("created", "updated", "removed") and cannot_write(Path(c["file"]))
+            if why:
+                raise UsageError(f"{c['file']} {why} — nothing was changed")
     run(plan, project=project, uninstall=uninstall, argv=argv, legacy=legacy)
     return plan
+
+
+def cannot_write(path: Path) -> str:
+    """Why install cannot write (or remove) ``path``, "" when it can: a file made read-only, or a link leading under
+    something that is not a folder (found before anything is written: no half install)."""
+    target = link_target(path).absolute()
+    if read_only(target):
+        return "is read-only: memdir leaves it alone; make it writable (chmod u+w) or change it by hand"
+    up = target.parent
+    while not os.path.lexists(up) and up != up.parent:
+        up = up.parent
+    if not up.is_dir():
+        return f"cannot be written: {up} is not a folder; fix the path by hand"
+    return ""
 
 
 def read_only(path: Path) -> bool:
