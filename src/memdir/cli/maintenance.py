@@ -89,15 +89,17 @@ def doctor(ctx, as_json):
     registrations (memdir hooks a host will not run)."""
     from memdir.errors import StoreUnreachable
     from memdir.hosts.host_checks import host_checks
+    from memdir.hosts.mcp_checks import mcp_checks
     from memdir.roots import project_root
 
     try:
         store = open_store(ctx)
-        checks = store.doctor() + host_checks(store.project_root)
+        checks = store.doctor() + host_checks(store.project_root) + mcp_checks(store.project_root)
     except StoreUnreachable as exc:  # a team store down or a wrong login: said as a check, and the checks that need
         checks = [{"check": "store", "ok": "fail", "detail": str(exc),  # no store still run
                    "remedy": "check the store URL (`memdir config`), that the server runs and accepts this login"}]
-        checks += host_checks(project_root(ctx.find_root().obj.get("dir")))
+        proj = project_root(ctx.find_root().obj.get("dir"))
+        checks += host_checks(proj) + mcp_checks(proj)
     lines = []
     for c in checks:
         lines.append(f"[{c['ok']:>4}] {c['check']}: {c['detail']}")
