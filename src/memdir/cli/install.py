@@ -34,7 +34,13 @@ def install(ctx, host, project, uninstall, dry_run, command, legacy, as_json):
         raise UsageError(f"--legacy is for opencode (its v1-only plugin); {host} has no legacy form")
     obj = ctx.find_root().obj or {}
     proj = project_root(obj.get("dir")) if project else None
-    argv = shlex.split(command, posix=os.name != "nt") if command else None
+    try:
+        argv = shlex.split(command, posix=os.name != "nt") if command else None
+    except ValueError as exc:  # an unclosed quote
+        from memdir.errors import UsageError
+
+        raise UsageError(f"--command {command!r} does not split into words ({exc}); check its quotes — nothing "
+                         "was changed") from None
     plan = install_host(host, project=proj, uninstall=uninstall, dry_run=dry_run, argv=argv, legacy=legacy,
                         home=obj.get("home"))
     if as_json or obj.get("json"):
