@@ -165,7 +165,7 @@ def backups_of(path: Path, project: Path | None) -> list[Path]:
     return sorted(found, key=lambda b: b.name, reverse=True)
 
 
-def created_by_install(path: Path, project: Path | None, keys: frozenset[str]) -> bool:
+def created_by_install(path: Path, project: Path | None, keys: frozenset[str], argv: list[str] | None = None) -> bool:
     """True when ``path``'s backups (:func:`backups_of`) show install made the file: there is none (install backs up
     a file that exists before it writes it), or each is a reinstall's copy of install's own file — memdir's entry
     (:func:`mcp_entry_ours` with ``keys``) in an otherwise empty ``mcpServers`` and nothing else. A backup without
@@ -177,7 +177,7 @@ def created_by_install(path: Path, project: Path | None, keys: frozenset[str]) -
             return False
         servers = data.get("mcpServers") if isinstance(data, dict) else None
         if not (isinstance(servers, dict) and set(data) == {"mcpServers"} and set(servers) == {"memdir"}
-                and mcp_entry_ours(servers["memdir"], keys)):
+                and mcp_entry_ours(servers["memdir"], keys, argv)):
             return False
     return True
 
@@ -375,19 +375,24 @@ def remove_empty_dirs(plan: Plan, *dirs: Path) -> None:
             pass
 
 
-def mcp_entry_ours(entry: Any, keys: frozenset[str]) -> bool:
+def mcp_entry_ours(entry: Any, keys: frozenset[str], argv: list[str] | None = None) -> bool:
     """True when a host's ``memdir`` MCP server entry has exactly the shape ``memdir install`` writes for that host
     (``keys``, and a memdir command whose last word is ``mcp``): it may be updated and removed. One a person wrote (an
-    ``env``, a ``--home`` after ``mcp``, another key) is left as it is by install and by uninstall."""
+    ``env``, a ``--home`` after ``mcp``, another key) is left as it is by install and by uninstall. ``argv``: the
+    command being installed, which counts as memdir's whatever its name (``--command /opt/md/bin/md``)."""
     if not isinstance(entry, Mapping) or set(entry) != set(keys):
         return False
     words = entry.get("command") if "args" not in keys else [entry.get("command"), *(entry.get("args") or [])]
     words = [str(x) for x in words] if isinstance(words, (list, tuple)) else []
-    return bool(words) and words[-1] == "mcp" and "memdir" in " ".join(words)
+    return bool(words) and words[-1] == "mcp" and ("memdir" in " ".join(words) or words == [*(argv or ()), "mcp"])
 
 
 def is_ours(command: Any, host: str) -> bool:
-    return isinstance(command, str) and f" hook {host} " in f" {command} " and "memdir" in command
+    """True for a hook command memdir install writes: ``… hook <host> …`` naming memdir, or of exactly install's
+    shape, ``<command> hook <host> <event>`` (``--command`` naming memdir by another name)."""
+    if not isinstance(command, str) or f" hook {host} " not in f" {command} ":
+        return False
+    return "memdir" in command or command.rstrip().endswith(tuple(f" hook {host} {e}" for e in HOOK_EVENTS.values()))
 
 
 def handlers(settings: dict[str, Any]):

@@ -45,7 +45,7 @@ def install(plan: Plan, *, project: Path | None, uninstall: bool, argv: list[str
         write_json(plan, settings_path, settings, remove_if_empty=uninstall)
     if uninstall:
         listed = mcp is not None and isinstance(servers, dict) and "memdir" in servers
-        if listed and not mcp_entry_ours(servers["memdir"], CLAUDE_ENTRY):  # the person's own: theirs to remove
+        if listed and not mcp_entry_ours(servers["memdir"], CLAUDE_ENTRY, argv):  # the person's own: theirs to remove
             kept_note(plan, mcp_path, 'the "memdir" MCP server')
         elif listed:
             del servers["memdir"]
@@ -53,13 +53,13 @@ def install(plan: Plan, *, project: Path | None, uninstall: bool, argv: list[str
             # were; tests/e2e: config_preserved); a project's .mcp.json left as {"mcpServers": {}} was made by
             # install and goes, and so does a ~/.claude.json none of whose backups ever held anything but memdir's
             # entry: install created it, and no host wrote to it since
-            made = project is not None or created_by_install(mcp_path, project, CLAUDE_ENTRY)
+            made = project is not None or created_by_install(mcp_path, project, CLAUDE_ENTRY, argv)
             write_json(plan, mcp_path, mcp, empty=({}, {"mcpServers": {}}), remove_if_empty=made)
         remove_empty_dirs(plan, (project if project is not None else home) / ".claude")  # when nothing else is in it
     else:
         mcp = mcp or {}
         servers = mcp.setdefault("mcpServers", {})
-        if "memdir" in servers and not mcp_entry_ours(servers["memdir"], CLAUDE_ENTRY):  # the person's own
+        if "memdir" in servers and not mcp_entry_ours(servers["memdir"], CLAUDE_ENTRY, argv):  # the person's own
             kept_note(plan, mcp_path, 'the "memdir" MCP server')
         else:
             servers["memdir"] = {"type": "stdio", "command": argv[0], "args": [*argv[1:], "mcp"]}

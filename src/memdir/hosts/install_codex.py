@@ -178,7 +178,7 @@ def codex_config(plan: Plan, path: Path, *, argv: list[str] | None, trust: dict[
         entry = servers.get("memdir") if isinstance(servers, Mapping) else None
 
         def ours(e) -> bool:  # what install writes; an older memdir's marker block held it without the timeout
-            return mcp_entry_ours(e, CODEX_ENTRY) or (legacy and mcp_entry_ours(e, frozenset({"command", "args"})))
+            return mcp_entry_ours(e, CODEX_ENTRY, argv) or (legacy and mcp_entry_ours(e, frozenset({"command", "args"})))
         if uninstall:
             if entry is not None and ours(entry):
                 del servers["memdir"]

@@ -83,7 +83,7 @@ def install(plan: Plan, *, project: Path | None, uninstall: bool, argv: list[str
         if data is not None and not isinstance(data, dict):
             raise UsageError(f"{cfg_path} does not hold a JSON object; nothing was changed")
     mine = isinstance(data, dict) and isinstance(data.get("mcp"), dict) and "memdir" in data["mcp"] \
-        and not mcp_entry_ours(data["mcp"]["memdir"], frozenset(entry))  # a "memdir" server the person wrote
+        and not mcp_entry_ours(data["mcp"]["memdir"], frozenset(entry), argv)  # a "memdir" server the person wrote
     if not uninstall and data is not None and "mcp" in data and not isinstance(data["mcp"], dict):
         raise UsageError(f"{cfg_path}: \"mcp\" is not an object; fix it by hand — nothing was changed")
     if uninstall:
