@@ -348,6 +348,44 @@ MIGRATIONS = [m001_create_tables, m002_vectors_tiers, m003_fts_vocab, m004_fts_c
               m014_hash_bytes_derived_ts, m015_zstd_tails]
 
 
+def _retired_m016(db: sqlite3.Connection) -> bool:
+    """A v16 index of the memdir of 2026-12-04 (m016: FTS5 ``automerge`` 8 in the FTS table's config, no row changed),
+    taken back the next day: the setting is dropped (FTS5's default again); a v16 index without it is not this one."""
+    if not db.execute("SELECT 1 FROM sqlite_master WHERE name = 'fts_config'").fetchone():
+        return False
+    row = db.execute("SELECT v FROM fts_config WHERE k = 'automerge'").fetchone()
+    if row is None or str(row[0]) != "8":
+        return False
+    db.execute("DELETE FROM fts_config WHERE k = 'automerge'")
+    return True
+
+
+#: schema versions a released memdir wrote and a later one took back, each with the step back to the version before
+#: (it returns False, changing nothing, when the index is not the one that version made): without it an index a
+#: user's memdir wrote is refused as "newer" by every later memdir. A future migration takes the number after these.
+RETIRED = {16: _retired_m016}
+
+
+def step_back_retired(db: sqlite3.Connection) -> int:
+    """Step an index of a retired schema version (:data:`RETIRED`) back to the version before it, in one transaction;
+    returns the schema version."""
+    version = db.execute("PRAGMA user_version").fetchone()[0]
+    while version > len(MIGRATIONS) and version in RETIRED:
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            now = db.execute("PRAGMA user_version").fetchone()[0]  # another process may have stepped it back already
+            if now == version and RETIRED[version](db):
+                db.execute(f"PRAGMA user_version = {version - 1}")
+            db.execute("COMMIT")
+        except BaseException:
+            txn.rollback(db)
+            raise
+        was, version = version, db.execute("PRAGMA user_version").fetchone()[0]
+        if version == was:
+            break
+    return version
+
+
 class NewerIndex(MemdirError, RuntimeError):
     """The index was written by a newer memdir (a ``RuntimeError`` as before; a ``MemdirError``, so one CLI line)."""
 
@@ -369,6 +407,7 @@ def migrate(db: sqlite3.Connection, upto: int | None = None, applied: list[int] 
     Raises ``MemdirError`` (also a ``RuntimeError``) if the database is newer than this memdir (downgrade is not
     supported): the CLI prints one line, not "internal error".
     """
+    step_back_retired(db)
     version = check_not_newer(db)
     for n, fn in enumerate(MIGRATIONS[version:upto], start=version + 1):
         db.execute("BEGIN IMMEDIATE")

@@ -1,0 +1,61 @@
+"""Stores written by an earlier memdir, opened by this one: nothing lost, nothing refused that this memdir can read."""
+
+from __future__ import annotations
+
+import sqlite3
+import subprocess
+import sys
+
+import memdir
+from memdir.store.sqlite.migrations import MIGRATIONS
+
+
+def _store(project, home):
+    with memdir.open(project, home=home) as m:
+        m.remember("the CI cache key is the sha256 of the lockfile", category="facts")
+        m.import_events([{"key": f"e:{i}", "role": "user", "text": f"redis runs on port {7000 + i} in prod",
+                          "session": "s", "ts": "2026-11-20T08:00:00Z"} for i in range(5)])
+        return m.roots["project"].db_path
+
+
+def _set(path, version, automerge=None):
+    db = sqlite3.connect(path, isolation_level=None)
+    if automerge is not None:  # what the retired m016 did: a setting in the FTS table's own config
+        db.execute("INSERT INTO fts(fts, rank) VALUES ('automerge', ?)", (automerge,))
+    db.execute(f"PRAGMA user_version = {version}")
+    db.close()
+
+
+def _cli(project, home, *args):
+    env = {"MEMDIR_HOME": str(home), "PATH": "/usr/bin:/bin"}
+    return subprocess.run([sys.executable, "-m", "memdir", "--dir", str(project), *args], capture_output=True,
+                          text=True, env=env, timeout=120)
+
+
+def test_a_store_from_the_memdir_that_had_the_retired_fts_automerge_migration_opens(project, tmp_path):
+    """memdir of 2026-12-04 wrote schema v16 (FTS5 automerge 8); the next day took that migration back, and from then
+    on every command refused such a store as "written by a newer memdir: upgrade memdir", with no newer one to
+    upgrade to. It is stepped back to v15 (FTS5's default merge width again) with every row kept."""
+    home = tmp_path / "g"
+    path = _store(project, home)
+    _set(path, len(MIGRATIONS) + 1, automerge=8)
+    r = _cli(project, home, "recall", "redis port")
+    assert r.returncode == 0 and "newer memdir" not in r.stderr, r.stderr
+    assert "e:4" in r.stdout
+    with memdir.open(project, home=home) as m:
+        assert len(m.recent(limit=20)) == 6
+        db = m.roots["project"].db
+        assert db.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS)
+        assert db.execute("SELECT count(*) FROM fts_config WHERE k = 'automerge'").fetchone()[0] == 0
+
+
+def test_a_store_of_a_really_newer_schema_is_still_refused_and_left_as_it_was(project, tmp_path):
+    home = tmp_path / "g"
+    path = _store(project, home)
+    for version, automerge in ((len(MIGRATIONS) + 1, None), (len(MIGRATIONS) + 1, 16), (len(MIGRATIONS) + 2, 8)):
+        _set(path, version, automerge=automerge)
+        before = path.read_bytes()
+        r = _cli(project, home, "recall", "redis")
+        err = r.stderr.strip()
+        assert r.returncode == 1 and len(err.splitlines()) == 1 and "newer memdir" in err, (version, automerge, err)
+        assert path.read_bytes() == before
