@@ -59,3 +59,31 @@ def test_a_store_of_a_really_newer_schema_is_still_refused_and_left_as_it_was(pr
         err = r.stderr.strip()
         assert r.returncode == 1 and len(err.splitlines()) == 1 and "newer memdir" in err, (version, automerge, err)
         assert path.read_bytes() == before
+
+
+def test_a_hook_beside_an_index_a_newer_memdir_wrote_queues_its_turns_for_it(project, tmp_path):
+    """A hook run by an older memdir (a second install on PATH, or a roll-back) next to an index a newer one wrote
+    cannot store into it: the prompt and the tool output it was handed were dropped without a word. They are queued
+    in the root's spool, which the newer memdir stores at its next write; the hook still exits 0 at once."""
+    import json
+
+    home = tmp_path / "g"
+    path = _store(project, home)
+    _set(path, len(MIGRATIONS) + 1)
+    before = path.read_bytes()
+    env = {"MEMDIR_HOME": str(home), "PATH": "/usr/bin:/bin"}
+    calls = [("user-prompt", {"session_id": "s9", "cwd": str(project), "prompt": "how do we rotate the kafka certs"}),
+             ("post-tool-use", {"session_id": "s9", "cwd": str(project), "tool_name": "Bash",
+                                "tool_input": {"command": "make rotate-certs"},
+                                "tool_response": {"stdout": "rotated kafka broker certificates on 3 nodes"}})]
+    for event, payload in calls:
+        r = subprocess.run([sys.executable, "-m", "memdir", "hook", "claude-code", event], input=json.dumps(payload),
+                           capture_output=True, text=True, env=env, timeout=120)
+        assert r.returncode == 0 and "Traceback" not in r.stderr
+    assert path.read_bytes() == before
+    _set(path, len(MIGRATIONS))  # the newer memdir, as far as this one can play it
+    with memdir.open(project, home=home) as m:
+        m.capture({"role": "user", "text": "the next prompt after the upgrade", "session": "s10"})
+        texts = [h.text for h in m.recent(kinds=["event"], limit=20)]
+    assert any("rotate the kafka certs" in t for t in texts), texts
+    assert any("rotated kafka broker certificates" in t for t in texts), texts

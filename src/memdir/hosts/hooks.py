@@ -322,6 +322,16 @@ def run_hook(host: str, event: str, raw: bytes | str | dict | None, *, project_d
                 log.debug("hook %s %s: capture skipped (read_only): %s", call.host, call.event, exc)
                 pending.clear()
                 return out
+            except Exception as exc:
+                from memdir.store.sqlite.migrations import NewerIndex
+
+                if not isinstance(exc, NewerIndex):
+                    raise
+                # a newer memdir wrote the index (a second install, a roll-back): its next write stores them
+                log.debug("hook %s %s: %d turn(s) queued for a newer memdir: %s", call.host, call.event,
+                          sum(m.queue_capture(rest) for rest in pending), exc)
+                pending.clear()
+                return out
             if pending and pending[0] is ev:
                 pending.pop(0)
             log.debug("hook %s %s: %s %s", call.host, call.event, r.reason, r.key or "")
