@@ -87,3 +87,39 @@ def test_a_hook_beside_an_index_a_newer_memdir_wrote_queues_its_turns_for_it(pro
         texts = [h.text for h in m.recent(kinds=["event"], limit=20)]
     assert any("rotate the kafka certs" in t for t in texts), texts
     assert any("rotated kafka broker certificates" in t for t in texts), texts
+
+
+def test_a_hook_while_a_detached_process_upgrades_the_index_does_not_wait_for_it(project, tmp_path):
+    """The first hook after an update hands a long migration to a detached process (its marker beside the index).
+    Every hook after it waited on that process's write lock for its whole budget (3 s a prompt, for as long as the
+    upgrade of a large store ran) and then left without a block anyway. It now sees the upgrade under way, queues
+    its turns for the next writer and answers at once."""
+    import json
+    import time
+
+    from memdir.store.sqlite.migrations import migrate
+    from memdir.store.sqlite.opening import add_functions
+
+    home = tmp_path / "g"
+    path = project / ".memory" / ".memdir" / "index.sqlite3"
+    path.parent.mkdir(parents=True)
+    db = sqlite3.connect(str(path), isolation_level=None)
+    db.execute("PRAGMA journal_mode = WAL")
+    add_functions(db)
+    migrate(db, upto=len(MIGRATIONS) - 1)  # a store of the memdir before
+    (path.parent / "index.sqlite3.upgrading").write_text("1")
+    db.execute("BEGIN IMMEDIATE")  # the detached upgrade holds the write lock
+    env = {"MEMDIR_HOME": str(home), "PATH": "/usr/bin:/bin", "MEMDIR_HOOK_BUDGET_MS": "20000"}
+    payload = {"session_id": "s1", "cwd": str(project), "prompt": "how do we rotate the kafka certs"}
+    t0 = time.monotonic()
+    r = subprocess.run([sys.executable, "-m", "memdir", "hook", "claude-code", "user-prompt"],
+                       input=json.dumps(payload), capture_output=True, text=True, env=env, timeout=120)
+    took = time.monotonic() - t0
+    db.execute("ROLLBACK")
+    db.close()
+    assert r.returncode == 0 and took < 8, took  # 20 s (its whole budget) before
+    (path.parent / "index.sqlite3.upgrading").unlink()
+    with memdir.open(project, home=home) as m:
+        m.capture({"role": "user", "text": "the next prompt after the upgrade", "session": "s2"})
+        texts = [h.text for h in m.recent(kinds=["event"], limit=20)]
+    assert any("rotate the kafka certs" in t for t in texts), texts

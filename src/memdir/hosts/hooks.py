@@ -52,6 +52,7 @@ import time
 from typing import Any, Callable
 
 from memdir.errors import ReadOnlyStore
+from memdir.hosts.upgrading import hand_over_upgrade, under_way
 from memdir.lazylog import getLogger
 
 log = getLogger("memdir")  # imports logging only when a record can go somewhere
@@ -119,41 +120,6 @@ class _Watchdog:
     def cancel(self) -> None:
         if self.timer is not None:
             self.timer.cancel()
-
-
-#: seconds during which no second detached upgrade of the same index is started
-UPGRADE_RESPAWN_S = 120
-
-
-def hand_over_upgrade() -> bool:
-    """Called when a hook's budget runs out. If this process was migrating or re-tokenizing an index (the first open
-    after a memdir upgrade: seconds, minutes on a large store), exiting rolls that work back, and every later hook
-    would start it again and be cut off again: nothing captured, nothing injected, until a CLI command ran. So the
-    upgrade goes on in a detached process without a budget (one per :data:`UPGRADE_RESPAWN_S`, a marker
-    ``<index>.upgrading`` beside it). Returns True when one was started; never raises."""
-    try:
-        opening = sys.modules.get("memdir.store.sqlite.opening")
-        path = getattr(opening, "upgrading", None)
-        if path is None:
-            return False
-        marker = str(path) + ".upgrading"
-        try:
-            if time.time() - os.stat(marker).st_mtime < UPGRADE_RESPAWN_S:
-                return False
-        except OSError:
-            pass
-        with open(marker, "w", encoding="utf-8") as f:
-            f.write(str(os.getpid()))
-        import subprocess
-
-        code = "import sys; from pathlib import Path; from memdir.store.sqlite.opening import upgrade; upgrade(Path(sys.argv[1]))"
-        subprocess.Popen([sys.executable, "-P", "-c", code, str(path)], stdin=subprocess.DEVNULL,
-                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True)
-        log.debug("hook: the upgrade of %s goes on in a detached process", path)
-        return True
-    except Exception as exc:  # noqa: BLE001 — the hook is leaving anyway
-        log.debug("hook: upgrade not handed over: %s", exc)
-        return False
 
 
 def _env_budget() -> float:
@@ -275,12 +241,15 @@ def run_hook(host: str, event: str, raw: bytes | str | dict | None, *, project_d
     from memdir.portability.dropimport import spawn_if_pending
 
     spawn_if_pending(m.home, m.project_root)  # files dropped in <global root>/import/: a detached importer (issue 13)
+    waiting = open_store is None and under_way(m)  # a detached process upgrades an index: its lock is not waited on
     try:
         if on_open is not None:
             on_open(m)
         block, query = "", ""
         try:
-            if call.event == "session-start":
+            if waiting:
+                log.debug("hook %s %s: no block while the index is upgraded", call.host, call.event)
+            elif call.event == "session-start":
                 limit = min(int(m.config.get("hook.session_max_chars")), adapters.HOOK_MAX_CHARS)
                 if not int(m.config.get("inject.max_chars")):  # "no block" holds for the session's opening one too
                     limit = 0
@@ -315,6 +284,11 @@ def run_hook(host: str, event: str, raw: bytes | str | dict | None, *, project_d
         if call.event == "stop" and call.assistant and not any(ev["role"] == "assistant" for ev in known):
             events.append(turn("assistant", call.assistant))  # read from the transcript just now
         pending[:] = events
+        if waiting:  # the next writer stores them, once
+            log.debug("hook %s %s: %d turn(s) queued during the upgrade", call.host, call.event,
+                      sum(m.queue_capture(ev) for ev in events))
+            pending.clear()
+            return out
         for ev in events:
             try:
                 r = m.capture(ev)

@@ -140,7 +140,7 @@ def enable_incremental_vacuum(db: sqlite3.Connection) -> bool:
 
 
 #: the index file this process is migrating or re-tokenizing right now, else None: a hook cut off by its time budget
-#: meanwhile hands that work to a detached process (:func:`memdir.hosts.hooks.hand_over_upgrade`)
+#: meanwhile hands that work to a detached process (:func:`memdir.hosts.upgrading.hand_over_upgrade`)
 upgrading: Path | None = None
 
 
@@ -156,7 +156,7 @@ def needs_upgrade(db: sqlite3.Connection) -> bool:
 
 def upgrade(path: Path) -> None:
     """Open the index at ``path`` (migrating and re-tokenizing it as needed) and close it: the detached process of
-    :func:`memdir.hosts.hooks.hand_over_upgrade` runs this, then removes its marker."""
+    :func:`memdir.hosts.upgrading.hand_over_upgrade` runs this, then removes its marker."""
     db, _ = open_index(path)
     db.close()
     Path(str(path) + ".upgrading").unlink(missing_ok=True)
