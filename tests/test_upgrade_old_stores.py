@@ -123,3 +123,21 @@ def test_a_hook_while_a_detached_process_upgrades_the_index_does_not_wait_for_it
         m.capture({"role": "user", "text": "the next prompt after the upgrade", "session": "s2"})
         texts = [h.text for h in m.recent(kinds=["event"], limit=20)]
     assert any("rotate the kafka certs" in t for t in texts), texts
+
+
+def test_the_one_time_re_tokenizing_line_names_the_index_it_is_about(project, tmp_path):
+    """After an update both roots were re-tokenized and the same "(one-time)" line came twice, naming neither: it
+    read as one step done twice. Each line now names its index."""
+    home = tmp_path / "g"
+    _store(project, home)
+    with memdir.open(project, home=home) as m:
+        m.remember("a global note", scope="global")
+        paths = [m.roots[s].db_path for s in ("project", "global")]
+    for path in paths:
+        db = sqlite3.connect(path, isolation_level=None)
+        db.execute("UPDATE meta SET value = 'an-older-tokenizer' WHERE key = 'tokenizer'")
+        db.close()
+    r = _cli(project, home, "status")
+    lines = [ln for ln in r.stderr.splitlines() if "re-tokenizing" in ln]
+    assert r.returncode == 0 and len(lines) == 2, r.stderr
+    assert str(paths[0]) in lines[0] + lines[1] and str(paths[1]) in lines[0] + lines[1]

@@ -293,7 +293,8 @@ def check_tokenizer(db: sqlite3.Connection) -> int:
         if row is not None and _untouched(db, row[0], version):
             pass  # a version before changes that touch only some texts, and no text is one: every row is as written now
         elif row is not None:  # an older index: rebuild its token streams from the stored texts
-            log.warning("memdir: index built by tokenizer %s; re-tokenizing for %s (one-time)", row[0], version)
+            log.warning("memdir: re-tokenizing the index %s (one-time: built by tokenizer %s, now %s)",
+                        db.execute("PRAGMA database_list").fetchone()[2], row[0], version)
             n = index.rebuild_fts(db)
         db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('tokenizer', ?)", (version,))
         db.execute("COMMIT")
