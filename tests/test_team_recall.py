@@ -142,3 +142,38 @@ def test_a_teammate_s_memory_is_marked_team_in_the_block():
                       max_entries=4)
     assert "[ahgqr5 team user] staging migrations run with flyway" in out
     assert "[abc123 user 11-02] deploy with the blue pipeline" in out
+
+
+def test_a_silent_server_costs_the_block_one_recall_budget(project, tmp_path, monkeypatch):
+    """A prompt asked again and again makes the block ask recall twice (a wider second look, past the echoes of the
+    prompt); with a team server that accepts and never answers, the block still waits for it one
+    ``remote.recall_budget_ms`` in all, not once per look (a prompt hook took 2 x 300 ms more, past a second)."""
+    import socket
+    import time
+
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(64)
+    try:
+        monkeypatch.setenv("MEMDIR_REMOTE_URL", f"http://127.0.0.1:{srv.getsockname()[1]}/v1")
+        monkeypatch.setenv("MEMDIR_REMOTE_TOKEN", "tok")
+        monkeypatch.setenv("MEMDIR_REMOTE_PUSH_BUDGET_MS", "0")
+        prompt = "how do we tune the flux capacitor before the deploy"
+        with memdir.open(project, home=tmp_path / "g", config={"remote.recall_budget_ms": 1500}) as m:
+            m.import_events([{"key": f"q{i}", "role": "user", "text": prompt, "session": f"s{i}", "ts": 1_790_000_000 + i}
+                             for i in range(6)])
+            waited: list[float] = []
+            result = remote.Recall.result
+
+            def timed(self):
+                t = time.monotonic()
+                try:
+                    return result(self)
+                finally:
+                    waited.append(time.monotonic() - t)
+
+            monkeypatch.setattr(remote.Recall, "result", timed)
+            m.context(prompt)
+        assert len(waited) >= 1 and sum(waited) < 1.5 + 0.4, waited
+    finally:
+        srv.close()

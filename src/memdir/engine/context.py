@@ -194,9 +194,14 @@ def ranked_hits(s: Stores, prompt: str, k: int) -> list[Hit]:
     """Recall's ``k`` best hits for the block, rules and ROOT.md left out (the rules section shows them). When more
     than half are user turns repeating the prompt (:func:`memdir.inject.entries.near_same`: a question asked again
     and again, each captured; the block drops the ones without a reply), recall is asked for :data:`ECHO_WIDEN` times
-    as many, so they do not crowd out every memory that answers it."""
+    as many, so they do not crowd out every memory that answers it. Both looks share one
+    ``remote.recall_budget_ms`` of waiting for the team server: a silent server costs the block that budget once."""
+    import time
+
+    until = time.monotonic() + float(s.config.get("remote.recall_budget_ms") or 0) / 1000
+
     def ask(n: int) -> list[Hit]:
-        return [h for h in recall_ops.ranked(s, prompt, k=n, scope=None, kinds=None, rehearse=False)
+        return [h for h in recall_ops.ranked(s, prompt, k=n, scope=None, kinds=None, rehearse=False, team_until=until)
                 if not (h.category in ("rules", ROOT_PAGE) and h.scope in ("project", "global"))]
 
     hits = ask(k)

@@ -34,7 +34,10 @@ def recall(s: Stores, query: str, *, k: int | None = None, scope: str | None = N
     return ranked(s, query, k=k, scope=scope, kinds=kinds, rehearse=rehearse)
 
 
-def ranked(s: Stores, query: str, *, k: int, scope: str | None, kinds: Iterable[str] | None, rehearse: bool) -> list[Hit]:
+def ranked(s: Stores, query: str, *, k: int, scope: str | None, kinds: Iterable[str] | None, rehearse: bool,
+           team_until: float | None = None) -> list[Hit]:
+    """Recall's hits for ``query``; ``team_until``: the ``time.monotonic()`` the team server's answer is waited for
+    until at most, shared by the asks of one answer (:func:`memdir.engine.remote.ask`)."""
     tokens = query_tokens(query, repeats=True)
     if not tokens:
         return []
@@ -44,7 +47,7 @@ def ranked(s: Stores, query: str, *, k: int, scope: str | None, kinds: Iterable[
             remote,  # the team server's hits, asked while the local search runs (memdir.engine.remote)
         )
 
-        team = remote.ask(s.config, s.project_root, query, k, now=iso(s.clock()))
+        team = remote.ask(s.config, s.project_root, query, k, now=iso(s.clock()), until=team_until)
     want = k
     reranking = bool(s.config.get("recall.rerank"))
     if reranking:  # a wider first stage for the cross-encoder (memdir.engine.rerank)

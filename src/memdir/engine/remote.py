@@ -437,11 +437,16 @@ def note_recall(root, team: Recall, rows: list[dict[str, Any]] | None) -> None:
     log.warning("memdir: the team server's hits are missing (local hits only): %s", delivery.line(state))
 
 
-def ask(config, root_path: Path, query: str, k: int, *, now: str | None = None) -> Recall | None:
+def ask(config, root_path: Path, query: str, k: int, *, now: str | None = None,
+        until: float | None = None) -> Recall | None:
     """Start asking the team server for ``query``'s hits when ``remote.url`` is set and ``remote.recall_budget_ms``
-    is positive; ``None`` otherwise. ``now`` (ISO time, the caller's clock) is sent with the query."""
+    is positive; ``None`` otherwise. ``now`` (ISO time, the caller's clock) is sent with the query. ``until``
+    (``time.monotonic()``): the end of a budget several asks share (the block's second, wider look waits only for
+    what the first left), ``None`` when none is already under way."""
     got = settings(config, root_path)
     budget = float(config.get("remote.recall_budget_ms") or 0) / 1000
+    if until is not None:
+        budget = min(budget, until - time.monotonic())
     if got is None or budget <= 0 or not query.strip():
         return None
     url, project, token = got
