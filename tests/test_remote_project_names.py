@@ -54,3 +54,53 @@ def test_a_project_named_in_any_script_syncs_through_the_team_server(pg_url, tmp
     finally:
         p.terminate()
         p.wait(timeout=30)
+
+
+@pytest.mark.parametrize("name", ["team/web", "a/../b", "x/events"])
+def test_a_project_name_holding_a_slash_syncs_through_the_team_server(pg_url, tmp_path, monkeypatch, name):
+    """``remote.project = "team/web"`` (a token may grant any name): the client sends ``team%2Fweb``, which the server
+    decodes to a path of one more segment; its routes did not match it, so every push got 404 and the client told
+    the user to fix a remote.url that was right. The project is every segment before the operation."""
+    pytest.importorskip("uvicorn")
+    from memdir.store import open_store
+    from memdir.store.postgres import admin as pg_admin
+
+    admin = open_store(pg_url, project=name)
+    _client(admin, "slash_srv")
+    ann = pg_admin.add_token(admin.conn, "ann", [name])
+    bob = pg_admin.add_token(admin.conn, "bob", [name])
+    admin.close()
+    p, api = _serve(_login(pg_url, "slash_srv"))
+    monkeypatch.setenv("MEMDIR_REMOTE_URL", api)
+    monkeypatch.setenv("MEMDIR_REMOTE_PROJECT", name)
+    a, b = tmp_path / "ann" / "web", tmp_path / "bob" / "web"
+    for d in (a, b):
+        (d / ".git").mkdir(parents=True)
+    try:
+        monkeypatch.setenv("MEMDIR_REMOTE_TOKEN", ann)
+        with memdir.open(a, home=tmp_path / "ga") as m:
+            m.import_events([{"key": "ann-1", "role": "assistant", "session": "s", "ts": 1_790_000_000,
+                              "text": "the gateway retries each webhook three times, then parks it"}])
+            res = m.push()
+            assert res["left"] == 0 and not res["error"], res
+            m.share_history(True)
+        monkeypatch.setenv("MEMDIR_REMOTE_TOKEN", bob)
+        with memdir.open(b, home=tmp_path / "gb", config={"remote.recall_budget_ms": 20_000}) as m:
+            hit = next(h for h in m.recall("gateway webhook", k=3) if h.scope == "team")
+            assert "three times" in hit.text
+    finally:
+        p.terminate()
+        p.wait(timeout=30)
+
+
+def test_a_remote_url_with_v1_twice_is_still_a_route_error(pg_url):
+    """The project is one segment of the path as sent: ``/v1/v1/webapp/events`` is a remote.url with ``/v1`` twice
+    (404, whose fix names remote.url), not a project ``v1/webapp`` the token does not grant."""
+    pytest.importorskip("starlette")
+    from starlette.testclient import TestClient
+
+    from memdir.server import team as teamserver
+
+    with TestClient(teamserver.app(pg_url)) as c:
+        got = c.post("/v1/v1/webapp/events", json={"events": []}, headers={"Authorization": "Bearer x"})
+        assert got.status_code == 404 and "route" in got.json()["error"]

@@ -335,8 +335,19 @@ def app(url: str, cfg: dict[str, Any] | None = None):
             got.append(chunk)
         return b"".join(got)
 
+    def one_segment(request: Request) -> bool:
+        """Whether the project came as one segment of the path as sent (a client percent-encodes it, ``team%2Fweb``):
+        ``/v1/v1/webapp/events`` is a remote.url with ``/v1`` twice (404, the route cause), not project ``v1/webapp``."""
+        raw = request.scope.get("raw_path")
+        if not isinstance(raw, bytes):
+            return True
+        head = raw.split(b"?", 1)[0].rsplit(b"/", 1)[0]  # without the operation
+        return head.count(b"/") == 2  # b"/v1/<project>"
+
     def endpoint(what: str):
         async def handle(request: Request) -> JSONResponse:
+            if not one_segment(request):
+                return err(404, "no such route: send POST <remote.url>/<project, percent-encoded>/" + what)
             auth = request.headers.get("authorization", "")
             if not auth.lower().startswith("bearer ") or not auth[7:].strip():  # before reading what it sends
                 return err(401, "send Authorization: Bearer <token>")
@@ -423,14 +434,15 @@ def app(url: str, cfg: dict[str, Any] | None = None):
         if p is not None:
             p.close()
 
+    # {project:path}: a project named "team/web" is sent percent-encoded and arrives decoded, one segment longer
     return Starlette(routes=[
         Route("/v1/health", health, methods=["GET"]),
         Route("/v1/whoami", whoami, methods=["GET"]),
-        Route("/v1/{project}/events", endpoint("events"), methods=["POST"]),
-        Route("/v1/{project}/recall", endpoint("recall"), methods=["POST"]),
-        Route("/v1/{project}/forget", endpoint("forget"), methods=["POST"]),
-        Route("/v1/{project}/sharing", endpoint("sharing"), methods=["POST"]),
-        Route("/v1/{project}/holdings", endpoint("holdings"), methods=["POST"]),
-        Route("/v1/{project}/read", endpoint("read"), methods=["POST"]),
+        Route("/v1/{project:path}/events", endpoint("events"), methods=["POST"]),
+        Route("/v1/{project:path}/recall", endpoint("recall"), methods=["POST"]),
+        Route("/v1/{project:path}/forget", endpoint("forget"), methods=["POST"]),
+        Route("/v1/{project:path}/sharing", endpoint("sharing"), methods=["POST"]),
+        Route("/v1/{project:path}/holdings", endpoint("holdings"), methods=["POST"]),
+        Route("/v1/{project:path}/read", endpoint("read"), methods=["POST"]),
     ], lifespan=lifespan)
 
