@@ -43,3 +43,15 @@ def test_a_body_over_the_cap_gets_413_and_is_not_held(client, chunked):
 def test_a_body_under_the_cap_is_read_as_before(client):
     r = client.post("/v1/p/recall", content=b"[1, 2]", headers={"Authorization": "Bearer t"})
     assert r.status_code == 400 and r.json()["error"] == "the body must be a JSON object"
+
+
+@pytest.mark.parametrize("method, path", [("POST", "/v1/p/nothing"), ("GET", "/v1/p/events"), ("POST", "/nope"),
+                                          ("POST", "/v1/health"), ("DELETE", "/v1/whoami")])
+def test_an_unknown_route_or_method_is_a_one_line_json_error(client, method, path):
+    """The module's promise, "errors are one-line JSON {"error": …}", held for the routes only: a wrong path or
+    method got Starlette's plain-text "Not Found" / "Method Not Allowed"."""
+    r = client.request(method, path, headers={"Authorization": "Bearer t"})
+    assert r.status_code in (404, 405)
+    assert r.headers["content-type"].startswith("application/json")
+    msg = r.json()["error"]
+    assert msg and "\n" not in msg

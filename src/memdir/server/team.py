@@ -420,6 +420,12 @@ def app(url: str, cfg: dict[str, Any] | None = None):
             log.warning("memdir: the store (PostgreSQL) answers again")
         return JSONResponse({"ok": True, "store": "ok"})
 
+    async def not_here(request: Request, exc: Exception) -> JSONResponse:
+        """A path or method the API does not have: one JSON line as every other error (the client's route cause)."""
+        code = getattr(exc, "status_code", 404)
+        what = "no such route" if code == 404 else f"method {request.method} not allowed here"
+        return err(code, f"{what}: the API is GET /v1/health, GET /v1/whoami and POST /v1/<project>/<operation>")
+
     from contextlib import asynccontextmanager
 
     @asynccontextmanager
@@ -444,5 +450,5 @@ def app(url: str, cfg: dict[str, Any] | None = None):
         Route("/v1/{project:path}/sharing", endpoint("sharing"), methods=["POST"]),
         Route("/v1/{project:path}/holdings", endpoint("holdings"), methods=["POST"]),
         Route("/v1/{project:path}/read", endpoint("read"), methods=["POST"]),
-    ], lifespan=lifespan)
+    ], lifespan=lifespan, exception_handlers={404: not_here, 405: not_here})
 
