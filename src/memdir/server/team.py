@@ -159,9 +159,11 @@ def _row(ev: Any) -> dict[str, Any]:
         ev = {**ev, "meta": json.dumps(ev["meta"], ensure_ascii=False)}
     elif ev.get("meta") is not None and not isinstance(ev["meta"], str):
         raise ValueError("an event's meta must be a JSON object or its text")
-    try:
-        parse_ts(ev["ts"])
-        epoch = float(ev.get("ts_epoch") or 0.0)
+    if isinstance(ev.get("ts_epoch"), bool):
+        raise ValueError("an event's ts_epoch must be a number (epoch seconds)")
+    try:  # no ts_epoch sent (a hand-written client): the time ts says, never 1970 for recall's decay
+        when = parse_ts(ev["ts"]).timestamp()
+        epoch = when if ev.get("ts_epoch") is None else float(ev["ts_epoch"])
     except (MemdirError, TypeError, ValueError):
         raise ValueError("an event's ts must be an ISO 8601 time and ts_epoch a number") from None
     if not math.isfinite(epoch):
