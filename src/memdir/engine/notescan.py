@@ -9,7 +9,7 @@ from typing import Any
 
 from memdir.errors import UsageError
 from memdir.fileio import drop_stale_temp
-from memdir.notes import markdown as notes
+from memdir.notes import markdown as notes, synccopy
 from memdir.roots import check_segment
 
 
@@ -59,6 +59,10 @@ def scan(root: Any) -> tuple[dict[str, tuple[str, int, int]], list[dict[str, str
                 problems.append(root.problem("unreadable", f.path, NESTED.format(cat=cat.name)))
                 continue
             if not f.name.endswith(".md") or f.name == "index.md" or f.name.startswith("."):
+                continue
+            copied = synccopy.problem_detail(cat.path, cat.name, f.name[:-3])
+            if copied:  # Dropbox's "(conflicted copy …)", Syncthing's ".sync-conflict-…": its note's twin, named
+                problems.append(root.problem("conflict", f.path, copied))
                 continue
             if f.is_symlink() and not root.inside(Path(f.path)):  # the category dir is already checked
                 problems.append(root.problem("outside_root", f.path, "note is a symlink out of the root; skipped"))

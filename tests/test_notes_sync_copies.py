@@ -1,0 +1,69 @@
+"""Files that sync tools and merge tools leave beside a note: a Dropbox or Nextcloud "conflicted copy", a Syncthing
+``.sync-conflict-…`` file, the ``_BASE_``/``_LOCAL_``/``_REMOTE_``/``_BACKUP_`` files of an aborted ``git mergetool``.
+They end in ``.md`` but are no memory of their own: recall, recent, the outline and ``index.md`` count the note once;
+``inspect`` and ``doctor`` name each copy as a conflict copy of its note, and nothing is deleted."""
+
+from __future__ import annotations
+
+import pytest
+
+import memdir
+
+COPIES = [
+    "deploy-pnpm (conflicted copy 2026-12-01).md",
+    "deploy-pnpm (Ann's conflicted copy 2026-12-01).md",
+    "deploy-pnpm (conflicted copy 2026-12-01 123456).md",
+    "deploy-pnpm (Case Conflict).md",
+    "deploy-pnpm.sync-conflict-20261201-123456-ABCDEFG.md",
+    "deploy-pnpm_BASE_12345.md",
+    "deploy-pnpm_LOCAL_12345.md",
+    "deploy-pnpm_REMOTE_12345.md",
+    "deploy-pnpm_BACKUP_12345.md",
+]
+
+
+def _files(mem):
+    return {str(p.relative_to(mem)): p.read_bytes() for p in sorted(mem.rglob("*.md"))}
+
+
+@pytest.mark.parametrize("name", COPIES)
+def test_a_sync_conflict_copy_is_no_second_memory_and_is_named(m, project, name):
+    nid = m.remember("deploy with pnpm because the npm lockfile differs", category="decisions").id
+    mem = project / ".memory"
+    src = mem / f"{nid}.md"
+    copy = mem / "decisions" / name.replace("deploy-pnpm", nid.split("/")[1])
+    copy.write_text(src.read_text() + "\nThe other laptop added: pin pnpm 9 in CI.\n")
+    m.recall("pnpm")  # the long-lived object sees the copy appear
+    before = _files(mem)
+    with memdir.open(project, home=project.parent / "g") as fresh:
+        for store in (m, fresh):
+            assert [h.id for h in store.recall("pnpm") if h.kind != "event"] == [nid]
+            assert [h.id for h in store.recent()] == [nid]
+            assert store.inspect().counts["project"]["notes"] == 1
+            named = [p for p in store.inspect().problems if p["path"] == str(copy)]
+            assert len(named) == 1 and "conflict" in named[0]["detail"] and nid in named[0]["detail"], named
+            check = [c for c in store.doctor() if str(copy) in c["detail"]]
+            assert check and check[0]["ok"] == "warn", store.doctor()
+    index_md = (mem / "decisions" / "index.md").read_text()
+    assert copy.name not in index_md and copy.stem not in (mem / "ROOT.md").read_text()
+    assert _files(mem) == before  # nothing deleted or rewritten
+    assert copy.exists()
+
+
+def test_a_conflict_copy_whose_note_is_gone_says_how_to_keep_it(m, project):
+    mem = project / ".memory"
+    (mem / "facts").mkdir(parents=True)
+    copy = mem / "facts" / "ports (conflicted copy 2026-12-01).md"
+    copy.write_text("the dev server listens on 5173\n")
+    assert m.recall("5173") == []
+    named = [p for p in m.inspect().problems if p["path"] == str(copy)]
+    assert len(named) == 1 and "facts/ports.md" in named[0]["detail"] and "rename" in named[0]["detail"]
+    assert copy.exists()
+
+
+def test_a_note_whose_own_name_looks_like_a_copy_word_is_still_a_note(m, project):
+    mem = project / ".memory"
+    (mem / "facts").mkdir(parents=True)
+    for name in ("conflicted-copy-rules.md", "sync-conflict-handling.md", "db_BASE_url.md"):
+        (mem / "facts" / name).write_text(f"{name[:-3]} keeps the word copyconflict in its text\n")
+    assert len(m.recall("copyconflict")) == 3
