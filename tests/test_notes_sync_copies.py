@@ -67,3 +67,23 @@ def test_a_note_whose_own_name_looks_like_a_copy_word_is_still_a_note(m, project
     for name in ("conflicted-copy-rules.md", "sync-conflict-handling.md", "db_BASE_url.md"):
         (mem / "facts" / name).write_text(f"{name[:-3]} keeps the word copyconflict in its text\n")
     assert len(m.recall("copyconflict")) == 3
+
+
+def test_migrating_a_root_with_editor_and_sync_leftovers_brings_each_note_once(m, project, tmp_path, caplog):
+    src = tmp_path / "other" / ".memory"
+    (src / "decisions").mkdir(parents=True)
+    (src / "ROOT.md").write_text("# Memory root\n")
+    note = src / "decisions" / "deploy-pnpm.md"
+    note.write_text("---\nsummary: deploy with pnpm\n---\ndeploy with pnpm because the npm lockfile differs\n")
+    (src / "decisions" / "deploy-pnpm (conflicted copy 2026-12-01).md").write_text(note.read_text() + "and pin pnpm 9\n")
+    (src / "decisions" / "._deploy-pnpm.md").write_bytes(b"\x00\x05\x16\x07\x00\x02\x00\x00Mac OS X")
+    (src / "decisions" / ".#deploy-pnpm.md").symlink_to("ann@laptop.4242:1700000000")
+    (src / "decisions" / ".deploy-pnpm.md.swp").write_bytes(b"b0VIM 9.0\x00")
+    caplog.set_level("WARNING")
+    got = m.migrate(from_path=src)
+    assert got["sources"][0]["result"]["notes_new"] == 1, got
+    assert [h.id for h in m.recent()] == ["decisions/deploy-pnpm"]
+    said = [r.getMessage() for r in caplog.records]
+    assert not any("._deploy" in s or ".#deploy" in s for s in said), said  # an editor's or Finder's file: no note
+    assert any("conflicted copy" in s and "decisions/deploy-pnpm" in s for s in said), said  # named, not taken
+    assert (src / "decisions" / "deploy-pnpm (conflicted copy 2026-12-01).md").exists()

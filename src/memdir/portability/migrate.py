@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any, Iterator
 
 from memdir.engine import restore
 from memdir.portability.jsonl import forgotten_note, survey
-from memdir.notes import markdown as notes
+from memdir.notes import markdown as notes, synccopy
 from memdir.errors import NotFound, UsageError, path_arg
 from memdir.capture.redact import redact
 from memdir.timeutil import iso, parse_ts
@@ -198,7 +198,11 @@ def _alice_items(store: dict[str, Any]) -> Iterator[dict[str, Any]]:
 def _markdown_notes(root: Path) -> Iterator[dict[str, Any]]:
     for cat in sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")):
         for f in sorted(cat.glob("*.md")):
-            if f.name == "index.md" or f.name.startswith(".tmp-"):
+            if f.name == "index.md" or f.name.startswith("."):  # a temp file, a Finder or an editor's lock file
+                continue
+            copied = synccopy.problem_detail(str(cat), cat.name, f.stem)
+            if copied:  # a sync tool's twin of a note: its note comes over, the copy is said and left in place
+                log.warning("memdir: migrate: %s skipped: %s", f, copied)
                 continue
             try:
                 meta, body, _ = notes.split(notes.read_text(f))
