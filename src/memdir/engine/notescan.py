@@ -32,6 +32,34 @@ def holds_notes(path: str, depth: int = 4) -> bool:
     return False
 
 
+def denied_by_mode(st: os.stat_result) -> bool:
+    """True when the mode bits of a file whose stat is ``st`` deny this process reading it (no system call; a
+    privileged process may read it all the same)."""
+    if st.st_mode & 0o444 == 0o444:  # readable by all: the usual note, settled without asking whose it is
+        return False
+    if st.st_uid == os.geteuid():
+        bit = stat.S_IRUSR
+    elif st.st_gid == os.getegid() or st.st_gid in os.getgroups():
+        bit = stat.S_IRGRP
+    else:
+        bit = stat.S_IROTH
+    return not st.st_mode & bit
+
+
+def unreadable(path: str, st: os.stat_result) -> str:
+    """Why this process may not read the note file ``path`` (``st`` its stat), ``""`` when it may. Its mode bits
+    are looked at first; only a file they deny is opened, since a privileged process reads it anyway."""
+    if not denied_by_mode(st):
+        return ""
+    try:
+        os.close(os.open(path, os.O_RDONLY | os.O_NONBLOCK))
+    except PermissionError as exc:
+        return f"{exc.strerror or exc}: this note is left out until it can be read again (chmod u+r {path}); the other notes are read"
+    except OSError:
+        return ""  # gone meanwhile, or another fault the reader of the file reports itself
+    return ""
+
+
 def scan(root: Any) -> tuple[dict[str, tuple[str, int, int]], list[dict[str, str]]]:
     """Every note file of ``root`` (a :class:`memdir.engine.root.Root`): ``{id: (path, mtime_ns, size)}`` and problems
     (symlinks out, bad names). Paths are ``str`` (a ``Path`` per note cost every hook's open-time sync ~10 us a
@@ -78,6 +106,10 @@ def scan(root: Any) -> tuple[dict[str, tuple[str, int, int]], list[dict[str, str
                 continue
             if not stat.S_ISREG(st.st_mode):  # a FIFO would block the reader of every command
                 problems.append(root.problem("unreadable", f.path, notes.NOT_REGULAR + "; skipped"))
+                continue
+            denied = unreadable(f.path, st)
+            if denied:  # chmod 000 after it was indexed: left out as a fresh index leaves it, said once
+                problems.append(root.problem("unreadable", f.path, denied))
                 continue
             found[f"{cat.name}/{f.name[:-3]}"] = (f.path, st.st_mtime_ns, st.st_size)
     found.update(root.page_items())

@@ -281,7 +281,7 @@ class Root:
                     return False
             for p, m, s in seen[1]:
                 st = stat(p)
-                if st.st_mtime_ns != m or st.st_size != s:
+                if st.st_mtime_ns != m or st.st_size != s or notescan.denied_by_mode(st):  # chmod 000: said
                     return False
         except OSError:
             return False
