@@ -87,3 +87,16 @@ def test_migrating_a_root_with_editor_and_sync_leftovers_brings_each_note_once(m
     assert not any("._deploy" in s or ".#deploy" in s for s in said), said  # an editor's or Finder's file: no note
     assert any("conflicted copy" in s and "decisions/deploy-pnpm" in s for s in said), said  # named, not taken
     assert (src / "decisions" / "deploy-pnpm (conflicted copy 2026-12-01).md").exists()
+
+
+@pytest.mark.parametrize("suffix", [" (conflicted copy 2026-12-01)", ".sync-conflict-20261201-123456-ABCDEFG"])
+def test_a_sync_conflict_copy_of_a_proposal_is_not_a_second_pending_proposal(m, project, suffix, caplog):
+    pid = m.propose("always run make lint before pushing")["id"]
+    folder = project / ".memory" / ".proposals"
+    copy = folder / f"{pid}{suffix}.md"
+    copy.write_text((folder / f"{pid}.md").read_text())
+    caplog.set_level("WARNING")
+    assert [p["id"] for p in m.proposals()] == [pid]
+    assert any(copy.name in r.getMessage() and pid in r.getMessage() for r in caplog.records)
+    m.accept_proposal(pid)
+    assert m.proposals() == [] and copy.exists()

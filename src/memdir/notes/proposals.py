@@ -19,7 +19,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Iterable
 
-from memdir.notes import markdown as notes
+from memdir.notes import markdown as notes, synccopy
 from memdir.errors import MemdirError, UsageError
 from memdir.lazylog import getLogger
 from memdir.timeutil import iso
@@ -106,6 +106,11 @@ def list_all(root_path: Path, *, status: str | None = "pending") -> list[dict[st
     out = []
     for name in sorted(os.listdir(d)):
         if name.endswith(".md") and name.startswith("p-"):
+            copied = synccopy.original(name[:-3])
+            if copied:  # a sync tool's twin of a proposal would stay pending for ever: said, left as it is
+                getLogger("memdir").warning("memdir: %s is %s of proposal %s, not a proposal; merge what it adds "
+                                            "into %s.md, then delete it", d / name, copied[1], copied[0], copied[0])
+                continue
             try:
                 p = read_or_raise(d / name)
             except (UsageError, OSError) as exc:  # said, left as it is: it may be someone's half-saved work
