@@ -11,6 +11,7 @@ from datetime import datetime
 from typing import Any
 
 from memdir.inject import block as inject
+from memdir.inject.plain import plain
 from memdir.lazylog import getLogger
 from memdir.recall.tokenize import QUERY_MAX_CHARS, bounded_query, tokenize
 from memdir.timeutil import local
@@ -217,5 +218,7 @@ def entry(h: Any, now: datetime, *, lead: str = "", weights: dict[str, float] | 
         call, _, rest = text.strip().partition("\n")
         lead, text = inject.one_line(call, 100), rest
         span = (max(0, span[0] - len(call) - 1), max(0, span[1] - len(call) - 1)) if span else None
+    if kind != "tool":  # prose: a reply's bold and headings cost characters and carry no words
+        text, span = plain(text, span)
     return inject.Entry(id=h.key, handle=h.handle or h.key, kind=kind, date=date, text=text,
                         span=span, lead=lead, brief=dump, dump=dump, team=getattr(h, "scope", None) == "team")

@@ -1,0 +1,26 @@
+"""A reply's Markdown emphasis and heading marks are left out of the block (characters that carry no words), code
+fences keep theirs, and the matched passage stays in view."""
+
+from memdir.inject.plain import plain
+
+
+def test_bold_and_heading_marks_go_and_the_span_follows_its_words():
+    text = "## Summary\nThe fix was **pin the lockfile** in CI.\n**Files:** `a.py`"
+    out, span = plain(text, (text.index("pin"), text.index("lockfile") + 8))
+    assert out == "Summary\nThe fix was pin the lockfile in CI.\nFiles: `a.py`"
+    assert out[span[0]:span[1]] == "pin the lockfile"
+
+
+def test_code_fences_lone_stars_and_identifiers_are_kept():
+    text = "run this:\n```sh\n# build **all** targets\nmake **\n```\nglob **/*.py and a ** b, __init__.py"
+    assert plain(text) == (text, None)
+
+
+def test_a_reply_in_the_block_shows_its_words_without_the_marks(m):
+    reply = ("### What changed\n" + "Context line about the session and other things. " * 6
+             + "\n**Root cause:** the **zstd** frame was read before its header arrived.\n")
+    m.import_events([{"key": "t:s:1", "role": "user", "text": "why did reading the session log fail?", "session": "s"},
+                     {"key": "t:s:2", "role": "assistant", "text": reply, "session": "s"}])
+    block = m.context("what was the root cause of the zstd frame error?")
+    assert "Root cause: the zstd frame was read before its header arrived." in block, block
+    assert "**" not in block and "\\###" not in block
