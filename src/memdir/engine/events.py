@@ -242,7 +242,7 @@ def _batch_rows(s: Stores, root: Any, it: Iterator[tuple[Any, Any]], got: dict[s
     more = False
     with root.locked(lock_timeout), root.store.transaction() as st:
         deadline = time.monotonic() + BATCH_SECONDS
-        tomb_refs, tomb_shas = st.tombstoned()
+        tombstoned = st.tombstone_test()
         pending: dict[int, str] = {}
         for ev, prep in it:
             got["read"] += 1
@@ -254,7 +254,7 @@ def _batch_rows(s: Stores, root: Any, it: Iterator[tuple[Any, Any]], got: dict[s
             if row is None:
                 got["skipped"] += 1
                 log.debug("import_events: skipped (%s): key %.80r", why, ev.get("key") if isinstance(ev, dict) else type(ev).__name__)
-            elif row["ref"] in tomb_refs or row["content_sha256"] in tomb_shas:
+            elif tombstoned(row["ref"], row["content_sha256"]):
                 got["skipped"] += 1
                 log.debug("import_events: skipped (tombstoned): %s", row["ref"])
             elif captured_before(st, replies, row):

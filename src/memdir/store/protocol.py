@@ -49,6 +49,11 @@ class DocStore(Protocol):
     def tombstoned(self) -> tuple[set[str], set[str]]:
         """``(refs, content hashes)`` of every tombstone (an import skips them)."""
 
+    def tombstone_test(self) -> Any:
+        """A callable ``(ref, content_sha256) -> bool``: True when either is tombstoned (an import skips the row).
+        Each store picks its cost: SQLite asks its indexes per row (a capture reads two index entries, not every
+        tombstone months of prunes left); PostgreSQL reads the project's tombstones once per call (one round trip)."""
+
     def tombstone_rows(self) -> list[dict[str, Any]]:
         """Every tombstone this person may see: ``ref, content_sha256, kind, deleted_at`` (``memdir export``)."""
 

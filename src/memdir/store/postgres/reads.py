@@ -67,6 +67,10 @@ class PgReads:
                        (self.project,)).fetchall()
         return {r["ref"] for r in rows}, {r["content_sha256"] for r in rows if r["content_sha256"]}
 
+    def tombstone_test(self) -> Any:
+        refs, shas = self.tombstoned()  # one round trip for a whole batch of an import
+        return lambda ref, sha: ref in refs or sha in shas
+
     def count(self, kind: str) -> int:
         return int(self._x("SELECT count(*) AS n FROM docs WHERE project = %s AND kind = %s", (self.project, kind)).fetchone()["n"])
 
