@@ -288,3 +288,29 @@ def test_folders_install_makes_in_the_user_s_config_are_private_whatever_the_uma
     made = [p for p in home.rglob("*") if p.is_dir()]
     assert made and all(_mode(p) & 0o077 == 0 for p in made), [(str(p), oct(_mode(p))) for p in made]
     assert _mode(home) == 0o755
+
+
+def test_reinstalling_while_the_host_rewrites_its_file_keeps_a_bounded_number_of_backups(tmp_path, monkeypatch):
+    """Claude Code rewrites ~/.claude.json at every start, so each install or uninstall (a reinstall after every
+    upgrade, months of them) found new bytes and added one more full copy of it beside the file: 15 rounds left 30.
+    The first backup (the file as it was before memdir ever wrote it) and the newest few are kept."""
+    from memdir.hosts import install
+
+    home = tmp_path / "h"
+    (home / ".claude").mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(home))
+    cfg = home / ".claude.json"
+    cfg.write_text('{"numStartups": 0, "mine": true}\n', encoding="utf-8")
+    for i in range(1, 16):
+        for uninstall in (False, True):
+            install_host("claude-code", argv=ARGV, uninstall=uninstall)
+            data = json.loads(cfg.read_text(encoding="utf-8"))
+            data["numStartups"] = i * 10 + uninstall  # the host starts and writes its counters
+            cfg.write_text(json.dumps(data), encoding="utf-8")
+    backups = sorted(home.glob(".claude.json.memdir-backup-*"))
+    assert len(backups) == install.KEEP_BACKUPS + 1
+    assert backups[0].read_text(encoding="utf-8") == '{"numStartups": 0, "mine": true}\n'  # the user's own, kept
+    install_host("claude-code", argv=ARGV)
+    install_host("claude-code", argv=ARGV, uninstall=True)
+    data = json.loads(cfg.read_text(encoding="utf-8"))
+    assert (data["numStartups"], data["mine"], data.get("mcpServers", {})) == (151, True, {})

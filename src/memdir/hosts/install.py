@@ -43,7 +43,8 @@ Rules:
   marker block in config.toml, ``codex_hooks``) are migrated: memdir's keys are removed, everything Codex or
   the user wrote inside the old block is kept.
 
-Backups are ``<file>.memdir-backup-<UTC timestamp>`` beside the file.
+Backups are ``<file>.memdir-backup-<UTC timestamp>`` beside the file: the first one (the file before memdir wrote it)
+and the newest :data:`KEEP_BACKUPS`.
 """
 
 from __future__ import annotations
@@ -108,6 +109,10 @@ def join_argv(argv: list[str]) -> str:
 
 
 # ---- file helpers --------------------------------------------------------------------------------------------
+#: backups of one file kept besides its first (the file as the user had it before memdir first wrote it)
+KEEP_BACKUPS = 5
+
+
 def stamp() -> str:
     return datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
 
@@ -212,6 +217,12 @@ def backup_file(plan: Plan, path: Path) -> Path | None:
         return same
     backup = where / f"{path.name}.memdir-backup-{stamp()}"
     shutil.copy2(path, backup)
+    older = backups_of(path, plan.project)[KEEP_BACKUPS:-1]  # a host that rewrites its file at each start (Claude
+    for b in older:  # Code's ~/.claude.json) gave each reinstall one more full copy; the first backup stays
+        try:
+            b.unlink()
+        except OSError:
+            pass
     return backup
 
 
