@@ -350,6 +350,8 @@ def delete_docs(db: sqlite3.Connection, refs: Iterable[str]) -> list[tuple[str, 
     if any(r["kind"] == "note" for r in olds):
         bump_gen(db)
     _remove(db, olds)
+    # a pruned or forgotten turn's distillation mark (m007) goes with it: the table only ever grew otherwise
+    db.executemany("DELETE FROM distill_marks WHERE ref = ?", [(r["ref"],) for r in olds if r["kind"] == "event"])
     return [(r["ref"], r["kind"]) for r in olds]
 
 
