@@ -5,14 +5,14 @@ from memdir.inject.plain import plain
 
 
 def test_bold_and_heading_marks_go_and_the_span_follows_its_words():
-    text = "## Summary\nThe fix was **pin the lockfile** in CI.\n**Files:** `a.py`"
+    text = "## Summary\nThe fix was **pin the lockfile** in CI.\n**Files:** `a.py` and ``b.py``"
     out, span = plain(text, (text.index("pin"), text.index("lockfile") + 8))
-    assert out == "Summary\nThe fix was pin the lockfile in CI.\nFiles: `a.py`"
+    assert out == "Summary\nThe fix was pin the lockfile in CI.\nFiles: a.py and ``b.py``"
     assert out[span[0]:span[1]] == "pin the lockfile"
 
 
 def test_code_fences_lone_stars_and_identifiers_are_kept():
-    text = "run this:\n```sh\n# build **all** targets\nmake **\n```\nglob **/*.py and a ** b, __init__.py"
+    text = "run this:\n```sh\n# build **all** targets\nmake **\n```\nglob **/*.py and a ** b, __init__.py, a ` b"
     assert plain(text) == (text, None)
 
 
