@@ -48,6 +48,7 @@ from pathlib import Path
 from typing import Any
 
 from memdir.distill.overlap import Overlap
+from memdir.distill.provenance import third_party
 from memdir.distill.prompt import (
     build_prompt,
     check_item,
@@ -238,6 +239,9 @@ def _run_locked(m: Any, root: Any, props: Any, out: dict[str, Any], *, session: 
                     continue
                 if cand.pop("redacted"):
                     log.info("distill: %s item %d: a secret in the model's reply was redacted", sid, i)
+                if third_party(cand, chunk_rows):  # an issue's or a page's instruction is not the developer's
+                    _reject(out, counts, sid, i, third_party(cand, chunk_rows))
+                    continue
                 _decide(m, root, props, overlap, out, counts, sid, i, cand, prov, dry_run=dry_run)
             if not dry_run:
                 _finish(root, run_id, sid, now, counts, chunk_rows)
