@@ -31,6 +31,7 @@ import unicodedata
 from dataclasses import dataclass
 
 # the window functions live in memdir.inject.window; the block's callers (and tests) read them here too
+from memdir.inject.hosttags import defuse
 from memdir.notes.markdown import INVISIBLE as _INVISIBLE  # what renders as nothing: it could hide a tag
 from memdir.inject.window import (  # noqa: F401
     BEST_LINE_SCAN, CALL_HEAD, FOCUS_LINE, MARKER as _MARKER, PATH_BONUS, best_line, call_line, focus, one_line,
@@ -82,7 +83,7 @@ def escape(text: str) -> str:
     ``</memory>`` tag into ``&lt;``."""
     text = text.translate(_FOLD)
     text = _INVISIBLE.sub("", text)
-    text = _visible(text)
+    text = defuse(_visible(text))  # a host's own tags (``<system-reminder>``) as text, too
     return _look_alike_tags(_TAGLIKE.sub("&lt;", text))
 
 
