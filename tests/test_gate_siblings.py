@@ -62,6 +62,9 @@ def test_a_command_that_names_a_url_or_a_downloader_without_running_it_is_no_dow
     "mcp__brave-search__brave_local_search", "mcp__serpapi__search", "mcp__firecrawl__firecrawl_map",
     "mcp__browserbase__stagehand_extract", "mcp__searxng__searxng_search", "mcp__bing__search", "mcp__x__fetch",
     "mcp__plugin_exa_exa__get_code_context_exa", "tavily_tavily-search", "mcp__scraper__get", "readUrlContent",
+    # hosted documentation readers: a library's or a repository's docs as its authors (or anyone) wrote them
+    "mcp__context7__get-library-docs", "mcp__context7__resolve-library-id", "context7_get-library-docs",
+    "mcp__deepwiki__read_wiki_contents", "mcp__deepwiki__ask_question",
 ])
 def test_a_web_search_or_scraper_tool_is_web_content(name):
     assert is_web_tool(name)

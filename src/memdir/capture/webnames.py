@@ -22,12 +22,12 @@ from __future__ import annotations
 import re
 
 #: services whose tools only read the web: search and answer engines, scraping and crawling APIs, hosted browsers,
-#: and public forums/encyclopedias whose pages anyone can write
+#: public forums/encyclopedias whose pages anyone can write, and hosted documentation readers (Context7, DeepWiki)
 WEB_SERVICES = frozenset(
     "duckduckgo ddg bing kagi brave perplexity phind searxng searx serpapi serper searchapi tavily exa linkup jina "
     "yahoo baidu yandex startpage qwant mojeek marginalia you.com firecrawl apify scrapingbee scrapfly scraperapi "
     "zenrows brightdata oxylabs diffbot crawl4ai hyperbrowser browserbase browserless wikipedia reddit hackernews "
-    "youtube stackoverflow stackexchange".split())
+    "youtube stackoverflow stackexchange context7 deepwiki".split())
 #: engines that also name other products (Google Drive, Google Maps): web only next to ``search``
 _ENGINES = frozenset({"google", "googlesearch"})
 #: words that are the web itself
