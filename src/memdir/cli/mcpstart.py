@@ -150,10 +150,15 @@ def run_session(dir_: str | None, home: str | None, debug: bool) -> bool:
             spawn_if_pending(home, dir_)  # files dropped in <global root>/import/: imported by a detached process
         return lambda next_line, write_line: serve_lines(server, next_line, write_line)
 
+    def gone() -> None:  # the host died: calls queued behind the running one are turned away, not worked through
+        store = held["server"].memdir_store if "server" in held else held.get("store")
+        if store is not None:
+            store.stop()
+
     light = None
     interrupted = False
     try:
-        light = run(load, table, early)
+        light = run(load, table, early, on_gone=gone)
     except KeyboardInterrupt:
         interrupted = True
     finally:

@@ -185,6 +185,7 @@ class MemoryStore:
         self._owned = memdir is None and opener is None
         self._opener = opener  # another holder's Memdir, asked for at each use (memdir serve: the hook listener's)
         self.lock = lock if lock is not None else threading.RLock()
+        self._stopped = False  # stop(): the client is gone, calls still waiting for the lock are turned away
 
     @property
     def memdir(self) -> "Memdir":
@@ -206,6 +207,8 @@ class MemoryStore:
         from mcp.server.mcpserver.exceptions import ToolError
 
         with self.lock, foreground.active():  # a background postings build steps aside meanwhile
+            if self._stopped:
+                raise ToolError(f"{what} not run: the MCP client went away")
             try:
                 return clean(fn(self.memdir))
             except ToolError:
@@ -223,6 +226,11 @@ class MemoryStore:
                     raise ToolError(advice) from None
                 log.error("%s failed", what, exc_info=True)
                 raise ToolError(f"internal error in {what}: {type(exc).__name__}: {one_line(exc)}") from None
+
+    def stop(self) -> None:
+        """The client is gone (a reply could not be written): a call that has not started yet is turned away, so
+        closing waits for the one running at most. Any thread; nothing waits here."""
+        self._stopped = True
 
     def close(self) -> None:
         """Close the Memdir if this store opened it (safe to call twice)."""

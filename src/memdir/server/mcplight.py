@@ -130,11 +130,16 @@ class LightServer:
     ``tools/call`` answered without the SDK, or ``None`` to leave it to the SDK (:func:`memdir.server.mcpearly.early_tools`).
     A ``tools/call`` that comes after ``initialize`` and before the SDK has loaded waits for ``early`` only (a fraction
     of the SDK's load) and is answered by it when it can; when ``early`` fails, the SDK answers as before.
+
+    A reply that cannot be written (EPIPE: the host died) ends the session's work: the calls still queued are not
+    answered (nobody would read them) and ``on_gone`` (optional) is called once, to turn away those already running.
     """
 
     def __init__(self, table: "dict[str, Any]", load: "Callable[[], Serve]", reader: "BinaryIO", writer: "BinaryIO",
-                 early: "Callable[[], Callable[[str, Any], dict | None]] | None" = None):
+                 early: "Callable[[], Callable[[str, Any], dict | None]] | None" = None,
+                 on_gone: "Callable[[], None] | None" = None):
         self.table = table
+        self._on_gone = on_gone
         self._load = load
         self._early_load = early
         self._early: "Callable[[str, Any], dict | None] | None" = None
@@ -143,6 +148,7 @@ class LightServer:
         self._reader = reader
         self._writer = writer
         self._write_lock = threading.Lock()
+        self._gone = threading.Event()  # a reply could not be written: the host is gone, nobody reads what follows
         self._loaded = threading.Event()
         self._serve: "Serve | None" = None
         self.load_error: "BaseException | None" = None
@@ -169,7 +175,13 @@ class LightServer:
                 self._writer.write(data)
                 self._writer.flush()
             except (BrokenPipeError, ValueError, OSError):
-                pass  # the client went away; reading stdin ends the loop
+                # the client went away: what it queued is not worked through for nobody (reading stdin ends the loop)
+                if not self._gone.is_set():
+                    self._gone.set()
+                    with self._answered:
+                        self._answered.notify_all()
+                    if self._on_gone is not None:
+                        self._on_gone()
 
     def _reply(self, msg_id: "Any", result: "dict | None" = None, error: "dict | None" = None) -> None:
         out: dict = {"jsonrpc": "2.0", "id": msg_id}
@@ -212,7 +224,7 @@ class LightServer:
 
         end = time.monotonic() + timeout
         with self._answered:
-            while self._pending and self._sdk.is_alive() and time.monotonic() < end:
+            while self._pending and self._sdk.is_alive() and not self._gone.is_set() and time.monotonic() < end:
                 self._answered.wait(min(1.0, max(0.0, end - time.monotonic())))
 
     # ---- loading and handing over -----------------------------------------------------------------
@@ -265,6 +277,11 @@ class LightServer:
                           file=sys.stderr, flush=True)
         if self._feed is not None:
             self._drain(drain_timeout)
+            while self._gone.is_set():  # the host died: the calls it queued go unanswered
+                try:
+                    self._feed.get_nowait()
+                except Exception:  # noqa: BLE001 - queue.Empty: nothing left
+                    break
             self._feed.put(None)
             self._sdk.join(10)
 
@@ -430,11 +447,12 @@ def _requested_version(params: "Any") -> "str | None":
 
 
 def run(load: "Callable[[], Serve]", table: "dict[str, Any]",
-        early: "Callable[[], Callable[[str, Any], dict | None]] | None" = None) -> "LightServer":
+        early: "Callable[[], Callable[[str, Any], dict | None]] | None" = None,
+        on_gone: "Callable[[], None] | None" = None) -> "LightServer":
     """Serve this process's stdin/stdout with the light loop (see the module docstring) until stdin closes; returns
     the finished :class:`LightServer`. ``table`` from :func:`load_table`, ``load`` and ``early`` as for
-    :class:`LightServer`."""
+    :class:`LightServer`; ``on_gone`` is called once when a reply cannot be written (the host is gone)."""
     reader, writer = claim_stdio()
-    server = LightServer(table, load, reader, writer, early)
+    server = LightServer(table, load, reader, writer, early, on_gone)
     server.serve()
     return server
