@@ -269,3 +269,52 @@ def _alive(pid: int) -> bool:
         except ProcessLookupError:
             return False
         return True
+
+
+@pytest.mark.skipif(os.name == "nt", reason="signals and process groups are POSIX")
+@pytest.mark.parametrize("sig", ["SIGTERM", "SIGHUP"])
+def test_a_signal_to_the_detached_distiller_ends_the_model_cli_with_it(tmp_path, sig):
+    """`kill` (or a logout's SIGHUP) to the detached distiller ended it at once and left the model CLI, in a process
+    group of its own, running (a hung one for good); now the CLI's group ends with it and distill.log says so in one
+    line."""
+    import signal
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    proj, home = tmp_path / "proj", tmp_path / "home"
+    (proj / ".git").mkdir(parents=True)
+    with memdir.open(proj, home=home) as m:
+        _session(m)
+    pidfile = tmp_path / "child.pid"
+    script = tmp_path / "fake-claude"
+    script.write_text(f"#!/bin/sh\nsleep 600 &\necho $! > {pidfile}\nwait\n")
+    script.chmod(0o755)
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1] / "src"), MEMDIR_DISTILL_PROVIDER="claude",
+               MEMDIR_DISTILL_COMMAND=str(script), MEMDIR_DISTILL_MIN_TURNS="1")
+    p = subprocess.Popen([sys.executable, "-m", "memdir.distill", "--session", "s1", "--dir", str(proj),
+                          "--home", str(home)], cwd=proj, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    child = None
+    try:
+        for _ in range(600):
+            if pidfile.exists() and pidfile.read_text().strip():
+                child = int(pidfile.read_text())
+                break
+            assert p.poll() is None, p.stderr.read()
+            time.sleep(0.05)
+        assert child is not None
+        p.send_signal(getattr(signal, sig))
+        p.wait(timeout=30)
+        for _ in range(100):
+            if not _alive(child):
+                break
+            time.sleep(0.05)
+        alive = _alive(child)
+    finally:
+        if p.poll() is None:
+            p.kill()
+        if child is not None and _alive(child):
+            os.kill(child, 9)
+    err = p.stderr.read().decode("utf-8", "replace")
+    assert not alive, "the model CLI's process was left running"
+    assert "Traceback" not in err and "stopped by a signal" in err, err

@@ -13,6 +13,7 @@ import click
 from memdir.cli.output import clip, emit, json_opt, open_store, plural
 from memdir.errors import MemdirError, UsageError, install_hint
 from memdir.roots import expand_user
+from memdir.stopsignals import stop_signals
 
 IMPORT_SOURCES = ("claude-code", "codex", "opencode", "jsonl", "claude-export", "specstory", "aider", "dsh")
 
@@ -120,31 +121,9 @@ def import_(ctx, source, paths, all_projects, here, pending, no_progress, store_
         raise UsageError(f"import {source} takes one PATH, {len(paths)} were given: run one import per file")
     path = (tuple(paths) if len(paths) > 1 else paths[0]) if paths else None
     m = open_store(ctx)
-    with _stop_signals():
+    with stop_signals():
         _import_run(ctx, m, source, path, all_projects, here, pending, no_progress, store_url, store_project, as_json)
     team_push(m)
-
-
-@contextlib.contextmanager
-def _stop_signals():
-    """A SIGTERM or SIGHUP (a closed terminal, a ``kill``) stops an import or a distillation as Ctrl-C does: what it
-    committed stays and one line says how far it got, instead of a silent exit mid-batch."""
-    import signal
-
-    def stop(signum, frame):  # noqa: ARG001
-        raise KeyboardInterrupt
-
-    kinds = [getattr(signal, n) for n in ("SIGTERM", "SIGHUP") if hasattr(signal, n)]
-    try:
-        old = [signal.signal(k, stop) for k in kinds]
-    except ValueError:  # not the main thread (a test runner's worker): left as they are
-        yield
-        return
-    try:
-        yield
-    finally:
-        for k, h in zip(kinds, old):
-            signal.signal(k, h)
 
 
 def team_push(m) -> None:
@@ -402,7 +381,7 @@ def distill(ctx, session, since, dry_run, as_json):
         from memdir.errors import NotFound
 
         raise NotFound(f"no captured session {session!r}: the viewer's Timeline (memdir ui) lists the sessions")
-    with _stop_signals():  # a SIGTERM stops it as Ctrl-C does: what was written stays, one line says how far
+    with stop_signals():  # a SIGTERM stops it as Ctrl-C does: what was written stays, one line says how far
         out = m.distill(session=session, since=since, dry_run=dry_run)
     lines = []
     for s in out["sessions"]:

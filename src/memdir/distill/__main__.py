@@ -45,12 +45,18 @@ def main(argv: list[str] | None = None) -> int:
     flow.log.propagate = False
     import memdir  # the worker is an entry point, like the CLI: it opens the facade through the public API
 
+    from memdir.stopsignals import stop_signals
+
     try:
-        with memdir.open(args.dir, home=args.home) as m:
+        # a SIGTERM or SIGHUP (a logout, a shutdown, a kill) ends the run as Ctrl-C does: the model CLI it waits for
+        # is ended with its process group (the default handler left it running), what was written stays
+        with stop_signals(), memdir.open(args.dir, home=args.home) as m:
             out = m.distill(session=args.session, since=args.since, dry_run=args.dry_run)
         flow.log.info("distill: session %s: %d calls, %d notes, %d proposals, %d skipped, %d rejected, %d errors",
                  args.session or "(all)", out["calls"], len(out["notes"]), len(out["proposals"]), len(out["skipped"]),
                  len(out["rejected"]), len(out["errors"]))
+    except KeyboardInterrupt as exc:  # a signal: one line in distill.log, no traceback
+        flow.log.warning("distill: session %s stopped by a signal: %s", args.session, str(exc) or "interrupted")
     except Exception as exc:  # noqa: BLE001 — logged, never shown to the host
         from memdir.capture.redact import redact
 
