@@ -618,6 +618,57 @@ def test_serve_stopped_by_sigterm_removes_its_hook_socket(proj, tmp_path):
     assert p.returncode in (0, 130, -15) and not Path(sock).exists()
 
 
+def test_serve_stopped_by_sigterm_answers_the_calls_it_was_running(proj, tmp_path):
+    """A SIGTERM (a restart) while calls were in flight: the notes were written but half the callers got an empty
+    200 reply (the SSE library cut every stream at the signal), so they could not tell the write happened; uvicorn's
+    graceful shutdown now lets each running call send its answer."""
+    import time
+    import urllib.request
+
+    p, info = _start_serve(proj, tmp_path / "home")
+    headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+               "MCP-Protocol-Version": "2025-06-18"}
+
+    def post(body, sid=None):
+        h = dict(headers, **({"Mcp-Session-Id": sid} if sid else {}))
+        req = urllib.request.Request(info["url"], data=json.dumps(body).encode(), headers=h)
+        with urllib.request.urlopen(req, timeout=60) as r:
+            return r.headers.get("Mcp-Session-Id"), r.read().decode("utf-8")
+
+    got: dict[int, str] = {}
+    try:
+        sid, _ = post({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})
+        post({"jsonrpc": "2.0", "method": "notifications/initialized"}, sid)
+
+        def call(i):
+            try:
+                got[i] = post({"jsonrpc": "2.0", "id": 10 + i, "method": "tools/call", "params": {
+                    "name": "memory_remember", "arguments": {"text": f"restart note {i} about the zeta service"}}}, sid)[1]
+            except Exception as exc:  # noqa: BLE001 - refused before it ran: not acknowledged, allowed
+                got[i] = f"refused: {exc!r}"
+
+        threads = [threading.Thread(target=call, args=(i,)) for i in range(20)]
+        for t in threads:
+            t.start()
+        deadline = time.monotonic() + 60
+        while not got and time.monotonic() < deadline:  # the first answer is out: the others run or wait their turn
+            time.sleep(0.01)
+        p.terminate()
+        p.wait(timeout=30)
+        for t in threads:
+            t.join(60)
+    finally:
+        _stop(p)
+    import memdir
+
+    with memdir.open(proj, home=tmp_path / "home") as m:
+        stored = {n.id for n in m.recent(category="facts", limit=50)}
+    answered = {i for i, body in got.items() if '"result"' in body}
+    assert not [i for i, body in got.items() if not body.strip()], got  # an empty 200: written, never said
+    assert len(stored) == len(answered), (stored, got)
+
+
 @pytest.mark.anyio
 async def test_a_damaged_index_is_a_tool_error_that_says_how_to_recover(server, store, monkeypatch):
     """A page damaged after the open surfaced as 'internal error … DatabaseError' with no way forward: the tool error

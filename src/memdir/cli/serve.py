@@ -144,6 +144,7 @@ def serve_command(ctx: click.Context, host: str, port: int, path: str, token: st
 
         config = uvicorn.Config(app, log_level="debug" if debug else "warning", access_log=debug,
                                 lifespan="on", timeout_graceful_shutdown=3)
+        keep_replies_on_exit()
         redact_server_logs()
         running["server"] = uvicorn.Server(config)
         anyio.run(lambda: running["server"].serve(sockets=[sock]))
@@ -176,6 +177,19 @@ def _stop_on_sigterm() -> dict:
     if threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
         signal.signal(signal.SIGTERM, stop)
     return running
+
+
+def keep_replies_on_exit() -> None:
+    """A SIGTERM or Ctrl-C lets each running tool call send its answer: the SSE library the SDK answers through ends
+    every open stream the moment uvicorn is asked to exit, so a call that had written its note replied with an empty
+    body and its caller could not tell the write happened. Its automatic drain is turned off; uvicorn's graceful
+    shutdown (``timeout_graceful_shutdown``, 3 s) waits for the replies, then cancels what still runs (a client's
+    idle listening stream)."""
+    try:
+        from sse_starlette.sse import AppStatus
+    except ImportError:  # pragma: no cover - the SDK's own dependency
+        return
+    AppStatus.disable_automatic_graceful_drain()
 
 
 def _serve_store(ctx: click.Context, host: str, port: int, url: str, as_json: bool) -> None:
