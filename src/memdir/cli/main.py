@@ -20,6 +20,7 @@ import click
 import memdir.registry as registry
 from memdir.debuglog import RedactingFormatter
 from memdir.errors import Interrupted, MemdirError, UsageError, damaged_index, disk_full
+from memdir.stopsignals import received, watch_ctrl_c
 
 log = logging.getLogger("memdir")
 
@@ -252,6 +253,7 @@ def main(argv: list[str] | None = None) -> None:
             h.setLevel(logging.WARNING)
             # redacted as debug.log is: a warning can quote a setting's value, a turn or an endpoint's answer
             h.setFormatter(RedactingFormatter("%(message)s"))
+    watch_ctrl_c()
     try:
         rv = cli.main(args=argv, prog_name="memdir", standalone_mode=False)
         if isinstance(rv, int) and rv:
@@ -293,6 +295,8 @@ def main(argv: list[str] | None = None) -> None:
         where = f": {exc.filename}" if getattr(exc, "filename", None) else ""
         fail(f"{exc.strerror or exc}{where}{_root_named(exc.filename, opts)}", 1)
     except sqlite3.DatabaseError as exc:
+        if "user-defined function" in str(exc) and received():  # Ctrl-C (or SIGTERM) SQLite swallowed in a function
+            sys.exit(130)
         if debug:
             debug_traceback(exc, 1)
         msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__

@@ -46,6 +46,11 @@ def export(ctx, path, force, store_url, store_project, as_json):
     """Write all notes, events and tombstones to PATH as JSONL (``-`` for stdout), or copy this project's events and tombstones
     into a team store (--store postgresql://…; notes stay in Git). An existing PATH is replaced only when it is an
     earlier export (or empty), unless --force."""
+    with stop_signals():  # a SIGTERM or SIGHUP mid-export as Ctrl-C: the partial copy is removed, the old file kept
+        _export(ctx, path, force, store_url, store_project, as_json)
+
+
+def _export(ctx, path, force, store_url, store_project, as_json):
     m = open_store(ctx)
     if store_url:
         if path:
