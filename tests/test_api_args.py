@@ -150,3 +150,19 @@ def test_paths_and_rows_of_the_wrong_type_are_usage_errors(m, tmp_path, call):
             else:
                 getattr(m, call)(*a)  # export(a directory) was IsADirectoryError, the rest TypeError
     assert [h.id for h in m.recall("pnpm")]
+
+
+@pytest.mark.parametrize("key", ["unknown.key", "recal.k", "", 5, None])
+def test_config_get_of_an_unknown_key_is_a_one_line_usage_error_naming_it(m, key):
+    with pytest.raises(memdir.UsageError) as info:
+        m.config.get(key)
+    msg = str(info.value)
+    assert "\n" not in msg and repr(key) in msg and "memdir config" in msg
+    with pytest.raises(KeyError):  # still a KeyError for code that caught one
+        m.config[key]
+    assert m.config.get("recall.k") == m.config["recall.k"]
+
+
+def test_config_get_suggests_the_key_meant(m):
+    with pytest.raises(memdir.UsageError, match="did you mean 'recall.k'"):
+        m.config.get("recall.kk")

@@ -491,10 +491,11 @@ class Config:
         log.warning("memdir: %s", msg)
 
     def get(self, name: str) -> Any:
-        """The effective value of ``name``; raises ``KeyError`` for an unregistered key."""
-        if name not in self._values:
-            if name not in REGISTRY:
-                _load_feature_keys()
+        """The effective value of ``name``; raises :class:`memdir.errors.UnknownSetting` (a ``UsageError`` and a
+        ``KeyError``, one line naming the key) for an unregistered key."""
+        if not isinstance(name, str) or name not in self._values:
+            if not isinstance(name, str) or name not in REGISTRY and not (_load_feature_keys() and name in REGISTRY):
+                raise _unknown(name)
             key = REGISTRY[name]  # registered after this Config was built (e.g. on a lazy import): resolve it now
             self._values[name], self._sources[name] = key.default, "default"
             var = "MEMDIR_" + name.replace(".", "_").upper()
@@ -516,6 +517,17 @@ class Config:
     def items(self) -> list[tuple[str, Any, str, str]]:
         """``(key, value, source, doc)`` for every registered key, sorted by key."""
         return [(n, self.get(n), self.source(n), REGISTRY[n].doc) for n in sorted(REGISTRY)]
+
+
+def _unknown(name: object) -> Exception:
+    """The one-line error for ``Config.get`` of a key no setting has, with the nearest key when one is close."""
+    import difflib
+
+    from memdir.errors import UnknownSetting
+
+    close = difflib.get_close_matches(name.lower(), list(REGISTRY), 1, 0.6) if isinstance(name, str) else []
+    return UnknownSetting(f"unknown config key {name!r}" + (f": did you mean {close[0]!r}?" if close else "")
+                          + " (`memdir config` lists every key)")
 
 
 def _why_refused(key: Key, value: Any) -> str:

@@ -18,6 +18,14 @@ class UsageError(MemdirError, ValueError):
     exit_code = 2
 
 
+class UnknownSetting(UsageError, KeyError):
+    """``Config.get(key)`` of a key no setting has: a ``UsageError`` naming it (and the nearest key), still a
+    ``KeyError`` for code that caught one."""
+
+    def __str__(self) -> str:  # KeyError's own shows the message quoted
+        return str(self.args[0]) if self.args else ""
+
+
 class PathError(UsageError):
     """An id or path would leave its memory root (traversal, absolute path, symlink out, reserved name)."""
 
