@@ -166,3 +166,22 @@ def test_config_get_of_an_unknown_key_is_a_one_line_usage_error_naming_it(m, key
 def test_config_get_suggests_the_key_meant(m):
     with pytest.raises(memdir.UsageError, match="did you mean 'recall.k'"):
         m.config.get("recall.kk")
+
+
+@pytest.mark.parametrize("expect", [5, 5.0, True, b"abcdef012345", ["x"], "", "  ", "not a version", "abc"])
+def test_edit_with_an_expect_that_is_no_version_is_a_usage_error_and_writes_nothing(m, expect):
+    n = m.remember("deploy uses pnpm not npm")
+    before = m.note_source(n.id)
+    with pytest.raises(memdir.UsageError) as info:
+        m.edit(n.id, "deploy uses yarn now", expect=expect)
+    assert not isinstance(info.value, memdir.EditConflict) and "\n" not in str(info.value)
+    assert "expect" in str(info.value)
+    assert m.note_source(n.id) == before
+
+
+def test_edit_takes_a_version_with_spaces_or_capitals(m):
+    from memdir.notes.markdown import version
+
+    n = m.remember("deploy uses pnpm not npm")
+    v = version(m.note_source(n.id))
+    assert "yarn" in m.edit(n.id, "deploy uses yarn now", expect=f" {v.upper()} ").text

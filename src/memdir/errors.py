@@ -227,3 +227,17 @@ def install_hint(extra: str = "", tool: str = "pip") -> str:
         editable = "-e " if info["dir_info"].get("editable") else ""
         return f"{tool} install {editable}'{folder}{f'[{extra}]' if extra else ''}'"
     return f"{tool} install " + (f"'memdir[{extra}]'" if extra else "memdir")
+
+
+def version_arg(value: object, name: str = "expect") -> str | None:
+    """A note version as ``memdir.notes.markdown.version`` gives it (12 hex digits; spaces around and capitals
+    taken), or ``None``; anything else raises ``UsageError`` naming ``name`` (``expect=5`` was reported as the file
+    having changed on disk)."""
+    if value is None:
+        return None
+    import re
+
+    if isinstance(value, str) and re.fullmatch(r"[0-9a-f]{12}", value.strip().lower()):
+        return value.strip().lower()
+    raise UsageError(f"{name} must be a note version (12 hex digits, as memdir.notes.markdown.version gives), "
+                     f"not {value!r:.60}")

@@ -12,7 +12,7 @@ from typing import Any, Iterable, NoReturn
 from memdir.capture import events as cevents
 from memdir.engine import events as event_ops
 from memdir.engine import lexical, noteargs
-from memdir.errors import EditConflict, MemdirError, NotFound, PathError, UsageError, count_arg, items_arg, text_arg
+from memdir.errors import EditConflict, MemdirError, NotFound, PathError, UsageError, count_arg, items_arg, text_arg, version_arg
 from memdir.lazylog import getLogger
 from memdir.notes import filenames, markdown as notes
 from memdir.roots import ROOT_PAGE, split_id
@@ -353,6 +353,7 @@ def note_source(s: Stores, id: str, *, scope: str | None = None) -> str:
 
 def edit(s: Stores, id: str, text: str, *, scope: str | None = None, expect: str | None = None) -> Note:
     """The body of :meth:`memdir.Memdir.edit`, whose docstring is the contract."""
+    expect = version_arg(expect)  # a number or a typo is a bad argument, not a change made on disk
     try:
         root, nid = note_root(s, id, scope)
     except NotFound:
@@ -400,8 +401,8 @@ def edit_locked(s: Stores, root: Root, nid: str, text: str, expect: str | None) 
             theirs: str | None = notes.read_text(path)
         except FileNotFoundError:
             theirs = None
-        if theirs is None or notes.version(theirs) != str(expect).strip():
-            refuse_conflict(nid, str(expect).strip(), theirs, text)
+        if theirs is None or notes.version(theirs) != expect:
+            refuse_conflict(nid, expect, theirs, text)
     if isinstance(text, str):
         refuse_markers(text, "edit")
     meta, body = notes.check_edit(text, note_id=nid, before=cur_body(root, nid))
@@ -490,8 +491,7 @@ def _note_for_rewrite(path: Path, nid: str, what: str, changes: dict[str, Any]) 
 
 
 def rewritable(path: Path, nid: str, what: str) -> None:
-    """Raise as :func:`rewrite_note` would when the note file ``path`` cannot take a field change now. Writes
-    nothing."""
+    """Raise as :func:`rewrite_note` would when the note file ``path`` cannot take a field change now (writes none)."""
     _note_for_rewrite(path, nid, what, {})
 
 
