@@ -185,3 +185,19 @@ def test_edit_takes_a_version_with_spaces_or_capitals(m):
     n = m.remember("deploy uses pnpm not npm")
     v = version(m.note_source(n.id))
     assert "yarn" in m.edit(n.id, "deploy uses yarn now", expect=f" {v.upper()} ").text
+
+
+def test_export_into_a_folder_that_does_not_exist_is_refused_as_the_cli_does(m, tmp_path):
+    m.remember("deploy uses pnpm not npm")
+    target = tmp_path / "no" / "such" / "dump.jsonl"
+    with pytest.raises(memdir.UsageError, match="does not exist: create it first") as info:
+        m.export(target)
+    assert "\n" not in str(info.value)
+    assert not (tmp_path / "no").exists()  # no folder made
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    with pytest.raises(memdir.UsageError):
+        m.export(afile / "dump.jsonl")
+    assert afile.read_text() == "x"
+    (tmp_path / "there").mkdir()
+    assert m.export(tmp_path / "there" / "dump.jsonl")["notes"] == 1

@@ -71,11 +71,10 @@ def _export(ctx, path, force, store_url, store_project, as_json):
         return
     if target.is_symlink() and target.is_file():  # a link to a backup kept elsewhere: its target is written
         target = target.resolve()
-    parent = target.absolute().parent
-    if not parent.is_dir():
-        raise UsageError(f"directory {str(parent)!r} does not exist: create it first or export elsewhere")
+    from memdir.portability.jsonl import check_folder, is_export
+
+    check_folder(target)  # the same refusal as the API's
     if not force and target.exists():
-        from memdir.portability.jsonl import is_export
 
         if not is_export(target):  # a hand-written ROOT.md, a README: never replaced by mistake
             raise UsageError(f"{path} exists and is not a memdir export: choose another file, or pass --force to replace it")

@@ -40,11 +40,21 @@ def export(s: Stores, path: str | os.PathLike) -> dict[str, int]:
     path = path_arg(path, "export path")
     if path.is_dir():  # was IsADirectoryError from the rename, after every line was written
         raise UsageError(f"{path} is a directory: give the file to export to")
+    check_folder(path)
     s.look()  # a long-lived process exports the notes on disk now, not those of its last look (C20)
     counts = {"notes": 0, "events": 0, "tombstones": 0}
     # every captured turn: owner-only; written line by line as read (a year's events held in memory took 724 MB)
     notes.atomic_write(Path(path), (x + "\n" for x in _lines(s, counts)), private=True)
     return counts
+
+
+def check_folder(path: Path) -> None:
+    """Raise ``UsageError`` when the folder ``path`` goes in does not exist (or is a file): an export never makes
+    folders (a typo in the path would hide the dump where nobody looks), in the API as in the CLI."""
+    parent = Path(path).absolute().parent
+    if not parent.is_dir():
+        what = "is not a directory" if parent.exists() else "does not exist"
+        raise UsageError(f"directory {str(parent)!r} {what}: create it first or export elsewhere")
 
 
 def _lines(s: Stores, counts: dict[str, int]) -> Iterator[str]:
