@@ -30,3 +30,39 @@ def test_a_command_group_without_its_command_is_one_usage_line(tmp_path, monkeyp
     msg = json.loads(err)["error"] if json_flag else err
     assert "Usage:" not in msg and "Options:" not in msg and len(msg) < 300, msg
     assert "init" in msg and "token" in msg and "--help" in msg
+
+
+def _every_command():
+    """``(path, command)`` for every command and sub-command the CLI has, groups included."""
+    import click
+
+    from memdir.cli.main import cli
+
+    ctx = click.Context(cli)
+    out = []
+    for name in cli.list_commands(ctx):
+        cmd = cli.get_command(ctx, name)
+        out.append((name, cmd))
+        if isinstance(cmd, click.Group):
+            out += [(f"{name} {sub}", c) for sub, c in cmd.commands.items()]
+    return out
+
+
+def test_every_command_and_group_takes_json_after_its_name():
+    """The README says --json works with any command: `memdir store --json` said "No such option '--json'"."""
+    missing = [path for path, cmd in _every_command()
+               if "--json" not in {o for p in cmd.params for o in getattr(p, "opts", ())}]
+    assert not missing, missing
+
+
+def test_a_group_with_json_after_it_and_no_command_is_one_json_usage_line(tmp_path, monkeypatch, capsys):
+    code, out, err = _run(tmp_path, monkeypatch, capsys, "store", "--json")
+    assert code == 2 and not out and len(err.strip().splitlines()) == 1, err
+    msg = json.loads(err)["error"]
+    assert "No such option" not in msg and "Missing command" not in msg
+    assert "`memdir store` needs a command" in msg and "token" in msg
+
+
+def test_a_group_that_runs_alone_prints_json_with_json_after_it(tmp_path, monkeypatch, capsys):
+    code, out, err = _run(tmp_path, monkeypatch, capsys, "proposals", "--json")
+    assert code == 0 and json.loads(out) == []

@@ -130,8 +130,9 @@ def _set_global(ctx: click.Context, param: click.Parameter, value: Any) -> None:
 
 
 def _accept_global_options(cmd: click.Command) -> click.Command:
-    """Let ``cmd`` (and the commands of a sub-group) take ``--dir``, ``--home`` and ``--debug`` after its name too
-    (hidden: the group's help lists them); a command with its own option of that name keeps it (``serve``, ``mcp``)."""
+    """Let ``cmd`` (and the commands of a sub-group) take ``--dir``, ``--home``, ``--debug`` and ``--json`` after its
+    name too (hidden: the group's help lists them); a command with its own option of that name keeps it (``serve``,
+    ``mcp``, every command that prints)."""
     if getattr(cmd, "_memdir_globals", False):
         return cmd
     cmd._memdir_globals = True  # type: ignore[attr-defined]
@@ -140,7 +141,8 @@ def _accept_global_options(cmd: click.Command) -> click.Command:
                           expose_value=False, callback=_set_global),
              click.Option(["--home", "home"], type=click.Path(file_okay=False), hidden=True, expose_value=False,
                           callback=_set_global),
-             click.Option(["--debug", "debug"], is_flag=True, hidden=True, expose_value=False, callback=_set_global)]
+             click.Option(["--debug", "debug"], is_flag=True, hidden=True, expose_value=False, callback=_set_global),
+             click.Option(["--json", "json"], is_flag=True, hidden=True, expose_value=False, callback=_set_global)]
     cmd.params += [o for o in extra if o.opts[0] not in taken]
     if isinstance(cmd, click.Group):
         for sub in cmd.commands.values():
@@ -263,7 +265,8 @@ def main(argv: list[str] | None = None) -> None:
     except click.ClickException as exc:  # click's own messages may span lines (a choice list): one line here
         msg = " ".join(x.strip() for x in exc.format_message().splitlines() if x.strip())
         group = getattr(exc, "ctx", None)
-        if isinstance(exc, getattr(click.exceptions, "NoArgsIsHelpError", ())) and group is not None:
+        if group is not None and isinstance(group.command, click.Group) and (isinstance(
+                exc, getattr(click.exceptions, "NoArgsIsHelpError", ())) or msg == "Missing command."):
             # a group named without its command: its whole help page was the "one line"
             names = ", ".join(group.command.list_commands(group))
             msg = f"`{group.command_path}` needs a command: {names} (`{group.command_path} --help` says more)"
