@@ -66,3 +66,17 @@ def test_a_group_with_json_after_it_and_no_command_is_one_json_usage_line(tmp_pa
 def test_a_group_that_runs_alone_prints_json_with_json_after_it(tmp_path, monkeypatch, capsys):
     code, out, err = _run(tmp_path, monkeypatch, capsys, "proposals", "--json")
     assert code == 0 and json.loads(out) == []
+
+
+@pytest.mark.parametrize("args", [["--version", "--json"], ["--json", "--version"]])
+def test_version_with_json_prints_json(tmp_path, monkeypatch, capsys, args):
+    from importlib.metadata import version
+
+    code, out, err = _run(tmp_path, monkeypatch, capsys, *args)
+    assert code == 0 and not err
+    assert json.loads(out) == {"version": version("memdir")}
+
+
+def test_version_alone_stays_a_line(tmp_path, monkeypatch, capsys):
+    code, out, _ = _run(tmp_path, monkeypatch, capsys, "--version")
+    assert code == 0 and out.startswith("memdir, version ")

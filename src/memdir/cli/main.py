@@ -174,7 +174,8 @@ def _unavailable(name: str, why: str) -> click.Command:
 @click.option("--home", type=click.Path(file_okay=False), help="Global memory root (default: $MEMDIR_HOME or the user data dir).")
 @click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON (any command).")
 @click.option("--debug", is_flag=True, help="Log ranking and skip decisions to stderr; show tracebacks.")
-@click.version_option(package_name="memdir")
+@click.option("--version", is_flag=True, is_eager=True, expose_value=False, callback=lambda c, p, v: _version(c, v),
+              help="Show the version and exit.")
 @click.pass_context
 def cli(ctx: click.Context, dir_: str | None, home: str | None, as_json: bool, debug: bool) -> None:
     """memdir — long-term memory for AI coding agents: Markdown you can read, recall that finds it."""
@@ -184,6 +185,18 @@ def cli(ctx: click.Context, dir_: str | None, home: str | None, as_json: bool, d
         ctx.exit(0)
     if debug:
         _debug_logging()
+
+
+def _version(ctx: click.Context, value: bool) -> None:
+    """``--version``: ``memdir, version X`` (``--json`` anywhere on the line: ``{"version": "X"}``), then exit 0."""
+    if not value or ctx.resilient_parsing:
+        return
+    from importlib.metadata import version
+
+    v = version("memdir")
+    as_json = bool((ctx.obj or {}).get("json")) if isinstance(ctx.obj, dict) else False  # main() saw --json
+    click.echo(json.dumps({"version": v}) if as_json else f"memdir, version {v}")
+    ctx.exit(0)
 
 
 def _debug_logging() -> None:
@@ -257,7 +270,7 @@ def main(argv: list[str] | None = None) -> None:
             h.setFormatter(RedactingFormatter("%(message)s"))
     watch_ctrl_c()
     try:
-        rv = cli.main(args=argv, prog_name="memdir", standalone_mode=False)
+        rv = cli.main(args=argv, prog_name="memdir", standalone_mode=False, obj={"json": as_json})
         if isinstance(rv, int) and rv:
             sys.exit(rv)
     except click.exceptions.Exit as exc:
