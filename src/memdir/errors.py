@@ -241,3 +241,11 @@ def version_arg(value: object, name: str = "expect") -> str | None:
         return value.strip().lower()
     raise UsageError(f"{name} must be a note version (12 hex digits, as memdir.notes.markdown.version gives), "
                      f"not {value!r:.60}")
+
+
+def session_arg(value: object, name: str = "session") -> str | None:
+    """``None`` (no session named), or a session id: text that is not blank. An empty or blank one (``memdir distill
+    --session ""`` ran every session) or another type raises ``UsageError`` naming ``name``."""
+    if value is None or (isinstance(value, str) and value.strip()):
+        return value
+    raise UsageError(f"{name} must name a session (a non-empty id; leave it out for every session), not {value!r:.60}")

@@ -11,7 +11,7 @@ from pathlib import Path
 import click
 
 from memdir.cli.output import clip, emit, json_opt, open_store, plural
-from memdir.errors import MemdirError, UsageError, install_hint
+from memdir.errors import MemdirError, UsageError, install_hint, session_arg
 from memdir.roots import expand_user
 from memdir.stopsignals import stop_signals
 
@@ -381,7 +381,7 @@ REJECTED_SHOWN = 10
 def distill(ctx, session, since, dry_run, as_json):
     """Turn captured sessions into curated notes with a model (distill.provider); rules become proposals."""
     m = open_store(ctx)
-    if session and not m.session_events(session, limit=1):  # a mistyped id read as "0 new turns, skipped"
+    if session_arg(session, "--session") and not m.session_events(session, limit=1):  # a mistyped id read as "0 new turns, skipped"
         from memdir.errors import NotFound
 
         raise NotFound(f"no captured session {session!r}: the viewer's Timeline (memdir ui) lists the sessions")

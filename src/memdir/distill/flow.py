@@ -56,7 +56,7 @@ from memdir.distill.prompt import (
     count_turns,
     parse_reply,
 )
-from memdir.errors import Interrupted, MemdirError, UsageError
+from memdir.errors import Interrupted, MemdirError, UsageError, session_arg
 from memdir.timeutil import iso, parse_ts
 
 log = logging.getLogger("memdir")
@@ -111,8 +111,10 @@ def run(m: Any, *, session: str | None = None, since: Any = None, dry_run: bool 
     something is to be distilled), ``MemdirError`` when another distillation of this root is running."""
     from memdir.notes import proposals as props
 
-    root = m.roots["project"]
-    since_epoch = parse_ts(since).timestamp() if since not in (None, "") else None
+    root, session = m.roots["project"], session_arg(session)
+    if isinstance(since, str) and not since.strip():  # "" was read as no limit: every session's turns
+        raise UsageError(f"since must be a time (ISO 8601 or epoch seconds; leave it out for no limit), not {since!r}")
+    since_epoch = parse_ts(since).timestamp() if since is not None else None
     out: dict[str, Any] = {"dry_run": bool(dry_run), "provider": None, "model": None, "calls": 0, "sessions": [],
                            "notes": [], "proposals": [], "superseded": [], "skipped": [], "rejected": [], "errors": [],
                            "marked": 0}
@@ -456,7 +458,7 @@ def forget_source(m: Any, source: str, *, session: str | None = None) -> dict[st
 
     if not isinstance(source, str) or not source.strip():
         raise UsageError("forget --source needs a source name, e.g. distill")
-    gone = []
+    gone, session = [], session_arg(session)
     for scope, ref in batch_ids(m, source=source.strip(), session=session):
         if m.forget(ref, scope=scope):
             gone.append(ref)

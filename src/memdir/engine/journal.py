@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from memdir.capture import events as cevents
-from memdir.errors import count_arg
+from memdir.errors import count_arg, session_arg
 from memdir.lazylog import getLogger
 from memdir.store.sqlite import journal
 from memdir.stores import Stores
@@ -42,7 +42,7 @@ def injections(s: Stores, *, limit: int = 50, id: int | None = None, scope: str 
 
 def capture_skips(s: Stores, *, limit: int = 200, session: str | None = None) -> list[dict[str, Any]]:
     """The body of :meth:`memdir.Memdir.capture_skips`, whose docstring is the contract."""
-    limit, out = count_arg(limit, "limit", zero="0 lists none"), []
+    limit, out, session = count_arg(limit, "limit", zero="0 lists none"), [], session_arg(session)
     for root in s.live():
         out += [{**r, "scope": root.scope} for r in journal.skips(root.db, limit=limit, session=session)]
     return sorted(out, key=lambda r: (r["ts"], r["id"]), reverse=True)[:limit]
