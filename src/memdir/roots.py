@@ -20,6 +20,8 @@ DERIVED_DIRNAME = ".memdir"  # derived files (index, lock, quarantine) inside ea
 #: a root's page, and the category its hand-written goals and rules are indexed under (``ROOT.md/rule-01``; never a
 #: directory: the file of that name is there)
 ROOT_PAGE = "ROOT.md"
+#: the global root's folder of JSONL drop files (memdir.portability.dropimport): never a category
+DROP_DIR = "import"
 
 RESERVED = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(1, 10)), *(f"lpt{i}" for i in range(1, 10))}
 _SEGMENT = re.compile(r"^[^\x00-\x1f<>:\"|?*\\/]{1,120}$")
@@ -249,3 +251,13 @@ def owner_only(path: str | os.PathLike, *, create: bool = False) -> None:
             os.chmod(path, 0o600)
         except OSError:
             pass
+
+
+def drop_folder(scope: str, name: str) -> bool:
+    """True when the folder ``name`` of the ``scope`` root is the global root's :data:`DROP_DIR` (any case: one
+    folder on macOS and Windows), which holds drop files, never notes."""
+    return scope == "global" and str(name).casefold() == DROP_DIR
+
+
+DROP_NOTE = ("a Markdown file in the global root's import/ folder, which holds JSONL drop files, not notes: it is not "
+             "read as a note; move it into a category (e.g. facts/) to keep it")

@@ -15,7 +15,7 @@ from memdir.engine import lexical, noteargs
 from memdir.errors import EditConflict, MemdirError, NotFound, PathError, UsageError, count_arg, items_arg, text_arg, version_arg
 from memdir.lazylog import getLogger
 from memdir.notes import filenames, markdown as notes
-from memdir.roots import ROOT_PAGE, split_id
+from memdir.roots import ROOT_PAGE, drop_folder, split_id
 from memdir.stores import Stores
 from memdir.timeutil import parse_ts
 from memdir.types import Event, Hit, Note
@@ -267,7 +267,7 @@ def note_problems(s: Stores) -> list[dict[str, str]]:
 def categories(s: Stores, scope: str | None = None) -> list[str]:
     """The categories of the roots of ``scope``: configured, and the folders the roots hold, sorted."""
     return sorted({*s.config.get("categories"), *(p.name for r in s.live(scope) if r.path.is_dir()
-                                                  for p in r.path.iterdir() if p.is_dir() and not p.name.startswith("."))})
+                                                  for p in r.path.iterdir() if p.is_dir() and not p.name.startswith(".") and not drop_folder(r.scope, p.name))})
 
 
 def note_kinds(s: Stores) -> list[str]:

@@ -9,7 +9,7 @@ from typing import Any
 
 from memdir.errors import UsageError, flag_arg, items_arg, mapping_arg, text_arg
 from memdir.notes import markdown as notes
-from memdir.roots import check_segment
+from memdir.roots import DROP_DIR, check_segment, drop_folder
 from memdir.stores import Stores
 
 TYPE_CHECKING = False
@@ -34,6 +34,9 @@ def check_category(s: Stores, root: Root, category: object) -> None:
     """Raise ``PathError`` for a category that is no plain directory name, ``UsageError`` for one neither configured
     nor present in ``root``."""
     check_segment(category, "category")
+    if drop_folder(root.scope, str(category)):
+        raise UsageError(f"{category}/ of the global root is the folder of JSONL drop files ({DROP_DIR}/), not a "
+                         "category: use another category")
     known = list(s.config.get("categories"))
     if category not in known and not (root.path / str(category)).is_dir():
         raise UsageError(f"unknown category {category!r}: use one of {', '.join(known)} (or set `categories` in config.toml)")

@@ -10,7 +10,7 @@ from typing import Any
 from memdir.errors import UsageError
 from memdir.fileio import drop_stale_temp
 from memdir.notes import markdown as notes, synccopy
-from memdir.roots import check_segment
+from memdir.roots import DROP_NOTE, check_segment, drop_folder
 
 
 #: a folder of notes inside a category: memdir reads ``<category>/<slug>.md`` alone, so it is said, never skipped silently
@@ -70,6 +70,10 @@ def scan(root: Any) -> tuple[dict[str, tuple[str, int, int]], list[dict[str, str
         return found, problems
     for cat in sorted(os.scandir(root.path), key=lambda e: e.name):
         if cat.name.startswith(".") or not cat.is_dir():
+            continue
+        if drop_folder(root.scope, cat.name):  # drop files wait there; a note file in it is named, never read
+            problems += [root.problem("unreadable", f.path, DROP_NOTE) for f in sorted(os.scandir(cat.path), key=lambda e: e.name)
+                         if f.name.endswith(".md") and f.name != "index.md" and f.is_file(follow_symlinks=False)]
             continue
         if not root.inside(Path(cat.path)):
             problems.append(root.problem("outside_root", cat.path, "category directory is a symlink out of the root; skipped"))

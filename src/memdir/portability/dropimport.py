@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 from memdir.fileio import read_or_none
 from memdir.lazylog import getLogger
 from memdir.errors import UsageError
+from memdir.roots import DROP_DIR
 from memdir.timeutil import parse_ts
 
 if TYPE_CHECKING:
@@ -45,7 +46,7 @@ if TYPE_CHECKING:
 
 log = getLogger("memdir")  # imports logging only when a record can go somewhere
 
-IMPORT_DIR = "import"
+IMPORT_DIR = DROP_DIR  # memdir.roots: no category
 ROLES = ("user", "assistant", "tool", "system")
 #: how long the hooks leave a drop file whose import failed before they start an importer for it again
 RETRY_FAILED_S = 600.0
