@@ -355,3 +355,20 @@ def test_a_client_login_on_an_older_schema_is_told_who_may_upgrade_it(pg_url, mo
     msg = str(exc.value)
     assert "v11" in msg and f"v{len(pg_migrations.MIGRATIONS)}" in msg and "only its owner memdir may upgrade it" in msg
     assert "\n" not in msg
+
+
+@pytest.mark.parametrize("what, body", [("recall", {"query": "zebras", "k": True}),
+                                        ("recall", {"query": "zebras", "k": False}),
+                                        ("recall", {"query": "zebras", "k": 3, "now": True}),
+                                        ("holdings", {"newest": True}),
+                                        ("holdings", {"newest": False})])
+def test_a_boolean_is_not_a_count_nor_a_time(team_app, what, body):
+    """`k: true` was read as k = 1 (Python's bool is an int): a 400 with one line, as the other bad values are."""
+    from memdir.store.postgres import admin as pg_admin
+
+    admin, _, post = team_app
+    tok = pg_admin.add_token(admin.conn, "ann", ["web"])
+    r = post("web", what, body, tok)
+    assert r.status_code == 400 and "\n" not in r.json()["error"], (r.status_code, r.text)
+    assert post("web", what, {k: (3 if v is True or v is False else v) for k, v in body.items()
+                              if not (k == "now")}, tok).status_code == 200

@@ -175,6 +175,11 @@ def _row(ev: Any) -> dict[str, Any]:
     return row
 
 
+def _whole(value: Any) -> bool:
+    """True for a whole number sent as one: ``true``/``false`` are no counts (Python reads them as 1 and 0)."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def shown(hit: dict[str, Any]) -> dict[str, Any]:
     """A hit as the server answers it: its text and summary redacted whole (rows an older memdir sent, or keys whose
     shape was added since, reach no teammate in plain text)."""
@@ -267,9 +272,11 @@ def app(url: str, cfg: dict[str, Any] | None = None):
                 return JSONResponse(s.write_rows([_row(e) for e in evs]))
             if what == "recall":
                 q, k, when = body.get("query"), body.get("k", 8), body.get("now")
-                if not isinstance(q, str) or not isinstance(k, int) or not 0 < k <= 100:
+                if not isinstance(q, str) or not _whole(k) or not 0 < k <= 100:  # true is no count (nor 1)
                     return err(400, "recall needs query (a string) and k (1-100)")
                 try:  # the asker's time (dates in the query are resolved against it), else the server's clock
+                    if isinstance(when, bool):
+                        raise TypeError("a boolean is no time")
                     now = time.time() if when in (None, "") else parse_ts(when).timestamp()
                 except (TypeError, ValueError):
                     return err(400, "now must be an ISO 8601 time or epoch seconds")
@@ -298,7 +305,7 @@ def app(url: str, cfg: dict[str, Any] | None = None):
                 return JSONResponse({"hit": shown({x: row.get(x) for x in keys}) if row else None})
             if what == "holdings":  # read-only: the viewer's team page
                 newest = body.get("newest", 5)
-                if not isinstance(newest, int) or not 0 <= newest <= 20:
+                if not _whole(newest) or not 0 <= newest <= 20:
                     return err(400, "newest must be an integer 0-20")
                 return JSONResponse(s.holdings(newest))
             ref, when = body.get("ref"), body.get("when")
