@@ -100,3 +100,22 @@ def test_a_sync_conflict_copy_of_a_proposal_is_not_a_second_pending_proposal(m, 
     assert any(copy.name in r.getMessage() and pid in r.getMessage() for r in caplog.records)
     m.accept_proposal(pid)
     assert m.proposals() == [] and copy.exists()
+
+
+@pytest.mark.parametrize("name", ["index (conflicted copy 2026-12-01).md", "index.sync-conflict-20261201-123456-ABCDEFG.md",
+                                  "INDEX (Case Conflict).md"])
+def test_a_conflict_copy_of_a_compiled_index_is_to_be_deleted_not_merged(m, project, name):
+    m.remember("deploy with pnpm because the npm lockfile differs", category="decisions")
+    mem = project / ".memory"
+    copy = mem / "decisions" / name
+    copy.write_text((mem / "decisions" / "index.md").read_text())
+    m.recall("pnpm")
+    named = [p for p in m.inspect().problems if p["path"] == str(copy)]
+    assert len(named) == 1, m.inspect().problems
+    detail = named[0]["detail"]
+    assert "merge" not in detail and "rename" not in detail and "delete" in detail and "compile" in detail, detail
+    assert copy.exists()  # named, never deleted by memdir
+    (mem / "decisions" / "index.md").unlink()  # gone too: still not "rename this file to index.md"
+    m.recall("pnpm")
+    detail = [p for p in m.inspect().problems if p["path"] == str(copy)][0]["detail"]
+    assert "rename" not in detail and "delete" in detail, detail

@@ -40,6 +40,9 @@ def problem_detail(folder: str, category: str, stem: str) -> str | None:
         return None
     base, what = found
     note = f"{category}/{base}.md"
+    if base.casefold() == "index":  # the compiled index: nothing to merge, memdir writes it from the notes
+        return (f"{what} of {category}/index.md, which memdir compiles from the notes: not read; delete it (copy any "
+                "line you wrote below its auto markers into index.md first)")
     if os.path.exists(os.path.join(folder, base + ".md")):
         fix = f"merge what it adds into {note}, then delete it"
     else:
