@@ -4,6 +4,7 @@ preview, the text argument read from stdin, and the one warning line about unrea
 from __future__ import annotations
 
 import json
+import re
 import sys
 from typing import Any
 
@@ -11,6 +12,7 @@ import click
 
 from memdir.errors import MemdirError, UsageError
 from memdir.fileio import BINARY_NULS, BINARY_SNIFF, looks_binary
+from memdir.notes.markdown import plain_text
 from memdir.timeutil import local_text, parse_ts
 
 
@@ -58,14 +60,24 @@ def warn_unreadable_notes(ctx: click.Context) -> None:
 
 
 #: bidirectional controls (embeddings, overrides, isolates, the implicit marks): a terminal reorders a line around
-#: them, so stored text holding one could show other than it holds; a person's output shows each as its escape
-_BIDI = {c: f"\\u{c:04x}" for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x200E, 0x200F, 0x061C)}
+#: them, so stored text holding one could show other than it holds; a person's output shows each as its escape, and
+#: so each C1 control (U+0080-U+009F: ``\\x9b`` is a control sequence's start to some terminals)
+_BIDI = {c: f"\\u{c:04x}" for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x200E, 0x200F, 0x061C,
+                                    *range(0x80, 0xA0))}
+#: what a terminal acts on rather than shows: ESC and the other C0 controls but tab and line feed, and DEL
+_ACTING = re.compile("[\x00-\x08\x0b-\x1f\x7f]")
 
 
 def shown(text: str) -> str:
-    """``text`` as the CLI prints it for people: each bidirectional control written as ``\\u202e`` (JSON output and
-    the stored text keep them)."""
-    return text.translate(_BIDI) if isinstance(text, str) else text
+    """``text`` as the CLI prints it for people: a terminal's escape sequences and control characters left out (a
+    note typed by hand holding ``ESC[2J`` or a window title's ``ESC]0;…BEL`` must not clear or retitle the screen;
+    a carriage return is a line break: :func:`memdir.notes.markdown.plain_text`), each bidirectional or C1 control
+    written as ``\\u202e`` (JSON output and the stored text keep them)."""
+    if not isinstance(text, str):
+        return text
+    if _ACTING.search(text):
+        text = plain_text(text)
+    return text.translate(_BIDI)
 
 
 def clip(text: str, n: int) -> str:
