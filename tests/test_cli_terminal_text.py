@@ -43,3 +43,76 @@ def test_a_hand_typed_note_holding_escape_sequences_never_drives_the_terminal(ba
             assert "deploy body" in out and "titled" in out, (args, out)
     code, out, err = run_cli(capsys, *base, "--json", "get", "facts/esc")
     assert code == 0 and "\x1b]0;pwned\x07" in json.loads(out)["text"]  # the machine-readable copy is as stored
+
+
+FAMILY = "\U0001f468\u200d\U0001f469\u200d\U0001f467\u200d\U0001f466"  # one emoji of seven code points
+FLAG = "\U0001f1e8\U0001f1f3"
+ACCENT = "e\u0301"
+
+
+def _whole(line: str) -> bool:
+    """No emoji, flag or accented letter of the texts above was split by a cut."""
+    from memdir.cli.cells import clusters
+
+    for cl in clusters(line):
+        if cl[0] in ("\u200d", "\u0301") or cl.endswith("\u200d"):
+            return False
+        if 0x1F1E6 <= ord(cl[0]) <= 0x1F1FF and len(cl) != 2:
+            return False
+        if "\U0001f468" in cl and cl != FAMILY:
+            return False
+    return True
+
+
+@pytest.mark.parametrize("lead", ["", "a", "ab", "abc", "部", "部署"])
+def test_a_long_title_cut_for_a_line_keeps_each_character_whole_and_fits_the_width(base, capsys, lead):
+    """``recent``, ``inspect`` and the forget preview cut a title to a line: by the columns a terminal draws (a
+    Chinese character or an emoji takes two), never inside a ZWJ emoji, a flag or a letter with its accent, and say
+    the cut with an ellipsis counted in the width."""
+    from memdir.cli.cells import cells
+
+    title = lead + (FAMILY + FLAG + ACCENT + "标题") * 300
+    code, out, err = run_cli(capsys, *base, "remember", "long titled note " + title, "--title", title)
+    assert code == 0, err
+    for args in (("recent",), ("inspect",), ("forget", "--query", "long titled")):
+        code, out, err = run_cli(capsys, *base, *args)
+        assert code == 0, (args, err)
+        [line] = [ln for ln in out.splitlines() if FAMILY in ln or FLAG in ln]
+        shown = line.split(": ", 1)[1]
+        assert _whole(shown), (args, shown)
+        assert cells(shown) <= 80, (args, cells(shown), shown)
+        if args[0] != "forget":  # a preview shows the first 100 characters the facade gives it
+            assert shown.endswith("…") and cells(shown) >= 70, (args, shown)  # the room used, not halved
+
+
+def test_recall_cuts_a_long_cjk_text_by_columns_and_whole_characters(base, capsys):
+    from memdir.cli.cells import cells
+
+    text = "部署说明 " + ("长" * 3 + FAMILY) * 400
+    code, out, err = run_cli(capsys, *base, "remember", text)
+    assert code == 0, err
+    code, out, err = run_cli(capsys, *base, "recall", "部署说明")
+    assert code == 0, err
+    snippet = out.splitlines()[1].strip()
+    assert _whole(snippet) and snippet.endswith("…") and cells(snippet) <= 300, (cells(snippet), snippet)
+
+
+def test_cells_and_cut():
+    from memdir.cli.cells import cells, cut, pad
+
+    assert cells("abc") == 3 and cells("部署") == 4 and cells(FAMILY) == 2 and cells(FLAG) == 2 and cells(ACCENT) == 1
+    assert cut("short", 10) == "short" and cut("部署脚本", 8) == "部署脚本" and cut("部署脚本", 7) == "部署脚…"
+    assert cut("hello world again", 12) == "hello world…"
+    assert pad("部署", 6) == "部署  " and pad("abcdefg", 3) == "abcdefg"
+    for w in range(0, 12):
+        assert cells(cut(FAMILY * 10, w)) <= w and _whole(cut(FAMILY * 10, w))
+
+
+def test_a_preview_head_never_ends_inside_an_emoji_or_a_flag():
+    from memdir.capture.events import head
+
+    for lead in range(0, 8):
+        for body in (FAMILY * 40, FLAG * 80, ACCENT * 120, "👍🏽" * 60):
+            out = head("x" * lead + body)
+            assert len(out) <= 100 and _whole(out) and len(out) >= 90, (lead, body[:4], out)
+            assert not out.endswith("\U0001f44d") and not out.endswith("e")  # the tone and accent stay with theirs

@@ -7,6 +7,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from memdir.graphemes import boundary
 from memdir.lazylog import getLogger
 
 log = getLogger("memdir")  # imports logging only when a record can go somewhere
@@ -102,8 +103,9 @@ def redact_text(text: str) -> str:
 def head(text: str | None, limit: int = 100) -> str:
     """The first ``limit`` characters of a stored ``text`` as a preview shows them (forget, prune): redacted before the
     cut (a bounded slice of four times ``limit``), so a key stored before redaction knew its shape shows as its marker
-    and a cut never leaves a first part of one."""
-    return redact_text((text or "")[: limit * 4])[:limit]
+    and a cut never leaves a first part of one, nor of a ZWJ emoji, a flag or an accented letter."""
+    out = redact_text((text or "")[: limit * 4])
+    return out[:boundary(out, limit)]
 
 
 def outbound(row: dict[str, Any]) -> dict[str, Any]:

@@ -114,7 +114,7 @@ def redacted_kinds(given: str, stored: str | None) -> list[str]:
     return got
 
 
-#: characters of a hit's text ``memdir recall`` prints (whitespace collapsed)
+#: terminal cells of a hit's text ``memdir recall`` prints (whitespace collapsed; a wide character takes two)
 SNIPPET_CHARS = 300
 
 
@@ -152,18 +152,18 @@ def hit_line(i: int, h: Any) -> str:
 
 
 def snippet(h: Any, size: int = SNIPPET_CHARS) -> str:
-    """A hit's text in at most ``size`` characters on one line, cut at a word: its opening, or, when the passage
+    """A hit's text in at most ``size`` terminal cells on one line, cut at a word: its opening, or, when the passage
     recall matched (a long event's ``span``) starts past what that shows, its first line, `` … `` and that passage."""
-    from memdir.inject.window import truncate
+    from memdir.cli.cells import cells, cut
     from memdir.server.tools import span_of
 
     text = h.text or ""
     flat = " ".join(text.split())
     span = span_of(h, len(text))
-    if span is None or len(flat) <= size or len(" ".join(text[:span[0]].split())) < size // 2:
-        return truncate(flat, size)
-    first = truncate(" ".join(text.split("\n", 1)[0].split()), size // 4)
-    return first + " … " + truncate(" ".join(text[span[0]:].split()), size - len(first) - 3)
+    if span is None or cells(flat) <= size or len(" ".join(text[:span[0]].split())) < size // 2:
+        return cut(flat, size)
+    first = cut(" ".join(text.split("\n", 1)[0].split()), size // 4)
+    return first + " … " + cut(" ".join(text[span[0]:].split()), size - cells(first) - 3)
 
 
 @click.command()
@@ -506,7 +506,7 @@ def recent(ctx, kinds, category, scope, limit, as_json):
     """List the newest memories (by kind or category), newest first."""
     hits = [unsecret(h) for h in open_store(ctx).recent(kinds=kinds or None, category=category, scope=scope, limit=limit)]
     lines = [f"{local_text(h.ts):16} [{h.handle + ' ' if h.handle else ''}{h.scope} {h.kind}] {h.id}: "
-             f"{' '.join((h.summary or h.text or '').split())[:80]}" for h in hits]
+             f"{clip(' '.join((h.summary or h.text or '').split()), 80)}" for h in hits]
     filters = ", ".join([*(f"kind {k}" for k in kinds), *([f"category {category}"] if category else []),
                          *([f"scope {scope}"] if scope else [])])
     emit(ctx, as_json, [h.to_dict() for h in hits], "\n".join(lines) or (

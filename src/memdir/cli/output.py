@@ -10,6 +10,7 @@ from typing import Any
 
 import click
 
+from memdir.cli import cells
 from memdir.errors import MemdirError, UsageError
 from memdir.fileio import BINARY_NULS, BINARY_SNIFF, looks_binary
 from memdir.notes.markdown import plain_text
@@ -81,11 +82,13 @@ def shown(text: str) -> str:
 
 
 def clip(text: str, n: int) -> str:
-    """``text[:n]`` for a person's line, never ending inside a ``[redacted:kind]`` marker (the cut moves before it)."""
-    if not isinstance(text, str) or len(text) <= n:
+    """``text`` in at most ``n`` terminal cells for a person's line, ending in ``…`` when cut (:func:`cells.cut`: never
+    inside a wide or joined character), and never inside a ``[redacted:kind]`` marker (the cut moves before it)."""
+    if not isinstance(text, str) or cells.cells(text) <= n:
         return text
-    i = text.rfind("[redacted:", max(0, n - 60), n)
-    return text[:i] if i >= 0 and "]" not in text[i:n] else text[:n]
+    out = cells.cut(text, n)
+    i = out.rfind("[redacted:")
+    return out if i < 0 or "]" in out[i:] else out[:i].rstrip() + cells.MARKER
 
 
 def emit(ctx: click.Context, as_json: bool, data: Any, human: str) -> None:
@@ -101,7 +104,7 @@ def preview_text(head: str, samples: list[dict[str, Any]], count: int, confirm: 
     and ``prune`` share it)."""
     lines = [head]
     lines += [f"  {local_text(parse_ts(s['ts']), minutes=False) if s.get('ts') else '':10} {s['scope']} {s['id']}"
-              f"{' (pinned)' if s.get('pinned') else ''}: {' '.join((s.get('text') or '').split())[:80]}" for s in samples]
+              f"{' (pinned)' if s.get('pinned') else ''}: {clip(' '.join((s.get('text') or '').split()), 80)}" for s in samples]
     if count > len(samples):
         lines.append(f"  … and {count - len(samples)} more")
     if count:
