@@ -116,3 +116,46 @@ def test_a_preview_head_never_ends_inside_an_emoji_or_a_flag():
             out = head("x" * lead + body)
             assert len(out) <= 100 and _whole(out) and len(out) >= 90, (lead, body[:4], out)
             assert not out.endswith("\U0001f44d") and not out.endswith("e")  # the tone and accent stay with theirs
+
+
+@pytest.fixture
+def shanghai(monkeypatch):
+    import time
+
+    if not hasattr(time, "tzset"):
+        pytest.skip("needs time.tzset")
+    monkeypatch.setenv("TZ", "Asia/Shanghai")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+def test_the_prune_preview_says_its_cutoff_in_local_time_and_counts_in_english(base, capsys, shanghai):
+    """The preview printed ``idle since before 2026-09-07T11:00:00.000Z`` (UTC, milliseconds) beside lines in local
+    time, ``1 cold memories`` and a raw byte count."""
+    from datetime import datetime, timedelta, timezone
+
+    from memdir.timeutil import local_text
+
+    code, out, err = run_cli(capsys, *base, "prune", "--days", "90")
+    assert code == 0, err
+    head = out.splitlines()[0]
+    assert "T" not in head.split("before ")[1].split(" (")[0] and "Z" not in head, head
+    cutoff = datetime.now(timezone.utc) - timedelta(days=90)
+    assert local_text(cutoff)[:10] in head, head  # the local day, as the sample lines show
+    assert head.startswith("0 cold memories") and "(0 bytes)" in head, head
+    from memdir.cli.output import size_text
+
+    assert size_text(1) == "1 byte" and size_text(999) == "999 bytes" and size_text(2048) == "2.0 KB"
+    assert size_text(5_300_000) == "5.1 MB"
+
+
+def test_import_summaries_count_in_english():
+    from memdir.portability.transcripts import summary
+
+    out = {"read_by_role": {"user": 1, "assistant": 0, "tool": 0}, "kept_by_role": {"user": 1, "assistant": 0, "tool": 0},
+           "skipped_by": {}, "sessions": {"other_project": 0, "cwd_missing": 0, "no_cwd": 0}, "files": 1, "read": 1,
+           "stored": 0, "duplicate": 1, "skipped": 0, "other_projects": [], "projects": {}}
+    line = summary(out).splitlines()[0]
+    assert "1 event read" in line and "1 duplicate;" in line and "1 duplicates" not in line, line

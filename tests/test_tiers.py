@@ -170,7 +170,7 @@ def test_cli_sweep_prune_doctor_backfill(tmp_path):
     assert r.exit_code == 0, r.output
     assert json.loads(r.output)["project"]["written"] == 1
     r = _cli(tmp_path, "prune", "--days", "90")
-    assert r.exit_code == 0 and "cold memories" in r.output
+    assert r.exit_code == 0 and "1 cold memory idle" in r.output
     r = _cli(tmp_path, "prune", "--days", "90", "--token", "bogus")
     assert isinstance(r.exception, memdir.UsageError) and "expired" in str(r.exception)  # main() maps it to exit 2
     r = _cli(tmp_path, "doctor", "--json")

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import click
 
-from memdir.cli.output import emit, json_opt, open_store, preview_text
+from memdir.cli.output import emit, json_opt, open_store, plural, preview_text, size_text
 from memdir.errors import install_hint
+from memdir.timeutil import local_text, parse_ts
 
 
 def _json(ctx: click.Context, as_json: bool) -> bool:
@@ -54,7 +55,7 @@ def sweep(ctx, as_json):
     """Recompute heat tiers (hot/warm/cold/archive) now; only changed rows are written."""
     res = open_store(ctx).sweep()
     lines = [f"{scope}: hot {c['hot']}, warm {c['warm']}, cold {c['cold']}, archive {c['archive']} "
-             f"({c['changed']} changed, {c['written']} rows written)" for scope, c in res.items()]
+             f"({c['changed']} changed, {plural(c['written'], 'row')} written)" for scope, c in res.items()]
     emit(ctx, as_json, res, "\n".join(lines) or "nothing to sweep: no memory root exists yet")
 
 
@@ -72,11 +73,12 @@ def prune(ctx, days, token, force, as_json):
         raise UsageError("give --token (what the preview printed) or --force, not both; nothing was deleted")
     res = open_store(ctx).prune(days, token, force=force)
     if res["deleted"]:
-        human = (f"deleted {res['count']} {'memory' if res['count'] == 1 else 'memories'} ({res['bytes']} bytes); "
+        human = (f"deleted {res['count']} {'memory' if res['count'] == 1 else 'memories'} ({size_text(res['bytes'])}); "
                  "tombstones keep them from coming back")
     else:
         human = preview_text(
-            f"{res['count']} cold memories idle since before {res['cutoff']} ({res['bytes']} bytes) would be deleted",
+            f"{res['count']} cold {'memory' if res['count'] == 1 else 'memories'} idle since before "
+            f"{local_text(parse_ts(res['cutoff']))} ({size_text(res['bytes'])}) would be deleted",
             res["samples"], res["count"], f"to delete {'it' if res['count'] == 1 else 'them'}: memdir prune --days {days:g} --token {res['token']}  (valid this hour)")
     emit(ctx, as_json, res, human)
 

@@ -201,4 +201,15 @@ def plural(n: int, word: str) -> str:
     return f"{n} {word}" + ("" if n == 1 else "s")
 
 
+def size_text(n: int) -> str:
+    """A size in bytes as a person reads it: ``1 byte``, ``999 bytes``, ``2.0 KB``, ``5.1 MB`` (units of 1,024)."""
+    if n < 1024:
+        return plural(n, "byte")
+    for unit in ("KB", "MB", "GB"):
+        n /= 1024
+        if n < 1024 or unit == "GB":
+            return f"{n:.1f} {unit}"
+    return f"{n:.1f} GB"  # pragma: no cover - the loop returns
+
+
 json_opt = click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")

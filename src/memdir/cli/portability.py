@@ -32,8 +32,8 @@ def _with_store_opts(f):
 
 
 def _store_summary(out: dict, verb: str) -> str:
-    return (f"{verb} project {out['project']}: {out['read']} events read, {out['stored']} stored, {out['duplicate']} already "
-            f"there, {out['skipped']} tombstoned; {out['tombstones']} tombstones")
+    return (f"{verb} project {out['project']}: {plural(out['read'], 'event')} read, {out['stored']} stored, {out['duplicate']} "
+            f"already there, {out['skipped']} tombstoned; {plural(out['tombstones'], 'tombstone')}")
 
 
 @click.command()
@@ -158,9 +158,9 @@ def _import_run(ctx, m, source, path, all_projects, here, pending, no_progress, 
         with events_bar(show_progress, "import pending"):
             out = m.import_pending()
         human = "\n".join(f"{f['file']}: " + (f"error: {f['error']}" if "error" in f else
-                           f"{f['stored']} stored, {f['duplicate']} duplicates, {f['skipped']} skipped, "
+                           f"{f['stored']} stored, {plural(f['duplicate'], 'duplicate')}, {f['skipped']} skipped, "
                            f"{f['skipped_over_max']} over import.max_items"
-                           + (f", {f['bad_lines']} bad lines (not a JSON object, or no text / body / content)"
+                           + (f", {plural(f['bad_lines'], 'bad line')} (not a JSON object, or no text / body / content)"
                               if f.get("bad_lines") else "") + " → "
                            + (f"left in place: {f['left_in_place']}" if "left_in_place" in f else f["done_as"]))
                            for f in out["files"])
@@ -180,10 +180,10 @@ def _import_run(ctx, m, source, path, all_projects, here, pending, no_progress, 
         with events_bar(show_progress, "import claude-mem"):
             out = import_claude_mem(m, path, projects="all" if all_projects else "here" if here else "current")
         stats = out["tables"]
-        human = (f"{out['stored']} stored, {out['duplicate']} duplicates, {out['skipped']} skipped "
+        human = (f"{out['stored']} stored, {plural(out['duplicate'], 'duplicate')}, {out['skipped']} skipped "
                  f"({', '.join(f'{k} {v}' for k, v in stats.items())}); undo: memdir forget --prefix import:claude-mem")
         if out["persona_notes"]:
-            human += (f"\npersona: {out['notes']} global notes written, {out['notes_existing']} already there; "
+            human += (f"\npersona: {plural(out['notes'], 'global note')} written, {out['notes_existing']} already there; "
                       "undo: memdir forget --source claude-mem")
         others = [n for n, why in out["other_projects"].items() if why == "other_project"]
         if others and not all_projects:

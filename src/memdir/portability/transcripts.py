@@ -309,9 +309,9 @@ def summary(out: dict[str, Any]) -> str:
     else:
         # read = kept + skipped by the gates; kept = stored + duplicates + refused by the store (a tombstone)
         refused = sb.get("store_refused", 0)
-        parts = [f"{_count(out['files'], 'file')}, {out['read']} events read (user {rb['user']}, assistant "
+        parts = [f"{_count(out['files'], 'file')}, {_count(out['read'], 'event')} read (user {rb['user']}, assistant "
                  f"{rb['assistant']}, tool {rb['tool']}), {sum(kb.values())} kept (user {kb['user']}, assistant "
-                 f"{kb['assistant']}, tool {kb['tool']}): {out['stored']} stored, {out['duplicate']} duplicates"
+                 f"{kb['assistant']}, tool {kb['tool']}): {out['stored']} stored, {_count(out['duplicate'], 'duplicate')}"
                  + (f", {refused} {SKIP_LABELS['store_refused']}" if refused else "")
                  + f"; {out['skipped'] - refused} skipped"]
     gates = [f"{SKIP_LABELS.get(k, k)} {v}" for k, v in sb.items() if k != "store_refused"]
