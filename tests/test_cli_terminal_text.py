@@ -159,3 +159,26 @@ def test_import_summaries_count_in_english():
            "stored": 0, "duplicate": 1, "skipped": 0, "other_projects": [], "projects": {}}
     line = summary(out).splitlines()[0]
     assert "1 event read" in line and "1 duplicate;" in line and "1 duplicates" not in line, line
+
+
+@pytest.mark.parametrize("zone", ["Etc/GMT-14", "Etc/GMT+12"])  # one of the two is always on another day than UTC
+def test_forgetting_twice_names_the_local_day_it_was_forgotten(base, capsys, monkeypatch, zone):
+    import time
+    from datetime import datetime, timezone
+
+    from memdir.timeutil import local_text
+
+    if not hasattr(time, "tzset"):
+        pytest.skip("needs time.tzset")
+    monkeypatch.setenv("TZ", zone)
+    time.tzset()
+    try:
+        code, out, err = run_cli(capsys, *base, "remember", "the staging box reboots every night at two")
+        assert code == 0, err
+        nid = out.split()[1]
+        assert run_cli(capsys, *base, "forget", nid)[0] == 0
+        code, out, err = run_cli(capsys, *base, "forget", nid)
+        assert code == 1 and f"on {local_text(datetime.now(timezone.utc), minutes=False)}" in err, err
+    finally:
+        monkeypatch.undo()
+        time.tzset()

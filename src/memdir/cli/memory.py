@@ -334,7 +334,7 @@ def _forgotten(m: Any, id: str) -> tuple[str, str] | None:
             continue
         for r in rows:
             if r["ref"] == id or (handles.PATTERN.match(short) and handles.digest(r["ref"], len(short)) == short):
-                return r["ref"], str(r.get("deleted_at") or "")[:10]
+                return r["ref"], _when(r.get("deleted_at"))[:10]  # the local day, as every line for people
     return None
 
 
