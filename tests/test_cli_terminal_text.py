@@ -182,3 +182,28 @@ def test_forgetting_twice_names_the_local_day_it_was_forgotten(base, capsys, mon
     finally:
         monkeypatch.undo()
         time.tzset()
+
+
+def test_the_proposal_list_cuts_a_summary_between_whole_characters(base, project, tmp_path, capsys):
+    import memdir
+    from memdir.cli.cells import cells
+
+    with memdir.open(project, home=tmp_path / "g") as m:
+        m.propose("always review " + FAMILY * 200, summary="review " + (FAMILY + "审查") * 100)
+    code, out, err = run_cli(capsys, *base, "proposals")
+    assert code == 0, err
+    [line] = out.splitlines()
+    summary = line.split(": ", 1)[1].split("  (source")[0]
+    assert _whole(summary) and summary.endswith("…") and cells(summary) <= 90, summary
+
+
+def test_a_summary_taken_from_a_long_first_line_keeps_its_last_emoji_whole(project, tmp_path):
+    """The default summary (the first line, cut to 100 characters with ``…``) is what index.md, inspect and recent
+    show: it ended in half a family emoji and a stray joiner."""
+    import memdir
+
+    with memdir.open(project, home=tmp_path / "g") as m:
+        for lead in range(0, 7):
+            note = m.remember("x" * lead + " " + FAMILY * 200)
+            assert note.summary.endswith("…") and _whole(note.summary[:-1]) and len(note.summary) <= 100, note.summary
+            m.forget(note.id)

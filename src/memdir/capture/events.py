@@ -104,8 +104,13 @@ def head(text: str | None, limit: int = 100) -> str:
     """The first ``limit`` characters of a stored ``text`` as a preview shows them (forget, prune): redacted before the
     cut (a bounded slice of four times ``limit``), so a key stored before redaction knew its shape shows as its marker
     and a cut never leaves a first part of one, nor of a ZWJ emoji, a flag or an accented letter."""
-    out = redact_text((text or "")[: limit * 4])
-    return out[:boundary(out, limit)]
+    return whole_head(redact_text((text or "")[: limit * 4]), limit)
+
+
+def whole_head(text: str, limit: int) -> str:
+    """At most the first ``limit`` characters of ``text``, never ending inside a ZWJ emoji, a flag or an accented
+    letter (:func:`memdir.graphemes.boundary`)."""
+    return text[:boundary(text, limit)]
 
 
 def outbound(row: dict[str, Any]) -> dict[str, Any]:

@@ -429,7 +429,7 @@ def proposals(ctx, as_json, all_):
     if ctx.invoked_subcommand is not None:
         return
     items = open_store(ctx).proposals(status=None if all_ else "pending")
-    lines = [f"{p['id']} [{p['scope']} {p['status']}] {_proposal_kind(p)}: {p.get('summary', '')[:90]}{_replaces(p)}"
+    lines = [f"{p['id']} [{p['scope']} {p['status']}] {_proposal_kind(p)}: {clip(p.get('summary') or '', 90)}{_replaces(p)}"
              f"  (source {p.get('source')}" + (f", session {', '.join(map(str, p['sessions']))}" if p.get("sessions") else "")
              + ")" for p in items]
     emit(ctx, as_json, items, "\n".join(lines) or "no pending proposals")

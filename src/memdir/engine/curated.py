@@ -37,8 +37,8 @@ def summary_of(text: str) -> str:
     for line in text.splitlines():
         line = line.strip().lstrip("#").strip()
         if line:
-            return line if len(line) <= 100 else line[:99].rstrip() + "…"
-    return text[:100]
+            return line if len(line) <= 100 else cevents.whole_head(line, 99).rstrip() + "…"
+    return cevents.whole_head(text, 100)
 
 
 def near_duplicate(store, text: str) -> str | None:
