@@ -25,6 +25,13 @@ class Model2VecProvider:
     def from_config(cls, config: Any) -> "Model2VecProvider":
         return cls(config.get("embed.model"), config.get("embed.max_chars"))
 
+    def loaded(self) -> bool:
+        """Whether the model is in this process's memory (memdir.engine.modelwait)."""
+        return self.path in _CACHE
+
+    def load(self) -> None:
+        self._load()
+
     def _load(self):
         if self.path not in _CACHE:
             os.environ.setdefault("HF_HUB_OFFLINE", "1")

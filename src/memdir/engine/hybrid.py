@@ -37,7 +37,7 @@ import time
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 import memdir.embed as embed
-from memdir.engine import lexical
+from memdir.engine import lexical, modelwait
 from memdir.recall import rank, rrf
 from memdir.stores import Stores, stores_of
 from memdir.timeutil import iso
@@ -450,6 +450,8 @@ def recall_fused(m: "Stores | Any", query: str, tokens: list[str], *, k: int, sc
     info: dict[str, Any] = {"channel": channel, "provider": "none", "model": None, "latency_ms": lat}
     t_all = time.perf_counter()
     prov = provider_for(m) if channel != "lexical" else None
+    if prov is not None and not modelwait.ready(prov, m, info):  # a hook: a model still loading
+        prov = None
     q = None
     if prov is not None:
         info.update(provider=prov.name, model=prov.model)
@@ -492,7 +494,7 @@ def recall_fused(m: "Stores | Any", query: str, tokens: list[str], *, k: int, sc
                         info["dim_changed"] = int(q.shape[0])
                 except Exception as exc:  # a busy store: the old-length vectors are skipped by the search anyway
                     log.debug("vector length change not recorded: %s", exc)
-    elif channel != "lexical":
+    elif channel != "lexical" and "fallback" not in info:
         info["fallback"] = vector_state(m)["provider_error"] or "embed.provider is none"
         if info["fallback"] not in _SAID:  # once a process: a setting that does nothing is said, not repeated
             _SAID.add(info["fallback"])
