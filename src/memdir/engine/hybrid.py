@@ -73,9 +73,11 @@ def provider_for(m: "Stores | Any", *, strict: bool = False):
     if not st["built"]:
         try:
             st["provider"] = embed.get_provider(m.config)
-        except Exception as exc:
+        except Exception as exc:  # said once a process (recall's fallback too); a strict caller raises it instead
             st["provider_error"] = str(exc)
-            log.warning("memdir: embeddings off: %s", exc)
+            if not strict and str(exc) not in _SAID:
+                _SAID.add(str(exc))
+                log.warning("memdir: embeddings off: %s", exc)
         st["built"] = True
     if strict and st["provider_error"]:
         raise embed.EmbedError(st["provider_error"])
