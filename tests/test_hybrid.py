@@ -389,3 +389,23 @@ def test_a_provider_uninstalled_afterwards_is_said_in_one_line(project, tmp_path
     assert len(lines) == 1 and "not installed" in lines[0] and "Traceback" not in r.stderr, r.stderr
     if cmd[0] in ("recall", "context"):
         assert r.returncode == 0 and "pnpm" in r.stdout
+
+
+@pytest.mark.parametrize("how", ["edit", "by hand"])
+def test_the_newest_note_edited_after_a_backfill_gets_its_vector_refreshed_by_recall(tmp_path, how):
+    """The index reuses the id of its newest row when that row is replaced: the edited note kept the id the last
+    backfill's watermark named, so recall never saw it pending and searched its old text's vector (dropped as stale)."""
+    with _open(tmp_path) as m:
+        m.remember("lunch was pasta", category="facts")
+        note = m.remember("the backup script runs nightly at two", category="facts")
+        m.backfill()
+        model = vectors.provider_for(m).model
+        if how == "edit":
+            m.edit(note.id, "kubernetes pods restart with a rolling update")
+        else:
+            path = tmp_path / "p" / ".memory" / f"{note.id}.md"
+            path.write_text(path.read_text(encoding="utf-8").replace("the backup script runs nightly at two",
+                                                                     "kubernetes pods restart with a rolling update"))
+        hits = m.recall("kubernetes rolling update", k=1)
+        assert hits[0].id == note.id and hits[0].reasons["ranks"].get("vector") == 1, hits
+        assert m.stores.roots["project"].store.vector_pending_count(model) == 0

@@ -16,6 +16,7 @@ from memdir.lazylog import getLogger
 from memdir.recall import handles, passages
 import memdir.store.rows as rows
 from memdir.store.sqlite import codec
+from memdir.store.sqlite import vectors as vector_table
 from memdir.recall.tokenize import tokenize
 
 log = getLogger("memdir")  # imports logging only when a record can go somewhere
@@ -317,6 +318,7 @@ def _remove(db: sqlite3.Connection, olds: list[Any]) -> None:
         seq = db.execute("INSERT INTO removed(doc_id) VALUES (?)", (old["id"],)).lastrowid
         if seq % REMOVED_KEEP == 0:
             db.execute("DELETE FROM removed WHERE seq <= ?", (seq - REMOVED_KEEP,))
+    vector_table.ids_may_return(db, min(gone))  # a replaced newest note comes back under its own id: still checked for a vector
     if deps:
         nb = _neighbours(db, [r["id"] for r in deps])
         tokens_of.prime({x for r in deps for x in nb.get(r["id"], (None, None))})

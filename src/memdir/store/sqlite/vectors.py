@@ -81,6 +81,15 @@ def set_watermark(db, model: str | None) -> None:
     db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (f"embed_watermark:{model}", str(top)))
 
 
+def ids_may_return(db, first: int) -> None:
+    """Docs from id ``first`` up were deleted. SQLite gives a new row the id after the largest one left, so a replaced
+    newest doc (an edited note) or the next capture can come back under an id a backfill watermark already covers and
+    would never be seen pending by recall: every watermark at or above ``first`` goes below it. Caller holds a
+    transaction."""
+    db.execute("UPDATE meta SET value = ? WHERE key LIKE 'embed\\_watermark:%' ESCAPE '\\' "
+               "AND CAST(value AS INTEGER) >= ?", (str(first - 1), first))
+
+
 def pending_rows(db, model: str | None, limit: int) -> list:
     """Up to ``limit`` pending docs ``(ref, content_sha256, kind, summary, text)``, newest first."""
     return db.execute(f"SELECT d.ref, d.content_sha256, d.kind, d.summary, d.text FROM docs d LEFT JOIN vectors v "
