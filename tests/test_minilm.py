@@ -53,3 +53,21 @@ def test_semantic_recall_without_shared_words(tmp_path):
         assert m.status()["project"]["vectors"]["pending"] == 0
         checks = {c["check"]: c for c in m.doctor()}
         assert checks["provider"]["ok"] == "ok" and "384 dims" in checks["provider"]["detail"]
+
+
+def test_recall_prints_no_model_loading_bar(tmp_path):
+    """`memdir recall` with sentence-transformers: the answer and nothing on stderr (the model's "Loading weights"
+    progress bar came out on every command that loaded the model)."""
+    import subprocess
+    import sys
+
+    (tmp_path / "p" / ".git").mkdir(parents=True)
+    with memdir.open(tmp_path / "p", home=tmp_path / "h") as m:
+        m.remember("We migrated the orders table to PostgreSQL 16 last sprint.", category="facts")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("HF_HUB_DISABLE", "TQDM"))}
+    env.update(MEMDIR_HOME=str(tmp_path / "h"), MEMDIR_EMBED_PROVIDER="sentence-transformers",
+               MEMDIR_RECALL_CHANNEL="hybrid")
+    r = subprocess.run([sys.executable, "-m", "memdir.cli", "recall", "which SQL database"], cwd=tmp_path / "p",
+                       env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0 and "PostgreSQL" in r.stdout, r.stderr
+    assert r.stderr.strip() == "", r.stderr

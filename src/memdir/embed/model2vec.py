@@ -35,6 +35,7 @@ class Model2VecProvider:
     def _load(self):
         if self.path not in _CACHE:
             os.environ.setdefault("HF_HUB_OFFLINE", "1")
+            os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
             try:
                 from model2vec import StaticModel
 

@@ -69,6 +69,7 @@ class SentenceTransformersProvider:
     def _build(self):
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")  # its "Loading weights" bar came out on every command
         try:
             from sentence_transformers import SentenceTransformer
 
