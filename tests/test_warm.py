@@ -38,8 +38,11 @@ def seeded(project, short_home):
     return project
 
 
-def payload(project: Path) -> str:
-    return (FIX / "claude_user_prompt.json").read_text(encoding="utf-8").replace("__CWD__", str(project))
+def payload(project: Path, session: str = "5f1d2c3a-0b1e-4c55-9a27-3e6f0d1b2c4d") -> str:
+    """The recorded prompt; another ``session`` for a call that must not count as a second copy of the first one
+    (memdir's hooks registered twice: an identical call moments later gets no second block)."""
+    text = (FIX / "claude_user_prompt.json").read_text(encoding="utf-8").replace("__CWD__", str(project))
+    return text.replace("5f1d2c3a-0b1e-4c55-9a27-3e6f0d1b2c4d", session)
 
 
 def stored_prompts(project: Path) -> list[str]:
@@ -85,7 +88,7 @@ def test_subprocess_hook_uses_the_server(seeded, short_home):
         # MEMDIR_HOOK_WARM=0: in-process, same kind of answer, the server is not asked
         env = {**os.environ, "MEMDIR_HOOK_WARM": "0"}
         r = subprocess.run([sys.executable, "-m", "memdir", "hook", "claude-code", "user-prompt"], env=env,
-                           input=payload(seeded).encode(), capture_output=True, cwd=str(seeded), timeout=120)
+                           input=payload(seeded, "another-session").encode(), capture_output=True, cwd=str(seeded), timeout=120)
         assert "5433" in json.loads(r.stdout)["hookSpecificOutput"]["additionalContext"]
         assert srv.served == 1
 
@@ -184,6 +187,6 @@ def test_a_hand_edit_in_place_is_seen_by_the_next_call_and_notes_are_checked_onc
         looks = []
         real = Root._unchanged
         monkeypatch.setattr(Root, "_unchanged", lambda self: looks.append(self.scope) or real(self))
-        out = warm.ask("claude-code", "user-prompt", payload(seeded), timeout_s=30)
+        out = warm.ask("claude-code", "user-prompt", payload(seeded, "another-session"), timeout_s=30)
         assert "6543" in out and "5433" not in out
         assert sorted(looks) == sorted(set(looks))  # each root's notes looked at once per call, not twice

@@ -52,6 +52,7 @@ import time
 from typing import Any, Callable
 
 from memdir.errors import ReadOnlyStore
+from memdir.hosts.once import first_copy
 from memdir.hosts.upgrading import hand_over_upgrade, under_way
 from memdir.lazylog import getLogger
 
@@ -249,6 +250,8 @@ def run_hook(host: str, event: str, raw: bytes | str | dict | None, *, project_d
         try:
             if waiting:
                 log.debug("hook %s %s: no block while the index is upgraded", call.host, call.event)
+            elif not first_copy([r.derived for r in m.roots.values()], call, payload):  # memdir's hooks registered twice: one block
+                log.debug("hook %s %s: another copy of this call answered it", call.host, call.event)
             elif call.event == "session-start":
                 limit = min(int(m.config.get("hook.session_max_chars")), adapters.HOOK_MAX_CHARS)
                 if not int(m.config.get("inject.max_chars")):  # "no block" holds for the session's opening one too

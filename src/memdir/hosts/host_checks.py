@@ -130,9 +130,9 @@ def host_checks(project: Path | None = None) -> list[dict[str, str]]:
         if ((proj / ".opencode" if proj else opencode_config_dir()) / "plugins" / "memdir.js").exists():
             both.setdefault("opencode", []).append(scope)
     for host, where in both.items():
-        if len(where) > 1:  # the host runs the hooks of both: every prompt captured and answered twice
+        if len(where) > 1:  # the host runs the hooks of both: every hook twice (one copy answers)
             add(f"{host} hooks", "warn", f"memdir's hooks are in both your {host} settings and this project's: "
-                f"{host} runs both, so each prompt is captured and injected twice",
+                f"{host} runs both, so each hook runs twice (memdir answers once, the second process is wasted)",
                 f"keep one: `memdir install {host} --uninstall` (yours) or `memdir install {host} --project --uninstall`")
     if any_codex and "codex_hooks" in feats:
         add("codex features", "warn", f"{cfg_path}: [features] codex_hooks is deprecated; Codex warns on every run",

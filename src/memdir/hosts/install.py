@@ -489,15 +489,15 @@ def kept_note(plan: Plan, path: Path, what: str) -> None:
 
 def twice_note(plan: Plan, other: Path, host: str, scope: str) -> None:
     """A note when the settings file ``other`` of the other scope (``scope``: ``user`` or ``project``) holds memdir's
-    hooks for ``host`` too: the host would run both, capturing and injecting each prompt twice (``memdir doctor``)."""
+    hooks for ``host`` too: the host would run both, each hook twice (one copy answers; ``memdir doctor``)."""
     try:
         settings = read_json(other) or {}
     except UsageError:
         return
     if any(is_ours(h.get("command"), host) for *_, h in handlers(settings)):
         flag = "" if scope == "user" else " --project"
-        plan.notes.append(f"{other} has memdir's hooks for {host} too: each prompt would be captured and injected "
-                          f"twice; keep one (memdir install {host}{flag} --uninstall removes the {scope} one)")
+        plan.notes.append(f"{other} has memdir's hooks for {host} too: the host runs each hook twice (memdir "
+                          f"answers once); keep one (memdir install {host}{flag} --uninstall removes the {scope} one)")
 
 
 def install_host(host: str, *, project: Path | None = None, uninstall: bool = False, dry_run: bool = False,

@@ -65,8 +65,8 @@ def install(plan: Plan, *, project: Path | None, uninstall: bool, argv: list[str
         raise UsageError(f"{plugin} exists and was not written by memdir; move it away first — nothing was changed")
     yours = opencode_config_dir() / "plugins" / "memdir.js"
     if project is not None and not uninstall and yours.exists():  # OpenCode loads your plugins and the project's
-        plan.notes.append(f"{yours} is memdir's plugin too: OpenCode loads both, so each prompt would be captured "
-                          "and injected twice; keep one (memdir install opencode --uninstall removes yours)")
+        plan.notes.append(f"{yours} is memdir's plugin too: OpenCode loads both, so each hook runs twice "
+                          "(memdir answers once); keep one (memdir install opencode --uninstall removes yours)")
     entry = {"type": "local", "command": [*argv, "mcp"], "enabled": True, "timeout": 5000}
     raw = read_settings_text(cfg_path) if cfg_path.exists() else None
     data: dict[str, Any] | None = None

@@ -1,0 +1,62 @@
+"""One answer per hook call when memdir's hooks are registered twice.
+
+With memdir's hooks in both the user's and the project's settings (or OpenCode's plugin in both folders) the host
+runs both copies on the same payload; each printed its block, so the model got the session's rules, and each
+prompt's matches, twice. A copy claims its call by creating a marker file named after it (host, event, session,
+directory, prompt, session-start's source) in ``hook-once/`` of the first root's private ``.memdir/`` folder that
+exists (the project's, else the global root's; none: no claim), atomically; the copy that finds
+a marker younger than :data:`WINDOW_S` prints nothing (its turns are stored once anyway: capture keys are
+deterministic). The same prompt typed again later in the session gets its block again. Any error: answer.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+#: seconds a claimed call stays claimed (both copies start within a second or two of each other)
+WINDOW_S = 10.0
+EVENTS = ("session-start", "user-prompt")
+
+
+def first_copy(derived: list[Path], call: Any, payload: Any) -> bool:
+    """True unless another copy of this very hook call claimed it less than :data:`WINDOW_S` seconds ago."""
+    if call.event not in EVENTS or not call.session:
+        return True
+    source = payload.get("source") if isinstance(payload, dict) else None
+    parts = (call.host, call.event, call.session, call.cwd or "", call.prompt or "", str(source or ""))
+    name = hashlib.sha256("\0".join(parts).encode("utf-8", "surrogatepass")).hexdigest()[:32]
+    base = next((Path(d) for d in derived if Path(d).is_dir()), None)
+    if base is None:  # a store not written yet: nothing to claim in (a root's folders are made by the store alone)
+        return True
+    folder = base / "hook-once"
+    try:
+        if not folder.is_dir():
+            folder.mkdir(mode=0o700)
+        for attempt in (0, 1):
+            try:
+                os.close(os.open(folder / name, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+                _sweep(folder)
+                return True
+            except FileExistsError:
+                if attempt or time.time() - os.stat(folder / name).st_mtime < WINDOW_S:
+                    return False
+                os.unlink(folder / name)  # a claim of an earlier time: the prompt typed again
+    except OSError:
+        return True  # a read-only or missing folder: answer, as before
+    return True
+
+
+def _sweep(folder: Path) -> None:
+    """Remove claims older than the window (the folder holds a few minutes' calls at most)."""
+    cutoff = time.time() - 5 * WINDOW_S
+    with os.scandir(folder) as it:
+        for e in it:
+            try:
+                if e.stat().st_mtime < cutoff:
+                    os.unlink(e.path)
+            except OSError:
+                pass
