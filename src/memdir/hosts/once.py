@@ -6,7 +6,9 @@ prompt's matches, twice. A copy claims its call by creating a marker file named 
 directory, prompt, session-start's source) in ``hook-once/`` of the first root's private ``.memdir/`` folder that
 exists (the project's, else the global root's; none: no claim), atomically; the copy that finds
 a marker younger than :data:`WINDOW_S` prints nothing (its turns are stored once anyway: capture keys are
-deterministic). The same prompt typed again later in the session gets its block again. Any error: answer.
+deterministic). The same prompt typed again later in the session gets its block again. A resumed session
+(``claude --resume``/``--continue``, ``codex exec resume``: SessionStart again, source ``resume``) kept the block its
+start was given in its history, so it gets no second one (a compacted one does). Any error: answer.
 """
 
 from __future__ import annotations
@@ -19,30 +21,38 @@ from typing import Any
 
 #: seconds a claimed call stays claimed (both copies start within a second or two of each other)
 WINDOW_S = 10.0
+#: seconds a session's start stays claimed for its resumes (a session resumed later gets its block again)
+SESSION_KEEP_S = 30 * 86400.0
 EVENTS = ("session-start", "user-prompt")
 
 
 def first_copy(derived: list[Path], call: Any, payload: Any) -> bool:
-    """True unless another copy of this very hook call claimed it less than :data:`WINDOW_S` seconds ago."""
+    """True unless another copy of this very hook call claimed it less than :data:`WINDOW_S` seconds ago, or this is
+    a resumed session's start (source ``resume``) whose start was claimed in the last :data:`SESSION_KEEP_S` seconds:
+    the host kept that block in the session's history."""
     if call.event not in EVENTS or not call.session:
         return True
-    source = payload.get("source") if isinstance(payload, dict) else None
-    parts = (call.host, call.event, call.session, call.cwd or "", call.prompt or "", str(source or ""))
+    source = str((payload.get("source") if isinstance(payload, dict) else None) or "")
+    resumed = call.event == "session-start" and source == "resume"
+    opening = call.event == "session-start" and source in ("", "startup", "resume")
+    parts = (call.host, call.event, call.session, call.cwd or "", call.prompt or "", "" if opening else source)
     name = hashlib.sha256("\0".join(parts).encode("utf-8", "surrogatepass")).hexdigest()[:32]
     base = next((Path(d) for d in derived if Path(d).is_dir()), None)
     if base is None:  # a store not written yet: nothing to claim in (a root's folders are made by the store alone)
         return True
-    folder = base / "hook-once"
+    folder = base / "hook-once" / ("sessions" if opening else "")
+    window = SESSION_KEEP_S if resumed else WINDOW_S
     try:
-        if not folder.is_dir():
-            folder.mkdir(mode=0o700)
+        for d in (base / "hook-once", folder):
+            if not d.is_dir():
+                d.mkdir(mode=0o700)
         for attempt in (0, 1):
             try:
                 os.close(os.open(folder / name, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
-                _sweep(folder)
+                _sweep(folder, SESSION_KEEP_S if opening else 5 * WINDOW_S)
                 return True
             except FileExistsError:
-                if attempt or time.time() - os.stat(folder / name).st_mtime < WINDOW_S:
+                if attempt or time.time() - os.stat(folder / name).st_mtime < window:
                     return False
                 os.unlink(folder / name)  # a claim of an earlier time: the prompt typed again
     except OSError:
@@ -50,9 +60,9 @@ def first_copy(derived: list[Path], call: Any, payload: Any) -> bool:
     return True
 
 
-def _sweep(folder: Path) -> None:
-    """Remove claims older than the window (the folder holds a few minutes' calls at most)."""
-    cutoff = time.time() - 5 * WINDOW_S
+def _sweep(folder: Path, keep_s: float) -> None:
+    """Remove claims older than ``keep_s`` (a few minutes' prompts; the sessions begun in the last weeks)."""
+    cutoff = time.time() - keep_s
     with os.scandir(folder) as it:
         for e in it:
             try:
