@@ -98,7 +98,7 @@ class Root:
         not_linked_out(self.path, self.derived)
         if self.scope == "global":
             # a folder --home named that holds other files (or /tmp) is not closed: only what a root holds
-            private_dir(self.path, own=frozenset(("ROOT.md", ".gitignore", "config.toml", ".env", "README.md")))
+            private_dir(self.path, own=rootlinks.OWN)
         private_dir(self.derived)
 
     def ensure(self) -> None:
@@ -159,8 +159,8 @@ class Root:
             self.close()
 
     def ignore_private(self) -> None:
-        """Git-ignore the root's derived files and secrets file: :func:`memdir.engine.rootlinks.ignore_private`."""
-        rootlinks.ignore_private(self.path)
+        """Git-ignore the derived files and the secrets file, union-merge the compiled pages: ``rootlinks.git_files``."""
+        rootlinks.git_files(self.path)
 
     @property
     def db(self) -> sqlite3.Connection:

@@ -23,6 +23,12 @@ log = getLogger("memdir")  # imports logging only when a record can go somewhere
 #: what a root's ``.gitignore`` must hold before memdir writes anything there: the derived files (the index, its
 #: logs) and the secrets file (the embedding API key, :mod:`memdir.envfile`)
 IGNORED = (f"{DERIVED_DIRNAME}/", ".env")
+#: what a root's ``.gitattributes`` holds so two people remembering at once merge without a conflict: the compiled
+#: pages are merged line by line from both sides (git's built-in ``union`` driver), then compiled again from the notes
+#: by the next run; a note itself is merged as usual (a conflict there is shown, :mod:`memdir.notes.conflicts`)
+UNION = (f"/{ROOT_PAGE}", "*/index.md")
+#: the files a global root holds beside its folders (``memdir.roots.private_dir``'s ``own``)
+OWN = frozenset((ROOT_PAGE, ".gitignore", ".gitattributes", "config.toml", ".env", "README.md"))
 #: links already said in the debug log by this process (a command compiles more than once)
 _SAID: set[str] = set()
 
@@ -42,6 +48,12 @@ def said_once(p: Path, what: str) -> None:
     if str(p) not in _SAID:
         _SAID.add(str(p))
         log.debug("memdir: %s leads out of the root (to %s): %s", p, os.path.realpath(p), what)
+
+
+def git_files(root: Path) -> None:
+    """The root's own Git settings: :func:`ignore_private`, then :func:`merge_by_union`."""
+    ignore_private(root)
+    merge_by_union(root)
 
 
 def ignore_private(root: Path) -> None:
@@ -72,6 +84,29 @@ def ignore_private(root: Path) -> None:
         notes.atomic_write(where, text + "".join(f"{x}\n" for x in missing))
     except OSError as exc:  # a read-only root: reads go on; a write fails later with its own message
         log.warning("memdir: could not add %s to %s: %s", ", ".join(missing), gi, exc)
+
+
+def merge_by_union(root: Path) -> None:
+    """Give ``root``'s compiled pages (:data:`UNION`) git's ``union`` merge in its ``.gitattributes``: created when
+    missing, a pattern the file does not name yet appended (one it names, whatever the setting, is the user's choice);
+    a link out of the root, or a file that cannot be read or written, is left as it is (logged)."""
+    ga = root / ".gitattributes"
+    try:
+        old = read_or_none(ga)
+    except OSError as exc:
+        log.warning("memdir: %s is unreadable (%s); not checked for %s", ga, exc, ", ".join(UNION))
+        return
+    named = {ln.split()[0] for ln in (old or "").splitlines() if ln.strip() and not ln.lstrip().startswith("#")}
+    missing = [x for x in UNION if x not in named]
+    where = write_path(root, ga)
+    if not missing or where is None:
+        return
+    head = "" if not old else old + ("" if old.endswith("\n") else "\n")
+    text = head + "# memdir: compiled pages, merged from both sides and compiled again on the next run\n"
+    try:
+        notes.atomic_write(where, text + "".join(f"{x} merge=union\n" for x in missing))
+    except OSError as exc:
+        log.warning("memdir: could not add %s to %s: %s", ", ".join(missing), ga, exc)
 
 
 def link_problems(root: Any) -> list[dict[str, str]]:
