@@ -6,6 +6,7 @@ import os
 import subprocess
 
 import memdir
+from memdir.roots import project_root
 
 ENV = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@x", "GIT_COMMITTER_NAME": "t",
        "GIT_COMMITTER_EMAIL": "t@x", "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull}
@@ -72,3 +73,22 @@ def test_a_root_made_before_gets_the_merge_setting_and_keeps_the_users_lines(tmp
     out = git(proj, "check-attr", "merge", "--", ".memory/facts/the-database-is-pg-2.md").stdout
     assert "union" not in out  # a note's own conflict is shown, never merged line by line
     assert sum(ln.startswith("/ROOT.md") for ln in lines) == 1
+
+
+def test_a_work_tree_named_by_git_work_tree_is_the_project_from_any_subdirectory(tmp_path, monkeypatch):
+    """``GIT_DIR``/``GIT_WORK_TREE`` (a repository kept apart from its files): git's top-level is the work tree, so
+    every subdirectory is one project, as with a ``.git`` there; a repository nested inside it still wins."""
+    work, repo = tmp_path / "work", tmp_path / "repo.git"
+    (work / "src" / "deep").mkdir(parents=True)
+    git(tmp_path, "init", "-q", "--bare", str(repo))
+    monkeypatch.setenv("GIT_DIR", str(repo))
+    monkeypatch.setenv("GIT_WORK_TREE", str(work))
+    assert project_root(work / "src" / "deep") == work
+    (work / "vendor" / "lib" / ".git").mkdir(parents=True)
+    assert project_root(work / "vendor" / "lib") == work / "vendor" / "lib"
+    assert project_root(tmp_path / "elsewhere") == tmp_path / "elsewhere"  # outside it: as before
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("GIT_WORK_TREE", "work")  # relative to the working directory, as git reads it
+    assert project_root(work / "src" / "deep") == work
+    monkeypatch.delenv("GIT_DIR")  # a work tree without GIT_DIR means nothing to git
+    assert project_root(work / "src" / "deep") == work / "src" / "deep"

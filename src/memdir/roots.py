@@ -2,7 +2,7 @@
 
 * Global root: ``$MEMDIR_HOME``, else ``platformdirs.user_data_dir("memdir")``.
 * Project root: for a working directory, its git top-level (the nearest ancestor holding ``.git``, a
-  directory or a worktree file; a linked worktree maps to its main repository's top-level, so every worktree
+  directory or a worktree file, or the one ``GIT_WORK_TREE`` names with ``GIT_DIR`` set; a linked worktree maps to its main repository's top-level, so every worktree
   of a repository shares one ``.memory/`` — seed 000, issue 13 item 9), else the nearest ancestor holding ``.memory/``, else the directory itself;
   the memory root is ``<project root>/.memory/`` (seed 000).
 """
@@ -64,13 +64,28 @@ def project_root(start: str | os.PathLike | None = None, *, home: str | os.PathL
     if PROJECT_DIRNAME in start_path.parts:  # resolved from the project's side: .memory may link elsewhere
         start_path = Path(*start_path.parts[:start_path.parts.index(PROJECT_DIRNAME)])
     start_path = Path(os.path.realpath(start_path))
+    named = env_work_tree()
     for d in (start_path, *start_path.parents):
         if (d / ".git").exists():
             return main_worktree(d)
+        if d == named:
+            return d
     for d in (start_path, *start_path.parents):
         if _marks_project(d, home, above=d != start_path):
             return d
     return start_path
+
+
+def env_work_tree() -> Path | None:
+    """The work tree ``GIT_WORK_TREE`` names when ``GIT_DIR`` is set too (a repository kept apart from its files:
+    git's top-level is then that folder, as it would be with a ``.git`` in it), its links followed; a relative one is
+    read from the working directory, as git does. ``None`` when unset, or when it is the home directory or ``/``
+    (a dotfiles repository's work tree is no project of every folder under it)."""
+    tree = os.environ.get("GIT_WORK_TREE", "").strip()
+    if not tree or not os.environ.get("GIT_DIR", "").strip():
+        return None
+    p = Path(os.path.realpath(expand_user(tree)))
+    return None if p in (Path(p.anchor), Path(os.path.realpath(Path.home()))) else p
 
 
 def surviving_project(gone: str | os.PathLike, *, home: str | os.PathLike | None = None) -> Path | None:
