@@ -92,3 +92,27 @@ def test_a_work_tree_named_by_git_work_tree_is_the_project_from_any_subdirectory
     assert project_root(work / "src" / "deep") == work
     monkeypatch.delenv("GIT_DIR")  # a work tree without GIT_DIR means nothing to git
     assert project_root(work / "src" / "deep") == work / "src" / "deep"
+
+
+def test_a_sparse_checkout_that_leaves_the_memory_out_is_said_and_never_overwritten(tmp_path):
+    a, _ = _two_clones(tmp_path)
+    git(tmp_path, "clone", "-q", "-b", "main", "origin.git", "s")
+    s = tmp_path / "s"
+    (s / "src").mkdir()
+    (s / "src" / "app.py").write_text("x = 1\n", encoding="utf-8")
+    git(s, "add", "src")
+    git(s, "commit", "-qm", "src")
+    git(s, "sparse-checkout", "set", "src")
+    assert not (s / ".memory").exists()
+    env = {**ENV, "MEMDIR_HOME": str(tmp_path / "gs")}
+    for args, code in ((["recall", "pnpm"], 0), (["remember", "a note about caching", "-c", "facts"], 2)):
+        r = subprocess.run([os.path.join(os.path.dirname(os.sys.executable), "memdir"), *args], cwd=s, env=env,
+                           capture_output=True, text=True)
+        assert r.returncode == code and "Traceback" not in r.stderr, r.stderr
+        said = [ln for ln in r.stderr.splitlines() if "sparse-checkout add .memory" in ln]
+        assert len(said) == 1, r.stderr  # a read: one warning (then "no memories yet"); a write: its one error
+    assert not (s / ".memory").exists()
+    assert git(s, "status", "--short").stdout == ""
+    git(s, "sparse-checkout", "add", ".memory")
+    with memdir.open(s, home=tmp_path / "gs") as m:
+        assert [h.id for h in m.recall("pnpm")] == ["decisions/we-deploy-with-pnpm-because-lockfiles-differ"]

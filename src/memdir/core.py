@@ -165,7 +165,7 @@ class Memdir:
         return event_ops.import_events(self.stores, events, scope=scope)
 
     def notices(self) -> list[str]:
-        """One line per root whose index was rebuilt from the notes: episodic events lost, how to restore them."""
+        """One line per root whose index was rebuilt (events lost, how to restore them) or left out of a checkout."""
         return event_ops.notices(self.stores)
 
     def capture(self, event: dict[str, Any], **kwargs: Any):

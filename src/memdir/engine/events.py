@@ -475,10 +475,13 @@ def queue_event(s: Stores, event: Any, *, scope: str = "project") -> bool:
 def notices(s: Stores) -> list[str]:
     """The body of :meth:`memdir.Memdir.notices`, whose docstring is the contract: for each local root whose index
     was rebuilt while it held episodic events, the line of :func:`memdir.store.sqlite.ledger.notice` (read from the
-    small counter file beside the index; nothing is opened)."""
+    small counter file beside the index; nothing is opened), after the line of a project root a sparse checkout left out
+    (:mod:`memdir.engine.sparse`)."""
+    from memdir.engine import sparse
     from memdir.store.sqlite import ledger
 
-    out = []
+    proj = s.roots["project"]
+    out = [] if proj.remote or not sparse.left_out(proj.path) else [f"project root: {sparse.said(proj.path)}"]
     for scope in ("project", "global"):
         root = s.roots[scope]
         line = ledger.notice(root.db_path) if not root.remote and root.exists() else None

@@ -23,7 +23,7 @@ from typing import Any, Callable, Iterator
 
 from memdir.lazylog import getLogger
 from memdir.notes import compile as compiler
-from memdir.engine import notecache, notescan, notesecrets, pagetimes, rootlinks, writelock
+from memdir.engine import notecache, notescan, notesecrets, pagetimes, rootlinks, sparse, writelock
 from memdir.store.sqlite import opening, readonly, txn
 from memdir.notes import markdown as notes
 from memdir.notes import broken, conflicts, rootmd
@@ -92,9 +92,9 @@ class Root:
         return self.path.is_dir()
 
     def make_derived(self) -> None:
-        """Create the derived directory open to the owner alone (the index, its lock, the debug log), and the global
-        root itself so (its notes are one person's): :func:`memdir.roots.private_dir`. Raises ``OSError``, or
-        ``PathError`` for one linked out of the root (:func:`memdir.roots.not_linked_out`, case C14)."""
+        """Create the derived directory open to the owner alone (:func:`memdir.roots.private_dir`), the global root
+        too. Raises ``OSError``, ``PathError`` (linked out of the root, C14), ``MemdirError`` (:mod:`engine.sparse`)."""
+        sparse.refuse_left_out(self.path, self.scope)
         not_linked_out(self.path, self.derived)
         if self.scope == "global":
             # a folder --home named that holds other files (or /tmp) is not closed: only what a root holds
