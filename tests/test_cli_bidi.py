@@ -51,3 +51,13 @@ def test_a_summary_cut_for_a_line_never_ends_inside_a_redaction_marker():
         assert out.count("[redacted:") == out.count("]"), (n, out)
         assert len(out) <= n
     assert clip("short", 80) == "short"
+
+
+def test_a_cut_falling_in_the_first_letters_of_a_redaction_marker_leaves_no_half_of_it():
+    from memdir.cli.output import clip
+
+    head = "key "  # the marker in the line's first half: no later space to cut at
+    text = head + "[redacted:aws_access_key]" + " from the vault each night"
+    for n in range(len(head) + 2, len(head) + 12):  # the cut inside "[redacted" (before its colon) too
+        out = clip(text, n)
+        assert "[red" not in out and out.endswith("…") and len(out) <= n, (n, out)

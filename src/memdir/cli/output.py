@@ -87,8 +87,15 @@ def clip(text: str, n: int) -> str:
     if not isinstance(text, str) or cells.cells(text) <= n:
         return text
     out = cells.cut(text, n)
-    i = out.rfind("[redacted:")
-    return out if i < 0 or "]" in out[i:] else out[:i].rstrip() + cells.MARKER
+    if "[redacted:" not in text:
+        return out
+    from memdir.capture.redact import MARKER_RE
+
+    kept = len(out) - len(cells.MARKER)  # text[:kept] is what the cut line shows
+    for m in MARKER_RE.finditer(text, 0, kept + 60):  # one the cut falls in, even before its colon ("[redact…")
+        if m.start() < kept < m.end():
+            return text[:m.start()].rstrip() + cells.MARKER
+    return out
 
 
 def emit(ctx: click.Context, as_json: bool, data: Any, human: str) -> None:
