@@ -62,3 +62,35 @@ def test_another_prompt_session_or_a_later_repeat_still_gets_its_block(project):
         old = time.time() - 120
         os.utime(f, (old, old))
     assert "5433" in run_hook("claude-code", "user-prompt", p)
+
+
+def test_both_copies_of_a_prompt_typed_again_later_do_not_both_answer(tmp_path, monkeypatch):
+    """"continue" typed again after the window: the two copies both find the earlier claim stale. One of them
+    replacing it while the other is about to must not leave both answering (the block twice)."""
+    from types import SimpleNamespace
+
+    from memdir.hosts import once
+
+    derived = tmp_path / ".memdir"
+    derived.mkdir()
+    call = SimpleNamespace(event="user-prompt", session=SESSION, host="claude-code", cwd=str(tmp_path),
+                           prompt="continue")
+    assert once.first_copy([derived], call, {})
+    marker = next(p for p in (derived / "hook-once").iterdir() if p.is_file())
+    old = time.time() - 3 * once.WINDOW_S
+    os.utime(marker, (old, old))
+    real_stat, results, ran = os.stat, [], []
+
+    def stat(path, *a, **kw):  # copy B has found the claim stale: copy A runs whole right then
+        st = real_stat(path, *a, **kw)
+        if str(path) == str(marker) and not ran:
+            ran.append(1)
+            results.append(once.first_copy([derived], call, {}))
+        return st
+
+    monkeypatch.setattr(once.os, "stat", stat)
+    results.append(once.first_copy([derived], call, {}))
+    monkeypatch.setattr(once.os, "stat", real_stat)
+    assert sorted(results) == [False, True], results
+    assert not once.first_copy([derived], call, {})  # the claim made stays, nothing left aside
+    assert [p.name for p in (derived / "hook-once").iterdir() if p.is_file()] == [marker.name]

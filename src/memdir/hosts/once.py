@@ -46,18 +46,43 @@ def first_copy(derived: list[Path], call: Any, payload: Any) -> bool:
         for d in (base / "hook-once", folder):
             if not d.is_dir():
                 d.mkdir(mode=0o700)
-        for attempt in (0, 1):
-            try:
-                os.close(os.open(folder / name, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
-                _sweep(folder, SESSION_KEEP_S if opening else 5 * WINDOW_S)
-                return True
-            except FileExistsError:
-                if attempt or time.time() - os.stat(folder / name).st_mtime < window:
-                    return False
-                os.unlink(folder / name)  # a claim of an earlier time: the prompt typed again
+        if _claim(folder / name, window):
+            _sweep(folder, SESSION_KEEP_S if opening else 5 * WINDOW_S)
+            return True
+        return False
     except OSError:
         return True  # a read-only or missing folder: answer, as before
-    return True
+
+
+def _claim(path: Path, window: float) -> bool:
+    """Create the marker ``path``, or replace one older than ``window`` (the prompt typed again later): True for the
+    one copy that did. Both copies may find the old marker stale; the old one is moved aside by a rename, which one
+    copy alone can do, and a copy that moved the other's new claim instead puts it back and leaves the call to it."""
+    for _ in range(4):
+        try:
+            os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+            return True
+        except FileExistsError:
+            pass
+        aside = path.with_name(f"{path.name}.{os.getpid()}-{os.urandom(4).hex()}.old")
+        try:
+            if time.time() - os.stat(path).st_mtime < window:
+                return False
+            os.rename(path, aside)
+        except FileNotFoundError:
+            continue  # the other copy is replacing it: the next create decides
+        try:
+            took_fresh = time.time() - os.stat(aside).st_mtime < window
+            if took_fresh:  # the other copy's claim, made since the look above: it stays theirs
+                try:
+                    os.link(aside, path)
+                except OSError:
+                    pass
+        finally:
+            os.unlink(aside)
+        if took_fresh:
+            return False
+    return False
 
 
 def _sweep(folder: Path, keep_s: float) -> None:
