@@ -69,3 +69,22 @@ def test_a_derived_folder_linked_out_of_the_root_is_refused(tmp_path, project):
     with memdir.open(project, home=tmp_path / "g") as m:
         m.remember("a note kept inside")
         assert m.recall("kept")
+
+
+def test_a_hook_makes_nothing_in_a_derived_folder_linked_out_of_the_root(tmp_path, project):
+    """The hooks' claim of a call (memdir.hosts.once: ``hook-once/`` markers) is not made through such a link."""
+    import json
+
+    from memdir.hosts.hooks import run_hook
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (project / ".memory").mkdir()
+    os.symlink(outside, project / ".memory" / ".memdir")
+    for event, payload in (("session-start", {"source": "startup"}), ("user-prompt", {"prompt": "staging port?"})):
+        try:  # the store refuses the link (execute answers nothing then)
+            run_hook("claude-code", event, json.dumps({"session_id": "s1", "cwd": str(project), **payload}),
+                     project_dir=str(project), home=str(tmp_path / "g"))
+        except Exception:  # noqa: BLE001
+            pass
+    assert list(outside.iterdir()) == []

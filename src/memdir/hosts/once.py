@@ -40,6 +40,13 @@ def first_copy(derived: list[Path], call: Any, payload: Any) -> bool:
     base = next((Path(d) for d in derived if Path(d).is_dir()), None)
     if base is None:  # a store not written yet: nothing to claim in (a root's folders are made by the store alone)
         return True
+    from memdir.errors import PathError
+    from memdir.roots import not_linked_out
+
+    try:
+        not_linked_out(base.parent, base)  # a .memdir/ linked out of its root: nothing made there
+    except PathError:
+        return True
     folder = base / "hook-once" / ("sessions" if opening else "")
     window = SESSION_KEEP_S if resumed else WINDOW_S
     try:
