@@ -12,7 +12,8 @@ def test_bold_and_heading_marks_go_and_the_span_follows_its_words():
 
 
 def test_code_fences_lone_stars_and_identifiers_are_kept():
-    text = "run this:\n```sh\n# build **all** targets\nmake **\n```\nglob **/*.py and a ** b, __init__.py, a ` b"
+    text = ("run this:\n```sh\n# build **all** targets\nmake **\n```\nglob **/*.py and a ** b, __init__.py, a ` b\n"
+            "    # an indented code block's comment\n\t# and a tab's")
     assert plain(text) == (text, None)
 
 

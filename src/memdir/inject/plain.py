@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 _FENCE = re.compile(r"[ \t]*(```|~~~)")
-_HEADING = re.compile(r"[ \t]*#{1,6}[ \t]+(?=\S)")
+_HEADING = re.compile(r" {0,3}#{1,6}[ \t]+(?=\S)")  # four spaces or a tab in: a code block
 _TICK = re.compile(r"(?<!`)`(?=[^`\s])[^`\n]*?(?<=[^`\s])`(?!`)")
 _BOLD = re.compile(r"\*\*(?=[^\s*])(?:[^*\n]|\*(?!\*))*?(?<=[^\s*])\*\*")
 
