@@ -45,7 +45,7 @@ def install(ctx, host, project, uninstall, dry_run, command, legacy, as_json):
                         home=obj.get("home"))
     if as_json or obj.get("json"):
         click.echo(json.dumps({"host": host, "uninstall": uninstall, "dry_run": dry_run, "changes": plan.changes,
-                               "notes": plan.notes}, ensure_ascii=False, indent=2))
+                               "notes": plan.notes, "warnings": plan.warnings}, ensure_ascii=False, indent=2))
         return
     verb = "would be" if dry_run else "was"
     for c in plan.changes:
@@ -61,6 +61,8 @@ def install(ctx, host, project, uninstall, dry_run, command, legacy, as_json):
                 click.echo(f"    … {len(shown) - DIFF_LINES} more lines")
     for n in plan.notes:
         click.echo(f"note: {n}")
+    for w in plan.warnings:
+        click.echo(f"warning: {w}", err=True)
     if dry_run:
         click.echo("dry run: nothing was written")
     import importlib.util

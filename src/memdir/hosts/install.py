@@ -81,6 +81,7 @@ class Plan:
     dry_run: bool = False
     changes: list[dict[str, Any]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # what the person may not want (a dropped --home)
     project: Path | None = None  # --project: its files are shared (committed), never made private
 
     def add(self, path: Path, action: str, **extra: Any) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from memdir.errors import UsageError
+from memdir.hosts.install_home import hook_home, warn_dropped
 from memdir.hosts.install import (
     created_by_install,
     kept_note,
@@ -37,6 +38,7 @@ def install(plan: Plan, *, project: Path | None, uninstall: bool, argv: list[str
     if uninstall:
         strip_hooks(settings, "claude-code")
     else:
+        warn_dropped(plan, "claude-code", project is None and hook_home(settings, "claude-code"), argv)
         set_hooks(settings, "claude-code", argv)
         other = (home / ".claude" / "settings.json") if project else None
         if other is not None:

@@ -28,6 +28,7 @@ from memdir.hosts.install import (
     write_json,
     write_text,
 )
+from memdir.hosts.install_home import hook_home, warn_dropped
 from memdir.roots import expand_user
 
 #: Codex's label of each event in its hook-state keys (codex-rs/hooks: hook_event_key_label)
@@ -308,6 +309,7 @@ def install(plan: Plan, *, project: Path | None, uninstall: bool, argv: list[str
     if uninstall:
         strip_hooks(hooks, "codex")
     else:
+        warn_dropped(plan, "codex", project is None and hook_home(hooks, "codex"), argv)
         set_hooks(hooks, "codex", argv)
         if project is not None:  # your own install too: Codex would run both
             twice_note(plan, ch / "hooks.json", "codex", "user")

@@ -54,6 +54,7 @@ from memdir.hosts.install import (
     write_json,
     write_text,
 )
+from memdir.hosts.install_home import hook_home, warn_dropped
 from memdir.roots import expand_user
 
 HOST = "dsh"
@@ -219,6 +220,7 @@ def install(plan: Plan, *, project: Path | None, uninstall: bool, argv: list[str
     if uninstall:
         strip_hooks(settings, HOST)
     else:
+        warn_dropped(plan, HOST, project is None and hook_home(settings, HOST), argv)
         set_hooks(settings, HOST, argv)
     # the patch file first: a file memdir will not rewrite stops the install before anything is written
     if not uninstall and patch_path.exists():

@@ -11,6 +11,7 @@ from typing import Any
 from memdir.errors import UsageError
 from memdir.hosts.install import (Plan, kept_note, mcp_entry_ours, read_settings_text, remove_empty_dirs, write_json,
                                   write_text)
+from memdir.hosts.install_home import plugin_home, warn_dropped
 from memdir.roots import expand_user
 
 # ---- OpenCode ------------------------------------------------------------------------------------------------
@@ -105,6 +106,7 @@ def install(plan: Plan, *, project: Path | None, uninstall: bool, argv: list[str
             write_json(plan, cfg_path, data, empty=({}, {"$schema": OPENCODE_SCHEMA}), remove_if_empty=True)
         remove_empty_dirs(plan, base / "plugins", base)  # the folders install made, when nothing else is left
         return
+    warn_dropped(plan, "opencode", project is None and plugin_home(old_plugin), argv)
     write_text(plan, plugin, render_plugin(argv, legacy=legacy), old=old_plugin)
     if manual:
         plan.add(cfg_path, "manual", detail="is JSONC (comments or trailing commas), so memdir did not rewrite it; add under \"mcp\": "
