@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import queue
+import signal
 import subprocess
 import sys
 import threading
@@ -616,6 +617,22 @@ def test_serve_stopped_by_sigterm_removes_its_hook_socket(proj, tmp_path):
     assert Path(sock).exists()
     _stop(p)  # SIGTERM
     assert p.returncode in (0, 130, -15) and not Path(sock).exists()
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGHUP"), reason="no SIGHUP on this platform")
+def test_serve_stopped_by_sighup_ends_as_by_sigterm(proj, tmp_path):
+    """A SIGHUP (the terminal closed, a logout) killed `memdir serve` at once and left <home>/.memdir/hook.sock
+    behind; it now stops gracefully, as on SIGTERM."""
+    p, info = _start_serve(proj, tmp_path / "home")
+    sock = info.get("hook_socket")
+    try:
+        p.send_signal(signal.SIGHUP)
+        p.wait(timeout=30)
+    finally:
+        _stop(p)
+    assert p.returncode in (0, 130), p.returncode
+    if sock:
+        assert not Path(sock).exists()
 
 
 def test_serve_stopped_by_sigterm_answers_the_calls_it_was_running(proj, tmp_path):

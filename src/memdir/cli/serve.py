@@ -158,7 +158,7 @@ def serve_command(ctx: click.Context, host: str, port: int, path: str, token: st
 
 
 def _stop_on_sigterm() -> dict:
-    """SIGTERM ends ``memdir serve`` as Ctrl-C does, through its ``finally`` (the hook socket removed, stores closed).
+    """SIGTERM (and SIGHUP) ends ``memdir serve`` as Ctrl-C does, through its ``finally`` (the hook socket removed, stores closed).
     uvicorn shuts down on SIGTERM and then raises it again with the handler it found — the default one ended the
     process before any clean-up and left ``hook.sock`` behind. This handler raises ``KeyboardInterrupt`` until the
     returned dict holds the uvicorn server (``["server"]``), then asks that server to stop (``should_exit``) and
@@ -174,8 +174,10 @@ def _stop_on_sigterm() -> dict:
             raise KeyboardInterrupt
         srv.should_exit = True
 
-    if threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
-        signal.signal(signal.SIGTERM, stop)
+    # SIGHUP (the terminal closed, a logout) too: uvicorn leaves it alone, and its default ended the process at once
+    for kind in (getattr(signal, n) for n in ("SIGTERM", "SIGHUP") if hasattr(signal, n)):
+        if threading.current_thread() is threading.main_thread() and signal.getsignal(kind) is signal.SIG_DFL:
+            signal.signal(kind, stop)
     return running
 
 
@@ -219,6 +221,7 @@ def _serve_store(ctx: click.Context, host: str, port: int, url: str, as_json: bo
     if not is_loopback(host):  # tokens and memories would cross the network in clear
         click.echo(f"memdir: warning: {host} is not a loopback address and this server speaks plain HTTP: bind "
                    "127.0.0.1 behind a TLS reverse proxy (docs/team-store.md, Operations)", err=True)
+    running = _stop_on_sigterm()
     click.echo(json.dumps(info) if as_json else f"memdir: serving the team store at {info['url']} (Ctrl-C stops)")
     sys.stdout.flush()
     try:
@@ -227,7 +230,8 @@ def _serve_store(ctx: click.Context, host: str, port: int, url: str, as_json: bo
 
         config = uvicorn.Config(app, log_level="debug" if debug else "warning", access_log=debug, timeout_graceful_shutdown=3)
         redact_server_logs()  # a token a member put in the URL stays out of the team server's log
-        anyio.run(lambda: uvicorn.Server(config).serve(sockets=[sock]))
+        running["server"] = uvicorn.Server(config)
+        anyio.run(lambda: running["server"].serve(sockets=[sock]))
     except KeyboardInterrupt:
         pass
     finally:
