@@ -48,6 +48,47 @@ def test_ctrl_c_landing_in_sqls_text_function_is_an_interrupt_not_an_internal_er
     assert os.listdir(target.parent) == []
 
 
+@pytest.mark.parametrize("nth", [1, 5, 40])
+def test_ctrl_c_landing_in_sqls_text_function_mid_import_says_how_far_it_got(project, tmp_path, capsys, monkeypatch,
+                                                                            nth):
+    """Ctrl-C while `memdir import FILE` stored a compressed text (SQLite running memdir's function) exited 130 with
+    no line: the other interrupt paths say `interrupted after N of M …; run the same command again …`. It says so
+    now too, and a re-run stores the rest."""
+    import json
+
+    home = tmp_path / "g"
+    src = tmp_path / "in.jsonl"
+    with open(src, "w", encoding="utf-8") as fh:
+        for i in range(300):
+            fh.write(json.dumps({"key": f"b{i}", "role": "assistant", "session": "s",
+                                 "ts": f"2026-10-02T10:{i % 60:02d}:00Z",
+                                 "text": f"another reply {i} about deploying " * 30}) + "\n")
+    real, calls = codec.unz, []
+
+    def ctrl_c_on_the_nth(db, blob):
+        calls.append(1)
+        if len(calls) == nth:
+            signal.raise_signal(signal.SIGINT)  # its handler runs here, inside the SQL function
+        return real(db, blob)
+
+    monkeypatch.setattr(codec, "unz", ctrl_c_on_the_nth)
+    monkeypatch.chdir(project)
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)  # as in a terminal
+    try:
+        code, _, err = run_cli(capsys, "--home", str(home), "import", str(src))
+    finally:
+        signal.signal(signal.SIGINT, old)
+    assert len(calls) >= nth, "the import ran no SQL function: the test proves nothing"
+    lines = err.strip().splitlines()
+    assert code == 130 and len(lines) == 1 and "interrupted after" in lines[0] and "of 300" in lines[0], (code, err)
+    assert "run the same command again" in lines[0] and "internal error" not in err
+    monkeypatch.setattr(codec, "unz", real)
+    code, out, err = run_cli(capsys, "--home", str(home), "import", str(src))
+    assert code == 0, err
+    with memdir.open(project, home=home) as m:
+        assert m.status()["project"]["events"] == 300
+
+
 def _big_store(project, home, n=12000):
     with memdir.open(project, home=home) as m:
         m.import_events([{"key": f"k{i}", "role": "user", "session": "s", "ts": f"2026-10-01T10:{i % 60:02d}:00Z",

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import signal
+import sqlite3
 import threading
 from typing import Iterator
 
@@ -25,6 +26,17 @@ def _stop(signum, frame):  # noqa: ARG001 - the signal handler's signature
 def received() -> bool:
     """True once this process got Ctrl-C, SIGTERM or SIGHUP through these handlers."""
     return bool(_received)
+
+
+#: what an interrupted piece of work may raise: Ctrl-C itself, or the error SQLite reports in its place (:func:`stopped`)
+STOPS = (KeyboardInterrupt, sqlite3.DatabaseError)
+
+
+def stopped(exc: BaseException) -> bool:
+    """True when ``exc`` is how a stop signal surfaced: a ``KeyboardInterrupt``, or the "user-defined function raised
+    exception" error SQLite reports when one landed inside memdir's SQL function, once this process got a signal."""
+    return isinstance(exc, KeyboardInterrupt) or (
+        isinstance(exc, sqlite3.DatabaseError) and "user-defined function" in str(exc) and received())
 
 
 def watch_ctrl_c() -> None:

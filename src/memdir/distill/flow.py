@@ -57,6 +57,7 @@ from memdir.distill.prompt import (
     parse_reply,
 )
 from memdir.errors import Interrupted, MemdirError, UsageError, session_arg
+from memdir.stopsignals import STOPS, stopped
 from memdir.timeutil import iso, parse_ts
 
 log = logging.getLogger("memdir")
@@ -134,8 +135,8 @@ def run(m: Any, *, session: str | None = None, since: Any = None, dry_run: bool 
     try:
         _run_locked(m, root, props, out, session=session, since_epoch=since_epoch, dry_run=dry_run, provider=provider,
                     finished=finished)
-    except KeyboardInterrupt as exc:  # Ctrl-C (or a SIGTERM the CLI turns into one): what was written stays
-        if isinstance(exc, Interrupted):
+    except STOPS as exc:  # Ctrl-C (or a SIGTERM the CLI turns into one): what was written stays
+        if isinstance(exc, Interrupted) or not stopped(exc):
             raise
         n = len(finished)  # the session it was in is not among them: its chunk is asked again next run
         raise Interrupted(n, what=f"session{'' if n == 1 else 's'} distilled (notes written)", verb="distil") from None

@@ -15,6 +15,7 @@ from memdir.config import team_wanted
 from memdir.engine import ahead, regrow, spool
 from memdir.errors import LockBusy, UsageError, disk_full
 from memdir.lazylog import getLogger
+from memdir.stopsignals import STOPS, stopped
 from memdir.store.sqlite import journal
 from memdir.stores import Stores
 from memdir.timeutil import iso, parse_ts
@@ -97,7 +98,9 @@ def _import_all(s: Stores, root: Any, it: Iterator[Any], counts: dict[str, int],
                 if root.lock_waited():  # a hook waiting on the lock takes it now (no pause when none waits)
                     time.sleep(BATCH_PAUSE_S)
                 spool.drain(root, lambda rows, sc: import_events(s, rows, scope=sc))  # what hooks queued meanwhile
-    except KeyboardInterrupt:  # the committed batches' rows wait in the queue for the next push
+    except STOPS as exc:  # the committed batches' rows wait in the queue for the next push
+        if not stopped(exc):
+            raise
         from memdir.errors import Interrupted
 
         for k, v in (batch or {}).items():  # a batch whose COMMIT went through just before the interrupt
@@ -149,10 +152,14 @@ def _import_batch(s: Stores, root: Any, it: Iterator[tuple[Any, Any]], counts: d
     more = False
     try:
         more = _batch_rows(s, root, it, got, now, history, stored, queued, lock_timeout, replies)
-    except KeyboardInterrupt:
+    except STOPS as exc:  # Ctrl-C, or SQLite's error for one raised inside memdir's SQL function
+        if not stopped(exc):
+            raise
         if getattr(root.store, "committed", False):  # interrupted once its COMMIT was through: it counts
             counts.update(got)
-        raise
+        if isinstance(exc, KeyboardInterrupt):
+            raise
+        raise KeyboardInterrupt from None
     counts.update(got)
     if queued is not None and stored:
         if root.remote:  # a PostgreSQL store: committed there, queued in the root's local file after each batch

@@ -20,6 +20,7 @@ from memdir.lazylog import getLogger
 from memdir.notes import markdown as notes
 from memdir.roots import ROOT_PAGE
 from memdir.stores import SCOPES, Stores
+from memdir.stopsignals import STOPS, stopped
 from memdir.timeutil import parse_ts
 
 log = getLogger("memdir")  # imports logging only when a record can go somewhere
@@ -156,7 +157,9 @@ def import_jsonl(s: Stores, path: str | os.PathLike) -> dict[str, int]:
             counts["tombstones"] += forgetting.import_tombstones(s, rows, scope=scope)
         with s.looked():  # once, not once per note restored
             _restore_notes(s, notes_in, counts, bad)
-    except KeyboardInterrupt:  # before any event was stored (notes already restored stay: each is its own file)
+    except STOPS as exc:  # before any event was stored (notes already restored stay: each is its own file)
+        if not stopped(exc):
+            raise
         raise Interrupted(0, None, counts) from None
     events.sort(key=lambda e: sort_ts(e.get("ts")))
     by_scope: dict[str, list] = {}
@@ -167,7 +170,9 @@ def import_jsonl(s: Stores, path: str | os.PathLike) -> dict[str, int]:
             c = event_ops.import_events(s, evs, scope=scope)
             for key, v in c.items():
                 counts[key] += v
-    except KeyboardInterrupt as exc:  # Ctrl-C: the batches committed so far stay; say how far it got, of the file
+    except STOPS as exc:  # Ctrl-C: the batches committed so far stay; say how far it got, of the file
+        if not stopped(exc):
+            raise
         for key, v in (exc.counts if isinstance(exc, Interrupted) else {}).items():
             counts[key] += v
         raise Interrupted(counts["read"], len(events), counts) from None

@@ -44,6 +44,7 @@ from memdir.capture.gates import gate
 from memdir.errors import NotFound, UsageError
 from memdir.portability.routing import close_all, open_like
 from memdir.roots import project_root, surviving_project
+from memdir.stopsignals import STOPS, stopped
 
 BATCH = 500
 PROJECT_MODES = ("current", "all", "here")
@@ -247,7 +248,9 @@ def import_host(m, source: str, path: Path | str | list[Path | str] | None = Non
                 bar.update(upto - done)
                 done = upto
                 bar.set_postfix_str(f"{totals['files']}/{len(files)} files", refresh=False)
-    except KeyboardInterrupt as exc:  # Ctrl-C: every batch committed before it stays; a re-run stores the rest
+    except STOPS as exc:  # Ctrl-C: every batch committed before it stays; a re-run stores the rest
+        if not stopped(exc):
+            raise
         from memdir.errors import Interrupted
 
         totals.update(exc.counts if isinstance(exc, Interrupted) else {})
