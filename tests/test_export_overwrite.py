@@ -133,3 +133,40 @@ def test_an_export_into_a_pipe_whose_reader_left_is_a_failure_not_done(tmp_path,
     err = r.stderr.decode("utf-8", "replace")
     assert r.returncode == 1, err
     assert len(err.strip().splitlines()) == 1 and str(fifo) in err and "Traceback" not in err, err
+
+
+def test_the_api_s_export_to_a_fifo_or_a_link_writes_into_it_as_the_cli_does(tmp_path, project):
+    """`Memdir.export(path)` replaced a named pipe, or a link to a backup kept elsewhere, by a regular file (the
+    pipe's reader waited for ever; the link's target stayed old), where `memdir export` writes into them."""
+    import os
+    import threading
+
+    home = tmp_path / "h"
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+
+    def read():
+        with open(fifo, "rb") as f:
+            got.append(f.read())
+
+    with memdir.open(project, home=home) as m:
+        m.remember("the nightly backup runs at two", category="facts")
+        t = threading.Thread(target=read, daemon=True)
+        t.start()
+        out = m.export(fifo)
+        t.join(10)
+        assert out["notes"] == 1 and fifo.is_fifo()
+        assert b"the nightly backup runs at two" in got.pop()
+        backup = tmp_path / "elsewhere" / "dump.jsonl"
+        backup.parent.mkdir()
+        backup.write_text("", encoding="utf-8")
+        link = tmp_path / "dump.jsonl"
+        link.symlink_to(backup)
+        assert m.export(link)["notes"] == 1
+        assert link.is_symlink() and "the nightly backup" in backup.read_text(encoding="utf-8")
+        assert oct(backup.stat().st_mode & 0o777) == oct(0o600)  # every captured turn: owner-only, as a new file
+        dangling = tmp_path / "later.jsonl"  # a link whose backup is not written yet: made where it leads
+        dangling.symlink_to(backup.parent / "later.jsonl")
+        m.export(dangling)
+        assert dangling.is_symlink() and "the nightly backup" in dangling.read_text(encoding="utf-8")

@@ -16,6 +16,7 @@ from memdir.engine import curated, restore
 from memdir.engine import events as event_ops
 from memdir.engine import forget as forgetting
 from memdir.errors import Interrupted, MemdirError, NotFound, ReadOnlyStore, UsageError, path_arg
+from memdir.fileio import write_into
 from memdir.lazylog import getLogger
 from memdir.notes import markdown as notes
 from memdir.roots import ROOT_PAGE
@@ -39,8 +40,12 @@ def sort_ts(ts: Any) -> float:
 def export(s: Stores, path: str | os.PathLike) -> dict[str, int]:
     """The body of :meth:`memdir.Memdir.export`, whose docstring is the contract."""
     path = path_arg(path, "export path")
+    if path.is_symlink():  # a link to a backup kept elsewhere: its target is written, the link stays
+        path = Path(os.path.realpath(path))
     if path.is_dir():  # was IsADirectoryError from the rename, after every line was written
         raise UsageError(f"{path} is a directory: give the file to export to")
+    if path.exists() and not path.is_file():  # a named pipe, a device: written into, never replaced by a file
+        return write_into(path, lambda tmp: export(s, tmp))
     check_folder(path)
     s.look()  # a long-lived process exports the notes on disk now, not those of its last look (C20)
     counts = {"notes": 0, "events": 0, "tombstones": 0}
