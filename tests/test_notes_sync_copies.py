@@ -119,3 +119,28 @@ def test_a_conflict_copy_of_a_compiled_index_is_to_be_deleted_not_merged(m, proj
     m.recall("pnpm")
     detail = [p for p in m.inspect().problems if p["path"] == str(copy)][0]["detail"]
     assert "rename" not in detail and "delete" in detail, detail
+
+
+@pytest.mark.parametrize("name", ["ROOT (conflicted copy 2026-12-01).md", "ROOT.sync-conflict-20261201-123456-ABCDEFG.md",
+                                  "ROOT (Ann's conflicted copy 2026-12-01).md", "ROOT_REMOTE_12345.md"])
+def test_a_conflict_copy_of_root_md_is_no_page_nor_note_and_is_named(m, project, name):
+    """A sync tool's copy of ROOT.md at the root's top was read as nothing and named by nobody: its hand-written goals
+    and hard rules were silently not shown. It is named now, with what to do: merge the hand-written part into ROOT.md,
+    then delete the copy; nothing is deleted by memdir."""
+    m.remember("deploy with pnpm because the npm lockfile differs", category="decisions")
+    mem = project / ".memory"
+    copy = mem / name
+    copy.write_text((mem / "ROOT.md").read_text() + "\n## Hard rules\n- never force-push the release branch\n")
+    m.recall("pnpm")
+    with memdir.open(project, home=project.parent / "g") as fresh:
+        for store in (m, fresh):
+            assert store.recall("force-push release branch") == []
+            assert "force-push" not in store.context("may I force-push the release branch?")
+            assert not [r for r in store.rules() if "force-push" in r.text]
+            named = [p for p in store.inspect().problems if p["path"] == str(copy)]
+            assert len(named) == 1, store.inspect().problems
+            detail = named[0]["detail"]
+            assert "ROOT.md" in detail and "merge" in detail and "delete" in detail, detail
+            check = [c for c in store.doctor() if str(copy) in c["detail"]]
+            assert check and check[0]["ok"] == "warn", store.doctor()
+    assert copy.exists()

@@ -10,7 +10,7 @@ from typing import Any
 from memdir.errors import UsageError
 from memdir.fileio import drop_stale_temp
 from memdir.notes import markdown as notes, synccopy
-from memdir.roots import DROP_NOTE, check_segment, drop_folder
+from memdir.roots import DROP_NOTE, ROOT_PAGE, check_segment, drop_folder
 
 
 #: a folder of notes inside a category: memdir reads ``<category>/<slug>.md`` alone, so it is said, never skipped silently
@@ -69,6 +69,9 @@ def scan(root: Any) -> tuple[dict[str, tuple[str, int, int]], list[dict[str, str
     if not root.path.is_dir():
         return found, problems
     for cat in sorted(os.scandir(root.path), key=lambda e: e.name):
+        copied = cat.name.endswith(".md") and synccopy.page_copy_detail(cat.name[:-3], ROOT_PAGE)
+        if copied:  # "ROOT (conflicted copy …).md": the page's twin, named, never read
+            problems.append(root.problem("conflict", cat.path, copied))
         if cat.name.startswith(".") or not cat.is_dir():
             continue
         if drop_folder(root.scope, cat.name):  # drop files wait there; a note file in it is named, never read

@@ -48,3 +48,14 @@ def problem_detail(folder: str, category: str, stem: str) -> str | None:
     else:
         fix = f"{note} is gone: rename this file to {note} to keep it as that note"
     return f"{what} of {category}/{base}: not read as a note, so it does not count twice; {fix}"
+
+
+def page_copy_detail(stem: str, page: str = "ROOT.md") -> str | None:
+    """The one-line problem for a file ``<stem>.md`` at a root's top when it is such a copy of ``page`` (the
+    root's page of goals and hard rules), else ``None``: it is read as nothing, so what was written by hand in it is
+    shown nowhere until merged."""
+    found = original(stem)
+    if found is None or found[0].casefold() + ".md" != page.casefold():
+        return None
+    return (f"{found[1]} of {page}: not read, so the goals and hard rules written in it are not shown; merge what "
+            f"you wrote by hand there into {page} (its routing tables are compiled), then delete this copy")
