@@ -67,3 +67,34 @@ def test_distinct_notes_a_supersede_and_the_same_text_in_both_roots_are_no_dupli
     m.remember("ROOT rule text stays apart", category="rules")
     assert _dups(m) == []
     assert next(c for c in m.doctor() if c["check"] == "markdown")["ok"] == "ok"
+
+
+@pytest.mark.parametrize("how", ["file", "folder"])
+def test_a_link_to_a_note_is_named_as_the_link_and_removing_the_link_is_advised(m, project, how):
+    """A note file that is a symlink to another note of the root (or a category folder linked to another) was named
+    as a copy with "delete one of A.md and B.md": deleting the link's target breaks the link and loses the note. The
+    problem now names the link, says what it leads to, and advises removing the link, never the target."""
+    import os
+
+    nid = m.remember("always use pnpm, never npm, for installs", category="preferences").id
+    mem = project / ".memory"
+    target = mem / f"{nid}.md"
+    if how == "file":
+        link = mem / "preferences" / "aaa-link.md"  # sorts before the note: still the one named
+        link.symlink_to(target.name)
+        named, rm = link, link
+    else:
+        rm = mem / "aaa-prefs"
+        rm.symlink_to("preferences")
+        named = rm / target.name
+    m.recall("pnpm")  # the long-lived object sees the link appear (index.md and ROOT.md compiled)
+    before = _files(mem)
+    dups = _dups(m)
+    assert len(dups) == 1, m.inspect().problems
+    detail = dups[0]["detail"]
+    assert dups[0]["path"] == str(named), dups
+    assert "link" in detail and f"rm {rm}" in detail and nid in detail, detail
+    assert "delete one of" not in detail, detail
+    md = next(c for c in m.doctor() if c["check"] == "markdown")
+    assert md["ok"] == "warn" and "link" in md["remedy"], md
+    assert _files(mem) == before and os.path.islink(rm) and target.is_file()

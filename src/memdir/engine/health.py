@@ -184,9 +184,17 @@ def copied(root: Any, read: list[tuple[Note, dict[str, Any]]], ids: set[str]) ->
     metas = {note.id: meta for note, meta in read}
     out = []
     for group in groups.values():
-        group.sort(key=lambda n: (claimed(metas[n.id]) not in ("", n.id), n.created, n.id))
+        links = {n.id: rootlinks.link_on_the_way(root.path, n.path) for n in group} if len(group) > 1 else {}
+        group.sort(key=lambda n: (bool(links.get(n.id)), claimed(metas[n.id]) not in ("", n.id), n.created, n.id))
         for note in group:
             other = claimed(metas[note.id])
+            link = links.get(note.id)
+            if link and note is not group[0] and rootlinks.same_file(note.path, group[0].path):
+                # deleting the file the link leads to would break the link and lose the note: the link goes
+                out.append(root.problem("duplicate", note.path, f"{note.id} is {group[0].id} again, reached through the "
+                                        f"link {link}: recall and the outline count both; remove the link (rm {link}), "
+                                        f"not {group[0].id}.md, which it leads to"))
+                continue
             if note is not group[0]:
                 other, why = group[0].id, f"holds the same text as {group[0].id}"
             elif other not in ("", note.id) and other in ids:
@@ -493,7 +501,8 @@ def markdown_fix(kinds: set[str]) -> str:
     if "index_missing_file" in kinds:
         fixes.append("`memdir reindex` rebuilds the compiled index.md files")
     if "duplicate" in kinds:
-        fixes.append("a note file copied by hand is deleted (or given its own text) by hand")
+        fixes.append("a note file copied by hand is deleted (or given its own text) by hand; a link to a note is "
+                     "removed, never the note it leads to")
     if "markers" in kinds:
         fixes.append("the compiled markers of the index.md named are mended by hand (reindex leaves them alone)")
     return "see `memdir inspect`; " + "; ".join(fixes)

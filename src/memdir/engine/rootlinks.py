@@ -145,3 +145,26 @@ def not_ignored(root: Path, rels: list[str]) -> list[str]:
         return []
     ignored = set(r.stdout.splitlines())
     return [x for x in rels if x not in ignored]
+
+
+def link_on_the_way(root: Path, path: str | os.PathLike) -> str:
+    """The first link met going from ``root`` down to ``path`` (a note file that is a link, or the category folder
+    that is one), ``""`` when there is none: a note reached through it is the same file as the one it leads to."""
+    try:
+        parts = Path(os.path.abspath(path)).relative_to(os.path.abspath(root)).parts
+    except ValueError:
+        return ""
+    here = Path(os.path.abspath(root))
+    for part in parts:
+        here = here / part
+        if here.is_symlink():
+            return str(here)
+    return ""
+
+
+def same_file(a: str | os.PathLike, b: str | os.PathLike) -> bool:
+    """True when ``a`` and ``b`` lead to one file (``False`` when either is gone)."""
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
