@@ -90,6 +90,7 @@ def doctor(ctx, as_json):
     """Check the embedding provider (one real call), the indexes, the Markdown/index consistency and the host
     registrations (memdir hooks a host will not run)."""
     from memdir.errors import StoreUnreachable
+    from memdir.hosts.backup_checks import backup_checks
     from memdir.hosts.host_checks import host_checks
     from memdir.hosts.mcp_checks import mcp_checks
     from memdir.roots import project_root
@@ -97,11 +98,12 @@ def doctor(ctx, as_json):
     try:
         store = open_store(ctx)
         checks = store.doctor() + host_checks(store.project_root) + mcp_checks(store.project_root)
+        checks += backup_checks(store.project_root)
     except StoreUnreachable as exc:  # a team store down or a wrong login: said as a check, and the checks that need
         checks = [{"check": "store", "ok": "fail", "detail": str(exc),  # no store still run
                    "remedy": "check the store URL (`memdir config`), that the server runs and accepts this login"}]
         proj = project_root(ctx.find_root().obj.get("dir"))
-        checks += host_checks(proj) + mcp_checks(proj)
+        checks += host_checks(proj) + mcp_checks(proj) + backup_checks(proj)
     lines = []
     for c in checks:
         lines.append(f"[{c['ok']:>4}] {c['check']}: {c['detail']}")

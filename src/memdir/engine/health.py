@@ -16,7 +16,7 @@ from memdir.fileio import read_or_none
 from memdir.roots import ROOT_PAGE
 from memdir.config import refused_url_line, team_wanted
 from memdir.engine import events as event_ops
-from memdir.engine import hybrid, recovery, remote, rootlinks
+from memdir.engine import growth, hybrid, recovery, remote, rootlinks
 from memdir.errors import UsageError, damaged_index, index_recovery, install_hint
 from memdir.lazylog import getLogger
 from memdir.notes import broken, conflicts, markdown as notes
@@ -244,6 +244,7 @@ def status(s: Stores) -> dict[str, Any]:
 def doctor(s: Stores, *, repair: bool = True) -> list[dict[str, str]]:
     """The body of :meth:`memdir.Memdir.doctor`, whose docstring is the contract."""
     checks = index_checks(s, inspect=lambda: inspect(s), repair=repair)
+    checks += growth.checks({sc: r for sc, r in s.roots.items() if r.exists()}, s.roots["global"].derived)
     for scope in ("global", "project"):  # a root's path (or a folder above it) taken by a file: nothing is kept there
         path = s.roots[scope].path
         taken = next((a for a in (path, *path.parents) if a.exists() and not a.is_dir()), None)
