@@ -305,7 +305,7 @@ def test_a_signal_to_the_detached_distiller_ends_the_model_cli_with_it(tmp_path,
         assert child is not None
         p.send_signal(getattr(signal, sig))
         p.wait(timeout=30)
-        for _ in range(100):
+        for _ in range(400):
             if not _alive(child):
                 break
             time.sleep(0.05)
