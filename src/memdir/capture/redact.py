@@ -2850,6 +2850,12 @@ _ID_PREFIXES = frozenset(
     """.split()
 )
 _WORDLIKE = _Lazy(r"[A-Z]?[a-z]{3,}")
+#: the ids a coding agent's host writes for its own sessions, messages and parts, found whole: OpenCode's
+#: ``ses_``/``msg_``/``prt_``/``per_``/``usr_``/``pty_``/``dbg_``/``wrk_``… (a short lower-case prefix, ``_``, 12 hex
+#: digits of time, 14 base62), an id a user quotes to find or reopen a session, never a key (a random base62 tail opens
+#: with 12 lower-case hex digits about once in 10^7); a key glued after one makes the match longer than an id. Codex's
+#: and Claude Code's ids are UUIDs, which no rule takes for a key (tests/test_redact_host_ids.py).
+_HOST_ID = _Lazy(r"[a-z]{2,4}_[0-9a-f]{12}[0-9A-Za-z]{14}")
 
 
 def _random_tail(t: str) -> bool:
@@ -2890,8 +2896,9 @@ def _scan_prefixed(text: str) -> Iterator[tuple[str, int, int, int]]:
     ``tvly-…``, ``fc-…``): a prefix of one to three short segments starting with a letter and standing
     alone (not inside a word, path, URL or address), a tail that reads as random (:func:`_random_tail`), nothing
     word-like glued after it. Not findings: ids by their prefix (``toolu_``, ``msg_``, ``chatcmpl-``, ``file-``,
-    :data:`_ID_PREFIXES`), file names (``main-<hex>.js``), and every single-case tail: a lower-case hex tail after a
-    short prefix is an id far more often than a key (``ws_023b…``, ``rs_…``); keys of that shape have their own rule."""
+    :data:`_ID_PREFIXES`), a host's own ids by their shape (OpenCode's ``ses_<12 hex><14 base62>``, :data:`_HOST_ID`),
+    file names (``main-<hex>.js``), and every single-case tail: a lower-case hex tail after a short prefix is an id far
+    more often than a key (``ws_023b…``, ``rs_…``); keys of that shape have their own rule."""
     n = len(text)
     for m in _KEY_TAIL.get().finditer(text):
         s, e = m.span("tail")
@@ -2911,6 +2918,8 @@ def _scan_prefixed(text: str) -> Iterator[tuple[str, int, int, int]]:
         if e < n and text[e] in "+%=":  # base64's "+" and padding, a URL-escaped char: the key goes on (fail closed)
             e = _glued_end(text, e)
         if e < n and (text[e] in _W or text[e] in "/\\@+=" or (text[e] == "." and e + 1 < n and text[e + 1].isalnum())):
+            continue
+        if e - p.start() <= 31 and _HOST_ID.get().fullmatch(text, p.start(), e):  # a host's own session/message id
             continue
         yield "api_key", p.start(), e, _P_PREFIXED
 
