@@ -318,3 +318,21 @@ def test_a_signal_to_the_detached_distiller_ends_the_model_cli_with_it(tmp_path,
     err = p.stderr.read().decode("utf-8", "replace")
     assert not alive, "the model CLI's process was left running"
     assert "Traceback" not in err and "stopped by a signal" in err, err
+
+
+def test_a_pipe_closed_under_the_reader_thread_ends_it_quietly():
+    """A stop signal ends the model CLI and closes its pipes while a reader thread is still reading one: the thread
+    raised ValueError ("I/O operation on closed file") and Python printed its traceback into distill.log."""
+    import io
+    import threading
+
+    from memdir.llm.host_cli import _drain
+
+    closed = io.BufferedReader(io.BytesIO(b"partial answer"))
+    closed.close()
+    buf = bytearray()
+    _drain(closed, buf, 1 << 16, threading.Event())  # returns, raises nothing
+    assert buf == b""
+    live, done = io.BufferedReader(io.BytesIO(b"x" * 100)), threading.Event()
+    _drain(live, buf, 10, done)
+    assert done.is_set()

@@ -117,25 +117,16 @@ def _communicate(proc: "subprocess.Popen[bytes]", data: bytes, timeout_s: float)
     def feed() -> None:
         try:
             proc.stdin.write(data)
-        except OSError:  # the CLI did not read it all: its answer says what it made of that
+        except (OSError, ValueError):  # the CLI did not read it all, or its pipe was closed: see _drain
             pass
         finally:
             try:
                 proc.stdin.close()
-            except OSError:
+            except (OSError, ValueError):
                 pass
 
-    def drain(stream: Any, buf: bytearray, cap: int, keep_tail: bool) -> None:
-        while chunk := stream.read1(1 << 16):
-            buf += chunk
-            if len(buf) > cap:
-                if not keep_tail:
-                    too_long.set()
-                    return
-                del buf[:-cap]
-
-    readers = [threading.Thread(target=drain, args=(proc.stdout, out, MAX_REPLY_BYTES, False), daemon=True),
-               threading.Thread(target=drain, args=(proc.stderr, err, 1 << 16, True), daemon=True)]
+    readers = [threading.Thread(target=_drain, args=(proc.stdout, out, MAX_REPLY_BYTES, too_long), daemon=True),
+               threading.Thread(target=_drain, args=(proc.stderr, err, 1 << 16, None), daemon=True)]
     for t in [threading.Thread(target=feed, daemon=True), *readers]:
         t.start()
     deadline = time.monotonic() + timeout_s
@@ -149,6 +140,22 @@ def _communicate(proc: "subprocess.Popen[bytes]", data: bytes, timeout_s: float)
             raise _TooLong
     proc.wait(max(deadline - time.monotonic(), 0.01))
     return bytes(out), bytes(err)
+
+
+def _drain(stream: Any, buf: bytearray, cap: int, too_long: Any) -> None:
+    """Read ``stream`` into ``buf`` until its end: past ``cap`` bytes set ``too_long`` (an Event) and stop, or with
+    ``too_long`` None keep only the last ``cap``. A pipe closed under the thread (Ctrl-C or a stop signal ends the CLI
+    and closes its pipes: ValueError, OSError) ends it quietly, never with a traceback on stderr (distill.log)."""
+    try:
+        while chunk := stream.read1(1 << 16):
+            buf += chunk
+            if len(buf) > cap:
+                if too_long is not None:
+                    too_long.set()
+                    return
+                del buf[:-cap]
+    except (OSError, ValueError):
+        return
 
 
 def _end(proc: "subprocess.Popen[str]") -> None:
