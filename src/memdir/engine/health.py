@@ -281,6 +281,8 @@ def doctor(s: Stores, *, repair: bool = True) -> list[dict[str, str]]:
                        "remedy": "set remote.url to the team server's API, e.g. http://host:8765/v1"})
     if root.exists() and root.db_path.exists():
         q = remote.queue_state(s, root)
+        if not team_wanted(s.config):  # the last send's failure is stale once remote.url is gone: nothing is sent
+            q.pop("undelivered", None)
         if q.get("undelivered") and server_ok:  # recorded by a send before: the server accepts this token now
             checks.append({"check": "remote delivery", "ok": "warn",
                            "detail": f"the last send failed ({q['undelivered']}); the team server accepts the token "
