@@ -85,3 +85,17 @@ def test_a_typo_in_capitals_names_the_nearest_key(tmp_path, monkeypatch, capsys)
     """INJECT.MAX_CHARS names the key (the README spells settings both ways): a typo of it does too."""
     code, out, err = _run(tmp_path, monkeypatch, capsys, "INJECT.MAX_CHAR")
     assert code == 2 and not out and "did you mean 'inject.max_chars'" in err, err
+
+
+def test_config_columns_line_up(tmp_path, monkeypatch, capsys):
+    """A value longer than 28 characters (embed.url, categories) pushed its `default` out of the column, one space
+    from the value; now the column fits the values (up to 40 characters) and a longer one keeps two spaces."""
+    code, out, err = _run(tmp_path, monkeypatch, capsys)
+    assert code == 0, err
+    lines = out.strip().splitlines()  # the source is one word here: default (or env, the suite's settings)
+    assert all(ln.rsplit(None, 1)[1] in ("default", "env") for ln in lines)
+    starts = {ln: len(ln) - len(ln.rsplit(None, 1)[1]) for ln in lines}
+    assert all(ln[at - 2:at] == "  " for ln, at in starts.items())
+    assert len({at for ln, at in starts.items() if not ln.startswith("categories")}) == 1
+    code, out, err = _run(tmp_path, monkeypatch, capsys, "recall.k")
+    assert out.split() == ["recall.k", "8", "default"] and "  8  default" in out  # no 28-column pad for one key

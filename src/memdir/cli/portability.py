@@ -561,7 +561,9 @@ def config_cmd(ctx, words, as_json):
              if key is None or k in picked]
     data = {k: {"value": v, "source": s, "doc": d} for k, v, s, d in items}
     width = max(len(k) for k, *_ in items)
-    lines = [f"{k:<{width}}  {json.dumps(v, ensure_ascii=False):<28} {s}" for k, v, s, _ in items]
+    shown = [json.dumps(v, ensure_ascii=False) for _, v, _, _ in items]
+    vwidth = max((len(t) for t in shown if len(t) <= 40), default=0)  # a longer value (categories) keeps 2 spaces
+    lines = [f"{k:<{width}}  {t:<{vwidth}}  {s}" for (k, _, s, _), t in zip(items, shown)]
     emit(ctx, as_json, data, "\n".join(lines))
 
 
