@@ -74,7 +74,11 @@ def main(argv: list[str] | None = None) -> int:
             root_md = m.roots["project"].path / "ROOT.md"
             where = root_md if args.keep else "ROOT.md"
             print(f"\n{where} (compiled tables{'' if args.keep else '; the demo deletes its files when it ends: --keep DIR keeps them'}):")
-            print("\n".join(root_md.read_text(encoding="utf-8").splitlines()[-18:]))
+            # the Routing table with its header row, not the page's last lines (rows cut from their header, a marker)
+            table = [ln for ln in root_md.read_text(encoding="utf-8").split("## Routing", 1)[-1].splitlines()
+                     if ln.startswith("|")]
+            more = len(table) - 17
+            print("\n".join(["## Routing", *table[:17]] + ([f"… {more} more rows"] if more > 0 else [])))
     return 0
 
 
