@@ -307,8 +307,9 @@ def summary(out: dict[str, Any]) -> str:
     elsewhere = s["other_project"] + s["cwd_missing"] + s["no_cwd"]
     if not out["read"] and elsewhere:  # "0 events read" of a file full of them: every session belongs elsewhere
         # only sessions of other projects, or (--all-projects) only sessions whose directory is gone or unknown
-        which = "of this project" if s["other_project"] else "whose directory is known here"
-        parts = [f"{_count(out['files'], 'file')}: no session {which} in it, nothing imported"]
+        which = ("no session of this project in it" if s["other_project"] else
+                 "no session in it names a directory that exists here")
+        parts = [f"{_count(out['files'], 'file')}: {which}, nothing imported"]
     else:
         # read = kept + skipped by the gates; kept = stored + duplicates + refused by the store (a tombstone)
         refused = sb.get("store_refused", 0)
@@ -330,11 +331,11 @@ def summary(out: dict[str, Any]) -> str:
         dirs = out["missing_dirs"]
         parts.append(f"{_count(s['cwd_missing'], 'session')} skipped because "
                      f"{'its directory no longer exists' if s['cwd_missing'] == 1 else 'their directories no longer exist'} "
-                     f"({', '.join(dirs[:3])}{' …' if len(dirs) > 3 else ''}): use --here to import them into this project")
+                     f"({', '.join(dirs[:3])}{' …' if len(dirs) > 3 else ''}): use --here to import "
+                     f"{'it' if s['cwd_missing'] == 1 else 'them'} into this project")
     if s["no_cwd"]:
         parts.append(f"{_count(s['no_cwd'], 'session')} skipped because {'it records' if s['no_cwd'] == 1 else 'they record'} "
-                     "no directory: use --here to import them "
-                     "into this project")
+                     f"no directory: use --here to import {'it' if s['no_cwd'] == 1 else 'them'} into this project")
     if len(out["projects"]) > 1:
         parts.append("stored per project: " + ", ".join(f"{p} {n}" for p, n in out["projects"].items()))
     return "\n".join(parts)
