@@ -243,7 +243,7 @@ def _orphan_wal(path: Path) -> None:
     wal = Path(f"{path}-wal")
     try:
         # a live index always has its file: every opener creates it before SQLite writes a -wal
-        if path.exists() or wal.stat().st_size == 0:
+        if path.exists() or not wal.exists() or wal.stat().st_size == 0:  # a new index: no -wal at all
             return
         stamp = int(time.time())
         while any(Path(f"{path}.corrupt-{stamp}{s}").exists() for s in ("", "-wal", "-shm")):
