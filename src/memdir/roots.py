@@ -1,6 +1,6 @@
 """Where memories live: the global and project roots, and ids that may never leave them (case C14).
 
-* Global root: ``$MEMDIR_HOME``, else ``platformdirs.user_data_dir("memdir")``.
+* Global root: ``$MEMDIR_HOME``, else the platform's user data folder (:mod:`memdir.datadir`; ``platformdirs`` on Windows).
 * Project root: for a working directory, its git top-level (the nearest ancestor holding ``.git``, a
   directory or a worktree file, or the one ``GIT_WORK_TREE`` names with ``GIT_DIR`` set; a linked worktree maps to its main repository's top-level, so every worktree
   of a repository shares one ``.memory/`` — seed 000, issue 13 item 9), else the nearest ancestor holding ``.memory/``, else the directory itself;
@@ -48,9 +48,14 @@ def global_root(home: str | os.PathLike | None = None) -> Path:
     if env and env.strip():
         p = expand_user(env)
         return p if p.is_absolute() else (Path.home() / p).absolute()
-    import platformdirs
+    from memdir.datadir import user_data_dir  # one rule with the hook client's (macOS, Linux, BSD)
 
-    return Path(platformdirs.user_data_dir("memdir", appauthor=False)).absolute()
+    found = user_data_dir()
+    if found is None:
+        import platformdirs
+
+        found = platformdirs.user_data_dir("memdir", appauthor=False)
+    return Path(found).absolute()
 
 
 def project_root(start: str | os.PathLike | None = None, *, home: str | os.PathLike | None = None) -> Path:

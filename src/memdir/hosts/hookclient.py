@@ -99,13 +99,10 @@ def global_root(home: str | None = None) -> str | None:
     if p and not home and not os.path.isabs(os.path.expanduser(p)):  # as memdir.roots.global_root: under ~, not cwd
         p = os.path.join(os.path.expanduser("~"), os.path.expanduser(p))
     if not p:
-        if sys.platform == "darwin":
-            p = os.path.join(os.path.expanduser("~"), "Library", "Application Support", "memdir")
-        elif sys.platform.startswith(("linux", "freebsd", "openbsd", "netbsd")):
-            # platformdirs.unix: $XDG_DATA_HOME (when set and not blank), else ~/.local/share
-            base = os.environ.get("XDG_DATA_HOME", "").strip() or os.path.expanduser("~/.local/share")
-            p = os.path.join(base, "memdir")
-        else:
+        from memdir.datadir import user_data_dir  # the rule memdir.roots.global_root reads too (standard library)
+
+        p = user_data_dir()
+        if p is None:
             return None
     return os.path.abspath(os.path.expanduser(p))
 
