@@ -11,7 +11,7 @@ from typing import Any, Iterable, NoReturn
 
 from memdir.capture import events as cevents
 from memdir.engine import events as event_ops
-from memdir.engine import lexical, noteargs
+from memdir.engine import idforms, lexical, noteargs
 from memdir.errors import EditConflict, MemdirError, NotFound, PathError, UsageError, count_arg, items_arg, text_arg, version_arg
 from memdir.lazylog import getLogger
 from memdir.notes import filenames, markdown as notes
@@ -208,6 +208,7 @@ def resolve(s: Stores, id: str, scope: str | None = None) -> str:
     brackets, ``#``: :func:`~memdir.recall.handles.unwrapped`) is what it wraps when a root holds that."""
     from memdir.recall import handles
 
+    id = idforms.held(s.live(scope), id)  # a note named in the other Unicode spelling (macOS, NFD file names)
     bare = handles.unwrapped(id)  # '#k3f9qa', `facts/x`, a block's [k3f9qa fact 12-06]: asked when id itself is unknown
     if bare != id and not any(r.store.has_ref(id) for r in s.live(scope)):
         got = resolve(s, bare, scope)
