@@ -61,9 +61,9 @@ class Stores:
     def _one_folder(self) -> bool:
         """True when both roots are one folder (``MEMDIR_HOME`` set to the project's ``.memory/``); asked once."""
         if self._same is None:
-            import os
+            from memdir.samedir import same_dir  # one folder under two spellings (macOS: case, NFD) too
 
-            self._same = os.path.realpath(self.roots["project"].path) == os.path.realpath(self.roots["global"].path)
+            self._same = same_dir(self.roots["project"].path, self.roots["global"].path)
         return self._same
 
     def look(self) -> None:

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from memdir.roots import project_root, surviving_project
+from memdir.samedir import same_dir
 
 PROJECT_MODES = ("current", "all", "here")
 #: record fields that name a project, first found wins
@@ -108,8 +109,7 @@ class ProjectRouter:
         root, why = resolve(name, self.here)
         if root is None:
             return None, why
-        real = os.path.realpath(root)
-        if real == os.path.realpath(self.here):
+        if same_dir(root, self.here):  # one folder under two spellings on macOS (case, NFD) is this project
             return self.m, None
         if self.mode == "current":
             return None, "other_project"

@@ -44,6 +44,7 @@ from memdir.capture.gates import gate
 from memdir.errors import NotFound, UsageError
 from memdir.portability.routing import close_all, open_like
 from memdir.roots import project_root, surviving_project
+from memdir.samedir import same_dir
 from memdir.stopsignals import STOPS, stopped
 
 BATCH = 500
@@ -89,8 +90,7 @@ class _Router:
             self.missing.add(str(cwd))
             return None, "cwd_missing"
         root = project_root(where, home=self.m.home)
-        real = os.path.realpath(root)
-        if real == self.here:
+        if same_dir(root, self.here):  # one folder under two spellings on macOS (case, NFD) is this project
             return self.m, None
         if self.mode == "current":
             self.others.add(str(root))
