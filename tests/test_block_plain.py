@@ -25,3 +25,13 @@ def test_a_reply_in_the_block_shows_its_words_without_the_marks(m):
     block = m.context("what was the root cause of the zstd frame error?")
     assert "Root cause: the zstd frame was read before its header arrived." in block, block
     assert "**" not in block and "\\###" not in block
+
+
+def test_inline_code_holding_markup_keeps_its_backticks(m):
+    """`<private>` in a note's prose is text about the tag: bare, the block's redaction took it for a private span's
+    start and hid the rest of the line (bench/golden.py found it)."""
+    out, _ = plain("Wrap text in `<private>` tags; `</memory>`, `a[0]`, `x|y` and `make test`")
+    assert out == "Wrap text in `<private>` tags; `</memory>`, `a[0]`, `x|y` and make test"
+    m.remember("Wrap sensitive text in `<private>` tags to keep it out of memory.", category="preferences")
+    block = m.context("how do I keep sensitive text out of memory?")
+    assert "tags to keep it out of memory" in block, block

@@ -13,7 +13,9 @@ import re
 
 _FENCE = re.compile(r"[ \t]*(```|~~~)")
 _HEADING = re.compile(r" {0,3}#{1,6}[ \t]+(?=\S)")  # four spaces or a tab in: a code block
-_TICK = re.compile(r"(?<!`)`(?=[^`\s])[^`\n]*?(?<=[^`\s])`(?!`)")
+#: inline code whose text holds no markup character: `<private>` or `</memory>` keeps its backticks, so the bare tag
+#: is never read as one (the block's redaction would take `<private>` for a private span's start)
+_TICK = re.compile(r"(?<!`)`(?=[^`\s])[^`\n<>\[\]*#|\\&]*?(?<=[^`\s])`(?!`)")
 _BOLD = re.compile(r"\*\*(?=[^\s*])(?:[^*\n]|\*(?!\*))*?(?<=[^\s*])\*\*")
 
 
