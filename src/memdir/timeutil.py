@@ -47,12 +47,12 @@ def from_local(dt: datetime) -> datetime:
     offset) leaves years 1..9999 is the calendar's nearest time: Go's zero time ``0001-01-01 00:00:00`` without a
     zone is a time, not unreadable."""
     try:
-        got = dt.astimezone(UTC)
-        if dt.tzinfo is None and got.astimezone().replace(tzinfo=None) != dt:
-            # skipped: the C library's fold=0 takes the offset after the change, an hour before it (a date alone
-            # became the day before where midnight is skipped); its fold=1 is the offset before
-            got = dt.replace(fold=1).astimezone(UTC)
-        return got
+        if dt.tzinfo is not None:
+            return dt.astimezone(UTC)
+        # timestamp() follows PEP 495 on every Python (fold=0: a skipped time takes the offset before the change, a
+        # repeated one its first pass); a naive astimezone() does not: up to 3.11 it took the offset after the change
+        # in a gap, from 3.12 the one before, so no correction made on one version was right on the other
+        return datetime.fromtimestamp(dt.timestamp(), UTC)
     except (OverflowError, ValueError, OSError):
         if dt.year not in (1, 9999):
             raise
