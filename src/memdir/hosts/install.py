@@ -51,6 +51,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+import errno
 import json
 import os
 import shlex
@@ -194,8 +195,16 @@ def link_target(path: Path) -> Path:
     if not path.is_symlink():
         return path
     try:
+        # a loop: resolve() raises RuntimeError up to Python 3.12 and returns the link itself from 3.13 (only a strict
+        # resolve raises there), so the loop is asked of stat(), which says ELOOP on every version
+        os.stat(path)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise UsageError(f"{path} is a link that leads back to itself (a loop); fix the link or remove it — "
+                             "nothing was changed") from None
+    try:
         return path.resolve()
-    except (RuntimeError, OSError):  # a loop: RuntimeError up to Python 3.12, OSError after
+    except (RuntimeError, OSError):
         raise UsageError(f"{path} is a link that leads back to itself (a loop); fix the link or remove it — nothing "
                          "was changed") from None
 
