@@ -109,7 +109,9 @@ def test_a_signal_mid_export_leaves_the_old_export_and_no_partial_copy(project, 
     target.write_text("", encoding="utf-8")  # an earlier (empty) export, which export may replace
     env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1] / "src"))
     p = subprocess.Popen([sys.executable, "-m", "memdir", "--home", str(home), "export", str(target)], cwd=project,
-                         env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                         env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         # Ctrl-C as at a terminal: a job started in the background of a script inherits SIGINT ignored
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         deadline = time.monotonic() + 60
         while not any(n.startswith(".tmp-") for n in os.listdir(out)) and time.monotonic() < deadline:
