@@ -387,6 +387,9 @@ def _build(MCPServer, ToolAnnotations, BaseModel, Field, store: MemoryStore, log
         return PruneResult(**store.run("memory_prune", lambda m: do_prune(m, 90 if days is None else days,
                                                                           confirm_token, bool(force))))
 
+    tools = (memory_recall, memory_read, memory_remember, memory_forget, memory_inspect, memory_list, memory_prune)
+    for f in tools:  # a description the same on every Python: 3.13 strips a docstring's indentation, 3.11/3.12 keep it
+        f.__doc__ = inspect.cleandoc(f.__doc__ or "")
     read = dict(read_only=True, destructive=False, idempotent=True)
     server.add_tool(memory_recall, annotations=ann("Recall memories", **read))
     server.add_tool(memory_read, annotations=ann("Read a whole memory", **read))
@@ -395,8 +398,7 @@ def _build(MCPServer, ToolAnnotations, BaseModel, Field, store: MemoryStore, log
     server.add_tool(memory_inspect, annotations=ann("Inspect memory", **read))
     server.add_tool(memory_list, annotations=ann("List recent memories", **read))
     server.add_tool(memory_prune, annotations=ann("Prune cold memories", read_only=False, destructive=True, idempotent=False))
-    takes = {f.__name__: frozenset(inspect.signature(f).parameters) for f in (
-        memory_recall, memory_read, memory_remember, memory_forget, memory_inspect, memory_list, memory_prune)}
+    takes = {f.__name__: frozenset(inspect.signature(f).parameters) for f in tools}
     server.middleware.append(lambda ctx, call_next: _known_arguments(takes, ctx, call_next))
     return server
 
