@@ -51,8 +51,11 @@ def test_a_deeply_nested_message_gets_an_error_reply_not_silence(tmp_path, proje
     # the request the JSON parser reads is answered by its id (the client's call resolves), those it cannot read
     # with a parse error (id null), every one on one line
     assert by_id["2"]["error"]["code"] == -32600 and "\n" not in by_id["2"]["error"]["message"]
+    # the one nested 5,000 deep: a parse error where Python's JSON parser gives up (up to 3.12), an invalid request
+    # answered by its id where it reads it (3.13's parser goes deeper); one reply either way
     nulls = [r for r in replies if r["id"] is None]
-    assert len(nulls) == 2 and all(r["error"]["code"] == -32700 for r in nulls), replies
+    deep = by_id["3"]["error"]["code"] == -32600 if "3" in by_id else None
+    assert len(nulls) == (1 if deep else 2) and all(r["error"]["code"] == -32700 for r in nulls), replies
     assert len(replies) == 5, replies
 
 
