@@ -60,53 +60,54 @@ def ignore_private(root: Path) -> None:
     """Make ``root``'s ``.gitignore`` ignore :data:`IGNORED`: created when missing, the lines missing (or undone by a
     later ``!`` line) appended, the user's lines, line ends and mode kept; a link out of the root is left as it is
     (:func:`link_problems` says what that leaves unignored); one that cannot be read or written is left (logged)."""
-    gi = root / ".gitignore"
-    try:
-        old = read_or_none(gi)
-    except OSError as exc:
-        log.warning("memdir: %s is unreadable (%s); not checked for %s", gi, exc, ", ".join(IGNORED))
-        return
-    have: dict[str, bool] = {}  # the last line naming a pattern decides: a later "!.env" un-ignores it
-    for ln in (old or "").splitlines():
-        have[ln.strip().lstrip("!").strip().strip("/")] = not ln.strip().startswith("!")
-    missing = [x for x in IGNORED if not have.get(x.strip("/"))]
-    if not missing:
-        return
-    where = write_path(root, gi)
-    if where is None:
-        said_once(gi, f"{', '.join(missing)} not added (see `memdir inspect`)")
-        return
-    if old is None:
-        text = "# derived by memdir (rebuilt from the Markdown) and secrets: never committed\n"
-    else:
-        text = old + ("" if old.endswith("\n") or not old else "\n") + "# memdir: derived files and secrets, never committed\n"
-    try:
-        notes.atomic_write(where, text + "".join(f"{x}\n" for x in missing))
-    except OSError as exc:  # a read-only root: reads go on; a write fails later with its own message
-        log.warning("memdir: could not add %s to %s: %s", ", ".join(missing), gi, exc)
+    def missing(old: str) -> list[str]:
+        have: dict[str, bool] = {}  # the last line naming a pattern decides: a later "!.env" un-ignores it
+        for ln in old.splitlines():
+            have[ln.strip().lstrip("!").strip().strip("/")] = not ln.strip().startswith("!")
+        return [x for x in IGNORED if not have.get(x.strip("/"))]
+
+    _append(root, ".gitignore", IGNORED, missing, "{}\n".format,
+            comment="# memdir: derived files and secrets, never committed\n",
+            first="# derived by memdir (rebuilt from the Markdown) and secrets: never committed\n",
+            linked=lambda path, absent: said_once(path, f"{', '.join(absent)} not added (see `memdir inspect`)"))
 
 
 def merge_by_union(root: Path) -> None:
     """Give ``root``'s compiled pages (:data:`UNION`) git's ``union`` merge in its ``.gitattributes``: created when
     missing, a pattern the file does not name yet appended (one it names, whatever the setting, is the user's choice);
     a link out of the root, or a file that cannot be read or written, is left as it is (logged)."""
-    ga = root / ".gitattributes"
+    def missing(old: str) -> list[str]:
+        named = {ln.split()[0] for ln in old.splitlines() if ln.strip() and not ln.lstrip().startswith("#")}
+        return [x for x in UNION if x not in named]
+
+    _append(root, ".gitattributes", UNION, missing, "{} merge=union\n".format,
+            comment="# memdir: compiled pages, merged from both sides and compiled again on the next run\n")
+
+
+def _append(root: Path, name: str, wanted: Any, missing: Any, line: Any, *, comment: str, first: str | None = None,
+            linked: Any = None) -> None:
+    """Append to ``root/name`` the ``line(x)`` of each pattern ``missing(old text)`` returns, under ``comment`` (a new
+    file starts with ``first`` instead, when given); the user's own lines, line ends and mode are kept. A file that
+    cannot be read or written is left (logged); one linked out of the root is left, ``linked(path, missing)`` told."""
+    path = root / name
     try:
-        old = read_or_none(ga)
+        old = read_or_none(path)
     except OSError as exc:
-        log.warning("memdir: %s is unreadable (%s); not checked for %s", ga, exc, ", ".join(UNION))
+        log.warning("memdir: %s is unreadable (%s); not checked for %s", path, exc, ", ".join(wanted))
         return
-    named = {ln.split()[0] for ln in (old or "").splitlines() if ln.strip() and not ln.lstrip().startswith("#")}
-    missing = [x for x in UNION if x not in named]
-    where = write_path(root, ga)
-    if not missing or where is None:
+    absent = missing(old or "")
+    if not absent:
         return
-    head = "" if not old else old + ("" if old.endswith("\n") else "\n")
-    text = head + "# memdir: compiled pages, merged from both sides and compiled again on the next run\n"
+    where = write_path(root, path)
+    if where is None:
+        if linked is not None:
+            linked(path, absent)
+        return
+    head = (first or comment) if old is None else old + ("" if old.endswith("\n") or not old else "\n") + comment
     try:
-        notes.atomic_write(where, text + "".join(f"{x} merge=union\n" for x in missing))
-    except OSError as exc:
-        log.warning("memdir: could not add %s to %s: %s", ", ".join(missing), ga, exc)
+        notes.atomic_write(where, head + "".join(line(x) for x in absent))
+    except OSError as exc:  # a read-only root: reads go on; a write fails later with its own message
+        log.warning("memdir: could not add %s to %s: %s", ", ".join(absent), path, exc)
 
 
 def link_problems(root: Any) -> list[dict[str, str]]:
