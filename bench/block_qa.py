@@ -27,6 +27,8 @@ Figures, per half (``TUNING``, ``VALIDATION``: split by repository, fixed here),
   gets when it calls the tool with the question).
 * ``stored``: the answer is in some stored event text (the ceiling of both).
 * ``recall@8``: the answer is in the full text of one of recall's top 8 hits.
+* ``recall@4``: the same for recall's top 4, as many hits as the block shows entries (``inject.max_entries``): what
+  a perfect window over recall's first four could carry, the ranking's share of the block's misses.
 * ``markup``: the block's characters spent on tags, headings, entry headers, bullets and cut marks (session_qa's
   definition) over all block characters.
 
@@ -227,20 +229,21 @@ def ask(m, q: dict, texts: list[str], args) -> dict:
     why = explain(m, q["q"], answers, block, texts) if args.explain else {}
     reachable = in_block or any(a in reply for a in answers)
     recall8 = any(a in norm(h.text) for a in answers for h in hits)
+    recall4 = any(a in norm(h.text) for a in answers for h in hits[:4])
     if why and not reachable and recall8:
         why["cause"] += "; tool reply cut it"  # in a top-8 hit's full text, not in what the tool returned
     return {**why, "id": q["id"], "repo": q["repo"], "half": half_of(q["repo"]), "lang": q["lang"], "kind": q["kind"],
             "in_block": in_block, "reachable": reachable,
             "stored": any(a in x for a in answers for x in texts),
-            "recall8": recall8,
+            "recall8": recall8, "recall4": recall4,
             "chars": len(block), "markup": markup_chars(block), "block": block}
 
 
-METRICS = ("in_block", "reachable", "stored", "recall8")
+METRICS = ("in_block", "reachable", "stored", "recall8", "recall4")
 
 
 def summarise(rows: list[dict]) -> dict:
-    """``{half: {group: {n, in_block, reachable, stored, recall8, markup}}}``; groups ``all``, each kind, each
+    """``{half: {group: {n, in_block, reachable, stored, recall8, recall4, markup}}}``; groups ``all``, each kind, each
     language; halves ``tuning``, ``validation``, ``both``."""
     def cell(rs):
         chars = sum(r["chars"] for r in rs) or 1
@@ -267,21 +270,22 @@ def _f(x) -> str:
 def table(summary: dict, label: str, max_chars) -> str:
     budget = "default budget" if max_chars is None else f"max_chars={max_chars}"
     lines = [f"### {label} ({budget})", "",
-             "| questions | tuning n | block | reachable | stored | recall@8 | markup "
-             "| validation n | block | reachable | stored | recall@8 | markup |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "| questions | tuning n | block | reachable | stored | recall@8 | recall@4 | markup "
+             "| validation n | block | reachable | stored | recall@8 | recall@4 | markup |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for g in ("all",) + KINDS + LANGS:
         cells = []
         for half in ("tuning", "validation"):
             s = summary[half][g]
             cells += [str(s["n"]), f"**{_f(s['in_block'])}**", f"**{_f(s['reachable'])}**", _f(s["stored"]),
-                      _f(s["recall8"]), "–" if s["markup"] is None else f"{100 * s['markup']:.1f}%"]
+                      _f(s["recall8"]), _f(s["recall4"]), "–" if s["markup"] is None else f"{100 * s['markup']:.1f}%"]
         lines.append(f"| {g} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
 def per_repo(rows: list[dict]) -> str:
-    lines = ["| repository | half | n | block | reachable | stored | recall@8 |", "|---|---|---|---|---|---|---|"]
+    lines = ["| repository | half | n | block | reachable | stored | recall@8 | recall@4 |",
+             "|---|---|---|---|---|---|---|---|"]
     for repo in REPOS:
         rs = [r for r in rows if r["repo"] == repo]
         if rs:

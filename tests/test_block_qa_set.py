@@ -83,12 +83,13 @@ def test_balance_once_complete():
 
 def test_summary_keeps_the_halves_apart():
     rows = [{"half": "tuning", "kind": "fix", "lang": "en", "in_block": True, "reachable": True, "stored": True,
-             "recall8": True, "chars": 100, "markup": 10},
+             "recall8": True, "recall4": True, "chars": 100, "markup": 10},
             {"half": "validation", "kind": "fail", "lang": "zh", "in_block": False, "reachable": True, "stored": True,
-             "recall8": False, "chars": 300, "markup": 15}]
+             "recall8": False, "recall4": False, "chars": 300, "markup": 15}]
     s = block_qa.summarise(rows)
     assert s["tuning"]["all"]["n"] == 1 and s["tuning"]["all"]["in_block"] == 1.0
     assert s["validation"]["all"]["in_block"] == 0.0 and s["validation"]["zh"]["reachable"] == 1.0
     assert s["validation"]["fix"]["n"] == 0 and s["validation"]["fix"]["in_block"] is None
     assert s["both"]["all"]["markup"] == round(25 / 400, 3)
+    assert s["tuning"]["all"]["recall4"] == 1.0 and s["validation"]["all"]["recall4"] == 0.0
     assert "| fail |" in block_qa.table(s, "t", None)
