@@ -19,6 +19,9 @@ Messages (Codex writes most of them twice, as an ``event_msg`` and as a ``respon
   (whitespace collapsed) is not one of those (``skipped:response_item_message`` when it is). So a rollout
   whose replies are only ``response_item`` messages yields them all, and one with both forms yields each
   reply once.
+* a sub-agent's rollout (``session_meta`` ``source: {"subagent": …}``: a spawned agent, ``/review``, Codex's own memory
+  job; or ``thread_source: "subagent"``): its user messages are the task another model wrote for it, never the
+  developer's words (``skipped:subagent_prompt``); its replies and tool calls are kept.
 * ``developer``/``system`` messages are skipped. Host-injected text (``<environment_context>``, ``# AGENTS.md
   instructions`` …) is left to the capture gate (:func:`memdir.capture.gates.gate`), like everything else content.
 
@@ -145,6 +148,7 @@ class _Scan:
     has_user_events: bool = False
     agent_texts: set[str] = field(default_factory=set)
     session: str | None = None
+    subagent: bool = False  # a sub-agent's thread: its user messages are what another model wrote for it
 
 
 def _lines(path: Path, stats: Counter | None, **kw) -> Iterator[tuple[int, dict]]:
@@ -194,6 +198,8 @@ def _scan(path: Path) -> _Scan:
         ptype = payload.get("type") if isinstance(payload.get("type"), str) else None
         if typ == "session_meta" and sc.session is None and payload.get("id"):
             sc.session = str(payload["id"])
+        if typ == "session_meta":
+            sc.subagent = sc.subagent or _is_subagent(payload)
         elif typ == "event_msg" and ptype == "user_message":
             sc.has_user_events = True
         elif typ == "event_msg" and ptype == "agent_message" and isinstance(payload.get("message"), str):
@@ -239,6 +245,18 @@ def _scan(path: Path) -> _Scan:
                     ex.running = None
                     live.pop(str(calls[call_id][1].get("session_id")), None)  # type: ignore[union-attr]
     return sc
+
+
+def _is_subagent(meta: dict) -> bool:
+    """Whether a ``session_meta`` payload is a sub-agent's thread: ``source`` ``{"subagent": …}`` (a spawned agent's
+    ``thread_spawn``, ``review``, ``compact``, Codex's own ``memory_consolidation``), ``thread_source: "subagent"`` or a
+    ``parent_thread_id``."""
+    source = meta.get("source")
+    if isinstance(source, dict) and any(str(k).replace("_", "").lower() == "subagent" for k in source):
+        return True
+    if isinstance(source, str) and source.replace("_", "").lower().startswith("subagent"):
+        return True
+    return str(meta.get("thread_source") or "").replace("_", "").lower() == "subagent" or bool(meta.get("parent_thread_id"))
 
 
 def _message_text(payload: dict) -> str:
@@ -304,6 +322,10 @@ def iter_codex(path: str | Path, *, stats: Counter | None = None) -> Iterator[di
             continue
         if cwd:
             meta["cwd"] = cwd
+        if sc.subagent and ((typ == "event_msg" and ptype == "user_message") or (
+                typ == "response_item" and ptype == "message" and payload.get("role") == "user" and not sc.has_user_events)):
+            count(stats, "skipped:subagent_prompt")  # the parent model's task for it, not the developer's words
+            continue
         if typ == "event_msg" and ptype in ("user_message", "agent_message"):
             role = "user" if ptype == "user_message" else "assistant"
             text = payload.get("message")
