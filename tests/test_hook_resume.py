@@ -31,3 +31,22 @@ def test_a_resumed_session_gets_no_second_session_block(project):
     assert "pnpm" in run_hook("codex", "session-start", json.dumps({"session_id": "s1", "cwd": str(project),
                                                                     "hook_event_name": "SessionStart",
                                                                     "source": "startup"}))
+
+
+def test_a_session_resumed_from_a_subdirectory_of_its_project_gets_no_second_block(project):
+    """The host resumes a session from wherever the user stands: a subdirectory of the same project is the same
+    project (the same rules and outline, kept in the session's history); another project gets its own block."""
+    import subprocess
+
+    seed(project)
+    sub = project / "src" / "api"
+    sub.mkdir(parents=True)
+    assert "pnpm" in start(project, "s1", "startup")
+    assert start(sub, "s1", "resume") == ""
+    assert start(project / "src", "s1", "resume") == ""
+    other = project.parent / f"{project.name}-other"
+    other.mkdir()
+    subprocess.run(["git", "init", "-q", str(other)], check=True)
+    with memdir.open(other) as m:
+        m.remember("Deploys of the other service go through staging first.", category="rules")
+    assert "staging" in start(other, "s1", "resume")  # another project: its own memory, never given in this session

@@ -8,7 +8,8 @@ exists (the project's, else the global root's; none: no claim), atomically; the 
 a marker younger than :data:`WINDOW_S` prints nothing (its turns are stored once anyway: capture keys are
 deterministic). The same prompt typed again later in the session gets its block again. A resumed session
 (``claude --resume``/``--continue``, ``codex exec resume``: SessionStart again, source ``resume``) kept the block its
-start was given in its history, so it gets no second one (a compacted one does). Any error: answer.
+start was given in its history, so it gets no second one (a compacted one does), also when resumed from another
+directory of the same project (another project's start is its own). Any error: answer.
 """
 
 from __future__ import annotations
@@ -35,7 +36,9 @@ def first_copy(derived: list[Path], call: Any, payload: Any) -> bool:
     source = str((payload.get("source") if isinstance(payload, dict) else None) or "")
     resumed = call.event == "session-start" and source == "resume"
     opening = call.event == "session-start" and source in ("", "startup", "resume")
-    parts = (call.host, call.event, call.session, call.cwd or "", call.prompt or "", "" if opening else source)
+    # a session's opening is the project's (its root, not the directory the host was started or resumed in)
+    where = str(Path(derived[0]).parent) if opening and derived else call.cwd or ""
+    parts = (call.host, call.event, call.session, where, call.prompt or "", "" if opening else source)
     name = hashlib.sha256("\0".join(parts).encode("utf-8", "surrogatepass")).hexdigest()[:32]
     base = next((Path(d) for d in derived if Path(d).is_dir()), None)
     if base is None:  # a store not written yet: nothing to claim in (a root's folders are made by the store alone)
