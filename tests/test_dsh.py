@@ -360,3 +360,78 @@ def test_install_dry_run_does_not_ask_for_a_package_memdir_already_has(home):
     plan = install_host("dsh", argv=ARGV, dry_run=True)
     assert not any("memdir[dsh]" in n or "optional" in n for n in plan.notes), plan.notes
     assert not any("no zstd reader" in n for n in plan.notes)  # zstandard is installed with memdir
+
+
+# ---- a long session: the Stop hook reads the log's end, not the whole log ----------------------------------------
+def _turn_lines(seq: int, prompt: str, reply: str, tool_chars: int) -> list[str]:
+    t = 1764464000000 + seq * 1000
+    msg = {"type": "user/message", "seq": seq, "time": t,
+           "data": {"id": f"u{seq}", "role": "user", "content": [{"type": "text", "text": prompt}], "source": {"kind": "user"}}}
+    tool = {"type": "tool/result", "seq": seq + 1, "time": t,
+            "data": {"turn": seq, "step": 1, "message": {"content": [{"type": "tool-result", "toolCallId": f"c{seq}",
+                                                                       "content": [{"type": "text", "text": os.urandom(tool_chars // 2).hex()}]}]}}}
+    ans = {"type": "assistant/message", "seq": seq + 2, "time": t,
+           "data": {"turn": seq, "step": 2, "message": {"id": f"a{seq}", "role": "assistant",
+                                                        "content": [{"type": "text", "text": reply}], "source": {"kind": "assistant"}}}}
+    return [json.dumps(msg), json.dumps(tool), json.dumps(ans)]
+
+
+def _long_log(path: Path, *, turns: int, last_tool_chars: int = 100) -> Path:
+    batches = [[(FIX / "session.jsonl").read_text().splitlines()[0]]]
+    for i in range(turns):
+        batches.append(_turn_lines(10 + 3 * i, f"question {i} about the deploy", f"answer {i} about the deploy",
+                                   20_000 if i < turns - 1 else last_tool_chars))
+    if path.name.endswith(".zstd"):
+        import zstandard
+
+        c = zstandard.ZstdCompressor()
+        path.write_bytes(b"".join(c.compress(("\n".join(b) + "\n").encode()) for b in batches))
+    else:
+        path.write_text("".join("\n".join(b) + "\n" for b in batches))
+    return path
+
+
+class _Counting:
+    def __init__(self, f):
+        self.f, self.n = f, 0
+
+    def read(self, *a):
+        data = self.f.read(*a)
+        self.n += len(data)
+        return data
+
+    def __getattr__(self, name):
+        return getattr(self.f, name)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.f.close()
+
+
+@pytest.mark.parametrize("name", ["session.jsonl", "session.jsonl.zstd"])
+@pytest.mark.parametrize("last_tool_chars", [100, 1_500_000])  # the newest turn alone may be longer than the end read
+def test_the_stop_hook_reads_the_end_of_a_long_log_not_all_of_it(tmp_path, monkeypatch, name, last_tool_chars):
+    """A session of hours: its log grows to tens of MB (a .zstd one decompresses to ten times that), and each Stop read
+    and decoded all of it, so the hook overran its budget (3.4 s for a 50 MB log, the reply lost at the budget's end)."""
+    if name.endswith(".zstd") and not HAVE_ZSTANDARD:
+        pytest.skip("needs the zstandard package to write the frames")
+    import memdir.fileio as fileio
+
+    log = _long_log(tmp_path / name, turns=600, last_tool_chars=last_tool_chars)
+    size = log.stat().st_size
+    assert size > 5_000_000
+    opened: list[_Counting] = []
+    real = fileio.open_regular
+    monkeypatch.setattr(fileio, "open_regular", lambda *a, **k: opened.append(_Counting(real(*a, **k))) or opened[-1])
+    got = dshlog.recent_replies(log, wait_s=0)
+    assert got in (["answer 598 about the deploy", "answer 599 about the deploy"], ["answer 599 about the deploy"])
+    read = sum(c.n for c in opened)
+    assert read < size // 2, (read, size)
+
+
+def test_a_long_logs_end_gives_the_replies_the_whole_log_gives(tmp_path):
+    log = _long_log(tmp_path / "session.jsonl", turns=200)
+    whole = dshlog.turn_replies(dshlog.read_lines(log), limit=2)
+    assert [t for _, t in whole] == dshlog.recent_replies(log, wait_s=0)

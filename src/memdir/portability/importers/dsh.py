@@ -45,8 +45,11 @@ from memdir.roots import expand_user
 
 SOURCE = "dsh"
 LOG_NAMES = ("session.jsonl.zstd", "session.jsonl")
-#: a log larger than this is not read by the Stop hook (it answers within its budget)
+#: the most of a log's end (compressed bytes for a ``.zstd`` log) the Stop hook reads (it answers within its budget)
 HOOK_MAX_BYTES = 64 * 1024 * 1024
+#: the end of a log the Stop hook reads first (×4 while the newest turn's prompt is not in it, up to HOOK_MAX_BYTES)
+HOOK_TAIL_BYTES = 1024 * 1024
+_ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 ZSTD_HINT = ("DSH's session.jsonl.zstd needs the 'zstandard' package, a dependency of memdir that is missing "
              "here (pip install zstandard), or the zstd command")
 _SAFE = re.compile(r"[A-Za-z0-9._-]")
@@ -89,19 +92,67 @@ def read_lines(path: str | Path, *, max_bytes: int | None = None) -> list[str]:
     """The logical lines of a DSH log (``.zstd`` decompressed). Raises ``OSError`` (missing, unreadable, no regular
     file: a FIFO or a device is never waited on), :class:`ZstdUnavailable`, ``ValueError`` for a file over
     ``max_bytes``."""
-    from memdir.fileio import SNIFF_BYTES, open_regular, sniff_encoding
+    from memdir.fileio import open_regular
 
     path = Path(path)
     with open_regular(path, "rb") as f:
         if max_bytes is not None and os.fstat(f.fileno()).st_size > max_bytes:
             raise ValueError(f"{path} is larger than {max_bytes} bytes")
         raw = f.read()
-    if path.name.endswith(".zstd") or raw[:4] == b"\x28\xb5\x2f\xfd":
+    return read_lines_of(path, raw)
+
+
+def read_lines_of(path: Path, raw: bytes) -> list[str]:
+    """The logical lines of the bytes ``raw`` of the whole DSH log at ``path``."""
+    if path.name.endswith(".zstd") or raw[:4] == _ZSTD_MAGIC:
         raw = decompress(raw)
+    return split_lines(raw)
+
+
+def split_lines(raw: bytes) -> list[str]:
+    """The logical lines of a DSH log's (decompressed) bytes."""
+    from memdir.fileio import SNIFF_BYTES, sniff_encoding
 
     # a copy re-saved with a byte-order mark or as UTF-16; only CR/LF end a line (Node writes U+2028 and other
     # separators unescaped inside JSON strings, where str.splitlines would cut them)
     return _LINE_END.split(raw.decode(sniff_encoding(raw[:SNIFF_BYTES]), "replace").rstrip("\r\n"))
+
+
+def read_tail_lines(path: str | Path, tail_bytes: int) -> tuple[list[str], bool]:
+    """The whole lines in the last ``tail_bytes`` of a DSH log, and whether they are the whole log. A ``.zstd`` log's
+    frames are independent (one per append batch): it is decompressed from the first frame starting in its last
+    ``tail_bytes // 8``, and of what that gives only the last ``4 * tail_bytes`` are read. A log in UTF-16/32 is read
+    whole. Raises as :func:`read_lines`."""
+    from memdir.fileio import SNIFF_BYTES, open_regular, sniff_encoding
+
+    path = Path(path)
+    with open_regular(path, "rb") as f:
+        size = os.fstat(f.fileno()).st_size
+        head = f.read(SNIFF_BYTES)
+        packed = path.name.endswith(".zstd") or head[:4] == _ZSTD_MAGIC
+        start = max(0, size - (tail_bytes // 8 if packed else tail_bytes))  # text compresses 5-10 times
+        if start and (packed or sniff_encoding(head) == "utf-8-sig"):
+            f.seek(start)
+            raw = f.read()
+        else:
+            start, raw = 0, head + f.read()
+    if not packed and not start:
+        return read_lines_of(path, raw), True
+    cut = bool(start) and not packed  # a plain log's window begins inside a line; a frame begins with a whole one
+    if packed and start:
+        pos, out = raw.find(_ZSTD_MAGIC), b""
+        while pos != -1 and not out:  # the magic number inside a compressed frame decodes to nothing: the next one
+            out = decompress(raw[pos:])
+            pos = raw.find(_ZSTD_MAGIC, pos + 1)
+        raw = out
+    elif packed:
+        raw = decompress(raw)
+    if packed and len(raw) > 4 * tail_bytes:  # frames of highly compressible text
+        raw, cut = raw[-4 * tail_bytes:], True
+    elif packed and not start:
+        return split_lines(raw), True
+    lines = _LINE_END.split(raw.decode("utf-8", "replace").rstrip("\r\n"))
+    return (lines[1:] if cut else lines), False
 
 
 def records(lines: list[str], stats: Counter | None = None) -> Iterator[tuple[int, dict]]:
@@ -182,9 +233,15 @@ def recent_replies(path: str | Path, *, turns: int = 2, wait_s: float = 0.3) -> 
     import logging
 
     log = logging.getLogger("memdir.hosts")
+    tail = HOOK_TAIL_BYTES
     for attempt in (0, 1):
         try:
-            found = turn_replies(read_lines(path, max_bytes=HOOK_MAX_BYTES), limit=turns)
+            lines, whole = read_tail_lines(path, tail)
+            found = turn_replies(lines, limit=turns)
+            while not found and not whole and tail < HOOK_MAX_BYTES:  # a long turn: its prompt lies further back
+                tail *= 4
+                lines, whole = read_tail_lines(path, tail)
+                found = turn_replies(lines, limit=turns)
         except ZstdUnavailable:
             log.debug("dsh stop: %s", ZSTD_HINT)
             return []
