@@ -19,7 +19,8 @@ What becomes an event (keys ``import:claude-code:<sessionId>:<id>``):
   lines that only carry tool results (``skipped:tool_result_only``: they are folded into the tool event) and a
   sub-agent's user text (``isSidechain``, in a 1.0 session file or a ``subagents/`` file: the prompt the main agent
   wrote for it, which its ``Task`` call already holds; ``skipped:sidechain_prompt``); the sub-agent's replies and
-  tool calls are kept.
+  tool calls are kept, but for the reply that went back to the main agent as its ``Task``/``Agent`` call's result
+  (``skipped:subagent_answer``: that call's event holds it).
   What the text says (slash-command echoes ``<command-name>``, ``<local-command-…>`` output, the host's
   ``[Request interrupted by user…]`` marker, ``<task-notification>``, ``continue`` …) is judged by the capture
   gate (:func:`memdir.capture.gates.gate`), the same function the hooks call, not here.
@@ -94,6 +95,51 @@ def _bounded(text: str) -> str:
     return head[:head.rfind("\n") + 1 or len(head)] + "…\n" + tail[tail.find("\n") + 1:]
 
 
+#: the tools whose result is a sub-agent's last reply
+DELEGATING_TOOLS = frozenset({"Task", "Agent"})
+#: the sub-agents' answers of the last session file read for them (a session's sub-agent files share it)
+_ANSWERS: dict[tuple, list[str]] = {}
+
+
+def _delegated_answers(session_file: Path) -> list[str]:
+    """The results (whitespace collapsed) the main agent got back from its sub-agents' ``Task``/``Agent`` calls in
+    ``session_file``; ``[]`` when it is missing or unreadable."""
+    try:
+        st = session_file.stat()
+    except OSError:
+        return []
+    key = (str(session_file), st.st_size, st.st_mtime_ns)
+    if key not in _ANSWERS:
+        calls: set[str] = set()
+        results: dict[str, str] = {}
+        try:
+            for _, obj in read_jsonl(session_file, None, label=SOURCE, warn=False):
+                content = obj["message"].get("content") if isinstance(obj.get("message"), dict) else None
+                for b in content if isinstance(content, list) else ():
+                    if not isinstance(b, dict):
+                        continue
+                    if b.get("type") == "tool_use" and b.get("name") in DELEGATING_TOOLS and b.get("id"):
+                        calls.add(str(b["id"]))
+                    elif b.get("type") == "tool_result" and b.get("tool_use_id"):
+                        results[str(b["tool_use_id"])] = " ".join(_result_text(b.get("content")).split())
+        except OSError:
+            pass
+        _ANSWERS.clear()
+        _ANSWERS[key] = [results[c] for c in calls if results.get(c)]
+    return _ANSWERS[key]
+
+
+def _answer_given(path: Path, obj: dict, text: str) -> bool:
+    """Whether ``text``, a sub-agent's reply (``obj`` a sidechain line of ``path``), came back to the main agent as its
+    ``Task``/``Agent`` result, which the tool's event holds (a ``subagents/`` file's session is the ``<session>.jsonl``
+    beside its folder; Claude Code 1.0 wrote sidechains into the session file itself)."""
+    if obj.get("isSidechain") is not True or len(text) < 16:
+        return False
+    session_file = path.parent.parent.with_suffix(".jsonl") if path.parent.name == "subagents" else path
+    said = " ".join(text.split())
+    return any(said in answer for answer in _delegated_answers(session_file))
+
+
 def iter_claude_code(path: str | Path, *, stats: Counter | None = None) -> Iterator[dict]:
     """Yield the events of one Claude Code session JSONL file, in file order.
 
@@ -132,7 +178,7 @@ def iter_claude_code(path: str | Path, *, stats: Counter | None = None) -> Itera
             if ev is not None:
                 yield ev
         else:
-            yield from _assistant_events(obj, msg.get("content"), session, line_id, ts, meta, results, stats)
+            yield from _assistant_events(obj, msg.get("content"), session, line_id, ts, meta, results, stats, path)
 
 
 def _user_event(obj: dict, content, session: str, line_id: str, ts, meta: dict, stats) -> dict | None:
@@ -169,7 +215,7 @@ def _user_event(obj: dict, content, session: str, line_id: str, ts, meta: dict, 
 
 
 def _assistant_events(obj: dict, content, session: str, line_id: str, ts, meta: dict,
-                      results: dict[str, tuple[str, bool]], stats) -> Iterator[dict]:
+                      results: dict[str, tuple[str, bool]], stats, path: Path) -> Iterator[dict]:
     if obj.get("isApiErrorMessage") or (obj.get("message") or {}).get("model") == "<synthetic>":
         count(stats, "skipped:synthetic")
         return
@@ -190,7 +236,9 @@ def _assistant_events(obj: dict, content, session: str, line_id: str, ts, meta: 
         else:
             count(stats, f"skipped:{btype or 'unknown'}_block")
     text = "\n\n".join(t.strip("\n") for t in texts if t.strip())
-    if text:
+    if text and _answer_given(path, obj, text):
+        count(stats, "skipped:subagent_answer")  # its Task/Agent call's event holds it
+    elif text:
         yield make_event(SOURCE, session, line_id, "assistant", text, ts, dict(meta))
     elif texts and not tools:
         count(stats, "skipped:empty")
