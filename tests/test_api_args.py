@@ -201,3 +201,16 @@ def test_export_into_a_folder_that_does_not_exist_is_refused_as_the_cli_does(m, 
     assert afile.read_text() == "x"
     (tmp_path / "there").mkdir()
     assert m.export(tmp_path / "there" / "dump.jsonl")["notes"] == 1
+
+
+def test_injections_by_an_id_that_is_no_whole_number_is_a_usage_error(m):
+    """`injections(id="x")` was a ValueError from int(), `id=2**70` an OverflowError from SQLite and `id=1.9` read
+    row 1: an id is a logged block's whole number, anything else a one-line UsageError."""
+    _session(m)
+    m.record_injection("<memory>\n- a block\n</memory>", prompt="how do we deploy")
+    row = m.injections()[0]
+    assert [r["id"] for r in m.injections(id=row["id"])] == [row["id"]]
+    for bad in ("x", "1", 1.9, True, [1]):
+        with pytest.raises(memdir.UsageError, match="id"):
+            m.injections(id=bad)
+    assert m.injections(id=2**70) == [] and m.injections(id=-3) == []  # no row has it

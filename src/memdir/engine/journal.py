@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from memdir.capture import events as cevents
-from memdir.errors import count_arg, session_arg
+from memdir.errors import UsageError, count_arg, session_arg
 from memdir.lazylog import getLogger
 from memdir.store.sqlite import journal
 from memdir.stores import Stores
@@ -35,6 +35,10 @@ def record_injection(s: Stores, block: str, *, prompt: str = "", host: str | Non
 def injections(s: Stores, *, limit: int = 50, id: int | None = None, scope: str | None = None) -> list[dict[str, Any]]:
     """The body of :meth:`memdir.Memdir.injections`, whose docstring is the contract."""
     limit, out = count_arg(limit, "limit", zero="0 lists none"), []  # -1 was "all but the last"
+    if id is not None and (isinstance(id, bool) or not isinstance(id, int)):  # "x" was a ValueError, 1.9 read row 1
+        raise UsageError(f"id must be the whole number of a logged block, not {id!r:.60}")
+    if id is not None and not 0 < id < 2**63:  # no row has it (SQLite's integers; a larger one overflowed)
+        return []
     for root in s.live(scope):
         out += [{**r, "scope": root.scope} for r in journal.injections(root.db, limit=limit, id=id)]
     return sorted(out, key=lambda r: (r["ts"], r["id"]), reverse=True)[:limit]
