@@ -37,3 +37,17 @@ def test_every_test_the_guarantees_name_exists():
         elif test and not re.search("^def " + test.replace("*", r"\w*") + r"\(", files[file].read_text(encoding="utf-8"), re.M):
             wrong.append(f"{file}::{test}: no such test")
     assert not wrong, "\n".join(wrong)
+
+
+def test_the_readme_names_every_exit_code_the_cli_uses():
+    """`memdir import` stopped by Ctrl-C exits 130 (docs/API.md, the guarantees); the README's list of exit codes
+    left it out. The README names the codes the CLI's own docstring lists."""
+    import memdir.cli.main as cli_main
+
+    def codes(text: str) -> set[str]:
+        sentence = re.search(r"Exit codes:([^;]*)", text)
+        assert sentence, "no 'Exit codes:' sentence"
+        return set(re.findall(r"\b(\d+) ", sentence.group(1)))
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert codes(readme) == codes(" ".join(cli_main.__doc__.split())) == {"0", "1", "2", "130"}
