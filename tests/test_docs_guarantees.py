@@ -51,3 +51,22 @@ def test_the_readme_names_every_exit_code_the_cli_uses():
 
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert codes(readme) == codes(" ".join(cli_main.__doc__.split())) == {"0", "1", "2", "130"}
+
+
+def test_every_environment_variable_memdir_reads_is_documented():
+    """`MEMDIR_PROJECT_DIR` picks the project of every command (the `--dir` option reads it) and was named in no
+    document and no help: a user with it set saw their notes go to another project with nothing saying why. Each
+    `MEMDIR_*` variable the code reads is named in the README or the docs (settings' own variables are the key
+    upper-cased, which `memdir config` lists)."""
+    from memdir.config import REGISTRY, SETTINGS  # noqa: F401  (SETTINGS fills REGISTRY)
+
+    read = set()
+    for path in (ROOT / "src" / "memdir").rglob("*.py"):
+        read |= set(re.findall(r"""(?:environ(?:\.get)?\(?\[?|getenv\(|envvar=)\s*["'](MEMDIR_[A-Z0-9_]*[A-Z0-9])["']""",
+                               path.read_text(encoding="utf-8")))
+    settings = {"MEMDIR_" + k.upper().replace(".", "_") for k in REGISTRY}
+    docs = (ROOT / "README.md").read_text(encoding="utf-8") + "".join(
+        p.read_text(encoding="utf-8") for p in (ROOT / "docs").glob("*.md"))
+    assert "MEMDIR_HOME" in read
+    missing = sorted(v for v in read - settings if not re.search(rf"\b{v}\b", docs))
+    assert not missing, f"read by memdir, named in no document: {missing}"

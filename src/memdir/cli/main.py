@@ -170,7 +170,7 @@ def _unavailable(name: str, why: str) -> click.Command:
 @click.group(cls=LazyGroup, invoke_without_command=True,
              context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.option("--dir", "dir_", type=click.Path(exists=True, file_okay=False), envvar="MEMDIR_PROJECT_DIR",
-              help="Project directory to use (default: the working directory; its git top-level is the project root).")
+              help="Project directory to use (default: $MEMDIR_PROJECT_DIR, else the working directory; its git top-level is the project root).")
 @click.option("--home", type=click.Path(file_okay=False), help="Global memory root (default: $MEMDIR_HOME or the user data dir).")
 @click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON (any command).")
 @click.option("--debug", is_flag=True, help="Log ranking and skip decisions to stderr; show tracebacks.")

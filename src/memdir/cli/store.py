@@ -191,7 +191,7 @@ def store_share(ctx, project, person, off, url, as_json):
 
 @store_command.command("init")
 @click.option("--admin", "admin_url", envvar="MEMDIR_STORE_ADMIN", required=True, metavar="URL",
-              help="A login with CREATEROLE and CREATEDB, or a superuser (e.g. postgresql://postgres@db/postgres).")
+              help="A login with CREATEROLE and CREATEDB, or a superuser (e.g. postgresql://postgres@db/postgres; default: MEMDIR_STORE_ADMIN).")
 @click.option("--database", default="memdir", show_default=True)
 @click.option("--owner", default="memdir_owner", show_default=True, help="The schema owner's login (made).")
 @click.option("--server-login", "server", default="memdir_srv", show_default=True, help="The team server's login (made).")
