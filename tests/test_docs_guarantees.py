@@ -70,3 +70,15 @@ def test_every_environment_variable_memdir_reads_is_documented():
     assert "MEMDIR_HOME" in read
     missing = sorted(v for v in read - settings if not re.search(rf"\b{v}\b", docs))
     assert not missing, f"read by memdir, named in no document: {missing}"
+
+
+def test_the_host_guide_lists_every_mcp_tool_in_both_languages():
+    """docs/HOSTS-USAGE.md said the MCP server gives `memory_*` tools "recall, read, remember, forget, inspect,
+    prune" (the Chinese half also without read): `memory_list` was missing from both lists."""
+    from memdir.server.mcptable import light_table
+
+    tools = {t["name"].removeprefix("memory_") for v in light_table()["tools_list"].values() for t in v["tools"]}
+    assert len(tools) == 7
+    guide = (ROOT / "docs" / "HOSTS-USAGE.md").read_text(encoding="utf-8")
+    for line in re.findall(r"^\* \*\*MCP\*\*.*$", guide, re.M):
+        assert tools <= set(re.findall(r"[a-z]+", line.split("memory_*", 1)[1].split("memdir mcp")[0])), line
