@@ -278,7 +278,7 @@ def table(summary: dict, label: str, max_chars) -> str:
         for half in ("tuning", "validation"):
             s = summary[half][g]
             cells += [str(s["n"]), f"**{_f(s['in_block'])}**", f"**{_f(s['reachable'])}**", _f(s["stored"]),
-                      _f(s["recall8"]), _f(s["recall4"]), "–" if s["markup"] is None else f"{100 * s['markup']:.1f}%"]
+                      _f(s["recall8"]), _f(s.get("recall4")), "–" if s["markup"] is None else f"{100 * s['markup']:.1f}%"]
         lines.append(f"| {g} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
