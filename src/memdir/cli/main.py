@@ -18,6 +18,7 @@ from typing import Any
 import click
 
 import memdir.registry as registry
+from memdir.cli import dashes
 from memdir.debuglog import RedactingFormatter
 from memdir.errors import Interrupted, MemdirError, UsageError, damaged_index, disk_full
 from memdir.stopsignals import received, watch_ctrl_c
@@ -144,6 +145,7 @@ def _accept_global_options(cmd: click.Command) -> click.Command:
              click.Option(["--debug", "debug"], is_flag=True, hidden=True, expose_value=False, callback=_set_global),
              click.Option(["--json", "json"], is_flag=True, hidden=True, expose_value=False, callback=_set_global)]
     cmd.params += [o for o in extra if o.opts[0] not in taken]
+    dashes.guard(cmd)  # `—category` (autocorrect's long dash) is one usage line, never the note's text
     if isinstance(cmd, click.Group):
         for sub in cmd.commands.values():
             _accept_global_options(sub)
