@@ -17,3 +17,16 @@ def test_superseding_an_unknown_handle_says_no_note_has_it(m):
 
     with pytest.raises(UsageError, match="no note has that id or handle"):
         m.remember("new text", category="decisions", supersedes="zzzzzz")
+
+
+def test_a_dotted_capital_i_is_a_case_difference(m):
+    """C5 sibling: ``İzmir …`` then ``izmir …`` (the same words, one typed on a Turkish keyboard) made two notes:
+    ``İ`` casefolds to ``i`` plus a combining dot above, which the duplicate key kept. ``IZMIR`` already matched."""
+    first = m.remember("İzmir sunucusu her gece yedeklenir")
+    for variant in ("izmir sunucusu her gece yedeklenir", "IZMIR SUNUCUSU HER GECE YEDEKLENIR",
+                    "İZMİR SUNUCUSU HER GECE YEDEKLENİR", "Izmir sunucusu her gece yedeklenir."):
+        again = m.remember(variant)
+        assert again.existed and again.id == first.id, variant
+    # a dotless ı is a letter of its own (ılık "lukewarm" is not ilik "marrow"): a second note, never merged away
+    assert not m.remember("ılık su").existed and not m.remember("ilik su").existed
+    assert not [p for p in m.inspect().problems if p.get("kind") == "duplicate"]

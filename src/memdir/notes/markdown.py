@@ -92,7 +92,7 @@ def near_key(text: str) -> str:
     are kept, so ``C++`` ≠ ``C``. A text of punctuation only keys on its normalized self. ASCII: :func:`nearchars.ascii_key`."""
     if text.isascii():
         return nearchars.ascii_key(text)
-    t = INVISIBLE.sub("", unicodedata.normalize("NFKC", text)).casefold()  # a zero-width space or soft hyphen too
+    t = nearchars.casefolded(INVISIBLE.sub("", unicodedata.normalize("NFKC", text)))  # zero-width, soft hyphen, İ
     key = nearchars.without_space_and_punctuation(t)  # one test per distinct character, not per character
     return key or normalize_text(t)
 

@@ -13,6 +13,14 @@ _SEEN: set[str] = set()
 _DROP: dict[int, None] = {}
 
 
+def casefolded(text: str) -> str:
+    """``text.casefold()``, with a Turkish dotted capital ``İ`` read as ``i``: it casefolds to ``i`` and a combining
+    dot above, so ``İzmir`` and ``izmir`` (the same word, one typed on a Turkish keyboard) kept two keys. A dotless
+    ``ı`` stays a letter of its own (``ılık`` is not ``ilik``)."""
+    out = text.casefold()
+    return out.replace("i\u0307", "i") if "\u0307" in out else out
+
+
 def without_space_and_punctuation(text: str) -> str:
     """``text`` without its white space and Unicode punctuation (categories P*); every other character kept."""
     for ch in set(text).difference(_SEEN):
