@@ -11,10 +11,8 @@ import re
 import unicodedata
 from typing import Iterable
 
-#: characters people's keyboards and editors put where ``-`` was meant (after NFKC, which makes ``－`` a ``-``):
-#: hyphen, non-breaking hyphen, figure dash, en dash, em dash, horizontal bar, minus sign, small em dash, small
-#: hyphen-minus, two- and three-em dashes
-LONG_DASHES = "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\u2e3a\u2e3b"
+from memdir.notes.nearchars import LONG_DASHES
+
 
 _TYPED = re.compile(rf"([-{LONG_DASHES}]+)([a-z][a-z0-9-]*)(?:=.*)?", re.S)
 

@@ -27,6 +27,8 @@ from memdir.engine import curated
 from memdir.engine import events as event_ops
 from memdir.errors import MemdirError, UsageError, text_arg
 from memdir.lazylog import getLogger
+from memdir.notes.markdown import INVISIBLE
+from memdir.notes.nearchars import LONG_DASHES, casefolded
 from memdir.roots import ROOT_PAGE, split_id
 from memdir.stores import Stores
 from memdir.timeutil import iso, parse_ts
@@ -37,9 +39,19 @@ log = getLogger("memdir")
 SAMPLES = 20
 
 
+#: the quotes and dashes keyboards, phones and autocorrect type for ``'``, ``"`` and ``-`` (``don’t``, ``“pnpm”``,
+#: ``—force``), each as the ASCII character a terminal types
+_TYPED = str.maketrans({**dict.fromkeys("\u2018\u2019\u201a\u201b\u2032", "'"),
+                        **dict.fromkeys("\u201c\u201d\u201e\u201f\u2033\u00ab\u00bb", '"'),
+                        **dict.fromkeys(LONG_DASHES, "-")})
+
+
 def fold(text: str) -> str:
-    """NFKC, casefold, whitespace runs as one space: the form a ``query`` is matched in."""
-    return re.sub(r"\s+", " ", unicodedata.normalize("NFKC", text or "").casefold()).strip()
+    """NFKC, casefold (a Turkish ``İ`` is ``i``), invisible characters left out, curly quotes as ``'``/``"``, a run of
+    dashes (``—``, ``–``, ``--``) as one ``-``, whitespace runs as one space: the form a ``query`` is matched in, so
+    ``don't`` finds ``don’t`` and ``--force`` finds ``—force``."""
+    t = INVISIBLE.sub("", casefolded(unicodedata.normalize("NFKC", text or ""))).translate(_TYPED)
+    return re.sub(r"-{2,}", "-", re.sub(r"\s+", " ", t)).strip()
 
 
 def matches(s: Stores, *, query: str | None = None, prefix: str | None = None,

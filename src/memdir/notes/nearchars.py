@@ -9,6 +9,11 @@ from __future__ import annotations
 
 import unicodedata
 
+#: characters people's keyboards and editors put where ``-`` was meant (after NFKC, which makes ``－`` a ``-``):
+#: hyphen, non-breaking hyphen, figure dash, en dash, em dash, horizontal bar, minus sign, small em dash, small
+#: hyphen-minus, two- and three-em dashes (autocorrect writes ``—force`` for ``--force``)
+LONG_DASHES = "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\u2e3a\u2e3b"
+
 _SEEN: set[str] = set()
 _DROP: dict[int, None] = {}
 
