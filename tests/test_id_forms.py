@@ -42,3 +42,19 @@ def test_the_cli_pins_and_edits_a_wrapped_id(m, project, capsys, monkeypatch, wr
     code, out, err = run_cli(capsys, "--dir", str(project), "--home", str(m.roots["global"].path), "pin",
                              wrap.format("decisions/none"))
     assert code == 1 and err.count("\n") == 1 and "no note has the id" in err, err
+
+
+def _fullwidth(text):
+    return "".join(chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else c for c in text)
+
+
+@pytest.mark.parametrize("wrap", ["{}", "「{}」", "『{}』", "【{}】", "［{}］", "＂{}＂", "«{}»", "＃{}"])
+def test_an_id_or_handle_typed_in_full_width_or_japanese_quotes_is_found(m, wrap):
+    """A Japanese or Chinese IME left in full-width mode types ``ＮＱＤＣＱＣ`` for the handle ``nqdcqc`` and
+    ``ｆａｃｔｓ/ｘ`` for ``facts/x``; a Japanese text quotes it in 「」: ``memdir get`` said no memory had that id."""
+    note = m.remember("the staging database is called kestrel", category="facts")
+    for ref in (_fullwidth(note.id), _fullwidth(_handle(m, note).upper()), note.id):
+        typed = wrap.format(ref)
+        assert m.get(typed).id == note.id, typed
+        assert m.pin(typed, True).id == note.id
+    assert m.forget(wrap.format(_fullwidth(note.id))) and m.get(note.id) is None

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import re
 import sqlite3
+import unicodedata
 
 LENGTH = 6
 ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz"
@@ -46,14 +47,17 @@ def looks_like(text: str) -> bool:
 
 
 #: what a copied id is wrapped in where a model or a person read it (quotes, backticks, brackets)
-_PAIRS = {"'": "'", '"': '"', "`": "`", "[": "]", "(": ")", "<": ">", "\u201c": "\u201d", "\u2018": "\u2019"}
+#: and Japanese/Chinese corner and lenticular brackets and guillemets (full-width ones are ASCII after NFKC)
+_PAIRS = {"'": "'", '"': '"', "`": "`", "[": "]", "(": ")", "<": ">", "\u201c": "\u201d", "\u2018": "\u2019",
+          "\u300c": "\u300d", "\u300e": "\u300f", "\u3010": "\u3011", "\u00ab": "\u00bb", "\u201e": "\u201c"}
 
 
 def unwrapped(text: str) -> str:
     """``text`` without what a copy wraps an id or handle in: surrounding quotes, backticks or brackets, a leading
     ``#`` or ``@``, and of a block header (``[k3f9qa fact 12-06]``) the handle alone. Callers try ``text`` as it is
-    first: an id may hold such characters."""
-    t = text.strip()
+    first: an id may hold such characters. Letters, digits and brackets typed in full width (an IME left in full-width
+    mode: ``ＮＱＤＣＱＣ``, ``ｆａｃｔｓ/ｘ``, ``［…］``) are read in their ASCII forms (NFKC)."""
+    t = unicodedata.normalize("NFKC", text).strip() if not text.isascii() else text.strip()
     while True:
         was = t
         if len(t) >= 2 and _PAIRS.get(t[0]) == t[-1]:
