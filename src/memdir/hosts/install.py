@@ -57,7 +57,6 @@ import os
 import shlex
 import shutil
 import stat
-import sys
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -66,6 +65,7 @@ from typing import Any
 from memdir.errors import UsageError, install_hint
 from memdir.fileio import open_regular, same_style
 from memdir.roots import expand_user
+from memdir.hosts.whichmemdir import memdir_argv  # noqa: F401 — host_checks and the tests import it from here
 
 HOST_NAMES = ("claude-code", "codex", "opencode", "dsh")
 #: host event -> our event, for Claude Code and Codex (same hooks.json format)
@@ -90,18 +90,6 @@ class Plan:
 
 
 # ---- the memdir command line to register ---------------------------------------------------------------------
-def memdir_argv() -> list[str]:
-    """argv prefix that runs this memdir: the ``memdir`` script on PATH or beside this Python, else
-    ``<python> -m memdir.cli``."""
-    beside = Path(sys.executable).with_name("memdir.exe" if os.name == "nt" else "memdir")
-    if beside.is_file():
-        return [str(beside)]
-    found = shutil.which("memdir")
-    if found:
-        return [str(Path(found).absolute())]
-    return [sys.executable, "-m", "memdir.cli"]
-
-
 def join_argv(argv: list[str]) -> str:
     if os.name == "nt":
         import subprocess
