@@ -409,6 +409,7 @@ def test_doctor_names_hooks_a_host_will_not_run(home, tmp_path):
     exe = tmp_path / "bin" / "memdir"
     exe.parent.mkdir()
     exe.write_text("#!/bin/sh\n")
+    exe.chmod(0o755)  # a host runs it: a file without the execute bit is reported as such
     install_host("codex", argv=[str(exe)])
     assert [c["ok"] for c in host_checks() if c["check"].startswith("codex")] == ["ok"]
     cfg = home / ".codex" / "config.toml"

@@ -35,11 +35,34 @@ def _text(path: Path, encoding: str, errors: str = "strict") -> str:
 
 
 def runnable(command: str) -> bool:
+    return not why_not_runnable(command)
+
+
+def why_not_runnable(command: str) -> str:
+    """Why a host cannot start ``command`` ("" when it can), ending a sentence that names it: ``is not found``, ``is
+    not executable``, or, for a script whose ``#!`` interpreter is gone (the Python a venv was made from was removed
+    or upgraded away, the venv moved), ``cannot start: its interpreter … is not found``."""
     try:
         exe = shlex.split(command, posix=os.name != "nt")[0]
     except (ValueError, IndexError):
-        return False
-    return Path(exe).is_file() if os.path.isabs(exe) else shutil.which(exe) is not None
+        return "is not found"
+    found = exe if os.path.isabs(exe) else shutil.which(exe)
+    if not found or not Path(found).is_file():
+        return "is not found"
+    if os.name == "nt":
+        return ""
+    if not os.access(found, os.X_OK):
+        return "is not executable (chmod +x it, or install memdir again)"
+    try:
+        with open(found, "rb") as f:
+            first = f.readline(4096)
+    except OSError:
+        return ""
+    words = first[2:].decode("utf-8", "replace").split() if first.startswith(b"#!") else []
+    if words and os.path.isabs(words[0]) and not (Path(words[0]).is_file() and os.access(words[0], os.X_OK)):
+        return (f"cannot start: its interpreter {words[0]} is not found (the Python its venv was made from was removed "
+                "or moved)")
+    return ""
 
 
 def host_checks(project: Path | None = None) -> list[dict[str, str]]:
@@ -74,8 +97,8 @@ def host_checks(project: Path | None = None) -> list[dict[str, str]]:
                 add(f"claude-code {scope} {ev}", "warn", f"{path}: memdir's {ev} hook is \"async\": `claude -p` exits "
                     "before it finishes, so nothing is captured", "run `memdir install claude-code"
                     + (" --project" if proj else "") + "` again (hooks are synchronous now)")
-            elif not runnable(h.get("command", "")):
-                add(f"claude-code {scope} {ev}", "fail", f"{path}: {h.get('command')!r} is not found",
+            elif why := why_not_runnable(h.get("command", "")):
+                add(f"claude-code {scope} {ev}", "fail", f"{path}: {h.get('command')!r} {why}",
                     not_found_fix("claude-code", proj))
         if found and len(checks) == n_before:
             add(f"claude-code {scope}", "ok", f"{len(found)} memdir hooks in {path}")
@@ -107,11 +130,12 @@ def host_checks(project: Path | None = None) -> list[dict[str, str]]:
             problem = ("is \"async\" (Codex never runs async hooks)" if h.get("async") else
                        "is not trusted (Codex skips it silently)" if trusted is None else
                        "changed since it was trusted (Codex skips it)" if trusted != codex_hook_hash(ev, g, h) else
-                       "runs a command that is not found" if not runnable(h.get("command", "")) else "")
+                       f"runs a command that {why_not_runnable(h.get('command', ''))}"
+                       if not runnable(h.get("command", "")) else "")
             if problem:
                 bad += 1
                 add(f"codex {scope} {ev}", "fail", f"{path}: memdir's {ev} hook {problem}",
-                    not_found_fix("codex", proj) if problem.endswith("not found") else
+                    not_found_fix("codex", proj) if problem.startswith("runs a command") else
                     "run `memdir install codex" + (" --project" if proj else "") + "` again")
         if feats.get("hooks") is False:
             bad += 1
@@ -150,7 +174,8 @@ def host_checks(project: Path | None = None) -> list[dict[str, str]]:
         m = re.search(r"^const MEMDIR = (\[.*\]);$", text, re.M)
         argv = json.loads(m.group(1)) if m else []
         if not argv or not runnable(join_argv(argv)):
-            add(f"opencode {scope}", "fail", f"{plugin}: the memdir command {argv!r} is not found",
+            add(f"opencode {scope}", "fail", f"{plugin}: the memdir command {argv!r} "
+                f"{why_not_runnable(join_argv(argv)) if argv else 'is not found'}",
                 not_found_fix("opencode", proj))
         elif "message.part.updated" not in text:
             add(f"opencode {scope}", "warn", f"{plugin} is from an older memdir (no reply capture, self-recall)",
@@ -169,7 +194,7 @@ def host_checks(project: Path | None = None) -> list[dict[str, str]]:
         import importlib.util
 
         if bad:
-            add(f"dsh {scope}", "fail", f"{path}: {bad[0]!r} is not found", not_found_fix("dsh", proj))
+            add(f"dsh {scope}", "fail", f"{path}: {bad[0]!r} {why_not_runnable(bad[0])}", not_found_fix("dsh", proj))
         elif missing:
             add(f"dsh {scope}", "warn", f"DSH profiles without {HOOKS_PLUGIN} run no memdir hook: {', '.join(missing)}",
                 f"dsh plugin --profile <name> add {HOOKS_PLUGIN}")

@@ -10,7 +10,7 @@ from typing import Any
 
 from memdir.errors import UsageError
 from memdir.fileio import open_regular
-from memdir.hosts.host_checks import not_found_fix, runnable
+from memdir.hosts.host_checks import not_found_fix, why_not_runnable
 from memdir.hosts.install import join_argv
 from memdir.hosts.install_codex import codex_home
 from memdir.hosts.install_opencode import opencode_config_dir, strip_jsonc
@@ -64,8 +64,9 @@ def mcp_checks(project: Path | None = None) -> list[dict[str, str]]:
     checks = []
     for host, proj, path, entry in files:
         argv = _argv(entry, host)
-        if argv and not runnable(join_argv(argv[:1])):
+        why = why_not_runnable(join_argv(argv[:1])) if argv else ""
+        if why:
             checks.append({"check": f"{host} {'project' if proj else 'user'} MCP", "ok": "fail",
-                           "detail": f"{path}: the memdir MCP server's command {argv[0]!r} is not found, so {host} "
+                           "detail": f"{path}: the memdir MCP server's command {argv[0]!r} {why}, so {host} "
                                      "cannot start it", "remedy": not_found_fix(host, proj)})
     return checks
