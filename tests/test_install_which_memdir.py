@@ -26,7 +26,7 @@ def test_python_m_memdir_cli_does_not_register_an_older_memdir_on_path(tmp_path,
     monkeypatch.setenv("PATH", f"{older.parent}{os.pathsep}{os.environ.get('PATH', '')}")
     argv = memdir_argv()
     assert str(older) not in argv, argv
-    assert argv == [str(bare_python), "-m", "memdir.cli"] or Path(argv[0]).name == "memdir"
+    assert argv == [str(bare_python), "-m", "memdir"] or Path(argv[0]).name == "memdir"
 
 
 def test_the_memdir_script_that_was_run_is_registered(tmp_path, monkeypatch):

@@ -64,16 +64,38 @@ def _leave(code: int) -> None:
     os._exit(code)
 
 
-def main(argv: list[str] | None = None) -> None:
-    if argv is None:  # a process of its own (not a caller's main([...])): its locale's text edges set once
-        from memdir.stdio import utf8_mode, utf8_streams
-
-        utf8_mode("memdir")
-        utf8_streams()
+def main(argv: list[str] | None = None, *, module: str = "memdir") -> None:
+    """``module``: what ``python -m`` names to start this command again (``memdir.cli`` runs this same entry)."""
+    hooking = _hook_argv(list(sys.argv[1:] if argv is None else argv)) is not None
     try:
+        if argv is None:  # a process of its own (not a caller's main([...])): its locale's text edges set once
+            from memdir.stdio import utf8_mode, utf8_streams
+
+            utf8_mode(module)
+            utf8_streams()
         _main(argv)
     except KeyboardInterrupt:  # Ctrl-C while a command's modules still load, before its own handler runs: no traceback
         _leave(130)
+    except (ImportError, SyntaxError) as exc:  # memdir's own files missing or cut: `pip install` is replacing them
+        _incomplete(exc, hooking)
+    except Exception:  # noqa: BLE001 — a hook fails open, whatever happened before its own handler ran
+        if not hooking:
+            raise
+        _leave(0)
+
+
+def _incomplete(exc: BaseException, hooking: bool) -> None:
+    """Leave when memdir's installed files cannot be imported (an upgrade under way, a broken install): a hook exits
+    0 with nothing for the host to show (fail open; said on a terminal), any other command with one error line."""
+    what = f"{type(exc).__name__}: {exc}".splitlines()[0][:300]
+    line = (f"memdir: error: memdir's installed files are incomplete ({what}); if an upgrade is under way run the "
+            "command again when it ends, else install memdir again the way you installed it")
+    if not hooking or sys.stderr.isatty():
+        try:
+            print(line if not hooking else line.replace("error:", "hook skipped:", 1), file=sys.stderr)
+        except (OSError, ValueError):
+            pass
+    _leave(0 if hooking else 1)
 
 
 def _main(argv: list[str] | None) -> None:

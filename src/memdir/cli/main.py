@@ -325,8 +325,21 @@ def main(argv: list[str] | None = None) -> None:
     except Exception as exc:  # noqa: BLE001 — the promise is "never a traceback"
         if debug:
             debug_traceback(exc, 1)
+        if _command(opts) == "hook":  # a host's hook fails open (its module cut by an upgrade under way): exit 0, quiet
+            sys.exit(0)
         msg = str(exc).splitlines()[0] if str(exc) else ""
         fail(f"{type(exc).__name__}: {_cut(msg)} (rerun with --debug for details)", 1, "internal error")
+
+
+def _command(opts: list[str]) -> str | None:
+    """The command word of a command line (after the group's options and their values)."""
+    it = iter(opts)
+    for a in it:
+        if a in ("--dir", "--home"):
+            next(it, None)
+        elif not a.startswith("-"):
+            return a
+    return None
 
 
 def debug_traceback(exc: BaseException, code: int) -> None:

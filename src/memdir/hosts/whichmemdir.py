@@ -16,8 +16,8 @@ def memdir_argv() -> list[str]:
     """argv prefix that runs this memdir, in this order: the ``memdir`` script beside this Python (a venv, pipx, ``uv
     tool``), the ``memdir`` script this process was started as (a link in a PATH folder), the script in the scripts
     folder of the install scheme holding this package (``pip install --user``: ``~/.local/bin``), a ``memdir`` on
-    PATH whose first line names this Python; else ``<python> -m memdir.cli``. A ``memdir`` on PATH that runs
-    another Python is another install and never registered."""
+    PATH whose first line names this Python; else ``<python> -m memdir`` (the script's own entry: a hook takes its
+    fast path, without click). A ``memdir`` on PATH that runs another Python is another install and never registered."""
     beside = Path(sys.executable).with_name(SCRIPT)
     if beside.is_file():
         return [str(beside)]
@@ -30,7 +30,7 @@ def memdir_argv() -> list[str]:
     found = shutil.which("memdir")
     if found and _runs_this_python(Path(found)):
         return [str(Path(found).absolute())]
-    return [sys.executable, "-m", "memdir.cli"]
+    return [sys.executable, "-m", "memdir"]
 
 
 def _scheme_scripts() -> list[Path]:
