@@ -26,6 +26,7 @@ import urllib.parse
 import urllib.request
 from typing import Any, Callable, Sequence
 
+import memdir.netproxy as netproxy
 from memdir.embed import EmbedError, cap
 from memdir.embed.breaker import Breaker, retry_after
 from memdir.urlmask import safe_url, scrub
@@ -115,7 +116,8 @@ class OpenAICompatProvider:
             except (ValueError, KeyError, TypeError) as exc:
                 raise EmbedError(f"{self.where} returned an unexpected body ({type(exc).__name__}: {exc})") from None
         cool = self.breaker.trip(self.where, last or "failed")
-        raise EmbedError(f"{self.where} failed after {attempt + 1} tries: {last}; not asked again for {cool:.0f} s")
+        raise EmbedError(f"{self.where} failed after {attempt + 1} tries: {last}{netproxy.via(self.url)}; not asked "
+                         f"again for {cool:.0f} s")
 
     def embed(self, texts: Sequence[str]):
         """``texts`` (n) -> float32 ``(n, dim)`` unit rows, in batches. Raises ``EmbedError`` (the endpoint failed,
@@ -201,7 +203,8 @@ def _fetch(req: urllib.request.Request, timeout: float, end: float) -> Any:
     ``TimeoutError``. A redirect is an ``HTTPError`` (:class:`_NoRedirect`)."""
     cutoff = _Cutoff(end)
     try:
-        with urllib.request.build_opener(_NoRedirect, _HTTP(cutoff), _HTTPS(cutoff)).open(req, timeout=timeout) as resp:
+        # the environment's proxy (HTTPS_PROXY …), but never for an endpoint on this machine (Ollama's default)
+        with netproxy.opener(req.full_url, _NoRedirect, _HTTP(cutoff), _HTTPS(cutoff)).open(req, timeout=timeout) as resp:
             return json.loads(_read_within(resp, end).decode("utf-8"))
     except Exception:
         if cutoff.fired:  # what the shut socket made of the reply (reset, cut body) is the timeout it stands for

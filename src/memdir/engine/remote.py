@@ -396,8 +396,7 @@ class Recall:
         try:
             req = urllib.request.Request(teamhttp.endpoint(url, project, "recall"), data=body, method="POST",
                                          headers={"Content-Type": "application/json", "Authorization": f"Bearer {token}"})
-            with urllib.request.urlopen(req, timeout=max(0.05, budget_s)) as resp:
-                got = json.loads(resp.read() or b"{}")
+            got = json.loads(teamhttp.read(req, max(0.05, budget_s)) or b"{}")  # the proxy of the environment too
             hits = got.get("hits") if isinstance(got, dict) else None
             if not isinstance(hits, list):
                 raise ValueError("the answer has no hits list")

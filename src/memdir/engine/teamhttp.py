@@ -3,13 +3,17 @@ all (:func:`read`). urllib's ``timeout`` bounds each socket operation but not th
 (``getaddrinfo``: a resolver that does not answer takes 5 s a try), so a push with a 250 ms budget could hold a hook
 for seconds. The request runs in a daemon thread and the caller stops waiting at the timeout; an abandoned request
 ends with its thread or the process (rows it delivers anyway are sent again later and stored once by the server's
-keys)."""
+keys). Requests to this machine skip the environment's proxy, others use it (:mod:`memdir.netproxy`); a failure
+on the way through a proxy names it."""
 
 from __future__ import annotations
 
 import threading
+import urllib.error
 import urllib.parse
 import urllib.request
+
+import memdir.netproxy as netproxy
 
 
 def endpoint(url: str, project: str, what: str) -> str:
@@ -25,7 +29,7 @@ def read(req: urllib.request.Request, timeout: float) -> bytes:
 
     def run() -> None:
         try:
-            with urllib.request.urlopen(req, timeout=timeout) as resp:
+            with netproxy.opener(req.full_url).open(req, timeout=timeout) as resp:
                 box["body"] = resp.read()
         except BaseException as exc:  # noqa: BLE001  (re-raised in the caller's thread)
             box["exc"] = exc
@@ -33,8 +37,16 @@ def read(req: urllib.request.Request, timeout: float) -> bytes:
     t = threading.Thread(target=run, daemon=True, name="memdir-remote-request")
     t.start()
     t.join(timeout)
+    via = netproxy.via(req.full_url)
     if t.is_alive():
-        raise TimeoutError("timed out")
-    if "exc" in box:
-        raise box["exc"]
-    return box["body"]
+        raise TimeoutError(f"timed out{via}")
+    exc = box.get("exc")
+    if exc is None:
+        return box["body"]
+    if via and isinstance(exc, OSError) and not isinstance(exc, urllib.error.HTTPError):
+        # the proxy refused, timed out or does not resolve: said, so the user looks at the proxy, not the server
+        reason = getattr(exc, "reason", exc)
+        if isinstance(reason, TimeoutError) or isinstance(exc, TimeoutError):
+            raise TimeoutError(f"timed out{via}") from None
+        raise urllib.error.URLError(f"{reason}{via}") from None
+    raise exc
