@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import socket
+import sqlite3
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -13,7 +14,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from memdir.embed.openai_compat import OpenAICompatProvider
-from memdir.engine import remote, teamview
+from memdir.engine import delivery, remote, teamview
 
 PROXY_VARS = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")
 ROW = {"ref": "k1", "content_sha256": "x", "text": "deploy with pnpm", "ts": "2026-11-30T00:00:00Z", "ts_epoch": 0}
@@ -184,3 +185,21 @@ def test_an_embedding_endpoint_behind_a_dead_proxy_names_the_proxy(monkeypatch, 
     with pytest.raises(Exception) as got:
         p.embed(["x"])
     assert "through the proxy http://127.0.0.1:" in str(got.value) and "https_proxy" in str(got.value)
+
+
+@pytest.mark.parametrize("auth", ["ann:S3cretPassw0rd@", "ann:S3cret%2FPassw0rd@", "ann@"])
+def test_a_team_url_with_user_and_password_works_and_never_shows_the_password(tmp_path, stub, auth):
+    for i, url in enumerate([f"http://{auth}127.0.0.1:{stub.port}/v1", f"http://{auth}localhost/v1"]):
+        d = tmp_path / str(i)
+        d.mkdir()
+        remote.enqueue(d, [ROW])
+        res = remote.push(d, url, "proj", "tok", budget_s=2)
+        assert "S3cret" not in json.dumps(res)
+        db = sqlite3.connect(d / "index.sqlite3")  # what status and doctor show later
+        assert "S3cret" not in json.dumps(delivery.read(db))
+        db.close()
+        check = teamview.check_server(url, "proj", "tok", timeout_s=1.5)
+        assert "S3cret" not in json.dumps(check)
+        if i == 0:  # the server on this machine: delivered, and doctor says the credential is not sent
+            assert res["sent"] == 1, res
+            assert check["ok"] == "warn" and "user:password@" in check["remedy"], check

@@ -22,9 +22,18 @@ def endpoint(url: str, project: str, what: str) -> str:
     return f"{url.rstrip('/')}/{urllib.parse.quote(project, safe='')}/{what}"
 
 
+def without_userinfo(url: str) -> str:
+    """``url`` without a ``user:password@``: memdir's login to the team server is the token, and urllib would take
+    the userinfo for part of the host (``nonnumeric port: '<password>@host'``, an error line quoting the password)."""
+    head, sep, rest = url.partition("://")
+    # to the last "@", as memdir.urlmask reads it: a "/" or "@" typed unencoded in the password included
+    return f"{head}{sep}{rest.rpartition('@')[2]}" if sep and "@" in rest else url
+
+
 def read(req: urllib.request.Request, timeout: float) -> bytes:
     """``urlopen(req)``'s whole body, or what it raised (``HTTPError``, ``URLError`` …); ``TimeoutError`` when it is
     not done within ``timeout`` seconds, name lookup included."""
+    req.full_url = without_userinfo(req.full_url)
     box: dict = {}
 
     def run() -> None:

@@ -110,8 +110,12 @@ def check_server(url: str, project: str, token: str, *, timeout_s: float = CHECK
     grants = ", ".join(map(str, got["projects"])) or "nothing"
     if project not in got["projects"]:
         return bad(classify(403, f"(grants: {grants})", project=project, token_env=token_env))
-    return {"check": "team server", "ok": "ok", "detail": f"{shown}: reachable; the token is {got.get('person')}'s and "
-            f"grants {grants}", "remedy": ""}
+    ok = {"check": "team server", "ok": "ok", "detail": f"{shown}: reachable; the token is {got.get('person')}'s and "
+          f"grants {grants}", "remedy": ""}
+    if teamhttp.without_userinfo(url) != url:  # reachable without it: said, so the user takes it out of the file
+        ok.update(ok="warn", remedy=f"remove the user:password@ from remote.url: it is not sent (the login is the "
+                                    f"token in {token_env}) and a config.toml is often committed")
+    return ok
 
 
 def read(config, root_path: Path, id: str, *, timeout_s: float = CHECK_TIMEOUT_S) -> dict[str, Any] | None:
