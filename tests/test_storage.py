@@ -612,12 +612,12 @@ elif cut == "in-queue":
         os._exit(7)
     remote.queue_rows = queue_rows
 elif cut == "after-send":
-    real_open = urllib.request.urlopen
-    def urlopen(*a, **kw):
-        resp = real_open(*a, **kw)
+    real_open = urllib.request.OpenerDirector.open  # what urlopen and memdir's proxy-aware openers call
+    def opened(self, *a, **kw):
+        resp = real_open(self, *a, **kw)
         resp.read()
         os._exit(7)
-    urllib.request.urlopen = urlopen
+    urllib.request.OpenerDirector.open = opened
 with memdir.open({str(project)!r}, home={str(home)!r}) as m:
     m.import_events([{{"key": f"cut{{i}}", "role": "user", "text": f"cut off event {{i}} about the deploy freeze",
                        "session": "s", "ts": 1_700_000_000 + i}} for i in range({n})])

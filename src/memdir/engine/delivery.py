@@ -8,7 +8,8 @@ Causes (``kind``):
 * ``auth`` — no token set, or the server does not know it (wrong, revoked or expired: HTTP 401);
 * ``project`` — the token is valid but does not grant this project (HTTP 403), e.g. a clone whose directory name (the
   default project name) is not the team's project name;
-* ``route`` — ``remote.url`` does not lead to the API (HTTP 404/405: a URL without ``/v1``);
+* ``route`` — ``remote.url`` does not lead to the API (HTTP 404/405: a URL without ``/v1``; a redirect, a web page
+  such as a captive portal's, a proxy asking for a login: :class:`NotTheServer`);
 * ``server`` — the server answered 5xx (its database down: 503) or another status about the request;
 * ``unreachable`` — no answer: refused, reset, timed out, a name that does not resolve.
 
@@ -29,10 +30,18 @@ KEY = "remote_undelivered"
 BLOCKING = frozenset({"auth", "project", "route"})
 
 
+class NotTheServer(ValueError):
+    """What answered is no team server (a captive portal's or a login page, a redirect, a proxy asking for a login):
+    its message is the reason and the fix, ``reason; fix: …`` (:func:`memdir.engine.teamhttp.answer_problem`)."""
+
+
 def classify(code: int | None, message: str, *, project: str, token_env: str = "MEMDIR_REMOTE_TOKEN") -> dict[str, str]:
     """``{"kind", "reason", "fix"}`` for a failed contact: ``code`` the HTTP status (``None``: no HTTP answer),
     ``message`` the server's error line or the network error, ``project`` the project name sent."""
     msg = " ".join(str(message or "").split())[:300]
+    if code is None and msg.startswith(f"{NotTheServer.__name__}: ") and "; fix: " in msg:
+        reason, _, fix = " ".join(str(message).split()).partition(": ")[2].partition("; fix: ")
+        return {"kind": "route", "reason": reason, "fix": fix}
     if code is None and msg == "no token":
         return {"kind": "auth", "reason": f"no token: {token_env} is not set",
                 "fix": f"set {token_env} to your team token (the lead prints it: memdir store token YOU --project {project})"}
