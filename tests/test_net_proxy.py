@@ -203,3 +203,40 @@ def test_a_team_url_with_user_and_password_works_and_never_shows_the_password(tm
         if i == 0:  # the server on this machine: delivered, and doctor says the credential is not sent
             assert res["sent"] == 1, res
             assert check["ok"] == "warn" and "user:password@" in check["remedy"], check
+
+
+class ChatStub(Stub):
+    """The stub answering ``/chat/completions`` too (as an OpenAI-compatible chat endpoint, or the proxy before one)."""
+
+    def __init__(self):
+        super().__init__()
+        handler = self.srv.RequestHandlerClass
+        post, outer = handler.do_POST, self
+
+        def do_POST(h):
+            if h.path.endswith("/chat/completions"):
+                outer.seen.append(h.path)
+                h.rfile.read(int(h.headers.get("Content-Length") or 0))
+                h._answer({"choices": [{"message": {"content": "[]"}}]})
+            else:
+                post(h)
+
+        handler.do_POST = do_POST
+
+
+def test_the_distill_chat_provider_honours_the_proxy_and_skips_it_for_this_machine(monkeypatch, slow_proxy):
+    pytest.importorskip("httpx2")
+    from memdir.llm.http import OpenAIChatProvider
+
+    s = ChatStub()
+    try:
+        for v in PROXY_VARS + ("NO_PROXY", "no_proxy"):
+            monkeypatch.delenv(v, raising=False)
+        monkeypatch.setenv("HTTP_PROXY", f"http://127.0.0.1:{s.port}")  # the stub as the company proxy
+        assert OpenAIChatProvider("http://llm.example.invalid/v1", "m", timeout_s=3).complete("s", "p") == "[]"
+        assert s.seen == ["http://llm.example.invalid/v1/chat/completions"]
+        monkeypatch.setenv("HTTP_PROXY", slow_proxy)  # a dead proxy: an endpoint on this machine is asked directly
+        monkeypatch.setenv("ALL_PROXY", slow_proxy)
+        assert OpenAIChatProvider(f"http://127.0.0.1:{s.port}/v1", "m", timeout_s=3).complete("s", "p") == "[]"
+    finally:
+        s.close()

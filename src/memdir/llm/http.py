@@ -19,6 +19,7 @@ import os
 from typing import Any
 from urllib.parse import urlsplit
 
+import memdir.netproxy as netproxy
 from memdir.errors import install_hint
 from memdir.llm.base import MAX_REPLY_BYTES, LLMConfigError, LLMError, LLMUnreachable
 from memdir.urlmask import safe_url, scrub
@@ -55,7 +56,8 @@ def _post(url: str, headers: dict[str, str], body: dict[str, Any], timeout_s: fl
 
     def ask() -> None:
         try:
-            with httpx.Client(timeout=timeout_s, follow_redirects=False, trust_env=False) as client:
+            # the environment's proxy and CA file, but not the rest it would read (.netrc logins): see _network
+            with httpx.Client(timeout=timeout_s, follow_redirects=False, trust_env=False, **_network(url)) as client:
                 with client.stream("POST", url, headers=headers, json=body) as r:
                     got["status"] = r.status_code
                     data = bytearray()
@@ -92,6 +94,24 @@ def _post(url: str, headers: dict[str, str], body: dict[str, Any], timeout_s: fl
         return json.loads(text)
     except (ValueError, RecursionError):  # RecursionError: nested past Python's limit, still not an answer
         raise LLMError(f"{shown} answered with something that is not JSON: {text[:120]!r}") from None
+
+
+def _network(url: str) -> dict[str, Any]:
+    """The proxy and the certificates a request to ``url`` uses, as the other HTTP requests of memdir: the
+    environment's proxy unless the endpoint is on this machine or in ``NO_PROXY`` (:mod:`memdir.netproxy`), and the
+    CA file or directory of ``SSL_CERT_FILE`` / ``SSL_CERT_DIR`` (a company's TLS-inspecting proxy signs with its own)."""
+    import ssl
+
+    proxy = netproxy.proxies(url).get(urlsplit(url).scheme.lower())
+    cafile, capath = os.environ.get("SSL_CERT_FILE") or None, os.environ.get("SSL_CERT_DIR") or None
+    out: dict[str, Any] = {"proxy": proxy} if proxy else {}
+    if cafile or capath:
+        try:
+            out["verify"] = ssl.create_default_context(cafile=cafile, capath=capath)
+        except (OSError, ssl.SSLError) as exc:
+            raise LLMConfigError(f"SSL_CERT_FILE / SSL_CERT_DIR cannot be read as certificates ({exc}): "
+                                 "point them at a PEM file or a hashed directory, or unset them") from None
+    return out
 
 
 def _key(config: Any, default_env: str, url: str, provider: str) -> str | None:
