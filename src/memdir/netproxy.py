@@ -80,3 +80,13 @@ def via(url: str) -> str:
     names = [f"{scheme.upper()}_PROXY", f"{scheme}_proxy", "ALL_PROXY", "all_proxy"]
     name = next((n for n in names if os.environ.get(n) == proxy), names[0])
     return f" (through the proxy {safe_url(proxy)} of {name}; NO_PROXY lists the hosts asked directly)"
+
+
+def tls_fix(message: str) -> str | None:
+    """What to do when ``message`` (a failed request's error) says the server's certificate is not trusted — a
+    self-signed one, or a company proxy that inspects TLS with its own CA — or ``None`` for any other failure."""
+    low = str(message).lower()
+    if "certificate_verify_failed" not in low and "certificate verify failed" not in low:
+        return None
+    return ("this machine does not trust the server's certificate (self-signed, or a company proxy's own CA): set "
+            "SSL_CERT_FILE to a PEM file holding that CA (REQUESTS_CA_BUNDLE is not read), or SSL_CERT_DIR")

@@ -116,8 +116,9 @@ class OpenAICompatProvider:
             except (ValueError, KeyError, TypeError) as exc:
                 raise EmbedError(f"{self.where} returned an unexpected body ({type(exc).__name__}: {exc})") from None
         cool = self.breaker.trip(self.where, last or "failed")
+        fix = netproxy.tls_fix(last)
         raise EmbedError(f"{self.where} failed after {attempt + 1} tries: {last}{netproxy.via(self.url)}; not asked "
-                         f"again for {cool:.0f} s")
+                         f"again for {cool:.0f} s" + (f"; fix: {fix}" if fix else ""))
 
     def embed(self, texts: Sequence[str]):
         """``texts`` (n) -> float32 ``(n, dim)`` unit rows, in batches. Raises ``EmbedError`` (the endpoint failed,

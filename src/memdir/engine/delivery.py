@@ -24,6 +24,8 @@ import sqlite3
 import time
 from typing import Any
 
+import memdir.netproxy as netproxy
+
 KEY = "remote_undelivered"
 
 #: causes that never go away by waiting: shown as failures by doctor
@@ -67,7 +69,8 @@ def classify(code: int | None, message: str, *, project: str, token_env: str = "
         return {"kind": "server", "reason": msg if msg.startswith(f"HTTP {code}") else f"HTTP {code}: {msg}" if msg else f"HTTP {code}",
                 "fix": "the team server or its PostgreSQL is failing: its lead checks `curl <remote.url>/health` and the server's log"}
     return {"kind": "unreachable", "reason": f"the team server cannot be reached: {msg}",
-            "fix": "check remote.url and that `memdir serve --store …` runs there; rows wait and are sent later"}
+            "fix": netproxy.tls_fix(msg) or "check remote.url and that `memdir serve --store …` runs there; rows wait "
+                                            "and are sent later"}
 
 
 def token_state(token: str | None, *, project: str, token_env: str = "MEMDIR_REMOTE_TOKEN") -> dict[str, str] | None:
