@@ -435,3 +435,27 @@ def test_a_long_logs_end_gives_the_replies_the_whole_log_gives(tmp_path):
     log = _long_log(tmp_path / "session.jsonl", turns=200)
     whole = dshlog.turn_replies(dshlog.read_lines(log), limit=2)
     assert [t for _, t in whole] == dshlog.recent_replies(log, wait_s=0)
+# ---- the prompt hook on a step that brings only injected text ------------------------------------------------
+# DSH's hooks bridge runs UserPromptSubmit on every agent step that has pending messages (``agent/pre-step``): on
+# the step after a tool call that is the SessionStart block, which the bridge injected late (detached), so the
+# "prompt" is memdir's own block. Answering it with another block put the rules into the request again and again.
+
+
+def _prompt_payload(project: Path, prompt: str, host: str) -> dict:
+    return {"session_id": SESSION, "cwd": str(project), "transcript_path": "", "hook_event_name": "UserPromptSubmit",
+            "prompt": prompt}
+
+
+@pytest.mark.parametrize("host", ["dsh", "claude-code"])
+def test_a_prompt_of_injected_blocks_only_gets_no_block(project, tmp_path, host):
+    g = str(tmp_path / "g")
+    with memdir.open(project, home=g) as m:
+        m.remember("Always use pnpm, never npm", category="rules")
+        m.remember("Deploys run with make ship from the repo root")
+    first = run_hook(host, "user-prompt", _prompt_payload(project, "How do we deploy this service?", host), home=g)
+    assert "make ship" in first  # a person's prompt: a block
+    block = json.loads(first)["hookSpecificOutput"]["additionalContext"]
+    injected = [block, block + "\n\n" + block, "<system-reminder>\nThe date changed.\n</system-reminder>",
+                block + "\n<system-reminder>\nx\n</system-reminder>\n"]
+    for prompt in injected:
+        assert run_hook(host, "user-prompt", _prompt_payload(project, prompt, host), home=g) == "", prompt[:60]

@@ -261,8 +261,10 @@ def run_hook(host: str, event: str, raw: bytes | str | dict | None, *, project_d
             elif call.event in ("user-prompt", "context"):
                 from memdir.capture.gates import strip_injected
 
-                query = strip_injected(call.prompt or "")[0]
+                query, removed = strip_injected(call.prompt or "")
                 limit = min(int(m.config.get("inject.max_chars")), adapters.HOOK_MAX_CHARS)
+                if removed and not query and call.event == "user-prompt":  # injected text only (DSH runs this hook
+                    limit = 0  # on each step; its late SessionStart block comes back as a "prompt"): no second block
                 sections = ("hits",) if call.event == "user-prompt" and call.host in SESSION_BLOCK_HOSTS else ALL_SECTIONS
                 block = m.context(query, max_chars=limit, sections=sections)
                 out = adapters.render(call, block)
