@@ -459,3 +459,17 @@ def test_a_prompt_of_injected_blocks_only_gets_no_block(project, tmp_path, host)
                 block + "\n<system-reminder>\nx\n</system-reminder>\n"]
     for prompt in injected:
         assert run_hook(host, "user-prompt", _prompt_payload(project, prompt, host), home=g) == "", prompt[:60]
+
+
+def test_session_start_adds_no_second_copy_of_the_rules(project, tmp_path):
+    """DSH runs SessionStart detached: its block lands next to (or after) the first prompt's block, which already
+    carries the rules and the outline, so the request held the rules twice."""
+    g = str(tmp_path / "g")
+    with memdir.open(project, home=g) as m:
+        m.remember("Always use pnpm, never npm", category="rules")
+    payload = {"session_id": SESSION, "cwd": str(project), "transcript_path": "", "hook_event_name": "SessionStart",
+               "source": "startup"}
+    assert run_hook("dsh", "session-start", payload, home=g) == ""
+    prompt = run_hook("dsh", "user-prompt", _prompt_payload(project, "which package manager?", "dsh"), home=g)
+    assert "Always use pnpm, never npm" in prompt
+    assert "Always use pnpm" in run_hook("claude-code", "session-start", payload, home=g)  # kept where it stays

@@ -254,8 +254,8 @@ def run_hook(host: str, event: str, raw: bytes | str | dict | None, *, project_d
                 log.debug("hook %s %s: another copy of this call answered it", call.host, call.event)
             elif call.event == "session-start":
                 limit = min(int(m.config.get("hook.session_max_chars")), adapters.HOOK_MAX_CHARS)
-                if not int(m.config.get("inject.max_chars")):  # "no block" holds for the session's opening one too
-                    limit = 0
+                if not int(m.config.get("inject.max_chars")) or call.host not in SESSION_BLOCK_HOSTS:
+                    limit = 0  # "no block" holds here too; a host whose prompt blocks carry rules + outline gets none
                 block = m.context("", max_chars=limit)
                 out = adapters.render(call, block)
             elif call.event in ("user-prompt", "context"):
