@@ -435,6 +435,8 @@ def test_a_long_logs_end_gives_the_replies_the_whole_log_gives(tmp_path):
     log = _long_log(tmp_path / "session.jsonl", turns=200)
     whole = dshlog.turn_replies(dshlog.read_lines(log), limit=2)
     assert [t for _, t in whole] == dshlog.recent_replies(log, wait_s=0)
+
+
 # ---- the prompt hook on a step that brings only injected text ------------------------------------------------
 # DSH's hooks bridge runs UserPromptSubmit on every agent step that has pending messages (``agent/pre-step``): on
 # the step after a tool call that is the SessionStart block, which the bridge injected late (detached), so the
