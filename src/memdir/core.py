@@ -26,9 +26,11 @@ from memdir.errors import UsageError
 from memdir.roots import PROJECT_DIRNAME, global_root, project_root
 from memdir.stores import Stores
 from memdir.timeutil import now_utc
+from memdir.turns import taking_turns
 from memdir.types import Event, Hit, Note, Report
 
 
+@taking_turns
 class Memdir:
     """Both memory roots (project and global) behind one API. Create with :func:`memdir.open`."""
 

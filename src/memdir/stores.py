@@ -39,6 +39,8 @@ class Stores:
     #: per thread: inside :meth:`looked`, where the look was taken already
     _looked: threading.local = field(default_factory=threading.local, init=False, repr=False, compare=False)
     _same: bool | None = field(default=None, init=False, repr=False, compare=False)
+    #: held by each call on the facade (:mod:`memdir.turns`): threads sharing one instance take turns
+    turns: Any = field(default_factory=threading.RLock, init=False, repr=False, compare=False)
 
     def root(self, scope: str) -> "Root":
         """The root of ``scope``. Raises ``UsageError`` for a scope other than ``project`` or ``global``."""

@@ -1,0 +1,127 @@
+"""``Memdir`` inside another program: one instance used by several threads, and children of a process that has
+one open. Nothing acknowledged is lost, nothing is stored twice and no bare ``sqlite3`` error comes out."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+import memdir
+
+
+@pytest.fixture()
+def proj(tmp_path):
+    p = tmp_path / "proj"
+    p.mkdir()
+    subprocess.run(["git", "init", "-q", str(p)], check=True)
+    return p
+
+
+def _events(prefix: str, n: int, word: str) -> list[dict]:
+    return [{"key": f"{prefix}-{i}", "role": "user", "text": f"{prefix} event {i} about {word}{i}", "session": prefix,
+             "ts": 1_700_000_000 + i} for i in range(n)]
+
+
+def _integrity(proj) -> str:
+    db = sqlite3.connect(str(proj / ".memory" / ".memdir" / "index.sqlite3"))
+    try:
+        return db.execute("PRAGMA integrity_check").fetchone()[0]
+    finally:
+        db.close()
+
+
+def test_one_instance_shared_by_threads_raises_no_sqlite_error_and_loses_nothing(proj, tmp_path):
+    m = memdir.open(proj, home=tmp_path / "home")
+    m.remember("deploy with pnpm, never npm")
+    errors: list[BaseException] = []
+    done = threading.Event()
+
+    def importer():
+        try:
+            for start in range(0, 3000, 600):
+                m.import_events(_events("imp", 3000, "deploy")[start:start + 600])
+        except BaseException as exc:  # noqa: BLE001 - the test reports it
+            errors.append(exc)
+        finally:
+            done.set()
+
+    def reader(n):
+        i = 0
+        try:
+            while not done.is_set():
+                i += 1
+                m.recall("deploy", rehearse=True)
+                m.context("how do we deploy?")
+                m.record_injection("<memory>x</memory>", prompt="p")
+                m.remember(f"reader {n} learnt fact number {i}")
+                m.status()
+        except BaseException as exc:  # noqa: BLE001
+            errors.append(exc)
+
+    threads = [threading.Thread(target=importer)] + [threading.Thread(target=reader, args=(n,)) for n in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(300)
+    assert errors == []
+    notes = [n for n in m.recent(kinds="note", limit=100000)]
+    m.close()
+    with memdir.open(proj, home=tmp_path / "home") as m2:
+        counts = m2.inspect().counts["project"]
+        assert counts["events"] == 3000 and counts["notes"] == len(notes)
+    assert _integrity(proj) == "ok"
+
+
+def test_close_from_another_thread_waits_for_the_call_under_way(proj, tmp_path):
+    m = memdir.open(proj, home=tmp_path / "home")
+    m.remember("the staging database is db-2")
+    errors: list[BaseException] = []
+    stop = threading.Event()
+
+    def reader():
+        try:
+            while not stop.is_set():
+                m.recall("staging database")
+                m.context("which staging database?")
+        except BaseException as exc:  # noqa: BLE001
+            errors.append(exc)
+
+    t = threading.Thread(target=reader)
+    t.start()
+    deadline = time.monotonic() + 2
+    while time.monotonic() < deadline:
+        m.close()
+        time.sleep(0.002)
+    stop.set()
+    t.join(60)
+    m.close()
+    assert errors == []
+
+
+def test_spawned_children_open_their_own_and_lose_nothing(proj, tmp_path):
+    code = (
+        "import multiprocessing as mp, sys, memdir\n"
+        "def work(p, h, t):\n"
+        "    with memdir.open(p, home=h) as m:\n"
+        "        m.import_events([{'key': f'{t}-{i}', 'role': 'user', 'text': f'{t} said {i}', 'session': t,"
+        " 'ts': 1700000000} for i in range(20)])\n"
+        "if __name__ == '__main__':\n"
+        "    p, h = sys.argv[1], sys.argv[2]\n"
+        "    m = memdir.open(p, home=h); m.remember('opened before the children'); m.recall('opened')\n"
+        "    ps = [mp.get_context('spawn').Process(target=work, args=(p, h, f's{i}')) for i in range(2)]\n"
+        "    [x.start() for x in ps]; [x.join() for x in ps]\n"
+        "    m.close(); sys.exit(max(x.exitcode for x in ps))\n"
+    )
+    script = tmp_path / "spawner.py"
+    script.write_text(code)
+    out = subprocess.run([sys.executable, str(script), str(proj), str(tmp_path / "home")], capture_output=True,
+                         text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    with memdir.open(proj, home=tmp_path / "home") as m:
+        assert m.inspect().counts["project"]["events"] == 40
