@@ -1,5 +1,6 @@
-"""``Memdir`` inside another program: one instance used by several threads, and children of a process that has
-one open. Nothing acknowledged is lost, nothing is stored twice and no bare ``sqlite3`` error comes out."""
+"""``Memdir`` inside another program: one instance used by several threads, and an instance opened before
+``os.fork()`` (multiprocessing's ``fork`` start method) used in the child. Nothing acknowledged is lost, nothing
+is stored twice and no bare ``sqlite3`` error comes out."""
 
 from __future__ import annotations
 
@@ -34,6 +35,72 @@ def _integrity(proj) -> str:
         return db.execute("PRAGMA integrity_check").fetchone()[0]
     finally:
         db.close()
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_a_child_forked_with_an_open_memdir_keeps_every_write_when_the_parent_closes_first(proj, tmp_path):
+    m = memdir.open(proj, home=tmp_path / "home")
+    m.remember("the parent wrote this before the fork")
+    assert m.recall("parent")  # the index is open in the parent when it forks
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child keeps writing through the instance it inherited
+        os.close(r)
+        code = 0
+        try:
+            for i, ev in enumerate(_events("child", 30, "cherries")):
+                m.import_events([ev])
+                if i == 3:
+                    os.write(w, b"x")
+                time.sleep(0.01)
+        except BaseException:
+            code = 1
+        os._exit(code)
+    os.close(w)
+    os.read(r, 1)
+    m.close()  # the parent is done with it while the child still writes
+    with memdir.open(proj, home=tmp_path / "home") as m2:
+        m2.import_events(_events("parent", 10, "plums"))
+    _, status = os.waitpid(pid, 0)
+    assert os.WEXITSTATUS(status) == 0
+    with memdir.open(proj, home=tmp_path / "home") as m3:
+        assert m3.inspect().counts["project"]["events"] == 40
+        assert all(m3.get(f"child-{i}") is not None for i in range(30))
+    assert _integrity(proj) == "ok"
+
+
+def _child_writes(proj, home, tag):
+    m = _SHARED[0]
+    for ev in _events(tag, 10, "bananas"):
+        m.import_events([ev])
+    m.remember(f"the child {tag} remembered this")
+
+
+_SHARED: list = []
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_multiprocessing_fork_children_of_an_open_memdir_lose_nothing(proj, tmp_path):
+    import multiprocessing
+
+    m = memdir.open(proj, home=tmp_path / "home")
+    m.remember("opened in the parent")
+    m.recall("opened")
+    _SHARED[:] = [m]
+    ctx = multiprocessing.get_context("fork")
+    procs = [ctx.Process(target=_child_writes, args=(proj, tmp_path / "home", f"c{i}")) for i in range(3)]
+    for p in procs:
+        p.start()
+    m.import_events(_events("parent", 10, "plums"))
+    m.close()
+    for p in procs:
+        p.join(60)
+        assert p.exitcode == 0
+    with memdir.open(proj, home=tmp_path / "home") as m2:
+        counts = m2.inspect().counts["project"]
+        assert counts["events"] == 40 and counts["notes"] == 4
+    assert _integrity(proj) == "ok"
+    _SHARED.clear()
 
 
 def test_one_instance_shared_by_threads_raises_no_sqlite_error_and_loses_nothing(proj, tmp_path):

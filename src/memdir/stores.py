@@ -7,7 +7,9 @@ imports ``core``, so the import graph runs one way (core → features → root/i
 
 from __future__ import annotations
 
+import os
 import threading
+import weakref
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -41,6 +43,12 @@ class Stores:
     _same: bool | None = field(default=None, init=False, repr=False, compare=False)
     #: held by each call on the facade (:mod:`memdir.turns`): threads sharing one instance take turns
     turns: Any = field(default_factory=threading.RLock, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        _ALL[id(self)] = self
+        if len(_ALL) == 1 and hasattr(os, "register_at_fork") and not _ALL_HOOKED:
+            os.register_at_fork(after_in_child=after_fork)
+            _ALL_HOOKED.append(True)
 
     def root(self, scope: str) -> "Root":
         """The root of ``scope``. Raises ``UsageError`` for a scope other than ``project`` or ``global``."""
@@ -97,6 +105,24 @@ class Stores:
         """The project's name in a shared store (``remote.project``, else the project directory's name)."""
         name = self.project_root.name if self.project_root is not None else ""
         return str(self.config.get("remote.project") or "").strip() or name
+
+
+_ALL: "weakref.WeakValueDictionary[int, Stores]" = weakref.WeakValueDictionary()  # every open instance's
+_ALL_HOOKED: list[bool] = []
+
+
+def after_fork() -> None:
+    """In a child just forked: each open instance lets its SQLite indexes go (:mod:`memdir.store.sqlite.forks` has
+    closed the inherited connections) and reopens them at its next call, and its lock (:attr:`Stores.turns`, maybe
+    held by a parent thread that does not exist here) is a new one."""
+    for s in list(_ALL.values()):
+        s.turns = threading.RLock()
+        for root in s.roots.values():
+            if not root.store_spec:  # a PostgreSQL store's socket is the parent's: never closed from here
+                try:
+                    root.close()
+                except Exception:  # noqa: BLE001
+                    pass
 
 
 def stores_of(obj: Any) -> Stores:

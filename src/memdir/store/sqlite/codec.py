@@ -75,6 +75,12 @@ class Connection(sqlite3.Connection):
     zread: "tuple[int, bytes] | None" = None
     zsread: "tuple[str, Any] | None" = None
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        from memdir.store.sqlite import forks
+
+        forks.track(self)  # closed in a forked child: never carried across fork()
+
 
 #: zlib window bits with the dictionary (an 8 KB window holds the dictionary; a larger one, priming a 32 KB
 #: dictionary, compressed 10k real turns' tails to 1.72 MB against 1.88 MB, but cost 71 µs a text against 41 µs,
