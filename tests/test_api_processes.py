@@ -192,3 +192,53 @@ def test_spawned_children_open_their_own_and_lose_nothing(proj, tmp_path):
     assert out.returncode == 0, out.stderr
     with memdir.open(proj, home=tmp_path / "home") as m:
         assert m.inspect().counts["project"]["events"] == 40
+
+
+@pytest.mark.parametrize("nth", [1, 2, 3])
+@pytest.mark.parametrize("call", ["remember", "import_events", "record_injection", "forget"])
+def test_ctrl_c_while_a_transaction_begins_leaves_the_instance_working(proj, tmp_path, monkeypatch, call, nth):
+    """Ctrl-C arriving while ``BEGIN IMMEDIATE`` ran (it may wait seconds for another writer) left the connection
+    inside a transaction: every later write of the instance raised ``sqlite3.OperationalError: cannot start a
+    transaction within a transaction``."""
+    from memdir.store.sqlite import codec
+
+    m = memdir.open(proj, home=tmp_path / "home")
+    m.remember("an older note about the build")
+    m.import_events(_events("old", 2, "ledger"))
+    seen = {"n": 0}
+    real = sqlite3.Connection.execute
+
+    def execute(self, sql, *args):
+        out = real(self, sql, *args)
+        if sql.startswith("BEGIN"):
+            seen["n"] += 1
+            if seen["n"] == nth:
+                raise KeyboardInterrupt
+        return out
+
+    calls = {
+        "remember": lambda: m.remember("the release branch is cut on fridays"),
+        "import_events": lambda: m.import_events(_events("new", 3, "ticket")),
+        "record_injection": lambda: m.record_injection("<memory>x</memory>", prompt="p"),
+        "forget": lambda: m.forget("old-0"),
+    }
+    monkeypatch.setattr(codec.Connection, "execute", execute, raising=False)
+    try:
+        calls[call]()
+    except KeyboardInterrupt:
+        pass
+    monkeypatch.undo()
+    calls[call]()  # the same call again works
+    m.remember("a later note about the deploy")
+    m.import_events(_events("later", 2, "pager"))
+    m.close()
+    with memdir.open(proj, home=tmp_path / "home") as m2:
+        assert m2.get("later-1") is not None and m2.recall("later note deploy")
+        if call == "import_events":
+            assert all(m2.get(f"new-{i}") is not None for i in range(3))
+        if call == "forget":
+            assert m2.get("old-0") is None
+        if call != "remember":
+            assert m2.inspect().problems == []
+    assert _integrity(proj) == "ok"
+

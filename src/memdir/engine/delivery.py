@@ -103,19 +103,16 @@ def record(db: sqlite3.Connection, state: dict[str, Any] | None, *, via: str = "
         return False
     if state is not None and old is not None and (old.get("kind"), old.get("reason")) == (state["kind"], state["reason"]):
         return False
+    from memdir.store.sqlite import txn
+
     try:
-        db.execute("BEGIN IMMEDIATE")
-        if state is None:
-            db.execute("DELETE FROM meta WHERE key = ?", (KEY,))
-        else:
-            db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)",
-                       (KEY, json.dumps({**state, "at": now(), "via": via}, ensure_ascii=False)))
-        db.execute("COMMIT")
+        with txn.immediate(db):  # rolled back on an interrupt too, not only on an sqlite3.Error
+            if state is None:
+                db.execute("DELETE FROM meta WHERE key = ?", (KEY,))
+            else:
+                db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)",
+                           (KEY, json.dumps({**state, "at": now(), "via": via}, ensure_ascii=False)))
     except sqlite3.Error:
-        try:
-            db.execute("ROLLBACK")
-        except sqlite3.Error:
-            pass
         return False
     return True
 

@@ -112,8 +112,8 @@ def adopt_legacy(db: sqlite3.Connection, derived: Path) -> int:
         return 0
     n = 0
     if rows:
-        db.execute("BEGIN IMMEDIATE")
         try:
+            db.execute("BEGIN IMMEDIATE")
             base = db.execute("SELECT coalesce(max(seq), 0) FROM remote_queue").fetchone()[0]
             for i, (ref, row, tries, next_at, _) in enumerate(rows, start=1):
                 n += db.execute("INSERT OR IGNORE INTO remote_queue(op, ref, row, tries, next_at, seq) "
@@ -163,8 +163,8 @@ def enqueue(where: Where, rows: Iterable[dict[str, Any]]) -> int:
     if not rows:
         return 0
     with _queue(where) as db:
-        db.execute("BEGIN IMMEDIATE")
         try:
+            db.execute("BEGIN IMMEDIATE")
             n = queue_rows(db, rows)
             db.execute("COMMIT")
         except BaseException:
@@ -195,10 +195,9 @@ def retry_failed(where: Where) -> int:
     """Put the rows the server refused back in the queue (sent by the next push, in their old place); returns how
     many."""
     with _queue(where) as db:
-        db.execute("BEGIN IMMEDIATE")
-        n = db.execute("UPDATE remote_queue SET failed = NULL, failed_at = NULL, tries = 0, next_at = 0 "
-                       "WHERE failed IS NOT NULL").rowcount
-        db.execute("COMMIT")
+        with txn.immediate(db):
+            n = db.execute("UPDATE remote_queue SET failed = NULL, failed_at = NULL, tries = 0, next_at = 0 "
+                           "WHERE failed IS NOT NULL").rowcount
         return n
 
 
@@ -283,9 +282,8 @@ def push(where: Where, url: str, project: str, token: str, *, budget_s: float, b
             _later(db, rows, now())
             why = f"{type(exc).__name__}: {exc}"
             raise _Stop(why, delivery.classify(None, why, project=project)) from None
-        db.execute("BEGIN IMMEDIATE")
-        db.executemany("DELETE FROM remote_queue WHERE op = ? AND ref = ?", [(r[0], r[1]) for r in rows])
-        db.execute("COMMIT")
+        with txn.immediate(db):
+            db.executemany("DELETE FROM remote_queue WHERE op = ? AND ref = ?", [(r[0], r[1]) for r in rows])
         out["sent"] += len(rows)
         delivery.record(db, None)
         if progress is not None:
@@ -304,10 +302,9 @@ def push(where: Where, url: str, project: str, token: str, *, budget_s: float, b
                 if len(part) > 1:
                     todo += [part[len(part) // 2:], part[:len(part) // 2]]  # first half first
                     continue
-                db.execute("BEGIN IMMEDIATE")
-                db.execute("UPDATE remote_queue SET failed = ?, failed_at = ? WHERE op = ? AND ref = ?",
-                           (why, now(), part[0][0], part[0][1]))
-                db.execute("COMMIT")
+                with txn.immediate(db):
+                    db.execute("UPDATE remote_queue SET failed = ?, failed_at = ? WHERE op = ? AND ref = ?",
+                               (why, now(), part[0][0], part[0][1]))
                 log.warning("memdir: the team server refused %s %s (%s); kept aside: memdir push --retry-failed",
                             part[0][0], part[0][1], why)
 
@@ -351,10 +348,9 @@ def push(where: Where, url: str, project: str, token: str, *, budget_s: float, b
 
 def _later(db: sqlite3.Connection, rows, t: float) -> None:
     """Back off the rows of a failed send: 1, 2, 4 … s, at most :data:`BACKOFF_MAX_S`."""
-    db.execute("BEGIN IMMEDIATE")
-    db.executemany("UPDATE remote_queue SET tries = tries + 1, next_at = ? WHERE op = ? AND ref = ?",
-                   [(t + min(BACKOFF_MAX_S, 2.0 ** min(r[3], 16)), r[0], r[1]) for r in rows])
-    db.execute("COMMIT")
+    with txn.immediate(db):
+        db.executemany("UPDATE remote_queue SET tries = tries + 1, next_at = ? WHERE op = ? AND ref = ?",
+                       [(t + min(BACKOFF_MAX_S, 2.0 ** min(r[3], 16)), r[0], r[1]) for r in rows])
 
 
 def settings(config, root_path: Path) -> tuple[str, str, str] | None:

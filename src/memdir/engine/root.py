@@ -334,8 +334,8 @@ class Root:
         """A write transaction (``BEGIN IMMEDIATE``) on this root's SQLite file (:attr:`db`; the index's own
         transaction is ``root.store.transaction()``)."""
         db = self.db
-        db.execute("BEGIN IMMEDIATE")
         try:
+            db.execute("BEGIN IMMEDIATE")
             yield db
             db.execute("COMMIT")
         except BaseException:

@@ -313,8 +313,8 @@ def maybe_compress_all(db: sqlite3.Connection) -> int:
                      (TEXT_HEAD,)).fetchone()[0]
     if not got or got < ZDICT_SAMPLE:
         return 0
-    db.execute("BEGIN IMMEDIATE")
     try:
+        db.execute("BEGIN IMMEDIATE")
         n = compress_all(db)
         db.execute("COMMIT")
     except BaseException:

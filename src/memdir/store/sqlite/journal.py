@@ -74,8 +74,8 @@ def prompt_hash(prompt: str) -> str:
 def log_skip(db: sqlite3.Connection, *, when: datetime, reason: str, role: str | None, session: str | None,
              source: str | None, text: Any) -> None:
     """Append one skipped capture and trim the log to :data:`SKIPS_KEEP` rows (one short write transaction)."""
-    db.execute("BEGIN IMMEDIATE")
     try:
+        db.execute("BEGIN IMMEDIATE")
         cur = db.execute("INSERT INTO capture_skips(ts, ts_epoch, reason, role, session, source, preview) "
                          "VALUES (?, ?, ?, ?, ?, ?, ?)",
                          (iso(when), when.timestamp(), reason, role, session, source, preview(text)))
@@ -93,8 +93,8 @@ def log_skips(db: sqlite3.Connection, rows: list[dict[str, Any]]) -> int:
     rows added."""
     if not rows:
         return 0
-    db.execute("BEGIN IMMEDIATE")
     try:
+        db.execute("BEGIN IMMEDIATE")
         vals = []
         for r in rows:
             ts_epoch, pv = r["when"].timestamp(), preview(r.get("text"))
@@ -118,8 +118,8 @@ def log_injection(db: sqlite3.Connection, *, when: datetime, block: str, prompt:
     """Append one injected block and trim the log to :data:`INJECTIONS_KEEP` rows; hit handles are resolved in
     ``index`` (the root's :class:`memdir.store.protocol.Store`; default ``db``), then in ``others`` (the other roots'
     indexes). Returns the row id."""
-    db.execute("BEGIN IMMEDIATE")
     try:
+        db.execute("BEGIN IMMEDIATE")
         cur = db.execute("INSERT INTO injections(ts, ts_epoch, prompt_sha256, host, event, session, block, hit_ids) "
                          "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                          (iso(when), when.timestamp(), prompt_hash(prompt), host, event, session, block,

@@ -371,8 +371,8 @@ def step_back_retired(db: sqlite3.Connection) -> int:
     returns the schema version."""
     version = db.execute("PRAGMA user_version").fetchone()[0]
     while version > len(MIGRATIONS) and version in RETIRED:
-        db.execute("BEGIN IMMEDIATE")
         try:
+            db.execute("BEGIN IMMEDIATE")
             now = db.execute("PRAGMA user_version").fetchone()[0]  # another process may have stepped it back already
             if now == version and RETIRED[version](db):
                 db.execute(f"PRAGMA user_version = {version - 1}")
@@ -410,8 +410,8 @@ def migrate(db: sqlite3.Connection, upto: int | None = None, applied: list[int] 
     step_back_retired(db)
     version = check_not_newer(db)
     for n, fn in enumerate(MIGRATIONS[version:upto], start=version + 1):
-        db.execute("BEGIN IMMEDIATE")
         try:
+            db.execute("BEGIN IMMEDIATE")
             if db.execute("PRAGMA user_version").fetchone()[0] >= n:  # another process applied it meanwhile
                 db.execute("COMMIT")
                 continue

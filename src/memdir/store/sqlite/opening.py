@@ -108,8 +108,8 @@ def settle(db: sqlite3.Connection, *, freed: bool = False, deleted: int = 0) -> 
         if deleted >= OPTIMIZE_AFTER:
             db.execute("PRAGMA busy_timeout = 200")  # a writer at work: the merge waits for the next bulk delete
             try:
-                db.execute("BEGIN IMMEDIATE")
                 try:
+                    db.execute("BEGIN IMMEDIATE")
                     db.execute("INSERT INTO fts(fts) VALUES ('optimize')")
                     db.execute("COMMIT")
                 except BaseException:
@@ -283,8 +283,8 @@ def check_tokenizer(db: sqlite3.Connection) -> int:
     row = db.execute("SELECT value FROM meta WHERE key = 'tokenizer'").fetchone()
     if row is not None and row[0] == version:
         return 0
-    db.execute("BEGIN IMMEDIATE")
     try:
+        db.execute("BEGIN IMMEDIATE")
         row = db.execute("SELECT value FROM meta WHERE key = 'tokenizer'").fetchone()
         if row is not None and row[0] == version:
             db.execute("COMMIT")

@@ -49,10 +49,10 @@ class SqliteStore:
 
     @contextmanager
     def transaction(self) -> Iterator["SqliteStore"]:
-        self.db.execute("BEGIN IMMEDIATE")
         undo = None
         committing = self.committed = False
         try:
+            self.db.execute("BEGIN IMMEDIATE")  # in the try: Ctrl-C while it waits for a writer rolls it back
             # a newer memdir may have upgraded the file since this process opened it (a long-running server): it
             # stops writing in the older layout (raises migrations.NewerIndex), it does not fail mid-write
             from memdir.store.sqlite import migrations

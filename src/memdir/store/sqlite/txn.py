@@ -9,6 +9,8 @@ an internal error and exited 1 instead of 130.
 from __future__ import annotations
 
 import sqlite3
+from contextlib import contextmanager
+from typing import Iterator
 
 
 def rollback(db: sqlite3.Connection) -> None:
@@ -16,3 +18,18 @@ def rollback(db: sqlite3.Connection) -> None:
     nothing otherwise."""
     if db.in_transaction:
         db.execute("ROLLBACK")
+
+
+@contextmanager
+def immediate(db: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """``BEGIN IMMEDIATE`` … ``COMMIT`` on ``db``, rolled back on any error or interrupt: the ``BEGIN`` is inside the
+    ``try``, so a Ctrl-C that arrives while it waits for another writer (raised as it returns) does not leave the
+    connection inside a transaction, where every later write of the process raised ``cannot start a transaction
+    within a transaction``."""
+    try:
+        db.execute("BEGIN IMMEDIATE")
+        yield db
+        db.execute("COMMIT")
+    except BaseException:
+        rollback(db)
+        raise

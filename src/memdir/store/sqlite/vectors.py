@@ -47,9 +47,9 @@ def note_dim(db, model: str | None, dim: int) -> bool:
     if current_dim(db, model) == dim:
         return False
     own = not db.in_transaction
-    if own:
-        db.execute("BEGIN IMMEDIATE")
     try:
+        if own:
+            db.execute("BEGIN IMMEDIATE")
         db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (f"embed_dim:{model}", str(int(dim))))
         db.execute("DELETE FROM meta WHERE key = ?", (f"embed_watermark:{model}",))
         if own:
