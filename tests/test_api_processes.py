@@ -238,7 +238,38 @@ def test_ctrl_c_while_a_transaction_begins_leaves_the_instance_working(proj, tmp
             assert all(m2.get(f"new-{i}") is not None for i in range(3))
         if call == "forget":
             assert m2.get("old-0") is None
-        if call != "remember":
-            assert m2.inspect().problems == []
+        assert m2.inspect().problems == []  # an interrupted remember run again wrote no second file
     assert _integrity(proj) == "ok"
 
+
+def test_remember_again_after_ctrl_c_between_the_file_and_its_index_row_stores_one_note(proj, tmp_path, monkeypatch):
+    """The note file was written, Ctrl-C came before its index row: the same ``remember`` again (what a user does)
+    wrote a second file, ``…-2.md``, and ``inspect`` reported a duplicate."""
+    from memdir.engine.root import Root
+
+    m = memdir.open(proj, home=tmp_path / "home")
+    m.remember("an older note about the build")
+    real = Root.refresh
+
+    def refresh(self, note_id):
+        monkeypatch.setattr(Root, "refresh", real)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(Root, "refresh", refresh)
+    with pytest.raises(KeyboardInterrupt):
+        m.remember("the release branch is cut on fridays")
+    again = m.remember("the release branch is cut on fridays")
+    assert again.existed and again.id == "facts/the-release-branch-is-cut-on-fridays"
+    m.close()
+    with memdir.open(proj, home=tmp_path / "home") as m2:
+        assert [h.id for h in m2.recall("release branch fridays", kinds="note")] == [again.id]
+        assert m2.inspect().problems == []
+
+
+def test_remember_in_a_long_lived_instance_finds_a_note_written_by_hand_meanwhile(proj, tmp_path):
+    m = memdir.open(proj, home=tmp_path / "home")
+    m.remember("an older note about the build")
+    (proj / ".memory" / "facts" / "cache.md").write_text("the build cache lives in /var/cache/ci\n")
+    again = m.remember("The build cache lives in /var/cache/ci")
+    assert again.existed and again.id == "facts/cache"
+    m.close()

@@ -100,8 +100,8 @@ def remember(s: Stores, text: str, *, category: str = "facts", summary: str | No
                          f"(at most {FIELDS_MAX_BYTES:,} beside the text); shorten them")
     sha = notes.content_hash(text)
     root.ensure()
-    with root.locked():
-        store = root.store  # opening syncs hand edits once; later writes by memdir keep the mirror current
+    with root.locked(), s.looked():  # a file left unindexed (Ctrl-C) or written by hand: found, not copied
+        store = root.store
         clean = root.gens()[0] == root.gens()[1]
         ref = store.live_note_with_sha(sha)  # a superseded copy does not count: re-stating it revives the text
         if ref is None:  # a near-duplicate: same words, other case/spacing/punctuation (issue 13 item 10)
