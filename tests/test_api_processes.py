@@ -273,3 +273,22 @@ def test_remember_in_a_long_lived_instance_finds_a_note_written_by_hand_meanwhil
     again = m.remember("The build cache lives in /var/cache/ci")
     assert again.existed and again.id == "facts/cache"
     m.close()
+
+
+def test_ctrl_c_while_a_note_file_is_opened_is_a_keyboard_interrupt_not_a_bad_file_descriptor(tmp_path, monkeypatch):
+    """Ctrl-C inside ``os.fdopen`` (the file object already owned the descriptor and closed it) made the handler
+    close the number again: ``OSError: [Errno 9] Bad file descriptor`` instead of the interrupt, and in a program
+    with threads the number may by then be another file's."""
+    from memdir import fileio
+
+    f = tmp_path / "note.md"
+    f.write_text("x\n")
+    real = os.fdopen
+
+    def fdopen(fd, *args, **kwargs):
+        real(fd, *args, **kwargs).close()
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(fileio.os, "fdopen", fdopen)
+    with pytest.raises(KeyboardInterrupt):
+        fileio.open_regular(f)

@@ -83,10 +83,10 @@ def _open_regular(path: Path):
             os.close(fd)
             return None
         os.set_blocking(fd, True)
-        return os.fdopen(fd, "a", encoding="utf-8")
     except BaseException:
         os.close(fd)
         raise
+    return os.fdopen(fd, "a", encoding="utf-8")  # the file object owns fd now: never closed twice
 
 
 def rotate(path: Path) -> None:

@@ -25,10 +25,11 @@ def open_regular(path: str | os.PathLike, mode: str = "rb", *, encoding: str | N
             raise NotRegularFile("not a regular file (a FIFO, a device or a directory)")
         if nonblock:  # only where it was set: Windows' set_blocking (3.12+) refuses a regular file
             os.set_blocking(fd, True)
-        return os.fdopen(fd, mode, encoding=encoding, newline=newline, errors=errors)
     except BaseException:
         os.close(fd)
         raise
+    # outside the try: once fdopen has it, the file object closes it (a second close hit another file's number)
+    return os.fdopen(fd, mode, encoding=encoding, newline=newline, errors=errors)
 
 
 def text_encoding(path: str | os.PathLike) -> str:
