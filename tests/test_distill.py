@@ -374,7 +374,8 @@ def test_no_provider_is_a_one_line_usage_error(project, tmp_path):
 def test_cli_distill_json_and_dry_run(project, tmp_path):
     with StubModel([memories(GOOD[0]), memories(GOOD[0])]) as stub:
         (project / ".memory").mkdir()
-        (project / ".memory" / "config.toml").write_text(
+        (tmp_path / "g").mkdir(exist_ok=True)  # distill/embed URLs, commands and key names: the user's own config
+        (tmp_path / "g" / "config.toml").write_text(
             f'[distill]\nprovider = "openai"\nurl = "{stub.url}"\nmodel = "stub-1"\n', encoding="utf-8")
         with memdir.open(project, home=tmp_path / "g") as m:
             _session(m)
@@ -471,7 +472,8 @@ def _wait_for(pred, what: str, limit_s: float = 60.0):
 def test_stop_hook_starts_a_detached_distiller(project, tmp_path, host, event):
     with StubModel([memories(GOOD[0])]) as stub:
         (project / ".memory").mkdir()
-        (project / ".memory" / "config.toml").write_text(
+        (tmp_path / "g").mkdir(exist_ok=True)  # distill/embed URLs, commands and key names: the user's own config
+        (tmp_path / "g" / "config.toml").write_text(
             f'[distill]\nauto = true\nprovider = "openai"\nurl = "{stub.url}"\nmodel = "stub-1"\n', encoding="utf-8")
         with memdir.open(project, home=tmp_path / "g") as m:
             _session(m)
@@ -576,7 +578,8 @@ def test_the_distillers_log_is_its_owners_alone_whatever_the_umask(project, tmp_
     import stat
 
     (project / ".memory").mkdir()
-    (project / ".memory" / "config.toml").write_text(
+    (tmp_path / "g").mkdir(exist_ok=True)  # distill/embed URLs, commands and key names: the user's own config
+    (tmp_path / "g" / "config.toml").write_text(
         '[distill]\nauto = true\nprovider = "openai"\nurl = "http://127.0.0.1:9/v1"\nmodel = "stub-1"\n', encoding="utf-8")
     logf = tmp_path / "g" / ".memdir" / "distill.log"
     old = os.umask(0)

@@ -144,7 +144,8 @@ def _cli_store(project, tmp_path, script: str):
     model = tmp_path / "model.py"
     model.write_text("import sys\nsys.stdin.read()\n" + script, encoding="utf-8")
     (project / ".memory").mkdir(exist_ok=True)
-    (project / ".memory" / "config.toml").write_text(
+    (tmp_path / "g").mkdir(exist_ok=True)  # distill/embed URLs, commands and key names: the user's own config
+    (tmp_path / "g" / "config.toml").write_text(
         f'[distill]\nprovider = "claude"\ncommand = {json.dumps(sys.executable + " " + str(model))}\ntimeout_s = 20\n',
         encoding="utf-8")
     with memdir.open(project, home=tmp_path / "g") as m:

@@ -49,7 +49,7 @@ def test_distillation_leaves_an_unreadable_global_root_out(tmp_path, project, mo
     with StubModel([memories(good)]) as stub:
         (project / ".memory").mkdir(exist_ok=True)
         (project / ".memory" / "config.toml").write_text(
-            f'[distill]\nprovider = "openai"\nurl = "{stub.url}"\nmodel = "stub-1"\ntimeout_s = 5.0\n', encoding="utf-8")
+            '[distill]\nprovider = "openai"\nmodel = "stub-1"\ntimeout_s = 5.0\n', encoding="utf-8")
         with memdir.open(project, home=home) as m:
             m.import_events([{"key": f"u:s1:{i}", "role": "user", "session": "s1", "ts": f"2026-10-01T10:{i:02d}:00Z",
                               "text": f"turn {i}: we deploy with pnpm since npm broke CI ({i})"} for i in range(6)])
@@ -67,6 +67,6 @@ def test_distillation_leaves_an_unreadable_global_root_out(tmp_path, project, mo
             return opened.fget(self)
 
         monkeypatch.setattr(Root, "store", property(refused))
-        with memdir.open(project, home=home) as m:
+        with memdir.open(project, home=home, config={"distill.url": stub.url}) as m:  # the URL: the user's own setting
             out = m.distill()
         assert not out["errors"] and [n["summary"] for n in out["notes"]] == ["Deploy with pnpm"]

@@ -113,7 +113,8 @@ def test_c30_a_tombstone_the_log_could_not_take_is_said_and_written_by_doctor(pr
 # ---- C41: a model reply that is not JSON ---------------------------------------------------------------------
 def _distill_store(project, tmp_path, stub):
     (project / ".memory").mkdir(exist_ok=True)
-    (project / ".memory" / "config.toml").write_text(
+    (tmp_path / "g").mkdir(exist_ok=True)  # distill/embed URLs, commands and key names: the user's own config
+    (tmp_path / "g" / "config.toml").write_text(
         f'[distill]\nprovider = "openai"\nurl = "{stub.url}"\nmodel = "stub-1"\ntimeout_s = 5.0\n', encoding="utf-8")
     m = memdir.open(project, home=tmp_path / "g")
     evs = []

@@ -280,7 +280,8 @@ def test_config_warnings_and_memdir_config_show_no_key_written_into_a_setting(tm
     project = tmp_path / "p"
     (project / ".git").mkdir(parents=True)
     (project / ".memory").mkdir()
-    (project / ".memory" / "config.toml").write_text(
+    (tmp_path / "g").mkdir(exist_ok=True)  # distill/embed URLs, commands and key names: the user's own config
+    (tmp_path / "g" / "config.toml").write_text(
         f'[inject]\nmax_chars = "{OPENAI}"\n[embed]\nprovider = "openai"\nurl = "http://127.0.0.1:9/v1/embeddings"\n'
         f'api_key_env = "{GITHUB}"\n[{AWS}]\nx = 1\n', encoding="utf-8")
     env = {**os.environ, "MEMDIR_HOME": str(tmp_path / "g"), "MEMDIR_RECALL_CHANNEL": OPENAI}

@@ -284,6 +284,13 @@ ENV_NAMES = frozenset({
 })
 
 
+#: settings a project's ``config.toml`` may not set (a cloned repository's file is someone else's): the program memdir
+#: runs, the environment variable whose secret it sends, and where keys and texts go. Read from the user's global
+#: ``config.toml``, the environment and the caller's overrides only.
+PERSONAL = frozenset({"distill.command", "distill.api_key_env", "distill.url", "embed.url", "embed.api_key_env",
+                      "remote.token_env"})
+
+
 def _load_feature_keys() -> bool:
     """Import the feature modules once so keys they register themselves are known; returns True if that was
     done now. Every key of memdir's own is in :data:`SETTINGS`, so this runs only for a key nobody knows."""
@@ -440,6 +447,10 @@ class Config:
                     hint = f"did you mean {close[0]!r}? " if close else ""
                     self._warn(f"unknown config key {name!r} in {source}; {hint}see `memdir config` for the known keys")
                     continue
+                if name in PERSONAL and source.startswith("project"):
+                    self._warn(f"{name} in {source} is ignored: a project's config.toml may not choose a program to run,"
+                               f" a secret's variable or where keys and texts go; set it in the global config.toml")
+                    continue
                 value = self._checked(key, raw, source)
                 if value is not _MISSING:
                     self._values[name], self._sources[name] = value, source
@@ -501,7 +512,7 @@ class Config:
             var = "MEMDIR_" + name.replace(".", "_").upper()
             for source, layer in self._layers:
                 raw = self._env.get(var) if source == "env" and var in self._env else layer.get(name, _MISSING)
-                if raw is _MISSING:
+                if raw is _MISSING or (name in PERSONAL and source.startswith("project")):
                     continue
                 value = self._checked(key, raw, source)
                 if value is not _MISSING:
