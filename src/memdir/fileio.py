@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import stat
+from pathlib import Path
 from typing import IO, Any
 
 
@@ -86,6 +87,29 @@ def open_own(path: str | os.PathLike, flags: int, mode: int = 0o600) -> int:
                                             "the root)", os.fspath(path), os.readlink(path))
         os.unlink(path)
         return os.open(path, flags | nofollow, mode)
+
+
+def part_beside(path: str | os.PathLike) -> tuple[int, str]:
+    """Make the folders above the file ``path`` that are missing, then open a new ``.tmp-*.part`` file beside it
+    (mode 0600) for an atomic write: ``(fd, name)``. A folder made here is never writable by group or others,
+    whatever the umask (000, 002): another account could put a note or a ``config.toml`` in it, which the agent would
+    be shown as the user's own. Raises ``OSError`` (``FileExistsError``: a file where a folder belongs)."""
+    import tempfile
+
+    make_folders(Path(path).parent)
+    return tempfile.mkstemp(prefix=".tmp-", suffix=".part", dir=Path(path).parent)
+
+
+def make_folders(folder: str | os.PathLike) -> None:
+    """``mkdir -p folder``, each folder made never writable by group or others whatever the umask (a root's
+    ``.memory/``, its categories). Raises ``OSError`` (``FileExistsError``: a file where a folder belongs)."""
+    missing = []
+    d = Path(folder)
+    while not d.is_dir() and d != d.parent:
+        missing.append(d)
+        d = d.parent
+    for d in reversed(missing):
+        d.mkdir(mode=0o755, exist_ok=True)  # the umask may take more away, never add group or others' writing
 
 
 def same_style(path: str | os.PathLike, text: str, *, line_ends: bool = True, final_newline: bool = False) -> str:

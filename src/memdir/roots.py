@@ -229,6 +229,9 @@ def private_dir(path: str | os.PathLike, *, own: frozenset[str] | None = None) -
     p = Path(path)
     made = not p.is_dir()  # made here: closed whatever the umask gave it (a 002 umask makes it group-writable)
     try:
+        from memdir.fileio import make_folders
+
+        make_folders(p.parent)  # a project's .memory/ made on the way: never writable by group or others
         p.mkdir(parents=True, exist_ok=True)
     except (FileExistsError, NotADirectoryError):  # a file where the folder (or one above it) belongs
         raise FileExistsError(in_the_way(p) or f"{p} is a file where memdir keeps a folder: move it away (memdir "

@@ -41,7 +41,7 @@ def restore_note(s: Stores, obj: dict[str, Any], *, shared_text: bool = False) -
         root.ensure()
         from memdir.roots import safe_join
 
-        safe_join(root.path, category).mkdir(exist_ok=True)
+        safe_join(root.path, category).mkdir(mode=0o755, exist_ok=True)  # never writable by others
     # the same text superseded here, and the export's copy too or older than its replacement: already there
     old = superseded_copy(s, root, text, nid)
     if old is not None and (obj.get("superseded_by") or not _written_after(s, obj, old)):

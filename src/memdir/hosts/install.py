@@ -63,7 +63,7 @@ from pathlib import Path
 from typing import Any
 
 from memdir.errors import UsageError, install_hint
-from memdir.fileio import open_regular, same_style
+from memdir.fileio import make_folders, open_regular, same_style
 from memdir.roots import expand_user
 from memdir.hosts.whichmemdir import memdir_argv  # noqa: F401 — host_checks and the tests import it from here
 
@@ -233,7 +233,7 @@ def make_dirs(folder: Path, *, private: bool) -> None:
     while not os.path.lexists(p) and p != p.parent:
         made.append(p)
         p = p.parent
-    folder.mkdir(parents=True, exist_ok=True)
+    make_folders(folder)  # never writable by group or others, whatever the umask
     for d in made if private else ():
         try:
             os.chmod(d, 0o700)
@@ -287,7 +287,7 @@ def write_text(plan: Plan, path: Path, text: str, *, old: str | None) -> None:
         if old is not None:  # the file keeps its line ends, byte-order mark and final newline (or the lack of one)
             text = same_style(target, text, line_ends="\r" not in text, final_newline=True)  # "\r": a backup's own
         tmp = target.with_name(f".{target.name}.memdir-tmp-{os.getpid()}")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666 if mode is None else mode)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644 if mode is None else mode)
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
             f.write(text)
         if mode is not None:

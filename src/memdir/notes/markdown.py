@@ -420,8 +420,7 @@ def atomic_write(path: Path, text: Any, *, private: bool = False, expect: Any = 
         if (os.path.commonpath([real, inside]) == inside and real.endswith(".md") and rel[-1] != "ROOT.md"
                 and rel[0] not in (".memdir", ".proposals")):
             path = Path(real)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    import tempfile  # only writers need it (a hook that only reads pays nothing)
+    from memdir.fileio import part_beside  # only writers need it (a hook that only reads pays nothing)
 
     try:  # a file rewritten keeps its mode: a note the person made 0600 stays private after a pin or an edit
         was = stat.S_IMODE(os.stat(path).st_mode) if not private else None
@@ -431,11 +430,11 @@ def atomic_write(path: Path, text: Any, *, private: bool = False, expect: Any = 
         from memdir.fileio import same_style
 
         text = same_style(path, text if isinstance(text, str) else "".join(text))
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".part", dir=path.parent)
+    fd, tmp = part_beside(path)  # its missing folders made, never writable by group or others
     try:
         if not private:
-            # mkstemp makes 0600; a new note gets the user's usual mode (it is meant to be read and committed)
-            os.chmod(tmp, was if was is not None else 0o666 & ~_umask())
+            # mkstemp makes 0600; a new note is read as the user's umask says (it is meant to be read and committed),
+            os.chmod(tmp, was if was is not None else 0o644 & ~_umask())  # never written by group or others
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
             f.writelines([text] if isinstance(text, str) else text)
             f.flush()

@@ -176,7 +176,9 @@ def open_index(path: Path) -> tuple[sqlite3.Connection, bool]:
         need = ".".join(map(str, MIN_SQLITE))
         raise MemdirError(f"memdir needs SQLite {need} or newer; this Python links SQLite {sqlite3.sqlite_version}"
                           " (use a Python built with a newer SQLite)")
-    path.parent.mkdir(parents=True, exist_ok=True)
+    from memdir.fileio import make_folders
+
+    make_folders(path.parent)  # the root made on the way is never writable by group or others
     _orphan_wal(path)
     existed = path.exists() and path.stat().st_size > 0
     try:
