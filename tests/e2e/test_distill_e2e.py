@@ -51,8 +51,10 @@ def _skip_unless() -> None:
 
 
 def _config(s: hosts.Scratch, *, auto: bool) -> None:
-    d = s.proj / ".memory"
-    d.mkdir(exist_ok=True)
+    # the user's own config.toml (the global root's): distill.command is a program memdir runs, which a project's
+    # config.toml (a cloned repository's file) may not set
+    d = s.memdir_home
+    d.mkdir(parents=True, exist_ok=True)
     (d / "config.toml").write_text(
         f'[distill]\nprovider = "claude"\ncommand = "{hosts.host_bin("claude-code")}"\nauto = {str(auto).lower()}\n'
         'min_turns = 1\ntimeout_s = 120\n', encoding="utf-8")
