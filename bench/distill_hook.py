@@ -41,8 +41,10 @@ def _pct(xs: list[float], p: float) -> float:
     return xs[min(len(xs) - 1, int(round(p / 100 * (len(xs) - 1))))]
 
 
-def _config(project: Path, url: str, auto: bool) -> None:
-    (project / ".memory" / "config.toml").write_text(
+def _config(home: Path, url: str, auto: bool) -> None:
+    # the global root's config.toml: distill.url is one of the settings a project's config.toml may not set
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "config.toml").write_text(
         f'[distill]\nauto = {"true" if auto else "false"}\nprovider = "openai"\nurl = "{url}"\nmodel = "stub"\n'
         'timeout_s = 5\n', encoding="utf-8")
 
@@ -67,7 +69,7 @@ def main() -> int:
         times: dict[str, list[float]] = {"off": [], "on": []}
         for i in range(args.runs * 2):
             mode = "on" if i % 2 else "off"
-            _config(project, stub.url, mode == "on")
+            _config(home, stub.url, mode == "on")
             if mode == "on":
                 stub.replies.append(Stall(2.0))
             t0 = time.perf_counter()
@@ -75,7 +77,7 @@ def main() -> int:
                            capture_output=True, env=env, check=True)
             times[mode].append((time.perf_counter() - t0) * 1000)
         # trigger alone, in process
-        _config(project, stub.url, True)
+        _config(home, stub.url, True)
         trig = []
         with memdir.open(project, home=home) as m:
             for _ in range(args.runs):
