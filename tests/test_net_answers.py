@@ -84,3 +84,55 @@ def test_a_team_recall_answered_by_a_portal_says_so(tmp_path):
     finally:
         srv.shutdown()
         srv.server_close()
+
+
+def test_a_reverse_proxys_413_page_splits_the_batch_as_a_413_does(tmp_path):
+    """nginx answers a body over its limit with an HTML "413 Request Entity Too Large" page: that is about the rows
+    (a batch too large), so push sends smaller batches instead of keeping every row queued behind a "portal"."""
+    rows, got = [dict(ROW, ref=f"k{i}", text=f"deploy step {i}") for i in range(10)], []
+
+    class H(BaseHTTPRequestHandler):
+        def log_message(self, *a):
+            pass
+
+        def do_POST(self):
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            events = body.get("events") or body.get("rows") or []
+            if len(events) > 2:
+                page = b"<html><head><title>413 Request Entity Too Large</title></head><body>nginx</body></html>"
+                self.send_response(413)
+                self.send_header("Content-Type", "text/html")
+                self.send_header("Content-Length", str(len(page)))
+                self.end_headers()
+                self.wfile.write(page)
+                return
+            got.extend(events)
+            out = json.dumps({"stored": len(events), "duplicates": 0}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(out)))
+            self.end_headers()
+            self.wfile.write(out)
+
+    srv = ThreadingHTTPServer(("127.0.0.1", 0), H)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    try:
+        remote.enqueue(tmp_path, rows)
+        res = remote.push(tmp_path, f"http://127.0.0.1:{srv.server_address[1]}/v1", "proj", "tok", budget_s=10)
+        assert res["sent"] == 10 and res["left"] == 0, res
+        assert len(got) == 10
+    finally:
+        srv.shutdown()
+        srv.server_close()
+
+
+@pytest.mark.parametrize("url, sent", [
+    ("https://team.example.com/@acme/v1", "https://team.example.com/@acme/v1"),
+    ("https://me:pa%40ss@team.example.com/v1", "https://team.example.com/v1"),
+    ("https://me:secret@team.example.com/v1/@x", "https://team.example.com/v1/@x"),
+    ("http://team.example.com:8080/v1?a=b@c", "http://team.example.com:8080/v1?a=b@c"),
+])
+def test_only_the_authoritys_login_is_left_out_of_the_url(url, sent):
+    from memdir.engine.teamhttp import without_userinfo
+
+    assert without_userinfo(url) == sent

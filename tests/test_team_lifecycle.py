@@ -276,17 +276,18 @@ def test_a_queue_that_cannot_deliver_says_why_with_the_fix(pg_url, tmp_path, mon
 
 def test_every_push_request_has_its_own_timeout(tmp_path, monkeypatch):
     """A push waited on one request for its whole budget (30 s for `memdir push`); each request is now bounded."""
-    import urllib.request
-
+    import memdir.netproxy
     from memdir.engine import remote
 
     seen = []
 
-    def urlopen(req, timeout=None):
-        seen.append(timeout)
-        raise TimeoutError("timed out")
+    class Opener:
+        def open(self, req, timeout=None):
+            seen.append(timeout)
+            raise TimeoutError("timed out")
 
-    monkeypatch.setattr(urllib.request, "urlopen", urlopen)
+    # every team request is opened by the opener memdir.netproxy builds for its URL (the proxy chosen per address)
+    monkeypatch.setattr(memdir.netproxy, "opener", lambda url, *handlers: Opener())
     remote.enqueue(tmp_path, [{"ref": "k", "content_sha256": "x", "text": "t", "ts": "2026-11-30T00:00:00Z", "ts_epoch": 0}])
     res = remote.push(tmp_path, "http://127.0.0.1:9/v1", "p", "tok", budget_s=600)
     assert seen and seen[0] <= remote.REQUEST_TIMEOUT_S and res["kind"] == "unreachable" and res["fix"]

@@ -201,14 +201,7 @@ def retry_failed(where: Where) -> int:
         return n
 
 
-#: 4xx answers about the request rather than its rows: the token (401, 403), the route (404, 405: a remote.url
-#: missing ``/v1``), the clock or the rate (408, 429). Their rows stay queued and back off, as after a 5xx.
-NOT_ABOUT_THE_ROWS = frozenset({401, 403, 404, 405, 407, 408, 421, 425, 429})
-
-
-def refuses_rows(code: int) -> bool:
-    """Whether an HTTP status says the server refused the rows themselves (sending them again cannot help)."""
-    return 400 <= code < 500 and code not in NOT_ABOUT_THE_ROWS
+refuses_rows = teamhttp.refuses_rows
 
 
 def http_reason(exc: urllib.error.HTTPError) -> str:

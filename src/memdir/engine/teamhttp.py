@@ -32,8 +32,11 @@ def without_userinfo(url: str) -> str:
     """``url`` without a ``user:password@``: memdir's login to the team server is the token, and urllib would take
     the userinfo for part of the host (``nonnumeric port: '<password>@host'``, an error line quoting the password)."""
     head, sep, rest = url.partition("://")
-    # to the last "@", as memdir.urlmask reads it: a "/" or "@" typed unencoded in the password included
-    return f"{head}{sep}{rest.rpartition('@')[2]}" if sep and "@" in rest else url
+    # the userinfo is what the authority holds before its last "@"; the authority ends at the first "/", "?" or "#"
+    # (RFC 3986 3.2): an "@" in the path (https://host/@team/v1) is no login
+    end = min((i for i in (rest.find(c) for c in "/?#") if i >= 0), default=len(rest))
+    at = rest.rfind("@", 0, end)
+    return f"{head}{sep}{rest[at + 1:]}" if sep and at >= 0 else url
 
 
 class _NoRedirect(urllib.request.HTTPRedirectHandler):
@@ -93,10 +96,24 @@ def read(req: urllib.request.Request, timeout: float) -> bytes:
     raise exc
 
 
+#: 4xx answers about the request rather than its rows: the token (401, 403), the route (404, 405: a remote.url
+#: missing ``/v1``), the clock or the rate (408, 429). Their rows stay queued and back off, as after a 5xx.
+NOT_ABOUT_THE_ROWS = frozenset({401, 403, 404, 405, 407, 408, 421, 425, 429})
+
+
+def refuses_rows(code: int) -> bool:
+    """Whether an HTTP status says the server refused the rows themselves (sending them again cannot help)."""
+    return 400 <= code < 500 and code not in NOT_ABOUT_THE_ROWS
+
+
 def answer_problem(url: str, code: int, ctype: str, body: bytes, headers, via: str) -> str | None:
     """Why an answer to ``url`` is none a team server gives (``reason; fix: …``, one line), or ``None``: a redirect,
-    a proxy's 407, a web page (HTML, whatever its status), a 2xx body that is not JSON."""
+    a proxy's 407, a web page (HTML) with any status but one about the rows (:func:`refuses_rows`: a reverse proxy's
+    413 page for a batch too large is answered as that status, so a push splits the batch), a 2xx body that is not
+    JSON."""
     shown = safe_url(url)
+    if refuses_rows(code):
+        return None
     if 300 <= code < 400:
         loc = (headers.get("Location") if headers else None) or ""
         parts = urllib.parse.urlsplit(urllib.parse.urljoin(url, loc.strip()))
