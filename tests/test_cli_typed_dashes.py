@@ -57,3 +57,16 @@ def test_a_dash_in_text_is_still_text(tmp_path, monkeypatch, capsys):
         assert code == 0 and "remembered" in out, (args, out, err)
     texts = " ".join(f.read_text(encoding="utf-8") for f in (tmp_path / "p" / ".memory" / "facts").glob("*.md"))
     assert "pnpm — not npm" in texts and "—quickly" in texts and "flag —category is" in texts
+
+
+def test_an_options_value_that_looks_like_an_option_is_that_value(tmp_path, monkeypatch, capsys):
+    """forget --query '—force' matches notes saying —force (forget folds dashes), and the confirm line forget prints
+    repeats that value: a word that follows an option taking a value is the value, never refused as an option."""
+    code, out, err = _run(tmp_path, monkeypatch, capsys, "remember", "Never push with —force to main", "--category",
+                          "pitfalls")
+    assert code == 0, err
+    code, out, err = _run(tmp_path, monkeypatch, capsys, "forget", "--query", "—force")
+    assert code != 2 and "looks like the option" not in err, (code, out, err)
+    assert "force" in out + err
+    code, out, err = _run(tmp_path, monkeypatch, capsys, "recall", "deploy", "—k", "1")
+    assert code == 2 and "--k" not in err and "-k" in err, err  # a typed option itself is still refused

@@ -34,13 +34,19 @@ def typed_option(word: str, options: Iterable[str]) -> str | None:
     return None
 
 
-def refusal(args: list[str], options: Iterable[str]) -> str | None:
+def refusal(args: list[str], options: Iterable[str], valued: Iterable[str] = ()) -> str | None:
     """The one usage line for the first word of ``args`` (before a ``--``) that :func:`typed_option` reads as one of
-    ``options``, else ``None``."""
-    known = frozenset(options)
+    ``options``, else ``None``. A word that is the value of an option in ``valued`` (options that take one:
+    ``forget --query '—force'``) is that value, never refused."""
+    known, takes = frozenset(options), frozenset(valued)
+    prev = None
     for word in args:
         if word == "--":
             return None
+        if prev in takes:
+            prev = None
+            continue
+        prev = word
         opt = typed_option(word, known)
         if opt is not None:
             shown = word.split("=", 1)[0]
@@ -58,7 +64,9 @@ def guard(cmd) -> None:
     def parse_args(ctx: click.Context, args: list[str]) -> list[str]:
         if not ctx.resilient_parsing:
             opts = [o for p in cmd.params for o in (*getattr(p, "opts", ()), *getattr(p, "secondary_opts", ()))]
-            msg = refusal(args, opts)
+            valued = [o for p in cmd.params if isinstance(p, click.Option) and not p.is_flag and not p.count
+                      for o in p.opts]
+            msg = refusal(args, opts, valued)
             if msg is not None:
                 raise click.UsageError(msg, ctx)
         return parse(ctx, args)
