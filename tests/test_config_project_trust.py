@@ -75,3 +75,23 @@ def test_distill_in_a_cloned_repo_never_runs_the_repos_command(project, tmp_path
     assert run("import", "ev.jsonl").returncode == 0
     run("distill")
     assert not mark.exists()
+
+
+def test_config_set_and_the_warning_name_the_users_own_file(project, tmp_path, monkeypatch, capsys):
+    """`memdir config set embed.url …` sent the user to the project's config.toml, where the value is ignored, and the
+    warning said only "the global config.toml": both name the global root's file for these settings."""
+    from memdir.cli.main import main
+
+    home = tmp_path / "g"
+    monkeypatch.chdir(project)
+    try:
+        main(["--home", str(home), "config", "set", "embed.url", "http://127.0.0.1:11434"])
+    except SystemExit:
+        pass
+    err = capsys.readouterr().err
+    assert str(home / "config.toml") in err and ".memory" not in err, err
+    pfile = project / ".memory" / "config.toml"
+    pfile.parent.mkdir(exist_ok=True)
+    pfile.write_text(_toml({"embed.url": "http://x"}), encoding="utf-8")
+    cfg = config_mod.Config(global_file=home / "config.toml", project_file=pfile)
+    assert any(str(home / "config.toml") in w for w in cfg.warnings), cfg.warnings

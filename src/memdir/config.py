@@ -449,7 +449,8 @@ class Config:
                     continue
                 if name in PERSONAL and source.startswith("project"):
                     self._warn(f"{name} in {source} is ignored: a project's config.toml may not choose a program to run,"
-                               f" a secret's variable or where keys and texts go; set it in the global config.toml")
+                               f" a secret's variable or where keys and texts go; set it in the global config.toml"
+                               + (f" ({self.home / 'config.toml'})" if self.home else ""))
                     continue
                 value = self._checked(key, raw, source)
                 if value is not _MISSING:

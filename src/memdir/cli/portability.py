@@ -11,6 +11,7 @@ from pathlib import Path
 import click
 
 from memdir.cli.output import clip, emit, json_opt, open_store, plural
+from memdir.config import PERSONAL
 from memdir.errors import MemdirError, UsageError, install_hint, session_arg
 from memdir.roots import expand_user
 from memdir.stopsignals import stop_signals
@@ -538,11 +539,13 @@ def config_cmd(ctx, words, as_json):
     if key == "set":  # other tools set a key this way: say where memdir's settings go
         name, value = (rest[0] if rest else "KEY"), (" ".join(rest[1:]) or "VALUE")
         section, _, leaf = name.rpartition(".")
-        where = m.roots["project"].path / "config.toml"
+        # a setting a project's config.toml may not set (config.PERSONAL) goes into the user's own, the global one
+        where = (m.config.home if name in PERSONAL and m.config.home else m.roots["project"].path) / "config.toml"
         plain = re.fullmatch(r'-?\d+(\.\d+)?|true|false|\[.*\]|".*"|VALUE', value)  # else a TOML string, quoted
         raise UsageError(f"memdir config does not write settings: put `{leaf} = {value if plain else json.dumps(value)}` "
-                         + (f"under `[{section}]` " if section else "") + f"in {where} (or the global root's "
-                         f"config.toml), or set {'MEMDIR_' + name.upper().replace('.', '_')}={value} in the environment")
+                         + (f"under `[{section}]` " if section else "") + f"in {where}"
+                         + ("" if name in PERSONAL else " (or the global root's config.toml)")
+                         + f", or set {'MEMDIR_' + name.upper().replace('.', '_')}={value} in the environment")
     if key is not None and key not in names:
         key, rest = _known_spelling(key, tuple(rest), names)
     if rest:
