@@ -65,9 +65,38 @@ def test_importers_and_hooks_share_one_gate_function():
     assert "gate_reason" not in src and "ImportError" not in src
 
 
+def _exits(tree: ast.Module) -> set[str]:
+    """Names of the file's functions that end the process (``sys.exit`` / ``os._exit`` / ``raise SystemExit``), or
+    call one that does."""
+    funcs = {n.name: n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    out: set[str] = set()
+    while True:
+        more = {name for name, f in funcs.items() if name not in out and _ends(f, out)}
+        if not more:
+            return out
+        out |= more
+
+
+def _ends(node: ast.AST, exits: set[str]) -> bool:
+    for n in ast.walk(node):
+        if isinstance(n, ast.Raise) and isinstance(n.exc, (ast.Call, ast.Name)) and "SystemExit" in ast.dump(n.exc):
+            return True
+        if isinstance(n, ast.Call):
+            f = n.func
+            if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and (f.value.id, f.attr) in (
+                    ("sys", "exit"), ("os", "_exit")):
+                return True
+            if isinstance(f, ast.Name) and f.id in exits:
+                return True
+    return False
+
+
 def _guarded_own_imports(path: Path) -> list[str]:
-    """``try: <import of memdir / a relative module> except ImportError`` blocks in one file."""
+    """``try: <import of memdir / a relative module> except ImportError`` blocks in one file, but for one whose every
+    ImportError handler re-raises or ends the process (an entry point whose own files are missing mid-upgrade says so
+    and exits: it hides nothing)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
+    exits = _exits(tree)
     found = []
     for node in ast.walk(tree):
         if not isinstance(node, ast.Try):
@@ -77,6 +106,11 @@ def _guarded_own_imports(path: Path) -> list[str]:
             types = h.type.elts if isinstance(h.type, ast.Tuple) else [h.type] if h.type else []
             catches |= {t.id for t in types if isinstance(t, ast.Name)}
         if not catches & {"ImportError", "ModuleNotFoundError"}:
+            continue
+        import_handlers = [h for h in node.handlers if h.type is not None and {
+            t.id for t in (h.type.elts if isinstance(h.type, ast.Tuple) else [h.type]) if isinstance(t, ast.Name)}
+            & {"ImportError", "ModuleNotFoundError"}]
+        if all(_ends(h, exits) for h in import_handlers):
             continue
         reraises = any(isinstance(n, ast.Raise) for h in node.handlers for n in ast.walk(h))
         for stmt in node.body:
